@@ -1,0 +1,32 @@
+// One audit event per terminal response (spec: "Audit event").
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gate {
+
+struct audit_event {
+    std::chrono::system_clock::time_point time;
+    std::optional<std::string> principal, issuer;
+    std::string method; // MCP method, or "http" for pre-MCP refusals
+    std::optional<std::string> name, upstream;
+    std::optional<std::string> decision, rule_id;
+    std::string outcome; // ok error denied rate_limited unauthenticated upstream_down forbidden
+                         // budget_exhausted
+    std::optional<std::string> error;
+    double latency_ms = 0;
+    std::optional<std::string> tenant;
+    std::int64_t upstream_calls = 0;
+    std::optional<std::int64_t> items_served;
+    std::optional<boost::json::value> usage;
+};
+
+// One JSON object, field names as the spec spells them; absent fields are omitted.
+std::string to_json_line(const audit_event& e);
+
+} // namespace gate

@@ -1,0 +1,183 @@
+#include "actors/federation.hpp"
+
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_merge.hpp"
+
+namespace gate {
+
+namespace json = boost::json;
+using protocol::list_kind;
+
+federation::federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors)
+    : snap_(std::move(snap)), cursors_(cursors) {}
+
+std::vector<std::size_t> federation::stale(list_kind kind, time_point now) const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        auto it = cache_.find({i, kind});
+        if (it == cache_.end() || it->second.expires <= now)
+            out.push_back(i);
+    }
+    return out;
+}
+
+void federation::store(std::size_t upstream, list_kind kind, json::array items, time_point now) {
+    auto ttl = std::chrono::milliseconds(snap_->upstream(upstream).cache_ttl_ms);
+    // A negative TTL disables caching: the entry serves only the request that fetched it.
+    auto expires = ttl.count() > 0 ? now + ttl : now;
+    cache_[{upstream, kind}] = entry{std::move(items), expires};
+}
+
+void federation::drop(std::size_t upstream, list_kind kind) { cache_.erase({upstream, kind}); }
+
+void federation::invalidate(std::size_t upstream) {
+    for (auto kind : protocol::all_list_kinds)
+        cache_.erase({upstream, kind});
+}
+
+std::variant<list_answer, route_error>
+federation::page(list_kind kind, const std::optional<std::string>& cursor,
+                 std::uint64_t caller) const {
+    std::vector<protocol::upstream_items> parts;
+    for (std::size_t i = 0; i < snap_->size(); ++i)
+        if (auto it = cache_.find({i, kind}); it != cache_.end())
+            parts.push_back({i, &it->second.items});
+    auto merged = protocol::merge_lists(kind, snap_->codec, parts);
+    auto fingerprint = protocol::list_fingerprint(kind, merged);
+    std::uint32_t offset = 0;
+    if (cursor) {
+        auto c = cursors_.decode(*cursor);
+        if (!c || c->kind != kind || c->principal != caller)
+            return route_error{protocol::error_code::invalid_params,
+                               "invalid cursor: restart the list from the beginning", ""};
+        if (c->fingerprint != fingerprint)
+            return route_error{protocol::error_code::invalid_params,
+                               "expired cursor: the list changed, restart it from the beginning",
+                               ""};
+        offset = c->offset;
+    }
+    auto p = protocol::cut_page(merged, offset, snap_->doc->routing.page_size);
+    list_answer answer;
+    answer.items_served = p.items.size();
+    answer.result[protocol::traits(kind).key] = std::move(p.items);
+    if (p.next_offset)
+        answer.result["nextCursor"] =
+            cursors_.encode({kind, fingerprint, *p.next_offset, caller});
+    return answer;
+}
+
+bool federation::resource_lists_known() const {
+    for (std::size_t i = 0; i < snap_->size(); ++i)
+        if (!cache_.contains({i, list_kind::resources}))
+            return false;
+    return true;
+}
+
+std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const {
+    if (snap_->size() == 1)
+        return 0;
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        if (auto it = cache_.find({i, list_kind::resources}); it != cache_.end())
+            for (const auto& item : it->second.items)
+                if (auto* obj = item.if_object())
+                    if (auto* u = obj->if_contains("uri"); u && u->is_string() && u->get_string() == uri)
+                        return i;
+    }
+    // Not listed: a URI minted from a resource template belongs to the template's upstream.
+    // The literal text before the first expression is the discriminating prefix.
+    std::optional<std::size_t> best;
+    std::size_t best_len = 0;
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        auto it = cache_.find({i, list_kind::resource_templates});
+        if (it == cache_.end())
+            continue;
+        for (const auto& item : it->second.items) {
+            auto* obj = item.if_object();
+            auto* t = obj ? obj->if_contains("uriTemplate") : nullptr;
+            if (!t || !t->is_string())
+                continue;
+            std::string_view tmpl = t->get_string();
+            auto prefix = tmpl.substr(0, tmpl.find('{'));
+            if (tmpl == uri || (!prefix.empty() && prefix.size() > best_len &&
+                                uri.starts_with(prefix))) {
+                best = i;
+                best_len = tmpl == uri ? SIZE_MAX : prefix.size();
+            }
+        }
+    }
+    return best;
+}
+
+std::variant<route, route_error> federation::by_name(const json::object& params,
+                                                     std::string_view key) const {
+    auto* v = params.if_contains(key);
+    if (!v || !v->is_string())
+        return route_error{protocol::error_code::invalid_params,
+                           "params." + std::string(key) + " must be a string", ""};
+    std::string full(v->get_string());
+    auto decoded = snap_->codec.decode(full);
+    if (!decoded)
+        return route_error{protocol::error_code::unknown_namespace,
+                           "unknown namespace in \"" + full +
+                               "\": no configured upstream owns this name; refetch the list",
+                           full};
+    route r{decoded->upstream, params, full};
+    r.params[key] = std::string(decoded->name);
+    return r;
+}
+
+std::variant<route, route_error> federation::resolve(std::string_view method,
+                                                     const json::object& params) const {
+    if (method == "tools/call" || method == "prompts/get")
+        return by_name(params, "name");
+    if (method == "resources/read" || method == "resources/subscribe" ||
+        method == "resources/unsubscribe") {
+        auto* uri = params.if_contains("uri");
+        if (!uri || !uri->is_string())
+            return route_error{protocol::error_code::invalid_params,
+                               "params.uri must be a string", ""};
+        std::string text(uri->get_string());
+        if (auto owner = owner_of_uri(text))
+            return route{*owner, params, text};
+        return route_error{protocol::error_code::invalid_params,
+                           "unknown resource URI \"" + text +
+                               "\": no upstream lists it or a template that matches it",
+                           text, !resource_lists_known()};
+    }
+    if (method == "completion/complete") {
+        auto* ref = params.if_contains("ref");
+        auto* obj = ref ? ref->if_object() : nullptr;
+        auto* type = obj ? obj->if_contains("type") : nullptr;
+        if (type && *type == "ref/prompt") {
+            auto r = by_name(*obj, "name");
+            if (auto* ok = std::get_if<route>(&r)) {
+                json::object rewritten = params;
+                rewritten["ref"] = std::move(ok->params);
+                ok->params = std::move(rewritten);
+            }
+            return r;
+        }
+        if (type && *type == "ref/resource") {
+            auto* uri = obj->if_contains("uri");
+            if (uri && uri->is_string()) {
+                std::string text(uri->get_string());
+                if (auto owner = owner_of_uri(text))
+                    return route{*owner, params, text};
+                return route_error{protocol::error_code::invalid_params,
+                                   "unknown resource \"" + text + "\" in completion reference",
+                                   text, !resource_lists_known()};
+            }
+        }
+        return route_error{protocol::error_code::invalid_params,
+                           "params.ref must be a ref/prompt with a name or a ref/resource with "
+                           "a uri",
+                           ""};
+    }
+    if (snap_->codec.passthrough())
+        return route{0, params, ""};
+    return route_error{protocol::error_code::method_not_found,
+                       "method \"" + std::string(method) + "\" is not supported by the gateway",
+                       ""};
+}
+
+} // namespace gate

@@ -1,0 +1,80 @@
+// The federation's decisions, as plain C++ with time passed in: which upstreams a list must
+// be fetched from, the per-upstream list cache, the merged and paged answer, which upstream
+// owns a resource URI, and where a named call goes. The router actor is a thin shell over it.
+#pragma once
+
+#include "actors/snapshot.hpp"
+#include "protocol/cursor_codec.hpp"
+#include "protocol/list_kind.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gate {
+
+using time_point = std::chrono::steady_clock::time_point;
+
+// Where a named call goes, with the params rewritten for the upstream.
+struct route {
+    std::size_t upstream;
+    boost::json::object params;
+    std::string name; // the name or URI as the client sent it (audit)
+};
+
+struct route_error {
+    int code;
+    std::string message;
+    std::string name;
+    bool needs_resource_lists = false; // owner unknown: list resources, then route again
+};
+
+struct list_answer {
+    boost::json::object result; // {<key>: [...], nextCursor?}
+    std::size_t items_served = 0;
+};
+
+class federation {
+public:
+    federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors);
+
+    const snapshot& current() const { return *snap_; }
+
+    // Upstreams whose cached list is missing or expired.
+    std::vector<std::size_t> stale(protocol::list_kind kind, time_point now) const;
+    void store(std::size_t upstream, protocol::list_kind kind, boost::json::array items,
+               time_point now);
+    void drop(std::size_t upstream, protocol::list_kind kind);
+    void invalidate(std::size_t upstream);
+
+    // The page a cursor (or its absence) asks for, from what is cached now.
+    std::variant<list_answer, route_error> page(protocol::list_kind kind,
+                                                const std::optional<std::string>& cursor,
+                                                std::uint64_t caller) const;
+
+    std::variant<route, route_error> resolve(std::string_view method,
+                                             const boost::json::object& params) const;
+    bool resource_lists_known() const;
+
+private:
+    struct entry {
+        boost::json::array items;
+        time_point expires;
+    };
+    std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
+    std::variant<route, route_error> by_name(const boost::json::object& params,
+                                             std::string_view key) const;
+
+    std::shared_ptr<const snapshot> snap_;
+    protocol::cursor_codec cursors_;
+    std::map<std::pair<std::size_t, protocol::list_kind>, entry> cache_;
+};
+
+} // namespace gate

@@ -1,0 +1,45 @@
+#include "actors/router.hpp"
+
+#include <caf/all.hpp>
+
+namespace gate {
+
+namespace {
+
+struct router_state {
+    std::shared_ptr<const snapshot> snap;
+    std::optional<federation> fed;
+    static inline const char* name = "gate.router";
+};
+
+caf::behavior router(caf::stateful_actor<router_state>* self,
+                     std::shared_ptr<const snapshot> snap) {
+    self->state.snap = snap;
+    self->state.fed.emplace(snap, protocol::cursor_codec::with_random_key());
+    auto now = [self] { return self->clock().now(); };
+    return {
+        [=](plan_list& m) { m.reply(list_plan{self->state.snap, self->state.fed->stale(m.kind, now())}); },
+        [=](complete_list& m) {
+            auto& fed = *self->state.fed;
+            for (auto& f : m.fetched) {
+                if (f.items)
+                    fed.store(f.upstream, m.kind, std::move(*f.items), now());
+                else
+                    fed.drop(f.upstream, m.kind);
+            }
+            m.reply(fed.page(m.kind, m.cursor, m.caller));
+        },
+        [=](resolve_call& m) {
+            m.reply(routed{self->state.snap, self->state.fed->resolve(m.method, m.params)});
+        },
+        [=](invalidate_upstream& m) { self->state.fed->invalidate(m.upstream); },
+    };
+}
+
+} // namespace
+
+caf::actor spawn_router(caf::actor_system& sys, std::shared_ptr<const snapshot> snap) {
+    return sys.spawn(router, std::move(snap));
+}
+
+} // namespace gate

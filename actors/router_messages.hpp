@@ -1,0 +1,58 @@
+// The router actor's interface: one message type per request, each with its reply channel.
+#pragma once
+
+#include "actors/federation.hpp"
+#include "actors/reply.hpp"
+
+#include <caf/allowed_unsafe_message_type.hpp>
+
+namespace gate {
+
+struct list_plan {
+    std::shared_ptr<const snapshot> snap;
+    std::vector<std::size_t> fetch; // upstreams to ask; the rest are served from cache
+};
+
+// Step 1 of a federated list: which upstreams must be fetched.
+struct plan_list {
+    protocol::list_kind kind;
+    reply_to<list_plan> reply;
+};
+
+struct fetched_list {
+    std::size_t upstream;
+    std::optional<boost::json::array> items; // nullopt: the upstream failed and is left out
+};
+
+// Step 2: store what was fetched, answer the requested page.
+struct complete_list {
+    protocol::list_kind kind;
+    std::vector<fetched_list> fetched;
+    std::optional<std::string> cursor;
+    std::uint64_t caller;
+    reply_to<std::variant<list_answer, route_error>> reply;
+};
+
+struct routed {
+    std::shared_ptr<const snapshot> snap;
+    std::variant<route, route_error> outcome;
+};
+
+// A named call: which upstream, with what params.
+struct resolve_call {
+    std::string method;
+    boost::json::object params;
+    reply_to<routed> reply;
+};
+
+// An upstream announced list_changed, or its lists must otherwise be refetched.
+struct invalidate_upstream {
+    std::size_t upstream;
+};
+
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::plan_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::complete_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::resolve_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::invalidate_upstream)

@@ -1,0 +1,36 @@
+// Parsing and validation of the configuration document. Never resolves secrets.
+#pragma once
+
+#include "config/model.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gate::config {
+
+// One validation failure: where (RFC 6901 JSON pointer into the document) and why.
+struct error {
+    std::string pointer;
+    std::string reason;
+};
+
+struct load_result {
+    std::shared_ptr<const document> doc; // null when errors is non-empty
+    std::vector<error> errors;           // every error found, in document order
+};
+
+// Parses JSON text and validates structure (unknown keys, types, enums) and every
+// cross-field rule of the spec.
+load_result parse(std::string_view json_text);
+
+// `--config <path>` / GATE_CONFIG: a value starting with '{' (after whitespace) is inline
+// JSON, anything else is a path. Read failures are reported as one error with pointer "".
+load_result load(std::string_view path_or_inline_json);
+
+// The JSON Schema (draft 2020-12) of the document, byte-identical to
+// config/gate.config.schema.json.
+std::string_view schema_text();
+
+} // namespace gate::config

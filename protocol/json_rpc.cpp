@@ -1,0 +1,63 @@
+#include "protocol/json_rpc.hpp"
+
+#include <variant>
+
+namespace gate::protocol {
+
+namespace json = boost::json;
+
+const json::object* message::params() const {
+    auto it = body.find("params");
+    return it != body.end() ? it->value().if_object() : nullptr;
+}
+
+namespace {
+bool valid_id(const json::value& id) {
+    return id.is_string() || id.is_int64() || id.is_uint64();
+}
+} // namespace
+
+std::variant<message, rpc_error> classify(json::value v) {
+    if (v.is_array())
+        return rpc_error{error_code::invalid_request, "batch requests are not supported", nullptr};
+    auto* obj = v.if_object();
+    if (!obj)
+        return rpc_error{error_code::invalid_request, "a JSON-RPC message must be an object",
+                         nullptr};
+    json::value id = nullptr;
+    if (auto it = obj->find("id"); it != obj->end())
+        id = it->value();
+    auto jv = obj->find("jsonrpc");
+    if (jv == obj->end() || !jv->value().is_string() || jv->value().get_string() != "2.0")
+        return rpc_error{error_code::invalid_request, "\"jsonrpc\" must be \"2.0\"",
+                         valid_id(id) ? id : nullptr};
+    bool has_id = obj->contains("id");
+    if (has_id && !valid_id(id))
+        return rpc_error{error_code::invalid_request, "\"id\" must be a string or an integer",
+                         nullptr};
+    if (auto m = obj->find("method"); m != obj->end()) {
+        if (!m->value().is_string())
+            return rpc_error{error_code::invalid_request, "\"method\" must be a string", id};
+        if (auto p = obj->find("params");
+            p != obj->end() && !p->value().is_object() && !p->value().is_null())
+            return rpc_error{error_code::invalid_request, "\"params\" must be an object", id};
+        message msg{has_id ? message_kind::request : message_kind::notification, {}, {}, id};
+        msg.method = std::string(m->value().get_string());
+        msg.body = std::move(*obj);
+        return msg;
+    }
+    if (has_id && (obj->contains("result") || obj->contains("error")))
+        return message{message_kind::response, std::move(*obj), {}, id};
+    return rpc_error{error_code::invalid_request,
+                     "a message needs \"method\" (request) or \"result\"/\"error\" (response)", id};
+}
+
+json::object make_error(const json::value& id, int code, std::string_view text) {
+    return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", text}}}};
+}
+
+json::object make_result(const json::value& id, json::value result) {
+    return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+} // namespace gate::protocol

@@ -1,0 +1,52 @@
+// JSON-RPC 2.0 framing as MCP uses it: classification of one incoming message and the
+// error objects the gateway mints itself (spec: "Gateway-minted JSON-RPC errors").
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace gate::protocol {
+
+namespace error_code {
+inline constexpr int parse_error = -32700;
+inline constexpr int invalid_request = -32600;
+inline constexpr int method_not_found = -32601;
+inline constexpr int invalid_params = -32602; // also: invalid or expired list cursor
+inline constexpr int internal_error = -32603;
+inline constexpr int upstream_rate_limited = -32040;
+inline constexpr int upstream_unavailable = -32041;
+inline constexpr int policy_denied = -32042;
+inline constexpr int unknown_namespace = -32043;
+inline constexpr int budget_exhausted = -32044;
+inline constexpr int unknown_task = -32002;
+} // namespace error_code
+
+enum class message_kind { request, notification, response };
+
+struct message {
+    message_kind kind;
+    boost::json::object body;
+    std::string method;           // requests and notifications
+    boost::json::value id;        // requests and responses
+    const boost::json::object* params() const;
+};
+
+struct rpc_error {
+    int code;
+    std::string message;
+    boost::json::value id; // null when the id could not be read
+};
+
+// Validates one decoded JSON value as a single JSON-RPC 2.0 message. Batches are refused:
+// MCP removed them in 2025-06-18.
+std::variant<message, rpc_error> classify(boost::json::value v);
+
+boost::json::object make_error(const boost::json::value& id, int code, std::string_view text);
+boost::json::object make_result(const boost::json::value& id, boost::json::value result);
+
+} // namespace gate::protocol

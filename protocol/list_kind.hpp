@@ -1,0 +1,42 @@
+// The federated list methods and how each names its items.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace gate::protocol {
+
+enum class list_kind : unsigned char { tools, prompts, resources, resource_templates };
+
+inline constexpr std::array all_list_kinds = {list_kind::tools, list_kind::prompts,
+                                              list_kind::resources, list_kind::resource_templates};
+
+struct list_traits {
+    std::string_view method;   // e.g. "tools/list"
+    std::string_view key;      // array member of the result, e.g. "tools"
+    bool rewrite_names;        // tools and prompts are namespaced; URIs never are
+};
+
+constexpr list_traits traits(list_kind k) {
+    switch (k) {
+    case list_kind::tools:
+        return {"tools/list", "tools", true};
+    case list_kind::prompts:
+        return {"prompts/list", "prompts", true};
+    case list_kind::resources:
+        return {"resources/list", "resources", false};
+    case list_kind::resource_templates:
+        return {"resources/templates/list", "resourceTemplates", false};
+    }
+    return {"", "", false};
+}
+
+constexpr std::optional<list_kind> list_kind_of(std::string_view method) {
+    for (auto k : all_list_kinds)
+        if (traits(k).method == method)
+            return k;
+    return std::nullopt;
+}
+
+} // namespace gate::protocol

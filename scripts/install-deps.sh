@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gate builds and tests with. Idempotent: does nothing when
+# everything is present. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+  clang-16 cmake ninja-build pkg-config ccache clang-format-16
+  libcaf-dev libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
+  libgtest-dev libgmock-dev
+  ca-certificates curl procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing: ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,107 @@
+// The router actor under CAF's test_coordinator: virtual time, no threads, no sleeps.
+#include "actors/router.hpp"
+#include "../unit/test_config.hpp"
+
+#include <boost/json/parse.hpp>
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <gtest/gtest.h>
+
+using namespace gate;
+using protocol::list_kind;
+namespace json = boost::json;
+
+namespace {
+
+struct router_fixture : ::testing::Test {
+    static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
+        cfg.set("scheduler.policy", caf::atom("testing"));
+        cfg.set("logger.verbosity", caf::atom("quiet"));
+        return cfg;
+    }
+    caf::actor_system_config cfg;
+    caf::actor_system sys{configure(cfg)};
+    caf::scheduler::test_coordinator& sched =
+        dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+
+    caf::actor router = spawn_router(sys, test::two_upstreams(200, 30000));
+
+    template <class T, class Msg> std::optional<T> ask(Msg make) {
+        std::optional<T> got;
+        bool fired = false;
+        caf::anon_send(router, make(reply_to<T>([&](std::optional<T> v) {
+                           fired = true;
+                           got = std::move(v);
+                       })));
+        sched.run();
+        EXPECT_TRUE(fired);
+        return got;
+    }
+    std::vector<std::size_t> plan(list_kind k) {
+        return ask<list_plan>([&](auto r) { return plan_list{k, std::move(r)}; })->fetch;
+    }
+    std::variant<list_answer, route_error> complete(list_kind k, std::vector<fetched_list> f) {
+        using answer = std::variant<list_answer, route_error>;
+        return *ask<answer>(
+            [&](auto r) { return complete_list{k, std::move(f), std::nullopt, 1, std::move(r)}; });
+    }
+    ~router_fixture() override {
+        caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
+        sched.run();
+    }
+};
+
+json::array names(std::initializer_list<const char*> ns) {
+    json::array a;
+    for (auto n : ns)
+        a.push_back(json::object{{"name", n}});
+    return a;
+}
+
+} // namespace
+
+TEST_F(router_fixture, routes_a_named_call_to_one_upstream) {
+    auto r = ask<routed>([](auto reply) {
+        return resolve_call{"tools/call", json::parse(R"({"name":"a__echo"})").as_object(),
+                            std::move(reply)};
+    });
+    ASSERT_TRUE(r);
+    EXPECT_EQ(std::get<route>(r->outcome).upstream, 0u);
+    EXPECT_EQ(std::get<route>(r->outcome).params.at("name"), "echo");
+}
+
+TEST_F(router_fixture, a_slow_upstream_is_left_out_of_the_merged_list) {
+    EXPECT_EQ(plan(list_kind::tools).size(), 2u);
+    // Upstream b timed out: the transport reports no items for it.
+    auto answer = complete(list_kind::tools, {{0, names({"echo", "add"})}, {1, std::nullopt}});
+    auto& ok = std::get<list_answer>(answer);
+    ASSERT_EQ(ok.items_served, 2u);
+    EXPECT_EQ(ok.result.at("tools").as_array()[0].at("name"), "a__echo");
+    // Only the failed upstream is asked again; a's list is cached.
+    EXPECT_EQ(plan(list_kind::tools), std::vector<std::size_t>{1});
+}
+
+TEST_F(router_fixture, cache_expires_after_the_ttl_in_virtual_time) {
+    complete(list_kind::prompts, {{0, names({"p"})}, {1, names({"q"})}});
+    EXPECT_TRUE(plan(list_kind::prompts).empty());
+    sched.advance_time(std::chrono::milliseconds(29999));
+    EXPECT_TRUE(plan(list_kind::prompts).empty());
+    sched.advance_time(std::chrono::milliseconds(1));
+    EXPECT_EQ(plan(list_kind::prompts).size(), 2u);
+}
+
+TEST_F(router_fixture, list_changed_invalidates_one_upstream) {
+    complete(list_kind::tools, {{0, names({"x"})}, {1, names({"y"})}});
+    caf::anon_send(router, invalidate_upstream{1});
+    sched.run();
+    EXPECT_EQ(plan(list_kind::tools), std::vector<std::size_t>{1});
+}
+
+TEST_F(router_fixture, a_dropped_reply_channel_answers_nullopt) {
+    std::optional<std::optional<int>> got;
+    {
+        reply_to<int> r([&](std::optional<int> v) { got = v; });
+    }
+    ASSERT_TRUE(got);
+    EXPECT_FALSE(*got);
+}

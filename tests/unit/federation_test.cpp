@@ -1,0 +1,120 @@
+#include "actors/federation.hpp"
+#include "protocol/json_rpc.hpp"
+#include "test_config.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+using namespace gate;
+using protocol::list_kind;
+namespace json = boost::json;
+
+namespace {
+federation make(std::int64_t page_size = 200, std::int64_t ttl = 30000) {
+    protocol::cursor_codec::key_type key{};
+    return federation(test::two_upstreams(page_size, ttl), protocol::cursor_codec(key));
+}
+json::array tools(std::initializer_list<const char*> names) {
+    json::array a;
+    for (auto n : names)
+        a.push_back(json::object{{"name", n}});
+    return a;
+}
+const time_point t0{};
+} // namespace
+
+TEST(federation, everything_is_stale_until_stored_then_expires_after_ttl) {
+    auto f = make();
+    EXPECT_EQ(f.stale(list_kind::tools, t0).size(), 2u);
+    f.store(0, list_kind::tools, tools({"echo"}), t0);
+    EXPECT_EQ(f.stale(list_kind::tools, t0), std::vector<std::size_t>{1});
+    EXPECT_EQ(f.stale(list_kind::tools, t0 + std::chrono::milliseconds(29999)).size(), 1u);
+    EXPECT_EQ(f.stale(list_kind::tools, t0 + std::chrono::milliseconds(30000)).size(), 2u);
+}
+
+TEST(federation, negative_ttl_disables_caching) {
+    auto f = make(200, -1);
+    f.store(0, list_kind::tools, tools({"echo"}), t0);
+    EXPECT_EQ(f.stale(list_kind::tools, t0).size(), 2u);
+}
+
+TEST(federation, pages_with_cursors_bound_to_caller_and_list) {
+    auto f = make(2);
+    f.store(0, list_kind::tools, tools({"x", "y"}), t0);
+    f.store(1, list_kind::tools, tools({"z"}), t0);
+    auto first = std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7));
+    ASSERT_EQ(first.items_served, 2u);
+    auto cursor = std::string(first.result.at("nextCursor").as_string());
+    auto second = std::get<list_answer>(f.page(list_kind::tools, cursor, 7));
+    EXPECT_EQ(second.result.at("tools").as_array()[0].at("name"), "b__z");
+    EXPECT_FALSE(second.result.contains("nextCursor"));
+    // Another caller, another list, or garbage: -32602.
+    for (auto r : {f.page(list_kind::tools, cursor, 8), f.page(list_kind::prompts, cursor, 7),
+                   f.page(list_kind::tools, std::string("garbage"), 7)})
+        EXPECT_EQ(std::get<route_error>(r).code, protocol::error_code::invalid_params);
+}
+
+TEST(federation, cursor_goes_stale_when_the_merged_list_changes) {
+    auto f = make(1);
+    f.store(0, list_kind::tools, tools({"x"}), t0);
+    f.store(1, list_kind::tools, tools({"z"}), t0);
+    auto first = std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7));
+    auto cursor = std::string(first.result.at("nextCursor").as_string());
+    f.drop(1, list_kind::tools);
+    auto r = f.page(list_kind::tools, cursor, 7);
+    auto& err = std::get<route_error>(r);
+    EXPECT_EQ(err.code, protocol::error_code::invalid_params);
+    EXPECT_NE(err.message.find("expired"), std::string::npos);
+}
+
+TEST(federation, named_calls_resolve_and_strip_the_prefix) {
+    auto f = make();
+    auto r = f.resolve("tools/call", json::parse(R"({"name":"b__echo","arguments":{}})").as_object());
+    auto& ok = std::get<route>(r);
+    EXPECT_EQ(ok.upstream, 1u);
+    EXPECT_EQ(ok.params.at("name"), "echo");
+    EXPECT_EQ(ok.name, "b__echo");
+    auto bad = f.resolve("prompts/get", json::parse(R"({"name":"zz__p"})").as_object());
+    EXPECT_EQ(std::get<route_error>(bad).code, protocol::error_code::unknown_namespace);
+}
+
+TEST(federation, resources_route_to_the_upstream_that_listed_them) {
+    auto f = make();
+    auto uri = json::parse(R"({"uri":"demo://b/1"})").as_object();
+    auto before = std::get<route_error>(f.resolve("resources/read", uri));
+    EXPECT_TRUE(before.needs_resource_lists);
+    f.store(0, list_kind::resources, json::parse(R"([{"uri":"demo://a/1"}])").as_array(), t0);
+    f.store(1, list_kind::resources, json::parse(R"([{"uri":"demo://b/1"}])").as_array(), t0);
+    EXPECT_EQ(std::get<route>(f.resolve("resources/read", uri)).upstream, 1u);
+    // The URI itself is never rewritten.
+    EXPECT_EQ(std::get<route>(f.resolve("resources/read", uri)).params.at("uri"), "demo://b/1");
+}
+
+TEST(federation, template_minted_uris_route_by_template_prefix) {
+    auto f = make();
+    f.store(0, list_kind::resources, json::array{}, t0);
+    f.store(1, list_kind::resources, json::array{}, t0);
+    f.store(1, list_kind::resource_templates,
+            json::parse(R"([{"uriTemplate":"demo://resource/dynamic/{id}"}])").as_array(), t0);
+    auto r = f.resolve("resources/read", json::parse(R"({"uri":"demo://resource/dynamic/7"})").as_object());
+    EXPECT_EQ(std::get<route>(r).upstream, 1u);
+    auto unknown = f.resolve("resources/read", json::parse(R"({"uri":"other://x"})").as_object());
+    EXPECT_FALSE(std::get<route_error>(unknown).needs_resource_lists);
+}
+
+TEST(federation, completion_routes_by_prompt_namespace) {
+    auto f = make();
+    auto r = f.resolve("completion/complete",
+                       json::parse(R"({"ref":{"type":"ref/prompt","name":"a__p"},"argument":{"name":"x","value":""}})")
+                           .as_object());
+    auto& ok = std::get<route>(r);
+    EXPECT_EQ(ok.upstream, 0u);
+    EXPECT_EQ(ok.params.at("ref").at("name"), "p");
+    EXPECT_EQ(ok.params.at("argument").at("name"), "x");
+}
+
+TEST(federation, unknown_methods_are_refused_when_namespaced) {
+    auto f = make();
+    auto r = f.resolve("tasks/get", json::object{});
+    EXPECT_EQ(std::get<route_error>(r).code, protocol::error_code::method_not_found);
+}

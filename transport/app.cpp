@@ -1,0 +1,126 @@
+#include "transport/app.hpp"
+
+#include "actors/audit.hpp"
+#include "actors/router.hpp"
+#include "config/load.hpp"
+#include "transport/cli.hpp"
+#include "transport/gateway.hpp"
+#include "transport/logging.hpp"
+#include "transport/version.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace gate {
+
+namespace {
+
+// Scheduler settings measured in DESIGN.md §3: no 50 µs polling sleeps, one worker per core.
+void tune(caf::actor_system_config& cfg) {
+    cfg.set("scheduler.policy", caf::atom("stealing"));
+    cfg.set("scheduler.max-threads", static_cast<size_t>(2));
+    cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
+    cfg.set("work-stealing.relaxed-sleep-duration",
+            caf::timespan{std::chrono::milliseconds(100)});
+    cfg.set("logger.verbosity", caf::atom("quiet"));
+}
+
+void print_errors(const std::vector<config::error>& errors) {
+    for (const auto& e : errors)
+        std::fprintf(stderr, "config error at %s: %s\n", e.pointer.empty() ? "(document)" : e.pointer.c_str(),
+                     e.reason.c_str());
+}
+
+} // namespace
+
+int run_gate(const std::vector<std::string>& args) {
+    auto parsed = parse_command_line(args);
+    if (auto* err = std::get_if<usage_error>(&parsed)) {
+        std::fprintf(stderr, "gate: %s\n\n%s", err->message.c_str(), usage_text().c_str());
+        return 2;
+    }
+    auto& opt = std::get<options>(parsed);
+    if (opt.help) {
+        std::fputs(usage_text().c_str(), stdout);
+        return 0;
+    }
+    if (opt.version) {
+        std::printf("gate %s\n", std::string(gate_version).c_str());
+        return 0;
+    }
+    if (opt.schema) {
+        auto text = config::schema_text();
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return 0;
+    }
+    std::string source;
+    if (opt.config)
+        source = *opt.config;
+    else if (const char* env = std::getenv("GATE_CONFIG"))
+        source = env;
+    else {
+        std::fprintf(stderr, "gate: no configuration: pass --config <path> or set GATE_CONFIG\n");
+        return 2;
+    }
+    auto loaded = config::load(source);
+    if (!loaded.errors.empty()) {
+        print_errors(loaded.errors);
+        std::fprintf(stderr, "gate: configuration invalid (%zu error%s)\n", loaded.errors.size(),
+                     loaded.errors.size() == 1 ? "" : "s");
+        return 1;
+    }
+    if (opt.validate) {
+        std::fprintf(stderr, "gate: configuration valid\n");
+        return 0;
+    }
+    setup_logging(opt.log_format, opt.log_level);
+    if (opt.watch)
+        spdlog::warn("--watch: configuration reload is not available in this build yet");
+
+    // The io_context outlives the actor system so no bridged reply posts into a dead context.
+    boost::asio::io_context io(1);
+    caf::actor_system_config cfg;
+    tune(cfg);
+    caf::actor_system sys{cfg};
+    auto snap = make_snapshot(loaded.doc, 1);
+    transport::gateway_parts parts{spawn_router(sys, snap), spawn_audit(sys, loaded.doc->audit),
+                                   snap};
+    auto router = parts.router;
+    auto audit = parts.audit;
+    transport::gateway gw(io, std::move(parts));
+    std::uint16_t port = 0;
+    try {
+        port = gw.listen(opt.host, opt.port);
+    } catch (const std::exception& e) {
+        spdlog::error("cannot listen on {}:{}: {}", opt.host, opt.port, e.what());
+        return 1;
+    }
+    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_version,
+                 opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host, port,
+                 loaded.doc->server.mcp_path, loaded.doc->upstreams.size(),
+                 loaded.doc->upstreams.size() == 1 ? "" : "s",
+                 loaded.doc->passthrough() ? "passthrough" : "namespaced");
+    boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+        if (ec)
+            return;
+        spdlog::info("signal {}: shutting down", sig);
+        gw.stop();
+        io.stop();
+    });
+    io.run();
+    caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
+    if (audit)
+        caf::anon_send_exit(audit, caf::exit_reason::user_shutdown);
+    return 0;
+}
+
+} // namespace gate

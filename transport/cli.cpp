@@ -1,0 +1,79 @@
+#include "transport/cli.hpp"
+
+#include <charconv>
+
+namespace gate {
+
+std::string usage_text() {
+    return R"(usage: gate [options]
+
+  --config <path>         configuration document (or set GATE_CONFIG to a path or inline JSON)
+  --validate              parse and validate the configuration, print every error, and exit
+  --schema                print the JSON Schema of the configuration document and exit
+  --host <address>        bind address (default 127.0.0.1)
+  --port <port>           listening port (default 8090; 0 picks a free port)
+  --watch                 reload when the configuration file changes (polled every 2 s)
+  --log-format text|json  log line format on stderr (default text)
+  --log-level <level>     debug, info, warn or error (default info)
+  --version               print the version and exit
+  --help                  print this help and exit
+)";
+}
+
+std::variant<options, usage_error> parse_command_line(const std::vector<std::string>& args) {
+    options o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto& a = args[i];
+        auto value = [&](std::string& out) -> std::optional<usage_error> {
+            if (i + 1 >= args.size())
+                return usage_error{a + " needs a value"};
+            out = args[++i];
+            return std::nullopt;
+        };
+        std::string v;
+        if (a == "--config") {
+            if (auto e = value(v))
+                return *e;
+            o.config = v;
+        } else if (a == "--validate") {
+            o.validate = true;
+        } else if (a == "--schema") {
+            o.schema = true;
+        } else if (a == "--watch") {
+            o.watch = true;
+        } else if (a == "--help" || a == "-h") {
+            o.help = true;
+        } else if (a == "--version") {
+            o.version = true;
+        } else if (a == "--host") {
+            if (auto e = value(o.host))
+                return *e;
+        } else if (a == "--port") {
+            if (auto e = value(v))
+                return *e;
+            unsigned port = 0;
+            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), port);
+            if (ec != std::errc{} || p != v.data() + v.size() || port > 65535)
+                return usage_error{"--port must be an integer from 0 to 65535, got \"" + v + "\""};
+            o.port = static_cast<std::uint16_t>(port);
+        } else if (a == "--log-format") {
+            if (auto e = value(o.log_format))
+                return *e;
+            if (o.log_format != "text" && o.log_format != "json")
+                return usage_error{"--log-format must be text or json, got \"" + o.log_format +
+                                   "\""};
+        } else if (a == "--log-level") {
+            if (auto e = value(o.log_level))
+                return *e;
+            if (o.log_level != "debug" && o.log_level != "info" && o.log_level != "warn" &&
+                o.log_level != "error")
+                return usage_error{"--log-level must be debug, info, warn or error, got \"" +
+                                   o.log_level + "\""};
+        } else {
+            return usage_error{"unknown option \"" + a + "\""};
+        }
+    }
+    return o;
+}
+
+} // namespace gate

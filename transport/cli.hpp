@@ -1,0 +1,35 @@
+// gate's command line (spec: "Configuration document", other command-line options).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gate {
+
+// 8090: next to the shim's 8091, clear of the common 8080 (docs/configuration.md).
+inline constexpr std::uint16_t default_port = 8090;
+
+struct options {
+    std::optional<std::string> config; // --config, else GATE_CONFIG
+    bool validate = false;
+    bool schema = false;
+    bool watch = false;
+    bool help = false;
+    bool version = false;
+    std::string host = "127.0.0.1";
+    std::uint16_t port = default_port;
+    std::string log_format = "text"; // text | json
+    std::string log_level = "info";  // debug | info | warn | error
+};
+
+struct usage_error {
+    std::string message;
+};
+
+std::variant<options, usage_error> parse_command_line(const std::vector<std::string>& args);
+std::string usage_text();
+
+} // namespace gate

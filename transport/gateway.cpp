@@ -1,0 +1,225 @@
+#include "transport/gateway_impl.hpp"
+
+#include "actors/audit.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto idle_connection_timeout = std::chrono::seconds(120);
+
+std::vector<std::shared_ptr<upstream_client>> make_clients(asio::io_context& io,
+                                                           const config::document& doc) {
+    std::vector<std::shared_ptr<upstream_client>> out;
+    for (const auto& u : doc.upstreams)
+        out.push_back(std::make_shared<upstream_client>(io.get_executor(), u));
+    return out;
+}
+
+std::optional<std::string_view> header(const http_request& req, std::string_view name) {
+    auto it = req.find(name);
+    if (it == req.end())
+        return std::nullopt;
+    return it->value();
+}
+
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+} // namespace
+
+gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
+    : io(io_), parts(std::move(parts_)), doc(*parts.snap->doc),
+      guard(doc.server.allowed_hosts, doc.server.allowed_hosts_any),
+      upstreams(make_clients(io_, doc)), health(upstreams, !doc.auth.required) {}
+
+gateway::gateway(asio::io_context& io, gateway_parts parts)
+    : impl_(std::make_unique<impl>(io, std::move(parts))) {
+    impl_->on_request = &on_request;
+}
+
+gateway::~gateway() = default;
+
+std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
+    auto& acc = impl_->acceptor.emplace(impl_->io);
+    tcp::endpoint ep(asio::ip::make_address(host), port);
+    acc.open(ep.protocol());
+    acc.set_option(asio::socket_base::reuse_address(true));
+    acc.bind(ep);
+    acc.listen(asio::socket_base::max_listen_connections);
+    asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
+    return acc.local_endpoint().port();
+}
+
+void gateway::stop() {
+    impl_->stopping = true;
+    asio::post(impl_->io, [i = impl_.get()] {
+        if (i->acceptor)
+            i->acceptor->close();
+        i->sessions.close_all();
+    });
+}
+
+asio::awaitable<void> gateway::impl::accept_loop() {
+    for (;;) {
+        boost::system::error_code ec;
+        auto socket = co_await acceptor->async_accept(asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            if (ec == asio::error::operation_aborted || stopping)
+                co_return;
+            spdlog::warn("accept failed: {}", ec.message());
+            continue;
+        }
+        socket.set_option(tcp::no_delay(true));
+        asio::co_spawn(acceptor->get_executor(), serve(std::move(socket)), asio::detached);
+    }
+}
+
+void gateway::impl::finish(request_record& rec) {
+    rec.trace.record(stage::audit);
+    double seconds = std::chrono::duration<double>(clock::now() - rec.start).count();
+    stats.request(rec.method, rec.outcome, seconds, rec.upstream_calls);
+    if (parts.audit) {
+        audit_event e;
+        e.time = std::chrono::system_clock::now();
+        e.method = rec.method;
+        e.name = rec.name;
+        e.upstream = rec.upstream;
+        e.outcome = rec.outcome;
+        e.error = rec.error;
+        e.latency_ms = seconds * 1000;
+        e.upstream_calls = rec.upstream_calls;
+        e.items_served = rec.items_served;
+        caf::anon_send(parts.audit, std::move(e));
+    }
+    if (on_request && *on_request)
+        (*on_request)(rec);
+}
+
+void gateway::impl::reject_http(std::string_view reason, std::string_view outcome,
+                                std::string error, clock::time_point start) {
+    stats.rejection(reason);
+    if (parts.audit) {
+        audit_event e;
+        e.time = std::chrono::system_clock::now();
+        e.method = "http";
+        e.outcome = std::string(outcome);
+        e.error = std::move(error);
+        e.latency_ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
+        caf::anon_send(parts.audit, std::move(e));
+    }
+}
+
+asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buf;
+    for (;;) {
+        http::request_parser<http::string_body> parser;
+        parser.body_limit(static_cast<std::uint64_t>(doc.server.max_body_bytes));
+        stream.expires_after(idle_connection_timeout);
+        boost::system::error_code ec;
+        co_await http::async_read_header(stream, buf, parser,
+                                         asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            break;
+        auto start = clock::now();
+        auto& req = parser.get();
+        http_reply reply;
+        bool streamed = false;
+
+        // Stage 1, before anything else: the Host/Origin allowlist, on every endpoint.
+        auto verdict = guard.check(header(req, "Host"), header(req, "Origin"));
+        auto path = path_of(req.target());
+        if (verdict != host_verdict::allowed) {
+            bool host = verdict == host_verdict::forbidden_host;
+            reject_http(host ? "forbidden_host" : "forbidden_origin", "forbidden",
+                        host ? "Host not allowed" : "Origin not allowed", start);
+            reply = http_reply::json(http::status::forbidden,
+                                     host ? R"({"error":"forbidden: Host is not on the allowlist"})"
+                                          : R"({"error":"forbidden: Origin is not on the allowlist"})");
+            reply.close = true;
+        } else if (path == doc.server.mcp_path && req.method() == http::verb::post) {
+            auto len = parser.content_length();
+            if (len && *len > static_cast<std::uint64_t>(doc.server.max_body_bytes)) {
+                ec = http::error::body_limit;
+            } else {
+                stream.expires_after(std::chrono::seconds(30));
+                co_await http::async_read(stream, buf, parser,
+                                          asio::redirect_error(asio::use_awaitable, ec));
+            }
+            if (ec == http::error::body_limit) {
+                auto limit = std::to_string(doc.server.max_body_bytes);
+                reject_http("body_too_large", "error", "request body over " + limit + " bytes",
+                            start);
+                reply = http_reply::json(http::status::payload_too_large,
+                                         R"({"error":"request body exceeds the limit of )" +
+                                             limit + R"( bytes"})");
+                reply.close = true;
+            } else if (ec) {
+                break;
+            } else {
+                request_record rec;
+                rec.start = start;
+                rec.trace.record(stage::host_origin);
+                reply = co_await mcp_post(parser.get(), rec);
+            }
+        } else if (path == doc.server.mcp_path && req.method() == http::verb::get) {
+            co_await mcp_get(stream, req);
+            streamed = true;
+        } else if (path == doc.server.mcp_path && req.method() == http::verb::delete_) {
+            reply = mcp_delete(req);
+        } else if (path == doc.server.mcp_path) {
+            reply = http_reply::json(http::status::method_not_allowed,
+                                     R"({"error":"method not allowed: use POST, GET or DELETE"})");
+            reply.headers.emplace_back("Allow", "GET, POST, DELETE");
+        } else if (path == "/health" && req.method() == http::verb::get) {
+            auto report = co_await health.check();
+            reply = http_reply::json(report.any_up ? http::status::ok
+                                                   : http::status::service_unavailable,
+                                     json::serialize(report.body));
+        } else if (path == "/metrics" && req.method() == http::verb::get) {
+            reply = http_reply::text(http::status::ok, stats.serialize());
+            reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        } else {
+            reply = http_reply::json(http::status::not_found, R"({"error":"not found"})");
+        }
+        if (streamed)
+            break;
+        // Anything not read (GET/DELETE bodies are not expected) makes the connection unusable.
+        if (!reply.close && !parser.is_done())
+            reply.close = true;
+
+        http::response<http::string_body> res{reply.status, req.version()};
+        res.set(http::field::server, "gate");
+        if (!reply.content_type.empty())
+            res.set(http::field::content_type, reply.content_type);
+        for (auto& [k, v] : reply.headers)
+            res.set(k, v);
+        res.body() = std::move(reply.body);
+        res.keep_alive(!reply.close && req.keep_alive());
+        res.prepare_payload();
+        stream.expires_after(std::chrono::seconds(30));
+        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec || !res.keep_alive())
+            break;
+    }
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+} // namespace gate::transport

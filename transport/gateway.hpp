@@ -1,0 +1,63 @@
+// The gateway's HTTP face: the listener, one coroutine per connection, the MCP endpoint
+// (POST/GET/DELETE on server.mcpPath) and the operational endpoints. HTTP ends here: what
+// crosses into the actors is a typed message (transport/bridge.hpp).
+#pragma once
+
+#include "actors/snapshot.hpp"
+#include "transport/health.hpp"
+#include "transport/host_guard.hpp"
+#include "transport/metrics.hpp"
+#include "transport/pipeline.hpp"
+#include "transport/session_table.hpp"
+#include "transport/upstream_client.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/json/object.hpp>
+#include <caf/actor.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace gate::transport {
+
+struct gateway_parts {
+    caf::actor router;
+    caf::actor audit; // null: no audit section
+    std::shared_ptr<const snapshot> snap;
+};
+
+// What one MCP request carried and what became of it: the input of the audit stage.
+struct request_record {
+    std::chrono::steady_clock::time_point start;
+    std::string method;
+    std::optional<std::string> name, upstream, error;
+    std::string outcome = "ok";
+    std::int64_t upstream_calls = 0;
+    std::optional<std::int64_t> items_served;
+    stage_trace trace;
+};
+
+class gateway {
+public:
+    gateway(boost::asio::io_context& io, gateway_parts parts);
+    ~gateway();
+
+    // Binds host:port (0 picks a free port) and starts accepting; returns the bound port.
+    std::uint16_t listen(const std::string& host, std::uint16_t port);
+    // Stops accepting, ends every session and its streams.
+    void stop();
+
+    // Observes every finished MCP request (tests pin the pipeline order with it).
+    std::function<void(const request_record&)> on_request;
+
+    struct impl;
+
+private:
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace gate::transport

@@ -1,0 +1,93 @@
+#include "transport/health.hpp"
+
+#include "transport/fan_out.hpp"
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+health_checker::health_checker(std::vector<std::shared_ptr<upstream_client>> upstreams,
+                               bool show_detail, std::chrono::milliseconds budget,
+                               std::chrono::milliseconds reuse)
+    : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget),
+      reuse_(reuse) {}
+
+asio::awaitable<health_report> health_checker::check() {
+    for (;;) {
+        if (last_ && clock::now() - last_->first < reuse_)
+            co_return last_->second;
+        if (!in_flight_)
+            break;
+        auto waiter = in_flight_;
+        boost::system::error_code ec;
+        co_await waiter->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (last_)
+            co_return last_->second;
+    }
+    in_flight_ = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
+                                                      asio::steady_timer::time_point::max());
+    auto report = co_await probe();
+    last_.emplace(clock::now(), report);
+    auto done = std::move(in_flight_);
+    done->cancel();
+    co_return report;
+}
+
+asio::awaitable<health_report> health_checker::probe() {
+    struct result {
+        bool up;
+        double latency_ms;
+        std::string error;
+    };
+    auto results = co_await fan_out<result>(
+        upstreams_.size(), [this](std::size_t i) -> asio::awaitable<result> {
+            auto start = clock::now();
+            call_context ctx;
+            ctx.timeout = budget_;
+            auto reply = co_await upstreams_[i]->request("ping", {}, ctx);
+            double ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
+            if (auto* f = std::get_if<upstream_failure>(&reply))
+                co_return result{false, ms, f->message};
+            co_return result{true, ms, {}};
+        });
+    health_report report;
+    json::array ups;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const auto& cfg = upstreams_[i]->config();
+        json::object u{{"id", cfg.id},
+                       {"status", results[i].up ? "up" : "down"},
+                       {"latencyMs", results[i].latency_ms}};
+        if (show_detail_) {
+            json::array urls;
+            for (const auto& url : cfg.urls)
+                urls.push_back(json::string(url));
+            u["urls"] = std::move(urls);
+            if (!results[i].error.empty())
+                u["error"] = results[i].error;
+            if (cfg.owner) {
+                json::object o;
+                if (cfg.owner->org)
+                    o["org"] = *cfg.owner->org;
+                if (cfg.owner->team)
+                    o["team"] = *cfg.owner->team;
+                if (cfg.owner->contact)
+                    o["contact"] = *cfg.owner->contact;
+                u["owner"] = std::move(o);
+            }
+            if (!cfg.labels.empty()) {
+                json::object l;
+                for (const auto& [k, v] : cfg.labels)
+                    l[k] = v;
+                u["labels"] = std::move(l);
+            }
+        }
+        report.any_up = report.any_up || results[i].up;
+        ups.push_back(std::move(u));
+    }
+    report.body = {{"status", report.any_up ? "ok" : "unavailable"}, {"upstreams", std::move(ups)}};
+    co_return report;
+}
+
+} // namespace gate::transport

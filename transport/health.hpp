@@ -1,0 +1,42 @@
+// GET /health: pings every upstream concurrently within a 5 s budget. The fan-out is
+// single-flighted and its result reused for 1 s, so a flood of probes costs one round.
+#pragma once
+
+#include "transport/upstream_client.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace gate::transport {
+
+struct health_report {
+    bool any_up = false;
+    boost::json::object body;
+};
+
+class health_checker {
+public:
+    health_checker(std::vector<std::shared_ptr<upstream_client>> upstreams, bool show_detail,
+                   std::chrono::milliseconds budget = std::chrono::seconds(5),
+                   std::chrono::milliseconds reuse = std::chrono::seconds(1));
+
+    boost::asio::awaitable<health_report> check();
+    void invalidate() { last_.reset(); }
+
+private:
+    boost::asio::awaitable<health_report> probe();
+
+    std::vector<std::shared_ptr<upstream_client>> upstreams_;
+    bool show_detail_;
+    std::chrono::milliseconds budget_, reuse_;
+    std::optional<std::pair<std::chrono::steady_clock::time_point, health_report>> last_;
+    std::shared_ptr<boost::asio::steady_timer> in_flight_;
+};
+
+} // namespace gate::transport

@@ -1,0 +1,51 @@
+#include "transport/host_guard.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gate::transport {
+
+std::string hostname_of(std::string_view h) {
+    std::string_view name = h;
+    if (h.starts_with('[')) {
+        auto close = h.find(']');
+        name = close == std::string_view::npos ? h.substr(1) : h.substr(1, close - 1);
+    } else if (auto colon = h.find(':');
+               colon != std::string_view::npos && h.find(':', colon + 1) == std::string_view::npos) {
+        name = h.substr(0, colon);
+    }
+    std::string out(name);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+host_guard::host_guard(std::vector<std::string> hosts, bool any) : any_(any) {
+    for (auto& h : hosts)
+        hosts_.push_back(hostname_of(h));
+}
+
+bool host_guard::allowed(std::string_view hostname) const {
+    return std::find(hosts_.begin(), hosts_.end(), hostname) != hosts_.end();
+}
+
+host_verdict host_guard::check(std::optional<std::string_view> host,
+                               std::optional<std::string_view> origin) const {
+    if (any_)
+        return host_verdict::allowed;
+    if (!host || !allowed(hostname_of(*host)))
+        return host_verdict::forbidden_host;
+    if (origin) {
+        // An Origin is scheme://host[:port]; "null" and anything unparsable is foreign.
+        auto sep = origin->find("://");
+        if (sep == std::string_view::npos)
+            return host_verdict::forbidden_origin;
+        auto rest = origin->substr(sep + 3);
+        rest = rest.substr(0, rest.find('/'));
+        if (!allowed(hostname_of(rest)))
+            return host_verdict::forbidden_origin;
+    }
+    return host_verdict::allowed;
+}
+
+} // namespace gate::transport

@@ -1,0 +1,11 @@
+// Operational logs on stderr, as text or one JSON object per line. Stdout is reserved for
+// the audit sink.
+#pragma once
+
+#include <string>
+
+namespace gate {
+
+void setup_logging(const std::string& format, const std::string& level);
+
+} // namespace gate

@@ -1,0 +1,3 @@
+#include "transport/app.hpp"
+
+int main(int argc, char** argv) { return gate::run_gate({argv + 1, argv + argc}); }

@@ -1,0 +1,404 @@
+// The MCP endpoint: streamable HTTP (2025-11-25, 2025-06-18) on server.mcpPath.
+#include "actors/router_messages.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
+#include "transport/bridge.hpp"
+#include "transport/fan_out.hpp"
+#include "transport/gateway_impl.hpp"
+#include "transport/protocol_versions.hpp"
+#include "transport/version.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+namespace ec = protocol::error_code;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string header_value(const http_request& req, std::string_view name) {
+    auto it = req.find(name);
+    return it == req.end() ? std::string() : std::string(it->value());
+}
+
+http_reply rpc_reply(http::status status, const json::object& body) {
+    return http_reply::json(status, json::serialize(body));
+}
+
+http_reply bad_request(const json::value& id, int code, std::string_view text) {
+    return rpc_reply(http::status::bad_request, protocol::make_error(id, code, text));
+}
+
+bool accepts(std::string_view accept, std::string_view type) {
+    return accept.empty() || accept.find(type) != std::string_view::npos ||
+           accept.find("*/*") != std::string_view::npos;
+}
+
+std::string_view outcome_of(const json::object& response) {
+    auto* err = response.if_contains("error");
+    if (!err)
+        return "ok";
+    if (auto* o = err->if_object())
+        if (auto* c = o->if_contains("code"); c && c->is_int64() &&
+                                              c->get_int64() == ec::upstream_unavailable)
+            return "upstream_down";
+    return "error";
+}
+
+std::optional<std::string> error_text(const json::object& response) {
+    auto* err = response.if_contains("error");
+    auto* o = err ? err->if_object() : nullptr;
+    auto* m = o ? o->if_contains("message") : nullptr;
+    if (m && m->is_string())
+        return std::string(m->get_string());
+    if (err)
+        return json::serialize(*err);
+    return std::nullopt;
+}
+
+json::object with_id(json::object response, const json::value& id) {
+    response["id"] = id;
+    return response;
+}
+
+} // namespace
+
+asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req,
+                                                    request_record& rec) {
+    auto ctype = header_value(req, "Content-Type");
+    if (!std::string_view(ctype).starts_with("application/json")) {
+        reject_http("unsupported_media_type", "error", "Content-Type must be application/json",
+                    rec.start);
+        co_return http_reply::json(http::status::unsupported_media_type,
+                                   R"({"error":"Content-Type must be application/json"})");
+    }
+    if (!accepts(header_value(req, "Accept"), "application/json")) {
+        reject_http("not_acceptable", "error", "Accept must allow application/json", rec.start);
+        co_return http_reply::json(
+            http::status::not_acceptable,
+            R"({"error":"Accept must include application/json and text/event-stream"})");
+    }
+    boost::system::error_code jec;
+    auto value = json::parse(req.body(), jec);
+    if (jec) {
+        rec.method = "http";
+        rec.outcome = "error";
+        rec.error = "parse error: " + jec.message();
+        finish(rec);
+        co_return bad_request(nullptr, ec::parse_error, "parse error: " + jec.message());
+    }
+    auto classified = protocol::classify(std::move(value));
+    if (auto* bad = std::get_if<protocol::rpc_error>(&classified)) {
+        rec.method = "http";
+        rec.outcome = "error";
+        rec.error = "invalid request: " + bad->message;
+        finish(rec);
+        co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
+    }
+    auto& msg = std::get<protocol::message>(classified);
+    auto session = header_value(req, "Mcp-Session-Id");
+    bool is_initialize = msg.kind == protocol::message_kind::request && msg.method == "initialize";
+
+    if (!is_initialize) {
+        if (session.empty())
+            co_return bad_request(msg.id, ec::invalid_request,
+                                  "Mcp-Session-Id header is required after initialize");
+        auto version = sessions.protocol_version(session);
+        if (!version)
+            co_return rpc_reply(http::status::not_found,
+                                protocol::make_error(msg.id, ec::invalid_request,
+                                                     "unknown or expired session: initialize "
+                                                     "a new one"));
+        auto header_version = header_value(req, "MCP-Protocol-Version");
+        if (!header_version.empty() && !supported_protocol_version(header_version))
+            co_return bad_request(msg.id, ec::invalid_request,
+                                  "unsupported MCP-Protocol-Version: " + header_version);
+    }
+    if (msg.kind != protocol::message_kind::request) {
+        // Notifications and responses are accepted; nothing is bridged for them yet.
+        co_return http_reply::empty(http::status::accepted);
+    }
+
+    rec.method = msg.method;
+    json::object params;
+    if (auto* p = msg.params())
+        params = *p;
+    http_reply reply;
+    if (is_initialize) {
+        std::string version;
+        auto response = co_await initialize(msg.id, params, version, rec);
+        bool ok = response.contains("result");
+        if (ok) {
+            auto id = sessions.open(version);
+            reply.headers.emplace_back("Mcp-Session-Id", id);
+        }
+        rec.outcome = std::string(outcome_of(response));
+        rec.error = error_text(response);
+        finish(rec);
+        reply.status = http::status::ok;
+        reply.content_type = "application/json";
+        reply.body = json::serialize(response);
+        co_return reply;
+    }
+    auto response = co_await handle(session, msg.id, msg.method, std::move(params), rec);
+    rec.trace.record(stage::egress);
+    if (rec.outcome == "ok")
+        rec.outcome = std::string(outcome_of(response));
+    if (!rec.error)
+        rec.error = error_text(response);
+    finish(rec);
+    co_return rpc_reply(http::status::ok, response);
+}
+
+asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
+                                                        const json::object& params,
+                                                        std::string& version,
+                                                        request_record& rec) {
+    std::string requested;
+    if (auto* v = params.if_contains("protocolVersion"); v && v->is_string())
+        requested = std::string(v->get_string());
+    version = negotiate_protocol_version(requested);
+    json::object result;
+    if (parts.snap->codec.passthrough()) {
+        // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
+        rec.upstream = parts.snap->upstream(0).id;
+        rec.upstream_calls = 1;
+        auto r = co_await upstreams[0]->initialize_result({});
+        if (auto* f = std::get_if<upstream_failure>(&r)) {
+            rec.outcome = "upstream_down";
+            co_return protocol::make_error(id, ec::upstream_unavailable,
+                                           "upstream " + parts.snap->upstream(0).id +
+                                               " unavailable: " + f->message);
+        }
+        result = std::get<json::object>(r);
+    } else {
+        result["capabilities"] = {{"tools", {{"listChanged", true}}},
+                                  {"prompts", {{"listChanged", true}}},
+                                  {"resources", {{"listChanged", true}, {"subscribe", true}}},
+                                  {"completions", json::object{}},
+                                  {"logging", json::object{}}};
+        result["serverInfo"] = {{"name", "gate"}, {"version", gate_version}};
+    }
+    result["protocolVersion"] = version;
+    co_return protocol::make_result(id, std::move(result));
+}
+
+asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
+                                                    const json::value& id,
+                                                    const std::string& method,
+                                                    json::object params, request_record& rec) {
+    // Stage 2: authenticate. Auth is disabled in this build; requests are anonymous.
+    rec.trace.record(stage::authenticate);
+    // Stage 3: global rate limit (server.rateLimit) arrives with the security issue.
+    rec.trace.record(stage::global_limit);
+    if (method == "ping") {
+        rec.trace.record(stage::route);
+        co_return protocol::make_result(id, json::object{});
+    }
+    if (method == "logging/setLevel" && !parts.snap->codec.passthrough()) {
+        rec.trace.record(stage::route);
+        co_return protocol::make_result(id, json::object{});
+    }
+    if (auto kind = protocol::list_kind_of(method))
+        co_return co_await federated_list(*kind, session, id, params, rec);
+    co_return co_await named_call(method, id, std::move(params), rec);
+}
+
+asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstream,
+                                                             std::string_view method,
+                                                             json::object params,
+                                                             request_record& rec) {
+    auto start = clock::now();
+    ++rec.upstream_calls;
+    auto reply = co_await upstreams[upstream]->request(method, std::move(params), {});
+    double seconds = std::chrono::duration<double>(clock::now() - start).count();
+    std::string_view outcome = "ok";
+    if (auto* f = std::get_if<upstream_failure>(&reply))
+        outcome = f->what == upstream_failure::kind::connect_error ? "connect_error" : "error";
+    stats.upstream(upstreams[upstream]->config().id, outcome, seconds);
+    co_return reply;
+}
+
+asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind kind,
+                                                            const std::string& session,
+                                                            const json::value& id,
+                                                            const json::object& params,
+                                                            request_record& rec) {
+    // Stage 4: route. A list fans out to every upstream whose cached list is stale.
+    rec.trace.record(stage::route);
+    auto plan = co_await ask<list_plan>(parts.router, [kind](reply_to<list_plan> r) {
+        return plan_list{kind, std::move(r)};
+    });
+    if (!plan)
+        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+    // Stage 5: lists are not gated; egress filters them per principal (security issue).
+    rec.trace.record(stage::authorize);
+    rec.trace.record(stage::upstream_guards);
+    rec.trace.record(stage::proxy);
+    auto traits = protocol::traits(kind);
+    auto fetched = co_await fan_out<fetched_list>(
+        plan->fetch.size(), [&, this](std::size_t i) -> asio::awaitable<fetched_list> {
+            auto upstream = plan->fetch[i];
+            auto start = clock::now();
+            ++rec.upstream_calls;
+            auto r = co_await upstreams[upstream]->fetch_list(traits.method, traits.key, {});
+            double seconds = std::chrono::duration<double>(clock::now() - start).count();
+            auto& cfg = upstreams[upstream]->config();
+            if (auto* f = std::get_if<upstream_failure>(&r)) {
+                stats.upstream(cfg.id, f->what == upstream_failure::kind::connect_error
+                                           ? "connect_error"
+                                           : "error",
+                               seconds);
+                spdlog::warn("upstream {} left out of {}: {}", cfg.id, traits.method, f->message);
+                co_return fetched_list{upstream, std::nullopt};
+            }
+            stats.upstream(cfg.id, "ok", seconds);
+            co_return fetched_list{upstream, std::move(std::get<json::array>(r))};
+        });
+    bool all_failed = !fetched.empty() && fetched.size() == parts.snap->size();
+    for (auto& f : fetched)
+        all_failed = all_failed && !f.items;
+    if (all_failed) {
+        rec.outcome = "upstream_down";
+        co_return protocol::make_error(id, ec::upstream_unavailable,
+                                       "all upstreams are unavailable");
+    }
+    std::optional<std::string> cursor;
+    if (auto* c = params.if_contains("cursor"); c && c->is_string())
+        cursor = std::string(c->get_string());
+    else if (c && !c->is_null())
+        co_return protocol::make_error(id, ec::invalid_params, "invalid cursor: not a string");
+    // Anonymous callers are bound to their session; authenticated ones to issuer and subject.
+    auto caller = protocol::principal_hash("session", session);
+    using answer_t = std::variant<list_answer, route_error>;
+    auto answer = co_await ask<answer_t>(
+        parts.router, [&](reply_to<answer_t> r) {
+            return complete_list{kind, std::move(fetched), cursor, caller, std::move(r)};
+        });
+    if (!answer)
+        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+    if (auto* err = std::get_if<route_error>(&*answer))
+        co_return protocol::make_error(id, err->code, err->message);
+    auto& ok = std::get<list_answer>(*answer);
+    rec.items_served = static_cast<std::int64_t>(ok.items_served);
+    co_return protocol::make_result(id, std::move(ok.result));
+}
+
+asio::awaitable<json::object> gateway::impl::named_call(const std::string& method,
+                                                        const json::value& id,
+                                                        json::object params,
+                                                        request_record& rec) {
+    rec.trace.record(stage::route);
+    std::optional<routed> r;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        r = co_await ask<routed>(parts.router, [&](reply_to<routed> reply) {
+            return resolve_call{method, params, std::move(reply)};
+        });
+        if (!r)
+            co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+        auto* err = std::get_if<route_error>(&r->outcome);
+        if (!err || !err->needs_resource_lists || attempt > 0)
+            break;
+        // The owner of a URI is learnt from the lists: fetch them once, then route again.
+        request_record side;
+        co_await federated_list(protocol::list_kind::resources, "", nullptr, {}, side);
+        co_await federated_list(protocol::list_kind::resource_templates, "", nullptr, {}, side);
+        rec.upstream_calls += side.upstream_calls;
+    }
+    if (auto* err = std::get_if<route_error>(&r->outcome)) {
+        if (!err->name.empty())
+            rec.name = err->name;
+        co_return protocol::make_error(id, err->code, err->message);
+    }
+    auto& target = std::get<route>(r->outcome);
+    rec.name = target.name.empty() ? std::nullopt : std::optional(target.name);
+    rec.upstream = parts.snap->upstream(target.upstream).id;
+    // Stage 5: authorize (policy engine arrives with the security issue: allow).
+    rec.trace.record(stage::authorize);
+    // Stage 6: per-upstream guards; the request timeout is enforced by the client.
+    rec.trace.record(stage::upstream_guards);
+    // Stage 7: proxy.
+    rec.trace.record(stage::proxy);
+    auto reply = co_await call_upstream(target.upstream, method, std::move(target.params), rec);
+    if (auto* f = std::get_if<upstream_failure>(&reply)) {
+        rec.outcome = "upstream_down";
+        rec.error = f->message;
+        co_return protocol::make_error(id, ec::upstream_unavailable,
+                                       "upstream " + *rec.upstream + " unavailable: " + f->message);
+    }
+    // Whatever the upstream answered, result or error, goes back verbatim under the client's id.
+    co_return with_id(std::move(std::get<json::object>(reply)), id);
+}
+
+asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req) {
+    auto session = header_value(req, "Mcp-Session-Id");
+    http::status status = http::status::ok;
+    std::string error;
+    if (!accepts(header_value(req, "Accept"), "text/event-stream")) {
+        status = http::status::not_acceptable;
+        error = R"({"error":"GET needs Accept: text/event-stream"})";
+    } else if (session.empty()) {
+        status = http::status::bad_request;
+        error = R"({"error":"Mcp-Session-Id header is required"})";
+    }
+    auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
+                                                     asio::steady_timer::time_point::max());
+    if (status == http::status::ok && !sessions.attach_stream(session, wake)) {
+        status = http::status::not_found;
+        error = R"({"error":"unknown or expired session"})";
+    }
+    boost::system::error_code ec;
+    if (status != http::status::ok) {
+        http::response<http::string_body> res{status, req.version()};
+        res.set(http::field::content_type, "application/json");
+        res.body() = error;
+        res.keep_alive(false);
+        res.prepare_payload();
+        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+        co_return;
+    }
+    // The stream stays open for server-initiated messages; comments keep intermediaries from
+    // timing it out. DELETE or shutdown wakes it to close.
+    http::response<http::empty_body> res{http::status::ok, req.version()};
+    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::cache_control, "no-cache");
+    res.chunked(true);
+    http::response_serializer<http::empty_body> sr{res};
+    stream.expires_never();
+    co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+    while (!ec && sessions.contains(session) && !stopping) {
+        wake->expires_after(std::chrono::seconds(15));
+        boost::system::error_code wait_ec;
+        co_await wake->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+        if (!sessions.contains(session) || stopping)
+            break;
+        static constexpr std::string_view heartbeat = ": keep-alive\n\n";
+        co_await asio::async_write(stream, http::make_chunk(asio::buffer(heartbeat)),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (!ec)
+        co_await asio::async_write(stream, http::make_chunk_last(),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+}
+
+http_reply gateway::impl::mcp_delete(const http_request& req) {
+    auto session = header_value(req, "Mcp-Session-Id");
+    if (session.empty())
+        return http_reply::json(http::status::bad_request,
+                                R"({"error":"Mcp-Session-Id header is required"})");
+    if (!sessions.close(session))
+        return http_reply::json(http::status::not_found,
+                                R"({"error":"unknown or expired session"})");
+    return http_reply::empty(http::status::ok);
+}
+
+} // namespace gate::transport

@@ -1,0 +1,103 @@
+#include "transport/metrics.hpp"
+
+#include "transport/process_collector.hpp"
+#include "transport/version.hpp"
+
+#include <prometheus/text_serializer.h>
+
+#include <array>
+
+namespace gate::transport {
+
+namespace {
+const prometheus::Histogram::BucketBoundaries latency_buckets = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+}
+
+std::string_view method_label(std::string_view method) {
+    static constexpr std::array known = {
+        "initialize",           "ping",
+        "tools/list",           "tools/call",
+        "prompts/list",         "prompts/get",
+        "resources/list",       "resources/templates/list",
+        "resources/read",       "resources/subscribe",
+        "resources/unsubscribe", "completion/complete",
+        "logging/setLevel",     "tasks/get",
+        "tasks/list",           "tasks/cancel",
+        "tasks/result",         "tasks/update",
+        "server/discover",      "http"};
+    for (std::string_view k : known)
+        if (k == method)
+            return k;
+    return method.starts_with("notifications/") ? "notification" : "other";
+}
+
+metrics::metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      requests_(prometheus::BuildCounter()
+                    .Name("gate_requests_total")
+                    .Help("MCP requests by method and outcome")
+                    .Register(*registry_)),
+      duration_(prometheus::BuildHistogram()
+                    .Name("gate_request_duration_seconds")
+                    .Help("End-to-end MCP request latency")
+                    .Register(*registry_)),
+      upstream_requests_(prometheus::BuildCounter()
+                             .Name("gate_upstream_requests_total")
+                             .Help("Calls to upstreams by outcome")
+                             .Register(*registry_)),
+      upstream_duration_(prometheus::BuildHistogram()
+                             .Name("gate_upstream_request_duration_seconds")
+                             .Help("Upstream call latency")
+                             .Register(*registry_)),
+      breaker_(prometheus::BuildGauge()
+                   .Name("gate_upstream_breaker_state")
+                   .Help("Circuit breaker state: 0 closed, 1 half-open, 2 open")
+                   .Register(*registry_)),
+      rejections_(prometheus::BuildCounter()
+                      .Name("gate_http_rejections_total")
+                      .Help("Requests refused before MCP handling")
+                      .Register(*registry_)),
+      fanout_(prometheus::BuildHistogram()
+                  .Name("gate_request_upstream_calls")
+                  .Help("Upstream calls caused by one request")
+                  .Register(*registry_)
+                  .Add({}, prometheus::Histogram::BucketBoundaries{0, 1, 2, 4, 8, 16, 32, 64})) {
+    prometheus::BuildGauge()
+        .Name("gate_build_info")
+        .Help("Build information; always 1")
+        .Register(*registry_)
+        .Add({{"version", std::string(gate_version)}})
+        .Set(1);
+}
+
+void metrics::request(std::string_view method, std::string_view outcome, double seconds,
+                      std::int64_t upstream_calls) {
+    std::string m(method_label(method));
+    requests_.Add({{"method", m}, {"outcome", std::string(outcome)}}).Increment();
+    duration_.Add({{"method", m}}, latency_buckets).Observe(seconds);
+    fanout_.Observe(static_cast<double>(upstream_calls));
+}
+
+void metrics::upstream(const std::string& id, std::string_view outcome, double seconds) {
+    upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}}).Increment();
+    upstream_duration_.Add({{"upstream", id}}, latency_buckets).Observe(seconds);
+}
+
+void metrics::rejection(std::string_view reason) {
+    rejections_.Add({{"reason", std::string(reason)}}).Increment();
+}
+
+void metrics::breaker_state(const std::string& upstream, int state) {
+    breaker_.Add({{"upstream", upstream}}).Set(state);
+}
+
+std::string metrics::serialize() const {
+    prometheus::TextSerializer s;
+    auto families = registry_->Collect();
+    auto process = collect_process_metrics();
+    families.insert(families.end(), process.begin(), process.end());
+    return s.Serialize(families);
+}
+
+} // namespace gate::transport

@@ -1,0 +1,44 @@
+// The gateway's Prometheus series (spec: "Metrics"); label sets are frozen by contract.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gate::transport {
+
+class metrics {
+public:
+    metrics();
+
+    void request(std::string_view method, std::string_view outcome, double seconds,
+                 std::int64_t upstream_calls);
+    void upstream(const std::string& id, std::string_view outcome, double seconds);
+    void rejection(std::string_view reason);
+    void breaker_state(const std::string& upstream, int state);
+
+    // Text exposition format of every series, process collectors included.
+    std::string serialize() const;
+
+private:
+    std::shared_ptr<prometheus::Registry> registry_;
+    prometheus::Family<prometheus::Counter>& requests_;
+    prometheus::Family<prometheus::Histogram>& duration_;
+    prometheus::Family<prometheus::Counter>& upstream_requests_;
+    prometheus::Family<prometheus::Histogram>& upstream_duration_;
+    prometheus::Family<prometheus::Gauge>& breaker_;
+    prometheus::Family<prometheus::Counter>& rejections_;
+    prometheus::Histogram& fanout_;
+};
+
+// MCP methods are client-chosen strings: unknown ones share one label value so a client
+// cannot grow the series without bound.
+std::string_view method_label(std::string_view method);
+
+} // namespace gate::transport

@@ -1,0 +1,83 @@
+#include "transport/session_table.hpp"
+
+#include <openssl/rand.h>
+
+#include <stdexcept>
+
+namespace gate::transport {
+
+namespace {
+std::string random_id() {
+    unsigned char bytes[16];
+    if (RAND_bytes(bytes, sizeof bytes) != 1)
+        throw std::runtime_error("no randomness for a session id");
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (auto b : bytes) {
+        out.push_back(hex[b >> 4]);
+        out.push_back(hex[b & 15]);
+    }
+    return out;
+}
+
+void wake(downstream_session& s) {
+    for (auto& w : s.streams)
+        if (auto t = w.lock())
+            t->cancel();
+}
+} // namespace
+
+std::string session_table::open(std::string protocol_version) {
+    auto id = random_id();
+    std::lock_guard lock(mutex_);
+    sessions_[id] = downstream_session{std::move(protocol_version), {}};
+    return id;
+}
+
+bool session_table::contains(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    return sessions_.contains(id);
+}
+
+std::optional<std::string> session_table::protocol_version(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return std::nullopt;
+    return it->second.protocol_version;
+}
+
+bool session_table::attach_stream(const std::string& id,
+                                  std::weak_ptr<boost::asio::steady_timer> stream) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return false;
+    std::erase_if(it->second.streams, [](auto& w) { return w.expired(); });
+    it->second.streams.push_back(std::move(stream));
+    return true;
+}
+
+bool session_table::close(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return false;
+    wake(it->second);
+    sessions_.erase(it);
+    return true;
+}
+
+void session_table::close_all() {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, s] : sessions_)
+        wake(s);
+    sessions_.clear();
+}
+
+std::size_t session_table::size() const {
+    std::lock_guard lock(mutex_);
+    return sessions_.size();
+}
+
+} // namespace gate::transport

@@ -1,0 +1,39 @@
+// Downstream MCP sessions (`Mcp-Session-Id`) and the GET streams open on each. Lives on the
+// io thread: a session is transport state (it owns open streams), not a routing decision.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gate::transport {
+
+struct downstream_session {
+    std::string protocol_version;
+    std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // cancelled on DELETE
+};
+
+class session_table {
+public:
+    // A new session with a 128-bit random id (hex).
+    std::string open(std::string protocol_version);
+    bool contains(const std::string& id) const;
+    std::optional<std::string> protocol_version(const std::string& id) const;
+    // Registers an open GET stream; false when the session is unknown.
+    bool attach_stream(const std::string& id, std::weak_ptr<boost::asio::steady_timer> stream);
+    // Ends the session and wakes its streams so they close; false when unknown.
+    bool close(const std::string& id);
+    void close_all();
+    std::size_t size() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::unordered_map<std::string, downstream_session> sessions_;
+};
+
+} // namespace gate::transport

@@ -1,0 +1,359 @@
+#include "transport/upstream_client.hpp"
+
+#include "transport/sse.hpp"
+#include "transport/version.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/url/parse.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using clock = std::chrono::steady_clock;
+
+namespace {
+constexpr std::string_view client_protocol_version = "2025-11-25";
+constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
+constexpr std::size_t max_idle_per_endpoint = 64;
+
+upstream_failure fail(upstream_failure::kind k, std::string msg, int status = 0) {
+    return upstream_failure{k, std::move(msg), status};
+}
+} // namespace
+
+struct upstream_client::endpoint {
+    std::string url, host, port, target;
+    bool tls = false;
+    std::deque<beast::tcp_stream> idle;
+    std::vector<tcp::endpoint> resolved;
+};
+
+struct upstream_client::http_answer {
+    int status = 0;
+    std::string session_id;
+    std::optional<json::object> message; // the JSON-RPC response, when one came
+};
+
+upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
+    : ex_(std::move(ex)), cfg_(std::move(cfg)) {
+    for (const auto& url : cfg_.urls) {
+        auto ep = std::make_unique<endpoint>();
+        ep->url = url;
+        if (auto u = boost::urls::parse_uri(url)) {
+            ep->tls = u->scheme() == "https";
+            ep->host = u->host();
+            ep->port = u->has_port() ? std::string(u->port()) : (ep->tls ? "443" : "80");
+            ep->target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
+        }
+        endpoints_.push_back(std::move(ep));
+    }
+}
+
+upstream_client::~upstream_client() = default;
+
+void upstream_client::reset_session() {
+    session_ready_ = false;
+    session_id_.clear();
+    session_endpoint_ = nullptr;
+}
+
+asio::awaitable<std::variant<beast::tcp_stream, upstream_failure>>
+upstream_client::connect(endpoint& ep) {
+    if (ep.tls)
+        co_return fail(upstream_failure::kind::connect_error,
+                       "https upstreams are not supported yet: " + ep.url);
+    boost::system::error_code ec;
+    if (ep.resolved.empty()) {
+        tcp::resolver resolver(ex_);
+        auto results = co_await resolver.async_resolve(ep.host, ep.port,
+                                                       asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            co_return fail(upstream_failure::kind::connect_error,
+                           "cannot resolve " + ep.host + ": " + ec.message());
+        for (const auto& r : results)
+            ep.resolved.push_back(r.endpoint());
+    }
+    beast::tcp_stream stream(ex_);
+    stream.expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
+    co_await stream.async_connect(ep.resolved, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+        auto what = ec == beast::error::timeout ? "connect timeout to " : "cannot connect to ";
+        co_return fail(upstream_failure::kind::connect_error, what + ep.url + ": " + ec.message());
+    }
+    stream.socket().set_option(tcp::no_delay(true));
+    co_return std::move(stream);
+}
+
+asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
+upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_session,
+                          const call_context& ctx, clock::time_point deadline) {
+    http::request<http::string_body> req{http::verb::post, ep.target, 11};
+    req.set(http::field::host, ep.host + ":" + ep.port);
+    req.set(http::field::content_type, "application/json");
+    req.set(http::field::accept, "application/json, text/event-stream");
+    req.set(http::field::user_agent, "gate/" + std::string(gate_version));
+    if (want_session && !session_id_.empty())
+        req.set("Mcp-Session-Id", session_id_);
+    if (!protocol_version_.empty())
+        req.set("MCP-Protocol-Version", protocol_version_);
+    if (!ctx.traceparent.empty())
+        req.set("traceparent", ctx.traceparent);
+    req.keep_alive(true);
+    req.body() = json::serialize(msg);
+    req.prepare_payload();
+
+    const json::value* want_id = msg.if_contains("id");
+    for (int attempt = 0;; ++attempt) {
+        bool reused = !ep.idle.empty();
+        std::optional<beast::tcp_stream> stream;
+        if (reused) {
+            stream.emplace(std::move(ep.idle.front()));
+            ep.idle.pop_front();
+        } else {
+            auto c = co_await connect(ep);
+            if (auto* f = std::get_if<upstream_failure>(&c))
+                co_return *f;
+            stream.emplace(std::move(std::get<beast::tcp_stream>(c)));
+        }
+        auto remaining = deadline - clock::now();
+        if (remaining <= clock::duration::zero())
+            co_return fail(upstream_failure::kind::timeout, "request timeout");
+        stream->expires_after(remaining);
+        boost::system::error_code ec;
+        co_await http::async_write(*stream, req, asio::redirect_error(asio::use_awaitable, ec));
+        beast::flat_buffer buf;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(max_answer_bytes);
+        if (!ec)
+            co_await http::async_read_header(*stream, buf, parser,
+                                             asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            // A pooled connection the upstream closed while idle: retry once on a fresh one.
+            if (reused && attempt == 0 && ec != beast::error::timeout)
+                continue;
+            if (ec == beast::error::timeout)
+                co_return fail(upstream_failure::kind::timeout,
+                               "upstream did not answer within " +
+                                   std::to_string(cfg_.timeouts.request_ms) + " ms");
+            co_return fail(upstream_failure::kind::connect_error,
+                           "connection to " + ep.url + " failed: " + ec.message());
+        }
+        http_answer answer;
+        const auto& head = parser.get();
+        answer.status = static_cast<int>(head.result_int());
+        if (auto it = head.find("Mcp-Session-Id"); it != head.end())
+            answer.session_id = std::string(it->value());
+        std::string_view ctype;
+        if (auto it = head.find(http::field::content_type); it != head.end())
+            ctype = it->value();
+        bool is_sse = ctype.starts_with("text/event-stream");
+        bool complete = false;
+        if (is_sse && answer.status == 200) {
+            sse_parser sse;
+            std::size_t consumed = 0;
+            while (!answer.message && !parser.is_done()) {
+                co_await http::async_read_some(*stream, buf, parser,
+                                               asio::redirect_error(asio::use_awaitable, ec));
+                if (ec)
+                    break;
+                auto& body = parser.get().body();
+                for (auto& ev : sse.feed(std::string_view(body).substr(consumed))) {
+                    boost::system::error_code jec;
+                    auto v = json::parse(ev.data, jec);
+                    auto* obj = v.if_object();
+                    if (jec || !obj)
+                        continue;
+                    auto* id = obj->if_contains("id");
+                    bool is_response = id && !obj->contains("method");
+                    // Server-initiated requests and notifications on the call's stream are
+                    // bridged by the sessions issue; here only the answer is taken.
+                    if (is_response && (!want_id || *id == *want_id)) {
+                        answer.message = std::move(*obj);
+                        break;
+                    }
+                }
+                consumed = body.size();
+            }
+            complete = parser.is_done();
+        } else {
+            co_await http::async_read(*stream, buf, parser,
+                                      asio::redirect_error(asio::use_awaitable, ec));
+            complete = !ec;
+            if (!ec && ctype.starts_with("application/json") && !parser.get().body().empty()) {
+                boost::system::error_code jec;
+                auto v = json::parse(parser.get().body(), jec);
+                if (!jec && v.is_object())
+                    answer.message = std::move(v.as_object());
+            }
+        }
+        if (ec && !answer.message) {
+            if (ec == beast::error::timeout)
+                co_return fail(upstream_failure::kind::timeout,
+                               "upstream did not answer within " +
+                                   std::to_string(cfg_.timeouts.request_ms) + " ms");
+            co_return fail(upstream_failure::kind::protocol,
+                           "reading the answer of " + ep.url + " failed: " + ec.message());
+        }
+        if (complete && parser.keep_alive() && ep.idle.size() < max_idle_per_endpoint) {
+            stream->expires_never();
+            ep.idle.push_back(std::move(*stream));
+        }
+        co_return answer;
+    }
+}
+
+asio::awaitable<std::optional<upstream_failure>>
+upstream_client::handshake(const call_context& ctx) {
+    // New sessions go round-robin over the replicas; a connect failure moves to the next one.
+    std::optional<upstream_failure> last;
+    for (std::size_t tried = 0; tried < endpoints_.size(); ++tried) {
+        auto& ep = *endpoints_[next_endpoint_++ % endpoints_.size()];
+        json::object init{
+            {"jsonrpc", "2.0"},
+            {"id", next_id_++},
+            {"method", "initialize"},
+            {"params",
+             {{"protocolVersion", client_protocol_version},
+              {"capabilities", json::object{}},
+              {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
+        protocol_version_.clear();
+        session_id_.clear();
+        auto deadline = clock::now() + std::chrono::milliseconds(cfg_.timeouts.request_ms);
+        auto r = co_await exchange(ep, init, false, ctx, deadline);
+        if (auto* f = std::get_if<upstream_failure>(&r)) {
+            last = *f;
+            if (f->what == upstream_failure::kind::connect_error)
+                continue;
+            co_return last;
+        }
+        auto& answer = std::get<http_answer>(r);
+        if (answer.status != 200 || !answer.message)
+            co_return fail(upstream_failure::kind::http_status,
+                           "initialize answered HTTP " + std::to_string(answer.status),
+                           answer.status);
+        auto* result = answer.message->if_contains("result");
+        if (!result || !result->is_object())
+            co_return fail(upstream_failure::kind::protocol, "initialize failed: " +
+                                                                 json::serialize(*answer.message));
+        init_result_ = result->as_object();
+        if (auto* v = init_result_.if_contains("protocolVersion"); v && v->is_string())
+            protocol_version_ = std::string(v->get_string());
+        session_id_ = answer.session_id;
+        session_endpoint_ = &ep;
+        json::object initialized{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
+        auto n = co_await exchange(ep, initialized, true, ctx, deadline);
+        if (auto* f = std::get_if<upstream_failure>(&n))
+            co_return *f;
+        session_ready_ = true;
+        co_return std::nullopt;
+    }
+    co_return last;
+}
+
+asio::awaitable<std::optional<upstream_failure>>
+upstream_client::ensure_session(const call_context& ctx) {
+    while (!session_ready_) {
+        if (handshaking_) {
+            // Single-flight: later callers wait for the handshake already under way.
+            auto* timer = handshake_done_.get();
+            boost::system::error_code ec;
+            co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (!session_ready_ && !handshaking_)
+                co_return fail(upstream_failure::kind::connect_error,
+                               "upstream " + cfg_.id + " handshake failed");
+            continue;
+        }
+        handshaking_ = true;
+        handshake_done_ = std::make_unique<asio::steady_timer>(ex_, clock::time_point::max());
+        auto failure = co_await handshake(ctx);
+        handshaking_ = false;
+        auto timer = std::move(handshake_done_);
+        timer->cancel();
+        // Waiters still hold the timer's address until their wait completes on the next turn.
+        asio::post(ex_, [t = std::shared_ptr<asio::steady_timer>(std::move(timer))] {});
+        if (failure)
+            co_return failure;
+    }
+    co_return std::nullopt;
+}
+
+asio::awaitable<upstream_reply> upstream_client::request(std::string_view method,
+                                                         json::object params,
+                                                         const call_context& ctx) {
+    auto budget = std::chrono::milliseconds(cfg_.timeouts.request_ms);
+    if (ctx.timeout && *ctx.timeout < budget)
+        budget = *ctx.timeout;
+    auto deadline = clock::now() + budget;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (auto failure = co_await ensure_session(ctx))
+            co_return *failure;
+        json::object msg{{"jsonrpc", "2.0"}, {"id", next_id_++}, {"method", method}};
+        if (!params.empty())
+            msg["params"] = params;
+        auto r = co_await exchange(*session_endpoint_, msg, true, ctx, deadline);
+        if (auto* f = std::get_if<upstream_failure>(&r))
+            co_return *f;
+        auto& answer = std::get<http_answer>(r);
+        if (answer.status == 404 && attempt == 0) {
+            // The upstream retired our session (restart, expiry): re-initialize and retry once.
+            reset_session();
+            continue;
+        }
+        if (!answer.message)
+            co_return fail(upstream_failure::kind::http_status,
+                           "upstream answered HTTP " + std::to_string(answer.status) +
+                               " without a JSON-RPC response",
+                           answer.status);
+        co_return std::move(*answer.message);
+    }
+    co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
+}
+
+asio::awaitable<std::variant<json::object, upstream_failure>>
+upstream_client::initialize_result(const call_context& ctx) {
+    if (auto failure = co_await ensure_session(ctx))
+        co_return *failure;
+    co_return init_result_;
+}
+
+asio::awaitable<std::variant<json::array, upstream_failure>>
+upstream_client::fetch_list(std::string_view method, std::string_view key,
+                            const call_context& ctx) {
+    json::array all;
+    std::optional<std::string> cursor;
+    for (int pages = 0; pages < 1000; ++pages) {
+        json::object params;
+        if (cursor)
+            params["cursor"] = *cursor;
+        auto r = co_await request(method, std::move(params), ctx);
+        if (auto* f = std::get_if<upstream_failure>(&r))
+            co_return *f;
+        auto& msg = std::get<json::object>(r);
+        auto* result = msg.if_contains("result");
+        auto* obj = result ? result->if_object() : nullptr;
+        if (!obj) {
+            // An upstream without this capability answers an error: it has nothing to list.
+            co_return all;
+        }
+        if (auto* items = obj->if_contains(key); items && items->is_array())
+            for (auto& item : items->as_array())
+                all.push_back(std::move(item));
+        auto* next = obj->if_contains("nextCursor");
+        if (!next || !next->is_string() || next->get_string().empty())
+            co_return all;
+        cursor = std::string(next->get_string());
+    }
+    co_return fail(upstream_failure::kind::protocol, "upstream list has more than 1000 pages");
+}
+
+} // namespace gate::transport
