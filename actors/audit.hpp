@@ -8,7 +8,6 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
-
 #include <cstdio>
 #include <optional>
 

@@ -2,7 +2,6 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
-
 #include <ctime>
 
 namespace gate {

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <boost/json/value.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <optional>

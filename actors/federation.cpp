@@ -28,16 +28,18 @@ void federation::store(std::size_t upstream, list_kind kind, json::array items, 
     cache_[{upstream, kind}] = entry{std::move(items), expires};
 }
 
-void federation::drop(std::size_t upstream, list_kind kind) { cache_.erase({upstream, kind}); }
+void federation::drop(std::size_t upstream, list_kind kind) {
+    cache_.erase({upstream, kind});
+}
 
 void federation::invalidate(std::size_t upstream) {
     for (auto kind : protocol::all_list_kinds)
         cache_.erase({upstream, kind});
 }
 
-std::variant<list_answer, route_error>
-federation::page(list_kind kind, const std::optional<std::string>& cursor,
-                 std::uint64_t caller) const {
+std::variant<list_answer, route_error> federation::page(list_kind kind,
+                                                        const std::optional<std::string>& cursor,
+                                                        std::uint64_t caller) const {
     std::vector<protocol::upstream_items> parts;
     for (std::size_t i = 0; i < snap_->size(); ++i)
         if (auto it = cache_.find({i, kind}); it != cache_.end())
@@ -61,8 +63,7 @@ federation::page(list_kind kind, const std::optional<std::string>& cursor,
     answer.items_served = p.items.size();
     answer.result[protocol::traits(kind).key] = std::move(p.items);
     if (p.next_offset)
-        answer.result["nextCursor"] =
-            cursors_.encode({kind, fingerprint, *p.next_offset, caller});
+        answer.result["nextCursor"] = cursors_.encode({kind, fingerprint, *p.next_offset, caller});
     return answer;
 }
 
@@ -80,7 +81,8 @@ std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const 
         if (auto it = cache_.find({i, list_kind::resources}); it != cache_.end())
             for (const auto& item : it->second.items)
                 if (auto* obj = item.if_object())
-                    if (auto* u = obj->if_contains("uri"); u && u->is_string() && u->get_string() == uri)
+                    if (auto* u = obj->if_contains("uri");
+                        u && u->is_string() && u->get_string() == uri)
                         return i;
     }
     // Not listed: a URI minted from a resource template belongs to the template's upstream.
@@ -98,8 +100,8 @@ std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const 
                 continue;
             std::string_view tmpl = t->get_string();
             auto prefix = tmpl.substr(0, tmpl.find('{'));
-            if (tmpl == uri || (!prefix.empty() && prefix.size() > best_len &&
-                                uri.starts_with(prefix))) {
+            if (tmpl == uri ||
+                (!prefix.empty() && prefix.size() > best_len && uri.starts_with(prefix))) {
                 best = i;
                 best_len = tmpl == uri ? SIZE_MAX : prefix.size();
             }
@@ -134,8 +136,8 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
         method == "resources/unsubscribe") {
         auto* uri = params.if_contains("uri");
         if (!uri || !uri->is_string())
-            return route_error{protocol::error_code::invalid_params,
-                               "params.uri must be a string", ""};
+            return route_error{protocol::error_code::invalid_params, "params.uri must be a string",
+                               ""};
         std::string text(uri->get_string());
         if (auto owner = owner_of_uri(text))
             return route{*owner, params, text};

@@ -9,7 +9,6 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
-
 #include <chrono>
 #include <map>
 #include <memory>

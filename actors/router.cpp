@@ -18,7 +18,9 @@ caf::behavior router(caf::stateful_actor<router_state>* self,
     self->state.fed.emplace(snap, protocol::cursor_codec::with_random_key());
     auto now = [self] { return self->clock().now(); };
     return {
-        [=](plan_list& m) { m.reply(list_plan{self->state.snap, self->state.fed->stale(m.kind, now())}); },
+        [=](plan_list& m) {
+            m.reply(list_plan{self->state.snap, self->state.fed->stale(m.kind, now())});
+        },
         [=](complete_list& m) {
             auto& fed = *self->state.fed;
             for (auto& f : m.fetched) {

@@ -1,11 +1,10 @@
 #include "protocol/cursor_codec.hpp"
 
+#include <cstring>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
-
-#include <cstring>
 #include <stdexcept>
 
 namespace gate::protocol {
@@ -69,8 +68,7 @@ bool unbase64url(std::string_view text, unsigned char* out, std::size_t n) {
 void seal(const cursor_codec::key_type& key, const unsigned char* payload, unsigned char* mac) {
     unsigned char full[EVP_MAX_MD_SIZE];
     unsigned int len = 0;
-    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), payload, payload_size, full,
-         &len);
+    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), payload, payload_size, full, &len);
     std::memcpy(mac, full, mac_size);
 }
 

@@ -4,7 +4,6 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,8 +30,8 @@ enum class message_kind { request, notification, response };
 struct message {
     message_kind kind;
     boost::json::object body;
-    std::string method;           // requests and notifications
-    boost::json::value id;        // requests and responses
+    std::string method;    // requests and notifications
+    boost::json::value id; // requests and responses
     const boost::json::object* params() const;
 };
 

@@ -13,9 +13,9 @@ inline constexpr std::array all_list_kinds = {list_kind::tools, list_kind::promp
                                               list_kind::resources, list_kind::resource_templates};
 
 struct list_traits {
-    std::string_view method;   // e.g. "tools/list"
-    std::string_view key;      // array member of the result, e.g. "tools"
-    bool rewrite_names;        // tools and prompts are namespaced; URIs never are
+    std::string_view method; // e.g. "tools/list"
+    std::string_view key;    // array member of the result, e.g. "tools"
+    bool rewrite_names;      // tools and prompts are namespaced; URIs never are
 };
 
 constexpr list_traits traits(list_kind k) {

@@ -5,7 +5,6 @@
 #include "protocol/name_codec.hpp"
 
 #include <boost/json/array.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <span>

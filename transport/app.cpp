@@ -13,11 +13,10 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/send.hpp>
-#include <spdlog/spdlog.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <spdlog/spdlog.h>
 
 namespace gate {
 
@@ -28,15 +27,14 @@ void tune(caf::actor_system_config& cfg) {
     cfg.set("scheduler.policy", caf::atom("stealing"));
     cfg.set("scheduler.max-threads", static_cast<size_t>(2));
     cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
-    cfg.set("work-stealing.relaxed-sleep-duration",
-            caf::timespan{std::chrono::milliseconds(100)});
+    cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(100)});
     cfg.set("logger.verbosity", caf::atom("quiet"));
 }
 
 void print_errors(const std::vector<config::error>& errors) {
     for (const auto& e : errors)
-        std::fprintf(stderr, "config error at %s: %s\n", e.pointer.empty() ? "(document)" : e.pointer.c_str(),
-                     e.reason.c_str());
+        std::fprintf(stderr, "config error at %s: %s\n",
+                     e.pointer.empty() ? "(document)" : e.pointer.c_str(), e.reason.c_str());
 }
 
 } // namespace

@@ -12,7 +12,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <caf/actor.hpp>
 #include <caf/send.hpp>
-
 #include <memory>
 #include <optional>
 

@@ -9,15 +9,13 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-
 #include <memory>
 #include <optional>
 #include <vector>
 
 namespace gate::transport {
 
-template <class T, class F>
-boost::asio::awaitable<std::vector<T>> fan_out(std::size_t n, F task) {
+template <class T, class F> boost::asio::awaitable<std::vector<T>> fan_out(std::size_t n, F task) {
     namespace asio = boost::asio;
     auto ex = co_await asio::this_coro::executor;
     struct shared {
@@ -25,8 +23,9 @@ boost::asio::awaitable<std::vector<T>> fan_out(std::size_t n, F task) {
         std::size_t remaining;
         asio::steady_timer done;
     };
-    auto st = std::make_shared<shared>(shared{std::vector<std::optional<T>>(n), n,
-                                              asio::steady_timer(ex, asio::steady_timer::time_point::max())});
+    auto st = std::make_shared<shared>(
+        shared{std::vector<std::optional<T>>(n), n,
+               asio::steady_timer(ex, asio::steady_timer::time_point::max())});
     for (std::size_t i = 0; i < n; ++i)
         asio::co_spawn(
             ex,

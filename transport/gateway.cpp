@@ -1,6 +1,5 @@
-#include "transport/gateway_impl.hpp"
-
 #include "actors/audit.hpp"
+#include "transport/gateway_impl.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -39,7 +38,9 @@ std::optional<std::string_view> header(const http_request& req, std::string_view
     return it->value();
 }
 
-std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+std::string_view path_of(std::string_view target) {
+    return target.substr(0, target.find('?'));
+}
 
 } // namespace
 
@@ -78,7 +79,8 @@ void gateway::stop() {
 asio::awaitable<void> gateway::impl::accept_loop() {
     for (;;) {
         boost::system::error_code ec;
-        auto socket = co_await acceptor->async_accept(asio::redirect_error(asio::use_awaitable, ec));
+        auto socket =
+            co_await acceptor->async_accept(asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             if (ec == asio::error::operation_aborted || stopping)
                 co_return;
@@ -149,9 +151,10 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
             bool host = verdict == host_verdict::forbidden_host;
             reject_http(host ? "forbidden_host" : "forbidden_origin", "forbidden",
                         host ? "Host not allowed" : "Origin not allowed", start);
-            reply = http_reply::json(http::status::forbidden,
-                                     host ? R"({"error":"forbidden: Host is not on the allowlist"})"
-                                          : R"({"error":"forbidden: Origin is not on the allowlist"})");
+            reply =
+                http_reply::json(http::status::forbidden,
+                                 host ? R"({"error":"forbidden: Host is not on the allowlist"})"
+                                      : R"({"error":"forbidden: Origin is not on the allowlist"})");
             reply.close = true;
         } else if (path == doc.server.mcp_path && req.method() == http::verb::post) {
             auto len = parser.content_length();
@@ -167,8 +170,8 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
                 reject_http("body_too_large", "error", "request body over " + limit + " bytes",
                             start);
                 reply = http_reply::json(http::status::payload_too_large,
-                                         R"({"error":"request body exceeds the limit of )" +
-                                             limit + R"( bytes"})");
+                                         R"({"error":"request body exceeds the limit of )" + limit +
+                                             R"( bytes"})");
                 reply.close = true;
             } else if (ec) {
                 break;

@@ -16,7 +16,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/json/object.hpp>
 #include <caf/actor.hpp>
-
 #include <chrono>
 #include <functional>
 #include <memory>

@@ -1,15 +1,14 @@
 // Internals shared by the gateway's translation units (listener, MCP endpoint, stages).
 #pragma once
 
+#include "protocol/list_kind.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
-#include "protocol/list_kind.hpp"
 
+#include <atomic>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
-
-#include <atomic>
 
 namespace gate::transport {
 
@@ -23,16 +22,13 @@ struct gateway::impl {
 
     // The MCP endpoint.
     boost::asio::awaitable<http_reply> mcp_post(const http_request& req, request_record& rec);
-    boost::asio::awaitable<void> mcp_get(boost::beast::tcp_stream& stream,
-                                         const http_request& req);
+    boost::asio::awaitable<void> mcp_get(boost::beast::tcp_stream& stream, const http_request& req);
     http_reply mcp_delete(const http_request& req);
 
     // Stages 2-8 for one JSON-RPC request; the answer is the full JSON-RPC response.
-    boost::asio::awaitable<boost::json::object> handle(const std::string& session,
-                                                       const boost::json::value& id,
-                                                       const std::string& method,
-                                                       boost::json::object params,
-                                                       request_record& rec);
+    boost::asio::awaitable<boost::json::object>
+    handle(const std::string& session, const boost::json::value& id, const std::string& method,
+           boost::json::object params, request_record& rec);
     boost::asio::awaitable<boost::json::object> federated_list(protocol::list_kind kind,
                                                                const std::string& session,
                                                                const boost::json::value& id,

@@ -11,8 +11,7 @@ using clock = std::chrono::steady_clock;
 health_checker::health_checker(std::vector<std::shared_ptr<upstream_client>> upstreams,
                                bool show_detail, std::chrono::milliseconds budget,
                                std::chrono::milliseconds reuse)
-    : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget),
-      reuse_(reuse) {}
+    : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget), reuse_(reuse) {}
 
 asio::awaitable<health_report> health_checker::check() {
     for (;;) {

@@ -7,7 +7,6 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
-
 #include <chrono>
 #include <memory>
 #include <optional>

@@ -10,8 +10,8 @@ std::string hostname_of(std::string_view h) {
     if (h.starts_with('[')) {
         auto close = h.find(']');
         name = close == std::string_view::npos ? h.substr(1) : h.substr(1, close - 1);
-    } else if (auto colon = h.find(':');
-               colon != std::string_view::npos && h.find(':', colon + 1) == std::string_view::npos) {
+    } else if (auto colon = h.find(':'); colon != std::string_view::npos &&
+                                         h.find(':', colon + 1) == std::string_view::npos) {
         name = h.substr(0, colon);
     }
     std::string out(name);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <boost/beast/http/status.hpp>
-
 #include <string>
 #include <utility>
 #include <vector>

@@ -2,11 +2,10 @@
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
+#include <ctime>
 #include <spdlog/formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
-
-#include <ctime>
 
 namespace gate {
 
@@ -16,8 +15,7 @@ namespace {
 class json_formatter final : public spdlog::formatter {
 public:
     void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      msg.time.time_since_epoch())
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch())
                       .count();
         std::time_t secs = static_cast<std::time_t>(ms / 1000);
         std::tm tm{};
@@ -28,8 +26,8 @@ public:
         auto level = spdlog::level::to_string_view(msg.level);
         auto text = boost::json::serialize(
             boost::json::string(std::string_view(msg.payload.data(), msg.payload.size())));
-        fmt::format_to(std::back_inserter(dest), R"({{"time":"{}","level":"{}","msg":{}}})",
-                       ts, std::string_view(level.data(), level.size()), text);
+        fmt::format_to(std::back_inserter(dest), R"({{"time":"{}","level":"{}","msg":{}}})", ts,
+                       std::string_view(level.data(), level.size()), text);
         dest.push_back('\n');
     }
     std::unique_ptr<spdlog::formatter> clone() const override {
@@ -40,8 +38,8 @@ public:
 } // namespace
 
 void setup_logging(const std::string& format, const std::string& level) {
-    auto logger = std::make_shared<spdlog::logger>(
-        "gate", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    auto logger =
+        std::make_shared<spdlog::logger>("gate", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     if (format == "json")
         logger->set_formatter(std::make_unique<json_formatter>());
     else

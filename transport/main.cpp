@@ -1,3 +1,5 @@
 #include "transport/app.hpp"
 
-int main(int argc, char** argv) { return gate::run_gate({argv + 1, argv + argc}); }
+int main(int argc, char** argv) {
+    return gate::run_gate({argv + 1, argv + argc});
+}

@@ -48,8 +48,8 @@ std::string_view outcome_of(const json::object& response) {
     if (!err)
         return "ok";
     if (auto* o = err->if_object())
-        if (auto* c = o->if_contains("code"); c && c->is_int64() &&
-                                              c->get_int64() == ec::upstream_unavailable)
+        if (auto* c = o->if_contains("code");
+            c && c->is_int64() && c->get_int64() == ec::upstream_unavailable)
             return "upstream_down";
     return "error";
 }
@@ -72,8 +72,7 @@ json::object with_id(json::object response, const json::value& id) {
 
 } // namespace
 
-asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req,
-                                                    request_record& rec) {
+asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, request_record& rec) {
     auto ctype = header_value(req, "Content-Type");
     if (!std::string_view(ctype).starts_with("application/json")) {
         reject_http("unsupported_media_type", "error", "Content-Type must be application/json",
@@ -161,8 +160,7 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req,
 
 asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
                                                         const json::object& params,
-                                                        std::string& version,
-                                                        request_record& rec) {
+                                                        std::string& version, request_record& rec) {
     std::string requested;
     if (auto* v = params.if_contains("protocolVersion"); v && v->is_string())
         requested = std::string(v->get_string());
@@ -194,8 +192,8 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
 
 asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
                                                     const json::value& id,
-                                                    const std::string& method,
-                                                    json::object params, request_record& rec) {
+                                                    const std::string& method, json::object params,
+                                                    request_record& rec) {
     // Stage 2: authenticate. Auth is disabled in this build; requests are anonymous.
     rec.trace.record(stage::authenticate);
     // Stage 3: global rate limit (server.rateLimit) arrives with the security issue.
@@ -254,9 +252,9 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
             auto& cfg = upstreams[upstream]->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {
-                stats.upstream(cfg.id, f->what == upstream_failure::kind::connect_error
-                                           ? "connect_error"
-                                           : "error",
+                stats.upstream(cfg.id,
+                               f->what == upstream_failure::kind::connect_error ? "connect_error"
+                                                                                : "error",
                                seconds);
                 spdlog::warn("upstream {} left out of {}: {}", cfg.id, traits.method, f->message);
                 co_return fetched_list{upstream, std::nullopt};
@@ -280,10 +278,9 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     // Anonymous callers are bound to their session; authenticated ones to issuer and subject.
     auto caller = protocol::principal_hash("session", session);
     using answer_t = std::variant<list_answer, route_error>;
-    auto answer = co_await ask<answer_t>(
-        parts.router, [&](reply_to<answer_t> r) {
-            return complete_list{kind, std::move(fetched), cursor, caller, std::move(r)};
-        });
+    auto answer = co_await ask<answer_t>(parts.router, [&](reply_to<answer_t> r) {
+        return complete_list{kind, std::move(fetched), cursor, caller, std::move(r)};
+    });
     if (!answer)
         co_return protocol::make_error(id, ec::internal_error, "router unavailable");
     if (auto* err = std::get_if<route_error>(&*answer))
@@ -294,8 +291,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
 }
 
 asio::awaitable<json::object> gateway::impl::named_call(const std::string& method,
-                                                        const json::value& id,
-                                                        json::object params,
+                                                        const json::value& id, json::object params,
                                                         request_record& rec) {
     rec.trace.record(stage::route);
     std::optional<routed> r;

@@ -3,9 +3,8 @@
 #include "transport/process_collector.hpp"
 #include "transport/version.hpp"
 
-#include <prometheus/text_serializer.h>
-
 #include <array>
+#include <prometheus/text_serializer.h>
 
 namespace gate::transport {
 
@@ -15,17 +14,26 @@ const prometheus::Histogram::BucketBoundaries latency_buckets = {
 }
 
 std::string_view method_label(std::string_view method) {
-    static constexpr std::array known = {
-        "initialize",           "ping",
-        "tools/list",           "tools/call",
-        "prompts/list",         "prompts/get",
-        "resources/list",       "resources/templates/list",
-        "resources/read",       "resources/subscribe",
-        "resources/unsubscribe", "completion/complete",
-        "logging/setLevel",     "tasks/get",
-        "tasks/list",           "tasks/cancel",
-        "tasks/result",         "tasks/update",
-        "server/discover",      "http"};
+    static constexpr std::array known = {"initialize",
+                                         "ping",
+                                         "tools/list",
+                                         "tools/call",
+                                         "prompts/list",
+                                         "prompts/get",
+                                         "resources/list",
+                                         "resources/templates/list",
+                                         "resources/read",
+                                         "resources/subscribe",
+                                         "resources/unsubscribe",
+                                         "completion/complete",
+                                         "logging/setLevel",
+                                         "tasks/get",
+                                         "tasks/list",
+                                         "tasks/cancel",
+                                         "tasks/result",
+                                         "tasks/update",
+                                         "server/discover",
+                                         "http"};
     for (std::string_view k : known)
         if (k == method)
             return k;

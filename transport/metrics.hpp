@@ -1,13 +1,12 @@
 // The gateway's Prometheus series (spec: "Metrics"); label sets are frozen by contract.
 #pragma once
 
+#include <memory>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
-
-#include <memory>
 #include <string>
 #include <string_view>
 

@@ -22,15 +22,15 @@ enum class stage : std::uint8_t {
 };
 
 inline constexpr std::array pipeline_order = {
-    stage::host_origin, stage::authenticate,    stage::global_limit,
-    stage::route,       stage::authorize,       stage::upstream_guards,
-    stage::proxy,       stage::egress,          stage::audit,
+    stage::host_origin, stage::authenticate, stage::global_limit,
+    stage::route,       stage::authorize,    stage::upstream_guards,
+    stage::proxy,       stage::egress,       stage::audit,
 };
 
 constexpr std::string_view stage_name(stage s) {
     constexpr std::array<std::string_view, 9> names = {
-        "host_origin", "authenticate", "global_limit", "route", "authorize",
-        "upstream_guards", "proxy", "egress", "audit"};
+        "host_origin",     "authenticate", "global_limit", "route", "authorize",
+        "upstream_guards", "proxy",        "egress",       "audit"};
     return names[static_cast<std::size_t>(s)];
 }
 

@@ -1,11 +1,10 @@
 #include "transport/process_collector.hpp"
 
 #include <dirent.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 namespace gate::transport {
 
@@ -60,8 +59,8 @@ std::vector<prometheus::MetricFamily> collect_process_metrics() {
             boot = std::stod(line.substr(6));
     out.push_back(gauge("process_cpu_seconds_total", "Total user and system CPU time in seconds",
                         (utime + stime) / ticks, prometheus::MetricType::Counter));
-    out.push_back(gauge("process_resident_memory_bytes", "Resident memory size in bytes",
-                        rss_pages * page));
+    out.push_back(
+        gauge("process_resident_memory_bytes", "Resident memory size in bytes", rss_pages * page));
     out.push_back(gauge("process_virtual_memory_bytes", "Virtual memory size in bytes", vsize));
     out.push_back(gauge("process_start_time_seconds",
                         "Start time of the process since the epoch in seconds",

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <prometheus/metric_family.h>
-
 #include <vector>
 
 namespace gate::transport {

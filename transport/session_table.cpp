@@ -1,7 +1,6 @@
 #include "transport/session_table.hpp"
 
 #include <openssl/rand.h>
-
 #include <stdexcept>
 
 namespace gate::transport {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
-
 #include <memory>
 #include <mutex>
 #include <optional>

@@ -75,8 +75,8 @@ upstream_client::connect(endpoint& ep) {
     boost::system::error_code ec;
     if (ep.resolved.empty()) {
         tcp::resolver resolver(ex_);
-        auto results = co_await resolver.async_resolve(ep.host, ep.port,
-                                                       asio::redirect_error(asio::use_awaitable, ec));
+        auto results = co_await resolver.async_resolve(
+            ep.host, ep.port, asio::redirect_error(asio::use_awaitable, ec));
         if (ec)
             co_return fail(upstream_failure::kind::connect_error,
                            "cannot resolve " + ep.host + ": " + ec.message());
@@ -218,14 +218,13 @@ upstream_client::handshake(const call_context& ctx) {
     std::optional<upstream_failure> last;
     for (std::size_t tried = 0; tried < endpoints_.size(); ++tried) {
         auto& ep = *endpoints_[next_endpoint_++ % endpoints_.size()];
-        json::object init{
-            {"jsonrpc", "2.0"},
-            {"id", next_id_++},
-            {"method", "initialize"},
-            {"params",
-             {{"protocolVersion", client_protocol_version},
-              {"capabilities", json::object{}},
-              {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
+        json::object init{{"jsonrpc", "2.0"},
+                          {"id", next_id_++},
+                          {"method", "initialize"},
+                          {"params",
+                           {{"protocolVersion", client_protocol_version},
+                            {"capabilities", json::object{}},
+                            {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
         protocol_version_.clear();
         session_id_.clear();
         auto deadline = clock::now() + std::chrono::milliseconds(cfg_.timeouts.request_ms);
@@ -243,8 +242,8 @@ upstream_client::handshake(const call_context& ctx) {
                            answer.status);
         auto* result = answer.message->if_contains("result");
         if (!result || !result->is_object())
-            co_return fail(upstream_failure::kind::protocol, "initialize failed: " +
-                                                                 json::serialize(*answer.message));
+            co_return fail(upstream_failure::kind::protocol,
+                           "initialize failed: " + json::serialize(*answer.message));
         init_result_ = result->as_object();
         if (auto* v = init_result_.if_contains("protocolVersion"); v && v->is_string())
             protocol_version_ = std::string(v->get_string());
@@ -287,9 +286,8 @@ upstream_client::ensure_session(const call_context& ctx) {
     co_return std::nullopt;
 }
 
-asio::awaitable<upstream_reply> upstream_client::request(std::string_view method,
-                                                         json::object params,
-                                                         const call_context& ctx) {
+asio::awaitable<upstream_reply>
+upstream_client::request(std::string_view method, json::object params, const call_context& ctx) {
     auto budget = std::chrono::milliseconds(cfg_.timeouts.request_ms);
     if (ctx.timeout && *ctx.timeout < budget)
         budget = *ctx.timeout;

@@ -13,7 +13,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/json/object.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -49,9 +48,8 @@ public:
 
     // Sends one request on the root session. The reply carries the gateway's upstream-side id;
     // the caller puts its own client's id back.
-    boost::asio::awaitable<upstream_reply> request(std::string_view method,
-                                                   boost::json::object params,
-                                                   const call_context& ctx);
+    boost::asio::awaitable<upstream_reply>
+    request(std::string_view method, boost::json::object params, const call_context& ctx);
 
     // The upstream's initialize result (after the handshake), for passthrough mode.
     boost::asio::awaitable<std::variant<boost::json::object, upstream_failure>>

@@ -1,6 +1,6 @@
 // The router actor under CAF's test_coordinator: virtual time, no threads, no sleeps.
-#include "actors/router.hpp"
 #include "../unit/test_config.hpp"
+#include "actors/router.hpp"
 
 #include <boost/json/parse.hpp>
 #include <caf/all.hpp>
@@ -42,8 +42,9 @@ struct router_fixture : ::testing::Test {
     }
     std::variant<list_answer, route_error> complete(list_kind k, std::vector<fetched_list> f) {
         using answer = std::variant<list_answer, route_error>;
-        return *ask<answer>(
-            [&](auto r) { return complete_list{k, std::move(f), std::nullopt, 1, std::move(r)}; });
+        return *ask<answer>([&](auto r) {
+            return complete_list{k, std::move(f), std::nullopt, 1, std::move(r)};
+        });
     }
     ~router_fixture() override {
         caf::anon_send_exit(router, caf::exit_reason::user_shutdown);

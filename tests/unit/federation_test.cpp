@@ -69,7 +69,8 @@ TEST(federation, cursor_goes_stale_when_the_merged_list_changes) {
 
 TEST(federation, named_calls_resolve_and_strip_the_prefix) {
     auto f = make();
-    auto r = f.resolve("tools/call", json::parse(R"({"name":"b__echo","arguments":{}})").as_object());
+    auto r =
+        f.resolve("tools/call", json::parse(R"({"name":"b__echo","arguments":{}})").as_object());
     auto& ok = std::get<route>(r);
     EXPECT_EQ(ok.upstream, 1u);
     EXPECT_EQ(ok.params.at("name"), "echo");
@@ -96,7 +97,8 @@ TEST(federation, template_minted_uris_route_by_template_prefix) {
     f.store(1, list_kind::resources, json::array{}, t0);
     f.store(1, list_kind::resource_templates,
             json::parse(R"([{"uriTemplate":"demo://resource/dynamic/{id}"}])").as_array(), t0);
-    auto r = f.resolve("resources/read", json::parse(R"({"uri":"demo://resource/dynamic/7"})").as_object());
+    auto r = f.resolve("resources/read",
+                       json::parse(R"({"uri":"demo://resource/dynamic/7"})").as_object());
     EXPECT_EQ(std::get<route>(r).upstream, 1u);
     auto unknown = f.resolve("resources/read", json::parse(R"({"uri":"other://x"})").as_object());
     EXPECT_FALSE(std::get<route_error>(unknown).needs_resource_lists);
@@ -104,9 +106,11 @@ TEST(federation, template_minted_uris_route_by_template_prefix) {
 
 TEST(federation, completion_routes_by_prompt_namespace) {
     auto f = make();
-    auto r = f.resolve("completion/complete",
-                       json::parse(R"({"ref":{"type":"ref/prompt","name":"a__p"},"argument":{"name":"x","value":""}})")
-                           .as_object());
+    auto r = f.resolve(
+        "completion/complete",
+        json::parse(
+            R"({"ref":{"type":"ref/prompt","name":"a__p"},"argument":{"name":"x","value":""}})")
+            .as_object());
     auto& ok = std::get<route>(r);
     EXPECT_EQ(ok.upstream, 0u);
     EXPECT_EQ(ok.params.at("ref").at("name"), "p");

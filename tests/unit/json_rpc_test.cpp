@@ -7,7 +7,9 @@ using namespace gate::protocol;
 namespace json = boost::json;
 
 namespace {
-std::variant<message, rpc_error> of(const char* text) { return classify(json::parse(text)); }
+std::variant<message, rpc_error> of(const char* text) {
+    return classify(json::parse(text));
+}
 } // namespace
 
 TEST(json_rpc, classifies_requests_notifications_responses) {
@@ -21,12 +23,12 @@ TEST(json_rpc, classifies_requests_notifications_responses) {
 }
 
 TEST(json_rpc, refuses_invalid_messages_with_invalid_request) {
-    for (const char* bad : {R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])", R"(42)",
-                            R"({"id":1,"method":"ping"})", R"({"jsonrpc":"1.0","id":1,"method":"ping"})",
-                            R"({"jsonrpc":"2.0","id":1,"method":7})",
-                            R"({"jsonrpc":"2.0","id":{},"method":"ping"})",
-                            R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]})",
-                            R"({"jsonrpc":"2.0","id":1})"}) {
+    for (const char* bad :
+         {R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])", R"(42)", R"({"id":1,"method":"ping"})",
+          R"({"jsonrpc":"1.0","id":1,"method":"ping"})", R"({"jsonrpc":"2.0","id":1,"method":7})",
+          R"({"jsonrpc":"2.0","id":{},"method":"ping"})",
+          R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]})",
+          R"({"jsonrpc":"2.0","id":1})"}) {
         auto r = of(bad);
         ASSERT_TRUE(std::holds_alternative<rpc_error>(r)) << bad;
         EXPECT_EQ(std::get<rpc_error>(r).code, error_code::invalid_request) << bad;

@@ -7,7 +7,9 @@ using namespace gate::protocol;
 namespace json = boost::json;
 
 namespace {
-json::array arr(const char* text) { return json::parse(text).as_array(); }
+json::array arr(const char* text) {
+    return json::parse(text).as_array();
+}
 } // namespace
 
 TEST(list_merge, rewrites_tool_names_in_upstream_order_and_keeps_everything_else) {

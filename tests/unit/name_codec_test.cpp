@@ -36,7 +36,7 @@ TEST(name_codec, unknown_namespace_and_bare_names_do_not_resolve) {
     name_codec c("__", {"a", "b"});
     EXPECT_FALSE(c.decode("zz__echo"));
     EXPECT_FALSE(c.decode("echo"));
-    EXPECT_FALSE(c.decode("a__"));   // empty tool name
+    EXPECT_FALSE(c.decode("a__"));    // empty tool name
     EXPECT_FALSE(c.decode("a_echo")); // separator incomplete
 }
 
