@@ -1,0 +1,123 @@
+// Load driver: N concurrent MCP client sessions over streamable HTTP, each on its own
+// keep-alive connection, issuing tools/call back to back for a fixed time. Prints one JSON
+// line: {"sessions", "calls", "seconds", "callsPerSec", "p50Ms", "p99Ms", "errors"}.
+//
+//   load_driver <url> <sessions> <seconds> [tool-name]
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+#include <boost/url/parse.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+struct target {
+    std::string host, port, path, tool;
+};
+
+struct totals {
+    std::vector<double> latencies_ms;
+    std::size_t errors = 0;
+};
+
+asio::awaitable<std::pair<http::status, std::string>>
+post(beast::tcp_stream& s, const target& t, const std::string& session, std::string body,
+     std::string* session_out = nullptr) {
+    http::request<http::string_body> req{http::verb::post, t.path, 11};
+    req.set(http::field::host, t.host + ":" + t.port);
+    req.set(http::field::content_type, "application/json");
+    req.set(http::field::accept, "application/json, text/event-stream");
+    if (!session.empty())
+        req.set("Mcp-Session-Id", session);
+    req.body() = std::move(body);
+    req.prepare_payload();
+    co_await http::async_write(s, req, asio::use_awaitable);
+    beast::flat_buffer buf;
+    http::response<http::string_body> res;
+    co_await http::async_read(s, buf, res, asio::use_awaitable);
+    if (session_out)
+        if (auto it = res.find("Mcp-Session-Id"); it != res.end())
+            *session_out = std::string(it->value());
+    co_return std::pair{res.result(), std::move(res.body())};
+}
+
+asio::awaitable<void> client(const target& t, clock_type::time_point start,
+                             clock_type::time_point end, totals& out) {
+    auto ex = co_await asio::this_coro::executor;
+    tcp::resolver r(ex);
+    auto eps = co_await r.async_resolve(t.host, t.port, asio::use_awaitable);
+    beast::tcp_stream s(ex);
+    co_await s.async_connect(eps, asio::use_awaitable);
+    s.socket().set_option(tcp::no_delay(true));
+    std::string session;
+    co_await post(s, t, "",
+                  R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"load","version":"1"}}})",
+                  &session);
+    co_await post(s, t, session, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    asio::steady_timer wait(ex, start);
+    co_await wait.async_wait(asio::use_awaitable);
+    std::string body = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":")" +
+                       t.tool + R"(","arguments":{"message":"hello"}}})";
+    while (clock_type::now() < end) {
+        auto t0 = clock_type::now();
+        auto [status, text] = co_await post(s, t, session, body);
+        auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+        if (status != http::status::ok || text.find("Echo: hello") == std::string::npos)
+            ++out.errors;
+        else
+            out.latencies_ms.push_back(ms);
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 4) {
+        std::fprintf(stderr, "usage: load_driver <url> <sessions> <seconds> [tool]\n");
+        return 2;
+    }
+    auto u = boost::urls::parse_uri(argv[1]);
+    if (!u) {
+        std::fprintf(stderr, "bad url\n");
+        return 2;
+    }
+    target t{u->host(), u->has_port() ? std::string(u->port()) : "80",
+             std::string(u->encoded_path()), argc > 4 ? argv[4] : "echo"};
+    int sessions = std::stoi(argv[2]);
+    double seconds = std::stod(argv[3]);
+    asio::io_context io(1);
+    totals out;
+    // Sessions are set up first; the measured window starts after a fixed set-up allowance.
+    auto start = clock_type::now() + std::chrono::milliseconds(500 + 5 * sessions);
+    auto end = start + std::chrono::duration_cast<clock_type::duration>(
+                           std::chrono::duration<double>(seconds));
+    for (int i = 0; i < sessions; ++i)
+        asio::co_spawn(io, client(t, start, end, out), [&](std::exception_ptr e) {
+            if (e)
+                ++out.errors;
+        });
+    io.run();
+    auto& l = out.latencies_ms;
+    std::sort(l.begin(), l.end());
+    auto pct = [&](double p) {
+        return l.empty() ? 0.0 : l[std::min(l.size() - 1, static_cast<std::size_t>(p * l.size()))];
+    };
+    std::printf(R"({"sessions":%d,"calls":%zu,"seconds":%.2f,"callsPerSec":%.0f,"p50Ms":%.3f,"p99Ms":%.3f,"errors":%zu})"
+                "\n",
+                sessions, l.size(), seconds, static_cast<double>(l.size()) / seconds, pct(0.50),
+                pct(0.99), out.errors);
+    return out.errors > 0 ? 1 : 0;
+}
