@@ -8,6 +8,47 @@ namespace gate {
 namespace json = boost::json;
 using protocol::list_kind;
 
+namespace {
+std::variant<route, route_error> by_name(const snapshot& snap, const json::object& params,
+                                         std::string_view key) {
+    auto* v = params.if_contains(key);
+    if (!v || !v->is_string())
+        return route_error{protocol::error_code::invalid_params,
+                           "params." + std::string(key) + " must be a string", ""};
+    std::string full(v->get_string());
+    auto decoded = snap.codec.decode(full);
+    if (!decoded)
+        return route_error{protocol::error_code::unknown_namespace,
+                           "unknown namespace in \"" + full +
+                               "\": no configured upstream owns this name; refetch the list",
+                           full};
+    route r{decoded->upstream, params, full};
+    r.params[key] = std::string(decoded->name);
+    return r;
+}
+
+} // namespace
+
+std::optional<std::variant<route, route_error>>
+resolve_by_name(const snapshot& snap, std::string_view method, const json::object& params) {
+    if (method == "tools/call" || method == "prompts/get")
+        return by_name(snap, params, "name");
+    if (method != "completion/complete")
+        return std::nullopt;
+    auto* ref = params.if_contains("ref");
+    auto* obj = ref ? ref->if_object() : nullptr;
+    auto* type = obj ? obj->if_contains("type") : nullptr;
+    if (!type || *type != "ref/prompt")
+        return std::nullopt;
+    auto r = by_name(snap, *obj, "name");
+    if (auto* ok = std::get_if<route>(&r)) {
+        json::object rewritten = params;
+        rewritten["ref"] = std::move(ok->params);
+        ok->params = std::move(rewritten);
+    }
+    return r;
+}
+
 federation::federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors)
     : snap_(std::move(snap)), cursors_(cursors) {}
 
@@ -110,28 +151,10 @@ std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const 
     return best;
 }
 
-std::variant<route, route_error> federation::by_name(const json::object& params,
-                                                     std::string_view key) const {
-    auto* v = params.if_contains(key);
-    if (!v || !v->is_string())
-        return route_error{protocol::error_code::invalid_params,
-                           "params." + std::string(key) + " must be a string", ""};
-    std::string full(v->get_string());
-    auto decoded = snap_->codec.decode(full);
-    if (!decoded)
-        return route_error{protocol::error_code::unknown_namespace,
-                           "unknown namespace in \"" + full +
-                               "\": no configured upstream owns this name; refetch the list",
-                           full};
-    route r{decoded->upstream, params, full};
-    r.params[key] = std::string(decoded->name);
-    return r;
-}
-
 std::variant<route, route_error> federation::resolve(std::string_view method,
                                                      const json::object& params) const {
-    if (method == "tools/call" || method == "prompts/get")
-        return by_name(params, "name");
+    if (auto named = resolve_by_name(*snap_, method, params))
+        return std::move(*named);
     if (method == "resources/read" || method == "resources/subscribe" ||
         method == "resources/unsubscribe") {
         auto* uri = params.if_contains("uri");
@@ -150,15 +173,6 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
         auto* ref = params.if_contains("ref");
         auto* obj = ref ? ref->if_object() : nullptr;
         auto* type = obj ? obj->if_contains("type") : nullptr;
-        if (type && *type == "ref/prompt") {
-            auto r = by_name(*obj, "name");
-            if (auto* ok = std::get_if<route>(&r)) {
-                json::object rewritten = params;
-                rewritten["ref"] = std::move(ok->params);
-                ok->params = std::move(rewritten);
-            }
-            return r;
-        }
         if (type && *type == "ref/resource") {
             auto* uri = obj->if_contains("uri");
             if (uri && uri->is_string()) {

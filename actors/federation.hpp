@@ -40,6 +40,12 @@ struct list_answer {
     std::size_t items_served = 0;
 };
 
+// Named calls (tools/call, prompts/get, completion of a prompt argument) depend only on the
+// immutable snapshot, so the transport resolves them without an actor round trip. nullopt:
+// the method is not routed by name.
+std::optional<std::variant<route, route_error>>
+resolve_by_name(const snapshot& snap, std::string_view method, const boost::json::object& params);
+
 class federation {
 public:
     federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors);
@@ -68,8 +74,6 @@ private:
         time_point expires;
     };
     std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
-    std::variant<route, route_error> by_name(const boost::json::object& params,
-                                             std::string_view key) const;
 
     std::shared_ptr<const snapshot> snap_;
     protocol::cursor_codec cursors_;

@@ -295,7 +295,11 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
                                                         request_record& rec) {
     rec.trace.record(stage::route);
     std::optional<routed> r;
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    // Names resolve against the immutable snapshot on this thread; only resource ownership,
+    // which the router learns from lists, needs the actor.
+    if (auto named = resolve_by_name(*parts.snap, method, params))
+        r = routed{parts.snap, std::move(*named)};
+    for (int attempt = 0; !r || attempt > 0; ++attempt) {
         r = co_await ask<routed>(parts.router, [&](reply_to<routed> reply) {
             return resolve_call{method, params, std::move(reply)};
         });
