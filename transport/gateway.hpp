@@ -37,6 +37,7 @@ struct request_record {
     std::string outcome = "ok";
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
+    std::string traceparent; // sent with every upstream call this request causes
     stage_trace trace;
 };
 

@@ -2,6 +2,7 @@
 #include "actors/router_messages.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
+#include "protocol/trace_context.hpp"
 #include "transport/bridge.hpp"
 #include "transport/fan_out.hpp"
 #include "transport/gateway_impl.hpp"
@@ -104,6 +105,8 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
         co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
     }
     auto& msg = std::get<protocol::message>(classified);
+    rec.traceparent =
+        protocol::child_of(protocol::parse_traceparent(header_value(req, "traceparent"))).header();
     auto session = header_value(req, "Mcp-Session-Id");
     bool is_initialize = msg.kind == protocol::message_kind::request && msg.method == "initialize";
 
@@ -170,7 +173,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
         rec.upstream = parts.snap->upstream(0).id;
         rec.upstream_calls = 1;
-        auto r = co_await upstreams[0]->initialize_result({});
+        auto r = co_await upstreams[0]->initialize_result({rec.traceparent, {}});
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             rec.outcome = "upstream_down";
             co_return protocol::make_error(id, ec::upstream_unavailable,
@@ -217,7 +220,8 @@ asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstrea
                                                              request_record& rec) {
     auto start = clock::now();
     ++rec.upstream_calls;
-    auto reply = co_await upstreams[upstream]->request(method, std::move(params), {});
+    auto reply =
+        co_await upstreams[upstream]->request(method, std::move(params), {rec.traceparent, {}});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))
@@ -248,7 +252,8 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
             auto upstream = plan->fetch[i];
             auto start = clock::now();
             ++rec.upstream_calls;
-            auto r = co_await upstreams[upstream]->fetch_list(traits.method, traits.key, {});
+            auto r = co_await upstreams[upstream]->fetch_list(traits.method, traits.key,
+                                                              {rec.traceparent, {}});
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
             auto& cfg = upstreams[upstream]->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {

@@ -1,0 +1,39 @@
+#include "protocol/trace_context.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace gate::protocol;
+
+TEST(trace_context, parses_a_valid_traceparent) {
+    auto t = parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->trace_id, "4bf92f3577b34da6a3ce929d0e0e4736");
+    EXPECT_EQ(t->span_id, "00f067aa0ba902b7");
+    EXPECT_EQ(t->flags, "01");
+}
+
+TEST(trace_context, refuses_malformed_ones) {
+    for (auto bad : {"", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+                     "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                     "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+                     "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+                     "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+                     "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0g"})
+        EXPECT_FALSE(parse_traceparent(bad)) << bad;
+}
+
+TEST(trace_context, child_keeps_trace_and_flags_with_a_new_span) {
+    auto caller = parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
+    auto child = child_of(caller);
+    EXPECT_EQ(child.trace_id, caller->trace_id);
+    EXPECT_EQ(child.flags, "00");
+    EXPECT_NE(child.span_id, caller->span_id);
+    EXPECT_TRUE(parse_traceparent(child.header()));
+}
+
+TEST(trace_context, root_starts_a_sampled_trace) {
+    auto a = child_of(std::nullopt), b = child_of(std::nullopt);
+    EXPECT_NE(a.trace_id, b.trace_id);
+    EXPECT_EQ(a.flags, "01");
+    EXPECT_TRUE(parse_traceparent(a.header()));
+}
