@@ -1,104 +1,19 @@
-// A minimal, fast MCP server over streamable HTTP for benchmarks: sessions, tools/list with one
-// `echo` tool, tools/call answered as JSON. It exists so the gateway's own cost is visible
-// next to a direct call (docs/benchmarks.md). Prints "listening <port>" on stdout.
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json.hpp>
+// A minimal, fast MCP server over streamable HTTP for benchmarks (tests/support/
+// mini_mcp_server): it exists so the gateway's own cost is visible next to a direct call
+// (docs/benchmarks.md). Prints "listening <port>" on stdout.
+#include "tests/support/mini_mcp_server.hpp"
 
-#include <atomic>
+#include <boost/asio.hpp>
 #include <cstdio>
 #include <string>
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace json = boost::json;
-using tcp = asio::ip::tcp;
-
-namespace {
-
-std::atomic<unsigned long> next_session{1};
-
-json::value answer(const json::object& req) {
-    auto method = req.at("method").as_string();
-    json::object result;
-    if (method == "initialize") {
-        result = {{"protocolVersion", "2025-11-25"},
-                  {"capabilities", {{"tools", json::object{}}}},
-                  {"serverInfo", {{"name", "fast-upstream"}, {"version", "1"}}}};
-    } else if (method == "tools/list") {
-        result = {{"tools",
-                   {{{"name", "echo"},
-                     {"description", "echoes its message"},
-                     {"inputSchema",
-                      {{"type", "object"},
-                       {"properties", {{"message", {{"type", "string"}}}}}}}}}}};
-    } else if (method == "tools/call") {
-        std::string text = "Echo: ";
-        if (auto* p = req.if_contains("params"))
-            if (auto* a = p->as_object().if_contains("arguments"))
-                if (auto* m = a->as_object().if_contains("message"); m && m->is_string())
-                    text += m->as_string();
-        result = {{"content", {{{"type", "text"}, {"text", text}}}}};
-    } else if (method != "ping") {
-        return {{"jsonrpc", "2.0"},
-                {"id", req.at("id")},
-                {"error", {{"code", -32601}, {"message", "method not found"}}}};
-    }
-    return {{"jsonrpc", "2.0"}, {"id", req.at("id")}, {"result", std::move(result)}};
-}
-
-asio::awaitable<void> serve(tcp::socket socket) {
-    beast::tcp_stream stream(std::move(socket));
-    beast::flat_buffer buf;
-    for (;;) {
-        http::request<http::string_body> req;
-        boost::system::error_code ec;
-        co_await http::async_read(stream, buf, req, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec)
-            co_return;
-        http::response<http::string_body> res{http::status::ok, req.version()};
-        if (req.method() == http::verb::delete_) {
-            res.result(http::status::ok);
-        } else {
-            auto v = json::parse(req.body(), ec);
-            if (ec || !v.is_object()) {
-                res.result(http::status::bad_request);
-            } else if (!v.as_object().contains("id")) {
-                res.result(http::status::accepted);
-            } else {
-                auto& obj = v.as_object();
-                if (obj.at("method") == "initialize")
-                    res.set("Mcp-Session-Id", "s" + std::to_string(next_session++));
-                res.set(http::field::content_type, "application/json");
-                res.body() = json::serialize(answer(obj));
-            }
-        }
-        res.keep_alive(req.keep_alive());
-        res.prepare_payload();
-        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec || !res.keep_alive())
-            co_return;
-    }
-}
-
-asio::awaitable<void> accept(tcp::acceptor& acc) {
-    for (;;) {
-        auto s = co_await acc.async_accept(asio::use_awaitable);
-        s.set_option(tcp::no_delay(true));
-        asio::co_spawn(acc.get_executor(), serve(std::move(s)), asio::detached);
-    }
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
+    namespace asio = boost::asio;
     unsigned short port = argc > 1 ? static_cast<unsigned short>(std::stoi(argv[1])) : 0;
     asio::io_context io(1);
-    tcp::acceptor acc(io, {asio::ip::make_address("127.0.0.1"), port});
+    asio::ip::tcp::acceptor acc(io, {asio::ip::make_address("127.0.0.1"), port});
     std::printf("listening %u\n", acc.local_endpoint().port());
     std::fflush(stdout);
-    asio::co_spawn(io, accept(acc), asio::detached);
+    asio::co_spawn(io, gate::test_support::serve_mini_mcp(acc), asio::detached);
     io.run();
 }

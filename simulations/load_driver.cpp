@@ -3,13 +3,12 @@
 // line: {"sessions", "calls", "seconds", "callsPerSec", "p50Ms", "p99Ms", "errors"}.
 //
 //   load_driver <url> <sessions> <seconds> [tool-name]
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
-
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -33,9 +32,10 @@ struct totals {
     std::size_t errors = 0;
 };
 
-asio::awaitable<std::pair<http::status, std::string>>
-post(beast::tcp_stream& s, const target& t, const std::string& session, std::string body,
-     std::string* session_out = nullptr) {
+asio::awaitable<std::pair<http::status, std::string>> post(beast::tcp_stream& s, const target& t,
+                                                           const std::string& session,
+                                                           std::string body,
+                                                           std::string* session_out = nullptr) {
     http::request<http::string_body> req{http::verb::post, t.path, 11};
     req.set(http::field::host, t.host + ":" + t.port);
     req.set(http::field::content_type, "application/json");
@@ -63,9 +63,10 @@ asio::awaitable<void> client(const target& t, clock_type::time_point start,
     co_await s.async_connect(eps, asio::use_awaitable);
     s.socket().set_option(tcp::no_delay(true));
     std::string session;
-    co_await post(s, t, "",
-                  R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"load","version":"1"}}})",
-                  &session);
+    co_await post(
+        s, t, "",
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"load","version":"1"}}})",
+        &session);
     co_await post(s, t, session, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     asio::steady_timer wait(ex, start);
     co_await wait.async_wait(asio::use_awaitable);
@@ -115,9 +116,10 @@ int main(int argc, char** argv) {
     auto pct = [&](double p) {
         return l.empty() ? 0.0 : l[std::min(l.size() - 1, static_cast<std::size_t>(p * l.size()))];
     };
-    std::printf(R"({"sessions":%d,"calls":%zu,"seconds":%.2f,"callsPerSec":%.0f,"p50Ms":%.3f,"p99Ms":%.3f,"errors":%zu})"
-                "\n",
-                sessions, l.size(), seconds, static_cast<double>(l.size()) / seconds, pct(0.50),
-                pct(0.99), out.errors);
+    std::printf(
+        R"({"sessions":%d,"calls":%zu,"seconds":%.2f,"callsPerSec":%.0f,"p50Ms":%.3f,"p99Ms":%.3f,"errors":%zu})"
+        "\n",
+        sessions, l.size(), seconds, static_cast<double>(l.size()) / seconds, pct(0.50), pct(0.99),
+        out.errors);
     return out.errors > 0 ? 1 : 0;
 }

@@ -1,0 +1,158 @@
+// The real gateway in-process (io thread, actor system, upstream client) in front of a
+// minimal MCP server: pins the order of the nine stages on real requests and the single exit
+// door (exactly one finished record per terminal response).
+#include "actors/audit.hpp"
+#include "actors/router.hpp"
+#include "tests/support/mini_mcp_server.hpp"
+#include "transport/gateway.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+#include <caf/all.hpp>
+#include <future>
+#include <gtest/gtest.h>
+#include <mutex>
+#include <thread>
+
+using namespace gate;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+struct gateway_fixture : ::testing::Test {
+    asio::io_context io{1};
+    caf::actor_system_config cfg;
+    std::optional<caf::actor_system> sys;
+    tcp::acceptor upstream_acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
+    std::optional<transport::gateway> gw;
+    std::uint16_t port = 0;
+    std::thread io_thread;
+    std::mutex mutex;
+    std::vector<transport::request_record> records;
+
+    void SetUp() override {
+        cfg.set("logger.verbosity", caf::atom("quiet"));
+        sys.emplace(cfg);
+        auto doc = std::make_shared<config::document>();
+        config::upstream u;
+        u.id = "mini";
+        u.urls = {"http://127.0.0.1:" + std::to_string(upstream_acceptor.local_endpoint().port()) +
+                  "/mcp"};
+        u.namespace_ = "m";
+        config::upstream v = u;
+        v.id = "mini2";
+        v.namespace_ = "n";
+        doc->upstreams = {u, v};
+        auto snap = make_snapshot(doc, 1);
+        gw.emplace(io, transport::gateway_parts{spawn_router(*sys, snap), {}, snap});
+        gw->on_request = [this](const transport::request_record& r) {
+            std::lock_guard lock(mutex);
+            records.push_back(r);
+        };
+        port = gw->listen("127.0.0.1", 0);
+        asio::co_spawn(io, test_support::serve_mini_mcp(upstream_acceptor), asio::detached);
+        io_thread = std::thread([this] { io.run(); });
+    }
+    void TearDown() override {
+        gw->stop();
+        io.stop();
+        io_thread.join();
+    }
+
+    // One synchronous exchange on a fresh connection.
+    std::pair<int, json::value> post(const std::string& body, const std::string& session,
+                                     std::string* session_out = nullptr) {
+        asio::io_context client_io;
+        beast::tcp_stream s(client_io);
+        s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+        http::request<http::string_body> req{http::verb::post, "/mcp", 11};
+        req.set(http::field::host, "localhost");
+        req.set(http::field::content_type, "application/json");
+        req.set(http::field::accept, "application/json, text/event-stream");
+        if (!session.empty())
+            req.set("Mcp-Session-Id", session);
+        req.body() = body;
+        req.prepare_payload();
+        http::write(s, req);
+        beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        http::read(s, buf, res);
+        if (session_out)
+            *session_out = std::string(res["Mcp-Session-Id"]);
+        return {res.result_int(), res.body().empty() ? json::value() : json::parse(res.body())};
+    }
+
+    std::string initialize() {
+        std::string session;
+        auto [status, body] = post(
+            R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+            "", &session);
+        EXPECT_EQ(status, 200);
+        EXPECT_FALSE(session.empty());
+        return session;
+    }
+};
+
+std::vector<std::string_view> names(const transport::stage_trace& t) {
+    std::vector<std::string_view> out;
+    for (std::size_t i = 0; i < t.count; ++i)
+        out.push_back(transport::stage_name(t.passed[i]));
+    return out;
+}
+
+std::vector<std::string_view> all_stages() {
+    std::vector<std::string_view> out;
+    for (auto s : transport::pipeline_order)
+        out.push_back(transport::stage_name(s));
+    return out;
+}
+
+} // namespace
+
+TEST_F(gateway_fixture, a_named_call_passes_all_nine_stages_in_order) {
+    auto session = initialize();
+    auto [status, body] = post(
+        R"({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"n__echo","arguments":{"message":"hi"}}})",
+        session);
+    EXPECT_EQ(status, 200);
+    EXPECT_EQ(body.at("id"), "c1");
+    EXPECT_EQ(body.at("result").at("content").at(0).at("text"), "Echo: hi");
+    std::lock_guard lock(mutex);
+    ASSERT_EQ(records.size(), 2u); // initialize and the call: one record each
+    EXPECT_EQ(records[1].method, "tools/call");
+    EXPECT_EQ(*records[1].upstream, "mini2");
+    EXPECT_EQ(names(records[1].trace), all_stages());
+}
+
+TEST_F(gateway_fixture, a_federated_list_passes_all_nine_stages_in_order) {
+    auto session = initialize();
+    auto [status, body] = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", session);
+    EXPECT_EQ(status, 200);
+    auto& tools = body.at("result").at("tools").as_array();
+    ASSERT_EQ(tools.size(), 2u);
+    EXPECT_EQ(tools[0].at("name"), "m__echo");
+    EXPECT_EQ(tools[1].at("name"), "n__echo");
+    std::lock_guard lock(mutex);
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(names(records[1].trace), all_stages());
+    EXPECT_EQ(records[1].upstream_calls, 2);
+    EXPECT_EQ(*records[1].items_served, 2);
+}
+
+TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {
+    auto session = initialize();
+    auto [status, body] = post(
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"zz__echo"}})", session);
+    EXPECT_EQ(status, 200);
+    EXPECT_EQ(body.at("error").at("code"), -32043);
+    std::lock_guard lock(mutex);
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[1].outcome, "error");
+    EXPECT_EQ(records[1].upstream_calls, 0);
+}
