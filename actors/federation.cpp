@@ -86,7 +86,9 @@ std::variant<list_answer, route_error> federation::page(list_kind kind,
         if (auto it = cache_.find({i, kind}); it != cache_.end())
             parts.push_back({i, &it->second.items});
     auto merged = protocol::merge_lists(kind, snap_->codec, parts);
-    auto fingerprint = protocol::list_fingerprint(kind, merged);
+    // The snapshot version is part of the list's identity: a reload expires every cursor.
+    auto fingerprint =
+        protocol::list_fingerprint(kind, merged) ^ (snap_->version * 0x9e3779b97f4a7c15ull);
     std::uint32_t offset = 0;
     if (cursor) {
         auto c = cursors_.decode(*cursor);

@@ -8,6 +8,8 @@ namespace {
 
 struct router_state {
     std::shared_ptr<const snapshot> snap;
+    // One key for the process: cursors survive a reload and are then refused as expired.
+    protocol::cursor_codec cursors = protocol::cursor_codec::with_random_key();
     std::optional<federation> fed;
     static inline const char* name = "gate.router";
 };
@@ -15,7 +17,7 @@ struct router_state {
 caf::behavior router(caf::stateful_actor<router_state>* self,
                      std::shared_ptr<const snapshot> snap) {
     self->state.snap = snap;
-    self->state.fed.emplace(snap, protocol::cursor_codec::with_random_key());
+    self->state.fed.emplace(snap, self->state.cursors);
     auto now = [self] { return self->clock().now(); };
     return {
         [=](plan_list& m) {
@@ -35,6 +37,10 @@ caf::behavior router(caf::stateful_actor<router_state>* self,
             m.reply(routed{self->state.snap, self->state.fed->resolve(m.method, m.params)});
         },
         [=](invalidate_upstream& m) { self->state.fed->invalidate(m.upstream); },
+        [=](replace_snapshot& m) {
+            self->state.snap = m.snap;
+            self->state.fed.emplace(m.snap, self->state.cursors);
+        },
     };
 }
 

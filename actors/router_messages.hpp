@@ -50,9 +50,15 @@ struct invalidate_upstream {
     std::size_t upstream;
 };
 
+// A reload: routing continues on the new snapshot with empty caches.
+struct replace_snapshot {
+    std::shared_ptr<const snapshot> snap;
+};
+
 } // namespace gate
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::plan_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::complete_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::resolve_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::invalidate_upstream)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::replace_snapshot)

@@ -1,6 +1,7 @@
 // The typed, immutable model of gate's configuration document (spec: "Configuration document").
 // Field names mirror the JSON keys in snake_case. Defaults are the spec's defaults; optional
-// means "absent in the document" where the spec gives no default.
+// means "absent in the document" where the spec gives no default. Equality is by value, so a
+// reload can tell which upstreams and sections changed.
 #pragma once
 
 #include <cstdint>
@@ -18,20 +19,27 @@ using string_map = std::map<std::string, std::string>;
 struct budget {
     std::string period; // "hour" | "day" | "week" | "month" (docs/configuration.md)
     std::int64_t upstream_calls = 0;
+
+    bool operator==(const budget&) const = default;
 };
 
 struct rate_limit {
     std::int64_t requests_per_minute = 0;
+
+    bool operator==(const rate_limit&) const = default;
 };
 
 struct client_auth {
     std::string type; // client_secret_post | client_secret_basic
     std::string secret_ref;
+
+    bool operator==(const client_auth&) const = default;
 };
 
 // upstreams[].auth
 struct upstream_auth {
-    std::string strategy = "none"; // none | static | passthrough | client-credentials | token-exchange
+    std::string strategy =
+        "none"; // none | static | passthrough | client-credentials | token-exchange
     // static
     std::string secret_ref;
     std::string header = "Authorization";
@@ -43,20 +51,28 @@ struct upstream_auth {
     std::vector<std::string> scopes;
     std::optional<std::string> resource; // client-credentials
     std::string audience;                // token-exchange
+
+    bool operator==(const upstream_auth&) const = default;
 };
 
 struct owner {
     std::optional<std::string> org, team, contact;
+
+    bool operator==(const owner&) const = default;
 };
 
 struct timeouts {
     std::int64_t connect_ms = 5000;
     std::int64_t request_ms = 60000;
+
+    bool operator==(const timeouts&) const = default;
 };
 
 struct circuit_breaker {
     std::int64_t failure_threshold = 5;
     std::int64_t half_open_after_ms = 30000;
+
+    bool operator==(const circuit_breaker&) const = default;
 };
 
 enum class protocol_mode { session, auto_, v2026_07_28 };
@@ -76,6 +92,8 @@ struct upstream {
     std::optional<config::budget> budget;
     std::optional<std::int64_t> health_check_interval_ms;
     std::int64_t cache_ttl_ms = 30000; // negative disables caching
+
+    bool operator==(const upstream&) const = default;
 };
 
 struct issuer {
@@ -83,6 +101,8 @@ struct issuer {
     std::string jwks_uri; // defaults to {issuer}/.well-known/jwks.json
     std::optional<std::string> groups_claim;
     bool exchange_only = false; // mode: "exchange"
+
+    bool operator==(const config::issuer&) const = default;
 };
 
 struct ema {
@@ -91,6 +111,8 @@ struct ema {
     std::string signing_key_ref;
     std::int64_t token_ttl_sec = 600;
     std::int64_t token_rate_limit_per_minute = 600;
+
+    bool operator==(const ema&) const = default;
 };
 
 struct auth {
@@ -98,6 +120,8 @@ struct auth {
     std::optional<std::string> resource;
     std::vector<config::issuer> issuers;
     std::optional<config::ema> ema;
+
+    bool operator==(const auth&) const = default;
 };
 
 using claim_value = std::variant<std::string, double, bool>;
@@ -105,39 +129,55 @@ using claim_value = std::variant<std::string, double, bool>;
 struct subjects {
     std::vector<std::string> subs, groups, issuers;
     std::map<std::string, claim_value> claims;
-    bool empty() const { return subs.empty() && groups.empty() && issuers.empty() && claims.empty(); }
+    bool empty() const {
+        return subs.empty() && groups.empty() && issuers.empty() && claims.empty();
+    }
+
+    bool operator==(const subjects&) const = default;
 };
 
 struct grant {
     std::string server;
     std::vector<std::string> methods; // empty: every method
     std::vector<std::string> names;   // empty: every name; `*` wildcards
+
+    bool operator==(const grant&) const = default;
 };
 
 struct rule {
     std::string id;
     std::optional<config::subjects> subjects; // absent: any principal
     std::vector<grant> allow;
+
+    bool operator==(const rule&) const = default;
 };
 
 struct policy {
     std::string default_decision = "deny"; // allow | deny
     std::vector<rule> rules;
+
+    bool operator==(const policy&) const = default;
 };
 
 struct audit_sink {
     std::string type; // stdout | webhook
     std::string url;
     string_map headers;
+
+    bool operator==(const audit_sink&) const = default;
 };
 
 struct audit {
     std::vector<audit_sink> sinks;
+
+    bool operator==(const audit&) const = default;
 };
 
 struct server_rate_limit {
     std::optional<std::int64_t> requests_per_minute;
     std::optional<std::int64_t> per_principal_per_minute;
+
+    bool operator==(const server_rate_limit&) const = default;
 };
 
 struct server {
@@ -150,11 +190,15 @@ struct server {
     std::optional<std::string> redis_url; // document value; REDIS_URL is applied by the caller
     bool introspection_enabled = false;
     bool console_enabled = false;
+
+    bool operator==(const server&) const = default;
 };
 
 struct routing {
     std::string namespace_separator = "__";
     std::int64_t page_size = 200; // negative: one merged page
+
+    bool operator==(const routing&) const = default;
 };
 
 struct discovery {
@@ -163,6 +207,8 @@ struct discovery {
     std::optional<std::string> bearer_secret_ref;
     std::vector<std::string> allowed_secret_refs;
     std::vector<std::string> allowed_credential_hosts;
+
+    bool operator==(const discovery&) const = default;
 };
 
 struct tenant {
@@ -171,12 +217,16 @@ struct tenant {
     std::optional<config::budget> budget;
     std::optional<config::rate_limit> rate_limit;
     std::optional<std::vector<std::string>> upstreams; // absent: all
+
+    bool operator==(const tenant&) const = default;
 };
 
 struct tracing {
     std::string otlp_endpoint; // normalised: a bare base URL gets /v1/traces
     std::string service_name = "gate";
     double sample_ratio = 1.0;
+
+    bool operator==(const tracing&) const = default;
 };
 
 struct document {
@@ -192,6 +242,8 @@ struct document {
 
     // Passthrough: exactly one upstream and it has no namespace.
     bool passthrough() const { return upstreams.size() == 1 && !upstreams[0].namespace_; }
+
+    bool operator==(const document&) const = default;
 };
 
 } // namespace gate::config

@@ -10,11 +10,14 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/send.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <spdlog/spdlog.h>
 
@@ -80,8 +83,6 @@ int run_gate(const std::vector<std::string>& args) {
         return 0;
     }
     setup_logging(opt.log_format, opt.log_level);
-    if (opt.watch)
-        spdlog::warn("--watch: configuration reload is not available in this build yet");
 
     // The io_context outlives the actor system so no bridged reply posts into a dead context.
     boost::asio::io_context io(1);
@@ -106,12 +107,55 @@ int run_gate(const std::vector<std::string>& args) {
                  loaded.doc->server.mcp_path, loaded.doc->upstreams.size(),
                  loaded.doc->upstreams.size() == 1 ? "" : "s",
                  loaded.doc->passthrough() ? "passthrough" : "namespaced");
+    // Reload: SIGHUP, or with --watch a change of the file's modification time (polled every
+    // 2 s). A document that fails validation or changes a construction-wired section is
+    // refused and the running configuration keeps serving.
+    auto reload = [&, source](const char* why) {
+        auto next = config::load(source);
+        if (!next.errors.empty()) {
+            for (const auto& e : next.errors)
+                spdlog::error("reload rejected ({}): {}: {}", why, e.pointer, e.reason);
+            return;
+        }
+        if (auto refused = gw.reload(next.doc))
+            spdlog::error("reload rejected ({}): {}", why, *refused);
+    };
+    boost::asio::signal_set hup(io, SIGHUP);
+    std::function<void()> wait_hup = [&] {
+        hup.async_wait([&](const boost::system::error_code& ec, int) {
+            if (ec)
+                return;
+            reload("SIGHUP");
+            wait_hup();
+        });
+    };
+    wait_hup();
+    boost::asio::steady_timer watch_timer(io);
+    std::optional<std::filesystem::file_time_type> seen;
+    std::function<void()> watch = [&] {
+        std::error_code fec;
+        auto mtime = std::filesystem::last_write_time(source, fec);
+        if (!fec && seen && mtime != *seen)
+            reload("--watch");
+        if (!fec)
+            seen = mtime;
+        watch_timer.expires_after(std::chrono::seconds(2));
+        watch_timer.async_wait([&](const boost::system::error_code& ec) {
+            if (!ec)
+                watch();
+        });
+    };
+    if (opt.watch)
+        watch();
+
     boost::asio::signal_set signals(io, SIGINT, SIGTERM);
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
         if (ec)
             return;
         spdlog::info("signal {}: shutting down", sig);
         gw.stop();
+        hup.cancel();
+        watch_timer.cancel();
         io.stop();
     });
     io.run();

@@ -1,4 +1,5 @@
 #include "actors/audit.hpp"
+#include "actors/router_messages.hpp"
 #include "transport/gateway_impl.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -23,12 +24,22 @@ namespace {
 
 constexpr auto idle_connection_timeout = std::chrono::seconds(120);
 
-std::vector<std::shared_ptr<upstream_client>> make_clients(asio::io_context& io,
-                                                           const config::document& doc) {
-    std::vector<std::shared_ptr<upstream_client>> out;
-    for (const auto& u : doc.upstreams)
-        out.push_back(std::make_shared<upstream_client>(io.get_executor(), u));
-    return out;
+// Clients for a snapshot, reusing those of `previous` whose upstream entry is unchanged.
+std::shared_ptr<const federation_view> make_view(asio::io_context& io,
+                                                 std::shared_ptr<const snapshot> snap,
+                                                 const federation_view* previous) {
+    auto view = std::make_shared<federation_view>();
+    view->snap = std::move(snap);
+    for (const auto& u : view->snap->doc->upstreams) {
+        std::shared_ptr<upstream_client> reused;
+        if (previous)
+            for (const auto& c : previous->clients)
+                if (c->config() == u)
+                    reused = c;
+        view->clients.push_back(reused ? reused
+                                       : std::make_shared<upstream_client>(io.get_executor(), u));
+    }
+    return view;
 }
 
 std::optional<std::string_view> header(const http_request& req, std::string_view name) {
@@ -47,7 +58,8 @@ std::string_view path_of(std::string_view target) {
 gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
     : io(io_), parts(std::move(parts_)), doc(*parts.snap->doc),
       guard(doc.server.allowed_hosts, doc.server.allowed_hosts_any),
-      upstreams(make_clients(io_, doc)), health(upstreams, !doc.auth.required) {}
+      live(make_view(io_, parts.snap, nullptr)),
+      health(std::make_shared<health_checker>(live->clients, !doc.auth.required)) {}
 
 gateway::gateway(asio::io_context& io, gateway_parts parts)
     : impl_(std::make_unique<impl>(io, std::move(parts))) {
@@ -65,6 +77,36 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     acc.listen(asio::socket_base::max_listen_connections);
     asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
     return acc.local_endpoint().port();
+}
+
+std::optional<std::string> gateway::reload(std::shared_ptr<const config::document> next) {
+    auto& i = *impl_;
+    const auto& now = i.doc;
+    if (!(next->server == now.server))
+        return "the server section cannot change without a restart";
+    if (!(next->auth == now.auth))
+        return "the auth section cannot change without a restart";
+    if (!(next->audit == now.audit))
+        return "the audit section cannot change without a restart";
+    if (!(next->tracing == now.tracing))
+        return "the tracing section cannot change without a restart";
+    auto snap = make_snapshot(std::move(next), i.live->snap->version + 1);
+    auto view = make_view(i.io, snap, i.live.get());
+    std::size_t kept = 0;
+    for (const auto& c : view->clients)
+        for (const auto& old : i.live->clients)
+            kept += c == old;
+    spdlog::info("reload applied: {} upstream{} ({} kept with live sessions, {} new or changed, "
+                 "{} retired)",
+                 view->clients.size(), view->clients.size() == 1 ? "" : "s", kept,
+                 view->clients.size() - kept, i.live->clients.size() - kept);
+    i.live = view;
+    i.health = std::make_shared<health_checker>(view->clients, !i.doc.auth.required);
+    caf::anon_send(i.parts.router, replace_snapshot{snap});
+    for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",
+                        "notifications/resources/list_changed"})
+        i.sessions.broadcast(json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", method}}));
+    return std::nullopt;
 }
 
 void gateway::stop() {
@@ -177,6 +219,7 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
                 break;
             } else {
                 request_record rec;
+                rec.view = live;
                 rec.start = start;
                 rec.trace.record(stage::host_origin);
                 reply = co_await mcp_post(parser.get(), rec);
@@ -191,7 +234,8 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
                                      R"({"error":"method not allowed: use POST, GET or DELETE"})");
             reply.headers.emplace_back("Allow", "GET, POST, DELETE");
         } else if (path == "/health" && req.method() == http::verb::get) {
-            auto report = co_await health.check();
+            auto checker = health; // a reload may replace it while this probe runs
+            auto report = co_await checker->check();
             reply = http_reply::json(report.any_up ? http::status::ok
                                                    : http::status::service_unavailable,
                                      json::serialize(report.body));
@@ -218,11 +262,31 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
         res.prepare_payload();
         stream.expires_after(std::chrono::seconds(30));
         co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec || !res.keep_alive())
+        if (ec)
             break;
+        if (!res.keep_alive()) {
+            if (reply.close)
+                co_await drain(stream);
+            break;
+        }
     }
     boost::system::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+asio::awaitable<void> gateway::impl::drain(beast::tcp_stream& stream) {
+    // The client may still be sending the body we refused. Closing with unread bytes makes the
+    // kernel answer with a reset that can destroy our response before the client reads it, so
+    // half-close first and discard what arrives, within bounds.
+    boost::system::error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream.expires_after(std::chrono::seconds(2));
+    std::array<char, 16384> sink;
+    std::size_t total = 0;
+    const std::size_t cap = 4 * static_cast<std::size_t>(doc.server.max_body_bytes) + (1u << 20);
+    while (!ec && total < cap)
+        total += co_await stream.async_read_some(asio::buffer(sink),
+                                                 asio::redirect_error(asio::use_awaitable, ec));
 }
 
 } // namespace gate::transport

@@ -29,8 +29,17 @@ struct gateway_parts {
     std::shared_ptr<const snapshot> snap;
 };
 
+// The federation a request sees: one snapshot and the upstream clients indexed like it.
+// Loaded once at request entry; a reload swaps in a new one without touching requests in
+// flight.
+struct federation_view {
+    std::shared_ptr<const snapshot> snap;
+    std::vector<std::shared_ptr<upstream_client>> clients;
+};
+
 // What one MCP request carried and what became of it: the input of the audit stage.
 struct request_record {
+    std::shared_ptr<const federation_view> view;
     std::chrono::steady_clock::time_point start;
     std::string method;
     std::optional<std::string> name, upstream, error;
@@ -50,6 +59,12 @@ public:
     std::uint16_t listen(const std::string& host, std::uint16_t port);
     // Stops accepting, ends every session and its streams.
     void stop();
+
+    // Swaps in a validated document (must run on the io thread). Upstreams whose entry is
+    // unchanged keep their client and live session; the rest are rebuilt. Sections wired at
+    // construction (server, auth, audit, tracing) cannot change: the answer names the first
+    // that did and nothing is applied. Connected clients receive list_changed.
+    std::optional<std::string> reload(std::shared_ptr<const config::document> doc);
 
     // Observes every finished MCP request (tests pin the pipeline order with it).
     std::function<void(const request_record&)> on_request;

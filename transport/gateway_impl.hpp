@@ -19,6 +19,8 @@ struct gateway::impl {
 
     boost::asio::awaitable<void> accept_loop();
     boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
+    // After refusing a request whose body was not read: half-close and discard, bounded.
+    boost::asio::awaitable<void> drain(boost::beast::tcp_stream& stream);
 
     // The MCP endpoint.
     boost::asio::awaitable<http_reply> mcp_post(const http_request& req, request_record& rec);
@@ -59,8 +61,8 @@ struct gateway::impl {
     host_guard guard;
     metrics stats;
     session_table sessions;
-    std::vector<std::shared_ptr<upstream_client>> upstreams;
-    health_checker health;
+    std::shared_ptr<const federation_view> live;
+    std::shared_ptr<health_checker> health;
     std::optional<boost::asio::ip::tcp::acceptor> acceptor;
     std::function<void(const request_record&)>* on_request = nullptr;
     std::atomic<bool> stopping{false};

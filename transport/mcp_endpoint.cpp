@@ -7,6 +7,7 @@
 #include "transport/fan_out.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/protocol_versions.hpp"
+#include "transport/sse.hpp"
 #include "transport/version.hpp"
 
 #include <boost/asio/redirect_error.hpp>
@@ -169,15 +170,15 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         requested = std::string(v->get_string());
     version = negotiate_protocol_version(requested);
     json::object result;
-    if (parts.snap->codec.passthrough()) {
+    if (rec.view->snap->codec.passthrough()) {
         // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
-        rec.upstream = parts.snap->upstream(0).id;
+        rec.upstream = rec.view->snap->upstream(0).id;
         rec.upstream_calls = 1;
-        auto r = co_await upstreams[0]->initialize_result({rec.traceparent, {}});
+        auto r = co_await rec.view->clients[0]->initialize_result({rec.traceparent, {}});
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             rec.outcome = "upstream_down";
             co_return protocol::make_error(id, ec::upstream_unavailable,
-                                           "upstream " + parts.snap->upstream(0).id +
+                                           "upstream " + rec.view->snap->upstream(0).id +
                                                " unavailable: " + f->message);
         }
         result = std::get<json::object>(r);
@@ -205,7 +206,7 @@ asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
         rec.trace.record(stage::route);
         co_return protocol::make_result(id, json::object{});
     }
-    if (method == "logging/setLevel" && !parts.snap->codec.passthrough()) {
+    if (method == "logging/setLevel" && !rec.view->snap->codec.passthrough()) {
         rec.trace.record(stage::route);
         co_return protocol::make_result(id, json::object{});
     }
@@ -220,13 +221,13 @@ asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstrea
                                                              request_record& rec) {
     auto start = clock::now();
     ++rec.upstream_calls;
-    auto reply =
-        co_await upstreams[upstream]->request(method, std::move(params), {rec.traceparent, {}});
+    auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params),
+                                                               {rec.traceparent, {}});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))
         outcome = f->what == upstream_failure::kind::connect_error ? "connect_error" : "error";
-    stats.upstream(upstreams[upstream]->config().id, outcome, seconds);
+    stats.upstream(rec.view->clients[upstream]->config().id, outcome, seconds);
     co_return reply;
 }
 
@@ -242,6 +243,9 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     });
     if (!plan)
         co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+    if (plan->snap != rec.view->snap)
+        co_return protocol::make_error(id, ec::internal_error,
+                                       "the configuration was reloaded during this request; retry");
     // Stage 5: lists are not gated; egress filters them per principal (security issue).
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);
@@ -252,10 +256,10 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
             auto upstream = plan->fetch[i];
             auto start = clock::now();
             ++rec.upstream_calls;
-            auto r = co_await upstreams[upstream]->fetch_list(traits.method, traits.key,
-                                                              {rec.traceparent, {}});
+            auto r = co_await rec.view->clients[upstream]->fetch_list(traits.method, traits.key,
+                                                                      {rec.traceparent, {}});
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
-            auto& cfg = upstreams[upstream]->config();
+            auto& cfg = rec.view->clients[upstream]->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {
                 stats.upstream(cfg.id,
                                f->what == upstream_failure::kind::connect_error ? "connect_error"
@@ -267,7 +271,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
             stats.upstream(cfg.id, "ok", seconds);
             co_return fetched_list{upstream, std::move(std::get<json::array>(r))};
         });
-    bool all_failed = !fetched.empty() && fetched.size() == parts.snap->size();
+    bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
     for (auto& f : fetched)
         all_failed = all_failed && !f.items;
     if (all_failed) {
@@ -302,19 +306,24 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
     std::optional<routed> r;
     // Names resolve against the immutable snapshot on this thread; only resource ownership,
     // which the router learns from lists, needs the actor.
-    if (auto named = resolve_by_name(*parts.snap, method, params))
-        r = routed{parts.snap, std::move(*named)};
+    if (auto named = resolve_by_name(*rec.view->snap, method, params))
+        r = routed{rec.view->snap, std::move(*named)};
     for (int attempt = 0; !r || attempt > 0; ++attempt) {
         r = co_await ask<routed>(parts.router, [&](reply_to<routed> reply) {
             return resolve_call{method, params, std::move(reply)};
         });
         if (!r)
             co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+        if (r->snap != rec.view->snap)
+            co_return protocol::make_error(
+                id, ec::internal_error,
+                "the configuration was reloaded during this request; retry");
         auto* err = std::get_if<route_error>(&r->outcome);
         if (!err || !err->needs_resource_lists || attempt > 0)
             break;
         // The owner of a URI is learnt from the lists: fetch them once, then route again.
         request_record side;
+        side.view = rec.view;
         co_await federated_list(protocol::list_kind::resources, "", nullptr, {}, side);
         co_await federated_list(protocol::list_kind::resource_templates, "", nullptr, {}, side);
         rec.upstream_calls += side.upstream_calls;
@@ -326,7 +335,7 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
     }
     auto& target = std::get<route>(r->outcome);
     rec.name = target.name.empty() ? std::nullopt : std::optional(target.name);
-    rec.upstream = parts.snap->upstream(target.upstream).id;
+    rec.upstream = rec.view->snap->upstream(target.upstream).id;
     // Stage 5: authorize (policy engine arrives with the security issue: allow).
     rec.trace.record(stage::authorize);
     // Stage 6: per-upstream guards; the request timeout is enforced by the client.
@@ -380,14 +389,23 @@ asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const ht
     http::response_serializer<http::empty_body> sr{res};
     stream.expires_never();
     co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+    std::uint64_t event_id = 0;
     while (!ec && sessions.contains(session) && !stopping) {
-        wake->expires_after(std::chrono::seconds(15));
-        boost::system::error_code wait_ec;
-        co_await wake->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
-        if (!sessions.contains(session) || stopping)
-            break;
-        static constexpr std::string_view heartbeat = ": keep-alive\n\n";
-        co_await asio::async_write(stream, http::make_chunk(asio::buffer(heartbeat)),
+        auto pending = sessions.take_outbox(session);
+        if (pending.empty()) {
+            wake->expires_after(std::chrono::seconds(15));
+            boost::system::error_code wait_ec;
+            co_await wake->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+            if (!sessions.contains(session) || stopping)
+                break;
+            pending = sessions.take_outbox(session);
+        }
+        std::string frame;
+        for (const auto& m : pending)
+            frame += format_sse(m, std::to_string(++event_id));
+        if (frame.empty())
+            frame = ": keep-alive\n\n";
+        co_await asio::async_write(stream, http::make_chunk(asio::buffer(frame)),
                                    asio::redirect_error(asio::use_awaitable, ec));
     }
     if (!ec)

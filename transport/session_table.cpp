@@ -29,7 +29,7 @@ void wake(downstream_session& s) {
 std::string session_table::open(std::string protocol_version) {
     auto id = random_id();
     std::lock_guard lock(mutex_);
-    sessions_[id] = downstream_session{std::move(protocol_version), {}};
+    sessions_[id] = downstream_session{std::move(protocol_version), {}, {}};
     return id;
 }
 
@@ -55,6 +55,28 @@ bool session_table::attach_stream(const std::string& id,
     std::erase_if(it->second.streams, [](auto& w) { return w.expired(); });
     it->second.streams.push_back(std::move(stream));
     return true;
+}
+
+void session_table::broadcast(const std::string& message) {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, s] : sessions_) {
+        // A client that never reads its stream must not grow the gateway without bound.
+        if (s.outbox.size() >= 256)
+            s.outbox.pop_front();
+        s.outbox.push_back(message);
+        wake(s);
+    }
+}
+
+std::vector<std::string> session_table::take_outbox(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return {};
+    std::vector<std::string> out(std::make_move_iterator(it->second.outbox.begin()),
+                                 std::make_move_iterator(it->second.outbox.end()));
+    it->second.outbox.clear();
+    return out;
 }
 
 bool session_table::close(const std::string& id) {

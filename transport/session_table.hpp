@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,7 +15,8 @@ namespace gate::transport {
 
 struct downstream_session {
     std::string protocol_version;
-    std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // cancelled on DELETE
+    std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // woken on news and DELETE
+    std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
 };
 
 class session_table {
@@ -25,6 +27,10 @@ public:
     std::optional<std::string> protocol_version(const std::string& id) const;
     // Registers an open GET stream; false when the session is unknown.
     bool attach_stream(const std::string& id, std::weak_ptr<boost::asio::steady_timer> stream);
+    // Queues a server-to-client message for every session and wakes their streams.
+    void broadcast(const std::string& message);
+    // Takes the queued messages of a session (empty when none or unknown).
+    std::vector<std::string> take_outbox(const std::string& id);
     // Ends the session and wakes its streams so they close; false when unknown.
     bool close(const std::string& id);
     void close_all();

@@ -1,0 +1,58 @@
+// Section parsers. Each reads one part of the document into the model and reports every
+// structural and cross-field problem it can see from there.
+#pragma once
+
+#include "config/json_view.hpp"
+#include "config/model.hpp"
+
+#include <set>
+#include <string>
+
+namespace gate::config::detail {
+
+// Facts about the whole document that rules in one section depend on, read tolerantly
+// before the sections are parsed. The *_known flags are false when the underlying value is
+// itself invalid, so dependent rules stay quiet rather than echo that error.
+struct facts {
+    std::size_t upstream_count = 0;
+    std::set<std::string, std::less<>> upstream_ids; // every string id, valid or not
+    bool auth_required = false;
+    bool auth_mode_known = true;
+    std::string separator = "__";
+    bool separator_known = true;
+    bool discovery = false;
+};
+
+facts gather_facts(const json::value& root);
+
+void parse_upstreams(const object_view& root, const facts& f, std::vector<upstream>& out);
+void parse_upstream_auth(const object_view& parent, const facts& f, upstream_auth& out);
+void parse_auth(const object_view& root, config::auth& out);
+void parse_policy(const object_view& root, const facts& f, std::optional<policy>& out);
+void parse_audit(const object_view& root, std::optional<audit>& out);
+void parse_server(const object_view& root, server& out);
+void parse_routing(const object_view& root, routing& out);
+void parse_discovery(const object_view& root, std::optional<discovery>& out);
+void parse_tenants(const object_view& root, const facts& f, std::vector<tenant>& out);
+void parse_tracing(const object_view& root, std::optional<tracing>& out);
+
+// Shared shapes.
+std::optional<budget> parse_budget(const object_view& parent, std::string_view key);
+std::optional<rate_limit> parse_rate_limit(const object_view& parent, std::string_view key);
+// `selector_required`: tenants refuse a missing or empty selector (it would capture every
+// caller); policy rules refuse only an empty one.
+std::optional<subjects> parse_subjects(const object_view& parent, std::string_view key,
+                                       bool selector_required);
+
+// Reads an http(s) URL member; `secure` demands https except on loopback hosts.
+std::optional<std::string> read_http_url(const object_view& o, std::string_view key, bool secure);
+// Reads an environment variable name member (secretRef and friends).
+std::optional<std::string> read_env_name(const object_view& o, std::string_view key);
+// Why a separator is unusable, or "" when it is fine.
+std::string separator_problem(std::string_view separator);
+// Reports `key` when it names no configured upstream (unknown ids may still be discovered
+// when discovery is configured, so they pass then).
+void check_upstream_ref(const facts& f, sink& errors, const std::string& pointer,
+                        const std::string& id);
+
+} // namespace gate::config::detail

@@ -1,0 +1,209 @@
+#include "config/checks.hpp"
+#include "config/parse_sections.hpp"
+
+namespace gate::config::detail {
+
+namespace {
+
+// Paths the gateway serves itself; MCP on one of them would shadow or be shadowed by it.
+std::string reserved_path_problem(std::string_view path) {
+    for (std::string_view exact : {"/health", "/healthz", "/metrics", "/oauth/token"}) {
+        if (path == exact) {
+            return "is reserved by the gateway's own " + std::string(exact) + " endpoint";
+        }
+    }
+    for (std::string_view tree : {"/api", "/console", "/.well-known"}) {
+        if (path == tree || (path.starts_with(tree) && path[tree.size()] == '/')) {
+            return "is reserved: the gateway serves " + std::string(tree) + "/... itself";
+        }
+    }
+    return "";
+}
+
+void read_mcp_path(const object_view& o, server& s) {
+    auto path = o.string("mcpPath");
+    if (!path) {
+        return;
+    }
+    if (path->front() != '/') {
+        o.fail("mcpPath", quoted(*path) + " must start with \"/\"");
+    } else if (path->find_first_of("?# \t\r\n") != std::string::npos) {
+        o.fail("mcpPath", quoted(*path) + " must be a plain path, without a query, fragment "
+                                          "or whitespace");
+    } else if (auto problem = reserved_path_problem(*path); !problem.empty()) {
+        o.fail("mcpPath", quoted(*path) + " " + problem);
+    } else {
+        s.mcp_path = *path;
+    }
+}
+
+std::string lowercase(std::string s) {
+    for (auto& c : s) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return s;
+}
+
+// Hostnames match case-insensitively, so entries are kept lowercased; IPv6 literals are kept
+// unbracketed, the spelling of the default `::1`.
+std::optional<std::string> normalise_host(std::string host) {
+    host = lowercase(std::move(host));
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+        return is_ipv6(host) ? std::optional(host) : std::nullopt;
+    }
+    if (is_ipv4(host) || is_ipv6(host) || is_dns_name(host)) {
+        return host;
+    }
+    return std::nullopt;
+}
+
+void read_allowed_hosts(const object_view& o, server& s) {
+    auto hosts = o.strings("allowedHosts");
+    if (!hosts) {
+        return;
+    }
+    if (hosts->empty()) {
+        o.fail("allowedHosts", "must list at least one hostname, or [\"*\"] to disable the "
+                               "Host/Origin check; omit it to keep the localhost default");
+        return;
+    }
+    std::vector<std::string> out;
+    bool ok = true;
+    for (std::size_t i = 0; i < hosts->size(); ++i) {
+        std::string ptr = child_pointer(o.pointer_of("allowedHosts"), i);
+        const auto& h = (*hosts)[i];
+        if (h == "*") {
+            if (hosts->size() != 1) {
+                o.errors().add(ptr, "\"*\" disables the Host/Origin check and is only allowed as "
+                                    "the sole entry");
+                ok = false;
+            }
+            continue;
+        }
+        if (auto host = normalise_host(h)) {
+            out.push_back(*host);
+        } else {
+            o.errors().add(ptr, quoted(h) + " is not a hostname or IP address; list bare "
+                                            "hostnames without scheme or port (the port is "
+                                            "stripped before matching)");
+            ok = false;
+        }
+    }
+    if (!ok) {
+        return;
+    }
+    s.allowed_hosts_any = hosts->size() == 1 && (*hosts)[0] == "*";
+    // Keeping "*" in the list (rather than clearing it) means a consumer that forgets to test
+    // allowed_hosts_any still fails closed: no real Host equals "*".
+    s.allowed_hosts = s.allowed_hosts_any ? std::vector<std::string>{"*"} : out;
+}
+
+void read_rate_limit(const object_view& o, server& s) {
+    const auto* v = o.find("rateLimit");
+    if (v == nullptr) {
+        return;
+    }
+    object_view r(*v, o.pointer_of("rateLimit"), o.errors(),
+                  {"requestsPerMinute", "perPrincipalPerMinute"});
+    if (!r.ok()) {
+        return;
+    }
+    server_rate_limit limit;
+    limit.requests_per_minute = r.integer("requestsPerMinute", bound::positive);
+    limit.per_principal_per_minute = r.integer("perPrincipalPerMinute", bound::positive);
+    if (!r.has("requestsPerMinute") && !r.has("perPrincipalPerMinute")) {
+        r.fail_here("sets no limit; give requestsPerMinute, perPrincipalPerMinute or both, or "
+                    "omit rateLimit");
+    }
+    s.rate_limit = limit;
+}
+
+void read_redis_url(const object_view& o, server& s) {
+    auto text = o.string("redisUrl");
+    if (!text) {
+        return;
+    }
+    std::string why;
+    auto url = parse_url(*text, why);
+    if (!url) {
+        o.fail("redisUrl", quoted(*text) + " is not a valid URL: it " + why);
+    } else if (url->scheme != "redis" && url->scheme != "rediss") {
+        o.fail("redisUrl",
+               "must be a redis:// or rediss:// URL (got scheme " + quoted(url->scheme) + ")");
+    } else if (url->has_userinfo) {
+        o.fail("redisUrl", "must not embed credentials; the document never holds secrets, so "
+                           "give a URL with credentials through the REDIS_URL environment "
+                           "variable instead");
+    } else {
+        s.redis_url = *text;
+    }
+}
+
+std::optional<bool> read_enabled(const object_view& o, std::string_view key) {
+    const auto* v = o.find(key);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    object_view section(*v, o.pointer_of(key), o.errors(), {"enabled"});
+    return section.boolean("enabled");
+}
+
+} // namespace
+
+void parse_server(const object_view& root, server& out) {
+    const auto* v = root.find("server");
+    if (v == nullptr) {
+        return;
+    }
+    object_view o(*v, root.pointer_of("server"), root.errors(),
+                  {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "redisUrl",
+                   "introspection", "console"});
+    if (!o.ok()) {
+        return;
+    }
+    read_mcp_path(o, out);
+    read_allowed_hosts(o, out);
+    read_rate_limit(o, out);
+    out.budget = parse_budget(o, "budget");
+    out.max_body_bytes = o.integer("maxBodyBytes", bound::positive).value_or(1048576);
+    read_redis_url(o, out);
+    out.introspection_enabled = read_enabled(o, "introspection").value_or(false);
+    out.console_enabled = read_enabled(o, "console").value_or(false);
+    std::string introspection_ptr = child_pointer(o.pointer_of("introspection"), "enabled");
+    if (out.console_enabled && !out.introspection_enabled &&
+        !o.errors().failed(introspection_ptr)) {
+        o.errors().add(child_pointer(o.pointer_of("console"), "enabled"),
+                       "needs server.introspection.enabled: the console page shows what "
+                       "/api/federation reports and has no other data source");
+    }
+}
+
+void parse_routing(const object_view& root, routing& out) {
+    const auto* v = root.find("routing");
+    if (v == nullptr) {
+        return;
+    }
+    object_view o(*v, root.pointer_of("routing"), root.errors(),
+                  {"namespaceSeparator", "pageSize"});
+    if (auto sep = o.string("namespaceSeparator", true)) {
+        if (auto problem = separator_problem(*sep); !problem.empty()) {
+            o.fail("namespaceSeparator", problem);
+        } else {
+            out.namespace_separator = *sep;
+        }
+    }
+    if (const auto* page = o.find("pageSize"); page != nullptr) {
+        auto n = o.integer("pageSize");
+        if (n && *n == 0) {
+            o.fail("pageSize", "must not be 0: use a positive page size, or a negative value to "
+                               "serve one merged page");
+        } else if (n) {
+            out.page_size = *n;
+        }
+    }
+}
+
+} // namespace gate::config::detail

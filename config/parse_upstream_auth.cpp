@@ -1,0 +1,165 @@
+#include "config/checks.hpp"
+#include "config/parse_sections.hpp"
+
+#include <array>
+
+namespace gate::config::detail {
+
+namespace {
+
+struct strategy_fields {
+    std::string_view name;
+    std::vector<std::string_view> fields;
+};
+
+// Fields each strategy reads. A field another strategy reads is refused rather than ignored:
+// it almost always means the strategy name is not the one the author meant.
+const std::array<strategy_fields, 5>& strategies() {
+    static const std::array<strategy_fields, 5> table{{
+        {"none", {"strategy"}},
+        {"static", {"strategy", "secretRef", "header", "scheme"}},
+        {"passthrough", {"strategy"}},
+        {"client-credentials",
+         {"strategy", "tokenEndpoint", "clientId", "clientAuth", "scopes", "resource"}},
+        {"token-exchange",
+         {"strategy", "tokenEndpoint", "clientId", "clientAuth", "audience", "scopes"}},
+    }};
+    return table;
+}
+
+void refuse_foreign_fields(const object_view& o, const json::object& obj,
+                           const strategy_fields& s) {
+    for (const auto& member : obj) {
+        std::string_view key = member.key();
+        bool used = false;
+        for (auto f : s.fields) {
+            used = used || f == key;
+        }
+        bool known = false;
+        for (const auto& other : strategies()) {
+            for (auto f : other.fields) {
+                known = known || f == key;
+            }
+        }
+        if (known && !used) {
+            o.fail(key, "is not used by strategy " + quoted(s.name) + "; its fields are " +
+                            quoted_list(s.fields));
+        }
+    }
+}
+
+std::optional<client_auth> parse_client_auth(const object_view& parent) {
+    const auto* v = parent.find("clientAuth");
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    object_view o(*v, parent.pointer_of("clientAuth"), parent.errors(), {"type", "secretRef"});
+    if (!o.ok()) {
+        return std::nullopt;
+    }
+    client_auth ca;
+    o.require("type", "how the gateway authenticates to the token endpoint "
+                      "(\"client_secret_post\" or \"client_secret_basic\")");
+    ca.type = o.one_of("type", {"client_secret_post", "client_secret_basic"}).value_or("");
+    o.require("secretRef", "the name of the environment variable holding the client secret");
+    ca.secret_ref = read_env_name(o, "secretRef").value_or("");
+    return ca;
+}
+
+std::optional<std::vector<std::string>> read_scopes(const object_view& o) {
+    auto scopes = o.strings("scopes");
+    if (!scopes) {
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < scopes->size(); ++i) {
+        if ((*scopes)[i].find_first_of(" \t\r\n\"\\") != std::string::npos) {
+            o.errors().add(child_pointer(o.pointer_of("scopes"), i),
+                           "a scope must not contain spaces, quotes or backslashes (list each "
+                           "scope as its own entry)");
+        }
+    }
+    return scopes;
+}
+
+void read_token_client(const object_view& o, upstream_auth& a, std::string_view strategy) {
+    std::string what = "the token endpoint URL of strategy " + quoted(strategy);
+    o.require("tokenEndpoint", what);
+    a.token_endpoint = read_http_url(o, "tokenEndpoint", true).value_or("");
+    o.require("clientId", "the OAuth client id the gateway presents");
+    a.client_id = o.string("clientId").value_or("");
+    o.require("clientAuth", "{type, secretRef}: how the gateway authenticates as that client");
+    a.client_auth_ = parse_client_auth(o);
+    a.scopes = read_scopes(o).value_or(std::vector<std::string>{});
+}
+
+} // namespace
+
+void parse_upstream_auth(const object_view& parent, const facts& f, upstream_auth& a) {
+    const auto* v = parent.find("auth");
+    if (v == nullptr) {
+        return;
+    }
+    object_view o(*v, parent.pointer_of("auth"), parent.errors(),
+                  {"strategy", "secretRef", "header", "scheme", "tokenEndpoint", "clientId",
+                   "clientAuth", "scopes", "resource", "audience"});
+    if (!o.ok()) {
+        return;
+    }
+    o.require("strategy", "one of \"none\", \"static\", \"passthrough\", \"client-credentials\", "
+                          "\"token-exchange\"");
+    auto strategy = o.one_of(
+        "strategy", {"none", "static", "passthrough", "client-credentials", "token-exchange"});
+    if (!strategy) {
+        return;
+    }
+    a.strategy = *strategy;
+    for (const auto& s : strategies()) {
+        if (s.name == *strategy) {
+            refuse_foreign_fields(o, v->get_object(), s);
+        }
+    }
+    if (a.strategy == "static") {
+        o.require("secretRef", "the name of the environment variable holding the credential");
+        a.secret_ref = read_env_name(o, "secretRef").value_or("");
+        if (auto header = o.string("header")) {
+            if (is_http_token(*header)) {
+                a.header = *header;
+            } else {
+                o.fail("header", quoted(*header) + " is not a valid HTTP header name");
+            }
+        }
+        if (auto scheme = o.string("scheme", true)) {
+            if (scheme->empty() || is_http_token(*scheme)) {
+                a.scheme = *scheme;
+            } else {
+                o.fail("scheme", quoted(*scheme) +
+                                     " is not a valid authentication scheme; use a single word "
+                                     "such as \"Bearer\", or \"\" to send the bare secret");
+            }
+        }
+    } else if (a.strategy == "client-credentials") {
+        read_token_client(o, a, a.strategy);
+        if (auto resource = o.string("resource")) {
+            std::string why;
+            auto url = parse_url(*resource, why);
+            if (!url || url->has_fragment) {
+                o.fail("resource",
+                       quoted(*resource) + " is not an absolute URI without a fragment (RFC 8707)");
+            } else {
+                a.resource = *resource;
+            }
+        }
+    } else if (a.strategy == "token-exchange") {
+        read_token_client(o, a, a.strategy);
+        o.require("audience", "the audience of the exchanged token (RFC 8693)");
+        a.audience = o.string("audience").value_or("");
+    }
+    bool caller_derived = a.strategy == "passthrough" || a.strategy == "token-exchange";
+    if (caller_derived && f.auth_mode_known && !f.auth_required) {
+        o.fail("strategy", quoted(a.strategy) +
+                               " needs auth.mode \"required\": it uses the verified caller's "
+                               "token, and anonymous callers have none");
+    }
+}
+
+} // namespace gate::config::detail

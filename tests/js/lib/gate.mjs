@@ -1,0 +1,154 @@
+// The real gate binary, started on 127.0.0.1 with `--port 0`.
+//
+// Contract with the gateway (what these helpers rely on):
+//   - `gate --port 0 --config <file>` (or GATE_CONFIG=<path or inline JSON>) binds an
+//     ephemeral port and writes, on stderr, a line containing
+//         listening on http://<host>:<port>
+//     (text or JSON log format: the regex below only needs that substring).
+//   - the audit `stdout` sink writes one JSON object per line on stdout; operational logs
+//     go to stderr only.
+//   - SIGHUP reloads the configuration file; SIGTERM shuts down (drain <= 10 s).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { requireGateBin } from './paths.mjs';
+import { spawnTracked } from './procs.mjs';
+
+export const LISTENING_RE = /listening on http:\/\/([^\/\s]+):(\d+)/;
+
+/**
+ * Starts gate with `config` (an object, or a JSON string).
+ *   configVia: 'file' (default: --config <tmpfile>) | 'env' (GATE_CONFIG=<inline JSON>)
+ *   args:      extra command-line arguments
+ *   env:       extra environment variables
+ * Returns { url, base, port, pid, stdoutLines, stderrLines, configPath, proc,
+ *           stop(), kill(sig), auditEvents(), waitForAudit(pred), writeConfig(cfg), reload(cfg) }.
+ */
+export async function startGate({ config, args = [], env = {}, configVia = 'file', timeoutMs = 20_000 } = {}) {
+  const bin = requireGateBin();
+  const text = typeof config === 'string' ? config : JSON.stringify(config, null, 2);
+  const dir = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
+  const configPath = path.join(dir, 'gate.config.json');
+  writeFileSync(configPath, text);
+
+  const argv = ['--port', '0'];
+  const childEnv = { ...process.env, ...env };
+  delete childEnv.GATE_CONFIG;
+  if (configVia === 'env') childEnv.GATE_CONFIG = text;
+  else argv.push('--config', configPath);
+  argv.push(...args);
+
+  const proc = spawnTracked(bin, argv, { env: childEnv, name: 'gate' });
+  const cleanupDir = () => rmSync(dir, { recursive: true, force: true });
+  proc.exited.then(cleanupDir, cleanupDir);
+
+  let m;
+  try {
+    m = await Promise.race([
+      proc.stderr.waitFor(LISTENING_RE, { timeoutMs }),
+      proc.exited.then((r) => {
+        throw new Error(`gate exited (${JSON.stringify(r)}) before listening; stderr:\n${proc.stderr.text()}`);
+      }),
+    ]);
+  } catch (err) {
+    await proc.stop({ signal: 'SIGKILL' });
+    err.message += `\n(gate ${argv.join(' ')}; stderr so far:\n${proc.stderr.text()})`;
+    throw err;
+  }
+  const port = Number(m[2]);
+  const base = `http://127.0.0.1:${port}`;
+  const cfgObj = typeof config === 'string' ? JSON.parse(config) : config;
+  const mcpPath = cfgObj?.server?.mcpPath ?? '/mcp';
+
+  const auditEvents = () =>
+    proc.stdout.lines
+      .filter((l) => l.trim() !== '')
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return { __unparsable: l };
+        }
+      });
+
+  /** Resolves with the audit events once `pred(events)` is true; rejects after timeoutMs. */
+  const waitForAudit = (pred, { timeoutMs: t = 5000 } = {}) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const ev = auditEvents();
+        if (pred(ev)) {
+          done();
+          resolve(ev);
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`audit condition not met within ${t} ms; stdout:\n${proc.stdout.text()}`));
+      }, t);
+      const done = () => {
+        clearTimeout(timer);
+        proc.stdout.off('line', check);
+      };
+      if (!check()) proc.stdout.on('line', check);
+    });
+
+  const writeConfig = (cfg) => writeFileSync(configPath, typeof cfg === 'string' ? cfg : JSON.stringify(cfg, null, 2));
+
+  return {
+    url: `${base}${mcpPath}`,
+    base,
+    port,
+    pid: proc.pid,
+    proc,
+    configPath,
+    stdoutLines: proc.stdout.lines,
+    stderrLines: proc.stderr.lines,
+    auditEvents,
+    waitForAudit,
+    writeConfig,
+    /** Rewrites the config file and sends SIGHUP (by PID). */
+    reload(cfg) {
+      if (cfg !== undefined) writeConfig(cfg);
+      return proc.kill('SIGHUP');
+    },
+    stop: (opts) => proc.stop({ graceMs: 12_000, ...opts }),
+    kill: (signal) => proc.kill(signal),
+  };
+}
+
+/**
+ * Runs gate to completion (for --schema, --validate). Resolves
+ * { code, signal, stdout (Buffer), stderr (string) }.
+ */
+export function runGate(args, { env = {}, timeoutMs = 20_000 } = {}) {
+  const bin = requireGateBin();
+  return new Promise((resolve, reject) => {
+    const childEnv = { ...process.env, ...env };
+    if (!('GATE_CONFIG' in env)) delete childEnv.GATE_CONFIG;
+    const child = spawn(bin, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => err.push(d));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(child.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+      reject(new Error(`gate ${args.join(' ')} did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
