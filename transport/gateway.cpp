@@ -9,6 +9,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
 #include <caf/send.hpp>
+#include <limits>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -174,7 +175,9 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
     beast::flat_buffer buf;
     for (;;) {
         http::request_parser<http::string_body> parser;
-        parser.body_limit(static_cast<std::uint64_t>(doc.server.max_body_bytes));
+        // The cap is applied once the header is in: Beast would otherwise fail the header read
+        // on a large Content-Length and we could not answer 413.
+        parser.body_limit(std::numeric_limits<std::uint64_t>::max());
         stream.expires_after(idle_connection_timeout);
         boost::system::error_code ec;
         co_await http::async_read_header(stream, buf, parser,
@@ -203,6 +206,7 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
             if (len && *len > static_cast<std::uint64_t>(doc.server.max_body_bytes)) {
                 ec = http::error::body_limit;
             } else {
+                parser.body_limit(static_cast<std::uint64_t>(doc.server.max_body_bytes));
                 stream.expires_after(std::chrono::seconds(30));
                 co_await http::async_read(stream, buf, parser,
                                           asio::redirect_error(asio::use_awaitable, ec));
