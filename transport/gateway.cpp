@@ -54,6 +54,26 @@ std::string_view path_of(std::string_view target) {
     return target.substr(0, target.find('?'));
 }
 
+// The whole answer in one buffer (one write, no per-field buffer sequence).
+std::string serialize_reply(const http_reply& reply, unsigned version, bool keep_alive) {
+    std::string wire;
+    wire.reserve(reply.body.size() + 256);
+    wire.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
+    wire.append(std::to_string(static_cast<unsigned>(reply.status))).append(" ");
+    wire.append(http::obsolete_reason(reply.status)).append("\r\nServer: gate\r\n");
+    if (!reply.content_type.empty())
+        wire.append("Content-Type: ").append(reply.content_type).append("\r\n");
+    for (const auto& [k, v] : reply.headers)
+        wire.append(k).append(": ").append(v).append("\r\n");
+    if (!keep_alive)
+        wire.append("Connection: close\r\n");
+    else if (version == 10)
+        wire.append("Connection: keep-alive\r\n");
+    wire.append("Content-Length: ").append(std::to_string(reply.body.size()));
+    wire.append("\r\n\r\n").append(reply.body);
+    return wire;
+}
+
 } // namespace
 
 gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
@@ -255,20 +275,14 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
         if (!reply.close && !parser.is_done())
             reply.close = true;
 
-        http::response<http::string_body> res{reply.status, req.version()};
-        res.set(http::field::server, "gate");
-        if (!reply.content_type.empty())
-            res.set(http::field::content_type, reply.content_type);
-        for (auto& [k, v] : reply.headers)
-            res.set(k, v);
-        res.body() = std::move(reply.body);
-        res.keep_alive(!reply.close && req.keep_alive());
-        res.prepare_payload();
+        bool keep_alive = !reply.close && req.keep_alive();
+        auto wire = serialize_reply(reply, req.version(), keep_alive);
         stream.expires_after(std::chrono::seconds(30));
-        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+        co_await asio::async_write(stream, asio::buffer(wire),
+                                   asio::redirect_error(asio::use_awaitable, ec));
         if (ec)
             break;
-        if (!res.keep_alive()) {
+        if (!keep_alive) {
             if (reply.close)
                 co_await drain(stream);
             break;

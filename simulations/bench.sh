@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark: the same fast MCP upstream (simulations/fast_upstream) called directly
+# and through gate (passthrough), with 8, 64 and 256 concurrent sessions issuing tools/call.
+# Prints a Markdown table with calls/s, p50 and p99 for both paths and the ratio, then gate's
+# idle RSS and RSS per held session. Build first (scripts/build.sh).
+#
+#   simulations/bench.sh [seconds-per-run]   (default 5)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${GATE_BUILD_DIR:-$root/build}"
+seconds="${1:-5}"
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+"$build/simulations/fast_upstream" 0 >"$work/upstream.out" &
+pids+=($!)
+for _ in $(seq 1 100); do
+  upstream_port="$(awk '/^listening/ {print $2}' "$work/upstream.out")"
+  [ -n "$upstream_port" ] && break
+  sleep 0.05
+done
+cat >"$work/gate.json" <<JSON
+{"upstreams": [{"id": "fast", "url": "http://127.0.0.1:$upstream_port/mcp"}]}
+JSON
+"$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
+gate_pid=$!
+pids+=($gate_pid)
+# gate logs its port at info level; with warn we ask the kernel instead.
+for _ in $(seq 1 100); do
+  gate_port="$(ss -ltnp 2>/dev/null | awk -v pid="pid=$gate_pid," '$0 ~ pid {split($4, a, ":"); print a[length(a)]}' | head -n 1)"
+  [ -n "$gate_port" ] && break
+  sleep 0.05
+done
+idle_rss="$(rss_kib "$gate_pid")"
+
+echo "| sessions | direct calls/s | gate calls/s | ratio | direct p50 ms | gate p50 ms | added p50 ms | direct p99 ms | gate p99 ms |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in 8 64 256; do
+  d="$("$build/simulations/load_driver" "http://127.0.0.1:$upstream_port/mcp" "$n" "$seconds")"
+  g="$("$build/simulations/load_driver" "http://127.0.0.1:$gate_port/mcp" "$n" "$seconds")"
+  python3 - "$d" "$g" <<'PY'
+import json, sys
+d, g = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"| {d['sessions']} | {d['callsPerSec']:.0f} | {g['callsPerSec']:.0f} | "
+      f"{g['callsPerSec'] / d['callsPerSec']:.2f} | {d['p50Ms']:.3f} | {g['p50Ms']:.3f} | "
+      f"{g['p50Ms'] - d['p50Ms']:.3f} | {d['p99Ms']:.3f} | {g['p99Ms']:.3f} |")
+PY
+done
+
+# RSS per held session: 256 sessions, each with its open connection, held for 3 s while gate's
+# RSS is sampled; the peak over idle, divided by 256.
+"$build/simulations/load_driver" "http://127.0.0.1:$gate_port/mcp" 256 3 >/dev/null &
+held_pid=$!
+peak="$idle_rss"
+while kill -0 "$held_pid" 2>/dev/null; do
+  now="$(rss_kib "$gate_pid")"
+  [ "$now" -gt "$peak" ] && peak="$now"
+  sleep 0.1
+done
+echo
+echo "gate RSS idle: ${idle_rss} KiB; peak with 256 sessions: ${peak} KiB;" \
+  "per held session: $(( (peak - idle_rss) * 1024 / 256 )) bytes"
