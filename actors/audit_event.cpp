@@ -1,28 +1,16 @@
 #include "actors/audit_event.hpp"
 
+#include "protocol/utc_timestamp.hpp"
+
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 #include <cmath>
-#include <ctime>
 
 namespace gate {
 
-namespace {
-std::string utc_timestamp(std::chrono::system_clock::time_point t) {
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-    std::time_t secs = static_cast<std::time_t>(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[40];
-    auto n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-    std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms % 1000));
-    return buf;
-}
-} // namespace
-
 std::string to_json_line(const audit_event& e) {
     boost::json::object o;
-    o["time"] = utc_timestamp(e.time);
+    o["time"] = protocol::utc_timestamp(e.time);
     auto opt = [&](const char* key, const std::optional<std::string>& v) {
         if (v)
             o[key] = *v;

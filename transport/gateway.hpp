@@ -47,6 +47,7 @@ struct request_record {
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
     std::string traceparent; // sent with every upstream call this request causes
+    std::string verbatim;    // the upstream's answer as sent, with the client's id spliced in
     stage_trace trace;
 };
 

@@ -1,8 +1,9 @@
 #include "transport/logging.hpp"
 
+#include "protocol/utc_timestamp.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
-#include <ctime>
 #include <spdlog/formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -15,14 +16,8 @@ namespace {
 class json_formatter final : public spdlog::formatter {
 public:
     void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch())
-                      .count();
-        std::time_t secs = static_cast<std::time_t>(ms / 1000);
-        std::tm tm{};
-        gmtime_r(&secs, &tm);
-        char ts[40];
-        auto n = std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-        std::snprintf(ts + n, sizeof ts - n, ".%03dZ", static_cast<int>(ms % 1000));
+        auto ts = protocol::utc_timestamp(
+            std::chrono::time_point_cast<std::chrono::system_clock::duration>(msg.time));
         auto level = spdlog::level::to_string_view(msg.level);
         auto text = boost::json::serialize(
             boost::json::string(std::string_view(msg.payload.data(), msg.payload.size())));

@@ -1,6 +1,7 @@
 // The MCP endpoint: streamable HTTP (2025-11-25, 2025-06-18) on server.mcpPath.
 #include "actors/router_messages.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/json_splice.hpp"
 #include "protocol/list_kind.hpp"
 #include "protocol/trace_context.hpp"
 #include "transport/bridge.hpp"
@@ -159,6 +160,8 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
     if (!rec.error)
         rec.error = error_text(response);
     finish(rec);
+    if (!rec.verbatim.empty())
+        co_return http_reply::json(http::status::ok, std::move(rec.verbatim));
     co_return rpc_reply(http::status::ok, response);
 }
 
@@ -181,7 +184,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
                                            "upstream " + rec.view->snap->upstream(0).id +
                                                " unavailable: " + f->message);
         }
-        result = std::get<json::object>(r);
+        result = std::move(std::get<json::object>(r));
     } else {
         result["capabilities"] = {{"tools", {{"listChanged", true}}},
                                   {"prompts", {{"listChanged", true}}},
@@ -350,7 +353,10 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
                                        "upstream " + *rec.upstream + " unavailable: " + f->message);
     }
     // Whatever the upstream answered, result or error, goes back verbatim under the client's id.
-    co_return with_id(std::move(std::get<json::object>(reply)), id);
+    auto& answer = std::get<upstream_message>(reply);
+    if (auto spliced = protocol::replace_top_level_member(answer.raw, "id", json::serialize(id)))
+        rec.verbatim = std::move(*spliced);
+    co_return with_id(std::move(answer.body), id);
 }
 
 asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req) {

@@ -42,6 +42,7 @@ struct upstream_client::http_answer {
     int status = 0;
     std::string session_id;
     std::optional<json::object> message; // the JSON-RPC response, when one came
+    std::string raw;                     // its text
 };
 
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
@@ -184,6 +185,7 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
                     // bridged by the sessions issue; here only the answer is taken.
                     if (is_response && (!want_id || *id == *want_id)) {
                         answer.message = std::move(*obj);
+                        answer.raw = std::move(ev.data);
                         break;
                     }
                 }
@@ -197,8 +199,10 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
             if (!ec && ctype.starts_with("application/json") && !parser.get().body().empty()) {
                 boost::system::error_code jec;
                 auto v = json::parse(parser.get().body(), jec);
-                if (!jec && v.is_object())
+                if (!jec && v.is_object()) {
                     answer.message = std::move(v.as_object());
+                    answer.raw = std::move(parser.get().body());
+                }
             }
         }
         if (ec && !answer.message) {
@@ -317,7 +321,7 @@ upstream_client::request(std::string_view method, json::object params, const cal
                            "upstream answered HTTP " + std::to_string(answer.status) +
                                " without a JSON-RPC response",
                            answer.status);
-        co_return std::move(*answer.message);
+        co_return upstream_message{std::move(*answer.message), std::move(answer.raw)};
     }
     co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
 }
@@ -341,7 +345,7 @@ upstream_client::fetch_list(std::string_view method, std::string_view key,
         auto r = co_await request(method, std::move(params), ctx);
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
-        auto& msg = std::get<json::object>(r);
+        auto& msg = std::get<upstream_message>(r).body;
         auto* result = msg.if_contains("result");
         auto* obj = result ? result->if_object() : nullptr;
         if (!obj) {

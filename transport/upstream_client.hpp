@@ -31,8 +31,15 @@ struct upstream_failure {
     int status = 0;
 };
 
-// The JSON-RPC response object (result or error, as the upstream sent it), or why there is none.
-using upstream_reply = std::variant<boost::json::object, upstream_failure>;
+// A JSON-RPC response as the upstream sent it: parsed, and the exact text (so it can be passed
+// on byte for byte).
+struct upstream_message {
+    boost::json::object body;
+    std::string raw;
+};
+
+// The upstream's JSON-RPC response (result or error), or why there is none.
+using upstream_reply = std::variant<upstream_message, upstream_failure>;
 
 struct call_context {
     std::string traceparent; // W3C trace context propagated to the upstream

@@ -1,0 +1,42 @@
+#include "protocol/json_splice.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+using namespace gate::protocol;
+
+TEST(json_splice, replaces_the_top_level_id_only) {
+    auto in = std::string(
+        R"({"result":{"id":7,"items":[{"id":7}],"s":"\"id\":7"},"jsonrpc":"2.0","id":7})");
+    auto out = replace_top_level_member(in, "id", R"("client-1")");
+    ASSERT_TRUE(out);
+    EXPECT_EQ(
+        *out,
+        R"({"result":{"id":7,"items":[{"id":7}],"s":"\"id\":7"},"jsonrpc":"2.0","id":"client-1"})");
+    EXPECT_EQ(boost::json::parse(*out).at("result").at("id"), 7);
+}
+
+TEST(json_splice, keeps_every_other_byte_including_spacing_and_number_spelling) {
+    auto in = std::string("{ \"id\" : 12 ,\n \"result\" : {\"x\": 1.50, \"y\": 1e3} }");
+    auto out = replace_top_level_member(in, "id", "\"a\"");
+    EXPECT_EQ(*out, "{ \"id\" : \"a\" ,\n \"result\" : {\"x\": 1.50, \"y\": 1e3} }");
+}
+
+TEST(json_splice, finds_values_of_every_type) {
+    for (auto [doc, want] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"a":[1,{"b":"]"}],"id":null})", "null"},
+             {R"({"a":"x\\","id":"q"})", R"("q")"},
+             {R"({"id":{"n":[1,2]}})", R"({"n":[1,2]})"},
+             {R"({"id":-1.5e2})", "-1.5e2"}}) {
+        auto span = find_top_level_member(doc, "id");
+        ASSERT_TRUE(span) << doc;
+        EXPECT_EQ(doc.substr(span->begin, span->end - span->begin), want) << doc;
+    }
+}
+
+TEST(json_splice, absent_member_or_non_object) {
+    EXPECT_FALSE(find_top_level_member(R"({"result":{"id":1}})", "id"));
+    EXPECT_FALSE(find_top_level_member(R"([{"id":1}])", "id"));
+    EXPECT_FALSE(find_top_level_member(R"("id")", "id"));
+    EXPECT_FALSE(find_top_level_member("{}", "id"));
+}
