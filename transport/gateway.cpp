@@ -24,6 +24,10 @@ using clock = std::chrono::steady_clock;
 namespace {
 
 constexpr auto idle_connection_timeout = std::chrono::seconds(120);
+// A downstream session nobody used for this long, with no open stream, is forgotten so
+// clients that never send DELETE cannot grow the gateway without bound.
+constexpr auto downstream_session_idle = std::chrono::hours(1);
+constexpr auto session_sweep_interval = std::chrono::minutes(1);
 
 // Clients for a snapshot, reusing those of `previous` whose upstream entry is unchanged.
 std::shared_ptr<const federation_view> make_view(asio::io_context& io,
@@ -97,6 +101,7 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     acc.bind(ep);
     acc.listen(asio::socket_base::max_listen_connections);
     asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
+    asio::co_spawn(impl_->io, impl_->sweep_sessions(), asio::detached);
     return acc.local_endpoint().port();
 }
 
@@ -152,6 +157,17 @@ asio::awaitable<void> gateway::impl::accept_loop() {
         }
         socket.set_option(tcp::no_delay(true));
         asio::co_spawn(acceptor->get_executor(), serve(std::move(socket)), asio::detached);
+    }
+}
+
+asio::awaitable<void> gateway::impl::sweep_sessions() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    while (!stopping) {
+        timer.expires_after(session_sweep_interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (auto n = sessions.expire_idle(clock::now(), downstream_session_idle))
+            spdlog::info("expired {} idle downstream session{}", n, n == 1 ? "" : "s");
     }
 }
 

@@ -18,6 +18,7 @@ struct gateway::impl {
     impl(boost::asio::io_context& io, gateway_parts parts);
 
     boost::asio::awaitable<void> accept_loop();
+    boost::asio::awaitable<void> sweep_sessions();
     boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
     // After refusing a request whose body was not read: half-close and discard, bounded.
     boost::asio::awaitable<void> drain(boost::beast::tcp_stream& stream);

@@ -116,7 +116,7 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
         if (session.empty())
             co_return bad_request(msg.id, ec::invalid_request,
                                   "Mcp-Session-Id header is required after initialize");
-        auto version = sessions.protocol_version(session);
+        auto version = sessions.touch(session, clock::now());
         if (!version)
             co_return rpc_reply(http::status::not_found,
                                 protocol::make_error(msg.id, ec::invalid_request,
@@ -142,7 +142,7 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
         auto response = co_await initialize(msg.id, params, version, rec);
         bool ok = response.contains("result");
         if (ok) {
-            auto id = sessions.open(version);
+            auto id = sessions.open(version, clock::now());
             reply.headers.emplace_back("Mcp-Session-Id", id);
         }
         rec.outcome = std::string(outcome_of(response));

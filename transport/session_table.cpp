@@ -1,5 +1,6 @@
 #include "transport/session_table.hpp"
 
+#include <algorithm>
 #include <openssl/rand.h>
 #include <stdexcept>
 
@@ -26,10 +27,10 @@ void wake(downstream_session& s) {
 }
 } // namespace
 
-std::string session_table::open(std::string protocol_version) {
+std::string session_table::open(std::string protocol_version, time_point now) {
     auto id = random_id();
     std::lock_guard lock(mutex_);
-    sessions_[id] = downstream_session{std::move(protocol_version), {}, {}};
+    sessions_[id] = downstream_session{std::move(protocol_version), now, {}, {}};
     return id;
 }
 
@@ -38,12 +39,23 @@ bool session_table::contains(const std::string& id) const {
     return sessions_.contains(id);
 }
 
-std::optional<std::string> session_table::protocol_version(const std::string& id) const {
+std::optional<std::string> session_table::touch(const std::string& id, time_point now) {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
     if (it == sessions_.end())
         return std::nullopt;
+    it->second.last_used = now;
     return it->second.protocol_version;
+}
+
+std::size_t session_table::expire_idle(time_point now, std::chrono::steady_clock::duration idle) {
+    std::lock_guard lock(mutex_);
+    return std::erase_if(sessions_, [&](const auto& entry) {
+        const auto& s = entry.second;
+        bool streaming =
+            std::any_of(s.streams.begin(), s.streams.end(), [](auto& w) { return !w.expired(); });
+        return !streaming && now - s.last_used >= idle;
+    });
 }
 
 bool session_table::attach_stream(const std::string& id,

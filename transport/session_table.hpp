@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -15,16 +16,22 @@ namespace gate::transport {
 
 struct downstream_session {
     std::string protocol_version;
+    std::chrono::steady_clock::time_point last_used;
     std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // woken on news and DELETE
     std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
 };
 
 class session_table {
 public:
+    using time_point = std::chrono::steady_clock::time_point;
+
     // A new session with a 128-bit random id (hex).
-    std::string open(std::string protocol_version);
+    std::string open(std::string protocol_version, time_point now);
     bool contains(const std::string& id) const;
-    std::optional<std::string> protocol_version(const std::string& id) const;
+    // Marks the session used at `now`; its negotiated version, or nullopt when unknown.
+    std::optional<std::string> touch(const std::string& id, time_point now);
+    // Ends sessions unused for `idle` that have no open stream; returns how many.
+    std::size_t expire_idle(time_point now, std::chrono::steady_clock::duration idle);
     // Registers an open GET stream; false when the session is unknown.
     bool attach_stream(const std::string& id, std::weak_ptr<boost::asio::steady_timer> stream);
     // Queues a server-to-client message for every session and wakes their streams.

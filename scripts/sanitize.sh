@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds gate with AddressSanitizer + UndefinedBehaviorSanitizer and with ThreadSanitizer, and
+# runs the C++ tests and the end-to-end tests against each instrumented binary. Any finding
+# fails the run (-fno-sanitize-recover; TSan reports are collected from log files).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+bash scripts/install-deps.sh
+node22="$(bash scripts/setup-node.sh | tail -n 1)"
+
+echo "== ASan + UBSan" >&2
+GATE_BUILD_DIR="$root/build-asan" GATE_BUILD_TYPE=Debug \
+  GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined" bash scripts/build.sh
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+(cd build-asan && ctest --output-on-failure -j 2)
+GATE_BIN="$root/build-asan/gate" NODE22="$node22" bash tests/js/run.sh
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+echo "== TSan" >&2
+GATE_BUILD_DIR="$root/build-tsan" GATE_CMAKE_ARGS="-DGATE_SANITIZE=thread" bash scripts/build.sh
+reports="$(mktemp -d)"
+export TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp"
+(cd build-tsan && ctest --output-on-failure -j 2)
+TSAN_OPTIONS="suppressions=$root/tests/tsan.supp log_path=$reports/gate" \
+  GATE_BIN="$root/build-tsan/gate" NODE22="$node22" bash tests/js/run.sh
+if ls "$reports"/gate* >/dev/null 2>&1; then
+  echo "ThreadSanitizer reports from gate:" >&2
+  cat "$reports"/gate* >&2
+  exit 1
+fi
+echo "sanitizers: clean" >&2

@@ -1,0 +1,59 @@
+#include "transport/session_table.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+using namespace gate::transport;
+using namespace std::chrono_literals;
+
+namespace {
+const session_table::time_point t0{};
+}
+
+TEST(session_table, ids_are_random_hex_and_distinct) {
+    session_table t;
+    auto a = t.open("2025-11-25", t0), b = t.open("2025-11-25", t0);
+    EXPECT_NE(a, b);
+    EXPECT_EQ(a.size(), 32u);
+    EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(session_table, touch_reports_the_version_and_unknown_sessions) {
+    session_table t;
+    auto id = t.open("2025-06-18", t0);
+    EXPECT_EQ(t.touch(id, t0), "2025-06-18");
+    EXPECT_FALSE(t.touch("nope", t0));
+    EXPECT_TRUE(t.close(id));
+    EXPECT_FALSE(t.touch(id, t0));
+    EXPECT_FALSE(t.close(id));
+}
+
+TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
+    boost::asio::io_context io;
+    session_table t;
+    auto idle = t.open("v", t0), used = t.open("v", t0), streaming = t.open("v", t0);
+    auto stream = std::make_shared<boost::asio::steady_timer>(io);
+    ASSERT_TRUE(t.attach_stream(streaming, stream));
+    t.touch(used, t0 + 50min);
+    EXPECT_EQ(t.expire_idle(t0 + 59min, 1h), 0u);
+    EXPECT_EQ(t.expire_idle(t0 + 60min, 1h), 1u);
+    EXPECT_FALSE(t.contains(idle));
+    EXPECT_TRUE(t.contains(used));
+    EXPECT_TRUE(t.contains(streaming));
+    stream.reset(); // the stream closed
+    EXPECT_EQ(t.expire_idle(t0 + 3h, 1h), 2u);
+    EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(session_table, broadcast_queues_for_every_session_and_is_bounded) {
+    session_table t;
+    auto a = t.open("v", t0), b = t.open("v", t0);
+    t.broadcast("m1");
+    EXPECT_EQ(t.take_outbox(a), std::vector<std::string>{"m1"});
+    EXPECT_TRUE(t.take_outbox(a).empty());
+    for (int i = 0; i < 1000; ++i)
+        t.broadcast(std::to_string(i));
+    auto queued = t.take_outbox(b);
+    EXPECT_EQ(queued.size(), 256u);
+    EXPECT_EQ(queued.back(), "999");
+}
