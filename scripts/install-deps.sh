@@ -8,7 +8,8 @@ packages=(
   libcaf-dev libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev
-  ca-certificates curl procps
+  prometheus  # promtool checks the /metrics exposition in tests
+  ca-certificates curl procps openssl
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #include "transport/upstream_client.hpp"
 
 #include "transport/sse.hpp"
+#include "transport/upstream_connection.hpp"
 #include "transport/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -34,7 +35,7 @@ upstream_failure fail(upstream_failure::kind k, std::string msg, int status = 0)
 struct upstream_client::endpoint {
     std::string url, host, port, target;
     bool tls = false;
-    std::deque<beast::tcp_stream> idle;
+    std::deque<upstream_connection> idle;
     std::vector<tcp::endpoint> resolved;
 };
 
@@ -68,11 +69,8 @@ void upstream_client::reset_session() {
     session_endpoint_ = nullptr;
 }
 
-asio::awaitable<std::variant<beast::tcp_stream, upstream_failure>>
+asio::awaitable<std::variant<upstream_connection, upstream_failure>>
 upstream_client::connect(endpoint& ep) {
-    if (ep.tls)
-        co_return fail(upstream_failure::kind::connect_error,
-                       "https upstreams are not supported yet: " + ep.url);
     boost::system::error_code ec;
     if (ep.resolved.empty()) {
         tcp::resolver resolver(ex_);
@@ -84,15 +82,85 @@ upstream_client::connect(endpoint& ep) {
         for (const auto& r : results)
             ep.resolved.push_back(r.endpoint());
     }
-    beast::tcp_stream stream(ex_);
-    stream.expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
-    co_await stream.async_connect(ep.resolved, asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) {
-        auto what = ec == beast::error::timeout ? "connect timeout to " : "cannot connect to ";
-        co_return fail(upstream_failure::kind::connect_error, what + ep.url + ": " + ec.message());
+    if (ep.tls && !tls_)
+        tls_ = make_client_tls_context();
+    auto c =
+        co_await open_upstream_connection(ex_, ep.resolved, ep.host, ep.tls ? tls_.get() : nullptr,
+                                          std::chrono::milliseconds(cfg_.timeouts.connect_ms));
+    if (auto* err = std::get_if<std::string>(&c)) {
+        // Resolution may be stale (a restarted upstream on a new address): resolve again next time.
+        ep.resolved.clear();
+        co_return fail(upstream_failure::kind::connect_error, ep.url + ": " + *err);
     }
-    stream.socket().set_option(tcp::no_delay(true));
-    co_return std::move(stream);
+    co_return std::move(std::get<upstream_connection>(c));
+}
+
+// One request/answer on an open connection (plain or TLS). `reusable` tells whether the
+// connection may go back to the pool.
+template <class Stream>
+asio::awaitable<void> upstream_client::round_trip(Stream& stream, const std::string& wire,
+                                                  const json::value* want_id, http_answer& answer,
+                                                  bool& header_read, bool& reusable,
+                                                  boost::system::error_code& ec) {
+    co_await asio::async_write(stream, asio::buffer(wire),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    if (ec)
+        co_return;
+    beast::flat_buffer buf;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(max_answer_bytes);
+    co_await http::async_read_header(stream, buf, parser,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+    if (ec)
+        co_return;
+    header_read = true;
+    const auto& head = parser.get();
+    answer.status = static_cast<int>(head.result_int());
+    if (auto it = head.find("Mcp-Session-Id"); it != head.end())
+        answer.session_id = std::string(it->value());
+    std::string_view ctype;
+    if (auto it = head.find(http::field::content_type); it != head.end())
+        ctype = it->value();
+    if (ctype.starts_with("text/event-stream") && answer.status == 200) {
+        sse_parser sse;
+        std::size_t consumed = 0;
+        while (!answer.message && !parser.is_done()) {
+            co_await http::async_read_some(stream, buf, parser,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                break;
+            auto& body = parser.get().body();
+            for (auto& ev : sse.feed(std::string_view(body).substr(consumed))) {
+                boost::system::error_code jec;
+                auto v = json::parse(ev.data, jec);
+                auto* obj = v.if_object();
+                if (jec || !obj)
+                    continue;
+                auto* id = obj->if_contains("id");
+                bool is_response = id && !obj->contains("method");
+                // Server-initiated requests and notifications on the call's stream are
+                // bridged by the sessions issue; here only the answer is taken.
+                if (is_response && (!want_id || *id == *want_id)) {
+                    answer.message = std::move(*obj);
+                    answer.raw = std::move(ev.data);
+                    break;
+                }
+            }
+            consumed = body.size();
+        }
+        reusable = parser.is_done() && parser.keep_alive();
+        co_return;
+    }
+    co_await http::async_read(stream, buf, parser, asio::redirect_error(asio::use_awaitable, ec));
+    reusable = !ec && parser.keep_alive();
+    if (!ec && ctype.starts_with("application/json") && !parser.get().body().empty()) {
+        boost::system::error_code jec;
+        auto v = json::parse(parser.get().body(), jec);
+        if (!jec && v.is_object()) {
+            answer.message = std::move(v.as_object());
+            answer.raw = std::move(parser.get().body());
+        }
+    }
 }
 
 asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
@@ -120,30 +188,28 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
     const json::value* want_id = msg.if_contains("id");
     for (int attempt = 0;; ++attempt) {
         bool reused = !ep.idle.empty();
-        std::optional<beast::tcp_stream> stream;
+        upstream_connection conn;
         if (reused) {
-            stream.emplace(std::move(ep.idle.front()));
+            conn = std::move(ep.idle.front());
             ep.idle.pop_front();
         } else {
             auto c = co_await connect(ep);
             if (auto* f = std::get_if<upstream_failure>(&c))
                 co_return *f;
-            stream.emplace(std::move(std::get<beast::tcp_stream>(c)));
+            conn = std::move(std::get<upstream_connection>(c));
         }
         auto remaining = deadline - clock::now();
         if (remaining <= clock::duration::zero())
             co_return fail(upstream_failure::kind::timeout, "request timeout");
-        stream->expires_after(remaining);
+        conn.lowest().expires_after(remaining);
+        http_answer answer;
+        bool header_read = false, reusable = false;
         boost::system::error_code ec;
-        co_await asio::async_write(*stream, asio::buffer(wire),
-                                   asio::redirect_error(asio::use_awaitable, ec));
-        beast::flat_buffer buf;
-        http::response_parser<http::string_body> parser;
-        parser.body_limit(max_answer_bytes);
-        if (!ec)
-            co_await http::async_read_header(*stream, buf, parser,
-                                             asio::redirect_error(asio::use_awaitable, ec));
-        if (ec) {
+        if (conn.tls)
+            co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec);
+        else
+            co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec);
+        if (ec && !header_read) {
             // A pooled connection the upstream closed while idle: retry once on a fresh one.
             if (reused && attempt == 0 && ec != beast::error::timeout)
                 continue;
@@ -154,57 +220,6 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
             co_return fail(upstream_failure::kind::connect_error,
                            "connection to " + ep.url + " failed: " + ec.message());
         }
-        http_answer answer;
-        const auto& head = parser.get();
-        answer.status = static_cast<int>(head.result_int());
-        if (auto it = head.find("Mcp-Session-Id"); it != head.end())
-            answer.session_id = std::string(it->value());
-        std::string_view ctype;
-        if (auto it = head.find(http::field::content_type); it != head.end())
-            ctype = it->value();
-        bool is_sse = ctype.starts_with("text/event-stream");
-        bool complete = false;
-        if (is_sse && answer.status == 200) {
-            sse_parser sse;
-            std::size_t consumed = 0;
-            while (!answer.message && !parser.is_done()) {
-                co_await http::async_read_some(*stream, buf, parser,
-                                               asio::redirect_error(asio::use_awaitable, ec));
-                if (ec)
-                    break;
-                auto& body = parser.get().body();
-                for (auto& ev : sse.feed(std::string_view(body).substr(consumed))) {
-                    boost::system::error_code jec;
-                    auto v = json::parse(ev.data, jec);
-                    auto* obj = v.if_object();
-                    if (jec || !obj)
-                        continue;
-                    auto* id = obj->if_contains("id");
-                    bool is_response = id && !obj->contains("method");
-                    // Server-initiated requests and notifications on the call's stream are
-                    // bridged by the sessions issue; here only the answer is taken.
-                    if (is_response && (!want_id || *id == *want_id)) {
-                        answer.message = std::move(*obj);
-                        answer.raw = std::move(ev.data);
-                        break;
-                    }
-                }
-                consumed = body.size();
-            }
-            complete = parser.is_done();
-        } else {
-            co_await http::async_read(*stream, buf, parser,
-                                      asio::redirect_error(asio::use_awaitable, ec));
-            complete = !ec;
-            if (!ec && ctype.starts_with("application/json") && !parser.get().body().empty()) {
-                boost::system::error_code jec;
-                auto v = json::parse(parser.get().body(), jec);
-                if (!jec && v.is_object()) {
-                    answer.message = std::move(v.as_object());
-                    answer.raw = std::move(parser.get().body());
-                }
-            }
-        }
         if (ec && !answer.message) {
             if (ec == beast::error::timeout)
                 co_return fail(upstream_failure::kind::timeout,
@@ -213,9 +228,9 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
             co_return fail(upstream_failure::kind::protocol,
                            "reading the answer of " + ep.url + " failed: " + ec.message());
         }
-        if (complete && parser.keep_alive() && ep.idle.size() < max_idle_per_endpoint) {
-            stream->expires_never();
-            ep.idle.push_back(std::move(*stream));
+        if (reusable && ep.idle.size() < max_idle_per_endpoint) {
+            conn.lowest().expires_never();
+            ep.idle.push_back(std::move(conn));
         }
         co_return answer;
     }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "config/model.hpp"
+#include "transport/upstream_connection.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -76,8 +77,13 @@ private:
     boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
     exchange(endpoint& ep, const boost::json::object& msg, bool want_session,
              const call_context& ctx, std::chrono::steady_clock::time_point deadline);
-    boost::asio::awaitable<std::variant<boost::beast::tcp_stream, upstream_failure>>
+    boost::asio::awaitable<std::variant<upstream_connection, upstream_failure>>
     connect(endpoint& ep);
+    template <class Stream>
+    boost::asio::awaitable<void> round_trip(Stream& stream, const std::string& wire,
+                                            const boost::json::value* want_id, http_answer& answer,
+                                            bool& header_read, bool& reusable,
+                                            boost::system::error_code& ec);
     boost::asio::awaitable<std::optional<upstream_failure>> ensure_session(const call_context& ctx);
     boost::asio::awaitable<std::optional<upstream_failure>> handshake(const call_context& ctx);
 
@@ -93,6 +99,7 @@ private:
     bool handshaking_ = false;
     std::unique_ptr<boost::asio::steady_timer> handshake_done_;
     std::int64_t next_id_ = 1;
+    std::shared_ptr<boost::asio::ssl::context> tls_; // created with the first https endpoint
 };
 
 } // namespace gate::transport

@@ -1,0 +1,55 @@
+// /metrics is valid Prometheus text exposition (checked by promtool, independently of the
+// library that wrote it) and carries the spec's series.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+
+import { connectClient, get, rawRequest, startEverything, startGate } from './lib/index.mjs';
+
+describe('metrics exposition', { timeout: 120_000 }, () => {
+  let up;
+  let gate;
+
+  before(async () => {
+    up = await startEverything();
+    gate = await startGate({ config: { upstreams: [{ id: 'everything', url: up.url, namespace: 'e' }] } });
+    const client = await connectClient(gate.url);
+    await client.listTools({});
+    await client.callTool({ name: 'e__echo', arguments: { message: 'x' } });
+    await client.callTool({ name: 'zz__echo', arguments: {} }).catch(() => {});
+    await client.close();
+    await rawRequest(gate.url, { headers: { Host: 'evil.example' }, body: '{}' }).catch(() => {});
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await up?.stop();
+  });
+
+  test('promtool accepts the exposition', async () => {
+    const r = await get(`${gate.base}/metrics`);
+    assert.equal(r.status, 200);
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: r.text, encoding: 'utf8' });
+    assert.equal(check.error, undefined, `promtool could not run: ${check.error}`);
+    assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
+  });
+
+  test('the spec series and process collectors are present', async () => {
+    const { text } = await get(`${gate.base}/metrics`);
+    for (const series of [
+      /^gate_requests_total\{method="tools\/call",outcome="ok"\} 1$/m,
+      /^gate_requests_total\{method="tools\/call",outcome="error"\} 1$/m,
+      /^gate_request_duration_seconds_bucket\{method="tools\/list",le="[^"]+"\} \d+$/m,
+      /^gate_upstream_requests_total\{outcome="ok",upstream="everything"\} \d+$/m,
+      /^gate_upstream_request_duration_seconds_count\{upstream="everything"\} \d+$/m,
+      /^gate_http_rejections_total\{reason="forbidden_host"\} 1$/m,
+      /^gate_request_upstream_calls_count \d+$/m,
+      /^gate_build_info\{version="\d+\.\d+\.\d+"\} 1$/m,
+      /^process_cpu_seconds_total [\d.e+-]+$/m,
+      /^process_resident_memory_bytes [\d.e+-]+$/m,
+      /^process_open_fds \d+$/m,
+    ]) {
+      assert.match(text, series);
+    }
+  });
+});

@@ -1,0 +1,57 @@
+#include "transport/upstream_connection.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+#include <openssl/ssl.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using tcp = asio::ip::tcp;
+
+std::shared_ptr<asio::ssl::context> make_client_tls_context() {
+    auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+    ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                     asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                     asio::ssl::context::no_tlsv1_1);
+    ctx->set_default_verify_paths();
+    ctx->set_verify_mode(asio::ssl::verify_peer);
+    return ctx;
+}
+
+asio::awaitable<std::variant<upstream_connection, std::string>>
+open_upstream_connection(asio::any_io_executor ex, const std::vector<tcp::endpoint>& resolved,
+                         const std::string& host, asio::ssl::context* tls,
+                         std::chrono::milliseconds timeout) {
+    upstream_connection c;
+    if (tls)
+        c.tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ex, *tls);
+    else
+        c.plain = std::make_unique<beast::tcp_stream>(ex);
+    auto& lowest = c.lowest();
+    boost::system::error_code ec;
+    lowest.expires_after(timeout);
+    co_await lowest.async_connect(resolved, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec)
+        co_return std::string(ec == beast::error::timeout ? "connect timeout: "
+                                                          : "cannot connect: ") +
+            ec.message();
+    lowest.socket().set_option(tcp::no_delay(true));
+    if (tls) {
+        // SNI and the certificate's name are both the URL's host.
+        if (!SSL_set_tlsext_host_name(c.tls->native_handle(), host.c_str()))
+            co_return std::string("TLS: cannot set the server name");
+        c.tls->set_verify_callback(asio::ssl::host_name_verification(host));
+        co_await c.tls->async_handshake(asio::ssl::stream_base::client,
+                                        asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            co_return "TLS handshake failed: " + ec.message();
+    }
+    lowest.expires_never();
+    co_return std::move(c);
+}
+
+} // namespace gate::transport
