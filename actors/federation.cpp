@@ -9,7 +9,8 @@ namespace json = boost::json;
 using protocol::list_kind;
 
 namespace {
-std::variant<route, route_error> by_name(const snapshot& snap, const json::object& params,
+// On success the params are moved into the route (the name rewritten in place).
+std::variant<route, route_error> by_name(const snapshot& snap, json::object& params,
                                          std::string_view key) {
     auto* v = params.if_contains(key);
     if (!v || !v->is_string())
@@ -22,15 +23,14 @@ std::variant<route, route_error> by_name(const snapshot& snap, const json::objec
                            "unknown namespace in \"" + full +
                                "\": no configured upstream owns this name; refetch the list",
                            full};
-    route r{decoded->upstream, params, full};
-    r.params[key] = std::string(decoded->name);
-    return r;
+    *v = std::string(decoded->name);
+    return route{decoded->upstream, std::move(params), std::move(full)};
 }
 
 } // namespace
 
 std::optional<std::variant<route, route_error>>
-resolve_by_name(const snapshot& snap, std::string_view method, const json::object& params) {
+resolve_by_name(const snapshot& snap, std::string_view method, json::object& params) {
     if (method == "tools/call" || method == "prompts/get")
         return by_name(snap, params, "name");
     if (method != "completion/complete")
@@ -42,9 +42,9 @@ resolve_by_name(const snapshot& snap, std::string_view method, const json::objec
         return std::nullopt;
     auto r = by_name(snap, *obj, "name");
     if (auto* ok = std::get_if<route>(&r)) {
-        json::object rewritten = params;
-        rewritten["ref"] = std::move(ok->params);
-        ok->params = std::move(rewritten);
+        // The rewritten reference goes back into the whole params object.
+        *ref = std::move(ok->params);
+        ok->params = std::move(params);
     }
     return r;
 }
@@ -154,7 +154,7 @@ std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const 
 }
 
 std::variant<route, route_error> federation::resolve(std::string_view method,
-                                                     const json::object& params) const {
+                                                     json::object params) const {
     if (auto named = resolve_by_name(*snap_, method, params))
         return std::move(*named);
     if (method == "resources/read" || method == "resources/subscribe" ||
@@ -165,7 +165,7 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
                                ""};
         std::string text(uri->get_string());
         if (auto owner = owner_of_uri(text))
-            return route{*owner, params, text};
+            return route{*owner, std::move(params), text};
         return route_error{protocol::error_code::invalid_params,
                            "unknown resource URI \"" + text +
                                "\": no upstream lists it or a template that matches it",
@@ -180,7 +180,7 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
             if (uri && uri->is_string()) {
                 std::string text(uri->get_string());
                 if (auto owner = owner_of_uri(text))
-                    return route{*owner, params, text};
+                    return route{*owner, std::move(params), text};
                 return route_error{protocol::error_code::invalid_params,
                                    "unknown resource \"" + text + "\" in completion reference",
                                    text, !resource_lists_known()};
@@ -192,7 +192,7 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
                            ""};
     }
     if (snap_->codec.passthrough())
-        return route{0, params, ""};
+        return route{0, std::move(params), ""};
     return route_error{protocol::error_code::method_not_found,
                        "method \"" + std::string(method) + "\" is not supported by the gateway",
                        ""};

@@ -42,9 +42,10 @@ struct list_answer {
 
 // Named calls (tools/call, prompts/get, completion of a prompt argument) depend only on the
 // immutable snapshot, so the transport resolves them without an actor round trip. nullopt:
-// the method is not routed by name.
+// the method is not routed by name (params untouched). With a route, params have been moved
+// into it.
 std::optional<std::variant<route, route_error>>
-resolve_by_name(const snapshot& snap, std::string_view method, const boost::json::object& params);
+resolve_by_name(const snapshot& snap, std::string_view method, boost::json::object& params);
 
 class federation {
 public:
@@ -65,7 +66,7 @@ public:
                                                 std::uint64_t caller) const;
 
     std::variant<route, route_error> resolve(std::string_view method,
-                                             const boost::json::object& params) const;
+                                             boost::json::object params) const;
     bool resource_lists_known() const;
 
 private:

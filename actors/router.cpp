@@ -34,7 +34,8 @@ caf::behavior router(caf::stateful_actor<router_state>* self,
             m.reply(fed.page(m.kind, m.cursor, m.caller));
         },
         [=](resolve_call& m) {
-            m.reply(routed{self->state.snap, self->state.fed->resolve(m.method, m.params)});
+            m.reply(
+                routed{self->state.snap, self->state.fed->resolve(m.method, std::move(m.params))});
         },
         [=](invalidate_upstream& m) { self->state.fed->invalidate(m.upstream); },
         [=](replace_snapshot& m) {

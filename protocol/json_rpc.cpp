@@ -11,6 +11,13 @@ const json::object* message::params() const {
     return it != body.end() ? it->value().if_object() : nullptr;
 }
 
+json::object message::take_params() {
+    auto it = body.find("params");
+    if (it == body.end() || !it->value().is_object())
+        return {};
+    return std::move(it->value().as_object());
+}
+
 namespace {
 bool valid_id(const json::value& id) {
     return id.is_string() || id.is_int64() || id.is_uint64();

@@ -33,6 +33,8 @@ struct message {
     std::string method;    // requests and notifications
     boost::json::value id; // requests and responses
     const boost::json::object* params() const;
+    // Moves the params object out (empty when absent or null).
+    boost::json::object take_params();
 };
 
 struct rpc_error {

@@ -1,6 +1,7 @@
 #include "protocol/trace_context.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <openssl/rand.h>
 
 namespace gate::protocol {
@@ -16,16 +17,32 @@ bool all_zero(std::string_view s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return c == '0'; });
 }
 
+// Trace and span ids need uniqueness, not secrecy: a per-thread generator seeded once from
+// the system's randomness keeps RAND_bytes off the request path.
+std::uint64_t next_random() {
+    thread_local std::uint64_t state = [] {
+        std::uint64_t seed = 0;
+        RAND_bytes(reinterpret_cast<unsigned char*>(&seed), sizeof seed);
+        return seed;
+    }();
+    // splitmix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 std::string random_hex(std::size_t bytes) {
-    unsigned char buf[16];
+    static constexpr char hex[] = "0123456789abcdef";
     std::string out;
     do {
-        RAND_bytes(buf, static_cast<int>(bytes));
-        static constexpr char hex[] = "0123456789abcdef";
         out.clear();
-        for (std::size_t i = 0; i < bytes; ++i) {
-            out.push_back(hex[buf[i] >> 4]);
-            out.push_back(hex[buf[i] & 15]);
+        for (std::size_t i = 0; i < bytes; i += 8) {
+            auto r = next_random();
+            for (std::size_t k = 0; k < 8 && i + k < bytes; ++k, r >>= 8) {
+                out.push_back(hex[(r >> 4) & 15]);
+                out.push_back(hex[r & 15]);
+            }
         }
     } while (all_zero(out));
     return out;

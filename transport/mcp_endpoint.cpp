@@ -133,9 +133,7 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
     }
 
     rec.method = msg.method;
-    json::object params;
-    if (auto* p = msg.params())
-        params = *p;
+    auto params = msg.take_params();
     http_reply reply;
     if (is_initialize) {
         std::string version;

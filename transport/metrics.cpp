@@ -79,17 +79,74 @@ metrics::metrics()
         .Set(1);
 }
 
+namespace {
+constexpr std::array<std::string_view, 8> request_outcomes = {
+    "ok",        "error",           "denied", "rate_limited", "upstream_down", "unauthenticated",
+    "forbidden", "budget_exhausted"};
+constexpr std::array<std::string_view, 5> upstream_outcomes = {"ok", "rate_limited", "circuit_open",
+                                                               "connect_error", "error"};
+
+template <std::size_t N>
+std::size_t index_of(const std::array<std::string_view, N>& names, std::string_view name) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (names[i] == name)
+            return i;
+    return N;
+}
+} // namespace
+
+metrics::method_series& metrics::series_for(std::string_view method) {
+    auto label = method_label(method); // one of a fixed set of static strings
+    auto it = methods_.find(label);
+    if (it != methods_.end())
+        return it->second;
+    auto& s = methods_[label];
+    s.duration = &duration_.Add({{"method", std::string(label)}}, latency_buckets);
+    return s;
+}
+
+metrics::upstream_series& metrics::series_for_upstream(const std::string& id) {
+    auto it = upstreams_.find(id);
+    if (it != upstreams_.end())
+        return it->second;
+    auto& s = upstreams_[id];
+    s.duration = &upstream_duration_.Add({{"upstream", id}}, latency_buckets);
+    return s;
+}
+
 void metrics::request(std::string_view method, std::string_view outcome, double seconds,
                       std::int64_t upstream_calls) {
-    std::string m(method_label(method));
-    requests_.Add({{"method", m}, {"outcome", std::string(outcome)}}).Increment();
-    duration_.Add({{"method", m}}, latency_buckets).Observe(seconds);
+    std::lock_guard lock(mutex_);
+    auto& s = series_for(method);
+    auto o = index_of(request_outcomes, outcome);
+    if (o < request_outcomes.size()) {
+        auto*& c = s.by_outcome[o];
+        if (!c)
+            c = &requests_.Add(
+                {{"method", std::string(method_label(method))}, {"outcome", std::string(outcome)}});
+        c->Increment();
+    } else {
+        requests_
+            .Add({{"method", std::string(method_label(method))}, {"outcome", std::string(outcome)}})
+            .Increment();
+    }
+    s.duration->Observe(seconds);
     fanout_.Observe(static_cast<double>(upstream_calls));
 }
 
 void metrics::upstream(const std::string& id, std::string_view outcome, double seconds) {
-    upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}}).Increment();
-    upstream_duration_.Add({{"upstream", id}}, latency_buckets).Observe(seconds);
+    std::lock_guard lock(mutex_);
+    auto& s = series_for_upstream(id);
+    auto o = index_of(upstream_outcomes, outcome);
+    if (o < upstream_outcomes.size()) {
+        auto*& c = s.by_outcome[o];
+        if (!c)
+            c = &upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}});
+        c->Increment();
+    } else {
+        upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}}).Increment();
+    }
+    s.duration->Observe(seconds);
 }
 
 void metrics::rejection(std::string_view reason) {

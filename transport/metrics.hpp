@@ -1,7 +1,9 @@
 // The gateway's Prometheus series (spec: "Metrics"); label sets are frozen by contract.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <mutex>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
@@ -9,6 +11,7 @@
 #include <prometheus/registry.h>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace gate::transport {
 
@@ -26,6 +29,19 @@ public:
     std::string serialize() const;
 
 private:
+    // Family::Add hashes the label set and takes a lock on every call; the request path uses
+    // series resolved once and kept here instead.
+    struct method_series {
+        prometheus::Histogram* duration = nullptr;
+        std::array<prometheus::Counter*, 8> by_outcome{}; // indexed like request_outcomes
+    };
+    struct upstream_series {
+        prometheus::Histogram* duration = nullptr;
+        std::array<prometheus::Counter*, 5> by_outcome{}; // indexed like upstream_outcomes
+    };
+    method_series& series_for(std::string_view method);
+    upstream_series& series_for_upstream(const std::string& id);
+
     std::shared_ptr<prometheus::Registry> registry_;
     prometheus::Family<prometheus::Counter>& requests_;
     prometheus::Family<prometheus::Histogram>& duration_;
@@ -34,6 +50,9 @@ private:
     prometheus::Family<prometheus::Gauge>& breaker_;
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Histogram& fanout_;
+    std::mutex mutex_; // guards the two maps below
+    std::unordered_map<std::string_view, method_series> methods_;
+    std::unordered_map<std::string, upstream_series> upstreams_;
 };
 
 // MCP methods are client-chosen strings: unknown ones share one label value so a client

@@ -321,7 +321,7 @@ upstream_client::request(std::string_view method, json::object params, const cal
             co_return *failure;
         json::object msg{{"jsonrpc", "2.0"}, {"id", next_id_++}, {"method", method}};
         if (!params.empty())
-            msg["params"] = params;
+            msg["params"] = std::move(params);
         auto r = co_await exchange(*session_endpoint_, msg, true, ctx, deadline);
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
