@@ -113,19 +113,25 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
     bool is_initialize = msg.kind == protocol::message_kind::request && msg.method == "initialize";
 
     if (!is_initialize) {
+        // Refusals of a readable message are audited under its method, requests and
+        // notifications alike: every terminal answer leaves exactly one event.
+        auto refuse = [&](http::status status, std::string text) {
+            rec.method = msg.method.empty() ? "http" : msg.method;
+            rec.outcome = "error";
+            rec.error = text;
+            finish(rec);
+            return rpc_reply(status, protocol::make_error(msg.id, ec::invalid_request, text));
+        };
         if (session.empty())
-            co_return bad_request(msg.id, ec::invalid_request,
-                                  "Mcp-Session-Id header is required after initialize");
-        auto version = sessions.touch(session, clock::now());
-        if (!version)
-            co_return rpc_reply(http::status::not_found,
-                                protocol::make_error(msg.id, ec::invalid_request,
-                                                     "unknown or expired session: initialize "
-                                                     "a new one"));
+            co_return refuse(http::status::bad_request,
+                             "Mcp-Session-Id header is required after initialize");
+        if (!sessions.touch(session, clock::now()))
+            co_return refuse(http::status::not_found,
+                             "unknown or expired session: initialize a new one");
         auto header_version = header_value(req, "MCP-Protocol-Version");
         if (!header_version.empty() && !supported_protocol_version(header_version))
-            co_return bad_request(msg.id, ec::invalid_request,
-                                  "unsupported MCP-Protocol-Version: " + header_version);
+            co_return refuse(http::status::bad_request,
+                             "unsupported MCP-Protocol-Version: " + header_version);
     }
     if (msg.kind != protocol::message_kind::request) {
         // Notifications and responses are accepted; nothing is bridged for them yet.

@@ -104,6 +104,21 @@ describe('audit to stdout', { timeout: 120_000 }, () => {
     await closeRawSession(gate.url, s);
   });
 
+  test('session refusals (missing, unknown) are audited once under the method', { timeout: 30_000 }, async () => {
+    const before_ = count(gate.auditEvents(), 'tools/list');
+    const missing = await post(gate.url, rpc('tools/list'), {});
+    assert.equal(missing.status, 400, missing.text);
+    const unknown = await post(gate.url, rpc('tools/list'), { 'mcp-session-id': 'no-such-session' });
+    assert.equal(unknown.status, 404, unknown.text);
+    const ev = await gate.waitForAudit((evs) => count(evs, 'tools/list') >= before_ + 2);
+    const refused = ev.filter((e) => e.method === 'tools/list').slice(before_);
+    assert.equal(refused.length, 2);
+    for (const e of refused) {
+      assert.equal(e.outcome, 'error');
+      assert.match(e.error, /session/i);
+    }
+  });
+
   test('without an audit section nothing is written to stdout', { timeout: 30_000 }, async () => {
     const s = await openRawSession(quiet.url);
     assert.equal((await post(quiet.url, rpc('tools/list'), s.headers)).status, 200);

@@ -1,0 +1,77 @@
+// A hung upstream (accepts connections, never answers) degrades alone: merged lists leave it
+// out once its request timeout passes, calls to it fail with -32041, the other upstream keeps
+// answering meanwhile.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+
+import { connectClient, startEverything, startGate } from './lib/index.mjs';
+
+function startHungServer() {
+  const sockets = new Set();
+  const server = net.createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => {});
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}/mcp`,
+        close: () => {
+          for (const s of sockets) s.destroy();
+          return new Promise((r) => server.close(r));
+        },
+      }),
+    ),
+  );
+}
+
+describe('a hung upstream degrades alone', { timeout: 120_000 }, () => {
+  let up;
+  let hung;
+  let gate;
+  let client;
+
+  before(async () => {
+    up = await startEverything();
+    hung = await startHungServer();
+    gate = await startGate({
+      config: {
+        upstreams: [
+          { id: 'live', url: up.url, namespace: 'a' },
+          { id: 'hung', url: hung.url, namespace: 'h', timeouts: { requestMs: 800 } },
+        ],
+      },
+    });
+    client = await connectClient(gate.url);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => {});
+    await gate?.stop();
+    await hung?.close();
+    await up?.stop();
+  });
+
+  test('the merged list holds the live upstream only, after the hung one times out', async () => {
+    const started = Date.now();
+    const tools = (await client.listTools({})).tools.map((t) => t.name);
+    const took = Date.now() - started;
+    assert.ok(tools.length > 0 && tools.every((n) => n.startsWith('a__')), tools.join(','));
+    assert.ok(took >= 700, `waited for the hung upstream's timeout (${took} ms)`);
+    assert.ok(took < 10_000, `bounded by requestMs, not the default 60 s (${took} ms)`);
+  });
+
+  test('a call to the hung upstream fails with -32041 while the live one answers', async () => {
+    const [hungCall, liveCall] = await Promise.allSettled([
+      client.callTool({ name: 'h__echo', arguments: { message: 'x' } }),
+      client.callTool({ name: 'a__echo', arguments: { message: 'alive' } }),
+    ]);
+    assert.equal(hungCall.status, 'rejected');
+    assert.equal(hungCall.reason.code, -32041, hungCall.reason.message);
+    assert.match(hungCall.reason.message, /hung/);
+    assert.equal(liveCall.status, 'fulfilled', String(liveCall.reason));
+    assert.deepEqual(liveCall.value.content, [{ type: 'text', text: 'Echo: alive' }]);
+  });
+});
