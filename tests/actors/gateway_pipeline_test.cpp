@@ -35,6 +35,7 @@ struct gateway_fixture : ::testing::Test {
     std::thread io_thread;
     std::mutex mutex;
     std::vector<transport::request_record> records;
+    std::vector<test_support::seen_request> upstream_seen;
 
     void SetUp() override {
         cfg.set("logger.verbosity", caf::atom("quiet"));
@@ -56,7 +57,13 @@ struct gateway_fixture : ::testing::Test {
             records.push_back(r);
         };
         port = gw->listen("127.0.0.1", 0);
-        asio::co_spawn(io, test_support::serve_mini_mcp(upstream_acceptor), asio::detached);
+        asio::co_spawn(io,
+                       test_support::serve_mini_mcp(upstream_acceptor,
+                                                    [this](const test_support::seen_request& r) {
+                                                        std::lock_guard lock(mutex);
+                                                        upstream_seen.push_back(r);
+                                                    }),
+                       asio::detached);
         io_thread = std::thread([this] { io.run(); });
     }
     void TearDown() override {
@@ -67,7 +74,8 @@ struct gateway_fixture : ::testing::Test {
 
     // One synchronous exchange on a fresh connection.
     std::pair<int, json::value> post(const std::string& body, const std::string& session,
-                                     std::string* session_out = nullptr) {
+                                     std::string* session_out = nullptr,
+                                     const std::string& traceparent = {}) {
         asio::io_context client_io;
         beast::tcp_stream s(client_io);
         s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
@@ -77,6 +85,8 @@ struct gateway_fixture : ::testing::Test {
         req.set(http::field::accept, "application/json, text/event-stream");
         if (!session.empty())
             req.set("Mcp-Session-Id", session);
+        if (!traceparent.empty())
+            req.set("traceparent", traceparent);
         req.body() = body;
         req.prepare_payload();
         http::write(s, req);
@@ -155,4 +165,37 @@ TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(records[1].outcome, "error");
     EXPECT_EQ(records[1].upstream_calls, 0);
+}
+
+TEST_F(gateway_fixture, upstream_calls_continue_the_callers_trace) {
+    auto session = initialize();
+    const std::string caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    auto [status, body] = post(
+        R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"m__echo","arguments":{"message":"t"}}})",
+        session, nullptr, caller);
+    EXPECT_EQ(status, 200);
+    std::lock_guard lock(mutex);
+    auto call = std::find_if(upstream_seen.begin(), upstream_seen.end(),
+                             [](auto& r) { return r.method == "tools/call"; });
+    ASSERT_NE(call, upstream_seen.end());
+    // Same trace id and flags, a new span id (the gateway's own).
+    ASSERT_EQ(call->traceparent.size(), caller.size());
+    EXPECT_EQ(call->traceparent.substr(0, 36), caller.substr(0, 36));
+    EXPECT_NE(call->traceparent.substr(36, 16), caller.substr(36, 16));
+    EXPECT_EQ(call->traceparent.substr(52), "-01");
+    // The call went on the upstream's root session, opened by the handshake.
+    EXPECT_FALSE(call->session_id.empty());
+}
+
+TEST_F(gateway_fixture, a_caller_without_trace_context_starts_a_new_trace) {
+    auto session = initialize();
+    post(
+        R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"m__echo","arguments":{"message":"t"}}})",
+        session);
+    std::lock_guard lock(mutex);
+    auto call = std::find_if(upstream_seen.begin(), upstream_seen.end(),
+                             [](auto& r) { return r.method == "tools/call"; });
+    ASSERT_NE(call, upstream_seen.end());
+    EXPECT_EQ(call->traceparent.size(), 55u);
+    EXPECT_EQ(call->traceparent.substr(0, 3), "00-");
 }

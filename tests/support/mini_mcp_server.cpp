@@ -48,7 +48,7 @@ json::value answer(const json::object& req) {
     return {{"jsonrpc", "2.0"}, {"id", req.at("id")}, {"result", std::move(result)}};
 }
 
-asio::awaitable<void> serve(tcp::socket socket) {
+asio::awaitable<void> serve(tcp::socket socket, request_observer observe) {
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buf;
     for (;;) {
@@ -62,6 +62,14 @@ asio::awaitable<void> serve(tcp::socket socket) {
             res.result(http::status::ok);
         } else {
             auto v = json::parse(req.body(), ec);
+            if (observe && !ec && v.is_object()) {
+                seen_request seen;
+                if (auto* m = v.as_object().if_contains("method"); m && m->is_string())
+                    seen.method = m->as_string();
+                seen.traceparent = std::string(req["traceparent"]);
+                seen.session_id = std::string(req["Mcp-Session-Id"]);
+                observe(seen);
+            }
             if (ec || !v.is_object()) {
                 res.result(http::status::bad_request);
             } else if (!v.as_object().contains("id")) {
@@ -84,11 +92,11 @@ asio::awaitable<void> serve(tcp::socket socket) {
 
 } // namespace
 
-asio::awaitable<void> serve_mini_mcp(tcp::acceptor& acc) {
+asio::awaitable<void> serve_mini_mcp(tcp::acceptor& acc, request_observer observe) {
     for (;;) {
         auto s = co_await acc.async_accept(asio::use_awaitable);
         s.set_option(tcp::no_delay(true));
-        asio::co_spawn(acc.get_executor(), serve(std::move(s)), asio::detached);
+        asio::co_spawn(acc.get_executor(), serve(std::move(s), observe), asio::detached);
     }
 }
 
