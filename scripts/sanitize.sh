@@ -10,10 +10,20 @@ node22="$(bash scripts/setup-node.sh | tail -n 1)"
 
 echo "== ASan + UBSan" >&2
 GATE_BUILD_DIR="$root/build-asan" GATE_BUILD_TYPE=Debug \
-  GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined" bash scripts/build.sh
+  GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined -DGATE_FUZZ=ON" bash scripts/build.sh
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 (cd build-asan && ctest --output-on-failure -j 2)
 GATE_BIN="$root/build-asan/gate" NODE22="$node22" bash tests/js/run.sh
+
+echo "== libFuzzer (${GATE_FUZZ_SECONDS:-15} s per parser)" >&2
+for f in config_parse json_rpc sse cursor; do
+  corpus="$root/build-asan/fuzz-corpus/$f"
+  mkdir -p "$corpus"
+  [ "$f" = config_parse ] && cp config/examples/*.json "$corpus/"
+  "$root/build-asan/tests/fuzz/${f}_fuzz" -max_total_time="${GATE_FUZZ_SECONDS:-15}" \
+    -max_len=65536 "$corpus" 2>"$root/build-asan/fuzz-$f.log" ||
+    { tail -n 50 "$root/build-asan/fuzz-$f.log" >&2; exit 1; }
+done
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== TSan" >&2
