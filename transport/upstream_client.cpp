@@ -5,6 +5,7 @@
 #include "transport/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -21,6 +22,7 @@ namespace http = beast::http;
 namespace json = boost::json;
 using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
+using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
 constexpr std::string_view client_protocol_version = "2025-11-25";
@@ -62,6 +64,11 @@ upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
 }
 
 upstream_client::~upstream_client() = default;
+
+std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) const {
+    auto budget = std::chrono::milliseconds(cfg_.timeouts.request_ms);
+    return ctx.timeout && *ctx.timeout < budget ? *ctx.timeout : budget;
+}
 
 void upstream_client::reset_session() {
     session_ready_ = false;
@@ -251,7 +258,8 @@ upstream_client::handshake(const call_context& ctx) {
                             {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
         protocol_version_.clear();
         session_id_.clear();
-        auto deadline = clock::now() + std::chrono::milliseconds(cfg_.timeouts.request_ms);
+        // The handshake runs within the caller's budget too (a /health probe's 5 s).
+        auto deadline = clock::now() + budget_for(ctx);
         auto r = co_await exchange(ep, init, false, ctx, deadline);
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             last = *f;
@@ -285,25 +293,32 @@ upstream_client::handshake(const call_context& ctx) {
 
 asio::awaitable<std::optional<upstream_failure>>
 upstream_client::ensure_session(const call_context& ctx) {
+    auto deadline = clock::now() + budget_for(ctx);
     while (!session_ready_) {
         if (handshaking_) {
-            // Single-flight: later callers wait for the handshake already under way.
-            auto* timer = handshake_done_.get();
-            boost::system::error_code ec;
-            co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            // Single-flight: later callers wait for the handshake already under way, but no
+            // longer than their own budget (a /health probe must not inherit a 60 s wait).
+            auto done = handshake_done_;
+            asio::steady_timer bound(ex_, deadline);
+            boost::system::error_code done_ec, bound_ec; // cancellation is the normal wake-up
+            auto which =
+                co_await (done->async_wait(asio::redirect_error(asio::use_awaitable, done_ec)) ||
+                          bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
+            if (which.index() == 1)
+                co_return fail(upstream_failure::kind::timeout,
+                               "upstream " + cfg_.id + " handshake still under way after " +
+                                   std::to_string(budget_for(ctx).count()) + " ms");
             if (!session_ready_ && !handshaking_)
                 co_return fail(upstream_failure::kind::connect_error,
                                "upstream " + cfg_.id + " handshake failed");
             continue;
         }
         handshaking_ = true;
-        handshake_done_ = std::make_unique<asio::steady_timer>(ex_, clock::time_point::max());
+        handshake_done_ = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
         auto failure = co_await handshake(ctx);
         handshaking_ = false;
-        auto timer = std::move(handshake_done_);
-        timer->cancel();
-        // Waiters still hold the timer's address until their wait completes on the next turn.
-        asio::post(ex_, [t = std::shared_ptr<asio::steady_timer>(std::move(timer))] {});
+        // Waiters hold their own reference to the timer; cancelling wakes them all.
+        std::exchange(handshake_done_, nullptr)->cancel();
         if (failure)
             co_return failure;
     }
@@ -312,10 +327,7 @@ upstream_client::ensure_session(const call_context& ctx) {
 
 asio::awaitable<upstream_reply>
 upstream_client::request(std::string_view method, json::object params, const call_context& ctx) {
-    auto budget = std::chrono::milliseconds(cfg_.timeouts.request_ms);
-    if (ctx.timeout && *ctx.timeout < budget)
-        budget = *ctx.timeout;
-    auto deadline = clock::now() + budget;
+    auto deadline = clock::now() + budget_for(ctx);
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (auto failure = co_await ensure_session(ctx))
             co_return *failure;

@@ -85,6 +85,8 @@ private:
                                             bool& header_read, bool& reusable,
                                             boost::system::error_code& ec);
     boost::asio::awaitable<std::optional<upstream_failure>> ensure_session(const call_context& ctx);
+    // timeouts.requestMs, or the caller's tighter budget.
+    std::chrono::milliseconds budget_for(const call_context& ctx) const;
     boost::asio::awaitable<std::optional<upstream_failure>> handshake(const call_context& ctx);
 
     boost::asio::any_io_executor ex_;
@@ -97,7 +99,7 @@ private:
     boost::json::object init_result_;
     bool session_ready_ = false;
     bool handshaking_ = false;
-    std::unique_ptr<boost::asio::steady_timer> handshake_done_;
+    std::shared_ptr<boost::asio::steady_timer> handshake_done_; // cancelled when it ends
     std::int64_t next_id_ = 1;
     std::shared_ptr<boost::asio::ssl::context> tls_; // created with the first https endpoint
 };

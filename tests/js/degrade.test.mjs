@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 
-import { connectClient, startEverything, startGate } from './lib/index.mjs';
+import { connectClient, get, startEverything, startGate } from './lib/index.mjs';
 
 function startHungServer() {
   const sockets = new Set();
@@ -73,5 +73,46 @@ describe('a hung upstream degrades alone', { timeout: 120_000 }, () => {
     assert.match(hungCall.reason.message, /hung/);
     assert.equal(liveCall.status, 'fulfilled', String(liveCall.reason));
     assert.deepEqual(liveCall.value.content, [{ type: 'text', text: 'Echo: alive' }]);
+  });
+});
+
+describe('/health with a hung upstream answers within its 5 s budget', { timeout: 120_000 }, () => {
+  let up;
+  let hung;
+  let gate;
+
+  before(async () => {
+    up = await startEverything();
+    hung = await startHungServer();
+    // Default timeouts (requestMs 60000): only the health budget bounds the probe.
+    gate = await startGate({
+      config: {
+        upstreams: [
+          { id: 'live', url: up.url, namespace: 'a' },
+          { id: 'hung', url: hung.url, namespace: 'h' },
+        ],
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await hung?.close();
+    await up?.stop();
+  });
+
+  test('200 with the live upstream up and the hung one down, after about 5 s', async () => {
+    const started = Date.now();
+    const r = await get(`${gate.base}/health`, {}, { timeoutMs: 20_000 });
+    const took = Date.now() - started;
+    assert.equal(r.status, 200, r.text);
+    const byId = Object.fromEntries(JSON.parse(r.text).upstreams.map((u) => [u.id, u]));
+    assert.equal(byId.live.status, 'up');
+    assert.equal(byId.hung.status, 'down');
+    assert.ok(took >= 4_500 && took < 9_000, `bounded by the 5 s budget (${took} ms)`);
+    // Reused for 1 s: an immediate second probe does not wait again.
+    const again = Date.now();
+    assert.equal((await get(`${gate.base}/health`)).status, 200);
+    assert.ok(Date.now() - again < 1_000);
   });
 });
