@@ -120,4 +120,35 @@ describe('configuration schema', { timeout: 120_000 }, () => {
     assert.notEqual(r.code, 0, 'inline bad config accepted');
     assert.ok(names(pointersIn(r.stderr), '/upstreams/0/protocol'), `stderr does not name /upstreams/0/protocol:\n${r.stderr}`);
   });
+
+  test('every error of a document is reported, each with its pointer', { timeout: 20_000 }, async () => {
+    const doc = {
+      upstreams: [
+        { id: 'Bad_Id', url: 'http://127.0.0.1:1/mcp', namespace: 'a' },
+        { id: 'b', url: 'ftp://127.0.0.1:2/mcp' },
+      ],
+      routing: { namespaceSeparator: 'x' },
+      bogus: true,
+    };
+    const r = await runGate(['--validate'], { env: { GATE_CONFIG: JSON.stringify(doc) } });
+    assert.equal(r.code, 1, r.stderr);
+    for (const p of ['/upstreams/0/id', '/upstreams/1/url', '/upstreams/1/namespace', '/routing/namespaceSeparator', '/bogus']) {
+      assert.ok(names(pointersIn(r.stderr), p), `stderr does not name ${p}:\n${r.stderr}`);
+    }
+  });
+
+  test('an unreadable file, a bad flag and a missing config exit non-zero with a reason', { timeout: 20_000 }, async () => {
+    let r = await runGate(['--validate', '--config', '/nonexistent/gate.json']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /nonexistent\/gate\.json/);
+    r = await runGate(['--bogus']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown option "--bogus"/);
+    r = await runGate(['--port', 'eighty']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--port/);
+    r = await runGate(['--validate']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /GATE_CONFIG/);
+  });
 });
