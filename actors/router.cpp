@@ -1,5 +1,7 @@
 #include "actors/router.hpp"
 
+#include "protocol/json_rpc.hpp"
+
 #include <caf/all.hpp>
 
 namespace gate {
@@ -24,6 +26,13 @@ caf::behavior router(caf::stateful_actor<router_state>* self,
             m.reply(list_plan{self->state.snap, self->state.fed->stale(m.kind, now())});
         },
         [=](complete_list& m) {
+            // Indexes of a list fetched before a reload mean other upstreams now: store nothing.
+            if (m.snap != self->state.snap) {
+                m.reply(route_error{protocol::error_code::internal_error,
+                                    "the configuration was reloaded during this request; retry",
+                                    ""});
+                return;
+            }
             auto& fed = *self->state.fed;
             for (auto& f : m.fetched) {
                 if (f.items)

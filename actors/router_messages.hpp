@@ -26,6 +26,7 @@ struct fetched_list {
 
 // Step 2: store what was fetched, answer the requested page.
 struct complete_list {
+    std::shared_ptr<const snapshot> snap; // the one the plan was made on
     protocol::list_kind kind;
     std::vector<fetched_list> fetched;
     std::optional<std::string> cursor;

@@ -1,6 +1,7 @@
 // Runs one coroutine per index concurrently on the current executor and waits for all.
 // Used by federated lists and /health. Must run on the single io thread (results are
-// collected without a strand).
+// collected without a strand). A task that throws yields nullopt instead of a result; it
+// never leaves the caller waiting.
 #pragma once
 
 #include <boost/asio/co_spawn.hpp>
@@ -15,7 +16,8 @@
 
 namespace gate::transport {
 
-template <class T, class F> boost::asio::awaitable<std::vector<T>> fan_out(std::size_t n, F task) {
+template <class T, class F>
+boost::asio::awaitable<std::vector<std::optional<T>>> fan_out(std::size_t n, F task) {
     namespace asio = boost::asio;
     auto ex = co_await asio::this_coro::executor;
     struct shared {
@@ -30,7 +32,11 @@ template <class T, class F> boost::asio::awaitable<std::vector<T>> fan_out(std::
         asio::co_spawn(
             ex,
             [st, i, task]() -> asio::awaitable<void> {
-                st->results[i] = co_await task(i);
+                try {
+                    st->results[i] = co_await task(i);
+                } catch (...) {
+                    st->results[i].reset();
+                }
                 if (--st->remaining == 0)
                     st->done.cancel();
             },
@@ -39,11 +45,7 @@ template <class T, class F> boost::asio::awaitable<std::vector<T>> fan_out(std::
         boost::system::error_code ec;
         co_await st->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
-    std::vector<T> out;
-    out.reserve(n);
-    for (auto& r : st->results)
-        out.push_back(std::move(*r));
-    co_return out;
+    co_return std::move(st->results);
 }
 
 } // namespace gate::transport

@@ -155,7 +155,7 @@ asio::awaitable<void> gateway::impl::accept_loop() {
             spdlog::warn("accept failed: {}", ec.message());
             continue;
         }
-        socket.set_option(tcp::no_delay(true));
+        socket.set_option(tcp::no_delay(true), ec); // best effort
         asio::co_spawn(acceptor->get_executor(), serve(std::move(socket)), asio::detached);
     }
 }

@@ -27,7 +27,13 @@ asio::awaitable<health_report> health_checker::check() {
     }
     in_flight_ = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
                                                       asio::steady_timer::time_point::max());
-    auto report = co_await probe();
+    health_report report;
+    try {
+        report = co_await probe();
+    } catch (const std::exception& e) {
+        // Never leave later probes waiting on a flight that will not land.
+        report.body = {{"status", "unavailable"}, {"error", e.what()}};
+    }
     last_.emplace(clock::now(), report);
     auto done = std::move(in_flight_);
     done->cancel();
@@ -54,17 +60,19 @@ asio::awaitable<health_report> health_checker::probe() {
     health_report report;
     json::array ups;
     for (std::size_t i = 0; i < results.size(); ++i) {
+        if (!results[i])
+            results[i] = result{false, 0, "probe failed"};
         const auto& cfg = upstreams_[i]->config();
         json::object u{{"id", cfg.id},
-                       {"status", results[i].up ? "up" : "down"},
-                       {"latencyMs", results[i].latency_ms}};
+                       {"status", results[i]->up ? "up" : "down"},
+                       {"latencyMs", results[i]->latency_ms}};
         if (show_detail_) {
             json::array urls;
             for (const auto& url : cfg.urls)
                 urls.push_back(json::string(url));
             u["urls"] = std::move(urls);
-            if (!results[i].error.empty())
-                u["error"] = results[i].error;
+            if (!results[i]->error.empty())
+                u["error"] = results[i]->error;
             if (cfg.owner) {
                 json::object o;
                 if (cfg.owner->org)
@@ -82,7 +90,7 @@ asio::awaitable<health_report> health_checker::probe() {
                 u["labels"] = std::move(l);
             }
         }
-        report.any_up = report.any_up || results[i].up;
+        report.any_up = report.any_up || results[i]->up;
         ups.push_back(std::move(u));
     }
     report.body = {{"status", report.any_up ? "ok" : "unavailable"}, {"upstreams", std::move(ups)}};

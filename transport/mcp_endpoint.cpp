@@ -134,7 +134,10 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
                              "unsupported MCP-Protocol-Version: " + header_version);
     }
     if (msg.kind != protocol::message_kind::request) {
-        // Notifications and responses are accepted; nothing is bridged for them yet.
+        // Notifications and responses are accepted (nothing is bridged for them yet); the 202
+        // is a terminal answer like any other and is audited once.
+        rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
+        finish(rec);
         co_return http_reply::empty(http::status::accepted);
     }
 
@@ -154,7 +157,7 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
         finish(rec);
         reply.status = http::status::ok;
         reply.content_type = "application/json";
-        reply.body = json::serialize(response);
+        reply.body = rec.verbatim.empty() ? json::serialize(response) : std::move(rec.verbatim);
         co_return reply;
     }
     auto response = co_await handle(session, msg.id, msg.method, std::move(params), rec);
@@ -183,6 +186,13 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         rec.upstream_calls = 1;
         auto r = co_await rec.view->clients[0]->initialize_result({rec.traceparent, {}});
         if (auto* f = std::get_if<upstream_failure>(&r)) {
+            if (f->answer) {
+                // The upstream refused the handshake itself: its error goes back verbatim.
+                if (auto spliced = protocol::replace_top_level_member(f->answer->raw, "id",
+                                                                      json::serialize(id)))
+                    rec.verbatim = std::move(*spliced);
+                co_return with_id(std::move(f->answer->body), id);
+            }
             rec.outcome = "upstream_down";
             co_return protocol::make_error(id, ec::upstream_unavailable,
                                            "upstream " + rec.view->snap->upstream(0).id +
@@ -258,7 +268,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     rec.trace.record(stage::upstream_guards);
     rec.trace.record(stage::proxy);
     auto traits = protocol::traits(kind);
-    auto fetched = co_await fan_out<fetched_list>(
+    auto outcomes = co_await fan_out<fetched_list>(
         plan->fetch.size(), [&, this](std::size_t i) -> asio::awaitable<fetched_list> {
             auto upstream = plan->fetch[i];
             auto start = clock::now();
@@ -278,6 +288,10 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
             stats.upstream(cfg.id, "ok", seconds);
             co_return fetched_list{upstream, std::move(std::get<json::array>(r))};
         });
+    std::vector<fetched_list> fetched;
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+        fetched.push_back(outcomes[i] ? std::move(*outcomes[i])
+                                      : fetched_list{plan->fetch[i], std::nullopt});
     bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
     for (auto& f : fetched)
         all_failed = all_failed && !f.items;
@@ -295,7 +309,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     auto caller = protocol::principal_hash("session", session);
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(parts.router, [&](reply_to<answer_t> r) {
-        return complete_list{kind, std::move(fetched), cursor, caller, std::move(r)};
+        return complete_list{plan->snap, kind, std::move(fetched), cursor, caller, std::move(r)};
     });
     if (!answer)
         co_return protocol::make_error(id, ec::internal_error, "router unavailable");

@@ -28,9 +28,10 @@ namespace {
 constexpr std::string_view client_protocol_version = "2025-11-25";
 constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
 constexpr std::size_t max_idle_per_endpoint = 1024;
+constexpr auto max_idle_age = std::chrono::seconds(4);
 
 upstream_failure fail(upstream_failure::kind k, std::string msg, int status = 0) {
-    return upstream_failure{k, std::move(msg), status};
+    return upstream_failure{k, std::move(msg), status, std::nullopt};
 }
 } // namespace
 
@@ -72,7 +73,7 @@ std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) c
 
 void upstream_client::reset_session() {
     session_ready_ = false;
-    session_id_.clear();
+    session_ = {};
     session_endpoint_ = nullptr;
 }
 
@@ -171,7 +172,7 @@ asio::awaitable<void> upstream_client::round_trip(Stream& stream, const std::str
 }
 
 asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
-upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_session,
+upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
                           const call_context& ctx, clock::time_point deadline) {
     // One contiguous buffer per request: Beast's field-by-field serializer showed up in
     // profiles of the proxy path (docs/benchmarks.md).
@@ -183,10 +184,10 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
     wire.append("\r\nContent-Type: application/json\r\nAccept: application/json, "
                 "text/event-stream\r\nUser-Agent: gate/");
     wire.append(gate_version);
-    if (want_session && !session_id_.empty())
-        wire.append("\r\nMcp-Session-Id: ").append(session_id_);
-    if (!protocol_version_.empty())
-        wire.append("\r\nMCP-Protocol-Version: ").append(protocol_version_);
+    if (!session.id.empty())
+        wire.append("\r\nMcp-Session-Id: ").append(session.id);
+    if (!session.protocol_version.empty())
+        wire.append("\r\nMCP-Protocol-Version: ").append(session.protocol_version);
     if (!ctx.traceparent.empty())
         wire.append("\r\ntraceparent: ").append(ctx.traceparent);
     wire.append("\r\nContent-Length: ").append(std::to_string(body.size()));
@@ -194,11 +195,15 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
 
     const json::value* want_id = msg.if_contains("id");
     for (int attempt = 0;; ++attempt) {
-        bool reused = !ep.idle.empty();
+        // Most recently used first: the least likely to have been closed by the upstream.
+        // Connections idle past the usual server keep-alive (5 s in Node) are not trusted.
+        while (!ep.idle.empty() && clock::now() - ep.idle.back().idle_since > max_idle_age)
+            ep.idle.pop_back();
+        bool reused = attempt == 0 && !ep.idle.empty();
         upstream_connection conn;
         if (reused) {
-            conn = std::move(ep.idle.front());
-            ep.idle.pop_front();
+            conn = std::move(ep.idle.back());
+            ep.idle.pop_back();
         } else {
             auto c = co_await connect(ep);
             if (auto* f = std::get_if<upstream_failure>(&c))
@@ -217,9 +222,12 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
         else
             co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec);
         if (ec && !header_read) {
-            // A pooled connection the upstream closed while idle: retry once on a fresh one.
-            if (reused && attempt == 0 && ec != beast::error::timeout)
+            // A pooled connection the upstream closed while idle: its idle siblings are likely
+            // closed too. Retry once on a fresh connection.
+            if (reused && ec != beast::error::timeout) {
+                ep.idle.clear();
                 continue;
+            }
             if (ec == beast::error::timeout)
                 co_return fail(upstream_failure::kind::timeout,
                                "upstream did not answer within " +
@@ -237,6 +245,7 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
         }
         if (reusable && ep.idle.size() < max_idle_per_endpoint) {
             conn.lowest().expires_never();
+            conn.idle_since = clock::now();
             ep.idle.push_back(std::move(conn));
         }
         co_return answer;
@@ -246,6 +255,8 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, bool want_sessi
 asio::awaitable<std::optional<upstream_failure>>
 upstream_client::handshake(const call_context& ctx) {
     // New sessions go round-robin over the replicas; a connect failure moves to the next one.
+    // All attempts share the caller's budget (a /health probe's 5 s).
+    auto deadline = clock::now() + budget_for(ctx);
     std::optional<upstream_failure> last;
     for (std::size_t tried = 0; tried < endpoints_.size(); ++tried) {
         auto& ep = *endpoints_[next_endpoint_++ % endpoints_.size()];
@@ -256,11 +267,7 @@ upstream_client::handshake(const call_context& ctx) {
                            {{"protocolVersion", client_protocol_version},
                             {"capabilities", json::object{}},
                             {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
-        protocol_version_.clear();
-        session_id_.clear();
-        // The handshake runs within the caller's budget too (a /health probe's 5 s).
-        auto deadline = clock::now() + budget_for(ctx);
-        auto r = co_await exchange(ep, init, false, ctx, deadline);
+        auto r = co_await exchange(ep, init, session_state{}, ctx, deadline);
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             last = *f;
             if (f->what == upstream_failure::kind::connect_error)
@@ -273,18 +280,26 @@ upstream_client::handshake(const call_context& ctx) {
                            "initialize answered HTTP " + std::to_string(answer.status),
                            answer.status);
         auto* result = answer.message->if_contains("result");
-        if (!result || !result->is_object())
-            co_return fail(upstream_failure::kind::protocol,
-                           "initialize failed: " + json::serialize(*answer.message));
-        init_result_ = result->as_object();
-        if (auto* v = init_result_.if_contains("protocolVersion"); v && v->is_string())
-            protocol_version_ = std::string(v->get_string());
-        session_id_ = answer.session_id;
-        session_endpoint_ = &ep;
+        if (!result || !result->is_object()) {
+            auto f = fail(upstream_failure::kind::protocol,
+                          "initialize failed: " + json::serialize(*answer.message));
+            f.answer = upstream_message{std::move(*answer.message), std::move(answer.raw)};
+            co_return f;
+        }
+        // The new session is built aside and published whole once `initialized` is through, so
+        // requests never see a half-made one.
+        session_state next;
+        next.id = answer.session_id;
+        if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
+            next.protocol_version = std::string(v->get_string());
         json::object initialized{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
-        auto n = co_await exchange(ep, initialized, true, ctx, deadline);
+        auto n = co_await exchange(ep, initialized, next, ctx, deadline);
         if (auto* f = std::get_if<upstream_failure>(&n))
             co_return *f;
+        init_result_ = std::move(result->as_object());
+        session_ = std::move(next);
+        session_endpoint_ = &ep;
+        ++session_generation_;
         session_ready_ = true;
         co_return std::nullopt;
     }
@@ -315,7 +330,13 @@ upstream_client::ensure_session(const call_context& ctx) {
         }
         handshaking_ = true;
         handshake_done_ = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
-        auto failure = co_await handshake(ctx);
+        std::optional<upstream_failure> failure;
+        try {
+            failure = co_await handshake(ctx);
+        } catch (const std::exception& e) {
+            failure = fail(upstream_failure::kind::protocol,
+                           std::string("handshake failed: ") + e.what());
+        }
         handshaking_ = false;
         // Waiters hold their own reference to the timer; cancelling wakes them all.
         std::exchange(handshake_done_, nullptr)->cancel();
@@ -328,19 +349,25 @@ upstream_client::ensure_session(const call_context& ctx) {
 asio::awaitable<upstream_reply>
 upstream_client::request(std::string_view method, json::object params, const call_context& ctx) {
     auto deadline = clock::now() + budget_for(ctx);
+    json::object msg{{"jsonrpc", "2.0"}, {"id", nullptr}, {"method", method}};
+    if (!params.empty())
+        msg["params"] = std::move(params);
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (auto failure = co_await ensure_session(ctx))
             co_return *failure;
-        json::object msg{{"jsonrpc", "2.0"}, {"id", next_id_++}, {"method", method}};
-        if (!params.empty())
-            msg["params"] = std::move(params);
-        auto r = co_await exchange(*session_endpoint_, msg, true, ctx, deadline);
+        msg["id"] = next_id_++;
+        auto generation = session_generation_;
+        auto session = session_; // the exchange may outlive a reset of the shared one
+        auto r = co_await exchange(*session_endpoint_, msg, session, ctx, deadline);
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& answer = std::get<http_answer>(r);
         if (answer.status == 404 && attempt == 0) {
             // The upstream retired our session (restart, expiry): re-initialize and retry once.
-            reset_session();
+            // Only the request that used the current session resets it; others that failed on
+            // the same old session join the handshake already under way.
+            if (generation == session_generation_ && !handshaking_)
+                reset_session();
             continue;
         }
         if (!answer.message)

@@ -25,18 +25,19 @@
 
 namespace gate::transport {
 
-struct upstream_failure {
-    enum class kind { connect_error, timeout, http_status, protocol };
-    kind what;
-    std::string message;
-    int status = 0;
-};
-
 // A JSON-RPC response as the upstream sent it: parsed, and the exact text (so it can be passed
 // on byte for byte).
 struct upstream_message {
     boost::json::object body;
     std::string raw;
+};
+
+struct upstream_failure {
+    enum class kind { connect_error, timeout, http_status, protocol };
+    kind what;
+    std::string message;
+    int status = 0;
+    std::optional<upstream_message> answer; // the upstream's own JSON-RPC error, when it sent one
 };
 
 // The upstream's JSON-RPC response (result or error), or why there is none.
@@ -73,9 +74,13 @@ public:
 private:
     struct endpoint;
     struct http_answer;
+    struct session_state {
+        std::string id;
+        std::string protocol_version;
+    };
 
     boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
-    exchange(endpoint& ep, const boost::json::object& msg, bool want_session,
+    exchange(endpoint& ep, const boost::json::object& msg, const session_state& session,
              const call_context& ctx, std::chrono::steady_clock::time_point deadline);
     boost::asio::awaitable<std::variant<upstream_connection, upstream_failure>>
     connect(endpoint& ep);
@@ -94,8 +99,8 @@ private:
     std::vector<std::unique_ptr<endpoint>> endpoints_;
     std::size_t next_endpoint_ = 0;
     endpoint* session_endpoint_ = nullptr;
-    std::string session_id_;
-    std::string protocol_version_;
+    session_state session_;
+    std::uint64_t session_generation_ = 0; // bumped by every published handshake
     boost::json::object init_result_;
     bool session_ready_ = false;
     bool handshaking_ = false;

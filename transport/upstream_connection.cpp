@@ -39,7 +39,7 @@ open_upstream_connection(asio::any_io_executor ex, const std::vector<tcp::endpoi
         co_return std::string(ec == beast::error::timeout ? "connect timeout: "
                                                           : "cannot connect: ") +
             ec.message();
-    lowest.socket().set_option(tcp::no_delay(true));
+    lowest.socket().set_option(tcp::no_delay(true), ec); // best effort
     if (tls) {
         // SNI and the certificate's name are both the URL's host.
         if (!SSL_set_tlsext_host_name(c.tls->native_handle(), host.c_str()))

@@ -20,6 +20,7 @@ namespace gate::transport {
 struct upstream_connection {
     std::unique_ptr<boost::beast::tcp_stream> plain;
     std::unique_ptr<boost::beast::ssl_stream<boost::beast::tcp_stream>> tls;
+    std::chrono::steady_clock::time_point idle_since; // when it went back to the pool
 
     boost::beast::tcp_stream& lowest() {
         return plain ? *plain : boost::beast::get_lowest_layer(*tls);

@@ -1,6 +1,7 @@
 // The router actor under CAF's test_coordinator: virtual time, no threads, no sleeps.
 #include "../unit/test_config.hpp"
 #include "actors/router.hpp"
+#include "protocol/json_rpc.hpp"
 
 #include <boost/json/parse.hpp>
 #include <caf/all.hpp>
@@ -24,7 +25,8 @@ struct router_fixture : ::testing::Test {
     caf::scheduler::test_coordinator& sched =
         dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
 
-    caf::actor router = spawn_router(sys, test::two_upstreams(200, 30000));
+    std::shared_ptr<const snapshot> snap = test::two_upstreams(200, 30000);
+    caf::actor router = spawn_router(sys, snap);
 
     template <class T, class Msg> std::optional<T> ask(Msg make) {
         std::optional<T> got;
@@ -43,7 +45,7 @@ struct router_fixture : ::testing::Test {
     std::variant<list_answer, route_error> complete(list_kind k, std::vector<fetched_list> f) {
         using answer = std::variant<list_answer, route_error>;
         return *ask<answer>([&](auto r) {
-            return complete_list{k, std::move(f), std::nullopt, 1, std::move(r)};
+            return complete_list{snap, k, std::move(f), std::nullopt, 1, std::move(r)};
         });
     }
     ~router_fixture() override {
@@ -105,4 +107,15 @@ TEST_F(router_fixture, a_dropped_reply_channel_answers_nullopt) {
     }
     ASSERT_TRUE(got);
     EXPECT_FALSE(*got);
+}
+
+TEST_F(router_fixture, a_list_fetched_before_a_reload_is_not_stored) {
+    auto next = test::two_upstreams(200, 30000);
+    caf::anon_send(router, replace_snapshot{next});
+    sched.run();
+    // Completed against the old snapshot: refused, nothing cached under the new indexes.
+    auto stale = complete(list_kind::tools, {{0, names({"x"})}, {1, names({"y"})}});
+    EXPECT_EQ(std::get<route_error>(stale).code, protocol::error_code::internal_error);
+    snap = next;
+    EXPECT_EQ(plan(list_kind::tools).size(), 2u);
 }
