@@ -152,11 +152,10 @@ int run_gate(const std::vector<std::string>& args) {
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
         if (ec)
             return;
-        spdlog::info("signal {}: shutting down", sig);
-        gw.stop();
+        spdlog::info("signal {}: shutting down (draining up to 10 s)", sig);
         hup.cancel();
         watch_timer.cancel();
-        io.stop();
+        gw.drain(std::chrono::seconds(10), [&] { io.stop(); });
     });
     io.run();
     caf::anon_send_exit(router, caf::exit_reason::user_shutdown);

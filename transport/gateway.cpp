@@ -59,7 +59,8 @@ std::string_view path_of(std::string_view target) {
 }
 
 // The whole answer in one buffer (one write, no per-field buffer sequence).
-std::string serialize_reply(const http_reply& reply, unsigned version, bool keep_alive) {
+std::string serialize_reply(const http_reply& reply, unsigned version, bool keep_alive,
+                            bool head_only) {
     std::string wire;
     wire.reserve(reply.body.size() + 256);
     wire.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
@@ -74,7 +75,9 @@ std::string serialize_reply(const http_reply& reply, unsigned version, bool keep
     else if (version == 10)
         wire.append("Connection: keep-alive\r\n");
     wire.append("Content-Length: ").append(std::to_string(reply.body.size()));
-    wire.append("\r\n\r\n").append(reply.body);
+    wire.append("\r\n\r\n");
+    if (!head_only) // HEAD: the same header, no body, or the connection falls out of step
+        wire.append(reply.body);
     return wire;
 }
 
@@ -133,6 +136,28 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
                         "notifications/resources/list_changed"})
         i.sessions.broadcast(json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", method}}));
     return std::nullopt;
+}
+
+void gateway::drain(std::chrono::steady_clock::duration bound, std::function<void()> then) {
+    stop();
+    asio::co_spawn(
+        impl_->io,
+        [i = impl_.get(), bound, then = std::move(then)]() -> asio::awaitable<void> {
+            // Requests already being answered finish (bounded); new connections are refused
+            // and open GET streams end as their sessions close.
+            auto deadline = clock::now() + bound;
+            asio::steady_timer tick(i->io);
+            while (i->in_flight > 0 && clock::now() < deadline) {
+                tick.expires_after(std::chrono::milliseconds(20));
+                boost::system::error_code ec;
+                co_await tick.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            }
+            if (i->in_flight > 0)
+                spdlog::warn("shutdown: {} request{} cut after the drain bound", i->in_flight,
+                             i->in_flight == 1 ? "" : "s");
+            then();
+        },
+        asio::detached);
 }
 
 void gateway::stop() {
@@ -222,6 +247,11 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
             break;
         auto start = clock::now();
         auto& req = parser.get();
+        ++in_flight;
+        struct done_guard {
+            std::size_t& n;
+            ~done_guard() { --n; }
+        } counted{in_flight};
         http_reply reply;
         bool streamed = false;
 
@@ -244,8 +274,15 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
             } else {
                 parser.body_limit(static_cast<std::uint64_t>(doc.server.max_body_bytes));
                 stream.expires_after(std::chrono::seconds(30));
-                co_await http::async_read(stream, buf, parser,
-                                          asio::redirect_error(asio::use_awaitable, ec));
+                // curl and others wait for this before sending a larger body.
+                if (beast::iequals(req[http::field::expect], "100-continue")) {
+                    static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+                    co_await asio::async_write(stream, asio::buffer(go_on),
+                                               asio::redirect_error(asio::use_awaitable, ec));
+                }
+                if (!ec)
+                    co_await http::async_read(stream, buf, parser,
+                                              asio::redirect_error(asio::use_awaitable, ec));
             }
             if (ec == http::error::body_limit) {
                 auto limit = std::to_string(doc.server.max_body_bytes);
@@ -292,7 +329,8 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
             reply.close = true;
 
         bool keep_alive = !reply.close && req.keep_alive();
-        auto wire = serialize_reply(reply, req.version(), keep_alive);
+        auto wire =
+            serialize_reply(reply, req.version(), keep_alive, req.method() == http::verb::head);
         stream.expires_after(std::chrono::seconds(30));
         co_await asio::async_write(stream, asio::buffer(wire),
                                    asio::redirect_error(asio::use_awaitable, ec));

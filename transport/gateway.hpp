@@ -60,6 +60,9 @@ public:
     std::uint16_t listen(const std::string& host, std::uint16_t port);
     // Stops accepting, ends every session and its streams.
     void stop();
+    // stop(), then waits (up to `bound`) for requests being answered, then calls `then` on the
+    // io thread.
+    void drain(std::chrono::steady_clock::duration bound, std::function<void()> then);
 
     // Swaps in a validated document (must run on the io thread). Upstreams whose entry is
     // unchanged keep their client and live session; the rest are rebuilt. Sections wired at

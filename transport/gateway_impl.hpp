@@ -67,6 +67,7 @@ struct gateway::impl {
     std::optional<boost::asio::ip::tcp::acceptor> acceptor;
     std::function<void(const request_record&)>* on_request = nullptr;
     std::atomic<bool> stopping{false};
+    std::size_t in_flight = 0; // requests between header read and answer written (io thread)
 };
 
 } // namespace gate::transport

@@ -149,8 +149,19 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
         auto response = co_await initialize(msg.id, params, version, rec);
         bool ok = response.contains("result");
         if (ok) {
-            auto id = sessions.open(version, clock::now());
-            reply.headers.emplace_back("Mcp-Session-Id", id);
+            auto session_id = sessions.open(version, clock::now());
+            if (!session_id) {
+                rec.outcome = "error";
+                rec.error = "too many sessions";
+                finish(rec);
+                auto busy = rpc_reply(http::status::service_unavailable,
+                                      protocol::make_error(msg.id, ec::internal_error,
+                                                           "too many open sessions: end unused "
+                                                           "sessions (DELETE) or retry later"));
+                busy.headers.emplace_back("Retry-After", "60");
+                co_return busy;
+            }
+            reply.headers.emplace_back("Mcp-Session-Id", *session_id);
         }
         rec.outcome = std::string(outcome_of(response));
         rec.error = error_text(response);
@@ -429,9 +440,12 @@ asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const ht
             frame += format_sse(m, std::to_string(++event_id));
         if (frame.empty())
             frame = ": keep-alive\n\n";
+        // A client that stops reading must not pin the stream (and its session) forever.
+        stream.expires_after(std::chrono::seconds(30));
         co_await asio::async_write(stream, http::make_chunk(asio::buffer(frame)),
                                    asio::redirect_error(asio::use_awaitable, ec));
     }
+    stream.expires_after(std::chrono::seconds(5));
     if (!ec)
         co_await asio::async_write(stream, http::make_chunk_last(),
                                    asio::redirect_error(asio::use_awaitable, ec));

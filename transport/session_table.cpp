@@ -27,9 +27,11 @@ void wake(downstream_session& s) {
 }
 } // namespace
 
-std::string session_table::open(std::string protocol_version, time_point now) {
+std::optional<std::string> session_table::open(std::string protocol_version, time_point now) {
     auto id = random_id();
     std::lock_guard lock(mutex_);
+    if (sessions_.size() >= max_sessions_)
+        return std::nullopt;
     sessions_[id] = downstream_session{std::move(protocol_version), now, {}, {}};
     return id;
 }
@@ -72,7 +74,10 @@ bool session_table::attach_stream(const std::string& id,
 void session_table::broadcast(const std::string& message) {
     std::lock_guard lock(mutex_);
     for (auto& [id, s] : sessions_) {
-        // A client that never reads its stream must not grow the gateway without bound.
+        // Only sessions with an open stream can receive anything; a client that never reads
+        // its stream must not grow the gateway without bound either.
+        if (std::none_of(s.streams.begin(), s.streams.end(), [](auto& w) { return !w.expired(); }))
+            continue;
         if (s.outbox.size() >= 256)
             s.outbox.pop_front();
         s.outbox.push_back(message);

@@ -25,8 +25,10 @@ class session_table {
 public:
     using time_point = std::chrono::steady_clock::time_point;
 
-    // A new session with a 128-bit random id (hex).
-    std::string open(std::string protocol_version, time_point now);
+    explicit session_table(std::size_t max_sessions = 10000) : max_sessions_(max_sessions) {}
+
+    // A new session with a 128-bit random id (hex); nullopt at the ceiling.
+    std::optional<std::string> open(std::string protocol_version, time_point now);
     bool contains(const std::string& id) const;
     // Marks the session used at `now`; its negotiated version, or nullopt when unknown.
     std::optional<std::string> touch(const std::string& id, time_point now);
@@ -34,7 +36,7 @@ public:
     std::size_t expire_idle(time_point now, std::chrono::steady_clock::duration idle);
     // Registers an open GET stream; false when the session is unknown.
     bool attach_stream(const std::string& id, std::weak_ptr<boost::asio::steady_timer> stream);
-    // Queues a server-to-client message for every session and wakes their streams.
+    // Queues a server-to-client message for every session with an open stream and wakes it.
     void broadcast(const std::string& message);
     // Takes the queued messages of a session (empty when none or unknown).
     std::vector<std::string> take_outbox(const std::string& id);
@@ -44,6 +46,7 @@ public:
     std::size_t size() const;
 
 private:
+    std::size_t max_sessions_;
     mutable std::mutex mutex_;
     std::unordered_map<std::string, downstream_session> sessions_;
 };

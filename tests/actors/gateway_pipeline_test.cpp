@@ -199,3 +199,32 @@ TEST_F(gateway_fixture, a_caller_without_trace_context_starts_a_new_trace) {
     EXPECT_EQ(call->traceparent.size(), 55u);
     EXPECT_EQ(call->traceparent.substr(0, 3), "00-");
 }
+
+TEST_F(gateway_fixture, a_restarted_upstream_is_reinitialized_and_concurrent_calls_keep_params) {
+    auto session = initialize();
+    auto call = [&](int i) {
+        return post(
+            R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
+                R"(,"method":"tools/call","params":{"name":"m__echo","arguments":{"message":"r)" +
+                std::to_string(i) + R"("}}})",
+            session);
+    };
+    EXPECT_EQ(call(1).second.at("result").at("content").at(0).at("text"), "Echo: r1");
+    test_support::forget_sessions(); // the upstream "restarts"
+    // Several calls race into the 404: one re-initializes, the others join it, none loses
+    // its arguments.
+    std::vector<std::future<std::pair<int, json::value>>> calls;
+    for (int i = 2; i < 8; ++i)
+        calls.push_back(std::async(std::launch::async, call, i));
+    for (int i = 2; i < 8; ++i) {
+        auto [status, body] = calls[i - 2].get();
+        EXPECT_EQ(status, 200);
+        EXPECT_EQ(body.at("result").at("content").at(0).at("text"),
+                  json::value("Echo: r" + std::to_string(i)))
+            << body;
+    }
+    std::lock_guard lock(mutex);
+    auto inits = std::count_if(upstream_seen.begin(), upstream_seen.end(),
+                               [](auto& r) { return r.method == "initialize"; });
+    EXPECT_GE(inits, 2); // the first handshake and at least one after the restart
+}

@@ -5,6 +5,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
+#include <mutex>
+#include <set>
 #include <string>
 
 namespace gate::test_support {
@@ -18,6 +20,13 @@ using tcp = asio::ip::tcp;
 namespace {
 
 std::atomic<unsigned long> next_session{1};
+std::mutex sessions_mutex;
+std::set<std::string> live_sessions;
+
+bool session_known(std::string_view id) {
+    std::lock_guard lock(sessions_mutex);
+    return live_sessions.contains(std::string(id));
+}
 
 json::value answer(const json::object& req) {
     auto method = req.at("method").as_string();
@@ -70,14 +79,23 @@ asio::awaitable<void> serve(tcp::socket socket, request_observer observe) {
                 seen.session_id = std::string(req["Mcp-Session-Id"]);
                 observe(seen);
             }
+            auto session = req["Mcp-Session-Id"];
             if (ec || !v.is_object()) {
                 res.result(http::status::bad_request);
+            } else if (!session.empty() && !session_known(session)) {
+                res.result(http::status::not_found); // a session from before a "restart"
             } else if (!v.as_object().contains("id")) {
                 res.result(http::status::accepted);
             } else {
                 auto& obj = v.as_object();
-                if (obj.at("method") == "initialize")
-                    res.set("Mcp-Session-Id", "s" + std::to_string(next_session++));
+                if (obj.at("method") == "initialize") {
+                    auto id = "s" + std::to_string(next_session++);
+                    {
+                        std::lock_guard lock(sessions_mutex);
+                        live_sessions.insert(id);
+                    }
+                    res.set("Mcp-Session-Id", id);
+                }
                 res.set(http::field::content_type, "application/json");
                 res.body() = json::serialize(answer(obj));
             }
@@ -98,6 +116,11 @@ asio::awaitable<void> serve_mini_mcp(tcp::acceptor& acc, request_observer observ
         s.set_option(tcp::no_delay(true));
         asio::co_spawn(acc.get_executor(), serve(std::move(s), observe), asio::detached);
     }
+}
+
+void forget_sessions() {
+    std::lock_guard lock(sessions_mutex);
+    live_sessions.clear();
 }
 
 } // namespace gate::test_support

@@ -21,4 +21,7 @@ using request_observer = std::function<void(const seen_request&)>;
 boost::asio::awaitable<void> serve_mini_mcp(boost::asio::ip::tcp::acceptor& acceptor,
                                             request_observer observe = {});
 
+// Forgets every session, as a restarted server would: their next requests get 404.
+void forget_sessions();
+
 } // namespace gate::test_support

@@ -12,7 +12,7 @@ const session_table::time_point t0{};
 
 TEST(session_table, ids_are_random_hex_and_distinct) {
     session_table t;
-    auto a = t.open("2025-11-25", t0), b = t.open("2025-11-25", t0);
+    auto a = *t.open("2025-11-25", t0), b = *t.open("2025-11-25", t0);
     EXPECT_NE(a, b);
     EXPECT_EQ(a.size(), 32u);
     EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
@@ -20,7 +20,7 @@ TEST(session_table, ids_are_random_hex_and_distinct) {
 
 TEST(session_table, touch_reports_the_version_and_unknown_sessions) {
     session_table t;
-    auto id = t.open("2025-06-18", t0);
+    auto id = *t.open("2025-06-18", t0);
     EXPECT_EQ(t.touch(id, t0), "2025-06-18");
     EXPECT_FALSE(t.touch("nope", t0));
     EXPECT_TRUE(t.close(id));
@@ -31,7 +31,7 @@ TEST(session_table, touch_reports_the_version_and_unknown_sessions) {
 TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
     boost::asio::io_context io;
     session_table t;
-    auto idle = t.open("v", t0), used = t.open("v", t0), streaming = t.open("v", t0);
+    auto idle = *t.open("v", t0), used = *t.open("v", t0), streaming = *t.open("v", t0);
     auto stream = std::make_shared<boost::asio::steady_timer>(io);
     ASSERT_TRUE(t.attach_stream(streaming, stream));
     t.touch(used, t0 + 50min);
@@ -45,15 +45,31 @@ TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
     EXPECT_EQ(t.size(), 0u);
 }
 
-TEST(session_table, broadcast_queues_for_every_session_and_is_bounded) {
+TEST(session_table, broadcast_queues_for_streaming_sessions_and_is_bounded) {
+    boost::asio::io_context io;
     session_table t;
-    auto a = t.open("v", t0), b = t.open("v", t0);
+    auto a = *t.open("v", t0), b = *t.open("v", t0), silent = *t.open("v", t0);
+    auto sa = std::make_shared<boost::asio::steady_timer>(io);
+    auto sb = std::make_shared<boost::asio::steady_timer>(io);
+    t.attach_stream(a, sa);
+    t.attach_stream(b, sb);
     t.broadcast("m1");
     EXPECT_EQ(t.take_outbox(a), std::vector<std::string>{"m1"});
     EXPECT_TRUE(t.take_outbox(a).empty());
+    EXPECT_TRUE(t.take_outbox(silent).empty()); // no stream: nothing queued
     for (int i = 0; i < 1000; ++i)
         t.broadcast(std::to_string(i));
     auto queued = t.take_outbox(b);
     EXPECT_EQ(queued.size(), 256u);
     EXPECT_EQ(queued.back(), "999");
+}
+
+TEST(session_table, refuses_new_sessions_at_the_ceiling) {
+    session_table t(2);
+    auto a = t.open("v", t0);
+    ASSERT_TRUE(a);
+    ASSERT_TRUE(t.open("v", t0));
+    EXPECT_FALSE(t.open("v", t0));
+    t.close(*a);
+    EXPECT_TRUE(t.open("v", t0));
 }
