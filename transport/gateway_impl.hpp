@@ -67,7 +67,8 @@ struct gateway::impl {
     std::optional<boost::asio::ip::tcp::acceptor> acceptor;
     std::function<void(const request_record&)>* on_request = nullptr;
     std::atomic<bool> stopping{false};
-    std::size_t in_flight = 0; // requests between header read and answer written (io thread)
+    // Requests between header read and answer written (io thread).
+    std::shared_ptr<std::size_t> in_flight = std::make_shared<std::size_t>(0);
 };
 
 } // namespace gate::transport
