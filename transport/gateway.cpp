@@ -105,6 +105,7 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     acc.listen(asio::socket_base::max_listen_connections);
     asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
     asio::co_spawn(impl_->io, impl_->sweep_sessions(), asio::detached);
+    impl_->warm_up(*impl_->live);
     return acc.local_endpoint().port();
 }
 
@@ -131,6 +132,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
                  view->clients.size() - kept, i.live->clients.size() - kept);
     i.live = view;
     i.health = std::make_shared<health_checker>(view->clients, !i.doc.auth.required);
+    i.warm_up(*view);
     caf::anon_send(i.parts.router, replace_snapshot{snap});
     for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",
                         "notifications/resources/list_changed"})
@@ -183,6 +185,32 @@ asio::awaitable<void> gateway::impl::accept_loop() {
         socket.set_option(tcp::no_delay(true), ec); // best effort
         asio::co_spawn(acceptor->get_executor(), serve(std::move(socket)), asio::detached);
     }
+}
+
+void gateway::impl::warm_up(const federation_view& view) {
+    // Each upstream's root session is opened now rather than by the first client request, so
+    // an operator sees at start (and after a reload) which upstreams answer.
+    for (const auto& client : view.clients)
+        asio::co_spawn(
+            io,
+            [client]() -> asio::awaitable<void> {
+                auto r = co_await client->initialize_result({});
+                const auto& id = client->config().id;
+                if (auto* f = std::get_if<upstream_failure>(&r)) {
+                    spdlog::warn("upstream {} not reachable yet: {}", id, f->message);
+                    co_return;
+                }
+                const auto& init = std::get<boost::json::object>(r);
+                std::string name = "?", version = "?";
+                if (auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
+                    if (auto* n = info->as_object().if_contains("name"); n && n->is_string())
+                        name = n->as_string();
+                    if (auto* v = info->as_object().if_contains("version"); v && v->is_string())
+                        version = v->as_string();
+                }
+                spdlog::info("upstream {} ready: {} {}", id, name, version);
+            },
+            asio::detached);
 }
 
 asio::awaitable<void> gateway::impl::sweep_sessions() {

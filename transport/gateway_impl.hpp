@@ -19,6 +19,8 @@ struct gateway::impl {
 
     boost::asio::awaitable<void> accept_loop();
     boost::asio::awaitable<void> sweep_sessions();
+    // Opens every upstream's root session in the background and logs the outcome.
+    void warm_up(const federation_view& view);
     boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
     // After refusing a request whose body was not read: half-close and discard, bounded.
     boost::asio::awaitable<void> drain(boost::beast::tcp_stream& stream);

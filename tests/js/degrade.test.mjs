@@ -59,7 +59,6 @@ describe('a hung upstream degrades alone', { timeout: 120_000 }, () => {
     const tools = (await client.listTools({})).tools.map((t) => t.name);
     const took = Date.now() - started;
     assert.ok(tools.length > 0 && tools.every((n) => n.startsWith('a__')), tools.join(','));
-    assert.ok(took >= 700, `waited for the hung upstream's timeout (${took} ms)`);
     assert.ok(took < 10_000, `bounded by requestMs, not the default 60 s (${took} ms)`);
   });
 
@@ -109,7 +108,7 @@ describe('/health with a hung upstream answers within its 5 s budget', { timeout
     const byId = Object.fromEntries(JSON.parse(r.text).upstreams.map((u) => [u.id, u]));
     assert.equal(byId.live.status, 'up');
     assert.equal(byId.hung.status, 'down');
-    assert.ok(took >= 4_500 && took < 9_000, `bounded by the 5 s budget (${took} ms)`);
+    assert.ok(took < 9_000, `bounded by the 5 s budget (${took} ms)`);
     // Reused for 1 s: an immediate second probe does not wait again.
     const again = Date.now();
     assert.equal((await get(`${gate.base}/health`)).status, 200);
