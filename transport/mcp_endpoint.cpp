@@ -73,6 +73,14 @@ json::object with_id(json::object response, const json::value& id) {
     return response;
 }
 
+// An upstream's answer for the client: the exact text with only the id replaced goes on the
+// wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
+json::object pass_on(upstream_message answer, const json::value& id, request_record& rec) {
+    if (auto spliced = protocol::replace_top_level_member(answer.raw, "id", json::serialize(id)))
+        rec.verbatim = std::move(*spliced);
+    return with_id(std::move(answer.body), id);
+}
+
 } // namespace
 
 asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, request_record& rec) {
@@ -199,10 +207,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             if (f->answer) {
                 // The upstream refused the handshake itself: its error goes back verbatim.
-                if (auto spliced = protocol::replace_top_level_member(f->answer->raw, "id",
-                                                                      json::serialize(id)))
-                    rec.verbatim = std::move(*spliced);
-                co_return with_id(std::move(f->answer->body), id);
+                co_return pass_on(std::move(*f->answer), id, rec);
             }
             rec.outcome = "upstream_down";
             co_return protocol::make_error(id, ec::upstream_unavailable,
@@ -382,10 +387,7 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
                                        "upstream " + *rec.upstream + " unavailable: " + f->message);
     }
     // Whatever the upstream answered, result or error, goes back verbatim under the client's id.
-    auto& answer = std::get<upstream_message>(reply);
-    if (auto spliced = protocol::replace_top_level_member(answer.raw, "id", json::serialize(id)))
-        rec.verbatim = std::move(*spliced);
-    co_return with_id(std::move(answer.body), id);
+    co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec);
 }
 
 asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req) {
