@@ -403,9 +403,21 @@ asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const ht
     }
     auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
                                                      asio::steady_timer::time_point::max());
-    if (status == http::status::ok && !sessions.attach_stream(session, wake)) {
-        status = http::status::not_found;
-        error = R"({"error":"unknown or expired session"})";
+    if (status == http::status::ok) {
+        switch (sessions.attach_stream(session, wake)) {
+        case session_table::attach_result::attached:
+            break;
+        case session_table::attach_result::unknown_session:
+            status = http::status::not_found;
+            error = R"({"error":"unknown or expired session"})";
+            break;
+        case session_table::attach_result::too_many_streams:
+            // Each open stream holds a connection and a coroutine: one session cannot take
+            // the gateway's capacity.
+            status = http::status::too_many_requests;
+            error = R"({"error":"too many open streams for this session: at most 8"})";
+            break;
+        }
     }
     boost::system::error_code ec;
     if (status != http::status::ok) {

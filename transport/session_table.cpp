@@ -60,15 +60,19 @@ std::size_t session_table::expire_idle(time_point now, std::chrono::steady_clock
     });
 }
 
-bool session_table::attach_stream(const std::string& id,
-                                  std::weak_ptr<boost::asio::steady_timer> stream) {
+session_table::attach_result
+session_table::attach_stream(const std::string& id,
+                             std::weak_ptr<boost::asio::steady_timer> stream) {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
     if (it == sessions_.end())
-        return false;
-    std::erase_if(it->second.streams, [](auto& w) { return w.expired(); });
-    it->second.streams.push_back(std::move(stream));
-    return true;
+        return attach_result::unknown_session;
+    auto& streams = it->second.streams;
+    std::erase_if(streams, [](auto& w) { return w.expired(); });
+    if (streams.size() >= max_streams_per_session)
+        return attach_result::too_many_streams;
+    streams.push_back(std::move(stream));
+    return attach_result::attached;
 }
 
 void session_table::broadcast(const std::string& message) {

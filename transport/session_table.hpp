@@ -34,8 +34,11 @@ public:
     std::optional<std::string> touch(const std::string& id, time_point now);
     // Ends sessions unused for `idle` that have no open stream; returns how many.
     std::size_t expire_idle(time_point now, std::chrono::steady_clock::duration idle);
-    // Registers an open GET stream; false when the session is unknown.
-    bool attach_stream(const std::string& id, std::weak_ptr<boost::asio::steady_timer> stream);
+    enum class attach_result { attached, unknown_session, too_many_streams };
+    // Registers an open GET stream (at most max_streams_per_session live ones per session).
+    attach_result attach_stream(const std::string& id,
+                                std::weak_ptr<boost::asio::steady_timer> stream);
+    static constexpr std::size_t max_streams_per_session = 8;
     // Queues a server-to-client message for every session with an open stream and wakes it.
     void broadcast(const std::string& message);
     // Takes the queued messages of a session (empty when none or unknown).

@@ -33,7 +33,7 @@ TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
     session_table t;
     auto idle = *t.open("v", t0), used = *t.open("v", t0), streaming = *t.open("v", t0);
     auto stream = std::make_shared<boost::asio::steady_timer>(io);
-    ASSERT_TRUE(t.attach_stream(streaming, stream));
+    ASSERT_EQ(t.attach_stream(streaming, stream), session_table::attach_result::attached);
     t.touch(used, t0 + 50min);
     EXPECT_EQ(t.expire_idle(t0 + 59min, 1h), 0u);
     EXPECT_EQ(t.expire_idle(t0 + 60min, 1h), 1u);
@@ -72,4 +72,20 @@ TEST(session_table, refuses_new_sessions_at_the_ceiling) {
     EXPECT_FALSE(t.open("v", t0));
     t.close(*a);
     EXPECT_TRUE(t.open("v", t0));
+}
+
+TEST(session_table, caps_live_streams_per_session) {
+    boost::asio::io_context io;
+    session_table t;
+    auto id = *t.open("v", t0);
+    std::vector<std::shared_ptr<boost::asio::steady_timer>> streams;
+    for (std::size_t i = 0; i < session_table::max_streams_per_session; ++i) {
+        streams.push_back(std::make_shared<boost::asio::steady_timer>(io));
+        EXPECT_EQ(t.attach_stream(id, streams.back()), session_table::attach_result::attached);
+    }
+    auto extra = std::make_shared<boost::asio::steady_timer>(io);
+    EXPECT_EQ(t.attach_stream(id, extra), session_table::attach_result::too_many_streams);
+    streams.pop_back(); // one stream closed: room again
+    EXPECT_EQ(t.attach_stream(id, extra), session_table::attach_result::attached);
+    EXPECT_EQ(t.attach_stream("nope", extra), session_table::attach_result::unknown_session);
 }
