@@ -9,7 +9,7 @@ packages=(
   libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev
   prometheus  # promtool checks the /metrics exposition in tests
-  ca-certificates curl procps openssl
+  ca-certificates curl procps openssl git
 )
 
 missing=()
