@@ -1,5 +1,6 @@
 #include "transport/upstream_connection.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -41,8 +42,11 @@ open_upstream_connection(asio::any_io_executor ex, const std::vector<tcp::endpoi
             ec.message();
     lowest.socket().set_option(tcp::no_delay(true), ec); // best effort
     if (tls) {
-        // SNI and the certificate's name are both the URL's host.
-        if (!SSL_set_tlsext_host_name(c.tls->native_handle(), host.c_str()))
+        // The certificate is checked against the URL's host (a name or an IP address); a name
+        // is also sent as SNI, which RFC 6066 does not allow for IP literals.
+        boost::system::error_code not_ip;
+        asio::ip::make_address(host, not_ip);
+        if (not_ip && !SSL_set_tlsext_host_name(c.tls->native_handle(), host.c_str()))
             co_return std::string("TLS: cannot set the server name");
         c.tls->set_verify_callback(asio::ssl::host_name_verification(host));
         co_await c.tls->async_handshake(asio::ssl::stream_base::client,

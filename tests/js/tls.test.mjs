@@ -12,12 +12,13 @@ import { after, before, describe, test } from 'node:test';
 
 import { connectClient, startEverything, startGate } from './lib/index.mjs';
 
-// A test CA and a server certificate for localhost, made with the openssl command line.
+// A test CA and a server certificate for localhost and 127.0.0.1, made with the openssl
+// command line.
 function makeCertificates(dir) {
   const sh = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   sh('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=gate test CA');
   sh('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n');
+  writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n');
   sh('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext');
   return {
     ca: path.join(dir, 'ca.pem'),
@@ -64,8 +65,9 @@ describe('https upstreams', { timeout: 180_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // By IP address, so the test needs no name resolution; the certificate's IP SAN is checked.
   const config = () => ({
-    upstreams: [{ id: 'secure', url: `https://localhost:${front.address().port}/mcp`, namespace: 's' }],
+    upstreams: [{ id: 'secure', url: `https://127.0.0.1:${front.address().port}/mcp`, namespace: 's' }],
   });
 
   test('a trusted certificate carries MCP over TLS', async () => {
