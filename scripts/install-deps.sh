@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  clang-16 libclang-rt-16-dev cmake ninja-build pkg-config ccache clang-format-16
+  clang-16 libclang-rt-16-dev llvm-16 cmake ninja-build pkg-config ccache clang-format-16
   libcaf-dev libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev
