@@ -51,8 +51,6 @@ class federation {
 public:
     federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors);
 
-    const snapshot& current() const { return *snap_; }
-
     // Upstreams whose cached list is missing or expired.
     std::vector<std::size_t> stale(protocol::list_kind kind, time_point now) const;
     void store(std::size_t upstream, protocol::list_kind kind, boost::json::array items,
