@@ -5,6 +5,10 @@
 #   2. @modelcontextprotocol/server-everything (the official SDK in Node), a realistic one.
 # Prints Markdown tables with calls/s, p50 and p99 for both paths and the ratio, then gate's
 # idle RSS and RSS per held session. Build first (scripts/build.sh; setup-node.sh for 2).
+# The C++ upstream is run twice: once with all processes sharing every core, and once the way
+# proxies are benchmarked (gate on a core of its own, load driver and upstream on another), so
+# that the table shows whether gate keeps up with what feeds it rather than how three
+# processes split two cores.
 #
 #   simulations/bench.sh [seconds-per-run]   (default 5)
 set -euo pipefail
@@ -22,12 +26,16 @@ trap cleanup EXIT
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
+# CPU placement: empty (shared cores) or taskset prefixes, set by the pinned run below.
+gate_cpus=()
+peer_cpus=()
+
 # Starts gate in passthrough mode in front of $1; sets gate_pid and gate_port.
 start_gate() {
   cat >"$work/gate.json" <<JSON
 {"upstreams": [{"id": "bench", "url": "$1"}]}
 JSON
-  "$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
+  "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
   gate_pid=$!
   pids+=($gate_pid)
   gate_port=""
@@ -43,8 +51,8 @@ compare() {
   echo "| sessions | direct calls/s | gate calls/s | ratio | direct p50 ms | gate p50 ms | added p50 ms | direct p99 ms | gate p99 ms |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in 8 64 256; do
-    d="$("$build/simulations/load_driver" "$1" "$n" "$seconds")"
-    g="$("$build/simulations/load_driver" "http://127.0.0.1:$gate_port/mcp" "$n" "$seconds")"
+    d="$("${peer_cpus[@]}" "$build/simulations/load_driver" "$1" "$n" "$seconds")"
+    g="$("${peer_cpus[@]}" "$build/simulations/load_driver" "http://127.0.0.1:$gate_port/mcp" "$n" "$seconds")"
     python3 - "$d" "$g" <<'PY'
 import json, sys
 d, g = json.loads(sys.argv[1]), json.loads(sys.argv[2])
@@ -102,3 +110,26 @@ done
 echo
 echo "gate RSS idle: ${idle_rss} KiB; peak with 256 sessions: ${peak} KiB;" \
   "per held session: $(( (peak - idle_rss) * 1024 / 256 )) bytes"
+
+# Dedicated cores: gate alone on the last CPU, the load driver and the upstream together on the
+# first, in both paths. The direct path gets the same CPU as the gateway path's driver and
+# upstream, so the ratio says whether gate, given a core, keeps up with them.
+if [ "$(nproc)" -ge 2 ]; then
+  kill "$gate_pid"
+  wait "$gate_pid" 2>/dev/null || true
+  last_cpu=$(( $(nproc) - 1 ))
+  peer_cpus=(taskset -c 0)
+  gate_cpus=(taskset -c "$last_cpu")
+  "${peer_cpus[@]}" "$build/simulations/fast_upstream" 0 >"$work/pinned-upstream.out" &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    pinned_port="$(awk '/^listening/ {print $2}' "$work/pinned-upstream.out")"
+    [ -n "$pinned_port" ] && break
+    sleep 0.05
+  done
+  start_gate "http://127.0.0.1:$pinned_port/mcp"
+  echo
+  echo "### simulations/fast_upstream, gate on CPU $last_cpu, load driver and upstream on CPU 0"
+  echo
+  compare "http://127.0.0.1:$pinned_port/mcp"
+fi
