@@ -4,26 +4,24 @@
 #include "protocol/list_kind.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
+#include "transport/http_server.hpp"
 
-#include <atomic>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 namespace gate::transport {
 
-using http_request = boost::beast::http::request<boost::beast::http::string_body>;
-
-struct gateway::impl {
+struct gateway::impl final : http_handler {
     impl(boost::asio::io_context& io, gateway_parts parts);
 
-    boost::asio::awaitable<void> accept_loop();
+    // http_handler: stage 1 (Host/Origin) in admit, the endpoints in respond.
+    std::optional<http_reply> admit(const http_request& req, time_point start) override;
+    void body_too_large(std::size_t limit, time_point start) override;
+    boost::asio::awaitable<std::optional<http_reply>>
+    respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
+
     boost::asio::awaitable<void> sweep_sessions();
     // Opens every upstream's root session in the background and logs the outcome.
     void warm_up(const federation_view& view);
-    boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
-    // After refusing a request whose body was not read: half-close and discard, bounded.
-    boost::asio::awaitable<void> drain(boost::beast::tcp_stream& stream);
 
     // The MCP endpoint.
     boost::asio::awaitable<http_reply> mcp_post(const http_request& req, request_record& rec);
@@ -66,11 +64,8 @@ struct gateway::impl {
     session_table sessions;
     std::shared_ptr<const federation_view> live;
     std::shared_ptr<health_checker> health;
-    std::optional<boost::asio::ip::tcp::acceptor> acceptor;
+    http_server server;
     std::function<void(const request_record&)>* on_request = nullptr;
-    std::atomic<bool> stopping{false};
-    // Requests between header read and answer written (io thread).
-    std::shared_ptr<std::size_t> in_flight = std::make_shared<std::size_t>(0);
 };
 
 } // namespace gate::transport

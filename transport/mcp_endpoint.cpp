@@ -28,22 +28,12 @@ using clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string header_value(const http_request& req, std::string_view name) {
-    auto it = req.find(name);
-    return it == req.end() ? std::string() : std::string(it->value());
-}
-
 http_reply rpc_reply(http::status status, const json::object& body) {
     return http_reply::json(status, json::serialize(body));
 }
 
 http_reply bad_request(const json::value& id, int code, std::string_view text) {
     return rpc_reply(http::status::bad_request, protocol::make_error(id, code, text));
-}
-
-bool accepts(std::string_view accept, std::string_view type) {
-    return accept.empty() || accept.find(type) != std::string_view::npos ||
-           accept.find("*/*") != std::string_view::npos;
 }
 
 std::string_view outcome_of(const json::object& response) {
@@ -439,13 +429,13 @@ asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const ht
     stream.expires_never();
     co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
     std::uint64_t event_id = 0;
-    while (!ec && sessions.contains(session) && !stopping) {
+    while (!ec && sessions.contains(session) && !server.stopping()) {
         auto pending = sessions.take_outbox(session);
         if (pending.empty()) {
             wake->expires_after(std::chrono::seconds(15));
             boost::system::error_code wait_ec;
             co_await wake->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
-            if (!sessions.contains(session) || stopping)
+            if (!sessions.contains(session) || server.stopping())
                 break;
             pending = sessions.take_outbox(session);
         }

@@ -1,0 +1,224 @@
+#include "transport/http_server.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http.hpp>
+#include <limits>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto idle_connection_timeout = std::chrono::seconds(120);
+constexpr auto io_timeout = std::chrono::seconds(30);
+
+// The whole answer in one buffer (one write, no per-field buffer sequence).
+std::string serialize_reply(const http_reply& reply, std::string_view server, unsigned version,
+                            bool keep_alive, bool head_only) {
+    std::string wire;
+    wire.reserve(reply.body.size() + 256);
+    wire.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
+    wire.append(std::to_string(static_cast<unsigned>(reply.status))).append(" ");
+    wire.append(http::obsolete_reason(reply.status)).append("\r\nServer: ");
+    wire.append(server).append("\r\n");
+    if (!reply.content_type.empty())
+        wire.append("Content-Type: ").append(reply.content_type).append("\r\n");
+    for (const auto& [k, v] : reply.headers)
+        wire.append(k).append(": ").append(v).append("\r\n");
+    if (!keep_alive)
+        wire.append("Connection: close\r\n");
+    else if (version == 10)
+        wire.append("Connection: keep-alive\r\n");
+    wire.append("Content-Length: ").append(std::to_string(reply.body.size()));
+    wire.append("\r\n\r\n");
+    if (!head_only) // HEAD: the same header, no body, or the connection falls out of step
+        wire.append(reply.body);
+    return wire;
+}
+
+} // namespace
+
+std::optional<std::string_view> header(const http_request& req, std::string_view name) {
+    auto it = req.find(name);
+    if (it == req.end())
+        return std::nullopt;
+    return it->value();
+}
+
+std::string header_value(const http_request& req, std::string_view name) {
+    auto it = req.find(name);
+    return it == req.end() ? std::string() : std::string(it->value());
+}
+
+std::string_view path_of(std::string_view target) {
+    return target.substr(0, target.find('?'));
+}
+
+bool accepts(std::string_view accept, std::string_view type) {
+    return accept.empty() || accept.find(type) != std::string_view::npos ||
+           accept.find("*/*") != std::string_view::npos;
+}
+
+http_server::http_server(asio::io_context& io, http_handler& handler, std::size_t max_body_bytes,
+                         std::string name)
+    : io_(io), handler_(handler), max_body_bytes_(max_body_bytes), name_(std::move(name)) {}
+
+std::uint16_t http_server::listen(const std::string& host, std::uint16_t port) {
+    auto& acc = acceptor_.emplace(io_);
+    tcp::endpoint ep(asio::ip::make_address(host), port);
+    acc.open(ep.protocol());
+    acc.set_option(asio::socket_base::reuse_address(true));
+    acc.bind(ep);
+    acc.listen(asio::socket_base::max_listen_connections);
+    asio::co_spawn(io_, accept_loop(), asio::detached);
+    return acc.local_endpoint().port();
+}
+
+void http_server::stop() {
+    stopping_ = true;
+    asio::post(io_, [this] {
+        if (acceptor_)
+            acceptor_->close();
+    });
+}
+
+void http_server::drain(clock::duration bound, std::function<void()> then) {
+    asio::co_spawn(
+        io_,
+        [this, bound, then = std::move(then)]() -> asio::awaitable<void> {
+            // Requests already being answered finish (bounded); new connections are refused.
+            auto deadline = clock::now() + bound;
+            asio::steady_timer tick(io_);
+            while (*in_flight_ > 0 && clock::now() < deadline) {
+                tick.expires_after(std::chrono::milliseconds(20));
+                boost::system::error_code ec;
+                co_await tick.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            }
+            if (auto n = *in_flight_; n > 0)
+                spdlog::warn("shutdown: {} request{} cut after the drain bound", n,
+                             n == 1 ? "" : "s");
+            then();
+        },
+        asio::detached);
+}
+
+asio::awaitable<void> http_server::accept_loop() {
+    for (;;) {
+        boost::system::error_code ec;
+        auto socket =
+            co_await acceptor_->async_accept(asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            if (ec == asio::error::operation_aborted || stopping_)
+                co_return;
+            spdlog::warn("accept failed: {}", ec.message());
+            continue;
+        }
+        socket.set_option(tcp::no_delay(true), ec); // best effort
+        asio::co_spawn(acceptor_->get_executor(), serve(std::move(socket)), asio::detached);
+    }
+}
+
+asio::awaitable<void> http_server::serve(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buf;
+    for (;;) {
+        http::request_parser<http::string_body> parser;
+        // The cap is applied once the header is in: Beast would otherwise fail the header read
+        // on a large Content-Length and we could not answer 413.
+        parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+        stream.expires_after(idle_connection_timeout);
+        boost::system::error_code ec;
+        co_await http::async_read_header(stream, buf, parser,
+                                         asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            break;
+        auto start = clock::now();
+        struct counted {
+            std::shared_ptr<std::size_t> n;
+            ~counted() { --*n; }
+        } in_flight{in_flight_};
+        ++*in_flight_;
+
+        std::optional<http_reply> reply = handler_.admit(parser.get(), start);
+        if (reply) {
+            reply->close = reply->close || !parser.is_done();
+        } else {
+            if (!parser.is_done()) {
+                auto len = parser.content_length();
+                if (len && *len > max_body_bytes_) {
+                    ec = http::error::body_limit;
+                } else {
+                    parser.body_limit(max_body_bytes_);
+                    stream.expires_after(io_timeout);
+                    // curl and others wait for this before sending a larger body.
+                    if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+                        static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+                        co_await asio::async_write(stream, asio::buffer(go_on),
+                                                   asio::redirect_error(asio::use_awaitable, ec));
+                    }
+                    if (!ec)
+                        co_await http::async_read(stream, buf, parser,
+                                                  asio::redirect_error(asio::use_awaitable, ec));
+                }
+            }
+            if (ec == http::error::body_limit) {
+                handler_.body_too_large(max_body_bytes_, start);
+                reply = http_reply::json(http::status::payload_too_large,
+                                         R"({"error":"request body exceeds the limit of )" +
+                                             std::to_string(max_body_bytes_) + R"( bytes"})");
+                reply->close = true;
+            } else if (ec) {
+                break;
+            } else {
+                reply = co_await handler_.respond(parser.get(), stream, start);
+                if (!reply)
+                    break; // the handler streamed and the exchange is over
+            }
+        }
+        const auto& req = parser.get();
+        bool keep_alive = !reply->close && req.keep_alive() && !stopping_;
+        auto wire =
+            serialize_reply(*reply, name_, req.version(), keep_alive,
+                                    req.method() == http::verb::head);
+        stream.expires_after(io_timeout);
+        co_await asio::async_write(stream, asio::buffer(wire),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            break;
+        if (!keep_alive) {
+            if (reply->close)
+                co_await discard_rest(stream);
+            break;
+        }
+    }
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+asio::awaitable<void> http_server::discard_rest(beast::tcp_stream& stream) {
+    // The client may still be sending the body we refused. Closing with unread bytes makes the
+    // kernel answer with a reset that can destroy our response before the client reads it, so
+    // half-close first and discard what arrives, within bounds.
+    boost::system::error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream.expires_after(std::chrono::seconds(2));
+    std::array<char, 16384> sink;
+    std::size_t total = 0;
+    const std::size_t cap = 4 * max_body_bytes_ + (1u << 20);
+    while (!ec && total < cap)
+        total += co_await stream.async_read_some(asio::buffer(sink),
+                                                 asio::redirect_error(asio::use_awaitable, ec));
+}
+
+} // namespace gate::transport
