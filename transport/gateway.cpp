@@ -192,9 +192,9 @@ std::optional<http_reply> gateway::impl::admit(const http_request& req, time_poi
     bool host = verdict == host_verdict::forbidden_host;
     reject_http(host ? "forbidden_host" : "forbidden_origin", "forbidden",
                 host ? "Host not allowed" : "Origin not allowed", start);
-    auto reply = http_reply::json(http::status::forbidden,
-                                  host ? R"({"error":"forbidden: Host is not on the allowlist"})"
-                                       : R"({"error":"forbidden: Origin is not on the allowlist"})");
+    auto reply = http_reply::json(
+        http::status::forbidden, host ? R"({"error":"forbidden: Host is not on the allowlist"})"
+                                      : R"({"error":"forbidden: Origin is not on the allowlist"})");
     reply.close = true;
     return reply;
 }
@@ -222,9 +222,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         case http::verb::delete_:
             co_return mcp_delete(req);
         default: {
-            auto reply = http_reply::json(
-                http::status::method_not_allowed,
-                R"({"error":"method not allowed: use POST, GET or DELETE"})");
+            auto reply =
+                http_reply::json(http::status::method_not_allowed,
+                                 R"({"error":"method not allowed: use POST, GET or DELETE"})");
             reply.headers.emplace_back("Allow", "GET, POST, DELETE");
             co_return reply;
         }

@@ -188,8 +188,7 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         }
         const auto& req = parser.get();
         bool keep_alive = !reply->close && req.keep_alive() && !stopping_;
-        auto wire =
-            serialize_reply(*reply, name_, req.version(), keep_alive,
+        auto wire = serialize_reply(*reply, name_, req.version(), keep_alive,
                                     req.method() == http::verb::head);
         stream.expires_after(io_timeout);
         co_await asio::async_write(stream, asio::buffer(wire),

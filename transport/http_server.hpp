@@ -6,13 +6,13 @@
 
 #include "transport/http_reply.hpp"
 
+#include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
