@@ -1,6 +1,6 @@
 #include "transport/cli.hpp"
 
-#include <charconv>
+#include "transport/cli_values.hpp"
 
 namespace gate {
 
@@ -51,24 +51,18 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
         } else if (a == "--port") {
             if (auto e = value(v))
                 return *e;
-            unsigned port = 0;
-            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), port);
-            if (ec != std::errc{} || p != v.data() + v.size() || port > 65535)
-                return usage_error{"--port must be an integer from 0 to 65535, got \"" + v + "\""};
-            o.port = static_cast<std::uint16_t>(port);
+            if (auto bad = parse_port(a, v, o.port))
+                return usage_error{*bad};
         } else if (a == "--log-format") {
             if (auto e = value(o.log_format))
                 return *e;
-            if (o.log_format != "text" && o.log_format != "json")
-                return usage_error{"--log-format must be text or json, got \"" + o.log_format +
-                                   "\""};
+            if (auto bad = check_log_format(o.log_format))
+                return usage_error{*bad};
         } else if (a == "--log-level") {
             if (auto e = value(o.log_level))
                 return *e;
-            if (o.log_level != "debug" && o.log_level != "info" && o.log_level != "warn" &&
-                o.log_level != "error")
-                return usage_error{"--log-level must be debug, info, warn or error, got \"" +
-                                   o.log_level + "\""};
+            if (auto bad = check_log_level(o.log_level))
+                return usage_error{*bad};
         } else {
             return usage_error{"unknown option \"" + a + "\""};
         }

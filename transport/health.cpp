@@ -11,33 +11,18 @@ using clock = std::chrono::steady_clock;
 health_checker::health_checker(std::vector<std::shared_ptr<upstream_client>> upstreams,
                                bool show_detail, std::chrono::milliseconds budget,
                                std::chrono::milliseconds reuse)
-    : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget), reuse_(reuse) {}
+    : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget), memo_(reuse) {}
 
 asio::awaitable<health_report> health_checker::check() {
-    for (;;) {
-        if (last_ && clock::now() - last_->first < reuse_)
-            co_return last_->second;
-        if (!in_flight_)
-            break;
-        auto waiter = in_flight_;
-        boost::system::error_code ec;
-        co_await waiter->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (last_)
-            co_return last_->second;
-    }
-    in_flight_ = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
-                                                      asio::steady_timer::time_point::max());
-    health_report report;
-    try {
-        report = co_await probe();
-    } catch (const std::exception& e) {
-        // Never leave later probes waiting on a flight that will not land.
-        report.body = {{"status", "unavailable"}, {"error", e.what()}};
-    }
-    last_.emplace(clock::now(), report);
-    auto done = std::move(in_flight_);
-    done->cancel();
-    co_return report;
+    co_return co_await memo_.get([this]() -> asio::awaitable<health_report> {
+        try {
+            co_return co_await probe();
+        } catch (const std::exception& e) {
+            health_report report;
+            report.body = {{"status", "unavailable"}, {"error", e.what()}};
+            co_return report;
+        }
+    });
 }
 
 asio::awaitable<health_report> health_checker::probe() {

@@ -2,6 +2,7 @@
 // single-flighted and its result reused for 1 s, so a flood of probes costs one round.
 #pragma once
 
+#include "transport/memoized_flight.hpp"
 #include "transport/upstream_client.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -26,16 +27,15 @@ public:
                    std::chrono::milliseconds reuse = std::chrono::seconds(1));
 
     boost::asio::awaitable<health_report> check();
-    void invalidate() { last_.reset(); }
+    void invalidate() { memo_.invalidate(); }
 
 private:
     boost::asio::awaitable<health_report> probe();
 
     std::vector<std::shared_ptr<upstream_client>> upstreams_;
     bool show_detail_;
-    std::chrono::milliseconds budget_, reuse_;
-    std::optional<std::pair<std::chrono::steady_clock::time_point, health_report>> last_;
-    std::shared_ptr<boost::asio::steady_timer> in_flight_;
+    std::chrono::milliseconds budget_;
+    memoized_flight<health_report> memo_;
 };
 
 } // namespace gate::transport

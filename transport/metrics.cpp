@@ -4,7 +4,6 @@
 #include "transport/version.hpp"
 
 #include <array>
-#include <prometheus/text_serializer.h>
 
 namespace gate::transport {
 
@@ -158,11 +157,7 @@ void metrics::breaker_state(const std::string& upstream, int state) {
 }
 
 std::string metrics::serialize() const {
-    prometheus::TextSerializer s;
-    auto families = registry_->Collect();
-    auto process = collect_process_metrics();
-    families.insert(families.end(), process.begin(), process.end());
-    return s.Serialize(families);
+    return exposition_with_process_metrics(registry_->Collect());
 }
 
 } // namespace gate::transport

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fstream>
+#include <prometheus/text_serializer.h>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -67,6 +68,12 @@ std::vector<prometheus::MetricFamily> collect_process_metrics() {
                         boot + start_ticks / ticks));
     out.push_back(gauge("process_open_fds", "Number of open file descriptors", open_fds()));
     return out;
+}
+
+std::string exposition_with_process_metrics(std::vector<prometheus::MetricFamily> families) {
+    auto process = collect_process_metrics();
+    families.insert(families.end(), process.begin(), process.end());
+    return prometheus::TextSerializer().Serialize(families);
 }
 
 } // namespace gate::transport

@@ -1,0 +1,10 @@
+// Unguessable identifiers (session ids): 128 bits from OpenSSL's CSPRNG, as hex.
+#pragma once
+
+#include <string>
+
+namespace gate::transport {
+
+std::string random_id();
+
+} // namespace gate::transport
