@@ -1,0 +1,69 @@
+#include "shim/metrics.hpp"
+
+#include "transport/process_collector.hpp"
+#include "transport/version.hpp"
+
+#include <prometheus/gauge.h>
+
+namespace gate::shim {
+
+shim_metrics::shim_metrics(std::size_t max_sessions)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      sessions_(prometheus::BuildGauge()
+                    .Name("gate_stdio_sessions")
+                    .Help("Live sessions, each with its own child process.")
+                    .Register(*registry_)
+                    .Add({})),
+      spawned_(prometheus::BuildCounter()
+                   .Name("gate_stdio_spawned_total")
+                   .Help("Child processes started.")
+                   .Register(*registry_)
+                   .Add({})),
+      spawn_errors_(prometheus::BuildCounter()
+                        .Name("gate_stdio_spawn_errors_total")
+                        .Help("Child processes that could not be started.")
+                        .Register(*registry_)
+                        .Add({})),
+      rejected_(prometheus::BuildCounter()
+                    .Name("gate_stdio_rejected_total")
+                    .Help("Requests refused before reaching a child, by reason.")
+                    .Register(*registry_)) {
+    prometheus::BuildGauge()
+        .Name("gate_stdio_max_sessions")
+        .Help("The session ceiling (--max-sessions).")
+        .Register(*registry_)
+        .Add({})
+        .Set(static_cast<double>(max_sessions));
+    prometheus::BuildGauge()
+        .Name("gate_stdio_build_info")
+        .Help("Build information; the value is always 1.")
+        .Register(*registry_)
+        .Add({{"version", std::string(gate_version)}})
+        .Set(1);
+    // Every reason is exported from the start, at 0, so alerts need no absent() guard.
+    for (auto reason : {"session_limit", "unauthorized", "forbidden_host", "forbidden_origin",
+                        "unsupported_media_type", "body_too_large"})
+        rejected_.Add({{"reason", reason}});
+}
+
+void shim_metrics::sessions(std::size_t live) {
+    sessions_.Set(static_cast<double>(live));
+}
+
+void shim_metrics::spawned() {
+    spawned_.Increment();
+}
+
+void shim_metrics::spawn_error() {
+    spawn_errors_.Increment();
+}
+
+void shim_metrics::rejected(std::string_view reason) {
+    rejected_.Add({{"reason", std::string(reason)}}).Increment();
+}
+
+std::string shim_metrics::serialize() const {
+    return transport::exposition_with_process_metrics(registry_->Collect());
+}
+
+} // namespace gate::shim

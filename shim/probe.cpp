@@ -1,0 +1,121 @@
+#include "shim/probe.hpp"
+
+#include "shim/child_process.hpp"
+#include "shim/line_splitter.hpp"
+#include "transport/protocol_versions.hpp"
+#include "transport/version.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <optional>
+#include <spdlog/spdlog.h>
+
+namespace gate::shim {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view probe_id = "gate-stdio-probe";
+
+struct probe_state {
+    explicit probe_state(asio::any_io_executor ex)
+        : wake(ex, asio::steady_timer::time_point::max()) {}
+    asio::steady_timer wake;
+    std::optional<json::object> answer;
+    std::optional<std::string> exit;
+};
+
+std::string describe_answer(const json::object& answer) {
+    if (auto* err = answer.if_contains("error")) {
+        auto* o = err->if_object();
+        auto* m = o ? o->if_contains("message") : nullptr;
+        return "the server refused initialize: " +
+               (m && m->is_string() ? std::string(m->get_string()) : json::serialize(*err));
+    }
+    auto* result = answer.if_contains("result");
+    if (!result || !result->is_object())
+        return {};
+    std::string name = "?", version = "?", protocol = "?";
+    const auto& r = result->get_object();
+    if (auto* info = r.if_contains("serverInfo"); info && info->is_object()) {
+        if (auto* n = info->get_object().if_contains("name"); n && n->is_string())
+            name = n->get_string();
+        if (auto* v = info->get_object().if_contains("version"); v && v->is_string())
+            version = v->get_string();
+    }
+    if (auto* p = r.if_contains("protocolVersion"); p && p->is_string())
+        protocol = p->get_string();
+    return name + " " + version + " (protocol " + protocol + ")";
+}
+
+} // namespace
+
+asio::awaitable<probe_result> probe_server(asio::any_io_executor ex, spawn_request request,
+                                           std::chrono::milliseconds timeout) {
+    auto state = std::make_shared<probe_state>(ex);
+    child_process::callbacks cb;
+    cb.on_stdout_line = [state](std::string line) {
+        boost::system::error_code ec;
+        auto v = json::parse(line, ec);
+        auto* o = ec ? nullptr : v.if_object();
+        auto* id = o ? o->if_contains("id") : nullptr;
+        if (id && id->is_string() && id->get_string() == probe_id &&
+            (o->contains("result") || o->contains("error")) && !state->answer) {
+            state->answer = std::move(*o);
+            state->wake.cancel();
+        }
+    };
+    cb.on_stderr_line = [](std::string_view line) { spdlog::debug("probe stderr: {}", line); };
+    cb.on_exit = [state](const child_exit& e) {
+        state->exit = e.description;
+        state->wake.cancel();
+    };
+    auto started = child_process::start(ex, request, std::move(cb), 16u << 20);
+    if (auto* err = std::get_if<std::string>(&started))
+        co_return probe_result{false, *err};
+    auto child = std::get<std::shared_ptr<child_process>>(started);
+
+    json::object init{
+        {"jsonrpc", "2.0"},
+        {"id", probe_id},
+        {"method", "initialize"},
+        {"params",
+         {{"protocolVersion", transport::downstream_protocol_versions[0]},
+          {"capabilities", json::object{}},
+          {"clientInfo", {{"name", "gate-stdio-probe"}, {"version", gate_version}}}}}};
+    child->send(to_stdio_line(json::serialize(init)));
+
+    boost::system::error_code ec;
+    state->wake.expires_after(timeout);
+    if (!state->answer && !state->exit)
+        co_await state->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+
+    probe_result result;
+    if (state->answer) {
+        result.detail = describe_answer(*state->answer);
+        result.ok = !state->answer->contains("error") && !result.detail.empty();
+        if (result.detail.empty())
+            result.detail = "the server answered initialize without a result";
+        if (result.ok)
+            child->send(to_stdio_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+    } else if (state->exit) {
+        result.detail = "the server " + *state->exit + " before answering initialize";
+    } else {
+        result.detail = "the server did not answer initialize within " +
+                        std::to_string(timeout.count()) + " ms";
+    }
+    // End it and wait until it is reaped: a probe leaves no process behind.
+    child->terminate(std::chrono::seconds(2));
+    while (!state->exit) {
+        state->wake.expires_after(std::chrono::seconds(5));
+        co_await state->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    co_return result;
+}
+
+} // namespace gate::shim

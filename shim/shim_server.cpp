@@ -1,0 +1,632 @@
+#include "shim/shim_server.hpp"
+
+#include "protocol/json_rpc.hpp"
+#include "shim/child_process.hpp"
+#include "shim/line_splitter.hpp"
+#include "shim/message_routing.hpp"
+#include "shim/probe.hpp"
+#include "transport/random_id.hpp"
+#include "transport/secret_compare.hpp"
+#include "transport/sse.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <deque>
+#include <spdlog/spdlog.h>
+
+namespace gate::shim {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using transport::http_reply;
+using transport::http_request;
+using clock = std::chrono::steady_clock;
+
+// Messages from the child for one client request (or for the session's GET stream), and
+// the timer its coroutine sleeps on until there are some.
+struct message_queue {
+    explicit message_queue(asio::any_io_executor ex)
+        : wake(std::move(ex), asio::steady_timer::time_point::max()) {}
+    std::deque<std::string> frames;
+    bool answered = false; // the last frame is the response of the request
+    asio::steady_timer wake;
+};
+
+struct shim_session {
+    std::string id;
+    std::string tag; // the id's first 8 characters, for logs (the id itself is a credential)
+    std::shared_ptr<child_process> child;
+    inflight_requests inflight;
+    std::map<std::string, std::shared_ptr<message_queue>> waiting;
+    std::shared_ptr<message_queue> stream; // the open GET stream
+    std::deque<std::string> backlog;       // for the GET stream, until one opens
+    std::string protocol_version;
+    std::optional<std::string> ended; // why the session ended
+
+    void wake_all() {
+        for (auto& [key, q] : waiting)
+            q->wake.cancel();
+        if (stream)
+            stream->wake.cancel();
+    }
+};
+
+namespace {
+
+constexpr auto retry_after_seconds = "5";
+constexpr std::size_t log_excerpt = 200;
+
+http_reply json_error(http::status status, std::string_view text) {
+    return http_reply::json(status, json::serialize(json::object{{"error", text}}));
+}
+
+http_reply rpc_error(http::status status, const json::value& id, int code, std::string_view text) {
+    return http_reply::json(status, json::serialize(protocol::make_error(id, code, text)));
+}
+
+std::string excerpt(std::string_view s) {
+    return std::string(s.substr(0, log_excerpt)) + (s.size() > log_excerpt ? "..." : "");
+}
+
+// Writes the header of a chunked text/event-stream answer.
+asio::awaitable<boost::system::error_code>
+open_event_stream(beast::tcp_stream& stream, unsigned version,
+                  std::optional<std::string> session_header) {
+    http::response<http::empty_body> res{http::status::ok, version};
+    res.set(http::field::server, "gate-stdio");
+    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::cache_control, "no-cache");
+    if (session_header)
+        res.set("Mcp-Session-Id", *session_header);
+    res.chunked(true);
+    http::response_serializer<http::empty_body> sr{res};
+    boost::system::error_code ec;
+    stream.expires_after(std::chrono::seconds(30));
+    co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
+}
+
+asio::awaitable<boost::system::error_code> write_chunk(beast::tcp_stream& stream,
+                                                       const std::string& frame) {
+    boost::system::error_code ec;
+    // A client that stops reading must not pin the session forever.
+    stream.expires_after(std::chrono::seconds(30));
+    co_await asio::async_write(stream, http::make_chunk(asio::buffer(frame)),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
+}
+
+asio::awaitable<void> close_event_stream(beast::tcp_stream& stream) {
+    boost::system::error_code ec;
+    stream.expires_after(std::chrono::seconds(5));
+    co_await asio::async_write(stream, http::make_chunk_last(),
+                               asio::redirect_error(asio::use_awaitable, ec));
+}
+
+} // namespace
+
+shim_server::shim_server(asio::io_context& io, shim_settings settings)
+    : io_(io), settings_(std::move(settings)),
+      guard_({"localhost", "127.0.0.1", "::1"}, !settings_.loopback),
+      stats_(settings_.max_sessions),
+      ledger_(settings_.max_sessions,
+              std::chrono::duration_cast<clock::duration>(settings_.idle_after)),
+      health_memo_(settings_.health_reuse),
+      server_(io, *this, settings_.max_body_bytes, "gate-stdio") {}
+
+shim_server::~shim_server() = default;
+
+std::uint16_t shim_server::listen(const std::string& host, std::uint16_t port) {
+    auto bound = server_.listen(host, port);
+    asio::co_spawn(io_, sweep(), asio::detached);
+    return bound;
+}
+
+void shim_server::shutdown(std::function<void()> then) {
+    server_.stop();
+    asio::post(io_, [this, then = std::move(then)]() mutable {
+        shutting_down_ = true;
+        on_all_reaped_ = std::move(then);
+        std::vector<std::shared_ptr<shim_session>> all;
+        for (auto& [id, s] : sessions_)
+            all.push_back(s);
+        for (auto& s : all)
+            end_session(*s, "the shim is shutting down");
+        if (sessions_.empty() && on_all_reaped_)
+            std::exchange(on_all_reaped_, nullptr)();
+    });
+}
+
+asio::awaitable<void> shim_server::sweep() {
+    asio::steady_timer timer(io_);
+    while (!server_.stopping()) {
+        timer.expires_after(settings_.sweep_every);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        for (const auto& id : ledger_.take_idle(clock::now()))
+            if (auto it = sessions_.find(id); it != sessions_.end()) {
+                auto keep = it->second;
+                end_session(*keep,
+                            "idle for " +
+                                std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                                   settings_.idle_after)
+                                                   .count()) +
+                                " s");
+            }
+    }
+}
+
+std::optional<http_reply> shim_server::admit(const http_request& req, time_point) {
+    auto host = transport::header(req, "Host");
+    auto origin = transport::header(req, "Origin");
+    auto verdict = transport::host_verdict::allowed;
+    if (settings_.loopback) {
+        verdict = guard_.check(host, origin);
+    } else if (origin) {
+        // Beyond loopback any Host is fine (the bearer protects), but a browser page may only
+        // call from the shim's own origin.
+        transport::host_guard same_origin({std::string(host.value_or(""))}, false);
+        verdict = same_origin.check(host, origin);
+    }
+    if (verdict != transport::host_verdict::allowed) {
+        bool bad_host = verdict == transport::host_verdict::forbidden_host;
+        stats_.rejected(bad_host ? "forbidden_host" : "forbidden_origin");
+        auto reply =
+            json_error(http::status::forbidden, bad_host ? "forbidden: Host is not a loopback name"
+                                                         : "forbidden: cross-origin request");
+        reply.close = true;
+        return reply;
+    }
+    if (transport::path_of(req.target()) != "/mcp")
+        return std::nullopt;
+    if (settings_.bearer) {
+        auto auth = transport::header_value(req, "Authorization");
+        constexpr std::string_view scheme = "Bearer ";
+        bool ok = auth.size() > scheme.size() &&
+                  beast::iequals(std::string_view(auth).substr(0, scheme.size()), scheme) &&
+                  transport::secrets_equal(std::string_view(auth).substr(scheme.size()),
+                                           *settings_.bearer);
+        if (!ok) {
+            stats_.rejected("unauthorized");
+            auto reply =
+                json_error(http::status::unauthorized,
+                           auth.empty() ? "unauthorized: send Authorization: Bearer <token>"
+                                        : "unauthorized: the bearer token is not valid");
+            reply.headers.emplace_back("WWW-Authenticate", R"(Bearer realm="gate-stdio")");
+            reply.close = true;
+            return reply;
+        }
+    }
+    if (req.method() == http::verb::post &&
+        !std::string_view(transport::header_value(req, "Content-Type"))
+             .starts_with("application/json")) {
+        stats_.rejected("unsupported_media_type");
+        auto reply = json_error(http::status::unsupported_media_type,
+                                "Content-Type must be application/json");
+        reply.close = true;
+        return reply;
+    }
+    return std::nullopt;
+}
+
+void shim_server::body_too_large(std::size_t, time_point) {
+    stats_.rejected("body_too_large");
+}
+
+asio::awaitable<std::optional<http_reply>>
+shim_server::respond(http_request& req, beast::tcp_stream& stream, time_point) {
+    auto path = transport::path_of(req.target());
+    if (path == "/mcp") {
+        switch (req.method()) {
+        case http::verb::post:
+            co_return co_await post(req, stream);
+        case http::verb::get:
+            co_await get(req, stream);
+            co_return std::nullopt;
+        case http::verb::delete_:
+            co_return del(req);
+        default: {
+            auto reply = json_error(http::status::method_not_allowed,
+                                    "method not allowed: use POST, GET or DELETE");
+            reply.headers.emplace_back("Allow", "GET, POST, DELETE");
+            co_return reply;
+        }
+        }
+    }
+    if (path == "/health" && req.method() == http::verb::get) {
+        auto answer = co_await health();
+        json::object body{{"status", answer.ok ? "ok" : "unavailable"},
+                          {"sessions", ledger_.live_count()},
+                          {"maxSessions", ledger_.max()},
+                          {"children", sessions_.size()}};
+        body[answer.ok ? "server" : "error"] = answer.body;
+        co_return http_reply::json(answer.ok ? http::status::ok : http::status::service_unavailable,
+                                   json::serialize(body));
+    }
+    if (path == "/metrics" && req.method() == http::verb::get) {
+        auto reply = http_reply::text(http::status::ok, stats_.serialize());
+        reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        co_return reply;
+    }
+    co_return json_error(http::status::not_found, "not found");
+}
+
+asio::awaitable<shim_server::health_answer> shim_server::health() {
+    for (const auto& [id, s] : sessions_)
+        if (!s->ended && s->child && !s->child->exited())
+            co_return health_answer{true, "a live session is running the server"};
+    co_return co_await health_memo_.get([this]() -> asio::awaitable<health_answer> {
+        auto r =
+            co_await probe_server(io_.get_executor(), settings_.server, settings_.health_timeout);
+        co_return health_answer{r.ok, r.detail};
+    });
+}
+
+std::shared_ptr<shim_session> shim_server::start_session(std::string& error) {
+    auto s = std::make_shared<shim_session>();
+    s->id = transport::random_id();
+    s->tag = s->id.substr(0, 8);
+    if (!ledger_.admit(s->id, clock::now())) {
+        error = "session_limit";
+        return nullptr;
+    }
+    std::weak_ptr<shim_session> weak = s;
+    child_process::callbacks cb;
+    cb.on_stdout_line = [this, weak](std::string line) {
+        if (auto s = weak.lock())
+            on_child_line(s, std::move(line));
+    };
+    cb.on_stderr_line = [tag = s->tag](std::string_view line) {
+        spdlog::info("session {} stderr: {}", tag, line);
+    };
+    cb.on_exit = [this, weak, id = s->id, tag = s->tag](const child_exit& e) {
+        if (auto s = weak.lock(); s && !s->ended) {
+            spdlog::warn("session {}: the server {} unexpectedly; the session ends", tag,
+                         e.description);
+            end_session(*s, e.description);
+        } else {
+            spdlog::info("session {}: child {}", tag, e.description);
+        }
+        reaped(id);
+    };
+    auto started = child_process::start(io_.get_executor(), settings_.server, std::move(cb),
+                                        settings_.max_line_bytes);
+    if (auto* err = std::get_if<std::string>(&started)) {
+        ledger_.released(s->id);
+        stats_.spawn_error();
+        spdlog::error("session not started: {}", *err);
+        error = *err;
+        return nullptr;
+    }
+    s->child = std::get<std::shared_ptr<child_process>>(started);
+    sessions_.emplace(s->id, s);
+    stats_.spawned();
+    stats_.sessions(ledger_.live_count());
+    spdlog::info("session {} started: pid {}", s->tag, s->child->pid());
+    return s;
+}
+
+void shim_server::on_child_line(const std::shared_ptr<shim_session>& s, std::string line) {
+    boost::system::error_code ec;
+    auto value = json::parse(line, ec);
+    if (ec) {
+        spdlog::warn("session {}: the server wrote a line that is not JSON, dropped: {}", s->tag,
+                     excerpt(line));
+        return;
+    }
+    auto classified = protocol::classify(std::move(value));
+    auto* msg = std::get_if<protocol::message>(&classified);
+    if (!msg) {
+        spdlog::warn("session {}: the server wrote a line that is not JSON-RPC, dropped: {}",
+                     s->tag, excerpt(line));
+        return;
+    }
+    auto r = s->inflight.route_of(*msg);
+    switch (r.where) {
+    case route::to::request: {
+        auto it = s->waiting.find(r.request_key);
+        if (it == s->waiting.end())
+            break;
+        it->second->frames.push_back(std::move(line));
+        if (msg->kind == protocol::message_kind::response) {
+            it->second->answered = true;
+            s->inflight.remove(r.request_key); // later server messages go elsewhere
+        }
+        it->second->wake.cancel();
+        break;
+    }
+    case route::to::session_stream:
+        if (s->stream) {
+            s->stream->frames.push_back(std::move(line));
+            s->stream->wake.cancel();
+        } else {
+            if (s->backlog.size() >= settings_.max_backlog) {
+                spdlog::warn("session {}: no GET stream open; dropping the oldest of {} held "
+                             "server messages",
+                             s->tag, s->backlog.size());
+                s->backlog.pop_front();
+            }
+            s->backlog.push_back(std::move(line));
+        }
+        break;
+    case route::to::nowhere:
+        spdlog::debug("session {}: an answer to no request in flight, dropped: {}", s->tag,
+                      excerpt(line));
+        break;
+    }
+}
+
+void shim_server::end_session(shim_session& s, std::string reason) {
+    if (s.ended)
+        return;
+    spdlog::info("session {} ends: {}", s.tag, reason);
+    s.ended = std::move(reason);
+    ledger_.closing(s.id);
+    stats_.sessions(ledger_.live_count());
+    s.wake_all();
+    if (s.child)
+        s.child->terminate(settings_.kill_grace);
+}
+
+void shim_server::reaped(const std::string& id) {
+    sessions_.erase(id);
+    ledger_.released(id);
+    stats_.sessions(ledger_.live_count());
+    if (shutting_down_ && sessions_.empty() && on_all_reaped_)
+        std::exchange(on_all_reaped_, nullptr)();
+}
+
+asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
+                                                             beast::tcp_stream& stream) {
+    boost::system::error_code jec;
+    auto value = json::parse(req.body(), jec);
+    if (jec)
+        co_return rpc_error(http::status::bad_request, nullptr, protocol::error_code::parse_error,
+                            "parse error: " + jec.message());
+    auto classified = protocol::classify(std::move(value));
+    if (auto* bad = std::get_if<protocol::rpc_error>(&classified))
+        co_return rpc_error(http::status::bad_request, bad->id, bad->code,
+                            "invalid request: " + bad->message);
+    auto& msg = std::get<protocol::message>(classified);
+    bool is_request = msg.kind == protocol::message_kind::request;
+
+    std::shared_ptr<shim_session> s;
+    bool opening = false;
+    auto session_id = transport::header_value(req, "Mcp-Session-Id");
+    if (session_id.empty()) {
+        if (!is_request || msg.method != "initialize")
+            co_return json_error(http::status::bad_request,
+                                 "Mcp-Session-Id header is required (send initialize first)");
+        if (shutting_down_)
+            co_return json_error(http::status::service_unavailable, "the shim is shutting down");
+        std::string error;
+        s = start_session(error);
+        if (!s && error == "session_limit") {
+            stats_.rejected("session_limit");
+            auto reply =
+                json_error(http::status::service_unavailable,
+                           "at the session ceiling of " + std::to_string(settings_.max_sessions) +
+                               " (--max-sessions); try again later");
+            reply.headers.emplace_back("Retry-After", retry_after_seconds);
+            co_return reply;
+        }
+        if (!s)
+            co_return rpc_error(http::status::bad_gateway, msg.id,
+                                protocol::error_code::internal_error, error);
+        opening = true;
+    } else {
+        auto it = sessions_.find(session_id);
+        if (it == sessions_.end() || it->second->ended)
+            co_return json_error(http::status::not_found, "unknown or ended session");
+        s = it->second;
+        auto version = transport::header_value(req, "MCP-Protocol-Version");
+        if (!version.empty() && !s->protocol_version.empty() && version != s->protocol_version)
+            co_return json_error(http::status::bad_request,
+                                 "MCP-Protocol-Version " + version +
+                                     " is not the session's negotiated version " +
+                                     s->protocol_version);
+    }
+
+    if (!is_request) {
+        // Notifications and the client's answers to server requests: to the child, 202.
+        s->child->send(to_stdio_line(req.body()));
+        ledger_.begin_use(s->id, clock::now());
+        ledger_.end_use(s->id, clock::now());
+        co_return http_reply::empty(http::status::accepted);
+    }
+
+    bool streams = transport::accepts(transport::header_value(req, "Accept"), "text/event-stream");
+    if (!s->inflight.add(msg, streams))
+        co_return rpc_error(http::status::bad_request, msg.id,
+                            protocol::error_code::invalid_request,
+                            "invalid request: id " + json::serialize(msg.id) +
+                                " is already in use by a request in flight");
+    auto key = inflight_requests::key_of(msg.id);
+    auto queue = std::make_shared<message_queue>(io_.get_executor());
+    s->waiting[key] = queue;
+    ledger_.begin_use(s->id, clock::now());
+    struct done {
+        shim_server* self;
+        std::shared_ptr<shim_session> s;
+        std::string key;
+        ~done() {
+            s->waiting.erase(key);
+            s->inflight.remove(key);
+            self->ledger_.end_use(s->id, clock::now());
+        }
+    } cleanup{this, s, key};
+    s->child->send(to_stdio_line(req.body()));
+
+    auto wait = [&]() -> asio::awaitable<void> {
+        if (!queue->frames.empty() || s->ended)
+            co_return;
+        boost::system::error_code ec;
+        queue->wake.expires_at(asio::steady_timer::time_point::max());
+        co_await queue->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    };
+    auto ended_answer = [&] {
+        return json::serialize(protocol::make_error(
+            msg.id, protocol::error_code::internal_error,
+            "the stdio server session ended before answering: " + s->ended.value_or("")));
+    };
+    std::optional<std::string> session_header;
+    if (opening)
+        session_header = s->id;
+
+    co_await wait();
+    if (queue->frames.size() == 1 && queue->answered) {
+        // The usual case: the answer came first and alone, so it goes back as plain JSON.
+        auto answer = std::move(queue->frames.front());
+        if (opening) {
+            auto parsed = json::parse(answer, jec);
+            auto* result = jec ? nullptr : parsed.as_object().if_contains("result");
+            auto* pv = result && result->is_object()
+                           ? result->get_object().if_contains("protocolVersion")
+                           : nullptr;
+            if (!pv || !pv->is_string()) {
+                end_session(*s, "the server did not accept initialize");
+                co_return http_reply::json(http::status::ok, std::move(answer));
+            }
+            s->protocol_version = pv->get_string();
+        }
+        auto reply = http_reply::json(http::status::ok, std::move(answer));
+        if (session_header)
+            reply.headers.emplace_back("Mcp-Session-Id", *session_header);
+        co_return reply;
+    }
+    if (queue->frames.empty()) {
+        if (opening)
+            end_session(*s, "the server ended before answering initialize");
+        co_return http_reply::json(http::status::ok, ended_answer());
+    }
+
+    // Server messages came before the answer: they and the answer go as an event stream.
+    if (auto ec = co_await open_event_stream(stream, req.version(), session_header))
+        co_return std::nullopt;
+    std::uint64_t event_id = 0;
+    for (;;) {
+        std::string frame;
+        bool last = false;
+        while (!queue->frames.empty()) {
+            auto& m = queue->frames.front();
+            last = queue->answered && queue->frames.size() == 1;
+            if (last && opening) {
+                auto parsed = json::parse(m, jec);
+                auto* result = jec ? nullptr : parsed.as_object().if_contains("result");
+                auto* pv = result && result->is_object()
+                               ? result->get_object().if_contains("protocolVersion")
+                               : nullptr;
+                if (pv && pv->is_string())
+                    s->protocol_version = pv->get_string();
+                else
+                    end_session(*s, "the server did not accept initialize");
+            }
+            frame += transport::format_sse(m, std::to_string(++event_id));
+            queue->frames.pop_front();
+        }
+        if (!last && s->ended) {
+            frame += transport::format_sse(ended_answer(), std::to_string(++event_id));
+            last = true;
+        }
+        if (!frame.empty())
+            if (auto ec = co_await write_chunk(stream, frame))
+                co_return std::nullopt;
+        if (last)
+            break;
+        co_await wait();
+    }
+    co_await close_event_stream(stream);
+    co_return std::nullopt;
+}
+
+asio::awaitable<void> shim_server::get(http_request& req, beast::tcp_stream& stream) {
+    std::optional<http_reply> refusal;
+    auto accept = transport::header_value(req, "Accept");
+    auto session_id = transport::header_value(req, "Mcp-Session-Id");
+    std::shared_ptr<shim_session> s;
+    if (accept.find("text/event-stream") == std::string::npos) {
+        refusal = json_error(http::status::not_acceptable, "GET needs Accept: text/event-stream");
+    } else if (session_id.empty()) {
+        refusal = json_error(http::status::bad_request, "Mcp-Session-Id header is required");
+    } else if (auto it = sessions_.find(session_id); it == sessions_.end() || it->second->ended) {
+        refusal = json_error(http::status::not_found, "unknown or ended session");
+    } else if (it->second->stream) {
+        refusal = json_error(http::status::conflict, "this session already has an open GET stream");
+    } else {
+        s = it->second;
+    }
+    boost::system::error_code ec;
+    if (refusal) {
+        http::response<http::string_body> res{refusal->status, req.version()};
+        res.set(http::field::server, "gate-stdio");
+        res.set(http::field::content_type, refusal->content_type);
+        res.body() = refusal->body;
+        res.keep_alive(false);
+        res.prepare_payload();
+        stream.expires_after(std::chrono::seconds(30));
+        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+        co_return;
+    }
+    auto queue = std::make_shared<message_queue>(io_.get_executor());
+    s->stream = queue;
+    for (auto& m : s->backlog)
+        queue->frames.push_back(std::move(m));
+    s->backlog.clear();
+    ledger_.begin_use(s->id, clock::now());
+    struct done {
+        shim_server* self;
+        std::shared_ptr<shim_session> s;
+        std::shared_ptr<message_queue> q;
+        ~done() {
+            if (s->stream == q)
+                s->stream.reset();
+            self->ledger_.end_use(s->id, clock::now());
+        }
+    } cleanup{this, s, queue};
+
+    stream.expires_never();
+    if (co_await open_event_stream(stream, req.version(), std::nullopt))
+        co_return;
+    std::uint64_t event_id = 0;
+    while (!s->ended) {
+        if (queue->frames.empty()) {
+            queue->wake.expires_after(std::chrono::seconds(15));
+            boost::system::error_code wait_ec;
+            co_await queue->wake.async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+            if (s->ended)
+                break;
+        }
+        std::string frame;
+        for (auto& m : queue->frames)
+            frame += transport::format_sse(m, std::to_string(++event_id));
+        queue->frames.clear();
+        if (frame.empty())
+            frame = ": keep-alive\n\n"; // keeps intermediaries from timing the stream out
+        if (co_await write_chunk(stream, frame))
+            co_return;
+    }
+    co_await close_event_stream(stream);
+}
+
+http_reply shim_server::del(const http_request& req) {
+    auto session_id = transport::header_value(req, "Mcp-Session-Id");
+    if (session_id.empty())
+        return json_error(http::status::bad_request, "Mcp-Session-Id header is required");
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end() || it->second->ended)
+        return json_error(http::status::not_found, "unknown or ended session");
+    auto keep = it->second;
+    end_session(*keep, "ended by the client (DELETE)");
+    return http_reply::empty(http::status::ok);
+}
+
+} // namespace gate::shim

@@ -1,0 +1,90 @@
+// gate-stdio's HTTP face: the MCP endpoint (POST/GET/DELETE /mcp) where each session owns
+// one child process, plus /health and /metrics. Everything runs on one io thread: a
+// session's state is its child's pipes and the client streams waiting on them.
+#pragma once
+
+#include "shim/metrics.hpp"
+#include "shim/session_ledger.hpp"
+#include "shim/spawn.hpp"
+#include "transport/host_guard.hpp"
+#include "transport/http_server.hpp"
+#include "transport/memoized_flight.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace gate::shim {
+
+struct shim_settings {
+    spawn_request server; // command, environment, working directory
+    std::size_t max_sessions = 64;
+    std::size_t max_body_bytes = 1048576;
+    std::optional<std::string> bearer; // the token callers must present
+    bool loopback = true;              // a loopback listener checks Host
+    std::chrono::milliseconds idle_after = std::chrono::minutes(5);
+    std::chrono::milliseconds sweep_every = std::chrono::seconds(15);
+    std::chrono::milliseconds kill_grace = std::chrono::seconds(3);
+    std::chrono::milliseconds health_reuse = std::chrono::seconds(1);
+    std::chrono::milliseconds health_timeout = std::chrono::seconds(5);
+    std::size_t max_line_bytes = 16u << 20; // one message from the child
+    std::size_t max_backlog = 256;          // messages held for a GET stream not yet open
+};
+
+struct shim_session;
+
+class shim_server final : public transport::http_handler {
+public:
+    shim_server(boost::asio::io_context& io, shim_settings settings);
+    ~shim_server() override;
+
+    std::uint16_t listen(const std::string& host, std::uint16_t port);
+    // Stops accepting, ends every session, and calls `then` once every child is reaped.
+    void shutdown(std::function<void()> then);
+
+    // Sessions whose child has not been reaped yet.
+    std::size_t children() const { return sessions_.size(); }
+
+    std::optional<transport::http_reply> admit(const transport::http_request& req,
+                                               time_point start) override;
+    void body_too_large(std::size_t limit, time_point start) override;
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    respond(transport::http_request& req, boost::beast::tcp_stream& stream,
+            time_point start) override;
+
+private:
+    struct health_answer {
+        bool ok;
+        std::string body;
+    };
+
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    post(transport::http_request& req, boost::beast::tcp_stream& stream);
+    boost::asio::awaitable<void> get(transport::http_request& req,
+                                     boost::beast::tcp_stream& stream);
+    transport::http_reply del(const transport::http_request& req);
+    boost::asio::awaitable<health_answer> health();
+    boost::asio::awaitable<void> sweep();
+
+    std::shared_ptr<shim_session> start_session(std::string& error);
+    void on_child_line(const std::shared_ptr<shim_session>& s, std::string line);
+    void end_session(shim_session& s, std::string reason);
+    void reaped(const std::string& id);
+
+    boost::asio::io_context& io_;
+    shim_settings settings_;
+    transport::host_guard guard_;
+    shim_metrics stats_;
+    session_ledger ledger_;
+    std::map<std::string, std::shared_ptr<shim_session>> sessions_;
+    transport::memoized_flight<health_answer> health_memo_;
+    transport::http_server server_;
+    std::function<void()> on_all_reaped_;
+    bool shutting_down_ = false;
+};
+
+} // namespace gate::shim
