@@ -158,7 +158,7 @@ asio::awaitable<void> child_process::await_exit() {
     pidfd_.close(ec);
     outgoing_.clear();
     if (cb_.on_exit)
-        cb_.on_exit(child_exit{describe(status), terminating_});
+        cb_.on_exit(child_exit{describe(status), terminating_}, pid_);
     // Nothing may call back into the owner after its exit notice.
     cb_ = {};
 }

@@ -29,7 +29,7 @@ public:
         std::function<void(std::string line)> on_stdout_line;
         std::function<void(std::string_view line)> on_stderr_line;
         // The child is reaped (once, last).
-        std::function<void(const child_exit&)> on_exit;
+        std::function<void(const child_exit&, pid_t)> on_exit;
     };
 
     // Spawns and starts reading; the error text says why it could not start.

@@ -71,7 +71,7 @@ asio::awaitable<probe_result> probe_server(asio::any_io_executor ex, spawn_reque
         }
     };
     cb.on_stderr_line = [](std::string_view line) { spdlog::debug("probe stderr: {}", line); };
-    cb.on_exit = [state](const child_exit& e) {
+    cb.on_exit = [state](const child_exit& e, pid_t) {
         state->exit = e.description;
         state->wake.cancel();
     };

@@ -152,17 +152,17 @@ asio::awaitable<void> shim_server::sweep() {
         timer.expires_after(settings_.sweep_every);
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        for (const auto& id : ledger_.take_idle(clock::now()))
-            if (auto it = sessions_.find(id); it != sessions_.end()) {
-                auto keep = it->second;
-                end_session(*keep,
-                            "idle for " +
-                                std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                                   settings_.idle_after)
-                                                   .count()) +
-                                " s");
-            }
+        sweep_idle(clock::now());
     }
+}
+
+void shim_server::sweep_idle(clock::time_point now) {
+    auto idle_s = std::chrono::duration_cast<std::chrono::seconds>(settings_.idle_after).count();
+    for (const auto& id : ledger_.take_idle(now))
+        if (auto it = sessions_.find(id); it != sessions_.end()) {
+            auto keep = it->second;
+            end_session(*keep, "idle for " + std::to_string(idle_s) + " s");
+        }
 }
 
 std::optional<http_reply> shim_server::admit(const http_request& req, time_point) {
@@ -288,7 +288,7 @@ std::shared_ptr<shim_session> shim_server::start_session(std::string& error) {
     cb.on_stderr_line = [tag = s->tag](std::string_view line) {
         spdlog::info("session {} stderr: {}", tag, line);
     };
-    cb.on_exit = [this, weak, id = s->id, tag = s->tag](const child_exit& e) {
+    cb.on_exit = [this, weak, id = s->id, tag = s->tag](const child_exit& e, pid_t pid) {
         if (auto s = weak.lock(); s && !s->ended) {
             spdlog::warn("session {}: the server {} unexpectedly; the session ends", tag,
                          e.description);
@@ -296,7 +296,7 @@ std::shared_ptr<shim_session> shim_server::start_session(std::string& error) {
         } else {
             spdlog::info("session {}: child {}", tag, e.description);
         }
-        reaped(id);
+        reaped(id, pid);
     };
     auto started = child_process::start(io_.get_executor(), settings_.server, std::move(cb),
                                         settings_.max_line_bytes);
@@ -377,8 +377,10 @@ void shim_server::end_session(shim_session& s, std::string reason) {
         s.child->terminate(settings_.kill_grace);
 }
 
-void shim_server::reaped(const std::string& id) {
+void shim_server::reaped(const std::string& id, pid_t pid) {
     sessions_.erase(id);
+    if (on_reaped)
+        on_reaped(pid);
     ledger_.released(id);
     stats_.sessions(ledger_.live_count());
     if (shutting_down_ && sessions_.empty() && on_all_reaped_)

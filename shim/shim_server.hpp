@@ -46,8 +46,12 @@ public:
     // Stops accepting, ends every session, and calls `then` once every child is reaped.
     void shutdown(std::function<void()> then);
 
-    // Sessions whose child has not been reaped yet.
+    // Sessions whose child has not been reaped yet (io thread).
     std::size_t children() const { return sessions_.size(); }
+    // Ends the sessions idle at `now` (io thread); the sweep timer calls it with the clock.
+    void sweep_idle(std::chrono::steady_clock::time_point now);
+    // Observes every reaped child (tests wait on it instead of polling).
+    std::function<void(pid_t)> on_reaped;
 
     std::optional<transport::http_reply> admit(const transport::http_request& req,
                                                time_point start) override;
@@ -73,7 +77,7 @@ private:
     std::shared_ptr<shim_session> start_session(std::string& error);
     void on_child_line(const std::shared_ptr<shim_session>& s, std::string line);
     void end_session(shim_session& s, std::string reason);
-    void reaped(const std::string& id);
+    void reaped(const std::string& id, pid_t pid);
 
     boost::asio::io_context& io_;
     shim_settings settings_;

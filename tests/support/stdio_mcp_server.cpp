@@ -1,0 +1,172 @@
+// A small stdio MCP server for the shim's tests: starts in milliseconds (1,000 sessions in a
+// test), reports its pid, process group, environment and working directory, keeps state
+// per process, and can misbehave on request.
+//
+//   stdio_mcp_server [--ignore-term] [--exit-at-once] [--noise]
+//
+//   --ignore-term   ignore SIGTERM and the end of stdin (only SIGKILL ends it)
+//   --exit-at-once  exit with status 3 before reading anything
+//   --noise         write a line that is not JSON to stdout first
+//
+// Tools: whoami {pid, pgid}, count (a per-process counter), env, cwd, grandchild (forks a
+// process that sleeps in the same group; returns its pid), crash (exits with status 7),
+// ask (sends sampling/createMessage to the client and answers with the client's reply).
+#include <boost/json.hpp>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace json = boost::json;
+
+namespace {
+
+void send(const json::value& v) {
+    std::cout << json::serialize(v) << '\n' << std::flush;
+}
+
+json::object text_result(const json::value& id, const std::string& text) {
+    return {{"jsonrpc", "2.0"},
+            {"id", id},
+            {"result", {{"content", json::array{{{"type", "text"}, {"text", text}}}}}}};
+}
+
+json::array tool_list() {
+    json::array tools;
+    for (auto name : {"whoami", "count", "env", "cwd", "grandchild", "crash", "ask"})
+        tools.push_back({{"name", name},
+                         {"inputSchema", {{"type", "object"}, {"properties", json::object{}}}}});
+    return tools;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    bool ignore_term = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--ignore-term")
+            ignore_term = true;
+        else if (a == "--exit-at-once")
+            return 3;
+        else if (a == "--noise")
+            std::cout << "this is not JSON" << std::endl;
+    }
+    if (ignore_term)
+        std::signal(SIGTERM, SIG_IGN);
+    std::cerr << "stdio test server " << ::getpid() << " ready" << std::endl;
+
+    long counter = 0;
+    int asked = 0;
+    std::map<std::string, json::value> asking; // our request id -> the client's tools/call id
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        boost::system::error_code ec;
+        auto v = json::parse(line, ec);
+        if (ec || !v.is_object())
+            continue;
+        auto& m = v.as_object();
+        auto* method = m.if_contains("method");
+        auto* id = m.if_contains("id");
+        if (!method) {
+            // The client's answer to our sampling request.
+            if (!id)
+                continue;
+            auto key = json::serialize(*id);
+            auto it = asking.find(key);
+            if (it == asking.end())
+                continue;
+            std::string text = "no text";
+            if (auto* r = m.if_contains("result"); r && r->is_object())
+                if (auto* c = r->as_object().if_contains("content"); c && c->is_object())
+                    if (auto* t = c->as_object().if_contains("text"); t && t->is_string())
+                        text = t->as_string();
+            send(text_result(it->second, "client said: " + text));
+            asking.erase(it);
+            continue;
+        }
+        std::string name = method->as_string().c_str();
+        if (!id)
+            continue; // notifications
+        if (name == "initialize") {
+            std::string version = "2025-11-25";
+            if (auto* p = m.if_contains("params"); p && p->is_object())
+                if (auto* pv = p->as_object().if_contains("protocolVersion"); pv && pv->is_string())
+                    version = pv->as_string();
+            send(json::object{{"jsonrpc", "2.0"},
+                              {"id", *id},
+                              {"result",
+                               {{"protocolVersion", version},
+                                {"capabilities", {{"tools", json::object{}}}},
+                                {"serverInfo", {{"name", "stdio-test"}, {"version", "1.0.0"}}}}}});
+        } else if (name == "ping") {
+            send(json::object{{"jsonrpc", "2.0"}, {"id", *id}, {"result", json::object{}}});
+        } else if (name == "tools/list") {
+            send(json::object{
+                {"jsonrpc", "2.0"}, {"id", *id}, {"result", {{"tools", tool_list()}}}});
+        } else if (name == "tools/call") {
+            std::string tool;
+            if (auto* p = m.if_contains("params"); p && p->is_object())
+                if (auto* n = p->as_object().if_contains("name"); n && n->is_string())
+                    tool = n->as_string();
+            if (tool == "whoami") {
+                send(text_result(*id, json::serialize(json::object{{"pid", ::getpid()},
+                                                                   {"pgid", ::getpgrp()}})));
+            } else if (tool == "count") {
+                send(text_result(*id, std::to_string(++counter)));
+            } else if (tool == "env") {
+                json::object env;
+                for (char** e = environ; *e; ++e) {
+                    std::string kv = *e;
+                    auto eq = kv.find('=');
+                    env[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+                }
+                send(text_result(*id, json::serialize(env)));
+            } else if (tool == "cwd") {
+                char buf[4096];
+                send(text_result(*id, ::getcwd(buf, sizeof buf) ? buf : "?"));
+            } else if (tool == "grandchild") {
+                pid_t pid = ::fork();
+                if (pid == 0) {
+                    // Stays in the group, holds no pipe of the session.
+                    std::freopen("/dev/null", "r", stdin);
+                    std::freopen("/dev/null", "w", stdout);
+                    for (;;)
+                        ::pause();
+                }
+                send(text_result(*id, std::to_string(pid)));
+            } else if (tool == "crash") {
+                std::_Exit(7);
+            } else if (tool == "ask") {
+                auto ours = "ask-" + std::to_string(++asked);
+                asking[json::serialize(json::value(ours))] = *id;
+                send(json::object{
+                    {"jsonrpc", "2.0"},
+                    {"id", ours},
+                    {"method", "sampling/createMessage"},
+                    {"params",
+                     {{"messages", json::array{{{"role", "user"},
+                                                {"content", {{"type", "text"}, {"text", "hi?"}}}}}},
+                      {"maxTokens", 16}}}});
+            } else {
+                send(json::object{
+                    {"jsonrpc", "2.0"},
+                    {"id", *id},
+                    {"error", {{"code", -32602}, {"message", "unknown tool " + tool}}}});
+            }
+        } else {
+            send(json::object{{"jsonrpc", "2.0"},
+                              {"id", *id},
+                              {"error", {{"code", -32601}, {"message", "method not found"}}}});
+        }
+    }
+    if (ignore_term)
+        for (;;)
+            ::pause();
+    return 0;
+}
