@@ -5,3 +5,4 @@ export * from './http.mjs';
 export * from './everything.mjs';
 export * from './gate.mjs';
 export * from './client.mjs';
+export * from './shim.mjs';
