@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds gate with AddressSanitizer + UndefinedBehaviorSanitizer and with ThreadSanitizer, and
+# Builds gate and gate-stdio with AddressSanitizer + UndefinedBehaviorSanitizer and with ThreadSanitizer, and
 # runs the C++ tests and the end-to-end tests against each instrumented binary. Any finding
 # fails the run (-fno-sanitize-recover; TSan reports are collected from log files).
 set -euo pipefail
@@ -15,7 +15,9 @@ GATE_BUILD_DIR="$root/build-asan" GATE_BUILD_TYPE=Debug \
   GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined -DGATE_FUZZ=ON" bash scripts/build.sh
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 (cd build-asan && ctest --output-on-failure -j 2)
-GATE_BIN="$root/build-asan/gate" NODE22="$node22" bash tests/js/run.sh
+GATE_BIN="$root/build-asan/gate" GATE_STDIO_BIN="$root/build-asan/shim/gate-stdio" \
+  GATE_STDIO_TEST_SERVER="$root/build-asan/tests/support/stdio_mcp_server" \
+  NODE22="$node22" bash tests/js/run.sh
 
 echo "== libFuzzer (${GATE_FUZZ_SECONDS:-15} s per parser)" >&2
 for f in config_parse json_rpc sse cursor; do
@@ -34,10 +36,12 @@ reports="$(mktemp -d)"
 export TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp"
 (cd build-tsan && ctest --output-on-failure -j 2)
 TSAN_OPTIONS="suppressions=$root/tests/tsan.supp log_path=$reports/gate" \
-  GATE_BIN="$root/build-tsan/gate" NODE22="$node22" bash tests/js/run.sh
+  GATE_BIN="$root/build-tsan/gate" GATE_STDIO_BIN="$root/build-tsan/shim/gate-stdio" \
+  GATE_STDIO_TEST_SERVER="$root/build-tsan/tests/support/stdio_mcp_server" \
+  NODE22="$node22" bash tests/js/run.sh
 # The log files may also hold runtime warnings; only reports count.
 if grep -l "ThreadSanitizer:" "$reports"/gate* >/dev/null 2>&1; then
-  echo "ThreadSanitizer reports from gate:" >&2
+  echo "ThreadSanitizer reports from gate / gate-stdio:" >&2
   cat "$reports"/gate* >&2
   exit 1
 fi

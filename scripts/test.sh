@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quick start 2: installs what is missing, builds gate, and runs every test: the C++ unit and
+# Quick start 2: installs what is missing, builds gate and gate-stdio, and runs every test: the C++ unit and
 # actor tests (ctest), then the end-to-end tests of the real binary against real MCP peers,
 # including the conformance suite (tests/js).
 set -euo pipefail
@@ -11,4 +11,6 @@ bash scripts/build.sh
 bash scripts/check-format.sh
 (cd build && ctest --output-on-failure -j 2)
 node22="$(bash scripts/setup-node.sh | tail -n 1)"
-GATE_BIN="$root/build/gate" NODE22="$node22" bash tests/js/run.sh
+GATE_BIN="$root/build/gate" GATE_STDIO_BIN="$root/build/shim/gate-stdio" \
+  GATE_STDIO_TEST_SERVER="$root/build/tests/support/stdio_mcp_server" \
+  NODE22="$node22" bash tests/js/run.sh

@@ -1,6 +1,7 @@
 // Load driver: N concurrent MCP client sessions over streamable HTTP, each on its own
 // keep-alive connection, issuing tools/call back to back for a fixed time. Prints one JSON
-// line: {"sessions", "calls", "seconds", "callsPerSec", "p50Ms", "p99Ms", "errors"}.
+// line: {"sessions", "calls", "seconds", "callsPerSec", "p50Ms", "p99Ms", "setupP50Ms",
+// "setupP99Ms", "errors"}; the window opens once every session has been set up.
 //
 //   load_driver <url> <sessions> <seconds> [tool-name]
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <boost/url/parse.hpp>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +31,26 @@ struct target {
 
 struct totals {
     std::vector<double> latencies_ms;
+    std::vector<double> setup_ms; // initialize + notifications/initialized, per session
     std::size_t errors = 0;
+};
+
+// The measured window opens once every session is set up (a shim spawns a process per
+// session, which can take far longer than the calls themselves).
+struct window {
+    explicit window(asio::any_io_executor ex, int sessions)
+        : go(ex, asio::steady_timer::time_point::max()), waiting(sessions) {}
+    asio::steady_timer go;
+    int waiting;
+    clock_type::duration length{};
+    clock_type::time_point start, end;
+    void ready() {
+        if (--waiting == 0) {
+            start = clock_type::now();
+            end = start + length;
+            go.cancel();
+        }
+    }
 };
 
 asio::awaitable<std::pair<http::status, std::string>> post(beast::tcp_stream& s, const target& t,
@@ -54,8 +75,12 @@ asio::awaitable<std::pair<http::status, std::string>> post(beast::tcp_stream& s,
     co_return std::pair{res.result(), std::move(res.body())};
 }
 
-asio::awaitable<void> client(const target& t, clock_type::time_point start,
-                             clock_type::time_point end, totals& out) {
+asio::awaitable<void> client(const target& t, window& w, totals& out) {
+    struct announce {
+        window& w;
+        ~announce() { w.ready(); }
+    };
+    std::optional<announce> not_ready_yet(std::in_place, w);
     auto ex = co_await asio::this_coro::executor;
     tcp::resolver r(ex);
     auto eps = co_await r.async_resolve(t.host, t.port, asio::use_awaitable);
@@ -63,13 +88,20 @@ asio::awaitable<void> client(const target& t, clock_type::time_point start,
     co_await s.async_connect(eps, asio::use_awaitable);
     s.socket().set_option(tcp::no_delay(true));
     std::string session;
+    auto setup_start = clock_type::now();
     co_await post(
         s, t, "",
         R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"load","version":"1"}}})",
         &session);
     co_await post(s, t, session, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-    asio::steady_timer wait(ex, start);
-    co_await wait.async_wait(asio::use_awaitable);
+    out.setup_ms.push_back(
+        std::chrono::duration<double, std::milli>(clock_type::now() - setup_start).count());
+    not_ready_yet.reset();
+    if (w.waiting > 0) {
+        boost::system::error_code ec;
+        co_await w.go.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    auto end = w.end;
     std::string body = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":")" +
                        t.tool + R"(","arguments":{"message":"hello"}}})";
     while (clock_type::now() < end) {
@@ -102,24 +134,27 @@ int main(int argc, char** argv) {
     asio::io_context io(1);
     totals out;
     // Sessions are set up first; the measured window starts after a fixed set-up allowance.
-    auto start = clock_type::now() + std::chrono::milliseconds(500 + 5 * sessions);
-    auto end = start + std::chrono::duration_cast<clock_type::duration>(
-                           std::chrono::duration<double>(seconds));
+    window w(io.get_executor(), sessions);
+    w.length =
+        std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(seconds));
     for (int i = 0; i < sessions; ++i)
-        asio::co_spawn(io, client(t, start, end, out), [&](std::exception_ptr e) {
+        asio::co_spawn(io, client(t, w, out), [&](std::exception_ptr e) {
             if (e)
                 ++out.errors;
         });
     io.run();
-    auto& l = out.latencies_ms;
-    std::sort(l.begin(), l.end());
-    auto pct = [&](double p) {
-        return l.empty() ? 0.0 : l[std::min(l.size() - 1, static_cast<std::size_t>(p * l.size()))];
+    auto pct = [](std::vector<double>& v, double p) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
     };
+    auto& l = out.latencies_ms;
+    auto p50 = pct(l, 0.50), p99 = pct(l, 0.99);
+    auto setup50 = pct(out.setup_ms, 0.50), setup99 = pct(out.setup_ms, 0.99);
     std::printf(
-        R"({"sessions":%d,"calls":%zu,"seconds":%.2f,"callsPerSec":%.0f,"p50Ms":%.3f,"p99Ms":%.3f,"errors":%zu})"
+        R"({"sessions":%d,"calls":%zu,"seconds":%.2f,"callsPerSec":%.0f,"p50Ms":%.3f,"p99Ms":%.3f,)"
+        R"("setupP50Ms":%.3f,"setupP99Ms":%.3f,"errors":%zu})"
         "\n",
-        sessions, l.size(), seconds, static_cast<double>(l.size()) / seconds, pct(0.50), pct(0.99),
-        out.errors);
+        sessions, l.size(), seconds, static_cast<double>(l.size()) / seconds, p50, p99, setup50,
+        setup99, out.errors);
     return out.errors > 0 ? 1 : 0;
 }
