@@ -15,8 +15,11 @@
 #include <future>
 #include <gtest/gtest.h>
 #include <mutex>
+#include <poll.h>
 #include <set>
+#include <sys/syscall.h>
 #include <thread>
+#include <unistd.h>
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -57,6 +60,18 @@ bool alive(pid_t pid) {
     std::string stat((std::istreambuf_iterator<char>(f)), {});
     auto close = stat.rfind(')');
     return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// Waits (event-driven, through a pidfd) until `pid` has exited; true when it has. A process
+// killed by a signal is not gone the instant kill() returns.
+bool wait_gone(pid_t pid, int timeout_ms = 5000) {
+    int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (fd < 0)
+        return errno == ESRCH; // already gone (and reaped)
+    pollfd p{fd, POLLIN, 0};
+    int n = ::poll(&p, 1, timeout_ms);
+    ::close(fd);
+    return n == 1;
 }
 
 struct reply {
@@ -170,8 +185,9 @@ TEST_F(ShimServer, IdleExpiryTakesTheWholeProcessGroupAndFreesTheSlot) {
     EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":5,"method":"ping"})", session).status, 200);
     on_io([&] { server->sweep_idle(now + 10min); });
     ASSERT_TRUE(wait_reaped(pid));
-    EXPECT_EQ(live_in_group(pid), 0);
+    EXPECT_TRUE(wait_gone(grandchild));
     EXPECT_FALSE(alive(grandchild));
+    EXPECT_EQ(live_in_group(pid), 0);
     EXPECT_EQ(on_io([&] { return server->children(); }), 0u);
     EXPECT_EQ(post(R"({"jsonrpc":"2.0","id":6,"method":"ping"})", session).status, 404);
     // The one slot is free again.
@@ -208,19 +224,21 @@ TEST_F(ShimServer, ACrashAnswersTheRequestInFlightAndEndsTheSession) {
 
 TEST_F(ShimServer, ShutdownReapsEveryChild) {
     start();
-    std::vector<pid_t> pids;
+    std::vector<pid_t> pids, grandchildren;
     for (int i = 0; i < 3; ++i) {
         auto session = open_session();
         pids.push_back(
             static_cast<pid_t>(json::parse(call(session, "whoami")).at("pid").as_int64()));
-        call(session, "grandchild");
+        grandchildren.push_back(std::stoi(call(session, "grandchild")));
     }
     std::promise<void> done;
     asio::post(io, [&] { server->shutdown([&] { done.set_value(); }); });
     ASSERT_EQ(done.get_future().wait_for(10s), std::future_status::ready);
-    for (auto pid : pids) {
+    for (auto pid : pids)
         EXPECT_TRUE(wait_reaped(pid));
+    for (auto pid : grandchildren)
+        EXPECT_TRUE(wait_gone(pid));
+    for (auto pid : pids)
         EXPECT_EQ(live_in_group(pid), 0);
-    }
     server.reset();
 }
