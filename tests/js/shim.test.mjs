@@ -2,6 +2,7 @@
 // (server-everything, server-filesystem) and of tests/support's stdio_mcp_server, driven by
 // the official SDK client and by raw HTTP.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -354,8 +355,30 @@ describe('gate-stdio refusals', { timeout: 120_000 }, () => {
     const again = await post(shim.url, initializeRequest());
     assert.equal(again.status, 200);
     await fetch(shim.url, { method: 'DELETE', headers: { 'mcp-session-id': again.headers['mcp-session-id'] } });
+    // Leave the one slot free for the next test.
+    await shim.proc.stderr.waitFor(new RegExp(`session ${again.headers['mcp-session-id'].slice(0, 8)}: child `), { timeoutMs: 10_000 });
     const metrics = await get(`${shim.base}/metrics`);
     assert.match(metrics.text, /gate_stdio_rejected_total\{reason="session_limit"\} [1-9]/);
+  });
+
+  test('/metrics: the spec series, accepted by promtool', async () => {
+    const r = await get(`${shim.base}/metrics`);
+    assert.equal(r.status, 200);
+    for (const series of [
+      /^gate_stdio_sessions \d+$/m,
+      /^gate_stdio_max_sessions 1$/m,
+      /^gate_stdio_spawned_total \d+$/m,
+      /^gate_stdio_spawn_errors_total 0$/m,
+      /^gate_stdio_rejected_total\{reason="unsupported_media_type"\} [1-9]\d*$/m,
+      /^gate_stdio_rejected_total\{reason="body_too_large"\} [1-9]\d*$/m,
+      /^gate_stdio_build_info\{version="[^"]+"\} 1$/m,
+      /^process_resident_memory_bytes \d+/m,
+    ]) {
+      assert.match(r.text, series);
+    }
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: r.text, encoding: 'utf8' });
+    assert.equal(check.error, undefined, `promtool could not run: ${check.error}`);
+    assert.equal(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
   });
 
   test('no session header, unknown session, bad JSON, duplicate ids', async () => {
@@ -367,6 +390,20 @@ describe('gate-stdio refusals', { timeout: 120_000 }, () => {
     const wrong = await post(shim.url, { jsonrpc: '2.0', id: 1 });
     assert.equal(wrong.status, 400);
     assert.equal(wrong.json.error.code, -32600);
+    // Two requests with one id at once in one session: the second is refused.
+    const s = await openRawSession(shim.url);
+    const ask = post(shim.url, rpc('tools/call', { name: 'ask', arguments: {} }, 'same'), { ...s.headers, accept: 'application/json' });
+    let dup;
+    for (let i = 0; i < 50; i++) {
+      dup = await post(shim.url, rpc('ping', undefined, 'same'), s.headers);
+      if (dup.status === 400) break;
+    }
+    assert.equal(dup.status, 400);
+    assert.equal(dup.json.error.code, -32600);
+    assert.match(dup.json.error.message, /already in use/);
+    assert.equal(await del(shim.url, s), 200);
+    const ended = await ask;
+    assert.equal(ended.json.error.code, -32603);
   });
 });
 
