@@ -73,6 +73,19 @@ http_reply rpc_error(http::status status, const json::value& id, int code, std::
     return http_reply::json(status, json::serialize(protocol::make_error(id, code, text)));
 }
 
+// The protocol version an initialize answer agreed to; nullopt when the server refused.
+std::optional<std::string> negotiated_version(const std::string& answer) {
+    boost::system::error_code ec;
+    auto parsed = json::parse(answer, ec);
+    auto* o = ec ? nullptr : parsed.if_object();
+    auto* result = o ? o->if_contains("result") : nullptr;
+    auto* pv = result && result->is_object() ? result->get_object().if_contains("protocolVersion")
+                                             : nullptr;
+    if (!pv || !pv->is_string())
+        return std::nullopt;
+    return std::string(pv->get_string());
+}
+
 std::string excerpt(std::string_view s) {
     return std::string(s.substr(0, log_excerpt)) + (s.size() > log_excerpt ? "..." : "");
 }
@@ -489,16 +502,12 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
         // The usual case: the answer came first and alone, so it goes back as plain JSON.
         auto answer = std::move(queue->frames.front());
         if (opening) {
-            auto parsed = json::parse(answer, jec);
-            auto* result = jec ? nullptr : parsed.as_object().if_contains("result");
-            auto* pv = result && result->is_object()
-                           ? result->get_object().if_contains("protocolVersion")
-                           : nullptr;
-            if (!pv || !pv->is_string()) {
+            auto version = negotiated_version(answer);
+            if (!version) {
                 end_session(*s, "the server did not accept initialize");
                 co_return http_reply::json(http::status::ok, std::move(answer));
             }
-            s->protocol_version = pv->get_string();
+            s->protocol_version = std::move(*version);
         }
         auto reply = http_reply::json(http::status::ok, std::move(answer));
         if (session_header)
@@ -522,13 +531,8 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
             auto& m = queue->frames.front();
             last = queue->answered && queue->frames.size() == 1;
             if (last && opening) {
-                auto parsed = json::parse(m, jec);
-                auto* result = jec ? nullptr : parsed.as_object().if_contains("result");
-                auto* pv = result && result->is_object()
-                               ? result->get_object().if_contains("protocolVersion")
-                               : nullptr;
-                if (pv && pv->is_string())
-                    s->protocol_version = pv->get_string();
+                if (auto version = negotiated_version(m))
+                    s->protocol_version = std::move(*version);
                 else
                     end_session(*s, "the server did not accept initialize");
             }

@@ -9,7 +9,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
 #include <caf/send.hpp>
-#include <limits>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -18,7 +17,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
 
 namespace {
