@@ -63,9 +63,12 @@ std::vector<std::size_t> federation::stale(list_kind kind, time_point now) const
 }
 
 void federation::store(std::size_t upstream, list_kind kind, json::array items, time_point now) {
-    auto ttl = std::chrono::milliseconds(snap_->upstream(upstream).cache_ttl_ms);
-    // A negative TTL disables caching: the entry serves only the request that fetched it.
-    auto expires = ttl.count() > 0 ? now + ttl : now;
+    const auto& cfg = snap_->upstream(upstream);
+    auto ttl = std::chrono::milliseconds(cfg.cache_ttl_ms);
+    // A negative TTL disables caching: the entry serves only the request that fetched it. So
+    // do credentials minted per user (the spec's rule: their lists may differ per user).
+    bool per_user = cfg.auth.strategy == "passthrough" || cfg.auth.strategy == "token-exchange";
+    auto expires = ttl.count() > 0 && !per_user ? now + ttl : now;
     cache_[{upstream, kind}] = entry{std::move(items), expires};
 }
 

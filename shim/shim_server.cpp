@@ -5,6 +5,7 @@
 #include "shim/line_splitter.hpp"
 #include "shim/message_routing.hpp"
 #include "shim/probe.hpp"
+#include "transport/event_stream.hpp"
 #include "transport/random_id.hpp"
 #include "transport/secret_compare.hpp"
 #include "transport/sse.hpp"
@@ -30,16 +31,8 @@ namespace json = boost::json;
 using transport::http_reply;
 using transport::http_request;
 using clock = std::chrono::steady_clock;
-
-// Messages from the child for one client request (or for the session's GET stream), and
-// the timer its coroutine sleeps on until there are some.
-struct message_queue {
-    explicit message_queue(asio::any_io_executor ex)
-        : wake(std::move(ex), asio::steady_timer::time_point::max()) {}
-    std::deque<std::string> frames;
-    bool answered = false; // the last frame is the response of the request
-    asio::steady_timer wake;
-};
+using transport::close_event_stream;
+using transport::message_queue;
 
 struct shim_session {
     std::string id;
@@ -88,41 +81,6 @@ std::optional<std::string> negotiated_version(const std::string& answer) {
 
 std::string excerpt(std::string_view s) {
     return std::string(s.substr(0, log_excerpt)) + (s.size() > log_excerpt ? "..." : "");
-}
-
-// Writes the header of a chunked text/event-stream answer.
-asio::awaitable<boost::system::error_code>
-open_event_stream(beast::tcp_stream& stream, unsigned version,
-                  std::optional<std::string> session_header) {
-    http::response<http::empty_body> res{http::status::ok, version};
-    res.set(http::field::server, "gate-stdio");
-    res.set(http::field::content_type, "text/event-stream");
-    res.set(http::field::cache_control, "no-cache");
-    if (session_header)
-        res.set("Mcp-Session-Id", *session_header);
-    res.chunked(true);
-    http::response_serializer<http::empty_body> sr{res};
-    boost::system::error_code ec;
-    stream.expires_after(std::chrono::seconds(30));
-    co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
-    co_return ec;
-}
-
-asio::awaitable<boost::system::error_code> write_chunk(beast::tcp_stream& stream,
-                                                       const std::string& frame) {
-    boost::system::error_code ec;
-    // A client that stops reading must not pin the session forever.
-    stream.expires_after(std::chrono::seconds(30));
-    co_await asio::async_write(stream, http::make_chunk(asio::buffer(frame)),
-                               asio::redirect_error(asio::use_awaitable, ec));
-    co_return ec;
-}
-
-asio::awaitable<void> close_event_stream(beast::tcp_stream& stream) {
-    boost::system::error_code ec;
-    stream.expires_after(std::chrono::seconds(5));
-    co_await asio::async_write(stream, http::make_chunk_last(),
-                               asio::redirect_error(asio::use_awaitable, ec));
 }
 
 } // namespace
@@ -521,7 +479,8 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
     }
 
     // Server messages came before the answer: they and the answer go as an event stream.
-    if (auto ec = co_await open_event_stream(stream, req.version(), session_header))
+    if (auto ec = co_await transport::open_event_stream(stream, req.version(), "gate-stdio",
+                                                        session_header))
         co_return std::nullopt;
     std::uint64_t event_id = 0;
     for (;;) {
@@ -544,7 +503,7 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
             last = true;
         }
         if (!frame.empty())
-            if (auto ec = co_await write_chunk(stream, frame))
+            if (auto ec = co_await transport::write_event_chunk(stream, frame))
                 co_return std::nullopt;
         if (last)
             break;
@@ -600,7 +559,7 @@ asio::awaitable<void> shim_server::get(http_request& req, beast::tcp_stream& str
     } cleanup{this, s, queue};
 
     stream.expires_never();
-    if (co_await open_event_stream(stream, req.version(), std::nullopt))
+    if (co_await transport::open_event_stream(stream, req.version(), "gate-stdio", std::nullopt))
         co_return;
     std::uint64_t event_id = 0;
     while (!s->ended) {
@@ -617,7 +576,7 @@ asio::awaitable<void> shim_server::get(http_request& req, beast::tcp_stream& str
         queue->frames.clear();
         if (frame.empty())
             frame = ": keep-alive\n\n"; // keeps intermediaries from timing the stream out
-        if (co_await write_chunk(stream, frame))
+        if (co_await transport::write_event_chunk(stream, frame))
             co_return;
     }
     co_await close_event_stream(stream);

@@ -1,6 +1,7 @@
 #include "transport/app.hpp"
 
 #include "actors/audit.hpp"
+#include "actors/bridge_keeper.hpp"
 #include "actors/router.hpp"
 #include "config/load.hpp"
 #include "transport/cli.hpp"
@@ -8,7 +9,9 @@
 #include "transport/logging.hpp"
 #include "transport/version.hpp"
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <caf/actor_system.hpp>
@@ -90,11 +93,21 @@ int run_gate(const std::vector<std::string>& args) {
     tune(cfg);
     caf::actor_system sys{cfg};
     auto snap = make_snapshot(loaded.doc, 1);
+    // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
+    std::atomic<transport::gateway*> bridged_gateway{nullptr};
+    auto bridges =
+        spawn_bridge_keeper(sys, [&io, &bridged_gateway](std::vector<retired_bridge> gone) {
+            boost::asio::post(io, [&bridged_gateway, gone = std::move(gone)]() mutable {
+                if (auto* g = bridged_gateway.load())
+                    g->retire_bridges(std::move(gone));
+            });
+        });
     transport::gateway_parts parts{spawn_router(sys, snap), spawn_audit(sys, loaded.doc->audit),
-                                   snap};
+                                   snap, bridges};
     auto router = parts.router;
     auto audit = parts.audit;
     transport::gateway gw(io, std::move(parts));
+    bridged_gateway = &gw;
     std::uint16_t port = 0;
     try {
         port = gw.listen(opt.host, opt.port);
@@ -158,6 +171,8 @@ int run_gate(const std::vector<std::string>& args) {
         gw.drain(std::chrono::seconds(10), [&] { io.stop(); });
     });
     io.run();
+    bridged_gateway = nullptr;
+    caf::anon_send_exit(bridges, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
     if (audit)
         caf::anon_send_exit(audit, caf::exit_reason::user_shutdown);

@@ -1,7 +1,9 @@
 #include "actors/audit.hpp"
+#include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
 #include "transport/gateway_impl.hpp"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -56,6 +58,15 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
 gateway::gateway(asio::io_context& io, gateway_parts parts)
     : impl_(std::make_unique<impl>(io, std::move(parts))) {
     impl_->on_request = &on_request;
+    for (const auto& c : impl_->live->clients)
+        impl_->wire(c);
+}
+
+void gateway::retire_bridges(std::vector<retired_bridge> gone) {
+    auto view = impl_->live;
+    for (const auto& b : gone)
+        if (b.upstream < view->clients.size())
+            view->clients[b.upstream]->end_bridge(b.session);
 }
 
 gateway::~gateway() = default;
@@ -84,6 +95,11 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     for (const auto& c : view->clients)
         for (const auto& old : i.live->clients)
             kept += c == old;
+    for (const auto& old : i.live->clients)
+        if (std::find(view->clients.begin(), view->clients.end(), old) == view->clients.end())
+            old->close(); // retired: its streams and bridged sessions end
+    for (const auto& c : view->clients)
+        i.wire(c);
     spdlog::info("reload applied: {} upstream{} ({} kept with live sessions, {} new or changed, "
                  "{} retired)",
                  view->clients.size(), view->clients.size() == 1 ? "" : "s", kept,
@@ -107,7 +123,11 @@ void gateway::drain(std::chrono::steady_clock::duration bound, std::function<voi
 
 void gateway::stop() {
     impl_->server.stop();
-    asio::post(impl_->io, [i = impl_.get()] { i->sessions.close_all(); });
+    asio::post(impl_->io, [i = impl_.get()] {
+        i->sessions.close_all();
+        for (const auto& c : i->live->clients)
+            c->close();
+    });
 }
 
 void gateway::impl::warm_up(const federation_view& view) {
@@ -142,8 +162,11 @@ asio::awaitable<void> gateway::impl::sweep_sessions() {
         timer.expires_after(session_sweep_interval);
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (auto n = sessions.expire_idle(clock::now(), downstream_session_idle))
+        auto gone = sessions.expire_idle(clock::now(), downstream_session_idle);
+        if (auto n = gone.size())
             spdlog::info("expired {} idle downstream session{}", n, n == 1 ? "" : "s");
+        for (auto& id : gone)
+            session_ended(std::move(id));
     }
 }
 
@@ -212,7 +235,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             rec.view = live;
             rec.start = start;
             rec.trace.record(stage::host_origin);
-            co_return co_await mcp_post(req, rec);
+            co_return co_await mcp_post(req, stream, rec);
         }
         case http::verb::get:
             co_await mcp_get(stream, req);

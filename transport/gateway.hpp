@@ -3,6 +3,7 @@
 // crosses into the actors is a typed message (transport/bridge.hpp).
 #pragma once
 
+#include "actors/bridge_ledger.hpp"
 #include "actors/snapshot.hpp"
 #include "transport/health.hpp"
 #include "transport/host_guard.hpp"
@@ -27,6 +28,7 @@ struct gateway_parts {
     caf::actor router;
     caf::actor audit; // null: no audit section
     std::shared_ptr<const snapshot> snap;
+    caf::actor bridges; // the bridge keeper (actors/bridge_keeper.hpp); null: calls not tracked
 };
 
 // The federation a request sees: one snapshot and the upstream clients indexed like it.
@@ -49,6 +51,10 @@ struct request_record {
     std::string traceparent; // sent with every upstream call this request causes
     std::string verbatim;    // the upstream's answer as sent, with the client's id spliced in
     stage_trace trace;
+    std::string session;   // the downstream session (its bridged sessions carry named calls)
+    std::string client_id; // the client's request id, canonical JSON text
+    // The upstream's own messages while this request runs, to the call's stream.
+    std::function<void(std::size_t upstream, boost::json::object)> server_message;
 };
 
 class gateway {
@@ -69,6 +75,10 @@ public:
     // construction (server, auth, audit, tracing) cannot change: the answer names the first
     // that did and nothing is applied. Connected clients receive list_changed.
     std::optional<std::string> reload(std::shared_ptr<const config::document> doc);
+
+    // Ends the named bridged sessions (the bridge keeper's sweep, ended downstream sessions).
+    // Runs on the io thread.
+    void retire_bridges(std::vector<retired_bridge> gone);
 
     // Observes every finished MCP request (tests pin the pipeline order with it).
     std::function<void(const request_record&)> on_request;

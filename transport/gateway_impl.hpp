@@ -1,6 +1,7 @@
 // Internals shared by the gateway's translation units (listener, MCP endpoint, stages).
 #pragma once
 
+#include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
@@ -9,6 +10,10 @@
 #include <boost/beast/core/tcp_stream.hpp>
 
 namespace gate::transport {
+
+// The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
+// a stage already set is kept).
+void settle_outcome(request_record& rec, const boost::json::object& response);
 
 struct gateway::impl final : http_handler {
     impl(boost::asio::io_context& io, gateway_parts parts);
@@ -24,7 +29,8 @@ struct gateway::impl final : http_handler {
     void warm_up(const federation_view& view);
 
     // The MCP endpoint.
-    boost::asio::awaitable<http_reply> mcp_post(const http_request& req, request_record& rec);
+    boost::asio::awaitable<std::optional<http_reply>>
+    mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_record& rec);
     boost::asio::awaitable<void> mcp_get(boost::beast::tcp_stream& stream, const http_request& req);
     http_reply mcp_delete(const http_request& req);
 
@@ -50,6 +56,31 @@ struct gateway::impl final : http_handler {
                                                          std::string_view method,
                                                          boost::json::object params,
                                                          request_record& rec);
+
+    // Bridging (mcp_bridging.cpp). Wires an upstream client's session-wide traffic here.
+    void wire(const std::shared_ptr<upstream_client>& client);
+    // An upstream's message on a session's GET stream, or on a call's stream with no sink.
+    void on_upstream_message(const upstream_client* from, const std::string& bridge,
+                             boost::json::object message);
+    // An upstream message in the form the client receives: a request gets a gateway-unique id,
+    // recorded so the client's answer finds its way back.
+    std::string to_client(const std::string& session, std::size_t upstream,
+                          boost::json::object message);
+    // The client answered an upstream request, or sent a notification: where it goes.
+    boost::asio::awaitable<http_reply>
+    from_client(const std::string& session, const protocol::message& msg, request_record& rec);
+    boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
+                                                              const boost::json::value& id,
+                                                              const boost::json::object& params,
+                                                              request_record& rec);
+    // A named call whose upstream messages are streamed to the client before its answer.
+    boost::asio::awaitable<std::optional<http_reply>>
+    streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
+                  request_record rec);
+    void session_ended(std::string session);
+    // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
+    void record_subscription(const request_record& rec, const std::string& uri, bool subscribed);
+    std::uint64_t minted_ids = 0;
 
     // Stage 9: exactly one audit event and one request metric per terminal response.
     void finish(request_record& rec);

@@ -1,4 +1,5 @@
 // The MCP endpoint: streamable HTTP (2025-11-25, 2025-06-18) on server.mcpPath.
+#include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/json_splice.hpp"
@@ -15,6 +16,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -73,7 +75,15 @@ json::object pass_on(upstream_message answer, const json::value& id, request_rec
 
 } // namespace
 
-asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, request_record& rec) {
+void settle_outcome(request_record& rec, const json::object& response) {
+    if (rec.outcome == "ok")
+        rec.outcome = std::string(outcome_of(response));
+    if (!rec.error)
+        rec.error = error_text(response);
+}
+
+asio::awaitable<std::optional<http_reply>>
+gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, request_record& rec) {
     auto ctype = header_value(req, "Content-Type");
     if (!std::string_view(ctype).starts_with("application/json")) {
         reject_http("unsupported_media_type", "error", "Content-Type must be application/json",
@@ -132,11 +142,12 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
                              "unsupported MCP-Protocol-Version: " + header_version);
     }
     if (msg.kind != protocol::message_kind::request) {
-        // Notifications and responses are accepted (nothing is bridged for them yet); the 202
-        // is a terminal answer like any other and is audited once.
+        // Notifications and the client's answers to upstream requests: bridged to the
+        // upstream they concern. The answer is terminal like any other and audited once.
         rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
+        auto reply = co_await from_client(session, msg, rec);
         finish(rec);
-        co_return http_reply::empty(http::status::accepted);
+        co_return reply;
     }
 
     rec.method = msg.method;
@@ -147,7 +158,10 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
         auto response = co_await initialize(msg.id, params, version, rec);
         bool ok = response.contains("result");
         if (ok) {
-            auto session_id = sessions.open(version, clock::now());
+            json::object capabilities;
+            if (auto* c = params.if_contains("capabilities"); c && c->is_object())
+                capabilities = c->get_object();
+            auto session_id = sessions.open(version, clock::now(), std::move(capabilities));
             if (!session_id) {
                 rec.outcome = "error";
                 rec.error = "too many sessions";
@@ -169,12 +183,18 @@ asio::awaitable<http_reply> gateway::impl::mcp_post(const http_request& req, req
         reply.body = rec.verbatim.empty() ? json::serialize(response) : std::move(rec.verbatim);
         co_return reply;
     }
+    rec.session = session;
+    rec.client_id = json::serialize(msg.id);
+    if (!protocol::list_kind_of(msg.method) && msg.method != "ping" &&
+        msg.method != "logging/setLevel") {
+        // A named call: it runs on the client's bridged session, and what the upstream sends
+        // while it runs reaches the client before the answer.
+        msg.body["params"] = std::move(params);
+        co_return co_await streamed_call(stream, req, std::move(msg), std::move(rec));
+    }
     auto response = co_await handle(session, msg.id, msg.method, std::move(params), rec);
     rec.trace.record(stage::egress);
-    if (rec.outcome == "ok")
-        rec.outcome = std::string(outcome_of(response));
-    if (!rec.error)
-        rec.error = error_text(response);
+    settle_outcome(rec, response);
     finish(rec);
     if (!rec.verbatim.empty())
         co_return http_reply::json(http::status::ok, std::move(rec.verbatim));
@@ -193,7 +213,8 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
         rec.upstream = rec.view->snap->upstream(0).id;
         rec.upstream_calls = 1;
-        auto r = co_await rec.view->clients[0]->initialize_result({rec.traceparent, {}});
+        auto r =
+            co_await rec.view->clients[0]->initialize_result(call_context::traced(rec.traceparent));
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             if (f->answer) {
                 // The upstream refused the handshake itself: its error goes back verbatim.
@@ -229,10 +250,8 @@ asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
         rec.trace.record(stage::route);
         co_return protocol::make_result(id, json::object{});
     }
-    if (method == "logging/setLevel" && !rec.view->snap->codec.passthrough()) {
-        rec.trace.record(stage::route);
-        co_return protocol::make_result(id, json::object{});
-    }
+    if (method == "logging/setLevel")
+        co_return co_await set_log_level(session, id, params, rec);
     if (auto kind = protocol::list_kind_of(method))
         co_return co_await federated_list(*kind, session, id, params, rec);
     co_return co_await named_call(method, id, std::move(params), rec);
@@ -244,8 +263,26 @@ asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstrea
                                                              request_record& rec) {
     auto start = clock::now();
     ++rec.upstream_calls;
-    auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params),
-                                                               {rec.traceparent, {}});
+    auto ctx = call_context::traced(rec.traceparent);
+    json::object capabilities;
+    if (rec.server_message) {
+        // A named call of a downstream session: on that client's bridged session, with the
+        // upstream's messages for it passed on, and its upstream id known for cancellation.
+        ctx.bridge = rec.session;
+        capabilities = sessions.capabilities(rec.session);
+        ctx.client_capabilities = &capabilities;
+        ctx.on_server_message = [&rec, upstream](json::object m) {
+            rec.server_message(upstream, std::move(m));
+        };
+        if (parts.bridges)
+            ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
+                caf::anon_send(parts.bridges, bridge_call_started{rec.session, rec.client_id,
+                                                                  upstream, upstream_id});
+            };
+    }
+    auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params), ctx);
+    if (rec.server_message && parts.bridges)
+        caf::anon_send(parts.bridges, bridge_call_ended{rec.session, rec.client_id});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))
@@ -279,8 +316,8 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
             auto upstream = plan->fetch[i];
             auto start = clock::now();
             ++rec.upstream_calls;
-            auto r = co_await rec.view->clients[upstream]->fetch_list(traits.method, traits.key,
-                                                                      {rec.traceparent, {}});
+            auto r = co_await rec.view->clients[upstream]->fetch_list(
+                traits.method, traits.key, call_context::traced(rec.traceparent));
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
             auto& cfg = rec.view->clients[upstream]->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {
@@ -463,6 +500,7 @@ http_reply gateway::impl::mcp_delete(const http_request& req) {
     if (!sessions.close(session))
         return http_reply::json(http::status::not_found,
                                 R"({"error":"unknown or expired session"})");
+    session_ended(session);
     return http_reply::empty(http::status::ok);
 }
 

@@ -15,13 +15,34 @@ void wake(downstream_session& s) {
 }
 } // namespace
 
-std::optional<std::string> session_table::open(std::string protocol_version, time_point now) {
+std::optional<std::string> session_table::open(std::string protocol_version, time_point now,
+                                               boost::json::object capabilities) {
     auto id = random_id();
     std::lock_guard lock(mutex_);
     if (sessions_.size() >= max_sessions_)
         return std::nullopt;
-    sessions_[id] = downstream_session{std::move(protocol_version), now, {}, {}};
+    sessions_[id] =
+        downstream_session{std::move(protocol_version), std::move(capabilities), now, {}, {}};
     return id;
+}
+
+boost::json::object session_table::capabilities(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it == sessions_.end() ? boost::json::object{} : it->second.capabilities;
+}
+
+bool session_table::deliver(const std::string& id, const std::string& message) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return false;
+    auto& s = it->second;
+    if (s.outbox.size() >= 256)
+        s.outbox.pop_front();
+    s.outbox.push_back(message);
+    wake(s);
+    return true;
 }
 
 bool session_table::contains(const std::string& id) const {
@@ -38,14 +59,20 @@ std::optional<std::string> session_table::touch(const std::string& id, time_poin
     return it->second.protocol_version;
 }
 
-std::size_t session_table::expire_idle(time_point now, std::chrono::steady_clock::duration idle) {
+std::vector<std::string> session_table::expire_idle(time_point now,
+                                                    std::chrono::steady_clock::duration idle) {
     std::lock_guard lock(mutex_);
-    return std::erase_if(sessions_, [&](const auto& entry) {
+    std::vector<std::string> gone;
+    std::erase_if(sessions_, [&](const auto& entry) {
         const auto& s = entry.second;
         bool streaming =
             std::any_of(s.streams.begin(), s.streams.end(), [](auto& w) { return !w.expired(); });
-        return !streaming && now - s.last_used >= idle;
+        bool idle_out = !streaming && now - s.last_used >= idle;
+        if (idle_out)
+            gone.push_back(entry.first);
+        return idle_out;
     });
+    return gone;
 }
 
 session_table::attach_result
@@ -98,11 +125,15 @@ bool session_table::close(const std::string& id) {
     return true;
 }
 
-void session_table::close_all() {
+std::vector<std::string> session_table::close_all() {
     std::lock_guard lock(mutex_);
-    for (auto& [id, s] : sessions_)
+    std::vector<std::string> gone;
+    for (auto& [id, s] : sessions_) {
         wake(s);
+        gone.push_back(id);
+    }
     sessions_.clear();
+    return gone;
 }
 
 std::size_t session_table::size() const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -16,6 +17,7 @@ namespace gate::transport {
 
 struct downstream_session {
     std::string protocol_version;
+    boost::json::object capabilities; // as the client declared them at initialize
     std::chrono::steady_clock::time_point last_used;
     std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // woken on news and DELETE
     std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
@@ -28,12 +30,15 @@ public:
     explicit session_table(std::size_t max_sessions = 10000) : max_sessions_(max_sessions) {}
 
     // A new session with a 128-bit random id (hex); nullopt at the ceiling.
-    std::optional<std::string> open(std::string protocol_version, time_point now);
+    std::optional<std::string> open(std::string protocol_version, time_point now,
+                                    boost::json::object capabilities = {});
+    // The client's declared capabilities (empty when unknown).
+    boost::json::object capabilities(const std::string& id) const;
     bool contains(const std::string& id) const;
     // Marks the session used at `now`; its negotiated version, or nullopt when unknown.
     std::optional<std::string> touch(const std::string& id, time_point now);
-    // Ends sessions unused for `idle` that have no open stream; returns how many.
-    std::size_t expire_idle(time_point now, std::chrono::steady_clock::duration idle);
+    // Ends sessions unused for `idle` that have no open stream; returns their ids.
+    std::vector<std::string> expire_idle(time_point now, std::chrono::steady_clock::duration idle);
     enum class attach_result { attached, unknown_session, too_many_streams };
     // Registers an open GET stream (at most max_streams_per_session live ones per session).
     attach_result attach_stream(const std::string& id,
@@ -41,11 +46,15 @@ public:
     static constexpr std::size_t max_streams_per_session = 8;
     // Queues a server-to-client message for every session with an open stream and wakes it.
     void broadcast(const std::string& message);
+    // Queues a message for one session's GET stream (kept until a stream opens, at most 256,
+    // oldest dropped first); false when the session is unknown.
+    bool deliver(const std::string& id, const std::string& message);
     // Takes the queued messages of a session (empty when none or unknown).
     std::vector<std::string> take_outbox(const std::string& id);
     // Ends the session and wakes its streams so they close; false when unknown.
     bool close(const std::string& id);
-    void close_all();
+    // Ends every session; returns their ids.
+    std::vector<std::string> close_all();
     std::size_t size() const;
 
 private:

@@ -5,6 +5,7 @@
 #include "transport/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -29,9 +30,22 @@ constexpr std::string_view client_protocol_version = "2025-11-25";
 constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
 constexpr std::size_t max_idle_per_endpoint = 1024;
 constexpr auto max_idle_age = std::chrono::seconds(4);
+// How long a handshake waits for the new session's GET stream to open.
+constexpr auto stream_open_wait = std::chrono::seconds(2);
 
 upstream_failure fail(upstream_failure::kind k, std::string msg, int status = 0) {
     return upstream_failure{k, std::move(msg), status, std::nullopt};
+}
+} // namespace
+
+namespace {
+// The root session declares what gate can bridge, so the upstream lists every tool a client
+// might be able to use (servers register some tools only for clients that sample or elicit);
+// each bridged session then declares exactly what its client declared.
+json::object root_capabilities() {
+    return json::object{{"sampling", json::object{}},
+                        {"elicitation", {{"form", json::object{}}, {"url", json::object{}}}},
+                        {"roots", json::object{}}};
 }
 } // namespace
 
@@ -50,7 +64,8 @@ struct upstream_client::http_answer {
 };
 
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
-    : ex_(std::move(ex)), cfg_(std::move(cfg)) {
+    : ex_(std::move(ex)), cfg_(std::move(cfg)), root_(std::make_shared<upstream_session>()) {
+    root_->capabilities = root_capabilities();
     for (const auto& url : cfg_.urls) {
         auto ep = std::make_unique<endpoint>();
         ep->url = url;
@@ -71,10 +86,25 @@ std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) c
     return ctx.timeout && *ctx.timeout < budget ? *ctx.timeout : budget;
 }
 
-void upstream_client::reset_session() {
-    session_ready_ = false;
-    session_ = {};
-    session_endpoint_ = nullptr;
+void upstream_client::reset_session(upstream_session& s) {
+    s.ready = false;
+    s.state = {};
+    s.ep = nullptr;
+    if (s.listening)
+        s.listening->lowest().close();
+}
+
+upstream_client::session_ptr upstream_client::session_for(const call_context& ctx) {
+    if (ctx.bridge.empty())
+        return root_;
+    auto& s = bridged_[ctx.bridge];
+    if (!s) {
+        s = std::make_shared<upstream_session>();
+        s->bridge = ctx.bridge;
+        if (ctx.client_capabilities)
+            s->capabilities = *ctx.client_capabilities;
+    }
+    return s;
 }
 
 asio::awaitable<std::variant<upstream_connection, upstream_failure>>
@@ -106,10 +136,11 @@ upstream_client::connect(endpoint& ep) {
 // One request/answer on an open connection (plain or TLS). `reusable` tells whether the
 // connection may go back to the pool.
 template <class Stream>
-asio::awaitable<void> upstream_client::round_trip(Stream& stream, const std::string& wire,
-                                                  const json::value* want_id, http_answer& answer,
-                                                  bool& header_read, bool& reusable,
-                                                  boost::system::error_code& ec) {
+asio::awaitable<void>
+upstream_client::round_trip(Stream& stream, const std::string& wire, const json::value* want_id,
+                            http_answer& answer, bool& header_read, bool& reusable,
+                            boost::system::error_code& ec, const call_context& ctx,
+                            const upstream_session* origin) {
     co_await asio::async_write(stream, asio::buffer(wire),
                                asio::redirect_error(asio::use_awaitable, ec));
     if (ec)
@@ -145,10 +176,15 @@ asio::awaitable<void> upstream_client::round_trip(Stream& stream, const std::str
                 if (jec || !obj)
                     continue;
                 auto* id = obj->if_contains("id");
-                bool is_response = id && !obj->contains("method");
-                // Server-initiated requests and notifications on the call's stream are
-                // bridged by the sessions issue; here only the answer is taken.
-                if (is_response && (!want_id || *id == *want_id)) {
+                if (obj->contains("method")) {
+                    // The upstream's own request or notification, sent while this call runs.
+                    if (ctx.on_server_message)
+                        ctx.on_server_message(std::move(*obj));
+                    else if (origin)
+                        dispatch(*origin, std::move(*obj));
+                    continue;
+                }
+                if (id && (!want_id || *id == *want_id)) {
                     answer.message = std::move(*obj);
                     answer.raw = std::move(ev.data);
                     break;
@@ -173,7 +209,8 @@ asio::awaitable<void> upstream_client::round_trip(Stream& stream, const std::str
 
 asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
 upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
-                          const call_context& ctx, clock::time_point deadline) {
+                          const call_context& ctx, clock::time_point deadline,
+                          const upstream_session* origin) {
     // One contiguous buffer per request: Beast's field-by-field serializer showed up in
     // profiles of the proxy path (docs/benchmarks.md).
     auto body = json::serialize(msg);
@@ -193,7 +230,8 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
     wire.append("\r\nContent-Length: ").append(std::to_string(body.size()));
     wire.append("\r\n\r\n").append(body);
 
-    const json::value* want_id = msg.if_contains("id");
+    // Only a request waits for an answer; a notification or a response gets 202.
+    const json::value* want_id = msg.contains("method") ? msg.if_contains("id") : nullptr;
     for (int attempt = 0;; ++attempt) {
         // Most recently used first: the least likely to have been closed by the upstream.
         // Connections idle past the usual server keep-alive (5 s in Node) are not trusted.
@@ -218,9 +256,11 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
         bool header_read = false, reusable = false;
         boost::system::error_code ec;
         if (conn.tls)
-            co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec);
+            co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec, ctx,
+                                origin);
         else
-            co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec);
+            co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec, ctx,
+                                origin);
         if (ec && !header_read) {
             // A pooled connection the upstream closed while idle: its idle siblings are likely
             // closed too. Retry once on a fresh connection.
@@ -253,9 +293,12 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
 }
 
 asio::awaitable<std::optional<upstream_failure>>
-upstream_client::handshake(const call_context& ctx) {
+upstream_client::handshake(session_ptr s, const call_context& caller) {
     // New sessions go round-robin over the replicas; a connect failure moves to the next one.
-    // All attempts share the caller's budget (a /health probe's 5 s).
+    // All attempts share the caller's budget (a /health probe's 5 s). The caller's sink is
+    // not the handshake's: anything sent during it is session-wide.
+    auto ctx = call_context::traced(caller.traceparent);
+    ctx.timeout = caller.timeout;
     auto deadline = clock::now() + budget_for(ctx);
     std::optional<upstream_failure> last;
     for (std::size_t tried = 0; tried < endpoints_.size(); ++tried) {
@@ -265,9 +308,9 @@ upstream_client::handshake(const call_context& ctx) {
                           {"method", "initialize"},
                           {"params",
                            {{"protocolVersion", client_protocol_version},
-                            {"capabilities", json::object{}},
+                            {"capabilities", s->capabilities},
                             {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
-        auto r = co_await exchange(ep, init, session_state{}, ctx, deadline);
+        auto r = co_await exchange(ep, init, session_state{}, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             last = *f;
             if (f->what == upstream_failure::kind::connect_error)
@@ -293,27 +336,54 @@ upstream_client::handshake(const call_context& ctx) {
         if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
             next.protocol_version = std::string(v->get_string());
         json::object initialized{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
-        auto n = co_await exchange(ep, initialized, next, ctx, deadline);
+        auto n = co_await exchange(ep, initialized, next, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&n))
             co_return *f;
-        init_result_ = std::move(result->as_object());
-        session_ = std::move(next);
-        session_endpoint_ = &ep;
-        ++session_generation_;
-        session_ready_ = true;
+        if (s->ended || closed_) {
+            // Ended while the handshake ran: nobody will use it, so the upstream is told now.
+            if (!next.id.empty())
+                asio::co_spawn(ex_, send_delete(ep, std::move(next)), asio::detached);
+            co_return fail(upstream_failure::kind::connect_error, "the session was ended");
+        }
+        s->init_result = std::move(result->as_object());
+        s->state = std::move(next);
+        s->ep = &ep;
+        auto generation = ++s->generation;
+        s->ready = true;
+        if (s->log_level) {
+            json::object level{{"jsonrpc", "2.0"},
+                               {"id", next_id_++},
+                               {"method", "logging/setLevel"},
+                               {"params", {{"level", *s->log_level}}}};
+            co_await exchange(ep, level, s->state, ctx, deadline, s.get());
+        }
+        // Only a sessionful upstream has a GET stream for the session's own traffic. It is
+        // open before the first call goes out: a server that asks the client something
+        // outside a call (roots/list at start) would otherwise speak into the void.
+        if (!s->state.id.empty()) {
+            auto opened = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
+            asio::co_spawn(ex_, listen(s, generation, opened), asio::detached);
+            asio::steady_timer bound(ex_, std::min(deadline, clock::now() + stream_open_wait));
+            boost::system::error_code opened_ec, bound_ec;
+            co_await (opened->async_wait(asio::redirect_error(asio::use_awaitable, opened_ec)) ||
+                      bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
+        }
         co_return std::nullopt;
     }
     co_return last;
 }
 
 asio::awaitable<std::optional<upstream_failure>>
-upstream_client::ensure_session(const call_context& ctx) {
+upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
     auto deadline = clock::now() + budget_for(ctx);
-    while (!session_ready_) {
-        if (handshaking_) {
+    while (!s->ready) {
+        if (s->ended || closed_)
+            co_return fail(upstream_failure::kind::connect_error,
+                           "upstream " + cfg_.id + " session was ended");
+        if (s->handshaking) {
             // Single-flight: later callers wait for the handshake already under way, but no
             // longer than their own budget (a /health probe must not inherit a 60 s wait).
-            auto done = handshake_done_;
+            auto done = s->handshake_done;
             asio::steady_timer bound(ex_, deadline);
             boost::system::error_code done_ec, bound_ec; // cancellation is the normal wake-up
             auto which =
@@ -323,23 +393,23 @@ upstream_client::ensure_session(const call_context& ctx) {
                 co_return fail(upstream_failure::kind::timeout,
                                "upstream " + cfg_.id + " handshake still under way after " +
                                    std::to_string(budget_for(ctx).count()) + " ms");
-            if (!session_ready_ && !handshaking_)
+            if (!s->ready && !s->handshaking)
                 co_return fail(upstream_failure::kind::connect_error,
                                "upstream " + cfg_.id + " handshake failed");
             continue;
         }
-        handshaking_ = true;
-        handshake_done_ = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
+        s->handshaking = true;
+        s->handshake_done = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
         std::optional<upstream_failure> failure;
         try {
-            failure = co_await handshake(ctx);
+            failure = co_await handshake(s, ctx);
         } catch (const std::exception& e) {
             failure = fail(upstream_failure::kind::protocol,
                            std::string("handshake failed: ") + e.what());
         }
-        handshaking_ = false;
+        s->handshaking = false;
         // Waiters hold their own reference to the timer; cancelling wakes them all.
-        std::exchange(handshake_done_, nullptr)->cancel();
+        std::exchange(s->handshake_done, nullptr)->cancel();
         if (failure)
             co_return failure;
     }
@@ -352,13 +422,17 @@ upstream_client::request(std::string_view method, json::object params, const cal
     json::object msg{{"jsonrpc", "2.0"}, {"id", nullptr}, {"method", method}};
     if (!params.empty())
         msg["params"] = std::move(params);
+    auto s = session_for(ctx);
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (auto failure = co_await ensure_session(ctx))
+        if (auto failure = co_await ensure_session(s, ctx))
             co_return *failure;
-        msg["id"] = next_id_++;
-        auto generation = session_generation_;
-        auto session = session_; // the exchange may outlive a reset of the shared one
-        auto r = co_await exchange(*session_endpoint_, msg, session, ctx, deadline);
+        auto id = next_id_++;
+        msg["id"] = id;
+        if (ctx.on_sent)
+            ctx.on_sent(id);
+        auto generation = s->generation;
+        auto session = s->state; // the exchange may outlive a reset of the shared one
+        auto r = co_await exchange(*s->ep, msg, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& answer = std::get<http_answer>(r);
@@ -366,8 +440,8 @@ upstream_client::request(std::string_view method, json::object params, const cal
             // The upstream retired our session (restart, expiry): re-initialize and retry once.
             // Only the request that used the current session resets it; others that failed on
             // the same old session join the handshake already under way.
-            if (generation == session_generation_ && !handshaking_)
-                reset_session();
+            if (generation == s->generation && !s->handshaking)
+                reset_session(*s);
             continue;
         }
         if (!answer.message)
@@ -380,11 +454,212 @@ upstream_client::request(std::string_view method, json::object params, const cal
     co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
 }
 
+asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::object message) {
+    auto s = root_;
+    if (!bridge.empty()) {
+        auto it = bridged_.find(bridge);
+        if (it == bridged_.end())
+            co_return false;
+        s = it->second;
+    }
+    if (!s->ready || s->ended)
+        co_return false;
+    call_context ctx;
+    auto r =
+        co_await exchange(*s->ep, message, s->state, ctx, clock::now() + budget_for(ctx), s.get());
+    auto* answer = std::get_if<http_answer>(&r);
+    co_return answer && answer->status >= 200 && answer->status < 300;
+}
+
+asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, std::string level) {
+    call_context ctx;
+    ctx.bridge = bridge;
+    auto s = session_for(ctx);
+    s->log_level = level;
+    if (!s->ready)
+        co_return; // sent at the handshake
+    json::object msg{{"jsonrpc", "2.0"},
+                     {"id", next_id_++},
+                     {"method", "logging/setLevel"},
+                     {"params", {{"level", std::move(level)}}}};
+    co_await exchange(*s->ep, msg, s->state, ctx, clock::now() + budget_for(ctx), s.get());
+}
+
+void upstream_client::end_bridge(const std::string& bridge) {
+    auto it = bridged_.find(bridge);
+    if (it == bridged_.end())
+        return;
+    auto s = std::move(it->second);
+    bridged_.erase(it);
+    s->ended = true;
+    if (s->listening)
+        s->listening->lowest().close();
+    if (s->relisten)
+        s->relisten->cancel();
+    if (s->ready && s->ep && !s->state.id.empty())
+        asio::co_spawn(ex_, send_delete(*s->ep, s->state), asio::detached);
+    s->ready = false;
+}
+
+void upstream_client::close() {
+    closed_ = true;
+    std::vector<std::string> all;
+    for (auto& [bridge, s] : bridged_)
+        all.push_back(bridge);
+    for (auto& b : all)
+        end_bridge(b);
+    if (root_->listening)
+        root_->listening->lowest().close();
+    if (root_->relisten)
+        root_->relisten->cancel();
+}
+
+void upstream_client::dispatch(const upstream_session& origin, json::object message) {
+    bool is_request = message.contains("id");
+    if (origin.bridge.empty() && is_request) {
+        // The root session has no client behind it: gate answers for itself. It has no roots
+        // to offer and nobody to sample or elicit from.
+        json::object reply{{"jsonrpc", "2.0"}, {"id", message["id"]}};
+        std::string method;
+        if (auto* m = message.if_contains("method"); m && m->is_string())
+            method = std::string(m->get_string());
+        if (method == "roots/list")
+            reply["result"] = {{"roots", json::array{}}};
+        else if (method == "ping")
+            reply["result"] = json::object{};
+        else
+            reply["error"] = {{"code", -32601},
+                              {"message", "gate's shared session has no client to ask; " + method +
+                                              " is bridged only during a client's call"}};
+        asio::co_spawn(
+            ex_,
+            [self = shared_from_this(), reply = std::move(reply)]() mutable
+            -> asio::awaitable<void> { co_await self->deliver("", std::move(reply)); },
+            asio::detached);
+        return;
+    }
+    if (on_session_message_)
+        on_session_message_(origin.bridge, std::move(message));
+}
+
+asio::awaitable<void> upstream_client::send_delete(endpoint& ep, session_state state) {
+    auto self = shared_from_this();
+    auto c = co_await connect(ep);
+    auto* conn = std::get_if<upstream_connection>(&c);
+    if (!conn)
+        co_return;
+    std::string wire = "DELETE " + ep.target + " HTTP/1.1\r\nHost: " + ep.host + ":" + ep.port +
+                       "\r\nUser-Agent: gate/" + std::string(gate_version) +
+                       "\r\nMcp-Session-Id: " + state.id;
+    if (!state.protocol_version.empty())
+        wire += "\r\nMCP-Protocol-Version: " + state.protocol_version;
+    wire += "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.request_ms));
+    auto run = [&](auto& stream) -> asio::awaitable<void> {
+        boost::system::error_code ec;
+        co_await asio::async_write(stream, asio::buffer(wire),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            co_return;
+        beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        co_await http::async_read(stream, buf, res, asio::redirect_error(asio::use_awaitable, ec));
+    };
+    if (conn->tls)
+        co_await run(*conn->tls);
+    else
+        co_await run(*conn->plain);
+}
+
+asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t generation,
+                                              std::shared_ptr<asio::steady_timer> opened) {
+    // Whatever happens, the handshake waiting for the stream is released.
+    struct release {
+        std::shared_ptr<asio::steady_timer>& t;
+        ~release() {
+            if (t)
+                t->cancel();
+        }
+    } released{opened};
+    auto self = shared_from_this(); // a retired client lives until its streams end
+    auto alive = [&] { return !closed_ && !s->ended && s->ready && s->generation == generation; };
+    while (alive()) {
+        auto& ep = *s->ep;
+        auto c = co_await connect(ep);
+        if (!std::holds_alternative<upstream_connection>(c))
+            co_return; // the next request's handshake opens a new stream
+        auto conn =
+            std::make_shared<upstream_connection>(std::move(std::get<upstream_connection>(c)));
+        if (!alive()) {
+            conn->lowest().close();
+            co_return;
+        }
+        s->listening = conn;
+        std::string wire = "GET " + ep.target + " HTTP/1.1\r\nHost: " + ep.host + ":" + ep.port +
+                           "\r\nAccept: text/event-stream\r\nUser-Agent: gate/" +
+                           std::string(gate_version) + "\r\nMcp-Session-Id: " + s->state.id;
+        if (!s->state.protocol_version.empty())
+            wire += "\r\nMCP-Protocol-Version: " + s->state.protocol_version;
+        wire += "\r\n\r\n";
+        bool streamed = false;
+        auto run = [&](auto& stream) -> asio::awaitable<void> {
+            boost::system::error_code ec;
+            conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
+            co_await asio::async_write(stream, asio::buffer(wire),
+                                       asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                co_return;
+            beast::flat_buffer buf;
+            http::response_parser<http::string_body> parser;
+            parser.body_limit(boost::none);
+            co_await http::async_read_header(stream, buf, parser,
+                                             asio::redirect_error(asio::use_awaitable, ec));
+            // 405: the upstream offers no stream. Anything else but 200: the session is gone
+            // or refused; the next request re-initializes and listens again.
+            if (ec || parser.get().result_int() != 200)
+                co_return;
+            streamed = true;
+            if (opened)
+                std::exchange(opened, nullptr)->cancel();
+            conn->lowest().expires_never();
+            sse_parser sse;
+            while (!parser.is_done() && alive()) {
+                co_await http::async_read_some(stream, buf, parser,
+                                               asio::redirect_error(asio::use_awaitable, ec));
+                if (ec)
+                    break;
+                auto& body = parser.get().body();
+                auto events = sse.feed(body);
+                body.clear();
+                for (auto& ev : events) {
+                    boost::system::error_code jec;
+                    auto v = json::parse(ev.data, jec);
+                    if (!jec && v.is_object() && v.as_object().contains("method") && alive())
+                        dispatch(*s, std::move(v.as_object()));
+                }
+            }
+        };
+        if (conn->tls)
+            co_await run(*conn->tls);
+        else
+            co_await run(*conn->plain);
+        if (s->listening == conn)
+            s->listening.reset();
+        if (!streamed || !alive())
+            co_return;
+        // The upstream closed a working stream (a restart, an idle cut): open it again after
+        // a pause, unless the session ends meanwhile.
+        s->relisten = std::make_shared<asio::steady_timer>(ex_, std::chrono::seconds(1));
+        boost::system::error_code wait_ec;
+        co_await s->relisten->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+    }
+}
+
 asio::awaitable<std::variant<json::object, upstream_failure>>
 upstream_client::initialize_result(const call_context& ctx) {
-    if (auto failure = co_await ensure_session(ctx))
+    if (auto failure = co_await ensure_session(root_, ctx))
         co_return *failure;
-    co_return init_result_;
+    co_return root_->init_result;
 }
 
 asio::awaitable<std::variant<json::array, upstream_failure>>

@@ -1,6 +1,8 @@
 // The gateway's client of one upstream MCP server over streamable HTTP: keep-alive connection
-// pools per endpoint, the sessionful handshake of the shared root session, JSON and SSE
-// answers, re-initialization when the upstream forgets the session (404), and timeouts.
+// pools per endpoint, the shared root session and one bridged session per downstream client
+// (each with its own handshake, mirroring that client's capabilities), JSON and SSE answers,
+// the upstream's own messages on a call's stream and on each session's GET stream,
+// re-initialization when the upstream forgets a session (404), and timeouts.
 //
 // Threading: an upstream_client lives on the single io thread (one io_context thread, see
 // docs/architecture.md); its pools and session state are touched only from coroutines on it.
@@ -17,9 +19,11 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -43,22 +47,67 @@ struct upstream_failure {
 // The upstream's JSON-RPC response (result or error), or why there is none.
 using upstream_reply = std::variant<upstream_message, upstream_failure>;
 
+// A message the upstream sent on its own (a request or a notification).
+using server_message_sink = std::function<void(boost::json::object)>;
+
 struct call_context {
     std::string traceparent; // W3C trace context propagated to the upstream
     std::optional<std::chrono::milliseconds> timeout; // tighter than timeouts.requestMs
+    // The downstream session whose bridged session carries the call; empty: the root session.
+    std::string bridge;
+    // The client's declared capabilities, mirrored when its bridged session is created.
+    const boost::json::object* client_capabilities = nullptr;
+    // The upstream's messages on this call's stream (sampling, elicitation, roots, progress,
+    // logs); without one they go to the session-wide handler.
+    server_message_sink on_server_message;
+    // Called with the upstream-side id the request goes out under (again on a retry).
+    std::function<void(std::int64_t)> on_sent;
+
+    static call_context traced(std::string traceparent) {
+        call_context ctx;
+        ctx.traceparent = std::move(traceparent);
+        return ctx;
+    }
 };
 
-class upstream_client {
+// Session-wide traffic: messages on a session's GET stream, and on a call's stream when the
+// call has no sink. `bridge` is the downstream session of the bridged session; empty: root.
+using session_message_handler =
+    std::function<void(const std::string& bridge, boost::json::object message)>;
+
+class upstream_client : public std::enable_shared_from_this<upstream_client> {
 public:
     upstream_client(boost::asio::any_io_executor ex, config::upstream cfg);
     ~upstream_client();
 
     const config::upstream& config() const { return cfg_; }
 
-    // Sends one request on the root session. The reply carries the gateway's upstream-side id;
-    // the caller puts its own client's id back.
+    // Where session-wide upstream traffic goes. Set before the first request.
+    void on_session_message(session_message_handler handler) {
+        on_session_message_ = std::move(handler);
+    }
+
+    // Sends one request on the root session, or on ctx.bridge's bridged session (created on
+    // first use). The reply carries the gateway's upstream-side id; the caller puts its own
+    // client's id back.
     boost::asio::awaitable<upstream_reply>
     request(std::string_view method, boost::json::object params, const call_context& ctx);
+
+    // Sends a notification or a response (the client's answer to an upstream request) on a
+    // bridged session (empty: the root session). False when that session is gone or the
+    // upstream refused it.
+    boost::asio::awaitable<bool> deliver(const std::string& bridge, boost::json::object message);
+
+    // The level a client asked for (`logging/setLevel`): sent to its bridged session now if
+    // one is open, and at the handshake of one opened later.
+    boost::asio::awaitable<void> set_log_level(const std::string& bridge, std::string level);
+
+    // Ends a bridged session: its GET stream is closed and the upstream told (DELETE).
+    void end_bridge(const std::string& bridge);
+    std::size_t bridges() const { return bridged_.size(); }
+
+    // Ends every session's GET stream and every bridged session (shutdown, retirement).
+    void close();
 
     // The upstream's initialize result (after the handshake), for passthrough mode.
     boost::asio::awaitable<std::variant<boost::json::object, upstream_failure>>
@@ -69,7 +118,7 @@ public:
     fetch_list(std::string_view method, std::string_view key, const call_context& ctx);
 
     // Forgets the root session (the next request re-initializes).
-    void reset_session();
+    void reset_session() { reset_session(*root_); }
 
 private:
     struct endpoint;
@@ -78,33 +127,59 @@ private:
         std::string id;
         std::string protocol_version;
     };
+    // One upstream session: the root one, or a client's bridged one.
+    struct upstream_session {
+        std::string bridge; // empty: the root session
+        boost::json::object capabilities;
+        std::optional<std::string> log_level;
+        session_state state;
+        endpoint* ep = nullptr;
+        std::uint64_t generation = 0; // bumped by every published handshake
+        boost::json::object init_result;
+        bool ready = false;
+        bool handshaking = false;
+        bool ended = false;
+        std::shared_ptr<boost::asio::steady_timer> handshake_done; // cancelled when it ends
+        std::shared_ptr<upstream_connection> listening;            // the open GET stream
+        std::shared_ptr<boost::asio::steady_timer> relisten;       // the pause between streams
+    };
+    using session_ptr = std::shared_ptr<upstream_session>;
 
     boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
     exchange(endpoint& ep, const boost::json::object& msg, const session_state& session,
-             const call_context& ctx, std::chrono::steady_clock::time_point deadline);
+             const call_context& ctx, std::chrono::steady_clock::time_point deadline,
+             const upstream_session* origin);
     boost::asio::awaitable<std::variant<upstream_connection, upstream_failure>>
     connect(endpoint& ep);
     template <class Stream>
     boost::asio::awaitable<void> round_trip(Stream& stream, const std::string& wire,
                                             const boost::json::value* want_id, http_answer& answer,
                                             bool& header_read, bool& reusable,
-                                            boost::system::error_code& ec);
-    boost::asio::awaitable<std::optional<upstream_failure>> ensure_session(const call_context& ctx);
+                                            boost::system::error_code& ec, const call_context& ctx,
+                                            const upstream_session* origin);
+    boost::asio::awaitable<std::optional<upstream_failure>> ensure_session(session_ptr s,
+                                                                           const call_context& ctx);
     // timeouts.requestMs, or the caller's tighter budget.
     std::chrono::milliseconds budget_for(const call_context& ctx) const;
-    boost::asio::awaitable<std::optional<upstream_failure>> handshake(const call_context& ctx);
+    boost::asio::awaitable<std::optional<upstream_failure>> handshake(session_ptr s,
+                                                                      const call_context& ctx);
+    session_ptr session_for(const call_context& ctx);
+    void reset_session(upstream_session& s);
+    // Reads the session's GET stream (reopened after a pause) until the session ends.
+    // `opened` is cancelled once the first stream is open (or could not be).
+    boost::asio::awaitable<void> listen(session_ptr s, std::uint64_t generation,
+                                        std::shared_ptr<boost::asio::steady_timer> opened);
+    boost::asio::awaitable<void> send_delete(endpoint& ep, session_state state);
+    void dispatch(const upstream_session& origin, boost::json::object message);
 
     boost::asio::any_io_executor ex_;
     config::upstream cfg_;
     std::vector<std::unique_ptr<endpoint>> endpoints_;
     std::size_t next_endpoint_ = 0;
-    endpoint* session_endpoint_ = nullptr;
-    session_state session_;
-    std::uint64_t session_generation_ = 0; // bumped by every published handshake
-    boost::json::object init_result_;
-    bool session_ready_ = false;
-    bool handshaking_ = false;
-    std::shared_ptr<boost::asio::steady_timer> handshake_done_; // cancelled when it ends
+    session_ptr root_;
+    std::unordered_map<std::string, session_ptr> bridged_;
+    session_message_handler on_session_message_;
+    bool closed_ = false;
     std::int64_t next_id_ = 1;
     std::shared_ptr<boost::asio::ssl::context> tls_; // created with the first https endpoint
 };

@@ -2,6 +2,7 @@
 // minimal MCP server: pins the order of the nine stages on real requests and the single exit
 // door (exactly one finished record per terminal response).
 #include "actors/audit.hpp"
+#include "actors/bridge_keeper.hpp"
 #include "actors/router.hpp"
 #include "tests/support/mini_mcp_server.hpp"
 #include "transport/gateway.hpp"
@@ -31,6 +32,7 @@ struct gateway_fixture : ::testing::Test {
     std::optional<caf::actor_system> sys;
     tcp::acceptor upstream_acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
     std::optional<transport::gateway> gw;
+    caf::actor bridges; // its sweep timer keeps it alive: ended in TearDown
     std::uint16_t port = 0;
     std::thread io_thread;
     std::mutex mutex;
@@ -51,7 +53,12 @@ struct gateway_fixture : ::testing::Test {
         v.namespace_ = "n";
         doc->upstreams = {u, v};
         auto snap = make_snapshot(doc, 1);
-        gw.emplace(io, transport::gateway_parts{spawn_router(*sys, snap), {}, snap});
+        bridges = spawn_bridge_keeper(*sys, [this](std::vector<retired_bridge> gone) {
+            asio::post(io, [this, gone = std::move(gone)]() mutable {
+                gw->retire_bridges(std::move(gone));
+            });
+        });
+        gw.emplace(io, transport::gateway_parts{spawn_router(*sys, snap), {}, snap, bridges});
         gw->on_request = [this](const transport::request_record& r) {
             std::lock_guard lock(mutex);
             records.push_back(r);
@@ -70,6 +77,7 @@ struct gateway_fixture : ::testing::Test {
         gw->stop();
         io.stop();
         io_thread.join();
+        caf::anon_send_exit(bridges, caf::exit_reason::user_shutdown);
     }
 
     // One synchronous exchange on a fresh connection.

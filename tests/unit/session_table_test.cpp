@@ -35,13 +35,13 @@ TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
     auto stream = std::make_shared<boost::asio::steady_timer>(io);
     ASSERT_EQ(t.attach_stream(streaming, stream), session_table::attach_result::attached);
     t.touch(used, t0 + 50min);
-    EXPECT_EQ(t.expire_idle(t0 + 59min, 1h), 0u);
-    EXPECT_EQ(t.expire_idle(t0 + 60min, 1h), 1u);
+    EXPECT_TRUE(t.expire_idle(t0 + 59min, 1h).empty());
+    EXPECT_EQ(t.expire_idle(t0 + 60min, 1h), std::vector<std::string>{idle});
     EXPECT_FALSE(t.contains(idle));
     EXPECT_TRUE(t.contains(used));
     EXPECT_TRUE(t.contains(streaming));
     stream.reset(); // the stream closed
-    EXPECT_EQ(t.expire_idle(t0 + 3h, 1h), 2u);
+    EXPECT_EQ(t.expire_idle(t0 + 3h, 1h).size(), 2u);
     EXPECT_EQ(t.size(), 0u);
 }
 
@@ -88,4 +88,19 @@ TEST(session_table, caps_live_streams_per_session) {
     streams.pop_back(); // one stream closed: room again
     EXPECT_EQ(t.attach_stream(id, extra), session_table::attach_result::attached);
     EXPECT_EQ(t.attach_stream("nope", extra), session_table::attach_result::unknown_session);
+}
+
+TEST(session_table, deliver_queues_for_one_session_even_before_its_stream_opens) {
+    session_table t;
+    auto a = *t.open("v", t0, boost::json::object{{"sampling", boost::json::object{}}});
+    auto b = *t.open("v", t0);
+    EXPECT_TRUE(t.capabilities(a).contains("sampling"));
+    EXPECT_TRUE(t.capabilities(b).empty());
+    for (int i = 0; i < 300; ++i)
+        EXPECT_TRUE(t.deliver(a, std::to_string(i)));
+    EXPECT_FALSE(t.deliver("unknown", "x"));
+    auto got = t.take_outbox(a);
+    ASSERT_EQ(got.size(), 256u); // bounded, oldest dropped first
+    EXPECT_EQ(got.front(), "44");
+    EXPECT_TRUE(t.take_outbox(b).empty());
 }

@@ -1,0 +1,75 @@
+#include "actors/bridge_keeper.hpp"
+
+#include <caf/all.hpp>
+
+namespace gate {
+
+namespace {
+
+struct sweep_tick {};
+
+struct keeper_state {
+    bridge_ledger ledger;
+    static inline const char* name = "gate.bridge_keeper";
+};
+
+} // namespace
+
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::sweep_tick)
+
+namespace gate {
+
+namespace {
+
+caf::behavior keeper(caf::stateful_actor<keeper_state>* self, retire_bridges retire,
+                     bridge_timing timing) {
+    auto now = [self] { return self->clock().now(); };
+    auto hand_over = [retire](std::vector<retired_bridge> gone) {
+        if (!gone.empty() && retire)
+            retire(std::move(gone));
+    };
+    self->delayed_send(self, timing.sweep_every, sweep_tick{});
+    return {
+        [=](bridge_used& m) { self->state.ledger.touch(m.session, m.upstream, now()); },
+        [=](bridge_call_started& m) {
+            self->state.ledger.call_started(m.session, m.client_id, m.upstream,
+                                            std::move(m.upstream_id), now());
+        },
+        [=](bridge_call_ended& m) { self->state.ledger.call_ended(m.session, m.client_id, now()); },
+        [=](bridge_cancel_lookup& m) {
+            m.reply(self->state.ledger.cancel_target(m.session, m.client_id));
+        },
+        [=](bridge_server_request& m) {
+            self->state.ledger.server_request_opened(m.session, m.minted_id, m.upstream,
+                                                     std::move(m.upstream_id));
+        },
+        [=](bridge_answer_lookup& m) {
+            m.reply(self->state.ledger.take_server_request(m.session, m.minted_id));
+        },
+        [=](bridge_subscription& m) {
+            if (m.subscribed)
+                self->state.ledger.subscribe(m.session, m.upstream, m.uri);
+            else
+                self->state.ledger.unsubscribe(m.session, m.upstream, m.uri);
+        },
+        [=](bridge_updated& m) {
+            m.reply(self->state.ledger.subscribers(m.upstream, m.uri, m.origin));
+        },
+        [=](bridge_session_ended& m) { hand_over(self->state.ledger.end_session(m.session)); },
+        [=](sweep_tick) {
+            hand_over(self->state.ledger.expire_idle(now(), timing.idle));
+            self->delayed_send(self, timing.sweep_every, sweep_tick{});
+        },
+    };
+}
+
+} // namespace
+
+caf::actor spawn_bridge_keeper(caf::actor_system& sys, retire_bridges retire,
+                               bridge_timing timing) {
+    return sys.spawn(keeper, std::move(retire), timing);
+}
+
+} // namespace gate

@@ -1,0 +1,117 @@
+#include "actors/bridge_ledger.hpp"
+
+#include <algorithm>
+
+namespace gate {
+
+void bridge_ledger::touch(const std::string& session, std::size_t upstream, time_point now) {
+    auto& use = bridges_[{session, upstream}];
+    use.last_used = std::max(use.last_used, now);
+}
+
+void bridge_ledger::call_started(const std::string& session, const std::string& client_id,
+                                 std::size_t upstream, boost::json::value upstream_id,
+                                 time_point now) {
+    touch(session, upstream, now);
+    auto [it, fresh] =
+        calls_.try_emplace({session, client_id}, call{upstream, std::move(upstream_id)});
+    if (fresh)
+        ++bridges_[{session, upstream}].in_flight;
+}
+
+void bridge_ledger::call_ended(const std::string& session, const std::string& client_id,
+                               time_point now) {
+    auto it = calls_.find({session, client_id});
+    if (it == calls_.end())
+        return;
+    if (auto b = bridges_.find({session, it->second.upstream}); b != bridges_.end()) {
+        if (b->second.in_flight > 0)
+            --b->second.in_flight;
+        b->second.last_used = std::max(b->second.last_used, now);
+    }
+    calls_.erase(it);
+}
+
+std::optional<call_target> bridge_ledger::cancel_target(const std::string& session,
+                                                        const std::string& client_id) const {
+    auto it = calls_.find({session, client_id});
+    if (it == calls_.end())
+        return std::nullopt;
+    return call_target{it->second.upstream, it->second.upstream_id};
+}
+
+void bridge_ledger::server_request_opened(const std::string& session, const std::string& minted_id,
+                                          std::size_t upstream, boost::json::value upstream_id) {
+    server_requests_[{session, minted_id}] = pending{upstream, std::move(upstream_id)};
+}
+
+std::optional<server_request_target>
+bridge_ledger::take_server_request(const std::string& session, const std::string& minted_id) {
+    auto it = server_requests_.find({session, minted_id});
+    if (it == server_requests_.end())
+        return std::nullopt;
+    server_request_target target{it->second.upstream, std::move(it->second.upstream_id)};
+    server_requests_.erase(it);
+    return target;
+}
+
+void bridge_ledger::subscribe(const std::string& session, std::size_t upstream,
+                              const std::string& uri) {
+    subscriptions_.emplace(upstream, uri, session);
+}
+
+void bridge_ledger::unsubscribe(const std::string& session, std::size_t upstream,
+                                const std::string& uri) {
+    subscriptions_.erase({upstream, uri, session});
+}
+
+std::vector<std::string>
+bridge_ledger::subscribers(std::size_t upstream, const std::string& uri,
+                           const std::optional<std::string>& origin) const {
+    std::vector<std::string> out;
+    if (origin) {
+        if (subscriptions_.contains({upstream, uri, *origin}))
+            out.push_back(*origin);
+        return out;
+    }
+    // The set is ordered by (upstream, uri, session): one contiguous run.
+    for (auto it = subscriptions_.lower_bound({upstream, uri, std::string()});
+         it != subscriptions_.end() && std::get<0>(*it) == upstream && std::get<1>(*it) == uri;
+         ++it)
+        out.push_back(std::get<2>(*it));
+    return out;
+}
+
+std::vector<retired_bridge> bridge_ledger::expire_idle(time_point now, duration idle) {
+    std::vector<retired_bridge> out;
+    for (auto it = bridges_.begin(); it != bridges_.end();) {
+        // A call in flight (a long-running tool) keeps its bridge however old its start is.
+        if (it->second.in_flight == 0 && now - it->second.last_used >= idle) {
+            out.push_back({it->first.first, it->first.second});
+            it = bridges_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    // Requests the upstream made on a retired session can no longer be answered there.
+    for (const auto& r : out)
+        std::erase_if(server_requests_, [&](const auto& e) {
+            return e.first.first == r.session && e.second.upstream == r.upstream;
+        });
+    return out;
+}
+
+std::vector<retired_bridge> bridge_ledger::end_session(const std::string& session) {
+    std::vector<retired_bridge> out;
+    for (auto it = bridges_.lower_bound({session, 0});
+         it != bridges_.end() && it->first.first == session;) {
+        out.push_back({session, it->first.second});
+        it = bridges_.erase(it);
+    }
+    std::erase_if(calls_, [&](const auto& e) { return e.first.first == session; });
+    std::erase_if(server_requests_, [&](const auto& e) { return e.first.first == session; });
+    std::erase_if(subscriptions_, [&](const auto& s) { return std::get<2>(s) == session; });
+    return out;
+}
+
+} // namespace gate

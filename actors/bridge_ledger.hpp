@@ -1,0 +1,104 @@
+// The bookkeeping of bridged upstream sessions, as plain C++ with time passed in.
+//
+// A bridged session is the upstream session one downstream client uses at one upstream. The
+// ledger knows when each was last used and what is in flight on it: the client's calls (so a
+// `notifications/cancelled` reaches the right upstream request), the upstream's requests to
+// the client (so the client's answer goes back to the right upstream session under the
+// upstream's own id), and the client's resource subscriptions (so `resources/updated` reaches
+// exactly the clients that asked for it). The sockets and sessions themselves live on the io
+// thread; the ledger only decides.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace gate {
+
+// One (downstream session, upstream) pair whose upstream session should end.
+struct retired_bridge {
+    std::string session;
+    std::size_t upstream = 0;
+    friend bool operator==(const retired_bridge&, const retired_bridge&) = default;
+};
+
+// Where a client's call went: cancelling it means telling this upstream about this id.
+struct call_target {
+    std::size_t upstream = 0;
+    boost::json::value upstream_id;
+};
+
+// Where the answer to an upstream's request goes back.
+struct server_request_target {
+    std::size_t upstream = 0;
+    boost::json::value upstream_id;
+};
+
+class bridge_ledger {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+    using duration = std::chrono::steady_clock::duration;
+
+    // The bridged session (session, upstream) was used at `now` (created on first use).
+    void touch(const std::string& session, std::size_t upstream, time_point now);
+
+    // A client call is in flight on (session, upstream) under the upstream-side id. The key
+    // is the client's id in canonical JSON text (ids are unique per session while in flight).
+    void call_started(const std::string& session, const std::string& client_id,
+                      std::size_t upstream, boost::json::value upstream_id, time_point now);
+    void call_ended(const std::string& session, const std::string& client_id, time_point now);
+    std::optional<call_target> cancel_target(const std::string& session,
+                                             const std::string& client_id) const;
+
+    // An upstream request was passed to the client under `minted_id` (gateway-unique).
+    void server_request_opened(const std::string& session, const std::string& minted_id,
+                               std::size_t upstream, boost::json::value upstream_id);
+    // The client answered `minted_id`: where it goes, once. Another session's id is unknown.
+    std::optional<server_request_target> take_server_request(const std::string& session,
+                                                             const std::string& minted_id);
+
+    void subscribe(const std::string& session, std::size_t upstream, const std::string& uri);
+    void unsubscribe(const std::string& session, std::size_t upstream, const std::string& uri);
+    // Who receives `resources/updated` for `uri` from `upstream`. An update that arrived on one
+    // client's bridged session (`origin`) is that client's alone; one that arrived on the
+    // shared root session goes to every subscriber. Sorted, without repeats.
+    std::vector<std::string> subscribers(std::size_t upstream, const std::string& uri,
+                                         const std::optional<std::string>& origin) const;
+
+    // Bridged sessions unused for `idle` with nothing in flight: forgotten and returned.
+    std::vector<retired_bridge> expire_idle(time_point now, duration idle);
+    // The downstream session ended: everything it had is forgotten, its bridges returned.
+    std::vector<retired_bridge> end_session(const std::string& session);
+
+    std::size_t bridges() const { return bridges_.size(); }
+    std::size_t calls_in_flight() const { return calls_.size(); }
+    std::size_t server_requests_pending() const { return server_requests_.size(); }
+
+private:
+    using bridge_key = std::pair<std::string, std::size_t>;
+    struct bridge_use {
+        time_point last_used{};
+        std::size_t in_flight = 0;
+    };
+    struct call {
+        std::size_t upstream;
+        boost::json::value upstream_id;
+    };
+    struct pending {
+        std::size_t upstream;
+        boost::json::value upstream_id;
+    };
+    std::map<bridge_key, bridge_use> bridges_;
+    std::map<std::pair<std::string, std::string>, call> calls_;              // (session, client id)
+    std::map<std::pair<std::string, std::string>, pending> server_requests_; // (session, minted)
+    std::set<std::tuple<std::size_t, std::string, std::string>> subscriptions_; // (up, uri, s)
+};
+
+} // namespace gate

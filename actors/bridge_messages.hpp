@@ -1,0 +1,83 @@
+// The bridge keeper's interface: one message type per event or question, each question with
+// its reply channel. Events are fire-and-forget so a proxied call never waits on this actor.
+#pragma once
+
+#include "actors/bridge_ledger.hpp"
+#include "actors/reply.hpp"
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <functional>
+
+namespace gate {
+
+struct bridge_used {
+    std::string session;
+    std::size_t upstream;
+};
+
+struct bridge_call_started {
+    std::string session;
+    std::string client_id; // canonical JSON text of the client's id
+    std::size_t upstream;
+    boost::json::value upstream_id;
+};
+
+struct bridge_call_ended {
+    std::string session;
+    std::string client_id;
+};
+
+// The client cancelled one of its calls: where did it go?
+struct bridge_cancel_lookup {
+    std::string session;
+    std::string client_id;
+    reply_to<std::optional<call_target>> reply;
+};
+
+struct bridge_server_request {
+    std::string session;
+    std::string minted_id;
+    std::size_t upstream;
+    boost::json::value upstream_id;
+};
+
+// The client answered an upstream's request: where does the answer go (once)?
+struct bridge_answer_lookup {
+    std::string session;
+    std::string minted_id;
+    reply_to<std::optional<server_request_target>> reply;
+};
+
+struct bridge_subscription {
+    std::string session;
+    std::size_t upstream;
+    std::string uri;
+    bool subscribed; // false: unsubscribed
+};
+
+// `resources/updated` arrived from an upstream: which clients receive it?
+struct bridge_updated {
+    std::size_t upstream;
+    std::string uri;
+    std::optional<std::string> origin; // the downstream session whose bridge carried it
+    reply_to<std::vector<std::string>> reply;
+};
+
+struct bridge_session_ended {
+    std::string session;
+};
+
+// Bridges to end (idle, or their downstream session ended): the io side closes them.
+using retire_bridges = std::function<void(std::vector<retired_bridge>)>;
+
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_used)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_call_started)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_call_ended)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_cancel_lookup)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_server_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_answer_lookup)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_subscription)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_updated)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_session_ended)

@@ -1,0 +1,55 @@
+#include "transport/event_stream.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+asio::awaitable<void> message_queue::wait() {
+    if (!frames.empty())
+        co_return;
+    boost::system::error_code ec; // cancellation is the wake-up
+    wake.expires_at(asio::steady_timer::time_point::max());
+    co_await wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+}
+
+asio::awaitable<boost::system::error_code>
+open_event_stream(beast::tcp_stream& stream, unsigned version, std::string_view server,
+                  std::optional<std::string> session_header) {
+    http::response<http::empty_body> res{http::status::ok, version};
+    res.set(http::field::server, server);
+    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::cache_control, "no-cache");
+    if (session_header)
+        res.set("Mcp-Session-Id", *session_header);
+    res.chunked(true);
+    http::response_serializer<http::empty_body> sr{res};
+    boost::system::error_code ec;
+    stream.expires_after(std::chrono::seconds(30));
+    co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
+}
+
+asio::awaitable<boost::system::error_code> write_event_chunk(beast::tcp_stream& stream,
+                                                             const std::string& frame) {
+    boost::system::error_code ec;
+    stream.expires_after(std::chrono::seconds(30));
+    co_await asio::async_write(stream, http::make_chunk(asio::buffer(frame)),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
+}
+
+asio::awaitable<void> close_event_stream(beast::tcp_stream& stream) {
+    boost::system::error_code ec;
+    stream.expires_after(std::chrono::seconds(5));
+    co_await asio::async_write(stream, http::make_chunk_last(),
+                               asio::redirect_error(asio::use_awaitable, ec));
+}
+
+} // namespace gate::transport

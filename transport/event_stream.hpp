@@ -1,0 +1,44 @@
+// Writing an answer as a chunked text/event-stream, and the queue a request's coroutine sleeps
+// on until there is something to write. Both programs stream a POST's answer this way when a
+// server's messages come before the answer.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gate::transport {
+
+// Messages for one request (or one GET stream), oldest first; `answered` says the last one is
+// the request's answer. Lives on the io thread.
+struct message_queue {
+    explicit message_queue(boost::asio::any_io_executor ex)
+        : wake(std::move(ex), boost::asio::steady_timer::time_point::max()) {}
+    void push(std::string frame, bool answer = false) {
+        frames.push_back(std::move(frame));
+        answered = answered || answer;
+        wake.cancel();
+    }
+    // Returns at once when a frame is queued, else when one is pushed.
+    boost::asio::awaitable<void> wait();
+
+    std::deque<std::string> frames;
+    bool answered = false;
+    boost::asio::steady_timer wake;
+};
+
+// Writes the header of a chunked text/event-stream answer (with `Mcp-Session-Id` when given).
+boost::asio::awaitable<boost::system::error_code>
+open_event_stream(boost::beast::tcp_stream& stream, unsigned version, std::string_view server,
+                  std::optional<std::string> session_header);
+// Writes one chunk; a client that stops reading for 30 s is cut off.
+boost::asio::awaitable<boost::system::error_code>
+write_event_chunk(boost::beast::tcp_stream& stream, const std::string& frame);
+boost::asio::awaitable<void> close_event_stream(boost::beast::tcp_stream& stream);
+
+} // namespace gate::transport

@@ -1,0 +1,307 @@
+// Server-initiated traffic through the gateway: named calls on the client's bridged session
+// with the upstream's messages streamed before the answer, the client's answers and
+// notifications back to the upstream they concern, session-wide upstream traffic (change
+// notifications, resource updates, messages outside any call) to the right clients.
+#include "actors/bridge_messages.hpp"
+#include "actors/router_messages.hpp"
+#include "transport/bridge.hpp"
+#include "transport/event_stream.hpp"
+#include "transport/fan_out.hpp"
+#include "transport/gateway_impl.hpp"
+#include "transport/sse.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+namespace ec = protocol::error_code;
+
+namespace {
+
+std::string_view method_of(const json::object& m) {
+    auto* v = m.if_contains("method");
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+bool is_list_changed(std::string_view method) {
+    return method == "notifications/tools/list_changed" ||
+           method == "notifications/prompts/list_changed" ||
+           method == "notifications/resources/list_changed";
+}
+
+constexpr std::array<std::string_view, 8> log_levels = {"debug", "info",     "notice", "warning",
+                                                        "error", "critical", "alert",  "emergency"};
+
+http_reply rpc_reply(http::status status, const json::object& body) {
+    return http_reply::json(status, json::serialize(body));
+}
+
+} // namespace
+
+void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
+    client->on_session_message(
+        [this, from = client.get()](const std::string& bridge, json::object message) {
+            on_upstream_message(from, bridge, std::move(message));
+        });
+}
+
+std::string gateway::impl::to_client(const std::string& session, std::size_t upstream,
+                                     json::object message) {
+    if (auto* id = message.if_contains("id")) {
+        // Two upstreams (or two bridged sessions) may use the same id: the client sees one
+        // minted by the gateway, and its answer is mapped back to the upstream's own.
+        auto minted = "gate-" + std::to_string(++minted_ids);
+        if (parts.bridges)
+            caf::anon_send(parts.bridges,
+                           bridge_server_request{session, minted, upstream, std::move(*id)});
+        message["id"] = minted;
+    }
+    return json::serialize(message);
+}
+
+void gateway::impl::on_upstream_message(const upstream_client* from, const std::string& bridge,
+                                        json::object message) {
+    auto view = live;
+    std::size_t upstream = 0;
+    while (upstream < view->clients.size() && view->clients[upstream].get() != from)
+        ++upstream;
+    if (upstream == view->clients.size())
+        return; // a retired upstream's last words
+    auto method = method_of(message);
+    if (is_list_changed(method)) {
+        // The upstream's cached lists go first, so a client that lists again on the news
+        // sees the new list; then every connected client hears it.
+        caf::anon_send(parts.router, invalidate_upstream{upstream});
+        sessions.broadcast(json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", method}}));
+        return;
+    }
+    if (method == "notifications/resources/updated") {
+        std::string uri;
+        if (auto* p = message.if_contains("params"); p && p->is_object())
+            if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
+                uri = std::string(u->get_string());
+        if (!parts.bridges || uri.empty())
+            return;
+        std::optional<std::string> origin;
+        if (!bridge.empty())
+            origin = bridge;
+        asio::co_spawn(
+            io,
+            [this, upstream, uri, origin,
+             text = json::serialize(message)]() -> asio::awaitable<void> {
+                auto who = co_await ask<std::vector<std::string>>(
+                    parts.bridges, [&](reply_to<std::vector<std::string>> r) {
+                        return bridge_updated{upstream, uri, origin, std::move(r)};
+                    });
+                if (who)
+                    for (const auto& s : *who)
+                        sessions.deliver(s, text);
+            },
+            asio::detached);
+        return;
+    }
+    if (bridge.empty()) {
+        // The shared root session has no client: its log lines and the like stay here.
+        spdlog::debug("upstream {} said {} on its shared session", from->config().id, method);
+        return;
+    }
+    sessions.deliver(bridge, to_client(bridge, upstream, std::move(message)));
+}
+
+asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
+                                                                        const http_request& req,
+                                                                        protocol::message msg,
+                                                                        request_record record) {
+    auto ex = co_await asio::this_coro::executor;
+    auto out = std::make_shared<message_queue>(ex);
+    auto rec = std::make_shared<request_record>(std::move(record));
+    rec->server_message = [this, out, session = rec->session](std::size_t upstream,
+                                                              json::object m) {
+        out->push(to_client(session, upstream, std::move(m)));
+    };
+    // The call runs on its own: the client may stop reading, and the upstream's answer must
+    // still be audited once.
+    asio::co_spawn(
+        ex,
+        [this, out, rec, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
+            std::string answer;
+            try {
+                // A subscription's URI is kept aside: the params go to the upstream.
+                std::string uri;
+                if (auto* p = msg.params())
+                    if (auto* u = p->if_contains("uri"); u && u->is_string())
+                        uri = std::string(u->get_string());
+                auto params = msg.take_params();
+                auto response =
+                    co_await handle(rec->session, msg.id, msg.method, std::move(params), *rec);
+                rec->trace.record(stage::egress);
+                settle_outcome(*rec, response);
+                if (rec->outcome == "ok" && !uri.empty() &&
+                    (msg.method == "resources/subscribe" || msg.method == "resources/unsubscribe"))
+                    record_subscription(*rec, uri, msg.method == "resources/subscribe");
+                answer =
+                    rec->verbatim.empty() ? json::serialize(response) : std::move(rec->verbatim);
+            } catch (const std::exception& e) {
+                rec->outcome = "error";
+                rec->error = e.what();
+                answer = json::serialize(
+                    protocol::make_error(msg.id, ec::internal_error, "internal error"));
+            }
+            rec->server_message = nullptr;
+            finish(*rec);
+            out->push(std::move(answer), true);
+        },
+        asio::detached);
+
+    co_await out->wait();
+    if (out->frames.size() == 1 && out->answered)
+        co_return http_reply::json(http::status::ok, std::move(out->frames.front()));
+    // The upstream spoke before answering: its messages and then the answer, as events.
+    if (co_await open_event_stream(stream, req.version(), "gate", std::nullopt))
+        co_return std::nullopt;
+    std::uint64_t event_id = 0;
+    for (;;) {
+        std::string frame;
+        bool last = false;
+        while (!out->frames.empty()) {
+            last = out->answered && out->frames.size() == 1;
+            frame += format_sse(out->frames.front(), std::to_string(++event_id));
+            out->frames.pop_front();
+        }
+        if (!frame.empty() && co_await write_event_chunk(stream, frame))
+            co_return std::nullopt; // the client left; the call finishes and is audited alone
+        if (last)
+            break;
+        co_await out->wait();
+    }
+    co_await close_event_stream(stream);
+    co_return std::nullopt;
+}
+
+void gateway::impl::record_subscription(const request_record& rec, const std::string& uri,
+                                        bool subscribed) {
+    if (!parts.bridges || !rec.upstream)
+        return;
+    const auto& snap = *rec.view->snap;
+    for (std::size_t i = 0; i < snap.size(); ++i)
+        if (snap.upstream(i).id == *rec.upstream)
+            caf::anon_send(parts.bridges, bridge_subscription{rec.session, i, uri, subscribed});
+}
+
+asio::awaitable<http_reply> gateway::impl::from_client(const std::string& session,
+                                                       const protocol::message& msg,
+                                                       request_record& rec) {
+    auto& clients = rec.view->clients;
+    if (msg.kind == protocol::message_kind::response) {
+        // The client's answer to an upstream request: back to that upstream session, under
+        // the upstream's own id.
+        std::optional<server_request_target> target;
+        if (msg.id.is_string() && parts.bridges) {
+            auto found = co_await ask<std::optional<server_request_target>>(
+                parts.bridges, [&](reply_to<std::optional<server_request_target>> r) {
+                    return bridge_answer_lookup{session, std::string(msg.id.get_string()),
+                                                std::move(r)};
+                });
+            if (found)
+                target = std::move(*found);
+        }
+        if (!target || target->upstream >= clients.size()) {
+            rec.outcome = "error";
+            rec.error = "answer to no pending request";
+            co_return rpc_reply(http::status::bad_request,
+                                protocol::make_error(msg.id, ec::invalid_request,
+                                                     "invalid request: no request with id " +
+                                                         json::serialize(msg.id) +
+                                                         " is waiting for an answer in this "
+                                                         "session"));
+        }
+        rec.upstream = clients[target->upstream]->config().id;
+        json::object answer = msg.body;
+        answer["id"] = target->upstream_id;
+        ++rec.upstream_calls;
+        if (!co_await clients[target->upstream]->deliver(session, std::move(answer))) {
+            rec.outcome = "upstream_down";
+            rec.error = "the upstream session that asked is gone";
+        }
+        co_return http_reply::empty(http::status::accepted);
+    }
+    if (msg.method == "notifications/cancelled") {
+        auto* p = msg.params();
+        auto* request_id = p ? p->if_contains("requestId") : nullptr;
+        if (request_id && parts.bridges) {
+            auto key = json::serialize(*request_id);
+            auto found = co_await ask<std::optional<call_target>>(
+                parts.bridges, [&](reply_to<std::optional<call_target>> r) {
+                    return bridge_cancel_lookup{session, key, std::move(r)};
+                });
+            if (found && *found && (*found)->upstream < clients.size()) {
+                auto& target = **found;
+                json::object params{{"requestId", target.upstream_id}};
+                if (auto* reason = p->if_contains("reason"))
+                    params["reason"] = *reason;
+                rec.upstream = clients[target.upstream]->config().id;
+                ++rec.upstream_calls;
+                co_await clients[target.upstream]->deliver(
+                    session, json::object{{"jsonrpc", "2.0"},
+                                          {"method", "notifications/cancelled"},
+                                          {"params", std::move(params)}});
+            }
+        }
+        // A cancellation that finds nothing (the call already ended) is not an error.
+        co_return http_reply::empty(http::status::accepted);
+    }
+    if (msg.method == "notifications/roots/list_changed") {
+        // Every upstream this client has a bridged session with hears it.
+        for (const auto& c : clients)
+            if (co_await c->deliver(session, msg.body))
+                ++rec.upstream_calls;
+    }
+    co_return http_reply::empty(http::status::accepted);
+}
+
+asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& session,
+                                                           const json::value& id,
+                                                           const json::object& params,
+                                                           request_record& rec) {
+    rec.trace.record(stage::route);
+    auto* level = params.if_contains("level");
+    if (!level || !level->is_string() ||
+        std::find(log_levels.begin(), log_levels.end(), std::string_view(level->get_string())) ==
+            log_levels.end())
+        co_return protocol::make_error(
+            id, ec::invalid_params,
+            "invalid params: level must be one of debug, info, notice, warning, error, "
+            "critical, alert, emergency");
+    rec.trace.record(stage::authorize);
+    rec.trace.record(stage::upstream_guards);
+    rec.trace.record(stage::proxy);
+    // Every upstream session of this client gets the level: those open now at once, those
+    // opened later at their handshake.
+    auto& clients = rec.view->clients;
+    std::string text(level->get_string());
+    co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
+        co_await clients[i]->set_log_level(session, text);
+        if (parts.bridges)
+            caf::anon_send(parts.bridges, bridge_used{session, i});
+        co_return true;
+    });
+    rec.upstream_calls += static_cast<std::int64_t>(clients.size());
+    co_return protocol::make_result(id, json::object{});
+}
+
+void gateway::impl::session_ended(std::string session) {
+    if (parts.bridges)
+        caf::anon_send(parts.bridges, bridge_session_ended{std::move(session)});
+}
+
+} // namespace gate::transport
