@@ -1,0 +1,149 @@
+// The bridge keeper under CAF's test_coordinator: the idle sweep in virtual time, the
+// cancellation and answer lookups, the fan-out of resource updates, and ended sessions.
+#include "actors/bridge_keeper.hpp"
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <gtest/gtest.h>
+
+using namespace gate;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct keeper_fixture : ::testing::Test {
+    static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
+        cfg.set("scheduler.policy", caf::atom("testing"));
+        cfg.set("logger.verbosity", caf::atom("quiet"));
+        return cfg;
+    }
+    caf::actor_system_config cfg;
+    caf::actor_system sys{configure(cfg)};
+    caf::scheduler::test_coordinator& sched =
+        dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+    std::vector<retired_bridge> retired;
+    caf::actor keeper = spawn_bridge_keeper(
+        sys,
+        [this](std::vector<retired_bridge> gone) {
+            retired.insert(retired.end(), gone.begin(), gone.end());
+        },
+        bridge_timing{5min, 30s});
+
+    template <class T, class Msg> std::optional<T> ask(Msg make) {
+        std::optional<T> got;
+        bool fired = false;
+        caf::anon_send(keeper, make(reply_to<T>([&](std::optional<T> v) {
+                           fired = true;
+                           got = std::move(v);
+                       })));
+        sched.run();
+        EXPECT_TRUE(fired);
+        return got;
+    }
+    // Moves virtual time forward in sweep-sized steps, running what falls due.
+    void pass(std::chrono::seconds total) {
+        for (auto t = 0s; t < total; t += 30s) {
+            sched.advance_time(30s);
+            sched.run();
+        }
+    }
+    ~keeper_fixture() override {
+        caf::anon_send_exit(keeper, caf::exit_reason::user_shutdown);
+        sched.run();
+    }
+};
+
+} // namespace
+
+TEST_F(keeper_fixture, an_idle_bridge_is_swept_after_five_minutes_of_virtual_time) {
+    caf::anon_send(keeper, bridge_used{"alice", 0});
+    caf::anon_send(keeper, bridge_used{"bob", 1});
+    sched.run();
+    pass(4min + 30s);
+    caf::anon_send(keeper, bridge_used{"bob", 1}); // bob keeps using his
+    sched.run();
+    EXPECT_TRUE(retired.empty());
+    pass(60s);
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}}));
+    pass(5min);
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}, {"bob", 1}}));
+}
+
+TEST_F(keeper_fixture, a_long_call_keeps_its_bridge_past_the_idle_limit) {
+    caf::anon_send(keeper, bridge_call_started{"alice", "7", 0, boost::json::value(70)});
+    sched.run();
+    pass(20min);
+    EXPECT_TRUE(retired.empty());
+    caf::anon_send(keeper, bridge_call_ended{"alice", "7"});
+    sched.run();
+    pass(5min + 30s);
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}}));
+}
+
+TEST_F(keeper_fixture, a_cancellation_is_routed_to_the_upstream_request_while_the_call_runs) {
+    caf::anon_send(keeper, bridge_call_started{"alice", "\"c1\"", 1, boost::json::value(12)});
+    auto found = ask<std::optional<call_target>>([](auto r) {
+        return bridge_cancel_lookup{"alice", "\"c1\"", std::move(r)};
+    });
+    ASSERT_TRUE(found && *found);
+    EXPECT_EQ((*found)->upstream, 1u);
+    EXPECT_EQ((*found)->upstream_id, boost::json::value(12));
+    // Bob cannot cancel alice's call by guessing its id.
+    auto foreign = ask<std::optional<call_target>>([](auto r) {
+        return bridge_cancel_lookup{"bob", "\"c1\"", std::move(r)};
+    });
+    ASSERT_TRUE(foreign);
+    EXPECT_FALSE(*foreign);
+    caf::anon_send(keeper, bridge_call_ended{"alice", "\"c1\""});
+    auto late = ask<std::optional<call_target>>([](auto r) {
+        return bridge_cancel_lookup{"alice", "\"c1\"", std::move(r)};
+    });
+    ASSERT_TRUE(late);
+    EXPECT_FALSE(*late);
+}
+
+TEST_F(keeper_fixture, an_answer_to_an_upstream_request_is_routed_once) {
+    caf::anon_send(keeper, bridge_server_request{"alice", "gate-4", 2, boost::json::value(0)});
+    auto lookup = [&] {
+        return ask<std::optional<server_request_target>>([](auto r) {
+            return bridge_answer_lookup{"alice", "gate-4", std::move(r)};
+        });
+    };
+    auto first = lookup();
+    ASSERT_TRUE(first && *first);
+    EXPECT_EQ((*first)->upstream, 2u);
+    EXPECT_EQ((*first)->upstream_id, boost::json::value(0));
+    auto second = lookup();
+    ASSERT_TRUE(second);
+    EXPECT_FALSE(*second);
+}
+
+TEST_F(keeper_fixture, updates_fan_out_to_the_subscribed_sessions) {
+    caf::anon_send(keeper, bridge_subscription{"alice", 0, "demo://r", true});
+    caf::anon_send(keeper, bridge_subscription{"bob", 0, "demo://r", true});
+    caf::anon_send(keeper, bridge_subscription{"carol", 0, "demo://other", true});
+    caf::anon_send(keeper, bridge_subscription{"bob", 0, "demo://r", false});
+    auto shared = ask<std::vector<std::string>>([](auto r) {
+        return bridge_updated{0, "demo://r", std::nullopt, std::move(r)};
+    });
+    EXPECT_EQ(shared, std::vector<std::string>{"alice"});
+    auto own = ask<std::vector<std::string>>([](auto r) {
+        return bridge_updated{0, "demo://other", std::string("carol"), std::move(r)};
+    });
+    EXPECT_EQ(own, std::vector<std::string>{"carol"});
+}
+
+TEST_F(keeper_fixture, an_ended_session_retires_its_bridges_at_once) {
+    caf::anon_send(keeper, bridge_used{"alice", 0});
+    caf::anon_send(keeper, bridge_used{"alice", 1});
+    caf::anon_send(keeper, bridge_subscription{"alice", 0, "demo://r", true});
+    caf::anon_send(keeper, bridge_session_ended{"alice"});
+    sched.run();
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}, {"alice", 1}}));
+    auto after = ask<std::vector<std::string>>([](auto r) {
+        return bridge_updated{0, "demo://r", std::nullopt, std::move(r)};
+    });
+    EXPECT_TRUE(after && after->empty());
+    pass(10min);
+    EXPECT_EQ(retired.size(), 2u); // nothing retired twice
+}
