@@ -201,4 +201,19 @@ describe('bridged sessions: server-initiated traffic through gate', { timeout: 2
     });
     await eventually(() => bob.seen.listChanged > before, { timeoutMs: 20_000 });
   });
+
+  test('one bridged session per client and upstream, ended upstream when the client ends its session', { timeout: 60_000 }, async () => {
+    const count = (re) => a.stdoutLines.filter((l) => re.test(l)).length;
+    const opened = /Session initialized with ID/;
+    const ended = /Received session termination request/;
+    const [opened0, ended0] = [count(opened), count(ended)];
+    const carol = await bridgedClient(gate.url, 'carol');
+    await carol.client.callTool({ name: 'a__echo', arguments: { message: 'one' } });
+    await carol.client.callTool({ name: 'a__get-sum', arguments: { a: 1, b: 2 } });
+    await carol.client.setLoggingLevel('info');
+    assert.equal(count(opened) - opened0, 1, 'carol has exactly one session at ev-a');
+    await carol.client.transport.terminateSession();
+    await eventually(() => count(ended) - ended0 === 1, { timeoutMs: 10_000 });
+    await carol.client.close();
+  });
 });
