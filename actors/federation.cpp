@@ -88,7 +88,13 @@ std::variant<list_answer, route_error> federation::page(list_kind kind,
     for (std::size_t i = 0; i < snap_->size(); ++i)
         if (auto it = cache_.find({i, kind}); it != cache_.end())
             parts.push_back({i, &it->second.items});
-    auto merged = protocol::merge_lists(kind, snap_->codec, parts);
+    return page_of(kind, protocol::merge_lists(kind, snap_->codec, parts), cursor, caller);
+}
+
+std::variant<list_answer, route_error> federation::page_of(list_kind kind,
+                                                           const json::array& merged,
+                                                           const std::optional<std::string>& cursor,
+                                                           std::uint64_t caller) const {
     // The snapshot version is part of the list's identity: a reload expires every cursor.
     auto fingerprint =
         protocol::list_fingerprint(kind, merged) ^ (snap_->version * 0x9e3779b97f4a7c15ull);

@@ -63,6 +63,12 @@ public:
                                                 const std::optional<std::string>& cursor,
                                                 std::uint64_t caller) const;
 
+    // The page of an uncached merged list (a client's tasks) that a cursor asks for.
+    std::variant<list_answer, route_error> page_of(protocol::list_kind kind,
+                                                   const boost::json::array& merged,
+                                                   const std::optional<std::string>& cursor,
+                                                   std::uint64_t caller) const;
+
     std::variant<route, route_error> resolve(std::string_view method,
                                              boost::json::object params) const;
     bool resource_lists_known() const;

@@ -42,6 +42,16 @@ caf::behavior router(caf::stateful_actor<router_state>* self,
             }
             m.reply(fed.page(m.kind, m.cursor, m.caller));
         },
+        [=](page_tasks& m) {
+            if (m.snap != self->state.snap) {
+                m.reply(route_error{protocol::error_code::internal_error,
+                                    "the configuration was reloaded during this request; retry",
+                                    ""});
+                return;
+            }
+            m.reply(
+                self->state.fed->page_of(protocol::list_kind::tasks, m.merged, m.cursor, m.caller));
+        },
         [=](resolve_call& m) {
             m.reply(
                 routed{self->state.snap, self->state.fed->resolve(m.method, std::move(m.params))});

@@ -46,6 +46,15 @@ struct resolve_call {
     reply_to<routed> reply;
 };
 
+// A client's merged tasks (uncached): the page the cursor asks for.
+struct page_tasks {
+    std::shared_ptr<const snapshot> snap;
+    boost::json::array merged;
+    std::optional<std::string> cursor;
+    std::uint64_t caller;
+    reply_to<std::variant<list_answer, route_error>> reply;
+};
+
 // An upstream announced list_changed, or its lists must otherwise be refetched.
 struct invalidate_upstream {
     std::size_t upstream;
@@ -61,5 +70,6 @@ struct replace_snapshot {
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::plan_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::complete_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::resolve_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::page_tasks)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::invalidate_upstream)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::replace_snapshot)

@@ -102,7 +102,7 @@ std::optional<cursor> cursor_codec::decode(std::string_view text) const {
         return std::nullopt;
     const unsigned char* p = buf;
     auto kind = get<std::uint8_t>(p);
-    if (kind > static_cast<std::uint8_t>(list_kind::resource_templates))
+    if (kind > static_cast<std::uint8_t>(list_kind::tasks))
         return std::nullopt;
     cursor c{static_cast<list_kind>(kind), 0, 0, 0};
     c.fingerprint = get<std::uint64_t>(p);

@@ -7,8 +7,11 @@
 
 namespace gate::protocol {
 
-enum class list_kind : unsigned char { tools, prompts, resources, resource_templates };
+// `tasks` is listed per client (each client's tasks live in its own upstream sessions), so it
+// is never cached and is not among the cached kinds below.
+enum class list_kind : unsigned char { tools, prompts, resources, resource_templates, tasks };
 
+// The kinds the shared list cache holds.
 inline constexpr std::array all_list_kinds = {list_kind::tools, list_kind::prompts,
                                               list_kind::resources, list_kind::resource_templates};
 
@@ -28,6 +31,8 @@ constexpr list_traits traits(list_kind k) {
         return {"resources/list", "resources", false};
     case list_kind::resource_templates:
         return {"resources/templates/list", "resourceTemplates", false};
+    case list_kind::tasks:
+        return {"tasks/list", "tasks", false};
     }
     return {"", "", false};
 }

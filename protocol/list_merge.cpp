@@ -1,6 +1,8 @@
 #include "protocol/list_merge.hpp"
 
+#include <algorithm>
 #include <boost/json/object.hpp>
+#include <vector>
 
 namespace gate::protocol {
 
@@ -13,6 +15,8 @@ std::string_view identity_key(list_kind kind) {
         return "uri";
     case list_kind::resource_templates:
         return "uriTemplate";
+    case list_kind::tasks:
+        return "taskId";
     default:
         return "name";
     }
@@ -76,6 +80,38 @@ page cut_page(const json::array& merged, std::uint32_t offset, std::int64_t page
     if (end < merged.size())
         p.next_offset = static_cast<std::uint32_t>(end);
     return p;
+}
+
+} // namespace gate::protocol
+
+namespace gate::protocol {
+
+json::array merge_by_id(std::string_view id_key, std::span<const upstream_items> parts) {
+    struct keyed {
+        std::string_view id;
+        std::size_t upstream;
+        const json::value* item;
+    };
+    std::vector<keyed> all;
+    for (const auto& part : parts) {
+        if (!part.items)
+            continue;
+        for (const auto& item : *part.items) {
+            std::string_view id;
+            if (auto* o = item.if_object())
+                if (auto* v = o->if_contains(id_key); v && v->is_string())
+                    id = v->get_string();
+            all.push_back({id, part.upstream, &item});
+        }
+    }
+    std::stable_sort(all.begin(), all.end(), [](const keyed& a, const keyed& b) {
+        return a.id != b.id ? a.id < b.id : a.upstream < b.upstream;
+    });
+    json::array out;
+    out.reserve(all.size());
+    for (const auto& k : all)
+        out.push_back(*k.item);
+    return out;
 }
 
 } // namespace gate::protocol

@@ -21,6 +21,10 @@ struct upstream_items {
 boost::json::array merge_lists(list_kind kind, const name_codec& codec,
                                std::span<const upstream_items> parts);
 
+// Items of every upstream in one order that does not depend on which upstream answered first:
+// by the string member `id_key` (bytewise), then by upstream. Items are carried unchanged.
+boost::json::array merge_by_id(std::string_view id_key, std::span<const upstream_items> parts);
+
 // Identity of a merged list: changes whenever an item is added, removed, renamed or reordered.
 std::uint64_t list_fingerprint(list_kind kind, const boost::json::array& merged);
 

@@ -3,6 +3,7 @@
 #include "actors/audit.hpp"
 #include "actors/bridge_keeper.hpp"
 #include "actors/router.hpp"
+#include "actors/task_keeper.hpp"
 #include "config/load.hpp"
 #include "transport/cli.hpp"
 #include "transport/gateway.hpp"
@@ -103,9 +104,10 @@ int run_gate(const std::vector<std::string>& args) {
             });
         });
     transport::gateway_parts parts{spawn_router(sys, snap), spawn_audit(sys, loaded.doc->audit),
-                                   snap, bridges};
+                                   snap, bridges, spawn_task_keeper(sys)};
     auto router = parts.router;
     auto audit = parts.audit;
+    auto tasks = parts.tasks;
     transport::gateway gw(io, std::move(parts));
     bridged_gateway = &gw;
     std::uint16_t port = 0;
@@ -173,6 +175,7 @@ int run_gate(const std::vector<std::string>& args) {
     io.run();
     bridged_gateway = nullptr;
     caf::anon_send_exit(bridges, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(tasks, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
     if (audit)
         caf::anon_send_exit(audit, caf::exit_reason::user_shutdown);

@@ -29,6 +29,7 @@ struct gateway_parts {
     caf::actor audit; // null: no audit section
     std::shared_ptr<const snapshot> snap;
     caf::actor bridges; // the bridge keeper (actors/bridge_keeper.hpp); null: calls not tracked
+    caf::actor tasks;   // the task keeper (actors/task_keeper.hpp); null: tasks not pinned
 };
 
 // The federation a request sees: one snapshot and the upstream clients indexed like it.

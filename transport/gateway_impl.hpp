@@ -14,6 +14,10 @@ namespace gate::transport {
 // The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
 // a stage already set is kept).
 void settle_outcome(request_record& rec, const boost::json::object& response);
+// An upstream's answer for the client: the exact text with only the id replaced goes on the
+// wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
+boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
+                            request_record& rec);
 
 struct gateway::impl final : http_handler {
     impl(boost::asio::io_context& io, gateway_parts parts);
@@ -78,6 +82,21 @@ struct gateway::impl final : http_handler {
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
                   request_record rec);
     void session_ended(std::string session);
+    // Tasks (mcp_tasks.cpp): tasks/get, tasks/result, tasks/cancel, tasks/update to the owner
+    // (pinned, else found by a tasks/get probe); tasks/list merged and paged.
+    boost::asio::awaitable<boost::json::object>
+    task_call(const std::string& session, const boost::json::value& id, const std::string& method,
+              boost::json::object params, request_record& rec);
+    boost::asio::awaitable<boost::json::object> task_list(const std::string& session,
+                                                          const boost::json::value& id,
+                                                          const boost::json::object& params,
+                                                          request_record& rec);
+    // A tools/call answer that carries a minted task pins it to `upstream` for the caller.
+    void pin_minted_task(const request_record& rec, std::size_t upstream,
+                         const boost::json::object& answer);
+    // The context of a call on the client's bridged session at one upstream.
+    call_context bridged_context(request_record& rec, std::size_t upstream,
+                                 boost::json::object& capabilities);
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_record& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;

@@ -60,7 +60,9 @@ std::optional<std::string> error_text(const json::object& response) {
     return std::nullopt;
 }
 
-json::object with_id(json::object response, const json::value& id) {
+} // namespace
+
+static json::object with_id(json::object response, const json::value& id) {
     response["id"] = id;
     return response;
 }
@@ -72,8 +74,6 @@ json::object pass_on(upstream_message answer, const json::value& id, request_rec
         rec.verbatim = std::move(*spliced);
     return with_id(std::move(answer.body), id);
 }
-
-} // namespace
 
 void settle_outcome(request_record& rec, const json::object& response) {
     if (rec.outcome == "ok")
@@ -231,7 +231,11 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
                                   {"prompts", {{"listChanged", true}}},
                                   {"resources", {{"listChanged", true}, {"subscribe", true}}},
                                   {"completions", json::object{}},
-                                  {"logging", json::object{}}};
+                                  {"logging", json::object{}},
+                                  {"tasks",
+                                   {{"list", json::object{}},
+                                    {"cancel", json::object{}},
+                                    {"requests", {{"tools", {{"call", json::object{}}}}}}}}};
         result["serverInfo"] = {{"name", "gate"}, {"version", gate_version}};
     }
     result["protocolVersion"] = version;
@@ -252,9 +256,32 @@ asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
     }
     if (method == "logging/setLevel")
         co_return co_await set_log_level(session, id, params, rec);
+    if (method.starts_with("tasks/"))
+        co_return co_await task_call(session, id, method, std::move(params), rec);
     if (auto kind = protocol::list_kind_of(method))
         co_return co_await federated_list(*kind, session, id, params, rec);
     co_return co_await named_call(method, id, std::move(params), rec);
+}
+
+call_context gateway::impl::bridged_context(request_record& rec, std::size_t upstream,
+                                            json::object& capabilities) {
+    auto ctx = call_context::traced(rec.traceparent);
+    if (!rec.server_message)
+        return ctx; // not a client's call: the root session
+    // A named call of a downstream session: on that client's bridged session, with the
+    // upstream's messages for it passed on, and its upstream id known for cancellation.
+    ctx.bridge = rec.session;
+    capabilities = sessions.capabilities(rec.session);
+    ctx.client_capabilities = &capabilities;
+    ctx.on_server_message = [&rec, upstream](json::object m) {
+        rec.server_message(upstream, std::move(m));
+    };
+    if (parts.bridges)
+        ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
+            caf::anon_send(parts.bridges,
+                           bridge_call_started{rec.session, rec.client_id, upstream, upstream_id});
+        };
+    return ctx;
 }
 
 asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstream,
@@ -263,23 +290,8 @@ asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstrea
                                                              request_record& rec) {
     auto start = clock::now();
     ++rec.upstream_calls;
-    auto ctx = call_context::traced(rec.traceparent);
     json::object capabilities;
-    if (rec.server_message) {
-        // A named call of a downstream session: on that client's bridged session, with the
-        // upstream's messages for it passed on, and its upstream id known for cancellation.
-        ctx.bridge = rec.session;
-        capabilities = sessions.capabilities(rec.session);
-        ctx.client_capabilities = &capabilities;
-        ctx.on_server_message = [&rec, upstream](json::object m) {
-            rec.server_message(upstream, std::move(m));
-        };
-        if (parts.bridges)
-            ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
-                caf::anon_send(parts.bridges, bridge_call_started{rec.session, rec.client_id,
-                                                                  upstream, upstream_id});
-            };
-    }
+    auto ctx = bridged_context(rec, upstream, capabilities);
     auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params), ctx);
     if (rec.server_message && parts.bridges)
         caf::anon_send(parts.bridges, bridge_call_ended{rec.session, rec.client_id});
@@ -413,8 +425,11 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
         co_return protocol::make_error(id, ec::upstream_unavailable,
                                        "upstream " + *rec.upstream + " unavailable: " + f->message);
     }
+    auto& answer = std::get<upstream_message>(reply);
+    if (method == "tools/call")
+        pin_minted_task(rec, target.upstream, answer.body);
     // Whatever the upstream answered, result or error, goes back verbatim under the client's id.
-    co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec);
+    co_return pass_on(std::move(answer), id, rec);
 }
 
 asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req) {

@@ -4,6 +4,7 @@
 #include "actors/audit.hpp"
 #include "actors/bridge_keeper.hpp"
 #include "actors/router.hpp"
+#include "actors/task_keeper.hpp"
 #include "tests/support/mini_mcp_server.hpp"
 #include "transport/gateway.hpp"
 
@@ -32,7 +33,7 @@ struct gateway_fixture : ::testing::Test {
     std::optional<caf::actor_system> sys;
     tcp::acceptor upstream_acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
     std::optional<transport::gateway> gw;
-    caf::actor bridges; // its sweep timer keeps it alive: ended in TearDown
+    caf::actor bridges, tasks; // their sweep timers keep them alive: ended in TearDown
     std::uint16_t port = 0;
     std::thread io_thread;
     std::mutex mutex;
@@ -58,7 +59,9 @@ struct gateway_fixture : ::testing::Test {
                 gw->retire_bridges(std::move(gone));
             });
         });
-        gw.emplace(io, transport::gateway_parts{spawn_router(*sys, snap), {}, snap, bridges});
+        tasks = spawn_task_keeper(*sys);
+        gw.emplace(io,
+                   transport::gateway_parts{spawn_router(*sys, snap), {}, snap, bridges, tasks});
         gw->on_request = [this](const transport::request_record& r) {
             std::lock_guard lock(mutex);
             records.push_back(r);
@@ -78,6 +81,7 @@ struct gateway_fixture : ::testing::Test {
         io.stop();
         io_thread.join();
         caf::anon_send_exit(bridges, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(tasks, caf::exit_reason::user_shutdown);
     }
 
     // One synchronous exchange on a fresh connection.

@@ -6,3 +6,4 @@ export * from './everything.mjs';
 export * from './gate.mjs';
 export * from './client.mjs';
 export * from './shim.mjs';
+export * from './task-server.mjs';

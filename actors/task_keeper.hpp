@@ -1,0 +1,40 @@
+// The task keeper actor: a thin shell over task_registry. Pins arrive fire-and-forget from
+// the io thread when a call mints a task; lookups are answered; every hour (actor clock, so
+// virtual in tests) expired records are dropped.
+#pragma once
+
+#include "actors/reply.hpp"
+#include "actors/task_registry.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+
+namespace gate {
+
+struct task_pin {
+    std::string task_id;
+    std::uint64_t principal;
+    std::size_t upstream;
+};
+
+struct task_find {
+    std::string task_id;
+    std::uint64_t principal;
+    reply_to<task_owner> reply;
+};
+
+// How many records are held (tests, metrics).
+struct task_count {
+    reply_to<std::size_t> reply;
+};
+
+caf::actor
+spawn_task_keeper(caf::actor_system& sys,
+                  std::chrono::steady_clock::duration sweep_every = std::chrono::hours(1));
+
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_pin)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_find)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_count)

@@ -1,0 +1,45 @@
+// Which upstream owns a task, for whom, until when: plain C++ with time passed in.
+//
+// A `tools/call` whose result carries a minted task pins (task id, principal) to the upstream
+// that minted it for 24 hours. A lookup by another principal is indistinguishable from an
+// unknown id to the caller (the gateway answers -32002 for both); the registry still tells
+// them apart, because only a truly unknown id is worth probing the upstreams for.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace gate {
+
+struct task_owner {
+    enum class kind { owned, foreign, unknown };
+    kind what = kind::unknown;
+    std::size_t upstream = 0; // when owned
+};
+
+class task_registry {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+    static constexpr auto lifetime = std::chrono::hours(24);
+
+    // Pins the task to `upstream` for `principal` (again: the record is renewed).
+    void pin(const std::string& task_id, std::uint64_t principal, std::size_t upstream,
+             time_point now);
+    task_owner find(const std::string& task_id, std::uint64_t principal, time_point now) const;
+    // Drops expired records; returns how many.
+    std::size_t expire(time_point now);
+    std::size_t size() const { return records_.size(); }
+
+private:
+    struct record {
+        std::size_t upstream;
+        time_point expires;
+    };
+    std::map<std::pair<std::string, std::uint64_t>, record> records_;
+};
+
+} // namespace gate

@@ -1,0 +1,180 @@
+// Tasks through the gateway (spec rule 10): a tools/call that mints a task pins it to its
+// upstream for the calling principal; tasks/get, tasks/result, tasks/cancel and tasks/update
+// go to that owner, or to the one upstream that answers a read-only tasks/get probe;
+// tasks/list merges every upstream by task id and pages like the other lists. Task ids are
+// opaque and never rewritten.
+#include "actors/router_messages.hpp"
+#include "actors/task_keeper.hpp"
+#include "protocol/cursor_codec.hpp"
+#include "protocol/list_merge.hpp"
+#include "transport/bridge.hpp"
+#include "transport/fan_out.hpp"
+#include "transport/gateway_impl.hpp"
+
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+namespace ec = protocol::error_code;
+
+namespace {
+
+// Anonymous callers are bound to their session; authenticated ones (security issue) to
+// issuer and subject, like cursors.
+std::uint64_t principal_of(const std::string& session) {
+    return protocol::principal_hash("session", session);
+}
+
+json::object unknown_task(const json::value& id, std::string_view task_id) {
+    // The same answer for a task nobody minted and for another principal's: no existence leak.
+    return protocol::make_error(id, ec::unknown_task,
+                                "unknown task: " + std::string(task_id) +
+                                    " (no upstream holds it for this caller)");
+}
+
+bool has_result(const upstream_reply& r) {
+    auto* m = std::get_if<upstream_message>(&r);
+    return m && m->body.contains("result");
+}
+
+} // namespace
+
+void gateway::impl::pin_minted_task(const request_record& rec, std::size_t upstream,
+                                    const json::object& answer) {
+    if (!parts.tasks)
+        return;
+    auto* result = answer.if_contains("result");
+    auto* r = result ? result->if_object() : nullptr;
+    auto* task = r ? r->if_contains("task") : nullptr;
+    auto* t = task ? task->if_object() : nullptr;
+    auto* task_id = t ? t->if_contains("taskId") : nullptr;
+    if (!task_id || !task_id->is_string())
+        return;
+    caf::anon_send(parts.tasks, task_pin{std::string(task_id->get_string()),
+                                         principal_of(rec.session), upstream});
+}
+
+asio::awaitable<json::object> gateway::impl::task_call(const std::string& session,
+                                                       const json::value& id,
+                                                       const std::string& method,
+                                                       json::object params, request_record& rec) {
+    if (method == "tasks/list")
+        co_return co_await task_list(session, id, params, rec);
+    rec.trace.record(stage::route);
+    if (method != "tasks/get" && method != "tasks/result" && method != "tasks/cancel" &&
+        method != "tasks/update")
+        co_return protocol::make_error(id, ec::method_not_found, "method not found: " + method);
+    auto* task_value = params.if_contains("taskId");
+    if (!task_value || !task_value->is_string() || task_value->get_string().empty())
+        co_return protocol::make_error(id, ec::invalid_params,
+                                       "invalid params: taskId must be a non-empty string");
+    std::string task_id(task_value->get_string());
+    rec.name = task_id;
+    auto principal = principal_of(session);
+    task_owner owner;
+    if (parts.tasks) {
+        auto found = co_await ask<task_owner>(parts.tasks, [&](reply_to<task_owner> r) {
+            return task_find{task_id, principal, std::move(r)};
+        });
+        if (!found)
+            co_return protocol::make_error(id, ec::internal_error, "task keeper unavailable");
+        owner = *found;
+    }
+    if (owner.what == task_owner::kind::foreign)
+        co_return unknown_task(id, task_id);
+    rec.trace.record(stage::authorize);
+    rec.trace.record(stage::upstream_guards);
+    rec.trace.record(stage::proxy);
+    auto& clients = rec.view->clients;
+    if (owner.what == task_owner::kind::unknown) {
+        // No record (minted before a restart, or by a call gate did not see): ask every
+        // upstream, read-only, who holds it. Only the owner that answered gets the method.
+        auto probes = co_await fan_out<upstream_reply>(
+            clients.size(), [&](std::size_t i) -> asio::awaitable<upstream_reply> {
+                co_return co_await call_upstream(i, "tasks/get", json::object{{"taskId", task_id}},
+                                                 rec);
+            });
+        std::optional<std::size_t> answered;
+        for (std::size_t i = 0; i < probes.size() && !answered; ++i)
+            if (probes[i] && has_result(*probes[i]))
+                answered = i;
+        if (!answered)
+            co_return unknown_task(id, task_id);
+        if (parts.tasks)
+            caf::anon_send(parts.tasks, task_pin{task_id, principal, *answered});
+        rec.upstream = clients[*answered]->config().id;
+        if (method == "tasks/get")
+            co_return pass_on(std::move(std::get<upstream_message>(*probes[*answered])), id, rec);
+        owner = task_owner{task_owner::kind::owned, *answered};
+    }
+    rec.upstream = clients[owner.upstream]->config().id;
+    auto reply = co_await call_upstream(owner.upstream, method, std::move(params), rec);
+    if (auto* f = std::get_if<upstream_failure>(&reply)) {
+        rec.outcome = "upstream_down";
+        rec.error = f->message;
+        co_return protocol::make_error(id, ec::upstream_unavailable,
+                                       "upstream " + *rec.upstream + " unavailable: " + f->message);
+    }
+    // The owner's answer, errors included, passes through verbatim.
+    co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec);
+}
+
+asio::awaitable<json::object> gateway::impl::task_list(const std::string& session,
+                                                       const json::value& id,
+                                                       const json::object& params,
+                                                       request_record& rec) {
+    rec.trace.record(stage::route);
+    std::optional<std::string> cursor;
+    if (auto* c = params.if_contains("cursor"); c && c->is_string())
+        cursor = std::string(c->get_string());
+    else if (c && !c->is_null())
+        co_return protocol::make_error(id, ec::invalid_params, "invalid cursor: not a string");
+    rec.trace.record(stage::authorize);
+    rec.trace.record(stage::upstream_guards);
+    rec.trace.record(stage::proxy);
+    // A client's tasks live in its own upstream sessions: fetched fresh, never cached.
+    auto& clients = rec.view->clients;
+    auto lists = co_await fan_out<std::optional<json::array>>(
+        clients.size(), [&](std::size_t i) -> asio::awaitable<std::optional<json::array>> {
+            json::object capabilities;
+            auto ctx = bridged_context(rec, i, capabilities);
+            ++rec.upstream_calls;
+            auto r = co_await clients[i]->fetch_list("tasks/list", "tasks", ctx);
+            if (auto* f = std::get_if<upstream_failure>(&r)) {
+                spdlog::warn("upstream {} left out of tasks/list: {}", clients[i]->config().id,
+                             f->message);
+                co_return std::nullopt;
+            }
+            co_return std::move(std::get<json::array>(r));
+        });
+    std::vector<protocol::upstream_items> parts_by_upstream;
+    bool any = false;
+    for (std::size_t i = 0; i < lists.size(); ++i)
+        if (lists[i] && *lists[i]) {
+            parts_by_upstream.push_back({i, &**lists[i]});
+            any = true;
+        }
+    if (!any && !clients.empty()) {
+        rec.outcome = "upstream_down";
+        co_return protocol::make_error(id, ec::upstream_unavailable,
+                                       "all upstreams are unavailable");
+    }
+    auto merged = protocol::merge_by_id("taskId", parts_by_upstream);
+    using answer_t = std::variant<list_answer, route_error>;
+    auto answer = co_await ask<answer_t>(parts.router, [&](reply_to<answer_t> r) {
+        return page_tasks{rec.view->snap, std::move(merged), cursor, principal_of(session),
+                          std::move(r)};
+    });
+    if (!answer)
+        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+    if (auto* err = std::get_if<route_error>(&*answer))
+        co_return protocol::make_error(id, err->code, err->message);
+    auto& ok = std::get<list_answer>(*answer);
+    rec.items_served = static_cast<std::int64_t>(ok.items_served);
+    co_return protocol::make_result(id, std::move(ok.result));
+}
+
+} // namespace gate::transport
