@@ -201,8 +201,7 @@ shim_server::respond(http_request& req, beast::tcp_stream& stream, time_point) {
         case http::verb::post:
             co_return co_await post(req, stream);
         case http::verb::get:
-            co_await get(req, stream);
-            co_return std::nullopt;
+            co_return co_await get(req, stream);
         case http::verb::delete_:
             co_return del(req);
         default: {
@@ -513,7 +512,8 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
     co_return std::nullopt;
 }
 
-asio::awaitable<void> shim_server::get(http_request& req, beast::tcp_stream& stream) {
+asio::awaitable<std::optional<http_reply>> shim_server::get(http_request& req,
+                                                            beast::tcp_stream& stream) {
     std::optional<http_reply> refusal;
     auto accept = transport::header_value(req, "Accept");
     auto session_id = transport::header_value(req, "Mcp-Session-Id");
@@ -529,18 +529,8 @@ asio::awaitable<void> shim_server::get(http_request& req, beast::tcp_stream& str
     } else {
         s = it->second;
     }
-    boost::system::error_code ec;
-    if (refusal) {
-        http::response<http::string_body> res{refusal->status, req.version()};
-        res.set(http::field::server, "gate-stdio");
-        res.set(http::field::content_type, refusal->content_type);
-        res.body() = refusal->body;
-        res.keep_alive(false);
-        res.prepare_payload();
-        stream.expires_after(std::chrono::seconds(30));
-        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
-        co_return;
-    }
+    if (refusal)
+        co_return refusal;
     auto queue = std::make_shared<message_queue>(io_.get_executor());
     s->stream = queue;
     for (auto& m : s->backlog)
@@ -560,7 +550,7 @@ asio::awaitable<void> shim_server::get(http_request& req, beast::tcp_stream& str
 
     stream.expires_never();
     if (co_await transport::open_event_stream(stream, req.version(), "gate-stdio", std::nullopt))
-        co_return;
+        co_return std::nullopt;
     std::uint64_t event_id = 0;
     while (!s->ended) {
         if (queue->frames.empty()) {
@@ -577,9 +567,10 @@ asio::awaitable<void> shim_server::get(http_request& req, beast::tcp_stream& str
         if (frame.empty())
             frame = ": keep-alive\n\n"; // keeps intermediaries from timing the stream out
         if (co_await transport::write_event_chunk(stream, frame))
-            co_return;
+            co_return std::nullopt;
     }
     co_await close_event_stream(stream);
+    co_return std::nullopt;
 }
 
 http_reply shim_server::del(const http_request& req) {

@@ -68,8 +68,8 @@ private:
 
     boost::asio::awaitable<std::optional<transport::http_reply>>
     post(transport::http_request& req, boost::beast::tcp_stream& stream);
-    boost::asio::awaitable<void> get(transport::http_request& req,
-                                     boost::beast::tcp_stream& stream);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    get(transport::http_request& req, boost::beast::tcp_stream& stream);
     transport::http_reply del(const transport::http_request& req);
     boost::asio::awaitable<health_answer> health();
     boost::asio::awaitable<void> sweep();

@@ -30,13 +30,23 @@ const ms = (x) => x.toFixed(3);
 const up = await startEverything();
 const gate = await startGate({ config: { upstreams: [{ id: 'everything', url: up.url }] } });
 try {
-  const direct = await connectClient(up.url, { capabilities: FULL_CLIENT_CAPABILITIES });
-  const viaGate = await connectClient(gate.url, { capabilities: FULL_CLIENT_CAPABILITIES });
+  // The moment the client is asked to sample splits the round trip into its two legs:
+  // call -> sampling request at the client, and sampling answer -> call result.
+  let asked = 0n;
+  const onSampling = () => {
+    asked = process.hrtime.bigint();
+  };
+  const direct = await connectClient(up.url, { capabilities: FULL_CLIENT_CAPABILITIES, onSampling });
+  const viaGate = await connectClient(gate.url, { capabilities: FULL_CLIENT_CAPABILITIES, onSampling });
+  const legs = new Map([[direct, [[], []]], [viaGate, [[], []]]]);
   const call = async (client) => {
     const t = process.hrtime.bigint();
     const r = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'bench', maxTokens: 5 } });
     if (r.isError) throw new Error(`sampling call failed: ${JSON.stringify(r)}`);
-    return Number(process.hrtime.bigint() - t) / 1e6;
+    const end = process.hrtime.bigint();
+    legs.get(client)[0].push(Number(asked - t) / 1e6);
+    legs.get(client)[1].push(Number(end - asked) / 1e6);
+    return Number(end - t) / 1e6;
   };
   for (let i = 0; i < 50; i++) {
     await call(direct);
@@ -47,6 +57,18 @@ try {
   for (let i = 0; i < rounds; i++) {
     d.push(await call(direct));
     g.push(await call(viaGate));
+  }
+  // Baseline: one plain proxied call (echo, no server message) in the same setting.
+  const plain = async (client) => {
+    const t = process.hrtime.bigint();
+    await client.callTool({ name: 'echo', arguments: { message: 'bench' } });
+    return Number(process.hrtime.bigint() - t) / 1e6;
+  };
+  const pd = [];
+  const pg = [];
+  for (let i = 0; i < rounds; i++) {
+    pd.push(await plain(direct));
+    pg.push(await plain(viaGate));
   }
   await direct.close();
   await viaGate.close();
@@ -68,6 +90,11 @@ try {
     gateP50Ms: ms(quantile(g, 0.5)),
     gateP99Ms: ms(quantile(g, 0.99)),
     addedP50Ms: ms(quantile(g, 0.5) - quantile(d, 0.5)),
+    // Leg 1: the call reaches the upstream and its sampling request reaches the client.
+    // Leg 2: the client's answer reaches the upstream and the call's result the client.
+    directLegsP50Ms: legs.get(direct).map((x) => ms(quantile(x, 0.5))),
+    gateLegsP50Ms: legs.get(viaGate).map((x) => ms(quantile(x, 0.5))),
+    plainCallAddedP50Ms: ms(quantile(pg, 0.5) - quantile(pd, 0.5)),
     heldSessions: held,
     gateIdleRssKiB: idle,
     gateHoldingRssKiB: holding,

@@ -238,8 +238,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             co_return co_await mcp_post(req, stream, rec);
         }
         case http::verb::get:
-            co_await mcp_get(stream, req);
-            co_return std::nullopt;
+            co_return co_await mcp_get(stream, req);
         case http::verb::delete_:
             co_return mcp_delete(req);
         default: {

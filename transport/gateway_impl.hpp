@@ -35,7 +35,8 @@ struct gateway::impl final : http_handler {
     // The MCP endpoint.
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_record& rec);
-    boost::asio::awaitable<void> mcp_get(boost::beast::tcp_stream& stream, const http_request& req);
+    boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
+                                                              const http_request& req);
     http_reply mcp_delete(const http_request& req);
 
     // Stages 2-8 for one JSON-RPC request; the answer is the full JSON-RPC response.

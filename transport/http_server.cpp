@@ -182,8 +182,14 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                 break;
             } else {
                 reply = co_await handler_.respond(parser.get(), stream, start);
-                if (!reply)
-                    break; // the handler streamed and the exchange is over
+                if (!reply) {
+                    // The handler streamed its answer (ended with the last chunk). The client
+                    // may reuse the connection, as it may after any keep-alive answer:
+                    // closing here would race its next request on this connection.
+                    if (!parser.get().keep_alive() || stopping_)
+                        break;
+                    continue;
+                }
             }
         }
         const auto& req = parser.get();

@@ -432,7 +432,8 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
     co_return pass_on(std::move(answer), id, rec);
 }
 
-asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req) {
+asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,
+                                                                  const http_request& req) {
     auto session = header_value(req, "Mcp-Session-Id");
     http::status status = http::status::ok;
     std::string error;
@@ -462,15 +463,8 @@ asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const ht
         }
     }
     boost::system::error_code ec;
-    if (status != http::status::ok) {
-        http::response<http::string_body> res{status, req.version()};
-        res.set(http::field::content_type, "application/json");
-        res.body() = error;
-        res.keep_alive(false);
-        res.prepare_payload();
-        co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
-        co_return;
-    }
+    if (status != http::status::ok)
+        co_return http_reply::json(status, std::move(error));
     // The stream stays open for server-initiated messages; comments keep intermediaries from
     // timing it out. DELETE or shutdown wakes it to close.
     http::response<http::empty_body> res{http::status::ok, req.version()};
@@ -505,6 +499,7 @@ asio::awaitable<void> gateway::impl::mcp_get(beast::tcp_stream& stream, const ht
     if (!ec)
         co_await asio::async_write(stream, http::make_chunk_last(),
                                    asio::redirect_error(asio::use_awaitable, ec));
+    co_return std::nullopt;
 }
 
 http_reply gateway::impl::mcp_delete(const http_request& req) {

@@ -3,6 +3,7 @@
 // answer them. Each client gets exactly its own sampling, elicitation, roots, progress, logs
 // and subscription updates; cancellations and log levels reach the upstream.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +17,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { FULL_CLIENT_CAPABILITIES, eventually, openRawSession, post, rpc, startEverything, startGate } from './lib/index.mjs';
+import { FULL_CLIENT_CAPABILITIES, closeRawSession, eventually, openRawSession, post, rpc, startEverything, startGate } from './lib/index.mjs';
 
 /**
  * A client whose answers carry its own name, recording every server message it receives.
@@ -215,5 +216,43 @@ describe('bridged sessions: server-initiated traffic through gate', { timeout: 2
     await carol.client.transport.terminateSession();
     await eventually(() => count(ended) - ended0 === 1, { timeoutMs: 10_000 });
     await carol.client.close();
+  });
+
+  test('a connection that carried a streamed answer serves the next request', { timeout: 30_000 }, async () => {
+    // The POST's answer becomes an event stream (progress first); the client may reuse the
+    // connection afterwards like after any keep-alive answer. Closing it instead races the
+    // client's next request ("other side closed").
+    const session = await openRawSession(gate.url);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (body) =>
+      new Promise((resolve, reject) => {
+        const req = http.request(
+          gate.url,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...session.headers } },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], text, reused: req.reusedSocket }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(body));
+      });
+    try {
+      const streamed = await send(
+        rpc('tools/call', { name: 'a__trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 }, _meta: { progressToken: 'p1' } }),
+      );
+      assert.equal(streamed.status, 200);
+      assert.match(streamed.type, /text\/event-stream/);
+      assert.match(streamed.text, /notifications\/progress/);
+      assert.match(streamed.text, /Long running operation completed/);
+      const next = await send(rpc('tools/call', { name: 'a__echo', arguments: { message: 'again' } }));
+      assert.equal(next.status, 200);
+      assert.equal(next.reused, true, 'the same connection carried the next request');
+      assert.match(next.text, /Echo: again/);
+    } finally {
+      agent.destroy();
+      await closeRawSession(gate.url, session);
+    }
   });
 });

@@ -15,10 +15,10 @@ export const FULL_CLIENT_CAPABILITIES = {
  * Connects an SDK Client to `url` (initialize + initialized). `capabilities` defaults to
  * none. Close it with `client.close()`.
  */
-export async function connectClient(url, { capabilities = {}, name = 'gate-js-tests', requestInit } = {}) {
+export async function connectClient(url, { capabilities = {}, name = 'gate-js-tests', requestInit, onSampling } = {}) {
   const client = new Client({ name, version: '0.0.0' }, { capabilities });
   if (capabilities.sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    client.setRequestHandler(CreateMessageRequestSchema, async () => (onSampling?.(), {
       role: 'assistant',
       content: { type: 'text', text: 'stub' },
       model: 'stub',
