@@ -258,6 +258,10 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
                                    json::serialize(report.body));
     }
     if (path == "/metrics" && req.method() == http::verb::get) {
+        std::size_t bridged = 0;
+        for (const auto& c : live->clients)
+            bridged += c->bridges();
+        stats.session_counts(sessions.size(), bridged);
         auto reply = http_reply::text(http::status::ok, stats.serialize());
         reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
         co_return reply;

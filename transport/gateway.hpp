@@ -54,6 +54,7 @@ struct request_record {
     stage_trace trace;
     std::string session;   // the downstream session (its bridged sessions carry named calls)
     std::string client_id; // the client's request id, canonical JSON text
+    bool modern = false;   // a stateless 2026-07-28 request (no session)
     // The upstream's own messages while this request runs, to the call's stream.
     std::function<void(std::size_t upstream, boost::json::object)> server_message;
 };

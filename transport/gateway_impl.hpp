@@ -19,6 +19,13 @@ void settle_outcome(request_record& rec, const boost::json::object& response);
 boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
                             request_record& rec);
 
+// A request of a 2026-07-28 client (its version in the header or in `_meta`), served without a
+// session (mcp_stateless.cpp).
+bool is_modern_request(const http_request& req, const protocol::message& msg);
+// A result for a 2026-07-28 client carries `resultType`; an earlier upstream's result gets
+// "complete" (what its absence means) and is then sent re-serialized, not verbatim.
+void complete_for_modern_client(boost::json::object& response, request_record& rec);
+
 struct gateway::impl final : http_handler {
     impl(boost::asio::io_context& io, gateway_parts parts);
 
@@ -83,6 +90,12 @@ struct gateway::impl final : http_handler {
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
                   request_record rec);
     void session_ended(std::string session);
+    // Answers an upstream's request on behalf of a 2026-07-28 client, which cannot take it.
+    void refuse_for_modern_client(const request_record& rec, std::size_t upstream,
+                                  boost::json::object request);
+    boost::asio::awaitable<std::optional<http_reply>>
+    mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
+                  request_record& rec);
     // Tasks (mcp_tasks.cpp): tasks/get, tasks/result, tasks/cancel, tasks/update to the owner
     // (pinned, else found by a tasks/get probe); tasks/list merged and paged.
     boost::asio::awaitable<boost::json::object>

@@ -125,9 +125,14 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     auto ex = co_await asio::this_coro::executor;
     auto out = std::make_shared<message_queue>(ex);
     auto rec = std::make_shared<request_record>(std::move(record));
-    rec->server_message = [this, out, session = rec->session](std::size_t upstream,
-                                                              json::object m) {
-        out->push(to_client(session, upstream, std::move(m)));
+    rec->server_message = [this, out, rec = rec.get()](std::size_t upstream, json::object m) {
+        if (rec->modern && m.contains("id")) {
+            // A 2026-07-28 client takes no server requests (it would be asked through an
+            // input_required result, which gate does not translate yet): the upstream is told.
+            refuse_for_modern_client(*rec, upstream, std::move(m));
+            return;
+        }
+        out->push(to_client(rec->session, upstream, std::move(m)));
     };
     // The call runs on its own: the client may stop reading, and the upstream's answer must
     // still be audited once.
@@ -149,6 +154,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
                 if (rec->outcome == "ok" && !uri.empty() &&
                     (msg.method == "resources/subscribe" || msg.method == "resources/unsubscribe"))
                     record_subscription(*rec, uri, msg.method == "resources/subscribe");
+                if (rec->modern)
+                    complete_for_modern_client(response, *rec);
                 answer =
                     rec->verbatim.empty() ? json::serialize(response) : std::move(rec->verbatim);
             } catch (const std::exception& e) {
@@ -186,6 +193,25 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     }
     co_await close_event_stream(stream);
     co_return std::nullopt;
+}
+
+void gateway::impl::refuse_for_modern_client(const request_record& rec, std::size_t upstream,
+                                             json::object request) {
+    if (upstream >= rec.view->clients.size())
+        return;
+    std::string method(request["method"].is_string() ? request["method"].get_string() : "");
+    json::object answer{{"jsonrpc", "2.0"},
+                        {"id", request["id"]},
+                        {"error",
+                         {{"code", ec::method_not_found},
+                          {"message", "the client speaks " + std::string("2026-07-28") +
+                                          ", which has no server-to-client requests; " + method +
+                                          " cannot be passed on"}}}};
+    asio::co_spawn(
+        io,
+        [client = rec.view->clients[upstream], answer = std::move(answer)]() mutable
+        -> asio::awaitable<void> { co_await client->deliver("", std::move(answer)); },
+        asio::detached);
 }
 
 void gateway::impl::record_subscription(const request_record& rec, const std::string& uri,

@@ -117,6 +117,8 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     auto& msg = std::get<protocol::message>(classified);
     rec.traceparent =
         protocol::child_of(protocol::parse_traceparent(header_value(req, "traceparent"))).header();
+    if (is_modern_request(req, msg))
+        co_return co_await mcp_stateless(req, stream, std::move(msg), rec);
     auto session = header_value(req, "Mcp-Session-Id");
     bool is_initialize = msg.kind == protocol::message_kind::request && msg.method == "initialize";
 
@@ -276,7 +278,7 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
     ctx.on_server_message = [&rec, upstream](json::object m) {
         rec.server_message(upstream, std::move(m));
     };
-    if (parts.bridges)
+    if (parts.bridges && !rec.session.empty())
         ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
             caf::anon_send(parts.bridges,
                            bridge_call_started{rec.session, rec.client_id, upstream, upstream_id});
@@ -293,7 +295,7 @@ asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstrea
     json::object capabilities;
     auto ctx = bridged_context(rec, upstream, capabilities);
     auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params), ctx);
-    if (rec.server_message && parts.bridges)
+    if (rec.server_message && parts.bridges && !rec.session.empty())
         caf::anon_send(parts.bridges, bridge_call_ended{rec.session, rec.client_id});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";

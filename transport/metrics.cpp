@@ -70,12 +70,27 @@ metrics::metrics()
                   .Help("Upstream calls caused by one request")
                   .Register(*registry_)
                   .Add({}, prometheus::Histogram::BucketBoundaries{0, 1, 2, 4, 8, 16, 32, 64})) {
+    downstream_sessions_ = &prometheus::BuildGauge()
+                                .Name("gate_downstream_sessions")
+                                .Help("Downstream MCP sessions held")
+                                .Register(*registry_)
+                                .Add({});
+    bridged_sessions_ = &prometheus::BuildGauge()
+                             .Name("gate_bridged_sessions")
+                             .Help("Bridged upstream sessions held, one per client and upstream")
+                             .Register(*registry_)
+                             .Add({});
     prometheus::BuildGauge()
         .Name("gate_build_info")
         .Help("Build information; always 1")
         .Register(*registry_)
         .Add({{"version", std::string(gate_version)}})
         .Set(1);
+}
+
+void metrics::session_counts(std::size_t downstream, std::size_t bridged) {
+    downstream_sessions_->Set(static_cast<double>(downstream));
+    bridged_sessions_->Set(static_cast<double>(bridged));
 }
 
 namespace {

@@ -24,6 +24,8 @@ public:
     void upstream(const std::string& id, std::string_view outcome, double seconds);
     void rejection(std::string_view reason);
     void breaker_state(const std::string& upstream, int state);
+    // Sessions held now: downstream (Mcp-Session-Id) and bridged upstream sessions.
+    void session_counts(std::size_t downstream, std::size_t bridged);
 
     // Text exposition format of every series, process collectors included.
     std::string serialize() const;
@@ -48,6 +50,8 @@ private:
     prometheus::Family<prometheus::Counter>& upstream_requests_;
     prometheus::Family<prometheus::Histogram>& upstream_duration_;
     prometheus::Family<prometheus::Gauge>& breaker_;
+    prometheus::Gauge* downstream_sessions_ = nullptr;
+    prometheus::Gauge* bridged_sessions_ = nullptr;
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Histogram& fanout_;
     std::mutex mutex_; // guards the two maps below

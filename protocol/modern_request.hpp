@@ -1,0 +1,53 @@
+// The checks a 2026-07-28 (stateless) request must pass before it is served: the per-request
+// `_meta` envelope and the HTTP headers that mirror the body (SEP-2243). Plain C++: the
+// transport hands in the headers it read.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gate::protocol {
+
+inline constexpr std::string_view modern_protocol_version = "2026-07-28";
+
+namespace modern_code {
+inline constexpr int header_mismatch = -32020;
+inline constexpr int missing_client_capability = -32021;
+inline constexpr int unsupported_protocol_version = -32022;
+} // namespace modern_code
+
+// `_meta` keys of the envelope.
+inline constexpr std::string_view meta_protocol_version = "io.modelcontextprotocol/protocolVersion";
+inline constexpr std::string_view meta_client_capabilities =
+    "io.modelcontextprotocol/clientCapabilities";
+inline constexpr std::string_view meta_client_info = "io.modelcontextprotocol/clientInfo";
+inline constexpr std::string_view meta_server_info = "io.modelcontextprotocol/serverInfo";
+
+// The protocol version a request's `_meta` claims, if any.
+std::optional<std::string> claimed_version(const boost::json::object* params);
+
+// A header value as sent: plain ASCII, or `=?base64?<base64>?=` for anything else. nullopt:
+// malformed encoding.
+std::optional<std::string> decode_header_value(std::string_view raw);
+
+struct modern_headers {
+    std::string protocol_version; // MCP-Protocol-Version
+    std::string method;           // Mcp-Method
+    std::string name;             // Mcp-Name
+};
+
+struct modern_refusal {
+    int http_status;
+    int code;
+    std::string message;
+    boost::json::object data; // -32022: {supported, requested}
+};
+
+// nullopt: the request may be served. Otherwise the 400 it gets, naming what was wrong.
+std::optional<modern_refusal> check_modern_request(std::string_view method,
+                                                   const boost::json::object* params,
+                                                   const modern_headers& headers);
+
+} // namespace gate::protocol
