@@ -1,0 +1,182 @@
+// Both protocol eras on one gate endpoint: clients built on the v2 SDK
+// (@modelcontextprotocol/client 2.4.0) negotiating 2026-07-28 statelessly or 2025-11-25
+// with a session, and the 1.x SDK client, all in front of a 2025-11-25 upstream
+// (server-everything). Raw requests pin the 2026-07-28 refusals.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+import { connectClient, get, post, startEverything, startGate } from './lib/index.mjs';
+
+const MODERN = '2026-07-28';
+
+/** A 2026-07-28 request as the v2 SDK sends it: envelope in _meta, mirrored headers. */
+function modern(method, params = {}, { id = 1, headers = {}, meta = {} } = {}) {
+  const body = {
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+        ...meta,
+      },
+    },
+  };
+  const name = params.name ?? params.uri;
+  return {
+    body,
+    headers: {
+      'mcp-protocol-version': MODERN,
+      'mcp-method': method,
+      ...(name !== undefined && ['tools/call', 'prompts/get', 'resources/read'].includes(method) ? { 'mcp-name': name } : {}),
+      ...headers,
+    },
+  };
+}
+
+async function v2Client(url, mode) {
+  const client = new Client({ name: `v2-${JSON.stringify(mode)}`, version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+const sessionsHeld = async (gate) => {
+  const m = /^gate_downstream_sessions (\d+)/m.exec((await get(`${gate.base}/metrics`)).text);
+  return Number(m[1]);
+};
+
+describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { timeout: 180_000 }, () => {
+  let up;
+  let gate;
+
+  before(async () => {
+    up = await startEverything();
+    gate = await startGate({ config: { upstreams: [{ id: 'ev', url: up.url, namespace: 'ev' }] } });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await up?.stop();
+  });
+
+  test('a v2 client in auto mode negotiates 2026-07-28 and lists and calls statelessly', { timeout: 30_000 }, async () => {
+    const before = await sessionsHeld(gate);
+    const client = await v2Client(gate.url, 'auto');
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+      assert.equal(client.getServerVersion().name, 'gate');
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'ev__echo'));
+      const r = await client.callTool({ name: 'ev__echo', arguments: { message: 'modern' } });
+      assert.deepEqual(r.content, [{ type: 'text', text: 'Echo: modern' }]);
+      const prompt = await client.getPrompt({ name: 'ev__simple-prompt' });
+      assert.ok(prompt.messages.length > 0);
+      assert.equal(await sessionsHeld(gate), before, 'no session was created');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a v2 client pinned to 2026-07-28 connects; in legacy mode it gets a session', { timeout: 30_000 }, async () => {
+    const pinned = await v2Client(gate.url, { pin: MODERN });
+    assert.equal(pinned.getNegotiatedProtocolVersion(), MODERN);
+    await pinned.close();
+    const before = await sessionsHeld(gate);
+    const legacy = await v2Client(gate.url, 'legacy');
+    try {
+      assert.equal(legacy.getNegotiatedProtocolVersion(), '2025-11-25');
+      const r = await legacy.callTool({ name: 'ev__echo', arguments: { message: 'legacy' } });
+      assert.deepEqual(r.content, [{ type: 'text', text: 'Echo: legacy' }]);
+      assert.equal(await sessionsHeld(gate), before + 1);
+    } finally {
+      await legacy.close();
+    }
+  });
+
+  test('the 1.x SDK client is unaffected', { timeout: 30_000 }, async () => {
+    const client = await connectClient(gate.url);
+    try {
+      const r = await client.callTool({ name: 'ev__echo', arguments: { message: 'v1' } });
+      assert.deepEqual(r.content, [{ type: 'text', text: 'Echo: v1' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('server/discover describes the federation without creating a session', { timeout: 30_000 }, async () => {
+    const before = await sessionsHeld(gate);
+    const { body, headers } = modern('server/discover');
+    const res = await post(gate.url, body, headers);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['mcp-session-id'], undefined);
+    const r = res.json.result;
+    assert.deepEqual(r.supportedVersions, [MODERN, '2025-11-25', '2025-06-18', '2025-03-26']);
+    assert.ok(r.capabilities.tools);
+    assert.equal(r._meta['io.modelcontextprotocol/serverInfo'].name, 'gate');
+    assert.equal(r.resultType, 'complete');
+    assert.equal(await sessionsHeld(gate), before);
+  });
+
+  test('lists carry resultType, ttlMs and cacheScope', { timeout: 30_000 }, async () => {
+    const { body, headers } = modern('tools/list');
+    const res = await post(gate.url, body, headers);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.result.resultType, 'complete');
+    assert.equal(typeof res.json.result.ttlMs, 'number');
+    assert.equal(res.json.result.cacheScope, 'private');
+  });
+
+  test('headers that do not mirror the body are refused with 400 and -32020', { timeout: 30_000 }, async () => {
+    const cases = [
+      modern('tools/list', {}, { headers: { 'mcp-method': 'prompts/list' } }),
+      modern('tools/call', { name: 'ev__echo', arguments: { message: 'x' } }, { headers: { 'mcp-name': 'ev__other' } }),
+      modern('tools/call', { name: 'ev__echo', arguments: { message: 'x' } }, { headers: { 'mcp-name': undefined } }),
+      modern('tools/list', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': MODERN }, headers: { 'mcp-protocol-version': '2025-11-25' } }),
+    ];
+    for (const { body, headers } of cases) {
+      for (const k of Object.keys(headers)) if (headers[k] === undefined) delete headers[k];
+      const res = await post(gate.url, body, headers);
+      assert.equal(res.status, 400, JSON.stringify(headers));
+      assert.equal(res.json.error.code, -32020, res.text);
+      assert.match(res.json.error.message, /must equal/);
+    }
+  });
+
+  test('a non-ASCII name travels base64-encoded in Mcp-Name', { timeout: 30_000 }, async () => {
+    const name = 'ev__échø';
+    const encoded = `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
+    const { body, headers } = modern('tools/call', { name, arguments: {} }, { headers: { 'mcp-name': encoded } });
+    const res = await post(gate.url, body, headers);
+    // The headers match, so the call is routed; the upstream has no such tool.
+    assert.equal(res.status, 200, res.text);
+    assert.notEqual(res.json.error?.code, -32020);
+  });
+
+  test('an unsupported version, a missing envelope field, a removed method', { timeout: 30_000 }, async () => {
+    const old = modern('tools/list', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, headers: { 'mcp-protocol-version': '2099-01-01' } });
+    const r1 = await post(gate.url, old.body, old.headers);
+    assert.equal(r1.status, 400);
+    assert.equal(r1.json.error.code, -32022);
+    assert.equal(r1.json.error.data.requested, '2099-01-01');
+    assert.ok(r1.json.error.data.supported.includes(MODERN));
+
+    const noCaps = modern('tools/list');
+    delete noCaps.body.params._meta['io.modelcontextprotocol/clientCapabilities'];
+    const r2 = await post(gate.url, noCaps.body, noCaps.headers);
+    assert.equal(r2.status, 400);
+    assert.equal(r2.json.error.code, -32602);
+    assert.match(r2.json.error.message, /clientCapabilities/);
+
+    for (const method of ['ping', 'logging/setLevel', 'resources/subscribe']) {
+      const { body, headers } = modern(method, method === 'logging/setLevel' ? { level: 'info' } : method === 'resources/subscribe' ? { uri: 'demo://x' } : {});
+      const r = await post(gate.url, body, headers);
+      assert.equal(r.status, 404, method);
+      assert.equal(r.json.error.code, -32601, method);
+    }
+  });
+});

@@ -1,0 +1,75 @@
+// The checks of a 2026-07-28 request: envelope and mirrored headers.
+#include "protocol/json_rpc.hpp"
+#include "protocol/modern_request.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+using namespace gate::protocol;
+namespace json = boost::json;
+
+namespace {
+json::object params(std::string extra = "") {
+    return json::parse(R"({)" + extra +
+                       R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                       R"("io.modelcontextprotocol/clientCapabilities":{}}})")
+        .as_object();
+}
+} // namespace
+
+TEST(modern_request, a_well_formed_request_passes) {
+    auto p = params(R"("name":"a__echo",)");
+    EXPECT_FALSE(check_modern_request("tools/call", &p, {"2026-07-28", "tools/call", "a__echo"}));
+    auto l = params();
+    EXPECT_FALSE(check_modern_request("tools/list", &l, {"2026-07-28", "tools/list", ""}));
+}
+
+TEST(modern_request, each_mismatch_is_named) {
+    auto p = params(R"("name":"a__echo",)");
+    auto r = check_modern_request("tools/call", &p, {"2025-11-25", "tools/call", "a__echo"});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->code, modern_code::header_mismatch);
+    EXPECT_NE(r->message.find("MCP-Protocol-Version"), std::string::npos);
+    r = check_modern_request("tools/call", &p, {"2026-07-28", "tools/list", "a__echo"});
+    ASSERT_TRUE(r);
+    EXPECT_NE(r->message.find("Mcp-Method"), std::string::npos);
+    r = check_modern_request("tools/call", &p, {"2026-07-28", "tools/call", ""});
+    ASSERT_TRUE(r);
+    EXPECT_NE(r->message.find("Mcp-Name"), std::string::npos);
+    auto read = params(R"("uri":"file:///x",)");
+    EXPECT_FALSE(check_modern_request("resources/read", &read,
+                                      {"2026-07-28", "resources/read", "file:///x"}));
+    r = check_modern_request("resources/read", &read,
+                             {"2026-07-28", "resources/read", "file:///y"});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->http_status, 400);
+}
+
+TEST(modern_request, envelope_fields_are_required) {
+    auto none = json::object{};
+    auto r = check_modern_request("tools/list", &none, {"2026-07-28", "tools/list", ""});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->code, error_code::invalid_params);
+    auto no_caps =
+        json::parse(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}})")
+            .as_object();
+    r = check_modern_request("tools/list", &no_caps, {"2026-07-28", "tools/list", ""});
+    ASSERT_TRUE(r);
+    EXPECT_NE(r->message.find("clientCapabilities"), std::string::npos);
+    auto future = json::parse(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01",)"
+                              R"("io.modelcontextprotocol/clientCapabilities":{}}})")
+                      .as_object();
+    r = check_modern_request("tools/list", &future, {"2099-01-01", "tools/list", ""});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->code, modern_code::unsupported_protocol_version);
+    EXPECT_EQ(r->data.at("requested"), "2099-01-01");
+}
+
+TEST(modern_request, header_values_decode_from_base64) {
+    EXPECT_EQ(decode_header_value("plain"), "plain");
+    EXPECT_EQ(decode_header_value("=?base64?w6l0w6k=?="), "\xc3\xa9t\xc3\xa9"); // "été"
+    EXPECT_EQ(decode_header_value("=?base64?YWI=?="), "ab");
+    EXPECT_EQ(decode_header_value("=?base64?YWJj?="), "abc");
+    EXPECT_FALSE(decode_header_value("=?base64?abc?="));  // not a multiple of 4
+    EXPECT_FALSE(decode_header_value("=?base64?a!c=?=")); // not base64
+}
