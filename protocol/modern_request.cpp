@@ -45,7 +45,8 @@ modern_refusal mismatch(std::string message) {
     return {400, modern_code::header_mismatch, std::move(message), {}};
 }
 
-// The body member an `Mcp-Name` header mirrors, for the methods that require one.
+} // namespace
+
 std::optional<std::string_view> named_member(std::string_view method) {
     if (method == "tools/call" || method == "prompts/get")
         return "name";
@@ -54,7 +55,30 @@ std::optional<std::string_view> named_member(std::string_view method) {
     return std::nullopt;
 }
 
-} // namespace
+std::string encode_header_value(std::string_view value) {
+    bool plain = true;
+    for (unsigned char c : value)
+        plain = plain && c >= 0x20 && c < 0x7f;
+    if (plain && !value.starts_with("=?base64?"))
+        return std::string(value);
+    std::string out(4 * ((value.size() + 2) / 3) + 1, '\0');
+    int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                            reinterpret_cast<const unsigned char*>(value.data()),
+                            static_cast<int>(value.size()));
+    out.resize(static_cast<std::size_t>(n));
+    return "=?base64?" + out + "?=";
+}
+
+void add_envelope(json::object& params, const json::object& client_capabilities,
+                  const json::object& client_info) {
+    auto& meta = params["_meta"];
+    if (!meta.is_object())
+        meta = json::object{};
+    auto& m = meta.as_object();
+    m[meta_protocol_version] = modern_protocol_version;
+    m[meta_client_capabilities] = client_capabilities;
+    m[meta_client_info] = client_info;
+}
 
 std::optional<modern_refusal> check_modern_request(std::string_view method,
                                                    const json::object* params,

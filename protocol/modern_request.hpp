@@ -32,6 +32,17 @@ std::optional<std::string> claimed_version(const boost::json::object* params);
 // malformed encoding.
 std::optional<std::string> decode_header_value(std::string_view raw);
 
+// A header value for the wire: as is when it is plain printable ASCII, else
+// `=?base64?<base64 of the UTF-8 bytes>?=`.
+std::string encode_header_value(std::string_view value);
+
+// The body member `Mcp-Name` mirrors for `method` ("name" or "uri"), if the method has one.
+std::optional<std::string_view> named_member(std::string_view method);
+
+// Puts the 2026-07-28 envelope into params._meta (keeping what else is there).
+void add_envelope(boost::json::object& params, const boost::json::object& client_capabilities,
+                  const boost::json::object& client_info);
+
 struct modern_headers {
     std::string protocol_version; // MCP-Protocol-Version
     std::string method;           // Mcp-Method

@@ -55,8 +55,11 @@ struct request_record {
     std::string session;   // the downstream session (its bridged sessions carry named calls)
     std::string client_id; // the client's request id, canonical JSON text
     bool modern = false;   // a stateless 2026-07-28 request (no session)
+    boost::json::object modern_capabilities; // such a request's clientCapabilities
     // The upstream's own messages while this request runs, to the call's stream.
     std::function<void(std::size_t upstream, boost::json::object)> server_message;
+    // A message for the client's call stream, as it is (its id already the client's to see).
+    std::function<void(std::string)> push_to_client;
 };
 
 class gateway {

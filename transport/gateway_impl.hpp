@@ -7,7 +7,9 @@
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <unordered_map>
 
 namespace gate::transport {
 
@@ -114,6 +116,20 @@ struct gateway::impl final : http_handler {
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_record& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
+    // Requests of a 2026-07-28 upstream's input_required result put to a client of an earlier
+    // revision, waiting for its answer: minted id -> (session, slot).
+    struct answer_slot {
+        explicit answer_slot(boost::asio::any_io_executor ex)
+            : wake(std::move(ex), boost::asio::steady_timer::time_point::max()) {}
+        std::string session;
+        std::optional<boost::json::object> result;
+        bool answered = false;
+        boost::asio::steady_timer wake;
+    };
+    std::unordered_map<std::string, std::shared_ptr<answer_slot>> awaiting_input;
+    // Asks the client of `rec` one embedded input request on its call's stream.
+    boost::asio::awaitable<std::optional<boost::json::object>>
+    ask_client_input(request_record& rec, boost::json::object request);
 
     // Stage 9: exactly one audit event and one request metric per terminal response.
     void finish(request_record& rec);

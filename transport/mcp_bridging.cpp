@@ -14,6 +14,8 @@
 #include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
@@ -38,6 +40,8 @@ bool is_list_changed(std::string_view method) {
            method == "notifications/prompts/list_changed" ||
            method == "notifications/resources/list_changed";
 }
+
+constexpr auto client_input_timeout = std::chrono::seconds(60);
 
 constexpr std::array<std::string_view, 8> log_levels = {"debug", "info",     "notice", "warning",
                                                         "error", "critical", "alert",  "emergency"};
@@ -134,6 +138,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
         }
         out->push(to_client(rec->session, upstream, std::move(m)));
     };
+    rec->push_to_client = [out](std::string text) { out->push(std::move(text)); };
     // The call runs on its own: the client may stop reading, and the upstream's answer must
     // still be audited once.
     asio::co_spawn(
@@ -165,6 +170,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
                     protocol::make_error(msg.id, ec::internal_error, "internal error"));
             }
             rec->server_message = nullptr;
+            rec->push_to_client = nullptr;
             finish(*rec);
             out->push(std::move(answer), true);
         },
@@ -214,6 +220,27 @@ void gateway::impl::refuse_for_modern_client(const request_record& rec, std::siz
         asio::detached);
 }
 
+asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(request_record& rec,
+                                                                             json::object request) {
+    if (!rec.push_to_client)
+        co_return std::nullopt;
+    auto minted = "gate-" + std::to_string(++minted_ids);
+    auto slot = std::make_shared<answer_slot>(io.get_executor());
+    slot->session = rec.session;
+    awaiting_input[minted] = slot;
+    request["jsonrpc"] = "2.0";
+    request["id"] = minted;
+    rec.push_to_client(json::serialize(request));
+    // Bounded: a client that never answers does not pin the call.
+    slot->wake.expires_after(client_input_timeout);
+    boost::system::error_code ec;
+    co_await slot->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    awaiting_input.erase(minted);
+    if (!slot->answered)
+        co_return std::nullopt;
+    co_return std::move(slot->result);
+}
+
 void gateway::impl::record_subscription(const request_record& rec, const std::string& uri,
                                         bool subscribed) {
     if (!parts.bridges || !rec.upstream)
@@ -231,6 +258,20 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
     if (msg.kind == protocol::message_kind::response) {
         // The client's answer to an upstream request: back to that upstream session, under
         // the upstream's own id.
+        if (msg.id.is_string()) {
+            // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
+            // continues with it.
+            auto it = awaiting_input.find(std::string(msg.id.get_string()));
+            if (it != awaiting_input.end() && it->second->session == session) {
+                auto slot = it->second;
+                awaiting_input.erase(it);
+                if (auto* r = msg.body.if_contains("result"); r && r->is_object())
+                    slot->result = r->get_object();
+                slot->answered = true;
+                slot->wake.cancel();
+                co_return http_reply::empty(http::status::accepted);
+            }
+        }
         std::optional<server_request_target> target;
         if (msg.id.is_string() && parts.bridges) {
             auto found = co_await ask<std::optional<server_request_target>>(

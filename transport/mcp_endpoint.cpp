@@ -273,11 +273,15 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
     // A named call of a downstream session: on that client's bridged session, with the
     // upstream's messages for it passed on, and its upstream id known for cancellation.
     ctx.bridge = rec.session;
-    capabilities = sessions.capabilities(rec.session);
+    capabilities = rec.modern ? rec.modern_capabilities : sessions.capabilities(rec.session);
     ctx.client_capabilities = &capabilities;
     ctx.on_server_message = [&rec, upstream](json::object m) {
         rec.server_message(upstream, std::move(m));
     };
+    if (rec.push_to_client && !rec.modern)
+        ctx.ask_client = [this, &rec](json::object request) {
+            return ask_client_input(rec, std::move(request));
+        };
     if (parts.bridges && !rec.session.empty())
         ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
             caf::anon_send(parts.bridges,

@@ -114,6 +114,10 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         co_return http_reply::json(http::status::ok, json::serialize(answer));
     }
     rec.modern = true;
+    if (auto* meta = msg.params()->at("_meta").if_object())
+        if (auto* caps = meta->if_contains(protocol::meta_client_capabilities);
+            caps && caps->is_object())
+            rec.modern_capabilities = caps->get_object();
     rec.client_id = json::serialize(msg.id);
     if (protocol::list_kind_of(msg.method)) {
         auto response = co_await handle("", msg.id, msg.method, msg.take_params(), rec);

@@ -1,5 +1,6 @@
 #include "transport/upstream_client.hpp"
 
+#include "protocol/modern_request.hpp"
 #include "transport/sse.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/version.hpp"
@@ -30,6 +31,8 @@ constexpr std::string_view client_protocol_version = "2025-11-25";
 constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
 constexpr std::size_t max_idle_per_endpoint = 1024;
 constexpr auto max_idle_age = std::chrono::seconds(4);
+// Input rounds one call may take with a 2026-07-28 upstream before gate gives up.
+constexpr int max_input_rounds = 16;
 // How long a handshake waits for the new session's GET stream to open.
 constexpr auto stream_open_wait = std::chrono::seconds(2);
 
@@ -66,6 +69,8 @@ struct upstream_client::http_answer {
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
     : ex_(std::move(ex)), cfg_(std::move(cfg)), root_(std::make_shared<upstream_session>()) {
     root_->capabilities = root_capabilities();
+    modern_ = cfg_.protocol == config::protocol_mode::v2026_07_28;
+    era_known_ = cfg_.protocol != config::protocol_mode::auto_;
     for (const auto& url : cfg_.urls) {
         auto ep = std::make_unique<endpoint>();
         ep->url = url;
@@ -225,6 +230,18 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
         wire.append("\r\nMcp-Session-Id: ").append(session.id);
     if (!session.protocol_version.empty())
         wire.append("\r\nMCP-Protocol-Version: ").append(session.protocol_version);
+    if (session.protocol_version == protocol::modern_protocol_version) {
+        // 2026-07-28: the method, and the name a call is about, mirrored in headers.
+        if (auto* m = msg.if_contains("method"); m && m->is_string()) {
+            wire.append("\r\nMcp-Method: ").append(m->get_string());
+            auto* p = msg.if_contains("params");
+            auto member = protocol::named_member(m->get_string());
+            auto* v = member && p && p->is_object() ? p->as_object().if_contains(*member) : nullptr;
+            if (v && v->is_string())
+                wire.append("\r\nMcp-Name: ")
+                    .append(protocol::encode_header_value(v->get_string()));
+        }
+    }
     if (!ctx.traceparent.empty())
         wire.append("\r\ntraceparent: ").append(ctx.traceparent);
     wire.append("\r\nContent-Length: ").append(std::to_string(body.size()));
@@ -303,6 +320,29 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
     std::optional<upstream_failure> last;
     for (std::size_t tried = 0; tried < endpoints_.size(); ++tried) {
         auto& ep = *endpoints_[next_endpoint_++ % endpoints_.size()];
+        if (!era_known_ || modern_) {
+            // 2026-07-28 has no handshake: the root session's discovery stands in for it (and,
+            // for `auto`, decides the era); a bridged session is ready at once.
+            json::object discovered;
+            if (s == root_ || !era_known_) {
+                auto failure = co_await discover(ep, ctx, deadline, discovered);
+                if (failure && failure->what == upstream_failure::kind::connect_error) {
+                    last = failure;
+                    continue;
+                }
+                if (failure)
+                    co_return failure;
+            }
+            if (modern_) {
+                if (s == root_)
+                    s->init_result = std::move(discovered);
+                s->state = session_state{{}, std::string(protocol::modern_protocol_version)};
+                s->ep = &ep;
+                ++s->generation;
+                s->ready = true;
+                co_return std::nullopt;
+            }
+        }
         json::object init{{"jsonrpc", "2.0"},
                           {"id", next_id_++},
                           {"method", "initialize"},
@@ -423,9 +463,19 @@ upstream_client::request(std::string_view method, json::object params, const cal
     if (!params.empty())
         msg["params"] = std::move(params);
     auto s = session_for(ctx);
+    int input_rounds = 0;
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (auto failure = co_await ensure_session(s, ctx))
             co_return *failure;
+        if (modern_) {
+            auto& params = msg["params"];
+            if (!params.is_object())
+                params = json::object{};
+            protocol::add_envelope(params.as_object(),
+                                   ctx.client_capabilities ? *ctx.client_capabilities
+                                                           : s->capabilities,
+                                   json::object{{"name", "gate"}, {"version", gate_version}});
+        }
         auto id = next_id_++;
         msg["id"] = id;
         if (ctx.on_sent)
@@ -449,6 +499,40 @@ upstream_client::request(std::string_view method, json::object params, const cal
                            "upstream answered HTTP " + std::to_string(answer.status) +
                                " without a JSON-RPC response",
                            answer.status);
+        if (modern_ && ctx.ask_client) {
+            // 2026-07-28 asks for input by answering input_required; a client of an earlier
+            // revision is asked each embedded request, and the call is retried with its
+            // answers and the upstream's state.
+            auto* r = answer.message->if_contains("result");
+            auto* result = r ? r->if_object() : nullptr;
+            auto* type = result ? result->if_contains("resultType") : nullptr;
+            if (type && type->is_string() && type->get_string() == "input_required") {
+                if (++input_rounds > max_input_rounds)
+                    co_return fail(upstream_failure::kind::protocol,
+                                   "upstream asked for input more than " +
+                                       std::to_string(max_input_rounds) + " times in one call");
+                json::object responses;
+                if (auto* reqs = result->if_contains("inputRequests"); reqs && reqs->is_object())
+                    for (auto& [key, embedded] : reqs->as_object()) {
+                        if (!embedded.is_object())
+                            continue;
+                        auto got = co_await ctx.ask_client(embedded.as_object());
+                        if (!got)
+                            co_return fail(upstream_failure::kind::protocol,
+                                           "the client did not answer the upstream's " +
+                                               std::string(key) + " input request");
+                        responses[key] = std::move(*got);
+                    }
+                auto& params = msg["params"].as_object();
+                params["inputResponses"] = std::move(responses);
+                if (auto* state = result->if_contains("requestState"))
+                    params["requestState"] = *state;
+                else
+                    params.erase("requestState");
+                --attempt; // not a lost session: the same call, continued
+                continue;
+            }
+        }
         co_return upstream_message{std::move(*answer.message), std::move(answer.raw)};
     }
     co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
@@ -653,6 +737,57 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
         boost::system::error_code wait_ec;
         co_await s->relisten->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
     }
+}
+
+asio::awaitable<std::optional<upstream_failure>>
+upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_point deadline,
+                          json::object& init_result) {
+    json::object params;
+    protocol::add_envelope(params, root_->capabilities,
+                           json::object{{"name", "gate"}, {"version", gate_version}});
+    json::object probe{{"jsonrpc", "2.0"},
+                       {"id", next_id_++},
+                       {"method", "server/discover"},
+                       {"params", std::move(params)}};
+    session_state modern_state{{}, std::string(protocol::modern_protocol_version)};
+    auto r = co_await exchange(ep, probe, modern_state, ctx, deadline, nullptr);
+    if (auto* f = std::get_if<upstream_failure>(&r))
+        co_return *f;
+    auto& answer = std::get<http_answer>(r);
+    auto* res = answer.message ? answer.message->if_contains("result") : nullptr;
+    auto* result = res ? res->if_object() : nullptr;
+    bool speaks_modern = false;
+    if (result)
+        if (auto* v = result->if_contains("supportedVersions"); v && v->is_array())
+            for (auto& version : v->as_array())
+                speaks_modern =
+                    speaks_modern || (version.is_string() &&
+                                      version.get_string() == protocol::modern_protocol_version);
+    if (!era_known_) {
+        // auto: anything but a discover result offering 2026-07-28 means the sessionful era.
+        era_known_ = true;
+        modern_ = speaks_modern;
+        if (!modern_)
+            co_return std::nullopt;
+    }
+    if (!speaks_modern) {
+        auto f = fail(upstream_failure::kind::protocol,
+                      "server/discover did not offer 2026-07-28 (HTTP " +
+                          std::to_string(answer.status) + ")",
+                      answer.status);
+        if (answer.message)
+            f.answer = upstream_message{std::move(*answer.message), std::move(answer.raw)};
+        co_return f;
+    }
+    // The discover result in the shape of an initialize result, for passthrough mode.
+    init_result = json::object{{"protocolVersion", protocol::modern_protocol_version},
+                               {"capabilities", (*result)["capabilities"]}};
+    if (auto* meta = result->if_contains("_meta"); meta && meta->is_object())
+        if (auto* info = meta->as_object().if_contains(protocol::meta_server_info))
+            init_result["serverInfo"] = *info;
+    if (auto* i = result->if_contains("instructions"))
+        init_result["instructions"] = *i;
+    co_return std::nullopt;
 }
 
 asio::awaitable<std::variant<json::object, upstream_failure>>

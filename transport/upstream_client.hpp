@@ -62,6 +62,11 @@ struct call_context {
     server_message_sink on_server_message;
     // Called with the upstream-side id the request goes out under (again on a retry).
     std::function<void(std::int64_t)> on_sent;
+    // A 2026-07-28 upstream's input_required result is answered by asking the client each
+    // embedded request ({method, params}); the answer is the client's result, nullopt when it
+    // gave none. Without it the input_required result is the answer (the client retries).
+    std::function<boost::asio::awaitable<std::optional<boost::json::object>>(boost::json::object)>
+        ask_client;
 
     static call_context traced(std::string traceparent) {
         call_context ctx;
@@ -180,6 +185,14 @@ private:
     std::unordered_map<std::string, session_ptr> bridged_;
     session_message_handler on_session_message_;
     bool closed_ = false;
+    // The upstream's era: fixed by `protocol`, or learnt by the first handshake for `auto`.
+    bool modern_ = false;
+    bool era_known_ = false;
+    // Learns (auto) whether the upstream speaks 2026-07-28 with a server/discover probe; for
+    // a 2026-07-28 upstream, its discover result is the root session's "initialize result".
+    boost::asio::awaitable<std::optional<upstream_failure>>
+    discover(endpoint& ep, const call_context& ctx, std::chrono::steady_clock::time_point deadline,
+             boost::json::object& init_result);
     std::int64_t next_id_ = 1;
     std::shared_ptr<boost::asio::ssl::context> tls_; // created with the first https endpoint
 };

@@ -7,3 +7,4 @@ export * from './gate.mjs';
 export * from './client.mjs';
 export * from './shim.mjs';
 export * from './task-server.mjs';
+export * from './modern-server.mjs';
