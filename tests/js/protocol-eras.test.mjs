@@ -7,7 +7,9 @@ import { after, before, describe, test } from 'node:test';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { connectClient, get, post, startEverything, startGate } from './lib/index.mjs';
+import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { FULL_CLIENT_CAPABILITIES, connectClient, get, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
 
 const MODERN = '2026-07-28';
 
@@ -177,6 +179,116 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
       const r = await post(gate.url, body, headers);
       assert.equal(r.status, 404, method);
       assert.equal(r.json.error.code, -32601, method);
+    }
+  });
+});
+
+// A 2026-07-28 upstream (v2 SDK, modern-only) behind gate, next to a 2025-11-25 one: every
+// pairing of client era and upstream era, with input requests in both directions.
+describe('protocol eras: a 2026-07-28 upstream', { timeout: 180_000 }, () => {
+  let modernUp;
+  let classicUp;
+  let gates;
+
+  before(async () => {
+    [modernUp, classicUp] = await Promise.all([startModernServer(), startEverything()]);
+    gates = {};
+    for (const mode of ['2026-07-28', 'auto']) {
+      gates[mode] = await startGate({
+        config: {
+          upstreams: [
+            { id: 'm', url: modernUp.url, namespace: 'm', protocol: mode },
+            { id: 'ev', url: classicUp.url, namespace: 'ev', protocol: 'auto' },
+          ],
+        },
+      });
+    }
+  });
+
+  after(async () => {
+    for (const g of Object.values(gates ?? {})) await g.stop();
+    await Promise.all([modernUp?.stop(), classicUp?.stop()]);
+  });
+
+  for (const mode of ['2026-07-28', 'auto']) {
+    test(`protocol ${mode}: a 2025-11-25 client answers the upstream's input requests as server requests`, { timeout: 30_000 }, async () => {
+      const gate = gates[mode];
+      const client = await connectClient(gate.url, { capabilities: FULL_CLIENT_CAPABILITIES });
+      const asked = [];
+      client.setRequestHandler(ElicitRequestSchema, async (r) => {
+        asked.push(r.params.message);
+        return { action: 'accept', content: { name: 'alice' } };
+      });
+      client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'from alice' } }));
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        for (const n of ['m__echo', 'm__confirm', 'ev__echo']) assert.ok(names.includes(n), n);
+        const echo = await client.callTool({ name: 'm__echo', arguments: { message: 'x' } });
+        assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: x' }]);
+        const confirmed = await client.callTool({ name: 'm__confirm', arguments: { action: 'deploy' } });
+        assert.deepEqual(confirmed.content, [{ type: 'text', text: 'deploy confirmed by alice' }]);
+        assert.deepEqual(asked, ['Who confirms deploy?']);
+        const sampled = await client.callTool({ name: 'm__sample', arguments: { prompt: 'hi' } });
+        assert.deepEqual(sampled.content, [{ type: 'text', text: 'sampled: from alice' }]);
+        // The classic upstream next to it still speaks its own era through the same gate.
+        const classic = await client.callTool({ name: 'ev__echo', arguments: { message: 'y' } });
+        assert.deepEqual(classic.content, [{ type: 'text', text: 'Echo: y' }]);
+      } finally {
+        await client.close();
+      }
+      // The upstream saw 2026-07-28 requests only: no initialize, envelope and headers set.
+      const seen = modernUp.requests.filter((r) => r.body?.method);
+      assert.ok(!seen.some((r) => r.body.method === 'initialize'));
+      const call = seen.find((r) => r.body.method === 'tools/call' && r.body.params.name === 'confirm');
+      assert.equal(call.headers['mcp-protocol-version'], MODERN);
+      assert.equal(call.headers['mcp-method'], 'tools/call');
+      assert.equal(call.headers['mcp-name'], 'confirm');
+      assert.equal(call.body.params._meta['io.modelcontextprotocol/protocolVersion'], MODERN);
+      const retry = seen.find((r) => r.body.method === 'tools/call' && r.body.params.inputResponses?.who);
+      assert.equal(retry.body.params.requestState, 'state-for-deploy');
+    });
+
+    test(`protocol ${mode}: a 2026-07-28 client gets input_required and retries through gate`, { timeout: 30_000 }, async () => {
+      const gate = gates[mode];
+      const client = new Client({ name: 'modern', version: '0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } });
+      client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'bob' } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+        const r = await client.callTool({ name: 'm__confirm', arguments: { action: 'ship' } });
+        assert.deepEqual(r.content, [{ type: 'text', text: 'ship confirmed by bob' }]);
+        const classic = await client.callTool({ name: 'ev__echo', arguments: { message: 'z' } });
+        assert.deepEqual(classic.content, [{ type: 'text', text: 'Echo: z' }]);
+      } finally {
+        await client.close();
+      }
+      // The client's own capabilities, not gate's, went upstream.
+      const call = modernUp.requests.filter((q) => q.body?.params?.name === 'confirm').at(-1);
+      assert.deepEqual(call.body.params._meta['io.modelcontextprotocol/clientCapabilities'], { elicitation: {} });
+    });
+  }
+
+  test('passthrough in front of a 2026-07-28 upstream presents its discovery as the handshake', { timeout: 30_000 }, async () => {
+    const gate = await startGate({ config: { upstreams: [{ id: 'm', url: modernUp.url, protocol: '2026-07-28' }] } });
+    try {
+      const client = await connectClient(gate.url);
+      assert.equal(client.getServerVersion().name, 'gate-test-modern-server');
+      const r = await client.callTool({ name: 'echo', arguments: { message: 'p' } });
+      assert.deepEqual(r.content, [{ type: 'text', text: 'Echo: p' }]);
+      await client.close();
+    } finally {
+      await gate.stop();
+    }
+  });
+
+  test('protocol auto in front of a 2025-11-25 upstream falls back to the sessionful handshake', { timeout: 30_000 }, async () => {
+    const gate = gates.auto;
+    const client = await connectClient(gate.url, { capabilities: FULL_CLIENT_CAPABILITIES });
+    try {
+      const r = await client.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: 'auto' } });
+      assert.match(JSON.stringify(r.content), /stub/);
+    } finally {
+      await client.close();
     }
   });
 });
