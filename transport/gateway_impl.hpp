@@ -3,12 +3,15 @@
 
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
+#include "transport/event_stream.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <deque>
+#include <map>
 #include <unordered_map>
 
 namespace gate::transport {
@@ -92,9 +95,6 @@ struct gateway::impl final : http_handler {
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
                   request_record rec);
     void session_ended(std::string session);
-    // Answers an upstream's request on behalf of a 2026-07-28 client, which cannot take it.
-    void refuse_for_modern_client(const request_record& rec, std::size_t upstream,
-                                  boost::json::object request);
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
                   request_record& rec);
@@ -127,6 +127,27 @@ struct gateway::impl final : http_handler {
         boost::asio::steady_timer wake;
     };
     std::unordered_map<std::string, std::shared_ptr<answer_slot>> awaiting_input;
+    // A 2026-07-28 client's call on an upstream of the earlier era that asked the client
+    // something: answered input_required, kept running until the client's retry.
+    struct input_parking {
+        std::shared_ptr<message_queue> out;             // the call's events, then its answer
+        std::deque<boost::json::object> requests;       // upstream requests not yet asked
+        std::shared_ptr<upstream_client> client;        // the upstream that asked
+        std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
+        std::uint64_t next_key = 0;
+        std::chrono::steady_clock::time_point expires{};
+    };
+    std::unordered_map<std::string, std::shared_ptr<input_parking>> parked_calls;
+    // Answers a 2026-07-28 client from a running call: its events and answer, or an
+    // input_required result that parks the call under a new requestState.
+    boost::asio::awaitable<std::optional<http_reply>>
+    answer_modern(boost::beast::tcp_stream& stream, const http_request& req,
+                  std::shared_ptr<input_parking> park, boost::json::value id);
+    // The client's retry of a parked call: its answers go upstream; nullopt when `token` names
+    // no parked call (it is then an upstream's own requestState).
+    boost::asio::awaitable<std::optional<std::optional<http_reply>>>
+    resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
+                  const protocol::message& msg, request_record& rec);
     // Asks the client of `rec` one embedded input request on its call's stream.
     boost::asio::awaitable<std::optional<boost::json::object>>
     ask_client_input(request_record& rec, boost::json::object request);

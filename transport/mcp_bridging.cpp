@@ -129,11 +129,16 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     auto ex = co_await asio::this_coro::executor;
     auto out = std::make_shared<message_queue>(ex);
     auto rec = std::make_shared<request_record>(std::move(record));
-    rec->server_message = [this, out, rec = rec.get()](std::size_t upstream, json::object m) {
-        if (rec->modern && m.contains("id")) {
-            // A 2026-07-28 client takes no server requests (it would be asked through an
-            // input_required result, which gate does not translate yet): the upstream is told.
-            refuse_for_modern_client(*rec, upstream, std::move(m));
+    auto park = rec->modern ? std::make_shared<input_parking>() : nullptr;
+    if (park)
+        park->out = out;
+    rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream, json::object m) {
+        if (park && m.contains("id")) {
+            // A 2026-07-28 client takes no server requests: it is asked through an
+            // input_required result, and the call waits for its retry.
+            park->client = rec->view->clients[upstream];
+            park->requests.push_back(std::move(m));
+            out->wake.cancel();
             return;
         }
         out->push(to_client(rec->session, upstream, std::move(m)));
@@ -143,7 +148,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     // still be audited once.
     asio::co_spawn(
         ex,
-        [this, out, rec, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
+        [this, out, rec, msg]() mutable -> asio::awaitable<void> {
             std::string answer;
             try {
                 // A subscription's URI is kept aside: the params go to the upstream.
@@ -176,6 +181,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
         },
         asio::detached);
 
+    if (park)
+        co_return co_await answer_modern(stream, req, park, msg.id);
     co_await out->wait();
     if (out->frames.size() == 1 && out->answered)
         co_return http_reply::json(http::status::ok, std::move(out->frames.front()));
@@ -199,25 +206,6 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     }
     co_await close_event_stream(stream);
     co_return std::nullopt;
-}
-
-void gateway::impl::refuse_for_modern_client(const request_record& rec, std::size_t upstream,
-                                             json::object request) {
-    if (upstream >= rec.view->clients.size())
-        return;
-    std::string method(request["method"].is_string() ? request["method"].get_string() : "");
-    json::object answer{{"jsonrpc", "2.0"},
-                        {"id", request["id"]},
-                        {"error",
-                         {{"code", ec::method_not_found},
-                          {"message", "the client speaks " + std::string("2026-07-28") +
-                                          ", which has no server-to-client requests; " + method +
-                                          " cannot be passed on"}}}};
-    asio::co_spawn(
-        io,
-        [client = rec.view->clients[upstream], answer = std::move(answer)]() mutable
-        -> asio::awaitable<void> { co_await client->deliver("", std::move(answer)); },
-        asio::detached);
 }
 
 asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(request_record& rec,

@@ -2,10 +2,15 @@
 // version and capabilities in `_meta` and mirrored in headers. No session is created or
 // needed; `server/discover` describes the federation; lists and calls go through the same
 // stages as in a session (docs/protocol-eras.md).
+#include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/protocol_versions.hpp"
+#include "transport/random_id.hpp"
+#include "transport/sse.hpp"
 
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -113,6 +118,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         finish(rec);
         co_return http_reply::json(http::status::ok, json::serialize(answer));
     }
+    if (auto resumed = co_await resume_parked(stream, req, msg, rec))
+        co_return std::move(*resumed);
     rec.modern = true;
     if (auto* meta = msg.params()->at("_meta").if_object())
         if (auto* caps = meta->if_contains(protocol::meta_client_capabilities);
@@ -144,6 +151,124 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     // Everything else runs like a named call of a session, on the upstreams' shared root
     // sessions: a stateless client has no bridged session.
     co_return co_await streamed_call(stream, req, std::move(msg), std::move(rec));
+}
+
+} // namespace gate::transport
+
+namespace gate::transport {
+
+namespace {
+// How long a parked call waits for the client's retry (the upstream call's own timeout still
+// bounds the whole exchange).
+constexpr auto parked_call_lifetime = std::chrono::seconds(60);
+} // namespace
+
+asio::awaitable<std::optional<http_reply>>
+gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
+                             std::shared_ptr<input_parking> park, json::value id) {
+    auto& out = *park->out;
+    // The call's answer carries the id of the request that started it; a retry has its own.
+    auto id_text = json::serialize(id);
+    auto as_answer = [&](std::string frame) {
+        auto spliced = protocol::replace_top_level_member(frame, "id", id_text);
+        return spliced ? std::move(*spliced) : std::move(frame);
+    };
+    bool streaming = false;
+    std::uint64_t event_id = 0;
+    for (;;) {
+        if (out.frames.empty() && park->requests.empty()) {
+            boost::system::error_code ec; // cancellation is the wake-up
+            out.wake.expires_at(asio::steady_timer::time_point::max());
+            co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            continue;
+        }
+        std::string frame;
+        bool last = false;
+        std::optional<std::string> final_text;
+        while (!out.frames.empty()) {
+            last = out.answered && out.frames.size() == 1;
+            auto text = std::move(out.frames.front());
+            out.frames.pop_front();
+            if (last)
+                final_text = as_answer(std::move(text));
+            else
+                frame += format_sse(text, std::to_string(++event_id));
+        }
+        if (!last && !park->requests.empty()) {
+            // Park the call: the client is asked through an input_required result and comes
+            // back with its answers and this requestState.
+            json::object input_requests;
+            for (auto& r : park->requests) {
+                auto key = "input-" + std::to_string(++park->next_key);
+                park->keys[key] = r["id"];
+                json::object embedded{{"method", r["method"]}};
+                if (auto* p = r.if_contains("params"))
+                    embedded["params"] = *p;
+                input_requests[key] = std::move(embedded);
+            }
+            park->requests.clear();
+            auto now = std::chrono::steady_clock::now();
+            std::erase_if(parked_calls, [now](const auto& e) { return e.second->expires <= now; });
+            auto token = random_id();
+            park->expires = now + parked_call_lifetime;
+            parked_calls[token] = park;
+            final_text = json::serialize(
+                protocol::make_result(id, json::object{{"resultType", "input_required"},
+                                                       {"inputRequests", std::move(input_requests)},
+                                                       {"requestState", token}}));
+            last = true;
+        }
+        if (last && !streaming && frame.empty())
+            co_return http_reply::json(http::status::ok, std::move(*final_text));
+        if (!streaming) {
+            if (co_await open_event_stream(stream, req.version(), "gate", std::nullopt))
+                co_return std::nullopt;
+            streaming = true;
+        }
+        if (final_text)
+            frame += format_sse(*final_text, std::to_string(++event_id));
+        if (!frame.empty() && co_await write_event_chunk(stream, frame))
+            co_return std::nullopt;
+        if (last)
+            break;
+    }
+    co_await close_event_stream(stream);
+    co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<std::optional<http_reply>>>
+gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
+                             const protocol::message& msg, request_record& rec) {
+    auto* params = msg.params();
+    auto* state = params ? params->if_contains("requestState") : nullptr;
+    if (!state || !state->is_string())
+        co_return std::nullopt;
+    auto it = parked_calls.find(std::string(state->get_string()));
+    if (it == parked_calls.end())
+        co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
+    auto park = it->second;
+    parked_calls.erase(it);
+    // Each answer goes to the upstream under the id of the request it answers; a request
+    // the client left unanswered gets an error, so the upstream does not wait for it.
+    const json::object* responses = nullptr;
+    if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
+        responses = &r->get_object();
+    for (auto& [key, upstream_id] : park->keys) {
+        json::object answer{{"jsonrpc", "2.0"}, {"id", upstream_id}};
+        auto* got = responses ? responses->if_contains(key) : nullptr;
+        if (got && got->is_object())
+            answer["result"] = *got;
+        else
+            answer["error"] = {{"code", ec::internal_error},
+                               {"message", "the client's retry carried no answer for " + key}};
+        ++rec.upstream_calls;
+        co_await park->client->deliver("", std::move(answer));
+    }
+    park->keys.clear();
+    rec.upstream = park->client->config().id;
+    auto reply = co_await answer_modern(stream, req, park, msg.id);
+    finish(rec);
+    co_return reply;
 }
 
 } // namespace gate::transport
