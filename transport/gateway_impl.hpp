@@ -1,6 +1,7 @@
 // Internals shared by the gateway's translation units (listener, MCP endpoint, stages).
 #pragma once
 
+#include "actors/federation.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
 #include "transport/event_stream.hpp"
@@ -19,6 +20,10 @@ namespace gate::transport {
 // The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
 // a stage already set is kept).
 void settle_outcome(request_record& rec, const boost::json::object& response);
+// The JSON-RPC answer for a page the router cut (or refused); counts the items served.
+boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
+                                  const boost::json::value& id, request_record& rec);
+
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
 // wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
 boost::json::object pass_on(upstream_message answer, const boost::json::value& id,

@@ -75,6 +75,17 @@ json::object pass_on(upstream_message answer, const json::value& id, request_rec
     return with_id(std::move(answer.body), id);
 }
 
+json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
+                           const json::value& id, request_record& rec) {
+    if (!answer)
+        return protocol::make_error(id, ec::internal_error, "router unavailable");
+    if (auto* err = std::get_if<route_error>(&*answer))
+        return protocol::make_error(id, err->code, err->message);
+    auto& ok = std::get<list_answer>(*answer);
+    rec.items_served = static_cast<std::int64_t>(ok.items_served);
+    return protocol::make_result(id, std::move(ok.result));
+}
+
 void settle_outcome(request_record& rec, const json::object& response) {
     if (rec.outcome == "ok")
         rec.outcome = std::string(outcome_of(response));
@@ -372,13 +383,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     auto answer = co_await ask<answer_t>(parts.router, [&](reply_to<answer_t> r) {
         return complete_list{plan->snap, kind, std::move(fetched), cursor, caller, std::move(r)};
     });
-    if (!answer)
-        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
-    if (auto* err = std::get_if<route_error>(&*answer))
-        co_return protocol::make_error(id, err->code, err->message);
-    auto& ok = std::get<list_answer>(*answer);
-    rec.items_served = static_cast<std::int64_t>(ok.items_served);
-    co_return protocol::make_result(id, std::move(ok.result));
+    co_return list_response(std::move(answer), id, rec);
 }
 
 asio::awaitable<json::object> gateway::impl::named_call(const std::string& method,

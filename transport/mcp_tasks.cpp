@@ -168,13 +168,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
         return page_tasks{rec.view->snap, std::move(merged), cursor, principal_of(session),
                           std::move(r)};
     });
-    if (!answer)
-        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
-    if (auto* err = std::get_if<route_error>(&*answer))
-        co_return protocol::make_error(id, err->code, err->message);
-    auto& ok = std::get<list_answer>(*answer);
-    rec.items_served = static_cast<std::int64_t>(ok.items_served);
-    co_return protocol::make_result(id, std::move(ok.result));
+    co_return list_response(std::move(answer), id, rec);
 }
 
 } // namespace gate::transport

@@ -1,6 +1,7 @@
 // The bridge keeper under CAF's test_coordinator: the idle sweep in virtual time, the
 // cancellation and answer lookups, the fan-out of resource updates, and ended sessions.
 #include "actors/bridge_keeper.hpp"
+#include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
@@ -11,16 +12,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct keeper_fixture : ::testing::Test {
-    static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
-        cfg.set("scheduler.policy", caf::atom("testing"));
-        cfg.set("logger.verbosity", caf::atom("quiet"));
-        return cfg;
-    }
-    caf::actor_system_config cfg;
-    caf::actor_system sys{configure(cfg)};
-    caf::scheduler::test_coordinator& sched =
-        dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+struct keeper_fixture : test::coordinator_fixture {
     std::vector<retired_bridge> retired;
     caf::actor keeper = spawn_bridge_keeper(
         sys,

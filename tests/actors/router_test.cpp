@@ -1,6 +1,7 @@
 // The router actor under CAF's test_coordinator: virtual time, no threads, no sleeps.
 #include "../unit/test_config.hpp"
 #include "actors/router.hpp"
+#include "coordinator_fixture.hpp"
 #include "protocol/json_rpc.hpp"
 
 #include <boost/json/parse.hpp>
@@ -14,16 +15,7 @@ namespace json = boost::json;
 
 namespace {
 
-struct router_fixture : ::testing::Test {
-    static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
-        cfg.set("scheduler.policy", caf::atom("testing"));
-        cfg.set("logger.verbosity", caf::atom("quiet"));
-        return cfg;
-    }
-    caf::actor_system_config cfg;
-    caf::actor_system sys{configure(cfg)};
-    caf::scheduler::test_coordinator& sched =
-        dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+struct router_fixture : test::coordinator_fixture {
 
     std::shared_ptr<const snapshot> snap = test::two_upstreams(200, 30000);
     caf::actor router = spawn_router(sys, snap);

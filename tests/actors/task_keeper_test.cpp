@@ -1,6 +1,7 @@
 // The task keeper under CAF's test_coordinator: pins, lookups for the owner, another
 // principal and an unknown id (the probe case), and expiry after 24 h of virtual time.
 #include "actors/task_keeper.hpp"
+#include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
@@ -11,16 +12,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct task_keeper_fixture : ::testing::Test {
-    static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
-        cfg.set("scheduler.policy", caf::atom("testing"));
-        cfg.set("logger.verbosity", caf::atom("quiet"));
-        return cfg;
-    }
-    caf::actor_system_config cfg;
-    caf::actor_system sys{configure(cfg)};
-    caf::scheduler::test_coordinator& sched =
-        dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+struct task_keeper_fixture : test::coordinator_fixture {
     caf::actor keeper = spawn_task_keeper(sys, 1h);
 
     task_owner find(const std::string& id, std::uint64_t principal) {
