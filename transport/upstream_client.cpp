@@ -560,8 +560,10 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
     ctx.bridge = bridge;
     auto s = session_for(ctx);
     s->log_level = level;
-    if (!s->ready)
-        co_return; // sent at the handshake
+    // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel
+    // (the level would travel per request in _meta; docs/protocol-eras.md).
+    if (!s->ready || modern_)
+        co_return;
     json::object msg{{"jsonrpc", "2.0"},
                      {"id", next_id_++},
                      {"method", "logging/setLevel"},

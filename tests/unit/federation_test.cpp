@@ -38,6 +38,19 @@ TEST(federation, negative_ttl_disables_caching) {
     EXPECT_EQ(f.stale(list_kind::tools, t0).size(), 2u);
 }
 
+TEST(federation, lists_of_per_user_credential_strategies_are_never_cached) {
+    for (auto strategy : {"passthrough", "token-exchange"}) {
+        auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
+        doc->upstreams[0].auth.strategy = strategy;
+        doc->upstreams[1].auth.strategy = "client-credentials";
+        federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+        f.store(0, list_kind::tools, tools({"echo"}), t0);
+        f.store(1, list_kind::tools, tools({"echo"}), t0);
+        // The per-user upstream is fetched again for the next caller; the other is cached.
+        EXPECT_EQ(f.stale(list_kind::tools, t0), std::vector<std::size_t>{0}) << strategy;
+    }
+}
+
 TEST(federation, pages_with_cursors_bound_to_caller_and_list) {
     auto f = make(2);
     f.store(0, list_kind::tools, tools({"x", "y"}), t0);
