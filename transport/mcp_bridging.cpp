@@ -144,11 +144,12 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
         out->push(to_client(rec->session, upstream, std::move(m)));
     };
     rec->push_to_client = [out](std::string text) { out->push(std::move(text)); };
+    auto id = msg.id; // the call takes the message; a parked answer needs the id
     // The call runs on its own: the client may stop reading, and the upstream's answer must
     // still be audited once.
     asio::co_spawn(
         ex,
-        [this, out, rec, msg]() mutable -> asio::awaitable<void> {
+        [this, out, rec, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
             std::string answer;
             try {
                 // A subscription's URI is kept aside: the params go to the upstream.
@@ -182,7 +183,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
         asio::detached);
 
     if (park)
-        co_return co_await answer_modern(stream, req, park, msg.id);
+        co_return co_await answer_modern(stream, req, park, std::move(id));
     co_await out->wait();
     if (out->frames.size() == 1 && out->answered)
         co_return http_reply::json(http::status::ok, std::move(out->frames.front()));
