@@ -1,6 +1,7 @@
 #include "actors/bridge_keeper.hpp"
 
 #include <caf/all.hpp>
+#include <type_traits>
 
 namespace gate {
 
@@ -31,33 +32,69 @@ caf::behavior keeper(caf::stateful_actor<keeper_state>* self, retire_bridges ret
             retire(std::move(gone));
     };
     self->delayed_send(self, timing.sweep_every, sweep_tick{});
+    auto& ledger = self->state.ledger;
+    auto apply = [=, &ledger](bridge_event& e) {
+        std::visit(
+            [&](auto& m) {
+                using T = std::decay_t<decltype(m)>;
+                if constexpr (std::is_same_v<T, bridge_used>)
+                    ledger.touch(m.session, m.upstream, now());
+                else if constexpr (std::is_same_v<T, bridge_call_started>)
+                    ledger.call_started(m.session, m.client_id, m.upstream,
+                                        std::move(m.upstream_id), now());
+                else if constexpr (std::is_same_v<T, bridge_call_ended>)
+                    ledger.call_ended(m.session, m.client_id, now());
+                else if constexpr (std::is_same_v<T, bridge_server_request>)
+                    ledger.server_request_opened(m.session, m.minted_id, m.upstream,
+                                                 std::move(m.upstream_id));
+                else if constexpr (std::is_same_v<T, bridge_subscription>) {
+                    if (m.subscribed)
+                        ledger.subscribe(m.session, m.upstream, m.uri);
+                    else
+                        ledger.unsubscribe(m.session, m.upstream, m.uri);
+                } else if constexpr (std::is_same_v<T, bridge_session_ended>)
+                    hand_over(ledger.end_session(m.session));
+            },
+            e);
+    };
     return {
-        [=](bridge_used& m) { self->state.ledger.touch(m.session, m.upstream, now()); },
-        [=](bridge_call_started& m) {
-            self->state.ledger.call_started(m.session, m.client_id, m.upstream,
-                                            std::move(m.upstream_id), now());
+        [=](bridge_batch& b) {
+            for (auto& e : b.events)
+                apply(e);
         },
-        [=](bridge_call_ended& m) { self->state.ledger.call_ended(m.session, m.client_id, now()); },
+        [=](bridge_used& m) {
+            bridge_event e{std::move(m)};
+            apply(e);
+        },
+        [=](bridge_call_started& m) {
+            bridge_event e{std::move(m)};
+            apply(e);
+        },
+        [=](bridge_call_ended& m) {
+            bridge_event e{std::move(m)};
+            apply(e);
+        },
         [=](bridge_cancel_lookup& m) {
             m.reply(self->state.ledger.cancel_target(m.session, m.client_id));
         },
         [=](bridge_server_request& m) {
-            self->state.ledger.server_request_opened(m.session, m.minted_id, m.upstream,
-                                                     std::move(m.upstream_id));
+            bridge_event e{std::move(m)};
+            apply(e);
         },
         [=](bridge_answer_lookup& m) {
             m.reply(self->state.ledger.take_server_request(m.session, m.minted_id));
         },
         [=](bridge_subscription& m) {
-            if (m.subscribed)
-                self->state.ledger.subscribe(m.session, m.upstream, m.uri);
-            else
-                self->state.ledger.unsubscribe(m.session, m.upstream, m.uri);
+            bridge_event e{std::move(m)};
+            apply(e);
         },
         [=](bridge_updated& m) {
             m.reply(self->state.ledger.subscribers(m.upstream, m.uri, m.origin));
         },
-        [=](bridge_session_ended& m) { hand_over(self->state.ledger.end_session(m.session)); },
+        [=](bridge_session_ended& m) {
+            bridge_event e{std::move(m)};
+            apply(e);
+        },
         [=](sweep_tick) {
             hand_over(self->state.ledger.expire_idle(now(), timing.idle));
             self->delayed_send(self, timing.sweep_every, sweep_tick{});

@@ -7,6 +7,8 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <functional>
+#include <variant>
+#include <vector>
 
 namespace gate {
 
@@ -67,6 +69,15 @@ struct bridge_session_ended {
     std::string session;
 };
 
+// Everything the io thread tells the keeper without waiting, in the order it happened. The io
+// thread sends one batch per turn of its loop instead of one message per call: under load a
+// message per event would wake a worker (and on a busy core, switch context) twice per call.
+using bridge_event = std::variant<bridge_used, bridge_call_started, bridge_call_ended,
+                                  bridge_server_request, bridge_subscription, bridge_session_ended>;
+struct bridge_batch {
+    std::vector<bridge_event> events;
+};
+
 // Bridges to end (idle, or their downstream session ended): the io side closes them.
 using retire_bridges = std::function<void(std::vector<retired_bridge>)>;
 
@@ -81,3 +92,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_answer_lookup)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_subscription)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_updated)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_session_ended)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_batch)

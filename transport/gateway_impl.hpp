@@ -1,6 +1,7 @@
 // Internals shared by the gateway's translation units (listener, MCP endpoint, stages).
 #pragma once
 
+#include "actors/bridge_messages.hpp"
 #include "actors/federation.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
@@ -121,6 +122,13 @@ struct gateway::impl final : http_handler {
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_record& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
+    // Events for the bridge keeper, sent as one batch per interval; flushed before
+    // every question to the keeper so it answers knowing everything that happened before.
+    std::vector<bridge_event> keeper_events;
+    bool keeper_flush_posted = false;
+    std::optional<boost::asio::steady_timer> keeper_timer;
+    void tell_keeper(bridge_event e);
+    void flush_keeper();
     // Requests of a 2026-07-28 upstream's input_required result put to a client of an earlier
     // revision, waiting for its answer: minted id -> (session, slot).
     struct answer_slot {

@@ -14,6 +14,7 @@
 #include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
@@ -42,6 +43,7 @@ bool is_list_changed(std::string_view method) {
 }
 
 constexpr auto client_input_timeout = std::chrono::seconds(60);
+constexpr auto keeper_batch_interval = std::chrono::milliseconds(20);
 
 constexpr std::array<std::string_view, 8> log_levels = {"debug", "info",     "notice", "warning",
                                                         "error", "critical", "alert",  "emergency"};
@@ -51,6 +53,30 @@ http_reply rpc_reply(http::status status, const json::object& body) {
 }
 
 } // namespace
+
+void gateway::impl::tell_keeper(bridge_event e) {
+    if (!parts.bridges)
+        return;
+    keeper_events.push_back(std::move(e));
+    if (!keeper_flush_posted) {
+        // At most one batch per interval: a message per event (or per loop turn) wakes a CAF
+        // worker tens of thousands of times a second, and on the gateway's core each wake-up
+        // is a context switch taken from the io thread. Questions flush first, so the keeper
+        // never answers from an older picture; the sweep does not need finer times.
+        keeper_flush_posted = true;
+        if (!keeper_timer)
+            keeper_timer.emplace(io);
+        keeper_timer->expires_after(keeper_batch_interval);
+        keeper_timer->async_wait([this](const boost::system::error_code&) { flush_keeper(); });
+    }
+}
+
+void gateway::impl::flush_keeper() {
+    keeper_flush_posted = false;
+    if (keeper_events.empty() || !parts.bridges)
+        return;
+    caf::anon_send(parts.bridges, bridge_batch{std::exchange(keeper_events, {})});
+}
 
 void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
     client->on_session_message(
@@ -66,8 +92,7 @@ std::string gateway::impl::to_client(const std::string& session, std::size_t ups
         // minted by the gateway, and its answer is mapped back to the upstream's own.
         auto minted = "gate-" + std::to_string(++minted_ids);
         if (parts.bridges)
-            caf::anon_send(parts.bridges,
-                           bridge_server_request{session, minted, upstream, std::move(*id)});
+            tell_keeper(bridge_server_request{session, minted, upstream, std::move(*id)});
         message["id"] = minted;
     }
     return json::serialize(message);
@@ -103,6 +128,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
             io,
             [this, upstream, uri, origin,
              text = json::serialize(message)]() -> asio::awaitable<void> {
+                flush_keeper();
                 auto who = co_await ask<std::vector<std::string>>(
                     parts.bridges, [&](reply_to<std::vector<std::string>> r) {
                         return bridge_updated{upstream, uri, origin, std::move(r)};
@@ -237,7 +263,7 @@ void gateway::impl::record_subscription(const request_record& rec, const std::st
     const auto& snap = *rec.view->snap;
     for (std::size_t i = 0; i < snap.size(); ++i)
         if (snap.upstream(i).id == *rec.upstream)
-            caf::anon_send(parts.bridges, bridge_subscription{rec.session, i, uri, subscribed});
+            tell_keeper(bridge_subscription{rec.session, i, uri, subscribed});
 }
 
 asio::awaitable<http_reply> gateway::impl::from_client(const std::string& session,
@@ -263,6 +289,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
         }
         std::optional<server_request_target> target;
         if (msg.id.is_string() && parts.bridges) {
+            flush_keeper();
             auto found = co_await ask<std::optional<server_request_target>>(
                 parts.bridges, [&](reply_to<std::optional<server_request_target>> r) {
                     return bridge_answer_lookup{session, std::string(msg.id.get_string()),
@@ -296,6 +323,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
         auto* request_id = p ? p->if_contains("requestId") : nullptr;
         if (request_id && parts.bridges) {
             auto key = json::serialize(*request_id);
+            flush_keeper();
             auto found = co_await ask<std::optional<call_target>>(
                 parts.bridges, [&](reply_to<std::optional<call_target>> r) {
                     return bridge_cancel_lookup{session, key, std::move(r)};
@@ -348,7 +376,7 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
     co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
         co_await clients[i]->set_log_level(session, text);
         if (parts.bridges)
-            caf::anon_send(parts.bridges, bridge_used{session, i});
+            tell_keeper(bridge_used{session, i});
         co_return true;
     });
     rec.upstream_calls += static_cast<std::int64_t>(clients.size());
@@ -357,7 +385,7 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
 
 void gateway::impl::session_ended(std::string session) {
     if (parts.bridges)
-        caf::anon_send(parts.bridges, bridge_session_ended{std::move(session)});
+        tell_keeper(bridge_session_ended{std::move(session)});
 }
 
 } // namespace gate::transport

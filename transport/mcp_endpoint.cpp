@@ -295,8 +295,7 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
         };
     if (parts.bridges && !rec.session.empty())
         ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
-            caf::anon_send(parts.bridges,
-                           bridge_call_started{rec.session, rec.client_id, upstream, upstream_id});
+            tell_keeper(bridge_call_started{rec.session, rec.client_id, upstream, upstream_id});
         };
     return ctx;
 }
@@ -311,7 +310,7 @@ asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstrea
     auto ctx = bridged_context(rec, upstream, capabilities);
     auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params), ctx);
     if (rec.server_message && parts.bridges && !rec.session.empty())
-        caf::anon_send(parts.bridges, bridge_call_ended{rec.session, rec.client_id});
+        tell_keeper(bridge_call_ended{rec.session, rec.client_id});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))

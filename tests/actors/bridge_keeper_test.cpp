@@ -139,3 +139,29 @@ TEST_F(keeper_fixture, an_ended_session_retires_its_bridges_at_once) {
     pass(10min);
     EXPECT_EQ(retired.size(), 2u); // nothing retired twice
 }
+
+TEST_F(keeper_fixture, a_batch_applies_its_events_in_order) {
+    std::vector<bridge_event> events;
+    events.push_back(bridge_call_started{"alice", "1", 0, boost::json::value(5)});
+    events.push_back(bridge_call_ended{"alice", "1"});
+    events.push_back(bridge_subscription{"alice", 0, "demo://r", true});
+    events.push_back(bridge_server_request{"alice", "gate-1", 0, boost::json::value(9)});
+    caf::anon_send(keeper, bridge_batch{std::move(events)});
+    auto cancel = ask<std::optional<call_target>>([](auto r) {
+        return bridge_cancel_lookup{"alice", "1", std::move(r)};
+    });
+    ASSERT_TRUE(cancel);
+    EXPECT_FALSE(*cancel); // started, then ended: nothing left to cancel
+    auto subs = ask<std::vector<std::string>>([](auto r) {
+        return bridge_updated{0, "demo://r", std::nullopt, std::move(r)};
+    });
+    EXPECT_EQ(subs, std::vector<std::string>{"alice"});
+    auto answer = ask<std::optional<server_request_target>>([](auto r) {
+        return bridge_answer_lookup{"alice", "gate-1", std::move(r)};
+    });
+    ASSERT_TRUE(answer && *answer);
+    // The ended session in a later batch takes everything with it.
+    caf::anon_send(keeper, bridge_batch{{bridge_session_ended{"alice"}}});
+    sched.run();
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}}));
+}
