@@ -97,6 +97,13 @@ struct gateway::impl final : http_handler {
                                                               const boost::json::object& params,
                                                               request_record& rec);
     // A named call whose upstream messages are streamed to the client before its answer.
+    // Stages 2-8 of a named call and its audit; the answer as it goes on the wire.
+    boost::asio::awaitable<std::string> run_call(protocol::message msg, request_record& rec);
+    // A 2026-07-28 client's named call: run on its own, so it can be parked (input_required).
+    boost::asio::awaitable<std::optional<http_reply>> parked_call(boost::beast::tcp_stream& stream,
+                                                                  const http_request& req,
+                                                                  protocol::message msg,
+                                                                  request_record rec);
     boost::asio::awaitable<std::optional<http_reply>>
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
                   request_record rec);

@@ -148,18 +148,119 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
     sessions.deliver(bridge, to_client(bridge, upstream, std::move(message)));
 }
 
+asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_record& rec) {
+    std::string answer;
+    try {
+        // A subscription's URI is kept aside: the params go to the upstream.
+        std::string uri;
+        if (auto* p = msg.params())
+            if (auto* u = p->if_contains("uri"); u && u->is_string())
+                uri = std::string(u->get_string());
+        auto params = msg.take_params();
+        auto response = co_await handle(rec.session, msg.id, msg.method, std::move(params), rec);
+        rec.trace.record(stage::egress);
+        settle_outcome(rec, response);
+        if (rec.outcome == "ok" && !uri.empty() &&
+            (msg.method == "resources/subscribe" || msg.method == "resources/unsubscribe"))
+            record_subscription(rec, uri, msg.method == "resources/subscribe");
+        if (rec.modern)
+            complete_for_modern_client(response, rec);
+        answer = rec.verbatim.empty() ? json::serialize(response) : std::move(rec.verbatim);
+    } catch (const std::exception& e) {
+        rec.outcome = "error";
+        rec.error = e.what();
+        answer =
+            json::serialize(protocol::make_error(msg.id, ec::internal_error, "internal error"));
+    }
+    rec.server_message = nullptr;
+    rec.push_to_client = nullptr;
+    finish(rec);
+    co_return answer;
+}
+
 asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
                                                                         const http_request& req,
                                                                         protocol::message msg,
                                                                         request_record record) {
+    if (record.modern)
+        co_return co_await parked_call(stream, req, std::move(msg), std::move(record));
+    // The call runs inline; only when the upstream speaks before answering does a writer
+    // start, turning this POST's answer into an event stream that carries those messages and
+    // then the answer. The common call (the answer alone) costs no second coroutine.
+    auto ex = co_await asio::this_coro::executor;
+    auto out = std::make_shared<message_queue>(ex);
+    struct writer_state {
+        bool started = false;
+        bool finished = false;
+        std::shared_ptr<asio::steady_timer> done;
+    } writer;
+    writer.done = std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
+    auto start_writer = [&] {
+        if (writer.started)
+            return;
+        writer.started = true;
+        // Runs while this coroutine is inside the call, and this coroutine waits for it to
+        // finish before it returns, so the references stay valid.
+        asio::co_spawn(
+            ex,
+            [&stream, &req, &writer, out]() -> asio::awaitable<void> {
+                if (!co_await open_event_stream(stream, req.version(), "gate", std::nullopt)) {
+                    std::uint64_t event_id = 0;
+                    for (;;) {
+                        std::string frame;
+                        bool last = false;
+                        while (!out->frames.empty()) {
+                            last = out->answered && out->frames.size() == 1;
+                            frame += format_sse(out->frames.front(), std::to_string(++event_id));
+                            out->frames.pop_front();
+                        }
+                        // A client that left stops the writer; the call still finishes and is
+                        // audited.
+                        if (!frame.empty() && co_await write_event_chunk(stream, frame))
+                            break;
+                        if (last) {
+                            co_await close_event_stream(stream);
+                            break;
+                        }
+                        co_await out->wait();
+                    }
+                }
+                writer.finished = true;
+                writer.done->cancel();
+            },
+            asio::detached);
+    };
+    record.server_message = [this, &record, out, &start_writer](std::size_t upstream,
+                                                                json::object m) {
+        out->push(to_client(record.session, upstream, std::move(m)));
+        start_writer();
+    };
+    record.push_to_client = [out, &start_writer](std::string text) {
+        out->push(std::move(text));
+        start_writer();
+    };
+    auto answer = co_await run_call(std::move(msg), record);
+    if (!writer.started)
+        co_return http_reply::json(http::status::ok, std::move(answer));
+    out->push(std::move(answer), true);
+    if (!writer.finished) {
+        boost::system::error_code ec; // cancellation is the wake-up
+        co_await writer.done->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp_stream& stream,
+                                                                      const http_request& req,
+                                                                      protocol::message msg,
+                                                                      request_record record) {
     auto ex = co_await asio::this_coro::executor;
     auto out = std::make_shared<message_queue>(ex);
     auto rec = std::make_shared<request_record>(std::move(record));
-    auto park = rec->modern ? std::make_shared<input_parking>() : nullptr;
-    if (park)
-        park->out = out;
+    auto park = std::make_shared<input_parking>();
+    park->out = out;
     rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream, json::object m) {
-        if (park && m.contains("id")) {
+        if (m.contains("id")) {
             // A 2026-07-28 client takes no server requests: it is asked through an
             // input_required result, and the call waits for its retry.
             park->client = rec->view->clients[upstream];
@@ -169,70 +270,17 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
         }
         out->push(to_client(rec->session, upstream, std::move(m)));
     };
-    rec->push_to_client = [out](std::string text) { out->push(std::move(text)); };
     auto id = msg.id; // the call takes the message; a parked answer needs the id
-    // The call runs on its own: the client may stop reading, and the upstream's answer must
-    // still be audited once.
+    // The call runs on its own: it may outlive this POST when it is parked, and its answer is
+    // audited once either way.
     asio::co_spawn(
         ex,
         [this, out, rec, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
-            std::string answer;
-            try {
-                // A subscription's URI is kept aside: the params go to the upstream.
-                std::string uri;
-                if (auto* p = msg.params())
-                    if (auto* u = p->if_contains("uri"); u && u->is_string())
-                        uri = std::string(u->get_string());
-                auto params = msg.take_params();
-                auto response =
-                    co_await handle(rec->session, msg.id, msg.method, std::move(params), *rec);
-                rec->trace.record(stage::egress);
-                settle_outcome(*rec, response);
-                if (rec->outcome == "ok" && !uri.empty() &&
-                    (msg.method == "resources/subscribe" || msg.method == "resources/unsubscribe"))
-                    record_subscription(*rec, uri, msg.method == "resources/subscribe");
-                if (rec->modern)
-                    complete_for_modern_client(response, *rec);
-                answer =
-                    rec->verbatim.empty() ? json::serialize(response) : std::move(rec->verbatim);
-            } catch (const std::exception& e) {
-                rec->outcome = "error";
-                rec->error = e.what();
-                answer = json::serialize(
-                    protocol::make_error(msg.id, ec::internal_error, "internal error"));
-            }
-            rec->server_message = nullptr;
-            rec->push_to_client = nullptr;
-            finish(*rec);
+            auto answer = co_await run_call(std::move(msg), *rec);
             out->push(std::move(answer), true);
         },
         asio::detached);
-
-    if (park)
-        co_return co_await answer_modern(stream, req, park, std::move(id));
-    co_await out->wait();
-    if (out->frames.size() == 1 && out->answered)
-        co_return http_reply::json(http::status::ok, std::move(out->frames.front()));
-    // The upstream spoke before answering: its messages and then the answer, as events.
-    if (co_await open_event_stream(stream, req.version(), "gate", std::nullopt))
-        co_return std::nullopt;
-    std::uint64_t event_id = 0;
-    for (;;) {
-        std::string frame;
-        bool last = false;
-        while (!out->frames.empty()) {
-            last = out->answered && out->frames.size() == 1;
-            frame += format_sse(out->frames.front(), std::to_string(++event_id));
-            out->frames.pop_front();
-        }
-        if (!frame.empty() && co_await write_event_chunk(stream, frame))
-            co_return std::nullopt; // the client left; the call finishes and is audited alone
-        if (last)
-            break;
-        co_await out->wait();
-    }
-    co_await close_event_stream(stream);
-    co_return std::nullopt;
+    co_return co_await answer_modern(stream, req, park, std::move(id));
 }
 
 asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(request_record& rec,
