@@ -181,6 +181,56 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
       assert.equal(r.json.error.code, -32601, method);
     }
   });
+
+  // A 2025-11-25 upstream's server requests reaching a 2026-07-28 client: translated into
+  // input_required results; the upstream call waits for the client's retry.
+  test('sampling and elicitation arrive as input requests and the answers reach the upstream', { timeout: 30_000 }, async () => {
+    const client = new Client({ name: 'modern', version: '0' }, { capabilities: { elicitation: {}, sampling: {} }, versionNegotiation: { mode: 'auto' } });
+    const asked = [];
+    client.setRequestHandler('elicitation/create', async (r) => {
+      asked.push('elicitation');
+      return { action: 'accept', content: { name: 'zoe', check: true, email: 'zoe@example.com' } };
+    });
+    client.setRequestHandler('sampling/createMessage', async () => {
+      asked.push('sampling');
+      return { role: 'assistant', model: 'm', content: { type: 'text', text: 'sampled by zoe' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+      const sampled = await client.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: 'p' } });
+      assert.match(JSON.stringify(sampled.content), /sampled by zoe/);
+      const elicited = await client.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} });
+      assert.match(JSON.stringify(elicited.content), /Name: zoe/);
+      assert.deepEqual(asked, ['sampling', 'elicitation']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the input_required result, a retry without answers, and a requestState gate never minted', { timeout: 30_000 }, async () => {
+    const first = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' } }, { meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } } });
+    const r1 = await post(gate.url, first.body, first.headers);
+    assert.equal(r1.status, 200);
+    const result = r1.json.result;
+    assert.equal(result.resultType, 'input_required');
+    const [key] = Object.keys(result.inputRequests);
+    assert.equal(result.inputRequests[key].method, 'sampling/createMessage');
+    assert.match(JSON.stringify(result.inputRequests[key].params.messages), /raw/);
+    assert.match(result.requestState, /^[0-9a-f]{32}$/);
+    // The retry carries no answer: the upstream is told so and answers the call itself.
+    const retry = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' }, requestState: result.requestState, inputResponses: {} }, { id: 2 });
+    const r2 = await post(gate.url, retry.body, retry.headers);
+    assert.equal(r2.status, 200);
+    assert.equal(r2.json.id, 2, 'the answer carries the retry\'s id');
+    assert.ok(r2.json.result || r2.json.error, r2.text);
+    assert.notEqual(r2.json.result?.resultType, 'input_required');
+    // A state gate did not mint is the upstream's own: forwarded, and this upstream asks again.
+    const stray = modern('tools/call', { name: 'ev__echo', arguments: { message: 'stray' }, requestState: 'not-from-gate' }, { id: 3 });
+    const r3 = await post(gate.url, stray.body, stray.headers);
+    assert.equal(r3.status, 200);
+    assert.match(JSON.stringify(r3.json.result.content), /Echo: stray/);
+  });
 });
 
 // A 2026-07-28 upstream (v2 SDK, modern-only) behind gate, next to a 2025-11-25 one: every
@@ -290,70 +340,5 @@ describe('protocol eras: a 2026-07-28 upstream', { timeout: 180_000 }, () => {
     } finally {
       await client.close();
     }
-  });
-});
-
-// A 2025-11-25 upstream's server requests reaching a 2026-07-28 client: translated into
-// input_required results; the upstream call waits for the client's retry.
-describe('protocol eras: 2025-11-25 server requests to a 2026-07-28 client', { timeout: 120_000 }, () => {
-  let up;
-  let gate;
-
-  before(async () => {
-    up = await startEverything();
-    gate = await startGate({ config: { upstreams: [{ id: 'ev', url: up.url, namespace: 'ev' }] } });
-  });
-
-  after(async () => {
-    await gate?.stop();
-    await up?.stop();
-  });
-
-  test('sampling and elicitation arrive as input requests and the answers reach the upstream', { timeout: 30_000 }, async () => {
-    const client = new Client({ name: 'modern', version: '0' }, { capabilities: { elicitation: {}, sampling: {} }, versionNegotiation: { mode: 'auto' } });
-    const asked = [];
-    client.setRequestHandler('elicitation/create', async (r) => {
-      asked.push('elicitation');
-      return { action: 'accept', content: { name: 'zoe', check: true, email: 'zoe@example.com' } };
-    });
-    client.setRequestHandler('sampling/createMessage', async () => {
-      asked.push('sampling');
-      return { role: 'assistant', model: 'm', content: { type: 'text', text: 'sampled by zoe' } };
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gate.url)));
-    try {
-      assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
-      const sampled = await client.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: 'p' } });
-      assert.match(JSON.stringify(sampled.content), /sampled by zoe/);
-      const elicited = await client.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} });
-      assert.match(JSON.stringify(elicited.content), /Name: zoe/);
-      assert.deepEqual(asked, ['sampling', 'elicitation']);
-    } finally {
-      await client.close();
-    }
-  });
-
-  test('the input_required result, a retry without answers, and a requestState gate never minted', { timeout: 30_000 }, async () => {
-    const first = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' } }, { meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } } });
-    const r1 = await post(gate.url, first.body, first.headers);
-    assert.equal(r1.status, 200);
-    const result = r1.json.result;
-    assert.equal(result.resultType, 'input_required');
-    const [key] = Object.keys(result.inputRequests);
-    assert.equal(result.inputRequests[key].method, 'sampling/createMessage');
-    assert.match(JSON.stringify(result.inputRequests[key].params.messages), /raw/);
-    assert.match(result.requestState, /^[0-9a-f]{32}$/);
-    // The retry carries no answer: the upstream is told so and answers the call itself.
-    const retry = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' }, requestState: result.requestState, inputResponses: {} }, { id: 2 });
-    const r2 = await post(gate.url, retry.body, retry.headers);
-    assert.equal(r2.status, 200);
-    assert.equal(r2.json.id, 2, 'the answer carries the retry\'s id');
-    assert.ok(r2.json.result || r2.json.error, r2.text);
-    assert.notEqual(r2.json.result?.resultType, 'input_required');
-    // A state gate did not mint is the upstream's own: forwarded, and this upstream asks again.
-    const stray = modern('tools/call', { name: 'ev__echo', arguments: { message: 'stray' }, requestState: 'not-from-gate' }, { id: 3 });
-    const r3 = await post(gate.url, stray.body, stray.headers);
-    assert.equal(r3.status, 200);
-    assert.match(JSON.stringify(r3.json.result.content), /Echo: stray/);
   });
 });
