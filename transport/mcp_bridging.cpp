@@ -421,8 +421,9 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
     // opened later at their handshake.
     auto& clients = rec.view->clients;
     std::string text(level->get_string());
+    auto capabilities = sessions.capabilities(session);
     co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
-        co_await clients[i]->set_log_level(session, text);
+        co_await clients[i]->set_log_level(session, text, capabilities);
         if (parts.bridges)
             tell_keeper(bridge_used{session, i});
         co_return true;

@@ -284,8 +284,11 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
     // A named call of a downstream session: on that client's bridged session, with the
     // upstream's messages for it passed on, and its upstream id known for cancellation.
     ctx.bridge = rec.session;
-    capabilities = rec.modern ? rec.modern_capabilities : sessions.capabilities(rec.session);
-    ctx.client_capabilities = &capabilities;
+    // Only a new bridged session needs them: no copy under the table's lock on every call.
+    if (rec.modern || !rec.view->clients[upstream]->has_bridge(rec.session)) {
+        capabilities = rec.modern ? rec.modern_capabilities : sessions.capabilities(rec.session);
+        ctx.client_capabilities = &capabilities;
+    }
     ctx.on_server_message = [&rec, upstream](json::object m) {
         rec.server_message(upstream, std::move(m));
     };

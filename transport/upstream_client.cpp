@@ -555,9 +555,11 @@ asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::
     co_return answer && answer->status >= 200 && answer->status < 300;
 }
 
-asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, std::string level) {
+asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, std::string level,
+                                                     const json::object& capabilities) {
     call_context ctx;
     ctx.bridge = bridge;
+    ctx.client_capabilities = &capabilities;
     auto s = session_for(ctx);
     s->log_level = level;
     // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel

@@ -105,11 +105,16 @@ public:
 
     // The level a client asked for (`logging/setLevel`): sent to its bridged session now if
     // one is open, and at the handshake of one opened later.
-    boost::asio::awaitable<void> set_log_level(const std::string& bridge, std::string level);
+    // `capabilities` are the client's, for a bridged session this creates.
+    boost::asio::awaitable<void> set_log_level(const std::string& bridge, std::string level,
+                                               const boost::json::object& capabilities);
 
     // Ends a bridged session: its GET stream is closed and the upstream told (DELETE).
     void end_bridge(const std::string& bridge);
     std::size_t bridges() const { return bridged_.size(); }
+    // Whether the client of `bridge` has a bridged session here already (its capabilities
+    // are only needed to create one).
+    bool has_bridge(const std::string& bridge) const { return bridged_.contains(bridge); }
 
     // Ends every session's GET stream and every bridged session (shutdown, retirement).
     void close();

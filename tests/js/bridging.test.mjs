@@ -255,4 +255,15 @@ describe('bridged sessions: server-initiated traffic through gate', { timeout: 2
       await closeRawSession(gate.url, session);
     }
   });
+
+  test('a bridged session opened by logging/setLevel still declares the client\'s capabilities', { timeout: 30_000 }, async () => {
+    const dave = await bridgedClient(gate.url, 'dave');
+    try {
+      await dave.client.setLoggingLevel('warning'); // opens dave's bridges before any call
+      const r = await dave.client.callTool({ name: 'a__trigger-sampling-request', arguments: { prompt: 'after setLevel' } });
+      assert.match(textOf(r), /sampled by dave/);
+    } finally {
+      await dave.client.close();
+    }
+  });
 });
