@@ -52,6 +52,9 @@ std::optional<std::string_view> named_member(std::string_view method) {
         return "name";
     if (method == "resources/read")
         return "uri";
+    // The tasks extension of 2026-07-28 names the task.
+    if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel")
+        return "taskId";
     return std::nullopt;
 }
 

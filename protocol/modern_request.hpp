@@ -36,7 +36,7 @@ std::optional<std::string> decode_header_value(std::string_view raw);
 // `=?base64?<base64 of the UTF-8 bytes>?=`.
 std::string encode_header_value(std::string_view value);
 
-// The body member `Mcp-Name` mirrors for `method` ("name" or "uri"), if the method has one.
+// The body member `Mcp-Name` mirrors for `method` ("name", "uri" or "taskId"), if any.
 std::optional<std::string_view> named_member(std::string_view method);
 
 // Puts the 2026-07-28 envelope into params._meta (keeping what else is there).

@@ -36,6 +36,8 @@ bool is_modern_request(const http_request& req, const protocol::message& msg);
 // A result for a 2026-07-28 client carries `resultType`; an earlier upstream's result gets
 // "complete" (what its absence means) and is then sent re-serialized, not verbatim.
 void complete_for_modern_client(boost::json::object& response, request_record& rec);
+// What a parked call's retry must repeat: its method and the name or URI it is about.
+std::string parked_request_key(const protocol::message& msg);
 
 struct gateway::impl final : http_handler {
     impl(boost::asio::io_context& io, gateway_parts parts);
@@ -156,6 +158,7 @@ struct gateway::impl final : http_handler {
         std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
         std::uint64_t next_key = 0;
         std::chrono::steady_clock::time_point expires{};
+        std::string request; // method and name of the parked call: only its retry resumes it
     };
     std::unordered_map<std::string, std::shared_ptr<input_parking>> parked_calls;
     // Answers a 2026-07-28 client from a running call: its events and answer, or an

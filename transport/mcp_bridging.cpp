@@ -258,6 +258,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
     auto out = std::make_shared<message_queue>(ex);
     auto rec = std::make_shared<request_record>(std::move(record));
     auto park = std::make_shared<input_parking>();
+    park->request = parked_request_key(msg);
     park->out = out;
     rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream, json::object m) {
         if (m.contains("id")) {

@@ -40,6 +40,15 @@ http_reply error_reply(http::status status, const json::value& id, int code, std
 
 } // namespace
 
+std::string parked_request_key(const protocol::message& msg) {
+    std::string key = msg.method;
+    if (auto member = protocol::named_member(msg.method))
+        if (auto* p = msg.params())
+            if (auto* v = p->if_contains(*member); v && v->is_string())
+                key.append("\n").append(v->get_string());
+    return key;
+}
+
 void complete_for_modern_client(json::object& response, request_record& rec) {
     auto* r = response.if_contains("result");
     auto* result = r ? r->if_object() : nullptr;
@@ -100,12 +109,14 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         json::object answer;
         if (auto* r = init.if_contains("result"); r && r->is_object()) {
             auto& result = r->as_object();
-            json::array supported{protocol::modern_protocol_version};
-            for (auto v : downstream_protocol_versions)
-                supported.emplace_back(v);
-            json::object discovered{{"supportedVersions", std::move(supported)},
-                                    {"capabilities", result["capabilities"]},
-                                    {"resultType", "complete"}};
+            // Discovery lists the stateless revisions only (earlier ones are negotiated by
+            // initialize); its result is cacheable like a list, and private like the lists.
+            json::object discovered{
+                {"supportedVersions", json::array{protocol::modern_protocol_version}},
+                {"capabilities", result["capabilities"]},
+                {"resultType", "complete"},
+                {"ttlMs", 0},
+                {"cacheScope", "private"}};
             if (auto* i = result.if_contains("instructions"))
                 discovered["instructions"] = *i;
             discovered["_meta"] = {{protocol::meta_server_info, result["serverInfo"]}};
@@ -246,6 +257,14 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
     auto it = parked_calls.find(std::string(state->get_string()));
     if (it == parked_calls.end())
         co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
+    if (it->second->request != parked_request_key(msg)) {
+        // The state of another call: a retry resumes only the call it came from.
+        rec.outcome = "error";
+        rec.error = "requestState belongs to another request";
+        finish(rec);
+        co_return error_reply(http::status::bad_request, msg.id, ec::invalid_params,
+                              "invalid params: requestState belongs to another request");
+    }
     auto park = it->second;
     parked_calls.erase(it);
     // Each answer goes to the upstream under the id of the request it answers; a request

@@ -36,6 +36,7 @@ function modern(method, params = {}, { id = 1, headers = {}, meta = {} } = {}) {
       'mcp-protocol-version': MODERN,
       'mcp-method': method,
       ...(name !== undefined && ['tools/call', 'prompts/get', 'resources/read'].includes(method) ? { 'mcp-name': name } : {}),
+      ...(params.taskId !== undefined && method.startsWith('tasks/') ? { 'mcp-name': params.taskId } : {}),
       ...headers,
     },
   };
@@ -117,7 +118,9 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     assert.equal(res.status, 200);
     assert.equal(res.headers['mcp-session-id'], undefined);
     const r = res.json.result;
-    assert.deepEqual(r.supportedVersions, [MODERN, '2025-11-25', '2025-06-18', '2025-03-26']);
+    assert.deepEqual(r.supportedVersions, [MODERN], 'discovery lists the stateless revisions only');
+    assert.equal(r.ttlMs, 0);
+    assert.equal(r.cacheScope, 'private');
     assert.ok(r.capabilities.tools);
     assert.equal(r._meta['io.modelcontextprotocol/serverInfo'].name, 'gate');
     assert.equal(r.resultType, 'complete');
@@ -139,6 +142,7 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
       modern('tools/call', { name: 'ev__echo', arguments: { message: 'x' } }, { headers: { 'mcp-name': 'ev__other' } }),
       modern('tools/call', { name: 'ev__echo', arguments: { message: 'x' } }, { headers: { 'mcp-name': undefined } }),
       modern('tools/list', {}, { meta: { 'io.modelcontextprotocol/protocolVersion': MODERN }, headers: { 'mcp-protocol-version': '2025-11-25' } }),
+      modern('tasks/get', { taskId: 't-1' }, { headers: { 'mcp-name': undefined } }),
     ];
     for (const { body, headers } of cases) {
       for (const k of Object.keys(headers)) if (headers[k] === undefined) delete headers[k];
@@ -218,6 +222,12 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     assert.equal(result.inputRequests[key].method, 'sampling/createMessage');
     assert.match(JSON.stringify(result.inputRequests[key].params.messages), /raw/);
     assert.match(result.requestState, /^[0-9a-f]{32}$/);
+    // The state is bound to the call it came from: another tool cannot resume it.
+    const other = modern('tools/call', { name: 'ev__echo', arguments: { message: 'steal' }, requestState: result.requestState, inputResponses: {} }, { id: 9 });
+    const r9 = await post(gate.url, other.body, other.headers);
+    assert.equal(r9.status, 400);
+    assert.equal(r9.json.error.code, -32602);
+    assert.match(r9.json.error.message, /requestState belongs to another request/);
     // The retry carries no answer: the upstream is told so and answers the call itself.
     const retry = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' }, requestState: result.requestState, inputResponses: {} }, { id: 2 });
     const r2 = await post(gate.url, retry.body, retry.headers);

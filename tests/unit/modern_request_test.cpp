@@ -45,6 +45,14 @@ TEST(modern_request, each_mismatch_is_named) {
     EXPECT_EQ(r->http_status, 400);
 }
 
+TEST(modern_request, a_task_method_mirrors_its_task_id) {
+    auto p = params(R"("taskId":"t-1",)");
+    EXPECT_FALSE(check_modern_request("tasks/get", &p, {"2026-07-28", "tasks/get", "t-1"}));
+    auto r = check_modern_request("tasks/cancel", &p, {"2026-07-28", "tasks/cancel", "t-2"});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->code, modern_code::header_mismatch);
+}
+
 TEST(modern_request, envelope_fields_are_required) {
     auto none = json::object{};
     auto r = check_modern_request("tools/list", &none, {"2026-07-28", "tools/list", ""});
