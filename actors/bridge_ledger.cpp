@@ -13,10 +13,11 @@ void bridge_ledger::call_started(const std::string& session, const std::string& 
                                  std::size_t upstream, boost::json::value upstream_id,
                                  time_point now) {
     touch(session, upstream, now);
-    auto [it, fresh] =
-        calls_.try_emplace({session, client_id}, call{upstream, std::move(upstream_id)});
+    auto [it, fresh] = calls_.try_emplace({session, client_id}, call{upstream, upstream_id});
     if (fresh)
         ++bridges_[{session, upstream}].in_flight;
+    else if (it->second.upstream == upstream)
+        it->second.upstream_id = std::move(upstream_id); // a retry: cancel the newest request
 }
 
 void bridge_ledger::call_ended(const std::string& session, const std::string& client_id,

@@ -186,7 +186,8 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                     // The handler streamed its answer (ended with the last chunk). The client
                     // may reuse the connection, as it may after any keep-alive answer:
                     // closing here would race its next request on this connection.
-                    if (!parser.get().keep_alive() || stopping_)
+                    // HTTP/1.0 has no chunked encoding: such a client reads to the close.
+                    if (!parser.get().keep_alive() || parser.get().version() < 11 || stopping_)
                         break;
                     continue;
                 }

@@ -67,12 +67,16 @@ void gateway::impl::tell_keeper(bridge_event e) {
         if (!keeper_timer)
             keeper_timer.emplace(io);
         keeper_timer->expires_after(keeper_batch_interval);
-        keeper_timer->async_wait([this](const boost::system::error_code&) { flush_keeper(); });
+        keeper_timer->async_wait([this](const boost::system::error_code&) {
+            keeper_flush_posted = false;
+            flush_keeper();
+        });
     }
 }
 
 void gateway::impl::flush_keeper() {
-    keeper_flush_posted = false;
+    // A flush before a question leaves the interval's timer armed: re-arming it here would
+    // cancel the wait and flush again at once, one message per event.
     if (keeper_events.empty() || !parts.bridges)
         return;
     caf::anon_send(parts.bridges, bridge_batch{std::exchange(keeper_events, {})});
@@ -169,6 +173,13 @@ asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, requ
     } catch (const std::exception& e) {
         rec.outcome = "error";
         rec.error = e.what();
+        answer =
+            json::serialize(protocol::make_error(msg.id, ec::internal_error, "internal error"));
+    } catch (...) {
+        // Nothing may escape: a writer coroutine may be streaming this call's answer and waits
+        // for it.
+        rec.outcome = "error";
+        rec.error = "internal error";
         answer =
             json::serialize(protocol::make_error(msg.id, ec::internal_error, "internal error"));
     }

@@ -94,8 +94,20 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         // upstream, read-only, who holds it. Only the owner that answered gets the method.
         auto probes = co_await fan_out<upstream_reply>(
             clients.size(), [&](std::size_t i) -> asio::awaitable<upstream_reply> {
-                co_return co_await call_upstream(i, "tasks/get", json::object{{"taskId", task_id}},
-                                                 rec);
+                // Probes are not the client's call: nothing to cancel, nothing to count.
+                auto start = std::chrono::steady_clock::now();
+                ++rec.upstream_calls;
+                json::object capabilities;
+                auto ctx = bridged_context(rec, i, capabilities);
+                ctx.on_sent = nullptr;
+                auto r = co_await clients[i]->request("tasks/get",
+                                                      json::object{{"taskId", task_id}}, ctx);
+                stats.upstream(
+                    clients[i]->config().id,
+                    std::holds_alternative<upstream_failure>(r) ? "error" : "ok",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                        .count());
+                co_return r;
             });
         std::optional<std::size_t> answered;
         for (std::size_t i = 0; i < probes.size() && !answered; ++i)
@@ -141,6 +153,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
         clients.size(), [&](std::size_t i) -> asio::awaitable<std::optional<json::array>> {
             json::object capabilities;
             auto ctx = bridged_context(rec, i, capabilities);
+            ctx.on_sent = nullptr; // a list is not a call the client can cancel
             ++rec.upstream_calls;
             auto r = co_await clients[i]->fetch_list("tasks/list", "tasks", ctx);
             if (auto* f = std::get_if<upstream_failure>(&r)) {

@@ -96,3 +96,13 @@ TEST(bridge_ledger, a_retired_bridge_forgets_the_requests_it_carried) {
     l.expire_idle(t0 + 5min, 5min);
     EXPECT_FALSE(l.take_server_request("s", "gate-1"));
 }
+
+TEST(bridge_ledger, a_retried_call_is_cancelled_under_its_newest_upstream_id) {
+    bridge_ledger l;
+    l.call_started("s", "1", 0, 10, t0);
+    l.call_started("s", "1", 0, 11, t0); // the same call, sent again (re-initialized session)
+    EXPECT_EQ(l.cancel_target("s", "1")->upstream_id, boost::json::value(11));
+    EXPECT_EQ(l.calls_in_flight(), 1u);
+    l.call_ended("s", "1", t0);
+    EXPECT_EQ(l.expire_idle(t0 + 5min, 5min).size(), 1u); // counted once, released once
+}
