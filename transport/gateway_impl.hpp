@@ -77,10 +77,11 @@ struct gateway::impl final : http_handler {
                                                            std::string& version,
                                                            request_record& rec);
     // Proxy stage for one upstream call: metrics per upstream, failures as -32041.
-    boost::asio::awaitable<upstream_reply> call_upstream(std::size_t upstream,
-                                                         std::string_view method,
-                                                         boost::json::object params,
-                                                         request_record& rec);
+    // `client_call`: false for gate's own requests on the client's behalf (a task probe),
+    // which the client cannot cancel and the bridge keeper does not count.
+    boost::asio::awaitable<upstream_reply>
+    call_upstream(std::size_t upstream, std::string_view method, boost::json::object params,
+                  request_record& rec, bool client_call = true);
 
     // Bridging (mcp_bridging.cpp). Wires an upstream client's session-wide traffic here.
     void wire(const std::shared_ptr<upstream_client>& client);

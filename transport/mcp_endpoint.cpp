@@ -303,16 +303,17 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
     return ctx;
 }
 
-asio::awaitable<upstream_reply> gateway::impl::call_upstream(std::size_t upstream,
-                                                             std::string_view method,
-                                                             json::object params,
-                                                             request_record& rec) {
+asio::awaitable<upstream_reply>
+gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json::object params,
+                             request_record& rec, bool client_call) {
     auto start = clock::now();
     ++rec.upstream_calls;
     json::object capabilities;
     auto ctx = bridged_context(rec, upstream, capabilities);
+    if (!client_call)
+        ctx.on_sent = nullptr;
     auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params), ctx);
-    if (rec.server_message && parts.bridges && !rec.session.empty())
+    if (client_call && rec.server_message && parts.bridges && !rec.session.empty())
         tell_keeper(bridge_call_ended{rec.session, rec.client_id});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";

@@ -95,19 +95,8 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         auto probes = co_await fan_out<upstream_reply>(
             clients.size(), [&](std::size_t i) -> asio::awaitable<upstream_reply> {
                 // Probes are not the client's call: nothing to cancel, nothing to count.
-                auto start = std::chrono::steady_clock::now();
-                ++rec.upstream_calls;
-                json::object capabilities;
-                auto ctx = bridged_context(rec, i, capabilities);
-                ctx.on_sent = nullptr;
-                auto r = co_await clients[i]->request("tasks/get",
-                                                      json::object{{"taskId", task_id}}, ctx);
-                stats.upstream(
-                    clients[i]->config().id,
-                    std::holds_alternative<upstream_failure>(r) ? "error" : "ok",
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                        .count());
-                co_return r;
+                co_return co_await call_upstream(i, "tasks/get", json::object{{"taskId", task_id}},
+                                                 rec, false);
             });
         std::optional<std::size_t> answered;
         for (std::size_t i = 0; i < probes.size() && !answered; ++i)
