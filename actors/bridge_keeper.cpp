@@ -54,6 +54,10 @@ caf::behavior keeper(caf::stateful_actor<keeper_state>* self, retire_bridges ret
                         ledger.unsubscribe(m.session, m.upstream, m.uri);
                 } else if constexpr (std::is_same_v<T, bridge_session_ended>)
                     hand_over(ledger.end_session(m.session));
+                else if constexpr (std::is_same_v<T, bridge_listening>)
+                    ledger.listening(m.session, m.open, now());
+                else if constexpr (std::is_same_v<T, bridge_upstream_gone>)
+                    ledger.forget_upstream(m.upstream);
             },
             e);
     };

@@ -14,13 +14,13 @@ namespace gate {
 
 struct bridge_used {
     std::string session;
-    std::size_t upstream;
+    std::string upstream; // its configured id
 };
 
 struct bridge_call_started {
     std::string session;
     std::string client_id; // canonical JSON text of the client's id
-    std::size_t upstream;
+    std::string upstream;  // its configured id
     boost::json::value upstream_id;
 };
 
@@ -39,7 +39,7 @@ struct bridge_cancel_lookup {
 struct bridge_server_request {
     std::string session;
     std::string minted_id;
-    std::size_t upstream;
+    std::string upstream; // its configured id
     boost::json::value upstream_id;
 };
 
@@ -52,14 +52,14 @@ struct bridge_answer_lookup {
 
 struct bridge_subscription {
     std::string session;
-    std::size_t upstream;
+    std::string upstream; // its configured id
     std::string uri;
     bool subscribed; // false: unsubscribed
 };
 
 // `resources/updated` arrived from an upstream: which clients receive it?
 struct bridge_updated {
-    std::size_t upstream;
+    std::string upstream; // its configured id
     std::string uri;
     std::optional<std::string> origin; // the downstream session whose bridge carried it
     reply_to<std::vector<std::string>> reply;
@@ -69,11 +69,23 @@ struct bridge_session_ended {
     std::string session;
 };
 
+// The client opened (or closed) its GET stream.
+struct bridge_listening {
+    std::string session;
+    bool open;
+};
+
+// A reload retired or replaced the upstream: its sessions ended with its old client.
+struct bridge_upstream_gone {
+    std::string upstream;
+};
+
 // Everything the io thread tells the keeper without waiting, in the order it happened. The io
 // thread sends one batch per turn of its loop instead of one message per call: under load a
 // message per event would wake a worker (and on a busy core, switch context) twice per call.
-using bridge_event = std::variant<bridge_used, bridge_call_started, bridge_call_ended,
-                                  bridge_server_request, bridge_subscription, bridge_session_ended>;
+using bridge_event =
+    std::variant<bridge_used, bridge_call_started, bridge_call_ended, bridge_server_request,
+                 bridge_subscription, bridge_session_ended, bridge_listening, bridge_upstream_gone>;
 struct bridge_batch {
     std::vector<bridge_event> events;
 };

@@ -62,11 +62,18 @@ gateway::gateway(asio::io_context& io, gateway_parts parts)
         impl_->wire(c);
 }
 
+upstream_client* federation_view::client(const std::string& id) const {
+    for (const auto& c : clients)
+        if (c->config().id == id)
+            return c.get();
+    return nullptr;
+}
+
 void gateway::retire_bridges(std::vector<retired_bridge> gone) {
     auto view = impl_->live;
     for (const auto& b : gone)
-        if (b.upstream < view->clients.size())
-            view->clients[b.upstream]->end_bridge(b.session);
+        if (auto* c = view->client(b.upstream))
+            c->retire_bridge(b.session);
 }
 
 gateway::~gateway() = default;
@@ -96,8 +103,10 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
         for (const auto& old : i.live->clients)
             kept += c == old;
     for (const auto& old : i.live->clients)
-        if (std::find(view->clients.begin(), view->clients.end(), old) == view->clients.end())
+        if (std::find(view->clients.begin(), view->clients.end(), old) == view->clients.end()) {
             old->close(); // retired: its streams and bridged sessions end
+            i.tell_keeper(bridge_upstream_gone{old->config().id});
+        }
     for (const auto& c : view->clients)
         i.wire(c);
     spdlog::info("reload applied: {} upstream{} ({} kept with live sessions, {} new or changed, "

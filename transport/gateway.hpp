@@ -38,6 +38,9 @@ struct gateway_parts {
 struct federation_view {
     std::shared_ptr<const snapshot> snap;
     std::vector<std::shared_ptr<upstream_client>> clients;
+
+    // The client of the upstream configured as `id`; null when this view has none.
+    upstream_client* client(const std::string& id) const;
 };
 
 // What one MCP request carried and what became of it: the input of the audit stage.

@@ -14,6 +14,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 namespace gate::transport {
@@ -90,8 +91,14 @@ struct gateway::impl final : http_handler {
                              boost::json::object message);
     // An upstream message in the form the client receives: a request gets a gateway-unique id,
     // recorded so the client's answer finds its way back.
-    std::string to_client(const std::string& session, std::size_t upstream,
+    std::string to_client(const std::string& session, const std::string& upstream,
                           boost::json::object message);
+    // An upstream's list_changed for every connected client, coalesced per kind over a short
+    // interval (each of an upstream's sessions may announce the same change).
+    void announce_list_changed(std::string method);
+    std::set<std::string> pending_list_changed;
+    bool list_changed_timer_armed = false;
+    std::optional<boost::asio::steady_timer> list_changed_timer;
     // The client answered an upstream request, or sent a notification: where it goes.
     boost::asio::awaitable<http_reply>
     from_client(const std::string& session, const protocol::message& msg, request_record& rec);

@@ -89,7 +89,7 @@ void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
         });
 }
 
-std::string gateway::impl::to_client(const std::string& session, std::size_t upstream,
+std::string gateway::impl::to_client(const std::string& session, const std::string& upstream,
                                      json::object message) {
     if (auto* id = message.if_contains("id")) {
         // Two upstreams (or two bridged sessions) may use the same id: the client sees one
@@ -105,17 +105,18 @@ std::string gateway::impl::to_client(const std::string& session, std::size_t ups
 void gateway::impl::on_upstream_message(const upstream_client* from, const std::string& bridge,
                                         json::object message) {
     auto view = live;
-    std::size_t upstream = 0;
-    while (upstream < view->clients.size() && view->clients[upstream].get() != from)
-        ++upstream;
-    if (upstream == view->clients.size())
+    std::size_t position = 0;
+    while (position < view->clients.size() && view->clients[position].get() != from)
+        ++position;
+    if (position == view->clients.size())
         return; // a retired upstream's last words
+    const auto& upstream = from->config().id;
     auto method = method_of(message);
     if (is_list_changed(method)) {
         // The upstream's cached lists go first, so a client that lists again on the news
         // sees the new list; then every connected client hears it.
-        caf::anon_send(parts.router, invalidate_upstream{upstream});
-        sessions.broadcast(json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", method}}));
+        caf::anon_send(parts.router, invalidate_upstream{position});
+        announce_list_changed(std::string(method));
         return;
     }
     if (method == "notifications/resources/updated") {
@@ -146,10 +147,46 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
     }
     if (bridge.empty()) {
         // The shared root session has no client: its log lines and the like stay here.
-        spdlog::debug("upstream {} said {} on its shared session", from->config().id, method);
+        spdlog::debug("upstream {} said {} on its shared session", upstream, method);
+        return;
+    }
+    if (!sessions.contains(bridge)) {
+        // The client is gone. A request is answered here, or the upstream would wait for it
+        // until its own timeout; nothing is recorded for an answer that cannot come.
+        if (auto* id = message.if_contains("id"))
+            asio::co_spawn(
+                io,
+                [client = view->clients[position], bridge,
+                 reply =
+                     json::object{
+                         {"jsonrpc", "2.0"},
+                         {"id", *id},
+                         {"error",
+                          {{"code", ec::internal_error},
+                           {"message", "the client of this session has disconnected"}}}}]() mutable
+                -> asio::awaitable<void> { co_await client->deliver(bridge, std::move(reply)); },
+                asio::detached);
         return;
     }
     sessions.deliver(bridge, to_client(bridge, upstream, std::move(message)));
+}
+
+void gateway::impl::announce_list_changed(std::string method) {
+    // Every bridged session of an upstream (and its root session) may announce the same
+    // change: one client's call can make the upstream tell each of its N sessions, and passing
+    // each on to every client would send N x N messages. Announcements of one kind within an
+    // interval go out once; a list is idempotent news ("list again").
+    if (!pending_list_changed.insert(std::move(method)).second || list_changed_timer_armed)
+        return;
+    list_changed_timer_armed = true;
+    if (!list_changed_timer)
+        list_changed_timer.emplace(io);
+    list_changed_timer->expires_after(keeper_batch_interval);
+    list_changed_timer->async_wait([this](const boost::system::error_code&) {
+        list_changed_timer_armed = false;
+        for (const auto& m : std::exchange(pending_list_changed, {}))
+            sessions.broadcast(json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", m}}));
+    });
 }
 
 asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_record& rec) {
@@ -243,7 +280,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     };
     record.server_message = [this, &record, out, &start_writer](std::size_t upstream,
                                                                 json::object m) {
-        out->push(to_client(record.session, upstream, std::move(m)));
+        out->push(
+            to_client(record.session, record.view->clients[upstream]->config().id, std::move(m)));
         start_writer();
     };
     record.push_to_client = [out, &start_writer](std::string text) {
@@ -280,7 +318,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
             out->wake.cancel();
             return;
         }
-        out->push(to_client(rec->session, upstream, std::move(m)));
+        out->push(to_client(rec->session, rec->view->clients[upstream]->config().id, std::move(m)));
     };
     auto id = msg.id; // the call takes the message; a parked answer needs the id
     // The call runs on its own: it may outlive this POST when it is parked, and its answer is
@@ -320,16 +358,13 @@ void gateway::impl::record_subscription(const request_record& rec, const std::st
                                         bool subscribed) {
     if (!parts.bridges || !rec.upstream)
         return;
-    const auto& snap = *rec.view->snap;
-    for (std::size_t i = 0; i < snap.size(); ++i)
-        if (snap.upstream(i).id == *rec.upstream)
-            tell_keeper(bridge_subscription{rec.session, i, uri, subscribed});
+    tell_keeper(bridge_subscription{rec.session, *rec.upstream, uri, subscribed});
 }
 
 asio::awaitable<http_reply> gateway::impl::from_client(const std::string& session,
                                                        const protocol::message& msg,
                                                        request_record& rec) {
-    auto& clients = rec.view->clients;
+    const auto& view = *rec.view;
     if (msg.kind == protocol::message_kind::response) {
         // The client's answer to an upstream request: back to that upstream session, under
         // the upstream's own id.
@@ -358,7 +393,8 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
             if (found)
                 target = std::move(*found);
         }
-        if (!target || target->upstream >= clients.size()) {
+        auto* client = target ? view.client(target->upstream) : nullptr;
+        if (!client) {
             rec.outcome = "error";
             rec.error = "answer to no pending request";
             co_return rpc_reply(http::status::bad_request,
@@ -368,11 +404,11 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
                                                          " is waiting for an answer in this "
                                                          "session"));
         }
-        rec.upstream = clients[target->upstream]->config().id;
+        rec.upstream = target->upstream;
         json::object answer = msg.body;
         answer["id"] = target->upstream_id;
         ++rec.upstream_calls;
-        if (!co_await clients[target->upstream]->deliver(session, std::move(answer))) {
+        if (!co_await client->deliver(session, std::move(answer))) {
             rec.outcome = "upstream_down";
             rec.error = "the upstream session that asked is gone";
         }
@@ -388,17 +424,18 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
                 parts.bridges, [&](reply_to<std::optional<call_target>> r) {
                     return bridge_cancel_lookup{session, key, std::move(r)};
                 });
-            if (found && *found && (*found)->upstream < clients.size()) {
+            auto* client = found && *found ? view.client((*found)->upstream) : nullptr;
+            if (client) {
                 auto& target = **found;
                 json::object params{{"requestId", target.upstream_id}};
                 if (auto* reason = p->if_contains("reason"))
                     params["reason"] = *reason;
-                rec.upstream = clients[target.upstream]->config().id;
+                rec.upstream = target.upstream;
                 ++rec.upstream_calls;
-                co_await clients[target.upstream]->deliver(
-                    session, json::object{{"jsonrpc", "2.0"},
-                                          {"method", "notifications/cancelled"},
-                                          {"params", std::move(params)}});
+                co_await client->deliver(session,
+                                         json::object{{"jsonrpc", "2.0"},
+                                                      {"method", "notifications/cancelled"},
+                                                      {"params", std::move(params)}});
             }
         }
         // A cancellation that finds nothing (the call already ended) is not an error.
@@ -406,7 +443,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
     }
     if (msg.method == "notifications/roots/list_changed") {
         // Every upstream this client has a bridged session with hears it.
-        for (const auto& c : clients)
+        for (const auto& c : view.clients)
             if (co_await c->deliver(session, msg.body))
                 ++rec.upstream_calls;
     }
@@ -437,7 +474,7 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
     co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
         co_await clients[i]->set_log_level(session, text, capabilities);
         if (parts.bridges)
-            tell_keeper(bridge_used{session, i});
+            tell_keeper(bridge_used{session, clients[i]->config().id});
         co_return true;
     });
     rec.upstream_calls += static_cast<std::int64_t>(clients.size());
@@ -445,6 +482,10 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
 }
 
 void gateway::impl::session_ended(std::string session) {
+    // Every upstream session of the client ends now, those the keeper has not heard of yet
+    // (a handshake that failed before its first call went out) included.
+    for (const auto& c : live->clients)
+        c->end_bridge(session);
     if (parts.bridges)
         tell_keeper(bridge_session_ended{std::move(session)});
 }

@@ -298,7 +298,8 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
         };
     if (parts.bridges && !rec.session.empty())
         ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
-            tell_keeper(bridge_call_started{rec.session, rec.client_id, upstream, upstream_id});
+            tell_keeper(bridge_call_started{rec.session, rec.client_id,
+                                            rec.view->clients[upstream]->config().id, upstream_id});
         };
     return ctx;
 }
@@ -488,6 +489,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     http::response_serializer<http::empty_body> sr{res};
     stream.expires_never();
     co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
+    // A listening client is connected: its bridged sessions are not idle while it listens.
+    tell_keeper(bridge_listening{session, true});
     std::uint64_t event_id = 0;
     while (!ec && sessions.contains(session) && !server.stopping()) {
         auto pending = sessions.take_outbox(session);
@@ -513,6 +516,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     if (!ec)
         co_await asio::async_write(stream, http::make_chunk_last(),
                                    asio::redirect_error(asio::use_awaitable, ec));
+    tell_keeper(bridge_listening{session, false});
     co_return std::nullopt;
 }
 

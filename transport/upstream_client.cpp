@@ -42,6 +42,19 @@ upstream_failure fail(upstream_failure::kind k, std::string msg, int status = 0)
 } // namespace
 
 namespace {
+// Counts a request on a session while it runs (its handshake included), so the bridge
+// keeper's retirement, decided on a picture up to one batch old, skips a session in use.
+template <class Session> class session_use {
+public:
+    explicit session_use(Session& s) : s_(s) { ++s_.active; }
+    ~session_use() { --s_.active; }
+    session_use(const session_use&) = delete;
+    session_use& operator=(const session_use&) = delete;
+
+private:
+    Session& s_;
+};
+
 // The root session declares what gate can bridge, so the upstream lists every tool a client
 // might be able to use (servers register some tools only for clients that sample or elicit);
 // each bridged session then declares exactly what its client declared.
@@ -463,6 +476,7 @@ upstream_client::request(std::string_view method, json::object params, const cal
     if (!params.empty())
         msg["params"] = std::move(params);
     auto s = session_for(ctx);
+    session_use in_use(*s);
     int input_rounds = 0;
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (auto failure = co_await ensure_session(s, ctx))
@@ -571,6 +585,12 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
                      {"method", "logging/setLevel"},
                      {"params", {{"level", std::move(level)}}}};
     co_await exchange(*s->ep, msg, s->state, ctx, clock::now() + budget_for(ctx), s.get());
+}
+
+void upstream_client::retire_bridge(const std::string& bridge) {
+    auto it = bridged_.find(bridge);
+    if (it != bridged_.end() && it->second->active == 0)
+        end_bridge(bridge);
 }
 
 void upstream_client::end_bridge(const std::string& bridge) {

@@ -111,6 +111,9 @@ public:
 
     // Ends a bridged session: its GET stream is closed and the upstream told (DELETE).
     void end_bridge(const std::string& bridge);
+    // Ends a bridged session the bridge keeper found idle, unless a request started on it
+    // since (the keeper's picture is up to one batch old).
+    void retire_bridge(const std::string& bridge);
     std::size_t bridges() const { return bridged_.size(); }
     // Whether the client of `bridge` has a bridged session here already (its capabilities
     // are only needed to create one).
@@ -149,6 +152,7 @@ private:
         bool ready = false;
         bool handshaking = false;
         bool ended = false;
+        std::size_t active = 0; // requests using the session now (handshakes included)
         std::shared_ptr<boost::asio::steady_timer> handshake_done; // cancelled when it ends
         std::shared_ptr<upstream_connection> listening;            // the open GET stream
         std::shared_ptr<boost::asio::steady_timer> relisten;       // the pause between streams

@@ -48,37 +48,37 @@ struct keeper_fixture : test::coordinator_fixture {
 } // namespace
 
 TEST_F(keeper_fixture, an_idle_bridge_is_swept_after_five_minutes_of_virtual_time) {
-    caf::anon_send(keeper, bridge_used{"alice", 0});
-    caf::anon_send(keeper, bridge_used{"bob", 1});
+    caf::anon_send(keeper, bridge_used{"alice", "u0"});
+    caf::anon_send(keeper, bridge_used{"bob", "u1"});
     sched.run();
     pass(4min + 30s);
-    caf::anon_send(keeper, bridge_used{"bob", 1}); // bob keeps using his
+    caf::anon_send(keeper, bridge_used{"bob", "u1"}); // bob keeps using his
     sched.run();
     EXPECT_TRUE(retired.empty());
     pass(60s);
-    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}}));
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}}));
     pass(5min);
-    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}, {"bob", 1}}));
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}, {"bob", "u1"}}));
 }
 
 TEST_F(keeper_fixture, a_long_call_keeps_its_bridge_past_the_idle_limit) {
-    caf::anon_send(keeper, bridge_call_started{"alice", "7", 0, boost::json::value(70)});
+    caf::anon_send(keeper, bridge_call_started{"alice", "7", "u0", boost::json::value(70)});
     sched.run();
     pass(20min);
     EXPECT_TRUE(retired.empty());
     caf::anon_send(keeper, bridge_call_ended{"alice", "7"});
     sched.run();
     pass(5min + 30s);
-    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}}));
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}}));
 }
 
 TEST_F(keeper_fixture, a_cancellation_is_routed_to_the_upstream_request_while_the_call_runs) {
-    caf::anon_send(keeper, bridge_call_started{"alice", "\"c1\"", 1, boost::json::value(12)});
+    caf::anon_send(keeper, bridge_call_started{"alice", "\"c1\"", "u1", boost::json::value(12)});
     auto found = ask<std::optional<call_target>>([](auto r) {
         return bridge_cancel_lookup{"alice", "\"c1\"", std::move(r)};
     });
     ASSERT_TRUE(found && *found);
-    EXPECT_EQ((*found)->upstream, 1u);
+    EXPECT_EQ((*found)->upstream, "u1");
     EXPECT_EQ((*found)->upstream_id, boost::json::value(12));
     // Bob cannot cancel alice's call by guessing its id.
     auto foreign = ask<std::optional<call_target>>([](auto r) {
@@ -95,7 +95,7 @@ TEST_F(keeper_fixture, a_cancellation_is_routed_to_the_upstream_request_while_th
 }
 
 TEST_F(keeper_fixture, an_answer_to_an_upstream_request_is_routed_once) {
-    caf::anon_send(keeper, bridge_server_request{"alice", "gate-4", 2, boost::json::value(0)});
+    caf::anon_send(keeper, bridge_server_request{"alice", "gate-4", "u2", boost::json::value(0)});
     auto lookup = [&] {
         return ask<std::optional<server_request_target>>([](auto r) {
             return bridge_answer_lookup{"alice", "gate-4", std::move(r)};
@@ -103,7 +103,7 @@ TEST_F(keeper_fixture, an_answer_to_an_upstream_request_is_routed_once) {
     };
     auto first = lookup();
     ASSERT_TRUE(first && *first);
-    EXPECT_EQ((*first)->upstream, 2u);
+    EXPECT_EQ((*first)->upstream, "u2");
     EXPECT_EQ((*first)->upstream_id, boost::json::value(0));
     auto second = lookup();
     ASSERT_TRUE(second);
@@ -111,29 +111,29 @@ TEST_F(keeper_fixture, an_answer_to_an_upstream_request_is_routed_once) {
 }
 
 TEST_F(keeper_fixture, updates_fan_out_to_the_subscribed_sessions) {
-    caf::anon_send(keeper, bridge_subscription{"alice", 0, "demo://r", true});
-    caf::anon_send(keeper, bridge_subscription{"bob", 0, "demo://r", true});
-    caf::anon_send(keeper, bridge_subscription{"carol", 0, "demo://other", true});
-    caf::anon_send(keeper, bridge_subscription{"bob", 0, "demo://r", false});
+    caf::anon_send(keeper, bridge_subscription{"alice", "u0", "demo://r", true});
+    caf::anon_send(keeper, bridge_subscription{"bob", "u0", "demo://r", true});
+    caf::anon_send(keeper, bridge_subscription{"carol", "u0", "demo://other", true});
+    caf::anon_send(keeper, bridge_subscription{"bob", "u0", "demo://r", false});
     auto shared = ask<std::vector<std::string>>([](auto r) {
-        return bridge_updated{0, "demo://r", std::nullopt, std::move(r)};
+        return bridge_updated{"u0", "demo://r", std::nullopt, std::move(r)};
     });
     EXPECT_EQ(shared, std::vector<std::string>{"alice"});
     auto own = ask<std::vector<std::string>>([](auto r) {
-        return bridge_updated{0, "demo://other", std::string("carol"), std::move(r)};
+        return bridge_updated{"u0", "demo://other", std::string("carol"), std::move(r)};
     });
     EXPECT_EQ(own, std::vector<std::string>{"carol"});
 }
 
 TEST_F(keeper_fixture, an_ended_session_retires_its_bridges_at_once) {
-    caf::anon_send(keeper, bridge_used{"alice", 0});
-    caf::anon_send(keeper, bridge_used{"alice", 1});
-    caf::anon_send(keeper, bridge_subscription{"alice", 0, "demo://r", true});
+    caf::anon_send(keeper, bridge_used{"alice", "u0"});
+    caf::anon_send(keeper, bridge_used{"alice", "u1"});
+    caf::anon_send(keeper, bridge_subscription{"alice", "u0", "demo://r", true});
     caf::anon_send(keeper, bridge_session_ended{"alice"});
     sched.run();
-    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}, {"alice", 1}}));
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}, {"alice", "u1"}}));
     auto after = ask<std::vector<std::string>>([](auto r) {
-        return bridge_updated{0, "demo://r", std::nullopt, std::move(r)};
+        return bridge_updated{"u0", "demo://r", std::nullopt, std::move(r)};
     });
     EXPECT_TRUE(after && after->empty());
     pass(10min);
@@ -142,10 +142,10 @@ TEST_F(keeper_fixture, an_ended_session_retires_its_bridges_at_once) {
 
 TEST_F(keeper_fixture, a_batch_applies_its_events_in_order) {
     std::vector<bridge_event> events;
-    events.push_back(bridge_call_started{"alice", "1", 0, boost::json::value(5)});
+    events.push_back(bridge_call_started{"alice", "1", "u0", boost::json::value(5)});
     events.push_back(bridge_call_ended{"alice", "1"});
-    events.push_back(bridge_subscription{"alice", 0, "demo://r", true});
-    events.push_back(bridge_server_request{"alice", "gate-1", 0, boost::json::value(9)});
+    events.push_back(bridge_subscription{"alice", "u0", "demo://r", true});
+    events.push_back(bridge_server_request{"alice", "gate-1", "u0", boost::json::value(9)});
     caf::anon_send(keeper, bridge_batch{std::move(events)});
     auto cancel = ask<std::optional<call_target>>([](auto r) {
         return bridge_cancel_lookup{"alice", "1", std::move(r)};
@@ -153,7 +153,7 @@ TEST_F(keeper_fixture, a_batch_applies_its_events_in_order) {
     ASSERT_TRUE(cancel);
     EXPECT_FALSE(*cancel); // started, then ended: nothing left to cancel
     auto subs = ask<std::vector<std::string>>([](auto r) {
-        return bridge_updated{0, "demo://r", std::nullopt, std::move(r)};
+        return bridge_updated{"u0", "demo://r", std::nullopt, std::move(r)};
     });
     EXPECT_EQ(subs, std::vector<std::string>{"alice"});
     auto answer = ask<std::optional<server_request_target>>([](auto r) {
@@ -163,5 +163,5 @@ TEST_F(keeper_fixture, a_batch_applies_its_events_in_order) {
     // The ended session in a later batch takes everything with it.
     caf::anon_send(keeper, bridge_batch{{bridge_session_ended{"alice"}}});
     sched.run();
-    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", 0}}));
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}}));
 }
