@@ -119,7 +119,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     caf::anon_send(i.parts.router, replace_snapshot{snap});
     for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",
                         "notifications/resources/list_changed"})
-        i.sessions.broadcast(json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", method}}));
+        i.announce_list_changed(method);
     return std::nullopt;
 }
 
@@ -133,6 +133,7 @@ void gateway::drain(std::chrono::steady_clock::duration bound, std::function<voi
 void gateway::stop() {
     impl_->server.stop();
     asio::post(impl_->io, [i = impl_.get()] {
+        i->close_listeners();
         i->sessions.close_all();
         for (const auto& c : i->live->clients)
             c->close();

@@ -5,6 +5,7 @@
 #include "actors/federation.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
+#include "protocol/subscription_filter.hpp"
 #include "transport/event_stream.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
@@ -69,6 +70,10 @@ struct gateway::impl final : http_handler {
                                                                const boost::json::value& id,
                                                                const boost::json::object& params,
                                                                request_record& rec);
+    // Stage 4 for a named call: its upstream and params, or the JSON-RPC refusal.
+    boost::asio::awaitable<std::variant<route, boost::json::object>>
+    route_named(const std::string& method, const boost::json::value& id, boost::json::object params,
+                request_record& rec);
     boost::asio::awaitable<boost::json::object> named_call(const std::string& method,
                                                            const boost::json::value& id,
                                                            boost::json::object params,
@@ -136,6 +141,42 @@ struct gateway::impl final : http_handler {
     // The context of a call on the client's bridged session at one upstream.
     call_context bridged_context(request_record& rec, std::size_t upstream,
                                  boost::json::object& capabilities);
+    // subscriptions/listen (mcp_listen.cpp). A 2026-07-28 client's listen: an event stream
+    // of the list changes and resource updates its filter asks for, until it hangs up.
+    boost::asio::awaitable<std::optional<http_reply>> listen_call(boost::beast::tcp_stream& stream,
+                                                                  const http_request& req,
+                                                                  protocol::message msg,
+                                                                  request_record rec);
+    // A 2025-11-25 client's resources/(un)subscribe at a 2026-07-28 upstream, which has no
+    // such method: gate holds the URI in its own listen there and records the client.
+    boost::asio::awaitable<boost::json::object>
+    subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
+                                 const route& target, request_record& rec);
+    // Resource subscriptions gate holds at upstreams' root sessions (or listens) for a holder
+    // (a listener, or a session subscribed at a 2026-07-28 upstream): each (upstream, URI) at
+    // most once per holder, all released when the holder ends.
+    std::unordered_map<
+        std::string, std::map<std::pair<std::string, std::string>, std::weak_ptr<upstream_client>>>
+        held_subscriptions;
+    boost::asio::awaitable<std::optional<upstream_failure>>
+    hold_subscription(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
+                      const std::string& uri);
+    void release_subscription(const std::string& holder, const std::string& upstream,
+                              const std::string& uri);
+    void release_all_subscriptions(const std::string& holder);
+    // Open listens of 2026-07-28 clients, by holder key ("listen-<n>").
+    struct listener {
+        boost::json::value id; // the listen request's id: its subscription id
+        protocol::subscription_filter filter;
+        std::shared_ptr<message_queue> out;
+    };
+    std::unordered_map<std::string, std::shared_ptr<listener>> listeners;
+    std::uint64_t listen_keys = 0;
+    // Ends every listen gracefully (shutdown).
+    void close_listeners();
+    // Queues a change notification for a listener that asked for it; false: `holder` is not a
+    // listener.
+    bool deliver_to_listener(const std::string& holder, const boost::json::object& notification);
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_record& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
@@ -179,6 +220,13 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::optional<std::optional<http_reply>>>
     resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
                   const protocol::message& msg, request_record& rec);
+    // A parked call the client did not resume in time is dropped; its questions answered.
+    boost::asio::awaitable<void> expire_parked(std::string token,
+                                               std::shared_ptr<input_parking> park);
+    // The client's answers (null: none) go to the upstream that asked; a missing one as an
+    // error.
+    boost::asio::awaitable<void> answer_parked(input_parking& park,
+                                               const boost::json::object* responses);
     // Asks the client of `rec` one embedded input request on its call's stream.
     boost::asio::awaitable<std::optional<boost::json::object>>
     ask_client_input(request_record& rec, boost::json::object request);

@@ -131,15 +131,17 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
             origin = bridge;
         asio::co_spawn(
             io,
-            [this, upstream, uri, origin,
-             text = json::serialize(message)]() -> asio::awaitable<void> {
+            [this, upstream, uri, origin, message]() -> asio::awaitable<void> {
                 flush_keeper();
                 auto who = co_await ask<std::vector<std::string>>(
                     parts.bridges, [&](reply_to<std::vector<std::string>> r) {
                         return bridge_updated{upstream, uri, origin, std::move(r)};
                     });
-                if (who)
-                    for (const auto& s : *who)
+                if (!who)
+                    co_return;
+                auto text = json::serialize(message);
+                for (const auto& s : *who)
+                    if (!deliver_to_listener(s, message))
                         sessions.deliver(s, text);
             },
             asio::detached);
@@ -184,8 +186,12 @@ void gateway::impl::announce_list_changed(std::string method) {
     list_changed_timer->expires_after(keeper_batch_interval);
     list_changed_timer->async_wait([this](const boost::system::error_code&) {
         list_changed_timer_armed = false;
-        for (const auto& m : std::exchange(pending_list_changed, {}))
-            sessions.broadcast(json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", m}}));
+        for (const auto& m : std::exchange(pending_list_changed, {})) {
+            json::object news{{"jsonrpc", "2.0"}, {"method", m}};
+            sessions.broadcast(json::serialize(news));
+            for (const auto& [key, l] : listeners)
+                deliver_to_listener(key, news);
+        }
     });
 }
 
@@ -486,6 +492,7 @@ void gateway::impl::session_ended(std::string session) {
     // (a handshake that failed before its first call went out) included.
     for (const auto& c : live->clients)
         c->end_bridge(session);
+    release_all_subscriptions(session);
     if (parts.bridges)
         tell_keeper(bridge_session_ended{std::move(session)});
 }

@@ -390,10 +390,9 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     co_return list_response(std::move(answer), id, rec);
 }
 
-asio::awaitable<json::object> gateway::impl::named_call(const std::string& method,
-                                                        const json::value& id, json::object params,
-                                                        request_record& rec) {
-    rec.trace.record(stage::route);
+asio::awaitable<std::variant<route, json::object>>
+gateway::impl::route_named(const std::string& method, const json::value& id, json::object params,
+                           request_record& rec) {
     std::optional<routed> r;
     // Names resolve against the immutable snapshot on this thread; only resource ownership,
     // which the router learns from lists, needs the actor.
@@ -424,9 +423,22 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
             rec.name = err->name;
         co_return protocol::make_error(id, err->code, err->message);
     }
-    auto& target = std::get<route>(r->outcome);
+    co_return std::move(std::get<route>(r->outcome));
+}
+
+asio::awaitable<json::object> gateway::impl::named_call(const std::string& method,
+                                                        const json::value& id, json::object params,
+                                                        request_record& rec) {
+    rec.trace.record(stage::route);
+    auto routing = co_await route_named(method, id, std::move(params), rec);
+    if (auto* refused = std::get_if<json::object>(&routing))
+        co_return std::move(*refused);
+    auto& target = std::get<route>(routing);
     rec.name = target.name.empty() ? std::nullopt : std::optional(target.name);
     rec.upstream = rec.view->snap->upstream(target.upstream).id;
+    if ((method == "resources/subscribe" || method == "resources/unsubscribe") &&
+        rec.view->clients[target.upstream]->modern())
+        co_return co_await subscribe_at_modern_upstream(method, id, target, rec);
     // Stage 5: authorize (policy engine arrives with the security issue: allow).
     rec.trace.record(stage::authorize);
     // Stage 6: per-upstream guards; the request timeout is enforced by the client.

@@ -129,6 +129,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         finish(rec);
         co_return http_reply::json(http::status::ok, json::serialize(answer));
     }
+    if (msg.method == "subscriptions/listen")
+        co_return co_await listen_call(stream, req, std::move(msg), std::move(rec));
     if (auto resumed = co_await resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.modern = true;
@@ -218,11 +220,10 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
                 input_requests[key] = std::move(embedded);
             }
             park->requests.clear();
-            auto now = std::chrono::steady_clock::now();
-            std::erase_if(parked_calls, [now](const auto& e) { return e.second->expires <= now; });
             auto token = random_id();
-            park->expires = now + parked_call_lifetime;
+            park->expires = std::chrono::steady_clock::now() + parked_call_lifetime;
             parked_calls[token] = park;
+            asio::co_spawn(io, expire_parked(token, park), asio::detached);
             final_text = json::serialize(
                 protocol::make_result(id, json::object{{"resultType", "input_required"},
                                                        {"inputRequests", std::move(input_requests)},
@@ -247,6 +248,38 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
     co_return std::nullopt;
 }
 
+asio::awaitable<void> gateway::impl::expire_parked(std::string token,
+                                                   std::shared_ptr<input_parking> park) {
+    asio::steady_timer timer(io, park->expires);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    auto it = parked_calls.find(token);
+    if (it == parked_calls.end() || it->second != park)
+        co_return; // resumed in time
+    parked_calls.erase(it);
+    // The client never came back: the upstream's questions get an error now rather than
+    // waiting for the upstream's own timeout.
+    co_await answer_parked(*park, nullptr);
+}
+
+asio::awaitable<void> gateway::impl::answer_parked(input_parking& park,
+                                                   const json::object* responses) {
+    // Each answer goes to the upstream under the id of the request it answers; a request
+    // the client left unanswered gets an error, so the upstream does not wait for it.
+    for (auto& [key, upstream_id] : std::exchange(park.keys, {})) {
+        json::object answer{{"jsonrpc", "2.0"}, {"id", upstream_id}};
+        auto* got = responses ? responses->if_contains(key) : nullptr;
+        if (got && got->is_object())
+            answer["result"] = *got;
+        else
+            answer["error"] = {{"code", ec::internal_error},
+                               {"message", responses
+                                               ? "the client's retry carried no answer for " + key
+                                               : "the client did not retry within 60 s"}};
+        co_await park.client->deliver("", std::move(answer));
+    }
+}
+
 asio::awaitable<std::optional<std::optional<http_reply>>>
 gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
                              const protocol::message& msg, request_record& rec) {
@@ -267,23 +300,11 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
     }
     auto park = it->second;
     parked_calls.erase(it);
-    // Each answer goes to the upstream under the id of the request it answers; a request
-    // the client left unanswered gets an error, so the upstream does not wait for it.
     const json::object* responses = nullptr;
     if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
         responses = &r->get_object();
-    for (auto& [key, upstream_id] : park->keys) {
-        json::object answer{{"jsonrpc", "2.0"}, {"id", upstream_id}};
-        auto* got = responses ? responses->if_contains(key) : nullptr;
-        if (got && got->is_object())
-            answer["result"] = *got;
-        else
-            answer["error"] = {{"code", ec::internal_error},
-                               {"message", "the client's retry carried no answer for " + key}};
-        ++rec.upstream_calls;
-        co_await park->client->deliver("", std::move(answer));
-    }
-    park->keys.clear();
+    rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
+    co_await answer_parked(*park, responses);
     rec.upstream = park->client->config().id;
     auto reply = co_await answer_modern(stream, req, park, msg.id);
     finish(rec);

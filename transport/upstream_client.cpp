@@ -225,10 +225,9 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
     }
 }
 
-asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
-upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
-                          const call_context& ctx, clock::time_point deadline,
-                          const upstream_session* origin) {
+std::string upstream_client::post_wire(const endpoint& ep, const json::object& msg,
+                                       const session_state& session,
+                                       const call_context& ctx) const {
     // One contiguous buffer per request: Beast's field-by-field serializer showed up in
     // profiles of the proxy path (docs/benchmarks.md).
     auto body = json::serialize(msg);
@@ -259,6 +258,14 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
         wire.append("\r\ntraceparent: ").append(ctx.traceparent);
     wire.append("\r\nContent-Length: ").append(std::to_string(body.size()));
     wire.append("\r\n\r\n").append(body);
+    return wire;
+}
+
+asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
+upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
+                          const call_context& ctx, clock::time_point deadline,
+                          const upstream_session* origin) {
+    auto wire = post_wire(ep, msg, session, ctx);
 
     // Only a request waits for an answer; a notification or a response gets 202.
     const json::value* want_id = msg.contains("method") ? msg.if_contains("id") : nullptr;
@@ -353,6 +360,8 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
                 s->ep = &ep;
                 ++s->generation;
                 s->ready = true;
+                if (s == root_)
+                    refresh_listen(); // list changes and held URIs, on gate's own listen
                 co_return std::nullopt;
             }
         }
@@ -403,6 +412,21 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
         s->ep = &ep;
         auto generation = ++s->generation;
         s->ready = true;
+        if (s == root_ && generation > 1 && !held_uris_.empty()) {
+            // A new root session (the upstream restarted): the subscriptions gate held on
+            // the old one are made again, so their holders keep hearing of updates.
+            std::vector<std::string> uris;
+            for (const auto& [uri, holders] : held_uris_)
+                uris.push_back(uri);
+            asio::co_spawn(
+                ex_,
+                [self = shared_from_this(), uris = std::move(uris)]() -> asio::awaitable<void> {
+                    for (const auto& uri : uris)
+                        co_await self->request("resources/subscribe", json::object{{"uri", uri}},
+                                               call_context{});
+                },
+                asio::detached);
+        }
         if (s->log_level) {
             json::object level{{"jsonrpc", "2.0"},
                                {"id", next_id_++},
@@ -620,6 +644,10 @@ void upstream_client::close() {
         root_->listening->lowest().close();
     if (root_->relisten)
         root_->relisten->cancel();
+    if (listen_conn_)
+        std::exchange(listen_conn_, nullptr)->lowest().close();
+    if (listen_pause_)
+        listen_pause_->cancel();
 }
 
 void upstream_client::dispatch(const upstream_session& origin, json::object message) {

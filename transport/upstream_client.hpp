@@ -9,6 +9,7 @@
 #pragma once
 
 #include "config/model.hpp"
+#include "protocol/subscription_filter.hpp"
 #include "transport/upstream_connection.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,6 +124,17 @@ public:
     // Ends every session's GET stream and every bridged session (shutdown, retirement).
     void close();
 
+    // Whether the upstream speaks 2026-07-28 (for `auto`, known after the first handshake).
+    bool modern() const { return modern_; }
+    // Resource subscriptions gate holds on its own session for any number of clients,
+    // counted: the first hold subscribes (resources/subscribe on the root session, or the URI
+    // joins gate's subscriptions/listen at a 2026-07-28 upstream), the last release
+    // unsubscribes. Why not, when the upstream refused (its JSON-RPC error in `answer`) or
+    // cannot be reached.
+    boost::asio::awaitable<std::optional<upstream_failure>>
+    hold_subscription(const std::string& uri);
+    void release_subscription(const std::string& uri);
+
     // The upstream's initialize result (after the handshake), for passthrough mode.
     boost::asio::awaitable<std::variant<boost::json::object, upstream_failure>>
     initialize_result(const call_context& ctx);
@@ -184,6 +197,21 @@ private:
     boost::asio::awaitable<void> listen(session_ptr s, std::uint64_t generation,
                                         std::shared_ptr<boost::asio::steady_timer> opened);
     boost::asio::awaitable<void> send_delete(endpoint& ep, session_state state);
+    // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
+    // context) and body.
+    std::string post_wire(const endpoint& ep, const boost::json::object& msg,
+                          const session_state& session, const call_context& ctx) const;
+
+    // gate's own subscriptions/listen at a 2026-07-28 upstream (upstream_subscriptions.cpp):
+    // list changes (for the cache and every client) and the held URIs. One stream; a new
+    // filter opens a new stream, which closes the old one once acknowledged.
+    void refresh_listen();
+    boost::asio::awaitable<void> listen_modern(std::uint64_t version);
+    protocol::subscription_filter listen_filter() const;
+    std::map<std::string, std::size_t> held_uris_;
+    std::uint64_t listen_version_ = 0;
+    std::shared_ptr<upstream_connection> listen_conn_;
+    std::shared_ptr<boost::asio::steady_timer> listen_pause_;
     void dispatch(const upstream_session& origin, boost::json::object message);
 
     boost::asio::any_io_executor ex_;

@@ -4,15 +4,23 @@
 //   echo {message}       -> "Echo: <message>"
 //   confirm {action}     -> elicits {name}; "<action> confirmed by <name>" (or "declined")
 //   sample {prompt}      -> asks for a sampled message; "sampled: <text>"
+// and one resource, modern://status. `bus.publish({kind: 'resource_updated', uri})` (or
+// 'tools_list_changed', ...) reaches every subscriptions/listen stream that asked for it.
 // `legacy: 'reject'` makes it modern-only; 'stateless' also answers 2025-era requests.
 import http from 'node:http';
 
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus, McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 
 function makeServer() {
-  const server = new McpServer({ name: 'gate-test-modern-server', version: '2.0.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: 'gate-test-modern-server', version: '2.0.0' },
+    { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } } },
+  );
+  server.registerResource('status', 'modern://status', { mimeType: 'text/plain' }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'all well' }],
+  }));
   server.registerTool('echo', { description: 'echoes', inputSchema: z.object({ message: z.string() }) }, async ({ message }) => ({
     content: [{ type: 'text', text: `Echo: ${message}` }],
   }));
@@ -46,10 +54,11 @@ function makeServer() {
   return server;
 }
 
-/** Starts the server. Returns { url, requests, stop() }; `requests` holds every POST body. */
+/** Starts the server. Returns { url, requests, bus, stop() }; `requests` holds every POST body. */
 export async function startModernServer({ legacy = 'reject' } = {}) {
   const requests = [];
-  const handler = createMcpHandler(() => makeServer(), { legacy });
+  const bus = new InMemoryServerEventBus();
+  const handler = createMcpHandler(() => makeServer(), { legacy, bus });
   const node = toNodeHandler(handler);
   const httpServer = http.createServer(async (req, res) => {
     if (req.method === 'POST') {
@@ -74,6 +83,7 @@ export async function startModernServer({ legacy = 'reject' } = {}) {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     requests,
+    bus,
     stop: () =>
       new Promise((resolve) => {
         httpServer.closeAllConnections();

@@ -1,0 +1,111 @@
+#include "protocol/subscription_filter.hpp"
+
+namespace gate::protocol {
+
+namespace json = boost::json;
+
+namespace {
+
+bool flag(const json::object& caps, std::string_view section, std::string_view name) {
+    auto* s = caps.if_contains(section);
+    auto* o = s ? s->if_object() : nullptr;
+    auto* v = o ? o->if_contains(name) : nullptr;
+    return v && v->is_bool() && v->get_bool();
+}
+
+} // namespace
+
+bool subscription_filter::accepts(std::string_view method, std::string_view uri) const {
+    if (method == "notifications/tools/list_changed")
+        return tools_list_changed;
+    if (method == "notifications/prompts/list_changed")
+        return prompts_list_changed;
+    if (method == "notifications/resources/list_changed")
+        return resources_list_changed;
+    if (method == "notifications/resources/updated")
+        return resource_subscriptions.contains(std::string(uri));
+    return false;
+}
+
+json::object subscription_filter::to_json() const {
+    json::object out;
+    if (tools_list_changed)
+        out["toolsListChanged"] = true;
+    if (prompts_list_changed)
+        out["promptsListChanged"] = true;
+    if (resources_list_changed)
+        out["resourcesListChanged"] = true;
+    if (!resource_subscriptions.empty()) {
+        json::array uris;
+        for (const auto& u : resource_subscriptions)
+            uris.emplace_back(u);
+        out["resourceSubscriptions"] = std::move(uris);
+    }
+    return out;
+}
+
+subscription_filter subscription_filter::honoured_by(const json::object& capabilities) const {
+    subscription_filter out;
+    out.tools_list_changed = tools_list_changed && flag(capabilities, "tools", "listChanged");
+    out.prompts_list_changed = prompts_list_changed && flag(capabilities, "prompts", "listChanged");
+    out.resources_list_changed =
+        resources_list_changed && flag(capabilities, "resources", "listChanged");
+    if (flag(capabilities, "resources", "subscribe"))
+        out.resource_subscriptions = resource_subscriptions;
+    return out;
+}
+
+std::variant<subscription_filter, std::string>
+parse_subscription_filter(const json::object* params) {
+    auto* n = params ? params->if_contains("notifications") : nullptr;
+    if (!n || !n->is_object())
+        return std::string("params.notifications must be an object");
+    subscription_filter f;
+    for (const auto& [key, value] : n->get_object()) {
+        bool* target = key == "toolsListChanged"       ? &f.tools_list_changed
+                       : key == "promptsListChanged"   ? &f.prompts_list_changed
+                       : key == "resourcesListChanged" ? &f.resources_list_changed
+                                                       : nullptr;
+        if (target) {
+            if (!value.is_bool())
+                return "params.notifications." + std::string(key) + " must be a boolean";
+            *target = value.get_bool();
+        } else if (key == "resourceSubscriptions") {
+            if (!value.is_array())
+                return std::string("params.notifications.resourceSubscriptions must be an array "
+                                   "of URIs");
+            for (const auto& u : value.get_array()) {
+                if (!u.is_string() || u.get_string().empty())
+                    return std::string("params.notifications.resourceSubscriptions must hold "
+                                       "non-empty URI strings");
+                f.resource_subscriptions.emplace(u.get_string());
+            }
+        }
+        // Members of later revisions are ignored, as a server ignores what it does not know.
+    }
+    return f;
+}
+
+void stamp_subscription(json::object& notification, const json::value& id) {
+    auto& p = notification["params"];
+    if (!p.is_object())
+        p = json::object{};
+    auto& meta = p.as_object()["_meta"];
+    if (!meta.is_object())
+        meta = json::object{};
+    meta.as_object()[meta_subscription_id] = id;
+}
+
+void strip_subscription(json::object& notification) {
+    auto* p = notification.if_contains("params");
+    auto* params = p ? p->if_object() : nullptr;
+    auto* m = params ? params->if_contains("_meta") : nullptr;
+    auto* meta = m ? m->if_object() : nullptr;
+    if (!meta)
+        return;
+    meta->erase(meta_subscription_id);
+    if (meta->empty())
+        params->erase("_meta");
+}
+
+} // namespace gate::protocol

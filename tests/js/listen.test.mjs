@@ -1,0 +1,152 @@
+// subscriptions/listen (2026-07-28) through gate, both directions: v2 SDK clients listening
+// at gate for list changes and resource updates, from a 2025-11-25 upstream
+// (server-everything, on gate's root session) and from a 2026-07-28 upstream (a v2 SDK
+// server, where gate itself listens); and a 1.x SDK session client whose resources/subscribe
+// for a 2026-07-28 upstream's URI gate carries on its own listen there.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { connectClient, eventually, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
+
+const MODERN = '2026-07-28';
+
+async function modernClient(url) {
+  const client = new Client({ name: 'listener', version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  const seen = { updated: [], toolsChanged: 0 };
+  client.setNotificationHandler('notifications/resources/updated', (n) => seen.updated.push(n.params.uri));
+  client.setNotificationHandler('notifications/tools/list_changed', () => seen.toolsChanged++);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+  return { client, seen };
+}
+
+/** The filters of gate's own subscriptions/listen requests at the modern upstream, in order. */
+const upstreamListens = (mod) =>
+  mod.requests.filter((r) => r.body?.method === 'subscriptions/listen').map((r) => r.body.params.notifications);
+
+/** Publishes `event` every 100 ms until `done()` (a subscription takes effect asynchronously). */
+async function publishUntil(mod, event, done, what) {
+  await eventually(
+    () => {
+      if (done()) return true;
+      mod.bus.publish(event);
+      return false;
+    },
+    { timeoutMs: 15_000, everyMs: 100, what },
+  );
+}
+
+describe('subscriptions/listen through gate', { timeout: 180_000 }, () => {
+  let ev;
+  let mod;
+  let gate;
+
+  before(async () => {
+    ev = await startEverything();
+    mod = await startModernServer();
+    gate = await startGate({
+      config: {
+        audit: { sinks: [{ type: 'stdout' }] },
+        upstreams: [
+          { id: 'ev', url: ev.url, namespace: 'ev' },
+          { id: 'mod', url: mod.url, namespace: 'mod', protocol: MODERN },
+        ],
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await mod?.stop();
+    await ev?.stop();
+  });
+
+  test('gate listens at a 2026-07-28 upstream for its list changes', { timeout: 30_000 }, async () => {
+    await eventually(() => upstreamListens(mod).length > 0, { what: 'gate listening at mod' });
+    assert.deepEqual(upstreamListens(mod)[0], { toolsListChanged: true, resourcesListChanged: true });
+  });
+
+  test('a listener hears an upstream list change and the updates of the URIs it named', { timeout: 60_000 }, async () => {
+    const { client, seen } = await modernClient(gate.url);
+    try {
+      const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['modern://status', 'nowhere://x'] });
+      // Honoured: what gate can deliver; a URI no upstream owns is left out.
+      assert.deepEqual(sub.honoredFilter, { toolsListChanged: true, resourceSubscriptions: ['modern://status'] });
+      await eventually(() => upstreamListens(mod).some((f) => f.resourceSubscriptions?.includes('modern://status')), {
+        what: 'gate holding modern://status upstream',
+      });
+      await publishUntil(mod, { kind: 'resource_updated', uri: 'modern://status' }, () => seen.updated.includes('modern://status'), 'the update');
+      await publishUntil(mod, { kind: 'tools_list_changed' }, () => seen.toolsChanged > 0, 'the list change');
+      await sub.close();
+      // The last holder gone, gate listens without the URI again.
+      await eventually(() => {
+        const last = upstreamListens(mod).at(-1);
+        return !last.resourceSubscriptions;
+      }, { what: 'gate releasing modern://status' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a listener hears updates of a 2025-11-25 upstream, subscribed on gate\'s root session', { timeout: 60_000 }, async () => {
+    const { client, seen } = await modernClient(gate.url);
+    const { resources } = await client.listResources();
+    const uri = resources.find((r) => r.uri.startsWith('demo://resource/static/document/')).uri;
+    const sub = await client.listen({ resourceSubscriptions: [uri] });
+    assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uri] });
+    // A 2026-07-28 client's calls run on the root session, where gate subscribed: the toggle
+    // starts server-everything's updates there.
+    await client.callTool({ name: 'ev__toggle-subscriber-updates', arguments: {} });
+    try {
+      await eventually(() => seen.updated.includes(uri), { timeoutMs: 20_000, what: 'the update' });
+    } finally {
+      await client.callTool({ name: 'ev__toggle-subscriber-updates', arguments: {} });
+      await sub.close();
+      await client.close();
+    }
+    // The listen is one request, audited when it ends.
+    const audit = await gate.waitForAudit((evs) => evs.some((e) => e.method === 'subscriptions/listen'));
+    assert.equal(audit.find((e) => e.method === 'subscriptions/listen').outcome, 'ok');
+  });
+
+  test('a 2025-11-25 client subscribes to a 2026-07-28 upstream\'s resource through gate\'s listen', { timeout: 60_000 }, async () => {
+    const client = await connectClient(gate.url, { name: 'old-client' });
+    const updated = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged++);
+    try {
+      await client.subscribeResource({ uri: 'modern://status' });
+      await publishUntil(mod, { kind: 'resource_updated', uri: 'modern://status' }, () => updated.includes('modern://status'), 'the update');
+      await publishUntil(mod, { kind: 'tools_list_changed' }, () => listChanged > 0, 'the list change');
+      await client.unsubscribeResource({ uri: 'modern://status' });
+      await eventually(() => !upstreamListens(mod).at(-1).resourceSubscriptions, { what: 'gate releasing the URI' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a malformed filter is refused with -32602 naming the member', async () => {
+    const res = await post(
+      gate.url,
+      {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { toolsListChanged: 'yes' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+      { 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' },
+    );
+    assert.equal(res.json.error.code, -32602);
+    assert.match(res.json.error.message, /params\.notifications\.toolsListChanged must be a boolean/);
+  });
+});
