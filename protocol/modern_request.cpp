@@ -2,6 +2,8 @@
 
 #include "protocol/json_rpc.hpp"
 
+#include <algorithm>
+#include <array>
 #include <boost/json/array.hpp>
 #include <openssl/evp.h>
 #include <vector>
@@ -72,6 +74,12 @@ std::string encode_header_value(std::string_view value) {
     return "=?base64?" + out + "?=";
 }
 
+bool is_log_level(std::string_view level) {
+    static constexpr std::array<std::string_view, 8> levels = {
+        "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+    return std::find(levels.begin(), levels.end(), level) != levels.end();
+}
+
 void add_envelope(json::object& params, const json::object& client_capabilities,
                   const json::object& client_info) {
     auto& meta = params["_meta"];
@@ -110,6 +118,14 @@ std::optional<modern_refusal> check_modern_request(std::string_view method,
                               error_code::invalid_params,
                               "invalid params: _meta." + std::string(meta_client_capabilities) +
                                   " is required and must be an object",
+                              {}};
+    if (auto* level = meta->if_contains(meta_log_level);
+        level && (!level->is_string() || !is_log_level(level->get_string())))
+        return modern_refusal{400,
+                              error_code::invalid_params,
+                              "invalid params: _meta." + std::string(meta_log_level) +
+                                  " must be one of debug, info, notice, warning, error, "
+                                  "critical, alert, emergency",
                               {}};
     if (headers.protocol_version != *version)
         return mismatch("MCP-Protocol-Version header (" + headers.protocol_version +

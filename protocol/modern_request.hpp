@@ -24,6 +24,11 @@ inline constexpr std::string_view meta_client_capabilities =
     "io.modelcontextprotocol/clientCapabilities";
 inline constexpr std::string_view meta_client_info = "io.modelcontextprotocol/clientInfo";
 inline constexpr std::string_view meta_server_info = "io.modelcontextprotocol/serverInfo";
+// The level of log messages a 2026-07-28 request wants (its replacement for logging/setLevel).
+inline constexpr std::string_view meta_log_level = "io.modelcontextprotocol/logLevel";
+
+// One of the eight syslog levels MCP names (debug ... emergency).
+bool is_log_level(std::string_view level);
 
 // The protocol version a request's `_meta` claims, if any.
 std::optional<std::string> claimed_version(const boost::json::object* params);

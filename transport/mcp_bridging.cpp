@@ -4,6 +4,7 @@
 // notifications, resource updates, messages outside any call) to the right clients.
 #include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
+#include "protocol/modern_request.hpp"
 #include "transport/bridge.hpp"
 #include "transport/event_stream.hpp"
 #include "transport/fan_out.hpp"
@@ -44,9 +45,6 @@ bool is_list_changed(std::string_view method) {
 
 constexpr auto client_input_timeout = std::chrono::seconds(60);
 constexpr auto keeper_batch_interval = std::chrono::milliseconds(20);
-
-constexpr std::array<std::string_view, 8> log_levels = {"debug", "info",     "notice", "warning",
-                                                        "error", "critical", "alert",  "emergency"};
 
 http_reply rpc_reply(http::status status, const json::object& body) {
     return http_reply::json(status, json::serialize(body));
@@ -462,9 +460,7 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
                                                            request_record& rec) {
     rec.trace.record(stage::route);
     auto* level = params.if_contains("level");
-    if (!level || !level->is_string() ||
-        std::find(log_levels.begin(), log_levels.end(), std::string_view(level->get_string())) ==
-            log_levels.end())
+    if (!level || !level->is_string() || !protocol::is_log_level(level->get_string()))
         co_return protocol::make_error(
             id, ec::invalid_params,
             "invalid params: level must be one of debug, info, notice, warning, error, "

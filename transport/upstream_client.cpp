@@ -513,6 +513,11 @@ upstream_client::request(std::string_view method, json::object params, const cal
                                    ctx.client_capabilities ? *ctx.client_capabilities
                                                            : s->capabilities,
                                    json::object{{"name", "gate"}, {"version", gate_version}});
+            // The level the client set (logging/setLevel) travels with each request; a
+            // 2026-07-28 client's own level in its `_meta` stays as it sent it.
+            auto& meta = params.as_object()["_meta"].as_object();
+            if (s->log_level && !meta.contains(protocol::meta_log_level))
+                meta[protocol::meta_log_level] = *s->log_level;
         }
         auto id = next_id_++;
         msg["id"] = id;
@@ -600,8 +605,8 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
     ctx.client_capabilities = &capabilities;
     auto s = session_for(ctx);
     s->log_level = level;
-    // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel
-    // (the level would travel per request in _meta; docs/protocol-eras.md).
+    // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel:
+    // the level travels in the `_meta` of each request on this session instead.
     if (!s->ready || modern_)
         co_return;
     json::object msg{{"jsonrpc", "2.0"},

@@ -270,6 +270,32 @@ describe('protocol eras: a 2026-07-28 upstream', { timeout: 180_000 }, () => {
     await Promise.all([modernUp?.stop(), classicUp?.stop()]);
   });
 
+  test('a 2025-11-25 client\'s logging/setLevel travels in the _meta of its requests to a 2026-07-28 upstream', { timeout: 30_000 }, async () => {
+    const client = await connectClient(gates['2026-07-28'].url, { name: 'leveled' });
+    try {
+      await client.setLoggingLevel('error');
+      await client.callTool({ name: 'm__echo', arguments: { message: 'leveled' } });
+    } finally {
+      await client.close();
+    }
+    const call = modernUp.requests.findLast((r) => r.body?.method === 'tools/call' && r.body.params?.arguments?.message === 'leveled');
+    assert.equal(call.body.params._meta['io.modelcontextprotocol/logLevel'], 'error');
+    // A 2026-07-28 client's own level is checked, and passed on as it sent it.
+    const raw = await post(
+      gates['2026-07-28'].url,
+      modern('tools/call', { name: 'm__echo', arguments: { message: 'own-level' } }, { meta: { 'io.modelcontextprotocol/logLevel': 'notice' } }).body,
+      modern('tools/call', { name: 'm__echo' }).headers,
+    );
+    assert.equal(raw.status, 200);
+    const own = modernUp.requests.findLast((r) => r.body?.params?.arguments?.message === 'own-level');
+    assert.equal(own.body.params._meta['io.modelcontextprotocol/logLevel'], 'notice');
+    const loud = modern('tools/list', {}, { meta: { 'io.modelcontextprotocol/logLevel': 'loud' } });
+    const refused = await post(gates['2026-07-28'].url, loud.body, loud.headers);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json.error.code, -32602);
+    assert.match(refused.json.error.message, /logLevel must be one of debug/);
+  });
+
   for (const mode of ['2026-07-28', 'auto']) {
     test(`protocol ${mode}: a 2025-11-25 client answers the upstream's input requests as server requests`, { timeout: 30_000 }, async () => {
       const gate = gates[mode];

@@ -81,3 +81,26 @@ TEST(modern_request, header_values_decode_from_base64) {
     EXPECT_FALSE(decode_header_value("=?base64?abc?="));  // not a multiple of 4
     EXPECT_FALSE(decode_header_value("=?base64?a!c=?=")); // not base64
 }
+
+TEST(modern_request, a_log_level_in_meta_must_be_one_of_the_eight) {
+    auto ok = json::parse(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                          R"("io.modelcontextprotocol/clientCapabilities":{},)"
+                          R"("io.modelcontextprotocol/logLevel":"warning"}})")
+                  .as_object();
+    EXPECT_FALSE(check_modern_request("tools/list", &ok, {"2026-07-28", "tools/list", ""}));
+    for (auto bad : {R"("loud")", "3", "null"}) {
+        auto p = json::parse(std::string(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":)"
+                                         R"("2026-07-28","io.modelcontextprotocol/)"
+                                         R"(clientCapabilities":{},"io.modelcontextprotocol/)"
+                                         R"(logLevel":)") +
+                             bad + "}}")
+                     .as_object();
+        auto r = check_modern_request("tools/list", &p, {"2026-07-28", "tools/list", ""});
+        ASSERT_TRUE(r) << bad;
+        EXPECT_EQ(r->code, -32602);
+        EXPECT_EQ(r->http_status, 400);
+        EXPECT_NE(r->message.find("logLevel must be one of debug"), std::string::npos);
+    }
+    EXPECT_TRUE(is_log_level("emergency"));
+    EXPECT_FALSE(is_log_level("Emergency"));
+}
