@@ -27,6 +27,9 @@ inline constexpr std::string_view meta_server_info = "io.modelcontextprotocol/se
 // The level of log messages a 2026-07-28 request wants (its replacement for logging/setLevel).
 inline constexpr std::string_view meta_log_level = "io.modelcontextprotocol/logLevel";
 
+// The tasks extension of 2026-07-28 (SEP-2663), as named in `extensions` capabilities.
+inline constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
+
 // One of the eight syslog levels MCP names (debug ... emergency).
 bool is_log_level(std::string_view level);
 

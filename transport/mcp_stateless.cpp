@@ -111,9 +111,15 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
             auto& result = r->as_object();
             // Discovery lists the stateless revisions only (earlier ones are negotiated by
             // initialize); its result is cacheable like a list, and private like the lists.
+            auto capabilities = result["capabilities"];
+            if (!rec.view->snap->codec.passthrough() && capabilities.is_object())
+                // gate routes every task method to the task's owner, whichever upstream
+                // answered a call with a CreateTaskResult (docs/sessions.md, "Tasks").
+                capabilities.as_object()["extensions"] = {
+                    {protocol::tasks_extension, json::object{}}};
             json::object discovered{
                 {"supportedVersions", json::array{protocol::modern_protocol_version}},
-                {"capabilities", result["capabilities"]},
+                {"capabilities", std::move(capabilities)},
                 {"resultType", "complete"},
                 {"ttlMs", 0},
                 {"cacheScope", "private"}};

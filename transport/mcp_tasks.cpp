@@ -48,9 +48,15 @@ void gateway::impl::pin_minted_task(const request_record& rec, std::size_t upstr
         return;
     auto* result = answer.if_contains("result");
     auto* r = result ? result->if_object() : nullptr;
-    auto* task = r ? r->if_contains("task") : nullptr;
-    auto* t = task ? task->if_object() : nullptr;
-    auto* task_id = t ? t->if_contains("taskId") : nullptr;
+    if (!r)
+        return;
+    // 2025-11-25 nests the task (`result.task.taskId`); the 2026-07-28 tasks extension
+    // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top).
+    const json::value* task_id = nullptr;
+    if (auto* task = r->if_contains("task"); task && task->is_object())
+        task_id = task->as_object().if_contains("taskId");
+    else if (auto* type = r->if_contains("resultType"); type && *type == "task")
+        task_id = r->if_contains("taskId");
     if (!task_id || !task_id->is_string())
         return;
     caf::anon_send(parts.tasks, task_pin{std::string(task_id->get_string()),

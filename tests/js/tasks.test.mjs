@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { closeRawSession, eventually, openRawSession, post, rpc, startEverything, startGate, startTaskServer } from './lib/index.mjs';
+import { closeRawSession, eventually, openRawSession, post, rpc, startEverything, startGate, startTaskServer, startTaskServerV2 } from './lib/index.mjs';
 
 describe('tasks across upstreams', { timeout: 240_000 }, () => {
   let a;
@@ -144,5 +144,122 @@ describe('tasks across upstreams', { timeout: 240_000 }, () => {
     const first = await call(alice, 'tasks/list', {});
     const stolen = await call(bob, 'tasks/list', { cursor: first.result.nextCursor });
     assert.equal(stolen.error.code, -32602);
+  });
+});
+
+// The 2026-07-28 tasks extension (io.modelcontextprotocol/tasks): a CreateTaskResult is
+// pinned like a 2025-11-25 task, and tasks/get, tasks/update and tasks/cancel reach its owner.
+// Every answer through gate is checked against @modelcontextprotocol/ext-tasks' V2 schemas.
+describe('the 2026-07-28 tasks extension through gate', { timeout: 120_000 }, () => {
+  const MODERN = '2026-07-28';
+  const EXTENSION = 'io.modelcontextprotocol/tasks';
+  let v2;
+  let ev;
+  let gate;
+  let schemas;
+
+  /** A 2026-07-28 request through gate; `extension` declares the tasks extension. */
+  const modern = async (method, params, { extension = true } = {}) => {
+    const named = params.name ?? params.taskId;
+    const res = await post(
+      gate.url,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': extension ? { extensions: { [EXTENSION]: {} } } : {},
+          },
+        },
+      },
+      {
+        'mcp-protocol-version': MODERN,
+        'mcp-method': method,
+        ...(named !== undefined && method !== 'server/discover' ? { 'mcp-name': named } : {}),
+      },
+    );
+    assert.equal(res.status, 200, `${method}: HTTP ${res.status} ${res.text}`);
+    return res.json;
+  };
+
+  before(async () => {
+    schemas = await import('@modelcontextprotocol/ext-tasks/core/v2');
+    [v2, ev] = await Promise.all([startTaskServerV2(), startEverything()]);
+    gate = await startGate({
+      config: {
+        upstreams: [
+          { id: 'ev', url: ev.url, namespace: 'ev' },
+          { id: 'v2', url: v2.url, namespace: 't2', protocol: MODERN },
+        ],
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await Promise.all([v2?.stop(), ev?.stop()]);
+  });
+
+  test('discovery offers the extension', async () => {
+    const r = await modern('server/discover', {});
+    assert.deepEqual(r.result.capabilities.extensions, { [EXTENSION]: {} });
+  });
+
+  test('a task is created, polled to completion, updated and cancelled at its owner', { timeout: 30_000 }, async () => {
+    const created = await modern('tools/call', { name: 't2__report', arguments: { topic: 'q3' } });
+    const task = schemas.CreateTaskResultV2Schema.parse(created.result);
+    assert.ok(v2.tasks.has(task.taskId), 'the id is the upstream\'s own, not rewritten');
+    let got;
+    await eventually(
+      async () => {
+        got = schemas.GetTaskResultV2Schema.parse((await modern('tasks/get', { taskId: task.taskId })).result);
+        return got.status === 'completed';
+      },
+      { what: 'the task completing' },
+    );
+    assert.deepEqual(got.result, { content: [{ type: 'text', text: 'report on q3' }] });
+    const updated = await modern('tasks/update', { taskId: task.taskId, inputResponses: { who: { action: 'accept', content: { name: 'alice' } } } });
+    schemas.UpdateTaskResultV2Schema.parse(updated.result);
+    assert.deepEqual(v2.tasks.get(task.taskId).updates, [{ who: { action: 'accept', content: { name: 'alice' } } }]);
+
+    const second = schemas.CreateTaskResultV2Schema.parse((await modern('tools/call', { name: 't2__report', arguments: { topic: 'q4' } })).result);
+    schemas.CancelTaskResultV2Schema.parse((await modern('tasks/cancel', { taskId: second.taskId })).result);
+    assert.equal(v2.tasks.get(second.taskId).status, 'cancelled');
+    // The owner's own refusal comes back as it sent it.
+    const again = await modern('tasks/cancel', { taskId: second.taskId });
+    assert.equal(again.error.code, -32602);
+    assert.match(again.error.message, /already cancelled/);
+    // Pinned: every task request went to the owner once, no probe of the other upstream.
+    const taskRequests = v2.requests.filter((r) => r.body.method?.startsWith('tasks/'));
+    assert.ok(taskRequests.every((r) => r.headers['mcp-name'] === r.body.params.taskId), 'Mcp-Name mirrors taskId upstream');
+  });
+
+  test('no task for a caller that did not declare the extension: a 2026-07-28 request without it, or a 2025-11-25 session', { timeout: 30_000 }, async () => {
+    const plain = await modern('tools/call', { name: 't2__report', arguments: { topic: 'now' } }, { extension: false });
+    assert.deepEqual(plain.result.content, [{ type: 'text', text: 'report on now' }]);
+    assert.notEqual(plain.result.resultType, 'task');
+    const session = await openRawSession(gate.url);
+    try {
+      const r = await post(gate.url, rpc('tools/call', { name: 't2__report', arguments: { topic: 'legacy' } }), session.headers);
+      assert.deepEqual(r.json.result.content, [{ type: 'text', text: 'report on legacy' }]);
+      assert.equal(r.json.result.taskId, undefined);
+    } finally {
+      await closeRawSession(gate.url, session);
+    }
+  });
+
+  test('an id no upstream holds is probed at every upstream, then answered -32002', { timeout: 30_000 }, async () => {
+    const probes = () => v2.requests.filter((r) => r.body.method === 'tasks/get' && r.body.params.taskId === 'v2-never-made').length;
+    const r = await modern('tasks/get', { taskId: 'v2-never-made' });
+    assert.equal(r.error.code, -32002, JSON.stringify(r));
+    assert.match(r.error.message, /unknown task: v2-never-made/);
+    assert.equal(probes(), 1, 'the 2026-07-28 upstream was asked, with the envelope');
+    // A mutating method never goes out on a guess.
+    const cancel = await modern('tasks/cancel', { taskId: 'v2-never-made' });
+    assert.equal(cancel.error.code, -32002);
+    assert.equal(v2.requests.filter((x) => x.body.method === 'tasks/cancel' && x.body.params.taskId === 'v2-never-made').length, 0);
   });
 });

@@ -8,3 +8,4 @@ export * from './client.mjs';
 export * from './shim.mjs';
 export * from './task-server.mjs';
 export * from './modern-server.mjs';
+export * from './task-server-v2.mjs';

@@ -112,7 +112,7 @@ export function liveChildrenOf(pid) {
 export async function eventually(pred, { timeoutMs = 10_000, everyMs = 25, what = 'condition' } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (pred()) return;
+    if (await pred()) return; // a predicate may be async (a poll over the wire)
     if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
