@@ -44,9 +44,6 @@ caf::behavior keeper(caf::stateful_actor<keeper_state>* self, retire_bridges ret
                                         std::move(m.upstream_id), now());
                 else if constexpr (std::is_same_v<T, bridge_call_ended>)
                     ledger.call_ended(m.session, m.client_id, now());
-                else if constexpr (std::is_same_v<T, bridge_server_request>)
-                    ledger.server_request_opened(m.session, m.minted_id, m.upstream,
-                                                 std::move(m.upstream_id));
                 else if constexpr (std::is_same_v<T, bridge_subscription>) {
                     if (m.subscribed)
                         ledger.subscribe(m.session, m.upstream, m.uri);
@@ -80,13 +77,6 @@ caf::behavior keeper(caf::stateful_actor<keeper_state>* self, retire_bridges ret
         },
         [=](bridge_cancel_lookup& m) {
             m.reply(self->state.ledger.cancel_target(m.session, m.client_id));
-        },
-        [=](bridge_server_request& m) {
-            bridge_event e{std::move(m)};
-            apply(e);
-        },
-        [=](bridge_answer_lookup& m) {
-            m.reply(self->state.ledger.take_server_request(m.session, m.minted_id));
         },
         [=](bridge_subscription& m) {
             bridge_event e{std::move(m)};

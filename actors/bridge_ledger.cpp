@@ -41,22 +41,6 @@ std::optional<call_target> bridge_ledger::cancel_target(const std::string& sessi
     return call_target{it->second.upstream, it->second.upstream_id};
 }
 
-void bridge_ledger::server_request_opened(const std::string& session, const std::string& minted_id,
-                                          const std::string& upstream,
-                                          boost::json::value upstream_id) {
-    server_requests_[{session, minted_id}] = pending{upstream, std::move(upstream_id)};
-}
-
-std::optional<server_request_target>
-bridge_ledger::take_server_request(const std::string& session, const std::string& minted_id) {
-    auto it = server_requests_.find({session, minted_id});
-    if (it == server_requests_.end())
-        return std::nullopt;
-    server_request_target target{it->second.upstream, std::move(it->second.upstream_id)};
-    server_requests_.erase(it);
-    return target;
-}
-
 void bridge_ledger::subscribe(const std::string& session, const std::string& upstream,
                               const std::string& uri) {
     // The subscription lives on the client's bridged session: it keeps that session open.
@@ -121,11 +105,6 @@ std::vector<retired_bridge> bridge_ledger::expire_idle(time_point now, duration 
             ++it;
         }
     }
-    // Requests the upstream made on a retired session can no longer be answered there.
-    for (const auto& r : out)
-        std::erase_if(server_requests_, [&](const auto& e) {
-            return e.first.first == r.session && e.second.upstream == r.upstream;
-        });
     return out;
 }
 
@@ -137,7 +116,6 @@ std::vector<retired_bridge> bridge_ledger::end_session(const std::string& sessio
         it = bridges_.erase(it);
     }
     std::erase_if(calls_, [&](const auto& e) { return e.first.first == session; });
-    std::erase_if(server_requests_, [&](const auto& e) { return e.first.first == session; });
     std::erase_if(subscriptions_, [&](const auto& s) { return std::get<2>(s) == session; });
     listening_.erase(session);
     return out;
@@ -146,7 +124,6 @@ std::vector<retired_bridge> bridge_ledger::end_session(const std::string& sessio
 void bridge_ledger::forget_upstream(const std::string& upstream) {
     std::erase_if(bridges_, [&](const auto& e) { return e.first.second == upstream; });
     std::erase_if(calls_, [&](const auto& e) { return e.second.upstream == upstream; });
-    std::erase_if(server_requests_, [&](const auto& e) { return e.second.upstream == upstream; });
     std::erase_if(subscriptions_, [&](const auto& s) { return std::get<0>(s) == upstream; });
 }
 

@@ -2,11 +2,11 @@
 //
 // A bridged session is the upstream session one downstream client uses at one upstream. The
 // ledger knows when each was last used and what is in flight on it: the client's calls (so a
-// `notifications/cancelled` reaches the right upstream request), the upstream's requests to
-// the client (so the client's answer goes back to the right upstream session under the
-// upstream's own id), and the client's resource subscriptions (so `resources/updated` reaches
+// `notifications/cancelled` reaches the right upstream request) and the client's resource
+// subscriptions (so `resources/updated` reaches
 // exactly the clients that asked for it). The sockets and sessions themselves live on the io
-// thread; the ledger only decides.
+// thread, and so do the upstreams' pending requests to clients (server_request_table: the
+// sampling round trip does not wait on an actor); the ledger only decides.
 #pragma once
 
 #include <boost/json/value.hpp>
@@ -38,12 +38,6 @@ struct call_target {
     boost::json::value upstream_id;
 };
 
-// Where the answer to an upstream's request goes back.
-struct server_request_target {
-    std::string upstream;
-    boost::json::value upstream_id;
-};
-
 class bridge_ledger {
 public:
     using time_point = std::chrono::steady_clock::time_point;
@@ -59,13 +53,6 @@ public:
     void call_ended(const std::string& session, const std::string& client_id, time_point now);
     std::optional<call_target> cancel_target(const std::string& session,
                                              const std::string& client_id) const;
-
-    // An upstream request was passed to the client under `minted_id` (gateway-unique).
-    void server_request_opened(const std::string& session, const std::string& minted_id,
-                               const std::string& upstream, boost::json::value upstream_id);
-    // The client answered `minted_id`: where it goes, once. Another session's id is unknown.
-    std::optional<server_request_target> take_server_request(const std::string& session,
-                                                             const std::string& minted_id);
 
     void subscribe(const std::string& session, const std::string& upstream, const std::string& uri);
     void unsubscribe(const std::string& session, const std::string& upstream,
@@ -91,7 +78,6 @@ public:
 
     std::size_t bridges() const { return bridges_.size(); }
     std::size_t calls_in_flight() const { return calls_.size(); }
-    std::size_t server_requests_pending() const { return server_requests_.size(); }
 
 private:
     using bridge_key = std::pair<std::string, std::string>; // (session, upstream)
@@ -104,13 +90,8 @@ private:
         std::string upstream;
         boost::json::value upstream_id;
     };
-    struct pending {
-        std::string upstream;
-        boost::json::value upstream_id;
-    };
     std::map<bridge_key, bridge_use> bridges_;
-    std::map<std::pair<std::string, std::string>, call> calls_;              // (session, client id)
-    std::map<std::pair<std::string, std::string>, pending> server_requests_; // (session, minted)
+    std::map<std::pair<std::string, std::string>, call> calls_; // (session, client id)
     std::set<std::tuple<std::string, std::string, std::string>> subscriptions_; // (up, uri, s)
     std::map<std::string, std::size_t> listening_; // session -> open GET streams
 };

@@ -36,20 +36,6 @@ struct bridge_cancel_lookup {
     reply_to<std::optional<call_target>> reply;
 };
 
-struct bridge_server_request {
-    std::string session;
-    std::string minted_id;
-    std::string upstream; // its configured id
-    boost::json::value upstream_id;
-};
-
-// The client answered an upstream's request: where does the answer go (once)?
-struct bridge_answer_lookup {
-    std::string session;
-    std::string minted_id;
-    reply_to<std::optional<server_request_target>> reply;
-};
-
 struct bridge_subscription {
     std::string session;
     std::string upstream; // its configured id
@@ -84,8 +70,8 @@ struct bridge_upstream_gone {
 // thread sends one batch per turn of its loop instead of one message per call: under load a
 // message per event would wake a worker (and on a busy core, switch context) twice per call.
 using bridge_event =
-    std::variant<bridge_used, bridge_call_started, bridge_call_ended, bridge_server_request,
-                 bridge_subscription, bridge_session_ended, bridge_listening, bridge_upstream_gone>;
+    std::variant<bridge_used, bridge_call_started, bridge_call_ended, bridge_subscription,
+                 bridge_session_ended, bridge_listening, bridge_upstream_gone>;
 struct bridge_batch {
     std::vector<bridge_event> events;
 };
@@ -99,8 +85,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_used)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_call_started)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_call_ended)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_cancel_lookup)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_server_request)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_answer_lookup)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_subscription)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_updated)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_session_ended)

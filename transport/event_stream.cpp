@@ -4,6 +4,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http.hpp>
+#include <charconv>
+#include <sstream>
 
 namespace gate::transport {
 
@@ -36,11 +38,36 @@ open_event_stream(beast::tcp_stream& stream, unsigned version, std::string_view 
     co_return ec;
 }
 
+std::string event_stream_head(unsigned version, std::string_view server,
+                              std::optional<std::string> session_header) {
+    http::response<http::empty_body> res{http::status::ok, version};
+    res.set(http::field::server, server);
+    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::cache_control, "no-cache");
+    if (session_header)
+        res.set("Mcp-Session-Id", *session_header);
+    res.chunked(true);
+    std::ostringstream out;
+    out << res.base();
+    return std::move(out).str();
+}
+
 asio::awaitable<boost::system::error_code> write_event_chunk(beast::tcp_stream& stream,
-                                                             const std::string& frame) {
+                                                             const std::string& frame, bool last,
+                                                             std::string_view head) {
+    std::string wire;
+    wire.reserve(head.size() + frame.size() + 32);
+    wire.append(head);
+    if (!frame.empty()) {
+        char size[17];
+        auto [end, _] = std::to_chars(size, size + sizeof size, frame.size(), 16);
+        wire.append(size, end).append("\r\n").append(frame).append("\r\n");
+    }
+    if (last)
+        wire.append("0\r\n\r\n");
     boost::system::error_code ec;
     stream.expires_after(std::chrono::seconds(30));
-    co_await asio::async_write(stream, http::make_chunk(asio::buffer(frame)),
+    co_await asio::async_write(stream, asio::buffer(wire),
                                asio::redirect_error(asio::use_awaitable, ec));
     co_return ec;
 }

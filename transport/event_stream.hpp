@@ -36,9 +36,16 @@ struct message_queue {
 boost::asio::awaitable<boost::system::error_code>
 open_event_stream(boost::beast::tcp_stream& stream, unsigned version, std::string_view server,
                   std::optional<std::string> session_header);
-// Writes one chunk; a client that stops reading for 30 s is cut off.
+// The header of a chunked text/event-stream answer, as bytes, for a first write that carries
+// it together with the first frame.
+std::string event_stream_head(unsigned version, std::string_view server,
+                              std::optional<std::string> session_header);
+// Writes one chunk; a client that stops reading for 30 s is cut off. `head` (the answer's
+// header, when this is its first write) goes in front, and with `last` the terminating chunk
+// follows: one write and one wake-up of the reader instead of up to three.
 boost::asio::awaitable<boost::system::error_code>
-write_event_chunk(boost::beast::tcp_stream& stream, const std::string& frame);
+write_event_chunk(boost::beast::tcp_stream& stream, const std::string& frame, bool last = false,
+                  std::string_view head = {});
 boost::asio::awaitable<void> close_event_stream(boost::beast::tcp_stream& stream);
 
 } // namespace gate::transport

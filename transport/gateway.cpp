@@ -72,8 +72,8 @@ upstream_client* federation_view::client(const std::string& id) const {
 void gateway::retire_bridges(std::vector<retired_bridge> gone) {
     auto view = impl_->live;
     for (const auto& b : gone)
-        if (auto* c = view->client(b.upstream))
-            c->retire_bridge(b.session);
+        if (auto* c = view->client(b.upstream); !c || c->retire_bridge(b.session))
+            impl_->server_requests.forget_bridge(b.session, b.upstream);
 }
 
 gateway::~gateway() = default;
@@ -106,6 +106,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
         if (std::find(view->clients.begin(), view->clients.end(), old) == view->clients.end()) {
             old->close(); // retired: its streams and bridged sessions end
             i.tell_keeper(bridge_upstream_gone{old->config().id});
+            i.server_requests.forget_upstream(old->config().id);
         }
     for (const auto& c : view->clients)
         i.wire(c);

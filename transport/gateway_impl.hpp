@@ -10,6 +10,7 @@
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
+#include "transport/server_request_table.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -180,6 +181,7 @@ struct gateway::impl final : http_handler {
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_record& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
+    server_request_table server_requests; // upstream requests the clients have not answered
     // Events for the bridge keeper, sent as one batch per interval; flushed before
     // every question to the keeper so it answers knowing everything that happened before.
     std::vector<bridge_event> keeper_events;

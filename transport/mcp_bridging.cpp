@@ -93,8 +93,7 @@ std::string gateway::impl::to_client(const std::string& session, const std::stri
         // Two upstreams (or two bridged sessions) may use the same id: the client sees one
         // minted by the gateway, and its answer is mapped back to the upstream's own.
         auto minted = "gate-" + std::to_string(++minted_ids);
-        if (parts.bridges)
-            tell_keeper(bridge_server_request{session, minted, upstream, std::move(*id)});
+        server_requests.opened(session, minted, {upstream, std::move(*id)});
         message["id"] = minted;
     }
     return json::serialize(message);
@@ -256,26 +255,26 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
         asio::co_spawn(
             ex,
             [&stream, &req, &writer, out]() -> asio::awaitable<void> {
-                if (!co_await open_event_stream(stream, req.version(), "gate", std::nullopt)) {
-                    std::uint64_t event_id = 0;
-                    for (;;) {
-                        std::string frame;
-                        bool last = false;
-                        while (!out->frames.empty()) {
-                            last = out->answered && out->frames.size() == 1;
-                            frame += format_sse(out->frames.front(), std::to_string(++event_id));
-                            out->frames.pop_front();
-                        }
-                        // A client that left stops the writer; the call still finishes and is
-                        // audited.
-                        if (!frame.empty() && co_await write_event_chunk(stream, frame))
-                            break;
-                        if (last) {
-                            co_await close_event_stream(stream);
-                            break;
-                        }
-                        co_await out->wait();
+                // The header goes out with the first frame, and the last frame with the end
+                // of the stream: each write wakes the client once.
+                auto head = event_stream_head(req.version(), "gate", std::nullopt);
+                std::uint64_t event_id = 0;
+                for (;;) {
+                    std::string frame;
+                    bool last = false;
+                    while (!out->frames.empty()) {
+                        last = out->answered && out->frames.size() == 1;
+                        frame += format_sse(out->frames.front(), std::to_string(++event_id));
+                        out->frames.pop_front();
                     }
+                    // A client that left stops the writer; the call still finishes and is
+                    // audited.
+                    if ((!frame.empty() || last) &&
+                        co_await write_event_chunk(stream, frame, last, std::exchange(head, {})))
+                        break;
+                    if (last)
+                        break;
+                    co_await out->wait();
                 }
                 writer.finished = true;
                 writer.done->cancel();
@@ -387,16 +386,8 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
             }
         }
         std::optional<server_request_target> target;
-        if (msg.id.is_string() && parts.bridges) {
-            flush_keeper();
-            auto found = co_await ask<std::optional<server_request_target>>(
-                parts.bridges, [&](reply_to<std::optional<server_request_target>> r) {
-                    return bridge_answer_lookup{session, std::string(msg.id.get_string()),
-                                                std::move(r)};
-                });
-            if (found)
-                target = std::move(*found);
-        }
+        if (msg.id.is_string())
+            target = server_requests.take(session, std::string(msg.id.get_string()));
         auto* client = target ? view.client(target->upstream) : nullptr;
         if (!client) {
             rec.outcome = "error";
@@ -489,6 +480,7 @@ void gateway::impl::session_ended(std::string session) {
     for (const auto& c : live->clients)
         c->end_bridge(session);
     release_all_subscriptions(session);
+    server_requests.forget_session(session);
     if (parts.bridges)
         tell_keeper(bridge_session_ended{std::move(session)});
 }

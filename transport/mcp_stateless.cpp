@@ -238,19 +238,19 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
         }
         if (last && !streaming && frame.empty())
             co_return http_reply::json(http::status::ok, std::move(*final_text));
-        if (!streaming) {
-            if (co_await open_event_stream(stream, req.version(), "gate", std::nullopt))
-                co_return std::nullopt;
-            streaming = true;
-        }
+        // The header travels with the first frame, the end of the stream with the last.
         if (final_text)
             frame += format_sse(*final_text, std::to_string(++event_id));
-        if (!frame.empty() && co_await write_event_chunk(stream, frame))
+        if (frame.empty() && !last)
+            continue;
+        std::string head;
+        if (!std::exchange(streaming, true))
+            head = event_stream_head(req.version(), "gate", std::nullopt);
+        if (co_await write_event_chunk(stream, frame, last, head))
             co_return std::nullopt;
         if (last)
             break;
     }
-    co_await close_event_stream(stream);
     co_return std::nullopt;
 }
 

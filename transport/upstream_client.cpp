@@ -616,10 +616,12 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
     co_await exchange(*s->ep, msg, s->state, ctx, clock::now() + budget_for(ctx), s.get());
 }
 
-void upstream_client::retire_bridge(const std::string& bridge) {
+bool upstream_client::retire_bridge(const std::string& bridge) {
     auto it = bridged_.find(bridge);
-    if (it != bridged_.end() && it->second->active == 0)
-        end_bridge(bridge);
+    if (it != bridged_.end() && it->second->active > 0)
+        return false;
+    end_bridge(bridge);
+    return true;
 }
 
 void upstream_client::end_bridge(const std::string& bridge) {

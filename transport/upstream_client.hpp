@@ -114,8 +114,8 @@ public:
     // Ends a bridged session: its GET stream is closed and the upstream told (DELETE).
     void end_bridge(const std::string& bridge);
     // Ends a bridged session the bridge keeper found idle, unless a request started on it
-    // since (the keeper's picture is up to one batch old).
-    void retire_bridge(const std::string& bridge);
+    // since (the keeper's picture is up to one batch old). False: kept for that reason.
+    bool retire_bridge(const std::string& bridge);
     std::size_t bridges() const { return bridged_.size(); }
     // Whether the client of `bridge` has a bridged session here already (its capabilities
     // are only needed to create one).

@@ -94,22 +94,6 @@ TEST_F(keeper_fixture, a_cancellation_is_routed_to_the_upstream_request_while_th
     EXPECT_FALSE(*late);
 }
 
-TEST_F(keeper_fixture, an_answer_to_an_upstream_request_is_routed_once) {
-    caf::anon_send(keeper, bridge_server_request{"alice", "gate-4", "u2", boost::json::value(0)});
-    auto lookup = [&] {
-        return ask<std::optional<server_request_target>>([](auto r) {
-            return bridge_answer_lookup{"alice", "gate-4", std::move(r)};
-        });
-    };
-    auto first = lookup();
-    ASSERT_TRUE(first && *first);
-    EXPECT_EQ((*first)->upstream, "u2");
-    EXPECT_EQ((*first)->upstream_id, boost::json::value(0));
-    auto second = lookup();
-    ASSERT_TRUE(second);
-    EXPECT_FALSE(*second);
-}
-
 TEST_F(keeper_fixture, updates_fan_out_to_the_subscribed_sessions) {
     caf::anon_send(keeper, bridge_subscription{"alice", "u0", "demo://r", true});
     caf::anon_send(keeper, bridge_subscription{"bob", "u0", "demo://r", true});
@@ -145,7 +129,6 @@ TEST_F(keeper_fixture, a_batch_applies_its_events_in_order) {
     events.push_back(bridge_call_started{"alice", "1", "u0", boost::json::value(5)});
     events.push_back(bridge_call_ended{"alice", "1"});
     events.push_back(bridge_subscription{"alice", "u0", "demo://r", true});
-    events.push_back(bridge_server_request{"alice", "gate-1", "u0", boost::json::value(9)});
     caf::anon_send(keeper, bridge_batch{std::move(events)});
     auto cancel = ask<std::optional<call_target>>([](auto r) {
         return bridge_cancel_lookup{"alice", "1", std::move(r)};
@@ -156,10 +139,6 @@ TEST_F(keeper_fixture, a_batch_applies_its_events_in_order) {
         return bridge_updated{"u0", "demo://r", std::nullopt, std::move(r)};
     });
     EXPECT_EQ(subs, std::vector<std::string>{"alice"});
-    auto answer = ask<std::optional<server_request_target>>([](auto r) {
-        return bridge_answer_lookup{"alice", "gate-1", std::move(r)};
-    });
-    ASSERT_TRUE(answer && *answer);
     // The ended session in a later batch takes everything with it.
     caf::anon_send(keeper, bridge_batch{{bridge_session_ended{"alice"}}});
     sched.run();

@@ -157,14 +157,16 @@ TEST_F(gateway_fixture, a_federated_list_passes_all_nine_stages_in_order) {
     auto [status, body] = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", session);
     EXPECT_EQ(status, 200);
     auto& tools = body.at("result").at("tools").as_array();
-    ASSERT_EQ(tools.size(), 2u);
+    ASSERT_EQ(tools.size(), 4u); // echo and sample at each upstream
     EXPECT_EQ(tools[0].at("name"), "m__echo");
-    EXPECT_EQ(tools[1].at("name"), "n__echo");
+    EXPECT_EQ(tools[1].at("name"), "m__sample");
+    EXPECT_EQ(tools[2].at("name"), "n__echo");
+    EXPECT_EQ(tools[3].at("name"), "n__sample");
     std::lock_guard lock(mutex);
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(names(records[1].trace), all_stages());
     EXPECT_EQ(records[1].upstream_calls, 2);
-    EXPECT_EQ(*records[1].items_served, 2);
+    EXPECT_EQ(*records[1].items_served, 4);
 }
 
 TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {

@@ -45,17 +45,6 @@ TEST(bridge_ledger, a_cancellation_finds_the_upstream_request_of_that_session_on
     EXPECT_EQ(l.calls_in_flight(), 1u);
 }
 
-TEST(bridge_ledger, an_answer_goes_back_once_and_only_from_the_asked_session) {
-    bridge_ledger l;
-    l.server_request_opened("s", "gate-1", "u3", boost::json::value("up-7"));
-    EXPECT_FALSE(l.take_server_request("intruder", "gate-1"));
-    auto target = l.take_server_request("s", "gate-1");
-    ASSERT_TRUE(target);
-    EXPECT_EQ(target->upstream, "u3");
-    EXPECT_EQ(target->upstream_id, boost::json::value("up-7"));
-    EXPECT_FALSE(l.take_server_request("s", "gate-1"));
-}
-
 TEST(bridge_ledger, updates_reach_exactly_the_subscribers) {
     bridge_ledger l;
     l.subscribe("alice", "u0", "demo://x");
@@ -77,24 +66,14 @@ TEST(bridge_ledger, an_ended_session_leaves_nothing_behind) {
     bridge_ledger l;
     l.touch("s", "u0", t0);
     l.call_started("s", "1", "u1", 5, t0);
-    l.server_request_opened("s", "gate-9", "u1", 3);
     l.subscribe("s", "u0", "demo://x");
     l.touch("keep", "u0", t0);
     auto gone = l.end_session("s");
     EXPECT_EQ(gone, (std::vector<retired_bridge>{{"s", "u0"}, {"s", "u1"}}));
     EXPECT_EQ(l.bridges(), 1u);
     EXPECT_EQ(l.calls_in_flight(), 0u);
-    EXPECT_EQ(l.server_requests_pending(), 0u);
     EXPECT_TRUE(l.subscribers("u0", "demo://x", std::nullopt).empty());
     EXPECT_TRUE(l.end_session("s").empty());
-}
-
-TEST(bridge_ledger, a_retired_bridge_forgets_the_requests_it_carried) {
-    bridge_ledger l;
-    l.touch("s", "u0", t0);
-    l.server_request_opened("s", "gate-1", "u0", 1);
-    l.expire_idle(t0 + 5min, 5min);
-    EXPECT_FALSE(l.take_server_request("s", "gate-1"));
 }
 
 TEST(bridge_ledger, a_retried_call_is_cancelled_under_its_newest_upstream_id) {
@@ -137,12 +116,10 @@ TEST(bridge_ledger, a_listening_client_keeps_its_bridges_and_idles_from_when_it_
 TEST(bridge_ledger, a_retired_upstream_is_forgotten_whatever_its_position_was) {
     bridge_ledger l;
     l.call_started("s", "1", "old", 5, t0);
-    l.server_request_opened("s", "gate-1", "old", 7);
     l.subscribe("s", "old", "demo://x");
     l.touch("s", "kept", t0);
     l.forget_upstream("old");
     EXPECT_FALSE(l.cancel_target("s", "1"));
-    EXPECT_FALSE(l.take_server_request("s", "gate-1"));
     EXPECT_TRUE(l.subscribers("old", "demo://x", std::nullopt).empty());
     EXPECT_EQ(l.end_session("s"), (std::vector<retired_bridge>{{"s", "kept"}}));
 }
