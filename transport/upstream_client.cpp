@@ -33,6 +33,8 @@ constexpr std::size_t max_idle_per_endpoint = 1024;
 constexpr auto max_idle_age = std::chrono::seconds(4);
 // Input rounds one call may take with a 2026-07-28 upstream before gate gives up.
 constexpr int max_input_rounds = 16;
+// How long the end of an event stream is awaited, in the background, after its answer.
+constexpr auto stream_end_wait = std::chrono::seconds(2);
 // How long a handshake waits for the new session's GET stream to open.
 constexpr auto stream_open_wait = std::chrono::seconds(2);
 
@@ -77,6 +79,13 @@ struct upstream_client::http_answer {
     std::string session_id;
     std::optional<json::object> message; // the JSON-RPC response, when one came
     std::string raw;                     // its text
+    bool stream_unfinished = false; // an event stream whose end had not arrived with the answer
+};
+
+struct upstream_client::answer_reader {
+    answer_reader() { parser.body_limit(max_answer_bytes); }
+    beast::flat_buffer buf;
+    http::response_parser<http::string_body> parser;
 };
 
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
@@ -158,14 +167,13 @@ asio::awaitable<void>
 upstream_client::round_trip(Stream& stream, const std::string& wire, const json::value* want_id,
                             http_answer& answer, bool& header_read, bool& reusable,
                             boost::system::error_code& ec, const call_context& ctx,
-                            const upstream_session* origin) {
+                            const upstream_session* origin, answer_reader& reader) {
     co_await asio::async_write(stream, asio::buffer(wire),
                                asio::redirect_error(asio::use_awaitable, ec));
     if (ec)
         co_return;
-    beast::flat_buffer buf;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(max_answer_bytes);
+    auto& buf = reader.buf;
+    auto& parser = reader.parser;
     co_await http::async_read_header(stream, buf, parser,
                                      asio::redirect_error(asio::use_awaitable, ec));
     if (ec)
@@ -211,6 +219,9 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
             consumed = body.size();
         }
         reusable = parser.is_done() && parser.keep_alive();
+        // The answer came before the stream's end (a separate write of the server's): the
+        // end is read in the background rather than waited for or the connection dropped.
+        answer.stream_unfinished = answer.message && !ec && !parser.is_done();
         co_return;
     }
     co_await http::async_read(stream, buf, parser, asio::redirect_error(asio::use_awaitable, ec));
@@ -292,12 +303,16 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
         http_answer answer;
         bool header_read = false, reusable = false;
         boost::system::error_code ec;
+        // On the heap: an unfinished event stream hands it to the drain.
+        auto reader = std::make_shared<answer_reader>();
         if (conn.tls)
             co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec, ctx,
-                                origin);
+                                origin, *reader);
         else
             co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec, ctx,
-                                origin);
+                                origin, *reader);
+        if (answer.stream_unfinished && !closed_)
+            asio::co_spawn(ex_, drain(ep, std::move(conn), std::move(reader)), asio::detached);
         if (ec && !header_read) {
             // A pooled connection the upstream closed while idle: its idle siblings are likely
             // closed too. Retry once on a fresh connection.
@@ -327,6 +342,30 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
         }
         co_return answer;
     }
+}
+
+asio::awaitable<void> upstream_client::drain(endpoint& ep, upstream_connection conn,
+                                             std::shared_ptr<answer_reader> reader) {
+    auto self = shared_from_this(); // `ep` lives as long as the client
+    boost::system::error_code ec;
+    auto rest = [&](auto& stream) -> asio::awaitable<void> {
+        while (!ec && !reader->parser.is_done()) {
+            co_await http::async_read_some(stream, reader->buf, reader->parser,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            reader->parser.get().body().clear(); // nothing after the answer is of use
+        }
+    };
+    // A server that keeps the stream open after its answer is not waited for long.
+    conn.lowest().expires_after(stream_end_wait);
+    if (conn.tls)
+        co_await rest(*conn.tls);
+    else
+        co_await rest(*conn.plain);
+    if (ec || !reader->parser.keep_alive() || closed_ || ep.idle.size() >= max_idle_per_endpoint)
+        co_return;
+    conn.lowest().expires_never();
+    conn.idle_since = clock::now();
+    ep.idle.push_back(std::move(conn));
 }
 
 asio::awaitable<std::optional<upstream_failure>>

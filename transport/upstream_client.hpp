@@ -178,12 +178,17 @@ private:
              const upstream_session* origin);
     boost::asio::awaitable<std::variant<upstream_connection, upstream_failure>>
     connect(endpoint& ep);
+    // The reading state of one answer: what remains of an event stream after its JSON-RPC
+    // response is read to its end in the background (drain), so the connection is reused.
+    struct answer_reader;
     template <class Stream>
     boost::asio::awaitable<void> round_trip(Stream& stream, const std::string& wire,
                                             const boost::json::value* want_id, http_answer& answer,
                                             bool& header_read, bool& reusable,
                                             boost::system::error_code& ec, const call_context& ctx,
-                                            const upstream_session* origin);
+                                            const upstream_session* origin, answer_reader& reader);
+    boost::asio::awaitable<void> drain(endpoint& ep, upstream_connection conn,
+                                       std::shared_ptr<answer_reader> reader);
     boost::asio::awaitable<std::optional<upstream_failure>> ensure_session(session_ptr s,
                                                                            const call_context& ctx);
     // timeouts.requestMs, or the caller's tighter budget.
