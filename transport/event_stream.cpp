@@ -21,23 +21,6 @@ asio::awaitable<void> message_queue::wait() {
     co_await wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
 }
 
-asio::awaitable<boost::system::error_code>
-open_event_stream(beast::tcp_stream& stream, unsigned version, std::string_view server,
-                  std::optional<std::string> session_header) {
-    http::response<http::empty_body> res{http::status::ok, version};
-    res.set(http::field::server, server);
-    res.set(http::field::content_type, "text/event-stream");
-    res.set(http::field::cache_control, "no-cache");
-    if (session_header)
-        res.set("Mcp-Session-Id", *session_header);
-    res.chunked(true);
-    http::response_serializer<http::empty_body> sr{res};
-    boost::system::error_code ec;
-    stream.expires_after(std::chrono::seconds(30));
-    co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
-    co_return ec;
-}
-
 std::string event_stream_head(unsigned version, std::string_view server,
                               std::optional<std::string> session_header) {
     http::response<http::empty_body> res{http::status::ok, version};
@@ -50,6 +33,17 @@ std::string event_stream_head(unsigned version, std::string_view server,
     std::ostringstream out;
     out << res.base();
     return std::move(out).str();
+}
+
+asio::awaitable<boost::system::error_code>
+open_event_stream(beast::tcp_stream& stream, unsigned version, std::string_view server,
+                  std::optional<std::string> session_header) {
+    auto head = event_stream_head(version, server, std::move(session_header));
+    boost::system::error_code ec;
+    stream.expires_after(std::chrono::seconds(30));
+    co_await asio::async_write(stream, asio::buffer(head),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
 }
 
 asio::awaitable<boost::system::error_code> write_event_chunk(beast::tcp_stream& stream,

@@ -783,48 +783,19 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
         if (!s->state.protocol_version.empty())
             wire += "\r\nMCP-Protocol-Version: " + s->state.protocol_version;
         wire += "\r\n\r\n";
-        bool streamed = false;
-        auto run = [&](auto& stream) -> asio::awaitable<void> {
-            boost::system::error_code ec;
-            conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
-            co_await asio::async_write(stream, asio::buffer(wire),
-                                       asio::redirect_error(asio::use_awaitable, ec));
-            if (ec)
-                co_return;
-            beast::flat_buffer buf;
-            http::response_parser<http::string_body> parser;
-            parser.body_limit(boost::none);
-            co_await http::async_read_header(stream, buf, parser,
-                                             asio::redirect_error(asio::use_awaitable, ec));
-            // 405: the upstream offers no stream. Anything else but 200: the session is gone
-            // or refused; the next request re-initializes and listens again.
-            if (ec || parser.get().result_int() != 200)
-                co_return;
-            streamed = true;
-            if (opened)
-                std::exchange(opened, nullptr)->cancel();
-            conn->lowest().expires_never();
-            sse_parser sse;
-            while (!parser.is_done() && alive()) {
-                co_await http::async_read_some(stream, buf, parser,
-                                               asio::redirect_error(asio::use_awaitable, ec));
-                if (ec)
-                    break;
-                auto& body = parser.get().body();
-                auto events = sse.feed(body);
-                body.clear();
-                for (auto& ev : events) {
-                    boost::system::error_code jec;
-                    auto v = json::parse(ev.data, jec);
-                    if (!jec && v.is_object() && v.as_object().contains("method") && alive())
-                        dispatch(*s, std::move(v.as_object()));
-                }
-            }
-        };
-        if (conn->tls)
-            co_await run(*conn->tls);
-        else
-            co_await run(*conn->plain);
+        // 405: the upstream offers no stream. Anything else but 200: the session is gone or
+        // refused; the next request re-initializes and listens again.
+        bool streamed = co_await follow_stream(
+            *conn, wire, false,
+            [&] {
+                if (opened)
+                    std::exchange(opened, nullptr)->cancel();
+            },
+            alive,
+            [&](json::object message) {
+                if (alive())
+                    dispatch(*s, std::move(message));
+            });
         if (s->listening == conn)
             s->listening.reset();
         if (!streamed || !alive())
@@ -835,6 +806,56 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
         boost::system::error_code wait_ec;
         co_await s->relisten->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
     }
+}
+
+asio::awaitable<bool> upstream_client::follow_stream(upstream_connection& conn,
+                                                     const std::string& wire,
+                                                     bool require_event_stream,
+                                                     std::function<void()> on_open,
+                                                     std::function<bool()> going,
+                                                     std::function<void(json::object)> on_message) {
+    bool opened = false;
+    auto run = [&](auto& stream) -> asio::awaitable<void> {
+        boost::system::error_code ec;
+        conn.lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
+        co_await asio::async_write(stream, asio::buffer(wire),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            co_return;
+        beast::flat_buffer buf;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(boost::none);
+        co_await http::async_read_header(stream, buf, parser,
+                                         asio::redirect_error(asio::use_awaitable, ec));
+        auto type = parser.get()[http::field::content_type];
+        if (ec || parser.get().result_int() != 200 ||
+            (require_event_stream && !type.starts_with("text/event-stream")))
+            co_return;
+        opened = true;
+        on_open();
+        conn.lowest().expires_never();
+        sse_parser sse;
+        while (!parser.is_done() && going()) {
+            co_await http::async_read_some(stream, buf, parser,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                break;
+            auto& body = parser.get().body();
+            auto events = sse.feed(body);
+            body.clear();
+            for (auto& ev : events) {
+                boost::system::error_code jec;
+                auto v = json::parse(ev.data, jec);
+                if (!jec && v.is_object() && v.as_object().contains("method"))
+                    on_message(std::move(v.as_object()));
+            }
+        }
+    };
+    if (conn.tls)
+        co_await run(*conn.tls);
+    else
+        co_await run(*conn.plain);
+    co_return opened;
 }
 
 asio::awaitable<std::optional<upstream_failure>>

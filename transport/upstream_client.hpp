@@ -202,6 +202,14 @@ private:
     boost::asio::awaitable<void> listen(session_ptr s, std::uint64_t generation,
                                         std::shared_ptr<boost::asio::steady_timer> opened);
     boost::asio::awaitable<void> send_delete(endpoint& ep, session_state state);
+    // Sends `wire` on `conn` and follows its answer as a long-lived event stream while
+    // `going()`: `on_open` once the header says 200 (and text/event-stream, if required), then
+    // each message that has a method. False: the stream was not opened.
+    boost::asio::awaitable<bool> follow_stream(upstream_connection& conn, const std::string& wire,
+                                               bool require_event_stream,
+                                               std::function<void()> on_open,
+                                               std::function<bool()> going,
+                                               std::function<void(boost::json::object)> on_message);
     // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
     // context) and body.
     std::string post_wire(const endpoint& ep, const boost::json::object& msg,

@@ -3,7 +3,6 @@
 // subscriptions/listen stream, which also carries that upstream's list changes (its lists are
 // cached, and every client hears of the change).
 #include "protocol/modern_request.hpp"
-#include "transport/sse.hpp"
 #include "transport/upstream_client.hpp"
 #include "transport/version.hpp"
 
@@ -11,14 +10,10 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 namespace json = boost::json;
 
 namespace {
@@ -118,54 +113,21 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                          {"params", std::move(params)}};
         auto wire = post_wire(*root_->ep, msg, root_->state, call_context{});
         bool acknowledged = false;
-        auto run = [&](auto& stream) -> asio::awaitable<void> {
-            boost::system::error_code ec;
-            conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
-            co_await asio::async_write(stream, asio::buffer(wire),
-                                       asio::redirect_error(asio::use_awaitable, ec));
-            if (ec)
-                co_return;
-            beast::flat_buffer buf;
-            http::response_parser<http::string_body> parser;
-            parser.body_limit(boost::none);
-            co_await http::async_read_header(stream, buf, parser,
-                                             asio::redirect_error(asio::use_awaitable, ec));
-            auto type = parser.get()[http::field::content_type];
-            if (ec || parser.get().result_int() != 200 || !type.starts_with("text/event-stream"))
-                co_return; // not offered: list changes fall back to the cache's TTL
-            conn->lowest().expires_never();
-            sse_parser sse;
-            while (!parser.is_done() && !closed_) {
-                co_await http::async_read_some(stream, buf, parser,
-                                               asio::redirect_error(asio::use_awaitable, ec));
-                if (ec)
-                    break;
-                auto& body = parser.get().body();
-                auto events = sse.feed(body);
-                body.clear();
-                for (auto& ev : events) {
-                    boost::system::error_code jec;
-                    auto v = json::parse(ev.data, jec);
-                    auto* obj = v.if_object();
-                    auto* m = obj ? obj->if_contains("method") : nullptr;
-                    if (!m || !m->is_string())
-                        continue; // the graceful close's result: the stream ends next
-                    if (m->get_string() == protocol::subscriptions_acknowledged) {
-                        // The new filter is in force: the stream it replaces can go.
-                        acknowledged = true;
-                        if (auto old = std::exchange(listen_conn_, conn); old && old != conn)
-                            old->lowest().close();
-                        continue;
-                    }
-                    protocol::strip_subscription(*obj);
-                    dispatch(*root_, std::move(*obj));
+        // Refused or not offered: list changes fall back to the cache's TTL.
+        co_await follow_stream(
+            *conn, wire, true, [] {}, [&] { return !closed_; },
+            [&](json::object message) {
+                auto* m = message["method"].if_string();
+                if (m && *m == protocol::subscriptions_acknowledged) {
+                    // The new filter is in force: the stream it replaces can go.
+                    acknowledged = true;
+                    if (auto old = std::exchange(listen_conn_, conn); old && old != conn)
+                        old->lowest().close();
+                    return;
                 }
-            }
-        };
-        if (conn->tls)
-            co_await run(*conn->tls);
-        else
-            co_await run(*conn->plain);
+                protocol::strip_subscription(message);
+                dispatch(*root_, std::move(message));
+            });
         if (listen_conn_ == conn)
             listen_conn_.reset();
         if (!acknowledged || !current())
