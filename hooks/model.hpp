@@ -1,0 +1,93 @@
+// What gate-hooks stores: webhooks, the events ingested for them, and one delivery per
+// (event, webhook) with its attempts. Plain data; the store (store.hpp) keeps it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gate::hooks {
+
+using clock_time = std::chrono::system_clock::time_point;
+
+struct webhook {
+    std::string id; // hook_<hex>
+    std::string organization;
+    std::string event;
+    std::string url;
+    std::optional<std::string> secret;
+    bool enabled = true;
+    std::optional<std::string> disabled_reason; // e.g. the receiver answered 410
+    clock_time created_at{};
+    clock_time updated_at{};
+};
+
+// pending: waiting for its (next) attempt; delivering: an attempt holds it (until its lease
+// ends); succeeded; dead: in the dead-letter queue.
+enum class delivery_status { pending, delivering, succeeded, dead };
+const char* to_string(delivery_status s);
+std::optional<delivery_status> delivery_status_from(std::string_view s);
+
+struct delivery {
+    std::string id; // dlv_<hex>
+    std::string webhook_id;
+    std::string event_id;
+    std::string organization;
+    std::string event_type;
+    delivery_status status = delivery_status::pending;
+    int attempts = 0;
+    clock_time next_attempt_at{};
+    std::optional<int> last_status; // HTTP status of the last attempt
+    std::optional<std::string> last_error;
+    std::optional<std::string> response_body; // the receiver's, cut to 4 KiB
+    clock_time created_at{};
+    clock_time updated_at{};
+    std::optional<clock_time> dead_at;
+    bool dead_letter_retry = false; // an operator's retry from the queue: one attempt, then back
+};
+
+// A delivery claimed for an attempt, with what the attempt needs.
+struct due_delivery {
+    delivery d;
+    std::string url;
+    std::optional<std::string> secret;
+    std::string event_time; // RFC 3339
+    std::string data;       // the event's data, JSON text
+};
+
+// How one attempt ended.
+struct attempt_result {
+    std::optional<int> status;        // the HTTP status, when one came
+    std::optional<std::string> error; // timeout, refused, TLS, blocked target ...
+    std::optional<std::string> response_body;
+};
+
+// What to do with a delivery after an attempt (decided by retry_policy).
+struct attempt_record {
+    std::string delivery_id;
+    attempt_result result;
+    delivery_status next = delivery_status::pending; // pending (retry), succeeded or dead
+    clock_time next_attempt_at{};
+    bool disable_webhook = false; // 410
+    clock_time now{};
+};
+
+struct dlq_filter {
+    std::optional<std::string> event_type;
+    std::optional<std::string> webhook_id;
+};
+
+struct dlq_stats {
+    struct by_type {
+        std::string event_type;
+        std::int64_t count = 0;
+    };
+    std::int64_t total = 0;
+    std::vector<by_type> types;
+    // Counts by how long entries have been in the queue: <1h, 1-24h, 1-7d, >7d.
+    std::int64_t under_hour = 0, under_day = 0, under_week = 0, older = 0;
+};
+
+} // namespace gate::hooks

@@ -1,0 +1,454 @@
+// The SQLite store: one file in WAL mode, the schema migrated at open. One connection, used
+// only from the store actor's thread.
+#include "hooks/store.hpp"
+#include "transport/random_id.hpp"
+
+#include <sqlite3.h>
+#include <stdexcept>
+
+namespace gate::hooks {
+
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+std::int64_t ms(clock_time t) {
+    return duration_cast<milliseconds>(t.time_since_epoch()).count();
+}
+clock_time at(std::int64_t v) {
+    return clock_time(milliseconds(v));
+}
+
+std::string rfc3339(clock_time t) {
+    auto secs = std::chrono::floor<std::chrono::seconds>(t);
+    auto millis = duration_cast<milliseconds>(t - secs).count();
+    auto tt = std::chrono::system_clock::to_time_t(secs);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<int>(millis));
+    return buf;
+}
+
+// Each migration runs once, in order, in its own transaction; user_version counts them.
+constexpr const char* migrations[] = {
+    R"sql(
+CREATE TABLE webhooks (
+  id TEXT PRIMARY KEY,
+  organization TEXT NOT NULL,
+  event TEXT NOT NULL,
+  url TEXT NOT NULL,
+  secret TEXT,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  disabled_reason TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX webhooks_by_event ON webhooks (organization, event, enabled);
+CREATE TABLE events (
+  id TEXT PRIMARY KEY,
+  organization TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE deliveries (
+  id TEXT PRIMARY KEY,
+  webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL REFERENCES events (id),
+  organization TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  lease_until INTEGER,
+  last_status INTEGER,
+  last_error TEXT,
+  response_body TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  dead_at INTEGER,
+  dead_letter_retry INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
+CREATE INDEX deliveries_dead ON deliveries (organization, status, dead_at);
+)sql",
+};
+
+class statement {
+public:
+    statement(sqlite3* db, const char* sql) : db_(db) {
+        if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
+            throw std::runtime_error(std::string("sqlite prepare: ") + sqlite3_errmsg(db));
+    }
+    ~statement() { sqlite3_finalize(st_); }
+    statement(const statement&) = delete;
+    statement& operator=(const statement&) = delete;
+
+    statement& bind(int i, std::string_view v) {
+        sqlite3_bind_text(st_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    statement& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
+    statement& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
+    statement& bind(int i, std::int64_t v) {
+        sqlite3_bind_int64(st_, i, v);
+        return *this;
+    }
+    statement& bind(int i, const std::optional<std::string>& v) {
+        if (v)
+            return bind(i, std::string_view(*v));
+        sqlite3_bind_null(st_, i);
+        return *this;
+    }
+    statement& bind(int i, const std::optional<int>& v) {
+        if (v)
+            return bind(i, static_cast<std::int64_t>(*v));
+        sqlite3_bind_null(st_, i);
+        return *this;
+    }
+    // True while there is a row.
+    bool step() {
+        int rc = sqlite3_step(st_);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        throw std::runtime_error(std::string("sqlite step: ") + sqlite3_errmsg(db_));
+    }
+    std::string text(int col) const {
+        auto* p = sqlite3_column_text(st_, col);
+        return p ? reinterpret_cast<const char*>(p) : "";
+    }
+    std::optional<std::string> opt_text(int col) const {
+        if (sqlite3_column_type(st_, col) == SQLITE_NULL)
+            return std::nullopt;
+        return text(col);
+    }
+    std::int64_t integer(int col) const { return sqlite3_column_int64(st_, col); }
+    std::optional<std::int64_t> opt_integer(int col) const {
+        if (sqlite3_column_type(st_, col) == SQLITE_NULL)
+            return std::nullopt;
+        return integer(col);
+    }
+
+private:
+    sqlite3* db_;
+    sqlite3_stmt* st_ = nullptr;
+};
+
+constexpr const char* webhook_columns =
+    "id, organization, event, url, secret, enabled, disabled_reason, created_at, updated_at";
+
+webhook read_webhook(const statement& s) {
+    webhook w;
+    w.id = s.text(0);
+    w.organization = s.text(1);
+    w.event = s.text(2);
+    w.url = s.text(3);
+    w.secret = s.opt_text(4);
+    w.enabled = s.integer(5) != 0;
+    w.disabled_reason = s.opt_text(6);
+    w.created_at = at(s.integer(7));
+    w.updated_at = at(s.integer(8));
+    return w;
+}
+
+constexpr const char* delivery_columns =
+    "d.id, d.webhook_id, d.event_id, d.organization, d.event_type, d.status, d.attempts, "
+    "d.next_attempt_at, d.last_status, d.last_error, d.response_body, d.created_at, "
+    "d.updated_at, d.dead_at, d.dead_letter_retry";
+
+delivery read_delivery(const statement& s, int first = 0) {
+    delivery d;
+    d.id = s.text(first + 0);
+    d.webhook_id = s.text(first + 1);
+    d.event_id = s.text(first + 2);
+    d.organization = s.text(first + 3);
+    d.event_type = s.text(first + 4);
+    d.status = delivery_status_from(s.text(first + 5)).value_or(delivery_status::pending);
+    d.attempts = static_cast<int>(s.integer(first + 6));
+    d.next_attempt_at = at(s.integer(first + 7));
+    if (auto v = s.opt_integer(first + 8))
+        d.last_status = static_cast<int>(*v);
+    d.last_error = s.opt_text(first + 9);
+    d.response_body = s.opt_text(first + 10);
+    d.created_at = at(s.integer(first + 11));
+    d.updated_at = at(s.integer(first + 12));
+    if (auto v = s.opt_integer(first + 13))
+        d.dead_at = at(*v);
+    d.dead_letter_retry = s.integer(first + 14) != 0;
+    return d;
+}
+
+class sqlite_store final : public store {
+public:
+    explicit sqlite_store(const std::string& path) {
+        if (sqlite3_open_v2(path.c_str(), &db_,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                            nullptr) != SQLITE_OK) {
+            std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            throw std::runtime_error("cannot open " + path + ": " + why);
+        }
+        sqlite3_busy_timeout(db_, 5000);
+        exec("PRAGMA journal_mode = WAL");
+        exec("PRAGMA synchronous = NORMAL"); // WAL: durable at each commit's checkpoint order
+        exec("PRAGMA foreign_keys = ON");
+        migrate();
+    }
+    ~sqlite_store() override { sqlite3_close(db_); }
+
+    webhook create_webhook(const std::string& org, const webhook_spec& spec,
+                           clock_time now) override {
+        webhook w;
+        w.id = "hook_" + transport::random_id().substr(0, 24);
+        w.organization = org;
+        w.event = spec.event;
+        w.url = spec.url;
+        w.secret = spec.secret;
+        w.created_at = w.updated_at = now;
+        statement s(db_, "INSERT INTO webhooks (id, organization, event, url, secret, enabled, "
+                         "created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)");
+        s.bind(1, w.id).bind(2, org).bind(3, w.event).bind(4, w.url).bind(5, w.secret);
+        s.bind(6, ms(now)).bind(7, ms(now)).step();
+        return w;
+    }
+
+    std::vector<webhook> list_webhooks(const std::string& org) override {
+        statement s(db_, (std::string("SELECT ") + webhook_columns +
+                          " FROM webhooks WHERE organization = ? ORDER BY created_at, id")
+                             .c_str());
+        s.bind(1, org);
+        std::vector<webhook> out;
+        while (s.step())
+            out.push_back(read_webhook(s));
+        return out;
+    }
+
+    std::optional<webhook> get_webhook(const std::string& org, const std::string& id) override {
+        statement s(db_, (std::string("SELECT ") + webhook_columns +
+                          " FROM webhooks WHERE organization = ? AND id = ?")
+                             .c_str());
+        s.bind(1, org).bind(2, id);
+        if (!s.step())
+            return std::nullopt;
+        return read_webhook(s);
+    }
+
+    std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
+                                       clock_time now) override {
+        statement s(db_, "UPDATE webhooks SET enabled = ?, disabled_reason = NULL, "
+                         "updated_at = ? WHERE organization = ? AND id = ?");
+        s.bind(1, std::int64_t{enabled}).bind(2, ms(now)).bind(3, org).bind(4, id).step();
+        return get_webhook(org, id);
+    }
+
+    bool delete_webhook(const std::string& org, const std::string& id) override {
+        statement s(db_, "DELETE FROM webhooks WHERE organization = ? AND id = ?");
+        s.bind(1, org).bind(2, id).step();
+        return sqlite3_changes(db_) > 0;
+    }
+
+    ingested ingest(const std::string& org, const std::string& type, const std::string& data,
+                    clock_time now) override {
+        transaction tx(*this);
+        ingested out;
+        out.event_id = "evt_" + transport::random_id().substr(0, 24);
+        statement e(db_, "INSERT INTO events (id, organization, type, data, created_at) "
+                         "VALUES (?, ?, ?, ?, ?)");
+        e.bind(1, out.event_id).bind(2, org).bind(3, type).bind(4, data).bind(5, ms(now)).step();
+        statement hooks(db_, "SELECT id FROM webhooks WHERE organization = ? AND event = ? AND "
+                             "enabled = 1");
+        hooks.bind(1, org).bind(2, type);
+        std::vector<std::string> targets;
+        while (hooks.step())
+            targets.push_back(hooks.text(0));
+        for (const auto& hook : targets) {
+            statement d(db_, "INSERT INTO deliveries (id, webhook_id, event_id, organization, "
+                             "event_type, status, next_attempt_at, created_at, updated_at) "
+                             "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)");
+            d.bind(1, "dlv_" + transport::random_id().substr(0, 24)).bind(2, hook);
+            d.bind(3, out.event_id).bind(4, org).bind(5, type).bind(6, ms(now));
+            d.bind(7, ms(now)).bind(8, ms(now)).step();
+        }
+        out.deliveries = targets.size();
+        tx.commit();
+        return out;
+    }
+
+    std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
+                                        std::chrono::milliseconds lease) override {
+        transaction tx(*this);
+        statement s(db_, (std::string("SELECT ") + delivery_columns +
+                          ", w.url, w.secret, e.created_at, e.data FROM deliveries d "
+                          "JOIN webhooks w ON w.id = d.webhook_id "
+                          "JOIN events e ON e.id = d.event_id "
+                          "WHERE (d.status = 'pending' AND d.next_attempt_at <= ?1) OR "
+                          "(d.status = 'delivering' AND d.lease_until <= ?1) "
+                          "ORDER BY d.next_attempt_at LIMIT ?2")
+                             .c_str());
+        s.bind(1, ms(now)).bind(2, static_cast<std::int64_t>(limit));
+        std::vector<due_delivery> out;
+        while (s.step()) {
+            due_delivery due;
+            due.d = read_delivery(s);
+            due.url = s.text(15);
+            due.secret = s.opt_text(16);
+            due.event_time = rfc3339(at(s.integer(17)));
+            due.data = s.text(18);
+            out.push_back(std::move(due));
+        }
+        for (auto& due : out) {
+            statement u(db_, "UPDATE deliveries SET status = 'delivering', lease_until = ?, "
+                             "updated_at = ? WHERE id = ?");
+            u.bind(1, ms(now + lease)).bind(2, ms(now)).bind(3, due.d.id).step();
+            due.d.status = delivery_status::delivering;
+        }
+        tx.commit();
+        return out;
+    }
+
+    void record(const attempt_record& r) override {
+        transaction tx(*this);
+        statement s(db_, "UPDATE deliveries SET status = ?, attempts = attempts + 1, "
+                         "next_attempt_at = ?, lease_until = NULL, last_status = ?, "
+                         "last_error = ?, response_body = ?, updated_at = ?, "
+                         "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
+                         "dead_letter_retry = 0 WHERE id = ?");
+        const char* status = to_string(r.next);
+        s.bind(1, status).bind(2, ms(r.next_attempt_at)).bind(3, r.result.status);
+        s.bind(4, r.result.error).bind(5, r.result.response_body).bind(6, ms(r.now));
+        s.bind(7, status).bind(8, ms(r.now)).bind(9, r.delivery_id).step();
+        if (r.disable_webhook) {
+            statement w(db_, "UPDATE webhooks SET enabled = 0, disabled_reason = ?, "
+                             "updated_at = ? WHERE id = (SELECT webhook_id FROM deliveries "
+                             "WHERE id = ?)");
+            w.bind(1, "the receiver answered 410 Gone").bind(2, ms(r.now));
+            w.bind(3, r.delivery_id).step();
+        }
+        tx.commit();
+    }
+
+    std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
+                                     std::size_t limit) override {
+        statement s(db_, (std::string("SELECT ") + delivery_columns +
+                          " FROM deliveries d WHERE d.organization = ? AND d.webhook_id = ? "
+                          "ORDER BY d.created_at DESC, d.id DESC LIMIT ?")
+                             .c_str());
+        s.bind(1, org).bind(2, webhook_id).bind(3, static_cast<std::int64_t>(limit));
+        std::vector<delivery> out;
+        while (s.step())
+            out.push_back(read_delivery(s));
+        return out;
+    }
+
+    dlq_stats dead_letter_stats(const std::string& org, clock_time now) override {
+        dlq_stats out;
+        statement s(db_, "SELECT event_type, COUNT(*) FROM deliveries WHERE organization = ? "
+                         "AND status = 'dead' GROUP BY event_type ORDER BY event_type");
+        s.bind(1, org);
+        while (s.step()) {
+            out.types.push_back({s.text(0), s.integer(1)});
+            out.total += s.integer(1);
+        }
+        statement a(db_, "SELECT "
+                         "SUM(dead_at > ?1), SUM(dead_at <= ?1 AND dead_at > ?2), "
+                         "SUM(dead_at <= ?2 AND dead_at > ?3), SUM(dead_at <= ?3) "
+                         "FROM deliveries WHERE organization = ?4 AND status = 'dead'");
+        using namespace std::chrono_literals;
+        a.bind(1, ms(now - 1h)).bind(2, ms(now - 24h)).bind(3, ms(now - 168h)).bind(4, org);
+        if (a.step()) {
+            out.under_hour = a.opt_integer(0).value_or(0);
+            out.under_day = a.opt_integer(1).value_or(0);
+            out.under_week = a.opt_integer(2).value_or(0);
+            out.older = a.opt_integer(3).value_or(0);
+        }
+        return out;
+    }
+
+    dlq_page dead_letters(const std::string& org, const dlq_filter& filter,
+                          const std::optional<std::string>& cursor, std::size_t limit) override {
+        // Keyset pagination on (dead_at, id): stable while entries come and go.
+        std::string sql = std::string("SELECT ") + delivery_columns +
+                          " FROM deliveries d WHERE d.organization = ?1 AND d.status = 'dead' "
+                          "AND (?2 IS NULL OR d.event_type = ?2) "
+                          "AND (?3 IS NULL OR d.webhook_id = ?3) "
+                          "AND (?4 IS NULL OR (d.dead_at, d.id) > "
+                          "(SELECT dead_at, id FROM deliveries WHERE id = ?4)) "
+                          "ORDER BY d.dead_at, d.id LIMIT ?5";
+        statement s(db_, sql.c_str());
+        s.bind(1, org).bind(2, filter.event_type).bind(3, filter.webhook_id).bind(4, cursor);
+        s.bind(5, static_cast<std::int64_t>(limit + 1));
+        dlq_page page;
+        while (s.step())
+            page.entries.push_back(read_delivery(s));
+        if (page.entries.size() > limit) {
+            page.entries.pop_back();
+            page.next_cursor = page.entries.back().id;
+        }
+        return page;
+    }
+
+    std::optional<std::size_t> retry_dead_letters(const std::string& org,
+                                                  const std::string& webhook_id,
+                                                  clock_time now) override {
+        if (!get_webhook(org, webhook_id))
+            return std::nullopt;
+        statement s(db_, "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
+                         "dead_letter_retry = 1, updated_at = ? WHERE organization = ? AND "
+                         "webhook_id = ? AND status = 'dead'");
+        s.bind(1, ms(now)).bind(2, ms(now)).bind(3, org).bind(4, webhook_id).step();
+        return static_cast<std::size_t>(sqlite3_changes(db_));
+    }
+
+private:
+    struct transaction {
+        explicit transaction(sqlite_store& s) : s_(s) { s_.exec("BEGIN IMMEDIATE"); }
+        void commit() {
+            s_.exec("COMMIT");
+            done_ = true;
+        }
+        ~transaction() {
+            if (!done_)
+                sqlite3_exec(s_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        }
+        sqlite_store& s_;
+        bool done_ = false;
+    };
+
+    void exec(const char* sql) {
+        char* err = nullptr;
+        if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+            std::string why = err ? err : "unknown error";
+            sqlite3_free(err);
+            throw std::runtime_error(std::string("sqlite: ") + why);
+        }
+    }
+
+    void migrate() {
+        statement v(db_, "PRAGMA user_version");
+        v.step();
+        auto version = static_cast<std::size_t>(v.integer(0));
+        for (auto i = version; i < std::size(migrations); ++i) {
+            transaction tx(*this);
+            exec(migrations[i]);
+            exec(("PRAGMA user_version = " + std::to_string(i + 1)).c_str());
+            tx.commit();
+        }
+    }
+
+    sqlite3* db_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<store> open_sqlite_store(const std::string& path) {
+    return std::make_unique<sqlite_store>(path);
+}
+
+} // namespace gate::hooks

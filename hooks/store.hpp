@@ -1,0 +1,67 @@
+// The durable state of gate-hooks behind one interface: SQLite (sqlite_store, the default)
+// now, PostgreSQL for several instances later. Every call is scoped to an organization
+// except the delivery worker's; calls block, so they run on the store actor's own thread.
+#pragma once
+
+#include "hooks/model.hpp"
+#include "hooks/webhook_request.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gate::hooks {
+
+struct ingested {
+    std::string event_id;
+    std::size_t deliveries = 0; // one per enabled webhook of that event and organization
+};
+
+struct dlq_page {
+    std::vector<delivery> entries;
+    std::optional<std::string> next_cursor;
+};
+
+class store {
+public:
+    virtual ~store() = default;
+
+    virtual webhook create_webhook(const std::string& org, const webhook_spec& spec,
+                                   clock_time now) = 0;
+    virtual std::vector<webhook> list_webhooks(const std::string& org) = 0;
+    virtual std::optional<webhook> get_webhook(const std::string& org, const std::string& id) = 0;
+    virtual std::optional<webhook> set_enabled(const std::string& org, const std::string& id,
+                                               bool enabled, clock_time now) = 0;
+    // Its deliveries go with it.
+    virtual bool delete_webhook(const std::string& org, const std::string& id) = 0;
+
+    // Stores the event and a pending delivery for each enabled webhook of its type, in one
+    // transaction: once this returns, nothing is lost.
+    virtual ingested ingest(const std::string& org, const std::string& type,
+                            const std::string& data, clock_time now) = 0;
+
+    // Up to `limit` deliveries due at `now` (pending and due, or delivering with a lapsed
+    // lease: a crashed attempt), each leased until now + lease.
+    virtual std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
+                                                std::chrono::milliseconds lease) = 0;
+    virtual void record(const attempt_record& r) = 0;
+
+    virtual std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
+                                             std::size_t limit) = 0;
+
+    virtual dlq_stats dead_letter_stats(const std::string& org, clock_time now) = 0;
+    // Oldest first; `cursor` is the last entry's id of the previous page.
+    virtual dlq_page dead_letters(const std::string& org, const dlq_filter& filter,
+                                  const std::optional<std::string>& cursor, std::size_t limit) = 0;
+    // The webhook's dead letters are due again now (one attempt each; success takes them
+    // out of the queue). How many; nullopt when the webhook is not the organization's.
+    virtual std::optional<std::size_t>
+    retry_dead_letters(const std::string& org, const std::string& webhook_id, clock_time now) = 0;
+};
+
+// `path`: a file (created with its schema), or ":memory:".
+std::unique_ptr<store> open_sqlite_store(const std::string& path);
+
+} // namespace gate::hooks

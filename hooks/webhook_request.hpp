@@ -1,0 +1,34 @@
+// What a client may send to create a webhook, checked field by field: every refusal names the
+// field and says what is wrong with it (docs/webhooks.md, "Bad input"). Plain C++.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace gate::hooks {
+
+struct webhook_spec {
+    std::string event;
+    std::string url;
+    std::optional<std::string> secret;
+};
+
+struct field_error {
+    std::string field; // the JSON member, e.g. "url"; empty: the body as a whole
+    std::string message;
+};
+
+inline constexpr std::size_t max_url_length = 2048;
+inline constexpr std::size_t min_secret_length = 16;
+inline constexpr std::size_t max_secret_length = 256;
+
+// The body of a create request (already parsed as JSON).
+std::variant<webhook_spec, field_error> parse_webhook_spec(const boost::json::value& body);
+// An https URL gate-hooks will deliver to, or why not (also used at delivery time).
+std::optional<std::string> check_target_url(std::string_view url);
+// The body of a toggle request: {"enabled": bool}.
+std::variant<bool, field_error> parse_enabled(const boost::json::value& body);
+
+} // namespace gate::hooks
