@@ -406,6 +406,13 @@ public:
         return static_cast<std::size_t>(sqlite3_changes(db_));
     }
 
+    std::pair<std::int64_t, std::int64_t> depths() override {
+        statement s(db_, "SELECT COALESCE(SUM(status IN ('pending', 'delivering')), 0), "
+                         "COALESCE(SUM(status = 'dead'), 0) FROM deliveries");
+        s.step();
+        return {s.integer(0), s.integer(1)};
+    }
+
 private:
     struct transaction {
         explicit transaction(sqlite_store& s) : s_(s) { s_.exec("BEGIN IMMEDIATE"); }

@@ -59,6 +59,9 @@ public:
     // out of the queue). How many; nullopt when the webhook is not the organization's.
     virtual std::optional<std::size_t>
     retry_dead_letters(const std::string& org, const std::string& webhook_id, clock_time now) = 0;
+
+    // Across organizations, for the metrics: deliveries waiting or in an attempt, and dead.
+    virtual std::pair<std::int64_t, std::int64_t> depths() = 0;
 };
 
 // `path`: a file (created with its schema), or ":memory:".

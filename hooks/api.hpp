@@ -1,0 +1,40 @@
+// gate-hooks' HTTP API (docs/webhooks.md; described in docs/webhooks-openapi.json): webhooks,
+// events, delivery history, the dead-letter queue, /health, /metrics and the console page.
+// Every route but /health, /metrics and the page needs `Authorization: Bearer <token>`; the
+// token names the organization, and nothing of another organization is ever visible (its
+// ids answer 404 like ids that do not exist).
+#pragma once
+
+#include "hooks/dispatcher.hpp"
+#include "hooks/hooks_metrics.hpp"
+#include "hooks/settings.hpp"
+#include "transport/http_server.hpp"
+
+#include <caf/actor.hpp>
+
+namespace gate::hooks {
+
+class api final : public transport::http_handler {
+public:
+    api(const settings& s, caf::actor store, dispatcher& worker, hooks_metrics& metrics);
+
+    std::optional<transport::http_reply> admit(const transport::http_request& req,
+                                               time_point start) override;
+    void body_too_large(std::size_t limit, time_point start) override;
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    respond(transport::http_request& req, boost::beast::tcp_stream& stream,
+            time_point start) override;
+
+private:
+    // The organization of the request's bearer token, if it carries a known one.
+    std::optional<std::string> organization(const transport::http_request& req) const;
+    boost::asio::awaitable<transport::http_reply> route(transport::http_request& req,
+                                                        const std::string& org);
+
+    const settings& settings_;
+    caf::actor store_;
+    dispatcher& worker_;
+    hooks_metrics& metrics_;
+};
+
+} // namespace gate::hooks

@@ -1,0 +1,157 @@
+#include "hooks/dispatcher.hpp"
+
+#include "hooks/delivery_body.hpp"
+#include "hooks/event_types.hpp"
+#include "hooks/retry_policy.hpp"
+#include "hooks/store_actor.hpp"
+#include "transport/random_id.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::hooks {
+
+namespace asio = boost::asio;
+using sys_clock = std::chrono::system_clock;
+
+namespace {
+
+std::string now_rfc3339() {
+    auto t = sys_clock::now();
+    auto secs = std::chrono::floor<std::chrono::seconds>(t);
+    auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(t - secs).count();
+    auto tt = sys_clock::to_time_t(secs);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<int>(millis));
+    return buf;
+}
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(sys_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+dispatcher::dispatcher(asio::io_context& io, caf::actor store, const delivery_settings& settings,
+                       hooks_metrics& metrics)
+    : io_(io), store_(std::move(store)), settings_(settings), metrics_(metrics),
+      sender_(io.get_executor(), settings), wake_(io) {}
+
+void dispatcher::start() {
+    asio::co_spawn(io_, loop(), asio::detached);
+}
+
+void dispatcher::wake() {
+    woken_ = true;
+    wake_.cancel();
+}
+
+void dispatcher::stop() {
+    stopped_ = true;
+    wake_.cancel();
+}
+
+asio::awaitable<void> dispatcher::loop() {
+    while (!stopped_) {
+        woken_ = false;
+        std::size_t room = settings_.concurrency - std::min(settings_.concurrency, in_flight_);
+        std::size_t claimed = 0;
+        if (room > 0) {
+            auto lease = settings_.lease;
+            auto due = co_await on_store(store_, [room, lease](store& s) {
+                return s.claim_due(sys_clock::now(), room, lease);
+            });
+            if (due) {
+                claimed = due->size();
+                for (auto& d : *due) {
+                    ++in_flight_;
+                    asio::co_spawn(io_, attempt(std::move(d)), [this](std::exception_ptr) {
+                        --in_flight_;
+                        wake(); // a slot is free: more may be due
+                    });
+                }
+            }
+        }
+        if (stopped_)
+            break;
+        if (claimed > 0 && claimed == room)
+            continue; // there may be more due now
+        if (woken_)
+            continue;
+        wake_.expires_after(settings_.poll);
+        boost::system::error_code ec; // cancellation is the wake-up
+        co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+asio::awaitable<void> dispatcher::attempt(due_delivery due) {
+    delivery_envelope e{due.d.id,       due.d.event_id,     due.d.event_type,
+                        due.event_time, due.d.organization, due.data};
+    auto body = delivery_body(e);
+    auto headers = delivery_headers(e, body, due.secret, unix_now());
+    auto started = std::chrono::steady_clock::now();
+    auto r = co_await sender_.post(due.url, body, headers);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    attempt_record rec;
+    rec.delivery_id = due.d.id;
+    rec.result = {r.status, r.error, r.status ? std::optional(r.body) : std::nullopt};
+    rec.now = sys_clock::now();
+    rec.next_attempt_at = rec.now;
+    auto outcome = r.status ? classify(*r.status) : attempt_outcome::retry;
+    std::string_view label;
+    if (outcome == attempt_outcome::delivered) {
+        rec.next = delivery_status::succeeded;
+        label = "succeeded";
+    } else if (outcome == attempt_outcome::gone) {
+        rec.next = delivery_status::dead;
+        rec.disable_webhook = true;
+        label = "gone";
+    } else {
+        std::uniform_real_distribution<double> draw(0.0, 1.0);
+        auto next = due.d.dead_letter_retry
+                        ? std::nullopt // an operator's retry: one attempt, then back
+                        : next_attempt(settings_.retry, due.d.attempts + 1, rec.now, r.retry_after,
+                                       draw(jitter_));
+        if (next) {
+            rec.next = delivery_status::pending;
+            rec.next_attempt_at = *next;
+            label = "retry";
+        } else {
+            rec.next = delivery_status::dead;
+            label = "dead";
+        }
+    }
+    metrics_.attempt(label, seconds);
+    auto saved = co_await on_store(store_, [rec](store& s) {
+        s.record(rec);
+        return true;
+    });
+    if (!saved)
+        spdlog::error("delivery {}: the outcome could not be recorded; it is attempted again "
+                      "when its claim lapses",
+                      rec.delivery_id);
+}
+
+asio::awaitable<send_result> dispatcher::test(const webhook& w) {
+    delivery_envelope e{"test_" + transport::random_id().substr(0, 24),
+                        "evt_test",
+                        std::string(test_event),
+                        now_rfc3339(),
+                        w.organization,
+                        R"({"message":"a test delivery from gate-hooks","webhook_id":")" + w.id +
+                            R"("})"};
+    auto body = delivery_body(e);
+    co_return co_await sender_.post(w.url, body, delivery_headers(e, body, w.secret, unix_now()));
+}
+
+} // namespace gate::hooks

@@ -1,0 +1,139 @@
+#include "hooks/sender.hpp"
+
+#include "hooks/target_guard.hpp"
+#include "hooks/webhook_request.hpp"
+#include "transport/upstream_connection.hpp"
+#include "transport/version.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+#include <charconv>
+
+namespace gate::hooks {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view v) {
+    // Delta-seconds only; an HTTP date is rare from webhook receivers and ignored.
+    std::int64_t seconds = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seconds);
+    if (ec != std::errc() || end != v.data() + v.size() || seconds < 0)
+        return std::nullopt;
+    return std::chrono::seconds(seconds);
+}
+
+std::string describe(const tcp::endpoint& e) {
+    return e.address().to_string();
+}
+
+} // namespace
+
+sender::sender(asio::any_io_executor ex, const delivery_settings& settings)
+    : ex_(std::move(ex)), settings_(settings), tls_(transport::make_client_tls_context()) {
+    if (settings_.ca_file)
+        tls_->load_verify_file(*settings_.ca_file);
+}
+
+asio::awaitable<send_result>
+sender::post(const std::string& url, const std::string& body,
+             const std::vector<std::pair<std::string, std::string>>& headers) {
+    send_result out;
+    if (auto bad = check_target_url(url)) {
+        out.error = "the url " + *bad;
+        co_return out;
+    }
+    auto u = boost::urls::parse_absolute_uri(url);
+    std::string host(u->host_name().empty() ? u->host() : u->host_name());
+    if (u->host_type() == boost::urls::host_type::ipv6)
+        host = std::string(u->host_address());
+    std::string port = u->has_port() ? std::string(u->port()) : "443";
+    std::string target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
+
+    auto deadline = std::chrono::steady_clock::now() + settings_.timeout;
+    tcp::resolver resolver(ex_);
+    boost::system::error_code ec;
+    auto results =
+        co_await resolver.async_resolve(host, port, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+        out.error = "cannot resolve " + host + ": " + ec.message();
+        co_return out;
+    }
+    // Server-side request forgery: judged on the addresses actually dialled, now.
+    std::vector<tcp::endpoint> allowed;
+    std::string refused;
+    for (const auto& r : results) {
+        auto a = r.endpoint().address();
+        bool blocked = false;
+        if (a.is_v4()) {
+            auto b = a.to_v4().to_bytes();
+            blocked = is_non_public(b);
+        } else {
+            auto b = a.to_v6().to_bytes();
+            blocked = is_non_public(b);
+        }
+        if (blocked && !settings_.allow_private_targets)
+            refused += (refused.empty() ? "" : ", ") + describe(r.endpoint());
+        else
+            allowed.push_back(r.endpoint());
+    }
+    if (allowed.empty()) {
+        out.error = "refused: " + host + " resolves only to non-public addresses (" + refused +
+                    "); the operator has not allowed private targets";
+        co_return out;
+    }
+    auto left = [&] {
+        return std::max(std::chrono::milliseconds(1),
+                        std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline - std::chrono::steady_clock::now()));
+    };
+    auto opened =
+        co_await transport::open_upstream_connection(ex_, allowed, host, tls_.get(), left());
+    if (auto* why = std::get_if<std::string>(&opened)) {
+        out.error = *why;
+        co_return out;
+    }
+    auto& conn = std::get<transport::upstream_connection>(opened);
+    http::request<http::string_body> req{http::verb::post, target, 11};
+    req.set(http::field::host, u->has_port() ? host + ":" + port : host);
+    req.set(http::field::user_agent, "gate-hooks/" + std::string(gate_version));
+    req.set(http::field::content_type, "application/json");
+    req.set(http::field::connection, "close");
+    for (const auto& [k, v] : headers)
+        req.set(k, v);
+    req.body() = body;
+    req.prepare_payload();
+    conn.lowest().expires_after(left());
+    beast::flat_buffer buf;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(64 * 1024);
+    co_await http::async_write(*conn.tls, req, asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec)
+        co_await http::async_read(*conn.tls, buf, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+    if (ec && !parser.is_header_done()) {
+        out.error =
+            ec == beast::error::timeout
+                ? "timeout: no answer within " + std::to_string(settings_.timeout.count()) + " ms"
+                : "no answer: " + ec.message();
+        co_return out;
+    }
+    const auto& res = parser.get();
+    out.status = static_cast<int>(res.result_int());
+    out.status_text = std::string(res.reason());
+    out.body = res.body().substr(0, kept_response_bytes);
+    if (auto it = res.find(http::field::retry_after); it != res.end())
+        out.retry_after = parse_retry_after(it->value());
+    // The answer is all that counts: no close_notify round trip holds the attempt's slot.
+    conn.lowest().close();
+    co_return out;
+}
+
+} // namespace gate::hooks

@@ -1,0 +1,35 @@
+// The store's own thread. Every database call runs here, one at a time, so the io thread
+// never blocks on disk; a coroutine hands over a job and resumes with its result.
+#pragma once
+
+#include "hooks/store.hpp"
+#include "transport/bridge.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <functional>
+#include <memory>
+
+namespace gate::hooks {
+
+struct store_job {
+    std::function<void(store&)> run;
+};
+
+// A detached actor (a thread of its own) owning `db`.
+caf::actor spawn_store_actor(caf::actor_system& sys, std::shared_ptr<store> db);
+
+// Runs `f(store&)` on the store actor; nullopt when it threw (logged) or the actor is gone.
+template <class F>
+auto on_store(const caf::actor& actor, F f)
+    -> boost::asio::awaitable<std::optional<std::invoke_result_t<F, store&>>> {
+    using T = std::invoke_result_t<F, store&>;
+    co_return co_await transport::ask<T>(actor, [&](reply_to<T> reply) {
+        return store_job{[f = std::move(f), reply](store& s) { reply(f(s)); }};
+    });
+}
+
+} // namespace gate::hooks
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::hooks::store_job)
