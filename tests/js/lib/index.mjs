@@ -9,3 +9,4 @@ export * from './shim.mjs';
 export * from './task-server.mjs';
 export * from './modern-server.mjs';
 export * from './task-server-v2.mjs';
+export * from './hooks.mjs';

@@ -1,0 +1,242 @@
+// gate-hooks end to end on SQLite: the real binary, real HTTPS receivers behind a test CA made
+// with openssl, signatures checked independently with node's crypto.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { TOKENS, eventually, makeTestCa, signatureValid, startHooks, startReceiver } from './lib/index.mjs';
+
+const SECRET = 'whsec-0123456789abcdef';
+
+describe('gate-hooks on SQLite', { timeout: 240_000 }, () => {
+  let ca;
+  let receiver;
+  let hooks;
+
+  const create = async (event, url, extra = {}) => {
+    const r = await hooks.api('POST', '/webhooks', { body: { event, url, ...extra } });
+    assert.equal(r.status, 201, r.text);
+    return r.json;
+  };
+  const emit = async (type, data = {}, token = TOKENS.org_a) => {
+    const r = await hooks.api('POST', '/events', { body: { type, data }, token });
+    assert.equal(r.status, 202, r.text);
+    return r.json;
+  };
+  const history = async (id) => (await hooks.api('GET', `/webhooks/${id}/deliveries`)).json.deliveries;
+  const forEvent = (eventId) => receiver.received.filter((r) => r.json?.event_id === eventId);
+
+  before(async () => {
+    ca = makeTestCa();
+    receiver = await startReceiver(ca);
+    hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } } });
+  });
+
+  after(async () => {
+    await hooks?.stop();
+    hooks?.cleanup();
+    await receiver?.stop();
+    ca?.cleanup();
+  });
+
+  test('an event reaches its webhook signed, and the history shows it', async () => {
+    receiver.respond = () => ({ status: 200, body: 'thanks' });
+    const hook = await create('deploy.success', receiver.url('/deploys'), { secret: SECRET });
+    assert.match(hook.id, /^hook_[0-9a-f]+$/);
+    assert.equal(hook.has_secret, true);
+    assert.equal(hook.secret, undefined, 'the secret is never sent back');
+    const ev = await emit('deploy.success', { function: 'resize', version: 7 });
+    assert.equal(ev.deliveries, 1);
+    await eventually(() => forEvent(ev.id).length === 1, { what: 'the delivery' });
+    const [got] = forEvent(ev.id);
+    assert.equal(got.url, '/deploys');
+    assert.equal(got.headers['content-type'], 'application/json');
+    assert.equal(got.headers['gate-event'], 'deploy.success');
+    assert.match(got.headers['gate-delivery'], /^dlv_/);
+    assert.equal(got.json.id, got.headers['gate-delivery']);
+    assert.ok(Math.abs(Number(got.headers['gate-timestamp']) - Date.now() / 1000) < 60);
+    assert.ok(signatureValid(SECRET, got.body, got.headers['gate-signature']), 'the signature checks out');
+    assert.ok(!signatureValid('another-secret-xx', got.body, got.headers['gate-signature']));
+    assert.deepEqual(got.json.data, { function: 'resize', version: 7 });
+    assert.equal(got.json.type, 'deploy.success');
+    assert.equal(got.json.organization, 'org_a');
+    await eventually(async () => (await history(hook.id))[0]?.status === 'succeeded', { what: 'history' });
+    const [d] = await history(hook.id);
+    assert.equal(d.response_code, 200);
+    assert.equal(d.response_body, 'thanks');
+    assert.equal(d.attempts, 1);
+  });
+
+  test('a receiver that is down, then up: the retries succeed; Retry-After is honoured', async () => {
+    const hook = await create('deploy.failed', receiver.url('/flaky'));
+    let calls = 0;
+    receiver.respond = (r) => {
+      if (r.url !== '/flaky') return { status: 200 };
+      calls += 1;
+      if (calls === 1) return { status: 503, body: 'down' };
+      if (calls === 2) return { status: 429, headers: { 'retry-after': '1' } };
+      return { status: 204 };
+    };
+    const ev = await emit('deploy.failed', { reason: 'oom' });
+    await eventually(async () => (await history(hook.id))[0]?.status === 'succeeded', { timeoutMs: 15_000, what: 'success after retries' });
+    const attempts = forEvent(ev.id);
+    assert.equal(attempts.length, 3);
+    assert.equal(new Set(attempts.map((a) => a.headers['gate-delivery'])).size, 1, 'one delivery id across retries');
+    // The schedule alone would have waited 100-200 ms; the receiver asked for 1 s.
+    assert.ok(attempts[2].at - attempts[1].at >= 1000, `waited ${attempts[2].at - attempts[1].at} ms after Retry-After: 1`);
+    const [d] = await history(hook.id);
+    assert.equal(d.attempts, 3);
+    assert.equal(d.response_code, 204);
+  });
+
+  test('a receiver that always fails: the dead-letter queue shows it, and a retry after recovery empties it', async () => {
+    const hook = await create('activation.error', receiver.url('/broken'));
+    let broken = true;
+    receiver.respond = (r) => (r.url === '/broken' && broken ? { status: 500, body: 'boom' } : { status: 200 });
+    const ev = await emit('activation.error', { fn: 'x' });
+    await eventually(async () => (await history(hook.id))[0]?.status === 'dead', { timeoutMs: 15_000, what: 'dead letter' });
+    assert.equal(forEvent(ev.id).length, 4, 'maxAttempts attempts, then the queue');
+    const stats = (await hooks.api('GET', '/webhook-deliveries/dlq/stats')).json;
+    assert.equal(stats.by_event_type['activation.error'], 1);
+    assert.ok(stats.total >= 1);
+    assert.equal(stats.by_age.under_1h, stats.total);
+    const list = (await hooks.api('GET', `/webhook-deliveries/dlq?webhook_id=${hook.id}`)).json;
+    assert.equal(list.entries.length, 1);
+    const [entry] = list.entries;
+    assert.equal(entry.attempts, 4);
+    assert.equal(entry.response_code, 500);
+    assert.equal(entry.response_body, 'boom');
+    assert.ok(entry.dead_at && entry.created_at);
+    // Org b sees none of it.
+    const other = (await hooks.api('GET', '/webhook-deliveries/dlq/stats', { token: TOKENS.org_b })).json;
+    assert.equal(other.total, 0);
+    assert.equal((await hooks.api('POST', `/webhook-deliveries/dlq/${hook.id}/retry`, { token: TOKENS.org_b })).status, 404);
+    broken = false;
+    const retried = await hooks.api('POST', `/webhook-deliveries/dlq/${hook.id}/retry`);
+    assert.equal(retried.status, 202);
+    assert.equal(retried.json.retried, 1);
+    await eventually(async () => (await hooks.api('GET', `/webhook-deliveries/dlq?webhook_id=${hook.id}`)).json.entries.length === 0, { what: 'the queue emptied' });
+    assert.equal((await history(hook.id))[0].status, 'succeeded');
+  });
+
+  test('a 410 from the receiver disables the webhook', async () => {
+    const hook = await create('rollback.success', receiver.url('/gone'));
+    receiver.respond = (r) => (r.url === '/gone' ? { status: 410 } : { status: 200 });
+    await emit('rollback.success');
+    await eventually(async () => (await hooks.api('GET', `/webhooks/${hook.id}`)).json.enabled === false, { what: 'disabled' });
+    const w = (await hooks.api('GET', `/webhooks/${hook.id}`)).json;
+    assert.match(w.disabled_reason, /410/);
+    assert.equal((await emit('rollback.success')).deliveries, 0, 'a disabled webhook gets nothing');
+    const on = await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { enabled: true } });
+    assert.equal(on.json.enabled, true);
+    assert.equal(on.json.disabled_reason, undefined);
+  });
+
+  test('the test action against a live, a failing, a refused and a silent url', async () => {
+    receiver.respond = (r) => {
+      if (r.url === '/test-fail') return { status: 500 };
+      if (r.url === '/test-hang') return { hang: true };
+      return { status: 200 };
+    };
+    const live = await create('usage.threshold', receiver.url('/test-ok'), { secret: SECRET });
+    const r1 = await hooks.api('POST', `/webhooks/${live.id}/test`);
+    assert.deepEqual(r1.json, { success: true, status: 200, status_text: 'OK' });
+    const sent = receiver.received.at(-1);
+    assert.equal(sent.json.type, 'webhook.test');
+    assert.ok(signatureValid(SECRET, sent.body, sent.headers['gate-signature']));
+    const failing = await create('usage.threshold', receiver.url('/test-fail'));
+    assert.deepEqual((await hooks.api('POST', `/webhooks/${failing.id}/test`)).json, { success: false, status: 500, status_text: 'Internal Server Error' });
+    const refused = await create('usage.threshold', 'https://127.0.0.1:1/closed');
+    const r3 = (await hooks.api('POST', `/webhooks/${refused.id}/test`)).json;
+    assert.equal(r3.success, false);
+    assert.match(r3.error, /connect/i);
+    assert.equal(Object.keys(r3).sort().join(), 'error,success');
+    const silent = await create('usage.threshold', receiver.url('/test-hang'));
+    const r4 = (await hooks.api('POST', `/webhooks/${silent.id}/test`)).json;
+    assert.equal(r4.success, false);
+    assert.match(r4.error, /timeout/);
+  });
+
+  test('organizations are isolated, and a missing or wrong token gets 401', async () => {
+    const mine = await create('deploy.success', receiver.url('/mine'));
+    const b = (path, method = 'GET', body) => hooks.api(method, path, { token: TOKENS.org_b, body });
+    assert.equal((await b(`/webhooks/${mine.id}`)).status, 404);
+    assert.equal((await b(`/webhooks/${mine.id}/deliveries`)).status, 404);
+    assert.equal((await b(`/webhooks/${mine.id}`, 'PATCH', { enabled: false })).status, 404);
+    assert.equal((await b(`/webhooks/${mine.id}`, 'DELETE')).status, 404);
+    assert.equal((await b(`/webhooks/${mine.id}/test`, 'POST')).status, 404);
+    assert.ok(!(await b('/webhooks')).json.webhooks.some((w) => w.id === mine.id));
+    // Org b's event does not reach org a's webhook of the same type.
+    const before = receiver.received.length;
+    assert.equal((await emit('deploy.success', {}, TOKENS.org_b)).deliveries, 0);
+    assert.equal(receiver.received.length, before);
+    const none = await hooks.api('GET', '/webhooks', { token: null });
+    assert.equal(none.status, 401);
+    assert.match(none.headers.get('www-authenticate'), /^Bearer/);
+    assert.equal((await hooks.api('GET', '/webhooks', { token: 'not-a-token-at-all' })).status, 401);
+    assert.equal((await hooks.api('GET', '/webhook-deliveries/dlq', { token: null })).status, 401);
+    assert.equal((await hooks.api('GET', '/health', { token: null })).status, 200);
+  });
+
+  test('every bad input gets a 400 that names the field, and nothing is stored', async () => {
+    const count = async () => (await hooks.api('GET', '/webhooks')).json.webhooks.length;
+    const n = await count();
+    const bad = async (body, field, pattern) => {
+      const r = await hooks.api('POST', '/webhooks', { body });
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.equal(r.json.error.field, field, r.text);
+      if (pattern) assert.match(r.json.error.message, pattern);
+    };
+    await bad({ event: 'deploy.started', url: receiver.url() }, 'event', /unknown event/);
+    await bad({ url: receiver.url() }, 'event', /required/);
+    await bad({ event: 'deploy.success', url: 'http://example.com/x' }, 'url', /https/);
+    await bad({ event: 'deploy.success', url: 'ftp:/x' }, 'url');
+    await bad({ event: 'deploy.success', url: receiver.url(), secret: 'short' }, 'secret', /16/);
+    await bad({ event: 'deploy.success', url: receiver.url(), extra: 1 }, 'extra');
+    const notJson = await hooks.api('POST', '/webhooks', { raw: '{"event": ' });
+    assert.equal(notJson.status, 400);
+    assert.equal(notJson.json.error.code, 'invalid_json');
+    const huge = await hooks.api('POST', '/webhooks', { raw: JSON.stringify({ event: 'deploy.success', url: receiver.url(), pad: 'x'.repeat(80_000) }) });
+    assert.equal(huge.status, 413);
+    assert.equal(await count(), n, 'nothing was created');
+    const ev = await hooks.api('POST', '/events', { body: { type: 'deploy.nope' } });
+    assert.equal(ev.json.error.field, 'type');
+    assert.equal((await hooks.api('POST', '/events', { body: { type: 'deploy.success', data: [1] } })).json.error.field, 'data');
+    assert.equal((await hooks.api('GET', '/webhook-deliveries/dlq?limit=0')).json.error.field, 'limit');
+    assert.equal((await hooks.api('GET', '/webhook-deliveries/dlq?event_type=x')).json.error.field, 'event_type');
+    assert.equal((await hooks.api('GET', '/webhook-deliveries/dlq?colour=red')).json.error.field, 'colour');
+    assert.equal((await hooks.api('PATCH', '/webhooks/hook_nope', { body: { enabled: 'yes' } })).json.error.field, 'enabled');
+    assert.equal((await hooks.api('PUT', '/webhooks')).status, 405);
+    assert.equal((await hooks.api('GET', '/nowhere')).status, 404);
+  });
+});
+
+describe('gate-hooks refuses what it must', { timeout: 60_000 }, () => {
+  test('a private target is refused unless the operator allows it, and an untrusted certificate fails TLS', async () => {
+    const ca = makeTestCa();
+    const receiver = await startReceiver(ca);
+    const strict = await startHooks({ config: { delivery: { caFile: ca.caFile } } });
+    const untrusting = await startHooks({ config: { delivery: { allowPrivateTargets: true } } });
+    try {
+      const mk = async (h) => (await h.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url() } })).json;
+      const a = await mk(strict);
+      const r1 = (await strict.api('POST', `/webhooks/${a.id}/test`)).json;
+      assert.equal(r1.success, false);
+      assert.match(r1.error, /non-public addresses \(127\.0\.0\.1\)/);
+      // Also at delivery time, on the dialled address.
+      await strict.api('POST', '/events', { body: { type: 'deploy.success' } });
+      await eventually(async () => /non-public/.test((await strict.api('GET', `/webhooks/${a.id}/deliveries`)).json.deliveries[0]?.error ?? ''), { what: 'the refusal recorded' });
+      const b = await mk(untrusting);
+      const r2 = (await untrusting.api('POST', `/webhooks/${b.id}/test`)).json;
+      assert.equal(r2.success, false);
+      assert.match(r2.error, /TLS/);
+      assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
+    } finally {
+      await strict.stop();
+      await untrusting.stop();
+      strict.cleanup();
+      untrusting.cleanup();
+      await receiver.stop();
+      ca.cleanup();
+    }
+  });
+});
