@@ -8,6 +8,7 @@ packages=(
   libcaf-dev libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev
+  libsqlite3-dev  # gate-hooks' default store
   prometheus  # promtool checks the /metrics exposition in tests
   ca-certificates curl procps openssl git
 )

@@ -11,6 +11,6 @@ bash scripts/build.sh
 bash scripts/check-format.sh
 (cd build && ctest --output-on-failure -j 2)
 node22="$(bash scripts/setup-node.sh | tail -n 1)"
-GATE_BIN="$root/build/gate" GATE_STDIO_BIN="$root/build/shim/gate-stdio" \
+GATE_BIN="$root/build/gate" GATE_STDIO_BIN="$root/build/shim/gate-stdio" GATE_HOOKS_BIN="$root/build/gate-hooks" \
   GATE_STDIO_TEST_SERVER="$root/build/tests/support/stdio_mcp_server" \
   NODE22="$node22" bash tests/js/run.sh

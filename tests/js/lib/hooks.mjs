@@ -91,7 +91,7 @@ export async function startHooks({ config = {}, dbPath, timeoutMs = 15_000 } = {
     database,
     tokens: Object.entries(TOKENS).map(([organization, token]) => ({ organization, token })),
     ...config,
-    delivery: { initialDelayMs: 100, maxDelayMs: 400, maxAttempts: 4, pollMs: 50, timeoutMs: 2000, leaseMs: 3000, ...(config.delivery ?? {}) },
+    delivery: { initialDelayMs: 100, maxDelayMs: 2000, maxAttempts: 4, pollMs: 50, timeoutMs: 2000, leaseMs: 3000, ...(config.delivery ?? {}) },
   };
   const configPath = path.join(dir, 'hooks.json');
   writeFileSync(configPath, JSON.stringify(full, null, 2));
