@@ -240,3 +240,53 @@ describe('gate-hooks refuses what it must', { timeout: 60_000 }, () => {
     }
   });
 });
+
+describe('gate-hooks loses nothing', { timeout: 120_000 }, () => {
+  test('kill -9 in the middle of a burst: after a restart every acknowledged event is delivered at least once', async () => {
+    const ca = makeTestCa();
+    const receiver = await startReceiver(ca);
+    const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile } };
+    let hooks = await startHooks({ config });
+    const first = hooks;
+    const dbPath = hooks.database;
+    try {
+      const hook = (await hooks.api('POST', '/webhooks', { body: { event: 'usage.threshold', url: receiver.url('/burst'), secret: SECRET } })).json;
+      const acknowledged = [];
+      let killed = false;
+      const fire = async (i) => {
+        try {
+          const r = await hooks.api('POST', '/events', { body: { type: 'usage.threshold', data: { i } } });
+          if (r.status === 202) acknowledged.push(r.json.id);
+        } catch {
+          // the daemon died under this request: not acknowledged, the platform would resend
+        }
+      };
+      for (let batch = 0; batch < 30; ++batch) {
+        await Promise.all(Array.from({ length: 10 }, (_, k) => fire(batch * 10 + k)));
+        if (batch === 12) {
+          await hooks.kill9();
+          killed = true;
+          break;
+        }
+      }
+      assert.ok(killed);
+      assert.ok(acknowledged.length >= 100, `${acknowledged.length} acknowledged before the kill`);
+      hooks = await startHooks({ config, dbPath });
+      const delivered = () => new Set(receiver.received.filter((r) => r.url === '/burst').map((r) => r.json.event_id));
+      await eventually(() => acknowledged.every((id) => delivered().has(id)), { timeoutMs: 30_000, what: 'every acknowledged event delivered' });
+      // Every copy is genuine, and a receiver can deduplicate by the delivery id.
+      const copies = receiver.received.filter((r) => r.url === '/burst');
+      assert.ok(copies.every((r) => signatureValid(SECRET, r.body, r.headers['gate-signature'])));
+      const ids = new Set(copies.map((r) => r.headers['gate-delivery']));
+      assert.ok(ids.size >= acknowledged.length);
+      const w = await hooks.api('GET', `/webhooks/${hook.id}/deliveries`);
+      assert.equal(w.status, 200);
+    } finally {
+      await hooks.stop();
+      hooks.cleanup();
+      first.cleanup(); // the database lives in the first instance's folder
+      await receiver.stop();
+      ca.cleanup();
+    }
+  });
+});
