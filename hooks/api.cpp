@@ -2,6 +2,7 @@
 
 #include "hooks/console_page.hpp"
 #include "hooks/event_types.hpp"
+#include "hooks/routes.hpp"
 #include "hooks/store_actor.hpp"
 #include "hooks/webhook_request.hpp"
 #include "transport/secret_compare.hpp"
@@ -100,23 +101,6 @@ std::optional<json::value> body_json(const transport::http_request& req, http_re
     return v;
 }
 
-// Path segments after the leading slash.
-std::vector<std::string> segments(std::string_view path) {
-    std::vector<std::string> out;
-    std::size_t i = 0;
-    while (i < path.size()) {
-        while (i < path.size() && path[i] == '/')
-            ++i;
-        auto j = path.find('/', i);
-        if (j == std::string_view::npos)
-            j = path.size();
-        if (j > i)
-            out.emplace_back(path.substr(i, j - i));
-        i = j;
-    }
-    return out;
-}
-
 http_reply method_not_allowed(std::string allow) {
     auto r =
         error(http::status::method_not_allowed, "method_not_allowed", "this path takes " + allow);
@@ -154,30 +138,39 @@ std::optional<std::string> api::organization(const transport::http_request& req)
 asio::awaitable<std::optional<http_reply>> api::respond(transport::http_request& req,
                                                         boost::beast::tcp_stream&, time_point) {
     auto path = transport::path_of(req.target());
-    if (path == "/health") {
+    auto matched = match_route(std::string(req.method_string()), path);
+    if (std::holds_alternative<no_route>(matched))
+        co_return error(http::status::not_found, "not_found", "no such path");
+    if (auto* wrong = std::get_if<wrong_method>(&matched))
+        co_return method_not_allowed(wrong->allow);
+    auto& m = std::get<route_match>(matched);
+    switch (m.route->id) {
+    case route_id::health: {
         auto depths = co_await on_store(store_, [](store& s) { return s.depths(); });
         if (!depths)
             co_return error(http::status::service_unavailable, "storage_unavailable",
                             "the store does not answer");
         co_return reply(http::status::ok, json::object{{"status", "ok"}});
     }
-    if (path == "/metrics") {
+    case route_id::metrics: {
         if (auto depths = co_await on_store(store_, [](store& s) { return s.depths(); }))
             metrics_.depths(depths->first, depths->second);
         http_reply r = http_reply::text(http::status::ok, metrics_.serialize());
         r.content_type = "text/plain; version=0.0.4; charset=utf-8";
         co_return r;
     }
-    if (path == "/" || path == "/console") {
-        http_reply r{http::status::ok,
-                     "text/html; charset=utf-8",
-                     std::string(console_page()),
-                     {{"Content-Security-Policy",
-                       "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src "
-                       "'unsafe-inline'; connect-src 'self'; form-action 'none'; "
-                       "frame-ancestors 'none'"}},
-                     false};
-        co_return r;
+    case route_id::console:
+    case route_id::console_alias:
+        co_return http_reply{http::status::ok,
+                             "text/html; charset=utf-8",
+                             std::string(console_page()),
+                             {{"Content-Security-Policy",
+                               "default-src 'none'; script-src 'unsafe-inline'; style-src "
+                               "'unsafe-inline'; connect-src 'self'; form-action 'none'; "
+                               "frame-ancestors 'none'"}},
+                             false};
+    default:
+        break;
     }
     auto org = organization(req);
     if (!org) {
@@ -189,256 +182,225 @@ asio::awaitable<std::optional<http_reply>> api::respond(transport::http_request&
         co_return r;
     }
     try {
-        co_return co_await route(req, *org);
+        co_return co_await route(req, m, *org);
     } catch (const std::exception& e) {
         co_return error(http::status::internal_server_error, "internal", e.what());
     }
 }
 
-asio::awaitable<http_reply> api::route(transport::http_request& req, const std::string& org) {
+asio::awaitable<http_reply> api::route(transport::http_request& req, const route_match& m,
+                                       const std::string& org) {
     auto target = std::string(req.target());
-    auto parts = segments(transport::path_of(target));
-    auto method = req.method();
     http_reply refusal;
     auto now = sys_clock::now();
-
-    // /webhooks ...
-    if (!parts.empty() && parts[0] == "webhooks") {
-        if (parts.size() == 1) {
-            if (method == http::verb::get) {
-                auto hooks =
-                    co_await on_store(store_, [org](store& s) { return s.list_webhooks(org); });
-                if (!hooks)
-                    co_return storage_failed();
-                json::array out;
-                for (const auto& w : *hooks)
-                    out.push_back(to_json(w));
-                co_return reply(http::status::ok, json::object{{"webhooks", std::move(out)}});
-            }
-            if (method == http::verb::post) {
-                auto body = body_json(req, refusal);
-                if (!body)
-                    co_return refusal;
-                auto spec = parse_webhook_spec(*body);
-                if (auto* bad = std::get_if<field_error>(&spec))
-                    co_return invalid(*bad);
-                auto created = co_await on_store(
-                    store_, [org, s = std::get<webhook_spec>(spec), now](store& st) {
-                        return st.create_webhook(org, s, now);
-                    });
-                if (!created)
-                    co_return storage_failed();
-                auto r = reply(http::status::created, to_json(*created));
-                r.headers.emplace_back("Location", "/webhooks/" + created->id);
-                co_return r;
-            }
-            co_return method_not_allowed("GET, POST");
-        }
-        const std::string id = parts[1];
-        auto missing = [&] {
-            return error(http::status::not_found, "not_found", "no webhook " + id);
-        };
-        if (parts.size() == 2) {
-            if (method == http::verb::get) {
-                auto w = co_await on_store(store_,
-                                           [org, id](store& s) { return s.get_webhook(org, id); });
-                if (!w)
-                    co_return storage_failed();
-                if (!*w)
-                    co_return missing();
-                co_return reply(http::status::ok, to_json(**w));
-            }
-            if (method == http::verb::patch) {
-                auto body = body_json(req, refusal);
-                if (!body)
-                    co_return refusal;
-                auto enabled = parse_enabled(*body);
-                if (auto* bad = std::get_if<field_error>(&enabled))
-                    co_return invalid(*bad);
-                auto w = co_await on_store(store_,
-                                           [org, id, e = std::get<bool>(enabled), now](store& s) {
-                                               return s.set_enabled(org, id, e, now);
-                                           });
-                if (!w)
-                    co_return storage_failed();
-                if (!*w)
-                    co_return missing();
-                co_return reply(http::status::ok, to_json(**w));
-            }
-            if (method == http::verb::delete_) {
-                auto gone = co_await on_store(
-                    store_, [org, id](store& s) { return s.delete_webhook(org, id); });
-                if (!gone)
-                    co_return storage_failed();
-                if (!*gone)
-                    co_return missing();
-                co_return http_reply::empty(http::status::no_content);
-            }
-            co_return method_not_allowed("GET, PATCH, DELETE");
-        }
-        if (parts.size() == 3 && parts[2] == "test") {
-            if (method != http::verb::post)
-                co_return method_not_allowed("POST");
-            auto w =
-                co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-            if (!w)
-                co_return storage_failed();
-            if (!*w)
-                co_return missing();
-            auto r = co_await worker_.test(**w);
-            if (r.status)
-                co_return reply(http::status::ok,
-                                json::object{{"success", *r.status >= 200 && *r.status < 300},
-                                             {"status", *r.status},
-                                             {"status_text", r.status_text}});
-            co_return reply(http::status::ok,
-                            json::object{{"success", false}, {"error", r.error.value_or("")}});
-        }
-        if (parts.size() == 3 && parts[2] == "deliveries") {
-            if (method != http::verb::get)
-                co_return method_not_allowed("GET");
-            auto w =
-                co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-            if (!w)
-                co_return storage_failed();
-            if (!*w)
-                co_return missing();
-            auto list = co_await on_store(
-                store_, [org, id](store& s) { return s.deliveries(org, id, 100); });
-            if (!list)
-                co_return storage_failed();
-            json::array out;
-            for (const auto& d : *list)
-                out.push_back(to_json(d));
-            co_return reply(http::status::ok, json::object{{"deliveries", std::move(out)}});
-        }
-        co_return error(http::status::not_found, "not_found", "no such path");
+    const std::string id = m.params.empty() ? std::string() : m.params[0];
+    auto missing = [&] { return error(http::status::not_found, "not_found", "no webhook " + id); };
+    switch (m.route->id) {
+    case route_id::list_webhooks: {
+        auto hooks = co_await on_store(store_, [org](store& s) { return s.list_webhooks(org); });
+        if (!hooks)
+            co_return storage_failed();
+        json::array out;
+        for (const auto& w : *hooks)
+            out.push_back(to_json(w));
+        co_return reply(http::status::ok, json::object{{"webhooks", std::move(out)}});
     }
-
-    // /events: the platform reports an event of this organization.
-    if (parts.size() == 1 && parts[0] == "events") {
-        if (method != http::verb::post)
-            co_return method_not_allowed("POST");
+    case route_id::create_webhook: {
         auto body = body_json(req, refusal);
         if (!body)
             co_return refusal;
-        auto* obj = body->if_object();
-        if (!obj)
-            co_return invalid({"", "the body must be a JSON object"});
-        std::string type;
-        json::value data = json::object{};
-        for (const auto& [k, v] : *obj) {
-            if (k == "type") {
-                if (!v.is_string() || !is_platform_event(v.get_string()))
-                    co_return invalid({"type",
-                                       "must be one of deploy.success, deploy.failed, "
-                                       "activation.error, rollback.success, usage.threshold"});
-                type = std::string(v.get_string());
-            } else if (k == "data") {
-                if (!v.is_object())
-                    co_return invalid({"data", "must be a JSON object"});
-                data = v;
+        auto spec = parse_webhook_spec(*body);
+        if (auto* bad = std::get_if<field_error>(&spec))
+            co_return invalid(*bad);
+        auto created =
+            co_await on_store(store_, [org, s = std::get<webhook_spec>(spec), now](store& st) {
+                return st.create_webhook(org, s, now);
+            });
+        if (!created)
+            co_return storage_failed();
+        auto r = reply(http::status::created, to_json(*created));
+        r.headers.emplace_back("Location", "/webhooks/" + created->id);
+        co_return r;
+    }
+    case route_id::get_webhook: {
+        auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
+        if (!w)
+            co_return storage_failed();
+        if (!*w)
+            co_return missing();
+        co_return reply(http::status::ok, to_json(**w));
+    }
+    case route_id::update_webhook: {
+        auto body = body_json(req, refusal);
+        if (!body)
+            co_return refusal;
+        auto enabled = parse_enabled(*body);
+        if (auto* bad = std::get_if<field_error>(&enabled))
+            co_return invalid(*bad);
+        auto w = co_await on_store(store_, [org, id, e = std::get<bool>(enabled), now](store& s) {
+            return s.set_enabled(org, id, e, now);
+        });
+        if (!w)
+            co_return storage_failed();
+        if (!*w)
+            co_return missing();
+        co_return reply(http::status::ok, to_json(**w));
+    }
+    case route_id::delete_webhook: {
+        auto gone =
+            co_await on_store(store_, [org, id](store& s) { return s.delete_webhook(org, id); });
+        if (!gone)
+            co_return storage_failed();
+        if (!*gone)
+            co_return missing();
+        co_return http_reply::empty(http::status::no_content);
+    }
+    case route_id::test_webhook: {
+        auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
+        if (!w)
+            co_return storage_failed();
+        if (!*w)
+            co_return missing();
+        auto r = co_await worker_.test(**w);
+        if (r.status)
+            co_return reply(http::status::ok,
+                            json::object{{"success", *r.status >= 200 && *r.status < 300},
+                                         {"status", *r.status},
+                                         {"status_text", r.status_text}});
+        co_return reply(http::status::ok,
+                        json::object{{"success", false}, {"error", r.error.value_or("")}});
+    }
+    case route_id::webhook_deliveries: {
+        auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
+        if (!w)
+            co_return storage_failed();
+        if (!*w)
+            co_return missing();
+        auto list =
+            co_await on_store(store_, [org, id](store& s) { return s.deliveries(org, id, 100); });
+        if (!list)
+            co_return storage_failed();
+        json::array out;
+        for (const auto& d : *list)
+            out.push_back(to_json(d));
+        co_return reply(http::status::ok, json::object{{"deliveries", std::move(out)}});
+    }
+    case route_id::ingest_event:
+        co_return co_await ingest(req, org, now);
+    case route_id::dead_letter_stats: {
+        auto st = co_await on_store(store_,
+                                    [org, now](store& s) { return s.dead_letter_stats(org, now); });
+        if (!st)
+            co_return storage_failed();
+        json::object by_type;
+        for (const auto& t : st->types)
+            by_type[t.event_type] = t.count;
+        co_return reply(http::status::ok, json::object{{"total", st->total},
+                                                       {"by_event_type", std::move(by_type)},
+                                                       {"by_age",
+                                                        {{"under_1h", st->under_hour},
+                                                         {"1h_to_24h", st->under_day},
+                                                         {"1d_to_7d", st->under_week},
+                                                         {"over_7d", st->older}}}});
+    }
+    case route_id::dead_letters:
+        co_return co_await list_dead_letters(target, org);
+    case route_id::retry_dead_letters: {
+        auto n = co_await on_store(
+            store_, [org, id, now](store& s) { return s.retry_dead_letters(org, id, now); });
+        if (!n)
+            co_return storage_failed();
+        if (!*n)
+            co_return missing();
+        if (**n > 0)
+            worker_.wake();
+        co_return reply(
+            http::status::accepted,
+            json::object{{"webhook_id", id}, {"retried", static_cast<std::int64_t>(**n)}});
+    }
+    default:
+        co_return error(http::status::not_found, "not_found", "no such path");
+    }
+}
+
+asio::awaitable<http_reply> api::ingest(transport::http_request& req, const std::string& org,
+                                        clock_time now) {
+    http_reply refusal;
+    auto body = body_json(req, refusal);
+    if (!body)
+        co_return refusal;
+    auto* obj = body->if_object();
+    if (!obj)
+        co_return invalid({"", "the body must be a JSON object"});
+    std::string type;
+    json::value data = json::object{};
+    for (const auto& [k, v] : *obj) {
+        if (k == "type") {
+            if (!v.is_string() || !is_platform_event(v.get_string()))
+                co_return invalid({"type", "must be one of deploy.success, deploy.failed, "
+                                           "activation.error, rollback.success, usage.threshold"});
+            type = std::string(v.get_string());
+        } else if (k == "data") {
+            if (!v.is_object())
+                co_return invalid({"data", "must be a JSON object"});
+            data = v;
+        } else {
+            co_return invalid({std::string(k), "is not a field of an event (type, data)"});
+        }
+    }
+    if (type.empty())
+        co_return invalid({"type", "is required"});
+    auto in = co_await on_store(store_, [org, type, d = json::serialize(data), now](store& s) {
+        return s.ingest(org, type, d, now);
+    });
+    if (!in)
+        co_return storage_failed();
+    metrics_.ingested(in->deliveries);
+    if (in->deliveries > 0)
+        worker_.wake();
+    co_return reply(http::status::accepted,
+                    json::object{{"id", in->event_id},
+                                 {"deliveries", static_cast<std::int64_t>(in->deliveries)}});
+}
+
+asio::awaitable<http_reply> api::list_dead_letters(const std::string& target,
+                                                   const std::string& org) {
+    dlq_filter filter;
+    std::optional<std::string> cursor;
+    std::size_t limit = 50;
+    if (auto url = boost::urls::parse_origin_form(target))
+        for (auto p : url->params()) {
+            std::string key(p.key), value(p.value);
+            if (key == "event_type") {
+                if (!is_platform_event(value))
+                    co_return invalid({"event_type", "is not a known event type"});
+                filter.event_type = value;
+            } else if (key == "webhook_id") {
+                filter.webhook_id = value;
+            } else if (key == "cursor") {
+                cursor = value;
+            } else if (key == "limit") {
+                std::size_t n = 0;
+                auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+                if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > 200)
+                    co_return invalid({"limit", "must be an integer from 1 to 200"});
+                limit = n;
             } else {
-                co_return invalid({std::string(k), "is not a field of an event (type, data)"});
+                co_return invalid({key, "is not a parameter of this list (event_type, "
+                                        "webhook_id, cursor, limit)"});
             }
         }
-        if (type.empty())
-            co_return invalid({"type", "is required"});
-        auto in = co_await on_store(store_, [org, type, d = json::serialize(data), now](store& s) {
-            return s.ingest(org, type, d, now);
-        });
-        if (!in)
-            co_return storage_failed();
-        metrics_.ingested(in->deliveries);
-        if (in->deliveries > 0)
-            worker_.wake();
-        co_return reply(http::status::accepted,
-                        json::object{{"id", in->event_id},
-                                     {"deliveries", static_cast<std::int64_t>(in->deliveries)}});
-    }
-
-    // /webhook-deliveries/dlq ...
-    if (parts.size() >= 2 && parts[0] == "webhook-deliveries" && parts[1] == "dlq") {
-        if (parts.size() == 3 && parts[2] == "stats") {
-            if (method != http::verb::get)
-                co_return method_not_allowed("GET");
-            auto st = co_await on_store(
-                store_, [org, now](store& s) { return s.dead_letter_stats(org, now); });
-            if (!st)
-                co_return storage_failed();
-            json::object by_type;
-            for (const auto& t : st->types)
-                by_type[t.event_type] = t.count;
-            co_return reply(http::status::ok, json::object{{"total", st->total},
-                                                           {"by_event_type", std::move(by_type)},
-                                                           {"by_age",
-                                                            {{"under_1h", st->under_hour},
-                                                             {"1h_to_24h", st->under_day},
-                                                             {"1d_to_7d", st->under_week},
-                                                             {"over_7d", st->older}}}});
-        }
-        if (parts.size() == 2) {
-            if (method != http::verb::get)
-                co_return method_not_allowed("GET");
-            dlq_filter filter;
-            std::optional<std::string> cursor;
-            std::size_t limit = 50;
-            auto url = boost::urls::parse_origin_form(target);
-            if (url)
-                for (auto p : url->params()) {
-                    std::string key(p.key), value(p.value);
-                    if (key == "event_type") {
-                        if (!is_platform_event(value))
-                            co_return invalid({"event_type", "is not a known event type"});
-                        filter.event_type = value;
-                    } else if (key == "webhook_id") {
-                        filter.webhook_id = value;
-                    } else if (key == "cursor") {
-                        cursor = value;
-                    } else if (key == "limit") {
-                        std::size_t n = 0;
-                        auto [end, ec] =
-                            std::from_chars(value.data(), value.data() + value.size(), n);
-                        if (ec != std::errc() || end != value.data() + value.size() || n < 1 ||
-                            n > 200)
-                            co_return invalid({"limit", "must be an integer from 1 to 200"});
-                        limit = n;
-                    } else {
-                        co_return invalid({key, "is not a parameter of this list (event_type, "
-                                                "webhook_id, cursor, limit)"});
-                    }
-                }
-            auto page = co_await on_store(store_, [org, filter, cursor, limit](store& s) {
-                return s.dead_letters(org, filter, cursor, limit);
-            });
-            if (!page)
-                co_return storage_failed();
-            json::array entries;
-            for (const auto& d : page->entries)
-                entries.push_back(to_json(d));
-            json::object out{{"entries", std::move(entries)}};
-            out["next_cursor"] =
-                page->next_cursor ? json::value(*page->next_cursor) : json::value(nullptr);
-            co_return reply(http::status::ok, out);
-        }
-        if (parts.size() == 4 && parts[3] == "retry") {
-            if (method != http::verb::post)
-                co_return method_not_allowed("POST");
-            const std::string id = parts[2];
-            auto n = co_await on_store(
-                store_, [org, id, now](store& s) { return s.retry_dead_letters(org, id, now); });
-            if (!n)
-                co_return storage_failed();
-            if (!*n)
-                co_return error(http::status::not_found, "not_found", "no webhook " + id);
-            if (**n > 0)
-                worker_.wake();
-            co_return reply(
-                http::status::accepted,
-                json::object{{"webhook_id", id}, {"retried", static_cast<std::int64_t>(**n)}});
-        }
-    }
-    co_return error(http::status::not_found, "not_found", "no such path");
+    auto page = co_await on_store(store_, [org, filter, cursor, limit](store& s) {
+        return s.dead_letters(org, filter, cursor, limit);
+    });
+    if (!page)
+        co_return storage_failed();
+    json::array entries;
+    for (const auto& d : page->entries)
+        entries.push_back(to_json(d));
+    json::object out{{"entries", std::move(entries)}};
+    out["next_cursor"] = page->next_cursor ? json::value(*page->next_cursor) : json::value(nullptr);
+    co_return reply(http::status::ok, out);
 }
 
 } // namespace gate::hooks

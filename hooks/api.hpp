@@ -7,6 +7,7 @@
 
 #include "hooks/dispatcher.hpp"
 #include "hooks/hooks_metrics.hpp"
+#include "hooks/routes.hpp"
 #include "hooks/settings.hpp"
 #include "transport/http_server.hpp"
 
@@ -28,8 +29,12 @@ public:
 private:
     // The organization of the request's bearer token, if it carries a known one.
     std::optional<std::string> organization(const transport::http_request& req) const;
-    boost::asio::awaitable<transport::http_reply> route(transport::http_request& req,
-                                                        const std::string& org);
+    boost::asio::awaitable<transport::http_reply>
+    route(transport::http_request& req, const route_match& m, const std::string& org);
+    boost::asio::awaitable<transport::http_reply> ingest(transport::http_request& req,
+                                                         const std::string& org, clock_time now);
+    boost::asio::awaitable<transport::http_reply> list_dead_letters(const std::string& target,
+                                                                    const std::string& org);
 
     const settings& settings_;
     caf::actor store_;

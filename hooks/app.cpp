@@ -3,6 +3,7 @@
 #include "hooks/api.hpp"
 #include "hooks/dispatcher.hpp"
 #include "hooks/hooks_metrics.hpp"
+#include "hooks/routes.hpp"
 #include "hooks/settings.hpp"
 #include "hooks/store_actor.hpp"
 #include "transport/cli_values.hpp"
@@ -37,6 +38,7 @@ constexpr const char* usage = R"(usage:
       runs the webhook service (the configuration: docs/webhooks.md)
   gate-hooks emit --api <url> --token-env <VAR> --type <event> [--data <json>]
       posts one event to a running service; the token is read from the variable VAR
+  gate-hooks --routes     prints every route served, one per line
   gate-hooks --version | --help
 )";
 
@@ -121,6 +123,13 @@ int run_hooks(int argc, char** argv) {
         const auto& a = args[i];
         if (a == "--help") {
             std::fputs(usage, stdout);
+            return 0;
+        }
+        if (a == "--routes") {
+            // The routes served, one "METHOD /path" per line (checked against the OpenAPI
+            // description by a test).
+            for (const auto& r : routes)
+                std::printf("%s %s\n", std::string(r.method).c_str(), std::string(r.path).c_str());
             return 0;
         }
         if (a == "--version") {

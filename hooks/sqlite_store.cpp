@@ -350,7 +350,8 @@ public:
     dlq_stats dead_letter_stats(const std::string& org, clock_time now) override {
         dlq_stats out;
         statement s(db_, "SELECT event_type, COUNT(*) FROM deliveries WHERE organization = ? "
-                         "AND status = 'dead' GROUP BY event_type ORDER BY event_type");
+                         "AND (status = 'dead' OR dead_letter_retry = 1) GROUP BY event_type ORDER "
+                         "BY event_type");
         s.bind(1, org);
         while (s.step()) {
             out.types.push_back({s.text(0), s.integer(1)});
@@ -359,7 +360,8 @@ public:
         statement a(db_, "SELECT "
                          "SUM(dead_at > ?1), SUM(dead_at <= ?1 AND dead_at > ?2), "
                          "SUM(dead_at <= ?2 AND dead_at > ?3), SUM(dead_at <= ?3) "
-                         "FROM deliveries WHERE organization = ?4 AND status = 'dead'");
+                         "FROM deliveries WHERE organization = ?4 AND (status = 'dead' OR "
+                         "dead_letter_retry = 1)");
         using namespace std::chrono_literals;
         a.bind(1, ms(now - 1h)).bind(2, ms(now - 24h)).bind(3, ms(now - 168h)).bind(4, org);
         if (a.step()) {
@@ -375,7 +377,8 @@ public:
                           const std::optional<std::string>& cursor, std::size_t limit) override {
         // Keyset pagination on (dead_at, id): stable while entries come and go.
         std::string sql = std::string("SELECT ") + delivery_columns +
-                          " FROM deliveries d WHERE d.organization = ?1 AND d.status = 'dead' "
+                          " FROM deliveries d WHERE d.organization = ?1 AND (d.status = 'dead' OR "
+                          "d.dead_letter_retry = 1) "
                           "AND (?2 IS NULL OR d.event_type = ?2) "
                           "AND (?3 IS NULL OR d.webhook_id = ?3) "
                           "AND (?4 IS NULL OR (d.dead_at, d.id) > "
@@ -407,8 +410,9 @@ public:
     }
 
     std::pair<std::int64_t, std::int64_t> depths() override {
-        statement s(db_, "SELECT COALESCE(SUM(status IN ('pending', 'delivering')), 0), "
-                         "COALESCE(SUM(status = 'dead'), 0) FROM deliveries");
+        statement s(db_,
+                    "SELECT COALESCE(SUM(status IN ('pending', 'delivering')), 0), "
+                    "COALESCE(SUM(status = 'dead' OR dead_letter_retry = 1), 0) FROM deliveries");
         s.step();
         return {s.integer(0), s.integer(1)};
     }

@@ -99,6 +99,9 @@ TEST_F(store_fixture, attempts_are_recorded_and_the_last_failure_goes_to_the_que
     auto again = db->claim_due(t0 + 3h, 10, 30s);
     ASSERT_EQ(again.size(), 1u);
     EXPECT_TRUE(again[0].d.dead_letter_retry);
+    // Still in the queue while the retry runs: only success takes it out.
+    EXPECT_EQ(db->dead_letter_stats("org_a", t0 + 3h).total, 1);
+    EXPECT_EQ(db->dead_letters("org_a", {}, std::nullopt, 10).entries.size(), 1u);
     db->record(
         {id, {200, std::nullopt, "ok"}, delivery_status::succeeded, t0 + 3h, false, t0 + 3h});
     EXPECT_EQ(db->dead_letter_stats("org_a", t0 + 3h).total, 0);
