@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev
   libsqlite3-dev  # gate-hooks' default store
   prometheus  # promtool checks the /metrics exposition in tests
+  chromium    # the gate-hooks console page is driven headless in tests (playwright-core)
   ca-certificates curl procps openssl git
 )
 
