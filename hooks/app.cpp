@@ -180,7 +180,7 @@ int run_hooks(int argc, char** argv) {
 
     std::shared_ptr<store> db;
     try {
-        db = open_sqlite_store(s.database);
+        db = open_store(s.database);
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return 1;
@@ -208,7 +208,8 @@ int run_hooks(int argc, char** argv) {
     }
     worker.start();
     spdlog::info("gate-hooks {} listening on http://{}:{}/ (store: {}; {} organization{})",
-                 gate_version, s.host, bound, s.database, s.tokens.size(),
+                 gate_version, s.host, bound,
+                 s.database.starts_with("postgres") ? "PostgreSQL" : s.database, s.tokens.size(),
                  s.tokens.size() == 1 ? "" : "s");
     boost::asio::signal_set signals(io, SIGTERM, SIGINT);
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {

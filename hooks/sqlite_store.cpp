@@ -462,4 +462,10 @@ std::unique_ptr<store> open_sqlite_store(const std::string& path) {
     return std::make_unique<sqlite_store>(path);
 }
 
+std::unique_ptr<store> open_store(const std::string& database) {
+    if (database.starts_with("postgres://") || database.starts_with("postgresql://"))
+        return open_postgres_store(database);
+    return open_sqlite_store(database);
+}
+
 } // namespace gate::hooks

@@ -66,5 +66,9 @@ public:
 
 // `path`: a file (created with its schema), or ":memory:".
 std::unique_ptr<store> open_sqlite_store(const std::string& path);
+// `url`: postgres://user@host:port/database (libpq's URL form); the schema is migrated.
+std::unique_ptr<store> open_postgres_store(const std::string& url);
+// A postgres:// or postgresql:// URL opens PostgreSQL, anything else is a SQLite file.
+std::unique_ptr<store> open_store(const std::string& database);
 
 } // namespace gate::hooks

@@ -8,7 +8,8 @@ packages=(
   libcaf-dev libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev
-  libsqlite3-dev  # gate-hooks' default store
+  libsqlite3-dev libpq-dev  # gate-hooks' stores: SQLite (default), PostgreSQL
+  postgresql  # a real PostgreSQL 15 for the gate-hooks tests (started by the tests, not as a service)
   prometheus  # promtool checks the /metrics exposition in tests
   chromium    # the gate-hooks console page is driven headless in tests (playwright-core)
   ca-certificates curl procps openssl git

@@ -3,11 +3,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { TOKENS, eventually, makeTestCa, signatureValid, startHooks, startReceiver } from './lib/index.mjs';
+import { TOKENS, eventually, makeTestCa, signatureValid, startHooks, startPostgres, startReceiver } from './lib/index.mjs';
 
 const SECRET = 'whsec-0123456789abcdef';
 
-describe('gate-hooks on SQLite', { timeout: 240_000 }, () => {
+// One PostgreSQL for the whole file, started on first use; each gate-hooks gets a fresh
+// database in it.
+let pg;
+const database = async (backend) => (backend === 'postgres' ? (pg ??= await startPostgres()).createDatabase() : undefined);
+after(async () => {
+  await pg?.stop();
+});
+
+for (const backend of ['sqlite', 'postgres']) {
+describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
   let ca;
   let receiver;
   let hooks;
@@ -28,7 +37,7 @@ describe('gate-hooks on SQLite', { timeout: 240_000 }, () => {
   before(async () => {
     ca = makeTestCa();
     receiver = await startReceiver(ca);
-    hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } } });
+    hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } }, dbPath: await database(backend) });
   });
 
   after(async () => {
@@ -210,6 +219,8 @@ describe('gate-hooks on SQLite', { timeout: 240_000 }, () => {
   });
 });
 
+}
+
 describe('gate-hooks refuses what it must', { timeout: 60_000 }, () => {
   test('a private target is refused unless the operator allows it, and an untrusted certificate fails TLS', async () => {
     const ca = makeTestCa();
@@ -241,12 +252,13 @@ describe('gate-hooks refuses what it must', { timeout: 60_000 }, () => {
   });
 });
 
-describe('gate-hooks loses nothing', { timeout: 120_000 }, () => {
+for (const backend of ['sqlite', 'postgres']) {
+describe(`gate-hooks loses nothing (${backend})`, { timeout: 120_000 }, () => {
   test('kill -9 in the middle of a burst: after a restart every acknowledged event is delivered at least once', async () => {
     const ca = makeTestCa();
     const receiver = await startReceiver(ca);
     const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile } };
-    let hooks = await startHooks({ config });
+    let hooks = await startHooks({ config, dbPath: await database(backend) });
     const first = hooks;
     const dbPath = hooks.database;
     try {
@@ -285,6 +297,52 @@ describe('gate-hooks loses nothing', { timeout: 120_000 }, () => {
       await hooks.stop();
       hooks.cleanup();
       first.cleanup(); // the database lives in the first instance's folder
+      await receiver.stop();
+      ca.cleanup();
+    }
+  });
+});
+}
+
+describe('two gate-hooks instances on one PostgreSQL', { timeout: 120_000 }, () => {
+  test('share the queue without attempting any delivery twice', async () => {
+    const ca = makeTestCa();
+    const receiver = await startReceiver(ca);
+    const url = await database('postgres');
+    const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile, concurrency: 8 } };
+    const one = await startHooks({ config, dbPath: url });
+    const two = await startHooks({ config, dbPath: url });
+    try {
+      receiver.respond = () => ({ status: 200 });
+      const hook = (await one.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url('/shared') } })).json;
+      assert.equal((await two.api('GET', `/webhooks/${hook.id}`)).status, 200, 'both see one store');
+      const ids = [];
+      for (let batch = 0; batch < 20; ++batch)
+        await Promise.all(
+          Array.from({ length: 10 }, async (_, k) => {
+            const via = (batch + k) % 2 ? one : two;
+            const r = await via.api('POST', '/events', { body: { type: 'deploy.success', data: { n: batch * 10 + k } } });
+            assert.equal(r.status, 202);
+            ids.push(r.json.id);
+          }),
+        );
+      const shared = () => receiver.received.filter((r) => r.url === '/shared');
+      await eventually(() => new Set(shared().map((r) => r.json.event_id)).size === ids.length, { timeoutMs: 30_000, what: 'all delivered' });
+      const perDelivery = new Map();
+      for (const r of shared()) perDelivery.set(r.headers['gate-delivery'], (perDelivery.get(r.headers['gate-delivery']) ?? 0) + 1);
+      const twice = [...perDelivery].filter(([, n]) => n > 1);
+      assert.deepEqual(twice, [], 'no delivery attempted twice');
+      assert.equal(perDelivery.size, ids.length);
+      // Both instances worked the queue.
+      const attempts = async (h) => Number(/^gate_hooks_attempts_total (\d+)/m.exec((await h.api('GET', '/metrics', { token: null })).text)[1]);
+      const [a, b] = [await attempts(one), await attempts(two)];
+      assert.equal(a + b, ids.length);
+      assert.ok(a > 0 && b > 0, `attempts ${a} and ${b}`);
+    } finally {
+      await one.stop();
+      await two.stop();
+      one.cleanup();
+      two.cleanup();
       await receiver.stop();
       ca.cleanup();
     }

@@ -10,3 +10,4 @@ export * from './task-server.mjs';
 export * from './modern-server.mjs';
 export * from './task-server-v2.mjs';
 export * from './hooks.mjs';
+export * from './postgres.mjs';

@@ -1,0 +1,436 @@
+// The PostgreSQL store: several gate-hooks instances share one queue. A claim takes due rows
+// with FOR UPDATE SKIP LOCKED and leases them, so no delivery is attempted by two instances
+// at once; migrations run under an advisory lock, so instances starting together do not race.
+// One connection, used only from the store actor's thread.
+#include "hooks/store.hpp"
+#include "transport/random_id.hpp"
+
+#include <libpq-fe.h>
+#include <stdexcept>
+
+namespace gate::hooks {
+
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+std::int64_t ms(clock_time t) {
+    return duration_cast<milliseconds>(t.time_since_epoch()).count();
+}
+clock_time at(std::int64_t v) {
+    return clock_time(milliseconds(v));
+}
+
+std::string rfc3339(clock_time t) {
+    auto secs = std::chrono::floor<std::chrono::seconds>(t);
+    auto millis = duration_cast<milliseconds>(t - secs).count();
+    auto tt = std::chrono::system_clock::to_time_t(secs);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<int>(millis));
+    return buf;
+}
+
+constexpr const char* migrations[] = {
+    R"sql(
+CREATE TABLE webhooks (
+  id TEXT PRIMARY KEY,
+  organization TEXT NOT NULL,
+  event TEXT NOT NULL,
+  url TEXT NOT NULL,
+  secret TEXT,
+  enabled BOOLEAN NOT NULL DEFAULT TRUE,
+  disabled_reason TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX webhooks_by_event ON webhooks (organization, event, enabled);
+CREATE TABLE events (
+  id TEXT PRIMARY KEY,
+  organization TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE TABLE deliveries (
+  id TEXT PRIMARY KEY,
+  webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL REFERENCES events (id),
+  organization TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  lease_until BIGINT,
+  last_status INTEGER,
+  last_error TEXT,
+  response_body TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  dead_at BIGINT,
+  dead_letter_retry BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
+CREATE INDEX deliveries_dead ON deliveries (organization, status, dead_at);
+)sql",
+};
+
+// A result that frees itself; throws on a failed command.
+class result {
+public:
+    result(PGconn* c, PGresult* r) : r_(r) {
+        auto s = PQresultStatus(r);
+        if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+            std::string why = PQresultErrorMessage(r);
+            PQclear(r);
+            r_ = nullptr;
+            throw std::runtime_error("postgres: " + (why.empty() ? PQerrorMessage(c) : why));
+        }
+    }
+    ~result() { PQclear(r_); }
+    result(const result&) = delete;
+    result& operator=(const result&) = delete;
+    int rows() const { return PQntuples(r_); }
+    int affected() const { return std::atoi(PQcmdTuples(r_)); }
+    bool null(int row, int col) const { return PQgetisnull(r_, row, col) != 0; }
+    std::string text(int row, int col) const { return PQgetvalue(r_, row, col); }
+    std::optional<std::string> opt_text(int row, int col) const {
+        return null(row, col) ? std::nullopt : std::optional(text(row, col));
+    }
+    std::int64_t integer(int row, int col) const {
+        return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10);
+    }
+    std::optional<std::int64_t> opt_integer(int row, int col) const {
+        return null(row, col) ? std::nullopt : std::optional(integer(row, col));
+    }
+    bool boolean(int row, int col) const { return text(row, col) == "t"; }
+
+private:
+    PGresult* r_;
+};
+
+// Text parameters; nullopt is NULL.
+using param = std::optional<std::string>;
+param p(std::string v) {
+    return v;
+}
+param p(std::int64_t v) {
+    return std::to_string(v);
+}
+param p(const std::optional<std::string>& v) {
+    return v;
+}
+param p(const std::optional<int>& v) {
+    return v ? param(std::to_string(*v)) : std::nullopt;
+}
+param p(bool v) {
+    return std::string(v ? "true" : "false");
+}
+
+constexpr const char* webhook_columns =
+    "id, organization, event, url, secret, enabled, disabled_reason, created_at, updated_at";
+
+webhook read_webhook(const result& r, int row) {
+    webhook w;
+    w.id = r.text(row, 0);
+    w.organization = r.text(row, 1);
+    w.event = r.text(row, 2);
+    w.url = r.text(row, 3);
+    w.secret = r.opt_text(row, 4);
+    w.enabled = r.boolean(row, 5);
+    w.disabled_reason = r.opt_text(row, 6);
+    w.created_at = at(r.integer(row, 7));
+    w.updated_at = at(r.integer(row, 8));
+    return w;
+}
+
+constexpr const char* delivery_columns =
+    "d.id, d.webhook_id, d.event_id, d.organization, d.event_type, d.status, d.attempts, "
+    "d.next_attempt_at, d.last_status, d.last_error, d.response_body, d.created_at, "
+    "d.updated_at, d.dead_at, d.dead_letter_retry";
+
+delivery read_delivery(const result& r, int row) {
+    delivery d;
+    d.id = r.text(row, 0);
+    d.webhook_id = r.text(row, 1);
+    d.event_id = r.text(row, 2);
+    d.organization = r.text(row, 3);
+    d.event_type = r.text(row, 4);
+    d.status = delivery_status_from(r.text(row, 5)).value_or(delivery_status::pending);
+    d.attempts = static_cast<int>(r.integer(row, 6));
+    d.next_attempt_at = at(r.integer(row, 7));
+    if (auto v = r.opt_integer(row, 8))
+        d.last_status = static_cast<int>(*v);
+    d.last_error = r.opt_text(row, 9);
+    d.response_body = r.opt_text(row, 10);
+    d.created_at = at(r.integer(row, 11));
+    d.updated_at = at(r.integer(row, 12));
+    if (auto v = r.opt_integer(row, 13))
+        d.dead_at = at(*v);
+    d.dead_letter_retry = r.boolean(row, 14);
+    return d;
+}
+
+std::string new_id(std::string_view prefix) {
+    return std::string(prefix) + transport::random_id().substr(0, 24);
+}
+
+class postgres_store final : public store {
+public:
+    explicit postgres_store(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
+        if (PQstatus(conn_) != CONNECTION_OK) {
+            std::string why = PQerrorMessage(conn_);
+            PQfinish(conn_);
+            throw std::runtime_error("cannot connect to PostgreSQL: " + why);
+        }
+        run("SET client_min_messages = warning");
+        migrate();
+    }
+    ~postgres_store() override { PQfinish(conn_); }
+
+    webhook create_webhook(const std::string& org, const webhook_spec& spec,
+                           clock_time now) override {
+        webhook w;
+        w.id = new_id("hook_");
+        w.organization = org;
+        w.event = spec.event;
+        w.url = spec.url;
+        w.secret = spec.secret;
+        w.created_at = w.updated_at = now;
+        run("INSERT INTO webhooks (id, organization, event, url, secret, enabled, created_at, "
+            "updated_at) VALUES ($1, $2, $3, $4, $5, TRUE, $6, $6)",
+            {p(w.id), p(org), p(w.event), p(w.url), p(w.secret), p(ms(now))});
+        return w;
+    }
+
+    std::vector<webhook> list_webhooks(const std::string& org) override {
+        auto r = run(std::string("SELECT ") + webhook_columns +
+                         " FROM webhooks WHERE organization = $1 ORDER BY created_at, id",
+                     {p(org)});
+        std::vector<webhook> out;
+        for (int i = 0; i < r->rows(); ++i)
+            out.push_back(read_webhook(*r, i));
+        return out;
+    }
+
+    std::optional<webhook> get_webhook(const std::string& org, const std::string& id) override {
+        auto r = run(std::string("SELECT ") + webhook_columns +
+                         " FROM webhooks WHERE organization = $1 AND id = $2",
+                     {p(org), p(id)});
+        if (r->rows() == 0)
+            return std::nullopt;
+        return read_webhook(*r, 0);
+    }
+
+    std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
+                                       clock_time now) override {
+        run("UPDATE webhooks SET enabled = $1, disabled_reason = NULL, updated_at = $2 WHERE "
+            "organization = $3 AND id = $4",
+            {p(enabled), p(ms(now)), p(org), p(id)});
+        return get_webhook(org, id);
+    }
+
+    bool delete_webhook(const std::string& org, const std::string& id) override {
+        return run("DELETE FROM webhooks WHERE organization = $1 AND id = $2", {p(org), p(id)})
+                   ->affected() > 0;
+    }
+
+    ingested ingest(const std::string& org, const std::string& type, const std::string& data,
+                    clock_time now) override {
+        ingested out;
+        out.event_id = new_id("evt_");
+        // One statement: the event and its deliveries commit together.
+        auto r = run("WITH e AS (INSERT INTO events (id, organization, type, data, created_at) "
+                     "VALUES ($1, $2, $3, $4, $5) RETURNING id), "
+                     "d AS (INSERT INTO deliveries (id, webhook_id, event_id, organization, "
+                     "event_type, status, next_attempt_at, created_at, updated_at) "
+                     "SELECT 'dlv_' || substr(md5(random()::text || clock_timestamp()::text || "
+                     "w.id), 1, 24), w.id, e.id, $2, $3, 'pending', $5, $5, $5 FROM webhooks w, "
+                     "e WHERE w.organization = $2 AND w.event = $3 AND w.enabled RETURNING 1) "
+                     "SELECT count(*) FROM d",
+                     {p(out.event_id), p(org), p(type), p(data), p(ms(now))});
+        out.deliveries = static_cast<std::size_t>(r->integer(0, 0));
+        return out;
+    }
+
+    std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
+                                        std::chrono::milliseconds lease) override {
+        auto r = run(std::string("WITH due AS (SELECT id FROM deliveries WHERE (status = "
+                                 "'pending' AND next_attempt_at <= $1) OR (status = "
+                                 "'delivering' AND lease_until <= $1) ORDER BY next_attempt_at "
+                                 "LIMIT $2 FOR UPDATE SKIP LOCKED) "
+                                 "UPDATE deliveries d SET status = 'delivering', lease_until = "
+                                 "$3, updated_at = $1 FROM due, webhooks w, events e WHERE d.id "
+                                 "= due.id AND w.id = d.webhook_id AND e.id = d.event_id "
+                                 "RETURNING ") +
+                         delivery_columns + ", w.url, w.secret, e.created_at, e.data",
+                     {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease))});
+        std::vector<due_delivery> out;
+        for (int i = 0; i < r->rows(); ++i) {
+            due_delivery due;
+            due.d = read_delivery(*r, i);
+            due.url = r->text(i, 15);
+            due.secret = r->opt_text(i, 16);
+            due.event_time = rfc3339(at(r->integer(i, 17)));
+            due.data = r->text(i, 18);
+            out.push_back(std::move(due));
+        }
+        return out;
+    }
+
+    void record(const attempt_record& rec) override {
+        const char* status = to_string(rec.next);
+        run("UPDATE deliveries SET status = $1, attempts = attempts + 1, next_attempt_at = $2, "
+            "lease_until = NULL, last_status = $3, last_error = $4, response_body = $5, "
+            "updated_at = $6, dead_at = CASE WHEN $1 = 'dead' THEN COALESCE(dead_at, $6) ELSE "
+            "NULL END, dead_letter_retry = FALSE WHERE id = $7",
+            {p(std::string(status)), p(ms(rec.next_attempt_at)), p(rec.result.status),
+             p(rec.result.error), p(rec.result.response_body), p(ms(rec.now)), p(rec.delivery_id)});
+        if (rec.disable_webhook)
+            run("UPDATE webhooks SET enabled = FALSE, disabled_reason = $1, updated_at = $2 "
+                "WHERE id = (SELECT webhook_id FROM deliveries WHERE id = $3)",
+                {p(std::string("the receiver answered 410 Gone")), p(ms(rec.now)),
+                 p(rec.delivery_id)});
+    }
+
+    std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
+                                     std::size_t limit) override {
+        auto r = run(std::string("SELECT ") + delivery_columns +
+                         " FROM deliveries d WHERE d.organization = $1 AND d.webhook_id = $2 "
+                         "ORDER BY d.created_at DESC, d.id DESC LIMIT $3",
+                     {p(org), p(webhook_id), p(static_cast<std::int64_t>(limit))});
+        std::vector<delivery> out;
+        for (int i = 0; i < r->rows(); ++i)
+            out.push_back(read_delivery(*r, i));
+        return out;
+    }
+
+    dlq_stats dead_letter_stats(const std::string& org, clock_time now) override {
+        dlq_stats out;
+        auto r = run("SELECT event_type, count(*) FROM deliveries WHERE organization = $1 AND "
+                     "(status = 'dead' OR dead_letter_retry) GROUP BY event_type ORDER BY "
+                     "event_type",
+                     {p(org)});
+        for (int i = 0; i < r->rows(); ++i) {
+            out.types.push_back({r->text(i, 0), r->integer(i, 1)});
+            out.total += r->integer(i, 1);
+        }
+        using namespace std::chrono_literals;
+        auto a = run("SELECT count(*) FILTER (WHERE dead_at > $1), count(*) FILTER (WHERE "
+                     "dead_at <= $1 AND dead_at > $2), count(*) FILTER (WHERE dead_at <= $2 AND "
+                     "dead_at > $3), count(*) FILTER (WHERE dead_at <= $3) FROM deliveries "
+                     "WHERE organization = $4 AND (status = 'dead' OR dead_letter_retry)",
+                     {p(ms(now - 1h)), p(ms(now - 24h)), p(ms(now - 168h)), p(org)});
+        out.under_hour = a->integer(0, 0);
+        out.under_day = a->integer(0, 1);
+        out.under_week = a->integer(0, 2);
+        out.older = a->integer(0, 3);
+        return out;
+    }
+
+    dlq_page dead_letters(const std::string& org, const dlq_filter& filter,
+                          const std::optional<std::string>& cursor, std::size_t limit) override {
+        auto r = run(std::string("SELECT ") + delivery_columns +
+                         " FROM deliveries d WHERE d.organization = $1 AND (d.status = 'dead' "
+                         "OR d.dead_letter_retry) AND ($2::text IS NULL OR d.event_type = $2) "
+                         "AND ($3::text IS NULL OR d.webhook_id = $3) AND ($4::text IS NULL OR "
+                         "(d.dead_at, d.id) > (SELECT dead_at, id FROM deliveries WHERE id = "
+                         "$4)) ORDER BY d.dead_at, d.id LIMIT $5",
+                     {p(org), p(filter.event_type), p(filter.webhook_id), p(cursor),
+                      p(static_cast<std::int64_t>(limit + 1))});
+        dlq_page page;
+        for (int i = 0; i < r->rows(); ++i)
+            page.entries.push_back(read_delivery(*r, i));
+        if (page.entries.size() > limit) {
+            page.entries.pop_back();
+            page.next_cursor = page.entries.back().id;
+        }
+        return page;
+    }
+
+    std::optional<std::size_t> retry_dead_letters(const std::string& org,
+                                                  const std::string& webhook_id,
+                                                  clock_time now) override {
+        if (!get_webhook(org, webhook_id))
+            return std::nullopt;
+        return static_cast<std::size_t>(
+            run("UPDATE deliveries SET status = 'pending', next_attempt_at = $1, "
+                "dead_letter_retry = TRUE, updated_at = $1 WHERE organization = $2 AND "
+                "webhook_id = $3 AND status = 'dead'",
+                {p(ms(now)), p(org), p(webhook_id)})
+                ->affected());
+    }
+
+    std::pair<std::int64_t, std::int64_t> depths() override {
+        auto r = run("SELECT count(*) FILTER (WHERE status IN ('pending', 'delivering')), "
+                     "count(*) FILTER (WHERE status = 'dead' OR dead_letter_retry) FROM "
+                     "deliveries");
+        return {r->integer(0, 0), r->integer(0, 1)};
+    }
+
+private:
+    std::unique_ptr<result> run(const std::string& sql, const std::vector<param>& params = {}) {
+        std::vector<const char*> values;
+        values.reserve(params.size());
+        for (const auto& v : params)
+            values.push_back(v ? v->c_str() : nullptr);
+        auto* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                               values.data(), nullptr, nullptr, 0);
+        if (!r)
+            throw std::runtime_error(std::string("postgres: ") + PQerrorMessage(conn_));
+        if (PQstatus(conn_) == CONNECTION_BAD) {
+            // A broken connection is reopened for the next call; this one fails.
+            PQreset(conn_);
+        }
+        return std::make_unique<result>(conn_, r);
+    }
+
+    // Several statements, no parameters (a migration).
+    void script(const char* sql) {
+        auto* r = PQexec(conn_, sql);
+        if (!r)
+            throw std::runtime_error(std::string("postgres: ") + PQerrorMessage(conn_));
+        result checked(conn_, r);
+    }
+
+    void migrate() {
+        // Instances starting together take turns; each runs what is missing.
+        run("SELECT pg_advisory_lock(727100)");
+        try {
+            run("CREATE TABLE IF NOT EXISTS gate_hooks_schema (version INTEGER NOT NULL)");
+            auto v = run("SELECT max(version) FROM gate_hooks_schema");
+            std::size_t version = v->null(0, 0) ? 0 : static_cast<std::size_t>(v->integer(0, 0));
+            for (auto i = version; i < std::size(migrations); ++i) {
+                run("BEGIN");
+                try {
+                    script(migrations[i]);
+                    run("INSERT INTO gate_hooks_schema (version) VALUES ($1)",
+                        {p(static_cast<std::int64_t>(i + 1))});
+                    run("COMMIT");
+                } catch (...) {
+                    PQclear(PQexec(conn_, "ROLLBACK"));
+                    throw;
+                }
+            }
+        } catch (...) {
+            PQclear(PQexec(conn_, "SELECT pg_advisory_unlock(727100)"));
+            throw;
+        }
+        run("SELECT pg_advisory_unlock(727100)");
+    }
+
+    PGconn* conn_;
+};
+
+} // namespace
+
+std::unique_ptr<store> open_postgres_store(const std::string& url) {
+    return std::make_unique<postgres_store>(url);
+}
+
+} // namespace gate::hooks
