@@ -132,14 +132,27 @@ asio::awaitable<void> dispatcher::attempt(due_delivery due) {
         }
     }
     metrics_.attempt(label, seconds);
-    auto saved = co_await on_store(store_, [rec](store& s) {
-        s.record(rec);
-        return true;
-    });
-    if (!saved)
-        spdlog::error("delivery {}: the outcome could not be recorded; it is attempted again "
-                      "when its claim lapses",
-                      rec.delivery_id);
+    outcomes_.push_back(std::move(rec));
+    if (!flushing_) {
+        flushing_ = true;
+        asio::co_spawn(io_, flush_outcomes(), asio::detached);
+    }
+}
+
+asio::awaitable<void> dispatcher::flush_outcomes() {
+    // Outcomes that arrive while a batch is being written go in the next one.
+    while (!outcomes_.empty()) {
+        auto batch = std::exchange(outcomes_, {});
+        auto saved = co_await on_store(store_, [batch](store& s) {
+            s.record_all(batch);
+            return true;
+        });
+        if (!saved)
+            spdlog::error("{} delivery outcome(s) could not be recorded; those deliveries are "
+                          "attempted again when their claims lapse",
+                          batch.size());
+    }
+    flushing_ = false;
 }
 
 asio::awaitable<send_result> dispatcher::test(const webhook& w) {

@@ -15,6 +15,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <caf/actor.hpp>
 #include <random>
+#include <vector>
 
 namespace gate::hooks {
 
@@ -44,6 +45,11 @@ private:
     bool woken_ = false;
     bool stopped_ = false;
     std::size_t in_flight_ = 0;
+    // Outcomes waiting to be written, in one transaction per batch: a store job per attempt
+    // made the store's thread the bottleneck of a backlog.
+    std::vector<attempt_record> outcomes_;
+    bool flushing_ = false;
+    boost::asio::awaitable<void> flush_outcomes();
     std::mt19937_64 jitter_{std::random_device{}()};
 };
 

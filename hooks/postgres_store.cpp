@@ -283,6 +283,18 @@ public:
         return out;
     }
 
+    void record_all(const std::vector<attempt_record>& rs) override {
+        run("BEGIN");
+        try {
+            for (const auto& r : rs)
+                record(r);
+            run("COMMIT");
+        } catch (...) {
+            PQclear(PQexec(conn_, "ROLLBACK"));
+            throw;
+        }
+    }
+
     void record(const attempt_record& rec) override {
         const char* status = to_string(rec.next);
         run("UPDATE deliveries SET status = $1, attempts = attempts + 1, next_attempt_at = $2, "

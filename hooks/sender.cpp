@@ -58,13 +58,73 @@ sender::post(const std::string& url, const std::string& body,
     std::string target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
 
     auto deadline = std::chrono::steady_clock::now() + settings_.timeout;
+    auto left = [&] {
+        return std::max(std::chrono::milliseconds(1),
+                        std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline - std::chrono::steady_clock::now()));
+    };
+    http::request<http::string_body> req{http::verb::post, target, 11};
+    req.set(http::field::host, u->has_port() ? host + ":" + port : host);
+    req.set(http::field::user_agent, "gate-hooks/" + std::string(gate_version));
+    req.set(http::field::content_type, "application/json");
+    for (const auto& [k, v] : headers)
+        req.set(k, v);
+    req.body() = body;
+    req.prepare_payload();
+    auto key = host + ":" + port;
+    for (int round = 0; round < 2; ++round) {
+        // A kept-alive connection to this receiver first; it was checked when it was opened.
+        auto conn = round == 0 ? take_idle(key) : std::nullopt;
+        bool reused = conn.has_value();
+        if (!conn) {
+            auto opened = co_await connect(host, port, left(), out);
+            if (!opened)
+                co_return out;
+            conn = std::move(*opened);
+        }
+        conn->lowest().expires_after(left());
+        beast::flat_buffer buf;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(64 * 1024);
+        boost::system::error_code ec;
+        co_await http::async_write(*conn->tls, req, asio::redirect_error(asio::use_awaitable, ec));
+        if (!ec)
+            co_await http::async_read(*conn->tls, buf, parser,
+                                      asio::redirect_error(asio::use_awaitable, ec));
+        if (ec && !parser.is_header_done()) {
+            if (reused && ec != beast::error::timeout)
+                continue; // the receiver closed the idle connection: once more on a new one
+            out.error = ec == beast::error::timeout
+                            ? "timeout: no answer within " +
+                                  std::to_string(settings_.timeout.count()) + " ms"
+                            : "no answer: " + ec.message();
+            co_return out;
+        }
+        const auto& res = parser.get();
+        out.status = static_cast<int>(res.result_int());
+        out.status_text = std::string(res.reason());
+        out.body = res.body().substr(0, kept_response_bytes);
+        if (auto it = res.find(http::field::retry_after); it != res.end())
+            out.retry_after = parse_retry_after(it->value());
+        if (!ec && parser.is_done() && res.keep_alive())
+            give_back(key, std::move(*conn));
+        else
+            conn->lowest().close();
+        co_return out;
+    }
+    co_return out;
+}
+
+asio::awaitable<std::optional<transport::upstream_connection>>
+sender::connect(const std::string& host, const std::string& port, std::chrono::milliseconds budget,
+                send_result& out) {
     tcp::resolver resolver(ex_);
     boost::system::error_code ec;
     auto results =
         co_await resolver.async_resolve(host, port, asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
         out.error = "cannot resolve " + host + ": " + ec.message();
-        co_return out;
+        co_return std::nullopt;
     }
     // Server-side request forgery: judged on the addresses actually dialled, now.
     std::vector<tcp::endpoint> allowed;
@@ -87,53 +147,43 @@ sender::post(const std::string& url, const std::string& body,
     if (allowed.empty()) {
         out.error = "refused: " + host + " resolves only to non-public addresses (" + refused +
                     "); the operator has not allowed private targets";
-        co_return out;
+        co_return std::nullopt;
     }
-    auto left = [&] {
-        return std::max(std::chrono::milliseconds(1),
-                        std::chrono::duration_cast<std::chrono::milliseconds>(
-                            deadline - std::chrono::steady_clock::now()));
-    };
     auto opened =
-        co_await transport::open_upstream_connection(ex_, allowed, host, tls_.get(), left());
+        co_await transport::open_upstream_connection(ex_, allowed, host, tls_.get(), budget);
     if (auto* why = std::get_if<std::string>(&opened)) {
         out.error = *why;
-        co_return out;
+        co_return std::nullopt;
     }
-    auto& conn = std::get<transport::upstream_connection>(opened);
-    http::request<http::string_body> req{http::verb::post, target, 11};
-    req.set(http::field::host, u->has_port() ? host + ":" + port : host);
-    req.set(http::field::user_agent, "gate-hooks/" + std::string(gate_version));
-    req.set(http::field::content_type, "application/json");
-    req.set(http::field::connection, "close");
-    for (const auto& [k, v] : headers)
-        req.set(k, v);
-    req.body() = body;
-    req.prepare_payload();
-    conn.lowest().expires_after(left());
-    beast::flat_buffer buf;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(64 * 1024);
-    co_await http::async_write(*conn.tls, req, asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec)
-        co_await http::async_read(*conn.tls, buf, parser,
-                                  asio::redirect_error(asio::use_awaitable, ec));
-    if (ec && !parser.is_header_done()) {
-        out.error =
-            ec == beast::error::timeout
-                ? "timeout: no answer within " + std::to_string(settings_.timeout.count()) + " ms"
-                : "no answer: " + ec.message();
-        co_return out;
+    co_return std::move(std::get<transport::upstream_connection>(opened));
+}
+
+std::optional<transport::upstream_connection> sender::take_idle(const std::string& key) {
+    auto it = idle_.find(key);
+    if (it == idle_.end())
+        return std::nullopt;
+    auto& pool = it->second;
+    // Receivers close idle connections after a few seconds (Node: 5 s); older ones are not
+    // trusted.
+    while (!pool.empty() &&
+           std::chrono::steady_clock::now() - pool.back().idle_since > max_idle_age)
+        pool.pop_back();
+    if (pool.empty())
+        return std::nullopt;
+    auto conn = std::move(pool.back());
+    pool.pop_back();
+    return conn;
+}
+
+void sender::give_back(const std::string& key, transport::upstream_connection conn) {
+    auto& pool = idle_[key];
+    if (pool.size() >= max_idle_per_receiver) {
+        conn.lowest().close();
+        return;
     }
-    const auto& res = parser.get();
-    out.status = static_cast<int>(res.result_int());
-    out.status_text = std::string(res.reason());
-    out.body = res.body().substr(0, kept_response_bytes);
-    if (auto it = res.find(http::field::retry_after); it != res.end())
-        out.retry_after = parse_retry_after(it->value());
-    // The answer is all that counts: no close_notify round trip holds the attempt's slot.
-    conn.lowest().close();
-    co_return out;
+    conn.lowest().expires_never();
+    conn.idle_since = std::chrono::steady_clock::now();
+    pool.push_back(std::move(conn));
 }
 
 } // namespace gate::hooks

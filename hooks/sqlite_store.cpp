@@ -313,8 +313,16 @@ public:
         return out;
     }
 
-    void record(const attempt_record& r) override {
+    void record(const attempt_record& r) override { record_all({r}); }
+
+    void record_all(const std::vector<attempt_record>& rs) override {
         transaction tx(*this);
+        for (const auto& r : rs)
+            record_one(r);
+        tx.commit();
+    }
+
+    void record_one(const attempt_record& r) {
         statement s(db_, "UPDATE deliveries SET status = ?, attempts = attempts + 1, "
                          "next_attempt_at = ?, lease_until = NULL, last_status = ?, "
                          "last_error = ?, response_body = ?, updated_at = ?, "
@@ -331,7 +339,6 @@ public:
             w.bind(1, "the receiver answered 410 Gone").bind(2, ms(r.now));
             w.bind(3, r.delivery_id).step();
         }
-        tx.commit();
     }
 
     std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,

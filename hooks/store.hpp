@@ -47,6 +47,8 @@ public:
     virtual std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
                                                 std::chrono::milliseconds lease) = 0;
     virtual void record(const attempt_record& r) = 0;
+    // Several outcomes in one transaction (the worker batches them).
+    virtual void record_all(const std::vector<attempt_record>& rs) = 0;
 
     virtual std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
                                              std::size_t limit) = 0;

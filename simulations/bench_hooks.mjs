@@ -1,0 +1,103 @@
+// gate-hooks throughput: events ingested per second, deliveries per second to a loopback
+// HTTPS receiver, and the time from ingest to delivery (p50/p99), on SQLite with one instance
+// and on PostgreSQL with two sharing the queue (docs/benchmarks.md). Two runs each:
+//   live:    events ingested as fast as the client can, delivered as they come (the
+//            delivery rate can be no higher than the ingest rate; latency is ingest to arrival)
+//   backlog: the receiver first answers 503 with Retry-After: 3, so every delivery falls due
+//            at about the same moment; the rate at which the backlog drains is gate-hooks'
+//            delivery capacity, independent of the ingest client
+//
+//   node simulations/bench_hooks.mjs [events] [ingest-concurrency]   (defaults 5000, 32)
+// Environment: GATE_HOOKS_BIN (default build/gate-hooks).
+import { TOKENS, makeTestCa, startHooks, startPostgres, startReceiver } from '../tests/js/lib/index.mjs';
+
+const events = Number(process.argv[2] ?? 5000);
+const concurrency = Number(process.argv[3] ?? 32);
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+async function run(label, instances, backlog = false) {
+  const ca = instances.ca;
+  const receiver = await startReceiver(ca);
+  let refusing = backlog;
+  receiver.respond = () => (refusing ? { status: 503, headers: { 'retry-after': '3' } } : { status: 204 });
+  const hooks = instances.list;
+  const hook = (await hooks[0].api('POST', '/webhooks', { body: { event: 'usage.threshold', url: receiver.url('/bench'), secret: '0123456789abcdef' } })).json;
+  const sentAt = new Map();
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (next < events) {
+        const i = next++;
+        const h = hooks[i % hooks.length];
+        const at = performance.now();
+        const r = await h.api('POST', '/events', { body: { type: 'usage.threshold', data: { i } }, token: TOKENS.org_a });
+        if (r.status !== 202) throw new Error(`ingest: ${r.status} ${r.text}`);
+        sentAt.set(r.json.id, at);
+      }
+    }),
+  );
+  const ingestSeconds = (performance.now() - t0) / 1000;
+  const ok = () => receiver.received.filter((r) => r.url === '/bench' && !r.refused);
+  if (backlog) {
+    // Every first attempt has been refused once it arrived; then the receiver recovers.
+    while (receiver.received.filter((r) => r.url === '/bench').length < events) await new Promise((r) => setTimeout(r, 20));
+    for (const r of receiver.received) r.refused = true;
+    refusing = false;
+    while (ok().length === 0) await new Promise((r) => setTimeout(r, 5));
+  }
+  const drainStart = backlog ? Math.min(...ok().map((r) => r.at)) : null;
+  while (ok().length < events) await new Promise((r) => setTimeout(r, 20));
+  const total = backlog ? (Math.max(...ok().map((r) => r.at)) - drainStart) / 1000 : (performance.now() - t0) / 1000;
+  // The receiver stamps arrival with Date.now(); sentAt is performance.now(): same process,
+  // converted through the time origin.
+  const latencies = ok().map((r) => r.at - (performance.timeOrigin + sentAt.get(r.json.event_id)));
+  const result = backlog
+    ? { label: `${label}, backlog`, events, deliveriesPerSec: Math.round(events / total) }
+    : {
+        label: `${label}, live`,
+        events,
+        ingestPerSec: Math.round(events / ingestSeconds),
+        deliveriesPerSec: Math.round(events / total),
+        ingestToDeliveryP50Ms: quantile(latencies, 0.5).toFixed(1),
+        ingestToDeliveryP99Ms: quantile(latencies, 0.99).toFixed(1),
+      };
+  await hooks[0].api('DELETE', `/webhooks/${hook.id}`);
+  await receiver.stop();
+  return result;
+}
+
+const ca = makeTestCa();
+const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile, concurrency: 256, pollMs: 500 } };
+const results = [];
+{
+  const one = await startHooks({ config });
+  try {
+    results.push(await run('SQLite, one instance', { ca, list: [one] }));
+    results.push(await run('SQLite, one instance', { ca, list: [one] }, true));
+  } finally {
+    await one.stop();
+    one.cleanup();
+  }
+}
+{
+  const pg = await startPostgres();
+  const url = pg.createDatabase('bench');
+  const a = await startHooks({ config, dbPath: url });
+  const b = await startHooks({ config, dbPath: url });
+  try {
+    results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }));
+    results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }, true));
+  } finally {
+    await a.stop();
+    await b.stop();
+    a.cleanup();
+    b.cleanup();
+    await pg.stop();
+  }
+}
+ca.cleanup();
+console.log(JSON.stringify(results, null, 2));
