@@ -5,6 +5,7 @@
 #include "hooks/routes.hpp"
 #include "hooks/store_actor.hpp"
 #include "hooks/webhook_request.hpp"
+#include "protocol/utc_timestamp.hpp"
 #include "transport/secret_compare.hpp"
 
 #include <boost/json/parse.hpp>
@@ -21,19 +22,6 @@ using transport::http_reply;
 using sys_clock = std::chrono::system_clock;
 
 namespace {
-
-std::string rfc3339(clock_time t) {
-    auto secs = std::chrono::floor<std::chrono::seconds>(t);
-    auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(t - secs).count();
-    auto tt = sys_clock::to_time_t(secs);
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<int>(millis));
-    return buf;
-}
 
 http_reply reply(http::status status, const json::value& body) {
     return http_reply::json(status, json::serialize(body));
@@ -64,8 +52,8 @@ json::object to_json(const webhook& w) {
                    {"url", w.url},
                    {"enabled", w.enabled},
                    {"has_secret", w.secret.has_value()},
-                   {"created_at", rfc3339(w.created_at)},
-                   {"updated_at", rfc3339(w.updated_at)}};
+                   {"created_at", protocol::utc_timestamp(w.created_at)},
+                   {"updated_at", protocol::utc_timestamp(w.updated_at)}};
     if (w.disabled_reason)
         o["disabled_reason"] = *w.disabled_reason;
     return o;
@@ -78,15 +66,15 @@ json::object to_json(const delivery& d) {
                    {"event_type", d.event_type},
                    {"status", to_string(d.status)},
                    {"attempts", d.attempts},
-                   {"created_at", rfc3339(d.created_at)},
-                   {"updated_at", rfc3339(d.updated_at)}};
+                   {"created_at", protocol::utc_timestamp(d.created_at)},
+                   {"updated_at", protocol::utc_timestamp(d.updated_at)}};
     o["response_code"] = d.last_status ? json::value(*d.last_status) : json::value(nullptr);
     o["response_body"] = d.response_body ? json::value(*d.response_body) : json::value(nullptr);
     o["error"] = d.last_error ? json::value(*d.last_error) : json::value(nullptr);
     if (d.status == delivery_status::pending)
-        o["next_attempt_at"] = rfc3339(d.next_attempt_at);
+        o["next_attempt_at"] = protocol::utc_timestamp(d.next_attempt_at);
     if (d.dead_at)
-        o["dead_at"] = rfc3339(*d.dead_at);
+        o["dead_at"] = protocol::utc_timestamp(*d.dead_at);
     return o;
 }
 

@@ -4,6 +4,7 @@
 #include "hooks/event_types.hpp"
 #include "hooks/retry_policy.hpp"
 #include "hooks/store_actor.hpp"
+#include "protocol/utc_timestamp.hpp"
 #include "transport/random_id.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -18,20 +19,6 @@ namespace asio = boost::asio;
 using sys_clock = std::chrono::system_clock;
 
 namespace {
-
-std::string now_rfc3339() {
-    auto t = sys_clock::now();
-    auto secs = std::chrono::floor<std::chrono::seconds>(t);
-    auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(t - secs).count();
-    auto tt = sys_clock::to_time_t(secs);
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<int>(millis));
-    return buf;
-}
 
 std::int64_t unix_now() {
     return std::chrono::duration_cast<std::chrono::seconds>(sys_clock::now().time_since_epoch())
@@ -159,7 +146,7 @@ asio::awaitable<send_result> dispatcher::test(const webhook& w) {
     delivery_envelope e{"test_" + transport::random_id().substr(0, 24),
                         "evt_test",
                         std::string(test_event),
-                        now_rfc3339(),
+                        protocol::utc_timestamp(sys_clock::now()),
                         w.organization,
                         R"({"message":"a test delivery from gate-hooks","webhook_id":")" + w.id +
                             R"("})"};

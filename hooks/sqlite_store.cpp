@@ -1,6 +1,7 @@
 // The SQLite store: one file in WAL mode, the schema migrated at open. One connection, used
 // only from the store actor's thread.
 #include "hooks/store.hpp"
+#include "protocol/utc_timestamp.hpp"
 #include "transport/random_id.hpp"
 
 #include <sqlite3.h>
@@ -18,19 +19,6 @@ std::int64_t ms(clock_time t) {
 }
 clock_time at(std::int64_t v) {
     return clock_time(milliseconds(v));
-}
-
-std::string rfc3339(clock_time t) {
-    auto secs = std::chrono::floor<std::chrono::seconds>(t);
-    auto millis = duration_cast<milliseconds>(t - secs).count();
-    auto tt = std::chrono::system_clock::to_time_t(secs);
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<int>(millis));
-    return buf;
 }
 
 // Each migration runs once, in order, in its own transaction; user_version counts them.
@@ -299,7 +287,7 @@ public:
             due.d = read_delivery(s);
             due.url = s.text(15);
             due.secret = s.opt_text(16);
-            due.event_time = rfc3339(at(s.integer(17)));
+            due.event_time = protocol::utc_timestamp(at(s.integer(17)));
             due.data = s.text(18);
             out.push_back(std::move(due));
         }
