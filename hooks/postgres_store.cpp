@@ -248,9 +248,12 @@ public:
 
     std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
                                         std::chrono::milliseconds lease) override {
-        auto r = run(std::string("WITH due AS (SELECT id FROM deliveries WHERE (status = "
+        // A disabled webhook's deliveries wait until it is enabled again.
+        auto r = run(std::string("WITH due AS (SELECT id FROM deliveries WHERE ((status = "
                                  "'pending' AND next_attempt_at <= $1) OR (status = "
-                                 "'delivering' AND lease_until <= $1) ORDER BY next_attempt_at "
+                                 "'delivering' AND lease_until <= $1)) AND EXISTS (SELECT 1 "
+                                 "FROM webhooks w WHERE w.id = deliveries.webhook_id AND "
+                                 "w.enabled) ORDER BY next_attempt_at "
                                  "LIMIT $2 FOR UPDATE SKIP LOCKED) "
                                  "UPDATE deliveries d SET status = 'delivering', lease_until = "
                                  "$3, updated_at = $1 FROM due, webhooks w, events e WHERE d.id "

@@ -272,14 +272,15 @@ public:
     std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
                                         std::chrono::milliseconds lease) override {
         transaction tx(*this);
-        statement s(db_, (std::string("SELECT ") + delivery_columns +
-                          ", w.url, w.secret, e.created_at, e.data FROM deliveries d "
-                          "JOIN webhooks w ON w.id = d.webhook_id "
-                          "JOIN events e ON e.id = d.event_id "
-                          "WHERE (d.status = 'pending' AND d.next_attempt_at <= ?1) OR "
-                          "(d.status = 'delivering' AND d.lease_until <= ?1) "
-                          "ORDER BY d.next_attempt_at LIMIT ?2")
-                             .c_str());
+        statement s(
+            db_, (std::string("SELECT ") + delivery_columns +
+                  ", w.url, w.secret, e.created_at, e.data FROM deliveries d "
+                  "JOIN webhooks w ON w.id = d.webhook_id "
+                  "JOIN events e ON e.id = d.event_id "
+                  "WHERE w.enabled = 1 AND ((d.status = 'pending' AND d.next_attempt_at <= ?1) OR "
+                  "(d.status = 'delivering' AND d.lease_until <= ?1)) "
+                  "ORDER BY d.next_attempt_at LIMIT ?2")
+                     .c_str());
         s.bind(1, ms(now)).bind(2, static_cast<std::int64_t>(limit));
         std::vector<due_delivery> out;
         while (s.step()) {

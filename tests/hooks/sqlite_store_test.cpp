@@ -166,3 +166,13 @@ TEST_F(store_fixture, everything_survives_a_reopen) {
     ASSERT_EQ(due.size(), 1u);
     EXPECT_EQ(due[0].data, R"({"pct":91})");
 }
+
+TEST_F(store_fixture, a_disabled_webhooks_deliveries_wait_until_it_is_enabled_again) {
+    auto hook = make("org_a", "deploy.success");
+    db->ingest("org_a", "deploy.success", "{}", t0);
+    db->set_enabled("org_a", hook.id, false, t0);
+    EXPECT_TRUE(db->claim_due(t0 + 1h, 10, 30s).empty());
+    EXPECT_EQ(db->depths().first, 1); // still queued, not lost
+    db->set_enabled("org_a", hook.id, true, t0 + 1h);
+    EXPECT_EQ(db->claim_due(t0 + 1h, 10, 30s).size(), 1u);
+}

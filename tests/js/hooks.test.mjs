@@ -348,3 +348,70 @@ describe('two gate-hooks instances on one PostgreSQL', { timeout: 120_000 }, () 
     }
   });
 });
+
+describe('gate-hooks operations', { timeout: 60_000 }, () => {
+  test('gate-hooks emit posts an event that is delivered; bad usage exits 2', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { hooksBin } = await import('./lib/index.mjs');
+    const ca = makeTestCa();
+    const receiver = await startReceiver(ca);
+    const hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } } });
+    try {
+      await hooks.api('POST', '/webhooks', { body: { event: 'rollback.success', url: receiver.url('/emitted') } });
+      const env = { ...process.env, HOOKS_TOKEN: TOKENS.org_a };
+      const ok = spawnSync(hooksBin(), ['emit', '--api', hooks.base, '--token-env', 'HOOKS_TOKEN', '--type', 'rollback.success', '--data', '{"to":"v6"}'], { env, encoding: 'utf8' });
+      assert.equal(ok.status, 0, ok.stderr);
+      const id = JSON.parse(ok.stdout).id;
+      await eventually(() => receiver.received.some((r) => r.json?.event_id === id), { what: 'the emitted event delivered' });
+      assert.deepEqual(receiver.received.find((r) => r.json?.event_id === id).json.data, { to: 'v6' });
+      const refused = spawnSync(hooksBin(), ['emit', '--api', hooks.base, '--token-env', 'HOOKS_TOKEN', '--type', 'deploy.nope'], { env, encoding: 'utf8' });
+      assert.equal(refused.status, 1);
+      assert.match(refused.stdout, /"field":"type"/);
+      const usage = spawnSync(hooksBin(), ['emit', '--api', hooks.base], { env, encoding: 'utf8' });
+      assert.equal(usage.status, 2);
+      assert.match(usage.stderr, /--token-env and --type/);
+      const noToken = spawnSync(hooksBin(), ['emit', '--api', hooks.base, '--token-env', 'UNSET_VARIABLE_X', '--type', 'deploy.success'], { encoding: 'utf8' });
+      assert.equal(noToken.status, 2);
+    } finally {
+      await hooks.stop();
+      hooks.cleanup();
+      await receiver.stop();
+      ca.cleanup();
+    }
+  });
+
+  test('/metrics is valid Prometheus text and counts deliveries; a bad configuration names the member', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { hooksBin } = await import('./lib/index.mjs');
+    const ca = makeTestCa();
+    const receiver = await startReceiver(ca);
+    const hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } } });
+    const dir = mkdtempSync(path.join(tmpdir(), 'gate-hooks-badcfg-'));
+    try {
+      await hooks.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url('/m') } });
+      await hooks.api('POST', '/events', { body: { type: 'deploy.success' } });
+      await eventually(async () => /gate_hooks_deliveries_total\{outcome="succeeded"\} 1/.test((await hooks.api('GET', '/metrics', { token: null })).text), { what: 'the counter' });
+      const text = (await hooks.api('GET', '/metrics', { token: null })).text;
+      const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      assert.equal(check.status, 0, check.stdout + check.stderr);
+      for (const series of ['gate_hooks_attempts_total', 'gate_hooks_events_total', 'gate_hooks_delivery_seconds_bucket', 'gate_hooks_queue_depth', 'gate_hooks_dead_letters'])
+        assert.match(text, new RegExp(`^${series}`, 'm'));
+      const bad = path.join(dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ tokens: [{ organization: 'a', token: 'short' }] }));
+      const r = spawnSync(hooksBin(), ['--config', bad], { encoding: 'utf8' });
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /\/tokens\/0\/token: must be at least 16 characters/);
+      writeFileSync(bad, JSON.stringify({ tokens: [{ organization: 'a', token: '0123456789abcdef' }], delivery: { timeoutMs: 5000, leaseMs: 1000 } }));
+      assert.match(spawnSync(hooksBin(), ['--config', bad], { encoding: 'utf8' }).stderr, /leaseMs: must be longer than timeoutMs/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await hooks.stop();
+      hooks.cleanup();
+      await receiver.stop();
+      ca.cleanup();
+    }
+  });
+});
