@@ -18,7 +18,9 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 
-async function run(label, instances, backlog = false) {
+const pacedRate = Number(process.env.GATE_HOOKS_BENCH_RATE ?? 500);
+
+async function run(label, instances, backlog = false, paced = false) {
   const ca = instances.ca;
   const receiver = await startReceiver(ca);
   let refusing = backlog;
@@ -32,6 +34,12 @@ async function run(label, instances, backlog = false) {
     Array.from({ length: concurrency }, async (_, w) => {
       while (next < events) {
         const i = next++;
+        if (paced) {
+          // Event i leaves at t0 + i / rate.
+          const due = t0 + (i * 1000) / pacedRate;
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
         const h = hooks[i % hooks.length];
         const at = performance.now();
         const r = await h.api('POST', '/events', { body: { type: 'usage.threshold', data: { i } }, token: TOKENS.org_a });
@@ -58,7 +66,7 @@ async function run(label, instances, backlog = false) {
   const result = backlog
     ? { label: `${label}, backlog`, events, deliveriesPerSec: Math.round(events / total) }
     : {
-        label: `${label}, live`,
+        label: `${label}, ${paced ? `paced at ${pacedRate}/s` : 'live'}`,
         events,
         ingestPerSec: Math.round(events / ingestSeconds),
         deliveriesPerSec: Math.round(events / total),
@@ -78,6 +86,7 @@ const results = [];
   try {
     results.push(await run('SQLite, one instance', { ca, list: [one] }));
     results.push(await run('SQLite, one instance', { ca, list: [one] }, true));
+    results.push(await run('SQLite, one instance', { ca, list: [one] }, false, true));
   } finally {
     await one.stop();
     one.cleanup();
@@ -91,6 +100,7 @@ const results = [];
   try {
     results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }));
     results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }, true));
+    results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }, false, true));
   } finally {
     await a.stop();
     await b.stop();
