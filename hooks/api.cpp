@@ -4,6 +4,7 @@
 #include "hooks/event_types.hpp"
 #include "hooks/routes.hpp"
 #include "hooks/store_actor.hpp"
+#include "hooks/target_guard.hpp"
 #include "hooks/webhook_request.hpp"
 #include "protocol/utc_timestamp.hpp"
 #include "transport/secret_compare.hpp"
@@ -200,6 +201,14 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
         auto spec = parse_webhook_spec(*body);
         if (auto* bad = std::get_if<field_error>(&spec))
             co_return invalid(*bad);
+        if (!settings_.delivery.allow_private_targets) {
+            // An address literal is judged now; a name when it is resolved, at delivery.
+            auto u = boost::urls::parse_absolute_uri(std::get<webhook_spec>(spec).url);
+            if (u && is_non_public_literal(u->host()))
+                co_return invalid({"url", "targets a non-public address (" +
+                                              std::string(u->host()) +
+                                              "); the operator has not allowed private targets"});
+        }
         auto created =
             co_await on_store(store_, [org, s = std::get<webhook_spec>(spec), now](store& st) {
                 return st.create_webhook(org, s, now);

@@ -1,7 +1,9 @@
 #include "hooks/target_guard.hpp"
 
 #include <algorithm>
+#include <arpa/inet.h>
 #include <array>
+#include <string>
 
 namespace gate::hooks {
 
@@ -52,6 +54,19 @@ bool is_non_public(std::span<const std::uint8_t> address) {
            (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0) || // site-local (deprecated)
            a[0] == 0xff ||                            // multicast
            (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0d && a[3] == 0xb8); // documentation
+}
+
+bool is_non_public_literal(std::string_view host) {
+    std::string h(host);
+    if (h.size() > 2 && h.front() == '[' && h.back() == ']')
+        h = h.substr(1, h.size() - 2);
+    std::array<std::uint8_t, 4> v4{};
+    if (inet_pton(AF_INET, h.c_str(), v4.data()) == 1)
+        return is_non_public(v4);
+    std::array<std::uint8_t, 16> v6{};
+    if (inet_pton(AF_INET6, h.c_str(), v6.data()) == 1)
+        return is_non_public(v6);
+    return false;
 }
 
 } // namespace gate::hooks

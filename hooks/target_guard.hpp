@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 namespace gate::hooks {
 
@@ -13,5 +14,9 @@ namespace gate::hooks {
 // documentation and benchmarking ranges, and IPv4 addresses mapped or embedded in IPv6 that
 // are any of those.
 bool is_non_public(std::span<const std::uint8_t> address);
+
+// A URL host that is an IP literal ("127.0.0.1", "[::1]" or "::1") and non-public: refused
+// already when the webhook is created. Names are judged when they are resolved, at delivery.
+bool is_non_public_literal(std::string_view host);
 
 } // namespace gate::hooks

@@ -44,3 +44,14 @@ TEST(target_guard, ipv6_ranges_and_embedded_ipv4_are_judged) {
     std::array<std::uint8_t, 3> odd{1, 2, 3};
     EXPECT_TRUE(is_non_public(odd));
 }
+
+TEST(target_guard, address_literals_in_urls_are_judged_at_creation) {
+    using gate::hooks::is_non_public_literal;
+    EXPECT_TRUE(is_non_public_literal("127.0.0.1"));
+    EXPECT_TRUE(is_non_public_literal("169.254.169.254"));
+    EXPECT_TRUE(is_non_public_literal("[::1]"));
+    EXPECT_TRUE(is_non_public_literal("[::ffff:10.0.0.1]"));
+    EXPECT_FALSE(is_non_public_literal("8.8.8.8"));
+    EXPECT_FALSE(is_non_public_literal("localhost")); // a name: judged when resolved
+    EXPECT_FALSE(is_non_public_literal("hooks.example.com"));
+}

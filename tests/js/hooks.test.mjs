@@ -228,15 +228,21 @@ describe('gate-hooks refuses what it must', { timeout: 60_000 }, () => {
     const strict = await startHooks({ config: { delivery: { caFile: ca.caFile } } });
     const untrusting = await startHooks({ config: { delivery: { allowPrivateTargets: true } } });
     try {
-      const mk = async (h) => (await h.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url() } })).json;
+      // An address literal is refused at creation; a name that resolves to one, at delivery.
+      const literal = await strict.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url() } });
+      assert.equal(literal.status, 400);
+      assert.equal(literal.json.error.field, 'url');
+      assert.match(literal.json.error.message, /non-public address \(127\.0\.0\.1\)/);
+      const byName = `https://localhost:${receiver.port}/hook`;
+      const mk = async (h, url = byName) => (await h.api('POST', '/webhooks', { body: { event: 'deploy.success', url } })).json;
       const a = await mk(strict);
       const r1 = (await strict.api('POST', `/webhooks/${a.id}/test`)).json;
       assert.equal(r1.success, false);
-      assert.match(r1.error, /non-public addresses \(127\.0\.0\.1\)/);
+      assert.match(r1.error, /refused: localhost resolves only to non-public addresses \((127\.0\.0\.1|::1)/);
       // Also at delivery time, on the dialled address.
       await strict.api('POST', '/events', { body: { type: 'deploy.success' } });
       await eventually(async () => /non-public/.test((await strict.api('GET', `/webhooks/${a.id}/deliveries`)).json.deliveries[0]?.error ?? ''), { what: 'the refusal recorded' });
-      const b = await mk(untrusting);
+      const b = await mk(untrusting, receiver.url());
       const r2 = (await untrusting.api('POST', `/webhooks/${b.id}/test`)).json;
       assert.equal(r2.success, false);
       assert.match(r2.error, /TLS/);
