@@ -91,6 +91,7 @@ asio::awaitable<void> dispatcher::attempt(due_delivery due) {
 
     attempt_record rec;
     rec.delivery_id = due.d.id;
+    rec.claim = due.claim;
     rec.result = {r.status, r.error, r.status ? std::optional(r.body) : std::nullopt};
     rec.now = sys_clock::now();
     rec.next_attempt_at = rec.now;

@@ -55,6 +55,7 @@ struct due_delivery {
     std::optional<std::string> secret;
     std::string event_time; // RFC 3339
     std::string data;       // the event's data, JSON text
+    std::string claim;      // this claim's token: only its outcome is recorded
 };
 
 // How one attempt ended.
@@ -67,6 +68,9 @@ struct attempt_result {
 // What to do with a delivery after an attempt (decided by retry_policy).
 struct attempt_record {
     std::string delivery_id;
+    // The claim the attempt ran under. An attempt that outlived its lease (the delivery was
+    // claimed again meanwhile) has its outcome ignored rather than overwrite the newer one.
+    std::string claim;
     attempt_result result;
     delivery_status next = delivery_status::pending; // pending (retry), succeeded or dead
     clock_time next_attempt_at{};

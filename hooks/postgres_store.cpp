@@ -66,6 +66,9 @@ CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
 CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
 CREATE INDEX deliveries_dead ON deliveries (organization, status, dead_at);
 )sql",
+    R"sql(
+ALTER TABLE deliveries ADD COLUMN claim TEXT;
+)sql",
 };
 
 // A result that frees itself; throws on a failed command.
@@ -256,10 +259,11 @@ public:
                                  "w.enabled) ORDER BY next_attempt_at "
                                  "LIMIT $2 FOR UPDATE SKIP LOCKED) "
                                  "UPDATE deliveries d SET status = 'delivering', lease_until = "
-                                 "$3, updated_at = $1 FROM due, webhooks w, events e WHERE d.id "
-                                 "= due.id AND w.id = d.webhook_id AND e.id = d.event_id "
+                                 "$3, claim = md5(random()::text || clock_timestamp()::text || "
+                                 "d.id), updated_at = $1 FROM due, webhooks w, events e WHERE "
+                                 "d.id = due.id AND w.id = d.webhook_id AND e.id = d.event_id "
                                  "RETURNING ") +
-                         delivery_columns + ", w.url, w.secret, e.created_at, e.data",
+                         delivery_columns + ", w.url, w.secret, e.created_at, e.data, d.claim",
                      {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease))});
         std::vector<due_delivery> out;
         for (int i = 0; i < r->rows(); ++i) {
@@ -269,6 +273,7 @@ public:
             due.secret = r->opt_text(i, 16);
             due.event_time = protocol::utc_timestamp(at(r->integer(i, 17)));
             due.data = r->text(i, 18);
+            due.claim = r->text(i, 19);
             out.push_back(std::move(due));
         }
         return out;
@@ -288,12 +293,16 @@ public:
 
     void record(const attempt_record& rec) override {
         const char* status = to_string(rec.next);
-        run("UPDATE deliveries SET status = $1, attempts = attempts + 1, next_attempt_at = $2, "
-            "lease_until = NULL, last_status = $3, last_error = $4, response_body = $5, "
-            "updated_at = $6, dead_at = CASE WHEN $1 = 'dead' THEN COALESCE(dead_at, $6) ELSE "
-            "NULL END, dead_letter_retry = FALSE WHERE id = $7",
-            {p(std::string(status)), p(ms(rec.next_attempt_at)), p(rec.result.status),
-             p(rec.result.error), p(rec.result.response_body), p(ms(rec.now)), p(rec.delivery_id)});
+        auto r = run("UPDATE deliveries SET status = $1, attempts = attempts + 1, "
+                     "next_attempt_at = $2, lease_until = NULL, claim = NULL, last_status = $3, "
+                     "last_error = $4, response_body = $5, updated_at = $6, dead_at = CASE WHEN "
+                     "$1 = 'dead' THEN COALESCE(dead_at, $6) ELSE NULL END, dead_letter_retry = "
+                     "FALSE WHERE id = $7 AND claim = $8",
+                     {p(std::string(status)), p(ms(rec.next_attempt_at)), p(rec.result.status),
+                      p(rec.result.error), p(rec.result.response_body), p(ms(rec.now)),
+                      p(rec.delivery_id), p(rec.claim)});
+        if (r->affected() == 0)
+            return; // a stale claim: a newer attempt owns the delivery
         if (rec.disable_webhook)
             run("UPDATE webhooks SET enabled = FALSE, disabled_reason = $1, updated_at = $2 "
                 "WHERE id = (SELECT webhook_id FROM deliveries WHERE id = $3)",

@@ -65,6 +65,9 @@ CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
 CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
 CREATE INDEX deliveries_dead ON deliveries (organization, status, dead_at);
 )sql",
+    R"sql(
+ALTER TABLE deliveries ADD COLUMN claim TEXT;
+)sql",
 };
 
 class statement {
@@ -293,9 +296,11 @@ public:
             out.push_back(std::move(due));
         }
         for (auto& due : out) {
+            due.claim = transport::random_id();
             statement u(db_, "UPDATE deliveries SET status = 'delivering', lease_until = ?, "
-                             "updated_at = ? WHERE id = ?");
-            u.bind(1, ms(now + lease)).bind(2, ms(now)).bind(3, due.d.id).step();
+                             "claim = ?, updated_at = ? WHERE id = ?");
+            u.bind(1, ms(now + lease)).bind(2, due.claim).bind(3, ms(now)).bind(4, due.d.id);
+            u.step();
             due.d.status = delivery_status::delivering;
         }
         tx.commit();
@@ -313,14 +318,16 @@ public:
 
     void record_one(const attempt_record& r) {
         statement s(db_, "UPDATE deliveries SET status = ?, attempts = attempts + 1, "
-                         "next_attempt_at = ?, lease_until = NULL, last_status = ?, "
-                         "last_error = ?, response_body = ?, updated_at = ?, "
+                         "next_attempt_at = ?, lease_until = NULL, claim = NULL, "
+                         "last_status = ?, last_error = ?, response_body = ?, updated_at = ?, "
                          "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
-                         "dead_letter_retry = 0 WHERE id = ?");
+                         "dead_letter_retry = 0 WHERE id = ? AND claim = ?");
         const char* status = to_string(r.next);
         s.bind(1, status).bind(2, ms(r.next_attempt_at)).bind(3, r.result.status);
         s.bind(4, r.result.error).bind(5, r.result.response_body).bind(6, ms(r.now));
-        s.bind(7, status).bind(8, ms(r.now)).bind(9, r.delivery_id).step();
+        s.bind(7, status).bind(8, ms(r.now)).bind(9, r.delivery_id).bind(10, r.claim).step();
+        if (sqlite3_changes(db_) == 0)
+            return; // a stale claim: a newer attempt owns the delivery
         if (r.disable_webhook) {
             statement w(db_, "UPDATE webhooks SET enabled = 0, disabled_reason = ?, "
                              "updated_at = ? WHERE id = (SELECT webhook_id FROM deliveries "

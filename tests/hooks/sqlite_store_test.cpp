@@ -73,11 +73,20 @@ TEST_F(store_fixture, an_event_reaches_the_enabled_webhooks_of_its_type_and_orga
 TEST_F(store_fixture, attempts_are_recorded_and_the_last_failure_goes_to_the_queue) {
     auto hook = make("org_a", "rollback.success");
     db->ingest("org_a", "rollback.success", "{}", t0);
-    auto id = db->claim_due(t0, 10, 30s).at(0).d.id;
-    db->record({id, {503, std::nullopt, "busy"}, delivery_status::pending, t0 + 5s, false, t0});
-    EXPECT_TRUE(db->claim_due(t0 + 4s, 10, 30s).empty());
-    ASSERT_EQ(db->claim_due(t0 + 5s, 10, 30s).size(), 1u);
+    auto first = db->claim_due(t0, 10, 30s).at(0);
+    auto id = first.d.id;
     db->record({id,
+                first.claim,
+                {503, std::nullopt, "busy"},
+                delivery_status::pending,
+                t0 + 5s,
+                false,
+                t0});
+    EXPECT_TRUE(db->claim_due(t0 + 4s, 10, 30s).empty());
+    auto second = db->claim_due(t0 + 5s, 10, 30s);
+    ASSERT_EQ(second.size(), 1u);
+    db->record({id,
+                second[0].claim,
                 {std::nullopt, "connection refused", std::nullopt},
                 delivery_status::dead,
                 t0 + 6s,
@@ -102,16 +111,21 @@ TEST_F(store_fixture, attempts_are_recorded_and_the_last_failure_goes_to_the_que
     // Still in the queue while the retry runs: only success takes it out.
     EXPECT_EQ(db->dead_letter_stats("org_a", t0 + 3h).total, 1);
     EXPECT_EQ(db->dead_letters("org_a", {}, std::nullopt, 10).entries.size(), 1u);
-    db->record(
-        {id, {200, std::nullopt, "ok"}, delivery_status::succeeded, t0 + 3h, false, t0 + 3h});
+    db->record({id,
+                again[0].claim,
+                {200, std::nullopt, "ok"},
+                delivery_status::succeeded,
+                t0 + 3h,
+                false,
+                t0 + 3h});
     EXPECT_EQ(db->dead_letter_stats("org_a", t0 + 3h).total, 0);
 }
 
 TEST_F(store_fixture, a_410_disables_the_webhook) {
     auto hook = make("org_a", "activation.error");
     db->ingest("org_a", "activation.error", "{}", t0);
-    auto id = db->claim_due(t0, 10, 30s).at(0).d.id;
-    db->record({id, {410, std::nullopt, ""}, delivery_status::dead, t0, true, t0});
+    auto due = db->claim_due(t0, 10, 30s).at(0);
+    db->record({due.d.id, due.claim, {410, std::nullopt, ""}, delivery_status::dead, t0, true, t0});
     auto w = db->get_webhook("org_a", hook.id);
     EXPECT_FALSE(w->enabled);
     EXPECT_NE(w->disabled_reason->find("410"), std::string::npos);
@@ -130,6 +144,7 @@ TEST_F(store_fixture, the_dead_letter_queue_pages_and_filters) {
     int n = 0;
     for (auto& due : db->claim_due(t0 + 1h, 100, 30s))
         db->record({due.d.id,
+                    due.claim,
                     {500, std::nullopt, std::nullopt},
                     delivery_status::dead,
                     t0,
@@ -175,4 +190,32 @@ TEST_F(store_fixture, a_disabled_webhooks_deliveries_wait_until_it_is_enabled_ag
     EXPECT_EQ(db->depths().first, 1); // still queued, not lost
     db->set_enabled("org_a", hook.id, true, t0 + 1h);
     EXPECT_EQ(db->claim_due(t0 + 1h, 10, 30s).size(), 1u);
+}
+
+TEST_F(store_fixture, an_attempt_that_outlived_its_lease_does_not_overwrite_the_newer_one) {
+    make("org_a", "deploy.success");
+    db->ingest("org_a", "deploy.success", "{}", t0);
+    auto slow = db->claim_due(t0, 10, 30s).at(0);
+    auto newer = db->claim_due(t0 + 31s, 10, 30s).at(0); // the lease lapsed: claimed again
+    EXPECT_EQ(slow.d.id, newer.d.id);
+    EXPECT_NE(slow.claim, newer.claim);
+    db->record({newer.d.id,
+                newer.claim,
+                {200, std::nullopt, "ok"},
+                delivery_status::succeeded,
+                t0 + 32s,
+                false,
+                t0 + 32s});
+    // The slow attempt ends later with a failure: ignored.
+    db->record({slow.d.id,
+                slow.claim,
+                {std::nullopt, "timeout", std::nullopt},
+                delivery_status::dead,
+                t0 + 40s,
+                false,
+                t0 + 40s});
+    auto d = db->deliveries("org_a", slow.d.webhook_id, 10).at(0);
+    EXPECT_EQ(d.status, delivery_status::succeeded);
+    EXPECT_EQ(d.attempts, 1);
+    EXPECT_EQ(db->dead_letter_stats("org_a", t0 + 1h).total, 0);
 }
