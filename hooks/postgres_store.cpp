@@ -6,8 +6,12 @@
 #include "protocol/utc_timestamp.hpp"
 #include "transport/random_id.hpp"
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 #include <libpq-fe.h>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace gate::hooks {
 
@@ -116,9 +120,6 @@ param p(std::int64_t v) {
 param p(const std::optional<std::string>& v) {
     return v;
 }
-param p(const std::optional<int>& v) {
-    return v ? param(std::to_string(*v)) : std::nullopt;
-}
 param p(bool v) {
     return std::string(v ? "true" : "false");
 }
@@ -166,6 +167,9 @@ delivery read_delivery(const result& r, int row) {
     d.dead_letter_retry = r.boolean(row, 14);
     return d;
 }
+
+// Why a receiver's 410 switched its webhook off.
+constexpr const char* gone_reason = "'the receiver answered 410 Gone'";
 
 std::string new_id(std::string_view prefix) {
     return std::string(prefix) + transport::random_id().substr(0, 24);
@@ -280,35 +284,45 @@ public:
     }
 
     void record_all(const std::vector<attempt_record>& rs) override {
-        run("BEGIN");
-        try {
-            for (const auto& r : rs)
-                record(r);
-            run("COMMIT");
-        } catch (...) {
-            PQclear(PQexec(conn_, "ROLLBACK"));
-            throw;
+        // One statement for the whole batch: a round trip per outcome was the store's limit.
+        // An outcome under a stale claim (a newer attempt owns the delivery) matches no row and
+        // changes nothing, its webhook included.
+        boost::json::array batch;
+        batch.reserve(rs.size());
+        for (const auto& rec : rs) {
+            boost::json::object o;
+            o["id"] = rec.delivery_id;
+            o["claim"] = rec.claim;
+            o["status"] = to_string(rec.next);
+            o["next_at"] = ms(rec.next_attempt_at);
+            o["now"] = ms(rec.now);
+            if (rec.result.status)
+                o["last_status"] = *rec.result.status;
+            if (rec.result.error)
+                o["last_error"] = *rec.result.error;
+            if (rec.result.response_body)
+                o["body"] = *rec.result.response_body;
+            o["disable"] = rec.disable_webhook;
+            batch.push_back(std::move(o));
         }
+        run(std::string("WITH u AS (SELECT * FROM json_to_recordset($1::json) AS u(id TEXT, "
+                        "claim TEXT, status TEXT, next_at BIGINT, now BIGINT, last_status "
+                        "INTEGER, last_error TEXT, body TEXT, disable BOOLEAN)), "
+                        "done AS (UPDATE deliveries d SET status = u.status, attempts = "
+                        "d.attempts + 1, next_attempt_at = u.next_at, lease_until = NULL, claim "
+                        "= NULL, last_status = u.last_status, last_error = u.last_error, "
+                        "response_body = u.body, updated_at = u.now, dead_at = CASE WHEN "
+                        "u.status = 'dead' THEN COALESCE(d.dead_at, u.now) ELSE NULL END, "
+                        "dead_letter_retry = FALSE FROM u WHERE d.id = u.id AND d.claim = "
+                        "u.claim RETURNING d.webhook_id, u.disable, u.now) "
+                        "UPDATE webhooks w SET enabled = FALSE, disabled_reason = ") +
+                gone_reason +
+                ", updated_at = done.now FROM done WHERE done.disable AND w.id = "
+                "done.webhook_id",
+            {p(boost::json::serialize(batch))});
     }
 
-    void record(const attempt_record& rec) override {
-        const char* status = to_string(rec.next);
-        auto r = run("UPDATE deliveries SET status = $1, attempts = attempts + 1, "
-                     "next_attempt_at = $2, lease_until = NULL, claim = NULL, last_status = $3, "
-                     "last_error = $4, response_body = $5, updated_at = $6, dead_at = CASE WHEN "
-                     "$1 = 'dead' THEN COALESCE(dead_at, $6) ELSE NULL END, dead_letter_retry = "
-                     "FALSE WHERE id = $7 AND claim = $8",
-                     {p(std::string(status)), p(ms(rec.next_attempt_at)), p(rec.result.status),
-                      p(rec.result.error), p(rec.result.response_body), p(ms(rec.now)),
-                      p(rec.delivery_id), p(rec.claim)});
-        if (r->affected() == 0)
-            return; // a stale claim: a newer attempt owns the delivery
-        if (rec.disable_webhook)
-            run("UPDATE webhooks SET enabled = FALSE, disabled_reason = $1, updated_at = $2 "
-                "WHERE id = (SELECT webhook_id FROM deliveries WHERE id = $3)",
-                {p(std::string("the receiver answered 410 Gone")), p(ms(rec.now)),
-                 p(rec.delivery_id)});
-    }
+    void record(const attempt_record& rec) override { record_all({rec}); }
 
     std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
                                      std::size_t limit) override {
@@ -386,18 +400,32 @@ public:
     }
 
 private:
+    // Each statement is prepared on its first use and executed as prepared from then on, so
+    // the server parses and plans the hot ones (ingest, claim, record) once per connection.
     std::unique_ptr<result> run(const std::string& sql, const std::vector<param>& params = {}) {
         std::vector<const char*> values;
         values.reserve(params.size());
         for (const auto& v : params)
             values.push_back(v ? v->c_str() : nullptr);
-        auto* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                               values.data(), nullptr, nullptr, 0);
+        auto n = static_cast<int>(values.size());
+        auto found = prepared_.find(sql);
+        if (found == prepared_.end()) {
+            std::string name = "gate_hooks_" + std::to_string(prepared_.size());
+            checked(PQprepare(conn_, name.c_str(), sql.c_str(), n, nullptr));
+            found = prepared_.emplace(sql, std::move(name)).first;
+        }
+        return checked(
+            PQexecPrepared(conn_, found->second.c_str(), n, values.data(), nullptr, nullptr, 0));
+    }
+
+    std::unique_ptr<result> checked(PGresult* r) {
         if (!r)
             throw std::runtime_error(std::string("postgres: ") + PQerrorMessage(conn_));
         if (PQstatus(conn_) == CONNECTION_BAD) {
-            // A broken connection is reopened for the next call; this one fails.
+            // A broken connection is reopened for the next call (its prepared statements are
+            // gone with it); this one fails.
             PQreset(conn_);
+            prepared_.clear();
         }
         return std::make_unique<result>(conn_, r);
     }
@@ -437,6 +465,7 @@ private:
     }
 
     PGconn* conn_;
+    std::unordered_map<std::string, std::string> prepared_; // SQL -> statement name
 };
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "hooks/sender.hpp"
 
+#include "hooks/kept_text.hpp"
+#include "hooks/retry_after.hpp"
 #include "hooks/target_guard.hpp"
 #include "hooks/webhook_request.hpp"
 #include "transport/upstream_connection.hpp"
@@ -10,7 +12,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
-#include <charconv>
 
 namespace gate::hooks {
 
@@ -20,15 +21,6 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 namespace {
-
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view v) {
-    // Delta-seconds only; an HTTP date is rare from webhook receivers and ignored.
-    std::int64_t seconds = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seconds);
-    if (ec != std::errc() || end != v.data() + v.size() || seconds < 0)
-        return std::nullopt;
-    return std::chrono::seconds(seconds);
-}
 
 std::string describe(const tcp::endpoint& e) {
     return e.address().to_string();
@@ -102,10 +94,10 @@ sender::post(const std::string& url, const std::string& body,
         }
         const auto& res = parser.get();
         out.status = static_cast<int>(res.result_int());
-        out.status_text = std::string(res.reason());
-        out.body = res.body().substr(0, kept_response_bytes);
+        out.status_text = kept_text(res.reason(), 256);
+        out.body = kept_text(res.body(), kept_response_bytes);
         if (auto it = res.find(http::field::retry_after); it != res.end())
-            out.retry_after = parse_retry_after(it->value());
+            out.retry_after = parse_retry_after(it->value(), std::chrono::system_clock::now());
         if (!ec && parser.is_done() && res.keep_alive())
             give_back(key, std::move(*conn));
         else

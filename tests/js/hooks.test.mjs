@@ -75,25 +75,44 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     assert.equal(d.attempts, 1);
   });
 
-  test('a receiver that is down, then up: the retries succeed; Retry-After is honoured', async () => {
+  test('whatever bytes a receiver answers are kept as text: ill-formed UTF-8 and NUL replaced, cut between characters', async () => {
+    const hook = await create('deploy.success', receiver.url('/binary'));
+    receiver.respond = (r) =>
+      r.url === '/binary' ? { status: 200, body: Buffer.concat([Buffer.from('ok'), Buffer.from([0xff, 0x00]), Buffer.from('é'.repeat(3000))]) } : { status: 200 };
+    await emit('deploy.success', { v: 1 });
+    await eventually(async () => (await history(hook.id))[0]?.status === 'succeeded', { what: 'a recorded success' });
+    const [d] = await history(hook.id);
+    assert.equal(d.attempts, 1, 'recorded on the first attempt, not retried');
+    // 2 + 3 + 3 bytes, then 2044 two-byte characters: 4096 bytes, no character split.
+    assert.equal(d.response_body, 'ok\uFFFD\uFFFD' + 'é'.repeat(2044));
+  });
+
+  test('a receiver that is down, then up: the retries succeed; Retry-After (seconds and HTTP date) is honoured', async () => {
     const hook = await create('deploy.failed', receiver.url('/flaky'));
     let calls = 0;
+    let retryAt;
     receiver.respond = (r) => {
       if (r.url !== '/flaky') return { status: 200 };
       calls += 1;
       if (calls === 1) return { status: 503, body: 'down' };
       if (calls === 2) return { status: 429, headers: { 'retry-after': '1' } };
+      if (calls === 3) {
+        // The HTTP-date form (IMF-fixdate, whole seconds).
+        retryAt = new Date(Date.now() + 2500).toUTCString();
+        return { status: 503, headers: { 'retry-after': retryAt } };
+      }
       return { status: 204 };
     };
     const ev = await emit('deploy.failed', { reason: 'oom' });
     await eventually(async () => (await history(hook.id))[0]?.status === 'succeeded', { timeoutMs: 15_000, what: 'success after retries' });
     const attempts = forEvent(ev.id);
-    assert.equal(attempts.length, 3);
+    assert.equal(attempts.length, 4);
     assert.equal(new Set(attempts.map((a) => a.headers['gate-delivery'])).size, 1, 'one delivery id across retries');
     // The schedule alone would have waited 100-200 ms; the receiver asked for 1 s.
     assert.ok(attempts[2].at - attempts[1].at >= 1000, `waited ${attempts[2].at - attempts[1].at} ms after Retry-After: 1`);
+    assert.ok(attempts[3].at >= Date.parse(retryAt), `attempt at ${new Date(attempts[3].at).toISOString()}, asked for ${retryAt}`);
     const [d] = await history(hook.id);
-    assert.equal(d.attempts, 3);
+    assert.equal(d.attempts, 4);
     assert.equal(d.response_code, 204);
   });
 
