@@ -9,6 +9,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
@@ -28,10 +29,39 @@ std::string describe(const tcp::endpoint& e) {
 
 } // namespace
 
+struct sender::slot_waiter {
+    boost::asio::steady_timer timer;
+    receiver& r;
+    bool granted = false;
+    ~slot_waiter() {
+        if (!granted)
+            std::erase(r.waiting, this);
+    }
+};
+
+// Holds a turn for the rest of an exchange, whichever way it ends.
+class sender::slot {
+public:
+    explicit slot(std::shared_ptr<receiver> r) : r_(std::move(r)) {}
+    ~slot() { end_turn(*r_); }
+    slot(const slot&) = delete;
+    slot& operator=(const slot&) = delete;
+
+private:
+    std::shared_ptr<receiver> r_;
+};
+
 sender::sender(asio::any_io_executor ex, const delivery_settings& settings)
     : ex_(std::move(ex)), settings_(settings), tls_(transport::make_client_tls_context()) {
     if (settings_.ca_file)
         tls_->load_verify_file(*settings_.ca_file);
+}
+
+sender::~sender() {
+    for (auto& [key, r] : receivers_) {
+        r->closed = true;
+        r->idle.clear();
+    }
 }
 
 asio::awaitable<send_result>
@@ -63,10 +93,22 @@ sender::post(const std::string& url, const std::string& body,
         req.set(k, v);
     req.body() = body;
     req.prepare_payload();
-    auto key = host + ":" + port;
+    auto& peer = receivers_[host + ":" + port];
+    if (!peer) {
+        peer = std::make_shared<receiver>();
+        peer->limit = settings_.connections_per_receiver;
+    }
+    auto r = peer; // the map may rehash while this exchange waits
+    if (!co_await take_turn(r, deadline)) {
+        out.error =
+            "timeout: the receiver's " + std::to_string(settings_.connections_per_receiver) +
+            " connections stayed busy for " + std::to_string(settings_.timeout.count()) + " ms";
+        co_return out;
+    }
+    slot turn(r);
     for (int round = 0; round < 2; ++round) {
         // A kept-alive connection to this receiver first; it was checked when it was opened.
-        auto conn = round == 0 ? take_idle(key) : std::nullopt;
+        auto conn = round == 0 ? take_idle(*r) : std::nullopt;
         bool reused = conn.has_value();
         if (!conn) {
             auto opened = co_await connect(host, port, left(), out);
@@ -99,7 +141,7 @@ sender::post(const std::string& url, const std::string& body,
         if (auto it = res.find(http::field::retry_after); it != res.end())
             out.retry_after = parse_retry_after(it->value(), std::chrono::system_clock::now());
         if (!ec && parser.is_done() && res.keep_alive())
-            give_back(key, std::move(*conn));
+            give_back(*r, std::move(*conn));
         else
             conn->lowest().close();
         co_return out;
@@ -150,13 +192,37 @@ sender::connect(const std::string& host, const std::string& port, std::chrono::m
     co_return std::move(std::get<transport::upstream_connection>(opened));
 }
 
-std::optional<transport::upstream_connection> sender::take_idle(const std::string& key) {
-    auto it = idle_.find(key);
-    if (it == idle_.end())
-        return std::nullopt;
-    auto& pool = it->second;
+asio::awaitable<bool> sender::take_turn(std::shared_ptr<receiver> r,
+                                        std::chrono::steady_clock::time_point deadline) {
+    if (r->busy < r->limit && r->waiting.empty()) {
+        ++r->busy;
+        co_return true;
+    }
+    slot_waiter w{asio::steady_timer(co_await asio::this_coro::executor, deadline), *r};
+    r->waiting.push_back(&w);
+    boost::system::error_code ec; // cancelled: the turn was handed over
+    co_await w.timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    co_return w.granted;
+}
+
+void sender::end_turn(receiver& r) {
+    if (r.closed)
+        return;
+    // The turn goes straight to the longest waiting exchange, so none is overtaken.
+    if (!r.waiting.empty()) {
+        auto* next = r.waiting.front();
+        r.waiting.pop_front();
+        next->granted = true;
+        next->timer.cancel();
+        return;
+    }
+    --r.busy;
+}
+
+std::optional<transport::upstream_connection> sender::take_idle(receiver& r) {
+    auto& pool = r.idle;
     // Receivers close idle connections after a few seconds (Node: 5 s); older ones are not
-    // trusted.
+    // trusted. The newest is last: when it is too old, so are all the others.
     while (!pool.empty() &&
            std::chrono::steady_clock::now() - pool.back().idle_since > max_idle_age)
         pool.pop_back();
@@ -167,15 +233,14 @@ std::optional<transport::upstream_connection> sender::take_idle(const std::strin
     return conn;
 }
 
-void sender::give_back(const std::string& key, transport::upstream_connection conn) {
-    auto& pool = idle_[key];
-    if (pool.size() >= max_idle_per_receiver) {
+void sender::give_back(receiver& r, transport::upstream_connection conn) {
+    if (r.idle.size() >= r.limit) {
         conn.lowest().close();
         return;
     }
     conn.lowest().expires_never();
     conn.idle_since = std::chrono::steady_clock::now();
-    pool.push_back(std::move(conn));
+    r.idle.push_back(std::move(conn));
 }
 
 } // namespace gate::hooks

@@ -48,6 +48,8 @@ void delivery(const json::object& o, delivery_settings& d) {
             d.retry.cap = ms(integer(v, where, 1, 7 * 86400000LL));
         else if (k == "concurrency")
             d.concurrency = static_cast<std::size_t>(integer(v, where, 1, 4096));
+        else if (k == "connectionsPerReceiver")
+            d.connections_per_receiver = static_cast<std::size_t>(integer(v, where, 1, 1024));
         else if (k == "pollMs")
             d.poll = ms(integer(v, where, 10, 60000));
         else if (k == "leaseMs")

@@ -21,9 +21,10 @@ struct api_token {
 struct delivery_settings {
     std::chrono::milliseconds timeout{10000};
     retry_policy retry;
-    std::size_t concurrency = 64;           // attempts in flight at once
-    std::chrono::milliseconds poll{500};    // how often due retries are looked for
-    std::chrono::milliseconds lease{60000}; // an attempt's claim; a crashed one is retried after
+    std::size_t concurrency = 64;              // attempts in flight at once
+    std::size_t connections_per_receiver = 32; // exchanges with one host:port at once
+    std::chrono::milliseconds poll{500};       // how often due retries are looked for
+    std::chrono::milliseconds lease{60000};    // an attempt's claim; a crashed one is retried after
     bool allow_private_targets = false;
     std::optional<std::string> ca_file; // else the system's trust store
 };

@@ -6,6 +6,8 @@
 
 #include <sqlite3.h>
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 namespace gate::hooks {
 
@@ -70,13 +72,56 @@ ALTER TABLE deliveries ADD COLUMN claim TEXT;
 )sql",
 };
 
+// Prepared statements kept for the connection's life, by SQL text: parsing and planning the
+// hot ones (ingest, claim, record) on every call was most of the store's time.
+class statement_cache {
+public:
+    statement_cache() = default;
+    statement_cache(const statement_cache&) = delete;
+    statement_cache& operator=(const statement_cache&) = delete;
+    ~statement_cache() { clear(); }
+
+    void open(sqlite3* db) { db_ = db; }
+    sqlite3* db() const { return db_; }
+
+    sqlite3_stmt* borrow(const std::string& sql) {
+        auto it = free_.find(sql);
+        if (it != free_.end() && !it->second.empty()) {
+            auto* st = it->second.back();
+            it->second.pop_back();
+            return st;
+        }
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr) !=
+            SQLITE_OK) {
+            sqlite3_finalize(st);
+            throw std::runtime_error(std::string("sqlite prepare: ") + sqlite3_errmsg(db_));
+        }
+        return st;
+    }
+    void give_back(const std::string& sql, sqlite3_stmt* st) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        free_[sql].push_back(st);
+    }
+    // Before the connection closes.
+    void clear() {
+        for (auto& [sql, list] : free_)
+            for (auto* st : list)
+                sqlite3_finalize(st);
+        free_.clear();
+    }
+
+private:
+    sqlite3* db_ = nullptr;
+    std::unordered_map<std::string, std::vector<sqlite3_stmt*>> free_;
+};
+
 class statement {
 public:
-    statement(sqlite3* db, const char* sql) : db_(db) {
-        if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
-            throw std::runtime_error(std::string("sqlite prepare: ") + sqlite3_errmsg(db));
-    }
-    ~statement() { sqlite3_finalize(st_); }
+    statement(statement_cache& cache, std::string sql)
+        : cache_(cache), sql_(std::move(sql)), db_(cache.db()), st_(cache.borrow(sql_)) {}
+    ~statement() { cache_.give_back(sql_, st_); }
     statement(const statement&) = delete;
     statement& operator=(const statement&) = delete;
 
@@ -128,8 +173,10 @@ public:
     }
 
 private:
+    statement_cache& cache_;
+    std::string sql_;
     sqlite3* db_;
-    sqlite3_stmt* st_ = nullptr;
+    sqlite3_stmt* st_;
 };
 
 constexpr const char* webhook_columns =
@@ -186,13 +233,17 @@ public:
             sqlite3_close(db_);
             throw std::runtime_error("cannot open " + path + ": " + why);
         }
+        cache_.open(db_);
         sqlite3_busy_timeout(db_, 5000);
         exec("PRAGMA journal_mode = WAL");
         exec("PRAGMA synchronous = NORMAL"); // WAL: durable at each commit's checkpoint order
         exec("PRAGMA foreign_keys = ON");
         migrate();
     }
-    ~sqlite_store() override { sqlite3_close(db_); }
+    ~sqlite_store() override {
+        cache_.clear();
+        sqlite3_close(db_);
+    }
 
     webhook create_webhook(const std::string& org, const webhook_spec& spec,
                            clock_time now) override {
@@ -203,17 +254,17 @@ public:
         w.url = spec.url;
         w.secret = spec.secret;
         w.created_at = w.updated_at = now;
-        statement s(db_, "INSERT INTO webhooks (id, organization, event, url, secret, enabled, "
-                         "created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)");
+        statement s(cache_, "INSERT INTO webhooks (id, organization, event, url, secret, enabled, "
+                            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)");
         s.bind(1, w.id).bind(2, org).bind(3, w.event).bind(4, w.url).bind(5, w.secret);
         s.bind(6, ms(now)).bind(7, ms(now)).step();
         return w;
     }
 
     std::vector<webhook> list_webhooks(const std::string& org) override {
-        statement s(db_, (std::string("SELECT ") + webhook_columns +
-                          " FROM webhooks WHERE organization = ? ORDER BY created_at, id")
-                             .c_str());
+        statement s(cache_, (std::string("SELECT ") + webhook_columns +
+                             " FROM webhooks WHERE organization = ? ORDER BY created_at, id")
+                                .c_str());
         s.bind(1, org);
         std::vector<webhook> out;
         while (s.step())
@@ -222,9 +273,9 @@ public:
     }
 
     std::optional<webhook> get_webhook(const std::string& org, const std::string& id) override {
-        statement s(db_, (std::string("SELECT ") + webhook_columns +
-                          " FROM webhooks WHERE organization = ? AND id = ?")
-                             .c_str());
+        statement s(cache_, (std::string("SELECT ") + webhook_columns +
+                             " FROM webhooks WHERE organization = ? AND id = ?")
+                                .c_str());
         s.bind(1, org).bind(2, id);
         if (!s.step())
             return std::nullopt;
@@ -233,14 +284,14 @@ public:
 
     std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
                                        clock_time now) override {
-        statement s(db_, "UPDATE webhooks SET enabled = ?, disabled_reason = NULL, "
-                         "updated_at = ? WHERE organization = ? AND id = ?");
+        statement s(cache_, "UPDATE webhooks SET enabled = ?, disabled_reason = NULL, "
+                            "updated_at = ? WHERE organization = ? AND id = ?");
         s.bind(1, std::int64_t{enabled}).bind(2, ms(now)).bind(3, org).bind(4, id).step();
         return get_webhook(org, id);
     }
 
     bool delete_webhook(const std::string& org, const std::string& id) override {
-        statement s(db_, "DELETE FROM webhooks WHERE organization = ? AND id = ?");
+        statement s(cache_, "DELETE FROM webhooks WHERE organization = ? AND id = ?");
         s.bind(1, org).bind(2, id).step();
         return sqlite3_changes(db_) > 0;
     }
@@ -250,19 +301,19 @@ public:
         transaction tx(*this);
         ingested out;
         out.event_id = "evt_" + transport::random_id().substr(0, 24);
-        statement e(db_, "INSERT INTO events (id, organization, type, data, created_at) "
-                         "VALUES (?, ?, ?, ?, ?)");
+        statement e(cache_, "INSERT INTO events (id, organization, type, data, created_at) "
+                            "VALUES (?, ?, ?, ?, ?)");
         e.bind(1, out.event_id).bind(2, org).bind(3, type).bind(4, data).bind(5, ms(now)).step();
-        statement hooks(db_, "SELECT id FROM webhooks WHERE organization = ? AND event = ? AND "
-                             "enabled = 1");
+        statement hooks(cache_, "SELECT id FROM webhooks WHERE organization = ? AND event = ? AND "
+                                "enabled = 1");
         hooks.bind(1, org).bind(2, type);
         std::vector<std::string> targets;
         while (hooks.step())
             targets.push_back(hooks.text(0));
         for (const auto& hook : targets) {
-            statement d(db_, "INSERT INTO deliveries (id, webhook_id, event_id, organization, "
-                             "event_type, status, next_attempt_at, created_at, updated_at) "
-                             "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)");
+            statement d(cache_, "INSERT INTO deliveries (id, webhook_id, event_id, organization, "
+                                "event_type, status, next_attempt_at, created_at, updated_at) "
+                                "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)");
             d.bind(1, "dlv_" + transport::random_id().substr(0, 24)).bind(2, hook);
             d.bind(3, out.event_id).bind(4, org).bind(5, type).bind(6, ms(now));
             d.bind(7, ms(now)).bind(8, ms(now)).step();
@@ -276,14 +327,15 @@ public:
                                         std::chrono::milliseconds lease) override {
         transaction tx(*this);
         statement s(
-            db_, (std::string("SELECT ") + delivery_columns +
-                  ", w.url, w.secret, e.created_at, e.data FROM deliveries d "
-                  "JOIN webhooks w ON w.id = d.webhook_id "
-                  "JOIN events e ON e.id = d.event_id "
-                  "WHERE w.enabled = 1 AND ((d.status = 'pending' AND d.next_attempt_at <= ?1) OR "
-                  "(d.status = 'delivering' AND d.lease_until <= ?1)) "
-                  "ORDER BY d.next_attempt_at LIMIT ?2")
-                     .c_str());
+            cache_,
+            (std::string("SELECT ") + delivery_columns +
+             ", w.url, w.secret, e.created_at, e.data FROM deliveries d "
+             "JOIN webhooks w ON w.id = d.webhook_id "
+             "JOIN events e ON e.id = d.event_id "
+             "WHERE w.enabled = 1 AND ((d.status = 'pending' AND d.next_attempt_at <= ?1) OR "
+             "(d.status = 'delivering' AND d.lease_until <= ?1)) "
+             "ORDER BY d.next_attempt_at LIMIT ?2")
+                .c_str());
         s.bind(1, ms(now)).bind(2, static_cast<std::int64_t>(limit));
         std::vector<due_delivery> out;
         while (s.step()) {
@@ -297,8 +349,8 @@ public:
         }
         for (auto& due : out) {
             due.claim = transport::random_id();
-            statement u(db_, "UPDATE deliveries SET status = 'delivering', lease_until = ?, "
-                             "claim = ?, updated_at = ? WHERE id = ?");
+            statement u(cache_, "UPDATE deliveries SET status = 'delivering', lease_until = ?, "
+                                "claim = ?, updated_at = ? WHERE id = ?");
             u.bind(1, ms(now + lease)).bind(2, due.claim).bind(3, ms(now)).bind(4, due.d.id);
             u.step();
             due.d.status = delivery_status::delivering;
@@ -317,11 +369,12 @@ public:
     }
 
     void record_one(const attempt_record& r) {
-        statement s(db_, "UPDATE deliveries SET status = ?, attempts = attempts + 1, "
-                         "next_attempt_at = ?, lease_until = NULL, claim = NULL, "
-                         "last_status = ?, last_error = ?, response_body = ?, updated_at = ?, "
-                         "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
-                         "dead_letter_retry = 0 WHERE id = ? AND claim = ?");
+        statement s(cache_,
+                    "UPDATE deliveries SET status = ?, attempts = attempts + 1, "
+                    "next_attempt_at = ?, lease_until = NULL, claim = NULL, "
+                    "last_status = ?, last_error = ?, response_body = ?, updated_at = ?, "
+                    "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
+                    "dead_letter_retry = 0 WHERE id = ? AND claim = ?");
         const char* status = to_string(r.next);
         s.bind(1, status).bind(2, ms(r.next_attempt_at)).bind(3, r.result.status);
         s.bind(4, r.result.error).bind(5, r.result.response_body).bind(6, ms(r.now));
@@ -329,9 +382,9 @@ public:
         if (sqlite3_changes(db_) == 0)
             return; // a stale claim: a newer attempt owns the delivery
         if (r.disable_webhook) {
-            statement w(db_, "UPDATE webhooks SET enabled = 0, disabled_reason = ?, "
-                             "updated_at = ? WHERE id = (SELECT webhook_id FROM deliveries "
-                             "WHERE id = ?)");
+            statement w(cache_, "UPDATE webhooks SET enabled = 0, disabled_reason = ?, "
+                                "updated_at = ? WHERE id = (SELECT webhook_id FROM deliveries "
+                                "WHERE id = ?)");
             w.bind(1, "the receiver answered 410 Gone").bind(2, ms(r.now));
             w.bind(3, r.delivery_id).step();
         }
@@ -339,10 +392,10 @@ public:
 
     std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
                                      std::size_t limit) override {
-        statement s(db_, (std::string("SELECT ") + delivery_columns +
-                          " FROM deliveries d WHERE d.organization = ? AND d.webhook_id = ? "
-                          "ORDER BY d.created_at DESC, d.id DESC LIMIT ?")
-                             .c_str());
+        statement s(cache_, (std::string("SELECT ") + delivery_columns +
+                             " FROM deliveries d WHERE d.organization = ? AND d.webhook_id = ? "
+                             "ORDER BY d.created_at DESC, d.id DESC LIMIT ?")
+                                .c_str());
         s.bind(1, org).bind(2, webhook_id).bind(3, static_cast<std::int64_t>(limit));
         std::vector<delivery> out;
         while (s.step())
@@ -352,19 +405,20 @@ public:
 
     dlq_stats dead_letter_stats(const std::string& org, clock_time now) override {
         dlq_stats out;
-        statement s(db_, "SELECT event_type, COUNT(*) FROM deliveries WHERE organization = ? "
-                         "AND (status = 'dead' OR dead_letter_retry = 1) GROUP BY event_type ORDER "
-                         "BY event_type");
+        statement s(cache_,
+                    "SELECT event_type, COUNT(*) FROM deliveries WHERE organization = ? "
+                    "AND (status = 'dead' OR dead_letter_retry = 1) GROUP BY event_type ORDER "
+                    "BY event_type");
         s.bind(1, org);
         while (s.step()) {
             out.types.push_back({s.text(0), s.integer(1)});
             out.total += s.integer(1);
         }
-        statement a(db_, "SELECT "
-                         "SUM(dead_at > ?1), SUM(dead_at <= ?1 AND dead_at > ?2), "
-                         "SUM(dead_at <= ?2 AND dead_at > ?3), SUM(dead_at <= ?3) "
-                         "FROM deliveries WHERE organization = ?4 AND (status = 'dead' OR "
-                         "dead_letter_retry = 1)");
+        statement a(cache_, "SELECT "
+                            "SUM(dead_at > ?1), SUM(dead_at <= ?1 AND dead_at > ?2), "
+                            "SUM(dead_at <= ?2 AND dead_at > ?3), SUM(dead_at <= ?3) "
+                            "FROM deliveries WHERE organization = ?4 AND (status = 'dead' OR "
+                            "dead_letter_retry = 1)");
         using namespace std::chrono_literals;
         a.bind(1, ms(now - 1h)).bind(2, ms(now - 24h)).bind(3, ms(now - 168h)).bind(4, org);
         if (a.step()) {
@@ -387,7 +441,7 @@ public:
                           "AND (?4 IS NULL OR (d.dead_at, d.id) > "
                           "(SELECT dead_at, id FROM deliveries WHERE id = ?4)) "
                           "ORDER BY d.dead_at, d.id LIMIT ?5";
-        statement s(db_, sql.c_str());
+        statement s(cache_, sql.c_str());
         s.bind(1, org).bind(2, filter.event_type).bind(3, filter.webhook_id).bind(4, cursor);
         s.bind(5, static_cast<std::int64_t>(limit + 1));
         dlq_page page;
@@ -405,15 +459,15 @@ public:
                                                   clock_time now) override {
         if (!get_webhook(org, webhook_id))
             return std::nullopt;
-        statement s(db_, "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
-                         "dead_letter_retry = 1, updated_at = ? WHERE organization = ? AND "
-                         "webhook_id = ? AND status = 'dead'");
+        statement s(cache_, "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
+                            "dead_letter_retry = 1, updated_at = ? WHERE organization = ? AND "
+                            "webhook_id = ? AND status = 'dead'");
         s.bind(1, ms(now)).bind(2, ms(now)).bind(3, org).bind(4, webhook_id).step();
         return static_cast<std::size_t>(sqlite3_changes(db_));
     }
 
     std::pair<std::int64_t, std::int64_t> depths() override {
-        statement s(db_,
+        statement s(cache_,
                     "SELECT COALESCE(SUM(status IN ('pending', 'delivering')), 0), "
                     "COALESCE(SUM(status = 'dead' OR dead_letter_retry = 1), 0) FROM deliveries");
         s.step();
@@ -445,7 +499,7 @@ private:
     }
 
     void migrate() {
-        statement v(db_, "PRAGMA user_version");
+        statement v(cache_, "PRAGMA user_version");
         v.step();
         auto version = static_cast<std::size_t>(v.integer(0));
         for (auto i = version; i < std::size(migrations); ++i) {
@@ -457,6 +511,7 @@ private:
     }
 
     sqlite3* db_ = nullptr;
+    statement_cache cache_;
 };
 
 } // namespace

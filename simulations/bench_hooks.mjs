@@ -3,12 +3,14 @@
 // and on PostgreSQL with two sharing the queue (docs/benchmarks.md). Two runs each:
 //   live:    events ingested as fast as the client can, delivered as they come (the
 //            delivery rate can be no higher than the ingest rate; latency is ingest to arrival)
-//   backlog: the receiver first answers 503 with Retry-After: 3, so every delivery falls due
-//            at about the same moment; the rate at which the backlog drains is gate-hooks'
-//            delivery capacity, independent of the ingest client
+//   backlog: the receiver first refuses every delivery (503), so each, after its one attempt
+//            (maxAttempts 1), is in the dead-letter queue; the operator's retry then makes all
+//            of them due at once, and the rate at which that backlog drains (retry call to last
+//            arrival) is gate-hooks' delivery capacity, independent of the ingest client
 //
 //   node simulations/bench_hooks.mjs [events] [ingest-concurrency]   (defaults 5000, 32)
-// Environment: GATE_HOOKS_BIN (default build/gate-hooks).
+// Environment: GATE_HOOKS_BIN (default build/gate-hooks); GATE_HOOKS_BENCH_STORES (default
+// "sqlite,postgres") and GATE_HOOKS_BENCH_RUNS (default "live,backlog,paced") pick a subset.
 import { TOKENS, makeTestCa, startHooks, startPostgres, startReceiver } from '../tests/js/lib/index.mjs';
 
 const events = Number(process.argv[2] ?? 5000);
@@ -19,12 +21,21 @@ const quantile = (xs, q) => {
 };
 
 const pacedRate = Number(process.env.GATE_HOOKS_BENCH_RATE ?? 500);
+const stores = (process.env.GATE_HOOKS_BENCH_STORES ?? 'sqlite,postgres').split(',');
+const runs = (process.env.GATE_HOOKS_BENCH_RUNS ?? 'live,backlog,paced').split(',');
+async function runAll(label, instances) {
+  const out = [];
+  if (runs.includes('live')) out.push(await run(label, instances));
+  if (runs.includes('backlog')) out.push(await run(label, instances, true));
+  if (runs.includes('paced')) out.push(await run(label, instances, false, true));
+  return out;
+}
 
 async function run(label, instances, backlog = false, paced = false) {
   const ca = instances.ca;
   const receiver = await startReceiver(ca);
   let refusing = backlog;
-  receiver.respond = () => (refusing ? { status: 503, headers: { 'retry-after': '3' } } : { status: 204 });
+  receiver.respond = () => (refusing ? { status: 503 } : { status: 204 });
   const hooks = instances.list;
   const hook = (await hooks[0].api('POST', '/webhooks', { body: { event: 'usage.threshold', url: receiver.url('/bench'), secret: '0123456789abcdef' } })).json;
   const sentAt = new Map();
@@ -50,21 +61,25 @@ async function run(label, instances, backlog = false, paced = false) {
   );
   const ingestSeconds = (performance.now() - t0) / 1000;
   const ok = () => receiver.received.filter((r) => r.url === '/bench' && !r.refused);
+  let drainStart = null;
   if (backlog) {
-    // Every first attempt has been refused once it arrived; then the receiver recovers.
-    while (receiver.received.filter((r) => r.url === '/bench').length < events) await new Promise((r) => setTimeout(r, 20));
+    // Every delivery's one attempt was refused, so all of them are in the dead-letter queue;
+    // the operator's retry makes them due at the same moment.
+    const dead = async () => (await hooks[0].api('GET', '/webhook-deliveries/dlq/stats', { token: TOKENS.org_a })).json.total;
+    while ((await dead()) < events) await new Promise((r) => setTimeout(r, 50));
     for (const r of receiver.received) r.refused = true;
     refusing = false;
-    while (ok().length === 0) await new Promise((r) => setTimeout(r, 5));
+    drainStart = Date.now();
+    const retried = await hooks[0].api('POST', `/webhook-deliveries/dlq/${hook.id}/retry`, { token: TOKENS.org_a });
+    if (retried.status !== 202 || retried.json.retried !== events) throw new Error(`dlq retry: ${retried.status} ${retried.text}`);
   }
-  const drainStart = backlog ? Math.min(...ok().map((r) => r.at)) : null;
   while (ok().length < events) await new Promise((r) => setTimeout(r, 20));
   const total = backlog ? (Math.max(...ok().map((r) => r.at)) - drainStart) / 1000 : (performance.now() - t0) / 1000;
   // The receiver stamps arrival with Date.now(); sentAt is performance.now(): same process,
   // converted through the time origin.
   const latencies = ok().map((r) => r.at - (performance.timeOrigin + sentAt.get(r.json.event_id)));
   const result = backlog
-    ? { label: `${label}, backlog`, events, deliveriesPerSec: Math.round(events / total) }
+    ? { label: `${label}, backlog`, events, deliveriesPerSec: Math.round(events / total), tlsConnections: receiver.connections }
     : {
         label: `${label}, ${paced ? `paced at ${pacedRate}/s` : 'live'}`,
         events,
@@ -72,6 +87,7 @@ async function run(label, instances, backlog = false, paced = false) {
         deliveriesPerSec: Math.round(events / total),
         ingestToDeliveryP50Ms: quantile(latencies, 0.5).toFixed(1),
         ingestToDeliveryP99Ms: quantile(latencies, 0.99).toFixed(1),
+        tlsConnections: receiver.connections,
       };
   await hooks[0].api('DELETE', `/webhooks/${hook.id}`);
   await receiver.stop();
@@ -79,28 +95,24 @@ async function run(label, instances, backlog = false, paced = false) {
 }
 
 const ca = makeTestCa();
-const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile, concurrency: 256, pollMs: 500 } };
+const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile, concurrency: 256, pollMs: 500, maxAttempts: 1 } };
 const results = [];
-{
+if (stores.includes('sqlite')) {
   const one = await startHooks({ config });
   try {
-    results.push(await run('SQLite, one instance', { ca, list: [one] }));
-    results.push(await run('SQLite, one instance', { ca, list: [one] }, true));
-    results.push(await run('SQLite, one instance', { ca, list: [one] }, false, true));
+    results.push(...(await runAll('SQLite, one instance', { ca, list: [one] })));
   } finally {
     await one.stop();
     one.cleanup();
   }
 }
-{
+if (stores.includes('postgres')) {
   const pg = await startPostgres();
   const url = pg.createDatabase('bench');
   const a = await startHooks({ config, dbPath: url });
   const b = await startHooks({ config, dbPath: url });
   try {
-    results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }));
-    results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }, true));
-    results.push(await run('PostgreSQL, two instances', { ca, list: [a, b] }, false, true));
+    results.push(...(await runAll('PostgreSQL, two instances', { ca, list: [a, b] })));
   } finally {
     await a.stop();
     await b.stop();

@@ -97,8 +97,9 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
       if (calls === 1) return { status: 503, body: 'down' };
       if (calls === 2) return { status: 429, headers: { 'retry-after': '1' } };
       if (calls === 3) {
-        // The HTTP-date form (IMF-fixdate, whole seconds).
-        retryAt = new Date(Date.now() + 2500).toUTCString();
+        // The HTTP-date form (IMF-fixdate, whole seconds): 0.9-1.9 s ahead, under maxDelayMs
+        // (2 s) and past the schedule's 200-400 ms.
+        retryAt = new Date(Date.now() + 1900).toUTCString();
         return { status: 503, headers: { 'retry-after': retryAt } };
       }
       return { status: 204 };

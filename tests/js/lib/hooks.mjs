@@ -52,6 +52,7 @@ export async function startReceiver(ca) {
   const received = [];
   const receiver = {
     received,
+    connections: 0, // TLS connections accepted: how often gate-hooks paid for a handshake
     respond: () => ({ status: 200, body: 'ok' }),
   };
   const server = https.createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
@@ -66,6 +67,9 @@ export async function startReceiver(ca) {
       res.writeHead(status, headers);
       res.end(answer);
     });
+  });
+  server.on('secureConnection', () => {
+    receiver.connections += 1;
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   receiver.port = server.address().port;
