@@ -51,7 +51,11 @@ asio::awaitable<void> dispatcher::loop() {
         woken_ = false;
         std::size_t room = settings_.concurrency - std::min(settings_.concurrency, in_flight_);
         std::size_t claimed = 0;
-        if (room > 0) {
+        // Under load, claims wait for a quarter of the slots to free up: each claim is a
+        // query with a fixed cost (on PostgreSQL, a scan past the rows just claimed), and one
+        // per finished attempt made the database the limit of a backlog.
+        std::size_t batch = std::max<std::size_t>(1, settings_.concurrency / 4);
+        if (room > 0 && (room >= batch || in_flight_ == 0)) {
             auto lease = settings_.lease;
             auto due = co_await on_store(store_, [room, lease](store& s) {
                 return s.claim_due(sys_clock::now(), room, lease);

@@ -255,19 +255,28 @@ public:
 
     std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
                                         std::chrono::milliseconds lease) override {
-        // A disabled webhook's deliveries wait until it is enabled again.
-        auto r = run(std::string("WITH due AS (SELECT id FROM deliveries WHERE ((status = "
-                                 "'pending' AND next_attempt_at <= $1) OR (status = "
-                                 "'delivering' AND lease_until <= $1)) AND EXISTS (SELECT 1 "
-                                 "FROM webhooks w WHERE w.id = deliveries.webhook_id AND "
-                                 "w.enabled) ORDER BY next_attempt_at "
-                                 "LIMIT $2 FOR UPDATE SKIP LOCKED) "
+        // A disabled webhook's deliveries wait until it is enabled again. Due rows are found
+        // by two ordered index scans that stop at the limit (an OR of both conditions made
+        // every claim sort the whole backlog), and the rows are then reached by primary key
+        // (= ANY) and their webhook and event by scalar subqueries, so no plan can turn a
+        // claim of a few rows into a scan of the table.
+        auto r = run(std::string("WITH lapsed AS (SELECT id FROM deliveries l WHERE status = "
+                                 "'delivering' AND lease_until <= $1 AND EXISTS (SELECT 1 FROM "
+                                 "webhooks w WHERE w.id = l.webhook_id AND w.enabled) ORDER BY "
+                                 "lease_until LIMIT $2 FOR UPDATE SKIP LOCKED), "
+                                 "pending AS (SELECT id FROM deliveries p WHERE status = "
+                                 "'pending' AND next_attempt_at <= $1 AND EXISTS (SELECT 1 FROM "
+                                 "webhooks w WHERE w.id = p.webhook_id AND w.enabled) ORDER BY "
+                                 "next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
                                  "UPDATE deliveries d SET status = 'delivering', lease_until = "
                                  "$3, claim = md5(random()::text || clock_timestamp()::text || "
-                                 "d.id), updated_at = $1 FROM due, webhooks w, events e WHERE "
-                                 "d.id = due.id AND w.id = d.webhook_id AND e.id = d.event_id "
-                                 "RETURNING ") +
-                         delivery_columns + ", w.url, w.secret, e.created_at, e.data, d.claim",
+                                 "d.id), updated_at = $1 WHERE d.id = ANY(ARRAY(SELECT id FROM "
+                                 "lapsed UNION ALL SELECT id FROM pending LIMIT $2)) RETURNING ") +
+                         delivery_columns +
+                         ", (SELECT url FROM webhooks WHERE id = d.webhook_id), (SELECT secret "
+                         "FROM webhooks WHERE id = d.webhook_id), (SELECT created_at FROM events "
+                         "WHERE id = d.event_id), (SELECT data FROM events WHERE id = "
+                         "d.event_id), d.claim",
                      {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease))});
         std::vector<due_delivery> out;
         for (int i = 0; i < r->rows(); ++i) {
@@ -313,8 +322,9 @@ public:
                         "= NULL, last_status = u.last_status, last_error = u.last_error, "
                         "response_body = u.body, updated_at = u.now, dead_at = CASE WHEN "
                         "u.status = 'dead' THEN COALESCE(d.dead_at, u.now) ELSE NULL END, "
-                        "dead_letter_retry = FALSE FROM u WHERE d.id = u.id AND d.claim = "
-                        "u.claim RETURNING d.webhook_id, u.disable, u.now) "
+                        "dead_letter_retry = FALSE FROM u WHERE d.id = ANY(ARRAY(SELECT id "
+                        "FROM u)) AND d.id = u.id AND d.claim = u.claim RETURNING d.webhook_id, "
+                        "u.disable, u.now) "
                         "UPDATE webhooks w SET enabled = FALSE, disabled_reason = ") +
                 gone_reason +
                 ", updated_at = done.now FROM done WHERE done.disable AND w.id = "

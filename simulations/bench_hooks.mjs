@@ -68,6 +68,9 @@ async function run(label, instances, backlog = false, paced = false) {
     const dead = async () => (await hooks[0].api('GET', '/webhook-deliveries/dlq/stats', { token: TOKENS.org_a })).json.total;
     while ((await dead()) < events) await new Promise((r) => setTimeout(r, 50));
     for (const r of receiver.received) r.refused = true;
+    // PostgreSQL: the statistics autovacuum would have gathered by now on a running system
+    // (it analyzes a table within a minute of it changing); a database minutes old has none.
+    instances.analyze?.();
     refusing = false;
     drainStart = Date.now();
     const retried = await hooks[0].api('POST', `/webhook-deliveries/dlq/${hook.id}/retry`, { token: TOKENS.org_a });
@@ -107,12 +110,29 @@ if (stores.includes('sqlite')) {
   }
 }
 if (stores.includes('postgres')) {
-  const pg = await startPostgres();
+  // GATE_HOOKS_BENCH_PGSTATS=1: where the database's time went, by statement.
+  const pgStats = process.env.GATE_HOOKS_BENCH_PGSTATS === '1';
+  const pg = await startPostgres({
+    settings: pgStats
+      ? ['shared_preload_libraries=pg_stat_statements,auto_explain', 'auto_explain.log_min_duration=4ms', 'auto_explain.log_analyze=on', 'auto_explain.log_nested_statements=on']
+      : [],
+  });
   const url = pg.createDatabase('bench');
+  if (pgStats) pg.psql('CREATE EXTENSION pg_stat_statements', 'bench');
   const a = await startHooks({ config, dbPath: url });
   const b = await startHooks({ config, dbPath: url });
   try {
-    results.push(...(await runAll('PostgreSQL, two instances', { ca, list: [a, b] })));
+    const analyze = () => pg.psql('ANALYZE', 'bench');
+    results.push(...(await runAll('PostgreSQL, two instances', { ca, list: [a, b], analyze })));
+    if (pgStats)
+      console.error(
+        pg.psql(
+          "SELECT round(total_exec_time)::text || ' ms, ' || calls || ' calls, ' || rows || ' rows: ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8",
+          'bench',
+        ),
+        // The slowest plans, as auto_explain logged them.
+        pg.proc.stderr.text(),
+      );
   } finally {
     await a.stop();
     await b.stop();

@@ -406,6 +406,40 @@ describe('gate-hooks operations', { timeout: 60_000 }, () => {
     }
   });
 
+  test('a burst to one receiver uses at most connectionsPerReceiver connections, kept alive', async () => {
+    const ca = makeTestCa();
+    const receiver = await startReceiver(ca);
+    // Eight attempts may be in flight, but only two exchanges with one receiver at once.
+    const hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile, concurrency: 8, connectionsPerReceiver: 2 } } });
+    try {
+      let open = 0;
+      let most = 0;
+      receiver.respond = () => {
+        open += 1;
+        most = Math.max(most, open);
+        return { status: 204, hang: true };
+      };
+      // The receiver answers each request 30 ms late, so a burst overlaps.
+      receiver.onHang = (res) =>
+        setTimeout(() => {
+          open -= 1;
+          res.writeHead(204);
+          res.end();
+        }, 30);
+      await hooks.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url('/capped') } });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => hooks.api('POST', '/events', { body: { type: 'deploy.success', data: { i } } })));
+      await eventually(() => receiver.received.filter((r) => r.url === '/capped').length === 40, { timeoutMs: 20_000, what: '40 deliveries' });
+      assert.ok(most <= 2, `${most} requests in flight at the receiver at once`);
+      assert.equal(most, 2, 'both turns were used');
+      assert.ok(receiver.connections <= 2, `${receiver.connections} TLS connections for 40 deliveries`);
+    } finally {
+      await hooks.stop();
+      hooks.cleanup();
+      await receiver.stop();
+      ca.cleanup();
+    }
+  });
+
   test('/metrics is valid Prometheus text and counts deliveries; a bad configuration names the member', async () => {
     const { spawnSync } = await import('node:child_process');
     const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
@@ -432,6 +466,8 @@ describe('gate-hooks operations', { timeout: 60_000 }, () => {
       assert.match(r.stderr, /\/tokens\/0\/token: must be at least 16 characters/);
       writeFileSync(bad, JSON.stringify({ tokens: [{ organization: 'a', token: '0123456789abcdef' }], delivery: { timeoutMs: 5000, leaseMs: 1000 } }));
       assert.match(spawnSync(hooksBin(), ['--config', bad], { encoding: 'utf8' }).stderr, /leaseMs: must be longer than timeoutMs/);
+      writeFileSync(bad, JSON.stringify({ tokens: [{ organization: 'a', token: '0123456789abcdef' }], delivery: { connectionsPerReceiver: 0 } }));
+      assert.match(spawnSync(hooksBin(), ['--config', bad], { encoding: 'utf8' }).stderr, /\/delivery\/connectionsPerReceiver: must be between 1 and 1024/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
       await hooks.stop();

@@ -63,7 +63,10 @@ export async function startReceiver(ca) {
       const entry = { at: Date.now(), method: req.method, url: req.url, headers: req.headers, body, json: JSON.parse(body || 'null') };
       received.push(entry);
       const { status = 200, body: answer = '', headers = {}, hang = false } = receiver.respond(entry) ?? {};
-      if (hang) return; // never answers: the sender's timeout decides
+      if (hang) {
+        receiver.onHang?.(res); // answers when the test says, or never: the sender's timeout decides
+        return;
+      }
       res.writeHead(status, headers);
       res.end(answer);
     });

@@ -24,7 +24,7 @@ export function postgresAvailable() {
   return existsSync(path.join(BIN, 'initdb'));
 }
 
-export async function startPostgres() {
+export async function startPostgres({ settings = [] } = {}) {
   const root = process.getuid?.() === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'gate-pg-'));
   const data = path.join(dir, 'data');
@@ -41,6 +41,7 @@ export async function startPostgres() {
   const [cmd, args] = asPostgres(path.join(BIN, 'postgres'), [
     '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
     '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB',
+    ...settings.flatMap((kv) => ['-c', kv]),
   ]);
   const proc = spawnTracked(cmd, args, { name: 'postgres' });
   await Promise.race([
