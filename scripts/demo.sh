@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Quick start 1: installs what is missing, builds gate, starts a demo federation of two real
 # MCP servers (@modelcontextprotocol/server-everything, streamable HTTP, on loopback) behind
-# gate, and prints how to connect a client. Ctrl-C stops everything it started.
+# gate, and gate-hooks (webhook notifications, SQLite) beside it, and prints how to connect a
+# client. Ctrl-C stops everything it started.
 #
-#   GATE_PORT   gate's port (default 8090)
+#   GATE_PORT         gate's port (default 8090)
+#   GATE_HOOKS_PORT   gate-hooks' port (default 8091)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -12,6 +14,7 @@ bash scripts/install-deps.sh
 bash scripts/build.sh
 node22="$(bash scripts/setup-node.sh | tail -n 1)"
 port="${GATE_PORT:-8090}"
+hooks_port="${GATE_HOOKS_PORT:-8091}"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -47,6 +50,15 @@ cat >"$work/gate.json" <<JSON
 }
 JSON
 
+# gate-hooks with one organization; its token is made fresh for this run.
+hooks_token="demo-$(openssl rand -hex 16)"
+cat >"$work/hooks.json" <<JSON
+{"port": $hooks_port, "database": "$work/hooks.db",
+ "tokens": [{"organization": "demo_org", "token": "$hooks_token"}]}
+JSON
+"$root/build/gate-hooks" --config "$work/hooks.json" 2>"$work/hooks.log" &
+pids+=($!)
+
 inspector="$root/tests/js/node_modules/.bin/mcp-inspector"
 cat <<TXT
 
@@ -57,7 +69,18 @@ Connect a client from another terminal, for example:
   $node22 $inspector --cli http://127.0.0.1:$port/mcp --transport http --method tools/call --tool-name alpha__echo --tool-arg message=hello
 
 Health: curl http://127.0.0.1:$port/health    Metrics: curl http://127.0.0.1:$port/metrics
-Audit events are printed below as JSON lines. Ctrl-C stops gate and both upstreams.
+
+gate-hooks (webhook notifications) is on http://127.0.0.1:$hooks_port/ (its console page; the
+token of organization demo_org is $hooks_token). Register a webhook, then post an event:
+
+  curl -H 'Authorization: Bearer $hooks_token' -H 'Content-Type: application/json' \\
+    -d '{"event":"deploy.success","url":"https://your-receiver.example/hooks","secret":"at-least-16-chars"}' \\
+    http://127.0.0.1:$hooks_port/webhooks
+  HOOKS_TOKEN=$hooks_token $root/build/gate-hooks emit --api http://127.0.0.1:$hooks_port \\
+    --token-env HOOKS_TOKEN --type deploy.success --data '{"function":"resize"}'
+
+Audit events are printed below as JSON lines (gate-hooks logs to $work/hooks.log).
+Ctrl-C stops gate, gate-hooks and both upstreams.
 
 TXT
 "$root/build/gate" --config "$work/gate.json" --port "$port" &

@@ -3,8 +3,8 @@
 // and on PostgreSQL with two sharing the queue (docs/benchmarks.md). Two runs each:
 //   live:    events ingested as fast as the client can, delivered as they come (the
 //            delivery rate can be no higher than the ingest rate; latency is ingest to arrival)
-//   backlog: the receiver first refuses every delivery (503), so each, after its one attempt
-//            (maxAttempts 1), is in the dead-letter queue; the operator's retry then makes all
+//   backlog: the receiver first refuses every delivery (503), so each, after its attempts
+//            (maxAttempts 3), is in the dead-letter queue; the operator's retry then makes all
 //            of them due at once, and the rate at which that backlog drains (retry call to last
 //            arrival) is gate-hooks' delivery capacity, independent of the ingest client
 //
@@ -63,7 +63,7 @@ async function run(label, instances, backlog = false, paced = false) {
   const ok = () => receiver.received.filter((r) => r.url === '/bench' && !r.refused);
   let drainStart = null;
   if (backlog) {
-    // Every delivery's one attempt was refused, so all of them are in the dead-letter queue;
+    // Every delivery's attempts were refused, so all of them are in the dead-letter queue;
     // the operator's retry makes them due at the same moment.
     const dead = async () => (await hooks[0].api('GET', '/webhook-deliveries/dlq/stats', { token: TOKENS.org_a })).json.total;
     while ((await dead()) < events) await new Promise((r) => setTimeout(r, 50));
@@ -76,7 +76,14 @@ async function run(label, instances, backlog = false, paced = false) {
     const retried = await hooks[0].api('POST', `/webhook-deliveries/dlq/${hook.id}/retry`, { token: TOKENS.org_a });
     if (retried.status !== 202 || retried.json.retried !== events) throw new Error(`dlq retry: ${retried.status} ${retried.text}`);
   }
-  while (ok().length < events) await new Promise((r) => setTimeout(r, 20));
+  const waitStart = Date.now();
+  while (ok().length < events) {
+    if (Date.now() - waitStart > 120_000) {
+      const dlq = (await hooks[0].api('GET', '/webhook-deliveries/dlq?limit=5', { token: TOKENS.org_a })).json;
+      throw new Error(`${label}: ${ok().length} of ${events} delivered after 2 minutes; dead letters: ${JSON.stringify(dlq)}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const total = backlog ? (Math.max(...ok().map((r) => r.at)) - drainStart) / 1000 : (performance.now() - t0) / 1000;
   // The receiver stamps arrival with Date.now(); sentAt is performance.now(): same process,
   // converted through the time origin.
@@ -98,7 +105,7 @@ async function run(label, instances, backlog = false, paced = false) {
 }
 
 const ca = makeTestCa();
-const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile, concurrency: 256, pollMs: 500, maxAttempts: 1 } };
+const config = { delivery: { allowPrivateTargets: true, caFile: ca.caFile, concurrency: 256, pollMs: 500, maxAttempts: 3 } };
 const results = [];
 if (stores.includes('sqlite')) {
   const one = await startHooks({ config });
