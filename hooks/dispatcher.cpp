@@ -73,6 +73,7 @@ asio::awaitable<void> dispatcher::loop() {
         }
         if (stopped_)
             break;
+        sender_.sweep(std::chrono::steady_clock::now());
         if (claimed > 0 && claimed == room)
             continue; // there may be more due now
         if (woken_)

@@ -233,6 +233,21 @@ std::optional<transport::upstream_connection> sender::take_idle(receiver& r) {
     return conn;
 }
 
+void sender::sweep(std::chrono::steady_clock::time_point now) {
+    if (now - last_sweep_ < std::chrono::seconds(1))
+        return;
+    last_sweep_ = now;
+    std::erase_if(receivers_, [now](auto& entry) {
+        auto& r = *entry.second;
+        // Oldest first: the receiver has most likely closed these already (CLOSE_WAIT here).
+        while (!r.idle.empty() && now - r.idle.front().idle_since > max_idle_age) {
+            r.idle.front().lowest().close();
+            r.idle.pop_front();
+        }
+        return r.idle.empty() && r.busy == 0 && r.waiting.empty();
+    });
+}
+
 void sender::give_back(receiver& r, transport::upstream_connection conn) {
     if (r.idle.size() >= r.limit) {
         conn.lowest().close();

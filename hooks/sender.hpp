@@ -47,6 +47,11 @@ public:
     post(const std::string& url, const std::string& body,
          const std::vector<std::pair<std::string, std::string>>& headers);
 
+    // Closes kept-alive connections too old to be reused and forgets receivers with nothing
+    // idle, in flight or waiting, so neither half-closed sockets nor one entry per receiver
+    // ever talked to pile up. Cheap to call often: it does its work at most once a second.
+    void sweep(std::chrono::steady_clock::time_point now);
+
 private:
     // Resolves, judges the addresses, connects and handshakes; nullopt with out.error set.
     boost::asio::awaitable<std::optional<transport::upstream_connection>>
@@ -79,6 +84,7 @@ private:
     delivery_settings settings_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     std::unordered_map<std::string, std::shared_ptr<receiver>> receivers_;
+    std::chrono::steady_clock::time_point last_sweep_{};
 };
 
 } // namespace gate::hooks

@@ -406,6 +406,27 @@ describe('gate-hooks operations', { timeout: 60_000 }, () => {
     }
   });
 
+  test('an idle kept-alive connection is closed by gate-hooks, not left for the receiver to time out', async () => {
+    const ca = makeTestCa();
+    // This receiver would keep an idle connection for a minute; gate-hooks reuses one for
+    // 4 s at most, so it must hang up itself rather than hold the socket until then.
+    const receiver = await startReceiver(ca, { keepAliveTimeoutMs: 60_000 });
+    const hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } } });
+    try {
+      await hooks.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url('/idle') } });
+      assert.equal((await hooks.api('POST', '/events', { body: { type: 'deploy.success', data: {} } })).status, 202);
+      await eventually(() => receiver.received.length === 1, { what: 'the delivery' });
+      assert.equal(receiver.closedByPeer, 0, 'the connection is kept alive after the delivery');
+      await eventually(() => receiver.closedByPeer === 1, { timeoutMs: 15_000, what: 'gate-hooks closing the idle connection' });
+      assert.equal(receiver.connections, 1);
+    } finally {
+      await hooks.stop();
+      hooks.cleanup();
+      await receiver.stop();
+      ca.cleanup();
+    }
+  });
+
   test('a burst to one receiver uses at most connectionsPerReceiver connections, kept alive', async () => {
     const ca = makeTestCa();
     const receiver = await startReceiver(ca);

@@ -48,11 +48,12 @@ export function signatureValid(secret, body, header) {
   return got.length === expected.length && timingSafeEqual(got, expected);
 }
 
-export async function startReceiver(ca) {
+export async function startReceiver(ca, { keepAliveTimeoutMs } = {}) {
   const received = [];
   const receiver = {
     received,
     connections: 0, // TLS connections accepted: how often gate-hooks paid for a handshake
+    closedByPeer: 0, // connections gate-hooks ended (the receiver's own timeouts not counted)
     respond: () => ({ status: 200, body: 'ok' }),
   };
   const server = https.createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
@@ -71,8 +72,13 @@ export async function startReceiver(ca) {
       res.end(answer);
     });
   });
-  server.on('secureConnection', () => {
+  if (keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.on('secureConnection', (socket) => {
     receiver.connections += 1;
+    // The client's FIN arrives as 'end' before this side has ended the socket.
+    socket.on('end', () => {
+      receiver.closedByPeer += 1;
+    });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   receiver.port = server.address().port;
