@@ -84,6 +84,17 @@ CREATE INDEX deliveries_leased ON deliveries (lease_until) WHERE status = 'deliv
 CREATE INDEX deliveries_dead ON deliveries (organization, dead_at)
   WHERE status = 'dead' OR dead_letter_retry;
 )sql",
+    // A disabled webhook's waiting deliveries are held out of the due index, so a claim does
+    // not scan past a backlog that cannot be sent; enabling the webhook releases them.
+    R"sql(
+ALTER TABLE deliveries ADD COLUMN held BOOLEAN NOT NULL DEFAULT FALSE;
+DROP INDEX deliveries_pending;
+CREATE INDEX deliveries_pending ON deliveries (next_attempt_at)
+  WHERE status = 'pending' AND NOT held;
+CREATE INDEX deliveries_held ON deliveries (webhook_id) WHERE status = 'pending' AND held;
+UPDATE deliveries d SET held = TRUE FROM webhooks w
+  WHERE w.id = d.webhook_id AND d.status = 'pending' AND NOT w.enabled;
+)sql",
 };
 
 // A result that frees itself; throws on a failed command.
@@ -182,6 +193,15 @@ delivery read_delivery(const result& r, int row) {
 // Why a receiver's 410 switched its webhook off.
 constexpr const char* gone_reason = "'the receiver answered 410 Gone'";
 
+// An outcome that puts a delivery back to waiting holds it when its webhook is disabled. The
+// webhook's row is read again under a share lock in that case only (rare: an attempt that
+// was in flight when the webhook was switched off), so an enable racing with this outcome
+// either commits first and is seen, or waits for this commit and then releases the row.
+constexpr const char* held_if_disabled =
+    "CASE WHEN u.status = 'pending' AND NOT (SELECT enabled FROM webhooks WHERE id = "
+    "d.webhook_id) THEN NOT COALESCE((SELECT enabled FROM webhooks WHERE id = d.webhook_id "
+    "FOR SHARE), FALSE) ELSE FALSE END";
+
 std::string new_id(std::string_view prefix) {
     return std::string(prefix) + transport::random_id().substr(0, 24);
 }
@@ -235,9 +255,22 @@ public:
 
     std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
                                        clock_time now) override {
-        run("UPDATE webhooks SET enabled = $1, disabled_reason = NULL, updated_at = $2 WHERE "
-            "organization = $3 AND id = $4",
-            {p(enabled), p(ms(now)), p(org), p(id)});
+        // Two statements: the second's snapshot sees every outcome committed while the first
+        // waited for the webhook's row (an outcome that read the webhook as disabled locks that
+        // row until it commits; see record_all), so no delivery stays held once enabled.
+        transaction tx(*this);
+        if (run("UPDATE webhooks SET enabled = $1, disabled_reason = NULL, updated_at = $2 WHERE "
+                "organization = $3 AND id = $4",
+                {p(enabled), p(ms(now)), p(org), p(id)})
+                ->affected() == 0)
+            return std::nullopt;
+        if (enabled)
+            run("UPDATE deliveries SET held = FALSE WHERE webhook_id = $1 AND status = "
+                "'pending' AND held",
+                {p(id)});
+        else
+            hold({id});
+        tx.commit();
         return get_webhook(org, id);
     }
 
@@ -266,7 +299,9 @@ public:
 
     std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
                                         std::chrono::milliseconds lease) override {
-        // A disabled webhook's deliveries wait until it is enabled again. Due rows are found
+        // A disabled webhook's deliveries wait, held out of the pending index, until it is
+        // enabled again; the EXISTS catches the few an outcome committed while it was being
+        // disabled. Due rows are found
         // by two ordered index scans that stop at the limit (an OR of both conditions made
         // every claim sort the whole backlog), and the rows are then reached by primary key
         // (= ANY) and their webhook and event by scalar subqueries, so no plan can turn a
@@ -276,7 +311,8 @@ public:
                                  "webhooks w WHERE w.id = l.webhook_id AND w.enabled) ORDER BY "
                                  "lease_until LIMIT $2 FOR UPDATE SKIP LOCKED), "
                                  "pending AS (SELECT id FROM deliveries p WHERE status = "
-                                 "'pending' AND next_attempt_at <= $1 AND EXISTS (SELECT 1 FROM "
+                                 "'pending' AND NOT held AND next_attempt_at <= $1 AND EXISTS "
+                                 "(SELECT 1 FROM "
                                  "webhooks w WHERE w.id = p.webhook_id AND w.enabled) ORDER BY "
                                  "next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
                                  "UPDATE deliveries d SET status = 'delivering', lease_until = "
@@ -309,6 +345,7 @@ public:
         // changes nothing, its webhook included.
         boost::json::array batch;
         batch.reserve(rs.size());
+        bool disables = false;
         for (const auto& rec : rs) {
             boost::json::object o;
             o["id"] = rec.delivery_id;
@@ -323,9 +360,11 @@ public:
             if (rec.result.response_body)
                 o["body"] = *rec.result.response_body;
             o["disable"] = rec.disable_webhook;
+            disables = disables || rec.disable_webhook;
             batch.push_back(std::move(o));
         }
-        run(std::string("WITH u AS (SELECT * FROM json_to_recordset($1::json) AS u(id TEXT, "
+        auto sql =
+            std::string("WITH u AS (SELECT * FROM json_to_recordset($1::json) AS u(id TEXT, "
                         "claim TEXT, status TEXT, next_at BIGINT, now BIGINT, last_status "
                         "INTEGER, last_error TEXT, body TEXT, disable BOOLEAN)), "
                         "done AS (UPDATE deliveries d SET status = u.status, attempts = "
@@ -333,14 +372,27 @@ public:
                         "= NULL, last_status = u.last_status, last_error = u.last_error, "
                         "response_body = u.body, updated_at = u.now, dead_at = CASE WHEN "
                         "u.status = 'dead' THEN COALESCE(d.dead_at, u.now) ELSE NULL END, "
-                        "dead_letter_retry = FALSE FROM u WHERE d.id = ANY(ARRAY(SELECT id "
-                        "FROM u)) AND d.id = u.id AND d.claim = u.claim RETURNING d.webhook_id, "
-                        "u.disable, u.now) "
-                        "UPDATE webhooks w SET enabled = FALSE, disabled_reason = ") +
-                gone_reason +
-                ", updated_at = done.now FROM done WHERE done.disable AND w.id = "
-                "done.webhook_id",
-            {p(boost::json::serialize(batch))});
+                        "dead_letter_retry = FALSE, held = ") +
+            held_if_disabled +
+            " FROM u WHERE d.id = ANY(ARRAY(SELECT id "
+            "FROM u)) AND d.id = u.id AND d.claim = u.claim RETURNING d.webhook_id, "
+            "u.disable, u.now) "
+            "UPDATE webhooks w SET enabled = FALSE, disabled_reason = " +
+            std::string(gone_reason) +
+            ", updated_at = done.now FROM done WHERE done.disable AND w.id = "
+            "done.webhook_id RETURNING w.id";
+        if (!disables) {
+            run(sql, {p(boost::json::serialize(batch))});
+            return;
+        }
+        // A 410 switched webhooks off: their other waiting deliveries are held with it.
+        transaction tx(*this);
+        auto off = run(sql, {p(boost::json::serialize(batch))});
+        std::vector<std::string> ids;
+        for (int i = 0; i < off->rows(); ++i)
+            ids.push_back(off->text(i, 0));
+        hold(ids);
+        tx.commit();
     }
 
     void record(const attempt_record& rec) override { record_all({rec}); }
@@ -407,20 +459,53 @@ public:
             return std::nullopt;
         return static_cast<std::size_t>(
             run("UPDATE deliveries SET status = 'pending', next_attempt_at = $1, "
-                "dead_letter_retry = TRUE, updated_at = $1 WHERE organization = $2 AND "
-                "webhook_id = $3 AND status = 'dead'",
+                "dead_letter_retry = TRUE, updated_at = $1, held = NOT COALESCE((SELECT "
+                "enabled FROM webhooks WHERE id = $3 FOR SHARE), FALSE) WHERE organization = "
+                "$2 AND webhook_id = $3 AND status = 'dead'",
                 {p(ms(now)), p(org), p(webhook_id)})
                 ->affected());
     }
 
     std::pair<std::int64_t, std::int64_t> depths() override {
-        auto r = run("SELECT (SELECT count(*) FROM deliveries WHERE status = 'pending') + "
-                     "(SELECT count(*) FROM deliveries WHERE status = 'delivering'), (SELECT "
-                     "count(*) FROM deliveries WHERE status = 'dead' OR dead_letter_retry)");
+        auto r = run("SELECT (SELECT count(*) FROM deliveries WHERE status = 'pending' AND NOT "
+                     "held) + (SELECT count(*) FROM deliveries WHERE status = 'pending' AND "
+                     "held) + (SELECT count(*) FROM deliveries WHERE status = 'delivering'), "
+                     "(SELECT count(*) FROM deliveries WHERE status = 'dead' OR "
+                     "dead_letter_retry)");
         return {r->integer(0, 0), r->integer(0, 1)};
     }
 
 private:
+    // Commits when told to, rolls back otherwise (an exception, an early return).
+    class transaction {
+    public:
+        explicit transaction(postgres_store& s) : s_(s) { s_.run("BEGIN"); }
+        transaction(const transaction&) = delete;
+        transaction& operator=(const transaction&) = delete;
+        void commit() {
+            s_.run("COMMIT");
+            done_ = true;
+        }
+        ~transaction() {
+            if (!done_)
+                PQclear(PQexec(s_.conn_, "ROLLBACK"));
+        }
+
+    private:
+        postgres_store& s_;
+        bool done_ = false;
+    };
+
+    // Holds the waiting deliveries of webhooks just switched off.
+    void hold(const std::vector<std::string>& webhook_ids) {
+        boost::json::array ids;
+        for (const auto& id : webhook_ids)
+            ids.emplace_back(id);
+        run("UPDATE deliveries SET held = TRUE WHERE webhook_id = ANY(ARRAY(SELECT "
+            "json_array_elements_text($1::json))) AND status = 'pending' AND NOT held",
+            {p(boost::json::serialize(ids))});
+    }
+
     // Each statement is prepared on its first use and executed as prepared from then on, so
     // the server parses and plans the hot ones (ingest, claim, record) once per connection.
     std::unique_ptr<result> run(const std::string& sql, const std::vector<param>& params = {}) {

@@ -70,6 +70,14 @@ CREATE INDEX deliveries_dead ON deliveries (organization, status, dead_at);
     R"sql(
 ALTER TABLE deliveries ADD COLUMN claim TEXT;
 )sql",
+    // A disabled webhook's waiting deliveries are held out of the index claims scan, so a
+    // claim does not step over a backlog that cannot be sent; enabling it releases them.
+    R"sql(
+ALTER TABLE deliveries ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX deliveries_ready ON deliveries (next_attempt_at) WHERE status = 'pending' AND held = 0;
+UPDATE deliveries SET held = 1
+  WHERE status = 'pending' AND webhook_id IN (SELECT id FROM webhooks WHERE enabled = 0);
+)sql",
 };
 
 // Prepared statements kept for the connection's life, by SQL text: parsing and planning the
@@ -284,9 +292,16 @@ public:
 
     std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
                                        clock_time now) override {
+        transaction tx(*this);
         statement s(cache_, "UPDATE webhooks SET enabled = ?, disabled_reason = NULL, "
                             "updated_at = ? WHERE organization = ? AND id = ?");
         s.bind(1, std::int64_t{enabled}).bind(2, ms(now)).bind(3, org).bind(4, id).step();
+        if (sqlite3_changes(db_) == 0)
+            return std::nullopt;
+        statement h(cache_, "UPDATE deliveries SET held = ?1 WHERE webhook_id = ?2 AND status = "
+                            "'pending' AND held != ?1");
+        h.bind(1, std::int64_t{!enabled}).bind(2, id).step();
+        tx.commit();
         return get_webhook(org, id);
     }
 
@@ -328,7 +343,8 @@ public:
         transaction tx(*this);
         // Lapsed claims first, then pending deliveries oldest first: two index scans that stop
         // at the limit (one OR of both conditions sorted the whole backlog on every claim).
-        // A disabled webhook's deliveries wait until it is enabled again.
+        // A disabled webhook's deliveries wait until it is enabled again (held out of
+        // deliveries_ready; the EXISTS is the rule itself, the hold what keeps it cheap).
         constexpr const char* enabled =
             "EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled = 1)";
         statement s(cache_, std::string("WITH due AS (SELECT id FROM (SELECT d.id FROM deliveries "
@@ -336,8 +352,8 @@ public:
                                         "'delivering' AND d.lease_until <= ?1 AND ") +
                                 enabled +
                                 " LIMIT ?2) UNION ALL SELECT id FROM (SELECT d.id FROM "
-                                "deliveries d INDEXED BY deliveries_due WHERE d.status = "
-                                "'pending' AND d.next_attempt_at <= ?1 AND " +
+                                "deliveries d INDEXED BY deliveries_ready WHERE d.status = "
+                                "'pending' AND d.held = 0 AND d.next_attempt_at <= ?1 AND " +
                                 enabled +
                                 " ORDER BY d.next_attempt_at LIMIT ?2) LIMIT ?2) SELECT " +
                                 delivery_columns +
@@ -382,7 +398,8 @@ public:
                     "next_attempt_at = ?, lease_until = NULL, claim = NULL, "
                     "last_status = ?, last_error = ?, response_body = ?, updated_at = ?, "
                     "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
-                    "dead_letter_retry = 0 WHERE id = ? AND claim = ?");
+                    "dead_letter_retry = 0, held = (?1 = 'pending' AND NOT (SELECT enabled FROM "
+                    "webhooks WHERE id = deliveries.webhook_id)) WHERE id = ? AND claim = ?");
         const char* status = to_string(r.next);
         s.bind(1, status).bind(2, ms(r.next_attempt_at)).bind(3, r.result.status);
         s.bind(4, r.result.error).bind(5, r.result.response_body).bind(6, ms(r.now));
@@ -395,6 +412,9 @@ public:
                                 "WHERE id = ?)");
             w.bind(1, "the receiver answered 410 Gone").bind(2, ms(r.now));
             w.bind(3, r.delivery_id).step();
+            statement h(cache_, "UPDATE deliveries SET held = 1 WHERE webhook_id = (SELECT "
+                                "webhook_id FROM deliveries WHERE id = ?) AND status = 'pending'");
+            h.bind(1, r.delivery_id).step();
         }
     }
 
@@ -467,9 +487,10 @@ public:
                                                   clock_time now) override {
         if (!get_webhook(org, webhook_id))
             return std::nullopt;
-        statement s(cache_, "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
-                            "dead_letter_retry = 1, updated_at = ? WHERE organization = ? AND "
-                            "webhook_id = ? AND status = 'dead'");
+        statement s(cache_, "UPDATE deliveries SET status = 'pending', next_attempt_at = ?1, "
+                            "dead_letter_retry = 1, updated_at = ?2, held = (SELECT enabled = 0 "
+                            "FROM webhooks WHERE id = ?4) WHERE organization = ?3 AND "
+                            "webhook_id = ?4 AND status = 'dead'");
         s.bind(1, ms(now)).bind(2, ms(now)).bind(3, org).bind(4, webhook_id).step();
         return static_cast<std::size_t>(sqlite3_changes(db_));
     }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
+#include <sqlite3.h>
 #include <unistd.h>
 
 using namespace gate::hooks;
@@ -26,6 +27,20 @@ struct store_fixture : ::testing::Test {
         db.reset();
         for (auto suffix : {"", "-wal", "-shm"})
             std::filesystem::remove(path.string() + suffix);
+    }
+    // Deliveries a claim's scan of waiting ones steps over (held ones are not among them).
+    std::int64_t ready() const {
+        sqlite3* raw = nullptr;
+        sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* q = nullptr;
+        sqlite3_prepare_v2(raw,
+                           "SELECT count(*) FROM deliveries INDEXED BY deliveries_ready WHERE "
+                           "status = 'pending' AND held = 0",
+                           -1, &q, nullptr);
+        std::int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+        sqlite3_finalize(q);
+        sqlite3_close(raw);
+        return n;
     }
     webhook make(const std::string& org, const std::string& event, bool secret = false) {
         webhook_spec spec{event, "https://r.example/" + org, std::nullopt};
@@ -190,6 +205,76 @@ TEST_F(store_fixture, a_disabled_webhooks_deliveries_wait_until_it_is_enabled_ag
     EXPECT_EQ(db->depths().first, 1); // still queued, not lost
     db->set_enabled("org_a", hook.id, true, t0 + 1h);
     EXPECT_EQ(db->claim_due(t0 + 1h, 10, 30s).size(), 1u);
+}
+
+TEST_F(store_fixture, a_disabled_webhooks_backlog_is_held_out_of_the_claims_way) {
+    auto off = make("org_a", "deploy.success");
+    auto on = make("org_a", "deploy.failed");
+    for (int i = 0; i < 50; ++i)
+        db->ingest("org_a", "deploy.success", "{}", t0);
+    db->ingest("org_a", "deploy.failed", "{}", t0 + 1s);
+    EXPECT_EQ(ready(), 51);
+    ASSERT_TRUE(db->set_enabled("org_a", off.id, false, t0 + 2s));
+    EXPECT_EQ(ready(), 1); // a claim no longer steps over the 50 that cannot be sent
+    auto due = db->claim_due(t0 + 3s, 10, 30s);
+    ASSERT_EQ(due.size(), 1u);
+    EXPECT_EQ(due[0].d.webhook_id, on.id);
+    EXPECT_EQ(db->depths().first, 51); // held deliveries are still queued
+    EXPECT_FALSE(db->set_enabled("org_b", off.id, true, t0 + 4s)); // not theirs: nothing released
+    EXPECT_EQ(ready(), 0);
+    ASSERT_TRUE(db->set_enabled("org_a", off.id, true, t0 + 4s));
+    EXPECT_EQ(ready(), 50);
+    EXPECT_EQ(db->claim_due(t0 + 5s, 100, 30s).size(), 50u);
+}
+
+TEST_F(store_fixture, an_attempt_in_flight_when_its_webhook_is_disabled_comes_back_held) {
+    auto hook = make("org_a", "deploy.success");
+    db->ingest("org_a", "deploy.success", "{}", t0);
+    auto due = db->claim_due(t0, 10, 30s).at(0);
+    db->set_enabled("org_a", hook.id, false, t0 + 1s);
+    db->record({due.d.id,
+                due.claim,
+                {503, std::nullopt, ""},
+                delivery_status::pending,
+                t0 + 2s,
+                false,
+                t0 + 2s});
+    EXPECT_EQ(ready(), 0);
+    EXPECT_TRUE(db->claim_due(t0 + 1h, 10, 30s).empty());
+    db->set_enabled("org_a", hook.id, true, t0 + 1h);
+    EXPECT_EQ(db->claim_due(t0 + 1h, 10, 30s).size(), 1u);
+}
+
+TEST_F(store_fixture, a_410_holds_the_webhooks_other_waiting_deliveries) {
+    auto hook = make("org_a", "activation.error");
+    db->ingest("org_a", "activation.error", "{}", t0);
+    db->ingest("org_a", "activation.error", "{}", t0 + 1s);
+    auto first = db->claim_due(t0 + 1s, 1, 30s).at(0);
+    db->record({first.d.id,
+                first.claim,
+                {410, std::nullopt, ""},
+                delivery_status::dead,
+                t0 + 2s,
+                true,
+                t0 + 2s});
+    EXPECT_EQ(ready(), 0);
+    EXPECT_TRUE(db->claim_due(t0 + 3s, 10, 30s).empty());
+    db->set_enabled("org_a", hook.id, true, t0 + 4s);
+    EXPECT_EQ(db->claim_due(t0 + 5s, 10, 30s).size(), 1u);
+}
+
+TEST_F(store_fixture, dead_letters_retried_into_a_disabled_webhook_wait_held) {
+    auto hook = make("org_a", "deploy.failed");
+    db->ingest("org_a", "deploy.failed", "{}", t0);
+    auto due = db->claim_due(t0, 10, 30s).at(0);
+    db->record(
+        {due.d.id, due.claim, {500, std::nullopt, ""}, delivery_status::dead, t0, false, t0});
+    db->set_enabled("org_a", hook.id, false, t0 + 1s);
+    EXPECT_EQ(db->retry_dead_letters("org_a", hook.id, t0 + 2s), 1u);
+    EXPECT_EQ(ready(), 0);
+    EXPECT_TRUE(db->claim_due(t0 + 3s, 10, 30s).empty());
+    db->set_enabled("org_a", hook.id, true, t0 + 4s);
+    EXPECT_EQ(db->claim_due(t0 + 5s, 10, 30s).size(), 1u);
 }
 
 TEST_F(store_fixture, an_attempt_that_outlived_its_lease_does_not_overwrite_the_newer_one) {

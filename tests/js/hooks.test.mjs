@@ -20,6 +20,7 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
   let ca;
   let receiver;
   let hooks;
+  let dbUrl;
 
   const create = async (event, url, extra = {}) => {
     const r = await hooks.api('POST', '/webhooks', { body: { event, url, ...extra } });
@@ -33,11 +34,13 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
   };
   const history = async (id) => (await hooks.api('GET', `/webhooks/${id}/deliveries`)).json.deliveries;
   const forEvent = (eventId) => receiver.received.filter((r) => r.json?.event_id === eventId);
+  const at = (url, eventId) => forEvent(eventId).filter((r) => r.url === url);
 
   before(async () => {
     ca = makeTestCa();
     receiver = await startReceiver(ca);
-    hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } }, dbPath: await database(backend) });
+    dbUrl = await database(backend);
+    hooks = await startHooks({ config: { delivery: { allowPrivateTargets: true, caFile: ca.caFile } }, dbPath: dbUrl });
   });
 
   after(async () => {
@@ -158,6 +161,78 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     const on = await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { enabled: true } });
     assert.equal(on.json.enabled, true);
     assert.equal(on.json.disabled_reason, undefined);
+  });
+
+  // Waits until the given deliveries are due (they would be claimed now if they were not held),
+  // then delivers a fence event: claims take the oldest due first, so once the fence has
+  // arrived, a held delivery that was claimable would have been attempted too.
+  const fenceAfter = async (webhookId, eventIds) => {
+    const due = (await history(webhookId)).filter((d) => eventIds.includes(d.event_id)).map((d) => Date.parse(d.next_attempt_at));
+    assert.equal(due.length, eventIds.length, 'every delivery is waiting');
+    await eventually(() => Date.now() > Math.max(...due) + 1000, { what: 'the held deliveries falling due' });
+    const fence = await create('usage.threshold', receiver.url(`/fence-${webhookId}`));
+    const ev = await emit('usage.threshold');
+    await eventually(() => at(`/fence-${webhookId}`, ev.id).length === 1, { what: 'the fence delivery' });
+    await hooks.api('DELETE', `/webhooks/${fence.id}`);
+  };
+  // On PostgreSQL, how many of a webhook's deliveries are held out of the pending index.
+  const heldRows = (webhookId) => (backend === 'postgres' ? Number(pg.psql(`SELECT count(*) FROM deliveries WHERE webhook_id = '${webhookId}' AND status = 'pending' AND held`, new URL(dbUrl).pathname.slice(1)).trim()) : undefined);
+
+  test('a disabled webhook holds its waiting deliveries, an attempt in flight included, until it is enabled', async () => {
+    // Other tests' webhooks may take the same events: only this one's receiver path counts.
+    const hook = await create('deploy.failed', receiver.url('/held'));
+    let hung;
+    let healthy = false;
+    receiver.respond = (r) => {
+      if (r.url !== '/held') return { status: 200 };
+      if (healthy) return { status: 204 };
+      // The first event is asked to come back in 2 s; the second hangs until the test answers.
+      return r.json.data.n === 2 && !hung ? { hang: true } : { status: 503, headers: { 'retry-after': '2' } };
+    };
+    receiver.onHang = (res) => {
+      hung = res;
+    };
+    const waiting = await emit('deploy.failed', { n: 1 });
+    await eventually(async () => (await history(hook.id)).find((d) => d.event_id === waiting.id)?.attempts === 1, { what: 'the first attempt failing' });
+    const inFlight = await emit('deploy.failed', { n: 2 });
+    await eventually(() => hung !== undefined, { what: 'the second attempt hanging' });
+    assert.equal((await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { enabled: false } })).json.enabled, false);
+    const attempted = at('/held', waiting.id).length;
+    // The attempt that was in flight fails after the switch: it comes back held.
+    hung.writeHead(503);
+    hung.end();
+    await eventually(async () => (await history(hook.id)).find((d) => d.event_id === inFlight.id)?.attempts === 1, { what: 'the in-flight outcome' });
+    await fenceAfter(hook.id, [waiting.id, inFlight.id]);
+    assert.equal(at('/held', waiting.id).length, attempted, 'not attempted while disabled');
+    assert.equal(at('/held', inFlight.id).length, 1, 'not attempted while disabled');
+    if (backend === 'postgres') assert.equal(heldRows(hook.id), 2);
+    healthy = true;
+    assert.equal((await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { enabled: true } })).json.enabled, true);
+    await eventually(async () => (await history(hook.id)).every((d) => d.status === 'succeeded'), { timeoutMs: 15_000, what: 'both delivered once enabled' });
+    if (backend === 'postgres') assert.equal(heldRows(hook.id), 0);
+  });
+
+  test('a 410 holds the webhook\'s other waiting deliveries until it is enabled', async () => {
+    const hook = await create('rollback.success', receiver.url('/gone-later'));
+    let first;
+    let healthy = false;
+    receiver.respond = (r) => {
+      if (r.url !== '/gone-later') return { status: 200 };
+      if (healthy) return { status: 204 };
+      // The first event is asked to come back in 2 s; the second is answered 410 meanwhile.
+      return r.json.event_id === first ? { status: 503, headers: { 'retry-after': '2' } } : { status: 410 };
+    };
+    first = (await emit('rollback.success', { n: 1 })).id;
+    await eventually(async () => (await history(hook.id)).find((d) => d.event_id === first)?.attempts >= 1, { what: 'the first attempt failing' });
+    await emit('rollback.success', { n: 2 });
+    await eventually(async () => (await hooks.api('GET', `/webhooks/${hook.id}`)).json.enabled === false, { what: 'the 410 disabling it' });
+    const attempted = at('/gone-later', first).length;
+    await fenceAfter(hook.id, [first]);
+    assert.equal(at('/gone-later', first).length, attempted, 'not attempted while disabled');
+    if (backend === 'postgres') assert.equal(heldRows(hook.id), 1);
+    healthy = true;
+    await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { enabled: true } });
+    await eventually(async () => (await history(hook.id)).find((d) => d.event_id === first)?.status === 'succeeded', { timeoutMs: 15_000, what: 'delivered once enabled' });
   });
 
   test('the test action against a live, a failing, a refused and a silent url', async () => {
