@@ -42,6 +42,17 @@ http_reply invalid(const field_error& f) {
                  f.field.empty() ? std::nullopt : std::optional(f.field));
 }
 
+// An address literal is judged when a url is given; a name when it is resolved, at delivery.
+std::optional<field_error> private_literal(const std::string& url, bool allowed) {
+    if (allowed)
+        return std::nullopt;
+    auto u = boost::urls::parse_absolute_uri(url);
+    if (u && is_non_public_literal(u->host()))
+        return field_error{"url", "targets a non-public address (" + std::string(u->host()) +
+                                      "); the operator has not allowed private targets"};
+    return std::nullopt;
+}
+
 http_reply storage_failed() {
     return error(http::status::service_unavailable, "storage_unavailable",
                  "the store could not complete the request; try again");
@@ -201,14 +212,9 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
         auto spec = parse_webhook_spec(*body);
         if (auto* bad = std::get_if<field_error>(&spec))
             co_return invalid(*bad);
-        if (!settings_.delivery.allow_private_targets) {
-            // An address literal is judged now; a name when it is resolved, at delivery.
-            auto u = boost::urls::parse_absolute_uri(std::get<webhook_spec>(spec).url);
-            if (u && is_non_public_literal(u->host()))
-                co_return invalid({"url", "targets a non-public address (" +
-                                              std::string(u->host()) +
-                                              "); the operator has not allowed private targets"});
-        }
+        if (auto bad = private_literal(std::get<webhook_spec>(spec).url,
+                                       settings_.delivery.allow_private_targets))
+            co_return invalid(*bad);
         auto created =
             co_await on_store(store_, [org, s = std::get<webhook_spec>(spec), now](store& st) {
                 return st.create_webhook(org, s, now);
@@ -231,12 +237,16 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
         auto body = body_json(req, refusal);
         if (!body)
             co_return refusal;
-        auto enabled = parse_enabled(*body);
-        if (auto* bad = std::get_if<field_error>(&enabled))
+        auto parsed = parse_webhook_patch(*body);
+        if (auto* bad = std::get_if<field_error>(&parsed))
             co_return invalid(*bad);
-        auto w = co_await on_store(store_, [org, id, e = std::get<bool>(enabled), now](store& s) {
-            return s.set_enabled(org, id, e, now);
-        });
+        if (const auto& url = std::get<webhook_patch>(parsed).url)
+            if (auto bad = private_literal(*url, settings_.delivery.allow_private_targets))
+                co_return invalid(*bad);
+        auto w = co_await on_store(
+            store_, [org, id, patch = std::get<webhook_patch>(std::move(parsed)), now](store& s) {
+                return s.update_webhook(org, id, patch, now);
+            });
         if (!w)
             co_return storage_failed();
         if (!*w)

@@ -253,22 +253,26 @@ public:
         return read_webhook(*r, 0);
     }
 
-    std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
-                                       clock_time now) override {
-        // Two statements: the second's snapshot sees every outcome committed while the first
-        // waited for the webhook's row (an outcome that read the webhook as disabled locks that
-        // row until it commits; see record_all), so no delivery stays held once enabled.
+    std::optional<webhook> update_webhook(const std::string& org, const std::string& id,
+                                          const webhook_patch& patch, clock_time now) override {
+        // Two statements when the switch moves: the second's snapshot sees every outcome
+        // committed while the first waited for the webhook's row (an outcome that read the
+        // webhook as disabled locks that row until it commits; see record_all), so no delivery
+        // stays held once enabled.
         transaction tx(*this);
-        if (run("UPDATE webhooks SET enabled = $1, disabled_reason = NULL, updated_at = $2 WHERE "
-                "organization = $3 AND id = $4",
-                {p(enabled), p(ms(now)), p(org), p(id)})
+        if (run("UPDATE webhooks SET url = COALESCE($1, url), secret = CASE WHEN $2::boolean "
+                "THEN $3 ELSE secret END, enabled = COALESCE($4::boolean, enabled), "
+                "disabled_reason = CASE WHEN $4::boolean IS NULL THEN disabled_reason END, "
+                "updated_at = $5 WHERE organization = $6 AND id = $7",
+                {p(patch.url), p(patch.secret.has_value()), p(patch.secret.value_or(std::nullopt)),
+                 patch.enabled ? p(*patch.enabled) : param(), p(ms(now)), p(org), p(id)})
                 ->affected() == 0)
             return std::nullopt;
-        if (enabled)
+        if (patch.enabled == true)
             run("UPDATE deliveries SET held = FALSE WHERE webhook_id = $1 AND status = "
                 "'pending' AND held",
                 {p(id)});
-        else
+        else if (patch.enabled == false)
             hold({id});
         tx.commit();
         return get_webhook(org, id);

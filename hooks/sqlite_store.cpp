@@ -290,17 +290,25 @@ public:
         return read_webhook(s);
     }
 
-    std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
-                                       clock_time now) override {
+    std::optional<webhook> update_webhook(const std::string& org, const std::string& id,
+                                          const webhook_patch& patch, clock_time now) override {
         transaction tx(*this);
-        statement s(cache_, "UPDATE webhooks SET enabled = ?, disabled_reason = NULL, "
-                            "updated_at = ? WHERE organization = ? AND id = ?");
-        s.bind(1, std::int64_t{enabled}).bind(2, ms(now)).bind(3, org).bind(4, id).step();
+        statement s(cache_,
+                    "UPDATE webhooks SET url = COALESCE(?1, url), secret = CASE WHEN ?2 THEN ?3 "
+                    "ELSE secret END, enabled = COALESCE(?4, enabled), disabled_reason = CASE "
+                    "WHEN ?4 IS NULL THEN disabled_reason END, updated_at = ?5 WHERE "
+                    "organization = ?6 AND id = ?7");
+        s.bind(1, patch.url).bind(2, std::int64_t{patch.secret.has_value()});
+        s.bind(3, patch.secret.value_or(std::nullopt));
+        s.bind(4, patch.enabled ? std::optional<int>(*patch.enabled) : std::nullopt);
+        s.bind(5, ms(now)).bind(6, org).bind(7, id).step();
         if (sqlite3_changes(db_) == 0)
             return std::nullopt;
-        statement h(cache_, "UPDATE deliveries SET held = ?1 WHERE webhook_id = ?2 AND status = "
-                            "'pending' AND held != ?1");
-        h.bind(1, std::int64_t{!enabled}).bind(2, id).step();
+        if (patch.enabled) {
+            statement h(cache_, "UPDATE deliveries SET held = ?1 WHERE webhook_id = ?2 AND "
+                                "status = 'pending' AND held != ?1");
+            h.bind(1, std::int64_t{!*patch.enabled}).bind(2, id).step();
+        }
         tx.commit();
         return get_webhook(org, id);
     }

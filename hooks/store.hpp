@@ -1,6 +1,7 @@
 // The durable state of gate-hooks behind one interface: SQLite (sqlite_store, the default)
-// now, PostgreSQL for several instances later. Every call is scoped to an organization
-// except the delivery worker's; calls block, so they run on the store actor's own thread.
+// or PostgreSQL (postgres_store, several instances on one queue). Every call is scoped to an
+// organization except the delivery worker's; calls block, so they run on the store actor's own
+// thread.
 #pragma once
 
 #include "hooks/model.hpp"
@@ -32,8 +33,16 @@ public:
                                    clock_time now) = 0;
     virtual std::vector<webhook> list_webhooks(const std::string& org) = 0;
     virtual std::optional<webhook> get_webhook(const std::string& org, const std::string& id) = 0;
-    virtual std::optional<webhook> set_enabled(const std::string& org, const std::string& id,
-                                               bool enabled, clock_time now) = 0;
+    // Applies every member of the patch or none; nullopt when there is no such webhook.
+    // Switching it off holds its waiting deliveries, switching it on releases them, and either
+    // clears the disabled reason. A new url or secret applies to every attempt from now on,
+    // waiting deliveries included.
+    virtual std::optional<webhook> update_webhook(const std::string& org, const std::string& id,
+                                                  const webhook_patch& patch, clock_time now) = 0;
+    std::optional<webhook> set_enabled(const std::string& org, const std::string& id, bool enabled,
+                                       clock_time now) {
+        return update_webhook(org, id, webhook_patch{.enabled = enabled}, now);
+    }
     // Its deliveries go with it.
     virtual bool delete_webhook(const std::string& org, const std::string& id) = 0;
 

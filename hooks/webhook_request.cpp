@@ -25,6 +25,32 @@ std::optional<std::string> check_target_url(std::string_view text) {
     return std::nullopt;
 }
 
+namespace {
+
+// A secret, or null for none.
+std::variant<std::optional<std::string>, field_error> parse_secret(const json::value& value) {
+    if (value.is_null())
+        return std::optional<std::string>();
+    if (!value.is_string())
+        return field_error{"secret", "must be a string or null"};
+    std::string s(value.get_string());
+    if (s.size() < min_secret_length || s.size() > max_secret_length)
+        return field_error{"secret", "must be " + std::to_string(min_secret_length) + " to " +
+                                         std::to_string(max_secret_length) + " characters"};
+    return std::optional(std::move(s));
+}
+
+std::variant<std::string, field_error> parse_url(const json::value& value) {
+    if (!value.is_string())
+        return field_error{"url", "must be a string"};
+    std::string url(value.get_string());
+    if (auto bad = check_target_url(url))
+        return field_error{"url", *bad};
+    return url;
+}
+
+} // namespace
+
 std::variant<webhook_spec, field_error> parse_webhook_spec(const json::value& body) {
     auto* obj = body.if_object();
     if (!obj)
@@ -43,22 +69,15 @@ std::variant<webhook_spec, field_error> parse_webhook_spec(const json::value& bo
                                    "unknown event " + spec.event + " (known: " + known + ")"};
             }
         } else if (key == "url") {
-            if (!value.is_string())
-                return field_error{"url", "must be a string"};
-            spec.url = std::string(value.get_string());
-            if (auto bad = check_target_url(spec.url))
-                return field_error{"url", *bad};
+            auto url = parse_url(value);
+            if (auto* bad = std::get_if<field_error>(&url))
+                return *bad;
+            spec.url = std::get<std::string>(std::move(url));
         } else if (key == "secret") {
-            if (value.is_null())
-                continue;
-            if (!value.is_string())
-                return field_error{"secret", "must be a string"};
-            std::string s(value.get_string());
-            if (s.size() < min_secret_length || s.size() > max_secret_length)
-                return field_error{"secret", "must be " + std::to_string(min_secret_length) +
-                                                 " to " + std::to_string(max_secret_length) +
-                                                 " characters"};
-            spec.secret = std::move(s);
+            auto secret = parse_secret(value);
+            if (auto* bad = std::get_if<field_error>(&secret))
+                return *bad;
+            spec.secret = std::get<std::optional<std::string>>(std::move(secret));
         } else {
             return field_error{std::string(key), "is not a field of a webhook (event, url, "
                                                  "secret)"};
@@ -71,19 +90,34 @@ std::variant<webhook_spec, field_error> parse_webhook_spec(const json::value& bo
     return spec;
 }
 
-std::variant<bool, field_error> parse_enabled(const json::value& body) {
+std::variant<webhook_patch, field_error> parse_webhook_patch(const json::value& body) {
     auto* obj = body.if_object();
     if (!obj)
         return field_error{"", "the body must be a JSON object"};
-    for (const auto& [key, value] : *obj)
-        if (key != "enabled")
-            return field_error{std::string(key), "is not a field of this request (enabled)"};
-    auto* e = obj->if_contains("enabled");
-    if (!e)
-        return field_error{"enabled", "is required"};
-    if (!e->is_bool())
-        return field_error{"enabled", "must be true or false"};
-    return e->get_bool();
+    webhook_patch patch;
+    for (const auto& [key, value] : *obj) {
+        if (key == "enabled") {
+            if (!value.is_bool())
+                return field_error{"enabled", "must be true or false"};
+            patch.enabled = value.get_bool();
+        } else if (key == "url") {
+            auto url = parse_url(value);
+            if (auto* bad = std::get_if<field_error>(&url))
+                return *bad;
+            patch.url = std::get<std::string>(std::move(url));
+        } else if (key == "secret") {
+            auto secret = parse_secret(value);
+            if (auto* bad = std::get_if<field_error>(&secret))
+                return *bad;
+            patch.secret = std::get<std::optional<std::string>>(std::move(secret));
+        } else {
+            return field_error{std::string(key),
+                               "is not a field that can be changed (enabled, url, secret)"};
+        }
+    }
+    if (!patch.enabled && !patch.url && !patch.secret)
+        return field_error{"", "nothing to change: give enabled, url or secret"};
+    return patch;
 }
 
 } // namespace gate::hooks

@@ -1,5 +1,5 @@
-// What a client may send to create a webhook, checked field by field: every refusal names the
-// field and says what is wrong with it (docs/webhooks.md, "Bad input"). Plain C++.
+// What a client may send to create or change a webhook, checked field by field: every refusal names
+// the field and says what is wrong with it (docs/webhooks.md, "Bad input"). Plain C++.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -15,6 +15,13 @@ struct webhook_spec {
     std::optional<std::string> secret;
 };
 
+// A change to a webhook: each member present is changed, the others kept.
+struct webhook_patch {
+    std::optional<bool> enabled;
+    std::optional<std::string> url;
+    std::optional<std::optional<std::string>> secret; // set, or null: unsigned from now on
+};
+
 struct field_error {
     std::string field; // the JSON member, e.g. "url"; empty: the body as a whole
     std::string message;
@@ -28,7 +35,8 @@ inline constexpr std::size_t max_secret_length = 256;
 std::variant<webhook_spec, field_error> parse_webhook_spec(const boost::json::value& body);
 // An https URL gate-hooks will deliver to, or why not (also used at delivery time).
 std::optional<std::string> check_target_url(std::string_view url);
-// The body of a toggle request: {"enabled": bool}.
-std::variant<bool, field_error> parse_enabled(const boost::json::value& body);
+// The body of a change: {"enabled"?: bool, "url"?: string, "secret"?: string | null}, at least
+// one of them.
+std::variant<webhook_patch, field_error> parse_webhook_patch(const boost::json::value& body);
 
 } // namespace gate::hooks

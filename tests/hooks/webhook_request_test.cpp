@@ -55,9 +55,34 @@ TEST(webhook_request, every_bad_field_is_named) {
     EXPECT_EQ(refused(long_url).field, "url");
 }
 
-TEST(webhook_request, a_toggle_carries_one_boolean) {
-    EXPECT_EQ(std::get<bool>(parse_enabled(boost::json::parse(R"({"enabled":false})"))), false);
-    for (auto bad : {R"({})", R"({"enabled":"no"})", R"({"enabled":true,"x":1})", R"(3)"})
-        EXPECT_TRUE(std::holds_alternative<field_error>(parse_enabled(boost::json::parse(bad))))
-            << bad;
+TEST(webhook_request, a_change_names_what_it_changes_and_keeps_the_rest) {
+    auto patch = [](const char* text) {
+        return std::get<webhook_patch>(parse_webhook_patch(boost::json::parse(text)));
+    };
+    auto off = patch(R"({"enabled":false})");
+    EXPECT_EQ(off.enabled, false);
+    EXPECT_FALSE(off.url);
+    EXPECT_FALSE(off.secret);
+    auto moved = patch(R"({"url":"https://new.example/h","secret":"0123456789abcdef"})");
+    EXPECT_EQ(moved.url, "https://new.example/h");
+    ASSERT_TRUE(moved.secret);
+    EXPECT_EQ(*moved.secret, "0123456789abcdef");
+    EXPECT_FALSE(moved.enabled);
+    auto unsigned_ = patch(R"({"secret":null})");
+    ASSERT_TRUE(unsigned_.secret); // present, and null: no secret from now on
+    EXPECT_FALSE(*unsigned_.secret);
+}
+
+TEST(webhook_request, a_bad_change_names_the_field) {
+    auto refused = [](const char* text) {
+        return std::get<field_error>(parse_webhook_patch(boost::json::parse(text)));
+    };
+    EXPECT_EQ(refused(R"({})").field, "");
+    EXPECT_EQ(refused(R"(3)").field, "");
+    EXPECT_EQ(refused(R"({"enabled":"no"})").field, "enabled");
+    EXPECT_EQ(refused(R"({"enabled":true,"x":1})").field, "x");
+    EXPECT_EQ(refused(R"({"event":"deploy.failed"})").field, "event"); // not changeable
+    EXPECT_EQ(refused(R"({"url":"http://plain.example/"})").field, "url");
+    EXPECT_EQ(refused(R"({"enabled":true,"secret":"short"})").field, "secret");
+    EXPECT_EQ(refused(R"({"secret":7})").field, "secret");
 }

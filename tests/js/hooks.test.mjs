@@ -235,6 +235,42 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     await eventually(async () => (await history(hook.id)).find((d) => d.event_id === first)?.status === 'succeeded', { timeoutMs: 15_000, what: 'delivered once enabled' });
   });
 
+  test('a webhook\'s url and secret can be changed in place; waiting deliveries follow; a bad change changes nothing', async () => {
+    const hook = await create('usage.threshold', receiver.url('/old'), { secret: SECRET });
+    const NEW_SECRET = 'whsec-fedcba9876543210';
+    let moved = false;
+    receiver.respond = (r) => (r.url === '/old' && !moved ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 });
+    const waiting = await emit('usage.threshold', { n: 1 });
+    await eventually(() => at('/old', waiting.id).length >= 1, { what: 'the first attempt failing' });
+    // A bad member refuses the whole change.
+    const bad = await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { url: receiver.url('/new'), secret: 'short' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error.field, 'secret');
+    assert.equal((await hooks.api('GET', `/webhooks/${hook.id}`)).json.url, receiver.url('/old'));
+    for (const [body, field] of [[{}, undefined], [{ event: 'deploy.failed' }, 'event'], [{ url: 'http://127.0.0.1/' }, 'url'], [{ secret: 5 }, 'secret']]) {
+      const r = await hooks.api('PATCH', `/webhooks/${hook.id}`, { body });
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.equal(r.json.error.field, field, JSON.stringify(body));
+    }
+    const changed = await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { url: receiver.url('/new'), secret: NEW_SECRET } });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.json.url, receiver.url('/new'));
+    assert.equal(changed.json.enabled, true, 'what was not named is kept');
+    moved = true;
+    // The delivery that was waiting goes to the new url, signed with the new secret.
+    await eventually(() => at('/new', waiting.id).length === 1, { timeoutMs: 15_000, what: 'the retry at the new url' });
+    const [retry] = at('/new', waiting.id);
+    assert.ok(signatureValid(NEW_SECRET, retry.body, retry.headers['gate-signature']));
+    assert.ok(!signatureValid(SECRET, retry.body, retry.headers['gate-signature']));
+    // null removes the secret: deliveries go unsigned.
+    const unsigned = await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { secret: null } });
+    assert.equal(unsigned.json.has_secret, false);
+    const plain = await emit('usage.threshold', { n: 2 });
+    await eventually(() => at('/new', plain.id).length === 1, { what: 'the unsigned delivery' });
+    assert.equal(at('/new', plain.id)[0].headers['gate-signature'], undefined);
+    await hooks.api('DELETE', `/webhooks/${hook.id}`);
+  });
+
   test('the test action against a live, a failing, a refused and a silent url', async () => {
     receiver.respond = (r) => {
       if (r.url === '/test-fail') return { status: 500 };
@@ -331,6 +367,11 @@ describe('gate-hooks refuses what it must', { timeout: 60_000 }, () => {
       const byName = `https://localhost:${receiver.port}/hook`;
       const mk = async (h, url = byName) => (await h.api('POST', '/webhooks', { body: { event: 'deploy.success', url } })).json;
       const a = await mk(strict);
+      // Nor can a webhook be moved to one afterwards.
+      const moved = await strict.api('PATCH', `/webhooks/${a.id}`, { body: { url: receiver.url() } });
+      assert.equal(moved.status, 400);
+      assert.equal(moved.json.error.field, 'url');
+      assert.equal((await strict.api('GET', `/webhooks/${a.id}`)).json.url, byName);
       const r1 = (await strict.api('POST', `/webhooks/${a.id}/test`)).json;
       assert.equal(r1.success, false);
       assert.match(r1.error, /refused: localhost resolves only to non-public addresses \((127\.0\.0\.1|::1)/);
