@@ -11,6 +11,7 @@
 //   node simulations/bench_hooks.mjs [events] [ingest-concurrency]   (defaults 5000, 32)
 // Environment: GATE_HOOKS_BIN (default build/gate-hooks); GATE_HOOKS_BENCH_STORES (default
 // "sqlite,postgres") and GATE_HOOKS_BENCH_RUNS (default "live,backlog,paced") pick a subset.
+import { readdirSync, readFileSync } from 'node:fs';
 import { TOKENS, makeTestCa, startHooks, startPostgres, startReceiver } from '../tests/js/lib/index.mjs';
 
 const events = Number(process.argv[2] ?? 5000);
@@ -18,6 +19,34 @@ const concurrency = Number(process.argv[3] ?? 32);
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+// CPU time (ms) used so far by each process in `roots` and all its descendants, from /proc
+// (utime + stime, in clock ticks of 10 ms): where a drain's CPU went, by component.
+function cpuMs(roots) {
+  const procs = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The command name may hold spaces and parentheses: fields are counted after the last ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.push({ pid: Number(name), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {} // gone meanwhile
+  }
+  const children = new Map();
+  for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  let ticks = 0;
+  const visit = (p) => {
+    ticks += p.ticks;
+    for (const c of children.get(p.pid) ?? []) visit(c);
+  };
+  for (const p of procs) if (roots.includes(p.pid)) visit(p);
+  return ticks * 10;
+}
+const selfCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 };
 
 const pacedRate = Number(process.env.GATE_HOOKS_BENCH_RATE ?? 500);
@@ -35,7 +64,14 @@ async function run(label, instances, backlog = false, paced = false) {
   const ca = instances.ca;
   const receiver = await startReceiver(ca);
   let refusing = backlog;
-  receiver.respond = () => (refusing ? { status: 503 } : { status: 204 });
+  // Counted as they arrive: filtering every arrival so far on each poll cost the harness
+  // (which shares the cores with what it measures) more CPU per delivery as a run went on.
+  let delivered = 0;
+  receiver.respond = () => {
+    if (refusing) return { status: 503 };
+    delivered += 1;
+    return { status: 204 };
+  };
   const hooks = instances.list;
   const hook = (await hooks[0].api('POST', '/webhooks', { body: { event: 'usage.threshold', url: receiver.url('/bench'), secret: '0123456789abcdef' } })).json;
   const sentAt = new Map();
@@ -62,6 +98,7 @@ async function run(label, instances, backlog = false, paced = false) {
   const ingestSeconds = (performance.now() - t0) / 1000;
   const ok = () => receiver.received.filter((r) => r.url === '/bench' && !r.refused);
   let drainStart = null;
+  let cpuAtStart = null;
   if (backlog) {
     // Every delivery's attempts were refused, so all of them are in the dead-letter queue;
     // the operator's retry makes them due at the same moment.
@@ -71,25 +108,36 @@ async function run(label, instances, backlog = false, paced = false) {
     // PostgreSQL: the statistics autovacuum would have gathered by now on a running system
     // (it analyzes a table within a minute of it changing); a database minutes old has none.
     instances.analyze?.();
+    console.error(`${label}: ${events} dead letters; the retry starts the drain`);
     refusing = false;
+    cpuAtStart = { hooks: cpuMs(hooks.map((h) => h.pid)), database: instances.dbPid ? cpuMs([instances.dbPid]) : 0, bench: selfCpuMs() };
     drainStart = Date.now();
     const retried = await hooks[0].api('POST', `/webhook-deliveries/dlq/${hook.id}/retry`, { token: TOKENS.org_a });
     if (retried.status !== 202 || retried.json.retried !== events) throw new Error(`dlq retry: ${retried.status} ${retried.text}`);
   }
   const waitStart = Date.now();
-  while (ok().length < events) {
+  while (delivered < events) {
     if (Date.now() - waitStart > 120_000) {
       const dlq = (await hooks[0].api('GET', '/webhook-deliveries/dlq?limit=5', { token: TOKENS.org_a })).json;
-      throw new Error(`${label}: ${ok().length} of ${events} delivered after 2 minutes; dead letters: ${JSON.stringify(dlq)}`);
+      throw new Error(`${label}: ${delivered} of ${events} delivered after 2 minutes; dead letters: ${JSON.stringify(dlq)}`);
     }
     await new Promise((r) => setTimeout(r, 20));
   }
+  // CPU per delivery in the drain, by component (the bench process is the receiver and client).
+  const cpu = backlog
+    ? Object.fromEntries(
+        Object.entries({ hooks: cpuMs(hooks.map((h) => h.pid)), database: instances.dbPid ? cpuMs([instances.dbPid]) : 0, bench: selfCpuMs() }).map(([k, v]) => [
+          k,
+          Math.round(((v - cpuAtStart[k]) * 1000) / events),
+        ]),
+      )
+    : undefined;
   const total = backlog ? (Math.max(...ok().map((r) => r.at)) - drainStart) / 1000 : (performance.now() - t0) / 1000;
   // The receiver stamps arrival with Date.now(); sentAt is performance.now(): same process,
   // converted through the time origin.
   const latencies = ok().map((r) => r.at - (performance.timeOrigin + sentAt.get(r.json.event_id)));
   const result = backlog
-    ? { label: `${label}, backlog`, events, deliveriesPerSec: Math.round(events / total), tlsConnections: receiver.connections }
+    ? { label: `${label}, backlog`, events, deliveriesPerSec: Math.round(events / total), tlsConnections: receiver.connections, cpuMicrosecondsPerDelivery: cpu }
     : {
         label: `${label}, ${paced ? `paced at ${pacedRate}/s` : 'live'}`,
         events,
@@ -130,7 +178,7 @@ if (stores.includes('postgres')) {
   const b = await startHooks({ config, dbPath: url });
   try {
     const analyze = () => pg.psql('ANALYZE', 'bench');
-    results.push(...(await runAll('PostgreSQL, two instances', { ca, list: [a, b], analyze })));
+    results.push(...(await runAll('PostgreSQL, two instances', { ca, list: [a, b], analyze, dbPid: pg.proc.pid })));
     if (pgStats)
       console.error(
         pg.psql(
