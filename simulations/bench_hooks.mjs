@@ -185,6 +185,8 @@ if (stores.includes('postgres')) {
           "SELECT round(total_exec_time)::text || ' ms, ' || calls || ' calls, ' || rows || ' rows: ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8",
           'bench',
         ),
+        // How many row updates were HOT (no index entry written).
+        pg.psql("SELECT 'deliveries: ' || n_tup_upd || ' updates, ' || n_tup_hot_upd || ' HOT' FROM pg_stat_user_tables WHERE relname = 'deliveries'", 'bench'),
         // The slowest plans, as auto_explain logged them.
         pg.proc.stderr.text(),
       );
