@@ -42,6 +42,14 @@ struct store_fixture : ::testing::Test {
         sqlite3_close(raw);
         return n;
     }
+    // The webhook's one waiting delivery is held: not claimable at `at`, claimable once the
+    // webhook is enabled again.
+    void expect_held_until_enabled(const webhook& hook, clock_time at) {
+        EXPECT_EQ(ready(), 0);
+        EXPECT_TRUE(db->claim_due(at, 10, 30s).empty());
+        db->set_enabled(hook.organization, hook.id, true, at);
+        EXPECT_EQ(db->claim_due(at, 10, 30s).size(), 1u);
+    }
     webhook make(const std::string& org, const std::string& event, bool secret = false) {
         webhook_spec spec{event, "https://r.example/" + org, std::nullopt};
         if (secret)
@@ -239,10 +247,7 @@ TEST_F(store_fixture, an_attempt_in_flight_when_its_webhook_is_disabled_comes_ba
                 t0 + 2s,
                 false,
                 t0 + 2s});
-    EXPECT_EQ(ready(), 0);
-    EXPECT_TRUE(db->claim_due(t0 + 1h, 10, 30s).empty());
-    db->set_enabled("org_a", hook.id, true, t0 + 1h);
-    EXPECT_EQ(db->claim_due(t0 + 1h, 10, 30s).size(), 1u);
+    expect_held_until_enabled(hook, t0 + 1h);
 }
 
 TEST_F(store_fixture, a_410_holds_the_webhooks_other_waiting_deliveries) {
@@ -257,10 +262,7 @@ TEST_F(store_fixture, a_410_holds_the_webhooks_other_waiting_deliveries) {
                 t0 + 2s,
                 true,
                 t0 + 2s});
-    EXPECT_EQ(ready(), 0);
-    EXPECT_TRUE(db->claim_due(t0 + 3s, 10, 30s).empty());
-    db->set_enabled("org_a", hook.id, true, t0 + 4s);
-    EXPECT_EQ(db->claim_due(t0 + 5s, 10, 30s).size(), 1u);
+    expect_held_until_enabled(hook, t0 + 3s);
 }
 
 TEST_F(store_fixture, dead_letters_retried_into_a_disabled_webhook_wait_held) {
@@ -271,10 +273,7 @@ TEST_F(store_fixture, dead_letters_retried_into_a_disabled_webhook_wait_held) {
         {due.d.id, due.claim, {500, std::nullopt, ""}, delivery_status::dead, t0, false, t0});
     db->set_enabled("org_a", hook.id, false, t0 + 1s);
     EXPECT_EQ(db->retry_dead_letters("org_a", hook.id, t0 + 2s), 1u);
-    EXPECT_EQ(ready(), 0);
-    EXPECT_TRUE(db->claim_due(t0 + 3s, 10, 30s).empty());
-    db->set_enabled("org_a", hook.id, true, t0 + 4s);
-    EXPECT_EQ(db->claim_due(t0 + 5s, 10, 30s).size(), 1u);
+    expect_held_until_enabled(hook, t0 + 3s);
 }
 
 TEST_F(store_fixture, an_attempt_that_outlived_its_lease_does_not_overwrite_the_newer_one) {
