@@ -214,7 +214,7 @@ public:
             PQfinish(conn_);
             throw std::runtime_error("cannot connect to PostgreSQL: " + why);
         }
-        run("SET client_min_messages = warning");
+        configure();
         migrate();
     }
     ~postgres_store() override { PQfinish(conn_); }
@@ -310,26 +310,25 @@ public:
         // every claim sort the whole backlog), and the rows are then reached by primary key
         // (= ANY) and their webhook and event by scalar subqueries, so no plan can turn a
         // claim of a few rows into a scan of the table.
-        auto r = run_planned(
-            std::string("WITH lapsed AS (SELECT id FROM deliveries l WHERE status = "
-                        "'delivering' AND lease_until <= $1 AND EXISTS (SELECT 1 FROM "
-                        "webhooks w WHERE w.id = l.webhook_id AND w.enabled) ORDER BY "
-                        "lease_until LIMIT $2 FOR UPDATE SKIP LOCKED), "
-                        "pending AS (SELECT id FROM deliveries p WHERE status = "
-                        "'pending' AND NOT held AND next_attempt_at <= $1 AND EXISTS "
-                        "(SELECT 1 FROM "
-                        "webhooks w WHERE w.id = p.webhook_id AND w.enabled) ORDER BY "
-                        "next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
-                        "UPDATE deliveries d SET status = 'delivering', lease_until = "
-                        "$3, claim = md5(random()::text || clock_timestamp()::text || "
-                        "d.id), updated_at = $1 WHERE d.id = ANY(ARRAY(SELECT id FROM "
-                        "lapsed UNION ALL SELECT id FROM pending LIMIT $2)) RETURNING ") +
-                delivery_columns +
-                ", (SELECT url FROM webhooks WHERE id = d.webhook_id), (SELECT secret "
-                "FROM webhooks WHERE id = d.webhook_id), (SELECT created_at FROM events "
-                "WHERE id = d.event_id), (SELECT data FROM events WHERE id = "
-                "d.event_id), d.claim",
-            {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease))});
+        auto r = run(std::string("WITH lapsed AS (SELECT id FROM deliveries l WHERE status = "
+                                 "'delivering' AND lease_until <= $1 AND EXISTS (SELECT 1 FROM "
+                                 "webhooks w WHERE w.id = l.webhook_id AND w.enabled) ORDER BY "
+                                 "lease_until LIMIT $2 FOR UPDATE SKIP LOCKED), "
+                                 "pending AS (SELECT id FROM deliveries p WHERE status = "
+                                 "'pending' AND NOT held AND next_attempt_at <= $1 AND EXISTS "
+                                 "(SELECT 1 FROM "
+                                 "webhooks w WHERE w.id = p.webhook_id AND w.enabled) ORDER BY "
+                                 "next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
+                                 "UPDATE deliveries d SET status = 'delivering', lease_until = "
+                                 "$3, claim = md5(random()::text || clock_timestamp()::text || "
+                                 "d.id), updated_at = $1 WHERE d.id = ANY(ARRAY(SELECT id FROM "
+                                 "lapsed UNION ALL SELECT id FROM pending LIMIT $2)) RETURNING ") +
+                         delivery_columns +
+                         ", (SELECT url FROM webhooks WHERE id = d.webhook_id), (SELECT secret "
+                         "FROM webhooks WHERE id = d.webhook_id), (SELECT created_at FROM events "
+                         "WHERE id = d.event_id), (SELECT data FROM events WHERE id = "
+                         "d.event_id), d.claim",
+                     {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease))});
         std::vector<due_delivery> out;
         for (int i = 0; i < r->rows(); ++i) {
             due_delivery due;
@@ -387,12 +386,12 @@ public:
             ", updated_at = done.now FROM done WHERE done.disable AND w.id = "
             "done.webhook_id RETURNING w.id";
         if (!disables) {
-            run_planned(sql, {p(boost::json::serialize(batch))});
+            run(sql, {p(boost::json::serialize(batch))});
             return;
         }
         // A 410 switched webhooks off: their other waiting deliveries are held with it.
         transaction tx(*this);
-        auto off = run_planned(sql, {p(boost::json::serialize(batch))});
+        auto off = run(sql, {p(boost::json::serialize(batch))});
         std::vector<std::string> ids;
         for (int i = 0; i < off->rows(); ++i)
             ids.push_back(off->text(i, 0));
@@ -529,30 +528,31 @@ private:
             PQexecPrepared(conn_, found->second.c_str(), n, values.data(), nullptr, nullptr, 0));
     }
 
-    // Planned at each execution, for the size the queue has now: claims and outcome batches.
-    // A plan made once per connection was made when a new queue was empty, and a sequential
-    // scan with `id = ANY(...)` as its filter stayed the plan as the table grew, until an
-    // ANALYZE happened to invalidate it (per batch, every row compared with every id). Their
-    // planning is paid once per batch, not once per delivery.
-    std::unique_ptr<result> run_planned(const std::string& sql, const std::vector<param>& params) {
-        std::vector<const char*> values;
-        values.reserve(params.size());
-        for (const auto& v : params)
-            values.push_back(v ? v->c_str() : nullptr);
-        return checked(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                                    values.data(), nullptr, nullptr, 0));
-    }
-
     std::unique_ptr<result> checked(PGresult* r) {
         if (!r)
             throw std::runtime_error(std::string("postgres: ") + PQerrorMessage(conn_));
         if (PQstatus(conn_) == CONNECTION_BAD) {
-            // A broken connection is reopened for the next call (its prepared statements are
-            // gone with it); this one fails.
+            // A broken connection is reopened for the next call (its prepared statements and
+            // settings are gone with it); this one fails.
             PQreset(conn_);
             prepared_.clear();
+            if (PQstatus(conn_) == CONNECTION_OK)
+                configure();
         }
         return std::make_unique<result>(conn_, r);
+    }
+
+    // Every statement here was written for an index, and the planner is told so: a plan made
+    // while a new queue was empty (no statistics, a few pages) chose a sequential scan filtered
+    // by `id = ANY(...)`, and a prepared statement kept it as the table grew; a claim planned
+    // from stale statistics chose a bitmap scan, which reads every entry in the due range (tens
+    // of thousands after a burst, most of them dead row versions) where an index scan stops at
+    // the claim's size and marks the dead entries it passes. With both scans priced out,
+    // statements are planned once per connection and stay index plans whatever the table's
+    // size; a statement with no index to use still gets its sequential scan.
+    void configure() {
+        script("SET client_min_messages = warning; SET enable_seqscan = off; "
+               "SET enable_bitmapscan = off");
     }
 
     // Several statements, no parameters (a migration).

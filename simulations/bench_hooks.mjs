@@ -165,11 +165,17 @@ if (stores.includes('sqlite')) {
   }
 }
 if (stores.includes('postgres')) {
-  // GATE_HOOKS_BENCH_PGSTATS=1: where the database's time went, by statement.
-  const pgStats = process.env.GATE_HOOKS_BENCH_PGSTATS === '1';
+  // GATE_HOOKS_BENCH_PGSTATS=1: where the database's time went, by statement (planning
+  // included), counted from the last run's start (the drain's, for a backlog run); =plans
+  // also logs the slowest plans (auto_explain with timing, which slows every statement).
+  const pgStats = process.env.GATE_HOOKS_BENCH_PGSTATS ?? '';
   const pg = await startPostgres({
     settings: pgStats
-      ? ['shared_preload_libraries=pg_stat_statements,auto_explain', 'auto_explain.log_min_duration=4ms', 'auto_explain.log_analyze=on', 'auto_explain.log_nested_statements=on']
+      ? [
+          'shared_preload_libraries=pg_stat_statements,auto_explain',
+          'pg_stat_statements.track_planning=on',
+          ...(pgStats === 'plans' ? ['auto_explain.log_min_duration=4ms', 'auto_explain.log_analyze=on', 'auto_explain.log_nested_statements=on'] : []),
+        ]
       : [],
   });
   const url = pg.createDatabase('bench');
@@ -177,12 +183,15 @@ if (stores.includes('postgres')) {
   const a = await startHooks({ config, dbPath: url });
   const b = await startHooks({ config, dbPath: url });
   try {
-    const analyze = () => pg.psql('ANALYZE', 'bench');
+    const analyze = () => {
+      pg.psql('ANALYZE', 'bench');
+      if (pgStats) pg.psql('SELECT pg_stat_statements_reset()', 'bench');
+    };
     results.push(...(await runAll('PostgreSQL, two instances', { ca, list: [a, b], analyze, dbPid: pg.proc.pid })));
     if (pgStats)
       console.error(
         pg.psql(
-          "SELECT round(total_exec_time)::text || ' ms, ' || calls || ' calls, ' || rows || ' rows: ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8",
+          "SELECT round(total_exec_time)::text || ' ms executing, ' || round(total_plan_time)::text || ' ms planning, ' || calls || ' calls, ' || rows || ' rows: ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8",
           'bench',
         ),
         // How many row updates were HOT (no index entry written).
