@@ -305,30 +305,26 @@ public:
                                         std::chrono::milliseconds lease) override {
         // A disabled webhook's deliveries wait, held out of the pending index, until it is
         // enabled again; the EXISTS catches the few an outcome committed while it was being
-        // disabled. Due rows are found
-        // by two ordered index scans that stop at the limit (an OR of both conditions made
-        // every claim sort the whole backlog), and the rows are then reached by primary key
-        // (= ANY) and their webhook and event by scalar subqueries, so no plan can turn a
-        // claim of a few rows into a scan of the table.
+        // disabled. Due rows are found by two ordered index scans that stop at the limit (an
+        // OR of both conditions made every claim sort the whole backlog); the rows are then
+        // reached by primary key (= ANY) and joined to their webhook and event. One claim
+        // token for the batch: it only has to tell this claim from the next claim of a row.
         auto r = run(std::string("WITH lapsed AS (SELECT id FROM deliveries l WHERE status = "
                                  "'delivering' AND lease_until <= $1 AND EXISTS (SELECT 1 FROM "
                                  "webhooks w WHERE w.id = l.webhook_id AND w.enabled) ORDER BY "
                                  "lease_until LIMIT $2 FOR UPDATE SKIP LOCKED), "
                                  "pending AS (SELECT id FROM deliveries p WHERE status = "
                                  "'pending' AND NOT held AND next_attempt_at <= $1 AND EXISTS "
-                                 "(SELECT 1 FROM "
-                                 "webhooks w WHERE w.id = p.webhook_id AND w.enabled) ORDER BY "
-                                 "next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
-                                 "UPDATE deliveries d SET status = 'delivering', lease_until = "
-                                 "$3, claim = md5(random()::text || clock_timestamp()::text || "
-                                 "d.id), updated_at = $1 WHERE d.id = ANY(ARRAY(SELECT id FROM "
-                                 "lapsed UNION ALL SELECT id FROM pending LIMIT $2)) RETURNING ") +
-                         delivery_columns +
-                         ", (SELECT url FROM webhooks WHERE id = d.webhook_id), (SELECT secret "
-                         "FROM webhooks WHERE id = d.webhook_id), (SELECT created_at FROM events "
-                         "WHERE id = d.event_id), (SELECT data FROM events WHERE id = "
-                         "d.event_id), d.claim",
-                     {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease))});
+                                 "(SELECT 1 FROM webhooks w WHERE w.id = p.webhook_id AND "
+                                 "w.enabled) ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP "
+                                 "LOCKED) UPDATE deliveries d SET status = 'delivering', "
+                                 "lease_until = $3, claim = $4, updated_at = $1 FROM webhooks w, "
+                                 "events e WHERE d.id = ANY(ARRAY(SELECT id FROM lapsed UNION "
+                                 "ALL SELECT id FROM pending LIMIT $2)) AND w.id = d.webhook_id "
+                                 "AND e.id = d.event_id RETURNING ") +
+                         delivery_columns + ", w.url, w.secret, e.created_at, e.data, d.claim",
+                     {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease)),
+                      p(transport::random_id())});
         std::vector<due_delivery> out;
         for (int i = 0; i < r->rows(); ++i) {
             due_delivery due;
