@@ -7,11 +7,18 @@
 //            (maxAttempts 3), is in the dead-letter queue; the operator's retry then makes all
 //            of them due at once, and the rate at which that backlog drains (retry call to last
 //            arrival) is gate-hooks' delivery capacity, independent of the ingest client
+//   backlog-native: the same with simulations/bench_receiver (C++) as the receiver, whose
+//            share of the cores is a fraction of node's
 //
 //   node simulations/bench_hooks.mjs [events] [ingest-concurrency]   (defaults 5000, 32)
 // Environment: GATE_HOOKS_BIN (default build/gate-hooks); GATE_HOOKS_BENCH_STORES (default
-// "sqlite,postgres") and GATE_HOOKS_BENCH_RUNS (default "live,backlog,paced") pick a subset.
+// "sqlite,postgres") and GATE_HOOKS_BENCH_RUNS (default "live,backlog,backlog-native,paced")
+// pick a subset; GATE_HOOKS_BENCH_RECEIVER_BIN (default next to gate-hooks,
+// simulations/bench_receiver).
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { TOKENS, makeTestCa, startHooks, startPostgres, startReceiver } from '../tests/js/lib/index.mjs';
 
 const events = Number(process.argv[2] ?? 5000);
@@ -51,18 +58,50 @@ const selfCpuMs = () => {
 
 const pacedRate = Number(process.env.GATE_HOOKS_BENCH_RATE ?? 500);
 const stores = (process.env.GATE_HOOKS_BENCH_STORES ?? 'sqlite,postgres').split(',');
-const runs = (process.env.GATE_HOOKS_BENCH_RUNS ?? 'live,backlog,paced').split(',');
+const runs = (process.env.GATE_HOOKS_BENCH_RUNS ?? 'live,backlog,backlog-native,paced').split(',');
 async function runAll(label, instances) {
   const out = [];
   if (runs.includes('live')) out.push(await run(label, instances));
   if (runs.includes('backlog')) out.push(await run(label, instances, true));
+  if (runs.includes('backlog-native')) out.push(await run(label, instances, true, false, true));
   if (runs.includes('paced')) out.push(await run(label, instances, false, true));
   return out;
 }
 
-async function run(label, instances, backlog = false, paced = false) {
+// simulations/bench_receiver: the same receiver's work (TLS, kept-alive connections, 503 then
+// 204) in C++, for a drain whose rate should not depend on the receiver's share of the cores.
+// It counts the deliveries itself and reports the last one's arrival.
+async function startNativeReceiver(ca) {
+  const bin = process.env.GATE_HOOKS_BENCH_RECEIVER_BIN ?? path.join(path.dirname(process.env.GATE_HOOKS_BIN ?? 'build/gate-hooks'), 'simulations/bench_receiver');
+  const child = spawn(bin, [path.join(ca.dir, 'server.pem'), path.join(ca.dir, 'server.key')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const next = () => new Promise((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench_receiver exited (${code})`)));
+  });
+  const port = Number((await next()).split(' ')[1]);
+  return {
+    pid: child.pid,
+    url: (p) => `https://127.0.0.1:${port}${p}`,
+    // Resolves when the n-th accepted delivery has been answered: { at, connections }.
+    accept: (n) => {
+      const done = next();
+      child.stdin.write(`accept ${n}\n`);
+      return done.then((l) => {
+        const [, at, connections] = l.split(' ').map(Number);
+        return { at, connections };
+      });
+    },
+    stop: () => new Promise((r) => {
+      child.once('exit', r);
+      child.stdin.end();
+    }),
+  };
+}
+
+async function run(label, instances, backlog = false, paced = false, native = false) {
   const ca = instances.ca;
-  const receiver = await startReceiver(ca);
+  const receiver = native ? await startNativeReceiver(ca) : await startReceiver(ca);
   let refusing = backlog;
   // Counted as they arrive: filtering every arrival so far on each poll cost the harness
   // (which shares the cores with what it measures) more CPU per delivery as a run went on.
@@ -96,26 +135,41 @@ async function run(label, instances, backlog = false, paced = false) {
     }),
   );
   const ingestSeconds = (performance.now() - t0) / 1000;
-  const ok = () => receiver.received.filter((r) => r.url === '/bench' && !r.refused);
+  const ok = () => (receiver.received ?? []).filter((r) => r.url === '/bench' && !r.refused);
   let drainStart = null;
   let cpuAtStart = null;
+  let nativeDone = null;
+  const cpuNow = () => ({
+    hooks: cpuMs(hooks.map((h) => h.pid)),
+    database: instances.dbPid ? cpuMs([instances.dbPid]) : 0,
+    bench: selfCpuMs(),
+    ...(native ? { receiver: cpuMs([receiver.pid]) } : {}),
+  });
   if (backlog) {
     // Every delivery's attempts were refused, so all of them are in the dead-letter queue;
     // the operator's retry makes them due at the same moment.
     const dead = async () => (await hooks[0].api('GET', '/webhook-deliveries/dlq/stats', { token: TOKENS.org_a })).json.total;
     while ((await dead()) < events) await new Promise((r) => setTimeout(r, 50));
-    for (const r of receiver.received) r.refused = true;
+    for (const r of receiver.received ?? []) r.refused = true;
     // PostgreSQL: the statistics autovacuum would have gathered by now on a running system
     // (it analyzes a table within a minute of it changing); a database minutes old has none.
     instances.analyze?.();
     console.error(`${label}: ${events} dead letters; the retry starts the drain`);
     refusing = false;
-    cpuAtStart = { hooks: cpuMs(hooks.map((h) => h.pid)), database: instances.dbPid ? cpuMs([instances.dbPid]) : 0, bench: selfCpuMs() };
+    if (native) nativeDone = receiver.accept(events);
+    cpuAtStart = cpuNow();
     drainStart = Date.now();
     const retried = await hooks[0].api('POST', `/webhook-deliveries/dlq/${hook.id}/retry`, { token: TOKENS.org_a });
     if (retried.status !== 202 || retried.json.retried !== events) throw new Error(`dlq retry: ${retried.status} ${retried.text}`);
   }
   const waitStart = Date.now();
+  if (nativeDone) {
+    const finished = await Promise.race([nativeDone, new Promise((r) => setTimeout(() => r(null), 120_000))]);
+    if (!finished) throw new Error(`${label}: not all of ${events} delivered after 2 minutes`);
+    receiver.connections = finished.connections;
+    delivered = events;
+    nativeDone = finished;
+  }
   while (delivered < events) {
     if (Date.now() - waitStart > 120_000) {
       const dlq = (await hooks[0].api('GET', '/webhook-deliveries/dlq?limit=5', { token: TOKENS.org_a })).json;
@@ -126,18 +180,19 @@ async function run(label, instances, backlog = false, paced = false) {
   // CPU per delivery in the drain, by component (the bench process is the receiver and client).
   const cpu = backlog
     ? Object.fromEntries(
-        Object.entries({ hooks: cpuMs(hooks.map((h) => h.pid)), database: instances.dbPid ? cpuMs([instances.dbPid]) : 0, bench: selfCpuMs() }).map(([k, v]) => [
+        Object.entries(cpuNow()).map(([k, v]) => [
           k,
           Math.round(((v - cpuAtStart[k]) * 1000) / events),
         ]),
       )
     : undefined;
-  const total = backlog ? (Math.max(...ok().map((r) => r.at)) - drainStart) / 1000 : (performance.now() - t0) / 1000;
+  const lastArrival = nativeDone ? nativeDone.at : backlog ? Math.max(...ok().map((r) => r.at)) : 0;
+  const total = backlog ? (lastArrival - drainStart) / 1000 : (performance.now() - t0) / 1000;
   // The receiver stamps arrival with Date.now(); sentAt is performance.now(): same process,
   // converted through the time origin.
   const latencies = ok().map((r) => r.at - (performance.timeOrigin + sentAt.get(r.json.event_id)));
   const result = backlog
-    ? { label: `${label}, backlog`, events, deliveriesPerSec: Math.round(events / total), tlsConnections: receiver.connections, cpuMicrosecondsPerDelivery: cpu }
+    ? { label: `${label}, backlog${native ? ' (C++ receiver)' : ''}`, events, deliveriesPerSec: Math.round(events / total), tlsConnections: receiver.connections, cpuMicrosecondsPerDelivery: cpu }
     : {
         label: `${label}, ${paced ? `paced at ${pacedRate}/s` : 'live'}`,
         events,
