@@ -1,20 +1,21 @@
 // gate-hooks throughput: events ingested per second, deliveries per second to a loopback
 // HTTPS receiver, and the time from ingest to delivery (p50/p99), on SQLite with one instance
-// and on PostgreSQL with two sharing the queue (docs/benchmarks.md). Two runs each:
+// and on PostgreSQL with two sharing the queue (docs/benchmarks.md). The runs:
 //   live:    events ingested as fast as the client can, delivered as they come (the
 //            delivery rate can be no higher than the ingest rate; latency is ingest to arrival)
 //   backlog: the receiver first refuses every delivery (503), so each, after its attempts
 //            (maxAttempts 3), is in the dead-letter queue; the operator's retry then makes all
 //            of them due at once, and the rate at which that backlog drains (retry call to last
 //            arrival) is gate-hooks' delivery capacity, independent of the ingest client
-//   backlog-native: the same with simulations/bench_receiver (C++) as the receiver, whose
-//            share of the cores is a fraction of node's
+//   paced:   a steady 500 events/s (GATE_HOOKS_BENCH_RATE), the machine not saturated
+//   backlog-native, paced-native: the same with simulations/bench_receiver (C++) as the
+//            receiver, whose share of the cores is a fraction of node's
 //
 //   node simulations/bench_hooks.mjs [events] [ingest-concurrency]   (defaults 5000, 32)
 // Environment: GATE_HOOKS_BIN (default build/gate-hooks); GATE_HOOKS_BENCH_STORES (default
-// "sqlite,postgres") and GATE_HOOKS_BENCH_RUNS (default "live,backlog,backlog-native,paced")
-// pick a subset; GATE_HOOKS_BENCH_RECEIVER_BIN (default next to gate-hooks,
-// simulations/bench_receiver).
+// "sqlite,postgres") and GATE_HOOKS_BENCH_RUNS (default
+// "live,backlog,backlog-native,paced,paced-native") pick a subset;
+// GATE_HOOKS_BENCH_RECEIVER_BIN (default simulations/bench_receiver next to gate-hooks).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -58,50 +59,62 @@ const selfCpuMs = () => {
 
 const pacedRate = Number(process.env.GATE_HOOKS_BENCH_RATE ?? 500);
 const stores = (process.env.GATE_HOOKS_BENCH_STORES ?? 'sqlite,postgres').split(',');
-const runs = (process.env.GATE_HOOKS_BENCH_RUNS ?? 'live,backlog,backlog-native,paced').split(',');
+const runs = (process.env.GATE_HOOKS_BENCH_RUNS ?? 'live,backlog,backlog-native,paced,paced-native').split(',');
 async function runAll(label, instances) {
   const out = [];
   if (runs.includes('live')) out.push(await run(label, instances));
   if (runs.includes('backlog')) out.push(await run(label, instances, true));
   if (runs.includes('backlog-native')) out.push(await run(label, instances, true, false, true));
   if (runs.includes('paced')) out.push(await run(label, instances, false, true));
+  if (runs.includes('paced-native')) out.push(await run(label, instances, false, true, true));
   return out;
 }
 
 // simulations/bench_receiver: the same receiver's work (TLS, kept-alive connections, 503 then
-// 204) in C++, for a drain whose rate should not depend on the receiver's share of the cores.
-// It counts the deliveries itself and reports the last one's arrival.
-async function startNativeReceiver(ca) {
+// 204) in C++, so a drain's rate and a paced run's latency do not depend on the receiver's
+// share of the cores and of the benchmark's event loop. It counts the deliveries itself and
+// reports the last one's arrival; with `arrivals`, each delivery's arrival and event id too
+// (as `received` entries, like the node receiver's).
+async function startNativeReceiver(ca, { arrivals = false } = {}) {
   const bin = process.env.GATE_HOOKS_BENCH_RECEIVER_BIN ?? path.join(path.dirname(process.env.GATE_HOOKS_BIN ?? 'build/gate-hooks'), 'simulations/bench_receiver');
-  const child = spawn(bin, [path.join(ca.dir, 'server.pem'), path.join(ca.dir, 'server.key')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout });
-  const next = () => new Promise((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`bench_receiver exited (${code})`)));
+  const args = [path.join(ca.dir, 'server.pem'), path.join(ca.dir, 'server.key'), ...(arrivals ? ['--arrivals'] : [])];
+  const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  const waiting = [];
+  const receiver = { pid: child.pid, received: [], onArrival: () => {} };
+  createInterface({ input: child.stdout }).on('line', (l) => {
+    const [word, a, b] = l.split(' ');
+    if (word === 'arrival') {
+      receiver.received.push({ at: Number(a) / 1000, url: '/bench', json: { event_id: b } });
+      receiver.onArrival();
+    } else waiting.shift()?.({ word, a: Number(a), b: Number(b) });
   });
-  const port = Number((await next()).split(' ')[1]);
-  return {
-    pid: child.pid,
+  const next = () =>
+    Promise.race([
+      new Promise((r) => waiting.push(r)),
+      exited.then((code) => {
+        throw new Error(`bench_receiver exited (${code})`);
+      }),
+    ]);
+  const port = (await next()).a;
+  return Object.assign(receiver, {
     url: (p) => `https://127.0.0.1:${port}${p}`,
     // Resolves when the n-th accepted delivery has been answered: { at, connections }.
     accept: (n) => {
       const done = next();
       child.stdin.write(`accept ${n}\n`);
-      return done.then((l) => {
-        const [, at, connections] = l.split(' ').map(Number);
-        return { at, connections };
-      });
+      return done.then(({ a, b }) => ({ at: a, connections: b }));
     },
-    stop: () => new Promise((r) => {
-      child.once('exit', r);
+    stop: () => {
       child.stdin.end();
-    }),
-  };
+      return exited;
+    },
+  });
 }
 
 async function run(label, instances, backlog = false, paced = false, native = false) {
   const ca = instances.ca;
-  const receiver = native ? await startNativeReceiver(ca) : await startReceiver(ca);
+  const receiver = native ? await startNativeReceiver(ca, { arrivals: !backlog }) : await startReceiver(ca);
   let refusing = backlog;
   // Counted as they arrive: filtering every arrival so far on each poll cost the harness
   // (which shares the cores with what it measures) more CPU per delivery as a run went on.
@@ -113,6 +126,8 @@ async function run(label, instances, backlog = false, paced = false, native = fa
   };
   const hooks = instances.list;
   const hook = (await hooks[0].api('POST', '/webhooks', { body: { event: 'usage.threshold', url: receiver.url('/bench'), secret: '0123456789abcdef' } })).json;
+  // The C++ receiver accepts from the start unless it is to refuse first (backlog).
+  let nativeDone = native && !backlog ? receiver.accept(events) : null;
   const sentAt = new Map();
   let next = 0;
   const t0 = performance.now();
@@ -138,7 +153,6 @@ async function run(label, instances, backlog = false, paced = false, native = fa
   const ok = () => (receiver.received ?? []).filter((r) => r.url === '/bench' && !r.refused);
   let drainStart = null;
   let cpuAtStart = null;
-  let nativeDone = null;
   const cpuNow = () => ({
     hooks: cpuMs(hooks.map((h) => h.pid)),
     database: instances.dbPid ? cpuMs([instances.dbPid]) : 0,
@@ -194,7 +208,7 @@ async function run(label, instances, backlog = false, paced = false, native = fa
   const result = backlog
     ? { label: `${label}, backlog${native ? ' (C++ receiver)' : ''}`, events, deliveriesPerSec: Math.round(events / total), tlsConnections: receiver.connections, cpuMicrosecondsPerDelivery: cpu }
     : {
-        label: `${label}, ${paced ? `paced at ${pacedRate}/s` : 'live'}`,
+        label: `${label}, ${paced ? `paced at ${pacedRate}/s` : 'live'}${native ? ' (C++ receiver)' : ''}`,
         events,
         ingestPerSec: Math.round(events / ingestSeconds),
         deliveriesPerSec: Math.round(events / total),

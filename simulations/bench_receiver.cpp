@@ -4,11 +4,12 @@
 // this one answers a delivery for a fraction of that, so a drain measures gate-hooks and its
 // database (docs/benchmarks.md).
 //
-//   bench_receiver <cert.pem> <key.pem>
+//   bench_receiver <cert.pem> <key.pem> [--arrivals]
 //
 // Prints "listening <port>", then answers every request 503 until a line "accept <n>" on
 // stdin; from then on it answers 204, and after n of those prints "done <unix ms of the n-th>
-// <TLS connections accepted>". EOF on stdin ends it.
+// <TLS connections accepted>". With --arrivals it also prints "arrival <unix µs> <event id>"
+// for each delivery it accepts. EOF on stdin ends it.
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace asio = boost::asio;
@@ -29,16 +31,27 @@ using tcp = asio::ip::tcp;
 namespace {
 
 struct state {
+    bool arrivals = false;
     bool accepting = false;
     long long wanted = 0;
     long long accepted = 0;
     long long connections = 0;
 };
 
-long long unix_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
+long long unix_us() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+// The delivery body's "event_id" member, found without parsing the rest.
+std::string_view event_id(std::string_view body) {
+    constexpr std::string_view key = R"("event_id":")";
+    auto at = body.find(key);
+    if (at == std::string_view::npos)
+        return "-";
+    body.remove_prefix(at + key.size());
+    return body.substr(0, body.find('"'));
 }
 
 asio::awaitable<void> serve(tcp::socket socket, ssl::context& tls, state& s) {
@@ -61,8 +74,14 @@ asio::awaitable<void> serve(tcp::socket socket, ssl::context& tls, state& s) {
                                              req.version()};
         res.keep_alive(req.keep_alive());
         res.prepare_payload(); // Content-Length: 0 on a 503, or the client reads to EOF
-        if (s.accepting && ++s.accepted == s.wanted) {
-            std::printf("done %lld %lld\n", unix_ms(), s.connections);
+        if (s.accepting) {
+            auto now = unix_us();
+            if (s.arrivals) {
+                auto id = event_id(req.body());
+                std::printf("arrival %lld %.*s\n", now, static_cast<int>(id.size()), id.data());
+            }
+            if (++s.accepted == s.wanted)
+                std::printf("done %lld %lld\n", now / 1000, s.connections);
             std::fflush(stdout);
         }
         co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
@@ -82,8 +101,8 @@ asio::awaitable<void> listen(tcp::acceptor& acceptor, ssl::context& tls, state& 
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: bench_receiver <cert.pem> <key.pem>\n");
+    if (argc < 3 || argc > 4 || (argc == 4 && std::string_view(argv[3]) != "--arrivals")) {
+        std::fprintf(stderr, "usage: bench_receiver <cert.pem> <key.pem> [--arrivals]\n");
         return 2;
     }
     ssl::context tls(ssl::context::tls_server);
@@ -95,6 +114,7 @@ int main(int argc, char** argv) {
     std::printf("listening %u\n", acceptor.local_endpoint().port());
     std::fflush(stdout);
     state s;
+    s.arrivals = argc == 4;
     asio::co_spawn(io, listen(acceptor, tls, s), asio::detached);
 
     // Commands arrive on stdin, read on their own thread and handed to the io thread.
