@@ -81,13 +81,11 @@ async function startNativeReceiver(ca, { arrivals = false } = {}) {
   const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise((r) => child.once('exit', r));
   const waiting = [];
-  const receiver = { pid: child.pid, received: [], onArrival: () => {} };
+  const receiver = { pid: child.pid, received: [] };
   createInterface({ input: child.stdout }).on('line', (l) => {
     const [word, a, b] = l.split(' ');
-    if (word === 'arrival') {
-      receiver.received.push({ at: Number(a) / 1000, url: '/bench', json: { event_id: b } });
-      receiver.onArrival();
-    } else waiting.shift()?.({ word, a: Number(a), b: Number(b) });
+    if (word === 'arrival') receiver.received.push({ at: Number(a) / 1000, url: '/bench', json: { event_id: b } });
+    else waiting.shift()?.({ a: Number(a), b: Number(b) });
   });
   const next = () =>
     Promise.race([
@@ -128,6 +126,7 @@ async function run(label, instances, backlog = false, paced = false, native = fa
   const hook = (await hooks[0].api('POST', '/webhooks', { body: { event: 'usage.threshold', url: receiver.url('/bench'), secret: '0123456789abcdef' } })).json;
   // The C++ receiver accepts from the start unless it is to refuse first (backlog).
   let nativeDone = native && !backlog ? receiver.accept(events) : null;
+  let nativeFinished = null; // { at, connections }, once the C++ receiver has them all
   const sentAt = new Map();
   let next = 0;
   const t0 = performance.now();
@@ -150,7 +149,7 @@ async function run(label, instances, backlog = false, paced = false, native = fa
     }),
   );
   const ingestSeconds = (performance.now() - t0) / 1000;
-  const ok = () => (receiver.received ?? []).filter((r) => r.url === '/bench' && !r.refused);
+  const ok = () => receiver.received.filter((r) => r.url === '/bench' && !r.refused);
   let drainStart = null;
   let cpuAtStart = null;
   const cpuNow = () => ({
@@ -164,7 +163,7 @@ async function run(label, instances, backlog = false, paced = false, native = fa
     // the operator's retry makes them due at the same moment.
     const dead = async () => (await hooks[0].api('GET', '/webhook-deliveries/dlq/stats', { token: TOKENS.org_a })).json.total;
     while ((await dead()) < events) await new Promise((r) => setTimeout(r, 50));
-    for (const r of receiver.received ?? []) r.refused = true;
+    for (const r of receiver.received) r.refused = true;
     // PostgreSQL: the statistics autovacuum would have gathered by now on a running system
     // (it analyzes a table within a minute of it changing); a database minutes old has none.
     instances.analyze?.();
@@ -178,11 +177,10 @@ async function run(label, instances, backlog = false, paced = false, native = fa
   }
   const waitStart = Date.now();
   if (nativeDone) {
-    const finished = await Promise.race([nativeDone, new Promise((r) => setTimeout(() => r(null), 120_000))]);
-    if (!finished) throw new Error(`${label}: not all of ${events} delivered after 2 minutes`);
-    receiver.connections = finished.connections;
+    nativeFinished = await Promise.race([nativeDone, new Promise((r) => setTimeout(() => r(null), 120_000))]);
+    if (!nativeFinished) throw new Error(`${label}: not all of ${events} delivered after 2 minutes`);
+    receiver.connections = nativeFinished.connections;
     delivered = events;
-    nativeDone = finished;
   }
   while (delivered < events) {
     if (Date.now() - waitStart > 120_000) {
@@ -191,7 +189,8 @@ async function run(label, instances, backlog = false, paced = false, native = fa
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  // CPU per delivery in the drain, by component (the bench process is the receiver and client).
+  // CPU per delivery in the drain, by component (the bench process is the client, and the
+  // receiver unless the C++ one runs).
   const cpu = backlog
     ? Object.fromEntries(
         Object.entries(cpuNow()).map(([k, v]) => [
@@ -200,7 +199,7 @@ async function run(label, instances, backlog = false, paced = false, native = fa
         ]),
       )
     : undefined;
-  const lastArrival = nativeDone ? nativeDone.at : backlog ? Math.max(...ok().map((r) => r.at)) : 0;
+  const lastArrival = nativeFinished ? nativeFinished.at : backlog ? Math.max(...ok().map((r) => r.at)) : 0;
   const total = backlog ? (lastArrival - drainStart) / 1000 : (performance.now() - t0) / 1000;
   // The receiver stamps arrival with Date.now(); sentAt is performance.now(): same process,
   // converted through the time origin.
