@@ -2,6 +2,7 @@
 
 #include "config/parse_sections.hpp"
 #include "config/read_json.hpp"
+#include "config/unsupported.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -72,7 +73,7 @@ load_result failure(std::string reason) {
 
 } // namespace
 
-load_result parse(std::string_view json_text) {
+load_result parse(std::string_view json_text, acceptance accept) {
     detail::sink errors;
     auto root = detail::read_json(json_text, errors);
     if (!root) {
@@ -94,6 +95,11 @@ load_result parse(std::string_view json_text) {
         detail::parse_tenants(top, facts, doc->tenants);
         detail::parse_tracing(top, doc->tracing);
     }
+    if (accept == acceptance::enforced) {
+        for (auto& e : refuse_unsupported(*root))
+            if (!errors.failed(e.pointer))
+                errors.add(std::move(e.pointer), std::move(e.reason));
+    }
     if (!errors.empty()) {
         auto list = errors.take();
         sort_in_document_order(list, *root);
@@ -102,10 +108,10 @@ load_result parse(std::string_view json_text) {
     return {std::move(doc), {}};
 }
 
-load_result load(std::string_view path_or_inline_json) {
+load_result load(std::string_view path_or_inline_json, acceptance accept) {
     auto first = path_or_inline_json.find_first_not_of(" \t\r\n");
     if (first != std::string_view::npos && path_or_inline_json[first] == '{') {
-        return parse(path_or_inline_json);
+        return parse(path_or_inline_json, accept);
     }
     std::string path(path_or_inline_json);
     if (path.empty()) {
@@ -124,7 +130,7 @@ load_result load(std::string_view path_or_inline_json) {
     if (in.bad()) {
         return failure("cannot read config file \"" + path + "\": read failed");
     }
-    return parse(text.str());
+    return parse(text.str(), accept);
 }
 
 } // namespace gate::config

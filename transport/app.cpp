@@ -86,6 +86,14 @@ int run_gate(const std::vector<std::string>& args) {
         std::fprintf(stderr, "gate: configuration valid\n");
         return 0;
     }
+    // The environment's stand-in for server.redisUrl is refused like the field itself
+    // (config/unsupported.hpp); its value may hold a password and is never printed.
+    if (const char* redis = std::getenv("REDIS_URL"); redis && *redis) {
+        std::fprintf(stderr, "gate: REDIS_URL is set, but shared state over Redis is not supported "
+                             "yet by this version of gate, which refuses it rather than keep "
+                             "per-instance state silently; unset it\n");
+        return 1;
+    }
     setup_logging(opt.log_format, opt.log_level);
 
     // The io_context outlives the actor system so no bridged reply posts into a dead context.

@@ -36,10 +36,10 @@ open_upstream_connection(asio::any_io_executor ex, const std::vector<tcp::endpoi
     boost::system::error_code ec;
     lowest.expires_after(timeout);
     co_await lowest.async_connect(resolved, asio::redirect_error(asio::use_awaitable, ec));
+    // timeouts.connectMs bounds the TCP connect and the TLS handshake together.
+    auto timed_out = "connect timeout after " + std::to_string(timeout.count()) + " ms";
     if (ec)
-        co_return std::string(ec == beast::error::timeout ? "connect timeout: "
-                                                          : "cannot connect: ") +
-            ec.message();
+        co_return ec == beast::error::timeout ? timed_out : "cannot connect: " + ec.message();
     lowest.socket().set_option(tcp::no_delay(true), ec); // best effort
     if (tls) {
         // The certificate is checked against the URL's host (a name or an IP address); a name
@@ -52,7 +52,8 @@ open_upstream_connection(asio::any_io_executor ex, const std::vector<tcp::endpoi
         co_await c.tls->async_handshake(asio::ssl::stream_base::client,
                                         asio::redirect_error(asio::use_awaitable, ec));
         if (ec)
-            co_return "TLS handshake failed: " + ec.message();
+            co_return ec == beast::error::timeout ? timed_out + " (TLS handshake)"
+                                                  : "TLS handshake failed: " + ec.message();
     }
     lowest.expires_never();
     co_return std::move(c);

@@ -34,7 +34,7 @@ std::string dump(const std::vector<error>& errors) {
 }
 
 std::shared_ptr<const document> must_parse(std::string_view text) {
-    auto r = parse(text);
+    auto r = parse(text, acceptance::specification);
     EXPECT_TRUE(r.errors.empty()) << dump(r.errors);
     EXPECT_NE(r.doc, nullptr);
     return r.doc;
@@ -42,7 +42,7 @@ std::shared_ptr<const document> must_parse(std::string_view text) {
 
 // The one error expected at `pointer`, with `needle` in its reason.
 void expect_error(std::string_view text, const std::string& pointer, std::string_view needle) {
-    auto r = parse(text);
+    auto r = parse(text, acceptance::specification);
     EXPECT_EQ(r.doc, nullptr);
     bool found = false;
     for (const auto& e : r.errors) {
@@ -150,7 +150,8 @@ TEST(ConfigDefaults, SectionDefaultsApplyInsidePresentSections) {
 }
 
 TEST(ConfigDefaults, FullExampleReadsEveryField) {
-    auto result = load((source_dir / "config/examples/full.json").string());
+    auto result =
+        load((source_dir / "config/examples/full.json").string(), acceptance::specification);
     ASSERT_TRUE(result.errors.empty()) << dump(result.errors);
     const auto& doc = *result.doc;
     ASSERT_EQ(doc.upstreams.size(), 5u);
@@ -345,7 +346,8 @@ TEST(ConfigStructure, EveryIndependentErrorIsReportedInDocumentOrder) {
         {"id": "b", "url": "http://127.0.0.1:2/mcp"}
       ],
       "routing": {"pageSize": 0}
-    })");
+    })",
+                   acceptance::specification);
     EXPECT_EQ(r.doc, nullptr);
     ASSERT_EQ(r.errors.size(), 3u) << dump(r.errors);
     EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/cacheTtlMs");
@@ -359,7 +361,8 @@ TEST(ConfigStructure, ErrorsFollowDocumentOrderNotSectionOrder) {
       "tracing": {"otlpEndpoint": "ftp://x"},
       "server": {"mcpPath": "/metrics"},
       "upstreams": [{"id": "A", "url": "http://127.0.0.1:1/mcp"}]
-    })");
+    })",
+                   acceptance::specification);
     ASSERT_EQ(r.errors.size(), 3u) << dump(r.errors);
     EXPECT_EQ(r.errors[0].pointer, "/tracing/otlpEndpoint");
     EXPECT_EQ(r.errors[1].pointer, "/server/mcpPath");
@@ -451,7 +454,7 @@ TEST(ConfigExamples, EveryExampleIsValid) {
             continue;
         }
         ++seen;
-        auto r = load(entry.path().string());
+        auto r = load(entry.path().string(), acceptance::specification);
         EXPECT_TRUE(r.errors.empty()) << entry.path() << "\n" << dump(r.errors);
         EXPECT_NE(r.doc, nullptr) << entry.path();
     }

@@ -11,3 +11,4 @@ export * from './modern-server.mjs';
 export * from './task-server-v2.mjs';
 export * from './hooks.mjs';
 export * from './postgres.mjs';
+export * from './recording-proxy.mjs';

@@ -1,0 +1,113 @@
+#include "config/unsupported.hpp"
+
+#include "config/json_view.hpp"
+
+#include <array>
+#include <string>
+
+namespace gate::config {
+
+namespace {
+
+namespace json = boost::json;
+
+bool is_string(const json::value& v, std::string_view s) {
+    return v.is_string() && v.get_string() == s;
+}
+bool required_mode(const json::value& v) {
+    return is_string(v, "required");
+}
+bool not_none(const json::value& v) {
+    return !is_string(v, "none");
+}
+bool webhook(const json::value& v) {
+    return is_string(v, "webhook");
+}
+bool is_true(const json::value& v) {
+    return v.is_bool() && v.get_bool();
+}
+
+constexpr std::array table = {
+    unsupported_field{"/upstreams/*/auth/strategy", not_none, "upstream credentials",
+                      "the upstream would be called without its credential"},
+    unsupported_field{"/upstreams/*/circuitBreaker", nullptr, "the circuit breaker",
+                      "a failing upstream would never be cut off"},
+    unsupported_field{"/upstreams/*/rateLimit", nullptr, "the per-upstream rate limit",
+                      "the upstream would receive every call"},
+    unsupported_field{"/upstreams/*/budget", nullptr, "upstream budgets",
+                      "calls would never be counted against the allowance"},
+    unsupported_field{"/upstreams/*/healthCheck", nullptr, "active health checks",
+                      "dead replicas would not be probed"},
+    unsupported_field{"/auth/mode", required_mode, "inbound authentication",
+                      "every caller would be served anonymously"},
+    unsupported_field{"/auth/resource", nullptr, "inbound authentication",
+                      "no token audience would be checked"},
+    unsupported_field{"/auth/issuers", nullptr, "inbound authentication",
+                      "no token would be verified"},
+    unsupported_field{"/auth/ema", nullptr, "enterprise-managed authorization",
+                      "no token endpoint would be served"},
+    unsupported_field{"/policy", nullptr, "authorization policy",
+                      "every invocation would be allowed"},
+    unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",
+                      "no audit event would reach the webhook"},
+    unsupported_field{"/server/rateLimit", nullptr, "the global rate limit",
+                      "callers would never be limited"},
+    unsupported_field{"/server/budget", nullptr, "the server budget",
+                      "calls would never be counted against the allowance"},
+    unsupported_field{"/server/redisUrl", nullptr, "shared state over Redis",
+                      "each instance would keep its own state"},
+    unsupported_field{"/server/introspection/enabled", is_true, "introspection",
+                      "/api/federation and /api/auth-hint would answer 404"},
+    unsupported_field{"/server/console/enabled", is_true, "the console",
+                      "/console/ would answer 404"},
+    unsupported_field{"/discovery", nullptr, "discovery", "no upstream would ever be discovered"},
+    unsupported_field{"/tenants/*", nullptr, "tenants",
+                      "no tenant limit, budget or visibility would apply"},
+    unsupported_field{"/tracing", nullptr, "trace export", "no span would be exported"},
+};
+
+// Every value of `v` that `pattern` (from `at` on) names, with its pointer.
+template <class Visit>
+void find(const json::value& v, std::string_view pattern, const std::string& pointer,
+          Visit&& visit) {
+    if (pattern.empty()) {
+        visit(v, pointer);
+        return;
+    }
+    pattern.remove_prefix(1); // the '/'
+    auto end = pattern.find('/');
+    auto token = pattern.substr(0, end);
+    auto rest = end == std::string_view::npos ? std::string_view{} : pattern.substr(end);
+    if (const auto* obj = v.if_object()) {
+        if (const auto* child = obj->if_contains(token))
+            find(*child, rest, detail::child_pointer(pointer, token), visit);
+    } else if (const auto* arr = v.if_array(); arr && token == "*") {
+        for (std::size_t i = 0; i < arr->size(); ++i)
+            find((*arr)[i], rest, detail::child_pointer(pointer, i), visit);
+    }
+}
+
+} // namespace
+
+std::span<const unsupported_field> unsupported_fields() {
+    return table;
+}
+
+std::vector<error> refuse_unsupported(const json::value& root) {
+    std::vector<error> out;
+    for (const auto& field : table) {
+        find(root, field.pattern, "", [&](const json::value& v, const std::string& pointer) {
+            if (field.applies && !field.applies(v))
+                return;
+            out.push_back({pointer, std::string(field.what) +
+                                        " is not supported yet by this version of gate, which "
+                                        "refuses the field rather than ignore it (" +
+                                        std::string(field.consequence) +
+                                        "); remove it (docs/configuration.md, \"Not supported "
+                                        "yet\")"});
+        });
+    }
+    return out;
+}
+
+} // namespace gate::config

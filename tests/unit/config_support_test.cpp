@@ -1,0 +1,286 @@
+// Nothing gate accepts is ignored: every field of the schema is either enforced (and a named
+// test proves it) or refused by gate's own loading with "not supported yet" at its pointer.
+#include "config/load.hpp"
+#include "config/unsupported.hpp"
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace gate::config {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+const fs::path source_dir{GATE_SOURCE_DIR};
+
+// Every field the schema defines, as a pointer pattern (`*`: any array index or map key).
+void walk(const json::object& defs, const json::value& node, const std::string& path,
+          std::set<std::string>& out) {
+    const auto* o = node.if_object();
+    if (!o)
+        return;
+    if (const auto* ref = o->if_contains("$ref")) {
+        std::string_view name = ref->as_string();
+        walk(defs, defs.at(name.substr(name.rfind('/') + 1)), path, out);
+        return;
+    }
+    for (auto key : {"oneOf", "anyOf", "allOf"})
+        if (const auto* alts = o->if_contains(key))
+            for (const auto& alt : alts->as_array())
+                walk(defs, alt, path, out);
+    for (auto key : {"if", "then", "else"})
+        if (const auto* branch = o->if_contains(key))
+            walk(defs, *branch, path, out);
+    if (const auto* items = o->if_contains("items"))
+        walk(defs, *items, path + "/*", out);
+    if (const auto* extra = o->if_contains("additionalProperties"); extra && extra->is_object()) {
+        out.insert(path + "/*");
+        walk(defs, *extra, path + "/*", out);
+    }
+    if (const auto* props = o->if_contains("properties"))
+        for (const auto& p : props->as_object()) {
+            out.insert(path + "/" + std::string(p.key()));
+            walk(defs, p.value(), path + "/" + std::string(p.key()), out);
+        }
+}
+
+std::set<std::string> schema_fields() {
+    auto schema = json::parse(schema_text());
+    std::set<std::string> out;
+    walk(schema.at("$defs").as_object(), schema, "", out);
+    return out;
+}
+
+// Fields gate enforces, each with the test (a GoogleTest name or a tests/js title) that
+// fails if the field's effect disappears. A field that is enforced for some values and
+// refused for others (auth.mode) appears here and in the refusals.
+const std::map<std::string, std::string> enforced = {
+    {"/upstreams", "lists merge both upstreams, every name namespaced exactly once"},
+    {"/upstreams/*/id", "one JSON line per response, with the documented fields"},
+    {"/upstreams/*/url",
+     "tools/call routes by namespace and returns the upstream result unchanged"},
+    {"/upstreams/*/urls", "replicas: new sessions alternate between the urls"},
+    {"/upstreams/*/namespace", "lists merge both upstreams, every name namespaced exactly once"},
+    {"/upstreams/*/protocol",
+     "a v2 client in auto mode negotiates 2026-07-28 and lists and calls statelessly"},
+    {"/upstreams/*/owner", "owner and labels appear in /health"},
+    {"/upstreams/*/owner/org", "owner and labels appear in /health"},
+    {"/upstreams/*/owner/team", "owner and labels appear in /health"},
+    {"/upstreams/*/owner/contact", "owner and labels appear in /health"},
+    {"/upstreams/*/labels", "owner and labels appear in /health"},
+    {"/upstreams/*/labels/*", "owner and labels appear in /health"},
+    {"/upstreams/*/auth", "an upstream auth of strategy none sends no credential"},
+    {"/upstreams/*/auth/strategy", "an upstream auth of strategy none sends no credential"},
+    {"/upstreams/*/timeouts", "timeouts.connectMs bounds a connect that never completes"},
+    {"/upstreams/*/timeouts/connectMs", "timeouts.connectMs bounds a connect that never completes"},
+    {"/upstreams/*/timeouts/requestMs", "a hung upstream is answered -32041 within requestMs"},
+    {"/upstreams/*/cacheTtlMs", "cacheTtlMs: a list is served from the cache until it expires"},
+    {"/auth", "auth.mode disabled serves callers anonymously"},
+    {"/auth/mode", "auth.mode disabled serves callers anonymously"},
+    {"/audit", "one JSON line per response, with the documented fields"},
+    {"/audit/sinks", "one JSON line per response, with the documented fields"},
+    {"/audit/sinks/*/type", "one JSON line per response, with the documented fields"},
+    {"/server", "server.mcpPath moves the MCP endpoint"},
+    {"/server/mcpPath", "server.mcpPath moves the MCP endpoint"},
+    {"/server/allowedHosts", "server.allowedHosts replaces the localhost set"},
+    {"/server/maxBodyBytes", "server.maxBodyBytes sets the body cap"},
+    {"/server/introspection", "introspection and console disabled answer 404"},
+    {"/server/introspection/enabled", "introspection and console disabled answer 404"},
+    {"/server/console", "introspection and console disabled answer 404"},
+    {"/server/console/enabled", "introspection and console disabled answer 404"},
+    {"/routing", "paged lists (pageSize 5) hold the same items across all pages"},
+    {"/routing/pageSize", "paged lists (pageSize 5) hold the same items across all pages"},
+    {"/routing/namespaceSeparator", "routing.namespaceSeparator joins namespace and name"},
+    {"/tenants", "an empty tenants list is accepted and changes nothing"},
+};
+
+// Fields refused only through another field that always comes with them: the members of a
+// strategy other than `none`, of a webhook sink, of a refused section.
+const std::map<std::string, std::string> refused_through = {
+    {"/upstreams/*/auth/secretRef", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/header", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/scheme", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/tokenEndpoint", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/clientId", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/clientAuth", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/clientAuth/type", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/clientAuth/secretRef", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/scopes", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/resource", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/audience", "/upstreams/*/auth/strategy"},
+    {"/audit/sinks/*/url", "/audit/sinks/*/type"},
+    {"/audit/sinks/*/headers", "/audit/sinks/*/type"},
+    {"/audit/sinks/*/headers/*", "/audit/sinks/*/type"},
+};
+
+// For each refusal, a document that the specification accepts and gate refuses there.
+const std::map<std::string, std::string> refusal_samples = {
+    {"/upstreams/*/auth/strategy",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"static","secretRef":"K"}}]})"},
+    {"/upstreams/*/circuitBreaker",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","circuitBreaker":{"failureThreshold":3}}]})"},
+    {"/upstreams/*/rateLimit",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","rateLimit":{"requestsPerMinute":60}}]})"},
+    {"/upstreams/*/budget",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
+    {"/upstreams/*/healthCheck",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","healthCheck":{"intervalMs":1000}}]})"},
+    {"/auth/mode",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]}})"},
+    {"/auth/resource",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"resource":"https://gw.example/mcp"}})"},
+    {"/auth/issuers",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"issuers":[{"issuer":"https://idp.example"}]}})"},
+    {"/auth/ema",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}],"ema":{"idpIssuer":"https://idp.example","signingKeyRef":"KEY"}}})"},
+    {"/policy", R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"policy":{}})"},
+    {"/audit/sinks/*/type",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"}]}})"},
+    {"/server/rateLimit",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"rateLimit":{"requestsPerMinute":600}}})"},
+    {"/server/budget",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"budget":{"period":"day","upstreamCalls":9}}})"},
+    {"/server/redisUrl",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"redisUrl":"redis://127.0.0.1:6379"}})"},
+    {"/server/introspection/enabled",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"introspection":{"enabled":true}}})"},
+    {"/server/console/enabled",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"introspection":{"enabled":true},"console":{"enabled":true}}})"},
+    {"/discovery",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a"}],"discovery":{"url":"http://127.0.0.1:9/d"}})"},
+    {"/tenants/*",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"tenants":[{"id":"t","subjects":{"subs":["x"]}}]})"},
+    {"/tracing",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"tracing":{"otlpEndpoint":"http://127.0.0.1:4318"}})"},
+};
+
+bool refused_pattern(const std::string& field) {
+    for (const auto& f : unsupported_fields())
+        if (f.pattern == field)
+            return true;
+    return false;
+}
+
+// A refused field whose every value is refused covers its members too (`/auth/ema/tokenTtlSec`
+// under `/auth/ema`).
+bool under_wholly_refused(const std::string& field) {
+    for (const auto& f : unsupported_fields())
+        if (!f.applies && field.starts_with(std::string(f.pattern) + "/"))
+            return true;
+    return false;
+}
+
+std::string concrete(std::string_view pattern) {
+    std::string out(pattern);
+    for (auto at = out.find('*'); at != std::string::npos; at = out.find('*'))
+        out.replace(at, 1, "0");
+    return out;
+}
+
+std::string all_test_sources() {
+    std::string text;
+    for (const auto& entry : fs::recursive_directory_iterator(source_dir / "tests")) {
+        auto ext = entry.path().extension();
+        if (ext != ".cpp" && ext != ".mjs")
+            continue;
+        std::ifstream in(entry.path());
+        std::ostringstream s;
+        s << in.rdbuf();
+        text += s.str();
+    }
+    return text;
+}
+
+TEST(ConfigSupport, EverySchemaFieldIsEnforcedOrRefused) {
+    auto fields = schema_fields();
+    ASSERT_GT(fields.size(), 100u);
+    for (const auto& field : fields) {
+        bool covered = enforced.contains(field) || refused_pattern(field) ||
+                       under_wholly_refused(field) || refused_through.contains(field);
+        EXPECT_TRUE(covered) << field
+                             << " is neither enforced (with a test) nor refused as not supported";
+    }
+    for (const auto& [field, test] : enforced)
+        EXPECT_TRUE(fields.contains(field)) << "stale entry " << field;
+    for (const auto& [field, through] : refused_through) {
+        EXPECT_TRUE(fields.contains(field)) << "stale entry " << field;
+        EXPECT_TRUE(refused_pattern(through)) << field << " is refused through " << through;
+    }
+    for (const auto& f : unsupported_fields())
+        EXPECT_TRUE(fields.contains(std::string(f.pattern)) ||
+                    fields.contains(std::string(f.pattern.substr(0, f.pattern.rfind('/')))))
+            << "refusal of " << f.pattern << " names no schema field";
+}
+
+TEST(ConfigSupport, EveryEnforcedFieldNamesATestThatExists) {
+    auto sources = all_test_sources();
+    ASSERT_FALSE(sources.empty());
+    for (const auto& [field, test] : enforced)
+        EXPECT_NE(sources.find(test), std::string::npos)
+            << field << " names the test \"" << test << "\", which does not exist";
+}
+
+TEST(ConfigSupport, EveryRefusalRefusesItsSampleAtItsPointer) {
+    for (const auto& f : unsupported_fields()) {
+        auto sample = refusal_samples.find(std::string(f.pattern));
+        ASSERT_NE(sample, refusal_samples.end()) << "no sample document for " << f.pattern;
+        auto spec = parse(sample->second, acceptance::specification);
+        EXPECT_TRUE(spec.errors.empty())
+            << f.pattern << ": the sample must be valid by the specification: "
+            << (spec.errors.empty() ? "" : spec.errors[0].pointer + " " + spec.errors[0].reason);
+        auto gate = parse(sample->second);
+        EXPECT_EQ(gate.doc, nullptr) << f.pattern;
+        bool found = false;
+        for (const auto& e : gate.errors)
+            found = found || (e.pointer == concrete(f.pattern) &&
+                              e.reason.find("not supported yet") != std::string::npos);
+        EXPECT_TRUE(found) << f.pattern << " was not refused at " << concrete(f.pattern);
+    }
+}
+
+TEST(ConfigSupport, ValuesThatMeanNothingChangesAreAccepted) {
+    for (
+        auto text : {
+            R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"mode":"disabled"}})",
+            R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"none"}}]})",
+            R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"tenants":[]})",
+            R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"introspection":{"enabled":false},"console":{"enabled":false}}})",
+            R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"stdout"}]}})",
+        }) {
+        auto r = parse(text);
+        EXPECT_TRUE(r.errors.empty()) << text << "\n"
+                                      << (r.errors.empty() ? "" : r.errors[0].reason);
+    }
+}
+
+TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
+    auto r = parse(R"({"upstreams":[
+        {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","rateLimit":{"requestsPerMinute":1}},
+        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","healthCheck":{"intervalMs":5}}],
+        "policy":{"defaultDecision":"allow"}})");
+    ASSERT_EQ(r.errors.size(), 3u);
+    EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/rateLimit");
+    EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/healthCheck");
+    EXPECT_EQ(r.errors[2].pointer, "/policy");
+    EXPECT_NE(r.errors[2].reason.find("every invocation would be allowed"), std::string::npos);
+}
+
+TEST(ConfigSupport, EveryExampleIsRefusedOnlyForFieldsNotSupportedYet) {
+    for (const auto& entry : fs::directory_iterator(source_dir / "config/examples")) {
+        if (entry.path().extension() != ".json")
+            continue;
+        auto r = load(entry.path().string());
+        for (const auto& e : r.errors)
+            EXPECT_NE(e.reason.find("not supported yet"), std::string::npos)
+                << entry.path() << " " << e.pointer << ": " << e.reason;
+    }
+}
+
+} // namespace
+} // namespace gate::config
