@@ -1,0 +1,50 @@
+// An upstream's circuit breaker (spec: "Circuit breaker"), as plain C++ with time passed in.
+//
+//   closed (0)    failureThreshold consecutive failures  -> open
+//   open (2)      halfOpenAfterMs elapsed                -> half-open, one probe admitted
+//   half-open (1) the probe succeeds                     -> closed
+//                 the probe fails                        -> open, for another halfOpenAfterMs
+//                 the probe is abandoned (no outcome)    -> half-open, the next call probes
+//
+// While open, and while a half-open probe is out, every other call is refused (-32041). An
+// outcome of a call admitted before the circuit opened changes nothing: only the probe decides
+// a half-open circuit, and a success that raced the opening does not undo it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace gate {
+
+class circuit_breaker {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+    enum class state : std::uint8_t { closed = 0, half_open = 1, open = 2 };
+    enum class admission : std::uint8_t { call, probe, refused };
+
+    circuit_breaker(std::int64_t failure_threshold, std::chrono::milliseconds half_open_after);
+
+    // Whether a call may go to the upstream now; `probe`: it is the half-open probe, whose
+    // outcome must be reported with probe = true (or abandoned).
+    admission admit(time_point now);
+    // The outcome of an admitted call. True when the state changed.
+    bool record(bool success, bool probe, time_point now);
+    // A probe that ended without an outcome (its caller went away).
+    void abandon_probe();
+
+    // The state as the metric shows it: an open circuit whose rest is over is half-open.
+    state current(time_point now) const;
+    std::int64_t consecutive_failures() const { return failures_; }
+    // When an open circuit admits its probe.
+    time_point reopens_at() const { return opened_at_ + half_open_after_; }
+
+private:
+    std::int64_t threshold_;
+    std::chrono::milliseconds half_open_after_;
+    state state_ = state::closed;
+    std::int64_t failures_ = 0;
+    time_point opened_at_{};
+    bool probe_out_ = false;
+};
+
+} // namespace gate

@@ -1,0 +1,56 @@
+#include "actors/sliding_window.hpp"
+
+namespace gate {
+
+sliding_window::sliding_window(std::int64_t limit, std::chrono::milliseconds window)
+    : limit_(limit), slot_(std::chrono::duration_cast<std::chrono::nanoseconds>(window) /
+                           static_cast<std::int64_t>(slots)) {
+    if (slot_.count() < 1)
+        slot_ = std::chrono::nanoseconds(1);
+}
+
+void sliding_window::advance(time_point now) {
+    std::int64_t index = now.time_since_epoch() / slot_;
+    if (head_ < 0 || index - head_ >= static_cast<std::int64_t>(slots)) {
+        counts_.fill(0);
+        total_ = 0;
+        head_ = index;
+        return;
+    }
+    while (head_ < index) {
+        ++head_;
+        auto& c = counts_[static_cast<std::size_t>(head_) % slots];
+        total_ -= c;
+        c = 0;
+    }
+}
+
+std::int64_t sliding_window::in_window(time_point now) {
+    advance(now);
+    return total_;
+}
+
+std::optional<std::chrono::milliseconds> sliding_window::take(time_point now) {
+    advance(now);
+    if (total_ < limit_) {
+        ++counts_[static_cast<std::size_t>(head_) % slots];
+        ++total_;
+        return std::nullopt;
+    }
+    // The oldest slots leave the window one by one; room appears once what is left is under
+    // the limit. Slot k (0 = oldest) leaves when the window's start passes its end.
+    std::int64_t left = total_;
+    for (std::size_t k = 0; k < slots; ++k) {
+        std::int64_t index =
+            head_ - static_cast<std::int64_t>(slots) + 1 + static_cast<std::int64_t>(k);
+        left -= counts_[static_cast<std::size_t>(index) % slots];
+        if (left < limit_) {
+            auto leaves = time_point(slot_ * (index + static_cast<std::int64_t>(slots)));
+            auto wait = std::chrono::ceil<std::chrono::milliseconds>(leaves - now);
+            return wait.count() < 1 ? std::chrono::milliseconds(1) : wait;
+        }
+    }
+    return std::chrono::duration_cast<std::chrono::milliseconds>(slot_ * slots);
+}
+
+} // namespace gate

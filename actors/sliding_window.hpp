@@ -1,0 +1,37 @@
+// A rate limit over a sliding window (spec: "sliding window"), as plain C++ with time passed
+// in. The window is kept as 60 slots of a sixtieth each (one second of a per-minute limit):
+// constant memory whatever the limit, exact to one slot, and the retry hint is when enough
+// of the oldest slots leave the window to make room.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+namespace gate {
+
+class sliding_window {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+    static constexpr std::size_t slots = 60;
+
+    sliding_window(std::int64_t limit, std::chrono::milliseconds window = std::chrono::minutes(1));
+
+    // Takes one request; nullopt when it fits, else how long until one would.
+    std::optional<std::chrono::milliseconds> take(time_point now);
+    // Requests counted in the window ending now.
+    std::int64_t in_window(time_point now);
+    std::int64_t limit() const { return limit_; }
+
+private:
+    void advance(time_point now);
+
+    std::int64_t limit_;
+    std::chrono::nanoseconds slot_;
+    std::array<std::int64_t, slots> counts_{};
+    std::int64_t total_ = 0;
+    std::int64_t head_ = -1; // index (in slots since the epoch) of the newest slot counted
+};
+
+} // namespace gate
