@@ -48,6 +48,11 @@ bool circuit_breaker::record(bool success, bool probe, time_point now) {
     return true;
 }
 
+bool circuit_breaker::admits(time_point now) const {
+    auto s = current(now);
+    return s == state::closed || (s == state::half_open && !probe_out_);
+}
+
 void circuit_breaker::abandon_probe() {
     probe_out_ = false;
 }

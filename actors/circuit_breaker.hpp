@@ -27,6 +27,8 @@ public:
     // Whether a call may go to the upstream now; `probe`: it is the half-open probe, whose
     // outcome must be reported with probe = true (or abandoned).
     admission admit(time_point now);
+    // Whether admit() would let a call through now, without taking the probe.
+    bool admits(time_point now) const;
     // The outcome of an admitted call. True when the state changed.
     bool record(bool success, bool probe, time_point now);
     // A probe that ended without an outcome (its caller went away).

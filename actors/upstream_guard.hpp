@@ -1,0 +1,51 @@
+// Stage 6 of the pipeline for one upstream, as plain C++ with time passed in: its circuit
+// breaker and its own rate limit (upstreams[].rateLimit), decided together so a refused call
+// takes neither a window slot nor the half-open probe.
+//
+// What goes through it: every exchange gate starts with the upstream (calls, list fetches,
+// reads, subscribes, completions, task calls and probes, logging/setLevel, handshakes, warm-up,
+// health pings, its own listen). Only the client's invocations count against the rate limit
+// (`invocation`); gate's upkeep of the upstream (`upkeep`) is subject to the breaker alone.
+#pragma once
+
+#include "actors/circuit_breaker.hpp"
+#include "actors/sliding_window.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+namespace gate {
+
+enum class guard_use : std::uint8_t { invocation, upkeep };
+
+class upstream_guard {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+
+    struct admitted {
+        bool probe = false; // the half-open probe: its outcome decides the circuit
+    };
+    struct refused {
+        enum class reason : std::uint8_t { circuit_open, rate_limited } why;
+        std::chrono::milliseconds retry_after;
+    };
+
+    upstream_guard(std::int64_t failure_threshold, std::chrono::milliseconds half_open_after,
+                   std::optional<std::int64_t> requests_per_minute);
+
+    std::variant<admitted, refused> admit(guard_use use, time_point now);
+    // True when the circuit changed state.
+    bool record(bool success, const admitted& a, time_point now);
+    void abandon(const admitted& a);
+
+    circuit_breaker::state breaker_state(time_point now) const { return breaker_.current(now); }
+    std::int64_t consecutive_failures() const { return breaker_.consecutive_failures(); }
+
+private:
+    circuit_breaker breaker_;
+    std::optional<sliding_window> window_;
+};
+
+} // namespace gate
