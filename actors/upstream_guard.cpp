@@ -16,10 +16,10 @@ std::variant<upstream_guard::admitted, upstream_guard::refused>
 upstream_guard::admit(guard_use use, time_point now) {
     // The circuit first: a call it refuses must not take a slot of the window.
     if (!breaker_.admits(now))
-        return refused{refused::reason::circuit_open,
-                       std::max(std::chrono::milliseconds(1),
-                                std::chrono::ceil<std::chrono::milliseconds>(
-                                    breaker_.reopens_at() - now))};
+        return refused{
+            refused::reason::circuit_open,
+            std::max(std::chrono::milliseconds(1),
+                     std::chrono::ceil<std::chrono::milliseconds>(breaker_.reopens_at() - now))};
     if (use == guard_use::invocation && window_)
         if (auto wait = window_->take(now))
             return refused{refused::reason::rate_limited, *wait};

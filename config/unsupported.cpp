@@ -30,10 +30,6 @@ bool is_true(const json::value& v) {
 constexpr std::array table = {
     unsupported_field{"/upstreams/*/auth/strategy", not_none, "upstream credentials",
                       "the upstream would be called without its credential"},
-    unsupported_field{"/upstreams/*/circuitBreaker", nullptr, "the circuit breaker",
-                      "a failing upstream would never be cut off"},
-    unsupported_field{"/upstreams/*/rateLimit", nullptr, "the per-upstream rate limit",
-                      "the upstream would receive every call"},
     unsupported_field{"/upstreams/*/budget", nullptr, "upstream budgets",
                       "calls would never be counted against the allowance"},
     unsupported_field{"/upstreams/*/healthCheck", nullptr, "active health checks",

@@ -270,8 +270,16 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
     }
     if (path == "/metrics" && req.method() == http::verb::get) {
         std::size_t bridged = 0;
-        for (const auto& c : live->clients)
+        std::vector<metrics::guard_sample> guards;
+        for (const auto& c : live->clients) {
             bridged += c->bridges();
+            auto& g = guards.emplace_back();
+            g.upstream = c->config().id;
+            g.breaker_state = static_cast<int>(c->breaker_state());
+            for (const auto& e : c->endpoints())
+                g.endpoints.emplace_back(e.url, e.in_rotation);
+        }
+        stats.upstream_guards(guards);
         stats.session_counts(sessions.size(), bridged);
         auto reply = http_reply::text(http::status::ok, stats.serialize());
         reply.content_type = "text/plain; version=0.0.4; charset=utf-8";

@@ -3,6 +3,7 @@
 
 #include "actors/bridge_messages.hpp"
 #include "actors/federation.hpp"
+#include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
 #include "protocol/subscription_filter.hpp"
@@ -27,6 +28,14 @@ void settle_outcome(request_record& rec, const boost::json::object& response);
 // The JSON-RPC answer for a page the router cut (or refused); counts the items served.
 boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
                                   const boost::json::value& id, request_record& rec);
+
+// The gateway error an upstream failure is answered with: -32040 when its own rate limit
+// refused the call, -32041 otherwise (protocol/gateway_error.hpp).
+protocol::gateway_error error_for(const upstream_failure& f);
+// The JSON-RPC answer to a call `upstream` could not serve; records the audit outcome and
+// error text on `rec` from the error table.
+boost::json::object refuse_upstream(request_record& rec, const boost::json::value& id,
+                                    std::string_view upstream, const upstream_failure& f);
 
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
 // wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.

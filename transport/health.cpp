@@ -13,6 +13,20 @@ health_checker::health_checker(std::vector<std::shared_ptr<upstream_client>> ups
                                std::chrono::milliseconds reuse)
     : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget), memo_(reuse) {}
 
+namespace {
+std::string_view circuit_state_name(circuit_breaker::state s) {
+    switch (s) {
+    case circuit_breaker::state::closed:
+        return "closed";
+    case circuit_breaker::state::half_open:
+        return "half-open";
+    case circuit_breaker::state::open:
+        return "open";
+    }
+    return "closed";
+}
+} // namespace
+
 asio::awaitable<health_report> health_checker::check() {
     co_return co_await memo_.get([this]() -> asio::awaitable<health_report> {
         try {
@@ -36,6 +50,7 @@ asio::awaitable<health_report> health_checker::probe() {
             auto start = clock::now();
             call_context ctx;
             ctx.timeout = budget_;
+            ctx.use = guard_use::upkeep; // not a client's invocation: no rate-limit slot
             auto reply = co_await upstreams_[i]->request("ping", {}, ctx);
             double ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
             if (auto* f = std::get_if<upstream_failure>(&reply))
@@ -75,6 +90,18 @@ asio::awaitable<health_report> health_checker::probe() {
                 u["labels"] = std::move(l);
             }
         }
+        if (auto eps = upstreams_[i]->endpoints(); eps.size() > 1) {
+            // The balancer's rotation; the URLs only where detail is shown.
+            json::array list;
+            for (const auto& e : eps) {
+                json::object o{{"inRotation", e.in_rotation}};
+                if (show_detail_)
+                    o["url"] = e.url;
+                list.push_back(std::move(o));
+            }
+            u["endpoints"] = std::move(list);
+        }
+        u["breaker"] = circuit_state_name(upstreams_[i]->breaker_state());
         report.any_up = report.any_up || results[i]->up;
         ups.push_back(std::move(u));
     }

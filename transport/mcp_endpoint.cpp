@@ -86,6 +86,40 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
     return protocol::make_result(id, std::move(ok.result));
 }
 
+protocol::gateway_error error_for(const upstream_failure& f) {
+    using k = upstream_failure::kind;
+    switch (f.what) {
+    case k::rate_limited:
+        return protocol::gateway_error::upstream_rate_limited;
+    case k::circuit_open:
+        return protocol::gateway_error::upstream_circuit_open;
+    case k::connect_error:
+        return protocol::gateway_error::upstream_unreachable;
+    default:
+        return protocol::gateway_error::upstream_failed;
+    }
+}
+
+json::object refuse_upstream(request_record& rec, const json::value& id, std::string_view upstream,
+                             const upstream_failure& f) {
+    auto e = error_for(f);
+    const auto& row = protocol::describe(e);
+    rec.outcome = std::string(row.audit_outcome);
+    rec.error = f.message;
+    std::string text =
+        "upstream " + std::string(upstream) +
+        (e == protocol::gateway_error::upstream_rate_limited ? " rate limit exceeded: "
+                                                             : " unavailable: ") +
+        f.message;
+    auto answer = protocol::make_error(id, row.rpc_code, text);
+    if (f.retry_after.count() > 0) {
+        // The retry hint in a form a program can read, beside the one in the message.
+        answer["error"].as_object()["data"] = {{"upstream", upstream},
+                                               {"retryAfterMs", f.retry_after.count()}};
+    }
+    return answer;
+}
+
 void settle_outcome(request_record& rec, const json::object& response) {
     if (rec.outcome == "ok")
         rec.outcome = std::string(outcome_of(response));
@@ -233,10 +267,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
                 // The upstream refused the handshake itself: its error goes back verbatim.
                 co_return pass_on(std::move(*f->answer), id, rec);
             }
-            rec.outcome = "upstream_down";
-            co_return protocol::make_error(id, ec::upstream_unavailable,
-                                           "upstream " + rec.view->snap->upstream(0).id +
-                                               " unavailable: " + f->message);
+            co_return refuse_upstream(rec, id, rec.view->snap->upstream(0).id, *f);
         }
         result = std::move(std::get<json::object>(r));
     } else {
@@ -319,7 +350,7 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))
-        outcome = f->what == upstream_failure::kind::connect_error ? "connect_error" : "error";
+        outcome = protocol::describe(error_for(*f)).metric_label;
     stats.upstream(rec.view->clients[upstream]->config().id, outcome, seconds);
     co_return reply;
 }
@@ -354,10 +385,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
             auto& cfg = rec.view->clients[upstream]->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {
-                stats.upstream(cfg.id,
-                               f->what == upstream_failure::kind::connect_error ? "connect_error"
-                                                                                : "error",
-                               seconds);
+                stats.upstream(cfg.id, protocol::describe(error_for(*f)).metric_label, seconds);
                 spdlog::warn("upstream {} left out of {}: {}", cfg.id, traits.method, f->message);
                 co_return fetched_list{upstream, std::nullopt};
             }
@@ -446,12 +474,8 @@ asio::awaitable<json::object> gateway::impl::named_call(const std::string& metho
     // Stage 7: proxy.
     rec.trace.record(stage::proxy);
     auto reply = co_await call_upstream(target.upstream, method, std::move(target.params), rec);
-    if (auto* f = std::get_if<upstream_failure>(&reply)) {
-        rec.outcome = "upstream_down";
-        rec.error = f->message;
-        co_return protocol::make_error(id, ec::upstream_unavailable,
-                                       "upstream " + *rec.upstream + " unavailable: " + f->message);
-    }
+    if (auto* f = std::get_if<upstream_failure>(&reply))
+        co_return refuse_upstream(rec, id, *rec.upstream, *f);
     auto& answer = std::get<upstream_message>(reply);
     if (method == "tools/call")
         pin_minted_task(rec, target.upstream, answer.body);

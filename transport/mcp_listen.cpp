@@ -115,11 +115,7 @@ asio::awaitable<json::object> gateway::impl::subscribe_at_modern_upstream(const 
     if (refused->what == upstream_failure::kind::protocol)
         co_return protocol::make_error(id, ec::method_not_found,
                                        "method not found: " + refused->message);
-    rec.outcome = "upstream_down";
-    rec.error = refused->message;
-    co_return protocol::make_error(id, ec::upstream_unavailable,
-                                   "upstream " + owner->config().id +
-                                       " unavailable: " + refused->message);
+    co_return refuse_upstream(rec, id, owner->config().id, *refused);
 }
 
 asio::awaitable<std::optional<http_reply>>

@@ -119,12 +119,8 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
     }
     rec.upstream = clients[owner.upstream]->config().id;
     auto reply = co_await call_upstream(owner.upstream, method, std::move(params), rec);
-    if (auto* f = std::get_if<upstream_failure>(&reply)) {
-        rec.outcome = "upstream_down";
-        rec.error = f->message;
-        co_return protocol::make_error(id, ec::upstream_unavailable,
-                                       "upstream " + *rec.upstream + " unavailable: " + f->message);
-    }
+    if (auto* f = std::get_if<upstream_failure>(&reply))
+        co_return refuse_upstream(rec, id, *rec.upstream, *f);
     // The owner's answer, errors included, passes through verbatim.
     co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec);
 }

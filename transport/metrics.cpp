@@ -61,6 +61,10 @@ metrics::metrics()
                    .Name("gate_upstream_breaker_state")
                    .Help("Circuit breaker state: 0 closed, 1 half-open, 2 open")
                    .Register(*registry_)),
+      endpoint_healthy_(prometheus::BuildGauge()
+                            .Name("gate_upstream_endpoint_healthy")
+                            .Help("Replicas of multi-endpoint upstreams: 1 in rotation, 0 ejected")
+                            .Register(*registry_)),
       rejections_(prometheus::BuildCounter()
                       .Name("gate_http_rejections_total")
                       .Help("Requests refused before MCP handling")
@@ -167,8 +171,30 @@ void metrics::rejection(std::string_view reason) {
     rejections_.Add({{"reason", std::string(reason)}}).Increment();
 }
 
-void metrics::breaker_state(const std::string& upstream, int state) {
-    breaker_.Add({{"upstream", upstream}}).Set(state);
+void metrics::upstream_guards(const std::vector<guard_sample>& samples) {
+    std::lock_guard lock(mutex_);
+    std::map<std::string, prometheus::Gauge*> breakers;
+    std::map<std::pair<std::string, std::string>, prometheus::Gauge*> endpoints;
+    for (const auto& s : samples) {
+        auto* g = &breaker_.Add({{"upstream", s.upstream}});
+        g->Set(s.breaker_state);
+        breakers.emplace(s.upstream, g);
+        if (s.endpoints.size() < 2)
+            continue;
+        for (const auto& [url, healthy] : s.endpoints) {
+            auto* e = &endpoint_healthy_.Add({{"upstream", s.upstream}, {"endpoint", url}});
+            e->Set(healthy ? 1 : 0);
+            endpoints.emplace(std::pair(s.upstream, url), e);
+        }
+    }
+    for (const auto& [id, g] : breaker_series_)
+        if (!breakers.contains(id))
+            breaker_.Remove(g);
+    for (const auto& [key, g] : endpoint_series_)
+        if (!endpoints.contains(key))
+            endpoint_healthy_.Remove(g);
+    breaker_series_ = std::move(breakers);
+    endpoint_series_ = std::move(endpoints);
 }
 
 std::string metrics::serialize() const {

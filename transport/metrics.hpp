@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <prometheus/counter.h>
@@ -12,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace gate::transport {
 
@@ -23,7 +26,15 @@ public:
                  std::int64_t upstream_calls);
     void upstream(const std::string& id, std::string_view outcome, double seconds);
     void rejection(std::string_view reason);
-    void breaker_state(const std::string& upstream, int state);
+    // The upstream guards as they stand (read at each scrape): the breaker of every live
+    // upstream and the rotation state of each replica of multi-endpoint ones. Series of
+    // upstreams a reload retired are removed.
+    struct guard_sample {
+        std::string upstream;
+        int breaker_state;                                   // 0 closed, 1 half-open, 2 open
+        std::vector<std::pair<std::string, bool>> endpoints; // url, in rotation
+    };
+    void upstream_guards(const std::vector<guard_sample>& samples);
     // Sessions held now: downstream (Mcp-Session-Id) and bridged upstream sessions.
     void session_counts(std::size_t downstream, std::size_t bridged);
 
@@ -50,6 +61,9 @@ private:
     prometheus::Family<prometheus::Counter>& upstream_requests_;
     prometheus::Family<prometheus::Histogram>& upstream_duration_;
     prometheus::Family<prometheus::Gauge>& breaker_;
+    prometheus::Family<prometheus::Gauge>& endpoint_healthy_;
+    std::map<std::string, prometheus::Gauge*> breaker_series_;
+    std::map<std::pair<std::string, std::string>, prometheus::Gauge*> endpoint_series_;
     prometheus::Gauge* downstream_sessions_ = nullptr;
     prometheus::Gauge* bridged_sessions_ = nullptr;
     prometheus::Family<prometheus::Counter>& rejections_;

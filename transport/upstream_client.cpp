@@ -15,6 +15,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse.hpp>
+#include <spdlog/spdlog.h>
 
 namespace gate::transport {
 
@@ -68,6 +69,7 @@ json::object root_capabilities() {
 } // namespace
 
 struct upstream_client::endpoint {
+    std::size_t index = 0; // in endpoints_ and the rotation
     std::string url, host, port, target;
     bool tls = false;
     std::deque<upstream_connection> idle;
@@ -88,13 +90,41 @@ struct upstream_client::answer_reader {
     http::response_parser<http::string_body> parser;
 };
 
+void upstream_client::guard_ticket::settle(const upstream_failure* f) {
+    auto* c = std::exchange(c_, nullptr);
+    if (!c)
+        return;
+    bool success = !f || f->answer || !f->upstream_at_fault;
+    auto now = clock::now();
+    if (!c->guard_.record(success, a_, now))
+        return;
+    // Each transition is logged once, with what caused it.
+    const auto& id = c->cfg_.id;
+    if (success)
+        spdlog::info("upstream {} circuit closed: the probe succeeded", id);
+    else if (a_.probe)
+        spdlog::warn("upstream {} circuit open again: the probe failed: {}", id, f->message);
+    else
+        spdlog::warn("upstream {} circuit open after {} consecutive failures (last: {}); "
+                     "probing again in {} ms",
+                     id, c->cfg_.circuit_breaker.failure_threshold, f->message,
+                     c->cfg_.circuit_breaker.half_open_after_ms);
+}
+
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
-    : ex_(std::move(ex)), cfg_(std::move(cfg)), root_(std::make_shared<upstream_session>()) {
+    : ex_(std::move(ex)), cfg_(std::move(cfg)),
+      guard_(cfg_.circuit_breaker.failure_threshold,
+             std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms),
+             cfg_.rate_limit ? std::optional(cfg_.rate_limit->requests_per_minute) : std::nullopt),
+      rotation_(cfg_.urls.size(),
+                std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms), false),
+      root_(std::make_shared<upstream_session>()) {
     root_->capabilities = root_capabilities();
     modern_ = cfg_.protocol == config::protocol_mode::v2026_07_28;
     era_known_ = cfg_.protocol != config::protocol_mode::auto_;
     for (const auto& url : cfg_.urls) {
         auto ep = std::make_unique<endpoint>();
+        ep->index = endpoints_.size();
         ep->url = url;
         if (auto u = boost::urls::parse_uri(url)) {
             ep->tls = u->scheme() == "https";
@@ -111,6 +141,45 @@ upstream_client::~upstream_client() = default;
 std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) const {
     auto budget = std::chrono::milliseconds(cfg_.timeouts.request_ms);
     return ctx.timeout && *ctx.timeout < budget ? *ctx.timeout : budget;
+}
+
+std::variant<upstream_client::guard_ticket, upstream_failure>
+upstream_client::admit(guard_use use) {
+    auto decision = guard_.admit(use, clock::now());
+    if (auto* a = std::get_if<upstream_guard::admitted>(&decision))
+        return guard_ticket(*this, *a);
+    auto& r = std::get<upstream_guard::refused>(decision);
+    upstream_failure f;
+    f.retry_after = r.retry_after;
+    auto seconds = std::to_string((r.retry_after.count() + 999) / 1000);
+    if (r.why == upstream_guard::refused::reason::circuit_open) {
+        f.what = upstream_failure::kind::circuit_open;
+        f.message = "circuit open after repeated failures; next attempt in " +
+                    std::to_string(r.retry_after.count()) + " ms";
+    } else {
+        f.what = upstream_failure::kind::rate_limited;
+        f.message = "rate limit of " + std::to_string(cfg_.rate_limit->requests_per_minute) +
+                    " requests per minute reached; retry in " + seconds + " s";
+    }
+    return f;
+}
+
+circuit_breaker::state upstream_client::breaker_state() const {
+    return guard_.breaker_state(clock::now());
+}
+
+std::vector<upstream_client::endpoint_health> upstream_client::endpoints() const {
+    std::vector<endpoint_health> out;
+    auto now = clock::now();
+    for (const auto& ep : endpoints_)
+        out.push_back({ep->url, rotation_.in_rotation(ep->index, now)});
+    return out;
+}
+
+void upstream_client::endpoint_failed(endpoint& ep, const std::string& why) {
+    if (rotation_.eject(ep.index, clock::now()) && endpoints_.size() > 1)
+        spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation after {} ms", cfg_.id,
+                     ep.url, why, cfg_.circuit_breaker.half_open_after_ms);
 }
 
 void upstream_client::reset_session(upstream_session& s) {
@@ -141,9 +210,11 @@ upstream_client::connect(endpoint& ep) {
         tcp::resolver resolver(ex_);
         auto results = co_await resolver.async_resolve(
             ep.host, ep.port, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec)
+        if (ec) {
+            endpoint_failed(ep, "cannot resolve " + ep.host);
             co_return fail(upstream_failure::kind::connect_error,
                            "cannot resolve " + ep.host + ": " + ec.message());
+        }
         for (const auto& r : results)
             ep.resolved.push_back(r.endpoint());
     }
@@ -155,6 +226,7 @@ upstream_client::connect(endpoint& ep) {
     if (auto* err = std::get_if<std::string>(&c)) {
         // Resolution may be stale (a restarted upstream on a new address): resolve again next time.
         ep.resolved.clear();
+        endpoint_failed(ep, *err);
         co_return fail(upstream_failure::kind::connect_error, ep.url + ": " + *err);
     }
     co_return std::move(std::get<upstream_connection>(c));
@@ -377,8 +449,13 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
     ctx.timeout = caller.timeout;
     auto deadline = clock::now() + budget_for(ctx);
     std::optional<upstream_failure> last;
-    for (std::size_t tried = 0; tried < endpoints_.size(); ++tried) {
-        auto& ep = *endpoints_[next_endpoint_++ % endpoints_.size()];
+    auto plan = rotation_.next(clock::now());
+    for (auto index : plan.restored)
+        if (endpoints_.size() > 1)
+            spdlog::info("upstream {} endpoint {} restored to rotation: its rest is over", cfg_.id,
+                         endpoints_[index]->url);
+    for (auto index : plan.order) {
+        auto& ep = *endpoints_[index];
         if (!era_known_ || modern_) {
             // 2026-07-28 has no handshake: the root session's discovery stands in for it (and,
             // for `auto`, decides the era); a bridged session is ready at once.
@@ -460,9 +537,11 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
             asio::co_spawn(
                 ex_,
                 [self = shared_from_this(), uris = std::move(uris)]() -> asio::awaitable<void> {
+                    call_context upkeep;
+                    upkeep.use = guard_use::upkeep;
                     for (const auto& uri : uris)
                         co_await self->request("resources/subscribe", json::object{{"uri", uri}},
-                                               call_context{});
+                                               upkeep);
                 },
                 asio::detached);
         }
@@ -534,6 +613,36 @@ upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
 
 asio::awaitable<upstream_reply>
 upstream_client::request(std::string_view method, json::object params, const call_context& ctx) {
+    auto admitted = admit(ctx.use);
+    if (auto* refused = std::get_if<upstream_failure>(&admitted))
+        co_return std::move(*refused);
+    auto ticket = std::move(std::get<guard_ticket>(admitted));
+    auto reply = co_await send_request(method, std::move(params), ctx);
+    ticket.settle(std::get_if<upstream_failure>(&reply));
+    co_return reply;
+}
+
+namespace {
+// A JSON-RPC response to request `id`: what an upstream must answer. Anything else (an HTTP
+// error page in JSON, another id) is a failed call, not an answer to pass on.
+bool is_response_to(const json::object& m, std::int64_t id) {
+    auto* version = m.if_contains("jsonrpc");
+    auto* got = m.if_contains("id");
+    if (!version || *version != "2.0" || !got || !got->is_int64() || got->get_int64() != id)
+        return false;
+    auto* result = m.if_contains("result");
+    auto* error = m.if_contains("error");
+    if (result)
+        return !error;
+    auto* e = error ? error->if_object() : nullptr;
+    auto* code = e ? e->if_contains("code") : nullptr;
+    return code && code->is_int64();
+}
+} // namespace
+
+asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view method,
+                                                              json::object params,
+                                                              const call_context& ctx) {
     auto deadline = clock::now() + budget_for(ctx);
     json::object msg{{"jsonrpc", "2.0"}, {"id", nullptr}, {"method", method}};
     if (!params.empty())
@@ -581,6 +690,14 @@ upstream_client::request(std::string_view method, json::object params, const cal
                            "upstream answered HTTP " + std::to_string(answer.status) +
                                " without a JSON-RPC response",
                            answer.status);
+        if (!is_response_to(*answer.message, id)) {
+            auto text = answer.raw.size() > 200 ? answer.raw.substr(0, 200) + "..." : answer.raw;
+            co_return fail(
+                upstream_failure::kind::http_status,
+                "upstream answered HTTP " + std::to_string(answer.status) +
+                    " with a body that is not a JSON-RPC response to the request: " + text,
+                answer.status);
+        }
         if (modern_ && ctx.ask_client) {
             // 2026-07-28 asks for input by answering input_required; a client of an earlier
             // revision is asked each embedded request, and the call is retried with its
@@ -599,10 +716,13 @@ upstream_client::request(std::string_view method, json::object params, const cal
                         if (!embedded.is_object())
                             continue;
                         auto got = co_await ctx.ask_client(embedded.as_object());
-                        if (!got)
-                            co_return fail(upstream_failure::kind::protocol,
-                                           "the client did not answer the upstream's " +
-                                               std::string(key) + " input request");
+                        if (!got) {
+                            auto f = fail(upstream_failure::kind::protocol,
+                                          "the client did not answer the upstream's " +
+                                              std::string(key) + " input request");
+                            f.upstream_at_fault = false;
+                            co_return f;
+                        }
                         responses[key] = std::move(*got);
                     }
                 auto& params = msg["params"].as_object();
@@ -648,11 +768,16 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
     // the level travels in the `_meta` of each request on this session instead.
     if (!s->ready || modern_)
         co_return;
+    auto admitted = admit(guard_use::upkeep);
+    if (!std::holds_alternative<guard_ticket>(admitted))
+        co_return; // the level is sent with the next handshake of this session
+    auto ticket = std::move(std::get<guard_ticket>(admitted));
     json::object msg{{"jsonrpc", "2.0"},
                      {"id", next_id_++},
                      {"method", "logging/setLevel"},
                      {"params", {{"level", std::move(level)}}}};
-    co_await exchange(*s->ep, msg, s->state, ctx, clock::now() + budget_for(ctx), s.get());
+    auto r = co_await exchange(*s->ep, msg, s->state, ctx, clock::now() + budget_for(ctx), s.get());
+    ticket.settle(std::get_if<upstream_failure>(&r));
 }
 
 bool upstream_client::retire_bridge(const std::string& bridge) {
@@ -911,7 +1036,13 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
 
 asio::awaitable<std::variant<json::object, upstream_failure>>
 upstream_client::initialize_result(const call_context& ctx) {
-    if (auto failure = co_await ensure_session(root_, ctx))
+    auto admitted = admit(guard_use::upkeep);
+    if (auto* refused = std::get_if<upstream_failure>(&admitted))
+        co_return std::move(*refused);
+    auto ticket = std::move(std::get<guard_ticket>(admitted));
+    auto failure = co_await ensure_session(root_, ctx);
+    ticket.settle(failure ? &*failure : nullptr);
+    if (failure)
         co_return *failure;
     co_return root_->init_result;
 }
@@ -919,13 +1050,19 @@ upstream_client::initialize_result(const call_context& ctx) {
 asio::awaitable<std::variant<json::array, upstream_failure>>
 upstream_client::fetch_list(std::string_view method, std::string_view key,
                             const call_context& ctx) {
+    // One admission for the whole list, however many pages the upstream serves it in.
+    auto admitted = admit(ctx.use);
+    if (auto* refused = std::get_if<upstream_failure>(&admitted))
+        co_return std::move(*refused);
+    auto ticket = std::move(std::get<guard_ticket>(admitted));
     json::array all;
     std::optional<std::string> cursor;
     for (int pages = 0; pages < 1000; ++pages) {
         json::object params;
         if (cursor)
             params["cursor"] = *cursor;
-        auto r = co_await request(method, std::move(params), ctx);
+        auto r = co_await send_request(method, std::move(params), ctx);
+        ticket.settle(std::get_if<upstream_failure>(&r));
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& msg = std::get<upstream_message>(r).body;

@@ -8,6 +8,8 @@
 // docs/architecture.md); its pools and session state are touched only from coroutines on it.
 #pragma once
 
+#include "actors/endpoint_rotation.hpp"
+#include "actors/upstream_guard.hpp"
 #include "config/model.hpp"
 #include "protocol/subscription_filter.hpp"
 #include "transport/upstream_connection.hpp"
@@ -26,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -39,11 +42,16 @@ struct upstream_message {
 };
 
 struct upstream_failure {
-    enum class kind { connect_error, timeout, http_status, protocol };
+    // circuit_open and rate_limited: the upstream guards refused the call; it never left gate.
+    enum class kind { connect_error, timeout, http_status, protocol, circuit_open, rate_limited };
     kind what;
     std::string message;
     int status = 0;
-    std::optional<upstream_message> answer; // the upstream's own JSON-RPC error, when it sent one
+    std::optional<upstream_message> answer;   // the upstream's own JSON-RPC error, when it sent one
+    std::chrono::milliseconds retry_after{0}; // circuit_open, rate_limited
+    // False when the failure says nothing about the upstream's health (the client did not
+    // answer an input request, a capability the upstream does not offer).
+    bool upstream_at_fault = true;
 };
 
 // The upstream's JSON-RPC response (result or error), or why there is none.
@@ -54,6 +62,9 @@ using server_message_sink = std::function<void(boost::json::object)>;
 
 struct call_context {
     std::string traceparent; // W3C trace context propagated to the upstream
+    // A client's invocation counts against upstreams[].rateLimit; gate's own upkeep (health
+    // pings, resubscribing after a restart) is subject to the breaker only.
+    guard_use use = guard_use::invocation;
     std::optional<std::chrono::milliseconds> timeout; // tighter than timeouts.requestMs
     // The downstream session whose bridged session carries the call; empty: the root session.
     std::string bridge;
@@ -146,9 +157,41 @@ public:
     // Forgets the root session (the next request re-initializes).
     void reset_session() { reset_session(*root_); }
 
+    // Stage 6, the upstream guards, as /metrics and /health show them.
+    circuit_breaker::state breaker_state() const;
+    struct endpoint_health {
+        std::string url;
+        bool in_rotation;
+    };
+    std::vector<endpoint_health> endpoints() const;
+
 private:
     struct endpoint;
     struct http_answer;
+    // An admission through the upstream guards. Its outcome is reported once (settle); a
+    // ticket dropped without one (its caller went away) frees the half-open probe it holds.
+    class guard_ticket {
+    public:
+        guard_ticket(upstream_client& c, upstream_guard::admitted a) : c_(&c), a_(a) {}
+        guard_ticket(guard_ticket&& o) noexcept : c_(std::exchange(o.c_, nullptr)), a_(o.a_) {}
+        guard_ticket& operator=(guard_ticket&&) = delete;
+        ~guard_ticket() {
+            if (c_)
+                c_->guard_.abandon(a_);
+        }
+        // `f`: why the operation failed; null when the upstream answered.
+        void settle(const upstream_failure* f);
+
+    private:
+        upstream_client* c_;
+        upstream_guard::admitted a_;
+    };
+    // Every public operation that reaches the upstream passes the guards first: a refusal
+    // comes back as a failure of kind circuit_open or rate_limited.
+    std::variant<guard_ticket, upstream_failure> admit(guard_use use);
+    // The unguarded request, for operations already admitted.
+    boost::asio::awaitable<upstream_reply>
+    send_request(std::string_view method, boost::json::object params, const call_context& ctx);
     struct session_state {
         std::string id;
         std::string protocol_version;
@@ -230,7 +273,9 @@ private:
     boost::asio::any_io_executor ex_;
     config::upstream cfg_;
     std::vector<std::unique_ptr<endpoint>> endpoints_;
-    std::size_t next_endpoint_ = 0;
+    upstream_guard guard_;
+    endpoint_rotation rotation_; // which replica a new session goes to; ejections
+    void endpoint_failed(endpoint& ep, const std::string& why);
     session_ptr root_;
     std::unordered_map<std::string, session_ptr> bridged_;
     session_message_handler on_session_message_;

@@ -80,6 +80,14 @@ const std::map<std::string, std::string> enforced = {
     {"/upstreams/*/timeouts", "timeouts.connectMs bounds a connect that never completes"},
     {"/upstreams/*/timeouts/connectMs", "timeouts.connectMs bounds a connect that never completes"},
     {"/upstreams/*/timeouts/requestMs", "a hung upstream is answered -32041 within requestMs"},
+    {"/upstreams/*/circuitBreaker", "an upstream that keeps failing opens its breaker"},
+    {"/upstreams/*/circuitBreaker/failureThreshold",
+     "an upstream that keeps failing opens its breaker"},
+    {"/upstreams/*/circuitBreaker/halfOpenAfterMs",
+     "an upstream that keeps failing opens its breaker"},
+    {"/upstreams/*/rateLimit", "upstreams[].rateLimit refuses calls over it with -32040"},
+    {"/upstreams/*/rateLimit/requestsPerMinute",
+     "upstreams[].rateLimit refuses calls over it with -32040"},
     {"/upstreams/*/cacheTtlMs", "cacheTtlMs: a list is served from the cache until it expires"},
     {"/auth", "auth.mode disabled serves callers anonymously"},
     {"/auth/mode", "auth.mode disabled serves callers anonymously"},
@@ -123,10 +131,6 @@ const std::map<std::string, std::string> refused_through = {
 const std::map<std::string, std::string> refusal_samples = {
     {"/upstreams/*/auth/strategy",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"static","secretRef":"K"}}]})"},
-    {"/upstreams/*/circuitBreaker",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","circuitBreaker":{"failureThreshold":3}}]})"},
-    {"/upstreams/*/rateLimit",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","rateLimit":{"requestsPerMinute":60}}]})"},
     {"/upstreams/*/budget",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
     {"/upstreams/*/healthCheck",
@@ -261,11 +265,11 @@ TEST(ConfigSupport, ValuesThatMeanNothingChangesAreAccepted) {
 
 TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
     auto r = parse(R"({"upstreams":[
-        {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","rateLimit":{"requestsPerMinute":1}},
+        {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","budget":{"period":"day","upstreamCalls":1}},
         {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","healthCheck":{"intervalMs":5}}],
         "policy":{"defaultDecision":"allow"}})");
     ASSERT_EQ(r.errors.size(), 3u);
-    EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/rateLimit");
+    EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/budget");
     EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/healthCheck");
     EXPECT_EQ(r.errors[2].pointer, "/policy");
     EXPECT_NE(r.errors[2].reason.find("every invocation would be allowed"), std::string::npos);

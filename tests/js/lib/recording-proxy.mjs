@@ -1,11 +1,14 @@
 // An HTTP proxy in front of a real MCP server that records what gate sends it: each
 // request's HTTP method, headers and JSON-RPC method. Streams (SSE) pass through as they come.
-// `stop()` closes it like a dead replica: listener and open connections.
+// `stop()` closes it like a dead replica: listener and open connections. `failWith({status,
+// body})` makes it answer every POST itself, as a broken upstream would, until
+// `failWith(null)`.
 import http from 'node:http';
 
 export async function startRecordingProxy(targetUrl) {
   const target = new URL(targetUrl);
   const seen = [];
+  let failure = null;
   const sockets = new Set();
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -19,6 +22,11 @@ export async function startRecordingProxy(targetUrl) {
         rpc = null;
       }
       seen.push({ httpMethod: req.method, headers: req.headers, rpcMethod: rpc?.method ?? null });
+      if (failure && req.method === 'POST') {
+        res.writeHead(failure.status, { 'content-type': failure.contentType ?? 'application/json' });
+        res.end(failure.body);
+        return;
+      }
       const out = http.request(
         {
           host: target.hostname,
@@ -45,6 +53,9 @@ export async function startRecordingProxy(targetUrl) {
     url: `http://127.0.0.1:${server.address().port}${target.pathname}`,
     seen,
     count: (rpcMethod) => seen.filter((r) => r.rpcMethod === rpcMethod).length,
+    failWith: (f) => {
+      failure = f;
+    },
     stop: () => {
       for (const s of sockets) s.destroy();
       return new Promise((r) => server.close(r));

@@ -1,0 +1,190 @@
+// Stage 6, the upstream guards, against the real binary and real MCP servers: the circuit
+// breaker (opening, refusing every path to the upstream while open, recovering after
+// halfOpenAfterMs), the per-upstream rate limit, and replicas ejected on a connect failure.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { connectClient, eventually, expectMcpError, get, startEverything, startGate, startRecordingProxy } from './lib/index.mjs';
+
+const echo = (client, name, message = 'x') => client.callTool({ name, arguments: { message } });
+
+// The value of one series in a Prometheus text exposition, or undefined.
+function metric(text, name, labels) {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const inside = line.slice(name.length + 1, line.indexOf('}'));
+    const have = inside.split(',');
+    if (want.every((w) => have.includes(w))) return Number(line.slice(line.indexOf('}') + 1));
+  }
+  return undefined;
+}
+
+describe('the circuit breaker', { timeout: 120_000 }, () => {
+  let everything;
+  let proxy;
+  let gate;
+  let client;
+  const HALF_OPEN_MS = 5000;
+
+  before(async () => {
+    everything = await startEverything();
+    proxy = await startRecordingProxy(everything.url);
+    gate = await startGate({
+      config: {
+        upstreams: [
+          { id: 'flaky', url: proxy.url, namespace: 'f', circuitBreaker: { failureThreshold: 3, halfOpenAfterMs: HALF_OPEN_MS } },
+          { id: 'steady', url: everything.url, namespace: 's' },
+        ],
+      },
+    });
+    client = await connectClient(gate.url);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => {});
+    await gate?.stop();
+    await proxy?.stop();
+    await everything?.stop();
+  });
+
+  test('an upstream that keeps failing opens its breaker, refuses every path while open, and recovers', async () => {
+    assert.deepEqual((await echo(client, 'f__echo', 'before')).content, [{ type: 'text', text: 'Echo: before' }]);
+
+    // HTTP 500 with a JSON body that is not JSON-RPC: a failed call, not an answer to pass on.
+    proxy.failWith({ status: 500, body: '{"error":"boom"}' });
+    for (let i = 0; i < 3; i++) {
+      const err = await expectMcpError(() => echo(client, 'f__echo'));
+      assert.equal(err.code, -32041, err.message);
+      assert.match(err.message, /upstream flaky unavailable: .*not a JSON-RPC response/);
+    }
+    let m = (await get(`${gate.base}/metrics`)).text;
+    assert.equal(metric(m, 'gate_upstream_breaker_state', { upstream: 'flaky' }), 2, 'open');
+    assert.equal(metric(m, 'gate_upstream_breaker_state', { upstream: 'steady' }), 0);
+
+    // Open: nothing reaches the upstream, whichever path asks.
+    const posts = () => proxy.seen.filter((r) => r.httpMethod === 'POST').length;
+    const before = posts();
+    const open = await expectMcpError(() => echo(client, 'f__echo'));
+    assert.equal(open.code, -32041);
+    assert.match(open.message, /circuit open/);
+    assert.ok(open.data?.retryAfterMs > 0 && open.data.retryAfterMs <= HALF_OPEN_MS, JSON.stringify(open.data));
+    const tools = (await client.listTools({})).tools.map((t) => t.name);
+    assert.ok(tools.length > 0 && tools.every((n) => n.startsWith('s__')), `the open upstream is left out: ${tools.slice(0, 5)}`);
+    const prompt = await expectMcpError(() => client.getPrompt({ name: 'f__simple-prompt' }));
+    assert.equal(prompt.code, -32041);
+    const completion = await expectMcpError(() =>
+      client.complete({ ref: { type: 'ref/prompt', name: 'f__complex-prompt' }, argument: { name: 'temperature', value: '1' } }),
+    );
+    assert.equal(completion.code, -32041);
+    await client.setLoggingLevel('debug'); // answered by gate; not propagated to the open one
+    // A task nobody pinned is looked for by a probe of every upstream: not of the open one.
+    const task = await expectMcpError(() => client.request({ method: 'tasks/get', params: { taskId: 'nope' } }, EmptyResultSchema));
+    assert.equal(task.code, -32002, task.message);
+    const health = JSON.parse((await get(`${gate.base}/health`)).text);
+    const flaky = health.upstreams.find((u) => u.id === 'flaky');
+    assert.equal(flaky.status, 'down');
+    assert.equal(flaky.breaker, 'open');
+    assert.match(flaky.error, /circuit open/);
+    assert.equal(posts(), before, 'no request reached the upstream while its circuit was open');
+    m = (await get(`${gate.base}/metrics`)).text;
+    assert.ok(metric(m, 'gate_upstream_requests_total', { upstream: 'flaky', outcome: 'circuit_open' }) >= 2);
+
+    // Healthy again: after halfOpenAfterMs one probe goes through and closes the circuit.
+    proxy.failWith(null);
+    await eventually(
+      async () => {
+        try {
+          await echo(client, 'f__echo', 'after');
+          return true;
+        } catch (err) {
+          assert.equal(err.code, -32041, err.message);
+          return false;
+        }
+      },
+      { timeoutMs: HALF_OPEN_MS + 15_000, everyMs: 250, what: 'the breaker closing' },
+    );
+    m = (await get(`${gate.base}/metrics`)).text;
+    assert.equal(metric(m, 'gate_upstream_breaker_state', { upstream: 'flaky' }), 0, 'closed');
+    const logs = gate.proc.stderr.text();
+    assert.equal(logs.match(/upstream flaky circuit open after 3 consecutive failures/g)?.length, 1, logs);
+    assert.match(logs, /upstream flaky circuit closed: the probe succeeded/);
+  });
+});
+
+describe('upstreams[].rateLimit', { timeout: 60_000 }, () => {
+  let everything;
+  let gate;
+  let client;
+
+  before(async () => {
+    everything = await startEverything();
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url, rateLimit: { requestsPerMinute: 3 } }],
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+    client = await connectClient(gate.url);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => {});
+    await gate?.stop();
+    await everything?.stop();
+  });
+
+  test('upstreams[].rateLimit refuses calls over it with -32040 and a retry hint', async () => {
+    for (let i = 0; i < 3; i++) await echo(client, 'echo', `n${i}`);
+    const err = await expectMcpError(() => echo(client, 'echo'));
+    assert.equal(err.code, -32040, err.message);
+    assert.match(err.message, /upstream solo rate limit exceeded: rate limit of 3 requests per minute reached; retry in \d+ s/);
+    assert.ok(err.data.retryAfterMs > 0 && err.data.retryAfterMs <= 60_000, JSON.stringify(err.data));
+    const m = (await get(`${gate.base}/metrics`)).text;
+    assert.equal(metric(m, 'gate_upstream_requests_total', { upstream: 'solo', outcome: 'rate_limited' }), 1);
+    assert.equal(metric(m, 'gate_upstream_requests_total', { upstream: 'solo', outcome: 'ok' }), 3);
+    const events = await gate.waitForAudit((ev) => ev.filter((e) => e.method === 'tools/call').length >= 4);
+    const calls = events.filter((e) => e.method === 'tools/call');
+    assert.deepEqual(calls.map((e) => e.outcome), ['ok', 'ok', 'ok', 'rate_limited']);
+    // The limit is the upstream's own: gate's health ping still reaches it.
+    assert.equal((await get(`${gate.base}/health`)).status, 200);
+  });
+});
+
+describe('replicas', { timeout: 60_000 }, () => {
+  test('a replica that refuses connections is ejected once and shown out of rotation', async () => {
+    const everything = await startEverything();
+    const a = await startRecordingProxy(everything.url);
+    const b = await startRecordingProxy(everything.url);
+    const gate = await startGate({
+      config: { upstreams: [{ id: 'r', urls: [a.url, b.url], circuitBreaker: { failureThreshold: 100, halfOpenAfterMs: 600000 } }] },
+    });
+    const clients = [];
+    try {
+      await b.stop();
+      for (let i = 0; i < 4; i++) {
+        const c = await connectClient(gate.url);
+        clients.push(c);
+        assert.deepEqual((await echo(c, 'echo', `n${i}`)).content, [{ type: 'text', text: `Echo: n${i}` }]);
+      }
+      const logs = gate.proc.stderr.text();
+      const ejected = logs.split('\n').filter((l) => l.includes(`endpoint ${b.url} ejected`));
+      assert.equal(ejected.length, 1, logs);
+      const health = JSON.parse((await get(`${gate.base}/health`)).text);
+      assert.deepEqual(health.upstreams[0].endpoints, [
+        { inRotation: true, url: a.url },
+        { inRotation: false, url: b.url },
+      ]);
+      const m = (await get(`${gate.base}/metrics`)).text;
+      assert.equal(metric(m, 'gate_upstream_endpoint_healthy', { upstream: 'r', endpoint: a.url }), 1);
+      assert.equal(metric(m, 'gate_upstream_endpoint_healthy', { upstream: 'r', endpoint: b.url }), 0);
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
+      await gate.stop();
+      await a.stop();
+      await everything.stop();
+    }
+  });
+});
