@@ -15,7 +15,7 @@ namespace gate {
 struct task_pin {
     std::string task_id;
     std::uint64_t principal;
-    std::size_t upstream;
+    std::string upstream; // its id
 };
 
 struct task_find {

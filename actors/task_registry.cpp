@@ -4,9 +4,9 @@
 
 namespace gate {
 
-void task_registry::pin(const std::string& task_id, std::uint64_t principal, std::size_t upstream,
+void task_registry::pin(const std::string& task_id, std::uint64_t principal, std::string upstream,
                         time_point now) {
-    records_[{task_id, principal}] = record{upstream, now + lifetime};
+    records_[{task_id, principal}] = record{std::move(upstream), now + lifetime};
 }
 
 task_owner task_registry::find(const std::string& task_id, std::uint64_t principal,

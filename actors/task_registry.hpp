@@ -18,7 +18,8 @@ namespace gate {
 struct task_owner {
     enum class kind { owned, foreign, unknown };
     kind what = kind::unknown;
-    std::size_t upstream = 0; // when owned
+    // When owned: the upstream's id. Never its position: a reload may reorder the upstreams.
+    std::string upstream;
 };
 
 class task_registry {
@@ -27,7 +28,7 @@ public:
     static constexpr auto lifetime = std::chrono::hours(24);
 
     // Pins the task to `upstream` for `principal` (again: the record is renewed).
-    void pin(const std::string& task_id, std::uint64_t principal, std::size_t upstream,
+    void pin(const std::string& task_id, std::uint64_t principal, std::string upstream,
              time_point now);
     task_owner find(const std::string& task_id, std::uint64_t principal, time_point now) const;
     // Drops expired records; returns how many.
@@ -36,7 +37,7 @@ public:
 
 private:
     struct record {
-        std::size_t upstream;
+        std::string upstream;
         time_point expires;
     };
     std::map<std::pair<std::string, std::uint64_t>, record> records_;

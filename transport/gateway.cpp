@@ -53,7 +53,10 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
       guard(doc.server.allowed_hosts, doc.server.allowed_hosts_any),
       live(make_view(io_, parts.snap, nullptr)),
       health(std::make_shared<health_checker>(live->clients, !doc.auth.required)),
-      server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate") {}
+      server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate") {
+    if (doc.server.rate_limit && doc.server.rate_limit->requests_per_minute)
+        global_window.emplace(*doc.server.rate_limit->requests_per_minute);
+}
 
 gateway::gateway(asio::io_context& io, gateway_parts parts)
     : impl_(std::make_unique<impl>(io, std::move(parts))) {
@@ -228,6 +231,23 @@ std::optional<http_reply> gateway::impl::admit(const http_request& req, time_poi
         http::status::forbidden, host ? R"({"error":"forbidden: Host is not on the allowlist"})"
                                       : R"({"error":"forbidden: Origin is not on the allowlist"})");
     reply.close = true;
+    return reply;
+}
+
+std::optional<http_reply> gateway::impl::global_limit(time_point start) {
+    if (!global_window)
+        return std::nullopt;
+    auto wait = global_window->take(clock::now());
+    if (!wait)
+        return std::nullopt;
+    auto seconds = std::max<std::int64_t>(1, (wait->count() + 999) / 1000);
+    const auto& row = protocol::describe(protocol::gateway_error::global_rate_limited);
+    auto why = "global rate limit of " + std::to_string(global_window->limit()) +
+               " requests per minute reached; retry in " + std::to_string(seconds) + " s";
+    reject_http(row.metric_label, row.audit_outcome, why, start);
+    auto reply = http_reply::json(static_cast<http::status>(row.http_status),
+                                  json::serialize(json::object{{"error", "rate limited: " + why}}));
+    reply.headers.emplace_back("Retry-After", std::to_string(seconds));
     return reply;
 }
 

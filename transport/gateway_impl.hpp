@@ -3,6 +3,7 @@
 
 #include "actors/bridge_messages.hpp"
 #include "actors/federation.hpp"
+#include "actors/sliding_window.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
@@ -241,6 +242,12 @@ struct gateway::impl final : http_handler {
     // Asks the client of `rec` one embedded input request on its call's stream.
     boost::asio::awaitable<std::optional<boost::json::object>>
     ask_client_input(request_record& rec, boost::json::object request);
+
+    // Stage 3: server.rateLimit.requestsPerMinute over every JSON-RPC request on the MCP
+    // endpoint (notifications and the client's answers finish work already admitted and are
+    // never refused). The refusal: 429 with Retry-After, one `http` audit event.
+    std::optional<http_reply> global_limit(time_point start);
+    std::optional<sliding_window> global_window;
 
     // Stage 9: exactly one audit event and one request metric per terminal response.
     void finish(request_record& rec);

@@ -160,6 +160,9 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
     }
     auto& msg = std::get<protocol::message>(classified);
+    if (msg.kind == protocol::message_kind::request)
+        if (auto refused = global_limit(rec.start))
+            co_return std::move(*refused);
     rec.traceparent =
         protocol::child_of(protocol::parse_traceparent(header_value(req, "traceparent"))).header();
     if (is_modern_request(req, msg))

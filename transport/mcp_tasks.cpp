@@ -59,8 +59,9 @@ void gateway::impl::pin_minted_task(const request_record& rec, std::size_t upstr
         task_id = r->if_contains("taskId");
     if (!task_id || !task_id->is_string())
         return;
-    caf::anon_send(parts.tasks, task_pin{std::string(task_id->get_string()),
-                                         principal_of(rec.session), upstream});
+    caf::anon_send(parts.tasks,
+                   task_pin{std::string(task_id->get_string()), principal_of(rec.session),
+                            rec.view->clients[upstream]->config().id});
 }
 
 asio::awaitable<json::object> gateway::impl::task_call(const std::string& session,
@@ -91,10 +92,20 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
     }
     if (owner.what == task_owner::kind::foreign)
         co_return unknown_task(id, task_id);
+    auto& clients = rec.view->clients;
+    // The record names its owner by id; an owner this view no longer has (a reload removed
+    // it) is as good as no record: the probe finds whoever holds the task now.
+    std::size_t owner_index = 0;
+    if (owner.what == task_owner::kind::owned) {
+        auto at = rec.view->snap->upstream_by_id.find(owner.upstream);
+        if (at == rec.view->snap->upstream_by_id.end())
+            owner = task_owner{};
+        else
+            owner_index = at->second;
+    }
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);
     rec.trace.record(stage::proxy);
-    auto& clients = rec.view->clients;
     if (owner.what == task_owner::kind::unknown) {
         // No record (minted before a restart, or by a call gate did not see): ask every
         // upstream, read-only, who holds it. Only the owner that answered gets the method.
@@ -111,14 +122,15 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         if (!answered)
             co_return unknown_task(id, task_id);
         if (parts.tasks)
-            caf::anon_send(parts.tasks, task_pin{task_id, principal, *answered});
+            caf::anon_send(parts.tasks,
+                           task_pin{task_id, principal, clients[*answered]->config().id});
         rec.upstream = clients[*answered]->config().id;
         if (method == "tasks/get")
             co_return pass_on(std::move(std::get<upstream_message>(*probes[*answered])), id, rec);
-        owner = task_owner{task_owner::kind::owned, *answered};
+        owner_index = *answered;
     }
-    rec.upstream = clients[owner.upstream]->config().id;
-    auto reply = co_await call_upstream(owner.upstream, method, std::move(params), rec);
+    rec.upstream = clients[owner_index]->config().id;
+    auto reply = co_await call_upstream(owner_index, method, std::move(params), rec);
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return refuse_upstream(rec, id, *rec.upstream, *f);
     // The owner's answer, errors included, passes through verbatim.

@@ -2,6 +2,7 @@
 
 #include "protocol/modern_request.hpp"
 #include "transport/sse.hpp"
+#include "transport/upstream_client_parts.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/version.hpp"
 
@@ -67,22 +68,6 @@ json::object root_capabilities() {
                         {"roots", json::object{}}};
 }
 } // namespace
-
-struct upstream_client::endpoint {
-    std::size_t index = 0; // in endpoints_ and the rotation
-    std::string url, host, port, target;
-    bool tls = false;
-    std::deque<upstream_connection> idle;
-    std::vector<tcp::endpoint> resolved;
-};
-
-struct upstream_client::http_answer {
-    int status = 0;
-    std::string session_id;
-    std::optional<json::object> message; // the JSON-RPC response, when one came
-    std::string raw;                     // its text
-    bool stream_unfinished = false; // an event stream whose end had not arrived with the answer
-};
 
 struct upstream_client::answer_reader {
     answer_reader() { parser.body_limit(max_answer_bytes); }
@@ -177,7 +162,13 @@ std::vector<upstream_client::endpoint_health> upstream_client::endpoints() const
 }
 
 void upstream_client::endpoint_failed(endpoint& ep, const std::string& why) {
-    if (rotation_.eject(ep.index, clock::now()) && endpoints_.size() > 1)
+    if (!rotation_.eject(ep.index, clock::now()) || endpoints_.size() < 2)
+        return;
+    if (cfg_.health_check_interval_ms)
+        spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation when a health probe "
+                     "passes",
+                     cfg_.id, ep.url, why);
+    else
         spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation after {} ms", cfg_.id,
                      ep.url, why, cfg_.circuit_breaker.half_open_after_ms);
 }
@@ -806,6 +797,8 @@ void upstream_client::end_bridge(const std::string& bridge) {
 
 void upstream_client::close() {
     closed_ = true;
+    if (health_timer_)
+        health_timer_->cancel();
     std::vector<std::string> all;
     for (auto& [bridge, s] : bridged_)
         all.push_back(bridge);

@@ -134,6 +134,9 @@ public:
 
     // Ends every session's GET stream and every bridged session (shutdown, retirement).
     void close();
+    // With healthCheck.intervalMs: probes every endpoint on that interval until close()
+    // (upstream_probes.cpp). Idempotent.
+    void start_health_checks();
 
     // Whether the upstream speaks 2026-07-28 (for `auto`, known after the first handshake).
     bool modern() const { return modern_; }
@@ -276,6 +279,10 @@ private:
     upstream_guard guard_;
     endpoint_rotation rotation_; // which replica a new session goes to; ejections
     void endpoint_failed(endpoint& ep, const std::string& why);
+    std::shared_ptr<boost::asio::steady_timer> health_timer_; // set once probing started
+    boost::asio::awaitable<void> health_loop();
+    // Why the endpoint failed a full MCP connect probe; nullopt when it passed.
+    boost::asio::awaitable<std::optional<std::string>> probe_endpoint(endpoint& ep);
     session_ptr root_;
     std::unordered_map<std::string, session_ptr> bridged_;
     session_message_handler on_session_message_;

@@ -38,17 +38,17 @@ struct task_keeper_fixture : test::coordinator_fixture {
 } // namespace
 
 TEST_F(task_keeper_fixture, pins_answer_owner_foreign_and_unknown) {
-    caf::anon_send(keeper, task_pin{"t", 1, 3});
+    caf::anon_send(keeper, task_pin{"t", 1, "up-3"});
     sched.run();
     auto owned = find("t", 1);
     EXPECT_EQ(owned.what, task_owner::kind::owned);
-    EXPECT_EQ(owned.upstream, 3u);
+    EXPECT_EQ(owned.upstream, "up-3");
     EXPECT_EQ(find("t", 2).what, task_owner::kind::foreign); // answered -32002, not probed
     EXPECT_EQ(find("u", 1).what, task_owner::kind::unknown); // the probe path
 }
 
 TEST_F(task_keeper_fixture, records_expire_after_24_hours_of_virtual_time) {
-    caf::anon_send(keeper, task_pin{"t", 1, 0});
+    caf::anon_send(keeper, task_pin{"t", 1, "up-0"});
     sched.run();
     for (int h = 0; h < 23; ++h) {
         sched.advance_time(1h);

@@ -294,7 +294,7 @@ describe('fields not supported yet are refused, never ignored', { timeout: 60_00
   const cases = [
     ['/auth/mode', { ...base, auth: { mode: 'required', resource: 'https://gw.example/mcp', issuers: [{ issuer: 'https://idp.example' }] } }],
     ['/policy', { ...base, policy: { defaultDecision: 'deny' } }],
-    ['/upstreams/0/healthCheck', { upstreams: [{ ...base.upstreams[0], healthCheck: { intervalMs: 1000 } }] }],
+    ['/upstreams/0/budget', { upstreams: [{ ...base.upstreams[0], budget: { period: 'day', upstreamCalls: 10 } }] }],
     ['/upstreams/0/auth/strategy', { upstreams: [{ ...base.upstreams[0], auth: { strategy: 'static', secretRef: 'K' } }] }],
     ['/audit/sinks/0/type', { ...base, audit: { sinks: [{ type: 'webhook', url: 'http://127.0.0.1:9/a' }] } }],
   ];

@@ -6,7 +6,19 @@ import { after, before, describe, test } from 'node:test';
 
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { connectClient, eventually, expectMcpError, get, startEverything, startGate, startRecordingProxy } from './lib/index.mjs';
+import {
+  connectClient,
+  eventually,
+  expectMcpError,
+  get,
+  notification,
+  openRawSession,
+  post,
+  rpc,
+  startEverything,
+  startGate,
+  startRecordingProxy,
+} from './lib/index.mjs';
 
 const echo = (client, name, message = 'x') => client.callTool({ name, arguments: { message } });
 
@@ -184,6 +196,90 @@ describe('replicas', { timeout: 60_000 }, () => {
       for (const c of clients) await c.close().catch(() => {});
       await gate.stop();
       await a.stop();
+      await everything.stop();
+    }
+  });
+});
+
+describe('server.rateLimit, the global limit', { timeout: 60_000 }, () => {
+  let everything;
+  let gate;
+
+  before(async () => {
+    everything = await startEverything();
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url }],
+        server: { rateLimit: { requestsPerMinute: 4 } },
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await everything?.stop();
+  });
+
+  test('server.rateLimit answers 429 with Retry-After and one audit event', async () => {
+    const session = await openRawSession(gate.url); // initialize: the first request counted
+    for (let i = 0; i < 3; i++) {
+      const r = await post(gate.url, rpc('ping'), session.headers);
+      assert.equal(r.status, 200, r.text);
+    }
+    const refused = await post(gate.url, rpc('ping'), session.headers);
+    assert.equal(refused.status, 429, refused.text);
+    const retry = Number(refused.headers['retry-after']);
+    assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, `Retry-After: ${refused.headers['retry-after']}`);
+    assert.match(JSON.parse(refused.text).error, /global rate limit of 4 requests per minute reached; retry in \d+ s/);
+    // A notification finishes work already admitted: never refused.
+    const note = await post(gate.url, notification('notifications/cancelled', { requestId: 999 }), session.headers);
+    assert.equal(note.status, 202, note.text);
+
+    const events = await gate.waitForAudit((ev) => ev.some((e) => e.outcome === 'rate_limited'));
+    const limited = events.filter((e) => e.outcome === 'rate_limited');
+    assert.equal(limited.length, 1, JSON.stringify(limited));
+    assert.equal(limited[0].method, 'http');
+    const m = (await get(`${gate.base}/metrics`)).text;
+    assert.equal(metric(m, 'gate_http_rejections_total', { reason: 'rate_limited' }), 1);
+    assert.equal(metric(m, 'gate_requests_total', { method: 'ping', outcome: 'ok' }), 3);
+  });
+});
+
+describe('active health (healthCheck.intervalMs)', { timeout: 90_000 }, () => {
+  test('an active probe ejects a hung replica before traffic does, and restores it at once', async () => {
+    const everything = await startEverything();
+    const live = await startRecordingProxy(everything.url);
+    const hung = await startRecordingProxy(everything.url);
+    hung.failWith({ hang: true });
+    // requestMs stays at its 60 s default: a session sent to the hung replica would hang.
+    const gate = await startGate({
+      config: { upstreams: [{ id: 'r', urls: [live.url, hung.url], healthCheck: { intervalMs: 300 } }] },
+    });
+    const clients = [];
+    const healthy = async (url) =>
+      metric((await get(`${gate.base}/metrics`)).text, 'gate_upstream_endpoint_healthy', { upstream: 'r', endpoint: url });
+    try {
+      await eventually(async () => (await healthy(hung.url)) === 0, { timeoutMs: 20_000, what: 'the hung replica ejected' });
+      assert.equal(await healthy(live.url), 1);
+      const before = hung.seen.filter((r) => r.rpcMethod !== 'initialize').length;
+      for (let i = 0; i < 4; i++) {
+        const c = await connectClient(gate.url);
+        clients.push(c);
+        assert.deepEqual((await echo(c, 'echo', `n${i}`)).content, [{ type: 'text', text: `Echo: n${i}` }]);
+      }
+      assert.equal(hung.seen.filter((r) => r.rpcMethod !== 'initialize').length, before, 'no client traffic reached the hung replica');
+
+      hung.failWith(null);
+      await eventually(async () => (await healthy(hung.url)) === 1, { timeoutMs: 20_000, what: 'the recovered replica restored' });
+      const logs = gate.proc.stderr.text();
+      assert.equal(logs.match(new RegExp(`endpoint ${hung.url} ejected by health probe`, 'g'))?.length, 1, logs);
+      assert.equal(logs.match(new RegExp(`endpoint ${hung.url} restored by health probe`, 'g'))?.length, 1, logs);
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
+      await gate.stop();
+      await live.stop();
+      await hung.stop();
       await everything.stop();
     }
   });

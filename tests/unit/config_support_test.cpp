@@ -88,6 +88,12 @@ const std::map<std::string, std::string> enforced = {
     {"/upstreams/*/rateLimit", "upstreams[].rateLimit refuses calls over it with -32040"},
     {"/upstreams/*/rateLimit/requestsPerMinute",
      "upstreams[].rateLimit refuses calls over it with -32040"},
+    {"/server/rateLimit", "server.rateLimit answers 429 with Retry-After and one audit event"},
+    {"/server/rateLimit/requestsPerMinute",
+     "server.rateLimit answers 429 with Retry-After and one audit event"},
+    {"/upstreams/*/healthCheck", "an active probe ejects a hung replica before traffic does"},
+    {"/upstreams/*/healthCheck/intervalMs",
+     "an active probe ejects a hung replica before traffic does"},
     {"/upstreams/*/cacheTtlMs", "cacheTtlMs: a list is served from the cache until it expires"},
     {"/auth", "auth.mode disabled serves callers anonymously"},
     {"/auth/mode", "auth.mode disabled serves callers anonymously"},
@@ -133,8 +139,6 @@ const std::map<std::string, std::string> refusal_samples = {
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"static","secretRef":"K"}}]})"},
     {"/upstreams/*/budget",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
-    {"/upstreams/*/healthCheck",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","healthCheck":{"intervalMs":1000}}]})"},
     {"/auth/mode",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]}})"},
     {"/auth/resource",
@@ -146,8 +150,8 @@ const std::map<std::string, std::string> refusal_samples = {
     {"/policy", R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"policy":{}})"},
     {"/audit/sinks/*/type",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"}]}})"},
-    {"/server/rateLimit",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"rateLimit":{"requestsPerMinute":600}}})"},
+    {"/server/rateLimit/perPrincipalPerMinute",
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"rateLimit":{"perPrincipalPerMinute":600}}})"},
     {"/server/budget",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"budget":{"period":"day","upstreamCalls":9}}})"},
     {"/server/redisUrl",
@@ -266,11 +270,11 @@ TEST(ConfigSupport, ValuesThatMeanNothingChangesAreAccepted) {
 TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
     auto r = parse(R"({"upstreams":[
         {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","budget":{"period":"day","upstreamCalls":1}},
-        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","healthCheck":{"intervalMs":5}}],
+        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","auth":{"strategy":"static","secretRef":"K"}}],
         "policy":{"defaultDecision":"allow"}})");
     ASSERT_EQ(r.errors.size(), 3u);
     EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/budget");
-    EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/healthCheck");
+    EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/auth/strategy");
     EXPECT_EQ(r.errors[2].pointer, "/policy");
     EXPECT_NE(r.errors[2].reason.find("every invocation would be allowed"), std::string::npos);
 }

@@ -16,28 +16,28 @@ const task_registry::time_point t0{std::chrono::hours(1000)};
 
 TEST(task_registry, a_pinned_task_is_owned_by_its_principal_only) {
     task_registry r;
-    r.pin("t1", 7, 2, t0);
+    r.pin("t1", 7, "up-2", t0);
     auto mine = r.find("t1", 7, t0);
     EXPECT_EQ(mine.what, kind::owned);
-    EXPECT_EQ(mine.upstream, 2u);
+    EXPECT_EQ(mine.upstream, "up-2");
     EXPECT_EQ(r.find("t1", 8, t0).what, kind::foreign);
     EXPECT_EQ(r.find("t2", 7, t0).what, kind::unknown);
 }
 
 TEST(task_registry, the_same_id_from_two_principals_is_two_records) {
     task_registry r;
-    r.pin("same", 1, 0, t0);
-    r.pin("same", 2, 1, t0);
-    EXPECT_EQ(r.find("same", 1, t0).upstream, 0u);
-    EXPECT_EQ(r.find("same", 2, t0).upstream, 1u);
+    r.pin("same", 1, "up-0", t0);
+    r.pin("same", 2, "up-1", t0);
+    EXPECT_EQ(r.find("same", 1, t0).upstream, "up-0");
+    EXPECT_EQ(r.find("same", 2, t0).upstream, "up-1");
     EXPECT_EQ(r.find("same", 3, t0).what, kind::foreign);
 }
 
 TEST(task_registry, records_expire_after_24_hours_and_a_pin_renews) {
     task_registry r;
-    r.pin("old", 1, 0, t0);
-    r.pin("renewed", 1, 0, t0);
-    r.pin("renewed", 1, 0, t0 + 12h);
+    r.pin("old", 1, "up-0", t0);
+    r.pin("renewed", 1, "up-0", t0);
+    r.pin("renewed", 1, "up-0", t0 + 12h);
     EXPECT_EQ(r.find("old", 1, t0 + 24h - 1s).what, kind::owned);
     EXPECT_EQ(r.find("old", 1, t0 + 24h).what, kind::unknown); // expired reads as unknown
     EXPECT_EQ(r.expire(t0 + 24h), 1u);

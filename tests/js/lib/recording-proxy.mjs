@@ -1,8 +1,8 @@
 // An HTTP proxy in front of a real MCP server that records what gate sends it: each
 // request's HTTP method, headers and JSON-RPC method. Streams (SSE) pass through as they come.
 // `stop()` closes it like a dead replica: listener and open connections. `failWith({status,
-// body})` makes it answer every POST itself, as a broken upstream would, until
-// `failWith(null)`.
+// body})` makes it answer every POST itself, as a broken upstream would, and `failWith({hang:
+// true})` makes it answer nothing at all, until `failWith(null)`.
 import http from 'node:http';
 
 export async function startRecordingProxy(targetUrl) {
@@ -22,6 +22,7 @@ export async function startRecordingProxy(targetUrl) {
         rpc = null;
       }
       seen.push({ httpMethod: req.method, headers: req.headers, rpcMethod: rpc?.method ?? null });
+      if (failure?.hang) return; // accepts, reads, never answers: a hung replica
       if (failure && req.method === 'POST') {
         res.writeHead(failure.status, { 'content-type': failure.contentType ?? 'application/json' });
         res.end(failure.body);

@@ -1,0 +1,33 @@
+// The parts of upstream_client its translation units share (upstream_client.cpp, the
+// subscriptions and the health probes): an endpoint with its pool, and one HTTP answer.
+#pragma once
+
+#include "transport/upstream_client.hpp"
+#include "transport/upstream_connection.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/json/object.hpp>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gate::transport {
+
+struct upstream_client::endpoint {
+    std::size_t index = 0; // in endpoints_ and the rotation
+    std::string url, host, port, target;
+    bool tls = false;
+    std::deque<upstream_connection> idle;
+    std::vector<boost::asio::ip::tcp::endpoint> resolved;
+};
+
+struct upstream_client::http_answer {
+    int status = 0;
+    std::string session_id;
+    std::optional<boost::json::object> message; // the JSON-RPC response, when one came
+    std::string raw;                            // its text
+    bool stream_unfinished = false; // an event stream whose end had not arrived with the answer
+};
+
+} // namespace gate::transport
