@@ -5,7 +5,7 @@
 namespace gate {
 
 namespace {
-caf::behavior audit(caf::event_based_actor*, std::FILE* out, bool to_stdout) {
+audit_actor::behavior_type audit(audit_actor::pointer, std::FILE* out, bool to_stdout) {
     return {
         [=](const audit_event& e) {
             if (!to_stdout)
@@ -18,8 +18,8 @@ caf::behavior audit(caf::event_based_actor*, std::FILE* out, bool to_stdout) {
 }
 } // namespace
 
-caf::actor spawn_audit(caf::actor_system& sys, const std::optional<config::audit>& cfg,
-                       std::FILE* out) {
+audit_actor spawn_audit(caf::actor_system& sys, const std::optional<config::audit>& cfg,
+                        std::FILE* out) {
     if (!cfg)
         return {};
     bool to_stdout = false;

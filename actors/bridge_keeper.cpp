@@ -7,8 +7,6 @@ namespace gate {
 
 namespace {
 
-struct sweep_tick {};
-
 struct keeper_state {
     bridge_ledger ledger;
     static inline const char* name = "gate.bridge_keeper";
@@ -18,20 +16,18 @@ struct keeper_state {
 
 } // namespace gate
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::sweep_tick)
-
 namespace gate {
 
 namespace {
 
-caf::behavior keeper(caf::stateful_actor<keeper_state>* self, retire_bridges retire,
-                     bridge_timing timing) {
+bridge_keeper_actor::behavior_type keeper(bridge_keeper_actor::stateful_pointer<keeper_state> self,
+                                          retire_bridges retire, bridge_timing timing) {
     auto now = [self] { return self->clock().now(); };
     auto hand_over = [retire](std::vector<retired_bridge> gone) {
         if (!gone.empty() && retire)
             retire(std::move(gone));
     };
-    self->delayed_send(self, timing.sweep_every, sweep_tick{});
+    self->delayed_send(self, timing.sweep_every, bridge_sweep{});
     auto& ledger = self->state.ledger;
     auto apply = [=, &ledger](bridge_event& e) {
         std::visit(
@@ -89,17 +85,17 @@ caf::behavior keeper(caf::stateful_actor<keeper_state>* self, retire_bridges ret
             bridge_event e{std::move(m)};
             apply(e);
         },
-        [=](sweep_tick) {
+        [=](bridge_sweep&) {
             hand_over(self->state.ledger.expire_idle(now(), timing.idle));
-            self->delayed_send(self, timing.sweep_every, sweep_tick{});
+            self->delayed_send(self, timing.sweep_every, bridge_sweep{});
         },
     };
 }
 
 } // namespace
 
-caf::actor spawn_bridge_keeper(caf::actor_system& sys, retire_bridges retire,
-                               bridge_timing timing) {
+bridge_keeper_actor spawn_bridge_keeper(caf::actor_system& sys, retire_bridges retire,
+                                        bridge_timing timing) {
     return sys.spawn(keeper, std::move(retire), timing);
 }
 

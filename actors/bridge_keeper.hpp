@@ -6,8 +6,9 @@
 
 #include "actors/bridge_messages.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 
 namespace gate {
 
@@ -16,7 +17,14 @@ struct bridge_timing {
     std::chrono::steady_clock::duration sweep_every = std::chrono::seconds(30);
 };
 
-caf::actor spawn_bridge_keeper(caf::actor_system& sys, retire_bridges retire,
-                               bridge_timing timing = {});
+using bridge_keeper_actor =
+    caf::typed_actor<caf::reacts_to<bridge_batch>, caf::reacts_to<bridge_used>,
+                     caf::reacts_to<bridge_call_started>, caf::reacts_to<bridge_call_ended>,
+                     caf::reacts_to<bridge_cancel_lookup>, caf::reacts_to<bridge_subscription>,
+                     caf::reacts_to<bridge_updated>, caf::reacts_to<bridge_session_ended>,
+                     caf::reacts_to<bridge_sweep>>;
+
+bridge_keeper_actor spawn_bridge_keeper(caf::actor_system& sys, retire_bridges retire,
+                                        bridge_timing timing = {});
 
 } // namespace gate

@@ -76,6 +76,9 @@ struct bridge_batch {
     std::vector<bridge_event> events;
 };
 
+// The keeper's own timer: idle bridged sessions are retired.
+struct bridge_sweep {};
+
 // Bridges to end (idle, or their downstream session ended): the io side closes them.
 using retire_bridges = std::function<void(std::vector<retired_bridge>)>;
 
@@ -89,3 +92,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_subscription)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_updated)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_session_ended)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_batch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_sweep)

@@ -16,8 +16,8 @@ struct router_state {
     static inline const char* name = "gate.router";
 };
 
-caf::behavior router(caf::stateful_actor<router_state>* self,
-                     std::shared_ptr<const snapshot> snap) {
+router_actor::behavior_type router(router_actor::stateful_pointer<router_state> self,
+                                   std::shared_ptr<const snapshot> snap) {
     self->state.snap = snap;
     self->state.fed.emplace(snap, self->state.cursors);
     auto now = [self] { return self->clock().now(); };
@@ -66,7 +66,7 @@ caf::behavior router(caf::stateful_actor<router_state>* self,
 
 } // namespace
 
-caf::actor spawn_router(caf::actor_system& sys, std::shared_ptr<const snapshot> snap) {
+router_actor spawn_router(caf::actor_system& sys, std::shared_ptr<const snapshot> snap) {
     return sys.spawn(router, std::move(snap));
 }
 

@@ -6,9 +6,10 @@
 #include "actors/reply.hpp"
 #include "actors/task_registry.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 
 namespace gate {
 
@@ -29,7 +30,13 @@ struct task_count {
     reply_to<std::size_t> reply;
 };
 
-caf::actor
+// The keeper's own timer: expired records are dropped.
+struct task_sweep {};
+
+using task_keeper_actor = caf::typed_actor<caf::reacts_to<task_pin>, caf::reacts_to<task_find>,
+                                           caf::reacts_to<task_count>, caf::reacts_to<task_sweep>>;
+
+task_keeper_actor
 spawn_task_keeper(caf::actor_system& sys,
                   std::chrono::steady_clock::duration sweep_every = std::chrono::hours(1));
 
@@ -38,3 +45,4 @@ spawn_task_keeper(caf::actor_system& sys,
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_pin)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_find)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_count)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_sweep)

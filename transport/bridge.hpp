@@ -19,8 +19,8 @@ namespace gate::transport {
 
 // make_message(reply_to<T>) builds the message; the result is nullopt only if the actor
 // dropped it without answering.
-template <class T, class MakeMessage>
-boost::asio::awaitable<std::optional<T>> ask(const caf::actor& target, MakeMessage make_message) {
+template <class T, class Handle, class MakeMessage>
+boost::asio::awaitable<std::optional<T>> ask(const Handle& target, MakeMessage make_message) {
     auto ex = co_await boost::asio::this_coro::executor;
     co_return co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),
                                                    void(std::optional<T>)>(

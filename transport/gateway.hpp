@@ -3,8 +3,12 @@
 // crosses into the actors is a typed message (transport/bridge.hpp).
 #pragma once
 
+#include "actors/audit.hpp"
+#include "actors/bridge_keeper.hpp"
 #include "actors/bridge_ledger.hpp"
+#include "actors/router.hpp"
 #include "actors/snapshot.hpp"
+#include "actors/task_keeper.hpp"
 #include "transport/health.hpp"
 #include "transport/host_guard.hpp"
 #include "transport/metrics.hpp"
@@ -25,11 +29,11 @@
 namespace gate::transport {
 
 struct gateway_parts {
-    caf::actor router;
-    caf::actor audit; // null: no audit section
+    router_actor router;
+    audit_actor audit; // null: no audit section
     std::shared_ptr<const snapshot> snap;
-    caf::actor bridges; // the bridge keeper (actors/bridge_keeper.hpp); null: calls not tracked
-    caf::actor tasks;   // the task keeper (actors/task_keeper.hpp); null: tasks not pinned
+    bridge_keeper_actor bridges; // null: calls not tracked
+    task_keeper_actor tasks;     // null: tasks not pinned
 };
 
 // The federation a request sees: one snapshot and the upstream clients indexed like it.

@@ -14,7 +14,7 @@ namespace {
 
 struct keeper_fixture : test::coordinator_fixture {
     std::vector<retired_bridge> retired;
-    caf::actor keeper = spawn_bridge_keeper(
+    bridge_keeper_actor keeper = spawn_bridge_keeper(
         sys,
         [this](std::vector<retired_bridge> gone) {
             retired.insert(retired.end(), gone.begin(), gone.end());

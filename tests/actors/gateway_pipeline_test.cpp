@@ -33,7 +33,8 @@ struct gateway_fixture : ::testing::Test {
     std::optional<caf::actor_system> sys;
     tcp::acceptor upstream_acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
     std::optional<transport::gateway> gw;
-    caf::actor bridges, tasks; // their sweep timers keep them alive: ended in TearDown
+    bridge_keeper_actor bridges;
+    task_keeper_actor tasks; // their sweep timers keep them alive: ended in TearDown
     std::uint16_t port = 0;
     std::thread io_thread;
     std::mutex mutex;

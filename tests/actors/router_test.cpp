@@ -18,7 +18,7 @@ namespace {
 struct router_fixture : test::coordinator_fixture {
 
     std::shared_ptr<const snapshot> snap = test::two_upstreams(200, 30000);
-    caf::actor router = spawn_router(sys, snap);
+    router_actor router = spawn_router(sys, snap);
 
     template <class T, class Msg> std::optional<T> ask(Msg make) {
         std::optional<T> got;

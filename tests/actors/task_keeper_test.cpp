@@ -13,7 +13,7 @@ using namespace std::chrono_literals;
 namespace {
 
 struct task_keeper_fixture : test::coordinator_fixture {
-    caf::actor keeper = spawn_task_keeper(sys, 1h);
+    task_keeper_actor keeper = spawn_task_keeper(sys, 1h);
 
     task_owner find(const std::string& id, std::uint64_t principal) {
         std::optional<task_owner> got;
