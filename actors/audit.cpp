@@ -5,9 +5,11 @@
 namespace gate {
 
 namespace {
-audit_actor::behavior_type audit(audit_actor::pointer, std::FILE* out, bool to_stdout) {
+audit_actor::behavior_type audit(audit_actor::pointer, std::FILE* out, bool to_stdout,
+                                 audit_backlog backlog) {
     return {
-        [=](const audit_event& e) {
+        [=](audit_event& e) {
+            backlog->fetch_sub(1, std::memory_order_relaxed);
             if (!to_stdout)
                 return;
             auto line = to_json_line(e);
@@ -18,15 +20,26 @@ audit_actor::behavior_type audit(audit_actor::pointer, std::FILE* out, bool to_s
 }
 } // namespace
 
-audit_actor spawn_audit(caf::actor_system& sys, const std::optional<config::audit>& cfg,
-                        std::FILE* out) {
+bool audit_channel::offer(audit_event e) const {
+    if (!sink_)
+        return true;
+    if (backlog_->fetch_add(1, std::memory_order_relaxed) >= capacity_) {
+        backlog_->fetch_sub(1, std::memory_order_relaxed);
+        return false;
+    }
+    caf::anon_send(sink_, std::move(e));
+    return true;
+}
+
+audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::audit>& cfg,
+                          std::FILE* out, std::int64_t capacity) {
     if (!cfg)
         return {};
     bool to_stdout = false;
     for (const auto& s : cfg->sinks)
         to_stdout = to_stdout || s.type == "stdout";
-    // Webhook sinks arrive with the operations issue; until then only stdout is written.
-    return sys.spawn(audit, out, to_stdout);
+    auto backlog = std::make_shared<std::atomic<std::int64_t>>(0);
+    return audit_channel(sys.spawn(audit, out, to_stdout, backlog), backlog, capacity);
 }
 
 } // namespace gate

@@ -186,7 +186,7 @@ int run_gate(const std::vector<std::string>& args) {
     caf::anon_send_exit(tasks, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
     if (audit)
-        caf::anon_send_exit(audit, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(audit.sink(), caf::exit_reason::user_shutdown);
     return 0;
 }
 

@@ -199,7 +199,8 @@ void gateway::impl::finish(request_record& rec) {
         e.latency_ms = seconds * 1000;
         e.upstream_calls = rec.upstream_calls;
         e.items_served = rec.items_served;
-        caf::anon_send(parts.audit, std::move(e));
+        if (!parts.audit.offer(std::move(e)))
+            stats.audit_dropped();
     }
     if (on_request && *on_request)
         (*on_request)(rec);
@@ -215,7 +216,8 @@ void gateway::impl::reject_http(std::string_view reason, std::string_view outcom
         e.outcome = std::string(outcome);
         e.error = std::move(error);
         e.latency_ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
-        caf::anon_send(parts.audit, std::move(e));
+        if (!parts.audit.offer(std::move(e)))
+            stats.audit_dropped();
     }
 }
 

@@ -30,7 +30,7 @@ namespace gate::transport {
 
 struct gateway_parts {
     router_actor router;
-    audit_actor audit; // null: no audit section
+    audit_channel audit; // empty: no audit section
     std::shared_ptr<const snapshot> snap;
     bridge_keeper_actor bridges; // null: calls not tracked
     task_keeper_actor tasks;     // null: tasks not pinned

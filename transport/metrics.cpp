@@ -74,6 +74,11 @@ metrics::metrics()
                   .Help("Upstream calls caused by one request")
                   .Register(*registry_)
                   .Add({}, prometheus::Histogram::BucketBoundaries{0, 1, 2, 4, 8, 16, 32, 64})) {
+    audit_dropped_ = &prometheus::BuildCounter()
+                          .Name("gate_audit_events_dropped_total")
+                          .Help("Audit events dropped because the sink's buffer was full")
+                          .Register(*registry_)
+                          .Add({});
     downstream_sessions_ = &prometheus::BuildGauge()
                                 .Name("gate_downstream_sessions")
                                 .Help("Downstream MCP sessions held")
@@ -165,6 +170,10 @@ void metrics::upstream(const std::string& id, std::string_view outcome, double s
         upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}}).Increment();
     }
     s.duration->Observe(seconds);
+}
+
+void metrics::audit_dropped() {
+    audit_dropped_->Increment();
 }
 
 void metrics::rejection(std::string_view reason) {

@@ -26,6 +26,8 @@ public:
                  std::int64_t upstream_calls);
     void upstream(const std::string& id, std::string_view outcome, double seconds);
     void rejection(std::string_view reason);
+    // An audit event dropped because the sink's buffer was full.
+    void audit_dropped();
     // The upstream guards as they stand (read at each scrape): the breaker of every live
     // upstream and the rotation state of each replica of multi-endpoint ones. Series of
     // upstreams a reload retired are removed.
@@ -67,6 +69,7 @@ private:
     prometheus::Gauge* downstream_sessions_ = nullptr;
     prometheus::Gauge* bridged_sessions_ = nullptr;
     prometheus::Family<prometheus::Counter>& rejections_;
+    prometheus::Counter* audit_dropped_ = nullptr;
     prometheus::Histogram& fanout_;
     std::mutex mutex_; // guards the two maps below
     std::unordered_map<std::string_view, method_series> methods_;
