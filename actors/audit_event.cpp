@@ -61,7 +61,7 @@ std::string to_json_line(const audit_event& e) {
     w.maybe("upstream", e.upstream);
     w.maybe("decision", e.decision);
     w.maybe("ruleId", e.rule_id);
-    w.text("outcome", e.outcome);
+    w.text("outcome", protocol::name(e.outcome));
     w.maybe("error", e.error);
     w.millis("latencyMs", e.latency_ms);
     w.maybe("tenant", e.tenant);

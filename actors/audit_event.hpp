@@ -1,6 +1,8 @@
 // One audit event per terminal response (spec: "Audit event").
 #pragma once
 
+#include "protocol/outcome.hpp"
+
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
@@ -15,8 +17,7 @@ struct audit_event {
     std::string method; // MCP method, or "http" for pre-MCP refusals
     std::optional<std::string> name, upstream;
     std::optional<std::string> decision, rule_id;
-    std::string outcome; // ok error denied rate_limited unauthenticated upstream_down forbidden
-                         // budget_exhausted
+    protocol::outcome outcome = protocol::outcome::ok;
     std::optional<std::string> error;
     double latency_ms = 0;
     std::optional<std::string> tenant;

@@ -11,21 +11,24 @@ namespace ec = error_code;
 using row = gateway_error_row;
 
 constexpr std::array<row, 15> table = {{
-    /* upstream_rate_limited */ {200, ec::upstream_rate_limited, "rate_limited", "rate_limited"},
-    /* upstream_circuit_open */ {200, ec::upstream_unavailable, "upstream_down", "circuit_open"},
-    /* upstream_unreachable  */ {200, ec::upstream_unavailable, "upstream_down", "connect_error"},
-    /* upstream_failed       */ {200, ec::upstream_unavailable, "upstream_down", "error"},
-    /* all_upstreams_down    */ {200, ec::upstream_unavailable, "upstream_down", ""},
-    /* policy_denied         */ {200, ec::policy_denied, "denied", ""},
-    /* unknown_namespace     */ {200, ec::unknown_namespace, "error", ""},
-    /* budget_exhausted      */ {200, ec::budget_exhausted, "budget_exhausted", ""},
-    /* unknown_task          */ {200, ec::unknown_task, "error", ""},
-    /* invalid_cursor        */ {200, ec::invalid_params, "error", ""},
-    /* global_rate_limited   */ {429, 0, "rate_limited", "rate_limited"},
-    /* unauthenticated       */ {401, 0, "unauthenticated", "unauthenticated"},
-    /* forbidden_host        */ {403, 0, "forbidden", "forbidden_host"},
-    /* forbidden_origin      */ {403, 0, "forbidden", "forbidden_origin"},
-    /* body_too_large        */ {413, 0, "error", "body_too_large"},
+    /* upstream_rate_limited */ {200, ec::upstream_rate_limited, outcome::rate_limited,
+                                 "rate_limited"},
+    /* upstream_circuit_open */
+    {200, ec::upstream_unavailable, outcome::upstream_down, "circuit_open"},
+    /* upstream_unreachable  */
+    {200, ec::upstream_unavailable, outcome::upstream_down, "connect_error"},
+    /* upstream_failed       */ {200, ec::upstream_unavailable, outcome::upstream_down, "error"},
+    /* all_upstreams_down    */ {200, ec::upstream_unavailable, outcome::upstream_down, ""},
+    /* policy_denied         */ {200, ec::policy_denied, outcome::denied, ""},
+    /* unknown_namespace     */ {200, ec::unknown_namespace, outcome::error, ""},
+    /* budget_exhausted      */ {200, ec::budget_exhausted, outcome::budget_exhausted, ""},
+    /* unknown_task          */ {200, ec::unknown_task, outcome::error, ""},
+    /* invalid_cursor        */ {200, ec::invalid_params, outcome::error, ""},
+    /* global_rate_limited   */ {429, 0, outcome::rate_limited, "rate_limited"},
+    /* unauthenticated       */ {401, 0, outcome::unauthenticated, "unauthenticated"},
+    /* forbidden_host        */ {403, 0, outcome::forbidden, "forbidden_host"},
+    /* forbidden_origin      */ {403, 0, outcome::forbidden, "forbidden_origin"},
+    /* body_too_large        */ {413, 0, outcome::error, "body_too_large"},
 }};
 } // namespace
 

@@ -3,6 +3,8 @@
 // Nothing else builds these; anything an upstream returns passes through verbatim instead.
 #pragma once
 
+#include "protocol/outcome.hpp"
+
 #include <cstdint>
 #include <string_view>
 
@@ -29,9 +31,9 @@ enum class gateway_error : std::uint8_t {
 };
 
 struct gateway_error_row {
-    int http_status;                // 200 for JSON-RPC errors
-    int rpc_code;                   // 0 for HTTP refusals
-    std::string_view audit_outcome; // spec: Audit event, outcome
+    int http_status;       // 200 for JSON-RPC errors
+    int rpc_code;          // 0 for HTTP refusals
+    outcome audit_outcome; // spec: Audit event, outcome
     // gate_upstream_requests_total{outcome} for upstream errors,
     // gate_http_rejections_total{reason} for HTTP refusals, empty otherwise.
     std::string_view metric_label;

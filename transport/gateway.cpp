@@ -206,14 +206,14 @@ void gateway::impl::finish(request_record& rec) {
         (*on_request)(rec);
 }
 
-void gateway::impl::reject_http(std::string_view reason, std::string_view outcome,
+void gateway::impl::reject_http(std::string_view reason, protocol::outcome outcome,
                                 std::string error, clock::time_point start) {
     stats.rejection(reason);
     if (parts.audit) {
         audit_event e;
         e.time = std::chrono::system_clock::now();
         e.method = "http";
-        e.outcome = std::string(outcome);
+        e.outcome = outcome;
         e.error = std::move(error);
         e.latency_ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
         if (!parts.audit.offer(std::move(e)))
@@ -227,7 +227,7 @@ std::optional<http_reply> gateway::impl::admit(const http_request& req, time_poi
     if (verdict == host_verdict::allowed)
         return std::nullopt;
     bool host = verdict == host_verdict::forbidden_host;
-    reject_http(host ? "forbidden_host" : "forbidden_origin", "forbidden",
+    reject_http(host ? "forbidden_host" : "forbidden_origin", protocol::outcome::forbidden,
                 host ? "Host not allowed" : "Origin not allowed", start);
     auto reply = http_reply::json(
         http::status::forbidden, host ? R"({"error":"forbidden: Host is not on the allowlist"})"
@@ -254,8 +254,8 @@ std::optional<http_reply> gateway::impl::global_limit(time_point start) {
 }
 
 void gateway::impl::body_too_large(std::size_t limit, time_point start) {
-    reject_http("body_too_large", "error", "request body over " + std::to_string(limit) + " bytes",
-                start);
+    reject_http("body_too_large", protocol::outcome::error,
+                "request body over " + std::to_string(limit) + " bytes", start);
 }
 
 asio::awaitable<std::optional<http_reply>>

@@ -9,6 +9,7 @@
 #include "actors/router.hpp"
 #include "actors/snapshot.hpp"
 #include "actors/task_keeper.hpp"
+#include "protocol/outcome.hpp"
 #include "transport/health.hpp"
 #include "transport/host_guard.hpp"
 #include "transport/metrics.hpp"
@@ -53,7 +54,7 @@ struct request_record {
     std::chrono::steady_clock::time_point start;
     std::string method;
     std::optional<std::string> name, upstream, error;
-    std::string outcome = "ok";
+    protocol::outcome outcome = protocol::outcome::ok;
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
     std::string traceparent; // sent with every upstream call this request causes

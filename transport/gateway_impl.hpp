@@ -251,7 +251,7 @@ struct gateway::impl final : http_handler {
 
     // Stage 9: exactly one audit event and one request metric per terminal response.
     void finish(request_record& rec);
-    void reject_http(std::string_view reason, std::string_view outcome, std::string error,
+    void reject_http(std::string_view reason, protocol::outcome outcome, std::string error,
                      std::chrono::steady_clock::time_point start);
 
     boost::asio::io_context& io;

@@ -205,21 +205,21 @@ asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, requ
         auto response = co_await handle(rec.session, msg.id, msg.method, std::move(params), rec);
         rec.trace.record(stage::egress);
         settle_outcome(rec, response);
-        if (rec.outcome == "ok" && !uri.empty() &&
+        if (rec.outcome == protocol::outcome::ok && !uri.empty() &&
             (msg.method == "resources/subscribe" || msg.method == "resources/unsubscribe"))
             record_subscription(rec, uri, msg.method == "resources/subscribe");
         if (rec.modern)
             complete_for_modern_client(response, rec);
         answer = rec.verbatim.empty() ? json::serialize(response) : std::move(rec.verbatim);
     } catch (const std::exception& e) {
-        rec.outcome = "error";
+        rec.outcome = protocol::outcome::error;
         rec.error = e.what();
         answer =
             json::serialize(protocol::make_error(msg.id, ec::internal_error, "internal error"));
     } catch (...) {
         // Nothing may escape: a writer coroutine may be streaming this call's answer and waits
         // for it.
-        rec.outcome = "error";
+        rec.outcome = protocol::outcome::error;
         rec.error = "internal error";
         answer =
             json::serialize(protocol::make_error(msg.id, ec::internal_error, "internal error"));
@@ -391,7 +391,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
             target = server_requests.take(session, std::string(msg.id.get_string()));
         auto* client = target ? view.client(target->upstream) : nullptr;
         if (!client) {
-            rec.outcome = "error";
+            rec.outcome = protocol::outcome::error;
             rec.error = "answer to no pending request";
             co_return rpc_reply(http::status::bad_request,
                                 protocol::make_error(msg.id, ec::invalid_request,
@@ -405,7 +405,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
         answer["id"] = target->upstream_id;
         ++rec.upstream_calls;
         if (!co_await client->deliver(session, std::move(answer))) {
-            rec.outcome = "upstream_down";
+            rec.outcome = protocol::outcome::upstream_down;
             rec.error = "the upstream session that asked is gone";
         }
         co_return http_reply::empty(http::status::accepted);

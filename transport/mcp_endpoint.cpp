@@ -38,15 +38,15 @@ http_reply bad_request(const json::value& id, int code, std::string_view text) {
     return rpc_reply(http::status::bad_request, protocol::make_error(id, code, text));
 }
 
-std::string_view outcome_of(const json::object& response) {
+protocol::outcome outcome_of(const json::object& response) {
     auto* err = response.if_contains("error");
     if (!err)
-        return "ok";
+        return protocol::outcome::ok;
     if (auto* o = err->if_object())
         if (auto* c = o->if_contains("code");
             c && c->is_int64() && c->get_int64() == ec::upstream_unavailable)
-            return "upstream_down";
-    return "error";
+            return protocol::outcome::upstream_down;
+    return protocol::outcome::error;
 }
 
 std::optional<std::string> error_text(const json::object& response) {
@@ -104,7 +104,7 @@ json::object refuse_upstream(request_record& rec, const json::value& id, std::st
                              const upstream_failure& f) {
     auto e = error_for(f);
     const auto& row = protocol::describe(e);
-    rec.outcome = std::string(row.audit_outcome);
+    rec.outcome = row.audit_outcome;
     rec.error = f.message;
     std::string text =
         "upstream " + std::string(upstream) +
@@ -121,8 +121,8 @@ json::object refuse_upstream(request_record& rec, const json::value& id, std::st
 }
 
 void settle_outcome(request_record& rec, const json::object& response) {
-    if (rec.outcome == "ok")
-        rec.outcome = std::string(outcome_of(response));
+    if (rec.outcome == protocol::outcome::ok)
+        rec.outcome = outcome_of(response);
     if (!rec.error)
         rec.error = error_text(response);
 }
@@ -131,13 +131,14 @@ asio::awaitable<std::optional<http_reply>>
 gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, request_record& rec) {
     auto ctype = header_value(req, "Content-Type");
     if (!std::string_view(ctype).starts_with("application/json")) {
-        reject_http("unsupported_media_type", "error", "Content-Type must be application/json",
-                    rec.start);
+        reject_http("unsupported_media_type", protocol::outcome::error,
+                    "Content-Type must be application/json", rec.start);
         co_return http_reply::json(http::status::unsupported_media_type,
                                    R"({"error":"Content-Type must be application/json"})");
     }
     if (!accepts(header_value(req, "Accept"), "application/json")) {
-        reject_http("not_acceptable", "error", "Accept must allow application/json", rec.start);
+        reject_http("not_acceptable", protocol::outcome::error,
+                    "Accept must allow application/json", rec.start);
         co_return http_reply::json(
             http::status::not_acceptable,
             R"({"error":"Accept must include application/json and text/event-stream"})");
@@ -146,7 +147,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     auto value = json::parse(req.body(), jec);
     if (jec) {
         rec.method = "http";
-        rec.outcome = "error";
+        rec.outcome = protocol::outcome::error;
         rec.error = "parse error: " + jec.message();
         finish(rec);
         co_return bad_request(nullptr, ec::parse_error, "parse error: " + jec.message());
@@ -154,7 +155,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     auto classified = protocol::classify(std::move(value));
     if (auto* bad = std::get_if<protocol::rpc_error>(&classified)) {
         rec.method = "http";
-        rec.outcome = "error";
+        rec.outcome = protocol::outcome::error;
         rec.error = "invalid request: " + bad->message;
         finish(rec);
         co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
@@ -175,7 +176,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         // notifications alike: every terminal answer leaves exactly one event.
         auto refuse = [&](http::status status, std::string text) {
             rec.method = msg.method.empty() ? "http" : msg.method;
-            rec.outcome = "error";
+            rec.outcome = protocol::outcome::error;
             rec.error = text;
             finish(rec);
             return rpc_reply(status, protocol::make_error(msg.id, ec::invalid_request, text));
@@ -213,7 +214,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
                 capabilities = c->get_object();
             auto session_id = sessions.open(version, clock::now(), std::move(capabilities));
             if (!session_id) {
-                rec.outcome = "error";
+                rec.outcome = protocol::outcome::error;
                 rec.error = "too many sessions";
                 finish(rec);
                 auto busy = rpc_reply(http::status::service_unavailable,
@@ -225,7 +226,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
             }
             reply.headers.emplace_back("Mcp-Session-Id", *session_id);
         }
-        rec.outcome = std::string(outcome_of(response));
+        rec.outcome = outcome_of(response);
         rec.error = error_text(response);
         finish(rec);
         reply.status = http::status::ok;
@@ -403,7 +404,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     for (auto& f : fetched)
         all_failed = all_failed && !f.items;
     if (all_failed) {
-        rec.outcome = "upstream_down";
+        rec.outcome = protocol::outcome::upstream_down;
         co_return protocol::make_error(id, ec::upstream_unavailable,
                                        "all upstreams are unavailable");
     }

@@ -124,7 +124,7 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
     rec.trace.record(stage::route);
     auto parsed = protocol::parse_subscription_filter(msg.params());
     if (auto* why = std::get_if<std::string>(&parsed)) {
-        rec.outcome = "error";
+        rec.outcome = protocol::outcome::error;
         rec.error = *why;
         finish(rec);
         co_return http_reply::json(

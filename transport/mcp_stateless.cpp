@@ -77,7 +77,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         co_return http_reply::empty(http::status::accepted);
     }
     auto refuse = [&](http::status status, int code, std::string text, json::object data = {}) {
-        rec.outcome = "error";
+        rec.outcome = protocol::outcome::error;
         rec.error = text;
         finish(rec);
         return error_reply(status, msg.id, code, std::move(text), std::move(data));
@@ -298,7 +298,7 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
         co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
     if (it->second->request != parked_request_key(msg)) {
         // The state of another call: a retry resumes only the call it came from.
-        rec.outcome = "error";
+        rec.outcome = protocol::outcome::error;
         rec.error = "requestState belongs to another request";
         finish(rec);
         co_return error_reply(http::status::bad_request, msg.id, ec::invalid_params,

@@ -174,7 +174,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
             any = true;
         }
     if (!any && !clients.empty()) {
-        rec.outcome = "upstream_down";
+        rec.outcome = protocol::outcome::upstream_down;
         co_return protocol::make_error(id, ec::upstream_unavailable,
                                        "all upstreams are unavailable");
     }

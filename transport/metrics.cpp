@@ -103,9 +103,6 @@ void metrics::session_counts(std::size_t downstream, std::size_t bridged) {
 }
 
 namespace {
-constexpr std::array<std::string_view, 8> request_outcomes = {
-    "ok",        "error",           "denied", "rate_limited", "upstream_down", "unauthenticated",
-    "forbidden", "budget_exhausted"};
 constexpr std::array<std::string_view, 5> upstream_outcomes = {"ok", "rate_limited", "circuit_open",
                                                                "connect_error", "error"};
 
@@ -137,22 +134,15 @@ metrics::upstream_series& metrics::series_for_upstream(const std::string& id) {
     return s;
 }
 
-void metrics::request(std::string_view method, std::string_view outcome, double seconds,
+void metrics::request(std::string_view method, protocol::outcome outcome, double seconds,
                       std::int64_t upstream_calls) {
     std::lock_guard lock(mutex_);
     auto& s = series_for(method);
-    auto o = index_of(request_outcomes, outcome);
-    if (o < request_outcomes.size()) {
-        auto*& c = s.by_outcome[o];
-        if (!c)
-            c = &requests_.Add(
-                {{"method", std::string(method_label(method))}, {"outcome", std::string(outcome)}});
-        c->Increment();
-    } else {
-        requests_
-            .Add({{"method", std::string(method_label(method))}, {"outcome", std::string(outcome)}})
-            .Increment();
-    }
+    auto*& c = s.by_outcome[static_cast<std::size_t>(outcome)];
+    if (!c)
+        c = &requests_.Add({{"method", std::string(method_label(method))},
+                            {"outcome", std::string(protocol::name(outcome))}});
+    c->Increment();
     s.duration->Observe(seconds);
     fanout_.Observe(static_cast<double>(upstream_calls));
 }

@@ -1,6 +1,8 @@
 // The gateway's Prometheus series (spec: "Metrics"); label sets are frozen by contract.
 #pragma once
 
+#include "protocol/outcome.hpp"
+
 #include <array>
 #include <map>
 #include <memory>
@@ -22,7 +24,7 @@ class metrics {
 public:
     metrics();
 
-    void request(std::string_view method, std::string_view outcome, double seconds,
+    void request(std::string_view method, protocol::outcome outcome, double seconds,
                  std::int64_t upstream_calls);
     void upstream(const std::string& id, std::string_view outcome, double seconds);
     void rejection(std::string_view reason);
@@ -48,7 +50,7 @@ private:
     // series resolved once and kept here instead.
     struct method_series {
         prometheus::Histogram* duration = nullptr;
-        std::array<prometheus::Counter*, 8> by_outcome{}; // indexed like request_outcomes
+        std::array<prometheus::Counter*, 8> by_outcome{}; // indexed by protocol::outcome
     };
     struct upstream_series {
         prometheus::Histogram* duration = nullptr;

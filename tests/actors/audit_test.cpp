@@ -18,7 +18,7 @@ struct audit_fixture : test::coordinator_fixture {
         audit_event e;
         e.time = std::chrono::system_clock::now();
         e.method = std::move(method);
-        e.outcome = "ok";
+        e.outcome = protocol::outcome::ok;
         return e;
     }
     std::string written() {

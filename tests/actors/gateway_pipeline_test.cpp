@@ -178,7 +178,7 @@ TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {
     EXPECT_EQ(body.at("error").at("code"), -32043);
     std::lock_guard lock(mutex);
     ASSERT_EQ(records.size(), 2u);
-    EXPECT_EQ(records[1].outcome, "error");
+    EXPECT_EQ(records[1].outcome, protocol::outcome::error);
     EXPECT_EQ(records[1].upstream_calls, 0);
 }
 

@@ -11,7 +11,7 @@ TEST(audit_event, one_json_line_with_the_spec_field_names) {
     e.method = "tools/call";
     e.name = "a__echo";
     e.upstream = "alpha";
-    e.outcome = "ok";
+    e.outcome = protocol::outcome::ok;
     e.latency_ms = 0.2125;
     e.upstream_calls = 1;
     auto line = to_json_line(e);
@@ -34,7 +34,7 @@ TEST(audit_event, one_json_line_with_the_spec_field_names) {
 TEST(audit_event, escapes_text_fields) {
     audit_event e;
     e.method = "http";
-    e.outcome = "error";
+    e.outcome = protocol::outcome::error;
     e.error = "bad \"thing\"\n\x01";
     auto v = boost::json::parse(to_json_line(e));
     EXPECT_EQ(v.at("error"), "bad \"thing\"\n\x01");
