@@ -1,9 +1,6 @@
 #include "transport/app.hpp"
 
-#include "actors/audit.hpp"
-#include "actors/bridge_keeper.hpp"
-#include "actors/router.hpp"
-#include "actors/task_keeper.hpp"
+#include "actors/supervisor.hpp"
 #include "config/load.hpp"
 #include "transport/cli.hpp"
 #include "transport/gateway.hpp"
@@ -104,19 +101,18 @@ int run_gate(const std::vector<std::string>& args) {
     auto snap = make_snapshot(loaded.doc, 1);
     // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
     std::atomic<transport::gateway*> bridged_gateway{nullptr};
-    auto bridges =
-        spawn_bridge_keeper(sys, [&io, &bridged_gateway](std::vector<retired_bridge> gone) {
-            boost::asio::post(io, [&bridged_gateway, gone = std::move(gone)]() mutable {
-                if (auto* g = bridged_gateway.load())
-                    g->retire_bridges(std::move(gone));
-            });
+    supervised what;
+    what.snap = snap;
+    what.audit = loaded.doc->audit;
+    what.retire = [&io, &bridged_gateway](std::vector<retired_bridge> gone) {
+        boost::asio::post(io, [&bridged_gateway, gone = std::move(gone)]() mutable {
+            if (auto* g = bridged_gateway.load())
+                g->retire_bridges(std::move(gone));
         });
-    transport::gateway_parts parts{spawn_router(sys, snap), spawn_audit(sys, loaded.doc->audit),
-                                   snap, bridges, spawn_task_keeper(sys)};
-    auto router = parts.router;
-    auto audit = parts.audit;
-    auto tasks = parts.tasks;
-    transport::gateway gw(io, std::move(parts));
+    };
+    auto directory = std::make_shared<actor_directory>();
+    auto supervisor = spawn_supervisor(sys, std::move(what), directory);
+    transport::gateway gw(io, transport::gateway_parts{directory, snap, supervisor});
     bridged_gateway = &gw;
     std::uint16_t port = 0;
     try {
@@ -182,11 +178,7 @@ int run_gate(const std::vector<std::string>& args) {
     });
     io.run();
     bridged_gateway = nullptr;
-    caf::anon_send_exit(bridges, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(tasks, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
-    if (audit)
-        caf::anon_send_exit(audit.sink(), caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown); // and its actors
     return 0;
 }
 

@@ -120,7 +120,11 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     i.live = view;
     i.health = std::make_shared<health_checker>(view->clients, !i.doc.auth.required);
     i.warm_up(*view);
-    caf::anon_send(i.parts.router, replace_snapshot{snap});
+    // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
+    if (i.parts.supervisor)
+        caf::anon_send(i.parts.supervisor, reload_snapshot{snap});
+    else
+        caf::anon_send(i.actors()->router, replace_snapshot{snap});
     for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",
                         "notifications/resources/list_changed"})
         i.announce_list_changed(method);
@@ -188,7 +192,7 @@ void gateway::impl::finish(request_record& rec) {
     rec.trace.record(stage::audit);
     double seconds = std::chrono::duration<double>(clock::now() - rec.start).count();
     stats.request(rec.method, rec.outcome, seconds, rec.upstream_calls);
-    if (parts.audit) {
+    if (actors()->audit) {
         audit_event e;
         e.time = std::chrono::system_clock::now();
         e.method = rec.method;
@@ -199,7 +203,7 @@ void gateway::impl::finish(request_record& rec) {
         e.latency_ms = seconds * 1000;
         e.upstream_calls = rec.upstream_calls;
         e.items_served = rec.items_served;
-        if (!parts.audit.offer(std::move(e)))
+        if (!actors()->audit.offer(std::move(e)))
             stats.audit_dropped();
     }
     if (on_request && *on_request)
@@ -209,14 +213,14 @@ void gateway::impl::finish(request_record& rec) {
 void gateway::impl::reject_http(std::string_view reason, protocol::outcome outcome,
                                 std::string error, clock::time_point start) {
     stats.rejection(reason);
-    if (parts.audit) {
+    if (actors()->audit) {
         audit_event e;
         e.time = std::chrono::system_clock::now();
         e.method = "http";
         e.outcome = outcome;
         e.error = std::move(error);
         e.latency_ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
-        if (!parts.audit.offer(std::move(e)))
+        if (!actors()->audit.offer(std::move(e)))
             stats.audit_dropped();
     }
 }

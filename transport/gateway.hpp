@@ -3,12 +3,9 @@
 // crosses into the actors is a typed message (transport/bridge.hpp).
 #pragma once
 
-#include "actors/audit.hpp"
-#include "actors/bridge_keeper.hpp"
 #include "actors/bridge_ledger.hpp"
-#include "actors/router.hpp"
 #include "actors/snapshot.hpp"
-#include "actors/task_keeper.hpp"
+#include "actors/supervisor.hpp"
 #include "protocol/outcome.hpp"
 #include "transport/health.hpp"
 #include "transport/host_guard.hpp"
@@ -30,11 +27,12 @@
 namespace gate::transport {
 
 struct gateway_parts {
-    router_actor router;
-    audit_channel audit; // empty: no audit section
+    // The actors, as the supervisor publishes them (a respawned actor replaces its entry).
+    // Its bridge keeper may be null (calls not tracked), its task keeper too (tasks not
+    // pinned), its audit channel empty (no audit section).
+    std::shared_ptr<actor_directory> actors;
     std::shared_ptr<const snapshot> snap;
-    bridge_keeper_actor bridges; // null: calls not tracked
-    task_keeper_actor tasks;     // null: tasks not pinned
+    supervisor_actor supervisor; // null in tests that wire the actors themselves
 };
 
 // The federation a request sees: one snapshot and the upstream clients indexed like it.

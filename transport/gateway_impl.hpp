@@ -256,6 +256,8 @@ struct gateway::impl final : http_handler {
 
     boost::asio::io_context& io;
     gateway_parts parts;
+    // The actors as they stand now (a respawn replaces one); hold the result for one use.
+    std::shared_ptr<const actor_set> actors() const { return parts.actors->load(); }
     const config::document& doc;
     host_guard guard;
     metrics stats;

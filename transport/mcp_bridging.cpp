@@ -53,7 +53,7 @@ http_reply rpc_reply(http::status status, const json::object& body) {
 } // namespace
 
 void gateway::impl::tell_keeper(bridge_event e) {
-    if (!parts.bridges)
+    if (!actors()->bridges)
         return;
     keeper_events.push_back(std::move(e));
     if (!keeper_flush_posted) {
@@ -75,9 +75,9 @@ void gateway::impl::tell_keeper(bridge_event e) {
 void gateway::impl::flush_keeper() {
     // A flush before a question leaves the interval's timer armed: re-arming it here would
     // cancel the wait and flush again at once, one message per event.
-    if (keeper_events.empty() || !parts.bridges)
+    if (keeper_events.empty() || !actors()->bridges)
         return;
-    caf::anon_send(parts.bridges, bridge_batch{std::exchange(keeper_events, {})});
+    caf::anon_send(actors()->bridges, bridge_batch{std::exchange(keeper_events, {})});
 }
 
 void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
@@ -113,7 +113,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
     if (is_list_changed(method)) {
         // The upstream's cached lists go first, so a client that lists again on the news
         // sees the new list; then every connected client hears it.
-        caf::anon_send(parts.router, invalidate_upstream{position});
+        caf::anon_send(actors()->router, invalidate_upstream{position});
         announce_list_changed(std::string(method));
         return;
     }
@@ -122,7 +122,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
         if (auto* p = message.if_contains("params"); p && p->is_object())
             if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
                 uri = std::string(u->get_string());
-        if (!parts.bridges || uri.empty())
+        if (!actors()->bridges || uri.empty())
             return;
         std::optional<std::string> origin;
         if (!bridge.empty())
@@ -132,7 +132,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
             [this, upstream, uri, origin, message]() -> asio::awaitable<void> {
                 flush_keeper();
                 auto who = co_await ask<std::vector<std::string>>(
-                    parts.bridges, [&](reply_to<std::vector<std::string>> r) {
+                    actors()->bridges, [&](reply_to<std::vector<std::string>> r) {
                         return bridge_updated{upstream, uri, origin, std::move(r)};
                     });
                 if (!who)
@@ -360,7 +360,7 @@ asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(req
 
 void gateway::impl::record_subscription(const request_record& rec, const std::string& uri,
                                         bool subscribed) {
-    if (!parts.bridges || !rec.upstream)
+    if (!actors()->bridges || !rec.upstream)
         return;
     tell_keeper(bridge_subscription{rec.session, *rec.upstream, uri, subscribed});
 }
@@ -413,11 +413,11 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
     if (msg.method == "notifications/cancelled") {
         auto* p = msg.params();
         auto* request_id = p ? p->if_contains("requestId") : nullptr;
-        if (request_id && parts.bridges) {
+        if (request_id && actors()->bridges) {
             auto key = json::serialize(*request_id);
             flush_keeper();
             auto found = co_await ask<std::optional<call_target>>(
-                parts.bridges, [&](reply_to<std::optional<call_target>> r) {
+                actors()->bridges, [&](reply_to<std::optional<call_target>> r) {
                     return bridge_cancel_lookup{session, key, std::move(r)};
                 });
             auto* client = found && *found ? view.client((*found)->upstream) : nullptr;
@@ -467,7 +467,7 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
     auto capabilities = sessions.capabilities(session);
     co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
         co_await clients[i]->set_log_level(session, text, capabilities);
-        if (parts.bridges)
+        if (actors()->bridges)
             tell_keeper(bridge_used{session, clients[i]->config().id});
         co_return true;
     });
@@ -482,7 +482,7 @@ void gateway::impl::session_ended(std::string session) {
         c->end_bridge(session);
     release_all_subscriptions(session);
     server_requests.forget_session(session);
-    if (parts.bridges)
+    if (actors()->bridges)
         tell_keeper(bridge_session_ended{std::move(session)});
 }
 

@@ -331,7 +331,7 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
         ctx.ask_client = [this, &rec](json::object request) {
             return ask_client_input(rec, std::move(request));
         };
-    if (parts.bridges && !rec.session.empty())
+    if (actors()->bridges && !rec.session.empty())
         ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
             tell_keeper(bridge_call_started{rec.session, rec.client_id,
                                             rec.view->clients[upstream]->config().id, upstream_id});
@@ -349,7 +349,7 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     if (!client_call)
         ctx.on_sent = nullptr;
     auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params), ctx);
-    if (client_call && rec.server_message && parts.bridges && !rec.session.empty())
+    if (client_call && rec.server_message && actors()->bridges && !rec.session.empty())
         tell_keeper(bridge_call_ended{rec.session, rec.client_id});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
@@ -366,7 +366,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
                                                             request_record& rec) {
     // Stage 4: route. A list fans out to every upstream whose cached list is stale.
     rec.trace.record(stage::route);
-    auto plan = co_await ask<list_plan>(parts.router, [kind](reply_to<list_plan> r) {
+    auto plan = co_await ask<list_plan>(actors()->router, [kind](reply_to<list_plan> r) {
         return plan_list{kind, std::move(r)};
     });
     if (!plan)
@@ -416,7 +416,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     // Anonymous callers are bound to their session; authenticated ones to issuer and subject.
     auto caller = protocol::principal_hash("session", session);
     using answer_t = std::variant<list_answer, route_error>;
-    auto answer = co_await ask<answer_t>(parts.router, [&](reply_to<answer_t> r) {
+    auto answer = co_await ask<answer_t>(actors()->router, [&](reply_to<answer_t> r) {
         return complete_list{plan->snap, kind, std::move(fetched), cursor, caller, std::move(r)};
     });
     co_return list_response(std::move(answer), id, rec);
@@ -431,7 +431,7 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
     if (auto named = resolve_by_name(*rec.view->snap, method, params))
         r = routed{rec.view->snap, std::move(*named)};
     for (int attempt = 0; !r || attempt > 0; ++attempt) {
-        r = co_await ask<routed>(parts.router, [&](reply_to<routed> reply) {
+        r = co_await ask<routed>(actors()->router, [&](reply_to<routed> reply) {
             return resolve_call{method, params, std::move(reply)};
         });
         if (!r)

@@ -44,7 +44,7 @@ bool has_result(const upstream_reply& r) {
 
 void gateway::impl::pin_minted_task(const request_record& rec, std::size_t upstream,
                                     const json::object& answer) {
-    if (!parts.tasks)
+    if (!actors()->tasks)
         return;
     auto* result = answer.if_contains("result");
     auto* r = result ? result->if_object() : nullptr;
@@ -59,7 +59,7 @@ void gateway::impl::pin_minted_task(const request_record& rec, std::size_t upstr
         task_id = r->if_contains("taskId");
     if (!task_id || !task_id->is_string())
         return;
-    caf::anon_send(parts.tasks,
+    caf::anon_send(actors()->tasks,
                    task_pin{std::string(task_id->get_string()), principal_of(rec.session),
                             rec.view->clients[upstream]->config().id});
 }
@@ -82,8 +82,8 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
     rec.name = task_id;
     auto principal = principal_of(session);
     task_owner owner;
-    if (parts.tasks) {
-        auto found = co_await ask<task_owner>(parts.tasks, [&](reply_to<task_owner> r) {
+    if (actors()->tasks) {
+        auto found = co_await ask<task_owner>(actors()->tasks, [&](reply_to<task_owner> r) {
             return task_find{task_id, principal, std::move(r)};
         });
         if (!found)
@@ -121,8 +121,8 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
                 answered = i;
         if (!answered)
             co_return unknown_task(id, task_id);
-        if (parts.tasks)
-            caf::anon_send(parts.tasks,
+        if (actors()->tasks)
+            caf::anon_send(actors()->tasks,
                            task_pin{task_id, principal, clients[*answered]->config().id});
         rec.upstream = clients[*answered]->config().id;
         if (method == "tasks/get")
@@ -180,7 +180,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
     }
     auto merged = protocol::merge_by_id("taskId", parts_by_upstream);
     using answer_t = std::variant<list_answer, route_error>;
-    auto answer = co_await ask<answer_t>(parts.router, [&](reply_to<answer_t> r) {
+    auto answer = co_await ask<answer_t>(actors()->router, [&](reply_to<answer_t> r) {
         return page_tasks{rec.view->snap, std::move(merged), cursor, principal_of(session),
                           std::move(r)};
     });

@@ -33,8 +33,7 @@ struct gateway_fixture : ::testing::Test {
     std::optional<caf::actor_system> sys;
     tcp::acceptor upstream_acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
     std::optional<transport::gateway> gw;
-    bridge_keeper_actor bridges;
-    task_keeper_actor tasks; // their sweep timers keep them alive: ended in TearDown
+    supervisor_actor supervisor; // its actors' timers keep them alive: ended in TearDown
     std::uint16_t port = 0;
     std::thread io_thread;
     std::mutex mutex;
@@ -55,14 +54,16 @@ struct gateway_fixture : ::testing::Test {
         v.namespace_ = "n";
         doc->upstreams = {u, v};
         auto snap = make_snapshot(doc, 1);
-        bridges = spawn_bridge_keeper(*sys, [this](std::vector<retired_bridge> gone) {
+        supervised what;
+        what.snap = snap;
+        what.retire = [this](std::vector<retired_bridge> gone) {
             asio::post(io, [this, gone = std::move(gone)]() mutable {
                 gw->retire_bridges(std::move(gone));
             });
-        });
-        tasks = spawn_task_keeper(*sys);
-        gw.emplace(io,
-                   transport::gateway_parts{spawn_router(*sys, snap), {}, snap, bridges, tasks});
+        };
+        auto directory = std::make_shared<actor_directory>();
+        supervisor = spawn_supervisor(*sys, std::move(what), directory);
+        gw.emplace(io, transport::gateway_parts{directory, snap, supervisor});
         gw->on_request = [this](const transport::request_record& r) {
             std::lock_guard lock(mutex);
             records.push_back(r);
@@ -81,8 +82,7 @@ struct gateway_fixture : ::testing::Test {
         gw->stop();
         io.stop();
         io_thread.join();
-        caf::anon_send_exit(bridges, caf::exit_reason::user_shutdown);
-        caf::anon_send_exit(tasks, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
     }
 
     // One synchronous exchange on a fresh connection.

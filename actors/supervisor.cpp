@@ -1,0 +1,95 @@
+#include "actors/supervisor.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate {
+
+namespace {
+
+struct supervisor_state {
+    supervised what;
+    std::shared_ptr<actor_directory> directory;
+    actor_set current;
+    static inline const char* name = "gate.supervisor";
+};
+
+using self_ptr = supervisor_actor::stateful_pointer<supervisor_state>;
+
+void publish(self_ptr self) {
+    self->state.directory->store(std::make_shared<const actor_set>(self->state.current));
+}
+
+// The actors of `what`, spawned unmonitored (the supervisor monitors what it is given).
+actor_set spawn_children(caf::actor_system& sys, const supervised& what) {
+    return actor_set{spawn_router(sys, what.snap), spawn_task_keeper(sys, what.task_sweep),
+                     spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
+                     spawn_audit(sys, what.audit, what.audit_out)};
+}
+
+supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
+                                           std::shared_ptr<actor_directory> directory) {
+    self->state.what = std::move(what);
+    self->state.directory = std::move(directory);
+    self->state.current = *self->state.directory->load();
+    const auto& cur = self->state.current;
+    self->monitor(cur.router);
+    self->monitor(cur.tasks);
+    self->monitor(cur.bridges);
+    if (cur.audit)
+        self->monitor(cur.audit.sink());
+    self->set_down_handler([=](caf::down_msg& down) {
+        auto& cur = self->state.current;
+        auto failed = [&](const auto& handle) { return handle && handle.address() == down.source; };
+        auto& sys = self->system();
+        const auto& w = self->state.what;
+        const char* which = nullptr;
+        if (failed(cur.router)) {
+            cur.router = spawn_router(sys, w.snap);
+            self->monitor(cur.router);
+            which = "router";
+        } else if (failed(cur.tasks)) {
+            cur.tasks = spawn_task_keeper(sys, w.task_sweep);
+            self->monitor(cur.tasks);
+            which = "task keeper";
+        } else if (failed(cur.bridges)) {
+            cur.bridges = spawn_bridge_keeper(sys, w.retire, w.bridge_timing_);
+            self->monitor(cur.bridges);
+            which = "bridge keeper";
+        } else if (cur.audit && failed(cur.audit.sink())) {
+            cur.audit = spawn_audit(sys, w.audit, w.audit_out);
+            self->monitor(cur.audit.sink());
+            which = "audit sink";
+        }
+        if (!which)
+            return;
+        spdlog::error("actor {} stopped ({}); respawned from snapshot {}", which,
+                      to_string(down.reason), self->state.what.snap->version);
+        publish(self);
+    });
+    // The supervisor's end is its actors' end (it respawns nothing once it is gone).
+    self->attach_functor([dir = self->state.directory] {
+        auto c = dir->load();
+        caf::anon_send_exit(c->router, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(c->tasks, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(c->bridges, caf::exit_reason::user_shutdown);
+        if (c->audit)
+            caf::anon_send_exit(c->audit.sink(), caf::exit_reason::user_shutdown);
+    });
+    return {
+        [=](reload_snapshot& m) {
+            self->state.what.snap = m.snap;
+            self->send(self->state.current.router, replace_snapshot{m.snap});
+        },
+    };
+}
+
+} // namespace
+
+supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
+                                  std::shared_ptr<actor_directory> directory) {
+    directory->store(std::make_shared<const actor_set>(spawn_children(sys, what)));
+    return sys.spawn(supervisor, std::move(what), std::move(directory));
+}
+
+} // namespace gate

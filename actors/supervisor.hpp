@@ -1,0 +1,76 @@
+// The supervisor: spawns the process's actors (router, task keeper, bridge keeper, audit sink),
+// monitors each, and respawns one that fails, rebuilt from the current snapshot, while the
+// others keep answering. It owns the current snapshot: a reload reaches it as one message
+// and it broadcasts the new snapshot to the actors that route on it.
+//
+// The io thread finds the actors through an actor_directory the supervisor republishes on
+// every respawn, so a request after a restart talks to the new actor, never a dead handle.
+// What a restart loses (docs/architecture.md, Supervision): the router's list caches (they
+// are fetched again), the task keeper's records (unknown tasks are found by the probe), the
+// bridge keeper's ledger (bridged sessions then end by the upstream's own idle timeout or the
+// client's DELETE), and audit events queued in the dead sink.
+#pragma once
+
+#include "actors/audit.hpp"
+#include "actors/bridge_keeper.hpp"
+#include "actors/router.hpp"
+#include "actors/snapshot.hpp"
+#include "actors/task_keeper.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+namespace gate {
+
+// The actors the io thread talks to, replaced whole when one of them is respawned.
+struct actor_set {
+    router_actor router;
+    task_keeper_actor tasks;
+    bridge_keeper_actor bridges;
+    audit_channel audit;
+};
+
+class actor_directory {
+public:
+    std::shared_ptr<const actor_set> load() const {
+        std::lock_guard lock(mutex_);
+        return set_;
+    }
+    void store(std::shared_ptr<const actor_set> set) {
+        std::lock_guard lock(mutex_);
+        set_ = std::move(set);
+    }
+
+private:
+    mutable std::mutex mutex_; // held for a pointer copy; never across a call
+    std::shared_ptr<const actor_set> set_;
+};
+
+// A validated reload: the new snapshot, for every actor that routes on it.
+struct reload_snapshot {
+    std::shared_ptr<const snapshot> snap;
+};
+
+using supervisor_actor = caf::typed_actor<caf::reacts_to<reload_snapshot>>;
+
+struct supervised {
+    std::shared_ptr<const snapshot> snap;
+    std::optional<config::audit> audit;
+    std::FILE* audit_out = stdout;
+    retire_bridges retire;
+    bridge_timing bridge_timing_ = {};
+    std::chrono::steady_clock::duration task_sweep = std::chrono::hours(1);
+};
+
+// Spawns the supervisor and its actors; the directory holds them before this returns.
+supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
+                                  std::shared_ptr<actor_directory> directory);
+
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::reload_snapshot)

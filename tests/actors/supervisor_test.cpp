@@ -1,0 +1,103 @@
+// The supervisor under CAF's test_coordinator: a failed actor is respawned from the current
+// snapshot and published, the others keep their handles; a reload reaches the router; the
+// supervisor's end is its actors' end.
+#include "../unit/test_config.hpp"
+#include "actors/supervisor.hpp"
+#include "coordinator_fixture.hpp"
+
+#include <caf/all.hpp>
+
+namespace gate {
+namespace {
+
+struct supervisor_fixture : test::coordinator_fixture {
+    std::shared_ptr<const snapshot> snap = test::two_upstreams();
+    std::shared_ptr<actor_directory> directory = std::make_shared<actor_directory>();
+    supervisor_actor supervisor = [this] {
+        supervised what;
+        what.snap = snap;
+        what.audit = config::audit{};
+        what.audit_out = std::tmpfile();
+        return spawn_supervisor(sys, std::move(what), directory);
+    }();
+
+    // The snapshot the published router routes on (its plan names it).
+    std::shared_ptr<const snapshot> routed_on() {
+        std::shared_ptr<const snapshot> got;
+        caf::anon_send(directory->load()->router,
+                       plan_list{protocol::list_kind::tools, reply_to<list_plan>([&](auto p) {
+                                     if (p)
+                                         got = p->snap;
+                                 })});
+        sched.run();
+        return got;
+    }
+    std::size_t tasks_held() {
+        std::size_t n = 999;
+        caf::anon_send(directory->load()->tasks,
+                       task_count{reply_to<std::size_t>([&](auto v) { n = v.value_or(998); })});
+        sched.run();
+        return n;
+    }
+    ~supervisor_fixture() override {
+        caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+        sched.run();
+    }
+};
+
+} // namespace
+
+TEST_F(supervisor_fixture, a_failed_actor_is_respawned_and_published_while_the_others_stay) {
+    sched.run();
+    auto before = *directory->load();
+    EXPECT_EQ(routed_on(), snap);
+    caf::anon_send(before.tasks, task_pin{"t", 1, "up-a"});
+    sched.run();
+    EXPECT_EQ(tasks_held(), 1u);
+
+    caf::anon_send_exit(before.router, caf::exit_reason::unhandled_exception);
+    sched.run();
+    auto after = *directory->load();
+    EXPECT_NE(after.router, before.router);
+    EXPECT_EQ(after.tasks, before.tasks); // untouched, its records kept
+    EXPECT_EQ(after.bridges, before.bridges);
+    EXPECT_EQ(routed_on(), snap); // the new router answers, on the current snapshot
+    EXPECT_EQ(tasks_held(), 1u);
+
+    caf::anon_send_exit(after.tasks, caf::exit_reason::unhandled_exception);
+    sched.run();
+    EXPECT_NE(directory->load()->tasks, after.tasks);
+    EXPECT_EQ(tasks_held(), 0u); // what a task keeper's restart loses (the probe finds them)
+}
+
+TEST_F(supervisor_fixture, a_reload_reaches_the_router_and_a_respawn_after_it_uses_it) {
+    sched.run();
+    auto next = make_snapshot(snap->doc, 2);
+    caf::anon_send(supervisor, reload_snapshot{next});
+    sched.run();
+    EXPECT_EQ(routed_on(), next);
+    caf::anon_send_exit(directory->load()->router, caf::exit_reason::unhandled_exception);
+    sched.run();
+    EXPECT_EQ(routed_on(), next);
+}
+
+TEST_F(supervisor_fixture, its_end_is_its_actors_end_and_nothing_is_respawned) {
+    sched.run();
+    auto set = *directory->load();
+    bool router_down = false;
+    auto watcher = sys.spawn([&](caf::event_based_actor* self) -> caf::behavior {
+        self->monitor(set.router);
+        self->set_down_handler([&](caf::down_msg&) { router_down = true; });
+        return {[](int) {}}; // stays alive to hear of the router's end
+    });
+    sched.run();
+    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+    sched.run();
+    EXPECT_TRUE(router_down);
+    EXPECT_EQ(routed_on(), nullptr); // the published router no longer answers
+    EXPECT_EQ(directory->load()->router, set.router); // not replaced
+    caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
+    sched.run();
+}
+
+} // namespace gate
