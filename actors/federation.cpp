@@ -76,6 +76,11 @@ void federation::drop(std::size_t upstream, list_kind kind) {
     cache_.erase({upstream, kind});
 }
 
+void federation::invalidate_id(const std::string& id) {
+    if (auto it = snap_->upstream_by_id.find(id); it != snap_->upstream_by_id.end())
+        invalidate(it->second);
+}
+
 void federation::invalidate(std::size_t upstream) {
     for (auto kind : protocol::all_list_kinds)
         cache_.erase({upstream, kind});

@@ -57,6 +57,9 @@ public:
                time_point now);
     void drop(std::size_t upstream, protocol::list_kind kind);
     void invalidate(std::size_t upstream);
+    // The same, by the upstream's id; nothing when this snapshot has no such upstream.
+    void invalidate_id(const std::string& id);
+    const std::shared_ptr<const snapshot>& snapshot_ptr() const { return snap_; }
 
     // The page a cursor (or its absence) asks for, from what is cached now.
     std::variant<list_answer, route_error> page(protocol::list_kind kind,

@@ -3,37 +3,45 @@
 #include "protocol/json_rpc.hpp"
 
 #include <caf/all.hpp>
+#include <deque>
 
 namespace gate {
 
 namespace {
 
+// How many snapshots keep their federation (caches, resource ownership) for the requests
+// that loaded them: the current one and the ones a reload replaced just before it. A
+// request older still is served on a federation made for it alone (no cache).
+constexpr std::size_t kept_snapshots = 3;
+
 struct router_state {
-    std::shared_ptr<const snapshot> snap;
     // One key for the process: cursors survive a reload and are then refused as expired.
     protocol::cursor_codec cursors = protocol::cursor_codec::with_random_key();
-    std::optional<federation> fed;
+    std::deque<federation> recent; // newest first: recent.front() is the current snapshot's
     static inline const char* name = "gate.router";
+
+    // The federation of `snap`: kept, or made for this one question.
+    federation& of(const std::shared_ptr<const snapshot>& snap, std::optional<federation>& temp) {
+        for (auto& f : recent)
+            if (f.snapshot_ptr() == snap)
+                return f;
+        return temp.emplace(snap, cursors);
+    }
 };
 
 router_actor::behavior_type router(router_actor::stateful_pointer<router_state> self,
                                    std::shared_ptr<const snapshot> snap) {
-    self->state.snap = snap;
-    self->state.fed.emplace(snap, self->state.cursors);
+    self->state.recent.emplace_front(snap, self->state.cursors);
     auto now = [self] { return self->clock().now(); };
     return {
         [=](plan_list& m) {
-            m.reply(list_plan{self->state.snap, self->state.fed->stale(m.kind, now())});
+            std::optional<federation> temp;
+            auto& fed = self->state.of(m.snap, temp);
+            m.reply(list_plan{m.snap, fed.stale(m.kind, now())});
         },
         [=](complete_list& m) {
-            // Indexes of a list fetched before a reload mean other upstreams now: store nothing.
-            if (m.snap != self->state.snap) {
-                m.reply(route_error{protocol::error_code::internal_error,
-                                    "the configuration was reloaded during this request; retry",
-                                    ""});
-                return;
-            }
-            auto& fed = *self->state.fed;
+            std::optional<federation> temp;
+            auto& fed = self->state.of(m.snap, temp);
             for (auto& f : m.fetched) {
                 if (f.items)
                     fed.store(f.upstream, m.kind, std::move(*f.items), now());
@@ -43,23 +51,25 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
             m.reply(fed.page(m.kind, m.cursor, m.caller));
         },
         [=](page_tasks& m) {
-            if (m.snap != self->state.snap) {
-                m.reply(route_error{protocol::error_code::internal_error,
-                                    "the configuration was reloaded during this request; retry",
-                                    ""});
-                return;
-            }
-            m.reply(
-                self->state.fed->page_of(protocol::list_kind::tasks, m.merged, m.cursor, m.caller));
+            std::optional<federation> temp;
+            m.reply(self->state.of(m.snap, temp)
+                        .page_of(protocol::list_kind::tasks, m.merged, m.cursor, m.caller));
         },
         [=](resolve_call& m) {
-            m.reply(
-                routed{self->state.snap, self->state.fed->resolve(m.method, std::move(m.params))});
+            std::optional<federation> temp;
+            m.reply(routed{m.snap,
+                           self->state.of(m.snap, temp).resolve(m.method, std::move(m.params))});
         },
-        [=](invalidate_upstream& m) { self->state.fed->invalidate(m.upstream); },
+        [=](invalidate_upstream& m) {
+            // An upstream's list_changed: its lists are stale in every kept snapshot.
+            for (auto& f : self->state.recent)
+                f.invalidate_id(m.upstream);
+        },
         [=](replace_snapshot& m) {
-            self->state.snap = m.snap;
-            self->state.fed.emplace(m.snap, self->state.cursors);
+            auto& recent = self->state.recent;
+            recent.emplace_front(m.snap, self->state.cursors);
+            while (recent.size() > kept_snapshots)
+                recent.pop_back();
         },
     };
 }

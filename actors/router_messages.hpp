@@ -13,8 +13,10 @@ struct list_plan {
     std::vector<std::size_t> fetch; // upstreams to ask; the rest are served from cache
 };
 
-// Step 1 of a federated list: which upstreams must be fetched.
+// Step 1 of a federated list: which upstreams must be fetched. Every question names the
+// snapshot the request loaded: a request finishes on it even if a reload came meanwhile.
 struct plan_list {
+    std::shared_ptr<const snapshot> snap;
     protocol::list_kind kind;
     reply_to<list_plan> reply;
 };
@@ -41,6 +43,7 @@ struct routed {
 
 // A named call: which upstream, with what params.
 struct resolve_call {
+    std::shared_ptr<const snapshot> snap;
     std::string method;
     boost::json::object params;
     reply_to<routed> reply;
@@ -57,10 +60,11 @@ struct page_tasks {
 
 // An upstream announced list_changed, or its lists must otherwise be refetched.
 struct invalidate_upstream {
-    std::size_t upstream;
+    std::string upstream; // its id: the same upstream in every snapshot that has it
 };
 
-// A reload: routing continues on the new snapshot with empty caches.
+// A reload: new requests route on the new snapshot with empty caches; requests in flight
+// keep the state of the snapshot they loaded.
 struct replace_snapshot {
     std::shared_ptr<const snapshot> snap;
 };

@@ -366,14 +366,12 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
                                                             request_record& rec) {
     // Stage 4: route. A list fans out to every upstream whose cached list is stale.
     rec.trace.record(stage::route);
-    auto plan = co_await ask<list_plan>(actors()->router, [kind](reply_to<list_plan> r) {
-        return plan_list{kind, std::move(r)};
+    // On the snapshot this request loaded, whatever reload came since (the router keeps it).
+    auto plan = co_await ask<list_plan>(actors()->router, [&](reply_to<list_plan> r) {
+        return plan_list{rec.view->snap, kind, std::move(r)};
     });
     if (!plan)
         co_return protocol::make_error(id, ec::internal_error, "router unavailable");
-    if (plan->snap != rec.view->snap)
-        co_return protocol::make_error(id, ec::internal_error,
-                                       "the configuration was reloaded during this request; retry");
     // Stage 5: lists are not gated; egress filters them per principal (security issue).
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);
@@ -432,14 +430,10 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
         r = routed{rec.view->snap, std::move(*named)};
     for (int attempt = 0; !r || attempt > 0; ++attempt) {
         r = co_await ask<routed>(actors()->router, [&](reply_to<routed> reply) {
-            return resolve_call{method, params, std::move(reply)};
+            return resolve_call{rec.view->snap, method, params, std::move(reply)};
         });
         if (!r)
             co_return protocol::make_error(id, ec::internal_error, "router unavailable");
-        if (r->snap != rec.view->snap)
-            co_return protocol::make_error(
-                id, ec::internal_error,
-                "the configuration was reloaded during this request; retry");
         auto* err = std::get_if<route_error>(&r->outcome);
         if (!err || !err->needs_resource_lists || attempt > 0)
             break;

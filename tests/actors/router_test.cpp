@@ -32,13 +32,21 @@ struct router_fixture : test::coordinator_fixture {
         return got;
     }
     std::vector<std::size_t> plan(list_kind k) {
-        return ask<list_plan>([&](auto r) { return plan_list{k, std::move(r)}; })->fetch;
+        return ask<list_plan>([&](auto r) { return plan_list{snap, k, std::move(r)}; })->fetch;
     }
     std::variant<list_answer, route_error> complete(list_kind k, std::vector<fetched_list> f) {
         using answer = std::variant<list_answer, route_error>;
         return *ask<answer>([&](auto r) {
             return complete_list{snap, k, std::move(f), std::nullopt, 1, std::move(r)};
         });
+    }
+    std::variant<route, route_error> resolve_tool() {
+        return ask<routed>([&](auto reply) {
+                   return resolve_call{snap, "tools/call",
+                                       json::parse(R"({"name":"a__echo"})").as_object(),
+                                       std::move(reply)};
+               })
+            ->outcome;
     }
     ~router_fixture() override {
         caf::anon_send_exit(router, caf::exit_reason::user_shutdown);
@@ -56,8 +64,8 @@ json::array names(std::initializer_list<const char*> ns) {
 } // namespace
 
 TEST_F(router_fixture, routes_a_named_call_to_one_upstream) {
-    auto r = ask<routed>([](auto reply) {
-        return resolve_call{"tools/call", json::parse(R"({"name":"a__echo"})").as_object(),
+    auto r = ask<routed>([this](auto reply) {
+        return resolve_call{snap, "tools/call", json::parse(R"({"name":"a__echo"})").as_object(),
                             std::move(reply)};
     });
     ASSERT_TRUE(r);
@@ -87,7 +95,7 @@ TEST_F(router_fixture, cache_expires_after_the_ttl_in_virtual_time) {
 
 TEST_F(router_fixture, list_changed_invalidates_one_upstream) {
     complete(list_kind::tools, {{0, names({"x"})}, {1, names({"y"})}});
-    caf::anon_send(router, invalidate_upstream{1});
+    caf::anon_send(router, invalidate_upstream{"up-b"});
     sched.run();
     EXPECT_EQ(plan(list_kind::tools), std::vector<std::size_t>{1});
 }
@@ -101,13 +109,35 @@ TEST_F(router_fixture, a_dropped_reply_channel_answers_nullopt) {
     EXPECT_FALSE(*got);
 }
 
-TEST_F(router_fixture, a_list_fetched_before_a_reload_is_not_stored) {
+TEST_F(router_fixture, a_request_finishes_on_the_snapshot_it_loaded) {
+    auto old = snap;
+    EXPECT_EQ(plan(list_kind::tools).size(), 2u); // planned on the old snapshot
     auto next = test::two_upstreams(200, 30000);
     caf::anon_send(router, replace_snapshot{next});
     sched.run();
-    // Completed against the old snapshot: refused, nothing cached under the new indexes.
-    auto stale = complete(list_kind::tools, {{0, names({"x"})}, {1, names({"y"})}});
-    EXPECT_EQ(std::get<route_error>(stale).code, protocol::error_code::internal_error);
+    // Completed after the reload, on the snapshot it loaded: answered, and cached there only.
+    auto page = complete(list_kind::tools, {{0, names({"x"})}, {1, names({"y"})}});
+    ASSERT_TRUE(std::holds_alternative<list_answer>(page));
+    EXPECT_EQ(std::get<list_answer>(page).items_served, 2u);
+    EXPECT_TRUE(plan(list_kind::tools).empty()); // the old snapshot's cache holds it
     snap = next;
+    EXPECT_EQ(plan(list_kind::tools).size(), 2u); // the new one starts empty
+    // Named routing on the old snapshot still works after the reload.
+    snap = old;
+    EXPECT_TRUE(std::holds_alternative<route>(resolve_tool()));
+}
+
+TEST_F(router_fixture, only_the_last_three_snapshots_keep_their_state) {
+    auto first = snap;
+    complete(list_kind::tools, {{0, names({"x"})}, {1, names({"y"})}});
+    for (int i = 0; i < 3; ++i) {
+        caf::anon_send(router, replace_snapshot{test::two_upstreams(200, 30000)});
+        sched.run();
+    }
+    // The first snapshot's federation is gone: its requests are served without a cache.
     EXPECT_EQ(plan(list_kind::tools).size(), 2u);
+    auto page = complete(list_kind::tools, {{0, names({"x"})}, {1, names({"y"})}});
+    EXPECT_TRUE(std::holds_alternative<list_answer>(page));
+    EXPECT_EQ(plan(list_kind::tools).size(), 2u); // and nothing stays cached for it
+    EXPECT_EQ(snap, first);
 }
