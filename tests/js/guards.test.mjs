@@ -92,6 +92,16 @@ describe('the circuit breaker', { timeout: 120_000 }, () => {
     );
     assert.equal(completion.code, -32041);
     await client.setLoggingLevel('debug'); // answered by gate; not propagated to the open one
+    // Reads and subscribes route to the upstream that listed the URI: not to the open one,
+    // whose lists are left out while it is open.
+    const uri = 'demo://resource/static/document/architecture.md';
+    await client.readResource({ uri }).catch((err) => assert.notEqual(err.code, undefined, String(err)));
+    await client.subscribeResource({ uri }).catch((err) => assert.notEqual(err.code, undefined, String(err)));
+    // A new client's first call would open its bridged session there: refused before that.
+    const late = await connectClient(gate.url);
+    const lateErr = await expectMcpError(() => echo(late, 'f__echo'));
+    assert.equal(lateErr.code, -32041);
+    await late.close();
     // A task nobody pinned is looked for by a probe of every upstream: not of the open one.
     const task = await expectMcpError(() => client.request({ method: 'tasks/get', params: { taskId: 'nope' } }, EmptyResultSchema));
     assert.equal(task.code, -32002, task.message);
