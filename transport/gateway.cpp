@@ -188,7 +188,7 @@ asio::awaitable<void> gateway::impl::sweep_sessions() {
     }
 }
 
-void gateway::impl::finish(request_record& rec) {
+void gateway::impl::finish(request_context& rec) {
     rec.trace.record(stage::audit);
     double seconds = std::chrono::duration<double>(clock::now() - rec.start).count();
     stats.request(rec.method, rec.outcome, seconds, rec.upstream_calls);
@@ -268,7 +268,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
     if (path == doc.server.mcp_path) {
         switch (req.method()) {
         case http::verb::post: {
-            request_record rec;
+            request_context rec;
             rec.view = live;
             rec.start = start;
             rec.trace.record(stage::host_origin);

@@ -10,7 +10,7 @@
 #include "transport/health.hpp"
 #include "transport/host_guard.hpp"
 #include "transport/metrics.hpp"
-#include "transport/pipeline.hpp"
+#include "transport/pipeline/request_context.hpp"
 #include "transport/session_table.hpp"
 #include "transport/upstream_client.hpp"
 
@@ -33,39 +33,6 @@ struct gateway_parts {
     std::shared_ptr<actor_directory> actors;
     std::shared_ptr<const snapshot> snap;
     supervisor_actor supervisor; // null in tests that wire the actors themselves
-};
-
-// The federation a request sees: one snapshot and the upstream clients indexed like it.
-// Loaded once at request entry; a reload swaps in a new one without touching requests in
-// flight.
-struct federation_view {
-    std::shared_ptr<const snapshot> snap;
-    std::vector<std::shared_ptr<upstream_client>> clients;
-
-    // The client of the upstream configured as `id`; null when this view has none.
-    upstream_client* client(const std::string& id) const;
-};
-
-// What one MCP request carried and what became of it: the input of the audit stage.
-struct request_record {
-    std::shared_ptr<const federation_view> view;
-    std::chrono::steady_clock::time_point start;
-    std::string method;
-    std::optional<std::string> name, upstream, error;
-    protocol::outcome outcome = protocol::outcome::ok;
-    std::int64_t upstream_calls = 0;
-    std::optional<std::int64_t> items_served;
-    std::string traceparent; // sent with every upstream call this request causes
-    std::string verbatim;    // the upstream's answer as sent, with the client's id spliced in
-    stage_trace trace;
-    std::string session;   // the downstream session (its bridged sessions carry named calls)
-    std::string client_id; // the client's request id, canonical JSON text
-    bool modern = false;   // a stateless 2026-07-28 request (no session)
-    boost::json::object modern_capabilities; // such a request's clientCapabilities
-    // The upstream's own messages while this request runs, to the call's stream.
-    std::function<void(std::size_t upstream, boost::json::object)> server_message;
-    // A message for the client's call stream, as it is (its id already the client's to see).
-    std::function<void(std::string)> push_to_client;
 };
 
 class gateway {
@@ -92,7 +59,7 @@ public:
     void retire_bridges(std::vector<retired_bridge> gone);
 
     // Observes every finished MCP request (tests pin the pipeline order with it).
-    std::function<void(const request_record&)> on_request;
+    std::function<void(const request_context&)> on_request;
 
     struct impl;
 

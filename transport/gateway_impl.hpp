@@ -25,30 +25,30 @@ namespace gate::transport {
 
 // The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
 // a stage already set is kept).
-void settle_outcome(request_record& rec, const boost::json::object& response);
+void settle_outcome(request_context& rec, const boost::json::object& response);
 // The JSON-RPC answer for a page the router cut (or refused); counts the items served.
 boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
-                                  const boost::json::value& id, request_record& rec);
+                                  const boost::json::value& id, request_context& rec);
 
 // The gateway error an upstream failure is answered with: -32040 when its own rate limit
 // refused the call, -32041 otherwise (protocol/gateway_error.hpp).
 protocol::gateway_error error_for(const upstream_failure& f);
 // The JSON-RPC answer to a call `upstream` could not serve; records the audit outcome and
 // error text on `rec` from the error table.
-boost::json::object refuse_upstream(request_record& rec, const boost::json::value& id,
+boost::json::object refuse_upstream(request_context& rec, const boost::json::value& id,
                                     std::string_view upstream, const upstream_failure& f);
 
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
 // wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
 boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
-                            request_record& rec);
+                            request_context& rec);
 
 // A request of a 2026-07-28 client (its version in the header or in `_meta`), served without a
 // session (mcp_stateless.cpp).
 bool is_modern_request(const http_request& req, const protocol::message& msg);
 // A result for a 2026-07-28 client carries `resultType`; an earlier upstream's result gets
 // "complete" (what its absence means) and is then sent re-serialized, not verbatim.
-void complete_for_modern_client(boost::json::object& response, request_record& rec);
+void complete_for_modern_client(boost::json::object& response, request_context& rec);
 // What a parked call's retry must repeat: its method and the name or URI it is about.
 std::string parked_request_key(const protocol::message& msg);
 
@@ -67,7 +67,7 @@ struct gateway::impl final : http_handler {
 
     // The MCP endpoint.
     boost::asio::awaitable<std::optional<http_reply>>
-    mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_record& rec);
+    mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_context& rec);
     boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
                                                               const http_request& req);
     http_reply mcp_delete(const http_request& req);
@@ -75,30 +75,30 @@ struct gateway::impl final : http_handler {
     // Stages 2-8 for one JSON-RPC request; the answer is the full JSON-RPC response.
     boost::asio::awaitable<boost::json::object>
     handle(const std::string& session, const boost::json::value& id, const std::string& method,
-           boost::json::object params, request_record& rec);
+           boost::json::object params, request_context& rec);
     boost::asio::awaitable<boost::json::object> federated_list(protocol::list_kind kind,
                                                                const std::string& session,
                                                                const boost::json::value& id,
                                                                const boost::json::object& params,
-                                                               request_record& rec);
+                                                               request_context& rec);
     // Stage 4 for a named call: its upstream and params, or the JSON-RPC refusal.
     boost::asio::awaitable<std::variant<route, boost::json::object>>
     route_named(const std::string& method, const boost::json::value& id, boost::json::object params,
-                request_record& rec);
+                request_context& rec);
     boost::asio::awaitable<boost::json::object> named_call(const std::string& method,
                                                            const boost::json::value& id,
                                                            boost::json::object params,
-                                                           request_record& rec);
+                                                           request_context& rec);
     boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
                                                            const boost::json::object& params,
                                                            std::string& version,
-                                                           request_record& rec);
+                                                           request_context& rec);
     // Proxy stage for one upstream call: metrics per upstream, failures as -32041.
     // `client_call`: false for gate's own requests on the client's behalf (a task probe),
     // which the client cannot cancel and the bridge keeper does not count.
     boost::asio::awaitable<upstream_reply>
     call_upstream(std::size_t upstream, std::string_view method, boost::json::object params,
-                  request_record& rec, bool client_call = true);
+                  request_context& rec, bool client_call = true);
 
     // Bridging (mcp_bridging.cpp). Wires an upstream client's session-wide traffic here.
     void wire(const std::shared_ptr<upstream_client>& client);
@@ -117,52 +117,52 @@ struct gateway::impl final : http_handler {
     std::optional<boost::asio::steady_timer> list_changed_timer;
     // The client answered an upstream request, or sent a notification: where it goes.
     boost::asio::awaitable<http_reply>
-    from_client(const std::string& session, const protocol::message& msg, request_record& rec);
+    from_client(const std::string& session, const protocol::message& msg, request_context& rec);
     boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
                                                               const boost::json::value& id,
                                                               const boost::json::object& params,
-                                                              request_record& rec);
+                                                              request_context& rec);
     // A named call whose upstream messages are streamed to the client before its answer.
     // Stages 2-8 of a named call and its audit; the answer as it goes on the wire.
-    boost::asio::awaitable<std::string> run_call(protocol::message msg, request_record& rec);
+    boost::asio::awaitable<std::string> run_call(protocol::message msg, request_context& rec);
     // A 2026-07-28 client's named call: run on its own, so it can be parked (input_required).
     boost::asio::awaitable<std::optional<http_reply>> parked_call(boost::beast::tcp_stream& stream,
                                                                   const http_request& req,
                                                                   protocol::message msg,
-                                                                  request_record rec);
+                                                                  request_context rec);
     boost::asio::awaitable<std::optional<http_reply>>
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
-                  request_record rec);
+                  request_context rec);
     void session_ended(std::string session);
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
-                  request_record& rec);
+                  request_context& rec);
     // Tasks (mcp_tasks.cpp): tasks/get, tasks/result, tasks/cancel, tasks/update to the owner
     // (pinned, else found by a tasks/get probe); tasks/list merged and paged.
     boost::asio::awaitable<boost::json::object>
     task_call(const std::string& session, const boost::json::value& id, const std::string& method,
-              boost::json::object params, request_record& rec);
+              boost::json::object params, request_context& rec);
     boost::asio::awaitable<boost::json::object> task_list(const std::string& session,
                                                           const boost::json::value& id,
                                                           const boost::json::object& params,
-                                                          request_record& rec);
+                                                          request_context& rec);
     // A tools/call answer that carries a minted task pins it to `upstream` for the caller.
-    void pin_minted_task(const request_record& rec, std::size_t upstream,
+    void pin_minted_task(const request_context& rec, std::size_t upstream,
                          const boost::json::object& answer);
     // The context of a call on the client's bridged session at one upstream.
-    call_context bridged_context(request_record& rec, std::size_t upstream,
+    call_context bridged_context(request_context& rec, std::size_t upstream,
                                  boost::json::object& capabilities);
     // subscriptions/listen (mcp_listen.cpp). A 2026-07-28 client's listen: an event stream
     // of the list changes and resource updates its filter asks for, until it hangs up.
     boost::asio::awaitable<std::optional<http_reply>> listen_call(boost::beast::tcp_stream& stream,
                                                                   const http_request& req,
                                                                   protocol::message msg,
-                                                                  request_record rec);
+                                                                  request_context rec);
     // A 2025-11-25 client's resources/(un)subscribe at a 2026-07-28 upstream, which has no
     // such method: gate holds the URI in its own listen there and records the client.
     boost::asio::awaitable<boost::json::object>
     subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
-                                 const route& target, request_record& rec);
+                                 const route& target, request_context& rec);
     // Resource subscriptions gate holds at upstreams' root sessions (or listens) for a holder
     // (a listener, or a session subscribed at a 2026-07-28 upstream): each (upstream, URI) at
     // most once per holder, all released when the holder ends.
@@ -189,7 +189,7 @@ struct gateway::impl final : http_handler {
     // listener.
     bool deliver_to_listener(const std::string& holder, const boost::json::object& notification);
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
-    void record_subscription(const request_record& rec, const std::string& uri, bool subscribed);
+    void record_subscription(const request_context& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
     server_request_table server_requests; // upstream requests the clients have not answered
     // Events for the bridge keeper, sent as one batch per interval; flushed before
@@ -231,7 +231,7 @@ struct gateway::impl final : http_handler {
     // no parked call (it is then an upstream's own requestState).
     boost::asio::awaitable<std::optional<std::optional<http_reply>>>
     resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
-                  const protocol::message& msg, request_record& rec);
+                  const protocol::message& msg, request_context& rec);
     // A parked call the client did not resume in time is dropped; its questions answered.
     boost::asio::awaitable<void> expire_parked(std::string token,
                                                std::shared_ptr<input_parking> park);
@@ -241,7 +241,7 @@ struct gateway::impl final : http_handler {
                                                const boost::json::object* responses);
     // Asks the client of `rec` one embedded input request on its call's stream.
     boost::asio::awaitable<std::optional<boost::json::object>>
-    ask_client_input(request_record& rec, boost::json::object request);
+    ask_client_input(request_context& rec, boost::json::object request);
 
     // Stage 3: server.rateLimit.requestsPerMinute over every JSON-RPC request on the MCP
     // endpoint (notifications and the client's answers finish work already admitted and are
@@ -250,7 +250,7 @@ struct gateway::impl final : http_handler {
     std::optional<sliding_window> global_window;
 
     // Stage 9: exactly one audit event and one request metric per terminal response.
-    void finish(request_record& rec);
+    void finish(request_context& rec);
     void reject_http(std::string_view reason, protocol::outcome outcome, std::string error,
                      std::chrono::steady_clock::time_point start);
 
@@ -265,7 +265,7 @@ struct gateway::impl final : http_handler {
     std::shared_ptr<const federation_view> live;
     std::shared_ptr<health_checker> health;
     http_server server;
-    std::function<void(const request_record&)>* on_request = nullptr;
+    std::function<void(const request_context&)>* on_request = nullptr;
 };
 
 } // namespace gate::transport

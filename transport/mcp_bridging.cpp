@@ -193,7 +193,7 @@ void gateway::impl::announce_list_changed(std::string method) {
     });
 }
 
-asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_record& rec) {
+asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_context& rec) {
     std::string answer;
     try {
         // A subscription's URI is kept aside: the params go to the upstream.
@@ -233,7 +233,7 @@ asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, requ
 asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
                                                                         const http_request& req,
                                                                         protocol::message msg,
-                                                                        request_record record) {
+                                                                        request_context record) {
     if (record.modern)
         co_return co_await parked_call(stream, req, std::move(msg), std::move(record));
     // The call runs inline; only when the upstream speaks before answering does a writer
@@ -306,10 +306,10 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
 asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp_stream& stream,
                                                                       const http_request& req,
                                                                       protocol::message msg,
-                                                                      request_record record) {
+                                                                      request_context record) {
     auto ex = co_await asio::this_coro::executor;
     auto out = std::make_shared<message_queue>(ex);
-    auto rec = std::make_shared<request_record>(std::move(record));
+    auto rec = std::make_shared<request_context>(std::move(record));
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(msg);
     park->out = out;
@@ -337,7 +337,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
     co_return co_await answer_modern(stream, req, park, std::move(id));
 }
 
-asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(request_record& rec,
+asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(request_context& rec,
                                                                              json::object request) {
     if (!rec.push_to_client)
         co_return std::nullopt;
@@ -358,7 +358,7 @@ asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(req
     co_return std::move(slot->result);
 }
 
-void gateway::impl::record_subscription(const request_record& rec, const std::string& uri,
+void gateway::impl::record_subscription(const request_context& rec, const std::string& uri,
                                         bool subscribed) {
     if (!actors()->bridges || !rec.upstream)
         return;
@@ -367,7 +367,7 @@ void gateway::impl::record_subscription(const request_record& rec, const std::st
 
 asio::awaitable<http_reply> gateway::impl::from_client(const std::string& session,
                                                        const protocol::message& msg,
-                                                       request_record& rec) {
+                                                       request_context& rec) {
     const auto& view = *rec.view;
     if (msg.kind == protocol::message_kind::response) {
         // The client's answer to an upstream request: back to that upstream session, under
@@ -449,7 +449,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
 asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& session,
                                                            const json::value& id,
                                                            const json::object& params,
-                                                           request_record& rec) {
+                                                           request_context& rec) {
     rec.trace.record(stage::route);
     auto* level = params.if_contains("level");
     if (!level || !level->is_string() || !protocol::is_log_level(level->get_string()))

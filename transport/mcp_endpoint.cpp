@@ -69,14 +69,14 @@ static json::object with_id(json::object response, const json::value& id) {
 
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
 // wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
-json::object pass_on(upstream_message answer, const json::value& id, request_record& rec) {
+json::object pass_on(upstream_message answer, const json::value& id, request_context& rec) {
     if (auto spliced = protocol::replace_top_level_member(answer.raw, "id", json::serialize(id)))
         rec.verbatim = std::move(*spliced);
     return with_id(std::move(answer.body), id);
 }
 
 json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
-                           const json::value& id, request_record& rec) {
+                           const json::value& id, request_context& rec) {
     if (!answer)
         return protocol::make_error(id, ec::internal_error, "router unavailable");
     if (auto* err = std::get_if<route_error>(&*answer))
@@ -100,7 +100,7 @@ protocol::gateway_error error_for(const upstream_failure& f) {
     }
 }
 
-json::object refuse_upstream(request_record& rec, const json::value& id, std::string_view upstream,
+json::object refuse_upstream(request_context& rec, const json::value& id, std::string_view upstream,
                              const upstream_failure& f) {
     auto e = error_for(f);
     const auto& row = protocol::describe(e);
@@ -120,7 +120,7 @@ json::object refuse_upstream(request_record& rec, const json::value& id, std::st
     return answer;
 }
 
-void settle_outcome(request_record& rec, const json::object& response) {
+void settle_outcome(request_context& rec, const json::object& response) {
     if (rec.outcome == protocol::outcome::ok)
         rec.outcome = outcome_of(response);
     if (!rec.error)
@@ -128,7 +128,7 @@ void settle_outcome(request_record& rec, const json::object& response) {
 }
 
 asio::awaitable<std::optional<http_reply>>
-gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, request_record& rec) {
+gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, request_context& rec) {
     auto ctype = header_value(req, "Content-Type");
     if (!std::string_view(ctype).starts_with("application/json")) {
         reject_http("unsupported_media_type", protocol::outcome::error,
@@ -254,7 +254,8 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
 
 asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
                                                         const json::object& params,
-                                                        std::string& version, request_record& rec) {
+                                                        std::string& version,
+                                                        request_context& rec) {
     std::string requested;
     if (auto* v = params.if_contains("protocolVersion"); v && v->is_string())
         requested = std::string(v->get_string());
@@ -293,7 +294,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
 asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
                                                     const json::value& id,
                                                     const std::string& method, json::object params,
-                                                    request_record& rec) {
+                                                    request_context& rec) {
     // Stage 2: authenticate. Auth is disabled in this build; requests are anonymous.
     rec.trace.record(stage::authenticate);
     // Stage 3: global rate limit (server.rateLimit) arrives with the security issue.
@@ -311,7 +312,7 @@ asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
     co_return co_await named_call(method, id, std::move(params), rec);
 }
 
-call_context gateway::impl::bridged_context(request_record& rec, std::size_t upstream,
+call_context gateway::impl::bridged_context(request_context& rec, std::size_t upstream,
                                             json::object& capabilities) {
     auto ctx = call_context::traced(rec.traceparent);
     if (!rec.server_message)
@@ -341,7 +342,7 @@ call_context gateway::impl::bridged_context(request_record& rec, std::size_t ups
 
 asio::awaitable<upstream_reply>
 gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json::object params,
-                             request_record& rec, bool client_call) {
+                             request_context& rec, bool client_call) {
     auto start = clock::now();
     ++rec.upstream_calls;
     json::object capabilities;
@@ -363,7 +364,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
                                                             const std::string& session,
                                                             const json::value& id,
                                                             const json::object& params,
-                                                            request_record& rec) {
+                                                            request_context& rec) {
     // Stage 4: route. A list fans out to every upstream whose cached list is stale.
     rec.trace.record(stage::route);
     // On the snapshot this request loaded, whatever reload came since (the router keeps it).
@@ -422,7 +423,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
 
 asio::awaitable<std::variant<route, json::object>>
 gateway::impl::route_named(const std::string& method, const json::value& id, json::object params,
-                           request_record& rec) {
+                           request_context& rec) {
     std::optional<routed> r;
     // Names resolve against the immutable snapshot on this thread; only resource ownership,
     // which the router learns from lists, needs the actor.
@@ -438,7 +439,7 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
         if (!err || !err->needs_resource_lists || attempt > 0)
             break;
         // The owner of a URI is learnt from the lists: fetch them once, then route again.
-        request_record side;
+        request_context side;
         side.view = rec.view;
         co_await federated_list(protocol::list_kind::resources, "", nullptr, {}, side);
         co_await federated_list(protocol::list_kind::resource_templates, "", nullptr, {}, side);
@@ -454,7 +455,7 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
 
 asio::awaitable<json::object> gateway::impl::named_call(const std::string& method,
                                                         const json::value& id, json::object params,
-                                                        request_record& rec) {
+                                                        request_context& rec) {
     rec.trace.record(stage::route);
     auto routing = co_await route_named(method, id, std::move(params), rec);
     if (auto* refused = std::get_if<json::object>(&routing))

@@ -94,7 +94,7 @@ bool gateway::impl::deliver_to_listener(const std::string& holder,
 asio::awaitable<json::object> gateway::impl::subscribe_at_modern_upstream(const std::string& method,
                                                                           const json::value& id,
                                                                           const route& target,
-                                                                          request_record& rec) {
+                                                                          request_context& rec) {
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);
     rec.trace.record(stage::proxy);
@@ -120,7 +120,7 @@ asio::awaitable<json::object> gateway::impl::subscribe_at_modern_upstream(const 
 
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request& req,
-                           protocol::message msg, request_record rec) {
+                           protocol::message msg, request_context rec) {
     rec.trace.record(stage::route);
     auto parsed = protocol::parse_subscription_filter(msg.params());
     if (auto* why = std::get_if<std::string>(&parsed)) {
@@ -138,7 +138,7 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
     auto honoured = asked;
     honoured.resource_subscriptions.clear();
     for (const auto& uri : asked.resource_subscriptions) {
-        request_record side;
+        request_context side;
         side.view = rec.view;
         side.traceparent = rec.traceparent;
         auto routing =

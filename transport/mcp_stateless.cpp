@@ -49,7 +49,7 @@ std::string parked_request_key(const protocol::message& msg) {
     return key;
 }
 
-void complete_for_modern_client(json::object& response, request_record& rec) {
+void complete_for_modern_client(json::object& response, request_context& rec) {
     auto* r = response.if_contains("result");
     auto* result = r ? r->if_object() : nullptr;
     if (!result || result->contains("resultType"))
@@ -68,7 +68,7 @@ bool is_modern_request(const http_request& req, const protocol::message& msg) {
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
                                                                         beast::tcp_stream& stream,
                                                                         protocol::message msg,
-                                                                        request_record& rec) {
+                                                                        request_context& rec) {
     rec.method = msg.method.empty() ? "response" : msg.method;
     if (msg.kind != protocol::message_kind::request) {
         // Notifications carry nothing gate acts on without a session (closing the response
@@ -288,7 +288,7 @@ asio::awaitable<void> gateway::impl::answer_parked(input_parking& park,
 
 asio::awaitable<std::optional<std::optional<http_reply>>>
 gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
-                             const protocol::message& msg, request_record& rec) {
+                             const protocol::message& msg, request_context& rec) {
     auto* params = msg.params();
     auto* state = params ? params->if_contains("requestState") : nullptr;
     if (!state || !state->is_string())

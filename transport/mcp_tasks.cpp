@@ -42,7 +42,7 @@ bool has_result(const upstream_reply& r) {
 
 } // namespace
 
-void gateway::impl::pin_minted_task(const request_record& rec, std::size_t upstream,
+void gateway::impl::pin_minted_task(const request_context& rec, std::size_t upstream,
                                     const json::object& answer) {
     if (!actors()->tasks)
         return;
@@ -67,7 +67,7 @@ void gateway::impl::pin_minted_task(const request_record& rec, std::size_t upstr
 asio::awaitable<json::object> gateway::impl::task_call(const std::string& session,
                                                        const json::value& id,
                                                        const std::string& method,
-                                                       json::object params, request_record& rec) {
+                                                       json::object params, request_context& rec) {
     if (method == "tasks/list")
         co_return co_await task_list(session, id, params, rec);
     rec.trace.record(stage::route);
@@ -140,7 +140,7 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
 asio::awaitable<json::object> gateway::impl::task_list(const std::string& session,
                                                        const json::value& id,
                                                        const json::object& params,
-                                                       request_record& rec) {
+                                                       request_context& rec) {
     rec.trace.record(stage::route);
     std::optional<std::string> cursor;
     if (auto* c = params.if_contains("cursor"); c && c->is_string())

@@ -37,7 +37,7 @@ struct gateway_fixture : ::testing::Test {
     std::uint16_t port = 0;
     std::thread io_thread;
     std::mutex mutex;
-    std::vector<transport::request_record> records;
+    std::vector<transport::request_context> records;
     std::vector<test_support::seen_request> upstream_seen;
 
     void SetUp() override {
@@ -64,7 +64,7 @@ struct gateway_fixture : ::testing::Test {
         auto directory = std::make_shared<actor_directory>();
         supervisor = spawn_supervisor(*sys, std::move(what), directory);
         gw.emplace(io, transport::gateway_parts{directory, snap, supervisor});
-        gw->on_request = [this](const transport::request_record& r) {
+        gw->on_request = [this](const transport::request_context& r) {
             std::lock_guard lock(mutex);
             records.push_back(r);
         };

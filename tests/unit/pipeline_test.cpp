@@ -1,4 +1,4 @@
-#include "transport/pipeline.hpp"
+#include "transport/pipeline/stages.hpp"
 
 #include <gtest/gtest.h>
 

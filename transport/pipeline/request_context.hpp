@@ -1,0 +1,65 @@
+// The request context: what one request carries through the pipeline, and the federation view
+// it loaded at entry.
+#pragma once
+
+#include "actors/snapshot.hpp"
+#include "protocol/outcome.hpp"
+#include "transport/pipeline/stages.hpp"
+#include "transport/upstream_client.hpp"
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gate::transport {
+
+// A verified caller (spec: Principal). Authentication fills it; anonymous callers have none.
+struct principal {
+    std::string subject;
+    std::string issuer;
+    std::vector<std::string> groups;
+};
+
+// The federation a request sees: one snapshot and the upstream clients indexed like it.
+// Loaded once at request entry; a reload swaps in a new one without touching requests in
+// flight.
+struct federation_view {
+    std::shared_ptr<const snapshot> snap;
+    std::vector<std::shared_ptr<upstream_client>> clients;
+
+    // The client of the upstream configured as `id`; null when this view has none.
+    upstream_client* client(const std::string& id) const;
+};
+
+// What one request carried and what became of it, created at admission and carried through
+// the nine stages (stage.hpp); the audit stage's input. `principal` and `tenant` stay empty
+// until authentication and tenants are enforced.
+struct request_context {
+    std::shared_ptr<const federation_view> view; // the snapshot it loaded, and its clients
+    std::optional<principal> caller;             // empty: anonymous
+    std::optional<std::string> tenant;
+    std::chrono::steady_clock::time_point start;
+    std::string method;
+    std::optional<std::string> name, upstream, error;
+    protocol::outcome outcome = protocol::outcome::ok;
+    std::int64_t upstream_calls = 0;
+    std::optional<std::int64_t> items_served;
+    std::string traceparent; // sent with every upstream call this request causes
+    std::string verbatim;    // the upstream's answer as sent, with the client's id spliced in
+    stage_trace trace;
+    std::string session;   // the downstream session (its bridged sessions carry named calls)
+    std::string client_id; // the client's request id, canonical JSON text
+    bool modern = false;   // a stateless 2026-07-28 request (no session)
+    boost::json::object modern_capabilities; // such a request's clientCapabilities
+    // The upstream's own messages while this request runs, to the call's stream.
+    std::function<void(std::size_t upstream, boost::json::object)> server_message;
+    // A message for the client's call stream, as it is (its id already the client's to see).
+    std::function<void(std::string)> push_to_client;
+};
+
+} // namespace gate::transport
