@@ -2,6 +2,7 @@
 #include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
 #include "transport/gateway_impl.hpp"
+#include "transport/pipeline/gateway_stages.hpp"
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -53,7 +54,12 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
       guard(doc.server.allowed_hosts, doc.server.allowed_hosts_any),
       live(make_view(io_, parts.snap, nullptr)),
       health(std::make_shared<health_checker>(live->clients, !doc.auth.required)),
-      server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate") {
+      server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
+      stages({pipeline::make_host_origin(guard), pipeline::make_authenticate(),
+              pipeline::make_global_limit(*this), pipeline::make_route(*this),
+              pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
+              pipeline::make_proxy(*this), pipeline::make_egress(*this)},
+             pipeline::make_audit(*this)) {
     if (doc.server.rate_limit && doc.server.rate_limit->requests_per_minute)
         global_window.emplace(*doc.server.rate_limit->requests_per_minute);
 }
@@ -188,72 +194,25 @@ asio::awaitable<void> gateway::impl::sweep_sessions() {
     }
 }
 
-void gateway::impl::finish(request_context& rec) {
-    rec.trace.record(stage::audit);
-    double seconds = std::chrono::duration<double>(clock::now() - rec.start).count();
-    stats.request(rec.method, rec.outcome, seconds, rec.upstream_calls);
-    if (actors()->audit) {
-        audit_event e;
-        e.time = std::chrono::system_clock::now();
-        e.method = rec.method;
-        e.name = rec.name;
-        e.upstream = rec.upstream;
-        e.outcome = rec.outcome;
-        e.error = rec.error;
-        e.latency_ms = seconds * 1000;
-        e.upstream_calls = rec.upstream_calls;
-        e.items_served = rec.items_served;
-        if (!actors()->audit.offer(std::move(e)))
-            stats.audit_dropped();
-    }
-    if (on_request && *on_request)
-        (*on_request)(rec);
-}
-
 void gateway::impl::reject_http(std::string_view reason, protocol::outcome outcome,
                                 std::string error, clock::time_point start) {
-    stats.rejection(reason);
-    if (actors()->audit) {
-        audit_event e;
-        e.time = std::chrono::system_clock::now();
-        e.method = "http";
-        e.outcome = outcome;
-        e.error = std::move(error);
-        e.latency_ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
-        if (!actors()->audit.offer(std::move(e)))
-            stats.audit_dropped();
-    }
+    request_context refused;
+    refused.start = start;
+    refused.method = "http";
+    refused.outcome = outcome;
+    refused.error = std::move(error);
+    refused.rejection = std::string(reason);
+    stages.conclude(refused);
 }
 
 std::optional<http_reply> gateway::impl::admit(const http_request& req, time_point start) {
     // Stage 1, before anything else: the Host/Origin allowlist, on every endpoint.
-    auto verdict = guard.check(header(req, "Host"), header(req, "Origin"));
-    if (verdict == host_verdict::allowed)
+    auto refused = pipeline::check_host_origin(guard, header(req, "Host"), header(req, "Origin"));
+    if (!refused)
         return std::nullopt;
-    bool host = verdict == host_verdict::forbidden_host;
-    reject_http(host ? "forbidden_host" : "forbidden_origin", protocol::outcome::forbidden,
-                host ? "Host not allowed" : "Origin not allowed", start);
-    auto reply = http_reply::json(
-        http::status::forbidden, host ? R"({"error":"forbidden: Host is not on the allowlist"})"
-                                      : R"({"error":"forbidden: Origin is not on the allowlist"})");
+    reject_http(refused->reason, protocol::outcome::forbidden, refused->error, start);
+    auto reply = http_reply::json(http::status::forbidden, std::move(refused->body));
     reply.close = true;
-    return reply;
-}
-
-std::optional<http_reply> gateway::impl::global_limit(time_point start) {
-    if (!global_window)
-        return std::nullopt;
-    auto wait = global_window->take(clock::now());
-    if (!wait)
-        return std::nullopt;
-    auto seconds = std::max<std::int64_t>(1, (wait->count() + 999) / 1000);
-    const auto& row = protocol::describe(protocol::gateway_error::global_rate_limited);
-    auto why = "global rate limit of " + std::to_string(global_window->limit()) +
-               " requests per minute reached; retry in " + std::to_string(seconds) + " s";
-    reject_http(row.metric_label, row.audit_outcome, why, start);
-    auto reply = http_reply::json(static_cast<http::status>(row.http_status),
-                                  json::serialize(json::object{{"error", "rate limited: " + why}}));
-    reply.headers.emplace_back("Retry-After", std::to_string(seconds));
     return reply;
 }
 

@@ -12,6 +12,7 @@
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
+#include "transport/pipeline/chain.hpp"
 #include "transport/server_request_table.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -43,6 +44,10 @@ boost::json::object refuse_upstream(request_context& rec, const boost::json::val
 boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
                             request_context& rec);
 
+// The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
+// upstream's exact text when it has one) with the headers egress added.
+http_reply answer_of(request_context& rec);
+
 // A request of a 2026-07-28 client (its version in the header or in `_meta`), served without a
 // session (mcp_stateless.cpp).
 bool is_modern_request(const http_request& req, const protocol::message& msg);
@@ -72,10 +77,21 @@ struct gateway::impl final : http_handler {
                                                               const http_request& req);
     http_reply mcp_delete(const http_request& req);
 
-    // Stages 2-8 for one JSON-RPC request; the answer is the full JSON-RPC response.
+    // Stages 4-8 of a list, for the stages and for gate's own fetches (a read's owner).
+    boost::asio::awaitable<std::optional<list_plan>> plan_of(protocol::list_kind kind,
+                                                             request_context& rec);
+    // `tickets`: one admission per planned upstream (null: refused, left out); empty: each
+    // fetch admits itself.
+    boost::asio::awaitable<std::vector<fetched_list>>
+    fetch_planned(protocol::list_kind kind, const list_plan& plan,
+                  std::vector<std::shared_ptr<upstream_client::guard_ticket>> tickets,
+                  request_context& rec);
     boost::asio::awaitable<boost::json::object>
-    handle(const std::string& session, const boost::json::value& id, const std::string& method,
-           boost::json::object params, request_context& rec);
+    complete_planned(protocol::list_kind kind, const list_plan& plan,
+                     std::vector<fetched_list> fetched, const std::string& session,
+                     const boost::json::value& id, const boost::json::object& params,
+                     request_context& rec);
+    // Gate's own merged list (the owner of a URI is learnt from the resource lists).
     boost::asio::awaitable<boost::json::object> federated_list(protocol::list_kind kind,
                                                                const std::string& session,
                                                                const boost::json::value& id,
@@ -85,10 +101,6 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::variant<route, boost::json::object>>
     route_named(const std::string& method, const boost::json::value& id, boost::json::object params,
                 request_context& rec);
-    boost::asio::awaitable<boost::json::object> named_call(const std::string& method,
-                                                           const boost::json::value& id,
-                                                           boost::json::object params,
-                                                           request_context& rec);
     boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
                                                            const boost::json::object& params,
                                                            std::string& version,
@@ -98,7 +110,8 @@ struct gateway::impl final : http_handler {
     // which the client cannot cancel and the bridge keeper does not count.
     boost::asio::awaitable<upstream_reply>
     call_upstream(std::size_t upstream, std::string_view method, boost::json::object params,
-                  request_context& rec, bool client_call = true);
+                  request_context& rec, bool client_call = true,
+                  std::shared_ptr<upstream_client::guard_ticket> admitted = nullptr);
 
     // Bridging (mcp_bridging.cpp). Wires an upstream client's session-wide traffic here.
     void wire(const std::shared_ptr<upstream_client>& client);
@@ -243,14 +256,13 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::optional<boost::json::object>>
     ask_client_input(request_context& rec, boost::json::object request);
 
-    // Stage 3: server.rateLimit.requestsPerMinute over every JSON-RPC request on the MCP
-    // endpoint (notifications and the client's answers finish work already admitted and are
-    // never refused). The refusal: 429 with Retry-After, one `http` audit event.
-    std::optional<http_reply> global_limit(time_point start);
+    // Stage 3's window: server.rateLimit.requestsPerMinute over every JSON-RPC request on
+    // the MCP endpoint (notifications and the client's answers finish work already admitted
+    // and are never refused).
     std::optional<sliding_window> global_window;
 
-    // Stage 9: exactly one audit event and one request metric per terminal response.
-    void finish(request_context& rec);
+    // A refusal before any request context exists (at admission, the body cap): through the
+    // exit like any other.
     void reject_http(std::string_view reason, protocol::outcome outcome, std::string error,
                      std::chrono::steady_clock::time_point start);
 
@@ -265,6 +277,8 @@ struct gateway::impl final : http_handler {
     std::shared_ptr<const federation_view> live;
     std::shared_ptr<health_checker> health;
     http_server server;
+    // The nine stages (transport/pipeline/): every request leaves through its exit.
+    pipeline::chain stages;
     std::function<void(const request_context&)>* on_request = nullptr;
 };
 

@@ -194,40 +194,18 @@ void gateway::impl::announce_list_changed(std::string method) {
 }
 
 asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_context& rec) {
-    std::string answer;
-    try {
-        // A subscription's URI is kept aside: the params go to the upstream.
-        std::string uri;
-        if (auto* p = msg.params())
-            if (auto* u = p->if_contains("uri"); u && u->is_string())
-                uri = std::string(u->get_string());
-        auto params = msg.take_params();
-        auto response = co_await handle(rec.session, msg.id, msg.method, std::move(params), rec);
-        rec.trace.record(stage::egress);
-        settle_outcome(rec, response);
-        if (rec.outcome == protocol::outcome::ok && !uri.empty() &&
-            (msg.method == "resources/subscribe" || msg.method == "resources/unsubscribe"))
-            record_subscription(rec, uri, msg.method == "resources/subscribe");
-        if (rec.modern)
-            complete_for_modern_client(response, rec);
-        answer = rec.verbatim.empty() ? json::serialize(response) : std::move(rec.verbatim);
-    } catch (const std::exception& e) {
-        rec.outcome = protocol::outcome::error;
-        rec.error = e.what();
-        answer =
-            json::serialize(protocol::make_error(msg.id, ec::internal_error, "internal error"));
-    } catch (...) {
-        // Nothing may escape: a writer coroutine may be streaming this call's answer and waits
-        // for it.
-        rec.outcome = protocol::outcome::error;
-        rec.error = "internal error";
-        answer =
-            json::serialize(protocol::make_error(msg.id, ec::internal_error, "internal error"));
-    }
+    // Stages 4-9 (stages 2-3 ran when the request was read).
+    rec.method = msg.method;
+    rec.id = msg.id;
+    rec.params = msg.take_params();
+    co_await stages.run(rec, stage::route);
     rec.server_message = nullptr;
     rec.push_to_client = nullptr;
-    finish(rec);
-    co_return answer;
+    if (!rec.verbatim.empty())
+        co_return std::move(rec.verbatim);
+    co_return json::serialize(
+        rec.response ? *rec.response
+                     : protocol::make_error(msg.id, ec::internal_error, "internal error"));
 }
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
@@ -450,16 +428,12 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
                                                            const json::value& id,
                                                            const json::object& params,
                                                            request_context& rec) {
-    rec.trace.record(stage::route);
     auto* level = params.if_contains("level");
     if (!level || !level->is_string() || !protocol::is_log_level(level->get_string()))
         co_return protocol::make_error(
             id, ec::invalid_params,
             "invalid params: level must be one of debug, info, notice, warning, error, "
             "critical, alert, emergency");
-    rec.trace.record(stage::authorize);
-    rec.trace.record(stage::upstream_guards);
-    rec.trace.record(stage::proxy);
     // Every upstream session of this client gets the level: those open now at once, those
     // opened later at their handshake.
     auto& clients = rec.view->clients;

@@ -149,7 +149,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         rec.method = "http";
         rec.outcome = protocol::outcome::error;
         rec.error = "parse error: " + jec.message();
-        finish(rec);
+        stages.conclude(rec);
         co_return bad_request(nullptr, ec::parse_error, "parse error: " + jec.message());
     }
     auto classified = protocol::classify(std::move(value));
@@ -157,13 +157,18 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         rec.method = "http";
         rec.outcome = protocol::outcome::error;
         rec.error = "invalid request: " + bad->message;
-        finish(rec);
+        stages.conclude(rec);
         co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
     }
     auto& msg = std::get<protocol::message>(classified);
-    if (msg.kind == protocol::message_kind::request)
-        if (auto refused = global_limit(rec.start))
-            co_return std::move(*refused);
+    if (msg.kind == protocol::message_kind::request) {
+        // Stages 2 and 3 for every request, whatever follows: authenticate, global limit.
+        rec.method = msg.method;
+        rec.id = msg.id;
+        if (co_await stages.run(rec, stage::authenticate, stage::global_limit) ==
+            pipeline::verdict::answered)
+            co_return answer_of(rec);
+    }
     rec.traceparent =
         protocol::child_of(protocol::parse_traceparent(header_value(req, "traceparent"))).header();
     if (is_modern_request(req, msg))
@@ -178,7 +183,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
             rec.method = msg.method.empty() ? "http" : msg.method;
             rec.outcome = protocol::outcome::error;
             rec.error = text;
-            finish(rec);
+            stages.conclude(rec);
             return rpc_reply(status, protocol::make_error(msg.id, ec::invalid_request, text));
         };
         if (session.empty())
@@ -197,59 +202,34 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         // upstream they concern. The answer is terminal like any other and audited once.
         rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
         auto reply = co_await from_client(session, msg, rec);
-        finish(rec);
+        stages.conclude(rec);
         co_return reply;
     }
 
     rec.method = msg.method;
-    auto params = msg.take_params();
-    http_reply reply;
-    if (is_initialize) {
-        std::string version;
-        auto response = co_await initialize(msg.id, params, version, rec);
-        bool ok = response.contains("result");
-        if (ok) {
-            json::object capabilities;
-            if (auto* c = params.if_contains("capabilities"); c && c->is_object())
-                capabilities = c->get_object();
-            auto session_id = sessions.open(version, clock::now(), std::move(capabilities));
-            if (!session_id) {
-                rec.outcome = protocol::outcome::error;
-                rec.error = "too many sessions";
-                finish(rec);
-                auto busy = rpc_reply(http::status::service_unavailable,
-                                      protocol::make_error(msg.id, ec::internal_error,
-                                                           "too many open sessions: end unused "
-                                                           "sessions (DELETE) or retry later"));
-                busy.headers.emplace_back("Retry-After", "60");
-                co_return busy;
-            }
-            reply.headers.emplace_back("Mcp-Session-Id", *session_id);
-        }
-        rec.outcome = outcome_of(response);
-        rec.error = error_text(response);
-        finish(rec);
-        reply.status = http::status::ok;
-        reply.content_type = "application/json";
-        reply.body = rec.verbatim.empty() ? json::serialize(response) : std::move(rec.verbatim);
-        co_return reply;
-    }
-    rec.session = session;
+    rec.session = is_initialize ? std::string() : session;
     rec.client_id = json::serialize(msg.id);
-    if (!protocol::list_kind_of(msg.method) && msg.method != "ping" &&
+    if (!is_initialize && !protocol::list_kind_of(msg.method) && msg.method != "ping" &&
         msg.method != "logging/setLevel") {
-        // A named call: it runs on the client's bridged session, and what the upstream sends
-        // while it runs reaches the client before the answer.
-        msg.body["params"] = std::move(params);
+        // A named call (task methods included): it runs on the client's bridged session, and
+        // what the upstream sends while it runs reaches the client before the answer.
         co_return co_await streamed_call(stream, req, std::move(msg), std::move(rec));
     }
-    auto response = co_await handle(session, msg.id, msg.method, std::move(params), rec);
-    rec.trace.record(stage::egress);
-    settle_outcome(rec, response);
-    finish(rec);
-    if (!rec.verbatim.empty())
-        co_return http_reply::json(http::status::ok, std::move(rec.verbatim));
-    co_return rpc_reply(http::status::ok, response);
+    // Stages 4-9.
+    rec.params = msg.take_params();
+    co_await stages.run(rec, stage::route);
+    co_return answer_of(rec);
+}
+
+http_reply answer_of(request_context& rec) {
+    if (rec.refusal_reply)
+        return std::move(*rec.refusal_reply);
+    auto reply = rec.verbatim.empty()
+                     ? http_reply::json(http::status::ok, json::serialize(*rec.response))
+                     : http_reply::json(http::status::ok, std::move(rec.verbatim));
+    for (auto& h : rec.reply_headers)
+        reply.headers.push_back(std::move(h));
+    return reply;
 }
 
 asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
@@ -291,27 +271,6 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
     co_return protocol::make_result(id, std::move(result));
 }
 
-asio::awaitable<json::object> gateway::impl::handle(const std::string& session,
-                                                    const json::value& id,
-                                                    const std::string& method, json::object params,
-                                                    request_context& rec) {
-    // Stage 2: authenticate. Auth is disabled in this build; requests are anonymous.
-    rec.trace.record(stage::authenticate);
-    // Stage 3: global rate limit (server.rateLimit) arrives with the security issue.
-    rec.trace.record(stage::global_limit);
-    if (method == "ping") {
-        rec.trace.record(stage::route);
-        co_return protocol::make_result(id, json::object{});
-    }
-    if (method == "logging/setLevel")
-        co_return co_await set_log_level(session, id, params, rec);
-    if (method.starts_with("tasks/"))
-        co_return co_await task_call(session, id, method, std::move(params), rec);
-    if (auto kind = protocol::list_kind_of(method))
-        co_return co_await federated_list(*kind, session, id, params, rec);
-    co_return co_await named_call(method, id, std::move(params), rec);
-}
-
 call_context gateway::impl::bridged_context(request_context& rec, std::size_t upstream,
                                             json::object& capabilities) {
     auto ctx = call_context::traced(rec.traceparent);
@@ -342,14 +301,19 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
 
 asio::awaitable<upstream_reply>
 gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json::object params,
-                             request_context& rec, bool client_call) {
+                             request_context& rec, bool client_call,
+                             std::shared_ptr<upstream_client::guard_ticket> admitted) {
     auto start = clock::now();
     ++rec.upstream_calls;
     json::object capabilities;
     auto ctx = bridged_context(rec, upstream, capabilities);
     if (!client_call)
         ctx.on_sent = nullptr;
-    auto reply = co_await rec.view->clients[upstream]->request(method, std::move(params), ctx);
+    auto& client = rec.view->clients[upstream];
+    // Admitted by stage 6 (its ticket), or by the client itself (gate's own calls: probes).
+    auto reply =
+        admitted ? co_await client->request(method, std::move(params), ctx, std::move(*admitted))
+                 : co_await client->request(method, std::move(params), ctx);
     if (client_call && rec.server_message && actors()->bridges && !rec.session.empty())
         tell_keeper(bridge_call_ended{rec.session, rec.client_id});
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
@@ -360,33 +324,27 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     co_return reply;
 }
 
-asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind kind,
-                                                            const std::string& session,
-                                                            const json::value& id,
-                                                            const json::object& params,
-                                                            request_context& rec) {
-    // Stage 4: route. A list fans out to every upstream whose cached list is stale.
-    rec.trace.record(stage::route);
-    // On the snapshot this request loaded, whatever reload came since (the router keeps it).
-    auto plan = co_await ask<list_plan>(actors()->router, [&](reply_to<list_plan> r) {
-        return plan_list{rec.view->snap, kind, std::move(r)};
-    });
-    if (!plan)
-        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
-    // Stage 5: lists are not gated; egress filters them per principal (security issue).
-    rec.trace.record(stage::authorize);
-    rec.trace.record(stage::upstream_guards);
-    rec.trace.record(stage::proxy);
+asio::awaitable<std::vector<fetched_list>>
+gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
+                             std::vector<std::shared_ptr<upstream_client::guard_ticket>> tickets,
+                             request_context& rec) {
     auto traits = protocol::traits(kind);
     auto outcomes = co_await fan_out<fetched_list>(
-        plan->fetch.size(), [&, this](std::size_t i) -> asio::awaitable<fetched_list> {
-            auto upstream = plan->fetch[i];
+        plan.fetch.size(), [&, this](std::size_t i) -> asio::awaitable<fetched_list> {
+            auto upstream = plan.fetch[i];
+            // Admitted by stage 6 (a refused upstream has no ticket and is left out), or, for
+            // gate's own fetches, by the client itself.
+            if (!tickets.empty() && !tickets[i])
+                co_return fetched_list{upstream, std::nullopt};
             auto start = clock::now();
             ++rec.upstream_calls;
-            auto r = co_await rec.view->clients[upstream]->fetch_list(
-                traits.method, traits.key, call_context::traced(rec.traceparent));
+            auto& client = rec.view->clients[upstream];
+            auto ctx = call_context::traced(rec.traceparent);
+            auto r = tickets.empty() ? co_await client->fetch_list(traits.method, traits.key, ctx)
+                                     : co_await client->fetch_list(traits.method, traits.key, ctx,
+                                                                   std::move(*tickets[i]));
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
-            auto& cfg = rec.view->clients[upstream]->config();
+            auto& cfg = client->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {
                 stats.upstream(cfg.id, protocol::describe(error_for(*f)).metric_label, seconds);
                 spdlog::warn("upstream {} left out of {}: {}", cfg.id, traits.method, f->message);
@@ -398,7 +356,15 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     std::vector<fetched_list> fetched;
     for (std::size_t i = 0; i < outcomes.size(); ++i)
         fetched.push_back(outcomes[i] ? std::move(*outcomes[i])
-                                      : fetched_list{plan->fetch[i], std::nullopt});
+                                      : fetched_list{plan.fetch[i], std::nullopt});
+    co_return fetched;
+}
+
+asio::awaitable<json::object>
+gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
+                                std::vector<fetched_list> fetched, const std::string& session,
+                                const json::value& id, const json::object& params,
+                                request_context& rec) {
     bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
     for (auto& f : fetched)
         all_failed = all_failed && !f.items;
@@ -416,9 +382,29 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     auto caller = protocol::principal_hash("session", session);
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router, [&](reply_to<answer_t> r) {
-        return complete_list{plan->snap, kind, std::move(fetched), cursor, caller, std::move(r)};
+        return complete_list{plan.snap, kind, std::move(fetched), cursor, caller, std::move(r)};
     });
     co_return list_response(std::move(answer), id, rec);
+}
+
+asio::awaitable<std::optional<list_plan>> gateway::impl::plan_of(protocol::list_kind kind,
+                                                                 request_context& rec) {
+    // On the snapshot this request loaded, whatever reload came since (the router keeps it).
+    co_return co_await ask<list_plan>(actors()->router, [&](reply_to<list_plan> r) {
+        return plan_list{rec.view->snap, kind, std::move(r)};
+    });
+}
+
+asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind kind,
+                                                            const std::string& session,
+                                                            const json::value& id,
+                                                            const json::object& params,
+                                                            request_context& rec) {
+    auto plan = co_await plan_of(kind, rec);
+    if (!plan)
+        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+    auto fetched = co_await fetch_planned(kind, *plan, {}, rec);
+    co_return co_await complete_planned(kind, *plan, std::move(fetched), session, id, params, rec);
 }
 
 asio::awaitable<std::variant<route, json::object>>
@@ -451,35 +437,6 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
         co_return protocol::make_error(id, err->code, err->message);
     }
     co_return std::move(std::get<route>(r->outcome));
-}
-
-asio::awaitable<json::object> gateway::impl::named_call(const std::string& method,
-                                                        const json::value& id, json::object params,
-                                                        request_context& rec) {
-    rec.trace.record(stage::route);
-    auto routing = co_await route_named(method, id, std::move(params), rec);
-    if (auto* refused = std::get_if<json::object>(&routing))
-        co_return std::move(*refused);
-    auto& target = std::get<route>(routing);
-    rec.name = target.name.empty() ? std::nullopt : std::optional(target.name);
-    rec.upstream = rec.view->snap->upstream(target.upstream).id;
-    if ((method == "resources/subscribe" || method == "resources/unsubscribe") &&
-        rec.view->clients[target.upstream]->modern())
-        co_return co_await subscribe_at_modern_upstream(method, id, target, rec);
-    // Stage 5: authorize (policy engine arrives with the security issue: allow).
-    rec.trace.record(stage::authorize);
-    // Stage 6: per-upstream guards; the request timeout is enforced by the client.
-    rec.trace.record(stage::upstream_guards);
-    // Stage 7: proxy.
-    rec.trace.record(stage::proxy);
-    auto reply = co_await call_upstream(target.upstream, method, std::move(target.params), rec);
-    if (auto* f = std::get_if<upstream_failure>(&reply))
-        co_return refuse_upstream(rec, id, *rec.upstream, *f);
-    auto& answer = std::get<upstream_message>(reply);
-    if (method == "tools/call")
-        pin_minted_task(rec, target.upstream, answer.body);
-    // Whatever the upstream answered, result or error, goes back verbatim under the client's id.
-    co_return pass_on(std::move(answer), id, rec);
 }
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,

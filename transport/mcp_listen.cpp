@@ -126,7 +126,7 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
     if (auto* why = std::get_if<std::string>(&parsed)) {
         rec.outcome = protocol::outcome::error;
         rec.error = *why;
-        finish(rec);
+        stages.conclude(rec);
         co_return http_reply::json(
             http::status::ok, json::serialize(protocol::make_error(msg.id, ec::invalid_params,
                                                                    "invalid params: " + *why)));
@@ -193,7 +193,7 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
     listeners.erase(key);
     release_all_subscriptions(key);
     rec.trace.record(stage::egress);
-    finish(rec);
+    stages.conclude(rec);
     co_return std::nullopt;
 }
 

@@ -73,13 +73,13 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     if (msg.kind != protocol::message_kind::request) {
         // Notifications carry nothing gate acts on without a session (closing the response
         // stream is how a 2026-07-28 client cancels); accepted like any notification.
-        finish(rec);
+        stages.conclude(rec);
         co_return http_reply::empty(http::status::accepted);
     }
     auto refuse = [&](http::status status, int code, std::string text, json::object data = {}) {
         rec.outcome = protocol::outcome::error;
         rec.error = text;
-        finish(rec);
+        stages.conclude(rec);
         return error_reply(status, msg.id, code, std::move(text), std::move(data));
     };
     protocol::modern_headers headers{header_value(req, "MCP-Protocol-Version"),
@@ -102,8 +102,6 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
                              std::string(protocol::modern_protocol_version));
     if (msg.method == "server/discover") {
         std::string version;
-        rec.trace.record(stage::authenticate);
-        rec.trace.record(stage::global_limit);
         rec.trace.record(stage::route);
         auto init = co_await initialize(msg.id, {}, version, rec);
         json::object answer;
@@ -132,7 +130,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         }
         rec.verbatim.clear();
         settle_outcome(rec, answer);
-        finish(rec);
+        stages.conclude(rec);
         co_return http_reply::json(http::status::ok, json::serialize(answer));
     }
     if (msg.method == "subscriptions/listen")
@@ -146,26 +144,12 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
             rec.modern_capabilities = caps->get_object();
     rec.client_id = json::serialize(msg.id);
     if (protocol::list_kind_of(msg.method)) {
-        auto response = co_await handle("", msg.id, msg.method, msg.take_params(), rec);
-        rec.trace.record(stage::egress);
-        if (auto* r = response.if_contains("result"); r && r->is_object()) {
-            // 2026-07-28 results say what they are and how long they may be cached; lists
-            // are filtered per principal, so only privately.
-            auto& result = r->as_object();
-            complete_for_modern_client(response, rec);
-            std::int64_t ttl = 0;
-            bool first = true;
-            for (std::size_t i = 0; i < rec.view->snap->size(); ++i) {
-                auto t = std::max<std::int64_t>(0, rec.view->snap->upstream(i).cache_ttl_ms);
-                ttl = first ? t : std::min(ttl, t);
-                first = false;
-            }
-            result["ttlMs"] = ttl;
-            result["cacheScope"] = "private";
-        }
-        settle_outcome(rec, response);
-        finish(rec);
-        co_return http_reply::json(http::status::ok, json::serialize(response));
+        // Stages 4-9; egress marks the result and its cacheability for this revision.
+        rec.id = msg.id;
+        rec.params = msg.take_params();
+        co_await stages.run(rec, stage::route);
+        rec.verbatim.clear();
+        co_return answer_of(rec);
     }
     // Everything else runs like a named call of a session, on the upstreams' shared root
     // sessions: a stateless client has no bridged session.
@@ -300,7 +284,7 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
         // The state of another call: a retry resumes only the call it came from.
         rec.outcome = protocol::outcome::error;
         rec.error = "requestState belongs to another request";
-        finish(rec);
+        stages.conclude(rec);
         co_return error_reply(http::status::bad_request, msg.id, ec::invalid_params,
                               "invalid params: requestState belongs to another request");
     }
@@ -313,7 +297,7 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
     co_await answer_parked(*park, responses);
     rec.upstream = park->client->config().id;
     auto reply = co_await answer_modern(stream, req, park, msg.id);
-    finish(rec);
+    stages.conclude(rec);
     co_return reply;
 }
 

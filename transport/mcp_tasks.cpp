@@ -70,7 +70,6 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
                                                        json::object params, request_context& rec) {
     if (method == "tasks/list")
         co_return co_await task_list(session, id, params, rec);
-    rec.trace.record(stage::route);
     if (method != "tasks/get" && method != "tasks/result" && method != "tasks/cancel" &&
         method != "tasks/update")
         co_return protocol::make_error(id, ec::method_not_found, "method not found: " + method);
@@ -103,9 +102,6 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         else
             owner_index = at->second;
     }
-    rec.trace.record(stage::authorize);
-    rec.trace.record(stage::upstream_guards);
-    rec.trace.record(stage::proxy);
     if (owner.what == task_owner::kind::unknown) {
         // No record (minted before a restart, or by a call gate did not see): ask every
         // upstream, read-only, who holds it. Only the owner that answered gets the method.
@@ -141,15 +137,11 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
                                                        const json::value& id,
                                                        const json::object& params,
                                                        request_context& rec) {
-    rec.trace.record(stage::route);
     std::optional<std::string> cursor;
     if (auto* c = params.if_contains("cursor"); c && c->is_string())
         cursor = std::string(c->get_string());
     else if (c && !c->is_null())
         co_return protocol::make_error(id, ec::invalid_params, "invalid cursor: not a string");
-    rec.trace.record(stage::authorize);
-    rec.trace.record(stage::upstream_guards);
-    rec.trace.record(stage::proxy);
     // A client's tasks live in its own upstream sessions: fetched fresh, never cached.
     auto& clients = rec.view->clients;
     auto lists = co_await fan_out<std::optional<json::array>>(

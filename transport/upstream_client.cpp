@@ -607,9 +607,16 @@ upstream_client::request(std::string_view method, json::object params, const cal
     auto admitted = admit(ctx.use);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
-    auto ticket = std::move(std::get<guard_ticket>(admitted));
+    co_return co_await request(method, std::move(params), ctx,
+                               std::move(std::get<guard_ticket>(admitted)));
+}
+
+asio::awaitable<upstream_reply> upstream_client::request(std::string_view method,
+                                                         json::object params,
+                                                         const call_context& ctx,
+                                                         guard_ticket admitted) {
     auto reply = co_await send_request(method, std::move(params), ctx);
-    ticket.settle(std::get_if<upstream_failure>(&reply));
+    admitted.settle(std::get_if<upstream_failure>(&reply));
     co_return reply;
 }
 
@@ -1047,7 +1054,12 @@ upstream_client::fetch_list(std::string_view method, std::string_view key,
     auto admitted = admit(ctx.use);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
-    auto ticket = std::move(std::get<guard_ticket>(admitted));
+    co_return co_await fetch_list(method, key, ctx, std::move(std::get<guard_ticket>(admitted)));
+}
+
+asio::awaitable<std::variant<json::array, upstream_failure>>
+upstream_client::fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
+                            guard_ticket ticket) {
     json::array all;
     std::optional<std::string> cursor;
     for (int pages = 0; pages < 1000; ++pages) {

@@ -105,11 +105,36 @@ public:
         on_session_message_ = std::move(handler);
     }
 
+    // An admission through the upstream guards. Its outcome is reported once (settle); a
+    // ticket dropped without one (its caller went away) frees the half-open probe it holds.
+    class guard_ticket {
+    public:
+        guard_ticket(upstream_client& c, upstream_guard::admitted a) : c_(&c), a_(a) {}
+        guard_ticket(guard_ticket&& o) noexcept : c_(std::exchange(o.c_, nullptr)), a_(o.a_) {}
+        guard_ticket& operator=(guard_ticket&&) = delete;
+        ~guard_ticket() {
+            if (c_)
+                c_->guard_.abandon(a_);
+        }
+        // `f`: why the operation failed; null when the upstream answered.
+        void settle(const upstream_failure* f);
+
+    private:
+        upstream_client* c_;
+        upstream_guard::admitted a_;
+    };
+    // Stage 6 for this upstream: an admission, or the refusal as a failure of kind
+    // circuit_open or rate_limited. Every public operation that reaches the upstream is
+    // admitted: by the caller (the pipeline's guards stage, passing the ticket on) or itself.
+    std::variant<guard_ticket, upstream_failure> admit(guard_use use);
     // Sends one request on the root session, or on ctx.bridge's bridged session (created on
     // first use). The reply carries the gateway's upstream-side id; the caller puts its own
-    // client's id back.
+    // client's id back. Admitted here, or by the caller that passes its ticket.
     boost::asio::awaitable<upstream_reply>
     request(std::string_view method, boost::json::object params, const call_context& ctx);
+    boost::asio::awaitable<upstream_reply> request(std::string_view method,
+                                                   boost::json::object params,
+                                                   const call_context& ctx, guard_ticket admitted);
 
     // Sends a notification or a response (the client's answer to an upstream request) on a
     // bridged session (empty: the root session). False when that session is gone or the
@@ -156,6 +181,9 @@ public:
     // Fetches one complete list, following the upstream's own nextCursor pages.
     boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
     fetch_list(std::string_view method, std::string_view key, const call_context& ctx);
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
+               guard_ticket admitted);
 
     // Forgets the root session (the next request re-initializes).
     void reset_session() { reset_session(*root_); }
@@ -171,27 +199,6 @@ public:
 private:
     struct endpoint;
     struct http_answer;
-    // An admission through the upstream guards. Its outcome is reported once (settle); a
-    // ticket dropped without one (its caller went away) frees the half-open probe it holds.
-    class guard_ticket {
-    public:
-        guard_ticket(upstream_client& c, upstream_guard::admitted a) : c_(&c), a_(a) {}
-        guard_ticket(guard_ticket&& o) noexcept : c_(std::exchange(o.c_, nullptr)), a_(o.a_) {}
-        guard_ticket& operator=(guard_ticket&&) = delete;
-        ~guard_ticket() {
-            if (c_)
-                c_->guard_.abandon(a_);
-        }
-        // `f`: why the operation failed; null when the upstream answered.
-        void settle(const upstream_failure* f);
-
-    private:
-        upstream_client* c_;
-        upstream_guard::admitted a_;
-    };
-    // Every public operation that reaches the upstream passes the guards first: a refusal
-    // comes back as a failure of kind circuit_open or rate_limited.
-    std::variant<guard_ticket, upstream_failure> admit(guard_use use);
     // The unguarded request, for operations already admitted.
     boost::asio::awaitable<upstream_reply>
     send_request(std::string_view method, boost::json::object params, const call_context& ctx);

@@ -2,8 +2,10 @@
 // it loaded at entry.
 #pragma once
 
+#include "actors/router_messages.hpp"
 #include "actors/snapshot.hpp"
 #include "protocol/outcome.hpp"
+#include "transport/http_reply.hpp"
 #include "transport/pipeline/stages.hpp"
 #include "transport/upstream_client.hpp"
 
@@ -44,6 +46,7 @@ struct request_context {
     std::optional<principal> caller;             // empty: anonymous
     std::optional<std::string> tenant;
     std::chrono::steady_clock::time_point start;
+    std::optional<std::string> host, origin; // the headers stage 1 checks (absent: nullopt)
     std::string method;
     std::optional<std::string> name, upstream, error;
     protocol::outcome outcome = protocol::outcome::ok;
@@ -60,6 +63,27 @@ struct request_context {
     std::function<void(std::size_t upstream, boost::json::object)> server_message;
     // A message for the client's call stream, as it is (its id already the client's to see).
     std::function<void(std::string)> push_to_client;
+
+    // The request as the stages see it, and what they decided.
+    boost::json::value id;      // the client's JSON-RPC id
+    boost::json::object params; // taken by the stage that sends them upstream
+    // The JSON-RPC answer, once a stage has made it (the client's id in it).
+    std::optional<boost::json::object> response;
+    // A refusal before MCP handling (an HTTP status of its own, such as 429): the reply, and
+    // the reason gate_http_rejections_total counts it under. Audited with method `http`.
+    std::optional<std::string> rejection;
+    std::optional<http_reply> refusal_reply;
+    bool audited = false; // the exit ran (chain.hpp): never twice
+
+    // What a stage hands to the next (route -> guards -> proxy -> egress).
+    std::optional<route> target;                             // a named call's upstream
+    std::shared_ptr<upstream_client::guard_ticket> admitted; // its admission
+    std::optional<list_plan> plan;                           // a list's upstreams to fetch
+    std::vector<std::shared_ptr<upstream_client::guard_ticket>> list_admitted; // per plan entry
+    std::vector<fetched_list> fetched;
+    std::optional<upstream_message> upstream_answer; // the answer egress passes on
+    std::string negotiated_version; // initialize: the revision agreed with the client
+    std::vector<std::pair<std::string, std::string>> reply_headers; // e.g. Mcp-Session-Id
 };
 
 } // namespace gate::transport

@@ -1,0 +1,99 @@
+// Stage 8: egress. An upstream's answer goes back byte for byte with only its id replaced (a
+// minted task pinned to its upstream first); a list is merged, namespaced and paged; a new
+// session is opened for an accepted initialize; a 2026-07-28 client's result says what it is
+// and how long it may be cached. The audit outcome is settled from the answer.
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
+#include "transport/gateway_impl.hpp"
+#include "transport/pipeline/gateway_stages.hpp"
+
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+
+namespace gate::transport::pipeline {
+
+namespace {
+
+namespace ec = protocol::error_code;
+namespace http = boost::beast::http;
+
+class egress final : public stage {
+public:
+    explicit egress(gateway::impl& g) : g_(g) {}
+    transport::stage id() const override { return transport::stage::egress; }
+    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+        const auto& m = ctx.method;
+        auto kind = protocol::list_kind_of(m);
+        if (!ctx.response && ctx.upstream_answer) {
+            if (m == "tools/call")
+                g_.pin_minted_task(ctx, ctx.target->upstream, ctx.upstream_answer->body);
+            // Whatever the upstream answered, result or error, goes back verbatim.
+            ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx);
+        }
+        if (!ctx.response && ctx.plan && kind)
+            ctx.response = co_await g_.complete_planned(*kind, *ctx.plan, std::move(ctx.fetched),
+                                                        ctx.session, ctx.id, ctx.params, ctx);
+        if (!ctx.response)
+            ctx.response = protocol::make_error(ctx.id, ec::internal_error, "no answer");
+        settle_outcome(ctx, *ctx.response);
+        if (m == "initialize" && !ctx.modern)
+            open_session(ctx);
+        if ((m == "resources/subscribe" || m == "resources/unsubscribe") &&
+            ctx.outcome == protocol::outcome::ok && ctx.name)
+            g_.record_subscription(ctx, *ctx.name, m == "resources/subscribe");
+        if (ctx.modern)
+            for_modern_client(ctx, kind.has_value());
+        co_return verdict::proceed;
+    }
+
+private:
+    void open_session(request_context& ctx) {
+        if (!ctx.response->contains("result"))
+            return;
+        boost::json::object capabilities;
+        if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
+            capabilities = c->get_object();
+        auto session = g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
+                                        std::move(capabilities));
+        if (session) {
+            ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
+            return;
+        }
+        ctx.outcome = protocol::outcome::error;
+        ctx.error = "too many sessions";
+        auto busy = http_reply::json(
+            http::status::service_unavailable,
+            boost::json::serialize(protocol::make_error(ctx.id, ec::internal_error,
+                                                        "too many open sessions: end unused "
+                                                        "sessions (DELETE) or retry later")));
+        busy.headers.emplace_back("Retry-After", "60");
+        ctx.refusal_reply = std::move(busy);
+    }
+
+    // 2026-07-28 results say what they are; lists also how long they may be cached (the
+    // shortest TTL of the upstreams), and only privately: they are filtered per principal.
+    void for_modern_client(request_context& ctx, bool list) {
+        complete_for_modern_client(*ctx.response, ctx);
+        auto* r = ctx.response->if_contains("result");
+        if (!list || !r || !r->is_object())
+            return;
+        std::int64_t ttl = 0;
+        for (std::size_t i = 0; i < ctx.view->snap->size(); ++i) {
+            auto t = std::max<std::int64_t>(0, ctx.view->snap->upstream(i).cache_ttl_ms);
+            ttl = i == 0 ? t : std::min(ttl, t);
+        }
+        auto& result = r->as_object();
+        result["ttlMs"] = ttl;
+        result["cacheScope"] = "private";
+    }
+
+    gateway::impl& g_;
+};
+
+} // namespace
+
+std::unique_ptr<stage> make_egress(gateway::impl& g) {
+    return std::make_unique<egress>(g);
+}
+
+} // namespace gate::transport::pipeline

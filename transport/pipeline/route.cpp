@@ -1,0 +1,60 @@
+// Stage 4: route. Named calls resolve the `{namespace}{separator}{name}` prefix (or the owner
+// of a resource URI) to exactly one upstream; lists plan which upstreams' cached lists are
+// stale; `ping` is answered here. Task methods find their owner and logging/setLevel reaches
+// every session of the client at the proxy stage, where the upstreams are asked.
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
+#include "transport/gateway_impl.hpp"
+#include "transport/pipeline/gateway_stages.hpp"
+
+namespace gate::transport::pipeline {
+
+namespace {
+
+namespace ec = protocol::error_code;
+
+class route_stage final : public stage {
+public:
+    explicit route_stage(gateway::impl& g) : g_(g) {}
+    transport::stage id() const override { return transport::stage::route; }
+    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+        const auto& m = ctx.method;
+        if (m == "ping") {
+            ctx.response = protocol::make_result(ctx.id, boost::json::object{});
+            co_return verdict::answered;
+        }
+        if (m == "initialize" || m == "logging/setLevel" || m.starts_with("tasks/"))
+            co_return verdict::proceed;
+        if (auto kind = protocol::list_kind_of(m)) {
+            auto plan = co_await g_.plan_of(*kind, ctx);
+            if (!plan) {
+                ctx.response =
+                    protocol::make_error(ctx.id, ec::internal_error, "router unavailable");
+                co_return verdict::answered;
+            }
+            ctx.plan = std::move(*plan);
+            co_return verdict::proceed;
+        }
+        auto routing = co_await g_.route_named(m, ctx.id, std::move(ctx.params), ctx);
+        if (auto* refused = std::get_if<boost::json::object>(&routing)) {
+            ctx.response = std::move(*refused);
+            co_return verdict::answered;
+        }
+        auto& target = std::get<route>(routing);
+        ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
+        ctx.upstream = ctx.view->snap->upstream(target.upstream).id;
+        ctx.target = std::move(target);
+        co_return verdict::proceed;
+    }
+
+private:
+    gateway::impl& g_;
+};
+
+} // namespace
+
+std::unique_ptr<stage> make_route(gateway::impl& g) {
+    return std::make_unique<route_stage>(g);
+}
+
+} // namespace gate::transport::pipeline
