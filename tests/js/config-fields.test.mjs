@@ -2,7 +2,6 @@
 // MCP servers (tests/unit/config_support_test.cpp names these tests field by field); every
 // field it does not enforce yet stops it at start instead of being ignored.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 
 import {
@@ -16,28 +15,8 @@ import {
   startEverything,
   startGate,
   startRecordingProxy,
+  startSilentServer,
 } from './lib/index.mjs';
-
-// Accepts TCP connections and never says a word: a TLS handshake to it never completes.
-function startSilentServer() {
-  const sockets = new Set();
-  const server = net.createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        port: server.address().port,
-        close: () => {
-          for (const s of sockets) s.destroy();
-          return new Promise((r) => server.close(r));
-        },
-      }),
-    ),
-  );
-}
 
 const echo = (client, name, message = 'x') => client.callTool({ name, arguments: { message } });
 

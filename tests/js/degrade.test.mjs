@@ -2,30 +2,9 @@
 // out once its request timeout passes, calls to it fail with -32041, the other upstream keeps
 // answering meanwhile.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 
-import { connectClient, get, startEverything, startGate } from './lib/index.mjs';
-
-function startHungServer() {
-  const sockets = new Set();
-  const server = net.createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${server.address().port}/mcp`,
-        close: () => {
-          for (const s of sockets) s.destroy();
-          return new Promise((r) => server.close(r));
-        },
-      }),
-    ),
-  );
-}
+import { connectClient, get, startEverything, startGate, startSilentServer as startHungServer } from './lib/index.mjs';
 
 describe('a hung upstream degrades alone', { timeout: 120_000 }, () => {
   let up;

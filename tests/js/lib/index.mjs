@@ -12,3 +12,4 @@ export * from './task-server-v2.mjs';
 export * from './hooks.mjs';
 export * from './postgres.mjs';
 export * from './recording-proxy.mjs';
+export * from './silent-server.mjs';
