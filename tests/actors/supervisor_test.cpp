@@ -94,11 +94,15 @@ TEST_F(supervisor_fixture, its_end_is_its_actors_end_and_nothing_is_respawned) {
     sched.run();
     auto set = *directory->load();
     bool router_down = false;
-    auto watcher = sys.spawn([&](caf::event_based_actor* self) -> caf::behavior {
-        self->monitor(set.router);
-        self->set_down_handler([&](caf::down_msg&) { router_down = true; });
-        return {[](int) {}}; // stays alive to hear of the router's end
-    });
+    // (An argument: CAF 0.17 dereferences a null argument tuple for a function without one,
+    // which UBSan reports.)
+    auto watcher = sys.spawn(
+        [&](caf::event_based_actor* self, router_actor watched) -> caf::behavior {
+            self->monitor(watched);
+            self->set_down_handler([&](caf::down_msg&) { router_down = true; });
+            return {[](int) {}}; // stays alive to hear of the router's end
+        },
+        set.router);
     sched.run();
     caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
     sched.run();
