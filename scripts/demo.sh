@@ -43,9 +43,12 @@ done
 cat >"$work/gate.json" <<JSON
 {
   "upstreams": [
-    {"id": "alpha", "url": "${urls[0]}", "namespace": "alpha"},
+    {"id": "alpha", "url": "${urls[0]}", "namespace": "alpha",
+     "circuitBreaker": {"failureThreshold": 5, "halfOpenAfterMs": 10000},
+     "rateLimit": {"requestsPerMinute": 600}},
     {"id": "beta", "url": "${urls[1]}", "namespace": "beta"}
   ],
+  "server": {"rateLimit": {"requestsPerMinute": 6000}},
   "audit": {"sinks": [{"type": "stdout"}]}
 }
 JSON
