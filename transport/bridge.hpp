@@ -5,33 +5,64 @@
 
 #include "actors/reply.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <caf/actor.hpp>
 #include <caf/send.hpp>
+#include <chrono>
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace gate::transport {
 
-// make_message(reply_to<T>) builds the message; the result is nullopt only if the actor
-// dropped it without answering.
+// How long the io thread waits for an actor's answer. Actors answer in microseconds; one that
+// has not answered in this long is wedged, and the request is answered as if it were gone
+// (an internal error) rather than held.
+inline constexpr std::chrono::milliseconds ask_timeout{5000};
+
+// make_message(reply_to<T>) builds the message; the result is nullopt when the actor dropped
+// it without answering or did not answer within `timeout` (a late answer is ignored).
 template <class T, class Handle, class MakeMessage>
-boost::asio::awaitable<std::optional<T>> ask(const Handle& target, MakeMessage make_message) {
-    auto ex = co_await boost::asio::this_coro::executor;
-    co_return co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),
-                                                   void(std::optional<T>)>(
+boost::asio::awaitable<std::optional<T>> ask(const Handle& target, MakeMessage make_message,
+                                             std::chrono::milliseconds timeout = ask_timeout) {
+    namespace asio = boost::asio;
+    auto ex = co_await asio::this_coro::executor;
+    co_return co_await asio::async_initiate<decltype(asio::use_awaitable), void(std::optional<T>)>(
         [&](auto handler) {
-            auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            reply_to<T> reply([h, ex](std::optional<T> value) {
-                boost::asio::post(ex, [h, v = std::move(value)]() mutable { (*h)(std::move(v)); });
+            // The answer and the timeout race on the io thread; the first one resumes the
+            // coroutine, the other finds it done.
+            struct race {
+                race(decltype(handler) h, asio::any_io_executor e)
+                    : resume(std::move(h)), timer(std::move(e)) {}
+                decltype(handler) resume;
+                bool done = false;
+                asio::steady_timer timer;
+                void finish(std::optional<T> value) {
+                    if (std::exchange(done, true))
+                        return;
+                    timer.cancel();
+                    auto h = std::move(resume);
+                    h(std::move(value));
+                }
+            };
+            auto st = std::make_shared<race>(std::move(handler), ex);
+            st->timer.expires_after(timeout);
+            st->timer.async_wait([st](const boost::system::error_code& ec) {
+                if (!ec)
+                    st->finish(std::nullopt);
+            });
+            reply_to<T> reply([st, ex](std::optional<T> value) {
+                asio::post(ex, [st, v = std::move(value)]() mutable { st->finish(std::move(v)); });
             });
             caf::anon_send(target, make_message(std::move(reply)));
         },
-        boost::asio::use_awaitable);
+        asio::use_awaitable);
 }
 
 } // namespace gate::transport
