@@ -1,5 +1,6 @@
 #include "actors/federation.hpp"
 
+#include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_merge.hpp"
 
@@ -19,7 +20,7 @@ std::variant<route, route_error> by_name(const snapshot& snap, json::object& par
     std::string full(v->get_string());
     auto decoded = snap.codec.decode(full);
     if (!decoded)
-        return route_error{protocol::error_code::unknown_namespace,
+        return route_error{protocol::describe(protocol::gateway_error::unknown_namespace).rpc_code,
                            "unknown namespace in \"" + full +
                                "\": no configured upstream owns this name; refetch the list",
                            full};
@@ -107,10 +108,10 @@ std::variant<list_answer, route_error> federation::page_of(list_kind kind,
     if (cursor) {
         auto c = cursors_.decode(*cursor);
         if (!c || c->kind != kind || c->principal != caller)
-            return route_error{protocol::error_code::invalid_params,
+            return route_error{protocol::describe(protocol::gateway_error::invalid_cursor).rpc_code,
                                "invalid cursor: restart the list from the beginning", ""};
         if (c->fingerprint != fingerprint)
-            return route_error{protocol::error_code::invalid_params,
+            return route_error{protocol::describe(protocol::gateway_error::invalid_cursor).rpc_code,
                                "expired cursor: the list changed, restart it from the beginning",
                                ""};
         offset = c->offset;

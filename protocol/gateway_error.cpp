@@ -36,4 +36,9 @@ const gateway_error_row& describe(gateway_error e) {
     return table[static_cast<std::size_t>(e)];
 }
 
+boost::json::object make_gateway_error(gateway_error e, const boost::json::value& id,
+                                       std::string_view text) {
+    return make_error(id, describe(e).rpc_code, text);
+}
+
 } // namespace gate::protocol

@@ -5,6 +5,8 @@
 
 #include "protocol/outcome.hpp"
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <string_view>
 
@@ -40,5 +42,9 @@ struct gateway_error_row {
 };
 
 const gateway_error_row& describe(gateway_error e);
+
+// The JSON-RPC error of a gateway-minted failure (its code from the table), under `id`.
+boost::json::object make_gateway_error(gateway_error e, const boost::json::value& id,
+                                       std::string_view text);
 
 } // namespace gate::protocol

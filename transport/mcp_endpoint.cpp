@@ -369,15 +369,16 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
     for (auto& f : fetched)
         all_failed = all_failed && !f.items;
     if (all_failed) {
-        rec.outcome = protocol::outcome::upstream_down;
-        co_return protocol::make_error(id, ec::upstream_unavailable,
-                                       "all upstreams are unavailable");
+        rec.outcome = protocol::describe(protocol::gateway_error::all_upstreams_down).audit_outcome;
+        co_return protocol::make_gateway_error(protocol::gateway_error::all_upstreams_down, id,
+                                               "all upstreams are unavailable");
     }
     std::optional<std::string> cursor;
     if (auto* c = params.if_contains("cursor"); c && c->is_string())
         cursor = std::string(c->get_string());
     else if (c && !c->is_null())
-        co_return protocol::make_error(id, ec::invalid_params, "invalid cursor: not a string");
+        co_return protocol::make_gateway_error(protocol::gateway_error::invalid_cursor, id,
+                                               "invalid cursor: not a string");
     // Anonymous callers are bound to their session; authenticated ones to issuer and subject.
     auto caller = protocol::principal_hash("session", session);
     using answer_t = std::variant<list_answer, route_error>;

@@ -30,9 +30,9 @@ std::uint64_t principal_of(const std::string& session) {
 
 json::object unknown_task(const json::value& id, std::string_view task_id) {
     // The same answer for a task nobody minted and for another principal's: no existence leak.
-    return protocol::make_error(id, ec::unknown_task,
-                                "unknown task: " + std::string(task_id) +
-                                    " (no upstream holds it for this caller)");
+    return protocol::make_gateway_error(protocol::gateway_error::unknown_task, id,
+                                        "unknown task: " + std::string(task_id) +
+                                            " (no upstream holds it for this caller)");
 }
 
 bool has_result(const upstream_reply& r) {
@@ -141,7 +141,8 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
     if (auto* c = params.if_contains("cursor"); c && c->is_string())
         cursor = std::string(c->get_string());
     else if (c && !c->is_null())
-        co_return protocol::make_error(id, ec::invalid_params, "invalid cursor: not a string");
+        co_return protocol::make_gateway_error(protocol::gateway_error::invalid_cursor, id,
+                                               "invalid cursor: not a string");
     // A client's tasks live in its own upstream sessions: fetched fresh, never cached.
     auto& clients = rec.view->clients;
     auto lists = co_await fan_out<std::optional<json::array>>(
@@ -166,9 +167,9 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
             any = true;
         }
     if (!any && !clients.empty()) {
-        rec.outcome = protocol::outcome::upstream_down;
-        co_return protocol::make_error(id, ec::upstream_unavailable,
-                                       "all upstreams are unavailable");
+        rec.outcome = protocol::describe(protocol::gateway_error::all_upstreams_down).audit_outcome;
+        co_return protocol::make_gateway_error(protocol::gateway_error::all_upstreams_down, id,
+                                               "all upstreams are unavailable");
     }
     auto merged = protocol::merge_by_id("taskId", parts_by_upstream);
     using answer_t = std::variant<list_answer, route_error>;
