@@ -31,8 +31,6 @@ using namespace boost::asio::experimental::awaitable_operators;
 namespace {
 constexpr std::string_view client_protocol_version = "2025-11-25";
 constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
-constexpr std::size_t max_idle_per_endpoint = 1024;
-constexpr auto max_idle_age = std::chrono::seconds(4);
 // Input rounds one call may take with a 2026-07-28 upstream before gate gives up.
 constexpr int max_input_rounds = 16;
 // How long the end of an event stream is awaited, in the background, after its answer.
@@ -344,15 +342,11 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
     // Only a request waits for an answer; a notification or a response gets 202.
     const json::value* want_id = msg.contains("method") ? msg.if_contains("id") : nullptr;
     for (int attempt = 0;; ++attempt) {
-        // Most recently used first: the least likely to have been closed by the upstream.
-        // Connections idle past the usual server keep-alive (5 s in Node) are not trusted.
-        while (!ep.idle.empty() && clock::now() - ep.idle.back().idle_since > max_idle_age)
-            ep.idle.pop_back();
-        bool reused = attempt == 0 && !ep.idle.empty();
+        auto pooled = attempt == 0 ? ep.idle.take(clock::now()) : std::nullopt;
+        bool reused = pooled.has_value();
         upstream_connection conn;
         if (reused) {
-            conn = std::move(ep.idle.back());
-            ep.idle.pop_back();
+            conn = std::move(*pooled);
         } else {
             auto c = co_await connect(ep);
             if (auto* f = std::get_if<upstream_failure>(&c))
@@ -398,10 +392,9 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
             co_return fail(upstream_failure::kind::protocol,
                            "reading the answer of " + ep.url + " failed: " + ec.message());
         }
-        if (reusable && ep.idle.size() < max_idle_per_endpoint) {
+        if (reusable && !ep.idle.full()) {
             conn.lowest().expires_never();
-            conn.idle_since = clock::now();
-            ep.idle.push_back(std::move(conn));
+            ep.idle.give(std::move(conn), clock::now());
         }
         co_return answer;
     }
@@ -424,11 +417,10 @@ asio::awaitable<void> upstream_client::drain(endpoint& ep, upstream_connection c
         co_await rest(*conn.tls);
     else
         co_await rest(*conn.plain);
-    if (ec || !reader->parser.keep_alive() || closed_ || ep.idle.size() >= max_idle_per_endpoint)
+    if (ec || !reader->parser.keep_alive() || closed_ || ep.idle.full())
         co_return;
     conn.lowest().expires_never();
-    conn.idle_since = clock::now();
-    ep.idle.push_back(std::move(conn));
+    ep.idle.give(std::move(conn), clock::now());
 }
 
 asio::awaitable<std::optional<upstream_failure>>

@@ -2,6 +2,7 @@
 // subscriptions and the health probes): an endpoint with its pool, and one HTTP answer.
 #pragma once
 
+#include "transport/idle_pool.hpp"
 #include "transport/upstream_client.hpp"
 #include "transport/upstream_connection.hpp"
 
@@ -18,7 +19,8 @@ struct upstream_client::endpoint {
     std::size_t index = 0; // in endpoints_ and the rotation
     std::string url, host, port, target;
     bool tls = false;
-    std::deque<upstream_connection> idle;
+    // Up to 1024 idle connections, none trusted after 4 s idle (Node closes them at 5 s).
+    idle_pool<upstream_connection> idle{1024, std::chrono::seconds(4)};
     std::vector<boost::asio::ip::tcp::endpoint> resolved;
 };
 
