@@ -11,6 +11,11 @@
 
 namespace gate {
 
+// A retry hint in whole seconds, rounded up, at least 1 (Retry-After, and the hint in -32040).
+inline std::int64_t whole_seconds(std::chrono::milliseconds wait) {
+    return wait.count() < 1000 ? 1 : (wait.count() + 999) / 1000;
+}
+
 class sliding_window {
 public:
     using time_point = std::chrono::steady_clock::time_point;

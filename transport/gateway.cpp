@@ -211,9 +211,7 @@ std::optional<http_reply> gateway::impl::admit(const http_request& req, time_poi
     if (!refused)
         return std::nullopt;
     reject_http(refused->reason, protocol::outcome::forbidden, refused->error, start);
-    auto reply = http_reply::json(http::status::forbidden, std::move(refused->body));
-    reply.close = true;
-    return reply;
+    return pipeline::forbidden_reply(std::move(*refused));
 }
 
 void gateway::impl::body_too_large(std::size_t limit, time_point start) {

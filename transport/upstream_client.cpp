@@ -29,7 +29,6 @@ using clock = std::chrono::steady_clock;
 using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
-constexpr std::string_view client_protocol_version = "2025-11-25";
 constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
 // Input rounds one call may take with a 2026-07-28 upstream before gate gives up.
 constexpr int max_input_rounds = 16;
@@ -134,7 +133,7 @@ upstream_client::admit(guard_use use) {
     auto& r = std::get<upstream_guard::refused>(decision);
     upstream_failure f;
     f.retry_after = r.retry_after;
-    auto seconds = std::to_string((r.retry_after.count() + 999) / 1000);
+    auto seconds = std::to_string(whole_seconds(r.retry_after));
     if (r.why == upstream_guard::refused::reason::circuit_open) {
         f.what = upstream_failure::kind::circuit_open;
         f.message = "circuit open after repeated failures; next attempt in " +

@@ -15,6 +15,9 @@
 
 namespace gate::transport {
 
+// The revision gate asks for in its own initialize (handshakes, health probes).
+inline constexpr std::string_view client_protocol_version = "2025-11-25";
+
 struct upstream_client::endpoint {
     std::size_t index = 0; // in endpoints_ and the rotation
     std::string url, host, port, target;

@@ -42,7 +42,7 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
         msg["method"] = "server/discover";
         state.protocol_version = std::string(protocol::modern_protocol_version);
     } else {
-        params = {{"protocolVersion", "2025-11-25"},
+        params = {{"protocolVersion", client_protocol_version},
                   {"capabilities", json::object{}},
                   {"clientInfo", {{"name", "gate-health"}, {"version", gate_version}}}};
         msg["method"] = "initialize";

@@ -31,5 +31,7 @@ struct host_refusal {
 std::optional<host_refusal> check_host_origin(const host_guard& guard,
                                               std::optional<std::string_view> host,
                                               std::optional<std::string_view> origin);
+// Its answer: 403, and the connection closed (the body was not read).
+http_reply forbidden_reply(host_refusal refused);
 
 } // namespace gate::transport::pipeline

@@ -4,7 +4,6 @@
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
 
-#include <algorithm>
 #include <boost/json/serialize.hpp>
 
 namespace gate::transport::pipeline {
@@ -21,7 +20,7 @@ public:
         auto wait = g_.global_window->take(std::chrono::steady_clock::now());
         if (!wait)
             co_return verdict::proceed;
-        auto seconds = std::max<std::int64_t>(1, (wait->count() + 999) / 1000);
+        auto seconds = whole_seconds(*wait);
         const auto& row = protocol::describe(protocol::gateway_error::global_rate_limited);
         auto why = "global rate limit of " + std::to_string(g_.global_window->limit()) +
                    " requests per minute reached; retry in " + std::to_string(seconds) + " s";

@@ -18,6 +18,12 @@ std::optional<host_refusal> check_host_origin(const host_guard& guard,
                         R"({"error":"forbidden: Origin is not on the allowlist"})"};
 }
 
+http_reply forbidden_reply(host_refusal refused) {
+    auto reply = http_reply::json(boost::beast::http::status::forbidden, std::move(refused.body));
+    reply.close = true;
+    return reply;
+}
+
 namespace {
 
 class host_origin final : public stage {
@@ -32,9 +38,7 @@ public:
         ctx.outcome = protocol::outcome::forbidden;
         ctx.error = refused->error;
         ctx.rejection = std::string(refused->reason);
-        ctx.refusal_reply =
-            http_reply::json(boost::beast::http::status::forbidden, std::move(refused->body));
-        ctx.refusal_reply->close = true;
+        ctx.refusal_reply = forbidden_reply(std::move(*refused));
         co_return verdict::answered;
     }
 
