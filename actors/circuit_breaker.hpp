@@ -37,6 +37,10 @@ public:
     // The state as the metric shows it: an open circuit whose rest is over is half-open.
     state current(time_point now) const;
     std::int64_t consecutive_failures() const { return failures_; }
+    // The state as last decided (open stays open until its probe is taken), and whether the
+    // half-open probe is out: what the io thread's view needs to decide alone.
+    state recorded() const { return state_; }
+    bool probe_out() const { return probe_out_; }
     // When an open circuit admits its probe.
     time_point reopens_at() const { return opened_at_ + half_open_after_; }
 

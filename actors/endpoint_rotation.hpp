@@ -9,9 +9,14 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace gate {
+
+// The order in which a new session tries the endpoints: those in rotation, starting with
+// `turn` (advanced past the first), then (as a last resort) the ejected ones.
+std::vector<std::size_t> rotation_order(const std::vector<bool>& in_rotation, std::size_t& turn);
 
 class endpoint_rotation {
 public:
@@ -27,6 +32,10 @@ public:
         std::vector<std::size_t> restored; // back in rotation because their rest is over
     };
     plan next(time_point now);
+    // Endpoints whose rest is over (passive health) are put back; the ones restored.
+    std::vector<std::size_t> restore_rested(time_point now);
+    // When the next ejected endpoint's rest is over; nullopt when none is resting.
+    std::optional<time_point> next_rest_over() const;
     // True when the endpoint changed state (log and metric the transition once).
     bool eject(std::size_t endpoint, time_point now);
     bool restore(std::size_t endpoint);

@@ -31,12 +31,24 @@ std::int64_t sliding_window::in_window(time_point now) {
 }
 
 std::optional<std::chrono::milliseconds> sliding_window::take(time_point now) {
-    advance(now);
-    if (total_ < limit_) {
-        ++counts_[static_cast<std::size_t>(head_) % slots];
-        ++total_;
+    auto b = take_up_to(1, now);
+    if (b.taken == 1)
         return std::nullopt;
-    }
+    return b.wait;
+}
+
+sliding_window::batch sliding_window::take_up_to(std::int64_t n, time_point now) {
+    advance(now);
+    auto room = limit_ - total_;
+    if (room <= 0)
+        return {0, wait_for_room(now)};
+    auto taken = n < room ? n : room;
+    counts_[static_cast<std::size_t>(head_) % slots] += taken;
+    total_ += taken;
+    return {taken, std::chrono::milliseconds(0)};
+}
+
+std::chrono::milliseconds sliding_window::wait_for_room(time_point now) const {
     // The oldest slots leave the window one by one; room appears once what is left is under
     // the limit. Slot k (0 = oldest) leaves when the window's start passes its end.
     std::int64_t left = total_;

@@ -25,12 +25,20 @@ public:
 
     // Takes one request; nullopt when it fits, else how long until one would.
     std::optional<std::chrono::milliseconds> take(time_point now);
+    // Takes up to `n` requests at once (a batch handed to the io thread); `taken` is 0 when
+    // the window is full, and `wait` then says how long until one would fit.
+    struct batch {
+        std::int64_t taken = 0;
+        std::chrono::milliseconds wait{0};
+    };
+    batch take_up_to(std::int64_t n, time_point now);
     // Requests counted in the window ending now.
     std::int64_t in_window(time_point now);
     std::int64_t limit() const { return limit_; }
 
 private:
     void advance(time_point now);
+    std::chrono::milliseconds wait_for_room(time_point now) const;
 
     std::int64_t limit_;
     std::chrono::nanoseconds slot_;

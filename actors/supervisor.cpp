@@ -1,5 +1,8 @@
 #include "actors/supervisor.hpp"
 
+#include "actors/guard_board.hpp"
+
+#include <algorithm>
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -7,10 +10,18 @@ namespace gate {
 
 namespace {
 
+struct supervised_upstream {
+    std::shared_ptr<guard_board> board;
+    upstream_actor actor;
+};
+
 struct supervisor_state {
     supervised what;
     std::shared_ptr<actor_directory> directory;
     actor_set current;
+    // Shared with the supervisor's exit functor, which stops them.
+    std::shared_ptr<std::vector<supervised_upstream>> upstreams =
+        std::make_shared<std::vector<supervised_upstream>>();
     static inline const char* name = "gate.supervisor";
 };
 
@@ -25,6 +36,43 @@ actor_set spawn_children(caf::actor_system& sys, const supervised& what) {
     return actor_set{spawn_router(sys, what.snap), spawn_task_keeper(sys, what.task_sweep),
                      spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
                      spawn_audit(sys, what.audit, what.audit_out)};
+}
+
+// Keeps the actors of boards still in `boards`, spawns one for each new board and stops those
+// whose board is gone (their upstream was retired: its in-flight calls fail open).
+void adopt(self_ptr self, const std::vector<std::shared_ptr<guard_board>>& boards) {
+    auto& ups = *self->state.upstreams;
+    std::vector<supervised_upstream> next;
+    for (const auto& b : boards) {
+        auto kept = std::find_if(ups.begin(), ups.end(), [&](auto& u) { return u.board == b; });
+        if (kept != ups.end()) {
+            next.push_back(std::move(*kept));
+            ups.erase(kept);
+            continue;
+        }
+        auto actor = spawn_upstream_actor(self->system(), b);
+        self->monitor(actor);
+        next.push_back({b, std::move(actor)});
+    }
+    for (auto& gone : ups) {
+        self->demonitor(gone.actor.address());
+        self->send_exit(gone.actor, caf::exit_reason::user_shutdown);
+        gone.board->attach(upstream_actor{});
+    }
+    ups = std::move(next);
+}
+
+// Respawns the upstream actor that stopped; false when `source` was none of them.
+bool respawn_upstream(self_ptr self, const caf::actor_addr& source, const caf::error& reason) {
+    for (auto& u : *self->state.upstreams)
+        if (u.actor && u.actor.address() == source) {
+            u.actor = spawn_upstream_actor(self->system(), u.board);
+            self->monitor(u.actor);
+            spdlog::error("upstream actor {} stopped ({}); respawned with its guards rebuilt",
+                          u.board->config().id, to_string(reason));
+            return true;
+        }
+    return false;
 }
 
 supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
@@ -61,14 +109,18 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             self->monitor(cur.audit.sink());
             which = "audit sink";
         }
-        if (!which)
+        if (!which) {
+            respawn_upstream(self, down.source, down.reason);
             return;
+        }
         spdlog::error("actor {} stopped ({}); respawned from snapshot {}", which,
                       to_string(down.reason), self->state.what.snap->version);
         publish(self);
     });
     // The supervisor's end is its actors' end (it respawns nothing once it is gone).
-    self->attach_functor([dir = self->state.directory] {
+    self->attach_functor([dir = self->state.directory, ups = self->state.upstreams] {
+        for (const auto& u : *ups)
+            caf::anon_send_exit(u.actor, caf::exit_reason::user_shutdown);
         auto c = dir->load();
         caf::anon_send_exit(c->router, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(c->tasks, caf::exit_reason::user_shutdown);
@@ -80,7 +132,9 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
         [=](reload_snapshot& m) {
             self->state.what.snap = m.snap;
             self->send(self->state.current.router, replace_snapshot{m.snap});
+            adopt(self, m.upstreams);
         },
+        [=](adopt_upstreams& m) { adopt(self, m.upstreams); },
     };
 }
 

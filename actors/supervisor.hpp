@@ -1,14 +1,16 @@
-// The supervisor: spawns the process's actors (router, task keeper, bridge keeper, audit sink),
-// monitors each, and respawns one that fails, rebuilt from the current snapshot, while the
-// others keep answering. It owns the current snapshot: a reload reaches it as one message
-// and it broadcasts the new snapshot to the actors that route on it.
+// The supervisor: spawns the process's actors (router, task keeper, bridge keeper, audit sink,
+// one upstream actor per upstream), monitors each, and respawns one that fails, rebuilt from
+// the current snapshot, while the others keep answering. It owns the current snapshot: a reload
+// reaches it as one message and it broadcasts the new snapshot to the actors that route on it.
 //
 // The io thread finds the actors through an actor_directory the supervisor republishes on
 // every respawn, so a request after a restart talks to the new actor, never a dead handle.
 // What a restart loses (docs/architecture.md, Supervision): the router's list caches (they
 // are fetched again), the task keeper's records (unknown tasks are found by the probe), the
 // bridge keeper's ledger (bridged sessions then end by the upstream's own idle timeout or the
-// client's DELETE), and audit events queued in the dead sink.
+// client's DELETE), audit events queued in the dead sink, and an upstream actor's guard state
+// (its circuit starts closed and its endpoints in rotation; active probes re-eject what is
+// still down).
 #pragma once
 
 #include "actors/audit.hpp"
@@ -16,6 +18,7 @@
 #include "actors/router.hpp"
 #include "actors/snapshot.hpp"
 #include "actors/task_keeper.hpp"
+#include "actors/upstream_actor.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -51,12 +54,20 @@ private:
     std::shared_ptr<const actor_set> set_;
 };
 
-// A validated reload: the new snapshot, for every actor that routes on it.
+// A validated reload: the new snapshot, for every actor that routes on it, and the boards of
+// its upstreams (a board kept from the last snapshot keeps its actor; a new one gets one; the
+// actor of a board no longer there is stopped).
 struct reload_snapshot {
     std::shared_ptr<const snapshot> snap;
+    std::vector<std::shared_ptr<guard_board>> upstreams;
+};
+// The upstreams of the first snapshot (their clients exist once the io side is built).
+struct adopt_upstreams {
+    std::vector<std::shared_ptr<guard_board>> upstreams;
 };
 
-using supervisor_actor = caf::typed_actor<caf::reacts_to<reload_snapshot>>;
+using supervisor_actor =
+    caf::typed_actor<caf::reacts_to<reload_snapshot>, caf::reacts_to<adopt_upstreams>>;
 
 struct supervised {
     std::shared_ptr<const snapshot> snap;
@@ -74,3 +85,4 @@ supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
 } // namespace gate
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::reload_snapshot)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::adopt_upstreams)

@@ -14,16 +14,37 @@ upstream_guard::upstream_guard(std::int64_t failure_threshold,
 
 std::variant<upstream_guard::admitted, upstream_guard::refused>
 upstream_guard::admit(guard_use use, time_point now) {
+    auto g = grant_batch(use, now, 1);
+    if (auto* r = std::get_if<refused>(&g))
+        return *r;
+    return admitted{std::get<granted>(g).probe};
+}
+
+std::variant<upstream_guard::granted, upstream_guard::refused>
+upstream_guard::grant(guard_use use, time_point now) {
+    std::int64_t batch = 1;
+    if (window_)
+        batch = std::clamp<std::int64_t>((window_->limit() - window_->in_window(now)) / 16, 1,
+                                         max_batch);
+    return grant_batch(use, now, batch);
+}
+
+std::variant<upstream_guard::granted, upstream_guard::refused>
+upstream_guard::grant_batch(guard_use use, time_point now, std::int64_t batch) {
     // The circuit first: a call it refuses must not take a slot of the window.
     if (!breaker_.admits(now))
         return refused{
             refused::reason::circuit_open,
             std::max(std::chrono::milliseconds(1),
                      std::chrono::ceil<std::chrono::milliseconds>(breaker_.reopens_at() - now))};
-    if (use == guard_use::invocation && window_)
-        if (auto wait = window_->take(now))
-            return refused{refused::reason::rate_limited, *wait};
-    return admitted{breaker_.admit(now) == circuit_breaker::admission::probe};
+    std::int64_t tokens = 0;
+    if (use == guard_use::invocation && window_) {
+        auto b = window_->take_up_to(batch, now);
+        if (b.taken == 0)
+            return refused{refused::reason::rate_limited, b.wait};
+        tokens = b.taken;
+    }
+    return granted{breaker_.admit(now) == circuit_breaker::admission::probe, tokens};
 }
 
 bool upstream_guard::record(bool success, const admitted& a, time_point now) {

@@ -36,6 +36,22 @@ public:
                    std::optional<std::int64_t> requests_per_minute);
 
     std::variant<admitted, refused> admit(guard_use use, time_point now);
+
+    // An admission for the io thread, which answers most calls from the published view
+    // (guard_lease) and asks for the rest: the half-open probe, and for invocations of a
+    // rate-limited upstream a batch of window slots. `tokens` is the slots taken, the call's
+    // own included (0 when it needs none); the io thread spends the others on later calls. A batch
+    // is a sixteenth of the room left (at least 1, at most 64), so a low limit is exact and a high
+    // one costs one ask per 64 calls.
+    struct granted {
+        bool probe = false;
+        std::int64_t tokens = 0;
+    };
+    std::variant<granted, refused> grant(guard_use use, time_point now);
+    static constexpr std::int64_t max_batch = 64;
+
+    bool limited() const { return window_.has_value(); }
+    const circuit_breaker& breaker() const { return breaker_; }
     // True when the circuit changed state.
     bool record(bool success, const admitted& a, time_point now);
     void abandon(const admitted& a);
@@ -44,6 +60,8 @@ public:
     std::int64_t consecutive_failures() const { return breaker_.consecutive_failures(); }
 
 private:
+    std::variant<granted, refused> grant_batch(guard_use use, time_point now, std::int64_t batch);
+
     circuit_breaker breaker_;
     std::optional<sliding_window> window_;
 };

@@ -69,6 +69,16 @@ gateway::gateway(asio::io_context& io, gateway_parts parts)
     impl_->on_request = &on_request;
     for (const auto& c : impl_->live->clients)
         impl_->wire(c);
+    // Each upstream's actor is the supervisor's to spawn and watch.
+    if (impl_->parts.supervisor)
+        caf::anon_send(impl_->parts.supervisor, adopt_upstreams{impl_->live->boards()});
+}
+
+std::vector<std::shared_ptr<guard_board>> federation_view::boards() const {
+    std::vector<std::shared_ptr<guard_board>> out;
+    for (const auto& c : clients)
+        out.push_back(c->board());
+    return out;
 }
 
 upstream_client* federation_view::client(const std::string& id) const {
@@ -128,7 +138,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     i.warm_up(*view);
     // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
     if (i.parts.supervisor)
-        caf::anon_send(i.parts.supervisor, reload_snapshot{snap});
+        caf::anon_send(i.parts.supervisor, reload_snapshot{snap, view->boards()});
     else
         caf::anon_send(i.actors()->router, replace_snapshot{snap});
     for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",

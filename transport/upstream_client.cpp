@@ -1,6 +1,8 @@
 #include "transport/upstream_client.hpp"
 
+#include "actors/endpoint_rotation.hpp"
 #include "protocol/modern_request.hpp"
+#include "transport/bridge.hpp"
 #include "transport/sse.hpp"
 #include "transport/upstream_client_parts.hpp"
 #include "transport/upstream_connection.hpp"
@@ -72,34 +74,34 @@ struct upstream_client::answer_reader {
     http::response_parser<http::string_body> parser;
 };
 
-void upstream_client::guard_ticket::settle(const upstream_failure* f) {
+upstream_client::guard_ticket::~guard_ticket() {
+    if (c_ && probe_)
+        if (auto actor = c_->board_->actor())
+            caf::anon_send(actor, guard_abandon{});
+}
+
+asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failure* f) {
     auto* c = std::exchange(c_, nullptr);
     if (!c)
-        return;
+        co_return;
+    auto actor = c->board_->actor();
+    if (!actor)
+        co_return; // between a crash and its respawn: the fresh actor starts closed anyway
     bool success = !f || f->answer || !f->upstream_at_fault;
-    auto now = clock::now();
-    if (!c->guard_.record(success, a_, now))
-        return;
-    // Each transition is logged once, with what caused it.
-    const auto& id = c->cfg_.id;
-    if (success)
-        spdlog::info("upstream {} circuit closed: the probe succeeded", id);
-    else if (a_.probe)
-        spdlog::warn("upstream {} circuit open again: the probe failed: {}", id, f->message);
-    else
-        spdlog::warn("upstream {} circuit open after {} consecutive failures (last: {}); "
-                     "probing again in {} ms",
-                     id, c->cfg_.circuit_breaker.failure_threshold, f->message,
-                     c->cfg_.circuit_breaker.half_open_after_ms);
+    if (success) {
+        // A success changes nothing unless failures were counted or it was the probe: the
+        // hot path sends no message.
+        if (probe_ || c->board_->view()->failures > 0)
+            caf::anon_send(actor, guard_success{probe_});
+        co_return;
+    }
+    co_await ask<bool>(actor, [&](reply_to<bool> counted) {
+        return guard_failure{probe_, f->message, std::move(counted)};
+    });
 }
 
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
-    : ex_(std::move(ex)), cfg_(std::move(cfg)),
-      guard_(cfg_.circuit_breaker.failure_threshold,
-             std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms),
-             cfg_.rate_limit ? std::optional(cfg_.rate_limit->requests_per_minute) : std::nullopt),
-      rotation_(cfg_.urls.size(),
-                std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms), false),
+    : ex_(std::move(ex)), cfg_(std::move(cfg)), board_(std::make_shared<guard_board>(cfg_)),
       root_(std::make_shared<upstream_session>()) {
     root_->capabilities = root_capabilities();
     modern_ = cfg_.protocol == config::protocol_mode::v2026_07_28;
@@ -125,15 +127,34 @@ std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) c
     return ctx.timeout && *ctx.timeout < budget ? *ctx.timeout : budget;
 }
 
-std::variant<upstream_client::guard_ticket, upstream_failure>
+asio::awaitable<std::variant<upstream_client::guard_ticket, upstream_failure>>
 upstream_client::admit(guard_use use) {
-    auto decision = guard_.admit(use, clock::now());
-    if (auto* a = std::get_if<upstream_guard::admitted>(&decision))
-        return guard_ticket(*this, *a);
-    auto& r = std::get<upstream_guard::refused>(decision);
+    auto now = clock::now();
+    auto decision = lease_.decide(*board_->view(), use, now);
+    if (std::holds_alternative<guard_lease::admit_here>(decision))
+        co_return guard_ticket(*this, false);
+    if (auto* r = std::get_if<upstream_guard::refused>(&decision))
+        co_return refusal(*r);
+    auto actor = board_->actor();
+    std::optional<guard_answer> answer;
+    if (actor)
+        answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
+            return guard_ask{use, std::move(reply)};
+        });
+    // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
+    // open). gate's own bookkeeping failed, not the upstream.
+    if (!answer)
+        co_return guard_ticket(*this, false);
+    if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
+        co_return refusal(*r);
+    auto& granted = std::get<upstream_guard::granted>(*answer);
+    lease_.grant(granted.tokens, clock::now());
+    co_return guard_ticket(*this, granted.probe);
+}
+
+upstream_failure upstream_client::refusal(const upstream_guard::refused& r) const {
     upstream_failure f;
     f.retry_after = r.retry_after;
-    auto seconds = std::to_string(whole_seconds(r.retry_after));
     if (r.why == upstream_guard::refused::reason::circuit_open) {
         f.what = upstream_failure::kind::circuit_open;
         f.message = "circuit open after repeated failures; next attempt in " +
@@ -141,33 +162,28 @@ upstream_client::admit(guard_use use) {
     } else {
         f.what = upstream_failure::kind::rate_limited;
         f.message = "rate limit of " + std::to_string(cfg_.rate_limit->requests_per_minute) +
-                    " requests per minute reached; retry in " + seconds + " s";
+                    " requests per minute reached; retry in " +
+                    std::to_string(whole_seconds(r.retry_after)) + " s";
     }
     return f;
 }
 
 circuit_breaker::state upstream_client::breaker_state() const {
-    return guard_.breaker_state(clock::now());
+    return board_->view()->shown(clock::now());
 }
 
 std::vector<upstream_client::endpoint_health> upstream_client::endpoints() const {
     std::vector<endpoint_health> out;
-    auto now = clock::now();
+    auto view = board_->view();
     for (const auto& ep : endpoints_)
-        out.push_back({ep->url, rotation_.in_rotation(ep->index, now)});
+        out.push_back(
+            {ep->url, ep->index < view->in_rotation.size() && view->in_rotation[ep->index]});
     return out;
 }
 
 void upstream_client::endpoint_failed(endpoint& ep, const std::string& why) {
-    if (!rotation_.eject(ep.index, clock::now()) || endpoints_.size() < 2)
-        return;
-    if (cfg_.health_check_interval_ms)
-        spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation when a health probe "
-                     "passes",
-                     cfg_.id, ep.url, why);
-    else
-        spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation after {} ms", cfg_.id,
-                     ep.url, why, cfg_.circuit_breaker.half_open_after_ms);
+    if (auto actor = board_->actor())
+        caf::anon_send(actor, endpoint_down{ep.index, why});
 }
 
 void upstream_client::reset_session(upstream_session& s) {
@@ -431,12 +447,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
     ctx.timeout = caller.timeout;
     auto deadline = clock::now() + budget_for(ctx);
     std::optional<upstream_failure> last;
-    auto plan = rotation_.next(clock::now());
-    for (auto index : plan.restored)
-        if (endpoints_.size() > 1)
-            spdlog::info("upstream {} endpoint {} restored to rotation: its rest is over", cfg_.id,
-                         endpoints_[index]->url);
-    for (auto index : plan.order) {
+    for (auto index : rotation_order(board_->view()->in_rotation, turn_)) {
         auto& ep = *endpoints_[index];
         if (!era_known_ || modern_) {
             // 2026-07-28 has no handshake: the root session's discovery stands in for it (and,
@@ -595,7 +606,7 @@ upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
 
 asio::awaitable<upstream_reply>
 upstream_client::request(std::string_view method, json::object params, const call_context& ctx) {
-    auto admitted = admit(ctx.use);
+    auto admitted = co_await admit(ctx.use);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
     co_return co_await request(method, std::move(params), ctx,
@@ -607,7 +618,7 @@ asio::awaitable<upstream_reply> upstream_client::request(std::string_view method
                                                          const call_context& ctx,
                                                          guard_ticket admitted) {
     auto reply = co_await send_request(method, std::move(params), ctx);
-    admitted.settle(std::get_if<upstream_failure>(&reply));
+    co_await admitted.settle(std::get_if<upstream_failure>(&reply));
     co_return reply;
 }
 
@@ -757,7 +768,7 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
     // the level travels in the `_meta` of each request on this session instead.
     if (!s->ready || modern_)
         co_return;
-    auto admitted = admit(guard_use::upkeep);
+    auto admitted = co_await admit(guard_use::upkeep);
     if (!std::holds_alternative<guard_ticket>(admitted))
         co_return; // the level is sent with the next handshake of this session
     auto ticket = std::move(std::get<guard_ticket>(admitted));
@@ -766,7 +777,7 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
                      {"method", "logging/setLevel"},
                      {"params", {{"level", std::move(level)}}}};
     auto r = co_await exchange(*s->ep, msg, s->state, ctx, clock::now() + budget_for(ctx), s.get());
-    ticket.settle(std::get_if<upstream_failure>(&r));
+    co_await ticket.settle(std::get_if<upstream_failure>(&r));
 }
 
 bool upstream_client::retire_bridge(const std::string& bridge) {
@@ -795,8 +806,8 @@ void upstream_client::end_bridge(const std::string& bridge) {
 
 void upstream_client::close() {
     closed_ = true;
-    if (health_timer_)
-        health_timer_->cancel();
+    if (probing_)
+        board_->on_probe_round(nullptr);
     std::vector<std::string> all;
     for (auto& [bridge, s] : bridged_)
         all.push_back(bridge);
@@ -1027,12 +1038,12 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
 
 asio::awaitable<std::variant<json::object, upstream_failure>>
 upstream_client::initialize_result(const call_context& ctx) {
-    auto admitted = admit(guard_use::upkeep);
+    auto admitted = co_await admit(guard_use::upkeep);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
     auto ticket = std::move(std::get<guard_ticket>(admitted));
     auto failure = co_await ensure_session(root_, ctx);
-    ticket.settle(failure ? &*failure : nullptr);
+    co_await ticket.settle(failure ? &*failure : nullptr);
     if (failure)
         co_return *failure;
     co_return root_->init_result;
@@ -1042,7 +1053,7 @@ asio::awaitable<std::variant<json::array, upstream_failure>>
 upstream_client::fetch_list(std::string_view method, std::string_view key,
                             const call_context& ctx) {
     // One admission for the whole list, however many pages the upstream serves it in.
-    auto admitted = admit(ctx.use);
+    auto admitted = co_await admit(ctx.use);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
     co_return co_await fetch_list(method, key, ctx, std::move(std::get<guard_ticket>(admitted)));
@@ -1058,7 +1069,7 @@ upstream_client::fetch_list(std::string_view method, std::string_view key, const
         if (cursor)
             params["cursor"] = *cursor;
         auto r = co_await send_request(method, std::move(params), ctx);
-        ticket.settle(std::get_if<upstream_failure>(&r));
+        co_await ticket.settle(std::get_if<upstream_failure>(&r));
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& msg = std::get<upstream_message>(r).body;

@@ -8,7 +8,8 @@
 // docs/architecture.md); its pools and session state are touched only from coroutines on it.
 #pragma once
 
-#include "actors/endpoint_rotation.hpp"
+#include "actors/guard_board.hpp"
+#include "actors/guard_lease.hpp"
 #include "actors/upstream_guard.hpp"
 #include "config/model.hpp"
 #include "protocol/subscription_filter.hpp"
@@ -105,28 +106,33 @@ public:
         on_session_message_ = std::move(handler);
     }
 
+    // The upstream's guards: its actor decides and publishes them here (actors/guard_board).
+    const std::shared_ptr<guard_board>& board() const { return board_; }
+
     // An admission through the upstream guards. Its outcome is reported once (settle); a
     // ticket dropped without one (its caller went away) frees the half-open probe it holds.
     class guard_ticket {
     public:
-        guard_ticket(upstream_client& c, upstream_guard::admitted a) : c_(&c), a_(a) {}
-        guard_ticket(guard_ticket&& o) noexcept : c_(std::exchange(o.c_, nullptr)), a_(o.a_) {}
+        guard_ticket(upstream_client& c, bool probe) : c_(&c), probe_(probe) {}
+        guard_ticket(guard_ticket&& o) noexcept
+            : c_(std::exchange(o.c_, nullptr)), probe_(o.probe_) {}
         guard_ticket& operator=(guard_ticket&&) = delete;
-        ~guard_ticket() {
-            if (c_)
-                c_->guard_.abandon(a_);
-        }
-        // `f`: why the operation failed; null when the upstream answered.
-        void settle(const upstream_failure* f);
+        ~guard_ticket();
+        // `f`: why the operation failed; null when the upstream answered. A failure is
+        // counted by the upstream actor before this returns, so the next admission sees the
+        // circuit it may have opened.
+        boost::asio::awaitable<void> settle(const upstream_failure* f);
 
     private:
         upstream_client* c_;
-        upstream_guard::admitted a_;
+        bool probe_;
     };
     // Stage 6 for this upstream: an admission, or the refusal as a failure of kind
     // circuit_open or rate_limited. Every public operation that reaches the upstream is
     // admitted: by the caller (the pipeline's guards stage, passing the ticket on) or itself.
-    std::variant<guard_ticket, upstream_failure> admit(guard_use use);
+    // Decided from the published view without a message to the actor, except for the
+    // half-open probe and a new batch of rate-limit slots.
+    boost::asio::awaitable<std::variant<guard_ticket, upstream_failure>> admit(guard_use use);
     // Sends one request on the root session, or on ctx.bridge's bridged session (created on
     // first use). The reply carries the gateway's upstream-side id; the caller puts its own
     // client's id back. Admitted here, or by the caller that passes its ticket.
@@ -283,11 +289,13 @@ private:
     boost::asio::any_io_executor ex_;
     config::upstream cfg_;
     std::vector<std::unique_ptr<endpoint>> endpoints_;
-    upstream_guard guard_;
-    endpoint_rotation rotation_; // which replica a new session goes to; ejections
+    std::shared_ptr<guard_board> board_;
+    guard_lease lease_;    // rate-limit slots granted by the actor, spent here
+    std::size_t turn_ = 0; // whose turn it is among the replicas in rotation
+    upstream_failure refusal(const upstream_guard::refused& r) const;
     void endpoint_failed(endpoint& ep, const std::string& why);
-    std::shared_ptr<boost::asio::steady_timer> health_timer_; // set once probing started
-    boost::asio::awaitable<void> health_loop();
+    bool probing_ = false; // the probe round is registered on the board
+    boost::asio::awaitable<void> probe_round();
     // Why the endpoint failed a full MCP connect probe; nullopt when it passed.
     boost::asio::awaitable<std::optional<std::string>> probe_endpoint(endpoint& ep);
     session_ptr root_;

@@ -1,7 +1,8 @@
 // Active health of an upstream's replicas (upstreams[].healthCheck.intervalMs): every
 // interval each endpoint gets a full MCP connect probe (initialize, or server/discover at a
-// 2026-07-28 upstream). A failed probe ejects the endpoint before client traffic reaches it;
-// a successful one restores it at once. Each transition is logged once.
+// 2026-07-28 upstream). The upstream actor keeps the interval and decides (a failed probe
+// ejects the endpoint before client traffic reaches it, a successful one restores it at
+// once, each transition logged once); this is the round it asks for, run on the io thread.
 #include "protocol/modern_request.hpp"
 #include "transport/fan_out.hpp"
 #include "transport/upstream_client.hpp"
@@ -10,9 +11,11 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -22,10 +25,19 @@ namespace json = boost::json;
 using clock = std::chrono::steady_clock;
 
 void upstream_client::start_health_checks() {
-    if (!cfg_.health_check_interval_ms || health_timer_ || closed_)
+    if (!cfg_.health_check_interval_ms || probing_ || closed_)
         return;
-    health_timer_ = std::make_shared<asio::steady_timer>(ex_);
-    asio::co_spawn(ex_, health_loop(), asio::detached);
+    probing_ = true;
+    // Called on the actor's thread: the round itself runs on the io thread, and not at all
+    // once this client is gone.
+    board_->on_probe_round([weak = weak_from_this(), ex = ex_] {
+        asio::post(ex, [weak] {
+            if (auto self = weak.lock(); self && !self->closed_)
+                asio::co_spawn(self->ex_, self->probe_round(), asio::detached);
+        });
+    });
+    if (auto actor = board_->actor()) // the first round now, not one interval from now
+        caf::anon_send(actor, health_tick{});
 }
 
 asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endpoint& ep) {
@@ -67,29 +79,15 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
     co_return std::nullopt;
 }
 
-asio::awaitable<void> upstream_client::health_loop() {
-    auto self = shared_from_this(); // a retired client stops probing once closed
-    auto timer = health_timer_;
-    while (!closed_) {
-        auto verdicts = co_await fan_out<std::optional<std::string>>(
-            endpoints_.size(), [this](std::size_t i) { return probe_endpoint(*endpoints_[i]); });
-        if (closed_)
-            break;
-        auto now = clock::now();
-        for (std::size_t i = 0; i < verdicts.size(); ++i) {
-            const auto& url = endpoints_[i]->url;
-            std::optional<std::string> why =
-                verdicts[i] ? *verdicts[i] : std::optional<std::string>("probe failed");
-            if (why && rotation_.eject(i, now))
-                spdlog::warn("upstream {} endpoint {} ejected by health probe: {}", cfg_.id, url,
-                             *why);
-            else if (!why && rotation_.restore(i))
-                spdlog::info("upstream {} endpoint {} restored by health probe", cfg_.id, url);
-        }
-        timer->expires_after(std::chrono::milliseconds(*cfg_.health_check_interval_ms));
-        boost::system::error_code ec;
-        co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    }
+asio::awaitable<void> upstream_client::probe_round() {
+    auto self = shared_from_this();
+    auto verdicts = co_await fan_out<std::optional<std::string>>(
+        endpoints_.size(), [this](std::size_t i) { return probe_endpoint(*endpoints_[i]); });
+    probe_verdicts round;
+    for (auto& v : verdicts)
+        round.why.push_back(v ? std::move(*v) : std::optional<std::string>("probe failed"));
+    if (auto actor = board_->actor())
+        caf::anon_send(actor, std::move(round));
 }
 
 } // namespace gate::transport

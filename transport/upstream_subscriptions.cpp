@@ -30,16 +30,16 @@ upstream_client::hold_subscription(const std::string& uri) {
             held_uris_.erase(it);
         return why;
     };
-    auto admitted = admit(guard_use::invocation);
+    auto admitted = co_await admit(guard_use::invocation);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return drop(std::move(*refused));
     auto ticket = std::move(std::get<guard_ticket>(admitted));
     if (auto failure = co_await ensure_session(root_, call_context{})) {
-        ticket.settle(&*failure);
+        co_await ticket.settle(&*failure);
         co_return drop(std::move(*failure));
     }
     if (modern_) {
-        ticket.settle(nullptr);
+        co_await ticket.settle(nullptr);
         if (!listen_filter().resource_subscriptions.contains(uri))
             co_return drop(
                 upstream_failure{upstream_failure::kind::protocol,
@@ -49,7 +49,7 @@ upstream_client::hold_subscription(const std::string& uri) {
         co_return std::nullopt;
     }
     auto reply = co_await send_request("resources/subscribe", json::object{{"uri", uri}}, {});
-    ticket.settle(std::get_if<upstream_failure>(&reply));
+    co_await ticket.settle(std::get_if<upstream_failure>(&reply));
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return drop(std::move(*f));
     auto& answer = std::get<upstream_message>(reply);
@@ -103,12 +103,12 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
     auto self = shared_from_this(); // a retired client lives until its streams end
     auto current = [&] { return !closed_ && version == listen_version_; };
     while (current()) {
-        auto admitted = admit(guard_use::upkeep);
+        auto admitted = co_await admit(guard_use::upkeep);
         if (!std::holds_alternative<guard_ticket>(admitted))
             co_return; // circuit open: the handshake after it closes listens again
         auto ticket = std::move(std::get<guard_ticket>(admitted));
         auto failure = co_await ensure_session(root_, call_context{});
-        ticket.settle(failure ? &*failure : nullptr);
+        co_await ticket.settle(failure ? &*failure : nullptr);
         if (failure)
             co_return; // the next handshake or hold listens again
         auto filter = listen_filter();

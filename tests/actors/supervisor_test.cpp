@@ -2,6 +2,7 @@
 // snapshot and published, the others keep their handles; a reload reaches the router; the
 // supervisor's end is its actors' end.
 #include "../unit/test_config.hpp"
+#include "actors/guard_board.hpp"
 #include "actors/supervisor.hpp"
 #include "coordinator_fixture.hpp"
 
@@ -81,7 +82,7 @@ TEST_F(supervisor_fixture, a_reload_reaches_the_router_and_a_respawn_after_it_us
     sched.run();
     auto next = make_snapshot(snap->doc, 2);
     EXPECT_EQ(keeps(next), false); // not broadcast yet
-    caf::anon_send(supervisor, reload_snapshot{next});
+    caf::anon_send(supervisor, reload_snapshot{next, {}});
     sched.run();
     EXPECT_EQ(keeps(next), true);
     caf::anon_send_exit(directory->load()->router, caf::exit_reason::unhandled_exception);
@@ -111,6 +112,52 @@ TEST_F(supervisor_fixture, its_end_is_its_actors_end_and_nothing_is_respawned) {
     EXPECT_EQ(directory->load()->router, set.router); // not replaced
     caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
     sched.run();
+}
+
+} // namespace gate
+
+namespace gate {
+
+TEST_F(supervisor_fixture, each_upstream_gets_an_actor_and_a_crashed_one_is_respawned_alone) {
+    auto a = std::make_shared<guard_board>(snap->upstream(0));
+    auto b = std::make_shared<guard_board>(snap->upstream(1));
+    caf::anon_send(supervisor, adopt_upstreams{{a, b}});
+    sched.run();
+    auto actor_a = a->actor();
+    auto actor_b = b->actor();
+    ASSERT_TRUE(actor_a);
+    ASSERT_TRUE(actor_b);
+    caf::anon_send_exit(actor_a, caf::exit_reason::kill);
+    sched.run();
+    EXPECT_TRUE(a->actor());
+    EXPECT_NE(a->actor(), actor_a); // respawned on the same board
+    EXPECT_EQ(b->actor(), actor_b); // the other upstream's actor never stopped
+    // The respawned actor answers.
+    std::optional<guard_answer> got;
+    caf::anon_send(a->actor(), guard_ask{guard_use::invocation,
+                                         reply_to<guard_answer>([&](auto v) { got = v; })});
+    sched.run();
+    EXPECT_TRUE(got);
+}
+
+TEST_F(supervisor_fixture, a_reload_keeps_kept_upstreams_actors_and_stops_retired_ones) {
+    auto a = std::make_shared<guard_board>(snap->upstream(0));
+    auto b = std::make_shared<guard_board>(snap->upstream(1));
+    caf::anon_send(supervisor, adopt_upstreams{{a, b}});
+    sched.run();
+    auto actor_a = a->actor();
+    auto retired = b->actor();
+    auto c = std::make_shared<guard_board>(snap->upstream(1));
+    caf::anon_send(supervisor, reload_snapshot{make_snapshot(snap->doc, 2), {c, a}});
+    sched.run();
+    EXPECT_EQ(a->actor(), actor_a); // kept across a reload that reorders
+    EXPECT_FALSE(b->actor());       // retired
+    EXPECT_TRUE(c->actor());        // new
+    std::optional<guard_answer> got = guard_answer{};
+    caf::anon_send(retired, guard_ask{guard_use::invocation,
+                                      reply_to<guard_answer>([&](auto v) { got = v; })});
+    sched.run();
+    EXPECT_FALSE(got); // it stopped: the ask's channel answers nullopt
 }
 
 } // namespace gate

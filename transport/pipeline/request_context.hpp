@@ -36,6 +36,8 @@ struct federation_view {
 
     // The client of the upstream configured as `id`; null when this view has none.
     upstream_client* client(const std::string& id) const;
+    // Each client's guard board, for the supervisor that keeps their actors.
+    std::vector<std::shared_ptr<guard_board>> boards() const;
 };
 
 // What one request carried and what became of it, created at admission and carried through

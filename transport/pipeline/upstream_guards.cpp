@@ -22,7 +22,7 @@ public:
             auto& client = *ctx.view->clients[ctx.target->upstream];
             if (held_through_listen(ctx, client))
                 co_return verdict::proceed; // gate's own hold admits itself
-            auto admitted = client.admit(guard_use::invocation);
+            auto admitted = co_await client.admit(guard_use::invocation);
             if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
                 g_.stats.upstream(client.config().id,
                                   protocol::describe(error_for(*refused)).metric_label, 0);
@@ -36,7 +36,7 @@ public:
         if (ctx.plan) {
             for (auto upstream : ctx.plan->fetch) {
                 auto& client = *ctx.view->clients[upstream];
-                auto admitted = client.admit(guard_use::invocation);
+                auto admitted = co_await client.admit(guard_use::invocation);
                 if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
                     g_.stats.upstream(client.config().id,
                                       protocol::describe(error_for(*refused)).metric_label, 0);

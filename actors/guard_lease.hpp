@@ -1,0 +1,39 @@
+// The io thread's side of an upstream's guards, as plain C++ with time passed in. It admits a
+// call from the upstream actor's published view when the view decides it (a closed circuit
+// with no rate limit, or window slots left from a batch), refuses it when the view does (an
+// open circuit resting, a half-open one whose probe is out), and otherwise says to ask the
+// actor (the half-open probe, a new batch of slots). Slots of a batch are spent within one
+// second, a slot of the sliding window: older ones are dropped, so a batch never carries
+// calls into a later window than the one that counted them.
+#pragma once
+
+#include "actors/guard_view.hpp"
+#include "actors/upstream_guard.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <variant>
+
+namespace gate {
+
+class guard_lease {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+    static constexpr std::chrono::seconds life{1};
+
+    struct admit_here {};
+    struct ask_actor {};
+    using decision = std::variant<admit_here, upstream_guard::refused, ask_actor>;
+
+    // Spends a slot when it admits an invocation of a rate-limited upstream.
+    decision decide(const guard_view& view, guard_use use, time_point now);
+    // The actor granted `tokens` slots at `now`, the asking call's own included.
+    void grant(std::int64_t tokens, time_point now);
+    std::int64_t tokens(time_point now) const { return now < until_ ? tokens_ : 0; }
+
+private:
+    std::int64_t tokens_ = 0;
+    time_point until_{};
+};
+
+} // namespace gate

@@ -1,0 +1,224 @@
+// The upstream actor under CAF's test_coordinator, in virtual time: the breaker opens on the
+// threshold'th counted failure, refuses while resting, hands the half-open probe to one asker,
+// closes or reopens on its outcome; the rate limit grants slots and refuses a full window until
+// it slides; an ejected replica rests and returns; active health asks the io thread for probe
+// rounds on its interval and applies the verdicts. What the io thread reads is the view the
+// actor publishes on the board.
+#include "actors/guard_board.hpp"
+#include "actors/upstream_actor.hpp"
+#include "coordinator_fixture.hpp"
+
+#include <caf/all.hpp>
+
+namespace gate {
+namespace {
+
+using namespace std::chrono_literals;
+using state = circuit_breaker::state;
+
+config::upstream upstream_config(std::size_t urls = 1) {
+    config::upstream u;
+    u.id = "a";
+    for (std::size_t i = 0; i < urls; ++i)
+        u.urls.push_back("http://127.0.0.1:" + std::to_string(9000 + i) + "/mcp");
+    u.circuit_breaker.failure_threshold = 3;
+    u.circuit_breaker.half_open_after_ms = 1000;
+    return u;
+}
+
+struct upstream_actor_fixture : test::coordinator_fixture {
+    std::shared_ptr<guard_board> board;
+    upstream_actor actor;
+
+    void start(config::upstream cfg) {
+        board = std::make_shared<guard_board>(std::move(cfg));
+        actor = spawn_upstream_actor(sys, board);
+        sched.run();
+    }
+    std::optional<guard_answer> ask(guard_use use = guard_use::invocation) {
+        std::optional<guard_answer> got;
+        caf::anon_send(actor, guard_ask{use, reply_to<guard_answer>([&](auto a) { got = a; })});
+        sched.run();
+        return got;
+    }
+    bool fail(bool probe = false) {
+        bool counted = false;
+        caf::anon_send(actor, guard_failure{probe, "boom", reply_to<bool>([&](auto c) {
+                                                counted = c.value_or(false);
+                                            })});
+        sched.run();
+        return counted;
+    }
+    guard_view view() const { return *board->view(); }
+    ~upstream_actor_fixture() override {
+        caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+        sched.run();
+    }
+};
+
+bool is_probe(const std::optional<guard_answer>& a) {
+    return a && std::holds_alternative<upstream_guard::granted>(*a) &&
+           std::get<upstream_guard::granted>(*a).probe;
+}
+std::optional<upstream_guard::refused> refusal(const std::optional<guard_answer>& a) {
+    if (a && std::holds_alternative<upstream_guard::refused>(*a))
+        return std::get<upstream_guard::refused>(*a);
+    return std::nullopt;
+}
+
+} // namespace
+
+TEST_F(upstream_actor_fixture, the_breaker_opens_rests_probes_and_closes_in_virtual_time) {
+    start(upstream_config());
+    EXPECT_EQ(view().breaker, state::closed);
+    EXPECT_EQ(board->actor(), actor);
+    EXPECT_TRUE(fail());
+    EXPECT_TRUE(fail());
+    EXPECT_EQ(view().failures, 2);
+    EXPECT_EQ(view().breaker, state::closed);
+    EXPECT_TRUE(fail()); // the threshold'th: open, published before the failure is answered
+    EXPECT_EQ(view().breaker, state::open);
+    auto r = refusal(ask());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->why, upstream_guard::refused::reason::circuit_open);
+    EXPECT_EQ(r->retry_after, 1000ms);
+
+    sched.advance_time(999ms);
+    sched.run();
+    EXPECT_TRUE(refusal(ask()));
+    sched.advance_time(1ms);
+    sched.run();
+    EXPECT_EQ(view().shown(sched.clock().now()), state::half_open);
+    EXPECT_TRUE(is_probe(ask())); // one asker gets the probe
+    EXPECT_TRUE(view().probe_out);
+    EXPECT_TRUE(refusal(ask())); // the others are refused while it is out
+    caf::anon_send(actor, guard_success{true});
+    sched.run();
+    EXPECT_EQ(view().breaker, state::closed);
+    EXPECT_EQ(view().failures, 0);
+    EXPECT_FALSE(refusal(ask()));
+}
+
+TEST_F(upstream_actor_fixture, a_failed_probe_reopens_and_an_abandoned_one_is_handed_out_again) {
+    start(upstream_config());
+    fail();
+    fail();
+    fail();
+    sched.advance_time(1s);
+    sched.run();
+    EXPECT_TRUE(is_probe(ask()));
+    EXPECT_TRUE(fail(true));
+    EXPECT_EQ(view().breaker, state::open); // for another halfOpenAfterMs
+    EXPECT_EQ(view().reopens_at, sched.clock().now() + 1s);
+    sched.advance_time(1s);
+    sched.run();
+    EXPECT_TRUE(is_probe(ask()));
+    caf::anon_send(actor, guard_abandon{});
+    sched.run();
+    EXPECT_FALSE(view().probe_out);
+    EXPECT_TRUE(is_probe(ask())); // the next call probes
+}
+
+TEST_F(upstream_actor_fixture, a_success_resets_the_count_of_consecutive_failures) {
+    start(upstream_config());
+    fail();
+    fail();
+    caf::anon_send(actor, guard_success{false});
+    sched.run();
+    EXPECT_EQ(view().failures, 0);
+    fail();
+    fail();
+    EXPECT_EQ(view().breaker, state::closed);
+}
+
+TEST_F(upstream_actor_fixture, the_rate_limit_grants_batches_and_refuses_a_full_window) {
+    auto cfg = upstream_config();
+    cfg.rate_limit = config::rate_limit{3};
+    start(cfg);
+    EXPECT_TRUE(view().limited);
+    for (int i = 0; i < 3; ++i) {
+        auto a = ask();
+        ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a)) << i;
+        EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, 1); // a low limit is exact
+    }
+    auto r = refusal(ask());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->why, upstream_guard::refused::reason::rate_limited);
+    EXPECT_GT(r->retry_after, 0ms);
+    EXPECT_FALSE(refusal(ask(guard_use::upkeep))); // gate's upkeep is not counted
+    sched.advance_time(60s);
+    sched.run();
+    EXPECT_FALSE(refusal(ask())); // the window slid
+}
+
+TEST_F(upstream_actor_fixture, a_high_limit_is_granted_in_batches) {
+    auto cfg = upstream_config();
+    cfg.rate_limit = config::rate_limit{1'000'000};
+    start(cfg);
+    auto a = ask();
+    ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a));
+    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, upstream_guard::max_batch);
+}
+
+TEST_F(upstream_actor_fixture, an_ejected_replica_rests_then_returns) {
+    start(upstream_config(2));
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, true}));
+    caf::anon_send(actor, endpoint_down{1, "connection refused"});
+    sched.run();
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false}));
+    sched.advance_time(999ms);
+    sched.run();
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false}));
+    sched.advance_time(1ms);
+    sched.run();
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, true}));
+}
+
+TEST_F(upstream_actor_fixture, active_health_asks_for_rounds_on_its_interval_and_applies_them) {
+    auto cfg = upstream_config(2);
+    cfg.health_check_interval_ms = 5000;
+    board = std::make_shared<guard_board>(cfg);
+    int rounds = 0;
+    board->on_probe_round([&] { ++rounds; });
+    actor = spawn_upstream_actor(sys, board);
+    sched.run();
+    EXPECT_EQ(rounds, 1); // at once
+    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::string("hung")}});
+    sched.run();
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false}));
+    sched.advance_time(4999ms);
+    sched.run();
+    EXPECT_EQ(rounds, 1);
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false})); // no rest with probes
+    sched.advance_time(1ms);
+    sched.run();
+    EXPECT_EQ(rounds, 2);
+    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::nullopt}});
+    sched.run();
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, true})); // restored at once
+    // Verdicts nobody asked for (a predecessor's round) count but start no second chain.
+    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::nullopt}});
+    sched.run();
+    sched.advance_time(5000ms);
+    sched.run();
+    EXPECT_EQ(rounds, 3);
+}
+
+TEST_F(upstream_actor_fixture, a_respawned_actor_starts_over_on_the_same_board) {
+    start(upstream_config());
+    fail();
+    fail();
+    fail();
+    EXPECT_EQ(view().breaker, state::open);
+    auto old = actor;
+    caf::anon_send_exit(actor, caf::exit_reason::kill);
+    sched.run();
+    actor = spawn_upstream_actor(sys, board);
+    EXPECT_EQ(view().breaker, state::closed); // before it has run: no stale view is read
+    EXPECT_EQ(board->actor(), actor);
+    EXPECT_NE(actor, old);
+    sched.run();
+    EXPECT_FALSE(refusal(ask()));
+}
+
+} // namespace gate

@@ -1,0 +1,88 @@
+// The io thread's side of the upstream guards: what it decides from the published view alone
+// (no message to the actor), what it refuses, and when it must ask; slots of a batch are spent
+// within their second and never carried past it.
+#include "actors/endpoint_rotation.hpp"
+#include "actors/guard_lease.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gate {
+namespace {
+
+using namespace std::chrono_literals;
+using clock = std::chrono::steady_clock;
+const clock::time_point t0{1h};
+
+bool admits(const guard_lease::decision& d) {
+    return std::holds_alternative<guard_lease::admit_here>(d);
+}
+bool asks(const guard_lease::decision& d) {
+    return std::holds_alternative<guard_lease::ask_actor>(d);
+}
+
+} // namespace
+
+TEST(guard_lease, a_closed_unlimited_upstream_is_admitted_without_asking) {
+    guard_lease lease;
+    guard_view v;
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0)));
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::upkeep, t0)));
+}
+
+TEST(guard_lease, an_open_circuit_is_refused_until_its_rest_is_over_then_the_actor_is_asked) {
+    guard_lease lease;
+    guard_view v;
+    v.breaker = circuit_breaker::state::open;
+    v.reopens_at = t0 + 1500ms;
+    auto d = lease.decide(v, guard_use::upkeep, t0);
+    ASSERT_TRUE(std::holds_alternative<upstream_guard::refused>(d));
+    EXPECT_EQ(std::get<upstream_guard::refused>(d).retry_after, 1500ms);
+    EXPECT_EQ(std::get<upstream_guard::refused>(d).why,
+              upstream_guard::refused::reason::circuit_open);
+    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 1500ms))); // the probe
+}
+
+TEST(guard_lease, a_half_open_circuit_with_its_probe_out_refuses_everyone_else) {
+    guard_lease lease;
+    guard_view v;
+    v.breaker = circuit_breaker::state::half_open;
+    v.probe_out = true;
+    EXPECT_TRUE(std::holds_alternative<upstream_guard::refused>(
+        lease.decide(v, guard_use::invocation, t0)));
+    v.probe_out = false; // abandoned: the next call asks for it
+    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0)));
+}
+
+TEST(guard_lease, a_limited_upstream_spends_its_granted_slots_then_asks) {
+    guard_lease lease;
+    guard_view v;
+    v.limited = true;
+    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0)));
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::upkeep, t0))); // upkeep takes no slot
+    lease.grant(3, t0);                                          // the asking call took one
+    EXPECT_EQ(lease.tokens(t0), 2);
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0)));
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 10ms)));
+    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 20ms)));
+}
+
+TEST(guard_lease, slots_are_not_carried_past_their_second) {
+    guard_lease lease;
+    guard_view v;
+    v.limited = true;
+    lease.grant(10, t0);
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 999ms)));
+    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 1s)));
+    EXPECT_EQ(lease.tokens(t0 + 1s), 0);
+    lease.grant(2, t0 + 1s); // a stale remainder is not added to a new batch
+    EXPECT_EQ(lease.tokens(t0 + 1s), 1);
+}
+
+TEST(rotation_order, starts_at_the_turn_and_puts_ejected_endpoints_last) {
+    std::size_t turn = 0;
+    EXPECT_EQ(rotation_order({true, false, true}, turn), (std::vector<std::size_t>{0, 2, 1}));
+    EXPECT_EQ(rotation_order({true, false, true}, turn), (std::vector<std::size_t>{2, 0, 1}));
+    EXPECT_EQ(rotation_order({false, false}, turn), (std::vector<std::size_t>{0, 1}));
+}
+
+} // namespace gate
