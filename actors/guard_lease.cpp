@@ -19,20 +19,9 @@ guard_lease::decision guard_lease::decide(const guard_view& view, guard_use use,
     }
     if (use == guard_use::upkeep || !view.limited)
         return admit_here{};
-    if (now < until_ && tokens_ > 0) {
-        --tokens_;
+    if (slots_.take(now))
         return admit_here{};
-    }
     return ask_actor{};
-}
-
-void guard_lease::grant(std::int64_t tokens, time_point now) {
-    if (tokens <= 1)
-        return;
-    if (now >= until_)
-        tokens_ = 0; // the last batch's slots are spent or stale
-    tokens_ += tokens - 1;
-    until_ = now + life;
 }
 
 } // namespace gate

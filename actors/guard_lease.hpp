@@ -2,12 +2,11 @@
 // call from the upstream actor's published view when the view decides it (a closed circuit
 // with no rate limit, or window slots left from a batch), refuses it when the view does (an
 // open circuit resting, a half-open one whose probe is out), and otherwise says to ask the
-// actor (the half-open probe, a new batch of slots). Slots of a batch are spent within one
-// second, a slot of the sliding window: older ones are dropped, so a batch never carries
-// calls into a later window than the one that counted them.
+// actor (the half-open probe, a new batch of slots: slot_lease).
 #pragma once
 
 #include "actors/guard_view.hpp"
+#include "actors/slot_lease.hpp"
 #include "actors/upstream_guard.hpp"
 
 #include <chrono>
@@ -19,7 +18,6 @@ namespace gate {
 class guard_lease {
 public:
     using time_point = std::chrono::steady_clock::time_point;
-    static constexpr std::chrono::seconds life{1};
 
     struct admit_here {};
     struct ask_actor {};
@@ -28,12 +26,11 @@ public:
     // Spends a slot when it admits an invocation of a rate-limited upstream.
     decision decide(const guard_view& view, guard_use use, time_point now);
     // The actor granted `tokens` slots at `now`, the asking call's own included.
-    void grant(std::int64_t tokens, time_point now);
-    std::int64_t tokens(time_point now) const { return now < until_ ? tokens_ : 0; }
+    void grant(std::int64_t tokens, time_point now) { slots_.grant(tokens, now); }
+    std::int64_t tokens(time_point now) const { return slots_.tokens(now); }
 
 private:
-    std::int64_t tokens_ = 0;
-    time_point until_{};
+    slot_lease slots_;
 };
 
 } // namespace gate

@@ -19,7 +19,7 @@ void sliding_window::advance(time_point now) {
     }
     while (head_ < index) {
         ++head_;
-        auto& c = counts_[static_cast<std::size_t>(head_) % slots];
+        auto& c = counts_[slot_of(head_)];
         total_ -= c;
         c = 0;
     }
@@ -43,9 +43,16 @@ sliding_window::batch sliding_window::take_up_to(std::int64_t n, time_point now)
     if (room <= 0)
         return {0, wait_for_room(now)};
     auto taken = n < room ? n : room;
-    counts_[static_cast<std::size_t>(head_) % slots] += taken;
+    counts_[slot_of(head_)] += taken;
     total_ += taken;
     return {taken, std::chrono::milliseconds(0)};
+}
+
+sliding_window::batch sliding_window::take_batch(time_point now) {
+    advance(now);
+    auto room = limit_ - total_;
+    auto n = room / 16;
+    return take_up_to(n < 1 ? 1 : (n > max_batch ? max_batch : n), now);
 }
 
 std::chrono::milliseconds sliding_window::wait_for_room(time_point now) const {
@@ -55,7 +62,7 @@ std::chrono::milliseconds sliding_window::wait_for_room(time_point now) const {
     for (std::size_t k = 0; k < slots; ++k) {
         std::int64_t index =
             head_ - static_cast<std::int64_t>(slots) + 1 + static_cast<std::int64_t>(k);
-        left -= counts_[static_cast<std::size_t>(index) % slots];
+        left -= counts_[slot_of(index)];
         if (left < limit_) {
             auto leaves = time_point(slot_ * (index + static_cast<std::int64_t>(slots)));
             auto wait = std::chrono::ceil<std::chrono::milliseconds>(leaves - now);

@@ -32,12 +32,22 @@ public:
         std::chrono::milliseconds wait{0};
     };
     batch take_up_to(std::int64_t n, time_point now);
+    // A batch for the io thread (slot_lease): a sixteenth of the room left, at least 1 and at
+    // most max_batch, so a low limit is exact and a high one costs one ask per 64 requests.
+    batch take_batch(time_point now);
+    static constexpr std::int64_t max_batch = 64;
     // Requests counted in the window ending now.
     std::int64_t in_window(time_point now);
     std::int64_t limit() const { return limit_; }
 
 private:
     void advance(time_point now);
+    // The slot an index (in slots since the clock's epoch) lands in; an index before the
+    // epoch (a window looked back from near a virtual clock's start) too.
+    static std::size_t slot_of(std::int64_t index) {
+        auto n = static_cast<std::int64_t>(slots);
+        return static_cast<std::size_t>(((index % n) + n) % n);
+    }
     std::chrono::milliseconds wait_for_room(time_point now) const;
 
     std::int64_t limit_;

@@ -32,10 +32,18 @@ void publish(self_ptr self) {
 }
 
 // The actors of `what`, spawned unmonitored (the supervisor monitors what it is given).
+// The server section cannot change on reload, so the limiter is the first snapshot's.
+limiter_actor spawn_limiter_of(caf::actor_system& sys, const supervised& what) {
+    const auto& limit = what.snap->doc->server.rate_limit;
+    if (!limit || !limit->requests_per_minute)
+        return {};
+    return spawn_limiter(sys, *limit->requests_per_minute);
+}
+
 actor_set spawn_children(caf::actor_system& sys, const supervised& what) {
     return actor_set{spawn_router(sys, what.snap), spawn_task_keeper(sys, what.task_sweep),
                      spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
-                     spawn_audit(sys, what.audit, what.audit_out)};
+                     spawn_audit(sys, what.audit, what.audit_out), spawn_limiter_of(sys, what)};
 }
 
 // Keeps the actors of boards still in `boards`, spawns one for each new board and stops those
@@ -86,6 +94,8 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
     self->monitor(cur.bridges);
     if (cur.audit)
         self->monitor(cur.audit.sink());
+    if (cur.limiter)
+        self->monitor(cur.limiter);
     self->set_down_handler([=](caf::down_msg& down) {
         auto& cur = self->state.current;
         auto failed = [&](const auto& handle) { return handle && handle.address() == down.source; };
@@ -108,6 +118,10 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             cur.audit = spawn_audit(sys, w.audit, w.audit_out);
             self->monitor(cur.audit.sink());
             which = "audit sink";
+        } else if (failed(cur.limiter)) {
+            cur.limiter = spawn_limiter_of(sys, w);
+            self->monitor(cur.limiter);
+            which = "limiter";
         }
         if (!which) {
             respawn_upstream(self, down.source, down.reason);
@@ -127,6 +141,8 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
         caf::anon_send_exit(c->bridges, caf::exit_reason::user_shutdown);
         if (c->audit)
             caf::anon_send_exit(c->audit.sink(), caf::exit_reason::user_shutdown);
+        if (c->limiter)
+            caf::anon_send_exit(c->limiter, caf::exit_reason::user_shutdown);
     });
     return {
         [=](reload_snapshot& m) {

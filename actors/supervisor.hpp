@@ -1,20 +1,23 @@
 // The supervisor: spawns the process's actors (router, task keeper, bridge keeper, audit sink,
-// one upstream actor per upstream), monitors each, and respawns one that fails, rebuilt from
-// the current snapshot, while the others keep answering. It owns the current snapshot: a reload
-// reaches it as one message and it broadcasts the new snapshot to the actors that route on it.
+// limiter, one upstream actor per upstream), monitors each, and respawns one that fails, rebuilt
+// from the current snapshot, while the others keep answering. It owns the current snapshot: a
+// reload reaches it as one message and it broadcasts the new snapshot to the actors that route on
+// it.
 //
 // The io thread finds the actors through an actor_directory the supervisor republishes on
 // every respawn, so a request after a restart talks to the new actor, never a dead handle.
 // What a restart loses (docs/architecture.md, Supervision): the router's list caches (they
 // are fetched again), the task keeper's records (unknown tasks are found by the probe), the
 // bridge keeper's ledger (bridged sessions then end by the upstream's own idle timeout or the
-// client's DELETE), audit events queued in the dead sink, and an upstream actor's guard state
+// client's DELETE), audit events queued in the dead sink, the limiter's window (it starts
+// empty), and an upstream actor's guard state
 // (its circuit starts closed and its endpoints in rotation; active probes re-eject what is
 // still down).
 #pragma once
 
 #include "actors/audit.hpp"
 #include "actors/bridge_keeper.hpp"
+#include "actors/limiter.hpp"
 #include "actors/router.hpp"
 #include "actors/snapshot.hpp"
 #include "actors/task_keeper.hpp"
@@ -36,6 +39,7 @@ struct actor_set {
     task_keeper_actor tasks;
     bridge_keeper_actor bridges;
     audit_channel audit;
+    limiter_actor limiter; // null without server.rateLimit.requestsPerMinute
 };
 
 class actor_directory {

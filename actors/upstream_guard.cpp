@@ -14,7 +14,7 @@ upstream_guard::upstream_guard(std::int64_t failure_threshold,
 
 std::variant<upstream_guard::admitted, upstream_guard::refused>
 upstream_guard::admit(guard_use use, time_point now) {
-    auto g = grant_batch(use, now, 1);
+    auto g = decide(use, now, false);
     if (auto* r = std::get_if<refused>(&g))
         return *r;
     return admitted{std::get<granted>(g).probe};
@@ -22,15 +22,11 @@ upstream_guard::admit(guard_use use, time_point now) {
 
 std::variant<upstream_guard::granted, upstream_guard::refused>
 upstream_guard::grant(guard_use use, time_point now) {
-    std::int64_t batch = 1;
-    if (window_)
-        batch = std::clamp<std::int64_t>((window_->limit() - window_->in_window(now)) / 16, 1,
-                                         max_batch);
-    return grant_batch(use, now, batch);
+    return decide(use, now, true);
 }
 
 std::variant<upstream_guard::granted, upstream_guard::refused>
-upstream_guard::grant_batch(guard_use use, time_point now, std::int64_t batch) {
+upstream_guard::decide(guard_use use, time_point now, bool batch) {
     // The circuit first: a call it refuses must not take a slot of the window.
     if (!breaker_.admits(now))
         return refused{
@@ -39,7 +35,7 @@ upstream_guard::grant_batch(guard_use use, time_point now, std::int64_t batch) {
                      std::chrono::ceil<std::chrono::milliseconds>(breaker_.reopens_at() - now))};
     std::int64_t tokens = 0;
     if (use == guard_use::invocation && window_) {
-        auto b = window_->take_up_to(batch, now);
+        auto b = batch ? window_->take_batch(now) : window_->take_up_to(1, now);
         if (b.taken == 0)
             return refused{refused::reason::rate_limited, b.wait};
         tokens = b.taken;

@@ -48,7 +48,6 @@ public:
         std::int64_t tokens = 0;
     };
     std::variant<granted, refused> grant(guard_use use, time_point now);
-    static constexpr std::int64_t max_batch = 64;
 
     bool limited() const { return window_.has_value(); }
     const circuit_breaker& breaker() const { return breaker_; }
@@ -60,7 +59,7 @@ public:
     std::int64_t consecutive_failures() const { return breaker_.consecutive_failures(); }
 
 private:
-    std::variant<granted, refused> grant_batch(guard_use use, time_point now, std::int64_t batch);
+    std::variant<granted, refused> decide(guard_use use, time_point now, bool batch);
 
     circuit_breaker breaker_;
     std::optional<sliding_window> window_;

@@ -112,7 +112,14 @@ int run_gate(const std::vector<std::string>& args) {
     };
     auto directory = std::make_shared<actor_directory>();
     auto supervisor = spawn_supervisor(sys, std::move(what), directory);
-    transport::gateway gw(io, transport::gateway_parts{directory, snap, supervisor});
+    transport::gateway_parts parts{directory, snap, supervisor};
+    if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");
+        hooks && hooks == std::string_view("1")) {
+        parts.fault_hooks = true;
+        spdlog::warn(
+            "GATE_TEST_FAULT_HOOKS=1: test-only fault hooks are enabled (POST /_test/...)");
+    }
+    transport::gateway gw(io, std::move(parts));
     bridged_gateway = &gw;
     std::uint16_t port = 0;
     try {

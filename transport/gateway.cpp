@@ -1,6 +1,7 @@
 #include "actors/audit.hpp"
 #include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
+#include "transport/fault_hooks.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
 
@@ -61,7 +62,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_proxy(*this), pipeline::make_egress(*this)},
              pipeline::make_audit(*this)) {
     if (doc.server.rate_limit && doc.server.rate_limit->requests_per_minute)
-        global_window.emplace(*doc.server.rate_limit->requests_per_minute);
+        global_limit = *doc.server.rate_limit->requests_per_minute;
 }
 
 gateway::gateway(asio::io_context& io, gateway_parts parts)
@@ -278,6 +279,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
         co_return reply;
     }
+    if (parts.fault_hooks && path.starts_with(fault_hook_prefix))
+        if (auto reply = run_fault_hook(*live, req.method(), path))
+            co_return std::move(*reply);
     co_return http_reply::json(http::status::not_found, R"({"error":"not found"})");
 }
 

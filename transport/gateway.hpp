@@ -33,6 +33,7 @@ struct gateway_parts {
     std::shared_ptr<actor_directory> actors;
     std::shared_ptr<const snapshot> snap;
     supervisor_actor supervisor; // null in tests that wire the actors themselves
+    bool fault_hooks = false;    // transport/fault_hooks.hpp: tests only
 };
 
 class gateway {

@@ -3,7 +3,7 @@
 
 #include "actors/bridge_messages.hpp"
 #include "actors/federation.hpp"
-#include "actors/sliding_window.hpp"
+#include "actors/slot_lease.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
@@ -259,7 +259,10 @@ struct gateway::impl final : http_handler {
     // Stage 3's window: server.rateLimit.requestsPerMinute over every JSON-RPC request on
     // the MCP endpoint (notifications and the client's answers finish work already admitted
     // and are never refused).
-    std::optional<sliding_window> global_window;
+    // server.rateLimit.requestsPerMinute: the limiter actor decides, in batches of slots this
+    // thread spends (stage 3).
+    std::optional<std::int64_t> global_limit;
+    slot_lease global_slots;
 
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.

@@ -161,3 +161,27 @@ TEST_F(supervisor_fixture, a_reload_keeps_kept_upstreams_actors_and_stops_retire
 }
 
 } // namespace gate
+
+namespace gate {
+
+TEST_F(supervisor_fixture, the_limiter_exists_with_a_global_limit_and_is_respawned) {
+    EXPECT_FALSE(directory->load()->limiter); // none configured
+    auto doc = std::make_shared<config::document>(*snap->doc);
+    doc->server.rate_limit = config::server_rate_limit{};
+    doc->server.rate_limit->requests_per_minute = 5;
+    supervised what;
+    what.snap = make_snapshot(doc, 1);
+    auto dir = std::make_shared<actor_directory>();
+    auto sup = spawn_supervisor(sys, std::move(what), dir);
+    sched.run();
+    auto first = dir->load()->limiter;
+    ASSERT_TRUE(first);
+    caf::anon_send_exit(first, caf::exit_reason::kill);
+    sched.run();
+    EXPECT_TRUE(dir->load()->limiter);
+    EXPECT_NE(dir->load()->limiter, first);
+    caf::anon_send_exit(sup, caf::exit_reason::user_shutdown);
+    sched.run();
+}
+
+} // namespace gate

@@ -157,7 +157,7 @@ TEST_F(upstream_actor_fixture, a_high_limit_is_granted_in_batches) {
     start(cfg);
     auto a = ask();
     ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a));
-    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, upstream_guard::max_batch);
+    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, sliding_window::max_batch);
 }
 
 TEST_F(upstream_actor_fixture, an_ejected_replica_rests_then_returns) {

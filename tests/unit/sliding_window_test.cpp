@@ -48,5 +48,28 @@ TEST(sliding_window, a_long_silence_empties_it) {
     EXPECT_EQ(w.in_window(t0 + 10min), 1);
 }
 
+TEST(sliding_window, near_the_clocks_epoch_the_hint_is_the_same) {
+    // A virtual clock starts at its epoch: the window then looks back before it.
+    const std::chrono::steady_clock::time_point epoch{};
+    sliding_window w(2);
+    ASSERT_FALSE(w.take(epoch));
+    ASSERT_FALSE(w.take(epoch + 10s));
+    EXPECT_EQ(w.take(epoch + 10s), std::chrono::milliseconds(50s));
+}
+
+TEST(sliding_window, a_batch_is_a_sixteenth_of_the_room_within_bounds) {
+    sliding_window low(3);
+    EXPECT_EQ(low.take_batch(t0).taken, 1);
+    sliding_window mid(320);
+    EXPECT_EQ(mid.take_batch(t0).taken, 20);
+    sliding_window high(1'000'000);
+    EXPECT_EQ(high.take_batch(t0).taken, sliding_window::max_batch);
+    sliding_window full(1);
+    EXPECT_EQ(full.take_batch(t0).taken, 1);
+    auto refused = full.take_batch(t0);
+    EXPECT_EQ(refused.taken, 0);
+    EXPECT_GT(refused.wait, std::chrono::milliseconds(0));
+}
+
 } // namespace
 } // namespace gate

@@ -1,0 +1,62 @@
+// The limiter actor under CAF's test_coordinator, in virtual time: a low limit is granted one
+// slot at a time and exactly; a full window is refused with the wait until a slot frees; the
+// window slides; a high limit is granted in batches the io thread spends without asking.
+#include "actors/limiter.hpp"
+#include "actors/slot_lease.hpp"
+#include "coordinator_fixture.hpp"
+
+#include <caf/all.hpp>
+
+namespace gate {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct limiter_fixture : test::coordinator_fixture {
+    limiter_actor limiter;
+    sliding_window::batch ask() {
+        sliding_window::batch got{-1, 0ms};
+        caf::anon_send(limiter, limit_ask{reply_to<sliding_window::batch>([&](auto b) {
+                           if (b)
+                               got = *b;
+                       })});
+        sched.run();
+        return got;
+    }
+    ~limiter_fixture() override {
+        caf::anon_send_exit(limiter, caf::exit_reason::user_shutdown);
+        sched.run();
+    }
+};
+
+} // namespace
+
+TEST_F(limiter_fixture, a_low_limit_is_exact_and_a_full_window_waits_for_its_oldest_slot) {
+    limiter = spawn_limiter(sys, 2);
+    EXPECT_EQ(ask().taken, 1);
+    sched.advance_time(10s);
+    sched.run();
+    EXPECT_EQ(ask().taken, 1);
+    auto full = ask();
+    EXPECT_EQ(full.taken, 0);
+    EXPECT_EQ(full.wait, 50s); // the first slot leaves the window 60 s after it was taken
+    sched.advance_time(50s);
+    sched.run();
+    EXPECT_EQ(ask().taken, 1);
+    EXPECT_EQ(ask().taken, 0);
+}
+
+TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_spent_without_asking) {
+    limiter = spawn_limiter(sys, 1'000'000);
+    auto b = ask();
+    EXPECT_EQ(b.taken, sliding_window::max_batch);
+    slot_lease lease;
+    auto now = sched.clock().now();
+    lease.grant(b.taken, now);
+    int spent = 1; // the asking request
+    while (lease.take(now))
+        ++spent;
+    EXPECT_EQ(spent, sliding_window::max_batch);
+}
+
+} // namespace gate

@@ -1,0 +1,95 @@
+// Supervision against the real binary: an upstream's actor killed (through the test-only
+// fault hook, GATE_TEST_FAULT_HOOKS=1) is respawned by the supervisor while a concurrent load
+// keeps calling both upstreams, and no call of that load fails: the other upstream's actor
+// never stops, and the killed one's calls fail open until its successor answers.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { connectClient, eventually, get, post, startEverything, startGate } from './lib/index.mjs';
+
+const echo = (client, name, message) => client.callTool({ name, arguments: { message } });
+
+describe('supervision of upstream actors', { timeout: 120_000 }, () => {
+  let everything;
+  let gate;
+  const clients = [];
+
+  before(async () => {
+    everything = await startEverything();
+    gate = await startGate({
+      env: { GATE_TEST_FAULT_HOOKS: '1' },
+      config: {
+        upstreams: [
+          // A limit high enough never to trip: its calls still ask the actor for slots.
+          { id: 'a', url: everything.url, namespace: 'a', rateLimit: { requestsPerMinute: 1000000 } },
+          { id: 'b', url: everything.url, namespace: 'b' },
+        ],
+      },
+    });
+    for (let i = 0; i < 4; i++) clients.push(await connectClient(gate.url));
+  });
+
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => {});
+    await gate?.stop();
+    await everything?.stop();
+  });
+
+  test('without the variable the hook does not exist', async () => {
+    const plain = await startGate({ config: { upstreams: [{ id: 'a', url: everything.url }] } });
+    try {
+      const r = await post(`${plain.base}/_test/kill-upstream-actor/a`, {});
+      assert.equal(r.status, 404);
+      assert.doesNotMatch(plain.proc.stderr.text(), /fault hook/);
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  test('a killed upstream actor is respawned while both upstreams answer every call of a load', async () => {
+    assert.match(gate.proc.stderr.text(), /test-only fault hooks are enabled/);
+    const done = { a: 0, b: 0 };
+    const failures = [];
+    let stop = false;
+    const worker = async (client, w) => {
+      for (let n = 0; !stop; n++) {
+        for (const ns of ['a', 'b']) {
+          const text = `${ns}-${w}-${n}`;
+          try {
+            const r = await echo(client, `${ns}__echo`, text);
+            assert.deepEqual(r.content, [{ type: 'text', text: `Echo: ${text}` }]);
+            done[ns]++;
+          } catch (err) {
+            failures.push(`${ns}: ${err.message}`);
+          }
+        }
+      }
+    };
+    const load = clients.map((c, w) => worker(c, w));
+    try {
+      await eventually(() => done.a > 50 && done.b > 50, { what: 'the load running' });
+      for (let k = 1; k <= 3; k++) {
+        const before = { ...done };
+        const r = await post(`${gate.base}/_test/kill-upstream-actor/a`, {});
+        assert.equal(r.status, 202, r.text);
+        const respawns = () => (gate.proc.stderr.text().match(/upstream actor a stopped \(.*\); respawned/g) ?? []).length;
+        await eventually(() => respawns() >= k, { what: `respawn ${k}` });
+        assert.equal(respawns(), k);
+        // The load goes on through the respawn, on both upstreams.
+        await eventually(() => done.a > before.a + 50 && done.b > before.b + 50, { what: 'the load going on' });
+      }
+    } finally {
+      stop = true;
+      await Promise.all(load);
+    }
+    assert.deepEqual(failures, []);
+    const logs = gate.proc.stderr.text();
+    assert.doesNotMatch(logs, /upstream actor b stopped/);
+    // The respawned actor owns a's guards: they answer on /metrics as a fresh closed circuit.
+    const m = (await get(`${gate.base}/metrics`)).text;
+    assert.match(m, /gate_upstream_breaker_state\{upstream="a"\} 0/);
+    const unknown = await post(`${gate.base}/_test/kill-upstream-actor/nope`, {});
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.text, /no upstream nope/);
+  });
+});
