@@ -243,9 +243,21 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             co_return co_await mcp_post(req, stream, rec);
         }
         case http::verb::get:
-            co_return co_await mcp_get(stream, req);
-        case http::verb::delete_:
+        case http::verb::delete_: {
+            // A context for the session's transport too: authentication applies to GET and
+            // DELETE like to every POST, and a refusal leaves by the exit.
+            request_context rec;
+            rec.view = live;
+            rec.start = start;
+            rec.trace.record(stage::host_origin);
+            if (co_await stages.run(rec, stage::authenticate, stage::authenticate) ==
+                pipeline::verdict::answered)
+                co_return answer_of(rec);
+            stages.pass(rec);
+            if (req.method() == http::verb::get)
+                co_return co_await mcp_get(stream, req);
             co_return mcp_delete(req);
+        }
         default: {
             auto reply =
                 http_reply::json(http::status::method_not_allowed,

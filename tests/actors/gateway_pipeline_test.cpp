@@ -111,6 +111,21 @@ struct gateway_fixture : ::testing::Test {
         return {res.result_int(), res.body().empty() ? json::value() : json::parse(res.body())};
     }
 
+    // A bodiless request (DELETE) on a fresh connection; its status.
+    int send(http::verb verb, const std::string& session) {
+        asio::io_context client_io;
+        beast::tcp_stream s(client_io);
+        s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+        http::request<http::empty_body> req{verb, "/mcp", 11};
+        req.set(http::field::host, "localhost");
+        req.set("Mcp-Session-Id", session);
+        http::write(s, req);
+        beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        http::read(s, buf, res);
+        return res.result_int();
+    }
+
     std::string initialize() {
         std::string session;
         auto [status, body] = post(
@@ -180,6 +195,19 @@ TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(records[1].outcome, protocol::outcome::error);
     EXPECT_EQ(records[1].upstream_calls, 0);
+}
+
+TEST_F(gateway_fixture, a_delete_is_session_transport_and_leaves_no_request_record) {
+    auto session = initialize();
+    EXPECT_EQ(send(http::verb::delete_, session), 200);
+    EXPECT_EQ(send(http::verb::delete_, session), 404); // gone: the session is closed
+    auto [status, body] = post(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})", session);
+    EXPECT_EQ(status, 404);
+    std::lock_guard lock(mutex);
+    // initialize and the refused list; the DELETEs passed authentication and left no record.
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].method, "initialize");
+    EXPECT_EQ(records[1].method, "tools/list");
 }
 
 TEST_F(gateway_fixture, upstream_calls_continue_the_callers_trace) {

@@ -30,6 +30,10 @@ public:
     // The exit alone, for an answer made outside the stages (a request refused before it
     // could be read as MCP, a notification passed on). Idempotent: a request leaves once.
     void conclude(request_context& ctx);
+    // A GET stream or a DELETE that passed authentication: what follows is the session's
+    // transport, not an MCP request, and leaves no audit event or request metric (a refusal
+    // before it, a 401 or 403, does: docs/architecture.md). Idempotent like conclude.
+    void pass(request_context& ctx) { ctx.audited = true; }
 
 private:
     std::array<std::unique_ptr<stage>, 8> stages_;
