@@ -16,7 +16,7 @@ constexpr std::size_t kept_snapshots = 3;
 
 struct router_state {
     // One key for the process: cursors survive a reload and are then refused as expired.
-    protocol::cursor_codec cursors = protocol::cursor_codec::with_random_key();
+    std::optional<protocol::cursor_codec> cursors;
     std::deque<federation> recent; // newest first: recent.front() is the current snapshot's
     static inline const char* name = "gate.router";
 
@@ -25,13 +25,15 @@ struct router_state {
         for (auto& f : recent)
             if (f.snapshot_ptr() == snap)
                 return f;
-        return temp.emplace(snap, cursors);
+        return temp.emplace(snap, *cursors);
     }
 };
 
 router_actor::behavior_type router(router_actor::stateful_pointer<router_state> self,
-                                   std::shared_ptr<const snapshot> snap) {
-    self->state.recent.emplace_front(snap, self->state.cursors);
+                                   std::shared_ptr<const snapshot> snap,
+                                   protocol::cursor_codec cursors) {
+    self->state.cursors.emplace(std::move(cursors));
+    self->state.recent.emplace_front(snap, *self->state.cursors);
     auto now = [self] { return self->clock().now(); };
     return {
         [=](plan_list& m) {
@@ -67,7 +69,7 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
         },
         [=](replace_snapshot& m) {
             auto& recent = self->state.recent;
-            recent.emplace_front(m.snap, self->state.cursors);
+            recent.emplace_front(m.snap, *self->state.cursors);
             while (recent.size() > kept_snapshots)
                 recent.pop_back();
         },
@@ -76,8 +78,9 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
 
 } // namespace
 
-router_actor spawn_router(caf::actor_system& sys, std::shared_ptr<const snapshot> snap) {
-    return sys.spawn(router, std::move(snap));
+router_actor spawn_router(caf::actor_system& sys, std::shared_ptr<const snapshot> snap,
+                          protocol::cursor_codec cursors) {
+    return sys.spawn(router, std::move(snap), std::move(cursors));
 }
 
 } // namespace gate

@@ -17,6 +17,8 @@ struct supervised_upstream {
 
 struct supervisor_state {
     supervised what;
+    // The process's one cursor key, given to every router it spawns (respawns included).
+    protocol::cursor_codec cursors = protocol::cursor_codec::with_random_key();
     std::shared_ptr<actor_directory> directory;
     actor_set current;
     // Shared with the supervisor's exit functor, which stops them.
@@ -40,10 +42,16 @@ limiter_actor spawn_limiter_of(caf::actor_system& sys, const supervised& what) {
     return spawn_limiter(sys, *limit->requests_per_minute);
 }
 
-actor_set spawn_children(caf::actor_system& sys, const supervised& what) {
-    return actor_set{spawn_router(sys, what.snap), spawn_task_keeper(sys, what.task_sweep),
-                     spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
-                     spawn_audit(sys, what.audit, what.audit_out), spawn_limiter_of(sys, what)};
+actor_set spawn_children(caf::actor_system& sys, const supervised& what,
+                         const protocol::cursor_codec& cursors) {
+    actor_set set{{},
+                  spawn_task_keeper(sys, what.task_sweep),
+                  spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
+                  spawn_audit(sys, what.audit, what.audit_out),
+                  spawn_limiter_of(sys, what)};
+    for (auto& r : set.routers)
+        r = spawn_router(sys, what.snap, cursors);
+    return set;
 }
 
 // Keeps the actors of boards still in `boards`, spawns one for each new board and stops those
@@ -84,12 +92,15 @@ bool respawn_upstream(self_ptr self, const caf::actor_addr& source, const caf::e
 }
 
 supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
-                                           std::shared_ptr<actor_directory> directory) {
+                                           std::shared_ptr<actor_directory> directory,
+                                           protocol::cursor_codec cursors) {
+    self->state.cursors = std::move(cursors);
     self->state.what = std::move(what);
     self->state.directory = std::move(directory);
     self->state.current = *self->state.directory->load();
     const auto& cur = self->state.current;
-    self->monitor(cur.router);
+    for (const auto& r : cur.routers)
+        self->monitor(r);
     self->monitor(cur.tasks);
     self->monitor(cur.bridges);
     if (cur.audit)
@@ -102,10 +113,14 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
         auto& sys = self->system();
         const auto& w = self->state.what;
         const char* which = nullptr;
-        if (failed(cur.router)) {
-            cur.router = spawn_router(sys, w.snap);
-            self->monitor(cur.router);
-            which = "router";
+        for (auto& r : cur.routers)
+            if (failed(r)) {
+                r = spawn_router(sys, w.snap, self->state.cursors);
+                self->monitor(r);
+                which = "router";
+            }
+        if (which) {
+            // a router shard, respawned above
         } else if (failed(cur.tasks)) {
             cur.tasks = spawn_task_keeper(sys, w.task_sweep);
             self->monitor(cur.tasks);
@@ -136,7 +151,8 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
         for (const auto& u : *ups)
             caf::anon_send_exit(u.actor, caf::exit_reason::user_shutdown);
         auto c = dir->load();
-        caf::anon_send_exit(c->router, caf::exit_reason::user_shutdown);
+        for (const auto& r : c->routers)
+            caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(c->tasks, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(c->bridges, caf::exit_reason::user_shutdown);
         if (c->audit)
@@ -147,7 +163,8 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
     return {
         [=](reload_snapshot& m) {
             self->state.what.snap = m.snap;
-            self->send(self->state.current.router, replace_snapshot{m.snap});
+            for (const auto& r : self->state.current.routers)
+                self->send(r, replace_snapshot{m.snap});
             adopt(self, m.upstreams);
         },
         [=](adopt_upstreams& m) { adopt(self, m.upstreams); },
@@ -158,8 +175,9 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
 
 supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
                                   std::shared_ptr<actor_directory> directory) {
-    directory->store(std::make_shared<const actor_set>(spawn_children(sys, what)));
-    return sys.spawn(supervisor, std::move(what), std::move(directory));
+    auto cursors = protocol::cursor_codec::with_random_key();
+    directory->store(std::make_shared<const actor_set>(spawn_children(sys, what, cursors)));
+    return sys.spawn(supervisor, std::move(what), std::move(directory), cursors);
 }
 
 } // namespace gate

@@ -6,7 +6,7 @@
 //
 // The io thread finds the actors through an actor_directory the supervisor republishes on
 // every respawn, so a request after a restart talks to the new actor, never a dead handle.
-// What a restart loses (docs/architecture.md, Supervision): the router's list caches (they
+// What a restart loses (docs/architecture.md, Supervision): a router's list caches (they
 // are fetched again), the task keeper's records (unknown tasks are found by the probe), the
 // bridge keeper's ledger (bridged sessions then end by the upstream's own idle timeout or the
 // client's DELETE), audit events queued in the dead sink, the limiter's window (it starts
@@ -23,6 +23,7 @@
 #include "actors/task_keeper.hpp"
 #include "actors/upstream_actor.hpp"
 
+#include <array>
 #include <caf/actor_system.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
@@ -35,7 +36,9 @@ namespace gate {
 
 // The actors the io thread talks to, replaced whole when one of them is respawned.
 struct actor_set {
-    router_actor router;
+    std::array<router_actor, router_shards> routers; // by router_shard
+    const router_actor& router_for(protocol::list_kind k) const { return routers[router_shard(k)]; }
+    const router_actor& resource_router() const { return routers[resource_shard]; }
     task_keeper_actor tasks;
     bridge_keeper_actor bridges;
     audit_channel audit;

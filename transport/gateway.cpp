@@ -141,7 +141,8 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     if (i.parts.supervisor)
         caf::anon_send(i.parts.supervisor, reload_snapshot{snap, view->boards()});
     else
-        caf::anon_send(i.actors()->router, replace_snapshot{snap});
+        for (const auto& router : i.actors()->routers)
+            caf::anon_send(router, replace_snapshot{snap});
     for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",
                         "notifications/resources/list_changed"})
         i.announce_list_changed(method);

@@ -113,7 +113,8 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
     if (is_list_changed(method)) {
         // The upstream's cached lists go first, so a client that lists again on the news
         // sees the new list; then every connected client hears it.
-        caf::anon_send(actors()->router, invalidate_upstream{upstream});
+        for (const auto& router : actors()->routers)
+            caf::anon_send(router, invalidate_upstream{upstream});
         announce_list_changed(std::string(method));
         return;
     }

@@ -382,7 +382,7 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
     // Anonymous callers are bound to their session; authenticated ones to issuer and subject.
     auto caller = protocol::principal_hash("session", session);
     using answer_t = std::variant<list_answer, route_error>;
-    auto answer = co_await ask<answer_t>(actors()->router, [&](reply_to<answer_t> r) {
+    auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {
         return complete_list{plan.snap, kind, std::move(fetched), cursor, caller, std::move(r)};
     });
     co_return list_response(std::move(answer), id, rec);
@@ -391,7 +391,7 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
 asio::awaitable<std::optional<list_plan>> gateway::impl::plan_of(protocol::list_kind kind,
                                                                  request_context& rec) {
     // On the snapshot this request loaded, whatever reload came since (the router keeps it).
-    co_return co_await ask<list_plan>(actors()->router, [&](reply_to<list_plan> r) {
+    co_return co_await ask<list_plan>(actors()->router_for(kind), [&](reply_to<list_plan> r) {
         return plan_list{rec.view->snap, kind, std::move(r)};
     });
 }
@@ -417,7 +417,7 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
     if (auto named = resolve_by_name(*rec.view->snap, method, params))
         r = routed{rec.view->snap, std::move(*named)};
     for (int attempt = 0; !r || attempt > 0; ++attempt) {
-        r = co_await ask<routed>(actors()->router, [&](reply_to<routed> reply) {
+        r = co_await ask<routed>(actors()->resource_router(), [&](reply_to<routed> reply) {
             return resolve_call{rec.view->snap, method, params, std::move(reply)};
         });
         if (!r)

@@ -173,10 +173,11 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
     }
     auto merged = protocol::merge_by_id("taskId", parts_by_upstream);
     using answer_t = std::variant<list_answer, route_error>;
-    auto answer = co_await ask<answer_t>(actors()->router, [&](reply_to<answer_t> r) {
-        return page_tasks{rec.view->snap, std::move(merged), cursor, principal_of(session),
-                          std::move(r)};
-    });
+    auto answer = co_await ask<answer_t>(
+        actors()->router_for(protocol::list_kind::tasks), [&](reply_to<answer_t> r) {
+            return page_tasks{rec.view->snap, std::move(merged), cursor, principal_of(session),
+                              std::move(r)};
+        });
     co_return list_response(std::move(answer), id, rec);
 }
 

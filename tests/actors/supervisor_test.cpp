@@ -25,18 +25,18 @@ struct supervisor_fixture : test::coordinator_fixture {
     // Whether the published router keeps state for `s` (so a reload of `s` reached it): a
     // list stored for a snapshot it keeps is served from its cache; for any other snapshot it
     // serves from a federation made for that one question, and nothing stays cached.
-    std::optional<bool> keeps(const std::shared_ptr<const snapshot>& s) {
-        auto router = directory->load()->router;
+    std::optional<bool> keeps(const std::shared_ptr<const snapshot>& s,
+                              protocol::list_kind kind = protocol::list_kind::tools) {
+        auto router = directory->load()->router_for(kind);
         using answer = std::variant<list_answer, route_error>;
         std::vector<fetched_list> fetched{{0, boost::json::array{}}, {1, boost::json::array{}}};
-        caf::anon_send(router, complete_list{s, protocol::list_kind::tools, std::move(fetched),
-                                             std::nullopt, 1, reply_to<answer>([](auto) {})});
+        caf::anon_send(router, complete_list{s, kind, std::move(fetched), std::nullopt, 1,
+                                             reply_to<answer>([](auto) {})});
         std::optional<bool> kept;
-        caf::anon_send(router,
-                       plan_list{s, protocol::list_kind::tools, reply_to<list_plan>([&](auto p) {
-                                     if (p)
-                                         kept = p->fetch.empty();
-                                 })});
+        caf::anon_send(router, plan_list{s, kind, reply_to<list_plan>([&](auto p) {
+                                             if (p)
+                                                 kept = p->fetch.empty();
+                                         })});
         sched.run();
         return kept; // nullopt: the router did not answer
     }
@@ -63,10 +63,12 @@ TEST_F(supervisor_fixture, a_failed_actor_is_respawned_and_published_while_the_o
     sched.run();
     EXPECT_EQ(tasks_held(), 1u);
 
-    caf::anon_send_exit(before.router, caf::exit_reason::unhandled_exception);
+    caf::anon_send_exit(before.routers[0], caf::exit_reason::unhandled_exception);
     sched.run();
     auto after = *directory->load();
-    EXPECT_NE(after.router, before.router);
+    EXPECT_NE(after.routers[0], before.routers[0]);
+    EXPECT_EQ(after.routers[1], before.routers[1]); // the other shards keep their caches
+    EXPECT_EQ(after.routers[2], before.routers[2]);
     EXPECT_EQ(after.tasks, before.tasks); // untouched, its records kept
     EXPECT_EQ(after.bridges, before.bridges);
     EXPECT_EQ(keeps(snap), true); // the new router answers, on the current snapshot
@@ -84,8 +86,10 @@ TEST_F(supervisor_fixture, a_reload_reaches_the_router_and_a_respawn_after_it_us
     EXPECT_EQ(keeps(next), false); // not broadcast yet
     caf::anon_send(supervisor, reload_snapshot{next, {}});
     sched.run();
-    EXPECT_EQ(keeps(next), true);
-    caf::anon_send_exit(directory->load()->router, caf::exit_reason::unhandled_exception);
+    // One message to the supervisor reaches every router shard.
+    for (auto kind : protocol::all_list_kinds)
+        EXPECT_EQ(keeps(next, kind), true);
+    caf::anon_send_exit(directory->load()->routers[0], caf::exit_reason::unhandled_exception);
     sched.run();
     EXPECT_EQ(keeps(next), true); // respawned on the snapshot of the last reload
     EXPECT_EQ(keeps(snap), false);
@@ -103,13 +107,13 @@ TEST_F(supervisor_fixture, its_end_is_its_actors_end_and_nothing_is_respawned) {
             self->set_down_handler([&](caf::down_msg&) { router_down = true; });
             return {[](int) {}}; // stays alive to hear of the router's end
         },
-        set.router);
+        set.routers[0]);
     sched.run();
     caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
     sched.run();
     EXPECT_TRUE(router_down);
-    EXPECT_EQ(keeps(snap), std::nullopt);             // the published router no longer answers
-    EXPECT_EQ(directory->load()->router, set.router); // not replaced
+    EXPECT_EQ(keeps(snap), std::nullopt);               // the published router no longer answers
+    EXPECT_EQ(directory->load()->routers, set.routers); // not replaced
     caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
     sched.run();
 }
