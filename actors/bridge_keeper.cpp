@@ -1,56 +1,112 @@
 #include "actors/bridge_keeper.hpp"
 
+#include "actors/bridge_ledger.hpp"
+#include "actors/bridged_session_actor.hpp"
+
 #include <caf/all.hpp>
+#include <map>
+#include <memory>
 #include <type_traits>
 
 namespace gate {
 
 namespace {
 
+using bridge_key = std::pair<std::string, std::string>; // (session, upstream)
+using children = std::map<bridge_key, bridged_session_actor>;
+
 struct keeper_state {
     bridge_ledger ledger;
+    // Shared with the exit functor, which stops them when the keeper stops.
+    std::shared_ptr<children> bridged = std::make_shared<children>();
+    std::map<std::string, std::size_t> listening; // session -> open GET streams
     static inline const char* name = "gate.bridge_keeper";
 };
 
+using self_ptr = bridge_keeper_actor::stateful_pointer<keeper_state>;
+
+// Every bridged-session actor of one downstream session.
+template <class F> void each_of_session(keeper_state& st, const std::string& session, F f) {
+    for (auto it = st.bridged->lower_bound({session, std::string()});
+         it != st.bridged->end() && it->first.first == session; ++it)
+        f(it->second);
+}
+
 } // namespace
-
-} // namespace gate
-
-namespace gate {
 
 namespace {
 
-bridge_keeper_actor::behavior_type keeper(bridge_keeper_actor::stateful_pointer<keeper_state> self,
-                                          retire_bridges retire, bridge_timing timing) {
-    auto now = [self] { return self->clock().now(); };
-    auto hand_over = [retire](std::vector<retired_bridge> gone) {
-        if (!gone.empty() && retire)
-            retire(std::move(gone));
+bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
+                                          bridge_timing timing) {
+    self->set_down_handler([self](caf::down_msg& down) {
+        auto& kids = *self->state.bridged;
+        std::erase_if(kids, [&](const auto& e) { return e.second.address() == down.source; });
+    });
+    self->attach_functor([kids = self->state.bridged] {
+        for (const auto& [key, child] : *kids)
+            caf::anon_send_exit(child, caf::exit_reason::user_shutdown);
+    });
+    // The pair's actor, spawned on its first event.
+    auto child = [self, retire, timing](const std::string& session,
+                                        const std::string& upstream) -> bridged_session_actor& {
+        auto& st = self->state;
+        auto it = st.bridged->find({session, upstream});
+        if (it != st.bridged->end())
+            return it->second;
+        auto streams = st.listening.contains(session) ? st.listening[session] : 0;
+        auto spawned = spawn_bridged_session(
+            self->system(),
+            bridged_session_args{{session, upstream}, timing.idle, retire, streams});
+        self->monitor(spawned);
+        return st.bridged->emplace(bridge_key{session, upstream}, std::move(spawned)).first->second;
     };
-    self->delayed_send(self, timing.sweep_every, bridge_sweep{});
-    auto& ledger = self->state.ledger;
-    auto apply = [=, &ledger](bridge_event& e) {
+    // Ends the pairs `which` selects (their actors retire them, or just stop).
+    auto end_where = [self](auto which, bool retire_them) {
+        auto& kids = *self->state.bridged;
+        for (auto it = kids.begin(); it != kids.end();) {
+            if (!which(it->first)) {
+                ++it;
+                continue;
+            }
+            self->demonitor(it->second.address());
+            self->send(it->second, bridged_end{retire_them});
+            it = kids.erase(it);
+        }
+    };
+    auto apply = [=](bridge_event& e) {
+        auto& st = self->state;
         std::visit(
             [&](auto& m) {
                 using T = std::decay_t<decltype(m)>;
-                if constexpr (std::is_same_v<T, bridge_used>)
-                    ledger.touch(m.session, m.upstream, now());
-                else if constexpr (std::is_same_v<T, bridge_call_started>)
-                    ledger.call_started(m.session, m.client_id, m.upstream,
-                                        std::move(m.upstream_id), now());
-                else if constexpr (std::is_same_v<T, bridge_call_ended>)
-                    ledger.call_ended(m.session, m.client_id, now());
-                else if constexpr (std::is_same_v<T, bridge_subscription>) {
-                    if (m.subscribed)
-                        ledger.subscribe(m.session, m.upstream, m.uri);
-                    else
-                        ledger.unsubscribe(m.session, m.upstream, m.uri);
-                } else if constexpr (std::is_same_v<T, bridge_session_ended>)
-                    hand_over(ledger.end_session(m.session));
-                else if constexpr (std::is_same_v<T, bridge_listening>)
-                    ledger.listening(m.session, m.open, now());
-                else if constexpr (std::is_same_v<T, bridge_upstream_gone>)
-                    ledger.forget_upstream(m.upstream);
+                if constexpr (std::is_same_v<T, bridge_used>) {
+                    self->send(child(m.session, m.upstream), std::move(m));
+                } else if constexpr (std::is_same_v<T, bridge_call_started>) {
+                    if (st.ledger.call_started(m.session, m.client_id, m.upstream))
+                        self->send(child(m.session, m.upstream), std::move(m));
+                } else if constexpr (std::is_same_v<T, bridge_call_ended>) {
+                    if (auto up = st.ledger.call_ended(m.session, m.client_id))
+                        if (auto it = st.bridged->find({m.session, *up}); it != st.bridged->end())
+                            self->send(it->second, std::move(m));
+                } else if constexpr (std::is_same_v<T, bridge_subscription>) {
+                    bool changed = m.subscribed
+                                       ? st.ledger.subscribe(m.session, m.upstream, m.uri)
+                                       : st.ledger.unsubscribe(m.session, m.upstream, m.uri);
+                    if (changed)
+                        self->send(child(m.session, m.upstream), std::move(m));
+                } else if constexpr (std::is_same_v<T, bridge_session_ended>) {
+                    st.ledger.end_session(m.session);
+                    st.listening.erase(m.session);
+                    end_where([&](const bridge_key& k) { return k.first == m.session; }, true);
+                } else if constexpr (std::is_same_v<T, bridge_listening>) {
+                    auto& n = st.listening[m.session];
+                    n = m.open ? n + 1 : (n > 0 ? n - 1 : 0);
+                    if (n == 0)
+                        st.listening.erase(m.session);
+                    each_of_session(st, m.session, [&](auto& c) { self->send(c, m); });
+                } else if constexpr (std::is_same_v<T, bridge_upstream_gone>) {
+                    st.ledger.forget_upstream(m.upstream);
+                    end_where([&](const bridge_key& k) { return k.second == m.upstream; }, false);
+                }
             },
             e);
     };
@@ -72,7 +128,13 @@ bridge_keeper_actor::behavior_type keeper(bridge_keeper_actor::stateful_pointer<
             apply(e);
         },
         [=](bridge_cancel_lookup& m) {
-            m.reply(self->state.ledger.cancel_target(m.session, m.client_id));
+            // The call's own bridged session knows its upstream-side id.
+            auto& st = self->state;
+            auto up = st.ledger.call_upstream(m.session, m.client_id);
+            auto it = up ? st.bridged->find({m.session, *up}) : st.bridged->end();
+            if (it == st.bridged->end())
+                return m.reply(std::optional<call_target>{});
+            self->send(it->second, std::move(m));
         },
         [=](bridge_subscription& m) {
             bridge_event e{std::move(m)};
@@ -84,10 +146,6 @@ bridge_keeper_actor::behavior_type keeper(bridge_keeper_actor::stateful_pointer<
         [=](bridge_session_ended& m) {
             bridge_event e{std::move(m)};
             apply(e);
-        },
-        [=](bridge_sweep&) {
-            hand_over(self->state.ledger.expire_idle(now(), timing.idle));
-            self->delayed_send(self, timing.sweep_every, bridge_sweep{});
         },
     };
 }

@@ -5,12 +5,21 @@
 #include "actors/bridge_ledger.hpp"
 #include "actors/reply.hpp"
 
+#include <boost/json/value.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <functional>
+#include <optional>
+#include <string>
 #include <variant>
 #include <vector>
 
 namespace gate {
+
+// Where a client's call went: cancelling it means telling this upstream about this id.
+struct call_target {
+    std::string upstream;
+    boost::json::value upstream_id;
+};
 
 struct bridge_used {
     std::string session;
@@ -76,9 +85,6 @@ struct bridge_batch {
     std::vector<bridge_event> events;
 };
 
-// The keeper's own timer: idle bridged sessions are retired.
-struct bridge_sweep {};
-
 // Bridges to end (idle, or their downstream session ended): the io side closes them.
 using retire_bridges = std::function<void(std::vector<retired_bridge>)>;
 
@@ -92,4 +98,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_subscription)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_updated)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_session_ended)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_batch)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_sweep)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_listening)

@@ -19,7 +19,7 @@ struct keeper_fixture : test::coordinator_fixture {
         [this](std::vector<retired_bridge> gone) {
             retired.insert(retired.end(), gone.begin(), gone.end());
         },
-        bridge_timing{5min, 30s});
+        bridge_timing{5min});
 
     template <class T, class Msg> std::optional<T> ask(Msg make) {
         std::optional<T> got;
@@ -143,4 +143,51 @@ TEST_F(keeper_fixture, a_batch_applies_its_events_in_order) {
     caf::anon_send(keeper, bridge_batch{{bridge_session_ended{"alice"}}});
     sched.run();
     EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}}));
+}
+
+TEST_F(keeper_fixture, each_bridged_session_is_an_actor_that_ends_on_its_own_timer) {
+    sched.run();
+    auto base = sys.registry().running();
+    caf::anon_send(keeper, bridge_used{"alice", "u0"});
+    caf::anon_send(keeper, bridge_used{"alice", "u1"});
+    caf::anon_send(keeper, bridge_used{"bob", "u0"});
+    sched.run();
+    EXPECT_EQ(sys.registry().running(), base + 3); // one per (session, upstream)
+    sched.advance_time(2min);
+    sched.run();
+    caf::anon_send(keeper, bridge_used{"bob", "u0"});
+    sched.run();
+    sched.advance_time(3min); // alice's two are idle for 5 minutes; bob's for 3
+    sched.run();
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}, {"alice", "u1"}}));
+    EXPECT_EQ(sys.registry().running(), base + 1);
+    sched.advance_time(2min);
+    sched.run();
+    EXPECT_EQ(retired.size(), 3u);
+    EXPECT_EQ(sys.registry().running(), base);
+}
+
+TEST_F(keeper_fixture, a_client_listening_before_its_bridge_existed_keeps_it_open) {
+    caf::anon_send(keeper, bridge_batch{{bridge_listening{"alice", true}}});
+    caf::anon_send(keeper, bridge_used{"alice", "u0"}); // created while alice listens
+    sched.run();
+    pass(30min);
+    EXPECT_TRUE(retired.empty());
+    caf::anon_send(keeper, bridge_batch{{bridge_listening{"alice", false}}});
+    sched.run();
+    pass(5min);
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}}));
+}
+
+TEST_F(keeper_fixture, its_bridged_sessions_stop_with_it) {
+    sched.run();
+    auto base = sys.registry().running();
+    caf::anon_send(keeper, bridge_used{"alice", "u0"});
+    caf::anon_send(keeper, bridge_call_started{"bob", "1", "u1", boost::json::value(1)});
+    sched.run();
+    EXPECT_EQ(sys.registry().running(), base + 2);
+    caf::anon_send_exit(keeper, caf::exit_reason::kill);
+    sched.run();
+    EXPECT_EQ(sys.registry().running(), base - 1); // the keeper and both of its sessions
+    EXPECT_TRUE(retired.empty()); // stopped, not retired: the io side keeps what it has
 }
