@@ -13,7 +13,11 @@ namespace gate {
 namespace {
 
 using bridge_key = std::pair<std::string, std::string>; // (session, upstream)
-using children = std::map<bridge_key, bridged_session_actor>;
+struct child_entry {
+    bridged_session_actor actor;
+    std::uint64_t sent = 0; // events sent to it
+};
+using children = std::map<bridge_key, child_entry>;
 
 struct keeper_state {
     bridge_ledger ledger;
@@ -40,15 +44,15 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
                                           bridge_timing timing) {
     self->set_down_handler([self](caf::down_msg& down) {
         auto& kids = *self->state.bridged;
-        std::erase_if(kids, [&](const auto& e) { return e.second.address() == down.source; });
+        std::erase_if(kids, [&](const auto& e) { return e.second.actor.address() == down.source; });
     });
     self->attach_functor([kids = self->state.bridged] {
         for (const auto& [key, child] : *kids)
-            caf::anon_send_exit(child, caf::exit_reason::user_shutdown);
+            caf::anon_send_exit(child.actor, caf::exit_reason::user_shutdown);
     });
     // The pair's actor, spawned on its first event.
     auto child = [self, retire, timing](const std::string& session,
-                                        const std::string& upstream) -> bridged_session_actor& {
+                                        const std::string& upstream) -> child_entry& {
         auto& st = self->state;
         auto it = st.bridged->find({session, upstream});
         if (it != st.bridged->end())
@@ -56,9 +60,17 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
         auto streams = st.listening.contains(session) ? st.listening[session] : 0;
         auto spawned = spawn_bridged_session(
             self->system(),
-            bridged_session_args{{session, upstream}, timing.idle, retire, streams});
+            bridged_session_args{
+                {session, upstream}, bridge_keeper_actor(self), timing.idle, retire, streams});
         self->monitor(spawned);
-        return st.bridged->emplace(bridge_key{session, upstream}, std::move(spawned)).first->second;
+        return st.bridged->emplace(bridge_key{session, upstream}, child_entry{std::move(spawned)})
+            .first->second;
+    };
+    // Every event to a child is counted, so its report of idleness can be checked against
+    // what is still on its way to it.
+    auto tell = [self](child_entry& c, auto message) {
+        ++c.sent;
+        self->send(c.actor, std::move(message));
     };
     // Ends the pairs `which` selects (their actors retire them, or just stop).
     auto end_where = [self](auto which, bool retire_them) {
@@ -68,8 +80,8 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
                 ++it;
                 continue;
             }
-            self->demonitor(it->second.address());
-            self->send(it->second, bridged_end{retire_them});
+            self->demonitor(it->second.actor.address());
+            self->send(it->second.actor, bridged_end{retire_them});
             it = kids.erase(it);
         }
     };
@@ -79,20 +91,20 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
             [&](auto& m) {
                 using T = std::decay_t<decltype(m)>;
                 if constexpr (std::is_same_v<T, bridge_used>) {
-                    self->send(child(m.session, m.upstream), std::move(m));
+                    tell(child(m.session, m.upstream), std::move(m));
                 } else if constexpr (std::is_same_v<T, bridge_call_started>) {
                     if (st.ledger.call_started(m.session, m.client_id, m.upstream))
-                        self->send(child(m.session, m.upstream), std::move(m));
+                        tell(child(m.session, m.upstream), std::move(m));
                 } else if constexpr (std::is_same_v<T, bridge_call_ended>) {
                     if (auto up = st.ledger.call_ended(m.session, m.client_id))
                         if (auto it = st.bridged->find({m.session, *up}); it != st.bridged->end())
-                            self->send(it->second, std::move(m));
+                            tell(it->second, std::move(m));
                 } else if constexpr (std::is_same_v<T, bridge_subscription>) {
                     bool changed = m.subscribed
                                        ? st.ledger.subscribe(m.session, m.upstream, m.uri)
                                        : st.ledger.unsubscribe(m.session, m.upstream, m.uri);
                     if (changed)
-                        self->send(child(m.session, m.upstream), std::move(m));
+                        tell(child(m.session, m.upstream), std::move(m));
                 } else if constexpr (std::is_same_v<T, bridge_session_ended>) {
                     st.ledger.end_session(m.session);
                     st.listening.erase(m.session);
@@ -102,7 +114,7 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
                     n = m.open ? n + 1 : (n > 0 ? n - 1 : 0);
                     if (n == 0)
                         st.listening.erase(m.session);
-                    each_of_session(st, m.session, [&](auto& c) { self->send(c, m); });
+                    each_of_session(st, m.session, [&](auto& c) { tell(c, m); });
                 } else if constexpr (std::is_same_v<T, bridge_upstream_gone>) {
                     st.ledger.forget_upstream(m.upstream);
                     end_where([&](const bridge_key& k) { return k.second == m.upstream; }, false);
@@ -134,7 +146,7 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
             auto it = up ? st.bridged->find({m.session, *up}) : st.bridged->end();
             if (it == st.bridged->end())
                 return m.reply(std::optional<call_target>{});
-            self->send(it->second, std::move(m));
+            self->send(it->second.actor, std::move(m)); // a question: not counted as an event
         },
         [=](bridge_subscription& m) {
             bridge_event e{std::move(m)};
@@ -146,6 +158,19 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
         [=](bridge_session_ended& m) {
             bridge_event e{std::move(m)};
             apply(e);
+        },
+        [=](bridged_idle& m) {
+            // Retired only if it is the pair's current actor and every event sent to it was
+            // handled when it found itself idle; otherwise what is on its way keeps it.
+            auto& kids = *self->state.bridged;
+            auto it = kids.find({m.session, m.upstream});
+            auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+            if (it == kids.end() || it->second.actor.address() != from || it->second.sent != m.seen)
+                return;
+            auto actor = std::move(it->second.actor);
+            kids.erase(it);
+            self->demonitor(actor.address());
+            self->send(actor, bridged_end{true});
         },
     };
 }

@@ -22,7 +22,8 @@ using bridge_keeper_actor =
     caf::typed_actor<caf::reacts_to<bridge_batch>, caf::reacts_to<bridge_used>,
                      caf::reacts_to<bridge_call_started>, caf::reacts_to<bridge_call_ended>,
                      caf::reacts_to<bridge_cancel_lookup>, caf::reacts_to<bridge_subscription>,
-                     caf::reacts_to<bridge_updated>, caf::reacts_to<bridge_session_ended>>;
+                     caf::reacts_to<bridge_updated>, caf::reacts_to<bridge_session_ended>,
+                     caf::reacts_to<bridged_idle>>;
 
 // When the keeper stops, its bridged-session actors stop with it (a respawned keeper starts
 // with none: docs/architecture.md, Supervision).

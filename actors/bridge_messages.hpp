@@ -7,6 +7,7 @@
 
 #include <boost/json/value.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -75,6 +76,14 @@ struct bridge_upstream_gone {
     std::string upstream;
 };
 
+// A bridged-session actor found itself idle, having handled `seen` events from the keeper:
+// the keeper retires it only if it sent no more since (none is in flight to it).
+struct bridged_idle {
+    std::string session;
+    std::string upstream;
+    std::uint64_t seen = 0;
+};
+
 // Everything the io thread tells the keeper without waiting, in the order it happened. The io
 // thread sends one batch per turn of its loop instead of one message per call: under load a
 // message per event would wake a worker (and on a busy core, switch context) twice per call.
@@ -99,3 +108,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_updated)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_session_ended)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_listening)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridged_idle)

@@ -12,6 +12,8 @@ struct bridged_state {
     bridged_session_args args;
     bridged_session session;
     bool timer_armed = false; // one bridged_idle_check at a time
+    bool told_idle = false;   // the keeper was told; the next event clears it
+    std::uint64_t seen = 0;   // events from the keeper handled
     static inline const char* name = "gate.bridged_session";
 };
 
@@ -21,7 +23,7 @@ using self_ptr = bridged_session_actor::stateful_pointer<bridged_state>;
 // then finds it busy or early and re-arms).
 void arm(self_ptr self) {
     auto& st = self->state;
-    if (st.timer_armed)
+    if (st.timer_armed || st.told_idle)
         return;
     auto due = st.session.idle_at(st.args.idle);
     if (!due)
@@ -30,6 +32,12 @@ void arm(self_ptr self) {
     st.timer_armed = true;
     self->delayed_send(self, *due > now ? *due - now : std::chrono::steady_clock::duration{0},
                        bridged_idle_check{});
+}
+
+// An event from the keeper: counted, and whatever idleness was reported is void.
+void heard(self_ptr self) {
+    ++self->state.seen;
+    self->state.told_idle = false;
 }
 
 void retire(self_ptr self) {
@@ -52,13 +60,16 @@ bridged_session_actor::behavior_type bridged(self_ptr self, bridged_session_args
     arm(self);
     return {
         [=](bridge_used&) {
+            heard(self);
             self->state.session.touch(now());
             arm(self);
         },
         [=](bridge_call_started& m) {
+            heard(self);
             self->state.session.call_started(m.client_id, std::move(m.upstream_id), now());
         },
         [=](bridge_call_ended& m) {
+            heard(self);
             self->state.session.call_ended(m.client_id, now());
             arm(self);
         },
@@ -68,11 +79,13 @@ bridged_session_actor::behavior_type bridged(self_ptr self, bridged_session_args
                        : std::nullopt);
         },
         [=](bridge_subscription& m) {
+            heard(self);
             self->state.session.subscribed(m.subscribed);
             self->state.session.touch(now());
             arm(self);
         },
         [=](bridge_listening& m) {
+            heard(self);
             self->state.session.listening(m.open, now());
             arm(self);
         },
@@ -80,8 +93,13 @@ bridged_session_actor::behavior_type bridged(self_ptr self, bridged_session_args
             auto& st = self->state;
             st.timer_armed = false;
             auto due = st.session.idle_at(st.args.idle);
-            if (due && now() >= *due)
-                return retire(self);
+            if (due && now() >= *due) {
+                // The keeper decides: an event it sent meanwhile keeps this session.
+                st.told_idle = true;
+                self->send(st.args.keeper,
+                           bridged_idle{st.args.key.session, st.args.key.upstream, st.seen});
+                return;
+            }
             arm(self);
         },
         [=](bridged_end& m) {

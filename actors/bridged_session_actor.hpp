@@ -1,11 +1,14 @@
 // The actor of one bridged session, one per (downstream session, upstream), spawned by the
 // bridge keeper on the session's first event there: a thin shell over bridged_session. It
 // holds the client's calls in flight on that session, counts its subscriptions and listening
-// streams, and keeps its own idle timer: once idle for the idle limit (spec rule 4: 5
-// minutes) it hands itself to `retire` (the io side ends the upstream session) and stops.
+// streams, and keeps its own idle timer. Once idle for the idle limit (spec rule 4: 5
+// minutes) it tells the keeper how many of its events it has handled (bridged_idle); the
+// keeper, if it sent none since, forgets it and ends it (bridged_end), and it hands itself to
+// `retire` (the io side ends the upstream session). An event still on its way to it keeps it.
 // Timers run on the actor clock, so tests run them in virtual time.
 #pragma once
 
+#include "actors/bridge_keeper.hpp"
 #include "actors/bridge_messages.hpp"
 
 #include <caf/actor_system.hpp>
@@ -32,6 +35,7 @@ using bridged_session_actor =
 
 struct bridged_session_args {
     retired_bridge key;
+    bridge_keeper_actor keeper;
     std::chrono::steady_clock::duration idle;
     retire_bridges retire;
     std::size_t streams = 0; // GET streams its client has open already

@@ -41,11 +41,11 @@ sliding_window::batch sliding_window::take_up_to(std::int64_t n, time_point now)
     advance(now);
     auto room = limit_ - total_;
     if (room <= 0)
-        return {0, wait_for_room(now)};
+        return {0, wait_for_room(now), time_point{}};
     auto taken = n < room ? n : room;
     counts_[slot_of(head_)] += taken;
     total_ += taken;
-    return {taken, std::chrono::milliseconds(0)};
+    return {taken, std::chrono::milliseconds(0), time_point(slot_ * (head_ + 1))};
 }
 
 sliding_window::batch sliding_window::take_batch(time_point now) {

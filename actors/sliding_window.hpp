@@ -30,6 +30,9 @@ public:
     struct batch {
         std::int64_t taken = 0;
         std::chrono::milliseconds wait{0};
+        // The end of the slot that counted them: slots spent later would be counted in a
+        // window they were not.
+        time_point until{};
     };
     batch take_up_to(std::int64_t n, time_point now);
     // A batch for the io thread (slot_lease): a sixteenth of the room left, at least 1 and at

@@ -148,8 +148,12 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
     });
     // The supervisor's end is its actors' end (it respawns nothing once it is gone).
     self->attach_functor([dir = self->state.directory, ups = self->state.upstreams] {
-        for (const auto& u : *ups)
+        // The boards forget their actors first: nothing on the io thread (a probe ticket
+        // destroyed with its coroutine at shutdown) sends to an actor that is going away.
+        for (const auto& u : *ups) {
+            u.board->attach(upstream_actor{});
             caf::anon_send_exit(u.actor, caf::exit_reason::user_shutdown);
+        }
         auto c = dir->load();
         for (const auto& r : c->routers)
             caf::anon_send_exit(r, caf::exit_reason::user_shutdown);

@@ -15,7 +15,10 @@ struct upstream_state {
     std::optional<upstream_guard> guard;
     std::optional<endpoint_rotation> rotation;
     std::optional<std::chrono::steady_clock::time_point> rest_timer; // when rest_over is due
-    bool round_out = false; // a probe round was asked for and its verdicts are not back
+    bool round_out = false;     // a health round was asked for and its verdicts are not back
+    std::uint64_t round = 0;    // which round (an overdue notice names it)
+    bool timer_pending = false; // a health_timer is scheduled: one chain of rounds
+    std::uint64_t probe = 0;    // which half-open probe was handed out last
     static inline const char* name = "gate.upstream";
 };
 
@@ -67,6 +70,36 @@ void log_transition(const config::upstream& cfg, bool success, bool probe, const
                      cfg.circuit_breaker.half_open_after_ms);
 }
 
+std::chrono::milliseconds interval_of(const upstream_state& st) {
+    return std::chrono::milliseconds(st.board->config().health_check_interval_ms.value_or(0));
+}
+// A round or a probe out longer than the upstream's request timeout and a grace has lost its
+// report.
+std::chrono::milliseconds overdue_after(const upstream_state& st) {
+    return std::chrono::milliseconds(st.board->config().timeouts.request_ms) + guard_grace;
+}
+
+// The next health round, one interval from now, unless one is already scheduled.
+void schedule_round(self_ptr self) {
+    auto& st = self->state;
+    if (st.timer_pending)
+        return;
+    st.timer_pending = true;
+    self->delayed_send(self, interval_of(st), health_timer{});
+}
+
+// Asks the io thread for a health round now, unless one is out; with none registered yet,
+// the next try is one interval away.
+void run_round(self_ptr self) {
+    auto& st = self->state;
+    if (st.round_out)
+        return;
+    if (!st.board->request_probe_round())
+        return schedule_round(self);
+    st.round_out = true;
+    self->delayed_send(self, interval_of(st) + overdue_after(st), round_overdue{++st.round});
+}
+
 upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_board> board) {
     auto& st = self->state;
     st.board = std::move(board);
@@ -89,17 +122,33 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
     };
     return {
         [=](guard_ask& m) {
-            auto answer = self->state.guard->grant(m.use, now());
+            auto& st = self->state;
+            auto answer = st.guard->grant(m.use, now());
+            if (auto* g = std::get_if<upstream_guard::granted>(&answer); g && g->probe)
+                self->delayed_send(self, overdue_after(st), probe_overdue{++st.probe});
             publish(self);
             std::visit([&](auto& a) { m.reply(guard_answer(a)); }, answer);
         },
-        [=](guard_success& m) { settle(true, m.probe, {}); },
+        [=](guard_success& m) {
+            settle(true, m.probe, {});
+            m.counted(true);
+        },
         [=](guard_failure& m) {
             settle(false, m.probe, m.why);
             m.counted(true);
         },
         [=](guard_abandon&) {
             self->state.guard->abandon(upstream_guard::admitted{true});
+            publish(self);
+        },
+        [=](probe_overdue& m) {
+            auto& st = self->state;
+            if (m.probe != st.probe || !st.guard->breaker().probe_out())
+                return;
+            spdlog::warn("upstream {} half-open probe did not report within {} ms; the next "
+                         "call probes",
+                         st.board->config().id, overdue_after(st).count());
+            st.guard->abandon(upstream_guard::admitted{true});
             publish(self);
         },
         [=](endpoint_down& m) {
@@ -145,22 +194,26 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
             }
             publish(self);
             // Verdicts of a round this actor did not ask for (its predecessor's, before a
-            // respawn) count, but do not start a second chain of ticks.
+            // respawn) count; only one chain of rounds is ever scheduled.
             if (std::exchange(st.round_out, false) && cfg.health_check_interval_ms)
-                self->delayed_send(self, std::chrono::milliseconds(*cfg.health_check_interval_ms),
-                                   health_tick{});
+                schedule_round(self);
         },
         [=](health_tick&) {
-            // The round's verdicts schedule the next tick; with no round to run yet (the io
-            // thread has not registered it), the next tick is one interval away.
+            if (self->state.board->config().health_check_interval_ms)
+                run_round(self);
+        },
+        [=](health_timer&) {
+            self->state.timer_pending = false;
+            run_round(self);
+        },
+        [=](round_overdue& m) {
             auto& st = self->state;
-            if (st.round_out)
+            if (!st.round_out || m.round != st.round)
                 return;
-            st.round_out = st.board->request_probe_round();
-            if (!st.round_out)
-                self->delayed_send(
-                    self, std::chrono::milliseconds(*st.board->config().health_check_interval_ms),
-                    health_tick{});
+            spdlog::warn("upstream {} health round did not report within {} ms; probing again",
+                         st.board->config().id, (interval_of(st) + overdue_after(st)).count());
+            st.round_out = false;
+            schedule_round(self);
         },
     };
 }

@@ -19,7 +19,9 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,9 +39,11 @@ struct guard_ask {
     guard_use use;
     reply_to<guard_answer> reply;
 };
-// The outcome of an admitted call.
+// The outcome of an admitted call. `counted` is answered once applied (the probe's success
+// is awaited, so the calls after it already see the closed circuit); empty: nobody waits.
 struct guard_success {
     bool probe = false;
+    reply_to<bool> counted;
 };
 struct guard_failure {
     bool probe = false;
@@ -57,15 +61,29 @@ struct endpoint_down {
 struct probe_verdicts {
     std::vector<std::optional<std::string>> why;
 };
-// The actor's own timers.
+// Run an active health round now, unless one is out (the io thread's first, and the
+// actor's own start).
 struct health_tick {};
+// The actor's own timers: the next health round is due; a round asked for has not reported
+// within its bound; a rested endpoint may return; a probe handed out has not reported within
+// its bound (its caller is gone, or its outcome was lost: the slot is freed).
+struct health_timer {};
+struct round_overdue {
+    std::uint64_t round = 0;
+};
 struct rest_over {};
+struct probe_overdue {
+    std::uint64_t probe = 0;
+};
 
-using upstream_actor =
-    caf::typed_actor<caf::reacts_to<guard_ask>, caf::reacts_to<guard_success>,
-                     caf::reacts_to<guard_failure>, caf::reacts_to<guard_abandon>,
-                     caf::reacts_to<endpoint_down>, caf::reacts_to<probe_verdicts>,
-                     caf::reacts_to<health_tick>, caf::reacts_to<rest_over>>;
+// How long past its upstream's request timeout a probe or a health round may stay out.
+inline constexpr std::chrono::seconds guard_grace{5};
+
+using upstream_actor = caf::typed_actor<
+    caf::reacts_to<guard_ask>, caf::reacts_to<guard_success>, caf::reacts_to<guard_failure>,
+    caf::reacts_to<guard_abandon>, caf::reacts_to<endpoint_down>, caf::reacts_to<probe_verdicts>,
+    caf::reacts_to<health_tick>, caf::reacts_to<health_timer>, caf::reacts_to<round_overdue>,
+    caf::reacts_to<rest_over>, caf::reacts_to<probe_overdue>>;
 
 // Spawns the actor of the board's upstream, with its guards fresh from the configuration
 // (closed circuit, every endpoint in rotation): a respawned actor starts over, and active
@@ -82,3 +100,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::endpoint_down)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_verdicts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_tick)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::rest_over)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_timer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::round_overdue)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_overdue)

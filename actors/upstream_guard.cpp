@@ -33,14 +33,13 @@ upstream_guard::decide(guard_use use, time_point now, bool batch) {
             refused::reason::circuit_open,
             std::max(std::chrono::milliseconds(1),
                      std::chrono::ceil<std::chrono::milliseconds>(breaker_.reopens_at() - now))};
-    std::int64_t tokens = 0;
+    sliding_window::batch b;
     if (use == guard_use::invocation && window_) {
-        auto b = batch ? window_->take_batch(now) : window_->take_up_to(1, now);
+        b = batch ? window_->take_batch(now) : window_->take_up_to(1, now);
         if (b.taken == 0)
             return refused{refused::reason::rate_limited, b.wait};
-        tokens = b.taken;
     }
-    return granted{breaker_.admit(now) == circuit_breaker::admission::probe, tokens};
+    return granted{breaker_.admit(now) == circuit_breaker::admission::probe, b.taken, b.until};
 }
 
 bool upstream_guard::record(bool success, const admitted& a, time_point now) {

@@ -46,6 +46,7 @@ public:
     struct granted {
         bool probe = false;
         std::int64_t tokens = 0;
+        time_point until{}; // the slots are spent before this (sliding_window::batch)
     };
     std::variant<granted, refused> grant(guard_use use, time_point now);
 

@@ -8,6 +8,7 @@
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
 #include "protocol/subscription_filter.hpp"
+#include "transport/ask_flight.hpp"
 #include "transport/event_stream.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
@@ -263,6 +264,7 @@ struct gateway::impl final : http_handler {
     // thread spends (stage 3).
     std::optional<std::int64_t> global_limit;
     slot_lease global_slots;
+    ask_flight global_flight;
 
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.

@@ -161,14 +161,15 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
     }
     auto& msg = std::get<protocol::message>(classified);
-    if (msg.kind == protocol::message_kind::request) {
-        // Stages 2 and 3 for every request, whatever follows: authenticate, global limit.
-        rec.method = msg.method;
-        rec.id = msg.id;
-        if (co_await stages.run(rec, stage::authenticate, stage::global_limit) ==
-            pipeline::verdict::answered)
-            co_return answer_of(rec);
-    }
+    // Stage 2 for every message, whatever follows; stage 3 for requests only: a notification
+    // or a client's answer finishes work already admitted and is never refused by the limit.
+    bool is_request = msg.kind == protocol::message_kind::request;
+    rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
+    rec.id = msg.id;
+    if (co_await stages.run(rec, stage::authenticate,
+                            is_request ? stage::global_limit : stage::authenticate) ==
+        pipeline::verdict::answered)
+        co_return answer_of(rec);
     rec.traceparent =
         protocol::child_of(protocol::parse_traceparent(header_value(req, "traceparent"))).header();
     if (is_modern_request(req, msg))

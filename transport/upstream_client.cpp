@@ -49,8 +49,8 @@ namespace {
 // keeper's retirement, decided on a picture up to one batch old, skips a session in use.
 template <class Session> class session_use {
 public:
-    explicit session_use(Session& s) : s_(s) { ++s_.active; }
-    ~session_use() { --s_.active; }
+    explicit session_use(Session& s) : s_(s) { s_.life.enter(); }
+    ~session_use() { s_.life.leave(); }
     session_use(const session_use&) = delete;
     session_use& operator=(const session_use&) = delete;
 
@@ -75,29 +75,40 @@ struct upstream_client::answer_reader {
 };
 
 upstream_client::guard_ticket::~guard_ticket() {
-    if (c_ && probe_)
-        if (auto actor = c_->board_->actor())
-            caf::anon_send(actor, guard_abandon{});
+    // A probe ended without an outcome: its slot is freed, at the actor that handed it out
+    // only (a respawned actor has a probe of its own, or none).
+    if (c_ && probe() && board_->actor() == granter_)
+        caf::anon_send(granter_, guard_abandon{});
 }
 
 asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failure* f) {
     auto* c = std::exchange(c_, nullptr);
     if (!c)
         co_return;
-    auto actor = c->board_->actor();
+    auto actor = board_->actor();
     if (!actor)
         co_return; // between a crash and its respawn: the fresh actor starts closed anyway
+    if (probe() && actor != granter_)
+        co_return; // the probe of an actor that is gone decides nothing for its successor
     bool success = !f || f->answer || !f->upstream_at_fault;
-    if (success) {
-        // A success changes nothing unless failures were counted or it was the probe: the
+    if (success && !probe()) {
+        // A success changes nothing unless failures were counted (or are being counted): the
         // hot path sends no message.
-        if (probe_ || c->board_->view()->failures > 0)
-            caf::anon_send(actor, guard_success{probe_});
+        if (board_->view()->failures > 0 || c->failures_out_ > 0)
+            caf::anon_send(actor, guard_success{false, {}});
         co_return;
     }
+    if (success) {
+        co_await ask<bool>(actor, [](reply_to<bool> counted) {
+            return guard_success{true, std::move(counted)};
+        });
+        co_return;
+    }
+    ++c->failures_out_;
     co_await ask<bool>(actor, [&](reply_to<bool> counted) {
-        return guard_failure{probe_, f->message, std::move(counted)};
+        return guard_failure{probe(), f->message, std::move(counted)};
     });
+    --c->failures_out_;
 }
 
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
@@ -129,27 +140,39 @@ std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) c
 
 asio::awaitable<std::variant<upstream_client::guard_ticket, upstream_failure>>
 upstream_client::admit(guard_use use) {
-    auto now = clock::now();
-    auto decision = lease_.decide(*board_->view(), use, now);
-    if (std::holds_alternative<guard_lease::admit_here>(decision))
-        co_return guard_ticket(*this, false);
-    if (auto* r = std::get_if<upstream_guard::refused>(&decision))
-        co_return refusal(*r);
-    auto actor = board_->actor();
-    std::optional<guard_answer> answer;
-    if (actor)
-        answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
-            return guard_ask{use, std::move(reply)};
-        });
-    // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
-    // open). gate's own bookkeeping failed, not the upstream.
-    if (!answer)
-        co_return guard_ticket(*this, false);
-    if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
-        co_return refusal(*r);
-    auto& granted = std::get<upstream_guard::granted>(*answer);
-    lease_.grant(granted.tokens, clock::now());
-    co_return guard_ticket(*this, granted.probe);
+    for (;;) {
+        auto view = board_->view();
+        auto decision = lease_.decide(*view, use, clock::now());
+        if (std::holds_alternative<guard_lease::admit_here>(decision))
+            co_return guard_ticket(*this);
+        if (auto* r = std::get_if<upstream_guard::refused>(&decision))
+            co_return refusal(*r);
+        auto actor = board_->actor();
+        std::optional<guard_answer> answer;
+        auto ask_actor = [&]() -> asio::awaitable<void> {
+            if (actor)
+                answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
+                    return guard_ask{use, std::move(reply)};
+                });
+        };
+        // A batch of slots is asked for by one call at a time; the others spend what it
+        // brings. The half-open probe is asked for directly: the actor hands it to one.
+        if (view->breaker == circuit_breaker::state::closed) {
+            if (!co_await slot_ask_.run_or_wait(ask_actor))
+                continue;
+        } else {
+            co_await ask_actor();
+        }
+        // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
+        // open). gate's own bookkeeping failed, not the upstream.
+        if (!answer)
+            co_return guard_ticket(*this);
+        if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
+            co_return refusal(*r);
+        auto& granted = std::get<upstream_guard::granted>(*answer);
+        lease_.grant(granted.tokens, granted.until);
+        co_return guard_ticket(*this, granted.probe ? actor : upstream_actor{});
+    }
 }
 
 upstream_failure upstream_client::refusal(const upstream_guard::refused& r) const {
@@ -187,7 +210,7 @@ void upstream_client::endpoint_failed(endpoint& ep, const std::string& why) {
 }
 
 void upstream_client::reset_session(upstream_session& s) {
-    s.ready = false;
+    s.life.reset();
     s.state = {};
     s.ep = nullptr;
     if (s.listening)
@@ -467,8 +490,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
                     s->init_result = std::move(discovered);
                 s->state = session_state{{}, std::string(protocol::modern_protocol_version)};
                 s->ep = &ep;
-                ++s->generation;
-                s->ready = true;
+                s->life.publish();
                 if (s == root_)
                     refresh_listen(); // list changes and held URIs, on gate's own listen
                 co_return std::nullopt;
@@ -510,7 +532,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
         auto n = co_await exchange(ep, initialized, next, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&n))
             co_return *f;
-        if (s->ended || closed_) {
+        if (s->life.ended() || closed_) {
             // Ended while the handshake ran: nobody will use it, so the upstream is told now.
             if (!next.id.empty())
                 asio::co_spawn(ex_, send_delete(ep, std::move(next)), asio::detached);
@@ -519,8 +541,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
         s->init_result = std::move(result->as_object());
         s->state = std::move(next);
         s->ep = &ep;
-        auto generation = ++s->generation;
-        s->ready = true;
+        auto generation = s->life.publish();
         if (s == root_ && generation > 1 && !held_uris_.empty()) {
             // A new root session (the upstream restarted): the subscriptions gate held on
             // the old one are made again, so their holders keep hearing of updates.
@@ -564,11 +585,14 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
 asio::awaitable<std::optional<upstream_failure>>
 upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
     auto deadline = clock::now() + budget_for(ctx);
-    while (!s->ready) {
-        if (s->ended || closed_)
+    for (;;) {
+        switch (s->life.next(closed_)) {
+        case session_lifecycle::step::use:
+            co_return std::nullopt;
+        case session_lifecycle::step::ended:
             co_return fail(upstream_failure::kind::connect_error,
                            "upstream " + cfg_.id + " session was ended");
-        if (s->handshaking) {
+        case session_lifecycle::step::wait: {
             // Single-flight: later callers wait for the handshake already under way, but no
             // longer than their own budget (a /health probe must not inherit a 60 s wait).
             auto done = s->handshake_done;
@@ -581,12 +605,15 @@ upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
                 co_return fail(upstream_failure::kind::timeout,
                                "upstream " + cfg_.id + " handshake still under way after " +
                                    std::to_string(budget_for(ctx).count()) + " ms");
-            if (!s->ready && !s->handshaking)
+            if (s->life.next(closed_) == session_lifecycle::step::handshake)
                 co_return fail(upstream_failure::kind::connect_error,
                                "upstream " + cfg_.id + " handshake failed");
             continue;
         }
-        s->handshaking = true;
+        case session_lifecycle::step::handshake:
+            break;
+        }
+        s->life.begin_handshake();
         s->handshake_done = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
         std::optional<upstream_failure> failure;
         try {
@@ -595,7 +622,7 @@ upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
             failure = fail(upstream_failure::kind::protocol,
                            std::string("handshake failed: ") + e.what());
         }
-        s->handshaking = false;
+        s->life.end_handshake();
         // Waiters hold their own reference to the timer; cancelling wakes them all.
         std::exchange(s->handshake_done, nullptr)->cancel();
         if (failure)
@@ -671,7 +698,7 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
         msg["id"] = id;
         if (ctx.on_sent)
             ctx.on_sent(id);
-        auto generation = s->generation;
+        auto generation = s->life.generation();
         auto session = s->state; // the exchange may outlive a reset of the shared one
         auto r = co_await exchange(*s->ep, msg, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
@@ -681,7 +708,7 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
             // The upstream retired our session (restart, expiry): re-initialize and retry once.
             // Only the request that used the current session resets it; others that failed on
             // the same old session join the handshake already under way.
-            if (generation == s->generation && !s->handshaking)
+            if (s->life.forgotten(generation))
                 reset_session(*s);
             continue;
         }
@@ -748,7 +775,7 @@ asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::
             co_return false;
         s = it->second;
     }
-    if (!s->ready || s->ended)
+    if (!s->life.ready())
         co_return false;
     call_context ctx;
     auto r =
@@ -766,7 +793,7 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
     s->log_level = level;
     // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel:
     // the level travels in the `_meta` of each request on this session instead.
-    if (!s->ready || modern_)
+    if (!s->life.ready() || modern_)
         co_return;
     auto admitted = co_await admit(guard_use::upkeep);
     if (!std::holds_alternative<guard_ticket>(admitted))
@@ -782,7 +809,7 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
 
 bool upstream_client::retire_bridge(const std::string& bridge) {
     auto it = bridged_.find(bridge);
-    if (it != bridged_.end() && it->second->active > 0)
+    if (it != bridged_.end() && it->second->life.in_use())
         return false;
     end_bridge(bridge);
     return true;
@@ -794,14 +821,13 @@ void upstream_client::end_bridge(const std::string& bridge) {
         return;
     auto s = std::move(it->second);
     bridged_.erase(it);
-    s->ended = true;
+    bool was_ready = s->life.end();
     if (s->listening)
         s->listening->lowest().close();
     if (s->relisten)
         s->relisten->cancel();
-    if (s->ready && s->ep && !s->state.id.empty())
+    if (was_ready && s->ep && !s->state.id.empty())
         asio::co_spawn(ex_, send_delete(*s->ep, s->state), asio::detached);
-    s->ready = false;
 }
 
 void upstream_client::close() {
@@ -891,7 +917,7 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
         }
     } released{opened};
     auto self = shared_from_this(); // a retired client lives until its streams end
-    auto alive = [&] { return !closed_ && !s->ended && s->ready && s->generation == generation; };
+    auto alive = [&] { return !closed_ && s->life.current(generation); };
     while (alive()) {
         auto& ep = *s->ep;
         auto c = co_await connect(ep);

@@ -13,6 +13,8 @@
 #include "actors/upstream_guard.hpp"
 #include "config/model.hpp"
 #include "protocol/subscription_filter.hpp"
+#include "transport/ask_flight.hpp"
+#include "transport/session_lifecycle.hpp"
 #include "transport/upstream_connection.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -113,19 +115,24 @@ public:
     // ticket dropped without one (its caller went away) frees the half-open probe it holds.
     class guard_ticket {
     public:
-        guard_ticket(upstream_client& c, bool probe) : c_(&c), probe_(probe) {}
+        // `granter`: the actor that handed out the half-open probe (null for other calls).
+        guard_ticket(upstream_client& c, upstream_actor granter = {})
+            : c_(&c), board_(c.board_), granter_(std::move(granter)) {}
         guard_ticket(guard_ticket&& o) noexcept
-            : c_(std::exchange(o.c_, nullptr)), probe_(o.probe_) {}
+            : c_(std::exchange(o.c_, nullptr)), board_(std::move(o.board_)),
+              granter_(std::move(o.granter_)) {}
         guard_ticket& operator=(guard_ticket&&) = delete;
         ~guard_ticket();
-        // `f`: why the operation failed; null when the upstream answered. A failure is
-        // counted by the upstream actor before this returns, so the next admission sees the
-        // circuit it may have opened.
+        // `f`: why the operation failed; null when the upstream answered. A failure, and the
+        // probe's outcome either way, is counted by the upstream actor before this returns,
+        // so the next admission sees the circuit it changed.
         boost::asio::awaitable<void> settle(const upstream_failure* f);
 
     private:
+        bool probe() const { return static_cast<bool>(granter_); }
         upstream_client* c_;
-        bool probe_;
+        std::shared_ptr<guard_board> board_; // outlives the client at shutdown
+        upstream_actor granter_;
     };
     // Stage 6 for this upstream: an admission, or the refusal as a failure of kind
     // circuit_open or rate_limited. Every public operation that reaches the upstream is
@@ -219,12 +226,8 @@ private:
         std::optional<std::string> log_level;
         session_state state;
         endpoint* ep = nullptr;
-        std::uint64_t generation = 0; // bumped by every published handshake
+        session_lifecycle life; // ready, handshaking, ended, generation, in use
         boost::json::object init_result;
-        bool ready = false;
-        bool handshaking = false;
-        bool ended = false;
-        std::size_t active = 0; // requests using the session now (handshakes included)
         std::shared_ptr<boost::asio::steady_timer> handshake_done; // cancelled when it ends
         std::shared_ptr<upstream_connection> listening;            // the open GET stream
         std::shared_ptr<boost::asio::steady_timer> relisten;       // the pause between streams
@@ -291,6 +294,8 @@ private:
     std::vector<std::unique_ptr<endpoint>> endpoints_;
     std::shared_ptr<guard_board> board_;
     guard_lease lease_;    // rate-limit slots granted by the actor, spent here
+    ask_flight slot_ask_;  // one batch ask at a time
+    int failures_out_ = 0; // failures reported and not yet counted by the actor
     std::size_t turn_ = 0; // whose turn it is among the replicas in rotation
     upstream_failure refusal(const upstream_guard::refused& r) const;
     void endpoint_failed(endpoint& ep, const std::string& why);

@@ -73,7 +73,7 @@ void upstream_client::release_subscription(const std::string& uri) {
     asio::co_spawn(
         ex_,
         [self = shared_from_this(), uri]() -> asio::awaitable<void> {
-            if (self->root_->ready) {
+            if (self->root_->life.ready()) {
                 call_context upkeep;
                 upkeep.use = guard_use::upkeep;
                 co_await self->request("resources/unsubscribe", json::object{{"uri", uri}}, upkeep);

@@ -191,3 +191,16 @@ TEST_F(keeper_fixture, its_bridged_sessions_stop_with_it) {
     EXPECT_EQ(sys.registry().running(), base - 1); // the keeper and both of its sessions
     EXPECT_TRUE(retired.empty()); // stopped, not retired: the io side keeps what it has
 }
+
+TEST_F(keeper_fixture, an_event_on_its_way_keeps_a_session_that_found_itself_idle) {
+    caf::anon_send(keeper, bridge_used{"alice", "u0"});
+    sched.run();
+    // The idle check is delivered (not yet run) and alice uses her session again: the
+    // keeper forwards that use while the session reports itself idle.
+    sched.advance_time(5min);
+    caf::anon_send(keeper, bridge_used{"alice", "u0"});
+    sched.run();
+    EXPECT_TRUE(retired.empty());
+    pass(5min);
+    EXPECT_EQ(retired, (std::vector<retired_bridge>{{"alice", "u0"}}));
+}

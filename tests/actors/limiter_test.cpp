@@ -46,17 +46,30 @@ TEST_F(limiter_fixture, a_low_limit_is_exact_and_a_full_window_waits_for_its_old
     EXPECT_EQ(ask().taken, 0);
 }
 
-TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_spent_without_asking) {
+TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_counted_in_the_current_second) {
     limiter = spawn_limiter(sys, 1'000'000);
+    sched.advance_time(1500ms);
+    sched.run();
     auto b = ask();
     EXPECT_EQ(b.taken, sliding_window::max_batch);
+    // To be spent before the end of the window slot (one second) that counted them.
+    EXPECT_EQ(b.until.time_since_epoch(), std::chrono::seconds(2));
     slot_lease lease;
+    lease.grant(b.taken, b.until);
     auto now = sched.clock().now();
-    lease.grant(b.taken, now);
     int spent = 1; // the asking request
     while (lease.take(now))
         ++spent;
     EXPECT_EQ(spent, sliding_window::max_batch);
+    EXPECT_FALSE(lease.take(b.until));
+}
+
+TEST_F(limiter_fixture, batches_never_grant_more_than_the_limit_in_a_window) {
+    limiter = spawn_limiter(sys, 100);
+    std::int64_t granted = 0;
+    for (int i = 0; i < 200; ++i)
+        granted += ask().taken;
+    EXPECT_EQ(granted, 100);
 }
 
 } // namespace gate

@@ -23,6 +23,7 @@ config::upstream upstream_config(std::size_t urls = 1) {
         u.urls.push_back("http://127.0.0.1:" + std::to_string(9000 + i) + "/mcp");
     u.circuit_breaker.failure_threshold = 3;
     u.circuit_breaker.half_open_after_ms = 1000;
+    u.timeouts.request_ms = 1000;
     return u;
 }
 
@@ -92,7 +93,7 @@ TEST_F(upstream_actor_fixture, the_breaker_opens_rests_probes_and_closes_in_virt
     EXPECT_TRUE(is_probe(ask())); // one asker gets the probe
     EXPECT_TRUE(view().probe_out);
     EXPECT_TRUE(refusal(ask())); // the others are refused while it is out
-    caf::anon_send(actor, guard_success{true});
+    caf::anon_send(actor, guard_success{true, {}});
     sched.run();
     EXPECT_EQ(view().breaker, state::closed);
     EXPECT_EQ(view().failures, 0);
@@ -123,7 +124,7 @@ TEST_F(upstream_actor_fixture, a_success_resets_the_count_of_consecutive_failure
     start(upstream_config());
     fail();
     fail();
-    caf::anon_send(actor, guard_success{false});
+    caf::anon_send(actor, guard_success{false, {}});
     sched.run();
     EXPECT_EQ(view().failures, 0);
     fail();
@@ -144,7 +145,8 @@ TEST_F(upstream_actor_fixture, the_rate_limit_grants_batches_and_refuses_a_full_
     auto r = refusal(ask());
     ASSERT_TRUE(r);
     EXPECT_EQ(r->why, upstream_guard::refused::reason::rate_limited);
-    EXPECT_GT(r->retry_after, 0ms);
+    EXPECT_EQ(r->retry_after, 60s); // all three were taken in the same second
+
     EXPECT_FALSE(refusal(ask(guard_use::upkeep))); // gate's upkeep is not counted
     sched.advance_time(60s);
     sched.run();
@@ -196,12 +198,77 @@ TEST_F(upstream_actor_fixture, active_health_asks_for_rounds_on_its_interval_and
     caf::anon_send(actor, probe_verdicts{{std::nullopt, std::nullopt}});
     sched.run();
     EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, true})); // restored at once
-    // Verdicts nobody asked for (a predecessor's round) count but start no second chain.
-    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::nullopt}});
+    // Verdicts nobody asked for (a predecessor's round), between two rounds: they count, but
+    // start no second chain of rounds.
+    sched.advance_time(2000ms);
     sched.run();
-    sched.advance_time(5000ms);
+    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::string("down")}});
+    sched.run();
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false}));
+    sched.advance_time(3000ms);
     sched.run();
     EXPECT_EQ(rounds, 3);
+    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::nullopt}});
+    sched.run();
+    sched.advance_time(2500ms);
+    sched.run();
+    EXPECT_EQ(rounds, 3); // a second chain would have run a round here
+    sched.advance_time(2500ms);
+    sched.run();
+    EXPECT_EQ(rounds, 4);
+}
+
+TEST_F(upstream_actor_fixture, a_round_that_never_reports_is_given_up_and_probing_goes_on) {
+    auto cfg = upstream_config(2);
+    cfg.health_check_interval_ms = 5000;
+    board = std::make_shared<guard_board>(cfg);
+    int rounds = 0;
+    board->on_probe_round([&] { ++rounds; });
+    actor = spawn_upstream_actor(sys, board);
+    sched.run();
+    EXPECT_EQ(rounds, 1);        // and it never reports
+    sched.advance_time(10999ms); // interval + requestMs + grace, less 1 ms
+    sched.run();
+    EXPECT_EQ(rounds, 1);
+    sched.advance_time(1ms);
+    sched.run();
+    sched.advance_time(5000ms); // given up: the next round one interval later
+    sched.run();
+    EXPECT_EQ(rounds, 2);
+}
+
+TEST_F(upstream_actor_fixture, a_probe_that_never_reports_frees_its_slot) {
+    start(upstream_config());
+    fail();
+    fail();
+    fail();
+    sched.advance_time(1s);
+    sched.run();
+    EXPECT_TRUE(is_probe(ask())); // and its outcome is lost
+    EXPECT_TRUE(refusal(ask()));
+    sched.advance_time(5999ms); // requestMs + grace, less 1 ms
+    sched.run();
+    EXPECT_TRUE(view().probe_out);
+    sched.advance_time(1ms);
+    sched.run();
+    EXPECT_FALSE(view().probe_out);
+    EXPECT_TRUE(is_probe(ask())); // the next call probes
+}
+
+TEST_F(upstream_actor_fixture, a_probe_success_is_answered_once_the_circuit_closed) {
+    start(upstream_config());
+    fail();
+    fail();
+    fail();
+    sched.advance_time(1s);
+    sched.run();
+    EXPECT_TRUE(is_probe(ask()));
+    bool counted = false;
+    caf::anon_send(
+        actor, guard_success{true, reply_to<bool>([&](auto c) { counted = c.value_or(false); })});
+    sched.run();
+    EXPECT_TRUE(counted);
+    EXPECT_EQ(view().breaker, state::closed);
 }
 
 TEST_F(upstream_actor_fixture, a_respawned_actor_starts_over_on_the_same_board) {

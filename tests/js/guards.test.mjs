@@ -256,6 +256,34 @@ describe('server.rateLimit, the global limit', { timeout: 60_000 }, () => {
   });
 });
 
+describe('a burst under the rate limits', { timeout: 60_000 }, () => {
+  test('concurrent requests within the limits are all admitted: slots are asked for one batch at a time', async () => {
+    const everything = await startEverything();
+    const gate = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url, namespace: 's', rateLimit: { requestsPerMinute: 60 } }],
+        server: { rateLimit: { requestsPerMinute: 100 } },
+      },
+    });
+    try {
+      const session = await openRawSession(gate.url);
+      // 45 pings and 45 calls at once: within both limits, with room to spare for a batch
+      // dropped at a second's end. Were every waiting request to take a batch of its own, the
+      // window would drain and some would be refused while slots sat unspent.
+      const call = (i) => rpc('tools/call', { name: 's__echo', arguments: { message: `m${i}` } });
+      const results = await Promise.all([
+        ...Array.from({ length: 45 }, () => post(gate.url, rpc('ping'), session.headers)),
+        ...Array.from({ length: 45 }, (_, i) => post(gate.url, call(i), session.headers)),
+      ]);
+      const refused = results.filter((r) => r.status !== 200 || r.text.includes('"error"'));
+      assert.deepEqual(refused.map((r) => `${r.status} ${r.text.slice(0, 200)}`), []);
+    } finally {
+      await gate.stop();
+      await everything.stop();
+    }
+  });
+});
+
 describe('active health (healthCheck.intervalMs)', { timeout: 90_000 }, () => {
   test('an active probe ejects a hung replica before traffic does, and restores it at once', async () => {
     const everything = await startEverything();

@@ -59,23 +59,33 @@ TEST(guard_lease, a_limited_upstream_spends_its_granted_slots_then_asks) {
     v.limited = true;
     EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0)));
     EXPECT_TRUE(admits(lease.decide(v, guard_use::upkeep, t0))); // upkeep takes no slot
-    lease.grant(3, t0);                                          // the asking call took one
+    lease.grant(3, t0 + 1s);                                     // the asking call took one
     EXPECT_EQ(lease.tokens(t0), 2);
     EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0)));
     EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 10ms)));
     EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 20ms)));
 }
 
-TEST(guard_lease, slots_are_not_carried_past_their_second) {
+TEST(guard_lease, slots_are_not_carried_past_the_window_slot_that_counted_them) {
     guard_lease lease;
     guard_view v;
     v.limited = true;
-    lease.grant(10, t0);
-    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 999ms)));
-    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 1s)));
-    EXPECT_EQ(lease.tokens(t0 + 1s), 0);
-    lease.grant(2, t0 + 1s); // a stale remainder is not added to a new batch
-    EXPECT_EQ(lease.tokens(t0 + 1s), 1);
+    lease.grant(10, t0 + 300ms); // counted in the slot ending at t0 + 300 ms
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 299ms)));
+    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 300ms)));
+    EXPECT_EQ(lease.tokens(t0 + 300ms), 0);
+}
+
+TEST(guard_lease, a_new_batch_replaces_what_is_left_and_keeps_its_own_deadline) {
+    guard_lease lease;
+    guard_view v;
+    v.limited = true;
+    lease.grant(10, t0 + 1s);
+    lease.grant(3, t0 + 2s); // never adds to an earlier batch, never extends its deadline
+    EXPECT_EQ(lease.tokens(t0), 2);
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 1500ms)));
+    EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 1500ms)));
+    EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 1500ms)));
 }
 
 TEST(rotation_order, starts_at_the_turn_and_puts_ejected_endpoints_last) {

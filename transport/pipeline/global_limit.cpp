@@ -19,17 +19,25 @@ public:
     explicit global_limit(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::global_limit; }
     boost::asio::awaitable<verdict> run(request_context& ctx) override {
-        if (!g_.global_limit || g_.global_slots.take(std::chrono::steady_clock::now()))
-            co_return verdict::proceed;
-        auto limiter = g_.actors()->limiter;
-        if (!limiter)
-            co_return verdict::proceed;
-        auto batch = co_await ask<sliding_window::batch>(
-            limiter, [](reply_to<sliding_window::batch> r) { return limit_ask{std::move(r)}; });
+        std::optional<sliding_window::batch> batch;
+        for (;;) {
+            if (!g_.global_limit || g_.global_slots.take(std::chrono::steady_clock::now()))
+                co_return verdict::proceed;
+            auto limiter = g_.actors()->limiter;
+            if (!limiter)
+                co_return verdict::proceed;
+            // One batch ask at a time; requests arriving meanwhile spend what it brings.
+            if (co_await g_.global_flight.run_or_wait([&]() -> boost::asio::awaitable<void> {
+                    batch = co_await ask<sliding_window::batch>(
+                        limiter,
+                        [](reply_to<sliding_window::batch> r) { return limit_ask{std::move(r)}; });
+                }))
+                break;
+        }
         if (!batch)
             co_return verdict::proceed;
         if (batch->taken > 0) {
-            g_.global_slots.grant(batch->taken, std::chrono::steady_clock::now());
+            g_.global_slots.grant(batch->taken, batch->until);
             co_return verdict::proceed;
         }
         auto seconds = whole_seconds(batch->wait);
