@@ -1,8 +1,8 @@
-// One ask at a time for what many callers need (a batch of rate-limit slots from an actor):
-// the first caller that needs it asks; callers arriving while that ask is out wait until its
-// answer lands, then decide again from what it left. Without it, a burst of callers that all
-// find the lease empty would each take a batch and drain the window, and be refused while the
-// slots they took sit unspent. Single io thread.
+// One flight at a time for what many callers need (a batch of rate-limit slots from an actor,
+// a health report): the first caller that needs it flies; callers arriving while it is out
+// wait until it lands, then decide again from what it left. Without it, a burst of callers
+// that all find a lease empty would each take a batch and drain the window, and be refused
+// while the slots they took sit unspent. Single io thread.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -17,9 +17,9 @@ namespace gate::transport {
 
 class ask_flight {
 public:
-    // Runs `ask()` (an awaitable<void>) and returns true when no ask is out; otherwise waits
-    // for the one out to land and returns false. An ask always lands: the actor asks this
-    // guards are bounded (transport/bridge.hpp, ask_timeout).
+    // Runs `ask()` (an awaitable<void>) and returns true when nothing is in flight; otherwise
+    // waits for the flight to land (or fail: it throws out of its own caller) and returns
+    // false. A flight must be bounded: actor asks are (transport/bridge.hpp, ask_timeout).
     template <class Ask> boost::asio::awaitable<bool> run_or_wait(Ask ask) {
         namespace asio = boost::asio;
         if (auto waiter = out_) {

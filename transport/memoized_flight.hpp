@@ -3,13 +3,10 @@
 // flight wait for it instead of starting their own. Single io thread.
 #pragma once
 
+#include "transport/ask_flight.hpp"
+
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <chrono>
-#include <memory>
 #include <optional>
 #include <utility>
 
@@ -23,31 +20,18 @@ public:
 
     // `produce` is called with no arguments and returns boost::asio::awaitable<T>.
     template <class Produce> boost::asio::awaitable<T> get(Produce produce) {
-        namespace asio = boost::asio;
         for (;;) {
             if (last_ && clock::now() - last_->first < reuse_)
                 co_return last_->second;
-            if (!in_flight_)
-                break;
-            auto waiter = in_flight_;
-            boost::system::error_code ec;
-            co_await waiter->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            // One flight at a time; a flight that failed (threw) leaves nothing, and a caller
+            // that waited for it flies next.
+            co_await flight_.run_or_wait([&]() -> boost::asio::awaitable<void> {
+                T result = co_await produce();
+                last_.emplace(clock::now(), std::move(result));
+            });
             if (last_)
                 co_return last_->second;
         }
-        in_flight_ = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
-                                                          asio::steady_timer::time_point::max());
-        // Whatever happens, later callers must not wait on a flight that will not land.
-        struct land {
-            std::shared_ptr<asio::steady_timer>& flight;
-            ~land() {
-                if (auto done = std::move(flight))
-                    done->cancel();
-            }
-        } landing{in_flight_};
-        T result = co_await produce();
-        last_.emplace(clock::now(), result);
-        co_return result;
     }
 
     void invalidate() { last_.reset(); }
@@ -55,7 +39,7 @@ public:
 private:
     std::chrono::milliseconds reuse_;
     std::optional<std::pair<clock::time_point, T>> last_;
-    std::shared_ptr<boost::asio::steady_timer> in_flight_;
+    ask_flight flight_;
 };
 
 } // namespace gate::transport

@@ -51,6 +51,14 @@ struct upstream_actor_fixture : test::coordinator_fixture {
         return counted;
     }
     guard_view view() const { return *board->view(); }
+    // Opens the circuit (three failures) and lets its rest pass: the next ask gets the probe.
+    void open_and_rest() {
+        fail();
+        fail();
+        fail();
+        sched.advance_time(std::chrono::seconds(1));
+        sched.run();
+    }
     ~upstream_actor_fixture() override {
         caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
         sched.run();
@@ -102,11 +110,7 @@ TEST_F(upstream_actor_fixture, the_breaker_opens_rests_probes_and_closes_in_virt
 
 TEST_F(upstream_actor_fixture, a_failed_probe_reopens_and_an_abandoned_one_is_handed_out_again) {
     start(upstream_config());
-    fail();
-    fail();
-    fail();
-    sched.advance_time(1s);
-    sched.run();
+    open_and_rest();
     EXPECT_TRUE(is_probe(ask()));
     EXPECT_TRUE(fail(true));
     EXPECT_EQ(view().breaker, state::open); // for another halfOpenAfterMs
@@ -239,11 +243,7 @@ TEST_F(upstream_actor_fixture, a_round_that_never_reports_is_given_up_and_probin
 
 TEST_F(upstream_actor_fixture, a_probe_that_never_reports_frees_its_slot) {
     start(upstream_config());
-    fail();
-    fail();
-    fail();
-    sched.advance_time(1s);
-    sched.run();
+    open_and_rest();
     EXPECT_TRUE(is_probe(ask())); // and its outcome is lost
     EXPECT_TRUE(refusal(ask()));
     sched.advance_time(5999ms); // requestMs + grace, less 1 ms
@@ -257,11 +257,7 @@ TEST_F(upstream_actor_fixture, a_probe_that_never_reports_frees_its_slot) {
 
 TEST_F(upstream_actor_fixture, a_probe_success_is_answered_once_the_circuit_closed) {
     start(upstream_config());
-    fail();
-    fail();
-    fail();
-    sched.advance_time(1s);
-    sched.run();
+    open_and_rest();
     EXPECT_TRUE(is_probe(ask()));
     bool counted = false;
     caf::anon_send(
