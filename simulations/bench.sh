@@ -15,7 +15,9 @@
 # the two tables show what stage 3 and stage 6 cost on the hot path.
 #
 #   simulations/bench.sh [seconds-per-run]   (default 5)
-#   GATE_BENCH_ONLY=pinned simulations/bench.sh   only the two pinned tables
+#   GATE_BENCH_ONLY=pinned simulations/bench.sh   only the pinned tables
+# With haproxy installed, a last pinned table puts it where gate was: the ceiling for a proxy
+# that relays HTTP without reading it, on the same machine.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
@@ -61,13 +63,15 @@ JSON
   done
 }
 
-# One table: direct ($1) against gate, for each session count.
+# One table: direct ($1) against the proxy at $2 (gate unless given), named $3, for each session
+# count.
 compare() {
-  echo "| sessions | direct calls/s | gate calls/s | ratio | direct p50 ms | gate p50 ms | added p50 ms | direct p99 ms | gate p99 ms |"
+  local via="${2:-http://127.0.0.1:$gate_port/mcp}" name="${3:-gate}"
+  echo "| sessions | direct calls/s | $name calls/s | ratio | direct p50 ms | $name p50 ms | added p50 ms | direct p99 ms | $name p99 ms |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in 8 64 256; do
     d="$("${peer_cpus[@]}" "$build/simulations/load_driver" "$1" "$n" "$seconds")"
-    g="$("${peer_cpus[@]}" "$build/simulations/load_driver" "http://127.0.0.1:$gate_port/mcp" "$n" "$seconds")"
+    g="$("${peer_cpus[@]}" "$build/simulations/load_driver" "$via" "$n" "$seconds")"
     python3 - "$d" "$g" <<'PY'
 import json, sys
 d, g = json.loads(sys.argv[1]), json.loads(sys.argv[2])
@@ -157,4 +161,39 @@ if [ "$(nproc)" -ge 2 ]; then
   echo "### the same, with the guards: breaker, per-upstream and global limits (never tripping)"
   echo
   compare "http://127.0.0.1:$pinned_port/mcp"
+  kill "$gate_pid"
+  wait "$gate_pid" 2>/dev/null || true
+  # The ceiling of any proxy on this machine: haproxy, one thread, plain HTTP keep-alive
+  # relaying with no look at the body, on gate's core. gate parses, routes and guards every
+  # call; how close it comes to this row says how much of the gap is gate's own.
+  if command -v haproxy >/dev/null; then
+    haproxy_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    cat >"$work/haproxy.cfg" <<CFG
+global
+  nbthread 1
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 30s
+  timeout server 30s
+  option http-keep-alive
+frontend bench
+  bind 127.0.0.1:$haproxy_port
+  default_backend upstream
+backend upstream
+  http-reuse always
+  server fast 127.0.0.1:$pinned_port
+CFG
+    "${gate_cpus[@]}" haproxy -f "$work/haproxy.cfg" -db 2>"$work/haproxy.err" &
+    haproxy_pid=$!
+    pids+=($haproxy_pid)
+    for _ in $(seq 1 100); do
+      ss -ltn 2>/dev/null | grep -q ":$haproxy_port " && break
+      sleep 0.05
+    done
+    echo
+    echo "### reference: haproxy $(haproxy -v | awk 'NR == 1 {print $3}') (HTTP mode, one thread) on CPU $last_cpu instead of gate"
+    echo
+    compare "http://127.0.0.1:$pinned_port/mcp" "http://127.0.0.1:$haproxy_port/mcp" haproxy
+  fi
 fi
