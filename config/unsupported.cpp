@@ -14,9 +14,6 @@ namespace json = boost::json;
 bool is_string(const json::value& v, std::string_view s) {
     return v.is_string() && v.get_string() == s;
 }
-bool required_mode(const json::value& v) {
-    return is_string(v, "required");
-}
 bool not_none(const json::value& v) {
     return !is_string(v, "none");
 }
@@ -32,12 +29,6 @@ constexpr std::array table = {
                       "the upstream would be called without its credential"},
     unsupported_field{"/upstreams/*/budget", nullptr, "upstream budgets",
                       "calls would never be counted against the allowance"},
-    unsupported_field{"/auth/mode", required_mode, "inbound authentication",
-                      "every caller would be served anonymously"},
-    unsupported_field{"/auth/resource", nullptr, "inbound authentication",
-                      "no token audience would be checked"},
-    unsupported_field{"/auth/issuers", nullptr, "inbound authentication",
-                      "no token would be verified"},
     unsupported_field{"/auth/ema", nullptr, "enterprise-managed authorization",
                       "no token endpoint would be served"},
     unsupported_field{"/policy", nullptr, "authorization policy",

@@ -12,6 +12,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/url/parse_query.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
@@ -55,8 +56,13 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
       guard(doc.server.allowed_hosts, doc.server.allowed_hosts_any),
       live(make_view(io_, parts.snap, nullptr)),
       health(std::make_shared<health_checker>(live->clients, !doc.auth.required)),
+      authenticator(doc.auth.required
+                        ? std::make_unique<token_authenticator>(io_.get_executor(), doc.auth)
+                        : nullptr),
+      resource_metadata(doc.auth.required ? resource_metadata_url(doc.auth.resource.value_or(""))
+                                          : std::string()),
       server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
-      stages({pipeline::make_host_origin(guard), pipeline::make_authenticate(),
+      stages({pipeline::make_host_origin(guard), pipeline::make_authenticate(*this),
               pipeline::make_global_limit(*this), pipeline::make_route(*this),
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
               pipeline::make_proxy(*this), pipeline::make_egress(*this)},
@@ -217,6 +223,35 @@ void gateway::impl::reject_http(std::string_view reason, protocol::outcome outco
     stages.conclude(refused);
 }
 
+request_context gateway::impl::mcp_context(const http_request& req, time_point start) const {
+    request_context rec;
+    rec.view = live;
+    rec.start = start;
+    rec.trace.record(stage::host_origin);
+    if (auto a = header(req, "Authorization"))
+        rec.authorization = std::string(*a);
+    if (auto q = req.target().find('?'); q != std::string_view::npos) {
+        auto params = boost::urls::parse_query(req.target().substr(q + 1));
+        if (params)
+            for (const auto& p : *params)
+                rec.query_token = rec.query_token || p.key == "access_token";
+    }
+    return rec;
+}
+
+http_reply gateway::impl::protected_resource_metadata() const {
+    json::array servers;
+    for (const auto& i : doc.auth.issuers)
+        if (!i.exchange_only) // spec: never advertised as an authorization server
+            servers.emplace_back(i.issuer);
+    json::object body{{"resource", doc.auth.resource.value_or("")},
+                      {"authorization_servers", std::move(servers)},
+                      {"bearer_methods_supported", json::array{"header"}}};
+    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    reply.headers.emplace_back("Cache-Control", "max-age=300");
+    return reply;
+}
+
 std::optional<http_reply> gateway::impl::admit(const http_request& req, time_point start) {
     // Stage 1, before anything else: the Host/Origin allowlist, on every endpoint.
     auto refused = pipeline::check_host_origin(guard, header(req, "Host"), header(req, "Origin"));
@@ -237,20 +272,19 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
     if (path == doc.server.mcp_path) {
         switch (req.method()) {
         case http::verb::post: {
-            request_context rec;
-            rec.view = live;
-            rec.start = start;
-            rec.trace.record(stage::host_origin);
+            // Stage 2 before the body is read as MCP: an unauthenticated caller learns
+            // nothing of how its message would have been taken.
+            auto rec = mcp_context(req, start);
+            if (co_await stages.run(rec, stage::authenticate, stage::authenticate) ==
+                pipeline::verdict::answered)
+                co_return answer_of(rec);
             co_return co_await mcp_post(req, stream, rec);
         }
         case http::verb::get:
         case http::verb::delete_: {
             // A context for the session's transport too: authentication applies to GET and
             // DELETE like to every POST, and a refusal leaves by the exit.
-            request_context rec;
-            rec.view = live;
-            rec.start = start;
-            rec.trace.record(stage::host_origin);
+            auto rec = mcp_context(req, start);
             if (co_await stages.run(rec, stage::authenticate, stage::authenticate) ==
                 pipeline::verdict::answered)
                 co_return answer_of(rec);
@@ -268,6 +302,10 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         }
         }
     }
+    if (authenticator && req.method() == http::verb::get &&
+        (path == "/.well-known/oauth-protected-resource" ||
+         path == "/.well-known/oauth-protected-resource" + doc.server.mcp_path))
+        co_return protected_resource_metadata();
     if (path == "/health" && req.method() == http::verb::get) {
         auto checker = health; // a reload may replace it while this probe runs
         auto report = co_await checker->check();

@@ -15,6 +15,7 @@
 #include "transport/http_server.hpp"
 #include "transport/pipeline/chain.hpp"
 #include "transport/server_request_table.hpp"
+#include "transport/token_authenticator.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -77,6 +78,10 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
                                                               const http_request& req);
     http_reply mcp_delete(const http_request& req);
+    // A request on the MCP endpoint: its context, with what stage 2 checks.
+    request_context mcp_context(const http_request& req, time_point start) const;
+    // RFC 9728 resource metadata (with auth.mode "required").
+    http_reply protected_resource_metadata() const;
 
     // Stages 4-8 of a list, for the stages and for gate's own fetches (a read's owner).
     boost::asio::awaitable<std::optional<list_plan>> plan_of(protocol::list_kind kind,
@@ -281,6 +286,10 @@ struct gateway::impl final : http_handler {
     session_table sessions;
     std::shared_ptr<const federation_view> live;
     std::shared_ptr<health_checker> health;
+    // Stage 2's checker with auth.mode "required" (null: every caller is anonymous), and the
+    // resource metadata URL its challenges point at.
+    std::unique_ptr<token_authenticator> authenticator;
+    std::string resource_metadata;
     http_server server;
     // The nine stages (transport/pipeline/): every request leaves through its exit.
     pipeline::chain stages;

@@ -161,14 +161,13 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
     }
     auto& msg = std::get<protocol::message>(classified);
-    // Stage 2 for every message, whatever follows; stage 3 for requests only: a notification
-    // or a client's answer finishes work already admitted and is never refused by the limit.
+    // Stage 2 ran for every message (respond); stage 3 for requests only: a notification or a
+    // client's answer finishes work already admitted and is never refused by the limit.
     bool is_request = msg.kind == protocol::message_kind::request;
     rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
     rec.id = msg.id;
-    if (co_await stages.run(rec, stage::authenticate,
-                            is_request ? stage::global_limit : stage::authenticate) ==
-        pipeline::verdict::answered)
+    if (is_request && co_await stages.run(rec, stage::global_limit, stage::global_limit) ==
+                          pipeline::verdict::answered)
         co_return answer_of(rec);
     rec.traceparent =
         protocol::child_of(protocol::parse_traceparent(header_value(req, "traceparent"))).header();

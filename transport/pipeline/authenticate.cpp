@@ -1,25 +1,68 @@
-// Stage 2: authenticate. With auth.mode "disabled" (the only mode this build accepts:
-// config/unsupported.cpp refuses "required") every caller is anonymous: the context's
-// principal stays empty and the request continues.
+// Stage 2: authenticate. With auth.mode "disabled" every caller is anonymous: the context's
+// principal stays empty and the request continues. With "required", the Bearer token is
+// checked (transport/token_authenticator) and its principal rides the context; a missing or
+// invalid token is answered 401 with the challenge that points at the resource metadata
+// (RFC 9728), audited once as an `http` rejection with outcome unauthenticated.
+#include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
+#include "transport/token_authenticator.hpp"
+
+#include <boost/json/serialize.hpp>
 
 namespace gate::transport::pipeline {
 
 namespace {
 
+// A quoted-string of RFC 9110 section 5.6.4: the description is ours, but may quote a claim.
+std::string quoted(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    }
+    return out + "\"";
+}
+
 class authenticate final : public stage {
 public:
+    explicit authenticate(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::authenticate; }
     boost::asio::awaitable<verdict> run(request_context& ctx) override {
         ctx.caller.reset();
-        co_return verdict::proceed;
+        if (!g_.authenticator)
+            co_return verdict::proceed;
+        auto result = co_await g_.authenticator->authenticate(ctx.authorization, ctx.query_token);
+        if (auto* who = std::get_if<principal>(&result)) {
+            ctx.caller = std::move(*who);
+            co_return verdict::proceed;
+        }
+        const auto& refused = std::get<auth_refusal>(result);
+        const auto& row = protocol::describe(protocol::gateway_error::unauthenticated);
+        std::string challenge = "Bearer resource_metadata=" + quoted(g_.resource_metadata);
+        if (!refused.error.empty())
+            challenge += ", error=" + quoted(refused.error) +
+                         ", error_description=" + quoted(refused.description);
+        boost::json::object body{{"error", refused.error.empty() ? "unauthorized" : refused.error},
+                                 {"error_description", refused.description}};
+        ctx.method = "http";
+        ctx.outcome = row.audit_outcome;
+        ctx.rejection = std::string(row.metric_label);
+        ctx.error = refused.description;
+        ctx.refusal_reply = http_reply::json(
+            static_cast<boost::beast::http::status>(row.http_status), boost::json::serialize(body));
+        ctx.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
+        co_return verdict::answered;
     }
+
+private:
+    gateway::impl& g_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_authenticate() {
-    return std::make_unique<authenticate>();
+std::unique_ptr<stage> make_authenticate(gateway::impl& g) {
+    return std::make_unique<authenticate>(g);
 }
 
 } // namespace gate::transport::pipeline

@@ -12,7 +12,7 @@
 namespace gate::transport::pipeline {
 
 std::unique_ptr<stage> make_host_origin(const host_guard& guard);
-std::unique_ptr<stage> make_authenticate();
+std::unique_ptr<stage> make_authenticate(gateway::impl& g);
 std::unique_ptr<stage> make_global_limit(gateway::impl& g);
 std::unique_ptr<stage> make_route(gateway::impl& g);
 std::unique_ptr<stage> make_authorize();

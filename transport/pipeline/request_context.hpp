@@ -25,6 +25,7 @@ struct principal {
     std::string subject;
     std::string issuer;
     std::vector<std::string> groups;
+    boost::json::object claims; // the verified token's claims, for policy subjects
 };
 
 // The federation a request sees: one snapshot and the upstream clients indexed like it.
@@ -48,7 +49,9 @@ struct request_context {
     std::optional<principal> caller;             // empty: anonymous
     std::optional<std::string> tenant;
     std::chrono::steady_clock::time_point start;
-    std::optional<std::string> host, origin; // the headers stage 1 checks (absent: nullopt)
+    std::optional<std::string> host, origin;  // the headers stage 1 checks (absent: nullopt)
+    std::optional<std::string> authorization; // the header stage 2 checks (absent: nullopt)
+    bool query_token = false;                 // the target carried an access_token parameter
     std::string method;
     std::optional<std::string> name, upstream, error;
     protocol::outcome outcome = protocol::outcome::ok;

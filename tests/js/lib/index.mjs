@@ -13,3 +13,4 @@ export * from './hooks.mjs';
 export * from './postgres.mjs';
 export * from './recording-proxy.mjs';
 export * from './silent-server.mjs';
+export * from './idp.mjs';

@@ -1,0 +1,50 @@
+// One trusted issuer's signing keys, fetched from its key set URL on the io thread and cached
+// (protocol/jose/key_set_refresh decides when): one fetch in flight at a time, shared by every
+// token waiting for it, bounded in time (5 s) and size (256 KiB). A failed refetch keeps the
+// keys in hand.
+#pragma once
+
+#include "protocol/jose/jwk.hpp"
+#include "protocol/jose/key_set_refresh.hpp"
+#include "transport/ask_flight.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gate::transport {
+
+class key_set_source {
+public:
+    static constexpr auto fetch_timeout = std::chrono::seconds(5);
+    static constexpr std::size_t max_bytes = 256 * 1024;
+
+    key_set_source(boost::asio::any_io_executor ex, std::string uri);
+
+    // The keys to check a token naming `kid` (empty: none) against; null when no fetch has
+    // succeeded yet.
+    boost::asio::awaitable<std::shared_ptr<const protocol::jose::key_set>>
+    keys(std::string_view kid);
+
+    const std::string& uri() const { return uri_; }
+    std::uint64_t fetches() const { return fetches_; }
+    const std::string& last_error() const { return last_error_; }
+
+private:
+    boost::asio::awaitable<void> fetch();
+
+    boost::asio::any_io_executor ex_;
+    std::string uri_;
+    std::shared_ptr<boost::asio::ssl::context> tls_;
+    std::shared_ptr<const protocol::jose::key_set> set_;
+    protocol::jose::key_set_refresh refresh_;
+    ask_flight flight_;
+    std::uint64_t fetches_ = 0;
+    std::string last_error_;
+};
+
+} // namespace gate::transport

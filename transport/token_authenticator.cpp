@@ -1,0 +1,130 @@
+#include "transport/token_authenticator.hpp"
+
+#include "protocol/jose/access_token.hpp"
+#include "protocol/jose/jws.hpp"
+
+#include <boost/beast/core/string.hpp>
+#include <boost/url/parse.hpp>
+#include <chrono>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace jose = protocol::jose;
+
+namespace {
+
+auth_refusal invalid(std::string why) {
+    return {"invalid_token", std::move(why)};
+}
+
+// The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or nullopt
+// when the header is of another scheme or malformed.
+std::optional<std::string_view> bearer_of(std::string_view header) {
+    constexpr std::string_view scheme = "Bearer";
+    if (header.size() <= scheme.size() ||
+        !boost::beast::iequals(header.substr(0, scheme.size()), scheme) ||
+        header[scheme.size()] != ' ')
+        return std::nullopt;
+    auto token = header.substr(scheme.size() + 1);
+    while (!token.empty() && token.front() == ' ')
+        token.remove_prefix(1);
+    while (!token.empty() && token.back() == ' ')
+        token.remove_suffix(1);
+    if (token.empty() || token.find(' ') != std::string_view::npos)
+        return std::nullopt;
+    return token;
+}
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+std::string resource_metadata_url(std::string_view resource) {
+    auto u = boost::urls::parse_uri(resource);
+    if (!u)
+        return std::string(resource);
+    std::string out = std::string(u->scheme()) + "://" + std::string(u->encoded_authority()) +
+                      "/.well-known/oauth-protected-resource";
+    std::string_view path = u->encoded_path();
+    if (path != "/")
+        out += path;
+    return out;
+}
+
+token_authenticator::token_authenticator(asio::any_io_executor ex, const config::auth& cfg)
+    : resource_(cfg.resource.value_or("")) {
+    for (const auto& i : cfg.issuers)
+        issuers_.push_back({i, std::make_unique<key_set_source>(ex, i.jwks_uri)});
+}
+
+const token_authenticator::trusted* token_authenticator::issuer_named(std::string_view iss) const {
+    for (const auto& t : issuers_)
+        if (t.cfg.issuer == iss)
+            return &t;
+    return nullptr;
+}
+
+std::uint64_t token_authenticator::key_set_fetches() const {
+    std::uint64_t n = 0;
+    for (const auto& t : issuers_)
+        n += t.keys->fetches();
+    return n;
+}
+
+asio::awaitable<std::variant<principal, auth_refusal>>
+token_authenticator::authenticate(std::optional<std::string_view> authorization, bool query_token) {
+    if (query_token)
+        co_return auth_refusal{"invalid_request",
+                               "access tokens are not accepted in the query string; send "
+                               "Authorization: Bearer <token>"};
+    if (!authorization)
+        co_return auth_refusal{"", "this endpoint needs a Bearer token (Authorization header)"};
+    auto token = bearer_of(*authorization);
+    if (!token)
+        co_return auth_refusal{"invalid_request",
+                               "the Authorization header is not \"Bearer <token>\""};
+    auto parsed = jose::parse_compact(*token);
+    if (auto* why = std::get_if<std::string>(&parsed))
+        co_return invalid(std::move(*why));
+    auto& jws = std::get<jose::compact_jws>(parsed);
+
+    // The issuer first, before any network I/O: an untrusted one never makes gate fetch.
+    auto iss = jose::claimed_issuer(jws);
+    if (!iss)
+        co_return invalid("the token names no issuer (iss)");
+    const auto* issuer = issuer_named(*iss);
+    if (!issuer)
+        co_return invalid("the token's issuer " + *iss + " is not trusted");
+    if (issuer->cfg.exchange_only)
+        co_return invalid("tokens of " + *iss +
+                          " are accepted only at the token endpoint, not presented directly");
+
+    auto keys = co_await issuer->keys->keys(jws.kid);
+    if (!keys)
+        co_return invalid("the key set of " + *iss + " could not be fetched");
+    switch (jose::verify_signature(jws, keys->keys)) {
+    case jose::signature_check::verified:
+        break;
+    case jose::signature_check::no_key:
+        co_return invalid(jws.kid.empty()
+                              ? "no key of " + *iss + " fits the token's algorithm " +
+                                    std::string(jose::name(jws.alg))
+                              : "no key of " + *iss + " has the token's kid " + jws.kid);
+    case jose::signature_check::bad_signature:
+        co_return invalid("the token's signature does not verify");
+    }
+    auto checked = jose::check_claims(
+        jws, {issuer->cfg.issuer, resource_, issuer->cfg.groups_claim.value_or("")}, unix_now());
+    if (auto* why = std::get_if<std::string>(&checked))
+        co_return invalid(std::move(*why));
+    auto& v = std::get<jose::verified_token>(checked);
+    co_return principal{std::move(v.subject), std::move(v.issuer), std::move(v.groups),
+                        std::move(v.claims)};
+}
+
+} // namespace gate::transport

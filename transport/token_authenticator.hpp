@@ -1,0 +1,56 @@
+// Inbound authentication (spec: Authentication, Inbound): the principal a request's Bearer
+// token carries, checked in the spec's order: the issuer is trusted (before any network I/O),
+// the signature verifies against that issuer's cached key set, the audience is `resource`,
+// `sub` is non-empty, the algorithm asymmetric; and the token is alive. On the io thread.
+#pragma once
+
+#include "config/model.hpp"
+#include "transport/key_set_source.hpp"
+#include "transport/pipeline/request_context.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace gate::transport {
+
+struct auth_refusal {
+    // RFC 6750 section 3.1: invalid_request (malformed or misplaced), invalid_token; empty
+    // when no token was sent at all (the challenge then carries no error).
+    std::string error;
+    std::string description;
+};
+
+class token_authenticator {
+public:
+    token_authenticator(boost::asio::any_io_executor ex, const config::auth& cfg);
+
+    // `authorization`: the Authorization header, if sent; `query_token`: whether the request
+    // target carried an access_token parameter (never accepted: MCP forbids tokens in URIs).
+    boost::asio::awaitable<std::variant<principal, auth_refusal>>
+    authenticate(std::optional<std::string_view> authorization, bool query_token);
+
+    // Key-set fetches so far, over every issuer (the flood tests count them).
+    std::uint64_t key_set_fetches() const;
+
+private:
+    struct trusted {
+        config::issuer cfg;
+        std::unique_ptr<key_set_source> keys;
+    };
+    const trusted* issuer_named(std::string_view iss) const;
+
+    std::string resource_;
+    std::vector<trusted> issuers_;
+};
+
+// The URL of the resource metadata for `resource` (RFC 9728 section 3.1: the well-known path
+// inserted between the host and the resource's path), the challenge's resource_metadata.
+std::string resource_metadata_url(std::string_view resource);
+
+} // namespace gate::transport
