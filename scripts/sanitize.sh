@@ -20,10 +20,11 @@ GATE_BIN="$root/build-asan/gate" GATE_STDIO_BIN="$root/build-asan/shim/gate-stdi
   NODE22="$node22" bash tests/js/run.sh
 
 echo "== libFuzzer (${GATE_FUZZ_SECONDS:-15} s per parser)" >&2
-for f in config_parse json_rpc sse cursor; do
+for f in config_parse json_rpc sse cursor jws key_set; do
   corpus="$root/build-asan/fuzz-corpus/$f"
   mkdir -p "$corpus"
   [ "$f" = config_parse ] && cp config/examples/*.json "$corpus/"
+  [ -d "tests/fuzz/corpus/$f" ] && cp "tests/fuzz/corpus/$f"/* "$corpus/"
   "$root/build-asan/tests/fuzz/${f}_fuzz" -max_total_time="${GATE_FUZZ_SECONDS:-15}" \
     -max_len=65536 "$corpus" 2>"$root/build-asan/fuzz-$f.log" ||
     { tail -n 50 "$root/build-asan/fuzz-$f.log" >&2; exit 1; }

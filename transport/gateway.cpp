@@ -290,8 +290,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
                 co_return answer_of(rec);
             stages.pass(rec);
             if (req.method() == http::verb::get)
-                co_return co_await mcp_get(stream, req);
-            co_return mcp_delete(req);
+                co_return co_await mcp_get(stream, req, principal_key(rec.caller));
+            co_return mcp_delete(req, principal_key(rec.caller));
         }
         default: {
             auto reply =

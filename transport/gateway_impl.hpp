@@ -50,6 +50,11 @@ boost::json::object pass_on(upstream_message answer, const boost::json::value& i
 // upstream's exact text when it has one) with the headers egress added.
 http_reply answer_of(request_context& rec);
 
+// Whose tasks a request sees (the principal; every anonymous caller shares one owner) and whose
+// list cursors it may use (the principal; an anonymous caller's session).
+std::uint64_t task_owner_key(const request_context& rec);
+std::uint64_t cursor_owner_key(const request_context& rec);
+
 // A request of a 2026-07-28 client (its version in the header or in `_meta`), served without a
 // session (mcp_stateless.cpp).
 bool is_modern_request(const http_request& req, const protocol::message& msg);
@@ -75,9 +80,10 @@ struct gateway::impl final : http_handler {
     // The MCP endpoint.
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_context& rec);
-    boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
-                                                              const http_request& req);
-    http_reply mcp_delete(const http_request& req);
+    // GET and DELETE of a session opened by `owner` (principal_key; another's is unknown).
+    boost::asio::awaitable<std::optional<http_reply>>
+    mcp_get(boost::beast::tcp_stream& stream, const http_request& req, const std::string& owner);
+    http_reply mcp_delete(const http_request& req, const std::string& owner);
     // A request on the MCP endpoint: its context, with what stage 2 checks.
     request_context mcp_context(const http_request& req, time_point start) const;
     // RFC 9728 resource metadata (with auth.mode "required").

@@ -189,7 +189,8 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         if (session.empty())
             co_return refuse(http::status::bad_request,
                              "Mcp-Session-Id header is required after initialize");
-        if (!sessions.touch(session, clock::now()))
+        if (!sessions.owned_by(session, principal_key(rec.caller)) ||
+            !sessions.touch(session, clock::now()))
             co_return refuse(http::status::not_found,
                              "unknown or expired session: initialize a new one");
         auto header_version = header_value(req, "MCP-Protocol-Version");
@@ -379,8 +380,7 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
     else if (c && !c->is_null())
         co_return protocol::make_gateway_error(protocol::gateway_error::invalid_cursor, id,
                                                "invalid cursor: not a string");
-    // Anonymous callers are bound to their session; authenticated ones to issuer and subject.
-    auto caller = protocol::principal_hash("session", session);
+    auto caller = cursor_owner_key(rec);
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {
         return complete_list{plan.snap, kind, std::move(fetched), cursor, caller, std::move(r)};
@@ -441,7 +441,8 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
 }
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,
-                                                                  const http_request& req) {
+                                                                  const http_request& req,
+                                                                  const std::string& owner) {
     auto session = header_value(req, "Mcp-Session-Id");
     http::status status = http::status::ok;
     std::string error;
@@ -454,6 +455,10 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     }
     auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
                                                      asio::steady_timer::time_point::max());
+    if (status == http::status::ok && !sessions.owned_by(session, owner)) {
+        status = http::status::not_found;
+        error = R"({"error":"unknown or expired session"})";
+    }
     if (status == http::status::ok) {
         switch (sessions.attach_stream(session, wake)) {
         case session_table::attach_result::attached:
@@ -513,12 +518,12 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     co_return std::nullopt;
 }
 
-http_reply gateway::impl::mcp_delete(const http_request& req) {
+http_reply gateway::impl::mcp_delete(const http_request& req, const std::string& owner) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())
         return http_reply::json(http::status::bad_request,
                                 R"({"error":"Mcp-Session-Id header is required"})");
-    if (!sessions.close(session))
+    if (!sessions.owned_by(session, owner) || !sessions.close(session))
         return http_reply::json(http::status::not_found,
                                 R"({"error":"unknown or expired session"})");
     session_ended(session);

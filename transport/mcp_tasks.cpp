@@ -22,12 +22,6 @@ namespace ec = protocol::error_code;
 
 namespace {
 
-// Anonymous callers are bound to their session; authenticated ones (security issue) to
-// issuer and subject, like cursors.
-std::uint64_t principal_of(const std::string& session) {
-    return protocol::principal_hash("session", session);
-}
-
 json::object unknown_task(const json::value& id, std::string_view task_id) {
     // The same answer for a task nobody minted and for another principal's: no existence leak.
     return protocol::make_gateway_error(protocol::gateway_error::unknown_task, id,
@@ -41,6 +35,19 @@ bool has_result(const upstream_reply& r) {
 }
 
 } // namespace
+
+std::uint64_t task_owner_key(const request_context& rec) {
+    // Spec (Principal): anonymous callers have no principal fields, so they share one owner.
+    return rec.caller ? protocol::principal_hash(rec.caller->issuer, rec.caller->subject)
+                      : protocol::principal_hash("", "");
+}
+
+std::uint64_t cursor_owner_key(const request_context& rec) {
+    // A cursor is only a position in a list; for anonymous callers their session is the
+    // narrowest binding there is (a stateless client has none, and shares with its peers).
+    return rec.caller ? protocol::principal_hash(rec.caller->issuer, rec.caller->subject)
+                      : protocol::principal_hash("session", rec.session);
+}
 
 void gateway::impl::pin_minted_task(const request_context& rec, std::size_t upstream,
                                     const json::object& answer) {
@@ -60,7 +67,7 @@ void gateway::impl::pin_minted_task(const request_context& rec, std::size_t upst
     if (!task_id || !task_id->is_string())
         return;
     caf::anon_send(actors()->tasks,
-                   task_pin{std::string(task_id->get_string()), principal_of(rec.session),
+                   task_pin{std::string(task_id->get_string()), task_owner_key(rec),
                             rec.view->clients[upstream]->config().id});
 }
 
@@ -79,7 +86,7 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
                                        "invalid params: taskId must be a non-empty string");
     std::string task_id(task_value->get_string());
     rec.name = task_id;
-    auto principal = principal_of(session);
+    auto principal = task_owner_key(rec);
     task_owner owner;
     if (actors()->tasks) {
         auto found = co_await ask<task_owner>(actors()->tasks, [&](reply_to<task_owner> r) {
@@ -175,7 +182,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(
         actors()->router_for(protocol::list_kind::tasks), [&](reply_to<answer_t> r) {
-            return page_tasks{rec.view->snap, std::move(merged), cursor, principal_of(session),
+            return page_tasks{rec.view->snap, std::move(merged), cursor, task_owner_key(rec),
                               std::move(r)};
         });
     co_return list_response(std::move(answer), id, rec);

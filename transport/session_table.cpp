@@ -16,14 +16,21 @@ void wake(downstream_session& s) {
 } // namespace
 
 std::optional<std::string> session_table::open(std::string protocol_version, time_point now,
-                                               boost::json::object capabilities) {
+                                               boost::json::object capabilities,
+                                               std::string owner) {
     auto id = random_id();
     std::lock_guard lock(mutex_);
     if (sessions_.size() >= max_sessions_)
         return std::nullopt;
-    sessions_[id] =
-        downstream_session{std::move(protocol_version), std::move(capabilities), now, {}, {}};
+    sessions_[id] = downstream_session{
+        std::move(protocol_version), std::move(capabilities), now, {}, {}, std::move(owner)};
     return id;
+}
+
+bool session_table::owned_by(const std::string& id, std::string_view owner) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it != sessions_.end() && it->second.owner == owner;
 }
 
 boost::json::object session_table::capabilities(const std::string& id) const {

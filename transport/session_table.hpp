@@ -21,6 +21,7 @@ struct downstream_session {
     std::chrono::steady_clock::time_point last_used;
     std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // woken on news and DELETE
     std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
+    std::string owner; // the principal that opened it (principal_key); empty: anonymous
 };
 
 class session_table {
@@ -31,7 +32,10 @@ public:
 
     // A new session with a 128-bit random id (hex); nullopt at the ceiling.
     std::optional<std::string> open(std::string protocol_version, time_point now,
-                                    boost::json::object capabilities = {});
+                                    boost::json::object capabilities = {}, std::string owner = {});
+    // Whether the session exists and was opened by `owner`: another principal's session is
+    // answered like an unknown one, so its existence is not disclosed either.
+    bool owned_by(const std::string& id, std::string_view owner) const;
     // The client's declared capabilities (empty when unknown).
     boost::json::object capabilities(const std::string& id) const;
     bool contains(const std::string& id) const;

@@ -10,7 +10,9 @@ import {
   connectClient,
   get,
   initializeRequest,
+  openRawSession,
   post,
+  rpc,
   rawRequest,
   startEverything,
   startGate,
@@ -53,6 +55,7 @@ describe('auth.mode required', { timeout: 120_000 }, () => {
       config: {
         upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
         audit: { sinks: [{ type: 'stdout' }] },
+        routing: { pageSize: 4 },
         auth: {
           mode: 'required',
           resource: RESOURCE,
@@ -135,6 +138,50 @@ describe('auth.mode required', { timeout: 120_000 }, () => {
 
   test('an SDK client without a token cannot connect', async () => {
     await assert.rejects(connectClient(gate.url), /401|Unauthorized|invalid_token|auth/i);
+  });
+
+  test("one principal cannot use another's session", async () => {
+    const alice = await idp.mint({ aud: RESOURCE, sub: 'alice' });
+    const bob = await idp.mint({ aud: RESOURCE, sub: 'bob' });
+    const session = await openRawSession(gate.url, bearer(alice));
+    const asBob = { ...session.headers, ...bearer(bob) };
+    const call = await post(gate.url, rpc('tools/list', {}), asBob);
+    assert.equal(call.status, 404, call.text);
+    assert.match(call.text, /unknown or expired session/);
+    const stream = await get(gate.url, { ...asBob, accept: 'text/event-stream' });
+    assert.equal(stream.status, 404);
+    const del = await rawRequest(gate.url, { method: 'DELETE', headers: asBob });
+    assert.equal(del.status, 404);
+    // The session is still alice's, and still works for her.
+    const mine = await post(gate.url, rpc('tools/list', {}), session.headers);
+    assert.equal(mine.status, 200, mine.text);
+    assert.ok(mine.json.result.tools.length > 0);
+  });
+
+  test("one principal's tasks and cursors are unknown to another", async () => {
+    const alice = await openRawSession(gate.url, bearer(await idp.mint({ aud: RESOURCE, sub: 'alice' })));
+    const bob = await openRawSession(gate.url, bearer(await idp.mint({ aud: RESOURCE, sub: 'bob' })));
+    const call = async (who, method, params) => (await post(gate.url, rpc(method, params), who.headers)).json;
+    const minted = await call(alice, 'tools/call', {
+      name: 'ev__simulate-research-query',
+      arguments: { topic: 'private' },
+      task: { ttl: 60_000 },
+    });
+    const id = minted.result?.task?.taskId;
+    assert.ok(id, JSON.stringify(minted));
+    const foreign = await call(bob, 'tasks/get', { taskId: id });
+    const unknown = await call(bob, 'tasks/get', { taskId: 'no-such-task' });
+    assert.equal(foreign.error?.code, -32002, JSON.stringify(foreign));
+    assert.equal(unknown.error?.code, -32002);
+    assert.equal(foreign.error.message.replace(id, '<id>'), unknown.error.message.replace('no-such-task', '<id>'));
+    assert.equal((await call(alice, 'tasks/get', { taskId: id })).result.taskId, id);
+
+    const page = await call(alice, 'tools/list', {});
+    assert.ok(page.result.nextCursor, 'paged at 4');
+    const stolen = await call(bob, 'tools/list', { cursor: page.result.nextCursor });
+    assert.equal(stolen.error?.code, -32602, JSON.stringify(stolen));
+    const next = await call(alice, 'tools/list', { cursor: page.result.nextCursor });
+    assert.ok(next.result.tools.length > 0);
   });
 
   test('a token for another audience is refused', async () => {

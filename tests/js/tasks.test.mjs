@@ -1,6 +1,6 @@
 // Tasks through gate (spec rule 10): server-everything upstreams `a` and `b` mint tasks
 // (simulate-research-query runs as a task), and an SDK task server `t` holds tasks gate has
-// never seen minted. Pinning, the probe path, merged tasks/list, and another caller's task.
+// never seen minted. Pinning, the probe path, merged tasks/list, and the anonymous owner.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
@@ -67,23 +67,20 @@ describe('tasks across upstreams', { timeout: 240_000 }, () => {
     assert.match(JSON.stringify(result.result.content), /Research Report: pinning/);
   });
 
-  test('another caller gets -32002 for it, exactly like an unknown id', { timeout: 30_000 }, async () => {
-    const id = await mint(alice, 'a', 'private');
-    const foreign = await call(bob, 'tasks/get', { taskId: id });
+  test('anonymous callers share one task owner, as the spec says; an unknown id is -32002', { timeout: 30_000 }, async () => {
+    // Spec, Principal: anonymous callers have no principal fields, so a task minted in one
+    // anonymous session is reachable from another (principals are kept apart: auth.test.mjs).
+    // gate routes bob's tasks/get to the owner with no probe; what the upstream does with a
+    // task of another of its sessions is its own business (server-everything keeps tasks per
+    // session and answers its own error, passed through verbatim, not gate's -32002).
+    const id = await mint(alice, 'a', 'shared');
+    const shared = await call(bob, 'tasks/get', { taskId: id });
+    assert.notEqual(shared.error?.code, -32002, JSON.stringify(shared));
+    const [ev] = await auditFor((e) => e.method === 'tasks/get' && e.name === id);
+    assert.equal(ev.upstream, 'ev-a');
+    assert.equal(ev.upstreamCalls, 1, 'pinned for every anonymous caller: no probe');
     const unknown = await call(bob, 'tasks/get', { taskId: 'no-such-task' });
-    assert.equal(foreign.error.code, -32002);
     assert.equal(unknown.error.code, -32002);
-    assert.equal(
-      foreign.error.message.replace(id, '<id>'),
-      unknown.error.message.replace('no-such-task', '<id>'),
-      'no existence leak in the message',
-    );
-    for (const m of ['tasks/result', 'tasks/cancel']) {
-      const r = await call(bob, m, { taskId: id });
-      assert.equal(r.error.code, -32002, m);
-    }
-    // alice still has it.
-    assert.equal((await call(alice, 'tasks/get', { taskId: id })).result.taskId, id);
   });
 
   test('a task with no record is found by a tasks/get probe, then pinned', { timeout: 30_000 }, async () => {

@@ -54,7 +54,7 @@ private:
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
         auto session = g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
-                                        std::move(capabilities));
+                                        std::move(capabilities), principal_key(ctx.caller));
         if (session) {
             ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
             return;

@@ -28,6 +28,11 @@ struct principal {
     boost::json::object claims; // the verified token's claims, for policy subjects
 };
 
+// The key a principal's sessions are bound to (issuer and subject); empty for anonymous.
+inline std::string principal_key(const std::optional<principal>& p) {
+    return p ? p->issuer + '\n' + p->subject : std::string();
+}
+
 // The federation a request sees: one snapshot and the upstream clients indexed like it.
 // Loaded once at request entry; a reload swaps in a new one without touching requests in
 // flight.
