@@ -87,13 +87,60 @@ void federation::invalidate(std::size_t upstream) {
         cache_.erase({upstream, kind});
 }
 
+namespace {
+
+// The method that invokes an item of a list, and the member that names it.
+std::optional<std::pair<std::string_view, std::string_view>> invocation_of(list_kind kind) {
+    switch (kind) {
+    case list_kind::tools:
+        return std::pair{std::string_view("tools/call"), std::string_view("name")};
+    case list_kind::prompts:
+        return std::pair{std::string_view("prompts/get"), std::string_view("name")};
+    case list_kind::resources:
+        return std::pair{std::string_view("resources/read"), std::string_view("uri")};
+    case list_kind::resource_templates:
+        return std::pair{std::string_view("resources/read"), std::string_view("uriTemplate")};
+    default:
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
 std::variant<list_answer, route_error> federation::page(list_kind kind,
                                                         const std::optional<std::string>& cursor,
-                                                        std::uint64_t caller) const {
+                                                        std::uint64_t caller,
+                                                        const principal* who) const {
     std::vector<protocol::upstream_items> parts;
-    for (std::size_t i = 0; i < snap_->size(); ++i)
-        if (auto it = cache_.find({i, kind}); it != cache_.end())
+    // A caller never sees what it may not invoke (the policy filters before the page is cut,
+    // so pages and cursors are the caller's own).
+    auto invocation = snap_->policy ? invocation_of(kind) : std::nullopt;
+    std::vector<json::array> kept;
+    kept.reserve(snap_->size()); // parts point into it
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        auto it = cache_.find({i, kind});
+        if (it == cache_.end())
+            continue;
+        if (!invocation) {
             parts.push_back({i, &it->second.items});
+            continue;
+        }
+        const auto& server = snap_->upstream(i).id;
+        std::string_view method[] = {invocation->first};
+        auto& mine = kept.emplace_back();
+        for (const auto& item : it->second.items) {
+            const auto* o = item.if_object();
+            const auto* n = o ? o->if_contains(invocation->second) : nullptr;
+            if (!n || !n->is_string())
+                continue;
+            std::string_view name = n->get_string();
+            bool named = kind == list_kind::tools || kind == list_kind::prompts;
+            auto client_name = named ? snap_->codec.encode(i, name) : std::string(name);
+            if (snap_->policy->decide(who, server, method, name, client_name).allowed)
+                mine.push_back(item);
+        }
+        parts.push_back({i, &mine});
+    }
     return page_of(kind, protocol::merge_lists(kind, snap_->codec, parts), cursor, caller);
 }
 

@@ -61,10 +61,12 @@ public:
     void invalidate_id(const std::string& id);
     const std::shared_ptr<const snapshot>& snapshot_ptr() const { return snap_; }
 
-    // The page a cursor (or its absence) asks for, from what is cached now.
+    // The page a cursor (or its absence) asks for, from what is cached now. With a policy in
+    // the snapshot, only the items `who` (null: anonymous) may invoke are listed.
     std::variant<list_answer, route_error> page(protocol::list_kind kind,
                                                 const std::optional<std::string>& cursor,
-                                                std::uint64_t caller) const;
+                                                std::uint64_t caller,
+                                                const principal* who = nullptr) const;
 
     // The page of an uncached merged list (a client's tasks) that a cursor asks for.
     std::variant<list_answer, route_error> page_of(protocol::list_kind kind,

@@ -34,6 +34,7 @@ struct complete_list {
     std::optional<std::string> cursor;
     std::uint64_t caller;
     reply_to<std::variant<list_answer, route_error>> reply;
+    std::shared_ptr<const principal> who = nullptr; // for the policy's filter; null: anonymous
 };
 
 struct routed {

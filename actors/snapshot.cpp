@@ -18,8 +18,11 @@ std::shared_ptr<const snapshot> make_snapshot(std::shared_ptr<const config::docu
     std::unordered_map<std::string, std::size_t> by_id;
     for (std::size_t i = 0; i < doc->upstreams.size(); ++i)
         by_id.emplace(doc->upstreams[i].id, i);
+    std::shared_ptr<const policy_engine> policy;
+    if (doc->policy)
+        policy = std::make_shared<const policy_engine>(*doc->policy);
     return std::make_shared<const snapshot>(
-        snapshot{version, std::move(doc), std::move(codec), std::move(by_id)});
+        snapshot{version, std::move(doc), std::move(codec), std::move(by_id), std::move(policy)});
 }
 
 } // namespace gate

@@ -2,6 +2,7 @@
 // the current snapshot once at entry and keeps it for its whole life.
 #pragma once
 
+#include "actors/policy_engine.hpp"
 #include "config/model.hpp"
 #include "protocol/name_codec.hpp"
 
@@ -17,6 +18,9 @@ struct snapshot {
     std::shared_ptr<const config::document> doc;
     protocol::name_codec codec;
     std::unordered_map<std::string, std::size_t> upstream_by_id;
+    // The policy, compiled once per snapshot; null when the document has none (authorization
+    // is not enforced: docs/configuration.md).
+    std::shared_ptr<const policy_engine> policy;
 
     const config::upstream& upstream(std::size_t i) const { return doc->upstreams[i]; }
     std::size_t size() const { return doc->upstreams.size(); }

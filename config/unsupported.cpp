@@ -31,8 +31,6 @@ constexpr std::array table = {
                       "calls would never be counted against the allowance"},
     unsupported_field{"/auth/ema", nullptr, "enterprise-managed authorization",
                       "no token endpoint would be served"},
-    unsupported_field{"/policy", nullptr, "authorization policy",
-                      "every invocation would be allowed"},
     unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",
                       "no audit event would reach the webhook"},
     unsupported_field{"/server/rateLimit/perPrincipalPerMinute", nullptr,

@@ -133,6 +133,19 @@ int run_gate(const std::vector<std::string>& args) {
                  loaded.doc->server.mcp_path, loaded.doc->upstreams.size(),
                  loaded.doc->upstreams.size() == 1 ? "" : "s",
                  loaded.doc->passthrough() ? "passthrough" : "namespaced");
+    // What authentication and authorization mean for this document, said once at start
+    // (docs/security.md): an operator reading the log knows whether the gateway is open.
+    const auto& doc = *loaded.doc;
+    std::string who = doc.auth.required
+                          ? "callers need a Bearer token from " +
+                                std::to_string(doc.auth.issuers.size()) + " trusted issuer" +
+                                (doc.auth.issuers.size() == 1 ? "" : "s")
+                          : "auth disabled: every caller is anonymous";
+    std::string allowed = !doc.policy ? "no policy: every caller may invoke everything"
+                                      : "policy: " + std::to_string(doc.policy->rules.size()) +
+                                            " rule" + (doc.policy->rules.size() == 1 ? "" : "s") +
+                                            ", default " + doc.policy->default_decision;
+    spdlog::info("{}; {}", who, allowed);
     // Reload: SIGHUP, or with --watch a change of the file's modification time (polled every
     // 2 s). A document that fails validation or changes a construction-wired section is
     // refused and the running configuration keeps serving.

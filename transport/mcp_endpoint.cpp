@@ -381,9 +381,13 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
         co_return protocol::make_gateway_error(protocol::gateway_error::invalid_cursor, id,
                                                "invalid cursor: not a string");
     auto caller = cursor_owner_key(rec);
+    std::shared_ptr<const principal> who;
+    if (rec.caller && plan.snap->policy)
+        who = std::make_shared<const principal>(*rec.caller);
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {
-        return complete_list{plan.snap, kind, std::move(fetched), cursor, caller, std::move(r)};
+        return complete_list{plan.snap, kind,         std::move(fetched), cursor,
+                             caller,    std::move(r), std::move(who)};
     });
     co_return list_response(std::move(answer), id, rec);
 }

@@ -118,6 +118,21 @@ const std::map<std::string, std::string> enforced = {
     {"/routing/pageSize", "paged lists (pageSize 5) hold the same items across all pages"},
     {"/routing/namespaceSeparator", "routing.namespaceSeparator joins namespace and name"},
     {"/tenants", "an empty tenants list is accepted and changes nothing"},
+    {"/policy", "two principals see different lists and get -32042 on each other's tools"},
+    {"/policy/defaultDecision", "defaultDecision allow lets through what no rule grants"},
+    {"/policy/rules", "two principals see different lists and get -32042 on each other's tools"},
+    {"/policy/rules/*/id", "the granting rule is named in audit as ruleId"},
+    {"/policy/rules/*/subjects", "PolicyEngine.SubjectsSelectByEveryKindTheyList"},
+    {"/policy/rules/*/subjects/subs", "PolicyEngine.SubjectsSelectByEveryKindTheyList"},
+    {"/policy/rules/*/subjects/groups", "PolicyEngine.SubjectsSelectByEveryKindTheyList"},
+    {"/policy/rules/*/subjects/issuers", "PolicyEngine.SubjectsSelectByEveryKindTheyList"},
+    {"/policy/rules/*/subjects/claims", "PolicyEngine.SubjectsSelectByEveryKindTheyList"},
+    {"/policy/rules/*/subjects/claims/*", "PolicyEngine.SubjectsSelectByEveryKindTheyList"},
+    {"/policy/rules/*/allow",
+     "two principals see different lists and get -32042 on each other's tools"},
+    {"/policy/rules/*/allow/*/server", "PolicyEngine.GrantsMatchServerMethodsAndNames"},
+    {"/policy/rules/*/allow/*/methods", "PolicyEngine.GrantsMatchServerMethodsAndNames"},
+    {"/policy/rules/*/allow/*/names", "PolicyEngine.GrantsMatchServerMethodsAndNames"},
 };
 
 // Fields refused only through another field that always comes with them: the members of a
@@ -148,7 +163,6 @@ const std::map<std::string, std::string> refusal_samples = {
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
     {"/auth/ema",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}],"ema":{"idpIssuer":"https://idp.example","signingKeyRef":"KEY"}}})"},
-    {"/policy", R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"policy":{}})"},
     {"/audit/sinks/*/type",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"}]}})"},
     {"/server/rateLimit/perPrincipalPerMinute",
@@ -272,12 +286,12 @@ TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
     auto r = parse(R"({"upstreams":[
         {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","budget":{"period":"day","upstreamCalls":1}},
         {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","auth":{"strategy":"static","secretRef":"K"}}],
-        "policy":{"defaultDecision":"allow"}})");
+        "tracing":{"otlpEndpoint":"http://127.0.0.1:4318"}})");
     ASSERT_EQ(r.errors.size(), 3u);
     EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/budget");
     EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/auth/strategy");
-    EXPECT_EQ(r.errors[2].pointer, "/policy");
-    EXPECT_NE(r.errors[2].reason.find("every invocation would be allowed"), std::string::npos);
+    EXPECT_EQ(r.errors[2].pointer, "/tracing");
+    EXPECT_NE(r.errors[2].reason.find("no span would be exported"), std::string::npos);
 }
 
 TEST(ConfigSupport, EveryExampleIsRefusedOnlyForFieldsNotSupportedYet) {

@@ -36,6 +36,8 @@ public:
             e.upstream_calls = ctx.upstream_calls;
             e.items_served = ctx.items_served;
             e.tenant = ctx.tenant;
+            e.decision = ctx.decision;
+            e.rule_id = ctx.rule_id;
             if (ctx.caller) {
                 e.principal = ctx.caller->subject;
                 e.issuer = ctx.caller->issuer;

@@ -2,6 +2,7 @@
 // it loaded at entry.
 #pragma once
 
+#include "actors/principal.hpp"
 #include "actors/router_messages.hpp"
 #include "actors/snapshot.hpp"
 #include "protocol/outcome.hpp"
@@ -20,13 +21,7 @@
 
 namespace gate::transport {
 
-// A verified caller (spec: Principal). Authentication fills it; anonymous callers have none.
-struct principal {
-    std::string subject;
-    std::string issuer;
-    std::vector<std::string> groups;
-    boost::json::object claims; // the verified token's claims, for policy subjects
-};
+using gate::principal; // actors/principal.hpp: authentication fills it
 
 // The key a principal's sessions are bound to (issuer and subject); empty for anonymous.
 inline std::string principal_key(const std::optional<principal>& p) {
@@ -59,6 +54,7 @@ struct request_context {
     bool query_token = false;                 // the target carried an access_token parameter
     std::string method;
     std::optional<std::string> name, upstream, error;
+    std::optional<std::string> decision, rule_id; // the policy's, where one applied (stage 5)
     protocol::outcome outcome = protocol::outcome::ok;
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;

@@ -1,0 +1,101 @@
+#include "actors/policy_engine.hpp"
+
+#include <algorithm>
+
+namespace gate {
+
+namespace json = boost::json;
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+    // Iterative, with backtracking to the last star only: linear in practice, no recursion.
+    std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+    while (t < text.size()) {
+        if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            mark = t;
+        } else if (p < pattern.size() && pattern[p] == text[t]) {
+            ++p;
+            ++t;
+        } else if (star != std::string_view::npos) {
+            p = star + 1;
+            t = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*')
+        ++p;
+    return p == pattern.size();
+}
+
+policy_engine::policy_engine(const config::policy& policy)
+    : default_allow_(policy.default_decision == "allow") {
+    for (const auto& r : policy.rules)
+        rules_.push_back({r.id, r.subjects, r.allow});
+}
+
+namespace {
+
+bool claim_equals(const json::value& have, const config::claim_value& want) {
+    if (const auto* s = std::get_if<std::string>(&want))
+        return have.is_string() && have.get_string() == *s;
+    if (const auto* b = std::get_if<bool>(&want))
+        return have.is_bool() && have.get_bool() == *b;
+    double d = std::get<double>(want);
+    if (have.is_int64())
+        return static_cast<double>(have.get_int64()) == d;
+    if (have.is_uint64())
+        return static_cast<double>(have.get_uint64()) == d;
+    return have.is_double() && have.get_double() == d;
+}
+
+template <class List, class Pred> bool any_or_none(const List& l, Pred pred) {
+    return l.empty() || std::any_of(l.begin(), l.end(), pred);
+}
+
+} // namespace
+
+// Every selector kind present must match (AND); within one kind, any listed value (OR).
+bool policy_engine::selects(const config::subjects& s, const principal& p) {
+    if (!any_or_none(s.subs, [&](const std::string& x) { return x == p.subject; }))
+        return false;
+    if (!any_or_none(s.issuers, [&](const std::string& x) { return x == p.issuer; }))
+        return false;
+    if (!any_or_none(s.groups, [&](const std::string& g) {
+            return std::find(p.groups.begin(), p.groups.end(), g) != p.groups.end();
+        }))
+        return false;
+    for (const auto& [name, want] : s.claims) {
+        const auto* have = p.claims.if_contains(name);
+        if (!have || !claim_equals(*have, want))
+            return false;
+    }
+    return true;
+}
+
+policy_decision policy_engine::decide(const principal* caller, std::string_view server,
+                                      std::span<const std::string_view> methods,
+                                      std::string_view name, std::string_view client_name) const {
+    for (const auto& r : rules_) {
+        if (r.subjects && (!caller || !selects(*r.subjects, *caller)))
+            continue;
+        for (const auto& g : r.allow) {
+            if (g.server != server)
+                continue;
+            bool method_ok =
+                g.methods.empty() ||
+                std::any_of(methods.begin(), methods.end(), [&](std::string_view m) {
+                    return std::find(g.methods.begin(), g.methods.end(), m) != g.methods.end();
+                });
+            bool name_ok = g.names.empty() ||
+                           std::any_of(g.names.begin(), g.names.end(), [&](const std::string& n) {
+                               return glob_match(n, name) || glob_match(n, client_name);
+                           });
+            if (method_ok && name_ok)
+                return {true, r.id};
+        }
+    }
+    return {default_allow_, std::nullopt};
+}
+
+} // namespace gate

@@ -1,0 +1,52 @@
+// The authorization policy (spec: Policy section), compiled once per snapshot: deny by
+// default, rules that grant invocations to the principals their subjects select. Plain C++;
+// the authorize stage asks it about one invocation, the router about each listed item.
+#pragma once
+
+#include "actors/principal.hpp"
+#include "config/model.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gate {
+
+struct policy_decision {
+    bool allowed = false;
+    std::optional<std::string> rule_id; // the rule that granted it; none for the default
+};
+
+// `*` matches any run of characters (none included); everything else matches itself.
+bool glob_match(std::string_view pattern, std::string_view text);
+
+class policy_engine {
+public:
+    explicit policy_engine(const config::policy& policy);
+
+    // Whether `caller` (null: anonymous) may invoke `method` on upstream `server` for the item
+    // named `name` as the upstream knows it, or `client_name` as the client sees it
+    // (namespaced). `methods` lists every method whose grant covers the invocation (a grant
+    // for resources/read covers subscribing to what it may read: docs/security.md).
+    policy_decision decide(const principal* caller, std::string_view server,
+                           std::span<const std::string_view> methods, std::string_view name,
+                           std::string_view client_name) const;
+
+    std::size_t rules() const { return rules_.size(); }
+    bool default_allows() const { return default_allow_; }
+
+private:
+    struct rule {
+        std::string id;
+        std::optional<config::subjects> subjects;
+        std::vector<config::grant> allow;
+    };
+    static bool selects(const config::subjects& s, const principal& p);
+
+    bool default_allow_ = false;
+    std::vector<rule> rules_;
+};
+
+} // namespace gate

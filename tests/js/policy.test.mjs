@@ -1,0 +1,137 @@
+// The authorization policy against the real binary: principals from a test identity provider,
+// server-everything as the upstream. Deny by default, per-principal lists (a caller never sees
+// what it may not invoke), -32042 on the rest, the decision and the granting rule in audit.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { connectClient, expectMcpError, startEverything, startGate, startIdp } from './lib/index.mjs';
+
+const RESOURCE = 'https://gate.example/mcp';
+
+describe('policy with principals', { timeout: 60_000 }, () => {
+  let everything;
+  let idp;
+  let gate;
+  let alice;
+  let bob;
+
+  before(async () => {
+    everything = await startEverything();
+    idp = await startIdp();
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        audit: { sinks: [{ type: 'stdout' }] },
+        auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer, groupsClaim: 'groups' }] },
+        policy: {
+          rules: [
+            { id: 'alice-echo', subjects: { subs: ['alice'] }, allow: [{ server: 'ev', methods: ['tools/call'], names: ['echo'] }] },
+            { id: 'eng-getters', subjects: { groups: ['eng'] }, allow: [{ server: 'ev', methods: ['tools/call'], names: ['ev__get-*'] }] },
+            { id: 'eng-prompts', subjects: { groups: ['eng'] }, allow: [{ server: 'ev', methods: ['prompts/get'] }] },
+          ],
+        },
+      },
+    });
+    const connect = async (sub, groups) =>
+      connectClient(gate.url, {
+        requestInit: { headers: { authorization: `Bearer ${await idp.mint({ aud: RESOURCE, sub, groups })}` } },
+      });
+    alice = await connect('alice', []);
+    bob = await connect('bob', ['eng']);
+  });
+
+  after(async () => {
+    await alice?.close().catch(() => {});
+    await bob?.close().catch(() => {});
+    await gate?.stop();
+    await idp?.stop();
+    await everything?.stop();
+  });
+
+  test("two principals see different lists and get -32042 on each other's tools", async () => {
+    const aliceTools = (await alice.listTools()).tools.map((t) => t.name);
+    const bobTools = (await bob.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(aliceTools, ['ev__echo']);
+    assert.ok(bobTools.length >= 2, JSON.stringify(bobTools));
+    assert.ok(bobTools.every((n) => n.startsWith('ev__get-')), JSON.stringify(bobTools));
+    const denied = await expectMcpError(() => alice.callTool({ name: bobTools[0], arguments: {} }));
+    assert.equal(denied.code, -32042);
+    assert.match(denied.message, /policy denied tools\/call .* for alice/);
+    const alsoDenied = await expectMcpError(() => bob.callTool({ name: 'ev__echo', arguments: { message: 'x' } }));
+    assert.equal(alsoDenied.code, -32042);
+    // Prompts: bob's group may get them, alice sees none.
+    assert.equal((await alice.listPrompts()).prompts.length, 0);
+    assert.ok((await bob.listPrompts()).prompts.length > 0);
+    const events = await gate.waitForAudit((ev) => ev.filter((e) => e.outcome === 'denied').length >= 2);
+    const deny = events.find((e) => e.outcome === 'denied' && e.principal === 'alice');
+    assert.equal(deny.decision, 'deny');
+    assert.equal(deny.ruleId, undefined, 'the default decided it');
+    assert.equal(deny.upstreamCalls, 0, 'a denied call never reaches the upstream');
+    const lists = events.filter((e) => e.method === 'tools/list' && e.principal === 'alice');
+    assert.equal(lists.at(-1).itemsServed, 1, 'itemsServed counts what was handed out');
+  });
+
+  test('the granting rule is named in audit as ruleId', async () => {
+    const r = await alice.callTool({ name: 'ev__echo', arguments: { message: 'hi' } });
+    assert.match(r.content[0].text, /hi/);
+    const events = await gate.waitForAudit((ev) => ev.some((e) => e.method === 'tools/call' && e.principal === 'alice' && e.outcome === 'ok'));
+    const ok = events.find((e) => e.method === 'tools/call' && e.principal === 'alice' && e.outcome === 'ok');
+    assert.equal(ok.decision, 'allow');
+    assert.equal(ok.ruleId, 'alice-echo');
+  });
+});
+
+describe('policy without authentication', { timeout: 60_000 }, () => {
+  let everything;
+
+  before(async () => {
+    everything = await startEverything();
+  });
+  after(async () => {
+    await everything?.stop();
+  });
+
+  test('defaultDecision allow lets through what no rule grants', async () => {
+    const gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        audit: { sinks: [{ type: 'stdout' }] },
+        policy: { defaultDecision: 'allow', rules: [] },
+      },
+    });
+    const client = await connectClient(gate.url);
+    try {
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'ev__echo'));
+      const r = await client.callTool({ name: 'ev__echo', arguments: { message: 'open' } });
+      assert.match(r.content[0].text, /open/);
+      const events = await gate.waitForAudit((ev) => ev.some((e) => e.method === 'tools/call'));
+      const call = events.find((e) => e.method === 'tools/call');
+      assert.equal(call.decision, 'allow');
+      assert.equal(call.ruleId, undefined);
+    } finally {
+      await client.close();
+      await gate.stop();
+    }
+  });
+
+  test('a policy with no rule for anonymous callers lists nothing and denies every call', async () => {
+    const gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        policy: { rules: [{ id: 'only-alice', subjects: { subs: ['alice'] }, allow: [{ server: 'ev' }] }] },
+      },
+    });
+    const client = await connectClient(gate.url);
+    try {
+      assert.deepEqual((await client.listTools()).tools, []);
+      assert.deepEqual((await client.listResources()).resources, []);
+      const denied = await expectMcpError(() => client.callTool({ name: 'ev__echo', arguments: { message: 'x' } }));
+      assert.equal(denied.code, -32042);
+      const read = await expectMcpError(() => client.readResource({ uri: 'demo://resource/static/document/architecture.md' }));
+      assert.equal(read.code, -32042, JSON.stringify(read));
+    } finally {
+      await client.close();
+      await gate.stop();
+    }
+  });
+});
