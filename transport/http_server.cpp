@@ -1,5 +1,6 @@
 #include "transport/http_server.hpp"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -9,6 +10,7 @@
 #include <boost/beast/http.hpp>
 #include <limits>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 namespace gate::transport {
 
@@ -19,9 +21,6 @@ using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
 
 namespace {
-
-constexpr auto idle_connection_timeout = std::chrono::seconds(120);
-constexpr auto io_timeout = std::chrono::seconds(30);
 
 // The whole answer in one buffer (one write, no per-field buffer sequence).
 std::string serialize_reply(const http_reply& reply, std::string_view server, unsigned version,
@@ -70,9 +69,40 @@ bool accepts(std::string_view accept, std::string_view type) {
            accept.find("*/*") != std::string_view::npos;
 }
 
+std::size_t default_max_connections() {
+    rlimit nofile{};
+    if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur == RLIM_INFINITY)
+        return 16384;
+    auto usable = nofile.rlim_cur > 128 ? (nofile.rlim_cur - 128) / 2 : 16;
+    return std::clamp<std::size_t>(usable, 16, 16384);
+}
+
+namespace {
+
+// The soft descriptor limit raised to the hard one once per process (as Go's runtime does):
+// the default soft limit of 1024 is a relic that would cap connections for no reason.
+void raise_descriptor_limit() {
+    static const bool once = [] {
+        rlimit nofile{};
+        if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+            nofile.rlim_cur = nofile.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &nofile);
+        }
+        return true;
+    }();
+    (void)once;
+}
+
+} // namespace
+
 http_server::http_server(asio::io_context& io, http_handler& handler, std::size_t max_body_bytes,
-                         std::string name)
-    : io_(io), handler_(handler), max_body_bytes_(max_body_bytes), name_(std::move(name)) {}
+                         std::string name, connection_limits limits)
+    : io_(io), handler_(handler), max_body_bytes_(max_body_bytes), name_(std::move(name)),
+      limits_(limits) {
+    raise_descriptor_limit();
+    if (limits_.max_connections == 0)
+        limits_.max_connections = default_max_connections();
+}
 
 std::uint16_t http_server::listen(const std::string& host, std::uint16_t port) {
     auto& acc = acceptor_.emplace(io_);
@@ -125,22 +155,101 @@ asio::awaitable<void> http_server::accept_loop() {
             continue;
         }
         socket.set_option(tcp::no_delay(true), ec); // best effort
+        if (*connections_ >= limits_.max_connections) {
+            // Answered at once and closed, without reading: the client learns why, and the
+            // connection costs nothing more (docs/security.md).
+            asio::co_spawn(acceptor_->get_executor(),
+                           refuse(std::move(socket), http::status::service_unavailable,
+                                  R"({"error":"too many open connections: at most )" +
+                                      std::to_string(limits_.max_connections) + R"("})"),
+                           asio::detached);
+            continue;
+        }
         asio::co_spawn(acceptor_->get_executor(), serve(std::move(socket)), asio::detached);
     }
 }
 
+asio::awaitable<void> http_server::refuse(tcp::socket socket, http::status status,
+                                          std::string body) {
+    beast::tcp_stream stream(std::move(socket));
+    auto reply = http_reply::json(status, std::move(body));
+    if (status == http::status::service_unavailable)
+        reply.headers.emplace_back("Retry-After", "1");
+    auto wire = serialize_reply(reply, name_, 11, false, false);
+    stream.expires_after(std::chrono::seconds(2));
+    boost::system::error_code ec;
+    co_await asio::async_write(stream, asio::buffer(wire),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    // Closing with unread input would reset the connection and could destroy the answer
+    // before the client reads it: what the client still sends is read and dropped until it
+    // closes, for the same 2 s at most.
+    char sink[4096];
+    while (!ec) {
+        co_await stream.async_read_some(asio::buffer(sink),
+                                        asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
 asio::awaitable<void> http_server::serve(tcp::socket socket) {
+    struct open_connection {
+        std::shared_ptr<std::size_t> n;
+        ~open_connection() { --*n; }
+    } counted{connections_};
+    ++*connections_;
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buf;
-    for (;;) {
+    for (bool first = true;; first = false) {
         http::request_parser<http::string_body> parser;
         // The cap is applied once the header is in: Beast would otherwise fail the header read
         // on a large Content-Length and we could not answer 413.
         parser.body_limit(std::numeric_limits<std::uint64_t>::max());
-        stream.expires_after(idle_connection_timeout);
+        parser.header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
         boost::system::error_code ec;
+        if (buf.size() == 0) {
+            // Between requests a connection may idle; a new one is expected to speak at once.
+            stream.expires_after(first ? limits_.header_timeout : limits_.idle_timeout);
+            auto n = co_await stream.async_read_some(buf.prepare(4096),
+                                                     asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                break;
+            buf.commit(n);
+        }
+        // From the request's first byte, its header has a bounded time to arrive: a client
+        // that trickles it (slowloris) is answered 408 and closed. A timer of its own, not the
+        // stream's expiry, which would close the socket before the 408 could be written.
+        struct header_watch {
+            bool done = false, expired = false;
+        };
+        auto watch = std::make_shared<header_watch>();
+        asio::steady_timer deadline(stream.get_executor(), limits_.header_timeout);
+        deadline.async_wait([watch, &socket = stream.socket()](boost::system::error_code wec) {
+            if (wec || watch->done)
+                return;
+            watch->expired = true;
+            boost::system::error_code ignored;
+            socket.cancel(ignored);
+        });
+        stream.expires_never();
         co_await http::async_read_header(stream, buf, parser,
                                          asio::redirect_error(asio::use_awaitable, ec));
+        watch->done = true;
+        deadline.cancel();
+        if (watch->expired)
+            ec = beast::error::timeout;
+        if (ec == http::error::header_limit) {
+            co_await refuse(std::move(stream.socket()),
+                            http::status::request_header_fields_too_large,
+                            R"({"error":"request header larger than )" +
+                                std::to_string(limits_.max_header_bytes) + R"( bytes"})");
+            co_return;
+        }
+        if (ec == beast::error::timeout) {
+            co_await refuse(std::move(stream.socket()), http::status::request_timeout,
+                            R"({"error":"the request header did not arrive within )" +
+                                std::to_string(limits_.header_timeout.count()) + R"( ms"})");
+            co_return;
+        }
         if (ec)
             break;
         auto start = clock::now();
@@ -160,7 +269,7 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                     ec = http::error::body_limit;
                 } else {
                     parser.body_limit(max_body_bytes_);
-                    stream.expires_after(io_timeout);
+                    stream.expires_after(limits_.io_timeout);
                     // curl and others wait for this before sending a larger body.
                     if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
                         static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -197,7 +306,7 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         bool keep_alive = !reply->close && req.keep_alive() && !stopping_;
         auto wire = serialize_reply(*reply, name_, req.version(), keep_alive,
                                     req.method() == http::verb::head);
-        stream.expires_after(io_timeout);
+        stream.expires_after(limits_.io_timeout);
         co_await asio::async_write(stream, asio::buffer(wire),
                                    asio::redirect_error(asio::use_awaitable, ec));
         if (ec)

@@ -40,11 +40,31 @@ public:
     respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) = 0;
 };
 
+// How long and how much a connection may take before it is closed: the defenses against
+// clients that stall, trickle or never read (docs/security.md, Hostile connections).
+struct connection_limits {
+    // From accept, or from a request's first byte, to the end of its header.
+    std::chrono::milliseconds header_timeout{10'000};
+    // A kept-alive connection with no next request within this is closed.
+    std::chrono::milliseconds idle_timeout{60'000};
+    // Reading a body, and writing an answer.
+    std::chrono::milliseconds io_timeout{30'000};
+    // A request header larger than this is answered 431.
+    std::size_t max_header_bytes = 32 * 1024;
+    // Connections open at once; more are answered 503 and closed. 0: derived from the
+    // descriptor limit (default_max_connections).
+    std::size_t max_connections = 0;
+};
+
+// Half the process's descriptor limit (less a reserve), between 16 and 16384: each downstream
+// connection may hold one upstream connection (or a child's pipes) of its own.
+std::size_t default_max_connections();
+
 class http_server {
 public:
     // `name` goes in every answer's Server header.
     http_server(boost::asio::io_context& io, http_handler& handler, std::size_t max_body_bytes,
-                std::string name);
+                std::string name, connection_limits limits = {});
 
     // Binds host:port (0 picks a free port) and starts accepting; returns the bound port.
     std::uint16_t listen(const std::string& host, std::uint16_t port);
@@ -54,21 +74,27 @@ public:
     // the io thread. Call stop() first.
     void drain(std::chrono::steady_clock::duration bound, std::function<void()> then);
     bool stopping() const { return stopping_; }
+    std::size_t connections() const { return *connections_; }
+    const connection_limits& limits() const { return limits_; }
 
 private:
     boost::asio::awaitable<void> accept_loop();
     boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
     boost::asio::awaitable<void> discard_rest(boost::beast::tcp_stream& stream);
+    boost::asio::awaitable<void> refuse(boost::asio::ip::tcp::socket socket,
+                                        boost::beast::http::status status, std::string body);
 
     boost::asio::io_context& io_;
     http_handler& handler_;
     std::size_t max_body_bytes_;
     std::string name_;
+    connection_limits limits_;
     std::optional<boost::asio::ip::tcp::acceptor> acceptor_;
     std::atomic<bool> stopping_{false};
     // Shared with each connection's frame: a frame destroyed with the io_context after the
     // server is gone must not write into a dead counter.
     std::shared_ptr<std::size_t> in_flight_ = std::make_shared<std::size_t>(0);
+    std::shared_ptr<std::size_t> connections_ = std::make_shared<std::size_t>(0);
 };
 
 // Helpers for handlers.
