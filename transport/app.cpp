@@ -5,6 +5,7 @@
 #include "transport/cli.hpp"
 #include "transport/gateway.hpp"
 #include "transport/logging.hpp"
+#include "transport/upstream_credential.hpp"
 #include "transport/version.hpp"
 
 #include <atomic>
@@ -91,6 +92,15 @@ int run_gate(const std::vector<std::string>& args) {
                              "per-instance state silently; unset it\n");
         return 1;
     }
+    // Secrets are the environment's, not the document's: checked at start (and at every
+    // reload), not by --validate, which may run where the secrets are not.
+    if (auto missing = transport::missing_secrets(*loaded.doc, std::getenv); !missing.empty()) {
+        for (const auto& m : missing)
+            std::fprintf(stderr, "config error at %s\n", m.c_str());
+        std::fprintf(stderr, "gate: %zu upstream secret%s missing from the environment\n",
+                     missing.size(), missing.size() == 1 ? "" : "s");
+        return 1;
+    }
     setup_logging(opt.log_format, opt.log_level);
 
     // The io_context outlives the actor system so no bridged reply posts into a dead context.
@@ -154,6 +164,11 @@ int run_gate(const std::vector<std::string>& args) {
         if (!next.errors.empty()) {
             for (const auto& e : next.errors)
                 spdlog::error("reload rejected ({}): {}: {}", why, e.pointer, e.reason);
+            return;
+        }
+        if (auto missing = transport::missing_secrets(*next.doc, std::getenv); !missing.empty()) {
+            for (const auto& m : missing)
+                spdlog::error("reload rejected ({}): {}", why, m);
             return;
         }
         if (auto refused = gw.reload(next.doc))

@@ -114,6 +114,7 @@ asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failu
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
     : ex_(std::move(ex)), cfg_(std::move(cfg)), board_(std::make_shared<guard_board>(cfg_)),
       root_(std::make_shared<upstream_session>()) {
+    credential_ = upstream_credential::make(ex_, cfg_);
     root_->capabilities = root_capabilities();
     modern_ = cfg_.protocol == config::protocol_mode::v2026_07_28;
     era_known_ = cfg_.protocol != config::protocol_mode::auto_;
@@ -336,8 +337,8 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
 }
 
 std::string upstream_client::post_wire(const endpoint& ep, const json::object& msg,
-                                       const session_state& session,
-                                       const call_context& ctx) const {
+                                       const session_state& session, const call_context& ctx,
+                                       std::string_view credential) const {
     // One contiguous buffer per request: Beast's field-by-field serializer showed up in
     // profiles of the proxy path (docs/benchmarks.md).
     auto body = json::serialize(msg);
@@ -366,6 +367,8 @@ std::string upstream_client::post_wire(const endpoint& ep, const json::object& m
     }
     if (!ctx.traceparent.empty())
         wire.append("\r\ntraceparent: ").append(ctx.traceparent);
+    if (!credential.empty())
+        wire.append("\r\n").append(credential);
     wire.append("\r\nContent-Length: ").append(std::to_string(body.size()));
     wire.append("\r\n\r\n").append(body);
     return wire;
@@ -375,7 +378,10 @@ asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
 upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
                           const call_context& ctx, clock::time_point deadline,
                           const upstream_session* origin) {
-    auto wire = post_wire(ep, msg, session, ctx);
+    auto cred = co_await credential();
+    if (auto* f = std::get_if<upstream_failure>(&cred))
+        co_return std::move(*f);
+    auto wire = post_wire(ep, msg, session, ctx, std::get<std::string>(cred));
 
     // Only a request waits for an answer; a notification or a response gets 202.
     const json::value* want_id = msg.contains("method") ? msg.if_contains("id") : nullptr;
@@ -877,8 +883,23 @@ void upstream_client::dispatch(const upstream_session& origin, json::object mess
         on_session_message_(origin.bridge, std::move(message));
 }
 
+asio::awaitable<std::variant<std::string, upstream_failure>> upstream_client::credential() {
+    if (!credential_)
+        co_return std::string();
+    auto line = co_await credential_->header_line();
+    if (auto* failed = std::get_if<credential_failure>(&line)) {
+        auto f = fail(upstream_failure::kind::connect_error, std::move(failed->text));
+        f.upstream_at_fault = false; // its token endpoint is, not the upstream
+        co_return f;
+    }
+    co_return std::move(std::get<std::string>(line));
+}
+
 asio::awaitable<void> upstream_client::send_delete(endpoint& ep, session_state state) {
     auto self = shared_from_this();
+    auto cred = co_await credential();
+    if (!std::holds_alternative<std::string>(cred))
+        co_return;
     auto c = co_await connect(ep);
     auto* conn = std::get_if<upstream_connection>(&c);
     if (!conn)
@@ -888,6 +909,8 @@ asio::awaitable<void> upstream_client::send_delete(endpoint& ep, session_state s
                        "\r\nMcp-Session-Id: " + state.id;
     if (!state.protocol_version.empty())
         wire += "\r\nMCP-Protocol-Version: " + state.protocol_version;
+    if (const auto& line = std::get<std::string>(cred); !line.empty())
+        wire += "\r\n" + line;
     wire += "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.request_ms));
     auto run = [&](auto& stream) -> asio::awaitable<void> {
@@ -920,6 +943,9 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
     auto alive = [&] { return !closed_ && s->life.current(generation); };
     while (alive()) {
         auto& ep = *s->ep;
+        auto cred = co_await credential();
+        if (!std::holds_alternative<std::string>(cred))
+            co_return; // the next request's handshake tries again
         auto c = co_await connect(ep);
         if (!std::holds_alternative<upstream_connection>(c))
             co_return; // the next request's handshake opens a new stream
@@ -935,6 +961,8 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
                            std::string(gate_version) + "\r\nMcp-Session-Id: " + s->state.id;
         if (!s->state.protocol_version.empty())
             wire += "\r\nMCP-Protocol-Version: " + s->state.protocol_version;
+        if (const auto& line = std::get<std::string>(cred); !line.empty())
+            wire += "\r\n" + line;
         wire += "\r\n\r\n";
         // 405: the upstream offers no stream. Anything else but 200: the session is gone or
         // refused; the next request re-initializes and listens again.

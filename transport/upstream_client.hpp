@@ -16,6 +16,7 @@
 #include "transport/ask_flight.hpp"
 #include "transport/session_lifecycle.hpp"
 #include "transport/upstream_connection.hpp"
+#include "transport/upstream_credential.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -275,7 +276,11 @@ private:
     // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
     // context) and body.
     std::string post_wire(const endpoint& ep, const boost::json::object& msg,
-                          const session_state& session, const call_context& ctx) const;
+                          const session_state& session, const call_context& ctx,
+                          std::string_view credential) const;
+    // The credential header for the next request ("" for none), or the failure of its token
+    // endpoint (upstream_credential.hpp).
+    boost::asio::awaitable<std::variant<std::string, upstream_failure>> credential();
 
     // gate's own subscriptions/listen at a 2026-07-28 upstream (upstream_subscriptions.cpp):
     // list changes (for the cache and every client) and the held URIs. One stream; a new
@@ -293,6 +298,7 @@ private:
     config::upstream cfg_;
     std::vector<std::unique_ptr<endpoint>> endpoints_;
     std::shared_ptr<guard_board> board_;
+    std::shared_ptr<upstream_credential> credential_; // null: the upstream takes none
     guard_lease lease_;    // rate-limit slots granted by the actor, spent here
     ask_flight slot_ask_;  // one batch ask at a time
     int failures_out_ = 0; // failures reported and not yet counted by the actor

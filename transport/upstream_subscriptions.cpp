@@ -117,6 +117,9 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                 std::exchange(listen_conn_, nullptr)->lowest().close();
             co_return;
         }
+        auto cred = co_await credential();
+        if (!std::holds_alternative<std::string>(cred))
+            co_return;
         auto c = co_await connect(*root_->ep);
         if (!std::holds_alternative<upstream_connection>(c))
             co_return;
@@ -129,7 +132,8 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                          {"id", "gate-listen-" + std::to_string(version)},
                          {"method", "subscriptions/listen"},
                          {"params", std::move(params)}};
-        auto wire = post_wire(*root_->ep, msg, root_->state, call_context{});
+        auto wire =
+            post_wire(*root_->ep, msg, root_->state, call_context{}, std::get<std::string>(cred));
         bool acknowledged = false;
         // Refused or not offered: list changes fall back to the cache's TTL.
         co_await follow_stream(

@@ -77,6 +77,18 @@ const std::map<std::string, std::string> enforced = {
     {"/upstreams/*/labels/*", "owner and labels appear in /health"},
     {"/upstreams/*/auth", "an upstream auth of strategy none sends no credential"},
     {"/upstreams/*/auth/strategy", "an upstream auth of strategy none sends no credential"},
+    {"/upstreams/*/auth/secretRef", "static: the secret goes in the configured header"},
+    {"/upstreams/*/auth/header", "static: the secret goes in the configured header"},
+    {"/upstreams/*/auth/scheme", "static: the secret goes in the configured header"},
+    {"/upstreams/*/auth/tokenEndpoint", "client-credentials: one token, cached, on every request"},
+    {"/upstreams/*/auth/clientId", "client-credentials: one token, cached, on every request"},
+    {"/upstreams/*/auth/clientAuth", "client_secret_basic sends the client in the Basic header"},
+    {"/upstreams/*/auth/clientAuth/type",
+     "client_secret_basic sends the client in the Basic header"},
+    {"/upstreams/*/auth/clientAuth/secretRef",
+     "client-credentials: one token, cached, on every request"},
+    {"/upstreams/*/auth/scopes", "client-credentials: one token, cached, on every request"},
+    {"/upstreams/*/auth/resource", "client-credentials: one token, cached, on every request"},
     {"/upstreams/*/timeouts", "timeouts.connectMs bounds a connect that never completes"},
     {"/upstreams/*/timeouts/connectMs", "timeouts.connectMs bounds a connect that never completes"},
     {"/upstreams/*/timeouts/requestMs", "a hung upstream is answered -32041 within requestMs"},
@@ -138,17 +150,7 @@ const std::map<std::string, std::string> enforced = {
 // Fields refused only through another field that always comes with them: the members of a
 // strategy other than `none`, of a webhook sink, of a refused section.
 const std::map<std::string, std::string> refused_through = {
-    {"/upstreams/*/auth/secretRef", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/header", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/scheme", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/tokenEndpoint", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/clientId", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/clientAuth", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/clientAuth/type", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/clientAuth/secretRef", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/scopes", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/resource", "/upstreams/*/auth/strategy"},
-    {"/upstreams/*/auth/audience", "/upstreams/*/auth/strategy"},
+    {"/upstreams/*/auth/audience", "/upstreams/*/auth/strategy"}, // token-exchange only
     {"/auth/issuers/*/mode", "/auth/ema"}, // "exchange" needs auth.ema; "direct" is the default
     {"/audit/sinks/*/url", "/audit/sinks/*/type"},
     {"/audit/sinks/*/headers", "/audit/sinks/*/type"},
@@ -158,7 +160,7 @@ const std::map<std::string, std::string> refused_through = {
 // For each refusal, a document that the specification accepts and gate refuses there.
 const std::map<std::string, std::string> refusal_samples = {
     {"/upstreams/*/auth/strategy",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"static","secretRef":"K"}}]})"},
+     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"passthrough"}}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]}})"},
     {"/upstreams/*/budget",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
     {"/auth/ema",
@@ -285,7 +287,8 @@ TEST(ConfigSupport, ValuesThatMeanNothingChangesAreAccepted) {
 TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
     auto r = parse(R"({"upstreams":[
         {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","budget":{"period":"day","upstreamCalls":1}},
-        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","auth":{"strategy":"static","secretRef":"K"}}],
+        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","auth":{"strategy":"passthrough"}}],
+        "auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]},
         "tracing":{"otlpEndpoint":"http://127.0.0.1:4318"}})");
     ASSERT_EQ(r.errors.size(), 3u);
     EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/budget");
