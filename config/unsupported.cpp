@@ -31,8 +31,6 @@ constexpr std::array table = {
                       "the upstream would be called without the caller's credential"},
     unsupported_field{"/upstreams/*/budget", nullptr, "upstream budgets",
                       "calls would never be counted against the allowance"},
-    unsupported_field{"/auth/ema", nullptr, "enterprise-managed authorization",
-                      "no token endpoint would be served"},
     unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",
                       "no audit event would reach the webhook"},
     unsupported_field{"/server/rateLimit/perPrincipalPerMinute", nullptr,

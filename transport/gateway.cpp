@@ -49,6 +49,27 @@ std::shared_ptr<const federation_view> make_view(asio::io_context& io,
     return view;
 }
 
+// The token endpoint of auth.ema, with the key from the environment (checked at start:
+// missing_secrets).
+std::unique_ptr<token_endpoint> make_token_endpoint(asio::io_context& io,
+                                                    const config::auth& auth) {
+    if (!auth.ema)
+        return nullptr;
+    const char* pem = std::getenv(auth.ema->signing_key_ref.c_str());
+    auto signer = protocol::jose::es256_signer::from_pem(pem ? pem : "");
+    if (auto* why = std::get_if<std::string>(&signer))
+        throw std::runtime_error("auth.ema.signingKeyRef: " + *why);
+    return std::make_unique<token_endpoint>(io.get_executor(), auth,
+                                            std::move(std::get<0>(signer)));
+}
+
+std::optional<token_authenticator::own_issuer>
+own_issuer_of(const std::unique_ptr<token_endpoint>& tokens) {
+    if (!tokens)
+        return std::nullopt;
+    return token_authenticator::own_issuer{tokens->issuer(), tokens->public_key()};
+}
+
 } // namespace
 
 gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
@@ -56,9 +77,10 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
       guard(doc.server.allowed_hosts, doc.server.allowed_hosts_any),
       live(make_view(io_, parts.snap, nullptr)),
       health(std::make_shared<health_checker>(live->clients, !doc.auth.required)),
-      authenticator(doc.auth.required
-                        ? std::make_unique<token_authenticator>(io_.get_executor(), doc.auth)
-                        : nullptr),
+      tokens(make_token_endpoint(io_, doc.auth)),
+      authenticator(doc.auth.required ? std::make_unique<token_authenticator>(
+                                            io_.get_executor(), doc.auth, own_issuer_of(tokens))
+                                      : nullptr),
       resource_metadata(doc.auth.required ? resource_metadata_url(doc.auth.resource.value_or(""))
                                           : std::string()),
       server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
@@ -244,9 +266,14 @@ http_reply gateway::impl::protected_resource_metadata() const {
     for (const auto& i : doc.auth.issuers)
         if (!i.exchange_only) // spec: never advertised as an authorization server
             servers.emplace_back(i.issuer);
+    if (tokens)
+        servers.emplace_back(tokens->issuer());
     json::object body{{"resource", doc.auth.resource.value_or("")},
                       {"authorization_servers", std::move(servers)},
                       {"bearer_methods_supported", json::array{"header"}}};
+    if (tokens)
+        body["mcp_extensions_supported"] =
+            json::array{"io.modelcontextprotocol/enterprise-managed-authorization"};
     auto reply = http_reply::json(http::status::ok, json::serialize(body));
     reply.headers.emplace_back("Cache-Control", "max-age=300");
     return reply;
@@ -301,6 +328,21 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             co_return reply;
         }
         }
+    }
+    if (tokens) {
+        if (path == "/oauth/token" && req.method() == http::verb::post) {
+            // Unauthenticated by design: the assertion is the credential (spec: Endpoints).
+            request_context rec;
+            rec.start = start;
+            rec.trace.record(stage::host_origin);
+            auto reply = co_await tokens->redeem(req, rec);
+            stages.conclude(rec);
+            co_return reply;
+        }
+        if (path == "/.well-known/jwks.json" && req.method() == http::verb::get)
+            co_return tokens->jwks();
+        if (path == "/.well-known/oauth-authorization-server" && req.method() == http::verb::get)
+            co_return tokens->metadata();
     }
     if (authenticator && req.method() == http::verb::get &&
         (path == "/.well-known/oauth-protected-resource" ||

@@ -16,6 +16,7 @@
 #include "transport/pipeline/chain.hpp"
 #include "transport/server_request_table.hpp"
 #include "transport/token_authenticator.hpp"
+#include "transport/token_endpoint.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -294,6 +295,7 @@ struct gateway::impl final : http_handler {
     std::shared_ptr<health_checker> health;
     // Stage 2's checker with auth.mode "required" (null: every caller is anonymous), and the
     // resource metadata URL its challenges point at.
+    std::unique_ptr<token_endpoint> tokens; // auth.ema: POST /oauth/token and its key set
     std::unique_ptr<token_authenticator> authenticator;
     std::string resource_metadata;
     http_server server;

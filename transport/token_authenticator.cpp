@@ -56,10 +56,18 @@ std::string resource_metadata_url(std::string_view resource) {
     return out;
 }
 
-token_authenticator::token_authenticator(asio::any_io_executor ex, const config::auth& cfg)
+token_authenticator::token_authenticator(asio::any_io_executor ex, const config::auth& cfg,
+                                         std::optional<own_issuer> own)
     : resource_(cfg.resource.value_or("")) {
     for (const auto& i : cfg.issuers)
-        issuers_.push_back({i, std::make_unique<key_set_source>(ex, i.jwks_uri)});
+        issuers_.push_back({i, std::make_unique<key_set_source>(ex, i.jwks_uri), nullptr});
+    if (own) {
+        config::issuer self;
+        self.issuer = own->issuer;
+        auto set = std::make_shared<jose::key_set>();
+        set->keys.push_back(std::move(own->key));
+        issuers_.push_back({std::move(self), nullptr, std::move(set)});
+    }
 }
 
 const token_authenticator::trusted* token_authenticator::issuer_named(std::string_view iss) const {
@@ -72,7 +80,8 @@ const token_authenticator::trusted* token_authenticator::issuer_named(std::strin
 std::uint64_t token_authenticator::key_set_fetches() const {
     std::uint64_t n = 0;
     for (const auto& t : issuers_)
-        n += t.keys->fetches();
+        if (t.keys)
+            n += t.keys->fetches();
     return n;
 }
 
@@ -104,7 +113,7 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
         co_return invalid("tokens of " + *iss +
                           " are accepted only at the token endpoint, not presented directly");
 
-    auto keys = co_await issuer->keys->keys(jws.kid);
+    auto keys = issuer->fixed ? issuer->fixed : co_await issuer->keys->keys(jws.kid);
     if (!keys)
         co_return invalid("the key set of " + *iss + " could not be fetched");
     switch (jose::verify_signature(jws, keys->keys)) {

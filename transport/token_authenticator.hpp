@@ -28,7 +28,13 @@ struct auth_refusal {
 
 class token_authenticator {
 public:
-    token_authenticator(boost::asio::any_io_executor ex, const config::auth& cfg);
+    // `own`: the gateway's own issuer and minting key (auth.ema), trusted without a fetch.
+    struct own_issuer {
+        std::string issuer;
+        protocol::jose::public_key key;
+    };
+    token_authenticator(boost::asio::any_io_executor ex, const config::auth& cfg,
+                        std::optional<own_issuer> own = std::nullopt);
 
     // `authorization`: the Authorization header, if sent; `query_token`: whether the request
     // target carried an access_token parameter (never accepted: MCP forbids tokens in URIs).
@@ -41,7 +47,8 @@ public:
 private:
     struct trusted {
         config::issuer cfg;
-        std::unique_ptr<key_set_source> keys;
+        std::unique_ptr<key_set_source> keys;                 // fetched from cfg.jwks_uri
+        std::shared_ptr<const protocol::jose::key_set> fixed; // or known: the gateway's own
     };
     const trusted* issuer_named(std::string_view iss) const;
 

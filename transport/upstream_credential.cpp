@@ -1,6 +1,7 @@
 #include "transport/upstream_credential.hpp"
 
 #include "protocol/jose/base64url.hpp"
+#include "protocol/jose/es256_signer.hpp"
 #include "transport/http_fetch.hpp"
 
 #include <boost/json/parse.hpp>
@@ -54,6 +55,18 @@ std::vector<std::string> missing_secrets(const config::document& doc,
             out.push_back(where + ": the environment variable " + var +
                           " holds a line break, which cannot go in an HTTP header");
     };
+    if (const auto& ema = doc.auth.ema) {
+        const char* pem = getenv(ema->signing_key_ref.c_str());
+        if (!pem || !*pem) {
+            out.push_back("/auth/ema/signingKeyRef: the environment variable " +
+                          ema->signing_key_ref +
+                          " is not set (it holds the gateway's ES256 signing key)");
+        } else if (auto key = protocol::jose::es256_signer::from_pem(pem);
+                   auto* why = std::get_if<std::string>(&key)) {
+            out.push_back("/auth/ema/signingKeyRef: the environment variable " +
+                          ema->signing_key_ref + " holds " + *why);
+        }
+    }
     for (std::size_t i = 0; i < doc.upstreams.size(); ++i) {
         const auto& a = doc.upstreams[i].auth;
         if (a.strategy == "static")

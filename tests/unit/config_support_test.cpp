@@ -115,6 +115,13 @@ const std::map<std::string, std::string> enforced = {
      "a token of an untrusted issuer is refused before any key set fetch"},
     {"/auth/issuers/*/jwksUri", "a flood of unknown kids costs the identity provider one fetch"},
     {"/auth/issuers/*/groupsClaim", "AcceptsAGoodTokenAndReadsItsGroups"},
+    {"/auth/issuers/*/mode", "an exchange-mode issuer's token presented directly is refused"},
+    {"/auth/ema", "an ID-JAG is redeemed once for a gateway token that /mcp accepts"},
+    {"/auth/ema/idpIssuer", "an ID-JAG is redeemed once for a gateway token that /mcp accepts"},
+    {"/auth/ema/idpJwksUri", "an ID-JAG is redeemed once for a gateway token that /mcp accepts"},
+    {"/auth/ema/signingKeyRef", "the gateway publishes its minting key"},
+    {"/auth/ema/tokenTtlSec", "an ID-JAG is redeemed once for a gateway token that /mcp accepts"},
+    {"/auth/ema/tokenRateLimitPerMinute", "the token endpoint is rate limited"},
     {"/audit", "one JSON line per response, with the documented fields"},
     {"/audit/sinks", "one JSON line per response, with the documented fields"},
     {"/audit/sinks/*/type", "one JSON line per response, with the documented fields"},
@@ -151,7 +158,6 @@ const std::map<std::string, std::string> enforced = {
 // strategy other than `none`, of a webhook sink, of a refused section.
 const std::map<std::string, std::string> refused_through = {
     {"/upstreams/*/auth/audience", "/upstreams/*/auth/strategy"}, // token-exchange only
-    {"/auth/issuers/*/mode", "/auth/ema"}, // "exchange" needs auth.ema; "direct" is the default
     {"/audit/sinks/*/url", "/audit/sinks/*/type"},
     {"/audit/sinks/*/headers", "/audit/sinks/*/type"},
     {"/audit/sinks/*/headers/*", "/audit/sinks/*/type"},
@@ -163,8 +169,6 @@ const std::map<std::string, std::string> refusal_samples = {
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"passthrough"}}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]}})"},
     {"/upstreams/*/budget",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
-    {"/auth/ema",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}],"ema":{"idpIssuer":"https://idp.example","signingKeyRef":"KEY"}}})"},
     {"/audit/sinks/*/type",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"}]}})"},
     {"/server/rateLimit/perPrincipalPerMinute",
