@@ -1,5 +1,7 @@
 #include "protocol/jose/access_token.hpp"
 
+#include "protocol/jose/lifetime.hpp"
+
 #include <boost/beast/core/string.hpp>
 
 namespace gate::protocol::jose {
@@ -7,19 +9,6 @@ namespace gate::protocol::jose {
 namespace json = boost::json;
 
 namespace {
-
-std::optional<double> number(const json::object& o, std::string_view member) {
-    const auto* v = o.if_contains(member);
-    if (!v)
-        return std::nullopt;
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    if (v->is_double())
-        return v->get_double();
-    return std::nullopt;
-}
 
 bool audience_matches(const json::value& aud, const std::string& resource) {
     if (aud.is_string())
@@ -82,27 +71,8 @@ check_claims(const compact_jws& jws, const token_rules& rules, std::int64_t now_
     const auto* sub = p.if_contains("sub");
     if (!sub || !sub->is_string() || sub->get_string().empty())
         return std::string("the token has no subject (sub)");
-    auto now = static_cast<double>(now_unix);
-    auto leeway = static_cast<double>(clock_leeway_seconds);
-    auto exp = number(p, "exp");
-    if (!exp)
-        return std::string("the token has no expiry (exp)");
-    if (now >= *exp + leeway)
-        return std::string("the token has expired");
-    if (p.contains("nbf")) {
-        auto nbf = number(p, "nbf");
-        if (!nbf)
-            return std::string("the token's nbf is not a number");
-        if (now + leeway < *nbf)
-            return std::string("the token is not valid yet (nbf)");
-    }
-    if (p.contains("iat")) {
-        auto iat = number(p, "iat");
-        if (!iat)
-            return std::string("the token's iat is not a number");
-        if (now + leeway < *iat)
-            return std::string("the token was issued in the future (iat)");
-    }
+    if (auto problem = lifetime_problem(p, "token", now_unix))
+        return std::move(*problem);
     verified_token out;
     out.subject = sub->get_string();
     out.issuer = rules.issuer;

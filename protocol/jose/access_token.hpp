@@ -3,6 +3,7 @@
 #pragma once
 
 #include "protocol/jose/jws.hpp"
+#include "protocol/jose/lifetime.hpp"
 
 #include <boost/json/object.hpp>
 #include <cstdint>
@@ -12,9 +13,6 @@
 #include <vector>
 
 namespace gate::protocol::jose {
-
-// Clock skew tolerated on exp, nbf and iat (docs/security.md).
-inline constexpr std::int64_t clock_leeway_seconds = 60;
 
 struct token_rules {
     std::string issuer;       // the trusted issuer the token must name

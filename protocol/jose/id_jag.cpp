@@ -8,19 +8,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::optional<double> number(const json::object& o, std::string_view member) {
-    const auto* v = o.if_contains(member);
-    if (!v)
-        return std::nullopt;
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    if (v->is_double())
-        return v->get_double();
-    return std::nullopt;
-}
-
 std::string_view text(const json::object& o, std::string_view member) {
     const auto* v = o.if_contains(member);
     return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
@@ -65,21 +52,12 @@ check_id_jag(const compact_jws& jws, const id_jag_rules& rules, std::int64_t now
     auto jti = text(p, "jti");
     if (jti.empty())
         return std::string("the assertion has no jti: each must be single-use");
-    auto exp = number(p, "exp");
-    if (!exp)
-        return std::string("the assertion has no expiry (exp)");
-    auto now = static_cast<double>(now_unix);
-    auto leeway = static_cast<double>(clock_leeway_seconds);
-    if (now >= *exp + leeway)
-        return std::string("the assertion has expired");
-    if (auto nbf = number(p, "nbf"); nbf && now + leeway < *nbf)
-        return std::string("the assertion is not valid yet (nbf)");
-    if (auto iat = number(p, "iat"); iat && now + leeway < *iat)
-        return std::string("the assertion was issued in the future (iat)");
+    if (auto problem = lifetime_problem(p, "assertion", now_unix))
+        return std::move(*problem);
     verified_assertion out;
     out.subject = sub;
     out.jti = jti;
-    out.expires = static_cast<std::int64_t>(*exp);
+    out.expires = static_cast<std::int64_t>(*numeric_date(p, "exp"));
     out.client_id = text(p, "client_id");
     std::string_view scope = text(p, "scope");
     while (!scope.empty()) {

@@ -53,7 +53,7 @@ describe('auth.mode required', { timeout: 120_000 }, () => {
     huge.setBehaviour({ body: JSON.stringify({ keys: [], pad: 'x'.repeat(300 * 1024) }) });
     gate = await startGate({
       config: {
-        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev', owner: { team: 'platform' }, labels: { tier: 'gold' } }],
         audit: { sinks: [{ type: 'stdout' }] },
         routing: { pageSize: 4 },
         auth: {
@@ -100,6 +100,17 @@ describe('auth.mode required', { timeout: 120_000 }, () => {
     assert.ok(mine.every((e) => e.outcome === 'unauthenticated' && e.method === 'http'), JSON.stringify(mine));
     const metrics = await (await fetch(`${gate.base}/metrics`)).text();
     assert.ok(metric(metrics, 'gate_http_rejections_total', { reason: 'unauthenticated' }) >= 3);
+  });
+
+  test('with auth required, /health hides its detail fields', async () => {
+    const res = await fetch(`${gate.base}/health`);
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const [up] = JSON.parse(text).upstreams;
+    assert.equal(up.id, 'ev');
+    assert.equal(up.status, 'up');
+    for (const hidden of ['urls', 'owner', 'labels', 'error']) assert.equal(up[hidden], undefined, hidden);
+    assert.ok(!text.includes(everything.url) && !text.includes('platform') && !text.includes('gold'), text);
   });
 
   test('the challenge leads to the resource metadata (RFC 9728)', async () => {
