@@ -12,6 +12,7 @@
 #include <boost/url/parse.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ namespace {
 
 struct target {
     std::string host, port, path, tool;
+    std::string authorization; // GATE_BENCH_AUTHORIZATION: sent with every request when set
 };
 
 struct totals {
@@ -63,6 +65,8 @@ asio::awaitable<std::pair<http::status, std::string>> post(beast::tcp_stream& s,
     req.set(http::field::accept, "application/json, text/event-stream");
     if (!session.empty())
         req.set("Mcp-Session-Id", session);
+    if (!t.authorization.empty())
+        req.set(http::field::authorization, t.authorization);
     req.body() = std::move(body);
     req.prepare_payload();
     co_await http::async_write(s, req, asio::use_awaitable);
@@ -119,7 +123,9 @@ asio::awaitable<void> client(const target& t, window& w, totals& out) {
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: load_driver <url> <sessions> <seconds> [tool]\n");
+        std::fprintf(stderr,
+                     "usage: load_driver <url> <sessions> <seconds> [tool]\n"
+                     "  GATE_BENCH_AUTHORIZATION=<header value> is sent with every request\n");
         return 2;
     }
     auto u = boost::urls::parse_uri(argv[1]);
@@ -128,7 +134,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     target t{u->host(), u->has_port() ? std::string(u->port()) : "80",
-             std::string(u->encoded_path()), argc > 4 ? argv[4] : "echo"};
+             std::string(u->encoded_path()), argc > 4 ? argv[4] : "echo", ""};
+    if (const char* a = std::getenv("GATE_BENCH_AUTHORIZATION"))
+        t.authorization = a;
     int sessions = std::stoi(argv[2]);
     double seconds = std::stod(argv[3]);
     asio::io_context io(1);

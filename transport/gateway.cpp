@@ -252,8 +252,11 @@ request_context gateway::impl::mcp_context(const http_request& req, time_point s
     rec.trace.record(stage::host_origin);
     if (auto a = header(req, "Authorization"))
         rec.authorization = std::string(*a);
-    if (auto q = req.target().find('?'); q != std::string_view::npos) {
-        auto params = boost::urls::parse_query(req.target().substr(q + 1));
+    std::string_view target(req.target().data(), req.target().size());
+    if (auto q = target.find('?'); q != std::string_view::npos) {
+        // From a std::string_view with its length: Beast's string_view would reach Boost.URL's
+        // through a `const char*`, read as NUL-terminated (it is not).
+        auto params = boost::urls::parse_query(target.substr(q + 1));
         if (params)
             for (const auto& p : *params)
                 rec.query_token = rec.query_token || p.key == "access_token";

@@ -31,3 +31,15 @@ TEST(host_guard, a_set_value_replaces_the_default) {
     EXPECT_EQ(g.check("localhost", std::nullopt), host_verdict::forbidden_host);
     EXPECT_EQ(g.check("gate.example.com:443", std::nullopt), host_verdict::allowed);
 }
+
+TEST(host_guard, a_port_that_is_not_a_number_is_no_host_at_all) {
+    host_guard g({"localhost", "127.0.0.1", "::1"}, false);
+    EXPECT_EQ(g.check("localhost:8090", std::nullopt), host_verdict::allowed);
+    EXPECT_EQ(g.check("[::1]:8090", std::nullopt), host_verdict::allowed);
+    for (std::string_view bad :
+         {"localhost:8090.evil.com", "localhost:", "localhost:80a", "localhost:1234567", "[::1]x",
+          "[::1]:", "[::1", "localhost@evil", "local host", "localhost/x", ""})
+        EXPECT_EQ(g.check(bad, std::nullopt), host_verdict::forbidden_host) << bad;
+    EXPECT_EQ(g.check("localhost", "http://localhost:8090.evil.com"),
+              host_verdict::forbidden_origin);
+}
