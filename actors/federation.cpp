@@ -4,6 +4,8 @@
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_merge.hpp"
 
+#include <boost/json/serialize.hpp>
+
 namespace gate {
 
 namespace json = boost::json;
@@ -71,10 +73,14 @@ void federation::store(std::size_t upstream, list_kind kind, json::array items, 
     bool per_user = cfg.auth.strategy == "passthrough" || cfg.auth.strategy == "token-exchange";
     auto expires = ttl.count() > 0 && !per_user ? now + ttl : now;
     cache_[{upstream, kind}] = entry{std::move(items), expires};
+    merged_.erase(kind);
+    filtered_.clear();
 }
 
 void federation::drop(std::size_t upstream, list_kind kind) {
     cache_.erase({upstream, kind});
+    merged_.erase(kind);
+    filtered_.clear();
 }
 
 void federation::invalidate_id(const std::string& id) {
@@ -85,6 +91,22 @@ void federation::invalidate_id(const std::string& id) {
 void federation::invalidate(std::size_t upstream) {
     for (auto kind : protocol::all_list_kinds)
         cache_.erase({upstream, kind});
+    merged_.clear();
+    filtered_.clear();
+}
+
+const federation::merged_list& federation::merged(list_kind kind) const {
+    auto it = merged_.find(kind);
+    if (it != merged_.end())
+        return it->second;
+    std::vector<protocol::upstream_items> parts;
+    for (std::size_t i = 0; i < snap_->size(); ++i)
+        if (auto c = cache_.find({i, kind}); c != cache_.end())
+            parts.push_back({i, &c->second.items});
+    merged_list m;
+    m.items = protocol::merge_lists(kind, snap_->codec, parts);
+    m.fingerprint = protocol::list_fingerprint(kind, m.items);
+    return merged_.emplace(kind, std::move(m)).first->second;
 }
 
 namespace {
@@ -115,16 +137,21 @@ std::variant<list_answer, route_error> federation::page(list_kind kind,
     // A caller never sees what it may not invoke (the policy filters before the page is cut,
     // so pages and cursors are the caller's own).
     auto invocation = snap_->policy ? invocation_of(kind) : std::nullopt;
+    if (!invocation) {
+        const auto& m = merged(kind);
+        return page_at(kind, m.items, m.fingerprint, cursor, caller);
+    }
+    // The same caller (the same verified claims) sees the same list until the cache changes.
+    std::string key = who ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
+                          : std::string();
+    if (auto hit = filtered_.find({kind, key}); hit != filtered_.end())
+        return page_at(kind, hit->second.items, hit->second.fingerprint, cursor, caller);
     std::vector<json::array> kept;
     kept.reserve(snap_->size()); // parts point into it
     for (std::size_t i = 0; i < snap_->size(); ++i) {
         auto it = cache_.find({i, kind});
         if (it == cache_.end())
             continue;
-        if (!invocation) {
-            parts.push_back({i, &it->second.items});
-            continue;
-        }
         const auto& server = snap_->upstream(i).id;
         std::string_view method[] = {invocation->first};
         auto& mine = kept.emplace_back();
@@ -141,16 +168,28 @@ std::variant<list_answer, route_error> federation::page(list_kind kind,
         }
         parts.push_back({i, &mine});
     }
-    return page_of(kind, protocol::merge_lists(kind, snap_->codec, parts), cursor, caller);
+    merged_list m;
+    m.items = protocol::merge_lists(kind, snap_->codec, parts);
+    m.fingerprint = protocol::list_fingerprint(kind, m.items);
+    if (filtered_.size() >= max_filtered)
+        filtered_.clear(); // bounded: many callers between two changes start over
+    const auto& made =
+        filtered_.emplace(std::pair{kind, std::move(key)}, std::move(m)).first->second;
+    return page_at(kind, made.items, made.fingerprint, cursor, caller);
 }
 
 std::variant<list_answer, route_error> federation::page_of(list_kind kind,
                                                            const json::array& merged,
                                                            const std::optional<std::string>& cursor,
                                                            std::uint64_t caller) const {
+    return page_at(kind, merged, protocol::list_fingerprint(kind, merged), cursor, caller);
+}
+
+std::variant<list_answer, route_error>
+federation::page_at(list_kind kind, const json::array& merged, std::uint64_t list_print,
+                    const std::optional<std::string>& cursor, std::uint64_t caller) const {
     // The snapshot version is part of the list's identity: a reload expires every cursor.
-    auto fingerprint =
-        protocol::list_fingerprint(kind, merged) ^ (snap_->version * 0x9e3779b97f4a7c15ull);
+    auto fingerprint = list_print ^ (snap_->version * 0x9e3779b97f4a7c15ull);
     std::uint32_t offset = 0;
     if (cursor) {
         auto c = cursors_.decode(*cursor);

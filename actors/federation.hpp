@@ -84,10 +84,24 @@ private:
         time_point expires;
     };
     std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
+    // A kind's merged list as the cache holds it now, and its fingerprint: made on the first
+    // page after a change and reused until the next (a warm list costs no merge).
+    struct merged_list {
+        boost::json::array items;
+        std::uint64_t fingerprint = 0;
+    };
+    const merged_list& merged(protocol::list_kind kind) const;
+    std::variant<list_answer, route_error>
+    page_at(protocol::list_kind kind, const boost::json::array& merged, std::uint64_t fingerprint,
+            const std::optional<std::string>& cursor, std::uint64_t caller) const;
 
     std::shared_ptr<const snapshot> snap_;
     protocol::cursor_codec cursors_;
     std::map<std::pair<std::size_t, protocol::list_kind>, entry> cache_;
+    mutable std::map<protocol::list_kind, merged_list> merged_;
+    // With a policy: each caller's filtered list, until the cache changes (at most this many).
+    static constexpr std::size_t max_filtered = 1024;
+    mutable std::map<std::pair<protocol::list_kind, std::string>, merged_list> filtered_;
 };
 
 } // namespace gate

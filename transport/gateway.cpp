@@ -254,9 +254,11 @@ request_context gateway::impl::mcp_context(const http_request& req, time_point s
         rec.authorization = std::string(*a);
     std::string_view target(req.target().data(), req.target().size());
     if (auto q = target.find('?'); q != std::string_view::npos) {
-        // From a std::string_view with its length: Beast's string_view would reach Boost.URL's
-        // through a `const char*`, read as NUL-terminated (it is not).
-        auto params = boost::urls::parse_query(target.substr(q + 1));
+        // With its length: any other view reaches Boost.URL's string_view (1.81) through a
+        // `const char*` and is read to a NUL, past the target's end.
+        auto query = target.substr(q + 1);
+        auto params =
+            boost::urls::parse_query(boost::core::string_view(query.data(), query.size()));
         if (params)
             for (const auto& p : *params)
                 rec.query_token = rec.query_token || p.key == "access_token";

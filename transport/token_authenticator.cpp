@@ -45,7 +45,7 @@ std::int64_t unix_now() {
 } // namespace
 
 std::string resource_metadata_url(std::string_view resource) {
-    auto u = boost::urls::parse_uri(resource);
+    auto u = boost::urls::parse_uri(boost::core::string_view(resource.data(), resource.size()));
     if (!u)
         return std::string(resource);
     std::string out = std::string(u->scheme()) + "://" + std::string(u->encoded_authority()) +

@@ -49,7 +49,7 @@ std::vector<std::string> words(std::string_view s) {
 } // namespace
 
 std::string gateway_issuer(std::string_view resource) {
-    auto u = boost::urls::parse_uri(resource);
+    auto u = boost::urls::parse_uri(boost::core::string_view(resource.data(), resource.size()));
     if (!u)
         return std::string(resource);
     return std::string(u->scheme()) + "://" + std::string(u->encoded_authority());

@@ -23,7 +23,9 @@ const char* env(const std::string& name) {
 
 // application/x-www-form-urlencoded (RFC 6749 appendix B).
 std::string form_encode(std::string_view s) {
-    return boost::urls::encode(s, boost::urls::unreserved_chars);
+    // With its length: Boost.URL 1.81 takes other views through a `const char*`.
+    return boost::urls::encode(boost::core::string_view(s.data(), s.size()),
+                               boost::urls::unreserved_chars);
 }
 
 std::string base64(std::string_view bytes) {

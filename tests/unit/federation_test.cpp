@@ -135,3 +135,44 @@ TEST(federation, unknown_methods_are_refused_when_namespaced) {
     auto r = f.resolve("tasks/get", json::object{});
     EXPECT_EQ(std::get<route_error>(r).code, protocol::error_code::method_not_found);
 }
+
+TEST(federation, a_merged_list_is_made_again_after_every_change) {
+    auto f = make();
+    f.store(0, list_kind::tools, tools({"x"}), t0);
+    auto names = [&] {
+        std::vector<std::string> out;
+        auto page = std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7));
+        for (const auto& t : page.result.at("tools").as_array())
+            out.emplace_back(t.at("name").as_string());
+        return out;
+    };
+    EXPECT_EQ(names(), (std::vector<std::string>{"a__x"}));
+    EXPECT_EQ(names(), (std::vector<std::string>{"a__x"})); // served from the merged list
+    f.store(1, list_kind::tools, tools({"y"}), t0);
+    EXPECT_EQ(names(), (std::vector<std::string>{"a__x", "b__y"}));
+    f.drop(0, list_kind::tools);
+    EXPECT_EQ(names(), (std::vector<std::string>{"b__y"}));
+    f.invalidate_id("up-b");
+    EXPECT_TRUE(names().empty());
+}
+
+TEST(federation, with_a_policy_each_caller_gets_its_own_list_until_a_change) {
+    auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
+    config::policy p;
+    config::subjects alice;
+    alice.subs = {"alice"};
+    p.rules.push_back({"a", alice, {{"up-a", {"tools/call"}, {"x*"}}}});
+    doc->policy = p;
+    federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+    f.store(0, list_kind::tools, tools({"x1", "y1"}), t0);
+    principal a{"alice", "https://idp", {}, {}}, b{"bob", "https://idp", {}, {}};
+    auto count = [&](const principal* who) {
+        return std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7, who)).items_served;
+    };
+    EXPECT_EQ(count(&a), 1u);
+    EXPECT_EQ(count(&b), 0u);
+    EXPECT_EQ(count(&a), 1u);
+    f.store(0, list_kind::tools, tools({"x1", "x2"}), t0);
+    EXPECT_EQ(count(&a), 2u);
+    EXPECT_EQ(count(nullptr), 0u);
+}
