@@ -254,11 +254,10 @@ request_context gateway::impl::mcp_context(const http_request& req, time_point s
         rec.authorization = std::string(*a);
     std::string_view target(req.target().data(), req.target().size());
     if (auto q = target.find('?'); q != std::string_view::npos) {
-        // With its length: any other view reaches Boost.URL's string_view (1.81) through a
-        // `const char*` and is read to a NUL, past the target's end.
-        auto query = target.substr(q + 1);
-        auto params =
-            boost::urls::parse_query(boost::core::string_view(query.data(), query.size()));
+        // A NUL-terminated copy: Boost.URL 1.81's parse_query reads its input to a NUL
+        // (ASan: strlen inside it), and the target in Beast's buffer has none after it.
+        std::string query(target.substr(q + 1));
+        auto params = boost::urls::parse_query(query);
         if (params)
             for (const auto& p : *params)
                 rec.query_token = rec.query_token || p.key == "access_token";
