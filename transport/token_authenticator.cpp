@@ -2,7 +2,9 @@
 
 #include "protocol/jose/access_token.hpp"
 #include "protocol/jose/jws.hpp"
+#include "protocol/jose/lifetime.hpp"
 
+#include <algorithm>
 #include <boost/beast/core/string.hpp>
 #include <boost/url/parse.hpp>
 #include <chrono>
@@ -97,6 +99,14 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
     if (!token)
         co_return auth_refusal{"invalid_request",
                                "the Authorization header is not \"Bearer <token>\""};
+    // A token verified moments ago is the same token now: its signature is not checked again
+    // (an ES256 verification costs more than the rest of the call), only its expiry.
+    auto now = unix_now();
+    if (auto hit = verified_.find(std::string(*token)); hit != verified_.end()) {
+        if (now < hit->second.valid_until)
+            co_return hit->second.who;
+        verified_.erase(hit);
+    }
     auto parsed = jose::parse_compact(*token);
     if (auto* why = std::get_if<std::string>(&parsed))
         co_return invalid(std::move(*why));
@@ -128,12 +138,21 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
         co_return invalid("the token's signature does not verify");
     }
     auto checked = jose::check_claims(
-        jws, {issuer->cfg.issuer, resource_, issuer->cfg.groups_claim.value_or("")}, unix_now());
+        jws, {issuer->cfg.issuer, resource_, issuer->cfg.groups_claim.value_or("")}, now);
     if (auto* why = std::get_if<std::string>(&checked))
         co_return invalid(std::move(*why));
     auto& v = std::get<jose::verified_token>(checked);
-    co_return principal{std::move(v.subject), std::move(v.issuer), std::move(v.groups),
-                        std::move(v.claims)};
+    principal who{std::move(v.subject), std::move(v.issuer), std::move(v.groups),
+                  std::move(v.claims)};
+    // Kept until it expires (as the lifetime check counts it) or for verified_ttl, whichever
+    // comes first, so a key the issuer withdraws stops a token within that bound too.
+    auto exp = jose::numeric_date(who.claims, "exp").value_or(0);
+    auto until = std::min<std::int64_t>(static_cast<std::int64_t>(exp) + jose::clock_leeway_seconds,
+                                        now + verified_ttl_seconds);
+    if (verified_.size() >= max_verified)
+        verified_.clear(); // bounded: a flood of distinct tokens starts the memory over
+    verified_.emplace(std::string(*token), verified{who, until});
+    co_return who;
 }
 
 } // namespace gate::transport

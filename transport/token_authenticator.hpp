@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -54,6 +55,14 @@ private:
 
     std::string resource_;
     std::vector<trusted> issuers_;
+    // Tokens verified recently (docs/security.md): the principal, until when it holds.
+    static constexpr std::int64_t verified_ttl_seconds = 60;
+    static constexpr std::size_t max_verified = 10'000;
+    struct verified {
+        principal who;
+        std::int64_t valid_until = 0; // seconds since the epoch
+    };
+    std::unordered_map<std::string, verified> verified_;
 };
 
 // The URL of the resource metadata for `resource` (RFC 9728 section 3.1: the well-known path
