@@ -14,10 +14,6 @@ namespace json = boost::json;
 bool is_string(const json::value& v, std::string_view s) {
     return v.is_string() && v.get_string() == s;
 }
-// The strategies attached per caller; none, static and client-credentials are enforced.
-bool per_caller_strategy(const json::value& v) {
-    return is_string(v, "passthrough") || is_string(v, "token-exchange");
-}
 bool webhook(const json::value& v) {
     return is_string(v, "webhook");
 }
@@ -26,9 +22,6 @@ bool is_true(const json::value& v) {
 }
 
 constexpr std::array table = {
-    unsupported_field{"/upstreams/*/auth/strategy", per_caller_strategy,
-                      "per-caller upstream credentials (passthrough, token-exchange)",
-                      "the upstream would be called without the caller's credential"},
     unsupported_field{"/upstreams/*/budget", nullptr, "upstream budgets",
                       "calls would never be counted against the allowance"},
     unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",

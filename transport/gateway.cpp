@@ -197,7 +197,14 @@ void gateway::stop() {
 void gateway::impl::warm_up(const federation_view& view) {
     // Each upstream's root session is opened now rather than by the first client request, so
     // an operator sees at start (and after a reload) which upstreams answer.
-    for (const auto& client : view.clients)
+    for (const auto& client : view.clients) {
+        if (client->per_caller()) {
+            // No session of gate's own: the first caller opens one with its credential.
+            spdlog::info("upstream {} takes each caller's credential ({}): its sessions open "
+                         "with their first call",
+                         client->config().id, client->config().auth.strategy);
+            continue;
+        }
         asio::co_spawn(
             io,
             [client]() -> asio::awaitable<void> {
@@ -218,6 +225,7 @@ void gateway::impl::warm_up(const federation_view& view) {
                 spdlog::info("upstream {} ready: {} {}", id, name, version);
             },
             asio::detached);
+    }
 }
 
 asio::awaitable<void> gateway::impl::sweep_sessions() {

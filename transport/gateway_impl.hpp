@@ -175,9 +175,17 @@ struct gateway::impl final : http_handler {
     // A tools/call answer that carries a minted task pins it to `upstream` for the caller.
     void pin_minted_task(const request_context& rec, std::size_t upstream,
                          const boost::json::object& answer);
-    // The context of a call on the client's bridged session at one upstream.
+    // The context of a call on the client's bridged session at one upstream. At an upstream
+    // that takes the caller's own credential, the caller rides along, and a request with no
+    // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
+    // principal: the shared root session never carries one caller's credential.
     call_context bridged_context(request_context& rec, std::size_t upstream,
                                  boost::json::object& capabilities);
+    // The verified caller as a per-caller upstream needs it; made once per request.
+    std::shared_ptr<const caller_credential> caller_of(request_context& rec);
+    // Attaches the caller to `ctx` for a per-caller upstream, with the principal's own bridge
+    // when the call has no session's bridge.
+    void bind_caller(call_context& ctx, request_context& rec, std::size_t upstream);
     // subscriptions/listen (mcp_listen.cpp). A 2026-07-28 client's listen: an event stream
     // of the list changes and resource updates its filter asks for, until it hangs up.
     boost::asio::awaitable<std::optional<http_reply>> listen_call(boost::beast::tcp_stream& stream,

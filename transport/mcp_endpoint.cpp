@@ -10,6 +10,7 @@
 #include "transport/gateway_impl.hpp"
 #include "transport/protocol_versions.hpp"
 #include "transport/sse.hpp"
+#include "transport/token_authenticator.hpp"
 #include "transport/version.hpp"
 
 #include <boost/asio/redirect_error.hpp>
@@ -246,8 +247,17 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
         rec.upstream = rec.view->snap->upstream(0).id;
         rec.upstream_calls = 1;
-        auto r =
-            co_await rec.view->clients[0]->initialize_result(call_context::traced(rec.traceparent));
+        auto ctx = call_context::traced(rec.traceparent);
+        json::object capabilities;
+        if (rec.view->clients[0]->per_caller()) {
+            // Asked with the caller's credential, on its principal's bridge, declaring what
+            // this client declares.
+            bind_caller(ctx, rec, 0);
+            if (auto* c = params.if_contains("capabilities"); c && c->is_object())
+                capabilities = c->as_object();
+            ctx.client_capabilities = &capabilities;
+        }
+        auto r = co_await rec.view->clients[0]->initialize_result(ctx);
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             if (f->answer) {
                 // The upstream refused the handshake itself: its error goes back verbatim.
@@ -275,16 +285,21 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
 call_context gateway::impl::bridged_context(request_context& rec, std::size_t upstream,
                                             json::object& capabilities) {
     auto ctx = call_context::traced(rec.traceparent);
-    if (!rec.server_message)
+    const auto& client = *rec.view->clients[upstream];
+    if (!rec.server_message && !client.per_caller())
         return ctx; // not a client's call: the root session
     // A named call of a downstream session: on that client's bridged session, with the
     // upstream's messages for it passed on, and its upstream id known for cancellation.
     ctx.bridge = rec.session;
+    if (client.per_caller())
+        bind_caller(ctx, rec, upstream);
     // Only a new bridged session needs them: no copy under the table's lock on every call.
-    if (rec.modern || !rec.view->clients[upstream]->has_bridge(rec.session)) {
+    if (rec.modern || !client.has_bridge(ctx.bridge)) {
         capabilities = rec.modern ? rec.modern_capabilities : sessions.capabilities(rec.session);
         ctx.client_capabilities = &capabilities;
     }
+    if (!rec.server_message)
+        return ctx;
     ctx.on_server_message = [&rec, upstream](json::object m) {
         rec.server_message(upstream, std::move(m));
     };
@@ -298,6 +313,24 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
                                             rec.view->clients[upstream]->config().id, upstream_id});
         };
     return ctx;
+}
+
+std::shared_ptr<const caller_credential> gateway::impl::caller_of(request_context& rec) {
+    if (!rec.caller_token && rec.caller && rec.authorization)
+        if (auto token = bearer_of(*rec.authorization))
+            rec.caller_token = std::make_shared<const caller_credential>(
+                caller_credential{std::string(*token), rec.caller->issuer, rec.caller->subject});
+    return rec.caller_token;
+}
+
+void gateway::impl::bind_caller(call_context& ctx, request_context& rec, std::size_t upstream) {
+    ctx.caller = caller_of(rec);
+    if (!ctx.caller || !ctx.bridge.empty())
+        return; // anonymous (never, with auth required); or the session's own bridge
+    // Keyed so that no downstream session id (random hex) can be mistaken for it.
+    ctx.bridge = "principal " + ctx.caller->issuer + '\n' + ctx.caller->subject;
+    if (actors()->bridges) // idle ones are retired like any bridge
+        tell_keeper(bridge_used{ctx.bridge, rec.view->clients[upstream]->config().id});
 }
 
 asio::awaitable<upstream_reply>
@@ -340,7 +373,12 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             auto start = clock::now();
             ++rec.upstream_calls;
             auto& client = rec.view->clients[upstream];
-            auto ctx = call_context::traced(rec.traceparent);
+            // Per-caller: fetched on the caller's bridged session with its credential (and
+            // never cached: actors/federation.cpp).
+            json::object capabilities;
+            auto ctx = client->per_caller() ? bridged_context(rec, upstream, capabilities)
+                                            : call_context::traced(rec.traceparent);
+            ctx.on_sent = nullptr;
             auto r = tickets.empty() ? co_await client->fetch_list(traits.method, traits.key, ctx)
                                      : co_await client->fetch_list(traits.method, traits.key, ctx,
                                                                    std::move(*tickets[i]));

@@ -20,8 +20,14 @@ auth_refusal invalid(std::string why) {
     return {"invalid_token", std::move(why)};
 }
 
-// The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or nullopt
-// when the header is of another scheme or malformed.
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
 std::optional<std::string_view> bearer_of(std::string_view header) {
     constexpr std::string_view scheme = "Bearer";
     if (header.size() <= scheme.size() ||
@@ -37,14 +43,6 @@ std::optional<std::string_view> bearer_of(std::string_view header) {
         return std::nullopt;
     return token;
 }
-
-std::int64_t unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-} // namespace
 
 std::string resource_metadata_url(std::string_view resource) {
     auto u = boost::urls::parse_uri(boost::core::string_view(resource.data(), resource.size()));

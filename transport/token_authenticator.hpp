@@ -27,6 +27,10 @@ struct auth_refusal {
     std::string description;
 };
 
+// The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or nullopt
+// when the header is of another scheme or malformed.
+std::optional<std::string_view> bearer_of(std::string_view header);
+
 class token_authenticator {
 public:
     // `own`: the gateway's own issuer and minting key (auth.ema), trusted without a fetch.

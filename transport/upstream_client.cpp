@@ -115,6 +115,7 @@ upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
     : ex_(std::move(ex)), cfg_(std::move(cfg)), board_(std::make_shared<guard_board>(cfg_)),
       root_(std::make_shared<upstream_session>()) {
     credential_ = upstream_credential::make(ex_, cfg_);
+    per_caller_ = transport::per_caller(cfg_.auth);
     root_->capabilities = root_capabilities();
     modern_ = cfg_.protocol == config::protocol_mode::v2026_07_28;
     era_known_ = cfg_.protocol != config::protocol_mode::auto_;
@@ -220,13 +221,20 @@ void upstream_client::reset_session(upstream_session& s) {
 
 upstream_client::session_ptr upstream_client::session_for(const call_context& ctx) {
     if (ctx.bridge.empty())
-        return root_;
+        return ctx.caller ? nullptr : root_; // a caller's credential never opens the shared one
     auto& s = bridged_[ctx.bridge];
     if (!s) {
         s = std::make_shared<upstream_session>();
         s->bridge = ctx.bridge;
         if (ctx.client_capabilities)
             s->capabilities = *ctx.client_capabilities;
+    }
+    if (ctx.caller) {
+        // Bridges are keyed by a session bound to one principal, or by the principal itself;
+        // another principal's credential on it would be a bug, refused rather than sent.
+        if (s->caller && !s->caller->same_principal(*ctx.caller))
+            return nullptr;
+        s->caller = ctx.caller; // its latest token
     }
     return s;
 }
@@ -378,7 +386,7 @@ asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
 upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
                           const call_context& ctx, clock::time_point deadline,
                           const upstream_session* origin) {
-    auto cred = co_await credential();
+    auto cred = co_await credential(origin);
     if (auto* f = std::get_if<upstream_failure>(&cred))
         co_return std::move(*f);
     auto wire = post_wire(ep, msg, session, ctx, std::get<std::string>(cred));
@@ -440,6 +448,18 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
             conn.lowest().expires_never();
             ep.idle.give(std::move(conn), clock::now());
         }
+        if (per_caller_ && (answer.status == 401 || answer.status == 403)) {
+            // The upstream refused the caller's own credential (or gate's, which has none):
+            // the caller's business, not a sign of the upstream's health.
+            auto f = fail(upstream_failure::kind::http_status,
+                          origin && origin->caller ? "it refused the caller's credential (HTTP " +
+                                                         std::to_string(answer.status) + ")"
+                                                   : "it needs a caller's credential (HTTP " +
+                                                         std::to_string(answer.status) + ")",
+                          answer.status);
+            f.upstream_at_fault = false;
+            co_return f;
+        }
         co_return answer;
     }
 }
@@ -482,8 +502,10 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
             // 2026-07-28 has no handshake: the root session's discovery stands in for it (and,
             // for `auto`, decides the era); a bridged session is ready at once.
             json::object discovered;
-            if (s == root_ || !era_known_) {
-                auto failure = co_await discover(ep, ctx, deadline, discovered);
+            // A per-caller session discovers with its own credential: what the upstream
+            // offers may depend on who asks.
+            if (s == root_ || !era_known_ || (per_caller_ && s->caller)) {
+                auto failure = co_await discover(ep, ctx, deadline, discovered, s.get());
                 if (failure && failure->what == upstream_failure::kind::connect_error) {
                     last = failure;
                     continue;
@@ -492,7 +514,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
                     co_return failure;
             }
             if (modern_) {
-                if (s == root_)
+                if (!discovered.empty())
                     s->init_result = std::move(discovered);
                 s->state = session_state{{}, std::string(protocol::modern_protocol_version)};
                 s->ep = &ep;
@@ -541,7 +563,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
         if (s->life.ended() || closed_) {
             // Ended while the handshake ran: nobody will use it, so the upstream is told now.
             if (!next.id.empty())
-                asio::co_spawn(ex_, send_delete(ep, std::move(next)), asio::detached);
+                asio::co_spawn(ex_, send_delete(ep, std::move(next), s->caller), asio::detached);
             co_return fail(upstream_failure::kind::connect_error, "the session was ended");
         }
         s->init_result = std::move(result->as_object());
@@ -681,6 +703,11 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
     if (!params.empty())
         msg["params"] = std::move(params);
     auto s = session_for(ctx);
+    if (!s)
+        co_return fail(upstream_failure::kind::protocol,
+                       "upstream " + cfg_.id +
+                           " takes each caller's own credential and this "
+                           "request has no session of that caller to go on");
     session_use in_use(*s);
     int input_rounds = 0;
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -796,6 +823,8 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
     ctx.bridge = bridge;
     ctx.client_capabilities = &capabilities;
     auto s = session_for(ctx);
+    if (!s)
+        co_return;
     s->log_level = level;
     // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel:
     // the level travels in the `_meta` of each request on this session instead.
@@ -833,7 +862,7 @@ void upstream_client::end_bridge(const std::string& bridge) {
     if (s->relisten)
         s->relisten->cancel();
     if (was_ready && s->ep && !s->state.id.empty())
-        asio::co_spawn(ex_, send_delete(*s->ep, s->state), asio::detached);
+        asio::co_spawn(ex_, send_delete(*s->ep, s->state, s->caller), asio::detached);
 }
 
 void upstream_client::close() {
@@ -883,10 +912,17 @@ void upstream_client::dispatch(const upstream_session& origin, json::object mess
         on_session_message_(origin.bridge, std::move(message));
 }
 
-asio::awaitable<std::variant<std::string, upstream_failure>> upstream_client::credential() {
+asio::awaitable<std::variant<std::string, upstream_failure>>
+upstream_client::credential(const upstream_session* origin) {
+    const auto* caller = per_caller_ && origin ? origin->caller.get() : nullptr;
+    if (per_caller_ && !caller)
+        co_return std::string(); // gate's own traffic: the upstream answers 401, not at fault
+    if (caller && !credential_)  // passthrough: the caller's token as it came
+        co_return "Authorization: Bearer " + caller->token;
     if (!credential_)
         co_return std::string();
-    auto line = co_await credential_->header_line();
+    auto line =
+        caller ? co_await credential_->header_line(*caller) : co_await credential_->header_line();
     if (auto* failed = std::get_if<credential_failure>(&line)) {
         auto f = fail(upstream_failure::kind::connect_error, std::move(failed->text));
         f.upstream_at_fault = false; // its token endpoint is, not the upstream
@@ -895,9 +931,13 @@ asio::awaitable<std::variant<std::string, upstream_failure>> upstream_client::cr
     co_return std::move(std::get<std::string>(line));
 }
 
-asio::awaitable<void> upstream_client::send_delete(endpoint& ep, session_state state) {
+asio::awaitable<void>
+upstream_client::send_delete(endpoint& ep, session_state state,
+                             std::shared_ptr<const caller_credential> caller) {
     auto self = shared_from_this();
-    auto cred = co_await credential();
+    upstream_session owner; // only its caller matters to the credential
+    owner.caller = std::move(caller);
+    auto cred = co_await credential(&owner);
     if (!std::holds_alternative<std::string>(cred))
         co_return;
     auto c = co_await connect(ep);
@@ -943,7 +983,7 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
     auto alive = [&] { return !closed_ && s->life.current(generation); };
     while (alive()) {
         auto& ep = *s->ep;
-        auto cred = co_await credential();
+        auto cred = co_await credential(s.get());
         if (!std::holds_alternative<std::string>(cred))
             co_return; // the next request's handshake tries again
         auto c = co_await connect(ep);
@@ -1041,7 +1081,7 @@ asio::awaitable<bool> upstream_client::follow_stream(upstream_connection& conn,
 
 asio::awaitable<std::optional<upstream_failure>>
 upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_point deadline,
-                          json::object& init_result) {
+                          json::object& init_result, const upstream_session* origin) {
     json::object params;
     protocol::add_envelope(params, root_->capabilities,
                            json::object{{"name", "gate"}, {"version", gate_version}});
@@ -1050,7 +1090,7 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
                        {"method", "server/discover"},
                        {"params", std::move(params)}};
     session_state modern_state{{}, std::string(protocol::modern_protocol_version)};
-    auto r = co_await exchange(ep, probe, modern_state, ctx, deadline, nullptr);
+    auto r = co_await exchange(ep, probe, modern_state, ctx, deadline, origin);
     if (auto* f = std::get_if<upstream_failure>(&r))
         co_return *f;
     auto& answer = std::get<http_answer>(r);
@@ -1096,11 +1136,20 @@ upstream_client::initialize_result(const call_context& ctx) {
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
     auto ticket = std::move(std::get<guard_ticket>(admitted));
-    auto failure = co_await ensure_session(root_, ctx);
+    // A per-caller upstream is asked on that caller's session: its answer may depend on who asks.
+    auto s = session_for(ctx);
+    if (!s) {
+        auto f = fail(upstream_failure::kind::protocol,
+                      "upstream " + cfg_.id + " takes each caller's own credential");
+        f.upstream_at_fault = false;
+        co_await ticket.settle(&f);
+        co_return f;
+    }
+    auto failure = co_await ensure_session(s, ctx);
     co_await ticket.settle(failure ? &*failure : nullptr);
     if (failure)
         co_return *failure;
-    co_return root_->init_result;
+    co_return s->init_result;
 }
 
 asio::awaitable<std::variant<json::array, upstream_failure>>

@@ -74,6 +74,9 @@ struct call_context {
     std::string bridge;
     // The client's declared capabilities, mirrored when its bridged session is created.
     const boost::json::object* client_capabilities = nullptr;
+    // The verified caller, for an upstream whose credential is the caller's own (passthrough,
+    // token-exchange): its calls go on a bridged session of that caller only.
+    std::shared_ptr<const caller_credential> caller;
     // The upstream's messages on this call's stream (sampling, elicitation, roots, progress,
     // logs); without one they go to the session-wide handler.
     server_message_sink on_server_message;
@@ -177,6 +180,10 @@ public:
     // (upstream_probes.cpp). Idempotent.
     void start_health_checks();
 
+    // Whether the upstream takes each caller's own credential (passthrough, token-exchange):
+    // no shared session or list serves two principals.
+    bool per_caller() const { return per_caller_; }
+
     // Whether the upstream speaks 2026-07-28 (for `auto`, known after the first handshake).
     bool modern() const { return modern_; }
     // Resource subscriptions gate holds on its own session for any number of clients,
@@ -224,6 +231,9 @@ private:
     struct upstream_session {
         std::string bridge; // empty: the root session
         boost::json::object capabilities;
+        // Per-caller credentials: the principal this session was opened for, with the latest
+        // token it presented (the session's own GET stream and DELETE carry it).
+        std::shared_ptr<const caller_credential> caller;
         std::optional<std::string> log_level;
         session_state state;
         endpoint* ep = nullptr;
@@ -264,7 +274,8 @@ private:
     // `opened` is cancelled once the first stream is open (or could not be).
     boost::asio::awaitable<void> listen(session_ptr s, std::uint64_t generation,
                                         std::shared_ptr<boost::asio::steady_timer> opened);
-    boost::asio::awaitable<void> send_delete(endpoint& ep, session_state state);
+    boost::asio::awaitable<void> send_delete(endpoint& ep, session_state state,
+                                             std::shared_ptr<const caller_credential> caller);
     // Sends `wire` on `conn` and follows its answer as a long-lived event stream while
     // `going()`: `on_open` once the header says 200 (and text/event-stream, if required), then
     // each message that has a method. False: the stream was not opened.
@@ -278,9 +289,12 @@ private:
     std::string post_wire(const endpoint& ep, const boost::json::object& msg,
                           const session_state& session, const call_context& ctx,
                           std::string_view credential) const;
-    // The credential header for the next request ("" for none), or the failure of its token
-    // endpoint (upstream_credential.hpp).
-    boost::asio::awaitable<std::variant<std::string, upstream_failure>> credential();
+    // The credential header for the next request on `origin` ("" for none), or the failure of
+    // its token endpoint (upstream_credential.hpp). Per-caller credentials come from the
+    // session's caller; gate's own traffic (probes, the root session) has none.
+    boost::asio::awaitable<std::variant<std::string, upstream_failure>>
+    credential(const upstream_session* origin);
+    bool per_caller_ = false; // passthrough or token-exchange
 
     // gate's own subscriptions/listen at a 2026-07-28 upstream (upstream_subscriptions.cpp):
     // list changes (for the cache and every client) and the held URIs. One stream; a new
@@ -320,7 +334,7 @@ private:
     // a 2026-07-28 upstream, its discover result is the root session's "initialize result".
     boost::asio::awaitable<std::optional<upstream_failure>>
     discover(endpoint& ep, const call_context& ctx, std::chrono::steady_clock::time_point deadline,
-             boost::json::object& init_result);
+             boost::json::object& init_result, const upstream_session* origin);
     std::int64_t next_id_ = 1;
     std::shared_ptr<boost::asio::ssl::context> tls_; // created with the first https endpoint
 };

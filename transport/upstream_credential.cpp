@@ -73,7 +73,8 @@ std::vector<std::string> missing_secrets(const config::document& doc,
         const auto& a = doc.upstreams[i].auth;
         if (a.strategy == "static")
             check(i, a.secret_ref, "secretRef");
-        else if (a.strategy == "client-credentials" && a.client_auth_)
+        else if ((a.strategy == "client-credentials" || a.strategy == "token-exchange") &&
+                 a.client_auth_)
             check(i, a.client_auth_->secret_ref, "clientAuth/secretRef");
     }
     return out;
@@ -81,7 +82,8 @@ std::vector<std::string> missing_secrets(const config::document& doc,
 
 std::shared_ptr<upstream_credential> upstream_credential::make(asio::any_io_executor ex,
                                                                const config::upstream& u) {
-    if (u.auth.strategy != "static" && u.auth.strategy != "client-credentials")
+    const auto& s = u.auth.strategy;
+    if (s != "static" && s != "client-credentials" && s != "token-exchange")
         return nullptr;
     return std::shared_ptr<upstream_credential>(new upstream_credential(std::move(ex), u));
 }
@@ -102,22 +104,51 @@ upstream_credential::upstream_credential(asio::any_io_executor ex, const config:
 asio::awaitable<std::variant<std::string, credential_failure>> upstream_credential::header_line() {
     if (cfg_.strategy == "static")
         co_return static_line_;
+    co_return co_await from_slot(service_, nullptr);
+}
+
+asio::awaitable<std::variant<std::string, credential_failure>>
+upstream_credential::header_line(const caller_credential& caller) {
+    if (cfg_.strategy != "token-exchange")
+        co_return co_await header_line();
+    co_return co_await from_slot(exchanged_slot(caller), &caller);
+}
+
+std::shared_ptr<upstream_credential::token_slot>
+upstream_credential::exchanged_slot(const caller_credential& caller) {
+    auto key = caller.issuer + '\n' + caller.subject;
+    if (auto it = exchanged_.find(key); it != exchanged_.end())
+        return it->second;
+    if (exchanged_.size() >= max_exchanged) {
+        // Bounded: the tokens due for refresh go first, then any (a waiter keeps its own).
+        auto now = clock::now();
+        std::erase_if(exchanged_, [&](const auto& e) { return e.second->refresh_at <= now; });
+        if (exchanged_.size() >= max_exchanged)
+            exchanged_.erase(exchanged_.begin());
+    }
+    return exchanged_.emplace(std::move(key), std::make_shared<token_slot>()).first->second;
+}
+
+asio::awaitable<std::variant<std::string, credential_failure>>
+upstream_credential::from_slot(std::shared_ptr<token_slot> slot, const caller_credential* caller) {
     for (;;) {
         auto now = clock::now();
-        if (token_line_ && now < token_refresh_at_)
-            co_return *token_line_;
-        if (last_failure_ && now - last_failure_->first < failure_pause)
-            co_return credential_failure{last_failure_->second};
+        if (slot->line && now < slot->refresh_at)
+            co_return *slot->line;
+        if (slot->last_failure && now - slot->last_failure->first < failure_pause)
+            co_return credential_failure{slot->last_failure->second};
         // One fetch at a time; calls arriving meanwhile wait for it and decide again.
-        if (co_await flight_.run_or_wait([this] { return fetch_token(); })) {
-            if (token_line_ && !last_failure_) // just fetched: used even if short-lived
-                co_return *token_line_;
-            co_return credential_failure{last_failure_ ? last_failure_->second : "no token"};
+        if (co_await slot->flight.run_or_wait([&] { return fetch_token(*slot, caller); })) {
+            if (slot->line && !slot->last_failure) // just fetched: used even if short-lived
+                co_return *slot->line;
+            co_return credential_failure{slot->last_failure ? slot->last_failure->second
+                                                            : "no token"};
         }
     }
 }
 
-asio::awaitable<void> upstream_credential::fetch_token() {
+asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
+                                                       const caller_credential* caller) {
     ++fetches_;
     fetch_request req;
     req.url = cfg_.token_endpoint;
@@ -125,7 +156,16 @@ asio::awaitable<void> upstream_credential::fetch_token() {
     req.content_type = "application/x-www-form-urlencoded";
     req.timeout = fetch_timeout;
     req.max_body = 64 * 1024;
-    std::string form = "grant_type=client_credentials";
+    std::string form;
+    if (caller) {
+        // RFC 8693 section 2.1: the caller's access token for one with the upstream's audience.
+        form = "grant_type=" + form_encode("urn:ietf:params:oauth:grant-type:token-exchange") +
+               "&subject_token=" + form_encode(caller->token) + "&subject_token_type=" +
+               form_encode("urn:ietf:params:oauth:token-type:access_token") +
+               "&audience=" + form_encode(cfg_.audience);
+    } else {
+        form = "grant_type=client_credentials";
+    }
     bool basic = cfg_.client_auth_ && cfg_.client_auth_->type == "client_secret_basic";
     if (basic) {
         // RFC 6749 section 2.3.1: the id and secret form-encoded, then Basic.
@@ -179,18 +219,23 @@ asio::awaitable<void> upstream_credential::fetch_token() {
             }
             // Refreshed 60 s before it expires; a shorter-lived token is used once.
             auto now = clock::now();
-            token_refresh_at_ = now + lifetime - refresh_before_expiry;
-            token_line_ = "Authorization: Bearer " + std::string(token->get_string());
-            last_failure_.reset();
-            if (token_refresh_at_ <= now)
-                token_refresh_at_ = now; // valid for the calls waiting on this fetch only
+            slot.refresh_at = now + lifetime - refresh_before_expiry;
+            slot.line = "Authorization: Bearer " + std::string(token->get_string());
+            slot.last_failure.reset();
+            if (slot.refresh_at <= now)
+                slot.refresh_at = now; // valid for the calls waiting on this fetch only
             co_return;
         }
     }
-    auto text = "the token endpoint of upstream " + upstream_id_ + " failed: " + error;
-    if (!last_failure_)
+    auto text = "the token endpoint of upstream " + upstream_id_ +
+                (caller ? " refused to exchange the caller's token: " : " failed: ") + error;
+    // One caller's refused exchange is that caller's business (the audit has it), not news for
+    // the operator: a flood of bad tokens must not become a flood of warnings.
+    if (caller)
+        spdlog::debug("{}", text);
+    else if (!slot.last_failure)
         spdlog::warn("{}", text);
-    last_failure_ = {clock::now(), std::move(text)};
+    slot.last_failure = {clock::now(), std::move(text)};
 }
 
 } // namespace gate::transport

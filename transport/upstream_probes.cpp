@@ -63,8 +63,13 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
     call_context ctx;
     ctx.timeout = budget;
     auto r = co_await exchange(ep, msg, state, ctx, deadline, nullptr);
-    if (auto* f = std::get_if<upstream_failure>(&r))
+    if (auto* f = std::get_if<upstream_failure>(&r)) {
+        // An upstream that takes each caller's credential refuses gate's credential-less probe:
+        // it answered, which is all a probe asks.
+        if (per_caller_ && (f->status == 401 || f->status == 403))
+            co_return std::nullopt;
         co_return f->message;
+    }
     auto& answer = std::get<http_answer>(r);
     auto* result = answer.message ? answer.message->if_contains("result") : nullptr;
     if (answer.status != 200 || !result || !result->is_object())
@@ -74,7 +79,7 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
         session_state probed{answer.session_id, {}};
         if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
             probed.protocol_version = std::string(v->get_string());
-        asio::co_spawn(ex_, send_delete(ep, std::move(probed)), asio::detached);
+        asio::co_spawn(ex_, send_delete(ep, std::move(probed), nullptr), asio::detached);
     }
     co_return std::nullopt;
 }

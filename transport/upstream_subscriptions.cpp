@@ -30,6 +30,14 @@ upstream_client::hold_subscription(const std::string& uri) {
             held_uris_.erase(it);
         return why;
     };
+    if (per_caller_)
+        // gate's own session carries no caller's credential, and a subscription held there
+        // would serve every principal: each client subscribes on its own bridged session.
+        co_return drop(upstream_failure{
+            upstream_failure::kind::protocol,
+            "upstream " + cfg_.id +
+                " takes each caller's own credential: gate holds no shared subscription there",
+            0, std::nullopt, std::chrono::milliseconds(0), false});
     auto admitted = co_await admit(guard_use::invocation);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return drop(std::move(*refused));
@@ -117,7 +125,7 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                 std::exchange(listen_conn_, nullptr)->lowest().close();
             co_return;
         }
-        auto cred = co_await credential();
+        auto cred = co_await credential(root_.get());
         if (!std::holds_alternative<std::string>(cred))
             co_return;
         auto c = co_await connect(*root_->ep);

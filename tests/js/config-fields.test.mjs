@@ -274,7 +274,6 @@ describe('fields not supported yet are refused, never ignored', { timeout: 60_00
     ['/server/budget', { ...base, server: { budget: { period: 'day', upstreamCalls: 10 } } }],
     ['/tracing', { ...base, tracing: { otlpEndpoint: 'http://127.0.0.1:4318' } }],
     ['/upstreams/0/budget', { upstreams: [{ ...base.upstreams[0], budget: { period: 'day', upstreamCalls: 10 } }] }],
-    ['/upstreams/0/auth/strategy', { upstreams: [{ ...base.upstreams[0], auth: { strategy: 'passthrough' } }], auth: { mode: 'required', resource: 'https://gw.example/mcp', issuers: [{ issuer: 'https://idp.example' }] } }],
     ['/audit/sinks/0/type', { ...base, audit: { sinks: [{ type: 'webhook', url: 'http://127.0.0.1:9/a' }] } }],
   ];
   for (const [pointer, config] of cases) {

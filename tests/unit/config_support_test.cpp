@@ -89,6 +89,7 @@ const std::map<std::string, std::string> enforced = {
      "client-credentials: one token, cached, on every request"},
     {"/upstreams/*/auth/scopes", "client-credentials: one token, cached, on every request"},
     {"/upstreams/*/auth/resource", "client-credentials: one token, cached, on every request"},
+    {"/upstreams/*/auth/audience", "token-exchange: each principal's own exchanged token"},
     {"/upstreams/*/timeouts", "timeouts.connectMs bounds a connect that never completes"},
     {"/upstreams/*/timeouts/connectMs", "timeouts.connectMs bounds a connect that never completes"},
     {"/upstreams/*/timeouts/requestMs", "a hung upstream is answered -32041 within requestMs"},
@@ -157,7 +158,6 @@ const std::map<std::string, std::string> enforced = {
 // Fields refused only through another field that always comes with them: the members of a
 // strategy other than `none`, of a webhook sink, of a refused section.
 const std::map<std::string, std::string> refused_through = {
-    {"/upstreams/*/auth/audience", "/upstreams/*/auth/strategy"}, // token-exchange only
     {"/audit/sinks/*/url", "/audit/sinks/*/type"},
     {"/audit/sinks/*/headers", "/audit/sinks/*/type"},
     {"/audit/sinks/*/headers/*", "/audit/sinks/*/type"},
@@ -165,8 +165,6 @@ const std::map<std::string, std::string> refused_through = {
 
 // For each refusal, a document that the specification accepts and gate refuses there.
 const std::map<std::string, std::string> refusal_samples = {
-    {"/upstreams/*/auth/strategy",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","auth":{"strategy":"passthrough"}}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]}})"},
     {"/upstreams/*/budget",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
     {"/audit/sinks/*/type",
@@ -291,12 +289,11 @@ TEST(ConfigSupport, ValuesThatMeanNothingChangesAreAccepted) {
 TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
     auto r = parse(R"({"upstreams":[
         {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","budget":{"period":"day","upstreamCalls":1}},
-        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","auth":{"strategy":"passthrough"}}],
-        "auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]},
+        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","budget":{"period":"day","upstreamCalls":1}}],
         "tracing":{"otlpEndpoint":"http://127.0.0.1:4318"}})");
     ASSERT_EQ(r.errors.size(), 3u);
     EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/budget");
-    EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/auth/strategy");
+    EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/budget");
     EXPECT_EQ(r.errors[2].pointer, "/tracing");
     EXPECT_NE(r.errors[2].reason.find("no span would be exported"), std::string::npos);
 }

@@ -51,7 +51,8 @@ struct request_context {
     std::chrono::steady_clock::time_point start;
     std::optional<std::string> host, origin;  // the headers stage 1 checks (absent: nullopt)
     std::optional<std::string> authorization; // the header stage 2 checks (absent: nullopt)
-    bool query_token = false;                 // the target carried an access_token parameter
+    std::shared_ptr<const caller_credential> caller_token; // per-caller upstreams (caller_of)
+    bool query_token = false; // the target carried an access_token parameter
     std::string method;
     std::optional<std::string> name, upstream, error;
     std::optional<std::string> decision, rule_id; // the policy's, where one applied (stage 5)

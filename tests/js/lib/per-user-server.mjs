@@ -1,0 +1,96 @@
+// A sessionful MCP server (@modelcontextprotocol/sdk, streamable HTTP on 127.0.0.1) that
+// serves each user differently, as an upstream behind per-caller credentials does: every
+// request must carry `Authorization: Bearer <token>`, `userOf(token)` names its user (null:
+// 401), each session belongs to the user that opened it (another user's token on it is
+// answered 403 and recorded as a violation), `tools/list` shows `whoami` and a tool only that
+// user has (`only_<user>`), and `whoami` answers the user. Every request is recorded.
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  isInitializeRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** Returns { url, seen, violations, sessions(), stop() }. */
+export async function startPerUserServer(userOf) {
+  const seen = [];
+  const violations = [];
+  const sessions = new Map(); // session id -> { transport, user }
+  const makeServer = (user) => {
+    const server = new Server({ name: 'gate-test-per-user', version: '0.0.0' }, { capabilities: { tools: {} } });
+    const tool = (name) => ({ name, description: `for ${user}`, inputSchema: { type: 'object', properties: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool('whoami'), tool(`only_${user}`)] }));
+    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+      if (req.params.name !== 'whoami' && req.params.name !== `only_${user}`)
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool for ${user}: ${req.params.name}`);
+      return { content: [{ type: 'text', text: req.params.name === 'whoami' ? user : `${req.params.name} ran for ${user}` }] };
+    });
+    return server;
+  };
+  const httpServer = http.createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const auth = req.headers.authorization ?? '';
+    const token = auth.startsWith('Bearer ') ? auth.slice(7) : null;
+    const user = token ? userOf(token) : null;
+    const sessionId = req.headers['mcp-session-id'];
+    seen.push({ httpMethod: req.method, rpcMethod: body?.method ?? null, user, token, session: sessionId ?? null });
+    if (!user) {
+      res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'invalid_token' }));
+      return;
+    }
+    if (sessionId) {
+      const s = sessions.get(sessionId);
+      if (!s) {
+        res.writeHead(404).end();
+        return;
+      }
+      if (s.user !== user) {
+        violations.push({ session: sessionId, owner: s.user, user, rpcMethod: body?.method ?? null });
+        res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"another user\'s session"}');
+        return;
+      }
+      await s.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      res.writeHead(400).end();
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => sessions.set(id, { transport, user }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await makeServer(user).connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${httpServer.address().port}/mcp`,
+    seen,
+    violations,
+    sessions: () => [...sessions.values()].map((s) => s.user),
+    stop: () =>
+      new Promise((resolve) => {
+        httpServer.closeAllConnections();
+        httpServer.close(resolve);
+      }),
+  };
+}
