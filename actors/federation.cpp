@@ -55,31 +55,33 @@ resolve_by_name(const snapshot& snap, std::string_view method, json::object& par
 federation::federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors)
     : snap_(std::move(snap)), cursors_(cursors) {}
 
-std::vector<std::size_t> federation::stale(list_kind kind, time_point now) const {
+std::vector<std::size_t> federation::stale(list_kind kind, client_profile profile,
+                                           time_point now) const {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < snap_->size(); ++i) {
-        auto it = cache_.find({i, kind});
+        auto it = cache_.find({i, kind, profile});
         if (it == cache_.end() || it->second.expires <= now)
             out.push_back(i);
     }
     return out;
 }
 
-void federation::store(std::size_t upstream, list_kind kind, json::array items, time_point now) {
+void federation::store(std::size_t upstream, list_kind kind, client_profile profile,
+                       json::array items, time_point now) {
     const auto& cfg = snap_->upstream(upstream);
     auto ttl = std::chrono::milliseconds(cfg.cache_ttl_ms);
     // A negative TTL disables caching: the entry serves only the request that fetched it. So
     // do credentials minted per user (the spec's rule: their lists may differ per user).
     bool per_user = cfg.auth.strategy == "passthrough" || cfg.auth.strategy == "token-exchange";
     auto expires = ttl.count() > 0 && !per_user ? now + ttl : now;
-    cache_[{upstream, kind}] = entry{std::move(items), expires};
-    merged_.erase(kind);
+    cache_[{upstream, kind, profile}] = entry{std::move(items), expires};
+    merged_.erase({kind, profile});
     filtered_.clear();
 }
 
-void federation::drop(std::size_t upstream, list_kind kind) {
-    cache_.erase({upstream, kind});
-    merged_.erase(kind);
+void federation::drop(std::size_t upstream, list_kind kind, client_profile profile) {
+    cache_.erase({upstream, kind, profile});
+    merged_.erase({kind, profile});
     filtered_.clear();
 }
 
@@ -89,24 +91,23 @@ void federation::invalidate_id(const std::string& id) {
 }
 
 void federation::invalidate(std::size_t upstream) {
-    for (auto kind : protocol::all_list_kinds)
-        cache_.erase({upstream, kind});
+    std::erase_if(cache_, [&](const auto& e) { return std::get<0>(e.first) == upstream; });
     merged_.clear();
     filtered_.clear();
 }
 
-const federation::merged_list& federation::merged(list_kind kind) const {
-    auto it = merged_.find(kind);
+const federation::merged_list& federation::merged(list_kind kind, client_profile profile) const {
+    auto it = merged_.find({kind, profile});
     if (it != merged_.end())
         return it->second;
     std::vector<protocol::upstream_items> parts;
     for (std::size_t i = 0; i < snap_->size(); ++i)
-        if (auto c = cache_.find({i, kind}); c != cache_.end())
+        if (auto c = cache_.find({i, kind, profile}); c != cache_.end())
             parts.push_back({i, &c->second.items});
     merged_list m;
     m.items = protocol::merge_lists(kind, snap_->codec, parts);
     m.fingerprint = protocol::list_fingerprint(kind, m.items);
-    return merged_.emplace(kind, std::move(m)).first->second;
+    return merged_.emplace(std::pair{kind, profile}, std::move(m)).first->second;
 }
 
 namespace {
@@ -129,7 +130,7 @@ std::optional<std::pair<std::string_view, std::string_view>> invocation_of(list_
 
 } // namespace
 
-std::variant<list_answer, route_error> federation::page(list_kind kind,
+std::variant<list_answer, route_error> federation::page(list_kind kind, client_profile profile,
                                                         const std::optional<std::string>& cursor,
                                                         std::uint64_t caller,
                                                         const principal* who) const {
@@ -138,18 +139,18 @@ std::variant<list_answer, route_error> federation::page(list_kind kind,
     // so pages and cursors are the caller's own).
     auto invocation = snap_->policy ? invocation_of(kind) : std::nullopt;
     if (!invocation) {
-        const auto& m = merged(kind);
+        const auto& m = merged(kind, profile);
         return page_at(kind, m.items, m.fingerprint, cursor, caller);
     }
     // The same caller (the same verified claims) sees the same list until the cache changes.
     std::string key = who ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
                           : std::string();
-    if (auto hit = filtered_.find({kind, key}); hit != filtered_.end())
+    if (auto hit = filtered_.find({kind, profile, key}); hit != filtered_.end())
         return page_at(kind, hit->second.items, hit->second.fingerprint, cursor, caller);
     std::vector<json::array> kept;
     kept.reserve(snap_->size()); // parts point into it
     for (std::size_t i = 0; i < snap_->size(); ++i) {
-        auto it = cache_.find({i, kind});
+        auto it = cache_.find({i, kind, profile});
         if (it == cache_.end())
             continue;
         const auto& server = snap_->upstream(i).id;
@@ -174,7 +175,7 @@ std::variant<list_answer, route_error> federation::page(list_kind kind,
     if (filtered_.size() >= max_filtered)
         filtered_.clear(); // bounded: many callers between two changes start over
     const auto& made =
-        filtered_.emplace(std::pair{kind, std::move(key)}, std::move(m)).first->second;
+        filtered_.emplace(std::tuple{kind, profile, std::move(key)}, std::move(m)).first->second;
     return page_at(kind, made.items, made.fingerprint, cursor, caller);
 }
 
@@ -212,9 +213,12 @@ federation::page_at(list_kind kind, const json::array& merged, std::uint64_t lis
 }
 
 bool federation::resource_lists_known() const {
-    for (std::size_t i = 0; i < snap_->size(); ++i)
-        if (!cache_.contains({i, list_kind::resources}))
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        bool any = false;
+        each_profile(i, list_kind::resources, [&](const json::array&) { any = true; });
+        if (!any)
             return false;
+    }
     return true;
 }
 
@@ -222,34 +226,37 @@ std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const 
     if (snap_->size() == 1)
         return 0;
     for (std::size_t i = 0; i < snap_->size(); ++i) {
-        if (auto it = cache_.find({i, list_kind::resources}); it != cache_.end())
-            for (const auto& item : it->second.items)
+        bool owns = false;
+        each_profile(i, list_kind::resources, [&](const json::array& items) {
+            for (const auto& item : items)
                 if (auto* obj = item.if_object())
                     if (auto* u = obj->if_contains("uri");
                         u && u->is_string() && u->get_string() == uri)
-                        return i;
+                        owns = true;
+        });
+        if (owns)
+            return i;
     }
     // Not listed: a URI minted from a resource template belongs to the template's upstream.
     // The literal text before the first expression is the discriminating prefix.
     std::optional<std::size_t> best;
     std::size_t best_len = 0;
     for (std::size_t i = 0; i < snap_->size(); ++i) {
-        auto it = cache_.find({i, list_kind::resource_templates});
-        if (it == cache_.end())
-            continue;
-        for (const auto& item : it->second.items) {
-            auto* obj = item.if_object();
-            auto* t = obj ? obj->if_contains("uriTemplate") : nullptr;
-            if (!t || !t->is_string())
-                continue;
-            std::string_view tmpl = t->get_string();
-            auto prefix = tmpl.substr(0, tmpl.find('{'));
-            if (tmpl == uri ||
-                (!prefix.empty() && prefix.size() > best_len && uri.starts_with(prefix))) {
-                best = i;
-                best_len = tmpl == uri ? SIZE_MAX : prefix.size();
+        each_profile(i, list_kind::resource_templates, [&](const json::array& items) {
+            for (const auto& item : items) {
+                auto* obj = item.if_object();
+                auto* t = obj ? obj->if_contains("uriTemplate") : nullptr;
+                if (!t || !t->is_string())
+                    continue;
+                std::string_view tmpl = t->get_string();
+                auto prefix = tmpl.substr(0, tmpl.find('{'));
+                if (tmpl == uri ||
+                    (!prefix.empty() && prefix.size() > best_len && uri.starts_with(prefix))) {
+                    best = i;
+                    best_len = tmpl == uri ? SIZE_MAX : prefix.size();
+                }
             }
-        }
+        });
     }
     return best;
 }

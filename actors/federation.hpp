@@ -4,6 +4,7 @@
 #pragma once
 
 #include "actors/snapshot.hpp"
+#include "protocol/client_profile.hpp"
 #include "protocol/cursor_codec.hpp"
 #include "protocol/list_kind.hpp"
 
@@ -14,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -51,11 +53,16 @@ class federation {
 public:
     federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors);
 
-    // Upstreams whose cached list is missing or expired.
-    std::vector<std::size_t> stale(protocol::list_kind kind, time_point now) const;
-    void store(std::size_t upstream, protocol::list_kind kind, boost::json::array items,
-               time_point now);
-    void drop(std::size_t upstream, protocol::list_kind kind);
+    using client_profile = protocol::client_profile;
+
+    // Lists are cached per client capability profile (protocol/client_profile.hpp): each
+    // client is listed what the upstream lists a client like it.
+    // Upstreams whose cached list for `profile` is missing or expired.
+    std::vector<std::size_t> stale(protocol::list_kind kind, client_profile profile,
+                                   time_point now) const;
+    void store(std::size_t upstream, protocol::list_kind kind, client_profile profile,
+               boost::json::array items, time_point now);
+    void drop(std::size_t upstream, protocol::list_kind kind, client_profile profile);
     void invalidate(std::size_t upstream);
     // The same, by the upstream's id; nothing when this snapshot has no such upstream.
     void invalidate_id(const std::string& id);
@@ -63,7 +70,7 @@ public:
 
     // The page a cursor (or its absence) asks for, from what is cached now. With a policy in
     // the snapshot, only the items `who` (null: anonymous) may invoke are listed.
-    std::variant<list_answer, route_error> page(protocol::list_kind kind,
+    std::variant<list_answer, route_error> page(protocol::list_kind kind, client_profile profile,
                                                 const std::optional<std::string>& cursor,
                                                 std::uint64_t caller,
                                                 const principal* who = nullptr) const;
@@ -90,18 +97,29 @@ private:
         boost::json::array items;
         std::uint64_t fingerprint = 0;
     };
-    const merged_list& merged(protocol::list_kind kind) const;
+    const merged_list& merged(protocol::list_kind kind, client_profile profile) const;
     std::variant<list_answer, route_error>
     page_at(protocol::list_kind kind, const boost::json::array& merged, std::uint64_t fingerprint,
             const std::optional<std::string>& cursor, std::uint64_t caller) const;
 
     std::shared_ptr<const snapshot> snap_;
     protocol::cursor_codec cursors_;
-    std::map<std::pair<std::size_t, protocol::list_kind>, entry> cache_;
-    mutable std::map<protocol::list_kind, merged_list> merged_;
+    using cache_key = std::tuple<std::size_t, protocol::list_kind, client_profile>;
+    std::map<cache_key, entry> cache_;
+    mutable std::map<std::pair<protocol::list_kind, client_profile>, merged_list> merged_;
     // With a policy: each caller's filtered list, until the cache changes (at most this many).
     static constexpr std::size_t max_filtered = 1024;
-    mutable std::map<std::pair<protocol::list_kind, std::string>, merged_list> filtered_;
+    mutable std::map<std::tuple<protocol::list_kind, client_profile, std::string>, merged_list>
+        filtered_;
+    // Every profile's cached list of one upstream and kind, in profile order.
+    template <class Visit>
+    void each_profile(std::size_t upstream, protocol::list_kind kind, Visit&& visit) const {
+        for (auto it = cache_.lower_bound({upstream, kind, 0});
+             it != cache_.end() && std::get<0>(it->first) == upstream &&
+             std::get<1>(it->first) == kind;
+             ++it)
+            visit(it->second.items);
+    }
 };
 
 } // namespace gate

@@ -98,4 +98,22 @@ policy_decision policy_engine::decide(const principal* caller, std::string_view 
     return {default_allow_, std::nullopt};
 }
 
+policy_decision policy_engine::decide_server_request(const principal* caller,
+                                                     std::string_view server,
+                                                     std::string_view method) const {
+    for (const auto& r : rules_) {
+        if (r.subjects && (!caller || !selects(*r.subjects, *caller)))
+            continue;
+        for (const auto& g : r.allow) {
+            if (g.server != server)
+                continue;
+            bool everything = g.methods.empty() && g.names.empty();
+            if (everything ||
+                std::find(g.methods.begin(), g.methods.end(), method) != g.methods.end())
+                return {true, r.id};
+        }
+    }
+    return {default_allow_, std::nullopt};
+}
+
 } // namespace gate

@@ -34,6 +34,13 @@ public:
                            std::span<const std::string_view> methods, std::string_view name,
                            std::string_view client_name) const;
 
+    // Whether upstream `server` may send the request `method` (sampling/createMessage,
+    // elicitation/create, roots/list) to `caller`'s client: granted by an entry for that
+    // server that lists the method, or that omits both `methods` and `names` (everything on
+    // the server). An entry restricted by names grants items, not what the server asks.
+    policy_decision decide_server_request(const principal* caller, std::string_view server,
+                                          std::string_view method) const;
+
     std::size_t rules() const { return rules_.size(); }
     bool default_allows() const { return default_allow_; }
 

@@ -39,18 +39,18 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
         [=](plan_list& m) {
             std::optional<federation> temp;
             auto& fed = self->state.of(m.snap, temp);
-            m.reply(list_plan{m.snap, fed.stale(m.kind, now())});
+            m.reply(list_plan{m.snap, fed.stale(m.kind, m.profile, now()), m.profile});
         },
         [=](complete_list& m) {
             std::optional<federation> temp;
             auto& fed = self->state.of(m.snap, temp);
             for (auto& f : m.fetched) {
                 if (f.items)
-                    fed.store(f.upstream, m.kind, std::move(*f.items), now());
+                    fed.store(f.upstream, m.kind, m.profile, std::move(*f.items), now());
                 else
-                    fed.drop(f.upstream, m.kind);
+                    fed.drop(f.upstream, m.kind, m.profile);
             }
-            m.reply(fed.page(m.kind, m.cursor, m.caller, m.who.get()));
+            m.reply(fed.page(m.kind, m.profile, m.cursor, m.caller, m.who.get()));
         },
         [=](page_tasks& m) {
             std::optional<federation> temp;

@@ -11,6 +11,7 @@ namespace gate {
 struct list_plan {
     std::shared_ptr<const snapshot> snap;
     std::vector<std::size_t> fetch; // upstreams to ask; the rest are served from cache
+    protocol::client_profile profile = protocol::full_profile; // whose list (client_profile.hpp)
 };
 
 // Step 1 of a federated list: which upstreams must be fetched. Every question names the
@@ -18,6 +19,7 @@ struct list_plan {
 struct plan_list {
     std::shared_ptr<const snapshot> snap;
     protocol::list_kind kind;
+    protocol::client_profile profile;
     reply_to<list_plan> reply;
 };
 
@@ -30,6 +32,7 @@ struct fetched_list {
 struct complete_list {
     std::shared_ptr<const snapshot> snap; // the one the plan was made on
     protocol::list_kind kind;
+    protocol::client_profile profile;
     std::vector<fetched_list> fetched;
     std::optional<std::string> cursor;
     std::uint64_t caller;

@@ -15,6 +15,7 @@
 
 using namespace gate;
 namespace json = boost::json;
+constexpr auto full = protocol::full_profile;
 
 namespace {
 
@@ -74,14 +75,14 @@ int main(int argc, char** argv) {
                        protocol::cursor_codec::with_random_key());
         auto t0 = std::chrono::steady_clock::time_point{};
         for (int i = 0; i < upstreams; ++i)
-            fed.store(static_cast<std::size_t>(i), protocol::list_kind::tools,
+            fed.store(static_cast<std::size_t>(i), protocol::list_kind::tools, full,
                       tools_of(i, per_upstream), t0);
         std::vector<double> rounds;
         std::size_t served = 0, bytes = 0;
         for (int round = 0; round < 3; ++round) {
             auto start = std::chrono::steady_clock::now();
             for (int i = 0; i < iterations; ++i) {
-                auto page = fed.page(protocol::list_kind::tools, std::nullopt, 42, &caller);
+                auto page = fed.page(protocol::list_kind::tools, full, std::nullopt, 42, &caller);
                 const auto& answer = std::get<list_answer>(page);
                 served = answer.items_served;
                 bytes = json::serialize(answer.result).size();

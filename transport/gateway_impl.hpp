@@ -181,6 +181,15 @@ struct gateway::impl final : http_handler {
     // principal: the shared root session never carries one caller's credential.
     call_context bridged_context(request_context& rec, std::size_t upstream,
                                  boost::json::object& capabilities);
+    // Server-initiated requests are governed by the policy too (docs/security.md): whether
+    // upstream `upstream` may send `request` to the client of `who` (null: anonymous). A
+    // denied one is audited and, with `bridge`, answered -32042 to the upstream on that
+    // session; false then. Without a policy, and for ping, true.
+    bool admit_server_request(const federation_view& view, std::size_t upstream,
+                              const principal* who, const boost::json::object& request,
+                              const std::optional<std::string>& bridge);
+    // The capability profile lists are asked and cached for (protocol/client_profile.hpp).
+    protocol::client_profile profile_of(request_context& rec);
     // The verified caller as a per-caller upstream needs it; made once per request.
     std::shared_ptr<const caller_credential> caller_of(request_context& rec);
     // Attaches the caller to `ctx` for a per-caller upstream, with the principal's own bridge

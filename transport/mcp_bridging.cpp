@@ -169,7 +169,47 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
                 asio::detached);
         return;
     }
+    auto who = sessions.principal_of(bridge);
+    if (!admit_server_request(*view, position, who.get(), message, bridge))
+        return;
     sessions.deliver(bridge, to_client(bridge, upstream, std::move(message)));
+}
+
+bool gateway::impl::admit_server_request(const federation_view& view, std::size_t upstream,
+                                         const principal* who, const json::object& request,
+                                         const std::optional<std::string>& bridge) {
+    const auto& policy = view.snap->policy;
+    auto method = method_of(request);
+    const auto* id = request.if_contains("id");
+    if (!policy || method.empty() || method == "ping" || (bridge && !id))
+        return true; // notifications (progress, logs) are not requests
+    const auto& server = view.snap->upstream(upstream).id;
+    auto d = policy->decide_server_request(who, server, method);
+    if (d.allowed)
+        return true;
+    const auto& row = protocol::describe(protocol::gateway_error::policy_denied);
+    auto why = "policy denied " + std::string(method) + " from upstream " + server +
+               " to this client (docs/security.md, server-initiated requests)";
+    if (bridge && id)
+        asio::co_spawn(
+            io,
+            [client = view.clients[upstream], bridge = *bridge,
+             reply = json::object{{"jsonrpc", "2.0"},
+                                  {"id", *id},
+                                  {"error", {{"code", row.rpc_code}, {"message", why}}}}]() mutable
+            -> asio::awaitable<void> { co_await client->deliver(bridge, std::move(reply)); },
+            asio::detached);
+    request_context denied;
+    denied.start = std::chrono::steady_clock::now();
+    denied.method = std::string(method);
+    denied.upstream = server;
+    if (who)
+        denied.caller = *who;
+    denied.outcome = row.audit_outcome;
+    denied.decision = "deny";
+    denied.error = std::move(why);
+    stages.conclude(denied);
+    return false;
 }
 
 void gateway::impl::announce_list_changed(std::string method) {

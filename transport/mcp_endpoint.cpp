@@ -300,12 +300,18 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
     }
     if (!rec.server_message)
         return ctx;
-    ctx.on_server_message = [&rec, upstream](json::object m) {
-        rec.server_message(upstream, std::move(m));
+    ctx.on_server_message = [this, &rec, upstream, bridge = ctx.bridge](json::object m) {
+        const auto* who = rec.caller ? &*rec.caller : nullptr;
+        if (admit_server_request(*rec.view, upstream, who, m, bridge))
+            rec.server_message(upstream, std::move(m));
     };
     if (rec.push_to_client && !rec.modern)
-        ctx.ask_client = [this, &rec](json::object request) {
-            return ask_client_input(rec, std::move(request));
+        ctx.ask_client = [this, &rec, upstream](
+                             json::object request) -> asio::awaitable<std::optional<json::object>> {
+            const auto* who = rec.caller ? &*rec.caller : nullptr;
+            if (!admit_server_request(*rec.view, upstream, who, request, std::nullopt))
+                co_return std::nullopt; // the call fails: its input was refused
+            co_return co_await ask_client_input(rec, std::move(request));
         };
     if (actors()->bridges && !rec.session.empty())
         ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
@@ -313,6 +319,13 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
                                             rec.view->clients[upstream]->config().id, upstream_id});
         };
     return ctx;
+}
+
+protocol::client_profile gateway::impl::profile_of(request_context& rec) {
+    if (!rec.profile)
+        rec.profile = protocol::profile_of(rec.modern ? rec.modern_capabilities
+                                                      : sessions.capabilities(rec.session));
+    return *rec.profile;
 }
 
 std::shared_ptr<const caller_credential> gateway::impl::caller_of(request_context& rec) {
@@ -379,6 +392,7 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             auto ctx = client->per_caller() ? bridged_context(rec, upstream, capabilities)
                                             : call_context::traced(rec.traceparent);
             ctx.on_sent = nullptr;
+            ctx.profile = plan.profile; // on the root session of the client's profile
             auto r = tickets.empty() ? co_await client->fetch_list(traits.method, traits.key, ctx)
                                      : co_await client->fetch_list(traits.method, traits.key, ctx,
                                                                    std::move(*tickets[i]));
@@ -424,8 +438,8 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
         who = std::make_shared<const principal>(*rec.caller);
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {
-        return complete_list{plan.snap, kind,         std::move(fetched), cursor,
-                             caller,    std::move(r), std::move(who)};
+        return complete_list{plan.snap, kind,   plan.profile, std::move(fetched),
+                             cursor,    caller, std::move(r), std::move(who)};
     });
     co_return list_response(std::move(answer), id, rec);
 }
@@ -434,7 +448,7 @@ asio::awaitable<std::optional<list_plan>> gateway::impl::plan_of(protocol::list_
                                                                  request_context& rec) {
     // On the snapshot this request loaded, whatever reload came since (the router keeps it).
     co_return co_await ask<list_plan>(actors()->router_for(kind), [&](reply_to<list_plan> r) {
-        return plan_list{rec.view->snap, kind, std::move(r)};
+        return plan_list{rec.view->snap, kind, profile_of(rec), std::move(r)};
     });
 }
 
@@ -468,8 +482,16 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
         if (!err || !err->needs_resource_lists || attempt > 0)
             break;
         // The owner of a URI is learnt from the lists: fetch them once, then route again.
+        // As gate's own lists (every profile's URIs), with the caller's credential where an
+        // upstream takes it.
         request_context side;
         side.view = rec.view;
+        side.profile = protocol::full_profile;
+        side.caller = rec.caller;
+        side.authorization = rec.authorization;
+        side.session = rec.session;
+        side.modern = rec.modern;
+        side.modern_capabilities = rec.modern_capabilities;
         co_await federated_list(protocol::list_kind::resources, "", nullptr, {}, side);
         co_await federated_list(protocol::list_kind::resource_templates, "", nullptr, {}, side);
         rec.upstream_calls += side.upstream_calls;

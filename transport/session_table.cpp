@@ -16,15 +16,26 @@ void wake(downstream_session& s) {
 } // namespace
 
 std::optional<std::string> session_table::open(std::string protocol_version, time_point now,
-                                               boost::json::object capabilities,
-                                               std::string owner) {
+                                               boost::json::object capabilities, std::string owner,
+                                               std::shared_ptr<const principal> who) {
     auto id = random_id();
     std::lock_guard lock(mutex_);
     if (sessions_.size() >= max_sessions_)
         return std::nullopt;
-    sessions_[id] = downstream_session{
-        std::move(protocol_version), std::move(capabilities), now, {}, {}, std::move(owner)};
+    sessions_[id] = downstream_session{std::move(protocol_version),
+                                       std::move(capabilities),
+                                       now,
+                                       {},
+                                       {},
+                                       std::move(owner),
+                                       std::move(who)};
     return id;
+}
+
+std::shared_ptr<const principal> session_table::principal_of(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it == sessions_.end() ? nullptr : it->second.who;
 }
 
 bool session_table::owned_by(const std::string& id, std::string_view owner) const {

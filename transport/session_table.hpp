@@ -2,6 +2,8 @@
 // io thread: a session is transport state (it owns open streams), not a routing decision.
 #pragma once
 
+#include "actors/principal.hpp"
+
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
 #include <chrono>
@@ -22,6 +24,7 @@ struct downstream_session {
     std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // woken on news and DELETE
     std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
     std::string owner; // the principal that opened it (principal_key); empty: anonymous
+    std::shared_ptr<const principal> who; // that principal as verified then (null: anonymous)
 };
 
 class session_table {
@@ -32,10 +35,13 @@ public:
 
     // A new session with a 128-bit random id (hex); nullopt at the ceiling.
     std::optional<std::string> open(std::string protocol_version, time_point now,
-                                    boost::json::object capabilities = {}, std::string owner = {});
+                                    boost::json::object capabilities = {}, std::string owner = {},
+                                    std::shared_ptr<const principal> who = nullptr);
     // Whether the session exists and was opened by `owner`: another principal's session is
     // answered like an unknown one, so its existence is not disclosed either.
     bool owned_by(const std::string& id, std::string_view owner) const;
+    // The principal that opened the session, as verified then (null: anonymous or unknown).
+    std::shared_ptr<const principal> principal_of(const std::string& id) const;
     // The client's declared capabilities (empty when unknown).
     boost::json::object capabilities(const std::string& id) const;
     bool contains(const std::string& id) const;

@@ -58,13 +58,11 @@ private:
     Session& s_;
 };
 
-// The root session declares what gate can bridge, so the upstream lists every tool a client
-// might be able to use (servers register some tools only for clients that sample or elicit);
-// each bridged session then declares exactly what its client declared.
+// The root session declares what gate can bridge (servers register some tools only for
+// clients that sample or elicit); lists for a client are asked on the root session of its
+// profile, and each bridged session declares exactly what its client declared.
 json::object root_capabilities() {
-    return json::object{{"sampling", json::object{}},
-                        {"elicitation", {{"form", json::object{}}, {"url", json::object{}}}},
-                        {"roots", json::object{}}};
+    return protocol::capabilities_of(protocol::full_profile);
 }
 } // namespace
 
@@ -220,8 +218,18 @@ void upstream_client::reset_session(upstream_session& s) {
 }
 
 upstream_client::session_ptr upstream_client::session_for(const call_context& ctx) {
-    if (ctx.bridge.empty())
-        return ctx.caller ? nullptr : root_; // a caller's credential never opens the shared one
+    if (ctx.bridge.empty()) {
+        if (ctx.caller)
+            return nullptr; // a caller's credential never opens a shared session
+        if (ctx.profile == protocol::full_profile || ctx.profile >= protocol::profile_count)
+            return root_;
+        auto& r = profile_roots_[ctx.profile];
+        if (!r) {
+            r = std::make_shared<upstream_session>();
+            r->capabilities = protocol::capabilities_of(ctx.profile);
+        }
+        return r;
+    }
     auto& s = bridged_[ctx.bridge];
     if (!s) {
         s = std::make_shared<upstream_session>();
@@ -874,6 +882,14 @@ void upstream_client::close() {
         all.push_back(bridge);
     for (auto& b : all)
         end_bridge(b);
+    for (const auto& r : profile_roots_)
+        if (r) {
+            r->life.end();
+            if (r->listening)
+                r->listening->lowest().close();
+            if (r->relisten)
+                r->relisten->cancel();
+        }
     if (root_->listening)
         root_->listening->lowest().close();
     if (root_->relisten)

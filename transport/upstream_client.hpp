@@ -12,12 +12,14 @@
 #include "actors/guard_lease.hpp"
 #include "actors/upstream_guard.hpp"
 #include "config/model.hpp"
+#include "protocol/client_profile.hpp"
 #include "protocol/subscription_filter.hpp"
 #include "transport/ask_flight.hpp"
 #include "transport/session_lifecycle.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/upstream_credential.hpp"
 
+#include <array>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -77,6 +79,9 @@ struct call_context {
     // The verified caller, for an upstream whose credential is the caller's own (passthrough,
     // token-exchange): its calls go on a bridged session of that caller only.
     std::shared_ptr<const caller_credential> caller;
+    // On the root session, whose client profile it is for: an upstream lists to each profile
+    // what it would list such a client directly (protocol/client_profile.hpp).
+    protocol::client_profile profile = protocol::full_profile;
     // The upstream's messages on this call's stream (sampling, elicitation, roots, progress,
     // logs); without one they go to the session-wide handler.
     server_message_sink on_server_message;
@@ -323,7 +328,9 @@ private:
     boost::asio::awaitable<void> probe_round();
     // Why the endpoint failed a full MCP connect probe; nullopt when it passed.
     boost::asio::awaitable<std::optional<std::string>> probe_endpoint(endpoint& ep);
-    session_ptr root_;
+    session_ptr root_; // gate's own, declaring everything gate can bridge (the full profile)
+    // The root sessions of the other client profiles, opened by their first list.
+    std::array<session_ptr, protocol::profile_count> profile_roots_{};
     std::unordered_map<std::string, session_ptr> bridged_;
     session_message_handler on_session_message_;
     bool closed_ = false;

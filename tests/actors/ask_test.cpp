@@ -13,6 +13,8 @@
 namespace gate {
 namespace {
 
+constexpr auto full = protocol::full_profile;
+
 using namespace std::chrono_literals;
 
 struct ask_fixture : test::coordinator_fixture {
@@ -28,7 +30,7 @@ struct ask_fixture : test::coordinator_fixture {
                 got = co_await transport::ask<list_plan>(
                     router,
                     [&](reply_to<list_plan> r) {
-                        return plan_list{snap, protocol::list_kind::tools, std::move(r)};
+                        return plan_list{snap, protocol::list_kind::tools, full, std::move(r)};
                     },
                     timeout);
             },

@@ -12,6 +12,7 @@
 using namespace gate;
 using protocol::list_kind;
 namespace json = boost::json;
+constexpr auto full = protocol::full_profile;
 
 namespace {
 
@@ -32,12 +33,15 @@ struct router_fixture : test::coordinator_fixture {
         return got;
     }
     std::vector<std::size_t> plan(list_kind k) {
-        return ask<list_plan>([&](auto r) { return plan_list{snap, k, std::move(r)}; })->fetch;
+        return ask<list_plan>([&](auto r) {
+                   return plan_list{snap, k, full, std::move(r)};
+               })
+            ->fetch;
     }
     std::variant<list_answer, route_error> complete(list_kind k, std::vector<fetched_list> f) {
         using answer = std::variant<list_answer, route_error>;
         return *ask<answer>([&](auto r) {
-            return complete_list{snap, k, std::move(f), std::nullopt, 1, std::move(r)};
+            return complete_list{snap, k, full, std::move(f), std::nullopt, 1, std::move(r)};
         });
     }
     std::variant<route, route_error> resolve_tool() {

@@ -11,6 +11,8 @@
 namespace gate {
 namespace {
 
+constexpr auto full = protocol::full_profile;
+
 struct supervisor_fixture : test::coordinator_fixture {
     std::shared_ptr<const snapshot> snap = test::two_upstreams();
     std::shared_ptr<actor_directory> directory = std::make_shared<actor_directory>();
@@ -30,10 +32,10 @@ struct supervisor_fixture : test::coordinator_fixture {
         auto router = directory->load()->router_for(kind);
         using answer = std::variant<list_answer, route_error>;
         std::vector<fetched_list> fetched{{0, boost::json::array{}}, {1, boost::json::array{}}};
-        caf::anon_send(router, complete_list{s, kind, std::move(fetched), std::nullopt, 1,
+        caf::anon_send(router, complete_list{s, kind, full, std::move(fetched), std::nullopt, 1,
                                              reply_to<answer>([](auto) {})});
         std::optional<bool> kept;
-        caf::anon_send(router, plan_list{s, kind, reply_to<list_plan>([&](auto p) {
+        caf::anon_send(router, plan_list{s, kind, full, reply_to<list_plan>([&](auto p) {
                                              if (p)
                                                  kept = p->fetch.empty();
                                          })});

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import { connectClient, expectMcpError, startEverything, startGate, startIdp } from './lib/index.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
@@ -133,5 +135,97 @@ describe('policy without authentication', { timeout: 60_000 }, () => {
       await client.close();
       await gate.stop();
     }
+  });
+});
+
+describe('server-initiated requests are governed by the policy', { timeout: 90_000 }, () => {
+  let everything;
+  let idp;
+  let gate;
+  const users = {};
+
+  const connectAs = async (sub) => {
+    const seen = { sampling: 0, elicitation: 0, roots: 0 };
+    const client = await connectClient(gate.url, {
+      capabilities: { sampling: {}, elicitation: {}, roots: {} },
+      requestInit: { headers: { authorization: `Bearer ${await idp.mint({ aud: RESOURCE, sub })}` } },
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      seen.sampling += 1;
+      return { role: 'assistant', content: { type: 'text', text: `sampled for ${sub}` }, model: 'stub' };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      seen.elicitation += 1;
+      return { action: 'decline' };
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      seen.roots += 1;
+      return { roots: [{ uri: `file:///roots/${sub}`, name: sub }] };
+    });
+    users[sub] = { client, seen };
+  };
+
+  before(async () => {
+    everything = await startEverything();
+    idp = await startIdp();
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        audit: { sinks: [{ type: 'stdout' }] },
+        auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+        policy: {
+          rules: [
+            {
+              id: 'carol-samples',
+              subjects: { subs: ['carol'] },
+              allow: [{ server: 'ev', methods: ['tools/call', 'sampling/createMessage'], names: ['trigger-*', 'get-roots-list'] }],
+            },
+            { id: 'dave-all', subjects: { subs: ['dave'] }, allow: [{ server: 'ev' }] },
+          ],
+        },
+      },
+    });
+    await connectAs('carol');
+    await connectAs('dave');
+  });
+
+  after(async () => {
+    for (const u of Object.values(users)) await u.client.close().catch(() => {});
+    await gate?.stop();
+    await idp?.stop();
+    await everything?.stop();
+  });
+
+  test('a rule that lists sampling/createMessage lets the upstream sample that client', async () => {
+    const r = await users.carol.client.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: 'p', maxTokens: 5 } });
+    assert.match(JSON.stringify(r.content), /sampled for carol/);
+    assert.equal(users.carol.seen.sampling, 1);
+  });
+
+  test('what no rule grants never reaches the client: -32042 to the upstream, audited as denied', async () => {
+    await users.carol.client.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} }).catch((e) => e);
+    await users.carol.client.callTool({ name: 'ev__get-roots-list', arguments: {} }).catch((e) => e);
+    assert.equal(users.carol.seen.elicitation, 0);
+    assert.equal(users.carol.seen.roots, 0);
+    const events = await gate.waitForAudit(
+      (ev) =>
+        ev.some((e) => e.method === 'elicitation/create' && e.principal === 'carol') &&
+        ev.some((e) => e.method === 'roots/list' && e.principal === 'carol'),
+    );
+    for (const method of ['elicitation/create', 'roots/list']) {
+      const e = events.find((x) => x.method === method && x.principal === 'carol');
+      assert.equal(e.outcome, 'denied', JSON.stringify(e));
+      assert.equal(e.decision, 'deny');
+      assert.equal(e.upstream, 'ev');
+    }
+  });
+
+  test('an entry for the whole server grants what the server asks too', async () => {
+    await users.dave.client.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} });
+    const roots = await users.dave.client.callTool({ name: 'ev__get-roots-list', arguments: {} });
+    assert.equal(users.dave.seen.elicitation, 1);
+    assert.match(JSON.stringify(roots.content), /file:\/\/\/roots\/dave/);
+    const events = gate.auditEvents();
+    assert.ok(!events.some((e) => e.principal === 'dave' && e.outcome === 'denied'), 'nothing of dave denied');
   });
 });

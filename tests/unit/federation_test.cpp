@@ -8,6 +8,7 @@
 using namespace gate;
 using protocol::list_kind;
 namespace json = boost::json;
+constexpr auto full = protocol::full_profile;
 
 namespace {
 federation make(std::int64_t page_size = 200, std::int64_t ttl = 30000) {
@@ -25,17 +26,17 @@ const time_point t0{};
 
 TEST(federation, everything_is_stale_until_stored_then_expires_after_ttl) {
     auto f = make();
-    EXPECT_EQ(f.stale(list_kind::tools, t0).size(), 2u);
-    f.store(0, list_kind::tools, tools({"echo"}), t0);
-    EXPECT_EQ(f.stale(list_kind::tools, t0), std::vector<std::size_t>{1});
-    EXPECT_EQ(f.stale(list_kind::tools, t0 + std::chrono::milliseconds(29999)).size(), 1u);
-    EXPECT_EQ(f.stale(list_kind::tools, t0 + std::chrono::milliseconds(30000)).size(), 2u);
+    EXPECT_EQ(f.stale(list_kind::tools, full, t0).size(), 2u);
+    f.store(0, list_kind::tools, full, tools({"echo"}), t0);
+    EXPECT_EQ(f.stale(list_kind::tools, full, t0), std::vector<std::size_t>{1});
+    EXPECT_EQ(f.stale(list_kind::tools, full, t0 + std::chrono::milliseconds(29999)).size(), 1u);
+    EXPECT_EQ(f.stale(list_kind::tools, full, t0 + std::chrono::milliseconds(30000)).size(), 2u);
 }
 
 TEST(federation, negative_ttl_disables_caching) {
     auto f = make(200, -1);
-    f.store(0, list_kind::tools, tools({"echo"}), t0);
-    EXPECT_EQ(f.stale(list_kind::tools, t0).size(), 2u);
+    f.store(0, list_kind::tools, full, tools({"echo"}), t0);
+    EXPECT_EQ(f.stale(list_kind::tools, full, t0).size(), 2u);
 }
 
 TEST(federation, lists_of_per_user_credential_strategies_are_never_cached) {
@@ -44,37 +45,38 @@ TEST(federation, lists_of_per_user_credential_strategies_are_never_cached) {
         doc->upstreams[0].auth.strategy = strategy;
         doc->upstreams[1].auth.strategy = "client-credentials";
         federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
-        f.store(0, list_kind::tools, tools({"echo"}), t0);
-        f.store(1, list_kind::tools, tools({"echo"}), t0);
+        f.store(0, list_kind::tools, full, tools({"echo"}), t0);
+        f.store(1, list_kind::tools, full, tools({"echo"}), t0);
         // The per-user upstream is fetched again for the next caller; the other is cached.
-        EXPECT_EQ(f.stale(list_kind::tools, t0), std::vector<std::size_t>{0}) << strategy;
+        EXPECT_EQ(f.stale(list_kind::tools, full, t0), std::vector<std::size_t>{0}) << strategy;
     }
 }
 
 TEST(federation, pages_with_cursors_bound_to_caller_and_list) {
     auto f = make(2);
-    f.store(0, list_kind::tools, tools({"x", "y"}), t0);
-    f.store(1, list_kind::tools, tools({"z"}), t0);
-    auto first = std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7));
+    f.store(0, list_kind::tools, full, tools({"x", "y"}), t0);
+    f.store(1, list_kind::tools, full, tools({"z"}), t0);
+    auto first = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
     ASSERT_EQ(first.items_served, 2u);
     auto cursor = std::string(first.result.at("nextCursor").as_string());
-    auto second = std::get<list_answer>(f.page(list_kind::tools, cursor, 7));
+    auto second = std::get<list_answer>(f.page(list_kind::tools, full, cursor, 7));
     EXPECT_EQ(second.result.at("tools").as_array()[0].at("name"), "b__z");
     EXPECT_FALSE(second.result.contains("nextCursor"));
     // Another caller, another list, or garbage: -32602.
-    for (auto r : {f.page(list_kind::tools, cursor, 8), f.page(list_kind::prompts, cursor, 7),
-                   f.page(list_kind::tools, std::string("garbage"), 7)})
+    for (auto r :
+         {f.page(list_kind::tools, full, cursor, 8), f.page(list_kind::prompts, full, cursor, 7),
+          f.page(list_kind::tools, full, std::string("garbage"), 7)})
         EXPECT_EQ(std::get<route_error>(r).code, protocol::error_code::invalid_params);
 }
 
 TEST(federation, cursor_goes_stale_when_the_merged_list_changes) {
     auto f = make(1);
-    f.store(0, list_kind::tools, tools({"x"}), t0);
-    f.store(1, list_kind::tools, tools({"z"}), t0);
-    auto first = std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7));
+    f.store(0, list_kind::tools, full, tools({"x"}), t0);
+    f.store(1, list_kind::tools, full, tools({"z"}), t0);
+    auto first = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
     auto cursor = std::string(first.result.at("nextCursor").as_string());
-    f.drop(1, list_kind::tools);
-    auto r = f.page(list_kind::tools, cursor, 7);
+    f.drop(1, list_kind::tools, full);
+    auto r = f.page(list_kind::tools, full, cursor, 7);
     auto& err = std::get<route_error>(r);
     EXPECT_EQ(err.code, protocol::error_code::invalid_params);
     EXPECT_NE(err.message.find("expired"), std::string::npos);
@@ -97,8 +99,8 @@ TEST(federation, resources_route_to_the_upstream_that_listed_them) {
     auto uri = json::parse(R"({"uri":"demo://b/1"})").as_object();
     auto before = std::get<route_error>(f.resolve("resources/read", uri));
     EXPECT_TRUE(before.needs_resource_lists);
-    f.store(0, list_kind::resources, json::parse(R"([{"uri":"demo://a/1"}])").as_array(), t0);
-    f.store(1, list_kind::resources, json::parse(R"([{"uri":"demo://b/1"}])").as_array(), t0);
+    f.store(0, list_kind::resources, full, json::parse(R"([{"uri":"demo://a/1"}])").as_array(), t0);
+    f.store(1, list_kind::resources, full, json::parse(R"([{"uri":"demo://b/1"}])").as_array(), t0);
     EXPECT_EQ(std::get<route>(f.resolve("resources/read", uri)).upstream, 1u);
     // The URI itself is never rewritten.
     EXPECT_EQ(std::get<route>(f.resolve("resources/read", uri)).params.at("uri"), "demo://b/1");
@@ -106,9 +108,9 @@ TEST(federation, resources_route_to_the_upstream_that_listed_them) {
 
 TEST(federation, template_minted_uris_route_by_template_prefix) {
     auto f = make();
-    f.store(0, list_kind::resources, json::array{}, t0);
-    f.store(1, list_kind::resources, json::array{}, t0);
-    f.store(1, list_kind::resource_templates,
+    f.store(0, list_kind::resources, full, json::array{}, t0);
+    f.store(1, list_kind::resources, full, json::array{}, t0);
+    f.store(1, list_kind::resource_templates, full,
             json::parse(R"([{"uriTemplate":"demo://resource/dynamic/{id}"}])").as_array(), t0);
     auto r = f.resolve("resources/read",
                        json::parse(R"({"uri":"demo://resource/dynamic/7"})").as_object());
@@ -138,19 +140,19 @@ TEST(federation, unknown_methods_are_refused_when_namespaced) {
 
 TEST(federation, a_merged_list_is_made_again_after_every_change) {
     auto f = make();
-    f.store(0, list_kind::tools, tools({"x"}), t0);
+    f.store(0, list_kind::tools, full, tools({"x"}), t0);
     auto names = [&] {
         std::vector<std::string> out;
-        auto page = std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7));
+        auto page = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
         for (const auto& t : page.result.at("tools").as_array())
             out.emplace_back(t.at("name").as_string());
         return out;
     };
     EXPECT_EQ(names(), (std::vector<std::string>{"a__x"}));
     EXPECT_EQ(names(), (std::vector<std::string>{"a__x"})); // served from the merged list
-    f.store(1, list_kind::tools, tools({"y"}), t0);
+    f.store(1, list_kind::tools, full, tools({"y"}), t0);
     EXPECT_EQ(names(), (std::vector<std::string>{"a__x", "b__y"}));
-    f.drop(0, list_kind::tools);
+    f.drop(0, list_kind::tools, full);
     EXPECT_EQ(names(), (std::vector<std::string>{"b__y"}));
     f.invalidate_id("up-b");
     EXPECT_TRUE(names().empty());
@@ -164,15 +166,51 @@ TEST(federation, with_a_policy_each_caller_gets_its_own_list_until_a_change) {
     p.rules.push_back({"a", alice, {{"up-a", {"tools/call"}, {"x*"}}}});
     doc->policy = p;
     federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
-    f.store(0, list_kind::tools, tools({"x1", "y1"}), t0);
+    f.store(0, list_kind::tools, full, tools({"x1", "y1"}), t0);
     principal a{"alice", "https://idp", {}, {}}, b{"bob", "https://idp", {}, {}};
     auto count = [&](const principal* who) {
-        return std::get<list_answer>(f.page(list_kind::tools, std::nullopt, 7, who)).items_served;
+        return std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7, who))
+            .items_served;
     };
     EXPECT_EQ(count(&a), 1u);
     EXPECT_EQ(count(&b), 0u);
     EXPECT_EQ(count(&a), 1u);
-    f.store(0, list_kind::tools, tools({"x1", "x2"}), t0);
+    f.store(0, list_kind::tools, full, tools({"x1", "x2"}), t0);
     EXPECT_EQ(count(&a), 2u);
     EXPECT_EQ(count(nullptr), 0u);
+}
+
+TEST(federation, each_client_profile_has_its_own_lists) {
+    auto f = make();
+    constexpr auto bare = protocol::client_profile{0};
+    f.store(0, list_kind::tools, full, tools({"echo", "sample"}), t0);
+    f.store(1, list_kind::tools, full, tools({"z"}), t0);
+    // A client that declares nothing is not served the full profile's list.
+    EXPECT_EQ(f.stale(list_kind::tools, bare, t0).size(), 2u);
+    f.store(0, list_kind::tools, bare, tools({"echo"}), t0);
+    f.store(1, list_kind::tools, bare, tools({"z"}), t0);
+    auto names = [&](protocol::client_profile p) {
+        std::vector<std::string> out;
+        auto page = std::get<list_answer>(f.page(list_kind::tools, p, std::nullopt, 7));
+        for (const auto& t : page.result.at("tools").as_array())
+            out.emplace_back(t.at("name").as_string());
+        return out;
+    };
+    EXPECT_EQ(names(full), (std::vector<std::string>{"a__echo", "a__sample", "b__z"}));
+    EXPECT_EQ(names(bare), (std::vector<std::string>{"a__echo", "b__z"}));
+    // An upstream's list change empties every profile's cache of it.
+    f.invalidate(0);
+    EXPECT_EQ(f.stale(list_kind::tools, full, t0), std::vector<std::size_t>{0});
+    EXPECT_EQ(f.stale(list_kind::tools, bare, t0), std::vector<std::size_t>{0});
+}
+
+TEST(federation, a_uri_listed_to_any_profile_routes_to_its_upstream) {
+    auto f = make();
+    f.store(0, list_kind::resources, protocol::client_profile{0},
+            json::parse(R"([{"uri":"demo://a/1"}])").as_array(), t0);
+    f.store(1, list_kind::resources, full, json::parse(R"([{"uri":"demo://b/1"}])").as_array(), t0);
+    EXPECT_TRUE(f.resource_lists_known());
+    auto r = f.resolve("resources/read", json::object{{"uri", "demo://a/1"}});
+    ASSERT_TRUE(std::holds_alternative<route>(r));
+    EXPECT_EQ(std::get<route>(r).upstream, 0u);
 }

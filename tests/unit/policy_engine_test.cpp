@@ -107,3 +107,28 @@ TEST(PolicyEngine, GlobsMatchOnlyWhatTheySay) {
     std::string long_text(100000, 'a');
     EXPECT_FALSE(glob_match("*a*a*a*a*a*b", long_text));
 }
+
+TEST(PolicyEngine, ServerRequestsNeedTheMethodOrTheWholeServer) {
+    auto p = alice();
+    policy_engine e(make({{"tools-only", std::nullopt, {grant("a", {"tools/call"}, {"get_*"})}},
+                          {"names-only", std::nullopt, {grant("n", {}, {"get_*"})}},
+                          {"sampling", std::nullopt, {grant("s", {"sampling/createMessage"})}},
+                          {"whole", std::nullopt, {grant("w")}},
+                          {"bob", config::subjects{{"bob"}, {}, {}, {}}, {grant("b")}}}));
+    // Granting items does not let the server ask the client anything.
+    EXPECT_FALSE(e.decide_server_request(&p, "a", "sampling/createMessage").allowed);
+    EXPECT_FALSE(e.decide_server_request(&p, "n", "roots/list").allowed);
+    auto s = e.decide_server_request(&p, "s", "sampling/createMessage");
+    EXPECT_TRUE(s.allowed);
+    EXPECT_EQ(s.rule_id, "sampling");
+    EXPECT_FALSE(e.decide_server_request(&p, "s", "elicitation/create").allowed);
+    EXPECT_TRUE(e.decide_server_request(&p, "w", "elicitation/create").allowed);
+    EXPECT_TRUE(e.decide_server_request(&p, "w", "roots/list").allowed);
+    // Subjects select as for invocations: anonymous callers match no subject, and a rule
+    // without subjects applies to every caller.
+    EXPECT_FALSE(e.decide_server_request(&p, "b", "roots/list").allowed);
+    EXPECT_FALSE(e.decide_server_request(nullptr, "b", "roots/list").allowed);
+    EXPECT_TRUE(e.decide_server_request(nullptr, "s", "sampling/createMessage").allowed);
+    EXPECT_TRUE(
+        policy_engine(make({}, "allow")).decide_server_request(&p, "x", "roots/list").allowed);
+}

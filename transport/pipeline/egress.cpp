@@ -53,8 +53,10 @@ private:
         boost::json::object capabilities;
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
-        auto session = g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
-                                        std::move(capabilities), principal_key(ctx.caller));
+        auto who = ctx.caller ? std::make_shared<const principal>(*ctx.caller) : nullptr;
+        auto session =
+            g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
+                             std::move(capabilities), principal_key(ctx.caller), std::move(who));
         if (session) {
             ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
             return;

@@ -5,6 +5,7 @@
 #include "actors/principal.hpp"
 #include "actors/router_messages.hpp"
 #include "actors/snapshot.hpp"
+#include "protocol/client_profile.hpp"
 #include "protocol/outcome.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/pipeline/stages.hpp"
@@ -66,6 +67,9 @@ struct request_context {
     std::string client_id; // the client's request id, canonical JSON text
     bool modern = false;   // a stateless 2026-07-28 request (no session)
     boost::json::object modern_capabilities; // such a request's clientCapabilities
+    // The client's capability profile, for lists (gateway::impl::profile_of); gate's own
+    // lists set the full one.
+    std::optional<protocol::client_profile> profile;
     // The upstream's own messages while this request runs, to the call's stream.
     std::function<void(std::size_t upstream, boost::json::object)> server_message;
     // A message for the client's call stream, as it is (its id already the client's to see).

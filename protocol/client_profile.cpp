@@ -1,0 +1,41 @@
+#include "protocol/client_profile.hpp"
+
+namespace gate::protocol {
+
+namespace json = boost::json;
+
+client_profile profile_of(const json::object& capabilities) {
+    client_profile p = 0;
+    if (auto* s = capabilities.if_contains("sampling"); s && s->is_object())
+        p |= profile_bit::sampling;
+    if (auto* e = capabilities.if_contains("elicitation"); e && e->is_object()) {
+        // An empty elicitation object means form mode (the 2025-06-18 shape).
+        const auto& modes = e->get_object();
+        if (modes.empty() || modes.contains("form"))
+            p |= profile_bit::elicitation_form;
+        if (modes.contains("url"))
+            p |= profile_bit::elicitation_url;
+    }
+    if (auto* r = capabilities.if_contains("roots"); r && r->is_object())
+        p |= profile_bit::roots;
+    return p;
+}
+
+json::object capabilities_of(client_profile p) {
+    json::object caps;
+    if (p & profile_bit::sampling)
+        caps["sampling"] = json::object{};
+    if (p & (profile_bit::elicitation_form | profile_bit::elicitation_url)) {
+        json::object modes;
+        if (p & profile_bit::elicitation_form)
+            modes["form"] = json::object{};
+        if (p & profile_bit::elicitation_url)
+            modes["url"] = json::object{};
+        caps["elicitation"] = std::move(modes);
+    }
+    if (p & profile_bit::roots)
+        caps["roots"] = json::object{};
+    return caps;
+}
+
+} // namespace gate::protocol

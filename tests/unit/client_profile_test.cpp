@@ -1,0 +1,32 @@
+#include "protocol/client_profile.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+using namespace gate::protocol;
+namespace json = boost::json;
+
+namespace {
+client_profile of(const char* capabilities) {
+    return profile_of(json::parse(capabilities).as_object());
+}
+} // namespace
+
+TEST(ClientProfile, NamesWhatDecidesListings) {
+    EXPECT_EQ(of("{}"), 0);
+    EXPECT_EQ(of(R"({"experimental":{},"tasks":{}})"), 0);
+    EXPECT_EQ(of(R"({"sampling":{"tools":{}}})"), profile_bit::sampling);
+    EXPECT_EQ(of(R"({"roots":{"listChanged":true}})"), profile_bit::roots);
+    // An empty elicitation object is form mode (2025-06-18).
+    EXPECT_EQ(of(R"({"elicitation":{}})"), profile_bit::elicitation_form);
+    EXPECT_EQ(of(R"({"elicitation":{"url":{}}})"), profile_bit::elicitation_url);
+    EXPECT_EQ(of(R"({"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{}})"), full_profile);
+    // Not an object: not declared.
+    EXPECT_EQ(of(R"({"sampling":true,"roots":null})"), 0);
+}
+
+TEST(ClientProfile, EveryProfileDeclaresItselfBack) {
+    for (client_profile p = 0; p < profile_count; ++p)
+        EXPECT_EQ(profile_of(capabilities_of(p)), p) << int(p);
+    EXPECT_TRUE(capabilities_of(0).empty());
+}
