@@ -4,6 +4,7 @@
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_merge.hpp"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 namespace gate {
@@ -140,13 +141,14 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
     auto invocation = snap_->policy ? invocation_of(kind) : std::nullopt;
     if (!invocation) {
         const auto& m = merged(kind, profile);
-        return page_at(kind, m.items, m.fingerprint, cursor, caller);
+        return page_at(kind, m.items, m.fingerprint, cursor, caller, &m.pages);
     }
     // The same caller (the same verified claims) sees the same list until the cache changes.
     std::string key = who ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
                           : std::string();
     if (auto hit = filtered_.find({kind, profile, key}); hit != filtered_.end())
-        return page_at(kind, hit->second.items, hit->second.fingerprint, cursor, caller);
+        return page_at(kind, hit->second.items, hit->second.fingerprint, cursor, caller,
+                       &hit->second.pages);
     std::vector<json::array> kept;
     kept.reserve(snap_->size()); // parts point into it
     for (std::size_t i = 0; i < snap_->size(); ++i) {
@@ -176,19 +178,20 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
         filtered_.clear(); // bounded: many callers between two changes start over
     const auto& made =
         filtered_.emplace(std::tuple{kind, profile, std::move(key)}, std::move(m)).first->second;
-    return page_at(kind, made.items, made.fingerprint, cursor, caller);
+    return page_at(kind, made.items, made.fingerprint, cursor, caller, &made.pages);
 }
 
 std::variant<list_answer, route_error> federation::page_of(list_kind kind,
                                                            const json::array& merged,
                                                            const std::optional<std::string>& cursor,
                                                            std::uint64_t caller) const {
-    return page_at(kind, merged, protocol::list_fingerprint(kind, merged), cursor, caller);
+    return page_at(kind, merged, protocol::list_fingerprint(kind, merged), cursor, caller, nullptr);
 }
 
 std::variant<list_answer, route_error>
 federation::page_at(list_kind kind, const json::array& merged, std::uint64_t list_print,
-                    const std::optional<std::string>& cursor, std::uint64_t caller) const {
+                    const std::optional<std::string>& cursor, std::uint64_t caller,
+                    page_cache* pages) const {
     // The snapshot version is part of the list's identity: a reload expires every cursor.
     auto fingerprint = list_print ^ (snap_->version * 0x9e3779b97f4a7c15ull);
     std::uint32_t offset = 0;
@@ -203,13 +206,48 @@ federation::page_at(list_kind kind, const json::array& merged, std::uint64_t lis
                                ""};
         offset = c->offset;
     }
-    auto p = protocol::cut_page(merged, offset, snap_->doc->routing.page_size);
+    auto cut = [&] {
+        auto p = protocol::cut_page(merged, offset, snap_->doc->routing.page_size);
+        return cut_page{std::make_shared<const std::string>(json::serialize(p.items)),
+                        p.items.size(), p.next_offset};
+    };
+    cut_page page;
+    if (!pages) {
+        page = cut();
+    } else if (auto hit = pages->find(offset); hit != pages->end()) {
+        page = hit->second;
+    } else {
+        // Offsets come only from cursors gate sealed, so a list has few: bounded anyway.
+        if (pages->size() >= 64)
+            pages->clear();
+        page = pages->emplace(offset, cut()).first->second;
+    }
     list_answer answer;
-    answer.items_served = p.items.size();
-    answer.result[protocol::traits(kind).key] = std::move(p.items);
-    if (p.next_offset)
-        answer.result["nextCursor"] = cursors_.encode({kind, fingerprint, *p.next_offset, caller});
+    answer.kind = kind;
+    answer.items = std::move(page.items);
+    answer.items_served = page.count;
+    if (page.next_offset)
+        answer.next_cursor = cursors_.encode({kind, fingerprint, *page.next_offset, caller});
     return answer;
+}
+
+std::string list_answer::result_text() const {
+    auto key = protocol::traits(kind).key;
+    std::string out;
+    out.reserve(items->size() + key.size() + (next_cursor ? next_cursor->size() + 20 : 0) + 8);
+    out.append("{\"").append(key).append("\":").append(*items);
+    if (next_cursor)
+        out.append(",\"nextCursor\":\"").append(*next_cursor).append("\"");
+    out.append("}");
+    return out;
+}
+
+json::object list_answer::result() const {
+    json::object r;
+    r[protocol::traits(kind).key] = json::parse(*items);
+    if (next_cursor)
+        r["nextCursor"] = *next_cursor;
+    return r;
 }
 
 bool federation::resource_lists_known() const {

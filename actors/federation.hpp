@@ -37,9 +37,17 @@ struct route_error {
     bool needs_resource_lists = false; // owner unknown: list resources, then route again
 };
 
+// One page of a list. Its items are cut and serialized once per list change and shared by
+// every request for that page; only the cursor is each caller's own.
 struct list_answer {
-    boost::json::object result; // {<key>: [...], nextCursor?}
+    protocol::list_kind kind = protocol::list_kind::tools;
+    std::shared_ptr<const std::string> items; // the page's items: a JSON array, as text
+    std::optional<std::string> next_cursor;
     std::size_t items_served = 0;
+
+    // {"<key>":[...],"nextCursor":"..."} as text, and parsed for callers that amend it.
+    std::string result_text() const;
+    boost::json::object result() const;
 };
 
 // Named calls (tools/call, prompts/get, completion of a prompt argument) depend only on the
@@ -93,14 +101,25 @@ private:
     std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
     // A kind's merged list as the cache holds it now, and its fingerprint: made on the first
     // page after a change and reused until the next (a warm list costs no merge).
+    // A page as served: its items as text, how many, and where the next one starts.
+    struct cut_page {
+        std::shared_ptr<const std::string> items;
+        std::size_t count = 0;
+        std::optional<std::uint32_t> next_offset;
+    };
+    using page_cache = std::map<std::uint32_t, cut_page>; // by offset
     struct merged_list {
         boost::json::array items;
         std::uint64_t fingerprint = 0;
+        mutable page_cache pages; // made on first request, dropped with the list
     };
     const merged_list& merged(protocol::list_kind kind, client_profile profile) const;
-    std::variant<list_answer, route_error>
-    page_at(protocol::list_kind kind, const boost::json::array& merged, std::uint64_t fingerprint,
-            const std::optional<std::string>& cursor, std::uint64_t caller) const;
+    // `pages`: where cut pages of this list are kept (null: an uncached list).
+    std::variant<list_answer, route_error> page_at(protocol::list_kind kind,
+                                                   const boost::json::array& merged,
+                                                   std::uint64_t fingerprint,
+                                                   const std::optional<std::string>& cursor,
+                                                   std::uint64_t caller, page_cache* pages) const;
 
     std::shared_ptr<const snapshot> snap_;
     protocol::cursor_codec cursors_;

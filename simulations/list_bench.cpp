@@ -85,7 +85,11 @@ int main(int argc, char** argv) {
                 auto page = fed.page(protocol::list_kind::tools, full, std::nullopt, 42, &caller);
                 const auto& answer = std::get<list_answer>(page);
                 served = answer.items_served;
-                bytes = json::serialize(answer.result).size();
+                // As the transport puts it on the wire (list_response).
+                std::string wire = R"({"jsonrpc":"2.0","id":1,"result":)";
+                wire += answer.result_text();
+                wire += "}";
+                bytes = wire.size();
             }
             std::chrono::duration<double, std::micro> took =
                 std::chrono::steady_clock::now() - start;

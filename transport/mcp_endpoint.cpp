@@ -84,7 +84,18 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
         return protocol::make_error(id, err->code, err->message);
     auto& ok = std::get<list_answer>(*answer);
     rec.items_served = static_cast<std::int64_t>(ok.items_served);
-    return protocol::make_result(id, std::move(ok.result));
+    if (rec.modern) // its result is amended (resultType, ttlMs): as an object
+        return protocol::make_result(id, ok.result());
+    // The page's items go on the wire as the router serialized them once for every request
+    // (rec.verbatim); the answer object only settles the outcome.
+    auto result = ok.result_text();
+    auto id_text = json::serialize(id);
+    std::string wire;
+    wire.reserve(result.size() + id_text.size() + 40);
+    wire.append(R"({"jsonrpc":"2.0","id":)").append(id_text);
+    wire.append(R"(,"result":)").append(result).append("}");
+    rec.verbatim = std::move(wire);
+    return protocol::make_result(id, json::object{});
 }
 
 protocol::gateway_error error_for(const upstream_failure& f) {

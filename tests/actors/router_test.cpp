@@ -83,7 +83,7 @@ TEST_F(router_fixture, a_slow_upstream_is_left_out_of_the_merged_list) {
     auto answer = complete(list_kind::tools, {{0, names({"echo", "add"})}, {1, std::nullopt}});
     auto& ok = std::get<list_answer>(answer);
     ASSERT_EQ(ok.items_served, 2u);
-    EXPECT_EQ(ok.result.at("tools").as_array()[0].at("name"), "a__echo");
+    EXPECT_EQ(ok.result().at("tools").as_array()[0].at("name"), "a__echo");
     // Only the failed upstream is asked again; a's list is cached.
     EXPECT_EQ(plan(list_kind::tools), std::vector<std::size_t>{1});
 }

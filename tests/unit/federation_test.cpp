@@ -58,10 +58,10 @@ TEST(federation, pages_with_cursors_bound_to_caller_and_list) {
     f.store(1, list_kind::tools, full, tools({"z"}), t0);
     auto first = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
     ASSERT_EQ(first.items_served, 2u);
-    auto cursor = std::string(first.result.at("nextCursor").as_string());
+    auto cursor = std::string(first.result().at("nextCursor").as_string());
     auto second = std::get<list_answer>(f.page(list_kind::tools, full, cursor, 7));
-    EXPECT_EQ(second.result.at("tools").as_array()[0].at("name"), "b__z");
-    EXPECT_FALSE(second.result.contains("nextCursor"));
+    EXPECT_EQ(second.result().at("tools").as_array()[0].at("name"), "b__z");
+    EXPECT_FALSE(second.result().contains("nextCursor"));
     // Another caller, another list, or garbage: -32602.
     for (auto r :
          {f.page(list_kind::tools, full, cursor, 8), f.page(list_kind::prompts, full, cursor, 7),
@@ -74,7 +74,7 @@ TEST(federation, cursor_goes_stale_when_the_merged_list_changes) {
     f.store(0, list_kind::tools, full, tools({"x"}), t0);
     f.store(1, list_kind::tools, full, tools({"z"}), t0);
     auto first = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
-    auto cursor = std::string(first.result.at("nextCursor").as_string());
+    auto cursor = std::string(first.result().at("nextCursor").as_string());
     f.drop(1, list_kind::tools, full);
     auto r = f.page(list_kind::tools, full, cursor, 7);
     auto& err = std::get<route_error>(r);
@@ -144,7 +144,8 @@ TEST(federation, a_merged_list_is_made_again_after_every_change) {
     auto names = [&] {
         std::vector<std::string> out;
         auto page = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
-        for (const auto& t : page.result.at("tools").as_array())
+        auto result = page.result();
+        for (const auto& t : result.at("tools").as_array())
             out.emplace_back(t.at("name").as_string());
         return out;
     };
@@ -192,7 +193,8 @@ TEST(federation, each_client_profile_has_its_own_lists) {
     auto names = [&](protocol::client_profile p) {
         std::vector<std::string> out;
         auto page = std::get<list_answer>(f.page(list_kind::tools, p, std::nullopt, 7));
-        for (const auto& t : page.result.at("tools").as_array())
+        auto result = page.result();
+        for (const auto& t : result.at("tools").as_array())
             out.emplace_back(t.at("name").as_string());
         return out;
     };
