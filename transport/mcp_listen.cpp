@@ -144,9 +144,21 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
         auto routing =
             co_await route_named("resources/subscribe", msg.id, json::object{{"uri", uri}}, side);
         rec.upstream_calls += side.upstream_calls + 1;
-        if (auto* target = std::get_if<route>(&routing))
-            if (!co_await hold_subscription(key, rec.view->clients[target->upstream], uri))
-                honoured.resource_subscriptions.insert(uri);
+        auto* target = std::get_if<route>(&routing);
+        if (!target)
+            continue;
+        if (const auto& policy = rec.view->snap->policy) {
+            // As stage 5 decides resources/subscribe: a URI the caller may not read is not
+            // honoured (left out of the acknowledgment), never subscribed upstream.
+            static constexpr std::string_view covering[] = {"resources/subscribe",
+                                                            "resources/read"};
+            const auto& server = rec.view->snap->upstream(target->upstream).id;
+            if (!policy->decide(rec.caller ? &*rec.caller : nullptr, server, covering, uri, uri)
+                     .allowed)
+                continue;
+        }
+        if (!co_await hold_subscription(key, rec.view->clients[target->upstream], uri))
+            honoured.resource_subscriptions.insert(uri);
     }
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);

@@ -150,3 +150,42 @@ describe('subscriptions/listen through gate', { timeout: 180_000 }, () => {
     assert.match(res.json.error.message, /params\.notifications\.toolsListChanged must be a boolean/);
   });
 });
+
+describe('subscriptions/listen under a policy', { timeout: 90_000 }, () => {
+  let ev;
+  let gate;
+  let uris;
+
+  before(async () => {
+    ev = await startEverything();
+    const direct = await connectClient(ev.url);
+    try {
+      uris = (await direct.listResources()).resources.map((r) => r.uri).filter((u) => u.startsWith('demo://resource/static/document/'));
+    } finally {
+      await direct.close();
+    }
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev' }],
+        policy: { rules: [{ id: 'one-doc', allow: [{ server: 'ev', methods: ['resources/read'], names: [uris[0]] }] }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await ev?.stop();
+  });
+
+  test('a URI the caller may not read is left out of the honoured filter', async () => {
+    assert.ok(uris.length >= 2, JSON.stringify(uris));
+    const { client } = await modernClient(gate.url);
+    try {
+      const sub = await client.listen({ resourceSubscriptions: [uris[0], uris[1]] });
+      assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uris[0]] });
+      await sub.close();
+    } finally {
+      await client.close();
+    }
+  });
+});
