@@ -1,4 +1,5 @@
-// The JOSE module against the published vectors (RFC 7515 A.2 and A.3, RFC 8037 A.4), keys
+// The JOSE module against the published vectors (RFC 7515 A.2 and A.3, RFC 7517 A.1, RFC 8037
+// A.4), keys
 // made here with OpenSSL for the algorithms the RFCs give no vector for, and every refusal.
 #include "protocol/jose/access_token.hpp"
 #include "protocol/jose/base64url.hpp"
@@ -401,4 +402,22 @@ TEST(AccessToken, RefusesEachBrokenClaim) {
     EXPECT_EQ(claims_refusal(with("iat", now + 3600)), "the token was issued in the future (iat)");
     EXPECT_EQ(claims_refusal(good_claims(), {{"alg", "RS256"}, {"typ", "oauth-id-jag+jwt"}}),
               "the token's type is not an access token (typ JWT or at+jwt)");
+}
+
+// RFC 7517 appendix A.1: the example public key set. Its EC key is for encryption ("use":
+// "enc") and is skipped; its RSA key verifies signatures.
+TEST(KeySet, ReadsTheRfc7517ExampleSet) {
+    auto set = jose::parse_key_set(
+        R"({"keys":[{"kty":"EC","crv":"P-256","x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",)"
+        R"("y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM","use":"enc","kid":"1"},)"
+        R"({"kty":"RSA","n":"0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7)"
+        R"(aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0)"
+        R"(h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD0)"
+        R"(8qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJz)"
+        R"(KnqDKgw","e":"AQAB","alg":"RS256","kid":"2011-04-29"}]})");
+    ASSERT_TRUE(std::holds_alternative<jose::key_set>(set)) << std::get<std::string>(set);
+    const auto& ks = std::get<jose::key_set>(set);
+    ASSERT_EQ(ks.keys.size(), 1u);
+    EXPECT_EQ(ks.keys[0].kid(), "2011-04-29");
+    EXPECT_EQ(ks.skipped, 1u);
 }
