@@ -1,6 +1,6 @@
 // The JOSE module against the published vectors (RFC 7515 A.2 and A.3, RFC 7517 A.1, RFC 8037
-// A.4), keys
-// made here with OpenSSL for the algorithms the RFCs give no vector for, and every refusal.
+// A.4), keys made here with OpenSSL for the algorithms the RFCs give no vector for, and every
+// refusal.
 #include "protocol/jose/access_token.hpp"
 #include "protocol/jose/base64url.hpp"
 #include "protocol/jose/jwk.hpp"
