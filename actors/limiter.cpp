@@ -1,5 +1,7 @@
 #include "actors/limiter.hpp"
 
+#include "actors/principal_windows.hpp"
+
 #include <caf/all.hpp>
 
 namespace gate {
@@ -8,21 +10,41 @@ namespace {
 
 struct limiter_state {
     std::optional<sliding_window> global;
+    std::optional<principal_windows> principals;
     static inline const char* name = "gate.limiter";
 };
 
+// What an ask for a limit that is not configured gets: room, until the batch's window slot
+// would end anyway.
+sliding_window::batch unlimited(sliding_window::time_point now) {
+    return {sliding_window::max_batch, std::chrono::milliseconds(0), now + std::chrono::seconds(1)};
+}
+
 limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_state> self,
-                                     std::int64_t requests_per_minute) {
-    self->state.global.emplace(requests_per_minute);
+                                     std::optional<std::int64_t> requests_per_minute,
+                                     std::optional<std::int64_t> per_principal_per_minute) {
+    if (requests_per_minute)
+        self->state.global.emplace(*requests_per_minute);
+    if (per_principal_per_minute)
+        self->state.principals.emplace(*per_principal_per_minute);
     return {
-        [=](limit_ask& m) { m.reply(self->state.global->take_batch(self->clock().now())); },
+        [=](limit_ask& m) {
+            auto now = self->clock().now();
+            m.reply(self->state.global ? self->state.global->take_batch(now) : unlimited(now));
+        },
+        [=](principal_limit_ask& m) {
+            auto now = self->clock().now();
+            m.reply(self->state.principals ? self->state.principals->take_batch(m.principal, now)
+                                           : unlimited(now));
+        },
     };
 }
 
 } // namespace
 
-limiter_actor spawn_limiter(caf::actor_system& sys, std::int64_t requests_per_minute) {
-    return sys.spawn(limiter, requests_per_minute);
+limiter_actor spawn_limiter(caf::actor_system& sys, std::optional<std::int64_t> requests_per_minute,
+                            std::optional<std::int64_t> per_principal_per_minute) {
+    return sys.spawn(limiter, requests_per_minute, per_principal_per_minute);
 }
 
 } // namespace gate

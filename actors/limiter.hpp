@@ -1,10 +1,10 @@
 // The limiter actor: the global request window (server.rateLimit.requestsPerMinute), a
-// sliding window over every JSON-RPC request on the MCP endpoint. The io thread does not ask
-// per request: it asks for a batch of slots (sliding_window::take_batch) and spends them
-// itself (slot_lease), so a limit high enough never to trip costs one message per 64
-// requests, and a low one is exact. A batch of 0 slots is the refusal, with the wait until
-// one would fit. Per-principal buckets join it, keyed by principal, once principals exist
-// (the security issue); until then server.rateLimit.perPrincipalPerMinute is refused.
+// sliding window over every JSON-RPC request on the MCP endpoint, and one window per
+// authenticated principal (perPrincipalPerMinute: actors/principal_windows). The io thread
+// does not ask per request: it asks for a batch of slots (sliding_window::take_batch) and
+// spends them itself (slot_lease), so a limit high enough never to trip costs one message per
+// 64 requests, and a low one is exact. A batch of 0 slots is the refusal, with the wait until
+// one would fit.
 #pragma once
 
 #include "actors/reply.hpp"
@@ -15,6 +15,8 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace gate {
 
@@ -22,10 +24,20 @@ struct limit_ask {
     reply_to<sliding_window::batch> reply;
 };
 
-using limiter_actor = caf::typed_actor<caf::reacts_to<limit_ask>>;
+// A batch of one principal's window (its principal_key).
+struct principal_limit_ask {
+    std::string principal;
+    reply_to<sliding_window::batch> reply;
+};
 
-limiter_actor spawn_limiter(caf::actor_system& sys, std::int64_t requests_per_minute);
+using limiter_actor =
+    caf::typed_actor<caf::reacts_to<limit_ask>, caf::reacts_to<principal_limit_ask>>;
+
+// Either limit may be absent: an ask for it is then always granted a full batch.
+limiter_actor spawn_limiter(caf::actor_system& sys, std::optional<std::int64_t> requests_per_minute,
+                            std::optional<std::int64_t> per_principal_per_minute);
 
 } // namespace gate
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::limit_ask)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::principal_limit_ask)

@@ -37,9 +37,9 @@ void publish(self_ptr self) {
 // The server section cannot change on reload, so the limiter is the first snapshot's.
 limiter_actor spawn_limiter_of(caf::actor_system& sys, const supervised& what) {
     const auto& limit = what.snap->doc->server.rate_limit;
-    if (!limit || !limit->requests_per_minute)
+    if (!limit || (!limit->requests_per_minute && !limit->per_principal_per_minute))
         return {};
-    return spawn_limiter(sys, *limit->requests_per_minute);
+    return spawn_limiter(sys, limit->requests_per_minute, limit->per_principal_per_minute);
 }
 
 actor_set spawn_children(caf::actor_system& sys, const supervised& what,

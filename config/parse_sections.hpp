@@ -30,7 +30,7 @@ void parse_upstream_auth(const object_view& parent, const facts& f, upstream_aut
 void parse_auth(const object_view& root, config::auth& out);
 void parse_policy(const object_view& root, const facts& f, std::optional<policy>& out);
 void parse_audit(const object_view& root, std::optional<audit>& out);
-void parse_server(const object_view& root, server& out);
+void parse_server(const object_view& root, const facts& f, server& out);
 void parse_routing(const object_view& root, routing& out);
 void parse_discovery(const object_view& root, std::optional<discovery>& out);
 void parse_tenants(const object_view& root, const facts& f, std::vector<tenant>& out);

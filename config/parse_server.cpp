@@ -101,7 +101,7 @@ void read_allowed_hosts(const object_view& o, server& s) {
     s.allowed_hosts = s.allowed_hosts_any ? std::vector<std::string>{"*"} : out;
 }
 
-void read_rate_limit(const object_view& o, server& s) {
+void read_rate_limit(const object_view& o, const facts& f, server& s) {
     const auto* v = o.find("rateLimit");
     if (v == nullptr) {
         return;
@@ -117,6 +117,11 @@ void read_rate_limit(const object_view& o, server& s) {
     if (!r.has("requestsPerMinute") && !r.has("perPrincipalPerMinute")) {
         r.fail_here("sets no limit; give requestsPerMinute, perPrincipalPerMinute or both, or "
                     "omit rateLimit");
+    }
+    if (r.has("perPrincipalPerMinute") && f.auth_mode_known && !f.auth_required) {
+        r.fail("perPrincipalPerMinute",
+               "needs auth.mode \"required\": it counts each authenticated principal, and "
+               "anonymous callers have none (use requestsPerMinute for them)");
     }
     s.rate_limit = limit;
 }
@@ -153,7 +158,7 @@ std::optional<bool> read_enabled(const object_view& o, std::string_view key) {
 
 } // namespace
 
-void parse_server(const object_view& root, server& out) {
+void parse_server(const object_view& root, const facts& f, server& out) {
     const auto* v = root.find("server");
     if (v == nullptr) {
         return;
@@ -166,7 +171,7 @@ void parse_server(const object_view& root, server& out) {
     }
     read_mcp_path(o, out);
     read_allowed_hosts(o, out);
-    read_rate_limit(o, out);
+    read_rate_limit(o, f, out);
     out.budget = parse_budget(o, "budget");
     out.max_body_bytes = o.integer("maxBodyBytes", bound::positive).value_or(1048576);
     read_redis_url(o, out);

@@ -26,8 +26,6 @@ constexpr std::array table = {
                       "calls would never be counted against the allowance"},
     unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",
                       "no audit event would reach the webhook"},
-    unsupported_field{"/server/rateLimit/perPrincipalPerMinute", nullptr,
-                      "the per-principal rate limit", "no principal would be limited on its own"},
     unsupported_field{"/server/budget", nullptr, "the server budget",
                       "calls would never be counted against the allowance"},
     unsupported_field{"/server/redisUrl", nullptr, "shared state over Redis",

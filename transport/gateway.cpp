@@ -89,8 +89,10 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
               pipeline::make_proxy(*this), pipeline::make_egress(*this)},
              pipeline::make_audit(*this)) {
-    if (doc.server.rate_limit && doc.server.rate_limit->requests_per_minute)
-        global_limit = *doc.server.rate_limit->requests_per_minute;
+    if (doc.server.rate_limit) {
+        global_limit = doc.server.rate_limit->requests_per_minute;
+        principal_limit = doc.server.rate_limit->per_principal_per_minute;
+    }
 }
 
 gateway::gateway(asio::io_context& io, gateway_parts parts)
@@ -192,6 +194,20 @@ void gateway::stop() {
         for (const auto& c : i->live->clients)
             c->close();
     });
+}
+
+std::shared_ptr<gateway::impl::principal_slots>
+gateway::impl::principal_lease(const std::string& key) {
+    if (auto it = principal_leases.find(key); it != principal_leases.end())
+        return it->second;
+    if (principal_leases.size() >= max_principal_leases) {
+        // Bounded: a lease with nothing left to spend and no ask out holds nothing.
+        auto now = std::chrono::steady_clock::now();
+        std::erase_if(principal_leases, [&](const auto& e) {
+            return e.second.use_count() == 1 && e.second->slots.tokens(now) == 0;
+        });
+    }
+    return principal_leases.emplace(key, std::make_shared<principal_slots>()).first->second;
 }
 
 void gateway::impl::warm_up(const federation_view& view) {

@@ -1,6 +1,7 @@
 // The limiter actor under CAF's test_coordinator, in virtual time: a low limit is granted one
 // slot at a time and exactly; a full window is refused with the wait until a slot frees; the
-// window slides; a high limit is granted in batches the io thread spends without asking.
+// window slides; a high limit is granted in batches the io thread spends without asking; each
+// principal has its own window beside the global one.
 #include "actors/limiter.hpp"
 #include "actors/slot_lease.hpp"
 #include "coordinator_fixture.hpp"
@@ -23,6 +24,16 @@ struct limiter_fixture : test::coordinator_fixture {
         sched.run();
         return got;
     }
+    sliding_window::batch ask_for(std::string principal) {
+        sliding_window::batch got{-1, 0ms};
+        caf::anon_send(limiter, principal_limit_ask{std::move(principal),
+                                                    reply_to<sliding_window::batch>([&](auto b) {
+                                                        if (b)
+                                                            got = *b;
+                                                    })});
+        sched.run();
+        return got;
+    }
     ~limiter_fixture() override {
         caf::anon_send_exit(limiter, caf::exit_reason::user_shutdown);
         sched.run();
@@ -32,7 +43,7 @@ struct limiter_fixture : test::coordinator_fixture {
 } // namespace
 
 TEST_F(limiter_fixture, a_low_limit_is_exact_and_a_full_window_waits_for_its_oldest_slot) {
-    limiter = spawn_limiter(sys, 2);
+    limiter = spawn_limiter(sys, 2, std::nullopt);
     EXPECT_EQ(ask().taken, 1);
     sched.advance_time(10s);
     sched.run();
@@ -47,7 +58,7 @@ TEST_F(limiter_fixture, a_low_limit_is_exact_and_a_full_window_waits_for_its_old
 }
 
 TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_counted_in_the_current_second) {
-    limiter = spawn_limiter(sys, 1'000'000);
+    limiter = spawn_limiter(sys, 1'000'000, std::nullopt);
     sched.advance_time(1500ms);
     sched.run();
     auto b = ask();
@@ -65,11 +76,25 @@ TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_counted_in_the_curren
 }
 
 TEST_F(limiter_fixture, batches_never_grant_more_than_the_limit_in_a_window) {
-    limiter = spawn_limiter(sys, 100);
+    limiter = spawn_limiter(sys, 100, std::nullopt);
     std::int64_t granted = 0;
     for (int i = 0; i < 200; ++i)
         granted += ask().taken;
     EXPECT_EQ(granted, 100);
+}
+
+TEST_F(limiter_fixture, each_principal_has_its_own_window) {
+    limiter = spawn_limiter(sys, std::nullopt, 2);
+    EXPECT_EQ(ask_for("idp\nalice").taken, 1);
+    EXPECT_EQ(ask_for("idp\nalice").taken, 1);
+    auto full = ask_for("idp\nalice");
+    EXPECT_EQ(full.taken, 0);
+    EXPECT_EQ(full.wait, 60s);
+    EXPECT_EQ(ask_for("idp\nbob").taken, 1); // alice's window is not bob's
+    EXPECT_GT(ask().taken, 0);               // no global limit configured
+    sched.advance_time(60s);
+    sched.run();
+    EXPECT_EQ(ask_for("idp\nalice").taken, 1);
 }
 
 } // namespace gate

@@ -15,8 +15,10 @@ import {
   openRawSession,
   post,
   rpc,
+  runGate,
   startEverything,
   startGate,
+  startIdp,
   startRecordingProxy,
 } from './lib/index.mjs';
 
@@ -320,5 +322,55 @@ describe('active health (healthCheck.intervalMs)', { timeout: 90_000 }, () => {
       await hung.stop();
       await everything.stop();
     }
+  });
+});
+
+describe('server.rateLimit.perPrincipalPerMinute', { timeout: 60_000 }, () => {
+  const RESOURCE = 'https://gate.example/mcp';
+  let everything;
+  let idp;
+  let gate;
+
+  before(async () => {
+    everything = await startEverything();
+    idp = await startIdp();
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url, namespace: 's' }],
+        audit: { sinks: [{ type: 'stdout' }] },
+        auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+        server: { rateLimit: { perPrincipalPerMinute: 3 } },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await idp?.stop();
+    await everything?.stop();
+  });
+
+  test('perPrincipalPerMinute: each principal is limited alone', async () => {
+    const as = async (sub) => ({ authorization: `Bearer ${await idp.mint({ sub, aud: RESOURCE })}` });
+    const alice = await openRawSession(gate.url, await as('alice')); // initialize: 1 of 3
+    for (let i = 0; i < 2; i++) assert.equal((await post(gate.url, rpc('ping'), alice.headers)).status, 200);
+    const refused = await post(gate.url, rpc('ping'), alice.headers);
+    assert.equal(refused.status, 429, refused.text);
+    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    assert.match(JSON.parse(refused.text).error, /rate limit of 3 requests per minute for alice reached; retry in \d+ s/);
+    // Another principal has its own window; a new token of alice's does not.
+    const bob = await openRawSession(gate.url, await as('bob'));
+    assert.equal((await post(gate.url, rpc('ping'), bob.headers)).status, 200);
+    const again = await post(gate.url, rpc('ping'), { ...alice.headers, ...(await as('alice')) });
+    assert.equal(again.status, 429, again.text);
+    const events = await gate.waitForAudit((ev) => ev.filter((e) => e.outcome === 'rate_limited').length === 2);
+    for (const e of events.filter((x) => x.outcome === 'rate_limited')) assert.equal(e.principal, 'alice');
+  });
+
+  test('perPrincipalPerMinute without auth.mode required is refused', async () => {
+    const config = { upstreams: [{ id: 'a', url: 'http://127.0.0.1:1/mcp' }], server: { rateLimit: { perPrincipalPerMinute: 5 } } };
+    const r = await runGate(['--validate'], { env: { GATE_CONFIG: JSON.stringify(config) } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /\/server\/rateLimit\/perPrincipalPerMinute: needs auth.mode "required"/);
   });
 });

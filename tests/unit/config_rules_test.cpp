@@ -496,7 +496,13 @@ TEST(ConfigRules, BudgetsAndRateLimitsArePositive) {
                  "sets no limit");
     expect_error(with(base(), "/server/rateLimit", j(R"({"perPrincipalPerMinute":0})")),
                  "/server/rateLimit/perPrincipalPerMinute", "positive");
-    auto doc = run(with(base(), "/server/rateLimit", j(R"({"perPrincipalPerMinute":7})"))).doc;
+    // It counts authenticated principals: without auth there are none.
+    expect_error(with(base(), "/server/rateLimit", j(R"({"perPrincipalPerMinute":7})")),
+                 "/server/rateLimit/perPrincipalPerMinute", "needs auth.mode");
+    auto authed = with(base(), "/auth",
+                       j(R"({"mode":"required","resource":"https://gw.example/mcp",)"
+                         R"("issuers":[{"issuer":"https://idp.example"}]})"));
+    auto doc = run(with(authed, "/server/rateLimit", j(R"({"perPrincipalPerMinute":7})"))).doc;
     ASSERT_NE(doc, nullptr);
     EXPECT_FALSE(doc->server.rate_limit->requests_per_minute);
     EXPECT_EQ(doc->server.rate_limit->per_principal_per_minute, 7);

@@ -1,9 +1,11 @@
-// Stage 3: the global limit (server.rateLimit.requestsPerMinute), a sliding window over every
-// JSON-RPC request on the MCP endpoint, kept by the limiter actor (actors/limiter). A request
-// spends a slot of the batch the limiter granted this thread; with none left it asks for the
-// next batch. Over the limit: 429 with Retry-After, audited once as an `http` rejection with
-// outcome rate_limited (protocol/gateway_error). A limiter that cannot answer (between a
-// crash and its respawn) lets the request through: gate's fault is not the client's.
+// Stage 3: the rate limits of server.rateLimit, kept by the limiter actor (actors/limiter):
+// the global window over every JSON-RPC request on the MCP endpoint (requestsPerMinute), then
+// the authenticated caller's own window (perPrincipalPerMinute; anonymous callers have none).
+// A request spends a slot of the batch the limiter granted this thread; with none left it
+// asks for the next batch. Over a limit: 429 with Retry-After, audited once as an `http`
+// rejection with outcome rate_limited (protocol/gateway_error). A limiter that cannot answer
+// (between a crash and its respawn) lets the request through: gate's fault is not the
+// client's.
 #include "transport/bridge.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
@@ -14,36 +16,70 @@ namespace gate::transport::pipeline {
 
 namespace {
 
+using batch = sliding_window::batch;
+
+// One limit's admission: a slot of `lease`, or a batch asked of the limiter (one ask at a
+// time). nullopt: admitted; otherwise the refusing batch, with its wait.
+template <class Ask>
+boost::asio::awaitable<std::optional<batch>> admit(slot_lease& lease, ask_flight& flight, Ask ask) {
+    std::optional<batch> got;
+    for (;;) {
+        if (lease.take(std::chrono::steady_clock::now()))
+            co_return std::nullopt;
+        // Requests arriving while the ask is out spend what it brings.
+        if (co_await flight.run_or_wait(
+                [&]() -> boost::asio::awaitable<void> { got = co_await ask(); }))
+            break;
+    }
+    if (!got)
+        co_return std::nullopt; // the limiter did not answer: fail open
+    if (got->taken > 0) {
+        lease.grant(got->taken, got->until);
+        co_return std::nullopt;
+    }
+    co_return got;
+}
+
 class global_limit final : public stage {
 public:
     explicit global_limit(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::global_limit; }
     boost::asio::awaitable<verdict> run(request_context& ctx) override {
-        std::optional<sliding_window::batch> batch;
-        for (;;) {
-            if (!g_.global_limit || g_.global_slots.take(std::chrono::steady_clock::now()))
-                co_return verdict::proceed;
-            auto limiter = g_.actors()->limiter;
-            if (!limiter)
-                co_return verdict::proceed;
-            // One batch ask at a time; requests arriving meanwhile spend what it brings.
-            if (co_await g_.global_flight.run_or_wait([&]() -> boost::asio::awaitable<void> {
-                    batch = co_await ask<sliding_window::batch>(
-                        limiter,
-                        [](reply_to<sliding_window::batch> r) { return limit_ask{std::move(r)}; });
-                }))
-                break;
-        }
-        if (!batch)
+        auto limiter = g_.actors()->limiter;
+        if (!limiter)
             co_return verdict::proceed;
-        if (batch->taken > 0) {
-            g_.global_slots.grant(batch->taken, batch->until);
-            co_return verdict::proceed;
+        if (g_.global_limit) {
+            auto refused = co_await admit(g_.global_slots, g_.global_flight, [&] {
+                return ask<batch>(limiter,
+                                  [](reply_to<batch> r) { return limit_ask{std::move(r)}; });
+            });
+            if (refused)
+                co_return refuse(ctx, *refused,
+                                 "global rate limit of " + std::to_string(*g_.global_limit) +
+                                     " requests per minute reached");
         }
-        auto seconds = whole_seconds(batch->wait);
+        if (g_.principal_limit && ctx.caller) {
+            auto key = principal_key(ctx.caller);
+            auto lease = g_.principal_lease(key);
+            auto refused = co_await admit(lease->slots, lease->flight, [&] {
+                return ask<batch>(limiter, [&](reply_to<batch> r) {
+                    return principal_limit_ask{key, std::move(r)};
+                });
+            });
+            if (refused)
+                co_return refuse(ctx, *refused,
+                                 "rate limit of " + std::to_string(*g_.principal_limit) +
+                                     " requests per minute for " + ctx.caller->subject +
+                                     " reached");
+        }
+        co_return verdict::proceed;
+    }
+
+private:
+    verdict refuse(request_context& ctx, const batch& b, std::string why) {
+        auto seconds = whole_seconds(b.wait);
+        why += "; retry in " + std::to_string(seconds) + " s";
         const auto& row = protocol::describe(protocol::gateway_error::global_rate_limited);
-        auto why = "global rate limit of " + std::to_string(*g_.global_limit) +
-                   " requests per minute reached; retry in " + std::to_string(seconds) + " s";
         ctx.method = "http";
         ctx.outcome = row.audit_outcome;
         ctx.rejection = std::string(row.metric_label);
@@ -52,10 +88,9 @@ public:
             boost::json::serialize(boost::json::object{{"error", "rate limited: " + why}}));
         ctx.refusal_reply->headers.emplace_back("Retry-After", std::to_string(seconds));
         ctx.error = std::move(why);
-        co_return verdict::answered;
+        return verdict::answered;
     }
 
-private:
     gateway::impl& g_;
 };
 
