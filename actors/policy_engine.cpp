@@ -73,47 +73,43 @@ bool policy_engine::selects(const config::subjects& s, const principal& p) {
     return true;
 }
 
-policy_decision policy_engine::decide(const principal* caller, std::string_view server,
-                                      std::span<const std::string_view> methods,
-                                      std::string_view name, std::string_view client_name) const {
+template <class Grants>
+policy_decision policy_engine::first_grant(const principal* caller, std::string_view server,
+                                           Grants&& grants) const {
     for (const auto& r : rules_) {
         if (r.subjects && (!caller || !selects(*r.subjects, *caller)))
             continue;
-        for (const auto& g : r.allow) {
-            if (g.server != server)
-                continue;
-            bool method_ok =
-                g.methods.empty() ||
-                std::any_of(methods.begin(), methods.end(), [&](std::string_view m) {
-                    return std::find(g.methods.begin(), g.methods.end(), m) != g.methods.end();
-                });
-            bool name_ok = g.names.empty() ||
-                           std::any_of(g.names.begin(), g.names.end(), [&](const std::string& n) {
-                               return glob_match(n, name) || glob_match(n, client_name);
-                           });
-            if (method_ok && name_ok)
+        for (const auto& g : r.allow)
+            if (g.server == server && grants(g))
                 return {true, r.id};
-        }
     }
     return {default_allow_, std::nullopt};
+}
+
+policy_decision policy_engine::decide(const principal* caller, std::string_view server,
+                                      std::span<const std::string_view> methods,
+                                      std::string_view name, std::string_view client_name) const {
+    return first_grant(caller, server, [&](const config::grant& g) {
+        bool method_ok =
+            g.methods.empty() ||
+            std::any_of(methods.begin(), methods.end(), [&](std::string_view m) {
+                return std::find(g.methods.begin(), g.methods.end(), m) != g.methods.end();
+            });
+        return method_ok && (g.names.empty() ||
+                             std::any_of(g.names.begin(), g.names.end(), [&](const std::string& n) {
+                                 return glob_match(n, name) || glob_match(n, client_name);
+                             }));
+    });
 }
 
 policy_decision policy_engine::decide_server_request(const principal* caller,
                                                      std::string_view server,
                                                      std::string_view method) const {
-    for (const auto& r : rules_) {
-        if (r.subjects && (!caller || !selects(*r.subjects, *caller)))
-            continue;
-        for (const auto& g : r.allow) {
-            if (g.server != server)
-                continue;
-            bool everything = g.methods.empty() && g.names.empty();
-            if (everything ||
-                std::find(g.methods.begin(), g.methods.end(), method) != g.methods.end())
-                return {true, r.id};
-        }
-    }
-    return {default_allow_, std::nullopt};
+    return first_grant(caller, server, [&](const config::grant& g) {
+        bool everything = g.methods.empty() && g.names.empty();
+        return everything ||
+               std::find(g.methods.begin(), g.methods.end(), method) != g.methods.end();
+    });
 }
 
 } // namespace gate

@@ -51,6 +51,10 @@ private:
         std::vector<config::grant> allow;
     };
     static bool selects(const config::subjects& s, const principal& p);
+    // The first rule selecting `caller` with an entry for `server` that `grants` accepts.
+    template <class Grants>
+    policy_decision first_grant(const principal* caller, std::string_view server,
+                                Grants&& grants) const;
 
     bool default_allow_ = false;
     std::vector<rule> rules_;
