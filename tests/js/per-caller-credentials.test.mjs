@@ -5,12 +5,12 @@
 // a session shared between principals or a credential sent to the wrong caller's session
 // shows as a wrong answer or a recorded violation. Tokens come from a test identity provider.
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import { decodeJwt } from 'jose';
 
 import { connectClient, expectMcpError, runGate, startGate, startIdp } from './lib/index.mjs';
+import { json, startFormEndpoint } from './lib/form-endpoint.mjs';
 import { startPerUserServer } from './lib/per-user-server.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
@@ -20,47 +20,25 @@ const AUDIENCE = 'https://tools.example';
 // A token endpoint that exchanges an access token (RFC 8693) for `xt-<sub>-<n>`; `refuse`
 // lists the subjects it answers invalid_grant for.
 async function startExchangeEndpoint() {
-  const requests = [];
   const refuse = new Set();
   let issued = 0;
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString()));
-      requests.push({ headers: req.headers, form });
-      let sub = null;
-      try {
-        sub = decodeJwt(form.subject_token).sub;
-      } catch {
-        sub = null;
-      }
-      if (!sub || refuse.has(sub)) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_grant"}');
-        return;
-      }
-      issued += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          access_token: `xt-${sub}-${issued}`,
-          issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-          token_type: 'Bearer',
-          expires_in: 3600,
-        }),
-      );
+  const endpoint = await startFormEndpoint((form, res) => {
+    let sub = null;
+    try {
+      sub = decodeJwt(form.subject_token).sub;
+    } catch {
+      sub = null;
+    }
+    if (!sub || refuse.has(sub)) return json(res, 400, { error: 'invalid_grant' });
+    issued += 1;
+    return json(res, 200, {
+      access_token: `xt-${sub}-${issued}`,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      token_type: 'Bearer',
+      expires_in: 3600,
     });
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/token`,
-    requests,
-    refuse,
-    stop: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return { ...endpoint, refuse };
 }
 
 const text = (r) => r.content.map((c) => c.text).join('');

@@ -16,47 +16,26 @@ import {
   startGate,
   startRecordingProxy,
 } from './lib/index.mjs';
+import { json, startFormEndpoint } from './lib/form-endpoint.mjs';
 
 const CC_SECRET = 'cc-secret-value-7f3a';
 const API_KEY = 'api-key-value-91bd';
 
 async function startTokenEndpoint() {
-  const requests = [];
   let mode = 'ok';
   let issued = 0;
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString()));
-      requests.push({ headers: req.headers, form });
-      if (mode === 'hang') return;
-      if (mode === 'fail') {
-        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
-        return;
-      }
-      if (mode === 'garbage') {
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>');
-        return;
-      }
-      issued += 1;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ access_token: `tok-${issued}`, token_type: 'Bearer', expires_in: 3600 }));
-    });
+  const endpoint = await startFormEndpoint((form, res) => {
+    if (mode === 'hang') return;
+    if (mode === 'fail') return json(res, 500, { error: 'server_error' });
+    if (mode === 'garbage') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>');
+    issued += 1;
+    return json(res, 200, { access_token: `tok-${issued}`, token_type: 'Bearer', expires_in: 3600 });
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${server.address().port}/token`,
-    requests,
+    ...endpoint,
     setMode: (m) => {
       mode = m;
     },
-    stop: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
   };
 }
 
