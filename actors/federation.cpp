@@ -136,9 +136,16 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
                                                         std::uint64_t caller,
                                                         const principal* who) const {
     std::vector<protocol::upstream_items> parts;
+    // A tenant that sees some upstreams only is listed nothing of the others.
+    std::optional<std::size_t> tenant;
+    if (snap_->tenants && who) {
+        auto placed = snap_->tenants->resolve(*who);
+        if (auto* i = std::get_if<std::size_t>(&placed); i && snap_->tenants->tenant(*i).upstreams)
+            tenant = *i;
+    }
     // A caller never sees what it may not invoke (the policy filters before the page is cut,
     // so pages and cursors are the caller's own).
-    auto invocation = snap_->policy ? invocation_of(kind) : std::nullopt;
+    auto invocation = snap_->policy || tenant ? invocation_of(kind) : std::nullopt;
     if (!invocation) {
         const auto& m = merged(kind, profile);
         return page_at(kind, m.items, m.fingerprint, cursor, caller, &m.pages);
@@ -156,6 +163,8 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
         if (it == cache_.end())
             continue;
         const auto& server = snap_->upstream(i).id;
+        if (tenant && !snap_->tenants->sees(*tenant, server))
+            continue;
         std::string_view method[] = {invocation->first};
         auto& mine = kept.emplace_back();
         for (const auto& item : it->second.items) {
@@ -166,7 +175,8 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
             std::string_view name = n->get_string();
             bool named = kind == list_kind::tools || kind == list_kind::prompts;
             auto client_name = named ? snap_->codec.encode(i, name) : std::string(name);
-            if (snap_->policy->decide(who, server, method, name, client_name).allowed)
+            if (!snap_->policy ||
+                snap_->policy->decide(who, server, method, name, client_name).allowed)
                 mine.push_back(item);
         }
         parts.push_back({i, &mine});

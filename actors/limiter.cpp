@@ -3,6 +3,7 @@
 #include "actors/principal_windows.hpp"
 
 #include <caf/all.hpp>
+#include <unordered_map>
 
 namespace gate {
 
@@ -11,6 +12,7 @@ namespace {
 struct limiter_state {
     std::optional<sliding_window> global;
     std::optional<principal_windows> principals;
+    std::unordered_map<std::string, sliding_window> tenants;
     static inline const char* name = "gate.limiter";
 };
 
@@ -31,6 +33,14 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
         [=](limit_ask& m) {
             auto now = self->clock().now();
             m.reply(self->state.global ? self->state.global->take_batch(now) : unlimited(now));
+        },
+        [=](tenant_limit_ask& m) {
+            auto& tenants = self->state.tenants;
+            auto it = tenants.find(m.tenant);
+            if (it == tenants.end() || it->second.limit() != m.requests_per_minute)
+                it =
+                    tenants.insert_or_assign(m.tenant, sliding_window(m.requests_per_minute)).first;
+            m.reply(it->second.take_batch(self->clock().now()));
         },
         [=](principal_limit_ask& m) {
             auto now = self->clock().now();

@@ -1,6 +1,7 @@
 // The limiter actor: the global request window (server.rateLimit.requestsPerMinute), a
 // sliding window over every JSON-RPC request on the MCP endpoint, and one window per
-// authenticated principal (perPrincipalPerMinute: actors/principal_windows). The io thread
+// authenticated principal (perPrincipalPerMinute: actors/principal_windows) and one shared by
+// each tenant's principals (tenants[].rateLimit). The io thread
 // does not ask per request: it asks for a batch of slots (sliding_window::take_batch) and
 // spends them itself (slot_lease), so a limit high enough never to trip costs one message per
 // 64 requests, and a low one is exact. A batch of 0 slots is the refusal, with the wait until
@@ -30,8 +31,17 @@ struct principal_limit_ask {
     reply_to<sliding_window::batch> reply;
 };
 
+// A batch of one tenant's shared window; its limit travels with the ask, so a reload that
+// changes it applies at once (the window starts afresh).
+struct tenant_limit_ask {
+    std::string tenant;
+    std::int64_t requests_per_minute;
+    reply_to<sliding_window::batch> reply;
+};
+
 using limiter_actor =
-    caf::typed_actor<caf::reacts_to<limit_ask>, caf::reacts_to<principal_limit_ask>>;
+    caf::typed_actor<caf::reacts_to<limit_ask>, caf::reacts_to<principal_limit_ask>,
+                     caf::reacts_to<tenant_limit_ask>>;
 
 // Either limit may be absent: an ask for it is then always granted a full batch.
 limiter_actor spawn_limiter(caf::actor_system& sys, std::optional<std::int64_t> requests_per_minute,
@@ -41,3 +51,4 @@ limiter_actor spawn_limiter(caf::actor_system& sys, std::optional<std::int64_t> 
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::limit_ask)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::principal_limit_ask)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::tenant_limit_ask)

@@ -50,7 +50,6 @@ private:
         std::optional<config::subjects> subjects;
         std::vector<config::grant> allow;
     };
-    static bool selects(const config::subjects& s, const principal& p);
     // The first rule selecting `caller` with an entry for `server` that `grants` accepts.
     template <class Grants>
     policy_decision first_grant(const principal* caller, std::string_view server,

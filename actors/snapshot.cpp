@@ -21,8 +21,12 @@ std::shared_ptr<const snapshot> make_snapshot(std::shared_ptr<const config::docu
     std::shared_ptr<const policy_engine> policy;
     if (doc->policy)
         policy = std::make_shared<const policy_engine>(*doc->policy);
-    return std::make_shared<const snapshot>(
-        snapshot{version, std::move(doc), std::move(codec), std::move(by_id), std::move(policy)});
+    std::shared_ptr<const tenant_resolver> tenants;
+    if (!doc->tenants.empty())
+        tenants = std::make_shared<const tenant_resolver>(doc->tenants);
+    return std::make_shared<const snapshot>(snapshot{version, std::move(doc), std::move(codec),
+                                                     std::move(by_id), std::move(policy),
+                                                     std::move(tenants)});
 }
 
 } // namespace gate

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "actors/policy_engine.hpp"
+#include "actors/tenant_resolver.hpp"
 #include "config/model.hpp"
 #include "protocol/name_codec.hpp"
 
@@ -21,6 +22,8 @@ struct snapshot {
     // The policy, compiled once per snapshot; null when the document has none (authorization
     // is not enforced: docs/configuration.md).
     std::shared_ptr<const policy_engine> policy;
+    // The tenants, compiled once per snapshot; null when the document configures none.
+    std::shared_ptr<const tenant_resolver> tenants;
 
     const config::upstream& upstream(std::size_t i) const { return doc->upstreams[i]; }
     std::size_t size() const { return doc->upstreams.size(); }

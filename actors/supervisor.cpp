@@ -34,12 +34,13 @@ void publish(self_ptr self) {
 }
 
 // The actors of `what`, spawned unmonitored (the supervisor monitors what it is given).
-// The server section cannot change on reload, so the limiter is the first snapshot's.
+// The server section cannot change on reload, so the limiter's own limits are the first
+// snapshot's; tenants' limits travel with each ask (they may change on reload), so there is
+// always a limiter.
 limiter_actor spawn_limiter_of(caf::actor_system& sys, const supervised& what) {
     const auto& limit = what.snap->doc->server.rate_limit;
-    if (!limit || (!limit->requests_per_minute && !limit->per_principal_per_minute))
-        return {};
-    return spawn_limiter(sys, limit->requests_per_minute, limit->per_principal_per_minute);
+    return spawn_limiter(sys, limit ? limit->requests_per_minute : std::nullopt,
+                         limit ? limit->per_principal_per_minute : std::nullopt);
 }
 
 actor_set spawn_children(caf::actor_system& sys, const supervised& what,

@@ -84,6 +84,10 @@ void parse_tenants(const object_view& root, const facts& f, std::vector<tenant>&
     }
     std::map<std::string, std::string> seen;
     std::string base = root.pointer_of("tenants");
+    if (!arr->empty() && f.auth_mode_known && !f.auth_required) {
+        root.fail("tenants", "need auth.mode \"required\": a tenant is resolved from a verified "
+                             "principal's claims, and anonymous callers have none");
+    }
     for (std::size_t i = 0; i < arr->size(); ++i) {
         object_view o((*arr)[i], child_pointer(base, i), root.errors(),
                       {"id", "subjects", "budget", "rateLimit", "upstreams"});

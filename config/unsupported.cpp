@@ -35,8 +35,8 @@ constexpr std::array table = {
     unsupported_field{"/server/console/enabled", is_true, "the console",
                       "/console/ would answer 404"},
     unsupported_field{"/discovery", nullptr, "discovery", "no upstream would ever be discovered"},
-    unsupported_field{"/tenants/*", nullptr, "tenants",
-                      "no tenant limit, budget or visibility would apply"},
+    unsupported_field{"/tenants/*/budget", nullptr, "tenant budgets",
+                      "the tenant's calls would never be counted against the allowance"},
     unsupported_field{"/tracing", nullptr, "trace export", "no span would be exported"},
 };
 

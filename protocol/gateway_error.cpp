@@ -10,7 +10,7 @@ namespace {
 namespace ec = error_code;
 using row = gateway_error_row;
 
-constexpr std::array<row, 15> table = {{
+constexpr std::array<row, 16> table = {{
     /* upstream_rate_limited */ {200, ec::upstream_rate_limited, outcome::rate_limited,
                                  "rate_limited"},
     /* upstream_circuit_open */
@@ -29,6 +29,7 @@ constexpr std::array<row, 15> table = {{
     /* forbidden_host        */ {403, 0, outcome::forbidden, "forbidden_host"},
     /* forbidden_origin      */ {403, 0, outcome::forbidden, "forbidden_origin"},
     /* body_too_large        */ {413, 0, outcome::error, "body_too_large"},
+    /* ambiguous_tenant      */ {403, 0, outcome::forbidden, "ambiguous_tenant"},
 }};
 } // namespace
 

@@ -30,6 +30,7 @@ enum class gateway_error : std::uint8_t {
     forbidden_host,
     forbidden_origin,
     body_too_large,
+    ambiguous_tenant, // a principal two tenants select: 403
 };
 
 struct gateway_error_row {

@@ -196,20 +196,6 @@ void gateway::stop() {
     });
 }
 
-std::shared_ptr<gateway::impl::principal_slots>
-gateway::impl::principal_lease(const std::string& key) {
-    if (auto it = principal_leases.find(key); it != principal_leases.end())
-        return it->second;
-    if (principal_leases.size() >= max_principal_leases) {
-        // Bounded: a lease with nothing left to spend and no ask out holds nothing.
-        auto now = std::chrono::steady_clock::now();
-        std::erase_if(principal_leases, [&](const auto& e) {
-            return e.second.use_count() == 1 && e.second->slots.tokens(now) == 0;
-        });
-    }
-    return principal_leases.emplace(key, std::make_shared<principal_slots>()).first->second;
-}
-
 void gateway::impl::warm_up(const federation_view& view) {
     // Each upstream's root session is opened now rather than by the first client request, so
     // an operator sees at start (and after a reload) which upstreams answer.

@@ -13,6 +13,7 @@
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
+#include "transport/lease_table.hpp"
 #include "transport/pipeline/chain.hpp"
 #include "transport/server_request_table.hpp"
 #include "transport/token_authenticator.hpp"
@@ -294,16 +295,10 @@ struct gateway::impl final : http_handler {
     std::optional<std::int64_t> global_limit;
     slot_lease global_slots;
     ask_flight global_flight;
-    // server.rateLimit.perPrincipalPerMinute: each principal's batch, spent here like the
-    // global one (stage 3).
+    // server.rateLimit.perPrincipalPerMinute and tenants[].rateLimit: each principal's and
+    // each tenant's batch, spent here like the global one (stage 3).
     std::optional<std::int64_t> principal_limit;
-    struct principal_slots {
-        slot_lease slots;
-        ask_flight flight;
-    };
-    std::unordered_map<std::string, std::shared_ptr<principal_slots>> principal_leases;
-    std::shared_ptr<principal_slots> principal_lease(const std::string& key);
-    static constexpr std::size_t max_principal_leases = 10'000;
+    lease_table principal_leases, tenant_leases;
 
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.

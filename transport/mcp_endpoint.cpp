@@ -445,7 +445,7 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
                                                "invalid cursor: not a string");
     auto caller = cursor_owner_key(rec);
     std::shared_ptr<const principal> who;
-    if (rec.caller && plan.snap->policy)
+    if (rec.caller && (plan.snap->policy || plan.snap->tenants))
         who = std::make_shared<const principal>(*rec.caller);
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {

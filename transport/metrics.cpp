@@ -69,6 +69,14 @@ metrics::metrics()
                       .Name("gate_http_rejections_total")
                       .Help("Requests refused before MCP handling")
                       .Register(*registry_)),
+      tenant_requests_(prometheus::BuildCounter()
+                           .Name("gate_tenant_requests_total")
+                           .Help("Requests of each tenant's principals, by outcome")
+                           .Register(*registry_)),
+      tenant_upstream_calls_(prometheus::BuildCounter()
+                                 .Name("gate_tenant_upstream_calls_total")
+                                 .Help("Upstream invocations charged to each tenant")
+                                 .Register(*registry_)),
       fanout_(prometheus::BuildHistogram()
                   .Name("gate_request_upstream_calls")
                   .Help("Upstream calls caused by one request")
@@ -168,6 +176,15 @@ void metrics::audit_dropped() {
 
 void metrics::rejection(std::string_view reason) {
     rejections_.Add({{"reason", std::string(reason)}}).Increment();
+}
+
+void metrics::tenant_request(const std::string& tenant, protocol::outcome outcome,
+                             std::int64_t upstream_calls) {
+    tenant_requests_.Add({{"tenant", tenant}, {"outcome", std::string(protocol::name(outcome))}})
+        .Increment();
+    auto& calls = tenant_upstream_calls_.Add({{"tenant", tenant}});
+    if (upstream_calls > 0)
+        calls.Increment(static_cast<double>(upstream_calls));
 }
 
 void metrics::upstream_guards(const std::vector<guard_sample>& samples) {

@@ -28,6 +28,10 @@ public:
                  std::int64_t upstream_calls);
     void upstream(const std::string& id, std::string_view outcome, double seconds);
     void rejection(std::string_view reason);
+    // A request of a tenant's principal, refusals included, and the upstream invocations it
+    // caused (gate_tenant_requests_total, gate_tenant_upstream_calls_total).
+    void tenant_request(const std::string& tenant, protocol::outcome outcome,
+                        std::int64_t upstream_calls);
     // An audit event dropped because the sink's buffer was full.
     void audit_dropped();
     // The upstream guards as they stand (read at each scrape): the breaker of every live
@@ -71,6 +75,8 @@ private:
     prometheus::Gauge* downstream_sessions_ = nullptr;
     prometheus::Gauge* bridged_sessions_ = nullptr;
     prometheus::Family<prometheus::Counter>& rejections_;
+    prometheus::Family<prometheus::Counter>& tenant_requests_;
+    prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;
     prometheus::Histogram& fanout_;
     std::mutex mutex_; // guards the two maps below

@@ -170,8 +170,9 @@ TEST_F(supervisor_fixture, a_reload_keeps_kept_upstreams_actors_and_stops_retire
 
 namespace gate {
 
-TEST_F(supervisor_fixture, the_limiter_exists_with_a_global_limit_and_is_respawned) {
-    EXPECT_FALSE(directory->load()->limiter); // none configured
+TEST_F(supervisor_fixture, the_limiter_always_exists_and_is_respawned) {
+    // Tenants' limits may arrive with a reload, so there is a limiter without server limits.
+    EXPECT_TRUE(directory->load()->limiter);
     auto doc = std::make_shared<config::document>(*snap->doc);
     doc->server.rate_limit = config::server_rate_limit{};
     doc->server.rate_limit->requests_per_minute = 5;

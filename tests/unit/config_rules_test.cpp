@@ -397,10 +397,19 @@ TEST(ConfigRules, StrategiesRefuseOtherStrategiesFields) {
                  "/upstreams/0/auth/strategy", "required");
 }
 
+json::value with_auth(json::value doc) {
+    return with(std::move(doc), "/auth",
+                j(R"({"mode":"required","resource":"https://gw.example/mcp",)"
+                  R"("issuers":[{"issuer":"https://idp.example"}]})"));
+}
+
 TEST(ConfigRules, TenantsNeedASelectorAndKnownUpstreams) {
     auto tenant = [](std::string_view t) {
-        return with(base(), "/tenants", json::array{json::parse(t)});
+        return with(with_auth(base()), "/tenants", json::array{json::parse(t)});
     };
+    // A tenant is resolved from a verified principal: without auth there is none.
+    expect_error(with(base(), "/tenants", j(R"([{"id":"acme","subjects":{"groups":["g"]}}])")),
+                 "/tenants", "need auth.mode");
     expect_error(tenant(R"({"id":"acme"})"), "/tenants/0/subjects", "required");
     expect_error(tenant(R"({"id":"acme","subjects":{}})"), "/tenants/0/subjects", "selects nobody");
     expect_error(tenant(R"({"id":"acme","subjects":{"subs":[],"groups":[]}})"),
@@ -411,7 +420,7 @@ TEST(ConfigRules, TenantsNeedASelectorAndKnownUpstreams) {
     expect_error(tenant(R"({"id":"acme","subjects":{"groups":["g"]},"upstreams":["gamma"]})"),
                  "/tenants/0/upstreams/0", "not the id of a configured upstream");
     expect_ok(tenant(R"({"id":"acme","subjects":{"groups":["g"]},"upstreams":["beta"]})"));
-    auto two = with(base(), "/tenants", j(R"([{"id":"acme","subjects":{"groups":["a"]}},
+    auto two = with(with_auth(base()), "/tenants", j(R"([{"id":"acme","subjects":{"groups":["a"]}},
                           {"id":"acme","subjects":{"groups":["b"]}}])"));
     expect_error(two, "/tenants/1/id", "duplicate tenant id");
     expect_error(tenant(R"({"id":"acme","subjects":{"groups":["g"]},
@@ -424,7 +433,7 @@ TEST(ConfigRules, TenantsNeedASelectorAndKnownUpstreams) {
 }
 
 TEST(ConfigRules, UnknownUpstreamReferencesPassWhenDiscoveryMaySupplyThem) {
-    auto doc = with(base(), "/tenants",
+    auto doc = with(with_auth(base()), "/tenants",
                     j(R"([{"id":"acme","subjects":{"groups":["g"]},"upstreams":["gamma"]}])"));
     doc = with(doc, "/policy", j(R"({"rules":[{"id":"r","allow":[{"server":"gamma"}]}]})"));
     auto r = run(doc);

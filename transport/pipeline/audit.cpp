@@ -23,6 +23,8 @@ public:
             g_.stats.rejection(*ctx.rejection);
         else
             g_.stats.request(ctx.method, ctx.outcome, seconds, ctx.upstream_calls);
+        if (ctx.tenant)
+            g_.stats.tenant_request(*ctx.tenant, ctx.outcome, ctx.upstream_calls);
         auto actors = g_.actors();
         if (actors->audit) {
             audit_event e;

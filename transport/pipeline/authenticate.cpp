@@ -35,7 +35,7 @@ public:
         auto result = co_await g_.authenticator->authenticate(ctx.authorization, ctx.query_token);
         if (auto* who = std::get_if<principal>(&result)) {
             ctx.caller = std::move(*who);
-            co_return verdict::proceed;
+            co_return place_in_tenant(ctx);
         }
         const auto& refused = std::get<auth_refusal>(result);
         const auto& row = protocol::describe(protocol::gateway_error::unauthenticated);
@@ -56,6 +56,33 @@ public:
     }
 
 private:
+    // The principal's tenant, from its verified claims only; a principal two tenants select
+    // is refused (403) rather than placed by the order of the document.
+    verdict place_in_tenant(request_context& ctx) {
+        const auto& tenants = ctx.view ? ctx.view->snap->tenants : nullptr;
+        if (!tenants)
+            return verdict::proceed;
+        auto placed = tenants->resolve(*ctx.caller);
+        if (auto* i = std::get_if<std::size_t>(&placed))
+            ctx.tenant = tenants->tenant(*i).id;
+        auto* both = std::get_if<tenant_resolver::ambiguous>(&placed);
+        if (!both)
+            return verdict::proceed;
+        const auto& row = protocol::describe(protocol::gateway_error::ambiguous_tenant);
+        auto why = "the principal " + ctx.caller->subject + " is selected by tenants " +
+                   both->first + " and " + both->second +
+                   ", and may belong to one only: the tenants' subjects overlap";
+        ctx.method = "http";
+        ctx.outcome = row.audit_outcome;
+        ctx.rejection = std::string(row.metric_label);
+        ctx.error = why;
+        ctx.refusal_reply =
+            http_reply::json(static_cast<boost::beast::http::status>(row.http_status),
+                             boost::json::serialize(boost::json::object{
+                                 {"error", "ambiguous_tenant"}, {"error_description", why}}));
+        return verdict::answered;
+    }
+
     gateway::impl& g_;
 };
 

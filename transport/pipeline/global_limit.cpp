@@ -1,6 +1,7 @@
-// Stage 3: the rate limits of server.rateLimit, kept by the limiter actor (actors/limiter):
-// the global window over every JSON-RPC request on the MCP endpoint (requestsPerMinute), then
-// the authenticated caller's own window (perPrincipalPerMinute; anonymous callers have none).
+// Stage 3: the rate limits, kept by the limiter actor (actors/limiter): the global window over
+// every JSON-RPC request on the MCP endpoint (server.rateLimit.requestsPerMinute), then the
+// caller's tenant's shared window (tenants[].rateLimit), then the authenticated caller's own
+// (server.rateLimit.perPrincipalPerMinute; anonymous callers have none).
 // A request spends a slot of the batch the limiter granted this thread; with none left it
 // asks for the next batch. Over a limit: 429 with Retry-After, audited once as an `http`
 // rejection with outcome rate_limited (protocol/gateway_error). A limiter that cannot answer
@@ -58,9 +59,29 @@ public:
                                  "global rate limit of " + std::to_string(*g_.global_limit) +
                                      " requests per minute reached");
         }
+        if (ctx.tenant) {
+            // One bucket shared by the tenant's principals.
+            const auto& tenants = ctx.view->snap->tenants;
+            auto i = tenants ? tenants->index_of(*ctx.tenant) : std::nullopt;
+            const auto& limit = i ? tenants->tenant(*i).rate_limit : std::nullopt;
+            if (limit) {
+                auto lease = g_.tenant_leases.of(*ctx.tenant);
+                auto per_minute = limit->requests_per_minute;
+                auto refused = co_await admit(lease->slots, lease->flight, [&] {
+                    return ask<batch>(limiter, [&](reply_to<batch> r) {
+                        return tenant_limit_ask{*ctx.tenant, per_minute, std::move(r)};
+                    });
+                });
+                if (refused)
+                    co_return refuse(ctx, *refused,
+                                     "rate limit of " + std::to_string(per_minute) +
+                                         " requests per minute for tenant " + *ctx.tenant +
+                                         " reached");
+            }
+        }
         if (g_.principal_limit && ctx.caller) {
             auto key = principal_key(ctx.caller);
-            auto lease = g_.principal_lease(key);
+            auto lease = g_.principal_leases.of(key);
             auto refused = co_await admit(lease->slots, lease->flight, [&] {
                 return ask<batch>(limiter, [&](reply_to<batch> r) {
                     return principal_limit_ask{key, std::move(r)};

@@ -41,6 +41,11 @@ public:
             co_return verdict::answered;
         }
         auto& target = std::get<route>(routing);
+        if (auto hidden = hidden_from_tenant(ctx, target)) {
+            ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
+            ctx.response = std::move(*hidden);
+            co_return verdict::answered;
+        }
         ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
         ctx.upstream = ctx.view->snap->upstream(target.upstream).id;
         ctx.target = std::move(target);
@@ -48,6 +53,30 @@ public:
     }
 
 private:
+    // An upstream the caller's tenant does not see answers like one that is not configured
+    // (tenants[].upstreams is applied before policy): a name's namespace is unknown (-32043),
+    // a URI is owned by no upstream.
+    static std::optional<boost::json::object> hidden_from_tenant(const request_context& ctx,
+                                                                 const route& target) {
+        const auto& tenants = ctx.view->snap->tenants;
+        if (!tenants || !ctx.tenant)
+            return std::nullopt;
+        auto i = tenants->index_of(*ctx.tenant);
+        if (!i || tenants->sees(*i, ctx.view->snap->upstream(target.upstream).id))
+            return std::nullopt;
+        const auto* ref = target.params.if_contains("ref");
+        bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
+                     (ref && ref->is_object() && ref->get_object().contains("name"));
+        if (named)
+            return protocol::make_gateway_error(
+                protocol::gateway_error::unknown_namespace, ctx.id,
+                "unknown namespace in \"" + target.name +
+                    "\": no configured upstream owns this name; refetch the list");
+        return protocol::make_error(ctx.id, ec::invalid_params,
+                                    "unknown resource URI \"" + target.name +
+                                        "\": no upstream lists it or a template that matches it");
+    }
+
     gateway::impl& g_;
 };
 
