@@ -22,12 +22,8 @@ bool is_true(const json::value& v) {
 }
 
 constexpr std::array table = {
-    unsupported_field{"/upstreams/*/budget", nullptr, "upstream budgets",
-                      "calls would never be counted against the allowance"},
     unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",
                       "no audit event would reach the webhook"},
-    unsupported_field{"/server/budget", nullptr, "the server budget",
-                      "calls would never be counted against the allowance"},
     unsupported_field{"/server/redisUrl", nullptr, "shared state over Redis",
                       "each instance would keep its own state"},
     unsupported_field{"/server/introspection/enabled", is_true, "introspection",
@@ -35,8 +31,6 @@ constexpr std::array table = {
     unsupported_field{"/server/console/enabled", is_true, "the console",
                       "/console/ would answer 404"},
     unsupported_field{"/discovery", nullptr, "discovery", "no upstream would ever be discovered"},
-    unsupported_field{"/tenants/*/budget", nullptr, "tenant budgets",
-                      "the tenant's calls would never be counted against the allowance"},
     unsupported_field{"/tracing", nullptr, "trace export", "no span would be exported"},
 };
 

@@ -1,11 +1,14 @@
 #include "actors/audit.hpp"
 #include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
+#include "protocol/gateway_error.hpp"
+#include "protocol/utc_timestamp.hpp"
 #include "transport/fault_hooks.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
 
 #include <algorithm>
+#include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -14,6 +17,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse_query.hpp>
 #include <caf/send.hpp>
+#include <span>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -138,6 +142,8 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
 std::optional<std::string> gateway::reload(std::shared_ptr<const config::document> next) {
     auto& i = *impl_;
     const auto& now = i.doc;
+    if (!(next->server.budget == now.server.budget))
+        return "server.budget cannot change without a restart (it is fixed at construction)";
     if (!(next->server == now.server))
         return "the server section cannot change without a restart";
     if (!(next->auth == now.auth))
@@ -194,6 +200,34 @@ void gateway::stop() {
         for (const auto& c : i->live->clients)
             c->close();
     });
+}
+
+std::optional<budget_ledger::exhausted> gateway::impl::charge_budgets(const request_context& ctx,
+                                                                      std::size_t upstream) {
+    const auto& snap = *ctx.view->snap;
+    std::array<budget_ledger::account_ref, 3> refs;
+    std::size_t n = 0;
+    if (const auto& b = snap.doc->server.budget)
+        refs[n++] = {"server", &*b};
+    if (const auto& b = snap.upstream(upstream).budget)
+        refs[n++] = {"upstream " + snap.upstream(upstream).id, &*b};
+    if (ctx.tenant && snap.tenants)
+        if (auto t = snap.tenants->index_of(*ctx.tenant))
+            if (const auto& b = snap.tenants->tenant(*t).budget)
+                refs[n++] = {"tenant " + *ctx.tenant, &*b};
+    if (n == 0)
+        return std::nullopt;
+    return budgets.charge(std::span(refs.data(), n), std::chrono::system_clock::now());
+}
+
+boost::json::object gateway::impl::budget_refusal(request_context& ctx,
+                                                  const budget_ledger::exhausted& e) {
+    auto text = "budget exhausted: " + std::to_string(e.allowance) + " upstream calls per " +
+                e.period + " for " + (e.key == "server" ? std::string("the server") : e.key) +
+                "; it resets at " + protocol::utc_timestamp(e.resets);
+    ctx.outcome = protocol::describe(protocol::gateway_error::budget_exhausted).audit_outcome;
+    ctx.error = text;
+    return protocol::make_gateway_error(protocol::gateway_error::budget_exhausted, ctx.id, text);
 }
 
 void gateway::impl::warm_up(const federation_view& view) {

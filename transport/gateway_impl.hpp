@@ -2,6 +2,7 @@
 #pragma once
 
 #include "actors/bridge_messages.hpp"
+#include "actors/budget_ledger.hpp"
 #include "actors/federation.hpp"
 #include "actors/slot_lease.hpp"
 #include "protocol/gateway_error.hpp"
@@ -299,6 +300,14 @@ struct gateway::impl final : http_handler {
     // each tenant's batch, spent here like the global one (stage 3).
     std::optional<std::int64_t> principal_limit;
     lease_table principal_leases, tenant_leases;
+    // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6.
+    budget_ledger budgets;
+    // Charges one invocation of `upstream` for `ctx` to every budget it draws on; the
+    // exhausted one, if any (nothing charged then).
+    std::optional<budget_ledger::exhausted> charge_budgets(const request_context& ctx,
+                                                           std::size_t upstream);
+    // The -32044 answer for an exhausted budget, with its outcome and error on `ctx`.
+    boost::json::object budget_refusal(request_context& ctx, const budget_ledger::exhausted& e);
 
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.

@@ -271,9 +271,7 @@ describe('configuration fields, end to end', { timeout: 180_000 }, () => {
 describe('fields not supported yet are refused, never ignored', { timeout: 60_000 }, () => {
   const base = { upstreams: [{ id: 'solo', url: 'http://127.0.0.1:1/mcp' }] };
   const cases = [
-    ['/server/budget', { ...base, server: { budget: { period: 'day', upstreamCalls: 10 } } }],
     ['/tracing', { ...base, tracing: { otlpEndpoint: 'http://127.0.0.1:4318' } }],
-    ['/upstreams/0/budget', { upstreams: [{ ...base.upstreams[0], budget: { period: 'day', upstreamCalls: 10 } }] }],
     ['/audit/sinks/0/type', { ...base, audit: { sinks: [{ type: 'webhook', url: 'http://127.0.0.1:9/a' }] } }],
   ];
   for (const [pointer, config] of cases) {

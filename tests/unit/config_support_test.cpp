@@ -150,6 +150,20 @@ const std::map<std::string, std::string> enforced = {
     {"/tenants/*/subjects/issuers", "TenantResolver.PlacesAPrincipalByItsClaimsAndRefusesOverlap"},
     {"/tenants/*/subjects/claims", "TenantResolver.PlacesAPrincipalByItsClaimsAndRefusesOverlap"},
     {"/tenants/*/subjects/claims/*", "TenantResolver.PlacesAPrincipalByItsClaimsAndRefusesOverlap"},
+    {"/tenants/*/budget",
+     "budgets: -32044 naming the reset instant, per upstream, server and tenant"},
+    {"/tenants/*/budget/period", "BudgetLedger.PeriodsAreUtcCalendarPeriods"},
+    {"/tenants/*/budget/upstreamCalls",
+     "budgets: -32044 naming the reset instant, per upstream, server and tenant"},
+    {"/server/budget", "budgets: -32044 naming the reset instant, per upstream, server and tenant"},
+    {"/server/budget/period", "BudgetLedger.PeriodsAreUtcCalendarPeriods"},
+    {"/server/budget/upstreamCalls",
+     "budgets: -32044 naming the reset instant, per upstream, server and tenant"},
+    {"/upstreams/*/budget",
+     "budgets: -32044 naming the reset instant, per upstream, server and tenant"},
+    {"/upstreams/*/budget/period", "BudgetLedger.PeriodsAreUtcCalendarPeriods"},
+    {"/upstreams/*/budget/upstreamCalls",
+     "budgets: -32044 naming the reset instant, per upstream, server and tenant"},
     {"/tenants/*/upstreams",
      "tenants[].upstreams: the others are absent from lists and answer like unknown ones"},
     {"/tenants/*/rateLimit", "tenants[].rateLimit: one bucket shared by the tenant's principals"},
@@ -182,12 +196,8 @@ const std::map<std::string, std::string> refused_through = {
 
 // For each refusal, a document that the specification accepts and gate refuses there.
 const std::map<std::string, std::string> refusal_samples = {
-    {"/upstreams/*/budget",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","budget":{"period":"day","upstreamCalls":9}}]})"},
     {"/audit/sinks/*/type",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"}]}})"},
-    {"/server/budget",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"budget":{"period":"day","upstreamCalls":9}}})"},
     {"/server/redisUrl",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"redisUrl":"redis://127.0.0.1:6379"}})"},
     {"/server/introspection/enabled",
@@ -196,8 +206,6 @@ const std::map<std::string, std::string> refusal_samples = {
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"introspection":{"enabled":true},"console":{"enabled":true}}})"},
     {"/discovery",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a"}],"discovery":{"url":"http://127.0.0.1:9/d"}})"},
-    {"/tenants/*/budget",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"auth":{"mode":"required","resource":"https://gw.example/mcp","issuers":[{"issuer":"https://idp.example"}]},"tenants":[{"id":"t","subjects":{"subs":["x"]},"budget":{"period":"day","upstreamCalls":9}}]})"},
     {"/tracing",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"tracing":{"otlpEndpoint":"http://127.0.0.1:4318"}})"},
 };
@@ -317,12 +325,12 @@ TEST(ConfigSupport, ValuesThatMeanNothingChangesAreAccepted) {
 
 TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
     auto r = parse(R"({"upstreams":[
-        {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a","budget":{"period":"day","upstreamCalls":1}},
-        {"id":"b","url":"http://127.0.0.1:2/mcp","namespace":"b","budget":{"period":"day","upstreamCalls":1}}],
+        {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a"}],
+        "audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"},{"type":"webhook","url":"http://127.0.0.1:9/b"}]},
         "tracing":{"otlpEndpoint":"http://127.0.0.1:4318"}})");
     ASSERT_EQ(r.errors.size(), 3u);
-    EXPECT_EQ(r.errors[0].pointer, "/upstreams/0/budget");
-    EXPECT_EQ(r.errors[1].pointer, "/upstreams/1/budget");
+    EXPECT_EQ(r.errors[0].pointer, "/audit/sinks/0/type");
+    EXPECT_EQ(r.errors[1].pointer, "/audit/sinks/1/type");
     EXPECT_EQ(r.errors[2].pointer, "/tracing");
     EXPECT_NE(r.errors[2].reason.find("no span would be exported"), std::string::npos);
 }

@@ -2,8 +2,11 @@
 // its own rate limit (actors/upstream_guard) before anything goes on the wire: refused, the
 // client gets -32041 or -32040 (protocol/gateway_error). A list admits each upstream it
 // fetches; a refused one is left out of the merged list. The admission travels to the proxy
-// stage as a ticket that the call's outcome settles. Calls gate makes on its own while
-// proxying (task probes, handshakes) are admitted by the upstream client itself.
+// stage as a ticket that the call's outcome settles. Each admitted invocation is charged to
+// the budgets it draws on (server, upstream, the caller's tenant): exhausted, -32044 naming
+// the reset instant (for a list, an upstream's own budget leaves it out). Calls gate makes on
+// its own while proxying (task probes, handshakes) are admitted by the upstream client itself
+// and charged to no budget.
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
 
@@ -29,6 +32,10 @@ public:
                 ctx.response = refuse_upstream(ctx, ctx.id, client.config().id, *refused);
                 co_return verdict::answered;
             }
+            if (auto spent = g_.charge_budgets(ctx, ctx.target->upstream)) {
+                ctx.response = g_.budget_refusal(ctx, *spent); // the ticket is dropped unused
+                co_return verdict::answered;
+            }
             ctx.admitted = std::make_shared<upstream_client::guard_ticket>(
                 std::move(std::get<upstream_client::guard_ticket>(admitted)));
             co_return verdict::proceed;
@@ -42,6 +49,19 @@ public:
                                       protocol::describe(error_for(*refused)).metric_label, 0);
                     spdlog::debug("upstream {} left out of {}: {}", client.config().id, ctx.method,
                                   refused->message);
+                    ctx.list_admitted.push_back(nullptr);
+                    continue;
+                }
+                if (auto spent = g_.charge_budgets(ctx, upstream)) {
+                    // An upstream's own budget leaves it out; the server's or the tenant's
+                    // answers the whole list.
+                    if (!spent->key.starts_with("upstream ")) {
+                        ctx.list_admitted.clear();
+                        ctx.response = g_.budget_refusal(ctx, *spent);
+                        co_return verdict::answered;
+                    }
+                    spdlog::debug("upstream {} left out of {}: its budget is exhausted",
+                                  client.config().id, ctx.method);
                     ctx.list_admitted.push_back(nullptr);
                     continue;
                 }

@@ -1,0 +1,57 @@
+// Consumption budgets (spec: Budget lifecycle): allowances of upstream invocations per UTC
+// calendar period (hour, day, week from Monday, month) for the server, each upstream and each
+// tenant, as plain C++ with time passed in. A charge goes to every account a call draws on,
+// all or none: refused by the first exhausted one, which names its reset instant.
+#pragma once
+
+#include "config/model.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace gate {
+
+using wall_time = std::chrono::system_clock::time_point;
+
+// The end of the UTC calendar period of `period` ("hour", "day", "week", "month") that holds
+// `now`: when an allowance starts afresh.
+wall_time period_end(std::string_view period, wall_time now);
+
+class budget_ledger {
+public:
+    // One account a call draws on: its key ("server", "upstream alpha", "tenant acme"), which
+    // is also how the refusal names it, and its budget as configured now.
+    struct account_ref {
+        std::string key;
+        const config::budget* budget;
+    };
+    struct exhausted {
+        std::string key;
+        std::int64_t allowance;
+        std::string period;
+        wall_time resets;
+    };
+
+    // Charges one invocation to each account; nullopt when charged, else the exhausted one
+    // (nothing is charged then).
+    std::optional<exhausted> charge(std::span<const account_ref> accounts, wall_time now);
+    // Invocations charged to `key` in its current period.
+    std::int64_t used(const std::string& key, wall_time now);
+
+private:
+    struct account {
+        std::string period;
+        wall_time ends{};
+        std::int64_t used = 0;
+    };
+    account& current(const std::string& key, const std::string& period, wall_time now);
+
+    std::unordered_map<std::string, account> accounts_;
+};
+
+} // namespace gate
