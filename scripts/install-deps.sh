@@ -9,6 +9,8 @@ packages=(
   libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev
   libsqlite3-dev libpq-dev  # gate-hooks' stores: SQLite (default), PostgreSQL
+  libhiredis-dev  # RESP formatting and parsing for gate's shared state (transport/redis_wire)
+  redis-tools  # a real Redis 7 for the tests: its server binary, started by the tests (no service)
   postgresql  # a real PostgreSQL 15 for the gate-hooks tests (started by the tests, not as a service)
   prometheus  # promtool checks the /metrics exposition in tests
   chromium    # the gate-hooks console page is driven headless in tests (playwright-core)
