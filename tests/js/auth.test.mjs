@@ -10,26 +10,17 @@ import {
   connectClient,
   get,
   initializeRequest,
+  metric,
   openRawSession,
   post,
-  rpc,
   rawRequest,
+  rpc,
   startEverything,
   startGate,
   startIdp,
 } from './lib/index.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
-
-function metric(text, name, labels) {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const have = line.slice(name.length + 1, line.indexOf('}')).split(',');
-    if (want.every((w) => have.includes(w))) return Number(line.slice(line.indexOf('}') + 1));
-  }
-  return 0;
-}
 
 const bearer = (token) => ({ authorization: `Bearer ${token}` });
 

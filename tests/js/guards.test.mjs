@@ -21,20 +21,12 @@ import {
   startIdp,
   startRecordingProxy,
 } from './lib/index.mjs';
+import { metric as metricOr } from './lib/metrics.mjs';
+
+const metric = (text, name, labels) => metricOr(text, name, labels, undefined);
 
 const echo = (client, name, message = 'x') => client.callTool({ name, arguments: { message } });
 
-// The value of one series in a Prometheus text exposition, or undefined.
-function metric(text, name, labels) {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const inside = line.slice(name.length + 1, line.indexOf('}'));
-    const have = inside.split(',');
-    if (want.every((w) => have.includes(w))) return Number(line.slice(line.indexOf('}') + 1));
-  }
-  return undefined;
-}
 
 describe('the circuit breaker', { timeout: 120_000 }, () => {
   let everything;

@@ -6,19 +6,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { connectClient, expectMcpError, get, openRawSession, post, rpc, startEverything, startGate, startIdp } from './lib/index.mjs';
+import {
+  connectClient,
+  expectMcpError,
+  get,
+  metric,
+  openRawSession,
+  post,
+  rpc,
+  startEverything,
+  startGate,
+  startIdp,
+} from './lib/index.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
-
-function metric(text, name, labels) {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const have = line.slice(name.length + 1, line.indexOf('}')).split(',');
-    if (want.every((w) => have.includes(w))) return Number(line.slice(line.indexOf('}') + 1));
-  }
-  return 0;
-}
 
 describe('tenants', { timeout: 90_000 }, () => {
   let everything;

@@ -14,3 +14,4 @@ export * from './postgres.mjs';
 export * from './recording-proxy.mjs';
 export * from './silent-server.mjs';
 export * from './idp.mjs';
+export * from './metrics.mjs';
