@@ -151,7 +151,10 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
         return page_at(kind, m.items, m.fingerprint, cursor, caller, &m.pages);
     }
     // The same caller (the same verified claims) sees the same list until the cache changes.
-    std::string key = who ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
+    // Without a policy only the tenant's view filters: its principals share one list.
+    std::string key = !snap_->policy && tenant ? "tenant\n" + std::to_string(*tenant)
+                      : who
+                          ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
                           : std::string();
     if (auto hit = filtered_.find({kind, profile, key}); hit != filtered_.end())
         return page_at(kind, hit->second.items, hit->second.fingerprint, cursor, caller,

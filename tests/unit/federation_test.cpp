@@ -216,3 +216,31 @@ TEST(federation, a_uri_listed_to_any_profile_routes_to_its_upstream) {
     ASSERT_TRUE(std::holds_alternative<route>(r));
     EXPECT_EQ(std::get<route>(r).upstream, 0u);
 }
+
+TEST(federation, a_tenant_is_listed_only_the_upstreams_it_sees) {
+    auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
+    config::tenant acme;
+    acme.id = "acme";
+    acme.subjects.groups = {"acme"};
+    acme.upstreams = std::vector<std::string>{"up-a"};
+    doc->tenants.push_back(acme);
+    protocol::cursor_codec::key_type key{};
+    federation f(make_snapshot(doc, 1), protocol::cursor_codec(key));
+    f.store(0, list_kind::tools, full, tools({"x"}), t0);
+    f.store(1, list_kind::tools, full, tools({"y"}), t0);
+    auto names = [&](const principal* who) {
+        std::vector<std::string> out;
+        auto page = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7, who));
+        auto result = page.result();
+        for (const auto& t : result.at("tools").as_array())
+            out.emplace_back(t.at("name").as_string());
+        return out;
+    };
+    principal alice{"alice", "https://idp.example", {"acme"}, {}};
+    principal ann{"ann", "https://idp.example", {"acme"}, {}};
+    principal bob{"bob", "https://idp.example", {"other"}, {}};
+    EXPECT_EQ(names(&alice), std::vector<std::string>{"a__x"});
+    EXPECT_EQ(names(&ann), std::vector<std::string>{"a__x"});
+    EXPECT_EQ(names(&bob), (std::vector<std::string>{"a__x", "b__y"})); // no tenant: all
+    EXPECT_EQ(names(nullptr), (std::vector<std::string>{"a__x", "b__y"}));
+}
