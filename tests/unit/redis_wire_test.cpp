@@ -37,6 +37,17 @@ TEST(RedisWire, ReadsRepliesSplitAnywhere) {
     EXPECT_EQ(got[3].elements[1].text, "ERR bad");
 }
 
+TEST(RedisWire, AnArrayTooLargeToHoldIsRefusedNotAllocated) {
+    redis_reply_reader r;
+    r.feed("*2147483647\r\n");
+    EXPECT_TRUE(std::holds_alternative<std::string>(r.next()));
+    redis_reply_reader nested;
+    nested.feed("*1\r\n*3\r\n:1\r\n:2\r\n:3\r\n");
+    auto v = nested.next();
+    ASSERT_TRUE(std::holds_alternative<redis_value>(v));
+    EXPECT_EQ(std::get<redis_value>(v).elements.at(0).elements.at(2).integer, 3);
+}
+
 TEST(RedisWire, AStreamThatIsNotRespIsRefused) {
     redis_reply_reader r;
     r.feed("HTTP/1.1 200 OK\r\n");
