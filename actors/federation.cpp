@@ -23,15 +23,26 @@ std::variant<route, route_error> by_name(const snapshot& snap, json::object& par
     std::string full(v->get_string());
     auto decoded = snap.codec.decode(full);
     if (!decoded)
-        return route_error{protocol::describe(protocol::gateway_error::unknown_namespace).rpc_code,
-                           "unknown namespace in \"" + full +
-                               "\": no configured upstream owns this name; refetch the list",
-                           full};
+        return unknown_name(full);
     *v = std::string(decoded->name);
     return route{decoded->upstream, std::move(params), std::move(full)};
 }
 
 } // namespace
+
+route_error unknown_name(const std::string& name) {
+    return route_error{protocol::describe(protocol::gateway_error::unknown_namespace).rpc_code,
+                       "unknown namespace in \"" + name +
+                           "\": no configured upstream owns this name; refetch the list",
+                       name};
+}
+
+route_error unknown_uri(const std::string& uri, bool needs_resource_lists) {
+    return route_error{protocol::error_code::invalid_params,
+                       "unknown resource URI \"" + uri +
+                           "\": no upstream lists it or a template that matches it",
+                       uri, needs_resource_lists};
+}
 
 std::optional<std::variant<route, route_error>>
 resolve_by_name(const snapshot& snap, std::string_view method, json::object& params) {
@@ -133,16 +144,12 @@ std::optional<std::pair<std::string_view, std::string_view>> invocation_of(list_
 
 std::variant<list_answer, route_error> federation::page(list_kind kind, client_profile profile,
                                                         const std::optional<std::string>& cursor,
-                                                        std::uint64_t caller,
-                                                        const principal* who) const {
+                                                        std::uint64_t caller, const principal* who,
+                                                        std::optional<std::size_t> tenant) const {
     std::vector<protocol::upstream_items> parts;
     // A tenant that sees some upstreams only is listed nothing of the others.
-    std::optional<std::size_t> tenant;
-    if (snap_->tenants && who) {
-        auto placed = snap_->tenants->resolve(*who);
-        if (auto* i = std::get_if<std::size_t>(&placed); i && snap_->tenants->tenant(*i).upstreams)
-            tenant = *i;
-    }
+    if (tenant && !snap_->tenants->tenant(*tenant).upstreams)
+        tenant.reset();
     // A caller never sees what it may not invoke (the policy filters before the page is cut,
     // so pages and cursors are the caller's own).
     auto invocation = snap_->policy || tenant ? invocation_of(kind) : std::nullopt;
@@ -325,10 +332,7 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
         std::string text(uri->get_string());
         if (auto owner = owner_of_uri(text))
             return route{*owner, std::move(params), text};
-        return route_error{protocol::error_code::invalid_params,
-                           "unknown resource URI \"" + text +
-                               "\": no upstream lists it or a template that matches it",
-                           text, !resource_lists_known()};
+        return unknown_uri(text, !resource_lists_known());
     }
     if (method == "completion/complete") {
         auto* ref = params.if_contains("ref");

@@ -50,6 +50,11 @@ struct list_answer {
     boost::json::object result() const;
 };
 
+// The answers for a name whose namespace no upstream owns, and for a URI no upstream lists
+// (also given for an upstream the caller's tenant does not see: it must look the same).
+route_error unknown_name(const std::string& name);
+route_error unknown_uri(const std::string& uri, bool needs_resource_lists = false);
+
 // Named calls (tools/call, prompts/get, completion of a prompt argument) depend only on the
 // immutable snapshot, so the transport resolves them without an actor round trip. nullopt:
 // the method is not routed by name (params untouched). With a route, params have been moved
@@ -77,11 +82,13 @@ public:
     const std::shared_ptr<const snapshot>& snapshot_ptr() const { return snap_; }
 
     // The page a cursor (or its absence) asks for, from what is cached now. With a policy in
-    // the snapshot, only the items `who` (null: anonymous) may invoke are listed.
+    // the snapshot, only the items `who` (null: anonymous) may invoke are listed; with
+    // `tenant` (its place in the snapshot's tenants), only the upstreams it sees.
     std::variant<list_answer, route_error> page(protocol::list_kind kind, client_profile profile,
                                                 const std::optional<std::string>& cursor,
                                                 std::uint64_t caller,
-                                                const principal* who = nullptr) const;
+                                                const principal* who = nullptr,
+                                                std::optional<std::size_t> tenant = {}) const;
 
     // The page of an uncached merged list (a client's tasks) that a cursor asks for.
     std::variant<list_answer, route_error> page_of(protocol::list_kind kind,

@@ -50,7 +50,7 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
                 else
                     fed.drop(f.upstream, m.kind, m.profile);
             }
-            m.reply(fed.page(m.kind, m.profile, m.cursor, m.caller, m.who.get()));
+            m.reply(fed.page(m.kind, m.profile, m.cursor, m.caller, m.who.get(), m.tenant));
         },
         [=](page_tasks& m) {
             std::optional<federation> temp;

@@ -38,6 +38,7 @@ struct complete_list {
     std::uint64_t caller;
     reply_to<std::variant<list_answer, route_error>> reply;
     std::shared_ptr<const principal> who = nullptr; // for the policy's filter; null: anonymous
+    std::optional<std::size_t> tenant = {};         // the caller's, for its view of upstreams
 };
 
 struct routed {

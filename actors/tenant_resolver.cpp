@@ -28,13 +28,6 @@ tenant_resolver::resolve(const principal& p) const {
     return none{};
 }
 
-std::optional<std::size_t> tenant_resolver::index_of(std::string_view id) const {
-    for (std::size_t i = 0; i < tenants_.size(); ++i)
-        if (tenants_[i].id == id)
-            return i;
-    return std::nullopt;
-}
-
 bool tenant_resolver::sees(std::size_t i, std::string_view upstream) const {
     return !visible_[i] || visible_[i]->contains(upstream);
 }

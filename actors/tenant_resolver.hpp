@@ -28,7 +28,6 @@ public:
     std::variant<none, std::size_t, ambiguous> resolve(const principal& p) const;
 
     const config::tenant& tenant(std::size_t i) const { return tenants_[i]; }
-    std::optional<std::size_t> index_of(std::string_view id) const;
     // Whether tenant `i` sees the upstream configured as `upstream` (`upstreams`, else all).
     bool sees(std::size_t i, std::string_view upstream) const;
     std::size_t size() const { return tenants_.size(); }

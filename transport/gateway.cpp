@@ -211,10 +211,9 @@ std::optional<budget_ledger::exhausted> gateway::impl::charge_budgets(const requ
         refs[n++] = {"server", &*b};
     if (const auto& b = snap.upstream(upstream).budget)
         refs[n++] = {"upstream " + snap.upstream(upstream).id, &*b};
-    if (ctx.tenant && snap.tenants)
-        if (auto t = snap.tenants->index_of(*ctx.tenant))
-            if (const auto& b = snap.tenants->tenant(*t).budget)
-                refs[n++] = {"tenant " + *ctx.tenant, &*b};
+    if (ctx.tenant_index)
+        if (const auto& b = snap.tenants->tenant(*ctx.tenant_index).budget)
+            refs[n++] = {"tenant " + *ctx.tenant, &*b};
     if (n == 0)
         return std::nullopt;
     return budgets.charge(std::span(refs.data(), n), std::chrono::system_clock::now());

@@ -445,12 +445,12 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
                                                "invalid cursor: not a string");
     auto caller = cursor_owner_key(rec);
     std::shared_ptr<const principal> who;
-    if (rec.caller && (plan.snap->policy || plan.snap->tenants))
+    if (rec.caller && plan.snap->policy)
         who = std::make_shared<const principal>(*rec.caller);
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {
-        return complete_list{plan.snap, kind,   plan.profile, std::move(fetched),
-                             cursor,    caller, std::move(r), std::move(who)};
+        return complete_list{plan.snap, kind,         plan.profile,   std::move(fetched), cursor,
+                             caller,    std::move(r), std::move(who), rec.tenant_index};
     });
     co_return list_response(std::move(answer), id, rec);
 }

@@ -147,9 +147,9 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
         auto* target = std::get_if<route>(&routing);
         if (!target)
             continue;
-        const auto& tenants = rec.view->snap->tenants;
-        if (auto t = tenants && rec.tenant ? tenants->index_of(*rec.tenant) : std::nullopt;
-            t && !tenants->sees(*t, rec.view->snap->upstream(target->upstream).id))
+        if (rec.tenant_index &&
+            !rec.view->snap->tenants->sees(*rec.tenant_index,
+                                           rec.view->snap->upstream(target->upstream).id))
             continue; // an upstream the tenant does not see owns no URI for it
         if (const auto& policy = rec.view->snap->policy) {
             // As stage 5 decides resources/subscribe: a URI the caller may not read is not

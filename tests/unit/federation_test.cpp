@@ -228,9 +228,10 @@ TEST(federation, a_tenant_is_listed_only_the_upstreams_it_sees) {
     federation f(make_snapshot(doc, 1), protocol::cursor_codec(key));
     f.store(0, list_kind::tools, full, tools({"x"}), t0);
     f.store(1, list_kind::tools, full, tools({"y"}), t0);
-    auto names = [&](const principal* who) {
+    auto names = [&](const principal* who, std::optional<std::size_t> tenant) {
         std::vector<std::string> out;
-        auto page = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7, who));
+        auto page =
+            std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7, who, tenant));
         auto result = page.result();
         for (const auto& t : result.at("tools").as_array())
             out.emplace_back(t.at("name").as_string());
@@ -239,8 +240,9 @@ TEST(federation, a_tenant_is_listed_only_the_upstreams_it_sees) {
     principal alice{"alice", "https://idp.example", {"acme"}, {}};
     principal ann{"ann", "https://idp.example", {"acme"}, {}};
     principal bob{"bob", "https://idp.example", {"other"}, {}};
-    EXPECT_EQ(names(&alice), std::vector<std::string>{"a__x"});
-    EXPECT_EQ(names(&ann), std::vector<std::string>{"a__x"});
-    EXPECT_EQ(names(&bob), (std::vector<std::string>{"a__x", "b__y"})); // no tenant: all
-    EXPECT_EQ(names(nullptr), (std::vector<std::string>{"a__x", "b__y"}));
+    // Stage 2 placed alice and ann in acme (index 0), bob in none.
+    EXPECT_EQ(names(&alice, 0), std::vector<std::string>{"a__x"});
+    EXPECT_EQ(names(&ann, 0), std::vector<std::string>{"a__x"});
+    EXPECT_EQ(names(&bob, std::nullopt), (std::vector<std::string>{"a__x", "b__y"}));
+    EXPECT_EQ(names(nullptr, std::nullopt), (std::vector<std::string>{"a__x", "b__y"}));
 }

@@ -63,8 +63,10 @@ private:
         if (!tenants)
             return verdict::proceed;
         auto placed = tenants->resolve(*ctx.caller);
-        if (auto* i = std::get_if<std::size_t>(&placed))
+        if (auto* i = std::get_if<std::size_t>(&placed)) {
             ctx.tenant = tenants->tenant(*i).id;
+            ctx.tenant_index = *i;
+        }
         auto* both = std::get_if<tenant_resolver::ambiguous>(&placed);
         if (!both)
             return verdict::proceed;

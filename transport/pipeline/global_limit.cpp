@@ -61,9 +61,9 @@ public:
         }
         if (ctx.tenant) {
             // One bucket shared by the tenant's principals.
-            const auto& tenants = ctx.view->snap->tenants;
-            auto i = tenants ? tenants->index_of(*ctx.tenant) : std::nullopt;
-            const auto& limit = i ? tenants->tenant(*i).rate_limit : std::nullopt;
+            const auto& limit = ctx.tenant_index
+                                    ? ctx.view->snap->tenants->tenant(*ctx.tenant_index).rate_limit
+                                    : std::nullopt;
             if (limit) {
                 auto lease = g_.tenant_leases.of(*ctx.tenant);
                 auto per_minute = limit->requests_per_minute;

@@ -49,6 +49,7 @@ struct request_context {
     std::shared_ptr<const federation_view> view; // the snapshot it loaded, and its clients
     std::optional<principal> caller;             // empty: anonymous
     std::optional<std::string> tenant;
+    std::optional<std::size_t> tenant_index; // its place in view->snap->tenants (stage 2)
     std::chrono::steady_clock::time_point start;
     std::optional<std::string> host, origin;  // the headers stage 1 checks (absent: nullopt)
     std::optional<std::string> authorization; // the header stage 2 checks (absent: nullopt)

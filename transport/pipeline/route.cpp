@@ -58,23 +58,15 @@ private:
     // a URI is owned by no upstream.
     static std::optional<boost::json::object> hidden_from_tenant(const request_context& ctx,
                                                                  const route& target) {
-        const auto& tenants = ctx.view->snap->tenants;
-        if (!tenants || !ctx.tenant)
-            return std::nullopt;
-        auto i = tenants->index_of(*ctx.tenant);
-        if (!i || tenants->sees(*i, ctx.view->snap->upstream(target.upstream).id))
+        if (!ctx.tenant_index ||
+            ctx.view->snap->tenants->sees(*ctx.tenant_index,
+                                          ctx.view->snap->upstream(target.upstream).id))
             return std::nullopt;
         const auto* ref = target.params.if_contains("ref");
         bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
                      (ref && ref->is_object() && ref->get_object().contains("name"));
-        if (named)
-            return protocol::make_gateway_error(
-                protocol::gateway_error::unknown_namespace, ctx.id,
-                "unknown namespace in \"" + target.name +
-                    "\": no configured upstream owns this name; refetch the list");
-        return protocol::make_error(ctx.id, ec::invalid_params,
-                                    "unknown resource URI \"" + target.name +
-                                        "\": no upstream lists it or a template that matches it");
+        auto e = named ? unknown_name(target.name) : unknown_uri(target.name);
+        return protocol::make_error(ctx.id, e.code, e.message);
     }
 
     gateway::impl& g_;
