@@ -15,13 +15,8 @@ bash scripts/build.sh
 node22="$(bash scripts/setup-node.sh | tail -n 1)"
 port="${GATE_PORT:-8090}"
 hooks_port="${GATE_HOOKS_PORT:-8091}"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
+# shellcheck source=scripts/scratch.sh
+source scripts/scratch.sh
 trap cleanup EXIT INT TERM
 
 everything="$root/tests/js/node_modules/@modelcontextprotocol/server-everything/dist/index.js"

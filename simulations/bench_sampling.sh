@@ -9,14 +9,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
 rounds="${1:-2000}"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/scratch.sh
+source "$root/scripts/scratch.sh"
 
 # Waits for "listening <port>" from a process writing to $1; prints the port.
 port_of() {
@@ -52,9 +46,7 @@ r = json.loads(sys.argv[2])
 print(f"| {sys.argv[1]} | {r['rounds']} | {r['directP50Ms']:.3f} | {r['gateP50Ms']:.3f} | "
       f"**{r['addedP50Ms']:.3f}** | {r['directP99Ms']:.3f} | {r['gateP99Ms']:.3f} |")
 PY
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  pids=()
+  stop_started
 }
 
 echo "| cores | rounds | direct p50 ms | gate p50 ms | added p50 ms | direct p99 ms | gate p99 ms |"
