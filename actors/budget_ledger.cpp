@@ -30,8 +30,55 @@ budget_ledger::account& budget_ledger::current(const std::string& key, const std
         a.period = period;
         a.ends = period_end(period, now);
         a.used = 0;
+        a.reserved = 0;
+        a.fleet_spent = false;
     }
     return a;
+}
+
+std::vector<budget_ledger::account_ref>
+budget_ledger::unreserved(std::span<const account_ref> accounts, wall_time now) {
+    std::vector<account_ref> out;
+    for (const auto& ref : accounts) {
+        if (!ref.budget)
+            continue;
+        auto& a = current(ref.key, ref.budget->period, now);
+        if (a.allowance != ref.budget->upstream_calls) {
+            // A reload changed the allowance: what the fleet said of the old one is moot.
+            a.allowance = ref.budget->upstream_calls;
+            a.fleet_spent = false;
+        }
+        if (a.reserved == 0 && !a.fleet_spent)
+            out.push_back(ref);
+    }
+    return out;
+}
+
+void budget_ledger::reserve(const account_ref& ref, std::int64_t n, wall_time now) {
+    auto& a = current(ref.key, ref.budget->period, now);
+    a.allowance = ref.budget->upstream_calls;
+    if (n > 0)
+        a.reserved += n;
+    else
+        a.fleet_spent = true;
+}
+
+std::optional<budget_ledger::exhausted>
+budget_ledger::charge_reserved(std::span<const account_ref> accounts, wall_time now) {
+    std::vector<account*> to_charge;
+    for (const auto& ref : accounts) {
+        if (!ref.budget)
+            continue;
+        auto& a = current(ref.key, ref.budget->period, now);
+        if (a.reserved <= 0)
+            return exhausted{ref.key, ref.budget->upstream_calls, a.period, a.ends};
+        to_charge.push_back(&a);
+    }
+    for (auto* a : to_charge) {
+        --a->reserved;
+        ++a->used;
+    }
+    return std::nullopt;
 }
 
 std::optional<budget_ledger::exhausted> budget_ledger::charge(std::span<const account_ref> accounts,

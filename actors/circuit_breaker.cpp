@@ -53,6 +53,14 @@ bool circuit_breaker::admits(time_point now) const {
     return s == state::closed || (s == state::half_open && !probe_out_);
 }
 
+bool circuit_breaker::open_for(std::chrono::milliseconds rest, time_point now) {
+    if (state_ != state::closed)
+        return false;
+    state_ = state::open;
+    opened_at_ = now + rest - half_open_after_;
+    return true;
+}
+
 void circuit_breaker::abandon_probe() {
     probe_out_ = false;
 }

@@ -6,6 +6,9 @@
 //                 the probe fails                        -> open, for another halfOpenAfterMs
 //                 the probe is abandoned (no outcome)    -> half-open, the next call probes
 //
+// A circuit may also be opened from outside for a given rest (open_for: a fleet's shared
+// breaker, transport/fleet_store).
+//
 // While open, and while a half-open probe is out, every other call is refused (-32041). An
 // outcome of a call admitted before the circuit opened changes nothing: only the probe decides
 // a half-open circuit, and a success that raced the opening does not undo it.
@@ -33,6 +36,9 @@ public:
     bool record(bool success, bool probe, time_point now);
     // A probe that ended without an outcome (its caller went away).
     void abandon_probe();
+    // The fleet opened this circuit (another instance counted the failures): a closed
+    // circuit opens for `rest`, then probes as usual. True when it was closed.
+    bool open_for(std::chrono::milliseconds rest, time_point now);
 
     // The state as the metric shows it: an open circuit whose rest is over is half-open.
     state current(time_point now) const;

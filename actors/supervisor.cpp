@@ -180,7 +180,8 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
 
 supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
                                   std::shared_ptr<actor_directory> directory) {
-    auto cursors = protocol::cursor_codec::with_random_key();
+    auto cursors = what.cursor_key ? protocol::cursor_codec(*what.cursor_key)
+                                   : protocol::cursor_codec::with_random_key();
     directory->store(std::make_shared<const actor_set>(spawn_children(sys, what, cursors)));
     return sys.spawn(supervisor, std::move(what), std::move(directory), cursors);
 }

@@ -83,6 +83,9 @@ struct supervised {
     retire_bridges retire;
     bridge_timing bridge_timing_ = {};
     std::chrono::steady_clock::duration task_sweep = std::chrono::hours(1);
+    // The fleet's cursor key (from the shared store), so a cursor minted by one instance
+    // pages on another; absent: a random key of this process.
+    std::optional<protocol::cursor_codec::key_type> cursor_key;
 };
 
 // Spawns the supervisor and its actors; the directory holds them before this returns.

@@ -141,6 +141,15 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
             self->state.guard->abandon(upstream_guard::admitted{true});
             publish(self);
         },
+        [=](fleet_opened& m) {
+            auto& st = self->state;
+            if (st.guard->open_for(m.rest, now()))
+                spdlog::warn("upstream {} circuit open: the fleet's breaker is open (failures "
+                             "counted across instances); probing again in {} ms",
+                             st.board->config().id, m.rest.count());
+            publish(self);
+            m.counted(true);
+        },
         [=](probe_overdue& m) {
             auto& st = self->state;
             if (m.probe != st.probe || !st.guard->breaker().probe_out())

@@ -52,6 +52,12 @@ struct guard_failure {
 };
 // A probe that ended without an outcome (its caller went away).
 struct guard_abandon {};
+// The fleet's shared breaker is open for `rest` (another instance counted the failures, or
+// the fleet's count reached the threshold): a closed circuit opens until then.
+struct fleet_opened {
+    std::chrono::milliseconds rest;
+    reply_to<bool> counted; // answered once the view is published
+};
 // A connect to one of the upstream's endpoints failed: it leaves the rotation.
 struct endpoint_down {
     std::size_t index = 0;
@@ -81,9 +87,9 @@ inline constexpr std::chrono::seconds guard_grace{5};
 
 using upstream_actor = caf::typed_actor<
     caf::reacts_to<guard_ask>, caf::reacts_to<guard_success>, caf::reacts_to<guard_failure>,
-    caf::reacts_to<guard_abandon>, caf::reacts_to<endpoint_down>, caf::reacts_to<probe_verdicts>,
-    caf::reacts_to<health_tick>, caf::reacts_to<health_timer>, caf::reacts_to<round_overdue>,
-    caf::reacts_to<rest_over>, caf::reacts_to<probe_overdue>>;
+    caf::reacts_to<guard_abandon>, caf::reacts_to<fleet_opened>, caf::reacts_to<endpoint_down>,
+    caf::reacts_to<probe_verdicts>, caf::reacts_to<health_tick>, caf::reacts_to<health_timer>,
+    caf::reacts_to<round_overdue>, caf::reacts_to<rest_over>, caf::reacts_to<probe_overdue>>;
 
 // Spawns the actor of the board's upstream, with its guards fresh from the configuration
 // (closed circuit, every endpoint in rotation): a respawned actor starts over, and active
@@ -96,6 +102,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::guard_ask)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::guard_success)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::guard_failure)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::guard_abandon)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::fleet_opened)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::endpoint_down)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_verdicts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_tick)

@@ -55,6 +55,10 @@ public:
     // True when the circuit changed state.
     bool record(bool success, const admitted& a, time_point now);
     void abandon(const admitted& a);
+    // The fleet opened the circuit for `rest` (circuit_breaker::open_for).
+    bool open_for(std::chrono::milliseconds rest, time_point now) {
+        return breaker_.open_for(rest, now);
+    }
 
     circuit_breaker::state breaker_state(time_point now) const { return breaker_.current(now); }
     std::int64_t consecutive_failures() const { return breaker_.consecutive_failures(); }

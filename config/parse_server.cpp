@@ -135,9 +135,19 @@ void read_redis_url(const object_view& o, server& s) {
     auto url = parse_url(*text, why);
     if (!url) {
         o.fail("redisUrl", quoted(*text) + " is not a valid URL: it " + why);
-    } else if (url->scheme != "redis" && url->scheme != "rediss") {
+    } else if (url->scheme == "rediss") {
+        o.fail("redisUrl", "rediss:// (TLS to Redis) is not supported by this version of gate, "
+                           "which speaks to Redis in plain text: use a redis:// URL on a "
+                           "private network or through a local TLS tunnel (docs/fleet.md)");
+    } else if (url->scheme != "redis") {
+        o.fail("redisUrl", "must be a redis:// URL (got scheme " + quoted(url->scheme) + ")");
+    } else if (!url->path.empty() && url->path != "/" &&
+               (url->path.size() > 3 ||
+                url->path.find_first_not_of("0123456789", 1) != std::string::npos)) {
         o.fail("redisUrl",
-               "must be a redis:// or rediss:// URL (got scheme " + quoted(url->scheme) + ")");
+               "the path must be a database number such as /0 (got " + quoted(url->path) + ")");
+    } else if (url->has_query || url->has_fragment) {
+        o.fail("redisUrl", "must not have a query or fragment");
     } else if (url->has_userinfo) {
         o.fail("redisUrl", "must not embed credentials; the document never holds secrets, so "
                            "give a URL with credentials through the REDIS_URL environment "

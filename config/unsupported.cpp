@@ -24,8 +24,6 @@ bool is_true(const json::value& v) {
 constexpr std::array table = {
     unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",
                       "no audit event would reach the webhook"},
-    unsupported_field{"/server/redisUrl", nullptr, "shared state over Redis",
-                      "each instance would keep its own state"},
     unsupported_field{"/server/introspection/enabled", is_true, "introspection",
                       "/api/federation and /api/auth-hint would answer 404"},
     unsupported_field{"/server/console/enabled", is_true, "the console",

@@ -3,6 +3,7 @@
 #include "actors/supervisor.hpp"
 #include "config/load.hpp"
 #include "transport/cli.hpp"
+#include "transport/fleet_store.hpp"
 #include "transport/gateway.hpp"
 #include "transport/logging.hpp"
 #include "transport/upstream_credential.hpp"
@@ -40,6 +41,15 @@ void print_errors(const std::vector<config::error>& errors) {
     for (const auto& e : errors)
         std::fprintf(stderr, "config error at %s: %s\n",
                      e.pointer.empty() ? "(document)" : e.pointer.c_str(), e.reason.c_str());
+}
+
+// server.redisUrl, else the REDIS_URL environment variable; neither: no shared store.
+std::optional<std::string> shared_store_url(const config::document& doc) {
+    if (doc.server.redis_url)
+        return doc.server.redis_url;
+    if (const char* env = std::getenv("REDIS_URL"); env && *env)
+        return std::string(env);
+    return std::nullopt;
 }
 
 } // namespace
@@ -84,14 +94,6 @@ int run_gate(const std::vector<std::string>& args) {
         std::fprintf(stderr, "gate: configuration valid\n");
         return 0;
     }
-    // The environment's stand-in for server.redisUrl is refused like the field itself
-    // (config/unsupported.hpp); its value may hold a password and is never printed.
-    if (const char* redis = std::getenv("REDIS_URL"); redis && *redis) {
-        std::fprintf(stderr, "gate: REDIS_URL is set, but shared state over Redis is not supported "
-                             "yet by this version of gate, which refuses it rather than keep "
-                             "per-instance state silently; unset it\n");
-        return 1;
-    }
     // Secrets are the environment's, not the document's: checked at start (and at every
     // reload), not by --validate, which may run where the secrets are not.
     if (auto missing = transport::missing_secrets(*loaded.doc, std::getenv); !missing.empty()) {
@@ -102,6 +104,31 @@ int run_gate(const std::vector<std::string>& args) {
         return 1;
     }
     setup_logging(opt.log_format, opt.log_level);
+    // The fleet's shared store: it must answer PING before gate serves (spec Errors rule 3).
+    // The URL may carry a password (from REDIS_URL): only its display form is ever printed.
+    std::optional<transport::redis_endpoint> shared_store;
+    std::optional<protocol::cursor_codec::key_type> cursor_key;
+    if (auto url = shared_store_url(*loaded.doc)) {
+        auto parsed = transport::parse_redis_url(*url);
+        if (auto* why = std::get_if<std::string>(&parsed)) {
+            std::fprintf(stderr, "gate: the shared store URL (%s) is not usable: %s\n",
+                         loaded.doc->server.redis_url ? "server.redisUrl" : "REDIS_URL",
+                         why->c_str());
+            return 1;
+        }
+        auto& ep = std::get<transport::redis_endpoint>(parsed);
+        auto joined = transport::join_fleet(ep);
+        if (auto* why = std::get_if<std::string>(&joined)) {
+            std::fprintf(stderr, "gate: the shared store %s does not answer: %s\n",
+                         ep.display.c_str(), why->c_str());
+            return 1;
+        }
+        cursor_key = std::get<transport::fleet_membership>(joined).cursor_key;
+        spdlog::info("shared store {}: rate limits, budgets, breakers, tasks, jtis and cursors "
+                     "are shared with every gate instance that uses it",
+                     ep.display);
+        shared_store = std::move(ep);
+    }
 
     // The io_context outlives the actor system so no bridged reply posts into a dead context.
     boost::asio::io_context io(1);
@@ -114,6 +141,7 @@ int run_gate(const std::vector<std::string>& args) {
     supervised what;
     what.snap = snap;
     what.audit = loaded.doc->audit;
+    what.cursor_key = cursor_key;
     what.retire = [&io, &bridged_gateway](std::vector<retired_bridge> gone) {
         boost::asio::post(io, [&bridged_gateway, gone = std::move(gone)]() mutable {
             if (auto* g = bridged_gateway.load())
@@ -122,7 +150,8 @@ int run_gate(const std::vector<std::string>& args) {
     };
     auto directory = std::make_shared<actor_directory>();
     auto supervisor = spawn_supervisor(sys, std::move(what), directory);
-    transport::gateway_parts parts{directory, snap, supervisor};
+    transport::gateway_parts parts{directory, snap, supervisor, false, {}};
+    parts.shared_store = std::move(shared_store);
     if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");
         hooks && hooks == std::string_view("1")) {
         parts.fault_hooks = true;

@@ -34,6 +34,9 @@ namespace {
 // clients that never send DELETE cannot grow the gateway without bound.
 constexpr auto downstream_session_idle = std::chrono::hours(1);
 constexpr auto session_sweep_interval = std::chrono::minutes(1);
+// How often an instance reads which breakers the fleet opened: an opening reaches every
+// instance within this (docs/fleet.md).
+constexpr auto fleet_breaker_poll = std::chrono::milliseconds(250);
 
 // Clients for a snapshot, reusing those of `previous` whose upstream entry is unchanged.
 std::shared_ptr<const federation_view> make_view(asio::io_context& io,
@@ -93,6 +96,11 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
               pipeline::make_proxy(*this), pipeline::make_egress(*this)},
              pipeline::make_audit(*this)) {
+    if (parts.shared_store) {
+        fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
+        if (tokens)
+            tokens->share_through(fleet);
+    }
     if (doc.server.rate_limit) {
         global_limit = doc.server.rate_limit->requests_per_minute;
         principal_limit = doc.server.rate_limit->per_principal_per_minute;
@@ -135,6 +143,8 @@ gateway::~gateway() = default;
 std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     auto bound = impl_->server.listen(host, port);
     asio::co_spawn(impl_->io, impl_->sweep_sessions(), asio::detached);
+    if (impl_->fleet)
+        asio::co_spawn(impl_->io, impl_->follow_fleet_breakers(), asio::detached);
     impl_->warm_up(*impl_->live);
     return bound;
 }
@@ -202,8 +212,8 @@ void gateway::stop() {
     });
 }
 
-std::optional<budget_ledger::exhausted> gateway::impl::charge_budgets(const request_context& ctx,
-                                                                      std::size_t upstream) {
+asio::awaitable<std::optional<budget_ledger::exhausted>>
+gateway::impl::charge_budgets(const request_context& ctx, std::size_t upstream) {
     const auto& snap = *ctx.view->snap;
     std::array<budget_ledger::account_ref, 3> refs;
     std::size_t n = 0;
@@ -215,8 +225,28 @@ std::optional<budget_ledger::exhausted> gateway::impl::charge_budgets(const requ
         if (const auto& b = snap.tenants->tenant(*ctx.tenant_index).budget)
             refs[n++] = {"tenant " + *ctx.tenant, &*b};
     if (n == 0)
-        return std::nullopt;
-    return budgets.charge(std::span(refs.data(), n), std::chrono::system_clock::now());
+        co_return std::nullopt;
+    auto accounts = std::span(refs.data(), n);
+    using wall = std::chrono::system_clock;
+    if (!fleet)
+        co_return budgets.charge(accounts, wall::now());
+    // The fleet's allowance, reserved from the store a batch at a time. Other calls may spend
+    // a reservation while this one waits for the store: it looks again (a few times).
+    for (int round = 0; round < 4; ++round) {
+        auto now = wall::now();
+        auto missing = budgets.unreserved(accounts, now);
+        if (missing.empty())
+            co_return budgets.charge_reserved(accounts, now);
+        for (const auto& ref : missing) {
+            auto got = co_await fleet->reserve_budget(ref.key + ":" + ref.budget->period,
+                                                      ref.budget->upstream_calls,
+                                                      period_end(ref.budget->period, now));
+            if (!got) // the store did not answer (counted): this instance's own count decides
+                co_return budgets.charge(accounts, wall::now());
+            budgets.reserve(ref, *got, now);
+        }
+    }
+    co_return budgets.charge(accounts, wall::now());
 }
 
 boost::json::object gateway::impl::budget_refusal(request_context& ctx,
@@ -260,6 +290,29 @@ void gateway::impl::warm_up(const federation_view& view) {
                 spdlog::info("upstream {} ready: {} {}", id, name, version);
             },
             asio::detached);
+    }
+}
+
+asio::awaitable<void> gateway::impl::follow_fleet_breakers() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    while (!server.stopping()) {
+        timer.expires_after(fleet_breaker_poll);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        auto view = live;
+        std::vector<std::string> ids;
+        for (const auto& c : view->clients)
+            ids.push_back(c->config().id);
+        auto open = co_await fleet->breakers_open(ids);
+        if (!open)
+            continue;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            const auto& board = view->clients[i]->board();
+            if ((*open)[i].count() == 0 || board->view()->breaker != circuit_breaker::state::closed)
+                continue;
+            if (auto actor = board->actor())
+                caf::anon_send(actor, fleet_opened{(*open)[i], {}});
+        }
     }
 }
 

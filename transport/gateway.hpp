@@ -11,6 +11,7 @@
 #include "transport/host_guard.hpp"
 #include "transport/metrics.hpp"
 #include "transport/pipeline/request_context.hpp"
+#include "transport/redis_client.hpp"
 #include "transport/session_table.hpp"
 #include "transport/upstream_client.hpp"
 
@@ -34,6 +35,9 @@ struct gateway_parts {
     std::shared_ptr<const snapshot> snap;
     supervisor_actor supervisor; // null in tests that wire the actors themselves
     bool fault_hooks = false;    // transport/fault_hooks.hpp: tests only
+    // The shared store of a fleet (server.redisUrl, else REDIS_URL), answering PING at start;
+    // absent: every instance keeps its own state.
+    std::optional<redis_endpoint> shared_store;
 };
 
 class gateway {

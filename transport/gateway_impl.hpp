@@ -11,6 +11,7 @@
 #include "protocol/subscription_filter.hpp"
 #include "transport/ask_flight.hpp"
 #include "transport/event_stream.hpp"
+#include "transport/fleet_store.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
@@ -77,6 +78,8 @@ struct gateway::impl final : http_handler {
     respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
 
     boost::asio::awaitable<void> sweep_sessions();
+    // With a shared store: opens here what the fleet opened elsewhere (polled).
+    boost::asio::awaitable<void> follow_fleet_breakers();
     // Opens every upstream's root session in the background and logs the outcome.
     void warm_up(const federation_view& view);
 
@@ -175,8 +178,8 @@ struct gateway::impl final : http_handler {
                                                           const boost::json::object& params,
                                                           request_context& rec);
     // A tools/call answer that carries a minted task pins it to `upstream` for the caller.
-    void pin_minted_task(const request_context& rec, std::size_t upstream,
-                         const boost::json::object& answer);
+    boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
+                                                 const boost::json::object& answer);
     // The context of a call on the client's bridged session at one upstream. At an upstream
     // that takes the caller's own credential, the caller rides along, and a request with no
     // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
@@ -304,8 +307,9 @@ struct gateway::impl final : http_handler {
     budget_ledger budgets;
     // Charges one invocation of `upstream` for `ctx` to every budget it draws on; the
     // exhausted one, if any (nothing charged then).
-    std::optional<budget_ledger::exhausted> charge_budgets(const request_context& ctx,
-                                                           std::size_t upstream);
+    // With a shared store, the fleet's allowance (budget_ledger's reservations).
+    boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+    charge_budgets(const request_context& ctx, std::size_t upstream);
     // The -32044 answer for an exhausted budget, with its outcome and error on `ctx`.
     boost::json::object budget_refusal(request_context& ctx, const budget_ledger::exhausted& e);
 
@@ -324,6 +328,9 @@ struct gateway::impl final : http_handler {
     session_table sessions;
     std::shared_ptr<const federation_view> live;
     std::shared_ptr<health_checker> health;
+    // The fleet's shared store (null without one): stages 3 and 6, the upstream clients, the
+    // token endpoint and the task table go to it first and fall back to their own state.
+    std::shared_ptr<fleet_store> fleet;
     // Stage 2's checker with auth.mode "required" (null: every caller is anonymous), and the
     // resource metadata URL its challenges point at.
     std::unique_ptr<token_endpoint> tokens; // auth.ema: POST /oauth/token and its key set

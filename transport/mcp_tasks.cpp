@@ -12,6 +12,8 @@
 #include "transport/gateway_impl.hpp"
 
 #include <caf/send.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -49,14 +51,37 @@ std::uint64_t cursor_owner_key(const request_context& rec) {
                       : protocol::principal_hash("session", rec.session);
 }
 
-void gateway::impl::pin_minted_task(const request_context& rec, std::size_t upstream,
-                                    const json::object& answer) {
+namespace {
+
+// A task's owner as the fleet's store keeps it: the owner key (hex) and the upstream's id.
+std::string fleet_task_record(std::uint64_t principal, const std::string& upstream) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(principal));
+    return std::string(hex) + " " + upstream;
+}
+
+// The owner in a record of the fleet's store, as the keeper would answer for `principal`.
+task_owner from_fleet_record(const std::string& record, std::uint64_t principal) {
+    auto space = record.find(' ');
+    if (space != 16)
+        return {};
+    auto owner = std::strtoull(record.substr(0, 16).c_str(), nullptr, 16);
+    if (owner != principal)
+        return {task_owner::kind::foreign, {}};
+    return {task_owner::kind::owned, record.substr(17)};
+}
+
+} // namespace
+
+asio::awaitable<void> gateway::impl::pin_minted_task(const request_context& rec,
+                                                     std::size_t upstream,
+                                                     const json::object& answer) {
     if (!actors()->tasks)
-        return;
+        co_return;
     auto* result = answer.if_contains("result");
     auto* r = result ? result->if_object() : nullptr;
     if (!r)
-        return;
+        co_return;
     // 2025-11-25 nests the task (`result.task.taskId`); the 2026-07-28 tasks extension
     // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top).
     const json::value* task_id = nullptr;
@@ -65,10 +90,15 @@ void gateway::impl::pin_minted_task(const request_context& rec, std::size_t upst
     else if (auto* type = r->if_contains("resultType"); type && *type == "task")
         task_id = r->if_contains("taskId");
     if (!task_id || !task_id->is_string())
-        return;
-    caf::anon_send(actors()->tasks,
-                   task_pin{std::string(task_id->get_string()), task_owner_key(rec),
-                            rec.view->clients[upstream]->config().id});
+        co_return;
+    std::string id(task_id->get_string());
+    const auto& owner = rec.view->clients[upstream]->config().id;
+    caf::anon_send(actors()->tasks, task_pin{id, task_owner_key(rec), owner});
+    // The fleet's record is written before the client hears of the task, so its next call
+    // may land on any instance.
+    if (fleet)
+        co_await fleet->put("task", id, fleet_task_record(task_owner_key(rec), owner),
+                            task_registry::lifetime);
 }
 
 asio::awaitable<json::object> gateway::impl::task_call(const std::string& session,
@@ -95,6 +125,15 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         if (!found)
             co_return protocol::make_error(id, ec::internal_error, "task keeper unavailable");
         owner = *found;
+    }
+    if (owner.what == task_owner::kind::unknown && fleet) {
+        // Minted through another instance of the fleet: its record says whose it is.
+        auto record = co_await fleet->get("task", task_id);
+        if (record && *record) {
+            owner = from_fleet_record(**record, principal);
+            if (owner.what == task_owner::kind::owned && actors()->tasks)
+                caf::anon_send(actors()->tasks, task_pin{task_id, principal, owner.upstream});
+        }
     }
     if (owner.what == task_owner::kind::foreign)
         co_return unknown_task(id, task_id);
@@ -127,6 +166,10 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         if (actors()->tasks)
             caf::anon_send(actors()->tasks,
                            task_pin{task_id, principal, clients[*answered]->config().id});
+        if (fleet)
+            co_await fleet->put("task", task_id,
+                                fleet_task_record(principal, clients[*answered]->config().id),
+                                task_registry::lifetime);
         rec.upstream = clients[*answered]->config().id;
         if (method == "tasks/get")
             co_return pass_on(std::move(std::get<upstream_message>(*probes[*answered])), id, rec);

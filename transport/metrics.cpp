@@ -77,6 +77,11 @@ metrics::metrics()
                                  .Name("gate_tenant_upstream_calls_total")
                                  .Help("Upstream invocations charged to each tenant")
                                  .Register(*registry_)),
+      shared_degraded_(prometheus::BuildCounter()
+                           .Name("gate_shared_state_degraded_total")
+                           .Help("Operations on shared state (other than budgets) that fell "
+                                 "back to per-instance state because the store did not answer")
+                           .Register(*registry_)),
       fanout_(prometheus::BuildHistogram()
                   .Name("gate_request_upstream_calls")
                   .Help("Upstream calls caused by one request")
@@ -87,6 +92,12 @@ metrics::metrics()
                           .Help("Audit events dropped because the sink's buffer was full")
                           .Register(*registry_)
                           .Add({});
+    budget_degraded_ = &prometheus::BuildCounter()
+                            .Name("gate_budget_degraded_total")
+                            .Help("Budget checks that fell back to per-instance enforcement "
+                                  "because shared state was unreachable")
+                            .Register(*registry_)
+                            .Add({});
     downstream_sessions_ = &prometheus::BuildGauge()
                                 .Name("gate_downstream_sessions")
                                 .Help("Downstream MCP sessions held")
@@ -172,6 +183,24 @@ void metrics::upstream(const std::string& id, std::string_view outcome, double s
 
 void metrics::audit_dropped() {
     audit_dropped_->Increment();
+}
+
+void metrics::budget_degraded() {
+    budget_degraded_->Increment();
+}
+
+void metrics::shared_state_degraded(std::string_view state) {
+    shared_degraded_.Add({{"state", std::string(state)}}).Increment();
+}
+
+void metrics::shared_state_up(bool up) {
+    if (!shared_up_)
+        shared_up_ = &prometheus::BuildGauge()
+                          .Name("gate_shared_state_up")
+                          .Help("Whether the shared store (server.redisUrl) answers: 1 or 0")
+                          .Register(*registry_)
+                          .Add({});
+    shared_up_->Set(up ? 1 : 0);
 }
 
 void metrics::rejection(std::string_view reason) {

@@ -34,6 +34,13 @@ public:
                         std::int64_t upstream_calls);
     // An audit event dropped because the sink's buffer was full.
     void audit_dropped();
+    // The shared store (transport/fleet_store): an operation that fell back to per-instance
+    // state because the store did not answer, by what it was for (budgets count in the spec's
+    // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
+    // whether the store answers now (gate_shared_state_up, shown only with a store).
+    void budget_degraded();
+    void shared_state_degraded(std::string_view state);
+    void shared_state_up(bool up);
     // The upstream guards as they stand (read at each scrape): the breaker of every live
     // upstream and the rotation state of each replica of multi-endpoint ones. Series of
     // upstreams a reload retired are removed.
@@ -78,6 +85,9 @@ private:
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;
+    prometheus::Counter* budget_degraded_ = nullptr;
+    prometheus::Family<prometheus::Counter>& shared_degraded_;
+    prometheus::Gauge* shared_up_ = nullptr;
     prometheus::Histogram& fanout_;
     std::mutex mutex_; // guards the two maps below
     std::unordered_map<std::string_view, method_series> methods_;

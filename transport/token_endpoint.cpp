@@ -1,6 +1,7 @@
 #include "transport/token_endpoint.hpp"
 
 #include "protocol/jose/jws.hpp"
+#include "transport/fleet_store.hpp"
 #include "transport/random_id.hpp"
 
 #include <algorithm>
@@ -193,7 +194,16 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
         it != form.end() && !a.client_id.empty() && it->second != a.client_id)
         co_return refuse(http::status::bad_request, "invalid_grant",
                          "the assertion was issued to another client");
-    switch (redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now())) {
+    auto redemption = redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
+    if (redemption == jti_ledger::redemption::first && fleet_) {
+        // First here; the fleet decides whether it is first anywhere. A store that does not
+        // answer leaves this instance's ledger to decide (counted).
+        auto ttl = std::chrono::seconds(std::max<std::int64_t>(a.expires - unix_now(), 1));
+        auto fresh = co_await fleet_->claim_once("jti", ema_.idp_issuer + "\n" + a.jti, ttl);
+        if (fresh && !*fresh)
+            redemption = jti_ledger::redemption::replayed;
+    }
+    switch (redemption) {
     case jti_ledger::redemption::first:
         break;
     case jti_ledger::redemption::replayed: {

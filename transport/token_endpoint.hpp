@@ -24,6 +24,8 @@
 
 namespace gate::transport {
 
+class fleet_store;
+
 inline constexpr std::string_view jwt_bearer_grant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 // The gateway's issuer identifier as an authorization server: the origin of `resource`.
@@ -40,6 +42,9 @@ public:
     http_reply metadata() const;
 
     const std::string& issuer() const { return issuer_; }
+    // The fleet's shared store: an assertion redeemed through any instance is refused by the
+    // others (its jti claimed there until it expires).
+    void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
     // The public half of the minting key, for verifying the tokens minted here.
     protocol::jose::public_key public_key() const;
 
@@ -54,6 +59,7 @@ private:
     key_set_source idp_keys_;
     sliding_window rate_;
     jti_ledger redeemed_;
+    std::shared_ptr<fleet_store> fleet_;
 };
 
 } // namespace gate::transport

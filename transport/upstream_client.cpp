@@ -3,6 +3,7 @@
 #include "actors/endpoint_rotation.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/bridge.hpp"
+#include "transport/fleet_store.hpp"
 #include "transport/sse.hpp"
 #include "transport/upstream_client_parts.hpp"
 #include "transport/upstream_connection.hpp"
@@ -94,12 +95,14 @@ asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failu
         // hot path sends no message.
         if (board_->view()->failures > 0 || c->failures_out_ > 0)
             caf::anon_send(actor, guard_success{false, {}});
+        c->share_success();
         co_return;
     }
     if (success) {
         co_await ask<bool>(actor, [](reply_to<bool> counted) {
             return guard_success{true, std::move(counted)};
         });
+        c->share_success();
         co_return;
     }
     ++c->failures_out_;
@@ -107,6 +110,36 @@ asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failu
         return guard_failure{probe(), f->message, std::move(counted)};
     });
     --c->failures_out_;
+    if (c->fleet_)
+        co_await c->share_failure();
+}
+
+asio::awaitable<void> upstream_client::share_failure() {
+    auto fleet = fleet_;
+    auto counted = co_await fleet->breaker_failure(cfg_.id);
+    if (counted)
+        fleet_failures_ = *counted;
+    auto view = board_->view();
+    if (view->breaker == circuit_breaker::state::closed && counted &&
+        *counted >= cfg_.circuit_breaker.failure_threshold)
+        if (auto actor = board_->actor()) {
+            auto rest = std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms);
+            co_await ask<bool>(actor, [&](reply_to<bool> done) {
+                return fleet_opened{rest, std::move(done)};
+            });
+            view = board_->view();
+        }
+    auto now = clock::now();
+    if (view->breaker == circuit_breaker::state::open && view->reopens_at > now)
+        fleet->breaker_opened(cfg_.id,
+                              std::chrono::ceil<std::chrono::milliseconds>(view->reopens_at - now));
+}
+
+void upstream_client::share_success() {
+    if (fleet_ && fleet_failures_ > 0) {
+        fleet_->breaker_success(cfg_.id);
+        fleet_failures_ = 0;
+    }
 }
 
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
@@ -158,8 +191,24 @@ upstream_client::admit(guard_use use) {
         // A batch of slots is asked for by one call at a time; the others spend what it
         // brings. The half-open probe is asked for directly: the actor hands it to one.
         if (view->breaker == circuit_breaker::state::closed) {
-            if (!co_await slot_ask_.run_or_wait(ask_actor))
+            // A batch of the window: the fleet's when it shares one, else the actor's.
+            std::optional<sliding_window::batch> shared;
+            auto ask_batch = [&]() -> asio::awaitable<void> {
+                if (fleet_ && cfg_.rate_limit)
+                    shared = co_await fleet_->take_window("upstream:" + cfg_.id,
+                                                          cfg_.rate_limit->requests_per_minute);
+                if (!shared)
+                    co_await ask_actor();
+            };
+            if (!co_await slot_ask_.run_or_wait(ask_batch))
                 continue;
+            if (shared) {
+                if (shared->taken == 0)
+                    co_return refusal({upstream_guard::refused::reason::rate_limited,
+                                       std::max(shared->wait, std::chrono::milliseconds(1))});
+                lease_.grant(shared->taken, shared->until);
+                co_return guard_ticket(*this);
+            }
         } else {
             co_await ask_actor();
         }

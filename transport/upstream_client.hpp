@@ -40,6 +40,8 @@
 
 namespace gate::transport {
 
+class fleet_store;
+
 // A JSON-RPC response as the upstream sent it: parsed, and the exact text (so it can be passed
 // on byte for byte).
 struct upstream_message {
@@ -184,6 +186,9 @@ public:
     // With healthCheck.intervalMs: probes every endpoint on that interval until close()
     // (upstream_probes.cpp). Idempotent.
     void start_health_checks();
+    // The fleet's shared store (transport/fleet_store): this upstream's rate window and
+    // breaker become the fleet's. Set once, before the first call.
+    void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
 
     // Whether the upstream takes each caller's own credential (passthrough, token-exchange):
     // no shared session or list serves two principals.
@@ -321,6 +326,13 @@ private:
     guard_lease lease_;    // rate-limit slots granted by the actor, spent here
     ask_flight slot_ask_;  // one batch ask at a time
     int failures_out_ = 0; // failures reported and not yet counted by the actor
+    std::shared_ptr<fleet_store> fleet_;
+    std::int64_t fleet_failures_ = 0; // the fleet's count after this instance's last failure
+    // A failure counted by the fleet too: the fleet's count may open the circuit here, and an
+    // opening (here or by the fleet's count) is published for the other instances.
+    boost::asio::awaitable<void> share_failure();
+    // This instance's view of the fleet's breaker reset by a success it saw.
+    void share_success();
     std::size_t turn_ = 0; // whose turn it is among the replicas in rotation
     upstream_failure refusal(const upstream_guard::refused& r) const;
     void endpoint_failed(endpoint& ep, const std::string& why);

@@ -569,11 +569,17 @@ TEST(ConfigRules, AllowedHostsAreHostnamesOrTheSoleWildcard) {
 }
 
 TEST(ConfigRules, RedisUrlSchemes) {
-    for (auto good : {"redis://127.0.0.1:6379", "rediss://cache.internal:6380/2"}) {
+    for (auto good : {"redis://127.0.0.1:6379", "redis://cache.internal:6380/2", "redis://r/"}) {
         expect_ok(with(base(), "/server/redisUrl", good));
     }
     expect_error(with(base(), "/server/redisUrl", "http://127.0.0.1:6379"), "/server/redisUrl",
-                 "redis:// or rediss://");
+                 "must be a redis:// URL");
+    expect_error(with(base(), "/server/redisUrl", "rediss://cache.internal:6380/2"),
+                 "/server/redisUrl", "TLS to Redis");
+    expect_error(with(base(), "/server/redisUrl", "redis://127.0.0.1:6379/x"), "/server/redisUrl",
+                 "database number");
+    expect_error(with(base(), "/server/redisUrl", "redis://127.0.0.1:6379/0?db=1"),
+                 "/server/redisUrl", "query");
     expect_error(with(base(), "/server/redisUrl", "redis://:hunter2@127.0.0.1"), "/server/redisUrl",
                  "REDIS_URL");
     expect_error(with(base(), "/server/redisUrl", "127.0.0.1:6379"), "/server/redisUrl",

@@ -103,6 +103,8 @@ const std::map<std::string, std::string> enforced = {
     {"/upstreams/*/rateLimit", "upstreams[].rateLimit refuses calls over it with -32040"},
     {"/upstreams/*/rateLimit/requestsPerMinute",
      "upstreams[].rateLimit refuses calls over it with -32040"},
+    {"/server/redisUrl", "fleet: one global limit and one budget across two instances sharing a "
+                         "real Redis"},
     {"/server/rateLimit", "server.rateLimit answers 429 with Retry-After and one audit event"},
     {"/server/rateLimit/requestsPerMinute",
      "server.rateLimit answers 429 with Retry-After and one audit event"},
@@ -198,8 +200,6 @@ const std::map<std::string, std::string> refused_through = {
 const std::map<std::string, std::string> refusal_samples = {
     {"/audit/sinks/*/type",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"}]}})"},
-    {"/server/redisUrl",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"redisUrl":"redis://127.0.0.1:6379"}})"},
     {"/server/introspection/enabled",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"introspection":{"enabled":true}}})"},
     {"/server/console/enabled",

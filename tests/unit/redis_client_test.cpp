@@ -2,6 +2,7 @@
 // loopback port and stopped by its PID: pipelined commands answered in order, credentials and
 // database from the URL, the 500 ms-style bound when the server stalls, and a server that
 // dies and comes back.
+#include "tests/support/redis_server.hpp"
 #include "transport/redis_client.hpp"
 
 #include <algorithm>
@@ -12,86 +13,16 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <csignal>
-#include <cstdio>
-#include <filesystem>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <utility>
 
 namespace asio = boost::asio;
 using namespace gate::transport;
+using gate::test::free_port;
+using gate::test::redis_server;
 using namespace std::chrono_literals;
 
-extern char** environ;
-
 namespace {
-
-std::uint16_t free_port() {
-    asio::io_context io;
-    asio::ip::tcp::acceptor a(io, {asio::ip::make_address("127.0.0.1"), 0});
-    return a.local_endpoint().port();
-}
-
-// redis-server is redis-check-rdb under another name (Debian ships the binary in redis-tools,
-// and the redis-server package only adds a service we do not want started).
-struct server_link {
-    std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / ("gate-redis-" + std::to_string(getpid()));
-    server_link() {
-        std::filesystem::create_directories(dir);
-        std::filesystem::create_symlink("/usr/bin/redis-check-rdb", dir / "redis-server");
-    }
-    ~server_link() { std::filesystem::remove_all(dir); }
-};
-std::string server_binary() {
-    static server_link link;
-    return (link.dir / "redis-server").string();
-}
-
-// A Redis server on 127.0.0.1:port, ready when constructed (it said so on its stdout).
-struct redis_server {
-    pid_t pid = -1;
-    FILE* log = nullptr;
-    redis_server(std::uint16_t port, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args{
-            server_binary(), "--port", std::to_string(port), "--bind", "127.0.0.1",
-            "--save",        "",       "--appendonly",       "no"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        std::vector<char*> argv;
-        for (auto& a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
-        int out[2];
-        EXPECT_EQ(pipe(out), 0);
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-        posix_spawn_file_actions_addclose(&fa, out[0]);
-        EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ), 0);
-        posix_spawn_file_actions_destroy(&fa);
-        close(out[1]);
-        FILE* f = fdopen(out[0], "r");
-        char line[1024];
-        bool ready = false;
-        while (!ready && fgets(line, sizeof line, f))
-            ready = std::string_view(line).find("Ready to accept connections") != std::string::npos;
-        log = f; // kept open (and unread) until the server is gone: it logs little
-        EXPECT_TRUE(ready) << "redis-server did not start";
-    }
-    void kill() {
-        if (pid > 0) {
-            ::kill(pid, SIGKILL);
-            waitpid(pid, nullptr, 0);
-            pid = -1;
-        }
-        if (log)
-            fclose(std::exchange(log, nullptr));
-    }
-    ~redis_server() { kill(); }
-};
 
 // Runs `body` on an io_context until it is done.
 template <class Body> void run(Body body) {

@@ -26,7 +26,7 @@ public:
         auto kind = protocol::list_kind_of(m);
         if (!ctx.response && ctx.upstream_answer) {
             if (m == "tools/call")
-                g_.pin_minted_task(ctx, ctx.target->upstream, ctx.upstream_answer->body);
+                co_await g_.pin_minted_task(ctx, ctx.target->upstream, ctx.upstream_answer->body);
             // Whatever the upstream answered, result or error, goes back verbatim.
             ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx);
         }

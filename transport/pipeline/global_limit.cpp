@@ -6,7 +6,8 @@
 // asks for the next batch. Over a limit: 429 with Retry-After, audited once as an `http`
 // rejection with outcome rate_limited (protocol/gateway_error). A limiter that cannot answer
 // (between a crash and its respawn) lets the request through: gate's fault is not the
-// client's.
+// client's. With a shared store (server.redisUrl), each batch is the fleet's, taken from the
+// store in one round trip; a store that does not answer leaves the limiter's own windows.
 #include "transport/bridge.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
@@ -41,6 +42,17 @@ boost::asio::awaitable<std::optional<batch>> admit(slot_lease& lease, ask_flight
     co_return got;
 }
 
+// The batch of a shared window from the fleet's store, else (no store, or it did not answer)
+// from this instance's limiter.
+template <class Local>
+boost::asio::awaitable<std::optional<batch>> shared_or_local(gateway::impl& g, std::string scope,
+                                                             std::int64_t limit, Local local) {
+    if (g.fleet)
+        if (auto b = co_await g.fleet->take_window(scope, limit))
+            co_return b;
+    co_return co_await local();
+}
+
 class global_limit final : public stage {
 public:
     explicit global_limit(gateway::impl& g) : g_(g) {}
@@ -51,8 +63,10 @@ public:
             co_return verdict::proceed;
         if (g_.global_limit) {
             auto refused = co_await admit(g_.global_slots, g_.global_flight, [&] {
-                return ask<batch>(limiter,
-                                  [](reply_to<batch> r) { return limit_ask{std::move(r)}; });
+                return shared_or_local(g_, "global", *g_.global_limit, [&] {
+                    return ask<batch>(limiter,
+                                      [](reply_to<batch> r) { return limit_ask{std::move(r)}; });
+                });
             });
             if (refused)
                 co_return refuse(ctx, *refused,
@@ -68,8 +82,10 @@ public:
                 auto lease = g_.tenant_leases.of(*ctx.tenant);
                 auto per_minute = limit->requests_per_minute;
                 auto refused = co_await admit(lease->slots, lease->flight, [&] {
-                    return ask<batch>(limiter, [&](reply_to<batch> r) {
-                        return tenant_limit_ask{*ctx.tenant, per_minute, std::move(r)};
+                    return shared_or_local(g_, "tenant:" + *ctx.tenant, per_minute, [&] {
+                        return ask<batch>(limiter, [&](reply_to<batch> r) {
+                            return tenant_limit_ask{*ctx.tenant, per_minute, std::move(r)};
+                        });
                     });
                 });
                 if (refused)
@@ -83,8 +99,10 @@ public:
             auto key = principal_key(ctx.caller);
             auto lease = g_.principal_leases.of(key);
             auto refused = co_await admit(lease->slots, lease->flight, [&] {
-                return ask<batch>(limiter, [&](reply_to<batch> r) {
-                    return principal_limit_ask{key, std::move(r)};
+                return shared_or_local(g_, "principal:" + key, *g_.principal_limit, [&] {
+                    return ask<batch>(limiter, [&](reply_to<batch> r) {
+                        return principal_limit_ask{key, std::move(r)};
+                    });
                 });
             });
             if (refused)

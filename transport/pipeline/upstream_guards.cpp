@@ -32,7 +32,7 @@ public:
                 ctx.response = refuse_upstream(ctx, ctx.id, client.config().id, *refused);
                 co_return verdict::answered;
             }
-            if (auto spent = g_.charge_budgets(ctx, ctx.target->upstream)) {
+            if (auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream)) {
                 ctx.response = g_.budget_refusal(ctx, *spent); // the ticket is dropped unused
                 co_return verdict::answered;
             }
@@ -52,7 +52,7 @@ public:
                     ctx.list_admitted.push_back(nullptr);
                     continue;
                 }
-                if (auto spent = g_.charge_budgets(ctx, upstream)) {
+                if (auto spent = co_await g_.charge_budgets(ctx, upstream)) {
                     // An upstream's own budget leaves it out; the server's or the tenant's
                     // answers the whole list.
                     if (!spent->key.starts_with("upstream ")) {

@@ -15,3 +15,4 @@ export * from './recording-proxy.mjs';
 export * from './silent-server.mjs';
 export * from './idp.mjs';
 export * from './metrics.mjs';
+export * from './redis.mjs';

@@ -1,0 +1,272 @@
+// A fleet of two real gate instances sharing one real Redis (server.redisUrl): one global rate
+// limit and one budget across both, one breaker, cursors that page on either, a task minted
+// through one and fetched through the other (and by nobody else), an ID-JAG's jti redeemed
+// once fleet-wide; Redis frozen in the middle of a load (every request still answered, the
+// outage counted and logged once, the recovery too); a store that does not answer at start
+// stops gate. Each test has a Redis database of its own (redis://…/N), so no state leaks
+// between them.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+
+import { SignJWT } from 'jose';
+
+import {
+  connectClient,
+  eventually,
+  expectMcpError,
+  get,
+  openRawSession,
+  post,
+  rpc,
+  runGate,
+  startEverything,
+  startGate,
+  startIdp,
+  startRecordingProxy,
+  startRedis,
+  startTaskServerV2,
+} from './lib/index.mjs';
+import { metric } from './lib/metrics.mjs';
+
+const RESOURCE = 'https://gate.example/mcp';
+const MODERN = '2026-07-28';
+const TASKS = 'io.modelcontextprotocol/tasks';
+const echo = (c, name, message = 'x') => c.callTool({ name, arguments: { message } });
+
+describe('a fleet of two instances over one Redis', { timeout: 180_000 }, () => {
+  let redis;
+  let everything;
+  let idp;
+  let db = 0;
+  const started = [];
+
+  // Two instances of the same document on a fresh database of the shared Redis.
+  const pair = async (config, env = {}) => {
+    const url = `${redis.url}/${++db}`;
+    const gates = await Promise.all([0, 1].map(() => startGate({ config: { ...config, server: { ...config.server, redisUrl: url } }, env })));
+    started.push(...gates);
+    return gates;
+  };
+
+  before(async () => {
+    [redis, everything, idp] = await Promise.all([startRedis(), startEverything(), startIdp()]);
+  });
+  after(async () => {
+    await Promise.all(started.map((g) => g.stop()));
+    await Promise.all([redis?.stop(), everything?.stop(), idp?.stop()]);
+  });
+
+  test('fleet: one global limit and one budget across two instances sharing a real Redis', async () => {
+    const [a, b] = await pair({
+      upstreams: [{ id: 'alpha', url: everything.url, namespace: 'a', budget: { period: 'day', upstreamCalls: 3 } }],
+      server: { rateLimit: { requestsPerMinute: 10 } },
+    });
+    const sa = await openRawSession(a.url); // 2 requests: initialize and its notification (not counted)
+    const sb = await openRawSession(b.url);
+    // 2 of 10 spent on the two initializes; the budget of 3 calls spent across both.
+    const call = (g, s) => post(g.url, rpc('tools/call', { name: 'a__echo', arguments: { message: 'm' } }), s.headers);
+    const outcomes = [];
+    for (let i = 0; i < 5; i++) {
+      const [g, s] = i % 2 ? [b, sb] : [a, sa];
+      const r = await call(g, s);
+      assert.equal(r.status, 200, r.text);
+      outcomes.push(r.json.error?.code ?? 'ok');
+    }
+    assert.deepEqual(outcomes, ['ok', 'ok', 'ok', -32044, -32044], 'three calls a day, whichever instance takes them');
+    // 7 of 10 spent: three more pings are admitted across both, then 429 on either.
+    const codes = [];
+    for (let i = 0; i < 5; i++) {
+      const [g, s] = i % 2 ? [a, sa] : [b, sb];
+      codes.push((await post(g.url, rpc('ping'), s.headers)).status);
+    }
+    assert.deepEqual(codes, [200, 200, 200, 429, 429]);
+    const limited = await post(a.url, rpc('ping'), sa.headers);
+    assert.match(JSON.parse(limited.text).error, /global rate limit of 10 requests per minute reached/);
+    for (const g of [a, b]) {
+      const m = (await get(`${g.base}/metrics`)).text;
+      assert.equal(metric(m, 'gate_shared_state_up', {}), 1);
+      assert.equal(metric(m, 'gate_budget_degraded_total', {}), 0);
+    }
+  });
+
+  test('fleet: a cursor minted by one instance pages on the other', async () => {
+    const [a, b] = await pair({
+      upstreams: [{ id: 'alpha', url: everything.url, namespace: 'a' }],
+      routing: { pageSize: 4 },
+      auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+    });
+    // One principal's sessions on each instance (a cursor is bound to its caller).
+    const bearer = { authorization: `Bearer ${await idp.mint({ sub: 'alice', aud: RESOURCE })}` };
+    const [sa, sb] = [await openRawSession(a.url, bearer), await openRawSession(b.url, bearer)];
+    const first = await post(a.url, rpc('tools/list', {}), sa.headers);
+    const cursor = first.json.result.nextCursor;
+    assert.ok(cursor, 'a second page');
+    const second = await post(b.url, rpc('tools/list', { cursor }), sb.headers);
+    assert.ok(second.json.result, second.text);
+    const names = (r) => r.json.result.tools.map((t) => t.name);
+    assert.equal(names(second).length, 4);
+    assert.ok(names(second).every((n) => !names(first).includes(n)), 'the next page, not the first again');
+    // Another principal cannot use it on either instance.
+    const bob = await openRawSession(b.url, { authorization: `Bearer ${await idp.mint({ sub: 'bob', aud: RESOURCE })}` });
+    assert.equal((await post(b.url, rpc('tools/list', { cursor }), bob.headers)).json.error?.code, -32602);
+  });
+
+  test('fleet: failures counted on both instances open one breaker', async () => {
+    const proxy = await startRecordingProxy(everything.url);
+    try {
+      const [a, b] = await pair({
+        upstreams: [{ id: 'flaky', url: proxy.url, namespace: 'f', circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 60_000 } }],
+      });
+      const [ca, cb] = [await connectClient(a.url), await connectClient(b.url)];
+      try {
+        proxy.failWith({ status: 500, body: '{"error":"boom"}' });
+        // One failure on each: neither instance alone reached the threshold of 2.
+        for (const c of [ca, cb]) assert.match((await expectMcpError(() => echo(c, 'f__echo'))).message, /upstream flaky unavailable/);
+        const posts = () => proxy.seen.filter((r) => r.httpMethod === 'POST').length;
+        for (const [c, g] of [[cb, b], [ca, a]]) {
+          // Open on both (the first instance learns it from the store within a poll).
+          await eventually(async () => {
+            const before = posts();
+            const err = await expectMcpError(() => echo(c, 'f__echo'));
+            return err.code === -32041 && /circuit open/.test(err.message) && posts() === before;
+          }, { timeoutMs: 5000, everyMs: 50, what: `the breaker open at ${g.base}` });
+          const m = (await get(`${g.base}/metrics`)).text;
+          assert.equal(metric(m, 'gate_upstream_breaker_state', { upstream: 'flaky' }), 2);
+        }
+      } finally {
+        await Promise.all([ca.close(), cb.close()]);
+      }
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  test('fleet: a task minted through one instance is fetched through the other, and by nobody else', async () => {
+    // A 2026-07-28 task server keeps its tasks whoever asks; without the fleet's record the
+    // other instance would probe both upstreams, and would not know whose the task is.
+    const v2 = await startTaskServerV2();
+    try {
+      const [a, b] = await pair({
+        upstreams: [
+          { id: 'ev', url: everything.url, namespace: 'ev' },
+          { id: 'v2', url: v2.url, namespace: 't2', protocol: MODERN },
+        ],
+        auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+        audit: { sinks: [{ type: 'stdout' }] },
+      });
+      const modern = async (g, sub, method, params) => {
+        const res = await post(
+          g.url,
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } } } },
+          },
+          { authorization: `Bearer ${await idp.mint({ sub, aud: RESOURCE })}`, 'mcp-protocol-version': MODERN, 'mcp-method': method, 'mcp-name': params.name ?? params.taskId },
+        );
+        assert.equal(res.status, 200, res.text);
+        return res.json;
+      };
+      const created = await modern(a, 'alice', 'tools/call', { name: 't2__report', arguments: { topic: 'fleet' } });
+      const taskId = created.result?.taskId;
+      assert.ok(taskId, JSON.stringify(created));
+      const got = await modern(b, 'alice', 'tasks/get', { taskId });
+      assert.equal(got.result?.taskId, taskId, JSON.stringify(got));
+      const [ev] = (await b.waitForAudit((evs) => evs.some((e) => e.method === 'tasks/get'))).filter((e) => e.method === 'tasks/get');
+      assert.equal(ev.upstreamCalls, 1, 'the fleet knew its owner: no probe');
+      assert.equal(ev.upstream, 'v2');
+      const foreign = await modern(b, 'bob', 'tasks/get', { taskId });
+      assert.equal(foreign.error?.code, -32002, JSON.stringify(foreign));
+    } finally {
+      await v2.stop();
+    }
+  });
+
+  test('fleet: an ID-JAG redeemed through one instance is refused by the other', async () => {
+    const key = execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'], { encoding: 'utf8' });
+    const [a, b] = await pair(
+      {
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        auth: {
+          mode: 'required',
+          resource: RESOURCE,
+          issuers: [{ issuer: idp.issuer, mode: 'exchange' }],
+          ema: { idpIssuer: idp.issuer, signingKeyRef: 'GATE_SIGNING_KEY', tokenTtlSec: 120 },
+        },
+      },
+      { GATE_SIGNING_KEY: key },
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const k = idp.keys[0];
+    const assertion = await new SignJWT({ iss: idp.issuer, sub: 'alice', aud: 'https://gate.example', resource: RESOURCE, client_id: 'c', jti: randomUUID(), iat: now, exp: now + 120 })
+      .setProtectedHeader({ alg: k.alg, kid: k.kid, typ: 'oauth-id-jag+jwt' })
+      .sign(k.privateKey);
+    const redeem = async (g) => {
+      const res = await fetch(`${g.base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    assert.equal((await redeem(a)).status, 200);
+    const again = await redeem(b);
+    assert.equal(again.status, 400);
+    assert.match(again.body.error_description, /already redeemed/);
+  });
+
+  test('fleet: Redis frozen mid-load: every request answered, the outage counted and logged once, then shared again', async () => {
+    const own = await startRedis();
+    const gates = await Promise.all([0, 1].map(() => startGate({ config: { upstreams: [{ id: 'alpha', url: everything.url, namespace: 'a' }], server: { rateLimit: { requestsPerMinute: 100_000 } } }, env: { REDIS_URL: own.url } })));
+    started.push(...gates);
+    try {
+      const sessions = await Promise.all(gates.map((g) => openRawSession(g.url)));
+      const load = async (n) => {
+        const statuses = await Promise.all(
+          Array.from({ length: n }, (_, i) => post(gates[i % 2].url, rpc('tools/call', { name: 'a__echo', arguments: { message: String(i) } }), sessions[i % 2].headers)),
+        );
+        return statuses.map((r) => (r.status === 200 && r.json.result ? 'ok' : `${r.status} ${r.text}`));
+      };
+      assert.deepEqual(new Set(await load(20)), new Set(['ok']));
+      own.pause();
+      // Past the batches already granted, each instance asks the frozen store: within 500 ms it
+      // fails open to its own window.
+      const during = await load(400);
+      assert.deepEqual(new Set(during), new Set(['ok']));
+      for (const g of gates) {
+        const m = (await get(`${g.base}/metrics`)).text;
+        assert.ok(metric(m, 'gate_shared_state_degraded_total', { state: 'rate_limit' }) >= 1, 'the fallback is counted');
+        assert.equal(metric(m, 'gate_shared_state_up', {}), 0);
+        assert.equal(g.stderrLines.filter((l) => /shared store .* failed/.test(l)).length, 1, 'logged once');
+      }
+      own.resume();
+      for (const g of gates) {
+        await eventually(async () => {
+          await load(2);
+          return metric((await get(`${g.base}/metrics`)).text, 'gate_shared_state_up', {}) === 1;
+        }, { timeoutMs: 10_000, everyMs: 200, what: 'the store answering again' });
+        assert.equal(g.stderrLines.filter((l) => /shared store .* answers again/.test(l)).length, 1, g.stderrLines.filter((l) => /shared store/.test(l)).join('\n'));
+      }
+    } finally {
+      own.resume();
+      await own.stop();
+    }
+  });
+
+  test('a shared store that does not answer at start stops gate, naming it without its password', async () => {
+    const dead = await startRedis();
+    const port = dead.port;
+    await dead.stop();
+    const config = JSON.stringify({ upstreams: [{ id: 'a', url: everything.url }] });
+    const r = await runGate([], { env: { GATE_CONFIG: config, REDIS_URL: `redis://:s3cret@127.0.0.1:${port}/2` } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`the shared store redis://127\\.0\\.0\\.1:${port}/2 does not answer`));
+    assert.ok(!r.stderr.includes('s3cret'), 'the password is never printed');
+    const bad = await runGate([], { env: { GATE_CONFIG: config, REDIS_URL: 'http://127.0.0.1:1' } });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /REDIS_URL\) is not usable: the scheme must be redis:\/\//);
+  });
+});
