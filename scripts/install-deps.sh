@@ -11,6 +11,7 @@ packages=(
   libsqlite3-dev libpq-dev  # gate-hooks' stores: SQLite (default), PostgreSQL
   libhiredis-dev  # RESP formatting and parsing for gate's shared state (transport/redis_wire)
   redis-tools  # a real Redis 7 for the tests: its server binary, started by the tests (no service)
+  haproxy  # the round-robin load balancer in front of two gate instances in the fleet tests
   postgresql  # a real PostgreSQL 15 for the gate-hooks tests (started by the tests, not as a service)
   prometheus  # promtool checks the /metrics exposition in tests
   chromium    # the gate-hooks console page is driven headless in tests (playwright-core)

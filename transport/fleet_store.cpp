@@ -5,6 +5,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <cstdlib>
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
@@ -311,8 +312,63 @@ fleet_store::get(std::string_view state, const std::string& name) {
     co_return std::optional<std::string>{std::move(reply->text)};
 }
 
+void fleet_store::put_later(std::string_view state, const std::string& name, std::string value,
+                            std::chrono::milliseconds ttl) {
+    fire(state, {"SET", key(state, name), std::move(value), "PX",
+                 std::to_string(std::max<std::int64_t>(ttl.count(), 1))});
+}
+
+asio::awaitable<std::optional<std::optional<std::string>>>
+fleet_store::take(std::string_view state, const std::string& name) {
+    auto reply = co_await run(state, {"GETDEL", key(state, name)});
+    if (!reply)
+        co_return std::nullopt;
+    if (reply->type != redis_value::kind::string)
+        co_return std::optional<std::string>{};
+    co_return std::optional<std::string>{std::move(reply->text)};
+}
+
 void fleet_store::erase(std::string_view state, const std::string& name) {
     fire(state, {"DEL", key(state, name)});
+}
+
+void fleet_store::touch(std::string_view state, const std::string& name,
+                        std::chrono::milliseconds ttl) {
+    fire(state,
+         {"PEXPIRE", key(state, name), std::to_string(std::max<std::int64_t>(ttl.count(), 1))});
+}
+
+namespace {
+// An ended session: its record dropped, its id announced (a sorted set scored by the instant),
+// announcements older than ten minutes forgotten. ARGV: the id, now (ms).
+constexpr std::string_view end_session_script = R"lua(
+redis.call('DEL', KEYS[1])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[2]) - 600000)
+return 1
+)lua";
+} // namespace
+
+void fleet_store::session_ended(const std::string& id) {
+    fire("session", {"EVAL", std::string(end_session_script), "2", key("session", id),
+                     key("fleet", "sessions-ended"), id,
+                     std::to_string(epoch_ms(std::chrono::system_clock::now()))});
+}
+
+asio::awaitable<std::optional<fleet_store::endings>>
+fleet_store::sessions_ended_after(std::int64_t after) {
+    auto reply = co_await run("session", {"ZRANGEBYSCORE", key("fleet", "sessions-ended"),
+                                          "(" + std::to_string(after), "+inf", "WITHSCORES"});
+    if (!reply || reply->type != redis_value::kind::array)
+        co_return std::nullopt;
+    endings out;
+    out.latest = after;
+    for (std::size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
+        out.ids.push_back(reply->elements[i].text);
+        out.latest =
+            std::max<std::int64_t>(out.latest, std::atoll(reply->elements[i + 1].text.c_str()));
+    }
+    co_return out;
 }
 
 } // namespace gate::transport

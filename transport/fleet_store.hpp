@@ -75,6 +75,23 @@ public:
     boost::asio::awaitable<std::optional<std::optional<std::string>>> get(std::string_view state,
                                                                           const std::string& key);
     void erase(std::string_view state, const std::string& key);
+    // put() without waiting for it; take(): get() that also erases.
+    void put_later(std::string_view state, const std::string& key, std::string value,
+                   std::chrono::milliseconds ttl);
+    boost::asio::awaitable<std::optional<std::optional<std::string>>> take(std::string_view state,
+                                                                           const std::string& key);
+    // Keeps a record alive for another `ttl` (fire-and-forget).
+    void touch(std::string_view state, const std::string& key, std::chrono::milliseconds ttl);
+
+    // Downstream sessions: one ended (DELETE) anywhere is dropped from the store and announced;
+    // the ids announced after `after` (ms since the epoch; announcements live ten minutes), with
+    // the instant of the latest.
+    void session_ended(const std::string& id);
+    struct endings {
+        std::vector<std::string> ids;
+        std::int64_t latest = 0;
+    };
+    boost::asio::awaitable<std::optional<endings>> sessions_ended_after(std::int64_t after);
 
     bool up() const { return !down_; }
     const redis_endpoint& endpoint() const { return client_->endpoint(); }

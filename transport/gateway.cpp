@@ -6,6 +6,7 @@
 #include "transport/fault_hooks.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
+#include "transport/random_id.hpp"
 
 #include <algorithm>
 #include <array>
@@ -34,9 +35,6 @@ namespace {
 // clients that never send DELETE cannot grow the gateway without bound.
 constexpr auto downstream_session_idle = std::chrono::hours(1);
 constexpr auto session_sweep_interval = std::chrono::minutes(1);
-// How often an instance reads which breakers the fleet opened: an opening reaches every
-// instance within this (docs/fleet.md).
-constexpr auto fleet_breaker_poll = std::chrono::milliseconds(250);
 
 // Clients for a snapshot, reusing those of `previous` whose upstream entry is unchanged.
 std::shared_ptr<const federation_view> make_view(asio::io_context& io,
@@ -98,6 +96,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
              pipeline::make_audit(*this)) {
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
+        fleet_tag = random_id().substr(0, 8) + "-";
         if (tokens)
             tokens->share_through(fleet);
     }
@@ -144,7 +143,7 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     auto bound = impl_->server.listen(host, port);
     asio::co_spawn(impl_->io, impl_->sweep_sessions(), asio::detached);
     if (impl_->fleet)
-        asio::co_spawn(impl_->io, impl_->follow_fleet_breakers(), asio::detached);
+        asio::co_spawn(impl_->io, impl_->follow_fleet(), asio::detached);
     impl_->warm_up(*impl_->live);
     return bound;
 }
@@ -293,29 +292,6 @@ void gateway::impl::warm_up(const federation_view& view) {
     }
 }
 
-asio::awaitable<void> gateway::impl::follow_fleet_breakers() {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
-    while (!server.stopping()) {
-        timer.expires_after(fleet_breaker_poll);
-        boost::system::error_code ec;
-        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        auto view = live;
-        std::vector<std::string> ids;
-        for (const auto& c : view->clients)
-            ids.push_back(c->config().id);
-        auto open = co_await fleet->breakers_open(ids);
-        if (!open)
-            continue;
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-            const auto& board = view->clients[i]->board();
-            if ((*open)[i].count() == 0 || board->view()->breaker != circuit_breaker::state::closed)
-                continue;
-            if (auto actor = board->actor())
-                caf::anon_send(actor, fleet_opened{(*open)[i], {}});
-        }
-    }
-}
-
 asio::awaitable<void> gateway::impl::sweep_sessions() {
     asio::steady_timer timer(co_await asio::this_coro::executor);
     while (!server.stopping()) {
@@ -417,8 +393,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
                 co_return answer_of(rec);
             stages.pass(rec);
             if (req.method() == http::verb::get)
-                co_return co_await mcp_get(stream, req, principal_key(rec.caller));
-            co_return mcp_delete(req, principal_key(rec.caller));
+                co_return co_await mcp_get(stream, req, rec.caller);
+            co_return co_await mcp_delete(req, rec.caller);
         }
         default: {
             auto reply =

@@ -78,8 +78,26 @@ struct gateway::impl final : http_handler {
     respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
 
     boost::asio::awaitable<void> sweep_sessions();
-    // With a shared store: opens here what the fleet opened elsewhere (polled).
-    boost::asio::awaitable<void> follow_fleet_breakers();
+    // A fleet (transport/mcp_fleet.cpp): a new session's record written for every instance;
+    // whether `id` is a session of `caller`, here or (adopted now) in the fleet's store; a
+    // session ended here announced; what the fleet decided elsewhere followed on a timer.
+    boost::asio::awaitable<void> publish_session(const std::string& id,
+                                                 const std::string& protocol_version,
+                                                 const boost::json::object& capabilities,
+                                                 const std::string& owner);
+    boost::asio::awaitable<bool> known_session(const std::string& id,
+                                               const std::optional<principal>& caller);
+    void end_fleet_session(const std::string& id);
+    // A request an upstream sent a client, recorded for the fleet (the client may answer
+    // through any instance), and such an answer delivered (nullopt: no record of it).
+    void share_server_request(const std::string& session, const std::string& minted,
+                              const std::string& upstream, const boost::json::value& upstream_id);
+    boost::asio::awaitable<std::optional<http_reply>> answer_for_fleet(const std::string& session,
+                                                                       const protocol::message& msg,
+                                                                       request_context& rec);
+    // Ids minted for server requests carry this instance's tag in a fleet (empty otherwise).
+    std::string fleet_tag;
+    boost::asio::awaitable<void> follow_fleet();
     // Opens every upstream's root session in the background and logs the outcome.
     void warm_up(const federation_view& view);
 
@@ -88,8 +106,10 @@ struct gateway::impl final : http_handler {
     mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_context& rec);
     // GET and DELETE of a session opened by `owner` (principal_key; another's is unknown).
     boost::asio::awaitable<std::optional<http_reply>>
-    mcp_get(boost::beast::tcp_stream& stream, const http_request& req, const std::string& owner);
-    http_reply mcp_delete(const http_request& req, const std::string& owner);
+    mcp_get(boost::beast::tcp_stream& stream, const http_request& req,
+            const std::optional<principal>& caller);
+    boost::asio::awaitable<http_reply> mcp_delete(const http_request& req,
+                                                  const std::optional<principal>& caller);
     // A request on the MCP endpoint: its context, with what stage 2 checks.
     request_context mcp_context(const http_request& req, time_point start) const;
     // RFC 9728 resource metadata (with auth.mode "required").

@@ -95,7 +95,9 @@ std::string gateway::impl::to_client(const std::string& session, const std::stri
     if (auto* id = message.if_contains("id")) {
         // Two upstreams (or two bridged sessions) may use the same id: the client sees one
         // minted by the gateway, and its answer is mapped back to the upstream's own.
-        auto minted = "gate-" + std::to_string(++minted_ids);
+        auto minted = "gate-" + fleet_tag + std::to_string(++minted_ids);
+        if (fleet)
+            share_server_request(session, minted, upstream, *id);
         server_requests.opened(session, minted, {upstream, std::move(*id)});
         message["id"] = minted;
     }
@@ -410,6 +412,14 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
         std::optional<server_request_target> target;
         if (msg.id.is_string())
             target = server_requests.take(session, std::string(msg.id.get_string()));
+        if (!target && fleet && msg.id.is_string()) {
+            // Asked through another instance of the fleet: answered at the upstream session
+            // that asked, from here.
+            if (auto reply = co_await answer_for_fleet(session, msg, rec))
+                co_return std::move(*reply);
+        } else if (target && fleet) {
+            fleet->erase("server-request", session + " " + std::string(msg.id.get_string()));
+        }
         auto* client = target ? view.client(target->upstream) : nullptr;
         if (!client) {
             rec.outcome = protocol::outcome::error;

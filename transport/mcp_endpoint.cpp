@@ -201,8 +201,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         if (session.empty())
             co_return refuse(http::status::bad_request,
                              "Mcp-Session-Id header is required after initialize");
-        if (!sessions.owned_by(session, principal_key(rec.caller)) ||
-            !sessions.touch(session, clock::now()))
+        if (!co_await known_session(session, rec.caller) || !sessions.touch(session, clock::now()))
             co_return refuse(http::status::not_found,
                              "unknown or expired session: initialize a new one");
         auto header_version = header_value(req, "MCP-Protocol-Version");
@@ -515,9 +514,9 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
     co_return std::move(std::get<route>(r->outcome));
 }
 
-asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,
-                                                                  const http_request& req,
-                                                                  const std::string& owner) {
+asio::awaitable<std::optional<http_reply>>
+gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req,
+                       const std::optional<principal>& caller) {
     auto session = header_value(req, "Mcp-Session-Id");
     http::status status = http::status::ok;
     std::string error;
@@ -530,7 +529,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     }
     auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
                                                      asio::steady_timer::time_point::max());
-    if (status == http::status::ok && !sessions.owned_by(session, owner)) {
+    if (status == http::status::ok && !co_await known_session(session, caller)) {
         status = http::status::not_found;
         error = R"({"error":"unknown or expired session"})";
     }
@@ -593,16 +592,18 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     co_return std::nullopt;
 }
 
-http_reply gateway::impl::mcp_delete(const http_request& req, const std::string& owner) {
+asio::awaitable<http_reply> gateway::impl::mcp_delete(const http_request& req,
+                                                      const std::optional<principal>& caller) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())
-        return http_reply::json(http::status::bad_request,
-                                R"({"error":"Mcp-Session-Id header is required"})");
-    if (!sessions.owned_by(session, owner) || !sessions.close(session))
-        return http_reply::json(http::status::not_found,
-                                R"({"error":"unknown or expired session"})");
+        co_return http_reply::json(http::status::bad_request,
+                                   R"({"error":"Mcp-Session-Id header is required"})");
+    if (!co_await known_session(session, caller) || !sessions.close(session))
+        co_return http_reply::json(http::status::not_found,
+                                   R"({"error":"unknown or expired session"})");
+    end_fleet_session(session);
     session_ended(session);
-    return http_reply::empty(http::status::ok);
+    co_return http_reply::empty(http::status::ok);
 }
 
 } // namespace gate::transport

@@ -32,6 +32,41 @@ std::optional<std::string> session_table::open(std::string protocol_version, tim
     return id;
 }
 
+bool session_table::adopt(const std::string& id, std::string protocol_version, time_point now,
+                          boost::json::object capabilities, std::string owner,
+                          std::shared_ptr<const principal> who) {
+    std::lock_guard lock(mutex_);
+    if (sessions_.contains(id))
+        return true;
+    if (sessions_.size() >= max_sessions_)
+        return false;
+    sessions_[id] = downstream_session{std::move(protocol_version),
+                                       std::move(capabilities),
+                                       now,
+                                       {},
+                                       {},
+                                       std::move(owner),
+                                       std::move(who)};
+    return true;
+}
+
+std::vector<std::string> session_table::used_since(time_point since) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [id, s] : sessions_)
+        if (s.last_used >= since)
+            out.push_back(id);
+    return out;
+}
+
+bool session_table::listening(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it != sessions_.end() &&
+           std::any_of(it->second.streams.begin(), it->second.streams.end(),
+                       [](const auto& w) { return !w.expired(); });
+}
+
 std::shared_ptr<const principal> session_table::principal_of(const std::string& id) const {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);

@@ -37,6 +37,15 @@ public:
     std::optional<std::string> open(std::string protocol_version, time_point now,
                                     boost::json::object capabilities = {}, std::string owner = {},
                                     std::shared_ptr<const principal> who = nullptr);
+    // A session another instance of the fleet opened, under its id (transport/fleet_sessions);
+    // false at the ceiling. An id already held here is kept as it is.
+    bool adopt(const std::string& id, std::string protocol_version, time_point now,
+               boost::json::object capabilities, std::string owner,
+               std::shared_ptr<const principal> who);
+    // Sessions used at or after `since` (the fleet's records of them are kept alive).
+    std::vector<std::string> used_since(time_point since) const;
+    // Whether the session has a GET stream open here.
+    bool listening(const std::string& id) const;
     // Whether the session exists and was opened by `owner`: another principal's session is
     // answered like an unknown one, so its existence is not disclosed either.
     bool owned_by(const std::string& id, std::string_view owner) const;

@@ -874,6 +874,28 @@ asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::
     co_return answer && answer->status >= 200 && answer->status < 300;
 }
 
+std::optional<upstream_client::session_address>
+upstream_client::address_of(const std::string& bridge) const {
+    auto it = bridged_.find(bridge);
+    if (it == bridged_.end() || !it->second->life.ready() || !it->second->ep ||
+        it->second->state.id.empty())
+        return std::nullopt;
+    const auto& s = *it->second;
+    return session_address{s.state.id, s.state.protocol_version, s.ep->index};
+}
+
+asio::awaitable<bool> upstream_client::deliver_to(const session_address& to, json::object message) {
+    if (to.endpoint >= endpoints_.size())
+        co_return false;
+    upstream_session carrier; // no caller: gate's own credential for the upstream
+    call_context ctx;
+    auto r = co_await exchange(*endpoints_[to.endpoint], message,
+                               session_state{to.id, to.protocol_version}, ctx,
+                               clock::now() + budget_for(ctx), &carrier);
+    auto* answer = std::get_if<http_answer>(&r);
+    co_return answer && answer->status >= 200 && answer->status < 300;
+}
+
 asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, std::string level,
                                                      const json::object& capabilities) {
     call_context ctx;

@@ -164,6 +164,16 @@ public:
     // bridged session (empty: the root session). False when that session is gone or the
     // upstream refused it.
     boost::asio::awaitable<bool> deliver(const std::string& bridge, boost::json::object message);
+    // Where a bridged session lives upstream, so another instance of a fleet can answer a
+    // request the upstream sent on it (transport/mcp_fleet.cpp).
+    struct session_address {
+        std::string id;
+        std::string protocol_version;
+        std::size_t endpoint = 0;
+    };
+    std::optional<session_address> address_of(const std::string& bridge) const;
+    // Sends a response on the upstream session at `to` (one this instance may not hold).
+    boost::asio::awaitable<bool> deliver_to(const session_address& to, boost::json::object message);
 
     // The level a client asked for (`logging/setLevel`): sent to its bridged session now if
     // one is open, and at the handshake of one opened later.

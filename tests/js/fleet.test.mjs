@@ -23,6 +23,7 @@ import {
   runGate,
   startEverything,
   startGate,
+  startHaproxy,
   startIdp,
   startRecordingProxy,
   startRedis,
@@ -216,6 +217,53 @@ describe('a fleet of two instances over one Redis', { timeout: 180_000 }, () => 
     const again = await redeem(b);
     assert.equal(again.status, 400);
     assert.match(again.body.error_description, /already redeemed/);
+  });
+
+  test('fleet: an SDK client behind a round-robin haproxy calls 100 times across both instances, and sampling answers cross them', async () => {
+    const [a, b] = await pair({ upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }], audit: { sinks: [{ type: 'stdout' }] } });
+    const lb = await startHaproxy([a.base, b.base]);
+    try {
+      let sampled = 0;
+      const client = await connectClient(lb.url, { capabilities: { sampling: {} }, onSampling: () => sampled++ });
+      try {
+        for (let i = 0; i < 100; i++) {
+          const r = await echo(client, 'ev__echo', `m${i}`);
+          assert.deepEqual(r.content, [{ type: 'text', text: `Echo: m${i}` }]);
+        }
+        for (const g of [a, b]) {
+          const m = (await get(`${g.base}/metrics`)).text;
+          assert.ok(metric(m, 'gate_requests_total', { method: 'tools/call', outcome: 'ok' }) >= 25, `${g.base} took its share of the calls`);
+        }
+        // The upstream asks on the call's stream (one instance); the client's answer is its
+        // next request, which the balancer sends to the other.
+        for (let i = 0; i < 4; i++) {
+          const r = await client.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: `p${i}`, maxTokens: 5 } });
+          assert.match(JSON.stringify(r.content), /stub/);
+        }
+        assert.equal(sampled, 4);
+        const counts = await Promise.all(
+          [a, b].map(async (g) => {
+            const evs = await g.waitForAudit(() => true);
+            return {
+              calls: evs.filter((e) => e.method === 'tools/call' && /trigger-sampling/.test(e.name ?? '')).length,
+              answers: evs.filter((e) => e.method === 'response' && e.outcome === 'ok').length,
+            };
+          }),
+        );
+        assert.equal(counts[0].answers + counts[1].answers, 4, JSON.stringify(counts));
+        assert.ok(counts.some((c) => c.calls !== c.answers), `some answers crossed instances: ${JSON.stringify(counts)}`);
+      } finally {
+        await client.close();
+      }
+      // Ended through the balancer: neither instance knows the session any more.
+      const raw = await openRawSession(lb.url);
+      const del = await fetch(lb.url, { method: 'DELETE', headers: raw.headers });
+      assert.equal(del.status, 200);
+      for (const g of [a, b])
+        await eventually(async () => (await post(g.url, rpc('ping'), raw.headers)).status === 404, { timeoutMs: 5000, everyMs: 50, what: `the session ended at ${g.base}` });
+    } finally {
+      await lb.stop();
+    }
   });
 
   test('fleet: Redis frozen mid-load: every request answered, the outage counted and logged once, then shared again', async () => {

@@ -37,7 +37,7 @@ public:
             ctx.response = protocol::make_error(ctx.id, ec::internal_error, "no answer");
         settle_outcome(ctx, *ctx.response);
         if (m == "initialize" && !ctx.modern)
-            open_session(ctx);
+            co_await open_session(ctx);
         if ((m == "resources/subscribe" || m == "resources/unsubscribe") &&
             ctx.outcome == protocol::outcome::ok && ctx.name)
             g_.record_subscription(ctx, *ctx.name, m == "resources/subscribe");
@@ -47,19 +47,22 @@ public:
     }
 
 private:
-    void open_session(request_context& ctx) {
+    boost::asio::awaitable<void> open_session(request_context& ctx) {
         if (!ctx.response->contains("result"))
-            return;
+            co_return;
         boost::json::object capabilities;
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
         auto who = ctx.caller ? std::make_shared<const principal>(*ctx.caller) : nullptr;
-        auto session =
-            g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
-                             std::move(capabilities), principal_key(ctx.caller), std::move(who));
+        auto session = g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
+                                        capabilities, principal_key(ctx.caller), std::move(who));
         if (session) {
+            // Any instance of a fleet continues it: its record is in the store before the
+            // client hears the id.
+            co_await g_.publish_session(*session, ctx.negotiated_version, capabilities,
+                                        principal_key(ctx.caller));
             ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
-            return;
+            co_return;
         }
         ctx.outcome = protocol::outcome::error;
         ctx.error = "too many sessions";

@@ -16,3 +16,4 @@ export * from './silent-server.mjs';
 export * from './idp.mjs';
 export * from './metrics.mjs';
 export * from './redis.mjs';
+export * from './haproxy.mjs';

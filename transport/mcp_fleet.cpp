@@ -1,0 +1,182 @@
+// The gateway's side of a fleet (server.redisUrl; docs/fleet.md): downstream sessions that
+// any instance continues, and what each instance follows in the shared store on its own
+// timer (breakers the fleet opened, sessions ended elsewhere, records of sessions in use).
+//
+// A session's record (its negotiated version, the client's capabilities, the principal that
+// opened it) is written before the client hears its id; an instance that gets a request for
+// an id it does not hold reads the record and adopts the session. What cannot move: a GET
+// stream stays on the instance the client opened it on.
+#include "transport/gateway_impl.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+// A session's record lives this long past its last refresh: as long as an unused session
+// lives on an instance.
+constexpr auto session_record_life = std::chrono::hours(1);
+// How often an instance reads what the fleet decided elsewhere: an opened breaker or an ended
+// session reaches every instance within this.
+constexpr auto follow_interval = std::chrono::milliseconds(250);
+// How long a request an upstream sent a client waits for its answer through the fleet.
+constexpr auto server_request_life = std::chrono::hours(1);
+// How often the records of sessions used here are kept alive.
+constexpr auto refresh_interval = std::chrono::minutes(1);
+
+std::int64_t epoch_ms_now() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+asio::awaitable<void> gateway::impl::publish_session(const std::string& id,
+                                                     const std::string& protocol_version,
+                                                     const json::object& capabilities,
+                                                     const std::string& owner) {
+    if (!fleet)
+        co_return;
+    json::object record{
+        {"version", protocol_version}, {"capabilities", capabilities}, {"owner", owner}};
+    co_await fleet->put("session", id, json::serialize(record), session_record_life);
+}
+
+asio::awaitable<bool> gateway::impl::known_session(const std::string& id,
+                                                   const std::optional<principal>& caller) {
+    auto owner = principal_key(caller);
+    if (sessions.owned_by(id, owner))
+        co_return true;
+    if (!fleet || sessions.contains(id))
+        co_return false; // held here by another principal: not disclosed
+    auto record = co_await fleet->get("session", id);
+    if (!record || !*record)
+        co_return false;
+    boost::system::error_code ec;
+    auto parsed = json::parse(**record, ec);
+    const auto* o = ec ? nullptr : parsed.if_object();
+    const auto* version = o ? o->if_contains("version") : nullptr;
+    const auto* caps = o ? o->if_contains("capabilities") : nullptr;
+    const auto* by = o ? o->if_contains("owner") : nullptr;
+    if (!version || !version->is_string() || !caps || !caps->is_object() || !by ||
+        !by->is_string()) {
+        spdlog::warn("the fleet's record of session {} is not one gate wrote; ignored", id);
+        co_return false;
+    }
+    if (by->get_string() != owner)
+        co_return false;
+    co_return sessions.adopt(id, std::string(version->get_string()), clock::now(),
+                             caps->get_object(), owner,
+                             caller ? std::make_shared<const principal>(*caller) : nullptr);
+}
+
+void gateway::impl::share_server_request(const std::string& session, const std::string& minted,
+                                         const std::string& upstream,
+                                         const json::value& upstream_id) {
+    auto* client = live->client(upstream);
+    auto at = client ? client->address_of(session) : std::nullopt;
+    if (!at)
+        return; // not on a bridged session: only this instance can answer it
+    json::object record{{"upstream", upstream},
+                        {"id", upstream_id},
+                        {"session", at->id},
+                        {"version", at->protocol_version},
+                        {"endpoint", at->endpoint}};
+    fleet->put_later("server-request", session + " " + minted, json::serialize(record),
+                     server_request_life);
+}
+
+asio::awaitable<std::optional<http_reply>>
+gateway::impl::answer_for_fleet(const std::string& session, const protocol::message& msg,
+                                request_context& rec) {
+    auto record =
+        co_await fleet->take("server-request", session + " " + std::string(msg.id.get_string()));
+    if (!record || !*record)
+        co_return std::nullopt;
+    boost::system::error_code ec;
+    auto parsed = json::parse(**record, ec);
+    const auto* o = ec ? nullptr : parsed.if_object();
+    const auto* upstream = o ? o->if_contains("upstream") : nullptr;
+    const auto* id = o ? o->if_contains("id") : nullptr;
+    const auto* at = o ? o->if_contains("session") : nullptr;
+    const auto* version = o ? o->if_contains("version") : nullptr;
+    const auto* endpoint = o ? o->if_contains("endpoint") : nullptr;
+    if (!upstream || !upstream->is_string() || !id || !at || !at->is_string() || !version ||
+        !version->is_string() || !endpoint || !endpoint->is_int64())
+        co_return std::nullopt;
+    auto* client = rec.view->client(std::string(upstream->get_string()));
+    if (!client)
+        co_return std::nullopt;
+    rec.upstream = client->config().id;
+    json::object answer = msg.body;
+    answer["id"] = *id;
+    ++rec.upstream_calls;
+    upstream_client::session_address to{std::string(at->get_string()),
+                                        std::string(version->get_string()),
+                                        static_cast<std::size_t>(endpoint->get_int64())};
+    if (!co_await client->deliver_to(to, std::move(answer))) {
+        rec.outcome = protocol::outcome::upstream_down;
+        rec.error = "the upstream session that asked is gone";
+    }
+    co_return http_reply::empty(boost::beast::http::status::accepted);
+}
+
+void gateway::impl::end_fleet_session(const std::string& id) {
+    if (fleet)
+        fleet->session_ended(id);
+}
+
+asio::awaitable<void> gateway::impl::follow_fleet() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    auto ended_after = epoch_ms_now();
+    auto next_refresh = clock::now() + refresh_interval;
+    while (!server.stopping()) {
+        timer.expires_after(follow_interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (server.stopping())
+            break;
+        auto view = live;
+        // Breakers the fleet opened: opened here too, for what is left of their rest.
+        std::vector<std::string> ids;
+        for (const auto& c : view->clients)
+            ids.push_back(c->config().id);
+        if (auto open = co_await fleet->breakers_open(ids))
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+                const auto& board = view->clients[i]->board();
+                if ((*open)[i].count() == 0 ||
+                    board->view()->breaker != circuit_breaker::state::closed)
+                    continue;
+                if (auto actor = board->actor())
+                    caf::anon_send(actor, fleet_opened{(*open)[i], {}});
+            }
+        // Sessions a client ended through another instance end here too.
+        if (auto ended = co_await fleet->sessions_ended_after(ended_after)) {
+            ended_after = ended->latest;
+            for (auto& id : ended->ids)
+                if (sessions.close(id))
+                    session_ended(std::move(id));
+        }
+        if (clock::now() >= next_refresh) {
+            auto since = next_refresh - refresh_interval;
+            next_refresh = clock::now() + refresh_interval;
+            for (const auto& id : sessions.used_since(since))
+                fleet->touch("session", id, session_record_life);
+        }
+    }
+}
+
+} // namespace gate::transport
