@@ -284,4 +284,26 @@ TEST_F(upstream_actor_fixture, a_respawned_actor_starts_over_on_the_same_board) 
     EXPECT_FALSE(refusal(ask()));
 }
 
+TEST_F(upstream_actor_fixture, the_fleet_opens_a_closed_circuit_for_the_rest_it_names) {
+    start(upstream_config());
+    bool counted = false;
+    caf::anon_send(actor, fleet_opened{std::chrono::milliseconds(400), reply_to<bool>([&](auto c) {
+                                           counted = c.value_or(false);
+                                       })});
+    sched.run();
+    EXPECT_TRUE(counted); // answered once the view is published
+    EXPECT_EQ(view().breaker, state::open);
+    auto r = refusal(ask());
+    ASSERT_TRUE(r);
+    EXPECT_LE(r->retry_after, 400ms);
+    // Its rest is the fleet's, not the configured 1000 ms: then one probe, as usual.
+    sched.advance_time(std::chrono::milliseconds(400));
+    sched.run();
+    EXPECT_TRUE(is_probe(ask()));
+    // An opening the fleet announces while this circuit is not closed changes nothing.
+    caf::anon_send(actor, fleet_opened{std::chrono::milliseconds(5000), {}});
+    sched.run();
+    EXPECT_EQ(view().breaker, state::half_open);
+}
+
 } // namespace gate

@@ -46,3 +46,45 @@ TEST(BudgetLedger, ChargesAllOrNoneAndRollsOverWithThePeriod) {
     EXPECT_FALSE(ledger.charge(both, at(2026, 11, 26, 0, 1)));
     EXPECT_EQ(ledger.used("server", at(2026, 11, 26, 0, 1)), 1);
 }
+
+TEST(BudgetLedger, AFleetsReservationsAreSpentAllOrNoneAndCountedHereToo) {
+    budget_ledger ledger;
+    config::budget server{"day", 100}, tenant{"hour", 5};
+    budget_ledger::account_ref both[] = {{"server", &server}, {"tenant acme", &tenant}};
+    auto now = at(2026, 11, 25, 10);
+    // Nothing reserved yet: both need a reservation from the store before a charge.
+    auto missing = ledger.unreserved(both, now);
+    ASSERT_EQ(missing.size(), 2u);
+    ledger.reserve(missing[0], 3, now);
+    ledger.reserve(missing[1], 1, now);
+    EXPECT_TRUE(ledger.unreserved(both, now).empty());
+    EXPECT_FALSE(ledger.charge_reserved(both, now));
+    // The tenant's reservation is spent; the server's two are left.
+    missing = ledger.unreserved(both, now);
+    ASSERT_EQ(missing.size(), 1u);
+    EXPECT_EQ(missing[0].key, "tenant acme");
+    // The fleet has spent the tenant's allowance: refused, and the server charged nothing.
+    ledger.reserve(missing[0], 0, now);
+    EXPECT_TRUE(ledger.unreserved(both, now).empty());
+    auto refused = ledger.charge_reserved(both, now);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->key, "tenant acme");
+    EXPECT_EQ(refused->resets, at(2026, 11, 25, 11));
+    EXPECT_EQ(ledger.used("server", now), 1);
+    // What was spent from reservations is this instance's own count: the fallback when the
+    // store does not answer starts from it.
+    budget_ledger::account_ref server_only[] = {{"server", &server}};
+    EXPECT_FALSE(ledger.charge_reserved(server_only, now));
+    EXPECT_EQ(ledger.used("server", now), 2);
+    // A new period forgets the fleet's verdict and the reservations.
+    auto next = at(2026, 11, 25, 11);
+    EXPECT_EQ(ledger.unreserved(both, next).size(), 1u); // the server's one is left (same day)
+    // A reload that raises the allowance asks the store again.
+    config::budget raised{"hour", 50};
+    budget_ledger::account_ref tenant_raised[] = {{"tenant acme", &raised}};
+    ledger.reserve(tenant_raised[0], 0, next);
+    EXPECT_TRUE(ledger.unreserved(tenant_raised, next).empty());
+    config::budget raised_more{"hour", 60};
+    budget_ledger::account_ref tenant_more[] = {{"tenant acme", &raised_more}};
+    EXPECT_EQ(ledger.unreserved(tenant_more, next).size(), 1u);
+}

@@ -61,5 +61,18 @@ TEST(circuit_breaker, late_outcomes_of_calls_admitted_before_opening_change_noth
     EXPECT_EQ(b.current(t0 + 1001ms), state::half_open);
 }
 
+TEST(circuit_breaker, the_fleet_opens_a_closed_circuit_for_what_is_left_of_its_rest) {
+    circuit_breaker b(5, 30000ms);
+    EXPECT_TRUE(b.open_for(1200ms, t0));
+    EXPECT_EQ(b.current(t0), state::open);
+    EXPECT_EQ(b.admit(t0 + 1199ms), admission::refused);
+    EXPECT_EQ(b.reopens_at(), t0 + 1200ms);
+    // Then it probes like any open circuit, and its own probe decides.
+    EXPECT_EQ(b.admit(t0 + 1200ms), admission::probe);
+    EXPECT_FALSE(b.open_for(1000ms, t0 + 1200ms)); // only a closed circuit is opened
+    b.record(true, true, t0 + 1300ms);
+    EXPECT_EQ(b.current(t0 + 1300ms), state::closed);
+}
+
 } // namespace
 } // namespace gate
