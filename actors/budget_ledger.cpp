@@ -1,5 +1,6 @@
 #include "actors/budget_ledger.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace gate {
@@ -95,6 +96,20 @@ std::optional<budget_ledger::exhausted> budget_ledger::charge(std::span<const ac
     for (auto* a : to_charge)
         ++a->used;
     return std::nullopt;
+}
+
+std::int64_t budget_ledger::grant(const account_ref& ref, wall_time now) {
+    auto& a = current(ref.key, ref.budget->period, now);
+    auto room = ref.budget->upstream_calls - a.used;
+    if (room <= 0)
+        return 0;
+    auto n = std::clamp<std::int64_t>(room / 16, 1, max_grant);
+    a.used += n;
+    return n;
+}
+
+void budget_ledger::count(const account_ref& ref, std::int64_t n, wall_time now) {
+    current(ref.key, ref.budget->period, now).used += n;
 }
 
 std::int64_t budget_ledger::used(const std::string& key, wall_time now) {

@@ -58,6 +58,14 @@ public:
     // when unreserved() is empty): the exhausted account, or nullopt when charged.
     std::optional<exhausted> charge_reserved(std::span<const account_ref> accounts, wall_time now);
 
+    // The keeper's side (actors/budget_keeper; the shared store's script decides the same
+    // way): grants a reservation of an account's allowance in its current period, a sixteenth
+    // of what is left, 1 to 64 (0: nothing is left), and counts it as used.
+    std::int64_t grant(const account_ref& account, wall_time now);
+    // Counts `n` invocations reserved elsewhere (the fleet's store) as used here.
+    void count(const account_ref& account, std::int64_t n, wall_time now);
+    static constexpr std::int64_t max_grant = 64;
+
 private:
     struct account {
         std::string period;

@@ -49,7 +49,8 @@ actor_set spawn_children(caf::actor_system& sys, const supervised& what,
                   spawn_task_keeper(sys, what.task_sweep),
                   spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
                   spawn_audit(sys, what.audit, what.audit_out),
-                  spawn_limiter_of(sys, what)};
+                  spawn_limiter_of(sys, what),
+                  spawn_budget_keeper(sys)};
     for (auto& r : set.routers)
         r = spawn_router(sys, what.snap, cursors);
     return set;
@@ -108,6 +109,7 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
         self->monitor(cur.audit.sink());
     if (cur.limiter)
         self->monitor(cur.limiter);
+    self->monitor(cur.budgets);
     self->set_down_handler([=](caf::down_msg& down) {
         auto& cur = self->state.current;
         auto failed = [&](const auto& handle) { return handle && handle.address() == down.source; };
@@ -138,6 +140,12 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             cur.limiter = spawn_limiter_of(sys, w);
             self->monitor(cur.limiter);
             which = "limiter";
+        } else if (failed(cur.budgets)) {
+            // Starts with nothing spent: what this instance had used of its allowances is
+            // lost (docs/architecture.md, what a restart loses).
+            cur.budgets = spawn_budget_keeper(sys);
+            self->monitor(cur.budgets);
+            which = "budget keeper";
         }
         if (!which) {
             respawn_upstream(self, down.source, down.reason);
@@ -164,6 +172,7 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             caf::anon_send_exit(c->audit.sink(), caf::exit_reason::user_shutdown);
         if (c->limiter)
             caf::anon_send_exit(c->limiter, caf::exit_reason::user_shutdown);
+        caf::anon_send_exit(c->budgets, caf::exit_reason::user_shutdown);
     });
     return {
         [=](reload_snapshot& m) {

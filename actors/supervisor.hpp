@@ -17,6 +17,7 @@
 
 #include "actors/audit.hpp"
 #include "actors/bridge_keeper.hpp"
+#include "actors/budget_keeper.hpp"
 #include "actors/limiter.hpp"
 #include "actors/router.hpp"
 #include "actors/snapshot.hpp"
@@ -43,6 +44,7 @@ struct actor_set {
     bridge_keeper_actor bridges;
     audit_channel audit;
     limiter_actor limiter; // null without server.rateLimit.requestsPerMinute
+    budget_keeper_actor budgets;
 };
 
 class actor_directory {

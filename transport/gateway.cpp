@@ -3,6 +3,7 @@
 #include "actors/router_messages.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/utc_timestamp.hpp"
+#include "transport/bridge.hpp"
 #include "transport/fault_hooks.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
@@ -227,25 +228,42 @@ gateway::impl::charge_budgets(const request_context& ctx, std::size_t upstream) 
         co_return std::nullopt;
     auto accounts = std::span(refs.data(), n);
     using wall = std::chrono::system_clock;
-    if (!fleet)
-        co_return budgets.charge(accounts, wall::now());
-    // The fleet's allowance, reserved from the store a batch at a time. Other calls may spend
-    // a reservation while this one waits for the store: it looks again (a few times).
-    for (int round = 0; round < 4; ++round) {
+    // Each account's allowance is spent here from reservations (budget_ledger), so a call
+    // sends no message; calls that arrive while one is being reserved look again.
+    for (int round = 0; round < 16; ++round) {
         auto now = wall::now();
         auto missing = budgets.unreserved(accounts, now);
         if (missing.empty())
             co_return budgets.charge_reserved(accounts, now);
         for (const auto& ref : missing) {
-            auto got = co_await fleet->reserve_budget(ref.key + ":" + ref.budget->period,
-                                                      ref.budget->upstream_calls,
-                                                      period_end(ref.budget->period, now));
-            if (!got) // the store did not answer (counted): this instance's own count decides
-                co_return budgets.charge(accounts, wall::now());
+            auto got = co_await reserve_budget(ref, now);
+            if (!got)
+                co_return std::nullopt; // nobody answered: gate's fault is not the client's
             budgets.reserve(ref, *got, now);
         }
     }
-    co_return budgets.charge(accounts, wall::now());
+    co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<std::int64_t>>
+gateway::impl::reserve_budget(const budget_ledger::account_ref& ref, wall_time now) {
+    auto keeper = actors()->budgets;
+    if (fleet) {
+        // The fleet's allowance; the keeper counts what this instance took of it, so a store
+        // that stops answering leaves this instance's real use as its own count.
+        if (auto got = co_await fleet->reserve_budget(ref.key + ":" + ref.budget->period,
+                                                      ref.budget->upstream_calls,
+                                                      period_end(ref.budget->period, now))) {
+            if (*got > 0 && keeper)
+                caf::anon_send(keeper, budget_reserved_elsewhere{ref.key, *ref.budget, *got});
+            co_return got;
+        }
+    }
+    if (!keeper)
+        co_return std::nullopt;
+    co_return co_await ask<std::int64_t>(keeper, [&](reply_to<std::int64_t> r) {
+        return budget_reserve_ask{ref.key, *ref.budget, std::move(r)};
+    });
 }
 
 boost::json::object gateway::impl::budget_refusal(request_context& ctx,

@@ -323,13 +323,17 @@ struct gateway::impl final : http_handler {
     // each tenant's batch, spent here like the global one (stage 3).
     std::optional<std::int64_t> principal_limit;
     lease_table principal_leases, tenant_leases;
-    // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6.
+    // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6 from
+    // the reservations this thread holds.
     budget_ledger budgets;
     // Charges one invocation of `upstream` for `ctx` to every budget it draws on; the
     // exhausted one, if any (nothing charged then).
-    // With a shared store, the fleet's allowance (budget_ledger's reservations).
+    // Spent from reservations of each allowance (budget_ledger), taken from the fleet's
+    // store when there is one that answers, else from the budget keeper actor.
     boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
     charge_budgets(const request_context& ctx, std::size_t upstream);
+    boost::asio::awaitable<std::optional<std::int64_t>>
+    reserve_budget(const budget_ledger::account_ref& ref, wall_time now);
     // The -32044 answer for an exhausted budget, with its outcome and error on `ctx`.
     boost::json::object budget_refusal(request_context& ctx, const budget_ledger::exhausted& e);
 
