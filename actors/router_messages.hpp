@@ -8,10 +8,18 @@
 
 namespace gate {
 
+struct fetched_list {
+    std::size_t upstream;
+    std::optional<boost::json::array> items; // nullopt: the upstream failed and is left out
+};
+
 struct list_plan {
     std::shared_ptr<const snapshot> snap;
     std::vector<std::size_t> fetch; // upstreams to ask; the rest are served from cache
     protocol::client_profile profile = protocol::full_profile; // whose list (client_profile.hpp)
+    // Upstreams of `fetch` whose lists the fleet's shared cache held (moved out of `fetch`
+    // on the io thread: transport/mcp_fleet.cpp), completed like fetched ones.
+    std::vector<fetched_list> from_fleet = {};
 };
 
 // Step 1 of a federated list: which upstreams must be fetched. Every question names the
@@ -21,11 +29,6 @@ struct plan_list {
     protocol::list_kind kind;
     protocol::client_profile profile;
     reply_to<list_plan> reply;
-};
-
-struct fetched_list {
-    std::size_t upstream;
-    std::optional<boost::json::array> items; // nullopt: the upstream failed and is left out
 };
 
 // Step 2: store what was fetched, answer the requested page.

@@ -332,6 +332,32 @@ void fleet_store::erase(std::string_view state, const std::string& name) {
     fire(state, {"DEL", key(state, name)});
 }
 
+asio::awaitable<std::optional<std::vector<std::optional<std::string>>>>
+fleet_store::get_many(std::string_view state, const std::vector<std::string>& names) {
+    std::vector<std::optional<std::string>> out;
+    if (names.empty())
+        co_return out;
+    std::vector<std::string> args{"MGET"};
+    for (const auto& n : names)
+        args.push_back(key(state, n));
+    auto reply = co_await run(state, std::move(args));
+    if (!reply || reply->type != redis_value::kind::array || reply->elements.size() != names.size())
+        co_return std::nullopt;
+    for (auto& e : reply->elements)
+        out.push_back(e.type == redis_value::kind::string ? std::optional(std::move(e.text))
+                                                          : std::nullopt);
+    co_return out;
+}
+
+void fleet_store::erase_many(std::string_view state, const std::vector<std::string>& names) {
+    if (names.empty())
+        return;
+    std::vector<std::string> args{"DEL"};
+    for (const auto& n : names)
+        args.push_back(key(state, n));
+    fire(state, std::move(args));
+}
+
 void fleet_store::touch(std::string_view state, const std::string& name,
                         std::chrono::milliseconds ttl) {
     fire(state,

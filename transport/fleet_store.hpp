@@ -80,6 +80,10 @@ public:
                    std::chrono::milliseconds ttl);
     boost::asio::awaitable<std::optional<std::optional<std::string>>> take(std::string_view state,
                                                                            const std::string& key);
+    // Records read in one round trip (each inner nullopt: no such record), and erased in one.
+    boost::asio::awaitable<std::optional<std::vector<std::optional<std::string>>>>
+    get_many(std::string_view state, const std::vector<std::string>& keys);
+    void erase_many(std::string_view state, const std::vector<std::string>& keys);
     // Keeps a record alive for another `ttl` (fire-and-forget).
     void touch(std::string_view state, const std::string& key, std::chrono::milliseconds ttl);
 

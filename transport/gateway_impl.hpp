@@ -88,6 +88,14 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<bool> known_session(const std::string& id,
                                                const std::optional<principal>& caller);
     void end_fleet_session(const std::string& id);
+    // The fleet's shared list cache (per upstream, kind and client profile): lists another
+    // instance fetched fill a plan before any upstream is admitted; a fetched list is shared;
+    // an upstream's list_changed drops its lists.
+    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+                                                 const request_context& rec);
+    void share_list(protocol::list_kind kind, protocol::client_profile profile,
+                    const upstream_client& client, const boost::json::array& items);
+    void drop_shared_lists(const upstream_client& client);
     // A request an upstream sent a client, recorded for the fleet (the client may answer
     // through any instance), and such an answer delivered (nullopt: no record of it).
     void share_server_request(const std::string& session, const std::string& minted,

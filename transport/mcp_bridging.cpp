@@ -119,6 +119,8 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
         // sees the new list; then every connected client hears it.
         for (const auto& router : actors()->routers)
             caf::anon_send(router, invalidate_upstream{upstream});
+        if (fleet)
+            drop_shared_lists(*from);
         announce_list_changed(std::string(method));
         return;
     }

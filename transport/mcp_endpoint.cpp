@@ -414,6 +414,8 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
                 co_return fetched_list{upstream, std::nullopt};
             }
             stats.upstream(cfg.id, "ok", seconds);
+            if (fleet)
+                share_list(kind, plan.profile, *client, std::get<json::array>(r));
             co_return fetched_list{upstream, std::move(std::get<json::array>(r))};
         });
     std::vector<fetched_list> fetched;
@@ -428,6 +430,7 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
                                 std::vector<fetched_list> fetched, const std::string& session,
                                 const json::value& id, const json::object& params,
                                 request_context& rec) {
+    fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
     bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
     for (auto& f : fetched)
         all_failed = all_failed && !f.items;
@@ -457,9 +460,12 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
 asio::awaitable<std::optional<list_plan>> gateway::impl::plan_of(protocol::list_kind kind,
                                                                  request_context& rec) {
     // On the snapshot this request loaded, whatever reload came since (the router keeps it).
-    co_return co_await ask<list_plan>(actors()->router_for(kind), [&](reply_to<list_plan> r) {
+    auto plan = co_await ask<list_plan>(actors()->router_for(kind), [&](reply_to<list_plan> r) {
         return plan_list{rec.view->snap, kind, profile_of(rec), std::move(r)};
     });
+    if (plan && fleet && !plan->fetch.empty())
+        co_await fill_from_fleet(kind, *plan, rec);
+    co_return plan;
 }
 
 asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind kind,

@@ -134,6 +134,69 @@ gateway::impl::answer_for_fleet(const std::string& session, const protocol::mess
     co_return http_reply::empty(boost::beast::http::status::accepted);
 }
 
+namespace {
+
+// Whether an upstream's lists may be shared: not when each caller's credential fetches its own,
+// nor when its entry disables caching.
+bool shareable(const upstream_client& client) {
+    return !client.per_caller() && client.config().cache_ttl_ms > 0;
+}
+
+// The shared cache's name of one list: the upstream's id, what its entry points at (a changed
+// entry is another upstream), the kind and the client profile.
+std::string list_key(const upstream_client& client, protocol::list_kind kind,
+                     protocol::client_profile profile) {
+    std::string where;
+    for (const auto& u : client.config().urls)
+        where += u + " ";
+    return client.config().id + ":" + std::to_string(std::hash<std::string>{}(where)) + ":" +
+           std::to_string(static_cast<int>(kind)) + ":" + std::to_string(profile);
+}
+
+} // namespace
+
+asio::awaitable<void> gateway::impl::fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+                                                     const request_context& rec) {
+    std::vector<std::size_t> asked;
+    std::vector<std::string> keys;
+    for (auto upstream : plan.fetch)
+        if (const auto& client = *rec.view->clients[upstream]; shareable(client)) {
+            asked.push_back(upstream);
+            keys.push_back(list_key(client, kind, plan.profile));
+        }
+    auto found = co_await fleet->get_many("list", keys);
+    if (!found)
+        co_return; // the store did not answer: the upstreams are asked
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+        if (!(*found)[i])
+            continue;
+        boost::system::error_code ec;
+        auto items = json::parse(*(*found)[i], ec);
+        if (ec || !items.is_array())
+            continue;
+        plan.from_fleet.push_back({asked[i], std::move(items.as_array())});
+        std::erase(plan.fetch, asked[i]);
+    }
+}
+
+void gateway::impl::share_list(protocol::list_kind kind, protocol::client_profile profile,
+                               const upstream_client& client, const json::array& items) {
+    if (!shareable(client))
+        return;
+    auto ttl = std::chrono::milliseconds(client.config().cache_ttl_ms);
+    if (ttl.count() == 0)
+        return;
+    fleet->put_later("list", list_key(client, kind, profile), json::serialize(items), ttl);
+}
+
+void gateway::impl::drop_shared_lists(const upstream_client& client) {
+    std::vector<std::string> keys;
+    for (auto kind : protocol::all_list_kinds)
+        for (std::size_t p = 0; p < protocol::profile_count; ++p)
+            keys.push_back(list_key(client, kind, static_cast<protocol::client_profile>(p)));
+    fleet->erase_many("list", keys);
+}
+
 void gateway::impl::end_fleet_session(const std::string& id) {
     if (fleet)
         fleet->session_ended(id);

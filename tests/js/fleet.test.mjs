@@ -114,6 +114,32 @@ describe('a fleet of two instances over one Redis', { timeout: 180_000 }, () => 
     assert.equal((await post(b.url, rpc('tools/list', { cursor }), bob.headers)).json.error?.code, -32602);
   });
 
+  test('fleet: a list one instance fetched is served by the other from the shared cache', async () => {
+    const proxy = await startRecordingProxy(everything.url);
+    try {
+      const [a, b] = await pair({
+        upstreams: [{ id: 'alpha', url: proxy.url, namespace: 'a' }],
+        audit: { sinks: [{ type: 'stdout' }] },
+      });
+      const [ca, cb] = [await connectClient(a.url), await connectClient(b.url)];
+      try {
+        const lists = () => proxy.seen.filter((r) => r.rpcMethod === 'tools/list').length;
+        const fromA = (await ca.listTools({})).tools.map((t) => t.name);
+        const fetched = lists();
+        assert.ok(fetched >= 1, 'the first instance asked the upstream');
+        const fromB = (await cb.listTools({})).tools.map((t) => t.name);
+        assert.deepEqual(fromB, fromA);
+        assert.equal(lists(), fetched, 'the second instance did not ask the upstream');
+        const [ev] = (await b.waitForAudit((evs) => evs.some((e) => e.method === 'tools/list'))).filter((e) => e.method === 'tools/list');
+        assert.equal(ev.upstreamCalls, 0, 'no upstream invocation, so nothing charged');
+      } finally {
+        await Promise.all([ca.close(), cb.close()]);
+      }
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   test('fleet: failures counted on both instances open one breaker', async () => {
     const proxy = await startRecordingProxy(everything.url);
     try {
