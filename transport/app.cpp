@@ -150,8 +150,10 @@ int run_gate(const std::vector<std::string>& args) {
     };
     auto directory = std::make_shared<actor_directory>();
     auto supervisor = spawn_supervisor(sys, std::move(what), directory);
-    transport::gateway_parts parts{directory, snap, supervisor, false, {}};
+    transport::gateway_parts parts{directory, snap, supervisor, false, {}, {}};
     parts.shared_store = std::move(shared_store);
+    if (cursor_key)
+        parts.fleet_cursor_key = *cursor_key;
     if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");
         hooks && hooks == std::string_view("1")) {
         parts.fault_hooks = true;

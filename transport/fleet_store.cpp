@@ -358,6 +358,11 @@ void fleet_store::erase_many(std::string_view state, const std::vector<std::stri
     fire(state, std::move(args));
 }
 
+void fleet_store::keep_cursor_key(const std::array<unsigned char, 32>& cursor_key) {
+    fire("cursor", {"SET", key("fleet", "cursor-key"),
+                    std::string(cursor_key.begin(), cursor_key.end()), "NX"});
+}
+
 void fleet_store::touch(std::string_view state, const std::string& name,
                         std::chrono::milliseconds ttl) {
     fire(state,

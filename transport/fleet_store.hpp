@@ -97,6 +97,9 @@ public:
     };
     boost::asio::awaitable<std::optional<endings>> sessions_ended_after(std::int64_t after);
 
+    // Writes the fleet's cursor key unless one is there (a store that lost its data).
+    void keep_cursor_key(const std::array<unsigned char, 32>& key);
+
     bool up() const { return !down_; }
     const redis_endpoint& endpoint() const { return client_->endpoint(); }
     void close() { client_->close(); }

@@ -15,6 +15,7 @@
 #include "transport/session_table.hpp"
 #include "transport/upstream_client.hpp"
 
+#include <array>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -38,6 +39,9 @@ struct gateway_parts {
     // The shared store of a fleet (server.redisUrl, else REDIS_URL), answering PING at start;
     // absent: every instance keeps its own state.
     std::optional<redis_endpoint> shared_store;
+    // The fleet's cursor key as this instance took it at start: written back (if absent) while
+    // it runs, so a store that lost its data gives instances started later the same key.
+    std::array<unsigned char, 32> fleet_cursor_key{};
 };
 
 class gateway {

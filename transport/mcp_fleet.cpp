@@ -206,6 +206,7 @@ asio::awaitable<void> gateway::impl::follow_fleet() {
     asio::steady_timer timer(co_await asio::this_coro::executor);
     auto ended_after = epoch_ms_now();
     auto next_refresh = clock::now() + refresh_interval;
+    bool was_up = true;
     while (!server.stopping()) {
         timer.expires_after(follow_interval);
         boost::system::error_code ec;
@@ -233,6 +234,10 @@ asio::awaitable<void> gateway::impl::follow_fleet() {
                 if (sessions.close(id))
                     session_ended(std::move(id));
         }
+        // A store that restarted without its data: the next instance to start takes this key.
+        if (!was_up && fleet->up())
+            fleet->keep_cursor_key(parts.fleet_cursor_key);
+        was_up = fleet->up();
         if (clock::now() >= next_refresh) {
             auto since = next_refresh - refresh_interval;
             next_refresh = clock::now() + refresh_interval;
