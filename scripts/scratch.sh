@@ -13,3 +13,26 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# The TCP port process $1 listens on (waits up to 5 s for it to listen).
+listening_port() {
+  local port=""
+  for _ in $(seq 1 100); do
+    port="$(ss -ltnp 2>/dev/null | awk -v pid="pid=$1," '$0 ~ pid {split($4, a, ":"); print a[length(a)]}' | head -n 1)"
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  echo "$port"
+}
+# Starts simulations/fast_upstream (under the command prefix given, e.g. taskset -c 0) and
+# sets $upstream to its MCP URL.
+start_fast_upstream() {
+  "$@" "$build/simulations/fast_upstream" 0 >"$work/upstream.out" &
+  pids+=($!)
+  local port=""
+  for _ in $(seq 1 100); do
+    port="$(awk '/^listening/ {print $2}' "$work/upstream.out")"
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  upstream="http://127.0.0.1:$port/mcp"
+}

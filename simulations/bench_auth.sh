@@ -28,14 +28,7 @@ for _ in $(seq 1 100); do [ -s "$work/idp.json" ] && break; sleep 0.05; done
 issuer="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["issuer"])' "$work/idp.json")"
 token="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token"])' "$work/idp.json")"
 
-taskset -c 0 "$build/simulations/fast_upstream" 0 >"$work/upstream.out" &
-pids+=($!)
-for _ in $(seq 1 100); do
-  port="$(awk '/^listening/ {print $2}' "$work/upstream.out")"
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-upstream="http://127.0.0.1:$port/mcp"
+start_fast_upstream taskset -c 0
 
 write_config() { # $1: open | auth | policy
   python3 - "$1" "$upstream" "$issuer" "$resource" >"$work/gate.json" <<'PY'
@@ -63,12 +56,7 @@ for mode in open auth policy; do
   taskset -c "$last_cpu" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
   gate_pid=$!
   pids+=($gate_pid)
-  gate_port=""
-  for _ in $(seq 1 100); do
-    gate_port="$(ss -ltnp 2>/dev/null | awk -v pid="pid=$gate_pid," '$0 ~ pid {split($4, a, ":"); print a[length(a)]}' | head -n 1)"
-    [ -n "$gate_port" ] && break
-    sleep 0.05
-  done
+  gate_port="$(listening_port "$gate_pid")"
   auth=""
   [ "$mode" != open ] && auth="Bearer $token"
   for n in 8 64; do

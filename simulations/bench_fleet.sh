@@ -18,15 +18,6 @@ source "$root/scripts/scratch.sh"
 last_cpu=$(( $(nproc) - 1 ))
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-listening_port() { # $1: pid
-  local port=""
-  for _ in $(seq 1 100); do
-    port="$(ss -ltnp 2>/dev/null | awk -v pid="pid=$1," '$0 ~ pid {split($4, a, ":"); print a[length(a)]}' | head -n 1)"
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-  echo "$port"
-}
 
 # Redis as the tests run it: Debian's server binary under its own name, no persistence.
 ln -s /usr/bin/redis-check-rdb "$work/redis-server"
@@ -35,14 +26,7 @@ taskset -c 0 "$work/redis-server" --port "$redis_port" --bind 127.0.0.1 --save '
 pids+=($!)
 for _ in $(seq 1 100); do grep -q 'Ready to accept' "$work/redis.out" && break; sleep 0.05; done
 
-taskset -c 0 "$build/simulations/fast_upstream" 0 >"$work/upstream.out" &
-pids+=($!)
-for _ in $(seq 1 100); do
-  port="$(awk '/^listening/ {print $2}' "$work/upstream.out")"
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-upstream="http://127.0.0.1:$port/mcp"
+start_fast_upstream taskset -c 0
 
 db=0
 write_config() { # $1: memory | redis

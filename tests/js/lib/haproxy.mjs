@@ -4,20 +4,12 @@
 // (no stickiness), so consecutive requests of one MCP session land on alternating instances;
 // long timeouts keep SSE streams open.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { freePort } from './free-port.mjs';
 import { spawnTracked } from './procs.mjs';
 import { eventually } from './shim.mjs';
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** servers: base URLs (http://127.0.0.1:port). Returns { base, url(path), proc, stop() }. */
 export async function startHaproxy(servers, { mcpPath = '/mcp' } = {}) {

@@ -4,21 +4,13 @@
 // before), stopped by its PID. As root it runs as the `postgres` user (initdb refuses root).
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { freePort } from './free-port.mjs';
 import { spawnTracked } from './procs.mjs';
 
 const BIN = process.env.PG_BIN || '/usr/lib/postgresql/15/bin';
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 export function postgresAvailable() {
   return existsSync(path.join(BIN, 'initdb'));

@@ -3,19 +3,11 @@
 // a listener bound to 0 and released just before), no persistence, stopped by its PID.
 // Debian ships the server as redis-check-rdb, which acts as redis-server when so named.
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { freePort } from './free-port.mjs';
 import { spawnTracked } from './procs.mjs';
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 export async function startRedis({ port } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'gate-redis-'));
