@@ -133,7 +133,7 @@ int run_hooks(int argc, char** argv) {
             return 0;
         }
         if (a == "--version") {
-            std::printf("gate-hooks %s\n", std::string(gate_version).c_str());
+            std::printf("gate-hooks %s\n", std::string(gate_release).c_str());
             return 0;
         }
         if (i + 1 >= args.size())
@@ -208,7 +208,7 @@ int run_hooks(int argc, char** argv) {
     }
     worker.start();
     spdlog::info("gate-hooks {} listening on http://{}:{}/ (store: {}; {} organization{})",
-                 gate_version, s.host, bound,
+                 gate_release, s.host, bound,
                  s.database.starts_with("postgres") ? "PostgreSQL" : s.database, s.tokens.size(),
                  s.tokens.size() == 1 ? "" : "s");
     boost::asio::signal_set signals(io, SIGTERM, SIGINT);

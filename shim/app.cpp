@@ -49,7 +49,7 @@ int run_shim(int argc, char** argv) {
         return 0;
     }
     if (opt.version) {
-        std::printf("gate-stdio %s\n", std::string(gate_version).c_str());
+        std::printf("gate-stdio %s\n", std::string(gate_release).c_str());
         return 0;
     }
     setup_logging(opt.log_format, opt.log_level);
@@ -109,7 +109,7 @@ int run_shim(int argc, char** argv) {
         return 1;
     }
     spdlog::info("gate-stdio {} listening on http://{}:{}/mcp (server: {}; up to {} session{})",
-                 gate_version, host.find(':') != std::string::npos ? "[" + host + "]" : host, port,
+                 gate_release, host.find(':') != std::string::npos ? "[" + host + "]" : host, port,
                  command_line(opt.command), opt.max_sessions, opt.max_sessions == 1 ? "" : "s");
 
     boost::asio::signal_set signals(io, SIGTERM, SIGINT);

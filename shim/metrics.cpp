@@ -38,7 +38,7 @@ shim_metrics::shim_metrics(std::size_t max_sessions)
         .Name("gate_stdio_build_info")
         .Help("Build information; the value is always 1.")
         .Register(*registry_)
-        .Add({{"version", std::string(gate_version)}})
+        .Add({{"version", std::string(gate_release)}})
         .Set(1);
     // Every reason is exported from the start, at 0, so alerts need no absent() guard.
     for (auto reason : {"session_limit", "unauthorized", "forbidden_host", "forbidden_origin",

@@ -66,7 +66,7 @@ int run_gate(const std::vector<std::string>& args) {
         return 0;
     }
     if (opt.version) {
-        std::printf("gate %s\n", std::string(gate_version).c_str());
+        std::printf("gate %s\n", std::string(gate_release).c_str());
         return 0;
     }
     if (opt.schema) {
@@ -169,7 +169,7 @@ int run_gate(const std::vector<std::string>& args) {
         spdlog::error("cannot listen on {}:{}: {}", opt.host, opt.port, e.what());
         return 1;
     }
-    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_version,
+    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_release,
                  opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host, port,
                  loaded.doc->server.mcp_path, loaded.doc->upstreams.size(),
                  loaded.doc->upstreams.size() == 1 ? "" : "s",

@@ -2,6 +2,7 @@
 #include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
 #include "protocol/gateway_error.hpp"
+#include "protocol/json_text.hpp"
 #include "protocol/utc_timestamp.hpp"
 #include "transport/bridge.hpp"
 #include "transport/fault_hooks.hpp"
@@ -447,7 +448,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         auto report = co_await checker->check();
         co_return http_reply::json(report.any_up ? http::status::ok
                                                  : http::status::service_unavailable,
-                                   json::serialize(report.body));
+                                   protocol::json_text(report.body));
     }
     if (path == "/metrics" && req.method() == http::verb::get) {
         std::size_t bridged = 0;

@@ -2,6 +2,8 @@
 
 #include "transport/fan_out.hpp"
 
+#include <cmath>
+
 namespace gate::transport {
 
 namespace asio = boost::asio;
@@ -65,7 +67,8 @@ asio::awaitable<health_report> health_checker::probe() {
         const auto& cfg = upstreams_[i]->config();
         json::object u{{"id", cfg.id},
                        {"status", results[i]->up ? "up" : "down"},
-                       {"latencyMs", results[i]->latency_ms}};
+                       // Tenths of a millisecond: what a person reads (8.4).
+                       {"latencyMs", std::round(results[i]->latency_ms * 10) / 10}};
         if (show_detail_) {
             json::array urls;
             for (const auto& url : cfg.urls)

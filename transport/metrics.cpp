@@ -112,7 +112,7 @@ metrics::metrics()
         .Name("gate_build_info")
         .Help("Build information; always 1")
         .Register(*registry_)
-        .Add({{"version", std::string(gate_version)}})
+        .Add({{"version", std::string(gate_release)}})
         .Set(1);
 }
 

@@ -349,6 +349,10 @@ describe('federation: two upstreams, namespaces a and b', { timeout: 300_000 }, 
       const body = JSON.parse(r.text);
       assert.equal(typeof body, 'object');
       assert.ok(r.text.includes('ev-a') && r.text.includes('ev-b'), `health names both upstreams: ${r.text}`);
+      // Latencies as people write them: tenths of a millisecond, no exponent.
+      const latencies = [...r.text.matchAll(/"latencyMs":([^,}]+)/g)].map((m) => m[1]);
+      assert.equal(latencies.length, 2, r.text);
+      for (const l of latencies) assert.match(l, /^\d+(\.\d)?$/, `latencyMs written as ${l}`);
     });
 
     test('/metrics: gate_requests_total and gate_build_info', { timeout: 10_000 }, async () => {

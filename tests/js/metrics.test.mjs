@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 
-import { connectClient, get, rawRequest, startEverything, startGate } from './lib/index.mjs';
+import { connectClient, get, rawRequest, runGate, startEverything, startGate } from './lib/index.mjs';
 
 describe('metrics exposition', { timeout: 120_000 }, () => {
   let up;
@@ -44,12 +44,21 @@ describe('metrics exposition', { timeout: 120_000 }, () => {
       /^gate_upstream_request_duration_seconds_count\{upstream="everything"\} \d+$/m,
       /^gate_http_rejections_total\{reason="forbidden_host"\} 1$/m,
       /^gate_request_upstream_calls_count \d+$/m,
-      /^gate_build_info\{version="\d+\.\d+\.\d+"\} 1$/m,
+      /^gate_build_info\{version="v\d+\.\d+\.\d+"\} 1$/m,
       /^process_cpu_seconds_total [\d.e+-]+$/m,
       /^process_resident_memory_bytes [\d.e+-]+$/m,
       /^process_open_fds \d+$/m,
     ]) {
       assert.match(text, series);
     }
+  });
+
+  test('--version prints the release identifier gate_build_info carries', async () => {
+    const { text } = await get(`${gate.base}/metrics`);
+    const label = /^gate_build_info\{version="([^"]+)"\} 1$/m.exec(text)?.[1];
+    assert.match(label ?? '', /^v\d+\.\d+\.\d+$/);
+    const r = await runGate(['--version']);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout.toString('utf8'), `gate ${label}\n`);
   });
 });
