@@ -8,6 +8,7 @@
 #include "hooks/store_actor.hpp"
 #include "transport/cli_values.hpp"
 #include "transport/logging.hpp"
+#include "transport/service_manager.hpp"
 #include "transport/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -218,10 +219,13 @@ int run_hooks(int argc, char** argv) {
         spdlog::info("signal {}: stopping; deliveries in flight are attempted again after "
                      "restart",
                      sig);
+        notify_stopping();
         worker.stop();
         server.stop();
         server.drain(std::chrono::seconds(5), [&] { io.stop(); });
     });
+    // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
+    notify_ready("listening on port " + std::to_string(bound));
     io.run();
     caf::anon_send_exit(store_actor, caf::exit_reason::user_shutdown);
     return 0;

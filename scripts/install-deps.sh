@@ -11,6 +11,8 @@ packages=(
   libsqlite3-dev libpq-dev  # gate-hooks' stores: SQLite (default), PostgreSQL
   libhiredis-dev  # RESP formatting and parsing for gate's shared state (transport/redis_wire)
   redis-tools  # a real Redis 7 for the tests: its server binary, started by the tests (no service)
+  systemd  # systemd-analyze, which the tests run on the units in config/systemd
+  libsystemd-dev  # sd_notify: readiness for systemd's Type=notify units (config/systemd)
   haproxy  # the round-robin load balancer in front of two gate instances in the fleet tests
   postgresql  # a real PostgreSQL 15 for the gate-hooks tests (started by the tests, not as a service)
   prometheus  # promtool checks the /metrics exposition in tests

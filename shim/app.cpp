@@ -4,6 +4,7 @@
 #include "shim/probe.hpp"
 #include "shim/shim_server.hpp"
 #include "transport/logging.hpp"
+#include "transport/service_manager.hpp"
 #include "transport/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -117,11 +118,14 @@ int run_shim(int argc, char** argv) {
         if (ec)
             return;
         spdlog::info("signal {}: ending every session and reaping every child", sig);
+        notify_stopping();
         server.shutdown([&] {
             spdlog::info("every child reaped; exiting");
             io.stop();
         });
     });
+    // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
+    notify_ready("listening on port " + std::to_string(port));
     io.run();
     return 0;
 }

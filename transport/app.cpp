@@ -6,6 +6,7 @@
 #include "transport/fleet_store.hpp"
 #include "transport/gateway.hpp"
 #include "transport/logging.hpp"
+#include "transport/service_manager.hpp"
 #include "transport/upstream_credential.hpp"
 #include "transport/version.hpp"
 
@@ -202,8 +203,10 @@ int run_gate(const std::vector<std::string>& args) {
                 spdlog::error("reload rejected ({}): {}", why, m);
             return;
         }
+        notify_reloading();
         if (auto refused = gw.reload(next.doc))
             spdlog::error("reload rejected ({}): {}", why, *refused);
+        notify_ready("listening on port " + std::to_string(port));
     };
     boost::asio::signal_set hup(io, SIGHUP);
     std::function<void()> wait_hup = [&] {
@@ -238,10 +241,13 @@ int run_gate(const std::vector<std::string>& args) {
         if (ec)
             return;
         spdlog::info("signal {}: shutting down (draining up to 10 s)", sig);
+        notify_stopping();
         hup.cancel();
         watch_timer.cancel();
         gw.drain(std::chrono::seconds(10), [&] { io.stop(); });
     });
+    // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
+    notify_ready("listening on port " + std::to_string(port));
     io.run();
     bridged_gateway = nullptr;
     caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown); // and its actors
