@@ -28,4 +28,19 @@ constexpr std::string_view name(outcome o) {
     return outcome_names[static_cast<std::size_t>(o)];
 }
 
+// The outcome as gate_requests_total counts it: the spec freezes that label to `ok`, `error`,
+// `denied`, `rate_limited` and `upstream_down`. A refused credential or host is `denied`; an
+// exhausted budget is a quota, `rate_limited`. The audit event keeps the finer outcome.
+constexpr std::string_view metric_name(outcome o) {
+    switch (o) {
+    case outcome::unauthenticated:
+    case outcome::forbidden:
+        return "denied";
+    case outcome::budget_exhausted:
+        return "rate_limited";
+    default:
+        return name(o);
+    }
+}
+
 } // namespace gate::protocol

@@ -160,7 +160,7 @@ void metrics::request(std::string_view method, protocol::outcome outcome, double
     auto*& c = s.by_outcome[static_cast<std::size_t>(outcome)];
     if (!c)
         c = &requests_.Add({{"method", std::string(method_label(method))},
-                            {"outcome", std::string(protocol::name(outcome))}});
+                            {"outcome", std::string(protocol::metric_name(outcome))}});
     c->Increment();
     s.duration->Observe(seconds);
     fanout_.Observe(static_cast<double>(upstream_calls));

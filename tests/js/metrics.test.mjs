@@ -62,3 +62,41 @@ describe('metrics exposition', { timeout: 120_000 }, () => {
     assert.equal(r.stdout.toString('utf8'), `gate ${label}\n`);
   });
 });
+
+// gate_requests_total's outcome label holds exactly the spec's five values, each reachable;
+// finer audit outcomes (a budget's) count under one of them.
+describe('gate_requests_total outcomes', { timeout: 60_000 }, () => {
+  test('ok, error, denied, rate_limited and upstream_down are each counted', async () => {
+    const up = await startEverything();
+    const gate = await startGate({
+      config: {
+        upstreams: [
+          { id: 'ev', url: up.url, namespace: 'ev', rateLimit: { requestsPerMinute: 2 } },
+          { id: 'dead', url: 'http://127.0.0.1:1/mcp', namespace: 'dead' },
+        ],
+        policy: {
+          defaultDecision: 'deny',
+          rules: [{ id: 'all-but-sum', allow: [{ server: 'ev', methods: ['tools/call'], names: ['echo'] }, { server: 'dead' }] }],
+        },
+      },
+    });
+    const client = await connectClient(gate.url);
+    try {
+      const call = (name) => client.callTool({ name, arguments: { message: 'x', a: 1, b: 2 } }).catch((e) => e);
+      await call('ev__echo'); // ok
+      await call('ev__echo'); // ok (the window's 2)
+      await call('ev__echo'); // rate_limited (-32040)
+      await call('ev__get-sum'); // denied (-32042)
+      await call('dead__echo'); // upstream_down (-32041)
+      await call('nowhere__echo'); // error (-32043, an unknown namespace)
+      const { text } = await get(`${gate.base}/metrics`);
+      const outcomes = [...text.matchAll(/^gate_requests_total\{method="tools\/call",outcome="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
+      assert.deepEqual(Object.fromEntries(outcomes), { ok: 2, rate_limited: 1, denied: 1, upstream_down: 1, error: 1 });
+    } finally {
+      await client.close();
+      await gate.stop();
+      await up.stop();
+    }
+  });
+});
+
