@@ -1,23 +1,16 @@
 #include "transport/app.hpp"
 
-#include "actors/supervisor.hpp"
 #include "config/load.hpp"
 #include "transport/cli.hpp"
-#include "transport/fleet_store.hpp"
-#include "transport/gateway.hpp"
+#include "transport/gateway_host.hpp"
 #include "transport/logging.hpp"
 #include "transport/service_manager.hpp"
 #include "transport/upstream_credential.hpp"
 #include "transport/version.hpp"
 
-#include <atomic>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
-#include <caf/send.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -29,28 +22,10 @@ namespace gate {
 
 namespace {
 
-// Scheduler settings measured in DESIGN.md §3: no 50 µs polling sleeps, one worker per core.
-void tune(caf::actor_system_config& cfg) {
-    cfg.set("scheduler.policy", caf::atom("stealing"));
-    cfg.set("scheduler.max-threads", static_cast<size_t>(2));
-    cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
-    cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(100)});
-    cfg.set("logger.verbosity", caf::atom("quiet"));
-}
-
 void print_errors(const std::vector<config::error>& errors) {
     for (const auto& e : errors)
         std::fprintf(stderr, "config error at %s: %s\n",
                      e.pointer.empty() ? "(document)" : e.pointer.c_str(), e.reason.c_str());
-}
-
-// server.redisUrl, else the REDIS_URL environment variable; neither: no shared store.
-std::optional<std::string> shared_store_url(const config::document& doc) {
-    if (doc.server.redis_url)
-        return doc.server.redis_url;
-    if (const char* env = std::getenv("REDIS_URL"); env && *env)
-        return std::string(env);
-    return std::nullopt;
 }
 
 } // namespace
@@ -105,89 +80,22 @@ int run_gate(const std::vector<std::string>& args) {
         return 1;
     }
     setup_logging(opt.log_format, opt.log_level);
-    // The fleet's shared store: it must answer PING before gate serves (spec Errors rule 3).
-    // The URL may carry a password (from REDIS_URL): only its display form is ever printed.
-    std::optional<transport::redis_endpoint> shared_store;
-    std::optional<protocol::cursor_codec::key_type> cursor_key;
-    if (auto url = shared_store_url(*loaded.doc)) {
-        auto parsed = transport::parse_redis_url(*url);
-        if (auto* why = std::get_if<std::string>(&parsed)) {
-            std::fprintf(stderr, "gate: the shared store URL (%s) is not usable: %s\n",
-                         loaded.doc->server.redis_url ? "server.redisUrl" : "REDIS_URL",
-                         why->c_str());
-            return 1;
-        }
-        auto& ep = std::get<transport::redis_endpoint>(parsed);
-        auto joined = transport::join_fleet(ep);
-        if (auto* why = std::get_if<std::string>(&joined)) {
-            std::fprintf(stderr, "gate: the shared store %s does not answer: %s\n",
-                         ep.display.c_str(), why->c_str());
-            return 1;
-        }
-        cursor_key = std::get<transport::fleet_membership>(joined).cursor_key;
-        spdlog::info("shared store {}: rate limits, budgets, breakers, tasks, jtis and cursors "
-                     "are shared with every gate instance that uses it",
-                     ep.display);
-        shared_store = std::move(ep);
-    }
-
-    // The io_context outlives the actor system so no bridged reply posts into a dead context.
-    boost::asio::io_context io(1);
-    caf::actor_system_config cfg;
-    tune(cfg);
-    caf::actor_system sys{cfg};
-    auto snap = make_snapshot(loaded.doc, 1);
-    // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
-    std::atomic<transport::gateway*> bridged_gateway{nullptr};
-    supervised what;
-    what.snap = snap;
-    what.audit = loaded.doc->audit;
-    what.cursor_key = cursor_key;
-    what.retire = [&io, &bridged_gateway](std::vector<retired_bridge> gone) {
-        boost::asio::post(io, [&bridged_gateway, gone = std::move(gone)]() mutable {
-            if (auto* g = bridged_gateway.load())
-                g->retire_bridges(std::move(gone));
-        });
-    };
-    auto directory = std::make_shared<actor_directory>();
-    auto supervisor = spawn_supervisor(sys, std::move(what), directory);
-    transport::gateway_parts parts{directory, snap, supervisor, false, {}, {}};
-    parts.shared_store = std::move(shared_store);
-    if (cursor_key)
-        parts.fleet_cursor_key = *cursor_key;
+    transport::gateway_host::options where{opt.host, opt.port, false};
     if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");
         hooks && hooks == std::string_view("1")) {
-        parts.fault_hooks = true;
+        where.fault_hooks = true;
         spdlog::warn(
             "GATE_TEST_FAULT_HOOKS=1: test-only fault hooks are enabled (POST /_test/...)");
     }
-    transport::gateway gw(io, std::move(parts));
-    bridged_gateway = &gw;
-    std::uint16_t port = 0;
+    std::optional<transport::gateway_host> host;
     try {
-        port = gw.listen(opt.host, opt.port);
+        host.emplace(loaded.doc, where);
     } catch (const std::exception& e) {
-        spdlog::error("cannot listen on {}:{}: {}", opt.host, opt.port, e.what());
+        std::fprintf(stderr, "gate: %s\n", e.what());
         return 1;
     }
-    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_release,
-                 opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host, port,
-                 loaded.doc->server.mcp_path, loaded.doc->upstreams.size(),
-                 loaded.doc->upstreams.size() == 1 ? "" : "s",
-                 loaded.doc->passthrough() ? "passthrough" : "namespaced");
-    // What authentication and authorization mean for this document, said once at start
-    // (docs/security.md): an operator reading the log knows whether the gateway is open.
-    const auto& doc = *loaded.doc;
-    std::string who = doc.auth.required
-                          ? "callers need a Bearer token from " +
-                                std::to_string(doc.auth.issuers.size()) + " trusted issuer" +
-                                (doc.auth.issuers.size() == 1 ? "" : "s")
-                          : "auth disabled: every caller is anonymous";
-    std::string allowed = !doc.policy ? "no policy: every caller may invoke everything"
-                                      : "policy: " + std::to_string(doc.policy->rules.size()) +
-                                            " rule" + (doc.policy->rules.size() == 1 ? "" : "s") +
-                                            ", default " + doc.policy->default_decision;
-    spdlog::info("{}; {}", who, allowed);
+    auto& io = host->io();
+    auto port = host->port();
     // Reload: SIGHUP, or with --watch a change of the file's modification time (polled every
     // 2 s). A document that fails validation or changes a construction-wired section is
     // refused and the running configuration keeps serving.
@@ -198,15 +106,8 @@ int run_gate(const std::vector<std::string>& args) {
                 spdlog::error("reload rejected ({}): {}: {}", why, e.pointer, e.reason);
             return;
         }
-        if (auto missing = transport::missing_secrets(*next.doc, std::getenv); !missing.empty()) {
-            for (const auto& m : missing)
-                spdlog::error("reload rejected ({}): {}", why, m);
-            return;
-        }
-        notify_reloading();
-        if (auto refused = gw.reload(next.doc))
+        if (auto refused = host->reload(next.doc))
             spdlog::error("reload rejected ({}): {}", why, *refused);
-        notify_ready("listening on port " + std::to_string(port));
     };
     boost::asio::signal_set hup(io, SIGHUP);
     std::function<void()> wait_hup = [&] {
@@ -241,16 +142,13 @@ int run_gate(const std::vector<std::string>& args) {
         if (ec)
             return;
         spdlog::info("signal {}: shutting down (draining up to 10 s)", sig);
-        notify_stopping();
         hup.cancel();
         watch_timer.cancel();
-        gw.drain(std::chrono::seconds(10), [&] { io.stop(); });
+        host->drain(std::chrono::seconds(10));
     });
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
     notify_ready("listening on port " + std::to_string(port));
     io.run();
-    bridged_gateway = nullptr;
-    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown); // and its actors
     return 0;
 }
 

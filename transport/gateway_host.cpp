@@ -1,0 +1,172 @@
+#include "transport/gateway_host.hpp"
+
+#include "actors/supervisor.hpp"
+#include "transport/fleet_store.hpp"
+#include "transport/gateway.hpp"
+#include "transport/service_manager.hpp"
+#include "transport/upstream_credential.hpp"
+#include "transport/version.hpp"
+
+#include <atomic>
+#include <boost/asio/post.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/send.hpp>
+#include <cstdlib>
+#include <spdlog/spdlog.h>
+#include <stdexcept>
+
+namespace gate::transport {
+
+namespace {
+
+// Scheduler settings measured in DESIGN.md §3: no 50 µs polling sleeps, one worker per core.
+caf::actor_system_config& tuned(caf::actor_system_config& cfg) {
+    cfg.set("scheduler.policy", caf::atom("stealing"));
+    cfg.set("scheduler.max-threads", static_cast<size_t>(2));
+    cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
+    cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(100)});
+    cfg.set("logger.verbosity", caf::atom("quiet"));
+    return cfg;
+}
+
+// server.redisUrl, else the REDIS_URL environment variable; neither: no shared store.
+std::optional<std::string> shared_store_url(const config::document& doc) {
+    if (doc.server.redis_url)
+        return doc.server.redis_url;
+    if (const char* env = std::getenv("REDIS_URL"); env && *env)
+        return std::string(env);
+    return std::nullopt;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines)
+        out += (out.empty() ? "" : "; ") + l;
+    return out;
+}
+
+} // namespace
+
+struct gateway_host::impl {
+    std::shared_ptr<const config::document> doc;
+    // The io_context outlives the actor system so no bridged reply posts into a dead context.
+    boost::asio::io_context io{1};
+    caf::actor_system_config cfg;
+    caf::actor_system sys{tuned(cfg)};
+    // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
+    std::atomic<gateway*> bridged_gateway{nullptr};
+    supervisor_actor supervisor;
+    std::optional<gateway> gw;
+    std::uint16_t port = 0;
+
+    ~impl() {
+        bridged_gateway = nullptr;
+        gw.reset();
+        caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown); // and its actors
+    }
+};
+
+gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options opt)
+    : impl_(std::make_unique<impl>()) {
+    auto& i = *impl_;
+    i.doc = doc;
+    if (auto missing = missing_secrets(*doc, std::getenv); !missing.empty())
+        throw std::runtime_error("secrets missing from the environment: " + joined(missing));
+    // The fleet's shared store must answer before gate serves (spec Errors rule 3). The URL
+    // may carry a password (from REDIS_URL): only its display form is ever printed.
+    std::optional<redis_endpoint> shared_store;
+    std::optional<protocol::cursor_codec::key_type> cursor_key;
+    if (auto url = shared_store_url(*doc)) {
+        auto parsed = parse_redis_url(*url);
+        if (auto* why = std::get_if<std::string>(&parsed))
+            throw std::runtime_error(std::string("the shared store URL (") +
+                                     (doc->server.redis_url ? "server.redisUrl" : "REDIS_URL") +
+                                     ") is not usable: " + *why);
+        auto& ep = std::get<redis_endpoint>(parsed);
+        auto membership = join_fleet(ep);
+        if (auto* why = std::get_if<std::string>(&membership))
+            throw std::runtime_error("the shared store " + ep.display +
+                                     " does not answer: " + *why);
+        cursor_key = std::get<fleet_membership>(membership).cursor_key;
+        spdlog::info("shared store {}: rate limits, budgets, breakers, tasks, jtis and cursors "
+                     "are shared with every gate instance that uses it",
+                     ep.display);
+        shared_store = std::move(ep);
+    }
+    auto snap = make_snapshot(doc, 1);
+    supervised what;
+    what.snap = snap;
+    what.audit = doc->audit;
+    what.cursor_key = cursor_key;
+    what.retire = [this](std::vector<retired_bridge> gone) {
+        boost::asio::post(impl_->io, [this, gone = std::move(gone)]() mutable {
+            if (auto* g = impl_->bridged_gateway.load())
+                g->retire_bridges(std::move(gone));
+        });
+    };
+    auto directory = std::make_shared<actor_directory>();
+    i.supervisor = spawn_supervisor(i.sys, std::move(what), directory);
+    gateway_parts parts{directory,
+                        snap,
+                        i.supervisor,
+                        opt.fault_hooks,
+                        std::move(shared_store),
+                        cursor_key.value_or(protocol::cursor_codec::key_type{})};
+    i.gw.emplace(i.io, std::move(parts));
+    i.bridged_gateway = &*i.gw;
+    try {
+        i.port = i.gw->listen(opt.host, opt.port);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot listen on " + opt.host + ":" + std::to_string(opt.port) +
+                                 ": " + e.what());
+    }
+    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_release,
+                 opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host, i.port,
+                 doc->server.mcp_path, doc->upstreams.size(), doc->upstreams.size() == 1 ? "" : "s",
+                 doc->passthrough() ? "passthrough" : "namespaced");
+    // What authentication and authorization mean for this document, said once at start
+    // (docs/security.md): an operator reading the log knows whether the gateway is open.
+    std::string who = doc->auth.required
+                          ? "callers need a Bearer token from " +
+                                std::to_string(doc->auth.issuers.size()) + " trusted issuer" +
+                                (doc->auth.issuers.size() == 1 ? "" : "s")
+                          : "auth disabled: every caller is anonymous";
+    std::string allowed = !doc->policy ? "no policy: every caller may invoke everything"
+                                       : "policy: " + std::to_string(doc->policy->rules.size()) +
+                                             " rule" + (doc->policy->rules.size() == 1 ? "" : "s") +
+                                             ", default " + doc->policy->default_decision;
+    spdlog::info("{}; {}", who, allowed);
+}
+
+gateway_host::~gateway_host() = default;
+
+std::uint16_t gateway_host::port() const {
+    return impl_->port;
+}
+
+boost::asio::io_context& gateway_host::io() {
+    return impl_->io;
+}
+
+const config::document& gateway_host::document() const {
+    return *impl_->doc;
+}
+
+std::optional<std::string> gateway_host::reload(std::shared_ptr<const config::document> next) {
+    if (auto missing = missing_secrets(*next, std::getenv); !missing.empty())
+        return "secrets missing from the environment: " + joined(missing);
+    notify_reloading();
+    auto refused = impl_->gw->reload(next);
+    if (!refused)
+        impl_->doc = std::move(next);
+    notify_ready("listening on port " + std::to_string(impl_->port));
+    return refused;
+}
+
+void gateway_host::drain(std::chrono::steady_clock::duration bound) {
+    notify_stopping();
+    impl_->gw->drain(bound, [this] { impl_->io.stop(); });
+}
+
+} // namespace gate::transport
