@@ -98,11 +98,11 @@ export class LineLog extends EventEmitter {
  *   exited: Promise<{code, signal}>
  *   stop({signal='SIGTERM', graceMs=5000}): signal by PID, SIGKILL by PID after graceMs.
  */
-export function spawnTracked(cmd, args, { env, cwd, name = cmd } = {}) {
+export function spawnTracked(cmd, args, { env, cwd, name = cmd, stdin = 'ignore' } = {}) {
   const child = spawn(cmd, args, {
     cwd,
     env: env ?? process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
   });
   if (child.pid === undefined) {
     // spawn failed synchronously-ish (ENOENT etc.): surface it via `exited`.
