@@ -5,9 +5,10 @@
 namespace gate {
 
 namespace {
-audit_actor::behavior_type audit(audit_actor::pointer, std::FILE* out, bool to_stdout,
+audit_actor::behavior_type audit(audit_actor::pointer self, std::FILE* out, bool to_stdout,
                                  audit_backlog backlog) {
     return {
+        [=](audit_close&) { self->quit(); },
         [=](audit_event& e) {
             backlog->fetch_sub(1, std::memory_order_relaxed);
             if (!to_stdout)

@@ -21,7 +21,10 @@
 
 namespace gate {
 
-using audit_actor = caf::typed_actor<caf::reacts_to<audit_event>>;
+// A reload replaced this sink: it writes what it was already given, then stops.
+struct audit_close {};
+
+using audit_actor = caf::typed_actor<caf::reacts_to<audit_event>, caf::reacts_to<audit_close>>;
 
 // Events offered but not yet written, shared by the channel and the actor.
 using audit_backlog = std::shared_ptr<std::atomic<std::int64_t>>;
@@ -54,3 +57,4 @@ audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::au
 } // namespace gate
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_close)

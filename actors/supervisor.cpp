@@ -33,6 +33,22 @@ void publish(self_ptr self) {
     self->state.directory->store(std::make_shared<const actor_set>(self->state.current));
 }
 
+// A reload changed the audit section: events go to a sink built from it from now on; the old
+// sink writes what it was already sent, then stops (not a failure: it is not respawned).
+void replace_audit(self_ptr self, const std::optional<config::audit>& audit) {
+    auto& st = self->state;
+    auto old = st.current.audit;
+    st.what.audit = audit;
+    st.current.audit = spawn_audit(self->system(), audit, st.what.audit_out);
+    if (st.current.audit)
+        self->monitor(st.current.audit.sink());
+    publish(self);
+    if (old) {
+        self->demonitor(old.sink().address());
+        self->send(old.sink(), audit_close{});
+    }
+}
+
 // The actors of `what`, spawned unmonitored (the supervisor monitors what it is given).
 // The server section cannot change on reload, so the limiter's own limits are the first
 // snapshot's; tenants' limits travel with each ask (they may change on reload), so there is
@@ -180,6 +196,8 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             for (const auto& r : self->state.current.routers)
                 self->send(r, replace_snapshot{m.snap});
             adopt(self, m.upstreams);
+            if (!(m.snap->doc->audit == self->state.what.audit))
+                replace_audit(self, m.snap->doc->audit);
         },
         [=](adopt_upstreams& m) { adopt(self, m.upstreams); },
     };

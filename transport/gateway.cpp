@@ -159,8 +159,6 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
         return "the server section cannot change without a restart";
     if (!(next->auth == now.auth))
         return "the auth section cannot change without a restart";
-    if (!(next->audit == now.audit))
-        return "the audit section cannot change without a restart";
     if (!(next->tracing == now.tracing))
         return "the tracing section cannot change without a restart";
     auto snap = make_snapshot(std::move(next), i.live->snap->version + 1);

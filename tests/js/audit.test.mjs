@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { closeRawSession, openRawSession, post, rawRequest, rpc, startEverything, startGate } from './lib/index.mjs';
+import { closeRawSession, eventually, openRawSession, post, rawRequest, rpc, startEverything, startGate } from './lib/index.mjs';
 
 const OUTCOMES = ['ok', 'error', 'denied', 'rate_limited', 'unauthenticated', 'upstream_down', 'forbidden', 'budget_exhausted'];
 
@@ -128,4 +128,31 @@ describe('audit to stdout', { timeout: 120_000 }, () => {
     await quiet.stop();
     assert.deepEqual(quiet.stdoutLines, []);
   });
+
+  test('a reload adds and removes the audit section live', { timeout: 30_000 }, async () => {
+    const upstreams = [{ id: 'ev', url: up.url, namespace: 'a' }];
+    const live = await startGate({ config: { upstreams } });
+    try {
+      const s = await openRawSession(live.url);
+      const call = (message) => post(live.url, rpc('tools/call', { name: 'a__echo', arguments: { message } }), s.headers);
+      await call('before');
+      const applied = () => live.proc.stderr.lines.filter((l) => /reload applied/.test(l)).length;
+      live.reload({ upstreams, audit: { sinks: [{ type: 'stdout' }] } });
+      await eventually(() => applied() === 1, { what: 'the first reload' });
+      await call('audited');
+      const [ev] = (await live.waitForAudit((evs) => evs.some((e) => e.method === 'tools/call'))).filter((e) => e.method === 'tools/call');
+      assert.equal(ev.name, 'a__echo');
+      live.reload({ upstreams });
+      await eventually(() => applied() === 2, { what: 'the second reload' });
+      await call('after');
+      await closeRawSession(live.url, s);
+      await live.stop();
+      const calls = live.auditEvents().filter((e) => e.method === 'tools/call');
+      assert.equal(calls.length, 1, 'only the call made while the section was there');
+      assert.ok(live.stdoutLines.every((l) => l.startsWith('{')), 'nothing but audit lines on stdout');
+    } finally {
+      await live.stop();
+    }
+  });
 });
+
