@@ -19,16 +19,9 @@ std::optional<std::string> session_table::open(std::string protocol_version, tim
                                                boost::json::object capabilities, std::string owner,
                                                std::shared_ptr<const principal> who) {
     auto id = random_id();
-    std::lock_guard lock(mutex_);
-    if (sessions_.size() >= max_sessions_)
+    if (!adopt(id, std::move(protocol_version), now, std::move(capabilities), std::move(owner),
+               std::move(who)))
         return std::nullopt;
-    sessions_[id] = downstream_session{std::move(protocol_version),
-                                       std::move(capabilities),
-                                       now,
-                                       {},
-                                       {},
-                                       std::move(owner),
-                                       std::move(who)};
     return id;
 }
 

@@ -104,3 +104,21 @@ TEST(session_table, deliver_queues_for_one_session_even_before_its_stream_opens)
     EXPECT_EQ(got.front(), "44");
     EXPECT_TRUE(t.take_outbox(b).empty());
 }
+
+TEST(session_table, a_session_of_the_fleet_is_adopted_under_its_own_id) {
+    session_table t(2);
+    auto mine = *t.open("2025-11-25", t0, {}, "alice");
+    EXPECT_TRUE(t.adopt("feedc0de", "2025-06-18", t0 + 5s, {}, "bob", nullptr));
+    EXPECT_TRUE(t.owned_by("feedc0de", "bob"));
+    EXPECT_FALSE(t.owned_by("feedc0de", "alice"));
+    EXPECT_EQ(t.touch("feedc0de", t0 + 6s), "2025-06-18");
+    // Held already: kept as it is (its owner too).
+    EXPECT_TRUE(t.adopt("feedc0de", "2025-11-25", t0 + 7s, {}, "mallory", nullptr));
+    EXPECT_TRUE(t.owned_by("feedc0de", "bob"));
+    // The ceiling holds for adopted sessions as for opened ones.
+    EXPECT_FALSE(t.adopt("other", "2025-11-25", t0, {}, "", nullptr));
+    // Used since: the adopted one (touched at 6 s), not the one opened at 0.
+    EXPECT_EQ(t.used_since(t0 + 1s), std::vector<std::string>{"feedc0de"});
+    EXPECT_EQ(t.used_since(t0).size(), 2u);
+    EXPECT_FALSE(t.listening(mine));
+}
