@@ -187,6 +187,9 @@ int run_hooks(int argc, char** argv) {
         return 1;
     }
 
+    // The io_context outlives the actor system: a store reply still in flight when the
+    // service stops posts into a live (if no longer running) context, never a destroyed one.
+    boost::asio::io_context io(1);
     caf::actor_system_config cfg;
     cfg.set("scheduler.max-threads", static_cast<size_t>(1));
     cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
@@ -194,7 +197,6 @@ int run_hooks(int argc, char** argv) {
     caf::actor_system sys{cfg};
     auto store_actor = spawn_store_actor(sys, db);
 
-    boost::asio::io_context io(1);
     hooks_metrics metrics;
     dispatcher worker(io, store_actor, s.delivery, metrics);
     api handler(s, store_actor, worker, metrics);
