@@ -44,15 +44,15 @@ public:
     // Invocations charged to `key` in its current period.
     std::int64_t used(const std::string& key, wall_time now);
 
-    // A fleet's budgets (a shared store): each instance spends reservations of the fleet's
-    // allowance, taken from the store a sixteenth of what is left at a time, and counts what
-    // it spent here too (the per-instance fallback when the store does not answer).
+    // Reservations, as the io thread spends them (stage 6): each account's allowance is taken
+    // a sixteenth of what is left at a time, from the fleet's store when there is one that
+    // answers, else from the budget keeper (grant() below), and spent here without a message.
     //
     // The accounts that need a reservation before a charge: nothing reserved this period,
     // and the fleet not known to have spent it all. Their `ends` is the period's end.
     std::vector<account_ref> unreserved(std::span<const account_ref> accounts, wall_time now);
-    // The store reserved `n` invocations of the account's current period (0: the fleet has
-    // spent the allowance; calls are refused until the period ends or the allowance changes).
+    // `n` invocations of the account's current period were reserved (0: the allowance is
+    // spent; calls are refused until the period ends or the allowance changes).
     void reserve(const account_ref& account, std::int64_t n, wall_time now);
     // Charges one invocation to each account from its reservation, all or none (call it
     // when unreserved() is empty): the exhausted account, or nullopt when charged.

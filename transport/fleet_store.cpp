@@ -1,5 +1,6 @@
 #include "transport/fleet_store.hpp"
 
+#include "actors/budget_ledger.hpp"
 #include "transport/metrics.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -67,9 +68,10 @@ redis.call('PEXPIRE', KEYS[1], slot * 61)
 return {take, 0, (head + 1) * slot - now}
 )lua";
 
-// A budget account's period as one counter. ARGV: allowance, expiry (ms since the epoch).
-// Returns how many invocations this call reserved (a sixteenth of what is left, 1 to 64; 0
-// when nothing is).
+// A budget account's period as one counter. ARGV: allowance, expiry (ms since the epoch),
+// largest reservation. Returns how many invocations this call reserved (a sixteenth of what
+// is left, 1 to the largest; 0 when nothing is): the budget keeper's rule
+// (budget_ledger::grant).
 constexpr std::string_view budget_script = R"lua(
 local allowance = tonumber(ARGV[1])
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -77,7 +79,7 @@ local room = allowance - used
 if room <= 0 then return 0 end
 local take = math.floor(room / 16)
 if take < 1 then take = 1 end
-if take > 64 then take = 64 end
+if take > tonumber(ARGV[3]) then take = tonumber(ARGV[3]) end
 redis.call('INCRBY', KEYS[1], take)
 redis.call('PEXPIREAT', KEYS[1], ARGV[2])
 return take
@@ -241,7 +243,8 @@ fleet_store::reserve_budget(const std::string& account, std::int64_t allowance, 
     auto name = account + ":" + std::to_string(epoch_ms(ends) / 1000);
     auto reply = co_await run("budget", {"EVAL", std::string(budget_script), "1",
                                          key("budget", name), std::to_string(allowance),
-                                         std::to_string(epoch_ms(ends) + 3'600'000)});
+                                         std::to_string(epoch_ms(ends) + 3'600'000),
+                                         std::to_string(budget_ledger::max_grant)});
     if (!reply || reply->type != redis_value::kind::integer)
         co_return std::nullopt;
     co_return reply->integer;

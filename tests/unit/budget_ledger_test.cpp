@@ -71,8 +71,7 @@ TEST(BudgetLedger, AFleetsReservationsAreSpentAllOrNoneAndCountedHereToo) {
     EXPECT_EQ(refused->key, "tenant acme");
     EXPECT_EQ(refused->resets, at(2026, 11, 25, 11));
     EXPECT_EQ(ledger.used("server", now), 1);
-    // What was spent from reservations is this instance's own count: the fallback when the
-    // store does not answer starts from it.
+    // What was spent from reservations counts as used.
     budget_ledger::account_ref server_only[] = {{"server", &server}};
     EXPECT_FALSE(ledger.charge_reserved(server_only, now));
     EXPECT_EQ(ledger.used("server", now), 2);
