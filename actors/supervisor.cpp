@@ -39,7 +39,7 @@ void replace_audit(self_ptr self, const std::optional<config::audit>& audit) {
     auto& st = self->state;
     auto old = st.current.audit;
     st.what.audit = audit;
-    st.current.audit = spawn_audit(self->system(), audit, st.what.audit_out);
+    st.current.audit = spawn_audit(self->system(), audit, st.what.audit_outlet_);
     if (st.current.audit)
         self->monitor(st.current.audit.sink());
     publish(self);
@@ -64,7 +64,7 @@ actor_set spawn_children(caf::actor_system& sys, const supervised& what,
     actor_set set{{},
                   spawn_task_keeper(sys, what.task_sweep),
                   spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
-                  spawn_audit(sys, what.audit, what.audit_out),
+                  spawn_audit(sys, what.audit, what.audit_outlet_),
                   spawn_limiter_of(sys, what),
                   spawn_budget_keeper(sys)};
     for (auto& r : set.routers)
@@ -149,7 +149,7 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             self->monitor(cur.bridges);
             which = "bridge keeper";
         } else if (cur.audit && failed(cur.audit.sink())) {
-            cur.audit = spawn_audit(sys, w.audit, w.audit_out);
+            cur.audit = spawn_audit(sys, w.audit, w.audit_outlet_);
             self->monitor(cur.audit.sink());
             which = "audit sink";
         } else if (failed(cur.limiter)) {

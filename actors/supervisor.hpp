@@ -81,7 +81,7 @@ using supervisor_actor =
 struct supervised {
     std::shared_ptr<const snapshot> snap;
     std::optional<config::audit> audit;
-    std::FILE* audit_out = stdout;
+    audit_outlet audit_outlet_ = {}; // where the audit sinks write and post
     retire_bridges retire;
     bridge_timing bridge_timing_ = {};
     std::chrono::steady_clock::duration task_sweep = std::chrono::hours(1);

@@ -11,19 +11,11 @@ namespace {
 
 namespace json = boost::json;
 
-bool is_string(const json::value& v, std::string_view s) {
-    return v.is_string() && v.get_string() == s;
-}
-bool webhook(const json::value& v) {
-    return is_string(v, "webhook");
-}
 bool is_true(const json::value& v) {
     return v.is_bool() && v.get_bool();
 }
 
 constexpr std::array table = {
-    unsupported_field{"/audit/sinks/*/type", webhook, "the audit webhook sink",
-                      "no audit event would reach the webhook"},
     unsupported_field{"/server/introspection/enabled", is_true, "introspection",
                       "/api/federation and /api/auth-hint would answer 404"},
     unsupported_field{"/server/console/enabled", is_true, "the console",

@@ -461,6 +461,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         }
         stats.upstream_guards(guards);
         stats.session_counts(sessions.size(), bridged);
+        if (const auto& t = parts.audit_tally)
+            stats.audit_counts(t->dropped.load(), t->webhook_delivered.load(),
+                               t->webhook_failures.load());
         auto reply = http_reply::text(http::status::ok, stats.serialize());
         reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
         co_return reply;

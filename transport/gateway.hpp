@@ -42,6 +42,8 @@ struct gateway_parts {
     // The fleet's cursor key as this instance took it at start: written back (if absent) while
     // it runs, so a store that lost its data gives instances started later the same key.
     std::array<unsigned char, 32> fleet_cursor_key{};
+    // What the audit sinks did (drops, webhook deliveries), read at each scrape.
+    std::shared_ptr<const audit_tally> audit_tally;
 };
 
 class gateway {

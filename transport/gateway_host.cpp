@@ -1,6 +1,7 @@
 #include "transport/gateway_host.hpp"
 
 #include "actors/supervisor.hpp"
+#include "transport/audit_webhook.hpp"
 #include "transport/fleet_store.hpp"
 #include "transport/gateway.hpp"
 #include "transport/service_manager.hpp"
@@ -9,6 +10,7 @@
 
 #include <atomic>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/send.hpp>
@@ -57,7 +59,34 @@ struct gateway_host::impl {
     // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
     std::atomic<gateway*> bridged_gateway{nullptr};
     supervisor_actor supervisor;
+    std::shared_ptr<actor_directory> directory;
     std::optional<gateway> gw;
+
+    // After the drain: what the audit sinks hold goes out (bounded), then the io stops.
+    void flush_then_stop(std::chrono::steady_clock::duration bound) {
+        auto sink = directory->load()->audit;
+        if (!sink) {
+            io.stop();
+            return;
+        }
+        auto timer = std::make_shared<boost::asio::steady_timer>(io, bound);
+        auto finish = [this, timer] {
+            if (io.stopped())
+                return;
+            timer->cancel();
+            io.stop();
+        };
+        timer->async_wait([finish](boost::system::error_code ec) {
+            if (!ec) {
+                spdlog::warn("audit sinks not flushed within the shutdown bound; what they "
+                             "still held is lost");
+                finish();
+            }
+        });
+        caf::anon_send(sink.sink(), audit_flush{reply_to<bool>([this, finish](std::optional<bool>) {
+                           boost::asio::post(io, finish);
+                       })});
+    }
     std::uint16_t port = 0;
 
     ~impl() {
@@ -98,6 +127,8 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     supervised what;
     what.snap = snap;
     what.audit = doc->audit;
+    what.audit_outlet_.post = make_webhook_poster(i.io);
+    auto audit_tally = what.audit_outlet_.tally;
     what.cursor_key = cursor_key;
     what.retire = [this](std::vector<retired_bridge> gone) {
         boost::asio::post(impl_->io, [this, gone = std::move(gone)]() mutable {
@@ -105,14 +136,15 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
                 g->retire_bridges(std::move(gone));
         });
     };
-    auto directory = std::make_shared<actor_directory>();
-    i.supervisor = spawn_supervisor(i.sys, std::move(what), directory);
-    gateway_parts parts{directory,
+    i.directory = std::make_shared<actor_directory>();
+    i.supervisor = spawn_supervisor(i.sys, std::move(what), i.directory);
+    gateway_parts parts{i.directory,
                         snap,
                         i.supervisor,
                         opt.fault_hooks,
                         std::move(shared_store),
-                        cursor_key.value_or(protocol::cursor_codec::key_type{})};
+                        cursor_key.value_or(protocol::cursor_codec::key_type{}),
+                        std::move(audit_tally)};
     i.gw.emplace(i.io, std::move(parts));
     i.bridged_gateway = &*i.gw;
     try {
@@ -166,7 +198,7 @@ std::optional<std::string> gateway_host::reload(std::shared_ptr<const config::do
 
 void gateway_host::drain(std::chrono::steady_clock::duration bound) {
     notify_stopping();
-    impl_->gw->drain(bound, [this] { impl_->io.stop(); });
+    impl_->gw->drain(bound, [this] { impl_->flush_then_stop(flush_bound); });
 }
 
 } // namespace gate::transport

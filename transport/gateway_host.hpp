@@ -41,7 +41,9 @@ public:
     // gateway swaps it in (the broadcast to the actors). nullopt when applied, else why it was
     // refused; a refused document leaves the running one serving.
     std::optional<std::string> reload(std::shared_ptr<const config::document> next);
-    // Stops accepting, drains requests being answered (up to `bound`), then stops the io_context.
+    // Stops accepting, drains requests being answered (up to `bound`), gives the audit sinks up
+    // to `flush_bound` to deliver what they hold, then stops the io_context.
+    static constexpr std::chrono::seconds flush_bound{3};
     void drain(std::chrono::steady_clock::duration bound);
 
 private:

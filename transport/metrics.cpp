@@ -89,9 +89,17 @@ metrics::metrics()
                   .Add({}, prometheus::Histogram::BucketBoundaries{0, 1, 2, 4, 8, 16, 32, 64})) {
     audit_dropped_ = &prometheus::BuildCounter()
                           .Name("gate_audit_events_dropped_total")
-                          .Help("Audit events dropped because the sink's buffer was full")
+                          .Help("Audit events dropped: a sink's buffer was full, or a webhook "
+                                "receiver refused their batch")
                           .Register(*registry_)
                           .Add({});
+    auto& webhook = prometheus::BuildCounter()
+                        .Name("gate_audit_webhook_events_total")
+                        .Help("Audit events by what became of them at webhook sinks: delivered, "
+                              "or a failed delivery attempt of a batch (retried)")
+                        .Register(*registry_);
+    webhook_delivered_ = &webhook.Add({{"outcome", "delivered"}});
+    webhook_failures_ = &webhook.Add({{"outcome", "attempt_failed"}});
     budget_degraded_ = &prometheus::BuildCounter()
                             .Name("gate_budget_degraded_total")
                             .Help("Budget checks that fell back to per-instance enforcement "
@@ -181,8 +189,16 @@ void metrics::upstream(const std::string& id, std::string_view outcome, double s
     s.duration->Observe(seconds);
 }
 
-void metrics::audit_dropped() {
-    audit_dropped_->Increment();
+void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures) {
+    // The tally only grows; a counter is advanced to it.
+    auto advance = [](prometheus::Counter* c, std::int64_t to) {
+        auto by = static_cast<double>(to) - c->Value();
+        if (by > 0)
+            c->Increment(by);
+    };
+    advance(audit_dropped_, dropped);
+    advance(webhook_delivered_, delivered);
+    advance(webhook_failures_, failures);
 }
 
 void metrics::budget_degraded() {

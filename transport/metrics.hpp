@@ -32,8 +32,9 @@ public:
     // caused (gate_tenant_requests_total, gate_tenant_upstream_calls_total).
     void tenant_request(const std::string& tenant, protocol::outcome outcome,
                         std::int64_t upstream_calls);
-    // An audit event dropped because the sink's buffer was full.
-    void audit_dropped();
+    // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
+    // full, a batch the receiver refused) and webhook deliveries.
+    void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
     // The shared store (transport/fleet_store): an operation that fell back to per-instance
     // state because the store did not answer, by what it was for (budgets count in the spec's
     // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
@@ -85,6 +86,8 @@ private:
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;
+    prometheus::Counter* webhook_delivered_ = nullptr;
+    prometheus::Counter* webhook_failures_ = nullptr;
     prometheus::Counter* budget_degraded_ = nullptr;
     prometheus::Family<prometheus::Counter>& shared_degraded_;
     prometheus::Gauge* shared_up_ = nullptr;

@@ -12,7 +12,13 @@ namespace {
 struct audit_fixture : test::coordinator_fixture {
     std::FILE* out = std::tmpfile();
     audit_channel channel =
-        spawn_audit(sys, config::audit{{config::audit_sink{"stdout", {}, {}}}}, out, 2);
+        spawn_audit(sys, config::audit{{config::audit_sink{"stdout", {}, {}}}}, stdout_outlet(), 2);
+
+    audit_outlet stdout_outlet() {
+        audit_outlet o;
+        o.out = out;
+        return o;
+    }
 
     audit_event event(std::string method) {
         audit_event e;
@@ -59,4 +65,114 @@ TEST(audit_channel, without_an_audit_section_nothing_is_spawned_and_offers_are_i
     EXPECT_TRUE(none.offer(audit_event{}));
 }
 
+} // namespace gate
+
+namespace gate {
+namespace {
+
+// The webhook path under virtual time: the io side is a recorder the test answers by hand.
+struct webhook_fixture : test::coordinator_fixture {
+    std::vector<webhook_delivery> posted;
+    audit_outlet outlet = [this] {
+        audit_outlet o;
+        o.post = [this](webhook_delivery d) { posted.push_back(std::move(d)); };
+        o.limits.batch = 3;
+        o.limits.buffer = 4;
+        o.close_grace = std::chrono::seconds(5);
+        return o;
+    }();
+    audit_channel channel = spawn_audit(
+        sys,
+        config::audit{
+            {config::audit_sink{"webhook", "http://127.0.0.1:1/in", {{"X-Team", "sec"}}}}},
+        outlet);
+
+    void offer(std::string method) {
+        audit_event e;
+        e.method = std::move(method);
+        channel.offer(std::move(e));
+        sched.run();
+    }
+    void answer(std::size_t i, webhook_batcher::result r) {
+        posted.at(i).reply({r, "test"});
+        sched.run();
+    }
+    ~webhook_fixture() override {
+        caf::anon_send_exit(channel.sink(), caf::exit_reason::user_shutdown);
+        sched.run();
+    }
+};
+
+TEST_F(webhook_fixture, events_leave_in_batches_with_the_configured_headers_and_a_key) {
+    offer("a");
+    EXPECT_TRUE(posted.empty()); // lingering for company
+    offer("b");
+    offer("c"); // a full batch
+    ASSERT_EQ(posted.size(), 1u);
+    const auto& d = posted[0];
+    EXPECT_EQ(d.url, "http://127.0.0.1:1/in");
+    EXPECT_NE(d.body.find("\"method\":\"a\""), std::string::npos);
+    EXPECT_NE(d.body.find("\"method\":\"c\""), std::string::npos);
+    EXPECT_EQ(d.body.front(), '[');
+    auto header = [&](std::string_view name) -> std::string {
+        for (const auto& [n, v] : d.headers)
+            if (n == name)
+                return v;
+        return {};
+    };
+    EXPECT_EQ(header("X-Team"), "sec");
+    EXPECT_FALSE(header("Idempotency-Key").empty());
+    answer(0, webhook_batcher::result::delivered);
+    EXPECT_EQ(outlet.tally->webhook_delivered.load(), 3);
+}
+
+TEST_F(webhook_fixture, a_failing_receiver_gets_the_batch_again_after_the_backoff) {
+    offer("a");
+    sched.advance_time(std::chrono::milliseconds(200)); // the linger
+    sched.run();
+    ASSERT_EQ(posted.size(), 1u);
+    answer(0, webhook_batcher::result::failed);
+    sched.advance_time(std::chrono::milliseconds(499));
+    sched.run();
+    EXPECT_EQ(posted.size(), 1u);
+    sched.advance_time(std::chrono::milliseconds(1));
+    sched.run();
+    ASSERT_EQ(posted.size(), 2u);
+    EXPECT_EQ(posted[1].body, posted[0].body);
+    answer(1, webhook_batcher::result::delivered);
+    EXPECT_EQ(outlet.tally->webhook_failures.load(), 1);
+    EXPECT_EQ(outlet.tally->webhook_delivered.load(), 1);
+}
+
+TEST_F(webhook_fixture, a_full_buffer_drops_and_counts_while_the_receiver_is_down) {
+    for (auto m : {"a", "b", "c", "d", "e", "f"})
+        offer(m);
+    // a,b,c in flight (unanswered), d waits: the buffer of four is full.
+    EXPECT_EQ(outlet.tally->dropped.load(), 2);
+}
+
+TEST_F(webhook_fixture, a_flush_delivers_a_partial_batch_at_once_and_answers_when_empty) {
+    offer("a");
+    std::optional<bool> flushed;
+    caf::anon_send(channel.sink(),
+                   audit_flush{reply_to<bool>([&](std::optional<bool> r) { flushed = r; })});
+    sched.run();
+    ASSERT_EQ(posted.size(), 1u);
+    EXPECT_FALSE(flushed);
+    answer(0, webhook_batcher::result::delivered);
+    EXPECT_EQ(flushed, true);
+}
+
+TEST_F(webhook_fixture, a_replaced_sink_stops_after_its_grace_even_if_the_receiver_is_down) {
+    offer("a");
+    caf::anon_send(channel.sink(), audit_close{});
+    sched.run();
+    ASSERT_EQ(posted.size(), 1u);
+    answer(0, webhook_batcher::result::failed);
+    sched.advance_time(std::chrono::seconds(5));
+    sched.run();
+    EXPECT_EQ(outlet.tally->dropped.load(), 1);
+}
+
+} // namespace
 } // namespace gate

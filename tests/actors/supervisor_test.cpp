@@ -20,7 +20,7 @@ struct supervisor_fixture : test::coordinator_fixture {
         supervised what;
         what.snap = snap;
         what.audit = config::audit{};
-        what.audit_out = std::tmpfile();
+        what.audit_outlet_.out = std::tmpfile();
         return spawn_supervisor(sys, std::move(what), directory);
     }();
 

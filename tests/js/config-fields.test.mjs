@@ -272,7 +272,7 @@ describe('fields not supported yet are refused, never ignored', { timeout: 60_00
   const base = { upstreams: [{ id: 'solo', url: 'http://127.0.0.1:1/mcp' }] };
   const cases = [
     ['/tracing', { ...base, tracing: { otlpEndpoint: 'http://127.0.0.1:4318' } }],
-    ['/audit/sinks/0/type', { ...base, audit: { sinks: [{ type: 'webhook', url: 'http://127.0.0.1:9/a' }] } }],
+    ['/server/introspection/enabled', { ...base, server: { introspection: { enabled: true } } }],
   ];
   for (const [pointer, config] of cases) {
     test(`${pointer}: --validate fails and gate does not start`, async () => {

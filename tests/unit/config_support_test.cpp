@@ -133,6 +133,12 @@ const std::map<std::string, std::string> enforced = {
     {"/audit", "one JSON line per response, with the documented fields"},
     {"/audit/sinks", "one JSON line per response, with the documented fields"},
     {"/audit/sinks/*/type", "one JSON line per response, with the documented fields"},
+    {"/audit/sinks/*/url",
+     "batches carry the configured headers, an idempotency key and every event once"},
+    {"/audit/sinks/*/headers",
+     "batches carry the configured headers, an idempotency key and every event once"},
+    {"/audit/sinks/*/headers/*",
+     "batches carry the configured headers, an idempotency key and every event once"},
     {"/server", "server.mcpPath moves the MCP endpoint"},
     {"/server/mcpPath", "server.mcpPath moves the MCP endpoint"},
     {"/server/allowedHosts", "server.allowedHosts replaces the localhost set"},
@@ -188,18 +194,12 @@ const std::map<std::string, std::string> enforced = {
     {"/policy/rules/*/allow/*/names", "PolicyEngine.GrantsMatchServerMethodsAndNames"},
 };
 
-// Fields refused only through another field that always comes with them: the members of a
-// strategy other than `none`, of a webhook sink, of a refused section.
-const std::map<std::string, std::string> refused_through = {
-    {"/audit/sinks/*/url", "/audit/sinks/*/type"},
-    {"/audit/sinks/*/headers", "/audit/sinks/*/type"},
-    {"/audit/sinks/*/headers/*", "/audit/sinks/*/type"},
-};
+// Fields refused only through another field that always comes with them (a member of a
+// refused value); none at present.
+const std::map<std::string, std::string> refused_through = {};
 
 // For each refusal, a document that the specification accepts and gate refuses there.
 const std::map<std::string, std::string> refusal_samples = {
-    {"/audit/sinks/*/type",
-     R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"}]}})"},
     {"/server/introspection/enabled",
      R"({"upstreams":[{"id":"a","url":"http://127.0.0.1:1/mcp"}],"server":{"introspection":{"enabled":true}}})"},
     {"/server/console/enabled",
@@ -326,11 +326,11 @@ TEST(ConfigSupport, ValuesThatMeanNothingChangesAreAccepted) {
 TEST(ConfigSupport, EveryRefusalIsReportedNotOnlyTheFirst) {
     auto r = parse(R"({"upstreams":[
         {"id":"a","url":"http://127.0.0.1:1/mcp","namespace":"a"}],
-        "audit":{"sinks":[{"type":"webhook","url":"http://127.0.0.1:9/a"},{"type":"webhook","url":"http://127.0.0.1:9/b"}]},
+        "server":{"introspection":{"enabled":true},"console":{"enabled":true}},
         "tracing":{"otlpEndpoint":"http://127.0.0.1:4318"}})");
     ASSERT_EQ(r.errors.size(), 3u);
-    EXPECT_EQ(r.errors[0].pointer, "/audit/sinks/0/type");
-    EXPECT_EQ(r.errors[1].pointer, "/audit/sinks/1/type");
+    EXPECT_EQ(r.errors[0].pointer, "/server/introspection/enabled");
+    EXPECT_EQ(r.errors[1].pointer, "/server/console/enabled");
     EXPECT_EQ(r.errors[2].pointer, "/tracing");
     EXPECT_NE(r.errors[2].reason.find("no span would be exported"), std::string::npos);
 }

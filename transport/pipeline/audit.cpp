@@ -37,6 +37,7 @@ public:
             e.latency_ms = seconds * 1000;
             e.upstream_calls = ctx.upstream_calls;
             e.items_served = ctx.items_served;
+            e.usage = std::move(ctx.usage);
             e.tenant = ctx.tenant;
             e.decision = ctx.decision;
             e.rule_id = ctx.rule_id;
@@ -44,8 +45,7 @@ public:
                 e.principal = ctx.caller->subject;
                 e.issuer = ctx.caller->issuer;
             }
-            if (!actors->audit.offer(std::move(e)))
-                g_.stats.audit_dropped();
+            actors->audit.offer(std::move(e)); // a drop is counted in the audit tally
         }
         if (!ctx.rejection && g_.on_request && *g_.on_request)
             (*g_.on_request)(ctx);

@@ -27,6 +27,12 @@ public:
         if (!ctx.response && ctx.upstream_answer) {
             if (m == "tools/call")
                 co_await g_.pin_minted_task(ctx, ctx.target->upstream, ctx.upstream_answer->body);
+            if (const auto* result = ctx.upstream_answer->body.if_contains("result"))
+                if (const auto* meta =
+                        result->is_object() ? result->get_object().if_contains("_meta") : nullptr;
+                    meta && meta->is_object())
+                    if (const auto* usage = meta->get_object().if_contains("usage"))
+                        ctx.usage = *usage;
             // Whatever the upstream answered, result or error, goes back verbatim.
             ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx);
         }

@@ -61,6 +61,9 @@ struct request_context {
     protocol::outcome outcome = protocol::outcome::ok;
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
+    // An upstream result's `_meta.usage`, verbatim, for the audit event (spec: gate reports
+    // usage and never computes it).
+    std::optional<boost::json::value> usage;
     std::string traceparent; // sent with every upstream call this request causes
     std::string verbatim;    // the upstream's answer as sent, with the client's id spliced in
     stage_trace trace;

@@ -17,3 +17,5 @@ export * from './idp.mjs';
 export * from './metrics.mjs';
 export * from './redis.mjs';
 export * from './haproxy.mjs';
+export * from './audit-receiver.mjs';
+export * from './metered-server.mjs';
