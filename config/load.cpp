@@ -105,6 +105,7 @@ load_result parse(std::string_view json_text, acceptance accept) {
         sort_in_document_order(list, *root);
         return {nullptr, std::move(list)};
     }
+    doc->source.text = std::make_shared<const std::string>(json_text);
     return {std::move(doc), {}};
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -92,6 +93,7 @@ struct upstream {
     std::optional<config::budget> budget;
     std::optional<std::int64_t> health_check_interval_ms;
     std::int64_t cache_ttl_ms = 30000; // negative disables caching
+    bool discovered = false;           // served by the discovery source, not the document
 
     bool operator==(const upstream&) const = default;
 };
@@ -239,6 +241,12 @@ struct document {
     std::optional<config::discovery> discovery;
     std::vector<tenant> tenants;
     std::optional<config::tracing> tracing;
+    // The JSON text this document was read from, which discovery merges discovered upstreams
+    // into. Not part of what the document means: equal documents may come from other text.
+    struct source_text {
+        std::shared_ptr<const std::string> text;
+        bool operator==(const source_text&) const { return true; }
+    } source;
 
     // Passthrough: exactly one upstream and it has no namespace.
     bool passthrough() const { return upstreams.size() == 1 && !upstreams[0].namespace_; }

@@ -150,7 +150,12 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     return bound;
 }
 
-std::optional<std::string> gateway::reload(std::shared_ptr<const config::document> next) {
+void gateway::count_discovery(std::string_view outcome) {
+    impl_->stats.discovery_sync(outcome);
+}
+
+std::optional<std::string> gateway::reload(std::shared_ptr<const config::document> next,
+                                           std::string_view source) {
     auto& i = *impl_;
     const auto& now = i.doc;
     if (!(next->server.budget == now.server.budget))
@@ -175,10 +180,13 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
         }
     for (const auto& c : view->clients)
         i.wire(c);
-    spdlog::info("reload applied: {} upstream{} ({} kept with live sessions, {} new or changed, "
-                 "{} retired)",
-                 view->clients.size(), view->clients.size() == 1 ? "" : "s", kept,
-                 view->clients.size() - kept, i.live->clients.size() - kept);
+    std::size_t discovered = 0;
+    for (const auto& u : snap->doc->upstreams)
+        discovered += u.discovered;
+    spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} new "
+                 "or changed, {} retired",
+                 source, view->clients.size(), view->clients.size() == 1 ? "" : "s", discovered,
+                 kept, view->clients.size() - kept, i.live->clients.size() - kept);
     i.live = view;
     i.health = std::make_shared<health_checker>(view->clients, !i.doc.auth.required);
     i.warm_up(*view);

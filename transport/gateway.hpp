@@ -63,7 +63,11 @@ public:
     // unchanged keep their client and live session; the rest are rebuilt. Sections wired at
     // construction (server, auth, audit, tracing) cannot change: the answer names the first
     // that did and nothing is applied. Connected clients receive list_changed.
-    std::optional<std::string> reload(std::shared_ptr<const config::document> doc);
+    // `source` names what asked (reload, discovery) in the log line.
+    std::optional<std::string> reload(std::shared_ptr<const config::document> doc,
+                                      std::string_view source = "reload");
+    // One discovery poll's outcome (gate_discovery_syncs_total).
+    void count_discovery(std::string_view outcome);
 
     // Ends the named bridged sessions (the bridge keeper's sweep, ended downstream sessions).
     // Runs on the io thread.

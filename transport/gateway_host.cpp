@@ -2,6 +2,7 @@
 
 #include "actors/supervisor.hpp"
 #include "transport/audit_webhook.hpp"
+#include "transport/discovery_poller.hpp"
 #include "transport/fleet_store.hpp"
 #include "transport/gateway.hpp"
 #include "transport/service_manager.hpp"
@@ -61,6 +62,22 @@ struct gateway_host::impl {
     supervisor_actor supervisor;
     std::shared_ptr<actor_directory> directory;
     std::optional<gateway> gw;
+    // The document as configured (discovery merges into it); `doc` is the one in force.
+    std::shared_ptr<const config::document> configured;
+    std::optional<discovery_poller> discovery;
+
+    // Every document that goes live passes here: its secrets, then the gateway's swap.
+    std::optional<std::string> apply(std::shared_ptr<const config::document> next,
+                                     std::string_view source) {
+        if (auto missing = missing_secrets(*next, std::getenv); !missing.empty())
+            return "secrets missing from the environment: " + joined(missing);
+        notify_reloading();
+        auto refused = gw->reload(next, source);
+        if (!refused)
+            doc = std::move(next);
+        notify_ready("listening on port " + std::to_string(port));
+        return refused;
+    }
 
     // After the drain: what the audit sinks hold goes out (bounded), then the io stops.
     void flush_then_stop(std::chrono::steady_clock::duration bound) {
@@ -169,6 +186,11 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
                                              " rule" + (doc->policy->rules.size() == 1 ? "" : "s") +
                                              ", default " + doc->policy->default_decision;
     spdlog::info("{}; {}", who, allowed);
+    i.configured = doc;
+    i.discovery.emplace(
+        i.io, [&i](auto merged) { return i.apply(std::move(merged), "discovery"); },
+        [&i](std::string_view outcome) { i.gw->count_discovery(outcome); });
+    i.discovery->configure(doc);
 }
 
 gateway_host::~gateway_host() = default;
@@ -186,18 +208,26 @@ const config::document& gateway_host::document() const {
 }
 
 std::optional<std::string> gateway_host::reload(std::shared_ptr<const config::document> next) {
-    if (auto missing = missing_secrets(*next, std::getenv); !missing.empty())
-        return "secrets missing from the environment: " + joined(missing);
-    notify_reloading();
-    auto refused = impl_->gw->reload(next);
-    if (!refused)
-        impl_->doc = std::move(next);
-    notify_ready("listening on port " + std::to_string(impl_->port));
+    auto& i = *impl_;
+    // The upstreams discovery serves join the new document, validated with it.
+    auto merged = i.discovery->merged(next);
+    if (!merged.doc) {
+        std::string why;
+        for (const auto& e : merged.errors)
+            why += (why.empty() ? "" : "; ") + e.pointer + ": " + e.reason;
+        return "the discovered upstreams do not fit the new document: " + why;
+    }
+    auto refused = i.apply(merged.doc, "reload");
+    if (!refused) {
+        i.configured = next;
+        i.discovery->configure(std::move(next));
+    }
     return refused;
 }
 
 void gateway_host::drain(std::chrono::steady_clock::duration bound) {
     notify_stopping();
+    impl_->discovery->stop();
     impl_->gw->drain(bound, [this] { impl_->flush_then_stop(flush_bound); });
 }
 

@@ -10,7 +10,9 @@ namespace gate::transport {
 namespace {
 const prometheus::Histogram::BucketBoundaries latency_buckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
-}
+constexpr std::array<std::string_view, 4> discovery_outcomes = {"applied", "unchanged", "rejected",
+                                                                "error"};
+} // namespace
 
 std::string_view method_label(std::string_view method) {
     static constexpr std::array known = {"initialize",
@@ -100,6 +102,13 @@ metrics::metrics()
                         .Register(*registry_);
     webhook_delivered_ = &webhook.Add({{"outcome", "delivered"}});
     webhook_failures_ = &webhook.Add({{"outcome", "attempt_failed"}});
+    auto& syncs = prometheus::BuildCounter()
+                      .Name("gate_discovery_syncs_total")
+                      .Help("Discovery polls by outcome: applied, unchanged, rejected (parse or "
+                            "merged validation failed), error (fetch failed)")
+                      .Register(*registry_);
+    for (std::size_t i = 0; i < discovery_outcomes.size(); ++i)
+        discovery_syncs_[i] = &syncs.Add({{"outcome", std::string(discovery_outcomes[i])}});
     budget_degraded_ = &prometheus::BuildCounter()
                             .Name("gate_budget_degraded_total")
                             .Help("Budget checks that fell back to per-instance enforcement "
@@ -187,6 +196,12 @@ void metrics::upstream(const std::string& id, std::string_view outcome, double s
         upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}}).Increment();
     }
     s.duration->Observe(seconds);
+}
+
+void metrics::discovery_sync(std::string_view outcome) {
+    for (std::size_t i = 0; i < discovery_outcomes.size(); ++i)
+        if (discovery_outcomes[i] == outcome)
+            discovery_syncs_[i]->Increment();
 }
 
 void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures) {

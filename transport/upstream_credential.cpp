@@ -69,6 +69,16 @@ std::vector<std::string> missing_secrets(const config::document& doc,
                           ema->signing_key_ref + " holds " + *why);
         }
     }
+    if (doc.discovery && doc.discovery->bearer_secret_ref) {
+        const auto& var = *doc.discovery->bearer_secret_ref;
+        const char* v = getenv(var.c_str());
+        if (!v || !*v)
+            out.push_back("/discovery/bearerSecretRef: the environment variable " + var +
+                          " is not set (it holds the discovery source's bearer token)");
+        else if (!header_safe(v))
+            out.push_back("/discovery/bearerSecretRef: the environment variable " + var +
+                          " holds a line break, which cannot go in an HTTP header");
+    }
     for (std::size_t i = 0; i < doc.upstreams.size(); ++i) {
         const auto& a = doc.upstreams[i].auth;
         if (a.strategy == "static")

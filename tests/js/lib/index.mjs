@@ -19,3 +19,5 @@ export * from './redis.mjs';
 export * from './haproxy.mjs';
 export * from './audit-receiver.mjs';
 export * from './metered-server.mjs';
+export * from './otlp-receiver.mjs';
+export * from './discovery-source.mjs';

@@ -1,0 +1,144 @@
+#include "transport/discovery_poller.hpp"
+
+#include "config/discovery_merge.hpp"
+#include "transport/http_fetch.hpp"
+#include "transport/upstream_connection.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <cstdlib>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+
+namespace {
+
+std::string joined(const std::vector<config::error>& errors) {
+    std::string out;
+    for (const auto& e : errors)
+        out += (out.empty() ? "" : "; ") + e.pointer + ": " + e.reason;
+    return out;
+}
+
+std::size_t count_discovered(const config::document& doc) {
+    std::size_t n = 0;
+    for (const auto& u : doc.upstreams)
+        n += u.discovered;
+    return n;
+}
+
+} // namespace
+
+discovery_poller::discovery_poller(asio::io_context& io, apply_fn apply, count_fn count)
+    : io_(io), apply_(std::move(apply)), count_(std::move(count)), tls_(make_client_tls_context()),
+      timer_(io) {}
+
+void discovery_poller::configure(std::shared_ptr<const config::document> configured) {
+    bool same = configured_ && configured_->discovery == configured->discovery;
+    configured_ = std::move(configured);
+    if (same)
+        return;
+    ++generation_;
+    timer_.cancel();
+    served_.reset();
+    rejected_.reset();
+    discovered_ = 0;
+    outage_ = false;
+    if (configured_->discovery)
+        poll_after(std::chrono::milliseconds(0));
+}
+
+config::load_result
+discovery_poller::merged(std::shared_ptr<const config::document> configured) const {
+    if (!configured->discovery || !served_ || !configured_ ||
+        !(configured_->discovery == configured->discovery))
+        return {std::move(configured), {}};
+    return config::merge_discovered(*configured, *served_);
+}
+
+void discovery_poller::stop() {
+    ++generation_;
+    timer_.cancel();
+}
+
+void discovery_poller::poll_after(std::chrono::milliseconds delay) {
+    timer_.expires_after(delay);
+    timer_.async_wait([this, generation = generation_](boost::system::error_code ec) {
+        if (!ec && generation == generation_)
+            asio::co_spawn(io_, poll(generation), asio::detached);
+    });
+}
+
+asio::awaitable<void> discovery_poller::poll(std::uint64_t generation) {
+    const auto& d = *configured_->discovery;
+    fetch_request req;
+    req.url = d.url;
+    req.timeout = std::chrono::seconds(10);
+    req.max_body = 4 * 1024 * 1024;
+    std::string failure;
+    if (d.bearer_secret_ref) {
+        const char* token = std::getenv(d.bearer_secret_ref->c_str());
+        if (token && *token)
+            req.headers.emplace_back("Authorization", std::string("Bearer ") + token);
+        else
+            failure = "the environment variable " + *d.bearer_secret_ref +
+                      " (discovery.bearerSecretRef) is not set";
+    }
+    std::optional<std::string> body;
+    if (failure.empty()) {
+        auto answer = co_await http_fetch(io_.get_executor(), std::move(req), tls_);
+        if (generation != generation_)
+            co_return; // the source changed meanwhile: this answer is not its
+        if (auto* why = std::get_if<std::string>(&answer))
+            failure = *why;
+        else if (auto& a = std::get<fetch_answer>(answer); a.status != 200)
+            failure = d.url + " answered HTTP " + std::to_string(a.status);
+        else
+            body = std::move(a.body);
+    }
+    settle(std::move(body), failure);
+    poll_after(std::chrono::milliseconds(configured_->discovery->interval_ms));
+}
+
+void discovery_poller::settle(std::optional<std::string> body, const std::string& failure) {
+    const auto& url = configured_->discovery->url;
+    if (!body) {
+        count_("error");
+        if (!outage_)
+            spdlog::warn("discovery: fetching {} failed ({}); the last applied upstreams keep "
+                         "serving (said once per outage)",
+                         url, failure);
+        outage_ = true;
+        return;
+    }
+    if (outage_)
+        spdlog::info("discovery: {} answers again", url);
+    outage_ = false;
+    if (served_ && *served_ == *body) {
+        count_("unchanged");
+        return;
+    }
+    auto merged = config::merge_discovered(*configured_, *body);
+    std::optional<std::string> refused;
+    if (!merged.doc)
+        refused = joined(merged.errors);
+    else
+        refused = apply_(merged.doc);
+    if (refused) {
+        count_("rejected");
+        if (rejected_ != body)
+            spdlog::error("discovery: the document {} served was rejected, nothing of it "
+                          "applied: {}",
+                          url, *refused);
+        rejected_ = std::move(body);
+        return;
+    }
+    count_("applied");
+    discovered_ = count_discovered(*merged.doc);
+    served_ = std::move(body);
+    rejected_.reset();
+}
+
+} // namespace gate::transport
