@@ -1,16 +1,15 @@
 // The audit actor: the single exit door's sink side. Receives one event per terminal
 // response and writes it to the configured sinks, off the request path: stdout lines at
-// once, webhook sinks in batches (actors/webhook_batcher decides; the io thread posts).
+// once, webhook sinks in batches (actors/batcher decides; the io thread posts).
 //
 // Its mailbox is bounded: the io thread offers each event through an audit_channel, which
 // refuses (and counts) an event when `capacity` are already waiting, so a stalled sink (a
 // blocked stdout pipe) costs a bounded amount of memory and never slows a request. Each
-// webhook sink's buffer is bounded the same way (webhook_batcher::limits).
+// webhook sink's buffer is bounded the same way (batcher::limits).
 #pragma once
 
 #include "actors/audit_event.hpp"
-#include "actors/reply.hpp"
-#include "actors/webhook_batcher.hpp"
+#include "actors/batch_delivery.hpp"
 #include "config/model.hpp"
 
 #include <atomic>
@@ -29,50 +28,20 @@
 
 namespace gate {
 
-// A reload replaced this sink: it delivers what it was already given (webhook batches get
-// `close_grace` to go through), then stops.
-struct audit_close {};
-// gate is stopping: deliver what is buffered now, and say true once nothing is left. The
-// caller bounds the wait.
-struct audit_flush {
-    reply_to<bool> reply;
-};
-// Internal: a webhook delivery of sink `sink` settled; a timer of the batchers fired.
-struct audit_webhook_settled {
-    std::size_t sink = 0;
-    webhook_batcher::result result = webhook_batcher::result::failed;
-    std::string detail; // what failed, for the log
-};
-struct audit_webhook_wake {};
+using audit_close = batch_close;
+using audit_flush = batch_flush;
+using audit_actor = caf::typed_actor<caf::reacts_to<audit_event>, caf::reacts_to<audit_close>,
+                                     caf::reacts_to<audit_flush>, caf::reacts_to<batch_settled>,
+                                     caf::reacts_to<batch_wake>>;
 
-using audit_actor =
-    caf::typed_actor<caf::reacts_to<audit_event>, caf::reacts_to<audit_close>,
-                     caf::reacts_to<audit_flush>, caf::reacts_to<audit_webhook_settled>,
-                     caf::reacts_to<audit_webhook_wake>>;
-
-// One POST of a batch, performed by the io thread (actors never see HTTP).
-struct webhook_delivery {
-    std::string url;
-    std::vector<std::pair<std::string, std::string>> headers; // configured ones and the key
-    std::string body;
-    // How it went; what failed, when it failed or was refused.
-    reply_to<std::pair<webhook_batcher::result, std::string>> reply;
-};
-using webhook_poster = std::function<void(webhook_delivery)>;
-
-// What the sinks have done, read by /metrics (the actor writes, scrapes read).
-struct audit_tally {
-    std::atomic<std::int64_t> dropped{0};           // mailbox or a webhook buffer full, refused
-    std::atomic<std::int64_t> webhook_delivered{0}; // events the receivers accepted
-    std::atomic<std::int64_t> webhook_failures{0};  // attempts that failed (and are retried)
-};
+using audit_tally = delivery_tally;
 
 // Where events go, and what the sink may use: given by whoever builds the process.
 struct audit_outlet {
     std::FILE* out = stdout;
-    webhook_poster post; // needed when a webhook sink is configured
+    batch_poster post; // needed when a webhook sink is configured
     std::shared_ptr<audit_tally> tally = std::make_shared<audit_tally>();
-    webhook_batcher::limits limits = {};
+    batcher::limits limits = {};
     std::chrono::steady_clock::duration close_grace = std::chrono::seconds(10);
 };
 
@@ -110,7 +79,3 @@ audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::au
 } // namespace gate
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_close)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_flush)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_webhook_settled)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_webhook_wake)

@@ -49,6 +49,21 @@ void replace_audit(self_ptr self, const std::optional<config::audit>& audit) {
     }
 }
 
+// A reload changed the tracing section: spans go to a sink built from it from now on; the old
+// one exports what it holds (briefly), then stops.
+void replace_spans(self_ptr self, const std::optional<config::tracing>& tracing) {
+    auto& st = self->state;
+    auto old = st.current.spans;
+    st.current.spans = spawn_span_sink(self->system(), tracing, st.what.span_outlet_);
+    if (st.current.spans)
+        self->monitor(st.current.spans);
+    publish(self);
+    if (old) {
+        self->demonitor(old.address());
+        self->send(old, batch_close{});
+    }
+}
+
 // The actors of `what`, spawned unmonitored (the supervisor monitors what it is given).
 // The server section cannot change on reload, so the limiter's own limits are the first
 // snapshot's; tenants' limits travel with each ask (they may change on reload), so there is
@@ -66,7 +81,8 @@ actor_set spawn_children(caf::actor_system& sys, const supervised& what,
                   spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
                   spawn_audit(sys, what.audit, what.audit_outlet_),
                   spawn_limiter_of(sys, what),
-                  spawn_budget_keeper(sys)};
+                  spawn_budget_keeper(sys),
+                  spawn_span_sink(sys, what.snap->doc->tracing, what.span_outlet_)};
     for (auto& r : set.routers)
         r = spawn_router(sys, what.snap, cursors);
     return set;
@@ -126,6 +142,8 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
     if (cur.limiter)
         self->monitor(cur.limiter);
     self->monitor(cur.budgets);
+    if (cur.spans)
+        self->monitor(cur.spans);
     self->set_down_handler([=](caf::down_msg& down) {
         auto& cur = self->state.current;
         auto failed = [&](const auto& handle) { return handle && handle.address() == down.source; };
@@ -162,6 +180,10 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             cur.budgets = spawn_budget_keeper(sys);
             self->monitor(cur.budgets);
             which = "budget keeper";
+        } else if (failed(cur.spans)) {
+            cur.spans = spawn_span_sink(sys, w.snap->doc->tracing, w.span_outlet_);
+            self->monitor(cur.spans);
+            which = "span sink";
         }
         if (!which) {
             respawn_upstream(self, down.source, down.reason);
@@ -189,15 +211,20 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
         if (c->limiter)
             caf::anon_send_exit(c->limiter, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(c->budgets, caf::exit_reason::user_shutdown);
+        if (c->spans)
+            caf::anon_send_exit(c->spans, caf::exit_reason::user_shutdown);
     });
     return {
         [=](reload_snapshot& m) {
+            bool tracing_changed = !(m.snap->doc->tracing == self->state.what.snap->doc->tracing);
             self->state.what.snap = m.snap;
             for (const auto& r : self->state.current.routers)
                 self->send(r, replace_snapshot{m.snap});
             adopt(self, m.upstreams);
             if (!(m.snap->doc->audit == self->state.what.audit))
                 replace_audit(self, m.snap->doc->audit);
+            if (tracing_changed)
+                replace_spans(self, m.snap->doc->tracing);
         },
         [=](adopt_upstreams& m) { adopt(self, m.upstreams); },
     };

@@ -21,6 +21,7 @@
 #include "actors/limiter.hpp"
 #include "actors/router.hpp"
 #include "actors/snapshot.hpp"
+#include "actors/span_sink.hpp"
 #include "actors/task_keeper.hpp"
 #include "actors/upstream_actor.hpp"
 
@@ -45,6 +46,7 @@ struct actor_set {
     audit_channel audit;
     limiter_actor limiter; // null without server.rateLimit.requestsPerMinute
     budget_keeper_actor budgets;
+    span_sink_actor spans; // null without a tracing section
 };
 
 class actor_directory {
@@ -82,6 +84,7 @@ struct supervised {
     std::shared_ptr<const snapshot> snap;
     std::optional<config::audit> audit;
     audit_outlet audit_outlet_ = {}; // where the audit sinks write and post
+    span_outlet span_outlet_ = {};   // where the span sink posts (tracing from the snapshot)
     retire_bridges retire;
     bridge_timing bridge_timing_ = {};
     std::chrono::steady_clock::duration task_sweep = std::chrono::hours(1);

@@ -20,7 +20,6 @@ constexpr std::array table = {
                       "/api/federation and /api/auth-hint would answer 404"},
     unsupported_field{"/server/console/enabled", is_true, "the console",
                       "/console/ would answer 404"},
-    unsupported_field{"/tracing", nullptr, "trace export", "no span would be exported"},
 };
 
 // Every value of `v` that `pattern` (from `at` on) names, with its pointer.

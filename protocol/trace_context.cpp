@@ -67,4 +67,18 @@ trace_parent child_of(const std::optional<trace_parent>& caller) {
     return {random_hex(16), random_hex(8), "01"};
 }
 
+trace_parent sampled_child_of(const std::optional<trace_parent>& caller, double ratio) {
+    if (caller)
+        return child_of(caller);
+    auto id = random_hex(16);
+    std::uint64_t low = std::stoull(id.substr(18), nullptr, 16); // the last 56 bits
+    constexpr double whole = 72057594037927936.0;                // 2^56
+    bool in = ratio >= 1.0 || static_cast<double>(low) < ratio * whole;
+    return {std::move(id), random_hex(8), in ? "01" : "00"};
+}
+
+std::string new_span_id() {
+    return random_hex(8);
+}
+
 } // namespace gate::protocol

@@ -13,6 +13,7 @@ struct trace_parent {
     std::string span_id;  // 16 lowercase hex digits, not all zero
     std::string flags;    // 2 hex digits
     std::string header() const { return "00-" + trace_id + "-" + span_id + "-" + flags; }
+    bool sampled() const { return flags.size() == 2 && (flags[1] - '0') % 2 == 1; }
 };
 
 // nullopt for anything that is not a valid version-00 traceparent.
@@ -21,5 +22,14 @@ std::optional<trace_parent> parse_traceparent(std::string_view header);
 // The context for an upstream call: the caller's trace id and flags (or a fresh sampled
 // trace) with a new span id for the gateway's own span.
 trace_parent child_of(const std::optional<trace_parent>& caller);
+
+// The context of a trace the gateway records: the caller's trace continues with the caller's
+// sampling decision (parent-based); a trace gate roots itself is sampled when its id falls
+// under `ratio` (the trace id's low 56 bits against ratio * 2^56, so every instance of a
+// fleet decides the same for one trace id).
+trace_parent sampled_child_of(const std::optional<trace_parent>& caller, double ratio);
+
+// A fresh span id (16 lowercase hex digits, not all zero).
+std::string new_span_id();
 
 } // namespace gate::protocol

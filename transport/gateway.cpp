@@ -164,8 +164,6 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
         return "the server section cannot change without a restart";
     if (!(next->auth == now.auth))
         return "the auth section cannot change without a restart";
-    if (!(next->tracing == now.tracing))
-        return "the tracing section cannot change without a restart";
     auto snap = make_snapshot(std::move(next), i.live->snap->version + 1);
     auto view = make_view(i.io, snap, i.live.get());
     std::size_t kept = 0;
@@ -470,8 +468,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         stats.upstream_guards(guards);
         stats.session_counts(sessions.size(), bridged);
         if (const auto& t = parts.audit_tally)
-            stats.audit_counts(t->dropped.load(), t->webhook_delivered.load(),
-                               t->webhook_failures.load());
+            stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+        if (const auto& t = parts.span_tally)
+            stats.span_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
         auto reply = http_reply::text(http::status::ok, stats.serialize());
         reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
         co_return reply;

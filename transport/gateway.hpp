@@ -44,6 +44,8 @@ struct gateway_parts {
     std::array<unsigned char, 32> fleet_cursor_key{};
     // What the audit sinks did (drops, webhook deliveries), read at each scrape.
     std::shared_ptr<const audit_tally> audit_tally;
+    // What trace export did (spans exported, dropped), read at each scrape.
+    std::shared_ptr<const delivery_tally> span_tally;
 };
 
 class gateway {

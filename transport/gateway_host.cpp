@@ -1,7 +1,7 @@
 #include "transport/gateway_host.hpp"
 
 #include "actors/supervisor.hpp"
-#include "transport/audit_webhook.hpp"
+#include "transport/batch_poster.hpp"
 #include "transport/discovery_poller.hpp"
 #include "transport/fleet_store.hpp"
 #include "transport/gateway.hpp"
@@ -79,14 +79,17 @@ struct gateway_host::impl {
         return refused;
     }
 
-    // After the drain: what the audit sinks hold goes out (bounded), then the io stops.
+    // After the drain: what the audit and span sinks hold goes out (bounded), then the io
+    // stops.
     void flush_then_stop(std::chrono::steady_clock::duration bound) {
-        auto sink = directory->load()->audit;
-        if (!sink) {
+        auto actors = directory->load();
+        int waiting = (actors->audit ? 1 : 0) + (actors->spans ? 1 : 0);
+        if (waiting == 0) {
             io.stop();
             return;
         }
         auto timer = std::make_shared<boost::asio::steady_timer>(io, bound);
+        auto left = std::make_shared<int>(waiting);
         auto finish = [this, timer] {
             if (io.stopped())
                 return;
@@ -95,14 +98,23 @@ struct gateway_host::impl {
         };
         timer->async_wait([finish](boost::system::error_code ec) {
             if (!ec) {
-                spdlog::warn("audit sinks not flushed within the shutdown bound; what they "
-                             "still held is lost");
+                spdlog::warn("audit events or spans not delivered within the shutdown bound; "
+                             "what the sinks still held is lost");
                 finish();
             }
         });
-        caf::anon_send(sink.sink(), audit_flush{reply_to<bool>([this, finish](std::optional<bool>) {
-                           boost::asio::post(io, finish);
-                       })});
+        auto flushed = [this, left, finish] {
+            return batch_flush{reply_to<bool>([this, left, finish](std::optional<bool>) {
+                boost::asio::post(io, [left, finish] {
+                    if (--*left == 0)
+                        finish();
+                });
+            })};
+        };
+        if (actors->audit)
+            caf::anon_send(actors->audit.sink(), flushed());
+        if (actors->spans)
+            caf::anon_send(actors->spans, flushed());
     }
     std::uint16_t port = 0;
 
@@ -144,8 +156,11 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     supervised what;
     what.snap = snap;
     what.audit = doc->audit;
-    what.audit_outlet_.post = make_webhook_poster(i.io);
+    what.audit_outlet_.post = make_batch_poster(i.io);
+    what.span_outlet_.post = what.audit_outlet_.post;
+    what.span_outlet_.version = std::string(gate_version);
     auto audit_tally = what.audit_outlet_.tally;
+    auto span_tally = what.span_outlet_.tally;
     what.cursor_key = cursor_key;
     what.retire = [this](std::vector<retired_bridge> gone) {
         boost::asio::post(impl_->io, [this, gone = std::move(gone)]() mutable {
@@ -161,7 +176,8 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
                         opt.fault_hooks,
                         std::move(shared_store),
                         cursor_key.value_or(protocol::cursor_codec::key_type{}),
-                        std::move(audit_tally)};
+                        std::move(audit_tally),
+                        std::move(span_tally)};
     i.gw.emplace(i.io, std::move(parts));
     i.bridged_gateway = &*i.gw;
     try {

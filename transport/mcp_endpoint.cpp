@@ -9,6 +9,7 @@
 #include "transport/fan_out.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/protocol_versions.hpp"
+#include "transport/request_tracing.hpp"
 #include "transport/sse.hpp"
 #include "transport/token_authenticator.hpp"
 #include "transport/version.hpp"
@@ -181,8 +182,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     if (is_request && co_await stages.run(rec, stage::global_limit, stage::global_limit) ==
                           pipeline::verdict::answered)
         co_return answer_of(rec);
-    rec.traceparent =
-        protocol::child_of(protocol::parse_traceparent(header_value(req, "traceparent"))).header();
+    start_trace(rec, header_value(req, "traceparent"), rec.view->snap->doc->tracing);
     if (is_modern_request(req, msg))
         co_return co_await mcp_stateless(req, stream, std::move(msg), rec);
     auto session = header_value(req, "Mcp-Session-Id");
@@ -367,6 +367,8 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     if (!client_call)
         ctx.on_sent = nullptr;
     auto& client = rec.view->clients[upstream];
+    auto span = open_upstream_span(rec, client->config().id);
+    ctx.traceparent = span.traceparent;
     // Admitted by stage 6 (its ticket), or by the client itself (gate's own calls: probes).
     auto reply =
         admitted ? co_await client->request(method, std::move(params), ctx, std::move(*admitted))
@@ -378,6 +380,7 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     if (auto* f = std::get_if<upstream_failure>(&reply))
         outcome = protocol::describe(error_for(*f)).metric_label;
     stats.upstream(rec.view->clients[upstream]->config().id, outcome, seconds);
+    close_upstream_span(rec, span, outcome);
     co_return reply;
 }
 
@@ -403,17 +406,22 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
                                             : call_context::traced(rec.traceparent);
             ctx.on_sent = nullptr;
             ctx.profile = plan.profile; // on the root session of the client's profile
+            auto span = open_upstream_span(rec, client->config().id);
+            ctx.traceparent = span.traceparent;
             auto r = tickets.empty() ? co_await client->fetch_list(traits.method, traits.key, ctx)
                                      : co_await client->fetch_list(traits.method, traits.key, ctx,
                                                                    std::move(*tickets[i]));
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
             auto& cfg = client->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {
-                stats.upstream(cfg.id, protocol::describe(error_for(*f)).metric_label, seconds);
+                auto outcome = protocol::describe(error_for(*f)).metric_label;
+                stats.upstream(cfg.id, outcome, seconds);
+                close_upstream_span(rec, span, outcome);
                 spdlog::warn("upstream {} left out of {}: {}", cfg.id, traits.method, f->message);
                 co_return fetched_list{upstream, std::nullopt};
             }
             stats.upstream(cfg.id, "ok", seconds);
+            close_upstream_span(rec, span, "ok");
             if (fleet)
                 share_list(kind, plan.profile, *client, std::get<json::array>(r));
             co_return fetched_list{upstream, std::move(std::get<json::array>(r))};

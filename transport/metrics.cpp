@@ -102,6 +102,13 @@ metrics::metrics()
                         .Register(*registry_);
     webhook_delivered_ = &webhook.Add({{"outcome", "delivered"}});
     webhook_failures_ = &webhook.Add({{"outcome", "attempt_failed"}});
+    auto& spans = prometheus::BuildCounter()
+                      .Name("gate_trace_spans_total")
+                      .Help("Spans of trace export by what became of them: exported, dropped (a "
+                            "full buffer, a refused export), or a failed export attempt")
+                      .Register(*registry_);
+    spans_ = {&spans.Add({{"outcome", "exported"}}), &spans.Add({{"outcome", "dropped"}}),
+              &spans.Add({{"outcome", "attempt_failed"}})};
     auto& syncs = prometheus::BuildCounter()
                       .Name("gate_discovery_syncs_total")
                       .Help("Discovery polls by outcome: applied, unchanged, rejected (parse or "
@@ -204,13 +211,22 @@ void metrics::discovery_sync(std::string_view outcome) {
             discovery_syncs_[i]->Increment();
 }
 
+namespace {
+// A tally only grows; its counter is advanced to it.
+void advance(prometheus::Counter* c, std::int64_t to) {
+    auto by = static_cast<double>(to) - c->Value();
+    if (by > 0)
+        c->Increment(by);
+}
+} // namespace
+
+void metrics::span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures) {
+    advance(spans_[0], exported);
+    advance(spans_[1], dropped);
+    advance(spans_[2], failures);
+}
+
 void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures) {
-    // The tally only grows; a counter is advanced to it.
-    auto advance = [](prometheus::Counter* c, std::int64_t to) {
-        auto by = static_cast<double>(to) - c->Value();
-        if (by > 0)
-            c->Increment(by);
-    };
     advance(audit_dropped_, dropped);
     advance(webhook_delivered_, delivered);
     advance(webhook_failures_, failures);

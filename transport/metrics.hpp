@@ -35,6 +35,8 @@ public:
     // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
     // full, a batch the receiver refused) and webhook deliveries.
     void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
+    // What trace export did, as it stands: spans exported, dropped, failed export attempts.
+    void span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures);
     // The shared store (transport/fleet_store): an operation that fell back to per-instance
     // state because the store did not answer, by what it was for (budgets count in the spec's
     // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
@@ -90,6 +92,7 @@ private:
     prometheus::Counter* audit_dropped_ = nullptr;
     prometheus::Counter* webhook_delivered_ = nullptr;
     prometheus::Counter* webhook_failures_ = nullptr;
+    std::array<prometheus::Counter*, 3> spans_{}; // exported, dropped, attempt_failed
     prometheus::Counter* budget_degraded_ = nullptr;
     std::array<prometheus::Counter*, 4> discovery_syncs_{}; // applied, unchanged, rejected, error
     prometheus::Family<prometheus::Counter>& shared_degraded_;

@@ -72,10 +72,10 @@ namespace {
 
 // The webhook path under virtual time: the io side is a recorder the test answers by hand.
 struct webhook_fixture : test::coordinator_fixture {
-    std::vector<webhook_delivery> posted;
+    std::vector<batch_post> posted;
     audit_outlet outlet = [this] {
         audit_outlet o;
-        o.post = [this](webhook_delivery d) { posted.push_back(std::move(d)); };
+        o.post = [this](batch_post d) { posted.push_back(std::move(d)); };
         o.limits.batch = 3;
         o.limits.buffer = 4;
         o.close_grace = std::chrono::seconds(5);
@@ -93,7 +93,7 @@ struct webhook_fixture : test::coordinator_fixture {
         channel.offer(std::move(e));
         sched.run();
     }
-    void answer(std::size_t i, webhook_batcher::result r) {
+    void answer(std::size_t i, batcher::result r) {
         posted.at(i).reply({r, "test"});
         sched.run();
     }
@@ -122,8 +122,8 @@ TEST_F(webhook_fixture, events_leave_in_batches_with_the_configured_headers_and_
     };
     EXPECT_EQ(header("X-Team"), "sec");
     EXPECT_FALSE(header("Idempotency-Key").empty());
-    answer(0, webhook_batcher::result::delivered);
-    EXPECT_EQ(outlet.tally->webhook_delivered.load(), 3);
+    answer(0, batcher::result::delivered);
+    EXPECT_EQ(outlet.tally->delivered.load(), 3);
 }
 
 TEST_F(webhook_fixture, a_failing_receiver_gets_the_batch_again_after_the_backoff) {
@@ -131,7 +131,7 @@ TEST_F(webhook_fixture, a_failing_receiver_gets_the_batch_again_after_the_backof
     sched.advance_time(std::chrono::milliseconds(200)); // the linger
     sched.run();
     ASSERT_EQ(posted.size(), 1u);
-    answer(0, webhook_batcher::result::failed);
+    answer(0, batcher::result::failed);
     sched.advance_time(std::chrono::milliseconds(499));
     sched.run();
     EXPECT_EQ(posted.size(), 1u);
@@ -139,9 +139,9 @@ TEST_F(webhook_fixture, a_failing_receiver_gets_the_batch_again_after_the_backof
     sched.run();
     ASSERT_EQ(posted.size(), 2u);
     EXPECT_EQ(posted[1].body, posted[0].body);
-    answer(1, webhook_batcher::result::delivered);
-    EXPECT_EQ(outlet.tally->webhook_failures.load(), 1);
-    EXPECT_EQ(outlet.tally->webhook_delivered.load(), 1);
+    answer(1, batcher::result::delivered);
+    EXPECT_EQ(outlet.tally->failures.load(), 1);
+    EXPECT_EQ(outlet.tally->delivered.load(), 1);
 }
 
 TEST_F(webhook_fixture, a_full_buffer_drops_and_counts_while_the_receiver_is_down) {
@@ -159,7 +159,7 @@ TEST_F(webhook_fixture, a_flush_delivers_a_partial_batch_at_once_and_answers_whe
     sched.run();
     ASSERT_EQ(posted.size(), 1u);
     EXPECT_FALSE(flushed);
-    answer(0, webhook_batcher::result::delivered);
+    answer(0, batcher::result::delivered);
     EXPECT_EQ(flushed, true);
 }
 
@@ -168,7 +168,7 @@ TEST_F(webhook_fixture, a_replaced_sink_stops_after_its_grace_even_if_the_receiv
     caf::anon_send(channel.sink(), audit_close{});
     sched.run();
     ASSERT_EQ(posted.size(), 1u);
-    answer(0, webhook_batcher::result::failed);
+    answer(0, batcher::result::failed);
     sched.advance_time(std::chrono::seconds(5));
     sched.run();
     EXPECT_EQ(outlet.tally->dropped.load(), 1);

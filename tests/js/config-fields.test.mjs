@@ -271,7 +271,7 @@ describe('configuration fields, end to end', { timeout: 180_000 }, () => {
 describe('fields not supported yet are refused, never ignored', { timeout: 60_000 }, () => {
   const base = { upstreams: [{ id: 'solo', url: 'http://127.0.0.1:1/mcp' }] };
   const cases = [
-    ['/tracing', { ...base, tracing: { otlpEndpoint: 'http://127.0.0.1:4318' } }],
+    ['/server/console/enabled', { ...base, server: { introspection: { enabled: true }, console: { enabled: true } } }],
     ['/server/introspection/enabled', { ...base, server: { introspection: { enabled: true } } }],
   ];
   for (const [pointer, config] of cases) {

@@ -4,6 +4,9 @@
 #include "actors/audit_event.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
+#include "transport/request_tracing.hpp"
+
+#include <caf/send.hpp>
 
 namespace gate::transport::pipeline {
 
@@ -26,6 +29,8 @@ public:
         if (ctx.tenant)
             g_.stats.tenant_request(*ctx.tenant, ctx.outcome, ctx.upstream_calls);
         auto actors = g_.actors();
+        if (auto spans = finish_trace(ctx); !spans.empty() && actors->spans)
+            caf::anon_send(actors->spans, span_batch{std::move(spans)});
         if (actors->audit) {
             audit_event e;
             e.time = std::chrono::system_clock::now();

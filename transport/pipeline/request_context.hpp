@@ -7,6 +7,7 @@
 #include "actors/snapshot.hpp"
 #include "protocol/client_profile.hpp"
 #include "protocol/outcome.hpp"
+#include "protocol/span.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/pipeline/stages.hpp"
 #include "transport/upstream_client.hpp"
@@ -65,7 +66,15 @@ struct request_context {
     // usage and never computes it).
     std::optional<boost::json::value> usage;
     std::string traceparent; // sent with every upstream call this request causes
-    std::string verbatim;    // the upstream's answer as sent, with the client's id spliced in
+    // With tracing, a sampled request's spans (transport/request_tracing): its server span's
+    // ids and start, and the client spans of the upstream calls it made.
+    struct trace_record {
+        std::string trace_id, span_id, parent_span_id;
+        std::chrono::system_clock::time_point start;
+        std::vector<protocol::span> calls;
+    };
+    std::optional<trace_record> spans;
+    std::string verbatim; // the upstream's answer as sent, with the client's id spliced in
     stage_trace trace;
     std::string session;   // the downstream session (its bridged sessions carry named calls)
     std::string client_id; // the client's request id, canonical JSON text

@@ -9,6 +9,7 @@
 // and charged to no budget.
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
+#include "transport/request_tracing.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -27,8 +28,7 @@ public:
                 co_return verdict::proceed; // gate's own hold admits itself
             auto admitted = co_await client.admit(guard_use::invocation);
             if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
-                g_.stats.upstream(client.config().id,
-                                  protocol::describe(error_for(*refused)).metric_label, 0);
+                refused_call(ctx, client, *refused);
                 ctx.response = refuse_upstream(ctx, ctx.id, client.config().id, *refused);
                 co_return verdict::answered;
             }
@@ -45,8 +45,7 @@ public:
                 auto& client = *ctx.view->clients[upstream];
                 auto admitted = co_await client.admit(guard_use::invocation);
                 if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
-                    g_.stats.upstream(client.config().id,
-                                      protocol::describe(error_for(*refused)).metric_label, 0);
+                    refused_call(ctx, client, *refused);
                     spdlog::debug("upstream {} left out of {}: {}", client.config().id, ctx.method,
                                   refused->message);
                     ctx.list_admitted.push_back(nullptr);
@@ -70,6 +69,15 @@ public:
             }
         }
         co_return verdict::proceed;
+    }
+
+    // A call the guards refused never left gate: counted, and a span of no duration.
+    void refused_call(request_context& ctx, const upstream_client& client,
+                      const upstream_failure& refused) {
+        auto outcome = protocol::describe(error_for(refused)).metric_label;
+        g_.stats.upstream(client.config().id, outcome, 0);
+        auto span = open_upstream_span(ctx, client.config().id);
+        close_upstream_span(ctx, span, outcome);
     }
 
     // A resources/(un)subscribe at a 2026-07-28 upstream, which has no such method: gate

@@ -1,14 +1,15 @@
-// What the audit webhook sink decides (spec: Audit events, "asynchronous and batched"), as
-// plain C++ over an injected `now`: which events wait, when a batch leaves, what a failed
-// delivery means, and what is dropped. The audit actor is a shell over it; the io thread
-// performs the POST and reports how it went.
+// What a sink that delivers in batches decides (the audit webhook sink, spec: Audit events,
+// "asynchronous and batched"; trace export, spec: Traces, "batched off the request path"), as
+// plain C++ over an injected `now`: which items wait, when a batch leaves, what a failed
+// delivery means, and what is dropped. Actors are shells over it (actors/batch_delivery); the
+// io thread performs the POST and reports how it went.
 //
-// Decisions (docs/operations.md, Audit webhook sink): a batch is up to `batch` events, sent
-// as one JSON array once `batch` are waiting or the oldest has waited `linger`; one batch is
-// in flight at a time, so events arrive in order. A receiver that fails (connection error,
+// Decisions (docs/operations.md, Audit webhook sink): a batch is up to `batch` items, sent as
+// one JSON array once `batch` are waiting or the oldest has waited `linger`; one batch is in
+// flight at a time, so items arrive in order. A receiver that fails (connection error,
 // timeout, 408, 429, 5xx) gets the same batch again, with the same idempotency key, after a
 // backoff doubling from `first_backoff` to `max_backoff`, for as long as it fails: the buffer,
-// not a retry count, bounds what is kept, and events that find it full are dropped and counted.
+// not a retry count, bounds what is kept, and items that find it full are dropped and counted.
 // A receiver that refuses the batch (any other status) will refuse it again: it is dropped,
 // counted, and the next batch goes.
 #pragma once
@@ -22,7 +23,7 @@
 
 namespace gate {
 
-class webhook_batcher {
+class batcher {
 public:
     using clock = std::chrono::steady_clock;
 
@@ -46,7 +47,7 @@ public:
     // What a settled delivery changed, for the one log line a person needs.
     enum class transition { none, outage_began, recovered, refused };
 
-    webhook_batcher(std::string id_prefix, limits l);
+    batcher(std::string id_prefix, limits l);
 
     // False when the buffer is full: the event is dropped (and counted).
     bool add(std::string event_json, clock::time_point now);

@@ -1,4 +1,4 @@
-#include "actors/webhook_batcher.hpp"
+#include "actors/batcher.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,12 +6,12 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-using result = webhook_batcher::result;
-using transition = webhook_batcher::transition;
-const webhook_batcher::clock::time_point t0{std::chrono::hours(1)};
+using result = batcher::result;
+using transition = batcher::transition;
+const batcher::clock::time_point t0{std::chrono::hours(1)};
 
-webhook_batcher::limits small() {
-    webhook_batcher::limits l;
+batcher::limits small() {
+    batcher::limits l;
     l.buffer = 5;
     l.batch = 2;
     l.linger = 200ms;
@@ -20,8 +20,8 @@ webhook_batcher::limits small() {
     return l;
 }
 
-TEST(webhook_batcher, a_partial_batch_waits_for_company_until_the_linger_ends) {
-    webhook_batcher b("p", small());
+TEST(batcher, a_partial_batch_waits_for_company_until_the_linger_ends) {
+    batcher b("p", small());
     ASSERT_TRUE(b.add(R"({"n":1})", t0));
     EXPECT_FALSE(b.take(t0 + 199ms));
     EXPECT_EQ(b.next_due(), t0 + 200ms);
@@ -32,8 +32,8 @@ TEST(webhook_batcher, a_partial_batch_waits_for_company_until_the_linger_ends) {
     EXPECT_EQ(batch->id, "p-1");
 }
 
-TEST(webhook_batcher, a_full_batch_leaves_at_once_and_one_is_in_flight_at_a_time) {
-    webhook_batcher b("p", small());
+TEST(batcher, a_full_batch_leaves_at_once_and_one_is_in_flight_at_a_time) {
+    batcher b("p", small());
     for (int i = 1; i <= 3; ++i)
         ASSERT_TRUE(b.add("{\"n\":" + std::to_string(i) + "}", t0));
     auto first = b.take(t0);
@@ -51,8 +51,8 @@ TEST(webhook_batcher, a_full_batch_leaves_at_once_and_one_is_in_flight_at_a_time
     EXPECT_EQ(b.delivered(), 3);
 }
 
-TEST(webhook_batcher, a_failed_batch_is_resent_unchanged_after_a_doubling_capped_backoff) {
-    webhook_batcher b("p", small());
+TEST(batcher, a_failed_batch_is_resent_unchanged_after_a_doubling_capped_backoff) {
+    batcher b("p", small());
     b.add("{}", t0);
     auto sent = b.take(t0 + 200ms);
     ASSERT_TRUE(sent);
@@ -78,8 +78,8 @@ TEST(webhook_batcher, a_failed_batch_is_resent_unchanged_after_a_doubling_capped
     EXPECT_EQ(next->attempt, 1);
 }
 
-TEST(webhook_batcher, a_refused_batch_is_dropped_and_the_next_one_goes) {
-    webhook_batcher b("p", small());
+TEST(batcher, a_refused_batch_is_dropped_and_the_next_one_goes) {
+    batcher b("p", small());
     b.add("{\"bad\":1}", t0);
     b.add("{\"bad\":2}", t0);
     b.add("{\"good\":3}", t0);
@@ -91,8 +91,8 @@ TEST(webhook_batcher, a_refused_batch_is_dropped_and_the_next_one_goes) {
     EXPECT_EQ(next->body, R"([{"good":3}])");
 }
 
-TEST(webhook_batcher, a_full_buffer_drops_new_events_and_counts_them) {
-    webhook_batcher b("p", small());
+TEST(batcher, a_full_buffer_drops_new_events_and_counts_them) {
+    batcher b("p", small());
     for (int i = 0; i < 5; ++i)
         ASSERT_TRUE(b.add("{}", t0));
     EXPECT_FALSE(b.add("{}", t0));
@@ -104,8 +104,8 @@ TEST(webhook_batcher, a_full_buffer_drops_new_events_and_counts_them) {
     EXPECT_EQ(b.waiting(), 4u);
 }
 
-TEST(webhook_batcher, closing_sends_partial_batches_without_lingering) {
-    webhook_batcher b("p", small());
+TEST(batcher, closing_sends_partial_batches_without_lingering) {
+    batcher b("p", small());
     b.add("{}", t0);
     EXPECT_FALSE(b.take(t0));
     b.close();

@@ -1,16 +1,15 @@
-#include "actors/webhook_batcher.hpp"
+#include "actors/batcher.hpp"
 
 #include <algorithm>
 
 namespace gate {
 
-webhook_batcher::webhook_batcher(std::string id_prefix, limits l)
-    : limits_(l), prefix_(std::move(id_prefix)) {
+batcher::batcher(std::string id_prefix, limits l) : limits_(l), prefix_(std::move(id_prefix)) {
     limits_.batch = std::max<std::size_t>(limits_.batch, 1);
     limits_.buffer = std::max(limits_.buffer, limits_.batch);
 }
 
-bool webhook_batcher::add(std::string event_json, clock::time_point now) {
+bool batcher::add(std::string event_json, clock::time_point now) {
     if (waiting_.size() >= limits_.buffer) {
         ++dropped_;
         return false;
@@ -19,7 +18,7 @@ bool webhook_batcher::add(std::string event_json, clock::time_point now) {
     return true;
 }
 
-std::optional<webhook_batcher::batch> webhook_batcher::take(clock::time_point now) {
+std::optional<batcher::batch> batcher::take(clock::time_point now) {
     if (in_flight_)
         return std::nullopt;
     if (retry_) {
@@ -46,7 +45,7 @@ std::optional<webhook_batcher::batch> webhook_batcher::take(clock::time_point no
     return in_flight_;
 }
 
-webhook_batcher::transition webhook_batcher::settle(result r, clock::time_point now) {
+batcher::transition batcher::settle(result r, clock::time_point now) {
     if (!in_flight_)
         return transition::none;
     auto b = std::move(*in_flight_);
@@ -74,7 +73,7 @@ webhook_batcher::transition webhook_batcher::settle(result r, clock::time_point 
     return was_failing ? transition::recovered : transition::none;
 }
 
-std::optional<webhook_batcher::clock::time_point> webhook_batcher::next_due() const {
+std::optional<batcher::clock::time_point> batcher::next_due() const {
     if (in_flight_)
         return std::nullopt;
     if (retry_)

@@ -1,4 +1,4 @@
-#include "transport/audit_webhook.hpp"
+#include "transport/batch_poster.hpp"
 
 #include "transport/http_fetch.hpp"
 #include "transport/upstream_connection.hpp"
@@ -9,9 +9,9 @@
 namespace gate::transport {
 
 namespace asio = boost::asio;
-using result = webhook_batcher::result;
+using result = batcher::result;
 
-result classify_webhook_status(unsigned status) {
+result classify_batch_status(unsigned status) {
     if (status >= 200 && status < 300)
         return result::delivered;
     if (status == 408 || status == 429 || status >= 500)
@@ -21,14 +21,14 @@ result classify_webhook_status(unsigned status) {
 
 namespace {
 
-asio::awaitable<void> deliver(asio::any_io_executor ex, webhook_delivery d,
+asio::awaitable<void> deliver(asio::any_io_executor ex, batch_post d,
                               std::shared_ptr<asio::ssl::context> tls,
                               std::chrono::milliseconds timeout) {
     fetch_request req;
     req.url = std::move(d.url);
     req.method = "POST";
     req.body = std::move(d.body);
-    req.content_type = "application/json";
+    req.content_type = std::move(d.content_type);
     req.headers = std::move(d.headers);
     req.timeout = timeout;
     req.max_body = 64 * 1024; // the receiver's answer is not read; a bound, not a need
@@ -38,14 +38,14 @@ asio::awaitable<void> deliver(asio::any_io_executor ex, webhook_delivery d,
         co_return;
     }
     auto status = std::get<fetch_answer>(answer).status;
-    d.reply({classify_webhook_status(status), "HTTP " + std::to_string(status)});
+    d.reply({classify_batch_status(status), "HTTP " + std::to_string(status)});
 }
 
 } // namespace
 
-webhook_poster make_webhook_poster(asio::io_context& io, std::chrono::milliseconds timeout) {
+batch_poster make_batch_poster(asio::io_context& io, std::chrono::milliseconds timeout) {
     auto tls = make_client_tls_context();
-    return [ex = io.get_executor(), tls, timeout](webhook_delivery d) {
+    return [ex = io.get_executor(), tls, timeout](batch_post d) {
         asio::co_spawn(ex, deliver(ex, std::move(d), tls, timeout), asio::detached);
     };
 }

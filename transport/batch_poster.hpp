@@ -1,0 +1,21 @@
+// The io side of the sinks that deliver in batches (audit webhooks, trace export): performs
+// the POSTs their actors decide on (actors/batch_delivery) and says how each went. One fresh
+// connection per batch, bounded in time; a redirect is a refusal (gate does not send audit
+// events or spans to a host it was not given).
+#pragma once
+
+#include "actors/batch_delivery.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+
+namespace gate::transport {
+
+// Statuses that will not change if the batch is sent again are a refusal: everything but
+// 2xx (delivered), 408, 429 and 5xx (failed: retried).
+batcher::result classify_batch_status(unsigned status);
+
+batch_poster make_batch_poster(boost::asio::io_context& io,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+} // namespace gate::transport
