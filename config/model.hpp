@@ -191,6 +191,9 @@ struct server {
     std::int64_t max_body_bytes = 1048576;
     std::optional<std::string> redis_url; // document value; REDIS_URL is applied by the caller
     bool introspection_enabled = false;
+    // Public sign-in hints of /api/auth-hint (server.introspection.clientId, .scopes).
+    std::optional<std::string> hint_client_id;
+    std::vector<std::string> hint_scopes;
     bool console_enabled = false;
 
     bool operator==(const server&) const = default;

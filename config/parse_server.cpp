@@ -166,6 +166,38 @@ std::optional<bool> read_enabled(const object_view& o, std::string_view key) {
     return section.boolean("enabled");
 }
 
+// server.introspection: the switch and the public sign-in hints of /api/auth-hint.
+void read_introspection(const object_view& o, server& out) {
+    const auto* v = o.find("introspection");
+    if (v == nullptr) {
+        return;
+    }
+    object_view section(*v, o.pointer_of("introspection"), o.errors(),
+                        {"enabled", "clientId", "scopes"});
+    if (!section.ok()) {
+        return;
+    }
+    out.introspection_enabled = section.boolean("enabled").value_or(false);
+    if (auto id = section.string("clientId")) {
+        if (id->empty()) {
+            section.fail("clientId", "must not be empty; omit it when there is no public client");
+        } else {
+            out.hint_client_id = *id;
+        }
+    }
+    if (auto scopes = section.strings("scopes")) {
+        for (std::size_t i = 0; i < scopes->size(); ++i) {
+            const auto& s = (*scopes)[i];
+            if (s.empty() || s.find_first_of(" \"\\") != std::string::npos) {
+                section.errors().add(child_pointer(section.pointer_of("scopes"), i),
+                                     "is not an OAuth scope token (RFC 6749 3.3: no spaces, "
+                                     "quotes or backslashes, not empty)");
+            }
+        }
+        out.hint_scopes = std::move(*scopes);
+    }
+}
+
 } // namespace
 
 void parse_server(const object_view& root, const facts& f, server& out) {
@@ -185,7 +217,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     out.budget = parse_budget(o, "budget");
     out.max_body_bytes = o.integer("maxBodyBytes", bound::positive).value_or(1048576);
     read_redis_url(o, out);
-    out.introspection_enabled = read_enabled(o, "introspection").value_or(false);
+    read_introspection(o, out);
     out.console_enabled = read_enabled(o, "console").value_or(false);
     std::string introspection_ptr = child_pointer(o.pointer_of("introspection"), "enabled");
     if (out.console_enabled && !out.introspection_enabled &&

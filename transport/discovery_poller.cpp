@@ -31,9 +31,10 @@ std::size_t count_discovered(const config::document& doc) {
 
 } // namespace
 
-discovery_poller::discovery_poller(asio::io_context& io, apply_fn apply, count_fn count)
-    : io_(io), apply_(std::move(apply)), count_(std::move(count)), tls_(make_client_tls_context()),
-      timer_(io) {}
+discovery_poller::discovery_poller(asio::io_context& io, apply_fn apply, count_fn count,
+                                   std::shared_ptr<discovery_status> status)
+    : io_(io), apply_(std::move(apply)), count_(std::move(count)), status_(std::move(status)),
+      tls_(make_client_tls_context()), timer_(io) {}
 
 void discovery_poller::configure(std::shared_ptr<const config::document> configured) {
     bool same = configured_ && configured_->discovery == configured->discovery;
@@ -46,6 +47,7 @@ void discovery_poller::configure(std::shared_ptr<const config::document> configu
     rejected_.reset();
     discovered_ = 0;
     outage_ = false;
+    *status_ = {};
     if (configured_->discovery)
         poll_after(std::chrono::milliseconds(0));
 }
@@ -104,20 +106,24 @@ asio::awaitable<void> discovery_poller::poll(std::uint64_t generation) {
 
 void discovery_poller::settle(std::optional<std::string> body, const std::string& failure) {
     const auto& url = configured_->discovery->url;
+    auto outcome = [&](const char* what, std::string problem) {
+        count_(what);
+        *status_ = {what, std::chrono::system_clock::now(), std::move(problem), outage_};
+    };
     if (!body) {
-        count_("error");
         if (!outage_)
             spdlog::warn("discovery: fetching {} failed ({}); the last applied upstreams keep "
                          "serving (said once per outage)",
                          url, failure);
         outage_ = true;
+        outcome("error", failure);
         return;
     }
     if (outage_)
         spdlog::info("discovery: {} answers again", url);
     outage_ = false;
     if (served_ && *served_ == *body) {
-        count_("unchanged");
+        outcome("unchanged", "");
         return;
     }
     auto merged = config::merge_discovered(*configured_, *body);
@@ -127,7 +133,7 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
     else
         refused = apply_(merged.doc);
     if (refused) {
-        count_("rejected");
+        outcome("rejected", *refused);
         if (rejected_ != body)
             spdlog::error("discovery: the document {} served was rejected, nothing of it "
                           "applied: {}",
@@ -135,7 +141,7 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
         rejected_ = std::move(body);
         return;
     }
-    count_("applied");
+    outcome("applied", "");
     discovered_ = count_discovered(*merged.doc);
     served_ = std::move(body);
     rejected_.reset();

@@ -14,6 +14,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,14 @@
 
 namespace gate::transport {
 
+// What the last poll found, for /api/federation (io thread only).
+struct discovery_status {
+    std::string last_outcome; // applied | unchanged | rejected | error; empty before the first
+    std::chrono::system_clock::time_point last_at{};
+    std::string last_problem; // why the last poll failed or was rejected
+    bool outage = false;      // fetches failing since the last that went through
+};
+
 class discovery_poller {
 public:
     // Swaps a merged document in: nullopt when applied, else why it was refused.
@@ -30,7 +39,8 @@ public:
         std::function<std::optional<std::string>(std::shared_ptr<const config::document>)>;
     using count_fn = std::function<void(std::string_view outcome)>;
 
-    discovery_poller(boost::asio::io_context& io, apply_fn apply, count_fn count);
+    discovery_poller(boost::asio::io_context& io, apply_fn apply, count_fn count,
+                     std::shared_ptr<discovery_status> status);
 
     // The configured document in force (at start, and after each reload). A changed discovery
     // section (or none) forgets what the old source served and polls the new one at once.
@@ -50,6 +60,7 @@ private:
     boost::asio::io_context& io_;
     apply_fn apply_;
     count_fn count_;
+    std::shared_ptr<discovery_status> status_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     boost::asio::steady_timer timer_;
     std::shared_ptr<const config::document> configured_;

@@ -447,6 +447,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         (path == "/.well-known/oauth-protected-resource" ||
          path == "/.well-known/oauth-protected-resource" + doc.server.mcp_path))
         co_return protected_resource_metadata();
+    if (path.starts_with("/api/") || path.starts_with("/console"))
+        if (auto reply = co_await introspect(req, path, start))
+            co_return std::move(*reply);
     if (path == "/health" && req.method() == http::verb::get) {
         auto checker = health; // a reload may replace it while this probe runs
         auto report = co_await checker->check();

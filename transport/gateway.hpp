@@ -7,6 +7,7 @@
 #include "actors/snapshot.hpp"
 #include "actors/supervisor.hpp"
 #include "protocol/outcome.hpp"
+#include "transport/discovery_poller.hpp"
 #include "transport/health.hpp"
 #include "transport/host_guard.hpp"
 #include "transport/metrics.hpp"
@@ -44,6 +45,8 @@ struct gateway_parts {
     std::array<unsigned char, 32> fleet_cursor_key{};
     // What the audit sinks did (drops, webhook deliveries), read at each scrape.
     std::shared_ptr<const audit_tally> audit_tally;
+    // What discovery's last poll found (io thread only), for /api/federation.
+    std::shared_ptr<const discovery_status> discovery;
     // What trace export did (spans exported, dropped), read at each scrape.
     std::shared_ptr<const delivery_tally> span_tally;
 };

@@ -65,6 +65,7 @@ struct gateway_host::impl {
     // The document as configured (discovery merges into it); `doc` is the one in force.
     std::shared_ptr<const config::document> configured;
     std::optional<discovery_poller> discovery;
+    std::shared_ptr<discovery_status> discovery_state;
 
     // Every document that goes live passes here: its secrets, then the gateway's swap.
     std::optional<std::string> apply(std::shared_ptr<const config::document> next,
@@ -161,6 +162,7 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     what.span_outlet_.version = std::string(gate_version);
     auto audit_tally = what.audit_outlet_.tally;
     auto span_tally = what.span_outlet_.tally;
+    i.discovery_state = std::make_shared<discovery_status>();
     what.cursor_key = cursor_key;
     what.retire = [this](std::vector<retired_bridge> gone) {
         boost::asio::post(impl_->io, [this, gone = std::move(gone)]() mutable {
@@ -177,6 +179,7 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
                         std::move(shared_store),
                         cursor_key.value_or(protocol::cursor_codec::key_type{}),
                         std::move(audit_tally),
+                        i.discovery_state,
                         std::move(span_tally)};
     i.gw.emplace(i.io, std::move(parts));
     i.bridged_gateway = &*i.gw;
@@ -205,7 +208,7 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     i.configured = doc;
     i.discovery.emplace(
         i.io, [&i](auto merged) { return i.apply(std::move(merged), "discovery"); },
-        [&i](std::string_view outcome) { i.gw->count_discovery(outcome); });
+        [&i](std::string_view outcome) { i.gw->count_discovery(outcome); }, i.discovery_state);
     i.discovery->configure(doc);
 }
 

@@ -122,6 +122,10 @@ struct gateway::impl final : http_handler {
     request_context mcp_context(const http_request& req, time_point start) const;
     // RFC 9728 resource metadata (with auth.mode "required").
     http_reply protected_resource_metadata() const;
+    // /api/federation, /api/auth-hint and /console/ (transport/introspection_routes.cpp);
+    // nullopt for any other path, or when the endpoint is not enabled.
+    boost::asio::awaitable<std::optional<http_reply>>
+    introspect(const http_request& req, std::string_view path, time_point start);
 
     // Stages 4-8 of a list, for the stages and for gate's own fetches (a read's owner).
     boost::asio::awaitable<std::optional<list_plan>> plan_of(protocol::list_kind kind,

@@ -267,23 +267,3 @@ describe('configuration fields, end to end', { timeout: 180_000 }, () => {
     }
   });
 });
-
-describe('fields not supported yet are refused, never ignored', { timeout: 60_000 }, () => {
-  const base = { upstreams: [{ id: 'solo', url: 'http://127.0.0.1:1/mcp' }] };
-  const cases = [
-    ['/server/console/enabled', { ...base, server: { introspection: { enabled: true }, console: { enabled: true } } }],
-    ['/server/introspection/enabled', { ...base, server: { introspection: { enabled: true } } }],
-  ];
-  for (const [pointer, config] of cases) {
-    test(`${pointer}: --validate fails and gate does not start`, async () => {
-      const env = { GATE_CONFIG: JSON.stringify(config) };
-      const validated = await runGate(['--validate'], { env });
-      assert.equal(validated.code, 1, validated.stderr);
-      assert.match(validated.stderr, new RegExp(`config error at ${pointer}: .*not supported yet`));
-      const started = await runGate(['--port', '0'], { env });
-      assert.equal(started.code, 1, started.stderr);
-      assert.doesNotMatch(started.stderr, /listening on/);
-      assert.match(started.stderr, new RegExp(`config error at ${pointer}: .*not supported yet`));
-    });
-  }
-});
