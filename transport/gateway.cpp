@@ -172,7 +172,9 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
             kept += c == old;
     for (const auto& old : i.live->clients)
         if (std::find(view->clients.begin(), view->clients.end(), old) == view->clients.end()) {
-            old->close(); // retired: its streams and bridged sessions end
+            // Retired: its calls in flight finish (bounded by its request timeout), then its
+            // streams and bridged sessions end.
+            old->retire(std::chrono::milliseconds(old->config().timeouts.request_ms));
             i.tell_keeper(bridge_upstream_gone{old->config().id});
             i.server_requests.forget_upstream(old->config().id);
         }

@@ -729,9 +729,36 @@ asio::awaitable<upstream_reply> upstream_client::request(std::string_view method
                                                          json::object params,
                                                          const call_context& ctx,
                                                          guard_ticket admitted) {
+    // Counted while in flight, so a retired upstream drains before it closes.
+    struct in_flight {
+        upstream_client& c;
+        explicit in_flight(upstream_client& client) : c(client) { ++c.in_flight_; }
+        ~in_flight() {
+            if (--c.in_flight_ == 0 && c.retiring_ && !c.closed_)
+                asio::post(c.ex_, [self = c.shared_from_this()] {
+                    if (self->in_flight_ == 0 && !self->closed_)
+                        self->close();
+                });
+        }
+    } counted(*this);
     auto reply = co_await send_request(method, std::move(params), ctx);
     co_await admitted.settle(std::get_if<upstream_failure>(&reply));
     co_return reply;
+}
+
+void upstream_client::retire(std::chrono::steady_clock::duration bound) {
+    if (closed_)
+        return;
+    if (in_flight_ == 0) {
+        close();
+        return;
+    }
+    retiring_ = true;
+    auto timer = std::make_shared<asio::steady_timer>(ex_, bound);
+    timer->async_wait([weak = weak_from_this(), timer](boost::system::error_code ec) {
+        if (auto self = weak.lock(); self && !ec && !self->closed_)
+            self->close(); // the drain's bound: what is still in flight is cut
+    });
 }
 
 namespace {

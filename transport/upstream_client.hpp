@@ -193,6 +193,10 @@ public:
 
     // Ends every session's GET stream and every bridged session (shutdown, retirement).
     void close();
+    // A reload retired this upstream: no new call reaches it (the new view has none), the calls
+    // in flight finish, then it closes; at most `bound` after this (the drain).
+    void retire(std::chrono::steady_clock::duration bound);
+    std::size_t calls_in_flight() const { return in_flight_; }
     // With healthCheck.intervalMs: probes every endpoint on that interval until close()
     // (upstream_probes.cpp). Idempotent.
     void start_health_checks();
@@ -356,6 +360,8 @@ private:
     std::unordered_map<std::string, session_ptr> bridged_;
     session_message_handler on_session_message_;
     bool closed_ = false;
+    std::size_t in_flight_ = 0; // requests sent and not yet answered
+    bool retiring_ = false;     // close once in_flight_ drops to zero
     // The upstream's era: fixed by `protocol`, or learnt by the first handshake for `auto`.
     bool modern_ = false;
     bool era_known_ = false;

@@ -83,4 +83,32 @@ describe('shutdown drain', { timeout: 120_000 }, () => {
     const exit = await gate.proc.exited;
     assert.equal(exit.code, 0, JSON.stringify(exit));
   });
+
+  test('a call still running at the 10 s drain bound is cut, and gate exits 0', { timeout: 60_000 }, async () => {
+    const hung = await startControlledUpstream(); // never released: the call outlives the drain
+    const g = await startGate({ config: { upstreams: [{ id: 'stub', url: hung.url, namespace: 's' }] } });
+    try {
+      const client = await connectClient(g.url);
+      const call = client.callTool({ name: 's__work', arguments: {} }, undefined, { timeout: 60_000 }).then(
+        () => 'answered',
+        (e) => `failed: ${e.message}`,
+      );
+      await hung.callArrived;
+      const t0 = Date.now();
+      g.kill('SIGTERM');
+      const exit = await g.proc.exited;
+      const waited = Date.now() - t0;
+      assert.equal(exit.code, 0, JSON.stringify(exit));
+      // It waited for the call up to the bound (not cut at once), and no longer than the bound
+      // and the 3 s flush bound allow.
+      assert.ok(waited >= 9_500, `drained ${waited} ms before cutting`);
+      assert.ok(waited < 15_000, `took ${waited} ms to exit`);
+      assert.match(await call, /^failed/);
+      assert.ok(g.stderrLines.some((l) => /draining up to 10 s/.test(l)));
+    } finally {
+      hung.release();
+      await g.stop();
+      await hung.close();
+    }
+  });
 });
