@@ -12,27 +12,18 @@ namespace {
 struct limiter_state {
     std::optional<sliding_window> global;
     std::optional<principal_windows> principals;
+    std::int64_t principal_limit = 0;
     std::unordered_map<std::string, sliding_window> tenants;
     static inline const char* name = "gate.limiter";
 };
 
-// What an ask for a limit that is not configured gets: room, until the batch's window slot
-// would end anyway.
-sliding_window::batch unlimited(sliding_window::time_point now) {
-    return {sliding_window::max_batch, std::chrono::milliseconds(0), now + std::chrono::seconds(1)};
-}
-
-limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_state> self,
-                                     std::optional<std::int64_t> requests_per_minute,
-                                     std::optional<std::int64_t> per_principal_per_minute) {
-    if (requests_per_minute)
-        self->state.global.emplace(*requests_per_minute);
-    if (per_principal_per_minute)
-        self->state.principals.emplace(*per_principal_per_minute);
+limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_state> self) {
     return {
         [=](limit_ask& m) {
-            auto now = self->clock().now();
-            m.reply(self->state.global ? self->state.global->take_batch(now) : unlimited(now));
+            auto& global = self->state.global;
+            if (!global || global->limit() != m.requests_per_minute)
+                global.emplace(m.requests_per_minute);
+            m.reply(global->take_batch(self->clock().now()));
         },
         [=](tenant_limit_ask& m) {
             auto& tenants = self->state.tenants;
@@ -43,18 +34,20 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
             m.reply(it->second.take_batch(self->clock().now()));
         },
         [=](principal_limit_ask& m) {
-            auto now = self->clock().now();
-            m.reply(self->state.principals ? self->state.principals->take_batch(m.principal, now)
-                                           : unlimited(now));
+            auto& st = self->state;
+            if (!st.principals || st.principal_limit != m.per_minute) {
+                st.principals.emplace(m.per_minute);
+                st.principal_limit = m.per_minute;
+            }
+            m.reply(st.principals->take_batch(m.principal, self->clock().now()));
         },
     };
 }
 
 } // namespace
 
-limiter_actor spawn_limiter(caf::actor_system& sys, std::optional<std::int64_t> requests_per_minute,
-                            std::optional<std::int64_t> per_principal_per_minute) {
-    return sys.spawn(limiter, requests_per_minute, per_principal_per_minute);
+limiter_actor spawn_limiter(caf::actor_system& sys) {
+    return sys.spawn(limiter);
 }
 
 } // namespace gate

@@ -21,13 +21,17 @@
 
 namespace gate {
 
+// Every limit travels with its ask, so a reload that changes one applies at once (the window
+// starts afresh).
 struct limit_ask {
+    std::int64_t requests_per_minute = 0;
     reply_to<sliding_window::batch> reply;
 };
 
 // A batch of one principal's window (its principal_key).
 struct principal_limit_ask {
     std::string principal;
+    std::int64_t per_minute = 0;
     reply_to<sliding_window::batch> reply;
 };
 
@@ -43,9 +47,7 @@ using limiter_actor =
     caf::typed_actor<caf::reacts_to<limit_ask>, caf::reacts_to<principal_limit_ask>,
                      caf::reacts_to<tenant_limit_ask>>;
 
-// Either limit may be absent: an ask for it is then always granted a full batch.
-limiter_actor spawn_limiter(caf::actor_system& sys, std::optional<std::int64_t> requests_per_minute,
-                            std::optional<std::int64_t> per_principal_per_minute);
+limiter_actor spawn_limiter(caf::actor_system& sys);
 
 } // namespace gate
 

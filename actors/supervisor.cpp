@@ -65,14 +65,6 @@ void replace_spans(self_ptr self, const std::optional<config::tracing>& tracing)
 }
 
 // The actors of `what`, spawned unmonitored (the supervisor monitors what it is given).
-// The server section cannot change on reload, so the limiter's own limits are the first
-// snapshot's; tenants' limits travel with each ask (they may change on reload), so there is
-// always a limiter.
-limiter_actor spawn_limiter_of(caf::actor_system& sys, const supervised& what) {
-    const auto& limit = what.snap->doc->server.rate_limit;
-    return spawn_limiter(sys, limit ? limit->requests_per_minute : std::nullopt,
-                         limit ? limit->per_principal_per_minute : std::nullopt);
-}
 
 actor_set spawn_children(caf::actor_system& sys, const supervised& what,
                          const protocol::cursor_codec& cursors) {
@@ -80,7 +72,7 @@ actor_set spawn_children(caf::actor_system& sys, const supervised& what,
                   spawn_task_keeper(sys, what.task_sweep),
                   spawn_bridge_keeper(sys, what.retire, what.bridge_timing_),
                   spawn_audit(sys, what.audit, what.audit_outlet_),
-                  spawn_limiter_of(sys, what),
+                  spawn_limiter(sys),
                   spawn_budget_keeper(sys),
                   spawn_span_sink(sys, what.snap->doc->tracing, what.span_outlet_)};
     for (auto& r : set.routers)
@@ -171,7 +163,7 @@ supervisor_actor::behavior_type supervisor(self_ptr self, supervised what,
             self->monitor(cur.audit.sink());
             which = "audit sink";
         } else if (failed(cur.limiter)) {
-            cur.limiter = spawn_limiter_of(sys, w);
+            cur.limiter = spawn_limiter(sys);
             self->monitor(cur.limiter);
             which = "limiter";
         } else if (failed(cur.budgets)) {

@@ -102,10 +102,6 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
         if (tokens)
             tokens->share_through(fleet);
     }
-    if (doc.server.rate_limit) {
-        global_limit = doc.server.rate_limit->requests_per_minute;
-        principal_limit = doc.server.rate_limit->per_principal_per_minute;
-    }
 }
 
 gateway::gateway(asio::io_context& io, gateway_parts parts)
@@ -160,8 +156,9 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     const auto& now = i.doc;
     if (!(next->server.budget == now.server.budget))
         return "server.budget cannot change without a restart (it is fixed at construction)";
-    if (!(next->server == now.server))
-        return "the server section cannot change without a restart";
+    if (next->server.redis_url != now.server.redis_url)
+        return "server.redisUrl cannot change without a restart (the fleet's shared store is "
+               "joined at start)";
     if (!(next->auth == now.auth))
         return "the auth section cannot change without a restart";
     auto snap = make_snapshot(std::move(next), i.live->snap->version + 1);
@@ -188,6 +185,13 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
                  source, view->clients.size(), view->clients.size() == 1 ? "" : "s", discovered,
                  kept, view->clients.size() - kept, i.live->clients.size() - kept);
     i.live = view;
+    // The rest of the server section applies to requests read from now on.
+    i.guard = host_guard(snap->doc->server.allowed_hosts, snap->doc->server.allowed_hosts_any);
+    i.server.set_max_body(static_cast<std::size_t>(snap->doc->server.max_body_bytes));
+    // Slots granted under the old limits go: the new ones hold from the next request.
+    i.global_slots = slot_lease{};
+    i.principal_leases.revoke_all();
+    i.tenant_leases.revoke_all();
     i.health = std::make_shared<health_checker>(view->clients, !i.doc.auth.required);
     i.warm_up(*view);
     // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
@@ -397,7 +401,8 @@ void gateway::impl::body_too_large(std::size_t limit, time_point start) {
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point start) {
     auto path = path_of(req.target());
-    if (path == doc.server.mcp_path) {
+    const auto& mcp_path = live->snap->doc->server.mcp_path; // a reload may move it
+    if (path == mcp_path) {
         switch (req.method()) {
         case http::verb::post: {
             // Stage 2 before the body is read as MCP: an unauthenticated caller learns
@@ -447,7 +452,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
     }
     if (authenticator && req.method() == http::verb::get &&
         (path == "/.well-known/oauth-protected-resource" ||
-         path == "/.well-known/oauth-protected-resource" + doc.server.mcp_path))
+         path == "/.well-known/oauth-protected-resource" + mcp_path))
         co_return protected_resource_metadata();
     if (path.starts_with("/api/") || path.starts_with("/console"))
         if (auto reply = co_await introspect(req, path, start))

@@ -325,15 +325,12 @@ struct gateway::impl final : http_handler {
 
     // Stage 3's window: server.rateLimit.requestsPerMinute over every JSON-RPC request on
     // the MCP endpoint (notifications and the client's answers finish work already admitted
-    // and are never refused).
-    // server.rateLimit.requestsPerMinute: the limiter actor decides, in batches of slots this
-    // thread spends (stage 3).
-    std::optional<std::int64_t> global_limit;
+    // and are never refused). The limiter actor decides, in batches of slots this thread
+    // spends; the limits come from each request's snapshot.
     slot_lease global_slots;
     ask_flight global_flight;
     // server.rateLimit.perPrincipalPerMinute and tenants[].rateLimit: each principal's and
     // each tenant's batch, spent here like the global one (stage 3).
-    std::optional<std::int64_t> principal_limit;
     lease_table principal_leases, tenant_leases;
     // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6 from
     // the reservations this thread holds.

@@ -263,12 +263,13 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         if (reply) {
             reply->close = reply->close || !parser.is_done();
         } else {
+            auto max_body = max_body_bytes_; // this request's, whatever a reload sets meanwhile
             if (!parser.is_done()) {
                 auto len = parser.content_length();
-                if (len && *len > max_body_bytes_) {
+                if (len && *len > max_body) {
                     ec = http::error::body_limit;
                 } else {
-                    parser.body_limit(max_body_bytes_);
+                    parser.body_limit(max_body);
                     stream.expires_after(limits_.io_timeout);
                     // curl and others wait for this before sending a larger body.
                     if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
@@ -282,10 +283,10 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                 }
             }
             if (ec == http::error::body_limit) {
-                handler_.body_too_large(max_body_bytes_, start);
+                handler_.body_too_large(max_body, start);
                 reply = http_reply::json(http::status::payload_too_large,
                                          R"({"error":"request body exceeds the limit of )" +
-                                             std::to_string(max_body_bytes_) + R"( bytes"})");
+                                             std::to_string(max_body) + R"( bytes"})");
                 reply->close = true;
             } else if (ec) {
                 break;

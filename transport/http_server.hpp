@@ -68,6 +68,8 @@ public:
 
     // Binds host:port (0 picks a free port) and starts accepting; returns the bound port.
     std::uint16_t listen(const std::string& host, std::uint16_t port);
+    // The body cap of requests read from now on (a reload; io thread).
+    void set_max_body(std::size_t bytes) { max_body_bytes_ = bytes; }
     // Stops accepting (post; safe from any thread).
     void stop();
     // Waits (up to `bound`) for requests between header and answer, then calls `then` on

@@ -33,6 +33,12 @@ public:
         return entries_.emplace(key, std::make_shared<entry>()).first->second;
     }
     std::size_t size() const { return entries_.size(); }
+    // Drops every slot granted so far (a reload changed the limits they were counted under);
+    // asks in flight stay, and what they bring is spent as usual.
+    void revoke_all() {
+        for (auto& [key, e] : entries_)
+            e->slots = slot_lease{};
+    }
 
     static constexpr std::size_t max_entries = 10'000;
 

@@ -14,19 +14,20 @@ namespace {
 using namespace std::chrono_literals;
 
 struct limiter_fixture : test::coordinator_fixture {
-    limiter_actor limiter;
+    limiter_actor limiter = spawn_limiter(sys);
+    std::int64_t global = 0, per_principal = 0; // the limits the asks carry
     sliding_window::batch ask() {
         sliding_window::batch got{-1, 0ms};
-        caf::anon_send(limiter, limit_ask{reply_to<sliding_window::batch>([&](auto b) {
-                           if (b)
-                               got = *b;
-                       })});
+        caf::anon_send(limiter, limit_ask{global, reply_to<sliding_window::batch>([&](auto b) {
+                                              if (b)
+                                                  got = *b;
+                                          })});
         sched.run();
         return got;
     }
     sliding_window::batch ask_for(std::string principal) {
         sliding_window::batch got{-1, 0ms};
-        caf::anon_send(limiter, principal_limit_ask{std::move(principal),
+        caf::anon_send(limiter, principal_limit_ask{std::move(principal), per_principal,
                                                     reply_to<sliding_window::batch>([&](auto b) {
                                                         if (b)
                                                             got = *b;
@@ -43,7 +44,7 @@ struct limiter_fixture : test::coordinator_fixture {
 } // namespace
 
 TEST_F(limiter_fixture, a_low_limit_is_exact_and_a_full_window_waits_for_its_oldest_slot) {
-    limiter = spawn_limiter(sys, 2, std::nullopt);
+    global = 2;
     EXPECT_EQ(ask().taken, 1);
     sched.advance_time(10s);
     sched.run();
@@ -58,7 +59,7 @@ TEST_F(limiter_fixture, a_low_limit_is_exact_and_a_full_window_waits_for_its_old
 }
 
 TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_counted_in_the_current_second) {
-    limiter = spawn_limiter(sys, 1'000'000, std::nullopt);
+    global = 1'000'000;
     sched.advance_time(1500ms);
     sched.run();
     auto b = ask();
@@ -76,7 +77,7 @@ TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_counted_in_the_curren
 }
 
 TEST_F(limiter_fixture, batches_never_grant_more_than_the_limit_in_a_window) {
-    limiter = spawn_limiter(sys, 100, std::nullopt);
+    global = 100;
     std::int64_t granted = 0;
     for (int i = 0; i < 200; ++i)
         granted += ask().taken;
@@ -84,16 +85,29 @@ TEST_F(limiter_fixture, batches_never_grant_more_than_the_limit_in_a_window) {
 }
 
 TEST_F(limiter_fixture, each_principal_has_its_own_window) {
-    limiter = spawn_limiter(sys, std::nullopt, 2);
+    per_principal = 2;
     EXPECT_EQ(ask_for("idp\nalice").taken, 1);
     EXPECT_EQ(ask_for("idp\nalice").taken, 1);
     auto full = ask_for("idp\nalice");
     EXPECT_EQ(full.taken, 0);
     EXPECT_EQ(full.wait, 60s);
     EXPECT_EQ(ask_for("idp\nbob").taken, 1); // alice's window is not bob's
-    EXPECT_GT(ask().taken, 0);               // no global limit configured
     sched.advance_time(60s);
     sched.run();
+    EXPECT_EQ(ask_for("idp\nalice").taken, 1);
+}
+
+TEST_F(limiter_fixture, a_changed_limit_applies_at_once_with_a_fresh_window) {
+    global = 1;
+    EXPECT_EQ(ask().taken, 1);
+    EXPECT_EQ(ask().taken, 0); // full
+    global = 3;                // a reload raised it
+    EXPECT_EQ(ask().taken, 1);
+    EXPECT_EQ(ask().taken, 1);
+    per_principal = 1;
+    EXPECT_EQ(ask_for("idp\nalice").taken, 1);
+    EXPECT_EQ(ask_for("idp\nalice").taken, 0);
+    per_principal = 2;
     EXPECT_EQ(ask_for("idp\nalice").taken, 1);
 }
 

@@ -61,16 +61,22 @@ public:
         auto limiter = g_.actors()->limiter;
         if (!limiter)
             co_return verdict::proceed;
-        if (g_.global_limit) {
+        // The limits of the snapshot the request loaded (a reload changes them at once).
+        const auto& limits = ctx.view->snap->doc->server.rate_limit;
+        auto global_limit = limits ? limits->requests_per_minute : std::nullopt;
+        auto principal_limit = limits ? limits->per_principal_per_minute : std::nullopt;
+        if (global_limit) {
+            auto per_minute = *global_limit;
             auto refused = co_await admit(g_.global_slots, g_.global_flight, [&] {
-                return shared_or_local(g_, "global", *g_.global_limit, [&] {
-                    return ask<batch>(limiter,
-                                      [](reply_to<batch> r) { return limit_ask{std::move(r)}; });
+                return shared_or_local(g_, "global", per_minute, [&] {
+                    return ask<batch>(limiter, [&](reply_to<batch> r) {
+                        return limit_ask{per_minute, std::move(r)};
+                    });
                 });
             });
             if (refused)
                 co_return refuse(ctx, *refused,
-                                 "global rate limit of " + std::to_string(*g_.global_limit) +
+                                 "global rate limit of " + std::to_string(per_minute) +
                                      " requests per minute reached");
         }
         if (ctx.tenant) {
@@ -95,19 +101,20 @@ public:
                                          " reached");
             }
         }
-        if (g_.principal_limit && ctx.caller) {
+        if (principal_limit && ctx.caller) {
             auto key = principal_key(ctx.caller);
+            auto per_minute = *principal_limit;
             auto lease = g_.principal_leases.of(key);
             auto refused = co_await admit(lease->slots, lease->flight, [&] {
-                return shared_or_local(g_, "principal:" + key, *g_.principal_limit, [&] {
+                return shared_or_local(g_, "principal:" + key, per_minute, [&] {
                     return ask<batch>(limiter, [&](reply_to<batch> r) {
-                        return principal_limit_ask{key, std::move(r)};
+                        return principal_limit_ask{key, per_minute, std::move(r)};
                     });
                 });
             });
             if (refused)
                 co_return refuse(ctx, *refused,
-                                 "rate limit of " + std::to_string(*g_.principal_limit) +
+                                 "rate limit of " + std::to_string(per_minute) +
                                      " requests per minute for " + ctx.caller->subject +
                                      " reached");
         }
