@@ -1,5 +1,6 @@
 #include "actors/audit.hpp"
 
+#include <algorithm>
 #include <caf/all.hpp>
 #include <random>
 #include <spdlog/spdlog.h>
@@ -45,6 +46,20 @@ void finish_if_idle(self_ptr self) {
         self->quit();
 }
 
+// One event to every sink: stdout at once, each webhook's buffer.
+void write(self_ptr self, const audit_event& e, caf::actor_clock::time_point now) {
+    auto& st = self->state;
+    auto line = to_json_line(e);
+    if (st.to_stdout)
+        std::fwrite(line.data(), 1, line.size(), st.outlet.out);
+    if (st.webhooks.list.empty())
+        return;
+    line.pop_back(); // the newline: batches are JSON arrays
+    for (auto& w : st.webhooks.list)
+        if (!w.buffer.add(line, now))
+            st.outlet.tally->dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
 audit_actor::behavior_type audit(self_ptr self, audit_outlet outlet, bool to_stdout,
                                  std::vector<config::audit_sink> webhooks, audit_backlog backlog) {
     auto& st = self->state;
@@ -60,19 +75,23 @@ audit_actor::behavior_type audit(self_ptr self, audit_outlet outlet, bool to_std
         [=](audit_event& e) {
             auto& st = self->state;
             st.backlog->fetch_sub(1, std::memory_order_relaxed);
-            auto line = to_json_line(e);
-            if (st.to_stdout) {
-                std::fwrite(line.data(), 1, line.size(), st.outlet.out);
+            write(self, e, self->clock().now());
+            if (st.to_stdout)
                 std::fflush(st.outlet.out);
-            }
-            if (st.webhooks.list.empty())
-                return;
-            line.pop_back(); // the newline: batches are JSON arrays
+            if (!st.webhooks.list.empty())
+                pump(self);
+        },
+        [=](audit_batch& b) {
+            auto& st = self->state;
+            st.backlog->fetch_sub(static_cast<std::int64_t>(b.events.size()),
+                                  std::memory_order_relaxed);
             auto now = self->clock().now();
-            for (auto& w : st.webhooks.list)
-                if (!w.buffer.add(line, now))
-                    st.outlet.tally->dropped.fetch_add(1, std::memory_order_relaxed);
-            pump(self);
+            for (const auto& e : b.events)
+                write(self, e, now);
+            if (st.to_stdout)
+                std::fflush(st.outlet.out);
+            if (!st.webhooks.list.empty())
+                pump(self);
         },
         [=](audit_close&) {
             auto& st = self->state;
@@ -126,6 +145,25 @@ bool audit_channel::offer(audit_event e) const {
     }
     caf::anon_send(sink_, std::move(e));
     return true;
+}
+
+std::int64_t audit_channel::offer_all(std::vector<audit_event> events) const {
+    if (!sink_ || events.empty())
+        return 0;
+    auto n = static_cast<std::int64_t>(events.size());
+    auto before = backlog_->fetch_add(n, std::memory_order_relaxed);
+    auto room = std::max<std::int64_t>(0, capacity_ - before);
+    std::int64_t dropped = 0;
+    if (room < n) {
+        dropped = n - room;
+        backlog_->fetch_sub(dropped, std::memory_order_relaxed);
+        events.resize(static_cast<std::size_t>(room));
+        if (tally_)
+            tally_->dropped.fetch_add(dropped, std::memory_order_relaxed);
+    }
+    if (!events.empty())
+        caf::anon_send(sink_, audit_batch{std::move(events)});
+    return dropped;
 }
 
 audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::audit>& cfg,

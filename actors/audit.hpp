@@ -28,9 +28,16 @@
 
 namespace gate {
 
+// The events of the requests the io thread finished in one turn of its loop: one message for
+// many, so a busy gateway wakes the sink a few hundred times a second, not once per request.
+struct audit_batch {
+    std::vector<audit_event> events;
+};
+
 using audit_close = batch_close;
 using audit_flush = batch_flush;
-using audit_actor = caf::typed_actor<caf::reacts_to<audit_event>, caf::reacts_to<audit_close>,
+using audit_actor = caf::typed_actor<caf::reacts_to<audit_event>, caf::reacts_to<audit_batch>,
+                                     caf::reacts_to<audit_close>,
                                      caf::reacts_to<audit_flush>, caf::reacts_to<batch_settled>,
                                      caf::reacts_to<batch_wake>>;
 
@@ -62,6 +69,9 @@ public:
     explicit operator bool() const { return static_cast<bool>(sink_); }
     // False when the buffer was full and the event dropped (counted in the tally).
     bool offer(audit_event e) const;
+    // As many of `events` as there is room for, in one message; the rest are dropped (and
+    // counted). Returns how many were dropped.
+    std::int64_t offer_all(std::vector<audit_event> events) const;
     const audit_actor& sink() const { return sink_; }
 
 private:
@@ -79,3 +89,4 @@ audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::au
 } // namespace gate
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_batch)

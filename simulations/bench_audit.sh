@@ -28,7 +28,7 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         global events
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        events += len(json.loads(body))
+        events += body.count(b"{\"time\":")  # cheap: the receiver shares the driver's core
         self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
     def log_message(self, *a): pass
 print("listening", flush=True)

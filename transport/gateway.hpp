@@ -71,6 +71,8 @@ public:
     // `source` names what asked (reload, discovery) in the log line.
     std::optional<std::string> reload(std::shared_ptr<const config::document> doc,
                                       std::string_view source = "reload");
+    // Hands the audit events and spans queued this turn to their sinks now (before a flush).
+    void feed_sinks();
     // One discovery poll's outcome (gate_discovery_syncs_total).
     void count_discovery(std::string_view outcome);
 

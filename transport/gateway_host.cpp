@@ -83,6 +83,7 @@ struct gateway_host::impl {
     // After the drain: what the audit and span sinks hold goes out (bounded), then the io
     // stops.
     void flush_then_stop(std::chrono::steady_clock::duration bound) {
+        gw->feed_sinks(); // what the last requests left queued goes before the flush
         auto actors = directory->load();
         int waiting = (actors->audit ? 1 : 0) + (actors->spans ? 1 : 0);
         if (waiting == 0) {

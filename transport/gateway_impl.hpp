@@ -355,6 +355,13 @@ struct gateway::impl final : http_handler {
     gateway_parts parts;
     // The actors as they stand now (a respawn replaces one); hold the result for one use.
     std::shared_ptr<const actor_set> actors() const { return parts.actors->load(); }
+    // Audit events and spans of finished requests, handed to their sinks once per turn of
+    // the io loop (one message for many: transport/sink_feed.cpp).
+    void queue_audit(audit_event e);
+    void queue_spans(std::vector<std::string> spans);
+    std::vector<audit_event> audit_pending;
+    std::vector<std::string> spans_pending;
+    bool feed_posted = false;
     const config::document& doc;
     host_guard guard;
     metrics stats;

@@ -30,7 +30,7 @@ public:
             g_.stats.tenant_request(*ctx.tenant, ctx.outcome, ctx.upstream_calls);
         auto actors = g_.actors();
         if (auto spans = finish_trace(ctx); !spans.empty() && actors->spans)
-            caf::anon_send(actors->spans, span_batch{std::move(spans)});
+            g_.queue_spans(std::move(spans));
         if (actors->audit) {
             audit_event e;
             e.time = std::chrono::system_clock::now();
@@ -50,7 +50,7 @@ public:
                 e.principal = ctx.caller->subject;
                 e.issuer = ctx.caller->issuer;
             }
-            actors->audit.offer(std::move(e)); // a drop is counted in the audit tally
+            g_.queue_audit(std::move(e)); // a drop is counted in the audit tally
         }
         if (!ctx.rejection && g_.on_request && *g_.on_request)
             (*g_.on_request)(ctx);
