@@ -1,5 +1,5 @@
 // Reload under load with the real binary: SDK clients call and list without pause while the
-// upstream set changes ten times (added, renamed, retired, back). Not one request fails, every
+// upstream set changes ten times (added, renamed, retired, back), by SIGHUP and by --watch. Not one request fails, every
 // client hears list_changed for each reload, and a call in flight on an upstream a reload
 // retires finishes (the retired upstream drains).
 import assert from 'node:assert/strict';
@@ -34,7 +34,8 @@ describe('reload under load', { timeout: 240_000 }, () => {
       [base, { id: 'b', url: a.url, namespace: 'b' }, { id: 'e', url: b.url, namespace: 'e' }],
       [base],
     ];
-    const gate = await startGate({ config: { upstreams: [base, { id: 'slow', url: b.url, namespace: 'slow' }] } });
+    // --watch as well as SIGHUP: even reloads are a signal, odd ones only a rewritten file.
+    const gate = await startGate({ config: { upstreams: [base, { id: 'slow', url: b.url, namespace: 'slow' }] }, args: ['--watch'] });
     const clients = [];
     const heard = [];
     let stop = false;
@@ -73,8 +74,13 @@ describe('reload under load', { timeout: 240_000 }, () => {
 
       for (let r = 0; r < sets.length; r++) {
         const before = calls;
-        gate.reload({ upstreams: sets[r] });
+        const heardBefore = [...heard];
+        if (r % 2 === 0) gate.reload({ upstreams: sets[r] });
+        else gate.writeConfig({ upstreams: sets[r] }); // --watch sees the new modification time
         await eventually(() => gate.stderrLines.filter((l) => /reload applied/.test(l)).length === r + 1, { what: `reload ${r + 1} applied`, timeoutMs: 15_000 });
+        assert.ok(gate.stderrLines.some((l) => new RegExp(`reload applied: ${sets[r].length} upstreams? \\(0 discovered\\)`).test(l)));
+        // Every client hears list_changed for this reload (announcements within 20 ms are one).
+        await eventually(() => heard.every((n, i) => n > heardBefore[i]), { what: `list_changed after reload ${r + 1}: ${heard}` });
         // Load kept flowing across this reload before the next one.
         await eventually(() => calls > before + 10, { what: `calls after reload ${r + 1}`, timeoutMs: 15_000 });
       }
