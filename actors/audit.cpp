@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <caf/all.hpp>
 #include <random>
-#include <spdlog/spdlog.h>
 #include <stdexcept>
 
 namespace gate {
@@ -14,9 +13,7 @@ struct audit_state {
     audit_outlet outlet;
     audit_backlog backlog;
     bool to_stdout = false;
-    batch_targets webhooks;
-    std::optional<caf::actor_clock::time_point> close_by; // replaced by a reload: stop then
-    std::vector<reply_to<bool>> flushes;
+    delivery_shell webhooks;
     static inline const char* name = "gate.audit";
 };
 
@@ -31,33 +28,27 @@ std::string batch_prefix() {
     return buf;
 }
 
-void pump(self_ptr self) {
-    self->state.webhooks.pump(self, self->state.outlet.post, self->state.close_by);
-}
-
-void finish_if_idle(self_ptr self) {
-    auto& st = self->state;
-    if (!st.webhooks.idle())
-        return;
-    for (auto& r : st.flushes)
-        r(true);
-    st.flushes.clear();
-    if (st.close_by)
-        self->quit();
-}
-
 // One event to every sink: stdout at once, each webhook's buffer.
 void write(self_ptr self, const audit_event& e, caf::actor_clock::time_point now) {
     auto& st = self->state;
     auto line = to_json_line(e);
     if (st.to_stdout)
         std::fwrite(line.data(), 1, line.size(), st.outlet.out);
-    if (st.webhooks.list.empty())
+    if (st.webhooks.targets.list.empty())
         return;
     line.pop_back(); // the newline: batches are JSON arrays
-    for (auto& w : st.webhooks.list)
+    for (auto& w : st.webhooks.targets.list)
         if (!w.buffer.add(line, now))
             st.outlet.tally->dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
+// After events were written: stdout flushed, due batches posted.
+void written(self_ptr self) {
+    auto& st = self->state;
+    if (st.to_stdout)
+        std::fflush(st.outlet.out);
+    if (!st.webhooks.targets.list.empty())
+        st.webhooks.pump(self);
 }
 
 audit_actor::behavior_type audit(self_ptr self, audit_outlet outlet, bool to_stdout,
@@ -66,69 +57,33 @@ audit_actor::behavior_type audit(self_ptr self, audit_outlet outlet, bool to_std
     st.outlet = std::move(outlet);
     st.backlog = std::move(backlog);
     st.to_stdout = to_stdout;
+    st.webhooks.post = st.outlet.post;
+    st.webhooks.tally = st.outlet.tally;
+    st.webhooks.close_grace = st.outlet.close_grace;
+    st.webhooks.what = "audit sink";
     for (auto& w : webhooks)
-        st.webhooks.list.push_back(
+        st.webhooks.targets.list.push_back(
             {"audit webhook " + w.url, w.url,
              std::vector<std::pair<std::string, std::string>>(w.headers.begin(), w.headers.end()),
              "", "", "Idempotency-Key", batcher(batch_prefix(), st.outlet.limits)});
     return {
         [=](audit_event& e) {
-            auto& st = self->state;
-            st.backlog->fetch_sub(1, std::memory_order_relaxed);
+            self->state.backlog->fetch_sub(1, std::memory_order_relaxed);
             write(self, e, self->clock().now());
-            if (st.to_stdout)
-                std::fflush(st.outlet.out);
-            if (!st.webhooks.list.empty())
-                pump(self);
+            written(self);
         },
         [=](audit_batch& b) {
-            auto& st = self->state;
-            st.backlog->fetch_sub(static_cast<std::int64_t>(b.events.size()),
-                                  std::memory_order_relaxed);
+            self->state.backlog->fetch_sub(static_cast<std::int64_t>(b.events.size()),
+                                           std::memory_order_relaxed);
             auto now = self->clock().now();
             for (const auto& e : b.events)
                 write(self, e, now);
-            if (st.to_stdout)
-                std::fflush(st.outlet.out);
-            if (!st.webhooks.list.empty())
-                pump(self);
+            written(self);
         },
-        [=](audit_close&) {
-            auto& st = self->state;
-            st.close_by = self->clock().now() + st.outlet.close_grace;
-            st.webhooks.close();
-            pump(self);
-            finish_if_idle(self);
-        },
-        [=](audit_flush& f) {
-            auto& st = self->state;
-            st.flushes.push_back(std::move(f.reply));
-            st.webhooks.close();
-            pump(self);
-            finish_if_idle(self);
-        },
-        [=](batch_settled& m) {
-            auto& st = self->state;
-            st.webhooks.settle(m, self->clock().now(), *st.outlet.tally);
-            pump(self);
-            finish_if_idle(self);
-        },
-        [=](batch_wake&) {
-            auto& st = self->state;
-            auto now = self->clock().now();
-            st.webhooks.woke(now);
-            if (st.close_by && now >= *st.close_by) {
-                auto left = st.webhooks.waiting();
-                if (left > 0)
-                    spdlog::error("audit sink replaced by a reload: {} event(s) its webhooks "
-                                  "could not deliver within the grace period are dropped",
-                                  left);
-                st.outlet.tally->dropped.fetch_add(left);
-                self->quit();
-                return;
-            }
-            pump(self);
-        },
+        [=](audit_close&) { self->state.webhooks.close(self); },
+        [=](audit_flush& f) { self->state.webhooks.flush(self, std::move(f.reply)); },
+        [=](batch_settled& m) { self->state.webhooks.settled(self, m); },
+        [=](batch_wake&) { self->state.webhooks.wake(self); },
     };
 }
 

@@ -37,9 +37,8 @@ struct audit_batch {
 using audit_close = batch_close;
 using audit_flush = batch_flush;
 using audit_actor = caf::typed_actor<caf::reacts_to<audit_event>, caf::reacts_to<audit_batch>,
-                                     caf::reacts_to<audit_close>,
-                                     caf::reacts_to<audit_flush>, caf::reacts_to<batch_settled>,
-                                     caf::reacts_to<batch_wake>>;
+                                     caf::reacts_to<audit_close>, caf::reacts_to<audit_flush>,
+                                     caf::reacts_to<batch_settled>, caf::reacts_to<batch_wake>>;
 
 using audit_tally = delivery_tally;
 

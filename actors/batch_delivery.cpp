@@ -52,6 +52,15 @@ void batch_targets::settle(const batch_settled& m, time_point now, delivery_tall
                       t.what, m.detail);
 }
 
+void delivery_shell::give_up() {
+    auto left = targets.waiting();
+    if (left > 0)
+        spdlog::error("{} replaced by a reload: {} item(s) it could not deliver within the grace "
+                      "period are dropped",
+                      what, left);
+    tally->dropped.fetch_add(left);
+}
+
 void batch_targets::close() {
     for (auto& t : list)
         t.buffer.close();

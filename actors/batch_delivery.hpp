@@ -15,6 +15,7 @@
 #include <caf/weak_intrusive_ptr.hpp>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,6 +105,64 @@ public:
 private:
     batch_post make_post(caf::weak_actor_ptr self, std::size_t target, batcher::batch b) const;
     std::optional<time_point> wake_at_; // the earliest timer armed
+};
+
+// What a delivering sink actor does with its targets beyond its own items, the same for the
+// audit sink and the span sink: a reload's close (deliver, within a grace, then stop), a
+// shutdown's flush (deliver now, say when nothing is left), a settled POST, a timer.
+class delivery_shell {
+public:
+    using time_point = caf::actor_clock::time_point;
+
+    batch_targets targets;
+    batch_poster post;
+    std::shared_ptr<delivery_tally> tally = std::make_shared<delivery_tally>();
+    std::chrono::steady_clock::duration close_grace = std::chrono::seconds(10);
+    std::string what; // for the log line of what a close had to drop: "audit sink"
+
+    template <class Self> void pump(Self* self) { targets.pump(self, post, close_by_); }
+    template <class Self> void close(Self* self) {
+        close_by_ = self->clock().now() + close_grace;
+        targets.close();
+        pump(self);
+        finish_if_idle(self);
+    }
+    template <class Self> void flush(Self* self, reply_to<bool> reply) {
+        flushes_.push_back(std::move(reply));
+        targets.close();
+        pump(self);
+        finish_if_idle(self);
+    }
+    template <class Self> void settled(Self* self, const batch_settled& m) {
+        targets.settle(m, self->clock().now(), *tally);
+        pump(self);
+        finish_if_idle(self);
+    }
+    template <class Self> void wake(Self* self) {
+        auto now = self->clock().now();
+        targets.woke(now);
+        if (close_by_ && now >= *close_by_) {
+            give_up();
+            self->quit();
+            return;
+        }
+        pump(self);
+    }
+
+private:
+    template <class Self> void finish_if_idle(Self* self) {
+        if (!targets.idle())
+            return;
+        for (auto& r : flushes_)
+            r(true);
+        flushes_.clear();
+        if (close_by_)
+            self->quit();
+    }
+    void give_up(); // the grace ended: what is left is dropped, counted and said
+
+    std::optional<time_point> close_by_; // replaced by a reload: stop then
+    std::vector<reply_to<bool>> flushes_;
 };
 
 } // namespace gate

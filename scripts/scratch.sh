@@ -13,6 +13,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# A port the kernel picked free on 127.0.0.1, for servers that cannot bind port 0 and report it.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # The TCP port process $1 listens on (waits up to 5 s for it to listen).
 listening_port() {
   local port=""

@@ -15,8 +15,6 @@ source "$root/scripts/scratch.sh"
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 cores" >&2; exit 1; }
 last_cpu=$(( $(nproc) - 1 ))
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
 start_fast_upstream taskset -c 0
 
 receiver_port="$(free_port)"

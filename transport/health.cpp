@@ -6,8 +6,27 @@
 
 namespace gate::transport {
 
-namespace asio = boost::asio;
 namespace json = boost::json;
+
+json::object owner_json(const config::owner& owner) {
+    json::object o;
+    if (owner.org)
+        o["org"] = *owner.org;
+    if (owner.team)
+        o["team"] = *owner.team;
+    if (owner.contact)
+        o["contact"] = *owner.contact;
+    return o;
+}
+
+json::object labels_json(const config::string_map& labels) {
+    json::object l;
+    for (const auto& [k, v] : labels)
+        l[k] = v;
+    return l;
+}
+
+namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
 health_checker::health_checker(std::vector<std::shared_ptr<upstream_client>> upstreams,
@@ -76,22 +95,10 @@ asio::awaitable<health_report> health_checker::probe() {
             u["urls"] = std::move(urls);
             if (!results[i]->error.empty())
                 u["error"] = results[i]->error;
-            if (cfg.owner) {
-                json::object o;
-                if (cfg.owner->org)
-                    o["org"] = *cfg.owner->org;
-                if (cfg.owner->team)
-                    o["team"] = *cfg.owner->team;
-                if (cfg.owner->contact)
-                    o["contact"] = *cfg.owner->contact;
-                u["owner"] = std::move(o);
-            }
-            if (!cfg.labels.empty()) {
-                json::object l;
-                for (const auto& [k, v] : cfg.labels)
-                    l[k] = v;
-                u["labels"] = std::move(l);
-            }
+            if (cfg.owner)
+                u["owner"] = owner_json(*cfg.owner);
+            if (!cfg.labels.empty())
+                u["labels"] = labels_json(cfg.labels);
         }
         if (auto eps = upstreams_[i]->endpoints(); eps.size() > 1) {
             // The balancer's rotation; the URLs only where detail is shown.

@@ -15,6 +15,10 @@
 
 namespace gate::transport {
 
+// An upstream's owner and labels as /health and /api/federation show them.
+boost::json::object owner_json(const config::owner& o);
+boost::json::object labels_json(const config::string_map& labels);
+
 struct health_report {
     bool any_up = false;
     boost::json::object body;

@@ -1,6 +1,7 @@
 #include "transport/introspection.hpp"
 
 #include "protocol/utc_timestamp.hpp"
+#include "transport/health.hpp"
 #include "transport/version.hpp"
 
 namespace gate::transport {
@@ -57,22 +58,10 @@ json::object upstream_entry(const config::upstream& u, const json::object& healt
                    {"urls", strings(u.urls)}};
     if (u.namespace_)
         e["namespace"] = *u.namespace_;
-    if (u.owner) {
-        json::object o;
-        if (u.owner->org)
-            o["org"] = *u.owner->org;
-        if (u.owner->team)
-            o["team"] = *u.owner->team;
-        if (u.owner->contact)
-            o["contact"] = *u.owner->contact;
-        e["owner"] = std::move(o);
-    }
-    if (!u.labels.empty()) {
-        json::object l;
-        for (const auto& [k, v] : u.labels)
-            l[k] = v;
-        e["labels"] = std::move(l);
-    }
+    if (u.owner)
+        e["owner"] = owner_json(*u.owner);
+    if (!u.labels.empty())
+        e["labels"] = labels_json(u.labels);
     if (auto g = limits(u.rate_limit, u.budget); !g.empty())
         e["governance"] = std::move(g);
     if (const auto* h = health_of(health, u.id)) {
