@@ -17,7 +17,8 @@ struct limiter_state {
     static inline const char* name = "gate.limiter";
 };
 
-limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_state> self) {
+limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_state> self,
+                                     std::size_t max_principals) {
     return {
         [=](limit_ask& m) {
             auto& global = self->state.global;
@@ -36,7 +37,7 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
         [=](principal_limit_ask& m) {
             auto& st = self->state;
             if (!st.principals || st.principal_limit != m.per_minute) {
-                st.principals.emplace(m.per_minute);
+                st.principals.emplace(m.per_minute, max_principals);
                 st.principal_limit = m.per_minute;
             }
             m.reply(st.principals->take_batch(m.principal, self->clock().now()));
@@ -46,8 +47,10 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
 
 } // namespace
 
-limiter_actor spawn_limiter(caf::actor_system& sys) {
-    return sys.spawn(limiter);
+limiter_actor spawn_limiter(caf::actor_system& sys, std::size_t max_principals) {
+    // Never spawned without an argument: CAF 0.17 binds an empty argument pack through a null
+    // pointer (UBSan: reference binding to null pointer).
+    return sys.spawn(limiter, max_principals);
 }
 
 } // namespace gate

@@ -47,7 +47,8 @@ using limiter_actor =
     caf::typed_actor<caf::reacts_to<limit_ask>, caf::reacts_to<principal_limit_ask>,
                      caf::reacts_to<tenant_limit_ask>>;
 
-limiter_actor spawn_limiter(caf::actor_system& sys);
+// `max_principals`: the per-principal windows kept at most (actors/principal_windows).
+limiter_actor spawn_limiter(caf::actor_system& sys, std::size_t max_principals = 100'000);
 
 } // namespace gate
 

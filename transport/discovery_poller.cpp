@@ -74,7 +74,8 @@ void discovery_poller::poll_after(std::chrono::milliseconds delay) {
 }
 
 asio::awaitable<void> discovery_poller::poll(std::uint64_t generation) {
-    const auto& d = *configured_->discovery;
+    // A copy: a reload may replace the configured document while the fetch is out.
+    auto d = *configured_->discovery;
     fetch_request req;
     req.url = d.url;
     req.timeout = std::chrono::seconds(10);
