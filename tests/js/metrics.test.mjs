@@ -78,6 +78,7 @@ describe('gate_requests_total outcomes', { timeout: 60_000 }, () => {
           defaultDecision: 'deny',
           rules: [{ id: 'all-but-sum', allow: [{ server: 'ev', methods: ['tools/call'], names: ['echo'] }, { server: 'dead' }] }],
         },
+        audit: { sinks: [{ type: 'stdout' }] },
       },
     });
     const client = await connectClient(gate.url);
@@ -92,6 +93,12 @@ describe('gate_requests_total outcomes', { timeout: 60_000 }, () => {
       const { text } = await get(`${gate.base}/metrics`);
       const outcomes = [...text.matchAll(/^gate_requests_total\{method="tools\/call",outcome="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
       assert.deepEqual(Object.fromEntries(outcomes), { ok: 2, rate_limited: 1, denied: 1, upstream_down: 1, error: 1 });
+      // The audit events say the same, call by call.
+      const events = await gate.waitForAudit((ev) => ev.filter((e) => e.method === 'tools/call').length === 6);
+      assert.deepEqual(
+        events.filter((e) => e.method === 'tools/call').map((e) => e.outcome),
+        ['ok', 'ok', 'rate_limited', 'denied', 'upstream_down', 'error'],
+      );
     } finally {
       await client.close();
       await gate.stop();
