@@ -67,11 +67,6 @@ audit_actor::behavior_type audit(self_ptr self, audit_outlet outlet, bool to_std
              std::vector<std::pair<std::string, std::string>>(w.headers.begin(), w.headers.end()),
              "", "", "Idempotency-Key", batcher(batch_prefix(), st.outlet.limits)});
     return {
-        [=](audit_event& e) {
-            self->state.backlog->fetch_sub(1, std::memory_order_relaxed);
-            write(self, e, self->clock().now());
-            written(self);
-        },
         [=](audit_batch& b) {
             self->state.backlog->fetch_sub(static_cast<std::int64_t>(b.events.size()),
                                            std::memory_order_relaxed);
@@ -90,16 +85,9 @@ audit_actor::behavior_type audit(self_ptr self, audit_outlet outlet, bool to_std
 } // namespace
 
 bool audit_channel::offer(audit_event e) const {
-    if (!sink_)
-        return true;
-    if (backlog_->fetch_add(1, std::memory_order_relaxed) >= capacity_) {
-        backlog_->fetch_sub(1, std::memory_order_relaxed);
-        if (tally_)
-            tally_->dropped.fetch_add(1, std::memory_order_relaxed);
-        return false;
-    }
-    caf::anon_send(sink_, std::move(e));
-    return true;
+    std::vector<audit_event> one;
+    one.push_back(std::move(e));
+    return offer_all(std::move(one)) == 0;
 }
 
 std::int64_t audit_channel::offer_all(std::vector<audit_event> events) const {

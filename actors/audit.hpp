@@ -36,9 +36,9 @@ struct audit_batch {
 
 using audit_close = batch_close;
 using audit_flush = batch_flush;
-using audit_actor = caf::typed_actor<caf::reacts_to<audit_event>, caf::reacts_to<audit_batch>,
-                                     caf::reacts_to<audit_close>, caf::reacts_to<audit_flush>,
-                                     caf::reacts_to<batch_settled>, caf::reacts_to<batch_wake>>;
+using audit_actor = caf::typed_actor<caf::reacts_to<audit_batch>, caf::reacts_to<audit_close>,
+                                     caf::reacts_to<audit_flush>, caf::reacts_to<batch_settled>,
+                                     caf::reacts_to<batch_wake>>;
 
 using audit_tally = delivery_tally;
 
@@ -87,5 +87,4 @@ audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::au
 
 } // namespace gate
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_batch)

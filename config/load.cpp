@@ -73,6 +73,13 @@ load_result failure(std::string reason) {
 
 } // namespace
 
+std::string one_line(const std::vector<error>& errors) {
+    std::string out;
+    for (const auto& e : errors)
+        out += (out.empty() ? "" : "; ") + e.pointer + ": " + e.reason;
+    return out;
+}
+
 load_result parse(std::string_view json_text, acceptance accept) {
     detail::sink errors;
     auto root = detail::read_json(json_text, errors);

@@ -16,6 +16,9 @@ struct error {
     std::string reason;
 };
 
+// The errors on one line, "pointer: reason; pointer: reason" (log lines, refusals).
+std::string one_line(const std::vector<error>& errors);
+
 struct load_result {
     std::shared_ptr<const document> doc; // null when errors is non-empty
     std::vector<error> errors;           // every error found, in document order

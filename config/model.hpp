@@ -251,6 +251,13 @@ struct document {
         bool operator==(const source_text&) const { return true; }
     } source;
 
+    std::size_t discovered_count() const {
+        std::size_t n = 0;
+        for (const auto& u : upstreams)
+            n += u.discovered;
+        return n;
+    }
+
     // Passthrough: exactly one upstream and it has no namespace.
     bool passthrough() const { return upstreams.size() == 1 && !upstreams[0].namespace_; }
 

@@ -13,24 +13,6 @@ namespace gate::transport {
 
 namespace asio = boost::asio;
 
-namespace {
-
-std::string joined(const std::vector<config::error>& errors) {
-    std::string out;
-    for (const auto& e : errors)
-        out += (out.empty() ? "" : "; ") + e.pointer + ": " + e.reason;
-    return out;
-}
-
-std::size_t count_discovered(const config::document& doc) {
-    std::size_t n = 0;
-    for (const auto& u : doc.upstreams)
-        n += u.discovered;
-    return n;
-}
-
-} // namespace
-
 discovery_poller::discovery_poller(asio::io_context& io, apply_fn apply, count_fn count,
                                    std::shared_ptr<discovery_status> status)
     : io_(io), apply_(std::move(apply)), count_(std::move(count)), status_(std::move(status)),
@@ -45,7 +27,6 @@ void discovery_poller::configure(std::shared_ptr<const config::document> configu
     timer_.cancel();
     served_.reset();
     rejected_.reset();
-    discovered_ = 0;
     outage_ = false;
     *status_ = {};
     if (configured_->discovery)
@@ -130,7 +111,7 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
     auto merged = config::merge_discovered(*configured_, *body);
     std::optional<std::string> refused;
     if (!merged.doc)
-        refused = joined(merged.errors);
+        refused = config::one_line(merged.errors);
     else
         refused = apply_(merged.doc);
     if (refused) {
@@ -143,7 +124,6 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
         return;
     }
     outcome("applied", "");
-    discovered_ = count_discovered(*merged.doc);
     served_ = std::move(body);
     rejected_.reset();
 }

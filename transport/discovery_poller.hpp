@@ -48,8 +48,6 @@ public:
     // The configured document with what the source last served merged in, for a reload: the
     // document itself when there is nothing to merge.
     config::load_result merged(std::shared_ptr<const config::document> configured) const;
-    // Upstreams the source serves in the document in force.
-    std::size_t discovered() const { return discovered_; }
     void stop();
 
 private:
@@ -66,7 +64,6 @@ private:
     std::shared_ptr<const config::document> configured_;
     std::optional<std::string> served_;   // the body whose upstreams are in force
     std::optional<std::string> rejected_; // the last body refused (logged once)
-    std::size_t discovered_ = 0;
     bool outage_ = false;
     std::uint64_t generation_ = 0; // bumped when the source changes or polling stops
 };

@@ -177,9 +177,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
         }
     for (const auto& c : view->clients)
         i.wire(c);
-    std::size_t discovered = 0;
-    for (const auto& u : snap->doc->upstreams)
-        discovered += u.discovered;
+    auto discovered = snap->doc->discovered_count();
     spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} new "
                  "or changed, {} retired",
                  source, view->clients.size(), view->clients.size() == 1 ? "" : "s", discovered,

@@ -231,12 +231,9 @@ std::optional<std::string> gateway_host::reload(std::shared_ptr<const config::do
     auto& i = *impl_;
     // The upstreams discovery serves join the new document, validated with it.
     auto merged = i.discovery->merged(next);
-    if (!merged.doc) {
-        std::string why;
-        for (const auto& e : merged.errors)
-            why += (why.empty() ? "" : "; ") + e.pointer + ": " + e.reason;
-        return "the discovered upstreams do not fit the new document: " + why;
-    }
+    if (!merged.doc)
+        return "the discovered upstreams do not fit the new document: " +
+               config::one_line(merged.errors);
     auto refused = i.apply(merged.doc, "reload");
     if (!refused) {
         i.configured = next;

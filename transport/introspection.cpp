@@ -130,11 +130,9 @@ json::object policy_shape(const std::optional<config::policy>& policy) {
 json::object federation_snapshot(const federation_facts& f) {
     const auto& doc = f.doc;
     json::array upstreams;
-    std::size_t discovered = 0;
-    for (const auto& u : doc.upstreams) {
-        discovered += u.discovered;
+    auto discovered = doc.discovered_count();
+    for (const auto& u : doc.upstreams)
         upstreams.push_back(upstream_entry(u, f.health));
-    }
     json::object discovery{{"configured", doc.discovery.has_value()}};
     if (doc.discovery) {
         discovery["url"] = doc.discovery->url;

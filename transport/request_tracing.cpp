@@ -33,7 +33,7 @@ upstream_span open_upstream_span(const request_context& rec, std::string_view up
     s.what = protocol::span::kind::client;
     s.start = std::chrono::system_clock::now();
     s.attributes.emplace_back("gate.upstream", std::string(upstream));
-    auto header = "00-" + s.trace_id + "-" + s.span_id + "-01";
+    auto header = protocol::trace_parent{s.trace_id, s.span_id, "01"}.header();
     return {std::move(header), std::move(s)};
 }
 
