@@ -117,6 +117,18 @@ asio::awaitable<void> client(const target& t, window& w, totals& out) {
         else
             out.latencies_ms.push_back(ms);
     }
+    // A client that is done says so, so a long run of rounds leaves no session behind.
+    http::request<http::empty_body> bye{http::verb::delete_, t.path, 11};
+    bye.set(http::field::host, t.host + ":" + t.port);
+    bye.set("Mcp-Session-Id", session);
+    if (!t.authorization.empty())
+        bye.set(http::field::authorization, t.authorization);
+    boost::system::error_code ec;
+    co_await http::async_write(s, bye, asio::redirect_error(asio::use_awaitable, ec));
+    beast::flat_buffer buf;
+    http::response<http::string_body> res;
+    if (!ec)
+        co_await http::async_read(s, buf, res, asio::redirect_error(asio::use_awaitable, ec));
 }
 
 } // namespace

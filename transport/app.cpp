@@ -80,7 +80,9 @@ int run_gate(const std::vector<std::string>& args) {
         return 1;
     }
     setup_logging(opt.log_format, opt.log_level);
-    transport::gateway_host::options where{opt.host, opt.port, false};
+    transport::gateway_host::options where{opt.host, opt.port, false, std::nullopt};
+    if (opt.record)
+        where.record = record_target{*opt.record, opt.record_max_bytes};
     if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");
         hooks && hooks == std::string_view("1")) {
         where.fault_hooks = true;

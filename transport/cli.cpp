@@ -15,6 +15,9 @@ std::string usage_text() {
   --watch                 reload when the configuration file changes (polled every 2 s)
   --log-format text|json  log line format on stderr (default text)
   --log-level <level>     debug, info, warn or error (default info)
+  --record <path>         record the traffic gate carries, one JSON line per event, secrets
+                          left out (docs/recording.md); off by default
+  --record-max-bytes <n>  rotate the recording to <path>.1 at this size (default 268435456)
   --version               print the version and exit
   --help                  print this help and exit
 )";
@@ -63,10 +66,24 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
                 return *e;
             if (auto bad = check_log_level(o.log_level))
                 return usage_error{*bad};
+        } else if (a == "--record") {
+            if (auto e = value(v))
+                return *e;
+            if (v.empty())
+                return usage_error{"--record needs a file path"};
+            o.record = v;
+        } else if (a == "--record-max-bytes") {
+            if (auto e = value(v))
+                return *e;
+            // A line is a request with its params: a cap below 4 KiB would refuse most.
+            if (auto bad = parse_count(a, v, 4096, o.record_max_bytes))
+                return usage_error{*bad};
         } else {
             return usage_error{"unknown option \"" + a + "\""};
         }
     }
+    if (!o.record && o.record_max_bytes != default_record_max_bytes)
+        return usage_error{"--record-max-bytes needs --record"};
     return o;
 }
 

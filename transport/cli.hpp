@@ -12,6 +12,9 @@ namespace gate {
 // 8090: next to the shim's 8091, clear of the common 8080 (docs/configuration.md).
 inline constexpr std::uint16_t default_port = 8090;
 
+// 256 MiB a file, two files at most: an hour of a busy gateway's traffic, bounded.
+inline constexpr std::uint64_t default_record_max_bytes = 256ull << 20;
+
 struct options {
     std::optional<std::string> config; // --config, else GATE_CONFIG
     bool validate = false;
@@ -23,6 +26,10 @@ struct options {
     std::uint16_t port = default_port;
     std::string log_format = "text"; // text | json
     std::string log_level = "info";  // debug | info | warn | error
+    // --record: the traffic gate carries, as JSON lines (docs/recording.md); the file rotates
+    // to FILE.1 when the next line would take it past record_max_bytes.
+    std::optional<std::string> record;
+    std::uint64_t record_max_bytes = default_record_max_bytes;
 };
 
 struct usage_error {

@@ -42,7 +42,7 @@ std::unique_ptr<embedded_gateway> embedded_gateway::start(std::string_view confi
         throw std::invalid_argument(errors_text(loaded.errors));
     auto i = std::make_unique<impl>();
     i->host = std::make_unique<transport::gateway_host>(
-        loaded.doc, transport::gateway_host::options{opt.host, opt.port, false});
+        loaded.doc, transport::gateway_host::options{opt.host, opt.port, false, std::nullopt});
     i->url = "http://" +
              (opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host) + ":" +
              std::to_string(i->host->port()) + loaded.doc->server.mcp_path;

@@ -9,6 +9,7 @@
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
 #include "transport/random_id.hpp"
+#include "transport/traffic_tap.hpp"
 
 #include <algorithm>
 #include <array>
@@ -479,6 +480,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
         if (const auto& t = parts.span_tally)
             stats.span_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+        if (parts.tap)
+            stats.recording_counts(parts.tap->tally().delivered.load(),
+                                   parts.tap->tally().dropped.load());
         auto reply = http_reply::text(http::status::ok, stats.serialize());
         reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
         co_return reply;

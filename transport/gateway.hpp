@@ -29,6 +29,8 @@
 
 namespace gate::transport {
 
+class traffic_tap;
+
 struct gateway_parts {
     // The actors, as the supervisor publishes them (a respawned actor replaces its entry).
     // Its bridge keeper may be null (calls not tracked), its task keeper too (tasks not
@@ -49,6 +51,9 @@ struct gateway_parts {
     std::shared_ptr<const discovery_status> discovery;
     // What trace export did (spans exported, dropped), read at each scrape.
     std::shared_ptr<const delivery_tally> span_tally;
+    // gate --record: what the gateway hears goes to the recorder through it; null: not
+    // recording.
+    std::shared_ptr<traffic_tap> tap;
 };
 
 class gateway {

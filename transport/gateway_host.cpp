@@ -6,6 +6,7 @@
 #include "transport/fleet_store.hpp"
 #include "transport/gateway.hpp"
 #include "transport/service_manager.hpp"
+#include "transport/traffic_tap.hpp"
 #include "transport/upstream_credential.hpp"
 #include "transport/version.hpp"
 
@@ -62,6 +63,8 @@ struct gateway_host::impl {
     supervisor_actor supervisor;
     std::shared_ptr<actor_directory> directory;
     std::optional<gateway> gw;
+    recorder_actor recorder; // with --record
+    std::shared_ptr<traffic_tap> tap;
     // The document as configured (discovery merges into it); `doc` is the one in force.
     std::shared_ptr<const config::document> configured;
     std::optional<discovery_poller> discovery;
@@ -84,8 +87,10 @@ struct gateway_host::impl {
     // stops.
     void flush_then_stop(std::chrono::steady_clock::duration bound) {
         gw->feed_sinks(); // what the last requests left queued goes before the flush
+        if (tap)
+            tap->feed();
         auto actors = directory->load();
-        int waiting = (actors->audit ? 1 : 0) + (actors->spans ? 1 : 0);
+        int waiting = (actors->audit ? 1 : 0) + (actors->spans ? 1 : 0) + (recorder ? 1 : 0);
         if (waiting == 0) {
             io.stop();
             return;
@@ -117,6 +122,8 @@ struct gateway_host::impl {
             caf::anon_send(actors->audit.sink(), flushed());
         if (actors->spans)
             caf::anon_send(actors->spans, flushed());
+        if (recorder)
+            caf::anon_send(recorder, flushed());
     }
     std::uint16_t port = 0;
 
@@ -124,6 +131,8 @@ struct gateway_host::impl {
         bridged_gateway = nullptr;
         gw.reset();
         caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown); // and its actors
+        if (recorder)
+            caf::anon_send_exit(recorder, caf::exit_reason::user_shutdown);
     }
 };
 
@@ -181,7 +190,17 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
                         cursor_key.value_or(protocol::cursor_codec::key_type{}),
                         std::move(audit_tally),
                         i.discovery_state,
-                        std::move(span_tally)};
+                        std::move(span_tally),
+                        nullptr};
+    if (opt.record) {
+        auto backlog = std::make_shared<std::atomic<std::int64_t>>(0);
+        auto tally = std::make_shared<delivery_tally>();
+        i.recorder = spawn_recorder(i.sys, *opt.record, backlog, tally);
+        parts.tap = std::make_shared<traffic_tap>(i.io, i.recorder, backlog, tally);
+        i.tap = parts.tap;
+        spdlog::info("recording the traffic to {} (rotated to {}.1 at {} bytes)", opt.record->path,
+                     opt.record->path, opt.record->max_bytes);
+    }
     i.gw.emplace(i.io, std::move(parts));
     i.bridged_gateway = &*i.gw;
     try {

@@ -4,6 +4,7 @@
 // (transport/app.cpp); the embedding API runs one on a thread of its own (transport/embedded).
 #pragma once
 
+#include "actors/recorder.hpp"
 #include "config/model.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -22,7 +23,8 @@ public:
     struct options {
         std::string host = "127.0.0.1";
         std::uint16_t port = 0;
-        bool fault_hooks = false; // transport/fault_hooks.hpp: tests only
+        bool fault_hooks = false;            // transport/fault_hooks.hpp: tests only
+        std::optional<record_target> record; // gate --record (docs/recording.md)
     };
 
     // Joins the shared store (server.redisUrl, else REDIS_URL), spawns the actors and binds

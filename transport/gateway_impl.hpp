@@ -359,6 +359,10 @@ struct gateway::impl final : http_handler {
     // the io loop (one message for many: transport/sink_feed.cpp).
     void queue_audit(audit_event e);
     void queue_spans(std::vector<std::string> spans);
+    // gate --record (transport/recording_feed.cpp): the message as it arrived, and at the
+    // exit what became of it.
+    void hear(const http_request& req, request_context& rec);
+    void heard_exit(request_context& rec);
     std::vector<audit_event> audit_pending;
     std::vector<std::string> spans_pending;
     bool feed_posted = false;

@@ -33,14 +33,10 @@ http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ss
     };
 
     boost::system::error_code ec;
-    tcp::resolver resolver(ex);
-    auto results =
-        co_await resolver.async_resolve(host, port, asio::redirect_error(asio::use_awaitable, ec));
-    if (ec)
-        co_return "cannot resolve " + host + " for " + req.url + ": " + ec.message();
-    std::vector<tcp::endpoint> resolved;
-    for (const auto& r : results)
-        resolved.push_back(r.endpoint());
+    auto found = co_await resolve_host(ex, host, port);
+    if (auto* why = std::get_if<std::string>(&found))
+        co_return "cannot resolve " + host + " for " + req.url + ": " + *why;
+    auto& resolved = std::get<0>(found);
     if (secure && !tls)
         tls = make_client_tls_context();
     auto opened =

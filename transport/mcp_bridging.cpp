@@ -84,6 +84,8 @@ void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
     client->start_health_checks();
     if (fleet)
         client->share_through(fleet);
+    if (parts.tap)
+        client->record_through(parts.tap);
     client->on_session_message(
         [this, from = client.get()](const std::string& bridge, json::object message) {
             on_upstream_message(from, bridge, std::move(message));

@@ -158,6 +158,8 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     }
     boost::system::error_code jec;
     auto value = json::parse(req.body(), jec);
+    if (!jec && parts.tap)
+        hear(req, rec);
     if (jec) {
         rec.method = "http";
         rec.outcome = protocol::outcome::error;
@@ -257,7 +259,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
         rec.upstream = rec.view->snap->upstream(0).id;
         rec.upstream_calls = 1;
-        auto ctx = call_context::traced(rec.traceparent);
+        auto ctx = traced_call(rec);
         json::object capabilities;
         if (rec.view->clients[0]->per_caller()) {
             // Asked with the caller's credential, on its principal's bridge, declaring what
@@ -294,7 +296,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
 
 call_context gateway::impl::bridged_context(request_context& rec, std::size_t upstream,
                                             json::object& capabilities) {
-    auto ctx = call_context::traced(rec.traceparent);
+    auto ctx = traced_call(rec);
     const auto& client = *rec.view->clients[upstream];
     if (!rec.server_message && !client.per_caller())
         return ctx; // not a client's call: the root session
@@ -403,7 +405,7 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             // never cached: actors/federation.cpp).
             json::object capabilities;
             auto ctx = client->per_caller() ? bridged_context(rec, upstream, capabilities)
-                                            : call_context::traced(rec.traceparent);
+                                            : traced_call(rec);
             ctx.on_sent = nullptr;
             ctx.profile = plan.profile; // on the root session of the client's profile
             auto span = open_upstream_span(rec, client->config().id);

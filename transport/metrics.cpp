@@ -109,6 +109,14 @@ metrics::metrics()
                       .Register(*registry_);
     spans_ = {&spans.Add({{"outcome", "exported"}}), &spans.Add({{"outcome", "dropped"}}),
               &spans.Add({{"outcome", "attempt_failed"}})};
+    auto& recording = prometheus::BuildCounter()
+                          .Name("gate_recording_events_total")
+                          .Help("Events of gate --record by what became of them: written, or "
+                                "dropped (the recorder fell behind, a line over the size cap, "
+                                "a disk that refused it)")
+                          .Register(*registry_);
+    recording_ = {&recording.Add({{"outcome", "written"}}),
+                  &recording.Add({{"outcome", "dropped"}})};
     auto& syncs = prometheus::BuildCounter()
                       .Name("gate_discovery_syncs_total")
                       .Help("Discovery polls by outcome: applied, unchanged, rejected (parse or "
@@ -230,6 +238,11 @@ void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::in
     advance(audit_dropped_, dropped);
     advance(webhook_delivered_, delivered);
     advance(webhook_failures_, failures);
+}
+
+void metrics::recording_counts(std::int64_t written, std::int64_t dropped) {
+    advance(recording_[0], written);
+    advance(recording_[1], dropped);
 }
 
 void metrics::budget_degraded() {

@@ -37,6 +37,8 @@ public:
     void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
     // What trace export did, as it stands: spans exported, dropped, failed export attempts.
     void span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures);
+    // gate --record: events written and dropped (tallies, advanced at each scrape).
+    void recording_counts(std::int64_t written, std::int64_t dropped);
     // The shared store (transport/fleet_store): an operation that fell back to per-instance
     // state because the store did not answer, by what it was for (budgets count in the spec's
     // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
@@ -92,7 +94,8 @@ private:
     prometheus::Counter* audit_dropped_ = nullptr;
     prometheus::Counter* webhook_delivered_ = nullptr;
     prometheus::Counter* webhook_failures_ = nullptr;
-    std::array<prometheus::Counter*, 3> spans_{}; // exported, dropped, attempt_failed
+    std::array<prometheus::Counter*, 3> spans_{};     // exported, dropped, attempt_failed
+    std::array<prometheus::Counter*, 2> recording_{}; // written, dropped
     prometheus::Counter* budget_degraded_ = nullptr;
     std::array<prometheus::Counter*, 4> discovery_syncs_{}; // applied, unchanged, rejected, error
     prometheus::Family<prometheus::Counter>& shared_degraded_;

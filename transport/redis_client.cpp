@@ -1,5 +1,7 @@
 #include "transport/redis_client.hpp"
 
+#include "transport/upstream_connection.hpp"
+
 #include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -168,13 +170,12 @@ asio::awaitable<std::optional<std::string>> redis_client::connect() {
         }
     } landing{connecting_, done};
     boost::system::error_code ec;
-    tcp::resolver resolver(ex_);
-    auto results = co_await resolver.async_resolve(ep_.host, ep_.port,
-                                                   asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) {
-        connect_error_ = "cannot resolve the Redis host of " + ep_.display + ": " + ec.message();
+    auto found = co_await resolve_host(ex_, ep_.host, ep_.port);
+    if (auto* why = std::get_if<std::string>(&found)) {
+        connect_error_ = "cannot resolve the Redis host of " + ep_.display + ": " + *why;
         co_return connect_error_;
     }
+    auto& results = std::get<0>(found);
     auto s = std::make_shared<tcp::socket>(ex_);
     asio::steady_timer bound(ex_, bound_);
     boost::system::error_code bound_ec;

@@ -36,17 +36,6 @@ http_reply oauth_error(http::status status, std::string_view error, std::string 
     return reply;
 }
 
-std::vector<std::string> words(std::string_view s) {
-    std::vector<std::string> out;
-    while (!s.empty()) {
-        auto space = s.find(' ');
-        if (auto w = s.substr(0, space); !w.empty())
-            out.emplace_back(w);
-        s = space == std::string_view::npos ? std::string_view() : s.substr(space + 1);
-    }
-    return out;
-}
-
 } // namespace
 
 std::string gateway_issuer(std::string_view resource) {
@@ -143,30 +132,11 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
         co_return refuse(http::status::bad_request, "invalid_request",
                          "the token request must be application/x-www-form-urlencoded",
                          protocol::outcome::error);
-    auto params = boost::urls::parse_query(req.body());
-    if (!params)
-        co_return refuse(http::status::bad_request, "invalid_request",
-                         "the token request's form cannot be read", protocol::outcome::error);
-    std::map<std::string, std::string> form;
-    boost::urls::encoding_opts form_encoding; // application/x-www-form-urlencoded: + is a space
-    form_encoding.space_as_plus = true;
-    for (auto p : *params) {
-        auto key = p.key.decode(form_encoding);
-        // RFC 6749 section 3.2: a parameter sent twice makes the request invalid.
-        if (!form.emplace(key, p.has_value ? p.value.decode(form_encoding) : std::string()).second)
-            co_return refuse(http::status::bad_request, "invalid_request",
-                             "the parameter " + key + " is repeated", protocol::outcome::error);
-    }
-    if (form["grant_type"] != jwt_bearer_grant)
-        co_return refuse(http::status::bad_request, "unsupported_grant_type",
-                         "grant_type must be " + std::string(jwt_bearer_grant),
-                         protocol::outcome::error);
-    const auto& assertion = form["assertion"];
-    if (assertion.empty())
-        co_return refuse(http::status::bad_request, "invalid_request",
-                         "the assertion parameter (the ID-JAG) is missing",
-                         protocol::outcome::error);
-    auto parsed = jose::parse_compact(assertion);
+    auto read = protocol::read_token_request(req.body());
+    if (auto* no = std::get_if<protocol::token_request_refusal>(&read))
+        co_return refuse(http::status::bad_request, no->error, no->why, protocol::outcome::error);
+    auto& form = std::get<protocol::token_request>(read);
+    auto parsed = jose::parse_compact(form.assertion);
     if (auto* why = std::get_if<std::string>(&parsed))
         co_return refuse(http::status::bad_request, "invalid_grant", *why);
     auto& jws = std::get<jose::compact_jws>(parsed);
@@ -190,8 +160,7 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
         co_return refuse(http::status::bad_request, "invalid_grant", *why);
     auto& a = std::get<jose::verified_assertion>(checked);
     rec.caller = principal{a.subject, ema_.idp_issuer, {}, a.claims};
-    if (auto it = form.find("client_id");
-        it != form.end() && !a.client_id.empty() && it->second != a.client_id)
+    if (form.client_id && !a.client_id.empty() && *form.client_id != a.client_id)
         co_return refuse(http::status::bad_request, "invalid_grant",
                          "the assertion was issued to another client");
     auto redemption = redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
@@ -220,8 +189,8 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
     // MCP enterprise-managed authorization 7.2.1: the intersection of what the client asks
     // for and what the assertion carries; all of the assertion's when the client asks for none.
     auto scopes = a.scopes;
-    if (auto it = form.find("scope"); it != form.end()) {
-        auto asked = words(it->second);
+    if (form.scopes) {
+        const auto& asked = *form.scopes;
         std::erase_if(scopes, [&](const std::string& s) {
             return std::find(asked.begin(), asked.end(), s) == asked.end();
         });

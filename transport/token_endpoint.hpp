@@ -12,6 +12,7 @@
 #include "protocol/jose/es256_signer.hpp"
 #include "protocol/jose/id_jag.hpp"
 #include "protocol/jose/jwk.hpp"
+#include "protocol/token_request.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
 #include "transport/key_set_source.hpp"
@@ -26,7 +27,7 @@ namespace gate::transport {
 
 class fleet_store;
 
-inline constexpr std::string_view jwt_bearer_grant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+using protocol::jwt_bearer_grant;
 
 // The gateway's issuer identifier as an authorization server: the origin of `resource`.
 std::string gateway_issuer(std::string_view resource);

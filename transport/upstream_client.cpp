@@ -5,6 +5,7 @@
 #include "transport/bridge.hpp"
 #include "transport/fleet_store.hpp"
 #include "transport/sse.hpp"
+#include "transport/traffic_tap.hpp"
 #include "transport/upstream_client_parts.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/version.hpp"
@@ -298,18 +299,14 @@ upstream_client::session_ptr upstream_client::session_for(const call_context& ct
 
 asio::awaitable<std::variant<upstream_connection, upstream_failure>>
 upstream_client::connect(endpoint& ep) {
-    boost::system::error_code ec;
     if (ep.resolved.empty()) {
-        tcp::resolver resolver(ex_);
-        auto results = co_await resolver.async_resolve(
-            ep.host, ep.port, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec) {
+        auto found = co_await resolve_host(ex_, ep.host, ep.port);
+        if (auto* why = std::get_if<std::string>(&found)) {
             endpoint_failed(ep, "cannot resolve " + ep.host);
             co_return fail(upstream_failure::kind::connect_error,
-                           "cannot resolve " + ep.host + ": " + ec.message());
+                           "cannot resolve " + ep.host + ": " + *why);
         }
-        for (const auto& r : results)
-            ep.resolved.push_back(r.endpoint());
+        ep.resolved = std::move(std::get<0>(found));
     }
     if (ep.tls && !tls_)
         tls_ = make_client_tls_context();
@@ -741,7 +738,15 @@ asio::awaitable<upstream_reply> upstream_client::request(std::string_view method
                 });
         }
     } counted(*this);
+    std::optional<json::object> heard; // a copy only while recording
+    std::chrono::system_clock::time_point at;
+    if (tap_) {
+        heard = params;
+        at = std::chrono::system_clock::now();
+    }
     auto reply = co_await send_request(method, std::move(params), ctx);
+    if (heard)
+        overheard(ctx, at, method, std::move(*heard), reply);
     co_await admitted.settle(std::get_if<upstream_failure>(&reply));
     co_return reply;
 }
@@ -1285,7 +1290,15 @@ upstream_client::fetch_list(std::string_view method, std::string_view key, const
         json::object params;
         if (cursor)
             params["cursor"] = *cursor;
+        std::optional<json::object> heard; // a copy only while recording
+        std::chrono::system_clock::time_point at;
+        if (tap_) {
+            heard = params;
+            at = std::chrono::system_clock::now();
+        }
         auto r = co_await send_request(method, std::move(params), ctx);
+        if (heard)
+            overheard(ctx, at, method, std::move(*heard), r);
         co_await ticket.settle(std::get_if<upstream_failure>(&r));
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
@@ -1305,6 +1318,40 @@ upstream_client::fetch_list(std::string_view method, std::string_view key, const
         cursor = std::string(next->get_string());
     }
     co_return fail(upstream_failure::kind::protocol, "upstream list has more than 1000 pages");
+}
+
+void upstream_client::overheard(const call_context& ctx, std::chrono::system_clock::time_point at,
+                                std::string_view method, json::object params,
+                                const upstream_reply& reply) {
+    heard_answer h;
+    h.request = ctx.recorded;
+    h.at = at;
+    h.upstream = cfg_.id;
+    h.method = std::string(method);
+    h.params = std::move(params);
+    if (auto* m = std::get_if<upstream_message>(&reply)) {
+        h.reply = m->raw;
+    } else {
+        const auto& f = std::get<upstream_failure>(reply);
+        using k = upstream_failure::kind;
+        switch (f.what) {
+        case k::connect_error:
+            h.failure_kind = "connect_error";
+            break;
+        case k::timeout:
+            h.failure_kind = "timeout";
+            break;
+        case k::http_status:
+            h.failure_kind = "http_status";
+            break;
+        default:
+            h.failure_kind = "protocol";
+            break;
+        }
+        h.status = f.status;
+        h.failure_message = f.message;
+    }
+    tap_->heard(std::move(h));
 }
 
 } // namespace gate::transport

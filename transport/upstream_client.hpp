@@ -41,6 +41,7 @@
 namespace gate::transport {
 
 class fleet_store;
+class traffic_tap;
 
 // A JSON-RPC response as the upstream sent it: parsed, and the exact text (so it can be passed
 // on byte for byte).
@@ -87,6 +88,8 @@ struct call_context {
     // The upstream's messages on this call's stream (sampling, elicitation, roots, progress,
     // logs); without one they go to the session-wide handler.
     server_message_sink on_server_message;
+    // The recorded request (gate --record) this call serves; 0: gate's own upkeep.
+    std::uint64_t recorded = 0;
     // Called with the upstream-side id the request goes out under (again on a retry).
     std::function<void(std::int64_t)> on_sent;
     // A 2026-07-28 upstream's input_required result is answered by asking the client each
@@ -203,6 +206,9 @@ public:
     // The fleet's shared store (transport/fleet_store): this upstream's rate window and
     // breaker become the fleet's. Set once, before the first call.
     void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
+    // gate --record: every request sent here and its answer are heard by the tap. Set once,
+    // before the first call; without one nothing is recorded and nothing is copied.
+    void record_through(std::shared_ptr<traffic_tap> tap) { tap_ = std::move(tap); }
 
     // Whether the upstream takes each caller's own credential (passthrough, token-exchange):
     // no shared session or list serves two principals.
@@ -341,6 +347,11 @@ private:
     ask_flight slot_ask_;  // one batch ask at a time
     int failures_out_ = 0; // failures reported and not yet counted by the actor
     std::shared_ptr<fleet_store> fleet_;
+    std::shared_ptr<traffic_tap> tap_;
+    // The request and its answer, to the recording.
+    void overheard(const call_context& ctx, std::chrono::system_clock::time_point at,
+                   std::string_view method, boost::json::object params,
+                   const upstream_reply& reply);
     std::int64_t fleet_failures_ = 0; // the fleet's count after this instance's last failure
     // A failure counted by the fleet too: the fleet's count may open the circuit here, and an
     // opening (here or by the fleet's count) is published for the other instances.

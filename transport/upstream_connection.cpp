@@ -13,6 +13,30 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 
+asio::awaitable<std::variant<std::vector<tcp::endpoint>, std::string>>
+resolve_host(asio::any_io_executor ex, const std::string& host, const std::string& port) {
+    boost::system::error_code ec;
+    auto literal = asio::ip::make_address(host, ec);
+    unsigned long number = 0;
+    try {
+        number = std::stoul(port);
+    } catch (const std::exception&) {
+        number = 65536;
+    }
+    if (!ec && number < 65536)
+        co_return std::vector<tcp::endpoint>{
+            tcp::endpoint(literal, static_cast<unsigned short>(number))};
+    tcp::resolver resolver(ex);
+    auto results =
+        co_await resolver.async_resolve(host, port, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec)
+        co_return ec.message();
+    std::vector<tcp::endpoint> out;
+    for (const auto& r : results)
+        out.push_back(r.endpoint());
+    co_return out;
+}
+
 std::shared_ptr<asio::ssl::context> make_client_tls_context() {
     auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
     ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |

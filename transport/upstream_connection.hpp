@@ -27,6 +27,11 @@ struct upstream_connection {
     }
 };
 
+// The endpoints of host:port. An IP literal is its own endpoint at once, without the system
+// resolver, which runs on a thread of its own (Asio's) and costs a hop there and back.
+boost::asio::awaitable<std::variant<std::vector<boost::asio::ip::tcp::endpoint>, std::string>>
+resolve_host(boost::asio::any_io_executor ex, const std::string& host, const std::string& port);
+
 // A client TLS context that verifies peers against the default trust store.
 std::shared_ptr<boost::asio::ssl::context> make_client_tls_context();
 

@@ -35,3 +35,22 @@ TEST(cli, refuses_bad_flags_with_a_reason) {
         EXPECT_FALSE(std::get<usage_error>(r).message.empty());
     }
 }
+
+TEST(cli, record_takes_a_path_and_a_size_cap) {
+    auto off = std::get<options>(parse_command_line({}));
+    EXPECT_FALSE(off.record); // off by default
+    auto o = std::get<options>(
+        parse_command_line({"--record", "/var/lib/gate/t.jsonl", "--record-max-bytes", "65536"}));
+    EXPECT_EQ(*o.record, "/var/lib/gate/t.jsonl");
+    EXPECT_EQ(o.record_max_bytes, 65536u);
+    for (auto [args, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--record-max-bytes", "65536"}, "--record-max-bytes needs --record"},
+             {{"--record", "t", "--record-max-bytes", "4095"},
+              "--record-max-bytes must be an integer of at least 4096, got \"4095\""},
+             {{"--record", ""}, "--record needs a file path"},
+             {{"--record"}, "--record needs a value"}}) {
+        auto r = parse_command_line(args);
+        ASSERT_TRUE(std::holds_alternative<usage_error>(r)) << why;
+        EXPECT_EQ(std::get<usage_error>(r).message, why);
+    }
+}

@@ -52,6 +52,8 @@ public:
             }
             g_.queue_audit(std::move(e)); // a drop is counted in the audit tally
         }
+        if (ctx.heard)
+            g_.heard_exit(ctx);
         if (!ctx.rejection && g_.on_request && *g_.on_request)
             (*g_.on_request)(ctx);
     }

@@ -2,6 +2,7 @@
 // it loaded at entry.
 #pragma once
 
+#include "actors/heard_traffic.hpp"
 #include "actors/principal.hpp"
 #include "actors/router_messages.hpp"
 #include "actors/snapshot.hpp"
@@ -108,6 +109,17 @@ struct request_context {
     std::optional<upstream_message> upstream_answer; // the answer egress passes on
     std::string negotiated_version; // initialize: the revision agreed with the client
     std::vector<std::pair<std::string, std::string>> reply_headers; // e.g. Mcp-Session-Id
+    // gate --record: the message as it arrived, completed and handed to the recording at the
+    // exit. Null when not recording.
+    std::shared_ptr<heard_request> heard;
 };
+
+// A call an upstream serves for this request: its trace context, and its place in a recording.
+inline call_context traced_call(const request_context& rec) {
+    auto ctx = call_context::traced(rec.traceparent);
+    if (rec.heard)
+        ctx.recorded = rec.heard->seq;
+    return ctx;
+}
 
 } // namespace gate::transport

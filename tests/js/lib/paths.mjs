@@ -29,6 +29,15 @@ export function requireGateBin() {
   return bin;
 }
 
+/** The replay simulation: $GATE_REPLAY_BIN, else simulations/replay beside the gate binary. */
+export function requireReplayBin() {
+  const bin = process.env.GATE_REPLAY_BIN
+    ? path.resolve(REPO_ROOT, process.env.GATE_REPLAY_BIN)
+    : path.join(path.dirname(gateBin()), 'simulations', 'replay');
+  if (!existsSync(bin)) throw new Error(`replay binary not found at ${bin} (build it, or set GATE_REPLAY_BIN)`);
+  return bin;
+}
+
 export const EVERYTHING_ENTRY = packageFile('@modelcontextprotocol/server-everything', 'dist/index.js');
 export const CONFORMANCE_ENTRY = packageFile('@modelcontextprotocol/conformance', 'dist/index.js');
 export const LOOPBACK_PRELOAD = path.join(JS_DIR, 'lib', 'loopback-listen.mjs');
