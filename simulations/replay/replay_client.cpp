@@ -74,42 +74,50 @@ asio::awaitable<replay_client::exchange_result>
 replay_client::exchange(std::size_t instance, std::string method, std::string target,
                         std::string body,
                         std::vector<std::pair<std::string, std::string>> headers) {
-    std::unique_ptr<beast::tcp_stream> conn;
     auto& idle = idle_[instance];
     auto port = ports_[instance];
-    if (!idle.empty()) {
-        conn = std::move(idle.back());
-        idle.pop_back();
-    } else {
-        conn = std::make_unique<beast::tcp_stream>(io_);
-        boost::system::error_code ec;
-        co_await conn->async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
-                                     asio::redirect_error(asio::use_awaitable, ec));
-        if (ec)
-            co_return exchange_result{};
-    }
     http::request<http::string_body> req{http::string_to_verb(method), target, 11};
     req.set(http::field::host, "127.0.0.1:" + std::to_string(port));
     for (auto& [k, v] : headers)
         req.set(k, v);
     req.body() = std::move(body);
     req.prepare_payload();
-    boost::system::error_code ec;
-    co_await http::async_write(*conn, req, asio::redirect_error(asio::use_awaitable, ec));
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(64u << 20);
-    beast::flat_buffer buf;
-    if (!ec)
-        co_await http::async_read(*conn, buf, parser,
-                                  asio::redirect_error(asio::use_awaitable, ec));
-    if (ec)
-        co_return exchange_result{};
-    auto& res = parser.get();
-    exchange_result out{static_cast<int>(res.result_int()), std::string(res["Mcp-Session-Id"]),
-                        std::move(res.body())};
-    if (res.keep_alive() && buf.size() == 0)
-        idle.push_back(std::move(conn));
-    co_return out;
+    // A kept-alive connection gate closed while it was idle (its idle timeout runs in virtual
+    // time too) fails before any answer: the request never reached gate, so it goes again on
+    // a new connection, as an HTTP client does. A new connection that fails is the answer.
+    for (;;) {
+        std::unique_ptr<beast::tcp_stream> conn;
+        bool reused = !idle.empty();
+        boost::system::error_code ec;
+        if (reused) {
+            conn = std::move(idle.back());
+            idle.pop_back();
+        } else {
+            conn = std::make_unique<beast::tcp_stream>(io_);
+            co_await conn->async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
+                                         asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                co_return exchange_result{};
+            conn->socket().set_option(tcp::no_delay(true), ec); // no request held back
+        }
+        co_await http::async_write(*conn, req, asio::redirect_error(asio::use_awaitable, ec));
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(64u << 20);
+        beast::flat_buffer buf;
+        if (!ec)
+            co_await http::async_read(*conn, buf, parser,
+                                      asio::redirect_error(asio::use_awaitable, ec));
+        if (ec && reused && !parser.got_some())
+            continue;
+        if (ec)
+            co_return exchange_result{};
+        auto& res = parser.get();
+        exchange_result out{static_cast<int>(res.result_int()), std::string(res["Mcp-Session-Id"]),
+                            std::move(res.body())};
+        if (res.keep_alive() && buf.size() == 0)
+            idle.push_back(std::move(conn));
+        co_return out;
+    }
 }
 
 std::vector<std::pair<std::string, std::string>>

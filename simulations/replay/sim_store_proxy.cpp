@@ -60,6 +60,10 @@ asio::awaitable<void> sim_store_proxy::accept_loop() {
             l->close();
             continue;
         }
+        // Without Nagle on both sides: a small reply held back for the peer's delayed ACK
+        // would reach gate milliseconds later in real time, after virtual time had moved on.
+        l->gate.set_option(tcp::no_delay(true), ec);
+        l->store.set_option(tcp::no_delay(true), ec);
         asio::co_spawn(io_, upstream_pump(l), asio::detached);
         asio::co_spawn(io_, downstream_pump(l), asio::detached);
     }

@@ -100,6 +100,7 @@ asio::awaitable<void> sim_upstream::accept_loop() {
             co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
         if (ec)
             co_return;
+        socket.set_option(tcp::no_delay(true), ec); // see sim_store_proxy: no answer held back
         asio::co_spawn(io_, serve(std::move(socket)), asio::detached);
     }
 }
