@@ -34,14 +34,13 @@ std::uint64_t next_random() {
 
 std::string random_hex(std::size_t bytes) {
     static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
+    std::string out(bytes * 2, '0');
     do {
-        out.clear();
         for (std::size_t i = 0; i < bytes; i += 8) {
             auto r = next_random();
             for (std::size_t k = 0; k < 8 && i + k < bytes; ++k, r >>= 8) {
-                out.push_back(hex[(r >> 4) & 15]);
-                out.push_back(hex[r & 15]);
+                out[2 * (i + k)] = hex[(r >> 4) & 15];
+                out[2 * (i + k) + 1] = hex[r & 15];
             }
         }
     } while (all_zero(out));
@@ -59,6 +58,13 @@ std::optional<trace_parent> parse_traceparent(std::string_view h) {
         all_zero(span))
         return std::nullopt;
     return trace_parent{std::string(trace), std::string(span), std::string(flags)};
+}
+
+std::string trace_parent::header() const {
+    std::string h;
+    h.reserve(6 + trace_id.size() + span_id.size() + flags.size());
+    h.append("00-").append(trace_id).append(1, '-').append(span_id).append(1, '-').append(flags);
+    return h;
 }
 
 trace_parent child_of(const std::optional<trace_parent>& caller) {

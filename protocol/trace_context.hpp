@@ -12,7 +12,7 @@ struct trace_parent {
     std::string trace_id; // 32 lowercase hex digits, not all zero
     std::string span_id;  // 16 lowercase hex digits, not all zero
     std::string flags;    // 2 hex digits
-    std::string header() const { return "00-" + trace_id + "-" + span_id + "-" + flags; }
+    std::string header() const;
     bool sampled() const { return flags.size() == 2 && (flags[1] - '0') % 2 == 1; }
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sampling round trip with C++ peers (simulations/fast_upstream's `sample` tool and
-# simulations/sampling_driver), directly and through gate, alternating in one run. Twice:
+# simulations/sampling_driver), directly and through gate, alternating in one run. Three times:
 # all processes sharing every core, then gate on a core of its own (taskset) with the
-# driver and upstream on the other. Prints a Markdown table (docs/benchmarks.md).
+# driver and upstream on the other, and once more with --io-spin-us 50 on that core. Prints a
+# Markdown table (docs/benchmarks.md).
 #
 #   simulations/bench_sampling.sh [rounds]   (default 2000)
 set -euo pipefail
@@ -22,14 +23,14 @@ port_of() {
   exit 1
 }
 
-run() { # $1: label, $2: gate cpu prefix, $3: peer cpu prefix
-  local gate_cpus=($2) peer_cpus=($3)
+run() { # $1: label, $2: gate cpu prefix, $3: peer cpu prefix, $4: more gate options
+  local gate_cpus=($2) peer_cpus=($3) gate_opts=(${4:-})
   "${peer_cpus[@]}" "$build/simulations/fast_upstream" >"$work/up.out" &
   pids+=($!)
   local up_port
   up_port="$(port_of "$work/up.out")"
   printf '{"upstreams": [{"id": "fast", "url": "http://127.0.0.1:%s/mcp"}]}\n' "$up_port" >"$work/gate.json"
-  "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn >"$work/gate.out" 2>&1 &
+  "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn "${gate_opts[@]}" >"$work/gate.out" 2>&1 &
   local gate_pid=$!
   pids+=($gate_pid)
   local gate_port=""
@@ -54,4 +55,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 run "shared" "" ""
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
   run "gate on its own core" "taskset -c 0" "taskset -c 1"
+  # The same core given to gate, told to poll for 50 us before it sleeps: every hop of the
+  # round trip finds gate's io thread awake (docs/operations.md, --io-spin-us).
+  run "gate on its own core, --io-spin-us 50" "taskset -c 0" "taskset -c 1" "--io-spin-us 50"
 fi

@@ -3,6 +3,7 @@
 #include "config/load.hpp"
 #include "transport/cli.hpp"
 #include "transport/gateway_host.hpp"
+#include "transport/io_loop.hpp"
 #include "transport/logging.hpp"
 #include "transport/service_manager.hpp"
 #include "transport/upstream_credential.hpp"
@@ -150,7 +151,7 @@ int run_gate(const std::vector<std::string>& args) {
     });
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
     notify_ready("listening on port " + std::to_string(port));
-    io.run();
+    transport::run_io(io, std::chrono::microseconds(opt.io_spin_us));
     return 0;
 }
 

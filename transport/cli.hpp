@@ -15,6 +15,9 @@ inline constexpr std::uint16_t default_port = 8090;
 // 256 MiB a file, two files at most: an hour of a busy gateway's traffic, bounded.
 inline constexpr std::uint64_t default_record_max_bytes = 256ull << 20;
 
+// Beyond 10 ms the io thread would simply never sleep under any load worth a spin.
+inline constexpr std::uint32_t max_io_spin_us = 10000;
+
 struct options {
     std::optional<std::string> config; // --config, else GATE_CONFIG
     bool validate = false;
@@ -30,6 +33,8 @@ struct options {
     // to FILE.1 when the next line would take it past record_max_bytes.
     std::optional<std::string> record;
     std::uint64_t record_max_bytes = default_record_max_bytes;
+    // --io-spin-us: how long the io thread polls for more work before it sleeps (io_loop.hpp).
+    std::uint32_t io_spin_us = 0;
 };
 
 struct usage_error {

@@ -15,6 +15,7 @@
 #include "transport/gateway.hpp"
 #include "transport/http_reply.hpp"
 #include "transport/http_server.hpp"
+#include "transport/keeper_batch.hpp"
 #include "transport/lease_table.hpp"
 #include "transport/pipeline/chain.hpp"
 #include "transport/server_request_table.hpp"
@@ -274,7 +275,7 @@ struct gateway::impl final : http_handler {
     server_request_table server_requests; // upstream requests the clients have not answered
     // Events for the bridge keeper, sent as one batch per interval; flushed before
     // every question to the keeper so it answers knowing everything that happened before.
-    std::vector<bridge_event> keeper_events;
+    keeper_batch keeper_events;
     bool keeper_flush_posted = false;
     std::optional<boost::asio::steady_timer> keeper_timer;
     void tell_keeper(bridge_event e);

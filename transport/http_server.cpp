@@ -1,5 +1,7 @@
 #include "transport/http_server.hpp"
 
+#include "transport/buffered_parse.hpp"
+
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -143,6 +145,17 @@ void http_server::drain(clock::duration bound, std::function<void()> then) {
         asio::detached);
 }
 
+namespace {
+
+// Whether the buffer holds a request header's end: reading the header then needs no I/O.
+bool header_buffered(const beast::flat_buffer& buf) {
+    auto data = buf.data();
+    std::string_view text(static_cast<const char*>(data.data()), data.size());
+    return text.find("\r\n\r\n") != std::string_view::npos;
+}
+
+} // namespace
+
 asio::awaitable<void> http_server::accept_loop() {
     for (;;) {
         boost::system::error_code ec;
@@ -217,26 +230,34 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         }
         // From the request's first byte, its header has a bounded time to arrive: a client
         // that trickles it (slowloris) is answered 408 and closed. A timer of its own, not the
-        // stream's expiry, which would close the socket before the 408 could be written.
-        struct header_watch {
-            bool done = false, expired = false;
-        };
-        auto watch = std::make_shared<header_watch>();
-        asio::steady_timer deadline(stream.get_executor(), limits_.header_timeout);
-        deadline.async_wait([watch, &socket = stream.socket()](boost::system::error_code wec) {
-            if (wec || watch->done)
-                return;
-            watch->expired = true;
-            boost::system::error_code ignored;
-            socket.cancel(ignored);
-        });
+        // stream's expiry, which would close the socket before the 408 could be written. A
+        // header already in the buffer (the usual case: one read brings it whole) needs none.
         stream.expires_never();
-        co_await http::async_read_header(stream, buf, parser,
-                                         asio::redirect_error(asio::use_awaitable, ec));
-        watch->done = true;
-        deadline.cancel();
-        if (watch->expired)
-            ec = beast::error::timeout;
+        if (header_buffered(buf)) {
+            // The parser stops after the header (it is not eager): the body is read after
+            // admission, under its own cap.
+            auto n = parser.put(buf.data(), ec);
+            buf.consume(n);
+        } else {
+            struct header_watch {
+                bool done = false, expired = false;
+            };
+            auto watch = std::make_shared<header_watch>();
+            asio::steady_timer deadline(stream.get_executor(), limits_.header_timeout);
+            deadline.async_wait([watch, &socket = stream.socket()](boost::system::error_code wec) {
+                if (wec || watch->done)
+                    return;
+                watch->expired = true;
+                boost::system::error_code ignored;
+                socket.cancel(ignored);
+            });
+            co_await http::async_read_header(stream, buf, parser,
+                                             asio::redirect_error(asio::use_awaitable, ec));
+            watch->done = true;
+            deadline.cancel();
+            if (watch->expired)
+                ec = beast::error::timeout;
+        }
         if (ec == http::error::header_limit) {
             co_await refuse(std::move(stream.socket()),
                             http::status::request_header_fields_too_large,
@@ -269,18 +290,22 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                 if (len && *len > max_body) {
                     ec = http::error::body_limit;
                 } else {
+                    // Set once: the parser counts what it takes against it, from here on.
                     parser.body_limit(max_body);
-                    stream.expires_after(limits_.io_timeout);
-                    // curl and others wait for this before sending a larger body.
-                    if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-                        static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
-                        co_await asio::async_write(stream, asio::buffer(go_on),
-                                                   asio::redirect_error(asio::use_awaitable, ec));
-                    }
-                    if (!ec)
-                        co_await http::async_read(stream, buf, parser,
-                                                  asio::redirect_error(asio::use_awaitable, ec));
+                    parse_buffered(parser, buf, ec);
                 }
+            }
+            if (!ec && !parser.is_done()) {
+                stream.expires_after(limits_.io_timeout);
+                // curl and others wait for this before sending a larger body.
+                if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+                    static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+                    co_await asio::async_write(stream, asio::buffer(go_on),
+                                               asio::redirect_error(asio::use_awaitable, ec));
+                }
+                if (!ec)
+                    co_await http::async_read(stream, buf, parser,
+                                              asio::redirect_error(asio::use_awaitable, ec));
             }
             if (ec == http::error::body_limit) {
                 handler_.body_too_large(max_body, start);

@@ -55,7 +55,7 @@ http_reply rpc_reply(http::status status, const json::object& body) {
 void gateway::impl::tell_keeper(bridge_event e) {
     if (!actors()->bridges)
         return;
-    keeper_events.push_back(std::move(e));
+    keeper_events.add(std::move(e));
     if (!keeper_flush_posted) {
         // At most one batch per interval: a message per event (or per loop turn) wakes a CAF
         // worker tens of thousands of times a second, and on the gateway's core each wake-up
@@ -77,7 +77,7 @@ void gateway::impl::flush_keeper() {
     // cancel the wait and flush again at once, one message per event.
     if (keeper_events.empty() || !actors()->bridges)
         return;
-    caf::anon_send(actors()->bridges, bridge_batch{std::exchange(keeper_events, {})});
+    caf::anon_send(actors()->bridges, bridge_batch{keeper_events.take()});
 }
 
 void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {

@@ -3,6 +3,7 @@
 #include "actors/endpoint_rotation.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/bridge.hpp"
+#include "transport/buffered_parse.hpp"
 #include "transport/fleet_store.hpp"
 #include "transport/sse.hpp"
 #include "transport/traffic_tap.hpp"
@@ -336,8 +337,7 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
         co_return;
     auto& buf = reader.buf;
     auto& parser = reader.parser;
-    co_await http::async_read_header(stream, buf, parser,
-                                     asio::redirect_error(asio::use_awaitable, ec));
+    co_await read_header(stream, buf, parser, ec);
     if (ec)
         co_return;
     header_read = true;
@@ -386,7 +386,10 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
         answer.stream_unfinished = answer.message && !ec && !parser.is_done();
         co_return;
     }
-    co_await http::async_read(stream, buf, parser, asio::redirect_error(asio::use_awaitable, ec));
+    parse_buffered(parser, buf, ec);
+    if (!ec && !parser.is_done())
+        co_await http::async_read(stream, buf, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
     reusable = !ec && parser.keep_alive();
     if (!ec && ctype.starts_with("application/json") && !parser.get().body().empty()) {
         boost::system::error_code jec;

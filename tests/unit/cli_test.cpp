@@ -54,3 +54,19 @@ TEST(cli, record_takes_a_path_and_a_size_cap) {
         EXPECT_EQ(std::get<usage_error>(r).message, why);
     }
 }
+
+TEST(cli, io_spin_is_off_by_default_and_bounded) {
+    EXPECT_EQ(std::get<options>(parse_command_line({})).io_spin_us, 0u);
+    EXPECT_EQ(std::get<options>(parse_command_line({"--io-spin-us", "50"})).io_spin_us, 50u);
+    EXPECT_EQ(std::get<options>(parse_command_line({"--io-spin-us", "10000"})).io_spin_us, 10000u);
+    for (auto [args, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--io-spin-us", "10001"}, "--io-spin-us must be at most 10000, got \"10001\""},
+             {{"--io-spin-us", "-1"}, "--io-spin-us must be an integer of at least 0, got \"-1\""},
+             {{"--io-spin-us", "fast"},
+              "--io-spin-us must be an integer of at least 0, got \"fast\""},
+             {{"--io-spin-us"}, "--io-spin-us needs a value"}}) {
+        auto r = parse_command_line(args);
+        ASSERT_TRUE(std::holds_alternative<usage_error>(r)) << why;
+        EXPECT_EQ(std::get<usage_error>(r).message, why);
+    }
+}
