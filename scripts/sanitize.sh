@@ -20,7 +20,8 @@ GATE_BIN="$root/build-asan/gate" GATE_STDIO_BIN="$root/build-asan/shim/gate-stdi
   NODE22="$node22" bash tests/js/run.sh
 
 echo "== libFuzzer (${GATE_FUZZ_SECONDS:-15} s per parser)" >&2
-for f in config_parse json_rpc sse cursor jws key_set redis_reply discovery_doc recording token_request; do
+for f in config_parse json_rpc sse cursor jws key_set redis_reply discovery_doc recording token_request \
+  headers stdio_lines webhook_request; do
   corpus="$root/build-asan/fuzz-corpus/$f"
   mkdir -p "$corpus"
   [ "$f" = config_parse ] && cp config/examples/*.json "$corpus/"

@@ -233,12 +233,17 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         // stream's expiry, which would close the socket before the 408 could be written. A
         // header already in the buffer (the usual case: one read brings it whole) needs none.
         stream.expires_never();
+        bool parsed = false;
         if (header_buffered(buf)) {
             // The parser stops after the header (it is not eager): the body is read after
             // admission, under its own cap.
             auto n = parser.put(buf.data(), ec);
             buf.consume(n);
-        } else {
+            parsed = ec != http::error::need_more;
+            if (!parsed)
+                ec = {};
+        }
+        if (!parsed) {
             struct header_watch {
                 bool done = false, expired = false;
             };

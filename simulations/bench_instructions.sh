@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Where gate's core goes, counted rather than timed: the instructions gate executes per proxied
+# call (all its threads: the io thread and the actor workers), under valgrind's callgrind, with
+# 8 sessions of simulations/load_driver calling simulations/fast_upstream through gate in
+# passthrough mode. Counts do not depend on the machine's speed or on its neighbours, so two
+# builds compare exactly where timed runs on this VM spread by 10%. Each binary given is run in
+# turn (default: build/gate); the counting starts once gate listens and stops before it exits.
+# Needs valgrind (Debian's valgrind; debug info is stripped from a copy first: valgrind 3.19
+# cannot read clang-16's DWARF 5).
+#
+#   simulations/bench_instructions.sh [gate-binary ...]
+#   GATE_BENCH_PROFILE=1 ...   also print the 25 functions with the most instructions (self)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${GATE_BUILD_DIR:-$root/build}"
+# shellcheck source=scripts/scratch.sh
+source "$root/scripts/scratch.sh"
+command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+[ "$#" -gt 0 ] || set -- "$build/gate"
+
+start_fast_upstream
+echo "{\"upstreams\": [{\"id\": \"bench\", \"url\": \"$upstream\"}]}" >"$work/gate.json"
+for bin in "$@"; do
+  strip --strip-debug -o "$work/gate.nodebug" "$bin"
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
+    --config "$work/gate.json" --port 0 --log-level warn 2>"$work/valgrind.err" &
+  gate_pid=$!
+  port=""
+  for _ in $(seq 1 300); do
+    port="$(listening_port "$gate_pid")"
+    [ -n "$port" ] && break
+  done
+  sleep 1 # the upstream's handshake and warm-up, not counted
+  callgrind_control -z "$gate_pid" >/dev/null
+  calls="$("$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 8 5 |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["calls"])')"
+  callgrind_control -d "$gate_pid" >/dev/null
+  kill -INT "$gate_pid"
+  wait "$gate_pid" 2>/dev/null || true
+  dump="$(ls -t "$work"/cg.out.* | head -n 1)"
+  total="$(awk '/^summary:/ {print $2}' "$dump")"
+  echo "$bin: $calls calls, $((total / calls)) instructions per call"
+  if [ -n "${GATE_BENCH_PROFILE:-}" ]; then
+    callgrind_annotate --threshold=100 --inclusive=no "$dump" 2>/dev/null |
+      awk '/^-+$/ {n++} n >= 3 && /\(/ && !/below main|libc_start|run_gate|run_io|io_context::run|start_thread|clone|_M_run|^ *$/' |
+      head -n 25 | cut -c1-160
+  fi
+  rm -f "$work"/cg.out*
+done
