@@ -62,6 +62,7 @@ std::optional<text_span> find_top_level_member(std::string_view s, std::string_v
     if (i >= s.size() || s[i] != '{')
         return std::nullopt;
     i = skip_spaces(s, i + 1);
+    std::optional<text_span> found;
     while (i < s.size() && s[i] == '"') {
         auto key_end = skip_string(s, i);
         if (key_end == std::string_view::npos)
@@ -76,15 +77,20 @@ std::optional<text_span> find_top_level_member(std::string_view s, std::string_v
         auto value_end = skip_value(s, value_begin);
         if (value_end == std::string_view::npos)
             return std::nullopt;
-        if (match)
-            return text_span{value_begin, value_end};
+        if (match) {
+            // A member written twice is ambiguous (parsers keep one or the other): no span,
+            // so the caller writes the parsed value out instead of splicing one of them.
+            if (found)
+                return std::nullopt;
+            found = text_span{value_begin, value_end};
+        }
         i = skip_spaces(s, value_end);
         if (i < s.size() && s[i] == ',')
             i = skip_spaces(s, i + 1);
         else
             break;
     }
-    return std::nullopt;
+    return found;
 }
 
 std::optional<std::string> replace_top_level_member(std::string_view json, std::string_view key,

@@ -14,7 +14,7 @@ struct text_span {
 };
 
 // The value span of member `key` of the top-level object in `json` (which must be valid
-// JSON). nullopt when the document is not an object or has no such member.
+// JSON). nullopt when the document is not an object, has no such member, or has it twice.
 std::optional<text_span> find_top_level_member(std::string_view json, std::string_view key);
 
 // `json` with the value of top-level member `key` replaced by `value_text`; nullopt when

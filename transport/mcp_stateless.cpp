@@ -12,6 +12,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 namespace gate::transport {
@@ -173,8 +174,15 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
     // The call's answer carries the id of the request that started it; a retry has its own.
     auto id_text = json::serialize(id);
     auto as_answer = [&](std::string frame) {
-        auto spliced = protocol::replace_top_level_member(frame, "id", id_text);
-        return spliced ? std::move(*spliced) : std::move(frame);
+        if (auto spliced = protocol::replace_top_level_member(frame, "id", id_text))
+            return std::move(*spliced);
+        // An id the splice cannot place (written twice, or with escapes): written out again.
+        boost::system::error_code ec;
+        auto parsed = json::parse(frame, ec);
+        if (ec || !parsed.is_object())
+            return frame;
+        parsed.as_object()["id"] = id;
+        return json::serialize(parsed);
     };
     bool streaming = false;
     std::uint64_t event_id = 0;

@@ -40,3 +40,15 @@ TEST(json_splice, absent_member_or_non_object) {
     EXPECT_FALSE(find_top_level_member(R"("id")", "id"));
     EXPECT_FALSE(find_top_level_member("{}", "id"));
 }
+
+TEST(json_splice, a_member_written_twice_has_no_span) {
+    // Parsers keep one of the two: splicing either would leave the other in place.
+    std::string_view twice = R"({"id":7,"result":{},"id":8})";
+    EXPECT_FALSE(find_top_level_member(twice, "id"));
+    EXPECT_FALSE(replace_top_level_member(twice, "id", "1"));
+    // Twice below the top level is not the top-level member twice.
+    std::string_view nested = R"({"id":7,"result":{"id":8,"x":{"id":9}}})";
+    auto span = find_top_level_member(nested, "id");
+    ASSERT_TRUE(span);
+    EXPECT_EQ(nested.substr(span->begin, span->end - span->begin), "7");
+}
