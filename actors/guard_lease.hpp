@@ -25,9 +25,13 @@ public:
 
     // Spends a slot when it admits an invocation of a rate-limited upstream.
     decision decide(const guard_view& view, guard_use use, time_point now);
-    // The actor granted `tokens` slots, the asking call's own included, to be spent before
-    // `until`.
-    void grant(std::int64_t tokens, time_point until) { slots_.grant(tokens, until); }
+    // The actor granted `tokens` slots at `now`, the asking call's own included, to be spent
+    // before `until`.
+    void grant(std::int64_t tokens, time_point until, time_point now) {
+        slots_.grant(tokens, until, now);
+    }
+    // What the next batch ask carries (slot_lease::demand).
+    slot_demand demand(time_point now) const { return slots_.demand(now); }
     std::int64_t tokens(time_point now) const { return slots_.tokens(now); }
 
 private:

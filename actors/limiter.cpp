@@ -24,7 +24,7 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
             auto& global = self->state.global;
             if (!global || global->limit() != m.requests_per_minute)
                 global.emplace(m.requests_per_minute);
-            m.reply(global->take_batch(self->clock().now()));
+            m.reply(global->take_batch(self->clock().now(), m.demand));
         },
         [=](tenant_limit_ask& m) {
             auto& tenants = self->state.tenants;
@@ -32,7 +32,7 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
             if (it == tenants.end() || it->second.limit() != m.requests_per_minute)
                 it =
                     tenants.insert_or_assign(m.tenant, sliding_window(m.requests_per_minute)).first;
-            m.reply(it->second.take_batch(self->clock().now()));
+            m.reply(it->second.take_batch(self->clock().now(), m.demand));
         },
         [=](principal_limit_ask& m) {
             auto& st = self->state;
@@ -40,7 +40,7 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
                 st.principals.emplace(m.per_minute, max_principals);
                 st.principal_limit = m.per_minute;
             }
-            m.reply(st.principals->take_batch(m.principal, self->clock().now()));
+            m.reply(st.principals->take_batch(m.principal, self->clock().now(), m.demand));
         },
     };
 }

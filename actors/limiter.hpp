@@ -2,10 +2,10 @@
 // sliding window over every JSON-RPC request on the MCP endpoint, and one window per
 // authenticated principal (perPrincipalPerMinute: actors/principal_windows) and one shared by
 // each tenant's principals (tenants[].rateLimit). The io thread
-// does not ask per request: it asks for a batch of slots (sliding_window::take_batch) and
-// spends them itself (slot_lease), so a limit high enough never to trip costs one message per
-// 64 requests, and a low one is exact. A batch of 0 slots is the refusal, with the wait until
-// one would fit.
+// does not ask per request: it asks for a batch of slots (sliding_window::take_batch) sized by
+// what it expects to spend (slot_demand) and spends them itself (slot_lease), so a limit high
+// enough never to trip costs about one message per window slot, and a low one is exact. A batch of
+// 0 slots is the refusal, with the wait until one would fit.
 #pragma once
 
 #include "actors/reply.hpp"
@@ -25,6 +25,7 @@ namespace gate {
 // starts afresh).
 struct limit_ask {
     std::int64_t requests_per_minute = 0;
+    slot_demand demand;
     reply_to<sliding_window::batch> reply;
 };
 
@@ -32,6 +33,7 @@ struct limit_ask {
 struct principal_limit_ask {
     std::string principal;
     std::int64_t per_minute = 0;
+    slot_demand demand;
     reply_to<sliding_window::batch> reply;
 };
 
@@ -40,6 +42,7 @@ struct principal_limit_ask {
 struct tenant_limit_ask {
     std::string tenant;
     std::int64_t requests_per_minute;
+    slot_demand demand;
     reply_to<sliding_window::batch> reply;
 };
 

@@ -3,6 +3,7 @@
 #include "actors/subjects_select.hpp"
 
 #include <algorithm>
+#include <boost/json/serialize.hpp>
 
 namespace gate {
 
@@ -28,10 +29,47 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     return p == pattern.size();
 }
 
+void append_key_part(std::string& key, std::string_view part) {
+    key += std::to_string(part.size());
+    key += ':';
+    key += part;
+}
+
 policy_engine::policy_engine(const config::policy& policy)
     : default_allow_(policy.default_decision == "allow") {
-    for (const auto& r : policy.rules)
+    for (const auto& r : policy.rules) {
         rules_.push_back({r.id, r.subjects, r.allow});
+        if (!r.subjects)
+            continue;
+        reads_subs_ = reads_subs_ || !r.subjects->subs.empty();
+        reads_issuers_ = reads_issuers_ || !r.subjects->issuers.empty();
+        reads_groups_ = reads_groups_ || !r.subjects->groups.empty();
+        for (const auto& [claim, value] : r.subjects->claims)
+            if (std::find(claim_names_.begin(), claim_names_.end(), claim) == claim_names_.end())
+                claim_names_.push_back(claim);
+    }
+}
+
+void policy_engine::append_principal_key(std::string& key, const principal* caller) const {
+    if (!caller) {
+        key += 'a'; // no rule with subjects selects an anonymous caller
+        return;
+    }
+    key += 'p';
+    if (reads_subs_)
+        append_key_part(key, caller->subject);
+    if (reads_issuers_)
+        append_key_part(key, caller->issuer);
+    if (reads_groups_) {
+        key += std::to_string(caller->groups.size());
+        for (const auto& g : caller->groups)
+            append_key_part(key, g);
+    }
+    for (const auto& claim : claim_names_) {
+        const auto* v = caller->claims.if_contains(claim);
+        append_key_part(key, v ? boost::json::serialize(*v) : std::string());
+        key += v ? '+' : '-';
+    }
 }
 
 template <class Grants>

@@ -22,6 +22,10 @@ struct policy_decision {
 // `*` matches any run of characters (none included); everything else matches itself.
 bool glob_match(std::string_view pattern, std::string_view text);
 
+// Appends `part` to a key so that no two sequences of parts make the same key (its length
+// first).
+void append_key_part(std::string& key, std::string_view part);
+
 class policy_engine {
 public:
     explicit policy_engine(const config::policy& policy);
@@ -41,6 +45,10 @@ public:
     policy_decision decide_server_request(const principal* caller, std::string_view server,
                                           std::string_view method) const;
 
+    // Appends to `key` what of `caller` (null: anonymous) the rules' subjects read, and nothing
+    // else: two callers with the same key get the same decisions (policy_memo).
+    void append_principal_key(std::string& key, const principal* caller) const;
+
     std::size_t rules() const { return rules_.size(); }
     bool default_allows() const { return default_allow_; }
 
@@ -57,6 +65,9 @@ private:
 
     bool default_allow_ = false;
     std::vector<rule> rules_;
+    // What of a principal any rule's subjects read (append_principal_key).
+    bool reads_subs_ = false, reads_issuers_ = false, reads_groups_ = false;
+    std::vector<std::string> claim_names_;
 };
 
 } // namespace gate

@@ -8,7 +8,8 @@ namespace gate {
 principal_windows::principal_windows(std::int64_t limit, std::size_t max_principals)
     : limit_(limit), max_(std::max<std::size_t>(max_principals, 1)) {}
 
-sliding_window::batch principal_windows::take_batch(const std::string& principal, time_point now) {
+sliding_window::batch principal_windows::take_batch(const std::string& principal, time_point now,
+                                                    const slot_demand& demand) {
     auto it = windows_.find(principal);
     if (it == windows_.end()) {
         if (windows_.size() >= max_)
@@ -16,7 +17,7 @@ sliding_window::batch principal_windows::take_batch(const std::string& principal
         it = windows_.emplace(principal, entry{sliding_window(limit_), now}).first;
     }
     it->second.last_used = now;
-    return it->second.window.take_batch(now);
+    return it->second.window.take_batch(now, demand);
 }
 
 void principal_windows::make_room(time_point now) {

@@ -21,7 +21,8 @@ public:
     explicit principal_windows(std::int64_t limit, std::size_t max_principals = 100'000);
 
     // A batch of the principal's own window (sliding_window::take_batch).
-    sliding_window::batch take_batch(const std::string& principal, time_point now);
+    sliding_window::batch take_batch(const std::string& principal, time_point now,
+                                     const slot_demand& demand = {});
     std::size_t size() const { return windows_.size(); }
 
 private:

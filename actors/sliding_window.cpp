@@ -1,5 +1,7 @@
 #include "actors/sliding_window.hpp"
 
+#include <algorithm>
+
 namespace gate {
 
 sliding_window::sliding_window(std::int64_t limit, std::chrono::milliseconds window)
@@ -48,11 +50,11 @@ sliding_window::batch sliding_window::take_up_to(std::int64_t n, time_point now)
     return {taken, std::chrono::milliseconds(0), time_point(slot_ * (head_ + 1))};
 }
 
-sliding_window::batch sliding_window::take_batch(time_point now) {
+sliding_window::batch sliding_window::take_batch(time_point now, const slot_demand& demand) {
     advance(now);
     auto room = limit_ - total_;
-    auto n = room / 16;
-    return take_up_to(n < 1 ? 1 : (n > max_batch ? max_batch : n), now);
+    auto n = std::min(room / 16, demand.wanted(time_point(slot_ * (head_ + 1)) - now));
+    return take_up_to(n < 1 ? 1 : n, now);
 }
 
 std::chrono::milliseconds sliding_window::wait_for_room(time_point now) const {

@@ -4,6 +4,8 @@
 // of the oldest slots leave the window to make room.
 #pragma once
 
+#include "actors/slot_demand.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -35,10 +37,10 @@ public:
         time_point until{};
     };
     batch take_up_to(std::int64_t n, time_point now);
-    // A batch for the io thread (slot_lease): a sixteenth of the room left, at least 1 and at
-    // most max_batch, so a low limit is exact and a high one costs one ask per 64 requests.
-    batch take_batch(time_point now);
-    static constexpr std::int64_t max_batch = 64;
+    // A batch for the io thread (slot_lease): what it expects to spend before this window slot
+    // ends (slot_demand), at most a sixteenth of the room left and at least 1, so a low limit is
+    // exact and a high one costs about one ask per window slot.
+    batch take_batch(time_point now, const slot_demand& demand = {});
     // Requests counted in the window ending now.
     std::int64_t in_window(time_point now);
     std::int64_t limit() const { return limit_; }

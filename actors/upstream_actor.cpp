@@ -123,7 +123,7 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
     return {
         [=](guard_ask& m) {
             auto& st = self->state;
-            auto answer = st.guard->grant(m.use, now());
+            auto answer = st.guard->grant(m.use, now(), m.demand);
             if (auto* g = std::get_if<upstream_guard::granted>(&answer); g && g->probe)
                 self->delayed_send(self, overdue_after(st), probe_overdue{++st.probe});
             publish(self);

@@ -37,6 +37,7 @@ using guard_answer = std::variant<upstream_guard::granted, upstream_guard::refus
 // An admission the view could not decide: the half-open probe, or a batch of slots.
 struct guard_ask {
     guard_use use;
+    slot_demand demand; // for a batch of the upstream's window (slot_lease::demand)
     reply_to<guard_answer> reply;
 };
 // The outcome of an admitted call. `counted` is answered once applied (the probe's success

@@ -14,19 +14,19 @@ upstream_guard::upstream_guard(std::int64_t failure_threshold,
 
 std::variant<upstream_guard::admitted, upstream_guard::refused>
 upstream_guard::admit(guard_use use, time_point now) {
-    auto g = decide(use, now, false);
+    auto g = decide(use, now, nullptr);
     if (auto* r = std::get_if<refused>(&g))
         return *r;
     return admitted{std::get<granted>(g).probe};
 }
 
 std::variant<upstream_guard::granted, upstream_guard::refused>
-upstream_guard::grant(guard_use use, time_point now) {
-    return decide(use, now, true);
+upstream_guard::grant(guard_use use, time_point now, const slot_demand& demand) {
+    return decide(use, now, &demand);
 }
 
 std::variant<upstream_guard::granted, upstream_guard::refused>
-upstream_guard::decide(guard_use use, time_point now, bool batch) {
+upstream_guard::decide(guard_use use, time_point now, const slot_demand* batch) {
     // The circuit first: a call it refuses must not take a slot of the window.
     if (!breaker_.admits(now))
         return refused{
@@ -35,7 +35,7 @@ upstream_guard::decide(guard_use use, time_point now, bool batch) {
                      std::chrono::ceil<std::chrono::milliseconds>(breaker_.reopens_at() - now))};
     sliding_window::batch b;
     if (use == guard_use::invocation && window_) {
-        b = batch ? window_->take_batch(now) : window_->take_up_to(1, now);
+        b = batch ? window_->take_batch(now, *batch) : window_->take_up_to(1, now);
         if (b.taken == 0)
             return refused{refused::reason::rate_limited, b.wait};
     }

@@ -41,14 +41,16 @@ public:
     // (guard_lease) and asks for the rest: the half-open probe, and for invocations of a
     // rate-limited upstream a batch of window slots. `tokens` is the slots taken, the call's
     // own included (0 when it needs none); the io thread spends the others on later calls. A batch
-    // is a sixteenth of the room left (at least 1, at most 64), so a low limit is exact and a high
-    // one costs one ask per 64 calls.
+    // is what the io thread expects to spend before the window slot ends (slot_demand), at most a
+    // sixteenth of the room left and at least 1, so a low limit is exact and a high one costs
+    // about one ask per window slot.
     struct granted {
         bool probe = false;
         std::int64_t tokens = 0;
         time_point until{}; // the slots are spent before this (sliding_window::batch)
     };
-    std::variant<granted, refused> grant(guard_use use, time_point now);
+    std::variant<granted, refused> grant(guard_use use, time_point now,
+                                         const slot_demand& demand = {});
 
     bool limited() const { return window_.has_value(); }
     const circuit_breaker& breaker() const { return breaker_; }
@@ -64,7 +66,7 @@ public:
     std::int64_t consecutive_failures() const { return breaker_.consecutive_failures(); }
 
 private:
-    std::variant<granted, refused> decide(guard_use use, time_point now, bool batch);
+    std::variant<granted, refused> decide(guard_use use, time_point now, const slot_demand* batch);
 
     circuit_breaker breaker_;
     std::optional<sliding_window> window_;

@@ -25,6 +25,9 @@ seconds="${1:-5}"
 # shellcheck source=scripts/scratch.sh
 source "$root/scripts/scratch.sh"
 
+# shellcheck source=simulations/bench_modes.sh
+source "$root/simulations/bench_modes.sh"
+
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
 # CPU placement: empty (shared cores) or taskset prefixes, set by the pinned run below.
@@ -34,18 +37,7 @@ peer_cpus=()
 # Starts gate in passthrough mode in front of $1 (with the guards when $2 is "guards"); sets
 # gate_pid and gate_port.
 start_gate() {
-  if [ "${2:-}" = guards ]; then
-    cat >"$work/gate.json" <<JSON
-{"upstreams": [{"id": "bench", "url": "$1",
-  "circuitBreaker": {"failureThreshold": 5, "halfOpenAfterMs": 30000},
-  "rateLimit": {"requestsPerMinute": 1000000000}}],
- "server": {"rateLimit": {"requestsPerMinute": 1000000000}}}
-JSON
-  else
-    cat >"$work/gate.json" <<JSON
-{"upstreams": [{"id": "bench", "url": "$1"}]}
-JSON
-  fi
+  upstream="$1" write_bench_config "${2:-open}"
   "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
   gate_pid=$!
   pids+=($gate_pid)

@@ -10,6 +10,9 @@
 #
 #   simulations/bench_instructions.sh [gate-binary ...]
 #   GATE_BENCH_PROFILE=1 ...   also print the 25 functions with the most instructions (self)
+#   GATE_BENCH_SECONDS=N ...   load for N seconds (default 5; fixed costs per second weigh less)
+#   GATE_BENCH_MODE=guards|auth|policy ...   gate configured as simulations/bench_modes.sh
+#                              says (default open; auth and policy need setup-node.sh)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
@@ -18,8 +21,12 @@ source "$root/scripts/scratch.sh"
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 [ "$#" -gt 0 ] || set -- "$build/gate"
 
+# shellcheck source=simulations/bench_modes.sh
+source "$root/simulations/bench_modes.sh"
+mode="${GATE_BENCH_MODE:-open}"
+case "$mode" in auth | policy) start_bench_idp ;; esac
 start_fast_upstream
-echo "{\"upstreams\": [{\"id\": \"bench\", \"url\": \"$upstream\"}]}" >"$work/gate.json"
+write_bench_config "$mode"
 for bin in "$@"; do
   strip --strip-debug -o "$work/gate.nodebug" "$bin"
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
@@ -30,16 +37,19 @@ for bin in "$@"; do
     port="$(listening_port "$gate_pid")"
     [ -n "$port" ] && break
   done
-  sleep 1 # the upstream's handshake and warm-up, not counted
+  # Not counted: the rest of gate's start, the upstream's handshake, the first token's check
+  # (and the key set's fetch): one session calling for a second, answered, before the count.
+  GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" \
+    "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 1 1 >/dev/null
   callgrind_control -z "$gate_pid" >/dev/null
-  calls="$("$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 8 5 |
+  calls="$(GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 8 "${GATE_BENCH_SECONDS:-5}" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["calls"])')"
   callgrind_control -d "$gate_pid" >/dev/null
   kill -INT "$gate_pid"
   wait "$gate_pid" 2>/dev/null || true
   dump="$(ls -t "$work"/cg.out.* | head -n 1)"
   total="$(awk '/^summary:/ {print $2}' "$dump")"
-  echo "$bin: $calls calls, $((total / calls)) instructions per call"
+  echo "$bin ($mode): $calls calls, $((total / calls)) instructions per call"
   if [ -n "${GATE_BENCH_PROFILE:-}" ]; then
     callgrind_annotate --threshold=100 --inclusive=no "$dump" 2>/dev/null |
       awk '/^-+$/ {n++} n >= 3 && /\(/ && !/below main|libc_start|run_gate|run_io|io_context::run|start_thread|clone|_M_run|^ *$/' |

@@ -23,13 +23,15 @@ constexpr std::string_view prefix = "gate:";
 
 // A sliding window as 60 slots in one hash (field: the slot's index since the epoch, value:
 // its count), decided in one atomic step. ARGV: now (ms since the epoch), slot length (ms),
-// limit, largest batch. Returns {taken, wait ms, until ms}: slots taken, and how long until
+// limit, largest batch, the asker's rate per second (0: not measured; slot_demand::wanted).
+// Returns {taken, wait ms, until ms}: slots taken, and how long until
 // one would fit when none was; how long the batch may be spent (the end of its slot).
 constexpr std::string_view window_script = R"lua(
 local now = tonumber(ARGV[1])
 local slot = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
 local largest = tonumber(ARGV[4])
+local per_second = tonumber(ARGV[5])
 local head = math.floor(now / slot)
 local first = head - 59
 local fields = redis.call('HGETALL', KEYS[1])
@@ -61,8 +63,12 @@ if room <= 0 then
   return {0, at * slot - now, 0}
 end
 local take = math.floor(room / 16)
-if take < 1 then take = 1 end
 if take > largest then take = largest end
+if per_second > 0 then
+  local want = 1 + math.ceil(per_second * ((head + 1) * slot - now) * 1.25 / 1000)
+  if take > want then take = want end
+end
+if take < 1 then take = 1 end
 redis.call('HINCRBY', KEYS[1], head, take)
 redis.call('PEXPIRE', KEYS[1], slot * 61)
 return {take, 0, (head + 1) * slot - now}
@@ -221,12 +227,12 @@ void fleet_store::fire(std::string_view state, std::vector<std::string> args) {
 }
 
 asio::awaitable<std::optional<sliding_window::batch>>
-fleet_store::take_window(const std::string& scope, std::int64_t limit) {
+fleet_store::take_window(const std::string& scope, std::int64_t limit, const slot_demand& demand) {
     auto now = std::chrono::system_clock::now();
-    auto reply =
-        co_await run("rate_limit", {"EVAL", std::string(window_script), "1", key("window", scope),
-                                    std::to_string(epoch_ms(now)), "1000", std::to_string(limit),
-                                    std::to_string(sliding_window::max_batch)});
+    auto reply = co_await run("rate_limit",
+                              {"EVAL", std::string(window_script), "1", key("window", scope),
+                               std::to_string(epoch_ms(now)), "1000", std::to_string(limit),
+                               std::to_string(demand.most), std::to_string(demand.per_second)});
     if (!reply || reply->type != redis_value::kind::array || reply->elements.size() != 3)
         co_return std::nullopt;
     sliding_window::batch b;

@@ -44,10 +44,11 @@ public:
                 std::chrono::milliseconds bound = redis_client::default_bound);
 
     // A batch of slots of the fleet's window `scope` (60 one-second slots of a per-minute
-    // limit, like actors/sliding_window, kept in one Redis hash): a sixteenth of the room left,
-    // 1 to 64; none and the wait when the window is full. `until` is this clock's.
+    // limit, like actors/sliding_window, kept in one Redis hash): what `demand` expects to
+    // spend before the slot ends, at most a sixteenth of the room left, at least 1; none and
+    // the wait when the window is full. `until` is this clock's.
     boost::asio::awaitable<std::optional<sliding_window::batch>>
-    take_window(const std::string& scope, std::int64_t limit);
+    take_window(const std::string& scope, std::int64_t limit, const slot_demand& demand = {});
 
     // A reservation of up to a sixteenth of what is left (1 to 64) of a budget account's
     // allowance for the period that ends at `ends`; 0 when the fleet has spent it all.

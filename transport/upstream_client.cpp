@@ -177,17 +177,19 @@ asio::awaitable<std::variant<upstream_client::guard_ticket, upstream_failure>>
 upstream_client::admit(guard_use use) {
     for (;;) {
         auto view = board_->view();
-        auto decision = lease_.decide(*view, use, clock::now());
+        auto now = clock::now();
+        auto decision = lease_.decide(*view, use, now);
         if (std::holds_alternative<guard_lease::admit_here>(decision))
             co_return guard_ticket(*this);
         if (auto* r = std::get_if<upstream_guard::refused>(&decision))
             co_return refusal(*r);
         auto actor = board_->actor();
+        auto demand = lease_.demand(now);
         std::optional<guard_answer> answer;
         auto ask_actor = [&]() -> asio::awaitable<void> {
             if (actor)
                 answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
-                    return guard_ask{use, std::move(reply)};
+                    return guard_ask{use, demand, std::move(reply)};
                 });
         };
         // A batch of slots is asked for by one call at a time; the others spend what it
@@ -197,8 +199,8 @@ upstream_client::admit(guard_use use) {
             std::optional<sliding_window::batch> shared;
             auto ask_batch = [&]() -> asio::awaitable<void> {
                 if (fleet_ && cfg_.rate_limit)
-                    shared = co_await fleet_->take_window("upstream:" + cfg_.id,
-                                                          cfg_.rate_limit->requests_per_minute);
+                    shared = co_await fleet_->take_window(
+                        "upstream:" + cfg_.id, cfg_.rate_limit->requests_per_minute, demand);
                 if (!shared)
                     co_await ask_actor();
             };
@@ -208,7 +210,7 @@ upstream_client::admit(guard_use use) {
                 if (shared->taken == 0)
                     co_return refusal({upstream_guard::refused::reason::rate_limited,
                                        std::max(shared->wait, std::chrono::milliseconds(1))});
-                lease_.grant(shared->taken, shared->until);
+                lease_.grant(shared->taken, shared->until, clock::now());
                 co_return guard_ticket(*this);
             }
         } else {
@@ -221,7 +223,7 @@ upstream_client::admit(guard_use use) {
         if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
             co_return refusal(*r);
         auto& granted = std::get<upstream_guard::granted>(*answer);
-        lease_.grant(granted.tokens, granted.until);
+        lease_.grant(granted.tokens, granted.until, clock::now());
         co_return guard_ticket(*this, granted.probe ? actor : upstream_actor{});
     }
 }

@@ -16,18 +16,20 @@ using namespace std::chrono_literals;
 struct limiter_fixture : test::coordinator_fixture {
     limiter_actor limiter = spawn_limiter(sys);
     std::int64_t global = 0, per_principal = 0; // the limits the asks carry
+    slot_demand demand;                         // what the asks say the io thread spends
     sliding_window::batch ask() {
         sliding_window::batch got{-1, 0ms};
-        caf::anon_send(limiter, limit_ask{global, reply_to<sliding_window::batch>([&](auto b) {
-                                              if (b)
-                                                  got = *b;
-                                          })});
+        caf::anon_send(limiter,
+                       limit_ask{global, demand, reply_to<sliding_window::batch>([&](auto b) {
+                                     if (b)
+                                         got = *b;
+                                 })});
         sched.run();
         return got;
     }
     sliding_window::batch ask_for(std::string principal) {
         sliding_window::batch got{-1, 0ms};
-        caf::anon_send(limiter, principal_limit_ask{std::move(principal), per_principal,
+        caf::anon_send(limiter, principal_limit_ask{std::move(principal), per_principal, demand,
                                                     reply_to<sliding_window::batch>([&](auto b) {
                                                         if (b)
                                                             got = *b;
@@ -63,17 +65,30 @@ TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_counted_in_the_curren
     sched.advance_time(1500ms);
     sched.run();
     auto b = ask();
-    EXPECT_EQ(b.taken, sliding_window::max_batch);
+    EXPECT_EQ(b.taken, slot_demand::first);
     // To be spent before the end of the window slot (one second) that counted them.
     EXPECT_EQ(b.until.time_since_epoch(), std::chrono::seconds(2));
     slot_lease lease;
-    lease.grant(b.taken, b.until);
+    lease.grant(b.taken, b.until, sched.clock().now());
     auto now = sched.clock().now();
     int spent = 1; // the asking request
     while (lease.take(now))
         ++spent;
-    EXPECT_EQ(spent, sliding_window::max_batch);
+    EXPECT_EQ(spent, slot_demand::first);
     EXPECT_FALSE(lease.take(b.until));
+}
+
+TEST_F(limiter_fixture, a_batch_is_sized_by_the_demand_its_ask_carries) {
+    global = 1'000'000'000;
+    sched.advance_time(1750ms); // a quarter of the second left
+    sched.run();
+    demand = {4000, 100'000};
+    EXPECT_EQ(ask().taken, 1 + 1250); // what 4,000 a second spend by then, a quarter more
+    demand = {2, 64};
+    EXPECT_EQ(ask().taken, 2); // a quiet caller takes what it spends, not a fixed batch
+    per_principal = 1'000'000;
+    demand = {4000, 100'000};
+    EXPECT_EQ(ask_for("alice").taken, 1 + 1250);
 }
 
 TEST_F(limiter_fixture, batches_never_grant_more_than_the_limit_in_a_window) {

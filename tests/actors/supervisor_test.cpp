@@ -140,8 +140,9 @@ TEST_F(supervisor_fixture, each_upstream_gets_an_actor_and_a_crashed_one_is_resp
     EXPECT_EQ(b->actor(), actor_b); // the other upstream's actor never stopped
     // The respawned actor answers.
     std::optional<guard_answer> got;
-    caf::anon_send(a->actor(), guard_ask{guard_use::invocation,
-                                         reply_to<guard_answer>([&](auto v) { got = v; })});
+    caf::anon_send(
+        a->actor(),
+        guard_ask{guard_use::invocation, {}, reply_to<guard_answer>([&](auto v) { got = v; })});
     sched.run();
     EXPECT_TRUE(got);
 }
@@ -160,8 +161,9 @@ TEST_F(supervisor_fixture, a_reload_keeps_kept_upstreams_actors_and_stops_retire
     EXPECT_FALSE(b->actor());       // retired
     EXPECT_TRUE(c->actor());        // new
     std::optional<guard_answer> got = guard_answer{};
-    caf::anon_send(retired, guard_ask{guard_use::invocation,
-                                      reply_to<guard_answer>([&](auto v) { got = v; })});
+    caf::anon_send(
+        retired,
+        guard_ask{guard_use::invocation, {}, reply_to<guard_answer>([&](auto v) { got = v; })});
     sched.run();
     EXPECT_FALSE(got); // it stopped: the ask's channel answers nullopt
 }

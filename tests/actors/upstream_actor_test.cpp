@@ -36,9 +36,11 @@ struct upstream_actor_fixture : test::coordinator_fixture {
         actor = spawn_upstream_actor(sys, board);
         sched.run();
     }
-    std::optional<guard_answer> ask(guard_use use = guard_use::invocation) {
+    std::optional<guard_answer> ask(guard_use use = guard_use::invocation,
+                                    slot_demand demand = {}) {
         std::optional<guard_answer> got;
-        caf::anon_send(actor, guard_ask{use, reply_to<guard_answer>([&](auto a) { got = a; })});
+        caf::anon_send(actor,
+                       guard_ask{use, demand, reply_to<guard_answer>([&](auto a) { got = a; })});
         sched.run();
         return got;
     }
@@ -163,7 +165,23 @@ TEST_F(upstream_actor_fixture, a_high_limit_is_granted_in_batches) {
     start(cfg);
     auto a = ask();
     ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a));
-    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, sliding_window::max_batch);
+    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, slot_demand::first);
+}
+
+TEST_F(upstream_actor_fixture, a_batch_covers_what_the_asker_spends_before_the_second_ends) {
+    auto cfg = upstream_config();
+    cfg.rate_limit = config::rate_limit{1'000'000'000};
+    start(cfg);
+    sched.advance_time(1750ms); // a quarter of the window slot left
+    sched.run();
+    // 4,000 calls a second: 1,000 before the slot ends, a quarter more, and the asking call.
+    auto a = ask(guard_use::invocation, {4000, 100'000});
+    ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a));
+    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, 1 + 1250);
+    EXPECT_EQ(std::get<upstream_guard::granted>(*a).until.time_since_epoch(), 2s);
+    // Capped by how far the batch may grow.
+    a = ask(guard_use::invocation, {4000, 256});
+    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, 256);
 }
 
 TEST_F(upstream_actor_fixture, an_ejected_replica_rests_then_returns) {

@@ -62,7 +62,8 @@ TEST(FleetStore, WindowBatchesAreExactForLowLimitsAndASixteenthForHighOnes) {
             EXPECT_GT(full->wait.count(), 58'000);
             EXPECT_LE(full->wait.count(), 60'000);
         }
-        // A limit of 1000: 62 (1000/16), then 58 (938/16); at most 64 ever.
+        // A limit of 1000: 62 (1000/16), then 58 (938/16); a first batch (no rate measured yet)
+        // 64 at most.
         auto first = co_await s->take_window("high", 1000);
         auto second = co_await s->take_window("high", 1000);
         EXPECT_TRUE(first && first->taken == 62);
@@ -73,6 +74,14 @@ TEST(FleetStore, WindowBatchesAreExactForLowLimitsAndASixteenthForHighOnes) {
             EXPECT_GT(huge->until, std::chrono::steady_clock::now());
             EXPECT_LE(huge->until, std::chrono::steady_clock::now() + 1000ms);
         }
+        // Sized by demand: what 1,000 calls a second spend before the second ends (a quarter
+        // more, and the asking call), within how far the batch may grow.
+        auto busy = co_await s->take_window("demand", 1'000'000'000, {1000, 1'000'000});
+        EXPECT_TRUE(busy && busy->taken >= 2 && busy->taken <= 1 + 1250);
+        auto grown = co_await s->take_window("demand", 1'000'000'000, {0, 256});
+        EXPECT_TRUE(grown && grown->taken == 256); // not measured: as far as it may grow
+        auto quiet = co_await s->take_window("demand", 1'000'000'000, {1, 64});
+        EXPECT_TRUE(quiet && quiet->taken >= 1 && quiet->taken <= 3);
     });
 }
 

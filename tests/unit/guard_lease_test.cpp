@@ -59,7 +59,7 @@ TEST(guard_lease, a_limited_upstream_spends_its_granted_slots_then_asks) {
     v.limited = true;
     EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0)));
     EXPECT_TRUE(admits(lease.decide(v, guard_use::upkeep, t0))); // upkeep takes no slot
-    lease.grant(3, t0 + 1s);                                     // the asking call took one
+    lease.grant(3, t0 + 1s, t0);                                 // the asking call took one
     EXPECT_EQ(lease.tokens(t0), 2);
     EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0)));
     EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 10ms)));
@@ -70,7 +70,7 @@ TEST(guard_lease, slots_are_not_carried_past_the_window_slot_that_counted_them) 
     guard_lease lease;
     guard_view v;
     v.limited = true;
-    lease.grant(10, t0 + 300ms); // counted in the slot ending at t0 + 300 ms
+    lease.grant(10, t0 + 300ms, t0); // counted in the slot ending at t0 + 300 ms
     EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 299ms)));
     EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 300ms)));
     EXPECT_EQ(lease.tokens(t0 + 300ms), 0);
@@ -80,8 +80,8 @@ TEST(guard_lease, a_new_batch_replaces_what_is_left_and_keeps_its_own_deadline) 
     guard_lease lease;
     guard_view v;
     v.limited = true;
-    lease.grant(10, t0 + 1s);
-    lease.grant(3, t0 + 2s); // never adds to an earlier batch, never extends its deadline
+    lease.grant(10, t0 + 1s, t0);
+    lease.grant(3, t0 + 2s, t0); // never adds to an earlier batch, never extends its deadline
     EXPECT_EQ(lease.tokens(t0), 2);
     EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 1500ms)));
     EXPECT_TRUE(admits(lease.decide(v, guard_use::invocation, t0 + 1500ms)));
@@ -93,6 +93,26 @@ TEST(rotation_order, starts_at_the_turn_and_puts_ejected_endpoints_last) {
     EXPECT_EQ(rotation_order({true, false, true}, turn), (std::vector<std::size_t>{0, 2, 1}));
     EXPECT_EQ(rotation_order({true, false, true}, turn), (std::vector<std::size_t>{2, 0, 1}));
     EXPECT_EQ(rotation_order({false, false}, turn), (std::vector<std::size_t>{0, 1}));
+}
+
+TEST(slot_lease, the_next_ask_carries_the_rate_the_last_batch_was_spent_at) {
+    slot_lease lease;
+    EXPECT_EQ(lease.demand(t0).per_second, 0); // nothing measured: the first batch
+    EXPECT_EQ(lease.demand(t0).most, slot_demand::first);
+    lease.grant(64, t0 + 1s, t0);
+    for (int i = 0; i < 63; ++i)
+        ASSERT_TRUE(lease.take(t0 + 10ms));
+    auto d = lease.demand(t0 + 32ms); // 64 spent in 32 ms
+    EXPECT_EQ(d.per_second, 2000);
+    EXPECT_EQ(d.most, 64 * slot_demand::growth);
+}
+
+TEST(slot_lease, a_batch_that_ran_out_of_time_is_measured_over_the_time_it_was_spendable) {
+    slot_lease lease;
+    lease.grant(10, t0 + 500ms, t0);
+    ASSERT_TRUE(lease.take(t0 + 100ms)); // two spent, the asking call's own included
+    EXPECT_EQ(lease.demand(t0 + 10s).per_second, 4);
+    EXPECT_EQ(lease.demand(t0 + 10s).most, slot_demand::first); // a batch never shrinks below it
 }
 
 } // namespace gate

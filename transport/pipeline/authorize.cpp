@@ -3,7 +3,9 @@
 // prompts/get, resources/read, resources/subscribe, and completion/complete behind the prompt
 // or resource it completes) is decided by the snapshot's compiled policy for the caller:
 // denied is -32042 with outcome `denied`; the decision and the granting rule go to audit.
-// Lists are filtered by the same policy where they are cut (actors/federation).
+// Lists are filtered by the same policy where they are cut (actors/federation). Decisions are
+// remembered per invocation for the snapshot's policy (actors/policy_memo).
+#include "actors/policy_memo.hpp"
 #include "protocol/gateway_error.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/pipeline/gateway_stages.hpp"
@@ -66,8 +68,8 @@ public:
         if (!g)
             co_return verdict::proceed;
         const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
-        auto d = policy->decide(ctx.caller ? &*ctx.caller : nullptr, server, g->methods(), g->name,
-                                ctx.name.value_or(""));
+        auto d = memo_.decide(policy, ctx.caller ? &*ctx.caller : nullptr, server, g->methods(),
+                              g->name, ctx.name.value_or(""));
         ctx.decision = d.allowed ? "allow" : "deny";
         ctx.rule_id = d.rule_id;
         if (d.allowed)
@@ -82,6 +84,9 @@ public:
             protocol::make_gateway_error(protocol::gateway_error::policy_denied, ctx.id, why);
         co_return verdict::answered;
     }
+
+private:
+    policy_memo memo_;
 };
 
 } // namespace

@@ -21,22 +21,27 @@ namespace {
 using batch = sliding_window::batch;
 
 // One limit's admission: a slot of `lease`, or a batch asked of the limiter (one ask at a
-// time). nullopt: admitted; otherwise the refusing batch, with its wait.
+// time) for what the lease expects to spend (slot_demand). nullopt: admitted; otherwise the
+// refusing batch, with its wait.
 template <class Ask>
 boost::asio::awaitable<std::optional<batch>> admit(slot_lease& lease, ask_flight& flight, Ask ask) {
+    using clock = std::chrono::steady_clock;
     std::optional<batch> got;
     for (;;) {
-        if (lease.take(std::chrono::steady_clock::now()))
+        auto now = clock::now();
+        if (lease.take(now))
             co_return std::nullopt;
         // Requests arriving while the ask is out spend what it brings.
         if (co_await flight.run_or_wait(
-                [&]() -> boost::asio::awaitable<void> { got = co_await ask(); }))
+                [&, demand = lease.demand(now)]() mutable -> boost::asio::awaitable<void> {
+                    got = co_await ask(demand);
+                }))
             break;
     }
     if (!got)
         co_return std::nullopt; // the limiter did not answer: fail open
     if (got->taken > 0) {
-        lease.grant(got->taken, got->until);
+        lease.grant(got->taken, got->until, clock::now());
         co_return std::nullopt;
     }
     co_return got;
@@ -45,10 +50,11 @@ boost::asio::awaitable<std::optional<batch>> admit(slot_lease& lease, ask_flight
 // The batch of a shared window from the fleet's store, else (no store, or it did not answer)
 // from this instance's limiter.
 template <class Local>
-boost::asio::awaitable<std::optional<batch>> shared_or_local(gateway::impl& g, std::string scope,
-                                                             std::int64_t limit, Local local) {
+boost::asio::awaitable<std::optional<batch>>
+shared_or_local(gateway::impl& g, std::string scope, std::int64_t limit, const slot_demand& demand,
+                Local local) {
     if (g.fleet)
-        if (auto b = co_await g.fleet->take_window(scope, limit))
+        if (auto b = co_await g.fleet->take_window(scope, limit, demand))
             co_return b;
     co_return co_await local();
 }
@@ -67,10 +73,10 @@ public:
         auto principal_limit = limits ? limits->per_principal_per_minute : std::nullopt;
         if (global_limit) {
             auto per_minute = *global_limit;
-            auto refused = co_await admit(g_.global_slots, g_.global_flight, [&] {
-                return shared_or_local(g_, "global", per_minute, [&] {
+            auto refused = co_await admit(g_.global_slots, g_.global_flight, [&](auto& demand) {
+                return shared_or_local(g_, "global", per_minute, demand, [&] {
                     return ask<batch>(limiter, [&](reply_to<batch> r) {
-                        return limit_ask{per_minute, std::move(r)};
+                        return limit_ask{per_minute, demand, std::move(r)};
                     });
                 });
             });
@@ -87,10 +93,10 @@ public:
             if (limit) {
                 auto lease = g_.tenant_leases.of(*ctx.tenant);
                 auto per_minute = limit->requests_per_minute;
-                auto refused = co_await admit(lease->slots, lease->flight, [&] {
-                    return shared_or_local(g_, "tenant:" + *ctx.tenant, per_minute, [&] {
+                auto refused = co_await admit(lease->slots, lease->flight, [&](auto& demand) {
+                    return shared_or_local(g_, "tenant:" + *ctx.tenant, per_minute, demand, [&] {
                         return ask<batch>(limiter, [&](reply_to<batch> r) {
-                            return tenant_limit_ask{*ctx.tenant, per_minute, std::move(r)};
+                            return tenant_limit_ask{*ctx.tenant, per_minute, demand, std::move(r)};
                         });
                     });
                 });
@@ -105,10 +111,10 @@ public:
             auto key = principal_key(ctx.caller);
             auto per_minute = *principal_limit;
             auto lease = g_.principal_leases.of(key);
-            auto refused = co_await admit(lease->slots, lease->flight, [&] {
-                return shared_or_local(g_, "principal:" + key, per_minute, [&] {
+            auto refused = co_await admit(lease->slots, lease->flight, [&](auto& demand) {
+                return shared_or_local(g_, "principal:" + key, per_minute, demand, [&] {
                     return ask<batch>(limiter, [&](reply_to<batch> r) {
-                        return principal_limit_ask{key, per_minute, std::move(r)};
+                        return principal_limit_ask{key, per_minute, demand, std::move(r)};
                     });
                 });
             });

