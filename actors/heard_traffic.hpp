@@ -20,7 +20,7 @@ struct heard_request {
     std::chrono::system_clock::time_point at;
     std::string session; // its Mcp-Session-Id (hashed before it is written); empty: none
     std::string version; // its MCP-Protocol-Version header; empty: none
-    std::optional<principal> caller;
+    caller_ref caller;
     std::string body;
     std::string outcome;
     std::optional<std::string> upstream;

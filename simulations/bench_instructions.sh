@@ -55,5 +55,6 @@ for bin in "$@"; do
       awk '/^-+$/ {n++} n >= 3 && /\(/ && !/below main|libc_start|run_gate|run_io|io_context::run|start_thread|clone|_M_run|^ *$/' |
       head -n 25 | cut -c1-160
   fi
+  [ -n "${GATE_BENCH_KEEP:-}" ] && cp "$dump" "$GATE_BENCH_KEEP"
   rm -f "$work"/cg.out*
 done

@@ -86,8 +86,7 @@ struct gateway::impl final : http_handler {
                                                  const std::string& protocol_version,
                                                  const boost::json::object& capabilities,
                                                  const std::string& owner);
-    boost::asio::awaitable<bool> known_session(const std::string& id,
-                                               const std::optional<principal>& caller);
+    boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller);
     void end_fleet_session(const std::string& id);
     // The fleet's shared list cache (per upstream, kind and client profile): lists another
     // instance fetched fill a plan before any upstream is admitted; a fetched list is shared;
@@ -115,10 +114,9 @@ struct gateway::impl final : http_handler {
     mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_context& rec);
     // GET and DELETE of a session opened by `owner` (principal_key; another's is unknown).
     boost::asio::awaitable<std::optional<http_reply>>
-    mcp_get(boost::beast::tcp_stream& stream, const http_request& req,
-            const std::optional<principal>& caller);
+    mcp_get(boost::beast::tcp_stream& stream, const http_request& req, const caller_ref& caller);
     boost::asio::awaitable<http_reply> mcp_delete(const http_request& req,
-                                                  const std::optional<principal>& caller);
+                                                  const caller_ref& caller);
     // A request on the MCP endpoint: its context, with what stage 2 checks.
     request_context mcp_context(const http_request& req, time_point start) const;
     // RFC 9728 resource metadata (with auth.mode "required").

@@ -156,7 +156,7 @@ json::object federation_snapshot(const federation_facts& f) {
         tracing["serviceName"] = doc.tracing->service_name;
         tracing["sampleRatio"] = doc.tracing->sample_ratio;
     }
-    json::object viewer{{"authenticated", f.viewer.has_value()}};
+    json::object viewer{{"authenticated", f.viewer != nullptr}};
     if (f.viewer) {
         viewer["principal"] = f.viewer->subject;
         viewer["issuer"] = f.viewer->issuer;

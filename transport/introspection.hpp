@@ -22,7 +22,7 @@ struct federation_facts {
     const boost::json::object& health; // the /health report of this snapshot's upstreams
     const discovery_status* discovery = nullptr;
     bool shared_store = false, shared_store_up = false;
-    const std::optional<principal>& viewer;
+    const caller_ref& viewer;
     const std::optional<std::string>& tenant; // the viewer's, when one resolves
 };
 

@@ -212,7 +212,7 @@ bool gateway::impl::admit_server_request(const federation_view& view, std::size_
     denied.method = std::string(method);
     denied.upstream = server;
     if (who)
-        denied.caller = *who;
+        denied.caller = std::make_shared<const principal>(*who);
     denied.outcome = row.audit_outcome;
     denied.decision = "deny";
     denied.error = std::move(why);

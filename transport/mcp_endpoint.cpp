@@ -458,7 +458,7 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
     auto caller = cursor_owner_key(rec);
     std::shared_ptr<const principal> who;
     if (rec.caller && plan.snap->policy)
-        who = std::make_shared<const principal>(*rec.caller);
+        who = rec.caller;
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {
         return complete_list{plan.snap, kind,         plan.profile,   std::move(fetched), cursor,
@@ -530,9 +530,9 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
     co_return std::move(std::get<route>(r->outcome));
 }
 
-asio::awaitable<std::optional<http_reply>>
-gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req,
-                       const std::optional<principal>& caller) {
+asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,
+                                                                  const http_request& req,
+                                                                  const caller_ref& caller) {
     auto session = header_value(req, "Mcp-Session-Id");
     http::status status = http::status::ok;
     std::string error;
@@ -609,7 +609,7 @@ gateway::impl::mcp_get(beast::tcp_stream& stream, const http_request& req,
 }
 
 asio::awaitable<http_reply> gateway::impl::mcp_delete(const http_request& req,
-                                                      const std::optional<principal>& caller) {
+                                                      const caller_ref& caller) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())
         co_return http_reply::json(http::status::bad_request,

@@ -56,7 +56,7 @@ asio::awaitable<void> gateway::impl::publish_session(const std::string& id,
 }
 
 asio::awaitable<bool> gateway::impl::known_session(const std::string& id,
-                                                   const std::optional<principal>& caller) {
+                                                   const caller_ref& caller) {
     auto owner = principal_key(caller);
     if (sessions.owned_by(id, owner))
         co_return true;

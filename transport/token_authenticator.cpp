@@ -85,7 +85,7 @@ std::uint64_t token_authenticator::key_set_fetches() const {
     return n;
 }
 
-asio::awaitable<std::variant<principal, auth_refusal>>
+asio::awaitable<std::variant<caller_ref, auth_refusal>>
 token_authenticator::authenticate(std::optional<std::string_view> authorization, bool query_token) {
     if (query_token)
         co_return auth_refusal{"invalid_request",
@@ -100,7 +100,7 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
     // A token verified moments ago is the same token now: its signature is not checked again
     // (an ES256 verification costs more than the rest of the call), only its expiry.
     auto now = unix_now();
-    if (auto hit = verified_.find(std::string(*token)); hit != verified_.end()) {
+    if (auto hit = verified_.find(*token); hit != verified_.end()) {
         if (now < hit->second.valid_until)
             co_return hit->second.who;
         verified_.erase(hit);
@@ -140,11 +140,11 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
     if (auto* why = std::get_if<std::string>(&checked))
         co_return invalid(std::move(*why));
     auto& v = std::get<jose::verified_token>(checked);
-    principal who{std::move(v.subject), std::move(v.issuer), std::move(v.groups),
-                  std::move(v.claims)};
+    auto who = std::make_shared<const principal>(principal{
+        std::move(v.subject), std::move(v.issuer), std::move(v.groups), std::move(v.claims)});
     // Kept until it expires (as the lifetime check counts it) or for verified_ttl, whichever
     // comes first, so a key the issuer withdraws stops a token within that bound too.
-    auto exp = jose::numeric_date(who.claims, "exp").value_or(0);
+    auto exp = jose::numeric_date(who->claims, "exp").value_or(0);
     auto until = std::min<std::int64_t>(static_cast<std::int64_t>(exp) + jose::clock_leeway_seconds,
                                         now + verified_ttl_seconds);
     if (verified_.size() >= max_verified)

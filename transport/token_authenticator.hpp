@@ -43,7 +43,7 @@ public:
 
     // `authorization`: the Authorization header, if sent; `query_token`: whether the request
     // target carried an access_token parameter (never accepted: MCP forbids tokens in URIs).
-    boost::asio::awaitable<std::variant<principal, auth_refusal>>
+    boost::asio::awaitable<std::variant<caller_ref, auth_refusal>>
     authenticate(std::optional<std::string_view> authorization, bool query_token);
 
     // Key-set fetches so far, over every issuer (the flood tests count them).
@@ -63,10 +63,17 @@ private:
     static constexpr std::int64_t verified_ttl_seconds = 60;
     static constexpr std::size_t max_verified = 10'000;
     struct verified {
-        principal who;
+        caller_ref who;
         std::int64_t valid_until = 0; // seconds since the epoch
     };
-    std::unordered_map<std::string, verified> verified_;
+    // Looked up by the token as it arrived, without a copy.
+    struct token_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    std::unordered_map<std::string, verified, token_hash, std::equal_to<>> verified_;
 };
 
 // The URL of the resource metadata for `resource` (RFC 9728 section 3.1: the well-known path

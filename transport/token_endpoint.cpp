@@ -159,7 +159,8 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
     if (auto* why = std::get_if<std::string>(&checked))
         co_return refuse(http::status::bad_request, "invalid_grant", *why);
     auto& a = std::get<jose::verified_assertion>(checked);
-    rec.caller = principal{a.subject, ema_.idp_issuer, {}, a.claims};
+    rec.caller =
+        std::make_shared<const principal>(principal{a.subject, ema_.idp_issuer, {}, a.claims});
     if (form.client_id && !a.client_id.empty() && *form.client_id != a.client_id)
         co_return refuse(http::status::bad_request, "invalid_grant",
                          "the assertion was issued to another client");

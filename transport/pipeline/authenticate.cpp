@@ -33,7 +33,7 @@ public:
         if (!g_.authenticator)
             co_return verdict::proceed;
         auto result = co_await g_.authenticator->authenticate(ctx.authorization, ctx.query_token);
-        if (auto* who = std::get_if<principal>(&result)) {
+        if (auto* who = std::get_if<caller_ref>(&result)) {
             ctx.caller = std::move(*who);
             co_return place_in_tenant(ctx);
         }

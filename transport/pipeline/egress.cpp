@@ -59,7 +59,7 @@ private:
         boost::json::object capabilities;
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
-        auto who = ctx.caller ? std::make_shared<const principal>(*ctx.caller) : nullptr;
+        auto who = ctx.caller;
         auto session = g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
                                         capabilities, principal_key(ctx.caller), std::move(who));
         if (session) {

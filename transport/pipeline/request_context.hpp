@@ -27,7 +27,7 @@ namespace gate::transport {
 using gate::principal; // actors/principal.hpp: authentication fills it
 
 // The key a principal's sessions are bound to (issuer and subject); empty for anonymous.
-inline std::string principal_key(const std::optional<principal>& p) {
+inline std::string principal_key(const caller_ref& p) {
     return p ? p->issuer + '\n' + p->subject : std::string();
 }
 
@@ -49,7 +49,7 @@ struct federation_view {
 // until authentication and tenants are enforced.
 struct request_context {
     std::shared_ptr<const federation_view> view; // the snapshot it loaded, and its clients
-    std::optional<principal> caller;             // empty: anonymous
+    caller_ref caller;                           // null: anonymous
     std::optional<std::string> tenant;
     std::optional<std::size_t> tenant_index; // its place in view->snap->tenants (stage 2)
     std::chrono::steady_clock::time_point start;
