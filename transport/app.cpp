@@ -101,8 +101,14 @@ int run_gate(const std::vector<std::string>& args) {
     auto port = host->port();
     // Reload: SIGHUP, or with --watch a change of the file's modification time (polled every
     // 2 s). A document that fails validation or changes a construction-wired section is
-    // refused and the running configuration keeps serving.
+    // refused and the running configuration keeps serving. `seen` is the file's modification
+    // time when it was last read: a reload by SIGHUP notes it too, or --watch would apply the
+    // same write a second time at its next poll.
+    std::optional<std::filesystem::file_time_type> seen;
     auto reload = [&, source](const char* why) {
+        std::error_code fec;
+        if (auto mtime = std::filesystem::last_write_time(source, fec); opt.watch && !fec)
+            seen = mtime;
         auto next = config::load(source);
         if (!next.errors.empty()) {
             for (const auto& e : next.errors)
@@ -123,13 +129,12 @@ int run_gate(const std::vector<std::string>& args) {
     };
     wait_hup();
     boost::asio::steady_timer watch_timer(io);
-    std::optional<std::filesystem::file_time_type> seen;
     std::function<void()> watch = [&] {
         std::error_code fec;
         auto mtime = std::filesystem::last_write_time(source, fec);
         if (!fec && seen && mtime != *seen)
-            reload("--watch");
-        if (!fec)
+            reload("--watch"); // notes the time it read
+        else if (!fec)
             seen = mtime;
         watch_timer.expires_after(std::chrono::seconds(2));
         watch_timer.async_wait([&](const boost::system::error_code& ec) {
