@@ -4,7 +4,8 @@
 # 8 sessions of simulations/load_driver calling simulations/fast_upstream through gate in
 # passthrough mode. Counts do not depend on the machine's speed or on its neighbours, so two
 # builds compare exactly where timed runs on this VM spread by 10%. Each binary given is run in
-# turn (default: build/gate); the counting starts once gate listens and stops before it exits.
+# turn (default: build/gate); the counting starts once gate has answered a first call and
+# stops before it exits.
 # Needs valgrind (Debian's valgrind; debug info is stripped from a copy first: valgrind 3.19
 # cannot read clang-16's DWARF 5).
 #
@@ -13,6 +14,7 @@
 #   GATE_BENCH_SECONDS=N ...   load for N seconds (default 5; fixed costs per second weigh less)
 #   GATE_BENCH_MODE=guards|auth|policy ...   gate configured as simulations/bench_modes.sh
 #                              says (default open; auth and policy need setup-node.sh)
+#   GATE_BENCH_KEEP=FILE ...   keep the callgrind dump (for callgrind_annotate --inclusive=yes)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
