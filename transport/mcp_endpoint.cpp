@@ -142,14 +142,14 @@ void settle_outcome(request_context& rec, const json::object& response) {
 
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, request_context& rec) {
-    auto ctype = header_value(req, "Content-Type");
-    if (!std::string_view(ctype).starts_with("application/json")) {
+    // Header values are read in place (views into `req`, which outlives this call).
+    if (!header(req, "Content-Type").value_or("").starts_with("application/json")) {
         reject_http("unsupported_media_type", protocol::outcome::error,
                     "Content-Type must be application/json", rec.start);
         co_return http_reply::json(http::status::unsupported_media_type,
                                    R"({"error":"Content-Type must be application/json"})");
     }
-    if (!accepts(header_value(req, "Accept"), "application/json")) {
+    if (!accepts(header(req, "Accept").value_or(""), "application/json")) {
         reject_http("not_acceptable", protocol::outcome::error,
                     "Accept must allow application/json", rec.start);
         co_return http_reply::json(
@@ -184,7 +184,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     if (is_request && co_await stages.run(rec, stage::global_limit, stage::global_limit) ==
                           pipeline::verdict::answered)
         co_return answer_of(rec);
-    start_trace(rec, header_value(req, "traceparent"), rec.view->snap->doc->tracing);
+    start_trace(rec, header(req, "traceparent").value_or(""), rec.view->snap->doc->tracing);
     if (is_modern_request(req, msg))
         co_return co_await mcp_stateless(req, stream, std::move(msg), rec);
     auto session = header_value(req, "Mcp-Session-Id");

@@ -255,6 +255,24 @@ describe('federation: two upstreams, namespaces a and b', { timeout: 300_000 }, 
       assert.equal(r.json?.error?.code, -32700, r.text);
     });
 
+    test('a body that is not JSON by its Content-Type: 415; an Accept without JSON: 406', { timeout: 10_000 }, async () => {
+      for (const type of ['text/plain', '']) {
+        const r = await post(gate.url, rpc('ping'), { ...s.headers, 'content-type': type });
+        assert.equal(r.status, 415, `${type || '(none)'} -> ${r.status} ${r.text}`);
+        assert.match(r.text, /Content-Type must be application\/json/);
+      }
+      const html = await post(gate.url, rpc('ping'), { ...s.headers, accept: 'text/html' });
+      assert.equal(html.status, 406, html.text);
+      assert.match(html.text, /Accept must include application\/json/);
+      // Header names are matched whatever their case, and */* accepts everything.
+      const r = await rawRequest(gate.url, {
+        headers: { 'CONTENT-TYPE': 'application/json', ACCEPT: '*/*', 'MCP-SESSION-ID': s.headers['mcp-session-id'], host: `127.0.0.1:${gate.port}` },
+        body: JSON.stringify(rpc('ping')),
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json?.result, {}, r.text);
+    });
+
     test('invalid JSON-RPC: HTTP 400, JSON-RPC -32600', { timeout: 10_000 }, async () => {
       for (const body of [
         { id: 1, method: 'ping' }, // no jsonrpc
