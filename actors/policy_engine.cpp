@@ -61,7 +61,7 @@ void policy_engine::append_principal_key(std::string& key, const principal* call
     if (reads_issuers_)
         append_key_part(key, caller->issuer);
     if (reads_groups_) {
-        key += std::to_string(caller->groups.size());
+        append_key_part(key, std::to_string(caller->groups.size()));
         for (const auto& g : caller->groups)
             append_key_part(key, g);
     }

@@ -103,6 +103,23 @@ TEST(PolicyMemo, KeyPartsNeverRunTogether) {
     EXPECT_FALSE(memo.decide(engine, nullptr, "s", call, "a", "bc").allowed);
 }
 
+TEST(PolicyMemo, GroupListsNeverRunTogether) {
+    // One group of 122 characters and eleven groups that spell the same characters: their
+    // count is a part of its own, so neither is taken for the other.
+    std::string tail;
+    for (int i = 0; i < 10; ++i)
+        tail += "8:yyyyyyyy";
+    std::vector<std::string> eleven{std::string(22, 'x')};
+    for (int i = 0; i < 10; ++i)
+        eleven.push_back("yyyyyyyy");
+    auto engine = engine_of({{"xs", in_group(std::string(22, 'x')), {{"s", {}, {}}}}});
+    policy_memo memo;
+    auto many = member("bob", eleven);
+    auto one = member("bob", {std::string(22, 'x') + tail});
+    EXPECT_TRUE(memo.decide(engine, &many, "s", call, "x", "x").allowed);
+    EXPECT_FALSE(memo.decide(engine, &one, "s", call, "x", "x").allowed);
+}
+
 TEST(PolicyMemo, ANewEngineForgetsTheOldDecisions) {
     auto before = engine_of({{"all", std::nullopt, {{"s", {}, {}}}}});
     auto after = engine_of({});
