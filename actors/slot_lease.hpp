@@ -42,7 +42,7 @@ public:
     slot_demand demand(time_point now) const {
         if (granted_ <= 0)
             return {};
-        auto spent = granted_ - std::max<std::int64_t>(tokens_, 0);
+        auto spent = granted_ - tokens_;
         auto elapsed = std::max<std::chrono::nanoseconds>(std::min(now, until_) - granted_at_,
                                                           std::chrono::milliseconds(1));
         auto per_second = static_cast<std::int64_t>(static_cast<double>(spent) * 1e9 /

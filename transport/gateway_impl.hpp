@@ -222,7 +222,7 @@ struct gateway::impl final : http_handler {
     // denied one is audited and, with `bridge`, answered -32042 to the upstream on that
     // session; false then. Without a policy, and for ping, true.
     bool admit_server_request(const federation_view& view, std::size_t upstream,
-                              const principal* who, const boost::json::object& request,
+                              const caller_ref& who, const boost::json::object& request,
                               const std::optional<std::string>& bridge);
     // The capability profile lists are asked and cached for (protocol/client_profile.hpp).
     protocol::client_profile profile_of(request_context& rec);

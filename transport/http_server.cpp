@@ -48,10 +48,6 @@ std::string serialize_reply(const http_reply& reply, std::string_view server, un
     return wire;
 }
 
-} // namespace
-
-namespace {
-
 // The first field named `name`, case-insensitively, as the fields' own find answers. A scan of
 // the few fields a request carries, by length first, costs a third of that find (a tree search
 // comparing whole names case-insensitively at every node), and a request is asked for about

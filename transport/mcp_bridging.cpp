@@ -178,13 +178,13 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
         return;
     }
     auto who = sessions.principal_of(bridge);
-    if (!admit_server_request(*view, position, who.get(), message, bridge))
+    if (!admit_server_request(*view, position, who, message, bridge))
         return;
     sessions.deliver(bridge, to_client(bridge, upstream, std::move(message)));
 }
 
 bool gateway::impl::admit_server_request(const federation_view& view, std::size_t upstream,
-                                         const principal* who, const json::object& request,
+                                         const caller_ref& who, const json::object& request,
                                          const std::optional<std::string>& bridge) {
     const auto& policy = view.snap->policy;
     auto method = method_of(request);
@@ -192,7 +192,7 @@ bool gateway::impl::admit_server_request(const federation_view& view, std::size_
     if (!policy || method.empty() || method == "ping" || (bridge && !id))
         return true; // notifications (progress, logs) are not requests
     const auto& server = view.snap->upstream(upstream).id;
-    auto d = policy->decide_server_request(who, server, method);
+    auto d = policy->decide_server_request(who.get(), server, method);
     if (d.allowed)
         return true;
     const auto& row = protocol::describe(protocol::gateway_error::policy_denied);
@@ -211,8 +211,7 @@ bool gateway::impl::admit_server_request(const federation_view& view, std::size_
     denied.start = std::chrono::steady_clock::now();
     denied.method = std::string(method);
     denied.upstream = server;
-    if (who)
-        denied.caller = std::make_shared<const principal>(*who);
+    denied.caller = who;
     denied.outcome = row.audit_outcome;
     denied.decision = "deny";
     denied.error = std::move(why);

@@ -313,15 +313,13 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
     if (!rec.server_message)
         return ctx;
     ctx.on_server_message = [this, &rec, upstream, bridge = ctx.bridge](json::object m) {
-        const auto* who = rec.caller ? &*rec.caller : nullptr;
-        if (admit_server_request(*rec.view, upstream, who, m, bridge))
+        if (admit_server_request(*rec.view, upstream, rec.caller, m, bridge))
             rec.server_message(upstream, std::move(m));
     };
     if (rec.push_to_client && !rec.modern)
         ctx.ask_client = [this, &rec, upstream](
                              json::object request) -> asio::awaitable<std::optional<json::object>> {
-            const auto* who = rec.caller ? &*rec.caller : nullptr;
-            if (!admit_server_request(*rec.view, upstream, who, request, std::nullopt))
+            if (!admit_server_request(*rec.view, upstream, rec.caller, request, std::nullopt))
                 co_return std::nullopt; // the call fails: its input was refused
             co_return co_await ask_client_input(rec, std::move(request));
         };
@@ -456,9 +454,7 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
         co_return protocol::make_gateway_error(protocol::gateway_error::invalid_cursor, id,
                                                "invalid cursor: not a string");
     auto caller = cursor_owner_key(rec);
-    std::shared_ptr<const principal> who;
-    if (rec.caller && plan.snap->policy)
-        who = rec.caller;
+    auto who = plan.snap->policy ? rec.caller : nullptr;
     using answer_t = std::variant<list_answer, route_error>;
     auto answer = co_await ask<answer_t>(actors()->router_for(kind), [&](reply_to<answer_t> r) {
         return complete_list{plan.snap, kind,         plan.profile,   std::move(fetched), cursor,

@@ -59,9 +59,8 @@ private:
         boost::json::object capabilities;
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
-        auto who = ctx.caller;
         auto session = g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
-                                        capabilities, principal_key(ctx.caller), std::move(who));
+                                        capabilities, principal_key(ctx.caller), ctx.caller);
         if (session) {
             // Any instance of a fleet continues it: its record is in the store before the
             // client hears the id.
