@@ -15,6 +15,7 @@
 #   GATE_BENCH_MODE=guards|auth|policy ...   gate configured as simulations/bench_modes.sh
 #                              says (default open; auth and policy need setup-node.sh)
 #   GATE_BENCH_KEEP=FILE ...   keep the callgrind dump (for callgrind_annotate --inclusive=yes)
+#   GATE_BENCH_PRELOAD=LIB ... run gate with LD_PRELOAD=LIB (another allocator, say)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
@@ -31,7 +32,7 @@ start_fast_upstream
 write_bench_config "$mode"
 for bin in "$@"; do
   strip --strip-debug -o "$work/gate.nodebug" "$bin"
-  valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
+  ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
     --config "$work/gate.json" --port 0 --log-level warn 2>"$work/valgrind.err" &
   gate_pid=$!
   port=""
@@ -55,7 +56,7 @@ for bin in "$@"; do
   if [ -n "${GATE_BENCH_PROFILE:-}" ]; then
     callgrind_annotate --threshold=100 --inclusive=no "$dump" 2>/dev/null |
       awk '/^-+$/ {n++} n >= 3 && /\(/ && !/below main|libc_start|run_gate|run_io|io_context::run|start_thread|clone|_M_run|^ *$/' |
-      head -n 25 | cut -c1-160
+      head -n 25 | cut -c1-160 || true # head closes the pipe early
   fi
   [ -n "${GATE_BENCH_KEEP:-}" ] && cp "$dump" "$GATE_BENCH_KEEP"
   rm -f "$work"/cg.out*

@@ -222,10 +222,9 @@ void gateway::stop() {
     });
 }
 
-asio::awaitable<std::optional<budget_ledger::exhausted>>
-gateway::impl::charge_budgets(const request_context& ctx, std::size_t upstream) {
+std::size_t gateway::impl::budget_accounts(const request_context& ctx, std::size_t upstream,
+                                           std::array<budget_ledger::account_ref, 3>& refs) const {
     const auto& snap = *ctx.view->snap;
-    std::array<budget_ledger::account_ref, 3> refs;
     std::size_t n = 0;
     if (const auto& b = snap.doc->server.budget)
         refs[n++] = {"server", &*b};
@@ -234,6 +233,26 @@ gateway::impl::charge_budgets(const request_context& ctx, std::size_t upstream) 
     if (ctx.tenant_index)
         if (const auto& b = snap.tenants->tenant(*ctx.tenant_index).budget)
             refs[n++] = {"tenant " + *ctx.tenant, &*b};
+    return n;
+}
+
+std::optional<gateway::impl::budget_charge>
+gateway::impl::charge_budgets_now(const request_context& ctx, std::size_t upstream) {
+    std::array<budget_ledger::account_ref, 3> refs;
+    auto n = budget_accounts(ctx, upstream, refs);
+    if (n == 0)
+        return budget_charge{};
+    auto accounts = std::span(refs.data(), n);
+    auto now = std::chrono::system_clock::now();
+    if (!budgets.unreserved(accounts, now).empty())
+        return std::nullopt;
+    return budget_charge{budgets.charge_reserved(accounts, now)};
+}
+
+asio::awaitable<std::optional<budget_ledger::exhausted>>
+gateway::impl::charge_budgets(const request_context& ctx, std::size_t upstream) {
+    std::array<budget_ledger::account_ref, 3> refs;
+    auto n = budget_accounts(ctx, upstream, refs);
     if (n == 0)
         co_return std::nullopt;
     auto accounts = std::span(refs.data(), n);
@@ -407,7 +426,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             // Stage 2 before the body is read as MCP: an unauthenticated caller learns
             // nothing of how its message would have been taken.
             auto rec = mcp_context(req, start);
-            if (co_await stages.run(rec, stage::authenticate, stage::authenticate) ==
+            auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
+            if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
                 pipeline::verdict::answered)
                 co_return answer_of(rec);
             co_return co_await mcp_post(req, stream, rec);
@@ -417,7 +437,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             // A context for the session's transport too: authentication applies to GET and
             // DELETE like to every POST, and a refusal leaves by the exit.
             auto rec = mcp_context(req, start);
-            if (co_await stages.run(rec, stage::authenticate, stage::authenticate) ==
+            auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
+            if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
                 pipeline::verdict::answered)
                 co_return answer_of(rec);
             stages.pass(rec);

@@ -87,6 +87,8 @@ struct gateway::impl final : http_handler {
                                                  const boost::json::object& capabilities,
                                                  const std::string& owner);
     boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller);
+    // The same where no fleet's store must be asked; nullopt where known_session must ask.
+    std::optional<bool> known_session_now(const std::string& id, const caller_ref& caller) const;
     void end_fleet_session(const std::string& id);
     // The fleet's shared list cache (per upstream, kind and client profile): lists another
     // instance fetched fill a plan before any upstream is admitted; a fetched list is shared;
@@ -150,6 +152,11 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::variant<route, boost::json::object>>
     route_named(const std::string& method, const boost::json::value& id, boost::json::object params,
                 request_context& rec);
+    // The same for a call routed by its name alone, decided here (params moved into the
+    // route); nullopt, params untouched, for one the resource router must resolve.
+    std::optional<std::variant<route, boost::json::object>>
+    route_by_name(const std::string& method, const boost::json::value& id,
+                  boost::json::object& params, request_context& rec);
     boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
                                                            const boost::json::object& params,
                                                            std::string& version,
@@ -211,6 +218,9 @@ struct gateway::impl final : http_handler {
     // A tools/call answer that carries a minted task pins it to `upstream` for the caller.
     boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
                                                  const boost::json::object& answer);
+    // The id of the task an answer mints (2025-11-25's `result.task.taskId`, or a 2026-07-28
+    // CreateTaskResult's `taskId`); null for any other answer.
+    static const boost::json::string* minted_task_id(const boost::json::object& answer);
     // The context of a call on the client's bridged session at one upstream. At an upstream
     // that takes the caller's own credential, the caller rides along, and a request with no
     // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
@@ -340,6 +350,15 @@ struct gateway::impl final : http_handler {
     // store when there is one that answers, else from the budget keeper actor.
     boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
     charge_budgets(const request_context& ctx, std::size_t upstream);
+    // The same, decided from what is reserved already; nullopt when an allowance must be
+    // reserved first (charge_budgets then). Nothing is charged then.
+    struct budget_charge {
+        std::optional<budget_ledger::exhausted> spent;
+    };
+    std::optional<budget_charge> charge_budgets_now(const request_context& ctx,
+                                                    std::size_t upstream);
+    std::size_t budget_accounts(const request_context& ctx, std::size_t upstream,
+                                std::array<budget_ledger::account_ref, 3>& refs) const;
     boost::asio::awaitable<std::optional<std::int64_t>>
     reserve_budget(const budget_ledger::account_ref& ref, wall_time now);
     // The -32044 answer for an exhausted budget, with its outcome and error on `ctx`.

@@ -37,7 +37,8 @@ gateway::impl::introspect(const http_request& req, std::string_view path, time_p
         if (req.method() != http::verb::get)
             co_return only_get();
         auto rec = mcp_context(req, start);
-        if (co_await stages.run(rec, stage::authenticate, stage::global_limit) ==
+        auto admitted = stages.run(rec, stage::authenticate, stage::global_limit);
+        if ((admitted.ready() ? admitted.value() : co_await admitted.take()) ==
             pipeline::verdict::answered)
             co_return answer_of(rec);
         stages.pass(rec);

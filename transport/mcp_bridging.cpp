@@ -246,7 +246,8 @@ asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, requ
     rec.method = msg.method;
     rec.id = msg.id;
     rec.params = msg.take_params();
-    co_await stages.run(rec, stage::route);
+    if (auto routed = stages.run(rec, stage::route); !routed.ready())
+        co_await routed.take();
     rec.server_message = nullptr;
     rec.push_to_client = nullptr;
     if (!rec.verbatim.empty())

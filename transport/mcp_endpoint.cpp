@@ -181,9 +181,12 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     bool is_request = msg.kind == protocol::message_kind::request;
     rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
     rec.id = msg.id;
-    if (is_request && co_await stages.run(rec, stage::global_limit, stage::global_limit) ==
-                          pipeline::verdict::answered)
-        co_return answer_of(rec);
+    if (is_request) {
+        auto limited = stages.run(rec, stage::global_limit, stage::global_limit);
+        if ((limited.ready() ? limited.value() : co_await limited.take()) ==
+            pipeline::verdict::answered)
+            co_return answer_of(rec);
+    }
     start_trace(rec, header(req, "traceparent").value_or(""), rec.view->snap->doc->tracing);
     if (is_modern_request(req, msg))
         co_return co_await mcp_stateless(req, stream, std::move(msg), rec);
@@ -203,7 +206,10 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         if (session.empty())
             co_return refuse(http::status::bad_request,
                              "Mcp-Session-Id header is required after initialize");
-        if (!co_await known_session(session, rec.caller) || !sessions.touch(session, clock::now()))
+        auto known = known_session_now(session, rec.caller);
+        if (!known)
+            known = co_await known_session(session, rec.caller);
+        if (!*known || !sessions.touch(session, clock::now()))
             co_return refuse(http::status::not_found,
                              "unknown or expired session: initialize a new one");
         auto header_version = header_value(req, "MCP-Protocol-Version");
@@ -231,7 +237,8 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     }
     // Stages 4-9.
     rec.params = msg.take_params();
-    co_await stages.run(rec, stage::route);
+    if (auto routed = stages.run(rec, stage::route); !routed.ready())
+        co_await routed.take();
     co_return answer_of(rec);
 }
 
@@ -486,15 +493,38 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
     co_return co_await complete_planned(kind, *plan, std::move(fetched), session, id, params, rec);
 }
 
+namespace {
+
+std::variant<route, json::object> settle_route(std::variant<route, route_error> outcome,
+                                               const json::value& id, request_context& rec) {
+    if (auto* err = std::get_if<route_error>(&outcome)) {
+        if (!err->name.empty())
+            rec.name = err->name;
+        return protocol::make_error(id, err->code, err->message);
+    }
+    return std::move(std::get<route>(outcome));
+}
+
+} // namespace
+
+std::optional<std::variant<route, json::object>>
+gateway::impl::route_by_name(const std::string& method, const json::value& id, json::object& params,
+                             request_context& rec) {
+    // Names resolve against the immutable snapshot on this thread; only resource ownership,
+    // which the router learns from lists, needs the actor.
+    auto named = resolve_by_name(*rec.view->snap, method, params);
+    if (!named)
+        return std::nullopt;
+    return settle_route(std::move(*named), id, rec);
+}
+
 asio::awaitable<std::variant<route, json::object>>
 gateway::impl::route_named(const std::string& method, const json::value& id, json::object params,
                            request_context& rec) {
+    if (auto by_name = route_by_name(method, id, params, rec))
+        co_return std::move(*by_name);
     std::optional<routed> r;
-    // Names resolve against the immutable snapshot on this thread; only resource ownership,
-    // which the router learns from lists, needs the actor.
-    if (auto named = resolve_by_name(*rec.view->snap, method, params))
-        r = routed{rec.view->snap, std::move(*named)};
-    for (int attempt = 0; !r || attempt > 0; ++attempt) {
+    for (int attempt = 0;; ++attempt) {
         r = co_await ask<routed>(actors()->resource_router(), [&](reply_to<routed> reply) {
             return resolve_call{rec.view->snap, method, params, std::move(reply)};
         });
@@ -518,12 +548,7 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
         co_await federated_list(protocol::list_kind::resource_templates, "", nullptr, {}, side);
         rec.upstream_calls += side.upstream_calls;
     }
-    if (auto* err = std::get_if<route_error>(&r->outcome)) {
-        if (!err->name.empty())
-            rec.name = err->name;
-        co_return protocol::make_error(id, err->code, err->message);
-    }
-    co_return std::move(std::get<route>(r->outcome));
+    co_return settle_route(std::move(r->outcome), id, rec);
 }
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,

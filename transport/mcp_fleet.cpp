@@ -55,13 +55,20 @@ asio::awaitable<void> gateway::impl::publish_session(const std::string& id,
     co_await fleet->put("session", id, json::serialize(record), session_record_life);
 }
 
+std::optional<bool> gateway::impl::known_session_now(const std::string& id,
+                                                     const caller_ref& caller) const {
+    if (sessions.owned_by(id, principal_key(caller)))
+        return true;
+    if (!fleet || sessions.contains(id))
+        return false; // held here by another principal: not disclosed
+    return std::nullopt;
+}
+
 asio::awaitable<bool> gateway::impl::known_session(const std::string& id,
                                                    const caller_ref& caller) {
+    if (auto known = known_session_now(id, caller))
+        co_return *known;
     auto owner = principal_key(caller);
-    if (sessions.owned_by(id, owner))
-        co_return true;
-    if (!fleet || sessions.contains(id))
-        co_return false; // held here by another principal: not disclosed
     auto record = co_await fleet->get("session", id);
     if (!record || !*record)
         co_return false;

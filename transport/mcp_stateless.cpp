@@ -148,7 +148,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         // Stages 4-9; egress marks the result and its cacheability for this revision.
         rec.id = msg.id;
         rec.params = msg.take_params();
-        co_await stages.run(rec, stage::route);
+        if (auto routed = stages.run(rec, stage::route); !routed.ready())
+            co_await routed.take();
         rec.verbatim.clear();
         co_return answer_of(rec);
     }

@@ -73,15 +73,11 @@ task_owner from_fleet_record(const std::string& record, std::uint64_t principal)
 
 } // namespace
 
-asio::awaitable<void> gateway::impl::pin_minted_task(const request_context& rec,
-                                                     std::size_t upstream,
-                                                     const json::object& answer) {
-    if (!actors()->tasks)
-        co_return;
+const json::string* gateway::impl::minted_task_id(const json::object& answer) {
     auto* result = answer.if_contains("result");
     auto* r = result ? result->if_object() : nullptr;
     if (!r)
-        co_return;
+        return nullptr;
     // 2025-11-25 nests the task (`result.task.taskId`); the 2026-07-28 tasks extension
     // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top).
     const json::value* task_id = nullptr;
@@ -89,9 +85,18 @@ asio::awaitable<void> gateway::impl::pin_minted_task(const request_context& rec,
         task_id = task->as_object().if_contains("taskId");
     else if (auto* type = r->if_contains("resultType"); type && *type == "task")
         task_id = r->if_contains("taskId");
-    if (!task_id || !task_id->is_string())
+    return task_id ? task_id->if_string() : nullptr;
+}
+
+asio::awaitable<void> gateway::impl::pin_minted_task(const request_context& rec,
+                                                     std::size_t upstream,
+                                                     const json::object& answer) {
+    if (!actors()->tasks)
         co_return;
-    std::string id(task_id->get_string());
+    const auto* task_id = minted_task_id(answer);
+    if (!task_id)
+        co_return;
+    std::string id(*task_id);
     const auto& owner = rec.view->clients[upstream]->config().id;
     caf::anon_send(actors()->tasks, task_pin{id, task_owner_key(rec), owner});
     // The fleet's record is written before the client hears of the task, so its next call

@@ -85,26 +85,35 @@ std::uint64_t token_authenticator::key_set_fetches() const {
     return n;
 }
 
-asio::awaitable<std::variant<caller_ref, auth_refusal>>
-token_authenticator::authenticate(std::optional<std::string_view> authorization, bool query_token) {
+std::optional<std::variant<caller_ref, auth_refusal>>
+token_authenticator::authenticate_now(std::optional<std::string_view> authorization,
+                                      bool query_token) {
     if (query_token)
-        co_return auth_refusal{"invalid_request",
-                               "access tokens are not accepted in the query string; send "
-                               "Authorization: Bearer <token>"};
+        return auth_refusal{"invalid_request",
+                            "access tokens are not accepted in the query string; send "
+                            "Authorization: Bearer <token>"};
     if (!authorization)
-        co_return auth_refusal{"", "this endpoint needs a Bearer token (Authorization header)"};
+        return auth_refusal{"", "this endpoint needs a Bearer token (Authorization header)"};
     auto token = bearer_of(*authorization);
     if (!token)
-        co_return auth_refusal{"invalid_request",
-                               "the Authorization header is not \"Bearer <token>\""};
+        return auth_refusal{"invalid_request",
+                            "the Authorization header is not \"Bearer <token>\""};
     // A token verified moments ago is the same token now: its signature is not checked again
     // (an ES256 verification costs more than the rest of the call), only its expiry.
-    auto now = unix_now();
     if (auto hit = verified_.find(*token); hit != verified_.end()) {
-        if (now < hit->second.valid_until)
-            co_return hit->second.who;
+        if (unix_now() < hit->second.valid_until)
+            return hit->second.who;
         verified_.erase(hit);
     }
+    return std::nullopt;
+}
+
+asio::awaitable<std::variant<caller_ref, auth_refusal>>
+token_authenticator::authenticate(std::optional<std::string_view> authorization, bool query_token) {
+    if (auto decided = authenticate_now(authorization, query_token))
+        co_return std::move(*decided);
+    auto token = bearer_of(*authorization); // a header authenticate_now did not refuse
+    auto now = unix_now();
     auto parsed = jose::parse_compact(*token);
     if (auto* why = std::get_if<std::string>(&parsed))
         co_return invalid(std::move(*why));

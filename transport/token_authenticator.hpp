@@ -45,6 +45,10 @@ public:
     // target carried an access_token parameter (never accepted: MCP forbids tokens in URIs).
     boost::asio::awaitable<std::variant<caller_ref, auth_refusal>>
     authenticate(std::optional<std::string_view> authorization, bool query_token);
+    // The same answer where it needs no verification (a token verified moments ago, or a
+    // request refused on its header alone); nullopt where authenticate must verify.
+    std::optional<std::variant<caller_ref, auth_refusal>>
+    authenticate_now(std::optional<std::string_view> authorization, bool query_token);
 
     // Key-set fetches so far, over every issuer (the flood tests count them).
     std::uint64_t key_set_fetches() const;

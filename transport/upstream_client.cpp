@@ -82,24 +82,33 @@ upstream_client::guard_ticket::~guard_ticket() {
         caf::anon_send(granter_, guard_abandon{});
 }
 
-asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failure* f) {
-    auto* c = std::exchange(c_, nullptr);
-    if (!c)
-        co_return;
+bool upstream_client::guard_ticket::settle_now(const upstream_failure* f) {
+    if (!c_)
+        return true;
     auto actor = board_->actor();
-    if (!actor)
-        co_return; // between a crash and its respawn: the fresh actor starts closed anyway
-    if (probe() && actor != granter_)
-        co_return; // the probe of an actor that is gone decides nothing for its successor
     bool success = !f || f->answer || !f->upstream_at_fault;
-    if (success && !probe()) {
-        // A success changes nothing unless failures were counted (or are being counted): the
-        // hot path sends no message.
-        if (board_->view()->failures > 0 || c->failures_out_ > 0)
-            caf::anon_send(actor, guard_success{false, {}});
-        c->share_success();
+    // No actor: between a crash and its respawn, and the fresh actor starts closed anyway.
+    // The probe of an actor that is gone decides nothing for its successor.
+    bool nobody = !actor || (probe() && actor != granter_);
+    if (!nobody && !(success && !probe()))
+        return false;
+    auto* c = std::exchange(c_, nullptr);
+    if (nobody)
+        return true;
+    // A success changes nothing unless failures were counted (or are being counted): the
+    // hot path sends no message.
+    if (board_->view()->failures > 0 || c->failures_out_ > 0)
+        caf::anon_send(actor, guard_success{false, {}});
+    c->share_success();
+    return true;
+}
+
+asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failure* f) {
+    if (settle_now(f))
         co_return;
-    }
+    auto* c = std::exchange(c_, nullptr);
+    auto actor = board_->actor();
+    bool success = !f || f->answer || !f->upstream_at_fault;
     if (success) {
         co_await ask<bool>(actor, [](reply_to<bool> counted) {
             return guard_success{true, std::move(counted)};
@@ -171,6 +180,16 @@ upstream_client::~upstream_client() = default;
 std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) const {
     auto budget = std::chrono::milliseconds(cfg_.timeouts.request_ms);
     return ctx.timeout && *ctx.timeout < budget ? *ctx.timeout : budget;
+}
+
+std::optional<std::variant<upstream_client::guard_ticket, upstream_failure>>
+upstream_client::admit_now(guard_use use) {
+    auto decision = lease_.decide(*board_->view(), use, clock::now());
+    if (std::holds_alternative<guard_lease::admit_here>(decision))
+        return guard_ticket(*this);
+    if (auto* r = std::get_if<upstream_guard::refused>(&decision))
+        return refusal(*r);
+    return std::nullopt;
 }
 
 asio::awaitable<std::variant<upstream_client::guard_ticket, upstream_failure>>
@@ -445,10 +464,12 @@ asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
 upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
                           const call_context& ctx, clock::time_point deadline,
                           const upstream_session* origin) {
-    auto cred = co_await credential(origin);
-    if (auto* f = std::get_if<upstream_failure>(&cred))
+    auto cred = credential_now(origin);
+    if (!cred)
+        cred = co_await credential(origin);
+    if (auto* f = std::get_if<upstream_failure>(&*cred))
         co_return std::move(*f);
-    auto wire = post_wire(ep, msg, session, ctx, std::get<std::string>(cred));
+    auto wire = post_wire(ep, msg, session, ctx, std::get<std::string>(*cred));
 
     // Only a request waits for an answer; a notification or a response gets 202.
     const json::value* want_id = msg.contains("method") ? msg.if_contains("id") : nullptr;
@@ -752,7 +773,8 @@ asio::awaitable<upstream_reply> upstream_client::request(std::string_view method
     auto reply = co_await send_request(method, std::move(params), ctx);
     if (heard)
         overheard(ctx, at, method, std::move(*heard), reply);
-    co_await admitted.settle(std::get_if<upstream_failure>(&reply));
+    if (const auto* f = std::get_if<upstream_failure>(&reply); !admitted.settle_now(f))
+        co_await admitted.settle(f);
     co_return reply;
 }
 
@@ -1036,15 +1058,23 @@ void upstream_client::dispatch(const upstream_session& origin, json::object mess
         on_session_message_(origin.bridge, std::move(message));
 }
 
-asio::awaitable<std::variant<std::string, upstream_failure>>
-upstream_client::credential(const upstream_session* origin) {
+std::optional<std::variant<std::string, upstream_failure>>
+upstream_client::credential_now(const upstream_session* origin) const {
     const auto* caller = per_caller_ && origin ? origin->caller.get() : nullptr;
     if (per_caller_ && !caller)
-        co_return std::string(); // gate's own traffic: the upstream answers 401, not at fault
-    if (caller && !credential_)  // passthrough: the caller's token as it came
-        co_return "Authorization: Bearer " + caller->token;
+        return std::string();   // gate's own traffic: the upstream answers 401, not at fault
+    if (caller && !credential_) // passthrough: the caller's token as it came
+        return "Authorization: Bearer " + caller->token;
     if (!credential_)
-        co_return std::string();
+        return std::string();
+    return std::nullopt;
+}
+
+asio::awaitable<std::variant<std::string, upstream_failure>>
+upstream_client::credential(const upstream_session* origin) {
+    if (auto known = credential_now(origin))
+        co_return std::move(*known);
+    const auto* caller = per_caller_ && origin ? origin->caller.get() : nullptr;
     auto line =
         caller ? co_await credential_->header_line(*caller) : co_await credential_->header_line();
     if (auto* failed = std::get_if<credential_failure>(&line)) {

@@ -141,6 +141,9 @@ public:
         // probe's outcome either way, is counted by the upstream actor before this returns,
         // so the next admission sees the circuit it changed.
         boost::asio::awaitable<void> settle(const upstream_failure* f);
+        // The same where no message must be waited for (a success outside the half-open
+        // probe, nearly always): true when settled, false when settle must be awaited.
+        bool settle_now(const upstream_failure* f);
 
     private:
         bool probe() const { return static_cast<bool>(granter_); }
@@ -154,6 +157,9 @@ public:
     // Decided from the published view without a message to the actor, except for the
     // half-open probe and a new batch of rate-limit slots.
     boost::asio::awaitable<std::variant<guard_ticket, upstream_failure>> admit(guard_use use);
+    // The same where the lease decides without the actor (nearly always); nullopt where
+    // admit must ask (a new batch, the half-open probe).
+    std::optional<std::variant<guard_ticket, upstream_failure>> admit_now(guard_use use);
     // Sends one request on the root session, or on ctx.bridge's bridged session (created on
     // first use). The reply carries the gateway's upstream-side id; the caller puts its own
     // client's id back. Admitted here, or by the caller that passes its ticket.
@@ -324,6 +330,9 @@ private:
     // session's caller; gate's own traffic (probes, the root session) has none.
     boost::asio::awaitable<std::variant<std::string, upstream_failure>>
     credential(const upstream_session* origin);
+    // The same where no token endpoint is asked; nullopt where credential must be awaited.
+    std::optional<std::variant<std::string, upstream_failure>>
+    credential_now(const upstream_session* origin) const;
     bool per_caller_ = false; // passthrough or token-exchange
 
     // gate's own subscriptions/listen at a 2026-07-28 upstream (upstream_subscriptions.cpp):

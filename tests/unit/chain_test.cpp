@@ -5,7 +5,12 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <functional>
 #include <gtest/gtest.h>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -18,26 +23,42 @@ struct journal {
     protocol::outcome exit_outcome = protocol::outcome::ok;
 };
 
+// A stage that decides at once, or (`waits`) one that returns a coroutine which suspends
+// before it decides.
 class fake_stage final : public stage {
 public:
     enum class act { proceed, answer, fail };
-    fake_stage(transport::stage id, journal& j, act a = act::proceed) : id_(id), j_(j), a_(a) {}
+    fake_stage(transport::stage id, journal& j, act a = act::proceed, bool waits = false)
+        : id_(id), j_(j), a_(a), waits_(waits) {}
     transport::stage id() const override { return id_; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
+        if (waits_)
+            return later(ctx);
+        return decide(ctx);
+    }
+
+private:
+    verdict decide(request_context& ctx) {
         j_.ran.push_back(id_);
         if (a_ == act::fail)
             throw std::runtime_error("stage failed");
         if (a_ == act::answer) {
             ctx.outcome = protocol::outcome::denied;
-            co_return verdict::answered;
+            return verdict::answered;
         }
-        co_return verdict::proceed;
+        return verdict::proceed;
     }
 
-private:
+    boost::asio::awaitable<verdict> later(request_context& ctx) {
+        co_await boost::asio::post(co_await boost::asio::this_coro::executor,
+                                   boost::asio::use_awaitable);
+        co_return decide(ctx);
+    }
+
     transport::stage id_;
     journal& j_;
     act a_;
+    bool waits_;
 };
 
 class fake_exit final : public exit_stage {
@@ -52,26 +73,40 @@ private:
     journal& j_;
 };
 
+// `waiting`: which stages return a coroutine (none: all decide at once).
 chain make(journal& j, transport::stage special = transport::stage::audit,
-           fake_stage::act what = fake_stage::act::proceed) {
+           fake_stage::act what = fake_stage::act::proceed,
+           std::function<bool(transport::stage)> waiting = {}) {
     std::array<std::unique_ptr<stage>, 8> stages;
     for (std::size_t i = 0; i < 8; ++i) {
         auto id = pipeline_order[i];
-        stages[i] =
-            std::make_unique<fake_stage>(id, j, id == special ? what : fake_stage::act::proceed);
+        stages[i] = std::make_unique<fake_stage>(
+            id, j, id == special ? what : fake_stage::act::proceed, waiting && waiting(id));
     }
     return chain(std::move(stages), std::make_unique<fake_exit>(j));
 }
 
+bool every_other(transport::stage id) {
+    return static_cast<int>(id) % 2 == 0;
+}
+
+// Runs the chain as the gateway does: a ready step is taken as it is, a waiting one awaited.
+// `ready`: whether it was ready.
 verdict run(chain& c, request_context& ctx, transport::stage from = transport::stage::authenticate,
-            transport::stage to = transport::stage::egress) {
+            transport::stage to = transport::stage::egress, bool* ready = nullptr) {
+    auto s = c.run(ctx, from, to);
+    if (ready)
+        *ready = s.ready();
+    if (s.ready())
+        return s.value();
     boost::asio::io_context io;
-    verdict v = verdict::proceed;
+    std::optional<verdict> v;
     boost::asio::co_spawn(
-        io, [&]() -> boost::asio::awaitable<void> { v = co_await c.run(ctx, from, to); },
+        io, [&]() -> boost::asio::awaitable<void> { v = co_await s.take(); },
         boost::asio::detached);
     io.run();
-    return v;
+    EXPECT_TRUE(v.has_value());
+    return v.value_or(verdict::proceed);
 }
 
 std::vector<transport::stage> from_to(std::size_t first, std::size_t last) {
@@ -117,6 +152,55 @@ TEST(chain, a_stage_that_throws_answers_an_internal_error_and_exits_once) {
     ASSERT_TRUE(ctx.response);
     EXPECT_EQ(ctx.response->at("error").at("code"), -32603);
     EXPECT_EQ(ctx.response->at("id"), 7);
+}
+
+TEST(chain, stages_that_decide_at_once_need_no_coroutine) {
+    journal j;
+    auto c = make(j);
+    request_context ctx;
+    bool ready = false;
+    EXPECT_EQ(run(c, ctx, transport::stage::authenticate, transport::stage::egress, &ready),
+              verdict::answered);
+    EXPECT_TRUE(ready);
+    EXPECT_EQ(j.exits, 1);
+}
+
+TEST(chain, stages_that_wait_run_in_the_same_order_and_exit_once) {
+    journal j;
+    auto c = make(j, transport::stage::audit, fake_stage::act::proceed, every_other);
+    request_context ctx;
+    bool ready = true;
+    EXPECT_EQ(run(c, ctx, transport::stage::authenticate, transport::stage::egress, &ready),
+              verdict::answered);
+    EXPECT_FALSE(ready);
+    EXPECT_EQ(j.ran, from_to(1, 7));
+    EXPECT_EQ(j.exits, 1);
+    EXPECT_EQ(ctx.trace.count, 8u);
+}
+
+TEST(chain, a_waiting_stage_that_answers_skips_the_rest_and_exits_once) {
+    journal j;
+    auto c = make(j, transport::stage::upstream_guards, fake_stage::act::answer,
+                  [](transport::stage id) { return id == transport::stage::upstream_guards; });
+    request_context ctx;
+    EXPECT_EQ(run(c, ctx), verdict::answered);
+    EXPECT_EQ(j.ran, from_to(1, 5));
+    EXPECT_EQ(j.exits, 1);
+    EXPECT_EQ(j.exit_outcome, protocol::outcome::denied);
+}
+
+TEST(chain, a_waiting_stage_that_throws_answers_an_internal_error_and_exits_once) {
+    journal j;
+    auto c = make(j, transport::stage::proxy, fake_stage::act::fail, every_other);
+    request_context ctx;
+    ctx.id = 9;
+    EXPECT_EQ(run(c, ctx), verdict::answered);
+    EXPECT_EQ(j.ran, from_to(1, 6));
+    EXPECT_EQ(j.exits, 1);
+    EXPECT_EQ(*ctx.error, "stage failed");
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(ctx.response->at("error").at("code"), -32603);
+    EXPECT_EQ(ctx.response->at("id"), 9);
 }
 
 TEST(chain, a_run_that_stops_before_egress_does_not_exit_and_the_rest_exits_once) {

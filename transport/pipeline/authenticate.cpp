@@ -28,14 +28,27 @@ class authenticate final : public stage {
 public:
     explicit authenticate(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::authenticate; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
         ctx.caller.reset();
         if (!g_.authenticator)
-            co_return verdict::proceed;
-        auto result = co_await g_.authenticator->authenticate(ctx.authorization, ctx.query_token);
+            return verdict::proceed;
+        if (auto known = g_.authenticator->authenticate_now(ctx.authorization, ctx.query_token))
+            return settle(ctx, std::move(*known));
+        return verify(ctx);
+    }
+
+private:
+    using auth_result = std::variant<caller_ref, auth_refusal>;
+
+    boost::asio::awaitable<verdict> verify(request_context& ctx) {
+        co_return settle(
+            ctx, co_await g_.authenticator->authenticate(ctx.authorization, ctx.query_token));
+    }
+
+    verdict settle(request_context& ctx, auth_result result) {
         if (auto* who = std::get_if<caller_ref>(&result)) {
             ctx.caller = std::move(*who);
-            co_return place_in_tenant(ctx);
+            return place_in_tenant(ctx);
         }
         const auto& refused = std::get<auth_refusal>(result);
         const auto& row = protocol::describe(protocol::gateway_error::unauthenticated);
@@ -52,10 +65,9 @@ public:
         ctx.refusal_reply = http_reply::json(
             static_cast<boost::beast::http::status>(row.http_status), boost::json::serialize(body));
         ctx.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
-        co_return verdict::answered;
+        return verdict::answered;
     }
 
-private:
     // The principal's tenant, from its verified claims only; a principal two tenants select
     // is refused (403) rather than placed by the order of the document.
     verdict place_in_tenant(request_context& ctx) {

@@ -60,20 +60,20 @@ std::optional<gated> gate_of(std::string_view method, const json::object& params
 class authorize final : public stage {
 public:
     transport::stage id() const override { return transport::stage::authorize; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
         const auto& policy = ctx.view->snap->policy;
         if (!policy || !ctx.target)
-            co_return verdict::proceed;
+            return verdict::proceed;
         auto g = gate_of(ctx.method, ctx.target->params);
         if (!g)
-            co_return verdict::proceed;
+            return verdict::proceed;
         const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
         auto d = memo_.decide(policy, ctx.caller ? &*ctx.caller : nullptr, server, g->methods(),
                               g->name, ctx.name.value_or(""));
         ctx.decision = d.allowed ? "allow" : "deny";
         ctx.rule_id = d.rule_id;
         if (d.allowed)
-            co_return verdict::proceed;
+            return verdict::proceed;
         const auto& row = protocol::describe(protocol::gateway_error::policy_denied);
         auto why = "policy denied " + ctx.method + " of " +
                    ctx.name.value_or(std::string(g->name)) + " on " + server +
@@ -82,7 +82,7 @@ public:
         ctx.error = why;
         ctx.response =
             protocol::make_gateway_error(protocol::gateway_error::policy_denied, ctx.id, why);
-        co_return verdict::answered;
+        return verdict::answered;
     }
 
 private:

@@ -2,6 +2,7 @@
 
 #include "protocol/json_rpc.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -17,40 +18,73 @@ chain::chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_
         throw std::logic_error("the pipeline needs its exit stage");
 }
 
-boost::asio::awaitable<verdict> chain::run(request_context& ctx, transport::stage from,
-                                           transport::stage to) {
-    auto position = [](transport::stage s) { return static_cast<int>(s); };
-    for (auto& s : stages_) {
-        if (position(s->id()) < position(from))
-            continue;
-        if (position(s->id()) > position(to))
-            break;
-        ctx.trace.record(s->id());
-        verdict v = verdict::answered;
+namespace {
+
+int position(transport::stage s) {
+    return static_cast<int>(s);
+}
+
+// A stage that throws has answered with an internal error.
+void failed(request_context& ctx, std::string why) {
+    ctx.outcome = protocol::outcome::error;
+    ctx.error = std::move(why);
+    ctx.response =
+        protocol::make_error(ctx.id, protocol::error_code::internal_error, "internal error");
+    ctx.verbatim.clear();
+}
+
+} // namespace
+
+step chain::run(request_context& ctx, transport::stage from, transport::stage to) {
+    std::size_t first = 0;
+    while (first < stages_.size() && position(stages_[first]->id()) < position(from))
+        ++first;
+    return advance(ctx, first, to);
+}
+
+// Stages decided at once run in this loop; the first that must wait takes the rest of the
+// chain into a coroutine (finish), so a request whose stages all decide at once makes none.
+step chain::advance(request_context& ctx, std::size_t i, transport::stage to) {
+    for (; i < stages_.size() && position(stages_[i]->id()) <= position(to); ++i) {
+        ctx.trace.record(stages_[i]->id());
+        std::optional<step> s;
         try {
-            v = co_await s->run(ctx);
+            s.emplace(stages_[i]->run(ctx));
         } catch (const std::exception& e) {
-            ctx.outcome = protocol::outcome::error;
-            ctx.error = e.what();
-            ctx.response = protocol::make_error(ctx.id, protocol::error_code::internal_error,
-                                                "internal error");
-            ctx.verbatim.clear();
+            failed(ctx, e.what());
         } catch (...) {
-            ctx.outcome = protocol::outcome::error;
-            ctx.error = "internal error";
-            ctx.response = protocol::make_error(ctx.id, protocol::error_code::internal_error,
-                                                "internal error");
-            ctx.verbatim.clear();
+            failed(ctx, "internal error");
         }
-        if (v == verdict::answered) {
+        if (s && !s->ready())
+            return finish(ctx, s->take(), i, to);
+        if (!s || s->value() == verdict::answered) {
             conclude(ctx);
-            co_return verdict::answered;
+            return verdict::answered;
         }
     }
     if (to != transport::stage::egress)
-        co_return verdict::proceed;
+        return verdict::proceed;
     conclude(ctx);
-    co_return verdict::answered;
+    return verdict::answered;
+}
+
+boost::asio::awaitable<verdict> chain::finish(request_context& ctx,
+                                              boost::asio::awaitable<verdict> waiting,
+                                              std::size_t i, transport::stage to) {
+    verdict v = verdict::answered;
+    try {
+        v = co_await std::move(waiting);
+    } catch (const std::exception& e) {
+        failed(ctx, e.what());
+    } catch (...) {
+        failed(ctx, "internal error");
+    }
+    if (v == verdict::answered) {
+        conclude(ctx);
+        co_return verdict::answered;
+    }
+    auto rest = advance(ctx, i + 1, to);
+    co_return rest.ready() ? rest.value() : co_await rest.take();
 }
 
 void chain::conclude(request_context& ctx) {

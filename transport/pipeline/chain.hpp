@@ -23,9 +23,10 @@ public:
     // A stage that throws has answered with an internal error (outcome `error`, its message
     // as the audit's error text). Stage 1, host and origin, runs at admission, before the
     // body is read.
-    boost::asio::awaitable<verdict> run(request_context& ctx,
-                                        transport::stage from = transport::stage::authenticate,
-                                        transport::stage to = transport::stage::egress);
+    // A ready step when every stage run decided at once; otherwise the coroutine that
+    // finishes the run, to be awaited.
+    step run(request_context& ctx, transport::stage from = transport::stage::authenticate,
+             transport::stage to = transport::stage::egress);
 
     // The exit alone, for an answer made outside the stages (a request refused before it
     // could be read as MCP, a notification passed on). Idempotent: a request leaves once.
@@ -36,6 +37,11 @@ public:
     void pass(request_context& ctx) { ctx.audited = true; }
 
 private:
+    step advance(request_context& ctx, std::size_t i, transport::stage to);
+    boost::asio::awaitable<verdict> finish(request_context& ctx,
+                                           boost::asio::awaitable<verdict> waiting, std::size_t i,
+                                           transport::stage to);
+
     std::array<std::unique_ptr<stage>, 8> stages_;
     std::unique_ptr<exit_stage> exit_;
 };

@@ -21,38 +21,68 @@ class egress final : public stage {
 public:
     explicit egress(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::egress; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
+        const auto& m = ctx.method;
+        auto kind = protocol::list_kind_of(m);
+        bool answered_upstream = !ctx.response && ctx.upstream_answer;
+        // Waits only to pin a minted task, merge a list or open a session.
+        if ((answered_upstream && m == "tools/call" &&
+             gateway::impl::minted_task_id(ctx.upstream_answer->body)) ||
+            (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
+            (m == "initialize" && !ctx.modern))
+            return finish_waiting(ctx);
+        if (answered_upstream)
+            take_upstream_answer(ctx);
+        settle(ctx);
+        after_answer(ctx, kind.has_value());
+        return verdict::proceed;
+    }
+
+private:
+    boost::asio::awaitable<verdict> finish_waiting(request_context& ctx) {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
         if (!ctx.response && ctx.upstream_answer) {
             if (m == "tools/call")
                 co_await g_.pin_minted_task(ctx, ctx.target->upstream, ctx.upstream_answer->body);
-            if (const auto* result = ctx.upstream_answer->body.if_contains("result"))
-                if (const auto* meta =
-                        result->is_object() ? result->get_object().if_contains("_meta") : nullptr;
-                    meta && meta->is_object())
-                    if (const auto* usage = meta->get_object().if_contains("usage"))
-                        ctx.usage = *usage;
-            // Whatever the upstream answered, result or error, goes back verbatim.
-            ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx);
+            take_upstream_answer(ctx);
         }
         if (!ctx.response && ctx.plan && kind)
             ctx.response = co_await g_.complete_planned(*kind, *ctx.plan, std::move(ctx.fetched),
                                                         ctx.session, ctx.id, ctx.params, ctx);
+        settle(ctx);
+        if (m == "initialize" && !ctx.modern)
+            co_await open_session(ctx);
+        after_answer(ctx, kind.has_value());
+        co_return verdict::proceed;
+    }
+
+    // Whatever the upstream answered, result or error, goes back verbatim.
+    static void take_upstream_answer(request_context& ctx) {
+        if (const auto* result = ctx.upstream_answer->body.if_contains("result"))
+            if (const auto* meta =
+                    result->is_object() ? result->get_object().if_contains("_meta") : nullptr;
+                meta && meta->is_object())
+                if (const auto* usage = meta->get_object().if_contains("usage"))
+                    ctx.usage = *usage;
+        ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx);
+    }
+
+    static void settle(request_context& ctx) {
         if (!ctx.response)
             ctx.response = protocol::make_error(ctx.id, ec::internal_error, "no answer");
         settle_outcome(ctx, *ctx.response);
-        if (m == "initialize" && !ctx.modern)
-            co_await open_session(ctx);
+    }
+
+    void after_answer(request_context& ctx, bool list) {
+        const auto& m = ctx.method;
         if ((m == "resources/subscribe" || m == "resources/unsubscribe") &&
             ctx.outcome == protocol::outcome::ok && ctx.name)
             g_.record_subscription(ctx, *ctx.name, m == "resources/subscribe");
         if (ctx.modern)
-            for_modern_client(ctx, kind.has_value());
-        co_return verdict::proceed;
+            for_modern_client(ctx, list);
     }
 
-private:
     boost::asio::awaitable<void> open_session(request_context& ctx) {
         if (!ctx.response->contains("result"))
             co_return;

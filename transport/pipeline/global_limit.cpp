@@ -63,15 +63,42 @@ class global_limit final : public stage {
 public:
     explicit global_limit(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::global_limit; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
+        if (!g_.actors()->limiter)
+            return verdict::proceed;
+        // Each configured window spends a slot of its lease; only one with none left waits
+        // (for the next batch), and the windows after it with it.
+        const auto& limits = ctx.view->snap->doc->server.rate_limit;
+        auto now = std::chrono::steady_clock::now();
+        if (limits && limits->requests_per_minute && !g_.global_slots.take(now))
+            return wait_from(ctx, window::global);
+        if (const auto* limit = tenant_limit(ctx);
+            limit && !g_.tenant_leases.of(*ctx.tenant)->slots.take(now))
+            return wait_from(ctx, window::tenant);
+        if (limits && limits->per_principal_per_minute && ctx.caller &&
+            !g_.principal_leases.of(principal_key(ctx.caller))->slots.take(now))
+            return wait_from(ctx, window::principal);
+        return verdict::proceed;
+    }
+
+private:
+    enum class window { global, tenant, principal };
+
+    static const std::optional<config::rate_limit>* tenant_limit(const request_context& ctx) {
+        if (!ctx.tenant || !ctx.tenant_index)
+            return nullptr;
+        const auto& limit = ctx.view->snap->tenants->tenant(*ctx.tenant_index).rate_limit;
+        return limit ? &limit : nullptr;
+    }
+
+    // The windows from `first` on, each admitted through its lease or a batch asked for.
+    boost::asio::awaitable<verdict> wait_from(request_context& ctx, window first) {
         auto limiter = g_.actors()->limiter;
-        if (!limiter)
-            co_return verdict::proceed;
         // The limits of the snapshot the request loaded (a reload changes them at once).
         const auto& limits = ctx.view->snap->doc->server.rate_limit;
         auto global_limit = limits ? limits->requests_per_minute : std::nullopt;
         auto principal_limit = limits ? limits->per_principal_per_minute : std::nullopt;
-        if (global_limit) {
+        if (global_limit && first == window::global) {
             auto per_minute = *global_limit;
             auto refused = co_await admit(g_.global_slots, g_.global_flight, [&](auto& demand) {
                 return shared_or_local(g_, "global", per_minute, demand, [&] {
@@ -85,7 +112,7 @@ public:
                                  "global rate limit of " + std::to_string(per_minute) +
                                      " requests per minute reached");
         }
-        if (ctx.tenant) {
+        if (ctx.tenant && first != window::principal) {
             // One bucket shared by the tenant's principals.
             const auto& limit = ctx.tenant_index
                                     ? ctx.view->snap->tenants->tenant(*ctx.tenant_index).rate_limit
@@ -127,7 +154,6 @@ public:
         co_return verdict::proceed;
     }
 
-private:
     verdict refuse(request_context& ctx, const batch& b, std::string why) {
         auto seconds = whole_seconds(b.wait);
         why += "; retry in " + std::to_string(seconds) + " s";

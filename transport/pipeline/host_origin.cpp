@@ -30,16 +30,16 @@ class host_origin final : public stage {
 public:
     explicit host_origin(const host_guard& guard) : guard_(guard) {}
     transport::stage id() const override { return transport::stage::host_origin; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
         auto refused = check_host_origin(guard_, ctx.host, ctx.origin);
         if (!refused)
-            co_return verdict::proceed;
+            return verdict::proceed;
         ctx.method = "http";
         ctx.outcome = protocol::outcome::forbidden;
         ctx.error = refused->error;
         ctx.rejection = std::string(refused->reason);
         ctx.refusal_reply = forbidden_reply(std::move(*refused));
-        co_return verdict::answered;
+        return verdict::answered;
     }
 
 private:

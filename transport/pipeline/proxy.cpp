@@ -15,7 +15,10 @@ class proxy final : public stage {
 public:
     explicit proxy(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::proxy; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override { return call(ctx); }
+
+private:
+    boost::asio::awaitable<verdict> call(request_context& ctx) {
         const auto& m = ctx.method;
         if (m == "initialize") {
             ctx.response = co_await g_.initialize(ctx.id, ctx.params, ctx.negotiated_version, ctx);
@@ -44,7 +47,6 @@ public:
         co_return verdict::proceed;
     }
 
-private:
     gateway::impl& g_;
 };
 

@@ -17,42 +17,55 @@ class route_stage final : public stage {
 public:
     explicit route_stage(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::route; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
         const auto& m = ctx.method;
         if (m == "ping") {
             ctx.response = protocol::make_result(ctx.id, boost::json::object{});
-            co_return verdict::answered;
+            return verdict::answered;
         }
         if (m == "initialize" || m == "logging/setLevel" || m.starts_with("tasks/"))
-            co_return verdict::proceed;
-        if (auto kind = protocol::list_kind_of(m)) {
-            auto plan = co_await g_.plan_of(*kind, ctx);
-            if (!plan) {
-                ctx.response =
-                    protocol::make_error(ctx.id, ec::internal_error, "router unavailable");
-                co_return verdict::answered;
-            }
-            ctx.plan = std::move(*plan);
-            co_return verdict::proceed;
+            return verdict::proceed;
+        if (auto kind = protocol::list_kind_of(m))
+            return plan(ctx, *kind);
+        if (auto by_name = g_.route_by_name(m, ctx.id, ctx.params, ctx))
+            return settle(ctx, std::move(*by_name));
+        return resolve(ctx);
+    }
+
+private:
+    boost::asio::awaitable<verdict> plan(request_context& ctx, protocol::list_kind kind) {
+        auto plan = co_await g_.plan_of(kind, ctx);
+        if (!plan) {
+            ctx.response = protocol::make_error(ctx.id, ec::internal_error, "router unavailable");
+            co_return verdict::answered;
         }
-        auto routing = co_await g_.route_named(m, ctx.id, std::move(ctx.params), ctx);
+        ctx.plan = std::move(*plan);
+        co_return verdict::proceed;
+    }
+
+    // A URI, whose owner the resource router knows.
+    boost::asio::awaitable<verdict> resolve(request_context& ctx) {
+        co_return settle(ctx,
+                         co_await g_.route_named(ctx.method, ctx.id, std::move(ctx.params), ctx));
+    }
+
+    verdict settle(request_context& ctx, std::variant<route, boost::json::object> routing) {
         if (auto* refused = std::get_if<boost::json::object>(&routing)) {
             ctx.response = std::move(*refused);
-            co_return verdict::answered;
+            return verdict::answered;
         }
         auto& target = std::get<route>(routing);
         if (auto hidden = hidden_from_tenant(ctx, target)) {
             ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
             ctx.response = std::move(*hidden);
-            co_return verdict::answered;
+            return verdict::answered;
         }
         ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
         ctx.upstream = ctx.view->snap->upstream(target.upstream).id;
         ctx.target = std::move(target);
-        co_return verdict::proceed;
+        return verdict::proceed;
     }
 
-private:
     // An upstream the caller's tenant does not see answers like one that is not configured
     // (tenants[].upstreams is applied before policy): a name's namespace is unknown (-32043),
     // a URI is owned by no upstream.

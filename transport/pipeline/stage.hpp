@@ -1,26 +1,20 @@
 // One stage of the pipeline: a unit that gets the request context and either lets the
 // request continue to the next stage or answers it (Envoy's filters: Continue or
-// StopIteration). The chain (chain.hpp) runs them in the spec's order.
+// StopIteration). The chain (chain.hpp) runs them in the spec's order. A stage decides at once
+// where it can and returns a coroutine only where it must wait (step.hpp).
 #pragma once
 
 #include "transport/pipeline/request_context.hpp"
 #include "transport/pipeline/stages.hpp"
-
-#include <boost/asio/awaitable.hpp>
-#include <cstdint>
+#include "transport/pipeline/step.hpp"
 
 namespace gate::transport::pipeline {
-
-enum class verdict : std::uint8_t {
-    proceed,  // the next stage runs
-    answered, // ctx holds the answer; the stages after this one do not run, audit does
-};
 
 class stage {
 public:
     virtual ~stage() = default;
     virtual transport::stage id() const = 0;
-    virtual boost::asio::awaitable<verdict> run(request_context& ctx) = 0;
+    virtual step run(request_context& ctx) = 0;
 };
 
 // Stage 9, the single exit: it records what became of a request (one audit event, one
@@ -29,9 +23,9 @@ public:
 class exit_stage : public stage {
 public:
     transport::stage id() const final { return transport::stage::audit; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) final {
+    step run(request_context& ctx) final {
         exit(ctx);
-        co_return verdict::answered;
+        return verdict::answered;
     }
     virtual void exit(request_context& ctx) = 0;
 };

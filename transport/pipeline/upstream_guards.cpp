@@ -21,52 +21,89 @@ class upstream_guards final : public stage {
 public:
     explicit upstream_guards(gateway::impl& g) : g_(g) {}
     transport::stage id() const override { return transport::stage::upstream_guards; }
-    boost::asio::awaitable<verdict> run(request_context& ctx) override {
+    step run(request_context& ctx) override {
         if (ctx.target) {
             auto& client = *ctx.view->clients[ctx.target->upstream];
             if (held_through_listen(ctx, client))
-                co_return verdict::proceed; // gate's own hold admits itself
+                return verdict::proceed; // gate's own hold admits itself
+            // Decided from the lease and the reserved budgets, nearly always; a new batch,
+            // the half-open probe or a reservation is waited for.
+            auto admitted = client.admit_now(guard_use::invocation);
+            if (!admitted)
+                return admit_target(ctx);
+            if (auto* refused = std::get_if<upstream_failure>(&*admitted))
+                return refuse_target(ctx, client, *refused);
+            auto& ticket = std::get<upstream_client::guard_ticket>(*admitted);
+            auto charged = g_.charge_budgets_now(ctx, ctx.target->upstream);
+            if (!charged)
+                return charge_target(ctx, std::move(ticket));
+            return settle_target(ctx, std::move(ticket), charged->spent);
+        }
+        if (ctx.plan)
+            return admit_list(ctx);
+        return verdict::proceed;
+    }
+
+private:
+    boost::asio::awaitable<verdict> admit_target(request_context& ctx) {
+        auto& client = *ctx.view->clients[ctx.target->upstream];
+        auto admitted = co_await client.admit(guard_use::invocation);
+        if (auto* refused = std::get_if<upstream_failure>(&admitted))
+            co_return refuse_target(ctx, client, *refused);
+        auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream);
+        co_return settle_target(ctx, std::move(std::get<upstream_client::guard_ticket>(admitted)),
+                                spent);
+    }
+
+    boost::asio::awaitable<verdict> charge_target(request_context& ctx,
+                                                  upstream_client::guard_ticket ticket) {
+        auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream);
+        co_return settle_target(ctx, std::move(ticket), spent);
+    }
+
+    verdict refuse_target(request_context& ctx, const upstream_client& client,
+                          const upstream_failure& refused) {
+        refused_call(ctx, client, refused);
+        ctx.response = refuse_upstream(ctx, ctx.id, client.config().id, refused);
+        return verdict::answered;
+    }
+
+    verdict settle_target(request_context& ctx, upstream_client::guard_ticket ticket,
+                          const std::optional<budget_ledger::exhausted>& spent) {
+        if (spent) {
+            ctx.response = g_.budget_refusal(ctx, *spent); // the ticket is dropped unused
+            return verdict::answered;
+        }
+        ctx.admitted = std::make_shared<upstream_client::guard_ticket>(std::move(ticket));
+        return verdict::proceed;
+    }
+
+    boost::asio::awaitable<verdict> admit_list(request_context& ctx) {
+        for (auto upstream : ctx.plan->fetch) {
+            auto& client = *ctx.view->clients[upstream];
             auto admitted = co_await client.admit(guard_use::invocation);
             if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
                 refused_call(ctx, client, *refused);
-                ctx.response = refuse_upstream(ctx, ctx.id, client.config().id, *refused);
-                co_return verdict::answered;
+                spdlog::debug("upstream {} left out of {}: {}", client.config().id, ctx.method,
+                              refused->message);
+                ctx.list_admitted.push_back(nullptr);
+                continue;
             }
-            if (auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream)) {
-                ctx.response = g_.budget_refusal(ctx, *spent); // the ticket is dropped unused
-                co_return verdict::answered;
-            }
-            ctx.admitted = std::make_shared<upstream_client::guard_ticket>(
-                std::move(std::get<upstream_client::guard_ticket>(admitted)));
-            co_return verdict::proceed;
-        }
-        if (ctx.plan) {
-            for (auto upstream : ctx.plan->fetch) {
-                auto& client = *ctx.view->clients[upstream];
-                auto admitted = co_await client.admit(guard_use::invocation);
-                if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
-                    refused_call(ctx, client, *refused);
-                    spdlog::debug("upstream {} left out of {}: {}", client.config().id, ctx.method,
-                                  refused->message);
-                    ctx.list_admitted.push_back(nullptr);
-                    continue;
+            if (auto spent = co_await g_.charge_budgets(ctx, upstream)) {
+                // An upstream's own budget leaves it out; the server's or the tenant's
+                // answers the whole list.
+                if (!spent->key.starts_with("upstream ")) {
+                    ctx.list_admitted.clear();
+                    ctx.response = g_.budget_refusal(ctx, *spent);
+                    co_return verdict::answered;
                 }
-                if (auto spent = co_await g_.charge_budgets(ctx, upstream)) {
-                    // An upstream's own budget leaves it out; the server's or the tenant's
-                    // answers the whole list.
-                    if (!spent->key.starts_with("upstream ")) {
-                        ctx.list_admitted.clear();
-                        ctx.response = g_.budget_refusal(ctx, *spent);
-                        co_return verdict::answered;
-                    }
-                    spdlog::debug("upstream {} left out of {}: its budget is exhausted",
-                                  client.config().id, ctx.method);
-                    ctx.list_admitted.push_back(nullptr);
-                    continue;
-                }
-                ctx.list_admitted.push_back(std::make_shared<upstream_client::guard_ticket>(
-                    std::move(std::get<upstream_client::guard_ticket>(admitted))));
+                spdlog::debug("upstream {} left out of {}: its budget is exhausted",
+                              client.config().id, ctx.method);
+                ctx.list_admitted.push_back(nullptr);
+                continue;
             }
+            ctx.list_admitted.push_back(std::make_shared<upstream_client::guard_ticket>(
+                std::move(std::get<upstream_client::guard_ticket>(admitted))));
         }
         co_return verdict::proceed;
     }
@@ -87,7 +124,6 @@ public:
                client.modern();
     }
 
-private:
     gateway::impl& g_;
 };
 
