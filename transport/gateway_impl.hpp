@@ -199,9 +199,10 @@ struct gateway::impl final : http_handler {
                                                                   const http_request& req,
                                                                   protocol::message msg,
                                                                   request_context rec);
+    // `rec`: the caller's, which outlives the call (the answer goes back through it).
     boost::asio::awaitable<std::optional<http_reply>>
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
-                  request_context rec);
+                  request_context& rec);
     void session_ended(std::string session);
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,

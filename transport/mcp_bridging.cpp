@@ -260,29 +260,32 @@ asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, requ
 asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
                                                                         const http_request& req,
                                                                         protocol::message msg,
-                                                                        request_context record) {
+                                                                        request_context& record) {
     if (record.modern)
         co_return co_await parked_call(stream, req, std::move(msg), std::move(record));
     // The call runs inline; only when the upstream speaks before answering does a writer
     // start, turning this POST's answer into an event stream that carries those messages and
-    // then the answer. The common call (the answer alone) costs no second coroutine.
+    // then the answer. The common call (the answer alone) costs no second coroutine, and no
+    // queue or timer either: they are made with the writer.
     auto ex = co_await asio::this_coro::executor;
-    auto out = std::make_shared<message_queue>(ex);
     struct writer_state {
         bool started = false;
         bool finished = false;
+        std::shared_ptr<message_queue> out;
         std::shared_ptr<asio::steady_timer> done;
     } writer;
-    writer.done = std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
     auto start_writer = [&] {
         if (writer.started)
             return;
         writer.started = true;
+        writer.out = std::make_shared<message_queue>(ex);
+        writer.done =
+            std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
         // Runs while this coroutine is inside the call, and this coroutine waits for it to
         // finish before it returns, so the references stay valid.
         asio::co_spawn(
             ex,
-            [&stream, &req, &writer, out]() -> asio::awaitable<void> {
+            [&stream, &req, &writer, out = writer.out]() -> asio::awaitable<void> {
                 // The header goes out with the first frame, and the last frame with the end
                 // of the stream: each write wakes the client once.
                 auto head = event_stream_head(req.version(), "gate", std::nullopt);
@@ -309,20 +312,28 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
             },
             asio::detached);
     };
-    record.server_message = [this, &record, out, &start_writer](std::size_t upstream,
-                                                                json::object m) {
-        out->push(
+    // The sinks below refer to this frame; the context outlives it.
+    struct forget_sinks {
+        request_context& r;
+        ~forget_sinks() {
+            r.server_message = nullptr;
+            r.push_to_client = nullptr;
+        }
+    } forget{record};
+    record.server_message = [this, &record, &writer, &start_writer](std::size_t upstream,
+                                                                    json::object m) {
+        start_writer();
+        writer.out->push(
             to_client(record.session, record.view->clients[upstream]->config().id, std::move(m)));
-        start_writer();
     };
-    record.push_to_client = [out, &start_writer](std::string text) {
-        out->push(std::move(text));
+    record.push_to_client = [&writer, &start_writer](std::string text) {
         start_writer();
+        writer.out->push(std::move(text));
     };
     auto answer = co_await run_call(std::move(msg), record);
     if (!writer.started)
         co_return http_reply::json(http::status::ok, std::move(answer));
-    out->push(std::move(answer), true);
+    writer.out->push(std::move(answer), true);
     if (!writer.finished) {
         boost::system::error_code ec; // cancellation is the wake-up
         co_await writer.done->async_wait(asio::redirect_error(asio::use_awaitable, ec));

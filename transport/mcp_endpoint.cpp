@@ -233,7 +233,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         msg.method != "logging/setLevel") {
         // A named call (task methods included): it runs on the client's bridged session, and
         // what the upstream sends while it runs reaches the client before the answer.
-        co_return co_await streamed_call(stream, req, std::move(msg), std::move(rec));
+        co_return co_await streamed_call(stream, req, std::move(msg), rec);
     }
     // Stages 4-9.
     rec.params = msg.take_params();

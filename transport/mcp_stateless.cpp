@@ -155,7 +155,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     }
     // Everything else runs like a named call of a session, on the upstreams' shared root
     // sessions: a stateless client has no bridged session.
-    co_return co_await streamed_call(stream, req, std::move(msg), std::move(rec));
+    co_return co_await streamed_call(stream, req, std::move(msg), rec);
 }
 
 } // namespace gate::transport
