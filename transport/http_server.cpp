@@ -1,6 +1,8 @@
 #include "transport/http_server.hpp"
 
 #include "transport/buffered_parse.hpp"
+#include "transport/deadline_watch.hpp"
+#include "transport/write_now.hpp"
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -225,6 +227,15 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
     ++*connections_;
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buf;
+    // The idle wait and the answer's write are bounded by the io thread's deadline watch
+    // (one timer for every connection) rather than the stream's expiry (a timer armed and
+    // cancelled per read and per write); a deadline that passes closes the socket.
+    auto& watch = deadline_watch::of(stream.get_executor());
+    allow_write_now(stream.socket());
+    auto closer = [&socket = stream.socket()] {
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    };
     for (bool first = true;; first = false) {
         http::request_parser<http::string_body> parser;
         // The cap is applied once the header is in: Beast would otherwise fail the header read
@@ -234,7 +245,8 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         boost::system::error_code ec;
         if (buf.size() == 0) {
             // Between requests a connection may idle; a new one is expected to speak at once.
-            stream.expires_after(first ? limits_.header_timeout : limits_.idle_timeout);
+            auto idle = watch.arm(
+                clock::now() + (first ? limits_.header_timeout : limits_.idle_timeout), closer);
             auto n = co_await stream.async_read_some(buf.prepare(4096),
                                                      asio::redirect_error(asio::use_awaitable, ec));
             if (ec)
@@ -242,10 +254,10 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
             buf.commit(n);
         }
         // From the request's first byte, its header has a bounded time to arrive: a client
-        // that trickles it (slowloris) is answered 408 and closed. A timer of its own, not the
-        // stream's expiry, which would close the socket before the 408 could be written. A
-        // header already in the buffer (the usual case: one read brings it whole) needs none.
-        stream.expires_never();
+        // that trickles it (slowloris) is answered 408 and closed. A timer of its own, not a
+        // deadline that closes the socket, which would close it before the 408 could be
+        // written. A header already in the buffer (the usual case: one read brings it whole)
+        // needs none.
         bool parsed = false;
         if (header_buffered(buf)) {
             // The parser stops after the header (it is not eager): the body is read after
@@ -324,6 +336,7 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                 if (!ec)
                     co_await http::async_read(stream, buf, parser,
                                               asio::redirect_error(asio::use_awaitable, ec));
+                stream.expires_never();
             }
             if (ec == http::error::body_limit) {
                 handler_.body_too_large(max_body, start);
@@ -342,6 +355,7 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                     // HTTP/1.0 has no chunked encoding: such a client reads to the close.
                     if (!parser.get().keep_alive() || parser.get().version() < 11 || stopping_)
                         break;
+                    stream.expires_never(); // what the stream's writes set
                     continue;
                 }
             }
@@ -350,9 +364,13 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         bool keep_alive = !reply->close && req.keep_alive() && !stopping_;
         auto wire = serialize_reply(*reply, name_, req.version(), keep_alive,
                                     req.method() == http::verb::head);
-        stream.expires_after(limits_.io_timeout);
-        co_await asio::async_write(stream, asio::buffer(wire),
-                                   asio::redirect_error(asio::use_awaitable, ec));
+        // What the socket takes at once goes without a wait (nearly always all of it).
+        auto sent = write_now(stream.socket(), wire, ec);
+        if (!ec && sent < wire.size()) {
+            auto writing = watch.arm(clock::now() + limits_.io_timeout, closer);
+            co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
+                                       asio::redirect_error(asio::use_awaitable, ec));
+        }
         if (ec)
             break;
         if (!keep_alive) {

@@ -10,6 +10,7 @@
 #include "transport/upstream_client_parts.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/version.hpp"
+#include "transport/write_now.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -22,6 +23,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse.hpp>
 #include <spdlog/spdlog.h>
+#include <type_traits>
 
 namespace gate::transport {
 
@@ -154,8 +156,8 @@ void upstream_client::share_success() {
 }
 
 upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
-    : ex_(std::move(ex)), cfg_(std::move(cfg)), board_(std::make_shared<guard_board>(cfg_)),
-      root_(std::make_shared<upstream_session>()) {
+    : ex_(std::move(ex)), watch_(deadline_watch::of(ex_)), cfg_(std::move(cfg)),
+      board_(std::make_shared<guard_board>(cfg_)), root_(std::make_shared<upstream_session>()) {
     credential_ = upstream_credential::make(ex_, cfg_);
     per_caller_ = transport::per_caller(cfg_.auth);
     root_->capabilities = root_capabilities();
@@ -352,8 +354,14 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
                             http_answer& answer, bool& header_read, bool& reusable,
                             boost::system::error_code& ec, const call_context& ctx,
                             const upstream_session* origin, answer_reader& reader) {
-    co_await asio::async_write(stream, asio::buffer(wire),
-                               asio::redirect_error(asio::use_awaitable, ec));
+    // On a plain connection what the socket takes at once goes without a wait (nearly always
+    // all of it); TLS writes through the stream.
+    std::size_t sent = 0;
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>)
+        sent = write_now(stream.socket(), wire, ec);
+    if (!ec && sent < wire.size())
+        co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
+                                   asio::redirect_error(asio::use_awaitable, ec));
     if (ec)
         co_return;
     auto& buf = reader.buf;
@@ -488,18 +496,31 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
         auto remaining = deadline - clock::now();
         if (remaining <= clock::duration::zero())
             co_return fail(upstream_failure::kind::timeout, "request timeout");
-        conn.lowest().expires_after(remaining);
         http_answer answer;
         bool header_read = false, reusable = false;
         boost::system::error_code ec;
         // On the heap: an unfinished event stream hands it to the drain.
         auto reader = std::make_shared<answer_reader>();
-        if (conn.tls)
-            co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec, ctx,
-                                origin, *reader);
-        else
-            co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec, ctx,
-                                origin, *reader);
+        {
+            // The request's deadline, kept by the io thread's watch (no timer of its own):
+            // passed, it closes the connection and the call fails as timed out.
+            bool expired = false;
+            auto deadline_kept = watch_.arm(deadline, [&expired, &socket = conn.lowest().socket()] {
+                expired = true;
+                boost::system::error_code ignored;
+                socket.close(ignored);
+            });
+            if (conn.tls)
+                co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec,
+                                    ctx, origin, *reader);
+            else
+                co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec,
+                                    ctx, origin, *reader);
+            if (expired) {
+                ec = beast::error::timeout;
+                reusable = false;
+            }
+        }
         if (answer.stream_unfinished && !closed_)
             asio::co_spawn(ex_, drain(ep, std::move(conn), std::move(reader)), asio::detached);
         if (ec && !header_read) {
@@ -524,10 +545,8 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
             co_return fail(upstream_failure::kind::protocol,
                            "reading the answer of " + ep.url + " failed: " + ec.message());
         }
-        if (reusable && !ep.idle.full()) {
-            conn.lowest().expires_never();
+        if (reusable && !ep.idle.full())
             ep.idle.give(std::move(conn), clock::now());
-        }
         if (per_caller_ && (answer.status == 401 || answer.status == 403)) {
             // The upstream refused the caller's own credential (or gate's, which has none):
             // the caller's business, not a sign of the upstream's health.

@@ -15,6 +15,7 @@
 #include "protocol/client_profile.hpp"
 #include "protocol/subscription_filter.hpp"
 #include "transport/ask_flight.hpp"
+#include "transport/deadline_watch.hpp"
 #include "transport/session_lifecycle.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/upstream_credential.hpp"
@@ -348,6 +349,7 @@ private:
     void dispatch(const upstream_session& origin, boost::json::object message);
 
     boost::asio::any_io_executor ex_;
+    deadline_watch& watch_; // the io thread's: request deadlines without a timer each
     config::upstream cfg_;
     std::vector<std::unique_ptr<endpoint>> endpoints_;
     std::shared_ptr<guard_board> board_;

@@ -1,5 +1,7 @@
 #include "transport/upstream_connection.hpp"
 
+#include "transport/write_now.hpp"
+
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
@@ -65,6 +67,8 @@ open_upstream_connection(asio::any_io_executor ex, const std::vector<tcp::endpoi
     if (ec)
         co_return ec == beast::error::timeout ? timed_out : "cannot connect: " + ec.message();
     lowest.socket().set_option(tcp::no_delay(true), ec); // best effort
+    if (!tls)
+        allow_write_now(lowest.socket()); // a request goes out without a wait (round_trip)
     if (tls) {
         // The certificate is checked against the URL's host (a name or an IP address); a name
         // is also sent as SNI, which RFC 6066 does not allow for IP literals.
