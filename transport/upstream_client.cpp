@@ -197,13 +197,10 @@ upstream_client::admit_now(guard_use use) {
 asio::awaitable<std::variant<upstream_client::guard_ticket, upstream_failure>>
 upstream_client::admit(guard_use use) {
     for (;;) {
+        if (auto decided = admit_now(use))
+            co_return std::move(*decided);
         auto view = board_->view();
         auto now = clock::now();
-        auto decision = lease_.decide(*view, use, now);
-        if (std::holds_alternative<guard_lease::admit_here>(decision))
-            co_return guard_ticket(*this);
-        if (auto* r = std::get_if<upstream_guard::refused>(&decision))
-            co_return refusal(*r);
         auto actor = board_->actor();
         auto demand = lease_.demand(now);
         std::optional<guard_answer> answer;

@@ -84,11 +84,12 @@ public:
 private:
     enum class window { global, tenant, principal };
 
-    static const std::optional<config::rate_limit>* tenant_limit(const request_context& ctx) {
+    // The caller's tenant's window, if it has one.
+    static const config::rate_limit* tenant_limit(const request_context& ctx) {
         if (!ctx.tenant || !ctx.tenant_index)
             return nullptr;
         const auto& limit = ctx.view->snap->tenants->tenant(*ctx.tenant_index).rate_limit;
-        return limit ? &limit : nullptr;
+        return limit ? &*limit : nullptr;
     }
 
     // The windows from `first` on, each admitted through its lease or a batch asked for.
@@ -112,27 +113,21 @@ private:
                                  "global rate limit of " + std::to_string(per_minute) +
                                      " requests per minute reached");
         }
-        if (ctx.tenant && first != window::principal) {
-            // One bucket shared by the tenant's principals.
-            const auto& limit = ctx.tenant_index
-                                    ? ctx.view->snap->tenants->tenant(*ctx.tenant_index).rate_limit
-                                    : std::nullopt;
-            if (limit) {
-                auto lease = g_.tenant_leases.of(*ctx.tenant);
-                auto per_minute = limit->requests_per_minute;
-                auto refused = co_await admit(lease->slots, lease->flight, [&](auto& demand) {
-                    return shared_or_local(g_, "tenant:" + *ctx.tenant, per_minute, demand, [&] {
-                        return ask<batch>(limiter, [&](reply_to<batch> r) {
-                            return tenant_limit_ask{*ctx.tenant, per_minute, demand, std::move(r)};
-                        });
+        // One bucket shared by the tenant's principals.
+        if (const auto* limit = first != window::principal ? tenant_limit(ctx) : nullptr) {
+            auto lease = g_.tenant_leases.of(*ctx.tenant);
+            auto per_minute = limit->requests_per_minute;
+            auto refused = co_await admit(lease->slots, lease->flight, [&](auto& demand) {
+                return shared_or_local(g_, "tenant:" + *ctx.tenant, per_minute, demand, [&] {
+                    return ask<batch>(limiter, [&](reply_to<batch> r) {
+                        return tenant_limit_ask{*ctx.tenant, per_minute, demand, std::move(r)};
                     });
                 });
-                if (refused)
-                    co_return refuse(ctx, *refused,
-                                     "rate limit of " + std::to_string(per_minute) +
-                                         " requests per minute for tenant " + *ctx.tenant +
-                                         " reached");
-            }
+            });
+            if (refused)
+                co_return refuse(ctx, *refused,
+                                 "rate limit of " + std::to_string(per_minute) +
+                                     " requests per minute for tenant " + *ctx.tenant + " reached");
         }
         if (principal_limit && ctx.caller) {
             auto key = principal_key(ctx.caller);
