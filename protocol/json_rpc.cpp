@@ -1,5 +1,9 @@
 #include "protocol/json_rpc.hpp"
 
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
+#include <charconv>
 #include <variant>
 
 namespace gate::protocol {
@@ -65,6 +69,43 @@ json::object make_error(const json::value& id, int code, std::string_view text) 
 
 json::object make_result(const json::value& id, json::value result) {
     return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+std::string id_text(const json::value& id) {
+    if (!id.is_int64())
+        return json::serialize(id);
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, id.get_int64()).ptr;
+    return std::string(digits, end);
+}
+
+std::string request_text(std::int64_t id, std::string_view method, const json::object* params) {
+    std::string out;
+    out.reserve(256 + method.size());
+    out.append(R"({"jsonrpc":"2.0","id":)");
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, id).ptr);
+    out.append(R"(,"method":)");
+    // Method names are plain ASCII: written as they are; anything else goes through the
+    // serializer's escaping.
+    bool plain = std::all_of(method.begin(), method.end(),
+                             [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+    if (plain)
+        out.append("\"").append(method).append("\"");
+    else
+        out.append(json::serialize(json::string_view(method.data(), method.size())));
+    if (params) {
+        out.append(R"(,"params":)");
+        json::serializer sr;
+        sr.reset(params);
+        while (!sr.done()) {
+            auto at = out.size();
+            out.resize(std::max(out.capacity(), at + 64));
+            out.resize(at + sr.read(out.data() + at, out.size() - at).size());
+        }
+    }
+    out.append("}");
+    return out;
 }
 
 } // namespace gate::protocol

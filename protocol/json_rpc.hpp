@@ -4,6 +4,7 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,5 +50,15 @@ std::variant<message, rpc_error> classify(boost::json::value v);
 
 boost::json::object make_error(const boost::json::value& id, int code, std::string_view text);
 boost::json::object make_result(const boost::json::value& id, boost::json::value result);
+
+// The canonical JSON text of a message id, as boost::json::serialize writes it; the integer
+// ids nearly every client uses are written without the general serializer (once or twice
+// per call on the proxy path).
+std::string id_text(const boost::json::value& id);
+
+// The text of request `id` calling `method` with `params` (left out when null), written at
+// once rather than built as an object and serialized (every proxied call makes one).
+std::string request_text(std::int64_t id, std::string_view method,
+                         const boost::json::object* params);
 
 } // namespace gate::protocol

@@ -32,9 +32,10 @@ std::uint64_t next_random() {
     return z ^ (z >> 31);
 }
 
-std::string random_hex(std::size_t bytes) {
+// `bytes` random bytes as 2 * bytes lowercase hex digits at `out`, not all zero.
+void fill_random_hex(char* out, std::size_t bytes) {
     static constexpr char hex[] = "0123456789abcdef";
-    std::string out(bytes * 2, '0');
+    std::string_view written(out, bytes * 2);
     do {
         for (std::size_t i = 0; i < bytes; i += 8) {
             auto r = next_random();
@@ -43,7 +44,12 @@ std::string random_hex(std::size_t bytes) {
                 out[2 * (i + k) + 1] = hex[r & 15];
             }
         }
-    } while (all_zero(out));
+    } while (all_zero(written));
+}
+
+std::string random_hex(std::size_t bytes) {
+    std::string out(bytes * 2, '0');
+    fill_random_hex(out.data(), bytes);
     return out;
 }
 
@@ -71,6 +77,19 @@ trace_parent child_of(const std::optional<trace_parent>& caller) {
     if (caller)
         return {caller->trace_id, random_hex(8), caller->flags};
     return {random_hex(16), random_hex(8), "01"};
+}
+
+std::string child_header(const std::optional<trace_parent>& caller) {
+    // Written in place: every request that is not recorded makes one.
+    std::string h = "00-00000000000000000000000000000000-0000000000000000-01";
+    if (caller) {
+        h.replace(3, 32, caller->trace_id);
+        h.replace(53, 2, caller->flags);
+    } else {
+        fill_random_hex(h.data() + 3, 16);
+    }
+    fill_random_hex(h.data() + 36, 8);
+    return h;
 }
 
 trace_parent sampled_child_of(const std::optional<trace_parent>& caller, double ratio) {

@@ -22,6 +22,8 @@ std::optional<trace_parent> parse_traceparent(std::string_view header);
 // The context for an upstream call: the caller's trace id and flags (or a fresh sampled
 // trace) with a new span id for the gateway's own span.
 trace_parent child_of(const std::optional<trace_parent>& caller);
+// The same as its traceparent header: child_of(caller).header().
+std::string child_header(const std::optional<trace_parent>& caller);
 
 // The context of a trace the gateway records: the caller's trace continues with the caller's
 // sampling decision (parent-based); a trace gate roots itself is sampled when its id falls

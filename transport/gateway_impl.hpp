@@ -226,8 +226,17 @@ struct gateway::impl final : http_handler {
     // that takes the caller's own credential, the caller rides along, and a request with no
     // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
     // principal: the shared root session never carries one caller's credential.
-    call_context bridged_context(request_context& rec, std::size_t upstream,
-                                 boost::json::object& capabilities);
+    // What the context's hooks use, kept by the caller for the call's length: they capture
+    // only its address, so making them allocates nothing (std::function keeps a pointer
+    // inline).
+    struct bridged_call {
+        impl* g = nullptr;
+        request_context* rec = nullptr;
+        std::size_t upstream = 0;
+        std::string bridge;
+        boost::json::object capabilities; // the client's, for a new bridged session
+    };
+    call_context bridged_context(request_context& rec, std::size_t upstream, bridged_call& call);
     // Server-initiated requests are governed by the policy too (docs/security.md): whether
     // upstream `upstream` may send `request` to the client of `who` (null: anonymous). A
     // denied one is audited and, with `bridge`, answered -32042 to the upstream on that

@@ -72,7 +72,7 @@ static json::object with_id(json::object response, const json::value& id) {
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
 // wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
 json::object pass_on(upstream_message answer, const json::value& id, request_context& rec) {
-    if (auto spliced = protocol::replace_top_level_member(answer.raw, "id", json::serialize(id)))
+    if (auto spliced = protocol::replace_top_level_member(answer.raw, "id", protocol::id_text(id)))
         rec.verbatim = std::move(*spliced);
     return with_id(std::move(answer.body), id);
 }
@@ -90,7 +90,7 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
     // The page's items go on the wire as the router serialized them once for every request
     // (rec.verbatim); the answer object only settles the outcome.
     auto result = ok.result_text();
-    auto id_text = json::serialize(id);
+    auto id_text = protocol::id_text(id);
     std::string wire;
     wire.reserve(result.size() + id_text.size() + 40);
     wire.append(R"({"jsonrpc":"2.0","id":)").append(id_text);
@@ -228,7 +228,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
 
     rec.method = msg.method;
     rec.session = is_initialize ? std::string() : session;
-    rec.client_id = json::serialize(msg.id);
+    rec.client_id = protocol::id_text(msg.id);
     if (!is_initialize && !protocol::list_kind_of(msg.method) && msg.method != "ping" &&
         msg.method != "logging/setLevel") {
         // A named call (task methods included): it runs on the client's bridged session, and
@@ -302,7 +302,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
 }
 
 call_context gateway::impl::bridged_context(request_context& rec, std::size_t upstream,
-                                            json::object& capabilities) {
+                                            bridged_call& call) {
     auto ctx = traced_call(rec);
     const auto& client = *rec.view->clients[upstream];
     if (!rec.server_message && !client.per_caller())
@@ -314,26 +314,36 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
         bind_caller(ctx, rec, upstream);
     // Only a new bridged session needs them: no copy under the table's lock on every call.
     if (rec.modern || !client.has_bridge(ctx.bridge)) {
-        capabilities = rec.modern ? rec.modern_capabilities : sessions.capabilities(rec.session);
-        ctx.client_capabilities = &capabilities;
+        call.capabilities =
+            rec.modern ? rec.modern_capabilities : sessions.capabilities(rec.session);
+        ctx.client_capabilities = &call.capabilities;
     }
     if (!rec.server_message)
         return ctx;
-    ctx.on_server_message = [this, &rec, upstream, bridge = ctx.bridge](json::object m) {
-        if (admit_server_request(*rec.view, upstream, rec.caller, m, bridge))
-            rec.server_message(upstream, std::move(m));
+    call.g = this;
+    call.rec = &rec;
+    call.upstream = upstream;
+    call.bridge = ctx.bridge;
+    ctx.on_server_message = [&call](json::object m) {
+        auto& rec = *call.rec;
+        if (call.g->admit_server_request(*rec.view, call.upstream, rec.caller, m, call.bridge))
+            rec.server_message(call.upstream, std::move(m));
     };
     if (rec.push_to_client && !rec.modern)
-        ctx.ask_client = [this, &rec, upstream](
-                             json::object request) -> asio::awaitable<std::optional<json::object>> {
-            if (!admit_server_request(*rec.view, upstream, rec.caller, request, std::nullopt))
+        ctx.ask_client =
+            [&call](json::object request) -> asio::awaitable<std::optional<json::object>> {
+            auto& rec = *call.rec;
+            if (!call.g->admit_server_request(*rec.view, call.upstream, rec.caller, request,
+                                              std::nullopt))
                 co_return std::nullopt; // the call fails: its input was refused
-            co_return co_await ask_client_input(rec, std::move(request));
+            co_return co_await call.g->ask_client_input(rec, std::move(request));
         };
     if (actors()->bridges && !rec.session.empty())
-        ctx.on_sent = [this, &rec, upstream](std::int64_t upstream_id) {
-            tell_keeper(bridge_call_started{rec.session, rec.client_id,
-                                            rec.view->clients[upstream]->config().id, upstream_id});
+        ctx.on_sent = [&call](std::int64_t upstream_id) {
+            auto& rec = *call.rec;
+            call.g->tell_keeper(bridge_call_started{rec.session, rec.client_id,
+                                                    rec.view->clients[call.upstream]->config().id,
+                                                    upstream_id});
         };
     return ctx;
 }
@@ -369,13 +379,14 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
                              std::shared_ptr<upstream_client::guard_ticket> admitted) {
     auto start = clock::now();
     ++rec.upstream_calls;
-    json::object capabilities;
-    auto ctx = bridged_context(rec, upstream, capabilities);
+    bridged_call call;
+    auto ctx = bridged_context(rec, upstream, call);
     if (!client_call)
         ctx.on_sent = nullptr;
     auto& client = rec.view->clients[upstream];
     auto span = open_upstream_span(rec, client->config().id);
-    ctx.traceparent = span.traceparent;
+    if (!span.traceparent.empty())
+        ctx.traceparent = std::move(span.traceparent);
     // Admitted by stage 6 (its ticket), or by the client itself (gate's own calls: probes).
     auto reply =
         admitted ? co_await client->request(method, std::move(params), ctx, std::move(*admitted))
@@ -408,13 +419,14 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             auto& client = rec.view->clients[upstream];
             // Per-caller: fetched on the caller's bridged session with its credential (and
             // never cached: actors/federation.cpp).
-            json::object capabilities;
-            auto ctx = client->per_caller() ? bridged_context(rec, upstream, capabilities)
-                                            : traced_call(rec);
+            bridged_call call;
+            auto ctx =
+                client->per_caller() ? bridged_context(rec, upstream, call) : traced_call(rec);
             ctx.on_sent = nullptr;
             ctx.profile = plan.profile; // on the root session of the client's profile
             auto span = open_upstream_span(rec, client->config().id);
-            ctx.traceparent = span.traceparent;
+            if (!span.traceparent.empty())
+                ctx.traceparent = std::move(span.traceparent);
             auto r = tickets.empty() ? co_await client->fetch_list(traits.method, traits.key, ctx)
                                      : co_await client->fetch_list(traits.method, traits.key, ctx,
                                                                    std::move(*tickets[i]));

@@ -143,7 +143,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         if (auto* caps = meta->if_contains(protocol::meta_client_capabilities);
             caps && caps->is_object())
             rec.modern_capabilities = caps->get_object();
-    rec.client_id = json::serialize(msg.id);
+    rec.client_id = protocol::id_text(msg.id);
     if (protocol::list_kind_of(msg.method)) {
         // Stages 4-9; egress marks the result and its cacheability for this revision.
         rec.id = msg.id;
@@ -173,7 +173,7 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
                              std::shared_ptr<input_parking> park, json::value id) {
     auto& out = *park->out;
     // The call's answer carries the id of the request that started it; a retry has its own.
-    auto id_text = json::serialize(id);
+    auto id_text = protocol::id_text(id);
     auto as_answer = [&](std::string frame) {
         if (auto spliced = protocol::replace_top_level_member(frame, "id", id_text))
             return std::move(*spliced);

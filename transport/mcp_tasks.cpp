@@ -202,8 +202,8 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
     auto& clients = rec.view->clients;
     auto lists = co_await fan_out<std::optional<json::array>>(
         clients.size(), [&](std::size_t i) -> asio::awaitable<std::optional<json::array>> {
-            json::object capabilities;
-            auto ctx = bridged_context(rec, i, capabilities);
+            bridged_call call;
+            auto ctx = bridged_context(rec, i, call);
             ctx.on_sent = nullptr; // a list is not a call the client can cancel
             ++rec.upstream_calls;
             auto r = co_await clients[i]->fetch_list("tasks/list", "tasks", ctx);

@@ -9,7 +9,7 @@ void start_trace(request_context& rec, std::string_view caller_traceparent,
                  const std::optional<config::tracing>& tracing) {
     auto caller = protocol::parse_traceparent(caller_traceparent);
     if (!tracing) {
-        rec.traceparent = protocol::child_of(caller).header();
+        rec.traceparent = protocol::child_header(caller);
         return;
     }
     auto mine = protocol::sampled_child_of(caller, tracing->sample_ratio);
@@ -24,7 +24,7 @@ void start_trace(request_context& rec, std::string_view caller_traceparent,
 
 upstream_span open_upstream_span(const request_context& rec, std::string_view upstream) {
     if (!rec.spans)
-        return {rec.traceparent, std::nullopt};
+        return {}; // the call sends the request's own traceparent
     protocol::span s;
     s.trace_id = rec.spans->trace_id;
     s.span_id = protocol::new_span_id();

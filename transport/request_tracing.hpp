@@ -21,7 +21,8 @@ namespace gate::transport {
 void start_trace(request_context& rec, std::string_view caller_traceparent,
                  const std::optional<config::tracing>& tracing);
 
-// One upstream call: the traceparent it sends (its client span's, when recording).
+// One upstream call: the traceparent it sends (its client span's, when recording; empty: the
+// request's own).
 struct upstream_span {
     std::string traceparent;
     std::optional<protocol::span> span;

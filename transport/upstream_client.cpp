@@ -1,6 +1,7 @@
 #include "transport/upstream_client.hpp"
 
 #include "actors/endpoint_rotation.hpp"
+#include "protocol/json_rpc.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/bridge.hpp"
 #include "transport/buffered_parse.hpp"
@@ -427,12 +428,30 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
     }
 }
 
-std::string upstream_client::post_wire(const endpoint& ep, const json::object& msg,
+upstream_client::outgoing_message upstream_client::outgoing(const json::object& msg) {
+    outgoing_message out;
+    out.body = json::serialize(msg);
+    if (auto* m = msg.if_contains("method"); m && m->is_string()) {
+        out.method = m->get_string();
+        auto* p = msg.if_contains("params");
+        auto member = protocol::named_member(out.method);
+        auto* v = member && p && p->is_object() ? p->as_object().if_contains(*member) : nullptr;
+        if (v && v->is_string())
+            out.name = v->get_string();
+    }
+    if (auto* id = msg.if_contains("id"); id && msg.contains("method")) {
+        out.request = true;
+        out.id = *id;
+    }
+    return out;
+}
+
+std::string upstream_client::post_wire(const endpoint& ep, const outgoing_message& msg,
                                        const session_state& session, const call_context& ctx,
                                        std::string_view credential) const {
     // One contiguous buffer per request: Beast's field-by-field serializer showed up in
     // profiles of the proxy path (docs/benchmarks.md).
-    auto body = json::serialize(msg);
+    const auto& body = msg.body;
     std::string wire;
     wire.reserve(body.size() + 512);
     wire.append("POST ").append(ep.target).append(" HTTP/1.1\r\nHost: ");
@@ -444,17 +463,11 @@ std::string upstream_client::post_wire(const endpoint& ep, const json::object& m
         wire.append("\r\nMcp-Session-Id: ").append(session.id);
     if (!session.protocol_version.empty())
         wire.append("\r\nMCP-Protocol-Version: ").append(session.protocol_version);
-    if (session.protocol_version == protocol::modern_protocol_version) {
+    if (session.protocol_version == protocol::modern_protocol_version && !msg.method.empty()) {
         // 2026-07-28: the method, and the name a call is about, mirrored in headers.
-        if (auto* m = msg.if_contains("method"); m && m->is_string()) {
-            wire.append("\r\nMcp-Method: ").append(m->get_string());
-            auto* p = msg.if_contains("params");
-            auto member = protocol::named_member(m->get_string());
-            auto* v = member && p && p->is_object() ? p->as_object().if_contains(*member) : nullptr;
-            if (v && v->is_string())
-                wire.append("\r\nMcp-Name: ")
-                    .append(protocol::encode_header_value(v->get_string()));
-        }
+        wire.append("\r\nMcp-Method: ").append(msg.method);
+        if (!msg.name.empty())
+            wire.append("\r\nMcp-Name: ").append(protocol::encode_header_value(msg.name));
     }
     if (!ctx.traceparent.empty())
         wire.append("\r\ntraceparent: ").append(ctx.traceparent);
@@ -466,7 +479,7 @@ std::string upstream_client::post_wire(const endpoint& ep, const json::object& m
 }
 
 asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
-upstream_client::exchange(endpoint& ep, const json::object& msg, const session_state& session,
+upstream_client::exchange(endpoint& ep, const outgoing_message& msg, const session_state& session,
                           const call_context& ctx, clock::time_point deadline,
                           const upstream_session* origin) {
     auto cred = credential_now(origin);
@@ -477,7 +490,7 @@ upstream_client::exchange(endpoint& ep, const json::object& msg, const session_s
     auto wire = post_wire(ep, msg, session, ctx, std::get<std::string>(*cred));
 
     // Only a request waits for an answer; a notification or a response gets 202.
-    const json::value* want_id = msg.contains("method") ? msg.if_contains("id") : nullptr;
+    const json::value* want_id = msg.request ? &msg.id : nullptr;
     for (int attempt = 0;; ++attempt) {
         auto pooled = attempt == 0 ? ep.idle.take(clock::now()) : std::nullopt;
         bool reused = pooled.has_value();
@@ -627,7 +640,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
                            {{"protocolVersion", client_protocol_version},
                             {"capabilities", s->capabilities},
                             {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
-        auto r = co_await exchange(ep, init, session_state{}, ctx, deadline, s.get());
+        auto r = co_await exchange(ep, outgoing(init), session_state{}, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             last = *f;
             if (f->what == upstream_failure::kind::connect_error)
@@ -653,7 +666,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
         if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
             next.protocol_version = std::string(v->get_string());
         json::object initialized{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
-        auto n = co_await exchange(ep, initialized, next, ctx, deadline, s.get());
+        auto n = co_await exchange(ep, outgoing(initialized), next, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&n))
             co_return *f;
         if (s->life.ended() || closed_) {
@@ -688,7 +701,7 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
                                {"id", next_id_++},
                                {"method", "logging/setLevel"},
                                {"params", {{"level", *s->log_level}}}};
-            co_await exchange(ep, level, s->state, ctx, deadline, s.get());
+            co_await exchange(ep, outgoing(level), s->state, ctx, deadline, s.get());
         }
         // Only a sessionful upstream has a GET stream for the session's own traffic. It is
         // open before the first call goes out: a server that asks the client something
@@ -831,9 +844,8 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                                                               json::object params,
                                                               const call_context& ctx) {
     auto deadline = clock::now() + budget_for(ctx);
-    json::object msg{{"jsonrpc", "2.0"}, {"id", nullptr}, {"method", method}};
-    if (!params.empty())
-        msg["params"] = std::move(params);
+    // Empty params are left out, except where 2026-07-28 adds its envelope.
+    bool with_params = !params.empty() || modern_;
     auto s = session_for(ctx);
     if (!s)
         co_return fail(upstream_failure::kind::protocol,
@@ -846,26 +858,29 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
         if (auto failure = co_await ensure_session(s, ctx))
             co_return *failure;
         if (modern_) {
-            auto& params = msg["params"];
-            if (!params.is_object())
-                params = json::object{};
-            protocol::add_envelope(params.as_object(),
-                                   ctx.client_capabilities ? *ctx.client_capabilities
-                                                           : s->capabilities,
-                                   json::object{{"name", "gate"}, {"version", gate_version}});
+            protocol::add_envelope(
+                params, ctx.client_capabilities ? *ctx.client_capabilities : s->capabilities,
+                json::object{{"name", "gate"}, {"version", gate_version}});
             // The level the client set (logging/setLevel) travels with each request; a
             // 2026-07-28 client's own level in its `_meta` stays as it sent it.
-            auto& meta = params.as_object()["_meta"].as_object();
+            auto& meta = params["_meta"].as_object();
             if (s->log_level && !meta.contains(protocol::meta_log_level))
                 meta[protocol::meta_log_level] = *s->log_level;
         }
         auto id = next_id_++;
-        msg["id"] = id;
         if (ctx.on_sent)
             ctx.on_sent(id);
         auto generation = s->life.generation();
         auto session = s->state; // the exchange may outlive a reset of the shared one
-        auto r = co_await exchange(*s->ep, msg, session, ctx, deadline, s.get());
+        outgoing_message out{protocol::request_text(id, method, with_params ? &params : nullptr),
+                             method,
+                             {},
+                             true,
+                             id};
+        if (auto member = protocol::named_member(method))
+            if (auto* v = params.if_contains(*member); v && v->is_string())
+                out.name = v->get_string();
+        auto r = co_await exchange(*s->ep, out, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& answer = std::get<http_answer>(r);
@@ -917,7 +932,6 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                         }
                         responses[key] = std::move(*got);
                     }
-                auto& params = msg["params"].as_object();
                 params["inputResponses"] = std::move(responses);
                 if (auto* state = result->if_contains("requestState"))
                     params["requestState"] = *state;
@@ -943,8 +957,8 @@ asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::
     if (!s->life.ready())
         co_return false;
     call_context ctx;
-    auto r =
-        co_await exchange(*s->ep, message, s->state, ctx, clock::now() + budget_for(ctx), s.get());
+    auto r = co_await exchange(*s->ep, outgoing(message), s->state, ctx,
+                               clock::now() + budget_for(ctx), s.get());
     auto* answer = std::get_if<http_answer>(&r);
     co_return answer && answer->status >= 200 && answer->status < 300;
 }
@@ -964,7 +978,7 @@ asio::awaitable<bool> upstream_client::deliver_to(const session_address& to, jso
         co_return false;
     upstream_session carrier; // no caller: gate's own credential for the upstream
     call_context ctx;
-    auto r = co_await exchange(*endpoints_[to.endpoint], message,
+    auto r = co_await exchange(*endpoints_[to.endpoint], outgoing(message),
                                session_state{to.id, to.protocol_version}, ctx,
                                clock::now() + budget_for(ctx), &carrier);
     auto* answer = std::get_if<http_answer>(&r);
@@ -992,7 +1006,8 @@ asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, 
                      {"id", next_id_++},
                      {"method", "logging/setLevel"},
                      {"params", {{"level", std::move(level)}}}};
-    auto r = co_await exchange(*s->ep, msg, s->state, ctx, clock::now() + budget_for(ctx), s.get());
+    auto r = co_await exchange(*s->ep, outgoing(msg), s->state, ctx, clock::now() + budget_for(ctx),
+                               s.get());
     co_await ticket.settle(std::get_if<upstream_failure>(&r));
 }
 
@@ -1260,7 +1275,7 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
                        {"method", "server/discover"},
                        {"params", std::move(params)}};
     session_state modern_state{{}, std::string(protocol::modern_protocol_version)};
-    auto r = co_await exchange(ep, probe, modern_state, ctx, deadline, origin);
+    auto r = co_await exchange(ep, outgoing(probe), modern_state, ctx, deadline, origin);
     if (auto* f = std::get_if<upstream_failure>(&r))
         co_return *f;
     auto& answer = std::get<http_answer>(r);

@@ -282,8 +282,18 @@ private:
     };
     using session_ptr = std::shared_ptr<upstream_session>;
 
+    // One message as it goes to an upstream: its text, and what the exchange (and the
+    // 2026-07-28 header mirrors) read from it. Views point into the message it was made of.
+    struct outgoing_message {
+        std::string body;
+        std::string_view method; // a request's or a notification's; empty for a response
+        std::string_view name;   // the name a call is about (Mcp-Name), or empty
+        bool request = false;    // has an id: an answer is awaited
+        boost::json::value id;
+    };
+    static outgoing_message outgoing(const boost::json::object& msg);
     boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
-    exchange(endpoint& ep, const boost::json::object& msg, const session_state& session,
+    exchange(endpoint& ep, const outgoing_message& msg, const session_state& session,
              const call_context& ctx, std::chrono::steady_clock::time_point deadline,
              const upstream_session* origin);
     boost::asio::awaitable<std::variant<upstream_connection, upstream_failure>>
@@ -323,7 +333,7 @@ private:
                                                std::function<void(boost::json::object)> on_message);
     // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
     // context) and body.
-    std::string post_wire(const endpoint& ep, const boost::json::object& msg,
+    std::string post_wire(const endpoint& ep, const outgoing_message& msg,
                           const session_state& session, const call_context& ctx,
                           std::string_view credential) const;
     // The credential header for the next request on `origin` ("" for none), or the failure of

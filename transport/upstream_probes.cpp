@@ -62,7 +62,7 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
     msg["params"] = std::move(params);
     call_context ctx;
     ctx.timeout = budget;
-    auto r = co_await exchange(ep, msg, state, ctx, deadline, nullptr);
+    auto r = co_await exchange(ep, outgoing(msg), state, ctx, deadline, nullptr);
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         // An upstream that takes each caller's credential refuses gate's credential-less probe:
         // it answered, which is all a probe asks.

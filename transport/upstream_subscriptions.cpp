@@ -140,8 +140,8 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                          {"id", "gate-listen-" + std::to_string(version)},
                          {"method", "subscriptions/listen"},
                          {"params", std::move(params)}};
-        auto wire =
-            post_wire(*root_->ep, msg, root_->state, call_context{}, std::get<std::string>(cred));
+        auto wire = post_wire(*root_->ep, outgoing(msg), root_->state, call_context{},
+                              std::get<std::string>(cred));
         bool acknowledged = false;
         // Refused or not offered: list changes fall back to the cache's TTL.
         co_await follow_stream(

@@ -1,6 +1,7 @@
 #include "protocol/json_rpc.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 using namespace gate::protocol;
@@ -46,4 +47,28 @@ TEST(json_rpc, builds_errors_and_results) {
     EXPECT_EQ(e.at("id"), 7);
     auto ok = make_result("a", json::object{});
     EXPECT_TRUE(ok.at("result").is_object());
+}
+
+TEST(json_rpc, writes_an_id_as_the_serializer_does) {
+    for (const char* text :
+         {"0", "7", "-1", "9223372036854775807", "-9223372036854775808", R"("abc")",
+          R"("a\"b\\c\u0001")", "18446744073709551615", "1.5", "null"}) {
+        auto id = json::parse(text);
+        EXPECT_EQ(id_text(id), json::serialize(id)) << text;
+    }
+}
+
+TEST(json_rpc, writes_a_request_that_reads_back_as_built) {
+    json::object params{{"name", "echo"},
+                        {"arguments", {{"text", std::string(300, 'x') + "\"\\\n\u00e9"}}}};
+    for (auto method : {std::string("tools/call"), std::string("we\"ird\\\n\u00e9")}) {
+        auto text = request_text(42, method, &params);
+        auto back = json::parse(text).as_object();
+        EXPECT_EQ(
+            back,
+            (json::object{{"jsonrpc", "2.0"}, {"id", 42}, {"method", method}, {"params", params}}))
+            << text;
+    }
+    EXPECT_EQ(json::parse(request_text(-3, "ping", nullptr)),
+              (json::object{{"jsonrpc", "2.0"}, {"id", -3}, {"method", "ping"}}));
 }

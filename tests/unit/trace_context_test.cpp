@@ -37,3 +37,18 @@ TEST(trace_context, root_starts_a_sampled_trace) {
     EXPECT_EQ(a.flags, "01");
     EXPECT_TRUE(parse_traceparent(a.header()));
 }
+
+TEST(trace_context, child_header_is_the_header_of_a_child) {
+    auto caller = parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
+    auto continued = parse_traceparent(child_header(caller));
+    ASSERT_TRUE(continued);
+    EXPECT_EQ(continued->trace_id, caller->trace_id);
+    EXPECT_EQ(continued->flags, "00");
+    EXPECT_NE(continued->span_id, caller->span_id);
+    auto a = parse_traceparent(child_header(std::nullopt));
+    auto b = parse_traceparent(child_header(std::nullopt));
+    ASSERT_TRUE(a && b);
+    EXPECT_NE(a->trace_id, b->trace_id);
+    EXPECT_NE(a->span_id, b->span_id);
+    EXPECT_EQ(a->flags, "01");
+}
