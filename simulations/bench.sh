@@ -153,33 +153,11 @@ if [ "$(nproc)" -ge 2 ]; then
   # relaying with no look at the body, on gate's core. gate parses, routes and guards every
   # call; how close it comes to this row says how much of the gap is gate's own.
   if command -v haproxy >/dev/null; then
-    haproxy_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-    cat >"$work/haproxy.cfg" <<CFG
-global
-  nbthread 1
-defaults
-  mode http
-  timeout connect 5s
-  timeout client 30s
-  timeout server 30s
-  option http-keep-alive
-frontend bench
-  bind 127.0.0.1:$haproxy_port
-  default_backend upstream
-backend upstream
-  http-reuse always
-  server fast 127.0.0.1:$pinned_port
-CFG
-    "${gate_cpus[@]}" haproxy -f "$work/haproxy.cfg" -db 2>"$work/haproxy.err" &
-    haproxy_pid=$!
-    pids+=($haproxy_pid)
-    for _ in $(seq 1 100); do
-      ss -ltn 2>/dev/null | grep -q ":$haproxy_port " && break
-      sleep 0.05
-    done
+    upstream="http://127.0.0.1:$pinned_port/mcp"
+    start_bench_haproxy "${gate_cpus[@]}"
     echo
     echo "### reference: haproxy $(haproxy -v | awk 'NR == 1 {print $3}') (HTTP mode, one thread) on CPU $last_cpu instead of gate"
     echo
-    compare "http://127.0.0.1:$pinned_port/mcp" "http://127.0.0.1:$haproxy_port/mcp" haproxy
+    compare "$upstream" "$haproxy_url" haproxy
   fi
 fi

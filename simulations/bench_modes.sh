@@ -50,3 +50,37 @@ PY
 bench_authorization() {
   case "$1" in auth | policy) echo "Bearer $bench_token" ;; *) echo "" ;; esac
 }
+
+# Starts haproxy on the command prefix given (e.g. taskset -c 1) in front of $upstream: one
+# thread, HTTP keep-alive, relaying without a look at the body, the ceiling of any proxy on
+# this machine. Sets $haproxy_pid and $haproxy_url.
+start_bench_haproxy() {
+  local port address
+  port="$(free_port)"
+  address="${upstream#http://}"
+  address="${address%%/*}"
+  cat >"$work/haproxy.cfg" <<CFG
+global
+  nbthread 1
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 30s
+  timeout server 30s
+  option http-keep-alive
+frontend bench
+  bind 127.0.0.1:$port
+  default_backend upstream
+backend upstream
+  http-reuse always
+  server fast $address
+CFG
+  "$@" haproxy -f "$work/haproxy.cfg" -db 2>"$work/haproxy.err" &
+  haproxy_pid=$!
+  pids+=($haproxy_pid)
+  for _ in $(seq 1 100); do
+    ss -ltn 2>/dev/null | grep -q ":$port " && break
+    sleep 0.05
+  done
+  haproxy_url="http://127.0.0.1:$port/mcp"
+}

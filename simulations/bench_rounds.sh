@@ -48,33 +48,9 @@ for mode in $modes; do
   paths+=("gate-$mode")
 done
 if command -v haproxy >/dev/null; then
-  haproxy_port="$(free_port)"
-  upstream_address="${upstream#http://}"
-  upstream_address="${upstream_address%/mcp}"
-  cat >"$work/haproxy.cfg" <<CFG
-global
-  nbthread 1
-defaults
-  mode http
-  timeout connect 5s
-  timeout client 30s
-  timeout server 30s
-  option http-keep-alive
-frontend bench
-  bind 127.0.0.1:$haproxy_port
-  default_backend upstream
-backend upstream
-  http-reuse always
-  server fast $upstream_address
-CFG
-  taskset -c "$last_cpu" haproxy -f "$work/haproxy.cfg" -db 2>"$work/haproxy.err" &
-  pid[haproxy]=$!
-  pids+=($!)
-  for _ in $(seq 1 100); do
-    ss -ltn 2>/dev/null | grep -q ":$haproxy_port " && break
-    sleep 0.05
-  done
-  url[haproxy]="http://127.0.0.1:$haproxy_port/mcp"
+  start_bench_haproxy taskset -c "$last_cpu"
+  pid[haproxy]=$haproxy_pid
+  url[haproxy]=$haproxy_url
   auth[haproxy]=""
   paths+=(haproxy)
 fi

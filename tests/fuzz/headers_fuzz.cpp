@@ -18,6 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::abort();
         if (gate::protocol::child_of(tp).trace_id != tp->trace_id)
             std::abort();
+        auto child = gate::protocol::parse_traceparent(gate::protocol::child_header(tp));
+        if (!child || child->trace_id != tp->trace_id || child->flags != tp->flags)
+            std::abort();
     }
     (void)gate::transport::hostname_of(text);
     if (auto decoded = gate::protocol::decode_header_value(text)) {
