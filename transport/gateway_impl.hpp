@@ -235,6 +235,7 @@ struct gateway::impl final : http_handler {
         std::size_t upstream = 0;
         std::string bridge;
         boost::json::object capabilities; // the client's, for a new bridged session
+        keeper_batch::open_call open;     // while it runs, for the bridge keeper
     };
     call_context bridged_context(request_context& rec, std::size_t upstream, bridged_call& call);
     // Server-initiated requests are governed by the policy too (docs/security.md): whether
@@ -297,6 +298,10 @@ struct gateway::impl final : http_handler {
     bool keeper_flush_posted = false;
     std::optional<boost::asio::steady_timer> keeper_timer;
     void tell_keeper(bridge_event e);
+    // A client's call went to its bridged session as request `upstream_id`; it is over.
+    void call_sent(bridged_call& call, std::int64_t upstream_id);
+    void call_over(bridged_call& call);
+    void arm_keeper_flush();
     void flush_keeper();
     // Requests of a 2026-07-28 upstream's input_required result put to a client of an earlier
     // revision, waiting for its answer: minted id -> (session, slot).

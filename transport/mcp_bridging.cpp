@@ -56,6 +56,24 @@ void gateway::impl::tell_keeper(bridge_event e) {
     if (!actors()->bridges)
         return;
     keeper_events.add(std::move(e));
+    arm_keeper_flush();
+}
+
+void gateway::impl::call_sent(bridged_call& call, std::int64_t upstream_id) {
+    auto& rec = *call.rec;
+    keeper_events.started(call.open, rec.session, rec.client_id,
+                          rec.view->clients[call.upstream]->config().id, upstream_id);
+    arm_keeper_flush();
+}
+
+void gateway::impl::call_over(bridged_call& call) {
+    if (!call.open.running())
+        return;
+    keeper_events.ended(call.open);
+    arm_keeper_flush();
+}
+
+void gateway::impl::arm_keeper_flush() {
     if (!keeper_flush_posted) {
         // At most one batch per interval: a message per event (or per loop turn) wakes a CAF
         // worker tens of thousands of times a second, and on the gateway's core each wake-up

@@ -339,12 +339,7 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
             co_return co_await call.g->ask_client_input(rec, std::move(request));
         };
     if (actors()->bridges && !rec.session.empty())
-        ctx.on_sent = [&call](std::int64_t upstream_id) {
-            auto& rec = *call.rec;
-            call.g->tell_keeper(bridge_call_started{rec.session, rec.client_id,
-                                                    rec.view->clients[call.upstream]->config().id,
-                                                    upstream_id});
-        };
+        ctx.on_sent = [&call](std::int64_t upstream_id) { call.g->call_sent(call, upstream_id); };
     return ctx;
 }
 
@@ -391,8 +386,7 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     auto reply =
         admitted ? co_await client->request(method, std::move(params), ctx, std::move(*admitted))
                  : co_await client->request(method, std::move(params), ctx);
-    if (client_call && rec.server_message && actors()->bridges && !rec.session.empty())
-        tell_keeper(bridge_call_ended{rec.session, rec.client_id});
+    call_over(call); // only a call told as sent is over for the keeper
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))
