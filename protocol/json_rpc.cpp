@@ -71,20 +71,26 @@ json::object make_result(const json::value& id, json::value result) {
     return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
+namespace {
+void append_integer(std::string& out, std::int64_t n) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+}
+} // namespace
+
 std::string id_text(const json::value& id) {
     if (!id.is_int64())
         return json::serialize(id);
-    char digits[24];
-    auto end = std::to_chars(digits, digits + sizeof digits, id.get_int64()).ptr;
-    return std::string(digits, end);
+    std::string out;
+    append_integer(out, id.get_int64());
+    return out;
 }
 
 std::string request_text(std::int64_t id, std::string_view method, const json::object* params) {
     std::string out;
     out.reserve(256 + method.size());
     out.append(R"({"jsonrpc":"2.0","id":)");
-    char digits[24];
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, id).ptr);
+    append_integer(out, id);
     out.append(R"(,"method":)");
     // Method names are plain ASCII: written as they are; anything else goes through the
     // serializer's escaping.

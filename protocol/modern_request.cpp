@@ -60,6 +60,12 @@ std::optional<std::string_view> named_member(std::string_view method) {
     return std::nullopt;
 }
 
+std::string_view named_value(std::string_view method, const json::object* params) {
+    auto member = named_member(method);
+    auto* v = member && params ? params->if_contains(*member) : nullptr;
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
 std::string encode_header_value(std::string_view value) {
     bool plain = true;
     for (unsigned char c : value)

@@ -46,6 +46,8 @@ std::string encode_header_value(std::string_view value);
 
 // The body member `Mcp-Name` mirrors for `method` ("name", "uri" or "taskId"), if any.
 std::optional<std::string_view> named_member(std::string_view method);
+// That member's value in `params` when it is a string (a view into `params`); empty otherwise.
+std::string_view named_value(std::string_view method, const boost::json::object* params);
 
 // Puts the 2026-07-28 envelope into params._meta (keeping what else is there).
 void add_envelope(boost::json::object& params, const boost::json::object& client_capabilities,

@@ -43,10 +43,8 @@ http_reply error_reply(http::status status, const json::value& id, int code, std
 
 std::string parked_request_key(const protocol::message& msg) {
     std::string key = msg.method;
-    if (auto member = protocol::named_member(msg.method))
-        if (auto* p = msg.params())
-            if (auto* v = p->if_contains(*member); v && v->is_string())
-                key.append("\n").append(v->get_string());
+    if (auto name = protocol::named_value(msg.method, msg.params()); !name.empty())
+        key.append("\n").append(name);
     return key;
 }
 

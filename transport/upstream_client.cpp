@@ -434,10 +434,7 @@ upstream_client::outgoing_message upstream_client::outgoing(const json::object& 
     if (auto* m = msg.if_contains("method"); m && m->is_string()) {
         out.method = m->get_string();
         auto* p = msg.if_contains("params");
-        auto member = protocol::named_member(out.method);
-        auto* v = member && p && p->is_object() ? p->as_object().if_contains(*member) : nullptr;
-        if (v && v->is_string())
-            out.name = v->get_string();
+        out.name = protocol::named_value(out.method, p ? p->if_object() : nullptr);
     }
     if (auto* id = msg.if_contains("id"); id && msg.contains("method")) {
         out.request = true;
@@ -873,13 +870,7 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
         auto generation = s->life.generation();
         auto session = s->state; // the exchange may outlive a reset of the shared one
         outgoing_message out{protocol::request_text(id, method, with_params ? &params : nullptr),
-                             method,
-                             {},
-                             true,
-                             id};
-        if (auto member = protocol::named_member(method))
-            if (auto* v = params.if_contains(*member); v && v->is_string())
-                out.name = v->get_string();
+                             method, protocol::named_value(method, &params), true, id};
         auto r = co_await exchange(*s->ep, out, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;

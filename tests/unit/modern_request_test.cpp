@@ -104,3 +104,14 @@ TEST(modern_request, a_log_level_in_meta_must_be_one_of_the_eight) {
     EXPECT_TRUE(is_log_level("emergency"));
     EXPECT_FALSE(is_log_level("Emergency"));
 }
+
+TEST(modern_request, the_named_value_is_the_mirrored_member_when_a_string) {
+    auto p = json::parse(R"({"name":"echo","uri":"file:///a","taskId":"t1"})").as_object();
+    EXPECT_EQ(named_value("tools/call", &p), "echo");
+    EXPECT_EQ(named_value("resources/read", &p), "file:///a");
+    EXPECT_EQ(named_value("tasks/get", &p), "t1");
+    EXPECT_EQ(named_value("tools/list", &p), "");
+    EXPECT_EQ(named_value("tools/call", nullptr), "");
+    auto odd = json::parse(R"({"name":7})").as_object();
+    EXPECT_EQ(named_value("tools/call", &odd), "");
+}
