@@ -1,5 +1,7 @@
 #include "protocol/json_splice.hpp"
 
+#include <cstring>
+
 namespace gate::protocol {
 
 namespace {
@@ -8,13 +10,23 @@ bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-// Index just past the string that starts at `i` (a quote), or npos.
+// Index just past the string that starts at `i` (a quote), or npos. A tool's answer is
+// mostly string content (a file, a page), so the closing quote is looked for with memchr
+// rather than byte by byte: it is the first quote preceded by an even number of
+// backslashes (each pair inside a valid string is one escaped backslash).
 std::size_t skip_string(std::string_view s, std::size_t i) {
-    for (++i; i < s.size(); ++i) {
-        if (s[i] == '\\')
-            ++i;
-        else if (s[i] == '"')
-            return i + 1;
+    const char* const content = s.data() + i + 1;
+    const char* const end = s.data() + s.size();
+    for (const char* p = content; p < end;) {
+        const auto* quote = static_cast<const char*>(std::memchr(p, '"', end - p));
+        if (!quote)
+            break;
+        std::size_t backslashes = 0;
+        for (const char* b = quote; b > content && b[-1] == '\\'; --b)
+            ++backslashes;
+        if (backslashes % 2 == 0)
+            return static_cast<std::size_t>(quote - s.data()) + 1;
+        p = quote + 1;
     }
     return std::string_view::npos;
 }

@@ -4,6 +4,8 @@
 // "setupP99Ms", "errors"}; the window opens once every session has been set up.
 //
 //   load_driver <url> <sessions> <seconds> [tool-name]
+//   GATE_BENCH_ANSWER_BYTES=N   ask the echo tool for an answer N bytes longer (a large tool
+//                               result: a file, a page) by an `answerBytes` argument
 #include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -29,6 +31,7 @@ namespace {
 struct target {
     std::string host, port, path, tool;
     std::string authorization; // GATE_BENCH_AUTHORIZATION: sent with every request when set
+    std::string answer_bytes;  // GATE_BENCH_ANSWER_BYTES: the answer's added length, when set
 };
 
 struct totals {
@@ -107,7 +110,9 @@ asio::awaitable<void> client(const target& t, window& w, totals& out) {
     }
     auto end = w.end;
     std::string body = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":")" +
-                       t.tool + R"(","arguments":{"message":"hello"}}})";
+                       t.tool + R"(","arguments":{"message":"hello")" +
+                       (t.answer_bytes.empty() ? "" : R"(,"answerBytes":)" + t.answer_bytes) +
+                       "}}}";
     while (clock_type::now() < end) {
         auto t0 = clock_type::now();
         auto [status, text] = co_await post(s, t, session, body);
@@ -137,7 +142,8 @@ int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
                      "usage: load_driver <url> <sessions> <seconds> [tool]\n"
-                     "  GATE_BENCH_AUTHORIZATION=<header value> is sent with every request\n");
+                     "  GATE_BENCH_AUTHORIZATION=<header value> is sent with every request\n"
+                     "  GATE_BENCH_ANSWER_BYTES=<n> asks for answers n bytes longer\n");
         return 2;
     }
     auto u = boost::urls::parse_uri(argv[1]);
@@ -145,10 +151,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bad url\n");
         return 2;
     }
-    target t{u->host(), u->has_port() ? std::string(u->port()) : "80",
-             std::string(u->encoded_path()), argc > 4 ? argv[4] : "echo", ""};
+    target t{u->host(),
+             u->has_port() ? std::string(u->port()) : "80",
+             std::string(u->encoded_path()),
+             argc > 4 ? argv[4] : "echo",
+             "",
+             ""};
     if (const char* a = std::getenv("GATE_BENCH_AUTHORIZATION"))
         t.authorization = a;
+    if (const char* n = std::getenv("GATE_BENCH_ANSWER_BYTES"))
+        t.answer_bytes = std::to_string(std::stoul(n));
     int sessions = std::stoi(argv[2]);
     double seconds = std::stod(argv[3]);
     asio::io_context io(1);

@@ -43,6 +43,16 @@ bool session_known(std::string_view id) {
     return live_sessions.contains(std::string(id));
 }
 
+std::string filler(std::size_t bytes) {
+    static constexpr std::string_view line =
+        "Lorem ipsum \"dolor\" sit amet, consectetur adipiscing elit.\n";
+    std::string out;
+    out.reserve(bytes);
+    while (out.size() < bytes)
+        out.append(line.substr(0, std::min(line.size(), bytes - out.size())));
+    return out;
+}
+
 json::value answer(const json::object& req) {
     auto method = req.at("method").as_string();
     json::object result;
@@ -63,8 +73,14 @@ json::value answer(const json::object& req) {
         std::string text = "Echo: ";
         if (auto* p = req.if_contains("params"))
             if (auto* a = p->as_object().if_contains("arguments"))
-                if (auto* m = a->as_object().if_contains("message"); m && m->is_string())
+                if (auto* m = a->as_object().if_contains("message"); m && m->is_string()) {
                     text += m->as_string();
+                    // A benchmark's large tool result: text with quotes and line breaks to
+                    // escape, as a file or a page would have.
+                    if (auto* n = a->as_object().if_contains("answerBytes"))
+                        if (auto bytes = n->if_int64(); bytes && *bytes > 0 && *bytes <= (16 << 20))
+                            text += filler(static_cast<std::size_t>(*bytes));
+                }
         result = {{"content", {{{"type", "text"}, {"text", text}}}}};
     } else if (method != "ping") {
         return {{"jsonrpc", "2.0"},

@@ -52,3 +52,40 @@ TEST(json_splice, a_member_written_twice_has_no_span) {
     ASSERT_TRUE(span);
     EXPECT_EQ(nested.substr(span->begin, span->end - span->begin), "7");
 }
+
+TEST(json_splice, strings_ending_in_backslashes_and_escaped_quotes) {
+    // The closing quote follows an even run of backslashes; an odd run escapes it.
+    for (auto [doc, want] :
+         std::vector<std::pair<std::string, std::string>>{{R"({"s":"\\","id":1})", "1"},
+                                                          {R"({"s":"\\\\","id":2})", "2"},
+                                                          {R"({"s":"\"","id":3})", "3"},
+                                                          {R"({"s":"\\\"\\","id":4})", "4"},
+                                                          {R"({"s":"a\"id\":9\\","id":5})", "5"},
+                                                          {R"({"\\":"\"","id":6})", "6"},
+                                                          {R"({"s":"","id":7})", "7"}}) {
+        auto span = find_top_level_member(doc, "id");
+        ASSERT_TRUE(span) << doc;
+        EXPECT_EQ(doc.substr(span->begin, span->end - span->begin), want) << doc;
+        EXPECT_TRUE(boost::json::parse(doc).as_object().contains("id")) << doc;
+    }
+}
+
+TEST(json_splice, a_large_answer_is_spliced_past_its_text) {
+    std::string text;
+    for (int i = 0; i < 2000; ++i)
+        text += R"(line \"quoted\" \\ and a backslash\n)";
+    auto doc = R"({"result":{"content":[{"type":"text","text":")" + text +
+               R"("}]},"jsonrpc":"2.0","id":41})";
+    auto out = replace_top_level_member(doc, "id", R"("c-41")");
+    ASSERT_TRUE(out);
+    auto v = boost::json::parse(*out).as_object();
+    EXPECT_EQ(v.at("id"), "c-41");
+    EXPECT_EQ(v, [&] {
+        auto expect = boost::json::parse(doc).as_object();
+        expect["id"] = "c-41";
+        return expect;
+    }());
+    // Unterminated: no span rather than a read past the end.
+    EXPECT_FALSE(find_top_level_member(R"({"id":1,"s":"abc\"})", "id"));
+    EXPECT_FALSE(find_top_level_member(R"({"id":"abc)", "id"));
+}
