@@ -1,6 +1,8 @@
 #include "protocol/json_splice.hpp"
 
-#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace gate::protocol {
 
@@ -11,24 +13,37 @@ bool is_space(char c) {
 }
 
 // Index just past the string that starts at `i` (a quote), or npos. A tool's answer is
-// mostly string content (a file, a page), so the closing quote is looked for with memchr
-// rather than byte by byte: it is the first quote preceded by an even number of
-// backslashes (each pair inside a valid string is one escaped backslash).
+// mostly string content (a file, a page), so it is passed over 16 bytes at a time up to the
+// next quote or backslash.
 std::size_t skip_string(std::string_view s, std::size_t i) {
-    const char* const content = s.data() + i + 1;
+    const char* p = s.data() + i + 1;
     const char* const end = s.data() + s.size();
-    for (const char* p = content; p < end;) {
-        const auto* quote = static_cast<const char*>(std::memchr(p, '"', end - p));
-        if (!quote)
+    for (;;) {
+#if defined(__SSE2__)
+        while (end - p >= 16) {
+            auto v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+            if (mask == 0) {
+                p += 16;
+                continue;
+            }
+            p += __builtin_ctz(static_cast<unsigned>(mask));
             break;
-        std::size_t backslashes = 0;
-        for (const char* b = quote; b > content && b[-1] == '\\'; --b)
-            ++backslashes;
-        if (backslashes % 2 == 0)
-            return static_cast<std::size_t>(quote - s.data()) + 1;
-        p = quote + 1;
+        }
+#endif
+        if (p >= end)
+            return std::string_view::npos;
+        if (*p == '"')
+            return static_cast<std::size_t>(p - s.data()) + 1;
+        if (*p == '\\') {
+            if (end - p < 2)
+                return std::string_view::npos;
+            p += 2;
+        } else {
+            ++p;
+        }
     }
-    return std::string_view::npos;
 }
 
 // Index just past the value that starts at `i`, or npos.
@@ -103,6 +118,63 @@ std::optional<text_span> find_top_level_member(std::string_view s, std::string_v
             break;
     }
     return found;
+}
+
+object_members::object_members(std::string_view s) {
+    auto i = skip_spaces(s, 0);
+    if (i >= s.size() || s[i] != '{')
+        return;
+    i = skip_spaces(s, i + 1);
+    while (i < s.size() && s[i] == '"') {
+        auto key_end = skip_string(s, i);
+        if (key_end == std::string_view::npos)
+            return;
+        text_span key{i + 1, key_end - 1};
+        if (s.substr(key.begin, key.end - key.begin).find('\\') != std::string_view::npos)
+            return; // an escaped key: compared as written it could hide a duplicate
+        i = skip_spaces(s, key_end);
+        if (i >= s.size() || s[i] != ':')
+            return;
+        auto value_begin = skip_spaces(s, i + 1);
+        auto value_end = skip_value(s, value_begin);
+        if (value_end == std::string_view::npos)
+            return;
+        add(key, {value_begin, value_end});
+        i = skip_spaces(s, value_end);
+        if (i < s.size() && s[i] == ',')
+            i = skip_spaces(s, i + 1);
+        else
+            break;
+    }
+    complete(i < s.size() && s[i] == '}');
+}
+
+void object_members::add(text_span key, text_span value) {
+    constexpr std::size_t limit = UINT32_MAX;
+    if (value.end > limit || count_ == members_.size()) {
+        too_long_ = true;
+        return;
+    }
+    members_[count_++] = {
+        static_cast<std::uint32_t>(key.begin), static_cast<std::uint32_t>(key.end),
+        static_cast<std::uint32_t>(value.begin), static_cast<std::uint32_t>(value.end)};
+}
+
+object_members::lookup object_members::find(std::string_view json, std::string_view key,
+                                            text_span& value) const {
+    if (!complete_)
+        return lookup::unknown;
+    bool found = false;
+    for (std::size_t i = 0; i < count_; ++i) {
+        const auto& m = members_[i];
+        if (json.substr(m.key_begin, m.key_end - m.key_begin) != key)
+            continue;
+        if (found)
+            return lookup::unknown; // written twice
+        found = true;
+        value = {m.value_begin, m.value_end};
+    }
+    return found ? lookup::found : lookup::absent;
 }
 
 std::optional<std::string> replace_top_level_member(std::string_view json, std::string_view key,

@@ -14,6 +14,8 @@
 #                                        auth and policy need setup-node.sh
 #   GATE_BENCH_SESSIONS="8 64 256" ...   session counts
 #   GATE_BENCH_GATE_ARGS="..." ...       extra arguments for gate (e.g. --io-spin-us 50)
+#   GATE_BENCH_ALSO="/path/to/gate ..."   other gate builds, each measured open beside this one
+#   GATE_BENCH_ANSWER_BYTES=N ...        answers N bytes longer (simulations/load_driver)
 # haproxy, when installed, runs as the reference: a proxy that relays HTTP without reading it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,6 +48,21 @@ for mode in $modes; do
   url[gate-$mode]="http://127.0.0.1:$(listening_port "${pid[gate-$mode]}")/mcp"
   auth[gate-$mode]="$(bench_authorization "$mode")"
   paths+=("gate-$mode")
+done
+also=0
+for bin in ${GATE_BENCH_ALSO:-}; do
+  also=$((also + 1))
+  write_bench_config open
+  cp "$work/gate.json" "$work/gate-also$also.json"
+  # shellcheck disable=SC2086 # extra arguments are words
+  taskset -c "$last_cpu" "$bin" --config "$work/gate-also$also.json" --port 0 --log-level warn \
+    ${GATE_BENCH_GATE_ARGS:-} 2>"$work/gate-also$also.err" &
+  name="also$also:$(basename "$(dirname "$bin")")/$(basename "$bin")"
+  pid[$name]=$!
+  pids+=($!)
+  url[$name]="http://127.0.0.1:$(listening_port "${pid[$name]}")/mcp"
+  auth[$name]=""
+  paths+=("$name")
 done
 if command -v haproxy >/dev/null; then
   start_bench_haproxy taskset -c "$last_cpu"

@@ -216,12 +216,13 @@ struct gateway::impl final : http_handler {
                                                           const boost::json::value& id,
                                                           const boost::json::object& params,
                                                           request_context& rec);
-    // A tools/call answer that carries a minted task pins it to `upstream` for the caller.
+    // The task a tools/call answer minted (minted_task_id) is pinned to `upstream` for the
+    // caller.
     boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
-                                                 const boost::json::object& answer);
+                                                 std::string task_id);
     // The id of the task an answer mints (2025-11-25's `result.task.taskId`, or a 2026-07-28
-    // CreateTaskResult's `taskId`); null for any other answer.
-    static const boost::json::string* minted_task_id(const boost::json::object& answer);
+    // CreateTaskResult's `taskId`); nullopt for any other answer.
+    static std::optional<std::string> minted_task_id(const upstream_message& answer);
     // The context of a call on the client's bridged session at one upstream. At an upstream
     // that takes the caller's own credential, the caller rides along, and a request with no
     // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its

@@ -69,12 +69,28 @@ static json::object with_id(json::object response, const json::value& id) {
     return response;
 }
 
+// What settles a passed-on answer's outcome, read without parsing its result: the id, and
+// the error as the upstream wrote it. A result stands in empty: the client is sent the
+// answer's own text (rec.verbatim), never this object.
+static json::object outcome_view(const upstream_message& answer, const json::value& id) {
+    json::object view{{"jsonrpc", "2.0"}, {"id", id}};
+    if (auto error = answer.value_at({"error"}))
+        view["error"] = std::move(*error);
+    else if (answer.has("result"))
+        view["result"] = json::object{};
+    return view;
+}
+
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
-// wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
+// wire (rec.verbatim); the object returned, under the client's id, feeds the audit outcome.
+// A 2026-07-28 client's result is amended (resultType), so it gets the whole answer parsed.
 json::object pass_on(upstream_message answer, const json::value& id, request_context& rec) {
-    if (auto spliced = protocol::replace_top_level_member(answer.raw, "id", protocol::id_text(id)))
+    if (auto spliced = answer.text_with_id(protocol::id_text(id))) {
         rec.verbatim = std::move(*spliced);
-    return with_id(std::move(answer.body), id);
+        if (!rec.modern)
+            return outcome_view(answer, id);
+    }
+    return with_id(answer.take_body(), id);
 }
 
 json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,

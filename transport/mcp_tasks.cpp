@@ -33,7 +33,7 @@ json::object unknown_task(const json::value& id, std::string_view task_id) {
 
 bool has_result(const upstream_reply& r) {
     auto* m = std::get_if<upstream_message>(&r);
-    return m && m->body.contains("result");
+    return m && m->has("result");
 }
 
 } // namespace
@@ -73,30 +73,25 @@ task_owner from_fleet_record(const std::string& record, std::uint64_t principal)
 
 } // namespace
 
-const json::string* gateway::impl::minted_task_id(const json::object& answer) {
-    auto* result = answer.if_contains("result");
-    auto* r = result ? result->if_object() : nullptr;
-    if (!r)
-        return nullptr;
+std::optional<std::string> gateway::impl::minted_task_id(const upstream_message& answer) {
     // 2025-11-25 nests the task (`result.task.taskId`); the 2026-07-28 tasks extension
     // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top).
-    const json::value* task_id = nullptr;
-    if (auto* task = r->if_contains("task"); task && task->is_object())
-        task_id = task->as_object().if_contains("taskId");
-    else if (auto* type = r->if_contains("resultType"); type && *type == "task")
-        task_id = r->if_contains("taskId");
-    return task_id ? task_id->if_string() : nullptr;
+    std::optional<json::value> task_id;
+    if (auto task = answer.value_at({"result", "task"}); task && task->is_object()) {
+        if (auto* id = task->as_object().if_contains("taskId"))
+            task_id = *id;
+    } else if (auto type = answer.value_at({"result", "resultType"}); type && *type == "task") {
+        task_id = answer.value_at({"result", "taskId"});
+    }
+    if (!task_id || !task_id->is_string())
+        return std::nullopt;
+    return std::string(task_id->get_string());
 }
 
 asio::awaitable<void> gateway::impl::pin_minted_task(const request_context& rec,
-                                                     std::size_t upstream,
-                                                     const json::object& answer) {
+                                                     std::size_t upstream, std::string id) {
     if (!actors()->tasks)
         co_return;
-    const auto* task_id = minted_task_id(answer);
-    if (!task_id)
-        co_return;
-    std::string id(*task_id);
     const auto& owner = rec.view->clients[upstream]->config().id;
     caf::anon_send(actors()->tasks, task_pin{id, task_owner_key(rec), owner});
     // The fleet's record is written before the client hears of the task, so its next call

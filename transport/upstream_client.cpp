@@ -1,6 +1,7 @@
 #include "transport/upstream_client.hpp"
 
 #include "actors/endpoint_rotation.hpp"
+#include "protocol/json_check.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/bridge.hpp"
@@ -400,8 +401,7 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
                     continue;
                 }
                 if (id && (!want_id || *id == *want_id)) {
-                    answer.message = std::move(*obj);
-                    answer.raw = std::move(ev.data);
+                    answer.message = upstream_message(std::move(*obj), std::move(ev.data));
                     break;
                 }
             }
@@ -418,13 +418,11 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
         co_await http::async_read(stream, buf, parser,
                                   asio::redirect_error(asio::use_awaitable, ec));
     reusable = !ec && parser.keep_alive();
-    if (!ec && ctype.starts_with("application/json") && !parser.get().body().empty()) {
-        boost::system::error_code jec;
-        auto v = json::parse(parser.get().body(), jec);
-        if (!jec && v.is_object()) {
-            answer.message = std::move(v.as_object());
-            answer.raw = std::move(parser.get().body());
-        }
+    // Checked to be a JSON object, not parsed: most answers are passed on as text.
+    if (auto& body = parser.get().body(); !ec && ctype.starts_with("application/json")) {
+        protocol::object_members members;
+        if (protocol::is_json(body, &members) && body[body.find_first_not_of(" \t\r\n")] == '{')
+            answer.message = upstream_message::of_text(std::move(body), std::move(members));
     }
 }
 
@@ -649,11 +647,11 @@ upstream_client::handshake(session_ptr s, const call_context& caller) {
             co_return fail(upstream_failure::kind::http_status,
                            "initialize answered HTTP " + std::to_string(answer.status),
                            answer.status);
-        auto* result = answer.message->if_contains("result");
+        auto* result = answer.message->body().if_contains("result");
         if (!result || !result->is_object()) {
             auto f = fail(upstream_failure::kind::protocol,
-                          "initialize failed: " + json::serialize(*answer.message));
-            f.answer = upstream_message{std::move(*answer.message), std::move(answer.raw)};
+                          "initialize failed: " + answer.message->raw());
+            f.answer = std::move(*answer.message);
             co_return f;
         }
         // The new session is built aside and published whole once `initialized` is through, so
@@ -822,19 +820,6 @@ void upstream_client::retire(std::chrono::steady_clock::duration bound) {
 namespace {
 // A JSON-RPC response to request `id`: what an upstream must answer. Anything else (an HTTP
 // error page in JSON, another id) is a failed call, not an answer to pass on.
-bool is_response_to(const json::object& m, std::int64_t id) {
-    auto* version = m.if_contains("jsonrpc");
-    auto* got = m.if_contains("id");
-    if (!version || *version != "2.0" || !got || !got->is_int64() || got->get_int64() != id)
-        return false;
-    auto* result = m.if_contains("result");
-    auto* error = m.if_contains("error");
-    if (result)
-        return !error;
-    auto* e = error ? error->if_object() : nullptr;
-    auto* code = e ? e->if_contains("code") : nullptr;
-    return code && code->is_int64();
-}
 } // namespace
 
 asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view method,
@@ -889,7 +874,8 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                                " without a JSON-RPC response",
                            answer.status);
         if (!is_response_to(*answer.message, id)) {
-            auto text = answer.raw.size() > 200 ? answer.raw.substr(0, 200) + "..." : answer.raw;
+            const auto& raw = answer.message->raw();
+            auto text = raw.size() > 200 ? raw.substr(0, 200) + "..." : raw;
             co_return fail(
                 upstream_failure::kind::http_status,
                 "upstream answered HTTP " + std::to_string(answer.status) +
@@ -900,10 +886,9 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
             // 2026-07-28 asks for input by answering input_required; a client of an earlier
             // revision is asked each embedded request, and the call is retried with its
             // answers and the upstream's state.
-            auto* r = answer.message->if_contains("result");
-            auto* result = r ? r->if_object() : nullptr;
-            auto* type = result ? result->if_contains("resultType") : nullptr;
+            auto type = answer.message->value_at({"result", "resultType"});
             if (type && type->is_string() && type->get_string() == "input_required") {
+                auto* result = answer.message->body().at("result").if_object();
                 if (++input_rounds > max_input_rounds)
                     co_return fail(upstream_failure::kind::protocol,
                                    "upstream asked for input more than " +
@@ -932,7 +917,7 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                 continue;
             }
         }
-        co_return upstream_message{std::move(*answer.message), std::move(answer.raw)};
+        co_return std::move(*answer.message);
     }
     co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
 }
@@ -1270,7 +1255,7 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
     if (auto* f = std::get_if<upstream_failure>(&r))
         co_return *f;
     auto& answer = std::get<http_answer>(r);
-    auto* res = answer.message ? answer.message->if_contains("result") : nullptr;
+    auto* res = answer.message ? answer.message->body().if_contains("result") : nullptr;
     auto* result = res ? res->if_object() : nullptr;
     bool speaks_modern = false;
     if (result)
@@ -1292,7 +1277,7 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
                           std::to_string(answer.status) + ")",
                       answer.status);
         if (answer.message)
-            f.answer = upstream_message{std::move(*answer.message), std::move(answer.raw)};
+            f.answer = std::move(*answer.message);
         co_return f;
     }
     // The discover result in the shape of an initialize result, for passthrough mode.
@@ -1359,7 +1344,7 @@ upstream_client::fetch_list(std::string_view method, std::string_view key, const
         co_await ticket.settle(std::get_if<upstream_failure>(&r));
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
-        auto& msg = std::get<upstream_message>(r).body;
+        auto& msg = std::get<upstream_message>(r).body();
         auto* result = msg.if_contains("result");
         auto* obj = result ? result->if_object() : nullptr;
         if (!obj) {
@@ -1387,7 +1372,7 @@ void upstream_client::overheard(const call_context& ctx, std::chrono::system_clo
     h.method = std::string(method);
     h.params = std::move(params);
     if (auto* m = std::get_if<upstream_message>(&reply)) {
-        h.reply = m->raw;
+        h.reply = m->raw();
     } else {
         const auto& f = std::get<upstream_failure>(reply);
         using k = upstream_failure::kind;

@@ -19,6 +19,7 @@
 #include "transport/session_lifecycle.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/upstream_credential.hpp"
+#include "transport/upstream_message.hpp"
 
 #include <array>
 #include <boost/asio/any_io_executor.hpp>
@@ -43,13 +44,6 @@ namespace gate::transport {
 
 class fleet_store;
 class traffic_tap;
-
-// A JSON-RPC response as the upstream sent it: parsed, and the exact text (so it can be passed
-// on byte for byte).
-struct upstream_message {
-    boost::json::object body;
-    std::string raw;
-};
 
 struct upstream_failure {
     // circuit_open and rate_limited: the upstream guards refused the call; it never left gate.

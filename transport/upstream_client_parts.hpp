@@ -30,8 +30,7 @@ struct upstream_client::endpoint {
 struct upstream_client::http_answer {
     int status = 0;
     std::string session_id;
-    std::optional<boost::json::object> message; // the JSON-RPC response, when one came
-    std::string raw;                            // its text
+    std::optional<upstream_message> message; // the JSON-RPC response, when one came
     bool stream_unfinished = false; // an event stream whose end had not arrived with the answer
 };
 

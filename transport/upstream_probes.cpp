@@ -71,10 +71,10 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
         co_return f->message;
     }
     auto& answer = std::get<http_answer>(r);
-    auto* result = answer.message ? answer.message->if_contains("result") : nullptr;
+    auto* result = answer.message ? answer.message->body().if_contains("result") : nullptr;
     if (answer.status != 200 || !result || !result->is_object())
         co_return "probe answered HTTP " + std::to_string(answer.status) +
-            (answer.message ? ": " + json::serialize(*answer.message) : std::string());
+            (answer.message ? ": " + answer.message->raw() : std::string());
     if (!answer.session_id.empty()) { // the probe's own session is not kept open upstream
         session_state probed{answer.session_id, {}};
         if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())

@@ -61,7 +61,7 @@ upstream_client::hold_subscription(const std::string& uri) {
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return drop(std::move(*f));
     auto& answer = std::get<upstream_message>(reply);
-    if (answer.body.contains("error"))
+    if (answer.has("error"))
         co_return drop(
             upstream_failure{upstream_failure::kind::protocol, "refused", 0, std::move(answer)});
     co_return std::nullopt;

@@ -1,5 +1,6 @@
-// JSON-RPC classification and the id splice on arbitrary bytes. Where the bytes are a JSON
-// object with an id, splicing a new id must give exactly the same object with that id.
+// JSON-RPC classification, the JSON check and the id splice on arbitrary bytes. Where the bytes are
+// a JSON object with an id, splicing a new id must give exactly the same object with that id.
+#include "protocol/json_check.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/json_splice.hpp"
 
@@ -12,6 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view text(reinterpret_cast<const char*>(data), size);
     boost::system::error_code ec;
     auto v = boost::json::parse(text, ec);
+    // The check an upstream's answer gets instead of a parse accepts exactly what the
+    // parser accepts.
+    if (gate::protocol::is_json(text) == static_cast<bool>(ec))
+        std::abort();
     if (ec)
         return 0;
     (void)gate::protocol::classify(v);

@@ -25,12 +25,13 @@ public:
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
         bool answered_upstream = !ctx.response && ctx.upstream_answer;
+        auto minted = answered_upstream && m == "tools/call"
+                          ? gateway::impl::minted_task_id(*ctx.upstream_answer)
+                          : std::nullopt;
         // Waits only to pin a minted task, merge a list or open a session.
-        if ((answered_upstream && m == "tools/call" &&
-             gateway::impl::minted_task_id(ctx.upstream_answer->body)) ||
-            (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
+        if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
             (m == "initialize" && !ctx.modern))
-            return finish_waiting(ctx);
+            return finish_waiting(ctx, std::move(minted));
         if (answered_upstream)
             take_upstream_answer(ctx);
         settle(ctx);
@@ -39,12 +40,13 @@ public:
     }
 
 private:
-    boost::asio::awaitable<verdict> finish_waiting(request_context& ctx) {
+    boost::asio::awaitable<verdict> finish_waiting(request_context& ctx,
+                                                   std::optional<std::string> minted) {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
         if (!ctx.response && ctx.upstream_answer) {
-            if (m == "tools/call")
-                co_await g_.pin_minted_task(ctx, ctx.target->upstream, ctx.upstream_answer->body);
+            if (minted)
+                co_await g_.pin_minted_task(ctx, ctx.target->upstream, std::move(*minted));
             take_upstream_answer(ctx);
         }
         if (!ctx.response && ctx.plan && kind)
@@ -59,12 +61,8 @@ private:
 
     // Whatever the upstream answered, result or error, goes back verbatim.
     static void take_upstream_answer(request_context& ctx) {
-        if (const auto* result = ctx.upstream_answer->body.if_contains("result"))
-            if (const auto* meta =
-                    result->is_object() ? result->get_object().if_contains("_meta") : nullptr;
-                meta && meta->is_object())
-                if (const auto* usage = meta->get_object().if_contains("usage"))
-                    ctx.usage = *usage;
+        if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
+            ctx.usage = std::move(*usage);
         ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx);
     }
 
