@@ -170,10 +170,16 @@ private:
             ++p_;
             if (p_ < end_ && (*p_ == '+' || *p_ == '-'))
                 ++p_;
+            const auto* exponent = p_;
             if (!digits())
                 return false;
-            // An exponent the parser's int cannot hold, with the mantissa's digits, is an
-            // error there ("exponent overflow"); rare enough to ask the parser itself.
+            while (exponent < p_ && *exponent == '0')
+                ++exponent;
+            // The parser refuses an exponent its int cannot hold once the mantissa's digits
+            // are counted in ("exponent overflow"). Under ten significant digits that takes a
+            // number of more than a billion digits; past them, the parser itself is asked.
+            if (p_ - exponent < 10)
+                return true;
             boost::system::error_code ec;
             boost::json::parse(std::string_view(reinterpret_cast<const char*>(start),
                                                 static_cast<std::size_t>(p_ - start)),

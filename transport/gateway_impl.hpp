@@ -46,10 +46,16 @@ protocol::gateway_error error_for(const upstream_failure& f);
 boost::json::object refuse_upstream(request_context& rec, const boost::json::value& id,
                                     std::string_view upstream, const upstream_failure& f);
 
+// What the object pass_on returns is read for: only to settle the outcome (the client is sent
+// rec.verbatim, so the answer's result need not be parsed), or whole, by a caller that reads
+// or sends the object itself (a 2026-07-28 client's result is amended; server/discover
+// builds its result from an initialize answer).
+enum class answer_read { outcome, whole };
+
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
-// wire (rec.verbatim); the parsed copy, under the client's id, feeds the audit outcome.
+// wire (rec.verbatim); the object returned, under the client's id, is what `read` says.
 boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
-                            request_context& rec);
+                            request_context& rec, answer_read read = answer_read::whole);
 
 // The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
 // upstream's exact text when it has one) with the headers egress added.

@@ -81,13 +81,11 @@ static json::object outcome_view(const upstream_message& answer, const json::val
     return view;
 }
 
-// An upstream's answer for the client: the exact text with only the id replaced goes on the
-// wire (rec.verbatim); the object returned, under the client's id, feeds the audit outcome.
-// A 2026-07-28 client's result is amended (resultType), so it gets the whole answer parsed.
-json::object pass_on(upstream_message answer, const json::value& id, request_context& rec) {
+json::object pass_on(upstream_message answer, const json::value& id, request_context& rec,
+                     answer_read read) {
     if (auto spliced = answer.text_with_id(protocol::id_text(id))) {
         rec.verbatim = std::move(*spliced);
-        if (!rec.modern)
+        if (read == answer_read::outcome)
             return outcome_view(answer, id);
     }
     return with_id(answer.take_body(), id);

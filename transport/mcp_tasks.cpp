@@ -172,7 +172,8 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
                                 task_registry::lifetime);
         rec.upstream = clients[*answered]->config().id;
         if (method == "tasks/get")
-            co_return pass_on(std::move(std::get<upstream_message>(*probes[*answered])), id, rec);
+            co_return pass_on(std::move(std::get<upstream_message>(*probes[*answered])), id, rec,
+                              rec.modern ? answer_read::whole : answer_read::outcome);
         owner_index = *answered;
     }
     rec.upstream = clients[owner_index]->config().id;
@@ -180,7 +181,8 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return refuse_upstream(rec, id, *rec.upstream, *f);
     // The owner's answer, errors included, passes through verbatim.
-    co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec);
+    co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec,
+                      rec.modern ? answer_read::whole : answer_read::outcome);
 }
 
 asio::awaitable<json::object> gateway::impl::task_list(const std::string& session,

@@ -888,7 +888,7 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
             // answers and the upstream's state.
             auto type = answer.message->value_at({"result", "resultType"});
             if (type && type->is_string() && type->get_string() == "input_required") {
-                auto* result = answer.message->body().at("result").if_object();
+                auto* result = answer.message->body()["result"].if_object();
                 if (++input_rounds > max_input_rounds)
                     co_return fail(upstream_failure::kind::protocol,
                                    "upstream asked for input more than " +

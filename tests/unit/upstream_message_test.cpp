@@ -70,6 +70,9 @@ TEST(upstream_message, reads_members_without_parsing_and_agrees_with_the_parsed_
             R"({"jsonrpc":"2.0","id":7,"result":{"task":1,"task":{"taskId":"x"}}})",
             R"({ "jsonrpc" : "2.0" , "id" : 7 , "result" : { "_meta" : { "usage" : null } } })",
             R"({})",
+            // More members than the index holds: read from the parsed object.
+            R"({"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"jsonrpc":"2.0","id":7,"result":{}})",
+            R"({"jsonrpc":"2.0","id":7,"result":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"task":{"taskId":"t3"}}})",
         })
         expect_reads_as_parsed(text);
 }
