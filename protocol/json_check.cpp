@@ -1,11 +1,9 @@
 #include "protocol/json_check.hpp"
 
+#include "protocol/json_scan.hpp"
+
 #include <boost/json/parse.hpp>
 #include <cstring>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace gate::protocol {
 
@@ -65,15 +63,15 @@ private:
     bool object(int depth) {
         if (depth > json_max_depth)
             return false;
+        bool indexed = depth == 1 && top_;
         ++p_;
         skip_space();
         if (p_ < end_ && *p_ == '}') {
             ++p_;
-            if (depth == 1 && top_)
+            if (indexed)
                 top_->complete(true);
             return true;
         }
-        bool indexed = depth == 1 && top_;
         for (;;) {
             const auto* key = p_;
             if (p_ == end_ || *p_ != '"' || !string())
@@ -192,23 +190,7 @@ private:
     bool string() {
         ++p_;
         for (;;) {
-#if defined(__SSE2__)
-            // Sixteen bytes at a time until a quote, a backslash, a control character or a
-            // byte of a multi-byte character (signed, those are below 0x20 too).
-            while (end_ - p_ >= 16) {
-                auto v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
-                auto special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                            _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-                int mask = _mm_movemask_epi8(special);
-                if (mask == 0) {
-                    p_ += 16;
-                    continue;
-                }
-                p_ += __builtin_ctz(static_cast<unsigned>(mask));
-                break;
-            }
-#endif
+            p_ = detail::skip_plain_blocks(p_, end_, true);
             if (p_ == end_)
                 return false;
             unsigned char c = *p_;

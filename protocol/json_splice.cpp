@@ -1,8 +1,6 @@
 #include "protocol/json_splice.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "protocol/json_scan.hpp"
 
 namespace gate::protocol {
 
@@ -19,19 +17,7 @@ std::size_t skip_string(std::string_view s, std::size_t i) {
     const char* p = s.data() + i + 1;
     const char* const end = s.data() + s.size();
     for (;;) {
-#if defined(__SSE2__)
-        while (end - p >= 16) {
-            auto v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-            int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-            if (mask == 0) {
-                p += 16;
-                continue;
-            }
-            p += __builtin_ctz(static_cast<unsigned>(mask));
-            break;
-        }
-#endif
+        p = detail::skip_plain_blocks(p, end, false);
         if (p >= end)
             return std::string_view::npos;
         if (*p == '"')
@@ -82,71 +68,70 @@ std::size_t skip_spaces(std::string_view s, std::size_t i) {
     return i;
 }
 
-} // namespace
+// How a walk over an object's top-level members ended.
+enum class walk { closed, unclosed, stopped, malformed };
 
-std::optional<text_span> find_top_level_member(std::string_view s, std::string_view key) {
+// Calls `on_member(key, value)` for each top-level member of the object `s` holds, in order,
+// until it returns false (stopped). `unclosed`: the members ended without the closing brace.
+template <class OnMember> walk walk_members(std::string_view s, OnMember on_member) {
     auto i = skip_spaces(s, 0);
     if (i >= s.size() || s[i] != '{')
-        return std::nullopt;
+        return walk::malformed;
     i = skip_spaces(s, i + 1);
-    std::optional<text_span> found;
     while (i < s.size() && s[i] == '"') {
         auto key_end = skip_string(s, i);
         if (key_end == std::string_view::npos)
-            return std::nullopt;
-        // Keys are compared as written: escaped spellings of "id" are not expected from
-        // upstreams and at worst fall back to re-serialization.
-        bool match = s.substr(i + 1, key_end - i - 2) == key;
+            return walk::malformed;
+        text_span key{i + 1, key_end - 1};
         i = skip_spaces(s, key_end);
         if (i >= s.size() || s[i] != ':')
-            return std::nullopt;
+            return walk::malformed;
         auto value_begin = skip_spaces(s, i + 1);
         auto value_end = skip_value(s, value_begin);
         if (value_end == std::string_view::npos)
-            return std::nullopt;
-        if (match) {
-            // A member written twice is ambiguous (parsers keep one or the other): no span,
-            // so the caller writes the parsed value out instead of splicing one of them.
-            if (found)
-                return std::nullopt;
-            found = text_span{value_begin, value_end};
-        }
+            return walk::malformed;
+        if (!on_member(key, text_span{value_begin, value_end}))
+            return walk::stopped;
         i = skip_spaces(s, value_end);
         if (i < s.size() && s[i] == ',')
             i = skip_spaces(s, i + 1);
         else
             break;
     }
+    return i < s.size() && s[i] == '}' ? walk::closed : walk::unclosed;
+}
+
+} // namespace
+
+std::optional<text_span> find_top_level_member(std::string_view s, std::string_view key) {
+    std::optional<text_span> found;
+    // Keys are compared as written: escaped spellings of "id" are not expected from
+    // upstreams and at worst fall back to re-serialization.
+    auto end = walk_members(s, [&](text_span k, text_span value) {
+        if (s.substr(k.begin, k.end - k.begin) != key)
+            return true;
+        // A member written twice is ambiguous (parsers keep one or the other): no span, so
+        // the caller writes the parsed value out instead of splicing one of them.
+        if (found)
+            return false;
+        found = value;
+        return true;
+    });
+    if (end == walk::malformed || end == walk::stopped)
+        return std::nullopt;
     return found;
 }
 
 object_members::object_members(std::string_view s) {
-    auto i = skip_spaces(s, 0);
-    if (i >= s.size() || s[i] != '{')
-        return;
-    i = skip_spaces(s, i + 1);
-    while (i < s.size() && s[i] == '"') {
-        auto key_end = skip_string(s, i);
-        if (key_end == std::string_view::npos)
-            return;
-        text_span key{i + 1, key_end - 1};
-        if (s.substr(key.begin, key.end - key.begin).find('\\') != std::string_view::npos)
-            return; // an escaped key: compared as written it could hide a duplicate
-        i = skip_spaces(s, key_end);
-        if (i >= s.size() || s[i] != ':')
-            return;
-        auto value_begin = skip_spaces(s, i + 1);
-        auto value_end = skip_value(s, value_begin);
-        if (value_end == std::string_view::npos)
-            return;
-        add(key, {value_begin, value_end});
-        i = skip_spaces(s, value_end);
-        if (i < s.size() && s[i] == ',')
-            i = skip_spaces(s, i + 1);
-        else
-            break;
-    }
-    complete(i < s.size() && s[i] == '}');
+    bool plain = true;
+    auto end = walk_members(s, [&](text_span key, text_span value) {
+        // An escaped key: compared as written it could hide a duplicate.
+        plain = s.substr(key.begin, key.end - key.begin).find('\\') == std::string_view::npos;
+        if (plain)
+            add(key, value);
+        return plain;
+    });
+    complete(end == walk::closed);
 }
 
 void object_members::add(text_span key, text_span value) {
