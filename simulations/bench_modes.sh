@@ -52,10 +52,12 @@ bench_authorization() {
 }
 
 # Starts haproxy on the command prefix given (e.g. taskset -c 1) in front of $upstream: one
-# thread, HTTP keep-alive, relaying without a look at the body, the ceiling of any proxy on
-# this machine. Sets $haproxy_pid and $haproxy_url.
+# thread, HTTP keep-alive, relaying without a look at the body. With HAPROXY_MODE=tcp it
+# relays bytes without reading even the HTTP head (one upstream connection per client
+# connection): the floor of any proxy's hop on this machine. Sets $haproxy_pid and
+# $haproxy_url.
 start_bench_haproxy() {
-  local port address
+  local port address mode="${HAPROXY_MODE:-http}"
   port="$(free_port)"
   address="${upstream#http://}"
   address="${address%%/*}"
@@ -63,19 +65,20 @@ start_bench_haproxy() {
 global
   nbthread 1
 defaults
-  mode http
+  mode $mode
   timeout connect 5s
   timeout client 30s
   timeout server 30s
-  option http-keep-alive
+$([ "$mode" = http ] && echo "  option http-keep-alive")
 frontend bench
   bind 127.0.0.1:$port
   default_backend upstream
 backend upstream
-  http-reuse always
+$([ "$mode" = http ] && echo "  http-reuse always")
   server fast $address
 CFG
-  "$@" haproxy -f "$work/haproxy.cfg" -db 2>"$work/haproxy.err" &
+  cp "$work/haproxy.cfg" "$work/haproxy-$mode.cfg"
+  "$@" haproxy -f "$work/haproxy-$mode.cfg" -db 2>"$work/haproxy-$mode.err" &
   haproxy_pid=$!
   pids+=($haproxy_pid)
   for _ in $(seq 1 100); do

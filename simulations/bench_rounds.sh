@@ -16,7 +16,9 @@
 #   GATE_BENCH_GATE_ARGS="..." ...       extra arguments for gate (e.g. --io-spin-us 50)
 #   GATE_BENCH_ALSO="/path/to/gate ..."   other gate builds, each measured open beside this one
 #   GATE_BENCH_ANSWER_BYTES=N ...        answers N bytes longer (simulations/load_driver)
-# haproxy, when installed, runs as the reference: a proxy that relays HTTP without reading it.
+# haproxy, when installed, runs as the reference twice: a proxy that relays HTTP without
+# reading the body (haproxy), and one that relays bytes without reading anything (tcp-relay,
+# haproxy's mode tcp: what the hop itself costs, the floor of any proxy in this layout).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
@@ -70,6 +72,11 @@ if command -v haproxy >/dev/null; then
   url[haproxy]=$haproxy_url
   auth[haproxy]=""
   paths+=(haproxy)
+  HAPROXY_MODE=tcp start_bench_haproxy taskset -c "$last_cpu"
+  pid[tcp-relay]=$haproxy_pid
+  url[tcp-relay]=$haproxy_url
+  auth[tcp-relay]=""
+  paths+=(tcp-relay)
 fi
 for p in "${paths[@]}"; do kill -STOP "${pid[$p]}"; done
 
