@@ -12,6 +12,9 @@
 #   simulations/bench_instructions.sh [gate-binary ...]
 #   GATE_BENCH_PROFILE=1 ...   also print the 25 functions with the most instructions (self)
 #   GATE_BENCH_SECONDS=N ...   load for N seconds (default 5; fixed costs per second weigh less)
+#   GATE_BENCH_SESSIONS=N ...  sessions of the load (default 8); their handshakes are counted
+#                              too (each opens a bridged session upstream), so with many
+#                              sessions compare two durations: the difference is per call
 #   GATE_BENCH_MODE=guards|auth|policy ...   gate configured as simulations/bench_modes.sh
 #                              says (default open; auth and policy need setup-node.sh)
 #   GATE_BENCH_KEEP=FILE ...   keep the callgrind dump (for callgrind_annotate --inclusive=yes)
@@ -45,14 +48,14 @@ for bin in "$@"; do
   GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" \
     "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 1 1 >/dev/null
   callgrind_control -z "$gate_pid" >/dev/null
-  calls="$(GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 8 "${GATE_BENCH_SECONDS:-5}" |
+  calls="$(GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" "${GATE_BENCH_SESSIONS:-8}" "${GATE_BENCH_SECONDS:-5}" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["calls"])')"
   callgrind_control -d "$gate_pid" >/dev/null
   kill -INT "$gate_pid"
   wait "$gate_pid" 2>/dev/null || true
   dump="$(ls -t "$work"/cg.out.* | head -n 1)"
   total="$(awk '/^summary:/ {print $2}' "$dump")"
-  echo "$bin ($mode): $calls calls, $((total / calls)) instructions per call"
+  echo "$bin ($mode): $calls calls, $((total / calls)) instructions per call ($total in all)"
   if [ -n "${GATE_BENCH_PROFILE:-}" ]; then
     callgrind_annotate --threshold=100 --inclusive=no "$dump" 2>/dev/null |
       awk '/^-+$/ {n++} n >= 3 && /\(/ && !/below main|libc_start|run_gate|run_io|io_context::run|start_thread|clone|_M_run|^ *$/' |

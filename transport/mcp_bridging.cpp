@@ -44,7 +44,15 @@ bool is_list_changed(std::string_view method) {
 }
 
 constexpr auto client_input_timeout = std::chrono::seconds(60);
-constexpr auto keeper_batch_interval = std::chrono::milliseconds(20);
+// The keeper decides nothing that needs a fresher picture: questions flush first, the idle
+// sweep counts in minutes and the io thread checks a bridge's use itself before ending it.
+// A call shorter than the interval reaches the keeper folded into its session's use; one
+// that spans a flush is told as a start and an end (about 12k instructions on the actor
+// threads). With 256 sessions calling an upstream that answers in 12 ms, 60% of calls
+// spanned a 20 ms interval; 5% span this one.
+constexpr auto keeper_batch_interval = std::chrono::milliseconds(250);
+// Announcements of one kind within this interval go out once.
+constexpr auto list_changed_interval = std::chrono::milliseconds(20);
 
 http_reply rpc_reply(http::status status, const json::object& body) {
     return http_reply::json(status, json::serialize(body));
@@ -247,7 +255,7 @@ void gateway::impl::announce_list_changed(std::string method) {
     list_changed_timer_armed = true;
     if (!list_changed_timer)
         list_changed_timer.emplace(io);
-    list_changed_timer->expires_after(keeper_batch_interval);
+    list_changed_timer->expires_after(list_changed_interval);
     list_changed_timer->async_wait([this](const boost::system::error_code&) {
         list_changed_timer_armed = false;
         for (const auto& m : std::exchange(pending_list_changed, {})) {
