@@ -247,8 +247,10 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
             // Between requests a connection may idle; a new one is expected to speak at once.
             auto idle = watch.arm(
                 clock::now() + (first ? limits_.header_timeout : limits_.idle_timeout), closer);
-            auto n = co_await stream.async_read_some(buf.prepare(4096),
-                                                     asio::redirect_error(asio::use_awaitable, ec));
+            // From the socket itself: the watch keeps this wait's deadline, and a read through
+            // the stream would arm and check its own (unused) expiry around every read.
+            auto n = co_await stream.socket().async_read_some(
+                buf.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
             if (ec)
                 break;
             buf.commit(n);

@@ -356,8 +356,8 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
     // On a plain connection what the socket takes at once goes without a wait (nearly always
     // all of it); TLS writes through the stream.
     std::size_t sent = 0;
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>)
-        sent = write_now(stream.socket(), wire, ec);
+    if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>)
+        sent = write_now(stream, wire, ec);
     if (!ec && sent < wire.size())
         co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
                                    asio::redirect_error(asio::use_awaitable, ec));
@@ -518,9 +518,10 @@ upstream_client::exchange(endpoint& ep, const outgoing_message& msg, const sessi
             if (conn.tls)
                 co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec,
                                     ctx, origin, *reader);
-            else
-                co_await round_trip(*conn.plain, wire, want_id, answer, header_read, reusable, ec,
-                                    ctx, origin, *reader);
+            else // the socket itself: the deadline is the watch's, not the stream's expiry,
+                 // and Beast's stream would wrap every read in its timer bookkeeping
+                co_await round_trip(conn.plain->socket(), wire, want_id, answer, header_read,
+                                    reusable, ec, ctx, origin, *reader);
             if (expired) {
                 ec = beast::error::timeout;
                 reusable = false;
