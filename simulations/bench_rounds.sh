@@ -16,6 +16,7 @@
 #   GATE_BENCH_GATE_ARGS="..." ...       extra arguments for gate (e.g. --io-spin-us 50)
 #   GATE_BENCH_ALSO="/path/to/gate ..."   other gate builds, each measured open beside this one
 #   GATE_BENCH_ANSWER_BYTES=N ...        answers N bytes longer (simulations/load_driver)
+#   GATE_BENCH_KEEP=FILE ...             keep every run's numbers (JSON lines) in FILE
 # haproxy, when installed, runs as the reference twice: a proxy that relays HTTP without
 # reading the body (haproxy), and one that relays bytes without reading anything (tcp-relay,
 # haproxy's mode tcp: what the hop itself costs, the floor of any proxy in this layout).
@@ -109,6 +110,7 @@ PY
   done
 done
 for p in "${paths[@]}"; do kill -CONT "${pid[$p]}"; done
+[ -n "${GATE_BENCH_KEEP:-}" ] && cp "$results" "$GATE_BENCH_KEEP"
 
 echo "### $rounds interleaved rounds of $seconds s: gate on CPU $last_cpu, load driver and upstream on CPU 0"
 echo
