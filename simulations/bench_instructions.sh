@@ -19,6 +19,10 @@
 #                              says (default open; auth and policy need setup-node.sh)
 #   GATE_BENCH_KEEP=FILE ...   keep the callgrind dump (for callgrind_annotate --inclusive=yes)
 #   GATE_BENCH_PRELOAD=LIB ... run gate with LD_PRELOAD=LIB (another allocator, say)
+#   GATE_BENCH_CACHE=1 ...     also simulate a 32 KiB L1 and a 1 MiB last-level cache and print
+#                              their data misses per call (what a working set larger than
+#                              the core's cache costs; with GATE_BENCH_SESSIONS=256, difference
+#                              two durations as above, and expect +-10% from run to run)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
@@ -35,7 +39,7 @@ start_fast_upstream
 write_bench_config "$mode"
 for bin in "$@"; do
   strip --strip-debug -o "$work/gate.nodebug" "$bin"
-  ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
+  ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind --tool=callgrind ${GATE_BENCH_CACHE:+--cache-sim=yes --D1=32768,8,64 --LL=1048576,16,64} --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
     --config "$work/gate.json" --port 0 --log-level warn 2>"$work/valgrind.err" &
   gate_pid=$!
   port=""
@@ -56,6 +60,10 @@ for bin in "$@"; do
   dump="$(ls -t "$work"/cg.out.* | head -n 1)"
   total="$(awk '/^summary:/ {print $2}' "$dump")"
   echo "$bin ($mode): $calls calls, $((total / calls)) instructions per call ($total in all)"
+  if [ -n "${GATE_BENCH_CACHE:-}" ]; then
+    # summary: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+    awk -v c="$calls" '/^summary:/ {printf "  data misses per call: L1 %.0f read %.0f write, last level %.0f read %.0f write (%d %d %d %d in all)\n", $6/c, $7/c, $9/c, $10/c, $6, $7, $9, $10}' "$dump"
+  fi
   if [ -n "${GATE_BENCH_PROFILE:-}" ]; then
     callgrind_annotate --threshold=100 --inclusive=no "$dump" 2>/dev/null |
       awk '/^-+$/ {n++} n >= 3 && /\(/ && !/below main|libc_start|run_gate|run_io|io_context::run|start_thread|clone|_M_run|^ *$/' |
