@@ -46,11 +46,12 @@ protocol::gateway_error error_for(const upstream_failure& f);
 boost::json::object refuse_upstream(request_context& rec, const boost::json::value& id,
                                     std::string_view upstream, const upstream_failure& f);
 
-// What the object pass_on returns is read for: only to settle the outcome (the client is sent
-// rec.verbatim, so the answer's result need not be parsed), or whole, by a caller that reads
-// or sends the object itself (a 2026-07-28 client's result is amended; server/discover
+// What the object pass_on returns is for: the request's answer to its client (egress, task
+// answers), which for a client before 2026-07-28 is sent as rec.verbatim, so only its outcome
+// is read and the result need not be parsed, while a 2026-07-28 client's result is amended
+// and read whole; or `whole`, for a caller that reads the object itself (server/discover
 // builds its result from an initialize answer).
-enum class answer_read { outcome, whole };
+enum class answer_read { client_answer, whole };
 
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
 // wire (rec.verbatim); the object returned, under the client's id, is what `read` says.

@@ -85,7 +85,7 @@ json::object pass_on(upstream_message answer, const json::value& id, request_con
                      answer_read read) {
     if (auto spliced = answer.text_with_id(protocol::id_text(id))) {
         rec.verbatim = std::move(*spliced);
-        if (read == answer_read::outcome)
+        if (read == answer_read::client_answer && !rec.modern)
             return outcome_view(answer, id);
     }
     return with_id(answer.take_body(), id);

@@ -173,7 +173,7 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         rec.upstream = clients[*answered]->config().id;
         if (method == "tasks/get")
             co_return pass_on(std::move(std::get<upstream_message>(*probes[*answered])), id, rec,
-                              rec.modern ? answer_read::whole : answer_read::outcome);
+                              answer_read::client_answer);
         owner_index = *answered;
     }
     rec.upstream = clients[owner_index]->config().id;
@@ -182,7 +182,7 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         co_return refuse_upstream(rec, id, *rec.upstream, *f);
     // The owner's answer, errors included, passes through verbatim.
     co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec,
-                      rec.modern ? answer_read::whole : answer_read::outcome);
+                      answer_read::client_answer);
 }
 
 asio::awaitable<json::object> gateway::impl::task_list(const std::string& session,

@@ -63,8 +63,8 @@ private:
     static void take_upstream_answer(request_context& ctx) {
         if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
             ctx.usage = std::move(*usage);
-        ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
-                               ctx.modern ? answer_read::whole : answer_read::outcome);
+        ctx.response =
+            pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx, answer_read::client_answer);
     }
 
     static void settle(request_context& ctx) {
