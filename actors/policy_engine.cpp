@@ -111,4 +111,14 @@ policy_decision policy_engine::decide_server_request(const principal* caller,
     });
 }
 
+policy_decision policy_engine::decide_task(const principal* caller, std::string_view server,
+                                           std::string_view method) const {
+    return first_grant(caller, server, [&](const config::grant& g) {
+        auto lists = [&](std::string_view m) {
+            return std::find(g.methods.begin(), g.methods.end(), m) != g.methods.end();
+        };
+        return g.methods.empty() || lists(method) || lists("tools/call");
+    });
+}
+
 } // namespace gate

@@ -45,6 +45,14 @@ public:
     policy_decision decide_server_request(const principal* caller, std::string_view server,
                                           std::string_view method) const;
 
+    // Whether `caller` may use the task method `method` (tasks/get, tasks/result, tasks/cancel,
+    // tasks/update, tasks/list) at upstream `server`: granted by an entry for that server that
+    // lists the method, or lists tools/call (a task is what a call became), or lists no
+    // methods. Names do not restrict it (a task id is no tool's name); ownership still keeps
+    // each principal to its own tasks (docs/security.md).
+    policy_decision decide_task(const principal* caller, std::string_view server,
+                                std::string_view method) const;
+
     // Appends to `key` what of `caller` (null: anonymous) the rules' subjects read, and nothing
     // else: two callers with the same key get the same decisions (policy_memo).
     void append_principal_key(std::string& key, const principal* caller) const;

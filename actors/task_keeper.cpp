@@ -18,6 +18,7 @@ task_keeper(task_keeper_actor::stateful_pointer<task_keeper_state> self,
     self->delayed_send(self, sweep_every, task_sweep{});
     return {
         [=](task_pin& m) { self->state.tasks.pin(m.task_id, m.principal, m.upstream, now()); },
+        [=](task_locate& m) { self->state.tasks.locate(m.task_id, m.upstream, now()); },
         [=](task_find& m) { m.reply(self->state.tasks.find(m.task_id, m.principal, now())); },
         [=](task_count& m) { m.reply(self->state.tasks.size()); },
         [=](task_sweep&) {

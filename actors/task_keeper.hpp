@@ -19,6 +19,12 @@ struct task_pin {
     std::string upstream; // its id
 };
 
+// Where a probe found a task nobody has a record of: reachable by any caller, owned by none.
+struct task_locate {
+    std::string task_id;
+    std::string upstream; // its id
+};
+
 struct task_find {
     std::string task_id;
     std::uint64_t principal;
@@ -33,8 +39,9 @@ struct task_count {
 // The keeper's own timer: expired records are dropped.
 struct task_sweep {};
 
-using task_keeper_actor = caf::typed_actor<caf::reacts_to<task_pin>, caf::reacts_to<task_find>,
-                                           caf::reacts_to<task_count>, caf::reacts_to<task_sweep>>;
+using task_keeper_actor = caf::typed_actor<caf::reacts_to<task_pin>, caf::reacts_to<task_locate>,
+                                           caf::reacts_to<task_find>, caf::reacts_to<task_count>,
+                                           caf::reacts_to<task_sweep>>;
 
 task_keeper_actor
 spawn_task_keeper(caf::actor_system& sys,
@@ -43,6 +50,7 @@ spawn_task_keeper(caf::actor_system& sys,
 } // namespace gate
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_pin)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_locate)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_find)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_count)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_sweep)

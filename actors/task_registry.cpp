@@ -9,6 +9,10 @@ void task_registry::pin(const std::string& task_id, std::uint64_t principal, std
     records_[{task_id, principal}] = record{std::move(upstream), now + lifetime};
 }
 
+void task_registry::locate(const std::string& task_id, std::string upstream, time_point now) {
+    located_[task_id] = record{std::move(upstream), now + lifetime};
+}
+
 task_owner task_registry::find(const std::string& task_id, std::uint64_t principal,
                                time_point now) const {
     task_owner out;
@@ -21,11 +25,16 @@ task_owner task_registry::find(const std::string& task_id, std::uint64_t princip
             return task_owner{task_owner::kind::owned, it->second.upstream};
         out.what = task_owner::kind::foreign;
     }
+    if (out.what == task_owner::kind::foreign)
+        return out;
+    if (auto it = located_.find(task_id); it != located_.end() && it->second.expires > now)
+        return task_owner{task_owner::kind::located, it->second.upstream};
     return out;
 }
 
 std::size_t task_registry::expire(time_point now) {
-    return std::erase_if(records_, [now](const auto& r) { return r.second.expires <= now; });
+    auto expired = [now](const auto& r) { return r.second.expires <= now; };
+    return std::erase_if(records_, expired) + std::erase_if(located_, expired);
 }
 
 } // namespace gate

@@ -4,6 +4,11 @@
 // that minted it for 24 hours. A lookup by another principal is indistinguishable from an
 // unknown id to the caller (the gateway answers -32002 for both); the registry still tells
 // them apart, because only a truly unknown id is worth probing the upstreams for.
+//
+// A task with no record is found by a probe; where it was found is remembered as *located*:
+// any caller reaches it there, as the spec says of a task without a record, and nobody owns
+// it. A probe never pins: whoever probed first would otherwise take the task from everyone,
+// its minter included (after a restart without the fleet's store, say).
 #pragma once
 
 #include <chrono>
@@ -16,9 +21,10 @@
 namespace gate {
 
 struct task_owner {
-    enum class kind { owned, foreign, unknown };
+    enum class kind { owned, foreign, located, unknown };
     kind what = kind::unknown;
-    // When owned: the upstream's id. Never its position: a reload may reorder the upstreams.
+    // When owned or located: the upstream's id. Never its position: a reload may reorder the
+    // upstreams.
     std::string upstream;
 };
 
@@ -30,10 +36,14 @@ public:
     // Pins the task to `upstream` for `principal` (again: the record is renewed).
     void pin(const std::string& task_id, std::uint64_t principal, std::string upstream,
              time_point now);
+    // Remembers where a probe found a task nobody has a record of (renewed like a pin).
+    void locate(const std::string& task_id, std::string upstream, time_point now);
+    // Owned by `principal`, else foreign when another principal owns it, else located, else
+    // unknown.
     task_owner find(const std::string& task_id, std::uint64_t principal, time_point now) const;
     // Drops expired records; returns how many.
     std::size_t expire(time_point now);
-    std::size_t size() const { return records_.size(); }
+    std::size_t size() const { return records_.size() + located_.size(); }
 
 private:
     struct record {
@@ -41,6 +51,7 @@ private:
         time_point expires;
     };
     std::map<std::pair<std::string, std::uint64_t>, record> records_;
+    std::map<std::string, record> located_;
 };
 
 } // namespace gate

@@ -7,6 +7,7 @@
 #include "hooks/settings.hpp"
 #include "hooks/store_actor.hpp"
 #include "transport/cli_values.hpp"
+#include "transport/header_writer.hpp"
 #include "transport/logging.hpp"
 #include "transport/service_manager.hpp"
 #include "transport/version.hpp"
@@ -95,7 +96,8 @@ int emit(const std::vector<std::string>& args) {
         http::request<http::string_body> req{http::verb::post, path + "/events", 11};
         req.set(http::field::host, std::string(u->host()) + ":" + port);
         req.set(http::field::content_type, "application/json");
-        req.set(http::field::authorization, std::string("Bearer ") + token);
+        if (!transport::set_header(req, http::field::authorization, std::string("Bearer ") + token))
+            return usage_failure("emit: " + token_env + " holds a control character");
         req.body() = boost::json::serialize(
             boost::json::object{{"type", type}, {"data", std::move(parsed)}});
         req.prepare_payload();

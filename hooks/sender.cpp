@@ -4,6 +4,7 @@
 #include "hooks/retry_after.hpp"
 #include "hooks/target_guard.hpp"
 #include "hooks/webhook_request.hpp"
+#include "transport/header_writer.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/version.hpp"
 
@@ -86,11 +87,21 @@ sender::post(const std::string& url, const std::string& body,
                             deadline - std::chrono::steady_clock::now()));
     };
     http::request<http::string_body> req{http::verb::post, target, 11};
-    req.set(http::field::host, u->has_port() ? host + ":" + port : host);
+    // Every field through the one writer: a value with a control character (a decoded host
+    // name among them) is never sent, and the attempt fails saying which field.
+    if (!transport::set_header(req, http::field::host, u->has_port() ? host + ":" + port : host)) {
+        out.error = "the url's host holds a control character";
+        co_return out;
+    }
     req.set(http::field::user_agent, "gate-hooks/" + std::string(gate_version));
     req.set(http::field::content_type, "application/json");
     for (const auto& [k, v] : headers)
-        req.set(k, v);
+        if (!transport::set_header(req, k, v)) {
+            out.error = "the header " +
+                        (transport::header_name_valid(k) ? k : std::string("(an invalid name)")) +
+                        " holds a control character";
+            co_return out;
+        }
     req.body() = body;
     req.prepare_payload();
     auto& peer = receivers_[host + ":" + port];

@@ -26,7 +26,18 @@ namespace {
 bool valid_id(const json::value& id) {
     return id.is_string() || id.is_int64() || id.is_uint64();
 }
+
+bool method_char(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+           c == '_' || c == '-' || c == '.' || c == '$' || c == ':';
+}
 } // namespace
+
+bool valid_method_name(std::string_view method) {
+    return !method.empty() && method.size() <= max_method_bytes &&
+           std::all_of(method.begin(), method.end(),
+                       [](char c) { return method_char(static_cast<unsigned char>(c)); });
+}
 
 std::variant<message, rpc_error> classify(json::value v) {
     if (v.is_array())
@@ -49,6 +60,11 @@ std::variant<message, rpc_error> classify(json::value v) {
     if (auto m = obj->find("method"); m != obj->end()) {
         if (!m->value().is_string())
             return rpc_error{error_code::invalid_request, "\"method\" must be a string", id};
+        if (!valid_method_name(m->value().get_string()))
+            return rpc_error{error_code::invalid_request,
+                             "\"method\" is not an MCP method name (1 to 256 letters, digits and "
+                             "/ _ - . $ :)",
+                             id};
         if (auto p = obj->find("params");
             p != obj->end() && !p->value().is_object() && !p->value().is_null())
             return rpc_error{error_code::invalid_request, "\"params\" must be an object", id};

@@ -44,6 +44,12 @@ struct rpc_error {
     boost::json::value id; // null when the id could not be read
 };
 
+// What a method name may be, in every mode (docs/security.md): 1 to 256 ASCII letters, digits
+// and `/ _ - . $ :`, which every MCP and JSON-RPC method in use fits. A method is mirrored
+// into headers (`Mcp-Method`), logs and metrics; anything else is refused at the door.
+inline constexpr std::size_t max_method_bytes = 256;
+bool valid_method_name(std::string_view method);
+
 // Validates one decoded JSON value as a single JSON-RPC 2.0 message. Batches are refused:
 // MCP removed them in 2025-06-18.
 std::variant<message, rpc_error> classify(boost::json::value v);

@@ -21,7 +21,7 @@ GATE_BIN="$root/build-asan/gate" GATE_STDIO_BIN="$root/build-asan/shim/gate-stdi
 
 echo "== libFuzzer (${GATE_FUZZ_SECONDS:-15} s per parser)" >&2
 for f in config_parse json_rpc sse cursor jws key_set redis_reply discovery_doc recording token_request \
-  headers stdio_lines webhook_request; do
+  headers header_writer stdio_lines webhook_request; do
   corpus="$root/build-asan/fuzz-corpus/$f"
   mkdir -p "$corpus"
   [ "$f" = config_parse ] && cp config/examples/*.json "$corpus/"

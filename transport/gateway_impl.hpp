@@ -4,6 +4,7 @@
 #include "actors/bridge_messages.hpp"
 #include "actors/budget_ledger.hpp"
 #include "actors/federation.hpp"
+#include "actors/policy_engine.hpp"
 #include "actors/slot_lease.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
@@ -238,6 +239,30 @@ struct gateway::impl final : http_handler {
     // only its address, so making them allocates nothing (std::function keeps a pointer
     // inline).
     struct bridged_call {
+    // Whether the caller's tenant sees upstream `upstream`, and what the policy decides for
+    // the task method `method` there.
+    bool task_visible(const request_context& rec, std::size_t upstream) const;
+    policy_decision task_policy(const request_context& rec, std::size_t upstream,
+                                std::string_view method) const;
+    // The guards of one task method at `upstream`: tenant, policy, budgets. The refusal, if
+    // any (decision, outcome and error on `rec`).
+    boost::asio::awaitable<std::optional<boost::json::object>>
+    task_guards(const boost::json::value& id, const std::string& method, const std::string& task_id,
+                std::size_t upstream, request_context& rec);
+    // The upstreams a task method fans out to (probes, tasks/list), each charged; `refused`
+    // set when the server's or the tenant's budget is spent.
+    boost::asio::awaitable<std::vector<std::size_t>>
+    task_reach(std::string_view method, request_context& rec,
+               std::optional<budget_ledger::exhausted>& refused);
+    // Which reachable upstream holds a task nobody has a record of, and its tasks/get answer;
+    // or the answer to the client (unknown task, budget spent).
+    struct task_probe {
+        std::size_t upstream;
+        upstream_message answer;
+    };
+    boost::asio::awaitable<std::variant<task_probe, boost::json::object>>
+    probe_task(const boost::json::value& id, const std::string& method, const std::string& task_id,
+               request_context& rec);
         impl* g = nullptr;
         request_context* rec = nullptr;
         std::size_t upstream = 0;

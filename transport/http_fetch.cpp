@@ -1,5 +1,6 @@
 #include "transport/http_fetch.hpp"
 
+#include "transport/header_writer.hpp"
 #include "transport/upstream_connection.hpp"
 #include "transport/version.hpp"
 
@@ -27,6 +28,26 @@ http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ss
     std::string host = u->host();
     std::string port = u->has_port() ? std::string(u->port()) : (secure ? "443" : "80");
     std::string target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
+    // Written before any connection opens: a field gate refuses to write fails the fetch with
+    // nothing sent (the name is reported, never the value: it may be a secret).
+    http::request<http::string_body> out{req.method == "POST" ? http::verb::post : http::verb::get,
+                                         target, 11};
+    out.set(http::field::host, u->has_port() ? host + ":" + port : host);
+    out.set(http::field::user_agent, "gate/" + std::string(gate_version));
+    out.set(http::field::accept, "application/json");
+    out.set(http::field::connection, "close");
+    for (const auto& [name, value] : req.headers)
+        if (!set_header(out, name, value))
+            co_return "gate refused to send the header " +
+                (header_name_valid(name) ? name : std::string("(an invalid name)")) + " to " +
+                req.url + ": it holds a control character";
+    if (!req.body.empty() || req.method == "POST") {
+        if (!set_header(out, http::field::content_type, req.content_type))
+            co_return "gate refused to send the Content-Type to " + req.url +
+                ": it holds a control character";
+        out.body() = std::move(req.body);
+        out.prepare_payload();
+    }
     auto deadline = clock::now() + req.timeout;
     auto left = [&] {
         return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
@@ -44,20 +65,6 @@ http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ss
     if (auto* e = std::get_if<std::string>(&opened))
         co_return req.url + ": " + *e;
     auto conn = std::move(std::get<upstream_connection>(opened));
-
-    http::request<http::string_body> out{req.method == "POST" ? http::verb::post : http::verb::get,
-                                         target, 11};
-    out.set(http::field::host, u->has_port() ? host + ":" + port : host);
-    out.set(http::field::user_agent, "gate/" + std::string(gate_version));
-    out.set(http::field::accept, "application/json");
-    out.set(http::field::connection, "close");
-    for (const auto& [name, value] : req.headers)
-        out.set(name, value);
-    if (!req.body.empty() || req.method == "POST") {
-        out.set(http::field::content_type, req.content_type);
-        out.body() = std::move(req.body);
-        out.prepare_payload();
-    }
 
     fetch_answer answer;
     auto exchange = [&](auto& stream) -> asio::awaitable<void> {

@@ -7,6 +7,7 @@
 #include "transport/bridge.hpp"
 #include "transport/buffered_parse.hpp"
 #include "transport/fleet_store.hpp"
+#include "transport/header_writer.hpp"
 #include "transport/sse.hpp"
 #include "transport/traffic_tap.hpp"
 #include "transport/upstream_client_parts.hpp"
@@ -48,6 +49,16 @@ constexpr auto stream_open_wait = std::chrono::seconds(2);
 
 upstream_failure fail(upstream_failure::kind k, std::string msg, int status = 0) {
     return upstream_failure{k, std::move(msg), status, std::nullopt};
+}
+
+// A request whose head would carry a control character is never sent: nothing reached the
+// upstream, which is not at fault for what gate refused to write.
+upstream_failure refused_head(const header_writer& head) {
+    auto f = fail(upstream_failure::kind::protocol,
+                  "gate refused to send the header " + head.refused() +
+                      " upstream: its value holds a control character");
+    f.upstream_at_fault = false;
+    return f;
 }
 } // namespace
 
@@ -174,6 +185,7 @@ upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
             ep->host = u->host();
             ep->port = u->has_port() ? std::string(u->port()) : (ep->tls ? "443" : "80");
             ep->target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
+            ep->authority = ep->host + ":" + ep->port;
         }
         endpoints_.push_back(std::move(ep));
     }
@@ -441,34 +453,38 @@ upstream_client::outgoing_message upstream_client::outgoing(const json::object& 
     return out;
 }
 
-std::string upstream_client::post_wire(const endpoint& ep, const outgoing_message& msg,
-                                       const session_state& session, const call_context& ctx,
-                                       std::string_view credential) const {
+std::variant<std::string, upstream_failure>
+upstream_client::post_wire(const endpoint& ep, const outgoing_message& msg,
+                           const session_state& session, const call_context& ctx,
+                           std::string_view credential) const {
     // One contiguous buffer per request: Beast's field-by-field serializer showed up in
     // profiles of the proxy path (docs/benchmarks.md).
     const auto& body = msg.body;
     std::string wire;
     wire.reserve(body.size() + 512);
-    wire.append("POST ").append(ep.target).append(" HTTP/1.1\r\nHost: ");
-    wire.append(ep.host).append(":").append(ep.port);
-    wire.append("\r\nContent-Type: application/json\r\nAccept: application/json, "
+    wire.append("POST ").append(ep.target).append(" HTTP/1.1\r\n");
+    header_writer head(wire);
+    head.field("Host", ep.authority);
+    wire.append("Content-Type: application/json\r\nAccept: application/json, "
                 "text/event-stream\r\nUser-Agent: gate/");
-    wire.append(gate_version);
+    wire.append(gate_version).append("\r\n");
     if (!session.id.empty())
-        wire.append("\r\nMcp-Session-Id: ").append(session.id);
+        head.field("Mcp-Session-Id", session.id);
     if (!session.protocol_version.empty())
-        wire.append("\r\nMCP-Protocol-Version: ").append(session.protocol_version);
+        head.field("MCP-Protocol-Version", session.protocol_version);
     if (session.protocol_version == protocol::modern_protocol_version && !msg.method.empty()) {
         // 2026-07-28: the method, and the name a call is about, mirrored in headers.
-        wire.append("\r\nMcp-Method: ").append(msg.method);
+        head.field("Mcp-Method", msg.method);
         if (!msg.name.empty())
-            wire.append("\r\nMcp-Name: ").append(protocol::encode_header_value(msg.name));
+            head.field("Mcp-Name", protocol::encode_header_value(msg.name));
     }
     if (!ctx.traceparent.empty())
-        wire.append("\r\ntraceparent: ").append(ctx.traceparent);
+        head.field("traceparent", ctx.traceparent);
     if (!credential.empty())
-        wire.append("\r\n").append(credential);
-    wire.append("\r\nContent-Length: ").append(std::to_string(body.size()));
+        head.line(credential);
+    if (!head.ok())
+        return refused_head(head);
+    wire.append("Content-Length: ").append(std::to_string(body.size()));
     wire.append("\r\n\r\n").append(body);
     return wire;
 }
@@ -482,7 +498,10 @@ upstream_client::exchange(endpoint& ep, const outgoing_message& msg, const sessi
         cred = co_await credential(origin);
     if (auto* f = std::get_if<upstream_failure>(&*cred))
         co_return std::move(*f);
-    auto wire = post_wire(ep, msg, session, ctx, std::get<std::string>(*cred));
+    auto written = post_wire(ep, msg, session, ctx, std::get<std::string>(*cred));
+    if (auto* f = std::get_if<upstream_failure>(&written))
+        co_return std::move(*f);
+    auto& wire = std::get<std::string>(written);
 
     // Only a request waits for an answer; a notification or a response gets 202.
     const json::value* want_id = msg.request ? &msg.id : nullptr;
@@ -861,8 +880,10 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& answer = std::get<http_answer>(r);
-        if (answer.status == 404 && attempt == 0) {
+        if (answer.status == 404 && attempt == 0 && !session.id.empty()) {
             // The upstream retired our session (restart, expiry): re-initialize and retry once.
+            // Without a session (2026-07-28) a 404 is the answer itself (an unknown method),
+            // and sending again would invoke the upstream twice.
             // Only the request that used the current session resets it; others that failed on
             // the same old session join the handshake already under way.
             if (s->life.forgotten(generation))
@@ -1106,14 +1127,20 @@ upstream_client::send_delete(endpoint& ep, session_state state,
     auto* conn = std::get_if<upstream_connection>(&c);
     if (!conn)
         co_return;
-    std::string wire = "DELETE " + ep.target + " HTTP/1.1\r\nHost: " + ep.host + ":" + ep.port +
-                       "\r\nUser-Agent: gate/" + std::string(gate_version) +
-                       "\r\nMcp-Session-Id: " + state.id;
+    std::string wire = "DELETE " + ep.target + " HTTP/1.1\r\n";
+    header_writer head(wire);
+    head.field("Host", ep.authority);
+    head.field("User-Agent", "gate/" + std::string(gate_version));
+    head.field("Mcp-Session-Id", state.id);
     if (!state.protocol_version.empty())
-        wire += "\r\nMCP-Protocol-Version: " + state.protocol_version;
+        head.field("MCP-Protocol-Version", state.protocol_version);
     if (const auto& line = std::get<std::string>(cred); !line.empty())
-        wire += "\r\n" + line;
-    wire += "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        head.line(line);
+    if (!head.ok()) {
+        spdlog::warn("{}", refused_head(head).message);
+        co_return;
+    }
+    wire += "Content-Length: 0\r\nConnection: close\r\n\r\n";
     conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.request_ms));
     auto run = [&](auto& stream) -> asio::awaitable<void> {
         boost::system::error_code ec;
@@ -1158,14 +1185,22 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
             co_return;
         }
         s->listening = conn;
-        std::string wire = "GET " + ep.target + " HTTP/1.1\r\nHost: " + ep.host + ":" + ep.port +
-                           "\r\nAccept: text/event-stream\r\nUser-Agent: gate/" +
-                           std::string(gate_version) + "\r\nMcp-Session-Id: " + s->state.id;
+        std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
+        header_writer head(wire);
+        head.field("Host", ep.authority);
+        head.field("Accept", "text/event-stream");
+        head.field("User-Agent", "gate/" + std::string(gate_version));
+        head.field("Mcp-Session-Id", s->state.id);
         if (!s->state.protocol_version.empty())
-            wire += "\r\nMCP-Protocol-Version: " + s->state.protocol_version;
+            head.field("MCP-Protocol-Version", s->state.protocol_version);
         if (const auto& line = std::get<std::string>(cred); !line.empty())
-            wire += "\r\n" + line;
-        wire += "\r\n\r\n";
+            head.line(line);
+        if (!head.ok()) {
+            spdlog::warn("{}", refused_head(head).message);
+            conn->lowest().close();
+            co_return;
+        }
+        wire += "\r\n";
         // 405: the upstream offers no stream. Anything else but 200: the session is gone or
         // refused; the next request re-initializes and listens again.
         bool streamed = co_await follow_stream(

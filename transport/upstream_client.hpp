@@ -327,9 +327,10 @@ private:
                                                std::function<void(boost::json::object)> on_message);
     // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
     // context) and body.
-    std::string post_wire(const endpoint& ep, const outgoing_message& msg,
-                          const session_state& session, const call_context& ctx,
-                          std::string_view credential) const;
+    // A field that would carry a control character fails the request before it is sent.
+    std::variant<std::string, upstream_failure>
+    post_wire(const endpoint& ep, const outgoing_message& msg, const session_state& session,
+              const call_context& ctx, std::string_view credential) const;
     // The credential header for the next request on `origin` ("" for none), or the failure of
     // its token endpoint (upstream_credential.hpp). Per-caller credentials come from the
     // session's caller; gate's own traffic (probes, the root session) has none.

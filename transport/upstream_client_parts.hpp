@@ -21,6 +21,7 @@ inline constexpr std::string_view client_protocol_version = "2025-11-25";
 struct upstream_client::endpoint {
     std::size_t index = 0; // in endpoints_ and the rotation
     std::string url, host, port, target;
+    std::string authority; // host:port, the Host header
     bool tls = false;
     // Up to 1024 idle connections, none trusted after 4 s idle (Node closes them at 5 s).
     idle_pool<upstream_connection> idle{1024, std::chrono::seconds(4)};

@@ -10,6 +10,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
 
 namespace gate::transport {
 
@@ -140,8 +141,13 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                          {"id", "gate-listen-" + std::to_string(version)},
                          {"method", "subscriptions/listen"},
                          {"params", std::move(params)}};
-        auto wire = post_wire(*root_->ep, outgoing(msg), root_->state, call_context{},
-                              std::get<std::string>(cred));
+        auto written = post_wire(*root_->ep, outgoing(msg), root_->state, call_context{},
+                                 std::get<std::string>(cred));
+        if (auto* refused = std::get_if<upstream_failure>(&written)) {
+            spdlog::warn("upstream {}: {}", cfg_.id, refused->message);
+            co_return;
+        }
+        auto& wire = std::get<std::string>(written);
         bool acknowledged = false;
         // Refused or not offered: list changes fall back to the cache's TTL.
         co_await follow_stream(

@@ -132,3 +132,24 @@ TEST(PolicyEngine, ServerRequestsNeedTheMethodOrTheWholeServer) {
     EXPECT_TRUE(
         policy_engine(make({}, "allow")).decide_server_request(&p, "x", "roots/list").allowed);
 }
+
+TEST(PolicyEngine, TaskMethodsFollowTheCallsThatMintTasks) {
+    auto p = alice();
+    policy_engine e(make({
+        {"calls", std::nullopt, {grant("a", {"tools/call"}, {"echo"})}},
+        {"reads", std::nullopt, {grant("b", {"tasks/get"})}},
+        {"prompts", std::nullopt, {grant("c", {"prompts/get"})}},
+        {"all", std::nullopt, {grant("d")}},
+    }));
+    // A grant of tools/call covers every task method there, whatever names it lists.
+    auto d = e.decide_task(&p, "a", "tasks/cancel");
+    EXPECT_TRUE(d.allowed);
+    EXPECT_EQ(d.rule_id, "calls");
+    // A grant that lists a task method covers that one only.
+    EXPECT_TRUE(e.decide_task(&p, "b", "tasks/get").allowed);
+    EXPECT_FALSE(e.decide_task(&p, "b", "tasks/cancel").allowed);
+    // Other methods do not, and an upstream nobody granted is denied by default.
+    EXPECT_FALSE(e.decide_task(&p, "c", "tasks/list").allowed);
+    EXPECT_FALSE(e.decide_task(&p, "x", "tasks/get").allowed);
+    EXPECT_TRUE(e.decide_task(nullptr, "d", "tasks/result").allowed);
+}

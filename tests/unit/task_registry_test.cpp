@@ -24,6 +24,23 @@ TEST(task_registry, a_pinned_task_is_owned_by_its_principal_only) {
     EXPECT_EQ(r.find("t2", 7, t0).what, kind::unknown);
 }
 
+TEST(task_registry, a_located_task_is_reachable_by_anyone_and_owned_by_nobody) {
+    task_registry r;
+    r.locate("found", "up-1", t0);
+    for (std::uint64_t who : {1u, 2u}) {
+        auto seen = r.find("found", who, t0);
+        EXPECT_EQ(seen.what, kind::located);
+        EXPECT_EQ(seen.upstream, "up-1");
+    }
+    // A pin (a call of this gateway minted it) outranks where a probe found it.
+    r.pin("found", 1, "up-2", t0);
+    EXPECT_EQ(r.find("found", 1, t0).what, kind::owned);
+    EXPECT_EQ(r.find("found", 2, t0).what, kind::foreign);
+    EXPECT_EQ(r.size(), 2u);
+    EXPECT_EQ(r.expire(t0 + task_registry::lifetime), 2u);
+    EXPECT_EQ(r.find("found", 2, t0 + task_registry::lifetime).what, kind::unknown);
+}
+
 TEST(task_registry, the_same_id_from_two_principals_is_two_records) {
     task_registry r;
     r.pin("same", 1, "up-0", t0);

@@ -1,7 +1,8 @@
 // Stage 5: authorize. Without a policy section authorization is not enforced
 // (docs/configuration.md). With one, every named invocation the spec gates (tools/call,
 // prompts/get, resources/read, resources/subscribe, and completion/complete behind the prompt
-// or resource it completes) is decided by the snapshot's compiled policy for the caller:
+// or resource it completes, and in passthrough mode every method gate forwards without
+// knowing it) is decided by the snapshot's compiled policy for the caller:
 // denied is -32042 with outcome `denied`; the decision and the granting rule go to audit.
 // Lists are filtered by the same policy where they are cut (actors/federation). Decisions are
 // remembered per invocation for the snapshot's policy (actors/policy_memo).
@@ -54,7 +55,12 @@ std::optional<gated> gate_of(std::string_view method, const json::object& params
             return gated{{complete, get}, 2, string_at(*r, "name")};
         return gated{{complete, read}, 2, string_at(*r, "uri")};
     }
-    return std::nullopt;
+    if (method == "resources/unsubscribe")
+        return std::nullopt; // undoes what was allowed; invokes nothing
+    // Any other routed method is one passthrough forwards because gate does not know it (an
+    // extension's, a newer revision's): an invocation with no name, which a grant covers
+    // only by listing the method or every method (docs/security.md).
+    return gated{{method}, 1, {}};
 }
 
 class authorize final : public stage {
@@ -75,9 +81,9 @@ public:
         if (d.allowed)
             return verdict::proceed;
         const auto& row = protocol::describe(protocol::gateway_error::policy_denied);
-        auto why = "policy denied " + ctx.method + " of " +
-                   ctx.name.value_or(std::string(g->name)) + " on " + server +
-                   (ctx.caller ? " for " + ctx.caller->subject : "");
+        auto item = ctx.name.value_or(std::string(g->name));
+        auto why = "policy denied " + ctx.method + (item.empty() ? "" : " of " + item) + " on " +
+                   server + (ctx.caller ? " for " + ctx.caller->subject : "");
         ctx.outcome = row.audit_outcome;
         ctx.error = why;
         ctx.response =
