@@ -47,10 +47,15 @@ std::optional<field_error> private_literal(const std::string& url, bool allowed)
     if (allowed)
         return std::nullopt;
     auto u = boost::urls::parse_absolute_uri(url);
-    if (u && is_non_public_literal(u->host()))
-        return field_error{"url", "targets a non-public address (" + std::string(u->host()) +
-                                      "); the operator has not allowed private targets"};
-    return std::nullopt;
+    if (!u)
+        return std::nullopt;
+    auto host = target_host(*u);
+    auto address = non_public_literal(host);
+    if (!address)
+        return std::nullopt;
+    std::string named = host == *address ? host : host + ", that is " + *address;
+    return field_error{"url", "targets a non-public address (" + named +
+                                  "); the operator has not allowed private targets"};
 }
 
 http_reply storage_failed() {

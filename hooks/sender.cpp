@@ -74,9 +74,7 @@ sender::post(const std::string& url, const std::string& body,
         co_return out;
     }
     auto u = boost::urls::parse_absolute_uri(url);
-    std::string host(u->host_name().empty() ? u->host() : u->host_name());
-    if (u->host_type() == boost::urls::host_type::ipv6)
-        host = std::string(u->host_address());
+    std::string host = target_host(*u);
     std::string port = u->has_port() ? std::string(u->port()) : "443";
     std::string target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
 

@@ -1,9 +1,11 @@
 // The SQLite store: one file in WAL mode, the schema migrated at open. One connection, used
 // only from the store actor's thread.
+#include "hooks/private_files.hpp"
 #include "hooks/store.hpp"
 #include "protocol/utc_timestamp.hpp"
 #include "transport/random_id.hpp"
 
+#include <spdlog/spdlog.h>
 #include <sqlite3.h>
 #include <stdexcept>
 #include <unordered_map>
@@ -234,6 +236,10 @@ delivery read_delivery(const statement& s, int first = 0) {
 class sqlite_store final : public store {
 public:
     explicit sqlite_store(const std::string& path) {
+        for (const auto& file : keep_database_private(path))
+            spdlog::warn("made {} readable by its owner only: other users could read the "
+                         "webhook secrets it holds; rotate them",
+                         file);
         if (sqlite3_open_v2(path.c_str(), &db_,
                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                             nullptr) != SQLITE_OK) {

@@ -352,47 +352,7 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
 
 }
 
-describe('gate-hooks refuses what it must', { timeout: 60_000 }, () => {
-  test('a private target is refused unless the operator allows it, and an untrusted certificate fails TLS', async () => {
-    const ca = makeTestCa();
-    const receiver = await startReceiver(ca);
-    const strict = await startHooks({ config: { delivery: { caFile: ca.caFile } } });
-    const untrusting = await startHooks({ config: { delivery: { allowPrivateTargets: true } } });
-    try {
-      // An address literal is refused at creation; a name that resolves to one, at delivery.
-      const literal = await strict.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url() } });
-      assert.equal(literal.status, 400);
-      assert.equal(literal.json.error.field, 'url');
-      assert.match(literal.json.error.message, /non-public address \(127\.0\.0\.1\)/);
-      const byName = `https://localhost:${receiver.port}/hook`;
-      const mk = async (h, url = byName) => (await h.api('POST', '/webhooks', { body: { event: 'deploy.success', url } })).json;
-      const a = await mk(strict);
-      // Nor can a webhook be moved to one afterwards.
-      const moved = await strict.api('PATCH', `/webhooks/${a.id}`, { body: { url: receiver.url() } });
-      assert.equal(moved.status, 400);
-      assert.equal(moved.json.error.field, 'url');
-      assert.equal((await strict.api('GET', `/webhooks/${a.id}`)).json.url, byName);
-      const r1 = (await strict.api('POST', `/webhooks/${a.id}/test`)).json;
-      assert.equal(r1.success, false);
-      assert.match(r1.error, /refused: localhost resolves only to non-public addresses \((127\.0\.0\.1|::1)/);
-      // Also at delivery time, on the dialled address.
-      await strict.api('POST', '/events', { body: { type: 'deploy.success' } });
-      await eventually(async () => /non-public/.test((await strict.api('GET', `/webhooks/${a.id}/deliveries`)).json.deliveries[0]?.error ?? ''), { what: 'the refusal recorded' });
-      const b = await mk(untrusting, receiver.url());
-      const r2 = (await untrusting.api('POST', `/webhooks/${b.id}/test`)).json;
-      assert.equal(r2.success, false);
-      assert.match(r2.error, /TLS/);
-      assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
-    } finally {
-      await strict.stop();
-      await untrusting.stop();
-      strict.cleanup();
-      untrusting.cleanup();
-      await receiver.stop();
-      ca.cleanup();
-    }
-  });
-});
+// Private targets, SSRF spellings and the store's file modes: hooks-targets.test.mjs.
 
 for (const backend of ['sqlite', 'postgres']) {
 describe(`gate-hooks loses nothing (${backend})`, { timeout: 120_000 }, () => {
