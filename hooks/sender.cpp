@@ -87,7 +87,10 @@ sender::post(const std::string& url, const std::string& body,
     http::request<http::string_body> req{http::verb::post, target, 11};
     // Every field through the one writer: a value with a control character (a decoded host
     // name among them) is never sent, and the attempt fails saying which field.
-    if (!transport::set_header(req, http::field::host, u->has_port() ? host + ":" + port : host)) {
+    // An IPv6 literal keeps its brackets in Host (RFC 9110 section 7.2), not in what is dialled.
+    auto authority = u->host_type() == boost::urls::host_type::ipv6 ? "[" + host + "]" : host;
+    if (!transport::set_header(req, http::field::host,
+                               u->has_port() ? authority + ":" + port : authority)) {
         out.error = "the url's host holds a control character";
         co_return out;
     }
