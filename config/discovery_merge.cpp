@@ -1,13 +1,11 @@
 #include "config/discovery_merge.hpp"
 
+#include "config/discovery_containment.hpp"
 #include "config/json_view.hpp"
 #include "config/read_json.hpp"
 
-#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <boost/url/parse.hpp>
-#include <cctype>
 
 namespace gate::config {
 
@@ -34,61 +32,13 @@ std::string served_pointer(const std::string& merged, std::size_t configured) {
            (end == std::string::npos ? "" : rest.substr(end));
 }
 
-std::string host_of(const std::string& url) {
-    auto u = boost::urls::parse_uri(url);
-    if (!u)
-        return {};
-    std::string host = u->host();
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-        host = host.substr(1, host.size() - 2);
-    for (auto& c : host)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return host;
-}
-
-template <class List> bool listed(const List& list, const std::string& v) {
-    return std::find(list.begin(), list.end(), v) != list.end();
-}
-
-// The containment of `d` over one discovered upstream, reported at its served pointer.
-void contain(const discovery& d, const upstream& u, const std::string& at,
-             std::vector<error>& out) {
-    const auto& a = u.auth;
-    if (!d.allowed_secret_refs.empty()) {
-        auto check = [&](const std::string& ref, std::string_view field) {
-            if (!ref.empty() && !listed(d.allowed_secret_refs, ref))
-                out.push_back({at + "/auth/" + std::string(field),
-                               "names the secret " + ref +
-                                   ", which discovery.allowedSecretRefs does not allow a "
-                                   "discovered upstream to use"});
-        };
-        if (a.strategy == "static")
-            check(a.secret_ref, "secretRef");
-        if (a.client_auth_)
-            check(a.client_auth_->secret_ref, "clientAuth/secretRef");
-    }
-    if (!d.allowed_credential_hosts.empty() && a.strategy != "none") {
-        auto check = [&](const std::string& url, const std::string& pointer) {
-            auto host = host_of(url);
-            if (!listed(d.allowed_credential_hosts, host))
-                out.push_back({pointer, "would send credentials (auth strategy " + a.strategy +
-                                            ") to " + host +
-                                            ", which is not in discovery.allowedCredentialHosts"});
-        };
-        for (std::size_t i = 0; i < u.urls.size(); ++i)
-            check(u.urls[i], at + (u.single_url ? "/url" : "/urls/" + std::to_string(i)));
-        if (!a.token_endpoint.empty())
-            check(a.token_endpoint, at + "/auth/tokenEndpoint");
-    }
-}
-
-load_result refused(std::string pointer, std::string reason) {
-    return {nullptr, {error{std::move(pointer), std::move(reason)}}};
+merge_result refused(std::string pointer, std::string reason) {
+    return {nullptr, {error{std::move(pointer), std::move(reason)}}, {}};
 }
 
 } // namespace
 
-load_result merge_discovered(const document& configured, std::string_view served) {
+merge_result merge_discovered(const document& configured, std::string_view served) {
     if (!configured.discovery || !configured.source.text)
         return refused("", "the configured document has no discovery section");
     detail::sink errors;
@@ -99,7 +49,7 @@ load_result merge_discovered(const document& configured, std::string_view served
             e.pointer = std::string(served_prefix) + e.pointer;
         if (list.empty())
             list.push_back({std::string(served_prefix), "is not JSON"});
-        return {nullptr, std::move(list)};
+        return {nullptr, std::move(list), {}};
     }
     const auto* obj = body->if_object();
     if (!obj)
@@ -128,19 +78,35 @@ load_result merge_discovered(const document& configured, std::string_view served
     for (auto& e : result.errors)
         e.pointer = served_pointer(e.pointer, n_configured);
     if (!result.doc)
-        return result;
+        return {nullptr, std::move(result.errors), {}};
     auto doc = std::make_shared<document>(*result.doc);
     doc->source = configured.source; // what a reload merges into is still the configured text
-    std::vector<error> contained;
+    merge_result out;
+    std::vector<upstream> kept(doc->upstreams.begin(), doc->upstreams.begin() + n_configured);
     for (std::size_t i = n_configured; i < doc->upstreams.size(); ++i) {
-        doc->upstreams[i].discovered = true;
-        contain(*doc->discovery, doc->upstreams[i],
-                std::string(served_prefix) + "/upstreams/" + std::to_string(i - n_configured),
-                contained);
+        auto& u = doc->upstreams[i];
+        u.discovered = true;
+        auto at = std::string(served_prefix) + "/upstreams/" + std::to_string(i - n_configured);
+        if (auto why = containment_errors(*doc->discovery, u, at); !why.empty())
+            out.refused.push_back({i - n_configured, u.id, std::move(why)});
+        else
+            kept.push_back(std::move(u));
     }
-    if (!contained.empty())
-        return {nullptr, std::move(contained)};
-    return {std::move(doc), {}};
+    // Nothing else in the document depends on an upstream being present when discovery is
+    // configured (policy and tenant references may name ids not served), so leaving entries
+    // out keeps the rest valid.
+    doc->upstreams = std::move(kept);
+    out.doc = std::move(doc);
+    return out;
+}
+
+std::vector<std::string> refusal_lines(const std::vector<refused_upstream>& refused) {
+    std::vector<std::string> out;
+    for (const auto& r : refused)
+        out.push_back(
+            "the discovered upstream \"" + r.id +
+            "\" is refused (left out, the rest of the document applies): " + one_line(r.errors));
+    return out;
 }
 
 } // namespace gate::config

@@ -210,6 +210,9 @@ struct discovery {
     std::string url;
     std::int64_t interval_ms = 30000;
     std::optional<std::string> bearer_secret_ref;
+    // Containment (config/discovery_containment): what a discovered upstream may use. Empty
+    // allows nothing: no strategy but "none", no secret, no host to send credentials to.
+    std::vector<std::string> allowed_strategies;
     std::vector<std::string> allowed_secret_refs;
     std::vector<std::string> allowed_credential_hosts;
 

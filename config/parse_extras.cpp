@@ -8,16 +8,12 @@ namespace gate::config::detail {
 
 namespace {
 
-// An empty allowlist is refused because "[]" reads as "allow nothing" while an absent one
-// means "unrestricted"; the model cannot tell them apart, so the document must not either.
+// An absent list and an empty one both allow nothing (the containment is closed unless the
+// configuration names what it opens), so `[]` is accepted and means what absence means.
 std::vector<std::string> read_allowlist(const object_view& o, std::string_view key,
                                         bool (*valid)(std::string_view), std::string_view what) {
     auto items = o.strings(key);
     if (!items) {
-        return {};
-    }
-    if (items->empty()) {
-        o.fail(key, "must list at least one entry; omit the field to leave it unrestricted");
         return {};
     }
     std::vector<std::string> out;
@@ -31,6 +27,11 @@ std::vector<std::string> read_allowlist(const object_view& o, std::string_view k
         }
     }
     return out;
+}
+
+bool auth_strategy(std::string_view s) {
+    return s == "none" || s == "static" || s == "passthrough" || s == "client-credentials" ||
+           s == "token-exchange";
 }
 
 bool credential_host(std::string_view s) {
@@ -53,9 +54,9 @@ void parse_discovery(const object_view& root, std::optional<discovery>& out) {
     if (v == nullptr) {
         return;
     }
-    object_view o(
-        *v, root.pointer_of("discovery"), root.errors(),
-        {"url", "intervalMs", "bearerSecretRef", "allowedSecretRefs", "allowedCredentialHosts"});
+    object_view o(*v, root.pointer_of("discovery"), root.errors(),
+                  {"url", "intervalMs", "bearerSecretRef", "allowedStrategies", "allowedSecretRefs",
+                   "allowedCredentialHosts"});
     if (!o.ok()) {
         return;
     }
@@ -64,6 +65,10 @@ void parse_discovery(const object_view& root, std::optional<discovery>& out) {
     d.url = read_http_url(o, "url", false).value_or("");
     d.interval_ms = o.integer("intervalMs", bound::positive).value_or(30000);
     d.bearer_secret_ref = read_env_name(o, "bearerSecretRef");
+    d.allowed_strategies = read_allowlist(o, "allowedStrategies", &auth_strategy,
+                                          "an auth strategy (\"none\", \"static\", "
+                                          "\"passthrough\", \"client-credentials\", "
+                                          "\"token-exchange\")");
     d.allowed_secret_refs = read_allowlist(o, "allowedSecretRefs", &is_env_name,
                                            "an environment variable name (letters, digits and "
                                            "underscores, not starting with a digit)");

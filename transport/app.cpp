@@ -1,5 +1,6 @@
 #include "transport/app.hpp"
 
+#include "config/discovery_containment.hpp"
 #include "config/load.hpp"
 #include "transport/cli.hpp"
 #include "transport/gateway_host.hpp"
@@ -69,6 +70,11 @@ int run_gate(const std::vector<std::string>& args) {
     }
     if (opt.validate) {
         std::fprintf(stderr, "gate: configuration valid\n");
+        // What a registry's entry may use of gate's is the part of a discovery configuration
+        // an operator most needs to read back, and absent lists allow nothing.
+        if (loaded.doc->discovery)
+            for (const auto& line : config::containment_summary(*loaded.doc->discovery))
+                std::fprintf(stderr, "gate: %s\n", line.c_str());
         return 0;
     }
     // Secrets are the environment's, not the document's: checked at start (and at every

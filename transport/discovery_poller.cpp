@@ -1,5 +1,6 @@
 #include "transport/discovery_poller.hpp"
 
+#include "config/discovery_containment.hpp"
 #include "config/discovery_merge.hpp"
 #include "transport/http_fetch.hpp"
 #include "transport/upstream_connection.hpp"
@@ -26,11 +27,15 @@ void discovery_poller::configure(std::shared_ptr<const config::document> configu
     ++generation_;
     timer_.cancel();
     served_.reset();
+    served_refusals_.clear();
     rejected_.reset();
     outage_ = false;
     *status_ = {};
-    if (configured_->discovery)
-        poll_after(std::chrono::milliseconds(0));
+    if (!configured_->discovery)
+        return;
+    for (const auto& line : config::containment_summary(*configured_->discovery))
+        spdlog::info("{}", line);
+    poll_after(std::chrono::milliseconds(0));
 }
 
 config::load_result
@@ -38,7 +43,9 @@ discovery_poller::merged(std::shared_ptr<const config::document> configured) con
     if (!configured->discovery || !served_ || !configured_ ||
         !(configured_->discovery == configured->discovery))
         return {std::move(configured), {}};
-    return config::merge_discovered(*configured, *served_);
+    // The refusals are those of the document in force, logged and counted when it applied.
+    auto m = config::merge_discovered(*configured, *served_);
+    return {std::move(m.doc), std::move(m.errors)};
 }
 
 void discovery_poller::stop() {
@@ -88,8 +95,8 @@ asio::awaitable<void> discovery_poller::poll(std::uint64_t generation) {
 
 void discovery_poller::settle(std::optional<std::string> body, const std::string& failure) {
     const auto& url = configured_->discovery->url;
-    auto outcome = [&](const char* what, std::string problem) {
-        count_(what);
+    auto outcome = [&](const char* what, std::string problem, std::size_t refused = 0) {
+        count_(what, refused);
         *status_ = {what, std::chrono::system_clock::now(), std::move(problem), outage_};
     };
     if (!body) {
@@ -105,7 +112,7 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
         spdlog::info("discovery: {} answers again", url);
     outage_ = false;
     if (served_ && *served_ == *body) {
-        outcome("unchanged", "");
+        outcome("unchanged", served_refusals_);
         return;
     }
     auto merged = config::merge_discovered(*configured_, *body);
@@ -123,7 +130,13 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
         rejected_ = std::move(body);
         return;
     }
-    outcome("applied", "");
+    auto refusals = config::refusal_lines(merged.refused);
+    for (const auto& line : refusals)
+        spdlog::warn("discovery: {}", line);
+    served_refusals_.clear();
+    for (const auto& line : refusals)
+        served_refusals_ += (served_refusals_.empty() ? "" : "; ") + line;
+    outcome("applied", served_refusals_, refusals.size());
     served_ = std::move(body);
     rejected_.reset();
 }

@@ -1,10 +1,13 @@
 // Discovery (spec: Discovery section, Log transitions): polls `discovery.url` every
 // `intervalMs` with the bearer named by `bearerSecretRef`, merges what it serves with the
-// configured upstreams (config/discovery_merge: validated whole, containment checked) and
-// hands a changed merged document to the one reload path. Each poll counts one outcome of
-// gate_discovery_syncs_total: applied, unchanged, rejected (parse, merged validation or
-// containment failed, or the swap was refused), error (the fetch failed). A fetch failure is
+// configured upstreams (config/discovery_merge: validated whole; an entry outside the
+// containment is left out and the rest applies) and hands a changed merged document to the one
+// reload path. Each poll counts one outcome of gate_discovery_syncs_total: applied, unchanged,
+// rejected (parse or merged validation failed, or the swap was refused), error (the fetch
+// failed); each entry left out of an applied document counts once in
+// gate_discovery_refused_upstreams_total and is logged with its fields. A fetch failure is
 // logged once per outage and the recovery once; a rejected document once per distinct body.
+// What the containment allows is logged whenever a discovery section comes into force.
 // Runs on the io thread; the last applied upstreams keep serving whatever a poll finds.
 #pragma once
 
@@ -28,7 +31,7 @@ namespace gate::transport {
 struct discovery_status {
     std::string last_outcome; // applied | unchanged | rejected | error; empty before the first
     std::chrono::system_clock::time_point last_at{};
-    std::string last_problem; // why the last poll failed or was rejected
+    std::string last_problem; // why the last poll failed or was rejected, or what it left out
     bool outage = false;      // fetches failing since the last that went through
 };
 
@@ -37,7 +40,8 @@ public:
     // Swaps a merged document in: nullopt when applied, else why it was refused.
     using apply_fn =
         std::function<std::optional<std::string>(std::shared_ptr<const config::document>)>;
-    using count_fn = std::function<void(std::string_view outcome)>;
+    // One poll's outcome, and how many discovered upstreams an applied document left out.
+    using count_fn = std::function<void(std::string_view outcome, std::size_t refused)>;
 
     discovery_poller(boost::asio::io_context& io, apply_fn apply, count_fn count,
                      std::shared_ptr<discovery_status> status);
@@ -63,6 +67,7 @@ private:
     boost::asio::steady_timer timer_;
     std::shared_ptr<const config::document> configured_;
     std::optional<std::string> served_;   // the body whose upstreams are in force
+    std::string served_refusals_;         // the entries it left out, for the status
     std::optional<std::string> rejected_; // the last body refused (logged once)
     bool outage_ = false;
     std::uint64_t generation_ = 0; // bumped when the source changes or polling stops

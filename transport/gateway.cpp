@@ -147,8 +147,8 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     return bound;
 }
 
-void gateway::count_discovery(std::string_view outcome) {
-    impl_->stats.discovery_sync(outcome);
+void gateway::count_discovery(std::string_view outcome, std::size_t refused) {
+    impl_->stats.discovery_sync(outcome, refused);
 }
 
 std::optional<std::string> gateway::reload(std::shared_ptr<const config::document> next,

@@ -78,8 +78,9 @@ public:
                                       std::string_view source = "reload");
     // Hands the audit events and spans queued this turn to their sinks now (before a flush).
     void feed_sinks();
-    // One discovery poll's outcome (gate_discovery_syncs_total).
-    void count_discovery(std::string_view outcome);
+    // One discovery poll's outcome (gate_discovery_syncs_total) and the discovered upstreams it
+    // left out (gate_discovery_refused_upstreams_total).
+    void count_discovery(std::string_view outcome, std::size_t refused);
 
     // Ends the named bridged sessions (the bridge keeper's sweep, ended downstream sessions).
     // Runs on the io thread.

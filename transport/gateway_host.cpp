@@ -228,7 +228,10 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     i.configured = doc;
     i.discovery.emplace(
         i.io, [&i](auto merged) { return i.apply(std::move(merged), "discovery"); },
-        [&i](std::string_view outcome) { i.gw->count_discovery(outcome); }, i.discovery_state);
+        [&i](std::string_view outcome, std::size_t refused) {
+            i.gw->count_discovery(outcome, refused);
+        },
+        i.discovery_state);
     i.discovery->configure(doc);
 }
 

@@ -124,6 +124,14 @@ metrics::metrics()
                       .Register(*registry_);
     for (std::size_t i = 0; i < discovery_outcomes.size(); ++i)
         discovery_syncs_[i] = &syncs.Add({{"outcome", std::string(discovery_outcomes[i])}});
+    discovery_refused_ = &prometheus::BuildCounter()
+                              .Name("gate_discovery_refused_upstreams_total")
+                              .Help("Discovered upstreams left out of an applied discovery "
+                                    "document because they asked for a strategy, secret, "
+                                    "credential host or header the discovery.allowed* lists "
+                                    "do not allow (once per document applied)")
+                              .Register(*registry_)
+                              .Add({});
     budget_degraded_ = &prometheus::BuildCounter()
                             .Name("gate_budget_degraded_total")
                             .Help("Budget checks that fell back to per-instance enforcement "
@@ -213,10 +221,12 @@ void metrics::upstream(const std::string& id, std::string_view outcome, double s
     s.duration->Observe(seconds);
 }
 
-void metrics::discovery_sync(std::string_view outcome) {
+void metrics::discovery_sync(std::string_view outcome, std::size_t refused) {
     for (std::size_t i = 0; i < discovery_outcomes.size(); ++i)
         if (discovery_outcomes[i] == outcome)
             discovery_syncs_[i]->Increment();
+    if (refused > 0)
+        discovery_refused_->Increment(static_cast<double>(refused));
 }
 
 namespace {

@@ -44,8 +44,9 @@ public:
     // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
     // whether the store answers now (gate_shared_state_up, shown only with a store).
     void budget_degraded();
-    // One discovery poll: applied, unchanged, rejected or error (gate_discovery_syncs_total).
-    void discovery_sync(std::string_view outcome);
+    // One discovery poll: applied, unchanged, rejected or error (gate_discovery_syncs_total),
+    // and the discovered upstreams it left out (gate_discovery_refused_upstreams_total).
+    void discovery_sync(std::string_view outcome, std::size_t refused);
     void shared_state_degraded(std::string_view state);
     void shared_state_up(bool up);
     // The upstream guards as they stand (read at each scrape): the breaker of every live
@@ -98,6 +99,7 @@ private:
     std::array<prometheus::Counter*, 2> recording_{}; // written, dropped
     prometheus::Counter* budget_degraded_ = nullptr;
     std::array<prometheus::Counter*, 4> discovery_syncs_{}; // applied, unchanged, rejected, error
+    prometheus::Counter* discovery_refused_ = nullptr;
     prometheus::Family<prometheus::Counter>& shared_degraded_;
     prometheus::Gauge* shared_up_ = nullptr;
     prometheus::Histogram& fanout_;

@@ -1,14 +1,20 @@
 // Discovery with the real binary: a source served by the test adds, changes and removes
 // upstreams (clients hear list_changed, /health follows at once), flaps (logged once per
 // outage, the last applied upstreams keep serving), serves bad documents (rejected whole,
-// logged once) and recovers; the allowed* containment; reloads keep what is discovered.
+// logged once) and recovers; the allowed* containment (closed unless the configuration names
+// what a discovered upstream may use; a refused entry is left out, the rest applies); --validate
+// says what is allowed; reloads keep what is discovered.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { connectClient, eventually, get, runGate, startDiscoverySource, startEverything, startGate } from './lib/index.mjs';
+import { connectClient, eventually, get, runGate, startDiscoverySource, startEverything, startGate, startIdp } from './lib/index.mjs';
+import { json, startFormEndpoint } from './lib/form-endpoint.mjs';
+import { startPerUserServer } from './lib/per-user-server.mjs';
 import { metric } from './lib/metrics.mjs';
+
+const RESOURCE = 'https://gate.example/mcp';
 
 const names = async (client) => (await client.listTools()).tools.map((t) => t.name);
 const syncs = async (gate, outcome) => metric((await get(`${gate.base}/metrics`)).text, 'gate_discovery_syncs_total', { outcome });
@@ -86,32 +92,108 @@ describe('discovery', { timeout: 180_000 }, () => {
     }
   });
 
-  test('a discovered upstream may only use allowedSecretRefs and send credentials to allowedCredentialHosts', async () => {
-    const away127 = away.url;
-    const awayLocalhost = away.url.replace('127.0.0.1', 'localhost');
-    const entry = (url, secretRef) => ({ id: 'cred', url, namespace: 'k', auth: { strategy: 'static', secretRef } });
-    const source = await startDiscoverySource({ upstreams: [entry(away127, 'PAYROLL_DB_PASSWORD')] });
-    const gate = await startGate({
-      config: {
-        upstreams: [{ id: 'home', url: home.url, namespace: 'a' }],
-        discovery: { url: source.url, intervalMs: 100, allowedSecretRefs: ['TOOLS_TOKEN'], allowedCredentialHosts: ['127.0.0.1'] },
-      },
-      env: { TOOLS_TOKEN: 't', PAYROLL_DB_PASSWORD: 'p' },
+  test('containment is closed by default: no secret, credential host or caller token for a discovered upstream unless named', async () => {
+    // Every credentialed entry points at `trap` (an MCP server that records each request's
+    // bearer and answers `whoami` with whose credential it was) and `tokens` (a token
+    // endpoint): what reaches them is what gate would have handed a registry's entry.
+    let callerToken;
+    const holders = { 'inner-s3cret': 'static-secret', 'minted-for-cc': 'cc-token' };
+    const [idp, trap, tokens] = await Promise.all([
+      startIdp(),
+      startPerUserServer((token) => holders[token] ?? (token === callerToken ? 'caller' : null)),
+      startFormEndpoint((form, res) => json(res, 200, { access_token: 'minted-for-cc', token_type: 'Bearer', expires_in: 3600 })),
+    ]);
+    const source = await startDiscoverySource({
+      upstreams: [
+        { id: 'plain', url: away.url, namespace: 'p' },
+        { id: 'leak', url: trap.url, namespace: 'l', auth: { strategy: 'static', secretRef: 'GATE_INTERNAL_SECRET' } },
+        {
+          id: 'cc',
+          url: trap.url,
+          namespace: 'c',
+          auth: { strategy: 'client-credentials', tokenEndpoint: tokens.url, clientId: 'gate', clientAuth: { type: 'client_secret_post', secretRef: 'CC_SECRET' } },
+        },
+        { id: 'pt', url: trap.url, namespace: 't', auth: { strategy: 'passthrough' } },
+      ],
+    });
+    const config = (discovery) => ({
+      auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+      server: { introspection: { enabled: true } },
+      upstreams: [{ id: 'home', url: home.url, namespace: 'a' }],
+      discovery: { url: source.url, intervalMs: 100, ...discovery },
+    });
+    const gate = await startGate({ config: config({}), env: { GATE_INTERNAL_SECRET: 'inner-s3cret', CC_SECRET: 'cc-s3cret' } });
+    callerToken = await idp.mint({ sub: 'alice', aud: RESOURCE });
+    const reached = () => ({
+      staticSecret: trap.seen.some((r) => r.token === 'inner-s3cret'),
+      clientSecretPosted: tokens.requests.some((r) => r.form.client_secret === 'cc-s3cret'),
+      callerToken: trap.seen.some((r) => r.token === callerToken),
     });
     let client;
     try {
-      client = await connectClient(gate.url);
-      await eventually(() => logged(gate, /discovered \/upstreams\/0\/auth\/secretRef: names the secret PAYROLL_DB_PASSWORD/) === 1, { what: 'the secret refused' });
-      source.serve({ upstreams: [entry(awayLocalhost, 'TOOLS_TOKEN')] });
-      await eventually(() => logged(gate, /discovered \/upstreams\/0\/url: would send credentials .* to localhost/) === 1, { what: 'the host refused' });
-      assert.ok(!(await names(client)).some((n) => n.startsWith('k__')));
-      source.serve({ upstreams: [entry(away127, 'TOOLS_TOKEN')] });
-      await eventually(async () => (await names(client)).includes('k__echo'), { what: 'the contained upstream applied' });
+      client = await connectClient(gate.url, { requestInit: { headers: { authorization: `Bearer ${callerToken}` } } });
+      await eventually(async () => (await names(client)).includes('p__echo'), { what: 'the credential-less entry applied' });
+      // A list reaches every upstream in force: a credentialed entry that had been applied
+      // would have been handed its credential by now.
+      const tools = await names(client);
+      assert.deepEqual(reached(), { staticSecret: false, clientSecretPosted: false, callerToken: false });
+      assert.equal(trap.seen.length + tokens.requests.length, 0, 'nothing reached the hosts nobody named');
+      assert.deepEqual(tools.filter((n) => /^[lct]__/.test(n)), []);
+      // Each refused entry is named with its field, once; the rest of the document applied.
+      assert.equal(logged(gate, /discovery: the discovered upstream "leak" is refused.*discovered \/upstreams\/1\/auth\/strategy: .*allowedStrategies.*discovered \/upstreams\/1\/auth\/secretRef: names the secret GATE_INTERNAL_SECRET.*allowedSecretRefs/), 1, gate.proc.stderr.text());
+      assert.equal(logged(gate, /discovery: the discovered upstream "cc" is refused.*discovered \/upstreams\/2\/auth\/clientAuth\/secretRef.*discovered \/upstreams\/2\/auth\/tokenEndpoint: would send .* to 127\.0\.0\.1.*allowedCredentialHosts/), 1);
+      assert.equal(logged(gate, /discovery: the discovered upstream "pt" is refused.*discovered \/upstreams\/3\/auth\/strategy: .*"passthrough".*callers' own tokens/), 1);
+      const text = (await get(`${gate.base}/metrics`)).text;
+      assert.equal(metric(text, 'gate_discovery_refused_upstreams_total', {}), 3);
+      assert.equal(metric(text, 'gate_discovery_syncs_total', { outcome: 'applied' }), 1);
+      // Still said after later polls of the same document found nothing new.
+      await eventually(async () => metric((await get(`${gate.base}/metrics`)).text, 'gate_discovery_syncs_total', { outcome: 'unchanged' }) >= 1, { what: 'an unchanged poll' });
+      const federation = await get(`${gate.base}/api/federation`, { authorization: `Bearer ${callerToken}` });
+      assert.equal(federation.status, 200, federation.text);
+      const { discovery } = JSON.parse(federation.text);
+      assert.equal(discovery.discovered, 1);
+      for (const id of ['leak', 'cc', 'pt']) assert.match(discovery.lastProblem, new RegExp(`the discovered upstream "${id}" is refused`));
+
+      // Allowed by name, each works: the secret, the client secret at the token endpoint and
+      // the caller's token all reach the named host.
+      gate.reload(
+        config({
+          allowedStrategies: ['static', 'client-credentials', 'passthrough'],
+          allowedSecretRefs: ['GATE_INTERNAL_SECRET', 'CC_SECRET'],
+          allowedCredentialHosts: ['127.0.0.1'],
+        }),
+      );
+      await eventually(async () => (await names(client)).filter((n) => /^[lct]__whoami$/.test(n)).length === 3, { what: 'the allowed entries applied' });
+      for (const [ns, holder] of [['l', 'static-secret'], ['c', 'cc-token'], ['t', 'caller']]) {
+        const call = await client.callTool({ name: `${ns}__whoami`, arguments: {} });
+        assert.deepEqual(call.content, [{ type: 'text', text: holder }], `${ns}__whoami answered with ${holder}'s credential`);
+      }
+      assert.deepEqual(reached(), { staticSecret: true, clientSecretPosted: true, callerToken: true });
+      assert.equal(metric((await get(`${gate.base}/metrics`)).text, 'gate_discovery_refused_upstreams_total', {}), 3, 'nothing more refused');
     } finally {
       await client?.close().catch(() => {});
       await gate.stop();
-      await source.stop();
+      await Promise.all([source.stop(), trap.stop(), tokens.stop(), idp.stop()]);
     }
+  });
+
+  test('--validate says what a discovered upstream may use, and explains the lists when none is set', async () => {
+    const doc = (discovery) => JSON.stringify({ upstreams: [{ id: 'home', url: home.url, namespace: 'a' }], discovery: { url: 'http://127.0.0.1:9/r', ...discovery } });
+    const closed = await runGate(['--validate'], { env: { GATE_CONFIG: doc({}) } });
+    assert.equal(closed.code, 0, closed.stderr);
+    assert.match(closed.stderr, /gate: configuration valid/);
+    assert.match(closed.stderr, /discovery: a discovered upstream may use no secret, no credential host and no caller's token: auth strategy "none" only/);
+    assert.match(closed.stderr, /discovery\.allowedStrategies, discovery\.allowedSecretRefs and discovery\.allowedCredentialHosts/);
+    const open = await runGate(['--validate'], {
+      env: { GATE_CONFIG: doc({ allowedStrategies: ['static'], allowedSecretRefs: ['TOOLS_TOKEN'], allowedCredentialHosts: ['Tools.Internal'] }) },
+    });
+    assert.equal(open.code, 0, open.stderr);
+    assert.match(open.stderr, /discovery: a discovered upstream may use the auth strategies "none", "static" \(discovery\.allowedStrategies\)/);
+    assert.match(open.stderr, /the secrets TOOLS_TOKEN \(discovery\.allowedSecretRefs\)/);
+    assert.match(open.stderr, /the credential hosts tools\.internal \(discovery\.allowedCredentialHosts\)/);
+    const bad = await runGate(['--validate'], { env: { GATE_CONFIG: doc({ allowedStrategies: ['statik'] }) } });
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /\/discovery\/allowedStrategies\/0/);
   });
 
   test('a reload keeps the discovered upstreams, and refuses a document they do not fit', async () => {

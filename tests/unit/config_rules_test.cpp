@@ -647,6 +647,7 @@ TEST(ConfigRules, DiscoveryFields) {
     auto d = [](std::string_view text) { return with(base(), "/discovery", json::parse(text)); };
     expect_ok(d(R"({"url":"https://registry.example/upstreams.json","intervalMs":5000,
                     "bearerSecretRef":"REGISTRY_TOKEN","allowedSecretRefs":["A","B_2"],
+                    "allowedStrategies":["static","passthrough","none"],
                     "allowedCredentialHosts":["Search.Internal","10.0.0.7"]})"));
     auto doc =
         run(d(R"({"url":"http://127.0.0.1:8500/d","allowedCredentialHosts":["A.Example"]})")).doc;
@@ -657,8 +658,15 @@ TEST(ConfigRules, DiscoveryFields) {
     expect_error(d(R"({"url":"http://r/d","intervalMs":0})"), "/discovery/intervalMs", "positive");
     expect_error(d(R"({"url":"http://r/d","bearerSecretRef":"Bearer abc"})"),
                  "/discovery/bearerSecretRef", "environment variable name");
-    expect_error(d(R"({"url":"http://r/d","allowedSecretRefs":[]})"),
-                 "/discovery/allowedSecretRefs", "omit the field");
+    // Absent and empty lists both allow nothing, so `[]` is accepted and means absence.
+    auto empty = run(d(R"({"url":"http://r/d","allowedSecretRefs":[],"allowedStrategies":[],
+                           "allowedCredentialHosts":[]})"))
+                     .doc;
+    ASSERT_NE(empty, nullptr);
+    EXPECT_TRUE(empty->discovery->allowed_secret_refs.empty());
+    EXPECT_TRUE(empty->discovery->allowed_strategies.empty());
+    expect_error(d(R"({"url":"http://r/d","allowedStrategies":["bearer"]})"),
+                 "/discovery/allowedStrategies/0", "auth strategy");
     expect_error(d(R"({"url":"http://r/d","allowedSecretRefs":["A-B"]})"),
                  "/discovery/allowedSecretRefs/0", "environment variable name");
     expect_error(d(R"({"url":"http://r/d","allowedCredentialHosts":["*.svc.local"]})"),

@@ -155,6 +155,7 @@ const std::map<std::string, std::string> enforced = {
     {"/discovery/url", "a source that adds, flaps, serves a bad document and recovers"},
     {"/discovery/intervalMs", "a source that adds, flaps, serves a bad document and recovers"},
     {"/discovery/bearerSecretRef", "a source that adds, flaps, serves a bad document and recovers"},
+    {"/discovery/allowedStrategies", "DiscoveryContainment.EachListOpensOnlyWhatItNames"},
     {"/discovery/allowedSecretRefs", "DiscoveryMerge.ASecretOutsideAllowedSecretRefsIsRejected"},
     {"/discovery/allowedCredentialHosts",
      "DiscoveryMerge.CredentialsGoOnlyToAllowedCredentialHosts"},

@@ -143,6 +143,8 @@ TEST(ConfigDefaults, SectionDefaultsApplyInsidePresentSections) {
     EXPECT_EQ(doc->discovery->interval_ms, 30000);
     EXPECT_FALSE(doc->discovery->bearer_secret_ref);
     EXPECT_TRUE(doc->discovery->allowed_secret_refs.empty());
+    EXPECT_TRUE(doc->discovery->allowed_strategies.empty());
+    EXPECT_TRUE(doc->discovery->allowed_credential_hosts.empty());
     ASSERT_TRUE(doc->tracing);
     EXPECT_EQ(doc->tracing->service_name, "gate");
     EXPECT_DOUBLE_EQ(doc->tracing->sample_ratio, 1.0);
