@@ -139,10 +139,13 @@ describe('discovery', { timeout: 180_000 }, () => {
       assert.deepEqual(reached(), { staticSecret: false, clientSecretPosted: false, callerToken: false });
       assert.equal(trap.seen.length + tokens.requests.length, 0, 'nothing reached the hosts nobody named');
       assert.deepEqual(tools.filter((n) => /^[lct]__/.test(n)), []);
-      // Each refused entry is named with its field, once; the rest of the document applied.
-      assert.equal(logged(gate, /discovery: the discovered upstream "leak" is refused.*discovered \/upstreams\/1\/auth\/strategy: .*allowedStrategies.*discovered \/upstreams\/1\/auth\/secretRef: names the secret GATE_INTERNAL_SECRET.*allowedSecretRefs/), 1, gate.proc.stderr.text());
-      assert.equal(logged(gate, /discovery: the discovered upstream "cc" is refused.*discovered \/upstreams\/2\/auth\/clientAuth\/secretRef.*discovered \/upstreams\/2\/auth\/tokenEndpoint: would send .* to 127\.0\.0\.1.*allowedCredentialHosts/), 1);
-      assert.equal(logged(gate, /discovery: the discovered upstream "pt" is refused.*discovered \/upstreams\/3\/auth\/strategy: .*"passthrough".*callers' own tokens/), 1);
+      // Each refused entry is named with every field it asked for; the rest of the document applied.
+      const refusals = [
+        /discovery: the discovered upstream "leak" is refused.*discovered \/upstreams\/1\/auth\/strategy: .*allowedStrategies.*discovered \/upstreams\/1\/auth\/secretRef: names the secret GATE_INTERNAL_SECRET.*allowedSecretRefs/,
+        /discovery: the discovered upstream "cc" is refused.*discovered \/upstreams\/2\/auth\/clientAuth\/secretRef.*discovered \/upstreams\/2\/auth\/tokenEndpoint: would send .* to 127\.0\.0\.1.*allowedCredentialHosts/,
+        /discovery: the discovered upstream "pt" is refused.*discovered \/upstreams\/3\/auth\/strategy: .*"passthrough".*callers' own tokens/,
+      ];
+      await eventually(() => refusals.every((re) => logged(gate, re) === 1), { what: 'each refusal logged' });
       const text = (await get(`${gate.base}/metrics`)).text;
       assert.equal(metric(text, 'gate_discovery_refused_upstreams_total', {}), 3);
       assert.equal(metric(text, 'gate_discovery_syncs_total', { outcome: 'applied' }), 1);
@@ -152,6 +155,7 @@ describe('discovery', { timeout: 180_000 }, () => {
       assert.equal(federation.status, 200, federation.text);
       const { discovery } = JSON.parse(federation.text);
       assert.equal(discovery.discovered, 1);
+      assert.deepEqual(refusals.map((re) => logged(gate, re)), [1, 1, 1], 'logged once per document, not per poll');
       for (const id of ['leak', 'cc', 'pt']) assert.match(discovery.lastProblem, new RegExp(`the discovered upstream "${id}" is refused`));
 
       // Allowed by name, each works: the secret, the client secret at the token endpoint and
