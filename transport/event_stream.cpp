@@ -1,10 +1,13 @@
 #include "transport/event_stream.hpp"
 
+#include "transport/header_writer.hpp"
+
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http.hpp>
 #include <charconv>
+#include <spdlog/spdlog.h>
 #include <sstream>
 
 namespace gate::transport {
@@ -27,8 +30,9 @@ std::string event_stream_head(unsigned version, std::string_view server,
     res.set(http::field::server, server);
     res.set(http::field::content_type, "text/event-stream");
     res.set(http::field::cache_control, "no-cache");
-    if (session_header)
-        res.set("Mcp-Session-Id", *session_header);
+    // Through the one writer, like every field gate writes (docs/security.md).
+    if (session_header && !set_header(res, std::string_view("Mcp-Session-Id"), *session_header))
+        spdlog::error("answer header Mcp-Session-Id left out: it holds a control character");
     res.chunked(true);
     std::ostringstream out;
     out << res.base();
