@@ -1,6 +1,8 @@
 #include "config/checks.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <vector>
 
@@ -359,6 +361,39 @@ bool is_slug(std::string_view s) {
         }
     }
     return true;
+}
+
+bool is_reserved_request_header(std::string_view name) {
+    static constexpr std::string_view reserved[] = {"host",
+                                                    "content-length",
+                                                    "transfer-encoding",
+                                                    "connection",
+                                                    "upgrade",
+                                                    "te",
+                                                    "trailer",
+                                                    "keep-alive",
+                                                    "expect",
+                                                    "proxy-connection",
+                                                    "content-type",
+                                                    "accept",
+                                                    "mcp-session-id",
+                                                    "mcp-protocol-version",
+                                                    "mcp-method",
+                                                    "mcp-name",
+                                                    "traceparent"};
+    for (auto r : reserved)
+        if (r.size() == name.size() &&
+            std::equal(r.begin(), r.end(), name.begin(), [](char a, char b) {
+                return a == std::tolower(static_cast<unsigned char>(b));
+            }))
+            return true;
+    return false;
+}
+
+std::string_view reserved_request_headers_text() {
+    return "Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, "
+           "Keep-Alive, Expect, Proxy-Connection, Content-Type, Accept, Mcp-Session-Id, "
+           "MCP-Protocol-Version, Mcp-Method, Mcp-Name and traceparent";
 }
 
 bool is_http_token(std::string_view s) {

@@ -39,5 +39,12 @@ bool is_env_name(std::string_view s);
 bool is_slug(std::string_view s);
 // RFC 9110 token, the grammar of a header field name.
 bool is_http_token(std::string_view s);
+// A header (any case) a credential may not be written into: those that frame or route a
+// request (Host, Content-Length, Transfer-Encoding, ...) and those gate writes itself on every
+// request to an upstream (Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name, traceparent), which a second copy would contradict.
+bool is_reserved_request_header(std::string_view name);
+// The same list, for a message: "Host, Content-Length, ...".
+std::string_view reserved_request_headers_text();
 
 } // namespace gate::config::detail

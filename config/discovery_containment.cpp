@@ -52,12 +52,6 @@ std::string_view carries(std::string_view strategy) {
     return "callers' tokens and gate's client secret, posted to its token endpoint";
 }
 
-// Headers that frame or route an HTTP request: a secret written into one of them changes
-// where the request goes or where it ends, which no registry entry may decide.
-constexpr std::array<std::string_view, 10> framing_headers = {
-    "host", "content-length", "transfer-encoding", "connection", "upgrade",
-    "te",   "trailer",        "keep-alive",        "expect",     "proxy-connection"};
-
 bool uses_secret(std::string_view strategy) {
     return strategy == "static" || strategy == "client-credentials" || strategy == "token-exchange";
 }
@@ -106,14 +100,6 @@ std::vector<error> containment_errors(const discovery& d, const upstream& u,
         check_secret(a.secret_ref, "secretRef");
     if (a.client_auth_)
         check_secret(a.client_auth_->secret_ref, "clientAuth/secretRef");
-    if (a.strategy == "static" && std::find(framing_headers.begin(), framing_headers.end(),
-                                            lower(a.header)) != framing_headers.end())
-        out.push_back({at + "/auth/header", quoted(a.header) +
-                                                " frames or routes the request; a discovered "
-                                                "upstream's secret may go in any header but Host, "
-                                                "Content-Length, Transfer-Encoding, Connection, "
-                                                "Upgrade, TE, Trailer, Keep-Alive, Expect and "
-                                                "Proxy-Connection"});
     check_hosts(d, u, at, out);
     return out;
 }

@@ -122,7 +122,12 @@ void parse_upstream_auth(const object_view& parent, const facts& f, upstream_aut
         o.require("secretRef", "the name of the environment variable holding the credential");
         a.secret_ref = read_env_name(o, "secretRef").value_or("");
         if (auto header = o.string("header")) {
-            if (is_http_token(*header)) {
+            if (is_http_token(*header) && is_reserved_request_header(*header)) {
+                o.fail("header", quoted(*header) +
+                                     " frames or routes the request, or gate writes it itself; a "
+                                     "secret may go in any header but " +
+                                     std::string(reserved_request_headers_text()));
+            } else if (is_http_token(*header)) {
                 a.header = *header;
             } else {
                 o.fail("header", quoted(*header) + " is not a valid HTTP header name");

@@ -363,6 +363,15 @@ TEST(ConfigRules, StaticStrategyNeedsAnEnvironmentSecretRef) {
     expect_error(with(base(), "/upstreams/0/auth",
                       j(R"({"strategy":"static","secretRef":"K","header":"X Api"})")),
                  "/upstreams/0/auth/header", "header name");
+    // A secret never goes where it would frame or route the request, or contradict what gate
+    // writes itself.
+    for (auto reserved : {"Content-Length", "host", "TRANSFER-ENCODING", "Mcp-Session-Id",
+                          "mcp-method", "Content-Type", "traceparent"}) {
+        expect_error(
+            with(base(), "/upstreams/0/auth",
+                 json::object{{"strategy", "static"}, {"secretRef", "K"}, {"header", reserved}}),
+            "/upstreams/0/auth/header", "frames or routes the request");
+    }
     expect_error(with(base(), "/upstreams/0/auth",
                       j(R"({"strategy":"static","secretRef":"K","scheme":"Bearer x"})")),
                  "/upstreams/0/auth/scheme", "authentication scheme");

@@ -93,6 +93,8 @@ TEST(DiscoveryContainment, EachListOpensOnlyWhatItNames) {
 }
 
 TEST(DiscoveryContainment, AStaticSecretNeverGoesInAHeaderThatFramesTheRequest) {
+    // Refused for every upstream, configured or discovered, when the document is read (a
+    // discovery document with such an entry does not validate), so containment never sees one.
     const std::string lists = R"(,"allowedStrategies":["static"],"allowedSecretRefs":["K"],
         "allowedCredentialHosts":["tools.example"])";
     auto entry = [](std::string_view header) {
@@ -100,10 +102,14 @@ TEST(DiscoveryContainment, AStaticSecretNeverGoesInAHeaderThatFramesTheRequest) 
             "strategy":"static","secretRef":"K","header":")" +
                std::string(header) + R"("}})";
     };
+    auto document = [&](std::string_view header) {
+        return std::string(R"({"auth":{"mode":"required","resource":"https://gate.example/mcp",
+        "issuers":[{"issuer":"https://idp.example"}]},"upstreams":[)") +
+               entry(header) + R"(],"discovery":{"url":"http://127.0.0.1:2/r")" + lists + "}}";
+    };
     for (auto header : {"Host", "content-length", "Transfer-Encoding", "Connection", "TE"}) {
-        auto f = parse_with(lists, entry(header));
-        EXPECT_EQ(pointers(containment_errors(f.d(), f.u(), at)),
-                  std::vector<std::string>{at + "/auth/header"})
+        auto r = parse(document(header));
+        EXPECT_EQ(pointers(r.errors), std::vector<std::string>{"/upstreams/0/auth/header"})
             << header;
     }
     for (auto header : {"Authorization", "X-Api-Key"}) {
