@@ -7,7 +7,8 @@
 // reach the receiver.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
@@ -191,6 +192,60 @@ describe('gate-hooks guards its secrets and its targets', { timeout: 60_000 }, (
       const r = await testAction(strict, hook.id);
       assert.equal(r.success, false);
       assert.match(r.error, says, host);
+    }
+  });
+
+  test('more spellings: every non-public range, IPv4 written whole or padded, IPv6 written out or with a zone, names the resolver maps to loopback', async () => {
+    const port = receiver.port;
+    // [host as written in the url, the address the refusal names]
+    for (const [host, address] of [
+      ['0.0.0.0', '0.0.0.0'],
+      ['017700000001', '127.0.0.1'], // octal, whole
+      ['0X7F000001', '127.0.0.1'], // hex, upper case
+      ['127.000.000.001', '127.0.0.1'], // padded
+      ['127.0.1', '127.0.0.1'], // three parts
+      ['%31%32%37.0.0.1', '127.0.0.1'], // percent-encoded digits
+      ['127%2e0%2e0%2e1', '127.0.0.1'], // percent-encoded dots
+      ['[0:0:0:0:0:0:0:1]', '::1'],
+      ['[0:0:0:0:0:ffff:7f00:1]', '::ffff:127.0.0.1'],
+      ['10.0.0.1', '10.0.0.1'],
+      ['172.16.0.1', '172.16.0.1'],
+      ['192.168.1.1', '192.168.1.1'],
+      ['100.64.0.1', '100.64.0.1'], // carrier-grade NAT
+      ['169.254.169.254', '169.254.169.254'], // cloud metadata
+      ['192.0.0.1', '192.0.0.1'],
+      ['198.18.0.1', '198.18.0.1'],
+      ['224.0.0.1', '224.0.0.1'], // multicast
+      ['240.0.0.1', '240.0.0.1'],
+      ['255.255.255.255', '255.255.255.255'],
+      ['[::ffff:10.0.0.1]', '::ffff:10.0.0.1'],
+      ['[::ffff:a9fe:a9fe]', '::ffff:169.254.169.254'],
+      ['[2002:a9fe:a9fe::]', '2002:a9fe:a9fe::'], // 6to4 of the metadata address
+      ['[ff02::1]', 'ff02::1'],
+    ]) {
+      const url = `https://${host}:${port}/h`;
+      const r = await create(strict, url);
+      assert.equal(r.status, 400, `${url}: ${r.text}`);
+      assert.equal(r.json.error.field, 'url');
+      assert.ok(r.json.error.message.includes('non-public address (') && r.json.error.message.includes(`${address})`), `${url}: ${r.json.error.message}`);
+    }
+    // A zone, or an IPv4 address with the root's dot: not a host at all.
+    for (const url of [`https://[::1%25lo]:${port}/h`, `https://[fe80::1%25eth0]:${port}/h`, `https://[::ffff:127.0.0.1%25lo]:${port}/h`, 'https://127.0.0.1./h', 'https://0.0.0.0./h']) {
+      const r = await create(strict, url);
+      assert.equal(r.status, 400, `${url}: ${r.text}`);
+      assert.equal(r.json.error.field, 'url');
+    }
+    // Names are judged on what they resolve to: a percent-encoded one, and whatever name
+    // this machine's resolver maps to loopback (its own host name, usually).
+    const names = [['%6c%6f%63%61%6c%68%6f%73%74', 'localhost']];
+    const own = await lookup(hostname(), { all: true }).catch(() => []);
+    if (own.length > 0 && own.every((a) => /^127\./.test(a.address) || a.address === '::1')) names.push([hostname(), hostname()]);
+    for (const [host, named] of names) {
+      const hook = await created(strict, `https://${host}:${port}/h`);
+      const r = await testAction(strict, hook.id);
+      assert.equal(r.success, false);
+      assert.ok(r.error.startsWith(`refused: ${named} resolves only to non-public addresses`), `${host}: ${r.error}`);
+      assert.equal((await strict.api('DELETE', `/webhooks/${hook.id}`)).status, 204);
     }
   });
 

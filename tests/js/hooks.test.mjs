@@ -317,6 +317,49 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     assert.equal((await hooks.api('GET', '/health', { token: null })).status, 200);
   });
 
+  test("another organization's ids answer like ids nobody holds, change nothing, and its dead letters stay its own", async () => {
+    const mine = await create('usage.threshold', receiver.url('/org-a-only'), { secret: SECRET });
+    receiver.respond = (r) => (r.url === '/org-a-only' ? { status: 500, body: 'down' } : { status: 200 });
+    await emit('usage.threshold', { pct: 95 });
+    await eventually(async () => (await history(mine.id))[0]?.status === 'dead', { timeoutMs: 15_000, what: 'a dead letter of org a' });
+    receiver.respond = () => ({ status: 200 });
+    const nobody = `hook_${'0'.repeat(mine.id.length - 'hook_'.length)}`;
+    const asB = async (method, id, suffix = '', body) => {
+      const r = await hooks.api(method, `${suffix.startsWith('/webhook-deliveries') ? '' : `/webhooks/${id}`}${suffix.replace('{id}', id)}`, { token: TOKENS.org_b, body });
+      return { status: r.status, text: r.text.replaceAll(id, '<id>') };
+    };
+    for (const [method, suffix, body] of [
+      ['GET', ''],
+      ['PATCH', '', { url: receiver.url('/stolen'), secret: 'whsec-stolen-0123456789' }],
+      ['PATCH', '', { enabled: false }],
+      ['POST', '/test'],
+      ['GET', '/deliveries'],
+      ['POST', '/webhook-deliveries/dlq/{id}/retry'],
+      ['DELETE', ''],
+    ]) {
+      const foreign = await asB(method, mine.id, suffix, body);
+      assert.equal(foreign.status, 404, `${method} ${suffix}: ${foreign.text}`);
+      assert.deepEqual(foreign, await asB(method, nobody, suffix, body), `${method} ${suffix}: as for an id nobody holds`);
+    }
+    // Org b lists, counts and finds none of org a's dead letters, even by its id.
+    const dlqOfB = (query = '') => hooks.api('GET', `/webhook-deliveries/dlq${query}`, { token: TOKENS.org_b });
+    assert.deepEqual((await dlqOfB(`?webhook_id=${mine.id}`)).json.entries, []);
+    assert.ok(!(await dlqOfB()).json.entries.some((e) => e.webhook_id === mine.id));
+    assert.equal((await hooks.api('GET', '/webhook-deliveries/dlq/stats', { token: TOKENS.org_b })).json.by_event_type['usage.threshold'], undefined);
+    // Nothing of it changed org a's webhook, nor moved its dead letter.
+    const still = (await hooks.api('GET', `/webhooks/${mine.id}`)).json;
+    assert.equal(still.url, receiver.url('/org-a-only'));
+    assert.equal(still.enabled, true);
+    assert.equal(still.has_secret, true);
+    const entries = (await hooks.api('GET', `/webhook-deliveries/dlq?webhook_id=${mine.id}`)).json.entries;
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0].webhook_id, mine.id);
+    assert.ok(!receiver.received.some((r) => r.url === '/stolen'));
+    const retried = await hooks.api('POST', `/webhook-deliveries/dlq/${mine.id}/retry`);
+    assert.equal(retried.json.retried, 1, 'org a retries its own');
+    await eventually(async () => (await history(mine.id))[0]?.status === 'succeeded', { what: "org a's retry delivered" });
+  });
+
   test('every bad input gets a 400 that names the field, and nothing is stored', async () => {
     const count = async () => (await hooks.api('GET', '/webhooks')).json.webhooks.length;
     const n = await count();
