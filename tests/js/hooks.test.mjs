@@ -296,6 +296,25 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     assert.match(r4.error, /timeout/);
   });
 
+  test('a receiver that redirects: the status is the answer, never followed, and the delivery is retried', async () => {
+    const moved = (r) => /^\/moved-30[1278]$/.test(r.url);
+    receiver.respond = (r) => (moved(r) ? { status: Number(r.url.slice(-3)), headers: { location: receiver.url('/redirected-here') } } : { status: 200 });
+    for (const status of [301, 302, 307, 308]) {
+      const hook = await create('rollback.success', receiver.url(`/moved-${status}`));
+      const r = (await hooks.api('POST', `/webhooks/${hook.id}/test`)).json;
+      assert.equal(r.success, false);
+      assert.equal(r.status, status);
+      await hooks.api('DELETE', `/webhooks/${hook.id}`);
+    }
+    const hook = await create('rollback.success', receiver.url('/moved-307'));
+    const ev = await emit('rollback.success', { n: 1 });
+    await eventually(() => at('/moved-307', ev.id).length >= 2, { what: 'a second attempt at the redirecting url' });
+    receiver.respond = () => ({ status: 200 });
+    await eventually(async () => (await history(hook.id))[0]?.status === 'succeeded', { what: 'delivered once it answers 200' });
+    assert.deepEqual(receiver.received.filter((r) => r.url === '/redirected-here'), [], 'the url a redirect names hears nothing');
+    await hooks.api('DELETE', `/webhooks/${hook.id}`);
+  });
+
   test('organizations are isolated, and a missing or wrong token gets 401', async () => {
     const mine = await create('deploy.success', receiver.url('/mine'));
     const b = (path, method = 'GET', body) => hooks.api(method, path, { token: TOKENS.org_b, body });
