@@ -271,7 +271,10 @@ describe('red team: what held when gate was attacked', { timeout: 60_000 }, () =
         const r = await call(text);
         return { r, forwarded: alpha.since(seen, 'tools/call') };
       };
-      const once = (text, member) => text.split(`"${member}"`).length - 1;
+      // How many members of that name the text holds, however each key is spelled (a key
+      // may keep the escapes it was written with): string tokens followed by a colon.
+      const once = (text, member) =>
+        [...text.matchAll(/"(?:[^"\\]|\\.)*"/g)].filter((m) => /^\s*:/.test(text.slice(m.index + m[0].length)) && JSON.parse(m[0]) === member).length;
       // The policy grants alpha's echo only. Whichever spelling comes last decides.
       for (const params of [
         '{"name":"alpha__wipe","name":"alpha__echo","arguments":{}}',
