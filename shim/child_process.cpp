@@ -34,7 +34,7 @@ std::string describe(int status) {
 
 child_process::child_process(asio::any_io_executor ex, spawned s, callbacks cb)
     : pid_(s.pid), stdin_(ex, s.stdin_fd), stdout_(ex, s.stdout_fd), stderr_(ex, s.stderr_fd),
-      pidfd_(ex, s.pidfd), kill_timer_(ex), stdout_drained_(ex), cb_(std::move(cb)) {}
+      pidfd_(ex, s.pidfd), kill_timer_(ex), pipes_drained_(ex), cb_(std::move(cb)) {}
 
 std::variant<std::shared_ptr<child_process>, std::string>
 child_process::start(asio::any_io_executor ex, const spawn_request& request, callbacks cb,
@@ -101,34 +101,48 @@ asio::awaitable<void> child_process::read_stdout(std::size_t max_line_bytes) {
                 cb_.on_stdout_line(std::move(l));
     }
     stdout_done_ = true;
-    stdout_drained_.cancel();
+    pipes_drained_.cancel();
 }
 
 asio::awaitable<void> child_process::read_stderr() {
     auto self = shared_from_this();
     std::array<char, 8192> buf;
+    // The line so far, kept up to max_stderr_line bytes; `length` counts all of it, so an
+    // endless line costs one bounded buffer and is reported as one line with its length.
     std::string partial;
+    std::size_t length = 0;
+    auto emit = [&] {
+        std::string_view line(partial);
+        if (line.size() == length && !line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+            --length;
+        }
+        if (length > 0 && cb_.on_stderr_line)
+            cb_.on_stderr_line(line, length);
+        partial.clear();
+        length = 0;
+    };
     for (;;) {
         boost::system::error_code ec;
         auto n = co_await stderr_.async_read_some(asio::buffer(buf),
                                                   asio::redirect_error(asio::use_awaitable, ec));
         if (ec)
             break;
-        partial.append(buf.data(), n);
-        std::size_t pos;
-        while ((pos = partial.find('\n')) != std::string::npos ||
-               partial.size() >= max_stderr_line) {
-            auto end = pos == std::string::npos ? max_stderr_line : pos;
-            std::string_view line(partial.data(), end);
-            if (!line.empty() && line.back() == '\r')
-                line.remove_suffix(1);
-            if (!line.empty() && cb_.on_stderr_line)
-                cb_.on_stderr_line(line);
-            partial.erase(0, pos == std::string::npos ? end : end + 1);
+        std::string_view in(buf.data(), n);
+        while (!in.empty()) {
+            auto nl = in.find('\n');
+            auto piece = in.substr(0, nl);
+            partial.append(piece.substr(0, max_stderr_line - partial.size()));
+            length += piece.size();
+            if (nl == std::string_view::npos)
+                break;
+            emit();
+            in.remove_prefix(nl + 1);
         }
     }
-    if (!partial.empty() && cb_.on_stderr_line)
-        cb_.on_stderr_line(partial);
+    emit();
+    stderr_done_ = true;
+    pipes_drained_.cancel();
 }
 
 asio::awaitable<void> child_process::await_exit() {
@@ -145,15 +159,17 @@ asio::awaitable<void> child_process::await_exit() {
     reaped_ = true;
     kill_timer_.cancel();
     close_stdin();
-    // The answers the child wrote before exiting are still in the pipe: read them before
-    // the exit is reported, but do not wait on a descriptor some escaped process holds.
-    if (!stdout_done_) {
-        stdout_drained_.expires_after(std::chrono::seconds(1));
-        co_await stdout_drained_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (!stdout_done_) {
-            stdout_.close(ec);
-            stderr_.close(ec);
-        }
+    // The answers (and stderr lines) the child wrote before exiting are still in the pipes:
+    // read them before the exit is reported, but do not wait on a descriptor some escaped
+    // process holds.
+    auto drain_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (!(stdout_done_ && stderr_done_) && std::chrono::steady_clock::now() < drain_deadline) {
+        pipes_drained_.expires_at(drain_deadline);
+        co_await pipes_drained_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (!(stdout_done_ && stderr_done_)) {
+        stdout_.close(ec);
+        stderr_.close(ec);
     }
     pidfd_.close(ec);
     outgoing_.clear();

@@ -27,7 +27,9 @@ class child_process : public std::enable_shared_from_this<child_process> {
 public:
     struct callbacks {
         std::function<void(std::string line)> on_stdout_line;
-        std::function<void(std::string_view line)> on_stderr_line;
+        // A stderr line: its first 8 KiB at most, and its full length (an endless line is
+        // one line, read through without being kept).
+        std::function<void(std::string_view line, std::size_t length)> on_stderr_line;
         // The child is reaped (once, last).
         std::function<void(const child_exit&, pid_t)> on_exit;
     };
@@ -56,11 +58,11 @@ private:
 
     pid_t pid_;
     boost::asio::posix::stream_descriptor stdin_, stdout_, stderr_, pidfd_;
-    boost::asio::steady_timer kill_timer_, stdout_drained_;
+    boost::asio::steady_timer kill_timer_, pipes_drained_;
     callbacks cb_;
     std::deque<std::string> outgoing_;
     bool writing_ = false, stdin_closed_ = false, terminating_ = false, reaped_ = false;
-    bool stdout_done_ = false;
+    bool stdout_done_ = false, stderr_done_ = false;
 };
 
 } // namespace gate::shim

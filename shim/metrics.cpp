@@ -27,7 +27,22 @@ shim_metrics::shim_metrics(std::size_t max_sessions)
       rejected_(prometheus::BuildCounter()
                     .Name("gate_stdio_rejected_total")
                     .Help("Requests refused before reaching a child, by reason.")
-                    .Register(*registry_)) {
+                    .Register(*registry_)),
+      streams_cut_(prometheus::BuildCounter()
+                       .Name("gate_stdio_streams_cut_total")
+                       .Help("Client event streams cut because the client was not reading, by "
+                             "reason.")
+                       .Register(*registry_)),
+      messages_dropped_(prometheus::BuildCounter()
+                            .Name("gate_stdio_messages_dropped_total")
+                            .Help("Server messages dropped on the way to the client, by reason.")
+                            .Register(*registry_)),
+      stderr_suppressed_(prometheus::BuildCounter()
+                             .Name("gate_stdio_stderr_lines_suppressed_total")
+                             .Help("Lines children wrote to stderr that the rate limit kept out "
+                                   "of the log.")
+                             .Register(*registry_)
+                             .Add({})) {
     prometheus::BuildGauge()
         .Name("gate_stdio_max_sessions")
         .Help("The session ceiling (--max-sessions).")
@@ -44,6 +59,10 @@ shim_metrics::shim_metrics(std::size_t max_sessions)
     for (auto reason : {"session_limit", "unauthorized", "forbidden_host", "forbidden_origin",
                         "unsupported_media_type", "body_too_large"})
         rejected_.Add({{"reason", reason}});
+    for (auto reason : {"queue_full", "write_timeout"})
+        streams_cut_.Add({{"reason", reason}});
+    for (auto reason : {"stream_cut", "backlog_full"})
+        messages_dropped_.Add({{"reason", reason}});
 }
 
 void shim_metrics::sessions(std::size_t live) {
@@ -60,6 +79,18 @@ void shim_metrics::spawn_error() {
 
 void shim_metrics::rejected(std::string_view reason) {
     rejected_.Add({{"reason", std::string(reason)}}).Increment();
+}
+
+void shim_metrics::stream_cut(std::string_view reason) {
+    streams_cut_.Add({{"reason", std::string(reason)}}).Increment();
+}
+
+void shim_metrics::messages_dropped(std::string_view reason, std::size_t n) {
+    messages_dropped_.Add({{"reason", std::string(reason)}}).Increment(static_cast<double>(n));
+}
+
+void shim_metrics::stderr_suppressed(std::size_t n) {
+    stderr_suppressed_.Increment(static_cast<double>(n));
 }
 
 std::string shim_metrics::serialize() const {

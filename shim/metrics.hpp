@@ -21,6 +21,11 @@ public:
     // reason: session_limit, unauthorized, forbidden_host, forbidden_origin,
     // unsupported_media_type, body_too_large
     void rejected(std::string_view reason);
+    // reason: queue_full (over the session's bound), write_timeout (the client took nothing)
+    void stream_cut(std::string_view reason);
+    // reason: stream_cut (lost with their stream), backlog_full (no GET stream took them)
+    void messages_dropped(std::string_view reason, std::size_t n);
+    void stderr_suppressed(std::size_t n);
 
     std::string serialize() const;
 
@@ -30,6 +35,9 @@ private:
     prometheus::Counter& spawned_;
     prometheus::Counter& spawn_errors_;
     prometheus::Family<prometheus::Counter>& rejected_;
+    prometheus::Family<prometheus::Counter>& streams_cut_;
+    prometheus::Family<prometheus::Counter>& messages_dropped_;
+    prometheus::Counter& stderr_suppressed_;
 };
 
 } // namespace gate::shim

@@ -2,6 +2,7 @@
 
 #include "shim/child_process.hpp"
 #include "shim/line_splitter.hpp"
+#include "shim/stderr_limit.hpp"
 #include "transport/protocol_versions.hpp"
 #include "transport/version.hpp"
 
@@ -70,7 +71,13 @@ asio::awaitable<probe_result> probe_server(asio::any_io_executor ex, spawn_reque
             state->wake.cancel();
         }
     };
-    cb.on_stderr_line = [](std::string_view line) { spdlog::debug("probe stderr: {}", line); };
+    // A probe lasts seconds, but its child may flood stderr like any other.
+    auto log = std::make_shared<stderr_limit>(stderr_limits{}, std::chrono::steady_clock::now());
+    cb.on_stderr_line = [log](std::string_view line, std::size_t length) {
+        if (log->line(std::chrono::steady_clock::now()).log)
+            spdlog::debug("probe stderr: {}",
+                          loggable_line(line, length, log->limits().max_line_bytes));
+    };
     cb.on_exit = [state](const child_exit& e, pid_t) {
         state->exit = e.description;
         state->wake.cancel();

@@ -5,6 +5,7 @@
 #include "shim/line_splitter.hpp"
 #include "shim/message_routing.hpp"
 #include "shim/probe.hpp"
+#include "shim/shim_session.hpp"
 #include "transport/event_stream.hpp"
 #include "transport/random_id.hpp"
 #include "transport/secret_compare.hpp"
@@ -19,7 +20,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <deque>
 #include <spdlog/spdlog.h>
 
 namespace gate::shim {
@@ -32,26 +32,6 @@ using transport::http_reply;
 using transport::http_request;
 using clock = std::chrono::steady_clock;
 using transport::close_event_stream;
-using transport::message_queue;
-
-struct shim_session {
-    std::string id;
-    std::string tag; // the id's first 8 characters, for logs (the id itself is a credential)
-    std::shared_ptr<child_process> child;
-    inflight_requests inflight;
-    std::map<std::string, std::shared_ptr<message_queue>> waiting;
-    std::shared_ptr<message_queue> stream; // the open GET stream
-    std::deque<std::string> backlog;       // for the GET stream, until one opens
-    std::string protocol_version;
-    std::optional<std::string> ended; // why the session ended
-
-    void wake_all() {
-        for (auto& [key, q] : waiting)
-            q->wake.cancel();
-        if (stream)
-            stream->wake.cancel();
-    }
-};
 
 namespace {
 
@@ -77,6 +57,12 @@ std::optional<std::string> negotiated_version(const std::string& answer) {
     if (!pv || !pv->is_string())
         return std::nullopt;
     return std::string(pv->get_string());
+}
+
+std::string ended_answer(const shim_session& s, const json::value& id) {
+    return json::serialize(protocol::make_error(
+        id, protocol::error_code::internal_error,
+        "the stdio server session ended before answering: " + s.ended.value_or("")));
 }
 
 std::string excerpt(std::string_view s) {
@@ -128,6 +114,10 @@ asio::awaitable<void> shim_server::sweep() {
 }
 
 void shim_server::sweep_idle(clock::time_point now) {
+    // A child that flooded stderr and then went quiet still gets its count reported.
+    for (auto& [id, s] : sessions_)
+        if (auto n = s->stderr_log ? s->stderr_log->due(now) : 0)
+            report_suppressed(s->tag, n);
     auto idle_s = std::chrono::duration_cast<std::chrono::seconds>(settings_.idle_after).count();
     for (const auto& id : ledger_.take_idle(now))
         if (auto it = sessions_.find(id); it != sessions_.end()) {
@@ -242,7 +232,7 @@ asio::awaitable<shim_server::health_answer> shim_server::health() {
 }
 
 std::shared_ptr<shim_session> shim_server::start_session(std::string& error) {
-    auto s = std::make_shared<shim_session>();
+    auto s = std::make_shared<shim_session>(settings_.max_queued_bytes, settings_.max_backlog);
     s->id = transport::random_id();
     s->tag = s->id.substr(0, 8);
     if (!ledger_.admit(s->id, clock::now())) {
@@ -255,10 +245,21 @@ std::shared_ptr<shim_session> shim_server::start_session(std::string& error) {
         if (auto s = weak.lock())
             on_child_line(s, std::move(line));
     };
-    cb.on_stderr_line = [tag = s->tag](std::string_view line) {
-        spdlog::info("session {} stderr: {}", tag, line);
+    auto log = std::make_shared<stderr_limit>(settings_.stderr_log, clock::now());
+    s->stderr_log = log;
+    cb.on_stderr_line = [this, log, tag = s->tag](std::string_view line, std::size_t length) {
+        auto v = log->line(clock::now());
+        if (!v.log)
+            stats_.stderr_suppressed(1);
+        if (v.report)
+            report_suppressed(tag, v.report);
+        if (v.log)
+            spdlog::info("session {} stderr: {}", tag,
+                         loggable_line(line, length, log->limits().max_line_bytes));
     };
-    cb.on_exit = [this, weak, id = s->id, tag = s->tag](const child_exit& e, pid_t pid) {
+    cb.on_exit = [this, weak, log, id = s->id, tag = s->tag](const child_exit& e, pid_t pid) {
+        if (auto n = log->rest())
+            report_suppressed(tag, n);
         if (auto s = weak.lock(); s && !s->ended) {
             spdlog::warn("session {}: the server {} unexpectedly; the session ends", tag,
                          e.description);
@@ -306,27 +307,14 @@ void shim_server::on_child_line(const std::shared_ptr<shim_session>& s, std::str
         auto it = s->waiting.find(r.request_key);
         if (it == s->waiting.end())
             break;
-        it->second->frames.push_back(std::move(line));
-        if (msg->kind == protocol::message_kind::response) {
-            it->second->answered = true;
+        bool answer = msg->kind == protocol::message_kind::response;
+        if (answer)
             s->inflight.remove(r.request_key); // later server messages go elsewhere
-        }
-        it->second->wake.cancel();
+        s->deliver(it->second.get(), std::move(line), answer, stats_);
         break;
     }
     case route::to::session_stream:
-        if (s->stream) {
-            s->stream->frames.push_back(std::move(line));
-            s->stream->wake.cancel();
-        } else {
-            if (s->backlog.size() >= settings_.max_backlog) {
-                spdlog::warn("session {}: no GET stream open; dropping the oldest of {} held "
-                             "server messages",
-                             s->tag, s->backlog.size());
-                s->backlog.pop_front();
-            }
-            s->backlog.push_back(std::move(line));
-        }
+        s->deliver(nullptr, std::move(line), false, stats_);
         break;
     case route::to::nowhere:
         spdlog::debug("session {}: an answer to no request in flight, dropped: {}", s->tag,
@@ -347,6 +335,13 @@ void shim_server::end_session(shim_session& s, std::string reason) {
         s.child->terminate(settings_.kill_grace);
 }
 
+void shim_server::report_suppressed(const std::string& tag, std::uint64_t lines) {
+    spdlog::warn("session {}: {} stderr line{} suppressed (the log takes {} a second, bursts of "
+                 "{})",
+                 tag, lines, lines == 1 ? "" : "s", settings_.stderr_log.lines_per_second,
+                 settings_.stderr_log.burst);
+}
+
 void shim_server::reaped(const std::string& id, pid_t pid) {
     sessions_.erase(id);
     if (on_reaped)
@@ -355,6 +350,46 @@ void shim_server::reaped(const std::string& id, pid_t pid) {
     stats_.sessions(ledger_.live_count());
     if (shutting_down_ && sessions_.empty() && on_all_reaped_)
         std::exchange(on_all_reaped_, nullptr)();
+}
+
+std::variant<std::shared_ptr<shim_session>, http_reply>
+shim_server::session_for(const http_request& req, const protocol::message& msg, bool& opening) {
+    std::shared_ptr<shim_session> s;
+    auto session_id = transport::header_value(req, "Mcp-Session-Id");
+    if (session_id.empty()) {
+        if (msg.kind != protocol::message_kind::request || msg.method != "initialize")
+            return json_error(http::status::bad_request,
+                              "Mcp-Session-Id header is required (send initialize first)");
+        if (shutting_down_)
+            return json_error(http::status::service_unavailable, "the shim is shutting down");
+        std::string error;
+        s = start_session(error);
+        if (!s && error == "session_limit") {
+            stats_.rejected("session_limit");
+            auto reply =
+                json_error(http::status::service_unavailable,
+                           "at the session ceiling of " + std::to_string(settings_.max_sessions) +
+                               " (--max-sessions); try again later");
+            reply.headers.emplace_back("Retry-After", retry_after_seconds);
+            return reply;
+        }
+        if (!s)
+            return rpc_error(http::status::bad_gateway, msg.id,
+                             protocol::error_code::internal_error, error);
+        opening = true;
+    } else {
+        auto it = sessions_.find(session_id);
+        if (it == sessions_.end() || it->second->ended)
+            return json_error(http::status::not_found, "unknown or ended session");
+        s = it->second;
+        auto version = transport::header_value(req, "MCP-Protocol-Version");
+        if (!version.empty() && !s->protocol_version.empty() && version != s->protocol_version)
+            return json_error(http::status::bad_request,
+                              "MCP-Protocol-Version " + version +
+                                  " is not the session's negotiated version " +
+                                  s->protocol_version);
+    }
+    return s;
 }
 
 asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
@@ -371,42 +406,11 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
     auto& msg = std::get<protocol::message>(classified);
     bool is_request = msg.kind == protocol::message_kind::request;
 
-    std::shared_ptr<shim_session> s;
     bool opening = false;
-    auto session_id = transport::header_value(req, "Mcp-Session-Id");
-    if (session_id.empty()) {
-        if (!is_request || msg.method != "initialize")
-            co_return json_error(http::status::bad_request,
-                                 "Mcp-Session-Id header is required (send initialize first)");
-        if (shutting_down_)
-            co_return json_error(http::status::service_unavailable, "the shim is shutting down");
-        std::string error;
-        s = start_session(error);
-        if (!s && error == "session_limit") {
-            stats_.rejected("session_limit");
-            auto reply =
-                json_error(http::status::service_unavailable,
-                           "at the session ceiling of " + std::to_string(settings_.max_sessions) +
-                               " (--max-sessions); try again later");
-            reply.headers.emplace_back("Retry-After", retry_after_seconds);
-            co_return reply;
-        }
-        if (!s)
-            co_return rpc_error(http::status::bad_gateway, msg.id,
-                                protocol::error_code::internal_error, error);
-        opening = true;
-    } else {
-        auto it = sessions_.find(session_id);
-        if (it == sessions_.end() || it->second->ended)
-            co_return json_error(http::status::not_found, "unknown or ended session");
-        s = it->second;
-        auto version = transport::header_value(req, "MCP-Protocol-Version");
-        if (!version.empty() && !s->protocol_version.empty() && version != s->protocol_version)
-            co_return json_error(http::status::bad_request,
-                                 "MCP-Protocol-Version " + version +
-                                     " is not the session's negotiated version " +
-                                     s->protocol_version);
-    }
+    auto resolved = session_for(req, msg, opening);
+    if (auto* refusal = std::get_if<http_reply>(&resolved))
+        co_return std::move(*refusal);
+    auto s = std::get<std::shared_ptr<shim_session>>(std::move(resolved));
 
     if (!is_request) {
         // Notifications and the client's answers to server requests: to the child, 202.
@@ -423,41 +427,39 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
                             "invalid request: id " + json::serialize(msg.id) +
                                 " is already in use by a request in flight");
     auto key = inflight_requests::key_of(msg.id);
-    auto queue = std::make_shared<message_queue>(io_.get_executor());
+    auto queue = s->open_stream(io_.get_executor(), key);
     s->waiting[key] = queue;
     ledger_.begin_use(s->id, clock::now());
     struct done {
         shim_server* self;
         std::shared_ptr<shim_session> s;
-        std::string key;
+        std::shared_ptr<client_stream> q;
         ~done() {
-            s->waiting.erase(key);
-            s->inflight.remove(key);
+            q->socket = nullptr;
+            // A cut request left flight at once: its id may belong to a newer request now.
+            if (auto it = s->waiting.find(q->request_key);
+                it != s->waiting.end() && it->second == q)
+                s->waiting.erase(it);
+            if (!q->cut)
+                s->inflight.remove(q->request_key);
+            s->close_stream(*q);
             self->ledger_.end_use(s->id, clock::now());
         }
-    } cleanup{this, s, key};
+    } cleanup{this, s, queue};
+    queue->socket = &stream;
     s->child->send(to_stdio_line(req.body()));
 
-    auto wait = [&]() -> asio::awaitable<void> {
-        if (!queue->frames.empty() || s->ended)
-            co_return;
-        boost::system::error_code ec;
-        queue->wake.expires_at(asio::steady_timer::time_point::max());
-        co_await queue->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    };
-    auto ended_answer = [&] {
-        return json::serialize(protocol::make_error(
-            msg.id, protocol::error_code::internal_error,
-            "the stdio server session ended before answering: " + s->ended.value_or("")));
-    };
     std::optional<std::string> session_header;
     if (opening)
         session_header = s->id;
 
-    co_await wait();
-    if (queue->frames.size() == 1 && queue->answered) {
+    co_await s->next(*queue);
+    if (queue->cut)
+        co_return std::nullopt; // its connection is closed: the client learns it was cut
+    if (s->outbox.queued_messages(queue->id) == 1 && queue->answered) {
         // The usual case: the answer came first and alone, so it goes back as plain JSON.
-        auto answer = std::move(queue->frames.front());
+        auto answer = std::move(s->outbox.take(queue->id).front());
+        s->outbox.written(queue->id);
         if (opening) {
             auto version = negotiated_version(answer);
             if (!version) {
@@ -471,42 +473,49 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
             reply.headers.emplace_back("Mcp-Session-Id", *session_header);
         co_return reply;
     }
-    if (queue->frames.empty()) {
+    if (!s->outbox.has_queued(queue->id)) {
         if (opening)
             end_session(*s, "the server ended before answering initialize");
-        co_return http_reply::json(http::status::ok, ended_answer());
+        co_return http_reply::json(http::status::ok, ended_answer(*s, msg.id));
     }
+    co_return co_await stream_answer(*s, *queue, stream, req.version(), msg.id, session_header);
+}
 
-    // Server messages came before the answer: they and the answer go as an event stream.
-    if (auto ec = co_await transport::open_event_stream(stream, req.version(), "gate-stdio",
-                                                        session_header))
+// Server messages came before the answer: they and the answer go as an event stream.
+asio::awaitable<std::optional<http_reply>>
+shim_server::stream_answer(shim_session& s, client_stream& queue, beast::tcp_stream& stream,
+                           unsigned version, const json::value& id,
+                           std::optional<std::string> session_header) {
+    bool opening = session_header.has_value();
+    if (auto ec = co_await transport::open_event_stream(stream, version, "gate-stdio",
+                                                        std::move(session_header)))
         co_return std::nullopt;
     std::uint64_t event_id = 0;
     for (;;) {
-        std::string frame;
-        bool last = false;
-        while (!queue->frames.empty()) {
-            auto& m = queue->frames.front();
-            last = queue->answered && queue->frames.size() == 1;
-            if (last && opening) {
-                if (auto version = negotiated_version(m))
-                    s->protocol_version = std::move(*version);
-                else
-                    end_session(*s, "the server did not accept initialize");
-            }
-            frame += transport::format_sse(m, std::to_string(++event_id));
-            queue->frames.pop_front();
+        if (queue.cut)
+            co_return std::nullopt;
+        auto messages = s.outbox.take(queue.id);
+        // Once answered nothing else comes to this stream, so the answer is the last taken.
+        bool last = queue.answered && !messages.empty();
+        if (last && opening) {
+            if (auto agreed = negotiated_version(messages.back()))
+                s.protocol_version = std::move(*agreed);
+            else
+                end_session(s, "the server did not accept initialize");
         }
-        if (!last && s->ended) {
-            frame += transport::format_sse(ended_answer(), std::to_string(++event_id));
+        std::string frame;
+        for (auto& m : messages)
+            frame += transport::format_sse(m, std::to_string(++event_id));
+        messages = {};
+        if (!last && s.ended) {
+            frame += transport::format_sse(ended_answer(s, id), std::to_string(++event_id));
             last = true;
         }
-        if (!frame.empty())
-            if (auto ec = co_await transport::write_event_chunk(stream, frame))
-                co_return std::nullopt;
+        if (!frame.empty() && !co_await s.write(queue, frame, settings_.write_deadline, stats_))
+            co_return std::nullopt;
         if (last)
             break;
-        co_await wait();
+        co_await s.next(queue);
     }
     co_await close_event_stream(stream);
     co_return std::nullopt;
@@ -531,44 +540,45 @@ asio::awaitable<std::optional<http_reply>> shim_server::get(http_request& req,
     }
     if (refusal)
         co_return refusal;
-    auto queue = std::make_shared<message_queue>(io_.get_executor());
+    auto queue = s->open_stream(io_.get_executor());
     s->stream = queue;
-    for (auto& m : s->backlog)
-        queue->frames.push_back(std::move(m));
-    s->backlog.clear();
+    s->outbox.adopt_backlog(queue->id);
+    s->backlog_warned = false;
     ledger_.begin_use(s->id, clock::now());
     struct done {
         shim_server* self;
         std::shared_ptr<shim_session> s;
-        std::shared_ptr<message_queue> q;
+        std::shared_ptr<client_stream> q;
         ~done() {
+            q->socket = nullptr;
             if (s->stream == q)
                 s->stream.reset();
+            s->close_stream(*q);
             self->ledger_.end_use(s->id, clock::now());
         }
     } cleanup{this, s, queue};
 
+    queue->socket = &stream;
     stream.expires_never();
     if (co_await transport::open_event_stream(stream, req.version(), "gate-stdio", std::nullopt))
         co_return std::nullopt;
     std::uint64_t event_id = 0;
-    while (!s->ended) {
-        if (queue->frames.empty()) {
-            queue->wake.expires_after(std::chrono::seconds(15));
-            boost::system::error_code wait_ec;
-            co_await queue->wake.async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
-            if (s->ended)
+    while (!s->ended && !queue->cut) {
+        if (!s->outbox.has_queued(queue->id)) {
+            co_await queue->sleep(std::chrono::seconds(15));
+            if (s->ended || queue->cut)
                 break;
         }
         std::string frame;
-        for (auto& m : queue->frames)
+        for (auto& m : s->outbox.take(queue->id))
             frame += transport::format_sse(m, std::to_string(++event_id));
-        queue->frames.clear();
         if (frame.empty())
             frame = ": keep-alive\n\n"; // keeps intermediaries from timing the stream out
-        if (co_await transport::write_event_chunk(stream, frame))
+        if (!co_await s->write(*queue, frame, settings_.write_deadline, stats_))
             co_return std::nullopt;
     }
+    if (queue->cut)
+        co_return std::nullopt; // no last chunk: the client sees the stream broken off
     co_await close_event_stream(stream);
     co_return std::nullopt;
 }

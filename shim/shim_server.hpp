@@ -3,9 +3,11 @@
 // session's state is its child's pipes and the client streams waiting on them.
 #pragma once
 
+#include "protocol/json_rpc.hpp"
 #include "shim/metrics.hpp"
 #include "shim/session_ledger.hpp"
 #include "shim/spawn.hpp"
+#include "shim/stderr_limit.hpp"
 #include "transport/host_guard.hpp"
 #include "transport/http_server.hpp"
 #include "transport/memoized_flight.hpp"
@@ -17,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace gate::shim {
 
@@ -33,9 +36,16 @@ struct shim_settings {
     std::chrono::milliseconds health_timeout = std::chrono::seconds(5);
     std::size_t max_line_bytes = 16u << 20; // one message from the child
     std::size_t max_backlog = 256;          // messages held for a GET stream not yet open
+    // What a session may hold toward its client (queued and being written), at least one
+    // message of the largest size; past it the stream holding the most is cut.
+    std::size_t max_queued_bytes = 16u << 20;
+    // A client that takes no byte of an event stream's write for this long is cut.
+    std::chrono::milliseconds write_deadline = std::chrono::seconds(30);
+    stderr_limits stderr_log; // how much of each child's stderr reaches the log
 };
 
 struct shim_session;
+struct client_stream;
 
 class shim_server final : public transport::http_handler {
 public:
@@ -70,6 +80,13 @@ private:
     post(transport::http_request& req, boost::beast::tcp_stream& stream);
     boost::asio::awaitable<std::optional<transport::http_reply>>
     get(transport::http_request& req, boost::beast::tcp_stream& stream);
+    // The session a POST belongs to, or opens (`opening`: an initialize); else the refusal.
+    std::variant<std::shared_ptr<shim_session>, transport::http_reply>
+    session_for(const transport::http_request& req, const protocol::message& msg, bool& opening);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    stream_answer(shim_session& s, client_stream& queue, boost::beast::tcp_stream& stream,
+                  unsigned version, const boost::json::value& id,
+                  std::optional<std::string> session_header);
     transport::http_reply del(const transport::http_request& req);
     boost::asio::awaitable<health_answer> health();
     boost::asio::awaitable<void> sweep();
@@ -78,6 +95,7 @@ private:
     void on_child_line(const std::shared_ptr<shim_session>& s, std::string line);
     void end_session(shim_session& s, std::string reason);
     void reaped(const std::string& id, pid_t pid);
+    void report_suppressed(const std::string& tag, std::uint64_t lines);
 
     boost::asio::io_context& io_;
     shim_settings settings_;

@@ -5,6 +5,8 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
@@ -12,6 +14,7 @@
 #include <csignal>
 #include <dirent.h>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <gtest/gtest.h>
 #include <mutex>
@@ -82,7 +85,8 @@ struct reply {
 
 class ShimServer : public ::testing::Test {
 protected:
-    void start(std::vector<std::string> server_args = {}, std::size_t max_sessions = 4) {
+    void start(std::vector<std::string> server_args = {}, std::size_t max_sessions = 4,
+               const std::function<void(shim_settings&)>& tune = {}) {
         std::signal(SIGPIPE, SIG_IGN);
         shim_settings s;
         s.server.argv = {GATE_STDIO_TEST_SERVER};
@@ -90,6 +94,8 @@ protected:
             s.server.argv.push_back(a);
         s.max_sessions = max_sessions;
         s.kill_grace = 300ms;
+        if (tune)
+            tune(s);
         server = std::make_unique<shim_server>(io, std::move(s));
         server->on_reaped = [this](pid_t pid) {
             std::lock_guard lock(mutex);
@@ -146,6 +152,19 @@ protected:
         EXPECT_EQ(r.status, 200) << r.body;
         auto v = json::parse(r.body);
         return std::string(v.at("result").at("content").at(0).at("text").as_string().c_str());
+    }
+
+    std::string metrics() {
+        asio::io_context c;
+        beast::tcp_stream s(c);
+        s.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+        http::request<http::empty_body> req{http::verb::get, "/metrics", 11};
+        req.set(http::field::host, "localhost");
+        http::write(s, req);
+        beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        http::read(s, buf, res);
+        return res.body();
     }
 
     bool wait_reaped(pid_t pid) {
@@ -241,4 +260,37 @@ TEST_F(ShimServer, ShutdownReapsEveryChild) {
     for (auto pid : pids)
         EXPECT_EQ(live_in_group(pid), 0);
     server.reset();
+}
+
+TEST_F(ShimServer, AClientThatTakesNothingForTheWriteDeadlineIsCut) {
+    // A bound on bytes too large to matter here: only the deadline can end the stream.
+    start({}, 4, [](shim_settings& s) {
+        s.max_queued_bytes = 1u << 30;
+        s.write_deadline = 300ms;
+    });
+    auto session = open_session();
+    asio::io_context c;
+    asio::ip::tcp::socket sock(c);
+    sock.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    std::string body =
+        R"({"jsonrpc":"2.0","id":"f","method":"tools/call","params":{"name":"flood","arguments":{"count":32768,"bytes":1024}}})";
+    std::string head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                       "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " +
+                       session + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    asio::write(sock, asio::buffer(head + body));
+    // The socket is not read until the shim has given up on it.
+    constexpr std::string_view cut = R"(gate_stdio_streams_cut_total{reason="write_timeout"} 1)";
+    auto until = std::chrono::steady_clock::now() + 10s;
+    while (metrics().find(cut) == std::string::npos && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(5ms); // a poll interval, not a synchronization
+    EXPECT_NE(metrics().find(cut), std::string::npos);
+    // What the kernel had taken arrives, then the end, without the stream's last chunk.
+    std::string got;
+    boost::system::error_code ec;
+    asio::read(sock, asio::dynamic_buffer(got), ec);
+    EXPECT_EQ(ec, asio::error::eof);
+    EXPECT_EQ(got.rfind("HTTP/1.1 200", 0), 0u);
+    EXPECT_FALSE(got.ends_with("\r\n0\r\n\r\n"));
+    EXPECT_NE(metrics().find(R"(gate_stdio_streams_cut_total{reason="queue_full"} 0)"),
+              std::string::npos);
 }

@@ -10,9 +10,12 @@
 //
 // Tools: whoami {pid, pgid}, count (a per-process counter), env, cwd, grandchild (forks a
 // process that sleeps in the same group; returns its pid), crash (exits with status 7),
-// ask (sends sampling/createMessage to the client and answers with the client's reply).
+// ask (sends sampling/createMessage to the client and answers with the client's reply),
+// flood {count, bytes} (writes `count` log notifications of about `bytes` each, then answers),
+// shout {count, bytes} (writes `count` stderr lines of `bytes` each, then answers).
 #include <boost/json.hpp>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -38,10 +41,39 @@ json::object text_result(const json::value& id, const std::string& text) {
 
 json::array tool_list() {
     json::array tools;
-    for (auto name : {"whoami", "count", "env", "cwd", "grandchild", "crash", "ask"})
+    for (auto name :
+         {"whoami", "count", "env", "cwd", "grandchild", "crash", "ask", "flood", "shout"})
         tools.push_back({{"name", name},
                          {"inputSchema", {{"type", "object"}, {"properties", json::object{}}}}});
     return tools;
+}
+
+// A whole-number tool argument, or `fallback`.
+std::int64_t argument(const json::object& request, const char* name, std::int64_t fallback) {
+    auto* p = request.if_contains("params");
+    auto* a = p && p->is_object() ? p->as_object().if_contains("arguments") : nullptr;
+    auto* v = a && a->is_object() ? a->as_object().if_contains(name) : nullptr;
+    return v && v->is_int64() ? v->as_int64() : fallback;
+}
+
+// Log notifications as fast as the pipe takes them; the call's answer comes after.
+void flood(std::int64_t count, std::int64_t bytes) {
+    auto line = json::serialize(json::object{
+                    {"jsonrpc", "2.0"},
+                    {"method", "notifications/message"},
+                    {"params", {{"level", "info"}, {"data", std::string(bytes, 'f')}}}}) +
+                "\n";
+    for (std::int64_t i = 0; i < count; ++i)
+        std::cout.write(line.data(), static_cast<std::streamsize>(line.size()));
+    std::cout.flush();
+}
+
+void shout(std::int64_t count, std::int64_t bytes) {
+    std::string line(bytes, 's');
+    line += '\n';
+    for (std::int64_t i = 0; i < count; ++i)
+        std::cerr.write(line.data(), static_cast<std::streamsize>(line.size()));
+    std::cerr.flush();
 }
 
 } // namespace
@@ -140,6 +172,12 @@ int main(int argc, char** argv) {
                         ::pause();
                 }
                 send(text_result(*id, std::to_string(pid)));
+            } else if (tool == "flood") {
+                flood(argument(m, "count", 1000), argument(m, "bytes", 1024));
+                send(text_result(*id, "flooded"));
+            } else if (tool == "shout") {
+                shout(argument(m, "count", 1000), argument(m, "bytes", 100));
+                send(text_result(*id, "shouted"));
             } else if (tool == "crash") {
                 std::_Exit(7);
             } else if (tool == "ask") {
