@@ -63,10 +63,12 @@ std::variant<spawned, std::string> spawn_child(const spawn_request& r) {
     sigset_t none, defaults;
     sigemptyset(&none);
     posix_spawnattr_setsigmask(&attr, &none);
-    // The shim ignores SIGPIPE; the child starts with every signal at its default.
+    // The shim ignores SIGPIPE, and whatever started the shim may have ignored others (a
+    // `trap '' HUP USR1`, nohup): the child starts with every standard signal at its default.
     sigemptyset(&defaults);
-    for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGQUIT})
-        sigaddset(&defaults, sig);
+    for (int sig = 1; sig < 32; ++sig)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaddset(&defaults, sig);
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                         POSIX_SPAWN_SETSIGDEF);

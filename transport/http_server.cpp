@@ -309,6 +309,13 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         }
         if (ec)
             break;
+        if (parser.get().count(http::field::host) > 1) {
+            // RFC 9112 section 3.2: a proxy in front may route by one Host while gate checks
+            // another, so neither is taken.
+            co_await refuse(std::move(stream.socket()), http::status::bad_request,
+                            R"({"error":"more than one Host header"})");
+            co_return;
+        }
         auto start = clock::now();
         struct counted {
             std::shared_ptr<std::size_t> n;

@@ -394,7 +394,6 @@ describe('red team: what held when gate was attacked', { timeout: 60_000 }, () =
         assert.match(r.body, /host/i, r.body);
       }
       assert.equal((await exchange([])).status, 403, 'no Host at all');
-      assert.equal((await exchange(['Host: evil.test', 'Host: 127.0.0.1'])).status, 403, 'a foreign Host first');
     });
 
     test('a request target in absolute or authority form is never served as the MCP endpoint', async () => {
@@ -460,9 +459,12 @@ describe('red team: what held when gate was attacked', { timeout: 60_000 }, () =
     // gate checks the first and serves the request: a proxy in front that routes by the last
     // one would be told a different story than gate's guard (a hole found by this file, left
     // to the owners of transport/host_guard).
-    test('two Host fields are refused, whichever comes first', { todo: 'gate serves a second, foreign Host when the first is allowed' }, async () => {
-      assert.equal((await exchange(['Host: 127.0.0.1', 'Host: evil.test'])).status, 400);
-      assert.equal((await exchange(['Host: 127.0.0.1', 'Host: 127.0.0.1'])).status, 400);
+    test('two Host fields are refused, whichever comes first', async () => {
+      for (const hosts of [['127.0.0.1', 'evil.test'], ['evil.test', '127.0.0.1'], ['127.0.0.1', '127.0.0.1']]) {
+        const r = await exchange(hosts.map((h) => `Host: ${h}`));
+        assert.equal(r.status, 400, `${hosts}: ${r.head}`);
+        assert.match(r.body, /more than one Host header/);
+      }
     });
   });
 

@@ -483,9 +483,8 @@ describe('gate-stdio bearer, environment and working directory', { timeout: 60_0
 describe('gate-stdio under a parent that ignores signals', { timeout: 30_000 }, () => {
   // docs/shim.md: the child starts "with every signal at its default". An ignored signal
   // survives exec, so what a supervisor (nohup, a shell's trap) left ignored in the shim
-  // reaches the child unless the shim resets it; today only PIPE, TERM, INT, HUP, CHLD and
-  // QUIT are reset (a hole found by this test, left to the owners of shim/spawn.cpp).
-  test('the child starts with every standard signal at its default', { todo: 'SIGUSR1, SIGALRM and SIGTTOU stay ignored in the child' }, async () => {
+  // reaches the child unless the shim resets it (shim/spawn.cpp resets signals 1 to 31).
+  test('the child starts with every standard signal at its default', async () => {
     const proc = spawnTracked('/bin/sh', ['-c', 'trap "" HUP USR1 ALRM TTOU; exec "$0" "$@"', SHIM_BIN, '--port', '0', '--', STDIO_TEST_SERVER], {
       name: 'gate-stdio (signals ignored)',
     });
