@@ -182,6 +182,15 @@ struct server_rate_limit {
     bool operator==(const server_rate_limit&) const = default;
 };
 
+// The downstream session table (docs/sessions.md, "The session table"): its size and one
+// caller's share of it (a principal, or an anonymous client address).
+struct server_sessions {
+    std::int64_t max = 10000;
+    std::int64_t per_principal = 1000; // absent: 1000, or max when smaller
+
+    bool operator==(const server_sessions&) const = default;
+};
+
 struct server {
     std::string mcp_path = "/mcp";
     std::vector<std::string> allowed_hosts = {"localhost", "127.0.0.1", "::1"};
@@ -189,6 +198,7 @@ struct server {
     std::optional<server_rate_limit> rate_limit;
     std::optional<config::budget> budget;
     std::int64_t max_body_bytes = 1048576;
+    server_sessions sessions;
     std::optional<std::string> redis_url; // document value; REDIS_URL is applied by the caller
     bool introspection_enabled = false;
     // Public sign-in hints of /api/auth-hint (server.introspection.clientId, .scopes).

@@ -1,6 +1,8 @@
 #include "config/checks.hpp"
 #include "config/parse_sections.hpp"
 
+#include <algorithm>
+
 namespace gate::config::detail {
 
 namespace {
@@ -157,6 +159,37 @@ void read_redis_url(const object_view& o, server& s) {
     }
 }
 
+// server.sessions: the table's size and one caller's share of it.
+void read_sessions(const object_view& o, server& s) {
+    const auto* v = o.find("sessions");
+    if (v == nullptr) {
+        return;
+    }
+    object_view section(*v, o.pointer_of("sessions"), o.errors(), {"max", "perPrincipal"});
+    if (!section.ok()) {
+        return;
+    }
+    constexpr std::int64_t most = 1000000;
+    auto max = section.integer("max", bound::positive);
+    if (max && *max > most) {
+        section.fail("max", "must be at most " + std::to_string(most) +
+                                ": each session holds memory and upstream sessions");
+        max.reset();
+    }
+    if (max) {
+        s.sessions.max = *max;
+    }
+    auto share = section.integer("perPrincipal", bound::positive);
+    if (share && *share > s.sessions.max) {
+        section.fail("perPrincipal", "is " + std::to_string(*share) + ", more than the " +
+                                         std::to_string(s.sessions.max) +
+                                         " sessions the table holds (max): one principal's "
+                                         "share is part of the table");
+        share.reset();
+    }
+    s.sessions.per_principal = share.value_or(std::min<std::int64_t>(1000, s.sessions.max));
+}
+
 std::optional<bool> read_enabled(const object_view& o, std::string_view key) {
     const auto* v = o.find(key);
     if (v == nullptr) {
@@ -206,8 +239,8 @@ void parse_server(const object_view& root, const facts& f, server& out) {
         return;
     }
     object_view o(*v, root.pointer_of("server"), root.errors(),
-                  {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "redisUrl",
-                   "introspection", "console"});
+                  {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "sessions",
+                   "redisUrl", "introspection", "console"});
     if (!o.ok()) {
         return;
     }
@@ -216,6 +249,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     read_rate_limit(o, f, out);
     out.budget = parse_budget(o, "budget");
     out.max_body_bytes = o.integer("maxBodyBytes", bound::positive).value_or(1048576);
+    read_sessions(o, out);
     read_redis_url(o, out);
     read_introspection(o, out);
     out.console_enabled = read_enabled(o, "console").value_or(false);

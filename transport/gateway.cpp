@@ -39,6 +39,17 @@ namespace {
 constexpr auto downstream_session_idle = std::chrono::hours(1);
 constexpr auto session_sweep_interval = std::chrono::minutes(1);
 
+// The client's address (unspecified if the connection just closed).
+asio::ip::address peer_of(const beast::tcp_stream& stream) {
+    boost::system::error_code ec;
+    return stream.socket().remote_endpoint(ec).address();
+}
+
+session_limits session_limits_of(const config::server& s) {
+    return {static_cast<std::size_t>(s.sessions.max),
+            static_cast<std::size_t>(s.sessions.per_principal)};
+}
+
 // Clients for a snapshot, reusing those of `previous` whose upstream entry is unchanged.
 std::shared_ptr<const federation_view> make_view(asio::io_context& io,
                                                  std::shared_ptr<const snapshot> snap,
@@ -97,6 +108,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
               pipeline::make_proxy(*this), pipeline::make_egress(*this)},
              pipeline::make_audit(*this)) {
+    sessions.set_limits(session_limits_of(doc.server));
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
         fleet_tag = random_id().substr(0, 8) + "-";
@@ -187,6 +199,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     // The rest of the server section applies to requests read from now on.
     i.guard = host_guard(snap->doc->server.allowed_hosts, snap->doc->server.allowed_hosts_any);
     i.server.set_max_body(static_cast<std::size_t>(snap->doc->server.max_body_bytes));
+    i.sessions.set_limits(session_limits_of(snap->doc->server));
     // Slots granted under the old limits go: the new ones hold from the next request.
     i.global_slots = slot_lease{};
     i.principal_leases.revoke_all();
@@ -426,6 +439,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             // Stage 2 before the body is read as MCP: an unauthenticated caller learns
             // nothing of how its message would have been taken.
             auto rec = mcp_context(req, start);
+            rec.peer = peer_of(stream);
             auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
             if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
                 pipeline::verdict::answered)
@@ -437,14 +451,15 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
             // A context for the session's transport too: authentication applies to GET and
             // DELETE like to every POST, and a refusal leaves by the exit.
             auto rec = mcp_context(req, start);
+            rec.peer = peer_of(stream);
             auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
             if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
                 pipeline::verdict::answered)
                 co_return answer_of(rec);
             stages.pass(rec);
             if (req.method() == http::verb::get)
-                co_return co_await mcp_get(stream, req, rec.caller);
-            co_return co_await mcp_delete(req, rec.caller);
+                co_return co_await mcp_get(stream, req, rec.caller, rec.peer);
+            co_return co_await mcp_delete(req, rec.caller, rec.peer);
         }
         default: {
             auto reply =

@@ -18,6 +18,7 @@
 #include "transport/http_server.hpp"
 #include "transport/keeper_batch.hpp"
 #include "transport/lease_table.hpp"
+#include "transport/log_gate.hpp"
 #include "transport/pipeline/chain.hpp"
 #include "transport/server_request_table.hpp"
 #include "transport/token_authenticator.hpp"
@@ -94,7 +95,9 @@ struct gateway::impl final : http_handler {
                                                  const std::string& protocol_version,
                                                  const boost::json::object& capabilities,
                                                  const std::string& owner);
-    boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller);
+    // Adopting one counts against the share of its caller (`peer`: its client address).
+    boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller,
+                                               const boost::asio::ip::address& peer);
     // The same where no fleet's store must be asked; nullopt where known_session must ask.
     std::optional<bool> known_session_now(const std::string& id, const caller_ref& caller) const;
     void end_fleet_session(const std::string& id);
@@ -123,10 +126,12 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_context& rec);
     // GET and DELETE of a session opened by `owner` (principal_key; another's is unknown).
-    boost::asio::awaitable<std::optional<http_reply>>
-    mcp_get(boost::beast::tcp_stream& stream, const http_request& req, const caller_ref& caller);
-    boost::asio::awaitable<http_reply> mcp_delete(const http_request& req,
-                                                  const caller_ref& caller);
+    boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
+                                                              const http_request& req,
+                                                              const caller_ref& caller,
+                                                              const boost::asio::ip::address& peer);
+    boost::asio::awaitable<http_reply> mcp_delete(const http_request& req, const caller_ref& caller,
+                                                  const boost::asio::ip::address& peer);
     // A request on the MCP endpoint: its context, with what stage 2 checks.
     request_context mcp_context(const http_request& req, time_point start) const;
     // RFC 9728 resource metadata (with auth.mode "required").
@@ -212,6 +217,16 @@ struct gateway::impl final : http_handler {
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
                   request_context& rec);
     void session_ended(std::string session);
+    // Downstream sessions within each caller's share (transport/mcp_sessions.cpp): a new one
+    // for an accepted initialize (nullopt: refused, and `rec` carries the refusal), and what
+    // the table did to admit one (a session ended to make room goes everywhere, bridges and
+    // fleet record included).
+    std::optional<std::string> open_session(request_context& rec,
+                                            const boost::json::object& capabilities);
+    bool admitted(const session_table::admission& a);
+    // A flood of them logs a line a second; the metrics count every one.
+    log_gate evictions_logged{std::chrono::seconds(1)};
+    log_gate refusals_logged{std::chrono::seconds(1)};
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
                   request_context& rec);
@@ -224,21 +239,6 @@ struct gateway::impl final : http_handler {
                                                           const boost::json::value& id,
                                                           const boost::json::object& params,
                                                           request_context& rec);
-    // The task a tools/call answer minted (minted_task_id) is pinned to `upstream` for the
-    // caller.
-    boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
-                                                 std::string task_id);
-    // The id of the task an answer mints (2025-11-25's `result.task.taskId`, or a 2026-07-28
-    // CreateTaskResult's `taskId`); nullopt for any other answer.
-    static std::optional<std::string> minted_task_id(const upstream_message& answer);
-    // The context of a call on the client's bridged session at one upstream. At an upstream
-    // that takes the caller's own credential, the caller rides along, and a request with no
-    // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
-    // principal: the shared root session never carries one caller's credential.
-    // What the context's hooks use, kept by the caller for the call's length: they capture
-    // only its address, so making them allocates nothing (std::function keeps a pointer
-    // inline).
-    struct bridged_call {
     // Whether the caller's tenant sees upstream `upstream`, and what the policy decides for
     // the task method `method` there.
     bool task_visible(const request_context& rec, std::size_t upstream) const;
@@ -263,6 +263,21 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::variant<task_probe, boost::json::object>>
     probe_task(const boost::json::value& id, const std::string& method, const std::string& task_id,
                request_context& rec);
+    // The task a tools/call answer minted (minted_task_id) is pinned to `upstream` for the
+    // caller.
+    boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
+                                                 std::string task_id);
+    // The id of the task an answer mints (2025-11-25's `result.task.taskId`, or a 2026-07-28
+    // CreateTaskResult's `taskId`); nullopt for any other answer.
+    static std::optional<std::string> minted_task_id(const upstream_message& answer);
+    // The context of a call on the client's bridged session at one upstream. At an upstream
+    // that takes the caller's own credential, the caller rides along, and a request with no
+    // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
+    // principal: the shared root session never carries one caller's credential.
+    // What the context's hooks use, kept by the caller for the call's length: they capture
+    // only its address, so making them allocates nothing (std::function keeps a pointer
+    // inline).
+    struct bridged_call {
         impl* g = nullptr;
         request_context* rec = nullptr;
         std::size_t upstream = 0;

@@ -206,6 +206,9 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         co_return co_await mcp_stateless(req, stream, std::move(msg), rec);
     auto session = header_value(req, "Mcp-Session-Id");
     bool is_initialize = msg.kind == protocol::message_kind::request && msg.method == "initialize";
+    // While this message is being answered its session is in use: neither expired nor evicted
+    // to make room for another (transport/session_shares).
+    std::optional<session_call> in_use;
 
     if (!is_initialize) {
         // Refusals of a readable message are audited under its method, requests and
@@ -222,10 +225,11 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
                              "Mcp-Session-Id header is required after initialize");
         auto known = known_session_now(session, rec.caller);
         if (!known)
-            known = co_await known_session(session, rec.caller);
+            known = co_await known_session(session, rec.caller, rec.peer);
         if (!*known || !sessions.touch(session, clock::now()))
             co_return refuse(http::status::not_found,
                              "unknown or expired session: initialize a new one");
+        in_use.emplace(sessions, session);
         auto header_version = header_value(req, "MCP-Protocol-Version");
         if (!header_version.empty() && !supported_protocol_version(header_version))
             co_return refuse(http::status::bad_request,
@@ -573,7 +577,8 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,
                                                                   const http_request& req,
-                                                                  const caller_ref& caller) {
+                                                                  const caller_ref& caller,
+                                                                  const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     http::status status = http::status::ok;
     std::string error;
@@ -586,7 +591,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     }
     auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
                                                      asio::steady_timer::time_point::max());
-    if (status == http::status::ok && !co_await known_session(session, caller)) {
+    if (status == http::status::ok && !co_await known_session(session, caller, peer)) {
         status = http::status::not_found;
         error = R"({"error":"unknown or expired session"})";
     }
@@ -646,16 +651,19 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
         co_await asio::async_write(stream, http::make_chunk_last(),
                                    asio::redirect_error(asio::use_awaitable, ec));
     tell_keeper(bridge_listening{session, false});
+    // A listening client was connected until now: its session's idle time counts from here.
+    sessions.touch(session, clock::now());
     co_return std::nullopt;
 }
 
 asio::awaitable<http_reply> gateway::impl::mcp_delete(const http_request& req,
-                                                      const caller_ref& caller) {
+                                                      const caller_ref& caller,
+                                                      const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())
         co_return http_reply::json(http::status::bad_request,
                                    R"({"error":"Mcp-Session-Id header is required"})");
-    if (!co_await known_session(session, caller) || !sessions.close(session))
+    if (!co_await known_session(session, caller, peer) || !sessions.close(session))
         co_return http_reply::json(http::status::not_found,
                                    R"({"error":"unknown or expired session"})");
     end_fleet_session(session);

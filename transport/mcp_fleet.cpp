@@ -64,8 +64,8 @@ std::optional<bool> gateway::impl::known_session_now(const std::string& id,
     return std::nullopt;
 }
 
-asio::awaitable<bool> gateway::impl::known_session(const std::string& id,
-                                                   const caller_ref& caller) {
+asio::awaitable<bool> gateway::impl::known_session(const std::string& id, const caller_ref& caller,
+                                                   const asio::ip::address& peer) {
     if (auto known = known_session_now(id, caller))
         co_return *known;
     auto owner = principal_key(caller);
@@ -85,9 +85,12 @@ asio::awaitable<bool> gateway::impl::known_session(const std::string& id,
     }
     if (by->get_string() != owner)
         co_return false;
-    co_return sessions.adopt(id, std::string(version->get_string()), clock::now(),
-                             caps->get_object(), owner,
-                             caller ? std::make_shared<const principal>(*caller) : nullptr);
+    // Held here from now on, it counts against the caller's share here like one opened here.
+    co_return admitted(sessions.adopt(
+        id,
+        {std::string(version->get_string()), caps->get_object(), owner,
+         caller ? std::make_shared<const principal>(*caller) : nullptr, share_holder(caller, peer)},
+        clock::now()));
 }
 
 void gateway::impl::share_server_request(const std::string& session, const std::string& minted,

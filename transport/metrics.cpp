@@ -148,12 +148,39 @@ metrics::metrics()
                              .Help("Bridged upstream sessions held, one per client and upstream")
                              .Register(*registry_)
                              .Add({});
+    auto& evictions = prometheus::BuildCounter()
+                          .Name("gate_session_evictions_total")
+                          .Help("Idle downstream sessions ended to make room for a new one, by "
+                                "reason: principal_share (the caller held its share) or "
+                                "table_full (taken from whoever held the most)")
+                          .Register(*registry_);
+    auto& refusals = prometheus::BuildCounter()
+                         .Name("gate_session_refusals_total")
+                         .Help("initialize refused because every session that could make room "
+                               "was in use, by reason: principal_share or table_full")
+                         .Register(*registry_);
+    for (std::size_t i = 0; i < session_reasons.size(); ++i) {
+        session_evictions_[i] = &evictions.Add({{"reason", std::string(session_reasons[i])}});
+        session_refusals_[i] = &refusals.Add({{"reason", std::string(session_reasons[i])}});
+    }
     prometheus::BuildGauge()
         .Name("gate_build_info")
         .Help("Build information; always 1")
         .Register(*registry_)
         .Add({{"version", std::string(gate_release)}})
         .Set(1);
+}
+
+void metrics::session_evicted(std::string_view reason) {
+    for (std::size_t i = 0; i < session_reasons.size(); ++i)
+        if (session_reasons[i] == reason)
+            session_evictions_[i]->Increment();
+}
+
+void metrics::session_refused(std::string_view reason) {
+    for (std::size_t i = 0; i < session_reasons.size(); ++i)
+        if (session_reasons[i] == reason)
+            session_refusals_[i]->Increment();
 }
 
 void metrics::session_counts(std::size_t downstream, std::size_t bridged) {

@@ -60,6 +60,10 @@ public:
     void upstream_guards(const std::vector<guard_sample>& samples);
     // Sessions held now: downstream (Mcp-Session-Id) and bridged upstream sessions.
     void session_counts(std::size_t downstream, std::size_t bridged);
+    // A downstream session ended to make room for a new one, and a new one refused, by reason
+    // (`principal_share`, `table_full`: transport/session_shares).
+    void session_evicted(std::string_view reason);
+    void session_refused(std::string_view reason);
 
     // Text exposition format of every series, process collectors included.
     std::string serialize() const;
@@ -89,6 +93,10 @@ private:
     std::map<std::pair<std::string, std::string>, prometheus::Gauge*> endpoint_series_;
     prometheus::Gauge* downstream_sessions_ = nullptr;
     prometheus::Gauge* bridged_sessions_ = nullptr;
+    static constexpr std::array<std::string_view, 2> session_reasons = {"principal_share",
+                                                                        "table_full"};
+    std::array<prometheus::Counter*, 2> session_evictions_{};
+    std::array<prometheus::Counter*, 2> session_refusals_{};
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;

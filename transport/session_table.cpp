@@ -3,7 +3,7 @@
 #include "transport/random_id.hpp"
 
 #include <algorithm>
-#include <stdexcept>
+#include <boost/asio/ip/address_v6.hpp>
 
 namespace gate::transport {
 
@@ -13,34 +13,95 @@ void wake(downstream_session& s) {
         if (auto t = w.lock())
             t->cancel();
 }
-} // namespace
 
-std::optional<std::string> session_table::open(std::string protocol_version, time_point now,
-                                               boost::json::object capabilities, std::string owner,
-                                               std::shared_ptr<const principal> who) {
-    auto id = random_id();
-    if (!adopt(id, std::move(protocol_version), now, std::move(capabilities), std::move(owner),
-               std::move(who)))
-        return std::nullopt;
-    return id;
+bool streaming(const downstream_session& s) {
+    return std::any_of(s.streams.begin(), s.streams.end(), [](auto& w) { return !w.expired(); });
 }
 
-bool session_table::adopt(const std::string& id, std::string protocol_version, time_point now,
-                          boost::json::object capabilities, std::string owner,
-                          std::shared_ptr<const principal> who) {
+bool idle_now(const downstream_session& s) {
+    return s.calls == 0 && !streaming(s);
+}
+} // namespace
+
+std::string share_holder(const caller_ref& who, const boost::asio::ip::address& peer) {
+    // A principal's key has a newline (issuer, subject); an address never does, so no
+    // anonymous caller shares a principal's share.
+    if (who)
+        return who->issuer + '\n' + who->subject;
+    if (peer.is_v6() && !peer.to_v6().is_v4_mapped()) {
+        auto bytes = peer.to_v6().to_bytes();
+        std::fill(bytes.begin() + 8, bytes.end(), 0);
+        return "anonymous " + boost::asio::ip::address_v6(bytes).to_string() + "/64";
+    }
+    auto v4 = peer.is_v6()
+                  ? boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6())
+                  : peer.to_v4();
+    return "anonymous " + v4.to_string();
+}
+
+void session_table::set_limits(session_limits limits) {
+    std::lock_guard lock(mutex_);
+    limits_ = limits;
+}
+
+session_table::admission session_table::open(opening o, time_point now) {
+    auto id = random_id();
+    std::lock_guard lock(mutex_);
+    return admit(id, std::move(o), now);
+}
+
+session_table::admission session_table::adopt(const std::string& id, opening o, time_point now) {
     std::lock_guard lock(mutex_);
     if (sessions_.contains(id))
-        return true;
-    if (sessions_.size() >= max_sessions_)
-        return false;
-    sessions_[id] = downstream_session{std::move(protocol_version),
-                                       std::move(capabilities),
+        return admission{id, std::nullopt, {}};
+    return admit(id, std::move(o), now);
+}
+
+session_table::admission session_table::admit(const std::string& id, opening o, time_point now) {
+    admission out;
+    auto verdict = shares_.admit(o.holder, limits_, now, [this](const std::string& s) {
+        auto it = sessions_.find(s);
+        return it != sessions_.end() && idle_now(it->second);
+    });
+    if (!verdict.admit) {
+        out.refused = verdict.reason;
+        return out;
+    }
+    if (verdict.evict) {
+        erase(sessions_.find(*verdict.evict));
+        out.evicted = eviction{std::move(*verdict.evict), std::move(verdict.evicted_holder),
+                               verdict.evicted_idle, verdict.reason};
+    }
+    shares_.opened(id, o.holder, now);
+    sessions_[id] = downstream_session{std::move(o.protocol_version),
+                                       std::move(o.capabilities),
                                        now,
                                        {},
                                        {},
-                                       std::move(owner),
-                                       std::move(who)};
-    return true;
+                                       std::move(o.owner),
+                                       std::move(o.who),
+                                       0};
+    out.id = id;
+    return out;
+}
+
+void session_table::erase(std::unordered_map<std::string, downstream_session>::iterator it) {
+    wake(it->second);
+    shares_.closed(it->first);
+    sessions_.erase(it);
+}
+
+void session_table::call_started(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    if (auto it = sessions_.find(id); it != sessions_.end())
+        ++it->second.calls;
+}
+
+void session_table::call_ended(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    // A session ended and adopted again meanwhile (a fleet) starts from none: never below.
+    if (auto it = sessions_.find(id); it != sessions_.end() && it->second.calls > 0)
+        --it->second.calls;
 }
 
 std::vector<std::string> session_table::used_since(time_point since) const {
@@ -55,9 +116,7 @@ std::vector<std::string> session_table::used_since(time_point since) const {
 bool session_table::listening(const std::string& id) const {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
-    return it != sessions_.end() &&
-           std::any_of(it->second.streams.begin(), it->second.streams.end(),
-                       [](const auto& w) { return !w.expired(); });
+    return it != sessions_.end() && streaming(it->second);
 }
 
 std::shared_ptr<const principal> session_table::principal_of(const std::string& id) const {
@@ -102,6 +161,7 @@ std::optional<std::string> session_table::touch(const std::string& id, time_poin
     if (it == sessions_.end())
         return std::nullopt;
     it->second.last_used = now;
+    shares_.used(id, now);
     return it->second.protocol_version;
 }
 
@@ -110,12 +170,11 @@ std::vector<std::string> session_table::expire_idle(time_point now,
     std::lock_guard lock(mutex_);
     std::vector<std::string> gone;
     std::erase_if(sessions_, [&](const auto& entry) {
-        const auto& s = entry.second;
-        bool streaming =
-            std::any_of(s.streams.begin(), s.streams.end(), [](auto& w) { return !w.expired(); });
-        bool idle_out = !streaming && now - s.last_used >= idle;
-        if (idle_out)
+        bool idle_out = idle_now(entry.second) && now - entry.second.last_used >= idle;
+        if (idle_out) {
             gone.push_back(entry.first);
+            shares_.closed(entry.first);
+        }
         return idle_out;
     });
     return gone;
@@ -141,7 +200,7 @@ void session_table::broadcast(const std::string& message) {
     for (auto& [id, s] : sessions_) {
         // Only sessions with an open stream can receive anything; a client that never reads
         // its stream must not grow the gateway without bound either.
-        if (std::none_of(s.streams.begin(), s.streams.end(), [](auto& w) { return !w.expired(); }))
+        if (!streaming(s))
             continue;
         if (s.outbox.size() >= 256)
             s.outbox.pop_front();
@@ -166,8 +225,7 @@ bool session_table::close(const std::string& id) {
     auto it = sessions_.find(id);
     if (it == sessions_.end())
         return false;
-    wake(it->second);
-    sessions_.erase(it);
+    erase(it);
     return true;
 }
 
@@ -179,12 +237,18 @@ std::vector<std::string> session_table::close_all() {
         gone.push_back(id);
     }
     sessions_.clear();
+    shares_.clear();
     return gone;
 }
 
 std::size_t session_table::size() const {
     std::lock_guard lock(mutex_);
     return sessions_.size();
+}
+
+std::size_t session_table::held_by(const std::string& holder) const {
+    std::lock_guard lock(mutex_);
+    return shares_.held_by(holder);
 }
 
 } // namespace gate::transport

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "actors/principal.hpp"
+#include "transport/session_shares.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
 #include <chrono>
@@ -25,23 +27,51 @@ struct downstream_session {
     std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
     std::string owner; // the principal that opened it (principal_key); empty: anonymous
     std::shared_ptr<const principal> who; // that principal as verified then (null: anonymous)
+    std::size_t calls = 0; // requests on it being answered now: it is not idle while one runs
 };
+
+// Whose share of the table a new session counts against (session_shares): its principal, or
+// for an anonymous caller its client address, an IPv6 one by its /64 (what one subscriber is
+// given). Behind a proxy every anonymous caller is the proxy's address (docs/sessions.md).
+std::string share_holder(const caller_ref& who, const boost::asio::ip::address& peer);
 
 class session_table {
 public:
     using time_point = std::chrono::steady_clock::time_point;
 
-    explicit session_table(std::size_t max_sessions = 10000) : max_sessions_(max_sessions) {}
+    explicit session_table(session_limits limits = {}) : limits_(limits) {}
+    // server.sessions of a reload: the next new session is admitted by them. Sessions over a
+    // lowered bound stay; each new one then ends an idle one (session_shares).
+    void set_limits(session_limits limits);
 
-    // A new session with a 128-bit random id (hex); nullopt at the ceiling.
-    std::optional<std::string> open(std::string protocol_version, time_point now,
-                                    boost::json::object capabilities = {}, std::string owner = {},
-                                    std::shared_ptr<const principal> who = nullptr);
-    // A session another instance of the fleet opened, under its id (transport/fleet_sessions);
-    // false at the ceiling. An id already held here is kept as it is.
-    bool adopt(const std::string& id, std::string protocol_version, time_point now,
-               boost::json::object capabilities, std::string owner,
-               std::shared_ptr<const principal> who);
+    // What a new session is made of.
+    struct opening {
+        std::string protocol_version;
+        boost::json::object capabilities; // as the client declared them at initialize
+        std::string owner;                // principal_key; empty: anonymous
+        std::shared_ptr<const principal> who;
+        std::string holder; // share_holder: whose share it counts against
+    };
+    // A session ended to make room for another.
+    struct eviction {
+        std::string id, holder;
+        std::chrono::steady_clock::duration idle{};
+        share_reason reason = share_reason::table_full;
+    };
+    struct admission {
+        std::optional<std::string> id;   // the session; nullopt: refused for `refused`
+        std::optional<eviction> evicted; // ended (and its streams woken) to make room
+        share_reason refused = share_reason::table_full;
+    };
+    // A new session with a 128-bit random id (hex), admitted by session_shares.
+    admission open(opening o, time_point now);
+    // A session another instance of the fleet opened, under its id (transport/mcp_fleet.cpp),
+    // admitted like a new one. An id already held here is kept as it is.
+    admission adopt(const std::string& id, opening o, time_point now);
+    // A request on the session is being answered: it is not idle (expiry, eviction) until the
+    // matching call_ended. Either is a no-op for an unknown session.
+    void call_started(const std::string& id);
+    void call_ended(const std::string& id);
     // Sessions used at or after `since` (the fleet's records of them are kept alive).
     std::vector<std::string> used_since(time_point since) const;
     // Whether the session has a GET stream open here.
@@ -56,7 +86,8 @@ public:
     bool contains(const std::string& id) const;
     // Marks the session used at `now`; its negotiated version, or nullopt when unknown.
     std::optional<std::string> touch(const std::string& id, time_point now);
-    // Ends sessions unused for `idle` that have no open stream; returns their ids.
+    // Ends sessions unused for `idle` that have no open stream and no request being answered;
+    // returns their ids.
     std::vector<std::string> expire_idle(time_point now, std::chrono::steady_clock::duration idle);
     enum class attach_result { attached, unknown_session, too_many_streams };
     // Registers an open GET stream (at most max_streams_per_session live ones per session).
@@ -76,10 +107,34 @@ public:
     std::vector<std::string> close_all();
     std::size_t size() const;
 
+    std::size_t held_by(const std::string& holder) const;
+
 private:
-    std::size_t max_sessions_;
+    // Under the lock: admits and inserts a session under `id`.
+    admission admit(const std::string& id, opening o, time_point now);
+    // Under the lock: ends a session (its streams woken).
+    void erase(std::unordered_map<std::string, downstream_session>::iterator it);
+
+    session_limits limits_;
     mutable std::mutex mutex_;
     std::unordered_map<std::string, downstream_session> sessions_;
+    session_shares shares_;
+};
+
+// A request being answered on a session, for as long as this lives (session_table::
+// call_started): the session is not idle meanwhile.
+class session_call {
+public:
+    session_call(session_table& table, std::string id) : table_(table), id_(std::move(id)) {
+        table_.call_started(id_);
+    }
+    ~session_call() { table_.call_ended(id_); }
+    session_call(const session_call&) = delete;
+    session_call& operator=(const session_call&) = delete;
+
+private:
+    session_table& table_;
+    std::string id_;
 };
 
 } // namespace gate::transport

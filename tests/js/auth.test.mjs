@@ -2,6 +2,7 @@
 // provider on loopback (keys made with openssl, tokens minted with the `jose` library), the
 // official SDK client with and without a token, and every hostile token the spec names.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import { SignJWT, base64url } from 'jose';
@@ -253,7 +254,18 @@ describe('auth.mode required', { timeout: 120_000 }, () => {
   });
 });
 
-describe('key set fetches', { timeout: 60_000 }, () => {
+// An event stream held open on a session (GET), until destroyed.
+function openStream(url, headers) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { ...headers, accept: 'text/event-stream' }, agent: false }, (res) => {
+      assert.equal(res.statusCode, 200);
+      resolve(req);
+    });
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+  });
+}
+
+describe("key set fetches, and one principal's share of the sessions", { timeout: 60_000 }, () => {
   let everything;
   let idp;
   let gate;
@@ -266,6 +278,7 @@ describe('key set fetches', { timeout: 60_000 }, () => {
         upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
         audit: { sinks: [{ type: 'stdout' }] },
         auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+        server: { sessions: { max: 6, perPrincipal: 2 } },
       },
     });
   });
@@ -290,5 +303,47 @@ describe('key set fetches', { timeout: 60_000 }, () => {
     const ok = await post(gate.url, initializeRequest(), bearer(await idp.mint({ aud: RESOURCE })));
     assert.equal(ok.status, 200, ok.text);
     assert.equal(idp.fetches(), 1);
+  });
+
+  test('a principal opening more sessions than its share ends its own idle ones; another still initializes and calls', async () => {
+    const mallory = bearer(await idp.mint({ aud: RESOURCE, sub: 'mallory' }));
+    // More than the whole table (6), one after another: each past the share (2) ends mallory's
+    // least recently used session, never another principal's.
+    const flood = [];
+    const opened = [];
+    for (let i = 0; i < 8; i++) {
+      const init = await post(gate.url, initializeRequest(), mallory);
+      opened.push(init.status);
+      flood.push({ ...mallory, 'mcp-session-id': init.headers['mcp-session-id'], 'mcp-protocol-version': init.json?.result?.protocolVersion });
+    }
+    const alice = await connectClient(gate.url, { requestInit: { headers: bearer(await idp.mint({ aud: RESOURCE, sub: 'alice' })) } });
+    try {
+      const r = await alice.callTool({ name: 'ev__echo', arguments: { message: 'still served' } });
+      assert.match(r.content[0].text, /still served/);
+    } finally {
+      await alice.close();
+    }
+    assert.deepEqual(opened, [200, 200, 200, 200, 200, 200, 200, 200]);
+    const statuses = [];
+    for (const s of flood) statuses.push((await post(gate.url, rpc('ping'), s)).status);
+    assert.deepEqual(statuses, [404, 404, 404, 404, 404, 404, 200, 200]);
+
+    // Both of mallory's sessions in use (a GET stream each): nothing of its own can make room,
+    // so a ninth is refused with Retry-After, and its two sessions keep working.
+    const streams = await Promise.all(flood.slice(6).map((s) => openStream(gate.url, s)));
+    try {
+      const refused = await post(gate.url, initializeRequest(), mallory);
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.headers['retry-after'], '10');
+      assert.match(refused.json.error.message, /holds 2 \(its share of the session table, server\.sessions\.perPrincipal\) and each is in use/);
+      for (const s of flood.slice(6)) assert.equal((await post(gate.url, rpc('ping'), s)).status, 200);
+    } finally {
+      for (const s of streams) s.destroy();
+    }
+    const text = await (await fetch(`${gate.base}/metrics`)).text();
+    assert.equal(metric(text, 'gate_session_evictions_total', { reason: 'principal_share' }), 6);
+    assert.equal(metric(text, 'gate_session_evictions_total', { reason: 'table_full' }), 0);
+    assert.equal(metric(text, 'gate_session_refusals_total', { reason: 'principal_share' }), 1);
+    assert.match(gate.stderrLines.join('\n'), /ended an idle session of principal mallory of http:\/\/127\.0\.0\.1:\d+ \(unused for \d+ s\) to make room for a new one: it held its whole share/);
   });
 });

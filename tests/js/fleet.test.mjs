@@ -298,6 +298,27 @@ describe('a fleet of two instances over one Redis', { timeout: 180_000 }, () => 
     }
   });
 
+  test('fleet: a session ended to make room answers 404 on every instance, and an adopted one counts against the share where it is held', async () => {
+    const [a, b] = await pair({ upstreams: [{ id: 'alpha', url: everything.url, namespace: 'a' }], server: { sessions: { max: 10, perPrincipal: 2 } } });
+    const ping = async (g, s) => (await post(g.url, rpc('ping'), s.headers)).status;
+    const ended = (g, s, what) => eventually(async () => (await ping(g, s)) === 404, { timeoutMs: 5000, everyMs: 50, what });
+    // One anonymous address, a share of 2 on each instance. b adopts the second.
+    const first = await openRawSession(a.url);
+    const second = await openRawSession(a.url);
+    assert.equal(await ping(b, second), 200);
+    // A third on a: the first, least recently used, makes room, and no instance takes it back
+    // from the fleet's store.
+    await openRawSession(a.url);
+    await ended(a, first, 'the evicted session gone at a');
+    await ended(b, first, 'the evicted session unknown at b');
+    // Two opened on b: with the adopted one, more than its share there; the adopted one, the
+    // least recently used on b, ends, at a too (where it was opened).
+    const onB = [await openRawSession(b.url), await openRawSession(b.url)];
+    await ended(b, second, 'the adopted session evicted at b');
+    await ended(a, second, "the adopted session's end followed at a");
+    for (const s of onB) assert.equal(await ping(b, s), 200);
+  });
+
   test('fleet: Redis frozen mid-load: every request answered, the outage counted and logged once, then shared again', async () => {
     const own = await startRedis();
     const gates = await Promise.all([0, 1].map(() => startGate({ config: { upstreams: [{ id: 'alpha', url: everything.url, namespace: 'a' }], server: { rateLimit: { requestsPerMinute: 100_000 } } }, env: { REDIS_URL: own.url } })));

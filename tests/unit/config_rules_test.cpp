@@ -557,6 +557,31 @@ TEST(ConfigRules, McpPathAvoidsTheGatewaysOwnPaths) {
     }
 }
 
+TEST(ConfigRules, SessionTableBoundsAndEachPrincipalsShare) {
+    auto s = [](std::string_view text) { return with(base(), "/server/sessions", j(text)); };
+    auto defaults = run(base()).doc;
+    ASSERT_NE(defaults, nullptr);
+    EXPECT_EQ(defaults->server.sessions.max, 10000);
+    EXPECT_EQ(defaults->server.sessions.per_principal, 1000);
+    // The default share is never more than the table.
+    auto small = run(s(R"({"max":50})")).doc;
+    ASSERT_NE(small, nullptr);
+    EXPECT_EQ(small->server.sessions.per_principal, 50);
+    auto set = run(s(R"({"max":20000,"perPrincipal":7})")).doc;
+    ASSERT_NE(set, nullptr);
+    EXPECT_EQ(set->server.sessions.max, 20000);
+    EXPECT_EQ(set->server.sessions.per_principal, 7);
+    expect_ok(s(R"({"max":1000000,"perPrincipal":1000000})"));
+    expect_error(s(R"({"max":0})"), "/server/sessions/max", "positive");
+    expect_error(s(R"({"max":1000001})"), "/server/sessions/max", "at most 1000000");
+    expect_error(s(R"({"perPrincipal":0})"), "/server/sessions/perPrincipal", "positive");
+    expect_error(s(R"({"max":10,"perPrincipal":11})"), "/server/sessions/perPrincipal",
+                 "is 11, more than the 10 sessions the table holds");
+    expect_error(s(R"({"perPrincipal":10001})"), "/server/sessions/perPrincipal",
+                 "more than the 10000 sessions");
+    expect_error(s(R"({"maxSessions":5})"), "/server/sessions/maxSessions", "");
+}
+
 TEST(ConfigRules, AllowedHostsAreHostnamesOrTheSoleWildcard) {
     expect_error(with(base(), "/server/allowedHosts", j("[]")), "/server/allowedHosts",
                  "at least one hostname");

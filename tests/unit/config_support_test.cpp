@@ -169,6 +169,15 @@ const std::map<std::string, std::string> enforced = {
     {"/server/mcpPath", "server.mcpPath moves the MCP endpoint"},
     {"/server/allowedHosts", "server.allowedHosts replaces the localhost set"},
     {"/server/maxBodyBytes", "server.maxBodyBytes sets the body cap"},
+    {"/server/sessions",
+     "one address opening more than its share ends its own idle sessions; a full table takes "
+     "from it first; the others initialize and call"},
+    {"/server/sessions/max",
+     "one address opening more than its share ends its own idle sessions; a full table takes "
+     "from it first; the others initialize and call"},
+    {"/server/sessions/perPrincipal",
+     "a principal opening more sessions than its share ends its own idle ones; another still "
+     "initializes and calls"},
     {"/routing", "paged lists (pageSize 5) hold the same items across all pages"},
     {"/routing/pageSize", "paged lists (pageSize 5) hold the same items across all pages"},
     {"/routing/namespaceSeparator", "routing.namespaceSeparator joins namespace and name"},

@@ -560,6 +560,9 @@ TEST(ConfigSchema, DefaultsAgreeWithTheModel) {
     upstream u;
     EXPECT_EQ(dflt("server", "mcpPath"), doc.server.mcp_path.c_str());
     EXPECT_EQ(dflt("server", "maxBodyBytes"), doc.server.max_body_bytes);
+    const auto& sessions = defs.at("server").at("properties").at("sessions").at("properties");
+    EXPECT_EQ(sessions.at("max").at("default"), doc.server.sessions.max);
+    EXPECT_EQ(sessions.at("perPrincipal").at("default"), doc.server.sessions.per_principal);
     json::array hosts;
     for (const auto& h : doc.server.allowed_hosts) {
         hosts.emplace_back(h);

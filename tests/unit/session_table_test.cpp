@@ -8,11 +8,23 @@ using namespace std::chrono_literals;
 
 namespace {
 const session_table::time_point t0{};
+
+session_table::opening of(std::string holder = "anonymous 127.0.0.1",
+                          boost::json::object capabilities = {}, std::string owner = {}) {
+    return {"v", std::move(capabilities), std::move(owner), nullptr, std::move(holder)};
 }
+
+// A new session's id (the test fails if it is refused).
+std::string open(session_table& t, session_table::time_point at, session_table::opening o = of()) {
+    auto a = t.open(std::move(o), at);
+    EXPECT_TRUE(a.id);
+    return a.id.value_or("");
+}
+} // namespace
 
 TEST(session_table, ids_are_random_hex_and_distinct) {
     session_table t;
-    auto a = *t.open("2025-11-25", t0), b = *t.open("2025-11-25", t0);
+    auto a = open(t, t0), b = open(t, t0);
     EXPECT_NE(a, b);
     EXPECT_EQ(a.size(), 32u);
     EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
@@ -20,7 +32,9 @@ TEST(session_table, ids_are_random_hex_and_distinct) {
 
 TEST(session_table, touch_reports_the_version_and_unknown_sessions) {
     session_table t;
-    auto id = *t.open("2025-06-18", t0);
+    auto o = of();
+    o.protocol_version = "2025-06-18";
+    auto id = open(t, t0, o);
     EXPECT_EQ(t.touch(id, t0), "2025-06-18");
     EXPECT_FALSE(t.touch("nope", t0));
     EXPECT_TRUE(t.close(id));
@@ -31,24 +45,28 @@ TEST(session_table, touch_reports_the_version_and_unknown_sessions) {
 TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
     boost::asio::io_context io;
     session_table t;
-    auto idle = *t.open("v", t0), used = *t.open("v", t0), streaming = *t.open("v", t0);
+    auto idle = open(t, t0), used = open(t, t0), streaming = open(t, t0), calling = open(t, t0);
     auto stream = std::make_shared<boost::asio::steady_timer>(io);
     ASSERT_EQ(t.attach_stream(streaming, stream), session_table::attach_result::attached);
     t.touch(used, t0 + 50min);
+    std::optional<session_call> call(std::in_place, t, calling); // a call that runs for hours
     EXPECT_TRUE(t.expire_idle(t0 + 59min, 1h).empty());
     EXPECT_EQ(t.expire_idle(t0 + 60min, 1h), std::vector<std::string>{idle});
     EXPECT_FALSE(t.contains(idle));
     EXPECT_TRUE(t.contains(used));
     EXPECT_TRUE(t.contains(streaming));
+    EXPECT_TRUE(t.contains(calling));
     stream.reset(); // the stream closed
-    EXPECT_EQ(t.expire_idle(t0 + 3h, 1h).size(), 2u);
+    call.reset();   // the call ended
+    EXPECT_EQ(t.expire_idle(t0 + 3h, 1h).size(), 3u);
     EXPECT_EQ(t.size(), 0u);
+    EXPECT_EQ(t.held_by("anonymous 127.0.0.1"), 0u);
 }
 
 TEST(session_table, broadcast_queues_for_streaming_sessions_and_is_bounded) {
     boost::asio::io_context io;
     session_table t;
-    auto a = *t.open("v", t0), b = *t.open("v", t0), silent = *t.open("v", t0);
+    auto a = open(t, t0), b = open(t, t0), silent = open(t, t0);
     auto sa = std::make_shared<boost::asio::steady_timer>(io);
     auto sb = std::make_shared<boost::asio::steady_timer>(io);
     t.attach_stream(a, sa);
@@ -64,20 +82,81 @@ TEST(session_table, broadcast_queues_for_streaming_sessions_and_is_bounded) {
     EXPECT_EQ(queued.back(), "999");
 }
 
-TEST(session_table, refuses_new_sessions_at_the_ceiling) {
-    session_table t(2);
-    auto a = t.open("v", t0);
-    ASSERT_TRUE(a);
-    ASSERT_TRUE(t.open("v", t0));
-    EXPECT_FALSE(t.open("v", t0));
-    t.close(*a);
-    EXPECT_TRUE(t.open("v", t0));
+TEST(session_table, at_the_ceiling_an_idle_session_makes_room_and_one_in_use_does_not) {
+    boost::asio::io_context io;
+    session_table t({2, 2});
+    auto a = open(t, t0), b = open(t, t0 + 1s);
+    auto stream = std::make_shared<boost::asio::steady_timer>(io);
+    t.attach_stream(a, stream);
+    std::optional<session_call> call(std::in_place, t, b);
+    auto refused = t.open(of(), t0 + 2s);
+    EXPECT_FALSE(refused.id);
+    EXPECT_FALSE(refused.evicted);
+    EXPECT_EQ(refused.refused, share_reason::caller_share);
+    call.reset(); // b's call ended: b is idle, and goes
+    auto admitted = t.open(of(), t0 + 3s);
+    ASSERT_TRUE(admitted.id);
+    ASSERT_TRUE(admitted.evicted);
+    EXPECT_EQ(admitted.evicted->id, b);
+    EXPECT_EQ(admitted.evicted->holder, "anonymous 127.0.0.1");
+    EXPECT_EQ(admitted.evicted->idle, 2s);
+    EXPECT_FALSE(t.contains(b));
+    EXPECT_TRUE(t.contains(a));
+    EXPECT_EQ(t.size(), 2u);
+}
+
+TEST(session_table, one_caller_at_its_share_ends_its_own_and_leaves_room_for_others) {
+    session_table t({4, 2});
+    auto flood = of("anonymous 10.0.0.1");
+    auto first = open(t, t0, flood);
+    open(t, t0 + 1s, flood);
+    auto third = t.open(flood, t0 + 2s);
+    ASSERT_TRUE(third.evicted);
+    EXPECT_EQ(third.evicted->id, first);
+    EXPECT_EQ(third.evicted->reason, share_reason::caller_share);
+    EXPECT_EQ(t.held_by("anonymous 10.0.0.1"), 2u);
+    // Another caller opens as many as its own share allows, and nothing of the flood's goes.
+    auto other = of("issuer\nalice");
+    EXPECT_FALSE(t.open(other, t0 + 3s).evicted);
+    EXPECT_FALSE(t.open(other, t0 + 3s).evicted);
+    EXPECT_EQ(t.held_by("issuer\nalice"), 2u);
+    EXPECT_EQ(t.held_by("anonymous 10.0.0.1"), 2u);
+    // Ended sessions leave the books too.
+    EXPECT_EQ(t.close_all().size(), 4u);
+    EXPECT_EQ(t.held_by("issuer\nalice"), 0u);
+}
+
+TEST(session_table, a_lowered_limit_applies_to_the_next_session) {
+    session_table t({10, 10});
+    auto first = open(t, t0);
+    open(t, t0 + 1s);
+    open(t, t0 + 2s);
+    t.set_limits({10, 1});
+    auto next = t.open(of(), t0 + 3s);
+    ASSERT_TRUE(next.evicted);
+    EXPECT_EQ(next.evicted->id, first);
+    EXPECT_EQ(t.size(), 3u);
+}
+
+TEST(session_table, anonymous_callers_share_by_address_and_an_ipv6_network_by_its_64) {
+    namespace ip = boost::asio::ip;
+    auto alice =
+        std::make_shared<const gate::principal>(gate::principal{"alice", "https://idp", {}, {}});
+    EXPECT_EQ(share_holder(alice, ip::make_address("10.0.0.1")), "https://idp\nalice");
+    EXPECT_EQ(share_holder(nullptr, ip::make_address("10.0.0.1")), "anonymous 10.0.0.1");
+    EXPECT_EQ(share_holder(nullptr, ip::make_address("::ffff:10.0.0.1")), "anonymous 10.0.0.1");
+    EXPECT_EQ(share_holder(nullptr, ip::make_address("2001:db8:1:2:aaaa::1")),
+              "anonymous 2001:db8:1:2::/64");
+    EXPECT_EQ(share_holder(nullptr, ip::make_address("2001:db8:1:2:bbbb::7")),
+              share_holder(nullptr, ip::make_address("2001:db8:1:2::1")));
+    EXPECT_NE(share_holder(nullptr, ip::make_address("2001:db8:1:3::1")),
+              share_holder(nullptr, ip::make_address("2001:db8:1:2::1")));
 }
 
 TEST(session_table, caps_live_streams_per_session) {
     boost::asio::io_context io;
     session_table t;
-    auto id = *t.open("v", t0);
+    auto id = open(t, t0);
     std::vector<std::shared_ptr<boost::asio::steady_timer>> streams;
     for (std::size_t i = 0; i < session_table::max_streams_per_session; ++i) {
         streams.push_back(std::make_shared<boost::asio::steady_timer>(io));
@@ -92,8 +171,8 @@ TEST(session_table, caps_live_streams_per_session) {
 
 TEST(session_table, deliver_queues_for_one_session_even_before_its_stream_opens) {
     session_table t;
-    auto a = *t.open("v", t0, boost::json::object{{"sampling", boost::json::object{}}});
-    auto b = *t.open("v", t0);
+    auto a = open(t, t0, of("anonymous 127.0.0.1", {{"sampling", boost::json::object{}}}));
+    auto b = open(t, t0);
     EXPECT_TRUE(t.capabilities(a).contains("sampling"));
     EXPECT_TRUE(t.capabilities(b).empty());
     for (int i = 0; i < 300; ++i)
@@ -106,17 +185,24 @@ TEST(session_table, deliver_queues_for_one_session_even_before_its_stream_opens)
 }
 
 TEST(session_table, a_session_of_the_fleet_is_adopted_under_its_own_id) {
-    session_table t(2);
-    auto mine = *t.open("2025-11-25", t0, {}, "alice");
-    EXPECT_TRUE(t.adopt("feedc0de", "2025-06-18", t0 + 5s, {}, "bob", nullptr));
+    session_table t({2, 1});
+    auto mine = open(t, t0, of("alice", {}, "alice"));
+    auto bob = of("bob", {}, "bob");
+    bob.protocol_version = "2025-06-18";
+    EXPECT_EQ(t.adopt("feedc0de", bob, t0 + 5s).id, "feedc0de");
     EXPECT_TRUE(t.owned_by("feedc0de", "bob"));
     EXPECT_FALSE(t.owned_by("feedc0de", "alice"));
     EXPECT_EQ(t.touch("feedc0de", t0 + 6s), "2025-06-18");
     // Held already: kept as it is (its owner too).
-    EXPECT_TRUE(t.adopt("feedc0de", "2025-11-25", t0 + 7s, {}, "mallory", nullptr));
+    EXPECT_EQ(t.adopt("feedc0de", of("mallory", {}, "mallory"), t0 + 7s).id, "feedc0de");
     EXPECT_TRUE(t.owned_by("feedc0de", "bob"));
-    // The ceiling holds for adopted sessions as for opened ones.
-    EXPECT_FALSE(t.adopt("other", "2025-11-25", t0, {}, "", nullptr));
+    // The shares hold for adopted sessions as for opened ones: bob's second ends its first
+    // only while that one is idle.
+    std::optional<session_call> call(std::in_place, t, "feedc0de");
+    auto refused = t.adopt("other", bob, t0 + 8s);
+    EXPECT_FALSE(refused.id);
+    EXPECT_EQ(refused.refused, share_reason::caller_share);
+    call.reset();
     // Used since: the adopted one (touched at 6 s), not the one opened at 0.
     EXPECT_EQ(t.used_since(t0 + 1s), std::vector<std::string>{"feedc0de"});
     EXPECT_EQ(t.used_since(t0).size(), 2u);

@@ -8,14 +8,12 @@
 #include "transport/pipeline/gateway_stages.hpp"
 
 #include <algorithm>
-#include <boost/json/serialize.hpp>
 
 namespace gate::transport::pipeline {
 
 namespace {
 
 namespace ec = protocol::error_code;
-namespace http = boost::beast::http;
 
 class egress final : public stage {
 public:
@@ -88,25 +86,15 @@ private:
         boost::json::object capabilities;
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
-        auto session = g_.sessions.open(ctx.negotiated_version, std::chrono::steady_clock::now(),
-                                        capabilities, principal_key(ctx.caller), ctx.caller);
-        if (session) {
-            // Any instance of a fleet continues it: its record is in the store before the
-            // client hears the id.
-            co_await g_.publish_session(*session, ctx.negotiated_version, capabilities,
-                                        principal_key(ctx.caller));
-            ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
+        // Within the caller's share of the table; a refusal is in ctx (transport/mcp_sessions).
+        auto session = g_.open_session(ctx, capabilities);
+        if (!session)
             co_return;
-        }
-        ctx.outcome = protocol::outcome::error;
-        ctx.error = "too many sessions";
-        auto busy = http_reply::json(
-            http::status::service_unavailable,
-            boost::json::serialize(protocol::make_error(ctx.id, ec::internal_error,
-                                                        "too many open sessions: end unused "
-                                                        "sessions (DELETE) or retry later")));
-        busy.headers.emplace_back("Retry-After", "60");
-        ctx.refusal_reply = std::move(busy);
+        // Any instance of a fleet continues it: its record is in the store before the client
+        // hears the id.
+        co_await g_.publish_session(*session, ctx.negotiated_version, capabilities,
+                                    principal_key(ctx.caller));
+        ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
     }
 
     // 2026-07-28 results say what they are; lists also how long they may be cached (the

@@ -13,6 +13,7 @@
 #include "transport/pipeline/stages.hpp"
 #include "transport/upstream_client.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/json/object.hpp>
 #include <chrono>
 #include <cstdint>
@@ -77,6 +78,8 @@ struct request_context {
     std::optional<trace_record> spans;
     std::string verbatim; // the upstream's answer as sent, with the client's id spliced in
     stage_trace trace;
+    // The client's address: an anonymous caller's share of the session table is keyed by it.
+    boost::asio::ip::address peer;
     std::string session;   // the downstream session (its bridged sessions carry named calls)
     std::string client_id; // the client's request id, canonical JSON text
     bool modern = false;   // a stateless 2026-07-28 request (no session)

@@ -77,13 +77,15 @@ export async function get(url, headers = {}, { timeoutMs = 15_000 } = {}) {
  *   body:    string/Buffer sent with Content-Length (unless headers say otherwise)
  *   chunks:  an (async) iterable of Buffers sent with Transfer-Encoding: chunked; sending
  *            stops as soon as a response arrives
+ *   localAddress: the client address to connect from (any 127.x.y.z on Linux loopback), for
+ *            what gate keys by the caller's address
  *   holdOpen: with `chunks`, do not end the request after the last chunk: wait for the
  *            server to answer a body it has already refused (e.g. 413 at the cap) without
  *            writing into a socket the server is closing (EPIPE would hide its answer)
  * Resolves { status, headers, text, messages, json, bytesSent } once a response is read. A
  * connection error after the status line arrived is ignored; one before it rejects.
  */
-export function rawRequest(url, { method = 'POST', headers = {}, body, chunks, holdOpen = false, timeoutMs = 15_000 } = {}) {
+export function rawRequest(url, { method = 'POST', headers = {}, body, chunks, holdOpen = false, localAddress, timeoutMs = 15_000 } = {}) {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     let responded = false;
@@ -104,6 +106,7 @@ export function rawRequest(url, { method = 'POST', headers = {}, body, chunks, h
         headers: hdrs,
         setHost: !hasHeader('host'),
         agent: false,
+        localAddress,
       },
       (res) => {
         responded = true;
