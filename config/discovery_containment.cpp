@@ -80,6 +80,12 @@ void check_hosts(const discovery& d, const upstream& u, const std::string& at,
 std::vector<error> containment_errors(const discovery& d, const upstream& u,
                                       const std::string& at) {
     std::vector<error> out;
+    // A registry's entry must not make gate hammer a host with handshakes.
+    if (u.health_check_interval_ms && *u.health_check_interval_ms < min_discovered_probe_ms)
+        out.push_back({at + "/healthCheck/intervalMs",
+                       "asks for a health probe every " +
+                           std::to_string(*u.health_check_interval_ms) +
+                           " ms; a discovered upstream is probed at most once a second"});
     const auto& a = u.auth;
     if (a.strategy == "none")
         return out;

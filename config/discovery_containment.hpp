@@ -7,15 +7,20 @@
 //   allowedSecretRefs       environment variables a secretRef may name
 //   allowedCredentialHosts  hosts an entry with any strategy but "none" may reach (each
 //                           endpoint and the token endpoint)
-// and a static secret never goes in a header that frames or routes the request.
+// (a static secret never goes in a header that frames or routes a request, for any upstream:
+// config/checks), and an entry may not ask for a health probe more than once a second.
 #pragma once
 
 #include "config/load.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace gate::config {
+
+// The shortest healthCheck.intervalMs a discovered upstream may ask for.
+inline constexpr std::int64_t min_discovered_probe_ms = 1000;
 
 // Why `u`, served by the discovery source, may not be used under `d`: one error per field that
 // asks for something not allowed, at `at` + the field's pointer ("discovered /upstreams/2" +

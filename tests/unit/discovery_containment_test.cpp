@@ -92,6 +92,19 @@ TEST(DiscoveryContainment, EachListOpensOnlyWhatItNames) {
               std::vector<std::string>{at + "/auth/clientAuth/secretRef"});
 }
 
+TEST(DiscoveryContainment, ADiscoveredUpstreamIsProbedAtMostOnceASecond) {
+    auto entry = [](int ms) {
+        return R"({"id":"x","url":"https://tools.example/mcp","namespace":"x",
+            "healthCheck":{"intervalMs":)" +
+               std::to_string(ms) + "}}";
+    };
+    auto fast = parse_with("", entry(1));
+    EXPECT_EQ(pointers(containment_errors(fast.d(), fast.u(), at)),
+              std::vector<std::string>{at + "/healthCheck/intervalMs"});
+    auto fine = parse_with("", entry(1000));
+    EXPECT_TRUE(containment_errors(fine.d(), fine.u(), at).empty());
+}
+
 TEST(DiscoveryContainment, AStaticSecretNeverGoesInAHeaderThatFramesTheRequest) {
     // Refused for every upstream, configured or discovered, when the document is read (a
     // discovery document with such an entry does not validate), so containment never sees one.
