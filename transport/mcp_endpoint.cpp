@@ -208,7 +208,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     bool is_initialize = msg.kind == protocol::message_kind::request && msg.method == "initialize";
     // While this message is being answered its session is in use: neither expired nor evicted
     // to make room for another (transport/session_shares).
-    std::optional<session_call> in_use;
+    session_call in_use;
 
     if (!is_initialize) {
         // Refusals of a readable message are audited under its method, requests and
@@ -229,7 +229,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         if (!*known || !sessions.touch(session, clock::now()))
             co_return refuse(http::status::not_found,
                              "unknown or expired session: initialize a new one");
-        in_use.emplace(sessions, session);
+        in_use = sessions.call_on(session);
         auto header_version = header_value(req, "MCP-Protocol-Version");
         if (!header_version.empty() && !supported_protocol_version(header_version))
             co_return refuse(http::status::bad_request,

@@ -19,7 +19,7 @@ bool streaming(const downstream_session& s) {
 }
 
 bool idle_now(const downstream_session& s) {
-    return s.calls == 0 && !streaming(s);
+    return *s.calls == 0 && !streaming(s);
 }
 } // namespace
 
@@ -80,7 +80,7 @@ session_table::admission session_table::admit(const std::string& id, opening o, 
                                        {},
                                        std::move(o.owner),
                                        std::move(o.who),
-                                       0};
+                                       std::make_shared<std::size_t>(0)};
     out.id = id;
     return out;
 }
@@ -91,17 +91,10 @@ void session_table::erase(std::unordered_map<std::string, downstream_session>::i
     sessions_.erase(it);
 }
 
-void session_table::call_started(const std::string& id) {
+session_call session_table::call_on(const std::string& id) {
     std::lock_guard lock(mutex_);
-    if (auto it = sessions_.find(id); it != sessions_.end())
-        ++it->second.calls;
-}
-
-void session_table::call_ended(const std::string& id) {
-    std::lock_guard lock(mutex_);
-    // A session ended and adopted again meanwhile (a fleet) starts from none: never below.
-    if (auto it = sessions_.find(id); it != sessions_.end() && it->second.calls > 0)
-        --it->second.calls;
+    auto it = sessions_.find(id);
+    return it == sessions_.end() ? session_call() : session_call(it->second.calls);
 }
 
 std::vector<std::string> session_table::used_since(time_point since) const {

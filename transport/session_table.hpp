@@ -27,7 +27,38 @@ struct downstream_session {
     std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
     std::string owner; // the principal that opened it (principal_key); empty: anonymous
     std::shared_ptr<const principal> who; // that principal as verified then (null: anonymous)
-    std::size_t calls = 0; // requests on it being answered now: it is not idle while one runs
+    // Requests on it being answered now (session_call): it is not idle while one runs.
+    std::shared_ptr<std::size_t> calls = std::make_shared<std::size_t>(0);
+};
+
+// A request being answered on a session, for as long as this lives (session_table::call_on):
+// the session is not idle meanwhile. It holds the session's count, not the table, so a
+// coroutine frame destroyed after the gateway (with its io_context) touches nothing freed; a
+// session ended meanwhile keeps its count to itself.
+class session_call {
+public:
+    session_call() = default;
+    explicit session_call(std::shared_ptr<std::size_t> calls) : calls_(std::move(calls)) {
+        if (calls_)
+            ++*calls_;
+    }
+    session_call(session_call&& other) noexcept : calls_(std::move(other.calls_)) {}
+    session_call& operator=(session_call&& other) noexcept {
+        if (this != &other) {
+            end();
+            calls_ = std::move(other.calls_);
+        }
+        return *this;
+    }
+    ~session_call() { end(); }
+
+private:
+    void end() {
+        if (calls_)
+            --*calls_;
+        calls_.reset();
+    }
+    std::shared_ptr<std::size_t> calls_;
 };
 
 // Whose share of the table a new session counts against (session_shares): its principal, or
@@ -68,10 +99,9 @@ public:
     // A session another instance of the fleet opened, under its id (transport/mcp_fleet.cpp),
     // admitted like a new one. An id already held here is kept as it is.
     admission adopt(const std::string& id, opening o, time_point now);
-    // A request on the session is being answered: it is not idle (expiry, eviction) until the
-    // matching call_ended. Either is a no-op for an unknown session.
-    void call_started(const std::string& id);
-    void call_ended(const std::string& id);
+    // A request on the session is being answered: it is not idle (expiry, eviction) while the
+    // returned mark lives. Marks nothing for an unknown session.
+    session_call call_on(const std::string& id);
     // Sessions used at or after `since` (the fleet's records of them are kept alive).
     std::vector<std::string> used_since(time_point since) const;
     // Whether the session has a GET stream open here.
@@ -119,22 +149,6 @@ private:
     mutable std::mutex mutex_;
     std::unordered_map<std::string, downstream_session> sessions_;
     session_shares shares_;
-};
-
-// A request being answered on a session, for as long as this lives (session_table::
-// call_started): the session is not idle meanwhile.
-class session_call {
-public:
-    session_call(session_table& table, std::string id) : table_(table), id_(std::move(id)) {
-        table_.call_started(id_);
-    }
-    ~session_call() { table_.call_ended(id_); }
-    session_call(const session_call&) = delete;
-    session_call& operator=(const session_call&) = delete;
-
-private:
-    session_table& table_;
-    std::string id_;
 };
 
 } // namespace gate::transport

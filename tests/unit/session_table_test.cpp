@@ -49,7 +49,7 @@ TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
     auto stream = std::make_shared<boost::asio::steady_timer>(io);
     ASSERT_EQ(t.attach_stream(streaming, stream), session_table::attach_result::attached);
     t.touch(used, t0 + 50min);
-    std::optional<session_call> call(std::in_place, t, calling); // a call that runs for hours
+    std::optional<session_call> call = t.call_on(calling); // a call that runs for hours
     EXPECT_TRUE(t.expire_idle(t0 + 59min, 1h).empty());
     EXPECT_EQ(t.expire_idle(t0 + 60min, 1h), std::vector<std::string>{idle});
     EXPECT_FALSE(t.contains(idle));
@@ -88,7 +88,7 @@ TEST(session_table, at_the_ceiling_an_idle_session_makes_room_and_one_in_use_doe
     auto a = open(t, t0), b = open(t, t0 + 1s);
     auto stream = std::make_shared<boost::asio::steady_timer>(io);
     t.attach_stream(a, stream);
-    std::optional<session_call> call(std::in_place, t, b);
+    std::optional<session_call> call = t.call_on(b);
     auto refused = t.open(of(), t0 + 2s);
     EXPECT_FALSE(refused.id);
     EXPECT_FALSE(refused.evicted);
@@ -124,6 +124,23 @@ TEST(session_table, one_caller_at_its_share_ends_its_own_and_leaves_room_for_oth
     // Ended sessions leave the books too.
     EXPECT_EQ(t.close_all().size(), 4u);
     EXPECT_EQ(t.held_by("issuer\nalice"), 0u);
+}
+
+TEST(session_table, a_call_mark_outlives_its_session_and_its_table) {
+    std::optional<session_call> call;
+    {
+        session_table t;
+        auto id = open(t, t0);
+        call = t.call_on(id);
+        EXPECT_TRUE(t.expire_idle(t0 + 2h, 1h).empty()); // in use
+        EXPECT_TRUE(t.close(id));
+        // Adopted again under its id (a fleet): a count of its own, idle whatever the old
+        // call does.
+        ASSERT_TRUE(t.adopt(id, of(), t0).id);
+        EXPECT_EQ(t.expire_idle(t0 + 2h, 1h), std::vector<std::string>{id});
+        session_call none = t.call_on("unknown"); // marks nothing
+    }
+    call.reset(); // the table is gone (a frame destroyed with the io_context): nothing freed
 }
 
 TEST(session_table, a_lowered_limit_applies_to_the_next_session) {
@@ -198,7 +215,7 @@ TEST(session_table, a_session_of_the_fleet_is_adopted_under_its_own_id) {
     EXPECT_TRUE(t.owned_by("feedc0de", "bob"));
     // The shares hold for adopted sessions as for opened ones: bob's second ends its first
     // only while that one is idle.
-    std::optional<session_call> call(std::in_place, t, "feedc0de");
+    std::optional<session_call> call = t.call_on("feedc0de");
     auto refused = t.adopt("other", bob, t0 + 8s);
     EXPECT_FALSE(refused.id);
     EXPECT_EQ(refused.refused, share_reason::caller_share);
