@@ -1,11 +1,11 @@
 // The server section on reload: everything but server.budget and server.redisUrl changes live
-// (rate limits, host allowlist, body cap, MCP path, introspection), applied to requests read
-// from then on; a document that changes the budget is refused whole, naming why, and the
-// running one keeps serving.
+// (rate limits, host allowlist, body cap, MCP path, introspection, the session table's bounds),
+// applied to requests read from then on; a document that changes the budget is refused
+// whole, naming why, and the running one keeps serving.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { eventually, get, initializeRequest, rawRequest, startEverything, startGate } from './lib/index.mjs';
+import { eventually, get, initializeRequest, metric, rawRequest, startEverything, startGate } from './lib/index.mjs';
 
 describe('the server section on reload', { timeout: 120_000 }, () => {
   let everything;
@@ -16,7 +16,7 @@ describe('the server section on reload', { timeout: 120_000 }, () => {
     await everything?.stop();
   });
 
-  test('rate limits, allowed hosts, body cap, MCP path and introspection change live; the budget does not', async () => {
+  test('rate limits, allowed hosts, body cap, MCP path, introspection and session shares change live; the budget does not', async () => {
     const upstreams = [{ id: 'ev', url: everything.url, namespace: 'ev' }];
     const gate = await startGate({ config: { upstreams, server: { rateLimit: { requestsPerMinute: 1000 } } } });
     const init = (path, host = '127.0.0.1') =>
@@ -38,6 +38,7 @@ describe('the server section on reload', { timeout: 120_000 }, () => {
           maxBodyBytes: 2000,
           rateLimit: { requestsPerMinute: 3 },
           introspection: { enabled: true },
+          sessions: { max: 10, perPrincipal: 1 },
         },
       });
       await eventually(() => reloads() === 1, { what: 'the reload applied' });
@@ -56,6 +57,11 @@ describe('the server section on reload', { timeout: 120_000 }, () => {
       assert.equal((await init('/v2/mcp')).status, 200);
       const limited = await init('/v2/mcp');
       assert.equal(limited.status, 429, limited.text);
+      // One session per caller now: each of the three initializes since the reload ended this
+      // address's previous session (the one opened before it included).
+      const metrics = (await get(`${gate.base}/metrics`)).text;
+      assert.equal(metric(metrics, 'gate_session_evictions_total', { reason: 'principal_share' }), 3);
+      assert.equal(metric(metrics, 'gate_downstream_sessions', {}), 1);
 
       gate.reload({ upstreams, server: { mcpPath: '/v2/mcp', budget: { period: 'day', upstreamCalls: 10 } } });
       await eventually(() => reloads() === 2, { what: 'the reload refused' });
