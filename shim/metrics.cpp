@@ -42,6 +42,12 @@ shim_metrics::shim_metrics(std::size_t max_sessions)
                              .Help("Lines children wrote to stderr that the rate limit kept out "
                                    "of the log.")
                              .Register(*registry_)
+                             .Add({})),
+      stdout_suppressed_(prometheus::BuildCounter()
+                             .Name("gate_stdio_stdout_lines_suppressed_total")
+                             .Help("Lines children wrote to stdout that are not JSON-RPC "
+                                   "(dropped) and that the rate limit kept out of the log.")
+                             .Register(*registry_)
                              .Add({})) {
     prometheus::BuildGauge()
         .Name("gate_stdio_max_sessions")
@@ -61,7 +67,7 @@ shim_metrics::shim_metrics(std::size_t max_sessions)
         rejected_.Add({{"reason", reason}});
     for (auto reason : {"queue_full", "write_timeout"})
         streams_cut_.Add({{"reason", reason}});
-    for (auto reason : {"stream_cut", "backlog_full"})
+    for (auto reason : {"stream_cut", "backlog_full", "not_json_rpc"})
         messages_dropped_.Add({{"reason", reason}});
 }
 
@@ -91,6 +97,10 @@ void shim_metrics::messages_dropped(std::string_view reason, std::size_t n) {
 
 void shim_metrics::stderr_suppressed(std::size_t n) {
     stderr_suppressed_.Increment(static_cast<double>(n));
+}
+
+void shim_metrics::stdout_suppressed(std::size_t n) {
+    stdout_suppressed_.Increment(static_cast<double>(n));
 }
 
 std::string shim_metrics::serialize() const {

@@ -23,9 +23,12 @@ public:
     void rejected(std::string_view reason);
     // reason: queue_full (over the session's bound), write_timeout (the client took nothing)
     void stream_cut(std::string_view reason);
-    // reason: stream_cut (lost with their stream), backlog_full (no GET stream took them)
+    // reason: stream_cut (lost with their stream), backlog_full (no GET stream took them),
+    // not_json_rpc (a stdout line of the child that is not a JSON-RPC message)
     void messages_dropped(std::string_view reason, std::size_t n);
     void stderr_suppressed(std::size_t n);
+    // Of the not_json_rpc lines, those the rate limit kept out of the log.
+    void stdout_suppressed(std::size_t n);
 
     std::string serialize() const;
 
@@ -38,6 +41,7 @@ private:
     prometheus::Family<prometheus::Counter>& streams_cut_;
     prometheus::Family<prometheus::Counter>& messages_dropped_;
     prometheus::Counter& stderr_suppressed_;
+    prometheus::Counter& stdout_suppressed_;
 };
 
 } // namespace gate::shim

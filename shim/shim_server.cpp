@@ -1,6 +1,7 @@
 #include "shim/shim_server.hpp"
 
 #include "protocol/json_rpc.hpp"
+#include "shim/child_log.hpp"
 #include "shim/child_process.hpp"
 #include "shim/line_splitter.hpp"
 #include "shim/message_routing.hpp"
@@ -36,7 +37,6 @@ using transport::close_event_stream;
 namespace {
 
 constexpr auto retry_after_seconds = "5";
-constexpr std::size_t log_excerpt = 200;
 
 http_reply json_error(http::status status, std::string_view text) {
     return http_reply::json(status, json::serialize(json::object{{"error", text}}));
@@ -63,10 +63,6 @@ std::string ended_answer(const shim_session& s, const json::value& id) {
     return json::serialize(protocol::make_error(
         id, protocol::error_code::internal_error,
         "the stdio server session ended before answering: " + s.ended.value_or("")));
-}
-
-std::string excerpt(std::string_view s) {
-    return std::string(s.substr(0, log_excerpt)) + (s.size() > log_excerpt ? "..." : "");
 }
 
 } // namespace
@@ -114,10 +110,10 @@ asio::awaitable<void> shim_server::sweep() {
 }
 
 void shim_server::sweep_idle(clock::time_point now) {
-    // A child that flooded stderr and then went quiet still gets its count reported.
+    // A child that flooded its log and then went quiet still gets its count reported.
     for (auto& [id, s] : sessions_)
-        if (auto n = s->stderr_log ? s->stderr_log->due(now) : 0)
-            report_suppressed(s->tag, n);
+        if (s->log)
+            s->log->sweep(now);
     auto idle_s = std::chrono::duration_cast<std::chrono::seconds>(settings_.idle_after).count();
     for (const auto& id : ledger_.take_idle(now))
         if (auto it = sessions_.find(id); it != sessions_.end()) {
@@ -245,21 +241,13 @@ std::shared_ptr<shim_session> shim_server::start_session(std::string& error) {
         if (auto s = weak.lock())
             on_child_line(s, std::move(line));
     };
-    auto log = std::make_shared<stderr_limit>(settings_.stderr_log, clock::now());
-    s->stderr_log = log;
-    cb.on_stderr_line = [this, log, tag = s->tag](std::string_view line, std::size_t length) {
-        auto v = log->line(clock::now());
-        if (!v.log)
-            stats_.stderr_suppressed(1);
-        if (v.report)
-            report_suppressed(tag, v.report);
-        if (v.log)
-            spdlog::info("session {} stderr: {}", tag,
-                         loggable_line(line, length, log->limits().max_line_bytes));
+    auto log = std::make_shared<child_log>(s->tag, settings_.log_limits, stats_, clock::now());
+    s->log = log;
+    cb.on_stderr_line = [log](std::string_view line, std::size_t length) {
+        log->stderr_line(line, length, clock::now());
     };
     cb.on_exit = [this, weak, log, id = s->id, tag = s->tag](const child_exit& e, pid_t pid) {
-        if (auto n = log->rest())
-            report_suppressed(tag, n);
+        log->ended();
         if (auto s = weak.lock(); s && !s->ended) {
             spdlog::warn("session {}: the server {} unexpectedly; the session ends", tag,
                          e.description);
@@ -290,15 +278,13 @@ void shim_server::on_child_line(const std::shared_ptr<shim_session>& s, std::str
     boost::system::error_code ec;
     auto value = json::parse(line, ec);
     if (ec) {
-        spdlog::warn("session {}: the server wrote a line that is not JSON, dropped: {}", s->tag,
-                     excerpt(line));
+        s->log->stray_stdout_line(line, false, clock::now());
         return;
     }
     auto classified = protocol::classify(std::move(value));
     auto* msg = std::get_if<protocol::message>(&classified);
     if (!msg) {
-        spdlog::warn("session {}: the server wrote a line that is not JSON-RPC, dropped: {}",
-                     s->tag, excerpt(line));
+        s->log->stray_stdout_line(line, true, clock::now());
         return;
     }
     auto r = s->inflight.route_of(*msg);
@@ -318,7 +304,7 @@ void shim_server::on_child_line(const std::shared_ptr<shim_session>& s, std::str
         break;
     case route::to::nowhere:
         spdlog::debug("session {}: an answer to no request in flight, dropped: {}", s->tag,
-                      excerpt(line));
+                      loggable_line(line, line.size(), settings_.log_limits.max_line_bytes));
         break;
     }
 }
@@ -333,13 +319,6 @@ void shim_server::end_session(shim_session& s, std::string reason) {
     s.wake_all();
     if (s.child)
         s.child->terminate(settings_.kill_grace);
-}
-
-void shim_server::report_suppressed(const std::string& tag, std::uint64_t lines) {
-    spdlog::warn("session {}: {} stderr line{} suppressed (the log takes {} a second, bursts of "
-                 "{})",
-                 tag, lines, lines == 1 ? "" : "s", settings_.stderr_log.lines_per_second,
-                 settings_.stderr_log.burst);
 }
 
 void shim_server::reaped(const std::string& id, pid_t pid) {

@@ -41,7 +41,9 @@ struct shim_settings {
     std::size_t max_queued_bytes = 16u << 20;
     // A client that takes no byte of an event stream's write for this long is cut.
     std::chrono::milliseconds write_deadline = std::chrono::seconds(30);
-    stderr_limits stderr_log; // how much of each child's stderr reaches the log
+    // How much of each child's stderr, and of its stdout lines that are not JSON-RPC, reaches
+    // the log (a bucket of these limits for each pipe).
+    stderr_limits log_limits;
 };
 
 struct shim_session;
@@ -95,7 +97,6 @@ private:
     void on_child_line(const std::shared_ptr<shim_session>& s, std::string line);
     void end_session(shim_session& s, std::string reason);
     void reaped(const std::string& id, pid_t pid);
-    void report_suppressed(const std::string& tag, std::uint64_t lines);
 
     boost::asio::io_context& io_;
     shim_settings settings_;

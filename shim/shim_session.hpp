@@ -5,11 +5,11 @@
 // it held is freed now rather than when the write deadline passes.
 #pragma once
 
+#include "shim/child_log.hpp"
 #include "shim/child_process.hpp"
 #include "shim/message_routing.hpp"
 #include "shim/metrics.hpp"
 #include "shim/session_outbox.hpp"
-#include "shim/stderr_limit.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -52,7 +52,7 @@ struct shim_session {
     std::string id;
     std::string tag; // the id's first 8 characters, for logs (the id itself is a credential)
     std::shared_ptr<child_process> child;
-    std::shared_ptr<stderr_limit> stderr_log;
+    std::shared_ptr<child_log> log; // what of the child's own writing reaches the log
     inflight_requests inflight;
     session_outbox outbox;
     std::map<std::string, std::shared_ptr<client_stream>> waiting; // POSTs, by request key

@@ -2,7 +2,9 @@
 // pause (200,000 lines, 29 MB in one session, issue 32); logged as it comes, that fills the
 // disk and drowns the shim's own lines. Each child gets a token bucket (a burst, then a
 // steady rate); the lines it holds back are counted, and the count is reported at most every
-// `report_every` and once more when the child ends. Plain C++ with time passed in.
+// `report_every` and once more when the child ends. Plain C++ with time passed in. A session's
+// child has one for its stderr and one for its stdout lines that are not JSON-RPC
+// (`child_log`).
 #pragma once
 
 #include <chrono>

@@ -1,7 +1,8 @@
 // gate-stdio's bounds against a flooding child (tests/support's stdio_mcp_server: `flood`
-// writes log notifications, `shout` writes stderr lines, as fast as the pipes take them):
-// what a session holds toward a client that stops reading (docs/shim.md, "Bounds"), and how
-// much of a child's stderr reaches the log.
+// writes log notifications, `shout` writes stderr lines, `babble` stdout lines that are not
+// JSON-RPC, as fast as the pipes take them): what a session holds toward a client that stops
+// reading (docs/shim.md, "Bounds"), and how much of a child's stderr and stray stdout reaches
+// the log.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -180,5 +181,39 @@ describe('gate-stdio bounds (stdio test server)', { timeout: 120_000 }, () => {
       metric(after, 'gate_stdio_stderr_lines_suppressed_total', {}) - metric(before, 'gate_stdio_stderr_lines_suppressed_total', {}),
       suppressed,
     );
+  });
+
+  test('a child flooding stdout with lines that are not JSON-RPC: the same limit, every line counted, control characters escaped', async () => {
+    const s = await openRawSession(shim.url);
+    const tag = s.sessionId.slice(0, 8);
+    const before = await metrics(shim);
+    const started = Date.now();
+    const flood = 20_000;
+    const r = await post(shim.url, rpc('tools/call', { name: 'babble', arguments: { count: flood } }), s.headers);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.result.content[0].text, 'babbled');
+    assert.equal((await fetch(shim.url, { method: 'DELETE', headers: s.headers })).status, 200);
+    await shim.proc.stderr.waitFor(new RegExp(`session ${tag}: child `), { timeoutMs: 10_000 });
+    const seconds = (Date.now() - started) / 1000;
+
+    const mine = shim.proc.stderr.lines.filter((l) => l.includes(`session ${tag}`));
+    const logged = mine.filter((l) => /the server wrote a line that is not JSON(-RPC)?, dropped: /.test(l));
+    const reports = mine.map((l) => new RegExp(`session ${tag}: (\\d+) non-JSON-RPC stdout lines? suppressed`).exec(l)).filter(Boolean);
+    const suppressed = reports.reduce((n, m) => n + Number(m[1]), 0);
+    assert.equal(logged.length + suppressed, flood, `${logged.length} logged, ${suppressed} reported suppressed`);
+    assert.ok(logged.length <= 100 + 10 * seconds + 1, `${logged.length} lines logged in ${seconds} s`);
+    assert.ok(reports.length >= 2, 'reported when the limit started holding back and at the end');
+    // Each logged line whole, on one line of the log, its control characters written out:
+    // a raw CR would have split it, a raw ESC or BEL reached the terminal.
+    for (const l of logged) {
+      assert.match(l, /dropped: (\\x1b\[2K\\x0dbabble \d+\\x07|\{"babble":\\x0d\d+\})$/, l);
+    }
+    assert.ok(mine.every((l) => !/[\x00-\x08\x0b-\x1f\x7f]/.test(l)), 'no raw control character in the log');
+    const after = await metrics(shim);
+    const delta = (name, labels) => metric(after, name, labels) - metric(before, name, labels);
+    assert.equal(delta('gate_stdio_messages_dropped_total', { reason: 'not_json_rpc' }), flood);
+    assert.equal(delta('gate_stdio_stdout_lines_suppressed_total', {}), suppressed);
+    // The stderr bucket is the child's own: its stdout took nothing from it.
+    assert.equal(delta('gate_stdio_stderr_lines_suppressed_total', {}), 0);
   });
 });

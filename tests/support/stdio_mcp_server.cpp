@@ -12,7 +12,9 @@
 // process that sleeps in the same group; returns its pid), crash (exits with status 7),
 // ask (sends sampling/createMessage to the client and answers with the client's reply),
 // flood {count, bytes} (writes `count` log notifications of about `bytes` each, then answers),
-// shout {count, bytes} (writes `count` stderr lines of `bytes` each, then answers).
+// shout {count, bytes} (writes `count` stderr lines of `bytes` each, then answers),
+// babble {count} (writes `count` stdout lines that are not JSON-RPC, each with control
+// characters: odd ones not JSON, even ones JSON with a raw CR as whitespace; then answers).
 #include <boost/json.hpp>
 #include <csignal>
 #include <cstdint>
@@ -41,8 +43,8 @@ json::object text_result(const json::value& id, const std::string& text) {
 
 json::array tool_list() {
     json::array tools;
-    for (auto name :
-         {"whoami", "count", "env", "cwd", "grandchild", "crash", "ask", "flood", "shout"})
+    for (auto name : {"whoami", "count", "env", "cwd", "grandchild", "crash", "ask", "flood",
+                      "shout", "babble"})
         tools.push_back({{"name", name},
                          {"inputSchema", {{"type", "object"}, {"properties", json::object{}}}}});
     return tools;
@@ -74,6 +76,17 @@ void shout(std::int64_t count, std::int64_t bytes) {
     for (std::int64_t i = 0; i < count; ++i)
         std::cerr.write(line.data(), static_cast<std::streamsize>(line.size()));
     std::cerr.flush();
+}
+
+// Stdout lines a client must never see, numbered from 1; control characters that would
+// recolour, erase or ring a terminal the log is read on.
+void babble(std::int64_t count) {
+    for (std::int64_t i = 1; i <= count; ++i)
+        if (i % 2)
+            std::cout << "\x1b[2K\rbabble " << i << "\x07\n";
+        else
+            std::cout << "{\"babble\":\r" << i << "}\n";
+    std::cout.flush();
 }
 
 } // namespace
@@ -178,6 +191,9 @@ int main(int argc, char** argv) {
             } else if (tool == "shout") {
                 shout(argument(m, "count", 1000), argument(m, "bytes", 100));
                 send(text_result(*id, "shouted"));
+            } else if (tool == "babble") {
+                babble(argument(m, "count", 1000));
+                send(text_result(*id, "babbled"));
             } else if (tool == "crash") {
                 std::_Exit(7);
             } else if (tool == "ask") {
