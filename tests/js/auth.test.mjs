@@ -258,8 +258,8 @@ describe('auth.mode required', { timeout: 120_000 }, () => {
 function openStream(url, headers) {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers: { ...headers, accept: 'text/event-stream' }, agent: false }, (res) => {
-      assert.equal(res.statusCode, 200);
-      resolve(req);
+      if (res.statusCode === 200) resolve(req);
+      else reject(new Error(`GET stream: HTTP ${res.statusCode}`));
     });
     req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
   });
