@@ -512,6 +512,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         }
         stats.upstream_guards(guards);
         stats.session_counts(sessions.size(), bridged);
+        stats.outbox_dropped(static_cast<std::int64_t>(sessions.dropped_messages()));
         if (const auto& t = parts.audit_tally)
             stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
         if (const auto& t = parts.span_tally)

@@ -159,6 +159,12 @@ metrics::metrics()
                          .Help("initialize refused because every session that could make room "
                                "was in use, by reason: principal_share or table_full")
                          .Register(*registry_);
+    outbox_dropped_ = &prometheus::BuildCounter()
+                           .Name("gate_session_messages_dropped_total")
+                           .Help("Server-to-client messages dropped, oldest first, from a "
+                                 "session's GET-stream queue past its bound (256 messages, 4 MiB)")
+                           .Register(*registry_)
+                           .Add({});
     for (std::size_t i = 0; i < session_reasons.size(); ++i) {
         session_evictions_[i] = &evictions.Add({{"reason", std::string(session_reasons[i])}});
         session_refusals_[i] = &refusals.Add({{"reason", std::string(session_reasons[i])}});
@@ -280,6 +286,10 @@ void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::in
 void metrics::recording_counts(std::int64_t written, std::int64_t dropped) {
     advance(recording_[0], written);
     advance(recording_[1], dropped);
+}
+
+void metrics::outbox_dropped(std::int64_t dropped) {
+    advance(outbox_dropped_, dropped);
 }
 
 void metrics::budget_degraded() {

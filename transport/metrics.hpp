@@ -39,6 +39,8 @@ public:
     void span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures);
     // gate --record: events written and dropped (tallies, advanced at each scrape).
     void recording_counts(std::int64_t written, std::int64_t dropped);
+    // Messages dropped from full GET-stream outboxes, as the session table counts them.
+    void outbox_dropped(std::int64_t dropped);
     // The shared store (transport/fleet_store): an operation that fell back to per-instance
     // state because the store did not answer, by what it was for (budgets count in the spec's
     // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
@@ -96,6 +98,7 @@ private:
     static constexpr std::array<std::string_view, 2> session_reasons = {"principal_share",
                                                                         "table_full"};
     std::array<prometheus::Counter*, 2> session_evictions_{};
+    prometheus::Counter* outbox_dropped_ = nullptr;
     std::array<prometheus::Counter*, 2> session_refusals_{};
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Family<prometheus::Counter>& tenant_requests_;

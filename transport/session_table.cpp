@@ -78,6 +78,7 @@ session_table::admission session_table::admit(const std::string& id, opening o, 
                                        now,
                                        {},
                                        {},
+                                       0,
                                        std::move(o.owner),
                                        std::move(o.who),
                                        std::make_shared<std::size_t>(0)};
@@ -130,15 +131,30 @@ boost::json::object session_table::capabilities(const std::string& id) const {
     return it == sessions_.end() ? boost::json::object{} : it->second.capabilities;
 }
 
+void session_table::queue(downstream_session& s, const std::string& message) {
+    s.outbox.push_back(message);
+    s.outbox_bytes += message.size();
+    // The newest message always stays, however large: it is what the client waits for.
+    while (s.outbox.size() > 1 &&
+           (s.outbox.size() > max_outbox_messages || s.outbox_bytes > max_outbox_bytes)) {
+        s.outbox_bytes -= s.outbox.front().size();
+        s.outbox.pop_front();
+        ++dropped_;
+    }
+}
+
+std::uint64_t session_table::dropped_messages() const {
+    std::lock_guard lock(mutex_);
+    return dropped_;
+}
+
 bool session_table::deliver(const std::string& id, const std::string& message) {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
     if (it == sessions_.end())
         return false;
     auto& s = it->second;
-    if (s.outbox.size() >= 256)
-        s.outbox.pop_front();
-    s.outbox.push_back(message);
+    queue(s, message);
     wake(s);
     return true;
 }
@@ -195,9 +211,7 @@ void session_table::broadcast(const std::string& message) {
         // its stream must not grow the gateway without bound either.
         if (!streaming(s))
             continue;
-        if (s.outbox.size() >= 256)
-            s.outbox.pop_front();
-        s.outbox.push_back(message);
+        queue(s, message);
         wake(s);
     }
 }
@@ -210,6 +224,7 @@ std::vector<std::string> session_table::take_outbox(const std::string& id) {
     std::vector<std::string> out(std::make_move_iterator(it->second.outbox.begin()),
                                  std::make_move_iterator(it->second.outbox.end()));
     it->second.outbox.clear();
+    it->second.outbox_bytes = 0;
     return out;
 }
 

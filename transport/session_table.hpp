@@ -9,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@ struct downstream_session {
     std::chrono::steady_clock::time_point last_used;
     std::vector<std::weak_ptr<boost::asio::steady_timer>> streams; // woken on news and DELETE
     std::deque<std::string> outbox; // JSON-RPC messages for the GET stream, oldest first
+    std::size_t outbox_bytes = 0;
     std::string owner; // the principal that opened it (principal_key); empty: anonymous
     std::shared_ptr<const principal> who; // that principal as verified then (null: anonymous)
     // Requests on it being answered now (session_call): it is not idle while one runs.
@@ -124,10 +126,16 @@ public:
     attach_result attach_stream(const std::string& id,
                                 std::weak_ptr<boost::asio::steady_timer> stream);
     static constexpr std::size_t max_streams_per_session = 8;
+    static constexpr std::size_t max_outbox_messages = 256;
+    static constexpr std::size_t max_outbox_bytes = 4 * 1024 * 1024;
+    // Messages dropped from full outboxes so far (gate_session_messages_dropped_total).
+    std::uint64_t dropped_messages() const;
     // Queues a server-to-client message for every session with an open stream and wakes it.
     void broadcast(const std::string& message);
-    // Queues a message for one session's GET stream (kept until a stream opens, at most 256,
-    // oldest dropped first); false when the session is unknown.
+    // Queues a message for one session's GET stream (kept until a stream opens, at most
+    // max_outbox_messages and max_outbox_bytes, oldest dropped first: a client that stops
+    // reading, or an upstream that floods, holds a bounded amount of the gateway); false when
+    // the session is unknown.
     bool deliver(const std::string& id, const std::string& message);
     // Takes the queued messages of a session (empty when none or unknown).
     std::vector<std::string> take_outbox(const std::string& id);
@@ -144,11 +152,14 @@ private:
     admission admit(const std::string& id, opening o, time_point now);
     // Under the lock: ends a session (its streams woken).
     void erase(std::unordered_map<std::string, downstream_session>::iterator it);
+    // Under the lock: appends to a session's outbox within its bounds.
+    void queue(downstream_session& s, const std::string& message);
 
     session_limits limits_;
     mutable std::mutex mutex_;
     std::unordered_map<std::string, downstream_session> sessions_;
     session_shares shares_;
+    std::uint64_t dropped_ = 0;
 };
 
 } // namespace gate::transport

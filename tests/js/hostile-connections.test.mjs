@@ -121,6 +121,7 @@ describe('hostile connections', { timeout: 60_000 }, () => {
       assert.equal(metric(text, 'gate_session_evictions_total', { reason: 'principal_share' }), 2);
       assert.equal(metric(text, 'gate_session_evictions_total', { reason: 'table_full' }), 1);
       assert.equal(metric(text, 'gate_downstream_sessions', {}), 6);
+      assert.equal(metric(text, 'gate_session_messages_dropped_total', {}), 0, 'no queue overflowed');
       assert.match(small.stderrLines.join('\n'), /ended an idle session of anonymous 127\.0\.0\.2 \(unused for \d+ s\)/);
     });
   });

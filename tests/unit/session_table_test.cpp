@@ -225,3 +225,24 @@ TEST(session_table, a_session_of_the_fleet_is_adopted_under_its_own_id) {
     EXPECT_EQ(t.used_since(t0).size(), 2u);
     EXPECT_FALSE(t.listening(mine));
 }
+
+TEST(session_table, a_queue_is_bounded_by_bytes_too_and_counts_what_it_drops) {
+    session_table t;
+    auto a = open(t, t0);
+    const std::string mib(1024 * 1024, 'x');
+    for (int i = 0; i < 6; ++i)
+        EXPECT_TRUE(t.deliver(a, std::to_string(i) + mib));
+    // 4 MiB at most: each message is a byte over 1 MiB, so three fit and the oldest three go.
+    auto got = t.take_outbox(a);
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got.front()[0], '3');
+    EXPECT_EQ(got.back()[0], '5');
+    EXPECT_EQ(t.dropped_messages(), 3u);
+    // The newest always stays, however large; the queue empties when taken.
+    const std::string huge(session_table::max_outbox_bytes + 1, 'y');
+    EXPECT_TRUE(t.deliver(a, huge));
+    EXPECT_EQ(t.take_outbox(a), std::vector<std::string>{huge});
+    EXPECT_TRUE(t.deliver(a, "small"));
+    EXPECT_EQ(t.take_outbox(a), std::vector<std::string>{"small"});
+    EXPECT_EQ(t.dropped_messages(), 3u);
+}
