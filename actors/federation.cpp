@@ -1,6 +1,7 @@
 #include "actors/federation.hpp"
 
 #include "protocol/gateway_error.hpp"
+#include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_merge.hpp"
 
@@ -13,6 +14,30 @@ namespace json = boost::json;
 using protocol::list_kind;
 
 namespace {
+
+// An entry's item texts, in the order the merge keeps its items (none known: empty ones).
+void append_sources(const std::vector<std::string>& sources, std::size_t items,
+                    std::vector<std::string_view>& out) {
+    for (std::size_t i = 0; i < items; ++i)
+        out.push_back(sources.empty() ? std::string_view() : std::string_view(sources[i]));
+}
+
+// A page's items as a JSON array, each written from its upstream's text (a rewritten name
+// aside) where that is known: a tool's schema lists its bounds as the upstream wrote them.
+std::string page_text(const json::array& items, const std::vector<std::string_view>* sources,
+                      std::size_t offset) {
+    if (!sources || sources->size() < offset + items.size())
+        return json::serialize(items);
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            out += ',';
+        protocol::write_preserving(items[i], (*sources)[offset + i], out);
+    }
+    out += ']';
+    return out;
+}
+
 // On success the params are moved into the route (the name rewritten in place).
 std::variant<route, route_error> by_name(const snapshot& snap, json::object& params,
                                          std::string_view key) {
@@ -79,14 +104,16 @@ std::vector<std::size_t> federation::stale(list_kind kind, client_profile profil
 }
 
 void federation::store(std::size_t upstream, list_kind kind, client_profile profile,
-                       json::array items, time_point now) {
+                       json::array items, time_point now, std::vector<std::string> sources) {
     const auto& cfg = snap_->upstream(upstream);
     auto ttl = std::chrono::milliseconds(cfg.cache_ttl_ms);
     // A negative TTL disables caching: the entry serves only the request that fetched it. So
     // do credentials minted per user (the spec's rule: their lists may differ per user).
     bool per_user = cfg.auth.strategy == "passthrough" || cfg.auth.strategy == "token-exchange";
     auto expires = ttl.count() > 0 && !per_user ? now + ttl : now;
-    cache_[{upstream, kind, profile}] = entry{std::move(items), expires};
+    if (sources.size() != items.size())
+        sources.clear();
+    cache_[{upstream, kind, profile}] = entry{std::move(items), expires, std::move(sources)};
     merged_.erase({kind, profile});
     filtered_.clear();
 }
@@ -113,10 +140,12 @@ const federation::merged_list& federation::merged(list_kind kind, client_profile
     if (it != merged_.end())
         return it->second;
     std::vector<protocol::upstream_items> parts;
-    for (std::size_t i = 0; i < snap_->size(); ++i)
-        if (auto c = cache_.find({i, kind, profile}); c != cache_.end())
-            parts.push_back({i, &c->second.items});
     merged_list m;
+    for (std::size_t i = 0; i < snap_->size(); ++i)
+        if (auto c = cache_.find({i, kind, profile}); c != cache_.end()) {
+            parts.push_back({i, &c->second.items});
+            append_sources(c->second.sources, c->second.items.size(), m.sources);
+        }
     m.items = protocol::merge_lists(kind, snap_->codec, parts);
     m.fingerprint = protocol::list_fingerprint(kind, m.items);
     return merged_.emplace(std::pair{kind, profile}, std::move(m)).first->second;
@@ -155,7 +184,7 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
     auto invocation = snap_->policy || tenant ? invocation_of(kind) : std::nullopt;
     if (!invocation) {
         const auto& m = merged(kind, profile);
-        return page_at(kind, m.items, m.fingerprint, cursor, caller, &m.pages);
+        return page_at(kind, m.items, &m.sources, m.fingerprint, cursor, caller, &m.pages);
     }
     // The same caller (the same verified claims) sees the same list until the cache changes.
     // Without a policy only the tenant's view filters: its principals share one list.
@@ -164,8 +193,9 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
                           ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
                           : std::string();
     if (auto hit = filtered_.find({kind, profile, key}); hit != filtered_.end())
-        return page_at(kind, hit->second.items, hit->second.fingerprint, cursor, caller,
-                       &hit->second.pages);
+        return page_at(kind, hit->second.items, &hit->second.sources, hit->second.fingerprint,
+                       cursor, caller, &hit->second.pages);
+    merged_list m;
     std::vector<json::array> kept;
     kept.reserve(snap_->size()); // parts point into it
     for (std::size_t i = 0; i < snap_->size(); ++i) {
@@ -177,7 +207,9 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
             continue;
         std::string_view method[] = {invocation->first};
         auto& mine = kept.emplace_back();
-        for (const auto& item : it->second.items) {
+        const auto& sources = it->second.sources;
+        for (std::size_t k = 0; k < it->second.items.size(); ++k) {
+            const auto& item = it->second.items[k];
             const auto* o = item.if_object();
             const auto* n = o ? o->if_contains(invocation->second) : nullptr;
             if (!n || !n->is_string())
@@ -186,30 +218,33 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
             bool named = kind == list_kind::tools || kind == list_kind::prompts;
             auto client_name = named ? snap_->codec.encode(i, name) : std::string(name);
             if (!snap_->policy ||
-                snap_->policy->decide(who, server, method, name, client_name).allowed)
+                snap_->policy->decide(who, server, method, name, client_name).allowed) {
                 mine.push_back(item);
+                m.sources.push_back(sources.empty() ? std::string_view() : sources[k]);
+            }
         }
         parts.push_back({i, &mine});
     }
-    merged_list m;
     m.items = protocol::merge_lists(kind, snap_->codec, parts);
     m.fingerprint = protocol::list_fingerprint(kind, m.items);
     if (filtered_.size() >= max_filtered)
         filtered_.clear(); // bounded: many callers between two changes start over
     const auto& made =
         filtered_.emplace(std::tuple{kind, profile, std::move(key)}, std::move(m)).first->second;
-    return page_at(kind, made.items, made.fingerprint, cursor, caller, &made.pages);
+    return page_at(kind, made.items, &made.sources, made.fingerprint, cursor, caller, &made.pages);
 }
 
 std::variant<list_answer, route_error> federation::page_of(list_kind kind,
                                                            const json::array& merged,
                                                            const std::optional<std::string>& cursor,
                                                            std::uint64_t caller) const {
-    return page_at(kind, merged, protocol::list_fingerprint(kind, merged), cursor, caller, nullptr);
+    return page_at(kind, merged, nullptr, protocol::list_fingerprint(kind, merged), cursor, caller,
+                   nullptr);
 }
 
 std::variant<list_answer, route_error>
-federation::page_at(list_kind kind, const json::array& merged, std::uint64_t list_print,
+federation::page_at(list_kind kind, const json::array& merged,
+                    const std::vector<std::string_view>* sources, std::uint64_t list_print,
                     const std::optional<std::string>& cursor, std::uint64_t caller,
                     page_cache* pages) const {
     // The snapshot version is part of the list's identity: a reload expires every cursor.
@@ -228,7 +263,7 @@ federation::page_at(list_kind kind, const json::array& merged, std::uint64_t lis
     }
     auto cut = [&] {
         auto p = protocol::cut_page(merged, offset, snap_->doc->routing.page_size);
-        return cut_page{std::make_shared<const std::string>(json::serialize(p.items)),
+        return cut_page{std::make_shared<const std::string>(page_text(p.items, sources, offset)),
                         p.items.size(), p.next_offset};
     };
     cut_page page;

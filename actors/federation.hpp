@@ -65,6 +65,12 @@ resolve_by_name(const snapshot& snap, std::string_view method, boost::json::obje
 class federation {
 public:
     federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors);
+    // Merged lists hold views of the cache's item texts: moved (the cache's nodes stay where
+    // they are), never copied.
+    federation(federation&&) = default;
+    federation& operator=(federation&&) = default;
+    federation(const federation&) = delete;
+    federation& operator=(const federation&) = delete;
 
     using client_profile = protocol::client_profile;
 
@@ -73,8 +79,10 @@ public:
     // Upstreams whose cached list for `profile` is missing or expired.
     std::vector<std::size_t> stale(protocol::list_kind kind, client_profile profile,
                                    time_point now) const;
+    // `sources`: each item as the upstream wrote it (empty: not known), so that the list goes
+    // on as written, numbers and all (protocol/json_preserve).
     void store(std::size_t upstream, protocol::list_kind kind, client_profile profile,
-               boost::json::array items, time_point now);
+               boost::json::array items, time_point now, std::vector<std::string> sources = {});
     void drop(std::size_t upstream, protocol::list_kind kind, client_profile profile);
     void invalidate(std::size_t upstream);
     // The same, by the upstream's id; nothing when this snapshot has no such upstream.
@@ -104,6 +112,7 @@ private:
     struct entry {
         boost::json::array items;
         time_point expires;
+        std::vector<std::string> sources; // as many as items, or none
     };
     std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
     // A kind's merged list as the cache holds it now, and its fingerprint: made on the first
@@ -117,13 +126,16 @@ private:
     using page_cache = std::map<std::uint32_t, cut_page>; // by offset
     struct merged_list {
         boost::json::array items;
+        std::vector<std::string_view> sources; // into the cache's entries, which outlive it
         std::uint64_t fingerprint = 0;
         mutable page_cache pages; // made on first request, dropped with the list
     };
     const merged_list& merged(protocol::list_kind kind, client_profile profile) const;
     // `pages`: where cut pages of this list are kept (null: an uncached list).
+    // `sources`: the items' texts (null or short: written from their values).
     std::variant<list_answer, route_error> page_at(protocol::list_kind kind,
                                                    const boost::json::array& merged,
+                                                   const std::vector<std::string_view>* sources,
                                                    std::uint64_t fingerprint,
                                                    const std::optional<std::string>& cursor,
                                                    std::uint64_t caller, page_cache* pages) const;

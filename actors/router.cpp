@@ -46,7 +46,8 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
             auto& fed = self->state.of(m.snap, temp);
             for (auto& f : m.fetched) {
                 if (f.items)
-                    fed.store(f.upstream, m.kind, m.profile, std::move(*f.items), now());
+                    fed.store(f.upstream, m.kind, m.profile, std::move(*f.items), now(),
+                              std::move(f.sources));
                 else
                     fed.drop(f.upstream, m.kind, m.profile);
             }

@@ -11,6 +11,8 @@ namespace gate {
 struct fetched_list {
     std::size_t upstream;
     std::optional<boost::json::array> items; // nullopt: the upstream failed and is left out
+    // Each item as the upstream wrote it (empty: not known), to be listed on as written.
+    std::vector<std::string> sources = {};
 };
 
 struct list_plan {

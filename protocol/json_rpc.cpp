@@ -1,5 +1,7 @@
 #include "protocol/json_rpc.hpp"
 
+#include "protocol/json_preserve.hpp"
+
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 #include <boost/json/serializer.hpp>
@@ -102,9 +104,10 @@ std::string id_text(const json::value& id) {
     return out;
 }
 
-std::string request_text(std::int64_t id, std::string_view method, const json::object* params) {
+std::string request_text(std::int64_t id, std::string_view method, const json::object* params,
+                         std::string_view params_source) {
     std::string out;
-    out.reserve(256 + method.size());
+    out.reserve(256 + method.size() + params_source.size());
     out.append(R"({"jsonrpc":"2.0","id":)");
     append_integer(out, id);
     out.append(R"(,"method":)");
@@ -116,7 +119,10 @@ std::string request_text(std::int64_t id, std::string_view method, const json::o
         out.append("\"").append(method).append("\"");
     else
         out.append(json::serialize(json::string_view(method.data(), method.size())));
-    if (params) {
+    if (params && !params_source.empty()) {
+        out.append(R"(,"params":)");
+        write_preserving(*params, params_source, out);
+    } else if (params) {
         out.append(R"(,"params":)");
         json::serializer sr;
         sr.reset(params);

@@ -64,7 +64,9 @@ std::string id_text(const boost::json::value& id);
 
 // The text of request `id` calling `method` with `params` (left out when null), written at
 // once rather than built as an object and serialized (every proxied call makes one).
+// `params_source`: the text the params were parsed from (a client's), which every unchanged
+// part of them is copied from, numbers as written (protocol/json_preserve).
 std::string request_text(std::int64_t id, std::string_view method,
-                         const boost::json::object* params);
+                         const boost::json::object* params, std::string_view params_source = {});
 
 } // namespace gate::protocol

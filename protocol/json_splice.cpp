@@ -1,113 +1,20 @@
 #include "protocol/json_splice.hpp"
 
-#include "protocol/json_scan.hpp"
+#include "protocol/json_walk.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace gate::protocol {
 
-namespace {
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-// Index just past the string that starts at `i` (a quote), or npos. A tool's answer is
-// mostly string content (a file, a page), so it is passed over 16 bytes at a time up to the
-// next quote or backslash.
-std::size_t skip_string(std::string_view s, std::size_t i) {
-    const char* p = s.data() + i + 1;
-    const char* const end = s.data() + s.size();
-    for (;;) {
-        p = detail::skip_plain_blocks(p, end, false);
-        if (p >= end)
-            return std::string_view::npos;
-        if (*p == '"')
-            return static_cast<std::size_t>(p - s.data()) + 1;
-        if (*p == '\\') {
-            if (end - p < 2)
-                return std::string_view::npos;
-            p += 2;
-        } else {
-            ++p;
-        }
-    }
-}
-
-// Index just past the value that starts at `i`, or npos.
-std::size_t skip_value(std::string_view s, std::size_t i) {
-    if (i >= s.size())
-        return std::string_view::npos;
-    if (s[i] == '"')
-        return skip_string(s, i);
-    if (s[i] == '{' || s[i] == '[') {
-        int depth = 0;
-        for (; i < s.size(); ++i) {
-            char c = s[i];
-            if (c == '"') {
-                i = skip_string(s, i);
-                if (i == std::string_view::npos)
-                    return i;
-                --i;
-            } else if (c == '{' || c == '[') {
-                ++depth;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0)
-                    return i + 1;
-            }
-        }
-        return std::string_view::npos;
-    }
-    // number, true, false, null
-    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && !is_space(s[i]))
-        ++i;
-    return i;
-}
-
-std::size_t skip_spaces(std::string_view s, std::size_t i) {
-    while (i < s.size() && is_space(s[i]))
-        ++i;
-    return i;
-}
-
-// How a walk over an object's top-level members ended.
-enum class walk { closed, unclosed, stopped, malformed };
-
-// Calls `on_member(key, value)` for each top-level member of the object `s` holds, in order,
-// until it returns false (stopped). `unclosed`: the members ended without the closing brace.
-template <class OnMember> walk walk_members(std::string_view s, OnMember on_member) {
-    auto i = skip_spaces(s, 0);
-    if (i >= s.size() || s[i] != '{')
-        return walk::malformed;
-    i = skip_spaces(s, i + 1);
-    while (i < s.size() && s[i] == '"') {
-        auto key_end = skip_string(s, i);
-        if (key_end == std::string_view::npos)
-            return walk::malformed;
-        text_span key{i + 1, key_end - 1};
-        i = skip_spaces(s, key_end);
-        if (i >= s.size() || s[i] != ':')
-            return walk::malformed;
-        auto value_begin = skip_spaces(s, i + 1);
-        auto value_end = skip_value(s, value_begin);
-        if (value_end == std::string_view::npos)
-            return walk::malformed;
-        if (!on_member(key, text_span{value_begin, value_end}))
-            return walk::stopped;
-        i = skip_spaces(s, value_end);
-        if (i < s.size() && s[i] == ',')
-            i = skip_spaces(s, i + 1);
-        else
-            break;
-    }
-    return i < s.size() && s[i] == '}' ? walk::closed : walk::unclosed;
-}
-
-} // namespace
+using detail::walk;
+using detail::walk_members;
 
 std::optional<text_span> find_top_level_member(std::string_view s, std::string_view key) {
     std::optional<text_span> found;
     // Keys are compared as written: escaped spellings of "id" are not expected from
     // upstreams and at worst fall back to re-serialization.
-    auto end = walk_members(s, [&](text_span k, text_span value) {
+    auto end = walk_members(s, 0, [&](text_span k, text_span value) {
         if (s.substr(k.begin, k.end - k.begin) != key)
             return true;
         // A member written twice is ambiguous (parsers keep one or the other): no span, so
@@ -124,7 +31,7 @@ std::optional<text_span> find_top_level_member(std::string_view s, std::string_v
 
 object_members::object_members(std::string_view s) {
     bool plain = true;
-    auto end = walk_members(s, [&](text_span key, text_span value) {
+    auto end = walk_members(s, 0, [&](text_span key, text_span value) {
         // An escaped key: compared as written it could hide a duplicate.
         plain = s.substr(key.begin, key.end - key.begin).find('\\') == std::string_view::npos;
         if (plain)
@@ -170,6 +77,128 @@ std::optional<std::string> replace_top_level_member(std::string_view json, std::
     std::string out;
     out.reserve(json.size() + value_text.size());
     out.append(json.substr(0, span->begin)).append(value_text).append(json.substr(span->end));
+    return out;
+}
+
+bool key_reads_as(std::string_view written, std::string_view key) {
+    if (written.find('\\') == std::string_view::npos)
+        return written == key;
+    // Escaped (rare): read as the parser reads it. `written` came from a text that parsed.
+    std::string quoted;
+    quoted.reserve(written.size() + 2);
+    quoted.append("\"").append(written).append("\"");
+    boost::system::error_code ec;
+    auto v = boost::json::parse(quoted, ec);
+    return !ec && v.is_string() && v.get_string() == key;
+}
+
+std::optional<std::size_t> find_spelled_member(std::string_view s, std::string_view key) {
+    if (key.empty())
+        return std::nullopt;
+    const char* const end = s.data() + s.size();
+    for (const char* p = s.data();; ++p) {
+        p = detail::find_pair(p, end, '"', key.front());
+        if (static_cast<std::size_t>(end - p) < key.size() + 2)
+            return std::nullopt;
+        if (std::string_view(p + 1, key.size()) != key || p[key.size() + 1] != '"')
+            continue;
+        auto i = detail::skip_spaces(s, static_cast<std::size_t>(p - s.data()) + key.size() + 2);
+        if (i < s.size() && s[i] == ':')
+            return detail::skip_spaces(s, i + 1);
+    }
+}
+
+namespace {
+
+// How member `key` of the object at [at, ...) reads: found once (its span), absent, or not
+// decidable (not an object, written twice).
+enum class member_state { found, absent, unknown };
+
+member_state find_in_object(std::string_view s, std::size_t at, std::string_view key,
+                            text_span& value) {
+    bool found = false;
+    auto end = walk_members(s, at, [&](text_span k, text_span v) {
+        if (!key_reads_as(s.substr(k.begin, k.end - k.begin), key))
+            return true;
+        if (found)
+            return false; // twice
+        found = true;
+        value = v;
+        return true;
+    });
+    if (end != walk::closed)
+        return member_state::unknown;
+    return found ? member_state::found : member_state::absent;
+}
+
+// The span of the value at the path [first, last); the whole text for an empty path.
+std::optional<text_span> value_at(std::string_view s, const std::string_view* first,
+                                  const std::string_view* last) {
+    text_span at{detail::skip_spaces(s, 0), s.size()};
+    for (; first != last; ++first) {
+        const auto step = *first;
+        text_span next{};
+        if (find_in_object(s, at.begin, step, next) != member_state::found)
+            return std::nullopt;
+        at = next;
+    }
+    return at;
+}
+
+} // namespace
+
+std::optional<text_span> find_member(std::string_view s,
+                                     std::initializer_list<std::string_view> path) {
+    if (path.size() == 0)
+        return std::nullopt;
+    auto parent = value_at(s, path.begin(), path.end() - 1);
+    text_span value{};
+    if (!parent ||
+        find_in_object(s, parent->begin, *(path.end() - 1), value) != member_state::found)
+        return std::nullopt;
+    return value;
+}
+
+std::optional<std::vector<std::string_view>>
+element_texts(std::string_view s, std::initializer_list<std::string_view> path) {
+    auto at = value_at(s, path.begin(), path.end());
+    if (!at)
+        return std::nullopt;
+    std::vector<std::string_view> out;
+    auto end = detail::walk_elements(s, at->begin, [&](text_span e) {
+        out.push_back(s.substr(e.begin, e.end - e.begin));
+        return true;
+    });
+    if (end != walk::closed)
+        return std::nullopt;
+    return out;
+}
+
+std::optional<std::string> set_member(std::string_view s,
+                                      std::initializer_list<std::string_view> path,
+                                      std::string_view key, std::string_view value_text) {
+    auto parent = value_at(s, path.begin(), path.end());
+    if (!parent || parent->begin >= s.size() || s[parent->begin] != '{')
+        return std::nullopt;
+    text_span value{};
+    auto state = find_in_object(s, parent->begin, key, value);
+    std::string out;
+    if (state == member_state::found) {
+        out.reserve(s.size() + value_text.size());
+        out.append(s.substr(0, value.begin)).append(value_text).append(s.substr(value.end));
+        return out;
+    }
+    if (state != member_state::absent)
+        return std::nullopt;
+    // The object's closing brace: the last byte of its span (the walk found it closed).
+    auto close = detail::skip_value(s, parent->begin) - 1;
+    bool empty = detail::skip_spaces(s, parent->begin + 1) == close;
+    auto quoted = boost::json::serialize(boost::json::string_view(key.data(), key.size()));
+    out.reserve(s.size() + quoted.size() + value_text.size() + 2);
+    out.append(s.substr(0, close));
+    if (!empty)
+        out.append(",");
+    out.append(quoted).append(":").append(value_text).append(s.substr(close));
     return out;
 }
 

@@ -2,18 +2,18 @@
 // passed on byte for byte with only its id replaced.
 #pragma once
 
+#include "protocol/json_walk.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gate::protocol {
-
-struct text_span {
-    std::size_t begin, end; // [begin, end) of the member's value
-};
 
 // The value span of member `key` of the top-level object in `json` (which must be valid
 // JSON). nullopt when the document is not an object, has no such member, or has it twice.
@@ -60,5 +60,35 @@ private:
 // the member is absent.
 std::optional<std::string> replace_top_level_member(std::string_view json, std::string_view key,
                                                     std::string_view value_text);
+
+// Where the value after the first `"key":` in `json` begins, found by its spelling alone,
+// without a walk (a request's params are found so on every call). A guess: a nested member
+// of that name may come first, and a key spelled with escapes is not found. It serves as
+// the guide json_preserve writes a value from, which copies only what reads as that value
+// (and reads one value, ignoring what follows), so a wrong guess costs only the spelling of
+// numbers, never what the text says. nullopt when there is no such spelling.
+std::optional<std::size_t> find_spelled_member(std::string_view json, std::string_view key);
+
+// Whether a key's content as written (between its quotes, escapes and all) reads as `key`.
+bool key_reads_as(std::string_view written, std::string_view key);
+
+// The span of the value at `path` in `json` (each step a member of an object, keys compared
+// as they read); nullopt when a step is absent, not an object, or written twice.
+std::optional<text_span> find_member(std::string_view json,
+                                     std::initializer_list<std::string_view> path);
+
+// The texts of the elements of the array at `path` in `json` (empty: `json` is the array),
+// in order; nullopt when there is no one array there (a step absent, written twice, or not
+// an array). Views into `json`.
+std::optional<std::vector<std::string_view>>
+element_texts(std::string_view json, std::initializer_list<std::string_view> path);
+
+// `json` with member `key` of the object at `path` (empty: the top level) set to
+// `value_text`: its value replaced where it has one, else the member added after the last
+// one. Every other byte is kept. nullopt when the object is not there or has `key` twice
+// (keys compared as they read, so no spelling of `key` is left beside the new member).
+std::optional<std::string> set_member(std::string_view json,
+                                      std::initializer_list<std::string_view> path,
+                                      std::string_view key, std::string_view value_text);
 
 } // namespace gate::protocol

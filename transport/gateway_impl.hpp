@@ -73,8 +73,11 @@ std::uint64_t cursor_owner_key(const request_context& rec);
 // session (mcp_stateless.cpp).
 bool is_modern_request(const http_request& req, const protocol::message& msg);
 // A result for a 2026-07-28 client carries `resultType`; an earlier upstream's result gets
-// "complete" (what its absence means) and is then sent re-serialized, not verbatim.
+// "complete" (what its absence means), added to its text too.
 void complete_for_modern_client(boost::json::object& response, request_context& rec);
+// Member `key` added to the result in the answer's text (rec.verbatim), where there is one;
+// the caller adds it to rec.response. Where the text cannot take it, the object is sent.
+void add_to_result(request_context& rec, std::string_view key, std::string_view value_text);
 // What a parked call's retry must repeat: its method and the name or URI it is about.
 std::string parked_request_key(const protocol::message& msg);
 
@@ -106,16 +109,20 @@ struct gateway::impl final : http_handler {
     // an upstream's list_changed drops its lists.
     boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, list_plan& plan,
                                                  const request_context& rec);
+    // `sources`: each item as the upstream wrote it (empty: not known), stored as written.
     void share_list(protocol::list_kind kind, protocol::client_profile profile,
-                    const upstream_client& client, const boost::json::array& items);
+                    const upstream_client& client, const boost::json::array& items,
+                    const std::vector<std::string>& sources);
     void drop_shared_lists(const upstream_client& client);
     // A request an upstream sent a client, recorded for the fleet (the client may answer
     // through any instance), and such an answer delivered (nullopt: no record of it).
     void share_server_request(const std::string& session, const std::string& minted,
                               const std::string& upstream, const boost::json::value& upstream_id);
+    // `body`: the text the client wrote its answer in, which it goes on as.
     boost::asio::awaitable<std::optional<http_reply>> answer_for_fleet(const std::string& session,
                                                                        const protocol::message& msg,
-                                                                       request_context& rec);
+                                                                       request_context& rec,
+                                                                       std::string_view body);
     // Ids minted for server requests carry this instance's tag in a fleet (empty otherwise).
     std::string fleet_tag;
     boost::asio::awaitable<void> follow_fleet();
@@ -186,20 +193,22 @@ struct gateway::impl final : http_handler {
     void wire(const std::shared_ptr<upstream_client>& client);
     // An upstream's message on a session's GET stream, or on a call's stream with no sink.
     void on_upstream_message(const upstream_client* from, const std::string& bridge,
-                             boost::json::object message);
+                             upstream_message message);
     // An upstream message in the form the client receives: a request gets a gateway-unique id,
-    // recorded so the client's answer finds its way back.
+    // recorded so the client's answer finds its way back; the rest as the upstream wrote it.
     std::string to_client(const std::string& session, const std::string& upstream,
-                          boost::json::object message);
+                          upstream_message message);
     // An upstream's list_changed for every connected client, coalesced per kind over a short
     // interval (each of an upstream's sessions may announce the same change).
     void announce_list_changed(std::string method);
     std::set<std::string> pending_list_changed;
     bool list_changed_timer_armed = false;
     std::optional<boost::asio::steady_timer> list_changed_timer;
-    // The client answered an upstream request, or sent a notification: where it goes.
-    boost::asio::awaitable<http_reply>
-    from_client(const std::string& session, const protocol::message& msg, request_context& rec);
+    // The client answered an upstream request, or sent a notification: where it goes, written
+    // as the client wrote it (`body`, the POST's).
+    boost::asio::awaitable<http_reply> from_client(const std::string& session,
+                                                   const protocol::message& msg,
+                                                   request_context& rec, std::string_view body);
     boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
                                                               const boost::json::value& id,
                                                               const boost::json::object& params,
@@ -334,8 +343,9 @@ struct gateway::impl final : http_handler {
     // Ends every listen gracefully (shutdown).
     void close_listeners();
     // Queues a change notification for a listener that asked for it; false: `holder` is not a
-    // listener.
-    bool deliver_to_listener(const std::string& holder, const boost::json::object& notification);
+    // listener. `source`: the text the notification was read from (empty: gate's own).
+    bool deliver_to_listener(const std::string& holder, const boost::json::object& notification,
+                             std::string_view source = {});
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_context& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
@@ -357,7 +367,7 @@ struct gateway::impl final : http_handler {
         explicit answer_slot(boost::asio::any_io_executor ex)
             : wake(std::move(ex), boost::asio::steady_timer::time_point::max()) {}
         std::string session;
-        std::optional<boost::json::object> result;
+        std::optional<protocol::sourced_object> result; // as the client wrote it
         bool answered = false;
         boost::asio::steady_timer wake;
     };
@@ -366,7 +376,7 @@ struct gateway::impl final : http_handler {
     // something: answered input_required, kept running until the client's retry.
     struct input_parking {
         std::shared_ptr<message_queue> out;             // the call's events, then its answer
-        std::deque<boost::json::object> requests;       // upstream requests not yet asked
+        std::deque<upstream_message> requests;          // upstream requests not yet asked
         std::shared_ptr<upstream_client> client;        // the upstream that asked
         std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
         std::uint64_t next_key = 0;
@@ -387,13 +397,14 @@ struct gateway::impl final : http_handler {
     // A parked call the client did not resume in time is dropped; its questions answered.
     boost::asio::awaitable<void> expire_parked(std::string token,
                                                std::shared_ptr<input_parking> park);
-    // The client's answers (null: none) go to the upstream that asked; a missing one as an
-    // error.
+    // The client's answers (null: none; `source`: the text it wrote them in) go to the
+    // upstream that asked; a missing one as an error.
     boost::asio::awaitable<void> answer_parked(input_parking& park,
-                                               const boost::json::object* responses);
+                                               const boost::json::object* responses,
+                                               std::string source = {});
     // Asks the client of `rec` one embedded input request on its call's stream.
-    boost::asio::awaitable<std::optional<boost::json::object>>
-    ask_client_input(request_context& rec, boost::json::object request);
+    boost::asio::awaitable<std::optional<protocol::sourced_object>>
+    ask_client_input(request_context& rec, protocol::sourced_object request);
 
     // Stage 3's window: server.rateLimit.requestsPerMinute over every JSON-RPC request on
     // the MCP endpoint (notifications and the client's answers finish work already admitted

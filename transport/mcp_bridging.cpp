@@ -4,6 +4,8 @@
 // notifications, resource updates, messages outside any call) to the right clients.
 #include "actors/bridge_messages.hpp"
 #include "actors/router_messages.hpp"
+#include "protocol/json_preserve.hpp"
+#include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/bridge.hpp"
 #include "transport/event_stream.hpp"
@@ -113,13 +115,14 @@ void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
     if (parts.tap)
         client->record_through(parts.tap);
     client->on_session_message(
-        [this, from = client.get()](const std::string& bridge, json::object message) {
+        [this, from = client.get()](const std::string& bridge, upstream_message message) {
             on_upstream_message(from, bridge, std::move(message));
         });
 }
 
 std::string gateway::impl::to_client(const std::string& session, const std::string& upstream,
-                                     json::object message) {
+                                     upstream_message m) {
+    auto& message = m.body();
     if (auto* id = message.if_contains("id")) {
         // Two upstreams (or two bridged sessions) may use the same id: the client sees one
         // minted by the gateway, and its answer is mapped back to the upstream's own.
@@ -129,11 +132,13 @@ std::string gateway::impl::to_client(const std::string& session, const std::stri
         server_requests.opened(session, minted, {upstream, std::move(*id)});
         message["id"] = minted;
     }
-    return json::serialize(message);
+    // Everything but the id as the upstream wrote it (a progress of 0.50, a schema's bounds).
+    return protocol::serialize_preserving(message, m.raw());
 }
 
 void gateway::impl::on_upstream_message(const upstream_client* from, const std::string& bridge,
-                                        json::object message) {
+                                        upstream_message m) {
+    const auto& message = m.body();
     auto view = live;
     std::size_t position = 0;
     while (position < view->clients.size() && view->clients[position].get() != from)
@@ -164,7 +169,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
             origin = bridge;
         asio::co_spawn(
             io,
-            [this, upstream, uri, origin, message]() -> asio::awaitable<void> {
+            [this, upstream, uri, origin, m]() -> asio::awaitable<void> {
                 flush_keeper();
                 auto who = co_await ask<std::vector<std::string>>(
                     actors()->bridges, [&](reply_to<std::vector<std::string>> r) {
@@ -172,9 +177,9 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
                     });
                 if (!who)
                     co_return;
-                auto text = json::serialize(message);
+                auto text = protocol::serialize_preserving(m.body(), m.raw());
                 for (const auto& s : *who)
-                    if (!deliver_to_listener(s, message))
+                    if (!deliver_to_listener(s, m.body(), m.raw()))
                         sessions.deliver(s, text);
             },
             asio::detached);
@@ -193,20 +198,22 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
                 io,
                 [client = view->clients[position], bridge,
                  reply =
-                     json::object{
-                         {"jsonrpc", "2.0"},
-                         {"id", *id},
-                         {"error",
-                          {{"code", ec::internal_error},
-                           {"message", "the client of this session has disconnected"}}}}]() mutable
-                -> asio::awaitable<void> { co_await client->deliver(bridge, std::move(reply)); },
+                     json::object{{"jsonrpc", "2.0"},
+                                  {"id", *id},
+                                  {"error",
+                                   {{"code", ec::internal_error},
+                                    {"message", "the client of this session has disconnected"}}}},
+                 source = m.raw()]() mutable -> asio::awaitable<void> {
+                    // The id as the upstream wrote it: the reply is read from the request's text.
+                    co_await client->deliver(bridge, std::move(reply), std::move(source));
+                },
                 asio::detached);
         return;
     }
     auto who = sessions.principal_of(bridge);
     if (!admit_server_request(*view, position, who, message, bridge))
         return;
-    sessions.deliver(bridge, to_client(bridge, upstream, std::move(message)));
+    sessions.deliver(bridge, to_client(bridge, upstream, std::move(m)));
 }
 
 bool gateway::impl::admit_server_request(const federation_view& view, std::size_t upstream,
@@ -347,7 +354,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
         }
     } forget{record};
     record.server_message = [this, &record, &writer, &start_writer](std::size_t upstream,
-                                                                    json::object m) {
+                                                                    upstream_message m) {
         start_writer();
         writer.out->push(
             to_client(record.session, record.view->clients[upstream]->config().id, std::move(m)));
@@ -374,11 +381,13 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
     auto ex = co_await asio::this_coro::executor;
     auto out = std::make_shared<message_queue>(ex);
     auto rec = std::make_shared<request_context>(std::move(record));
+    rec->keep_params_source(); // the call may outlive this POST and its body
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(msg);
     park->out = out;
-    rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream, json::object m) {
-        if (m.contains("id")) {
+    rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream,
+                                                             upstream_message m) {
+        if (m.body().contains("id")) {
             // A 2026-07-28 client takes no server requests: it is asked through an
             // input_required result, and the call waits for its retry.
             park->client = rec->view->clients[upstream];
@@ -401,17 +410,18 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
     co_return co_await answer_modern(stream, req, park, std::move(id));
 }
 
-asio::awaitable<std::optional<json::object>> gateway::impl::ask_client_input(request_context& rec,
-                                                                             json::object request) {
+asio::awaitable<std::optional<protocol::sourced_object>>
+gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object asked) {
     if (!rec.push_to_client)
         co_return std::nullopt;
     auto minted = "gate-" + std::to_string(++minted_ids);
     auto slot = std::make_shared<answer_slot>(io.get_executor());
     slot->session = rec.session;
     awaiting_input[minted] = slot;
+    auto& request = asked.value;
     request["jsonrpc"] = "2.0";
     request["id"] = minted;
-    rec.push_to_client(json::serialize(request));
+    rec.push_to_client(protocol::serialize_preserving(request, asked.source));
     // Bounded: a client that never answers does not pin the call.
     slot->wake.expires_after(client_input_timeout);
     boost::system::error_code ec;
@@ -431,7 +441,8 @@ void gateway::impl::record_subscription(const request_context& rec, const std::s
 
 asio::awaitable<http_reply> gateway::impl::from_client(const std::string& session,
                                                        const protocol::message& msg,
-                                                       request_context& rec) {
+                                                       request_context& rec,
+                                                       std::string_view body) {
     const auto& view = *rec.view;
     if (msg.kind == protocol::message_kind::response) {
         // The client's answer to an upstream request: back to that upstream session, under
@@ -443,8 +454,14 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
             if (it != awaiting_input.end() && it->second->session == session) {
                 auto slot = it->second;
                 awaiting_input.erase(it);
-                if (auto* r = msg.body.if_contains("result"); r && r->is_object())
-                    slot->result = r->get_object();
+                if (auto* r = msg.body.if_contains("result"); r && r->is_object()) {
+                    auto written = protocol::find_top_level_member(body, "result");
+                    slot->result = protocol::sourced_object{
+                        r->get_object(),
+                        written ? std::string(
+                                      body.substr(written->begin, written->end - written->begin))
+                                : std::string()};
+                }
                 slot->answered = true;
                 slot->wake.cancel();
                 co_return http_reply::empty(http::status::accepted);
@@ -456,7 +473,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
         if (!target && fleet && msg.id.is_string()) {
             // Asked through another instance of the fleet: answered at the upstream session
             // that asked, from here.
-            if (auto reply = co_await answer_for_fleet(session, msg, rec))
+            if (auto reply = co_await answer_for_fleet(session, msg, rec, body))
                 co_return std::move(*reply);
         } else if (target && fleet) {
             fleet->erase("server-request", session + " " + std::string(msg.id.get_string()));
@@ -476,7 +493,9 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
         json::object answer = msg.body;
         answer["id"] = target->upstream_id;
         ++rec.upstream_calls;
-        if (!co_await client->deliver(session, std::move(answer))) {
+        // The answer as the client wrote it (a sampled message, the numbers of a form), with
+        // the upstream's own id.
+        if (!co_await client->deliver(session, std::move(answer), std::string(body))) {
             rec.outcome = protocol::outcome::upstream_down;
             rec.error = "the upstream session that asked is gone";
         }
@@ -512,7 +531,7 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
     if (msg.method == "notifications/roots/list_changed") {
         // Every upstream this client has a bridged session with hears it.
         for (const auto& c : view.clients)
-            if (co_await c->deliver(session, msg.body))
+            if (co_await c->deliver(session, msg.body, std::string(body)))
                 ++rec.upstream_calls;
     }
     co_return http_reply::empty(http::status::accepted);

@@ -62,6 +62,14 @@ std::optional<std::string> error_text(const json::object& response) {
     return std::nullopt;
 }
 
+// The text of a request's params, and the little that follows them in its body, found by
+// its spelling: the guide they are written from (protocol/json_preserve). Empty when there is
+// no such spelling.
+std::string_view params_text(std::string_view body) {
+    auto start = protocol::find_spelled_member(body, "params");
+    return start ? body.substr(*start) : std::string_view();
+}
+
 } // namespace
 
 static json::object with_id(json::object response, const json::value& id) {
@@ -99,10 +107,9 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
         return protocol::make_error(id, err->code, err->message);
     auto& ok = std::get<list_answer>(*answer);
     rec.items_served = static_cast<std::int64_t>(ok.items_served);
-    if (rec.modern) // its result is amended (resultType, ttlMs): as an object
-        return protocol::make_result(id, ok.result());
     // The page's items go on the wire as the router serialized them once for every request
-    // (rec.verbatim); the answer object only settles the outcome.
+    // (rec.verbatim); the answer object only settles the outcome (and for a 2026-07-28
+    // client, what egress adds to the result is added to both).
     auto result = ok.result_text();
     auto id_text = protocol::id_text(id);
     std::string wire;
@@ -195,6 +202,8 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     bool is_request = msg.kind == protocol::message_kind::request;
     rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
     rec.id = msg.id;
+    if (is_request)
+        rec.params_source = params_text(req.body());
     if (is_request) {
         auto limited = stages.run(rec, stage::global_limit, stage::global_limit);
         if ((limited.ready() ? limited.value() : co_await limited.take()) ==
@@ -239,7 +248,7 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         // Notifications and the client's answers to upstream requests: bridged to the
         // upstream they concern. The answer is terminal like any other and audited once.
         rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
-        auto reply = co_await from_client(session, msg, rec);
+        auto reply = co_await from_client(session, msg, rec, req.body());
         stages.conclude(rec);
         co_return reply;
     }
@@ -342,16 +351,17 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
     call.rec = &rec;
     call.upstream = upstream;
     call.bridge = ctx.bridge;
-    ctx.on_server_message = [&call](json::object m) {
+    ctx.on_server_message = [&call](upstream_message m) {
         auto& rec = *call.rec;
-        if (call.g->admit_server_request(*rec.view, call.upstream, rec.caller, m, call.bridge))
+        if (call.g->admit_server_request(*rec.view, call.upstream, rec.caller, m.body(),
+                                         call.bridge))
             rec.server_message(call.upstream, std::move(m));
     };
     if (rec.push_to_client && !rec.modern)
-        ctx.ask_client =
-            [&call](json::object request) -> asio::awaitable<std::optional<json::object>> {
+        ctx.ask_client = [&call](protocol::sourced_object request)
+            -> asio::awaitable<std::optional<protocol::sourced_object>> {
             auto& rec = *call.rec;
-            if (!call.g->admit_server_request(*rec.view, call.upstream, rec.caller, request,
+            if (!call.g->admit_server_request(*rec.view, call.upstream, rec.caller, request.value,
                                               std::nullopt))
                 co_return std::nullopt; // the call fails: its input was refused
             co_return co_await call.g->ask_client_input(rec, std::move(request));
@@ -396,6 +406,8 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     auto ctx = bridged_context(rec, upstream, call);
     if (!client_call)
         ctx.on_sent = nullptr;
+    else // the client's params, to be written as it wrote them
+        ctx.params_source = rec.params_source;
     auto& client = rec.view->clients[upstream];
     auto span = open_upstream_span(rec, client->config().id);
     if (!span.traceparent.empty())
@@ -439,9 +451,11 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             auto span = open_upstream_span(rec, client->config().id);
             if (!span.traceparent.empty())
                 ctx.traceparent = std::move(span.traceparent);
-            auto r = tickets.empty() ? co_await client->fetch_list(traits.method, traits.key, ctx)
-                                     : co_await client->fetch_list(traits.method, traits.key, ctx,
-                                                                   std::move(*tickets[i]));
+            std::vector<std::string> written; // each item as the upstream wrote it
+            auto r = tickets.empty()
+                         ? co_await client->fetch_list(traits.method, traits.key, ctx, &written)
+                         : co_await client->fetch_list(traits.method, traits.key, ctx,
+                                                       std::move(*tickets[i]), &written);
             double seconds = std::chrono::duration<double>(clock::now() - start).count();
             auto& cfg = client->config();
             if (auto* f = std::get_if<upstream_failure>(&r)) {
@@ -453,9 +467,10 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             }
             stats.upstream(cfg.id, "ok", seconds);
             close_upstream_span(rec, span, "ok");
+            auto& items = std::get<json::array>(r);
             if (fleet)
-                share_list(kind, plan.profile, *client, std::get<json::array>(r));
-            co_return fetched_list{upstream, std::move(std::get<json::array>(r))};
+                share_list(kind, plan.profile, *client, items, written);
+            co_return fetched_list{upstream, std::move(items), std::move(written)};
         });
     std::vector<fetched_list> fetched;
     for (std::size_t i = 0; i < outcomes.size(); ++i)

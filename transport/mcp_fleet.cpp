@@ -111,7 +111,7 @@ void gateway::impl::share_server_request(const std::string& session, const std::
 
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::answer_for_fleet(const std::string& session, const protocol::message& msg,
-                                request_context& rec) {
+                                request_context& rec, std::string_view body) {
     auto record =
         co_await fleet->take("server-request", session + " " + std::string(msg.id.get_string()));
     if (!record || !*record)
@@ -137,7 +137,7 @@ gateway::impl::answer_for_fleet(const std::string& session, const protocol::mess
     upstream_client::session_address to{std::string(at->get_string()),
                                         std::string(version->get_string()),
                                         static_cast<std::size_t>(endpoint->get_int64())};
-    if (!co_await client->deliver_to(to, std::move(answer))) {
+    if (!co_await client->deliver_to(to, std::move(answer), std::string(body))) {
         rec.outcome = protocol::outcome::upstream_down;
         rec.error = "the upstream session that asked is gone";
     }
@@ -181,22 +181,37 @@ asio::awaitable<void> gateway::impl::fill_from_fleet(protocol::list_kind kind, l
         if (!(*found)[i])
             continue;
         boost::system::error_code ec;
-        auto items = json::parse(*(*found)[i], ec);
+        const auto& text = *(*found)[i];
+        auto items = json::parse(text, ec);
         if (ec || !items.is_array())
             continue;
-        plan.from_fleet.push_back({asked[i], std::move(items.as_array())});
+        // The list as the upstream wrote it: each item's text stored.
+        std::vector<std::string> sources;
+        if (auto texts = protocol::element_texts(text, {}))
+            sources.assign(texts->begin(), texts->end());
+        plan.from_fleet.push_back({asked[i], std::move(items.as_array()), std::move(sources)});
         std::erase(plan.fetch, asked[i]);
     }
 }
 
 void gateway::impl::share_list(protocol::list_kind kind, protocol::client_profile profile,
-                               const upstream_client& client, const json::array& items) {
+                               const upstream_client& client, const json::array& items,
+                               const std::vector<std::string>& sources) {
     if (!shareable(client))
         return;
     auto ttl = std::chrono::milliseconds(client.config().cache_ttl_ms);
     if (ttl.count() == 0)
         return;
-    fleet->put_later("list", list_key(client, kind, profile), json::serialize(items), ttl);
+    // Each item as the upstream wrote it, where that is known.
+    std::string text = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            text += ',';
+        protocol::write_preserving(
+            items[i], i < sources.size() ? std::string_view(sources[i]) : std::string_view(), text);
+    }
+    text += ']';
+    fleet->put_later("list", list_key(client, kind, profile), std::move(text), ttl);
 }
 
 void gateway::impl::drop_shared_lists(const upstream_client& client) {

@@ -2,6 +2,7 @@
 // stream of the list changes and resource updates it asks for), and the resource
 // subscriptions gate holds at upstreams for such listeners and for 2025-11-25 clients whose
 // URI belongs to a 2026-07-28 upstream (which has no resources/subscribe).
+#include "protocol/json_preserve.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/gateway_impl.hpp"
 #include "transport/sse.hpp"
@@ -71,8 +72,8 @@ void gateway::impl::release_all_subscriptions(const std::string& holder) {
     held_subscriptions.erase(it);
 }
 
-bool gateway::impl::deliver_to_listener(const std::string& holder,
-                                        const json::object& notification) {
+bool gateway::impl::deliver_to_listener(const std::string& holder, const json::object& notification,
+                                        std::string_view source) {
     auto it = listeners.find(holder);
     if (it == listeners.end())
         return false;
@@ -86,7 +87,8 @@ bool gateway::impl::deliver_to_listener(const std::string& holder,
     if (l.filter.accepts(method, uri)) {
         auto stamped = notification;
         protocol::stamp_subscription(stamped, l.id);
-        l.out->push(json::serialize(stamped));
+        // As the upstream wrote it (source), with the listener's stamp added.
+        l.out->push(protocol::serialize_preserving(stamped, source));
     }
     return true;
 }

@@ -2,6 +2,7 @@
 // version and capabilities in `_meta` and mirrored in headers. No session is created or
 // needed; `server/discover` describes the federation; lists and calls go through the same
 // stages as in a session (docs/protocol-eras.md).
+#include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/gateway_impl.hpp"
@@ -54,7 +55,17 @@ void complete_for_modern_client(json::object& response, request_context& rec) {
     if (!result || result->contains("resultType"))
         return;
     (*result)["resultType"] = "complete";
-    rec.verbatim.clear();
+    // The upstream's answer goes on as it wrote it, with only this member added.
+    add_to_result(rec, "resultType", R"("complete")");
+}
+
+void add_to_result(request_context& rec, std::string_view key, std::string_view value_text) {
+    if (rec.verbatim.empty())
+        return;
+    if (auto added = protocol::set_member(rec.verbatim, {"result"}, key, value_text))
+        rec.verbatim = std::move(*added);
+    else
+        rec.verbatim.clear(); // the amended object is written out instead
 }
 
 bool is_modern_request(const http_request& req, const protocol::message& msg) {
@@ -148,7 +159,6 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         rec.params = msg.take_params();
         if (auto routed = stages.run(rec, stage::route); !routed.ready())
             co_await routed.take();
-        rec.verbatim.clear();
         co_return answer_of(rec);
     }
     // Everything else runs like a named call of a session, on the upstreams' shared root
@@ -181,7 +191,7 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
         if (ec || !parsed.is_object())
             return frame;
         parsed.as_object()["id"] = id;
-        return json::serialize(parsed);
+        return protocol::serialize_preserving(parsed, frame);
     };
     bool streaming = false;
     std::uint64_t event_id = 0;
@@ -207,24 +217,32 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
         if (!last && !park->requests.empty()) {
             // Park the call: the client is asked through an input_required result and comes
             // back with its answers and this requestState.
-            json::object input_requests;
+            // Each request as the upstream wrote it, numbers and all.
+            std::string input_requests;
             for (auto& r : park->requests) {
                 auto key = "input-" + std::to_string(++park->next_key);
-                park->keys[key] = r["id"];
-                json::object embedded{{"method", r["method"]}};
-                if (auto* p = r.if_contains("params"))
+                auto& asked = r.body();
+                park->keys[key] = asked["id"];
+                json::object embedded{{"method", asked["method"]}};
+                if (auto* p = asked.if_contains("params"))
                     embedded["params"] = *p;
-                input_requests[key] = std::move(embedded);
+                input_requests += input_requests.empty() ? "{" : ",";
+                input_requests += json::serialize(json::string_view(key));
+                input_requests += ':';
+                protocol::write_preserving(embedded, r.raw(), input_requests);
             }
+            input_requests += input_requests.empty() ? "{}" : "}";
             park->requests.clear();
             auto token = random_id();
             park->expires = std::chrono::steady_clock::now() + parked_call_lifetime;
             parked_calls[token] = park;
             asio::co_spawn(io, expire_parked(token, park), asio::detached);
-            final_text = json::serialize(
+            auto parked = json::serialize(
                 protocol::make_result(id, json::object{{"resultType", "input_required"},
-                                                       {"inputRequests", std::move(input_requests)},
+                                                       {"inputRequests", json::object{}},
                                                        {"requestState", token}}));
+            final_text = protocol::set_member(parked, {"result"}, "inputRequests", input_requests)
+                             .value_or(parked);
             last = true;
         }
         if (last && !streaming && frame.empty())
@@ -260,12 +278,17 @@ asio::awaitable<void> gateway::impl::expire_parked(std::string token,
 }
 
 asio::awaitable<void> gateway::impl::answer_parked(input_parking& park,
-                                                   const json::object* responses) {
+                                                   const json::object* responses,
+                                                   std::string source) {
     // Each answer goes to the upstream under the id of the request it answers; a request
     // the client left unanswered gets an error, so the upstream does not wait for it.
     for (auto& [key, upstream_id] : std::exchange(park.keys, {})) {
         json::object answer{{"jsonrpc", "2.0"}, {"id", upstream_id}};
         auto* got = responses ? responses->if_contains(key) : nullptr;
+        // The answer's result as the client wrote it.
+        std::string written;
+        if (auto span = protocol::find_member(source, {key}))
+            written = R"({"result":)" + source.substr(span->begin, span->end - span->begin) + "}";
         if (got && got->is_object())
             answer["result"] = *got;
         else
@@ -273,7 +296,7 @@ asio::awaitable<void> gateway::impl::answer_parked(input_parking& park,
                                {"message", responses
                                                ? "the client's retry carried no answer for " + key
                                                : "the client did not retry within 60 s"}};
-        co_await park.client->deliver("", std::move(answer));
+        co_await park.client->deliver("", std::move(answer), std::move(written));
     }
 }
 
@@ -300,8 +323,12 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
     const json::object* responses = nullptr;
     if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
         responses = &r->get_object();
+    std::string_view body = req.body();
+    auto written = protocol::find_member(body, {"params", "inputResponses"});
     rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
-    co_await answer_parked(*park, responses);
+    co_await answer_parked(
+        *park, responses,
+        written ? std::string(body.substr(written->begin, written->end - written->begin)) : "");
     rec.upstream = park->client->config().id;
     auto reply = co_await answer_modern(stream, req, park, msg.id);
     stages.conclude(rec);

@@ -406,10 +406,11 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
                 auto* id = obj->if_contains("id");
                 if (obj->contains("method")) {
                     // The upstream's own request or notification, sent while this call runs.
+                    upstream_message m(std::move(*obj), std::move(ev.data));
                     if (ctx.on_server_message)
-                        ctx.on_server_message(std::move(*obj));
+                        ctx.on_server_message(std::move(m));
                     else if (origin)
-                        dispatch(*origin, std::move(*obj));
+                        dispatch(*origin, std::move(m));
                     continue;
                 }
                 if (id && (!want_id || *id == *want_id)) {
@@ -438,9 +439,10 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
     }
 }
 
-upstream_client::outgoing_message upstream_client::outgoing(const json::object& msg) {
+upstream_client::outgoing_message upstream_client::outgoing(const json::object& msg,
+                                                            std::string_view source) {
     outgoing_message out;
-    out.body = json::serialize(msg);
+    out.body = source.empty() ? json::serialize(msg) : protocol::serialize_preserving(msg, source);
     if (auto* m = msg.if_contains("method"); m && m->is_string()) {
         out.method = m->get_string();
         auto* p = msg.if_contains("params");
@@ -840,6 +842,74 @@ void upstream_client::retire(std::chrono::steady_clock::duration bound) {
 namespace {
 // A JSON-RPC response to request `id`: what an upstream must answer. Anything else (an HTTP
 // error page in JSON, another id) is a failed call, not an answer to pass on.
+
+// `"key":<the answer as the client wrote it>` appended to the members in `out`.
+void append_member(std::string& out, std::string_view key, const protocol::sourced_object& answer) {
+    if (!out.empty())
+        out += ',';
+    out += json::serialize(json::string_view(key.data(), key.size()));
+    out += ':';
+    if (answer.source.empty())
+        protocol::write_json(answer.value, out);
+    else
+        out += answer.source;
+}
+
+// What a continued call's params are written from: the client's text, with its answers and
+// the upstream's state (empty: none) as they were written. Only a guide: whatever does not
+// read as the params is written from them.
+std::string continued_source(std::string_view source, std::string_view responses,
+                             std::string_view state) {
+    std::string out(source.empty() ? std::string_view("{}") : source);
+    if (auto with = protocol::set_member(out, {}, "inputResponses", responses))
+        out = std::move(*with);
+    if (!state.empty())
+        if (auto with = protocol::set_member(out, {}, "requestState", state))
+            out = std::move(*with);
+    return out;
+}
+
+// A 2026-07-28 upstream's input_required `result` (read from `raw`), answered by asking the
+// client each embedded request: the call's next round gets the answers and the upstream's
+// state in `params`, and `continued` becomes the text they are written from (the client's
+// answers and the upstream's state as they were written). The failure when the client gave
+// no answer.
+asio::awaitable<std::optional<upstream_failure>>
+answer_input(const json::object& result, std::string_view raw, const call_context& ctx,
+             json::object& params, std::string_view source, std::string& continued) {
+    json::object responses;
+    std::string responses_text;
+    if (auto* reqs = result.if_contains("inputRequests"); reqs && reqs->is_object())
+        for (auto& [key, embedded] : reqs->as_object()) {
+            if (!embedded.is_object())
+                continue;
+            auto asked = protocol::find_member(raw, {"result", "inputRequests", key});
+            auto got = co_await ctx.ask_client(protocol::sourced_object{
+                embedded.as_object(),
+                asked ? std::string(raw.substr(asked->begin, asked->end - asked->begin)) : ""});
+            if (!got) {
+                auto f = fail(upstream_failure::kind::protocol,
+                              "the client did not answer the upstream's " + std::string(key) +
+                                  " input request");
+                f.upstream_at_fault = false;
+                co_return f;
+            }
+            append_member(responses_text, key, *got);
+            responses[key] = std::move(got->value);
+        }
+    params["inputResponses"] = std::move(responses);
+    if (auto* state = result.if_contains("requestState"))
+        params["requestState"] = *state;
+    else
+        params.erase("requestState");
+    auto state_text = protocol::find_member(raw, {"result", "requestState"});
+    auto next = continued_source(
+        source, "{" + responses_text + "}",
+        state_text ? raw.substr(state_text->begin, state_text->end - state_text->begin)
+                   : std::string_view());
+    continued = std::move(next); // `source` may have been `continued`
+    co_return std::nullopt;
+}
 } // namespace
 
 asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view method,
@@ -856,6 +926,9 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                            "request has no session of that caller to go on");
     session_use in_use(*s);
     int input_rounds = 0;
+    // What the params are written from: the client's text, then with the input it gave.
+    std::string_view source = ctx.params_source;
+    std::string continued;
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (auto failure = co_await ensure_session(s, ctx))
             co_return *failure;
@@ -874,8 +947,9 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
             ctx.on_sent(id);
         auto generation = s->life.generation();
         auto session = s->state; // the exchange may outlive a reset of the shared one
-        outgoing_message out{protocol::request_text(id, method, with_params ? &params : nullptr),
-                             method, protocol::named_value(method, &params), true, id};
+        outgoing_message out{
+            protocol::request_text(id, method, with_params ? &params : nullptr, source), method,
+            protocol::named_value(method, &params), true, id};
         auto r = co_await exchange(*s->ep, out, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
@@ -915,26 +989,10 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                     co_return fail(upstream_failure::kind::protocol,
                                    "upstream asked for input more than " +
                                        std::to_string(max_input_rounds) + " times in one call");
-                json::object responses;
-                if (auto* reqs = result->if_contains("inputRequests"); reqs && reqs->is_object())
-                    for (auto& [key, embedded] : reqs->as_object()) {
-                        if (!embedded.is_object())
-                            continue;
-                        auto got = co_await ctx.ask_client(embedded.as_object());
-                        if (!got) {
-                            auto f = fail(upstream_failure::kind::protocol,
-                                          "the client did not answer the upstream's " +
-                                              std::string(key) + " input request");
-                            f.upstream_at_fault = false;
-                            co_return f;
-                        }
-                        responses[key] = std::move(*got);
-                    }
-                params["inputResponses"] = std::move(responses);
-                if (auto* state = result->if_contains("requestState"))
-                    params["requestState"] = *state;
-                else
-                    params.erase("requestState");
+                if (auto f = co_await answer_input(*result, answer.message->raw(), ctx, params,
+                                                   source, continued))
+                    co_return *f;
+                source = continued;
                 --attempt; // not a lost session: the same call, continued
                 continue;
             }
@@ -944,7 +1002,8 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
     co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
 }
 
-asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::object message) {
+asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::object message,
+                                               std::string source) {
     auto s = root_;
     if (!bridge.empty()) {
         auto it = bridged_.find(bridge);
@@ -955,7 +1014,7 @@ asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::
     if (!s->life.ready())
         co_return false;
     call_context ctx;
-    auto r = co_await exchange(*s->ep, outgoing(message), s->state, ctx,
+    auto r = co_await exchange(*s->ep, outgoing(message, source), s->state, ctx,
                                clock::now() + budget_for(ctx), s.get());
     auto* answer = std::get_if<http_answer>(&r);
     co_return answer && answer->status >= 200 && answer->status < 300;
@@ -971,12 +1030,13 @@ upstream_client::address_of(const std::string& bridge) const {
     return session_address{s.state.id, s.state.protocol_version, s.ep->index};
 }
 
-asio::awaitable<bool> upstream_client::deliver_to(const session_address& to, json::object message) {
+asio::awaitable<bool> upstream_client::deliver_to(const session_address& to, json::object message,
+                                                  std::string source) {
     if (to.endpoint >= endpoints_.size())
         co_return false;
     upstream_session carrier; // no caller: gate's own credential for the upstream
     call_context ctx;
-    auto r = co_await exchange(*endpoints_[to.endpoint], outgoing(message),
+    auto r = co_await exchange(*endpoints_[to.endpoint], outgoing(message, source),
                                session_state{to.id, to.protocol_version}, ctx,
                                clock::now() + budget_for(ctx), &carrier);
     auto* answer = std::get_if<http_answer>(&r);
@@ -1059,14 +1119,14 @@ void upstream_client::close() {
         listen_pause_->cancel();
 }
 
-void upstream_client::dispatch(const upstream_session& origin, json::object message) {
-    bool is_request = message.contains("id");
+void upstream_client::dispatch(const upstream_session& origin, upstream_message message) {
+    bool is_request = message.body().contains("id");
     if (origin.bridge.empty() && is_request) {
         // The root session has no client behind it: gate answers for itself. It has no roots
         // to offer and nobody to sample or elicit from.
-        json::object reply{{"jsonrpc", "2.0"}, {"id", message["id"]}};
+        json::object reply{{"jsonrpc", "2.0"}, {"id", message.body()["id"]}};
         std::string method;
-        if (auto* m = message.if_contains("method"); m && m->is_string())
+        if (auto* m = message.body().if_contains("method"); m && m->is_string())
             method = std::string(m->get_string());
         if (method == "roots/list")
             reply["result"] = {{"roots", json::array{}}};
@@ -1076,10 +1136,13 @@ void upstream_client::dispatch(const upstream_session& origin, json::object mess
             reply["error"] = {{"code", -32601},
                               {"message", "gate's shared session has no client to ask; " + method +
                                               " is bridged only during a client's call"}};
+        // The id as the upstream wrote it: the reply is read from the request's text.
         asio::co_spawn(
             ex_,
-            [self = shared_from_this(), reply = std::move(reply)]() mutable
-            -> asio::awaitable<void> { co_await self->deliver("", std::move(reply)); },
+            [self = shared_from_this(), reply = std::move(reply),
+             source = message.raw()]() mutable -> asio::awaitable<void> {
+                co_await self->deliver("", std::move(reply), std::move(source));
+            },
             asio::detached);
         return;
     }
@@ -1210,7 +1273,7 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
                     std::exchange(opened, nullptr)->cancel();
             },
             alive,
-            [&](json::object message) {
+            [&](upstream_message message) {
                 if (alive())
                     dispatch(*s, std::move(message));
             });
@@ -1226,12 +1289,11 @@ asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t gener
     }
 }
 
-asio::awaitable<bool> upstream_client::follow_stream(upstream_connection& conn,
-                                                     const std::string& wire,
-                                                     bool require_event_stream,
-                                                     std::function<void()> on_open,
-                                                     std::function<bool()> going,
-                                                     std::function<void(json::object)> on_message) {
+asio::awaitable<bool>
+upstream_client::follow_stream(upstream_connection& conn, const std::string& wire,
+                               bool require_event_stream, std::function<void()> on_open,
+                               std::function<bool()> going,
+                               std::function<void(upstream_message)> on_message) {
     bool opened = false;
     auto run = [&](auto& stream) -> asio::awaitable<void> {
         boost::system::error_code ec;
@@ -1265,7 +1327,7 @@ asio::awaitable<bool> upstream_client::follow_stream(upstream_connection& conn,
                 boost::system::error_code jec;
                 auto v = json::parse(ev.data, jec);
                 if (!jec && v.is_object() && v.as_object().contains("method"))
-                    on_message(std::move(v.as_object()));
+                    on_message(upstream_message(std::move(v.as_object()), std::move(ev.data)));
             }
         }
     };
@@ -1350,18 +1412,19 @@ upstream_client::initialize_result(const call_context& ctx) {
 }
 
 asio::awaitable<std::variant<json::array, upstream_failure>>
-upstream_client::fetch_list(std::string_view method, std::string_view key,
-                            const call_context& ctx) {
+upstream_client::fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
+                            std::vector<std::string>* sources) {
     // One admission for the whole list, however many pages the upstream serves it in.
     auto admitted = co_await admit(ctx.use);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
-    co_return co_await fetch_list(method, key, ctx, std::move(std::get<guard_ticket>(admitted)));
+    co_return co_await fetch_list(method, key, ctx, std::move(std::get<guard_ticket>(admitted)),
+                                  sources);
 }
 
 asio::awaitable<std::variant<json::array, upstream_failure>>
 upstream_client::fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
-                            guard_ticket ticket) {
+                            guard_ticket ticket, std::vector<std::string>* sources) {
     json::array all;
     std::optional<std::string> cursor;
     for (int pages = 0; pages < 1000; ++pages) {
@@ -1387,9 +1450,18 @@ upstream_client::fetch_list(std::string_view method, std::string_view key, const
             // An upstream without this capability answers an error: it has nothing to list.
             co_return all;
         }
-        if (auto* items = obj->if_contains(key); items && items->is_array())
+        if (auto* items = obj->if_contains(key); items && items->is_array()) {
+            if (sources) { // as the page's text has them, where it says so unambiguously
+                auto texts =
+                    protocol::element_texts(std::get<upstream_message>(r).raw(), {"result", key});
+                for (std::size_t i = 0; i < items->as_array().size(); ++i)
+                    sources->emplace_back(texts && texts->size() == items->as_array().size()
+                                              ? (*texts)[i]
+                                              : std::string_view());
+            }
             for (auto& item : items->as_array())
                 all.push_back(std::move(item));
+        }
         auto* next = obj->if_contains("nextCursor");
         if (!next || !next->is_string() || next->get_string().empty())
             co_return all;

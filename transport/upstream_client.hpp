@@ -13,6 +13,7 @@
 #include "actors/upstream_guard.hpp"
 #include "config/model.hpp"
 #include "protocol/client_profile.hpp"
+#include "protocol/json_preserve.hpp"
 #include "protocol/subscription_filter.hpp"
 #include "transport/ask_flight.hpp"
 #include "transport/deadline_watch.hpp"
@@ -61,11 +62,16 @@ struct upstream_failure {
 // The upstream's JSON-RPC response (result or error), or why there is none.
 using upstream_reply = std::variant<upstream_message, upstream_failure>;
 
-// A message the upstream sent on its own (a request or a notification).
-using server_message_sink = std::function<void(boost::json::object)>;
+// A message the upstream sent on its own (a request or a notification), parsed, with the text
+// it came as: what is passed on is written from that text (protocol/json_preserve).
+using server_message_sink = std::function<void(upstream_message)>;
 
 struct call_context {
     std::string traceparent; // W3C trace context propagated to the upstream
+    // The text a client's params were parsed from: the request's params are written from it,
+    // so what the client wrote reaches the upstream as written, numbers included
+    // (protocol/json_preserve). Empty: gate's own request.
+    std::string_view params_source;
     // A client's invocation counts against upstreams[].rateLimit; gate's own upkeep (health
     // pings, resubscribing after a restart) is subject to the breaker only.
     guard_use use = guard_use::invocation;
@@ -88,9 +94,11 @@ struct call_context {
     // Called with the upstream-side id the request goes out under (again on a retry).
     std::function<void(std::int64_t)> on_sent;
     // A 2026-07-28 upstream's input_required result is answered by asking the client each
-    // embedded request ({method, params}); the answer is the client's result, nullopt when it
-    // gave none. Without it the input_required result is the answer (the client retries).
-    std::function<boost::asio::awaitable<std::optional<boost::json::object>>(boost::json::object)>
+    // embedded request ({method, params}, with its text); the answer is the client's result
+    // with the text it wrote it in, nullopt when it gave none. Without it the input_required
+    // result is the answer (the client retries).
+    std::function<boost::asio::awaitable<std::optional<protocol::sourced_object>>(
+        protocol::sourced_object)>
         ask_client;
 
     static call_context traced(std::string traceparent) {
@@ -103,7 +111,7 @@ struct call_context {
 // Session-wide traffic: messages on a session's GET stream, and on a call's stream when the
 // call has no sink. `bridge` is the downstream session of the bridged session; empty: root.
 using session_message_handler =
-    std::function<void(const std::string& bridge, boost::json::object message)>;
+    std::function<void(const std::string& bridge, upstream_message message)>;
 
 class upstream_client : public std::enable_shared_from_this<upstream_client> {
 public:
@@ -166,8 +174,10 @@ public:
 
     // Sends a notification or a response (the client's answer to an upstream request) on a
     // bridged session (empty: the root session). False when that session is gone or the
-    // upstream refused it.
-    boost::asio::awaitable<bool> deliver(const std::string& bridge, boost::json::object message);
+    // upstream refused it. `source`: the text the message was read from (a client's), which
+    // it is written from (protocol/json_preserve); empty for gate's own.
+    boost::asio::awaitable<bool> deliver(const std::string& bridge, boost::json::object message,
+                                         std::string source = {});
     // Where a bridged session lives upstream, so another instance of a fleet can answer a
     // request the upstream sent on it (transport/mcp_fleet.cpp).
     struct session_address {
@@ -177,7 +187,8 @@ public:
     };
     std::optional<session_address> address_of(const std::string& bridge) const;
     // Sends a response on the upstream session at `to` (one this instance may not hold).
-    boost::asio::awaitable<bool> deliver_to(const session_address& to, boost::json::object message);
+    boost::asio::awaitable<bool> deliver_to(const session_address& to, boost::json::object message,
+                                            std::string source = {});
 
     // The level a client asked for (`logging/setLevel`): sent to its bridged session now if
     // one is open, and at the handshake of one opened later.
@@ -230,12 +241,15 @@ public:
     boost::asio::awaitable<std::variant<boost::json::object, upstream_failure>>
     initialize_result(const call_context& ctx);
 
-    // Fetches one complete list, following the upstream's own nextCursor pages.
-    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
-    fetch_list(std::string_view method, std::string_view key, const call_context& ctx);
+    // Fetches one complete list, following the upstream's own nextCursor pages. With
+    // `sources`, each item's text as the upstream wrote it (empty where not known), in order,
+    // for writing the list on as it was written (protocol/json_preserve).
     boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
     fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
-               guard_ticket admitted);
+               std::vector<std::string>* sources = nullptr);
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
+               guard_ticket admitted, std::vector<std::string>* sources = nullptr);
 
     // Forgets the root session (the next request re-initializes).
     void reset_session() { reset_session(*root_); }
@@ -285,7 +299,8 @@ private:
         bool request = false;    // has an id: an answer is awaited
         boost::json::value id;
     };
-    static outgoing_message outgoing(const boost::json::object& msg);
+    // `source`: the text `msg` was read from, which it is written from (empty: none).
+    static outgoing_message outgoing(const boost::json::object& msg, std::string_view source = {});
     boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
     exchange(endpoint& ep, const outgoing_message& msg, const session_state& session,
              const call_context& ctx, std::chrono::steady_clock::time_point deadline,
@@ -324,7 +339,7 @@ private:
                                                bool require_event_stream,
                                                std::function<void()> on_open,
                                                std::function<bool()> going,
-                                               std::function<void(boost::json::object)> on_message);
+                                               std::function<void(upstream_message)> on_message);
     // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
     // context) and body.
     // A field that would carry a control character fails the request before it is sent.
@@ -351,7 +366,7 @@ private:
     std::uint64_t listen_version_ = 0;
     std::shared_ptr<upstream_connection> listen_conn_;
     std::shared_ptr<boost::asio::steady_timer> listen_pause_;
-    void dispatch(const upstream_session& origin, boost::json::object message);
+    void dispatch(const upstream_session& origin, upstream_message message);
 
     boost::asio::any_io_executor ex_;
     deadline_watch& watch_; // the io thread's: request deadlines without a timer each

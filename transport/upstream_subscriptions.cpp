@@ -152,8 +152,8 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
         // Refused or not offered: list changes fall back to the cache's TTL.
         co_await follow_stream(
             *conn, wire, true, [] {}, [&] { return !closed_; },
-            [&](json::object message) {
-                auto* m = message["method"].if_string();
+            [&](upstream_message message) {
+                auto* m = message.body()["method"].if_string();
                 if (m && *m == protocol::subscriptions_acknowledged) {
                     // The new filter is in force: the stream it replaces can go.
                     acknowledged = true;
@@ -161,7 +161,7 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                         old->lowest().close();
                     return;
                 }
-                protocol::strip_subscription(message);
+                protocol::strip_subscription(message.body());
                 dispatch(*root_, std::move(message));
             });
         if (listen_conn_ == conn)

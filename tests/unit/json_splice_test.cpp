@@ -89,3 +89,75 @@ TEST(json_splice, a_large_answer_is_spliced_past_its_text) {
     EXPECT_FALSE(find_top_level_member(R"({"id":1,"s":"abc\"})", "id"));
     EXPECT_FALSE(find_top_level_member(R"({"id":"abc)", "id"));
 }
+
+TEST(json_splice, set_member_replaces_or_adds_keeping_every_other_byte) {
+    std::string_view doc = R"({"id":1,"result":{ "content" : [1.50], "n":1e400 }})";
+    auto replaced = set_member(doc, {"result"}, "n", "2");
+    ASSERT_TRUE(replaced);
+    EXPECT_EQ(*replaced, R"({"id":1,"result":{ "content" : [1.50], "n":2 }})");
+    auto added = set_member(doc, {"result"}, "resultType", R"("complete")");
+    ASSERT_TRUE(added);
+    EXPECT_EQ(*added,
+              R"({"id":1,"result":{ "content" : [1.50], "n":1e400 ,"resultType":"complete"}})");
+    EXPECT_EQ(*set_member("{ }", {}, "a", "1"), R"({ "a":1})");
+    EXPECT_EQ(*set_member(R"({"a":{}})", {"a"}, "b\"c", "[]"), R"({"a":{"b\"c":[]}})");
+    EXPECT_EQ(*set_member(R"({"a":0})", {}, "b", "1"), R"({"a":0,"b":1})");
+}
+
+TEST(json_splice, set_member_refuses_what_it_cannot_place_once) {
+    // Written twice, or once spelled with escapes: a new member would stand beside the old.
+    EXPECT_FALSE(set_member(R"({"k":1,"k":2})", {}, "k", "3"));
+    auto escaped = set_member(R"({"\u006b":1})", {}, "k", "3");
+    ASSERT_TRUE(escaped);
+    EXPECT_EQ(*escaped, R"({"\u006b":3})");
+    EXPECT_FALSE(set_member(R"({"a":[1]})", {"a"}, "k", "3")); // not an object
+    EXPECT_FALSE(set_member(R"({"a":{}})", {"b"}, "k", "3"));  // no such object
+    EXPECT_FALSE(set_member(R"([1])", {}, "k", "3"));
+}
+
+TEST(json_splice, find_member_follows_a_path) {
+    std::string_view doc = R"({"a":{"b":{"c":[1, 2]}},"d":"x"})";
+    auto span = find_member(doc, {"a", "b", "c"});
+    ASSERT_TRUE(span);
+    EXPECT_EQ(doc.substr(span->begin, span->end - span->begin), "[1, 2]");
+    EXPECT_FALSE(find_member(doc, {"a", "x"}));
+    EXPECT_FALSE(find_member(doc, {"d", "x"}));
+    EXPECT_FALSE(find_member(R"({"a":1,"a":2})", {"a"}));
+    EXPECT_TRUE(key_reads_as(R"(\u0061)", "a"));
+    EXPECT_FALSE(key_reads_as(R"(\u0061)", "b"));
+}
+
+TEST(json_splice, find_spelled_member_stops_where_the_value_begins) {
+    std::string_view doc =
+        R"({"jsonrpc":"2.0","id":"\"params\":1","method":"params","params" : {"a":1.50}})";
+    auto at = find_spelled_member(doc, "params");
+    ASSERT_TRUE(at);
+    EXPECT_EQ(doc.substr(*at), R"({"a":1.50}})");
+    EXPECT_FALSE(find_spelled_member(doc, "result"));
+    EXPECT_FALSE(find_spelled_member(R"({"params")", "params"));
+    EXPECT_FALSE(find_spelled_member(R"("params)", "params"));
+    // A guess, by design: a nested member of the name first is taken, escapes are not read.
+    EXPECT_EQ(*find_spelled_member(R"({"x":{"params":1},"params":2})", "params"), 15u);
+    EXPECT_FALSE(find_spelled_member(R"({"p\u0061rams":2})", "params"));
+    // Past the 16-byte blocks, and at their seams.
+    for (std::size_t pad = 0; pad < 40; ++pad) {
+        auto text =
+            "{\"" + std::string(pad, 'x') + "\":0,\"params\":[" + std::to_string(pad) + "]}";
+        auto found = find_spelled_member(text, "params");
+        ASSERT_TRUE(found) << text;
+        EXPECT_EQ(text.substr(*found), "[" + std::to_string(pad) + "]}");
+    }
+}
+
+TEST(json_splice, element_texts_are_the_array_as_written) {
+    std::string_view doc = R"({"result":{"tools":[ {"n":1.50} , "x\"]" ,[1e400],{}]}})";
+    auto items = element_texts(doc, {"result", "tools"});
+    ASSERT_TRUE(items);
+    EXPECT_EQ(*items,
+              (std::vector<std::string_view>{R"({"n":1.50})", R"("x\"]")", "[1e400]", "{}"}));
+    EXPECT_EQ(element_texts("[]", {})->size(), 0u);
+    EXPECT_EQ(element_texts(" [0.0] ", {})->at(0), "0.0");
+    EXPECT_FALSE(element_texts(doc, {"result"}));               // an object
+    EXPECT_FALSE(element_texts(doc, {"missing"}));              // absent
+    EXPECT_FALSE(element_texts(R"({"a":[1],"a":[2]})", {"a"})); // twice
+}

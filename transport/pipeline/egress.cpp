@@ -112,6 +112,8 @@ private:
         auto& result = r->as_object();
         result["ttlMs"] = ttl;
         result["cacheScope"] = "private";
+        add_to_result(ctx, "ttlMs", std::to_string(ttl));
+        add_to_result(ctx, "cacheScope", R"("private")");
     }
 
     gateway::impl& g_;

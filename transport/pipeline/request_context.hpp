@@ -88,13 +88,23 @@ struct request_context {
     // lists set the full one.
     std::optional<protocol::client_profile> profile;
     // The upstream's own messages while this request runs, to the call's stream.
-    std::function<void(std::size_t upstream, boost::json::object)> server_message;
+    std::function<void(std::size_t upstream, upstream_message)> server_message;
     // A message for the client's call stream, as it is (its id already the client's to see).
     std::function<void(std::string)> push_to_client;
 
     // The request as the stages see it, and what they decided.
     boost::json::value id;      // the client's JSON-RPC id
     boost::json::object params; // taken by the stage that sends them upstream
+    // The text the client wrote its params in (and the rest of its body after them): what
+    // goes upstream is written from it, so its arguments arrive as written, numbers included
+    // (protocol/json_preserve). A view into the POST's body, which outlives the call, so the
+    // common call copies nothing; a call that outlives its POST keeps a copy first.
+    std::string_view params_source;
+    std::string params_kept;
+    void keep_params_source() {
+        params_kept = std::string(params_source);
+        params_source = params_kept;
+    }
     // The JSON-RPC answer, once a stage has made it (the client's id in it).
     std::optional<boost::json::object> response;
     // A refusal before MCP handling (an HTTP status of its own, such as 429): the reply, and
