@@ -2,57 +2,12 @@
 
 namespace gate::transport {
 
-namespace {
-
-bool is_tchar(unsigned char c) noexcept {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return true;
-    switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-        return true;
-    default:
-        return false;
-    }
-}
-
-} // namespace
-
-bool header_name_valid(std::string_view name) noexcept {
-    if (name.empty())
-        return false;
-    for (unsigned char c : name)
-        if (!is_tchar(c))
-            return false;
-    return true;
-}
-
-bool header_value_valid(std::string_view value) noexcept {
-    for (unsigned char c : value)
-        if ((c < 0x20 && c != '\t') || c == 0x7f)
-            return false;
-    return true;
-}
-
-bool header_writer::field(std::string_view name, std::string_view value) {
+bool header_writer::field_named(std::string_view name, std::string_view value) {
     if (!header_name_valid(name) || !header_value_valid(value)) {
         refuse(name);
         return false;
     }
-    wire_.append(name).append(": ").append(value).append("\r\n");
+    append(name, value);
     return true;
 }
 
@@ -65,7 +20,7 @@ bool header_writer::line(std::string_view name_and_value) {
     auto value = name_and_value.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
         value.remove_prefix(1);
-    return field(name_and_value.substr(0, colon), value);
+    return field_named(name_and_value.substr(0, colon), value);
 }
 
 void header_writer::refuse(std::string_view name) {

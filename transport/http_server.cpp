@@ -40,7 +40,7 @@ std::string serialize_reply(const http_reply& reply, std::string_view server, un
         wire.append("Content-Type: ").append(reply.content_type).append("\r\n");
     header_writer head(wire);
     for (const auto& [k, v] : reply.headers)
-        if (!head.field(k, v)) // gate's own value gone wrong: left out, never written raw
+        if (!head.field_named(k, v)) // gate's own value gone wrong: left out, never written raw
             spdlog::error("answer header {} left out: it holds a control character",
                           header_name_valid(k) ? std::string_view(k) : "(an invalid name)");
     if (!keep_alive)

@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string wire = start;
     gate::transport::header_writer head(wire);
     bool written = (data[0] & 0x40) ? head.line(std::string(name) + ":" + std::string(value))
-                                    : head.field(name, value);
+                                    : head.field_named(name, value);
     if (written != head.ok())
         std::abort();
     if (!written) {

@@ -52,9 +52,25 @@ TEST(HeaderWriter, NamesAreTokens) {
     EXPECT_FALSE(header_name_valid("X\r\nY"));
     std::string wire;
     header_writer head(wire);
-    EXPECT_FALSE(head.field("X\r\nInjected", "v"));
+    EXPECT_FALSE(head.field_named("X\r\nInjected", "v"));
     EXPECT_EQ(head.refused(), "(an invalid name)"); // a hostile name is not echoed
     EXPECT_TRUE(wire.empty());
+}
+
+TEST(HeaderWriter, ValuesAreCheckedWhereverTheControlCharacterFalls) {
+    // Blocks of 16 and the bytes after them: a control character at every position of
+    // values from 1 to 40 bytes.
+    for (std::size_t size = 1; size <= 40; ++size)
+        for (std::size_t at = 0; at < size; ++at)
+            for (char bad : {'\r', '\n', '\0', '\x7f', '\x1f'}) {
+                std::string value(size, 'a');
+                value[at] = bad;
+                EXPECT_FALSE(header_value_valid(value)) << size << " " << at;
+                value[at] = '\t';
+                EXPECT_TRUE(header_value_valid(value)) << size << " " << at;
+                value[at] = '\x80';
+                EXPECT_TRUE(header_value_valid(value)) << size << " " << at;
+            }
 }
 
 TEST(HeaderWriter, ALineNeedsANameAndASafeValue) {
