@@ -80,6 +80,11 @@ describe('audit webhook sink', { timeout: 180_000 }, () => {
         keys.add(b.headers['idempotency-key']);
       }
       assert.equal(keys.size, receiver.accepted.length, 'a key per batch');
+      // gate counts a batch delivered when the receiver's answer is back, which may be a
+      // moment after the receiver has the events.
+      const delivered = async () =>
+        metric((await get(`${gate.base}/metrics`)).text, 'gate_audit_webhook_events_total', { outcome: 'delivered' });
+      await eventually(async () => (await delivered()) === receiver.events().length, { what: 'every delivered event counted' });
       const m = (await get(`${gate.base}/metrics`)).text;
       assert.equal(metric(m, 'gate_audit_webhook_events_total', { outcome: 'delivered' }), receiver.events().length);
       assert.equal(metric(m, 'gate_audit_events_dropped_total', {}), 0);
