@@ -60,13 +60,20 @@ std::string loggable_line(std::string_view line, std::size_t length, std::size_t
     std::string out;
     out.reserve(keep + 32);
     static constexpr char hex[] = "0123456789abcdef";
-    for (auto c : line.substr(0, keep)) {
-        auto u = static_cast<unsigned char>(c);
+    auto kept = line.substr(0, keep);
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        auto u = static_cast<unsigned char>(kept[i]);
+        auto next = i + 1 < kept.size() ? static_cast<unsigned char>(kept[i + 1]) : 0;
         if (u < 0x20 || u == 0x7f) {
             out.append("\\x").push_back(hex[u >> 4]);
             out.push_back(hex[u & 0xf]);
+        } else if (u == 0xc2 && next >= 0x80 && next <= 0x9f) {
+            // A C1 control (U+0080 to U+009F, CSI among them), which terminals act on too.
+            out.append("\\u00").push_back(hex[next >> 4]);
+            out.push_back(hex[next & 0xf]);
+            ++i;
         } else {
-            out.push_back(c);
+            out.push_back(kept[i]);
         }
     }
     length = std::max(length, line.size());

@@ -87,4 +87,10 @@ TEST(LoggableLine, ControlCharactersCannotForgeOrEraseLogLines) {
     EXPECT_EQ(loggable_line("ok\r[error] forged\x1b[2K", 21, 1024),
               "ok\\x0d[error] forged\\x1b[2K");
     EXPECT_EQ(loggable_line("tab\there", 8, 1024), "tab\\x09here");
+    // C1 controls (the 8-bit CSI, U+009B) too; other characters pass as they are.
+    EXPECT_EQ(loggable_line("a\xc2\x9b"
+                            "2Kb \xc2\xa0 \xc3\xa9",
+                            12, 1024),
+              "a\\u009b2Kb \xc2\xa0 \xc3\xa9");
+    EXPECT_EQ(loggable_line("end\xc2", 4, 1024), "end\xc2");
 }
