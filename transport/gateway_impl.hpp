@@ -248,9 +248,9 @@ struct gateway::impl final : http_handler {
                                                           const boost::json::value& id,
                                                           const boost::json::object& params,
                                                           request_context& rec);
-    // Whether the caller's tenant sees upstream `upstream`, and what the policy decides for
-    // the task method `method` there.
-    bool task_visible(const request_context& rec, std::size_t upstream) const;
+    // Whether the caller's tenant sees upstream `upstream` (tenants[].upstreams; route and
+    // the task methods alike), and what the policy decides for the task method `method` there.
+    static bool tenant_sees(const request_context& rec, std::size_t upstream);
     policy_decision task_policy(const request_context& rec, std::size_t upstream,
                                 std::string_view method) const;
     // The guards of one task method at `upstream`: tenant, policy, budgets. The refusal, if

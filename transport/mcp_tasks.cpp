@@ -182,7 +182,7 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
                       answer_read::client_answer);
 }
 
-bool gateway::impl::task_visible(const request_context& rec, std::size_t upstream) const {
+bool gateway::impl::tenant_sees(const request_context& rec, std::size_t upstream) {
     return !rec.tenant_index ||
            rec.view->snap->tenants->sees(*rec.tenant_index, rec.view->snap->upstream(upstream).id);
 }
@@ -201,7 +201,7 @@ gateway::impl::task_guards(const json::value& id, const std::string& method,
                            const std::string& task_id, std::size_t upstream, request_context& rec) {
     // An upstream the tenant does not see holds no task of this caller's, as far as the
     // caller can tell: the same answer as an unknown id.
-    if (!task_visible(rec, upstream))
+    if (!tenant_sees(rec, upstream))
         co_return unknown_task(id, task_id);
     auto decided = task_policy(rec, upstream, method);
     if (rec.view->snap->policy) {
@@ -228,7 +228,7 @@ gateway::impl::task_reach(std::string_view method, request_context& rec,
     // out; the server's or the tenant's refuses the whole request (as for a list).
     std::vector<std::size_t> reach;
     for (std::size_t i = 0; i < rec.view->clients.size(); ++i) {
-        if (!task_visible(rec, i) || !task_policy(rec, i, method).allowed)
+        if (!tenant_sees(rec, i) || !task_policy(rec, i, method).allowed)
             continue;
         if (auto spent = co_await charge_budgets(rec, i)) {
             if (!spent->key.starts_with("upstream ")) {

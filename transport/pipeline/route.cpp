@@ -71,9 +71,7 @@ private:
     // a URI is owned by no upstream.
     static std::optional<boost::json::object> hidden_from_tenant(const request_context& ctx,
                                                                  const route& target) {
-        if (!ctx.tenant_index ||
-            ctx.view->snap->tenants->sees(*ctx.tenant_index,
-                                          ctx.view->snap->upstream(target.upstream).id))
+        if (gateway::impl::tenant_sees(ctx, target.upstream))
             return std::nullopt;
         const auto* ref = target.params.if_contains("ref");
         bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
