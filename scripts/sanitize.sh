@@ -14,7 +14,7 @@ echo "== ASan + UBSan" >&2
 GATE_BUILD_DIR="$root/build-asan" GATE_BUILD_TYPE=Debug \
   GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined -DGATE_FUZZ=ON" bash scripts/build.sh
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-(cd build-asan && ctest --output-on-failure -j 2)
+(cd build-asan && ctest --no-tests=error --output-on-failure -j 2)
 GATE_BIN="$root/build-asan/gate" GATE_STDIO_BIN="$root/build-asan/shim/gate-stdio" GATE_HOOKS_BIN="$root/build-asan/gate-hooks" \
   GATE_STDIO_TEST_SERVER="$root/build-asan/tests/support/stdio_mcp_server" \
   NODE22="$node22" bash tests/js/run.sh
@@ -36,7 +36,7 @@ echo "== TSan" >&2
 GATE_BUILD_DIR="$root/build-tsan" GATE_CMAKE_ARGS="-DGATE_SANITIZE=thread" bash scripts/build.sh
 reports="$(mktemp -d)"
 export TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp"
-(cd build-tsan && ctest --output-on-failure -j 2)
+(cd build-tsan && ctest --no-tests=error --output-on-failure -j 2)
 TSAN_OPTIONS="suppressions=$root/tests/tsan.supp log_path=$reports/gate" \
   GATE_BIN="$root/build-tsan/gate" GATE_STDIO_BIN="$root/build-tsan/shim/gate-stdio" GATE_HOOKS_BIN="$root/build-tsan/gate-hooks" \
   GATE_STDIO_TEST_SERVER="$root/build-tsan/tests/support/stdio_mcp_server" \
