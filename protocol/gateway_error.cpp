@@ -10,7 +10,7 @@ namespace {
 namespace ec = error_code;
 using row = gateway_error_row;
 
-constexpr std::array<row, 16> table = {{
+constexpr std::array<row, gateway_error_count> table = {{
     /* upstream_rate_limited */ {200, ec::upstream_rate_limited, outcome::rate_limited,
                                  "rate_limited"},
     /* upstream_circuit_open */
@@ -31,6 +31,15 @@ constexpr std::array<row, 16> table = {{
     /* body_too_large        */ {413, 0, outcome::error, "body_too_large"},
     /* ambiguous_tenant      */ {403, 0, outcome::forbidden, "ambiguous_tenant"},
 }};
+
+// A row missing from the initializer would be all zeros: no status, no outcome.
+consteval bool every_row_filled() {
+    for (const auto& r : table)
+        if (r.http_status == 0)
+            return false;
+    return true;
+}
+static_assert(every_row_filled(), "a gateway_error has no row in the table");
 } // namespace
 
 const gateway_error_row& describe(gateway_error e) {

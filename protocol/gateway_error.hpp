@@ -7,6 +7,7 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -31,7 +32,11 @@ enum class gateway_error : std::uint8_t {
     forbidden_origin,
     body_too_large,
     ambiguous_tenant, // a principal two tenants select: 403
+    // Not an error: the number of rows. Keep it last; the table and its test are checked
+    // against it when compiled, so a row added above it cannot be left out of either.
+    count_,
 };
+inline constexpr std::size_t gateway_error_count = static_cast<std::size_t>(gateway_error::count_);
 
 struct gateway_error_row {
     int http_status;       // 200 for JSON-RPC errors
