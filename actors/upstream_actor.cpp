@@ -2,12 +2,37 @@
 
 #include "actors/endpoint_rotation.hpp"
 #include "actors/guard_board.hpp"
+#include "actors/own_timers.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 namespace gate {
 
+namespace {
+
+// The actor's own timers (actors/own_timers.hpp): the next health round is due; a round asked
+// for has not reported within its bound; a rested endpoint may return; a probe handed out has
+// not reported within its bound (its caller is gone, or its outcome was lost: the slot is
+// freed).
+struct health_timer {};
+struct round_overdue {
+    std::uint64_t round = 0;
+};
+struct rest_over {};
+struct probe_overdue {
+    std::uint64_t probe = 0;
+};
+
+} // namespace
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_timer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::round_overdue)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::rest_over)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_overdue)
+
+namespace gate {
 namespace {
 
 struct upstream_state {
@@ -54,8 +79,7 @@ void arm_rest_timer(self_ptr self) {
         return;
     st.rest_timer = due;
     auto now = self->clock().now();
-    self->delayed_send(self, *due > now ? *due - now : std::chrono::steady_clock::duration{0},
-                       rest_over{});
+    start_own_timer(self, *due - now, rest_over{});
 }
 
 void log_transition(const config::upstream& cfg, bool success, bool probe, const std::string& why) {
@@ -85,7 +109,7 @@ void schedule_round(self_ptr self) {
     if (st.timer_pending)
         return;
     st.timer_pending = true;
-    self->delayed_send(self, interval_of(st), health_timer{});
+    start_own_timer(self, interval_of(st), health_timer{});
 }
 
 // Asks the io thread for a health round now, unless one is out; with none registered yet,
@@ -97,7 +121,46 @@ void run_round(self_ptr self) {
     if (!st.board->request_probe_round())
         return schedule_round(self);
     st.round_out = true;
-    self->delayed_send(self, interval_of(st) + overdue_after(st), round_overdue{++st.round});
+    start_own_timer(self, interval_of(st) + overdue_after(st), round_overdue{++st.round});
+}
+
+// The actor's own timers, handled off its typed interface.
+void handle_timers(self_ptr self) {
+    handle_own_timers(
+        self,
+        [=](health_timer&) {
+            self->state.timer_pending = false;
+            run_round(self);
+        },
+        [=](round_overdue& m) {
+            auto& st = self->state;
+            if (!st.round_out || m.round != st.round)
+                return;
+            spdlog::warn("upstream {} health round did not report within {} ms; probing again",
+                         st.board->config().id, (interval_of(st) + overdue_after(st)).count());
+            st.round_out = false;
+            schedule_round(self);
+        },
+        [=](rest_over&) {
+            auto& st = self->state;
+            st.rest_timer.reset();
+            for (auto e : st.rotation->restore_rested(self->clock().now()))
+                if (st.rotation->size() > 1)
+                    spdlog::info("upstream {} endpoint {} restored to rotation: its rest is over",
+                                 st.board->config().id, st.board->config().urls[e]);
+            arm_rest_timer(self);
+            publish(self);
+        },
+        [=](probe_overdue& m) {
+            auto& st = self->state;
+            if (m.probe != st.probe || !st.guard->breaker().probe_out())
+                return;
+            spdlog::warn("upstream {} half-open probe did not report within {} ms; the next "
+                         "call probes",
+                         st.board->config().id, overdue_after(st).count());
+            st.guard->abandon(upstream_guard::admitted{true});
+            publish(self);
+        });
 }
 
 upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_board> board) {
@@ -110,6 +173,7 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
                                     : std::nullopt);
     st.rotation.emplace(cfg.urls.size(), rest, cfg.health_check_interval_ms.has_value());
     publish(self);
+    handle_timers(self);
     if (cfg.health_check_interval_ms)
         self->send(self, health_tick{});
     auto now = [self] { return self->clock().now(); };
@@ -125,7 +189,7 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
             auto& st = self->state;
             auto answer = st.guard->grant(m.use, now(), m.demand);
             if (auto* g = std::get_if<upstream_guard::granted>(&answer); g && g->probe)
-                self->delayed_send(self, overdue_after(st), probe_overdue{++st.probe});
+                start_own_timer(self, overdue_after(st), probe_overdue{++st.probe});
             publish(self);
             std::visit([&](auto& a) { m.reply(guard_answer(a)); }, answer);
         },
@@ -150,16 +214,6 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
             publish(self);
             m.counted(true);
         },
-        [=](probe_overdue& m) {
-            auto& st = self->state;
-            if (m.probe != st.probe || !st.guard->breaker().probe_out())
-                return;
-            spdlog::warn("upstream {} half-open probe did not report within {} ms; the next "
-                         "call probes",
-                         st.board->config().id, overdue_after(st).count());
-            st.guard->abandon(upstream_guard::admitted{true});
-            publish(self);
-        },
         [=](endpoint_down& m) {
             auto& st = self->state;
             const auto& cfg = st.board->config();
@@ -176,16 +230,6 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
                                  cfg.id, cfg.urls[m.index], m.why,
                                  cfg.circuit_breaker.half_open_after_ms);
             }
-            arm_rest_timer(self);
-            publish(self);
-        },
-        [=](rest_over&) {
-            auto& st = self->state;
-            st.rest_timer.reset();
-            for (auto e : st.rotation->restore_rested(now()))
-                if (st.rotation->size() > 1)
-                    spdlog::info("upstream {} endpoint {} restored to rotation: its rest is over",
-                                 st.board->config().id, st.board->config().urls[e]);
             arm_rest_timer(self);
             publish(self);
         },
@@ -210,19 +254,6 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
         [=](health_tick&) {
             if (self->state.board->config().health_check_interval_ms)
                 run_round(self);
-        },
-        [=](health_timer&) {
-            self->state.timer_pending = false;
-            run_round(self);
-        },
-        [=](round_overdue& m) {
-            auto& st = self->state;
-            if (!st.round_out || m.round != st.round)
-                return;
-            spdlog::warn("upstream {} health round did not report within {} ms; probing again",
-                         st.board->config().id, (interval_of(st) + overdue_after(st)).count());
-            st.round_out = false;
-            schedule_round(self);
         },
     };
 }

@@ -71,26 +71,17 @@ struct probe_verdicts {
 // Run an active health round now, unless one is out (the io thread's first, and the
 // actor's own start).
 struct health_tick {};
-// The actor's own timers: the next health round is due; a round asked for has not reported
-// within its bound; a rested endpoint may return; a probe handed out has not reported within
-// its bound (its caller is gone, or its outcome was lost: the slot is freed).
-struct health_timer {};
-struct round_overdue {
-    std::uint64_t round = 0;
-};
-struct rest_over {};
-struct probe_overdue {
-    std::uint64_t probe = 0;
-};
+// The actor's own timers (the next health round, an overdue round or probe, a rest that
+// ends) are private to upstream_actor.cpp (actors/own_timers.hpp): no caller can send one.
 
 // How long past its upstream's request timeout a probe or a health round may stay out.
 inline constexpr std::chrono::seconds guard_grace{5};
 
-using upstream_actor = caf::typed_actor<
-    caf::reacts_to<guard_ask>, caf::reacts_to<guard_success>, caf::reacts_to<guard_failure>,
-    caf::reacts_to<guard_abandon>, caf::reacts_to<fleet_opened>, caf::reacts_to<endpoint_down>,
-    caf::reacts_to<probe_verdicts>, caf::reacts_to<health_tick>, caf::reacts_to<health_timer>,
-    caf::reacts_to<round_overdue>, caf::reacts_to<rest_over>, caf::reacts_to<probe_overdue>>;
+using upstream_actor =
+    caf::typed_actor<caf::reacts_to<guard_ask>, caf::reacts_to<guard_success>,
+                     caf::reacts_to<guard_failure>, caf::reacts_to<guard_abandon>,
+                     caf::reacts_to<fleet_opened>, caf::reacts_to<endpoint_down>,
+                     caf::reacts_to<probe_verdicts>, caf::reacts_to<health_tick>>;
 
 // Spawns the actor of the board's upstream, with its guards fresh from the configuration
 // (closed circuit, every endpoint in rotation): a respawned actor starts over, and active
@@ -107,7 +98,3 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::fleet_opened)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::endpoint_down)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_verdicts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_tick)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::rest_over)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_timer)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::round_overdue)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_overdue)

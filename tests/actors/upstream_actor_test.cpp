@@ -325,3 +325,19 @@ TEST_F(upstream_actor_fixture, the_fleet_opens_a_closed_circuit_for_the_rest_it_
 }
 
 } // namespace gate
+
+namespace gate {
+
+// The actor's timers are its own (actors/own_timers.hpp): its typed interface is the io
+// thread's eight messages, so no caller can send it a timer.
+static_assert(caf::detail::tl_size<upstream_actor::signatures>::value == 8);
+
+TEST_F(upstream_actor_fixture, a_message_off_its_interface_is_dropped_and_it_keeps_answering) {
+    start(upstream_config());
+    caf::anon_send(caf::actor_cast<caf::actor>(actor), 42);
+    sched.run();
+    EXPECT_TRUE(ask());
+    EXPECT_EQ(board->actor(), actor);
+}
+
+} // namespace gate
