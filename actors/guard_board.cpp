@@ -12,6 +12,14 @@ guard_view guard_board::initial_view(const config::upstream& cfg) {
     return v;
 }
 
+guard_view guard_board::given_up_view(const config::upstream& cfg) {
+    auto v = initial_view(cfg);
+    v.given_up = true;
+    v.breaker = circuit_breaker::state::open;
+    v.reopens_at = guard_view::time_point::max();
+    return v;
+}
+
 bool guard_board::request_probe_round() const {
     std::function<void()> round;
     {

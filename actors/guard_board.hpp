@@ -22,6 +22,9 @@ public:
     const config::upstream& config() const { return cfg_; }
     // The view before any actor decided anything: closed, every endpoint in rotation.
     static guard_view initial_view(const config::upstream& cfg);
+    // The view once the supervisor gave up on the actor: every exchange refused, the circuit
+    // shown open with no end to its rest (gate_upstream_breaker_state reads 2).
+    static guard_view given_up_view(const config::upstream& cfg);
 
     std::shared_ptr<const guard_view> view() const {
         std::lock_guard lock(mutex_);

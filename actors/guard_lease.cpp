@@ -6,6 +6,9 @@ namespace gate {
 
 guard_lease::decision guard_lease::decide(const guard_view& view, guard_use use, time_point now) {
     using state = circuit_breaker::state;
+    if (view.given_up)
+        return upstream_guard::refused{upstream_guard::refused::reason::given_up,
+                                       std::chrono::milliseconds(0)};
     if (view.breaker == state::half_open && view.probe_out)
         return upstream_guard::refused{upstream_guard::refused::reason::circuit_open,
                                        std::chrono::milliseconds(1)};

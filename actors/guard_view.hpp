@@ -20,6 +20,9 @@ struct guard_view {
     std::int64_t failures = 0;     // consecutive failures counted (a success resets them)
     bool limited = false;          // invocations need window slots (upstreams[].rateLimit)
     std::vector<bool> in_rotation; // per endpoint, in the order of upstreams[].urls
+    // The supervisor gave up on the upstream's actor (guard_board::given_up_view): every
+    // exchange is refused until a reload gives the actor a fresh start.
+    bool given_up = false;
 
     // As /metrics shows it: an open circuit whose rest is over is half-open.
     circuit_breaker::state shown(time_point now) const {

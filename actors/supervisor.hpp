@@ -4,6 +4,13 @@
 // reload reaches it as one message and it broadcasts the new snapshot to the actors that route on
 // it.
 //
+// It judges each child's crashes (actors/restart_intensity): at most 5 restarts within 60 s,
+// the first at once and the later ones after a pause that doubles from 100 ms (its own timer).
+// Past that, an upstream's actor is left stopped and its upstream refuses every call as
+// unavailable (-32041) until a reload gives it a fresh start; a process-wide actor's crash loop
+// stops the supervisor itself, which the program hears and exits non-zero (its service manager
+// restarts it).
+//
 // The io thread finds the actors through an actor_directory the supervisor republishes on
 // every respawn, so a request after a restart talks to the new actor, never a dead handle.
 // What a restart loses (docs/architecture.md, Supervision): a router's list caches (they
@@ -19,9 +26,11 @@
 #include "actors/bridge_keeper.hpp"
 #include "actors/budget_keeper.hpp"
 #include "actors/limiter.hpp"
+#include "actors/restart_intensity.hpp"
 #include "actors/router.hpp"
 #include "actors/snapshot.hpp"
 #include "actors/span_sink.hpp"
+#include "actors/supervision_tally.hpp"
 #include "actors/task_keeper.hpp"
 #include "actors/upstream_actor.hpp"
 
@@ -91,9 +100,13 @@ struct supervised {
     // The fleet's cursor key (from the shared store), so a cursor minted by one instance
     // pages on another; absent: a random key of this process.
     std::optional<protocol::cursor_codec::key_type> cursor_key;
+    restart_policy restarts = {}; // each child's restart intensity and pauses
+    std::shared_ptr<supervision_tally> tally = std::make_shared<supervision_tally>();
 };
 
-// Spawns the supervisor and its actors; the directory holds them before this returns.
+// Spawns the supervisor and its actors; the directory holds them before this returns. The
+// supervisor stops on its own only when a process-wide actor crashed past its intensity; its
+// exit reason then says which.
 supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
                                   std::shared_ptr<actor_directory> directory);
 

@@ -28,7 +28,9 @@ public:
         bool probe = false; // the half-open probe: its outcome decides the circuit
     };
     struct refused {
-        enum class reason : std::uint8_t { circuit_open, rate_limited } why;
+        // given_up: the supervisor stopped restarting the upstream's actor (its crashes passed
+        // the restart intensity); only the io thread's lease says it, from the board's view.
+        enum class reason : std::uint8_t { circuit_open, rate_limited, given_up } why;
         std::chrono::milliseconds retry_after;
     };
 

@@ -267,6 +267,12 @@ upstream_failure upstream_client::refusal(const upstream_guard::refused& r) cons
         f.what = upstream_failure::kind::circuit_open;
         f.message = "circuit open after repeated failures; next attempt in " +
                     std::to_string(r.retry_after.count()) + " ms";
+    } else if (r.why == upstream_guard::refused::reason::given_up) {
+        // The supervisor gave up on the upstream's actor: refused by gate's own guards like an
+        // open circuit (-32041), with no retry hint (nothing reopens it but a reload).
+        f.what = upstream_failure::kind::circuit_open;
+        f.message = "gate gave up restarting its guard actor after repeated crashes (a reload "
+                    "retries)";
     } else {
         f.what = upstream_failure::kind::rate_limited;
         f.message = "rate limit of " + std::to_string(cfg_.rate_limit->requests_per_minute) +

@@ -2,6 +2,7 @@
 // (no message to the actor), what it refuses, and when it must ask; slots of a batch are spent
 // within their second and never carried past it.
 #include "actors/endpoint_rotation.hpp"
+#include "actors/guard_board.hpp"
 #include "actors/guard_lease.hpp"
 
 #include <gtest/gtest.h>
@@ -40,6 +41,22 @@ TEST(guard_lease, an_open_circuit_is_refused_until_its_rest_is_over_then_the_act
     EXPECT_EQ(std::get<upstream_guard::refused>(d).why,
               upstream_guard::refused::reason::circuit_open);
     EXPECT_TRUE(asks(lease.decide(v, guard_use::invocation, t0 + 1500ms))); // the probe
+}
+
+TEST(guard_lease, an_upstream_the_supervisor_gave_up_on_refuses_everything_with_no_retry_hint) {
+    guard_lease lease;
+    config::upstream cfg;
+    cfg.urls = {"http://127.0.0.1:9/mcp"};
+    auto v = guard_board::given_up_view(cfg);
+    for (auto use : {guard_use::invocation, guard_use::upkeep})
+        for (auto t : {t0, t0 + 24h}) {
+            auto d = lease.decide(v, use, t);
+            ASSERT_TRUE(std::holds_alternative<upstream_guard::refused>(d));
+            EXPECT_EQ(std::get<upstream_guard::refused>(d).why,
+                      upstream_guard::refused::reason::given_up);
+            EXPECT_EQ(std::get<upstream_guard::refused>(d).retry_after, 0ms);
+        }
+    EXPECT_EQ(v.shown(t0 + 24h), circuit_breaker::state::open); // as /metrics shows it
 }
 
 TEST(guard_lease, a_half_open_circuit_with_its_probe_out_refuses_everyone_else) {
