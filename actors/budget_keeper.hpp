@@ -3,7 +3,7 @@
 // for a reservation of an account's allowance (a sixteenth of what is left, 1 to 64) and
 // spends it itself (budget_ledger's reservations), so a large allowance costs one message per
 // 64 calls and the last calls of a period are exact. With a shared store the reservations are
-// the fleet's (transport/fleet_store) and the keeper is told what they were, so the fallback
+// the fleet's (gateway/fleet/fleet_store) and the keeper is told what they were, so the fallback
 // when the store does not answer starts from this instance's real use.
 //
 // Calendar periods are UTC wall time; the keeper reads it through the function it was given,

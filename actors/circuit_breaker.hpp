@@ -7,7 +7,7 @@
 //                 the probe is abandoned (no outcome)    -> half-open, the next call probes
 //
 // A circuit may also be opened from outside for a given rest (open_for: a fleet's shared
-// breaker, transport/fleet_store).
+// breaker, gateway/fleet/fleet_store).
 //
 // While open, and while a half-open probe is out, every other call is refused (-32041). An
 // outcome of a call admitted before the circuit opened changes nothing: only the probe decides

@@ -9,7 +9,7 @@
 #include "hooks/hooks_metrics.hpp"
 #include "hooks/routes.hpp"
 #include "hooks/settings.hpp"
-#include "transport/http_server.hpp"
+#include "transport/http/http_server.hpp"
 
 #include <caf/actor.hpp>
 

@@ -6,11 +6,11 @@
 #include "hooks/routes.hpp"
 #include "hooks/settings.hpp"
 #include "hooks/store_actor.hpp"
-#include "transport/cli_values.hpp"
-#include "transport/header_writer.hpp"
-#include "transport/logging.hpp"
-#include "transport/service_manager.hpp"
-#include "transport/version.hpp"
+#include "transport/http/header_writer.hpp"
+#include "transport/process/cli_values.hpp"
+#include "transport/process/logging.hpp"
+#include "transport/process/service_manager.hpp"
+#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>

@@ -4,9 +4,9 @@
 #include "hooks/retry_after.hpp"
 #include "hooks/target_guard.hpp"
 #include "hooks/webhook_request.hpp"
-#include "transport/header_writer.hpp"
-#include "transport/upstream_connection.hpp"
-#include "transport/version.hpp"
+#include "transport/client/upstream_connection.hpp"
+#include "transport/http/header_writer.hpp"
+#include "transport/process/version.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "hooks/settings.hpp"
-#include "transport/upstream_connection.hpp"
+#include "transport/client/upstream_connection.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>

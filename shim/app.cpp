@@ -3,9 +3,9 @@
 #include "shim/options.hpp"
 #include "shim/probe.hpp"
 #include "shim/shim_server.hpp"
-#include "transport/logging.hpp"
-#include "transport/service_manager.hpp"
-#include "transport/version.hpp"
+#include "transport/process/logging.hpp"
+#include "transport/process/service_manager.hpp"
+#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

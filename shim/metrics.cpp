@@ -1,7 +1,7 @@
 #include "shim/metrics.hpp"
 
-#include "transport/process_collector.hpp"
-#include "transport/version.hpp"
+#include "transport/process/process_collector.hpp"
+#include "transport/process/version.hpp"
 
 #include <prometheus/gauge.h>
 

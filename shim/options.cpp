@@ -1,6 +1,6 @@
 #include "shim/options.hpp"
 
-#include "transport/cli_values.hpp"
+#include "transport/process/cli_values.hpp"
 
 #include <boost/asio/ip/address.hpp>
 

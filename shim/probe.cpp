@@ -1,10 +1,10 @@
 #include "shim/probe.hpp"
 
+#include "protocol/protocol_versions.hpp"
 #include "shim/child_process.hpp"
 #include "shim/line_splitter.hpp"
 #include "shim/stderr_limit.hpp"
-#include "transport/protocol_versions.hpp"
-#include "transport/version.hpp"
+#include "transport/process/version.hpp"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -7,10 +7,10 @@
 #include "shim/message_routing.hpp"
 #include "shim/probe.hpp"
 #include "shim/shim_session.hpp"
-#include "transport/event_stream.hpp"
+#include "transport/http/event_stream.hpp"
+#include "transport/http/sse.hpp"
 #include "transport/random_id.hpp"
 #include "transport/secret_compare.hpp"
-#include "transport/sse.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -8,8 +8,8 @@
 #include "shim/session_ledger.hpp"
 #include "shim/spawn.hpp"
 #include "shim/stderr_limit.hpp"
-#include "transport/host_guard.hpp"
-#include "transport/http_server.hpp"
+#include "transport/http/host_guard.hpp"
+#include "transport/http/http_server.hpp"
 #include "transport/memoized_flight.hpp"
 
 #include <boost/asio/io_context.hpp>

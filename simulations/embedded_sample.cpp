@@ -1,4 +1,4 @@
-// A program that embeds gate (transport/embedded.hpp, the gate::embedded library): it starts
+// A program that embeds gate (gateway/program/embedded.hpp, the gate::embedded library): it starts
 // a gateway in front of one upstream, then applies each line of its standard input as a new
 // configuration document, and stops at the end of input.
 //
@@ -6,7 +6,7 @@
 //
 // Prints `listening <url>` once serving, then per line `reloaded` or `refused: <why>`, and
 // `stopped` at the end. tests/js/embedding.test.mjs drives it.
-#include "transport/embedded.hpp"
+#include "gateway/program/embedded.hpp"
 
 #include <cstdio>
 #include <iostream>

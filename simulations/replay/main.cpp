@@ -10,6 +10,9 @@
 //          --metrics-out metrics.txt
 #include "actors/supervisor.hpp"
 #include "config/load.hpp"
+#include "gateway/entry/gateway.hpp"
+#include "gateway/fleet/fleet_store.hpp"
+#include "gateway/operations/batch_poster.hpp"
 #include "simulations/replay/metrics_report.hpp"
 #include "simulations/replay/recorded_traffic.hpp"
 #include "simulations/replay/replay_client.hpp"
@@ -17,10 +20,7 @@
 #include "simulations/replay/sim_upstream.hpp"
 #include "simulations/replay/simulated_world.hpp"
 #include "simulations/replay/virtual_time.hpp"
-#include "transport/batch_poster.hpp"
-#include "transport/fleet_store.hpp"
-#include "transport/gateway.hpp"
-#include "transport/redis_client.hpp"
+#include "transport/redis/redis_client.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>

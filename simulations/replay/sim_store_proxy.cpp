@@ -1,6 +1,6 @@
 #include "simulations/replay/sim_store_proxy.hpp"
 
-#include "transport/redis_wire.hpp"
+#include "transport/redis/redis_wire.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>

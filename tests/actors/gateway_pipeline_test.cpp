@@ -5,8 +5,8 @@
 #include "actors/bridge_keeper.hpp"
 #include "actors/router.hpp"
 #include "actors/task_keeper.hpp"
+#include "gateway/entry/gateway.hpp"
 #include "tests/support/mini_mcp_server.hpp"
-#include "transport/gateway.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>

@@ -1,7 +1,7 @@
-// The one writer of header fields (transport/header_writer): whatever name and value it is
+// The one writer of header fields (transport/http/header_writer): whatever name and value it is
 // given, it either writes nothing or writes exactly one field that an HTTP parser reads back
 // as that name and value, with nothing after it (no second field, no second request).
-#include "transport/header_writer.hpp"
+#include "transport/http/header_writer.hpp"
 
 #include <boost/beast/http.hpp>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // survives its own round trip.
 #include "protocol/modern_request.hpp"
 #include "protocol/trace_context.hpp"
-#include "transport/host_guard.hpp"
+#include "transport/http/host_guard.hpp"
 
 #include <cstdint>
 #include <cstdlib>

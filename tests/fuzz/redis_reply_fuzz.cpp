@@ -1,6 +1,6 @@
 // The reply reader on arbitrary bytes, fed in two pieces split anywhere: never crashes, and a
 // stream it refuses stays refused (the connection is dropped, nothing more is read from it).
-#include "transport/redis_wire.hpp"
+#include "transport/redis/redis_wire.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // The SSE parser on arbitrary bytes fed in arbitrary splits: the events must not depend on
 // how the stream was cut.
-#include "transport/sse.hpp"
+#include "transport/http/sse.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// The embedding API (gate::embedded, transport/embedded.hpp) through its sample program
+// The embedding API (gate::embedded, gateway/program/embedded.hpp) through its sample program
 // (simulations/embedded_sample, built beside gate): a gateway started inside another program
 // from a configuration value serves MCP clients, takes a new document (a second upstream
 // appears, with list_changed to the connected client), refuses a bad one without a change,

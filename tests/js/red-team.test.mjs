@@ -458,7 +458,7 @@ describe('red team: what held when gate was attacked', { timeout: 60_000 }, () =
     // RFC 9112 section 3.2: a request with more than one Host field line MUST be answered 400.
     // gate checks the first and serves the request: a proxy in front that routes by the last
     // one would be told a different story than gate's guard (a hole found by this file, left
-    // to the owners of transport/host_guard).
+    // to the owners of transport/http/host_guard).
     test('two Host fields are refused, whichever comes first', async () => {
       for (const hosts of [['127.0.0.1', 'evil.test'], ['evil.test', '127.0.0.1'], ['127.0.0.1', '127.0.0.1']]) {
         const r = await exchange(hosts.map((h) => `Host: ${h}`));

@@ -1,6 +1,6 @@
 // The chain with fake stages: the spec's order, a stage that answers early, a stage that
 // throws, an answer made outside the stages: whatever happens, the exit runs exactly once.
-#include "transport/pipeline/chain.hpp"
+#include "gateway/pipeline/chain.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -1,4 +1,4 @@
-#include "transport/cli.hpp"
+#include "gateway/program/cli.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The deadline table with time passed in: what fires, in what order, and what a late disarm
 // may not touch.
-#include "transport/deadline_table.hpp"
+#include "transport/http/deadline_table.hpp"
 
 #include <gtest/gtest.h>
 #include <vector>

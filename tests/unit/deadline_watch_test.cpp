@@ -1,6 +1,6 @@
 // The io thread's deadline watch over a real io_context: a passed deadline fires there, a
 // disarmed one does not, and a deadline that closes a socket ends the read waiting on it.
-#include "transport/deadline_watch.hpp"
+#include "transport/http/deadline_watch.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

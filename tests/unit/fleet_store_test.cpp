@@ -2,9 +2,9 @@
 // port: its scripts' decisions (a window's batches, a budget's reservations, a breaker's
 // count), single-use claims, ended sessions, the fleet's cursor key at start, and the
 // fail-open path when the store is gone (counted; then not even tried while it rests).
+#include "gateway/fleet/fleet_store.hpp"
+#include "gateway/operations/metrics.hpp"
 #include "tests/support/redis_server.hpp"
-#include "transport/fleet_store.hpp"
-#include "transport/metrics.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

@@ -1,4 +1,4 @@
-#include "transport/header_writer.hpp"
+#include "transport/http/header_writer.hpp"
 
 #include <boost/beast/http.hpp>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "transport/host_guard.hpp"
+#include "transport/http/host_guard.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Request header lookups (transport/http_server: header, header_value): by name regardless of
+// Request header lookups (transport/http/http_server: header, header_value): by name regardless of
 // case, the first of repeated fields, nothing for an absent one.
-#include "transport/http_server.hpp"
+#include "transport/http/http_server.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // with real sockets and small limits: a trickled header is answered 408, an idle kept-alive
 // connection is closed, an oversized header is answered 431, connections over the cap are
 // answered 503, and a well-behaved request is served while others stall.
-#include "transport/http_server.hpp"
+#include "transport/http/http_server.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -1,4 +1,4 @@
-#include "transport/idle_pool.hpp"
+#include "transport/client/idle_pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "transport/io_loop.hpp"
+#include "gateway/program/io_loop.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -1,4 +1,4 @@
-#include "transport/keeper_batch.hpp"
+#include "gateway/mcp/keeper_batch.hpp"
 
 #include <gtest/gtest.h>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "transport/log_gate.hpp"
+#include "transport/process/log_gate.hpp"
 
 #include <gtest/gtest.h>
 

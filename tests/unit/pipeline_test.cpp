@@ -1,4 +1,4 @@
-#include "transport/pipeline/stages.hpp"
+#include "gateway/pipeline/stages.hpp"
 
 #include <gtest/gtest.h>
 

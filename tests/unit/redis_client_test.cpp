@@ -3,7 +3,7 @@
 // database from the URL, the 500 ms-style bound when the server stalls, and a server that
 // dies and comes back.
 #include "tests/support/redis_server.hpp"
-#include "transport/redis_client.hpp"
+#include "transport/redis/redis_client.hpp"
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>

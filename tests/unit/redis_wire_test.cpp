@@ -1,5 +1,5 @@
 // RESP over hiredis: commands as bytes, replies split anywhere in the stream, garbage refused.
-#include "transport/redis_wire.hpp"
+#include "transport/redis/redis_wire.hpp"
 
 #include <gtest/gtest.h>
 

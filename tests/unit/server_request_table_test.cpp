@@ -1,6 +1,6 @@
 // Pending upstream requests put to clients: an answer goes back once, only from the session
 // that was asked, and nothing outlives the session or bridge that carried it.
-#include "transport/server_request_table.hpp"
+#include "gateway/mcp/server_request_table.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The life of one upstream session apart from its I/O: single-flight handshakes, generations,
 // a 404 forgetting only the session it answered for, and the end.
-#include "transport/session_lifecycle.hpp"
+#include "gateway/upstream/session_lifecycle.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "transport/session_shares.hpp"
+#include "gateway/mcp/session_shares.hpp"
 
 #include <gtest/gtest.h>
 #include <set>

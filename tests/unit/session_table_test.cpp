@@ -1,4 +1,4 @@
-#include "transport/session_table.hpp"
+#include "gateway/mcp/session_table.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "transport/sse.hpp"
+#include "transport/http/sse.hpp"
 
 #include <gtest/gtest.h>
 

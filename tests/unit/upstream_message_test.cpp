@@ -1,4 +1,4 @@
-#include "transport/upstream_message.hpp"
+#include "gateway/upstream/upstream_message.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>

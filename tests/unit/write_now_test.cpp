@@ -1,6 +1,6 @@
 // write_now on real loopback sockets: a small message goes at once, a full socket stops the
 // write without blocking, and a socket not prepared for it is left to asynchronous writes.
-#include "transport/write_now.hpp"
+#include "transport/http/write_now.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read.hpp>

@@ -1,0 +1,71 @@
+#include "gateway/auth/key_set_source.hpp"
+
+#include "transport/client/http_fetch.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace jose = protocol::jose;
+using clock = std::chrono::steady_clock;
+
+key_set_source::key_set_source(asio::any_io_executor ex, std::string uri)
+    : ex_(std::move(ex)), uri_(std::move(uri)) {}
+
+asio::awaitable<std::shared_ptr<const jose::key_set>> key_set_source::keys(std::string_view kid) {
+    for (;;) {
+        bool known =
+            set_ &&
+            (kid.empty() || std::any_of(set_->keys.begin(), set_->keys.end(),
+                                        [&](const jose::public_key& k) { return k.kid() == kid; }));
+        if (!refresh_.should_fetch(known, clock::now()))
+            co_return set_;
+        // Tokens arriving while a fetch is out wait for it, then decide again from its result.
+        if (co_await flight_.run_or_wait([this]() { return fetch(); }))
+            co_return set_;
+    }
+}
+
+asio::awaitable<void> key_set_source::fetch() {
+    // Recorded when the fetch lands, not when it starts: tokens arriving while it is out must
+    // find it due and wait for it (ask_flight) rather than go on with no keys.
+    struct landed {
+        jose::key_set_refresh& refresh;
+        ~landed() { refresh.attempted(clock::now()); }
+    } on_landing{refresh_};
+    ++fetches_;
+    fetch_request req;
+    req.url = uri_;
+    req.timeout = fetch_timeout;
+    req.max_body = max_bytes;
+    auto answer = co_await http_fetch(ex_, std::move(req), tls_);
+    std::string error;
+    if (auto* e = std::get_if<std::string>(&answer)) {
+        error = *e;
+    } else {
+        auto& a = std::get<fetch_answer>(answer);
+        if (a.status != 200) {
+            error = uri_ + " answered HTTP " + std::to_string(a.status);
+        } else {
+            auto parsed = jose::parse_key_set(a.body);
+            if (auto* why = std::get_if<std::string>(&parsed)) {
+                error = uri_ + ": " + *why;
+            } else {
+                set_ = std::make_shared<const jose::key_set>(
+                    std::move(std::get<jose::key_set>(parsed)));
+                refresh_.fetched(clock::now());
+                if (!last_error_.empty())
+                    spdlog::info("key set {} fetched again ({} keys)", uri_, set_->keys.size());
+                last_error_.clear();
+                co_return;
+            }
+        }
+    }
+    // Logged once per outage; the keys in hand (if any) stay in use.
+    if (last_error_.empty())
+        spdlog::warn("cannot fetch the key set {}: {}", uri_, error);
+    last_error_ = std::move(error);
+}
+
+} // namespace gate::transport

@@ -1,0 +1,87 @@
+// Inbound authentication (spec: Authentication, Inbound): the principal a request's Bearer
+// token carries, checked in the spec's order: the issuer is trusted (before any network I/O),
+// the signature verifies against that issuer's cached key set, the audience is `resource`,
+// `sub` is non-empty, the algorithm asymmetric; and the token is alive. On the io thread.
+#pragma once
+
+#include "config/model.hpp"
+#include "gateway/auth/key_set_source.hpp"
+#include "gateway/pipeline/request_context.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace gate::transport {
+
+struct auth_refusal {
+    // RFC 6750 section 3.1: invalid_request (malformed or misplaced), invalid_token; empty
+    // when no token was sent at all (the challenge then carries no error).
+    std::string error;
+    std::string description;
+};
+
+// The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or nullopt
+// when the header is of another scheme or malformed.
+std::optional<std::string_view> bearer_of(std::string_view header);
+
+class token_authenticator {
+public:
+    // `own`: the gateway's own issuer and minting key (auth.ema), trusted without a fetch.
+    struct own_issuer {
+        std::string issuer;
+        protocol::jose::public_key key;
+    };
+    token_authenticator(boost::asio::any_io_executor ex, const config::auth& cfg,
+                        std::optional<own_issuer> own = std::nullopt);
+
+    // `authorization`: the Authorization header, if sent; `query_token`: whether the request
+    // target carried an access_token parameter (never accepted: MCP forbids tokens in URIs).
+    boost::asio::awaitable<std::variant<caller_ref, auth_refusal>>
+    authenticate(std::optional<std::string_view> authorization, bool query_token);
+    // The same answer where it needs no verification (a token verified moments ago, or a
+    // request refused on its header alone); nullopt where authenticate must verify.
+    std::optional<std::variant<caller_ref, auth_refusal>>
+    authenticate_now(std::optional<std::string_view> authorization, bool query_token);
+
+    // Key-set fetches so far, over every issuer (the flood tests count them).
+    std::uint64_t key_set_fetches() const;
+
+private:
+    struct trusted {
+        config::issuer cfg;
+        std::unique_ptr<key_set_source> keys;                 // fetched from cfg.jwks_uri
+        std::shared_ptr<const protocol::jose::key_set> fixed; // or known: the gateway's own
+    };
+    const trusted* issuer_named(std::string_view iss) const;
+
+    std::string resource_;
+    std::vector<trusted> issuers_;
+    // Tokens verified recently (docs/security.md): the principal, until when it holds.
+    static constexpr std::int64_t verified_ttl_seconds = 60;
+    static constexpr std::size_t max_verified = 10'000;
+    struct verified {
+        caller_ref who;
+        std::int64_t valid_until = 0; // seconds since the epoch
+    };
+    // Looked up by the token as it arrived, without a copy.
+    struct token_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    std::unordered_map<std::string, verified, token_hash, std::equal_to<>> verified_;
+};
+
+// The URL of the resource metadata for `resource` (RFC 9728 section 3.1: the well-known path
+// inserted between the host and the resource's path), the challenge's resource_metadata.
+std::string resource_metadata_url(std::string_view resource);
+
+} // namespace gate::transport

@@ -1,0 +1,203 @@
+#include "gateway/auth/token_endpoint.hpp"
+
+#include "gateway/fleet/fleet_store.hpp"
+#include "protocol/jose/jws.hpp"
+#include "transport/random_id.hpp"
+
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+#include <boost/url/encoding_opts.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/parse_query.hpp>
+#include <chrono>
+#include <map>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+namespace json = boost::json;
+namespace jose = protocol::jose;
+
+namespace {
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// RFC 6749 section 5.2: an error answer the client can act on.
+http_reply oauth_error(http::status status, std::string_view error, std::string description) {
+    auto reply = http_reply::json(
+        status,
+        json::serialize(json::object{{"error", error}, {"error_description", description}}));
+    reply.headers.emplace_back("Cache-Control", "no-store");
+    return reply;
+}
+
+} // namespace
+
+std::string gateway_issuer(std::string_view resource) {
+    auto u = boost::urls::parse_uri(boost::core::string_view(resource.data(), resource.size()));
+    if (!u)
+        return std::string(resource);
+    return std::string(u->scheme()) + "://" + std::string(u->encoded_authority());
+}
+
+token_endpoint::token_endpoint(asio::any_io_executor ex, const config::auth& auth,
+                               jose::es256_signer signer)
+    : auth_(auth), ema_(*auth.ema), signer_(std::move(signer)),
+      issuer_(gateway_issuer(auth.resource.value_or(""))), idp_keys_(ex, ema_.idp_jwks_uri),
+      rate_(ema_.token_rate_limit_per_minute) {}
+
+jose::public_key token_endpoint::public_key() const {
+    return std::get<jose::public_key>(jose::public_key::from_jwk(signer_.public_jwk()));
+}
+
+http_reply token_endpoint::jwks() const {
+    auto reply = http_reply::json(
+        http::status::ok,
+        json::serialize(json::object{{"keys", json::array{signer_.public_jwk()}}}));
+    reply.headers.emplace_back("Cache-Control", "max-age=300");
+    return reply;
+}
+
+http_reply token_endpoint::metadata() const {
+    json::object body{
+        {"issuer", issuer_},
+        {"token_endpoint", issuer_ + "/oauth/token"},
+        {"jwks_uri", issuer_ + "/.well-known/jwks.json"},
+        {"grant_types_supported", json::array{jwt_bearer_grant}},
+        {"token_endpoint_auth_methods_supported", json::array{"none"}},
+        {"authorization_grant_profiles_supported",
+         json::array{"urn:ietf:params:oauth:grant-profile:id-jag"}},
+    };
+    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    reply.headers.emplace_back("Cache-Control", "max-age=300");
+    return reply;
+}
+
+http_reply token_endpoint::minted(const jose::verified_assertion& a,
+                                  const std::vector<std::string>& scopes) {
+    auto now = unix_now();
+    std::string scope;
+    for (const auto& s : scopes)
+        scope += (scope.empty() ? "" : " ") + s;
+    json::object claims{{"iss", issuer_},
+                        {"sub", a.subject},
+                        {"aud", auth_.resource.value_or("")},
+                        {"iat", now},
+                        {"exp", now + ema_.token_ttl_sec},
+                        {"jti", random_id()},
+                        {"idp", ema_.idp_issuer}};
+    if (!a.client_id.empty())
+        claims["client_id"] = a.client_id;
+    if (!scope.empty())
+        claims["scope"] = scope;
+    auto token = signer_.sign(json::object{{"typ", "at+jwt"}}, claims);
+    json::object body{{"access_token", token},
+                      {"token_type", "Bearer"},
+                      {"expires_in", ema_.token_ttl_sec},
+                      {"issued_token_type", "urn:ietf:params:oauth:token-type:access_token"}};
+    if (!scope.empty())
+        body["scope"] = scope;
+    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    reply.headers.emplace_back("Cache-Control", "no-store");
+    reply.headers.emplace_back("Pragma", "no-cache");
+    return reply;
+}
+
+asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, request_context& rec) {
+    rec.method = "oauth/token";
+    auto refuse = [&](http::status status, std::string_view error, std::string why,
+                      protocol::outcome outcome = protocol::outcome::unauthenticated) {
+        rec.outcome = outcome;
+        rec.decision = std::string(error);
+        rec.error = why;
+        return oauth_error(status, error, std::move(why));
+    };
+    if (auto wait = rate_.take(std::chrono::steady_clock::now())) {
+        auto seconds = whole_seconds(*wait);
+        rec.outcome = protocol::outcome::rate_limited;
+        rec.rejection = "oauth_token_rate_limited";
+        rec.error = "token endpoint rate limit of " +
+                    std::to_string(ema_.token_rate_limit_per_minute) + " per minute reached";
+        auto reply = oauth_error(http::status::too_many_requests, "slow_down", *rec.error);
+        reply.headers.emplace_back("Retry-After", std::to_string(seconds));
+        co_return reply;
+    }
+    if (!std::string_view(header_value(req, "Content-Type"))
+             .starts_with("application/x-www-form-urlencoded"))
+        co_return refuse(http::status::bad_request, "invalid_request",
+                         "the token request must be application/x-www-form-urlencoded",
+                         protocol::outcome::error);
+    auto read = protocol::read_token_request(req.body());
+    if (auto* no = std::get_if<protocol::token_request_refusal>(&read))
+        co_return refuse(http::status::bad_request, no->error, no->why, protocol::outcome::error);
+    auto& form = std::get<protocol::token_request>(read);
+    auto parsed = jose::parse_compact(form.assertion);
+    if (auto* why = std::get_if<std::string>(&parsed))
+        co_return refuse(http::status::bad_request, "invalid_grant", *why);
+    auto& jws = std::get<jose::compact_jws>(parsed);
+    // The issuer before any network I/O: an assertion of another issuer fetches nothing.
+    if (jose::claimed_issuer(jws) != ema_.idp_issuer)
+        co_return refuse(http::status::bad_request, "invalid_grant",
+                         "the assertion's issuer is not " + ema_.idp_issuer);
+    auto keys = co_await idp_keys_.keys(jws.kid);
+    if (!keys)
+        co_return refuse(http::status::bad_request, "invalid_grant",
+                         "the key set of " + ema_.idp_issuer + " could not be fetched");
+    if (jose::verify_signature(jws, keys->keys) != jose::signature_check::verified)
+        co_return refuse(http::status::bad_request, "invalid_grant",
+                         "the assertion's signature does not verify");
+    auto checked = jose::check_id_jag(jws,
+                                      {ema_.idp_issuer,
+                                       {issuer_, issuer_ + "/", auth_.resource.value_or("")},
+                                       auth_.resource.value_or("")},
+                                      unix_now());
+    if (auto* why = std::get_if<std::string>(&checked))
+        co_return refuse(http::status::bad_request, "invalid_grant", *why);
+    auto& a = std::get<jose::verified_assertion>(checked);
+    rec.caller =
+        std::make_shared<const principal>(principal{a.subject, ema_.idp_issuer, {}, a.claims});
+    if (form.client_id && !a.client_id.empty() && *form.client_id != a.client_id)
+        co_return refuse(http::status::bad_request, "invalid_grant",
+                         "the assertion was issued to another client");
+    auto redemption = redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
+    if (redemption == jti_ledger::redemption::first && fleet_) {
+        // First here; the fleet decides whether it is first anywhere. A store that does not
+        // answer leaves this instance's ledger to decide (counted).
+        auto ttl = std::chrono::seconds(std::max<std::int64_t>(a.expires - unix_now(), 1));
+        auto fresh = co_await fleet_->claim_once("jti", ema_.idp_issuer + "\n" + a.jti, ttl);
+        if (fresh && !*fresh)
+            redemption = jti_ledger::redemption::replayed;
+    }
+    switch (redemption) {
+    case jti_ledger::redemption::first:
+        break;
+    case jti_ledger::redemption::replayed: {
+        auto reply = refuse(http::status::bad_request, "invalid_grant",
+                            "the assertion was already redeemed (jti " + a.jti + ")");
+        rec.decision = "replayed"; // alertable apart from other invalid grants
+        co_return reply;
+    }
+    case jti_ledger::redemption::full:
+        co_return refuse(http::status::service_unavailable, "temporarily_unavailable",
+                         "too many assertions redeemed and not yet expired",
+                         protocol::outcome::error);
+    }
+    // MCP enterprise-managed authorization 7.2.1: the intersection of what the client asks
+    // for and what the assertion carries; all of the assertion's when the client asks for none.
+    auto scopes = a.scopes;
+    if (form.scopes) {
+        const auto& asked = *form.scopes;
+        std::erase_if(scopes, [&](const std::string& s) {
+            return std::find(asked.begin(), asked.end(), s) == asked.end();
+        });
+    }
+    rec.decision = "minted";
+    co_return minted(a, scopes);
+}
+
+} // namespace gate::transport

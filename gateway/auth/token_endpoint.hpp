@@ -1,0 +1,66 @@
+// The gateway's token endpoint for enterprise-managed authorization (auth.ema): `POST
+// /oauth/token` redeems an ID-JAG from `idpIssuer` (RFC 7523 jwt-bearer grant) for a short-lived
+// ES256 access token the gateway signs, audience `auth.resource`, accepted on the MCP endpoint.
+// Unauthenticated by design (the assertion is the credential), rate limited by
+// `tokenRateLimitPerMinute`, each assertion's jti single-use. Also its key set
+// (`/.well-known/jwks.json`) and its authorization server metadata (RFC 8414). On the io thread.
+#pragma once
+
+#include "actors/jti_ledger.hpp"
+#include "actors/sliding_window.hpp"
+#include "config/model.hpp"
+#include "gateway/auth/key_set_source.hpp"
+#include "gateway/pipeline/request_context.hpp"
+#include "protocol/jose/es256_signer.hpp"
+#include "protocol/jose/id_jag.hpp"
+#include "protocol/jose/jwk.hpp"
+#include "protocol/token_request.hpp"
+#include "transport/http/http_reply.hpp"
+#include "transport/http/http_server.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <memory>
+#include <string>
+
+namespace gate::transport {
+
+class fleet_store;
+
+using protocol::jwt_bearer_grant;
+
+// The gateway's issuer identifier as an authorization server: the origin of `resource`.
+std::string gateway_issuer(std::string_view resource);
+
+class token_endpoint {
+public:
+    token_endpoint(boost::asio::any_io_executor ex, const config::auth& auth,
+                   protocol::jose::es256_signer signer);
+
+    // POST /oauth/token. Fills `rec` (method oauth/token, outcome, decision) for the audit.
+    boost::asio::awaitable<http_reply> redeem(const http_request& req, request_context& rec);
+    http_reply jwks() const;
+    http_reply metadata() const;
+
+    const std::string& issuer() const { return issuer_; }
+    // The fleet's shared store: an assertion redeemed through any instance is refused by the
+    // others (its jti claimed there until it expires).
+    void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
+    // The public half of the minting key, for verifying the tokens minted here.
+    protocol::jose::public_key public_key() const;
+
+private:
+    http_reply minted(const protocol::jose::verified_assertion& a,
+                      const std::vector<std::string>& scopes);
+
+    config::auth auth_;
+    config::ema ema_;
+    protocol::jose::es256_signer signer_;
+    std::string issuer_;
+    key_set_source idp_keys_;
+    sliding_window rate_;
+    jti_ledger redeemed_;
+    std::shared_ptr<fleet_store> fleet_;
+};
+
+} // namespace gate::transport

@@ -1,0 +1,251 @@
+#include "gateway/auth/upstream_credential.hpp"
+
+#include "protocol/jose/base64url.hpp"
+#include "protocol/jose/es256_signer.hpp"
+#include "transport/client/http_fetch.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
+#include <cstdlib>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+const char* env(const std::string& name) {
+    return name.empty() ? nullptr : std::getenv(name.c_str());
+}
+
+// application/x-www-form-urlencoded (RFC 6749 appendix B).
+std::string form_encode(std::string_view s) {
+    // With its length: Boost.URL 1.81 takes other views through a `const char*`.
+    return boost::urls::encode(boost::core::string_view(s.data(), s.size()),
+                               boost::urls::unreserved_chars);
+}
+
+std::string base64(std::string_view bytes) {
+    // Standard alphabet with padding, for HTTP Basic (RFC 7617).
+    auto url = protocol::jose::base64url_encode(bytes);
+    for (auto& c : url)
+        c = c == '-' ? '+' : c == '_' ? '/' : c;
+    while (url.size() % 4)
+        url += '=';
+    return url;
+}
+
+bool header_safe(std::string_view s) {
+    return s.find_first_of("\r\n") == std::string_view::npos;
+}
+
+} // namespace
+
+std::vector<std::string> missing_secrets(const config::document& doc,
+                                         const std::function<const char*(const char*)>& getenv) {
+    std::vector<std::string> out;
+    auto check = [&](std::size_t i, const std::string& var, std::string_view field) {
+        const char* v = var.empty() ? nullptr : getenv(var.c_str());
+        auto where = "/upstreams/" + std::to_string(i) + "/auth/" + std::string(field);
+        if (!v || !*v)
+            out.push_back(where + ": the environment variable " + var +
+                          " is not set (it holds the upstream's secret)");
+        else if (!header_safe(v))
+            out.push_back(where + ": the environment variable " + var +
+                          " holds a line break, which cannot go in an HTTP header");
+    };
+    if (const auto& ema = doc.auth.ema) {
+        const char* pem = getenv(ema->signing_key_ref.c_str());
+        if (!pem || !*pem) {
+            out.push_back("/auth/ema/signingKeyRef: the environment variable " +
+                          ema->signing_key_ref +
+                          " is not set (it holds the gateway's ES256 signing key)");
+        } else if (auto key = protocol::jose::es256_signer::from_pem(pem);
+                   auto* why = std::get_if<std::string>(&key)) {
+            out.push_back("/auth/ema/signingKeyRef: the environment variable " +
+                          ema->signing_key_ref + " holds " + *why);
+        }
+    }
+    if (doc.discovery && doc.discovery->bearer_secret_ref) {
+        const auto& var = *doc.discovery->bearer_secret_ref;
+        const char* v = getenv(var.c_str());
+        if (!v || !*v)
+            out.push_back("/discovery/bearerSecretRef: the environment variable " + var +
+                          " is not set (it holds the discovery source's bearer token)");
+        else if (!header_safe(v))
+            out.push_back("/discovery/bearerSecretRef: the environment variable " + var +
+                          " holds a line break, which cannot go in an HTTP header");
+    }
+    for (std::size_t i = 0; i < doc.upstreams.size(); ++i) {
+        const auto& a = doc.upstreams[i].auth;
+        if (a.strategy == "static")
+            check(i, a.secret_ref, "secretRef");
+        else if ((a.strategy == "client-credentials" || a.strategy == "token-exchange") &&
+                 a.client_auth_)
+            check(i, a.client_auth_->secret_ref, "clientAuth/secretRef");
+    }
+    return out;
+}
+
+std::shared_ptr<upstream_credential> upstream_credential::make(asio::any_io_executor ex,
+                                                               const config::upstream& u) {
+    const auto& s = u.auth.strategy;
+    if (s != "static" && s != "client-credentials" && s != "token-exchange")
+        return nullptr;
+    return std::shared_ptr<upstream_credential>(new upstream_credential(std::move(ex), u));
+}
+
+upstream_credential::upstream_credential(asio::any_io_executor ex, const config::upstream& u)
+    : ex_(std::move(ex)), upstream_id_(u.id), cfg_(u.auth) {
+    if (cfg_.strategy == "static") {
+        const char* secret = env(cfg_.secret_ref);
+        std::string value = secret ? secret : "";
+        auto scheme = cfg_.scheme.value_or(cfg_.header == "Authorization" ? "Bearer" : "");
+        static_line_ = cfg_.header + ": " + (scheme.empty() ? value : scheme + " " + value);
+    } else if (cfg_.client_auth_) {
+        const char* secret = env(cfg_.client_auth_->secret_ref);
+        client_secret_ = secret ? secret : "";
+    }
+}
+
+asio::awaitable<std::variant<std::string, credential_failure>> upstream_credential::header_line() {
+    if (cfg_.strategy == "static")
+        co_return static_line_;
+    co_return co_await from_slot(service_, nullptr);
+}
+
+asio::awaitable<std::variant<std::string, credential_failure>>
+upstream_credential::header_line(const caller_credential& caller) {
+    if (cfg_.strategy != "token-exchange")
+        co_return co_await header_line();
+    co_return co_await from_slot(exchanged_slot(caller), &caller);
+}
+
+std::shared_ptr<upstream_credential::token_slot>
+upstream_credential::exchanged_slot(const caller_credential& caller) {
+    auto key = caller.issuer + '\n' + caller.subject;
+    if (auto it = exchanged_.find(key); it != exchanged_.end())
+        return it->second;
+    if (exchanged_.size() >= max_exchanged) {
+        // Bounded: the tokens due for refresh go first, then any (a waiter keeps its own).
+        auto now = clock::now();
+        std::erase_if(exchanged_, [&](const auto& e) { return e.second->refresh_at <= now; });
+        if (exchanged_.size() >= max_exchanged)
+            exchanged_.erase(exchanged_.begin());
+    }
+    return exchanged_.emplace(std::move(key), std::make_shared<token_slot>()).first->second;
+}
+
+asio::awaitable<std::variant<std::string, credential_failure>>
+upstream_credential::from_slot(std::shared_ptr<token_slot> slot, const caller_credential* caller) {
+    for (;;) {
+        auto now = clock::now();
+        if (slot->line && now < slot->refresh_at)
+            co_return *slot->line;
+        if (slot->last_failure && now - slot->last_failure->first < failure_pause)
+            co_return credential_failure{slot->last_failure->second};
+        // One fetch at a time; calls arriving meanwhile wait for it and decide again.
+        if (co_await slot->flight.run_or_wait([&] { return fetch_token(*slot, caller); })) {
+            if (slot->line && !slot->last_failure) // just fetched: used even if short-lived
+                co_return *slot->line;
+            co_return credential_failure{slot->last_failure ? slot->last_failure->second
+                                                            : "no token"};
+        }
+    }
+}
+
+asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
+                                                       const caller_credential* caller) {
+    ++fetches_;
+    fetch_request req;
+    req.url = cfg_.token_endpoint;
+    req.method = "POST";
+    req.content_type = "application/x-www-form-urlencoded";
+    req.timeout = fetch_timeout;
+    req.max_body = 64 * 1024;
+    std::string form;
+    if (caller) {
+        // RFC 8693 section 2.1: the caller's access token for one with the upstream's audience.
+        form = "grant_type=" + form_encode("urn:ietf:params:oauth:grant-type:token-exchange") +
+               "&subject_token=" + form_encode(caller->token) + "&subject_token_type=" +
+               form_encode("urn:ietf:params:oauth:token-type:access_token") +
+               "&audience=" + form_encode(cfg_.audience);
+    } else {
+        form = "grant_type=client_credentials";
+    }
+    bool basic = cfg_.client_auth_ && cfg_.client_auth_->type == "client_secret_basic";
+    if (basic) {
+        // RFC 6749 section 2.3.1: the id and secret form-encoded, then Basic.
+        req.headers.emplace_back(
+            "Authorization",
+            "Basic " + base64(form_encode(cfg_.client_id) + ":" + form_encode(client_secret_)));
+    } else {
+        form += "&client_id=" + form_encode(cfg_.client_id) +
+                "&client_secret=" + form_encode(client_secret_);
+    }
+    if (!cfg_.scopes.empty()) {
+        std::string scope;
+        for (const auto& s : cfg_.scopes)
+            scope += (scope.empty() ? "" : " ") + s;
+        form += "&scope=" + form_encode(scope);
+    }
+    if (cfg_.resource)
+        form += "&resource=" + form_encode(*cfg_.resource);
+    req.body = std::move(form);
+
+    auto answer = co_await http_fetch(ex_, std::move(req));
+    std::string error;
+    if (auto* e = std::get_if<std::string>(&answer)) {
+        error = *e;
+    } else {
+        auto& a = std::get<fetch_answer>(answer);
+        boost::system::error_code ec;
+        auto doc = json::parse(a.body, ec);
+        const auto* o = !ec && doc.is_object() ? &doc.get_object() : nullptr;
+        const auto* token = o ? o->if_contains("access_token") : nullptr;
+        const auto* type = o ? o->if_contains("token_type") : nullptr;
+        if (a.status != 200) {
+            error = "the token endpoint answered HTTP " + std::to_string(a.status);
+            if (const auto* err = o ? o->if_contains("error") : nullptr; err && err->is_string())
+                error += " (" + std::string(err->get_string()) + ")";
+        } else if (!token || !token->is_string() || token->get_string().empty() ||
+                   !header_safe(token->get_string())) {
+            error = "the token endpoint's answer has no usable access_token";
+        } else if (type && !(type->is_string() &&
+                             (type->get_string() == "Bearer" || type->get_string() == "bearer"))) {
+            error = "the token endpoint issued a token that is not a Bearer token";
+        } else {
+            auto lifetime = std::chrono::duration_cast<clock::duration>(default_lifetime);
+            if (const auto* e = o->if_contains("expires_in")) {
+                double seconds = e->is_int64()    ? static_cast<double>(e->get_int64())
+                                 : e->is_uint64() ? static_cast<double>(e->get_uint64())
+                                 : e->is_double() ? e->get_double()
+                                                  : 0;
+                lifetime = std::chrono::duration_cast<clock::duration>(
+                    std::chrono::duration<double>(seconds));
+            }
+            // Refreshed 60 s before it expires; a shorter-lived token is used once.
+            auto now = clock::now();
+            slot.refresh_at = now + lifetime - refresh_before_expiry;
+            slot.line = "Authorization: Bearer " + std::string(token->get_string());
+            slot.last_failure.reset();
+            if (slot.refresh_at <= now)
+                slot.refresh_at = now; // valid for the calls waiting on this fetch only
+            co_return;
+        }
+    }
+    auto text = "the token endpoint of upstream " + upstream_id_ +
+                (caller ? " refused to exchange the caller's token: " : " failed: ") + error;
+    // One caller's refused exchange is that caller's business (the audit has it), not news for
+    // the operator: a flood of bad tokens must not become a flood of warnings.
+    if (caller)
+        spdlog::debug("{}", text);
+    else if (!slot.last_failure)
+        spdlog::warn("{}", text);
+    slot.last_failure = {clock::now(), std::move(text)};
+}
+
+} // namespace gate::transport

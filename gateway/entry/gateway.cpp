@@ -1,0 +1,533 @@
+#include "actors/audit.hpp"
+#include "actors/bridge_messages.hpp"
+#include "actors/router_messages.hpp"
+#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/operations/fault_hooks.hpp"
+#include "gateway/operations/traffic_tap.hpp"
+#include "gateway/pipeline/gateway_stages.hpp"
+#include "protocol/gateway_error.hpp"
+#include "protocol/json_text.hpp"
+#include "protocol/utc_timestamp.hpp"
+#include "transport/bridge.hpp"
+#include "transport/random_id.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/url/parse_query.hpp>
+#include <caf/send.hpp>
+#include <span>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+// A downstream session nobody used for this long, with no open stream, is forgotten so
+// clients that never send DELETE cannot grow the gateway without bound.
+constexpr auto downstream_session_idle = std::chrono::hours(1);
+constexpr auto session_sweep_interval = std::chrono::minutes(1);
+
+// The client's address (unspecified if the connection just closed).
+asio::ip::address peer_of(const beast::tcp_stream& stream) {
+    boost::system::error_code ec;
+    return stream.socket().remote_endpoint(ec).address();
+}
+
+session_limits session_limits_of(const config::server& s) {
+    return {static_cast<std::size_t>(s.sessions.max),
+            static_cast<std::size_t>(s.sessions.per_principal)};
+}
+
+// Clients for a snapshot, reusing those of `previous` whose upstream entry is unchanged.
+std::shared_ptr<const federation_view> make_view(asio::io_context& io,
+                                                 std::shared_ptr<const snapshot> snap,
+                                                 const federation_view* previous) {
+    auto view = std::make_shared<federation_view>();
+    view->snap = std::move(snap);
+    for (const auto& u : view->snap->doc->upstreams) {
+        std::shared_ptr<upstream_client> reused;
+        if (previous)
+            for (const auto& c : previous->clients)
+                if (c->config() == u)
+                    reused = c;
+        view->clients.push_back(reused ? reused
+                                       : std::make_shared<upstream_client>(io.get_executor(), u));
+    }
+    return view;
+}
+
+// The token endpoint of auth.ema, with the key from the environment (checked at start:
+// missing_secrets).
+std::unique_ptr<token_endpoint> make_token_endpoint(asio::io_context& io,
+                                                    const config::auth& auth) {
+    if (!auth.ema)
+        return nullptr;
+    const char* pem = std::getenv(auth.ema->signing_key_ref.c_str());
+    auto signer = protocol::jose::es256_signer::from_pem(pem ? pem : "");
+    if (auto* why = std::get_if<std::string>(&signer))
+        throw std::runtime_error("auth.ema.signingKeyRef: " + *why);
+    return std::make_unique<token_endpoint>(io.get_executor(), auth,
+                                            std::move(std::get<0>(signer)));
+}
+
+std::optional<token_authenticator::own_issuer>
+own_issuer_of(const std::unique_ptr<token_endpoint>& tokens) {
+    if (!tokens)
+        return std::nullopt;
+    return token_authenticator::own_issuer{tokens->issuer(), tokens->public_key()};
+}
+
+} // namespace
+
+gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
+    : io(io_), parts(std::move(parts_)), doc(*parts.snap->doc),
+      guard(doc.server.allowed_hosts, doc.server.allowed_hosts_any),
+      live(make_view(io_, parts.snap, nullptr)),
+      health(std::make_shared<health_checker>(live->clients, !doc.auth.required)),
+      tokens(make_token_endpoint(io_, doc.auth)),
+      authenticator(doc.auth.required ? std::make_unique<token_authenticator>(
+                                            io_.get_executor(), doc.auth, own_issuer_of(tokens))
+                                      : nullptr),
+      resource_metadata(doc.auth.required ? resource_metadata_url(doc.auth.resource.value_or(""))
+                                          : std::string()),
+      server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
+      stages({pipeline::make_host_origin(guard), pipeline::make_authenticate(*this),
+              pipeline::make_global_limit(*this), pipeline::make_route(*this),
+              pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
+              pipeline::make_proxy(*this), pipeline::make_egress(*this)},
+             pipeline::make_audit(*this)) {
+    sessions.set_limits(session_limits_of(doc.server));
+    if (parts.shared_store) {
+        fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
+        fleet_tag = random_id().substr(0, 8) + "-";
+        if (tokens)
+            tokens->share_through(fleet);
+    }
+}
+
+gateway::gateway(asio::io_context& io, gateway_parts parts)
+    : impl_(std::make_unique<impl>(io, std::move(parts))) {
+    impl_->on_request = &on_request;
+    for (const auto& c : impl_->live->clients)
+        impl_->wire(c);
+    // Each upstream's actor is the supervisor's to spawn and watch.
+    if (impl_->parts.supervisor)
+        caf::anon_send(impl_->parts.supervisor, adopt_upstreams{impl_->live->boards()});
+}
+
+std::vector<std::shared_ptr<guard_board>> federation_view::boards() const {
+    std::vector<std::shared_ptr<guard_board>> out;
+    for (const auto& c : clients)
+        out.push_back(c->board());
+    return out;
+}
+
+upstream_client* federation_view::client(const std::string& id) const {
+    for (const auto& c : clients)
+        if (c->config().id == id)
+            return c.get();
+    return nullptr;
+}
+
+void gateway::retire_bridges(std::vector<retired_bridge> gone) {
+    auto view = impl_->live;
+    for (const auto& b : gone)
+        if (auto* c = view->client(b.upstream); !c || c->retire_bridge(b.session))
+            impl_->server_requests.forget_bridge(b.session, b.upstream);
+}
+
+gateway::~gateway() = default;
+
+std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
+    auto bound = impl_->server.listen(host, port);
+    asio::co_spawn(impl_->io, impl_->sweep_sessions(), asio::detached);
+    if (impl_->fleet)
+        asio::co_spawn(impl_->io, impl_->follow_fleet(), asio::detached);
+    impl_->warm_up(*impl_->live);
+    return bound;
+}
+
+void gateway::count_discovery(std::string_view outcome, std::size_t refused) {
+    impl_->stats.discovery_sync(outcome, refused);
+}
+
+std::optional<std::string> gateway::reload(std::shared_ptr<const config::document> next,
+                                           std::string_view source) {
+    auto& i = *impl_;
+    const auto& now = i.doc;
+    if (!(next->server.budget == now.server.budget))
+        return "server.budget cannot change without a restart (it is fixed at construction)";
+    if (next->server.redis_url != now.server.redis_url)
+        return "server.redisUrl cannot change without a restart (the fleet's shared store is "
+               "joined at start)";
+    if (!(next->auth == now.auth))
+        return "the auth section cannot change without a restart";
+    auto snap = make_snapshot(std::move(next), i.live->snap->version + 1);
+    auto view = make_view(i.io, snap, i.live.get());
+    std::size_t kept = 0;
+    for (const auto& c : view->clients)
+        for (const auto& old : i.live->clients)
+            kept += c == old;
+    for (const auto& old : i.live->clients)
+        if (std::find(view->clients.begin(), view->clients.end(), old) == view->clients.end()) {
+            // Retired: its calls in flight finish (bounded by its request timeout), then its
+            // streams and bridged sessions end.
+            old->retire(std::chrono::milliseconds(old->config().timeouts.request_ms));
+            i.tell_keeper(bridge_upstream_gone{old->config().id});
+            i.server_requests.forget_upstream(old->config().id);
+        }
+    for (const auto& c : view->clients)
+        i.wire(c);
+    auto discovered = snap->doc->discovered_count();
+    spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} new "
+                 "or changed, {} retired",
+                 source, view->clients.size(), view->clients.size() == 1 ? "" : "s", discovered,
+                 kept, view->clients.size() - kept, i.live->clients.size() - kept);
+    i.live = view;
+    // The rest of the server section applies to requests read from now on.
+    i.guard = host_guard(snap->doc->server.allowed_hosts, snap->doc->server.allowed_hosts_any);
+    i.server.set_max_body(static_cast<std::size_t>(snap->doc->server.max_body_bytes));
+    i.sessions.set_limits(session_limits_of(snap->doc->server));
+    // Slots granted under the old limits go: the new ones hold from the next request.
+    i.global_slots = slot_lease{};
+    i.principal_leases.revoke_all();
+    i.tenant_leases.revoke_all();
+    i.health = std::make_shared<health_checker>(view->clients, !i.doc.auth.required);
+    i.warm_up(*view);
+    // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
+    if (i.parts.supervisor)
+        caf::anon_send(i.parts.supervisor, reload_snapshot{snap, view->boards()});
+    else
+        for (const auto& router : i.actors()->routers)
+            caf::anon_send(router, replace_snapshot{snap});
+    for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",
+                        "notifications/resources/list_changed"})
+        i.announce_list_changed(method);
+    return std::nullopt;
+}
+
+void gateway::drain(std::chrono::steady_clock::duration bound, std::function<void()> then) {
+    // Requests already being answered finish (bounded); open GET streams end as their
+    // sessions close.
+    stop();
+    impl_->server.drain(bound, std::move(then));
+}
+
+void gateway::stop() {
+    impl_->server.stop();
+    asio::post(impl_->io, [i = impl_.get()] {
+        i->close_listeners();
+        i->sessions.close_all();
+        for (const auto& c : i->live->clients)
+            c->close();
+    });
+}
+
+std::size_t gateway::impl::budget_accounts(const request_context& ctx, std::size_t upstream,
+                                           std::array<budget_ledger::account_ref, 3>& refs) const {
+    const auto& snap = *ctx.view->snap;
+    std::size_t n = 0;
+    if (const auto& b = snap.doc->server.budget)
+        refs[n++] = {"server", &*b};
+    if (const auto& b = snap.upstream(upstream).budget)
+        refs[n++] = {"upstream " + snap.upstream(upstream).id, &*b};
+    if (ctx.tenant_index)
+        if (const auto& b = snap.tenants->tenant(*ctx.tenant_index).budget)
+            refs[n++] = {"tenant " + *ctx.tenant, &*b};
+    return n;
+}
+
+std::optional<gateway::impl::budget_charge>
+gateway::impl::charge_budgets_now(const request_context& ctx, std::size_t upstream) {
+    std::array<budget_ledger::account_ref, 3> refs;
+    auto n = budget_accounts(ctx, upstream, refs);
+    if (n == 0)
+        return budget_charge{};
+    auto accounts = std::span(refs.data(), n);
+    auto now = std::chrono::system_clock::now();
+    if (!budgets.unreserved(accounts, now).empty())
+        return std::nullopt;
+    return budget_charge{budgets.charge_reserved(accounts, now)};
+}
+
+asio::awaitable<std::optional<budget_ledger::exhausted>>
+gateway::impl::charge_budgets(const request_context& ctx, std::size_t upstream) {
+    std::array<budget_ledger::account_ref, 3> refs;
+    auto n = budget_accounts(ctx, upstream, refs);
+    if (n == 0)
+        co_return std::nullopt;
+    auto accounts = std::span(refs.data(), n);
+    using wall = std::chrono::system_clock;
+    // Each account's allowance is spent here from reservations (budget_ledger), so a call
+    // sends no message; calls that arrive while one is being reserved look again.
+    for (int round = 0; round < 16; ++round) {
+        auto now = wall::now();
+        auto missing = budgets.unreserved(accounts, now);
+        if (missing.empty())
+            co_return budgets.charge_reserved(accounts, now);
+        for (const auto& ref : missing) {
+            auto got = co_await reserve_budget(ref, now);
+            if (!got)
+                co_return std::nullopt; // nobody answered: gate's fault is not the client's
+            budgets.reserve(ref, *got, now);
+        }
+    }
+    co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<std::int64_t>>
+gateway::impl::reserve_budget(const budget_ledger::account_ref& ref, wall_time now) {
+    auto keeper = actors()->budgets;
+    if (fleet) {
+        // The fleet's allowance; the keeper counts what this instance took of it, so a store
+        // that stops answering leaves this instance's real use as its own count.
+        if (auto got = co_await fleet->reserve_budget(ref.key + ":" + ref.budget->period,
+                                                      ref.budget->upstream_calls,
+                                                      period_end(ref.budget->period, now))) {
+            if (*got > 0 && keeper)
+                caf::anon_send(keeper, budget_reserved_elsewhere{ref.key, *ref.budget, *got});
+            co_return got;
+        }
+    }
+    if (!keeper)
+        co_return std::nullopt;
+    co_return co_await ask<std::int64_t>(keeper, [&](reply_to<std::int64_t> r) {
+        return budget_reserve_ask{ref.key, *ref.budget, std::move(r)};
+    });
+}
+
+boost::json::object gateway::impl::budget_refusal(request_context& ctx,
+                                                  const budget_ledger::exhausted& e) {
+    auto text = "budget exhausted: " + std::to_string(e.allowance) + " upstream calls per " +
+                e.period + " for " + (e.key == "server" ? std::string("the server") : e.key) +
+                "; it resets at " + protocol::utc_timestamp(e.resets);
+    ctx.outcome = protocol::describe(protocol::gateway_error::budget_exhausted).audit_outcome;
+    ctx.error = text;
+    return protocol::make_gateway_error(protocol::gateway_error::budget_exhausted, ctx.id, text);
+}
+
+void gateway::impl::warm_up(const federation_view& view) {
+    // Each upstream's root session is opened now rather than by the first client request, so
+    // an operator sees at start (and after a reload) which upstreams answer.
+    for (const auto& client : view.clients) {
+        if (client->per_caller()) {
+            // No session of gate's own: the first caller opens one with its credential.
+            spdlog::info("upstream {} takes each caller's credential ({}): its sessions open "
+                         "with their first call",
+                         client->config().id, client->config().auth.strategy);
+            continue;
+        }
+        asio::co_spawn(
+            io,
+            [client]() -> asio::awaitable<void> {
+                auto r = co_await client->initialize_result({});
+                const auto& id = client->config().id;
+                if (auto* f = std::get_if<upstream_failure>(&r)) {
+                    spdlog::warn("upstream {} not reachable yet: {}", id, f->message);
+                    co_return;
+                }
+                const auto& init = std::get<boost::json::object>(r);
+                std::string name = "?", version = "?";
+                if (auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
+                    if (auto* n = info->as_object().if_contains("name"); n && n->is_string())
+                        name = n->as_string();
+                    if (auto* v = info->as_object().if_contains("version"); v && v->is_string())
+                        version = v->as_string();
+                }
+                spdlog::info("upstream {} ready: {} {}", id, name, version);
+            },
+            asio::detached);
+    }
+}
+
+asio::awaitable<void> gateway::impl::sweep_sessions() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    while (!server.stopping()) {
+        timer.expires_after(session_sweep_interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        auto gone = sessions.expire_idle(clock::now(), downstream_session_idle);
+        if (auto n = gone.size())
+            spdlog::info("expired {} idle downstream session{}", n, n == 1 ? "" : "s");
+        for (auto& id : gone)
+            session_ended(std::move(id));
+    }
+}
+
+void gateway::impl::reject_http(std::string_view reason, protocol::outcome outcome,
+                                std::string error, clock::time_point start) {
+    request_context refused;
+    refused.start = start;
+    refused.method = "http";
+    refused.outcome = outcome;
+    refused.error = std::move(error);
+    refused.rejection = std::string(reason);
+    stages.conclude(refused);
+}
+
+request_context gateway::impl::mcp_context(const http_request& req, time_point start) const {
+    request_context rec;
+    rec.view = live;
+    rec.start = start;
+    rec.trace.record(stage::host_origin);
+    if (auto a = header(req, "Authorization"))
+        rec.authorization = std::string(*a);
+    std::string_view target(req.target().data(), req.target().size());
+    if (auto q = target.find('?'); q != std::string_view::npos) {
+        // A NUL-terminated copy: Boost.URL 1.81's parse_query reads its input to a NUL
+        // (ASan: strlen inside it), and the target in Beast's buffer has none after it.
+        std::string query(target.substr(q + 1));
+        auto params = boost::urls::parse_query(query);
+        if (params)
+            for (const auto& p : *params)
+                rec.query_token = rec.query_token || p.key == "access_token";
+    }
+    return rec;
+}
+
+http_reply gateway::impl::protected_resource_metadata() const {
+    json::array servers;
+    for (const auto& i : doc.auth.issuers)
+        if (!i.exchange_only) // spec: never advertised as an authorization server
+            servers.emplace_back(i.issuer);
+    if (tokens)
+        servers.emplace_back(tokens->issuer());
+    json::object body{{"resource", doc.auth.resource.value_or("")},
+                      {"authorization_servers", std::move(servers)},
+                      {"bearer_methods_supported", json::array{"header"}}};
+    if (tokens)
+        body["mcp_extensions_supported"] =
+            json::array{"io.modelcontextprotocol/enterprise-managed-authorization"};
+    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    reply.headers.emplace_back("Cache-Control", "max-age=300");
+    return reply;
+}
+
+std::optional<http_reply> gateway::impl::admit(const http_request& req, time_point start) {
+    // Stage 1, before anything else: the Host/Origin allowlist, on every endpoint.
+    auto refused = pipeline::check_host_origin(guard, header(req, "Host"), header(req, "Origin"));
+    if (!refused)
+        return std::nullopt;
+    reject_http(refused->reason, protocol::outcome::forbidden, refused->error, start);
+    return pipeline::forbidden_reply(std::move(*refused));
+}
+
+void gateway::impl::body_too_large(std::size_t limit, time_point start) {
+    reject_http("body_too_large", protocol::outcome::error,
+                "request body over " + std::to_string(limit) + " bytes", start);
+}
+
+asio::awaitable<std::optional<http_reply>>
+gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point start) {
+    auto path = path_of(req.target());
+    const auto& mcp_path = live->snap->doc->server.mcp_path; // a reload may move it
+    if (path == mcp_path) {
+        switch (req.method()) {
+        case http::verb::post: {
+            // Stage 2 before the body is read as MCP: an unauthenticated caller learns
+            // nothing of how its message would have been taken.
+            auto rec = mcp_context(req, start);
+            rec.peer = peer_of(stream);
+            auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
+            if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
+                pipeline::verdict::answered)
+                co_return answer_of(rec);
+            co_return co_await mcp_post(req, stream, rec);
+        }
+        case http::verb::get:
+        case http::verb::delete_: {
+            // A context for the session's transport too: authentication applies to GET and
+            // DELETE like to every POST, and a refusal leaves by the exit.
+            auto rec = mcp_context(req, start);
+            rec.peer = peer_of(stream);
+            auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
+            if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
+                pipeline::verdict::answered)
+                co_return answer_of(rec);
+            stages.pass(rec);
+            if (req.method() == http::verb::get)
+                co_return co_await mcp_get(stream, req, rec.caller, rec.peer);
+            co_return co_await mcp_delete(req, rec.caller, rec.peer);
+        }
+        default: {
+            auto reply =
+                http_reply::json(http::status::method_not_allowed,
+                                 R"({"error":"method not allowed: use POST, GET or DELETE"})");
+            reply.headers.emplace_back("Allow", "GET, POST, DELETE");
+            co_return reply;
+        }
+        }
+    }
+    if (tokens) {
+        if (path == "/oauth/token" && req.method() == http::verb::post) {
+            // Unauthenticated by design: the assertion is the credential (spec: Endpoints).
+            request_context rec;
+            rec.start = start;
+            rec.trace.record(stage::host_origin);
+            auto reply = co_await tokens->redeem(req, rec);
+            stages.conclude(rec);
+            co_return reply;
+        }
+        if (path == "/.well-known/jwks.json" && req.method() == http::verb::get)
+            co_return tokens->jwks();
+        if (path == "/.well-known/oauth-authorization-server" && req.method() == http::verb::get)
+            co_return tokens->metadata();
+    }
+    if (authenticator && req.method() == http::verb::get &&
+        (path == "/.well-known/oauth-protected-resource" ||
+         path == "/.well-known/oauth-protected-resource" + mcp_path))
+        co_return protected_resource_metadata();
+    if (path.starts_with("/api/") || path.starts_with("/console"))
+        if (auto reply = co_await introspect(req, path, start))
+            co_return std::move(*reply);
+    if (path == "/health" && req.method() == http::verb::get) {
+        auto checker = health; // a reload may replace it while this probe runs
+        auto report = co_await checker->check();
+        co_return http_reply::json(report.any_up ? http::status::ok
+                                                 : http::status::service_unavailable,
+                                   protocol::json_text(report.body));
+    }
+    if (path == "/metrics" && req.method() == http::verb::get) {
+        std::size_t bridged = 0;
+        std::vector<metrics::guard_sample> guards;
+        for (const auto& c : live->clients) {
+            bridged += c->bridges();
+            auto& g = guards.emplace_back();
+            g.upstream = c->config().id;
+            g.breaker_state = static_cast<int>(c->breaker_state());
+            for (const auto& e : c->endpoints())
+                g.endpoints.emplace_back(e.url, e.in_rotation);
+        }
+        stats.upstream_guards(guards);
+        stats.session_counts(sessions.size(), bridged);
+        stats.outbox_dropped(static_cast<std::int64_t>(sessions.dropped_messages()));
+        if (const auto& t = parts.audit_tally)
+            stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+        if (const auto& t = parts.span_tally)
+            stats.span_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+        if (parts.tap)
+            stats.recording_counts(parts.tap->tally().delivered.load(),
+                                   parts.tap->tally().dropped.load());
+        auto reply = http_reply::text(http::status::ok, stats.serialize());
+        reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        co_return reply;
+    }
+    if (parts.fault_hooks && path.starts_with(fault_hook_prefix))
+        if (auto reply = run_fault_hook(*live, req.method(), path))
+            co_return std::move(*reply);
+    co_return http_reply::json(http::status::not_found, R"({"error":"not found"})");
+}
+
+} // namespace gate::transport

@@ -1,0 +1,481 @@
+// Internals shared by the gateway's translation units (listener, MCP endpoint, stages).
+#pragma once
+
+#include "actors/bridge_messages.hpp"
+#include "actors/budget_ledger.hpp"
+#include "actors/federation.hpp"
+#include "actors/policy_engine.hpp"
+#include "actors/slot_lease.hpp"
+#include "gateway/auth/token_authenticator.hpp"
+#include "gateway/auth/token_endpoint.hpp"
+#include "gateway/entry/gateway.hpp"
+#include "gateway/fleet/fleet_store.hpp"
+#include "gateway/mcp/keeper_batch.hpp"
+#include "gateway/mcp/server_request_table.hpp"
+#include "gateway/pipeline/chain.hpp"
+#include "gateway/pipeline/lease_table.hpp"
+#include "protocol/gateway_error.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
+#include "protocol/subscription_filter.hpp"
+#include "transport/ask_flight.hpp"
+#include "transport/http/event_stream.hpp"
+#include "transport/http/http_reply.hpp"
+#include "transport/http/http_server.hpp"
+#include "transport/process/log_gate.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace gate::transport {
+
+// The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
+// a stage already set is kept).
+void settle_outcome(request_context& rec, const boost::json::object& response);
+// The JSON-RPC answer for a page the router cut (or refused); counts the items served.
+boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
+                                  const boost::json::value& id, request_context& rec);
+
+// The gateway error an upstream failure is answered with: -32040 when its own rate limit
+// refused the call, -32041 otherwise (protocol/gateway_error.hpp).
+protocol::gateway_error error_for(const upstream_failure& f);
+// The JSON-RPC answer to a call `upstream` could not serve; records the audit outcome and
+// error text on `rec` from the error table.
+boost::json::object refuse_upstream(request_context& rec, const boost::json::value& id,
+                                    std::string_view upstream, const upstream_failure& f);
+
+// What the object pass_on returns is for: the request's answer to its client (egress, task
+// answers), which for a client before 2026-07-28 is sent as rec.verbatim, so only its outcome
+// is read and the result need not be parsed, while a 2026-07-28 client's result is amended
+// and read whole; or `whole`, for a caller that reads the object itself (server/discover
+// builds its result from an initialize answer).
+enum class answer_read { client_answer, whole };
+
+// An upstream's answer for the client: the exact text with only the id replaced goes on the
+// wire (rec.verbatim); the object returned, under the client's id, is what `read` says.
+boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
+                            request_context& rec, answer_read read = answer_read::whole);
+
+// The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
+// upstream's exact text when it has one) with the headers egress added.
+http_reply answer_of(request_context& rec);
+
+// Whose tasks a request sees (the principal; every anonymous caller shares one owner) and whose
+// list cursors it may use (the principal; an anonymous caller's session).
+std::uint64_t task_owner_key(const request_context& rec);
+std::uint64_t cursor_owner_key(const request_context& rec);
+
+// A request of a 2026-07-28 client (its version in the header or in `_meta`), served without a
+// session (gateway/mcp/stateless.cpp).
+bool is_modern_request(const http_request& req, const protocol::message& msg);
+// A result for a 2026-07-28 client carries `resultType`; an earlier upstream's result gets
+// "complete" (what its absence means), added to its text too.
+void complete_for_modern_client(boost::json::object& response, request_context& rec);
+// Member `key` added to the result in the answer's text (rec.verbatim), where there is one;
+// the caller adds it to rec.response. Where the text cannot take it, the object is sent.
+void add_to_result(request_context& rec, std::string_view key, std::string_view value_text);
+// What a parked call's retry must repeat: its method and the name or URI it is about.
+std::string parked_request_key(const protocol::message& msg);
+
+struct gateway::impl final : http_handler {
+    impl(boost::asio::io_context& io, gateway_parts parts);
+
+    // http_handler: stage 1 (Host/Origin) in admit, the endpoints in respond.
+    std::optional<http_reply> admit(const http_request& req, time_point start) override;
+    void body_too_large(std::size_t limit, time_point start) override;
+    boost::asio::awaitable<std::optional<http_reply>>
+    respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
+
+    boost::asio::awaitable<void> sweep_sessions();
+    // A fleet (gateway/fleet/fleet_sessions.cpp): a new session's record written for every
+    // instance; whether `id` is a session of `caller`, here or (adopted now) in the fleet's store;
+    // a session ended here announced; what the fleet decided elsewhere followed on a timer.
+    boost::asio::awaitable<void> publish_session(const std::string& id,
+                                                 const std::string& protocol_version,
+                                                 const boost::json::object& capabilities,
+                                                 const std::string& owner);
+    // Adopting one counts against the share of its caller (`peer`: its client address).
+    boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller,
+                                               const boost::asio::ip::address& peer);
+    // The same where no fleet's store must be asked; nullopt where known_session must ask.
+    std::optional<bool> known_session_now(const std::string& id, const caller_ref& caller) const;
+    void end_fleet_session(const std::string& id);
+    // The fleet's shared list cache (per upstream, kind and client profile): lists another
+    // instance fetched fill a plan before any upstream is admitted; a fetched list is shared;
+    // an upstream's list_changed drops its lists.
+    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+                                                 const request_context& rec);
+    // `sources`: each item as the upstream wrote it (empty: not known), stored as written.
+    void share_list(protocol::list_kind kind, protocol::client_profile profile,
+                    const upstream_client& client, const boost::json::array& items,
+                    const std::vector<std::string>& sources);
+    void drop_shared_lists(const upstream_client& client);
+    // A request an upstream sent a client, recorded for the fleet (the client may answer
+    // through any instance), and such an answer delivered (nullopt: no record of it).
+    void share_server_request(const std::string& session, const std::string& minted,
+                              const std::string& upstream, const boost::json::value& upstream_id);
+    // `body`: the text the client wrote its answer in, which it goes on as.
+    boost::asio::awaitable<std::optional<http_reply>> answer_for_fleet(const std::string& session,
+                                                                       const protocol::message& msg,
+                                                                       request_context& rec,
+                                                                       std::string_view body);
+    // Ids minted for server requests carry this instance's tag in a fleet (empty otherwise).
+    std::string fleet_tag;
+    boost::asio::awaitable<void> follow_fleet();
+    // Opens every upstream's root session in the background and logs the outcome.
+    void warm_up(const federation_view& view);
+
+    // The MCP endpoint.
+    boost::asio::awaitable<std::optional<http_reply>>
+    mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_context& rec);
+    // GET and DELETE of a session opened by `owner` (principal_key; another's is unknown).
+    boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
+                                                              const http_request& req,
+                                                              const caller_ref& caller,
+                                                              const boost::asio::ip::address& peer);
+    boost::asio::awaitable<http_reply> mcp_delete(const http_request& req, const caller_ref& caller,
+                                                  const boost::asio::ip::address& peer);
+    // A request on the MCP endpoint: its context, with what stage 2 checks.
+    request_context mcp_context(const http_request& req, time_point start) const;
+    // RFC 9728 resource metadata (with auth.mode "required").
+    http_reply protected_resource_metadata() const;
+    // /api/federation, /api/auth-hint and /console/ (gateway/operations/introspection_routes.cpp);
+    // nullopt for any other path, or when the endpoint is not enabled.
+    boost::asio::awaitable<std::optional<http_reply>>
+    introspect(const http_request& req, std::string_view path, time_point start);
+
+    // Stages 4-8 of a list, for the stages and for gate's own fetches (a read's owner).
+    boost::asio::awaitable<std::optional<list_plan>> plan_of(protocol::list_kind kind,
+                                                             request_context& rec);
+    // `tickets`: one admission per planned upstream (null: refused, left out); empty: each
+    // fetch admits itself.
+    boost::asio::awaitable<std::vector<fetched_list>>
+    fetch_planned(protocol::list_kind kind, const list_plan& plan,
+                  std::vector<std::shared_ptr<upstream_client::guard_ticket>> tickets,
+                  request_context& rec);
+    boost::asio::awaitable<boost::json::object>
+    complete_planned(protocol::list_kind kind, const list_plan& plan,
+                     std::vector<fetched_list> fetched, const std::string& session,
+                     const boost::json::value& id, const boost::json::object& params,
+                     request_context& rec);
+    // Gate's own merged list (the owner of a URI is learnt from the resource lists).
+    boost::asio::awaitable<boost::json::object> federated_list(protocol::list_kind kind,
+                                                               const std::string& session,
+                                                               const boost::json::value& id,
+                                                               const boost::json::object& params,
+                                                               request_context& rec);
+    // Stage 4 for a named call: its upstream and params, or the JSON-RPC refusal.
+    boost::asio::awaitable<std::variant<route, boost::json::object>>
+    route_named(const std::string& method, const boost::json::value& id, boost::json::object params,
+                request_context& rec);
+    // The same for a call routed by its name alone, decided here (params moved into the
+    // route); nullopt, params untouched, for one the resource router must resolve.
+    std::optional<std::variant<route, boost::json::object>>
+    route_by_name(const std::string& method, const boost::json::value& id,
+                  boost::json::object& params, request_context& rec);
+    boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
+                                                           const boost::json::object& params,
+                                                           std::string& version,
+                                                           request_context& rec);
+    // Proxy stage for one upstream call: metrics per upstream, failures as -32041.
+    // `client_call`: false for gate's own requests on the client's behalf (a task probe),
+    // which the client cannot cancel and the bridge keeper does not count.
+    boost::asio::awaitable<upstream_reply>
+    call_upstream(std::size_t upstream, std::string_view method, boost::json::object params,
+                  request_context& rec, bool client_call = true,
+                  std::shared_ptr<upstream_client::guard_ticket> admitted = nullptr);
+
+    // Bridging (gateway/mcp/bridging.cpp). Wires an upstream client's session-wide traffic here.
+    void wire(const std::shared_ptr<upstream_client>& client);
+    // An upstream's message on a session's GET stream, or on a call's stream with no sink.
+    void on_upstream_message(const upstream_client* from, const std::string& bridge,
+                             upstream_message message);
+    // An upstream message in the form the client receives: a request gets a gateway-unique id,
+    // recorded so the client's answer finds its way back; the rest as the upstream wrote it.
+    std::string to_client(const std::string& session, const std::string& upstream,
+                          upstream_message message);
+    // An upstream's list_changed for every connected client, coalesced per kind over a short
+    // interval (each of an upstream's sessions may announce the same change).
+    void announce_list_changed(std::string method);
+    std::set<std::string> pending_list_changed;
+    bool list_changed_timer_armed = false;
+    std::optional<boost::asio::steady_timer> list_changed_timer;
+    // The client answered an upstream request, or sent a notification: where it goes, written
+    // as the client wrote it (`body`, the POST's).
+    boost::asio::awaitable<http_reply> from_client(const std::string& session,
+                                                   const protocol::message& msg,
+                                                   request_context& rec, std::string_view body);
+    boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
+                                                              const boost::json::value& id,
+                                                              const boost::json::object& params,
+                                                              request_context& rec);
+    // A named call whose upstream messages are streamed to the client before its answer.
+    // Stages 2-8 of a named call and its audit; the answer as it goes on the wire.
+    boost::asio::awaitable<std::string> run_call(protocol::message msg, request_context& rec);
+    // A 2026-07-28 client's named call: run on its own, so it can be parked (input_required).
+    boost::asio::awaitable<std::optional<http_reply>> parked_call(boost::beast::tcp_stream& stream,
+                                                                  const http_request& req,
+                                                                  protocol::message msg,
+                                                                  request_context rec);
+    // `rec`: the caller's, which outlives the call (the answer goes back through it).
+    boost::asio::awaitable<std::optional<http_reply>>
+    streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
+                  request_context& rec);
+    void session_ended(std::string session);
+    // Downstream sessions within each caller's share (gateway/mcp/sessions.cpp): a new one
+    // for an accepted initialize (nullopt: refused, and `rec` carries the refusal), and what
+    // the table did to admit one (a session ended to make room goes everywhere, bridges and
+    // fleet record included).
+    std::optional<std::string> open_session(request_context& rec,
+                                            const boost::json::object& capabilities);
+    bool admitted(const session_table::admission& a);
+    // A flood of them logs a line a second; the metrics count every one.
+    log_gate evictions_logged{std::chrono::seconds(1)};
+    log_gate refusals_logged{std::chrono::seconds(1)};
+    boost::asio::awaitable<std::optional<http_reply>>
+    mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
+                  request_context& rec);
+    // Tasks (gateway/mcp/tasks.cpp): tasks/get, tasks/result, tasks/cancel, tasks/update to the
+    // owner (pinned, else found by a tasks/get probe); tasks/list merged and paged.
+    boost::asio::awaitable<boost::json::object>
+    task_call(const std::string& session, const boost::json::value& id, const std::string& method,
+              boost::json::object params, request_context& rec);
+    boost::asio::awaitable<boost::json::object> task_list(const std::string& session,
+                                                          const boost::json::value& id,
+                                                          const boost::json::object& params,
+                                                          request_context& rec);
+    // Whether the caller's tenant sees upstream `upstream` (tenants[].upstreams; route and
+    // the task methods alike), and what the policy decides for the task method `method` there.
+    static bool tenant_sees(const request_context& rec, std::size_t upstream);
+    policy_decision task_policy(const request_context& rec, std::size_t upstream,
+                                std::string_view method) const;
+    // The guards of one task method at `upstream`: tenant, policy, budgets. The refusal, if
+    // any (decision, outcome and error on `rec`).
+    boost::asio::awaitable<std::optional<boost::json::object>>
+    task_guards(const boost::json::value& id, const std::string& method, const std::string& task_id,
+                std::size_t upstream, request_context& rec);
+    // The upstreams a task method fans out to (probes, tasks/list), each charged; `refused`
+    // set when the server's or the tenant's budget is spent.
+    boost::asio::awaitable<std::vector<std::size_t>>
+    task_reach(std::string_view method, request_context& rec,
+               std::optional<budget_ledger::exhausted>& refused);
+    // Which reachable upstream holds a task nobody has a record of, and its tasks/get answer;
+    // or the answer to the client (unknown task, budget spent).
+    struct task_probe {
+        std::size_t upstream;
+        upstream_message answer;
+    };
+    boost::asio::awaitable<std::variant<task_probe, boost::json::object>>
+    probe_task(const boost::json::value& id, const std::string& method, const std::string& task_id,
+               request_context& rec);
+    // The task a tools/call answer minted (minted_task_id) is pinned to `upstream` for the
+    // caller.
+    boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
+                                                 std::string task_id);
+    // The id of the task an answer mints (2025-11-25's `result.task.taskId`, or a 2026-07-28
+    // CreateTaskResult's `taskId`); nullopt for any other answer.
+    static std::optional<std::string> minted_task_id(const upstream_message& answer);
+    // The context of a call on the client's bridged session at one upstream. At an upstream
+    // that takes the caller's own credential, the caller rides along, and a request with no
+    // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
+    // principal: the shared root session never carries one caller's credential.
+    // What the context's hooks use, kept by the caller for the call's length: they capture
+    // only its address, so making them allocates nothing (std::function keeps a pointer
+    // inline).
+    struct bridged_call {
+        impl* g = nullptr;
+        request_context* rec = nullptr;
+        std::size_t upstream = 0;
+        std::string bridge;
+        boost::json::object capabilities; // the client's, for a new bridged session
+        keeper_batch::open_call open;     // while it runs, for the bridge keeper
+    };
+    call_context bridged_context(request_context& rec, std::size_t upstream, bridged_call& call);
+    // Server-initiated requests are governed by the policy too (docs/security.md): whether
+    // upstream `upstream` may send `request` to the client of `who` (null: anonymous). A
+    // denied one is audited and, with `bridge`, answered -32042 to the upstream on that
+    // session; false then. Without a policy, and for ping, true.
+    bool admit_server_request(const federation_view& view, std::size_t upstream,
+                              const caller_ref& who, const boost::json::object& request,
+                              const std::optional<std::string>& bridge);
+    // The capability profile lists are asked and cached for (protocol/client_profile.hpp).
+    protocol::client_profile profile_of(request_context& rec);
+    // The verified caller as a per-caller upstream needs it; made once per request.
+    std::shared_ptr<const caller_credential> caller_of(request_context& rec);
+    // Attaches the caller to `ctx` for a per-caller upstream, with the principal's own bridge
+    // when the call has no session's bridge.
+    void bind_caller(call_context& ctx, request_context& rec, std::size_t upstream);
+    // subscriptions/listen (gateway/mcp/listen.cpp). A 2026-07-28 client's listen: an event stream
+    // of the list changes and resource updates its filter asks for, until it hangs up.
+    boost::asio::awaitable<std::optional<http_reply>> listen_call(boost::beast::tcp_stream& stream,
+                                                                  const http_request& req,
+                                                                  protocol::message msg,
+                                                                  request_context rec);
+    // A 2025-11-25 client's resources/(un)subscribe at a 2026-07-28 upstream, which has no
+    // such method: gate holds the URI in its own listen there and records the client.
+    boost::asio::awaitable<boost::json::object>
+    subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
+                                 const route& target, request_context& rec);
+    // Resource subscriptions gate holds at upstreams' root sessions (or listens) for a holder
+    // (a listener, or a session subscribed at a 2026-07-28 upstream): each (upstream, URI) at
+    // most once per holder, all released when the holder ends.
+    std::unordered_map<
+        std::string, std::map<std::pair<std::string, std::string>, std::weak_ptr<upstream_client>>>
+        held_subscriptions;
+    boost::asio::awaitable<std::optional<upstream_failure>>
+    hold_subscription(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
+                      const std::string& uri);
+    void release_subscription(const std::string& holder, const std::string& upstream,
+                              const std::string& uri);
+    void release_all_subscriptions(const std::string& holder);
+    // Open listens of 2026-07-28 clients, by holder key ("listen-<n>").
+    struct listener {
+        boost::json::value id; // the listen request's id: its subscription id
+        protocol::subscription_filter filter;
+        std::shared_ptr<message_queue> out;
+    };
+    std::unordered_map<std::string, std::shared_ptr<listener>> listeners;
+    std::uint64_t listen_keys = 0;
+    // Ends every listen gracefully (shutdown).
+    void close_listeners();
+    // Queues a change notification for a listener that asked for it; false: `holder` is not a
+    // listener. `source`: the text the notification was read from (empty: gate's own).
+    bool deliver_to_listener(const std::string& holder, const boost::json::object& notification,
+                             std::string_view source = {});
+    // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
+    void record_subscription(const request_context& rec, const std::string& uri, bool subscribed);
+    std::uint64_t minted_ids = 0;
+    server_request_table server_requests; // upstream requests the clients have not answered
+    // Events for the bridge keeper, sent as one batch per interval; flushed before
+    // every question to the keeper so it answers knowing everything that happened before.
+    keeper_batch keeper_events;
+    bool keeper_flush_posted = false;
+    std::optional<boost::asio::steady_timer> keeper_timer;
+    void tell_keeper(bridge_event e);
+    // A client's call went to its bridged session as request `upstream_id`; it is over.
+    void call_sent(bridged_call& call, std::int64_t upstream_id);
+    void call_over(bridged_call& call);
+    void arm_keeper_flush();
+    void flush_keeper();
+    // Requests of a 2026-07-28 upstream's input_required result put to a client of an earlier
+    // revision, waiting for its answer: minted id -> (session, slot).
+    struct answer_slot {
+        explicit answer_slot(boost::asio::any_io_executor ex)
+            : wake(std::move(ex), boost::asio::steady_timer::time_point::max()) {}
+        std::string session;
+        std::optional<protocol::sourced_object> result; // as the client wrote it
+        bool answered = false;
+        boost::asio::steady_timer wake;
+    };
+    std::unordered_map<std::string, std::shared_ptr<answer_slot>> awaiting_input;
+    // A 2026-07-28 client's call on an upstream of the earlier era that asked the client
+    // something: answered input_required, kept running until the client's retry.
+    struct input_parking {
+        std::shared_ptr<message_queue> out;             // the call's events, then its answer
+        std::deque<upstream_message> requests;          // upstream requests not yet asked
+        std::shared_ptr<upstream_client> client;        // the upstream that asked
+        std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
+        std::uint64_t next_key = 0;
+        std::chrono::steady_clock::time_point expires{};
+        std::string request; // method and name of the parked call: only its retry resumes it
+    };
+    std::unordered_map<std::string, std::shared_ptr<input_parking>> parked_calls;
+    // Answers a 2026-07-28 client from a running call: its events and answer, or an
+    // input_required result that parks the call under a new requestState.
+    boost::asio::awaitable<std::optional<http_reply>>
+    answer_modern(boost::beast::tcp_stream& stream, const http_request& req,
+                  std::shared_ptr<input_parking> park, boost::json::value id);
+    // The client's retry of a parked call: its answers go upstream; nullopt when `token` names
+    // no parked call (it is then an upstream's own requestState).
+    boost::asio::awaitable<std::optional<std::optional<http_reply>>>
+    resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
+                  const protocol::message& msg, request_context& rec);
+    // A parked call the client did not resume in time is dropped; its questions answered.
+    boost::asio::awaitable<void> expire_parked(std::string token,
+                                               std::shared_ptr<input_parking> park);
+    // The client's answers (null: none; `source`: the text it wrote them in) go to the
+    // upstream that asked; a missing one as an error.
+    boost::asio::awaitable<void> answer_parked(input_parking& park,
+                                               const boost::json::object* responses,
+                                               std::string source = {});
+    // Asks the client of `rec` one embedded input request on its call's stream.
+    boost::asio::awaitable<std::optional<protocol::sourced_object>>
+    ask_client_input(request_context& rec, protocol::sourced_object request);
+
+    // Stage 3's window: server.rateLimit.requestsPerMinute over every JSON-RPC request on
+    // the MCP endpoint (notifications and the client's answers finish work already admitted
+    // and are never refused). The limiter actor decides, in batches of slots this thread
+    // spends; the limits come from each request's snapshot.
+    slot_lease global_slots;
+    ask_flight global_flight;
+    // server.rateLimit.perPrincipalPerMinute and tenants[].rateLimit: each principal's and
+    // each tenant's batch, spent here like the global one (stage 3).
+    lease_table principal_leases, tenant_leases;
+    // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6 from
+    // the reservations this thread holds.
+    budget_ledger budgets;
+    // Charges one invocation of `upstream` for `ctx` to every budget it draws on; the
+    // exhausted one, if any (nothing charged then).
+    // Spent from reservations of each allowance (budget_ledger), taken from the fleet's
+    // store when there is one that answers, else from the budget keeper actor.
+    boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+    charge_budgets(const request_context& ctx, std::size_t upstream);
+    // The same, decided from what is reserved already; nullopt when an allowance must be
+    // reserved first (charge_budgets then). Nothing is charged then.
+    struct budget_charge {
+        std::optional<budget_ledger::exhausted> spent;
+    };
+    std::optional<budget_charge> charge_budgets_now(const request_context& ctx,
+                                                    std::size_t upstream);
+    std::size_t budget_accounts(const request_context& ctx, std::size_t upstream,
+                                std::array<budget_ledger::account_ref, 3>& refs) const;
+    boost::asio::awaitable<std::optional<std::int64_t>>
+    reserve_budget(const budget_ledger::account_ref& ref, wall_time now);
+    // The -32044 answer for an exhausted budget, with its outcome and error on `ctx`.
+    boost::json::object budget_refusal(request_context& ctx, const budget_ledger::exhausted& e);
+
+    // A refusal before any request context exists (at admission, the body cap): through the
+    // exit like any other.
+    void reject_http(std::string_view reason, protocol::outcome outcome, std::string error,
+                     std::chrono::steady_clock::time_point start);
+
+    boost::asio::io_context& io;
+    gateway_parts parts;
+    // The actors as they stand now (a respawn replaces one); hold the result for one use.
+    std::shared_ptr<const actor_set> actors() const { return parts.actors->load(); }
+    // Audit events and spans of finished requests, handed to their sinks once per turn of
+    // the io loop (one message for many: gateway/operations/sink_feed.cpp).
+    void queue_audit(audit_event e);
+    void queue_spans(std::vector<std::string> spans);
+    // gate --record (gateway/operations/recording_feed.cpp): the message as it arrived, and at the
+    // exit what became of it.
+    void hear(const http_request& req, request_context& rec);
+    void heard_exit(request_context& rec);
+    std::vector<audit_event> audit_pending;
+    std::vector<std::string> spans_pending;
+    bool feed_posted = false;
+    const config::document& doc;
+    host_guard guard;
+    metrics stats;
+    session_table sessions;
+    std::shared_ptr<const federation_view> live;
+    std::shared_ptr<health_checker> health;
+    // The fleet's shared store (null without one): stages 3 and 6, the upstream clients, the
+    // token endpoint and the task table go to it first and fall back to their own state.
+    std::shared_ptr<fleet_store> fleet;
+    // Stage 2's checker with auth.mode "required" (null: every caller is anonymous), and the
+    // resource metadata URL its challenges point at.
+    std::unique_ptr<token_endpoint> tokens; // auth.ema: POST /oauth/token and its key set
+    std::unique_ptr<token_authenticator> authenticator;
+    std::string resource_metadata;
+    http_server server;
+    // The nine stages (gateway/pipeline/): every request leaves through its exit.
+    pipeline::chain stages;
+    std::function<void(const request_context&)>* on_request = nullptr;
+};
+
+} // namespace gate::transport

@@ -1,0 +1,275 @@
+// The gateway's side of a fleet (server.redisUrl; docs/fleet.md): downstream sessions that
+// any instance continues, and what each instance follows in the shared store on its own
+// timer (breakers the fleet opened, sessions ended elsewhere, records of sessions in use).
+//
+// A session's record (its negotiated version, the client's capabilities, the principal that
+// opened it) is written before the client hears its id; an instance that gets a request for
+// an id it does not hold reads the record and adopts the session. What cannot move: a GET
+// stream stays on the instance the client opened it on.
+#include "gateway/entry/gateway_impl.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+// A session's record lives this long past its last refresh: as long as an unused session
+// lives on an instance.
+constexpr auto session_record_life = std::chrono::hours(1);
+// How often an instance reads what the fleet decided elsewhere: an opened breaker or an ended
+// session reaches every instance within this.
+constexpr auto follow_interval = std::chrono::milliseconds(250);
+// How long a request an upstream sent a client waits for its answer through the fleet.
+constexpr auto server_request_life = std::chrono::hours(1);
+// How often the records of sessions used here are kept alive.
+constexpr auto refresh_interval = std::chrono::minutes(1);
+
+std::int64_t epoch_ms_now() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+asio::awaitable<void> gateway::impl::publish_session(const std::string& id,
+                                                     const std::string& protocol_version,
+                                                     const json::object& capabilities,
+                                                     const std::string& owner) {
+    if (!fleet)
+        co_return;
+    json::object record{
+        {"version", protocol_version}, {"capabilities", capabilities}, {"owner", owner}};
+    co_await fleet->put("session", id, json::serialize(record), session_record_life);
+}
+
+std::optional<bool> gateway::impl::known_session_now(const std::string& id,
+                                                     const caller_ref& caller) const {
+    if (sessions.owned_by(id, principal_key(caller)))
+        return true;
+    if (!fleet || sessions.contains(id))
+        return false; // held here by another principal: not disclosed
+    return std::nullopt;
+}
+
+asio::awaitable<bool> gateway::impl::known_session(const std::string& id, const caller_ref& caller,
+                                                   const asio::ip::address& peer) {
+    if (auto known = known_session_now(id, caller))
+        co_return *known;
+    auto owner = principal_key(caller);
+    auto record = co_await fleet->get("session", id);
+    if (!record || !*record)
+        co_return false;
+    boost::system::error_code ec;
+    auto parsed = json::parse(**record, ec);
+    const auto* o = ec ? nullptr : parsed.if_object();
+    const auto* version = o ? o->if_contains("version") : nullptr;
+    const auto* caps = o ? o->if_contains("capabilities") : nullptr;
+    const auto* by = o ? o->if_contains("owner") : nullptr;
+    if (!version || !version->is_string() || !caps || !caps->is_object() || !by ||
+        !by->is_string()) {
+        spdlog::warn("the fleet's record of session {} is not one gate wrote; ignored", id);
+        co_return false;
+    }
+    if (by->get_string() != owner)
+        co_return false;
+    // Held here from now on, it counts against the caller's share here like one opened here.
+    co_return admitted(sessions.adopt(
+        id,
+        {std::string(version->get_string()), caps->get_object(), owner,
+         caller ? std::make_shared<const principal>(*caller) : nullptr, share_holder(caller, peer)},
+        clock::now()));
+}
+
+void gateway::impl::share_server_request(const std::string& session, const std::string& minted,
+                                         const std::string& upstream,
+                                         const json::value& upstream_id) {
+    auto* client = live->client(upstream);
+    auto at = client ? client->address_of(session) : std::nullopt;
+    if (!at)
+        return; // not on a bridged session: only this instance can answer it
+    json::object record{{"upstream", upstream},
+                        {"id", upstream_id},
+                        {"session", at->id},
+                        {"version", at->protocol_version},
+                        {"endpoint", at->endpoint}};
+    fleet->put_later("server-request", session + " " + minted, json::serialize(record),
+                     server_request_life);
+}
+
+asio::awaitable<std::optional<http_reply>>
+gateway::impl::answer_for_fleet(const std::string& session, const protocol::message& msg,
+                                request_context& rec, std::string_view body) {
+    auto record =
+        co_await fleet->take("server-request", session + " " + std::string(msg.id.get_string()));
+    if (!record || !*record)
+        co_return std::nullopt;
+    boost::system::error_code ec;
+    auto parsed = json::parse(**record, ec);
+    const auto* o = ec ? nullptr : parsed.if_object();
+    const auto* upstream = o ? o->if_contains("upstream") : nullptr;
+    const auto* id = o ? o->if_contains("id") : nullptr;
+    const auto* at = o ? o->if_contains("session") : nullptr;
+    const auto* version = o ? o->if_contains("version") : nullptr;
+    const auto* endpoint = o ? o->if_contains("endpoint") : nullptr;
+    if (!upstream || !upstream->is_string() || !id || !at || !at->is_string() || !version ||
+        !version->is_string() || !endpoint || !endpoint->is_int64())
+        co_return std::nullopt;
+    auto* client = rec.view->client(std::string(upstream->get_string()));
+    if (!client)
+        co_return std::nullopt;
+    rec.upstream = client->config().id;
+    json::object answer = msg.body;
+    answer["id"] = *id;
+    ++rec.upstream_calls;
+    upstream_client::session_address to{std::string(at->get_string()),
+                                        std::string(version->get_string()),
+                                        static_cast<std::size_t>(endpoint->get_int64())};
+    if (!co_await client->deliver_to(to, std::move(answer), std::string(body))) {
+        rec.outcome = protocol::outcome::upstream_down;
+        rec.error = "the upstream session that asked is gone";
+    }
+    co_return http_reply::empty(boost::beast::http::status::accepted);
+}
+
+namespace {
+
+// Whether an upstream's lists may be shared: not when each caller's credential fetches its own,
+// nor when its entry disables caching.
+bool shareable(const upstream_client& client) {
+    return !client.per_caller() && client.config().cache_ttl_ms > 0;
+}
+
+// The shared cache's name of one list: the upstream's id, what its entry points at (a changed
+// entry is another upstream), the kind and the client profile.
+std::string list_key(const upstream_client& client, protocol::list_kind kind,
+                     protocol::client_profile profile) {
+    std::string where;
+    for (const auto& u : client.config().urls)
+        where += u + " ";
+    return client.config().id + ":" + std::to_string(std::hash<std::string>{}(where)) + ":" +
+           std::to_string(static_cast<int>(kind)) + ":" + std::to_string(profile);
+}
+
+} // namespace
+
+asio::awaitable<void> gateway::impl::fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+                                                     const request_context& rec) {
+    std::vector<std::size_t> asked;
+    std::vector<std::string> keys;
+    for (auto upstream : plan.fetch)
+        if (const auto& client = *rec.view->clients[upstream]; shareable(client)) {
+            asked.push_back(upstream);
+            keys.push_back(list_key(client, kind, plan.profile));
+        }
+    auto found = co_await fleet->get_many("list", keys);
+    if (!found)
+        co_return; // the store did not answer: the upstreams are asked
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+        if (!(*found)[i])
+            continue;
+        boost::system::error_code ec;
+        const auto& text = *(*found)[i];
+        auto items = json::parse(text, ec);
+        if (ec || !items.is_array())
+            continue;
+        // The list as the upstream wrote it: each item's text stored.
+        std::vector<std::string> sources;
+        if (auto texts = protocol::element_texts(text, {}))
+            sources.assign(texts->begin(), texts->end());
+        plan.from_fleet.push_back({asked[i], std::move(items.as_array()), std::move(sources)});
+        std::erase(plan.fetch, asked[i]);
+    }
+}
+
+void gateway::impl::share_list(protocol::list_kind kind, protocol::client_profile profile,
+                               const upstream_client& client, const json::array& items,
+                               const std::vector<std::string>& sources) {
+    if (!shareable(client))
+        return;
+    auto ttl = std::chrono::milliseconds(client.config().cache_ttl_ms);
+    if (ttl.count() == 0)
+        return;
+    // Each item as the upstream wrote it, where that is known.
+    std::string text = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            text += ',';
+        protocol::write_preserving(
+            items[i], i < sources.size() ? std::string_view(sources[i]) : std::string_view(), text);
+    }
+    text += ']';
+    fleet->put_later("list", list_key(client, kind, profile), std::move(text), ttl);
+}
+
+void gateway::impl::drop_shared_lists(const upstream_client& client) {
+    std::vector<std::string> keys;
+    for (auto kind : protocol::all_list_kinds)
+        for (std::size_t p = 0; p < protocol::profile_count; ++p)
+            keys.push_back(list_key(client, kind, static_cast<protocol::client_profile>(p)));
+    fleet->erase_many("list", keys);
+}
+
+void gateway::impl::end_fleet_session(const std::string& id) {
+    if (fleet)
+        fleet->session_ended(id);
+}
+
+asio::awaitable<void> gateway::impl::follow_fleet() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    auto ended_after = epoch_ms_now();
+    auto next_refresh = clock::now() + refresh_interval;
+    bool was_up = true;
+    while (!server.stopping()) {
+        timer.expires_after(follow_interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (server.stopping())
+            break;
+        auto view = live;
+        // Breakers the fleet opened: opened here too, for what is left of their rest.
+        std::vector<std::string> ids;
+        for (const auto& c : view->clients)
+            ids.push_back(c->config().id);
+        if (auto open = co_await fleet->breakers_open(ids))
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+                const auto& board = view->clients[i]->board();
+                if ((*open)[i].count() == 0 ||
+                    board->view()->breaker != circuit_breaker::state::closed)
+                    continue;
+                if (auto actor = board->actor())
+                    caf::anon_send(actor, fleet_opened{(*open)[i], {}});
+            }
+        // Sessions a client ended through another instance end here too.
+        if (auto ended = co_await fleet->sessions_ended_after(ended_after)) {
+            ended_after = ended->latest;
+            for (auto& id : ended->ids)
+                if (sessions.close(id))
+                    session_ended(std::move(id));
+        }
+        // A store that restarted without its data: the next instance to start takes this key.
+        if (!was_up && fleet->up())
+            fleet->keep_cursor_key(parts.fleet_cursor_key);
+        was_up = fleet->up();
+        if (clock::now() >= next_refresh) {
+            auto since = next_refresh - refresh_interval;
+            next_refresh = clock::now() + refresh_interval;
+            for (const auto& id : sessions.used_since(since))
+                fleet->touch("session", id, session_record_life);
+        }
+    }
+}
+
+} // namespace gate::transport

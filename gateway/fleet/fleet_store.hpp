@@ -1,0 +1,125 @@
+// The state a fleet of gate instances shares over Redis (server.redisUrl / REDIS_URL;
+// docs/fleet.md), on the io thread: rate windows and budgets handed out in batches (one round
+// trip buys many calls), breaker state, single-use jtis, task ownership, downstream sessions.
+//
+// Every operation is bounded (500 ms) and answers nullopt when the store did not: the caller
+// then fails open to its own per-instance state, and the fallback is counted
+// (gate_shared_state_degraded_total{state}, gate_budget_degraded_total for budgets). An
+// outage is logged once, with the recovery; while the store is down, operations do not wait
+// on it but fail open at once, and one of them tries it again each second.
+#pragma once
+
+#include "actors/sliding_window.hpp"
+#include "transport/redis/redis_client.hpp"
+
+#include <array>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace gate::transport {
+
+class metrics;
+
+// What an instance takes from the fleet's store at start: the fleet's cursor key (the first
+// instance to start sets it), so cursors page on any instance.
+struct fleet_membership {
+    std::array<unsigned char, 32> cursor_key{};
+};
+// At start, on an io_context of its own (before the gateway's runs): PING, then the fleet's
+// cursor key; why not when the store does not answer (a boot failure: spec Errors rule 3).
+std::variant<fleet_membership, std::string> join_fleet(const redis_endpoint& ep);
+
+class fleet_store : public std::enable_shared_from_this<fleet_store> {
+public:
+    using wall_time = std::chrono::system_clock::time_point;
+
+    fleet_store(boost::asio::any_io_executor ex, redis_endpoint ep, metrics& stats,
+                std::chrono::milliseconds bound = redis_client::default_bound);
+
+    // A batch of slots of the fleet's window `scope` (60 one-second slots of a per-minute
+    // limit, like actors/sliding_window, kept in one Redis hash): what `demand` expects to
+    // spend before the slot ends, at most a sixteenth of the room left, at least 1; none and
+    // the wait when the window is full. `until` is this clock's.
+    boost::asio::awaitable<std::optional<sliding_window::batch>>
+    take_window(const std::string& scope, std::int64_t limit, const slot_demand& demand = {});
+
+    // A reservation of up to a sixteenth of what is left (1 to 64) of a budget account's
+    // allowance for the period that ends at `ends`; 0 when the fleet has spent it all.
+    boost::asio::awaitable<std::optional<std::int64_t>>
+    reserve_budget(const std::string& account, std::int64_t allowance, wall_time ends);
+
+    // Breakers: a failure counted fleet-wide (the fleet's consecutive failures after it), a
+    // success that resets the count, an opening published for `rest`, and how long each of
+    // `upstreams` stays open as the fleet sees it (0: not open).
+    boost::asio::awaitable<std::optional<std::int64_t>>
+    breaker_failure(const std::string& upstream);
+    void breaker_success(const std::string& upstream);
+    void breaker_opened(const std::string& upstream, std::chrono::milliseconds rest);
+    boost::asio::awaitable<std::optional<std::vector<std::chrono::milliseconds>>>
+    breakers_open(const std::vector<std::string>& upstreams);
+
+    // `key` claimed for `ttl` unless someone claimed it first: true when this claim is the
+    // first (a single-use jti).
+    boost::asio::awaitable<std::optional<bool>>
+    claim_once(std::string_view state, const std::string& key, std::chrono::milliseconds ttl);
+    // A record kept for `ttl`, and read back (nullopt: the store did not answer; an empty
+    // inner optional: no such record).
+    boost::asio::awaitable<bool> put(std::string_view state, const std::string& key,
+                                     std::string value, std::chrono::milliseconds ttl);
+    boost::asio::awaitable<std::optional<std::optional<std::string>>> get(std::string_view state,
+                                                                          const std::string& key);
+    void erase(std::string_view state, const std::string& key);
+    // put() without waiting for it; take(): get() that also erases.
+    void put_later(std::string_view state, const std::string& key, std::string value,
+                   std::chrono::milliseconds ttl);
+    boost::asio::awaitable<std::optional<std::optional<std::string>>> take(std::string_view state,
+                                                                           const std::string& key);
+    // Records read in one round trip (each inner nullopt: no such record), and erased in one.
+    boost::asio::awaitable<std::optional<std::vector<std::optional<std::string>>>>
+    get_many(std::string_view state, const std::vector<std::string>& keys);
+    void erase_many(std::string_view state, const std::vector<std::string>& keys);
+    // Keeps a record alive for another `ttl` (fire-and-forget).
+    void touch(std::string_view state, const std::string& key, std::chrono::milliseconds ttl);
+
+    // Downstream sessions: one ended (DELETE) anywhere is dropped from the store and announced;
+    // the ids announced after `after` (ms since the epoch; announcements live ten minutes), with
+    // the instant of the latest.
+    void session_ended(const std::string& id);
+    struct endings {
+        std::vector<std::string> ids;
+        std::int64_t latest = 0;
+    };
+    boost::asio::awaitable<std::optional<endings>> sessions_ended_after(std::int64_t after);
+
+    // Writes the fleet's cursor key unless one is there (a store that lost its data).
+    void keep_cursor_key(const std::array<unsigned char, 32>& key);
+
+    bool up() const { return !down_; }
+    const redis_endpoint& endpoint() const { return client_->endpoint(); }
+    void close() { client_->close(); }
+
+private:
+    // The reply to one command, or nullopt (counted under `state`, the outage logged once).
+    // A Redis error reply is a failure too.
+    boost::asio::awaitable<std::optional<redis_value>> run(std::string_view state,
+                                                           std::vector<std::string> args);
+    void fire(std::string_view state, std::vector<std::string> args);
+    // A try that failed: counted, and the store rested for a second (the outage logged once).
+    void failed(std::string_view state, const std::string& why);
+    void count_fallback(std::string_view state);
+
+    boost::asio::any_io_executor ex_;
+    std::shared_ptr<redis_client> client_;
+    metrics& stats_;
+    bool down_ = false;
+    std::chrono::steady_clock::time_point retry_at_{};
+};
+
+} // namespace gate::transport

@@ -1,0 +1,576 @@
+// Server-initiated traffic through the gateway: named calls on the client's bridged session
+// with the upstream's messages streamed before the answer, the client's answers and
+// notifications back to the upstream they concern, session-wide upstream traffic (change
+// notifications, resource updates, messages outside any call) to the right clients.
+#include "actors/bridge_messages.hpp"
+#include "actors/router_messages.hpp"
+#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/mcp/fan_out.hpp"
+#include "protocol/json_preserve.hpp"
+#include "protocol/json_splice.hpp"
+#include "protocol/modern_request.hpp"
+#include "transport/bridge.hpp"
+#include "transport/http/event_stream.hpp"
+#include "transport/http/sse.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+namespace ec = protocol::error_code;
+
+namespace {
+
+std::string_view method_of(const json::object& m) {
+    auto* v = m.if_contains("method");
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+bool is_list_changed(std::string_view method) {
+    return method == "notifications/tools/list_changed" ||
+           method == "notifications/prompts/list_changed" ||
+           method == "notifications/resources/list_changed";
+}
+
+constexpr auto client_input_timeout = std::chrono::seconds(60);
+// The keeper decides nothing that needs a fresher picture: questions flush first, the idle
+// sweep counts in minutes and the io thread checks a bridge's use itself before ending it.
+// A call shorter than the interval reaches the keeper folded into its session's use; one
+// that spans a flush is told as a start and an end (about 12k instructions on the actor
+// threads). With 256 sessions calling an upstream that answers in 12 ms, 60% of calls
+// spanned a 20 ms interval; 5% span this one.
+constexpr auto keeper_batch_interval = std::chrono::milliseconds(250);
+// Announcements of one kind within this interval go out once.
+constexpr auto list_changed_interval = std::chrono::milliseconds(20);
+
+http_reply rpc_reply(http::status status, const json::object& body) {
+    return http_reply::json(status, json::serialize(body));
+}
+
+} // namespace
+
+void gateway::impl::tell_keeper(bridge_event e) {
+    if (!actors()->bridges)
+        return;
+    keeper_events.add(std::move(e));
+    arm_keeper_flush();
+}
+
+void gateway::impl::call_sent(bridged_call& call, std::int64_t upstream_id) {
+    auto& rec = *call.rec;
+    keeper_events.started(call.open, rec.session, rec.client_id,
+                          rec.view->clients[call.upstream]->config().id, upstream_id);
+    arm_keeper_flush();
+}
+
+void gateway::impl::call_over(bridged_call& call) {
+    if (!call.open.running())
+        return;
+    keeper_events.ended(call.open);
+    arm_keeper_flush();
+}
+
+void gateway::impl::arm_keeper_flush() {
+    if (!keeper_flush_posted) {
+        // At most one batch per interval: a message per event (or per loop turn) wakes a CAF
+        // worker tens of thousands of times a second, and on the gateway's core each wake-up
+        // is a context switch taken from the io thread. Questions flush first, so the keeper
+        // never answers from an older picture; the sweep does not need finer times.
+        keeper_flush_posted = true;
+        if (!keeper_timer)
+            keeper_timer.emplace(io);
+        keeper_timer->expires_after(keeper_batch_interval);
+        keeper_timer->async_wait([this](const boost::system::error_code&) {
+            keeper_flush_posted = false;
+            flush_keeper();
+        });
+    }
+}
+
+void gateway::impl::flush_keeper() {
+    // A flush before a question leaves the interval's timer armed: re-arming it here would
+    // cancel the wait and flush again at once, one message per event.
+    if (keeper_events.empty() || !actors()->bridges)
+        return;
+    caf::anon_send(actors()->bridges, bridge_batch{keeper_events.take()});
+}
+
+void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
+    client->start_health_checks();
+    if (fleet)
+        client->share_through(fleet);
+    if (parts.tap)
+        client->record_through(parts.tap);
+    client->on_session_message(
+        [this, from = client.get()](const std::string& bridge, upstream_message message) {
+            on_upstream_message(from, bridge, std::move(message));
+        });
+}
+
+std::string gateway::impl::to_client(const std::string& session, const std::string& upstream,
+                                     upstream_message m) {
+    auto& message = m.body();
+    if (auto* id = message.if_contains("id")) {
+        // Two upstreams (or two bridged sessions) may use the same id: the client sees one
+        // minted by the gateway, and its answer is mapped back to the upstream's own.
+        auto minted = "gate-" + fleet_tag + std::to_string(++minted_ids);
+        if (fleet)
+            share_server_request(session, minted, upstream, *id);
+        server_requests.opened(session, minted, {upstream, std::move(*id)});
+        message["id"] = minted;
+    }
+    // Everything but the id as the upstream wrote it (a progress of 0.50, a schema's bounds).
+    return protocol::serialize_preserving(message, m.raw());
+}
+
+void gateway::impl::on_upstream_message(const upstream_client* from, const std::string& bridge,
+                                        upstream_message m) {
+    const auto& message = m.body();
+    auto view = live;
+    std::size_t position = 0;
+    while (position < view->clients.size() && view->clients[position].get() != from)
+        ++position;
+    if (position == view->clients.size())
+        return; // a retired upstream's last words
+    const auto& upstream = from->config().id;
+    auto method = method_of(message);
+    if (is_list_changed(method)) {
+        // The upstream's cached lists go first, so a client that lists again on the news
+        // sees the new list; then every connected client hears it.
+        for (const auto& router : actors()->routers)
+            caf::anon_send(router, invalidate_upstream{upstream});
+        if (fleet)
+            drop_shared_lists(*from);
+        announce_list_changed(std::string(method));
+        return;
+    }
+    if (method == "notifications/resources/updated") {
+        std::string uri;
+        if (auto* p = message.if_contains("params"); p && p->is_object())
+            if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
+                uri = std::string(u->get_string());
+        if (!actors()->bridges || uri.empty())
+            return;
+        std::optional<std::string> origin;
+        if (!bridge.empty())
+            origin = bridge;
+        asio::co_spawn(
+            io,
+            [this, upstream, uri, origin, m]() -> asio::awaitable<void> {
+                flush_keeper();
+                auto who = co_await ask<std::vector<std::string>>(
+                    actors()->bridges, [&](reply_to<std::vector<std::string>> r) {
+                        return bridge_updated{upstream, uri, origin, std::move(r)};
+                    });
+                if (!who)
+                    co_return;
+                auto text = protocol::serialize_preserving(m.body(), m.raw());
+                for (const auto& s : *who)
+                    if (!deliver_to_listener(s, m.body(), m.raw()))
+                        sessions.deliver(s, text);
+            },
+            asio::detached);
+        return;
+    }
+    if (bridge.empty()) {
+        // The shared root session has no client: its log lines and the like stay here.
+        spdlog::debug("upstream {} said {} on its shared session", upstream, method);
+        return;
+    }
+    if (!sessions.contains(bridge)) {
+        // The client is gone. A request is answered here, or the upstream would wait for it
+        // until its own timeout; nothing is recorded for an answer that cannot come.
+        if (auto* id = message.if_contains("id"))
+            asio::co_spawn(
+                io,
+                [client = view->clients[position], bridge,
+                 reply =
+                     json::object{{"jsonrpc", "2.0"},
+                                  {"id", *id},
+                                  {"error",
+                                   {{"code", ec::internal_error},
+                                    {"message", "the client of this session has disconnected"}}}},
+                 source = m.raw()]() mutable -> asio::awaitable<void> {
+                    // The id as the upstream wrote it: the reply is read from the request's text.
+                    co_await client->deliver(bridge, std::move(reply), std::move(source));
+                },
+                asio::detached);
+        return;
+    }
+    auto who = sessions.principal_of(bridge);
+    if (!admit_server_request(*view, position, who, message, bridge))
+        return;
+    sessions.deliver(bridge, to_client(bridge, upstream, std::move(m)));
+}
+
+bool gateway::impl::admit_server_request(const federation_view& view, std::size_t upstream,
+                                         const caller_ref& who, const json::object& request,
+                                         const std::optional<std::string>& bridge) {
+    const auto& policy = view.snap->policy;
+    auto method = method_of(request);
+    const auto* id = request.if_contains("id");
+    if (!policy || method.empty() || method == "ping" || (bridge && !id))
+        return true; // notifications (progress, logs) are not requests
+    const auto& server = view.snap->upstream(upstream).id;
+    auto d = policy->decide_server_request(who.get(), server, method);
+    if (d.allowed)
+        return true;
+    const auto& row = protocol::describe(protocol::gateway_error::policy_denied);
+    auto why = "policy denied " + std::string(method) + " from upstream " + server +
+               " to this client (docs/security.md, server-initiated requests)";
+    if (bridge && id)
+        asio::co_spawn(
+            io,
+            [client = view.clients[upstream], bridge = *bridge,
+             reply = json::object{{"jsonrpc", "2.0"},
+                                  {"id", *id},
+                                  {"error", {{"code", row.rpc_code}, {"message", why}}}}]() mutable
+            -> asio::awaitable<void> { co_await client->deliver(bridge, std::move(reply)); },
+            asio::detached);
+    request_context denied;
+    denied.start = std::chrono::steady_clock::now();
+    denied.method = std::string(method);
+    denied.upstream = server;
+    denied.caller = who;
+    denied.outcome = row.audit_outcome;
+    denied.decision = "deny";
+    denied.error = std::move(why);
+    stages.conclude(denied);
+    return false;
+}
+
+void gateway::impl::announce_list_changed(std::string method) {
+    // Every bridged session of an upstream (and its root session) may announce the same
+    // change: one client's call can make the upstream tell each of its N sessions, and passing
+    // each on to every client would send N x N messages. Announcements of one kind within an
+    // interval go out once; a list is idempotent news ("list again").
+    if (!pending_list_changed.insert(std::move(method)).second || list_changed_timer_armed)
+        return;
+    list_changed_timer_armed = true;
+    if (!list_changed_timer)
+        list_changed_timer.emplace(io);
+    list_changed_timer->expires_after(list_changed_interval);
+    list_changed_timer->async_wait([this](const boost::system::error_code&) {
+        list_changed_timer_armed = false;
+        for (const auto& m : std::exchange(pending_list_changed, {})) {
+            json::object news{{"jsonrpc", "2.0"}, {"method", m}};
+            sessions.broadcast(json::serialize(news));
+            for (const auto& [key, l] : listeners)
+                deliver_to_listener(key, news);
+        }
+    });
+}
+
+asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_context& rec) {
+    // Stages 4-9 (stages 2-3 ran when the request was read).
+    rec.method = msg.method;
+    rec.id = msg.id;
+    rec.params = msg.take_params();
+    if (auto routed = stages.run(rec, stage::route); !routed.ready())
+        co_await routed.take();
+    rec.server_message = nullptr;
+    rec.push_to_client = nullptr;
+    if (!rec.verbatim.empty())
+        co_return std::move(rec.verbatim);
+    co_return json::serialize(
+        rec.response ? *rec.response
+                     : protocol::make_error(msg.id, ec::internal_error, "internal error"));
+}
+
+asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
+                                                                        const http_request& req,
+                                                                        protocol::message msg,
+                                                                        request_context& record) {
+    if (record.modern)
+        co_return co_await parked_call(stream, req, std::move(msg), std::move(record));
+    // The call runs inline; only when the upstream speaks before answering does a writer
+    // start, turning this POST's answer into an event stream that carries those messages and
+    // then the answer. The common call (the answer alone) costs no second coroutine, and no
+    // queue or timer either: they are made with the writer.
+    auto ex = co_await asio::this_coro::executor;
+    struct writer_state {
+        bool started = false;
+        bool finished = false;
+        std::shared_ptr<message_queue> out;
+        std::shared_ptr<asio::steady_timer> done;
+    } writer;
+    auto start_writer = [&] {
+        if (writer.started)
+            return;
+        writer.started = true;
+        writer.out = std::make_shared<message_queue>(ex);
+        writer.done =
+            std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
+        // Runs while this coroutine is inside the call, and this coroutine waits for it to
+        // finish before it returns, so the references stay valid.
+        asio::co_spawn(
+            ex,
+            [&stream, &req, &writer, out = writer.out]() -> asio::awaitable<void> {
+                // The header goes out with the first frame, and the last frame with the end
+                // of the stream: each write wakes the client once.
+                auto head = event_stream_head(req.version(), "gate", std::nullopt);
+                std::uint64_t event_id = 0;
+                for (;;) {
+                    std::string frame;
+                    bool last = false;
+                    while (!out->frames.empty()) {
+                        last = out->answered && out->frames.size() == 1;
+                        frame += format_sse(out->frames.front(), std::to_string(++event_id));
+                        out->frames.pop_front();
+                    }
+                    // A client that left stops the writer; the call still finishes and is
+                    // audited.
+                    if ((!frame.empty() || last) &&
+                        co_await write_event_chunk(stream, frame, last, std::exchange(head, {})))
+                        break;
+                    if (last)
+                        break;
+                    co_await out->wait();
+                }
+                writer.finished = true;
+                writer.done->cancel();
+            },
+            asio::detached);
+    };
+    // The sinks below refer to this frame; the context outlives it.
+    struct forget_sinks {
+        request_context& r;
+        ~forget_sinks() {
+            r.server_message = nullptr;
+            r.push_to_client = nullptr;
+        }
+    } forget{record};
+    record.server_message = [this, &record, &writer, &start_writer](std::size_t upstream,
+                                                                    upstream_message m) {
+        start_writer();
+        writer.out->push(
+            to_client(record.session, record.view->clients[upstream]->config().id, std::move(m)));
+    };
+    record.push_to_client = [&writer, &start_writer](std::string text) {
+        start_writer();
+        writer.out->push(std::move(text));
+    };
+    auto answer = co_await run_call(std::move(msg), record);
+    if (!writer.started)
+        co_return http_reply::json(http::status::ok, std::move(answer));
+    writer.out->push(std::move(answer), true);
+    if (!writer.finished) {
+        boost::system::error_code ec; // cancellation is the wake-up
+        co_await writer.done->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp_stream& stream,
+                                                                      const http_request& req,
+                                                                      protocol::message msg,
+                                                                      request_context record) {
+    auto ex = co_await asio::this_coro::executor;
+    auto out = std::make_shared<message_queue>(ex);
+    auto rec = std::make_shared<request_context>(std::move(record));
+    rec->keep_params_source(); // the call may outlive this POST and its body
+    auto park = std::make_shared<input_parking>();
+    park->request = parked_request_key(msg);
+    park->out = out;
+    rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream,
+                                                             upstream_message m) {
+        if (m.body().contains("id")) {
+            // A 2026-07-28 client takes no server requests: it is asked through an
+            // input_required result, and the call waits for its retry.
+            park->client = rec->view->clients[upstream];
+            park->requests.push_back(std::move(m));
+            out->wake.cancel();
+            return;
+        }
+        out->push(to_client(rec->session, rec->view->clients[upstream]->config().id, std::move(m)));
+    };
+    auto id = msg.id; // the call takes the message; a parked answer needs the id
+    // The call runs on its own: it may outlive this POST when it is parked, and its answer is
+    // audited once either way.
+    asio::co_spawn(
+        ex,
+        [this, out, rec, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
+            auto answer = co_await run_call(std::move(msg), *rec);
+            out->push(std::move(answer), true);
+        },
+        asio::detached);
+    co_return co_await answer_modern(stream, req, park, std::move(id));
+}
+
+asio::awaitable<std::optional<protocol::sourced_object>>
+gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object asked) {
+    if (!rec.push_to_client)
+        co_return std::nullopt;
+    auto minted = "gate-" + std::to_string(++minted_ids);
+    auto slot = std::make_shared<answer_slot>(io.get_executor());
+    slot->session = rec.session;
+    awaiting_input[minted] = slot;
+    auto& request = asked.value;
+    request["jsonrpc"] = "2.0";
+    request["id"] = minted;
+    rec.push_to_client(protocol::serialize_preserving(request, asked.source));
+    // Bounded: a client that never answers does not pin the call.
+    slot->wake.expires_after(client_input_timeout);
+    boost::system::error_code ec;
+    co_await slot->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    awaiting_input.erase(minted);
+    if (!slot->answered)
+        co_return std::nullopt;
+    co_return std::move(slot->result);
+}
+
+void gateway::impl::record_subscription(const request_context& rec, const std::string& uri,
+                                        bool subscribed) {
+    if (!actors()->bridges || !rec.upstream)
+        return;
+    tell_keeper(bridge_subscription{rec.session, *rec.upstream, uri, subscribed});
+}
+
+asio::awaitable<http_reply> gateway::impl::from_client(const std::string& session,
+                                                       const protocol::message& msg,
+                                                       request_context& rec,
+                                                       std::string_view body) {
+    const auto& view = *rec.view;
+    if (msg.kind == protocol::message_kind::response) {
+        // The client's answer to an upstream request: back to that upstream session, under
+        // the upstream's own id.
+        if (msg.id.is_string()) {
+            // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
+            // continues with it.
+            auto it = awaiting_input.find(std::string(msg.id.get_string()));
+            if (it != awaiting_input.end() && it->second->session == session) {
+                auto slot = it->second;
+                awaiting_input.erase(it);
+                if (auto* r = msg.body.if_contains("result"); r && r->is_object()) {
+                    auto written = protocol::find_top_level_member(body, "result");
+                    slot->result = protocol::sourced_object{
+                        r->get_object(),
+                        written ? std::string(
+                                      body.substr(written->begin, written->end - written->begin))
+                                : std::string()};
+                }
+                slot->answered = true;
+                slot->wake.cancel();
+                co_return http_reply::empty(http::status::accepted);
+            }
+        }
+        std::optional<server_request_target> target;
+        if (msg.id.is_string())
+            target = server_requests.take(session, std::string(msg.id.get_string()));
+        if (!target && fleet && msg.id.is_string()) {
+            // Asked through another instance of the fleet: answered at the upstream session
+            // that asked, from here.
+            if (auto reply = co_await answer_for_fleet(session, msg, rec, body))
+                co_return std::move(*reply);
+        } else if (target && fleet) {
+            fleet->erase("server-request", session + " " + std::string(msg.id.get_string()));
+        }
+        auto* client = target ? view.client(target->upstream) : nullptr;
+        if (!client) {
+            rec.outcome = protocol::outcome::error;
+            rec.error = "answer to no pending request";
+            co_return rpc_reply(http::status::bad_request,
+                                protocol::make_error(msg.id, ec::invalid_request,
+                                                     "invalid request: no request with id " +
+                                                         json::serialize(msg.id) +
+                                                         " is waiting for an answer in this "
+                                                         "session"));
+        }
+        rec.upstream = target->upstream;
+        json::object answer = msg.body;
+        answer["id"] = target->upstream_id;
+        ++rec.upstream_calls;
+        // The answer as the client wrote it (a sampled message, the numbers of a form), with
+        // the upstream's own id.
+        if (!co_await client->deliver(session, std::move(answer), std::string(body))) {
+            rec.outcome = protocol::outcome::upstream_down;
+            rec.error = "the upstream session that asked is gone";
+        }
+        co_return http_reply::empty(http::status::accepted);
+    }
+    if (msg.method == "notifications/cancelled") {
+        auto* p = msg.params();
+        auto* request_id = p ? p->if_contains("requestId") : nullptr;
+        if (request_id && actors()->bridges) {
+            auto key = json::serialize(*request_id);
+            flush_keeper();
+            auto found = co_await ask<std::optional<call_target>>(
+                actors()->bridges, [&](reply_to<std::optional<call_target>> r) {
+                    return bridge_cancel_lookup{session, key, std::move(r)};
+                });
+            auto* client = found && *found ? view.client((*found)->upstream) : nullptr;
+            if (client) {
+                auto& target = **found;
+                json::object params{{"requestId", target.upstream_id}};
+                if (auto* reason = p->if_contains("reason"))
+                    params["reason"] = *reason;
+                rec.upstream = target.upstream;
+                ++rec.upstream_calls;
+                co_await client->deliver(session,
+                                         json::object{{"jsonrpc", "2.0"},
+                                                      {"method", "notifications/cancelled"},
+                                                      {"params", std::move(params)}});
+            }
+        }
+        // A cancellation that finds nothing (the call already ended) is not an error.
+        co_return http_reply::empty(http::status::accepted);
+    }
+    if (msg.method == "notifications/roots/list_changed") {
+        // Every upstream this client has a bridged session with hears it.
+        for (const auto& c : view.clients)
+            if (co_await c->deliver(session, msg.body, std::string(body)))
+                ++rec.upstream_calls;
+    }
+    co_return http_reply::empty(http::status::accepted);
+}
+
+asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& session,
+                                                           const json::value& id,
+                                                           const json::object& params,
+                                                           request_context& rec) {
+    auto* level = params.if_contains("level");
+    if (!level || !level->is_string() || !protocol::is_log_level(level->get_string()))
+        co_return protocol::make_error(
+            id, ec::invalid_params,
+            "invalid params: level must be one of debug, info, notice, warning, error, "
+            "critical, alert, emergency");
+    // Every upstream session of this client gets the level: those open now at once, those
+    // opened later at their handshake.
+    auto& clients = rec.view->clients;
+    std::string text(level->get_string());
+    auto capabilities = sessions.capabilities(session);
+    co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
+        co_await clients[i]->set_log_level(session, text, capabilities);
+        if (actors()->bridges)
+            tell_keeper(bridge_used{session, clients[i]->config().id});
+        co_return true;
+    });
+    rec.upstream_calls += static_cast<std::int64_t>(clients.size());
+    co_return protocol::make_result(id, json::object{});
+}
+
+void gateway::impl::session_ended(std::string session) {
+    // Every upstream session of the client ends now, those the keeper has not heard of yet
+    // (a handshake that failed before its first call went out) included.
+    for (const auto& c : live->clients)
+        c->end_bridge(session);
+    release_all_subscriptions(session);
+    server_requests.forget_session(session);
+    if (actors()->bridges)
+        tell_keeper(bridge_session_ended{std::move(session)});
+}
+
+} // namespace gate::transport

@@ -1,0 +1,262 @@
+#include "gateway/mcp/session_table.hpp"
+
+#include "transport/random_id.hpp"
+
+#include <algorithm>
+#include <boost/asio/ip/address_v6.hpp>
+
+namespace gate::transport {
+
+namespace {
+void wake(downstream_session& s) {
+    for (auto& w : s.streams)
+        if (auto t = w.lock())
+            t->cancel();
+}
+
+bool streaming(const downstream_session& s) {
+    return std::any_of(s.streams.begin(), s.streams.end(), [](auto& w) { return !w.expired(); });
+}
+
+bool idle_now(const downstream_session& s) {
+    return *s.calls == 0 && !streaming(s);
+}
+} // namespace
+
+std::string share_holder(const caller_ref& who, const boost::asio::ip::address& peer) {
+    // A principal's key has a newline (issuer, subject); an address never does, so no
+    // anonymous caller shares a principal's share.
+    if (who)
+        return who->issuer + '\n' + who->subject;
+    if (peer.is_v6() && !peer.to_v6().is_v4_mapped()) {
+        auto bytes = peer.to_v6().to_bytes();
+        std::fill(bytes.begin() + 8, bytes.end(), 0);
+        return "anonymous " + boost::asio::ip::address_v6(bytes).to_string() + "/64";
+    }
+    auto v4 = peer.is_v6()
+                  ? boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, peer.to_v6())
+                  : peer.to_v4();
+    return "anonymous " + v4.to_string();
+}
+
+void session_table::set_limits(session_limits limits) {
+    std::lock_guard lock(mutex_);
+    limits_ = limits;
+}
+
+session_table::admission session_table::open(opening o, time_point now) {
+    auto id = random_id();
+    std::lock_guard lock(mutex_);
+    return admit(id, std::move(o), now);
+}
+
+session_table::admission session_table::adopt(const std::string& id, opening o, time_point now) {
+    std::lock_guard lock(mutex_);
+    if (sessions_.contains(id))
+        return admission{id, std::nullopt, {}};
+    return admit(id, std::move(o), now);
+}
+
+session_table::admission session_table::admit(const std::string& id, opening o, time_point now) {
+    admission out;
+    auto verdict = shares_.admit(o.holder, limits_, now, [this](const std::string& s) {
+        auto it = sessions_.find(s);
+        return it != sessions_.end() && idle_now(it->second);
+    });
+    if (!verdict.admit) {
+        out.refused = verdict.reason;
+        return out;
+    }
+    if (verdict.evict) {
+        erase(sessions_.find(*verdict.evict));
+        out.evicted = eviction{std::move(*verdict.evict), std::move(verdict.evicted_holder),
+                               verdict.evicted_idle, verdict.reason};
+    }
+    shares_.opened(id, o.holder, now);
+    sessions_[id] = downstream_session{std::move(o.protocol_version),
+                                       std::move(o.capabilities),
+                                       now,
+                                       {},
+                                       {},
+                                       0,
+                                       std::move(o.owner),
+                                       std::move(o.who),
+                                       std::make_shared<std::size_t>(0)};
+    out.id = id;
+    return out;
+}
+
+void session_table::erase(std::unordered_map<std::string, downstream_session>::iterator it) {
+    wake(it->second);
+    shares_.closed(it->first);
+    sessions_.erase(it);
+}
+
+session_call session_table::call_on(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it == sessions_.end() ? session_call() : session_call(it->second.calls);
+}
+
+std::vector<std::string> session_table::used_since(time_point since) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [id, s] : sessions_)
+        if (s.last_used >= since)
+            out.push_back(id);
+    return out;
+}
+
+bool session_table::listening(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it != sessions_.end() && streaming(it->second);
+}
+
+std::shared_ptr<const principal> session_table::principal_of(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it == sessions_.end() ? nullptr : it->second.who;
+}
+
+bool session_table::owned_by(const std::string& id, std::string_view owner) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it != sessions_.end() && it->second.owner == owner;
+}
+
+boost::json::object session_table::capabilities(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it == sessions_.end() ? boost::json::object{} : it->second.capabilities;
+}
+
+void session_table::queue(downstream_session& s, const std::string& message) {
+    s.outbox.push_back(message);
+    s.outbox_bytes += message.size();
+    // The newest message always stays, however large: it is what the client waits for.
+    while (s.outbox.size() > 1 &&
+           (s.outbox.size() > max_outbox_messages || s.outbox_bytes > max_outbox_bytes)) {
+        s.outbox_bytes -= s.outbox.front().size();
+        s.outbox.pop_front();
+        ++dropped_;
+    }
+}
+
+std::uint64_t session_table::dropped_messages() const {
+    std::lock_guard lock(mutex_);
+    return dropped_;
+}
+
+bool session_table::deliver(const std::string& id, const std::string& message) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return false;
+    auto& s = it->second;
+    queue(s, message);
+    wake(s);
+    return true;
+}
+
+bool session_table::contains(const std::string& id) const {
+    std::lock_guard lock(mutex_);
+    return sessions_.contains(id);
+}
+
+std::optional<std::string> session_table::touch(const std::string& id, time_point now) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return std::nullopt;
+    it->second.last_used = now;
+    shares_.used(id, now);
+    return it->second.protocol_version;
+}
+
+std::vector<std::string> session_table::expire_idle(time_point now,
+                                                    std::chrono::steady_clock::duration idle) {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> gone;
+    std::erase_if(sessions_, [&](const auto& entry) {
+        bool idle_out = idle_now(entry.second) && now - entry.second.last_used >= idle;
+        if (idle_out) {
+            gone.push_back(entry.first);
+            shares_.closed(entry.first);
+        }
+        return idle_out;
+    });
+    return gone;
+}
+
+session_table::attach_result
+session_table::attach_stream(const std::string& id,
+                             std::weak_ptr<boost::asio::steady_timer> stream) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return attach_result::unknown_session;
+    auto& streams = it->second.streams;
+    std::erase_if(streams, [](auto& w) { return w.expired(); });
+    if (streams.size() >= max_streams_per_session)
+        return attach_result::too_many_streams;
+    streams.push_back(std::move(stream));
+    return attach_result::attached;
+}
+
+void session_table::broadcast(const std::string& message) {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, s] : sessions_) {
+        // Only sessions with an open stream can receive anything; a client that never reads
+        // its stream must not grow the gateway without bound either.
+        if (!streaming(s))
+            continue;
+        queue(s, message);
+        wake(s);
+    }
+}
+
+std::vector<std::string> session_table::take_outbox(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return {};
+    std::vector<std::string> out(std::make_move_iterator(it->second.outbox.begin()),
+                                 std::make_move_iterator(it->second.outbox.end()));
+    it->second.outbox.clear();
+    it->second.outbox_bytes = 0;
+    return out;
+}
+
+bool session_table::close(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return false;
+    erase(it);
+    return true;
+}
+
+std::vector<std::string> session_table::close_all() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> gone;
+    for (auto& [id, s] : sessions_) {
+        wake(s);
+        gone.push_back(id);
+    }
+    sessions_.clear();
+    shares_.clear();
+    return gone;
+}
+
+std::size_t session_table::size() const {
+    std::lock_guard lock(mutex_);
+    return sessions_.size();
+}
+
+std::size_t session_table::held_by(const std::string& holder) const {
+    std::lock_guard lock(mutex_);
+    return shares_.held_by(holder);
+}
+
+} // namespace gate::transport

@@ -1,0 +1,94 @@
+// Downstream sessions within each caller's share of the table (docs/sessions.md, "The session
+// table"): session_table admits a new session by gateway/mcp/session_shares; here what it
+// decided is carried out. A session ended to make room ends like a DELETEd one: at every
+// upstream (its bridged sessions), in the fleet's store and on every instance; a refused
+// initialize is answered 429 (the caller's share) or 503 (the whole table) with Retry-After.
+#include "gateway/entry/gateway_impl.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace http = boost::beast::http;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+// A holder as an operator reads it: a principal's key is its issuer and subject.
+std::string holder_text(const std::string& holder) {
+    auto nl = holder.find('\n');
+    if (nl == std::string::npos)
+        return holder; // "anonymous <address>"
+    return "principal " + holder.substr(nl + 1) + " of " + holder.substr(0, nl);
+}
+
+std::string not_logged(std::uint64_t left_out) {
+    return left_out == 0 ? std::string()
+                         : " (" + std::to_string(left_out) + " more since the last such line, " +
+                               "counted in /metrics but not logged)";
+}
+
+// How long a refused caller should wait: a session of its own frees as soon as one of its
+// calls ends or a stream closes; the whole table needs others' sessions to end.
+constexpr int retry_after_share_s = 10;
+constexpr int retry_after_table_s = 60;
+
+} // namespace
+
+bool gateway::impl::admitted(const session_table::admission& a) {
+    if (a.evicted) {
+        const auto& e = *a.evicted;
+        auto reason = share_reason_label(e.reason);
+        stats.session_evicted(reason);
+        if (auto left_out = evictions_logged.pass(clock::now()))
+            spdlog::info("ended an idle session of {} (unused for {} s) to make room for a new "
+                         "one: {}{}",
+                         holder_text(e.holder),
+                         std::chrono::duration_cast<std::chrono::seconds>(e.idle).count(),
+                         e.reason == share_reason::caller_share
+                             ? "it held its whole share of the session table"
+                             : "the table was full and it held the most sessions",
+                         not_logged(*left_out));
+        end_fleet_session(e.id);
+        session_ended(e.id);
+    }
+    if (!a.id)
+        stats.session_refused(share_reason_label(a.refused));
+    return a.id.has_value();
+}
+
+std::optional<std::string> gateway::impl::open_session(request_context& rec,
+                                                       const boost::json::object& capabilities) {
+    const auto& limits = rec.view->snap->doc->server.sessions;
+    auto holder = share_holder(rec.caller, rec.peer);
+    auto a = sessions.open(
+        {rec.negotiated_version, capabilities, principal_key(rec.caller), rec.caller, holder},
+        clock::now());
+    if (admitted(a))
+        return a.id;
+    bool own = a.refused == share_reason::caller_share;
+    std::string text =
+        own ? "too many open sessions for this caller: it holds " +
+                  std::to_string(limits.per_principal) +
+                  " (its share of the session table, server.sessions.perPrincipal) and each is "
+                  "in use (an open GET stream or a request being answered); end one (DELETE) "
+                  "or retry later"
+            : "too many open sessions: the session table holds " + std::to_string(limits.max) +
+                  " (server.sessions.max) and none that could make room is idle; retry later";
+    if (auto left_out = refusals_logged.pass(clock::now()))
+        spdlog::warn("initialize of {} refused: {}{}", holder_text(holder), text,
+                     not_logged(*left_out));
+    rec.outcome = own ? protocol::outcome::rate_limited : protocol::outcome::error;
+    rec.error = own ? "session share in use" : "too many sessions";
+    auto busy =
+        http_reply::json(own ? http::status::too_many_requests : http::status::service_unavailable,
+                         boost::json::serialize(protocol::make_error(
+                             rec.id, protocol::error_code::internal_error, text)));
+    busy.headers.emplace_back("Retry-After",
+                              std::to_string(own ? retry_after_share_s : retry_after_table_s));
+    rec.refusal_reply = std::move(busy);
+    return std::nullopt;
+}
+
+} // namespace gate::transport

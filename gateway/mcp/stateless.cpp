@@ -1,0 +1,338 @@
+// 2026-07-28 clients on the same endpoint: stateless requests, each carrying its protocol
+// version and capabilities in `_meta` and mirrored in headers. No session is created or
+// needed; `server/discover` describes the federation; lists and calls go through the same
+// stages as in a session (docs/protocol-eras.md).
+#include "gateway/entry/gateway_impl.hpp"
+#include "protocol/json_preserve.hpp"
+#include "protocol/json_splice.hpp"
+#include "protocol/modern_request.hpp"
+#include "protocol/protocol_versions.hpp"
+#include "transport/http/sse.hpp"
+#include "transport/random_id.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+namespace ec = protocol::error_code;
+
+namespace {
+
+// Methods 2026-07-28 removed: a client of that revision gets 404 and -32601 for them.
+bool removed_in_modern(std::string_view method) {
+    return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
+           method == "resources/subscribe" || method == "resources/unsubscribe";
+}
+
+http_reply error_reply(http::status status, const json::value& id, int code, std::string text,
+                       json::object data = {}) {
+    auto body = protocol::make_error(id, code, text);
+    if (!data.empty())
+        body["error"].as_object()["data"] = std::move(data);
+    return http_reply::json(status, json::serialize(body));
+}
+
+} // namespace
+
+std::string parked_request_key(const protocol::message& msg) {
+    std::string key = msg.method;
+    if (auto name = protocol::named_value(msg.method, msg.params()); !name.empty())
+        key.append("\n").append(name);
+    return key;
+}
+
+void complete_for_modern_client(json::object& response, request_context& rec) {
+    auto* r = response.if_contains("result");
+    auto* result = r ? r->if_object() : nullptr;
+    if (!result || result->contains("resultType"))
+        return;
+    (*result)["resultType"] = "complete";
+    // The upstream's answer goes on as it wrote it, with only this member added.
+    add_to_result(rec, "resultType", R"("complete")");
+}
+
+void add_to_result(request_context& rec, std::string_view key, std::string_view value_text) {
+    if (rec.verbatim.empty())
+        return;
+    if (auto added = protocol::set_member(rec.verbatim, {"result"}, key, value_text))
+        rec.verbatim = std::move(*added);
+    else
+        rec.verbatim.clear(); // the amended object is written out instead
+}
+
+bool is_modern_request(const http_request& req, const protocol::message& msg) {
+    if (header_value(req, "MCP-Protocol-Version") == protocol::modern_protocol_version)
+        return true;
+    return msg.kind == protocol::message_kind::request &&
+           protocol::claimed_version(msg.params()).has_value() && msg.method != "initialize";
+}
+
+asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
+                                                                        beast::tcp_stream& stream,
+                                                                        protocol::message msg,
+                                                                        request_context& rec) {
+    rec.method = msg.method.empty() ? "response" : msg.method;
+    if (msg.kind != protocol::message_kind::request) {
+        // Notifications carry nothing gate acts on without a session (closing the response
+        // stream is how a 2026-07-28 client cancels); accepted like any notification.
+        stages.conclude(rec);
+        co_return http_reply::empty(http::status::accepted);
+    }
+    auto refuse = [&](http::status status, int code, std::string text, json::object data = {}) {
+        rec.outcome = protocol::outcome::error;
+        rec.error = text;
+        stages.conclude(rec);
+        return error_reply(status, msg.id, code, std::move(text), std::move(data));
+    };
+    protocol::modern_headers headers{header_value(req, "MCP-Protocol-Version"),
+                                     header_value(req, "Mcp-Method"),
+                                     header_value(req, "Mcp-Name")};
+    if (auto bad = protocol::check_modern_request(msg.method, msg.params(), headers)) {
+        if (bad->code == protocol::modern_code::unsupported_protocol_version) {
+            // Everything this endpoint speaks, so the client can pick.
+            json::array supported{protocol::modern_protocol_version};
+            for (auto v : downstream_protocol_versions)
+                supported.emplace_back(v);
+            bad->data["supported"] = std::move(supported);
+        }
+        co_return refuse(static_cast<http::status>(bad->http_status), bad->code, bad->message,
+                         std::move(bad->data));
+    }
+    if (removed_in_modern(msg.method))
+        co_return refuse(http::status::not_found, ec::method_not_found,
+                         "method not found: " + msg.method + " does not exist in " +
+                             std::string(protocol::modern_protocol_version));
+    if (msg.method == "server/discover") {
+        std::string version;
+        rec.trace.record(stage::route);
+        auto init = co_await initialize(msg.id, {}, version, rec);
+        json::object answer;
+        if (auto* r = init.if_contains("result"); r && r->is_object()) {
+            auto& result = r->as_object();
+            // Discovery lists the stateless revisions only (earlier ones are negotiated by
+            // initialize); its result is cacheable like a list, and private like the lists.
+            auto capabilities = result["capabilities"];
+            if (!rec.view->snap->codec.passthrough() && capabilities.is_object())
+                // gate routes every task method to the task's owner, whichever upstream
+                // answered a call with a CreateTaskResult (docs/sessions.md, "Tasks").
+                capabilities.as_object()["extensions"] = {
+                    {protocol::tasks_extension, json::object{}}};
+            json::object discovered{
+                {"supportedVersions", json::array{protocol::modern_protocol_version}},
+                {"capabilities", std::move(capabilities)},
+                {"resultType", "complete"},
+                {"ttlMs", 0},
+                {"cacheScope", "private"}};
+            if (auto* i = result.if_contains("instructions"))
+                discovered["instructions"] = *i;
+            discovered["_meta"] = {{protocol::meta_server_info, result["serverInfo"]}};
+            answer = protocol::make_result(msg.id, std::move(discovered));
+        } else {
+            answer = std::move(init); // the upstream's refusal, or -32041
+        }
+        rec.verbatim.clear();
+        settle_outcome(rec, answer);
+        stages.conclude(rec);
+        co_return http_reply::json(http::status::ok, json::serialize(answer));
+    }
+    if (msg.method == "subscriptions/listen")
+        co_return co_await listen_call(stream, req, std::move(msg), std::move(rec));
+    if (auto resumed = co_await resume_parked(stream, req, msg, rec))
+        co_return std::move(*resumed);
+    rec.modern = true;
+    if (auto* meta = msg.params()->at("_meta").if_object())
+        if (auto* caps = meta->if_contains(protocol::meta_client_capabilities);
+            caps && caps->is_object())
+            rec.modern_capabilities = caps->get_object();
+    rec.client_id = protocol::id_text(msg.id);
+    if (protocol::list_kind_of(msg.method)) {
+        // Stages 4-9; egress marks the result and its cacheability for this revision.
+        rec.id = msg.id;
+        rec.params = msg.take_params();
+        if (auto routed = stages.run(rec, stage::route); !routed.ready())
+            co_await routed.take();
+        co_return answer_of(rec);
+    }
+    // Everything else runs like a named call of a session, on the upstreams' shared root
+    // sessions: a stateless client has no bridged session.
+    co_return co_await streamed_call(stream, req, std::move(msg), rec);
+}
+
+} // namespace gate::transport
+
+namespace gate::transport {
+
+namespace {
+// How long a parked call waits for the client's retry (the upstream call's own timeout still
+// bounds the whole exchange).
+constexpr auto parked_call_lifetime = std::chrono::seconds(60);
+} // namespace
+
+asio::awaitable<std::optional<http_reply>>
+gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
+                             std::shared_ptr<input_parking> park, json::value id) {
+    auto& out = *park->out;
+    // The call's answer carries the id of the request that started it; a retry has its own.
+    auto id_text = protocol::id_text(id);
+    auto as_answer = [&](std::string frame) {
+        if (auto spliced = protocol::replace_top_level_member(frame, "id", id_text))
+            return std::move(*spliced);
+        // An id the splice cannot place (written twice, or with escapes): written out again.
+        boost::system::error_code ec;
+        auto parsed = json::parse(frame, ec);
+        if (ec || !parsed.is_object())
+            return frame;
+        parsed.as_object()["id"] = id;
+        return protocol::serialize_preserving(parsed, frame);
+    };
+    bool streaming = false;
+    std::uint64_t event_id = 0;
+    for (;;) {
+        if (out.frames.empty() && park->requests.empty()) {
+            boost::system::error_code ec; // cancellation is the wake-up
+            out.wake.expires_at(asio::steady_timer::time_point::max());
+            co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            continue;
+        }
+        std::string frame;
+        bool last = false;
+        std::optional<std::string> final_text;
+        while (!out.frames.empty()) {
+            last = out.answered && out.frames.size() == 1;
+            auto text = std::move(out.frames.front());
+            out.frames.pop_front();
+            if (last)
+                final_text = as_answer(std::move(text));
+            else
+                frame += format_sse(text, std::to_string(++event_id));
+        }
+        if (!last && !park->requests.empty()) {
+            // Park the call: the client is asked through an input_required result and comes
+            // back with its answers and this requestState.
+            // Each request as the upstream wrote it, numbers and all.
+            std::string input_requests;
+            for (auto& r : park->requests) {
+                auto key = "input-" + std::to_string(++park->next_key);
+                auto& asked = r.body();
+                park->keys[key] = asked["id"];
+                json::object embedded{{"method", asked["method"]}};
+                if (auto* p = asked.if_contains("params"))
+                    embedded["params"] = *p;
+                input_requests += input_requests.empty() ? "{" : ",";
+                input_requests += json::serialize(json::string_view(key));
+                input_requests += ':';
+                protocol::write_preserving(embedded, r.raw(), input_requests);
+            }
+            input_requests += input_requests.empty() ? "{}" : "}";
+            park->requests.clear();
+            auto token = random_id();
+            park->expires = std::chrono::steady_clock::now() + parked_call_lifetime;
+            parked_calls[token] = park;
+            asio::co_spawn(io, expire_parked(token, park), asio::detached);
+            auto parked = json::serialize(
+                protocol::make_result(id, json::object{{"resultType", "input_required"},
+                                                       {"inputRequests", json::object{}},
+                                                       {"requestState", token}}));
+            final_text = protocol::set_member(parked, {"result"}, "inputRequests", input_requests)
+                             .value_or(parked);
+            last = true;
+        }
+        if (last && !streaming && frame.empty())
+            co_return http_reply::json(http::status::ok, std::move(*final_text));
+        // The header travels with the first frame, the end of the stream with the last.
+        if (final_text)
+            frame += format_sse(*final_text, std::to_string(++event_id));
+        if (frame.empty() && !last)
+            continue;
+        std::string head;
+        if (!std::exchange(streaming, true))
+            head = event_stream_head(req.version(), "gate", std::nullopt);
+        if (co_await write_event_chunk(stream, frame, last, head))
+            co_return std::nullopt;
+        if (last)
+            break;
+    }
+    co_return std::nullopt;
+}
+
+asio::awaitable<void> gateway::impl::expire_parked(std::string token,
+                                                   std::shared_ptr<input_parking> park) {
+    asio::steady_timer timer(io, park->expires);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    auto it = parked_calls.find(token);
+    if (it == parked_calls.end() || it->second != park)
+        co_return; // resumed in time
+    parked_calls.erase(it);
+    // The client never came back: the upstream's questions get an error now rather than
+    // waiting for the upstream's own timeout.
+    co_await answer_parked(*park, nullptr);
+}
+
+asio::awaitable<void> gateway::impl::answer_parked(input_parking& park,
+                                                   const json::object* responses,
+                                                   std::string source) {
+    // Each answer goes to the upstream under the id of the request it answers; a request
+    // the client left unanswered gets an error, so the upstream does not wait for it.
+    for (auto& [key, upstream_id] : std::exchange(park.keys, {})) {
+        json::object answer{{"jsonrpc", "2.0"}, {"id", upstream_id}};
+        auto* got = responses ? responses->if_contains(key) : nullptr;
+        // The answer's result as the client wrote it.
+        std::string written;
+        if (auto span = protocol::find_member(source, {key}))
+            written = R"({"result":)" + source.substr(span->begin, span->end - span->begin) + "}";
+        if (got && got->is_object())
+            answer["result"] = *got;
+        else
+            answer["error"] = {{"code", ec::internal_error},
+                               {"message", responses
+                                               ? "the client's retry carried no answer for " + key
+                                               : "the client did not retry within 60 s"}};
+        co_await park.client->deliver("", std::move(answer), std::move(written));
+    }
+}
+
+asio::awaitable<std::optional<std::optional<http_reply>>>
+gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
+                             const protocol::message& msg, request_context& rec) {
+    auto* params = msg.params();
+    auto* state = params ? params->if_contains("requestState") : nullptr;
+    if (!state || !state->is_string())
+        co_return std::nullopt;
+    auto it = parked_calls.find(std::string(state->get_string()));
+    if (it == parked_calls.end())
+        co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
+    if (it->second->request != parked_request_key(msg)) {
+        // The state of another call: a retry resumes only the call it came from.
+        rec.outcome = protocol::outcome::error;
+        rec.error = "requestState belongs to another request";
+        stages.conclude(rec);
+        co_return error_reply(http::status::bad_request, msg.id, ec::invalid_params,
+                              "invalid params: requestState belongs to another request");
+    }
+    auto park = it->second;
+    parked_calls.erase(it);
+    const json::object* responses = nullptr;
+    if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
+        responses = &r->get_object();
+    std::string_view body = req.body();
+    auto written = protocol::find_member(body, {"params", "inputResponses"});
+    rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
+    co_await answer_parked(
+        *park, responses,
+        written ? std::string(body.substr(written->begin, written->end - written->begin)) : "");
+    rec.upstream = park->client->config().id;
+    auto reply = co_await answer_modern(stream, req, park, msg.id);
+    stages.conclude(rec);
+    co_return reply;
+}
+
+} // namespace gate::transport

@@ -1,0 +1,32 @@
+#include "gateway/operations/fault_hooks.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace http = boost::beast::http;
+
+std::optional<http_reply> run_fault_hook(const federation_view& live, http::verb verb,
+                                         std::string_view path) {
+    constexpr std::string_view kill = "/_test/kill-upstream-actor/";
+    if (verb != http::verb::post || !path.starts_with(kill))
+        return std::nullopt;
+    auto id = std::string(path.substr(kill.size()));
+    auto* client = live.client(id);
+    if (!client)
+        return http_reply::json(http::status::not_found,
+                                boost::json::serialize(boost::json::object{
+                                    {"error", "no upstream " + id + " in the running snapshot"}}));
+    auto actor = client->board()->actor();
+    if (!actor)
+        return http_reply::json(http::status::conflict,
+                                R"({"error":"the upstream has no actor right now"})");
+    spdlog::warn("fault hook: killing the actor of upstream {}", id);
+    caf::anon_send_exit(actor, caf::exit_reason::kill);
+    return http_reply::json(http::status::accepted,
+                            boost::json::serialize(boost::json::object{{"killed", id}}));
+}
+
+} // namespace gate::transport

@@ -1,0 +1,22 @@
+// Test-only fault hooks: with GATE_TEST_FAULT_HOOKS=1 in gate's environment (never set in
+// production; gate warns at start when it is), `POST /_test/kill-upstream-actor/<id>` kills
+// that upstream's actor the way a crash would (an unhandleable exit), so a test can watch the
+// supervisor respawn it while traffic runs. Without the variable the path is an ordinary 404.
+#pragma once
+
+#include "gateway/pipeline/request_context.hpp"
+#include "transport/http/http_reply.hpp"
+
+#include <boost/beast/http/verb.hpp>
+#include <optional>
+#include <string_view>
+
+namespace gate::transport {
+
+inline constexpr std::string_view fault_hook_prefix = "/_test/";
+
+// The hook's answer, or nullopt when `path` names none.
+std::optional<http_reply> run_fault_hook(const federation_view& live, boost::beast::http::verb verb,
+                                         std::string_view path);
+
+} // namespace gate::transport

@@ -1,0 +1,122 @@
+#include "gateway/operations/health.hpp"
+
+#include "gateway/mcp/fan_out.hpp"
+
+#include <cmath>
+
+namespace gate::transport {
+
+namespace json = boost::json;
+
+json::object owner_json(const config::owner& owner) {
+    json::object o;
+    if (owner.org)
+        o["org"] = *owner.org;
+    if (owner.team)
+        o["team"] = *owner.team;
+    if (owner.contact)
+        o["contact"] = *owner.contact;
+    return o;
+}
+
+json::object labels_json(const config::string_map& labels) {
+    json::object l;
+    for (const auto& [k, v] : labels)
+        l[k] = v;
+    return l;
+}
+
+namespace asio = boost::asio;
+using clock = std::chrono::steady_clock;
+
+health_checker::health_checker(std::vector<std::shared_ptr<upstream_client>> upstreams,
+                               bool show_detail, std::chrono::milliseconds budget,
+                               std::chrono::milliseconds reuse)
+    : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget), memo_(reuse) {}
+
+namespace {
+std::string_view circuit_state_name(circuit_breaker::state s) {
+    switch (s) {
+    case circuit_breaker::state::closed:
+        return "closed";
+    case circuit_breaker::state::half_open:
+        return "half-open";
+    case circuit_breaker::state::open:
+        return "open";
+    }
+    return "closed";
+}
+} // namespace
+
+asio::awaitable<health_report> health_checker::check() {
+    co_return co_await memo_.get([this]() -> asio::awaitable<health_report> {
+        try {
+            co_return co_await probe();
+        } catch (const std::exception& e) {
+            health_report report;
+            report.body = {{"status", "unavailable"}, {"error", e.what()}};
+            co_return report;
+        }
+    });
+}
+
+asio::awaitable<health_report> health_checker::probe() {
+    struct result {
+        bool up;
+        double latency_ms;
+        std::string error;
+    };
+    auto results = co_await fan_out<result>(
+        upstreams_.size(), [this](std::size_t i) -> asio::awaitable<result> {
+            auto start = clock::now();
+            call_context ctx;
+            ctx.timeout = budget_;
+            ctx.use = guard_use::upkeep; // not a client's invocation: no rate-limit slot
+            auto reply = co_await upstreams_[i]->request("ping", {}, ctx);
+            double ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
+            if (auto* f = std::get_if<upstream_failure>(&reply))
+                co_return result{false, ms, f->message};
+            co_return result{true, ms, {}};
+        });
+    health_report report;
+    json::array ups;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        if (!results[i])
+            results[i] = result{false, 0, "probe failed"};
+        const auto& cfg = upstreams_[i]->config();
+        json::object u{{"id", cfg.id},
+                       {"status", results[i]->up ? "up" : "down"},
+                       // Tenths of a millisecond: what a person reads (8.4).
+                       {"latencyMs", std::round(results[i]->latency_ms * 10) / 10}};
+        if (show_detail_) {
+            json::array urls;
+            for (const auto& url : cfg.urls)
+                urls.push_back(json::string(url));
+            u["urls"] = std::move(urls);
+            if (!results[i]->error.empty())
+                u["error"] = results[i]->error;
+            if (cfg.owner)
+                u["owner"] = owner_json(*cfg.owner);
+            if (!cfg.labels.empty())
+                u["labels"] = labels_json(cfg.labels);
+        }
+        if (auto eps = upstreams_[i]->endpoints(); eps.size() > 1) {
+            // The balancer's rotation; the URLs only where detail is shown.
+            json::array list;
+            for (const auto& e : eps) {
+                json::object o{{"inRotation", e.in_rotation}};
+                if (show_detail_)
+                    o["url"] = e.url;
+                list.push_back(std::move(o));
+            }
+            u["endpoints"] = std::move(list);
+        }
+        u["breaker"] = circuit_state_name(upstreams_[i]->breaker_state());
+        report.any_up = report.any_up || results[i]->up;
+        ups.push_back(std::move(u));
+    }
+    report.body = {{"status", report.any_up ? "ok" : "unavailable"}, {"upstreams", std::move(ups)}};
+    co_return report;
+}
+
+} // namespace gate::transport

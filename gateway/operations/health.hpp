@@ -1,0 +1,45 @@
+// GET /health: pings every upstream concurrently within a 5 s budget. The fan-out is
+// single-flighted and its result reused for 1 s, so a flood of probes costs one round.
+#pragma once
+
+#include "gateway/upstream/upstream_client.hpp"
+#include "transport/memoized_flight.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace gate::transport {
+
+// An upstream's owner and labels as /health and /api/federation show them.
+boost::json::object owner_json(const config::owner& o);
+boost::json::object labels_json(const config::string_map& labels);
+
+struct health_report {
+    bool any_up = false;
+    boost::json::object body;
+};
+
+class health_checker {
+public:
+    health_checker(std::vector<std::shared_ptr<upstream_client>> upstreams, bool show_detail,
+                   std::chrono::milliseconds budget = std::chrono::seconds(5),
+                   std::chrono::milliseconds reuse = std::chrono::seconds(1));
+
+    boost::asio::awaitable<health_report> check();
+    void invalidate() { memo_.invalidate(); }
+
+private:
+    boost::asio::awaitable<health_report> probe();
+
+    std::vector<std::shared_ptr<upstream_client>> upstreams_;
+    bool show_detail_;
+    std::chrono::milliseconds budget_;
+    memoized_flight<health_report> memo_;
+};
+
+} // namespace gate::transport

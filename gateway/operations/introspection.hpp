@@ -1,0 +1,35 @@
+// The introspection endpoints (spec: Endpoints rules 4 and 7, Introspection endpoints):
+// GET /api/federation, the federation as the gateway serves it, for an authenticated viewer;
+// GET /api/auth-hint, the public facts a sign-in needs. Field names are gate's decision
+// (docs/operations.md, Introspection); neither ever holds a secret (not even a secret's
+// environment variable name: a credential is reported by its strategy only).
+#pragma once
+
+#include "actors/principal.hpp"
+#include "config/model.hpp"
+#include "gateway/program/discovery_poller.hpp"
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gate::transport {
+
+struct federation_facts {
+    const config::document& doc;
+    std::uint64_t snapshot = 0;
+    const boost::json::object& health; // the /health report of this snapshot's upstreams
+    const discovery_status* discovery = nullptr;
+    bool shared_store = false, shared_store_up = false;
+    const caller_ref& viewer;
+    const std::optional<std::string>& tenant; // the viewer's, when one resolves
+};
+
+boost::json::object federation_snapshot(const federation_facts& f);
+
+// `own_issuer`: the gateway's own token issuer with auth.ema (it mints the tokens /mcp takes).
+boost::json::object auth_hint(const config::document& doc,
+                              const std::optional<std::string>& own_issuer);
+
+} // namespace gate::transport

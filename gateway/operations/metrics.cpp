@@ -1,0 +1,356 @@
+#include "gateway/operations/metrics.hpp"
+
+#include "transport/process/process_collector.hpp"
+#include "transport/process/version.hpp"
+
+#include <array>
+
+namespace gate::transport {
+
+namespace {
+const prometheus::Histogram::BucketBoundaries latency_buckets = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+constexpr std::array<std::string_view, 4> discovery_outcomes = {"applied", "unchanged", "rejected",
+                                                                "error"};
+} // namespace
+
+std::string_view method_label(std::string_view method) {
+    static constexpr std::array known = {"initialize",
+                                         "ping",
+                                         "tools/list",
+                                         "tools/call",
+                                         "prompts/list",
+                                         "prompts/get",
+                                         "resources/list",
+                                         "resources/templates/list",
+                                         "resources/read",
+                                         "resources/subscribe",
+                                         "resources/unsubscribe",
+                                         "completion/complete",
+                                         "logging/setLevel",
+                                         "tasks/get",
+                                         "tasks/list",
+                                         "tasks/cancel",
+                                         "tasks/result",
+                                         "tasks/update",
+                                         "server/discover",
+                                         "http"};
+    for (std::string_view k : known)
+        if (k == method)
+            return k;
+    return method.starts_with("notifications/") ? "notification" : "other";
+}
+
+metrics::metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      requests_(prometheus::BuildCounter()
+                    .Name("gate_requests_total")
+                    .Help("MCP requests by method and outcome")
+                    .Register(*registry_)),
+      duration_(prometheus::BuildHistogram()
+                    .Name("gate_request_duration_seconds")
+                    .Help("End-to-end MCP request latency")
+                    .Register(*registry_)),
+      upstream_requests_(prometheus::BuildCounter()
+                             .Name("gate_upstream_requests_total")
+                             .Help("Calls to upstreams by outcome")
+                             .Register(*registry_)),
+      upstream_duration_(prometheus::BuildHistogram()
+                             .Name("gate_upstream_request_duration_seconds")
+                             .Help("Upstream call latency")
+                             .Register(*registry_)),
+      breaker_(prometheus::BuildGauge()
+                   .Name("gate_upstream_breaker_state")
+                   .Help("Circuit breaker state: 0 closed, 1 half-open, 2 open")
+                   .Register(*registry_)),
+      endpoint_healthy_(prometheus::BuildGauge()
+                            .Name("gate_upstream_endpoint_healthy")
+                            .Help("Replicas of multi-endpoint upstreams: 1 in rotation, 0 ejected")
+                            .Register(*registry_)),
+      rejections_(prometheus::BuildCounter()
+                      .Name("gate_http_rejections_total")
+                      .Help("Requests refused before MCP handling")
+                      .Register(*registry_)),
+      tenant_requests_(prometheus::BuildCounter()
+                           .Name("gate_tenant_requests_total")
+                           .Help("Requests of each tenant's principals, by outcome")
+                           .Register(*registry_)),
+      tenant_upstream_calls_(prometheus::BuildCounter()
+                                 .Name("gate_tenant_upstream_calls_total")
+                                 .Help("Upstream invocations charged to each tenant")
+                                 .Register(*registry_)),
+      shared_degraded_(prometheus::BuildCounter()
+                           .Name("gate_shared_state_degraded_total")
+                           .Help("Operations on shared state (other than budgets) that fell "
+                                 "back to per-instance state because the store did not answer")
+                           .Register(*registry_)),
+      fanout_(prometheus::BuildHistogram()
+                  .Name("gate_request_upstream_calls")
+                  .Help("Upstream calls caused by one request")
+                  .Register(*registry_)
+                  .Add({}, prometheus::Histogram::BucketBoundaries{0, 1, 2, 4, 8, 16, 32, 64})) {
+    audit_dropped_ = &prometheus::BuildCounter()
+                          .Name("gate_audit_events_dropped_total")
+                          .Help("Audit events dropped: a sink's buffer was full, or a webhook "
+                                "receiver refused their batch")
+                          .Register(*registry_)
+                          .Add({});
+    auto& webhook = prometheus::BuildCounter()
+                        .Name("gate_audit_webhook_events_total")
+                        .Help("Audit events by what became of them at webhook sinks: delivered, "
+                              "or a failed delivery attempt of a batch (retried)")
+                        .Register(*registry_);
+    webhook_delivered_ = &webhook.Add({{"outcome", "delivered"}});
+    webhook_failures_ = &webhook.Add({{"outcome", "attempt_failed"}});
+    auto& spans = prometheus::BuildCounter()
+                      .Name("gate_trace_spans_total")
+                      .Help("Spans of trace export by what became of them: exported, dropped (a "
+                            "full buffer, a refused export), or a failed export attempt")
+                      .Register(*registry_);
+    spans_ = {&spans.Add({{"outcome", "exported"}}), &spans.Add({{"outcome", "dropped"}}),
+              &spans.Add({{"outcome", "attempt_failed"}})};
+    auto& recording = prometheus::BuildCounter()
+                          .Name("gate_recording_events_total")
+                          .Help("Events of gate --record by what became of them: written, or "
+                                "dropped (the recorder fell behind, a line over the size cap, "
+                                "a disk that refused it)")
+                          .Register(*registry_);
+    recording_ = {&recording.Add({{"outcome", "written"}}),
+                  &recording.Add({{"outcome", "dropped"}})};
+    auto& syncs = prometheus::BuildCounter()
+                      .Name("gate_discovery_syncs_total")
+                      .Help("Discovery polls by outcome: applied, unchanged, rejected (parse or "
+                            "merged validation failed), error (fetch failed)")
+                      .Register(*registry_);
+    for (std::size_t i = 0; i < discovery_outcomes.size(); ++i)
+        discovery_syncs_[i] = &syncs.Add({{"outcome", std::string(discovery_outcomes[i])}});
+    discovery_refused_ = &prometheus::BuildCounter()
+                              .Name("gate_discovery_refused_upstreams_total")
+                              .Help("Discovered upstreams left out of an applied discovery "
+                                    "document because they asked for a strategy, secret, "
+                                    "credential host or header the discovery.allowed* lists "
+                                    "do not allow (once per document applied)")
+                              .Register(*registry_)
+                              .Add({});
+    budget_degraded_ = &prometheus::BuildCounter()
+                            .Name("gate_budget_degraded_total")
+                            .Help("Budget checks that fell back to per-instance enforcement "
+                                  "because shared state was unreachable")
+                            .Register(*registry_)
+                            .Add({});
+    downstream_sessions_ = &prometheus::BuildGauge()
+                                .Name("gate_downstream_sessions")
+                                .Help("Downstream MCP sessions held")
+                                .Register(*registry_)
+                                .Add({});
+    bridged_sessions_ = &prometheus::BuildGauge()
+                             .Name("gate_bridged_sessions")
+                             .Help("Bridged upstream sessions held, one per client and upstream")
+                             .Register(*registry_)
+                             .Add({});
+    auto& evictions = prometheus::BuildCounter()
+                          .Name("gate_session_evictions_total")
+                          .Help("Idle downstream sessions ended to make room for a new one, by "
+                                "reason: principal_share (the caller held its share) or "
+                                "table_full (taken from whoever held the most)")
+                          .Register(*registry_);
+    auto& refusals = prometheus::BuildCounter()
+                         .Name("gate_session_refusals_total")
+                         .Help("initialize refused because every session that could make room "
+                               "was in use, by reason: principal_share or table_full")
+                         .Register(*registry_);
+    outbox_dropped_ = &prometheus::BuildCounter()
+                           .Name("gate_session_messages_dropped_total")
+                           .Help("Server-to-client messages dropped, oldest first, from a "
+                                 "session's GET-stream queue past its bound (256 messages, 4 MiB)")
+                           .Register(*registry_)
+                           .Add({});
+    for (std::size_t i = 0; i < session_reasons.size(); ++i) {
+        session_evictions_[i] = &evictions.Add({{"reason", std::string(session_reasons[i])}});
+        session_refusals_[i] = &refusals.Add({{"reason", std::string(session_reasons[i])}});
+    }
+    prometheus::BuildGauge()
+        .Name("gate_build_info")
+        .Help("Build information; always 1")
+        .Register(*registry_)
+        .Add({{"version", std::string(gate_release)}})
+        .Set(1);
+}
+
+void metrics::session_evicted(std::string_view reason) {
+    for (std::size_t i = 0; i < session_reasons.size(); ++i)
+        if (session_reasons[i] == reason)
+            session_evictions_[i]->Increment();
+}
+
+void metrics::session_refused(std::string_view reason) {
+    for (std::size_t i = 0; i < session_reasons.size(); ++i)
+        if (session_reasons[i] == reason)
+            session_refusals_[i]->Increment();
+}
+
+void metrics::session_counts(std::size_t downstream, std::size_t bridged) {
+    downstream_sessions_->Set(static_cast<double>(downstream));
+    bridged_sessions_->Set(static_cast<double>(bridged));
+}
+
+namespace {
+constexpr std::array<std::string_view, 5> upstream_outcomes = {"ok", "rate_limited", "circuit_open",
+                                                               "connect_error", "error"};
+
+template <std::size_t N>
+std::size_t index_of(const std::array<std::string_view, N>& names, std::string_view name) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (names[i] == name)
+            return i;
+    return N;
+}
+} // namespace
+
+metrics::method_series& metrics::series_for(std::string_view method) {
+    auto label = method_label(method); // one of a fixed set of static strings
+    auto it = methods_.find(label);
+    if (it != methods_.end())
+        return it->second;
+    auto& s = methods_[label];
+    s.duration = &duration_.Add({{"method", std::string(label)}}, latency_buckets);
+    return s;
+}
+
+metrics::upstream_series& metrics::series_for_upstream(const std::string& id) {
+    auto it = upstreams_.find(id);
+    if (it != upstreams_.end())
+        return it->second;
+    auto& s = upstreams_[id];
+    s.duration = &upstream_duration_.Add({{"upstream", id}}, latency_buckets);
+    return s;
+}
+
+void metrics::request(std::string_view method, protocol::outcome outcome, double seconds,
+                      std::int64_t upstream_calls) {
+    std::lock_guard lock(mutex_);
+    auto& s = series_for(method);
+    auto*& c = s.by_outcome[static_cast<std::size_t>(outcome)];
+    if (!c)
+        c = &requests_.Add({{"method", std::string(method_label(method))},
+                            {"outcome", std::string(protocol::metric_name(outcome))}});
+    c->Increment();
+    s.duration->Observe(seconds);
+    fanout_.Observe(static_cast<double>(upstream_calls));
+}
+
+void metrics::upstream(const std::string& id, std::string_view outcome, double seconds) {
+    std::lock_guard lock(mutex_);
+    auto& s = series_for_upstream(id);
+    auto o = index_of(upstream_outcomes, outcome);
+    if (o < upstream_outcomes.size()) {
+        auto*& c = s.by_outcome[o];
+        if (!c)
+            c = &upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}});
+        c->Increment();
+    } else {
+        upstream_requests_.Add({{"upstream", id}, {"outcome", std::string(outcome)}}).Increment();
+    }
+    s.duration->Observe(seconds);
+}
+
+void metrics::discovery_sync(std::string_view outcome, std::size_t refused) {
+    for (std::size_t i = 0; i < discovery_outcomes.size(); ++i)
+        if (discovery_outcomes[i] == outcome)
+            discovery_syncs_[i]->Increment();
+    if (refused > 0)
+        discovery_refused_->Increment(static_cast<double>(refused));
+}
+
+namespace {
+// A tally only grows; its counter is advanced to it.
+void advance(prometheus::Counter* c, std::int64_t to) {
+    auto by = static_cast<double>(to) - c->Value();
+    if (by > 0)
+        c->Increment(by);
+}
+} // namespace
+
+void metrics::span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures) {
+    advance(spans_[0], exported);
+    advance(spans_[1], dropped);
+    advance(spans_[2], failures);
+}
+
+void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures) {
+    advance(audit_dropped_, dropped);
+    advance(webhook_delivered_, delivered);
+    advance(webhook_failures_, failures);
+}
+
+void metrics::recording_counts(std::int64_t written, std::int64_t dropped) {
+    advance(recording_[0], written);
+    advance(recording_[1], dropped);
+}
+
+void metrics::outbox_dropped(std::int64_t dropped) {
+    advance(outbox_dropped_, dropped);
+}
+
+void metrics::budget_degraded() {
+    budget_degraded_->Increment();
+}
+
+void metrics::shared_state_degraded(std::string_view state) {
+    shared_degraded_.Add({{"state", std::string(state)}}).Increment();
+}
+
+void metrics::shared_state_up(bool up) {
+    if (!shared_up_)
+        shared_up_ = &prometheus::BuildGauge()
+                          .Name("gate_shared_state_up")
+                          .Help("Whether the shared store (server.redisUrl) answers: 1 or 0")
+                          .Register(*registry_)
+                          .Add({});
+    shared_up_->Set(up ? 1 : 0);
+}
+
+void metrics::rejection(std::string_view reason) {
+    rejections_.Add({{"reason", std::string(reason)}}).Increment();
+}
+
+void metrics::tenant_request(const std::string& tenant, protocol::outcome outcome,
+                             std::int64_t upstream_calls) {
+    tenant_requests_.Add({{"tenant", tenant}, {"outcome", std::string(protocol::name(outcome))}})
+        .Increment();
+    auto& calls = tenant_upstream_calls_.Add({{"tenant", tenant}});
+    if (upstream_calls > 0)
+        calls.Increment(static_cast<double>(upstream_calls));
+}
+
+void metrics::upstream_guards(const std::vector<guard_sample>& samples) {
+    std::lock_guard lock(mutex_);
+    std::map<std::string, prometheus::Gauge*> breakers;
+    std::map<std::pair<std::string, std::string>, prometheus::Gauge*> endpoints;
+    for (const auto& s : samples) {
+        auto* g = &breaker_.Add({{"upstream", s.upstream}});
+        g->Set(s.breaker_state);
+        breakers.emplace(s.upstream, g);
+        if (s.endpoints.size() < 2)
+            continue;
+        for (const auto& [url, healthy] : s.endpoints) {
+            auto* e = &endpoint_healthy_.Add({{"upstream", s.upstream}, {"endpoint", url}});
+            e->Set(healthy ? 1 : 0);
+            endpoints.emplace(std::pair(s.upstream, url), e);
+        }
+    }
+    for (const auto& [id, g] : breaker_series_)
+        if (!breakers.contains(id))
+            breaker_.Remove(g);
+    for (const auto& [key, g] : endpoint_series_)
+        if (!endpoints.contains(key))
+            endpoint_healthy_.Remove(g);
+    breaker_series_ = std::move(breakers);
+    endpoint_series_ = std::move(endpoints);
+}
+
+std::string metrics::serialize() const {
+    return exposition_with_process_metrics(registry_->Collect());
+}
+
+} // namespace gate::transport

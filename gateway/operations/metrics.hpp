@@ -1,0 +1,126 @@
+// The gateway's Prometheus series (spec: "Metrics"); label sets are frozen by contract.
+#pragma once
+
+#include "protocol/outcome.hpp"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace gate::transport {
+
+class metrics {
+public:
+    metrics();
+
+    void request(std::string_view method, protocol::outcome outcome, double seconds,
+                 std::int64_t upstream_calls);
+    void upstream(const std::string& id, std::string_view outcome, double seconds);
+    void rejection(std::string_view reason);
+    // A request of a tenant's principal, refusals included, and the upstream invocations it
+    // caused (gate_tenant_requests_total, gate_tenant_upstream_calls_total).
+    void tenant_request(const std::string& tenant, protocol::outcome outcome,
+                        std::int64_t upstream_calls);
+    // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
+    // full, a batch the receiver refused) and webhook deliveries.
+    void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
+    // What trace export did, as it stands: spans exported, dropped, failed export attempts.
+    void span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures);
+    // gate --record: events written and dropped (tallies, advanced at each scrape).
+    void recording_counts(std::int64_t written, std::int64_t dropped);
+    // Messages dropped from full GET-stream outboxes, as the session table counts them.
+    void outbox_dropped(std::int64_t dropped);
+    // The shared store (gateway/fleet/fleet_store): an operation that fell back to per-instance
+    // state because the store did not answer, by what it was for (budgets count in the spec's
+    // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
+    // whether the store answers now (gate_shared_state_up, shown only with a store).
+    void budget_degraded();
+    // One discovery poll: applied, unchanged, rejected or error (gate_discovery_syncs_total),
+    // and the discovered upstreams it left out (gate_discovery_refused_upstreams_total).
+    void discovery_sync(std::string_view outcome, std::size_t refused);
+    void shared_state_degraded(std::string_view state);
+    void shared_state_up(bool up);
+    // The upstream guards as they stand (read at each scrape): the breaker of every live
+    // upstream and the rotation state of each replica of multi-endpoint ones. Series of
+    // upstreams a reload retired are removed.
+    struct guard_sample {
+        std::string upstream;
+        int breaker_state;                                   // 0 closed, 1 half-open, 2 open
+        std::vector<std::pair<std::string, bool>> endpoints; // url, in rotation
+    };
+    void upstream_guards(const std::vector<guard_sample>& samples);
+    // Sessions held now: downstream (Mcp-Session-Id) and bridged upstream sessions.
+    void session_counts(std::size_t downstream, std::size_t bridged);
+    // A downstream session ended to make room for a new one, and a new one refused, by reason
+    // (`principal_share`, `table_full`: gateway/mcp/session_shares).
+    void session_evicted(std::string_view reason);
+    void session_refused(std::string_view reason);
+
+    // Text exposition format of every series, process collectors included.
+    std::string serialize() const;
+
+private:
+    // Family::Add hashes the label set and takes a lock on every call; the request path uses
+    // series resolved once and kept here instead.
+    struct method_series {
+        prometheus::Histogram* duration = nullptr;
+        std::array<prometheus::Counter*, 8> by_outcome{}; // indexed by protocol::outcome
+    };
+    struct upstream_series {
+        prometheus::Histogram* duration = nullptr;
+        std::array<prometheus::Counter*, 5> by_outcome{}; // indexed like upstream_outcomes
+    };
+    method_series& series_for(std::string_view method);
+    upstream_series& series_for_upstream(const std::string& id);
+
+    std::shared_ptr<prometheus::Registry> registry_;
+    prometheus::Family<prometheus::Counter>& requests_;
+    prometheus::Family<prometheus::Histogram>& duration_;
+    prometheus::Family<prometheus::Counter>& upstream_requests_;
+    prometheus::Family<prometheus::Histogram>& upstream_duration_;
+    prometheus::Family<prometheus::Gauge>& breaker_;
+    prometheus::Family<prometheus::Gauge>& endpoint_healthy_;
+    std::map<std::string, prometheus::Gauge*> breaker_series_;
+    std::map<std::pair<std::string, std::string>, prometheus::Gauge*> endpoint_series_;
+    prometheus::Gauge* downstream_sessions_ = nullptr;
+    prometheus::Gauge* bridged_sessions_ = nullptr;
+    static constexpr std::array<std::string_view, 2> session_reasons = {"principal_share",
+                                                                        "table_full"};
+    std::array<prometheus::Counter*, 2> session_evictions_{};
+    prometheus::Counter* outbox_dropped_ = nullptr;
+    std::array<prometheus::Counter*, 2> session_refusals_{};
+    prometheus::Family<prometheus::Counter>& rejections_;
+    prometheus::Family<prometheus::Counter>& tenant_requests_;
+    prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
+    prometheus::Counter* audit_dropped_ = nullptr;
+    prometheus::Counter* webhook_delivered_ = nullptr;
+    prometheus::Counter* webhook_failures_ = nullptr;
+    std::array<prometheus::Counter*, 3> spans_{};     // exported, dropped, attempt_failed
+    std::array<prometheus::Counter*, 2> recording_{}; // written, dropped
+    prometheus::Counter* budget_degraded_ = nullptr;
+    std::array<prometheus::Counter*, 4> discovery_syncs_{}; // applied, unchanged, rejected, error
+    prometheus::Counter* discovery_refused_ = nullptr;
+    prometheus::Family<prometheus::Counter>& shared_degraded_;
+    prometheus::Gauge* shared_up_ = nullptr;
+    prometheus::Histogram& fanout_;
+    std::mutex mutex_; // guards the two maps below
+    std::unordered_map<std::string_view, method_series> methods_;
+    std::unordered_map<std::string, upstream_series> upstreams_;
+};
+
+// MCP methods are client-chosen strings: unknown ones share one label value so a client
+// cannot grow the series without bound.
+std::string_view method_label(std::string_view method);
+
+} // namespace gate::transport

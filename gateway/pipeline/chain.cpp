@@ -1,0 +1,98 @@
+#include "gateway/pipeline/chain.hpp"
+
+#include "protocol/json_rpc.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace gate::transport::pipeline {
+
+chain::chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_stage> exit)
+    : stages_(std::move(stages)), exit_(std::move(exit)) {
+    for (std::size_t i = 0; i < stages_.size(); ++i)
+        if (!stages_[i] || stages_[i]->id() != pipeline_order[i])
+            throw std::logic_error("pipeline stage " + std::to_string(i + 1) + " must be " +
+                                   std::string(stage_name(pipeline_order[i])));
+    if (!exit_)
+        throw std::logic_error("the pipeline needs its exit stage");
+}
+
+namespace {
+
+int position(transport::stage s) {
+    return static_cast<int>(s);
+}
+
+// A stage that throws has answered with an internal error.
+void failed(request_context& ctx, std::string why) {
+    ctx.outcome = protocol::outcome::error;
+    ctx.error = std::move(why);
+    ctx.response =
+        protocol::make_error(ctx.id, protocol::error_code::internal_error, "internal error");
+    ctx.verbatim.clear();
+}
+
+} // namespace
+
+step chain::run(request_context& ctx, transport::stage from, transport::stage to) {
+    std::size_t first = 0;
+    while (first < stages_.size() && position(stages_[first]->id()) < position(from))
+        ++first;
+    return advance(ctx, first, to);
+}
+
+// Stages decided at once run in this loop; the first that must wait takes the rest of the
+// chain into a coroutine (finish), so a request whose stages all decide at once makes none.
+step chain::advance(request_context& ctx, std::size_t i, transport::stage to) {
+    for (; i < stages_.size() && position(stages_[i]->id()) <= position(to); ++i) {
+        ctx.trace.record(stages_[i]->id());
+        std::optional<step> s;
+        try {
+            s.emplace(stages_[i]->run(ctx));
+        } catch (const std::exception& e) {
+            failed(ctx, e.what());
+        } catch (...) {
+            failed(ctx, "internal error");
+        }
+        if (s && !s->ready())
+            return finish(ctx, s->take(), i, to);
+        if (!s || s->value() == verdict::answered) {
+            conclude(ctx);
+            return verdict::answered;
+        }
+    }
+    if (to != transport::stage::egress)
+        return verdict::proceed;
+    conclude(ctx);
+    return verdict::answered;
+}
+
+boost::asio::awaitable<verdict> chain::finish(request_context& ctx,
+                                              boost::asio::awaitable<verdict> waiting,
+                                              std::size_t i, transport::stage to) {
+    verdict v = verdict::answered;
+    try {
+        v = co_await std::move(waiting);
+    } catch (const std::exception& e) {
+        failed(ctx, e.what());
+    } catch (...) {
+        failed(ctx, "internal error");
+    }
+    if (v == verdict::answered) {
+        conclude(ctx);
+        co_return verdict::answered;
+    }
+    auto rest = advance(ctx, i + 1, to);
+    co_return rest.ready() ? rest.value() : co_await rest.take();
+}
+
+void chain::conclude(request_context& ctx) {
+    if (ctx.audited)
+        return;
+    ctx.audited = true;
+    ctx.trace.record(transport::stage::audit);
+    exit_->exit(ctx);
+}
+
+} // namespace gate::transport::pipeline

@@ -1,0 +1,138 @@
+// The request context: what one request carries through the pipeline, and the federation view
+// it loaded at entry.
+#pragma once
+
+#include "actors/heard_traffic.hpp"
+#include "actors/principal.hpp"
+#include "actors/router_messages.hpp"
+#include "actors/snapshot.hpp"
+#include "gateway/pipeline/stages.hpp"
+#include "gateway/upstream/upstream_client.hpp"
+#include "protocol/client_profile.hpp"
+#include "protocol/outcome.hpp"
+#include "protocol/span.hpp"
+#include "transport/http/http_reply.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gate::transport {
+
+using gate::principal; // actors/principal.hpp: authentication fills it
+
+// The key a principal's sessions are bound to (issuer and subject); empty for anonymous.
+inline std::string principal_key(const caller_ref& p) {
+    return p ? p->issuer + '\n' + p->subject : std::string();
+}
+
+// The federation a request sees: one snapshot and the upstream clients indexed like it.
+// Loaded once at request entry; a reload swaps in a new one without touching requests in
+// flight.
+struct federation_view {
+    std::shared_ptr<const snapshot> snap;
+    std::vector<std::shared_ptr<upstream_client>> clients;
+
+    // The client of the upstream configured as `id`; null when this view has none.
+    upstream_client* client(const std::string& id) const;
+    // Each client's guard board, for the supervisor that keeps their actors.
+    std::vector<std::shared_ptr<guard_board>> boards() const;
+};
+
+// What one request carried and what became of it, created at admission and carried through
+// the nine stages (stage.hpp); the audit stage's input. `principal` and `tenant` stay empty
+// until authentication and tenants are enforced.
+struct request_context {
+    std::shared_ptr<const federation_view> view; // the snapshot it loaded, and its clients
+    caller_ref caller;                           // null: anonymous
+    std::optional<std::string> tenant;
+    std::optional<std::size_t> tenant_index; // its place in view->snap->tenants (stage 2)
+    std::chrono::steady_clock::time_point start;
+    std::optional<std::string> host, origin;  // the headers stage 1 checks (absent: nullopt)
+    std::optional<std::string> authorization; // the header stage 2 checks (absent: nullopt)
+    std::shared_ptr<const caller_credential> caller_token; // per-caller upstreams (caller_of)
+    bool query_token = false; // the target carried an access_token parameter
+    std::string method;
+    std::optional<std::string> name, upstream, error;
+    std::optional<std::string> decision, rule_id; // the policy's, where one applied (stage 5)
+    protocol::outcome outcome = protocol::outcome::ok;
+    std::int64_t upstream_calls = 0;
+    std::optional<std::int64_t> items_served;
+    // An upstream result's `_meta.usage`, verbatim, for the audit event (spec: gate reports
+    // usage and never computes it).
+    std::optional<boost::json::value> usage;
+    std::string traceparent; // sent with every upstream call this request causes
+    // With tracing, a sampled request's spans (gateway/operations/request_tracing): its server
+    // span's ids and start, and the client spans of the upstream calls it made.
+    struct trace_record {
+        std::string trace_id, span_id, parent_span_id;
+        std::chrono::system_clock::time_point start;
+        std::vector<protocol::span> calls;
+    };
+    std::optional<trace_record> spans;
+    std::string verbatim; // the upstream's answer as sent, with the client's id spliced in
+    stage_trace trace;
+    // The client's address: an anonymous caller's share of the session table is keyed by it.
+    boost::asio::ip::address peer;
+    std::string session;   // the downstream session (its bridged sessions carry named calls)
+    std::string client_id; // the client's request id, canonical JSON text
+    bool modern = false;   // a stateless 2026-07-28 request (no session)
+    boost::json::object modern_capabilities; // such a request's clientCapabilities
+    // The client's capability profile, for lists (gateway::impl::profile_of); gate's own
+    // lists set the full one.
+    std::optional<protocol::client_profile> profile;
+    // The upstream's own messages while this request runs, to the call's stream.
+    std::function<void(std::size_t upstream, upstream_message)> server_message;
+    // A message for the client's call stream, as it is (its id already the client's to see).
+    std::function<void(std::string)> push_to_client;
+
+    // The request as the stages see it, and what they decided.
+    boost::json::value id;      // the client's JSON-RPC id
+    boost::json::object params; // taken by the stage that sends them upstream
+    // The text the client wrote its params in (and the rest of its body after them): what
+    // goes upstream is written from it, so its arguments arrive as written, numbers included
+    // (protocol/json_preserve). A view into the POST's body, which outlives the call, so the
+    // common call copies nothing; a call that outlives its POST keeps a copy first.
+    std::string_view params_source;
+    std::string params_kept;
+    void keep_params_source() {
+        params_kept = std::string(params_source);
+        params_source = params_kept;
+    }
+    // The JSON-RPC answer, once a stage has made it (the client's id in it).
+    std::optional<boost::json::object> response;
+    // A refusal before MCP handling (an HTTP status of its own, such as 429): the reply, and
+    // the reason gate_http_rejections_total counts it under. Audited with method `http`.
+    std::optional<std::string> rejection;
+    std::optional<http_reply> refusal_reply;
+    bool audited = false; // the exit ran (chain.hpp): never twice
+
+    // What a stage hands to the next (route -> guards -> proxy -> egress).
+    std::optional<route> target;                             // a named call's upstream
+    std::shared_ptr<upstream_client::guard_ticket> admitted; // its admission
+    std::optional<list_plan> plan;                           // a list's upstreams to fetch
+    std::vector<std::shared_ptr<upstream_client::guard_ticket>> list_admitted; // per plan entry
+    std::vector<fetched_list> fetched;
+    std::optional<upstream_message> upstream_answer; // the answer egress passes on
+    std::string negotiated_version; // initialize: the revision agreed with the client
+    std::vector<std::pair<std::string, std::string>> reply_headers; // e.g. Mcp-Session-Id
+    // gate --record: the message as it arrived, completed and handed to the recording at the
+    // exit. Null when not recording.
+    std::shared_ptr<heard_request> heard;
+};
+
+// A call an upstream serves for this request: its trace context, and its place in a recording.
+inline call_context traced_call(const request_context& rec) {
+    auto ctx = call_context::traced(rec.traceparent);
+    if (rec.heard)
+        ctx.recorded = rec.heard->seq;
+    return ctx;
+}
+
+} // namespace gate::transport

@@ -1,0 +1,55 @@
+// Stage 1: the Host/Origin allowlist (DNS-rebinding protection). It runs at admission, on the
+// request header alone, for every endpoint (gateway::impl::admit), so a forbidden caller's
+// body is never read; a chain run from stage 1 applies the same check to the context.
+#include "gateway/pipeline/gateway_stages.hpp"
+
+namespace gate::transport::pipeline {
+
+std::optional<host_refusal> check_host_origin(const host_guard& guard,
+                                              std::optional<std::string_view> host,
+                                              std::optional<std::string_view> origin) {
+    auto verdict = guard.check(host, origin);
+    if (verdict == host_verdict::allowed)
+        return std::nullopt;
+    if (verdict == host_verdict::forbidden_host)
+        return host_refusal{"forbidden_host", "Host not allowed",
+                            R"({"error":"forbidden: Host is not on the allowlist"})"};
+    return host_refusal{"forbidden_origin", "Origin not allowed",
+                        R"({"error":"forbidden: Origin is not on the allowlist"})"};
+}
+
+http_reply forbidden_reply(host_refusal refused) {
+    auto reply = http_reply::json(boost::beast::http::status::forbidden, std::move(refused.body));
+    reply.close = true;
+    return reply;
+}
+
+namespace {
+
+class host_origin final : public stage {
+public:
+    explicit host_origin(const host_guard& guard) : guard_(guard) {}
+    transport::stage id() const override { return transport::stage::host_origin; }
+    step run(request_context& ctx) override {
+        auto refused = check_host_origin(guard_, ctx.host, ctx.origin);
+        if (!refused)
+            return verdict::proceed;
+        ctx.method = "http";
+        ctx.outcome = protocol::outcome::forbidden;
+        ctx.error = refused->error;
+        ctx.rejection = std::string(refused->reason);
+        ctx.refusal_reply = forbidden_reply(std::move(*refused));
+        return verdict::answered;
+    }
+
+private:
+    const host_guard& guard_;
+};
+
+} // namespace
+
+std::unique_ptr<stage> make_host_origin(const host_guard& guard) {
+    return std::make_unique<host_origin>(guard);
+}
+
+} // namespace gate::transport::pipeline

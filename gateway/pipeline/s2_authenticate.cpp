@@ -1,0 +1,109 @@
+// Stage 2: authenticate. With auth.mode "disabled" every caller is anonymous: the context's
+// principal stays empty and the request continues. With "required", the Bearer token is
+// checked (gateway/auth/token_authenticator) and its principal rides the context; a missing or
+// invalid token is answered 401 with the challenge that points at the resource metadata
+// (RFC 9728), audited once as an `http` rejection with outcome unauthenticated.
+#include "gateway/auth/token_authenticator.hpp"
+#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/gateway_stages.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace gate::transport::pipeline {
+
+namespace {
+
+// A quoted-string of RFC 9110 section 5.6.4: the description is ours, but may quote a claim.
+std::string quoted(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    }
+    return out + "\"";
+}
+
+class authenticate final : public stage {
+public:
+    explicit authenticate(gateway::impl& g) : g_(g) {}
+    transport::stage id() const override { return transport::stage::authenticate; }
+    step run(request_context& ctx) override {
+        ctx.caller.reset();
+        if (!g_.authenticator)
+            return verdict::proceed;
+        if (auto known = g_.authenticator->authenticate_now(ctx.authorization, ctx.query_token))
+            return settle(ctx, std::move(*known));
+        return verify(ctx);
+    }
+
+private:
+    using auth_result = std::variant<caller_ref, auth_refusal>;
+
+    boost::asio::awaitable<verdict> verify(request_context& ctx) {
+        co_return settle(
+            ctx, co_await g_.authenticator->authenticate(ctx.authorization, ctx.query_token));
+    }
+
+    verdict settle(request_context& ctx, auth_result result) {
+        if (auto* who = std::get_if<caller_ref>(&result)) {
+            ctx.caller = std::move(*who);
+            return place_in_tenant(ctx);
+        }
+        const auto& refused = std::get<auth_refusal>(result);
+        const auto& row = protocol::describe(protocol::gateway_error::unauthenticated);
+        std::string challenge = "Bearer resource_metadata=" + quoted(g_.resource_metadata);
+        if (!refused.error.empty())
+            challenge += ", error=" + quoted(refused.error) +
+                         ", error_description=" + quoted(refused.description);
+        boost::json::object body{{"error", refused.error.empty() ? "unauthorized" : refused.error},
+                                 {"error_description", refused.description}};
+        ctx.method = "http";
+        ctx.outcome = row.audit_outcome;
+        ctx.rejection = std::string(row.metric_label);
+        ctx.error = refused.description;
+        ctx.refusal_reply = http_reply::json(
+            static_cast<boost::beast::http::status>(row.http_status), boost::json::serialize(body));
+        ctx.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
+        return verdict::answered;
+    }
+
+    // The principal's tenant, from its verified claims only; a principal two tenants select
+    // is refused (403) rather than placed by the order of the document.
+    verdict place_in_tenant(request_context& ctx) {
+        const auto& tenants = ctx.view ? ctx.view->snap->tenants : nullptr;
+        if (!tenants)
+            return verdict::proceed;
+        auto placed = tenants->resolve(*ctx.caller);
+        if (auto* i = std::get_if<std::size_t>(&placed)) {
+            ctx.tenant = tenants->tenant(*i).id;
+            ctx.tenant_index = *i;
+        }
+        auto* both = std::get_if<tenant_resolver::ambiguous>(&placed);
+        if (!both)
+            return verdict::proceed;
+        const auto& row = protocol::describe(protocol::gateway_error::ambiguous_tenant);
+        auto why = "the principal " + ctx.caller->subject + " is selected by tenants " +
+                   both->first + " and " + both->second +
+                   ", and may belong to one only: the tenants' subjects overlap";
+        ctx.method = "http";
+        ctx.outcome = row.audit_outcome;
+        ctx.rejection = std::string(row.metric_label);
+        ctx.error = why;
+        ctx.refusal_reply =
+            http_reply::json(static_cast<boost::beast::http::status>(row.http_status),
+                             boost::json::serialize(boost::json::object{
+                                 {"error", "ambiguous_tenant"}, {"error_description", why}}));
+        return verdict::answered;
+    }
+
+    gateway::impl& g_;
+};
+
+} // namespace
+
+std::unique_ptr<stage> make_authenticate(gateway::impl& g) {
+    return std::make_unique<authenticate>(g);
+}
+
+} // namespace gate::transport::pipeline

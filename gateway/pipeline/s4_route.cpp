@@ -1,0 +1,92 @@
+// Stage 4: route. Named calls resolve the `{namespace}{separator}{name}` prefix (or the owner
+// of a resource URI) to exactly one upstream; lists plan which upstreams' cached lists are
+// stale; `ping` is answered here. Task methods find their owner and logging/setLevel reaches
+// every session of the client at the proxy stage, where the upstreams are asked.
+#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/gateway_stages.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
+
+namespace gate::transport::pipeline {
+
+namespace {
+
+namespace ec = protocol::error_code;
+
+class route_stage final : public stage {
+public:
+    explicit route_stage(gateway::impl& g) : g_(g) {}
+    transport::stage id() const override { return transport::stage::route; }
+    step run(request_context& ctx) override {
+        const auto& m = ctx.method;
+        if (m == "ping") {
+            ctx.response = protocol::make_result(ctx.id, boost::json::object{});
+            return verdict::answered;
+        }
+        if (m == "initialize" || m == "logging/setLevel" || m.starts_with("tasks/"))
+            return verdict::proceed;
+        if (auto kind = protocol::list_kind_of(m))
+            return plan(ctx, *kind);
+        if (auto by_name = g_.route_by_name(m, ctx.id, ctx.params, ctx))
+            return settle(ctx, std::move(*by_name));
+        return resolve(ctx);
+    }
+
+private:
+    boost::asio::awaitable<verdict> plan(request_context& ctx, protocol::list_kind kind) {
+        auto plan = co_await g_.plan_of(kind, ctx);
+        if (!plan) {
+            ctx.response = protocol::make_error(ctx.id, ec::internal_error, "router unavailable");
+            co_return verdict::answered;
+        }
+        ctx.plan = std::move(*plan);
+        co_return verdict::proceed;
+    }
+
+    // A URI, whose owner the resource router knows.
+    boost::asio::awaitable<verdict> resolve(request_context& ctx) {
+        co_return settle(ctx,
+                         co_await g_.route_named(ctx.method, ctx.id, std::move(ctx.params), ctx));
+    }
+
+    verdict settle(request_context& ctx, std::variant<route, boost::json::object> routing) {
+        if (auto* refused = std::get_if<boost::json::object>(&routing)) {
+            ctx.response = std::move(*refused);
+            return verdict::answered;
+        }
+        auto& target = std::get<route>(routing);
+        if (auto hidden = hidden_from_tenant(ctx, target)) {
+            ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
+            ctx.response = std::move(*hidden);
+            return verdict::answered;
+        }
+        ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
+        ctx.upstream = ctx.view->snap->upstream(target.upstream).id;
+        ctx.target = std::move(target);
+        return verdict::proceed;
+    }
+
+    // An upstream the caller's tenant does not see answers like one that is not configured
+    // (tenants[].upstreams is applied before policy): a name's namespace is unknown (-32043),
+    // a URI is owned by no upstream.
+    static std::optional<boost::json::object> hidden_from_tenant(const request_context& ctx,
+                                                                 const route& target) {
+        if (gateway::impl::tenant_sees(ctx, target.upstream))
+            return std::nullopt;
+        const auto* ref = target.params.if_contains("ref");
+        bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
+                     (ref && ref->is_object() && ref->get_object().contains("name"));
+        auto e = named ? unknown_name(target.name) : unknown_uri(target.name);
+        return protocol::make_error(ctx.id, e.code, e.message);
+    }
+
+    gateway::impl& g_;
+};
+
+} // namespace
+
+std::unique_ptr<stage> make_route(gateway::impl& g) {
+    return std::make_unique<route_stage>(g);
+}
+
+} // namespace gate::transport::pipeline

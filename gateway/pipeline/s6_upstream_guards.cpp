@@ -1,0 +1,136 @@
+// Stage 6: the upstream guards. The routed upstream admits the call through its breaker and
+// its own rate limit (actors/upstream_guard) before anything goes on the wire: refused, the
+// client gets -32041 or -32040 (protocol/gateway_error). A list admits each upstream it
+// fetches; a refused one is left out of the merged list. The admission travels to the proxy
+// stage as a ticket that the call's outcome settles. Each admitted invocation is charged to
+// the budgets it draws on (server, upstream, the caller's tenant): exhausted, -32044 naming
+// the reset instant (for a list, an upstream's own budget leaves it out). Calls gate makes on
+// its own while proxying (task probes, handshakes) are admitted by the upstream client itself
+// and charged to no budget.
+#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/operations/request_tracing.hpp"
+#include "gateway/pipeline/gateway_stages.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace gate::transport::pipeline {
+
+namespace {
+
+class upstream_guards final : public stage {
+public:
+    explicit upstream_guards(gateway::impl& g) : g_(g) {}
+    transport::stage id() const override { return transport::stage::upstream_guards; }
+    step run(request_context& ctx) override {
+        if (ctx.target) {
+            auto& client = *ctx.view->clients[ctx.target->upstream];
+            if (held_through_listen(ctx, client))
+                return verdict::proceed; // gate's own hold admits itself
+            // Decided from the lease and the reserved budgets, nearly always; a new batch,
+            // the half-open probe or a reservation is waited for.
+            auto admitted = client.admit_now(guard_use::invocation);
+            if (!admitted)
+                return admit_target(ctx);
+            if (auto* refused = std::get_if<upstream_failure>(&*admitted))
+                return refuse_target(ctx, client, *refused);
+            auto& ticket = std::get<upstream_client::guard_ticket>(*admitted);
+            auto charged = g_.charge_budgets_now(ctx, ctx.target->upstream);
+            if (!charged)
+                return charge_target(ctx, std::move(ticket));
+            return settle_target(ctx, std::move(ticket), charged->spent);
+        }
+        if (ctx.plan)
+            return admit_list(ctx);
+        return verdict::proceed;
+    }
+
+private:
+    boost::asio::awaitable<verdict> admit_target(request_context& ctx) {
+        auto& client = *ctx.view->clients[ctx.target->upstream];
+        auto admitted = co_await client.admit(guard_use::invocation);
+        if (auto* refused = std::get_if<upstream_failure>(&admitted))
+            co_return refuse_target(ctx, client, *refused);
+        auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream);
+        co_return settle_target(ctx, std::move(std::get<upstream_client::guard_ticket>(admitted)),
+                                spent);
+    }
+
+    boost::asio::awaitable<verdict> charge_target(request_context& ctx,
+                                                  upstream_client::guard_ticket ticket) {
+        auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream);
+        co_return settle_target(ctx, std::move(ticket), spent);
+    }
+
+    verdict refuse_target(request_context& ctx, const upstream_client& client,
+                          const upstream_failure& refused) {
+        refused_call(ctx, client, refused);
+        ctx.response = refuse_upstream(ctx, ctx.id, client.config().id, refused);
+        return verdict::answered;
+    }
+
+    verdict settle_target(request_context& ctx, upstream_client::guard_ticket ticket,
+                          const std::optional<budget_ledger::exhausted>& spent) {
+        if (spent) {
+            ctx.response = g_.budget_refusal(ctx, *spent); // the ticket is dropped unused
+            return verdict::answered;
+        }
+        ctx.admitted = std::make_shared<upstream_client::guard_ticket>(std::move(ticket));
+        return verdict::proceed;
+    }
+
+    boost::asio::awaitable<verdict> admit_list(request_context& ctx) {
+        for (auto upstream : ctx.plan->fetch) {
+            auto& client = *ctx.view->clients[upstream];
+            auto admitted = co_await client.admit(guard_use::invocation);
+            if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
+                refused_call(ctx, client, *refused);
+                spdlog::debug("upstream {} left out of {}: {}", client.config().id, ctx.method,
+                              refused->message);
+                ctx.list_admitted.push_back(nullptr);
+                continue;
+            }
+            if (auto spent = co_await g_.charge_budgets(ctx, upstream)) {
+                // An upstream's own budget leaves it out; the server's or the tenant's
+                // answers the whole list.
+                if (!spent->key.starts_with("upstream ")) {
+                    ctx.list_admitted.clear();
+                    ctx.response = g_.budget_refusal(ctx, *spent);
+                    co_return verdict::answered;
+                }
+                spdlog::debug("upstream {} left out of {}: its budget is exhausted",
+                              client.config().id, ctx.method);
+                ctx.list_admitted.push_back(nullptr);
+                continue;
+            }
+            ctx.list_admitted.push_back(std::make_shared<upstream_client::guard_ticket>(
+                std::move(std::get<upstream_client::guard_ticket>(admitted))));
+        }
+        co_return verdict::proceed;
+    }
+
+    // A call the guards refused never left gate: counted, and a span of no duration.
+    void refused_call(request_context& ctx, const upstream_client& client,
+                      const upstream_failure& refused) {
+        auto outcome = protocol::describe(error_for(refused)).metric_label;
+        g_.stats.upstream(client.config().id, outcome, 0);
+        auto span = open_upstream_span(ctx, client.config().id);
+        close_upstream_span(ctx, span, outcome);
+    }
+
+    // A resources/(un)subscribe at a 2026-07-28 upstream, which has no such method: gate
+    // holds the URI in its own listen there.
+    static bool held_through_listen(const request_context& ctx, const upstream_client& client) {
+        return (ctx.method == "resources/subscribe" || ctx.method == "resources/unsubscribe") &&
+               client.modern();
+    }
+
+    gateway::impl& g_;
+};
+
+} // namespace
+
+std::unique_ptr<stage> make_upstream_guards(gateway::impl& g) {
+    return std::make_unique<upstream_guards>(g);
+}
+
+} // namespace gate::transport::pipeline

@@ -1,0 +1,128 @@
+// Stage 8: egress. An upstream's answer goes back byte for byte with only its id replaced (a
+// minted task pinned to its upstream first); a list is merged, namespaced and paged; a new
+// session is opened for an accepted initialize; a 2026-07-28 client's result says what it is
+// and how long it may be cached. The audit outcome is settled from the answer.
+#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/gateway_stages.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
+
+#include <algorithm>
+
+namespace gate::transport::pipeline {
+
+namespace {
+
+namespace ec = protocol::error_code;
+
+class egress final : public stage {
+public:
+    explicit egress(gateway::impl& g) : g_(g) {}
+    transport::stage id() const override { return transport::stage::egress; }
+    step run(request_context& ctx) override {
+        const auto& m = ctx.method;
+        auto kind = protocol::list_kind_of(m);
+        bool answered_upstream = !ctx.response && ctx.upstream_answer;
+        auto minted = answered_upstream && m == "tools/call"
+                          ? gateway::impl::minted_task_id(*ctx.upstream_answer)
+                          : std::nullopt;
+        // Waits only to pin a minted task, merge a list or open a session.
+        if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
+            (m == "initialize" && !ctx.modern))
+            return finish_waiting(ctx, std::move(minted));
+        if (answered_upstream)
+            take_upstream_answer(ctx);
+        settle(ctx);
+        after_answer(ctx, kind.has_value());
+        return verdict::proceed;
+    }
+
+private:
+    boost::asio::awaitable<verdict> finish_waiting(request_context& ctx,
+                                                   std::optional<std::string> minted) {
+        const auto& m = ctx.method;
+        auto kind = protocol::list_kind_of(m);
+        if (!ctx.response && ctx.upstream_answer) {
+            if (minted)
+                co_await g_.pin_minted_task(ctx, ctx.target->upstream, std::move(*minted));
+            take_upstream_answer(ctx);
+        }
+        if (!ctx.response && ctx.plan && kind)
+            ctx.response = co_await g_.complete_planned(*kind, *ctx.plan, std::move(ctx.fetched),
+                                                        ctx.session, ctx.id, ctx.params, ctx);
+        settle(ctx);
+        if (m == "initialize" && !ctx.modern)
+            co_await open_session(ctx);
+        after_answer(ctx, kind.has_value());
+        co_return verdict::proceed;
+    }
+
+    // Whatever the upstream answered, result or error, goes back verbatim.
+    static void take_upstream_answer(request_context& ctx) {
+        if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
+            ctx.usage = std::move(*usage);
+        ctx.response =
+            pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx, answer_read::client_answer);
+    }
+
+    static void settle(request_context& ctx) {
+        if (!ctx.response)
+            ctx.response = protocol::make_error(ctx.id, ec::internal_error, "no answer");
+        settle_outcome(ctx, *ctx.response);
+    }
+
+    void after_answer(request_context& ctx, bool list) {
+        const auto& m = ctx.method;
+        if ((m == "resources/subscribe" || m == "resources/unsubscribe") &&
+            ctx.outcome == protocol::outcome::ok && ctx.name)
+            g_.record_subscription(ctx, *ctx.name, m == "resources/subscribe");
+        if (ctx.modern)
+            for_modern_client(ctx, list);
+    }
+
+    boost::asio::awaitable<void> open_session(request_context& ctx) {
+        if (!ctx.response->contains("result"))
+            co_return;
+        boost::json::object capabilities;
+        if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
+            capabilities = c->get_object();
+        // Within the caller's share of the table; a refusal is in ctx (gateway/mcp/sessions).
+        auto session = g_.open_session(ctx, capabilities);
+        if (!session)
+            co_return;
+        // Any instance of a fleet continues it: its record is in the store before the client
+        // hears the id.
+        co_await g_.publish_session(*session, ctx.negotiated_version, capabilities,
+                                    principal_key(ctx.caller));
+        ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
+    }
+
+    // 2026-07-28 results say what they are; lists also how long they may be cached (the
+    // shortest TTL of the upstreams), and only privately: they are filtered per principal.
+    void for_modern_client(request_context& ctx, bool list) {
+        complete_for_modern_client(*ctx.response, ctx);
+        auto* r = ctx.response->if_contains("result");
+        if (!list || !r || !r->is_object())
+            return;
+        std::int64_t ttl = 0;
+        for (std::size_t i = 0; i < ctx.view->snap->size(); ++i) {
+            auto t = std::max<std::int64_t>(0, ctx.view->snap->upstream(i).cache_ttl_ms);
+            ttl = i == 0 ? t : std::min(ttl, t);
+        }
+        auto& result = r->as_object();
+        result["ttlMs"] = ttl;
+        result["cacheScope"] = "private";
+        add_to_result(ctx, "ttlMs", std::to_string(ttl));
+        add_to_result(ctx, "cacheScope", R"("private")");
+    }
+
+    gateway::impl& g_;
+};
+
+} // namespace
+
+std::unique_ptr<stage> make_egress(gateway::impl& g) {
+    return std::make_unique<egress>(g);
+}
+
+} // namespace gate::transport::pipeline

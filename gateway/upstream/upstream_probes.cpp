@@ -1,0 +1,98 @@
+// Active health of an upstream's replicas (upstreams[].healthCheck.intervalMs): every
+// interval each endpoint gets a full MCP connect probe (initialize, or server/discover at a
+// 2026-07-28 upstream). The upstream actor keeps the interval and decides (a failed probe
+// ejects the endpoint before client traffic reaches it, a successful one restores it at
+// once, each transition logged once); this is the round it asks for, run on the io thread.
+#include "gateway/mcp/fan_out.hpp"
+#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_client_parts.hpp"
+#include "protocol/modern_request.hpp"
+#include "transport/process/version.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+void upstream_client::start_health_checks() {
+    if (!cfg_.health_check_interval_ms || probing_ || closed_)
+        return;
+    probing_ = true;
+    // Called on the actor's thread: the round itself runs on the io thread, and not at all
+    // once this client is gone.
+    board_->on_probe_round([weak = weak_from_this(), ex = ex_] {
+        asio::post(ex, [weak] {
+            if (auto self = weak.lock(); self && !self->closed_)
+                asio::co_spawn(self->ex_, self->probe_round(), asio::detached);
+        });
+    });
+    if (auto actor = board_->actor()) // the first round now, not one interval from now
+        caf::anon_send(actor, health_tick{});
+}
+
+asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endpoint& ep) {
+    // A probe must end before the next one starts, and never outlast a request's own bound.
+    auto budget = std::min(std::chrono::milliseconds(*cfg_.health_check_interval_ms),
+                           std::chrono::milliseconds(cfg_.timeouts.request_ms));
+    auto deadline = clock::now() + budget;
+    json::object params;
+    json::object msg{{"jsonrpc", "2.0"}, {"id", next_id_++}};
+    session_state state;
+    if (modern_) {
+        protocol::add_envelope(params, root_->capabilities,
+                               json::object{{"name", "gate"}, {"version", gate_version}});
+        msg["method"] = "server/discover";
+        state.protocol_version = std::string(protocol::modern_protocol_version);
+    } else {
+        params = {{"protocolVersion", client_protocol_version},
+                  {"capabilities", json::object{}},
+                  {"clientInfo", {{"name", "gate-health"}, {"version", gate_version}}}};
+        msg["method"] = "initialize";
+    }
+    msg["params"] = std::move(params);
+    call_context ctx;
+    ctx.timeout = budget;
+    auto r = co_await exchange(ep, outgoing(msg), state, ctx, deadline, nullptr);
+    if (auto* f = std::get_if<upstream_failure>(&r)) {
+        // An upstream that takes each caller's credential refuses gate's credential-less probe:
+        // it answered, which is all a probe asks.
+        if (per_caller_ && (f->status == 401 || f->status == 403))
+            co_return std::nullopt;
+        co_return f->message;
+    }
+    auto& answer = std::get<http_answer>(r);
+    auto* result = answer.message ? answer.message->body().if_contains("result") : nullptr;
+    if (answer.status != 200 || !result || !result->is_object())
+        co_return "probe answered HTTP " + std::to_string(answer.status) +
+            (answer.message ? ": " + answer.message->raw() : std::string());
+    if (!answer.session_id.empty()) { // the probe's own session is not kept open upstream
+        session_state probed{answer.session_id, {}};
+        if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
+            probed.protocol_version = std::string(v->get_string());
+        asio::co_spawn(ex_, send_delete(ep, std::move(probed), nullptr), asio::detached);
+    }
+    co_return std::nullopt;
+}
+
+asio::awaitable<void> upstream_client::probe_round() {
+    auto self = shared_from_this();
+    auto verdicts = co_await fan_out<std::optional<std::string>>(
+        endpoints_.size(), [this](std::size_t i) { return probe_endpoint(*endpoints_[i]); });
+    probe_verdicts round;
+    for (auto& v : verdicts)
+        round.why.push_back(v ? std::move(*v) : std::optional<std::string>("probe failed"));
+    if (auto actor = board_->actor())
+        caf::anon_send(actor, std::move(round));
+}
+
+} // namespace gate::transport

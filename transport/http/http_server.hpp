@@ -1,0 +1,109 @@
+// The HTTP/1.1 server both programs stand on (gate and gate-stdio): the listener, one
+// coroutine per connection, the request body cap with 413, 100-continue, HEAD, keep-alive,
+// single-buffer answers, and a drain bound at shutdown. What a request means is the
+// handler's business.
+#pragma once
+
+#include "transport/http/http_reply.hpp"
+
+#include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace gate::transport {
+
+using http_request = boost::beast::http::request<boost::beast::http::string_body>;
+
+class http_handler {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+    virtual ~http_handler() = default;
+
+    // Runs on the header, before the body is read: an answer refuses the request (the body
+    // is then not read and the connection closes after the answer).
+    virtual std::optional<http_reply> admit(const http_request& req, time_point start) = 0;
+    // The body was over the cap; the server answers 413 itself.
+    virtual void body_too_large(std::size_t limit, time_point start) = 0;
+    // The whole request. nullopt: the handler wrote to the stream itself (an event stream)
+    // and the connection ends with it.
+    virtual boost::asio::awaitable<std::optional<http_reply>>
+    respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) = 0;
+};
+
+// How long and how much a connection may take before it is closed: the defenses against
+// clients that stall, trickle or never read (docs/security.md, Hostile connections).
+struct connection_limits {
+    // From accept, or from a request's first byte, to the end of its header.
+    std::chrono::milliseconds header_timeout{10'000};
+    // A kept-alive connection with no next request within this is closed.
+    std::chrono::milliseconds idle_timeout{60'000};
+    // Reading a body, and writing an answer.
+    std::chrono::milliseconds io_timeout{30'000};
+    // A request header larger than this is answered 431.
+    std::size_t max_header_bytes = 32 * 1024;
+    // Connections open at once; more are answered 503 and closed. 0: derived from the
+    // descriptor limit (default_max_connections).
+    std::size_t max_connections = 0;
+};
+
+// Half the process's descriptor limit (less a reserve), between 16 and 16384: each downstream
+// connection may hold one upstream connection (or a child's pipes) of its own.
+std::size_t default_max_connections();
+
+class http_server {
+public:
+    // `name` goes in every answer's Server header.
+    http_server(boost::asio::io_context& io, http_handler& handler, std::size_t max_body_bytes,
+                std::string name, connection_limits limits = {});
+
+    // Binds host:port (0 picks a free port) and starts accepting; returns the bound port.
+    std::uint16_t listen(const std::string& host, std::uint16_t port);
+    // The body cap of requests read from now on (a reload; io thread).
+    void set_max_body(std::size_t bytes) { max_body_bytes_ = bytes; }
+    // Stops accepting (post; safe from any thread).
+    void stop();
+    // Waits (up to `bound`) for requests between header and answer, then calls `then` on
+    // the io thread. Call stop() first.
+    void drain(std::chrono::steady_clock::duration bound, std::function<void()> then);
+    bool stopping() const { return stopping_; }
+    std::size_t connections() const { return *connections_; }
+    const connection_limits& limits() const { return limits_; }
+
+private:
+    boost::asio::awaitable<void> accept_loop();
+    boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
+    boost::asio::awaitable<void> discard_rest(boost::beast::tcp_stream& stream);
+    boost::asio::awaitable<void> refuse(boost::asio::ip::tcp::socket socket,
+                                        boost::beast::http::status status, std::string body);
+
+    boost::asio::io_context& io_;
+    http_handler& handler_;
+    std::size_t max_body_bytes_;
+    std::string name_;
+    connection_limits limits_;
+    std::optional<boost::asio::ip::tcp::acceptor> acceptor_;
+    std::atomic<bool> stopping_{false};
+    // Shared with each connection's frame: a frame destroyed with the io_context after the
+    // server is gone must not write into a dead counter.
+    std::shared_ptr<std::size_t> in_flight_ = std::make_shared<std::size_t>(0);
+    std::shared_ptr<std::size_t> connections_ = std::make_shared<std::size_t>(0);
+};
+
+// Helpers for handlers.
+std::optional<std::string_view> header(const http_request& req, std::string_view name);
+std::string header_value(const http_request& req, std::string_view name);
+std::string_view path_of(std::string_view target);
+// Whether an Accept header value allows `type` (absent header and */* allow everything).
+bool accepts(std::string_view accept, std::string_view type);
+
+} // namespace gate::transport

@@ -1,5 +1,0 @@
-#include "transport/app.hpp"
-
-int main(int argc, char** argv) {
-    return gate::run_gate({argv + 1, argv + argc});
-}
