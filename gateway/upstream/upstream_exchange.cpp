@@ -1,0 +1,444 @@
+// One HTTP exchange with an upstream endpoint: a pooled or fresh connection, the request's
+// bytes, its JSON or SSE answer within the request's deadline, the rest of an event stream
+// drained in the background; long-lived event streams and the DELETE that ends a session.
+#include "actors/endpoint_rotation.hpp"
+#include "gateway/fleet/fleet_store.hpp"
+#include "gateway/operations/traffic_tap.hpp"
+#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_client_parts.hpp"
+#include "protocol/json_check.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/modern_request.hpp"
+#include "transport/bridge.hpp"
+#include "transport/client/upstream_connection.hpp"
+#include "transport/http/buffered_parse.hpp"
+#include "transport/http/header_writer.hpp"
+#include "transport/http/sse.hpp"
+#include "transport/http/write_now.hpp"
+#include "transport/process/version.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/url/parse.hpp>
+#include <spdlog/spdlog.h>
+#include <type_traits>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using clock = std::chrono::steady_clock;
+using namespace boost::asio::experimental::awaitable_operators;
+using namespace upstream_parts;
+
+namespace {
+constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
+// How long the end of an event stream is awaited, in the background, after its answer.
+constexpr auto stream_end_wait = std::chrono::seconds(2);
+} // namespace
+
+struct upstream_client::answer_reader {
+    answer_reader() { parser.body_limit(max_answer_bytes); }
+    beast::flat_buffer buf;
+    http::response_parser<http::string_body> parser;
+};
+
+std::vector<upstream_client::endpoint_health> upstream_client::endpoints() const {
+    std::vector<endpoint_health> out;
+    auto view = board_->view();
+    for (const auto& ep : endpoints_)
+        out.push_back(
+            {ep->url, ep->index < view->in_rotation.size() && view->in_rotation[ep->index]});
+    return out;
+}
+
+void upstream_client::endpoint_failed(endpoint& ep, const std::string& why) {
+    if (auto actor = board_->actor())
+        caf::anon_send(actor, endpoint_down{ep.index, why});
+}
+
+asio::awaitable<std::variant<upstream_connection, upstream_failure>>
+upstream_client::connect(endpoint& ep) {
+    if (ep.resolved.empty()) {
+        auto found = co_await resolve_host(ex_, ep.host, ep.port);
+        if (auto* why = std::get_if<std::string>(&found)) {
+            endpoint_failed(ep, "cannot resolve " + ep.host);
+            co_return fail(upstream_failure::kind::connect_error,
+                           "cannot resolve " + ep.host + ": " + *why);
+        }
+        ep.resolved = std::move(std::get<0>(found));
+    }
+    if (ep.tls && !tls_)
+        tls_ = make_client_tls_context();
+    auto c =
+        co_await open_upstream_connection(ex_, ep.resolved, ep.host, ep.tls ? tls_.get() : nullptr,
+                                          std::chrono::milliseconds(cfg_.timeouts.connect_ms));
+    if (auto* err = std::get_if<std::string>(&c)) {
+        // Resolution may be stale (a restarted upstream on a new address): resolve again next time.
+        ep.resolved.clear();
+        endpoint_failed(ep, *err);
+        co_return fail(upstream_failure::kind::connect_error, ep.url + ": " + *err);
+    }
+    co_return std::move(std::get<upstream_connection>(c));
+}
+
+// One request/answer on an open connection (plain or TLS). `reusable` tells whether the
+// connection may go back to the pool.
+template <class Stream>
+asio::awaitable<void>
+upstream_client::round_trip(Stream& stream, const std::string& wire, const json::value* want_id,
+                            http_answer& answer, bool& header_read, bool& reusable,
+                            boost::system::error_code& ec, const call_context& ctx,
+                            const upstream_session* origin, answer_reader& reader) {
+    // On a plain connection what the socket takes at once goes without a wait (nearly always
+    // all of it); TLS writes through the stream.
+    std::size_t sent = 0;
+    if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>)
+        sent = write_now(stream, wire, ec);
+    if (!ec && sent < wire.size())
+        co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    if (ec)
+        co_return;
+    auto& buf = reader.buf;
+    auto& parser = reader.parser;
+    co_await read_header(stream, buf, parser, ec);
+    if (ec)
+        co_return;
+    header_read = true;
+    const auto& head = parser.get();
+    answer.status = static_cast<int>(head.result_int());
+    if (auto it = head.find("Mcp-Session-Id"); it != head.end())
+        answer.session_id = std::string(it->value());
+    std::string_view ctype;
+    if (auto it = head.find(http::field::content_type); it != head.end())
+        ctype = it->value();
+    if (ctype.starts_with("text/event-stream") && answer.status == 200) {
+        sse_parser sse;
+        std::size_t consumed = 0;
+        while (!answer.message && !parser.is_done()) {
+            co_await http::async_read_some(stream, buf, parser,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                break;
+            auto& body = parser.get().body();
+            for (auto& ev : sse.feed(std::string_view(body).substr(consumed))) {
+                boost::system::error_code jec;
+                auto v = json::parse(ev.data, jec);
+                auto* obj = v.if_object();
+                if (jec || !obj)
+                    continue;
+                auto* id = obj->if_contains("id");
+                if (obj->contains("method")) {
+                    // The upstream's own request or notification, sent while this call runs.
+                    upstream_message m(std::move(*obj), std::move(ev.data));
+                    if (ctx.on_server_message)
+                        ctx.on_server_message(std::move(m));
+                    else if (origin)
+                        dispatch(*origin, std::move(m));
+                    continue;
+                }
+                if (id && (!want_id || *id == *want_id)) {
+                    answer.message = upstream_message(std::move(*obj), std::move(ev.data));
+                    break;
+                }
+            }
+            consumed = body.size();
+        }
+        reusable = parser.is_done() && parser.keep_alive();
+        // The answer came before the stream's end (a separate write of the server's): the
+        // end is read in the background rather than waited for or the connection dropped.
+        answer.stream_unfinished = answer.message && !ec && !parser.is_done();
+        co_return;
+    }
+    parse_buffered(parser, buf, ec);
+    if (!ec && !parser.is_done())
+        co_await http::async_read(stream, buf, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+    reusable = !ec && parser.keep_alive();
+    // Checked to be a JSON object, not parsed: most answers are passed on as text.
+    if (auto& body = parser.get().body(); !ec && ctype.starts_with("application/json")) {
+        protocol::object_members members;
+        if (protocol::is_json(body, &members) && body[body.find_first_not_of(" \t\r\n")] == '{')
+            answer.message = upstream_message::of_text(std::move(body), std::move(members));
+    }
+}
+
+upstream_client::outgoing_message upstream_client::outgoing(const json::object& msg,
+                                                            std::string_view source) {
+    outgoing_message out;
+    out.body = source.empty() ? json::serialize(msg) : protocol::serialize_preserving(msg, source);
+    if (auto* m = msg.if_contains("method"); m && m->is_string()) {
+        out.method = m->get_string();
+        auto* p = msg.if_contains("params");
+        out.name = protocol::named_value(out.method, p ? p->if_object() : nullptr);
+    }
+    if (auto* id = msg.if_contains("id"); id && msg.contains("method")) {
+        out.request = true;
+        out.id = *id;
+    }
+    return out;
+}
+
+std::variant<std::string, upstream_failure>
+upstream_client::post_wire(const endpoint& ep, const outgoing_message& msg,
+                           const session_state& session, const call_context& ctx,
+                           std::string_view credential) const {
+    // One contiguous buffer per request: Beast's field-by-field serializer showed up in
+    // profiles of the proxy path (docs/benchmarks.md).
+    const auto& body = msg.body;
+    std::string wire;
+    wire.reserve(body.size() + 512);
+    wire.append("POST ").append(ep.target).append(" HTTP/1.1\r\n");
+    header_writer head(wire);
+    head.field("Host", ep.authority);
+    wire.append("Content-Type: application/json\r\nAccept: application/json, "
+                "text/event-stream\r\nUser-Agent: gate/");
+    wire.append(gate_version).append("\r\n");
+    if (!session.id.empty())
+        head.field("Mcp-Session-Id", session.id);
+    if (!session.protocol_version.empty())
+        head.field("MCP-Protocol-Version", session.protocol_version);
+    if (session.protocol_version == protocol::modern_protocol_version && !msg.method.empty()) {
+        // 2026-07-28: the method, and the name a call is about, mirrored in headers.
+        head.field("Mcp-Method", msg.method);
+        if (!msg.name.empty())
+            head.field("Mcp-Name", protocol::encode_header_value(msg.name));
+    }
+    if (!ctx.traceparent.empty())
+        head.field("traceparent", ctx.traceparent);
+    if (!credential.empty())
+        head.line(credential);
+    if (!head.ok())
+        return refused_head(head);
+    wire.append("Content-Length: ").append(std::to_string(body.size()));
+    wire.append("\r\n\r\n").append(body);
+    return wire;
+}
+
+asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
+upstream_client::exchange(endpoint& ep, const outgoing_message& msg, const session_state& session,
+                          const call_context& ctx, clock::time_point deadline,
+                          const upstream_session* origin) {
+    auto cred = credential_now(origin);
+    if (!cred)
+        cred = co_await credential(origin);
+    if (auto* f = std::get_if<upstream_failure>(&*cred))
+        co_return std::move(*f);
+    auto written = post_wire(ep, msg, session, ctx, std::get<std::string>(*cred));
+    if (auto* f = std::get_if<upstream_failure>(&written))
+        co_return std::move(*f);
+    auto& wire = std::get<std::string>(written);
+
+    // Only a request waits for an answer; a notification or a response gets 202.
+    const json::value* want_id = msg.request ? &msg.id : nullptr;
+    for (int attempt = 0;; ++attempt) {
+        auto pooled = attempt == 0 ? ep.idle.take(clock::now()) : std::nullopt;
+        bool reused = pooled.has_value();
+        upstream_connection conn;
+        if (reused) {
+            conn = std::move(*pooled);
+        } else {
+            auto c = co_await connect(ep);
+            if (auto* f = std::get_if<upstream_failure>(&c))
+                co_return *f;
+            conn = std::move(std::get<upstream_connection>(c));
+        }
+        auto remaining = deadline - clock::now();
+        if (remaining <= clock::duration::zero())
+            co_return fail(upstream_failure::kind::timeout, "request timeout");
+        http_answer answer;
+        bool header_read = false, reusable = false;
+        boost::system::error_code ec;
+        // On the heap: an unfinished event stream hands it to the drain.
+        auto reader = std::make_shared<answer_reader>();
+        {
+            // The request's deadline, kept by the io thread's watch (no timer of its own):
+            // passed, it closes the connection and the call fails as timed out.
+            bool expired = false;
+            auto deadline_kept = watch_.arm(deadline, [&expired, &socket = conn.lowest().socket()] {
+                expired = true;
+                boost::system::error_code ignored;
+                socket.close(ignored);
+            });
+            if (conn.tls)
+                co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec,
+                                    ctx, origin, *reader);
+            else // the socket itself: the deadline is the watch's, not the stream's expiry,
+                 // and Beast's stream would wrap every read in its timer bookkeeping
+                co_await round_trip(conn.plain->socket(), wire, want_id, answer, header_read,
+                                    reusable, ec, ctx, origin, *reader);
+            if (expired) {
+                ec = beast::error::timeout;
+                reusable = false;
+            }
+        }
+        if (answer.stream_unfinished && !closed_)
+            asio::co_spawn(ex_, drain(ep, std::move(conn), std::move(reader)), asio::detached);
+        if (ec && !header_read) {
+            // A pooled connection the upstream closed while idle: its idle siblings are likely
+            // closed too. Retry once on a fresh connection.
+            if (reused && ec != beast::error::timeout) {
+                ep.idle.clear();
+                continue;
+            }
+            if (ec == beast::error::timeout)
+                co_return fail(upstream_failure::kind::timeout,
+                               "upstream did not answer within " +
+                                   std::to_string(cfg_.timeouts.request_ms) + " ms");
+            co_return fail(upstream_failure::kind::connect_error,
+                           "connection to " + ep.url + " failed: " + ec.message());
+        }
+        if (ec && !answer.message) {
+            if (ec == beast::error::timeout)
+                co_return fail(upstream_failure::kind::timeout,
+                               "upstream did not answer within " +
+                                   std::to_string(cfg_.timeouts.request_ms) + " ms");
+            co_return fail(upstream_failure::kind::protocol,
+                           "reading the answer of " + ep.url + " failed: " + ec.message());
+        }
+        if (reusable && !ep.idle.full())
+            ep.idle.give(std::move(conn), clock::now());
+        if (per_caller_ && (answer.status == 401 || answer.status == 403)) {
+            // The upstream refused the caller's own credential (or gate's, which has none):
+            // the caller's business, not a sign of the upstream's health.
+            auto f = fail(upstream_failure::kind::http_status,
+                          origin && origin->caller ? "it refused the caller's credential (HTTP " +
+                                                         std::to_string(answer.status) + ")"
+                                                   : "it needs a caller's credential (HTTP " +
+                                                         std::to_string(answer.status) + ")",
+                          answer.status);
+            f.upstream_at_fault = false;
+            co_return f;
+        }
+        co_return answer;
+    }
+}
+
+asio::awaitable<void> upstream_client::drain(endpoint& ep, upstream_connection conn,
+                                             std::shared_ptr<answer_reader> reader) {
+    auto self = shared_from_this(); // `ep` lives as long as the client
+    boost::system::error_code ec;
+    auto rest = [&](auto& stream) -> asio::awaitable<void> {
+        while (!ec && !reader->parser.is_done()) {
+            co_await http::async_read_some(stream, reader->buf, reader->parser,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            reader->parser.get().body().clear(); // nothing after the answer is of use
+        }
+    };
+    // A server that keeps the stream open after its answer is not waited for long.
+    conn.lowest().expires_after(stream_end_wait);
+    if (conn.tls)
+        co_await rest(*conn.tls);
+    else
+        co_await rest(*conn.plain);
+    if (ec || !reader->parser.keep_alive() || closed_ || ep.idle.full())
+        co_return;
+    conn.lowest().expires_never();
+    ep.idle.give(std::move(conn), clock::now());
+}
+
+asio::awaitable<void>
+upstream_client::send_delete(endpoint& ep, session_state state,
+                             std::shared_ptr<const caller_credential> caller) {
+    auto self = shared_from_this();
+    upstream_session owner; // only its caller matters to the credential
+    owner.caller = std::move(caller);
+    auto cred = co_await credential(&owner);
+    if (!std::holds_alternative<std::string>(cred))
+        co_return;
+    auto c = co_await connect(ep);
+    auto* conn = std::get_if<upstream_connection>(&c);
+    if (!conn)
+        co_return;
+    std::string wire = "DELETE " + ep.target + " HTTP/1.1\r\n";
+    header_writer head(wire);
+    head.field("Host", ep.authority);
+    head.field("User-Agent", "gate/" + std::string(gate_version));
+    head.field("Mcp-Session-Id", state.id);
+    if (!state.protocol_version.empty())
+        head.field("MCP-Protocol-Version", state.protocol_version);
+    if (const auto& line = std::get<std::string>(cred); !line.empty())
+        head.line(line);
+    if (!head.ok()) {
+        spdlog::warn("{}", refused_head(head).message);
+        co_return;
+    }
+    wire += "Content-Length: 0\r\nConnection: close\r\n\r\n";
+    conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.request_ms));
+    auto run = [&](auto& stream) -> asio::awaitable<void> {
+        boost::system::error_code ec;
+        co_await asio::async_write(stream, asio::buffer(wire),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            co_return;
+        beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        co_await http::async_read(stream, buf, res, asio::redirect_error(asio::use_awaitable, ec));
+    };
+    if (conn->tls)
+        co_await run(*conn->tls);
+    else
+        co_await run(*conn->plain);
+}
+
+asio::awaitable<bool>
+upstream_client::follow_stream(upstream_connection& conn, const std::string& wire,
+                               bool require_event_stream, std::function<void()> on_open,
+                               std::function<bool()> going,
+                               std::function<void(upstream_message)> on_message) {
+    bool opened = false;
+    auto run = [&](auto& stream) -> asio::awaitable<void> {
+        boost::system::error_code ec;
+        conn.lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
+        co_await asio::async_write(stream, asio::buffer(wire),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            co_return;
+        beast::flat_buffer buf;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(boost::none);
+        co_await http::async_read_header(stream, buf, parser,
+                                         asio::redirect_error(asio::use_awaitable, ec));
+        auto type = parser.get()[http::field::content_type];
+        if (ec || parser.get().result_int() != 200 ||
+            (require_event_stream && !type.starts_with("text/event-stream")))
+            co_return;
+        opened = true;
+        on_open();
+        conn.lowest().expires_never();
+        sse_parser sse;
+        while (!parser.is_done() && going()) {
+            co_await http::async_read_some(stream, buf, parser,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                break;
+            auto& body = parser.get().body();
+            auto events = sse.feed(body);
+            body.clear();
+            for (auto& ev : events) {
+                boost::system::error_code jec;
+                auto v = json::parse(ev.data, jec);
+                if (!jec && v.is_object() && v.as_object().contains("method"))
+                    on_message(upstream_message(std::move(v.as_object()), std::move(ev.data)));
+            }
+        }
+    };
+    if (conn.tls)
+        co_await run(*conn.tls);
+    else
+        co_await run(*conn.plain);
+    co_return opened;
+}
+
+} // namespace gate::transport

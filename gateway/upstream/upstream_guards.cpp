@@ -1,0 +1,210 @@
+// The upstream's guards on the io thread: admissions decided from the view its actor published
+// (guard_lease), the tickets that report each call's outcome, and the breaker shared through the
+// fleet's store.
+#include "actors/endpoint_rotation.hpp"
+#include "gateway/fleet/fleet_store.hpp"
+#include "gateway/operations/traffic_tap.hpp"
+#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_client_parts.hpp"
+#include "protocol/json_check.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/modern_request.hpp"
+#include "transport/bridge.hpp"
+#include "transport/client/upstream_connection.hpp"
+#include "transport/http/buffered_parse.hpp"
+#include "transport/http/header_writer.hpp"
+#include "transport/http/sse.hpp"
+#include "transport/http/write_now.hpp"
+#include "transport/process/version.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/url/parse.hpp>
+#include <spdlog/spdlog.h>
+#include <type_traits>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using clock = std::chrono::steady_clock;
+using namespace boost::asio::experimental::awaitable_operators;
+using namespace upstream_parts;
+
+upstream_client::guard_ticket::~guard_ticket() {
+    // A probe ended without an outcome: its slot is freed, at the actor that handed it out
+    // only (a respawned actor has a probe of its own, or none).
+    if (c_ && probe() && board_->actor() == granter_)
+        caf::anon_send(granter_, guard_abandon{});
+}
+
+bool upstream_client::guard_ticket::settle_now(const upstream_failure* f) {
+    if (!c_)
+        return true;
+    auto actor = board_->actor();
+    bool success = !f || f->answer || !f->upstream_at_fault;
+    // No actor: between a crash and its respawn, and the fresh actor starts closed anyway.
+    // The probe of an actor that is gone decides nothing for its successor.
+    bool nobody = !actor || (probe() && actor != granter_);
+    if (!nobody && !(success && !probe()))
+        return false;
+    auto* c = std::exchange(c_, nullptr);
+    if (nobody)
+        return true;
+    // A success changes nothing unless failures were counted (or are being counted): the
+    // hot path sends no message.
+    if (board_->view()->failures > 0 || c->failures_out_ > 0)
+        caf::anon_send(actor, guard_success{false, {}});
+    c->share_success();
+    return true;
+}
+
+asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failure* f) {
+    if (settle_now(f))
+        co_return;
+    auto* c = std::exchange(c_, nullptr);
+    auto actor = board_->actor();
+    bool success = !f || f->answer || !f->upstream_at_fault;
+    if (success) {
+        co_await ask<bool>(actor, [](reply_to<bool> counted) {
+            return guard_success{true, std::move(counted)};
+        });
+        c->share_success();
+        co_return;
+    }
+    ++c->failures_out_;
+    co_await ask<bool>(actor, [&](reply_to<bool> counted) {
+        return guard_failure{probe(), f->message, std::move(counted)};
+    });
+    --c->failures_out_;
+    if (c->fleet_)
+        co_await c->share_failure();
+}
+
+asio::awaitable<void> upstream_client::share_failure() {
+    auto fleet = fleet_;
+    auto counted = co_await fleet->breaker_failure(cfg_.id);
+    if (counted)
+        fleet_failures_ = *counted;
+    auto view = board_->view();
+    if (view->breaker == circuit_breaker::state::closed && counted &&
+        *counted >= cfg_.circuit_breaker.failure_threshold)
+        if (auto actor = board_->actor()) {
+            auto rest = std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms);
+            co_await ask<bool>(actor, [&](reply_to<bool> done) {
+                return fleet_opened{rest, std::move(done)};
+            });
+            view = board_->view();
+        }
+    auto now = clock::now();
+    if (view->breaker == circuit_breaker::state::open && view->reopens_at > now)
+        fleet->breaker_opened(cfg_.id,
+                              std::chrono::ceil<std::chrono::milliseconds>(view->reopens_at - now));
+}
+
+void upstream_client::share_success() {
+    if (fleet_ && fleet_failures_ > 0) {
+        fleet_->breaker_success(cfg_.id);
+        fleet_failures_ = 0;
+    }
+}
+
+std::optional<std::variant<upstream_client::guard_ticket, upstream_failure>>
+upstream_client::admit_now(guard_use use) {
+    auto decision = lease_.decide(*board_->view(), use, clock::now());
+    if (std::holds_alternative<guard_lease::admit_here>(decision))
+        return guard_ticket(*this);
+    if (auto* r = std::get_if<upstream_guard::refused>(&decision))
+        return refusal(*r);
+    return std::nullopt;
+}
+
+asio::awaitable<std::variant<upstream_client::guard_ticket, upstream_failure>>
+upstream_client::admit(guard_use use) {
+    for (;;) {
+        if (auto decided = admit_now(use))
+            co_return std::move(*decided);
+        auto view = board_->view();
+        auto now = clock::now();
+        auto actor = board_->actor();
+        auto demand = lease_.demand(now);
+        std::optional<guard_answer> answer;
+        auto ask_actor = [&]() -> asio::awaitable<void> {
+            if (actor)
+                answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
+                    return guard_ask{use, demand, std::move(reply)};
+                });
+        };
+        // A batch of slots is asked for by one call at a time; the others spend what it
+        // brings. The half-open probe is asked for directly: the actor hands it to one.
+        if (view->breaker == circuit_breaker::state::closed) {
+            // A batch of the window: the fleet's when it shares one, else the actor's.
+            std::optional<sliding_window::batch> shared;
+            auto ask_batch = [&]() -> asio::awaitable<void> {
+                if (fleet_ && cfg_.rate_limit)
+                    shared = co_await fleet_->take_window(
+                        "upstream:" + cfg_.id, cfg_.rate_limit->requests_per_minute, demand);
+                if (!shared)
+                    co_await ask_actor();
+            };
+            if (!co_await slot_ask_.run_or_wait(ask_batch))
+                continue;
+            if (shared) {
+                if (shared->taken == 0)
+                    co_return refusal({upstream_guard::refused::reason::rate_limited,
+                                       std::max(shared->wait, std::chrono::milliseconds(1))});
+                lease_.grant(shared->taken, shared->until, clock::now());
+                co_return guard_ticket(*this);
+            }
+        } else {
+            co_await ask_actor();
+        }
+        // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
+        // open). gate's own bookkeeping failed, not the upstream.
+        if (!answer)
+            co_return guard_ticket(*this);
+        if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
+            co_return refusal(*r);
+        auto& granted = std::get<upstream_guard::granted>(*answer);
+        lease_.grant(granted.tokens, granted.until, clock::now());
+        co_return guard_ticket(*this, granted.probe ? actor : upstream_actor{});
+    }
+}
+
+upstream_failure upstream_client::refusal(const upstream_guard::refused& r) const {
+    upstream_failure f;
+    f.retry_after = r.retry_after;
+    if (r.why == upstream_guard::refused::reason::circuit_open) {
+        f.what = upstream_failure::kind::circuit_open;
+        f.message = "circuit open after repeated failures; next attempt in " +
+                    std::to_string(r.retry_after.count()) + " ms";
+    } else if (r.why == upstream_guard::refused::reason::given_up) {
+        // The supervisor gave up on the upstream's actor: refused by gate's own guards like an
+        // open circuit (-32041), with no retry hint (nothing reopens it but a reload).
+        f.what = upstream_failure::kind::circuit_open;
+        f.message = "gate gave up restarting its guard actor after repeated crashes (a reload "
+                    "retries)";
+    } else {
+        f.what = upstream_failure::kind::rate_limited;
+        f.message = "rate limit of " + std::to_string(cfg_.rate_limit->requests_per_minute) +
+                    " requests per minute reached; retry in " +
+                    std::to_string(whole_seconds(r.retry_after)) + " s";
+    }
+    return f;
+}
+
+circuit_breaker::state upstream_client::breaker_state() const {
+    return board_->view()->shown(clock::now());
+}
+
+} // namespace gate::transport
