@@ -33,6 +33,7 @@ import {
   startEverything,
   startGate,
   startShim,
+  stopChecked,
 } from './lib/index.mjs';
 
 const NODE = process.execPath;
@@ -498,7 +499,7 @@ describe('gate-stdio under a parent that ignores signals', { timeout: 30_000 }, 
       const { pid } = await whoami(url, s);
       assert.equal(ignored(pid), 0n, `signals ignored in the child: 0x${ignored(pid).toString(16)}`);
     } finally {
-      await proc.stop();
+      await stopChecked(proc);
     }
   });
 });

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { stopChecked } from './checked-stop.mjs';
 import { requireGateBin } from './paths.mjs';
 import { spawnTracked } from './procs.mjs';
 
@@ -25,6 +26,8 @@ export const LISTENING_RE = /listening on http:\/\/([^\/\s]+):(\d+)/;
  *   env:       extra environment variables
  * Returns { url, base, port, pid, stdoutLines, stderrLines, configPath, proc,
  *           stop(), kill(sig), auditEvents(), waitForAudit(pred), writeConfig(cfg), reload(cfg) }.
+ * stop() is SIGTERM and expects exit code 0 (the drain is up to 10 s plus the 3 s flush
+ * bound: SIGKILL after 15 s, as systemd's TimeoutStopSec); see checked-stop.mjs for opting out.
  */
 export async function startGate({ config, args = [], env = {}, configVia = 'file', timeoutMs = 20_000 } = {}) {
   const bin = requireGateBin();
@@ -115,7 +118,7 @@ export async function startGate({ config, args = [], env = {}, configVia = 'file
       if (cfg !== undefined) writeConfig(cfg);
       return proc.kill('SIGHUP');
     },
-    stop: (opts) => proc.stop({ graceMs: 12_000, ...opts }),
+    stop: (opts) => stopChecked(proc, { graceMs: 15_000, ...opts }),
     kill: (signal) => proc.kill(signal),
   };
 }

@@ -13,6 +13,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { stopChecked } from './checked-stop.mjs';
 import { REPO_ROOT } from './paths.mjs';
 import { spawnTracked } from './procs.mjs';
 
@@ -141,8 +142,9 @@ export async function startHooks({ config = {}, dbPath, timeoutMs = 15_000 } = {
     proc,
     pid: proc.pid,
     api,
-    stop: async () => {
-      await proc.stop();
+    // SIGTERM, expecting exit code 0 (see checked-stop.mjs for opting out).
+    stop: async (opts) => {
+      await stopChecked(proc, opts);
     },
     kill9: async () => {
       await proc.stop({ signal: 'SIGKILL', graceMs: 0 });

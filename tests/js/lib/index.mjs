@@ -1,6 +1,7 @@
 // The harness in one import.
 export * from './paths.mjs';
 export * from './procs.mjs';
+export * from './checked-stop.mjs';
 export * from './http.mjs';
 export * from './everything.mjs';
 export * from './gate.mjs';

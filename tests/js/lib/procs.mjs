@@ -94,7 +94,7 @@ export class LineLog extends EventEmitter {
 
 /**
  * Spawns `cmd args` (no shell), collects stdout/stderr as LineLogs.
- * Returns { child, pid, stdout, stderr, exited, stop(), kill(sig) }.
+ * Returns { child, pid, name, cmd, args, stdout, stderr, exited, stop(), kill(sig) }.
  *   exited: Promise<{code, signal}>
  *   stop({signal='SIGTERM', graceMs=5000}): signal by PID, SIGKILL by PID after graceMs.
  */
@@ -158,5 +158,5 @@ export function spawnTracked(cmd, args, { env, cwd, name = cmd, stdin = 'ignore'
     return exited;
   };
 
-  return { child, pid: child.pid, stdout, stderr, exited, isRunning, kill, stop };
+  return { child, pid: child.pid, name, cmd, args, stdout, stderr, exited, isRunning, kill, stop };
 }

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
+import { stopChecked } from './checked-stop.mjs';
 import { REPO_ROOT } from './paths.mjs';
 import { spawnTracked } from './procs.mjs';
 
@@ -21,7 +22,8 @@ const LISTENING = /listening on http:\/\/([^\/\s]+):(\d+)\/mcp/;
 
 /**
  * Starts gate-stdio with `args` (options) and `command` (the server argv, after `--`).
- * Returns { url, base, port, pid, proc, stop(), kill(signal) }.
+ * Returns { url, base, port, pid, proc, stop(), kill(signal) }. stop() is SIGTERM and expects
+ * exit code 0 (see checked-stop.mjs for opting out).
  */
 export async function startShim({ args = [], command, env = process.env, timeoutMs = 20_000 }) {
   const argv = ['--port', '0', ...args, '--', ...command];
@@ -46,7 +48,7 @@ export async function startShim({ args = [], command, env = process.env, timeout
     port,
     pid: proc.pid,
     proc,
-    stop: (opts) => proc.stop({ graceMs: 10_000, ...opts }),
+    stop: (opts) => stopChecked(proc, { graceMs: 10_000, ...opts }),
     kill: (signal) => proc.kill(signal),
   };
 }
