@@ -283,16 +283,23 @@ struct gateway::impl final : http_handler {
     // that takes the caller's own credential, the caller rides along, and a request with no
     // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
     // principal: the shared root session never carries one caller's credential.
-    // What the context's hooks use, kept by the caller for the call's length: they capture
-    // only its address, so making them allocates nothing (std::function keeps a pointer
-    // inline).
-    struct bridged_call {
+    // The call's observer (gateway/upstream/upstream_observer.hpp), kept by the caller for
+    // the call's length; the context points to it, so a call makes no hook of its own.
+    struct bridged_call final : upstream_observer {
         impl* g = nullptr;
         request_context* rec = nullptr;
         std::size_t upstream = 0;
         std::string bridge;
         boost::json::object capabilities; // the client's, for a new bridged session
         keeper_batch::open_call open;     // while it runs, for the bridge keeper
+        bool tells_keeper = false;        // the keeper hears that it started (sent)
+        bool asks_input = false;          // a 2026-07-28 upstream's input goes to the client
+        // The upstream's messages on the call's stream go to the client, as the policy allows.
+        void message(const std::string& bridge, upstream_message m) override;
+        void sent(std::int64_t upstream_id) override;
+        bool answers_input() const override { return asks_input; }
+        boost::asio::awaitable<std::optional<protocol::sourced_object>>
+        ask_client(protocol::sourced_object request) override;
     };
     call_context bridged_context(request_context& rec, std::size_t upstream, bridged_call& call);
     // Server-initiated requests are governed by the policy too (docs/security.md): whether

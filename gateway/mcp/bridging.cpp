@@ -108,16 +108,29 @@ void gateway::impl::flush_keeper() {
     caf::anon_send(actors()->bridges, bridge_batch{keeper_events.take()});
 }
 
+namespace {
+// What an upstream says outside any call's observer (its sessions' GET streams, a call without
+// one), heard by the gateway as that upstream's.
+class session_traffic final : public upstream_observer {
+public:
+    session_traffic(gateway::impl& g, const upstream_client* from) : g_(g), from_(from) {}
+    void message(const std::string& bridge, upstream_message m) override {
+        g_.on_upstream_message(from_, bridge, std::move(m));
+    }
+
+private:
+    gateway::impl& g_;
+    const upstream_client* from_;
+};
+} // namespace
+
 void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
     client->start_health_checks();
     if (fleet)
         client->share_through(fleet);
     if (parts.tap)
         client->record_through(parts.tap);
-    client->on_session_message(
-        [this, from = client.get()](const std::string& bridge, upstream_message message) {
-            on_upstream_message(from, bridge, std::move(message));
-        });
+    client->observe(std::make_unique<session_traffic>(*this, client.get()));
 }
 
 std::string gateway::impl::to_client(const std::string& session, const std::string& upstream,

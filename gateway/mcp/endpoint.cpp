@@ -351,24 +351,27 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
     call.rec = &rec;
     call.upstream = upstream;
     call.bridge = ctx.bridge;
-    ctx.on_server_message = [&call](upstream_message m) {
-        auto& rec = *call.rec;
-        if (call.g->admit_server_request(*rec.view, call.upstream, rec.caller, m.body(),
-                                         call.bridge))
-            rec.server_message(call.upstream, std::move(m));
-    };
-    if (rec.push_to_client && !rec.modern)
-        ctx.ask_client = [&call](protocol::sourced_object request)
-            -> asio::awaitable<std::optional<protocol::sourced_object>> {
-            auto& rec = *call.rec;
-            if (!call.g->admit_server_request(*rec.view, call.upstream, rec.caller, request.value,
-                                              std::nullopt))
-                co_return std::nullopt; // the call fails: its input was refused
-            co_return co_await call.g->ask_client_input(rec, std::move(request));
-        };
-    if (actors()->bridges && !rec.session.empty())
-        ctx.on_sent = [&call](std::int64_t upstream_id) { call.g->call_sent(call, upstream_id); };
+    call.asks_input = rec.push_to_client && !rec.modern;
+    call.tells_keeper = actors()->bridges && !rec.session.empty();
+    ctx.observer = &call;
     return ctx;
+}
+
+void gateway::impl::bridged_call::message(const std::string&, upstream_message m) {
+    if (g->admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
+        rec->server_message(upstream, std::move(m));
+}
+
+void gateway::impl::bridged_call::sent(std::int64_t upstream_id) {
+    if (tells_keeper)
+        g->call_sent(*this, upstream_id);
+}
+
+asio::awaitable<std::optional<protocol::sourced_object>>
+gateway::impl::bridged_call::ask_client(protocol::sourced_object request) {
+    if (!g->admit_server_request(*rec->view, upstream, rec->caller, request.value, std::nullopt))
+        co_return std::nullopt; // the call fails: its input was refused
+    co_return co_await g->ask_client_input(*rec, std::move(request));
 }
 
 protocol::client_profile gateway::impl::profile_of(request_context& rec) {
@@ -405,7 +408,7 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     bridged_call call;
     auto ctx = bridged_context(rec, upstream, call);
     if (!client_call)
-        ctx.on_sent = nullptr;
+        call.tells_keeper = false;
     else // the client's params, to be written as it wrote them
         ctx.params_source = rec.params_source;
     auto& client = rec.view->clients[upstream];
@@ -446,7 +449,7 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             bridged_call call;
             auto ctx =
                 client->per_caller() ? bridged_context(rec, upstream, call) : traced_call(rec);
-            ctx.on_sent = nullptr;
+            call.tells_keeper = false;
             ctx.profile = plan.profile; // on the root session of the client's profile
             auto span = open_upstream_span(rec, client->config().id);
             if (!span.traceparent.empty())

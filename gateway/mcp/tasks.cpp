@@ -295,7 +295,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
             auto i = reach[k];
             bridged_call call;
             auto ctx = bridged_context(rec, i, call);
-            ctx.on_sent = nullptr; // a list is not a call the client can cancel
+            call.tells_keeper = false; // a list is not a call the client can cancel
             ++rec.upstream_calls;
             auto r = co_await clients[i]->fetch_list("tasks/list", "tasks", ctx);
             if (auto* f = std::get_if<upstream_failure>(&r)) {

@@ -107,8 +107,8 @@ void upstream_client::dispatch(const upstream_session& origin, upstream_message 
             asio::detached);
         return;
     }
-    if (on_session_message_)
-        on_session_message_(origin.bridge, std::move(message));
+    if (observer_)
+        observer_->message(origin.bridge, std::move(message));
 }
 
 } // namespace gate::transport

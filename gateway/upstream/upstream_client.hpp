@@ -15,6 +15,7 @@
 #include "gateway/auth/upstream_credential.hpp"
 #include "gateway/upstream/session_lifecycle.hpp"
 #include "gateway/upstream/upstream_message.hpp"
+#include "gateway/upstream/upstream_observer.hpp"
 #include "protocol/client_profile.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/subscription_filter.hpp"
@@ -62,10 +63,6 @@ struct upstream_failure {
 // The upstream's JSON-RPC response (result or error), or why there is none.
 using upstream_reply = std::variant<upstream_message, upstream_failure>;
 
-// A message the upstream sent on its own (a request or a notification), parsed, with the text
-// it came as: what is passed on is written from that text (protocol/json_preserve).
-using server_message_sink = std::function<void(upstream_message)>;
-
 struct call_context {
     std::string traceparent; // W3C trace context propagated to the upstream
     // The text a client's params were parsed from: the request's params are written from it,
@@ -86,20 +83,14 @@ struct call_context {
     // On the root session, whose client profile it is for: an upstream lists to each profile
     // what it would list such a client directly (protocol/client_profile.hpp).
     protocol::client_profile profile = protocol::full_profile;
-    // The upstream's messages on this call's stream (sampling, elicitation, roots, progress,
-    // logs); without one they go to the session-wide handler.
-    server_message_sink on_server_message;
+    // The call's own observer: the upstream's messages on this call's stream (sampling,
+    // elicitation, roots, progress, logs), the id the request goes out under, the client's
+    // answers to a 2026-07-28 upstream's input requests. Without one the messages go to the
+    // client's observer and nobody hears the rest (upstream_observer.hpp). Not owned: it
+    // outlives the call.
+    upstream_observer* observer = nullptr;
     // The recorded request (gate --record) this call serves; 0: gate's own upkeep.
     std::uint64_t recorded = 0;
-    // Called with the upstream-side id the request goes out under (again on a retry).
-    std::function<void(std::int64_t)> on_sent;
-    // A 2026-07-28 upstream's input_required result is answered by asking the client each
-    // embedded request ({method, params}, with its text); the answer is the client's result
-    // with the text it wrote it in, nullopt when it gave none. Without it the input_required
-    // result is the answer (the client retries).
-    std::function<boost::asio::awaitable<std::optional<protocol::sourced_object>>(
-        protocol::sourced_object)>
-        ask_client;
 
     static call_context traced(std::string traceparent) {
         call_context ctx;
@@ -108,11 +99,6 @@ struct call_context {
     }
 };
 
-// Session-wide traffic: messages on a session's GET stream, and on a call's stream when the
-// call has no sink. `bridge` is the downstream session of the bridged session; empty: root.
-using session_message_handler =
-    std::function<void(const std::string& bridge, upstream_message message)>;
-
 class upstream_client : public std::enable_shared_from_this<upstream_client> {
 public:
     upstream_client(boost::asio::any_io_executor ex, config::upstream cfg);
@@ -120,10 +106,9 @@ public:
 
     const config::upstream& config() const { return cfg_; }
 
-    // Where session-wide upstream traffic goes. Set before the first request.
-    void on_session_message(session_message_handler handler) {
-        on_session_message_ = std::move(handler);
-    }
+    // Who hears session-wide upstream traffic: messages on a session's GET stream, and on a
+    // call's stream when the call has no observer of its own. Set before the first request.
+    void observe(std::unique_ptr<upstream_observer> observer) { observer_ = std::move(observer); }
 
     // The upstream's guards: its actor decides and publishes them here (actors/guard_board).
     const std::shared_ptr<guard_board>& board() const { return board_; }
@@ -400,7 +385,7 @@ private:
     // The root sessions of the other client profiles, opened by their first list.
     std::array<session_ptr, protocol::profile_count> profile_roots_{};
     std::unordered_map<std::string, session_ptr> bridged_;
-    session_message_handler on_session_message_;
+    std::unique_ptr<upstream_observer> observer_;
     bool closed_ = false;
     std::size_t in_flight_ = 0; // requests sent and not yet answered
     bool retiring_ = false;     // close once in_flight_ drops to zero

@@ -45,6 +45,8 @@ namespace {
 constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
 // How long the end of an event stream is awaited, in the background, after its answer.
 constexpr auto stream_end_wait = std::chrono::seconds(2);
+// The bridge of a message from no session (a health probe's).
+const std::string no_bridge;
 } // namespace
 
 struct upstream_client::answer_reader {
@@ -142,8 +144,8 @@ upstream_client::round_trip(Stream& stream, const std::string& wire, const json:
                 if (obj->contains("method")) {
                     // The upstream's own request or notification, sent while this call runs.
                     upstream_message m(std::move(*obj), std::move(ev.data));
-                    if (ctx.on_server_message)
-                        ctx.on_server_message(std::move(m));
+                    if (ctx.observer)
+                        ctx.observer->message(origin ? origin->bridge : no_bridge, std::move(m));
                     else if (origin)
                         dispatch(*origin, std::move(m));
                     continue;

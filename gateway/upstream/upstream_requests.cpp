@@ -143,7 +143,7 @@ answer_input(const json::object& result, std::string_view raw, const call_contex
             if (!embedded.is_object())
                 continue;
             auto asked = protocol::find_member(raw, {"result", "inputRequests", key});
-            auto got = co_await ctx.ask_client(protocol::sourced_object{
+            auto got = co_await ctx.observer->ask_client(protocol::sourced_object{
                 embedded.as_object(),
                 asked ? std::string(raw.substr(asked->begin, asked->end - asked->begin)) : ""});
             if (!got) {
@@ -202,8 +202,8 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                 meta[protocol::meta_log_level] = *s->log_level;
         }
         auto id = next_id_++;
-        if (ctx.on_sent)
-            ctx.on_sent(id);
+        if (ctx.observer)
+            ctx.observer->sent(id);
         auto generation = s->life.generation();
         auto session = s->state; // the exchange may outlive a reset of the shared one
         outgoing_message out{
@@ -237,7 +237,7 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
                     " with a body that is not a JSON-RPC response to the request: " + text,
                 answer.status);
         }
-        if (modern_ && ctx.ask_client) {
+        if (modern_ && ctx.observer && ctx.observer->answers_input()) {
             // 2026-07-28 asks for input by answering input_required; a client of an earlier
             // revision is asked each embedded request, and the call is retried with its
             // answers and the upstream's state.
