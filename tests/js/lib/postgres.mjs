@@ -20,22 +20,30 @@ export async function startPostgres({ settings = [] } = {}) {
   const root = process.getuid?.() === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'gate-pg-'));
   const data = path.join(dir, 'data');
-  const asPostgres = (cmd, args) => (root ? ['/usr/sbin/runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
+  // As root, initdb and postgres run as the `postgres` user by its uid and gid, not through
+  // runuser: runuser does not pass SIGINT on, so a stop waited out its grace period, SIGKILLed
+  // runuser alone and left postgres holding the test file's pipes (about 35 s per file).
+  const user = root
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+        gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()),
+      }
+    : {};
   if (root) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(dir, uid, gid);
+    chownSync(dir, user.uid, user.gid);
     chmodSync(dir, 0o700);
   }
-  const [initCmd, initArgs] = asPostgres(path.join(BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  execFileSync(initCmd, initArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(path.join(BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...user,
+  });
   const port = await freePort();
-  const [cmd, args] = asPostgres(path.join(BIN, 'postgres'), [
+  const args = [
     '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
     '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'shared_buffers=64MB',
     ...settings.flatMap((kv) => ['-c', kv]),
-  ]);
-  const proc = spawnTracked(cmd, args, { name: 'postgres' });
+  ];
+  const proc = spawnTracked(path.join(BIN, 'postgres'), args, { name: 'postgres', ...user });
   await Promise.race([
     proc.stderr.waitFor(/database system is ready to accept connections/, { timeoutMs: 30_000 }),
     proc.exited.then((r) => {

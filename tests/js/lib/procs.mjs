@@ -93,16 +93,17 @@ export class LineLog extends EventEmitter {
 }
 
 /**
- * Spawns `cmd args` (no shell), collects stdout/stderr as LineLogs.
+ * Spawns `cmd args` (no shell), collects stdout/stderr as LineLogs; as user `uid`/`gid` when given.
  * Returns { child, pid, name, cmd, args, stdout, stderr, exited, stop(), kill(sig) }.
  *   exited: Promise<{code, signal}>
  *   stop({signal='SIGTERM', graceMs=5000}): signal by PID, SIGKILL by PID after graceMs.
  */
-export function spawnTracked(cmd, args, { env, cwd, name = cmd, stdin = 'ignore' } = {}) {
+export function spawnTracked(cmd, args, { env, cwd, name = cmd, stdin = 'ignore', uid, gid } = {}) {
   const child = spawn(cmd, args, {
     cwd,
     env: env ?? process.env,
     stdio: [stdin, 'pipe', 'pipe'],
+    ...(uid === undefined ? {} : { uid, gid }),
   });
   if (child.pid === undefined) {
     // spawn failed synchronously-ish (ENOENT etc.): surface it via `exited`.
