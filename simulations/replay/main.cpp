@@ -85,6 +85,292 @@ std::optional<arguments> parse_arguments(int argc, char** argv) {
     return a;
 }
 
+// What a run reads before virtual time starts, each checked: a message and status 1 if not.
+struct inputs {
+    std::shared_ptr<const config::document> doc;
+    sim::recorded_traffic traffic;
+    std::shared_ptr<const sim::fault_script> faults;
+    std::optional<transport::redis_endpoint> store;
+    std::optional<protocol::cursor_codec::key_type> cursor_key;
+    std::FILE* audit_out = nullptr;
+};
+
+// The fault script at `path`: false, with its errors printed, if it does not parse.
+bool read_faults(const std::string& path, inputs& in) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    auto parsed = sim::parse_fault_script(text.str());
+    if (auto* errors = std::get_if<std::vector<std::string>>(&parsed)) {
+        for (const auto& e : *errors)
+            std::fprintf(stderr, "replay: %s: %s\n", path.c_str(), e.c_str());
+        return false;
+    }
+    in.faults = std::make_shared<sim::fault_script>(std::get<sim::fault_script>(parsed));
+    return true;
+}
+
+// The store is joined in real time, before virtual time starts (as gate joins it at start):
+// false, with the reason printed, if it does not answer.
+bool join_store(const std::string& url, inputs& in) {
+    auto parsed = transport::parse_redis_url(url);
+    if (auto* why = std::get_if<std::string>(&parsed)) {
+        std::fprintf(stderr, "replay: --store: %s\n", why->c_str());
+        return false;
+    }
+    in.store = std::get<transport::redis_endpoint>(parsed);
+    auto joined = transport::join_fleet(*in.store);
+    if (auto* why = std::get_if<std::string>(&joined)) {
+        std::fprintf(stderr, "replay: the store %s does not answer: %s\n",
+                     in.store->display.c_str(), why->c_str());
+        return false;
+    }
+    in.cursor_key = std::get<transport::fleet_membership>(joined).cursor_key;
+    return true;
+}
+
+std::optional<inputs> read_inputs(const arguments& args) {
+    inputs in;
+    auto loaded = config::load(args.config);
+    if (!loaded.doc) {
+        std::fprintf(stderr, "replay: %s: %s\n", args.config.c_str(),
+                     config::one_line(loaded.errors).c_str());
+        return std::nullopt;
+    }
+    in.doc = loaded.doc;
+    try {
+        in.traffic = sim::read_recording(args.recording);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "replay: %s\n", e.what());
+        return std::nullopt;
+    }
+    if (!args.faults.empty() && !read_faults(args.faults, in))
+        return std::nullopt;
+    if (!args.store.empty() && !join_store(args.store, in))
+        return std::nullopt;
+    in.audit_out = std::fopen(args.audit_out.c_str(), "wb");
+    if (!in.audit_out) {
+        std::fprintf(stderr, "replay: cannot write %s\n", args.audit_out.c_str());
+        return std::nullopt;
+    }
+    return in;
+}
+
+// One gate of the simulated fleet: its actors under its supervisor, its gateway on the
+// simulation's io_context.
+struct instance {
+    std::shared_ptr<actor_directory> directory = std::make_shared<actor_directory>();
+    supervisor_actor supervisor;
+    std::optional<transport::gateway> gw;
+};
+
+// Starts `i` (its supervisor, run until settled, then its gateway); returns the port it
+// listens on.
+std::uint16_t start_instance(instance& i, caf::actor_system& sys,
+                             caf::scheduler::test_coordinator& sched, asio::io_context& io,
+                             std::shared_ptr<const snapshot> snap, const inputs& in,
+                             const std::optional<transport::redis_endpoint>& shared) {
+    supervised what;
+    what.snap = snap;
+    what.audit = snap->doc->audit;
+    what.audit_outlet_.out = in.audit_out;
+    what.audit_outlet_.post = transport::make_batch_poster(io);
+    what.span_outlet_.post = what.audit_outlet_.post;
+    what.cursor_key = in.cursor_key;
+    what.retire = [&io, &i](std::vector<retired_bridge> gone) {
+        asio::post(io, [&i, gone = std::move(gone)]() mutable {
+            if (i.gw)
+                i.gw->retire_bridges(std::move(gone));
+        });
+    };
+    i.supervisor = spawn_supervisor(sys, std::move(what), i.directory);
+    sched.run();
+    i.gw.emplace(
+        io, transport::gateway_parts{i.directory,
+                                     snap,
+                                     i.supervisor,
+                                     false,
+                                     shared,
+                                     in.cursor_key.value_or(protocol::cursor_codec::key_type{}),
+                                     {},
+                                     {},
+                                     {},
+                                     nullptr});
+    return i.gw->listen("127.0.0.1", 0);
+}
+
+// Every audit event of every instance written (its sinks fed, their batches flushed) before
+// the metrics are read.
+asio::awaitable<void> flush_audit(asio::io_context& io, std::deque<instance>& fleet) {
+    boost::system::error_code ec;
+    for (auto& i : fleet) {
+        i.gw->feed_sinks();
+        asio::steady_timer flushed(io, asio::steady_timer::time_point::max());
+        caf::anon_send(i.directory->load()->audit.sink(),
+                       batch_flush{reply_to<bool>([&](std::optional<bool>) {
+                           asio::post(io, [&] { flushed.cancel(); });
+                       })});
+        co_await flushed.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+// Each instance's /metrics, made deterministic, one after the other.
+asio::awaitable<std::string> read_metrics(sim::replay_client& client, std::size_t instances) {
+    std::string metrics;
+    for (std::size_t n = 0; n < instances; ++n) {
+        if (instances > 1)
+            metrics += "# gate instance " + std::to_string(n + 1) + "\n";
+        metrics += sim::deterministic_metrics(co_await client.get("/metrics", n));
+    }
+    co_return metrics;
+}
+
+// What each simulated upstream was asked, each replica as <id>#<n>, n from 1.
+json::object upstreams_report(const std::vector<std::unique_ptr<sim::sim_upstream>>& servers) {
+    json::object upstreams;
+    std::map<std::string, int> replicas;
+    for (const auto& s : servers) {
+        json::object asked;
+        for (const auto& [m, n] : s->asked)
+            asked[m] = n;
+        json::object faulted;
+        for (const auto& [k, n] : s->faulted)
+            faulted[k] = n;
+        upstreams[s->upstream() + "#" + std::to_string(++replicas[s->upstream()])] =
+            json::object{{"asked", std::move(asked)},
+                         {"unanswerable", s->unanswerable},
+                         {"faulted", std::move(faulted)}};
+    }
+    return upstreams;
+}
+
+// The invariants every run must keep (docs/simulations.md); each broken one is printed.
+json::object invariants_of(const sim::replay_client& client, std::size_t audited) {
+    json::object invariants{
+        {"oneAuditEventPerMessage", audited == client.posts},
+        {"noRequestAnsweredTwice", client.answered_twice == 0},
+        {"noPrincipalSeesAnothersCursorTaskOrMessage", client.shared_across_principals == 0}};
+    for (const auto& [name, kept] : invariants)
+        if (!kept.as_bool())
+            std::fprintf(stderr,
+                         "replay: invariant broken: %s (%zu audit events, %llu "
+                         "messages, %llu answered twice, %llu shared)\n",
+                         std::string(name).c_str(), audited,
+                         static_cast<unsigned long long>(client.posts),
+                         static_cast<unsigned long long>(client.answered_twice),
+                         static_cast<unsigned long long>(client.shared_across_principals));
+    return invariants;
+}
+
+bool all_kept(const json::object& invariants) {
+    for (const auto& [name, kept] : invariants)
+        if (!kept.as_bool())
+            return false;
+    return true;
+}
+
+// The simulation on the io thread: its parts, and the run from gate's start-up to the report.
+struct simulation {
+    asio::io_context& io;
+    const arguments& args;
+    const inputs& in;
+    std::vector<std::unique_ptr<sim::sim_upstream>>& servers;
+    std::optional<sim::sim_store_proxy>& proxy;
+    std::deque<instance>& fleet;
+    sim::replay_client& client;
+    int& status;
+
+    // Gate's start-up, then the recorded traffic at its times, then the report on stdout and
+    // the metrics in their file; status 3 when an invariant was broken.
+    asio::awaitable<void> run() {
+        asio::steady_timer until(io, sim::virtual_now() + std::chrono::seconds(1));
+        boost::system::error_code ec;
+        co_await until.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        for (auto& s : servers)
+            s->arm_faults(sim::virtual_now());
+        if (proxy)
+            proxy->arm_faults(sim::virtual_now());
+        co_await client.replay(in.traffic.requests);
+        co_await flush_audit(io, fleet);
+        std::string metrics = co_await read_metrics(client, fleet.size());
+        std::ofstream(args.metrics_out, std::ios::binary) << metrics;
+        json::object report{{"requests", in.traffic.requests.size()},
+                            {"synthesizedInitializes", client.synthesized_initializes}};
+        json::object statuses;
+        for (auto [code, n] : client.statuses)
+            statuses[std::to_string(code)] = n;
+        report["httpStatuses"] = std::move(statuses);
+        report["upstreams"] = upstreams_report(servers);
+        report["guards"] = sim::guards_of(metrics);
+        if (proxy)
+            report["store"] = json::object{{"commands", proxy->commands()},
+                                           {"heldByStalls", proxy->held},
+                                           {"degraded", sim::degraded_of(metrics)}};
+        std::fflush(in.audit_out);
+        auto invariants = invariants_of(client, sim::lines_in(args.audit_out));
+        if (!all_kept(invariants))
+            status = 3;
+        report["invariants"] = std::move(invariants);
+        report["upstreamMessagesHeard"] = client.heard_from_upstreams;
+        report["virtualSeconds"] = std::chrono::duration<double>(sim::jumps().total).count();
+        std::cout << json::serialize(report) << '\n';
+        io.stop();
+    }
+};
+
+// The simulated world (upstreams, the store's proxy, the fleet, the clients) on one
+// io_context in virtual time, run to its end; the status main returns.
+int simulate(const arguments& args, inputs& in, caf::actor_system& sys,
+             caf::scheduler::test_coordinator& sched) {
+    int status = 0;
+    asio::io_context io{1};
+    auto answers = std::make_shared<sim::recorded_answers>(std::move(in.traffic.answers));
+    std::vector<std::unique_ptr<sim::sim_upstream>> servers;
+    sim::sim_upstream issuer(io, "", 1, answers);
+    auto key = std::make_shared<protocol::jose::es256_signer>(sim::simulation_key());
+    issuer.serve_jwks(json::object{{"keys", json::array{key->public_jwk()}}});
+    std::shared_ptr<const config::document> doc =
+        sim::simulated(*in.doc, io, answers, in.faults, servers, issuer);
+
+    // The fleet's shared store: a real redis-server, reached through the proxy that holds
+    // the simulation's virtual time while Redis owes an answer.
+    std::optional<sim::sim_store_proxy> proxy;
+    std::optional<transport::redis_endpoint> shared;
+    if (in.store) {
+        proxy.emplace(io, in.store->host, in.store->port, in.faults);
+        shared = *in.store;
+        shared->host = "127.0.0.1";
+        shared->port = std::to_string(proxy->port());
+        sim::wait_for_outside([&proxy] { return proxy->unanswered() > 0; });
+    }
+    auto snap = make_snapshot(doc, 1);
+    std::deque<instance> fleet(args.instances);
+    std::vector<std::uint16_t> ports;
+    for (auto& i : fleet)
+        ports.push_back(start_instance(i, sys, sched, io, snap, in, shared));
+    sim::replay_client client(io, ports, doc->server.mcp_path, sim::minter(doc, key),
+                              args.rotate ? sim::replay_client::balance::rotate
+                                          : sim::replay_client::balance::sticky);
+    simulation run{io, args, in, servers, proxy, fleet, client, status};
+    asio::co_spawn(io, run.run(), [&status](std::exception_ptr e) {
+        if (!e)
+            return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+            std::fprintf(stderr, "replay: %s\n", x.what());
+        }
+        status = 1;
+    });
+    io.run();
+    for (auto& i : fleet) {
+        i.gw.reset();
+        caf::anon_send_exit(i.supervisor, caf::exit_reason::user_shutdown);
+    }
+    sched.run();
+    return status;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -96,55 +382,9 @@ int main(int argc, char** argv) {
     // The report goes to stdout; gate's log lines (what the faults cause) to stderr.
     spdlog::set_default_logger(spdlog::stderr_logger_mt("replay"));
     spdlog::set_level(spdlog::level::warn);
-    auto loaded = config::load(args->config);
-    if (!loaded.doc) {
-        std::fprintf(stderr, "replay: %s: %s\n", args->config.c_str(),
-                     config::one_line(loaded.errors).c_str());
+    auto in = read_inputs(*args);
+    if (!in)
         return 1;
-    }
-    sim::recorded_traffic traffic;
-    try {
-        traffic = sim::read_recording(args->recording);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "replay: %s\n", e.what());
-        return 1;
-    }
-    std::shared_ptr<const sim::fault_script> faults;
-    if (!args->faults.empty()) {
-        std::ifstream in(args->faults);
-        std::stringstream text;
-        text << in.rdbuf();
-        auto parsed = sim::parse_fault_script(text.str());
-        if (auto* errors = std::get_if<std::vector<std::string>>(&parsed)) {
-            for (const auto& e : *errors)
-                std::fprintf(stderr, "replay: %s: %s\n", args->faults.c_str(), e.c_str());
-            return 1;
-        }
-        faults = std::make_shared<sim::fault_script>(std::get<sim::fault_script>(parsed));
-    }
-    // The store is joined in real time, before virtual time starts (as gate joins it at start).
-    std::optional<transport::redis_endpoint> store;
-    std::optional<protocol::cursor_codec::key_type> cursor_key;
-    if (!args->store.empty()) {
-        auto parsed = transport::parse_redis_url(args->store);
-        if (auto* why = std::get_if<std::string>(&parsed)) {
-            std::fprintf(stderr, "replay: --store: %s\n", why->c_str());
-            return 1;
-        }
-        store = std::get<transport::redis_endpoint>(parsed);
-        auto joined = transport::join_fleet(*store);
-        if (auto* why = std::get_if<std::string>(&joined)) {
-            std::fprintf(stderr, "replay: the store %s does not answer: %s\n",
-                         store->display.c_str(), why->c_str());
-            return 1;
-        }
-        cursor_key = std::get<transport::fleet_membership>(joined).cursor_key;
-    }
-    std::FILE* audit_out = std::fopen(args->audit_out.c_str(), "wb");
-    if (!audit_out) {
-        std::fprintf(stderr, "replay: cannot write %s\n", args->audit_out.c_str());
-        return 1;
-    }
 
     caf::actor_system_config cfg;
     cfg.set("scheduler.policy", caf::atom("testing"));
@@ -153,171 +393,12 @@ int main(int argc, char** argv) {
     auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
     // The simulation starts a second before the first recorded message: gate's start-up
     // (its upstreams' handshakes) happens before it, as it did when it was recorded.
-    auto origin = traffic.requests.empty() ? std::chrono::system_clock::time_point{}
-                                           : traffic.requests.front().at - std::chrono::seconds(1);
+    auto origin = in->traffic.requests.empty()
+                      ? std::chrono::system_clock::time_point{}
+                      : in->traffic.requests.front().at - std::chrono::seconds(1);
     sim::start_virtual_time(sched, origin);
-    int status = 0;
-    {
-        asio::io_context io{1};
-        auto answers = std::make_shared<sim::recorded_answers>(std::move(traffic.answers));
-        std::vector<std::unique_ptr<sim::sim_upstream>> servers;
-        sim::sim_upstream issuer(io, "", 1, answers);
-        auto key = std::make_shared<protocol::jose::es256_signer>(sim::simulation_key());
-        issuer.serve_jwks(json::object{{"keys", json::array{key->public_jwk()}}});
-        std::shared_ptr<const config::document> doc =
-            sim::simulated(*loaded.doc, io, answers, faults, servers, issuer);
-
-        // The fleet's shared store: a real redis-server, reached through the proxy that holds
-        // the simulation's virtual time while Redis owes an answer.
-        std::optional<sim::sim_store_proxy> proxy;
-        std::optional<transport::redis_endpoint> shared;
-        if (store) {
-            proxy.emplace(io, store->host, store->port, faults);
-            shared = *store;
-            shared->host = "127.0.0.1";
-            shared->port = std::to_string(proxy->port());
-            sim::wait_for_outside([&proxy] { return proxy->unanswered() > 0; });
-        }
-        auto snap = make_snapshot(doc, 1);
-        struct instance {
-            std::shared_ptr<actor_directory> directory = std::make_shared<actor_directory>();
-            supervisor_actor supervisor;
-            std::optional<transport::gateway> gw;
-        };
-        std::deque<instance> fleet(args->instances);
-        std::vector<std::uint16_t> ports;
-        for (auto& i : fleet) {
-            supervised what;
-            what.snap = snap;
-            what.audit = doc->audit;
-            what.audit_outlet_.out = audit_out;
-            what.audit_outlet_.post = transport::make_batch_poster(io);
-            what.span_outlet_.post = what.audit_outlet_.post;
-            what.cursor_key = cursor_key;
-            what.retire = [&io, &i](std::vector<retired_bridge> gone) {
-                asio::post(io, [&i, gone = std::move(gone)]() mutable {
-                    if (i.gw)
-                        i.gw->retire_bridges(std::move(gone));
-                });
-            };
-            i.supervisor = spawn_supervisor(sys, std::move(what), i.directory);
-            sched.run();
-            i.gw.emplace(io, transport::gateway_parts{
-                                 i.directory,
-                                 snap,
-                                 i.supervisor,
-                                 false,
-                                 shared,
-                                 cursor_key.value_or(protocol::cursor_codec::key_type{}),
-                                 {},
-                                 {},
-                                 {},
-                                 nullptr});
-            ports.push_back(i.gw->listen("127.0.0.1", 0));
-        }
-        sim::replay_client client(io, ports, doc->server.mcp_path, sim::minter(doc, key),
-                                  args->rotate ? sim::replay_client::balance::rotate
-                                               : sim::replay_client::balance::sticky);
-
-        asio::co_spawn(
-            io,
-            [&]() -> asio::awaitable<void> {
-                // Gate's start-up, then the recorded traffic at its times.
-                asio::steady_timer until(io, sim::virtual_now() + std::chrono::seconds(1));
-                boost::system::error_code ec;
-                co_await until.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-                for (auto& s : servers)
-                    s->arm_faults(sim::virtual_now());
-                if (proxy)
-                    proxy->arm_faults(sim::virtual_now());
-                co_await client.replay(traffic.requests);
-                // Every audit event written before the metrics are read.
-                for (auto& i : fleet) {
-                    i.gw->feed_sinks();
-                    asio::steady_timer flushed(io, asio::steady_timer::time_point::max());
-                    caf::anon_send(i.directory->load()->audit.sink(),
-                                   batch_flush{reply_to<bool>([&](std::optional<bool>) {
-                                       asio::post(io, [&] { flushed.cancel(); });
-                                   })});
-                    co_await flushed.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-                }
-                std::string metrics;
-                for (std::size_t n = 0; n < fleet.size(); ++n) {
-                    if (fleet.size() > 1)
-                        metrics += "# gate instance " + std::to_string(n + 1) + "\n";
-                    metrics += sim::deterministic_metrics(co_await client.get("/metrics", n));
-                }
-                std::ofstream(args->metrics_out, std::ios::binary) << metrics;
-                json::object report{{"requests", traffic.requests.size()},
-                                    {"synthesizedInitializes", client.synthesized_initializes}};
-                json::object statuses;
-                for (auto [code, n] : client.statuses)
-                    statuses[std::to_string(code)] = n;
-                report["httpStatuses"] = std::move(statuses);
-                json::object upstreams; // each replica as <id>#<n>, n from 1
-                std::map<std::string, int> replicas;
-                for (const auto& s : servers) {
-                    json::object asked;
-                    for (const auto& [m, n] : s->asked)
-                        asked[m] = n;
-                    json::object faulted;
-                    for (const auto& [k, n] : s->faulted)
-                        faulted[k] = n;
-                    upstreams[s->upstream() + "#" + std::to_string(++replicas[s->upstream()])] =
-                        json::object{{"asked", std::move(asked)},
-                                     {"unanswerable", s->unanswerable},
-                                     {"faulted", std::move(faulted)}};
-                }
-                report["upstreams"] = std::move(upstreams);
-                report["guards"] = sim::guards_of(metrics);
-                if (proxy)
-                    report["store"] = json::object{{"commands", proxy->commands()},
-                                                   {"heldByStalls", proxy->held},
-                                                   {"degraded", sim::degraded_of(metrics)}};
-                // The invariants every run must keep (docs/simulations.md).
-                std::fflush(audit_out);
-                auto audited = sim::lines_in(args->audit_out);
-                json::object invariants{{"oneAuditEventPerMessage", audited == client.posts},
-                                        {"noRequestAnsweredTwice", client.answered_twice == 0},
-                                        {"noPrincipalSeesAnothersCursorTaskOrMessage",
-                                         client.shared_across_principals == 0}};
-                for (const auto& [name, kept] : invariants)
-                    if (!kept.as_bool()) {
-                        std::fprintf(
-                            stderr,
-                            "replay: invariant broken: %s (%zu audit events, %llu "
-                            "messages, %llu answered twice, %llu shared)\n",
-                            std::string(name).c_str(), audited,
-                            static_cast<unsigned long long>(client.posts),
-                            static_cast<unsigned long long>(client.answered_twice),
-                            static_cast<unsigned long long>(client.shared_across_principals));
-                        status = 3;
-                    }
-                report["invariants"] = std::move(invariants);
-                report["upstreamMessagesHeard"] = client.heard_from_upstreams;
-                report["virtualSeconds"] =
-                    std::chrono::duration<double>(sim::jumps().total).count();
-                std::cout << json::serialize(report) << '\n';
-                io.stop();
-            },
-            [&status](std::exception_ptr e) {
-                if (!e)
-                    return;
-                try {
-                    std::rethrow_exception(e);
-                } catch (const std::exception& x) {
-                    std::fprintf(stderr, "replay: %s\n", x.what());
-                }
-                status = 1;
-            });
-        io.run();
-        for (auto& i : fleet) {
-            i.gw.reset();
-            caf::anon_send_exit(i.supervisor, caf::exit_reason::user_shutdown);
-        }
-        sched.run();
-    }
+    int status = simulate(*args, *in, sys, sched);
     sim::stop_virtual_time();
-    std::fclose(audit_out);
+    std::fclose(in->audit_out);
     return status;
 }
