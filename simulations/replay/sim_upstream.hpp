@@ -15,6 +15,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <boost/json/object.hpp>
 #include <cstdint>
 #include <functional>
@@ -51,8 +53,26 @@ public:
     std::map<std::string, std::uint64_t> faulted; // requests a fault decided, by kind
 
 private:
+    using request = boost::beast::http::request<boost::beast::http::string_body>;
+    using response = boost::beast::http::response<boost::beast::http::string_body>;
+    // What becomes of a request: answered (`res` as set), hung until gate gives up, or its
+    // connection closed unanswered.
+    enum class fate { answer, hang, close };
+
     boost::asio::awaitable<void> accept_loop();
     boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
+    // A POST: an MCP message, a call answered from the recording unless a fault decides.
+    boost::asio::awaitable<fate> answer_post(const request& req, response& res);
+    boost::asio::awaitable<fate> answer_call(const boost::json::object& msg,
+                                             const std::string& name, const std::string& session,
+                                             response& res);
+    // initialize's result; a new session, named in `res`.
+    boost::json::object initialized(const boost::json::object& params, response& res);
+    // A failure the recording holds, reproduced.
+    static fate recorded_failure(const protocol::recorded_answer::failure& failed, response& res);
+    // A tools/call answer as an event stream, after a message naming the upstream session.
+    static std::string with_session_message(const std::string& session,
+                                            const boost::json::object& answer);
     boost::asio::io_context& io_;
     void go_down();
     void come_back();
