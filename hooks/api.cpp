@@ -106,6 +106,11 @@ std::optional<json::value> body_json(const transport::http_request& req, http_re
     return v;
 }
 
+// An id of no webhook of the caller's organization (or of another's: the same answer).
+http_reply no_webhook(const std::string& id) {
+    return error(http::status::not_found, "not_found", "no webhook " + id);
+}
+
 http_reply method_not_allowed(std::string allow) {
     auto r =
         error(http::status::method_not_allowed, "method_not_allowed", "this path takes " + allow);
@@ -195,11 +200,8 @@ asio::awaitable<std::optional<http_reply>> api::respond(transport::http_request&
 
 asio::awaitable<http_reply> api::route(transport::http_request& req, const route_match& m,
                                        const std::string& org) {
-    auto target = std::string(req.target());
-    http_reply refusal;
     auto now = sys_clock::now();
     const std::string id = m.params.empty() ? std::string() : m.params[0];
-    auto missing = [&] { return error(http::status::not_found, "not_found", "no webhook " + id); };
     switch (m.route->id) {
     case route_id::list_webhooks: {
         auto hooks = co_await on_store(store_, [org](store& s) { return s.list_webhooks(org); });
@@ -210,120 +212,44 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
             out.push_back(to_json(w));
         co_return reply(http::status::ok, json::object{{"webhooks", std::move(out)}});
     }
-    case route_id::create_webhook: {
-        auto body = body_json(req, refusal);
-        if (!body)
-            co_return refusal;
-        auto spec = parse_webhook_spec(*body);
-        if (auto* bad = std::get_if<field_error>(&spec))
-            co_return invalid(*bad);
-        if (auto bad = private_literal(std::get<webhook_spec>(spec).url,
-                                       settings_.delivery.allow_private_targets))
-            co_return invalid(*bad);
-        auto created =
-            co_await on_store(store_, [org, s = std::get<webhook_spec>(spec), now](store& st) {
-                return st.create_webhook(org, s, now);
-            });
-        if (!created)
-            co_return storage_failed();
-        auto r = reply(http::status::created, to_json(*created));
-        r.headers.emplace_back("Location", "/webhooks/" + created->id);
-        co_return r;
-    }
+    case route_id::create_webhook:
+        co_return co_await create_webhook(req, org, now);
     case route_id::get_webhook: {
         auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
         if (!w)
             co_return storage_failed();
         if (!*w)
-            co_return missing();
+            co_return no_webhook(id);
         co_return reply(http::status::ok, to_json(**w));
     }
-    case route_id::update_webhook: {
-        auto body = body_json(req, refusal);
-        if (!body)
-            co_return refusal;
-        auto parsed = parse_webhook_patch(*body);
-        if (auto* bad = std::get_if<field_error>(&parsed))
-            co_return invalid(*bad);
-        if (const auto& url = std::get<webhook_patch>(parsed).url)
-            if (auto bad = private_literal(*url, settings_.delivery.allow_private_targets))
-                co_return invalid(*bad);
-        auto w = co_await on_store(
-            store_, [org, id, patch = std::get<webhook_patch>(std::move(parsed)), now](store& s) {
-                return s.update_webhook(org, id, patch, now);
-            });
-        if (!w)
-            co_return storage_failed();
-        if (!*w)
-            co_return missing();
-        co_return reply(http::status::ok, to_json(**w));
-    }
+    case route_id::update_webhook:
+        co_return co_await update_webhook(req, org, id, now);
     case route_id::delete_webhook: {
         auto gone =
             co_await on_store(store_, [org, id](store& s) { return s.delete_webhook(org, id); });
         if (!gone)
             co_return storage_failed();
         if (!*gone)
-            co_return missing();
+            co_return no_webhook(id);
         co_return http_reply::empty(http::status::no_content);
     }
-    case route_id::test_webhook: {
-        auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-        if (!w)
-            co_return storage_failed();
-        if (!*w)
-            co_return missing();
-        auto r = co_await worker_.test(**w);
-        if (r.status)
-            co_return reply(http::status::ok,
-                            json::object{{"success", *r.status >= 200 && *r.status < 300},
-                                         {"status", *r.status},
-                                         {"status_text", r.status_text}});
-        co_return reply(http::status::ok,
-                        json::object{{"success", false}, {"error", r.error.value_or("")}});
-    }
-    case route_id::webhook_deliveries: {
-        auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-        if (!w)
-            co_return storage_failed();
-        if (!*w)
-            co_return missing();
-        auto list =
-            co_await on_store(store_, [org, id](store& s) { return s.deliveries(org, id, 100); });
-        if (!list)
-            co_return storage_failed();
-        json::array out;
-        for (const auto& d : *list)
-            out.push_back(to_json(d));
-        co_return reply(http::status::ok, json::object{{"deliveries", std::move(out)}});
-    }
+    case route_id::test_webhook:
+        co_return co_await test_webhook(org, id);
+    case route_id::webhook_deliveries:
+        co_return co_await webhook_deliveries(org, id);
     case route_id::ingest_event:
         co_return co_await ingest(req, org, now);
-    case route_id::dead_letter_stats: {
-        auto st = co_await on_store(store_,
-                                    [org, now](store& s) { return s.dead_letter_stats(org, now); });
-        if (!st)
-            co_return storage_failed();
-        json::object by_type;
-        for (const auto& t : st->types)
-            by_type[t.event_type] = t.count;
-        co_return reply(http::status::ok, json::object{{"total", st->total},
-                                                       {"by_event_type", std::move(by_type)},
-                                                       {"by_age",
-                                                        {{"under_1h", st->under_hour},
-                                                         {"1h_to_24h", st->under_day},
-                                                         {"1d_to_7d", st->under_week},
-                                                         {"over_7d", st->older}}}});
-    }
+    case route_id::dead_letter_stats:
+        co_return co_await dead_letter_stats(org, now);
     case route_id::dead_letters:
-        co_return co_await list_dead_letters(target, org);
+        co_return co_await list_dead_letters(std::string(req.target()), org);
     case route_id::retry_dead_letters: {
         auto n = co_await on_store(
             store_, [org, id, now](store& s) { return s.retry_dead_letters(org, id, now); });
         if (!n)
             co_return storage_failed();
         if (!*n)
-            co_return missing();
+            co_return no_webhook(id);
         if (**n > 0)
             worker_.wake();
         co_return reply(
@@ -333,6 +259,101 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
     default:
         co_return error(http::status::not_found, "not_found", "no such path");
     }
+}
+
+asio::awaitable<http_reply> api::create_webhook(transport::http_request& req,
+                                                const std::string& org, clock_time now) {
+    http_reply refusal;
+    auto body = body_json(req, refusal);
+    if (!body)
+        co_return refusal;
+    auto spec = parse_webhook_spec(*body);
+    if (auto* bad = std::get_if<field_error>(&spec))
+        co_return invalid(*bad);
+    if (auto bad = private_literal(std::get<webhook_spec>(spec).url,
+                                   settings_.delivery.allow_private_targets))
+        co_return invalid(*bad);
+    auto created =
+        co_await on_store(store_, [org, s = std::get<webhook_spec>(spec), now](store& st) {
+            return st.create_webhook(org, s, now);
+        });
+    if (!created)
+        co_return storage_failed();
+    auto r = reply(http::status::created, to_json(*created));
+    r.headers.emplace_back("Location", "/webhooks/" + created->id);
+    co_return r;
+}
+
+asio::awaitable<http_reply> api::update_webhook(transport::http_request& req,
+                                                const std::string& org, const std::string& id,
+                                                clock_time now) {
+    http_reply refusal;
+    auto body = body_json(req, refusal);
+    if (!body)
+        co_return refusal;
+    auto parsed = parse_webhook_patch(*body);
+    if (auto* bad = std::get_if<field_error>(&parsed))
+        co_return invalid(*bad);
+    if (const auto& url = std::get<webhook_patch>(parsed).url)
+        if (auto bad = private_literal(*url, settings_.delivery.allow_private_targets))
+            co_return invalid(*bad);
+    auto w = co_await on_store(store_,
+                               [org, id, patch = std::get<webhook_patch>(std::move(parsed)),
+                                now](store& s) { return s.update_webhook(org, id, patch, now); });
+    if (!w)
+        co_return storage_failed();
+    if (!*w)
+        co_return no_webhook(id);
+    co_return reply(http::status::ok, to_json(**w));
+}
+
+asio::awaitable<http_reply> api::test_webhook(const std::string& org, const std::string& id) {
+    auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
+    if (!w)
+        co_return storage_failed();
+    if (!*w)
+        co_return no_webhook(id);
+    auto r = co_await worker_.test(**w);
+    if (r.status)
+        co_return reply(http::status::ok,
+                        json::object{{"success", *r.status >= 200 && *r.status < 300},
+                                     {"status", *r.status},
+                                     {"status_text", r.status_text}});
+    co_return reply(http::status::ok,
+                    json::object{{"success", false}, {"error", r.error.value_or("")}});
+}
+
+asio::awaitable<http_reply> api::webhook_deliveries(const std::string& org, const std::string& id) {
+    auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
+    if (!w)
+        co_return storage_failed();
+    if (!*w)
+        co_return no_webhook(id);
+    auto list =
+        co_await on_store(store_, [org, id](store& s) { return s.deliveries(org, id, 100); });
+    if (!list)
+        co_return storage_failed();
+    json::array out;
+    for (const auto& d : *list)
+        out.push_back(to_json(d));
+    co_return reply(http::status::ok, json::object{{"deliveries", std::move(out)}});
+}
+
+asio::awaitable<http_reply> api::dead_letter_stats(const std::string& org, clock_time now) {
+    auto st =
+        co_await on_store(store_, [org, now](store& s) { return s.dead_letter_stats(org, now); });
+    if (!st)
+        co_return storage_failed();
+    json::object by_type;
+    for (const auto& t : st->types)
+        by_type[t.event_type] = t.count;
+    co_return reply(http::status::ok, json::object{{"total", st->total},
+                                                   {"by_event_type", std::move(by_type)},
+                                                   {"by_age",
+                                                    {{"under_1h", st->under_hour},
+                                                     {"1h_to_24h", st->under_day},
+                                                     {"1d_to_7d", st->under_week},
+                                                     {"over_7d", st->older}}}});
 }
 
 asio::awaitable<http_reply> api::ingest(transport::http_request& req, const std::string& org,

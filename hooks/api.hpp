@@ -31,6 +31,19 @@ private:
     std::optional<std::string> organization(const transport::http_request& req) const;
     boost::asio::awaitable<transport::http_reply>
     route(transport::http_request& req, const route_match& m, const std::string& org);
+    boost::asio::awaitable<transport::http_reply>
+    create_webhook(transport::http_request& req, const std::string& org, clock_time now);
+    boost::asio::awaitable<transport::http_reply> update_webhook(transport::http_request& req,
+                                                                 const std::string& org,
+                                                                 const std::string& id,
+                                                                 clock_time now);
+    // A delivery of a test event to the webhook, now, outside the queue.
+    boost::asio::awaitable<transport::http_reply> test_webhook(const std::string& org,
+                                                               const std::string& id);
+    boost::asio::awaitable<transport::http_reply> webhook_deliveries(const std::string& org,
+                                                                     const std::string& id);
+    boost::asio::awaitable<transport::http_reply> dead_letter_stats(const std::string& org,
+                                                                    clock_time now);
     boost::asio::awaitable<transport::http_reply> ingest(transport::http_request& req,
                                                          const std::string& org, clock_time now);
     boost::asio::awaitable<transport::http_reply> list_dead_letters(const std::string& target,
