@@ -113,15 +113,15 @@ int emit(const std::vector<std::string>& args) {
     }
 }
 
-} // namespace
-
-int run_hooks(int argc, char** argv) {
-    std::signal(SIGPIPE, SIG_IGN);
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (!args.empty() && args[0] == "emit")
-        return emit({args.begin() + 1, args.end()});
+// The service's options, as given.
+struct command_line {
     std::optional<std::string> config, host, database, port;
     std::string log_level = "info", log_format = "text";
+};
+
+// The options into `cl`; an exit status when the program ends here (--help, --routes,
+// --version: 0; a wrong option: 2).
+std::optional<int> read_command_line(const std::vector<std::string>& args, command_line& cl) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& a = args[i];
         if (a == "--help") {
@@ -143,52 +143,53 @@ int run_hooks(int argc, char** argv) {
             return usage_failure("unknown or incomplete option " + a);
         const auto& v = args[++i];
         if (a == "--config")
-            config = v;
+            cl.config = v;
         else if (a == "--host")
-            host = v;
+            cl.host = v;
         else if (a == "--port")
-            port = v;
+            cl.port = v;
         else if (a == "--database")
-            database = v;
+            cl.database = v;
         else if (a == "--log-level")
-            log_level = v;
+            cl.log_level = v;
         else if (a == "--log-format")
-            log_format = v;
+            cl.log_format = v;
         else
             return usage_failure("unknown option " + a);
     }
-    if (!config)
+    if (!cl.config)
         return usage_failure("--config <file> is required");
-    std::ifstream in(*config);
+    return std::nullopt;
+}
+
+// The configuration file's settings with the command line's overrides, or the usage failure.
+std::variant<settings, int> read_settings(const command_line& cl) {
+    std::ifstream in(*cl.config);
     if (!in)
-        return usage_failure("cannot read " + *config);
+        return usage_failure("cannot read " + *cl.config);
     std::stringstream text;
     text << in.rdbuf();
     auto parsed = parse_settings(text.str());
     if (auto* why = std::get_if<std::string>(&parsed))
-        return usage_failure(*config + ": " + *why);
+        return usage_failure(*cl.config + ": " + *why);
     auto s = std::get<settings>(parsed);
-    if (host)
-        s.host = *host;
-    if (database)
-        s.database = *database;
-    if (port)
-        if (auto bad = parse_port("--port", *port, s.port))
+    if (cl.host)
+        s.host = *cl.host;
+    if (cl.database)
+        s.database = *cl.database;
+    if (cl.port)
+        if (auto bad = parse_port("--port", *cl.port, s.port))
             return usage_failure(*bad);
-    if (auto bad = check_log_level(log_level))
+    if (auto bad = check_log_level(cl.log_level))
         return usage_failure("--log-level: " + *bad);
-    if (auto bad = check_log_format(log_format))
+    if (auto bad = check_log_format(cl.log_format))
         return usage_failure("--log-format: " + *bad);
-    setup_logging(log_format, log_level);
+    return s;
+}
 
-    std::shared_ptr<store> db;
-    try {
-        db = open_store(s.database);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return 1;
-    }
-
+// The service on its store until SIGTERM or SIGINT: the API, the deliveries, one io thread and
+// one actor worker. The exit status.
+int serve(const settings& s, std::shared_ptr<store> db) {
     // The io_context outlives the actor system: a store reply still in flight when the
     // service stops posts into a live (if no longer running) context, never a destroyed one.
     boost::asio::io_context io(1);
@@ -233,6 +234,32 @@ int run_hooks(int argc, char** argv) {
     io.run();
     caf::anon_send_exit(store_actor, caf::exit_reason::user_shutdown);
     return 0;
+}
+
+} // namespace
+
+int run_hooks(int argc, char** argv) {
+    std::signal(SIGPIPE, SIG_IGN);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args[0] == "emit")
+        return emit({args.begin() + 1, args.end()});
+    command_line cl;
+    if (auto status = read_command_line(args, cl))
+        return *status;
+    auto read = read_settings(cl);
+    if (auto* status = std::get_if<int>(&read))
+        return *status;
+    const auto& s = std::get<settings>(read);
+    setup_logging(cl.log_format, cl.log_level);
+
+    std::shared_ptr<store> db;
+    try {
+        db = open_store(s.database);
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return 1;
+    }
+    return serve(s, std::move(db));
 }
 
 } // namespace gate::hooks
