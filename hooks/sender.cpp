@@ -28,6 +28,39 @@ std::string describe(const tcp::endpoint& e) {
     return e.address().to_string();
 }
 
+// The attempt's header fields and body; why not, if a field cannot be sent. Every field goes
+// through the one writer: a value with a control character (a decoded host name among them)
+// is never sent, and the attempt fails saying which field.
+std::optional<std::string>
+fill_request(http::request<http::string_body>& req, const boost::urls::url_view& u,
+             const std::string& host, const std::string& port, const std::string& body,
+             const std::vector<std::pair<std::string, std::string>>& headers) {
+    // An IPv6 literal keeps its brackets in Host (RFC 9110 section 7.2), not in what is dialled.
+    auto authority = u.host_type() == boost::urls::host_type::ipv6 ? "[" + host + "]" : host;
+    if (!transport::set_header(req, http::field::host,
+                               u.has_port() ? authority + ":" + port : authority))
+        return "the url's host holds a control character";
+    req.set(http::field::user_agent, "gate-hooks/" + std::string(gate_version));
+    req.set(http::field::content_type, "application/json");
+    for (const auto& [k, v] : headers)
+        if (!transport::set_header(req, k, v))
+            return "the header " +
+                   (transport::header_name_valid(k) ? k : std::string("(an invalid name)")) +
+                   " holds a control character";
+    req.body() = body;
+    req.prepare_payload();
+    return std::nullopt;
+}
+
+// What the receiver answered, as far as it is kept.
+void read_answer(const http::response<http::string_body>& res, send_result& out) {
+    out.status = static_cast<int>(res.result_int());
+    out.status_text = kept_text(res.reason(), 256);
+    out.body = kept_text(res.body(), kept_response_bytes);
+    if (auto it = res.find(http::field::retry_after); it != res.end())
+        out.retry_after = parse_retry_after(it->value(), std::chrono::system_clock::now());
+}
+
 } // namespace
 
 struct sender::slot_waiter {
@@ -85,26 +118,10 @@ sender::post(const std::string& url, const std::string& body,
                             deadline - std::chrono::steady_clock::now()));
     };
     http::request<http::string_body> req{http::verb::post, target, 11};
-    // Every field through the one writer: a value with a control character (a decoded host
-    // name among them) is never sent, and the attempt fails saying which field.
-    // An IPv6 literal keeps its brackets in Host (RFC 9110 section 7.2), not in what is dialled.
-    auto authority = u->host_type() == boost::urls::host_type::ipv6 ? "[" + host + "]" : host;
-    if (!transport::set_header(req, http::field::host,
-                               u->has_port() ? authority + ":" + port : authority)) {
-        out.error = "the url's host holds a control character";
+    if (auto bad = fill_request(req, *u, host, port, body, headers)) {
+        out.error = std::move(bad);
         co_return out;
     }
-    req.set(http::field::user_agent, "gate-hooks/" + std::string(gate_version));
-    req.set(http::field::content_type, "application/json");
-    for (const auto& [k, v] : headers)
-        if (!transport::set_header(req, k, v)) {
-            out.error = "the header " +
-                        (transport::header_name_valid(k) ? k : std::string("(an invalid name)")) +
-                        " holds a control character";
-            co_return out;
-        }
-    req.body() = body;
-    req.prepare_payload();
     auto& peer = receivers_[host + ":" + port];
     if (!peer) {
         peer = std::make_shared<receiver>();
@@ -146,13 +163,8 @@ sender::post(const std::string& url, const std::string& body,
                             : "no answer: " + ec.message();
             co_return out;
         }
-        const auto& res = parser.get();
-        out.status = static_cast<int>(res.result_int());
-        out.status_text = kept_text(res.reason(), 256);
-        out.body = kept_text(res.body(), kept_response_bytes);
-        if (auto it = res.find(http::field::retry_after); it != res.end())
-            out.retry_after = parse_retry_after(it->value(), std::chrono::system_clock::now());
-        if (!ec && parser.is_done() && res.keep_alive())
+        read_answer(parser.get(), out);
+        if (!ec && parser.is_done() && parser.get().keep_alive())
             give_back(*r, std::move(*conn));
         else
             conn->lowest().close();
