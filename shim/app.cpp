@@ -35,26 +35,9 @@ std::string command_line(const std::vector<std::string>& argv) {
     return out;
 }
 
-} // namespace
-
-int run_shim(int argc, char** argv) {
-    // Writing to the pipe of a child that just exited must be an error, not our death.
-    std::signal(SIGPIPE, SIG_IGN);
-    std::vector<std::string> args(argv + 1, argv + argc);
-    auto parsed = parse_command_line(args);
-    if (auto* e = std::get_if<usage_error>(&parsed))
-        return usage_failure(e->message);
-    auto& opt = std::get<options>(parsed);
-    if (opt.help) {
-        std::fputs(usage_text().c_str(), stdout);
-        return 0;
-    }
-    if (opt.version) {
-        std::printf("gate-stdio %s\n", std::string(gate_release).c_str());
-        return 0;
-    }
-    setup_logging(opt.log_format, opt.log_level);
-
+// What the server runs and who may call it, from the options: the settings, or the exit
+// status of a usage failure.
+std::variant<shim_settings, int> settings_of(const options& opt) {
     shim_settings settings;
     settings.server.argv = opt.command;
     settings.server.env = passthrough_environment(opt.env_passthrough);
@@ -78,28 +61,59 @@ int run_shim(int argc, char** argv) {
         if (!std::filesystem::is_directory(*opt.dir, ec))
             return usage_failure("--dir " + *opt.dir + " is not a directory");
     }
+    return settings;
+}
+
+// --probe: the server started once and its handshake completed; 0 when it was.
+int probe(boost::asio::io_context& io, const spawn_request& server) {
+    int status = 1;
+    boost::asio::co_spawn(io, probe_server(io.get_executor(), server, probe_timeout),
+                          [&](std::exception_ptr ep, probe_result r) {
+                              if (ep) {
+                                  std::fprintf(stderr, "gate-stdio: probe failed\n");
+                                  return;
+                              }
+                              if (r.ok) {
+                                  std::printf("probe ok: %s\n", r.detail.c_str());
+                                  status = 0;
+                              } else {
+                                  std::fprintf(stderr, "gate-stdio: probe failed: %s\n",
+                                               r.detail.c_str());
+                              }
+                          });
+    io.run();
+    return status;
+}
+
+} // namespace
+
+int run_shim(int argc, char** argv) {
+    // Writing to the pipe of a child that just exited must be an error, not our death.
+    std::signal(SIGPIPE, SIG_IGN);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    auto parsed = parse_command_line(args);
+    if (auto* e = std::get_if<usage_error>(&parsed))
+        return usage_failure(e->message);
+    auto& opt = std::get<options>(parsed);
+    if (opt.help) {
+        std::fputs(usage_text().c_str(), stdout);
+        return 0;
+    }
+    if (opt.version) {
+        std::printf("gate-stdio %s\n", std::string(gate_release).c_str());
+        return 0;
+    }
+    setup_logging(opt.log_format, opt.log_level);
+
+    auto configured = settings_of(opt);
+    if (auto* status = std::get_if<int>(&configured))
+        return *status;
+    auto& settings = std::get<shim_settings>(configured);
     auto host = opt.host == "localhost" ? std::string("127.0.0.1") : opt.host;
 
     boost::asio::io_context io(1);
-    if (opt.probe) {
-        int status = 1;
-        boost::asio::co_spawn(io, probe_server(io.get_executor(), settings.server, probe_timeout),
-                              [&](std::exception_ptr ep, probe_result r) {
-                                  if (ep) {
-                                      std::fprintf(stderr, "gate-stdio: probe failed\n");
-                                      return;
-                                  }
-                                  if (r.ok) {
-                                      std::printf("probe ok: %s\n", r.detail.c_str());
-                                      status = 0;
-                                  } else {
-                                      std::fprintf(stderr, "gate-stdio: probe failed: %s\n",
-                                                   r.detail.c_str());
-                                  }
-                              });
-        io.run();
-        return status;
-    }
+    if (opt.probe)
+        return probe(io, settings.server);
 
     shim_server server(io, std::move(settings));
     std::uint16_t port = 0;
