@@ -18,6 +18,38 @@ bool valid_env_name(const std::string& name) {
     return true;
 }
 
+// --env-passthrough's comma-separated names into `out`; the error if one is not a name.
+std::optional<usage_error> read_env_names(const std::string& v, std::vector<std::string>& out) {
+    out.clear();
+    std::size_t start = 0;
+    while (start <= v.size()) {
+        auto comma = v.find(',', start);
+        auto name = v.substr(start, comma == std::string::npos ? v.npos : comma - start);
+        if (!valid_env_name(name))
+            return usage_error{"--env-passthrough takes comma-separated variable names "
+                               "([A-Za-z_][A-Za-z0-9_]*), got \"" +
+                               name + "\""};
+        out.push_back(name);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return std::nullopt;
+}
+
+// The server command, what follows the `--` at `dash` (if there is one), into `o`.
+std::optional<usage_error> read_command(const std::vector<std::string>& args, std::size_t dash,
+                                        options& o) {
+    if (dash < args.size())
+        o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(dash) + 1, args.end());
+    if (o.command.empty() && !o.help && !o.version)
+        return usage_error{"no server command: put it after --, for example: gate-stdio -- npx "
+                           "-y @modelcontextprotocol/server-everything"};
+    if (!o.command.empty() && o.command.front().empty())
+        return usage_error{"the server command is empty"};
+    return std::nullopt;
+}
+
 } // namespace
 
 std::string usage_text() {
@@ -79,20 +111,8 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
         } else if (a == "--env-passthrough") {
             if (auto e = value(v))
                 return *e;
-            o.env_passthrough.clear();
-            std::size_t start = 0;
-            while (start <= v.size()) {
-                auto comma = v.find(',', start);
-                auto name = v.substr(start, comma == std::string::npos ? v.npos : comma - start);
-                if (!valid_env_name(name))
-                    return usage_error{"--env-passthrough takes comma-separated variable names "
-                                       "([A-Za-z_][A-Za-z0-9_]*), got \"" +
-                                       name + "\""};
-                o.env_passthrough.push_back(name);
-                if (comma == std::string::npos)
-                    break;
-                start = comma + 1;
-            }
+            if (auto bad = read_env_names(v, o.env_passthrough))
+                return *bad;
         } else if (a == "--dir") {
             if (auto e = value(v))
                 return *e;
@@ -121,13 +141,8 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
             return usage_error{"unknown option \"" + a + "\" (the server command goes after --)"};
         }
     }
-    if (i < args.size())
-        o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-    if (o.command.empty() && !o.help && !o.version)
-        return usage_error{"no server command: put it after --, for example: gate-stdio -- npx "
-                           "-y @modelcontextprotocol/server-everything"};
-    if (!o.command.empty() && o.command.front().empty())
-        return usage_error{"the server command is empty"};
+    if (auto bad = read_command(args, i, o))
+        return *bad;
     return o;
 }
 
