@@ -65,6 +65,20 @@ std::string ended_answer(const shim_session& s, const json::value& id) {
         "the stdio server session ended before answering: " + s.ended.value_or("")));
 }
 
+// A POST's body as one JSON-RPC message, or the 400 that says why it is not one.
+std::variant<protocol::message, http_reply> read_message(const http_request& req) {
+    boost::system::error_code jec;
+    auto value = json::parse(req.body(), jec);
+    if (jec)
+        return rpc_error(http::status::bad_request, nullptr, protocol::error_code::parse_error,
+                         "parse error: " + jec.message());
+    auto classified = protocol::classify(std::move(value));
+    if (auto* bad = std::get_if<protocol::rpc_error>(&classified))
+        return rpc_error(http::status::bad_request, bad->id, bad->code,
+                         "invalid request: " + bad->message);
+    return std::get<protocol::message>(std::move(classified));
+}
+
 } // namespace
 
 shim_server::shim_server(asio::io_context& io, shim_settings settings)
@@ -371,18 +385,41 @@ shim_server::session_for(const http_request& req, const protocol::message& msg, 
     return s;
 }
 
+void shim_server::end_flight(shim_session& s, const std::shared_ptr<client_stream>& q) {
+    q->socket = nullptr;
+    // A cut request left flight at once: its id may belong to a newer request now.
+    if (auto it = s.waiting.find(q->request_key); it != s.waiting.end() && it->second == q)
+        s.waiting.erase(it);
+    if (!q->cut)
+        s.inflight.remove(q->request_key);
+    s.close_stream(*q);
+    ledger_.end_use(s.id, clock::now());
+}
+
+http_reply shim_server::plain_answer(shim_session& s, client_stream& queue, bool opening,
+                                     const std::optional<std::string>& session_header) {
+    auto answer = std::move(s.outbox.take(queue.id).front());
+    s.outbox.written(queue.id);
+    if (opening) {
+        auto version = negotiated_version(answer);
+        if (!version) {
+            end_session(s, "the server did not accept initialize");
+            return http_reply::json(http::status::ok, std::move(answer));
+        }
+        s.protocol_version = std::move(*version);
+    }
+    auto reply = http_reply::json(http::status::ok, std::move(answer));
+    if (session_header)
+        reply.headers.emplace_back("Mcp-Session-Id", *session_header);
+    return reply;
+}
+
 asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
                                                              beast::tcp_stream& stream) {
-    boost::system::error_code jec;
-    auto value = json::parse(req.body(), jec);
-    if (jec)
-        co_return rpc_error(http::status::bad_request, nullptr, protocol::error_code::parse_error,
-                            "parse error: " + jec.message());
-    auto classified = protocol::classify(std::move(value));
-    if (auto* bad = std::get_if<protocol::rpc_error>(&classified))
-        co_return rpc_error(http::status::bad_request, bad->id, bad->code,
-                            "invalid request: " + bad->message);
-    auto& msg = std::get<protocol::message>(classified);
+    auto read = read_message(req);
+    if (auto* refusal = std::get_if<http_reply>(&read))
+        co_return std::move(*refusal);
+    auto& msg = std::get<protocol::message>(read);
     bool is_request = msg.kind == protocol::message_kind::request;
 
     bool opening = false;
@@ -413,17 +450,7 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
         shim_server* self;
         std::shared_ptr<shim_session> s;
         std::shared_ptr<client_stream> q;
-        ~done() {
-            q->socket = nullptr;
-            // A cut request left flight at once: its id may belong to a newer request now.
-            if (auto it = s->waiting.find(q->request_key);
-                it != s->waiting.end() && it->second == q)
-                s->waiting.erase(it);
-            if (!q->cut)
-                s->inflight.remove(q->request_key);
-            s->close_stream(*q);
-            self->ledger_.end_use(s->id, clock::now());
-        }
+        ~done() { self->end_flight(*s, q); }
     } cleanup{this, s, queue};
     queue->socket = &stream;
     s->child->send(to_stdio_line(req.body()));
@@ -435,23 +462,8 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
     co_await s->next(*queue);
     if (queue->cut)
         co_return std::nullopt; // its connection is closed: the client learns it was cut
-    if (s->outbox.queued_messages(queue->id) == 1 && queue->answered) {
-        // The usual case: the answer came first and alone, so it goes back as plain JSON.
-        auto answer = std::move(s->outbox.take(queue->id).front());
-        s->outbox.written(queue->id);
-        if (opening) {
-            auto version = negotiated_version(answer);
-            if (!version) {
-                end_session(*s, "the server did not accept initialize");
-                co_return http_reply::json(http::status::ok, std::move(answer));
-            }
-            s->protocol_version = std::move(*version);
-        }
-        auto reply = http_reply::json(http::status::ok, std::move(answer));
-        if (session_header)
-            reply.headers.emplace_back("Mcp-Session-Id", *session_header);
-        co_return reply;
-    }
+    if (s->outbox.queued_messages(queue->id) == 1 && queue->answered)
+        co_return plain_answer(*s, *queue, opening, session_header);
     if (!s->outbox.has_queued(queue->id)) {
         if (opening)
             end_session(*s, "the server ended before answering initialize");

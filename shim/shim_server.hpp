@@ -85,6 +85,12 @@ private:
     // The session a POST belongs to, or opens (`opening`: an initialize); else the refusal.
     std::variant<std::shared_ptr<shim_session>, transport::http_reply>
     session_for(const transport::http_request& req, const protocol::message& msg, bool& opening);
+    // A request's end of flight, however it ended: its stream closed, its id free again.
+    void end_flight(shim_session& s, const std::shared_ptr<client_stream>& q);
+    // The usual case: the answer came first and alone, so it goes back as plain JSON (an
+    // initialize's answer fixes the session's protocol version, or ends it when refused).
+    transport::http_reply plain_answer(shim_session& s, client_stream& queue, bool opening,
+                                       const std::optional<std::string>& session_header);
     boost::asio::awaitable<std::optional<transport::http_reply>>
     stream_answer(shim_session& s, client_stream& queue, boost::beast::tcp_stream& stream,
                   unsigned version, const boost::json::value& id,
