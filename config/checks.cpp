@@ -210,6 +210,83 @@ bool is_loopback_host(std::string_view host) {
     return false;
 }
 
+namespace {
+
+// The authority's host (a bracketed IPv6 address or a name) and port, after any userinfo:
+// false, with `why` set, when one is malformed.
+bool read_host_and_port(std::string_view authority, url_parts& out, std::string& why) {
+    std::string_view port_text;
+    bool has_port = false;
+    if (!authority.empty() && authority.front() == '[') {
+        auto close = authority.find(']');
+        if (close == std::string_view::npos) {
+            why = "has an unterminated IPv6 address (missing ']')";
+            return false;
+        }
+        out.host = lower(authority.substr(1, close - 1));
+        if (!is_ipv6(out.host)) {
+            why = "has an invalid IPv6 address";
+            return false;
+        }
+        auto after = authority.substr(close + 1);
+        if (!after.empty()) {
+            if (after.front() != ':') {
+                why = "has unexpected characters after the IPv6 address";
+                return false;
+            }
+            has_port = true;
+            port_text = after.substr(1);
+        }
+    } else {
+        auto port_colon = authority.find(':');
+        out.host = lower(authority.substr(0, port_colon));
+        if (port_colon != std::string_view::npos) {
+            has_port = true;
+            port_text = authority.substr(port_colon + 1);
+        }
+        if (out.host.empty()) {
+            why = "has no host";
+            return false;
+        }
+        if (!is_reg_name(out.host)) {
+            why = "has an invalid host \"" + out.host + "\"";
+            return false;
+        }
+    }
+    if (has_port) {
+        auto port = parse_decimal(port_text, 65535);
+        if (!port || *port == 0) {
+            why = "has an invalid port (expected 1-65535)";
+            return false;
+        }
+        out.port = port;
+    }
+    return true;
+}
+
+// What follows the authority: the path, then the query and the fragment if present (a '?'
+// inside the fragment belongs to it).
+void read_path_query_fragment(std::string_view rest, url_parts& out) {
+    auto query_at = rest.find('?');
+    auto fragment_at = rest.find('#');
+    if (fragment_at != std::string_view::npos) {
+        out.has_fragment = true;
+        out.fragment = std::string(rest.substr(fragment_at + 1));
+        rest = rest.substr(0, fragment_at);
+        if (query_at != std::string_view::npos && query_at > fragment_at) {
+            query_at = std::string_view::npos;
+        }
+    }
+    if (query_at != std::string_view::npos) {
+        out.has_query = true;
+        out.query = std::string(rest.substr(query_at + 1));
+        rest = rest.substr(0, query_at);
+    }
+    out.path = std::string(rest);
+}
+
+} // namespace
+
 std::optional<url_parts> parse_url(std::string_view text, std::string& why) {
     for (char c : text) {
         if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
@@ -240,68 +317,9 @@ std::optional<url_parts> parse_url(std::string_view text, std::string& why) {
         out.has_userinfo = true;
         authority = authority.substr(at + 1);
     }
-    std::string_view port_text;
-    bool has_port = false;
-    if (!authority.empty() && authority.front() == '[') {
-        auto close = authority.find(']');
-        if (close == std::string_view::npos) {
-            why = "has an unterminated IPv6 address (missing ']')";
-            return std::nullopt;
-        }
-        out.host = lower(authority.substr(1, close - 1));
-        if (!is_ipv6(out.host)) {
-            why = "has an invalid IPv6 address";
-            return std::nullopt;
-        }
-        auto after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after.front() != ':') {
-                why = "has unexpected characters after the IPv6 address";
-                return std::nullopt;
-            }
-            has_port = true;
-            port_text = after.substr(1);
-        }
-    } else {
-        auto port_colon = authority.find(':');
-        out.host = lower(authority.substr(0, port_colon));
-        if (port_colon != std::string_view::npos) {
-            has_port = true;
-            port_text = authority.substr(port_colon + 1);
-        }
-        if (out.host.empty()) {
-            why = "has no host";
-            return std::nullopt;
-        }
-        if (!is_reg_name(out.host)) {
-            why = "has an invalid host \"" + out.host + "\"";
-            return std::nullopt;
-        }
-    }
-    if (has_port) {
-        auto port = parse_decimal(port_text, 65535);
-        if (!port || *port == 0) {
-            why = "has an invalid port (expected 1-65535)";
-            return std::nullopt;
-        }
-        out.port = port;
-    }
-    auto query_at = rest.find('?');
-    auto fragment_at = rest.find('#');
-    if (fragment_at != std::string_view::npos) {
-        out.has_fragment = true;
-        out.fragment = std::string(rest.substr(fragment_at + 1));
-        rest = rest.substr(0, fragment_at);
-        if (query_at != std::string_view::npos && query_at > fragment_at) {
-            query_at = std::string_view::npos;
-        }
-    }
-    if (query_at != std::string_view::npos) {
-        out.has_query = true;
-        out.query = std::string(rest.substr(query_at + 1));
-        rest = rest.substr(0, query_at);
-    }
-    out.path = std::string(rest);
+    if (!read_host_and_port(authority, out, why))
+        return std::nullopt;
+    read_path_query_fragment(rest, out);
     return out;
 }
 
