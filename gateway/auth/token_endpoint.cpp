@@ -108,62 +108,74 @@ http_reply token_endpoint::minted(const jose::verified_assertion& a,
     return reply;
 }
 
-asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, request_context& rec) {
-    rec.method = "oauth/token";
-    auto refuse = [&](http::status status, std::string_view error, std::string why,
-                      protocol::outcome outcome = protocol::outcome::unauthenticated) {
-        rec.outcome = outcome;
-        rec.decision = std::string(error);
-        rec.error = why;
-        return oauth_error(status, error, std::move(why));
-    };
-    if (auto wait = rate_.take(std::chrono::steady_clock::now())) {
-        auto seconds = whole_seconds(*wait);
-        rec.outcome = protocol::outcome::rate_limited;
-        rec.rejection = "oauth_token_rate_limited";
-        rec.error = "token endpoint rate limit of " +
-                    std::to_string(ema_.token_rate_limit_per_minute) + " per minute reached";
-        auto reply = oauth_error(http::status::too_many_requests, "slow_down", *rec.error);
-        reply.headers.emplace_back("Retry-After", std::to_string(seconds));
-        co_return reply;
-    }
-    if (!std::string_view(header_value(req, "Content-Type"))
-             .starts_with("application/x-www-form-urlencoded"))
-        co_return refuse(http::status::bad_request, "invalid_request",
-                         "the token request must be application/x-www-form-urlencoded",
-                         protocol::outcome::error);
-    auto read = protocol::read_token_request(req.body());
-    if (auto* no = std::get_if<protocol::token_request_refusal>(&read))
-        co_return refuse(http::status::bad_request, no->error, no->why, protocol::outcome::error);
-    auto& form = std::get<protocol::token_request>(read);
+namespace {
+
+// A refused redemption, told to the audit record as well as to the client.
+http_reply refused(request_context& rec, http::status status, std::string_view error,
+                   std::string why,
+                   protocol::outcome outcome = protocol::outcome::unauthenticated) {
+    rec.outcome = outcome;
+    rec.decision = std::string(error);
+    rec.error = why;
+    return oauth_error(status, error, std::move(why));
+}
+
+// MCP enterprise-managed authorization 7.2.1: the intersection of what the client asks for and
+// what the assertion carries; all of the assertion's when the client asks for none.
+std::vector<std::string> granted_scopes(std::vector<std::string> carried,
+                                        const std::optional<std::vector<std::string>>& asked) {
+    if (asked)
+        std::erase_if(carried, [&](const std::string& s) {
+            return std::find(asked->begin(), asked->end(), s) == asked->end();
+        });
+    return carried;
+}
+
+} // namespace
+
+std::optional<http_reply> token_endpoint::rate_limited(request_context& rec) {
+    auto wait = rate_.take(std::chrono::steady_clock::now());
+    if (!wait)
+        return std::nullopt;
+    auto seconds = whole_seconds(*wait);
+    rec.outcome = protocol::outcome::rate_limited;
+    rec.rejection = "oauth_token_rate_limited";
+    rec.error = "token endpoint rate limit of " + std::to_string(ema_.token_rate_limit_per_minute) +
+                " per minute reached";
+    auto reply = oauth_error(http::status::too_many_requests, "slow_down", *rec.error);
+    reply.headers.emplace_back("Retry-After", std::to_string(seconds));
+    return reply;
+}
+
+asio::awaitable<std::variant<jose::verified_assertion, http_reply>>
+token_endpoint::verified(const protocol::token_request& form, request_context& rec) {
     auto parsed = jose::parse_compact(form.assertion);
     if (auto* why = std::get_if<std::string>(&parsed))
-        co_return refuse(http::status::bad_request, "invalid_grant", *why);
+        co_return refused(rec, http::status::bad_request, "invalid_grant", *why);
     auto& jws = std::get<jose::compact_jws>(parsed);
     // The issuer before any network I/O: an assertion of another issuer fetches nothing.
     if (jose::claimed_issuer(jws) != ema_.idp_issuer)
-        co_return refuse(http::status::bad_request, "invalid_grant",
-                         "the assertion's issuer is not " + ema_.idp_issuer);
+        co_return refused(rec, http::status::bad_request, "invalid_grant",
+                          "the assertion's issuer is not " + ema_.idp_issuer);
     auto keys = co_await idp_keys_.keys(jws.kid);
     if (!keys)
-        co_return refuse(http::status::bad_request, "invalid_grant",
-                         "the key set of " + ema_.idp_issuer + " could not be fetched");
+        co_return refused(rec, http::status::bad_request, "invalid_grant",
+                          "the key set of " + ema_.idp_issuer + " could not be fetched");
     if (jose::verify_signature(jws, keys->keys) != jose::signature_check::verified)
-        co_return refuse(http::status::bad_request, "invalid_grant",
-                         "the assertion's signature does not verify");
+        co_return refused(rec, http::status::bad_request, "invalid_grant",
+                          "the assertion's signature does not verify");
     auto checked = jose::check_id_jag(jws,
                                       {ema_.idp_issuer,
                                        {issuer_, issuer_ + "/", auth_.resource.value_or("")},
                                        auth_.resource.value_or("")},
                                       unix_now());
     if (auto* why = std::get_if<std::string>(&checked))
-        co_return refuse(http::status::bad_request, "invalid_grant", *why);
-    auto& a = std::get<jose::verified_assertion>(checked);
-    rec.caller =
-        std::make_shared<const principal>(principal{a.subject, ema_.idp_issuer, {}, a.claims});
-    if (form.client_id && !a.client_id.empty() && *form.client_id != a.client_id)
-        co_return refuse(http::status::bad_request, "invalid_grant",
-                         "the assertion was issued to another client");
+        co_return refused(rec, http::status::bad_request, "invalid_grant", *why);
+    co_return std::get<jose::verified_assertion>(std::move(checked));
+}
+
+asio::awaitable<std::optional<http_reply>> token_endpoint::spend(const jose::verified_assertion& a,
+                                                                 request_context& rec) {
     auto redemption = redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
     if (redemption == jti_ledger::redemption::first && fleet_) {
         // First here; the fleet decides whether it is first anywhere. A store that does not
@@ -177,27 +189,46 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
     case jti_ledger::redemption::first:
         break;
     case jti_ledger::redemption::replayed: {
-        auto reply = refuse(http::status::bad_request, "invalid_grant",
-                            "the assertion was already redeemed (jti " + a.jti + ")");
+        auto reply = refused(rec, http::status::bad_request, "invalid_grant",
+                             "the assertion was already redeemed (jti " + a.jti + ")");
         rec.decision = "replayed"; // alertable apart from other invalid grants
         co_return reply;
     }
     case jti_ledger::redemption::full:
-        co_return refuse(http::status::service_unavailable, "temporarily_unavailable",
-                         "too many assertions redeemed and not yet expired",
-                         protocol::outcome::error);
+        co_return refused(rec, http::status::service_unavailable, "temporarily_unavailable",
+                          "too many assertions redeemed and not yet expired",
+                          protocol::outcome::error);
     }
-    // MCP enterprise-managed authorization 7.2.1: the intersection of what the client asks
-    // for and what the assertion carries; all of the assertion's when the client asks for none.
-    auto scopes = a.scopes;
-    if (form.scopes) {
-        const auto& asked = *form.scopes;
-        std::erase_if(scopes, [&](const std::string& s) {
-            return std::find(asked.begin(), asked.end(), s) == asked.end();
-        });
-    }
+    co_return std::nullopt;
+}
+
+asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, request_context& rec) {
+    rec.method = "oauth/token";
+    if (auto reply = rate_limited(rec))
+        co_return std::move(*reply);
+    if (!std::string_view(header_value(req, "Content-Type"))
+             .starts_with("application/x-www-form-urlencoded"))
+        co_return refused(rec, http::status::bad_request, "invalid_request",
+                          "the token request must be application/x-www-form-urlencoded",
+                          protocol::outcome::error);
+    auto read = protocol::read_token_request(req.body());
+    if (auto* no = std::get_if<protocol::token_request_refusal>(&read))
+        co_return refused(rec, http::status::bad_request, no->error, no->why,
+                          protocol::outcome::error);
+    auto& form = std::get<protocol::token_request>(read);
+    auto checked = co_await verified(form, rec);
+    if (auto* reply = std::get_if<http_reply>(&checked))
+        co_return std::move(*reply);
+    auto& a = std::get<jose::verified_assertion>(checked);
+    rec.caller =
+        std::make_shared<const principal>(principal{a.subject, ema_.idp_issuer, {}, a.claims});
+    if (form.client_id && !a.client_id.empty() && *form.client_id != a.client_id)
+        co_return refused(rec, http::status::bad_request, "invalid_grant",
+                          "the assertion was issued to another client");
+    if (auto reply = co_await spend(a, rec))
+        co_return std::move(*reply);
     rec.decision = "minted";
-    co_return minted(a, scopes);
+    co_return minted(a, granted_scopes(a.scopes, form.scopes));
 }
 
 } // namespace gate::transport

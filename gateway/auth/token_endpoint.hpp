@@ -21,7 +21,9 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 
 namespace gate::transport {
 
@@ -50,6 +52,16 @@ public:
     protocol::jose::public_key public_key() const;
 
 private:
+    // The answer when the endpoint's rate is spent.
+    std::optional<http_reply> rate_limited(request_context& rec);
+    // The form's assertion, an ID-JAG of `idpIssuer` for this gateway, verified; else the
+    // refusal.
+    boost::asio::awaitable<std::variant<protocol::jose::verified_assertion, http_reply>>
+    verified(const protocol::token_request& form, request_context& rec);
+    // The assertion's jti spent, here and in the fleet; the refusal when it was already (or
+    // the ledger is full).
+    boost::asio::awaitable<std::optional<http_reply>>
+    spend(const protocol::jose::verified_assertion& a, request_context& rec);
     http_reply minted(const protocol::jose::verified_assertion& a,
                       const std::vector<std::string>& scopes);
 
