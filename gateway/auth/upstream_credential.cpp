@@ -157,9 +157,51 @@ upstream_credential::from_slot(std::shared_ptr<token_slot> slot, const caller_cr
     }
 }
 
-asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
-                                                       const caller_credential* caller) {
-    ++fetches_;
+namespace {
+
+using clock = upstream_credential::clock;
+
+// A token the endpoint issued, and how long it lives.
+struct issued_token {
+    std::string token;
+    clock::duration lifetime;
+};
+
+// The token endpoint's answer read: the token, or why it is not usable.
+std::variant<issued_token, std::string> read_token_answer(const fetch_answer& a) {
+    boost::system::error_code ec;
+    auto doc = json::parse(a.body, ec);
+    const auto* o = !ec && doc.is_object() ? &doc.get_object() : nullptr;
+    const auto* token = o ? o->if_contains("access_token") : nullptr;
+    const auto* type = o ? o->if_contains("token_type") : nullptr;
+    if (a.status != 200) {
+        std::string error = "the token endpoint answered HTTP " + std::to_string(a.status);
+        if (const auto* err = o ? o->if_contains("error") : nullptr; err && err->is_string())
+            error += " (" + std::string(err->get_string()) + ")";
+        return error;
+    }
+    if (!token || !token->is_string() || token->get_string().empty() ||
+        !header_safe(token->get_string()))
+        return std::string("the token endpoint's answer has no usable access_token");
+    if (type &&
+        !(type->is_string() && (type->get_string() == "Bearer" || type->get_string() == "bearer")))
+        return std::string("the token endpoint issued a token that is not a Bearer token");
+    auto lifetime =
+        std::chrono::duration_cast<clock::duration>(upstream_credential::default_lifetime);
+    if (const auto* e = o->if_contains("expires_in")) {
+        double seconds = e->is_int64()    ? static_cast<double>(e->get_int64())
+                         : e->is_uint64() ? static_cast<double>(e->get_uint64())
+                         : e->is_double() ? e->get_double()
+                                          : 0;
+        lifetime =
+            std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
+    }
+    return issued_token{std::string(token->get_string()), lifetime};
+}
+
+} // namespace
+
+fetch_request upstream_credential::token_request(const caller_credential* caller) const {
     fetch_request req;
     req.url = cfg_.token_endpoint;
     req.method = "POST";
@@ -195,42 +237,26 @@ asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
     if (cfg_.resource)
         form += "&resource=" + form_encode(*cfg_.resource);
     req.body = std::move(form);
+    return req;
+}
 
-    auto answer = co_await http_fetch(ex_, std::move(req));
+asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
+                                                       const caller_credential* caller) {
+    ++fetches_;
+    auto answer = co_await http_fetch(ex_, token_request(caller));
     std::string error;
     if (auto* e = std::get_if<std::string>(&answer)) {
         error = *e;
     } else {
-        auto& a = std::get<fetch_answer>(answer);
-        boost::system::error_code ec;
-        auto doc = json::parse(a.body, ec);
-        const auto* o = !ec && doc.is_object() ? &doc.get_object() : nullptr;
-        const auto* token = o ? o->if_contains("access_token") : nullptr;
-        const auto* type = o ? o->if_contains("token_type") : nullptr;
-        if (a.status != 200) {
-            error = "the token endpoint answered HTTP " + std::to_string(a.status);
-            if (const auto* err = o ? o->if_contains("error") : nullptr; err && err->is_string())
-                error += " (" + std::string(err->get_string()) + ")";
-        } else if (!token || !token->is_string() || token->get_string().empty() ||
-                   !header_safe(token->get_string())) {
-            error = "the token endpoint's answer has no usable access_token";
-        } else if (type && !(type->is_string() &&
-                             (type->get_string() == "Bearer" || type->get_string() == "bearer"))) {
-            error = "the token endpoint issued a token that is not a Bearer token";
+        auto read = read_token_answer(std::get<fetch_answer>(answer));
+        if (auto* why = std::get_if<std::string>(&read)) {
+            error = std::move(*why);
         } else {
-            auto lifetime = std::chrono::duration_cast<clock::duration>(default_lifetime);
-            if (const auto* e = o->if_contains("expires_in")) {
-                double seconds = e->is_int64()    ? static_cast<double>(e->get_int64())
-                                 : e->is_uint64() ? static_cast<double>(e->get_uint64())
-                                 : e->is_double() ? e->get_double()
-                                                  : 0;
-                lifetime = std::chrono::duration_cast<clock::duration>(
-                    std::chrono::duration<double>(seconds));
-            }
+            auto& issued = std::get<issued_token>(read);
             // Refreshed 60 s before it expires; a shorter-lived token is used once.
             auto now = clock::now();
-            slot.refresh_at = now + lifetime - refresh_before_expiry;
-            slot.line = "Authorization: Bearer " + std::string(token->get_string());
+            slot.refresh_at = now + issued.lifetime - refresh_before_expiry;
+            slot.line = "Authorization: Bearer " + issued.token;
             slot.last_failure.reset();
             if (slot.refresh_at <= now)
                 slot.refresh_at = now; // valid for the calls waiting on this fetch only

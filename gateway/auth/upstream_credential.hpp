@@ -25,6 +25,8 @@
 
 namespace gate::transport {
 
+struct fetch_request;
+
 // What is missing from the environment for `doc`'s credentials: one text per variable, naming
 // the field (`/upstreams/0/auth/secretRef`). gate refuses to start or reload on any.
 std::vector<std::string> missing_secrets(const config::document& doc,
@@ -83,6 +85,8 @@ private:
     boost::asio::awaitable<std::variant<std::string, credential_failure>>
     from_slot(std::shared_ptr<token_slot> slot, const caller_credential* caller);
     boost::asio::awaitable<void> fetch_token(token_slot& slot, const caller_credential* caller);
+    // The token request: client credentials, or (`caller`) an exchange of the caller's token.
+    fetch_request token_request(const caller_credential* caller) const;
     std::shared_ptr<token_slot> exchanged_slot(const caller_credential& caller);
 
     boost::asio::any_io_executor ex_;
