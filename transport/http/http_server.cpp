@@ -232,12 +232,177 @@ asio::awaitable<void> http_server::refuse(tcp::socket socket, http::status statu
     }
 }
 
+namespace {
+
+using request_parser = http::request_parser<http::string_body>;
+
+// One of a server's counters (connections open, requests being answered), held for a scope.
+struct held_count {
+    explicit held_count(std::shared_ptr<std::size_t> count) : n(std::move(count)) { ++*n; }
+    held_count(const held_count&) = delete;
+    held_count& operator=(const held_count&) = delete;
+    ~held_count() { --*n; }
+    std::shared_ptr<std::size_t> n;
+};
+
+// What a deadline of the io thread's watch does to a connection when it passes.
+struct close_socket {
+    tcp::socket& socket;
+    void operator()() const {
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    }
+};
+
+// A header not whole in the buffer after the first read, read with a bounded time from the
+// request's first byte: a client that trickles it (slowloris) is answered 408 and closed. A
+// timer of its own, not a deadline that closes the socket, which would close it before the
+// 408 could be written.
+asio::awaitable<boost::system::error_code> read_header_in_time(beast::tcp_stream& stream,
+                                                               beast::flat_buffer& buf,
+                                                               request_parser& parser,
+                                                               std::chrono::milliseconds bound) {
+    struct header_watch {
+        bool done = false, expired = false;
+    };
+    auto watch = std::make_shared<header_watch>();
+    asio::steady_timer deadline(stream.get_executor(), bound);
+    deadline.async_wait([watch, &socket = stream.socket()](boost::system::error_code wec) {
+        if (wec || watch->done)
+            return;
+        watch->expired = true;
+        boost::system::error_code ignored;
+        socket.cancel(ignored);
+    });
+    boost::system::error_code ec;
+    co_await http::async_read_header(stream, buf, parser,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+    watch->done = true;
+    deadline.cancel();
+    if (watch->expired)
+        ec = beast::error::timeout;
+    co_return ec;
+}
+
+// The limits of a fresh parser. Its body cap is applied once the header is in: Beast
+// would otherwise fail the header read on a large Content-Length and we could not answer 413.
+void limit_header(request_parser& parser, std::size_t max_header_bytes) {
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+    parser.header_limit(static_cast<std::uint32_t>(max_header_bytes));
+}
+
+// The header, if the buffer holds its end (the usual case: one read brings it whole), parsed
+// without I/O and with no deadline of its own: whether it was (then `ec` is its error).
+bool parse_buffered_header(request_parser& parser, beast::flat_buffer& buf,
+                           boost::system::error_code& ec) {
+    if (!header_buffered(buf))
+        return false;
+    // The parser stops after the header (it is not eager): the body is read after admission,
+    // under its own cap.
+    auto n = parser.put(buf.data(), ec);
+    buf.consume(n);
+    if (ec != http::error::need_more)
+        return true;
+    ec = {};
+    return false;
+}
+
+struct refusal {
+    http::status status;
+    std::string body;
+};
+
+// Why a request is refused on its header alone, answered and the connection closed: a header
+// over the cap (431), one that took too long (408), or two Host fields (400). `ec` is the
+// header read's error; a request whose read failed otherwise is not answered.
+std::optional<refusal> header_refusal(const boost::system::error_code& ec, const http_request& req,
+                                      const connection_limits& limits) {
+    if (ec == http::error::header_limit)
+        return refusal{http::status::request_header_fields_too_large,
+                       R"({"error":"request header larger than )" +
+                           std::to_string(limits.max_header_bytes) + R"( bytes"})"};
+    if (ec == beast::error::timeout)
+        return refusal{http::status::request_timeout,
+                       R"({"error":"the request header did not arrive within )" +
+                           std::to_string(limits.header_timeout.count()) + R"( ms"})"};
+    // RFC 9112 section 3.2: a proxy in front may route by one Host while gate checks another,
+    // so neither is taken.
+    if (!ec && host_fields(req) > 1)
+        return refusal{http::status::bad_request, R"({"error":"more than one Host header"})"};
+    return std::nullopt;
+}
+
+// The body, as far as the buffer holds it, under the cap `max_body`: body_limit when its
+// declared length is already over.
+boost::system::error_code take_buffered_body(request_parser& parser, beast::flat_buffer& buf,
+                                             std::size_t max_body) {
+    boost::system::error_code ec;
+    if (parser.is_done())
+        return ec;
+    auto len = parser.content_length();
+    if (len && *len > max_body)
+        return http::error::body_limit;
+    // Set once: the parser counts what it takes against it, from here on.
+    parser.body_limit(max_body);
+    parse_buffered(parser, buf, ec);
+    return ec;
+}
+
+// The rest of a body the buffer did not hold, within the I/O bound.
+asio::awaitable<boost::system::error_code> read_rest_of_body(beast::tcp_stream& stream,
+                                                             beast::flat_buffer& buf,
+                                                             request_parser& parser,
+                                                             std::chrono::milliseconds bound) {
+    boost::system::error_code ec;
+    stream.expires_after(bound);
+    // curl and others wait for this before sending a larger body.
+    if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+        co_await asio::async_write(stream, asio::buffer(go_on),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (!ec)
+        co_await http::async_read(stream, buf, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+    stream.expires_never();
+    co_return ec;
+}
+
+// Whether a connection stays open after an answer the handler streamed (ended with the last
+// chunk). The client may reuse the connection, as it may after any keep-alive answer: closing
+// here would race its next request on this connection. HTTP/1.0 has no chunked encoding: such
+// a client reads to the close.
+bool open_after_stream(const http_request& req, bool stopping) {
+    return req.keep_alive() && req.version() >= 11 && !stopping;
+}
+
+// The 413 of a body over the cap, told to the handler; the connection closes after it.
+http_reply body_too_large(http_handler& handler, std::size_t max_body,
+                          http_handler::time_point start) {
+    handler.body_too_large(max_body, start);
+    auto reply = http_reply::json(http::status::payload_too_large,
+                                  R"({"error":"request body exceeds the limit of )" +
+                                      std::to_string(max_body) + R"( bytes"})");
+    reply.close = true;
+    return reply;
+}
+
+// What the socket did not take at once (a slow reader, a large answer), within the I/O bound.
+asio::awaitable<boost::system::error_code> write_rest(beast::tcp_stream& stream,
+                                                      std::string_view rest, deadline_watch& watch,
+                                                      close_socket closer,
+                                                      std::chrono::milliseconds bound) {
+    boost::system::error_code ec;
+    auto writing = watch.arm(clock::now() + bound, closer);
+    co_await asio::async_write(stream, asio::buffer(rest),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
+}
+
+} // namespace
+
 asio::awaitable<void> http_server::serve(tcp::socket socket) {
-    struct open_connection {
-        std::shared_ptr<std::size_t> n;
-        ~open_connection() { --*n; }
-    } counted{connections_};
-    ++*connections_;
+    held_count open_connection(connections_);
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buf;
     // The idle wait and the answer's write are bounded by the io thread's deadline watch
@@ -245,16 +410,10 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
     // cancelled per read and per write); a deadline that passes closes the socket.
     auto& watch = deadline_watch::of(stream.get_executor());
     allow_write_now(stream.socket());
-    auto closer = [&socket = stream.socket()] {
-        boost::system::error_code ignored;
-        socket.close(ignored);
-    };
+    close_socket closer{stream.socket()};
     for (bool first = true;; first = false) {
-        http::request_parser<http::string_body> parser;
-        // The cap is applied once the header is in: Beast would otherwise fail the header read
-        // on a large Content-Length and we could not answer 413.
-        parser.body_limit(std::numeric_limits<std::uint64_t>::max());
-        parser.header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
+        request_parser parser;
+        limit_header(parser, limits_.max_header_bytes);
         boost::system::error_code ec;
         if (buf.size() == 0) {
             // Between requests a connection may idle; a new one is expected to speak at once.
@@ -268,114 +427,33 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                 break;
             buf.commit(n);
         }
-        // From the request's first byte, its header has a bounded time to arrive: a client
-        // that trickles it (slowloris) is answered 408 and closed. A timer of its own, not a
-        // deadline that closes the socket, which would close it before the 408 could be
-        // written. A header already in the buffer (the usual case: one read brings it whole)
-        // needs none.
-        bool parsed = false;
-        if (header_buffered(buf)) {
-            // The parser stops after the header (it is not eager): the body is read after
-            // admission, under its own cap.
-            auto n = parser.put(buf.data(), ec);
-            buf.consume(n);
-            parsed = ec != http::error::need_more;
-            if (!parsed)
-                ec = {};
-        }
-        if (!parsed) {
-            struct header_watch {
-                bool done = false, expired = false;
-            };
-            auto watch = std::make_shared<header_watch>();
-            asio::steady_timer deadline(stream.get_executor(), limits_.header_timeout);
-            deadline.async_wait([watch, &socket = stream.socket()](boost::system::error_code wec) {
-                if (wec || watch->done)
-                    return;
-                watch->expired = true;
-                boost::system::error_code ignored;
-                socket.cancel(ignored);
-            });
-            co_await http::async_read_header(stream, buf, parser,
-                                             asio::redirect_error(asio::use_awaitable, ec));
-            watch->done = true;
-            deadline.cancel();
-            if (watch->expired)
-                ec = beast::error::timeout;
-        }
-        if (ec == http::error::header_limit) {
-            co_await refuse(std::move(stream.socket()),
-                            http::status::request_header_fields_too_large,
-                            R"({"error":"request header larger than )" +
-                                std::to_string(limits_.max_header_bytes) + R"( bytes"})");
-            co_return;
-        }
-        if (ec == beast::error::timeout) {
-            co_await refuse(std::move(stream.socket()), http::status::request_timeout,
-                            R"({"error":"the request header did not arrive within )" +
-                                std::to_string(limits_.header_timeout.count()) + R"( ms"})");
+        if (!parse_buffered_header(parser, buf, ec))
+            ec = co_await read_header_in_time(stream, buf, parser, limits_.header_timeout);
+        if (auto refused = header_refusal(ec, parser.get(), limits_)) {
+            co_await refuse(std::move(stream.socket()), refused->status, std::move(refused->body));
             co_return;
         }
         if (ec)
             break;
-        if (host_fields(parser.get()) > 1) {
-            // RFC 9112 section 3.2: a proxy in front may route by one Host while gate checks
-            // another, so neither is taken.
-            co_await refuse(std::move(stream.socket()), http::status::bad_request,
-                            R"({"error":"more than one Host header"})");
-            co_return;
-        }
         auto start = clock::now();
-        struct counted {
-            std::shared_ptr<std::size_t> n;
-            ~counted() { --*n; }
-        } in_flight{in_flight_};
-        ++*in_flight_;
+        held_count in_flight(in_flight_);
 
         std::optional<http_reply> reply = handler_.admit(parser.get(), start);
         if (reply) {
             reply->close = reply->close || !parser.is_done();
         } else {
             auto max_body = max_body_bytes_; // this request's, whatever a reload sets meanwhile
-            if (!parser.is_done()) {
-                auto len = parser.content_length();
-                if (len && *len > max_body) {
-                    ec = http::error::body_limit;
-                } else {
-                    // Set once: the parser counts what it takes against it, from here on.
-                    parser.body_limit(max_body);
-                    parse_buffered(parser, buf, ec);
-                }
-            }
-            if (!ec && !parser.is_done()) {
-                stream.expires_after(limits_.io_timeout);
-                // curl and others wait for this before sending a larger body.
-                if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-                    static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
-                    co_await asio::async_write(stream, asio::buffer(go_on),
-                                               asio::redirect_error(asio::use_awaitable, ec));
-                }
-                if (!ec)
-                    co_await http::async_read(stream, buf, parser,
-                                              asio::redirect_error(asio::use_awaitable, ec));
-                stream.expires_never();
-            }
+            ec = take_buffered_body(parser, buf, max_body);
+            if (!ec && !parser.is_done())
+                ec = co_await read_rest_of_body(stream, buf, parser, limits_.io_timeout);
             if (ec == http::error::body_limit) {
-                handler_.body_too_large(max_body, start);
-                reply = http_reply::json(http::status::payload_too_large,
-                                         R"({"error":"request body exceeds the limit of )" +
-                                             std::to_string(max_body) + R"( bytes"})");
-                reply->close = true;
+                reply = body_too_large(handler_, max_body, start);
             } else if (ec) {
                 break;
             } else {
                 reply = co_await handler_.respond(parser.get(), stream, start);
-                if (!reply) {
-                    // The handler streamed its answer (ended with the last chunk). The client
-                    // may reuse the connection, as it may after any keep-alive answer:
-                    // closing here would race its next request on this connection.
-                    // HTTP/1.0 has no chunked encoding: such a client reads to the close.
-                    if (!parser.get().keep_alive() || parser.get().version() < 11 || stopping_)
+                if (!reply) { // streamed by the handler
+                    if (!open_after_stream(parser.get(), stopping_))
                         break;
                     stream.expires_never(); // what the stream's writes set
                     continue;
@@ -388,11 +466,9 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                                     req.method() == http::verb::head);
         // What the socket takes at once goes without a wait (nearly always all of it).
         auto sent = write_now(stream.socket(), wire, ec);
-        if (!ec && sent < wire.size()) {
-            auto writing = watch.arm(clock::now() + limits_.io_timeout, closer);
-            co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
-                                       asio::redirect_error(asio::use_awaitable, ec));
-        }
+        if (!ec && sent < wire.size())
+            ec = co_await write_rest(stream, std::string_view(wire).substr(sent), watch, closer,
+                                     limits_.io_timeout);
         if (ec)
             break;
         if (!keep_alive) {
