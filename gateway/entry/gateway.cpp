@@ -62,8 +62,7 @@ std::shared_ptr<const federation_view> make_view(asio::io_context& io,
             for (const auto& c : previous->clients)
                 if (c->config() == u)
                     reused = c;
-        view->clients.push_back(reused ? reused
-                                       : std::make_shared<upstream_client>(io.get_executor(), u));
+        view->clients.push_back(reused ? reused : upstream_client::make(io.get_executor(), u));
     }
     return view;
 }

@@ -1,94 +1,122 @@
-// The client of one upstream: its construction, and where the upstream's own messages outside
-// any call go (gate answers its root sessions' requests itself).
+// The client of one upstream: its units wired together, the calls in flight counted (a retired
+// upstream drains before it closes), and where the upstream's own messages outside any call go
+// (gate answers its root sessions' requests itself).
 #include "gateway/upstream/upstream_client.hpp"
-
-#include "actors/endpoint_rotation.hpp"
-#include "gateway/fleet/fleet_store.hpp"
-#include "gateway/operations/traffic_tap.hpp"
-#include "gateway/upstream/upstream_client_parts.hpp"
-#include "protocol/json_check.hpp"
-#include "protocol/json_rpc.hpp"
-#include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
-#include "transport/client/upstream_connection.hpp"
-#include "transport/http/buffered_parse.hpp"
-#include "transport/http/header_writer.hpp"
-#include "transport/http/sse.hpp"
-#include "transport/http/write_now.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/url/parse.hpp>
-#include <spdlog/spdlog.h>
-#include <type_traits>
+#include <boost/asio/post.hpp>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
-using clock = std::chrono::steady_clock;
-using namespace boost::asio::experimental::awaitable_operators;
-using namespace upstream_parts;
 
-namespace {
-// The root session declares what gate can bridge (servers register some tools only for
-// clients that sample or elicit); lists for a client are asked on the root session of its
-// profile, and each bridged session declares exactly what its client declared.
-json::object root_capabilities() {
-    return protocol::capabilities_of(protocol::full_profile);
+std::shared_ptr<upstream_client> upstream_client::make(asio::any_io_executor ex,
+                                                       config::upstream cfg) {
+    auto c = std::make_shared<upstream_client>(made{}, std::move(ex), std::move(cfg));
+    c->state_.owner = c;
+    return c;
 }
-} // namespace
 
-upstream_client::upstream_client(asio::any_io_executor ex, config::upstream cfg)
-    : ex_(std::move(ex)), watch_(deadline_watch::of(ex_)), cfg_(std::move(cfg)),
-      board_(std::make_shared<guard_board>(cfg_)), root_(std::make_shared<upstream_session>()) {
-    credential_ = upstream_credential::make(ex_, cfg_);
-    per_caller_ = transport::per_caller(cfg_.auth);
-    root_->capabilities = root_capabilities();
-    modern_ = cfg_.protocol == config::protocol_mode::v2026_07_28;
-    era_known_ = cfg_.protocol != config::protocol_mode::auto_;
-    for (const auto& url : cfg_.urls) {
-        auto ep = std::make_unique<endpoint>();
-        ep->index = endpoints_.size();
-        ep->url = url;
-        if (auto u = boost::urls::parse_uri(url)) {
-            ep->tls = u->scheme() == "https";
-            ep->host = u->host();
-            ep->port = u->has_port() ? std::string(u->port()) : (ep->tls ? "443" : "80");
-            ep->target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
-            ep->authority = ep->host + ":" + ep->port;
-        }
-        endpoints_.push_back(std::move(ep));
-    }
-}
+upstream_client::upstream_client(made, asio::any_io_executor ex, config::upstream cfg)
+    : state_(std::move(ex), std::move(cfg)), guards_(state_.cfg),
+      credentials_(state_.ex, state_.cfg), recording_(state_.cfg.id),
+      exchange_(state_, credentials_, guards_, heard_),
+      sessions_(state_, exchange_, guards_, heard_, root_watch_),
+      requests_(state_, sessions_, exchange_, guards_, recording_) {}
 
 upstream_client::~upstream_client() = default;
 
-std::chrono::milliseconds upstream_client::budget_for(const call_context& ctx) const {
-    auto budget = std::chrono::milliseconds(cfg_.timeouts.request_ms);
-    return ctx.timeout && *ctx.timeout < budget ? *ctx.timeout : budget;
+asio::awaitable<upstream_reply>
+upstream_client::request(std::string_view method, json::object params, const call_context& ctx) {
+    auto admitted = co_await guards_.admit(ctx.use);
+    if (auto* refused = std::get_if<upstream_failure>(&admitted))
+        co_return std::move(*refused);
+    co_return co_await request(method, std::move(params), ctx,
+                               std::move(std::get<guard_ticket>(admitted)));
 }
 
-void upstream_client::dispatch(const upstream_session& origin, upstream_message message) {
-    bool is_request = message.body().contains("id");
-    if (origin.bridge.empty() && is_request) {
+asio::awaitable<upstream_reply> upstream_client::request(std::string_view method,
+                                                         json::object params,
+                                                         const call_context& ctx,
+                                                         guard_ticket admitted) {
+    // Counted while in flight, so a retired upstream drains before it closes.
+    struct in_flight {
+        upstream_client& c;
+        explicit in_flight(upstream_client& client) : c(client) { ++c.in_flight_; }
+        ~in_flight() {
+            if (--c.in_flight_ == 0 && c.retiring_ && !c.state_.closed)
+                asio::post(c.state_.ex, [self = c.shared_from_this()] {
+                    if (self->in_flight_ == 0 && !self->state_.closed)
+                        self->close();
+                });
+        }
+    } counted(*this);
+    auto heard = recording_.before(params); // a copy only while recording
+    auto reply = co_await requests_.send(method, std::move(params), ctx);
+    if (heard)
+        recording_.heard(ctx, std::move(*heard), method, reply);
+    if (const auto* f = std::get_if<upstream_failure>(&reply); !admitted.settle_now(f))
+        co_await admitted.settle(f);
+    co_return reply;
+}
+
+asio::awaitable<std::variant<json::array, upstream_failure>>
+upstream_client::fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
+                            std::vector<std::string>* sources) {
+    // One admission for the whole list, however many pages the upstream serves it in.
+    auto admitted = co_await guards_.admit(ctx.use);
+    if (auto* refused = std::get_if<upstream_failure>(&admitted))
+        co_return std::move(*refused);
+    co_return co_await requests_.fetch_list(method, key, ctx,
+                                            std::move(std::get<guard_ticket>(admitted)), sources);
+}
+
+void upstream_client::retire(std::chrono::steady_clock::duration bound) {
+    if (state_.closed)
+        return;
+    if (in_flight_ == 0) {
+        close();
+        return;
+    }
+    retiring_ = true;
+    auto timer = std::make_shared<asio::steady_timer>(state_.ex, bound);
+    timer->async_wait([weak = weak_from_this(), timer](boost::system::error_code ec) {
+        if (auto self = weak.lock(); self && !ec && !self->state_.closed)
+            self->close(); // the drain's bound: what is still in flight is cut
+    });
+}
+
+void upstream_client::close() {
+    state_.closed = true;
+    if (probing_)
+        guards_.board()->on_probe_round(nullptr);
+    sessions_.close();
+    if (listen_conn_)
+        std::exchange(listen_conn_, nullptr)->lowest().close();
+    if (listen_pause_)
+        listen_pause_->cancel();
+}
+
+std::vector<upstream_client::endpoint_health> upstream_client::endpoints() const {
+    std::vector<endpoint_health> out;
+    auto view = guards_.board()->view();
+    for (const auto& ep : exchange_.endpoints())
+        out.push_back(
+            {ep->url, ep->index < view->in_rotation.size() && view->in_rotation[ep->index]});
+    return out;
+}
+
+void upstream_client::session_traffic::message(const std::string& bridge, upstream_message m) {
+    bool is_request = m.body().contains("id");
+    if (bridge.empty() && is_request) {
         // The root session has no client behind it: gate answers for itself. It has no roots
         // to offer and nobody to sample or elicit from.
-        json::object reply{{"jsonrpc", "2.0"}, {"id", message.body()["id"]}};
+        json::object reply{{"jsonrpc", "2.0"}, {"id", m.body()["id"]}};
         std::string method;
-        if (auto* m = message.body().if_contains("method"); m && m->is_string())
-            method = std::string(m->get_string());
+        if (auto* name = m.body().if_contains("method"); name && name->is_string())
+            method = std::string(name->get_string());
         if (method == "roots/list")
             reply["result"] = {{"roots", json::array{}}};
         else if (method == "ping")
@@ -99,16 +127,40 @@ void upstream_client::dispatch(const upstream_session& origin, upstream_message 
                                               " is bridged only during a client's call"}};
         // The id as the upstream wrote it: the reply is read from the request's text.
         asio::co_spawn(
-            ex_,
-            [self = shared_from_this(), reply = std::move(reply),
-             source = message.raw()]() mutable -> asio::awaitable<void> {
+            c_.state_.ex,
+            [self = c_.shared_from_this(), reply = std::move(reply),
+             source = m.raw()]() mutable -> asio::awaitable<void> {
                 co_await self->deliver("", std::move(reply), std::move(source));
             },
             asio::detached);
         return;
     }
-    if (observer_)
-        observer_->message(origin.bridge, std::move(message));
+    if (c_.observer_)
+        c_.observer_->message(bridge, std::move(m));
+}
+
+void upstream_client::root_watch::root_published(std::uint64_t generation) {
+    if (c_.state_.modern)
+        c_.refresh_listen(); // list changes and held URIs, on gate's own listen
+    else if (generation > 1 && !c_.held_uris_.empty())
+        c_.resubscribe();
+}
+
+void upstream_client::resubscribe() {
+    // A new root session (the upstream restarted): the subscriptions gate held on the old one
+    // are made again, so their holders keep hearing of updates.
+    std::vector<std::string> uris;
+    for (const auto& [uri, holders] : held_uris_)
+        uris.push_back(uri);
+    asio::co_spawn(
+        state_.ex,
+        [self = shared_from_this(), uris = std::move(uris)]() -> asio::awaitable<void> {
+            call_context upkeep;
+            upkeep.use = guard_use::upkeep;
+            for (const auto& uri : uris)
+                co_await self->request("resources/subscribe", json::object{{"uri", uri}}, upkeep);
+        },
+        asio::detached);
 }
 
 } // namespace gate::transport

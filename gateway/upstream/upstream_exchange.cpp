@@ -1,26 +1,21 @@
 // One HTTP exchange with an upstream endpoint: a pooled or fresh connection, the request's
 // bytes, its JSON or SSE answer within the request's deadline, the rest of an event stream
 // drained in the background; long-lived event streams and the DELETE that ends a session.
-#include "actors/endpoint_rotation.hpp"
-#include "gateway/fleet/fleet_store.hpp"
-#include "gateway/operations/traffic_tap.hpp"
-#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_exchange.hpp"
+
 #include "gateway/upstream/upstream_client_parts.hpp"
+#include "gateway/upstream/upstream_credentials.hpp"
+#include "gateway/upstream/upstream_guards.hpp"
 #include "protocol/json_check.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
-#include "transport/client/upstream_connection.hpp"
 #include "transport/http/buffered_parse.hpp"
 #include "transport/http/header_writer.hpp"
-#include "transport/http/sse.hpp"
 #include "transport/http/write_now.hpp"
 #include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
@@ -36,9 +31,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
-using namespace boost::asio::experimental::awaitable_operators;
 using namespace upstream_parts;
 
 namespace {
@@ -49,135 +42,40 @@ constexpr auto stream_end_wait = std::chrono::seconds(2);
 const std::string no_bridge;
 } // namespace
 
-struct upstream_client::answer_reader {
+struct upstream_exchange::answer_reader {
     answer_reader() { parser.body_limit(max_answer_bytes); }
     beast::flat_buffer buf;
     http::response_parser<http::string_body> parser;
 };
 
-std::vector<upstream_client::endpoint_health> upstream_client::endpoints() const {
-    std::vector<endpoint_health> out;
-    auto view = board_->view();
-    for (const auto& ep : endpoints_)
-        out.push_back(
-            {ep->url, ep->index < view->in_rotation.size() && view->in_rotation[ep->index]});
-    return out;
+upstream_failure refused_head(const header_writer& head) {
+    auto f = fail(upstream_failure::kind::protocol,
+                  "gate refused to send the header " + head.refused() +
+                      " upstream: its value holds a control character");
+    f.upstream_at_fault = false;
+    return f;
 }
 
-void upstream_client::endpoint_failed(endpoint& ep, const std::string& why) {
-    if (auto actor = board_->actor())
-        caf::anon_send(actor, endpoint_down{ep.index, why});
-}
-
-asio::awaitable<std::variant<upstream_connection, upstream_failure>>
-upstream_client::connect(endpoint& ep) {
-    if (ep.resolved.empty()) {
-        auto found = co_await resolve_host(ex_, ep.host, ep.port);
-        if (auto* why = std::get_if<std::string>(&found)) {
-            endpoint_failed(ep, "cannot resolve " + ep.host);
-            co_return fail(upstream_failure::kind::connect_error,
-                           "cannot resolve " + ep.host + ": " + *why);
+upstream_exchange::upstream_exchange(upstream_state& state, upstream_credentials& credentials,
+                                     upstream_guards& guards, upstream_observer& heard)
+    : state_(state), watch_(deadline_watch::of(state.ex)), credentials_(credentials),
+      guards_(guards), heard_(heard) {
+    for (const auto& url : state_.cfg.urls) {
+        auto ep = std::make_unique<upstream_endpoint>();
+        ep->index = endpoints_.size();
+        ep->url = url;
+        if (auto u = boost::urls::parse_uri(url)) {
+            ep->tls = u->scheme() == "https";
+            ep->host = u->host();
+            ep->port = u->has_port() ? std::string(u->port()) : (ep->tls ? "443" : "80");
+            ep->target = u->encoded_target().empty() ? "/" : std::string(u->encoded_target());
+            ep->authority = ep->host + ":" + ep->port;
         }
-        ep.resolved = std::move(std::get<0>(found));
-    }
-    if (ep.tls && !tls_)
-        tls_ = make_client_tls_context();
-    auto c =
-        co_await open_upstream_connection(ex_, ep.resolved, ep.host, ep.tls ? tls_.get() : nullptr,
-                                          std::chrono::milliseconds(cfg_.timeouts.connect_ms));
-    if (auto* err = std::get_if<std::string>(&c)) {
-        // Resolution may be stale (a restarted upstream on a new address): resolve again next time.
-        ep.resolved.clear();
-        endpoint_failed(ep, *err);
-        co_return fail(upstream_failure::kind::connect_error, ep.url + ": " + *err);
-    }
-    co_return std::move(std::get<upstream_connection>(c));
-}
-
-// One request/answer on an open connection (plain or TLS). `reusable` tells whether the
-// connection may go back to the pool.
-template <class Stream>
-asio::awaitable<void>
-upstream_client::round_trip(Stream& stream, const std::string& wire, const json::value* want_id,
-                            http_answer& answer, bool& header_read, bool& reusable,
-                            boost::system::error_code& ec, const call_context& ctx,
-                            const upstream_session* origin, answer_reader& reader) {
-    // On a plain connection what the socket takes at once goes without a wait (nearly always
-    // all of it); TLS writes through the stream.
-    std::size_t sent = 0;
-    if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>)
-        sent = write_now(stream, wire, ec);
-    if (!ec && sent < wire.size())
-        co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
-                                   asio::redirect_error(asio::use_awaitable, ec));
-    if (ec)
-        co_return;
-    auto& buf = reader.buf;
-    auto& parser = reader.parser;
-    co_await read_header(stream, buf, parser, ec);
-    if (ec)
-        co_return;
-    header_read = true;
-    const auto& head = parser.get();
-    answer.status = static_cast<int>(head.result_int());
-    if (auto it = head.find("Mcp-Session-Id"); it != head.end())
-        answer.session_id = std::string(it->value());
-    std::string_view ctype;
-    if (auto it = head.find(http::field::content_type); it != head.end())
-        ctype = it->value();
-    if (ctype.starts_with("text/event-stream") && answer.status == 200) {
-        sse_parser sse;
-        std::size_t consumed = 0;
-        while (!answer.message && !parser.is_done()) {
-            co_await http::async_read_some(stream, buf, parser,
-                                           asio::redirect_error(asio::use_awaitable, ec));
-            if (ec)
-                break;
-            auto& body = parser.get().body();
-            for (auto& ev : sse.feed(std::string_view(body).substr(consumed))) {
-                boost::system::error_code jec;
-                auto v = json::parse(ev.data, jec);
-                auto* obj = v.if_object();
-                if (jec || !obj)
-                    continue;
-                auto* id = obj->if_contains("id");
-                if (obj->contains("method")) {
-                    // The upstream's own request or notification, sent while this call runs.
-                    upstream_message m(std::move(*obj), std::move(ev.data));
-                    if (ctx.observer)
-                        ctx.observer->message(origin ? origin->bridge : no_bridge, std::move(m));
-                    else if (origin)
-                        dispatch(*origin, std::move(m));
-                    continue;
-                }
-                if (id && (!want_id || *id == *want_id)) {
-                    answer.message = upstream_message(std::move(*obj), std::move(ev.data));
-                    break;
-                }
-            }
-            consumed = body.size();
-        }
-        reusable = parser.is_done() && parser.keep_alive();
-        // The answer came before the stream's end (a separate write of the server's): the
-        // end is read in the background rather than waited for or the connection dropped.
-        answer.stream_unfinished = answer.message && !ec && !parser.is_done();
-        co_return;
-    }
-    parse_buffered(parser, buf, ec);
-    if (!ec && !parser.is_done())
-        co_await http::async_read(stream, buf, parser,
-                                  asio::redirect_error(asio::use_awaitable, ec));
-    reusable = !ec && parser.keep_alive();
-    // Checked to be a JSON object, not parsed: most answers are passed on as text.
-    if (auto& body = parser.get().body(); !ec && ctype.starts_with("application/json")) {
-        protocol::object_members members;
-        if (protocol::is_json(body, &members) && body[body.find_first_not_of(" \t\r\n")] == '{')
-            answer.message = upstream_message::of_text(std::move(body), std::move(members));
+        endpoints_.push_back(std::move(ep));
     }
 }
 
-upstream_client::outgoing_message upstream_client::outgoing(const json::object& msg,
-                                                            std::string_view source) {
+outgoing_message outgoing_message::of(const json::object& msg, std::string_view source) {
     outgoing_message out;
     out.body = source.empty() ? json::serialize(msg) : protocol::serialize_preserving(msg, source);
     if (auto* m = msg.if_contains("method"); m && m->is_string()) {
@@ -193,9 +91,9 @@ upstream_client::outgoing_message upstream_client::outgoing(const json::object& 
 }
 
 std::variant<std::string, upstream_failure>
-upstream_client::post_wire(const endpoint& ep, const outgoing_message& msg,
-                           const session_state& session, const call_context& ctx,
-                           std::string_view credential) const {
+upstream_exchange::post_wire(const upstream_endpoint& ep, const outgoing_message& msg,
+                             const session_state& session, const call_context& ctx,
+                             std::string_view credential) const {
     // One contiguous buffer per request: Beast's field-by-field serializer showed up in
     // profiles of the proxy path (docs/benchmarks.md).
     const auto& body = msg.body;
@@ -228,13 +126,14 @@ upstream_client::post_wire(const endpoint& ep, const outgoing_message& msg,
     return wire;
 }
 
-asio::awaitable<std::variant<upstream_client::http_answer, upstream_failure>>
-upstream_client::exchange(endpoint& ep, const outgoing_message& msg, const session_state& session,
-                          const call_context& ctx, clock::time_point deadline,
-                          const upstream_session* origin) {
-    auto cred = credential_now(origin);
+asio::awaitable<std::variant<http_answer, upstream_failure>>
+upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
+                            const session_state& session, const call_context& ctx,
+                            clock::time_point deadline, const session_origin* origin) {
+    const auto* caller = origin ? origin->caller.get() : nullptr;
+    auto cred = credentials_.line_now(caller);
     if (!cred)
-        cred = co_await credential(origin);
+        cred = co_await credentials_.line(caller);
     if (auto* f = std::get_if<upstream_failure>(&*cred))
         co_return std::move(*f);
     auto written = post_wire(ep, msg, session, ctx, std::get<std::string>(*cred));
@@ -285,51 +184,183 @@ upstream_client::exchange(endpoint& ep, const outgoing_message& msg, const sessi
                 reusable = false;
             }
         }
-        if (answer.stream_unfinished && !closed_)
-            asio::co_spawn(ex_, drain(ep, std::move(conn), std::move(reader)), asio::detached);
-        if (ec && !header_read) {
+        if (answer.stream_unfinished && !state_.closed)
+            asio::co_spawn(state_.ex, drain(ep, std::move(conn), std::move(reader)),
+                           asio::detached);
+        if (ec) {
             // A pooled connection the upstream closed while idle: its idle siblings are likely
             // closed too. Retry once on a fresh connection.
-            if (reused && ec != beast::error::timeout) {
+            if (!header_read && reused && ec != beast::error::timeout) {
                 ep.idle.clear();
                 continue;
             }
-            if (ec == beast::error::timeout)
-                co_return fail(upstream_failure::kind::timeout,
-                               "upstream did not answer within " +
-                                   std::to_string(cfg_.timeouts.request_ms) + " ms");
-            co_return fail(upstream_failure::kind::connect_error,
-                           "connection to " + ep.url + " failed: " + ec.message());
-        }
-        if (ec && !answer.message) {
-            if (ec == beast::error::timeout)
-                co_return fail(upstream_failure::kind::timeout,
-                               "upstream did not answer within " +
-                                   std::to_string(cfg_.timeouts.request_ms) + " ms");
-            co_return fail(upstream_failure::kind::protocol,
-                           "reading the answer of " + ep.url + " failed: " + ec.message());
+            if (auto f = read_failure(ep, ec, header_read, answer))
+                co_return std::move(*f);
         }
         if (reusable && !ep.idle.full())
             ep.idle.give(std::move(conn), clock::now());
-        if (per_caller_ && (answer.status == 401 || answer.status == 403)) {
-            // The upstream refused the caller's own credential (or gate's, which has none):
-            // the caller's business, not a sign of the upstream's health.
-            auto f = fail(upstream_failure::kind::http_status,
-                          origin && origin->caller ? "it refused the caller's credential (HTTP " +
-                                                         std::to_string(answer.status) + ")"
-                                                   : "it needs a caller's credential (HTTP " +
-                                                         std::to_string(answer.status) + ")",
-                          answer.status);
-            f.upstream_at_fault = false;
-            co_return f;
-        }
+        if (auto f = refused_credential(answer, origin))
+            co_return std::move(*f);
         co_return answer;
     }
 }
 
-asio::awaitable<void> upstream_client::drain(endpoint& ep, upstream_connection conn,
-                                             std::shared_ptr<answer_reader> reader) {
-    auto self = shared_from_this(); // `ep` lives as long as the client
+std::optional<upstream_failure> upstream_exchange::read_failure(const upstream_endpoint& ep,
+                                                                boost::system::error_code ec,
+                                                                bool header_read,
+                                                                const http_answer& answer) const {
+    if (header_read && answer.message)
+        return std::nullopt; // the answer came whole before the connection failed
+    if (ec == beast::error::timeout)
+        return fail(upstream_failure::kind::timeout,
+                    "upstream did not answer within " +
+                        std::to_string(state_.cfg.timeouts.request_ms) + " ms");
+    if (!header_read)
+        return fail(upstream_failure::kind::connect_error,
+                    "connection to " + ep.url + " failed: " + ec.message());
+    return fail(upstream_failure::kind::protocol,
+                "reading the answer of " + ep.url + " failed: " + ec.message());
+}
+
+std::optional<upstream_failure>
+upstream_exchange::refused_credential(const http_answer& answer,
+                                      const session_origin* origin) const {
+    if (!state_.per_caller || (answer.status != 401 && answer.status != 403))
+        return std::nullopt;
+    // The upstream refused the caller's own credential (or gate's, which has none): the
+    // caller's business, not a sign of the upstream's health.
+    auto f =
+        fail(upstream_failure::kind::http_status,
+             origin && origin->caller
+                 ? "it refused the caller's credential (HTTP " + std::to_string(answer.status) + ")"
+                 : "it needs a caller's credential (HTTP " + std::to_string(answer.status) + ")",
+             answer.status);
+    f.upstream_at_fault = false;
+    return f;
+}
+
+void upstream_exchange::endpoint_failed(upstream_endpoint& ep, const std::string& why) {
+    guards_.endpoint_failed(ep.index, why);
+}
+
+asio::awaitable<std::variant<upstream_connection, upstream_failure>>
+upstream_exchange::connect(upstream_endpoint& ep) {
+    if (ep.resolved.empty()) {
+        auto found = co_await resolve_host(state_.ex, ep.host, ep.port);
+        if (auto* why = std::get_if<std::string>(&found)) {
+            endpoint_failed(ep, "cannot resolve " + ep.host);
+            co_return fail(upstream_failure::kind::connect_error,
+                           "cannot resolve " + ep.host + ": " + *why);
+        }
+        ep.resolved = std::move(std::get<0>(found));
+    }
+    if (ep.tls && !tls_)
+        tls_ = make_client_tls_context();
+    auto c = co_await open_upstream_connection(
+        state_.ex, ep.resolved, ep.host, ep.tls ? tls_.get() : nullptr,
+        std::chrono::milliseconds(state_.cfg.timeouts.connect_ms));
+    if (auto* err = std::get_if<std::string>(&c)) {
+        // Resolution may be stale (a restarted upstream on a new address): resolve again next time.
+        ep.resolved.clear();
+        endpoint_failed(ep, *err);
+        co_return fail(upstream_failure::kind::connect_error, ep.url + ": " + *err);
+    }
+    co_return std::move(std::get<upstream_connection>(c));
+}
+
+// One request/answer on an open connection (plain or TLS). `reusable` tells whether the
+// connection may go back to the pool.
+template <class Stream>
+asio::awaitable<void>
+upstream_exchange::round_trip(Stream& stream, const std::string& wire, const json::value* want_id,
+                              http_answer& answer, bool& header_read, bool& reusable,
+                              boost::system::error_code& ec, const call_context& ctx,
+                              const session_origin* origin, answer_reader& reader) {
+    // On a plain connection what the socket takes at once goes without a wait (nearly always
+    // all of it); TLS writes through the stream.
+    std::size_t sent = 0;
+    if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>)
+        sent = write_now(stream, wire, ec);
+    if (!ec && sent < wire.size())
+        co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    if (ec)
+        co_return;
+    auto& buf = reader.buf;
+    auto& parser = reader.parser;
+    co_await read_header(stream, buf, parser, ec);
+    if (ec)
+        co_return;
+    header_read = true;
+    const auto& head = parser.get();
+    answer.status = static_cast<int>(head.result_int());
+    if (auto it = head.find("Mcp-Session-Id"); it != head.end())
+        answer.session_id = std::string(it->value());
+    std::string_view ctype;
+    if (auto it = head.find(http::field::content_type); it != head.end())
+        ctype = it->value();
+    if (ctype.starts_with("text/event-stream") && answer.status == 200) {
+        sse_parser sse;
+        std::size_t consumed = 0;
+        while (!answer.message && !parser.is_done()) {
+            co_await http::async_read_some(stream, buf, parser,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                break;
+            auto& body = parser.get().body();
+            auto events = sse.feed(std::string_view(body).substr(consumed));
+            take_events(events, want_id, answer, ctx, origin);
+            consumed = body.size();
+        }
+        reusable = parser.is_done() && parser.keep_alive();
+        // The answer came before the stream's end (a separate write of the server's): the
+        // end is read in the background rather than waited for or the connection dropped.
+        answer.stream_unfinished = answer.message && !ec && !parser.is_done();
+        co_return;
+    }
+    parse_buffered(parser, buf, ec);
+    if (!ec && !parser.is_done())
+        co_await http::async_read(stream, buf, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+    reusable = !ec && parser.keep_alive();
+    // Checked to be a JSON object, not parsed: most answers are passed on as text.
+    if (auto& body = parser.get().body(); !ec && ctype.starts_with("application/json")) {
+        protocol::object_members members;
+        if (protocol::is_json(body, &members) && body[body.find_first_not_of(" \t\r\n")] == '{')
+            answer.message = upstream_message::of_text(std::move(body), std::move(members));
+    }
+}
+
+bool upstream_exchange::take_events(std::vector<sse_event>& events, const json::value* want_id,
+                                    http_answer& answer, const call_context& ctx,
+                                    const session_origin* origin) {
+    for (auto& ev : events) {
+        boost::system::error_code jec;
+        auto v = json::parse(ev.data, jec);
+        auto* obj = v.if_object();
+        if (jec || !obj)
+            continue;
+        auto* id = obj->if_contains("id");
+        if (obj->contains("method")) {
+            // The upstream's own request or notification, sent while this call runs.
+            upstream_message m(std::move(*obj), std::move(ev.data));
+            if (ctx.observer)
+                ctx.observer->message(origin ? origin->bridge : no_bridge, std::move(m));
+            else if (origin)
+                heard_.message(origin->bridge, std::move(m));
+            continue;
+        }
+        if (id && (!want_id || *id == *want_id)) {
+            answer.message = upstream_message(std::move(*obj), std::move(ev.data));
+            return true;
+        }
+    }
+    return false;
+}
+
+asio::awaitable<void> upstream_exchange::drain(upstream_endpoint& ep, upstream_connection conn,
+                                               std::shared_ptr<answer_reader> reader) {
+    auto self = state_.hold(); // `ep` lives as long as the client
     boost::system::error_code ec;
     auto rest = [&](auto& stream) -> asio::awaitable<void> {
         while (!ec && !reader->parser.is_done()) {
@@ -344,19 +375,17 @@ asio::awaitable<void> upstream_client::drain(endpoint& ep, upstream_connection c
         co_await rest(*conn.tls);
     else
         co_await rest(*conn.plain);
-    if (ec || !reader->parser.keep_alive() || closed_ || ep.idle.full())
+    if (ec || !reader->parser.keep_alive() || state_.closed || ep.idle.full())
         co_return;
     conn.lowest().expires_never();
     ep.idle.give(std::move(conn), clock::now());
 }
 
 asio::awaitable<void>
-upstream_client::send_delete(endpoint& ep, session_state state,
-                             std::shared_ptr<const caller_credential> caller) {
-    auto self = shared_from_this();
-    upstream_session owner; // only its caller matters to the credential
-    owner.caller = std::move(caller);
-    auto cred = co_await credential(&owner);
+upstream_exchange::send_delete(upstream_endpoint& ep, session_state state,
+                               std::shared_ptr<const caller_credential> caller) {
+    auto self = state_.hold();
+    auto cred = co_await credentials_.line(caller.get());
     if (!std::holds_alternative<std::string>(cred))
         co_return;
     auto c = co_await connect(ep);
@@ -377,7 +406,7 @@ upstream_client::send_delete(endpoint& ep, session_state state,
         co_return;
     }
     wire += "Content-Length: 0\r\nConnection: close\r\n\r\n";
-    conn->lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.request_ms));
+    conn->lowest().expires_after(std::chrono::milliseconds(state_.cfg.timeouts.request_ms));
     auto run = [&](auto& stream) -> asio::awaitable<void> {
         boost::system::error_code ec;
         co_await asio::async_write(stream, asio::buffer(wire),
@@ -395,14 +424,14 @@ upstream_client::send_delete(endpoint& ep, session_state state,
 }
 
 asio::awaitable<bool>
-upstream_client::follow_stream(upstream_connection& conn, const std::string& wire,
-                               bool require_event_stream, std::function<void()> on_open,
-                               std::function<bool()> going,
-                               std::function<void(upstream_message)> on_message) {
+upstream_exchange::follow_stream(upstream_connection& conn, const std::string& wire,
+                                 bool require_event_stream, std::function<void()> on_open,
+                                 std::function<bool()> going,
+                                 std::function<void(upstream_message)> on_message) {
     bool opened = false;
     auto run = [&](auto& stream) -> asio::awaitable<void> {
         boost::system::error_code ec;
-        conn.lowest().expires_after(std::chrono::milliseconds(cfg_.timeouts.connect_ms));
+        conn.lowest().expires_after(std::chrono::milliseconds(state_.cfg.timeouts.connect_ms));
         co_await asio::async_write(stream, asio::buffer(wire),
                                    asio::redirect_error(asio::use_awaitable, ec));
         if (ec)

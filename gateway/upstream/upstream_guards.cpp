@@ -1,55 +1,32 @@
 // The upstream's guards on the io thread: admissions decided from the view its actor published
 // (guard_lease), the tickets that report each call's outcome, and the breaker shared through the
 // fleet's store.
-#include "actors/endpoint_rotation.hpp"
-#include "gateway/fleet/fleet_store.hpp"
-#include "gateway/operations/traffic_tap.hpp"
-#include "gateway/upstream/upstream_client.hpp"
-#include "gateway/upstream/upstream_client_parts.hpp"
-#include "protocol/json_check.hpp"
-#include "protocol/json_rpc.hpp"
-#include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
-#include "transport/client/upstream_connection.hpp"
-#include "transport/http/buffered_parse.hpp"
-#include "transport/http/header_writer.hpp"
-#include "transport/http/sse.hpp"
-#include "transport/http/write_now.hpp"
-#include "transport/process/version.hpp"
+#include "gateway/upstream/upstream_guards.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/url/parse.hpp>
-#include <spdlog/spdlog.h>
-#include <type_traits>
+#include "actors/sliding_window.hpp"
+#include "actors/upstream_actor.hpp"
+#include "gateway/fleet/fleet_store.hpp"
+#include "transport/bridge.hpp"
+
+#include <caf/send.hpp>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace json = boost::json;
-using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
-using namespace boost::asio::experimental::awaitable_operators;
-using namespace upstream_parts;
 
-upstream_client::guard_ticket::~guard_ticket() {
+upstream_guards::upstream_guards(const config::upstream& cfg)
+    : cfg_(cfg), board_(std::make_shared<guard_board>(cfg)) {}
+
+upstream_guards::ticket::~ticket() {
     // A probe ended without an outcome: its slot is freed, at the actor that handed it out
     // only (a respawned actor has a probe of its own, or none).
-    if (c_ && probe() && board_->actor() == granter_)
+    if (g_ && probe() && board_->actor() == granter_)
         caf::anon_send(granter_, guard_abandon{});
 }
 
-bool upstream_client::guard_ticket::settle_now(const upstream_failure* f) {
-    if (!c_)
+bool upstream_guards::ticket::settle_now(const upstream_failure* f) {
+    if (!g_)
         return true;
     auto actor = board_->actor();
     bool success = !f || f->answer || !f->upstream_at_fault;
@@ -58,40 +35,40 @@ bool upstream_client::guard_ticket::settle_now(const upstream_failure* f) {
     bool nobody = !actor || (probe() && actor != granter_);
     if (!nobody && !(success && !probe()))
         return false;
-    auto* c = std::exchange(c_, nullptr);
+    auto* g = std::exchange(g_, nullptr);
     if (nobody)
         return true;
     // A success changes nothing unless failures were counted (or are being counted): the
     // hot path sends no message.
-    if (board_->view()->failures > 0 || c->failures_out_ > 0)
+    if (board_->view()->failures > 0 || g->failures_out_ > 0)
         caf::anon_send(actor, guard_success{false, {}});
-    c->share_success();
+    g->share_success();
     return true;
 }
 
-asio::awaitable<void> upstream_client::guard_ticket::settle(const upstream_failure* f) {
+asio::awaitable<void> upstream_guards::ticket::settle(const upstream_failure* f) {
     if (settle_now(f))
         co_return;
-    auto* c = std::exchange(c_, nullptr);
+    auto* g = std::exchange(g_, nullptr);
     auto actor = board_->actor();
     bool success = !f || f->answer || !f->upstream_at_fault;
     if (success) {
         co_await ask<bool>(actor, [](reply_to<bool> counted) {
             return guard_success{true, std::move(counted)};
         });
-        c->share_success();
+        g->share_success();
         co_return;
     }
-    ++c->failures_out_;
+    ++g->failures_out_;
     co_await ask<bool>(actor, [&](reply_to<bool> counted) {
         return guard_failure{probe(), f->message, std::move(counted)};
     });
-    --c->failures_out_;
-    if (c->fleet_)
-        co_await c->share_failure();
+    --g->failures_out_;
+    if (g->fleet_)
+        co_await g->share_failure();
 }
 
-asio::awaitable<void> upstream_client::share_failure() {
+asio::awaitable<void> upstream_guards::share_failure() {
     auto fleet = fleet_;
     auto counted = co_await fleet->breaker_failure(cfg_.id);
     if (counted)
@@ -112,25 +89,25 @@ asio::awaitable<void> upstream_client::share_failure() {
                               std::chrono::ceil<std::chrono::milliseconds>(view->reopens_at - now));
 }
 
-void upstream_client::share_success() {
+void upstream_guards::share_success() {
     if (fleet_ && fleet_failures_ > 0) {
         fleet_->breaker_success(cfg_.id);
         fleet_failures_ = 0;
     }
 }
 
-std::optional<std::variant<upstream_client::guard_ticket, upstream_failure>>
-upstream_client::admit_now(guard_use use) {
+std::optional<std::variant<upstream_guards::ticket, upstream_failure>>
+upstream_guards::admit_now(guard_use use) {
     auto decision = lease_.decide(*board_->view(), use, clock::now());
     if (std::holds_alternative<guard_lease::admit_here>(decision))
-        return guard_ticket(*this);
+        return ticket(*this);
     if (auto* r = std::get_if<upstream_guard::refused>(&decision))
         return refusal(*r);
     return std::nullopt;
 }
 
-asio::awaitable<std::variant<upstream_client::guard_ticket, upstream_failure>>
-upstream_client::admit(guard_use use) {
+asio::awaitable<std::variant<upstream_guards::ticket, upstream_failure>>
+upstream_guards::admit(guard_use use) {
     for (;;) {
         if (auto decided = admit_now(use))
             co_return std::move(*decided);
@@ -164,7 +141,7 @@ upstream_client::admit(guard_use use) {
                     co_return refusal({upstream_guard::refused::reason::rate_limited,
                                        std::max(shared->wait, std::chrono::milliseconds(1))});
                 lease_.grant(shared->taken, shared->until, clock::now());
-                co_return guard_ticket(*this);
+                co_return ticket(*this);
             }
         } else {
             co_await ask_actor();
@@ -172,16 +149,16 @@ upstream_client::admit(guard_use use) {
         // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
         // open). gate's own bookkeeping failed, not the upstream.
         if (!answer)
-            co_return guard_ticket(*this);
+            co_return ticket(*this);
         if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
             co_return refusal(*r);
         auto& granted = std::get<upstream_guard::granted>(*answer);
         lease_.grant(granted.tokens, granted.until, clock::now());
-        co_return guard_ticket(*this, granted.probe ? actor : upstream_actor{});
+        co_return ticket(*this, granted.probe ? actor : upstream_actor{});
     }
 }
 
-upstream_failure upstream_client::refusal(const upstream_guard::refused& r) const {
+upstream_failure upstream_guards::refusal(const upstream_guard::refused& r) const {
     upstream_failure f;
     f.retry_after = r.retry_after;
     if (r.why == upstream_guard::refused::reason::circuit_open) {
@@ -203,8 +180,13 @@ upstream_failure upstream_client::refusal(const upstream_guard::refused& r) cons
     return f;
 }
 
-circuit_breaker::state upstream_client::breaker_state() const {
+circuit_breaker::state upstream_guards::breaker_state() const {
     return board_->view()->shown(clock::now());
+}
+
+void upstream_guards::endpoint_failed(std::size_t index, const std::string& why) {
+    if (auto actor = board_->actor())
+        caf::anon_send(actor, endpoint_down{index, why});
 }
 
 } // namespace gate::transport

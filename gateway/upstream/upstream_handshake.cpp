@@ -1,41 +1,26 @@
 // How an upstream session opens: initialize and notifications/initialized (or, at a
-// 2026-07-28 upstream, server/discover), over the replicas in turn, then its GET stream.
+// 2026-07-28 upstream, server/discover), over the replicas in turn, then its GET stream, read
+// until the session ends.
 #include "actors/endpoint_rotation.hpp"
-#include "gateway/fleet/fleet_store.hpp"
-#include "gateway/operations/traffic_tap.hpp"
-#include "gateway/upstream/upstream_client.hpp"
 #include "gateway/upstream/upstream_client_parts.hpp"
-#include "protocol/json_check.hpp"
-#include "protocol/json_rpc.hpp"
+#include "gateway/upstream/upstream_credentials.hpp"
+#include "gateway/upstream/upstream_guards.hpp"
+#include "gateway/upstream/upstream_sessions.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
-#include "transport/client/upstream_connection.hpp"
-#include "transport/http/buffered_parse.hpp"
 #include "transport/http/header_writer.hpp"
-#include "transport/http/sse.hpp"
-#include "transport/http/write_now.hpp"
 #include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/url/parse.hpp>
 #include <spdlog/spdlog.h>
-#include <type_traits>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
 using namespace boost::asio::experimental::awaitable_operators;
 using namespace upstream_parts;
@@ -46,208 +31,155 @@ constexpr auto stream_open_wait = std::chrono::seconds(2);
 } // namespace
 
 asio::awaitable<std::optional<upstream_failure>>
-upstream_client::handshake(session_ptr s, const call_context& caller) {
+upstream_sessions::handshake(session_ptr s, const call_context& caller) {
     // New sessions go round-robin over the replicas; a connect failure moves to the next one.
-    // All attempts share the caller's budget (a /health probe's 5 s). The caller's sink is
-    // not the handshake's: anything sent during it is session-wide.
+    // All attempts share the caller's budget (a /health probe's 5 s). The caller's observer
+    // is not the handshake's: anything sent during it is session-wide.
     auto ctx = call_context::traced(caller.traceparent);
     ctx.timeout = caller.timeout;
-    auto deadline = clock::now() + budget_for(ctx);
+    auto deadline = clock::now() + state_.budget_for(ctx);
     std::optional<upstream_failure> last;
-    for (auto index : rotation_order(board_->view()->in_rotation, turn_)) {
-        auto& ep = *endpoints_[index];
-        if (!era_known_ || modern_) {
-            // 2026-07-28 has no handshake: the root session's discovery stands in for it (and,
-            // for `auto`, decides the era); a bridged session is ready at once.
-            json::object discovered;
-            // A per-caller session discovers with its own credential: what the upstream
-            // offers may depend on who asks.
-            if (s == root_ || !era_known_ || (per_caller_ && s->caller)) {
-                auto failure = co_await discover(ep, ctx, deadline, discovered, s.get());
-                if (failure && failure->what == upstream_failure::kind::connect_error) {
-                    last = failure;
-                    continue;
-                }
-                if (failure)
-                    co_return failure;
-            }
-            if (modern_) {
-                if (!discovered.empty())
-                    s->init_result = std::move(discovered);
-                s->state = session_state{{}, std::string(protocol::modern_protocol_version)};
-                s->ep = &ep;
-                s->life.publish();
-                if (s == root_)
-                    refresh_listen(); // list changes and held URIs, on gate's own listen
-                co_return std::nullopt;
-            }
+    for (auto index : rotation_order(guards_.board()->view()->in_rotation, turn_)) {
+        auto& ep = exchange_.endpoint(index);
+        attempt tried;
+        if (!state_.era_known || state_.modern)
+            tried = co_await open_modern(s, ep, ctx, deadline);
+        else
+            tried.next = attempt::then::initialize;
+        if (tried.next == attempt::then::initialize)
+            tried = co_await initialize(s, ep, ctx, deadline);
+        if (tried.next == attempt::then::next_replica) {
+            last = std::move(tried.failure);
+            continue;
         }
-        json::object init{{"jsonrpc", "2.0"},
-                          {"id", next_id_++},
-                          {"method", "initialize"},
-                          {"params",
-                           {{"protocolVersion", client_protocol_version},
-                            {"capabilities", s->capabilities},
-                            {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
-        auto r = co_await exchange(ep, outgoing(init), session_state{}, ctx, deadline, s.get());
-        if (auto* f = std::get_if<upstream_failure>(&r)) {
-            last = *f;
-            if (f->what == upstream_failure::kind::connect_error)
-                continue;
-            co_return last;
-        }
-        auto& answer = std::get<http_answer>(r);
-        if (answer.status != 200 || !answer.message)
-            co_return fail(upstream_failure::kind::http_status,
-                           "initialize answered HTTP " + std::to_string(answer.status),
-                           answer.status);
-        auto* result = answer.message->body().if_contains("result");
-        if (!result || !result->is_object()) {
-            auto f = fail(upstream_failure::kind::protocol,
-                          "initialize failed: " + answer.message->raw());
-            f.answer = std::move(*answer.message);
-            co_return f;
-        }
-        // The new session is built aside and published whole once `initialized` is through, so
-        // requests never see a half-made one.
-        session_state next;
-        next.id = answer.session_id;
-        if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
-            next.protocol_version = std::string(v->get_string());
-        json::object initialized{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
-        auto n = co_await exchange(ep, outgoing(initialized), next, ctx, deadline, s.get());
-        if (auto* f = std::get_if<upstream_failure>(&n))
-            co_return *f;
-        if (s->life.ended() || closed_) {
-            // Ended while the handshake ran: nobody will use it, so the upstream is told now.
-            if (!next.id.empty())
-                asio::co_spawn(ex_, send_delete(ep, std::move(next), s->caller), asio::detached);
-            co_return fail(upstream_failure::kind::connect_error, "the session was ended");
-        }
-        s->init_result = std::move(result->as_object());
-        s->state = std::move(next);
-        s->ep = &ep;
-        auto generation = s->life.publish();
-        if (s == root_ && generation > 1 && !held_uris_.empty()) {
-            // A new root session (the upstream restarted): the subscriptions gate held on
-            // the old one are made again, so their holders keep hearing of updates.
-            std::vector<std::string> uris;
-            for (const auto& [uri, holders] : held_uris_)
-                uris.push_back(uri);
-            asio::co_spawn(
-                ex_,
-                [self = shared_from_this(), uris = std::move(uris)]() -> asio::awaitable<void> {
-                    call_context upkeep;
-                    upkeep.use = guard_use::upkeep;
-                    for (const auto& uri : uris)
-                        co_await self->request("resources/subscribe", json::object{{"uri", uri}},
-                                               upkeep);
-                },
-                asio::detached);
-        }
-        if (s->log_level) {
-            json::object level{{"jsonrpc", "2.0"},
-                               {"id", next_id_++},
-                               {"method", "logging/setLevel"},
-                               {"params", {{"level", *s->log_level}}}};
-            co_await exchange(ep, outgoing(level), s->state, ctx, deadline, s.get());
-        }
-        // Only a sessionful upstream has a GET stream for the session's own traffic. It is
-        // open before the first call goes out: a server that asks the client something
-        // outside a call (roots/list at start) would otherwise speak into the void.
-        if (!s->state.id.empty()) {
-            auto opened = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
-            asio::co_spawn(ex_, listen(s, generation, opened), asio::detached);
-            asio::steady_timer bound(ex_, std::min(deadline, clock::now() + stream_open_wait));
-            boost::system::error_code opened_ec, bound_ec;
-            co_await (opened->async_wait(asio::redirect_error(asio::use_awaitable, opened_ec)) ||
-                      bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
-        }
-        co_return std::nullopt;
+        co_return std::move(tried.failure);
     }
     co_return last;
 }
 
-asio::awaitable<void> upstream_client::listen(session_ptr s, std::uint64_t generation,
-                                              std::shared_ptr<asio::steady_timer> opened) {
-    // Whatever happens, the handshake waiting for the stream is released.
-    struct release {
-        std::shared_ptr<asio::steady_timer>& t;
-        ~release() {
-            if (t)
-                t->cancel();
-        }
-    } released{opened};
-    auto self = shared_from_this(); // a retired client lives until its streams end
-    auto alive = [&] { return !closed_ && s->life.current(generation); };
-    while (alive()) {
-        auto& ep = *s->ep;
-        auto cred = co_await credential(s.get());
-        if (!std::holds_alternative<std::string>(cred))
-            co_return; // the next request's handshake tries again
-        auto c = co_await connect(ep);
-        if (!std::holds_alternative<upstream_connection>(c))
-            co_return; // the next request's handshake opens a new stream
-        auto conn =
-            std::make_shared<upstream_connection>(std::move(std::get<upstream_connection>(c)));
-        if (!alive()) {
-            conn->lowest().close();
-            co_return;
-        }
-        s->listening = conn;
-        std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
-        header_writer head(wire);
-        head.field("Host", ep.authority);
-        head.field("Accept", "text/event-stream");
-        head.field("User-Agent", "gate/" + std::string(gate_version));
-        head.field("Mcp-Session-Id", s->state.id);
-        if (!s->state.protocol_version.empty())
-            head.field("MCP-Protocol-Version", s->state.protocol_version);
-        if (const auto& line = std::get<std::string>(cred); !line.empty())
-            head.line(line);
-        if (!head.ok()) {
-            spdlog::warn("{}", refused_head(head).message);
-            conn->lowest().close();
-            co_return;
-        }
-        wire += "\r\n";
-        // 405: the upstream offers no stream. Anything else but 200: the session is gone or
-        // refused; the next request re-initializes and listens again.
-        bool streamed = co_await follow_stream(
-            *conn, wire, false,
-            [&] {
-                if (opened)
-                    std::exchange(opened, nullptr)->cancel();
-            },
-            alive,
-            [&](upstream_message message) {
-                if (alive())
-                    dispatch(*s, std::move(message));
-            });
-        if (s->listening == conn)
-            s->listening.reset();
-        if (!streamed || !alive())
-            co_return;
-        // The upstream closed a working stream (a restart, an idle cut): open it again after
-        // a pause, unless the session ends meanwhile.
-        s->relisten = std::make_shared<asio::steady_timer>(ex_, std::chrono::seconds(1));
-        boost::system::error_code wait_ec;
-        co_await s->relisten->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+asio::awaitable<upstream_sessions::attempt>
+upstream_sessions::open_modern(const session_ptr& s, upstream_endpoint& ep, const call_context& ctx,
+                               clock::time_point deadline) {
+    json::object discovered;
+    // A per-caller session discovers with its own credential: what the upstream offers may
+    // depend on who asks.
+    if (s == root_ || !state_.era_known || (state_.per_caller && s->caller)) {
+        auto failure = co_await discover(ep, ctx, deadline, discovered, s.get());
+        if (failure && failure->what == upstream_failure::kind::connect_error)
+            co_return attempt{attempt::then::next_replica, std::move(failure)};
+        if (failure)
+            co_return attempt{attempt::then::done, std::move(failure)};
+    }
+    if (!state_.modern)
+        co_return attempt{attempt::then::initialize, std::nullopt}; // `auto`: sessionful
+    if (!discovered.empty())
+        s->init_result = std::move(discovered);
+    s->state = session_state{{}, std::string(protocol::modern_protocol_version)};
+    s->ep = &ep;
+    auto generation = s->life.publish();
+    if (s == root_)
+        hooks_.root_published(generation); // list changes and held URIs, on gate's own listen
+    co_return attempt{};
+}
+
+asio::awaitable<upstream_sessions::attempt>
+upstream_sessions::initialize(const session_ptr& s, upstream_endpoint& ep, const call_context& ctx,
+                              clock::time_point deadline) {
+    json::object init{{"jsonrpc", "2.0"},
+                      {"id", state_.next_id++},
+                      {"method", "initialize"},
+                      {"params",
+                       {{"protocolVersion", client_protocol_version},
+                        {"capabilities", s->capabilities},
+                        {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
+    auto r = co_await exchange_.exchange(ep, outgoing_message::of(init), session_state{}, ctx,
+                                         deadline, s.get());
+    if (auto* f = std::get_if<upstream_failure>(&r))
+        co_return attempt{f->what == upstream_failure::kind::connect_error
+                              ? attempt::then::next_replica
+                              : attempt::then::done,
+                          std::move(*f)};
+    auto& answer = std::get<http_answer>(r);
+    if (answer.status != 200 || !answer.message)
+        co_return attempt{attempt::then::done,
+                          fail(upstream_failure::kind::http_status,
+                               "initialize answered HTTP " + std::to_string(answer.status),
+                               answer.status)};
+    auto* result = answer.message->body().if_contains("result");
+    if (!result || !result->is_object()) {
+        auto f =
+            fail(upstream_failure::kind::protocol, "initialize failed: " + answer.message->raw());
+        f.answer = std::move(*answer.message);
+        co_return attempt{attempt::then::done, std::move(f)};
+    }
+    // The new session is built aside and published whole once `initialized` is through, so
+    // requests never see a half-made one.
+    session_state next;
+    next.id = answer.session_id;
+    if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
+        next.protocol_version = std::string(v->get_string());
+    json::object initialized{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
+    auto n = co_await exchange_.exchange(ep, outgoing_message::of(initialized), next, ctx, deadline,
+                                         s.get());
+    if (auto* f = std::get_if<upstream_failure>(&n))
+        co_return attempt{attempt::then::done, std::move(*f)};
+    if (s->life.ended() || state_.closed) {
+        // Ended while the handshake ran: nobody will use it, so the upstream is told now.
+        if (!next.id.empty())
+            asio::co_spawn(state_.ex, exchange_.send_delete(ep, std::move(next), s->caller),
+                           asio::detached);
+        co_return attempt{attempt::then::done,
+                          fail(upstream_failure::kind::connect_error, "the session was ended")};
+    }
+    co_await publish(s, ep, std::move(next), std::move(result->as_object()), ctx, deadline);
+    co_return attempt{};
+}
+
+asio::awaitable<void> upstream_sessions::publish(const session_ptr& s, upstream_endpoint& ep,
+                                                 session_state next, json::object result,
+                                                 const call_context& ctx,
+                                                 clock::time_point deadline) {
+    s->init_result = std::move(result);
+    s->state = std::move(next);
+    s->ep = &ep;
+    auto generation = s->life.publish();
+    if (s == root_)
+        hooks_.root_published(generation);
+    if (s->log_level) {
+        json::object level{{"jsonrpc", "2.0"},
+                           {"id", state_.next_id++},
+                           {"method", "logging/setLevel"},
+                           {"params", {{"level", *s->log_level}}}};
+        co_await exchange_.exchange(ep, outgoing_message::of(level), s->state, ctx, deadline,
+                                    s.get());
+    }
+    // Only a sessionful upstream has a GET stream for the session's own traffic. It is open
+    // before the first call goes out: a server that asks the client something outside a call
+    // (roots/list at start) would otherwise speak into the void.
+    if (!s->state.id.empty()) {
+        auto opened = std::make_shared<asio::steady_timer>(state_.ex, clock::time_point::max());
+        asio::co_spawn(state_.ex, listen(s, generation, opened), asio::detached);
+        asio::steady_timer bound(state_.ex, std::min(deadline, clock::now() + stream_open_wait));
+        boost::system::error_code opened_ec, bound_ec;
+        co_await (opened->async_wait(asio::redirect_error(asio::use_awaitable, opened_ec)) ||
+                  bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
     }
 }
 
 asio::awaitable<std::optional<upstream_failure>>
-upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_point deadline,
-                          json::object& init_result, const upstream_session* origin) {
+upstream_sessions::discover(upstream_endpoint& ep, const call_context& ctx,
+                            clock::time_point deadline, json::object& init_result,
+                            const upstream_session* origin) {
     json::object params;
     protocol::add_envelope(params, root_->capabilities,
                            json::object{{"name", "gate"}, {"version", gate_version}});
     json::object probe{{"jsonrpc", "2.0"},
-                       {"id", next_id_++},
+                       {"id", state_.next_id++},
                        {"method", "server/discover"},
                        {"params", std::move(params)}};
     session_state modern_state{{}, std::string(protocol::modern_protocol_version)};
-    auto r = co_await exchange(ep, outgoing(probe), modern_state, ctx, deadline, origin);
+    auto r = co_await exchange_.exchange(ep, outgoing_message::of(probe), modern_state, ctx,
+                                         deadline, origin);
     if (auto* f = std::get_if<upstream_failure>(&r))
         co_return *f;
     auto& answer = std::get<http_answer>(r);
@@ -260,11 +192,11 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
                 speaks_modern =
                     speaks_modern || (version.is_string() &&
                                       version.get_string() == protocol::modern_protocol_version);
-    if (!era_known_) {
+    if (!state_.era_known) {
         // auto: anything but a discover result offering 2026-07-28 means the sessionful era.
-        era_known_ = true;
-        modern_ = speaks_modern;
-        if (!modern_)
+        state_.era_known = true;
+        state_.modern = speaks_modern;
+        if (!state_.modern)
             co_return std::nullopt;
     }
     if (!speaks_modern) {
@@ -285,6 +217,84 @@ upstream_client::discover(endpoint& ep, const call_context& ctx, clock::time_poi
     if (auto* i = result->if_contains("instructions"))
         init_result["instructions"] = *i;
     co_return std::nullopt;
+}
+
+asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t generation,
+                                                std::shared_ptr<asio::steady_timer> opened) {
+    // Whatever happens, the handshake waiting for the stream is released.
+    struct release {
+        std::shared_ptr<asio::steady_timer>& t;
+        ~release() {
+            if (t)
+                t->cancel();
+        }
+    } released{opened};
+    auto self = state_.hold(); // a retired client lives until its streams end
+    auto alive = [&] { return !state_.closed && s->life.current(generation); };
+    while (alive()) {
+        auto& ep = *s->ep;
+        auto cred = co_await exchange_.credentials().line(s->caller.get());
+        if (!std::holds_alternative<std::string>(cred))
+            co_return; // the next request's handshake tries again
+        auto c = co_await exchange_.connect(ep);
+        if (!std::holds_alternative<upstream_connection>(c))
+            co_return; // the next request's handshake opens a new stream
+        auto conn =
+            std::make_shared<upstream_connection>(std::move(std::get<upstream_connection>(c)));
+        if (!alive()) {
+            conn->lowest().close();
+            co_return;
+        }
+        s->listening = conn;
+        auto wire = listen_wire(*s, std::get<std::string>(cred));
+        if (!wire) {
+            conn->lowest().close();
+            co_return;
+        }
+        // 405: the upstream offers no stream. Anything else but 200: the session is gone or
+        // refused; the next request re-initializes and listens again.
+        bool streamed = co_await exchange_.follow_stream(
+            *conn, *wire, false,
+            [&] {
+                if (opened)
+                    std::exchange(opened, nullptr)->cancel();
+            },
+            alive,
+            [&](upstream_message message) {
+                if (alive())
+                    heard_.message(s->bridge, std::move(message));
+            });
+        if (s->listening == conn)
+            s->listening.reset();
+        if (!streamed || !alive())
+            co_return;
+        // The upstream closed a working stream (a restart, an idle cut): open it again after
+        // a pause, unless the session ends meanwhile.
+        s->relisten = std::make_shared<asio::steady_timer>(state_.ex, std::chrono::seconds(1));
+        boost::system::error_code wait_ec;
+        co_await s->relisten->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+    }
+}
+
+std::optional<std::string> upstream_sessions::listen_wire(const upstream_session& s,
+                                                          const std::string& credential) {
+    const auto& ep = *s.ep;
+    std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
+    header_writer head(wire);
+    head.field("Host", ep.authority);
+    head.field("Accept", "text/event-stream");
+    head.field("User-Agent", "gate/" + std::string(gate_version));
+    head.field("Mcp-Session-Id", s.state.id);
+    if (!s.state.protocol_version.empty())
+        head.field("MCP-Protocol-Version", s.state.protocol_version);
+    if (!credential.empty())
+        head.line(credential);
+    if (!head.ok()) {
+        spdlog::warn("{}", refused_head(head).message);
+        return std::nullopt;
+    }
+    wire += "\r\n";
+    return wire;
 }
 
 } // namespace gate::transport

@@ -5,7 +5,6 @@
 // once, each transition logged once); this is the round it asks for, run on the io thread.
 #include "gateway/mcp/fan_out.hpp"
 #include "gateway/upstream/upstream_client.hpp"
-#include "gateway/upstream/upstream_client_parts.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/process/version.hpp"
 
@@ -25,31 +24,31 @@ namespace json = boost::json;
 using clock = std::chrono::steady_clock;
 
 void upstream_client::start_health_checks() {
-    if (!cfg_.health_check_interval_ms || probing_ || closed_)
+    if (!state_.cfg.health_check_interval_ms || probing_ || state_.closed)
         return;
     probing_ = true;
     // Called on the actor's thread: the round itself runs on the io thread, and not at all
     // once this client is gone.
-    board_->on_probe_round([weak = weak_from_this(), ex = ex_] {
+    guards_.board()->on_probe_round([weak = weak_from_this(), ex = state_.ex] {
         asio::post(ex, [weak] {
-            if (auto self = weak.lock(); self && !self->closed_)
-                asio::co_spawn(self->ex_, self->probe_round(), asio::detached);
+            if (auto self = weak.lock(); self && !self->state_.closed)
+                asio::co_spawn(self->state_.ex, self->probe_round(), asio::detached);
         });
     });
-    if (auto actor = board_->actor()) // the first round now, not one interval from now
+    if (auto actor = guards_.board()->actor()) // the first round now, not one interval from now
         caf::anon_send(actor, health_tick{});
 }
 
-asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endpoint& ep) {
+asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(upstream_endpoint& ep) {
     // A probe must end before the next one starts, and never outlast a request's own bound.
-    auto budget = std::min(std::chrono::milliseconds(*cfg_.health_check_interval_ms),
-                           std::chrono::milliseconds(cfg_.timeouts.request_ms));
+    auto budget = std::min(std::chrono::milliseconds(*state_.cfg.health_check_interval_ms),
+                           std::chrono::milliseconds(state_.cfg.timeouts.request_ms));
     auto deadline = clock::now() + budget;
     json::object params;
-    json::object msg{{"jsonrpc", "2.0"}, {"id", next_id_++}};
+    json::object msg{{"jsonrpc", "2.0"}, {"id", state_.next_id++}};
     session_state state;
-    if (modern_) {
-        protocol::add_envelope(params, root_->capabilities,
+    if (state_.modern) {
+        protocol::add_envelope(params, sessions_.root()->capabilities,
                                json::object{{"name", "gate"}, {"version", gate_version}});
         msg["method"] = "server/discover";
         state.protocol_version = std::string(protocol::modern_protocol_version);
@@ -62,11 +61,12 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
     msg["params"] = std::move(params);
     call_context ctx;
     ctx.timeout = budget;
-    auto r = co_await exchange(ep, outgoing(msg), state, ctx, deadline, nullptr);
+    auto r =
+        co_await exchange_.exchange(ep, outgoing_message::of(msg), state, ctx, deadline, nullptr);
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         // An upstream that takes each caller's credential refuses gate's credential-less probe:
         // it answered, which is all a probe asks.
-        if (per_caller_ && (f->status == 401 || f->status == 403))
+        if (state_.per_caller && (f->status == 401 || f->status == 403))
             co_return std::nullopt;
         co_return f->message;
     }
@@ -79,7 +79,8 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
         session_state probed{answer.session_id, {}};
         if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
             probed.protocol_version = std::string(v->get_string());
-        asio::co_spawn(ex_, send_delete(ep, std::move(probed), nullptr), asio::detached);
+        asio::co_spawn(state_.ex, exchange_.send_delete(ep, std::move(probed), nullptr),
+                       asio::detached);
     }
     co_return std::nullopt;
 }
@@ -87,11 +88,12 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(endp
 asio::awaitable<void> upstream_client::probe_round() {
     auto self = shared_from_this();
     auto verdicts = co_await fan_out<std::optional<std::string>>(
-        endpoints_.size(), [this](std::size_t i) { return probe_endpoint(*endpoints_[i]); });
+        exchange_.endpoints().size(),
+        [this](std::size_t i) { return probe_endpoint(exchange_.endpoint(i)); });
     probe_verdicts round;
     for (auto& v : verdicts)
         round.why.push_back(v ? std::move(*v) : std::optional<std::string>("probe failed"));
-    if (auto actor = board_->actor())
+    if (auto actor = guards_.board()->actor())
         caf::anon_send(actor, std::move(round));
 }
 

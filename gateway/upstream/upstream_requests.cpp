@@ -1,44 +1,23 @@
 // What a request to an upstream means: sent on its session (again once after a 404 on a
 // session), a 2026-07-28 upstream's input rounds answered by the client, lists fetched page
 // by page, messages delivered on a session, the level a client set.
-#include "actors/endpoint_rotation.hpp"
-#include "gateway/fleet/fleet_store.hpp"
-#include "gateway/operations/traffic_tap.hpp"
-#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_requests.hpp"
+
 #include "gateway/upstream/upstream_client_parts.hpp"
-#include "protocol/json_check.hpp"
+#include "gateway/upstream/upstream_exchange.hpp"
+#include "gateway/upstream/upstream_recording.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
-#include "transport/client/upstream_connection.hpp"
-#include "transport/http/buffered_parse.hpp"
-#include "transport/http/header_writer.hpp"
-#include "transport/http/sse.hpp"
-#include "transport/http/write_now.hpp"
 #include "transport/process/version.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <boost/url/parse.hpp>
-#include <spdlog/spdlog.h>
-#include <type_traits>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
-using namespace boost::asio::experimental::awaitable_operators;
 using namespace upstream_parts;
 
 namespace {
@@ -47,60 +26,63 @@ constexpr int max_input_rounds = 16;
 
 // Counts a request on a session while it runs (its handshake included), so the bridge
 // keeper's retirement, decided on a picture up to one batch old, skips a session in use.
-template <class Session> class session_use {
+class session_use {
 public:
-    explicit session_use(Session& s) : s_(s) { s_.life.enter(); }
+    explicit session_use(upstream_session& s) : s_(s) { s_.life.enter(); }
     ~session_use() { s_.life.leave(); }
     session_use(const session_use&) = delete;
     session_use& operator=(const session_use&) = delete;
 
 private:
-    Session& s_;
+    upstream_session& s_;
 };
 } // namespace
 
-asio::awaitable<upstream_reply>
-upstream_client::request(std::string_view method, json::object params, const call_context& ctx) {
-    auto admitted = co_await admit(ctx.use);
-    if (auto* refused = std::get_if<upstream_failure>(&admitted))
-        co_return std::move(*refused);
-    co_return co_await request(method, std::move(params), ctx,
-                               std::move(std::get<guard_ticket>(admitted)));
-}
-
-asio::awaitable<upstream_reply> upstream_client::request(std::string_view method,
-                                                         json::object params,
-                                                         const call_context& ctx,
-                                                         guard_ticket admitted) {
-    // Counted while in flight, so a retired upstream drains before it closes.
-    struct in_flight {
-        upstream_client& c;
-        explicit in_flight(upstream_client& client) : c(client) { ++c.in_flight_; }
-        ~in_flight() {
-            if (--c.in_flight_ == 0 && c.retiring_ && !c.closed_)
-                asio::post(c.ex_, [self = c.shared_from_this()] {
-                    if (self->in_flight_ == 0 && !self->closed_)
-                        self->close();
-                });
-        }
-    } counted(*this);
-    std::optional<json::object> heard; // a copy only while recording
-    std::chrono::system_clock::time_point at;
-    if (tap_) {
-        heard = params;
-        at = std::chrono::system_clock::now();
-    }
-    auto reply = co_await send_request(method, std::move(params), ctx);
-    if (heard)
-        overheard(ctx, at, method, std::move(*heard), reply);
-    if (const auto* f = std::get_if<upstream_failure>(&reply); !admitted.settle_now(f))
-        co_await admitted.settle(f);
-    co_return reply;
-}
+upstream_requests::upstream_requests(upstream_state& state, upstream_sessions& sessions,
+                                     upstream_exchange& exchange, upstream_guards& guards,
+                                     upstream_recording& recording)
+    : state_(state), sessions_(sessions), exchange_(exchange), guards_(guards),
+      recording_(recording) {}
 
 namespace {
 // A JSON-RPC response to request `id`: what an upstream must answer. Anything else (an HTTP
 // error page in JSON, another id) is a failed call, not an answer to pass on.
+std::optional<upstream_failure> not_an_answer(const http_answer& answer, std::int64_t id) {
+    if (!answer.message)
+        return fail(upstream_failure::kind::http_status,
+                    "upstream answered HTTP " + std::to_string(answer.status) +
+                        " without a JSON-RPC response",
+                    answer.status);
+    if (is_response_to(*answer.message, id))
+        return std::nullopt;
+    const auto& raw = answer.message->raw();
+    auto text = raw.size() > 200 ? raw.substr(0, 200) + "..." : raw;
+    return fail(upstream_failure::kind::http_status,
+                "upstream answered HTTP " + std::to_string(answer.status) +
+                    " with a body that is not a JSON-RPC response to the request: " + text,
+                answer.status);
+}
+
+// A 2026-07-28 request's envelope: the client's capabilities (gate's, for its own), and the
+// level the client set (logging/setLevel), which travels with each request; a 2026-07-28
+// client's own level in its `_meta` stays as it sent it.
+void add_envelope(json::object& params, const call_context& ctx, const upstream_session& s) {
+    protocol::add_envelope(params,
+                           ctx.client_capabilities ? *ctx.client_capabilities : s.capabilities,
+                           json::object{{"name", "gate"}, {"version", gate_version}});
+    auto& meta = params["_meta"].as_object();
+    if (s.log_level && !meta.contains(protocol::meta_log_level))
+        meta[protocol::meta_log_level] = *s.log_level;
+}
+
+// Whether `answer` asks the call's client for input: 2026-07-28 asks by answering
+// input_required, and a client of an earlier revision is asked each embedded request.
+bool asks_input(const upstream_message& answer, bool modern, const call_context& ctx) {
+    if (!modern || !ctx.observer || !ctx.observer->answers_input())
+        return false;
+    auto type = answer.value_at({"result", "resultType"});
+    return type && type->is_string() && type->get_string() == "input_required";
+}
 
 // `"key":<the answer as the client wrote it>` appended to the members in `out`.
 void append_member(std::string& out, std::string_view key, const protocol::sourced_object& answer) {
@@ -171,16 +153,15 @@ answer_input(const json::object& result, std::string_view raw, const call_contex
 }
 } // namespace
 
-asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view method,
-                                                              json::object params,
-                                                              const call_context& ctx) {
-    auto deadline = clock::now() + budget_for(ctx);
+asio::awaitable<upstream_reply>
+upstream_requests::send(std::string_view method, json::object params, const call_context& ctx) {
+    auto deadline = clock::now() + state_.budget_for(ctx);
     // Empty params are left out, except where 2026-07-28 adds its envelope.
-    bool with_params = !params.empty() || modern_;
-    auto s = session_for(ctx);
+    bool with_params = !params.empty() || state_.modern;
+    auto s = sessions_.session_for(ctx);
     if (!s)
         co_return fail(upstream_failure::kind::protocol,
-                       "upstream " + cfg_.id +
+                       "upstream " + state_.cfg.id +
                            " takes each caller's own credential and this "
                            "request has no session of that caller to go on");
     session_use in_use(*s);
@@ -189,19 +170,11 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
     std::string_view source = ctx.params_source;
     std::string continued;
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (auto failure = co_await ensure_session(s, ctx))
+        if (auto failure = co_await sessions_.ensure_session(s, ctx))
             co_return *failure;
-        if (modern_) {
-            protocol::add_envelope(
-                params, ctx.client_capabilities ? *ctx.client_capabilities : s->capabilities,
-                json::object{{"name", "gate"}, {"version", gate_version}});
-            // The level the client set (logging/setLevel) travels with each request; a
-            // 2026-07-28 client's own level in its `_meta` stays as it sent it.
-            auto& meta = params["_meta"].as_object();
-            if (s->log_level && !meta.contains(protocol::meta_log_level))
-                meta[protocol::meta_log_level] = *s->log_level;
-        }
-        auto id = next_id_++;
+        if (state_.modern)
+            add_envelope(params, ctx, *s);
+        auto id = state_.next_id++;
         if (ctx.observer)
             ctx.observer->sent(id);
         auto generation = s->life.generation();
@@ -209,7 +182,7 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
         outgoing_message out{
             protocol::request_text(id, method, with_params ? &params : nullptr, source), method,
             protocol::named_value(method, &params), true, id};
-        auto r = co_await exchange(*s->ep, out, session, ctx, deadline, s.get());
+        auto r = co_await exchange_.exchange(*s->ep, out, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& answer = std::get<http_answer>(r);
@@ -220,155 +193,44 @@ asio::awaitable<upstream_reply> upstream_client::send_request(std::string_view m
             // Only the request that used the current session resets it; others that failed on
             // the same old session join the handshake already under way.
             if (s->life.forgotten(generation))
-                reset_session(*s);
+                sessions_.reset_session(*s);
             continue;
         }
-        if (!answer.message)
-            co_return fail(upstream_failure::kind::http_status,
-                           "upstream answered HTTP " + std::to_string(answer.status) +
-                               " without a JSON-RPC response",
-                           answer.status);
-        if (!is_response_to(*answer.message, id)) {
-            const auto& raw = answer.message->raw();
-            auto text = raw.size() > 200 ? raw.substr(0, 200) + "..." : raw;
-            co_return fail(
-                upstream_failure::kind::http_status,
-                "upstream answered HTTP " + std::to_string(answer.status) +
-                    " with a body that is not a JSON-RPC response to the request: " + text,
-                answer.status);
-        }
-        if (modern_ && ctx.observer && ctx.observer->answers_input()) {
-            // 2026-07-28 asks for input by answering input_required; a client of an earlier
-            // revision is asked each embedded request, and the call is retried with its
-            // answers and the upstream's state.
-            auto type = answer.message->value_at({"result", "resultType"});
-            if (type && type->is_string() && type->get_string() == "input_required") {
-                auto* result = answer.message->body()["result"].if_object();
-                if (++input_rounds > max_input_rounds)
-                    co_return fail(upstream_failure::kind::protocol,
-                                   "upstream asked for input more than " +
-                                       std::to_string(max_input_rounds) + " times in one call");
-                if (auto f = co_await answer_input(*result, answer.message->raw(), ctx, params,
-                                                   source, continued))
-                    co_return *f;
-                source = continued;
-                --attempt; // not a lost session: the same call, continued
-                continue;
-            }
+        if (auto f = not_an_answer(answer, id))
+            co_return std::move(*f);
+        if (asks_input(*answer.message, state_.modern, ctx)) {
+            // The call is retried with the client's answers and the upstream's state.
+            auto* result = answer.message->body()["result"].if_object();
+            if (++input_rounds > max_input_rounds)
+                co_return fail(upstream_failure::kind::protocol,
+                               "upstream asked for input more than " +
+                                   std::to_string(max_input_rounds) + " times in one call");
+            if (auto f = co_await answer_input(*result, answer.message->raw(), ctx, params, source,
+                                               continued))
+                co_return *f;
+            source = continued;
+            --attempt; // not a lost session: the same call, continued
+            continue;
         }
         co_return std::move(*answer.message);
     }
     co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
 }
 
-asio::awaitable<bool> upstream_client::deliver(const std::string& bridge, json::object message,
-                                               std::string source) {
-    auto s = root_;
-    if (!bridge.empty()) {
-        auto it = bridged_.find(bridge);
-        if (it == bridged_.end())
-            co_return false;
-        s = it->second;
-    }
-    if (!s->life.ready())
-        co_return false;
-    call_context ctx;
-    auto r = co_await exchange(*s->ep, outgoing(message, source), s->state, ctx,
-                               clock::now() + budget_for(ctx), s.get());
-    auto* answer = std::get_if<http_answer>(&r);
-    co_return answer && answer->status >= 200 && answer->status < 300;
-}
-
-asio::awaitable<bool> upstream_client::deliver_to(const session_address& to, json::object message,
-                                                  std::string source) {
-    if (to.endpoint >= endpoints_.size())
-        co_return false;
-    upstream_session carrier; // no caller: gate's own credential for the upstream
-    call_context ctx;
-    auto r = co_await exchange(*endpoints_[to.endpoint], outgoing(message, source),
-                               session_state{to.id, to.protocol_version}, ctx,
-                               clock::now() + budget_for(ctx), &carrier);
-    auto* answer = std::get_if<http_answer>(&r);
-    co_return answer && answer->status >= 200 && answer->status < 300;
-}
-
-asio::awaitable<void> upstream_client::set_log_level(const std::string& bridge, std::string level,
-                                                     const json::object& capabilities) {
-    call_context ctx;
-    ctx.bridge = bridge;
-    ctx.client_capabilities = &capabilities;
-    auto s = session_for(ctx);
-    if (!s)
-        co_return;
-    s->log_level = level;
-    // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel:
-    // the level travels in the `_meta` of each request on this session instead.
-    if (!s->life.ready() || modern_)
-        co_return;
-    auto admitted = co_await admit(guard_use::upkeep);
-    if (!std::holds_alternative<guard_ticket>(admitted))
-        co_return; // the level is sent with the next handshake of this session
-    auto ticket = std::move(std::get<guard_ticket>(admitted));
-    json::object msg{{"jsonrpc", "2.0"},
-                     {"id", next_id_++},
-                     {"method", "logging/setLevel"},
-                     {"params", {{"level", std::move(level)}}}};
-    auto r = co_await exchange(*s->ep, outgoing(msg), s->state, ctx, clock::now() + budget_for(ctx),
-                               s.get());
-    co_await ticket.settle(std::get_if<upstream_failure>(&r));
-}
-
-asio::awaitable<std::variant<json::object, upstream_failure>>
-upstream_client::initialize_result(const call_context& ctx) {
-    auto admitted = co_await admit(guard_use::upkeep);
-    if (auto* refused = std::get_if<upstream_failure>(&admitted))
-        co_return std::move(*refused);
-    auto ticket = std::move(std::get<guard_ticket>(admitted));
-    // A per-caller upstream is asked on that caller's session: its answer may depend on who asks.
-    auto s = session_for(ctx);
-    if (!s) {
-        auto f = fail(upstream_failure::kind::protocol,
-                      "upstream " + cfg_.id + " takes each caller's own credential");
-        f.upstream_at_fault = false;
-        co_await ticket.settle(&f);
-        co_return f;
-    }
-    auto failure = co_await ensure_session(s, ctx);
-    co_await ticket.settle(failure ? &*failure : nullptr);
-    if (failure)
-        co_return *failure;
-    co_return s->init_result;
-}
-
 asio::awaitable<std::variant<json::array, upstream_failure>>
-upstream_client::fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
-                            std::vector<std::string>* sources) {
-    // One admission for the whole list, however many pages the upstream serves it in.
-    auto admitted = co_await admit(ctx.use);
-    if (auto* refused = std::get_if<upstream_failure>(&admitted))
-        co_return std::move(*refused);
-    co_return co_await fetch_list(method, key, ctx, std::move(std::get<guard_ticket>(admitted)),
-                                  sources);
-}
-
-asio::awaitable<std::variant<json::array, upstream_failure>>
-upstream_client::fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
-                            guard_ticket ticket, std::vector<std::string>* sources) {
+upstream_requests::fetch_list(std::string_view method, std::string_view key,
+                              const call_context& ctx, upstream_guards::ticket ticket,
+                              std::vector<std::string>* sources) {
     json::array all;
     std::optional<std::string> cursor;
     for (int pages = 0; pages < 1000; ++pages) {
         json::object params;
         if (cursor)
             params["cursor"] = *cursor;
-        std::optional<json::object> heard; // a copy only while recording
-        std::chrono::system_clock::time_point at;
-        if (tap_) {
-            heard = params;
-            at = std::chrono::system_clock::now();
-        }
-        auto r = co_await send_request(method, std::move(params), ctx);
+        auto heard = recording_.before(params);
+        auto r = co_await send(method, std::move(params), ctx);
         if (heard)
-            overheard(ctx, at, method, std::move(*heard), r);
+            recording_.heard(ctx, std::move(*heard), method, r);
         co_await ticket.settle(std::get_if<upstream_failure>(&r));
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
@@ -397,6 +259,80 @@ upstream_client::fetch_list(std::string_view method, std::string_view key, const
         cursor = std::string(next->get_string());
     }
     co_return fail(upstream_failure::kind::protocol, "upstream list has more than 1000 pages");
+}
+
+asio::awaitable<std::variant<json::object, upstream_failure>>
+upstream_requests::initialize_result(const call_context& ctx) {
+    auto admitted = co_await guards_.admit(guard_use::upkeep);
+    if (auto* refused = std::get_if<upstream_failure>(&admitted))
+        co_return std::move(*refused);
+    auto ticket = std::move(std::get<upstream_guards::ticket>(admitted));
+    // A per-caller upstream is asked on that caller's session: its answer may depend on who asks.
+    auto s = sessions_.session_for(ctx);
+    if (!s) {
+        auto f = fail(upstream_failure::kind::protocol,
+                      "upstream " + state_.cfg.id + " takes each caller's own credential");
+        f.upstream_at_fault = false;
+        co_await ticket.settle(&f);
+        co_return f;
+    }
+    auto failure = co_await sessions_.ensure_session(s, ctx);
+    co_await ticket.settle(failure ? &*failure : nullptr);
+    if (failure)
+        co_return *failure;
+    co_return s->init_result;
+}
+
+asio::awaitable<bool> upstream_requests::deliver(const std::string& bridge, json::object message,
+                                                 std::string source) {
+    auto s = bridge.empty() ? sessions_.root() : sessions_.find(bridge);
+    if (!s || !s->life.ready())
+        co_return false;
+    call_context ctx;
+    auto r = co_await exchange_.exchange(*s->ep, outgoing_message::of(message, source), s->state,
+                                         ctx, clock::now() + state_.budget_for(ctx), s.get());
+    auto* answer = std::get_if<http_answer>(&r);
+    co_return answer && answer->status >= 200 && answer->status < 300;
+}
+
+asio::awaitable<bool> upstream_requests::deliver_to(const session_address& to, json::object message,
+                                                    std::string source) {
+    if (to.endpoint >= exchange_.endpoints().size())
+        co_return false;
+    session_origin carrier; // no caller: gate's own credential for the upstream
+    call_context ctx;
+    auto r = co_await exchange_.exchange(exchange_.endpoint(to.endpoint),
+                                         outgoing_message::of(message, source),
+                                         session_state{to.id, to.protocol_version}, ctx,
+                                         clock::now() + state_.budget_for(ctx), &carrier);
+    auto* answer = std::get_if<http_answer>(&r);
+    co_return answer && answer->status >= 200 && answer->status < 300;
+}
+
+asio::awaitable<void> upstream_requests::set_log_level(const std::string& bridge, std::string level,
+                                                       const json::object& capabilities) {
+    call_context ctx;
+    ctx.bridge = bridge;
+    ctx.client_capabilities = &capabilities;
+    auto s = sessions_.session_for(ctx);
+    if (!s)
+        co_return;
+    s->log_level = level;
+    // Sent at the handshake when the session is not open yet. 2026-07-28 has no setLevel:
+    // the level travels in the `_meta` of each request on this session instead.
+    if (!s->life.ready() || state_.modern)
+        co_return;
+    auto admitted = co_await guards_.admit(guard_use::upkeep);
+    if (!std::holds_alternative<upstream_guards::ticket>(admitted))
+        co_return; // the level is sent with the next handshake of this session
+    auto ticket = std::move(std::get<upstream_guards::ticket>(admitted));
+    json::object msg{{"jsonrpc", "2.0"},
+                     {"id", state_.next_id++},
+                     {"method", "logging/setLevel"},
+                     {"params", {{"level", std::move(level)}}}};
+    auto r = co_await exchange_.exchange(*s->ep, outgoing_message::of(msg), s->state, ctx,
+                                         clock::now() + state_.budget_for(ctx), s.get());
+    co_await ticket.settle(std::get_if<upstream_failure>(&r));
 }
 
 } // namespace gate::transport

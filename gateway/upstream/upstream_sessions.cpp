@@ -1,54 +1,40 @@
 // The upstream sessions of one client: the root ones and each downstream client's bridged
 // one, found or made for a call, opened once (single flight), forgotten, ended, and closed.
-#include "actors/endpoint_rotation.hpp"
-#include "gateway/fleet/fleet_store.hpp"
-#include "gateway/operations/traffic_tap.hpp"
-#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_sessions.hpp"
+
 #include "gateway/upstream/upstream_client_parts.hpp"
-#include "protocol/json_check.hpp"
-#include "protocol/json_rpc.hpp"
-#include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
-#include "transport/client/upstream_connection.hpp"
-#include "transport/http/buffered_parse.hpp"
-#include "transport/http/header_writer.hpp"
-#include "transport/http/sse.hpp"
-#include "transport/http/write_now.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/url/parse.hpp>
-#include <spdlog/spdlog.h>
-#include <type_traits>
+#include <vector>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace json = boost::json;
-using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
 using namespace boost::asio::experimental::awaitable_operators;
 using namespace upstream_parts;
 
-void upstream_client::reset_session(upstream_session& s) {
-    s.life.reset();
-    s.state = {};
-    s.ep = nullptr;
-    if (s.listening)
-        s.listening->lowest().close();
+upstream_sessions::upstream_sessions(upstream_state& state, upstream_exchange& exchange,
+                                     upstream_guards& guards, upstream_observer& heard,
+                                     session_hooks& hooks)
+    : state_(state), exchange_(exchange), guards_(guards), heard_(heard), hooks_(hooks),
+      root_(std::make_shared<upstream_session>()) {
+    // The root session declares what gate can bridge (servers register some tools only for
+    // clients that sample or elicit); lists for a client are asked on the root session of its
+    // profile, and each bridged session declares exactly what its client declared.
+    root_->capabilities = protocol::capabilities_of(protocol::full_profile);
 }
 
-upstream_client::session_ptr upstream_client::session_for(const call_context& ctx) {
+session_ptr upstream_sessions::find(const std::string& bridge) const {
+    auto it = bridged_.find(bridge);
+    return it == bridged_.end() ? nullptr : it->second;
+}
+
+session_ptr upstream_sessions::session_for(const call_context& ctx) {
     if (ctx.bridge.empty()) {
         if (ctx.caller)
             return nullptr; // a caller's credential never opens a shared session
@@ -79,38 +65,39 @@ upstream_client::session_ptr upstream_client::session_for(const call_context& ct
 }
 
 asio::awaitable<std::optional<upstream_failure>>
-upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
-    auto deadline = clock::now() + budget_for(ctx);
+upstream_sessions::ensure_session(session_ptr s, const call_context& ctx) {
+    auto deadline = clock::now() + state_.budget_for(ctx);
     for (;;) {
-        switch (s->life.next(closed_)) {
+        switch (s->life.next(state_.closed)) {
         case session_lifecycle::step::use:
             co_return std::nullopt;
         case session_lifecycle::step::ended:
             co_return fail(upstream_failure::kind::connect_error,
-                           "upstream " + cfg_.id + " session was ended");
+                           "upstream " + state_.cfg.id + " session was ended");
         case session_lifecycle::step::wait: {
             // Single-flight: later callers wait for the handshake already under way, but no
             // longer than their own budget (a /health probe must not inherit a 60 s wait).
             auto done = s->handshake_done;
-            asio::steady_timer bound(ex_, deadline);
+            asio::steady_timer bound(state_.ex, deadline);
             boost::system::error_code done_ec, bound_ec; // cancellation is the normal wake-up
             auto which =
                 co_await (done->async_wait(asio::redirect_error(asio::use_awaitable, done_ec)) ||
                           bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
             if (which.index() == 1)
                 co_return fail(upstream_failure::kind::timeout,
-                               "upstream " + cfg_.id + " handshake still under way after " +
-                                   std::to_string(budget_for(ctx).count()) + " ms");
-            if (s->life.next(closed_) == session_lifecycle::step::handshake)
+                               "upstream " + state_.cfg.id + " handshake still under way after " +
+                                   std::to_string(state_.budget_for(ctx).count()) + " ms");
+            if (s->life.next(state_.closed) == session_lifecycle::step::handshake)
                 co_return fail(upstream_failure::kind::connect_error,
-                               "upstream " + cfg_.id + " handshake failed");
+                               "upstream " + state_.cfg.id + " handshake failed");
             continue;
         }
         case session_lifecycle::step::handshake:
             break;
         }
         s->life.begin_handshake();
-        s->handshake_done = std::make_shared<asio::steady_timer>(ex_, clock::time_point::max());
+        s->handshake_done =
+            std::make_shared<asio::steady_timer>(state_.ex, clock::time_point::max());
         std::optional<upstream_failure> failure;
         try {
             failure = co_await handshake(s, ctx);
@@ -127,23 +114,15 @@ upstream_client::ensure_session(session_ptr s, const call_context& ctx) {
     co_return std::nullopt;
 }
 
-void upstream_client::retire(std::chrono::steady_clock::duration bound) {
-    if (closed_)
-        return;
-    if (in_flight_ == 0) {
-        close();
-        return;
-    }
-    retiring_ = true;
-    auto timer = std::make_shared<asio::steady_timer>(ex_, bound);
-    timer->async_wait([weak = weak_from_this(), timer](boost::system::error_code ec) {
-        if (auto self = weak.lock(); self && !ec && !self->closed_)
-            self->close(); // the drain's bound: what is still in flight is cut
-    });
+void upstream_sessions::reset_session(upstream_session& s) {
+    s.life.reset();
+    s.state = {};
+    s.ep = nullptr;
+    if (s.listening)
+        s.listening->lowest().close();
 }
 
-std::optional<upstream_client::session_address>
-upstream_client::address_of(const std::string& bridge) const {
+std::optional<session_address> upstream_sessions::address_of(const std::string& bridge) const {
     auto it = bridged_.find(bridge);
     if (it == bridged_.end() || !it->second->life.ready() || !it->second->ep ||
         it->second->state.id.empty())
@@ -152,7 +131,7 @@ upstream_client::address_of(const std::string& bridge) const {
     return session_address{s.state.id, s.state.protocol_version, s.ep->index};
 }
 
-bool upstream_client::retire_bridge(const std::string& bridge) {
+bool upstream_sessions::retire_bridge(const std::string& bridge) {
     auto it = bridged_.find(bridge);
     if (it != bridged_.end() && it->second->life.in_use())
         return false;
@@ -160,7 +139,7 @@ bool upstream_client::retire_bridge(const std::string& bridge) {
     return true;
 }
 
-void upstream_client::end_bridge(const std::string& bridge) {
+void upstream_sessions::end_bridge(const std::string& bridge) {
     auto it = bridged_.find(bridge);
     if (it == bridged_.end())
         return;
@@ -172,13 +151,11 @@ void upstream_client::end_bridge(const std::string& bridge) {
     if (s->relisten)
         s->relisten->cancel();
     if (was_ready && s->ep && !s->state.id.empty())
-        asio::co_spawn(ex_, send_delete(*s->ep, s->state, s->caller), asio::detached);
+        asio::co_spawn(state_.ex, exchange_.send_delete(*s->ep, s->state, s->caller),
+                       asio::detached);
 }
 
-void upstream_client::close() {
-    closed_ = true;
-    if (probing_)
-        board_->on_probe_round(nullptr);
+void upstream_sessions::close() {
     std::vector<std::string> all;
     for (auto& [bridge, s] : bridged_)
         all.push_back(bridge);
@@ -196,10 +173,6 @@ void upstream_client::close() {
         root_->listening->lowest().close();
     if (root_->relisten)
         root_->relisten->cancel();
-    if (listen_conn_)
-        std::exchange(listen_conn_, nullptr)->lowest().close();
-    if (listen_pause_)
-        listen_pause_->cancel();
 }
 
 } // namespace gate::transport

@@ -31,33 +31,33 @@ upstream_client::hold_subscription(const std::string& uri) {
             held_uris_.erase(it);
         return why;
     };
-    if (per_caller_)
+    if (state_.per_caller)
         // gate's own session carries no caller's credential, and a subscription held there
         // would serve every principal: each client subscribes on its own bridged session.
         co_return drop(upstream_failure{
             upstream_failure::kind::protocol,
-            "upstream " + cfg_.id +
+            "upstream " + state_.cfg.id +
                 " takes each caller's own credential: gate holds no shared subscription there",
             0, std::nullopt, std::chrono::milliseconds(0), false});
-    auto admitted = co_await admit(guard_use::invocation);
+    auto admitted = co_await guards_.admit(guard_use::invocation);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return drop(std::move(*refused));
     auto ticket = std::move(std::get<guard_ticket>(admitted));
-    if (auto failure = co_await ensure_session(root_, call_context{})) {
+    if (auto failure = co_await sessions_.ensure_session(sessions_.root(), call_context{})) {
         co_await ticket.settle(&*failure);
         co_return drop(std::move(*failure));
     }
-    if (modern_) {
+    if (state_.modern) {
         co_await ticket.settle(nullptr);
         if (!listen_filter().resource_subscriptions.contains(uri))
-            co_return drop(
-                upstream_failure{upstream_failure::kind::protocol,
-                                 "upstream " + cfg_.id + " does not offer resource subscriptions",
-                                 0, std::nullopt, std::chrono::milliseconds(0), false});
+            co_return drop(upstream_failure{upstream_failure::kind::protocol,
+                                            "upstream " + state_.cfg.id +
+                                                " does not offer resource subscriptions",
+                                            0, std::nullopt, std::chrono::milliseconds(0), false});
         refresh_listen();
         co_return std::nullopt;
     }
-    auto reply = co_await send_request("resources/subscribe", json::object{{"uri", uri}}, {});
+    auto reply = co_await requests_.send("resources/subscribe", json::object{{"uri", uri}}, {});
     co_await ticket.settle(std::get_if<upstream_failure>(&reply));
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return drop(std::move(*f));
@@ -73,16 +73,16 @@ void upstream_client::release_subscription(const std::string& uri) {
     if (it == held_uris_.end() || --it->second > 0)
         return;
     held_uris_.erase(it);
-    if (closed_)
+    if (state_.closed)
         return;
-    if (modern_) {
+    if (state_.modern) {
         refresh_listen();
         return;
     }
     asio::co_spawn(
-        ex_,
+        state_.ex,
         [self = shared_from_this(), uri]() -> asio::awaitable<void> {
-            if (self->root_->life.ready()) {
+            if (self->sessions_.root()->life.ready()) {
                 call_context upkeep;
                 upkeep.use = guard_use::upkeep;
                 co_await self->request("resources/unsubscribe", json::object{{"uri", uri}}, upkeep);
@@ -96,27 +96,28 @@ protocol::subscription_filter upstream_client::listen_filter() const {
     wanted.tools_list_changed = wanted.prompts_list_changed = wanted.resources_list_changed = true;
     for (const auto& [uri, holders] : held_uris_)
         wanted.resource_subscriptions.insert(uri);
-    auto* caps = root_->init_result.if_contains("capabilities");
+    auto* caps = sessions_.root()->init_result.if_contains("capabilities");
     return wanted.honoured_by(caps && caps->is_object() ? caps->get_object() : json::object{});
 }
 
 void upstream_client::refresh_listen() {
-    if (!modern_ || closed_)
+    if (!state_.modern || state_.closed)
         return;
     if (listen_pause_)
         listen_pause_->cancel();
-    asio::co_spawn(ex_, listen_modern(++listen_version_), asio::detached);
+    asio::co_spawn(state_.ex, listen_modern(++listen_version_), asio::detached);
 }
 
 asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
     auto self = shared_from_this(); // a retired client lives until its streams end
-    auto current = [&] { return !closed_ && version == listen_version_; };
+    auto current = [&] { return !state_.closed && version == listen_version_; };
+    const auto& root = sessions_.root();
     while (current()) {
-        auto admitted = co_await admit(guard_use::upkeep);
+        auto admitted = co_await guards_.admit(guard_use::upkeep);
         if (!std::holds_alternative<guard_ticket>(admitted))
             co_return; // circuit open: the handshake after it closes listens again
         auto ticket = std::move(std::get<guard_ticket>(admitted));
-        auto failure = co_await ensure_session(root_, call_context{});
+        auto failure = co_await sessions_.ensure_session(root, call_context{});
         co_await ticket.settle(failure ? &*failure : nullptr);
         if (failure)
             co_return; // the next handshake or hold listens again
@@ -126,32 +127,32 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                 std::exchange(listen_conn_, nullptr)->lowest().close();
             co_return;
         }
-        auto cred = co_await credential(root_.get());
+        auto cred = co_await credentials_.line(root->caller.get());
         if (!std::holds_alternative<std::string>(cred))
             co_return;
-        auto c = co_await connect(*root_->ep);
+        auto c = co_await exchange_.connect(*root->ep);
         if (!std::holds_alternative<upstream_connection>(c))
             co_return;
         auto conn =
             std::make_shared<upstream_connection>(std::move(std::get<upstream_connection>(c)));
         json::object params{{"notifications", filter.to_json()}};
-        protocol::add_envelope(params, root_->capabilities,
+        protocol::add_envelope(params, root->capabilities,
                                json::object{{"name", "gate"}, {"version", gate_version}});
         json::object msg{{"jsonrpc", "2.0"},
                          {"id", "gate-listen-" + std::to_string(version)},
                          {"method", "subscriptions/listen"},
                          {"params", std::move(params)}};
-        auto written = post_wire(*root_->ep, outgoing(msg), root_->state, call_context{},
-                                 std::get<std::string>(cred));
+        auto written = exchange_.post_wire(*root->ep, outgoing_message::of(msg), root->state,
+                                           call_context{}, std::get<std::string>(cred));
         if (auto* refused = std::get_if<upstream_failure>(&written)) {
-            spdlog::warn("upstream {}: {}", cfg_.id, refused->message);
+            spdlog::warn("upstream {}: {}", state_.cfg.id, refused->message);
             co_return;
         }
         auto& wire = std::get<std::string>(written);
         bool acknowledged = false;
         // Refused or not offered: list changes fall back to the cache's TTL.
-        co_await follow_stream(
-            *conn, wire, true, [] {}, [&] { return !closed_; },
+        co_await exchange_.follow_stream(
+            *conn, wire, true, [] {}, [&] { return !state_.closed; },
             [&](upstream_message message) {
                 auto* m = message.body()["method"].if_string();
                 if (m && *m == protocol::subscriptions_acknowledged) {
@@ -162,7 +163,7 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                     return;
                 }
                 protocol::strip_subscription(message.body());
-                dispatch(*root_, std::move(message));
+                heard_.message(root->bridge, std::move(message));
             });
         if (listen_conn_ == conn)
             listen_conn_.reset();
@@ -170,7 +171,7 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
             co_return; // refused, or replaced by a newer filter
         // The upstream ended a working listen (a restart, an idle cut): listen again after a
         // pause, unless a newer filter takes over meanwhile.
-        listen_pause_ = std::make_shared<asio::steady_timer>(ex_, relisten_pause);
+        listen_pause_ = std::make_shared<asio::steady_timer>(state_.ex, relisten_pause);
         boost::system::error_code wait_ec;
         co_await listen_pause_->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
     }

@@ -1,0 +1,68 @@
+// What a request to an upstream means, apart from its admission: it goes on its session (made
+// and opened on first use), and once more after a 404 on a session (the upstream forgot it:
+// re-initialized, single-flighted), never after a 404 without one (an answer at 2026-07-28);
+// the answer must be a JSON-RPC response to it; a 2026-07-28 upstream's input_required result
+// is answered by the call's client and the call continued. Lists are fetched page by page,
+// messages delivered on a session, the level a client set sent on its session.
+#pragma once
+
+#include "gateway/upstream/upstream_call.hpp"
+#include "gateway/upstream/upstream_guards.hpp"
+#include "gateway/upstream/upstream_sessions.hpp"
+#include "gateway/upstream/upstream_state.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace gate::transport {
+
+class upstream_exchange;
+class upstream_recording;
+
+class upstream_requests {
+public:
+    upstream_requests(upstream_state& state, upstream_sessions& sessions,
+                      upstream_exchange& exchange, upstream_guards& guards,
+                      upstream_recording& recording);
+    upstream_requests(const upstream_requests&) = delete;
+    upstream_requests& operator=(const upstream_requests&) = delete;
+
+    // One request, already admitted, on the session ctx names. The reply carries the
+    // gateway's upstream-side id; the caller puts its own client's id back.
+    boost::asio::awaitable<upstream_reply> send(std::string_view method, boost::json::object params,
+                                                const call_context& ctx);
+    // One complete list, following the upstream's own nextCursor pages, on one admission.
+    // With `sources`, each item's text as the upstream wrote it (empty where not known).
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch_list(std::string_view method, std::string_view key, const call_context& ctx,
+               upstream_guards::ticket admitted, std::vector<std::string>* sources);
+    // The upstream's initialize result (after the handshake), for passthrough mode.
+    boost::asio::awaitable<std::variant<boost::json::object, upstream_failure>>
+    initialize_result(const call_context& ctx);
+    // A notification or a response on a bridged session (empty: the root session). False
+    // when that session is not open or the upstream refused it.
+    boost::asio::awaitable<bool> deliver(const std::string& bridge, boost::json::object message,
+                                         std::string source);
+    // A response on the upstream session at `to` (one this instance may not hold).
+    boost::asio::awaitable<bool> deliver_to(const session_address& to, boost::json::object message,
+                                            std::string source);
+    // The level a client asked for: kept for its bridged session's handshake, and sent now if
+    // that session is open (at a 2026-07-28 upstream it rides each request's `_meta`).
+    boost::asio::awaitable<void> set_log_level(const std::string& bridge, std::string level,
+                                               const boost::json::object& capabilities);
+
+private:
+    upstream_state& state_;
+    upstream_sessions& sessions_;
+    upstream_exchange& exchange_;
+    upstream_guards& guards_;
+    upstream_recording& recording_;
+};
+
+} // namespace gate::transport

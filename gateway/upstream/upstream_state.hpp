@@ -1,0 +1,48 @@
+// What every unit of one upstream's client reads (upstream_client.hpp): the upstream's
+// configuration, the io thread's executor, whether each caller brings its own credential, the
+// era it speaks, whether the client is closed, the ids of gate's requests, and what keeps the
+// client alive while a unit's background work runs (a drain, a DELETE, a GET stream). The
+// client owns it; each unit holds a reference, so none holds the client.
+#pragma once
+
+#include "config/model.hpp"
+#include "gateway/auth/upstream_credential.hpp"
+#include "gateway/upstream/upstream_call.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace gate::transport {
+
+struct upstream_state {
+    upstream_state(boost::asio::any_io_executor executor, config::upstream upstream)
+        : ex(std::move(executor)), cfg(std::move(upstream)),
+          per_caller(transport::per_caller(cfg.auth)),
+          modern(cfg.protocol == config::protocol_mode::v2026_07_28),
+          era_known(cfg.protocol != config::protocol_mode::auto_) {}
+
+    boost::asio::any_io_executor ex;
+    const config::upstream cfg;
+    // The upstream takes each caller's own credential (passthrough, token-exchange): no shared
+    // session or list serves two principals.
+    const bool per_caller;
+    // The upstream's era: fixed by `protocol`, or learnt by the first handshake for `auto`.
+    bool modern;
+    bool era_known;
+    bool closed = false;      // no new session opens; background work ends
+    std::int64_t next_id = 1; // the upstream-side id of gate's next request
+    // The client that owns this state. Background work holds it (hold()) for its length, as a
+    // coroutine of the client holds the client.
+    std::weak_ptr<void> owner;
+    std::shared_ptr<void> hold() const { return owner.lock(); }
+
+    // timeouts.requestMs, or the caller's tighter budget.
+    std::chrono::milliseconds budget_for(const call_context& ctx) const {
+        auto budget = std::chrono::milliseconds(cfg.timeouts.request_ms);
+        return ctx.timeout && *ctx.timeout < budget ? *ctx.timeout : budget;
+    }
+};
+
+} // namespace gate::transport
