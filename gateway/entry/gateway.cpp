@@ -519,12 +519,14 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         if (parts.tap)
             stats.recording_counts(parts.tap->tally().delivered.load(),
                                    parts.tap->tally().dropped.load());
+        if (parts.supervision)
+            stats.supervision_counts(*parts.supervision);
         auto reply = http_reply::text(http::status::ok, stats.serialize());
         reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
         co_return reply;
     }
     if (parts.fault_hooks && path.starts_with(fault_hook_prefix))
-        if (auto reply = run_fault_hook(*live, req.method(), path))
+        if (auto reply = run_fault_hook(*live, parts.supervisor, req.method(), path))
             co_return std::move(*reply);
     co_return http_reply::json(http::status::not_found, R"({"error":"not found"})");
 }

@@ -54,6 +54,8 @@ struct gateway_parts {
     // gate --record: what the gateway hears goes to the recorder through it; null: not
     // recording.
     std::shared_ptr<traffic_tap> tap;
+    // What supervision did (restarts, give-ups by kind of actor), read at each scrape.
+    std::shared_ptr<const supervision_tally> supervision;
 };
 
 class gateway {

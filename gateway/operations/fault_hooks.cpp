@@ -8,9 +8,15 @@ namespace gate::transport {
 
 namespace http = boost::beast::http;
 
-std::optional<http_reply> run_fault_hook(const federation_view& live, http::verb verb,
+std::optional<http_reply> run_fault_hook(const federation_view& live,
+                                         const supervisor_actor& supervisor, http::verb verb,
                                          std::string_view path) {
     constexpr std::string_view kill = "/_test/kill-upstream-actor/";
+    if (verb == http::verb::post && path == "/_test/kill-supervisor" && supervisor) {
+        spdlog::warn("fault hook: killing the supervisor");
+        caf::anon_send_exit(supervisor, caf::exit_reason::kill);
+        return http_reply::json(http::status::accepted, R"({"killed":"supervisor"})");
+    }
     if (verb != http::verb::post || !path.starts_with(kill))
         return std::nullopt;
     auto id = std::string(path.substr(kill.size()));

@@ -1,9 +1,12 @@
 // Test-only fault hooks: with GATE_TEST_FAULT_HOOKS=1 in gate's environment (never set in
 // production; gate warns at start when it is), `POST /_test/kill-upstream-actor/<id>` kills
 // that upstream's actor the way a crash would (an unhandleable exit), so a test can watch the
-// supervisor respawn it while traffic runs. Without the variable the path is an ordinary 404.
+// supervisor respawn it while traffic runs; `POST /_test/kill-supervisor` kills the supervisor
+// the same way, so a test can watch gate exit non-zero. Without the variable the paths are
+// ordinary 404s.
 #pragma once
 
+#include "actors/supervisor.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "transport/http/http_reply.hpp"
 
@@ -16,7 +19,8 @@ namespace gate::transport {
 inline constexpr std::string_view fault_hook_prefix = "/_test/";
 
 // The hook's answer, or nullopt when `path` names none.
-std::optional<http_reply> run_fault_hook(const federation_view& live, boost::beast::http::verb verb,
-                                         std::string_view path);
+std::optional<http_reply> run_fault_hook(const federation_view& live,
+                                         const supervisor_actor& supervisor,
+                                         boost::beast::http::verb verb, std::string_view path);
 
 } // namespace gate::transport

@@ -169,12 +169,30 @@ metrics::metrics()
         session_evictions_[i] = &evictions.Add({{"reason", std::string(session_reasons[i])}});
         session_refusals_[i] = &refusals.Add({{"reason", std::string(session_reasons[i])}});
     }
+    register_supervision();
     prometheus::BuildGauge()
         .Name("gate_build_info")
         .Help("Build information; always 1")
         .Register(*registry_)
         .Add({{"version", std::string(gate_release)}})
         .Set(1);
+}
+
+void metrics::register_supervision() {
+    auto& restarts = prometheus::BuildCounter()
+                         .Name("gate_actor_restarts_total")
+                         .Help("Actors the supervisor respawned after they stopped, by kind")
+                         .Register(*registry_);
+    auto& given_up = prometheus::BuildCounter()
+                         .Name("gate_actor_given_up_total")
+                         .Help("Actors that crashed past their restart intensity (5 within 60 "
+                               "s), by kind: an upstream's is left stopped and its calls "
+                               "refused until a reload; any other stops gate")
+                         .Register(*registry_);
+    for (std::size_t i = 0; i < supervised_kinds.size(); ++i) {
+        actor_restarts_[i] = &restarts.Add({{"actor", std::string(supervised_kinds[i])}});
+        actors_given_up_[i] = &given_up.Add({{"actor", std::string(supervised_kinds[i])}});
+    }
 }
 
 void metrics::session_evicted(std::string_view reason) {
@@ -286,6 +304,13 @@ void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::in
 void metrics::recording_counts(std::int64_t written, std::int64_t dropped) {
     advance(recording_[0], written);
     advance(recording_[1], dropped);
+}
+
+void metrics::supervision_counts(const supervision_tally& tally) {
+    for (std::size_t i = 0; i < supervised_kinds.size(); ++i) {
+        advance(actor_restarts_[i], tally.restarts[i].load());
+        advance(actors_given_up_[i], tally.given_up[i].load());
+    }
 }
 
 void metrics::outbox_dropped(std::int64_t dropped) {

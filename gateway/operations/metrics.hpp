@@ -1,6 +1,7 @@
 // The gateway's Prometheus series (spec: "Metrics"); label sets are frozen by contract.
 #pragma once
 
+#include "actors/supervision_tally.hpp"
 #include "protocol/outcome.hpp"
 
 #include <array>
@@ -66,6 +67,10 @@ public:
     // (`principal_share`, `table_full`: gateway/mcp/session_shares).
     void session_evicted(std::string_view reason);
     void session_refused(std::string_view reason);
+    // What supervision did, as it stands (read at each scrape): actors restarted and actors
+    // given up on past their restart intensity, by kind (gate_actor_restarts_total{actor},
+    // gate_actor_given_up_total{actor}).
+    void supervision_counts(const supervision_tally& tally);
 
     // Text exposition format of every series, process collectors included.
     std::string serialize() const;
@@ -81,6 +86,7 @@ private:
         prometheus::Histogram* duration = nullptr;
         std::array<prometheus::Counter*, 5> by_outcome{}; // indexed like upstream_outcomes
     };
+    void register_supervision();
     method_series& series_for(std::string_view method);
     upstream_series& series_for_upstream(const std::string& id);
 
@@ -99,6 +105,8 @@ private:
                                                                         "table_full"};
     std::array<prometheus::Counter*, 2> session_evictions_{};
     prometheus::Counter* outbox_dropped_ = nullptr;
+    std::array<prometheus::Counter*, supervised_kinds.size()> actor_restarts_{};
+    std::array<prometheus::Counter*, supervised_kinds.size()> actors_given_up_{};
     std::array<prometheus::Counter*, 2> session_refusals_{};
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Family<prometheus::Counter>& tenant_requests_;

@@ -163,7 +163,8 @@ int run_gate(const std::vector<std::string>& args) {
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
     notify_ready("listening on port " + std::to_string(port));
     transport::run_io(io, std::chrono::microseconds(opt.io_spin_us));
-    return 0;
+    // The supervisor stopped on its own (the host logged why): not a clean stop.
+    return host->failure() ? transport::gateway_host::lost_status : 0;
 }
 
 } // namespace gate

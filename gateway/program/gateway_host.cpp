@@ -13,12 +13,16 @@
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/error.hpp>
+#include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
+#include <utility>
 
 namespace gate::transport {
 
@@ -81,6 +85,38 @@ struct gateway_host::impl {
             doc = std::move(next);
         notify_ready("listening on port " + std::to_string(port));
         return refused;
+    }
+
+    // Set on the io thread when the supervisor stopped on its own (gateway_host::failure).
+    std::optional<std::string> failure;
+    bool draining = false;
+
+    void drain(std::chrono::steady_clock::duration bound) {
+        if (std::exchange(draining, true))
+            return;
+        notify_stopping();
+        discovery->stop();
+        gw->drain(bound, [this] { flush_then_stop(flush_bound); });
+    }
+
+    // Our own shutdown (~impl) stops the supervisor with user_shutdown; any other end is a
+    // failure the program exits on. The functor runs on the supervisor's thread: the io
+    // thread takes it from there (a handler posted while ~impl runs is never run, and the
+    // io_context outlives the actor system).
+    void watch_supervisor() {
+        auto ptr = caf::actor_cast<caf::strong_actor_ptr>(supervisor);
+        ptr->get()->attach_functor([this](const caf::error& reason) {
+            if (reason == caf::make_error(caf::exit_reason::user_shutdown))
+                return;
+            boost::asio::post(io, [this, why = caf::to_string(reason)] { supervisor_lost(why); });
+        });
+    }
+    void supervisor_lost(const std::string& why) {
+        failure = why;
+        spdlog::critical("the supervisor stopped ({}) and its actors with it: gate stops serving "
+                         "and exits with status {} so its service manager restarts it",
+                         why, lost_status);
+        drain(lost_drain_bound);
     }
 
     // After the drain: what the audit and span sinks hold goes out (bounded), then the io
@@ -181,7 +217,9 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
         });
     };
     i.directory = std::make_shared<actor_directory>();
+    auto supervision = what.tally;
     i.supervisor = spawn_supervisor(i.sys, std::move(what), i.directory);
+    i.watch_supervisor();
     gateway_parts parts{i.directory,
                         snap,
                         i.supervisor,
@@ -191,7 +229,8 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
                         std::move(audit_tally),
                         i.discovery_state,
                         std::move(span_tally),
-                        nullptr};
+                        nullptr,
+                        std::move(supervision)};
     if (opt.record) {
         auto backlog = std::make_shared<std::atomic<std::int64_t>>(0);
         auto tally = std::make_shared<delivery_tally>();
@@ -265,9 +304,11 @@ std::optional<std::string> gateway_host::reload(std::shared_ptr<const config::do
 }
 
 void gateway_host::drain(std::chrono::steady_clock::duration bound) {
-    notify_stopping();
-    impl_->discovery->stop();
-    impl_->gw->drain(bound, [this] { impl_->flush_then_stop(flush_bound); });
+    impl_->drain(bound);
+}
+
+const std::optional<std::string>& gateway_host::failure() const {
+    return impl_->failure;
 }
 
 } // namespace gate::transport

@@ -47,7 +47,15 @@ public:
     // Stops accepting, drains requests being answered (up to `bound`), gives the audit sinks up
     // to `flush_bound` to deliver what they hold, then stops the io_context.
     static constexpr std::chrono::seconds flush_bound{3};
-    void drain(std::chrono::steady_clock::duration bound);
+    void drain(std::chrono::steady_clock::duration bound); // once; later calls do nothing
+
+    // The supervisor stopped on its own (it gave up on a process-wide actor that crashed past
+    // its restart intensity, or it crashed itself): its actors are gone, so the host logs one
+    // critical line and drains for up to `lost_drain_bound`. Why, once that happened (read on
+    // the io thread, or after it stopped); gate then exits with `lost_status`.
+    static constexpr std::chrono::seconds lost_drain_bound{2};
+    static constexpr int lost_status = 70; // EX_SOFTWARE: systemd's Restart=on-failure restarts
+    const std::optional<std::string>& failure() const;
 
 private:
     struct impl;

@@ -195,6 +195,7 @@ std::uint16_t start_instance(instance& i, caf::actor_system& sys,
                                      {},
                                      {},
                                      {},
+                                     nullptr,
                                      nullptr});
     return i.gw->listen("127.0.0.1", 0);
 }

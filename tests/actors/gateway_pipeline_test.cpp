@@ -64,7 +64,7 @@ struct gateway_fixture : ::testing::Test {
         auto directory = std::make_shared<actor_directory>();
         supervisor = spawn_supervisor(*sys, std::move(what), directory);
         gw.emplace(io, transport::gateway_parts{
-                           directory, snap, supervisor, false, {}, {}, {}, {}, {}, {}});
+                           directory, snap, supervisor, false, {}, {}, {}, {}, {}, {}, {}});
         gw->on_request = [this](const transport::request_context& r) {
             std::lock_guard lock(mutex);
             records.push_back(r);

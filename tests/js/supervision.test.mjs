@@ -1,7 +1,9 @@
 // Supervision against the real binary: an upstream's actor killed (through the test-only
 // fault hook, GATE_TEST_FAULT_HOOKS=1) is respawned by the supervisor while a concurrent load
 // keeps calling both upstreams, and no call of that load fails: the other upstream's actor
-// never stops, and the killed one's calls fail open until its successor answers.
+// never stops, and the killed one's calls fail open until its successor answers. Past its
+// restart intensity (5 within 60 s) an upstream is refused with -32041 until a reload; the
+// supervisor's own death ends gate with a non-zero status.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
@@ -88,8 +90,51 @@ describe('supervision of upstream actors', { timeout: 120_000 }, () => {
     // The respawned actor owns a's guards: they answer on /metrics as a fresh closed circuit.
     const m = (await get(`${gate.base}/metrics`)).text;
     assert.match(m, /gate_upstream_breaker_state\{upstream="a"\} 0/);
+    assert.match(m, /gate_actor_restarts_total\{actor="upstream"\} 3\n/);
+    assert.match(m, /gate_actor_given_up_total\{actor="upstream"\} 0\n/);
     const unknown = await post(`${gate.base}/_test/kill-upstream-actor/nope`, {});
     assert.equal(unknown.status, 404);
     assert.match(unknown.text, /no upstream nope/);
+  });
+
+  test('past its restart intensity an upstream answers -32041 until a reload', async () => {
+    const config = { upstreams: [{ id: 'a', url: everything.url, namespace: 'a' }, { id: 'b', url: everything.url, namespace: 'b' }] };
+    const g = await startGate({ env: { GATE_TEST_FAULT_HOOKS: '1' }, config });
+    const client = await connectClient(g.url);
+    try {
+      const respawns = () => (g.proc.stderr.text().match(/upstream actor a stopped \(.*\); respawned/g) ?? []).length;
+      for (let k = 1; k <= 5; k++) {
+        assert.equal((await post(`${g.base}/_test/kill-upstream-actor/a`, {})).status, 202);
+        await eventually(() => respawns() >= k, { what: `respawn ${k}` }); // after 0, 100, ... 800 ms
+      }
+      assert.equal((await post(`${g.base}/_test/kill-upstream-actor/a`, {})).status, 202);
+      await eventually(() => /upstream actor a stopped .* after 5 restarts within 60 s; gate stops restarting it/.test(g.proc.stderr.text()), { what: 'the give-up' });
+      const err = await echo(client, 'a__echo', 'x').then(() => null, (e) => e);
+      assert.equal(err?.code, -32041, err?.message);
+      assert.match(err.message, /gave up restarting/);
+      assert.deepEqual((await echo(client, 'b__echo', 'y')).content, [{ type: 'text', text: 'Echo: y' }]);
+      const m = (await get(`${g.base}/metrics`)).text;
+      assert.match(m, /gate_actor_restarts_total\{actor="upstream"\} 5\n/);
+      assert.match(m, /gate_actor_given_up_total\{actor="upstream"\} 1\n/);
+      assert.match(m, /gate_upstream_breaker_state\{upstream="a"\} 2/);
+      g.reload(config);
+      await eventually(() => /upstream a: its actor gets a fresh start with the reload/.test(g.proc.stderr.text()), { what: 'the fresh start' });
+      assert.deepEqual((await echo(client, 'a__echo', 'z')).content, [{ type: 'text', text: 'Echo: z' }]);
+    } finally {
+      await client.close().catch(() => {});
+      await g.stop();
+    }
+  });
+
+  test('the death of the supervisor ends gate with a non-zero status', async () => {
+    const g = await startGate({ env: { GATE_TEST_FAULT_HOOKS: '1' }, config: { upstreams: [{ id: 'a', url: everything.url }] } });
+    try {
+      assert.equal((await post(`${g.base}/_test/kill-supervisor`, {})).status, 202);
+      const { code } = await g.proc.exited;
+      assert.equal(code, 70);
+      assert.match(g.proc.stderr.text(), /the supervisor stopped \(.*\) and its actors with it: gate stops serving and exits with status 70/);
+    } finally {
+      await g.proc.stop();
+    }
   });
 });
