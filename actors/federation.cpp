@@ -43,8 +43,11 @@ std::variant<route, route_error> by_name(const snapshot& snap, json::object& par
                                          std::string_view key) {
     auto* v = params.if_contains(key);
     if (!v || !v->is_string())
-        return route_error{protocol::error_code::invalid_params,
-                           "params." + std::string(key) + " must be a string", ""};
+        return route_error{
+            protocol::gateway_error::invalid_params,
+            protocol::gateway_error_text(protocol::gateway_error::invalid_params,
+                                         {"params." + std::string(key) + " must be a string"}),
+            ""};
     std::string full(v->get_string());
     auto decoded = snap.codec.decode(full);
     if (!decoded)
@@ -56,17 +59,16 @@ std::variant<route, route_error> by_name(const snapshot& snap, json::object& par
 } // namespace
 
 route_error unknown_name(const std::string& name) {
-    return route_error{protocol::describe(protocol::gateway_error::unknown_namespace).rpc_code,
-                       "unknown namespace in \"" + name +
-                           "\": no configured upstream owns this name; refetch the list",
-                       name};
+    return route_error{
+        protocol::gateway_error::unknown_namespace,
+        protocol::gateway_error_text(protocol::gateway_error::unknown_namespace, {name}), name};
 }
 
 route_error unknown_uri(const std::string& uri, bool needs_resource_lists) {
-    return route_error{protocol::error_code::invalid_params,
-                       "unknown resource URI \"" + uri +
-                           "\": no upstream lists it or a template that matches it",
-                       uri, needs_resource_lists};
+    return route_error{
+        protocol::gateway_error::unknown_resource,
+        protocol::gateway_error_text(protocol::gateway_error::unknown_resource, {uri}), uri,
+        needs_resource_lists};
 }
 
 std::optional<std::variant<route, route_error>>
@@ -253,12 +255,15 @@ federation::page_at(list_kind kind, const json::array& merged,
     if (cursor) {
         auto c = cursors_.decode(*cursor);
         if (!c || c->kind != kind || c->principal != caller)
-            return route_error{protocol::describe(protocol::gateway_error::invalid_cursor).rpc_code,
-                               "invalid cursor: restart the list from the beginning", ""};
+            return route_error{
+                protocol::gateway_error::invalid_cursor,
+                protocol::gateway_error_text(protocol::gateway_error::invalid_cursor,
+                                             {"restart the list from the beginning"}),
+                ""};
         if (c->fingerprint != fingerprint)
-            return route_error{protocol::describe(protocol::gateway_error::invalid_cursor).rpc_code,
-                               "expired cursor: the list changed, restart it from the beginning",
-                               ""};
+            return route_error{
+                protocol::gateway_error::expired_cursor,
+                protocol::gateway_error_text(protocol::gateway_error::expired_cursor), ""};
         offset = c->offset;
     }
     auto cut = [&] {
@@ -362,7 +367,9 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
         method == "resources/unsubscribe") {
         auto* uri = params.if_contains("uri");
         if (!uri || !uri->is_string())
-            return route_error{protocol::error_code::invalid_params, "params.uri must be a string",
+            return route_error{protocol::gateway_error::invalid_params,
+                               protocol::gateway_error_text(protocol::gateway_error::invalid_params,
+                                                            {"params.uri must be a string"}),
                                ""};
         std::string text(uri->get_string());
         if (auto owner = owner_of_uri(text))
@@ -379,21 +386,25 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
                 std::string text(uri->get_string());
                 if (auto owner = owner_of_uri(text))
                     return route{*owner, std::move(params), text};
-                return route_error{protocol::error_code::invalid_params,
-                                   "unknown resource \"" + text + "\" in completion reference",
-                                   text, !resource_lists_known()};
+                return route_error{
+                    protocol::gateway_error::unknown_completion_resource,
+                    protocol::gateway_error_text(
+                        protocol::gateway_error::unknown_completion_resource, {text}),
+                    text, !resource_lists_known()};
             }
         }
-        return route_error{protocol::error_code::invalid_params,
-                           "params.ref must be a ref/prompt with a name or a ref/resource with "
-                           "a uri",
-                           ""};
+        return route_error{
+            protocol::gateway_error::invalid_params,
+            protocol::gateway_error_text(
+                protocol::gateway_error::invalid_params,
+                {"params.ref must be a ref/prompt with a name or a ref/resource with a uri"}),
+            ""};
     }
     if (snap_->codec.passthrough())
         return route{0, std::move(params), ""};
-    return route_error{protocol::error_code::method_not_found,
-                       "method \"" + std::string(method) + "\" is not supported by the gateway",
-                       ""};
+    return route_error{
+        protocol::gateway_error::unsupported_method,
+        protocol::gateway_error_text(protocol::gateway_error::unsupported_method, {method}), ""};
 }
 
 } // namespace gate

@@ -6,6 +6,7 @@
 #include "actors/snapshot.hpp"
 #include "protocol/client_profile.hpp"
 #include "protocol/cursor_codec.hpp"
+#include "protocol/gateway_error.hpp"
 #include "protocol/list_kind.hpp"
 
 #include <boost/json/array.hpp>
@@ -31,7 +32,7 @@ struct route {
 };
 
 struct route_error {
-    int code;
+    protocol::gateway_error error; // how it is answered (protocol/gateway_error)
     std::string message;
     std::string name;
     bool needs_resource_lists = false; // owner unknown: list resources, then route again

@@ -44,7 +44,15 @@ std::optional<std::string> decode_header_value(std::string_view raw) {
 namespace {
 
 modern_refusal mismatch(std::string message) {
-    return {400, modern_code::header_mismatch, std::move(message), {}};
+    return {gateway_error::header_mismatch,
+            gateway_error_text(gateway_error::header_mismatch, {message}),
+            {}};
+}
+
+modern_refusal invalid(std::string what) {
+    return {gateway_error::invalid_params_modern,
+            gateway_error_text(gateway_error::invalid_params_modern, {what}),
+            {}};
 }
 
 } // namespace
@@ -102,37 +110,25 @@ std::optional<modern_refusal> check_modern_request(std::string_view method,
                                                    const modern_headers& headers) {
     auto version = claimed_version(params);
     if (!version)
-        return modern_refusal{400,
-                              error_code::invalid_params,
-                              "invalid params: _meta." + std::string(meta_protocol_version) +
-                                  " is required",
-                              {}};
+        return invalid("_meta." + std::string(meta_protocol_version) + " is required");
     if (*version != modern_protocol_version) {
         json::object data{{"supported", json::array{modern_protocol_version}},
                           {"requested", *version}};
-        return modern_refusal{400, modern_code::unsupported_protocol_version,
-                              "unsupported protocol version " + *version +
-                                  " without a session: this endpoint serves " +
-                                  std::string(modern_protocol_version) +
-                                  " statelessly, earlier revisions after initialize",
+        return modern_refusal{gateway_error::unsupported_version_modern,
+                              gateway_error_text(gateway_error::unsupported_version_modern,
+                                                 {*version, modern_protocol_version}),
                               std::move(data)};
     }
     auto* meta = params->at("_meta").if_object();
     auto* caps = meta ? meta->if_contains(meta_client_capabilities) : nullptr;
     if (!caps || !caps->is_object())
-        return modern_refusal{400,
-                              error_code::invalid_params,
-                              "invalid params: _meta." + std::string(meta_client_capabilities) +
-                                  " is required and must be an object",
-                              {}};
+        return invalid("_meta." + std::string(meta_client_capabilities) +
+                       " is required and must be an object");
     if (auto* level = meta->if_contains(meta_log_level);
         level && (!level->is_string() || !is_log_level(level->get_string())))
-        return modern_refusal{400,
-                              error_code::invalid_params,
-                              "invalid params: _meta." + std::string(meta_log_level) +
-                                  " must be one of debug, info, notice, warning, error, "
-                                  "critical, alert, emergency",
-                              {}};
+        return invalid("_meta." + std::string(meta_log_level) +
+                       " must be one of debug, info, notice, warning, error, critical, alert, "
+                       "emergency");
     if (headers.protocol_version != *version)
         return mismatch("MCP-Protocol-Version header (" + headers.protocol_version +
                         ") must equal _meta." + std::string(meta_protocol_version) + " (" +

@@ -3,6 +3,8 @@
 // transport hands in the headers it read.
 #pragma once
 
+#include "protocol/gateway_error.hpp"
+
 #include <boost/json/object.hpp>
 #include <optional>
 #include <string>
@@ -60,8 +62,7 @@ struct modern_headers {
 };
 
 struct modern_refusal {
-    int http_status;
-    int code;
+    gateway_error error; // its status and code (protocol/gateway_error)
     std::string message;
     boost::json::object data; // -32022: {supported, requested}
 };

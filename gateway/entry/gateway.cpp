@@ -4,6 +4,7 @@
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/operations/fault_hooks.hpp"
 #include "gateway/operations/traffic_tap.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_text.hpp"
@@ -309,12 +310,10 @@ gateway::impl::reserve_budget(const budget_ledger::account_ref& ref, wall_time n
 
 boost::json::object gateway::impl::budget_refusal(request_context& ctx,
                                                   const budget_ledger::exhausted& e) {
-    auto text = "budget exhausted: " + std::to_string(e.allowance) + " upstream calls per " +
-                e.period + " for " + (e.key == "server" ? std::string("the server") : e.key) +
-                "; it resets at " + protocol::utc_timestamp(e.resets);
-    ctx.outcome = protocol::describe(protocol::gateway_error::budget_exhausted).audit_outcome;
-    ctx.error = text;
-    return protocol::make_gateway_error(protocol::gateway_error::budget_exhausted, ctx.id, text);
+    refuse(ctx, gateway_error::budget_exhausted,
+           {std::to_string(e.allowance), e.period, e.key == "server" ? "the server" : e.key,
+            protocol::utc_timestamp(e.resets)});
+    return std::move(*ctx.response);
 }
 
 void gateway::impl::warm_up(const federation_view& view) {
@@ -365,14 +364,11 @@ asio::awaitable<void> gateway::impl::sweep_sessions() {
     }
 }
 
-void gateway::impl::reject_http(std::string_view reason, protocol::outcome outcome,
-                                std::string error, clock::time_point start) {
+void gateway::impl::reject_http(protocol::gateway_error e, std::string text,
+                                clock::time_point start) {
     request_context refused;
     refused.start = start;
-    refused.method = "http";
-    refused.outcome = outcome;
-    refused.error = std::move(error);
-    refused.rejection = std::string(reason);
+    refuse(refused, error_answer{e, std::move(text)});
     stages.conclude(refused);
 }
 
@@ -419,13 +415,15 @@ std::optional<http_reply> gateway::impl::admit(const http_request& req, time_poi
     auto refused = pipeline::check_host_origin(guard, header(req, "Host"), header(req, "Origin"));
     if (!refused)
         return std::nullopt;
-    reject_http(refused->reason, protocol::outcome::forbidden, refused->error, start);
-    return pipeline::forbidden_reply(std::move(*refused));
+    reject_http(*refused, protocol::gateway_error_text(*refused), start);
+    return pipeline::forbidden_reply(*refused);
 }
 
 void gateway::impl::body_too_large(std::size_t limit, time_point start) {
-    reject_http("body_too_large", protocol::outcome::error,
-                "request body over " + std::to_string(limit) + " bytes", start);
+    reject_http(
+        gateway_error::body_too_large,
+        protocol::gateway_error_text(gateway_error::body_too_large, {std::to_string(limit)}),
+        start);
 }
 
 asio::awaitable<std::optional<http_reply>>
@@ -462,8 +460,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         }
         default: {
             auto reply =
-                http_reply::json(http::status::method_not_allowed,
-                                 R"({"error":"method not allowed: use POST, GET or DELETE"})");
+                error_reply({gateway_error::method_not_allowed,
+                             protocol::gateway_error_text(gateway_error::method_not_allowed)});
             reply.headers.emplace_back("Allow", "GET, POST, DELETE");
             co_return reply;
         }

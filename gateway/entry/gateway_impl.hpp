@@ -447,7 +447,7 @@ struct gateway::impl final : http_handler {
 
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.
-    void reject_http(std::string_view reason, protocol::outcome outcome, std::string error,
+    void reject_http(protocol::gateway_error e, std::string text,
                      std::chrono::steady_clock::time_point start);
 
     boost::asio::io_context& io;

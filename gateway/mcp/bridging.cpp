@@ -6,6 +6,7 @@
 #include "actors/router_messages.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
@@ -55,10 +56,6 @@ constexpr auto client_input_timeout = std::chrono::seconds(60);
 constexpr auto keeper_batch_interval = std::chrono::milliseconds(250);
 // Announcements of one kind within this interval go out once.
 constexpr auto list_changed_interval = std::chrono::milliseconds(20);
-
-http_reply rpc_reply(http::status status, const json::object& body) {
-    return http_reply::json(status, json::serialize(body));
-}
 
 } // namespace
 
@@ -210,12 +207,9 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
             asio::co_spawn(
                 io,
                 [client = view->clients[position], bridge,
-                 reply =
-                     json::object{{"jsonrpc", "2.0"},
-                                  {"id", *id},
-                                  {"error",
-                                   {{"code", ec::internal_error},
-                                    {"message", "the client of this session has disconnected"}}}},
+                 reply = protocol::make_gateway_error(
+                     gateway_error::client_gone, *id,
+                     protocol::gateway_error_text(gateway_error::client_gone)),
                  source = m.raw()]() mutable -> asio::awaitable<void> {
                     // The id as the upstream wrote it: the reply is read from the request's text.
                     co_await client->deliver(bridge, std::move(reply), std::move(source));
@@ -241,24 +235,22 @@ bool gateway::impl::admit_server_request(const federation_view& view, std::size_
     auto d = policy->decide_server_request(who.get(), server, method);
     if (d.allowed)
         return true;
-    const auto& row = protocol::describe(protocol::gateway_error::policy_denied);
-    auto why = "policy denied " + std::string(method) + " from upstream " + server +
-               " to this client (docs/security.md, server-initiated requests)";
+    auto why = protocol::gateway_error_text(gateway_error::server_request_denied, {method, server});
     if (bridge && id)
         asio::co_spawn(
             io,
             [client = view.clients[upstream], bridge = *bridge,
-             reply = json::object{{"jsonrpc", "2.0"},
-                                  {"id", *id},
-                                  {"error", {{"code", row.rpc_code}, {"message", why}}}}]() mutable
-            -> asio::awaitable<void> { co_await client->deliver(bridge, std::move(reply)); },
+             reply = protocol::make_gateway_error(gateway_error::server_request_denied, *id,
+                                                  why)]() mutable -> asio::awaitable<void> {
+                co_await client->deliver(bridge, std::move(reply));
+            },
             asio::detached);
     request_context denied;
     denied.start = std::chrono::steady_clock::now();
     denied.method = std::string(method);
     denied.upstream = server;
     denied.caller = who;
-    denied.outcome = row.audit_outcome;
+    denied.outcome = protocol::describe(gateway_error::server_request_denied).audit_outcome;
     denied.decision = "deny";
     denied.error = std::move(why);
     stages.conclude(denied);
@@ -298,9 +290,9 @@ asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, requ
     rec.push_to_client = nullptr;
     if (!rec.verbatim.empty())
         co_return std::move(rec.verbatim);
-    co_return json::serialize(
-        rec.response ? *rec.response
-                     : protocol::make_error(msg.id, ec::internal_error, "internal error"));
+    if (!rec.response)
+        refuse(rec, gateway_error::internal_error, {"no answer"});
+    co_return json::serialize(*rec.response);
 }
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
@@ -493,14 +485,8 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
         }
         auto* client = target ? view.client(target->upstream) : nullptr;
         if (!client) {
-            rec.outcome = protocol::outcome::error;
-            rec.error = "answer to no pending request";
-            co_return rpc_reply(http::status::bad_request,
-                                protocol::make_error(msg.id, ec::invalid_request,
-                                                     "invalid request: no request with id " +
-                                                         json::serialize(msg.id) +
-                                                         " is waiting for an answer in this "
-                                                         "session"));
+            refuse(rec, gateway_error::answer_not_expected, {json::serialize(msg.id)});
+            co_return std::move(*rec.refusal_reply);
         }
         rec.upstream = target->upstream;
         json::object answer = msg.body;
@@ -556,10 +542,9 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
                                                            request_context& rec) {
     auto* level = params.if_contains("level");
     if (!level || !level->is_string() || !protocol::is_log_level(level->get_string()))
-        co_return protocol::make_error(
-            id, ec::invalid_params,
-            "invalid params: level must be one of debug, info, notice, warning, error, "
-            "critical, alert, emergency");
+        co_return refusal(rec, id, gateway_error::invalid_params,
+                          {"level must be one of debug, info, notice, warning, error, critical, "
+                           "alert, emergency"});
     // Every upstream session of this client gets the level: those open now at once, those
     // opened later at their handshake.
     auto& clients = rec.view->clients;

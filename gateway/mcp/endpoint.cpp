@@ -5,6 +5,7 @@
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"
 #include "gateway/operations/request_tracing.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/json_splice.hpp"
 #include "protocol/list_kind.hpp"
@@ -31,25 +32,6 @@ namespace ec = protocol::error_code;
 using clock = std::chrono::steady_clock;
 
 namespace {
-
-http_reply rpc_reply(http::status status, const json::object& body) {
-    return http_reply::json(status, json::serialize(body));
-}
-
-http_reply bad_request(const json::value& id, int code, std::string_view text) {
-    return rpc_reply(http::status::bad_request, protocol::make_error(id, code, text));
-}
-
-protocol::outcome outcome_of(const json::object& response) {
-    auto* err = response.if_contains("error");
-    if (!err)
-        return protocol::outcome::ok;
-    if (auto* o = err->if_object())
-        if (auto* c = o->if_contains("code");
-            c && c->is_int64() && c->get_int64() == ec::upstream_unavailable)
-            return protocol::outcome::upstream_down;
-    return protocol::outcome::error;
-}
 
 std::optional<std::string> error_text(const json::object& response) {
     auto* err = response.if_contains("error");
@@ -102,9 +84,9 @@ json::object pass_on(upstream_message answer, const json::value& id, request_con
 json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
                            const json::value& id, request_context& rec) {
     if (!answer)
-        return protocol::make_error(id, ec::internal_error, "router unavailable");
+        return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
     if (auto* err = std::get_if<route_error>(&*answer))
-        return protocol::make_error(id, err->code, err->message);
+        return refusal_with(rec, id, err->error, err->message);
     auto& ok = std::get<list_answer>(*answer);
     rec.items_served = static_cast<std::int64_t>(ok.items_served);
     // The page's items go on the wire as the router serialized them once for every request
@@ -137,15 +119,9 @@ protocol::gateway_error error_for(const upstream_failure& f) {
 json::object refuse_upstream(request_context& rec, const json::value& id, std::string_view upstream,
                              const upstream_failure& f) {
     auto e = error_for(f);
-    const auto& row = protocol::describe(e);
-    rec.outcome = row.audit_outcome;
+    rec.outcome = protocol::describe(e).audit_outcome;
     rec.error = f.message;
-    std::string text =
-        "upstream " + std::string(upstream) +
-        (e == protocol::gateway_error::upstream_rate_limited ? " rate limit exceeded: "
-                                                             : " unavailable: ") +
-        f.message;
-    auto answer = protocol::make_error(id, row.rpc_code, text);
+    auto answer = error_object(e, id, {upstream, f.message}, era_of(rec));
     if (f.retry_after.count() > 0) {
         // The retry hint in a form a program can read, beside the one in the message.
         answer["error"].as_object()["data"] = {{"upstream", upstream},
@@ -155,8 +131,10 @@ json::object refuse_upstream(request_context& rec, const json::value& id, std::s
 }
 
 void settle_outcome(request_context& rec, const json::object& response) {
-    if (rec.outcome == protocol::outcome::ok)
-        rec.outcome = outcome_of(response);
+    // What gate answered itself set its outcome from its row (gateway/pipeline/answers); an
+    // answer left with none is an upstream's, passed on: an error there is the call's error.
+    if (rec.outcome == protocol::outcome::ok && response.contains("error"))
+        rec.outcome = protocol::outcome::error;
     if (!rec.error)
         rec.error = error_text(response);
 }
@@ -165,17 +143,14 @@ asio::awaitable<std::optional<http_reply>>
 gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, request_context& rec) {
     // Header values are read in place (views into `req`, which outlives this call).
     if (!header(req, "Content-Type").value_or("").starts_with("application/json")) {
-        reject_http("unsupported_media_type", protocol::outcome::error,
-                    "Content-Type must be application/json", rec.start);
-        co_return http_reply::json(http::status::unsupported_media_type,
-                                   R"({"error":"Content-Type must be application/json"})");
+        refuse(rec, gateway_error::unsupported_media_type);
+        stages.conclude(rec);
+        co_return answer_of(rec);
     }
     if (!accepts(header(req, "Accept").value_or(""), "application/json")) {
-        reject_http("not_acceptable", protocol::outcome::error,
-                    "Accept must allow application/json", rec.start);
-        co_return http_reply::json(
-            http::status::not_acceptable,
-            R"({"error":"Accept must include application/json and text/event-stream"})");
+        refuse(rec, gateway_error::not_acceptable);
+        stages.conclude(rec);
+        co_return answer_of(rec);
     }
     boost::system::error_code jec;
     auto value = json::parse(req.body(), jec);
@@ -183,18 +158,17 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
         hear(req, rec);
     if (jec) {
         rec.method = "http";
-        rec.outcome = protocol::outcome::error;
-        rec.error = "parse error: " + jec.message();
+        refuse(rec, gateway_error::parse_error, {jec.message()});
         stages.conclude(rec);
-        co_return bad_request(nullptr, ec::parse_error, "parse error: " + jec.message());
+        co_return answer_of(rec);
     }
     auto classified = protocol::classify(std::move(value));
     if (auto* bad = std::get_if<protocol::rpc_error>(&classified)) {
         rec.method = "http";
-        rec.outcome = protocol::outcome::error;
-        rec.error = "invalid request: " + bad->message;
+        rec.id = bad->id;
+        refuse(rec, gateway_error::invalid_request, {bad->message});
         stages.conclude(rec);
-        co_return bad_request(bad->id, bad->code, "invalid request: " + bad->message);
+        co_return answer_of(rec);
     }
     auto& msg = std::get<protocol::message>(classified);
     // Stage 2 ran for every message (respond); stage 3 for requests only: a notification or a
@@ -222,27 +196,23 @@ gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, requ
     if (!is_initialize) {
         // Refusals of a readable message are audited under its method, requests and
         // notifications alike: every terminal answer leaves exactly one event.
-        auto refuse = [&](http::status status, std::string text) {
+        auto refused = [&](gateway_error e, std::initializer_list<std::string_view> args = {}) {
             rec.method = msg.method.empty() ? "http" : msg.method;
-            rec.outcome = protocol::outcome::error;
-            rec.error = text;
+            refuse(rec, e, args);
             stages.conclude(rec);
-            return rpc_reply(status, protocol::make_error(msg.id, ec::invalid_request, text));
+            return answer_of(rec);
         };
         if (session.empty())
-            co_return refuse(http::status::bad_request,
-                             "Mcp-Session-Id header is required after initialize");
+            co_return refused(gateway_error::session_required);
         auto known = known_session_now(session, rec.caller);
         if (!known)
             known = co_await known_session(session, rec.caller, rec.peer);
         if (!*known || !sessions.touch(session, clock::now()))
-            co_return refuse(http::status::not_found,
-                             "unknown or expired session: initialize a new one");
+            co_return refused(gateway_error::session_unknown);
         in_use = sessions.call_on(session);
         auto header_version = header_value(req, "MCP-Protocol-Version");
         if (!header_version.empty() && !supported_protocol_version(header_version))
-            co_return refuse(http::status::bad_request,
-                             "unsupported MCP-Protocol-Version: " + header_version);
+            co_return refused(gateway_error::unsupported_version, {header_version});
     }
     if (msg.kind != protocol::message_kind::request) {
         // Notifications and the client's answers to upstream requests: bridged to the
@@ -492,16 +462,13 @@ gateway::impl::complete_planned(protocol::list_kind kind, const list_plan& plan,
     for (auto& f : fetched)
         all_failed = all_failed && !f.items;
     if (all_failed) {
-        rec.outcome = protocol::describe(protocol::gateway_error::all_upstreams_down).audit_outcome;
-        co_return protocol::make_gateway_error(protocol::gateway_error::all_upstreams_down, id,
-                                               "all upstreams are unavailable");
+        co_return refusal(rec, id, gateway_error::all_upstreams_down);
     }
     std::optional<std::string> cursor;
     if (auto* c = params.if_contains("cursor"); c && c->is_string())
         cursor = std::string(c->get_string());
     else if (c && !c->is_null())
-        co_return protocol::make_gateway_error(protocol::gateway_error::invalid_cursor, id,
-                                               "invalid cursor: not a string");
+        co_return refusal(rec, id, gateway_error::invalid_cursor, {"not a string"});
     auto caller = cursor_owner_key(rec);
     auto who = plan.snap->policy ? rec.caller : nullptr;
     using answer_t = std::variant<list_answer, route_error>;
@@ -530,7 +497,7 @@ asio::awaitable<json::object> gateway::impl::federated_list(protocol::list_kind 
                                                             request_context& rec) {
     auto plan = co_await plan_of(kind, rec);
     if (!plan)
-        co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+        co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
     auto fetched = co_await fetch_planned(kind, *plan, {}, rec);
     co_return co_await complete_planned(kind, *plan, std::move(fetched), session, id, params, rec);
 }
@@ -542,7 +509,7 @@ std::variant<route, json::object> settle_route(std::variant<route, route_error> 
     if (auto* err = std::get_if<route_error>(&outcome)) {
         if (!err->name.empty())
             rec.name = err->name;
-        return protocol::make_error(id, err->code, err->message);
+        return refusal_with(rec, id, err->error, err->message);
     }
     return std::move(std::get<route>(outcome));
 }
@@ -571,7 +538,7 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
             return resolve_call{rec.view->snap, method, params, std::move(reply)};
         });
         if (!r)
-            co_return protocol::make_error(id, ec::internal_error, "router unavailable");
+            co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
         auto* err = std::get_if<route_error>(&r->outcome);
         if (!err || !err->needs_resource_lists || attempt > 0)
             break;
@@ -598,40 +565,34 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
                                                                   const caller_ref& caller,
                                                                   const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
-    http::status status = http::status::ok;
-    std::string error;
-    if (!accepts(header_value(req, "Accept"), "text/event-stream")) {
-        status = http::status::not_acceptable;
-        error = R"({"error":"GET needs Accept: text/event-stream"})";
-    } else if (session.empty()) {
-        status = http::status::bad_request;
-        error = R"({"error":"Mcp-Session-Id header is required"})";
-    }
+    std::optional<gateway_error> refused;
+    if (!accepts(header_value(req, "Accept"), "text/event-stream"))
+        refused = gateway_error::stream_not_acceptable;
+    else if (session.empty())
+        refused = gateway_error::stream_session_required;
     auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
                                                      asio::steady_timer::time_point::max());
-    if (status == http::status::ok && !co_await known_session(session, caller, peer)) {
-        status = http::status::not_found;
-        error = R"({"error":"unknown or expired session"})";
-    }
-    if (status == http::status::ok) {
+    if (!refused && !co_await known_session(session, caller, peer))
+        refused = gateway_error::stream_session_unknown;
+    if (!refused) {
         switch (sessions.attach_stream(session, wake)) {
         case session_table::attach_result::attached:
             break;
         case session_table::attach_result::unknown_session:
-            status = http::status::not_found;
-            error = R"({"error":"unknown or expired session"})";
+            refused = gateway_error::stream_session_unknown;
             break;
         case session_table::attach_result::too_many_streams:
             // Each open stream holds a connection and a coroutine: one session cannot take
             // the gateway's capacity.
-            status = http::status::too_many_requests;
-            error = R"({"error":"too many open streams for this session: at most 8"})";
+            refused = gateway_error::too_many_streams;
             break;
         }
     }
+    if (refused)
+        co_return error_reply(
+            {*refused, protocol::gateway_error_text(
+                           *refused, {std::to_string(session_table::max_streams_per_session)})});
     boost::system::error_code ec;
-    if (status != http::status::ok)
-        co_return http_reply::json(status, std::move(error));
     // The stream stays open for server-initiated messages; comments keep intermediaries from
     // timing it out. DELETE or shutdown wakes it to close.
     http::response<http::empty_body> res{http::status::ok, req.version()};
@@ -679,11 +640,13 @@ asio::awaitable<http_reply> gateway::impl::mcp_delete(const http_request& req,
                                                       const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())
-        co_return http_reply::json(http::status::bad_request,
-                                   R"({"error":"Mcp-Session-Id header is required"})");
+        co_return error_reply(
+            {gateway_error::stream_session_required,
+             protocol::gateway_error_text(gateway_error::stream_session_required)});
     if (!co_await known_session(session, caller, peer) || !sessions.close(session))
-        co_return http_reply::json(http::status::not_found,
-                                   R"({"error":"unknown or expired session"})");
+        co_return error_reply(
+            {gateway_error::stream_session_unknown,
+             protocol::gateway_error_text(gateway_error::stream_session_unknown)});
     end_fleet_session(session);
     session_ended(session);
     co_return http_reply::empty(http::status::ok);

@@ -3,6 +3,7 @@
 // subscriptions gate holds at upstreams for such listeners and for 2025-11-25 clients whose
 // URI belongs to a 2026-07-28 upstream (which has no resources/subscribe).
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/http/sse.hpp"
@@ -115,8 +116,7 @@ asio::awaitable<json::object> gateway::impl::subscribe_at_modern_upstream(const 
     if (refused->answer) // the upstream's own refusal
         co_return pass_on(std::move(*refused->answer), id, rec);
     if (refused->what == upstream_failure::kind::protocol)
-        co_return protocol::make_error(id, ec::method_not_found,
-                                       "method not found: " + refused->message);
+        co_return refusal(rec, id, gateway_error::method_not_found, {refused->message});
     co_return refuse_upstream(rec, id, owner->config().id, *refused);
 }
 
@@ -126,12 +126,10 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
     rec.trace.record(stage::route);
     auto parsed = protocol::parse_subscription_filter(msg.params());
     if (auto* why = std::get_if<std::string>(&parsed)) {
-        rec.outcome = protocol::outcome::error;
-        rec.error = *why;
+        rec.id = msg.id;
+        refuse(rec, gateway_error::invalid_params, {*why});
         stages.conclude(rec);
-        co_return http_reply::json(
-            http::status::ok, json::serialize(protocol::make_error(msg.id, ec::invalid_params,
-                                                                   "invalid params: " + *why)));
+        co_return http_reply::json(http::status::ok, json::serialize(*rec.response));
     }
     auto& asked = std::get<protocol::subscription_filter>(parsed);
     auto key = "listen-" + std::to_string(++listen_keys);

@@ -4,6 +4,7 @@
 // upstream (its bridged sessions), in the fleet's store and on every instance; a refused
 // initialize is answered 429 (the caller's share) or 503 (the whole table) with Retry-After.
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
@@ -68,26 +69,13 @@ std::optional<std::string> gateway::impl::open_session(request_context& rec,
     if (admitted(a))
         return a.id;
     bool own = a.refused == share_reason::caller_share;
-    std::string text =
-        own ? "too many open sessions for this caller: it holds " +
-                  std::to_string(limits.per_principal) +
-                  " (its share of the session table, server.sessions.perPrincipal) and each is "
-                  "in use (an open GET stream or a request being answered); end one (DELETE) "
-                  "or retry later"
-            : "too many open sessions: the session table holds " + std::to_string(limits.max) +
-                  " (server.sessions.max) and none that could make room is idle; retry later";
+    auto e = own ? gateway_error::caller_sessions_full : gateway_error::sessions_full;
+    const auto& text = refuse(rec, e, {std::to_string(own ? limits.per_principal : limits.max)});
     if (auto left_out = refusals_logged.pass(clock::now()))
         spdlog::warn("initialize of {} refused: {}{}", holder_text(holder), text,
                      not_logged(*left_out));
-    rec.outcome = own ? protocol::outcome::rate_limited : protocol::outcome::error;
-    rec.error = own ? "session share in use" : "too many sessions";
-    auto busy =
-        http_reply::json(own ? http::status::too_many_requests : http::status::service_unavailable,
-                         boost::json::serialize(protocol::make_error(
-                             rec.id, protocol::error_code::internal_error, text)));
-    busy.headers.emplace_back("Retry-After",
-                              std::to_string(own ? retry_after_share_s : retry_after_table_s));
-    rec.refusal_reply = std::move(busy);
+    rec.refusal_reply->headers.emplace_back(
+        "Retry-After", std::to_string(own ? retry_after_share_s : retry_after_table_s));
     return std::nullopt;
 }
 

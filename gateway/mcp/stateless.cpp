@@ -3,6 +3,7 @@
 // needed; `server/discover` describes the federation; lists and calls go through the same
 // stages as in a session (docs/protocol-eras.md).
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
@@ -30,14 +31,6 @@ namespace {
 bool removed_in_modern(std::string_view method) {
     return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
            method == "resources/subscribe" || method == "resources/unsubscribe";
-}
-
-http_reply error_reply(http::status status, const json::value& id, int code, std::string text,
-                       json::object data = {}) {
-    auto body = protocol::make_error(id, code, text);
-    if (!data.empty())
-        body["error"].as_object()["data"] = std::move(data);
-    return http_reply::json(status, json::serialize(body));
 }
 
 } // namespace
@@ -86,30 +79,32 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         stages.conclude(rec);
         co_return http_reply::empty(http::status::accepted);
     }
-    auto refuse = [&](http::status status, int code, std::string text, json::object data = {}) {
-        rec.outcome = protocol::outcome::error;
-        rec.error = text;
+    auto refused = [&](gateway_error e, std::string text, json::object data = {}) {
+        // Answered in the client's revision (its codes), though not yet marked as modern.
+        refuse(rec,
+               error_answer{
+                   e, std::move(text), nullptr, {}, protocol::client_era::modern, std::move(data)});
         stages.conclude(rec);
-        return error_reply(status, msg.id, code, std::move(text), std::move(data));
+        return std::move(*rec.refusal_reply);
     };
     protocol::modern_headers headers{header_value(req, "MCP-Protocol-Version"),
                                      header_value(req, "Mcp-Method"),
                                      header_value(req, "Mcp-Name")};
     if (auto bad = protocol::check_modern_request(msg.method, msg.params(), headers)) {
-        if (bad->code == protocol::modern_code::unsupported_protocol_version) {
+        if (bad->error == gateway_error::unsupported_version_modern) {
             // Everything this endpoint speaks, so the client can pick.
             json::array supported{protocol::modern_protocol_version};
             for (auto v : downstream_protocol_versions)
                 supported.emplace_back(v);
             bad->data["supported"] = std::move(supported);
         }
-        co_return refuse(static_cast<http::status>(bad->http_status), bad->code, bad->message,
-                         std::move(bad->data));
+        co_return refused(bad->error, std::move(bad->message), std::move(bad->data));
     }
     if (removed_in_modern(msg.method))
-        co_return refuse(http::status::not_found, ec::method_not_found,
-                         "method not found: " + msg.method + " does not exist in " +
-                             std::string(protocol::modern_protocol_version));
+        co_return refused(
+            gateway_error::unknown_method_modern,
+            protocol::gateway_error_text(gateway_error::unknown_method_modern,
+                                         {msg.method, protocol::modern_protocol_version}));
     if (msg.method == "server/discover") {
         std::string version;
         rec.trace.record(stage::route);
@@ -292,10 +287,15 @@ asio::awaitable<void> gateway::impl::answer_parked(input_parking& park,
         if (got && got->is_object())
             answer["result"] = *got;
         else
-            answer["error"] = {{"code", ec::internal_error},
-                               {"message", responses
-                                               ? "the client's retry carried no answer for " + key
-                                               : "the client did not retry within 60 s"}};
+            answer = responses
+                         ? protocol::make_gateway_error(
+                               gateway_error::input_missing, upstream_id,
+                               protocol::gateway_error_text(gateway_error::input_missing, {key}))
+                         : protocol::make_gateway_error(
+                               gateway_error::input_not_retried, upstream_id,
+                               protocol::gateway_error_text(
+                                   gateway_error::input_not_retried,
+                                   {std::to_string(parked_call_lifetime.count())}));
         co_await park.client->deliver("", std::move(answer), std::move(written));
     }
 }
@@ -312,11 +312,15 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
         co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
     if (it->second->request != parked_request_key(msg)) {
         // The state of another call: a retry resumes only the call it came from.
-        rec.outcome = protocol::outcome::error;
-        rec.error = "requestState belongs to another request";
+        refuse(rec, error_answer{
+                        gateway_error::invalid_params_modern,
+                        protocol::gateway_error_text(gateway_error::invalid_params_modern,
+                                                     {"requestState belongs to another request"}),
+                        nullptr,
+                        {},
+                        protocol::client_era::modern});
         stages.conclude(rec);
-        co_return error_reply(http::status::bad_request, msg.id, ec::invalid_params,
-                              "invalid params: requestState belongs to another request");
+        co_return std::move(*rec.refusal_reply);
     }
     auto park = it->second;
     parked_calls.erase(it);

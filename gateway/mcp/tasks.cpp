@@ -9,6 +9,7 @@
 #include "actors/task_keeper.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/cursor_codec.hpp"
 #include "protocol/list_merge.hpp"
 #include "transport/bridge.hpp"
@@ -26,11 +27,9 @@ namespace ec = protocol::error_code;
 
 namespace {
 
-json::object unknown_task(const json::value& id, std::string_view task_id) {
+json::object unknown_task(request_context& rec, const json::value& id, std::string_view task_id) {
     // The same answer for a task nobody minted and for another principal's: no existence leak.
-    return protocol::make_gateway_error(protocol::gateway_error::unknown_task, id,
-                                        "unknown task: " + std::string(task_id) +
-                                            " (no upstream holds it for this caller)");
+    return refusal(rec, id, gateway_error::unknown_task, {task_id});
 }
 
 bool has_result(const upstream_reply& r) {
@@ -120,11 +119,11 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         co_return co_await task_list(session, id, params, rec);
     if (method != "tasks/get" && method != "tasks/result" && method != "tasks/cancel" &&
         method != "tasks/update")
-        co_return protocol::make_error(id, ec::method_not_found, "method not found: " + method);
+        co_return refusal(rec, id, gateway_error::method_not_found, {method});
     auto* task_value = params.if_contains("taskId");
     if (!task_value || !task_value->is_string() || task_value->get_string().empty())
-        co_return protocol::make_error(id, ec::invalid_params,
-                                       "invalid params: taskId must be a non-empty string");
+        co_return refusal(rec, id, gateway_error::invalid_params,
+                          {"taskId must be a non-empty string"});
     std::string task_id(task_value->get_string());
     rec.name = task_id;
     auto principal = task_owner_key(rec);
@@ -134,7 +133,7 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
             return task_find{task_id, principal, std::move(r)};
         });
         if (!found)
-            co_return protocol::make_error(id, ec::internal_error, "task keeper unavailable");
+            co_return refusal(rec, id, gateway_error::internal_error, {"task keeper unavailable"});
         owner = *found;
     }
     if (owner.what == task_owner::kind::unknown && fleet) {
@@ -149,7 +148,7 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
         }
     }
     if (owner.what == task_owner::kind::foreign)
-        co_return unknown_task(id, task_id);
+        co_return unknown_task(rec, id, task_id);
     // The record names its upstream by id; one this view no longer has (a reload removed
     // it) is as good as no record: the probe finds whoever holds the task now.
     std::size_t owner_index = 0;
@@ -202,7 +201,7 @@ gateway::impl::task_guards(const json::value& id, const std::string& method,
     // An upstream the tenant does not see holds no task of this caller's, as far as the
     // caller can tell: the same answer as an unknown id.
     if (!tenant_sees(rec, upstream))
-        co_return unknown_task(id, task_id);
+        co_return unknown_task(rec, id, task_id);
     auto decided = task_policy(rec, upstream, method);
     if (rec.view->snap->policy) {
         rec.decision = decided.allowed ? "allow" : "deny";
@@ -210,11 +209,9 @@ gateway::impl::task_guards(const json::value& id, const std::string& method,
     }
     const auto& server = rec.view->snap->upstream(upstream).id;
     if (!decided.allowed) {
-        auto why = "policy denied " + method + " of " + task_id + " on " + server +
-                   (rec.caller ? " for " + rec.caller->subject : "");
-        rec.outcome = protocol::describe(protocol::gateway_error::policy_denied).audit_outcome;
-        rec.error = why;
-        co_return protocol::make_gateway_error(protocol::gateway_error::policy_denied, id, why);
+        co_return refusal(rec, id, gateway_error::policy_denied,
+                          {method + " of " + task_id + " on " + server +
+                           (rec.caller ? " for " + rec.caller->subject : "")});
     }
     if (auto spent = co_await charge_budgets(rec, upstream))
         co_return budget_refusal(rec, *spent);
@@ -270,7 +267,7 @@ gateway::impl::probe_task(const json::value& id, const std::string& method,
                                 task_registry::lifetime);
         co_return task_probe{reach[k], std::move(std::get<upstream_message>(*probes[k]))};
     }
-    co_return unknown_task(id, task_id);
+    co_return unknown_task(rec, id, task_id);
 }
 
 asio::awaitable<json::object> gateway::impl::task_list(const std::string& session,
@@ -281,8 +278,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
     if (auto* c = params.if_contains("cursor"); c && c->is_string())
         cursor = std::string(c->get_string());
     else if (c && !c->is_null())
-        co_return protocol::make_gateway_error(protocol::gateway_error::invalid_cursor, id,
-                                               "invalid cursor: not a string");
+        co_return refusal(rec, id, gateway_error::invalid_cursor, {"not a string"});
     // A client's tasks live in its own upstream sessions: fetched fresh, never cached, from
     // the upstreams the caller may reach, each charged.
     auto& clients = rec.view->clients;
@@ -313,9 +309,7 @@ asio::awaitable<json::object> gateway::impl::task_list(const std::string& sessio
             any = true;
         }
     if (!any && !reach.empty()) {
-        rec.outcome = protocol::describe(protocol::gateway_error::all_upstreams_down).audit_outcome;
-        co_return protocol::make_gateway_error(protocol::gateway_error::all_upstreams_down, id,
-                                               "all upstreams are unavailable");
+        co_return refusal(rec, id, gateway_error::all_upstreams_down);
     }
     auto merged = protocol::merge_by_id("taskId", parts_by_upstream);
     using answer_t = std::variant<list_answer, route_error>;

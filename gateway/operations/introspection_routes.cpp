@@ -6,6 +6,7 @@
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/operations/console_assets.hpp"
 #include "gateway/operations/introspection.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/json_text.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -17,8 +18,8 @@ namespace http = boost::beast::http;
 namespace {
 
 http_reply only_get() {
-    auto reply = http_reply::json(http::status::method_not_allowed,
-                                  R"({"error":"method not allowed: use GET"})");
+    auto reply = error_reply(
+        {gateway_error::get_only, protocol::gateway_error_text(gateway_error::get_only)});
     reply.headers.emplace_back("Allow", "GET");
     return reply;
 }

@@ -1,5 +1,6 @@
 #include "gateway/pipeline/chain.hpp"
 
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/json_rpc.hpp"
 
 #include <optional>
@@ -26,11 +27,9 @@ int position(transport::stage s) {
 
 // A stage that throws has answered with an internal error.
 void failed(request_context& ctx, std::string why) {
-    ctx.outcome = protocol::outcome::error;
+    // The answer says only that gate failed; the audit keeps why.
+    refuse(ctx, gateway_error::internal_error, {"a stage failed"});
     ctx.error = std::move(why);
-    ctx.response =
-        protocol::make_error(ctx.id, protocol::error_code::internal_error, "internal error");
-    ctx.verbatim.clear();
 }
 
 } // namespace

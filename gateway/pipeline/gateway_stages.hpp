@@ -1,9 +1,10 @@
-// The gateway's nine stages, one unit each in this folder (host_origin.cpp ... audit.cpp),
+// The gateway's nine stages, one unit each in this folder (s1_host_origin.cpp ... s9_audit.cpp),
 // wired to the gateway they serve.
 #pragma once
 
 #include "gateway/entry/gateway.hpp"
 #include "gateway/pipeline/chain.hpp"
+#include "protocol/gateway_error.hpp"
 #include "transport/http/host_guard.hpp"
 
 #include <optional>
@@ -21,17 +22,12 @@ std::unique_ptr<stage> make_proxy(gateway::impl& g);
 std::unique_ptr<stage> make_egress(gateway::impl& g);
 std::unique_ptr<exit_stage> make_audit(gateway::impl& g);
 
-// Stage 1's check, applied at admission on the header alone (every endpoint): the refusal,
-// with the reason gate_http_rejections_total counts it under.
-struct host_refusal {
-    std::string_view reason; // forbidden_host | forbidden_origin
-    std::string error;
-    std::string body;
-};
-std::optional<host_refusal> check_host_origin(const host_guard& guard,
-                                              std::optional<std::string_view> host,
-                                              std::optional<std::string_view> origin);
+// Stage 1's check, applied at admission on the header alone (every endpoint): the refusal's
+// row (forbidden_host or forbidden_origin), or nothing.
+std::optional<protocol::gateway_error> check_host_origin(const host_guard& guard,
+                                                         std::optional<std::string_view> host,
+                                                         std::optional<std::string_view> origin);
 // Its answer: 403, and the connection closed (the body was not read).
-http_reply forbidden_reply(host_refusal refused);
+http_reply forbidden_reply(protocol::gateway_error refused);
 
 } // namespace gate::transport::pipeline

@@ -1,25 +1,23 @@
 // Stage 1: the Host/Origin allowlist (DNS-rebinding protection). It runs at admission, on the
 // request header alone, for every endpoint (gateway::impl::admit), so a forbidden caller's
 // body is never read; a chain run from stage 1 applies the same check to the context.
+#include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"
 
 namespace gate::transport::pipeline {
 
-std::optional<host_refusal> check_host_origin(const host_guard& guard,
-                                              std::optional<std::string_view> host,
-                                              std::optional<std::string_view> origin) {
+std::optional<protocol::gateway_error> check_host_origin(const host_guard& guard,
+                                                         std::optional<std::string_view> host,
+                                                         std::optional<std::string_view> origin) {
     auto verdict = guard.check(host, origin);
     if (verdict == host_verdict::allowed)
         return std::nullopt;
-    if (verdict == host_verdict::forbidden_host)
-        return host_refusal{"forbidden_host", "Host not allowed",
-                            R"({"error":"forbidden: Host is not on the allowlist"})"};
-    return host_refusal{"forbidden_origin", "Origin not allowed",
-                        R"({"error":"forbidden: Origin is not on the allowlist"})"};
+    return verdict == host_verdict::forbidden_host ? gateway_error::forbidden_host
+                                                   : gateway_error::forbidden_origin;
 }
 
-http_reply forbidden_reply(host_refusal refused) {
-    auto reply = http_reply::json(boost::beast::http::status::forbidden, std::move(refused.body));
+http_reply forbidden_reply(protocol::gateway_error refused) {
+    auto reply = error_reply({refused, protocol::gateway_error_text(refused)});
     reply.close = true;
     return reply;
 }
@@ -34,11 +32,8 @@ public:
         auto refused = check_host_origin(guard_, ctx.host, ctx.origin);
         if (!refused)
             return verdict::proceed;
-        ctx.method = "http";
-        ctx.outcome = protocol::outcome::forbidden;
-        ctx.error = refused->error;
-        ctx.rejection = std::string(refused->reason);
-        ctx.refusal_reply = forbidden_reply(std::move(*refused));
+        refuse(ctx, *refused);
+        ctx.refusal_reply->close = true;
         return verdict::answered;
     }
 

@@ -5,6 +5,7 @@
 // (RFC 9728), audited once as an `http` rejection with outcome unauthenticated.
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -51,19 +52,12 @@ private:
             return place_in_tenant(ctx);
         }
         const auto& refused = std::get<auth_refusal>(result);
-        const auto& row = protocol::describe(protocol::gateway_error::unauthenticated);
         std::string challenge = "Bearer resource_metadata=" + quoted(g_.resource_metadata);
         if (!refused.error.empty())
             challenge += ", error=" + quoted(refused.error) +
                          ", error_description=" + quoted(refused.description);
-        boost::json::object body{{"error", refused.error.empty() ? "unauthorized" : refused.error},
-                                 {"error_description", refused.description}};
-        ctx.method = "http";
-        ctx.outcome = row.audit_outcome;
-        ctx.rejection = std::string(row.metric_label);
-        ctx.error = refused.description;
-        ctx.refusal_reply = http_reply::json(
-            static_cast<boost::beast::http::status>(row.http_status), boost::json::serialize(body));
+        refuse(ctx, error_answer{gateway_error::unauthenticated, refused.description, nullptr,
+                                 refused.error.empty() ? "unauthorized" : refused.error});
         ctx.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
         return verdict::answered;
     }
@@ -82,18 +76,8 @@ private:
         auto* both = std::get_if<tenant_resolver::ambiguous>(&placed);
         if (!both)
             return verdict::proceed;
-        const auto& row = protocol::describe(protocol::gateway_error::ambiguous_tenant);
-        auto why = "the principal " + ctx.caller->subject + " is selected by tenants " +
-                   both->first + " and " + both->second +
-                   ", and may belong to one only: the tenants' subjects overlap";
-        ctx.method = "http";
-        ctx.outcome = row.audit_outcome;
-        ctx.rejection = std::string(row.metric_label);
-        ctx.error = why;
-        ctx.refusal_reply =
-            http_reply::json(static_cast<boost::beast::http::status>(row.http_status),
-                             boost::json::serialize(boost::json::object{
-                                 {"error", "ambiguous_tenant"}, {"error_description", why}}));
+        refuse(ctx, gateway_error::ambiguous_tenant,
+               {ctx.caller->subject, both->first, both->second});
         return verdict::answered;
     }
 

@@ -9,6 +9,7 @@
 // client's. With a shared store (server.redisUrl), each batch is the fleet's, taken from the
 // store in one round trip; a store that does not answer leaves the limiter's own windows.
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"
 #include "transport/bridge.hpp"
 
@@ -109,9 +110,9 @@ private:
                 });
             });
             if (refused)
-                co_return refuse(ctx, *refused,
-                                 "global rate limit of " + std::to_string(per_minute) +
-                                     " requests per minute reached");
+                co_return over_limit(ctx, *refused,
+                                     "global rate limit of " + std::to_string(per_minute) +
+                                         " requests per minute reached");
         }
         // One bucket shared by the tenant's principals.
         if (const auto* limit = first != window::principal ? tenant_limit(ctx) : nullptr) {
@@ -125,9 +126,10 @@ private:
                 });
             });
             if (refused)
-                co_return refuse(ctx, *refused,
-                                 "rate limit of " + std::to_string(per_minute) +
-                                     " requests per minute for tenant " + *ctx.tenant + " reached");
+                co_return over_limit(ctx, *refused,
+                                     "rate limit of " + std::to_string(per_minute) +
+                                         " requests per minute for tenant " + *ctx.tenant +
+                                         " reached");
         }
         if (principal_limit && ctx.caller) {
             auto key = principal_key(ctx.caller);
@@ -141,26 +143,19 @@ private:
                 });
             });
             if (refused)
-                co_return refuse(ctx, *refused,
-                                 "rate limit of " + std::to_string(per_minute) +
-                                     " requests per minute for " + ctx.caller->subject +
-                                     " reached");
+                co_return over_limit(ctx, *refused,
+                                     "rate limit of " + std::to_string(per_minute) +
+                                         " requests per minute for " + ctx.caller->subject +
+                                         " reached");
         }
         co_return verdict::proceed;
     }
 
-    verdict refuse(request_context& ctx, const batch& b, std::string why) {
+    verdict over_limit(request_context& ctx, const batch& b, std::string why) {
         auto seconds = whole_seconds(b.wait);
         why += "; retry in " + std::to_string(seconds) + " s";
-        const auto& row = protocol::describe(protocol::gateway_error::global_rate_limited);
-        ctx.method = "http";
-        ctx.outcome = row.audit_outcome;
-        ctx.rejection = std::string(row.metric_label);
-        ctx.refusal_reply = http_reply::json(
-            static_cast<boost::beast::http::status>(row.http_status),
-            boost::json::serialize(boost::json::object{{"error", "rate limited: " + why}}));
+        transport::refuse(ctx, gateway_error::global_rate_limited, {why});
         ctx.refusal_reply->headers.emplace_back("Retry-After", std::to_string(seconds));
-        ctx.error = std::move(why);
         return verdict::answered;
     }
 

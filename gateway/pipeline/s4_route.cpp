@@ -3,6 +3,7 @@
 // stale; `ping` is answered here. Task methods find their owner and logging/setLevel reaches
 // every session of the client at the proxy stage, where the upstreams are asked.
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
@@ -36,7 +37,7 @@ private:
     boost::asio::awaitable<verdict> plan(request_context& ctx, protocol::list_kind kind) {
         auto plan = co_await g_.plan_of(kind, ctx);
         if (!plan) {
-            ctx.response = protocol::make_error(ctx.id, ec::internal_error, "router unavailable");
+            refuse(ctx, gateway_error::internal_error, {"router unavailable"});
             co_return verdict::answered;
         }
         ctx.plan = std::move(*plan);
@@ -77,7 +78,7 @@ private:
         bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
                      (ref && ref->is_object() && ref->get_object().contains("name"));
         auto e = named ? unknown_name(target.name) : unknown_uri(target.name);
-        return protocol::make_error(ctx.id, e.code, e.message);
+        return protocol::make_gateway_error(e.error, ctx.id, e.message);
     }
 
     gateway::impl& g_;

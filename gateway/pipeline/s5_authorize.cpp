@@ -8,6 +8,7 @@
 // remembered per invocation for the snapshot's policy (actors/policy_memo).
 #include "actors/policy_memo.hpp"
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"
 #include "protocol/gateway_error.hpp"
 
@@ -80,14 +81,10 @@ public:
         ctx.rule_id = d.rule_id;
         if (d.allowed)
             return verdict::proceed;
-        const auto& row = protocol::describe(protocol::gateway_error::policy_denied);
         auto item = ctx.name.value_or(std::string(g->name));
-        auto why = "policy denied " + ctx.method + (item.empty() ? "" : " of " + item) + " on " +
-                   server + (ctx.caller ? " for " + ctx.caller->subject : "");
-        ctx.outcome = row.audit_outcome;
-        ctx.error = why;
-        ctx.response =
-            protocol::make_gateway_error(protocol::gateway_error::policy_denied, ctx.id, why);
+        refuse(ctx, gateway_error::policy_denied,
+               {ctx.method + (item.empty() ? "" : " of " + item) + " on " + server +
+                (ctx.caller ? " for " + ctx.caller->subject : "")});
         return verdict::answered;
     }
 

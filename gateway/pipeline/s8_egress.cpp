@@ -3,6 +3,7 @@
 // session is opened for an accepted initialize; a 2026-07-28 client's result says what it is
 // and how long it may be cached. The audit outcome is settled from the answer.
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
@@ -67,7 +68,7 @@ private:
 
     static void settle(request_context& ctx) {
         if (!ctx.response)
-            ctx.response = protocol::make_error(ctx.id, ec::internal_error, "no answer");
+            refuse(ctx, gateway_error::internal_error, {"no answer"});
         settle_outcome(ctx, *ctx.response);
     }
 

@@ -66,7 +66,8 @@ TEST(federation, pages_with_cursors_bound_to_caller_and_list) {
     for (auto r :
          {f.page(list_kind::tools, full, cursor, 8), f.page(list_kind::prompts, full, cursor, 7),
           f.page(list_kind::tools, full, std::string("garbage"), 7)})
-        EXPECT_EQ(std::get<route_error>(r).code, protocol::error_code::invalid_params);
+        EXPECT_EQ(protocol::describe(std::get<route_error>(r).error).rpc_code,
+                  protocol::error_code::invalid_params);
 }
 
 TEST(federation, cursor_goes_stale_when_the_merged_list_changes) {
@@ -78,7 +79,7 @@ TEST(federation, cursor_goes_stale_when_the_merged_list_changes) {
     f.drop(1, list_kind::tools, full);
     auto r = f.page(list_kind::tools, full, cursor, 7);
     auto& err = std::get<route_error>(r);
-    EXPECT_EQ(err.code, protocol::error_code::invalid_params);
+    EXPECT_EQ(protocol::describe(err.error).rpc_code, protocol::error_code::invalid_params);
     EXPECT_NE(err.message.find("expired"), std::string::npos);
 }
 
@@ -91,7 +92,8 @@ TEST(federation, named_calls_resolve_and_strip_the_prefix) {
     EXPECT_EQ(ok.params.at("name"), "echo");
     EXPECT_EQ(ok.name, "b__echo");
     auto bad = f.resolve("prompts/get", json::parse(R"({"name":"zz__p"})").as_object());
-    EXPECT_EQ(std::get<route_error>(bad).code, protocol::error_code::unknown_namespace);
+    EXPECT_EQ(protocol::describe(std::get<route_error>(bad).error).rpc_code,
+              protocol::error_code::unknown_namespace);
 }
 
 TEST(federation, resources_route_to_the_upstream_that_listed_them) {
@@ -135,7 +137,8 @@ TEST(federation, completion_routes_by_prompt_namespace) {
 TEST(federation, unknown_methods_are_refused_when_namespaced) {
     auto f = make();
     auto r = f.resolve("tasks/get", json::object{});
-    EXPECT_EQ(std::get<route_error>(r).code, protocol::error_code::method_not_found);
+    EXPECT_EQ(protocol::describe(std::get<route_error>(r).error).rpc_code,
+              protocol::error_code::method_not_found);
 }
 
 TEST(federation, a_merged_list_is_made_again_after_every_change) {

@@ -28,7 +28,7 @@ TEST(modern_request, each_mismatch_is_named) {
     auto p = params(R"("name":"a__echo",)");
     auto r = check_modern_request("tools/call", &p, {"2025-11-25", "tools/call", "a__echo"});
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->code, modern_code::header_mismatch);
+    EXPECT_EQ(describe(r->error).rpc_code, modern_code::header_mismatch);
     EXPECT_NE(r->message.find("MCP-Protocol-Version"), std::string::npos);
     r = check_modern_request("tools/call", &p, {"2026-07-28", "tools/list", "a__echo"});
     ASSERT_TRUE(r);
@@ -42,7 +42,7 @@ TEST(modern_request, each_mismatch_is_named) {
     r = check_modern_request("resources/read", &read,
                              {"2026-07-28", "resources/read", "file:///y"});
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->http_status, 400);
+    EXPECT_EQ(describe(r->error).http_status, 400);
 }
 
 TEST(modern_request, a_task_method_mirrors_its_task_id) {
@@ -50,14 +50,14 @@ TEST(modern_request, a_task_method_mirrors_its_task_id) {
     EXPECT_FALSE(check_modern_request("tasks/get", &p, {"2026-07-28", "tasks/get", "t-1"}));
     auto r = check_modern_request("tasks/cancel", &p, {"2026-07-28", "tasks/cancel", "t-2"});
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->code, modern_code::header_mismatch);
+    EXPECT_EQ(describe(r->error).rpc_code, modern_code::header_mismatch);
 }
 
 TEST(modern_request, envelope_fields_are_required) {
     auto none = json::object{};
     auto r = check_modern_request("tools/list", &none, {"2026-07-28", "tools/list", ""});
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->code, error_code::invalid_params);
+    EXPECT_EQ(describe(r->error).rpc_code, error_code::invalid_params);
     auto no_caps =
         json::parse(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}})")
             .as_object();
@@ -69,7 +69,7 @@ TEST(modern_request, envelope_fields_are_required) {
                       .as_object();
     r = check_modern_request("tools/list", &future, {"2099-01-01", "tools/list", ""});
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->code, modern_code::unsupported_protocol_version);
+    EXPECT_EQ(describe(r->error).rpc_code, modern_code::unsupported_protocol_version);
     EXPECT_EQ(r->data.at("requested"), "2099-01-01");
 }
 
@@ -97,8 +97,8 @@ TEST(modern_request, a_log_level_in_meta_must_be_one_of_the_eight) {
                      .as_object();
         auto r = check_modern_request("tools/list", &p, {"2026-07-28", "tools/list", ""});
         ASSERT_TRUE(r) << bad;
-        EXPECT_EQ(r->code, -32602);
-        EXPECT_EQ(r->http_status, 400);
+        EXPECT_EQ(describe(r->error).rpc_code, -32602);
+        EXPECT_EQ(describe(r->error).http_status, 400);
         EXPECT_NE(r->message.find("logLevel must be one of debug"), std::string::npos);
     }
     EXPECT_TRUE(is_log_level("emergency"));

@@ -1,0 +1,109 @@
+// The gateway's error answers (gateway/pipeline/answers): each form written from its row, and
+// what a refusal leaves on the request for the audit and the metrics.
+#include "gateway/pipeline/answers.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace gate::transport {
+namespace {
+
+namespace json = boost::json;
+using protocol::outcome;
+
+json::object body_of(const http_reply& r) {
+    return json::parse(r.body).as_object();
+}
+
+TEST(answers, a_json_rpc_row_with_a_status_answers_a_json_rpc_error_under_the_id) {
+    auto r = error_reply({gateway_error::session_unknown,
+                          protocol::gateway_error_text(gateway_error::session_unknown), 4});
+    EXPECT_EQ(static_cast<int>(r.status), 404);
+    EXPECT_EQ(r.content_type, "application/json");
+    auto b = body_of(r);
+    EXPECT_EQ(b.at("jsonrpc"), "2.0");
+    EXPECT_EQ(b.at("id"), 4);
+    EXPECT_EQ(b.at("error").at("code"), -32600);
+    EXPECT_EQ(b.at("error").at("message"), "unknown or expired session: initialize a new one");
+}
+
+TEST(answers, data_rides_beside_the_message) {
+    auto r = error_reply({gateway_error::unsupported_version_modern,
+                          "old",
+                          1,
+                          {},
+                          protocol::client_era::modern,
+                          json::object{{"supported", "x"}}});
+    EXPECT_EQ(body_of(r).at("error").at("data").at("supported"), "x");
+}
+
+TEST(answers, a_plain_refusal_is_an_error_member) {
+    auto r = error_reply({gateway_error::not_found, "not found"});
+    EXPECT_EQ(static_cast<int>(r.status), 404);
+    EXPECT_EQ(r.body, R"({"error":"not found"})");
+}
+
+TEST(answers, a_described_refusal_names_its_code_and_describes_it) {
+    auto r =
+        error_reply({gateway_error::unauthenticated, "token expired", nullptr, "invalid_token"});
+    EXPECT_EQ(static_cast<int>(r.status), 401);
+    auto b = body_of(r);
+    EXPECT_EQ(b.at("error"), "invalid_token");
+    EXPECT_EQ(b.at("error_description"), "token expired");
+    auto tenant = error_reply({gateway_error::ambiguous_tenant, "both"});
+    EXPECT_EQ(body_of(tenant).at("error"), "ambiguous_tenant") << "the row's name by default";
+}
+
+TEST(answers, a_refusal_at_http_200_is_the_response_with_the_rows_outcome) {
+    request_context ctx;
+    ctx.id = 9;
+    ctx.method = "tools/call";
+    ctx.verbatim = "stale";
+    refuse(ctx, gateway_error::policy_denied, {"tools/call of x on b"});
+    ASSERT_TRUE(ctx.response);
+    EXPECT_FALSE(ctx.refusal_reply);
+    EXPECT_TRUE(ctx.verbatim.empty()) << "the refusal replaces what was to be sent";
+    EXPECT_EQ(ctx.response->at("id"), 9);
+    EXPECT_EQ(ctx.response->at("error").at("code"), -32042);
+    EXPECT_EQ(ctx.outcome, outcome::denied);
+    EXPECT_EQ(ctx.error, "policy denied tools/call of x on b");
+    EXPECT_EQ(ctx.method, "tools/call");
+    EXPECT_FALSE(ctx.rejection);
+}
+
+TEST(answers, a_refusal_before_mcp_is_an_http_rejection_counted_under_its_label) {
+    request_context ctx;
+    ctx.method = "tools/call";
+    refuse(ctx, gateway_error::unsupported_media_type);
+    ASSERT_TRUE(ctx.refusal_reply);
+    EXPECT_FALSE(ctx.response);
+    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 415);
+    EXPECT_EQ(ctx.method, "http");
+    EXPECT_EQ(ctx.rejection, "unsupported_media_type");
+    EXPECT_EQ(ctx.outcome, outcome::error);
+}
+
+TEST(answers, a_json_rpc_refusal_with_a_status_keeps_the_method_and_counts_no_rejection) {
+    request_context ctx;
+    ctx.method = "tools/list";
+    ctx.id = "a";
+    refuse(ctx, gateway_error::caller_sessions_full, {"1000"});
+    ASSERT_TRUE(ctx.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 429);
+    EXPECT_EQ(body_of(*ctx.refusal_reply).at("id"), "a");
+    EXPECT_EQ(ctx.method, "tools/list");
+    EXPECT_FALSE(ctx.rejection);
+    EXPECT_EQ(ctx.outcome, outcome::rate_limited);
+}
+
+TEST(answers, a_returned_refusal_sets_the_outcome_and_the_text) {
+    request_context ctx;
+    auto answer = refusal(ctx, 3, gateway_error::all_upstreams_down);
+    EXPECT_EQ(answer.at("error").at("code"), -32041);
+    EXPECT_EQ(ctx.outcome, outcome::upstream_down);
+    EXPECT_EQ(ctx.error, "all upstreams are unavailable");
+    EXPECT_FALSE(ctx.response) << "the caller decides where the answer goes";
+}
+
+} // namespace
+} // namespace gate::transport
