@@ -526,7 +526,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
     if (parts.fault_hooks && path.starts_with(fault_hook_prefix))
         if (auto reply = run_fault_hook(*live, parts.supervisor, req.method(), path))
             co_return std::move(*reply);
-    co_return http_reply::json(http::status::not_found, R"({"error":"not found"})");
+    co_return error_reply(
+        {gateway_error::not_found, protocol::gateway_error_text(gateway_error::not_found)});
 }
 
 } // namespace gate::transport
