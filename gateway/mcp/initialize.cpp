@@ -1,0 +1,83 @@
+// initialize: the gateway's own answer, its capabilities the federation's, and the session
+// it opens for the client.
+#include "actors/bridge_messages.hpp"
+#include "actors/router_messages.hpp"
+#include "gateway/auth/token_authenticator.hpp"
+#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/mcp/fan_out.hpp"
+#include "gateway/operations/request_tracing.hpp"
+#include "gateway/pipeline/answers.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/json_splice.hpp"
+#include "protocol/list_kind.hpp"
+#include "protocol/protocol_versions.hpp"
+#include "protocol/trace_context.hpp"
+#include "transport/bridge.hpp"
+#include "transport/http/sse.hpp"
+#include "transport/process/version.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+namespace ec = protocol::error_code;
+using clock = std::chrono::steady_clock;
+
+asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
+                                                        const json::object& params,
+                                                        std::string& version,
+                                                        request_context& rec) {
+    std::string requested;
+    if (auto* v = params.if_contains("protocolVersion"); v && v->is_string())
+        requested = std::string(v->get_string());
+    version = negotiate_protocol_version(requested);
+    json::object result;
+    if (rec.view->snap->codec.passthrough()) {
+        // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
+        rec.upstream = rec.view->snap->upstream(0).id;
+        rec.upstream_calls = 1;
+        auto ctx = traced_call(rec);
+        json::object capabilities;
+        if (rec.view->clients[0]->per_caller()) {
+            // Asked with the caller's credential, on its principal's bridge, declaring what
+            // this client declares.
+            bind_caller(ctx, rec, 0);
+            if (auto* c = params.if_contains("capabilities"); c && c->is_object())
+                capabilities = c->as_object();
+            ctx.client_capabilities = &capabilities;
+        }
+        auto r = co_await rec.view->clients[0]->initialize_result(ctx);
+        if (auto* f = std::get_if<upstream_failure>(&r)) {
+            if (f->answer) {
+                // The upstream refused the handshake itself: its error goes back verbatim.
+                co_return pass_on(std::move(*f->answer), id, rec);
+            }
+            co_return refuse_upstream(rec, id, rec.view->snap->upstream(0).id, *f);
+        }
+        result = std::move(std::get<json::object>(r));
+    } else {
+        result["capabilities"] = {{"tools", {{"listChanged", true}}},
+                                  {"prompts", {{"listChanged", true}}},
+                                  {"resources", {{"listChanged", true}, {"subscribe", true}}},
+                                  {"completions", json::object{}},
+                                  {"logging", json::object{}},
+                                  {"tasks",
+                                   {{"list", json::object{}},
+                                    {"cancel", json::object{}},
+                                    {"requests", {{"tools", {{"call", json::object{}}}}}}}}};
+        result["serverInfo"] = {{"name", "gate"}, {"version", gate_version}};
+    }
+    result["protocolVersion"] = version;
+    co_return protocol::make_result(id, std::move(result));
+}
+
+} // namespace gate::transport
