@@ -30,15 +30,9 @@ void print_errors(const std::vector<config::error>& errors) {
                      e.pointer.empty() ? "(document)" : e.pointer.c_str(), e.reason.c_str());
 }
 
-} // namespace
-
-int run_gate(const std::vector<std::string>& args) {
-    auto parsed = parse_command_line(args);
-    if (auto* err = std::get_if<usage_error>(&parsed)) {
-        std::fprintf(stderr, "gate: %s\n\n%s", err->message.c_str(), usage_text().c_str());
-        return 2;
-    }
-    auto& opt = std::get<options>(parsed);
+// --help, --version and --schema: printed, and the program ends (status 0) before any
+// configuration is read.
+std::optional<int> answered_at_once(const options& opt) {
     if (opt.help) {
         std::fputs(usage_text().c_str(), stdout);
         return 0;
@@ -52,16 +46,21 @@ int run_gate(const std::vector<std::string>& args) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return 0;
     }
-    std::string source;
+    return std::nullopt;
+}
+
+// Where the configuration is: --config, else GATE_CONFIG.
+std::optional<std::string> config_source(const options& opt) {
     if (opt.config)
-        source = *opt.config;
-    else if (const char* env = std::getenv("GATE_CONFIG"))
-        source = env;
-    else {
-        std::fprintf(stderr, "gate: no configuration: pass --config <path> or set GATE_CONFIG\n");
-        return 2;
-    }
-    auto loaded = config::load(source);
+        return *opt.config;
+    if (const char* env = std::getenv("GATE_CONFIG"))
+        return env;
+    return std::nullopt;
+}
+
+// The status the program ends with before serving: an invalid document (1), --validate (0),
+// a secret missing from the environment (1); nullopt when gate is to serve it.
+std::optional<int> judged(const config::load_result& loaded, const options& opt) {
     if (!loaded.errors.empty()) {
         print_errors(loaded.errors);
         std::fprintf(stderr, "gate: configuration invalid (%zu error%s)\n", loaded.errors.size(),
@@ -86,7 +85,11 @@ int run_gate(const std::vector<std::string>& args) {
                      missing.size(), missing.size() == 1 ? "" : "s");
         return 1;
     }
-    setup_logging(opt.log_format, opt.log_level);
+    return std::nullopt;
+}
+
+// Where the host listens, what it records, and whether the test-only fault hooks are on.
+transport::gateway_host::options host_options(const options& opt) {
     transport::gateway_host::options where{opt.host, opt.port, false, std::nullopt};
     if (opt.record)
         where.record = record_target{*opt.record, opt.record_max_bytes};
@@ -96,6 +99,98 @@ int run_gate(const std::vector<std::string>& args) {
         spdlog::warn(
             "GATE_TEST_FAULT_HOOKS=1: test-only fault hooks are enabled (POST /_test/...)");
     }
+    return where;
+}
+
+// Reload: SIGHUP, or with --watch a change of the file's modification time (polled every
+// 2 s). A document that fails validation or changes a construction-wired section is refused
+// and the running configuration keeps serving. `seen_` is the file's modification time when
+// it was last read: a reload by SIGHUP notes it too, or --watch would apply the same write a
+// second time at its next poll.
+class config_reloader {
+public:
+    config_reloader(boost::asio::io_context& io, transport::gateway_host& host, std::string source,
+                    bool watch)
+        : host_(host), source_(std::move(source)), watch_(watch), hup_(io, SIGHUP), timer_(io) {}
+
+    void start() {
+        wait_hup();
+        if (watch_)
+            poll();
+    }
+    // At shutdown: neither a signal nor a poll reloads any more.
+    void stop() {
+        hup_.cancel();
+        timer_.cancel();
+    }
+
+private:
+    void reload(const char* why) {
+        std::error_code fec;
+        if (auto mtime = std::filesystem::last_write_time(source_, fec); watch_ && !fec)
+            seen_ = mtime;
+        auto next = config::load(source_);
+        if (!next.errors.empty()) {
+            for (const auto& e : next.errors)
+                spdlog::error("reload rejected ({}): {}: {}", why, e.pointer, e.reason);
+            return;
+        }
+        if (auto refused = host_.reload(next.doc))
+            spdlog::error("reload rejected ({}): {}", why, *refused);
+    }
+
+    void wait_hup() {
+        hup_.async_wait([this](const boost::system::error_code& ec, int) {
+            if (ec)
+                return;
+            reload("SIGHUP");
+            wait_hup();
+        });
+    }
+
+    void poll() {
+        std::error_code fec;
+        auto mtime = std::filesystem::last_write_time(source_, fec);
+        if (!fec && seen_ && mtime != *seen_)
+            reload("--watch"); // notes the time it read
+        else if (!fec)
+            seen_ = mtime;
+        timer_.expires_after(std::chrono::seconds(2));
+        timer_.async_wait([this](const boost::system::error_code& ec) {
+            if (!ec)
+                poll();
+        });
+    }
+
+    transport::gateway_host& host_;
+    std::string source_;
+    bool watch_;
+    boost::asio::signal_set hup_;
+    boost::asio::steady_timer timer_;
+    std::optional<std::filesystem::file_time_type> seen_;
+};
+
+} // namespace
+
+int run_gate(const std::vector<std::string>& args) {
+    auto parsed = parse_command_line(args);
+    if (auto* err = std::get_if<usage_error>(&parsed)) {
+        std::fprintf(stderr, "gate: %s\n\n%s", err->message.c_str(), usage_text().c_str());
+        return 2;
+    }
+    auto& opt = std::get<options>(parsed);
+    if (auto status = answered_at_once(opt))
+        return *status;
+    auto source = config_source(opt);
+    if (!source) {
+        std::fprintf(stderr, "gate: no configuration: pass --config <path> or set GATE_CONFIG\n");
+        return 2;
+    }
+    auto loaded = config::load(*source);
+    if (auto status = judged(loaded, opt))
+        return *status;
+    setup_logging(opt.log_format, opt.log_level);
+    auto where = host_options(opt);
     std::optional<transport::gateway_host> host;
     try {
         host.emplace(loaded.doc, where);
@@ -105,59 +200,15 @@ int run_gate(const std::vector<std::string>& args) {
     }
     auto& io = host->io();
     auto port = host->port();
-    // Reload: SIGHUP, or with --watch a change of the file's modification time (polled every
-    // 2 s). A document that fails validation or changes a construction-wired section is
-    // refused and the running configuration keeps serving. `seen` is the file's modification
-    // time when it was last read: a reload by SIGHUP notes it too, or --watch would apply the
-    // same write a second time at its next poll.
-    std::optional<std::filesystem::file_time_type> seen;
-    auto reload = [&, source](const char* why) {
-        std::error_code fec;
-        if (auto mtime = std::filesystem::last_write_time(source, fec); opt.watch && !fec)
-            seen = mtime;
-        auto next = config::load(source);
-        if (!next.errors.empty()) {
-            for (const auto& e : next.errors)
-                spdlog::error("reload rejected ({}): {}: {}", why, e.pointer, e.reason);
-            return;
-        }
-        if (auto refused = host->reload(next.doc))
-            spdlog::error("reload rejected ({}): {}", why, *refused);
-    };
-    boost::asio::signal_set hup(io, SIGHUP);
-    std::function<void()> wait_hup = [&] {
-        hup.async_wait([&](const boost::system::error_code& ec, int) {
-            if (ec)
-                return;
-            reload("SIGHUP");
-            wait_hup();
-        });
-    };
-    wait_hup();
-    boost::asio::steady_timer watch_timer(io);
-    std::function<void()> watch = [&] {
-        std::error_code fec;
-        auto mtime = std::filesystem::last_write_time(source, fec);
-        if (!fec && seen && mtime != *seen)
-            reload("--watch"); // notes the time it read
-        else if (!fec)
-            seen = mtime;
-        watch_timer.expires_after(std::chrono::seconds(2));
-        watch_timer.async_wait([&](const boost::system::error_code& ec) {
-            if (!ec)
-                watch();
-        });
-    };
-    if (opt.watch)
-        watch();
+    config_reloader reloader(io, *host, *source, opt.watch);
+    reloader.start();
 
     boost::asio::signal_set signals(io, SIGINT, SIGTERM);
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
         if (ec)
             return;
         spdlog::info("signal {}: shutting down (draining up to 10 s)", sig);
-        hup.cancel();
-        watch_timer.cancel();
+        reloader.stop();
         host->drain(std::chrono::seconds(10));
     });
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
