@@ -54,6 +54,58 @@ std::string joined(const std::vector<std::string>& lines) {
     return out;
 }
 
+// The fleet's shared store, if the document or the environment names one, and the cursor key
+// the fleet shares.
+struct store_membership {
+    std::optional<redis_endpoint> store;
+    std::optional<protocol::cursor_codec::key_type> cursor_key;
+};
+
+// The fleet's shared store must answer before gate serves (spec Errors rule 3): throws
+// std::runtime_error when it does not. The URL may carry a password (from REDIS_URL): only its
+// display form is ever printed.
+store_membership join_shared_store(const config::document& doc) {
+    store_membership out;
+    auto url = shared_store_url(doc);
+    if (!url)
+        return out;
+    auto parsed = parse_redis_url(*url);
+    if (auto* why = std::get_if<std::string>(&parsed))
+        throw std::runtime_error(std::string("the shared store URL (") +
+                                 (doc.server.redis_url ? "server.redisUrl" : "REDIS_URL") +
+                                 ") is not usable: " + *why);
+    auto& ep = std::get<redis_endpoint>(parsed);
+    auto membership = join_fleet(ep);
+    if (auto* why = std::get_if<std::string>(&membership))
+        throw std::runtime_error("the shared store " + ep.display + " does not answer: " + *why);
+    out.cursor_key = std::get<fleet_membership>(membership).cursor_key;
+    spdlog::info("shared store {}: rate limits, budgets, breakers, tasks, jtis and cursors "
+                 "are shared with every gate instance that uses it",
+                 ep.display);
+    out.store = std::move(ep);
+    return out;
+}
+
+// Where gate listens and what it serves, then what authentication and authorization mean for
+// this document, said once at start (docs/security.md): an operator reading the log knows
+// whether the gateway is open.
+void log_serving(const std::string& host, std::uint16_t port, const config::document& doc) {
+    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_release,
+                 host.find(':') != std::string::npos ? "[" + host + "]" : host, port,
+                 doc.server.mcp_path, doc.upstreams.size(), doc.upstreams.size() == 1 ? "" : "s",
+                 doc.passthrough() ? "passthrough" : "namespaced");
+    std::string who = doc.auth.required
+                          ? "callers need a Bearer token from " +
+                                std::to_string(doc.auth.issuers.size()) + " trusted issuer" +
+                                (doc.auth.issuers.size() == 1 ? "" : "s")
+                          : "auth disabled: every caller is anonymous";
+    std::string allowed = !doc.policy ? "no policy: every caller may invoke everything"
+                                      : "policy: " + std::to_string(doc.policy->rules.size()) +
+                                            " rule" + (doc.policy->rules.size() == 1 ? "" : "s") +
+                                            ", default " + doc.policy->default_decision;
+    spdlog::info("{}; {}", who, allowed);
+}
+
 } // namespace
 
 struct gateway_host::impl {
@@ -163,6 +215,17 @@ struct gateway_host::impl {
     }
     std::uint16_t port = 0;
 
+    // gate --record: the recorder actor, and the tap the gateway feeds it through.
+    void record(const record_target& target, gateway_parts& parts) {
+        auto backlog = std::make_shared<std::atomic<std::int64_t>>(0);
+        auto tally = std::make_shared<delivery_tally>();
+        recorder = spawn_recorder(sys, target, backlog, tally);
+        parts.tap = std::make_shared<traffic_tap>(io, recorder, backlog, tally);
+        tap = parts.tap;
+        spdlog::info("recording the traffic to {} (rotated to {}.1 at {} bytes)", target.path,
+                     target.path, target.max_bytes);
+    }
+
     ~impl() {
         bridged_gateway = nullptr;
         gw.reset();
@@ -178,27 +241,7 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     i.doc = doc;
     if (auto missing = missing_secrets(*doc, std::getenv); !missing.empty())
         throw std::runtime_error("secrets missing from the environment: " + joined(missing));
-    // The fleet's shared store must answer before gate serves (spec Errors rule 3). The URL
-    // may carry a password (from REDIS_URL): only its display form is ever printed.
-    std::optional<redis_endpoint> shared_store;
-    std::optional<protocol::cursor_codec::key_type> cursor_key;
-    if (auto url = shared_store_url(*doc)) {
-        auto parsed = parse_redis_url(*url);
-        if (auto* why = std::get_if<std::string>(&parsed))
-            throw std::runtime_error(std::string("the shared store URL (") +
-                                     (doc->server.redis_url ? "server.redisUrl" : "REDIS_URL") +
-                                     ") is not usable: " + *why);
-        auto& ep = std::get<redis_endpoint>(parsed);
-        auto membership = join_fleet(ep);
-        if (auto* why = std::get_if<std::string>(&membership))
-            throw std::runtime_error("the shared store " + ep.display +
-                                     " does not answer: " + *why);
-        cursor_key = std::get<fleet_membership>(membership).cursor_key;
-        spdlog::info("shared store {}: rate limits, budgets, breakers, tasks, jtis and cursors "
-                     "are shared with every gate instance that uses it",
-                     ep.display);
-        shared_store = std::move(ep);
-    }
+    auto [shared_store, cursor_key] = join_shared_store(*doc);
     auto snap = make_snapshot(doc, 1);
     supervised what;
     what.snap = snap;
@@ -231,15 +274,8 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
                         std::move(span_tally),
                         nullptr,
                         std::move(supervision)};
-    if (opt.record) {
-        auto backlog = std::make_shared<std::atomic<std::int64_t>>(0);
-        auto tally = std::make_shared<delivery_tally>();
-        i.recorder = spawn_recorder(i.sys, *opt.record, backlog, tally);
-        parts.tap = std::make_shared<traffic_tap>(i.io, i.recorder, backlog, tally);
-        i.tap = parts.tap;
-        spdlog::info("recording the traffic to {} (rotated to {}.1 at {} bytes)", opt.record->path,
-                     opt.record->path, opt.record->max_bytes);
-    }
+    if (opt.record)
+        i.record(*opt.record, parts);
     i.gw.emplace(i.io, std::move(parts));
     i.bridged_gateway = &*i.gw;
     try {
@@ -248,22 +284,7 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
         throw std::runtime_error("cannot listen on " + opt.host + ":" + std::to_string(opt.port) +
                                  ": " + e.what());
     }
-    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_release,
-                 opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host, i.port,
-                 doc->server.mcp_path, doc->upstreams.size(), doc->upstreams.size() == 1 ? "" : "s",
-                 doc->passthrough() ? "passthrough" : "namespaced");
-    // What authentication and authorization mean for this document, said once at start
-    // (docs/security.md): an operator reading the log knows whether the gateway is open.
-    std::string who = doc->auth.required
-                          ? "callers need a Bearer token from " +
-                                std::to_string(doc->auth.issuers.size()) + " trusted issuer" +
-                                (doc->auth.issuers.size() == 1 ? "" : "s")
-                          : "auth disabled: every caller is anonymous";
-    std::string allowed = !doc->policy ? "no policy: every caller may invoke everything"
-                                       : "policy: " + std::to_string(doc->policy->rules.size()) +
-                                             " rule" + (doc->policy->rules.size() == 1 ? "" : "s") +
-                                             ", default " + doc->policy->default_decision;
-    spdlog::info("{}; {}", who, allowed);
+    log_serving(opt.host, i.port, *doc);
     i.configured = doc;
     i.discovery.emplace(
         i.io, [&i](auto merged) { return i.apply(std::move(merged), "discovery"); },
