@@ -89,6 +89,26 @@ metrics::metrics()
                   .Help("Upstream calls caused by one request")
                   .Register(*registry_)
                   .Add({}, prometheus::Histogram::BucketBoundaries{0, 1, 2, 4, 8, 16, 32, 64})) {
+    register_feed_series();
+    register_discovery_series();
+    budget_degraded_ = &prometheus::BuildCounter()
+                            .Name("gate_budget_degraded_total")
+                            .Help("Budget checks that fell back to per-instance enforcement "
+                                  "because shared state was unreachable")
+                            .Register(*registry_)
+                            .Add({});
+    register_session_series();
+    register_supervision();
+    prometheus::BuildGauge()
+        .Name("gate_build_info")
+        .Help("Build information; always 1")
+        .Register(*registry_)
+        .Add({{"version", std::string(gate_release)}})
+        .Set(1);
+}
+
+// What the audit sinks, trace export and gate --record did (advanced at each scrape).
+void metrics::register_feed_series() {
     audit_dropped_ = &prometheus::BuildCounter()
                           .Name("gate_audit_events_dropped_total")
                           .Help("Audit events dropped: a sink's buffer was full, or a webhook "
@@ -117,6 +137,9 @@ metrics::metrics()
                           .Register(*registry_);
     recording_ = {&recording.Add({{"outcome", "written"}}),
                   &recording.Add({{"outcome", "dropped"}})};
+}
+
+void metrics::register_discovery_series() {
     auto& syncs = prometheus::BuildCounter()
                       .Name("gate_discovery_syncs_total")
                       .Help("Discovery polls by outcome: applied, unchanged, rejected (parse or "
@@ -132,12 +155,10 @@ metrics::metrics()
                                     "do not allow (once per document applied)")
                               .Register(*registry_)
                               .Add({});
-    budget_degraded_ = &prometheus::BuildCounter()
-                            .Name("gate_budget_degraded_total")
-                            .Help("Budget checks that fell back to per-instance enforcement "
-                                  "because shared state was unreachable")
-                            .Register(*registry_)
-                            .Add({});
+}
+
+// Sessions held, and those ended or refused to make room (gateway/mcp/session_shares).
+void metrics::register_session_series() {
     downstream_sessions_ = &prometheus::BuildGauge()
                                 .Name("gate_downstream_sessions")
                                 .Help("Downstream MCP sessions held")
@@ -169,13 +190,6 @@ metrics::metrics()
         session_evictions_[i] = &evictions.Add({{"reason", std::string(session_reasons[i])}});
         session_refusals_[i] = &refusals.Add({{"reason", std::string(session_reasons[i])}});
     }
-    register_supervision();
-    prometheus::BuildGauge()
-        .Name("gate_build_info")
-        .Help("Build information; always 1")
-        .Register(*registry_)
-        .Add({{"version", std::string(gate_release)}})
-        .Set(1);
 }
 
 void metrics::register_supervision() {

@@ -87,6 +87,10 @@ private:
         std::array<prometheus::Counter*, 5> by_outcome{}; // indexed like upstream_outcomes
     };
     void register_supervision();
+    // The constructor's series, by what they count.
+    void register_feed_series();
+    void register_discovery_series();
+    void register_session_series();
     method_series& series_for(std::string_view method);
     upstream_series& series_for_upstream(const std::string& id);
 
