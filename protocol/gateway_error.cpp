@@ -121,6 +121,15 @@ constexpr std::array<row, gateway_error_count> table = {{
      "too many open streams for this session: at most {}"},
 }};
 
+// Every enumerator has its row: a row left out would be an empty one at the table's end.
+constexpr bool every_row_written() {
+    for (const auto& r : table)
+        if (r.name.empty() || r.message.empty() || r.http_status == 0)
+            return false;
+    return true;
+}
+static_assert(every_row_written(), "a gateway_error has no row in the table");
+
 // The table's rows are in the enum's order: a row's name is its enumerator's.
 constexpr bool row_named(gateway_error e, std::string_view name) {
     return table[static_cast<std::size_t>(e)].name == name;
