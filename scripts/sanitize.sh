@@ -2,39 +2,67 @@
 # Builds gate, gate-stdio and gate-hooks with AddressSanitizer + UndefinedBehaviorSanitizer and with ThreadSanitizer, and
 # runs the C++ tests and the end-to-end tests against each instrumented binary. Any finding
 # fails the run (-fno-sanitize-recover; the end-to-end binaries' reports, ASan, LSan, UBSan
-# and TSan, are collected from log files by scripts/sanitized-e2e.sh).
+# and TSan, are collected from log files by scripts/sanitized-e2e.sh). Each stage's duration
+# is printed (docs/ci.md). The benchmark-only tools (simulations/) are not built here: no
+# test uses them, and the release build of scripts/test.sh compiles them.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-bash scripts/install-deps.sh
+# shellcheck source=scripts/stage.sh
+source scripts/stage.sh
+stage "deps" bash scripts/install-deps.sh
 NODE22="$(bash scripts/setup-node.sh | tail -n 1)"
 export NODE22
 # llvm-symbolizer (llvm-16) turns sanitizer reports into file:line stacks.
 export PATH="/usr/lib/llvm-16/bin:$PATH"
+fuzz_seconds="${GATE_FUZZ_SECONDS:-15}"
+
+# One parser's libFuzzer run on its seed corpus; the log's tail is printed when it finds something.
+fuzz_one() {
+  local f=$1 corpus="$root/build-asan/fuzz-corpus/$1" log="$root/build-asan/fuzz-$1.log"
+  mkdir -p "$corpus"
+  if [ "$f" = config_parse ]; then cp config/examples/*.json "$corpus/"; fi
+  if [ -d "tests/fuzz/corpus/$f" ]; then cp "tests/fuzz/corpus/$f"/* "$corpus/"; fi
+  "$root/build-asan/tests/fuzz/${f}_fuzz" -max_total_time="$fuzz_seconds" -max_len=65536 "$corpus" 2>"$log" ||
+    { echo "== libFuzzer: $f failed" >&2; tail -n 50 "$log" >&2; return 1; }
+}
+
+# Two parsers at a time, one per core (libFuzzer runs one thread): each still gets its full
+# time on a core, in half the wall time. Every parser runs even after one has failed. Waited
+# for by PID, oldest first (they all run about as long): `wait -n` loses a job that ended
+# before it was called.
+fuzz_all() {
+  local f status=0 pids=()
+  for f in config_parse json_rpc sse cursor jws key_set redis_reply discovery_doc recording \
+    token_request headers header_writer stdio_lines webhook_request; do
+    if [ "${#pids[@]}" -ge 2 ]; then
+      wait "${pids[0]}" || status=1
+      pids=("${pids[@]:1}")
+    fi
+    fuzz_one "$f" &
+    pids+=("$!")
+  done
+  for f in "${pids[@]}"; do
+    wait "$f" || status=1
+  done
+  return "$status"
+}
 
 echo "== ASan + UBSan" >&2
-GATE_BUILD_DIR="$root/build-asan" GATE_BUILD_TYPE=Debug \
-  GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined -DGATE_FUZZ=ON" bash scripts/build.sh
+stage "asan build" env GATE_BUILD_DIR="$root/build-asan" GATE_BUILD_TYPE=Debug \
+  GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined -DGATE_FUZZ=ON -DGATE_BENCH_TOOLS=OFF" bash scripts/build.sh
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-(cd build-asan && ctest --no-tests=error --output-on-failure -j 2)
-bash scripts/sanitized-e2e.sh asan "$root/build-asan"
+stage "asan ctest" ctest --test-dir build-asan --no-tests=error --output-on-failure -j 2
+stage "asan e2e" bash scripts/sanitized-e2e.sh asan "$root/build-asan"
 
-echo "== libFuzzer (${GATE_FUZZ_SECONDS:-15} s per parser)" >&2
-for f in config_parse json_rpc sse cursor jws key_set redis_reply discovery_doc recording token_request \
-  headers header_writer stdio_lines webhook_request; do
-  corpus="$root/build-asan/fuzz-corpus/$f"
-  mkdir -p "$corpus"
-  [ "$f" = config_parse ] && cp config/examples/*.json "$corpus/"
-  [ -d "tests/fuzz/corpus/$f" ] && cp "tests/fuzz/corpus/$f"/* "$corpus/"
-  "$root/build-asan/tests/fuzz/${f}_fuzz" -max_total_time="${GATE_FUZZ_SECONDS:-15}" \
-    -max_len=65536 "$corpus" 2>"$root/build-asan/fuzz-$f.log" ||
-    { tail -n 50 "$root/build-asan/fuzz-$f.log" >&2; exit 1; }
-done
+echo "== libFuzzer ($fuzz_seconds s per parser, two at a time)" >&2
+stage "fuzz" fuzz_all
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== TSan" >&2
-GATE_BUILD_DIR="$root/build-tsan" GATE_CMAKE_ARGS="-DGATE_SANITIZE=thread" bash scripts/build.sh
+stage "tsan build" env GATE_BUILD_DIR="$root/build-tsan" GATE_CMAKE_ARGS="-DGATE_SANITIZE=thread -DGATE_BENCH_TOOLS=OFF" \
+  bash scripts/build.sh
 export TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp"
-(cd build-tsan && ctest --no-tests=error --output-on-failure -j 2)
-bash scripts/sanitized-e2e.sh tsan "$root/build-tsan"
+stage "tsan ctest" ctest --test-dir build-tsan --no-tests=error --output-on-failure -j 2
+stage "tsan e2e" bash scripts/sanitized-e2e.sh tsan "$root/build-tsan"
 echo "sanitizers: clean" >&2
