@@ -23,17 +23,11 @@ using transport::session_state;
 using transport::upstream_failure;
 using clock = std::chrono::steady_clock;
 
-struct exchange_test : ::testing::Test {
-    asio::io_context io;
-    loopback_upstream upstream{io};
-    std::shared_ptr<upstream_units> units;
-    fake_observer call_observer;
-
+struct exchange_test : units_fixture {
     transport::upstream_exchange& exchange(config::upstream cfg) {
-        units = make_units(io, std::move(cfg));
-        return units->exchange;
+        return make(std::move(cfg)).exchange;
     }
-    transport::upstream_exchange& exchange() { return exchange(upstream_at(upstream.url())); }
+    transport::upstream_exchange& exchange() { return make().exchange; }
 
     std::deque<json::object> messages; // an outgoing message's views point into its object
     outgoing_message call(std::int64_t id, std::string name = "echo") {

@@ -20,32 +20,20 @@ using transport::upstream_failure;
 using transport::upstream_message;
 using transport::upstream_reply;
 
-struct requests_test : ::testing::Test {
-    asio::io_context io;
-    loopback_upstream upstream{io};
-    std::shared_ptr<upstream_units> units;
-    fake_observer call_observer;
-
+struct requests_test : units_fixture {
     transport::upstream_requests& requests(config::upstream cfg) {
-        units = make_units(io, std::move(cfg));
-        return units->requests;
+        return make(std::move(cfg)).requests;
     }
-    transport::upstream_requests& requests() { return requests(upstream_at(upstream.url())); }
+    transport::upstream_requests& requests() { return make().requests; }
     upstream_reply call(const call_context& ctx = {}, json::object params = {{"name", "echo"}}) {
         return run(io, units->requests.send("tools/call", std::move(params), ctx));
-    }
-    call_context observed() {
-        call_context ctx;
-        ctx.observer = &call_observer;
-        return ctx;
     }
     config::upstream modern() {
         auto cfg = upstream_at(upstream.url());
         cfg.protocol = config::protocol_mode::v2026_07_28;
         return cfg;
     }
-    // A 2026-07-28 upstream: discover offers the era; calls answered by
-    // `on_call`.
+    // A 2026-07-28 upstream: discover offers the era; calls answered by `on_call`.
     void serve_modern(std::function<reply(const seen&)> on_call) {
         upstream.on = [on_call](const seen& r) {
             if (r.method == "server/discover")

@@ -13,6 +13,7 @@
 #include "tests/unit/upstream_loopback.hpp"
 
 #include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +73,27 @@ inline std::shared_ptr<upstream_units> make_units(boost::asio::io_context& io,
     units->state.owner = units;
     return units;
 }
+
+// A test's io_context, the scripted upstream on it and the units in front of that upstream
+// (made by make()), with an observer for a call of the test's own.
+struct units_fixture : ::testing::Test {
+    boost::asio::io_context io;
+    loopback_upstream upstream{io};
+    std::shared_ptr<upstream_units> units;
+    fake_observer call_observer;
+
+    upstream_units& make(config::upstream cfg) {
+        units = make_units(io, std::move(cfg));
+        return *units;
+    }
+    upstream_units& make() { return make(upstream_at(upstream.url())); }
+    // A call context whose observer is call_observer.
+    transport::call_context observed() {
+        transport::call_context ctx;
+        ctx.observer = &call_observer;
+        return ctx;
+    }
+};
 
 // A closed-down port on 127.0.0.1: nothing listens there.
 inline std::string dead_url() {

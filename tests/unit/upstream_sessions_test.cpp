@@ -22,16 +22,11 @@ using transport::session_ptr;
 using transport::upstream_failure;
 using failure = std::optional<upstream_failure>;
 
-struct sessions_test : ::testing::Test {
-    asio::io_context io;
-    loopback_upstream upstream{io};
-    std::shared_ptr<upstream_units> units;
-
+struct sessions_test : units_fixture {
     transport::upstream_sessions& sessions(config::upstream cfg) {
-        units = make_units(io, std::move(cfg));
-        return units->sessions;
+        return make(std::move(cfg)).sessions;
     }
-    transport::upstream_sessions& sessions() { return sessions(upstream_at(upstream.url())); }
+    transport::upstream_sessions& sessions() { return make().sessions; }
     failure open(const session_ptr& s, const call_context& ctx = {}) {
         return run(io, units->sessions.ensure_session(s, ctx));
     }
