@@ -52,9 +52,7 @@ const std::string& refuse(request_context& ctx, error_answer a) {
             if (!row.metric_label.empty())
                 ctx.rejection = std::string(row.metric_label);
         }
-        auto text = a.text;
-        ctx.refusal_reply = error_reply(std::move(a));
-        a.text = std::move(text);
+        ctx.refusal_reply = error_reply(a);
     }
     ctx.error = std::move(a.text);
     return *ctx.error;
