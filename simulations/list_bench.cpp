@@ -4,7 +4,7 @@
 // filter per principal, cut the first page of 200, seal the cursor) and serializing the
 // answer. No sockets: the upstreams' cost is theirs. Prints one JSON line per case.
 //   list_bench [iterations]   (default 20000; three rounds, best and worst reported)
-#include "actors/federation.hpp"
+#include "actors/federation/federation.hpp"
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>

@@ -6,8 +6,8 @@
 // (`/.well-known/jwks.json`) and its authorization server metadata (RFC 8414). On the io thread.
 #pragma once
 
-#include "actors/jti_ledger.hpp"
-#include "actors/sliding_window.hpp"
+#include "actors/guards/sliding_window.hpp"
+#include "actors/policy/jti_ledger.hpp"
 #include "config/model.hpp"
 #include "gateway/auth/key_set_source.hpp"
 #include "gateway/pipeline/request_context.hpp"

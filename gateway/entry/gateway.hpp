@@ -3,9 +3,9 @@
 // crosses into the actors is a typed message (transport/bridge.hpp).
 #pragma once
 
-#include "actors/bridge_ledger.hpp"
-#include "actors/snapshot.hpp"
-#include "actors/supervisor.hpp"
+#include "actors/bridging/bridge_ledger.hpp"
+#include "actors/federation/snapshot.hpp"
+#include "actors/supervision/supervisor.hpp"
 #include "gateway/mcp/session_table.hpp"
 #include "gateway/operations/health.hpp"
 #include "gateway/operations/metrics.hpp"

@@ -1,11 +1,11 @@
 // Internals shared by the gateway's translation units (listener, MCP endpoint, stages).
 #pragma once
 
-#include "actors/bridge_messages.hpp"
-#include "actors/budget_ledger.hpp"
-#include "actors/federation.hpp"
-#include "actors/policy_engine.hpp"
-#include "actors/slot_lease.hpp"
+#include "actors/bridging/bridge_messages.hpp"
+#include "actors/federation/federation.hpp"
+#include "actors/guards/budget_ledger.hpp"
+#include "actors/guards/slot_lease.hpp"
+#include "actors/policy/policy_engine.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/gateway.hpp"

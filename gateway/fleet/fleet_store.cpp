@@ -1,6 +1,6 @@
 #include "gateway/fleet/fleet_store.hpp"
 
-#include "actors/budget_ledger.hpp"
+#include "actors/guards/budget_ledger.hpp"
 #include "gateway/operations/metrics.hpp"
 
 #include <boost/asio/co_spawn.hpp>

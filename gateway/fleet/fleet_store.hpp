@@ -9,7 +9,7 @@
 // on it but fail open at once, and one of them tries it again each second.
 #pragma once
 
-#include "actors/sliding_window.hpp"
+#include "actors/guards/sliding_window.hpp"
 #include "transport/redis/redis_client.hpp"
 
 #include <array>
@@ -44,7 +44,7 @@ public:
                 std::chrono::milliseconds bound = redis_client::default_bound);
 
     // A batch of slots of the fleet's window `scope` (60 one-second slots of a per-minute
-    // limit, like actors/sliding_window, kept in one Redis hash): what `demand` expects to
+    // limit, like actors/guards/sliding_window, kept in one Redis hash): what `demand` expects to
     // spend before the slot ends, at most a sixteenth of the room left, at least 1; none and
     // the wait when the window is full. `until` is this clock's.
     boost::asio::awaitable<std::optional<sliding_window::batch>>

@@ -2,8 +2,8 @@
 // with the upstream's messages streamed before the answer, the client's answers and
 // notifications back to the upstream they concern, session-wide upstream traffic (change
 // notifications, resource updates, messages outside any call) to the right clients.
-#include "actors/bridge_messages.hpp"
-#include "actors/router_messages.hpp"
+#include "actors/bridging/bridge_messages.hpp"
+#include "actors/federation/router_messages.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"
 #include "gateway/pipeline/answers.hpp"

@@ -1,6 +1,6 @@
 // The MCP endpoint: streamable HTTP (2025-11-25, 2025-06-18) on server.mcpPath.
-#include "actors/bridge_messages.hpp"
-#include "actors/router_messages.hpp"
+#include "actors/bridging/bridge_messages.hpp"
+#include "actors/federation/router_messages.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"

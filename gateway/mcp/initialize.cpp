@@ -1,7 +1,7 @@
 // initialize: the gateway's own answer, its capabilities the federation's, and the session
 // it opens for the client.
-#include "actors/bridge_messages.hpp"
-#include "actors/router_messages.hpp"
+#include "actors/bridging/bridge_messages.hpp"
+#include "actors/federation/router_messages.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"

@@ -9,7 +9,7 @@
 // proportional to the sessions in use, not to the calls made.
 #pragma once
 
-#include "actors/bridge_messages.hpp"
+#include "actors/bridging/bridge_messages.hpp"
 
 #include <cstddef>
 #include <cstdint>

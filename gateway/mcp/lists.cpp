@@ -1,7 +1,7 @@
 // Federated lists: the plan the router makes, the pages fetched from the upstreams it names
 // (concurrently, each charged), and the page cut and sealed from what they answered.
-#include "actors/bridge_messages.hpp"
-#include "actors/router_messages.hpp"
+#include "actors/bridging/bridge_messages.hpp"
+#include "actors/federation/router_messages.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"
@@ -69,7 +69,7 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             ++rec.upstream_calls;
             auto& client = rec.view->clients[upstream];
             // Per-caller: fetched on the caller's bridged session with its credential (and
-            // never cached: actors/federation.cpp).
+            // never cached: actors/federation/federation.cpp).
             bridged_call call;
             auto ctx =
                 client->per_caller() ? bridged_context(rec, upstream, call) : traced_call(rec);

@@ -2,7 +2,7 @@
 // io thread: a session is transport state (it owns open streams), not a routing decision.
 #pragma once
 
-#include "actors/principal.hpp"
+#include "actors/policy/principal.hpp"
 #include "gateway/mcp/session_shares.hpp"
 
 #include <boost/asio/ip/address.hpp>

@@ -1,7 +1,7 @@
 // A session's own transport on the MCP endpoint: the GET stream the upstreams' messages reach
 // the client on, and DELETE, which ends the session.
-#include "actors/bridge_messages.hpp"
-#include "actors/router_messages.hpp"
+#include "actors/bridging/bridge_messages.hpp"
+#include "actors/federation/router_messages.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"

@@ -5,8 +5,8 @@
 // opaque and never rewritten. Every upstream a task method reaches (the owner, each probe,
 // each part of tasks/list) is one the caller's tenant sees and the policy grants the method
 // at, and each such invocation is charged to the budgets like any other (docs/security.md).
-#include "actors/router_messages.hpp"
-#include "actors/task_keeper.hpp"
+#include "actors/federation/router_messages.hpp"
+#include "actors/federation/task_keeper.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"
 #include "gateway/pipeline/answers.hpp"

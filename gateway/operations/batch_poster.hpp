@@ -1,10 +1,10 @@
 // The io side of the sinks that deliver in batches (audit webhooks, trace export): performs
-// the POSTs their actors decide on (actors/batch_delivery) and says how each went. One fresh
+// the POSTs their actors decide on (actors/sinks/batch_delivery) and says how each went. One fresh
 // connection per batch, bounded in time; a redirect is a refusal (gate does not send audit
 // events or spans to a host it was not given).
 #pragma once
 
-#include "actors/batch_delivery.hpp"
+#include "actors/sinks/batch_delivery.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <chrono>

@@ -6,7 +6,7 @@
 // ordinary 404s.
 #pragma once
 
-#include "actors/supervisor.hpp"
+#include "actors/supervision/supervisor.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "transport/http/http_reply.hpp"
 

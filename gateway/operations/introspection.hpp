@@ -5,7 +5,7 @@
 // environment variable name: a credential is reported by its strategy only).
 #pragma once
 
-#include "actors/principal.hpp"
+#include "actors/policy/principal.hpp"
 #include "config/model.hpp"
 #include "gateway/program/discovery_poller.hpp"
 

@@ -1,7 +1,7 @@
 // The gateway's Prometheus series (spec: "Metrics"); label sets are frozen by contract.
 #pragma once
 
-#include "actors/supervision_tally.hpp"
+#include "actors/supervision/supervision_tally.hpp"
 #include "protocol/outcome.hpp"
 
 #include <array>

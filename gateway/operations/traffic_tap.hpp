@@ -4,7 +4,7 @@
 // --record: without it the gateway holds no tap and does no recording work at all.
 #pragma once
 
-#include "actors/recorder.hpp"
+#include "actors/sinks/recorder.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <cstdint>

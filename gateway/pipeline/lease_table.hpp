@@ -1,10 +1,10 @@
 // Window slots granted by the limiter actor, kept on the io thread per key (a principal, a
-// tenant) and spent there like the global lease (actors/slot_lease), each with its own single
-// ask in flight. Bounded: at the bound, leases with nothing left to spend and no ask out go
+// tenant) and spent there like the global lease (actors/guards/slot_lease), each with its own
+// single ask in flight. Bounded: at the bound, leases with nothing left to spend and no ask out go
 // (they hold nothing).
 #pragma once
 
-#include "actors/slot_lease.hpp"
+#include "actors/guards/slot_lease.hpp"
 #include "transport/ask_flight.hpp"
 
 #include <chrono>

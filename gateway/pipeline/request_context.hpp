@@ -2,10 +2,10 @@
 // it loaded at entry.
 #pragma once
 
-#include "actors/heard_traffic.hpp"
-#include "actors/principal.hpp"
-#include "actors/router_messages.hpp"
-#include "actors/snapshot.hpp"
+#include "actors/federation/router_messages.hpp"
+#include "actors/federation/snapshot.hpp"
+#include "actors/policy/principal.hpp"
+#include "actors/sinks/heard_traffic.hpp"
 #include "gateway/pipeline/stages.hpp"
 #include "gateway/upstream/upstream_client.hpp"
 #include "protocol/client_profile.hpp"
@@ -25,7 +25,7 @@
 
 namespace gate::transport {
 
-using gate::principal; // actors/principal.hpp: authentication fills it
+using gate::principal; // actors/policy/principal.hpp: authentication fills it
 
 // The key a principal's sessions are bound to (issuer and subject); empty for anonymous.
 inline std::string principal_key(const caller_ref& p) {

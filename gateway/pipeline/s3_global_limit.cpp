@@ -1,5 +1,5 @@
-// Stage 3: the rate limits, kept by the limiter actor (actors/limiter): the global window over
-// every JSON-RPC request on the MCP endpoint (server.rateLimit.requestsPerMinute), then the
+// Stage 3: the rate limits, kept by the limiter actor (actors/guards/limiter): the global window
+// over every JSON-RPC request on the MCP endpoint (server.rateLimit.requestsPerMinute), then the
 // caller's tenant's shared window (tenants[].rateLimit), then the authenticated caller's own
 // (server.rateLimit.perPrincipalPerMinute; anonymous callers have none).
 // A request spends a slot of the batch the limiter granted this thread; with none left it

@@ -4,9 +4,9 @@
 // or resource it completes, and in passthrough mode every method gate forwards without
 // knowing it) is decided by the snapshot's compiled policy for the caller:
 // denied is -32042 with outcome `denied`; the decision and the granting rule go to audit.
-// Lists are filtered by the same policy where they are cut (actors/federation). Decisions are
-// remembered per invocation for the snapshot's policy (actors/policy_memo).
-#include "actors/policy_memo.hpp"
+// Lists are filtered by the same policy where they are cut (actors/federation/federation).
+// Decisions are remembered per invocation for the snapshot's policy (actors/policy/policy_memo).
+#include "actors/policy/policy_memo.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"

@@ -1,5 +1,5 @@
 // Stage 6: the upstream guards. The routed upstream admits the call through its breaker and
-// its own rate limit (actors/upstream_guard) before anything goes on the wire: refused, the
+// its own rate limit (actors/guards/upstream_guard) before anything goes on the wire: refused, the
 // client gets -32041 or -32040 (protocol/gateway_error). A list admits each upstream it
 // fetches; a refused one is left out of the merged list. The admission travels to the proxy
 // stage as a ticket that the call's outcome settles. Each admitted invocation is charged to

@@ -1,7 +1,7 @@
 // Stage 9, the single exit: exactly one audit event per terminal response and one
 // gate_requests_total increment (or one gate_http_rejections_total increment for a refusal
 // before MCP handling, audited with method `http`). The chain guarantees it runs once.
-#include "actors/audit_event.hpp"
+#include "actors/sinks/audit_event.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/gateway_stages.hpp"

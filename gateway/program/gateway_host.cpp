@@ -1,6 +1,6 @@
 #include "gateway/program/gateway_host.hpp"
 
-#include "actors/supervisor.hpp"
+#include "actors/supervision/supervisor.hpp"
 #include "gateway/auth/upstream_credential.hpp"
 #include "gateway/entry/gateway.hpp"
 #include "gateway/fleet/fleet_store.hpp"

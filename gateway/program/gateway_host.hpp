@@ -5,7 +5,7 @@
 // (gateway/program/embedded).
 #pragma once
 
-#include "actors/recorder.hpp"
+#include "actors/sinks/recorder.hpp"
 #include "config/model.hpp"
 
 #include <boost/asio/io_context.hpp>

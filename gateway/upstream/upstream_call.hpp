@@ -4,7 +4,7 @@
 // the upstream client (upstream_client.hpp) and the gateway that calls them.
 #pragma once
 
-#include "actors/upstream_guard.hpp"
+#include "actors/guards/upstream_guard.hpp"
 #include "gateway/auth/upstream_credential.hpp"
 #include "gateway/upstream/upstream_message.hpp"
 #include "gateway/upstream/upstream_observer.hpp"

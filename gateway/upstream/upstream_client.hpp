@@ -16,8 +16,8 @@
 // docs/architecture.md); its pools and session state are touched only from coroutines on it.
 #pragma once
 
-#include "actors/guard_board.hpp"
-#include "actors/upstream_guard.hpp"
+#include "actors/guards/guard_board.hpp"
+#include "actors/guards/upstream_guard.hpp"
 #include "config/model.hpp"
 #include "gateway/upstream/upstream_call.hpp"
 #include "gateway/upstream/upstream_credentials.hpp"
@@ -66,7 +66,7 @@ public:
     // call's stream when the call has no observer of its own. Set before the first request.
     void observe(std::unique_ptr<upstream_observer> observer) { observer_ = std::move(observer); }
 
-    // The upstream's guards: its actor decides and publishes them here (actors/guard_board).
+    // The upstream's guards: its actor decides and publishes them here (actors/guards/guard_board).
     const std::shared_ptr<guard_board>& board() const { return guards_.board(); }
 
     // An admission through the upstream guards (upstream_guards.hpp).

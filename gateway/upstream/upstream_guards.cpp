@@ -3,8 +3,8 @@
 // fleet's store.
 #include "gateway/upstream/upstream_guards.hpp"
 
-#include "actors/sliding_window.hpp"
-#include "actors/upstream_actor.hpp"
+#include "actors/federation/upstream_actor.hpp"
+#include "actors/guards/sliding_window.hpp"
 #include "gateway/fleet/fleet_store.hpp"
 #include "transport/bridge.hpp"
 

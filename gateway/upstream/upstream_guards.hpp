@@ -4,9 +4,9 @@
 // the actor; and, with a fleet, the rate window and breaker shared through its store.
 #pragma once
 
-#include "actors/guard_board.hpp"
-#include "actors/guard_lease.hpp"
-#include "actors/upstream_guard.hpp"
+#include "actors/guards/guard_board.hpp"
+#include "actors/guards/guard_lease.hpp"
+#include "actors/guards/upstream_guard.hpp"
 #include "config/model.hpp"
 #include "gateway/upstream/upstream_call.hpp"
 #include "transport/ask_flight.hpp"
@@ -30,7 +30,7 @@ public:
     upstream_guards(const upstream_guards&) = delete;
     upstream_guards& operator=(const upstream_guards&) = delete;
 
-    // Where the upstream's actor publishes its view (actors/guard_board).
+    // Where the upstream's actor publishes its view (actors/guards/guard_board).
     const std::shared_ptr<guard_board>& board() const { return board_; }
 
     // An admission through the upstream guards. Its outcome is reported once (settle); a

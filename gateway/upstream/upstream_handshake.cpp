@@ -1,7 +1,7 @@
 // How an upstream session opens: initialize and notifications/initialized (or, at a
 // 2026-07-28 upstream, server/discover), over the replicas in turn, then its GET stream, read
 // until the session ends.
-#include "actors/endpoint_rotation.hpp"
+#include "actors/guards/endpoint_rotation.hpp"
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_credentials.hpp"
 #include "gateway/upstream/upstream_guards.hpp"

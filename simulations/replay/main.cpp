@@ -8,7 +8,7 @@
 //
 //   replay --config gate.json --recording traffic.jsonl --audit-out audit.jsonl
 //          --metrics-out metrics.txt
-#include "actors/supervisor.hpp"
+#include "actors/supervision/supervisor.hpp"
 #include "config/load.hpp"
 #include "gateway/entry/gateway.hpp"
 #include "gateway/fleet/fleet_store.hpp"

@@ -2,7 +2,7 @@
 // which runs the actor only when told: an answer resumes the asker; an actor that does not
 // answer in time is given up on, and its late answer is ignored.
 #include "../unit/test_config.hpp"
-#include "actors/router.hpp"
+#include "actors/federation/router.hpp"
 #include "coordinator_fixture.hpp"
 #include "transport/bridge.hpp"
 

@@ -1,6 +1,6 @@
 // The audit sink under CAF's test_coordinator: its buffer is bounded, an offer over the
 // bound is dropped (and reported), and written events free their place.
-#include "actors/audit.hpp"
+#include "actors/sinks/audit.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // The bridge keeper under CAF's test_coordinator: the idle sweep in virtual time, the
 // cancellation and answer lookups, the fan-out of resource updates, and ended sessions.
-#include "actors/bridge_keeper.hpp"
+#include "actors/bridging/bridge_keeper.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>

@@ -3,7 +3,7 @@
 // exactly; the allowance returns when its UTC calendar period rolls over (a day at midnight,
 // an hour on the hour); reservations the fleet's store made count against this instance; a
 // reload that raises an allowance gives the difference.
-#include "actors/budget_keeper.hpp"
+#include "actors/guards/budget_keeper.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>

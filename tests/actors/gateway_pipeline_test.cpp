@@ -1,10 +1,10 @@
 // The real gateway in-process (io thread, actor system, upstream client) in front of a
 // minimal MCP server: pins the order of the nine stages on real requests and the single exit
 // door (exactly one finished record per terminal response).
-#include "actors/audit.hpp"
-#include "actors/bridge_keeper.hpp"
-#include "actors/router.hpp"
-#include "actors/task_keeper.hpp"
+#include "actors/bridging/bridge_keeper.hpp"
+#include "actors/federation/router.hpp"
+#include "actors/federation/task_keeper.hpp"
+#include "actors/sinks/audit.hpp"
 #include "gateway/entry/gateway.hpp"
 #include "tests/support/mini_mcp_server.hpp"
 

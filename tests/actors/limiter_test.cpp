@@ -2,8 +2,8 @@
 // slot at a time and exactly; a full window is refused with the wait until a slot frees; the
 // window slides; a high limit is granted in batches the io thread spends without asking; each
 // principal has its own window beside the global one.
-#include "actors/limiter.hpp"
-#include "actors/slot_lease.hpp"
+#include "actors/guards/limiter.hpp"
+#include "actors/guards/slot_lease.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>

@@ -1,6 +1,6 @@
 // The router actor under CAF's test_coordinator: virtual time, no threads, no sleeps.
 #include "../unit/test_config.hpp"
-#include "actors/router.hpp"
+#include "actors/federation/router.hpp"
 #include "coordinator_fixture.hpp"
 #include "protocol/json_rpc.hpp"
 

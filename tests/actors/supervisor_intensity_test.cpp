@@ -4,9 +4,9 @@
 // board refuses every call as given up (the io thread answers -32041) until a reload, and a
 // process-wide actor's crash loop stops the supervisor itself.
 #include "../unit/test_config.hpp"
-#include "actors/guard_board.hpp"
-#include "actors/guard_lease.hpp"
-#include "actors/supervisor.hpp"
+#include "actors/guards/guard_board.hpp"
+#include "actors/guards/guard_lease.hpp"
+#include "actors/supervision/supervisor.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>

@@ -2,8 +2,8 @@
 // snapshot and published, the others keep their handles; a reload reaches the router; the
 // supervisor's end is its actors' end.
 #include "../unit/test_config.hpp"
-#include "actors/guard_board.hpp"
-#include "actors/supervisor.hpp"
+#include "actors/guards/guard_board.hpp"
+#include "actors/supervision/supervisor.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>

@@ -1,6 +1,6 @@
 // The task keeper under CAF's test_coordinator: pins, lookups for the owner, another
 // principal and an unknown id (the probe case), and expiry after 24 h of virtual time.
-#include "actors/task_keeper.hpp"
+#include "actors/federation/task_keeper.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>

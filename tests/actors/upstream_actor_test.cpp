@@ -4,8 +4,8 @@
 // it slides; an ejected replica rests and returns; active health asks the io thread for probe
 // rounds on its interval and applies the verdicts. What the io thread reads is the view the
 // actor publishes on the board.
-#include "actors/guard_board.hpp"
-#include "actors/upstream_actor.hpp"
+#include "actors/federation/upstream_actor.hpp"
+#include "actors/guards/guard_board.hpp"
 #include "coordinator_fixture.hpp"
 
 #include <caf/all.hpp>

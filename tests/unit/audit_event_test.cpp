@@ -1,4 +1,4 @@
-#include "actors/audit_event.hpp"
+#include "actors/sinks/audit_event.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>

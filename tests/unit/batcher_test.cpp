@@ -1,4 +1,4 @@
-#include "actors/batcher.hpp"
+#include "actors/sinks/batcher.hpp"
 
 #include <gtest/gtest.h>
 

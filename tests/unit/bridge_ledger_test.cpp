@@ -1,6 +1,6 @@
 // The bridge keeper's index over bridged sessions: where a client's call went, and who
 // subscribed to what.
-#include "actors/bridge_ledger.hpp"
+#include "actors/bridging/bridge_ledger.hpp"
 
 #include <gtest/gtest.h>
 

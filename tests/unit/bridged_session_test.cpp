@@ -1,5 +1,5 @@
 // One bridged session's bookkeeping, with time passed in: when it may end, and what keeps it.
-#include "actors/bridged_session.hpp"
+#include "actors/bridging/bridged_session.hpp"
 
 #include <gtest/gtest.h>
 

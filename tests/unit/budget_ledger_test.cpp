@@ -1,5 +1,5 @@
 // Budgets: UTC calendar periods, all-or-none charges, the reset instant named.
-#include "actors/budget_ledger.hpp"
+#include "actors/guards/budget_ledger.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "actors/circuit_breaker.hpp"
+#include "actors/guards/circuit_breaker.hpp"
 
 #include <gtest/gtest.h>
 

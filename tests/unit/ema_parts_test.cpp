@@ -1,6 +1,6 @@
 // The plain parts of enterprise-managed authorization: the minting key, the ID-JAG's claims,
 // and the ledger that makes each assertion single-use.
-#include "actors/jti_ledger.hpp"
+#include "actors/policy/jti_ledger.hpp"
 #include "protocol/jose/es256_signer.hpp"
 #include "protocol/jose/id_jag.hpp"
 #include "protocol/jose/jws.hpp"

@@ -1,4 +1,4 @@
-#include "actors/endpoint_rotation.hpp"
+#include "actors/guards/endpoint_rotation.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "actors/federation.hpp"
+#include "actors/federation/federation.hpp"
 #include "protocol/json_rpc.hpp"
 #include "test_config.hpp"
 

@@ -1,9 +1,9 @@
 // The io thread's side of the upstream guards: what it decides from the published view alone
 // (no message to the actor), what it refuses, and when it must ask; slots of a batch are spent
 // within their second and never carried past it.
-#include "actors/endpoint_rotation.hpp"
-#include "actors/guard_board.hpp"
-#include "actors/guard_lease.hpp"
+#include "actors/guards/endpoint_rotation.hpp"
+#include "actors/guards/guard_board.hpp"
+#include "actors/guards/guard_lease.hpp"
 
 #include <gtest/gtest.h>
 

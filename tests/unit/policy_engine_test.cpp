@@ -1,5 +1,5 @@
 // The policy engine: deny by default, subjects, grants, globs, and the rule named.
-#include "actors/policy_engine.hpp"
+#include "actors/policy/policy_engine.hpp"
 
 #include <gtest/gtest.h>
 

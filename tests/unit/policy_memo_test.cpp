@@ -1,6 +1,6 @@
 // The policy memo: the engine's decisions, remembered per invocation and keyed by exactly
 // what the decision reads.
-#include "actors/policy_memo.hpp"
+#include "actors/policy/policy_memo.hpp"
 
 #include <gtest/gtest.h>
 

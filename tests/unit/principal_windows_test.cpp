@@ -1,5 +1,5 @@
 // Per-principal windows: separate, and bounded without ever adding allowance to a busy one.
-#include "actors/principal_windows.hpp"
+#include "actors/guards/principal_windows.hpp"
 
 #include <gtest/gtest.h>
 

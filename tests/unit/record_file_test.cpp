@@ -1,6 +1,6 @@
-// The recording's file (actors/record_file): appends, rotates to FILE.1 when the next line would
-// pass the cap (replacing an older FILE.1), never writes a line longer than the cap.
-#include "actors/record_file.hpp"
+// The recording's file (actors/sinks/record_file): appends, rotates to FILE.1 when the next line
+// would pass the cap (replacing an older FILE.1), never writes a line longer than the cap.
+#include "actors/sinks/record_file.hpp"
 
 #include <filesystem>
 #include <fstream>

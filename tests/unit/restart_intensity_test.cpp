@@ -1,4 +1,4 @@
-#include "actors/restart_intensity.hpp"
+#include "actors/supervision/restart_intensity.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "actors/sliding_window.hpp"
-#include "actors/slot_lease.hpp"
+#include "actors/guards/sliding_window.hpp"
+#include "actors/guards/slot_lease.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Task ownership records, with time passed in.
-#include "actors/task_registry.hpp"
+#include "actors/federation/task_registry.hpp"
 #include "protocol/list_merge.hpp"
 
 #include <boost/json/parse.hpp>

@@ -1,5 +1,5 @@
 // Tenants: placed by verified claims, at most one per principal, and what each sees.
-#include "actors/tenant_resolver.hpp"
+#include "actors/policy/tenant_resolver.hpp"
 
 #include <gtest/gtest.h>
 

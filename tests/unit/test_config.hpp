@@ -1,7 +1,7 @@
 // Builds configuration documents in tests without going through the parser.
 #pragma once
 
-#include "actors/snapshot.hpp"
+#include "actors/federation/snapshot.hpp"
 
 #include <memory>
 

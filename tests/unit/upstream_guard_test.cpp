@@ -1,4 +1,4 @@
-#include "actors/upstream_guard.hpp"
+#include "actors/guards/upstream_guard.hpp"
 
 #include <gtest/gtest.h>
 

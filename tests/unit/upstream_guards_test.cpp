@@ -4,7 +4,7 @@
 // open when there is no actor to ask, and with the real upstream actor: a
 // failure settled is counted before settle returns, so the next admission sees
 // the circuit it opened; a rate limit's window refuses once spent.
-#include "actors/upstream_actor.hpp"
+#include "actors/federation/upstream_actor.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
 #include "tests/unit/upstream_loopback.hpp"
 

@@ -3,7 +3,7 @@
 // (the request takes them), its method, the upstream, the request it served,
 // and the upstream's answer as written or the failure's kind, status and text
 // reach the recorder.
-#include "actors/recorder.hpp"
+#include "actors/sinks/recorder.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/upstream/upstream_recording.hpp"
 

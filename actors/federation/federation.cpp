@@ -1,0 +1,410 @@
+#include "actors/federation/federation.hpp"
+
+#include "protocol/gateway_error.hpp"
+#include "protocol/json_preserve.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/list_merge.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace gate {
+
+namespace json = boost::json;
+using protocol::list_kind;
+
+namespace {
+
+// An entry's item texts, in the order the merge keeps its items (none known: empty ones).
+void append_sources(const std::vector<std::string>& sources, std::size_t items,
+                    std::vector<std::string_view>& out) {
+    for (std::size_t i = 0; i < items; ++i)
+        out.push_back(sources.empty() ? std::string_view() : std::string_view(sources[i]));
+}
+
+// A page's items as a JSON array, each written from its upstream's text (a rewritten name
+// aside) where that is known: a tool's schema lists its bounds as the upstream wrote them.
+std::string page_text(const json::array& items, const std::vector<std::string_view>* sources,
+                      std::size_t offset) {
+    if (!sources || sources->size() < offset + items.size())
+        return json::serialize(items);
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            out += ',';
+        protocol::write_preserving(items[i], (*sources)[offset + i], out);
+    }
+    out += ']';
+    return out;
+}
+
+// On success the params are moved into the route (the name rewritten in place).
+std::variant<route, route_error> by_name(const snapshot& snap, json::object& params,
+                                         std::string_view key) {
+    auto* v = params.if_contains(key);
+    if (!v || !v->is_string())
+        return route_error{
+            protocol::gateway_error::invalid_params,
+            protocol::gateway_error_text(protocol::gateway_error::invalid_params,
+                                         {"params." + std::string(key) + " must be a string"}),
+            ""};
+    std::string full(v->get_string());
+    auto decoded = snap.codec.decode(full);
+    if (!decoded)
+        return unknown_name(full);
+    *v = std::string(decoded->name);
+    return route{decoded->upstream, std::move(params), std::move(full)};
+}
+
+} // namespace
+
+route_error unknown_name(const std::string& name) {
+    return route_error{
+        protocol::gateway_error::unknown_namespace,
+        protocol::gateway_error_text(protocol::gateway_error::unknown_namespace, {name}), name};
+}
+
+route_error unknown_uri(const std::string& uri, bool needs_resource_lists) {
+    return route_error{
+        protocol::gateway_error::unknown_resource,
+        protocol::gateway_error_text(protocol::gateway_error::unknown_resource, {uri}), uri,
+        needs_resource_lists};
+}
+
+std::optional<std::variant<route, route_error>>
+resolve_by_name(const snapshot& snap, std::string_view method, json::object& params) {
+    if (method == "tools/call" || method == "prompts/get")
+        return by_name(snap, params, "name");
+    if (method != "completion/complete")
+        return std::nullopt;
+    auto* ref = params.if_contains("ref");
+    auto* obj = ref ? ref->if_object() : nullptr;
+    auto* type = obj ? obj->if_contains("type") : nullptr;
+    if (!type || *type != "ref/prompt")
+        return std::nullopt;
+    auto r = by_name(snap, *obj, "name");
+    if (auto* ok = std::get_if<route>(&r)) {
+        // The rewritten reference goes back into the whole params object.
+        *ref = std::move(ok->params);
+        ok->params = std::move(params);
+    }
+    return r;
+}
+
+federation::federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors)
+    : snap_(std::move(snap)), cursors_(cursors) {}
+
+std::vector<std::size_t> federation::stale(list_kind kind, client_profile profile,
+                                           time_point now) const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        auto it = cache_.find({i, kind, profile});
+        if (it == cache_.end() || it->second.expires <= now)
+            out.push_back(i);
+    }
+    return out;
+}
+
+void federation::store(std::size_t upstream, list_kind kind, client_profile profile,
+                       json::array items, time_point now, std::vector<std::string> sources) {
+    const auto& cfg = snap_->upstream(upstream);
+    auto ttl = std::chrono::milliseconds(cfg.cache_ttl_ms);
+    // A negative TTL disables caching: the entry serves only the request that fetched it. So
+    // do credentials minted per user (the spec's rule: their lists may differ per user).
+    bool per_user = cfg.auth.strategy == "passthrough" || cfg.auth.strategy == "token-exchange";
+    auto expires = ttl.count() > 0 && !per_user ? now + ttl : now;
+    if (sources.size() != items.size())
+        sources.clear();
+    cache_[{upstream, kind, profile}] = entry{std::move(items), expires, std::move(sources)};
+    merged_.erase({kind, profile});
+    filtered_.clear();
+}
+
+void federation::drop(std::size_t upstream, list_kind kind, client_profile profile) {
+    cache_.erase({upstream, kind, profile});
+    merged_.erase({kind, profile});
+    filtered_.clear();
+}
+
+void federation::invalidate_id(const std::string& id) {
+    if (auto it = snap_->upstream_by_id.find(id); it != snap_->upstream_by_id.end())
+        invalidate(it->second);
+}
+
+void federation::invalidate(std::size_t upstream) {
+    std::erase_if(cache_, [&](const auto& e) { return std::get<0>(e.first) == upstream; });
+    merged_.clear();
+    filtered_.clear();
+}
+
+const federation::merged_list& federation::merged(list_kind kind, client_profile profile) const {
+    auto it = merged_.find({kind, profile});
+    if (it != merged_.end())
+        return it->second;
+    std::vector<protocol::upstream_items> parts;
+    merged_list m;
+    for (std::size_t i = 0; i < snap_->size(); ++i)
+        if (auto c = cache_.find({i, kind, profile}); c != cache_.end()) {
+            parts.push_back({i, &c->second.items});
+            append_sources(c->second.sources, c->second.items.size(), m.sources);
+        }
+    m.items = protocol::merge_lists(kind, snap_->codec, parts);
+    m.fingerprint = protocol::list_fingerprint(kind, m.items);
+    return merged_.emplace(std::pair{kind, profile}, std::move(m)).first->second;
+}
+
+namespace {
+
+// The method that invokes an item of a list, and the member that names it.
+std::optional<std::pair<std::string_view, std::string_view>> invocation_of(list_kind kind) {
+    switch (kind) {
+    case list_kind::tools:
+        return std::pair{std::string_view("tools/call"), std::string_view("name")};
+    case list_kind::prompts:
+        return std::pair{std::string_view("prompts/get"), std::string_view("name")};
+    case list_kind::resources:
+        return std::pair{std::string_view("resources/read"), std::string_view("uri")};
+    case list_kind::resource_templates:
+        return std::pair{std::string_view("resources/read"), std::string_view("uriTemplate")};
+    default:
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+std::variant<list_answer, route_error> federation::page(list_kind kind, client_profile profile,
+                                                        const std::optional<std::string>& cursor,
+                                                        std::uint64_t caller, const principal* who,
+                                                        std::optional<std::size_t> tenant) const {
+    std::vector<protocol::upstream_items> parts;
+    // A tenant that sees some upstreams only is listed nothing of the others.
+    if (tenant && !snap_->tenants->tenant(*tenant).upstreams)
+        tenant.reset();
+    // A caller never sees what it may not invoke (the policy filters before the page is cut,
+    // so pages and cursors are the caller's own).
+    auto invocation = snap_->policy || tenant ? invocation_of(kind) : std::nullopt;
+    if (!invocation) {
+        const auto& m = merged(kind, profile);
+        return page_at(kind, m.items, &m.sources, m.fingerprint, cursor, caller, &m.pages);
+    }
+    // The same caller (the same verified claims) sees the same list until the cache changes.
+    // Without a policy only the tenant's view filters: its principals share one list.
+    std::string key = !snap_->policy && tenant ? "tenant\n" + std::to_string(*tenant)
+                      : who
+                          ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
+                          : std::string();
+    if (auto hit = filtered_.find({kind, profile, key}); hit != filtered_.end())
+        return page_at(kind, hit->second.items, &hit->second.sources, hit->second.fingerprint,
+                       cursor, caller, &hit->second.pages);
+    merged_list m;
+    std::vector<json::array> kept;
+    kept.reserve(snap_->size()); // parts point into it
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        auto it = cache_.find({i, kind, profile});
+        if (it == cache_.end())
+            continue;
+        const auto& server = snap_->upstream(i).id;
+        if (tenant && !snap_->tenants->sees(*tenant, server))
+            continue;
+        std::string_view method[] = {invocation->first};
+        auto& mine = kept.emplace_back();
+        const auto& sources = it->second.sources;
+        for (std::size_t k = 0; k < it->second.items.size(); ++k) {
+            const auto& item = it->second.items[k];
+            const auto* o = item.if_object();
+            const auto* n = o ? o->if_contains(invocation->second) : nullptr;
+            if (!n || !n->is_string())
+                continue;
+            std::string_view name = n->get_string();
+            bool named = kind == list_kind::tools || kind == list_kind::prompts;
+            auto client_name = named ? snap_->codec.encode(i, name) : std::string(name);
+            if (!snap_->policy ||
+                snap_->policy->decide(who, server, method, name, client_name).allowed) {
+                mine.push_back(item);
+                m.sources.push_back(sources.empty() ? std::string_view() : sources[k]);
+            }
+        }
+        parts.push_back({i, &mine});
+    }
+    m.items = protocol::merge_lists(kind, snap_->codec, parts);
+    m.fingerprint = protocol::list_fingerprint(kind, m.items);
+    if (filtered_.size() >= max_filtered)
+        filtered_.clear(); // bounded: many callers between two changes start over
+    const auto& made =
+        filtered_.emplace(std::tuple{kind, profile, std::move(key)}, std::move(m)).first->second;
+    return page_at(kind, made.items, &made.sources, made.fingerprint, cursor, caller, &made.pages);
+}
+
+std::variant<list_answer, route_error> federation::page_of(list_kind kind,
+                                                           const json::array& merged,
+                                                           const std::optional<std::string>& cursor,
+                                                           std::uint64_t caller) const {
+    return page_at(kind, merged, nullptr, protocol::list_fingerprint(kind, merged), cursor, caller,
+                   nullptr);
+}
+
+std::variant<list_answer, route_error>
+federation::page_at(list_kind kind, const json::array& merged,
+                    const std::vector<std::string_view>* sources, std::uint64_t list_print,
+                    const std::optional<std::string>& cursor, std::uint64_t caller,
+                    page_cache* pages) const {
+    // The snapshot version is part of the list's identity: a reload expires every cursor.
+    auto fingerprint = list_print ^ (snap_->version * 0x9e3779b97f4a7c15ull);
+    std::uint32_t offset = 0;
+    if (cursor) {
+        auto c = cursors_.decode(*cursor);
+        if (!c || c->kind != kind || c->principal != caller)
+            return route_error{
+                protocol::gateway_error::invalid_cursor,
+                protocol::gateway_error_text(protocol::gateway_error::invalid_cursor,
+                                             {"restart the list from the beginning"}),
+                ""};
+        if (c->fingerprint != fingerprint)
+            return route_error{
+                protocol::gateway_error::expired_cursor,
+                protocol::gateway_error_text(protocol::gateway_error::expired_cursor), ""};
+        offset = c->offset;
+    }
+    auto cut = [&] {
+        auto p = protocol::cut_page(merged, offset, snap_->doc->routing.page_size);
+        return cut_page{std::make_shared<const std::string>(page_text(p.items, sources, offset)),
+                        p.items.size(), p.next_offset};
+    };
+    cut_page page;
+    if (!pages) {
+        page = cut();
+    } else if (auto hit = pages->find(offset); hit != pages->end()) {
+        page = hit->second;
+    } else {
+        // Offsets come only from cursors gate sealed, so a list has few: bounded anyway.
+        if (pages->size() >= 64)
+            pages->clear();
+        page = pages->emplace(offset, cut()).first->second;
+    }
+    list_answer answer;
+    answer.kind = kind;
+    answer.items = std::move(page.items);
+    answer.items_served = page.count;
+    if (page.next_offset)
+        answer.next_cursor = cursors_.encode({kind, fingerprint, *page.next_offset, caller});
+    return answer;
+}
+
+std::string list_answer::result_text() const {
+    auto key = protocol::traits(kind).key;
+    std::string out;
+    out.reserve(items->size() + key.size() + (next_cursor ? next_cursor->size() + 20 : 0) + 8);
+    out.append("{\"").append(key).append("\":").append(*items);
+    if (next_cursor)
+        out.append(",\"nextCursor\":\"").append(*next_cursor).append("\"");
+    out.append("}");
+    return out;
+}
+
+json::object list_answer::result() const {
+    json::object r;
+    r[protocol::traits(kind).key] = json::parse(*items);
+    if (next_cursor)
+        r["nextCursor"] = *next_cursor;
+    return r;
+}
+
+bool federation::resource_lists_known() const {
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        bool any = false;
+        each_profile(i, list_kind::resources, [&](const json::array&) { any = true; });
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
+std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const {
+    if (snap_->size() == 1)
+        return 0;
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        bool owns = false;
+        each_profile(i, list_kind::resources, [&](const json::array& items) {
+            for (const auto& item : items)
+                if (auto* obj = item.if_object())
+                    if (auto* u = obj->if_contains("uri");
+                        u && u->is_string() && u->get_string() == uri)
+                        owns = true;
+        });
+        if (owns)
+            return i;
+    }
+    // Not listed: a URI minted from a resource template belongs to the template's upstream.
+    // The literal text before the first expression is the discriminating prefix.
+    std::optional<std::size_t> best;
+    std::size_t best_len = 0;
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        each_profile(i, list_kind::resource_templates, [&](const json::array& items) {
+            for (const auto& item : items) {
+                auto* obj = item.if_object();
+                auto* t = obj ? obj->if_contains("uriTemplate") : nullptr;
+                if (!t || !t->is_string())
+                    continue;
+                std::string_view tmpl = t->get_string();
+                auto prefix = tmpl.substr(0, tmpl.find('{'));
+                if (tmpl == uri ||
+                    (!prefix.empty() && prefix.size() > best_len && uri.starts_with(prefix))) {
+                    best = i;
+                    best_len = tmpl == uri ? SIZE_MAX : prefix.size();
+                }
+            }
+        });
+    }
+    return best;
+}
+
+std::variant<route, route_error> federation::resolve(std::string_view method,
+                                                     json::object params) const {
+    if (auto named = resolve_by_name(*snap_, method, params))
+        return std::move(*named);
+    if (method == "resources/read" || method == "resources/subscribe" ||
+        method == "resources/unsubscribe") {
+        auto* uri = params.if_contains("uri");
+        if (!uri || !uri->is_string())
+            return route_error{protocol::gateway_error::invalid_params,
+                               protocol::gateway_error_text(protocol::gateway_error::invalid_params,
+                                                            {"params.uri must be a string"}),
+                               ""};
+        std::string text(uri->get_string());
+        if (auto owner = owner_of_uri(text))
+            return route{*owner, std::move(params), text};
+        return unknown_uri(text, !resource_lists_known());
+    }
+    if (method == "completion/complete") {
+        auto* ref = params.if_contains("ref");
+        auto* obj = ref ? ref->if_object() : nullptr;
+        auto* type = obj ? obj->if_contains("type") : nullptr;
+        if (type && *type == "ref/resource") {
+            auto* uri = obj->if_contains("uri");
+            if (uri && uri->is_string()) {
+                std::string text(uri->get_string());
+                if (auto owner = owner_of_uri(text))
+                    return route{*owner, std::move(params), text};
+                return route_error{
+                    protocol::gateway_error::unknown_completion_resource,
+                    protocol::gateway_error_text(
+                        protocol::gateway_error::unknown_completion_resource, {text}),
+                    text, !resource_lists_known()};
+            }
+        }
+        return route_error{
+            protocol::gateway_error::invalid_params,
+            protocol::gateway_error_text(
+                protocol::gateway_error::invalid_params,
+                {"params.ref must be a ref/prompt with a name or a ref/resource with a uri"}),
+            ""};
+    }
+    if (snap_->codec.passthrough())
+        return route{0, std::move(params), ""};
+    return route_error{
+        protocol::gateway_error::unsupported_method,
+        protocol::gateway_error_text(protocol::gateway_error::unsupported_method, {method}), ""};
+}
+
+} // namespace gate

@@ -1,0 +1,164 @@
+// The federation's decisions, as plain C++ with time passed in: which upstreams a list must
+// be fetched from, the per-upstream list cache, the merged and paged answer, which upstream
+// owns a resource URI, and where a named call goes. The router actor is a thin shell over it.
+#pragma once
+
+#include "actors/federation/snapshot.hpp"
+#include "protocol/client_profile.hpp"
+#include "protocol/cursor_codec.hpp"
+#include "protocol/gateway_error.hpp"
+#include "protocol/list_kind.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+namespace gate {
+
+using time_point = std::chrono::steady_clock::time_point;
+
+// Where a named call goes, with the params rewritten for the upstream.
+struct route {
+    std::size_t upstream;
+    boost::json::object params;
+    std::string name; // the name or URI as the client sent it (audit)
+};
+
+struct route_error {
+    protocol::gateway_error error; // how it is answered (protocol/gateway_error)
+    std::string message;
+    std::string name;
+    bool needs_resource_lists = false; // owner unknown: list resources, then route again
+};
+
+// One page of a list. Its items are cut and serialized once per list change and shared by
+// every request for that page; only the cursor is each caller's own.
+struct list_answer {
+    protocol::list_kind kind = protocol::list_kind::tools;
+    std::shared_ptr<const std::string> items; // the page's items: a JSON array, as text
+    std::optional<std::string> next_cursor;
+    std::size_t items_served = 0;
+
+    // {"<key>":[...],"nextCursor":"..."} as text, and parsed for callers that amend it.
+    std::string result_text() const;
+    boost::json::object result() const;
+};
+
+// The answers for a name whose namespace no upstream owns, and for a URI no upstream lists
+// (also given for an upstream the caller's tenant does not see: it must look the same).
+route_error unknown_name(const std::string& name);
+route_error unknown_uri(const std::string& uri, bool needs_resource_lists = false);
+
+// Named calls (tools/call, prompts/get, completion of a prompt argument) depend only on the
+// immutable snapshot, so the transport resolves them without an actor round trip. nullopt:
+// the method is not routed by name (params untouched). With a route, params have been moved
+// into it.
+std::optional<std::variant<route, route_error>>
+resolve_by_name(const snapshot& snap, std::string_view method, boost::json::object& params);
+
+class federation {
+public:
+    federation(std::shared_ptr<const snapshot> snap, protocol::cursor_codec cursors);
+    // Merged lists hold views of the cache's item texts: moved (the cache's nodes stay where
+    // they are), never copied.
+    federation(federation&&) = default;
+    federation& operator=(federation&&) = default;
+    federation(const federation&) = delete;
+    federation& operator=(const federation&) = delete;
+
+    using client_profile = protocol::client_profile;
+
+    // Lists are cached per client capability profile (protocol/client_profile.hpp): each
+    // client is listed what the upstream lists a client like it.
+    // Upstreams whose cached list for `profile` is missing or expired.
+    std::vector<std::size_t> stale(protocol::list_kind kind, client_profile profile,
+                                   time_point now) const;
+    // `sources`: each item as the upstream wrote it (empty: not known), so that the list goes
+    // on as written, numbers and all (protocol/json_preserve).
+    void store(std::size_t upstream, protocol::list_kind kind, client_profile profile,
+               boost::json::array items, time_point now, std::vector<std::string> sources = {});
+    void drop(std::size_t upstream, protocol::list_kind kind, client_profile profile);
+    void invalidate(std::size_t upstream);
+    // The same, by the upstream's id; nothing when this snapshot has no such upstream.
+    void invalidate_id(const std::string& id);
+    const std::shared_ptr<const snapshot>& snapshot_ptr() const { return snap_; }
+
+    // The page a cursor (or its absence) asks for, from what is cached now. With a policy in
+    // the snapshot, only the items `who` (null: anonymous) may invoke are listed; with
+    // `tenant` (its place in the snapshot's tenants), only the upstreams it sees.
+    std::variant<list_answer, route_error> page(protocol::list_kind kind, client_profile profile,
+                                                const std::optional<std::string>& cursor,
+                                                std::uint64_t caller,
+                                                const principal* who = nullptr,
+                                                std::optional<std::size_t> tenant = {}) const;
+
+    // The page of an uncached merged list (a client's tasks) that a cursor asks for.
+    std::variant<list_answer, route_error> page_of(protocol::list_kind kind,
+                                                   const boost::json::array& merged,
+                                                   const std::optional<std::string>& cursor,
+                                                   std::uint64_t caller) const;
+
+    std::variant<route, route_error> resolve(std::string_view method,
+                                             boost::json::object params) const;
+    bool resource_lists_known() const;
+
+private:
+    struct entry {
+        boost::json::array items;
+        time_point expires;
+        std::vector<std::string> sources; // as many as items, or none
+    };
+    std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
+    // A kind's merged list as the cache holds it now, and its fingerprint: made on the first
+    // page after a change and reused until the next (a warm list costs no merge).
+    // A page as served: its items as text, how many, and where the next one starts.
+    struct cut_page {
+        std::shared_ptr<const std::string> items;
+        std::size_t count = 0;
+        std::optional<std::uint32_t> next_offset;
+    };
+    using page_cache = std::map<std::uint32_t, cut_page>; // by offset
+    struct merged_list {
+        boost::json::array items;
+        std::vector<std::string_view> sources; // into the cache's entries, which outlive it
+        std::uint64_t fingerprint = 0;
+        mutable page_cache pages; // made on first request, dropped with the list
+    };
+    const merged_list& merged(protocol::list_kind kind, client_profile profile) const;
+    // `pages`: where cut pages of this list are kept (null: an uncached list).
+    // `sources`: the items' texts (null or short: written from their values).
+    std::variant<list_answer, route_error> page_at(protocol::list_kind kind,
+                                                   const boost::json::array& merged,
+                                                   const std::vector<std::string_view>* sources,
+                                                   std::uint64_t fingerprint,
+                                                   const std::optional<std::string>& cursor,
+                                                   std::uint64_t caller, page_cache* pages) const;
+
+    std::shared_ptr<const snapshot> snap_;
+    protocol::cursor_codec cursors_;
+    using cache_key = std::tuple<std::size_t, protocol::list_kind, client_profile>;
+    std::map<cache_key, entry> cache_;
+    mutable std::map<std::pair<protocol::list_kind, client_profile>, merged_list> merged_;
+    // With a policy: each caller's filtered list, until the cache changes (at most this many).
+    static constexpr std::size_t max_filtered = 1024;
+    mutable std::map<std::tuple<protocol::list_kind, client_profile, std::string>, merged_list>
+        filtered_;
+    // Every profile's cached list of one upstream and kind, in profile order.
+    template <class Visit>
+    void each_profile(std::size_t upstream, protocol::list_kind kind, Visit&& visit) const {
+        for (auto it = cache_.lower_bound({upstream, kind, 0});
+             it != cache_.end() && std::get<0>(it->first) == upstream &&
+             std::get<1>(it->first) == kind;
+             ++it)
+            visit(it->second.items);
+    }
+};
+
+} // namespace gate

@@ -1,0 +1,89 @@
+// The router actor's interface: one message type per request, each with its reply channel.
+#pragma once
+
+#include "actors/federation/federation.hpp"
+#include "actors/reply.hpp"
+
+#include <caf/allowed_unsafe_message_type.hpp>
+
+namespace gate {
+
+struct fetched_list {
+    std::size_t upstream;
+    std::optional<boost::json::array> items; // nullopt: the upstream failed and is left out
+    // Each item as the upstream wrote it (empty: not known), to be listed on as written.
+    std::vector<std::string> sources = {};
+};
+
+struct list_plan {
+    std::shared_ptr<const snapshot> snap;
+    std::vector<std::size_t> fetch; // upstreams to ask; the rest are served from cache
+    protocol::client_profile profile = protocol::full_profile; // whose list (client_profile.hpp)
+    // Upstreams of `fetch` whose lists the fleet's shared cache held (moved out of `fetch`
+    // on the io thread: gateway/fleet/fleet_sessions.cpp), completed like fetched ones.
+    std::vector<fetched_list> from_fleet = {};
+};
+
+// Step 1 of a federated list: which upstreams must be fetched. Every question names the
+// snapshot the request loaded: a request finishes on it even if a reload came meanwhile.
+struct plan_list {
+    std::shared_ptr<const snapshot> snap;
+    protocol::list_kind kind;
+    protocol::client_profile profile;
+    reply_to<list_plan> reply;
+};
+
+// Step 2: store what was fetched, answer the requested page.
+struct complete_list {
+    std::shared_ptr<const snapshot> snap; // the one the plan was made on
+    protocol::list_kind kind;
+    protocol::client_profile profile;
+    std::vector<fetched_list> fetched;
+    std::optional<std::string> cursor;
+    std::uint64_t caller;
+    reply_to<std::variant<list_answer, route_error>> reply;
+    std::shared_ptr<const principal> who = nullptr; // for the policy's filter; null: anonymous
+    std::optional<std::size_t> tenant = {};         // the caller's, for its view of upstreams
+};
+
+struct routed {
+    std::shared_ptr<const snapshot> snap;
+    std::variant<route, route_error> outcome;
+};
+
+// A named call: which upstream, with what params.
+struct resolve_call {
+    std::shared_ptr<const snapshot> snap;
+    std::string method;
+    boost::json::object params;
+    reply_to<routed> reply;
+};
+
+// A client's merged tasks (uncached): the page the cursor asks for.
+struct page_tasks {
+    std::shared_ptr<const snapshot> snap;
+    boost::json::array merged;
+    std::optional<std::string> cursor;
+    std::uint64_t caller;
+    reply_to<std::variant<list_answer, route_error>> reply;
+};
+
+// An upstream announced list_changed, or its lists must otherwise be refetched.
+struct invalidate_upstream {
+    std::string upstream; // its id: the same upstream in every snapshot that has it
+};
+
+// A reload: new requests route on the new snapshot with empty caches; requests in flight
+// keep the state of the snapshot they loaded.
+struct replace_snapshot {
+    std::shared_ptr<const snapshot> snap;
+};
+
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::plan_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::complete_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::resolve_call)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::page_tasks)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::invalidate_upstream)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::replace_snapshot)

@@ -1,0 +1,272 @@
+#include "actors/federation/upstream_actor.hpp"
+
+#include "actors/guards/endpoint_rotation.hpp"
+#include "actors/guards/guard_board.hpp"
+#include "actors/own_timers.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate {
+
+namespace {
+
+// The actor's own timers (actors/own_timers.hpp): the next health round is due; a round asked
+// for has not reported within its bound; a rested endpoint may return; a probe handed out has
+// not reported within its bound (its caller is gone, or its outcome was lost: the slot is
+// freed).
+struct health_timer {};
+struct round_overdue {
+    std::uint64_t round = 0;
+};
+struct rest_over {};
+struct probe_overdue {
+    std::uint64_t probe = 0;
+};
+
+} // namespace
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_timer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::round_overdue)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::rest_over)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_overdue)
+
+namespace gate {
+namespace {
+
+struct upstream_state {
+    std::shared_ptr<guard_board> board;
+    std::optional<upstream_guard> guard;
+    std::optional<endpoint_rotation> rotation;
+    std::optional<std::chrono::steady_clock::time_point> rest_timer; // when rest_over is due
+    bool round_out = false;     // a health round was asked for and its verdicts are not back
+    std::uint64_t round = 0;    // which round (an overdue notice names it)
+    bool timer_pending = false; // a health_timer is scheduled: one chain of rounds
+    std::uint64_t probe = 0;    // which half-open probe was handed out last
+    static inline const char* name = "gate.upstream";
+};
+
+using self_ptr = upstream_actor::stateful_pointer<upstream_state>;
+
+guard_view current_view(const upstream_state& st, std::chrono::steady_clock::time_point now) {
+    const auto& breaker = st.guard->breaker();
+    guard_view v;
+    v.breaker = breaker.recorded();
+    v.probe_out = breaker.probe_out();
+    v.reopens_at = breaker.reopens_at();
+    v.failures = breaker.consecutive_failures();
+    v.limited = st.guard->limited();
+    v.in_rotation.resize(st.rotation->size());
+    for (std::size_t e = 0; e < v.in_rotation.size(); ++e)
+        v.in_rotation[e] = st.rotation->in_rotation(e, now);
+    return v;
+}
+
+// Publishes the view when it changed (readers then see one pointer swap, not a copy per call).
+void publish(self_ptr self) {
+    auto& st = self->state;
+    auto v = current_view(st, self->clock().now());
+    if (auto old = st.board->view(); !old || !(*old == v))
+        st.board->publish(std::make_shared<const guard_view>(std::move(v)));
+}
+
+// Passive health: the next rest to end puts its endpoint back, on the actor's clock.
+void arm_rest_timer(self_ptr self) {
+    auto& st = self->state;
+    auto due = st.rotation->next_rest_over();
+    if (!due || (st.rest_timer && *st.rest_timer <= *due))
+        return;
+    st.rest_timer = due;
+    auto now = self->clock().now();
+    start_own_timer(self, *due - now, rest_over{});
+}
+
+void log_transition(const config::upstream& cfg, bool success, bool probe, const std::string& why) {
+    if (success)
+        spdlog::info("upstream {} circuit closed: the probe succeeded", cfg.id);
+    else if (probe)
+        spdlog::warn("upstream {} circuit open again: the probe failed: {}", cfg.id, why);
+    else
+        spdlog::warn("upstream {} circuit open after {} consecutive failures (last: {}); "
+                     "probing again in {} ms",
+                     cfg.id, cfg.circuit_breaker.failure_threshold, why,
+                     cfg.circuit_breaker.half_open_after_ms);
+}
+
+std::chrono::milliseconds interval_of(const upstream_state& st) {
+    return std::chrono::milliseconds(st.board->config().health_check_interval_ms.value_or(0));
+}
+// A round or a probe out longer than the upstream's request timeout and a grace has lost its
+// report.
+std::chrono::milliseconds overdue_after(const upstream_state& st) {
+    return std::chrono::milliseconds(st.board->config().timeouts.request_ms) + guard_grace;
+}
+
+// The next health round, one interval from now, unless one is already scheduled.
+void schedule_round(self_ptr self) {
+    auto& st = self->state;
+    if (st.timer_pending)
+        return;
+    st.timer_pending = true;
+    start_own_timer(self, interval_of(st), health_timer{});
+}
+
+// Asks the io thread for a health round now, unless one is out; with none registered yet,
+// the next try is one interval away.
+void run_round(self_ptr self) {
+    auto& st = self->state;
+    if (st.round_out)
+        return;
+    if (!st.board->request_probe_round())
+        return schedule_round(self);
+    st.round_out = true;
+    start_own_timer(self, interval_of(st) + overdue_after(st), round_overdue{++st.round});
+}
+
+// The actor's own timers, handled off its typed interface.
+void handle_timers(self_ptr self) {
+    handle_own_timers(
+        self,
+        [=](health_timer&) {
+            self->state.timer_pending = false;
+            run_round(self);
+        },
+        [=](round_overdue& m) {
+            auto& st = self->state;
+            if (!st.round_out || m.round != st.round)
+                return;
+            spdlog::warn("upstream {} health round did not report within {} ms; probing again",
+                         st.board->config().id, (interval_of(st) + overdue_after(st)).count());
+            st.round_out = false;
+            schedule_round(self);
+        },
+        [=](rest_over&) {
+            auto& st = self->state;
+            st.rest_timer.reset();
+            for (auto e : st.rotation->restore_rested(self->clock().now()))
+                if (st.rotation->size() > 1)
+                    spdlog::info("upstream {} endpoint {} restored to rotation: its rest is over",
+                                 st.board->config().id, st.board->config().urls[e]);
+            arm_rest_timer(self);
+            publish(self);
+        },
+        [=](probe_overdue& m) {
+            auto& st = self->state;
+            if (m.probe != st.probe || !st.guard->breaker().probe_out())
+                return;
+            spdlog::warn("upstream {} half-open probe did not report within {} ms; the next "
+                         "call probes",
+                         st.board->config().id, overdue_after(st).count());
+            st.guard->abandon(upstream_guard::admitted{true});
+            publish(self);
+        });
+}
+
+upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_board> board) {
+    auto& st = self->state;
+    st.board = std::move(board);
+    const auto& cfg = st.board->config();
+    auto rest = std::chrono::milliseconds(cfg.circuit_breaker.half_open_after_ms);
+    st.guard.emplace(cfg.circuit_breaker.failure_threshold, rest,
+                     cfg.rate_limit ? std::optional(cfg.rate_limit->requests_per_minute)
+                                    : std::nullopt);
+    st.rotation.emplace(cfg.urls.size(), rest, cfg.health_check_interval_ms.has_value());
+    publish(self);
+    handle_timers(self);
+    if (cfg.health_check_interval_ms)
+        self->send(self, health_tick{});
+    auto now = [self] { return self->clock().now(); };
+    auto settle = [self, now](bool success, bool probe, const std::string& why) {
+        auto& st = self->state;
+        upstream_guard::admitted a{probe};
+        if (st.guard->record(success, a, now()))
+            log_transition(st.board->config(), success, probe, why);
+        publish(self);
+    };
+    return {
+        [=](guard_ask& m) {
+            auto& st = self->state;
+            auto answer = st.guard->grant(m.use, now(), m.demand);
+            if (auto* g = std::get_if<upstream_guard::granted>(&answer); g && g->probe)
+                start_own_timer(self, overdue_after(st), probe_overdue{++st.probe});
+            publish(self);
+            std::visit([&](auto& a) { m.reply(guard_answer(a)); }, answer);
+        },
+        [=](guard_success& m) {
+            settle(true, m.probe, {});
+            m.counted(true);
+        },
+        [=](guard_failure& m) {
+            settle(false, m.probe, m.why);
+            m.counted(true);
+        },
+        [=](guard_abandon&) {
+            self->state.guard->abandon(upstream_guard::admitted{true});
+            publish(self);
+        },
+        [=](fleet_opened& m) {
+            auto& st = self->state;
+            if (st.guard->open_for(m.rest, now()))
+                spdlog::warn("upstream {} circuit open: the fleet's breaker is open (failures "
+                             "counted across instances); probing again in {} ms",
+                             st.board->config().id, m.rest.count());
+            publish(self);
+            m.counted(true);
+        },
+        [=](endpoint_down& m) {
+            auto& st = self->state;
+            const auto& cfg = st.board->config();
+            if (m.index >= st.rotation->size() || !st.rotation->eject(m.index, now()))
+                return;
+            if (st.rotation->size() > 1) {
+                if (cfg.health_check_interval_ms)
+                    spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation when a "
+                                 "health probe passes",
+                                 cfg.id, cfg.urls[m.index], m.why);
+                else
+                    spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation after {} "
+                                 "ms",
+                                 cfg.id, cfg.urls[m.index], m.why,
+                                 cfg.circuit_breaker.half_open_after_ms);
+            }
+            arm_rest_timer(self);
+            publish(self);
+        },
+        [=](probe_verdicts& m) {
+            auto& st = self->state;
+            const auto& cfg = st.board->config();
+            auto t = now();
+            for (std::size_t e = 0; e < m.why.size() && e < st.rotation->size(); ++e) {
+                if (m.why[e] && st.rotation->eject(e, t))
+                    spdlog::warn("upstream {} endpoint {} ejected by health probe: {}", cfg.id,
+                                 cfg.urls[e], *m.why[e]);
+                else if (!m.why[e] && st.rotation->restore(e))
+                    spdlog::info("upstream {} endpoint {} restored by health probe", cfg.id,
+                                 cfg.urls[e]);
+            }
+            publish(self);
+            // Verdicts of a round this actor did not ask for (its predecessor's, before a
+            // respawn) count; only one chain of rounds is ever scheduled.
+            if (std::exchange(st.round_out, false) && cfg.health_check_interval_ms)
+                schedule_round(self);
+        },
+        [=](health_tick&) {
+            if (self->state.board->config().health_check_interval_ms)
+                run_round(self);
+        },
+    };
+}
+
+} // namespace
+
+upstream_actor spawn_upstream_actor(caf::actor_system& sys, std::shared_ptr<guard_board> board) {
+    // The fresh view and the new handle are on the board before this returns: a respawn
+    // leaves no moment where the io thread reads the dead actor's state or asks it.
+    board->publish(std::make_shared<const guard_view>(guard_board::initial_view(board->config())));
+    auto actor = sys.spawn(upstream, board);
+    board->attach(actor);
+    return actor;
+}
+
+} // namespace gate

@@ -1,0 +1,60 @@
+// The limiter actor: the global request window (server.rateLimit.requestsPerMinute), a
+// sliding window over every JSON-RPC request on the MCP endpoint, and one window per
+// authenticated principal (perPrincipalPerMinute: actors/guards/principal_windows) and one shared
+// by each tenant's principals (tenants[].rateLimit). The io thread does not ask per request: it
+// asks for a batch of slots (sliding_window::take_batch) sized by what it expects to spend
+// (slot_demand) and spends them itself (slot_lease), so a limit high enough never to trip costs
+// about one message per window slot, and a low one is exact. A batch of 0 slots is the refusal,
+// with the wait until one would fit.
+#pragma once
+
+#include "actors/guards/sliding_window.hpp"
+#include "actors/reply.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gate {
+
+// Every limit travels with its ask, so a reload that changes one applies at once (the window
+// starts afresh).
+struct limit_ask {
+    std::int64_t requests_per_minute = 0;
+    slot_demand demand;
+    reply_to<sliding_window::batch> reply;
+};
+
+// A batch of one principal's window (its principal_key).
+struct principal_limit_ask {
+    std::string principal;
+    std::int64_t per_minute = 0;
+    slot_demand demand;
+    reply_to<sliding_window::batch> reply;
+};
+
+// A batch of one tenant's shared window; its limit travels with the ask, so a reload that
+// changes it applies at once (the window starts afresh).
+struct tenant_limit_ask {
+    std::string tenant;
+    std::int64_t requests_per_minute;
+    slot_demand demand;
+    reply_to<sliding_window::batch> reply;
+};
+
+using limiter_actor =
+    caf::typed_actor<caf::reacts_to<limit_ask>, caf::reacts_to<principal_limit_ask>,
+                     caf::reacts_to<tenant_limit_ask>>;
+
+// `max_principals`: the per-principal windows kept at most (actors/guards/principal_windows).
+limiter_actor spawn_limiter(caf::actor_system& sys, std::size_t max_principals = 100'000);
+
+} // namespace gate
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::limit_ask)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::principal_limit_ask)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::tenant_limit_ask)

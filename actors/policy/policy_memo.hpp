@@ -1,0 +1,39 @@
+// Decisions of a compiled policy remembered per invocation (who calls what, where): a walk of
+// the rules to the caller's grant (with a hundred rules, a hundred subject checks and globs)
+// happens once per distinct invocation instead of once per call. Keyed by what the decision
+// reads and nothing else (policy_engine::append_principal_key), so two tokens of one principal
+// share their decisions and a principal whose groups changed does not. The memo keeps the
+// engine it remembers for: a reload's new engine starts it afresh, and no decision outlives
+// the policy that made it. Bounded: at the bound it starts afresh. Plain C++, one thread.
+#pragma once
+
+#include "actors/policy/policy_engine.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace gate {
+
+class policy_memo {
+public:
+    explicit policy_memo(std::size_t max_entries = 10'000) : max_(max_entries) {}
+
+    // engine->decide(...), remembered.
+    policy_decision decide(const std::shared_ptr<const policy_engine>& engine,
+                           const principal* caller, std::string_view server,
+                           std::span<const std::string_view> methods, std::string_view name,
+                           std::string_view client_name);
+    std::size_t size() const { return decisions_.size(); }
+
+private:
+    std::size_t max_;
+    std::shared_ptr<const policy_engine> engine_;
+    std::unordered_map<std::string, policy_decision> decisions_;
+    std::string key_; // built in place for each lookup
+};
+
+} // namespace gate
