@@ -127,8 +127,6 @@ std::optional<http_reply> api::admit(const transport::http_request&, time_point)
     return std::nullopt;
 }
 
-void api::body_too_large(std::size_t, time_point) {}
-
 std::optional<std::string> api::organization(const transport::http_request& req) const {
     auto auth = transport::header_value(req, "Authorization");
     constexpr std::string_view scheme = "Bearer ";

@@ -21,7 +21,6 @@ public:
 
     std::optional<transport::http_reply> admit(const transport::http_request& req,
                                                time_point start) override;
-    void body_too_large(std::size_t limit, time_point start) override;
     boost::asio::awaitable<std::optional<transport::http_reply>>
     respond(transport::http_request& req, boost::beast::tcp_stream& stream,
             time_point start) override;

@@ -100,7 +100,7 @@ constexpr std::array<row, gateway_error_count> table = {{
     {"forbidden_origin", 403, 0, 0, f::plain, o::forbidden, "forbidden_origin",
      "forbidden: Origin is not on the allowlist"},
     {"body_too_large", 413, 0, 0, f::plain, o::error, "body_too_large",
-     "request body over {} bytes"},
+     "request body exceeds the limit of {} bytes"},
     {"ambiguous_tenant", 403, 0, 0, f::described, o::forbidden, "ambiguous_tenant",
      "the principal {} is selected by tenants {} and {}, and may belong to one only: the "
      "tenants' subjects overlap"},
@@ -119,6 +119,21 @@ constexpr std::array<row, gateway_error_count> table = {{
     {"stream_session_unknown", 404, 0, 0, f::plain, o::error, "", "unknown or expired session"},
     {"too_many_streams", 429, 0, 0, f::plain, o::error, "",
      "too many open streams for this session: at most {}"},
+    {"connections_full", 503, 0, 0, f::plain, o::error, "connections_full",
+     "too many open connections: at most {}"},
+    {"header_too_large", 431, 0, 0, f::plain, o::error, "header_too_large",
+     "request header larger than {} bytes"},
+    {"header_timeout", 408, 0, 0, f::plain, o::error, "header_timeout",
+     "the request header did not arrive within {} ms"},
+    {"duplicate_host", 400, 0, 0, f::plain, o::error, "duplicate_host",
+     "more than one Host header"},
+    {"token_request_invalid", 400, 0, 0, f::described, o::error, "", "{}"},
+    {"unsupported_grant_type", 400, 0, 0, f::described, o::error, "", "{}"},
+    {"invalid_grant", 400, 0, 0, f::described, o::unauthenticated, "", "{}"},
+    {"slow_down", 429, 0, 0, f::described, o::rate_limited, "oauth_token_rate_limited",
+     "token endpoint rate limit of {} per minute reached"},
+    {"temporarily_unavailable", 503, 0, 0, f::described, o::error, "",
+     "too many assertions redeemed and not yet expired"},
 }};
 
 // Every enumerator has its row: a row left out would be an empty one at the table's end.
@@ -138,6 +153,7 @@ static_assert(row_named(gateway_error::upstream_rate_limited, "upstream_rate_lim
 static_assert(row_named(gateway_error::internal_error, "internal_error"));
 static_assert(row_named(gateway_error::answer_not_expected, "answer_not_expected"));
 static_assert(row_named(gateway_error::too_many_streams, "too_many_streams"));
+static_assert(row_named(gateway_error::temporarily_unavailable, "temporarily_unavailable"));
 
 } // namespace
 

@@ -73,6 +73,19 @@ enum class gateway_error : std::uint8_t {
     stream_session_required, // 400: a GET or DELETE without Mcp-Session-Id
     stream_session_unknown,  // 404: a GET or DELETE for a session gate does not hold
     too_many_streams,        // 429: a session's open GET streams at their bound
+    // What the HTTP server refuses before a handler sees a request (transport/http's
+    // server_refusal), worded here.
+    connections_full, // 503 with Retry-After: connections at server.maxConnections
+    header_too_large, // 431
+    header_timeout,   // 408: the header did not arrive in time
+    duplicate_host,   // 400: two Host fields
+    // The token endpoint (auth.ema), RFC 6749 section 5.2: {"error": code, ...}, the code
+    // being the row's name (token_request_invalid: "invalid_request").
+    token_request_invalid,   // 400: the form cannot be read, or is not a form
+    unsupported_grant_type,  // 400: a grant other than the JWT bearer grant
+    invalid_grant,           // 400: the assertion does not verify, or was redeemed already
+    slow_down,               // 429 with Retry-After: auth.ema.tokenRateLimitPerMinute
+    temporarily_unavailable, // 503: too many assertions redeemed and not yet expired
     // Not an error: the number of rows. Keep it last; the table and its test are checked
     // against it when compiled, so a row added above it cannot be left out of either.
     count_,

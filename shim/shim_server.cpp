@@ -189,8 +189,11 @@ std::optional<http_reply> shim_server::admit(const http_request& req, time_point
     return std::nullopt;
 }
 
-void shim_server::body_too_large(std::size_t, time_point) {
-    stats_.rejected("body_too_large");
+transport::http_reply shim_server::refused(transport::server_refusal why, std::size_t limit,
+                                           time_point) {
+    if (why == transport::server_refusal::body_too_large)
+        stats_.rejected("body_too_large");
+    return transport::plain_refusal(why, limit);
 }
 
 asio::awaitable<std::optional<http_reply>>

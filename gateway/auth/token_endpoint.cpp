@@ -1,6 +1,7 @@
 #include "gateway/auth/token_endpoint.hpp"
 
 #include "gateway/fleet/fleet_store.hpp"
+#include "gateway/pipeline/answers.hpp"
 #include "protocol/jose/jws.hpp"
 #include "transport/random_id.hpp"
 
@@ -27,11 +28,18 @@ std::int64_t unix_now() {
         .count();
 }
 
-// RFC 6749 section 5.2: an error answer the client can act on.
-http_reply oauth_error(http::status status, std::string_view error, std::string description) {
-    auto reply = http_reply::json(
-        status,
-        json::serialize(json::object{{"error", error}, {"error_description", description}}));
+// RFC 6749 section 5.2, from the row's status and code: an error answer the client can act on,
+// and the audit record's outcome, decision (the code) and text.
+http_reply refused(request_context& rec, gateway_error e, std::string why) {
+    const auto& row = protocol::describe(e);
+    std::string_view code =
+        e == gateway_error::token_request_invalid ? std::string_view("invalid_request") : row.name;
+    rec.outcome = row.audit_outcome;
+    rec.decision = std::string(code);
+    if (!row.metric_label.empty())
+        rec.rejection = std::string(row.metric_label);
+    rec.error = why;
+    auto reply = error_reply({e, std::move(why), nullptr, code});
     reply.headers.emplace_back("Cache-Control", "no-store");
     return reply;
 }
@@ -110,16 +118,6 @@ http_reply token_endpoint::minted(const jose::verified_assertion& a,
 
 namespace {
 
-// A refused redemption, told to the audit record as well as to the client.
-http_reply refused(request_context& rec, http::status status, std::string_view error,
-                   std::string why,
-                   protocol::outcome outcome = protocol::outcome::unauthenticated) {
-    rec.outcome = outcome;
-    rec.decision = std::string(error);
-    rec.error = why;
-    return oauth_error(status, error, std::move(why));
-}
-
 // MCP enterprise-managed authorization 7.2.1: the intersection of what the client asks for and
 // what the assertion carries; all of the assertion's when the client asks for none.
 std::vector<std::string> granted_scopes(std::vector<std::string> carried,
@@ -137,13 +135,11 @@ std::optional<http_reply> token_endpoint::rate_limited(request_context& rec) {
     auto wait = rate_.take(std::chrono::steady_clock::now());
     if (!wait)
         return std::nullopt;
-    auto seconds = whole_seconds(*wait);
-    rec.outcome = protocol::outcome::rate_limited;
-    rec.rejection = "oauth_token_rate_limited";
-    rec.error = "token endpoint rate limit of " + std::to_string(ema_.token_rate_limit_per_minute) +
-                " per minute reached";
-    auto reply = oauth_error(http::status::too_many_requests, "slow_down", *rec.error);
-    reply.headers.emplace_back("Retry-After", std::to_string(seconds));
+    auto reply =
+        refused(rec, gateway_error::slow_down,
+                protocol::gateway_error_text(gateway_error::slow_down,
+                                             {std::to_string(ema_.token_rate_limit_per_minute)}));
+    reply.headers.emplace_back("Retry-After", std::to_string(whole_seconds(*wait)));
     return reply;
 }
 
@@ -151,18 +147,18 @@ asio::awaitable<std::variant<jose::verified_assertion, http_reply>>
 token_endpoint::verified(const protocol::token_request& form, request_context& rec) {
     auto parsed = jose::parse_compact(form.assertion);
     if (auto* why = std::get_if<std::string>(&parsed))
-        co_return refused(rec, http::status::bad_request, "invalid_grant", *why);
+        co_return refused(rec, gateway_error::invalid_grant, *why);
     auto& jws = std::get<jose::compact_jws>(parsed);
     // The issuer before any network I/O: an assertion of another issuer fetches nothing.
     if (jose::claimed_issuer(jws) != ema_.idp_issuer)
-        co_return refused(rec, http::status::bad_request, "invalid_grant",
+        co_return refused(rec, gateway_error::invalid_grant,
                           "the assertion's issuer is not " + ema_.idp_issuer);
     auto keys = co_await idp_keys_.keys(jws.kid);
     if (!keys)
-        co_return refused(rec, http::status::bad_request, "invalid_grant",
+        co_return refused(rec, gateway_error::invalid_grant,
                           "the key set of " + ema_.idp_issuer + " could not be fetched");
     if (jose::verify_signature(jws, keys->keys) != jose::signature_check::verified)
-        co_return refused(rec, http::status::bad_request, "invalid_grant",
+        co_return refused(rec, gateway_error::invalid_grant,
                           "the assertion's signature does not verify");
     auto checked = jose::check_id_jag(jws,
                                       {ema_.idp_issuer,
@@ -170,7 +166,7 @@ token_endpoint::verified(const protocol::token_request& form, request_context& r
                                        auth_.resource.value_or("")},
                                       unix_now());
     if (auto* why = std::get_if<std::string>(&checked))
-        co_return refused(rec, http::status::bad_request, "invalid_grant", *why);
+        co_return refused(rec, gateway_error::invalid_grant, *why);
     co_return std::get<jose::verified_assertion>(std::move(checked));
 }
 
@@ -189,15 +185,14 @@ asio::awaitable<std::optional<http_reply>> token_endpoint::spend(const jose::ver
     case jti_ledger::redemption::first:
         break;
     case jti_ledger::redemption::replayed: {
-        auto reply = refused(rec, http::status::bad_request, "invalid_grant",
+        auto reply = refused(rec, gateway_error::invalid_grant,
                              "the assertion was already redeemed (jti " + a.jti + ")");
         rec.decision = "replayed"; // alertable apart from other invalid grants
         co_return reply;
     }
     case jti_ledger::redemption::full:
-        co_return refused(rec, http::status::service_unavailable, "temporarily_unavailable",
-                          "too many assertions redeemed and not yet expired",
-                          protocol::outcome::error);
+        co_return refused(rec, gateway_error::temporarily_unavailable,
+                          protocol::gateway_error_text(gateway_error::temporarily_unavailable));
     }
     co_return std::nullopt;
 }
@@ -208,13 +203,15 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
         co_return std::move(*reply);
     if (!std::string_view(header_value(req, "Content-Type"))
              .starts_with("application/x-www-form-urlencoded"))
-        co_return refused(rec, http::status::bad_request, "invalid_request",
-                          "the token request must be application/x-www-form-urlencoded",
-                          protocol::outcome::error);
+        co_return refused(rec, gateway_error::token_request_invalid,
+                          "the token request must be application/x-www-form-urlencoded");
     auto read = protocol::read_token_request(req.body());
     if (auto* no = std::get_if<protocol::token_request_refusal>(&read))
-        co_return refused(rec, http::status::bad_request, no->error, no->why,
-                          protocol::outcome::error);
+        co_return refused(rec,
+                          no->error == "unsupported_grant_type"
+                              ? gateway_error::unsupported_grant_type
+                              : gateway_error::token_request_invalid,
+                          no->why);
     auto& form = std::get<protocol::token_request>(read);
     auto checked = co_await verified(form, rec);
     if (auto* reply = std::get_if<http_reply>(&checked))
@@ -223,7 +220,7 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
     rec.caller =
         std::make_shared<const principal>(principal{a.subject, ema_.idp_issuer, {}, a.claims});
     if (form.client_id && !a.client_id.empty() && *form.client_id != a.client_id)
-        co_return refused(rec, http::status::bad_request, "invalid_grant",
+        co_return refused(rec, gateway_error::invalid_grant,
                           "the assertion was issued to another client");
     if (auto reply = co_await spend(a, rec))
         co_return std::move(*reply);

@@ -419,11 +419,39 @@ std::optional<http_reply> gateway::impl::admit(const http_request& req, time_poi
     return pipeline::forbidden_reply(*refused);
 }
 
-void gateway::impl::body_too_large(std::size_t limit, time_point start) {
-    reject_http(
-        gateway_error::body_too_large,
-        protocol::gateway_error_text(gateway_error::body_too_large, {std::to_string(limit)}),
-        start);
+namespace {
+
+gateway_error row_of(server_refusal why) {
+    switch (why) {
+    case server_refusal::connections_full:
+        return gateway_error::connections_full;
+    case server_refusal::header_too_large:
+        return gateway_error::header_too_large;
+    case server_refusal::header_timeout:
+        return gateway_error::header_timeout;
+    case server_refusal::duplicate_host:
+        return gateway_error::duplicate_host;
+    case server_refusal::body_too_large:
+        break;
+    }
+    return gateway_error::body_too_large;
+}
+
+} // namespace
+
+http_reply gateway::impl::refused(server_refusal why, std::size_t limit, time_point start) {
+    auto e = row_of(why);
+    auto text = protocol::gateway_error_text(e, {std::to_string(limit)});
+    auto reply = error_reply({e, text});
+    if (why == server_refusal::connections_full)
+        reply.headers.emplace_back("Retry-After", "1");
+    if (why == server_refusal::connections_full || why == server_refusal::header_timeout)
+        // No request was read: counted, not audited, so a flood of connections cannot
+        // become a flood of audit events.
+        stats.rejection(protocol::describe(e).metric_label);
+    else
+        reject_http(e, std::move(text), start); // a request's refusal, audited once
+    return reply;
 }
 
 asio::awaitable<std::optional<http_reply>>

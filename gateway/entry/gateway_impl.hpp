@@ -86,7 +86,9 @@ struct gateway::impl final : http_handler {
 
     // http_handler: stage 1 (Host/Origin) in admit, the endpoints in respond.
     std::optional<http_reply> admit(const http_request& req, time_point start) override;
-    void body_too_large(std::size_t limit, time_point start) override;
+    // What the HTTP server refuses, worded from the table of errors and counted (audited
+    // where a request was read).
+    http_reply refused(server_refusal why, std::size_t limit, time_point start) override;
     boost::asio::awaitable<std::optional<http_reply>>
     respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
 

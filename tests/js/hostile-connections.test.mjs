@@ -73,6 +73,11 @@ describe('hostile connections', { timeout: 60_000 }, () => {
     assert.equal(res.status, 431);
     assert.match(res.text, /larger than 32768 bytes/);
     assert.equal((await fetch(`${gate.base}/health`)).status, 200);
+    // Worded and counted by the gateway (its table of errors), like every other refusal: the
+    // stalls of the test before as header timeouts, this one as an oversized header.
+    const m = await (await fetch(`${gate.base}/metrics`)).text();
+    assert.equal(metric(m, 'gate_http_rejections_total', { reason: 'header_too_large' }), 1);
+    assert.equal(metric(m, 'gate_http_rejections_total', { reason: 'header_timeout' }), 200);
   });
 
   describe('the session table shared among anonymous client addresses', () => {

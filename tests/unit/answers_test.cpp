@@ -105,5 +105,33 @@ TEST(answers, a_returned_refusal_sets_the_outcome_and_the_text) {
     EXPECT_FALSE(ctx.response) << "the caller decides where the answer goes";
 }
 
+// A detail comes from the caller (a tool's name, a session id, a header): whatever it holds,
+// each form carries it as one JSON string, escaped, never as structure or as a second line.
+TEST(answers, a_hostile_detail_stays_one_escaped_string_in_every_form) {
+    const std::string hostile =
+        "x\"}, \"injected\": 1, \"y\": \"\r\nSet-Cookie: a=b\x01\x1b[31m</script>";
+    auto text = protocol::gateway_error_text(gateway_error::policy_denied, {hostile});
+    EXPECT_NE(text.find(hostile), std::string::npos) << "the detail kept whole";
+    for (auto e : {gateway_error::unsupported_version, gateway_error::global_rate_limited,
+                   gateway_error::unauthenticated}) {
+        auto r = error_reply({e, protocol::gateway_error_text(e, {hostile}), 3});
+        EXPECT_EQ(r.body.find('\n'), std::string::npos) << protocol::describe(e).name;
+        EXPECT_EQ(r.body.find('\x01'), std::string::npos) << protocol::describe(e).name;
+        auto b = body_of(r);
+        EXPECT_FALSE(b.contains("injected")) << protocol::describe(e).name;
+        auto& carried = protocol::describe(e).form == protocol::answer_form::json_rpc
+                            ? b.at("error").at("message")
+                        : protocol::describe(e).form == protocol::answer_form::plain
+                            ? b.at("error")
+                            : b.at("error_description");
+        EXPECT_NE(std::string_view(carried.as_string()).find(hostile), std::string_view::npos)
+            << protocol::describe(e).name;
+        for (const auto& [name, value] : r.headers) {
+            EXPECT_EQ(value.find('\n'), std::string::npos) << name;
+            EXPECT_EQ(value.find('\r'), std::string::npos) << name;
+        }
+    }
+}
+
 } // namespace
 } // namespace gate::transport

@@ -95,6 +95,21 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
      0},
     {ge::stream_session_unknown, "stream_session_unknown", 404, 0, f::plain, outcome::error, "", 0},
     {ge::too_many_streams, "too_many_streams", 429, 0, f::plain, outcome::error, "", 1},
+    {ge::connections_full, "connections_full", 503, 0, f::plain, outcome::error, "connections_full",
+     1},
+    {ge::header_too_large, "header_too_large", 431, 0, f::plain, outcome::error, "header_too_large",
+     1},
+    {ge::header_timeout, "header_timeout", 408, 0, f::plain, outcome::error, "header_timeout", 1},
+    {ge::duplicate_host, "duplicate_host", 400, 0, f::plain, outcome::error, "duplicate_host", 0},
+    {ge::token_request_invalid, "token_request_invalid", 400, 0, f::described, outcome::error, "",
+     1},
+    {ge::unsupported_grant_type, "unsupported_grant_type", 400, 0, f::described, outcome::error, "",
+     1},
+    {ge::invalid_grant, "invalid_grant", 400, 0, f::described, outcome::unauthenticated, "", 1},
+    {ge::slow_down, "slow_down", 429, 0, f::described, outcome::rate_limited,
+     "oauth_token_rate_limited", 1},
+    {ge::temporarily_unavailable, "temporarily_unavailable", 503, 0, f::described, outcome::error,
+     "", 0},
 }};
 // A row added to the enum fails this until it is written out above.
 static_assert(expected.size() == gateway_error_count, "a gateway_error row is not checked");

@@ -27,7 +27,6 @@ struct ok_handler final : gate::transport::http_handler {
     std::optional<http_reply> admit(const http_request&, time_point) override {
         return std::nullopt;
     }
-    void body_too_large(std::size_t, time_point) override {}
     asio::awaitable<std::optional<http_reply>> respond(http_request&, boost::beast::tcp_stream&,
                                                        time_point) override {
         co_return http_reply::text(boost::beast::http::status::ok, "ok");

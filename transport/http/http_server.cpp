@@ -199,23 +199,46 @@ asio::awaitable<void> http_server::accept_loop() {
         if (*connections_ >= limits_.max_connections) {
             // Answered at once and closed, without reading: the client learns why, and the
             // connection costs nothing more (docs/security.md).
-            asio::co_spawn(acceptor_->get_executor(),
-                           refuse(std::move(socket), http::status::service_unavailable,
-                                  R"({"error":"too many open connections: at most )" +
-                                      std::to_string(limits_.max_connections) + R"("})"),
-                           asio::detached);
+            asio::co_spawn(
+                acceptor_->get_executor(),
+                refuse(std::move(socket), handler_.refused(server_refusal::connections_full,
+                                                           limits_.max_connections, clock::now())),
+                asio::detached);
             continue;
         }
         asio::co_spawn(acceptor_->get_executor(), serve(std::move(socket)), asio::detached);
     }
 }
 
-asio::awaitable<void> http_server::refuse(tcp::socket socket, http::status status,
-                                          std::string body) {
-    beast::tcp_stream stream(std::move(socket));
-    auto reply = http_reply::json(status, std::move(body));
-    if (status == http::status::service_unavailable)
+http_reply plain_refusal(server_refusal why, std::size_t limit) {
+    auto plain = [](http::status status, std::string text) {
+        return http_reply::json(status, R"({"error":")" + text + R"("})");
+    };
+    auto n = std::to_string(limit);
+    switch (why) {
+    case server_refusal::connections_full: {
+        auto reply =
+            plain(http::status::service_unavailable, "too many open connections: at most " + n);
         reply.headers.emplace_back("Retry-After", "1");
+        return reply;
+    }
+    case server_refusal::header_too_large:
+        return plain(http::status::request_header_fields_too_large,
+                     "request header larger than " + n + " bytes");
+    case server_refusal::header_timeout:
+        return plain(http::status::request_timeout,
+                     "the request header did not arrive within " + n + " ms");
+    case server_refusal::duplicate_host:
+        return plain(http::status::bad_request, "more than one Host header");
+    case server_refusal::body_too_large:
+        break;
+    }
+    return plain(http::status::payload_too_large,
+                 "request body exceeds the limit of " + n + " bytes");
+}
+
+asio::awaitable<void> http_server::refuse(tcp::socket socket, http_reply reply) {
+    beast::tcp_stream stream(std::move(socket));
     auto wire = serialize_reply(reply, name_, 11, false, false);
     stream.expires_after(std::chrono::seconds(2));
     boost::system::error_code ec;
@@ -308,8 +331,8 @@ bool parse_buffered_header(request_parser& parser, beast::flat_buffer& buf,
 }
 
 struct refusal {
-    http::status status;
-    std::string body;
+    server_refusal why;
+    std::size_t limit;
 };
 
 // Why a request is refused on its header alone, answered and the connection closed: a header
@@ -318,17 +341,14 @@ struct refusal {
 std::optional<refusal> header_refusal(const boost::system::error_code& ec, const http_request& req,
                                       const connection_limits& limits) {
     if (ec == http::error::header_limit)
-        return refusal{http::status::request_header_fields_too_large,
-                       R"({"error":"request header larger than )" +
-                           std::to_string(limits.max_header_bytes) + R"( bytes"})"};
+        return refusal{server_refusal::header_too_large, limits.max_header_bytes};
     if (ec == beast::error::timeout)
-        return refusal{http::status::request_timeout,
-                       R"({"error":"the request header did not arrive within )" +
-                           std::to_string(limits.header_timeout.count()) + R"( ms"})"};
+        return refusal{server_refusal::header_timeout,
+                       static_cast<std::size_t>(limits.header_timeout.count())};
     // RFC 9112 section 3.2: a proxy in front may route by one Host while gate checks another,
     // so neither is taken.
     if (!ec && host_fields(req) > 1)
-        return refusal{http::status::bad_request, R"({"error":"more than one Host header"})"};
+        return refusal{server_refusal::duplicate_host, 0};
     return std::nullopt;
 }
 
@@ -376,13 +396,10 @@ bool open_after_stream(const http_request& req, bool stopping) {
     return req.keep_alive() && req.version() >= 11 && !stopping;
 }
 
-// The 413 of a body over the cap, told to the handler; the connection closes after it.
+// The 413 of a body over the cap, as the handler words it; the connection closes after it.
 http_reply body_too_large(http_handler& handler, std::size_t max_body,
                           http_handler::time_point start) {
-    handler.body_too_large(max_body, start);
-    auto reply = http_reply::json(http::status::payload_too_large,
-                                  R"({"error":"request body exceeds the limit of )" +
-                                      std::to_string(max_body) + R"( bytes"})");
+    auto reply = handler.refused(server_refusal::body_too_large, max_body, start);
     reply.close = true;
     return reply;
 }
@@ -430,7 +447,8 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         if (!parse_buffered_header(parser, buf, ec))
             ec = co_await read_header_in_time(stream, buf, parser, limits_.header_timeout);
         if (auto refused = header_refusal(ec, parser.get(), limits_)) {
-            co_await refuse(std::move(stream.socket()), refused->status, std::move(refused->body));
+            co_await refuse(std::move(stream.socket()),
+                            handler_.refused(refused->why, refused->limit, clock::now()));
             co_return;
         }
         if (ec)

@@ -24,6 +24,21 @@ namespace gate::transport {
 
 using http_request = boost::beast::http::request<boost::beast::http::string_body>;
 
+// What the server refuses on its own, before a handler sees a request: a connection past the
+// bound, a header over the cap, too slow or with two Host fields, a body over the cap. The
+// server decides that it refuses; the handler says how (the gateway from its table of errors).
+enum class server_refusal : std::uint8_t {
+    connections_full, // limit: connections
+    header_too_large, // limit: bytes
+    header_timeout,   // limit: milliseconds
+    duplicate_host,   // limit: none (0)
+    body_too_large,   // limit: bytes
+};
+
+// The answer a handler that keeps no table of its own gives: {"error": message}, 503 with
+// Retry-After for connections_full.
+http_reply plain_refusal(server_refusal why, std::size_t limit);
+
 class http_handler {
 public:
     using time_point = std::chrono::steady_clock::time_point;
@@ -32,8 +47,11 @@ public:
     // Runs on the header, before the body is read: an answer refuses the request (the body
     // is then not read and the connection closes after the answer).
     virtual std::optional<http_reply> admit(const http_request& req, time_point start) = 0;
-    // The body was over the cap; the server answers 413 itself.
-    virtual void body_too_large(std::size_t limit, time_point start) = 0;
+    // The server refuses (`limit`: the bound passed); the answer is sent and the connection
+    // closed after it.
+    virtual http_reply refused(server_refusal why, std::size_t limit, time_point /*start*/) {
+        return plain_refusal(why, limit);
+    }
     // The whole request. nullopt: the handler wrote to the stream itself (an event stream)
     // and the connection ends with it.
     virtual boost::asio::awaitable<std::optional<http_reply>>
@@ -83,8 +101,7 @@ private:
     boost::asio::awaitable<void> accept_loop();
     boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
     boost::asio::awaitable<void> discard_rest(boost::beast::tcp_stream& stream);
-    boost::asio::awaitable<void> refuse(boost::asio::ip::tcp::socket socket,
-                                        boost::beast::http::status status, std::string body);
+    boost::asio::awaitable<void> refuse(boost::asio::ip::tcp::socket socket, http_reply reply);
 
     boost::asio::io_context& io_;
     http_handler& handler_;
