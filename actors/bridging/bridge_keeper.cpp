@@ -6,7 +6,6 @@
 #include <caf/all.hpp>
 #include <map>
 #include <memory>
-#include <type_traits>
 
 namespace gate {
 
@@ -40,19 +39,14 @@ template <class F> void each_of_session(keeper_state& st, const std::string& ses
 
 namespace {
 
-bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
-                                          bridge_timing timing) {
-    self->set_down_handler([self](caf::down_msg& down) {
-        auto& kids = *self->state.bridged;
-        std::erase_if(kids, [&](const auto& e) { return e.second.actor.address() == down.source; });
-    });
-    self->attach_functor([kids = self->state.bridged] {
-        for (const auto& [key, child] : *kids)
-            caf::anon_send_exit(child.actor, caf::exit_reason::user_shutdown);
-    });
+// What the keeper does for each message, over its state; one copy per behavior handler.
+struct keeper_work {
+    self_ptr self;
+    retire_bridges retire;
+    bridge_timing timing;
+
     // The pair's actor, spawned on its first event.
-    auto child = [self, retire, timing](const std::string& session,
-                                        const std::string& upstream) -> child_entry& {
+    child_entry& child(const std::string& session, const std::string& upstream) const {
         auto& st = self->state;
         auto it = st.bridged->find({session, upstream});
         if (it != st.bridged->end())
@@ -65,15 +59,17 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
         self->monitor(spawned);
         return st.bridged->emplace(bridge_key{session, upstream}, child_entry{std::move(spawned)})
             .first->second;
-    };
+    }
+
     // Every event to a child is counted, so its report of idleness can be checked against
     // what is still on its way to it.
-    auto tell = [self](child_entry& c, auto message) {
+    template <class Message> void tell(child_entry& c, Message message) const {
         ++c.sent;
         self->send(c.actor, std::move(message));
-    };
+    }
+
     // Ends the pairs `which` selects (their actors retire them, or just stop).
-    auto end_where = [self](auto which, bool retire_them) {
+    template <class Which> void end_where(Which which, bool retire_them) const {
         auto& kids = *self->state.bridged;
         for (auto it = kids.begin(); it != kids.end();) {
             if (!which(it->first)) {
@@ -84,94 +80,99 @@ bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
             self->send(it->second.actor, bridged_end{retire_them});
             it = kids.erase(it);
         }
-    };
-    auto apply = [=](bridge_event& e) {
+    }
+
+    void apply(bridge_used& m) const { tell(child(m.session, m.upstream), std::move(m)); }
+    void apply(bridge_call_started& m) const {
+        if (self->state.ledger.call_started(m.session, m.client_id, m.upstream))
+            tell(child(m.session, m.upstream), std::move(m));
+    }
+    void apply(bridge_call_ended& m) const {
         auto& st = self->state;
-        std::visit(
-            [&](auto& m) {
-                using T = std::decay_t<decltype(m)>;
-                if constexpr (std::is_same_v<T, bridge_used>) {
-                    tell(child(m.session, m.upstream), std::move(m));
-                } else if constexpr (std::is_same_v<T, bridge_call_started>) {
-                    if (st.ledger.call_started(m.session, m.client_id, m.upstream))
-                        tell(child(m.session, m.upstream), std::move(m));
-                } else if constexpr (std::is_same_v<T, bridge_call_ended>) {
-                    if (auto up = st.ledger.call_ended(m.session, m.client_id))
-                        if (auto it = st.bridged->find({m.session, *up}); it != st.bridged->end())
-                            tell(it->second, std::move(m));
-                } else if constexpr (std::is_same_v<T, bridge_subscription>) {
-                    bool changed = m.subscribed
-                                       ? st.ledger.subscribe(m.session, m.upstream, m.uri)
-                                       : st.ledger.unsubscribe(m.session, m.upstream, m.uri);
-                    if (changed)
-                        tell(child(m.session, m.upstream), std::move(m));
-                } else if constexpr (std::is_same_v<T, bridge_session_ended>) {
-                    st.ledger.end_session(m.session);
-                    st.listening.erase(m.session);
-                    end_where([&](const bridge_key& k) { return k.first == m.session; }, true);
-                } else if constexpr (std::is_same_v<T, bridge_listening>) {
-                    auto& n = st.listening[m.session];
-                    n = m.open ? n + 1 : (n > 0 ? n - 1 : 0);
-                    if (n == 0)
-                        st.listening.erase(m.session);
-                    each_of_session(st, m.session, [&](auto& c) { tell(c, m); });
-                } else if constexpr (std::is_same_v<T, bridge_upstream_gone>) {
-                    st.ledger.forget_upstream(m.upstream);
-                    end_where([&](const bridge_key& k) { return k.second == m.upstream; }, false);
-                }
-            },
-            e);
-    };
+        if (auto up = st.ledger.call_ended(m.session, m.client_id))
+            if (auto it = st.bridged->find({m.session, *up}); it != st.bridged->end())
+                tell(it->second, std::move(m));
+    }
+    void apply(bridge_subscription& m) const {
+        auto& ledger = self->state.ledger;
+        bool changed = m.subscribed ? ledger.subscribe(m.session, m.upstream, m.uri)
+                                    : ledger.unsubscribe(m.session, m.upstream, m.uri);
+        if (changed)
+            tell(child(m.session, m.upstream), std::move(m));
+    }
+    void apply(bridge_session_ended& m) const {
+        auto& st = self->state;
+        st.ledger.end_session(m.session);
+        st.listening.erase(m.session);
+        end_where([&](const bridge_key& k) { return k.first == m.session; }, true);
+    }
+    void apply(bridge_listening& m) const {
+        auto& st = self->state;
+        auto& n = st.listening[m.session];
+        n = m.open ? n + 1 : (n > 0 ? n - 1 : 0);
+        if (n == 0)
+            st.listening.erase(m.session);
+        each_of_session(st, m.session, [&](auto& c) { tell(c, m); });
+    }
+    void apply(bridge_upstream_gone& m) const {
+        self->state.ledger.forget_upstream(m.upstream);
+        end_where([&](const bridge_key& k) { return k.second == m.upstream; }, false);
+    }
+    void apply(bridge_event& e) const {
+        std::visit([&](auto& m) { apply(m); }, e);
+    }
+
+    // The call's own bridged session knows its upstream-side id.
+    void cancel_lookup(bridge_cancel_lookup& m) const {
+        auto& st = self->state;
+        auto up = st.ledger.call_upstream(m.session, m.client_id);
+        auto it = up ? st.bridged->find({m.session, *up}) : st.bridged->end();
+        if (it == st.bridged->end())
+            return m.reply(std::optional<call_target>{});
+        self->send(it->second.actor, std::move(m)); // a question: not counted as an event
+    }
+
+    // Retired only if it is the pair's current actor and every event sent to it was handled
+    // when it found itself idle; otherwise what is on its way keeps it.
+    void idle(const bridged_idle& m) const {
+        auto& kids = *self->state.bridged;
+        auto it = kids.find({m.session, m.upstream});
+        auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
+        if (it == kids.end() || it->second.actor.address() != from || it->second.sent != m.seen)
+            return;
+        auto actor = std::move(it->second.actor);
+        kids.erase(it);
+        self->demonitor(actor.address());
+        self->send(actor, bridged_end{true});
+    }
+};
+
+bridge_keeper_actor::behavior_type keeper(self_ptr self, retire_bridges retire,
+                                          bridge_timing timing) {
+    self->set_down_handler([self](caf::down_msg& down) {
+        auto& kids = *self->state.bridged;
+        std::erase_if(kids, [&](const auto& e) { return e.second.actor.address() == down.source; });
+    });
+    self->attach_functor([kids = self->state.bridged] {
+        for (const auto& [key, child] : *kids)
+            caf::anon_send_exit(child.actor, caf::exit_reason::user_shutdown);
+    });
+    keeper_work w{self, std::move(retire), timing};
     return {
-        [=](bridge_batch& b) {
+        [w](bridge_batch& b) {
             for (auto& e : b.events)
-                apply(e);
+                w.apply(e);
         },
-        [=](bridge_used& m) {
-            bridge_event e{std::move(m)};
-            apply(e);
+        [w](bridge_used& m) { w.apply(m); },
+        [w](bridge_call_started& m) { w.apply(m); },
+        [w](bridge_call_ended& m) { w.apply(m); },
+        [w](bridge_cancel_lookup& m) { w.cancel_lookup(m); },
+        [w](bridge_subscription& m) { w.apply(m); },
+        [w](bridge_updated& m) {
+            m.reply(w.self->state.ledger.subscribers(m.upstream, m.uri, m.origin));
         },
-        [=](bridge_call_started& m) {
-            bridge_event e{std::move(m)};
-            apply(e);
-        },
-        [=](bridge_call_ended& m) {
-            bridge_event e{std::move(m)};
-            apply(e);
-        },
-        [=](bridge_cancel_lookup& m) {
-            // The call's own bridged session knows its upstream-side id.
-            auto& st = self->state;
-            auto up = st.ledger.call_upstream(m.session, m.client_id);
-            auto it = up ? st.bridged->find({m.session, *up}) : st.bridged->end();
-            if (it == st.bridged->end())
-                return m.reply(std::optional<call_target>{});
-            self->send(it->second.actor, std::move(m)); // a question: not counted as an event
-        },
-        [=](bridge_subscription& m) {
-            bridge_event e{std::move(m)};
-            apply(e);
-        },
-        [=](bridge_updated& m) {
-            m.reply(self->state.ledger.subscribers(m.upstream, m.uri, m.origin));
-        },
-        [=](bridge_session_ended& m) {
-            bridge_event e{std::move(m)};
-            apply(e);
-        },
-        [=](bridged_idle& m) {
-            // Retired only if it is the pair's current actor and every event sent to it was
-            // handled when it found itself idle; otherwise what is on its way keeps it.
-            auto& kids = *self->state.bridged;
-            auto it = kids.find({m.session, m.upstream});
-            auto from = caf::actor_cast<caf::actor_addr>(self->current_sender());
-            if (it == kids.end() || it->second.actor.address() != from || it->second.sent != m.seen)
-                return;
-            auto actor = std::move(it->second.actor);
-            kids.erase(it);
-            self->demonitor(actor.address());
-            self->send(actor, bridged_end{true});
-        },
+        [w](bridge_session_ended& m) { w.apply(m); },
+        [w](bridged_idle& m) { w.idle(m); },
     };
 }
 

@@ -163,6 +163,46 @@ void handle_timers(self_ptr self) {
         });
 }
 
+// An endpoint a call found down leaves the rotation until its rest is over (or a health
+// probe passes, where probes run).
+void eject_endpoint(self_ptr self, const endpoint_down& m) {
+    auto& st = self->state;
+    const auto& cfg = st.board->config();
+    if (m.index >= st.rotation->size() || !st.rotation->eject(m.index, self->clock().now()))
+        return;
+    if (st.rotation->size() > 1) {
+        if (cfg.health_check_interval_ms)
+            spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation when a "
+                         "health probe passes",
+                         cfg.id, cfg.urls[m.index], m.why);
+        else
+            spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation after {} "
+                         "ms",
+                         cfg.id, cfg.urls[m.index], m.why, cfg.circuit_breaker.half_open_after_ms);
+    }
+    arm_rest_timer(self);
+    publish(self);
+}
+
+// A health round's verdicts: each endpoint ejected or restored, and the next round scheduled.
+void apply_verdicts(self_ptr self, const probe_verdicts& m) {
+    auto& st = self->state;
+    const auto& cfg = st.board->config();
+    auto t = self->clock().now();
+    for (std::size_t e = 0; e < m.why.size() && e < st.rotation->size(); ++e) {
+        if (m.why[e] && st.rotation->eject(e, t))
+            spdlog::warn("upstream {} endpoint {} ejected by health probe: {}", cfg.id, cfg.urls[e],
+                         *m.why[e]);
+        else if (!m.why[e] && st.rotation->restore(e))
+            spdlog::info("upstream {} endpoint {} restored by health probe", cfg.id, cfg.urls[e]);
+    }
+    publish(self);
+    // Verdicts of a round this actor did not ask for (its predecessor's, before a respawn)
+    // count; only one chain of rounds is ever scheduled.
+    if (std::exchange(st.round_out, false) && cfg.health_check_interval_ms)
+        schedule_round(self);
+}
+
 upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_board> board) {
     auto& st = self->state;
     st.board = std::move(board);
@@ -214,43 +254,8 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
             publish(self);
             m.counted(true);
         },
-        [=](endpoint_down& m) {
-            auto& st = self->state;
-            const auto& cfg = st.board->config();
-            if (m.index >= st.rotation->size() || !st.rotation->eject(m.index, now()))
-                return;
-            if (st.rotation->size() > 1) {
-                if (cfg.health_check_interval_ms)
-                    spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation when a "
-                                 "health probe passes",
-                                 cfg.id, cfg.urls[m.index], m.why);
-                else
-                    spdlog::warn("upstream {} endpoint {} ejected: {}; back in rotation after {} "
-                                 "ms",
-                                 cfg.id, cfg.urls[m.index], m.why,
-                                 cfg.circuit_breaker.half_open_after_ms);
-            }
-            arm_rest_timer(self);
-            publish(self);
-        },
-        [=](probe_verdicts& m) {
-            auto& st = self->state;
-            const auto& cfg = st.board->config();
-            auto t = now();
-            for (std::size_t e = 0; e < m.why.size() && e < st.rotation->size(); ++e) {
-                if (m.why[e] && st.rotation->eject(e, t))
-                    spdlog::warn("upstream {} endpoint {} ejected by health probe: {}", cfg.id,
-                                 cfg.urls[e], *m.why[e]);
-                else if (!m.why[e] && st.rotation->restore(e))
-                    spdlog::info("upstream {} endpoint {} restored by health probe", cfg.id,
-                                 cfg.urls[e]);
-            }
-            publish(self);
-            // Verdicts of a round this actor did not ask for (its predecessor's, before a
-            // respawn) count; only one chain of rounds is ever scheduled.
-            if (std::exchange(st.round_out, false) && cfg.health_check_interval_ms)
-                schedule_round(self);
-        },
+        [=](endpoint_down& m) { eject_endpoint(self, m); },
+        [=](probe_verdicts& m) { apply_verdicts(self, m); },
         [=](health_tick&) {
             if (self->state.board->config().health_check_interval_ms)
                 run_round(self);
