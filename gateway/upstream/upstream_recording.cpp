@@ -7,6 +7,10 @@ namespace gate::transport {
 
 void upstream_recording::heard(const call_context& ctx, sent what, std::string_view method,
                                const upstream_reply& reply) {
+    using k = upstream_failure::kind;
+    if (const auto* f = std::get_if<upstream_failure>(&reply);
+        f && (f->what == k::circuit_open || f->what == k::rate_limited))
+        return; // gate's own guards refused it: nothing went to the upstream, nothing answered
     heard_answer h;
     h.request = ctx.recorded;
     h.at = what.at;
@@ -17,7 +21,6 @@ void upstream_recording::heard(const call_context& ctx, sent what, std::string_v
         h.reply = m->raw();
     } else {
         const auto& f = std::get<upstream_failure>(reply);
-        using k = upstream_failure::kind;
         switch (f.what) {
         case k::connect_error:
             h.failure_kind = "connect_error";

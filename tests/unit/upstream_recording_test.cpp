@@ -104,18 +104,27 @@ TEST_F(recording_test, a_failure_is_heard_by_its_kind_status_and_text) {
     f.status = 502;
     f.message = "upstream answered HTTP 502";
     recording.heard({}, *recording.before({}), "tools/list", f);
-    upstream_failure refused;
-    refused.what = upstream_failure::kind::circuit_open;
-    refused.message = "circuit open";
-    recording.heard({}, *recording.before({}), "tools/list", refused);
+    // Refused by gate's own guards: it never reached the upstream, so the upstream answered
+    // nothing a replay could play back.
+    for (auto kind : {upstream_failure::kind::circuit_open, upstream_failure::kind::rate_limited}) {
+        upstream_failure refused;
+        refused.what = kind;
+        refused.message = "refused by the guards";
+        recording.heard({}, *recording.before({}), "tools/list", refused);
+    }
+    upstream_failure slow;
+    slow.what = upstream_failure::kind::timeout;
+    slow.message = "no answer within 30000 ms";
+    recording.heard({}, *recording.before({}), "tools/list", slow);
+    // In order: had a refusal been heard, it would stand before the timeout.
     auto got = answers(2);
     ASSERT_EQ(got.size(), 2u);
     EXPECT_EQ(got[0].failure_kind, "http_status");
     EXPECT_EQ(got[0].status, 502);
     EXPECT_EQ(got[0].failure_message, "upstream answered HTTP 502");
     EXPECT_TRUE(got[0].reply.empty());
-    EXPECT_EQ(got[1].failure_kind,
-              "protocol"); // a kind the recording does not name
+    EXPECT_EQ(got[1].failure_kind, "timeout");
+    EXPECT_EQ(got[1].failure_message, "no answer within 30000 ms");
 }
 
 } // namespace
