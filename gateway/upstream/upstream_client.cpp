@@ -3,6 +3,8 @@
 // (gate answers its root sessions' requests itself).
 #include "gateway/upstream/upstream_client.hpp"
 
+#include "protocol/gateway_error.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
@@ -113,18 +115,19 @@ void upstream_client::session_traffic::message(const std::string& bridge, upstre
     if (bridge.empty() && is_request) {
         // The root session has no client behind it: gate answers for itself. It has no roots
         // to offer and nobody to sample or elicit from.
-        json::object reply{{"jsonrpc", "2.0"}, {"id", m.body()["id"]}};
+        const auto& id = m.body()["id"];
         std::string method;
         if (auto* name = m.body().if_contains("method"); name && name->is_string())
             method = std::string(name->get_string());
+        json::object reply{{"jsonrpc", "2.0"}, {"id", id}};
         if (method == "roots/list")
             reply["result"] = {{"roots", json::array{}}};
         else if (method == "ping")
             reply["result"] = json::object{};
         else
-            reply["error"] = {{"code", -32601},
-                              {"message", "gate's shared session has no client to ask; " + method +
-                                              " is bridged only during a client's call"}};
+            reply = protocol::make_gateway_error(
+                protocol::gateway_error::no_client_to_ask, id,
+                protocol::gateway_error_text(protocol::gateway_error::no_client_to_ask, {method}));
         // The id as the upstream wrote it: the reply is read from the request's text.
         asio::co_spawn(
             c_.state_.ex,

@@ -90,6 +90,9 @@ TEST_F(client_test, gate_answers_what_the_upstream_asks_on_a_root_session) {
     ASSERT_TRUE(run_until(io, [&] { return answered("r1") && answered("r2"); }));
     EXPECT_EQ(json::parse(answered("r1")->body).at("result"), json::parse(R"({"roots":[]})"));
     EXPECT_EQ(json::parse(answered("r2")->body).at("error").at("code"), -32601);
+    EXPECT_EQ(json::parse(answered("r2")->body).at("error").at("message"),
+              "gate's shared session has no client to ask; sampling/createMessage is bridged "
+              "only during a client's call");
     EXPECT_EQ(answered("r1")->session, "s1");
     // The notification is the gateway's to hear; the requests were not.
     ASSERT_TRUE(run_until(io, [&] { return !gateway.heard.empty(); }));
