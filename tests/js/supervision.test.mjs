@@ -134,7 +134,7 @@ describe('supervision of upstream actors', { timeout: 120_000 }, () => {
       assert.equal(code, 70);
       assert.match(g.proc.stderr.text(), /the supervisor stopped \(.*\) and its actors with it: gate stops serving and exits with status 70/);
     } finally {
-      await g.proc.stop();
+      await g.stop({ expectExit: { code: 70 } }); // checked like every stop: 70, as documented
     }
   });
 });
