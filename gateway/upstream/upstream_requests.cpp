@@ -12,6 +12,7 @@
 #include "transport/process/version.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <utility>
 
 namespace gate::transport {
 
@@ -169,7 +170,7 @@ upstream_requests::send(std::string_view method, json::object params, const call
     // What the params are written from: the client's text, then with the input it gave.
     std::string_view source = ctx.params_source;
     std::string continued;
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    for (bool retried = false;;) {
         if (auto failure = co_await sessions_.ensure_session(s, ctx))
             co_return *failure;
         if (state_.modern)
@@ -186,10 +187,13 @@ upstream_requests::send(std::string_view method, json::object params, const call
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& answer = std::get<http_answer>(r);
-        if (answer.status == 404 && attempt == 0 && !session.id.empty()) {
+        if (answer.status == 404 && !session.id.empty()) {
             // The upstream retired our session (restart, expiry): re-initialize and retry once.
             // Without a session (2026-07-28) a 404 is the answer itself (an unknown method),
             // and sending again would invoke the upstream twice.
+            if (std::exchange(retried, true))
+                co_return fail(upstream_failure::kind::http_status,
+                               "upstream lost the session twice (HTTP 404 on a new session)", 404);
             // Only the request that used the current session resets it; others that failed on
             // the same old session join the handshake already under way.
             if (s->life.forgotten(generation))
@@ -208,13 +212,11 @@ upstream_requests::send(std::string_view method, json::object params, const call
             if (auto f = co_await answer_input(*result, answer.message->raw(), ctx, params, source,
                                                continued))
                 co_return *f;
-            source = continued;
-            --attempt; // not a lost session: the same call, continued
+            source = continued; // not a lost session: the same call, continued
             continue;
         }
         co_return std::move(*answer.message);
     }
-    co_return fail(upstream_failure::kind::http_status, "upstream lost the session twice", 404);
 }
 
 asio::awaitable<std::variant<json::array, upstream_failure>>

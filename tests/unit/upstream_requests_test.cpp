@@ -86,6 +86,8 @@ TEST_F(requests_test, a_second_404_fails_the_request_instead_of_a_third_try) {
     ASSERT_TRUE(std::holds_alternative<upstream_failure>(r));
     EXPECT_EQ(std::get<upstream_failure>(r).status, 404);
     EXPECT_NE(std::get<upstream_failure>(r).message.find("HTTP 404"), std::string::npos);
+    EXPECT_NE(std::get<upstream_failure>(r).message.find("lost the session twice"),
+              std::string::npos);
     EXPECT_EQ(upstream.count("tools/call"), 2u);
     EXPECT_EQ(upstream.count("initialize"), 2u);
 }
