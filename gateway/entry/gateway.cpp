@@ -104,7 +104,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
                                           : std::string()),
       server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
       stages({pipeline::make_host_origin(guard), pipeline::make_authenticate(*this),
-              pipeline::make_global_limit(*this), pipeline::make_route(*this),
+              pipeline::make_global_limit(*this), pipeline::make_route(call_services),
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
               pipeline::make_proxy(*this), pipeline::make_egress(*this)},
              pipeline::make_audit(*this)) {

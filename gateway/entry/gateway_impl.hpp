@@ -9,10 +9,12 @@
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/gateway.hpp"
+#include "gateway/entry/mcp_stage_services.hpp"
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/mcp/keeper_batch.hpp"
 #include "gateway/mcp/server_request_table.hpp"
 #include "gateway/pipeline/chain.hpp"
+#include "gateway/pipeline/client_answer.hpp"
 #include "gateway/pipeline/lease_table.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
@@ -33,32 +35,9 @@
 
 namespace gate::transport {
 
-// The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
-// a stage already set is kept).
-void settle_outcome(request_context& rec, const boost::json::object& response);
 // The JSON-RPC answer for a page the router cut (or refused); counts the items served.
 boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
                                   const boost::json::value& id, request_context& rec);
-
-// The gateway error an upstream failure is answered with: -32040 when its own rate limit
-// refused the call, -32041 otherwise (protocol/gateway_error.hpp).
-protocol::gateway_error error_for(const upstream_failure& f);
-// The JSON-RPC answer to a call `upstream` could not serve; records the audit outcome and
-// error text on `rec` from the error table.
-boost::json::object refuse_upstream(request_context& rec, const boost::json::value& id,
-                                    std::string_view upstream, const upstream_failure& f);
-
-// What the object pass_on returns is for: the request's answer to its client (egress, task
-// answers), which for a client before 2026-07-28 is sent as rec.verbatim, so only its outcome
-// is read and the result need not be parsed, while a 2026-07-28 client's result is amended
-// and read whole; or `whole`, for a caller that reads the object itself (server/discover
-// builds its result from an initialize answer).
-enum class answer_read { client_answer, whole };
-
-// An upstream's answer for the client: the exact text with only the id replaced goes on the
-// wire (rec.verbatim); the object returned, under the client's id, is what `read` says.
-boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
-                            request_context& rec, answer_read read = answer_read::whole);
 
 // The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
 // upstream's exact text when it has one) with the headers egress added.
@@ -72,12 +51,6 @@ std::uint64_t cursor_owner_key(const request_context& rec);
 // A request of a 2026-07-28 client (its version in the header or in `_meta`), served without a
 // session (gateway/mcp/stateless.cpp).
 bool is_modern_request(const http_request& req, const protocol::message& msg);
-// A result for a 2026-07-28 client carries `resultType`; an earlier upstream's result gets
-// "complete" (what its absence means), added to its text too.
-void complete_for_modern_client(boost::json::object& response, request_context& rec);
-// Member `key` added to the result in the answer's text (rec.verbatim), where there is one;
-// the caller adds it to rec.response. Where the text cannot take it, the object is sent.
-void add_to_result(request_context& rec, std::string_view key, std::string_view value_text);
 // What a parked call's retry must repeat: its method and the name or URI it is about.
 std::string parked_request_key(const protocol::message& msg);
 
@@ -250,9 +223,8 @@ struct gateway::impl final : http_handler {
                                                           const boost::json::value& id,
                                                           const boost::json::object& params,
                                                           request_context& rec);
-    // Whether the caller's tenant sees upstream `upstream` (tenants[].upstreams; route and
-    // the task methods alike), and what the policy decides for the task method `method` there.
-    static bool tenant_sees(const request_context& rec, std::size_t upstream);
+    // What the policy decides for the task method `method` at `upstream` (the tenant's view
+    // of upstreams: tenant_sees, gateway/pipeline/request_context.hpp).
     policy_decision task_policy(const request_context& rec, std::size_t upstream,
                                 std::string_view method) const;
     // The guards of one task method at `upstream`: tenant, policy, budgets. The refusal, if
@@ -278,9 +250,6 @@ struct gateway::impl final : http_handler {
     // caller.
     boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
                                                  std::string task_id);
-    // The id of the task an answer mints (2025-11-25's `result.task.taskId`, or a 2026-07-28
-    // CreateTaskResult's `taskId`); nullopt for any other answer.
-    static std::optional<std::string> minted_task_id(const upstream_message& answer);
     // The context of a call on the client's bridged session at one upstream. At an upstream
     // that takes the caller's own credential, the caller rides along, and a request with no
     // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
@@ -482,6 +451,8 @@ struct gateway::impl final : http_handler {
     std::unique_ptr<token_authenticator> authenticator;
     std::string resource_metadata;
     http_server server;
+    // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
+    mcp_stage_services call_services{*this};
     // The nine stages (gateway/pipeline/): every request leaves through its exit.
     pipeline::chain stages;
     std::function<void(const request_context&)>* on_request = nullptr;

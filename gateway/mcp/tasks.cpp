@@ -83,7 +83,7 @@ task_owner from_fleet_record(const std::string& record, std::uint64_t principal)
 
 } // namespace
 
-std::optional<std::string> gateway::impl::minted_task_id(const upstream_message& answer) {
+std::optional<std::string> minted_task_id(const upstream_message& answer) {
     // 2025-11-25 nests the task (`result.task.taskId`); the 2026-07-28 tasks extension
     // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top).
     std::optional<json::value> task_id;
@@ -179,11 +179,6 @@ asio::awaitable<json::object> gateway::impl::task_call(const std::string& sessio
     // The owner's answer, errors included, passes through verbatim.
     co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec,
                       answer_read::client_answer);
-}
-
-bool gateway::impl::tenant_sees(const request_context& rec, std::size_t upstream) {
-    return !rec.tenant_index ||
-           rec.view->snap->tenants->sees(*rec.tenant_index, rec.view->snap->upstream(upstream).id);
 }
 
 policy_decision gateway::impl::task_policy(const request_context& rec, std::size_t upstream,

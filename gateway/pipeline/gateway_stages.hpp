@@ -4,6 +4,7 @@
 
 #include "gateway/entry/gateway.hpp"
 #include "gateway/pipeline/chain.hpp"
+#include "gateway/pipeline/s4_route.hpp"
 #include "protocol/gateway_error.hpp"
 #include "transport/http/host_guard.hpp"
 
@@ -15,7 +16,6 @@ namespace gate::transport::pipeline {
 std::unique_ptr<stage> make_host_origin(const host_guard& guard);
 std::unique_ptr<stage> make_authenticate(gateway::impl& g);
 std::unique_ptr<stage> make_global_limit(gateway::impl& g);
-std::unique_ptr<stage> make_route(gateway::impl& g);
 std::unique_ptr<stage> make_authorize();
 std::unique_ptr<stage> make_upstream_guards(gateway::impl& g);
 std::unique_ptr<stage> make_proxy(gateway::impl& g);

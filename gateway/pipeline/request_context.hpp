@@ -127,6 +127,13 @@ struct request_context {
     std::shared_ptr<heard_request> heard;
 };
 
+// Whether the caller's tenant sees upstream `upstream` (tenants[].upstreams): route and the
+// task methods alike answer for one it does not see as for one not configured.
+inline bool tenant_sees(const request_context& rec, std::size_t upstream) {
+    return !rec.tenant_index ||
+           rec.view->snap->tenants->sees(*rec.tenant_index, rec.view->snap->upstream(upstream).id);
+}
+
 // A call an upstream serves for this request: its trace context, and its place in a recording.
 inline call_context traced_call(const request_context& rec) {
     auto ctx = call_context::traced(rec.traceparent);

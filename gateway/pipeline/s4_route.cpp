@@ -2,11 +2,10 @@
 // of a resource URI) to exactly one upstream; lists plan which upstreams' cached lists are
 // stale; `ping` is answered here. Task methods find their owner and logging/setLevel reaches
 // every session of the client at the proxy stage, where the upstreams are asked.
-#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/s4_route.hpp"
+
 #include "gateway/pipeline/answers.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
 #include "protocol/json_rpc.hpp"
-#include "protocol/list_kind.hpp"
 
 namespace gate::transport::pipeline {
 
@@ -16,7 +15,7 @@ namespace ec = protocol::error_code;
 
 class route_stage final : public stage {
 public:
-    explicit route_stage(gateway::impl& g) : g_(g) {}
+    explicit route_stage(route_services& services) : services_(services) {}
     transport::stage id() const override { return transport::stage::route; }
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
@@ -28,14 +27,14 @@ public:
             return verdict::proceed;
         if (auto kind = protocol::list_kind_of(m))
             return plan(ctx, *kind);
-        if (auto by_name = g_.route_by_name(m, ctx.id, ctx.params, ctx))
+        if (auto by_name = services_.route_by_name(m, ctx.id, ctx.params, ctx))
             return settle(ctx, std::move(*by_name));
         return resolve(ctx);
     }
 
 private:
     boost::asio::awaitable<verdict> plan(request_context& ctx, protocol::list_kind kind) {
-        auto plan = co_await g_.plan_of(kind, ctx);
+        auto plan = co_await services_.plan_list(kind, ctx);
         if (!plan) {
             refuse(ctx, gateway_error::internal_error, {"router unavailable"});
             co_return verdict::answered;
@@ -46,16 +45,16 @@ private:
 
     // A URI, whose owner the resource router knows.
     boost::asio::awaitable<verdict> resolve(request_context& ctx) {
-        co_return settle(ctx,
-                         co_await g_.route_named(ctx.method, ctx.id, std::move(ctx.params), ctx));
+        co_return settle(
+            ctx, co_await services_.route_named(ctx.method, ctx.id, std::move(ctx.params), ctx));
     }
 
-    verdict settle(request_context& ctx, std::variant<route, boost::json::object> routing) {
-        if (auto* refused = std::get_if<boost::json::object>(&routing)) {
+    verdict settle(request_context& ctx, routing decided) {
+        if (auto* refused = std::get_if<boost::json::object>(&decided)) {
             ctx.response = std::move(*refused);
             return verdict::answered;
         }
-        auto& target = std::get<route>(routing);
+        auto& target = std::get<route>(decided);
         if (auto hidden = hidden_from_tenant(ctx, target)) {
             ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
             ctx.response = std::move(*hidden);
@@ -72,7 +71,7 @@ private:
     // a URI is owned by no upstream.
     static std::optional<boost::json::object> hidden_from_tenant(const request_context& ctx,
                                                                  const route& target) {
-        if (gateway::impl::tenant_sees(ctx, target.upstream))
+        if (tenant_sees(ctx, target.upstream))
             return std::nullopt;
         const auto* ref = target.params.if_contains("ref");
         bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
@@ -81,13 +80,13 @@ private:
         return protocol::make_gateway_error(e.error, ctx.id, e.message);
     }
 
-    gateway::impl& g_;
+    route_services& services_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_route(gateway::impl& g) {
-    return std::make_unique<route_stage>(g);
+std::unique_ptr<stage> make_route(route_services& services) {
+    return std::make_unique<route_stage>(services);
 }
 
 } // namespace gate::transport::pipeline

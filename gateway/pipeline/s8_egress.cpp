@@ -24,9 +24,8 @@ public:
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
         bool answered_upstream = !ctx.response && ctx.upstream_answer;
-        auto minted = answered_upstream && m == "tools/call"
-                          ? gateway::impl::minted_task_id(*ctx.upstream_answer)
-                          : std::nullopt;
+        auto minted = answered_upstream && m == "tools/call" ? minted_task_id(*ctx.upstream_answer)
+                                                             : std::nullopt;
         // Waits only to pin a minted task, merge a list or open a session.
         if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
             (m == "initialize" && !ctx.modern))

@@ -1,0 +1,86 @@
+// What the stage tests share (tests/unit/stage_*_test.cpp): a request on a federation of two
+// upstreams (namespaces a and b, configured as up-a and up-b), and a stage's step driven to
+// its verdict on the test's io_context, noting whether the stage decided at once.
+#pragma once
+
+#include "actors/federation/snapshot.hpp"
+#include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/step.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <exception>
+#include <gtest/gtest.h>
+#include <memory>
+#include <optional>
+
+namespace gate::test {
+
+// A fake service's coroutine suspends once before it answers, as the gateway's do when they
+// ask an actor or an upstream.
+inline boost::asio::awaitable<void> suspend_once() {
+    co_await boost::asio::post(co_await boost::asio::this_coro::executor,
+                               boost::asio::use_awaitable);
+}
+
+struct stage_rig : ::testing::Test {
+    boost::asio::io_context io;
+    std::shared_ptr<config::document> doc = two_upstreams();
+    transport::request_context ctx;
+
+    static std::shared_ptr<config::document> two_upstreams() {
+        auto d = std::make_shared<config::document>();
+        for (auto ns : {"a", "b"}) {
+            config::upstream u;
+            u.id = std::string("up-") + ns;
+            u.urls = {"http://127.0.0.1:1/mcp"};
+            u.namespace_ = ns;
+            d->upstreams.push_back(u);
+        }
+        return d;
+    }
+
+    // The request loads the federation `doc` describes (change `doc` first), with a client per
+    // upstream (none is ever asked: the services are fakes).
+    void load() {
+        auto view = std::make_shared<transport::federation_view>();
+        view->snap = make_snapshot(doc, 1);
+        for (const auto& u : doc->upstreams)
+            view->clients.push_back(transport::upstream_client::make(io.get_executor(), u));
+        ctx.view = std::move(view);
+    }
+
+    void SetUp() override { load(); }
+    // A new request on the same federation.
+    void fresh() {
+        ctx = transport::request_context{};
+        load();
+    }
+
+    struct ran {
+        transport::pipeline::verdict verdict;
+        bool at_once; // the stage decided without a coroutine
+    };
+    ran drive(transport::pipeline::step s) {
+        if (s.ready())
+            return {s.value(), true};
+        std::optional<transport::pipeline::verdict> out;
+        std::exception_ptr failed;
+        boost::asio::co_spawn(io, s.take(),
+                              [&](std::exception_ptr e, transport::pipeline::verdict v) {
+                                  failed = e;
+                                  out = v;
+                              });
+        io.run();
+        io.restart();
+        if (failed)
+            std::rethrow_exception(failed);
+        EXPECT_TRUE(out) << "the stage's coroutine finished";
+        return {out.value_or(transport::pipeline::verdict::answered), false};
+    }
+};
+
+} // namespace gate::test
