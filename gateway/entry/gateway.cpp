@@ -1,6 +1,7 @@
 #include "actors/bridging/bridge_messages.hpp"
 #include "actors/federation/router_messages.hpp"
 #include "actors/sinks/audit.hpp"
+#include "gateway/entry/entry_services.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/operations/fault_hooks.hpp"
 #include "gateway/operations/traffic_tap.hpp"
@@ -107,7 +108,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_global_limit(*this), pipeline::make_route(call_services),
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
               pipeline::make_proxy(*this), pipeline::make_egress(*this)},
-             pipeline::make_audit(*this)) {
+             pipeline::make_audit(*this), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
@@ -454,50 +455,99 @@ http_reply gateway::impl::refused(server_refusal why, std::size_t limit, time_po
     return reply;
 }
 
+namespace {
+
+// The door of the chain a request enters by (chain::enter): the MCP endpoint's three verbs and
+// the federation view; none for an endpoint the stages do not guard (public ones, gate's own
+// token endpoint, health, metrics).
+std::optional<pipeline::door> door_of(const config::server& server, std::string_view path,
+                                      http::verb verb) {
+    if (path == server.mcp_path) {
+        switch (verb) {
+        case http::verb::post:
+            return pipeline::door::message;
+        case http::verb::get:
+            return pipeline::door::stream;
+        case http::verb::delete_:
+            return pipeline::door::close;
+        default:
+            return std::nullopt; // 405
+        }
+    }
+    if (path == "/api/federation" && server.introspection_enabled && verb == http::verb::get)
+        return pipeline::door::view;
+    return std::nullopt;
+}
+
+http_reply metrics_reply(gateway::impl& g) {
+    std::size_t bridged = 0;
+    std::vector<metrics::guard_sample> guards;
+    for (const auto& c : g.live->clients) {
+        bridged += c->bridges();
+        auto& sample = guards.emplace_back();
+        sample.upstream = c->config().id;
+        sample.breaker_state = static_cast<int>(c->breaker_state());
+        for (const auto& e : c->endpoints())
+            sample.endpoints.emplace_back(e.url, e.in_rotation);
+    }
+    auto& stats = g.stats;
+    const auto& parts = g.parts;
+    stats.upstream_guards(guards);
+    stats.session_counts(g.sessions.size(), bridged);
+    stats.outbox_dropped(static_cast<std::int64_t>(g.sessions.dropped_messages()));
+    if (const auto& t = parts.audit_tally)
+        stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+    if (const auto& t = parts.span_tally)
+        stats.span_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+    if (parts.tap)
+        stats.recording_counts(parts.tap->tally().delivered.load(),
+                               parts.tap->tally().dropped.load());
+    if (parts.supervision)
+        stats.supervision_counts(*parts.supervision);
+    auto reply = http_reply::text(http::status::ok, stats.serialize());
+    reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return reply;
+}
+
+} // namespace
+
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point start) {
     auto path = path_of(req.target());
     const auto& mcp_path = live->snap->doc->server.mcp_path; // a reload may move it
-    if (path == mcp_path) {
-        switch (req.method()) {
-        case http::verb::post: {
-            // Stage 2 before the body is read as MCP: an unauthenticated caller learns
-            // nothing of how its message would have been taken.
-            auto rec = mcp_context(req, start);
-            rec.peer = peer_of(stream);
-            auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
-            if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
-                pipeline::verdict::answered)
-                co_return answer_of(rec);
-            co_return co_await mcp_post(req, stream, rec);
-        }
-        case http::verb::get:
-        case http::verb::delete_: {
-            // A context for the session's transport too: authentication applies to GET and
-            // DELETE like to every POST, and a refusal leaves by the exit.
-            auto rec = mcp_context(req, start);
-            rec.peer = peer_of(stream);
-            auto authenticated = stages.run(rec, stage::authenticate, stage::authenticate);
-            if ((authenticated.ready() ? authenticated.value() : co_await authenticated.take()) ==
-                pipeline::verdict::answered)
-                co_return answer_of(rec);
-            stages.pass(rec);
-            if (req.method() == http::verb::get)
-                co_return co_await mcp_get(stream, req, rec.caller, rec.peer);
+    if (auto door = door_of(live->snap->doc->server, path, req.method())) {
+        // The one door in: every request the stages see enters the chain here, once; what
+        // the entry answered has left by the exit. The handler continues: a message from
+        // stage 4 (or with its own answer), the others with what is not an MCP request.
+        auto rec = mcp_context(req, start);
+        rec.peer = peer_of(stream);
+        pipeline::arrival a{*door, req};
+        auto entered = stages.enter(rec, a);
+        if ((entered.ready() ? entered.value() : co_await entered.take()) ==
+            pipeline::verdict::answered)
+            co_return answer_of(rec);
+        switch (*door) {
+        case pipeline::door::message:
+            co_return co_await mcp_post(stream, rec, a);
+        case pipeline::door::stream:
+            co_return co_await mcp_get(stream, req, rec.caller, rec.peer);
+        case pipeline::door::close:
             co_return co_await mcp_delete(req, rec.caller, rec.peer);
+        case pipeline::door::view:
+            break;
         }
-        default: {
-            auto reply =
-                error_reply({gateway_error::method_not_allowed,
-                             protocol::gateway_error_text(gateway_error::method_not_allowed)});
-            reply.headers.emplace_back("Allow", "GET, POST, DELETE");
-            co_return reply;
-        }
-        }
+        co_return co_await view_federation(rec);
+    }
+    if (path == mcp_path) {
+        auto reply = error_reply({gateway_error::method_not_allowed,
+                                  protocol::gateway_error_text(gateway_error::method_not_allowed)});
+        reply.headers.emplace_back("Allow", "GET, POST, DELETE");
+        co_return reply;
     }
     if (tokens) {
         if (path == "/oauth/token" && req.method() == http::verb::post) {
             // Unauthenticated by design: the assertion is the credential (spec: Endpoints).
+            // It is no MCP request and enters no stage; its answer leaves by the exit.
             request_context rec;
             rec.start = start;
             rec.trace.record(stage::host_origin);
@@ -515,7 +565,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
          path == "/.well-known/oauth-protected-resource" + mcp_path))
         co_return protected_resource_metadata();
     if (path.starts_with("/api/") || path.starts_with("/console"))
-        if (auto reply = co_await introspect(req, path, start))
+        if (auto reply = introspect(req, path))
             co_return std::move(*reply);
     if (path == "/health" && req.method() == http::verb::get) {
         auto checker = health; // a reload may replace it while this probe runs
@@ -524,33 +574,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
                                                  : http::status::service_unavailable,
                                    protocol::json_text(report.body));
     }
-    if (path == "/metrics" && req.method() == http::verb::get) {
-        std::size_t bridged = 0;
-        std::vector<metrics::guard_sample> guards;
-        for (const auto& c : live->clients) {
-            bridged += c->bridges();
-            auto& g = guards.emplace_back();
-            g.upstream = c->config().id;
-            g.breaker_state = static_cast<int>(c->breaker_state());
-            for (const auto& e : c->endpoints())
-                g.endpoints.emplace_back(e.url, e.in_rotation);
-        }
-        stats.upstream_guards(guards);
-        stats.session_counts(sessions.size(), bridged);
-        stats.outbox_dropped(static_cast<std::int64_t>(sessions.dropped_messages()));
-        if (const auto& t = parts.audit_tally)
-            stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
-        if (const auto& t = parts.span_tally)
-            stats.span_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
-        if (parts.tap)
-            stats.recording_counts(parts.tap->tally().delivered.load(),
-                                   parts.tap->tally().dropped.load());
-        if (parts.supervision)
-            stats.supervision_counts(*parts.supervision);
-        auto reply = http_reply::text(http::status::ok, stats.serialize());
-        reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
-        co_return reply;
-    }
+    if (path == "/metrics" && req.method() == http::verb::get)
+        co_return metrics_reply(*this);
     if (parts.fault_hooks && path.starts_with(fault_hook_prefix))
         if (auto reply = run_fault_hook(*live, parts.supervisor, req.method(), path))
             co_return std::move(*reply);

@@ -48,9 +48,6 @@ http_reply answer_of(request_context& rec);
 std::uint64_t task_owner_key(const request_context& rec);
 std::uint64_t cursor_owner_key(const request_context& rec);
 
-// A request of a 2026-07-28 client (its version in the header or in `_meta`), served without a
-// session (gateway/mcp/stateless.cpp).
-bool is_modern_request(const http_request& req, const protocol::message& msg);
 // What a parked call's retry must repeat: its method and the name or URI it is about.
 std::string parked_request_key(const protocol::message& msg);
 
@@ -104,9 +101,10 @@ struct gateway::impl final : http_handler {
     // Opens every upstream's root session in the background and logs the outcome.
     void warm_up(const federation_view& view);
 
-    // The MCP endpoint.
+    // The MCP endpoint. A POST's message, from where the chain's entry left it (read, limited,
+    // traced, its session checked: chain::enter).
     boost::asio::awaitable<std::optional<http_reply>>
-    mcp_post(const http_request& req, boost::beast::tcp_stream& stream, request_context& rec);
+    mcp_post(boost::beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a);
     // GET and DELETE of a session opened by `owner` (principal_key; another's is unknown).
     boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
                                                               const http_request& req,
@@ -118,10 +116,12 @@ struct gateway::impl final : http_handler {
     request_context mcp_context(const http_request& req, time_point start) const;
     // RFC 9728 resource metadata (with auth.mode "required").
     http_reply protected_resource_metadata() const;
-    // /api/federation, /api/auth-hint and /console/ (gateway/operations/introspection_routes.cpp);
-    // nullopt for any other path, or when the endpoint is not enabled.
-    boost::asio::awaitable<std::optional<http_reply>>
-    introspect(const http_request& req, std::string_view path, time_point start);
+    // /api/auth-hint, /console/ and a /api/federation that is not a GET
+    // (gateway/operations/introspection_routes.cpp); nullopt for any other path, or when the
+    // endpoint is not enabled.
+    std::optional<http_reply> introspect(const http_request& req, std::string_view path);
+    // GET /api/federation, once the chain's entry admitted it (pipeline::door::view).
+    boost::asio::awaitable<http_reply> view_federation(request_context& rec);
 
     // Stages 4-8 of a list, for the stages and for gate's own fetches (a read's owner).
     boost::asio::awaitable<std::optional<list_plan>> plan_of(protocol::list_kind kind,

@@ -7,9 +7,7 @@
 #include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_rpc.hpp"
-#include "protocol/json_splice.hpp"
 #include "protocol/list_kind.hpp"
-#include "protocol/protocol_versions.hpp"
 #include "protocol/trace_context.hpp"
 #include "transport/bridge.hpp"
 #include "transport/http/sse.hpp"
@@ -17,7 +15,6 @@
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
@@ -42,14 +39,6 @@ std::optional<std::string> error_text(const json::object& response) {
     if (err)
         return json::serialize(*err);
     return std::nullopt;
-}
-
-// The text of a request's params, and the little that follows them in its body, found by
-// its spelling: the guide they are written from (protocol/json_preserve). Empty when there is
-// no such spelling.
-std::string_view params_text(std::string_view body) {
-    auto start = protocol::find_spelled_member(body, "params");
-    return start ? body.substr(*start) : std::string_view();
 }
 
 } // namespace
@@ -119,91 +108,24 @@ void settle_outcome(request_context& rec, const json::object& response) {
 }
 
 asio::awaitable<std::optional<http_reply>>
-gateway::impl::mcp_post(const http_request& req, beast::tcp_stream& stream, request_context& rec) {
-    // Header values are read in place (views into `req`, which outlives this call).
-    if (!header(req, "Content-Type").value_or("").starts_with("application/json")) {
-        refuse(rec, gateway_error::unsupported_media_type);
-        stages.conclude(rec);
-        co_return answer_of(rec);
-    }
-    if (!accepts(header(req, "Accept").value_or(""), "application/json")) {
-        refuse(rec, gateway_error::not_acceptable);
-        stages.conclude(rec);
-        co_return answer_of(rec);
-    }
-    boost::system::error_code jec;
-    auto value = json::parse(req.body(), jec);
-    if (!jec && parts.tap)
-        hear(req, rec);
-    if (jec) {
-        rec.method = "http";
-        refuse(rec, gateway_error::parse_error, {jec.message()});
-        stages.conclude(rec);
-        co_return answer_of(rec);
-    }
-    auto classified = protocol::classify(std::move(value));
-    if (auto* bad = std::get_if<protocol::rpc_error>(&classified)) {
-        rec.method = "http";
-        rec.id = bad->id;
-        refuse(rec, gateway_error::invalid_request, {bad->message});
-        stages.conclude(rec);
-        co_return answer_of(rec);
-    }
-    auto& msg = std::get<protocol::message>(classified);
-    // Stage 2 ran for every message (respond); stage 3 for requests only: a notification or a
-    // client's answer finishes work already admitted and is never refused by the limit.
-    bool is_request = msg.kind == protocol::message_kind::request;
-    rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
-    rec.id = msg.id;
-    if (is_request)
-        rec.params_source = params_text(req.body());
-    if (is_request) {
-        auto limited = stages.run(rec, stage::global_limit, stage::global_limit);
-        if ((limited.ready() ? limited.value() : co_await limited.take()) ==
-            pipeline::verdict::answered)
-            co_return answer_of(rec);
-    }
-    start_trace(rec, header(req, "traceparent").value_or(""), rec.view->snap->doc->tracing);
-    if (is_modern_request(req, msg))
+gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a) {
+    // The entry read the message, set its method and id, admitted a request past the limit,
+    // started its trace and, within a session, checked the session and holds it in use
+    // (a.in_use) until this returns.
+    const auto& req = a.req;
+    auto& msg = *a.msg;
+    if (a.modern)
         co_return co_await mcp_stateless(req, stream, std::move(msg), rec);
-    auto session = header_value(req, "Mcp-Session-Id");
-    bool is_initialize = msg.kind == protocol::message_kind::request && msg.method == "initialize";
-    // While this message is being answered its session is in use: neither expired nor evicted
-    // to make room for another (gateway/mcp/session_shares).
-    session_call in_use;
-
-    if (!is_initialize) {
-        // Refusals of a readable message are audited under its method, requests and
-        // notifications alike: every terminal answer leaves exactly one event.
-        auto refused = [&](gateway_error e, std::initializer_list<std::string_view> args = {}) {
-            rec.method = msg.method.empty() ? "http" : msg.method;
-            refuse(rec, e, args);
-            stages.conclude(rec);
-            return answer_of(rec);
-        };
-        if (session.empty())
-            co_return refused(gateway_error::session_required);
-        auto known = known_session_now(session, rec.caller);
-        if (!known)
-            known = co_await known_session(session, rec.caller, rec.peer);
-        if (!*known || !sessions.touch(session, clock::now()))
-            co_return refused(gateway_error::session_unknown);
-        in_use = sessions.call_on(session);
-        auto header_version = header_value(req, "MCP-Protocol-Version");
-        if (!header_version.empty() && !supported_protocol_version(header_version))
-            co_return refused(gateway_error::unsupported_version, {header_version});
-    }
     if (msg.kind != protocol::message_kind::request) {
         // Notifications and the client's answers to upstream requests: bridged to the
-        // upstream they concern. The answer is terminal like any other and audited once.
-        rec.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
-        auto reply = co_await from_client(session, msg, rec, req.body());
+        // upstream they concern. The answer is terminal like any other and audited once; it is
+        // made here, after the entry, so it leaves by the exit here.
+        auto reply = co_await from_client(a.session, msg, rec, req.body());
         stages.conclude(rec);
         co_return reply;
     }
-
-    rec.method = msg.method;
-    rec.session = is_initialize ? std::string() : session;
+    bool is_initialize = msg.method == "initialize";
+    rec.session = a.session; // empty for initialize, which opens one
     rec.client_id = protocol::id_text(msg.id);
     if (!is_initialize && !protocol::list_kind_of(msg.method) && msg.method != "ping" &&
         msg.method != "logging/setLevel") {

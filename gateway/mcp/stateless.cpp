@@ -61,13 +61,6 @@ void add_to_result(request_context& rec, std::string_view key, std::string_view 
         rec.verbatim.clear(); // the amended object is written out instead
 }
 
-bool is_modern_request(const http_request& req, const protocol::message& msg) {
-    if (header_value(req, "MCP-Protocol-Version") == protocol::modern_protocol_version)
-        return true;
-    return msg.kind == protocol::message_kind::request &&
-           protocol::claimed_version(msg.params()).has_value() && msg.method != "initialize";
-}
-
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
                                                                         beast::tcp_stream& stream,
                                                                         protocol::message msg,

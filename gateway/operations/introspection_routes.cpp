@@ -1,7 +1,8 @@
 // The introspection endpoints and the console (spec: Endpoints, Introspection endpoints).
-// /api/federation authenticates like the MCP endpoint and shares its rate budgets (stages 2
-// and 3 run for it, and a refusal leaves by the exit, audited like any); an answered read is a
-// view, not an MCP request, and leaves no audit event. /api/auth-hint and the console's assets
+// /api/federation authenticates like the MCP endpoint and shares its rate budgets (it enters
+// the chain by its own door, pipeline::door::view: stages 2 and 3 run for it, and a refusal
+// leaves by the exit, audited like any); an answered read is a view, not an MCP request, and
+// leaves no audit event. /api/auth-hint and the console's assets
 // are public and carry public configuration only. The old console API paths answer 404.
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/operations/console_assets.hpp"
@@ -31,43 +32,38 @@ http_reply no_store(http_reply reply) {
 
 } // namespace
 
-boost::asio::awaitable<std::optional<http_reply>>
-gateway::impl::introspect(const http_request& req, std::string_view path, time_point start) {
+boost::asio::awaitable<http_reply> gateway::impl::view_federation(request_context& rec) {
+    // Stages 2 and 3 admitted the viewer at the chain's entry (door::view).
+    auto view = rec.view; // the snapshot it loaded, whatever a reload does meanwhile
+    auto checker = health;
+    auto report = co_await checker->check();
+    federation_facts facts{
+        *view->snap->doc, view->snap->version,  report.body, parts.discovery.get(),
+        fleet != nullptr, fleet && fleet->up(), rec.caller,  rec.tenant};
+    co_return no_store(
+        http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));
+}
+
+std::optional<http_reply> gateway::impl::introspect(const http_request& req,
+                                                    std::string_view path) {
     const auto& current = *live->snap->doc;
-    if (path == "/api/federation" && current.server.introspection_enabled) {
-        if (req.method() != http::verb::get)
-            co_return only_get();
-        auto rec = mcp_context(req, start);
-        auto admitted = stages.run(rec, stage::authenticate, stage::global_limit);
-        if ((admitted.ready() ? admitted.value() : co_await admitted.take()) ==
-            pipeline::verdict::answered)
-            co_return answer_of(rec);
-        stages.pass(rec);
-        auto view = rec.view; // the snapshot it loaded, whatever a reload does meanwhile
-        auto checker = health;
-        auto report = co_await checker->check();
-        federation_facts facts{
-            *view->snap->doc, view->snap->version,  report.body, parts.discovery.get(),
-            fleet != nullptr, fleet && fleet->up(), rec.caller,  rec.tenant};
-        co_return no_store(
-            http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));
-    }
+    if (path == "/api/federation" && current.server.introspection_enabled)
+        return only_get(); // a GET entered the chain (respond)
     if (path == "/api/auth-hint" && current.server.introspection_enabled) {
         if (req.method() != http::verb::get)
-            co_return only_get();
+            return only_get();
         std::optional<std::string> own;
         if (tokens)
             own = tokens->issuer();
-        co_return http_reply::json(http::status::ok,
-                                   boost::json::serialize(auth_hint(current, own)));
+        return http_reply::json(http::status::ok, boost::json::serialize(auth_hint(current, own)));
     }
     if (current.server.console_enabled && path.starts_with("/console")) {
         if (req.method() != http::verb::get)
-            co_return only_get();
+            return only_get();
         if (path == "/console") {
             auto reply = http_reply::empty(http::status::permanent_redirect);
             reply.headers.emplace_back("Location", "/console/");
-            co_return reply;
+            return reply;
         }
         if (auto asset = console_asset_at(path)) {
             http_reply reply{http::status::ok,
@@ -79,10 +75,10 @@ gateway::impl::introspect(const http_request& req, std::string_view path, time_p
             reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
             reply.headers.emplace_back("Referrer-Policy", "no-referrer");
             reply.headers.emplace_back("Cache-Control", "no-cache");
-            co_return reply;
+            return reply;
         }
     }
-    co_return std::nullopt; // 404, the old /console/api/* paths included
+    return std::nullopt; // 404, the old /console/api/* paths included
 }
 
 } // namespace gate::transport

@@ -9,14 +9,17 @@
 
 namespace gate::transport::pipeline {
 
-chain::chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_stage> exit)
-    : stages_(std::move(stages)), exit_(std::move(exit)) {
+chain::chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_stage> exit,
+             entry_steps entry)
+    : stages_(std::move(stages)), exit_(std::move(exit)), entry_(std::move(entry)) {
     for (std::size_t i = 0; i < stages_.size(); ++i)
         if (!stages_[i] || stages_[i]->id() != pipeline_order[i])
             throw std::logic_error("pipeline stage " + std::to_string(i + 1) + " must be " +
                                    std::string(stage_name(pipeline_order[i])));
     if (!exit_)
         throw std::logic_error("the pipeline needs its exit stage");
+    if (!entry_.read || !entry_.trace || !entry_.session)
+        throw std::logic_error("the pipeline's entry needs its read, trace and session steps");
 }
 
 namespace {
@@ -33,6 +36,82 @@ void failed(request_context& ctx, std::string why) {
 }
 
 } // namespace
+
+step chain::enter(request_context& ctx, arrival& a) {
+    return enter_at(ctx, a, link::authenticate);
+}
+
+chain::link chain::next(link l, const arrival& a) {
+    switch (l) {
+    case link::authenticate:
+        if (a.kind == door::message)
+            return link::read;
+        return a.kind == door::view ? link::global_limit : link::done;
+    case link::read:
+        return a.is_request() ? link::global_limit : link::trace;
+    case link::global_limit:
+        return a.kind == door::message ? link::trace : link::done;
+    case link::trace:
+        return a.sessionful() ? link::session : link::done;
+    case link::session:
+    case link::done:
+        break;
+    }
+    return link::done;
+}
+
+// As in advance: links decided at once run in this loop, and the first that must wait takes
+// the rest of the entry into a coroutine (enter_later), so an entry decided at once makes none.
+step chain::enter_at(request_context& ctx, arrival& a, link l) {
+    for (; l != link::done; l = next(l, a)) {
+        auto s = run_link(ctx, a, l);
+        if (!s.ready())
+            return enter_later(ctx, a, s.take(), l);
+        if (s.value() == verdict::answered) {
+            conclude(ctx);
+            return verdict::answered;
+        }
+    }
+    if (a.kind != door::message)
+        pass(ctx); // what follows is not an MCP request (pass)
+    return verdict::proceed;
+}
+
+step chain::run_link(request_context& ctx, arrival& a, link l) {
+    if (l == link::authenticate || l == link::global_limit) {
+        auto id = l == link::authenticate ? transport::stage::authenticate
+                                          : transport::stage::global_limit;
+        return advance(ctx, static_cast<std::size_t>(position(id)), id);
+    }
+    auto& s = l == link::read ? *entry_.read : l == link::trace ? *entry_.trace : *entry_.session;
+    try {
+        return s.run(ctx, a);
+    } catch (const std::exception& e) {
+        failed(ctx, e.what());
+    } catch (...) {
+        failed(ctx, "internal error");
+    }
+    return verdict::answered;
+}
+
+boost::asio::awaitable<verdict> chain::enter_later(request_context& ctx, arrival& a,
+                                                   boost::asio::awaitable<verdict> waiting,
+                                                   link l) {
+    verdict v = verdict::answered;
+    try {
+        v = co_await std::move(waiting);
+    } catch (const std::exception& e) {
+        failed(ctx, e.what());
+    } catch (...) {
+        failed(ctx, "internal error");
+    }
+    if (v == verdict::answered) {
+        conclude(ctx);
+        co_return verdict::answered;
+    }
+    auto rest = enter_at(ctx, a, next(l, a));
+    co_return rest.ready() ? rest.value() : co_await rest.take();
+}
 
 step chain::run(request_context& ctx, transport::stage from, transport::stage to) {
     std::size_t first = 0;

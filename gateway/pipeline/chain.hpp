@@ -1,9 +1,11 @@
-// The pipeline's nine stages in the spec's order, and the single exit: whatever a request
-// meets (a stage that answers early, a stage that throws, an answer made outside the stages),
-// the audit stage runs exactly once for it. The chain, not each handler's discipline, makes
-// that true: nothing else calls the audit stage.
+// The pipeline's nine stages in the spec's order, with the single entry and the single exit:
+// every request the stages see enters by enter, once, and whatever it meets (a stage or an
+// entry step that answers early, one that throws, an answer made outside the stages), the
+// audit stage runs exactly once for it. The chain, not each handler's discipline, makes that
+// true: nothing else calls the audit stage.
 #pragma once
 
+#include "gateway/pipeline/entry.hpp"
 #include "gateway/pipeline/stage.hpp"
 
 #include <array>
@@ -13,13 +15,25 @@ namespace gate::transport::pipeline {
 
 class chain {
 public:
-    // Stages 1 to 8 in pipeline_order, then the exit; anything else is a programming error
-    // (std::logic_error at construction, so it cannot reach a request).
-    chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_stage> exit);
+    // Stages 1 to 8 in pipeline_order, then the exit, and the entry's steps; anything else
+    // (a stage out of order, a step missing) is a programming error (std::logic_error at
+    // construction, so it cannot reach a request).
+    chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_stage> exit,
+          entry_steps entry);
+
+    // The one door in: every request the stages see enters here, once (gateway::impl::respond).
+    // By its door: a message runs stage 2, read, stage 3 (requests only: a notification or a
+    // client's answer finishes work already admitted), trace and, within a session, session;
+    // a session's stream or end runs stage 2; the federation view stages 2 and 3. A step or
+    // stage that answers (or throws: an internal error) leaves by the exit, and the result is
+    // `answered`; otherwise `proceed`, and the handler continues: a message from stage 4
+    // (run(ctx, stage::route)) or with an answer of its own (conclude), the others with what
+    // is not an MCP request (pass, done here).
+    step enter(request_context& ctx, arrival& a);
 
     // Runs the stages from `from` to `to` until one answers. The exit follows when one
     // answered or when `to` is the last stage before it (egress); otherwise the request goes
-    // on (the gateway runs stages 2-3 for every request, then 4-8 where the method has them).
+    // on (the entry ran stages 2-3; a handler continues from 4 where the method has them).
     // A stage that throws has answered with an internal error (outcome `error`, its message
     // as the audit's error text). Stage 1, host and origin, runs at admission, before the
     // body is read.
@@ -28,15 +42,24 @@ public:
     step run(request_context& ctx, transport::stage from = transport::stage::authenticate,
              transport::stage to = transport::stage::egress);
 
-    // The exit alone, for an answer made outside the stages (a request refused before it
-    // could be read as MCP, a notification passed on). Idempotent: a request leaves once.
+    // The exit alone, for an answer made outside the stages: by a handler after the entry (a
+    // notification passed on, a listen that ended), or before any request context (a refusal
+    // at admission). Idempotent: a request leaves once.
     void conclude(request_context& ctx);
-    // A GET stream or a DELETE that passed authentication: what follows is the session's
-    // transport, not an MCP request, and leaves no audit event or request metric (a refusal
-    // before it, a 401 or 403, does: docs/architecture.md). Idempotent like conclude.
+    // A GET stream, a DELETE or a federation view that passed the entry (enter passes them):
+    // what follows is not an MCP request, and leaves no audit event or request metric (a
+    // refusal before it, a 401 or 403, does: docs/architecture.md). Idempotent like conclude.
     void pass(request_context& ctx) { ctx.audited = true; }
 
 private:
+    // The entry's links, in order; each door runs the ones it has (next).
+    enum class link : std::uint8_t { authenticate, read, global_limit, trace, session, done };
+    static link next(link l, const arrival& a);
+    step enter_at(request_context& ctx, arrival& a, link l);
+    step run_link(request_context& ctx, arrival& a, link l);
+    boost::asio::awaitable<verdict> enter_later(request_context& ctx, arrival& a,
+                                                boost::asio::awaitable<verdict> waiting, link l);
+
     step advance(request_context& ctx, std::size_t i, transport::stage to);
     boost::asio::awaitable<verdict> finish(request_context& ctx,
                                            boost::asio::awaitable<verdict> waiting, std::size_t i,
@@ -44,6 +67,7 @@ private:
 
     std::array<std::unique_ptr<stage>, 8> stages_;
     std::unique_ptr<exit_stage> exit_;
+    entry_steps entry_;
 };
 
 } // namespace gate::transport::pipeline

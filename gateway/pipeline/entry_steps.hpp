@@ -1,0 +1,52 @@
+// The entry's steps (entry.hpp), one unit each in this folder (read_step.cpp, trace_step.cpp,
+// session_step.cpp), and the little each asks of the gateway: its own narrow interface, never
+// gateway::impl (gateway/entry/entry_services.cpp answers them).
+#pragma once
+
+#include "gateway/pipeline/entry.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace gate::transport::pipeline {
+
+// gate --record: the message as it arrived, heard once it is known to be JSON.
+class message_tap {
+public:
+    virtual ~message_tap() = default;
+    virtual void hear(const http_request& req, request_context& ctx) = 0;
+};
+
+// The downstream sessions a message may name.
+class session_directory {
+public:
+    virtual ~session_directory() = default;
+    // Whether `id` is a session of `caller`; nullopt where only the fleet's store can tell
+    // (known, which may adopt it here).
+    virtual std::optional<bool> known_now(const std::string& id, const caller_ref& caller) = 0;
+    virtual boost::asio::awaitable<bool> known(const std::string& id, const caller_ref& caller,
+                                               const boost::asio::ip::address& peer) = 0;
+    // Marks it used now and holds it in use while the message is answered; nullopt when it
+    // is gone (ended between the lookup and now).
+    virtual std::optional<session_call> use(const std::string& id) = 0;
+};
+
+// Content-Type (415), Accept (406), the body as JSON (-32700) and as one JSON-RPC message
+// (-32600); the message, its method and id, on the arrival and the context. `tap` (null:
+// not recording) hears every message that is JSON.
+std::unique_ptr<entry_step> make_read(std::unique_ptr<message_tap> tap);
+// The request's trace: the caller's traceparent continued, sampled with the snapshot's
+// tracing section.
+std::unique_ptr<entry_step> make_trace();
+// Mcp-Session-Id (400 missing, 404 unknown or another principal's) and MCP-Protocol-Version
+// (400 unsupported); the session, held in use, on the arrival.
+std::unique_ptr<entry_step> make_session(std::unique_ptr<session_directory> sessions);
+
+// A request of a 2026-07-28 client (its version in the header or in `_meta`), served without
+// a session (gateway/mcp/stateless.cpp).
+bool is_modern_request(const http_request& req, const protocol::message& msg);
+
+} // namespace gate::transport::pipeline
