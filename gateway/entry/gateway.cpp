@@ -107,7 +107,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
       stages({pipeline::make_host_origin(guard), pipeline::make_authenticate(*this),
               pipeline::make_global_limit(*this), pipeline::make_route(call_services),
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
-              pipeline::make_proxy(*this), pipeline::make_egress(*this)},
+              pipeline::make_proxy(call_services), pipeline::make_egress(*this)},
              pipeline::make_audit(*this), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
     if (parts.shared_store) {

@@ -27,4 +27,45 @@ asio::awaitable<std::optional<list_plan>> mcp_stage_services::plan_list(protocol
     return g_.plan_of(kind, ctx);
 }
 
+asio::awaitable<upstream_reply> mcp_stage_services::call(std::size_t upstream,
+                                                         std::string_view method,
+                                                         json::object params, request_context& ctx,
+                                                         ticket admitted) {
+    return g_.call_upstream(upstream, method, std::move(params), ctx, true, std::move(admitted));
+}
+
+asio::awaitable<std::vector<fetched_list>>
+mcp_stage_services::fetch_lists(protocol::list_kind kind, const list_plan& plan,
+                                std::vector<ticket> tickets, request_context& ctx) {
+    return g_.fetch_planned(kind, plan, std::move(tickets), ctx);
+}
+
+asio::awaitable<json::object> mcp_stage_services::initialize(const json::value& id,
+                                                             const json::object& params,
+                                                             std::string& version,
+                                                             request_context& ctx) {
+    return g_.initialize(id, params, version, ctx);
+}
+
+asio::awaitable<json::object> mcp_stage_services::set_log_level(const std::string& session,
+                                                                const json::value& id,
+                                                                const json::object& params,
+                                                                request_context& ctx) {
+    return g_.set_log_level(session, id, params, ctx);
+}
+
+asio::awaitable<json::object> mcp_stage_services::task_call(const std::string& session,
+                                                            const json::value& id,
+                                                            const std::string& method,
+                                                            json::object params,
+                                                            request_context& ctx) {
+    return g_.task_call(session, id, method, std::move(params), ctx);
+}
+
+asio::awaitable<json::object>
+mcp_stage_services::subscribe_at_modern_upstream(const std::string& method, const json::value& id,
+                                                 const route& target, request_context& ctx) {
+    return g_.subscribe_at_modern_upstream(method, id, target, ctx);
+}
+
 } // namespace gate::transport

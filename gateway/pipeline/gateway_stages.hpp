@@ -5,6 +5,7 @@
 #include "gateway/entry/gateway.hpp"
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/s4_route.hpp"
+#include "gateway/pipeline/s7_proxy.hpp"
 #include "protocol/gateway_error.hpp"
 #include "transport/http/host_guard.hpp"
 
@@ -18,7 +19,6 @@ std::unique_ptr<stage> make_authenticate(gateway::impl& g);
 std::unique_ptr<stage> make_global_limit(gateway::impl& g);
 std::unique_ptr<stage> make_authorize();
 std::unique_ptr<stage> make_upstream_guards(gateway::impl& g);
-std::unique_ptr<stage> make_proxy(gateway::impl& g);
 std::unique_ptr<stage> make_egress(gateway::impl& g);
 std::unique_ptr<exit_stage> make_audit(gateway::impl& g);
 
