@@ -104,7 +104,9 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
       resource_metadata(doc.auth.required ? resource_metadata_url(doc.auth.resource.value_or(""))
                                           : std::string()),
       server(io_, *this, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
-      stages({pipeline::make_host_origin(guard), pipeline::make_authenticate(*this),
+      stages({pipeline::make_host_origin(guard),
+              pipeline::make_authenticate(authenticator ? &guard_services : nullptr,
+                                          resource_metadata),
               pipeline::make_global_limit(*this), pipeline::make_route(call_services),
               pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
               pipeline::make_proxy(call_services), pipeline::make_egress(*this)},

@@ -9,6 +9,7 @@
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/gateway.hpp"
+#include "gateway/entry/guard_stage_services.hpp"
 #include "gateway/entry/mcp_stage_services.hpp"
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/mcp/keeper_batch.hpp"
@@ -384,6 +385,9 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& rec, protocol::sourced_object request);
 
+    // What the stages that admit and record a request ask of the gateway's parts
+    // (gateway/entry/guard_stage_services.hpp); made before the stages that hold it.
+    guard_stage_services guard_services{*this};
     // Stage 3's window: server.rateLimit.requestsPerMinute over every JSON-RPC request on
     // the MCP endpoint (notifications and the client's answers finish work already admitted
     // and are never refused). The limiter actor decides, in batches of slots this thread

@@ -3,10 +3,9 @@
 // checked (gateway/auth/token_authenticator) and its principal rides the context; a missing or
 // invalid token is answered 401 with the challenge that points at the resource metadata
 // (RFC 9728), audited once as an `http` rejection with outcome unauthenticated.
-#include "gateway/auth/token_authenticator.hpp"
-#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/s2_authenticate.hpp"
+
 #include "gateway/pipeline/answers.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -27,23 +26,23 @@ std::string quoted(std::string_view s) {
 
 class authenticate final : public stage {
 public:
-    explicit authenticate(gateway::impl& g) : g_(g) {}
+    authenticate(authenticate_services* tokens, std::string resource_metadata)
+        : tokens_(tokens), resource_metadata_(std::move(resource_metadata)) {}
     transport::stage id() const override { return transport::stage::authenticate; }
     step run(request_context& ctx) override {
         ctx.caller.reset();
-        if (!g_.authenticator)
+        if (!tokens_)
             return verdict::proceed;
-        if (auto known = g_.authenticator->authenticate_now(ctx.authorization, ctx.query_token))
+        if (auto known = tokens_->authenticate_now(ctx.authorization, ctx.query_token))
             return settle(ctx, std::move(*known));
         return verify(ctx);
     }
 
 private:
-    using auth_result = std::variant<caller_ref, auth_refusal>;
+    using auth_result = authenticate_services::result;
 
     boost::asio::awaitable<verdict> verify(request_context& ctx) {
-        co_return settle(
-            ctx, co_await g_.authenticator->authenticate(ctx.authorization, ctx.query_token));
+        co_return settle(ctx, co_await tokens_->authenticate(ctx.authorization, ctx.query_token));
     }
 
     verdict settle(request_context& ctx, auth_result result) {
@@ -52,7 +51,7 @@ private:
             return place_in_tenant(ctx);
         }
         const auto& refused = std::get<auth_refusal>(result);
-        std::string challenge = "Bearer resource_metadata=" + quoted(g_.resource_metadata);
+        std::string challenge = "Bearer resource_metadata=" + quoted(resource_metadata_);
         if (!refused.error.empty())
             challenge += ", error=" + quoted(refused.error) +
                          ", error_description=" + quoted(refused.description);
@@ -81,13 +80,15 @@ private:
         return verdict::answered;
     }
 
-    gateway::impl& g_;
+    authenticate_services* tokens_;
+    std::string resource_metadata_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_authenticate(gateway::impl& g) {
-    return std::make_unique<authenticate>(g);
+std::unique_ptr<stage> make_authenticate(authenticate_services* tokens,
+                                         std::string resource_metadata) {
+    return std::make_unique<authenticate>(tokens, std::move(resource_metadata));
 }
 
 } // namespace gate::transport::pipeline
