@@ -107,9 +107,10 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
       stages({pipeline::make_host_origin(guard),
               pipeline::make_authenticate(authenticator ? &guard_services : nullptr,
                                           resource_metadata),
-              pipeline::make_global_limit(*this), pipeline::make_route(call_services),
-              pipeline::make_authorize(), pipeline::make_upstream_guards(*this),
-              pipeline::make_proxy(call_services), pipeline::make_egress(*this)},
+              pipeline::make_global_limit(guard_services, limit_leases),
+              pipeline::make_route(call_services), pipeline::make_authorize(),
+              pipeline::make_upstream_guards(*this), pipeline::make_proxy(call_services),
+              pipeline::make_egress(*this)},
              pipeline::make_audit(*this), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
     if (parts.shared_store) {
@@ -204,9 +205,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
     i.server.set_max_body(static_cast<std::size_t>(snap->doc->server.max_body_bytes));
     i.sessions.set_limits(session_limits_of(snap->doc->server));
     // Slots granted under the old limits go: the new ones hold from the next request.
-    i.global_slots = slot_lease{};
-    i.principal_leases.revoke_all();
-    i.tenant_leases.revoke_all();
+    i.limit_leases.revoke_all();
     i.health = std::make_shared<health_checker>(view->clients, !i.doc.auth.required);
     i.warm_up(*view);
     // The supervisor owns the snapshot and broadcasts it to the actors that route on it.

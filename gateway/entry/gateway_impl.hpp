@@ -4,7 +4,6 @@
 #include "actors/bridging/bridge_messages.hpp"
 #include "actors/federation/federation.hpp"
 #include "actors/guards/budget_ledger.hpp"
-#include "actors/guards/slot_lease.hpp"
 #include "actors/policy/policy_engine.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
@@ -16,12 +15,10 @@
 #include "gateway/mcp/server_request_table.hpp"
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/client_answer.hpp"
-#include "gateway/pipeline/lease_table.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
 #include "protocol/subscription_filter.hpp"
-#include "transport/ask_flight.hpp"
 #include "transport/http/event_stream.hpp"
 #include "transport/http/http_reply.hpp"
 #include "transport/http/http_server.hpp"
@@ -388,15 +385,8 @@ struct gateway::impl final : http_handler {
     // What the stages that admit and record a request ask of the gateway's parts
     // (gateway/entry/guard_stage_services.hpp); made before the stages that hold it.
     guard_stage_services guard_services{*this};
-    // Stage 3's window: server.rateLimit.requestsPerMinute over every JSON-RPC request on
-    // the MCP endpoint (notifications and the client's answers finish work already admitted
-    // and are never refused). The limiter actor decides, in batches of slots this thread
-    // spends; the limits come from each request's snapshot.
-    slot_lease global_slots;
-    ask_flight global_flight;
-    // server.rateLimit.perPrincipalPerMinute and tenants[].rateLimit: each principal's and
-    // each tenant's batch, spent here like the global one (stage 3).
-    lease_table principal_leases, tenant_leases;
+    // Stage 3's leases of the limiter's slots (a reload drops what they hold).
+    pipeline::limit_leases limit_leases;
     // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6 from
     // the reservations this thread holds.
     budget_ledger budgets;

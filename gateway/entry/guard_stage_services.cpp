@@ -1,8 +1,10 @@
 // Each operation forwards to the part that answers it; the coroutines the stages await are the
-// parts' own.
+// parts' own, except where the fleet's store is asked before an actor.
 #include "gateway/entry/guard_stage_services.hpp"
 
+#include "actors/guards/limiter.hpp"
 #include "gateway/entry/gateway_impl.hpp"
+#include "transport/bridge.hpp"
 
 namespace gate::transport {
 
@@ -16,6 +18,39 @@ boost::asio::awaitable<guard_stage_services::result>
 guard_stage_services::authenticate(std::optional<std::string_view> authorization,
                                    bool query_token) {
     return g_.authenticator->authenticate(authorization, query_token);
+}
+
+bool guard_stage_services::limiting() const {
+    return static_cast<bool>(g_.actors()->limiter);
+}
+
+boost::asio::awaitable<std::optional<guard_stage_services::batch>>
+guard_stage_services::take_shared(const std::string& scope, std::int64_t per_minute,
+                                  const slot_demand& demand) {
+    if (!g_.fleet)
+        co_return std::nullopt;
+    co_return co_await g_.fleet->take_window(scope, per_minute, demand);
+}
+
+boost::asio::awaitable<std::optional<guard_stage_services::batch>>
+guard_stage_services::take_local(pipeline::limit_window window, const std::string& key,
+                                 std::int64_t per_minute, const slot_demand& demand) {
+    auto limiter = g_.actors()->limiter;
+    switch (window) {
+    case pipeline::limit_window::global:
+        co_return co_await ask<batch>(limiter, [&](reply_to<batch> r) {
+            return limit_ask{per_minute, demand, std::move(r)};
+        });
+    case pipeline::limit_window::tenant:
+        co_return co_await ask<batch>(limiter, [&](reply_to<batch> r) {
+            return tenant_limit_ask{key, per_minute, demand, std::move(r)};
+        });
+    case pipeline::limit_window::principal:
+        break;
+    }
+    co_return co_await ask<batch>(limiter, [&](reply_to<batch> r) {
+        return principal_limit_ask{key, per_minute, demand, std::move(r)};
+    });
 }
 
 } // namespace gate::transport

@@ -1,14 +1,17 @@
-// What the stages that admit and record a request (authenticate) ask of the gateway, answered by
-// its parts: the token authenticator. Each stage sees only its own interface
+// What the stages that admit and record a request (authenticate and the rate limits) ask of the
+// gateway, answered by its parts: the token authenticator and the limiter actor; the fleet's store
+// before an actor, where there is one. Each stage sees only its own interface
 // (gateway/pipeline/s2_authenticate.hpp ...), never gateway::impl.
 #pragma once
 
 #include "gateway/entry/gateway.hpp"
 #include "gateway/pipeline/s2_authenticate.hpp"
+#include "gateway/pipeline/s3_global_limit.hpp"
 
 namespace gate::transport {
 
-class guard_stage_services final : public pipeline::authenticate_services {
+class guard_stage_services final : public pipeline::authenticate_services,
+                                   public pipeline::global_limit_services {
 public:
     explicit guard_stage_services(gateway::impl& g) : g_(g) {}
 
@@ -17,6 +20,16 @@ public:
                                            bool query_token) override;
     boost::asio::awaitable<result> authenticate(std::optional<std::string_view> authorization,
                                                 bool query_token) override;
+
+    // Stage 3: the limiter actor, and the fleet's store first where there is one.
+    bool limiting() const override;
+    boost::asio::awaitable<std::optional<batch>> take_shared(const std::string& scope,
+                                                             std::int64_t per_minute,
+                                                             const slot_demand& demand) override;
+    boost::asio::awaitable<std::optional<batch>> take_local(pipeline::limit_window window,
+                                                            const std::string& key,
+                                                            std::int64_t per_minute,
+                                                            const slot_demand& demand) override;
 
 private:
     gateway::impl& g_;

@@ -15,7 +15,6 @@
 namespace gate::transport::pipeline {
 
 std::unique_ptr<stage> make_host_origin(const host_guard& guard);
-std::unique_ptr<stage> make_global_limit(gateway::impl& g);
 std::unique_ptr<stage> make_authorize();
 std::unique_ptr<stage> make_upstream_guards(gateway::impl& g);
 std::unique_ptr<stage> make_egress(gateway::impl& g);

@@ -8,12 +8,11 @@
 // (between a crash and its respawn) lets the request through: gate's fault is not the
 // client's. With a shared store (server.redisUrl), each batch is the fleet's, taken from the
 // store in one round trip; a store that does not answer leaves the limiter's own windows.
-#include "gateway/entry/gateway_impl.hpp"
-#include "gateway/pipeline/answers.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
-#include "transport/bridge.hpp"
+#include "gateway/pipeline/s3_global_limit.hpp"
 
-#include <boost/json/serialize.hpp>
+#include "gateway/pipeline/answers.hpp"
+
+#include <chrono>
 
 namespace gate::transport::pipeline {
 
@@ -21,9 +20,9 @@ namespace {
 
 using batch = sliding_window::batch;
 
-// One limit's admission: a slot of `lease`, or a batch asked of the limiter (one ask at a
-// time) for what the lease expects to spend (slot_demand). nullopt: admitted; otherwise the
-// refusing batch, with its wait.
+// One limit's admission: a slot of `lease`, or a batch asked for (one ask at a time) for what
+// the lease expects to spend (slot_demand). nullopt: admitted; otherwise the refusing batch,
+// with its wait.
 template <class Ask>
 boost::asio::awaitable<std::optional<batch>> admit(slot_lease& lease, ask_flight& flight, Ask ask) {
     using clock = std::chrono::steady_clock;
@@ -48,43 +47,30 @@ boost::asio::awaitable<std::optional<batch>> admit(slot_lease& lease, ask_flight
     co_return got;
 }
 
-// The batch of a shared window from the fleet's store, else (no store, or it did not answer)
-// from this instance's limiter.
-template <class Local>
-boost::asio::awaitable<std::optional<batch>>
-shared_or_local(gateway::impl& g, std::string scope, std::int64_t limit, const slot_demand& demand,
-                Local local) {
-    if (g.fleet)
-        if (auto b = co_await g.fleet->take_window(scope, limit, demand))
-            co_return b;
-    co_return co_await local();
-}
-
 class global_limit final : public stage {
 public:
-    explicit global_limit(gateway::impl& g) : g_(g) {}
+    global_limit(global_limit_services& limiter, limit_leases& leases)
+        : limiter_(limiter), leases_(leases) {}
     transport::stage id() const override { return transport::stage::global_limit; }
     step run(request_context& ctx) override {
-        if (!g_.actors()->limiter)
+        if (!limiter_.limiting())
             return verdict::proceed;
         // Each configured window spends a slot of its lease; only one with none left waits
         // (for the next batch), and the windows after it with it.
         const auto& limits = ctx.view->snap->doc->server.rate_limit;
         auto now = std::chrono::steady_clock::now();
-        if (limits && limits->requests_per_minute && !g_.global_slots.take(now))
-            return wait_from(ctx, window::global);
+        if (limits && limits->requests_per_minute && !leases_.global.take(now))
+            return wait_from(ctx, limit_window::global);
         if (const auto* limit = tenant_limit(ctx);
-            limit && !g_.tenant_leases.of(*ctx.tenant)->slots.take(now))
-            return wait_from(ctx, window::tenant);
+            limit && !leases_.tenants.of(*ctx.tenant)->slots.take(now))
+            return wait_from(ctx, limit_window::tenant);
         if (limits && limits->per_principal_per_minute && ctx.caller &&
-            !g_.principal_leases.of(principal_key(ctx.caller))->slots.take(now))
-            return wait_from(ctx, window::principal);
+            !leases_.principals.of(principal_key(ctx.caller))->slots.take(now))
+            return wait_from(ctx, limit_window::principal);
         return verdict::proceed;
     }
 
 private:
-    enum class window { global, tenant, principal };
-
     // The caller's tenant's window, if it has one.
     static const config::rate_limit* tenant_limit(const request_context& ctx) {
         if (!ctx.tenant || !ctx.tenant_index)
@@ -93,39 +79,44 @@ private:
         return limit ? &*limit : nullptr;
     }
 
+    // One window admitted through its lease, or a batch asked for: the fleet's, else (no
+    // store, or it did not answer) this instance's. The refusing batch, if refused.
+    boost::asio::awaitable<std::optional<batch>> admit_window(slot_lease& slots, ask_flight& flight,
+                                                              limit_window window,
+                                                              const std::string& key,
+                                                              std::int64_t per_minute) {
+        std::string scope = window == limit_window::global   ? std::string("global")
+                            : window == limit_window::tenant ? "tenant:" + key
+                                                             : "principal:" + key;
+        co_return co_await admit(
+            slots, flight,
+            [&](const slot_demand& demand) -> boost::asio::awaitable<std::optional<batch>> {
+                if (auto b = co_await limiter_.take_shared(scope, per_minute, demand))
+                    co_return b;
+                co_return co_await limiter_.take_local(window, key, per_minute, demand);
+            });
+    }
+
     // The windows from `first` on, each admitted through its lease or a batch asked for.
-    boost::asio::awaitable<verdict> wait_from(request_context& ctx, window first) {
-        auto limiter = g_.actors()->limiter;
+    boost::asio::awaitable<verdict> wait_from(request_context& ctx, limit_window first) {
         // The limits of the snapshot the request loaded (a reload changes them at once).
         const auto& limits = ctx.view->snap->doc->server.rate_limit;
         auto global_limit = limits ? limits->requests_per_minute : std::nullopt;
         auto principal_limit = limits ? limits->per_principal_per_minute : std::nullopt;
-        if (global_limit && first == window::global) {
+        if (global_limit && first == limit_window::global) {
             auto per_minute = *global_limit;
-            auto refused = co_await admit(g_.global_slots, g_.global_flight, [&](auto& demand) {
-                return shared_or_local(g_, "global", per_minute, demand, [&] {
-                    return ask<batch>(limiter, [&](reply_to<batch> r) {
-                        return limit_ask{per_minute, demand, std::move(r)};
-                    });
-                });
-            });
-            if (refused)
+            if (auto refused = co_await admit_window(leases_.global, leases_.global_flight,
+                                                     limit_window::global, {}, per_minute))
                 co_return over_limit(ctx, *refused,
                                      "global rate limit of " + std::to_string(per_minute) +
                                          " requests per minute reached");
         }
         // One bucket shared by the tenant's principals.
-        if (const auto* limit = first != window::principal ? tenant_limit(ctx) : nullptr) {
-            auto lease = g_.tenant_leases.of(*ctx.tenant);
+        if (const auto* limit = first != limit_window::principal ? tenant_limit(ctx) : nullptr) {
+            auto lease = leases_.tenants.of(*ctx.tenant);
             auto per_minute = limit->requests_per_minute;
-            auto refused = co_await admit(lease->slots, lease->flight, [&](auto& demand) {
-                return shared_or_local(g_, "tenant:" + *ctx.tenant, per_minute, demand, [&] {
-                    return ask<batch>(limiter, [&](reply_to<batch> r) {
-                        return tenant_limit_ask{*ctx.tenant, per_minute, demand, std::move(r)};
-                    });
-                });
-            });
-            if (refused)
+            if (auto refused = co_await admit_window(lease->slots, lease->flight,
+                                                     limit_window::tenant, *ctx.tenant, per_minute))
                 co_return over_limit(ctx, *refused,
                                      "rate limit of " + std::to_string(per_minute) +
                                          " requests per minute for tenant " + *ctx.tenant +
@@ -134,15 +125,9 @@ private:
         if (principal_limit && ctx.caller) {
             auto key = principal_key(ctx.caller);
             auto per_minute = *principal_limit;
-            auto lease = g_.principal_leases.of(key);
-            auto refused = co_await admit(lease->slots, lease->flight, [&](auto& demand) {
-                return shared_or_local(g_, "principal:" + key, per_minute, demand, [&] {
-                    return ask<batch>(limiter, [&](reply_to<batch> r) {
-                        return principal_limit_ask{key, per_minute, demand, std::move(r)};
-                    });
-                });
-            });
-            if (refused)
+            auto lease = leases_.principals.of(key);
+            if (auto refused = co_await admit_window(lease->slots, lease->flight,
+                                                     limit_window::principal, key, per_minute))
                 co_return over_limit(ctx, *refused,
                                      "rate limit of " + std::to_string(per_minute) +
                                          " requests per minute for " + ctx.caller->subject +
@@ -159,13 +144,14 @@ private:
         return verdict::answered;
     }
 
-    gateway::impl& g_;
+    global_limit_services& limiter_;
+    limit_leases& leases_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_global_limit(gateway::impl& g) {
-    return std::make_unique<global_limit>(g);
+std::unique_ptr<stage> make_global_limit(global_limit_services& limiter, limit_leases& leases) {
+    return std::make_unique<global_limit>(limiter, leases);
 }
 
 } // namespace gate::transport::pipeline
