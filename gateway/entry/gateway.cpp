@@ -110,7 +110,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_global_limit(guard_services, limit_leases),
               pipeline::make_route(call_services), pipeline::make_authorize(),
               pipeline::make_upstream_guards(*this), pipeline::make_proxy(call_services),
-              pipeline::make_egress(*this)},
+              pipeline::make_egress(call_services)},
              pipeline::make_audit(*this), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
     if (parts.shared_store) {

@@ -68,4 +68,34 @@ mcp_stage_services::subscribe_at_modern_upstream(const std::string& method, cons
     return g_.subscribe_at_modern_upstream(method, id, target, ctx);
 }
 
+asio::awaitable<json::object>
+mcp_stage_services::complete_list(protocol::list_kind kind, const list_plan& plan,
+                                  std::vector<fetched_list> fetched, const std::string& session,
+                                  const json::value& id, const json::object& params,
+                                  request_context& ctx) {
+    return g_.complete_planned(kind, plan, std::move(fetched), session, id, params, ctx);
+}
+
+asio::awaitable<void> mcp_stage_services::pin_task(const request_context& ctx, std::size_t upstream,
+                                                   std::string task_id) {
+    return g_.pin_minted_task(ctx, upstream, std::move(task_id));
+}
+
+void mcp_stage_services::record_subscription(const request_context& ctx, const std::string& uri,
+                                             bool subscribed) {
+    g_.record_subscription(ctx, uri, subscribed);
+}
+
+std::optional<std::string> mcp_stage_services::open_session(request_context& ctx,
+                                                            const json::object& capabilities) {
+    return g_.open_session(ctx, capabilities);
+}
+
+asio::awaitable<void> mcp_stage_services::publish_session(const std::string& id,
+                                                          const std::string& protocol_version,
+                                                          const json::object& capabilities,
+                                                          const std::string& owner) {
+    return g_.publish_session(id, protocol_version, capabilities, owner);
+}
+
 } // namespace gate::transport

@@ -1,15 +1,19 @@
 // What the stages that carry a call (route, proxy, egress) ask of the gateway, answered by its
 // MCP methods (gateway/mcp/): each stage sees only its own interface (gateway/pipeline/
-// s4_route.hpp, s7_proxy.hpp), never gateway::impl. One forwarding call per operation.
+// s4_route.hpp, s7_proxy.hpp, s8_egress.hpp), never gateway::impl. One forwarding call per
+// operation.
 #pragma once
 
 #include "gateway/entry/gateway.hpp"
 #include "gateway/pipeline/s4_route.hpp"
 #include "gateway/pipeline/s7_proxy.hpp"
+#include "gateway/pipeline/s8_egress.hpp"
 
 namespace gate::transport {
 
-class mcp_stage_services final : public pipeline::route_services, public pipeline::proxy_services {
+class mcp_stage_services final : public pipeline::route_services,
+                                 public pipeline::proxy_services,
+                                 public pipeline::egress_services {
 public:
     explicit mcp_stage_services(gateway::impl& g) : g_(g) {}
 
@@ -47,6 +51,23 @@ public:
     boost::asio::awaitable<boost::json::object>
     subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
                                  const route& target, request_context& ctx) override;
+
+    // Stage 8.
+    boost::asio::awaitable<boost::json::object>
+    complete_list(protocol::list_kind kind, const list_plan& plan,
+                  std::vector<fetched_list> fetched, const std::string& session,
+                  const boost::json::value& id, const boost::json::object& params,
+                  request_context& ctx) override;
+    boost::asio::awaitable<void> pin_task(const request_context& ctx, std::size_t upstream,
+                                          std::string task_id) override;
+    void record_subscription(const request_context& ctx, const std::string& uri,
+                             bool subscribed) override;
+    std::optional<std::string> open_session(request_context& ctx,
+                                            const boost::json::object& capabilities) override;
+    boost::asio::awaitable<void> publish_session(const std::string& id,
+                                                 const std::string& protocol_version,
+                                                 const boost::json::object& capabilities,
+                                                 const std::string& owner) override;
 
 private:
     gateway::impl& g_;

@@ -6,6 +6,7 @@
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/s4_route.hpp"
 #include "gateway/pipeline/s7_proxy.hpp"
+#include "gateway/pipeline/s8_egress.hpp"
 #include "protocol/gateway_error.hpp"
 #include "transport/http/host_guard.hpp"
 
@@ -17,7 +18,6 @@ namespace gate::transport::pipeline {
 std::unique_ptr<stage> make_host_origin(const host_guard& guard);
 std::unique_ptr<stage> make_authorize();
 std::unique_ptr<stage> make_upstream_guards(gateway::impl& g);
-std::unique_ptr<stage> make_egress(gateway::impl& g);
 std::unique_ptr<exit_stage> make_audit(gateway::impl& g);
 
 // Stage 1's check, applied at admission on the header alone (every endpoint): the refusal's

@@ -2,11 +2,11 @@
 // minted task pinned to its upstream first); a list is merged, namespaced and paged; a new
 // session is opened for an accepted initialize; a 2026-07-28 client's result says what it is
 // and how long it may be cached. The audit outcome is settled from the answer.
-#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/s8_egress.hpp"
+
 #include "gateway/pipeline/answers.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
+#include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_rpc.hpp"
-#include "protocol/list_kind.hpp"
 
 #include <algorithm>
 
@@ -18,7 +18,7 @@ namespace ec = protocol::error_code;
 
 class egress final : public stage {
 public:
-    explicit egress(gateway::impl& g) : g_(g) {}
+    explicit egress(egress_services& services) : services_(services) {}
     transport::stage id() const override { return transport::stage::egress; }
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
@@ -44,12 +44,12 @@ private:
         auto kind = protocol::list_kind_of(m);
         if (!ctx.response && ctx.upstream_answer) {
             if (minted)
-                co_await g_.pin_minted_task(ctx, ctx.target->upstream, std::move(*minted));
+                co_await services_.pin_task(ctx, ctx.target->upstream, std::move(*minted));
             take_upstream_answer(ctx);
         }
         if (!ctx.response && ctx.plan && kind)
-            ctx.response = co_await g_.complete_planned(*kind, *ctx.plan, std::move(ctx.fetched),
-                                                        ctx.session, ctx.id, ctx.params, ctx);
+            ctx.response = co_await services_.complete_list(
+                *kind, *ctx.plan, std::move(ctx.fetched), ctx.session, ctx.id, ctx.params, ctx);
         settle(ctx);
         if (m == "initialize" && !ctx.modern)
             co_await open_session(ctx);
@@ -75,7 +75,7 @@ private:
         const auto& m = ctx.method;
         if ((m == "resources/subscribe" || m == "resources/unsubscribe") &&
             ctx.outcome == protocol::outcome::ok && ctx.name)
-            g_.record_subscription(ctx, *ctx.name, m == "resources/subscribe");
+            services_.record_subscription(ctx, *ctx.name, m == "resources/subscribe");
         if (ctx.modern)
             for_modern_client(ctx, list);
     }
@@ -87,13 +87,13 @@ private:
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
         // Within the caller's share of the table; a refusal is in ctx (gateway/mcp/sessions).
-        auto session = g_.open_session(ctx, capabilities);
+        auto session = services_.open_session(ctx, capabilities);
         if (!session)
             co_return;
         // Any instance of a fleet continues it: its record is in the store before the client
         // hears the id.
-        co_await g_.publish_session(*session, ctx.negotiated_version, capabilities,
-                                    principal_key(ctx.caller));
+        co_await services_.publish_session(*session, ctx.negotiated_version, capabilities,
+                                           principal_key(ctx.caller));
         ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
     }
 
@@ -116,13 +116,13 @@ private:
         add_to_result(ctx, "cacheScope", R"("private")");
     }
 
-    gateway::impl& g_;
+    egress_services& services_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_egress(gateway::impl& g) {
-    return std::make_unique<egress>(g);
+std::unique_ptr<stage> make_egress(egress_services& services) {
+    return std::make_unique<egress>(services);
 }
 
 } // namespace gate::transport::pipeline

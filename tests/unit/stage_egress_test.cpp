@@ -1,0 +1,289 @@
+// Stage 8, egress, with fakes of its services (gateway/pipeline/s8_egress.hpp): an upstream's
+// answer passed on with the client's id (a minted task pinned first), a list completed, a
+// session opened and published for an accepted initialize, a subscription recorded, a
+// 2026-07-28 client's result amended, and a request left with no answer refused.
+#include "gateway/pipeline/s8_egress.hpp"
+#include "tests/unit/stage_rig.hpp"
+
+#include <boost/json/parse.hpp>
+#include <string>
+#include <vector>
+
+namespace gate::transport::pipeline {
+namespace {
+
+namespace json = boost::json;
+
+// Answers as told and keeps what it was handed, in order.
+struct fake_egress final : egress_services {
+    std::vector<std::string> asked; // "<service> <argument>"
+    // What it was handed.
+    const list_plan* plan = nullptr;
+    std::vector<fetched_list> fetched;
+    std::string session;
+    json::value id;
+    json::object params, capabilities;
+    std::size_t upstream = 99;
+    std::string version, owner;
+    // What it answers.
+    json::object list_answer{{"jsonrpc", "2.0"}, {"id", 7}, {"result", {{"tools", json::array{}}}}};
+    std::optional<std::string> opened = "session-1";
+
+    boost::asio::awaitable<json::object> complete_list(protocol::list_kind kind, const list_plan& p,
+                                                       std::vector<fetched_list> f,
+                                                       const std::string& s, const json::value& i,
+                                                       const json::object& prm,
+                                                       request_context&) override {
+        asked.push_back("complete_list " + std::string(protocol::traits(kind).method));
+        plan = &p;
+        fetched = std::move(f);
+        session = s;
+        id = i;
+        params = prm;
+        co_await test::suspend_once();
+        co_return list_answer;
+    }
+    boost::asio::awaitable<void> pin_task(const request_context& ctx, std::size_t u,
+                                          std::string task_id) override {
+        asked.push_back("pin_task " + task_id);
+        upstream = u;
+        EXPECT_TRUE(ctx.verbatim.empty()) << "pinned before the client hears of the task";
+        co_await test::suspend_once();
+    }
+    void record_subscription(const request_context&, const std::string& uri,
+                             bool subscribed) override {
+        asked.push_back(std::string(subscribed ? "subscribed " : "unsubscribed ") + uri);
+    }
+    std::optional<std::string> open_session(request_context&, const json::object& caps) override {
+        asked.push_back("open_session");
+        capabilities = caps;
+        return opened;
+    }
+    boost::asio::awaitable<void> publish_session(const std::string& s, const std::string& v,
+                                                 const json::object& caps,
+                                                 const std::string& o) override {
+        asked.push_back("publish_session " + s);
+        version = v;
+        owner = o;
+        EXPECT_EQ(caps, capabilities);
+        co_await test::suspend_once();
+    }
+};
+
+struct stage_egress : test::stage_rig {
+    fake_egress services;
+    std::unique_ptr<stage> egress = make_egress(services);
+
+    void request(std::string method, json::object params = {}) {
+        ctx.method = std::move(method);
+        ctx.id = 7;
+        ctx.session = "s-1";
+        ctx.params = std::move(params);
+    }
+    // As stage 7 leaves a call its upstream (up-b) answered with `text`.
+    void answered_upstream(std::string_view text) {
+        ctx.target = route{1, {}, "b__echo"};
+        ctx.upstream = "up-b";
+        ctx.name = "b__echo";
+        ctx.upstream_answer = upstream_message::of_text(std::string(text));
+    }
+    ran run() { return drive(egress->run(ctx)); }
+};
+
+TEST_F(stage_egress, is_the_egress_stage) {
+    EXPECT_EQ(egress->id(), transport::stage::egress);
+}
+
+TEST_F(stage_egress, an_upstreams_answer_goes_back_verbatim_under_the_clients_id_at_once) {
+    request("tools/call");
+    answered_upstream(
+        R"({"jsonrpc":"2.0","id":31,"result":{"content":[],"_meta":{"usage":{"in":5}}}})");
+    auto r = run();
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    EXPECT_TRUE(r.at_once);
+    EXPECT_TRUE(services.asked.empty());
+    EXPECT_EQ(ctx.verbatim,
+              R"({"jsonrpc":"2.0","id":7,"result":{"content":[],"_meta":{"usage":{"in":5}}}})");
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(ctx.response->at("id"), 7);
+    EXPECT_EQ(ctx.usage, json::parse(R"({"in":5})"));
+    EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+    EXPECT_FALSE(ctx.error);
+}
+
+TEST_F(stage_egress, an_upstreams_error_is_the_calls_error) {
+    request("tools/call");
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"error":{"code":-32602,"message":"bad"}})");
+    run();
+    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad"}})");
+    EXPECT_EQ(ctx.outcome, protocol::outcome::error);
+    EXPECT_EQ(ctx.error, "bad");
+}
+
+TEST_F(stage_egress, an_answer_an_earlier_stage_made_keeps_its_outcome) {
+    request("tools/call");
+    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32042}}}};
+    ctx.outcome = protocol::outcome::denied;
+    auto r = run();
+    EXPECT_TRUE(r.at_once);
+    EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
+    EXPECT_TRUE(services.asked.empty());
+}
+
+TEST_F(stage_egress, a_request_left_without_an_answer_is_an_internal_error) {
+    request("tools/call");
+    EXPECT_EQ(run().verdict, verdict::proceed);
+    ASSERT_TRUE(ctx.response);
+    const auto& row = protocol::describe(protocol::gateway_error::internal_error);
+    EXPECT_EQ(ctx.response->at("error").at("code"), row.rpc_code);
+    EXPECT_EQ(ctx.outcome, row.audit_outcome);
+    EXPECT_NE(ctx.error.value_or("").find("no answer"), std::string::npos);
+}
+
+TEST_F(stage_egress, a_minted_task_is_pinned_to_its_upstream_before_the_answer_goes_back) {
+    for (auto text :
+         {R"({"jsonrpc":"2.0","id":31,"result":{"task":{"taskId":"t-9"}}})",
+          R"({"jsonrpc":"2.0","id":31,"result":{"resultType":"task","taskId":"t-9"}})"}) {
+        services.asked.clear();
+        fresh();
+        request("tools/call");
+        answered_upstream(text);
+        auto r = run();
+        EXPECT_EQ(r.verdict, verdict::proceed);
+        EXPECT_FALSE(r.at_once);
+        EXPECT_EQ(services.asked, std::vector<std::string>{"pin_task t-9"}) << text;
+        EXPECT_EQ(services.upstream, 1u);
+        EXPECT_NE(ctx.verbatim.find(R"("id":7)"), std::string::npos);
+        EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+    }
+}
+
+TEST_F(stage_egress, only_a_tools_call_mints_a_task) {
+    request("prompts/get");
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{"task":{"taskId":"t-9"}}})");
+    EXPECT_TRUE(run().at_once);
+    EXPECT_TRUE(services.asked.empty());
+}
+
+TEST_F(stage_egress, a_list_is_completed_from_what_was_fetched) {
+    request("tools/list", {{"cursor", "c-1"}});
+    ctx.plan = list_plan{};
+    ctx.fetched = {{0, json::array{}}, {1, std::nullopt}};
+    auto r = run();
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    EXPECT_FALSE(r.at_once);
+    EXPECT_EQ(services.asked, std::vector<std::string>{"complete_list tools/list"});
+    EXPECT_EQ(services.plan, &*ctx.plan);
+    ASSERT_EQ(services.fetched.size(), 2u);
+    EXPECT_EQ(services.fetched[1].upstream, 1u);
+    EXPECT_FALSE(services.fetched[1].items) << "a failed upstream is left out";
+    EXPECT_EQ(services.session, "s-1");
+    EXPECT_EQ(services.id, 7);
+    EXPECT_EQ(services.params, (json::object{{"cursor", "c-1"}}));
+    EXPECT_EQ(ctx.response, services.list_answer);
+    EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+}
+
+TEST_F(stage_egress, a_list_refused_before_egress_is_not_completed) {
+    request("tools/list");
+    ctx.plan = list_plan{};
+    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32603}}}};
+    EXPECT_TRUE(run().at_once);
+    EXPECT_TRUE(services.asked.empty());
+}
+
+TEST_F(stage_egress, an_accepted_initialize_opens_and_publishes_a_session) {
+    request("initialize", {{"capabilities", {{"sampling", json::object{}}}}});
+    ctx.negotiated_version = "2025-11-25";
+    ctx.caller = std::make_shared<const principal>(
+        principal{"alice", "https://idp.example", {}, json::object{}});
+    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
+    auto r = run();
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    EXPECT_FALSE(r.at_once);
+    EXPECT_EQ(services.asked,
+              (std::vector<std::string>{"open_session", "publish_session session-1"}));
+    EXPECT_EQ(services.capabilities, (json::object{{"sampling", json::object{}}}));
+    EXPECT_EQ(services.version, "2025-11-25");
+    EXPECT_EQ(services.owner, "https://idp.example\nalice");
+    EXPECT_EQ(ctx.reply_headers,
+              (std::vector<std::pair<std::string, std::string>>{{"Mcp-Session-Id", "session-1"}}));
+}
+
+TEST_F(stage_egress, a_session_the_table_refuses_is_not_published) {
+    request("initialize");
+    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
+    services.opened = std::nullopt;
+    run();
+    EXPECT_EQ(services.asked, std::vector<std::string>{"open_session"});
+    EXPECT_TRUE(ctx.reply_headers.empty());
+}
+
+TEST_F(stage_egress, a_refused_initialize_opens_no_session) {
+    request("initialize");
+    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32602}}}};
+    run();
+    EXPECT_TRUE(services.asked.empty());
+    EXPECT_TRUE(ctx.reply_headers.empty());
+    EXPECT_EQ(ctx.outcome, protocol::outcome::error);
+}
+
+TEST_F(stage_egress, an_accepted_subscription_is_recorded_for_the_fan_out) {
+    request("resources/subscribe");
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{}})");
+    ctx.name = "file:///x";
+    EXPECT_TRUE(run().at_once);
+    EXPECT_EQ(services.asked, std::vector<std::string>{"subscribed file:///x"});
+
+    services.asked.clear();
+    fresh();
+    request("resources/unsubscribe");
+    answered_upstream(R"({"jsonrpc":"2.0","id":32,"result":{}})");
+    ctx.name = "file:///x";
+    run();
+    EXPECT_EQ(services.asked, std::vector<std::string>{"unsubscribed file:///x"});
+}
+
+TEST_F(stage_egress, a_refused_subscription_is_not_recorded) {
+    request("resources/subscribe");
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"error":{"code":-32002,"message":"no"}})");
+    ctx.name = "file:///x";
+    run();
+    EXPECT_TRUE(services.asked.empty());
+}
+
+TEST_F(stage_egress, a_2026_clients_result_says_it_is_complete) {
+    request("tools/call");
+    ctx.modern = true;
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{"content":[]}})");
+    EXPECT_TRUE(run().at_once);
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(ctx.response->at("result").at("resultType"), "complete");
+    EXPECT_NE(ctx.verbatim.find(R"("resultType":"complete")"), std::string::npos);
+}
+
+TEST_F(stage_egress, a_2026_client_opens_no_session) {
+    request("initialize");
+    ctx.modern = true;
+    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
+    EXPECT_TRUE(run().at_once);
+    EXPECT_TRUE(services.asked.empty());
+}
+
+TEST_F(stage_egress, a_2026_clients_list_may_be_cached_privately_for_the_shortest_ttl) {
+    doc->upstreams[0].cache_ttl_ms = 30000;
+    doc->upstreams[1].cache_ttl_ms = 5000;
+    load();
+    request("tools/list");
+    ctx.modern = true;
+    ctx.plan = list_plan{};
+    run();
+    ASSERT_TRUE(ctx.response);
+    const auto& result = ctx.response->at("result").as_object();
+    EXPECT_EQ(result.at("ttlMs"), 5000);
+    EXPECT_EQ(result.at("cacheScope"), "private");
+    EXPECT_EQ(result.at("resultType"), "complete");
+}
+
+} // namespace
+} // namespace gate::transport::pipeline
