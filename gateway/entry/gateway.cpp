@@ -9,12 +9,9 @@
 #include "gateway/pipeline/gateway_stages.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_text.hpp"
-#include "protocol/utc_timestamp.hpp"
-#include "transport/bridge.hpp"
 #include "transport/random_id.hpp"
 
 #include <algorithm>
-#include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -23,7 +20,6 @@
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse_query.hpp>
 #include <caf/send.hpp>
-#include <span>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -109,7 +105,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
                                           resource_metadata),
               pipeline::make_global_limit(guard_services, limit_leases),
               pipeline::make_route(call_services), pipeline::make_authorize(),
-              pipeline::make_upstream_guards(*this), pipeline::make_proxy(call_services),
+              pipeline::make_upstream_guards({budgets, stats}), pipeline::make_proxy(call_services),
               pipeline::make_egress(call_services)},
              pipeline::make_audit(*this), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
@@ -235,87 +231,6 @@ void gateway::stop() {
         for (const auto& c : i->live->clients)
             c->close();
     });
-}
-
-std::size_t gateway::impl::budget_accounts(const request_context& ctx, std::size_t upstream,
-                                           std::array<budget_ledger::account_ref, 3>& refs) const {
-    const auto& snap = *ctx.view->snap;
-    std::size_t n = 0;
-    if (const auto& b = snap.doc->server.budget)
-        refs[n++] = {"server", &*b};
-    if (const auto& b = snap.upstream(upstream).budget)
-        refs[n++] = {"upstream " + snap.upstream(upstream).id, &*b};
-    if (ctx.tenant_index)
-        if (const auto& b = snap.tenants->tenant(*ctx.tenant_index).budget)
-            refs[n++] = {"tenant " + *ctx.tenant, &*b};
-    return n;
-}
-
-std::optional<gateway::impl::budget_charge>
-gateway::impl::charge_budgets_now(const request_context& ctx, std::size_t upstream) {
-    std::array<budget_ledger::account_ref, 3> refs;
-    auto n = budget_accounts(ctx, upstream, refs);
-    if (n == 0)
-        return budget_charge{};
-    auto accounts = std::span(refs.data(), n);
-    auto now = std::chrono::system_clock::now();
-    if (!budgets.unreserved(accounts, now).empty())
-        return std::nullopt;
-    return budget_charge{budgets.charge_reserved(accounts, now)};
-}
-
-asio::awaitable<std::optional<budget_ledger::exhausted>>
-gateway::impl::charge_budgets(const request_context& ctx, std::size_t upstream) {
-    std::array<budget_ledger::account_ref, 3> refs;
-    auto n = budget_accounts(ctx, upstream, refs);
-    if (n == 0)
-        co_return std::nullopt;
-    auto accounts = std::span(refs.data(), n);
-    using wall = std::chrono::system_clock;
-    // Each account's allowance is spent here from reservations (budget_ledger), so a call
-    // sends no message; calls that arrive while one is being reserved look again.
-    for (int round = 0; round < 16; ++round) {
-        auto now = wall::now();
-        auto missing = budgets.unreserved(accounts, now);
-        if (missing.empty())
-            co_return budgets.charge_reserved(accounts, now);
-        for (const auto& ref : missing) {
-            auto got = co_await reserve_budget(ref, now);
-            if (!got)
-                co_return std::nullopt; // nobody answered: gate's fault is not the client's
-            budgets.reserve(ref, *got, now);
-        }
-    }
-    co_return std::nullopt;
-}
-
-asio::awaitable<std::optional<std::int64_t>>
-gateway::impl::reserve_budget(const budget_ledger::account_ref& ref, wall_time now) {
-    auto keeper = actors()->budgets;
-    if (fleet) {
-        // The fleet's allowance; the keeper counts what this instance took of it, so a store
-        // that stops answering leaves this instance's real use as its own count.
-        if (auto got = co_await fleet->reserve_budget(ref.key + ":" + ref.budget->period,
-                                                      ref.budget->upstream_calls,
-                                                      period_end(ref.budget->period, now))) {
-            if (*got > 0 && keeper)
-                caf::anon_send(keeper, budget_reserved_elsewhere{ref.key, *ref.budget, *got});
-            co_return got;
-        }
-    }
-    if (!keeper)
-        co_return std::nullopt;
-    co_return co_await ask<std::int64_t>(keeper, [&](reply_to<std::int64_t> r) {
-        return budget_reserve_ask{ref.key, *ref.budget, std::move(r)};
-    });
-}
-
-boost::json::object gateway::impl::budget_refusal(request_context& ctx,
-                                                  const budget_ledger::exhausted& e) {
-    refuse(ctx, gateway_error::budget_exhausted,
-           {std::to_string(e.allowance), e.period, e.key == "server" ? "the server" : e.key,
-            protocol::utc_timestamp(e.resets)});
-    return std::move(*ctx.response);
 }
 
 void gateway::impl::warm_up(const federation_view& view) {

@@ -3,7 +3,6 @@
 
 #include "actors/bridging/bridge_messages.hpp"
 #include "actors/federation/federation.hpp"
-#include "actors/guards/budget_ledger.hpp"
 #include "actors/policy/policy_engine.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
@@ -387,28 +386,13 @@ struct gateway::impl final : http_handler {
     guard_stage_services guard_services{*this};
     // Stage 3's leases of the limiter's slots (a reload drops what they hold).
     pipeline::limit_leases limit_leases;
-    // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6 from
-    // the reservations this thread holds.
-    budget_ledger budgets;
-    // Charges one invocation of `upstream` for `ctx` to every budget it draws on; the
-    // exhausted one, if any (nothing charged then).
-    // Spent from reservations of each allowance (budget_ledger), taken from the fleet's
-    // store when there is one that answers, else from the budget keeper actor.
+    // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6 and by
+    // the task methods (gateway/pipeline/budget_charger).
+    budget_charger budgets{guard_services};
     boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
-    charge_budgets(const request_context& ctx, std::size_t upstream);
-    // The same, decided from what is reserved already; nullopt when an allowance must be
-    // reserved first (charge_budgets then). Nothing is charged then.
-    struct budget_charge {
-        std::optional<budget_ledger::exhausted> spent;
-    };
-    std::optional<budget_charge> charge_budgets_now(const request_context& ctx,
-                                                    std::size_t upstream);
-    std::size_t budget_accounts(const request_context& ctx, std::size_t upstream,
-                                std::array<budget_ledger::account_ref, 3>& refs) const;
-    boost::asio::awaitable<std::optional<std::int64_t>>
-    reserve_budget(const budget_ledger::account_ref& ref, wall_time now);
-    // The -32044 answer for an exhausted budget, with its outcome and error on `ctx`.
-    boost::json::object budget_refusal(request_context& ctx, const budget_ledger::exhausted& e);
+    charge_budgets(const request_context& ctx, std::size_t upstream) {
+        return budgets.charge(ctx, upstream);
+    }
 
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.

@@ -2,9 +2,12 @@
 // parts' own, except where the fleet's store is asked before an actor.
 #include "gateway/entry/guard_stage_services.hpp"
 
+#include "actors/guards/budget_keeper.hpp"
 #include "actors/guards/limiter.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "transport/bridge.hpp"
+
+#include <caf/send.hpp>
 
 namespace gate::transport {
 
@@ -50,6 +53,27 @@ guard_stage_services::take_local(pipeline::limit_window window, const std::strin
     }
     co_return co_await ask<batch>(limiter, [&](reply_to<batch> r) {
         return principal_limit_ask{key, per_minute, demand, std::move(r)};
+    });
+}
+
+boost::asio::awaitable<std::optional<std::int64_t>>
+guard_stage_services::reserve(const budget_ledger::account_ref& ref, wall_time now) {
+    auto keeper = g_.actors()->budgets;
+    if (g_.fleet) {
+        // The fleet's allowance; the keeper counts what this instance took of it, so a store
+        // that stops answering leaves this instance's real use as its own count.
+        if (auto got = co_await g_.fleet->reserve_budget(ref.key + ":" + ref.budget->period,
+                                                         ref.budget->upstream_calls,
+                                                         period_end(ref.budget->period, now))) {
+            if (*got > 0 && keeper)
+                caf::anon_send(keeper, budget_reserved_elsewhere{ref.key, *ref.budget, *got});
+            co_return got;
+        }
+    }
+    if (!keeper)
+        co_return std::nullopt;
+    co_return co_await ask<std::int64_t>(keeper, [&](reply_to<std::int64_t> r) {
+        return budget_reserve_ask{ref.key, *ref.budget, std::move(r)};
     });
 }
 

@@ -1,17 +1,21 @@
-// What the stages that admit and record a request (authenticate and the rate limits) ask of the
-// gateway, answered by its parts: the token authenticator and the limiter actor; the fleet's store
-// before an actor, where there is one. Each stage sees only its own interface
-// (gateway/pipeline/s2_authenticate.hpp ...), never gateway::impl.
+// What the stages that admit and record a request (authenticate, the rate limits and the upstream
+// guards' budgets) ask of the gateway, answered by its parts: the token authenticator, the limiter
+// actor and the budget keeper actor; the fleet's store before an actor, where there is one. Each
+// stage sees only its own interface (gateway/pipeline/s2_authenticate.hpp ...), never
+// gateway::impl.
 #pragma once
 
 #include "gateway/entry/gateway.hpp"
+#include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/s2_authenticate.hpp"
 #include "gateway/pipeline/s3_global_limit.hpp"
+#include "gateway/pipeline/s6_upstream_guards.hpp"
 
 namespace gate::transport {
 
 class guard_stage_services final : public pipeline::authenticate_services,
-                                   public pipeline::global_limit_services {
+                                   public pipeline::global_limit_services,
+                                   public budget_source {
 public:
     explicit guard_stage_services(gateway::impl& g) : g_(g) {}
 
@@ -30,6 +34,10 @@ public:
                                                             const std::string& key,
                                                             std::int64_t per_minute,
                                                             const slot_demand& demand) override;
+
+    // Stage 6's budgets (and the task methods'): the fleet's allowance, else the keeper's.
+    boost::asio::awaitable<std::optional<std::int64_t>>
+    reserve(const budget_ledger::account_ref& account, wall_time now) override;
 
 private:
     gateway::impl& g_;

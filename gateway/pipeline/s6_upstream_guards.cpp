@@ -7,9 +7,10 @@
 // the reset instant (for a list, an upstream's own budget leaves it out). Calls gate makes on
 // its own while proxying (task probes, handshakes) are admitted by the upstream client itself
 // and charged to no budget.
-#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/pipeline/s6_upstream_guards.hpp"
+
 #include "gateway/operations/request_tracing.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
+#include "gateway/pipeline/client_answer.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -19,7 +20,7 @@ namespace {
 
 class upstream_guards final : public stage {
 public:
-    explicit upstream_guards(gateway::impl& g) : g_(g) {}
+    explicit upstream_guards(upstream_guards_services s) : s_(s) {}
     transport::stage id() const override { return transport::stage::upstream_guards; }
     step run(request_context& ctx) override {
         if (ctx.target) {
@@ -34,7 +35,7 @@ public:
             if (auto* refused = std::get_if<upstream_failure>(&*admitted))
                 return refuse_target(ctx, client, *refused);
             auto& ticket = std::get<upstream_client::guard_ticket>(*admitted);
-            auto charged = g_.charge_budgets_now(ctx, ctx.target->upstream);
+            auto charged = s_.budgets.charge_now(ctx, ctx.target->upstream);
             if (!charged)
                 return charge_target(ctx, std::move(ticket));
             return settle_target(ctx, std::move(ticket), charged->spent);
@@ -50,14 +51,14 @@ private:
         auto admitted = co_await client.admit(guard_use::invocation);
         if (auto* refused = std::get_if<upstream_failure>(&admitted))
             co_return refuse_target(ctx, client, *refused);
-        auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream);
+        auto spent = co_await s_.budgets.charge(ctx, ctx.target->upstream);
         co_return settle_target(ctx, std::move(std::get<upstream_client::guard_ticket>(admitted)),
                                 spent);
     }
 
     boost::asio::awaitable<verdict> charge_target(request_context& ctx,
                                                   upstream_client::guard_ticket ticket) {
-        auto spent = co_await g_.charge_budgets(ctx, ctx.target->upstream);
+        auto spent = co_await s_.budgets.charge(ctx, ctx.target->upstream);
         co_return settle_target(ctx, std::move(ticket), spent);
     }
 
@@ -71,7 +72,7 @@ private:
     verdict settle_target(request_context& ctx, upstream_client::guard_ticket ticket,
                           const std::optional<budget_ledger::exhausted>& spent) {
         if (spent) {
-            ctx.response = g_.budget_refusal(ctx, *spent); // the ticket is dropped unused
+            ctx.response = budget_refusal(ctx, *spent); // the ticket is dropped unused
             return verdict::answered;
         }
         ctx.admitted = std::make_shared<upstream_client::guard_ticket>(std::move(ticket));
@@ -89,12 +90,12 @@ private:
                 ctx.list_admitted.push_back(nullptr);
                 continue;
             }
-            if (auto spent = co_await g_.charge_budgets(ctx, upstream)) {
+            if (auto spent = co_await s_.budgets.charge(ctx, upstream)) {
                 // An upstream's own budget leaves it out; the server's or the tenant's
                 // answers the whole list.
                 if (!spent->key.starts_with("upstream ")) {
                     ctx.list_admitted.clear();
-                    ctx.response = g_.budget_refusal(ctx, *spent);
+                    ctx.response = budget_refusal(ctx, *spent);
                     co_return verdict::answered;
                 }
                 spdlog::debug("upstream {} left out of {}: its budget is exhausted",
@@ -112,7 +113,7 @@ private:
     void refused_call(request_context& ctx, const upstream_client& client,
                       const upstream_failure& refused) {
         auto outcome = protocol::describe(error_for(refused)).metric_label;
-        g_.stats.upstream(client.config().id, outcome, 0);
+        s_.stats.upstream(client.config().id, outcome, 0);
         auto span = open_upstream_span(ctx, client.config().id);
         close_upstream_span(ctx, span, outcome);
     }
@@ -124,13 +125,13 @@ private:
                client.modern();
     }
 
-    gateway::impl& g_;
+    upstream_guards_services s_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_upstream_guards(gateway::impl& g) {
-    return std::make_unique<upstream_guards>(g);
+std::unique_ptr<stage> make_upstream_guards(upstream_guards_services services) {
+    return std::make_unique<upstream_guards>(services);
 }
 
 } // namespace gate::transport::pipeline

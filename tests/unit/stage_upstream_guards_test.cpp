@@ -1,0 +1,222 @@
+// Stage 6, the upstream guards (gateway/pipeline/s6_upstream_guards.hpp), with the real
+// upstream guards of the request's view and budgets reserved from a fake source: a named call
+// admitted goes on with its ticket; an open circuit answers -32041 and an upstream's own rate
+// limit -32040, each counted as a call that never left; a spent budget answers -32044; a list
+// leaves out an upstream its guards or its own budget refuse, and the server's budget answers
+// the whole list.
+#include "actors/federation/upstream_actor.hpp"
+#include "gateway/pipeline/s6_upstream_guards.hpp"
+#include "tests/unit/stage_rig.hpp"
+
+#include <caf/all.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gate::transport::pipeline {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Reserves what it is told per account (nothing told: no answer) after suspending once.
+struct fake_budgets final : budget_source {
+    std::map<std::string, std::int64_t> grants; // by account key
+    std::vector<std::string> asked;
+
+    boost::asio::awaitable<std::optional<std::int64_t>>
+    reserve(const budget_ledger::account_ref& account, wall_time) override {
+        asked.push_back(account.key);
+        co_await test::suspend_once();
+        auto it = grants.find(account.key);
+        co_return it == grants.end() ? std::nullopt : std::optional<std::int64_t>(it->second);
+    }
+};
+
+struct stage_upstream_guards : test::stage_rig {
+    fake_budgets source;
+    budget_charger budgets{source};
+    metrics stats;
+    std::unique_ptr<stage> guards = make_upstream_guards({budgets, stats});
+
+    caf::actor_system_config sys_cfg;
+    std::optional<caf::actor_system> sys;
+    upstream_actor actor;
+
+    void TearDown() override {
+        if (actor)
+            caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    }
+
+    ran call(std::size_t upstream = 0) {
+        ctx.method = "tools/call";
+        ctx.id = 5;
+        ctx.target = route{upstream, {}, "a__echo"};
+        ctx.response.reset();
+        ctx.admitted.reset();
+        return drive(guards->run(ctx));
+    }
+    ran list() {
+        ctx.method = "tools/list";
+        ctx.id = 6;
+        ctx.plan = list_plan{};
+        ctx.plan->fetch = {0, 1};
+        ctx.list_admitted.clear();
+        return drive(guards->run(ctx));
+    }
+    void open_circuit(std::size_t upstream) {
+        const auto& client = *ctx.view->clients[upstream];
+        auto v = guard_board::initial_view(client.config());
+        v.breaker = circuit_breaker::state::open;
+        v.reopens_at = std::chrono::steady_clock::now() + 30s;
+        client.board()->publish(std::make_shared<const guard_view>(std::move(v)));
+    }
+    // The first upstream's real actor, which keeps its rate window.
+    void actor_for_first() {
+        sys_cfg.set("logger.verbosity", caf::atom("quiet"));
+        sys.emplace(sys_cfg);
+        actor = spawn_upstream_actor(*sys, ctx.view->clients[0]->board());
+    }
+    void budget(std::optional<config::budget>& where, std::int64_t calls) {
+        where = config::budget{"day", calls};
+        load();
+    }
+    std::int64_t code() const { return ctx.response->at("error").at("code").as_int64(); }
+    // gate_upstream_requests_total for the upstream and outcome (0: no such series).
+    std::string refused_count(const std::string& upstream, const std::string& outcome) const {
+        auto text = stats.serialize();
+        std::size_t at = 0;
+        while ((at = text.find("gate_upstream_requests_total{", at)) != std::string::npos) {
+            auto end = text.find('\n', at);
+            auto line = text.substr(at, end - at);
+            at = end;
+            if (line.find("upstream=\"" + upstream + "\"") != std::string::npos &&
+                line.find("outcome=\"" + outcome + "\"") != std::string::npos)
+                return line.substr(line.rfind(' ') + 1);
+        }
+        return "0";
+    }
+};
+
+TEST_F(stage_upstream_guards, is_the_upstream_guards_stage) {
+    EXPECT_EQ(guards->id(), transport::stage::upstream_guards);
+}
+
+TEST_F(stage_upstream_guards, a_request_with_no_upstream_goes_on) {
+    ctx.method = "initialize";
+    auto r = drive(guards->run(ctx));
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    EXPECT_TRUE(r.at_once);
+    EXPECT_FALSE(ctx.admitted);
+}
+
+TEST_F(stage_upstream_guards, a_closed_circuit_admits_at_once_with_a_ticket) {
+    auto r = call();
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    EXPECT_TRUE(r.at_once);
+    EXPECT_TRUE(ctx.admitted);
+    EXPECT_FALSE(ctx.response);
+    EXPECT_TRUE(source.asked.empty()) << "no budgets configured";
+}
+
+TEST_F(stage_upstream_guards, an_open_circuit_answers_32041_and_counts_the_call) {
+    open_circuit(0);
+    auto r = call();
+    EXPECT_EQ(r.verdict, verdict::answered);
+    EXPECT_TRUE(r.at_once);
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(code(), -32041);
+    EXPECT_EQ(ctx.response->at("id"), 5);
+    EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
+    EXPECT_FALSE(ctx.admitted);
+    EXPECT_EQ(refused_count("up-a", "circuit_open"), "1");
+}
+
+TEST_F(stage_upstream_guards, the_upstreams_own_rate_limit_answers_32040) {
+    doc->upstreams[0].rate_limit = config::rate_limit{2};
+    load();
+    actor_for_first();
+    for (int i = 0; i < 2; ++i)
+        EXPECT_EQ(call().verdict, verdict::proceed) << "slot " << i;
+    auto r = call();
+    EXPECT_EQ(r.verdict, verdict::answered);
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(code(), -32040);
+    EXPECT_EQ(ctx.outcome, protocol::outcome::rate_limited);
+    EXPECT_NE(ctx.error->find("rate limit of 2 requests per minute"), std::string::npos)
+        << *ctx.error;
+    EXPECT_EQ(refused_count("up-a", "rate_limited"), "1");
+}
+
+TEST_F(stage_upstream_guards, a_budget_is_reserved_once_then_charged_at_once) {
+    budget(doc->server.budget, 100);
+    source.grants["server"] = 2;
+    auto first = call();
+    EXPECT_EQ(first.verdict, verdict::proceed);
+    EXPECT_FALSE(first.at_once) << "the reservation was waited for";
+    EXPECT_TRUE(ctx.admitted);
+    auto second = call();
+    EXPECT_EQ(second.verdict, verdict::proceed);
+    EXPECT_TRUE(second.at_once) << "charged from the reservation";
+    EXPECT_EQ(source.asked, (std::vector<std::string>{"server"}));
+}
+
+TEST_F(stage_upstream_guards, a_spent_budget_answers_32044_naming_its_reset) {
+    budget(doc->upstreams[0].budget, 10);
+    source.grants["upstream up-a"] = 0; // the allowance is spent
+    auto r = call();
+    EXPECT_EQ(r.verdict, verdict::answered);
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(code(), -32044);
+    EXPECT_EQ(ctx.outcome, protocol::outcome::budget_exhausted);
+    EXPECT_NE(ctx.error->find("10 upstream calls per day for upstream up-a; it resets at"),
+              std::string::npos)
+        << *ctx.error;
+    EXPECT_FALSE(ctx.admitted) << "the ticket is dropped unused";
+    auto again = call();
+    EXPECT_EQ(again.verdict, verdict::answered);
+    EXPECT_TRUE(again.at_once) << "refused from the ledger, unasked";
+}
+
+TEST_F(stage_upstream_guards, a_budget_source_that_does_not_answer_lets_the_call_through) {
+    budget(doc->server.budget, 10);
+    auto r = call();
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    EXPECT_TRUE(ctx.admitted);
+}
+
+TEST_F(stage_upstream_guards, a_list_admits_each_upstream_and_leaves_out_a_refused_one) {
+    open_circuit(0);
+    auto r = list();
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    ASSERT_EQ(ctx.list_admitted.size(), 2u);
+    EXPECT_FALSE(ctx.list_admitted[0]) << "up-a's circuit is open";
+    EXPECT_TRUE(ctx.list_admitted[1]);
+    EXPECT_FALSE(ctx.response);
+    EXPECT_EQ(refused_count("up-a", "circuit_open"), "1");
+}
+
+TEST_F(stage_upstream_guards, a_list_leaves_out_an_upstream_whose_own_budget_is_spent) {
+    budget(doc->upstreams[1].budget, 10);
+    source.grants["upstream up-b"] = 0;
+    auto r = list();
+    EXPECT_EQ(r.verdict, verdict::proceed);
+    ASSERT_EQ(ctx.list_admitted.size(), 2u);
+    EXPECT_TRUE(ctx.list_admitted[0]);
+    EXPECT_FALSE(ctx.list_admitted[1]);
+    EXPECT_FALSE(ctx.response);
+}
+
+TEST_F(stage_upstream_guards, the_servers_spent_budget_answers_the_whole_list) {
+    budget(doc->server.budget, 10);
+    source.grants["server"] = 0;
+    auto r = list();
+    EXPECT_EQ(r.verdict, verdict::answered);
+    EXPECT_TRUE(ctx.list_admitted.empty());
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(code(), -32044);
+    EXPECT_EQ(ctx.response->at("id"), 6);
+    EXPECT_NE(ctx.error->find("for the server"), std::string::npos) << *ctx.error;
+}
+
+} // namespace
+} // namespace gate::transport::pipeline
