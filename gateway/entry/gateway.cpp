@@ -107,7 +107,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_route(call_services), pipeline::make_authorize(),
               pipeline::make_upstream_guards({budgets, stats}), pipeline::make_proxy(call_services),
               pipeline::make_egress(call_services)},
-             pipeline::make_audit(*this), make_entry_steps(*this)) {
+             pipeline::make_audit(guard_services, stats), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);

@@ -77,4 +77,26 @@ guard_stage_services::reserve(const budget_ledger::account_ref& ref, wall_time n
     });
 }
 
+pipeline::audit_services::open_sinks guard_stage_services::sinks() const {
+    auto actors = g_.actors();
+    return {static_cast<bool>(actors->audit), static_cast<bool>(actors->spans),
+            g_.on_request && *g_.on_request};
+}
+
+void guard_stage_services::audit(audit_event e) {
+    g_.queue_audit(std::move(e));
+}
+
+void guard_stage_services::spans(std::vector<std::string> spans) {
+    g_.queue_spans(std::move(spans));
+}
+
+void guard_stage_services::heard(request_context& ctx) {
+    g_.heard_exit(ctx);
+}
+
+void guard_stage_services::finished(const request_context& ctx) {
+    (*g_.on_request)(ctx);
+}
+
 } // namespace gate::transport

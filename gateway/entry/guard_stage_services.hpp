@@ -1,8 +1,8 @@
-// What the stages that admit and record a request (authenticate, the rate limits and the upstream
-// guards' budgets) ask of the gateway, answered by its parts: the token authenticator, the limiter
-// actor and the budget keeper actor; the fleet's store before an actor, where there is one. Each
-// stage sees only its own interface (gateway/pipeline/s2_authenticate.hpp ...), never
-// gateway::impl.
+// What the stages that admit and record a request (authenticate, the rate limits, the upstream
+// guards' budgets and the audit exit) ask of the gateway, answered by its parts: the token
+// authenticator, the limiter actor, the budget keeper actor and the sinks; the fleet's store before
+// an actor, where there is one. Each stage sees only its own interface
+// (gateway/pipeline/s2_authenticate.hpp ...), never gateway::impl.
 #pragma once
 
 #include "gateway/entry/gateway.hpp"
@@ -10,12 +10,14 @@
 #include "gateway/pipeline/s2_authenticate.hpp"
 #include "gateway/pipeline/s3_global_limit.hpp"
 #include "gateway/pipeline/s6_upstream_guards.hpp"
+#include "gateway/pipeline/s9_audit.hpp"
 
 namespace gate::transport {
 
 class guard_stage_services final : public pipeline::authenticate_services,
                                    public pipeline::global_limit_services,
-                                   public budget_source {
+                                   public budget_source,
+                                   public pipeline::audit_services {
 public:
     explicit guard_stage_services(gateway::impl& g) : g_(g) {}
 
@@ -38,6 +40,13 @@ public:
     // Stage 6's budgets (and the task methods'): the fleet's allowance, else the keeper's.
     boost::asio::awaitable<std::optional<std::int64_t>>
     reserve(const budget_ledger::account_ref& account, wall_time now) override;
+
+    // Stage 9: the sinks the gateway feeds once per turn of the io loop.
+    open_sinks sinks() const override;
+    void audit(audit_event e) override;
+    void spans(std::vector<std::string> spans) override;
+    void heard(request_context& ctx) override;
+    void finished(const request_context& ctx) override;
 
 private:
     gateway::impl& g_;

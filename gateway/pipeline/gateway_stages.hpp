@@ -17,7 +17,6 @@ namespace gate::transport::pipeline {
 
 std::unique_ptr<stage> make_host_origin(const host_guard& guard);
 std::unique_ptr<stage> make_authorize();
-std::unique_ptr<exit_stage> make_audit(gateway::impl& g);
 
 // Stage 1's check, applied at admission on the header alone (every endpoint): the refusal's
 // row (forbidden_host or forbidden_origin), or nothing.

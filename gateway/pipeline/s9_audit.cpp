@@ -1,12 +1,12 @@
 // Stage 9, the single exit: exactly one audit event per terminal response and one
 // gate_requests_total increment (or one gate_http_rejections_total increment for a refusal
 // before MCP handling, audited with method `http`). The chain guarantees it runs once.
-#include "actors/sinks/audit_event.hpp"
-#include "gateway/entry/gateway_impl.hpp"
-#include "gateway/operations/request_tracing.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
+#include "gateway/pipeline/s9_audit.hpp"
 
-#include <caf/send.hpp>
+#include "gateway/operations/request_tracing.hpp"
+#include "gateway/pipeline/client_answer.hpp"
+
+#include <chrono>
 
 namespace gate::transport::pipeline {
 
@@ -14,7 +14,7 @@ namespace {
 
 class audit final : public exit_stage {
 public:
-    explicit audit(gateway::impl& g) : g_(g) {}
+    audit(audit_services& sinks, metrics& stats) : sinks_(sinks), stats_(stats) {}
     void exit(request_context& ctx) override {
         // A stage that answered early (route's -32043, a guard's -32041) left its outcome in
         // the answer.
@@ -23,15 +23,15 @@ public:
         double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start).count();
         if (ctx.rejection)
-            g_.stats.rejection(*ctx.rejection);
+            stats_.rejection(*ctx.rejection);
         else
-            g_.stats.request(ctx.method, ctx.outcome, seconds, ctx.upstream_calls);
+            stats_.request(ctx.method, ctx.outcome, seconds, ctx.upstream_calls);
         if (ctx.tenant)
-            g_.stats.tenant_request(*ctx.tenant, ctx.outcome, ctx.upstream_calls);
-        auto actors = g_.actors();
-        if (auto spans = finish_trace(ctx); !spans.empty() && actors->spans)
-            g_.queue_spans(std::move(spans));
-        if (actors->audit) {
+            stats_.tenant_request(*ctx.tenant, ctx.outcome, ctx.upstream_calls);
+        auto open = sinks_.sinks();
+        if (auto spans = finish_trace(ctx); !spans.empty() && open.spans)
+            sinks_.spans(std::move(spans));
+        if (open.audit) {
             audit_event e;
             e.time = std::chrono::system_clock::now();
             e.method = ctx.rejection ? "http" : ctx.method;
@@ -50,22 +50,23 @@ public:
                 e.principal = ctx.caller->subject;
                 e.issuer = ctx.caller->issuer;
             }
-            g_.queue_audit(std::move(e)); // a drop is counted in the audit tally
+            sinks_.audit(std::move(e)); // a drop is counted in the audit tally
         }
         if (ctx.heard)
-            g_.heard_exit(ctx);
-        if (!ctx.rejection && g_.on_request && *g_.on_request)
-            (*g_.on_request)(ctx);
+            sinks_.heard(ctx);
+        if (!ctx.rejection && open.hooked)
+            sinks_.finished(ctx);
     }
 
 private:
-    gateway::impl& g_;
+    audit_services& sinks_;
+    metrics& stats_;
 };
 
 } // namespace
 
-std::unique_ptr<exit_stage> make_audit(gateway::impl& g) {
-    return std::make_unique<audit>(g);
+std::unique_ptr<exit_stage> make_audit(audit_services& sinks, metrics& stats) {
+    return std::make_unique<audit>(sinks, stats);
 }
 
 } // namespace gate::transport::pipeline
