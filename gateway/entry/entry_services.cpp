@@ -42,7 +42,8 @@ pipeline::entry_steps make_entry_steps(gateway::impl& g) {
     // The tap is the program's for the gateway's life: without one, no message is heard.
     return {pipeline::make_read(g.parts.tap ? std::make_unique<recording_tap>(g) : nullptr),
             pipeline::make_trace(),
-            pipeline::make_session(std::make_unique<downstream_sessions>(g))};
+            pipeline::make_session(std::make_unique<downstream_sessions>(g)),
+            pipeline::make_envelope()};
 }
 
 } // namespace gate::transport

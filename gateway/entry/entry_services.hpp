@@ -7,8 +7,8 @@
 
 namespace gate::transport {
 
-// Read (recording through gate --record's tap, when there is one), trace and session (the
-// downstream session table and the fleet's store).
+// Read (recording through gate --record's tap, when there is one), trace, session (the
+// downstream session table and the fleet's store) and envelope.
 pipeline::entry_steps make_entry_steps(gateway::impl& g);
 
 } // namespace gate::transport

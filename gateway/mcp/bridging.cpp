@@ -253,6 +253,7 @@ bool gateway::impl::admit_server_request(const federation_view& view, std::size_
     denied.outcome = protocol::describe(gateway_error::server_request_denied).audit_outcome;
     denied.decision = "deny";
     denied.error = std::move(why);
+    // An upstream's request, not a client's: it entered by no door, and leaves by the exit alone.
     stages.conclude(denied);
     return false;
 }

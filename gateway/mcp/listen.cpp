@@ -128,6 +128,7 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
     if (auto* why = std::get_if<std::string>(&parsed)) {
         rec.id = msg.id;
         refuse(rec, gateway_error::invalid_params, {*why});
+        // The listen owns its context (moved into this coroutine): it leaves by the exit here.
         stages.conclude(rec);
         co_return http_reply::json(http::status::ok, json::serialize(*rec.response));
     }
@@ -209,7 +210,7 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
     listeners.erase(key);
     release_all_subscriptions(key);
     rec.trace.record(stage::egress);
-    stages.conclude(rec);
+    stages.conclude(rec); // a listen's only answer is its stream, over when the listener leaves
     co_return std::nullopt;
 }
 

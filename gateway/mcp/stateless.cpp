@@ -25,16 +25,6 @@ namespace http = beast::http;
 namespace json = boost::json;
 namespace ec = protocol::error_code;
 
-namespace {
-
-// Methods 2026-07-28 removed: a client of that revision gets 404 and -32601 for them.
-bool removed_in_modern(std::string_view method) {
-    return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
-           method == "resources/subscribe" || method == "resources/unsubscribe";
-}
-
-} // namespace
-
 std::string parked_request_key(const protocol::message& msg) {
     std::string key = msg.method;
     if (auto name = protocol::named_value(msg.method, msg.params()); !name.empty())
@@ -68,36 +58,12 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     rec.method = msg.method.empty() ? "response" : msg.method;
     if (msg.kind != protocol::message_kind::request) {
         // Notifications carry nothing gate acts on without a session (closing the response
-        // stream is how a 2026-07-28 client cancels); accepted like any notification.
+        // stream is how a 2026-07-28 client cancels); accepted like any notification. An
+        // answer this handler makes after the chain's entry leaves by the exit here.
         stages.conclude(rec);
         co_return http_reply::empty(http::status::accepted);
     }
-    auto refused = [&](gateway_error e, std::string text, json::object data = {}) {
-        // Answered in the client's revision (its codes), though not yet marked as modern.
-        refuse(rec,
-               error_answer{
-                   e, std::move(text), nullptr, {}, protocol::client_era::modern, std::move(data)});
-        stages.conclude(rec);
-        return std::move(*rec.refusal_reply);
-    };
-    protocol::modern_headers headers{header_value(req, "MCP-Protocol-Version"),
-                                     header_value(req, "Mcp-Method"),
-                                     header_value(req, "Mcp-Name")};
-    if (auto bad = protocol::check_modern_request(msg.method, msg.params(), headers)) {
-        if (bad->error == gateway_error::unsupported_version_modern) {
-            // Everything this endpoint speaks, so the client can pick.
-            json::array supported{protocol::modern_protocol_version};
-            for (auto v : downstream_protocol_versions)
-                supported.emplace_back(v);
-            bad->data["supported"] = std::move(supported);
-        }
-        co_return refused(bad->error, std::move(bad->message), std::move(bad->data));
-    }
-    if (removed_in_modern(msg.method))
-        co_return refused(
-            gateway_error::unknown_method_modern,
-            protocol::gateway_error_text(gateway_error::unknown_method_modern,
-                                         {msg.method, protocol::modern_protocol_version}));
+    // The chain's entry checked the request's envelope and method (envelope_step).
     if (msg.method == "server/discover") {
         std::string version;
         rec.trace.record(stage::route);
@@ -128,7 +94,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         }
         rec.verbatim.clear();
         settle_outcome(rec, answer);
-        stages.conclude(rec);
+        stages.conclude(rec); // answered here, not by the stages: it leaves by the exit here
         co_return http_reply::json(http::status::ok, json::serialize(answer));
     }
     if (msg.method == "subscriptions/listen")
@@ -312,7 +278,7 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
                         nullptr,
                         {},
                         protocol::client_era::modern});
-        stages.conclude(rec);
+        stages.conclude(rec); // a retry is answered here, by its parked call, not by the stages
         co_return std::move(*rec.refusal_reply);
     }
     auto park = it->second;
@@ -328,7 +294,7 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
         written ? std::string(body.substr(written->begin, written->end - written->begin)) : "");
     rec.upstream = park->client->config().id;
     auto reply = co_await answer_modern(stream, req, park, msg.id);
-    stages.conclude(rec);
+    stages.conclude(rec); // the parked call answered it, not the stages
     co_return reply;
 }
 

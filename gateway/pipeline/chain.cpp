@@ -18,8 +18,9 @@ chain::chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_
                                    std::string(stage_name(pipeline_order[i])));
     if (!exit_)
         throw std::logic_error("the pipeline needs its exit stage");
-    if (!entry_.read || !entry_.trace || !entry_.session)
-        throw std::logic_error("the pipeline's entry needs its read, trace and session steps");
+    if (!entry_.read || !entry_.trace || !entry_.session || !entry_.envelope)
+        throw std::logic_error(
+            "the pipeline's entry needs its read, trace, session and envelope steps");
 }
 
 namespace {
@@ -52,8 +53,11 @@ chain::link chain::next(link l, const arrival& a) {
     case link::global_limit:
         return a.kind == door::message ? link::trace : link::done;
     case link::trace:
-        return a.sessionful() ? link::session : link::done;
+        if (a.sessionful())
+            return link::session;
+        return a.modern && a.is_request() ? link::envelope : link::done;
     case link::session:
+    case link::envelope:
     case link::done:
         break;
     }
@@ -83,7 +87,10 @@ step chain::run_link(request_context& ctx, arrival& a, link l) {
                                           : transport::stage::global_limit;
         return advance(ctx, static_cast<std::size_t>(position(id)), id);
     }
-    auto& s = l == link::read ? *entry_.read : l == link::trace ? *entry_.trace : *entry_.session;
+    auto& s = l == link::read      ? *entry_.read
+              : l == link::trace   ? *entry_.trace
+              : l == link::session ? *entry_.session
+                                   : *entry_.envelope;
     try {
         return s.run(ctx, a);
     } catch (const std::exception& e) {

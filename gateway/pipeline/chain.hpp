@@ -23,7 +23,8 @@ public:
 
     // The one door in: every request the stages see enters here, once (gateway::impl::respond).
     // By its door: a message runs stage 2, read, stage 3 (requests only: a notification or a
-    // client's answer finishes work already admitted), trace and, within a session, session;
+    // client's answer finishes work already admitted), trace and, within a session, session
+    // (a 2026-07-28 request: envelope);
     // a session's stream or end runs stage 2; the federation view stages 2 and 3. A step or
     // stage that answers (or throws: an internal error) leaves by the exit, and the result is
     // `answered`; otherwise `proceed`, and the handler continues: a message from stage 4
@@ -53,7 +54,15 @@ public:
 
 private:
     // The entry's links, in order; each door runs the ones it has (next).
-    enum class link : std::uint8_t { authenticate, read, global_limit, trace, session, done };
+    enum class link : std::uint8_t {
+        authenticate,
+        read,
+        global_limit,
+        trace,
+        session,
+        envelope,
+        done
+    };
     static link next(link l, const arrival& a);
     step enter_at(request_context& ctx, arrival& a, link l);
     step run_link(request_context& ctx, arrival& a, link l);

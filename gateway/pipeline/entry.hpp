@@ -1,7 +1,7 @@
 // The chain's one door in (chain::enter): what came in, and the steps of the entry that are not
 // stages of the spec (reading the body as MCP, starting the request's trace, the session a
-// message belongs to). Each step is a unit like a stage: it continues the request or answers
-// it, and an answer leaves by the chain's exit.
+// message belongs to or a 2026-07-28 request's envelope). Each step is a unit like a stage: it
+// continues the request or answers it, and an answer leaves by the chain's exit.
 #pragma once
 
 #include "gateway/mcp/session_table.hpp"
@@ -20,7 +20,7 @@ namespace gate::transport::pipeline {
 // Which door a request came in by: what the entry runs for it (chain::enter).
 enum class door : std::uint8_t {
     message, // POST on the MCP endpoint: one MCP message, read, limited (requests), traced and
-             // checked against its session
+             // checked against its session (or, stateless, its envelope)
     stream,  // GET on the MCP endpoint: a session's stream (stage 2 only)
     close,   // DELETE on the MCP endpoint: a session's end (stage 2 only)
     view,    // GET /api/federation: stages 2 and 3, then a view, not an MCP request
@@ -52,11 +52,13 @@ public:
 };
 
 // The entry's steps, in the order chain::enter runs them between the stages:
-// stage 2, read, stage 3 (requests), trace, session (sessionful messages).
+// stage 2, read, stage 3 (requests), trace, then session (sessionful messages) or envelope
+// (2026-07-28 requests).
 struct entry_steps {
-    std::unique_ptr<entry_step> read;    // the POST's body as one MCP message (415, 406, parse)
-    std::unique_ptr<entry_step> trace;   // the request's trace starts (after the limit)
-    std::unique_ptr<entry_step> session; // Mcp-Session-Id and MCP-Protocol-Version
+    std::unique_ptr<entry_step> read;     // the POST's body as one MCP message (415, 406, parse)
+    std::unique_ptr<entry_step> trace;    // the request's trace starts (after the limit)
+    std::unique_ptr<entry_step> session;  // Mcp-Session-Id and MCP-Protocol-Version
+    std::unique_ptr<entry_step> envelope; // a 2026-07-28 request's `_meta` and headers
 };
 
 } // namespace gate::transport::pipeline

@@ -1,6 +1,6 @@
 // The entry's steps (entry.hpp), one unit each in this folder (read_step.cpp, trace_step.cpp,
-// session_step.cpp), and the little each asks of the gateway: its own narrow interface, never
-// gateway::impl (gateway/entry/entry_services.cpp answers them).
+// session_step.cpp, envelope_step.cpp), and the little each asks of the gateway: its own narrow
+// interface, never gateway::impl (gateway/entry/entry_services.cpp answers them).
 #pragma once
 
 #include "gateway/pipeline/entry.hpp"
@@ -44,6 +44,9 @@ std::unique_ptr<entry_step> make_trace();
 // Mcp-Session-Id (400 missing, 404 unknown or another principal's) and MCP-Protocol-Version
 // (400 unsupported); the session, held in use, on the arrival.
 std::unique_ptr<entry_step> make_session(std::unique_ptr<session_directory> sessions);
+// A 2026-07-28 request's envelope (`_meta` and the headers that mirror it: 400) and a method
+// that revision has (404).
+std::unique_ptr<entry_step> make_envelope();
 
 // A request of a 2026-07-28 client (its version in the header or in `_meta`), served without
 // a session (gateway/mcp/stateless.cpp).

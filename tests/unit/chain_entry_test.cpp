@@ -1,6 +1,7 @@
 // The chain's one door in (chain::enter) with fake stages and fake entry steps
 // (fake_chain.hpp): each door's order (a message: stage 2, read, stage 3 for requests, trace,
-// session within a session; a stream or close: stage 2; the federation view: stages 2 and 3),
+// session within a session or envelope for a 2026-07-28 request; a stream or close: stage 2;
+// the federation view: stages 2 and 3),
 // and whichever link answers, waits or throws, the exit runs exactly once; a request that
 // proceeds has not left, and leaves once where its handler continues it.
 #include "tests/unit/fake_chain.hpp"
@@ -70,20 +71,44 @@ TEST(chain_entry, a_notification_or_a_clients_answer_is_not_limited) {
     }
 }
 
-TEST(chain_entry, a_2026_07_28_request_and_initialize_have_no_session_to_check) {
-    for (bool modern : {true, false}) {
+TEST(chain_entry, initialize_has_no_session_to_check) {
+    journal j;
+    j.read_gives.method = "initialize";
+    auto c = make_named(j, "", fake_stage::act::proceed, {});
+    http_request req;
+    request_context ctx;
+    arrival a{door::message, req};
+    EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
+    EXPECT_EQ(j.order, (names{"authenticate", "read", "global_limit", "trace"}));
+    EXPECT_EQ(j.exits, 0);
+}
+
+TEST(chain_entry, a_2026_07_28_request_has_its_envelope_checked_instead_of_a_session) {
+    for (bool answers : {false, true}) {
         journal j;
-        j.read_modern = modern;
-        if (!modern)
-            j.read_gives.method = "initialize";
-        auto c = make_named(j, "", fake_stage::act::proceed, {});
+        j.read_modern = true;
+        auto c = make_named(j, "envelope",
+                            answers ? fake_stage::act::answer : fake_stage::act::proceed, {});
         http_request req;
         request_context ctx;
         arrival a{door::message, req};
-        EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
-        EXPECT_EQ(j.order, (names{"authenticate", "read", "global_limit", "trace"}));
-        EXPECT_EQ(j.exits, 0);
+        EXPECT_EQ(enter(c, ctx, a), answers ? verdict::answered : verdict::proceed);
+        EXPECT_EQ(j.order, (names{"authenticate", "read", "global_limit", "trace", "envelope"}));
+        EXPECT_EQ(j.exits, answers ? 1 : 0);
     }
+}
+
+TEST(chain_entry, a_2026_07_28_notification_has_neither_session_nor_envelope) {
+    journal j;
+    j.read_modern = true;
+    j.read_gives = {protocol::message_kind::notification, {}, "notifications/cancelled", nullptr};
+    auto c = make_named(j, "", fake_stage::act::proceed, {});
+    http_request req;
+    request_context ctx;
+    arrival a{door::message, req};
+    EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
+    EXPECT_EQ(j.order, (names{"authenticate", "read", "trace"}));
+    EXPECT_EQ(j.exits, 0);
 }
 
 TEST(chain_entry, whichever_link_answers_the_rest_do_not_run_and_the_exit_runs_once) {

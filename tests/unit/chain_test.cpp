@@ -130,12 +130,14 @@ TEST(chain, refuses_stages_out_of_the_spec_order) {
 
 TEST(chain, refuses_an_entry_without_its_steps) {
     journal j;
-    for (int missing = 0; missing < 3; ++missing) {
+    for (int missing = 0; missing < 4; ++missing) {
         std::array<std::unique_ptr<stage>, 8> stages;
         for (std::size_t i = 0; i < 8; ++i)
             stages[i] = std::make_unique<fake_stage>(pipeline_order[i], j);
         auto entry = proceeding_entry(j);
-        (missing == 0 ? entry.read : missing == 1 ? entry.trace : entry.session).reset();
+        std::array<std::unique_ptr<entry_step>*, 4> steps{&entry.read, &entry.trace, &entry.session,
+                                                          &entry.envelope};
+        steps[static_cast<std::size_t>(missing)]->reset();
         EXPECT_THROW(chain(std::move(stages), std::make_unique<fake_exit>(j), std::move(entry)),
                      std::logic_error);
     }

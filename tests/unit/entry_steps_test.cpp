@@ -1,8 +1,8 @@
 // The entry's steps (gateway/pipeline/entry_steps.hpp) over fake services: read (415, 406, a
 // body that is not JSON, not one JSON-RPC message, and what a readable message leaves for the
 // handler), session (missing, unknown here or in the fleet, gone, an unsupported revision, and
-// the session held in use) and trace. Each refusal is the error table's row, as the client
-// receives it.
+// the session held in use), trace, and a 2026-07-28 request's envelope. Each refusal is the error
+// table's row, as the client receives it.
 #include "actors/federation/snapshot.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/entry_steps.hpp"
@@ -373,6 +373,68 @@ TEST(trace_step, continues_the_callers_trace_and_records_spans_when_tracing) {
     EXPECT_EQ(settle(make_trace()->run(plain, a)), verdict::proceed);
     EXPECT_TRUE(plain.traceparent.starts_with("00-0af7651916cd43dd8448eb211c80319c-"));
     EXPECT_FALSE(plain.spans);
+}
+
+// A 2026-07-28 request as the read step leaves it: `params` (its envelope in `_meta`) and the
+// headers that mirror it.
+struct modern_request {
+    http_request req;
+    std::unique_ptr<arrival> a;
+    request_context ctx;
+
+    modern_request(std::string method, std::string params, std::string version = "2026-07-28",
+                   std::string header_method = "") {
+        req.set("MCP-Protocol-Version", version);
+        req.set("Mcp-Method", header_method.empty() ? method : header_method);
+        a = std::make_unique<arrival>(door::message, req);
+        a->modern = true;
+        json::object body{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}};
+        body["params"] = json::parse(params);
+        a->msg = protocol::message{protocol::message_kind::request, std::move(body), method, 1};
+        ctx.method = method;
+    }
+    verdict check() { return settle(make_envelope()->run(ctx, *a)); }
+    json::object answer() const { return body_of(*ctx.refusal_reply); }
+};
+
+std::string envelope(std::string version = "2026-07-28") {
+    return R"({"_meta":{"io.modelcontextprotocol/protocolVersion":")" + version +
+           R"(","io.modelcontextprotocol/clientCapabilities":{}}})";
+}
+
+TEST(envelope_step, a_request_with_its_envelope_and_matching_headers_goes_on) {
+    modern_request m("tools/list", envelope());
+    EXPECT_EQ(m.check(), verdict::proceed);
+    EXPECT_FALSE(m.ctx.refusal_reply);
+}
+
+TEST(envelope_step, headers_that_do_not_mirror_the_body_are_400_in_the_clients_codes) {
+    modern_request m("tools/list", envelope(), "2026-07-28", "prompts/list");
+    EXPECT_EQ(m.check(), verdict::answered);
+    ASSERT_EQ(status_of(m.ctx), 400);
+    EXPECT_EQ(m.answer().at("error").at("code"), -32020);
+    EXPECT_EQ(m.ctx.method, "tools/list"); // audited under its method
+}
+
+TEST(envelope_step, an_unsupported_revision_names_every_revision_this_endpoint_speaks) {
+    modern_request m("tools/list", envelope("2030-01-01"), "2030-01-01");
+    EXPECT_EQ(m.check(), verdict::answered);
+    ASSERT_EQ(status_of(m.ctx), 400);
+    auto error = m.answer().at("error").as_object();
+    EXPECT_EQ(error.at("code"), -32022);
+    EXPECT_EQ(error.at("data").at("requested"), "2030-01-01");
+    json::array supported{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"};
+    EXPECT_EQ(error.at("data").at("supported"), supported);
+}
+
+TEST(envelope_step, a_method_the_revision_removed_is_404) {
+    for (std::string method : {"initialize", "ping", "logging/setLevel", "resources/subscribe",
+                               "resources/unsubscribe"}) {
+        modern_request m(method, envelope());
+        EXPECT_EQ(m.check(), verdict::answered) << method;
+        ASSERT_EQ(status_of(m.ctx), 404) << method;
+        EXPECT_EQ(m.answer().at("error").at("code"), -32601);
+    }
 }
 
 } // namespace

@@ -139,6 +139,8 @@ inline chain make_named(journal& j, std::string_view special, fake_stage::act wh
     entry.read = std::make_unique<fake_step>("read", j, act_of("read"), waits("read"));
     entry.trace = std::make_unique<fake_step>("trace", j, act_of("trace"), waits("trace"));
     entry.session = std::make_unique<fake_step>("session", j, act_of("session"), waits("session"));
+    entry.envelope =
+        std::make_unique<fake_step>("envelope", j, act_of("envelope"), waits("envelope"));
     return chain(std::move(stages), std::make_unique<fake_exit>(j), std::move(entry));
 }
 
@@ -147,6 +149,7 @@ inline entry_steps proceeding_entry(journal& j) {
     entry.read = std::make_unique<fake_step>("read", j, fake_stage::act::proceed, false);
     entry.trace = std::make_unique<fake_step>("trace", j, fake_stage::act::proceed, false);
     entry.session = std::make_unique<fake_step>("session", j, fake_stage::act::proceed, false);
+    entry.envelope = std::make_unique<fake_step>("envelope", j, fake_stage::act::proceed, false);
     return entry;
 }
 

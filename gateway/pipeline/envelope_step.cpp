@@ -1,0 +1,64 @@
+// The entry's envelope step: a 2026-07-28 request has no session; what it must carry instead is
+// its envelope, the protocol revision and capabilities in `_meta` mirrored in headers
+// (protocol/modern_request), and a method that revision still has. Refusals are 400 or 404 in
+// that revision's codes, audited under the request's method.
+#include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/entry_steps.hpp"
+#include "protocol/modern_request.hpp"
+#include "protocol/protocol_versions.hpp"
+
+namespace gate::transport::pipeline {
+
+namespace {
+
+namespace json = boost::json;
+
+// Methods 2026-07-28 removed: a client of that revision gets 404 and -32601 for them.
+bool removed_in_modern(std::string_view method) {
+    return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
+           method == "resources/subscribe" || method == "resources/unsubscribe";
+}
+
+class envelope final : public entry_step {
+public:
+    step run(request_context& ctx, arrival& a) override {
+        const auto& msg = *a.msg;
+        protocol::modern_headers headers{header_value(a.req, "MCP-Protocol-Version"),
+                                         header_value(a.req, "Mcp-Method"),
+                                         header_value(a.req, "Mcp-Name")};
+        if (auto bad = protocol::check_modern_request(msg.method, msg.params(), headers)) {
+            if (bad->error == gateway_error::unsupported_version_modern) {
+                // Everything this endpoint speaks, so the client can pick.
+                json::array supported{protocol::modern_protocol_version};
+                for (auto v : downstream_protocol_versions)
+                    supported.emplace_back(v);
+                bad->data["supported"] = std::move(supported);
+            }
+            return refused(ctx, bad->error, std::move(bad->message), std::move(bad->data));
+        }
+        if (removed_in_modern(msg.method))
+            return refused(
+                ctx, gateway_error::unknown_method_modern,
+                protocol::gateway_error_text(gateway_error::unknown_method_modern,
+                                             {msg.method, protocol::modern_protocol_version}));
+        return verdict::proceed;
+    }
+
+private:
+    static verdict refused(request_context& ctx, gateway_error e, std::string text,
+                           json::object data = {}) {
+        // Answered in the client's revision (its codes), though not yet marked as modern.
+        refuse(ctx,
+               error_answer{
+                   e, std::move(text), nullptr, {}, protocol::client_era::modern, std::move(data)});
+        return verdict::answered;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<entry_step> make_envelope() {
+    return std::make_unique<envelope>();
+}
+
+} // namespace gate::transport::pipeline
