@@ -1,8 +1,9 @@
 // Stage 1: the Host/Origin allowlist (DNS-rebinding protection). It runs at admission, on the
 // request header alone, for every endpoint (gateway::impl::admit), so a forbidden caller's
 // body is never read; a chain run from stage 1 applies the same check to the context.
+#include "gateway/pipeline/s1_host_origin.hpp"
+
 #include "gateway/pipeline/answers.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
 
 namespace gate::transport::pipeline {
 

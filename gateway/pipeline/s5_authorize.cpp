@@ -6,10 +6,10 @@
 // denied is -32042 with outcome `denied`; the decision and the granting rule go to audit.
 // Lists are filtered by the same policy where they are cut (actors/federation/federation).
 // Decisions are remembered per invocation for the snapshot's policy (actors/policy/policy_memo).
+#include "gateway/pipeline/s5_authorize.hpp"
+
 #include "actors/policy/policy_memo.hpp"
-#include "gateway/entry/gateway_impl.hpp"
 #include "gateway/pipeline/answers.hpp"
-#include "gateway/pipeline/gateway_stages.hpp"
 #include "protocol/gateway_error.hpp"
 
 #include <array>

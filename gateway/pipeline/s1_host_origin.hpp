@@ -1,25 +1,21 @@
-// The gateway's nine stages, one unit each in this folder (s1_host_origin.cpp ... s9_audit.cpp),
-// wired to the gateway they serve.
+// Stage 1: the Host/Origin allowlist. Its check runs at admission on the header alone (every
+// endpoint), so it is offered as a function beside the stage.
 #pragma once
 
-#include "gateway/entry/gateway.hpp"
-#include "gateway/pipeline/chain.hpp"
-#include "gateway/pipeline/s4_route.hpp"
-#include "gateway/pipeline/s7_proxy.hpp"
-#include "gateway/pipeline/s8_egress.hpp"
+#include "gateway/pipeline/stage.hpp"
 #include "protocol/gateway_error.hpp"
 #include "transport/http/host_guard.hpp"
+#include "transport/http/http_reply.hpp"
 
+#include <memory>
 #include <optional>
 #include <string_view>
 
 namespace gate::transport::pipeline {
 
 std::unique_ptr<stage> make_host_origin(const host_guard& guard);
-std::unique_ptr<stage> make_authorize();
 
-// Stage 1's check, applied at admission on the header alone (every endpoint): the refusal's
-// row (forbidden_host or forbidden_origin), or nothing.
+// The refusal's row (forbidden_host or forbidden_origin), or nothing.
 std::optional<protocol::gateway_error> check_host_origin(const host_guard& guard,
                                                          std::optional<std::string_view> host,
                                                          std::optional<std::string_view> origin);
