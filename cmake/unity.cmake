@@ -33,8 +33,9 @@ set_target_properties(gate_http gate_transport gate_cli PROPERTIES UNITY_BUILD O
 
 gate_unity_skip(gate_gateway mcp/bridging.cpp auth/token_endpoint.cpp)
 # Every actor file but one names its actor pointer self_ptr.
-gate_unity_skip(gate_actors audit.cpp bridge_keeper.cpp bridged_session_actor.cpp recorder.cpp
-  span_sink.cpp upstream_actor.cpp)
+gate_unity_skip(gate_actors sinks/audit.cpp bridging/bridge_keeper.cpp
+  bridging/bridged_session_actor.cpp sinks/recorder.cpp sinks/span_sink.cpp
+  federation/upstream_actor.cpp)
 gate_unity_skip(gate_hooks_core postgres_store.cpp)
 gate_unity_skip(gate_hooks settings.cpp)
 gate_unity_skip(gate_unit_tests unit/bridged_session_test.cpp unit/chain_test.cpp
