@@ -234,7 +234,7 @@ void gateway::drain(std::chrono::steady_clock::duration bound, std::function<voi
 void gateway::stop() {
     impl_->server.stop();
     asio::post(impl_->io, [i = impl_.get()] {
-        i->close_listeners();
+        i->listens.close_all();
         i->sessions.close_all();
         for (const auto& c : i->live->clients)
             c->close();

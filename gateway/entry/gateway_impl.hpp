@@ -11,7 +11,10 @@
 #include "gateway/entry/mcp_stage_services.hpp"
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/mcp/keeper_batch.hpp"
+#include "gateway/mcp/listen_hub.hpp"
+#include "gateway/mcp/parked_inputs.hpp"
 #include "gateway/mcp/server_request_table.hpp"
+#include "gateway/mcp/subscription_holds.hpp"
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/gateway_error.hpp"
@@ -44,9 +47,6 @@ http_reply answer_of(request_context& rec);
 // list cursors it may use (the principal; an anonymous caller's session).
 std::uint64_t task_owner_key(const request_context& rec);
 std::uint64_t cursor_owner_key(const request_context& rec);
-
-// What a parked call's retry must repeat: its method and the name or URI it is about.
-std::string parked_request_key(const protocol::message& msg);
 
 struct gateway::impl final : http_handler {
     impl(boost::asio::io_context& io, gateway_parts parts);
@@ -295,32 +295,15 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<boost::json::object>
     subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
                                  const route& target, request_context& rec);
-    // Resource subscriptions gate holds at upstreams' root sessions (or listens) for a holder
-    // (a listener, or a session subscribed at a 2026-07-28 upstream): each (upstream, URI) at
-    // most once per holder, all released when the holder ends.
-    std::unordered_map<
-        std::string, std::map<std::pair<std::string, std::string>, std::weak_ptr<upstream_client>>>
-        held_subscriptions;
+    // Resource subscriptions gate holds at upstreams for a holder (a listener, or a session
+    // subscribed at a 2026-07-28 upstream); the bridge keeper hears of each one added.
+    subscription_holds holds;
+    // Holds `uri` at `owner` for `holder`; one it did not hold yet is told to the keeper.
     boost::asio::awaitable<std::optional<upstream_failure>>
     hold_subscription(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
                       const std::string& uri);
-    void release_subscription(const std::string& holder, const std::string& upstream,
-                              const std::string& uri);
-    void release_all_subscriptions(const std::string& holder);
     // Open listens of 2026-07-28 clients, by holder key ("listen-<n>").
-    struct listener {
-        boost::json::value id; // the listen request's id: its subscription id
-        protocol::subscription_filter filter;
-        std::shared_ptr<message_queue> out;
-    };
-    std::unordered_map<std::string, std::shared_ptr<listener>> listeners;
-    std::uint64_t listen_keys = 0;
-    // Ends every listen gracefully (shutdown).
-    void close_listeners();
-    // Queues a change notification for a listener that asked for it; false: `holder` is not a
-    // listener. `source`: the text the notification was read from (empty: gate's own).
-    bool deliver_to_listener(const std::string& holder, const boost::json::object& notification,
-                             std::string_view source = {});
+    listen_hub listens;
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_context& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
@@ -336,29 +319,9 @@ struct gateway::impl final : http_handler {
     void call_over(bridged_call& call);
     void arm_keeper_flush();
     void flush_keeper();
-    // Requests of a 2026-07-28 upstream's input_required result put to a client of an earlier
-    // revision, waiting for its answer: minted id -> (session, slot).
-    struct answer_slot {
-        explicit answer_slot(boost::asio::any_io_executor ex)
-            : wake(std::move(ex), boost::asio::steady_timer::time_point::max()) {}
-        std::string session;
-        std::optional<protocol::sourced_object> result; // as the client wrote it
-        bool answered = false;
-        boost::asio::steady_timer wake;
-    };
-    std::unordered_map<std::string, std::shared_ptr<answer_slot>> awaiting_input;
-    // A 2026-07-28 client's call on an upstream of the earlier era that asked the client
-    // something: answered input_required, kept running until the client's retry.
-    struct input_parking {
-        std::shared_ptr<message_queue> out;             // the call's events, then its answer
-        std::deque<upstream_message> requests;          // upstream requests not yet asked
-        std::shared_ptr<upstream_client> client;        // the upstream that asked
-        std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
-        std::uint64_t next_key = 0;
-        std::chrono::steady_clock::time_point expires{};
-        std::string request; // method and name of the parked call: only its retry resumes it
-    };
-    std::unordered_map<std::string, std::shared_ptr<input_parking>> parked_calls;
+    // Input requests put to clients awaiting their answers, and 2026-07-28 clients' calls
+    // parked until their retry (input_required).
+    parked_inputs inputs;
     // Answers a 2026-07-28 client from a running call: its events and answer, or an
     // input_required result that parks the call under a new requestState.
     boost::asio::awaitable<std::optional<http_reply>>
@@ -372,11 +335,6 @@ struct gateway::impl final : http_handler {
     // A parked call the client did not resume in time is dropped; its questions answered.
     boost::asio::awaitable<void> expire_parked(std::string token,
                                                std::shared_ptr<input_parking> park);
-    // The client's answers (null: none; `source`: the text it wrote them in) go to the
-    // upstream that asked; a missing one as an error.
-    boost::asio::awaitable<void> answer_parked(input_parking& park,
-                                               const boost::json::object* responses,
-                                               std::string source = {});
     // Asks the client of `rec` one embedded input request on its call's stream.
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& rec, protocol::sourced_object request);

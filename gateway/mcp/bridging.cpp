@@ -189,7 +189,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
                     co_return;
                 auto text = protocol::serialize_preserving(m.body(), m.raw());
                 for (const auto& s : *who)
-                    if (!deliver_to_listener(s, m.body(), m.raw()))
+                    if (!listens.deliver(s, m.body(), m.raw()))
                         sessions.deliver(s, text);
             },
             asio::detached);
@@ -274,8 +274,7 @@ void gateway::impl::announce_list_changed(std::string method) {
         for (const auto& m : std::exchange(pending_list_changed, {})) {
             json::object news{{"jsonrpc", "2.0"}, {"method", m}};
             sessions.broadcast(json::serialize(news));
-            for (const auto& [key, l] : listeners)
-                deliver_to_listener(key, news);
+            listens.deliver_to_all(news);
         }
     });
 }
@@ -421,9 +420,7 @@ gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object a
     if (!rec.push_to_client)
         co_return std::nullopt;
     auto minted = "gate-" + std::to_string(++minted_ids);
-    auto slot = std::make_shared<answer_slot>(io.get_executor());
-    slot->session = rec.session;
-    awaiting_input[minted] = slot;
+    auto slot = inputs.expect(minted, rec.session, io.get_executor());
     auto& request = asked.value;
     request["jsonrpc"] = "2.0";
     request["id"] = minted;
@@ -432,7 +429,7 @@ gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object a
     slot->wake.expires_after(client_input_timeout);
     boost::system::error_code ec;
     co_await slot->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    awaiting_input.erase(minted);
+    inputs.forget(minted);
     if (!slot->answered)
         co_return std::nullopt;
     co_return std::move(slot->result);
@@ -453,26 +450,10 @@ asio::awaitable<http_reply> gateway::impl::from_client(const std::string& sessio
     if (msg.kind == protocol::message_kind::response) {
         // The client's answer to an upstream request: back to that upstream session, under
         // the upstream's own id.
-        if (msg.id.is_string()) {
-            // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
-            // continues with it.
-            auto it = awaiting_input.find(std::string(msg.id.get_string()));
-            if (it != awaiting_input.end() && it->second->session == session) {
-                auto slot = it->second;
-                awaiting_input.erase(it);
-                if (auto* r = msg.body.if_contains("result"); r && r->is_object()) {
-                    auto written = protocol::find_top_level_member(body, "result");
-                    slot->result = protocol::sourced_object{
-                        r->get_object(),
-                        written ? std::string(
-                                      body.substr(written->begin, written->end - written->begin))
-                                : std::string()};
-                }
-                slot->answered = true;
-                slot->wake.cancel();
-                co_return http_reply::empty(http::status::accepted);
-            }
-        }
+        // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
+        // continues with it.
+        if (inputs.answer(session, msg, body))
+            co_return http_reply::empty(http::status::accepted);
         std::optional<server_request_target> target;
         if (msg.id.is_string())
             target = server_requests.take(session, std::string(msg.id.get_string()));
@@ -566,7 +547,7 @@ void gateway::impl::session_ended(std::string session) {
     // (a handshake that failed before its first call went out) included.
     for (const auto& c : live->clients)
         c->end_bridge(session);
-    release_all_subscriptions(session);
+    holds.release_all(session);
     server_requests.forget_session(session);
     if (actors()->bridges)
         tell_keeper(bridge_session_ended{std::move(session)});

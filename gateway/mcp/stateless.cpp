@@ -25,13 +25,6 @@ namespace http = beast::http;
 namespace json = boost::json;
 namespace ec = protocol::error_code;
 
-std::string parked_request_key(const protocol::message& msg) {
-    std::string key = msg.method;
-    if (auto name = protocol::named_value(msg.method, msg.params()); !name.empty())
-        key.append("\n").append(name);
-    return key;
-}
-
 void complete_for_modern_client(json::object& response, request_context& rec) {
     auto* r = response.if_contains("result");
     auto* result = r ? r->if_object() : nullptr;
@@ -125,28 +118,39 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
 namespace gate::transport {
 
 namespace {
-// How long a parked call waits for the client's retry (the upstream call's own timeout still
-// bounds the whole exchange).
-constexpr auto parked_call_lifetime = std::chrono::seconds(60);
+// A frame of the call's answer under `id`, the id of the request being answered (a retry has
+// its own, not the call's).
+std::string with_id(std::string frame, const json::value& id, std::string_view id_text) {
+    if (auto spliced = protocol::replace_top_level_member(frame, "id", id_text))
+        return std::move(*spliced);
+    // An id the splice cannot place (written twice, or with escapes): written out again.
+    boost::system::error_code ec;
+    auto parsed = json::parse(frame, ec);
+    if (ec || !parsed.is_object())
+        return frame;
+    parsed.as_object()["id"] = id;
+    return protocol::serialize_preserving(parsed, frame);
+}
+
+// The input_required result that parks a call under `token`: the client is asked
+// `input_requests` (the text of the inputRequests object) and comes back with its answers
+// and this requestState.
+std::string input_required(const json::value& id, const std::string& token,
+                           const std::string& input_requests) {
+    auto parked =
+        json::serialize(protocol::make_result(id, json::object{{"resultType", "input_required"},
+                                                               {"inputRequests", json::object{}},
+                                                               {"requestState", token}}));
+    return protocol::set_member(parked, {"result"}, "inputRequests", input_requests)
+        .value_or(parked);
+}
 } // namespace
 
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
                              std::shared_ptr<input_parking> park, json::value id) {
     auto& out = *park->out;
-    // The call's answer carries the id of the request that started it; a retry has its own.
     auto id_text = protocol::id_text(id);
-    auto as_answer = [&](std::string frame) {
-        if (auto spliced = protocol::replace_top_level_member(frame, "id", id_text))
-            return std::move(*spliced);
-        // An id the splice cannot place (written twice, or with escapes): written out again.
-        boost::system::error_code ec;
-        auto parsed = json::parse(frame, ec);
-        if (ec || !parsed.is_object())
-            return frame;
-        parsed.as_object()["id"] = id;
-        return protocol::serialize_preserving(parsed, frame);
-    };
     bool streaming = false;
     std::uint64_t event_id = 0;
     for (;;) {
@@ -164,39 +168,16 @@ gateway::impl::answer_modern(beast::tcp_stream& stream, const http_request& req,
             auto text = std::move(out.frames.front());
             out.frames.pop_front();
             if (last)
-                final_text = as_answer(std::move(text));
+                final_text = with_id(std::move(text), id, id_text);
             else
                 frame += format_sse(text, std::to_string(++event_id));
         }
         if (!last && !park->requests.empty()) {
-            // Park the call: the client is asked through an input_required result and comes
-            // back with its answers and this requestState.
-            // Each request as the upstream wrote it, numbers and all.
-            std::string input_requests;
-            for (auto& r : park->requests) {
-                auto key = "input-" + std::to_string(++park->next_key);
-                auto& asked = r.body();
-                park->keys[key] = asked["id"];
-                json::object embedded{{"method", asked["method"]}};
-                if (auto* p = asked.if_contains("params"))
-                    embedded["params"] = *p;
-                input_requests += input_requests.empty() ? "{" : ",";
-                input_requests += json::serialize(json::string_view(key));
-                input_requests += ':';
-                protocol::write_preserving(embedded, r.raw(), input_requests);
-            }
-            input_requests += input_requests.empty() ? "{}" : "}";
-            park->requests.clear();
-            auto token = random_id();
-            park->expires = std::chrono::steady_clock::now() + parked_call_lifetime;
-            parked_calls[token] = park;
+            // Park the call: the client is asked through an input_required result.
+            auto asked = parked_inputs::ask(*park);
+            auto token = inputs.park(park, std::chrono::steady_clock::now());
             asio::co_spawn(io, expire_parked(token, park), asio::detached);
-            auto parked = json::serialize(
-                protocol::make_result(id, json::object{{"resultType", "input_required"},
-                                                       {"inputRequests", json::object{}},
-                                                       {"requestState", token}}));
-            final_text = protocol::set_member(parked, {"result"}, "inputRequests", input_requests)
-                             .value_or(parked);
+            final_text = input_required(id, token, asked);
             last = true;
         }
         if (last && !streaming && frame.empty())
@@ -222,41 +203,11 @@ asio::awaitable<void> gateway::impl::expire_parked(std::string token,
     asio::steady_timer timer(io, park->expires);
     boost::system::error_code ec;
     co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    auto it = parked_calls.find(token);
-    if (it == parked_calls.end() || it->second != park)
+    if (!inputs.expire(token, park))
         co_return; // resumed in time
-    parked_calls.erase(it);
     // The client never came back: the upstream's questions get an error now rather than
     // waiting for the upstream's own timeout.
-    co_await answer_parked(*park, nullptr);
-}
-
-asio::awaitable<void> gateway::impl::answer_parked(input_parking& park,
-                                                   const json::object* responses,
-                                                   std::string source) {
-    // Each answer goes to the upstream under the id of the request it answers; a request
-    // the client left unanswered gets an error, so the upstream does not wait for it.
-    for (auto& [key, upstream_id] : std::exchange(park.keys, {})) {
-        json::object answer{{"jsonrpc", "2.0"}, {"id", upstream_id}};
-        auto* got = responses ? responses->if_contains(key) : nullptr;
-        // The answer's result as the client wrote it.
-        std::string written;
-        if (auto span = protocol::find_member(source, {key}))
-            written = R"({"result":)" + source.substr(span->begin, span->end - span->begin) + "}";
-        if (got && got->is_object())
-            answer["result"] = *got;
-        else
-            answer = responses
-                         ? protocol::make_gateway_error(
-                               gateway_error::input_missing, upstream_id,
-                               protocol::gateway_error_text(gateway_error::input_missing, {key}))
-                         : protocol::make_gateway_error(
-                               gateway_error::input_not_retried, upstream_id,
-                               protocol::gateway_error_text(
-                                   gateway_error::input_not_retried,
-                                   {std::to_string(parked_call_lifetime.count())}));
-        co_await park.client->deliver("", std::move(answer), std::move(written));
-    }
+    co_await parked_inputs::answer_upstream(*park, nullptr, {});
 }
 
 asio::awaitable<std::optional<std::optional<http_reply>>>
@@ -266,10 +217,10 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
     auto* state = params ? params->if_contains("requestState") : nullptr;
     if (!state || !state->is_string())
         co_return std::nullopt;
-    auto it = parked_calls.find(std::string(state->get_string()));
-    if (it == parked_calls.end())
+    auto claim = inputs.resume(std::string(state->get_string()), msg);
+    if (claim.what == parked_inputs::claim::kind::unknown)
         co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
-    if (it->second->request != parked_request_key(msg)) {
+    if (claim.what == parked_inputs::claim::kind::other_request) {
         // The state of another call: a retry resumes only the call it came from.
         refuse(rec, error_answer{
                         gateway_error::invalid_params_modern,
@@ -281,15 +232,14 @@ gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
         stages.conclude(rec); // a retry is answered here, by its parked call, not by the stages
         co_return std::move(*rec.refusal_reply);
     }
-    auto park = it->second;
-    parked_calls.erase(it);
+    auto park = std::move(claim.park);
     const json::object* responses = nullptr;
     if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
         responses = &r->get_object();
     std::string_view body = req.body();
     auto written = protocol::find_member(body, {"params", "inputResponses"});
     rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
-    co_await answer_parked(
+    co_await parked_inputs::answer_upstream(
         *park, responses,
         written ? std::string(body.substr(written->begin, written->end - written->begin)) : "");
     rec.upstream = park->client->config().id;

@@ -1,0 +1,138 @@
+#include "gateway/mcp/parked_inputs.hpp"
+
+#include "protocol/gateway_error.hpp"
+#include "protocol/json_splice.hpp"
+#include "protocol/modern_request.hpp"
+#include "transport/random_id.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using protocol::gateway_error;
+
+std::string parked_request_key(const protocol::message& msg) {
+    std::string key = msg.method;
+    if (auto name = protocol::named_value(msg.method, msg.params()); !name.empty())
+        key.append("\n").append(name);
+    return key;
+}
+
+std::shared_ptr<answer_slot> parked_inputs::expect(const std::string& minted, std::string session,
+                                                   asio::any_io_executor ex) {
+    auto slot = std::make_shared<answer_slot>(std::move(ex));
+    slot->session = std::move(session);
+    awaiting_[minted] = slot;
+    return slot;
+}
+
+void parked_inputs::forget(const std::string& minted) {
+    awaiting_.erase(minted);
+}
+
+bool parked_inputs::answer(const std::string& session, const protocol::message& msg,
+                           std::string_view body) {
+    if (!msg.id.is_string())
+        return false;
+    auto it = awaiting_.find(std::string(msg.id.get_string()));
+    if (it == awaiting_.end() || it->second->session != session)
+        return false;
+    auto slot = it->second;
+    awaiting_.erase(it);
+    if (auto* r = msg.body.if_contains("result"); r && r->is_object()) {
+        auto written = protocol::find_top_level_member(body, "result");
+        slot->result = protocol::sourced_object{
+            r->get_object(),
+            written ? std::string(body.substr(written->begin, written->end - written->begin))
+                    : std::string()};
+    }
+    slot->answered = true;
+    slot->wake.cancel();
+    return true;
+}
+
+std::string parked_inputs::park(std::shared_ptr<input_parking> park,
+                                std::chrono::steady_clock::time_point now) {
+    auto token = random_id();
+    park->expires = now + lifetime;
+    parked_[token] = std::move(park);
+    return token;
+}
+
+parked_inputs::claim parked_inputs::resume(const std::string& token,
+                                           const protocol::message& retry) {
+    auto it = parked_.find(token);
+    if (it == parked_.end())
+        return {}; // not ours: the upstream's own state, forwarded with the retry
+    if (it->second->request != parked_request_key(retry))
+        return {claim::kind::other_request, nullptr}; // a retry resumes only its own call
+    claim c{claim::kind::resumed, std::move(it->second)};
+    parked_.erase(it);
+    return c;
+}
+
+bool parked_inputs::expire(const std::string& token, const std::shared_ptr<input_parking>& park) {
+    auto it = parked_.find(token);
+    if (it == parked_.end() || it->second != park)
+        return false; // resumed in time
+    parked_.erase(it);
+    return true;
+}
+
+std::string parked_inputs::ask(input_parking& park) {
+    // Each request as the upstream wrote it, numbers and all.
+    std::string input_requests;
+    for (auto& r : park.requests) {
+        auto key = "input-" + std::to_string(++park.next_key);
+        auto& asked = r.body();
+        park.keys[key] = asked["id"];
+        json::object embedded{{"method", asked["method"]}};
+        if (auto* p = asked.if_contains("params"))
+            embedded["params"] = *p;
+        input_requests += input_requests.empty() ? "{" : ",";
+        input_requests += json::serialize(json::string_view(key));
+        input_requests += ':';
+        protocol::write_preserving(embedded, r.raw(), input_requests);
+    }
+    input_requests += input_requests.empty() ? "{}" : "}";
+    park.requests.clear();
+    return input_requests;
+}
+
+json::object parked_inputs::answer_of(const std::string& key, const json::value& upstream_id,
+                                      const json::object* responses, std::string_view source,
+                                      std::string& written) {
+    json::object answer{{"jsonrpc", "2.0"}, {"id", upstream_id}};
+    auto* got = responses ? responses->if_contains(key) : nullptr;
+    // The answer's result as the client wrote it.
+    written.clear();
+    if (auto span = protocol::find_member(source, {key}))
+        written = R"({"result":)" +
+                  std::string(source.substr(span->begin, span->end - span->begin)) + "}";
+    if (got && got->is_object()) {
+        answer["result"] = *got;
+        return answer;
+    }
+    if (responses)
+        return protocol::make_gateway_error(
+            gateway_error::input_missing, upstream_id,
+            protocol::gateway_error_text(gateway_error::input_missing, {key}));
+    return protocol::make_gateway_error(
+        gateway_error::input_not_retried, upstream_id,
+        protocol::gateway_error_text(gateway_error::input_not_retried,
+                                     {std::to_string(lifetime.count())}));
+}
+
+asio::awaitable<void> parked_inputs::answer_upstream(input_parking& park,
+                                                     const json::object* responses,
+                                                     std::string source) {
+    for (auto& [key, upstream_id] : std::exchange(park.keys, {})) {
+        std::string written;
+        auto answer = answer_of(key, upstream_id, responses, source, written);
+        co_await park.client->deliver("", std::move(answer), std::move(written));
+    }
+}
+
+} // namespace gate::transport

@@ -1,0 +1,103 @@
+// The questions gate puts to clients on an upstream's behalf across the 2026-07-28 line
+// (docs/protocol-eras.md), and the calls waiting for their answers:
+//  - an input request of a 2026-07-28 upstream's input_required result, put to a client of an
+//    earlier revision as a request on its call's stream, awaits its answer under a minted id
+//    (an answer slot: only that session's answer fills it);
+//  - a 2026-07-28 client's call on an upstream of the earlier era that asked the client
+//    something is answered input_required and parked under a new requestState until the
+//    client's retry of the same request (method and name) resumes it, or its time runs out.
+#pragma once
+
+#include "gateway/upstream/upstream_client.hpp"
+#include "protocol/json_preserve.hpp"
+#include "protocol/json_rpc.hpp"
+#include "transport/http/event_stream.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace gate::transport {
+
+// What a parked call's retry must repeat: its method and the name or URI it is about.
+std::string parked_request_key(const protocol::message& msg);
+
+// An input request put to a client of an earlier revision, waiting for its answer.
+struct answer_slot {
+    explicit answer_slot(boost::asio::any_io_executor ex)
+        : wake(std::move(ex), boost::asio::steady_timer::time_point::max()) {}
+    std::string session;
+    std::optional<protocol::sourced_object> result; // as the client wrote it
+    bool answered = false;
+    boost::asio::steady_timer wake;
+};
+
+// A 2026-07-28 client's call that asked the client something: kept running until its retry.
+struct input_parking {
+    std::shared_ptr<message_queue> out;             // the call's events, then its answer
+    std::deque<upstream_message> requests;          // upstream requests not yet asked
+    std::shared_ptr<upstream_client> client;        // the upstream that asked
+    std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
+    std::uint64_t next_key = 0;
+    std::chrono::steady_clock::time_point expires{};
+    std::string request; // method and name of the parked call: only its retry resumes it
+};
+
+class parked_inputs {
+public:
+    // How long a parked call waits for the client's retry (the upstream call's own timeout
+    // still bounds the whole exchange).
+    static constexpr auto lifetime = std::chrono::seconds(60);
+
+    // Awaited inputs. A slot for the request minted `minted` on `session`'s call.
+    std::shared_ptr<answer_slot> expect(const std::string& minted, std::string session,
+                                        boost::asio::any_io_executor ex);
+    void forget(const std::string& minted);
+    // The client of `session` answered (`msg`, written as `body`): true when it answered an
+    // awaited input, whose call then continues with it.
+    bool answer(const std::string& session, const protocol::message& msg, std::string_view body);
+
+    // Parked calls. Parks `park` until `now` + lifetime under a new token (its requestState).
+    std::string park(std::shared_ptr<input_parking> park,
+                     std::chrono::steady_clock::time_point now);
+    // A retry naming `token`: no parked call (the upstream's own state), the parked call of
+    // another request (still parked), or the parked call, no longer parked.
+    struct claim {
+        enum class kind { unknown, other_request, resumed } what = kind::unknown;
+        std::shared_ptr<input_parking> park;
+    };
+    // `retry`'s request key (parked_request_key) must be the parked call's.
+    claim resume(const std::string& token, const protocol::message& retry);
+    // The call's time ran out: true when it was still parked (dropped now).
+    bool expire(const std::string& token, const std::shared_ptr<input_parking>& park);
+    std::size_t parked() const { return parked_.size(); }
+
+    // The inputRequests object of a call's pending upstream requests, each as the upstream
+    // wrote it under a new key (recorded, with the upstream's id); the requests are taken.
+    static std::string ask(input_parking& park);
+    // The client's answers (null: it never came back; `source`: the text it wrote them in)
+    // go to the upstream that asked, each under the id of its request; a missing one as an
+    // error, so the upstream does not wait for it.
+    static boost::asio::awaitable<void>
+    answer_upstream(input_parking& park, const boost::json::object* responses, std::string source);
+    // One such answer (the result as the client wrote it, when it did, goes in `written`).
+    static boost::json::object answer_of(const std::string& key,
+                                         const boost::json::value& upstream_id,
+                                         const boost::json::object* responses,
+                                         std::string_view source, std::string& written);
+
+private:
+    std::unordered_map<std::string, std::shared_ptr<answer_slot>> awaiting_;
+    std::unordered_map<std::string, std::shared_ptr<input_parking>> parked_;
+};
+
+} // namespace gate::transport
