@@ -20,11 +20,11 @@ class downstream_sessions final : public pipeline::session_directory {
 public:
     explicit downstream_sessions(gateway::impl& g) : g_(g) {}
     std::optional<bool> known_now(const std::string& id, const caller_ref& caller) override {
-        return g_.known_session_now(id, caller);
+        return g_.in_fleet.known_session_now(id, caller);
     }
     boost::asio::awaitable<bool> known(const std::string& id, const caller_ref& caller,
                                        const boost::asio::ip::address& peer) override {
-        return g_.known_session(id, caller, peer);
+        return g_.in_fleet.known_session(id, caller, peer);
     }
     std::optional<session_call> use(const std::string& id) override {
         if (!g_.sessions.touch(id, std::chrono::steady_clock::now()))

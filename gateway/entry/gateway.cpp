@@ -119,7 +119,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
     sessions.set_limits(session_limits_of(doc.server));
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
-        fleet_tag = random_id().substr(0, 8) + "-";
+        in_fleet.join(fleet, random_id().substr(0, 8) + "-", parts.fleet_cursor_key);
         if (tokens)
             tokens->share_through(fleet);
     }
@@ -162,9 +162,13 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     auto bound = impl_->server.listen(host, port);
     asio::co_spawn(impl_->io, impl_->sweep_sessions(), asio::detached);
     if (impl_->fleet)
-        asio::co_spawn(impl_->io, impl_->follow_fleet(), asio::detached);
+        asio::co_spawn(impl_->io, impl_->in_fleet.follow(), asio::detached);
     impl_->warm_up(*impl_->live);
     return bound;
+}
+
+void gateway::feed_sinks() {
+    impl_->sinks.feed();
 }
 
 void gateway::count_discovery(std::string_view outcome, std::size_t refused) {
@@ -193,7 +197,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
             // Retired: its calls in flight finish (bounded by its request timeout), then its
             // streams and bridged sessions end.
             old->retire(std::chrono::milliseconds(old->config().timeouts.request_ms));
-            i.tell_keeper(bridge_upstream_gone{old->config().id});
+            i.keeper.tell(bridge_upstream_gone{old->config().id});
             i.server_requests.forget_upstream(old->config().id);
         }
     for (const auto& c : view->clients)
@@ -220,7 +224,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
             caf::anon_send(router, replace_snapshot{snap});
     for (auto method : {"notifications/tools/list_changed", "notifications/prompts/list_changed",
                         "notifications/resources/list_changed"})
-        i.announce_list_changed(method);
+        i.list_changes.announce(method);
     return std::nullopt;
 }
 

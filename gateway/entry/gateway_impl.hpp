@@ -9,12 +9,14 @@
 #include "gateway/entry/gateway.hpp"
 #include "gateway/entry/guard_stage_services.hpp"
 #include "gateway/entry/mcp_stage_services.hpp"
-#include "gateway/fleet/fleet_store.hpp"
-#include "gateway/mcp/keeper_batch.hpp"
+#include "gateway/fleet/fleet_sessions.hpp"
+#include "gateway/mcp/keeper_feed.hpp"
+#include "gateway/mcp/list_changed_feed.hpp"
 #include "gateway/mcp/listen_hub.hpp"
 #include "gateway/mcp/parked_inputs.hpp"
 #include "gateway/mcp/server_request_table.hpp"
 #include "gateway/mcp/subscription_holds.hpp"
+#include "gateway/operations/sink_feed.hpp"
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/gateway_error.hpp"
@@ -48,7 +50,9 @@ http_reply answer_of(request_context& rec);
 std::uint64_t task_owner_key(const request_context& rec);
 std::uint64_t cursor_owner_key(const request_context& rec);
 
-struct gateway::impl final : http_handler {
+struct gateway::impl final : http_handler,
+                             list_changed_feed::audience,
+                             fleet_sessions::gateway_side {
     impl(boost::asio::io_context& io, gateway_parts parts);
 
     // http_handler: stage 1 (Host/Origin) in admit, the endpoints in respond.
@@ -60,41 +64,6 @@ struct gateway::impl final : http_handler {
     respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
 
     boost::asio::awaitable<void> sweep_sessions();
-    // A fleet (gateway/fleet/fleet_sessions.cpp): a new session's record written for every
-    // instance; whether `id` is a session of `caller`, here or (adopted now) in the fleet's store;
-    // a session ended here announced; what the fleet decided elsewhere followed on a timer.
-    boost::asio::awaitable<void> publish_session(const std::string& id,
-                                                 const std::string& protocol_version,
-                                                 const boost::json::object& capabilities,
-                                                 const std::string& owner);
-    // Adopting one counts against the share of its caller (`peer`: its client address).
-    boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller,
-                                               const boost::asio::ip::address& peer);
-    // The same where no fleet's store must be asked; nullopt where known_session must ask.
-    std::optional<bool> known_session_now(const std::string& id, const caller_ref& caller) const;
-    void end_fleet_session(const std::string& id);
-    // The fleet's shared list cache (per upstream, kind and client profile): lists another
-    // instance fetched fill a plan before any upstream is admitted; a fetched list is shared;
-    // an upstream's list_changed drops its lists.
-    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, list_plan& plan,
-                                                 const request_context& rec);
-    // `sources`: each item as the upstream wrote it (empty: not known), stored as written.
-    void share_list(protocol::list_kind kind, protocol::client_profile profile,
-                    const upstream_client& client, const boost::json::array& items,
-                    const std::vector<std::string>& sources);
-    void drop_shared_lists(const upstream_client& client);
-    // A request an upstream sent a client, recorded for the fleet (the client may answer
-    // through any instance), and such an answer delivered (nullopt: no record of it).
-    void share_server_request(const std::string& session, const std::string& minted,
-                              const std::string& upstream, const boost::json::value& upstream_id);
-    // `body`: the text the client wrote its answer in, which it goes on as.
-    boost::asio::awaitable<std::optional<http_reply>> answer_for_fleet(const std::string& session,
-                                                                       const protocol::message& msg,
-                                                                       request_context& rec,
-                                                                       std::string_view body);
-    // Ids minted for server requests carry this instance's tag in a fleet (empty otherwise).
-    std::string fleet_tag;
-    boost::asio::awaitable<void> follow_fleet();
     // Opens every upstream's root session in the background and logs the outcome.
     void warm_up(const federation_view& view);
 
@@ -170,12 +139,8 @@ struct gateway::impl final : http_handler {
     // recorded so the client's answer finds its way back; the rest as the upstream wrote it.
     std::string to_client(const std::string& session, const std::string& upstream,
                           upstream_message message);
-    // An upstream's list_changed for every connected client, coalesced per kind over a short
-    // interval (each of an upstream's sessions may announce the same change).
-    void announce_list_changed(std::string method);
-    std::set<std::string> pending_list_changed;
-    bool list_changed_timer_armed = false;
-    std::optional<boost::asio::steady_timer> list_changed_timer;
+    // list_changed_feed::audience: every connected client hears a list's news.
+    void broadcast(const boost::json::object& news) override;
     // The client answered an upstream request, or sent a notification: where it goes, written
     // as the client wrote it (`body`, the POST's).
     boost::asio::awaitable<http_reply> from_client(const std::string& session,
@@ -197,14 +162,14 @@ struct gateway::impl final : http_handler {
     boost::asio::awaitable<std::optional<http_reply>>
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
                   request_context& rec);
-    void session_ended(std::string session);
+    void session_ended(std::string session) override;
     // Downstream sessions within each caller's share (gateway/mcp/sessions.cpp): a new one
     // for an accepted initialize (nullopt: refused, and `rec` carries the refusal), and what
     // the table did to admit one (a session ended to make room goes everywhere, bridges and
     // fleet record included).
     std::optional<std::string> open_session(request_context& rec,
                                             const boost::json::object& capabilities);
-    bool admitted(const session_table::admission& a);
+    bool admitted(const session_table::admission& a) override;
     // A flood of them logs a line a second; the metrics count every one.
     log_gate evictions_logged{std::chrono::seconds(1)};
     log_gate refusals_logged{std::chrono::seconds(1)};
@@ -308,17 +273,8 @@ struct gateway::impl final : http_handler {
     void record_subscription(const request_context& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;
     server_request_table server_requests; // upstream requests the clients have not answered
-    // Events for the bridge keeper, sent as one batch per interval; flushed before
-    // every question to the keeper so it answers knowing everything that happened before.
-    keeper_batch keeper_events;
-    bool keeper_flush_posted = false;
-    std::optional<boost::asio::steady_timer> keeper_timer;
-    void tell_keeper(bridge_event e);
-    // A client's call went to its bridged session as request `upstream_id`; it is over.
-    void call_sent(bridged_call& call, std::int64_t upstream_id);
-    void call_over(bridged_call& call);
-    void arm_keeper_flush();
-    void flush_keeper();
+    // listen.cpp's way to the keeper (gateway/mcp/keeper_feed.hpp).
+    void tell_keeper(bridge_event e) { keeper.tell(std::move(e)); }
     // Input requests put to clients awaiting their answers, and 2026-07-28 clients' calls
     // parked until their retry (input_required).
     parked_inputs inputs;
@@ -361,21 +317,27 @@ struct gateway::impl final : http_handler {
     gateway_parts parts;
     // The actors as they stand now (a respawn replaces one); hold the result for one use.
     std::shared_ptr<const actor_set> actors() const { return parts.actors->load(); }
-    // Audit events and spans of finished requests, handed to their sinks once per turn of
-    // the io loop (one message for many: gateway/operations/sink_feed.cpp).
-    void queue_audit(audit_event e);
-    void queue_spans(std::vector<std::string> spans);
+    // Events for the bridge keeper, one batch per interval, flushed before every question.
+    current_keeper keeper_line{*parts.actors};
+    keeper_feed keeper{io.get_executor(), keeper_line};
+    // An upstream's list_changed for every connected client, coalesced per kind (broadcast).
+    list_changed_feed list_changes{io.get_executor(), *this};
+    // Audit events and spans of finished requests, to their sinks once per turn of the loop.
+    current_sinks sink_line{*parts.actors};
+    sink_feed sinks{io.get_executor(), sink_line};
     // gate --record (gateway/operations/recording_feed.cpp): the message as it arrived, and at the
     // exit what became of it.
     void hear(const http_request& req, request_context& rec);
     void heard_exit(request_context& rec);
-    std::vector<audit_event> audit_pending;
-    std::vector<std::string> spans_pending;
-    bool feed_posted = false;
     const config::document& doc;
     host_guard guard;
     metrics stats;
     session_table sessions;
+    // The sessions, lists and server requests a fleet shares (gateway/fleet/fleet_sessions.hpp),
+    // and what the fleet's side asks of the gateway.
+    fleet_sessions in_fleet{sessions, *this};
+    bool stopping() const override { return server.stopping(); }
+    std::shared_ptr<const federation_view> current_view() const override { return live; }
     std::shared_ptr<const federation_view> live;
     std::shared_ptr<health_checker> health;
     // The fleet's shared store (null without one): stages 3 and 6, the upstream clients, the

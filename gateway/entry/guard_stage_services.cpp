@@ -84,11 +84,11 @@ pipeline::audit_services::open_sinks guard_stage_services::sinks() const {
 }
 
 void guard_stage_services::audit(audit_event e) {
-    g_.queue_audit(std::move(e));
+    g_.sinks.audit(std::move(e));
 }
 
 void guard_stage_services::spans(std::vector<std::string> spans) {
-    g_.queue_spans(std::move(spans));
+    g_.sinks.spans(std::move(spans));
 }
 
 void guard_stage_services::heard(request_context& ctx) {

@@ -95,7 +95,7 @@ asio::awaitable<void> mcp_stage_services::publish_session(const std::string& id,
                                                           const std::string& protocol_version,
                                                           const json::object& capabilities,
                                                           const std::string& owner) {
-    return g_.publish_session(id, protocol_version, capabilities, owner);
+    return g_.in_fleet.publish_session(id, protocol_version, capabilities, owner);
 }
 
 } // namespace gate::transport

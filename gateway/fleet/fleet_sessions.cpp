@@ -1,12 +1,8 @@
-// The gateway's side of a fleet (server.redisUrl; docs/fleet.md): downstream sessions that
-// any instance continues, and what each instance follows in the shared store on its own
-// timer (breakers the fleet opened, sessions ended elsewhere, records of sessions in use).
-//
-// A session's record (its negotiated version, the client's capabilities, the principal that
-// opened it) is written before the client hears its id; an instance that gets a request for
-// an id it does not hold reads the record and adopts the session. What cannot move: a GET
-// stream stays on the instance the client opened it on.
-#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/fleet/fleet_sessions.hpp"
+
+#include "actors/federation/upstream_actor.hpp"
+#include "gateway/upstream/upstream_client.hpp"
+#include "protocol/json_preserve.hpp"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -44,32 +40,39 @@ std::int64_t epoch_ms_now() {
 
 } // namespace
 
-asio::awaitable<void> gateway::impl::publish_session(const std::string& id,
-                                                     const std::string& protocol_version,
-                                                     const json::object& capabilities,
-                                                     const std::string& owner) {
-    if (!fleet)
+void fleet_sessions::join(std::shared_ptr<fleet_store> store, std::string tag,
+                          const std::array<unsigned char, 32>& cursor_key) {
+    store_ = std::move(store);
+    tag_ = std::move(tag);
+    cursor_key_ = cursor_key;
+}
+
+asio::awaitable<void> fleet_sessions::publish_session(const std::string& id,
+                                                      const std::string& protocol_version,
+                                                      const json::object& capabilities,
+                                                      const std::string& owner) {
+    if (!store_)
         co_return;
     json::object record{
         {"version", protocol_version}, {"capabilities", capabilities}, {"owner", owner}};
-    co_await fleet->put("session", id, json::serialize(record), session_record_life);
+    co_await store_->put("session", id, json::serialize(record), session_record_life);
 }
 
-std::optional<bool> gateway::impl::known_session_now(const std::string& id,
-                                                     const caller_ref& caller) const {
-    if (sessions.owned_by(id, principal_key(caller)))
+std::optional<bool> fleet_sessions::known_session_now(const std::string& id,
+                                                      const caller_ref& caller) const {
+    if (sessions_.owned_by(id, principal_key(caller)))
         return true;
-    if (!fleet || sessions.contains(id))
+    if (!store_ || sessions_.contains(id))
         return false; // held here by another principal: not disclosed
     return std::nullopt;
 }
 
-asio::awaitable<bool> gateway::impl::known_session(const std::string& id, const caller_ref& caller,
-                                                   const asio::ip::address& peer) {
+asio::awaitable<bool> fleet_sessions::known_session(const std::string& id, const caller_ref& caller,
+                                                    const asio::ip::address& peer) {
     if (auto known = known_session_now(id, caller))
         co_return *known;
     auto owner = principal_key(caller);
-    auto record = co_await fleet->get("session", id);
+    auto record = co_await store_->get("session", id);
     if (!record || !*record)
         co_return false;
     boost::system::error_code ec;
@@ -86,17 +89,19 @@ asio::awaitable<bool> gateway::impl::known_session(const std::string& id, const 
     if (by->get_string() != owner)
         co_return false;
     // Held here from now on, it counts against the caller's share here like one opened here.
-    co_return admitted(sessions.adopt(
+    co_return g_.admitted(sessions_.adopt(
         id,
         {std::string(version->get_string()), caps->get_object(), owner,
          caller ? std::make_shared<const principal>(*caller) : nullptr, share_holder(caller, peer)},
         clock::now()));
 }
 
-void gateway::impl::share_server_request(const std::string& session, const std::string& minted,
-                                         const std::string& upstream,
-                                         const json::value& upstream_id) {
-    auto* client = live->client(upstream);
+void fleet_sessions::share_server_request(const federation_view& view, const std::string& session,
+                                          const std::string& minted, const std::string& upstream,
+                                          const json::value& upstream_id) {
+    if (!store_)
+        return;
+    auto* client = view.client(upstream);
     auto at = client ? client->address_of(session) : std::nullopt;
     if (!at)
         return; // not on a bridged session: only this instance can answer it
@@ -105,15 +110,22 @@ void gateway::impl::share_server_request(const std::string& session, const std::
                         {"session", at->id},
                         {"version", at->protocol_version},
                         {"endpoint", at->endpoint}};
-    fleet->put_later("server-request", session + " " + minted, json::serialize(record),
-                     server_request_life);
+    store_->put_later("server-request", session + " " + minted, json::serialize(record),
+                      server_request_life);
+}
+
+void fleet_sessions::answered_here(const std::string& session, const std::string& minted) {
+    if (store_)
+        store_->erase("server-request", session + " " + minted);
 }
 
 asio::awaitable<std::optional<http_reply>>
-gateway::impl::answer_for_fleet(const std::string& session, const protocol::message& msg,
-                                request_context& rec, std::string_view body) {
+fleet_sessions::answer_for_fleet(const std::string& session, const protocol::message& msg,
+                                 request_context& rec, std::string_view body) {
+    if (!store_ || !msg.id.is_string())
+        co_return std::nullopt;
     auto record =
-        co_await fleet->take("server-request", session + " " + std::string(msg.id.get_string()));
+        co_await store_->take("server-request", session + " " + std::string(msg.id.get_string()));
     if (!record || !*record)
         co_return std::nullopt;
     boost::system::error_code ec;
@@ -165,8 +177,8 @@ std::string list_key(const upstream_client& client, protocol::list_kind kind,
 
 } // namespace
 
-asio::awaitable<void> gateway::impl::fill_from_fleet(protocol::list_kind kind, list_plan& plan,
-                                                     const request_context& rec) {
+asio::awaitable<void> fleet_sessions::fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+                                                      const request_context& rec) {
     std::vector<std::size_t> asked;
     std::vector<std::string> keys;
     for (auto upstream : plan.fetch)
@@ -174,7 +186,9 @@ asio::awaitable<void> gateway::impl::fill_from_fleet(protocol::list_kind kind, l
             asked.push_back(upstream);
             keys.push_back(list_key(client, kind, plan.profile));
         }
-    auto found = co_await fleet->get_many("list", keys);
+    if (!store_)
+        co_return;
+    auto found = co_await store_->get_many("list", keys);
     if (!found)
         co_return; // the store did not answer: the upstreams are asked
     for (std::size_t i = 0; i < asked.size(); ++i) {
@@ -194,10 +208,10 @@ asio::awaitable<void> gateway::impl::fill_from_fleet(protocol::list_kind kind, l
     }
 }
 
-void gateway::impl::share_list(protocol::list_kind kind, protocol::client_profile profile,
-                               const upstream_client& client, const json::array& items,
-                               const std::vector<std::string>& sources) {
-    if (!shareable(client))
+void fleet_sessions::share_list(protocol::list_kind kind, protocol::client_profile profile,
+                                const upstream_client& client, const json::array& items,
+                                const std::vector<std::string>& sources) {
+    if (!store_ || !shareable(client))
         return;
     auto ttl = std::chrono::milliseconds(client.config().cache_ttl_ms);
     if (ttl.count() == 0)
@@ -211,63 +225,76 @@ void gateway::impl::share_list(protocol::list_kind kind, protocol::client_profil
             items[i], i < sources.size() ? std::string_view(sources[i]) : std::string_view(), text);
     }
     text += ']';
-    fleet->put_later("list", list_key(client, kind, profile), std::move(text), ttl);
+    store_->put_later("list", list_key(client, kind, profile), std::move(text), ttl);
 }
 
-void gateway::impl::drop_shared_lists(const upstream_client& client) {
+void fleet_sessions::drop_shared_lists(const upstream_client& client) {
+    if (!store_)
+        return;
     std::vector<std::string> keys;
     for (auto kind : protocol::all_list_kinds)
         for (std::size_t p = 0; p < protocol::profile_count; ++p)
             keys.push_back(list_key(client, kind, static_cast<protocol::client_profile>(p)));
-    fleet->erase_many("list", keys);
+    store_->erase_many("list", keys);
 }
 
-void gateway::impl::end_fleet_session(const std::string& id) {
-    if (fleet)
-        fleet->session_ended(id);
+void fleet_sessions::end_session(const std::string& id) {
+    if (store_)
+        store_->session_ended(id);
 }
 
-asio::awaitable<void> gateway::impl::follow_fleet() {
+asio::awaitable<void> fleet_sessions::follow_breakers() {
+    // Breakers the fleet opened: opened here too, for what is left of their rest.
+    auto view = g_.current_view();
+    std::vector<std::string> ids;
+    for (const auto& c : view->clients)
+        ids.push_back(c->config().id);
+    auto open = co_await store_->breakers_open(ids);
+    if (!open)
+        co_return;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const auto& board = view->clients[i]->board();
+        if ((*open)[i].count() == 0 || board->view()->breaker != circuit_breaker::state::closed)
+            continue;
+        if (auto actor = board->actor())
+            caf::anon_send(actor, fleet_opened{(*open)[i], {}});
+    }
+}
+
+asio::awaitable<void> fleet_sessions::follow_endings(std::int64_t& ended_after) {
+    // Sessions a client ended through another instance end here too.
+    if (auto ended = co_await store_->sessions_ended_after(ended_after)) {
+        ended_after = ended->latest;
+        for (auto& id : ended->ids)
+            if (sessions_.close(id))
+                g_.session_ended(std::move(id));
+    }
+}
+
+asio::awaitable<void> fleet_sessions::follow() {
+    if (!store_)
+        co_return;
     asio::steady_timer timer(co_await asio::this_coro::executor);
     auto ended_after = epoch_ms_now();
     auto next_refresh = clock::now() + refresh_interval;
     bool was_up = true;
-    while (!server.stopping()) {
+    while (!g_.stopping()) {
         timer.expires_after(follow_interval);
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (server.stopping())
+        if (g_.stopping())
             break;
-        auto view = live;
-        // Breakers the fleet opened: opened here too, for what is left of their rest.
-        std::vector<std::string> ids;
-        for (const auto& c : view->clients)
-            ids.push_back(c->config().id);
-        if (auto open = co_await fleet->breakers_open(ids))
-            for (std::size_t i = 0; i < ids.size(); ++i) {
-                const auto& board = view->clients[i]->board();
-                if ((*open)[i].count() == 0 ||
-                    board->view()->breaker != circuit_breaker::state::closed)
-                    continue;
-                if (auto actor = board->actor())
-                    caf::anon_send(actor, fleet_opened{(*open)[i], {}});
-            }
-        // Sessions a client ended through another instance end here too.
-        if (auto ended = co_await fleet->sessions_ended_after(ended_after)) {
-            ended_after = ended->latest;
-            for (auto& id : ended->ids)
-                if (sessions.close(id))
-                    session_ended(std::move(id));
-        }
+        co_await follow_breakers();
+        co_await follow_endings(ended_after);
         // A store that restarted without its data: the next instance to start takes this key.
-        if (!was_up && fleet->up())
-            fleet->keep_cursor_key(parts.fleet_cursor_key);
-        was_up = fleet->up();
+        if (!was_up && store_->up())
+            store_->keep_cursor_key(cursor_key_);
+        was_up = store_->up();
         if (clock::now() >= next_refresh) {
             auto since = next_refresh - refresh_interval;
             next_refresh = clock::now() + refresh_interval;
-            for (const auto& id : sessions.used_since(since))
-                fleet->touch("session", id, session_record_life);
+            for (const auto& id : sessions_.used_since(since))
+                store_->touch("session", id, session_record_life);
         }
     }
 }

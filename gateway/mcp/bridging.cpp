@@ -47,65 +47,7 @@ bool is_list_changed(std::string_view method) {
 }
 
 constexpr auto client_input_timeout = std::chrono::seconds(60);
-// The keeper decides nothing that needs a fresher picture: questions flush first, the idle
-// sweep counts in minutes and the io thread checks a bridge's use itself before ending it.
-// A call shorter than the interval reaches the keeper folded into its session's use; one
-// that spans a flush is told as a start and an end (about 12k instructions on the actor
-// threads). With 256 sessions calling an upstream that answers in 12 ms, 60% of calls
-// spanned a 20 ms interval; 5% span this one.
-constexpr auto keeper_batch_interval = std::chrono::milliseconds(250);
-// Announcements of one kind within this interval go out once.
-constexpr auto list_changed_interval = std::chrono::milliseconds(20);
 
-} // namespace
-
-void gateway::impl::tell_keeper(bridge_event e) {
-    if (!actors()->bridges)
-        return;
-    keeper_events.add(std::move(e));
-    arm_keeper_flush();
-}
-
-void gateway::impl::call_sent(bridged_call& call, std::int64_t upstream_id) {
-    auto& rec = *call.rec;
-    keeper_events.started(call.open, rec.session, rec.client_id,
-                          rec.view->clients[call.upstream]->config().id, upstream_id);
-    arm_keeper_flush();
-}
-
-void gateway::impl::call_over(bridged_call& call) {
-    if (!call.open.running())
-        return;
-    keeper_events.ended(call.open);
-    arm_keeper_flush();
-}
-
-void gateway::impl::arm_keeper_flush() {
-    if (!keeper_flush_posted) {
-        // At most one batch per interval: a message per event (or per loop turn) wakes a CAF
-        // worker tens of thousands of times a second, and on the gateway's core each wake-up
-        // is a context switch taken from the io thread. Questions flush first, so the keeper
-        // never answers from an older picture; the sweep does not need finer times.
-        keeper_flush_posted = true;
-        if (!keeper_timer)
-            keeper_timer.emplace(io);
-        keeper_timer->expires_after(keeper_batch_interval);
-        keeper_timer->async_wait([this](const boost::system::error_code&) {
-            keeper_flush_posted = false;
-            flush_keeper();
-        });
-    }
-}
-
-void gateway::impl::flush_keeper() {
-    // A flush before a question leaves the interval's timer armed: re-arming it here would
-    // cancel the wait and flush again at once, one message per event.
-    if (keeper_events.empty() || !actors()->bridges)
-        return;
-    caf::anon_send(actors()->bridges, bridge_batch{keeper_events.take()});
-}
-
-namespace {
 // What an upstream says outside any call's observer (its sessions' GET streams, a call without
 // one), heard by the gateway as that upstream's.
 class session_traffic final : public upstream_observer {
@@ -136,9 +78,9 @@ std::string gateway::impl::to_client(const std::string& session, const std::stri
     if (auto* id = message.if_contains("id")) {
         // Two upstreams (or two bridged sessions) may use the same id: the client sees one
         // minted by the gateway, and its answer is mapped back to the upstream's own.
-        auto minted = "gate-" + fleet_tag + std::to_string(++minted_ids);
+        auto minted = "gate-" + in_fleet.tag() + std::to_string(++minted_ids);
         if (fleet)
-            share_server_request(session, minted, upstream, *id);
+            in_fleet.share_server_request(*live, session, minted, upstream, *id);
         server_requests.opened(session, minted, {upstream, std::move(*id)});
         message["id"] = minted;
     }
@@ -163,8 +105,8 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
         for (const auto& router : actors()->routers)
             caf::anon_send(router, invalidate_upstream{upstream});
         if (fleet)
-            drop_shared_lists(*from);
-        announce_list_changed(std::string(method));
+            in_fleet.drop_shared_lists(*from);
+        list_changes.announce(std::string(method));
         return;
     }
     if (method == "notifications/resources/updated") {
@@ -172,7 +114,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
         if (auto* p = message.if_contains("params"); p && p->is_object())
             if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
                 uri = std::string(u->get_string());
-        if (!actors()->bridges || uri.empty())
+        if (!keeper.present() || uri.empty())
             return;
         std::optional<std::string> origin;
         if (!bridge.empty())
@@ -180,7 +122,7 @@ void gateway::impl::on_upstream_message(const upstream_client* from, const std::
         asio::co_spawn(
             io,
             [this, upstream, uri, origin, m]() -> asio::awaitable<void> {
-                flush_keeper();
+                keeper.flush();
                 auto who = co_await ask<std::vector<std::string>>(
                     actors()->bridges, [&](reply_to<std::vector<std::string>> r) {
                         return bridge_updated{upstream, uri, origin, std::move(r)};
@@ -258,25 +200,9 @@ bool gateway::impl::admit_server_request(const federation_view& view, std::size_
     return false;
 }
 
-void gateway::impl::announce_list_changed(std::string method) {
-    // Every bridged session of an upstream (and its root session) may announce the same
-    // change: one client's call can make the upstream tell each of its N sessions, and passing
-    // each on to every client would send N x N messages. Announcements of one kind within an
-    // interval go out once; a list is idempotent news ("list again").
-    if (!pending_list_changed.insert(std::move(method)).second || list_changed_timer_armed)
-        return;
-    list_changed_timer_armed = true;
-    if (!list_changed_timer)
-        list_changed_timer.emplace(io);
-    list_changed_timer->expires_after(list_changed_interval);
-    list_changed_timer->async_wait([this](const boost::system::error_code&) {
-        list_changed_timer_armed = false;
-        for (const auto& m : std::exchange(pending_list_changed, {})) {
-            json::object news{{"jsonrpc", "2.0"}, {"method", m}};
-            sessions.broadcast(json::serialize(news));
-            listens.deliver_to_all(news);
-        }
-    });
+void gateway::impl::broadcast(const json::object& news) {
+    sessions.broadcast(json::serialize(news));
+    listens.deliver_to_all(news);
 }
 
 asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_context& rec) {
@@ -295,83 +221,96 @@ asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, requ
     co_return json::serialize(*rec.response);
 }
 
+namespace {
+
+// The writer of a streamed call's answer, made only when the upstream speaks before
+// answering: it turns the POST's answer into an event stream that carries those messages and
+// then the answer. Lives in the call's frame, which waits for it to finish before it returns,
+// so the references stay valid.
+struct call_writer {
+    call_writer(asio::any_io_executor e, beast::tcp_stream& s, const http_request& q,
+                request_context& r)
+        : ex(std::move(e)), stream(s), req(q), rec(r) {}
+    asio::any_io_executor ex;
+    beast::tcp_stream& stream;
+    const http_request& req;
+    request_context& rec;
+    bool started = false;
+    bool finished = false;
+    std::shared_ptr<message_queue> out;
+    std::shared_ptr<asio::steady_timer> done;
+
+    void push(std::string text, bool answer = false) {
+        start();
+        out->push(std::move(text), answer);
+    }
+    void start();
+};
+
+// The header goes out with the first frame, and the last frame with the end of the stream:
+// each write wakes the client once.
+asio::awaitable<void> write_frames(call_writer& writer, std::shared_ptr<message_queue> out) {
+    auto head = event_stream_head(writer.req.version(), "gate", std::nullopt);
+    std::uint64_t event_id = 0;
+    for (;;) {
+        std::string frame;
+        bool last = false;
+        while (!out->frames.empty()) {
+            last = out->answered && out->frames.size() == 1;
+            frame += format_sse(out->frames.front(), std::to_string(++event_id));
+            out->frames.pop_front();
+        }
+        // A client that left stops the writer; the call still finishes and is audited.
+        if ((!frame.empty() || last) &&
+            co_await write_event_chunk(writer.stream, frame, last, std::exchange(head, {})))
+            break;
+        if (last)
+            break;
+        co_await out->wait();
+    }
+    writer.finished = true;
+    writer.done->cancel();
+}
+
+void call_writer::start() {
+    if (started)
+        return;
+    started = true;
+    out = std::make_shared<message_queue>(ex);
+    done = std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
+    asio::co_spawn(ex, write_frames(*this, out), asio::detached);
+}
+
+// The sinks of a streamed call refer to its frame; the context outlives it.
+struct forget_sinks {
+    request_context& r;
+    ~forget_sinks() {
+        r.server_message = nullptr;
+        r.push_to_client = nullptr;
+    }
+};
+
+} // namespace
+
 asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
                                                                         const http_request& req,
                                                                         protocol::message msg,
                                                                         request_context& record) {
     if (record.modern)
         co_return co_await parked_call(stream, req, std::move(msg), std::move(record));
-    // The call runs inline; only when the upstream speaks before answering does a writer
-    // start, turning this POST's answer into an event stream that carries those messages and
-    // then the answer. The common call (the answer alone) costs no second coroutine, and no
-    // queue or timer either: they are made with the writer.
-    auto ex = co_await asio::this_coro::executor;
-    struct writer_state {
-        bool started = false;
-        bool finished = false;
-        std::shared_ptr<message_queue> out;
-        std::shared_ptr<asio::steady_timer> done;
-    } writer;
-    auto start_writer = [&] {
-        if (writer.started)
-            return;
-        writer.started = true;
-        writer.out = std::make_shared<message_queue>(ex);
-        writer.done =
-            std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
-        // Runs while this coroutine is inside the call, and this coroutine waits for it to
-        // finish before it returns, so the references stay valid.
-        asio::co_spawn(
-            ex,
-            [&stream, &req, &writer, out = writer.out]() -> asio::awaitable<void> {
-                // The header goes out with the first frame, and the last frame with the end
-                // of the stream: each write wakes the client once.
-                auto head = event_stream_head(req.version(), "gate", std::nullopt);
-                std::uint64_t event_id = 0;
-                for (;;) {
-                    std::string frame;
-                    bool last = false;
-                    while (!out->frames.empty()) {
-                        last = out->answered && out->frames.size() == 1;
-                        frame += format_sse(out->frames.front(), std::to_string(++event_id));
-                        out->frames.pop_front();
-                    }
-                    // A client that left stops the writer; the call still finishes and is
-                    // audited.
-                    if ((!frame.empty() || last) &&
-                        co_await write_event_chunk(stream, frame, last, std::exchange(head, {})))
-                        break;
-                    if (last)
-                        break;
-                    co_await out->wait();
-                }
-                writer.finished = true;
-                writer.done->cancel();
-            },
-            asio::detached);
+    // The call runs inline; the common call (the answer alone) costs no second coroutine, and
+    // no queue or timer either: they are made with the writer.
+    call_writer writer{co_await asio::this_coro::executor, stream, req, record};
+    forget_sinks forget{record};
+    record.server_message = [this, &writer](std::size_t upstream, upstream_message m) {
+        writer.push(to_client(writer.rec.session, writer.rec.view->clients[upstream]->config().id,
+                              std::move(m)));
     };
-    // The sinks below refer to this frame; the context outlives it.
-    struct forget_sinks {
-        request_context& r;
-        ~forget_sinks() {
-            r.server_message = nullptr;
-            r.push_to_client = nullptr;
-        }
-    } forget{record};
-    record.server_message = [this, &record, &writer, &start_writer](std::size_t upstream,
-                                                                    upstream_message m) {
-        start_writer();
-        writer.out->push(
-            to_client(record.session, record.view->clients[upstream]->config().id, std::move(m)));
-    };
-    record.push_to_client = [&writer, &start_writer](std::string text) {
-        start_writer();
-        writer.out->push(std::move(text));
-    };
+    record.push_to_client = [&writer](std::string text) { writer.push(std::move(text)); };
     auto answer = co_await run_call(std::move(msg), record);
     if (!writer.started)
         co_return http_reply::json(http::status::ok, std::move(answer));
-    writer.out->push(std::move(answer), true);
+    writer.push(std::move(answer), true);
     if (!writer.finished) {
         boost::system::error_code ec; // cancellation is the wake-up
         co_await writer.done->async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -437,81 +376,90 @@ gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object a
 
 void gateway::impl::record_subscription(const request_context& rec, const std::string& uri,
                                         bool subscribed) {
-    if (!actors()->bridges || !rec.upstream)
+    if (!rec.upstream)
         return;
-    tell_keeper(bridge_subscription{rec.session, *rec.upstream, uri, subscribed});
+    keeper.tell(bridge_subscription{rec.session, *rec.upstream, uri, subscribed});
 }
+
+namespace {
+
+// The client's answer to an upstream request: back to that upstream session, under the
+// upstream's own id, as the client wrote it (a sampled message, the numbers of a form).
+asio::awaitable<http_reply> answer_upstream(gateway::impl& g, const std::string& session,
+                                            const protocol::message& msg, request_context& rec,
+                                            std::string_view body) {
+    // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
+    // continues with it.
+    if (g.inputs.answer(session, msg, body))
+        co_return http_reply::empty(http::status::accepted);
+    std::optional<server_request_target> target;
+    if (msg.id.is_string())
+        target = g.server_requests.take(session, std::string(msg.id.get_string()));
+    if (!target && g.fleet && msg.id.is_string()) {
+        // Asked through another instance of the fleet: answered at the upstream session that
+        // asked, from here.
+        if (auto reply = co_await g.in_fleet.answer_for_fleet(session, msg, rec, body))
+            co_return std::move(*reply);
+    } else if (target && g.fleet) {
+        g.in_fleet.answered_here(session, std::string(msg.id.get_string()));
+    }
+    auto* client = target ? rec.view->client(target->upstream) : nullptr;
+    if (!client) {
+        refuse(rec, gateway_error::answer_not_expected, {json::serialize(msg.id)});
+        co_return std::move(*rec.refusal_reply);
+    }
+    rec.upstream = target->upstream;
+    json::object answer = msg.body;
+    answer["id"] = target->upstream_id;
+    ++rec.upstream_calls;
+    if (!co_await client->deliver(session, std::move(answer), std::string(body))) {
+        rec.outcome = protocol::outcome::upstream_down;
+        rec.error = "the upstream session that asked is gone";
+    }
+    co_return http_reply::empty(http::status::accepted);
+}
+
+// The client cancelled one of its calls: the upstream that runs it hears of it under its own
+// id. A cancellation that finds nothing (the call already ended) is not an error.
+asio::awaitable<void> cancel_upstream(gateway::impl& g, const std::string& session,
+                                      const protocol::message& msg, request_context& rec) {
+    auto* p = msg.params();
+    auto* request_id = p ? p->if_contains("requestId") : nullptr;
+    if (!request_id || !g.keeper.present())
+        co_return;
+    auto key = json::serialize(*request_id);
+    g.keeper.flush();
+    auto found = co_await ask<std::optional<call_target>>(
+        g.actors()->bridges, [&](reply_to<std::optional<call_target>> r) {
+            return bridge_cancel_lookup{session, key, std::move(r)};
+        });
+    auto* client = found && *found ? rec.view->client((*found)->upstream) : nullptr;
+    if (!client)
+        co_return;
+    auto& target = **found;
+    json::object params{{"requestId", target.upstream_id}};
+    if (auto* reason = p->if_contains("reason"))
+        params["reason"] = *reason;
+    rec.upstream = target.upstream;
+    ++rec.upstream_calls;
+    co_await client->deliver(session, json::object{{"jsonrpc", "2.0"},
+                                                   {"method", "notifications/cancelled"},
+                                                   {"params", std::move(params)}});
+}
+
+} // namespace
 
 asio::awaitable<http_reply> gateway::impl::from_client(const std::string& session,
                                                        const protocol::message& msg,
                                                        request_context& rec,
                                                        std::string_view body) {
-    const auto& view = *rec.view;
-    if (msg.kind == protocol::message_kind::response) {
-        // The client's answer to an upstream request: back to that upstream session, under
-        // the upstream's own id.
-        // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
-        // continues with it.
-        if (inputs.answer(session, msg, body))
-            co_return http_reply::empty(http::status::accepted);
-        std::optional<server_request_target> target;
-        if (msg.id.is_string())
-            target = server_requests.take(session, std::string(msg.id.get_string()));
-        if (!target && fleet && msg.id.is_string()) {
-            // Asked through another instance of the fleet: answered at the upstream session
-            // that asked, from here.
-            if (auto reply = co_await answer_for_fleet(session, msg, rec, body))
-                co_return std::move(*reply);
-        } else if (target && fleet) {
-            fleet->erase("server-request", session + " " + std::string(msg.id.get_string()));
-        }
-        auto* client = target ? view.client(target->upstream) : nullptr;
-        if (!client) {
-            refuse(rec, gateway_error::answer_not_expected, {json::serialize(msg.id)});
-            co_return std::move(*rec.refusal_reply);
-        }
-        rec.upstream = target->upstream;
-        json::object answer = msg.body;
-        answer["id"] = target->upstream_id;
-        ++rec.upstream_calls;
-        // The answer as the client wrote it (a sampled message, the numbers of a form), with
-        // the upstream's own id.
-        if (!co_await client->deliver(session, std::move(answer), std::string(body))) {
-            rec.outcome = protocol::outcome::upstream_down;
-            rec.error = "the upstream session that asked is gone";
-        }
-        co_return http_reply::empty(http::status::accepted);
-    }
+    if (msg.kind == protocol::message_kind::response)
+        co_return co_await answer_upstream(*this, session, msg, rec, body);
     if (msg.method == "notifications/cancelled") {
-        auto* p = msg.params();
-        auto* request_id = p ? p->if_contains("requestId") : nullptr;
-        if (request_id && actors()->bridges) {
-            auto key = json::serialize(*request_id);
-            flush_keeper();
-            auto found = co_await ask<std::optional<call_target>>(
-                actors()->bridges, [&](reply_to<std::optional<call_target>> r) {
-                    return bridge_cancel_lookup{session, key, std::move(r)};
-                });
-            auto* client = found && *found ? view.client((*found)->upstream) : nullptr;
-            if (client) {
-                auto& target = **found;
-                json::object params{{"requestId", target.upstream_id}};
-                if (auto* reason = p->if_contains("reason"))
-                    params["reason"] = *reason;
-                rec.upstream = target.upstream;
-                ++rec.upstream_calls;
-                co_await client->deliver(session,
-                                         json::object{{"jsonrpc", "2.0"},
-                                                      {"method", "notifications/cancelled"},
-                                                      {"params", std::move(params)}});
-            }
-        }
-        // A cancellation that finds nothing (the call already ended) is not an error.
-        co_return http_reply::empty(http::status::accepted);
-    }
-    if (msg.method == "notifications/roots/list_changed") {
+        co_await cancel_upstream(*this, session, msg, rec);
+    } else if (msg.method == "notifications/roots/list_changed") {
         // Every upstream this client has a bridged session with hears it.
-        for (const auto& c : view.clients)
+        for (const auto& c : rec.view->clients)
             if (co_await c->deliver(session, msg.body, std::string(body)))
                 ++rec.upstream_calls;
     }
@@ -534,8 +482,7 @@ asio::awaitable<json::object> gateway::impl::set_log_level(const std::string& se
     auto capabilities = sessions.capabilities(session);
     co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
         co_await clients[i]->set_log_level(session, text, capabilities);
-        if (actors()->bridges)
-            tell_keeper(bridge_used{session, clients[i]->config().id});
+        keeper.tell(bridge_used{session, clients[i]->config().id});
         co_return true;
     });
     rec.upstream_calls += static_cast<std::int64_t>(clients.size());
@@ -549,8 +496,7 @@ void gateway::impl::session_ended(std::string session) {
         c->end_bridge(session);
     holds.release_all(session);
     server_requests.forget_session(session);
-    if (actors()->bridges)
-        tell_keeper(bridge_session_ended{std::move(session)});
+    keeper.tell(bridge_session_ended{std::move(session)});
 }
 
 } // namespace gate::transport

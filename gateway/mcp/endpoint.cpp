@@ -187,7 +187,8 @@ void gateway::impl::bridged_call::message(const std::string&, upstream_message m
 
 void gateway::impl::bridged_call::sent(std::int64_t upstream_id) {
     if (tells_keeper)
-        g->call_sent(*this, upstream_id);
+        g->keeper.call_sent(open, rec->session, rec->client_id,
+                            rec->view->clients[upstream]->config().id, upstream_id);
 }
 
 asio::awaitable<std::optional<protocol::sourced_object>>
@@ -219,7 +220,7 @@ void gateway::impl::bind_caller(call_context& ctx, request_context& rec, std::si
     // Keyed so that no downstream session id (random hex) can be mistaken for it.
     ctx.bridge = "principal " + ctx.caller->issuer + '\n' + ctx.caller->subject;
     if (actors()->bridges) // idle ones are retired like any bridge
-        tell_keeper(bridge_used{ctx.bridge, rec.view->clients[upstream]->config().id});
+        keeper.tell(bridge_used{ctx.bridge, rec.view->clients[upstream]->config().id});
 }
 
 asio::awaitable<upstream_reply>
@@ -242,7 +243,7 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     auto reply =
         admitted ? co_await client->request(method, std::move(params), ctx, std::move(*admitted))
                  : co_await client->request(method, std::move(params), ctx);
-    call_over(call); // only a call told as sent is over for the keeper
+    keeper.call_over(call.open); // only a call told as sent is over for the keeper
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))

@@ -1,5 +1,5 @@
 // What the io thread has to tell the bridge keeper, gathered between two flushes
-// (gateway::impl::tell_keeper; docs/sessions.md). Most proxied calls start and end within
+// (keeper_feed; docs/sessions.md). Most proxied calls start and end within
 // one batch: the keeper needs to hear of such a call only as its session's use (the idle
 // timer), never as a call it could cancel, since it is over before the keeper could be asked.
 // So a call is an `open_call` in its own frame, linked here while it runs: one still open at

@@ -96,7 +96,7 @@ gateway::impl::fetch_planned(protocol::list_kind kind, const list_plan& plan,
             close_upstream_span(rec, span, "ok");
             auto& items = std::get<json::array>(r);
             if (fleet)
-                share_list(kind, plan.profile, *client, items, written);
+                in_fleet.share_list(kind, plan.profile, *client, items, written);
             co_return fetched_list{upstream, std::move(items), std::move(written)};
         });
     std::vector<fetched_list> fetched;
@@ -140,7 +140,7 @@ asio::awaitable<std::optional<list_plan>> gateway::impl::plan_of(protocol::list_
         return plan_list{rec.view->snap, kind, profile_of(rec), std::move(r)};
     });
     if (plan && fleet && !plan->fetch.empty())
-        co_await fill_from_fleet(kind, *plan, rec);
+        co_await in_fleet.fill_from_fleet(kind, *plan, rec);
     co_return plan;
 }
 

@@ -51,7 +51,7 @@ bool gateway::impl::admitted(const session_table::admission& a) {
                              ? "it held its whole share of the session table"
                              : "the table was full and it held the most sessions",
                          not_logged(*left_out));
-        end_fleet_session(e.id);
+        in_fleet.end_session(e.id);
         session_ended(e.id);
     }
     if (!a.id)

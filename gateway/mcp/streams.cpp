@@ -44,7 +44,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
         refused = gateway_error::stream_session_required;
     auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
                                                      asio::steady_timer::time_point::max());
-    if (!refused && !co_await known_session(session, caller, peer))
+    if (!refused && !co_await in_fleet.known_session(session, caller, peer))
         refused = gateway_error::stream_session_unknown;
     if (!refused) {
         switch (sessions.attach_stream(session, wake)) {
@@ -75,7 +75,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     stream.expires_never();
     co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
     // A listening client is connected: its bridged sessions are not idle while it listens.
-    tell_keeper(bridge_listening{session, true});
+    keeper.tell(bridge_listening{session, true});
     std::uint64_t event_id = 0;
     while (!ec && sessions.contains(session) && !server.stopping()) {
         auto pending = sessions.take_outbox(session);
@@ -101,7 +101,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     if (!ec)
         co_await asio::async_write(stream, http::make_chunk_last(),
                                    asio::redirect_error(asio::use_awaitable, ec));
-    tell_keeper(bridge_listening{session, false});
+    keeper.tell(bridge_listening{session, false});
     // A listening client was connected until now: its session's idle time counts from here.
     sessions.touch(session, clock::now());
     co_return std::nullopt;
@@ -115,11 +115,11 @@ asio::awaitable<http_reply> gateway::impl::mcp_delete(const http_request& req,
         co_return error_reply(
             {gateway_error::stream_session_required,
              protocol::gateway_error_text(gateway_error::stream_session_required)});
-    if (!co_await known_session(session, caller, peer) || !sessions.close(session))
+    if (!co_await in_fleet.known_session(session, caller, peer) || !sessions.close(session))
         co_return error_reply(
             {gateway_error::stream_session_unknown,
              protocol::gateway_error_text(gateway_error::stream_session_unknown)});
-    end_fleet_session(session);
+    in_fleet.end_session(session);
     session_ended(session);
     co_return http_reply::empty(http::status::ok);
 }

@@ -1,0 +1,62 @@
+#include "gateway/mcp/keeper_feed.hpp"
+
+#include "actors/supervision/supervisor.hpp"
+
+#include <caf/send.hpp>
+
+namespace gate::transport {
+
+keeper_feed::keeper_feed(boost::asio::any_io_executor ex, keeper& to,
+                         std::chrono::steady_clock::duration interval)
+    : ex_(std::move(ex)), to_(to), interval_(interval) {}
+
+void keeper_feed::tell(bridge_event e) {
+    if (!to_.present())
+        return;
+    events_.add(std::move(e));
+    arm();
+}
+
+void keeper_feed::call_sent(keeper_batch::open_call& call, const std::string& session,
+                            const std::string& client_id, const std::string& upstream,
+                            std::int64_t upstream_id) {
+    events_.started(call, session, client_id, upstream, upstream_id);
+    arm();
+}
+
+void keeper_feed::call_over(keeper_batch::open_call& call) {
+    if (!call.running())
+        return;
+    events_.ended(call);
+    arm();
+}
+
+void keeper_feed::arm() {
+    if (armed_)
+        return;
+    armed_ = true;
+    if (!timer_)
+        timer_.emplace(ex_);
+    timer_->expires_after(interval_);
+    timer_->async_wait([this](const boost::system::error_code&) {
+        armed_ = false;
+        flush();
+    });
+}
+
+void keeper_feed::flush() {
+    if (events_.empty() || !to_.present())
+        return;
+    to_.send(events_.take());
+}
+
+bool current_keeper::present() const {
+    return static_cast<bool>(actors_.load()->bridges);
+}
+
+void current_keeper::send(std::vector<bridge_event> batch) {
+    if (auto bridges = actors_.load()->bridges)
+        caf::anon_send(bridges, bridge_batch{std::move(batch)});
+}
+
+} // namespace gate::transport
