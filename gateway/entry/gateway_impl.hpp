@@ -278,19 +278,11 @@ struct gateway::impl final : http_handler,
     // Input requests put to clients awaiting their answers, and 2026-07-28 clients' calls
     // parked until their retry (input_required).
     parked_inputs inputs;
-    // Answers a 2026-07-28 client from a running call: its events and answer, or an
-    // input_required result that parks the call under a new requestState.
-    boost::asio::awaitable<std::optional<http_reply>>
-    answer_modern(boost::beast::tcp_stream& stream, const http_request& req,
-                  std::shared_ptr<input_parking> park, boost::json::value id);
     // The client's retry of a parked call: its answers go upstream; nullopt when `token` names
     // no parked call (it is then an upstream's own requestState).
     boost::asio::awaitable<std::optional<std::optional<http_reply>>>
     resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
                   const protocol::message& msg, request_context& rec);
-    // A parked call the client did not resume in time is dropped; its questions answered.
-    boost::asio::awaitable<void> expire_parked(std::string token,
-                                               std::shared_ptr<input_parking> park);
     // Asks the client of `rec` one embedded input request on its call's stream.
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& rec, protocol::sourced_object request);

@@ -6,6 +6,7 @@
 #include "actors/federation/router_messages.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/fan_out.hpp"
+#include "gateway/mcp/modern_answer.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
@@ -351,7 +352,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
             out->push(std::move(answer), true);
         },
         asio::detached);
-    co_return co_await answer_modern(stream, req, park, std::move(id));
+    co_return co_await answer_modern(inputs, stream, req, park, std::move(id));
 }
 
 asio::awaitable<std::optional<protocol::sourced_object>>

@@ -1,0 +1,122 @@
+// The answer to a 2026-07-28 client's call from the call's queue (gateway/mcp/parked_inputs):
+// its events and answer, streamed once there is more than the answer, or the input_required
+// result that parks the call when its upstream asked the client something.
+#include "gateway/mcp/modern_answer.hpp"
+
+#include "protocol/json_preserve.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/json_splice.hpp"
+#include "transport/http/sse.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+
+namespace {
+// A frame of the call's answer under `id`, the id of the request being answered (a retry has
+// its own, not the call's).
+std::string with_id(std::string frame, const json::value& id, std::string_view id_text) {
+    if (auto spliced = protocol::replace_top_level_member(frame, "id", id_text))
+        return std::move(*spliced);
+    // An id the splice cannot place (written twice, or with escapes): written out again.
+    boost::system::error_code ec;
+    auto parsed = json::parse(frame, ec);
+    if (ec || !parsed.is_object())
+        return frame;
+    parsed.as_object()["id"] = id;
+    return protocol::serialize_preserving(parsed, frame);
+}
+
+// The input_required result that parks a call under `token`: the client is asked
+// `input_requests` (the text of the inputRequests object) and comes back with its answers
+// and this requestState.
+std::string input_required(const json::value& id, const std::string& token,
+                           const std::string& input_requests) {
+    auto parked =
+        json::serialize(protocol::make_result(id, json::object{{"resultType", "input_required"},
+                                                               {"inputRequests", json::object{}},
+                                                               {"requestState", token}}));
+    return protocol::set_member(parked, {"result"}, "inputRequests", input_requests)
+        .value_or(parked);
+}
+
+// A parked call the client did not resume in time is dropped; its questions answered.
+asio::awaitable<void> expire_parked(parked_inputs& inputs, std::string token,
+                                    std::shared_ptr<input_parking> park) {
+    asio::steady_timer timer(co_await asio::this_coro::executor, park->expires);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (!inputs.expire(token, park))
+        co_return; // resumed in time
+    // The client never came back: the upstream's questions get an error now rather than
+    // waiting for the upstream's own timeout.
+    co_await parked_inputs::answer_upstream(*park, nullptr, {});
+}
+} // namespace
+
+asio::awaitable<std::optional<http_reply>>
+answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_request& req,
+              std::shared_ptr<input_parking> park, json::value id) {
+    auto& out = *park->out;
+    auto id_text = protocol::id_text(id);
+    bool streaming = false;
+    std::uint64_t event_id = 0;
+    for (;;) {
+        if (out.frames.empty() && park->requests.empty()) {
+            boost::system::error_code ec; // cancellation is the wake-up
+            out.wake.expires_at(asio::steady_timer::time_point::max());
+            co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            continue;
+        }
+        std::string frame;
+        bool last = false;
+        std::optional<std::string> final_text;
+        while (!out.frames.empty()) {
+            last = out.answered && out.frames.size() == 1;
+            auto text = std::move(out.frames.front());
+            out.frames.pop_front();
+            if (last)
+                final_text = with_id(std::move(text), id, id_text);
+            else
+                frame += format_sse(text, std::to_string(++event_id));
+        }
+        if (!last && !park->requests.empty()) {
+            // Park the call: the client is asked through an input_required result.
+            auto asked = parked_inputs::ask(*park);
+            auto token = inputs.park(park, std::chrono::steady_clock::now());
+            asio::co_spawn(co_await asio::this_coro::executor, expire_parked(inputs, token, park),
+                           asio::detached);
+            final_text = input_required(id, token, asked);
+            last = true;
+        }
+        if (last && !streaming && frame.empty())
+            co_return http_reply::json(http::status::ok, std::move(*final_text));
+        // The header travels with the first frame, the end of the stream with the last.
+        if (final_text)
+            frame += format_sse(*final_text, std::to_string(++event_id));
+        if (frame.empty() && !last)
+            continue;
+        std::string head;
+        if (!std::exchange(streaming, true))
+            head = event_stream_head(req.version(), "gate", std::nullopt);
+        if (co_await write_event_chunk(stream, frame, last, head))
+            co_return std::nullopt;
+        if (last)
+            break;
+    }
+    co_return std::nullopt;
+}
+
+} // namespace gate::transport

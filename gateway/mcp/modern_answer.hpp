@@ -1,0 +1,24 @@
+// The answer to a 2026-07-28 client's call that runs on its own (it may be parked for the
+// client's input): gate::transport::answer_modern.
+#pragma once
+
+#include "gateway/mcp/parked_inputs.hpp"
+#include "transport/http/http_reply.hpp"
+#include "transport/http/http_server.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/json/value.hpp>
+#include <memory>
+#include <optional>
+
+namespace gate::transport {
+
+// Answers a 2026-07-28 client from a running call (`park->out`): its events and answer under
+// `id` (the request being answered: the call's, or its retry's), or an input_required result
+// that parks the call in `inputs` under a new requestState, dropped if not resumed in time.
+boost::asio::awaitable<std::optional<http_reply>>
+answer_modern(parked_inputs& inputs, boost::beast::tcp_stream& stream, const http_request& req,
+              std::shared_ptr<input_parking> park, boost::json::value id);
+
+} // namespace gate::transport
