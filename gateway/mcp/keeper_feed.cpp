@@ -8,7 +8,7 @@ namespace gate::transport {
 
 keeper_feed::keeper_feed(boost::asio::any_io_executor ex, keeper& to,
                          std::chrono::steady_clock::duration interval)
-    : ex_(std::move(ex)), to_(to), interval_(interval) {}
+    : to_(to), gate_(std::move(ex), interval) {}
 
 void keeper_feed::tell(bridge_event e) {
     if (!to_.present())
@@ -32,16 +32,7 @@ void keeper_feed::call_over(keeper_batch::open_call& call) {
 }
 
 void keeper_feed::arm() {
-    if (armed_)
-        return;
-    armed_ = true;
-    if (!timer_)
-        timer_.emplace(ex_);
-    timer_->expires_after(interval_);
-    timer_->async_wait([this](const boost::system::error_code&) {
-        armed_ = false;
-        flush();
-    });
+    gate_.arm([this] { flush(); });
 }
 
 void keeper_feed::flush() {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "actors/bridging/bridge_messages.hpp"
+#include "gateway/mcp/interval_gate.hpp"
 #include "gateway/mcp/keeper_batch.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -63,12 +64,9 @@ public:
 private:
     void arm();
 
-    boost::asio::any_io_executor ex_;
     keeper& to_;
-    std::chrono::steady_clock::duration interval_;
     keeper_batch events_;
-    bool armed_ = false;
-    std::optional<boost::asio::steady_timer> timer_;
+    interval_gate gate_;
 };
 
 // The keeper of the actor set the supervisor publishes.

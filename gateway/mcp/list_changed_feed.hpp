@@ -5,6 +5,8 @@
 // interval go out once; a list is idempotent news ("list again").
 #pragma once
 
+#include "gateway/mcp/interval_gate.hpp"
+
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
@@ -37,12 +39,9 @@ public:
     void announce(std::string method);
 
 private:
-    boost::asio::any_io_executor ex_;
     audience& to_;
-    std::chrono::steady_clock::duration interval_;
     std::set<std::string> pending_;
-    bool armed_ = false;
-    std::optional<boost::asio::steady_timer> timer_;
+    interval_gate gate_;
 };
 
 } // namespace gate::transport
