@@ -33,7 +33,7 @@ gate::caller_ref who(std::string subject) {
         gate::principal{std::move(subject), "iss", {}, {}});
 }
 
-redis_endpoint endpoint(std::uint16_t port) {
+redis_endpoint redis_at(std::uint16_t port) {
     return std::get<redis_endpoint>(parse_redis_url("redis://127.0.0.1:" + std::to_string(port)));
 }
 
@@ -64,8 +64,8 @@ TEST(fleet_sessions, another_instance_adopts_a_published_session_for_its_princip
     session_table here, there;
     fake_gateway g_here, g_there;
     fleet_sessions a(here, g_here), b(there, g_there);
-    auto store_a = std::make_shared<fleet_store>(io.get_executor(), endpoint(port), stats);
-    auto store_b = std::make_shared<fleet_store>(io.get_executor(), endpoint(port), stats);
+    auto store_a = std::make_shared<fleet_store>(io.get_executor(), redis_at(port), stats);
+    auto store_b = std::make_shared<fleet_store>(io.get_executor(), redis_at(port), stats);
     a.join(store_a, "a-", {});
     b.join(store_b, "b-", {});
     EXPECT_EQ(b.tag(), "b-");
