@@ -8,6 +8,7 @@
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/gateway.hpp"
 #include "gateway/entry/guard_stage_services.hpp"
+#include "gateway/entry/mcp_method_services.hpp"
 #include "gateway/entry/mcp_stage_services.hpp"
 #include "gateway/fleet/fleet_sessions.hpp"
 #include "gateway/mcp/keeper_feed.hpp"
@@ -37,18 +38,9 @@
 
 namespace gate::transport {
 
-// The JSON-RPC answer for a page the router cut (or refused); counts the items served.
-boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
-                                  const boost::json::value& id, request_context& rec);
-
 // The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
 // upstream's exact text when it has one) with the headers egress added.
 http_reply answer_of(request_context& rec);
-
-// Whose tasks a request sees (the principal; every anonymous caller shares one owner) and whose
-// list cursors it may use (the principal; an anonymous caller's session).
-std::uint64_t task_owner_key(const request_context& rec);
-std::uint64_t cursor_owner_key(const request_context& rec);
 
 struct gateway::impl final : http_handler,
                              list_changed_feed::audience,
@@ -89,26 +81,6 @@ struct gateway::impl final : http_handler,
     // GET /api/federation, once the chain's entry admitted it (pipeline::door::view).
     boost::asio::awaitable<http_reply> view_federation(request_context& rec);
 
-    // Stages 4-8 of a list, for the stages and for gate's own fetches (a read's owner).
-    boost::asio::awaitable<std::optional<list_plan>> plan_of(protocol::list_kind kind,
-                                                             request_context& rec);
-    // `tickets`: one admission per planned upstream (null: refused, left out); empty: each
-    // fetch admits itself.
-    boost::asio::awaitable<std::vector<fetched_list>>
-    fetch_planned(protocol::list_kind kind, const list_plan& plan,
-                  std::vector<std::shared_ptr<upstream_client::guard_ticket>> tickets,
-                  request_context& rec);
-    boost::asio::awaitable<boost::json::object>
-    complete_planned(protocol::list_kind kind, const list_plan& plan,
-                     std::vector<fetched_list> fetched, const std::string& session,
-                     const boost::json::value& id, const boost::json::object& params,
-                     request_context& rec);
-    // Gate's own merged list (the owner of a URI is learnt from the resource lists).
-    boost::asio::awaitable<boost::json::object> federated_list(protocol::list_kind kind,
-                                                               const std::string& session,
-                                                               const boost::json::value& id,
-                                                               const boost::json::object& params,
-                                                               request_context& rec);
     // Stage 4 for a named call: its upstream and params, or the JSON-RPC refusal.
     boost::asio::awaitable<std::variant<route, boost::json::object>>
     route_named(const std::string& method, const boost::json::value& id, boost::json::object params,
@@ -176,42 +148,6 @@ struct gateway::impl final : http_handler,
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
                   request_context& rec);
-    // Tasks (gateway/mcp/tasks.cpp): tasks/get, tasks/result, tasks/cancel, tasks/update to the
-    // owner (pinned, else found by a tasks/get probe); tasks/list merged and paged.
-    boost::asio::awaitable<boost::json::object>
-    task_call(const std::string& session, const boost::json::value& id, const std::string& method,
-              boost::json::object params, request_context& rec);
-    boost::asio::awaitable<boost::json::object> task_list(const std::string& session,
-                                                          const boost::json::value& id,
-                                                          const boost::json::object& params,
-                                                          request_context& rec);
-    // What the policy decides for the task method `method` at `upstream` (the tenant's view
-    // of upstreams: tenant_sees, gateway/pipeline/request_context.hpp).
-    policy_decision task_policy(const request_context& rec, std::size_t upstream,
-                                std::string_view method) const;
-    // The guards of one task method at `upstream`: tenant, policy, budgets. The refusal, if
-    // any (decision, outcome and error on `rec`).
-    boost::asio::awaitable<std::optional<boost::json::object>>
-    task_guards(const boost::json::value& id, const std::string& method, const std::string& task_id,
-                std::size_t upstream, request_context& rec);
-    // The upstreams a task method fans out to (probes, tasks/list), each charged; `refused`
-    // set when the server's or the tenant's budget is spent.
-    boost::asio::awaitable<std::vector<std::size_t>>
-    task_reach(std::string_view method, request_context& rec,
-               std::optional<budget_ledger::exhausted>& refused);
-    // Which reachable upstream holds a task nobody has a record of, and its tasks/get answer;
-    // or the answer to the client (unknown task, budget spent).
-    struct task_probe {
-        std::size_t upstream;
-        upstream_message answer;
-    };
-    boost::asio::awaitable<std::variant<task_probe, boost::json::object>>
-    probe_task(const boost::json::value& id, const std::string& method, const std::string& task_id,
-               request_context& rec);
-    // The task a tools/call answer minted (minted_task_id) is pinned to `upstream` for the
-    // caller.
-    boost::asio::awaitable<void> pin_minted_task(const request_context& rec, std::size_t upstream,
-                                                 std::string task_id);
     // The context of a call on the client's bridged session at one upstream. At an upstream
     // that takes the caller's own credential, the caller rides along, and a request with no
     // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
@@ -341,6 +277,10 @@ struct gateway::impl final : http_handler,
     std::unique_ptr<token_authenticator> authenticator;
     std::string resource_metadata;
     http_server server;
+    // What the MCP method groups ask of the gateway, and the groups (gateway/mcp/).
+    mcp_method_services method_services{*this};
+    task_methods tasks{method_services};
+    list_methods lists{method_services};
     // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
     mcp_stage_services call_services{*this};
     // The nine stages (gateway/pipeline/): every request leaves through its exit.

@@ -24,7 +24,7 @@ asio::awaitable<pipeline::routing> mcp_stage_services::route_named(const std::st
 
 asio::awaitable<std::optional<list_plan>> mcp_stage_services::plan_list(protocol::list_kind kind,
                                                                         request_context& ctx) {
-    return g_.plan_of(kind, ctx);
+    return g_.lists.plan(kind, ctx);
 }
 
 asio::awaitable<upstream_reply> mcp_stage_services::call(std::size_t upstream,
@@ -37,7 +37,7 @@ asio::awaitable<upstream_reply> mcp_stage_services::call(std::size_t upstream,
 asio::awaitable<std::vector<fetched_list>>
 mcp_stage_services::fetch_lists(protocol::list_kind kind, const list_plan& plan,
                                 std::vector<ticket> tickets, request_context& ctx) {
-    return g_.fetch_planned(kind, plan, std::move(tickets), ctx);
+    return g_.lists.fetch(kind, plan, std::move(tickets), ctx);
 }
 
 asio::awaitable<json::object> mcp_stage_services::initialize(const json::value& id,
@@ -54,12 +54,11 @@ asio::awaitable<json::object> mcp_stage_services::set_log_level(const std::strin
     return g_.set_log_level(session, id, params, ctx);
 }
 
-asio::awaitable<json::object> mcp_stage_services::task_call(const std::string& session,
-                                                            const json::value& id,
+asio::awaitable<json::object> mcp_stage_services::task_call(const json::value& id,
                                                             const std::string& method,
                                                             json::object params,
                                                             request_context& ctx) {
-    return g_.task_call(session, id, method, std::move(params), ctx);
+    return g_.tasks.call(id, method, std::move(params), ctx);
 }
 
 asio::awaitable<json::object>
@@ -70,15 +69,14 @@ mcp_stage_services::subscribe_at_modern_upstream(const std::string& method, cons
 
 asio::awaitable<json::object>
 mcp_stage_services::complete_list(protocol::list_kind kind, const list_plan& plan,
-                                  std::vector<fetched_list> fetched, const std::string& session,
-                                  const json::value& id, const json::object& params,
-                                  request_context& ctx) {
-    return g_.complete_planned(kind, plan, std::move(fetched), session, id, params, ctx);
+                                  std::vector<fetched_list> fetched, const json::value& id,
+                                  const json::object& params, request_context& ctx) {
+    return g_.lists.complete(kind, plan, std::move(fetched), id, params, ctx);
 }
 
 asio::awaitable<void> mcp_stage_services::pin_task(const request_context& ctx, std::size_t upstream,
                                                    std::string task_id) {
-    return g_.pin_minted_task(ctx, upstream, std::move(task_id));
+    return g_.tasks.pin_minted(ctx, upstream, std::move(task_id));
 }
 
 void mcp_stage_services::record_subscription(const request_context& ctx, const std::string& uri,

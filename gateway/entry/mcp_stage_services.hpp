@@ -45,9 +45,10 @@ public:
                                                               const boost::json::value& id,
                                                               const boost::json::object& params,
                                                               request_context& ctx) override;
-    boost::asio::awaitable<boost::json::object>
-    task_call(const std::string& session, const boost::json::value& id, const std::string& method,
-              boost::json::object params, request_context& ctx) override;
+    boost::asio::awaitable<boost::json::object> task_call(const boost::json::value& id,
+                                                          const std::string& method,
+                                                          boost::json::object params,
+                                                          request_context& ctx) override;
     boost::asio::awaitable<boost::json::object>
     subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
                                  const route& target, request_context& ctx) override;
@@ -55,9 +56,8 @@ public:
     // Stage 8.
     boost::asio::awaitable<boost::json::object>
     complete_list(protocol::list_kind kind, const list_plan& plan,
-                  std::vector<fetched_list> fetched, const std::string& session,
-                  const boost::json::value& id, const boost::json::object& params,
-                  request_context& ctx) override;
+                  std::vector<fetched_list> fetched, const boost::json::value& id,
+                  const boost::json::object& params, request_context& ctx) override;
     boost::asio::awaitable<void> pin_task(const request_context& ctx, std::size_t upstream,
                                           std::string task_id) override;
     void record_subscription(const request_context& ctx, const std::string& uri,

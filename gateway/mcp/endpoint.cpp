@@ -304,8 +304,8 @@ gateway::impl::route_named(const std::string& method, const json::value& id, jso
         side.session = rec.session;
         side.modern = rec.modern;
         side.modern_capabilities = rec.modern_capabilities;
-        co_await federated_list(protocol::list_kind::resources, "", nullptr, {}, side);
-        co_await federated_list(protocol::list_kind::resource_templates, "", nullptr, {}, side);
+        co_await lists.federated(protocol::list_kind::resources, nullptr, {}, side);
+        co_await lists.federated(protocol::list_kind::resource_templates, nullptr, {}, side);
         rec.upstream_calls += side.upstream_calls;
     }
     co_return settle_route(std::move(r->outcome), id, rec);

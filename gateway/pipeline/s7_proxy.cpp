@@ -26,8 +26,7 @@ private:
         } else if (m == "logging/setLevel") {
             ctx.response = co_await services_.set_log_level(ctx.session, ctx.id, ctx.params, ctx);
         } else if (m.starts_with("tasks/")) {
-            ctx.response =
-                co_await services_.task_call(ctx.session, ctx.id, m, std::move(ctx.params), ctx);
+            ctx.response = co_await services_.task_call(ctx.id, m, std::move(ctx.params), ctx);
         } else if (ctx.plan) {
             ctx.fetched = co_await services_.fetch_lists(*protocol::list_kind_of(m), *ctx.plan,
                                                          std::move(ctx.list_admitted), ctx);

@@ -43,9 +43,10 @@ public:
     set_log_level(const std::string& session, const boost::json::value& id,
                   const boost::json::object& params, request_context& ctx) = 0;
     // A task method at the task's owner (tasks/list merged from every upstream).
-    virtual boost::asio::awaitable<boost::json::object>
-    task_call(const std::string& session, const boost::json::value& id, const std::string& method,
-              boost::json::object params, request_context& ctx) = 0;
+    virtual boost::asio::awaitable<boost::json::object> task_call(const boost::json::value& id,
+                                                                  const std::string& method,
+                                                                  boost::json::object params,
+                                                                  request_context& ctx) = 0;
     // resources/(un)subscribe at a 2026-07-28 upstream, which has no such method: gate holds
     // the URI in its own listen there.
     virtual boost::asio::awaitable<boost::json::object>

@@ -49,7 +49,7 @@ private:
         }
         if (!ctx.response && ctx.plan && kind)
             ctx.response = co_await services_.complete_list(
-                *kind, *ctx.plan, std::move(ctx.fetched), ctx.session, ctx.id, ctx.params, ctx);
+                *kind, *ctx.plan, std::move(ctx.fetched), ctx.id, ctx.params, ctx);
         settle(ctx);
         if (m == "initialize" && !ctx.modern)
             co_await open_session(ctx);

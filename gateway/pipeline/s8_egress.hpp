@@ -23,9 +23,8 @@ public:
     // client's cursor asks for cut (or the refusal).
     virtual boost::asio::awaitable<boost::json::object>
     complete_list(protocol::list_kind kind, const list_plan& plan,
-                  std::vector<fetched_list> fetched, const std::string& session,
-                  const boost::json::value& id, const boost::json::object& params,
-                  request_context& ctx) = 0;
+                  std::vector<fetched_list> fetched, const boost::json::value& id,
+                  const boost::json::object& params, request_context& ctx) = 0;
     // The task a tools/call answer minted, pinned to `upstream` for the caller before the
     // client hears of it.
     virtual boost::asio::awaitable<void> pin_task(const request_context& ctx, std::size_t upstream,

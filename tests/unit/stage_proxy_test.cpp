@@ -69,11 +69,9 @@ struct fake_proxy final : proxy_services {
         params = p;
         co_return answer;
     }
-    boost::asio::awaitable<json::object> task_call(const std::string& s, const json::value& i,
-                                                   const std::string& m, json::object p,
-                                                   request_context&) override {
+    boost::asio::awaitable<json::object> task_call(const json::value& i, const std::string& m,
+                                                   json::object p, request_context&) override {
         asked.push_back("task_call " + m);
-        session = s;
         id = i;
         params = std::move(p);
         co_return answer;
@@ -218,7 +216,6 @@ TEST_F(stage_proxy, a_task_method_goes_to_the_tasks_owner) {
         request(m, {{"taskId", "t-1"}});
         EXPECT_EQ(run().verdict, verdict::proceed);
         EXPECT_EQ(services.asked, std::vector<std::string>{std::string("task_call ") + m});
-        EXPECT_EQ(services.session, "s-1");
         EXPECT_EQ(services.params, (json::object{{"taskId", "t-1"}}));
         EXPECT_EQ(ctx.response, services.answer);
     }

@@ -1,0 +1,141 @@
+// Where an operation is one of the gateway's own coroutines, it is handed on as it is: the
+// forwarding makes no frame.
+#include "gateway/entry/mcp_method_services.hpp"
+
+#include "actors/federation/task_keeper.hpp"
+#include "gateway/entry/gateway_impl.hpp"
+#include "transport/bridge.hpp"
+
+#include <caf/send.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+asio::awaitable<std::optional<task_owner>> mcp_method_services::find(const std::string& task_id,
+                                                                     std::uint64_t principal) {
+    auto actors = g_.actors();
+    if (!actors->tasks)
+        co_return task_owner{};
+    co_return co_await ask<task_owner>(actors->tasks, [&](reply_to<task_owner> r) {
+        return task_find{task_id, principal, std::move(r)};
+    });
+}
+
+void mcp_method_services::pin(const std::string& task_id, std::uint64_t principal,
+                              const std::string& upstream) {
+    if (auto actors = g_.actors(); actors->tasks)
+        caf::anon_send(actors->tasks, task_pin{task_id, principal, upstream});
+}
+
+void mcp_method_services::locate(const std::string& task_id, const std::string& upstream) {
+    if (auto actors = g_.actors(); actors->tasks)
+        caf::anon_send(actors->tasks, task_locate{task_id, upstream});
+}
+
+asio::awaitable<std::optional<std::string>>
+mcp_method_services::fleet_record(const std::string& task_id) {
+    if (!g_.fleet)
+        co_return std::nullopt;
+    auto record = co_await g_.fleet->get("task", task_id);
+    if (!record || !*record)
+        co_return std::nullopt;
+    co_return std::move(**record);
+}
+
+asio::awaitable<void> mcp_method_services::put_fleet_record(const std::string& task_id,
+                                                            std::string record) {
+    if (g_.fleet)
+        co_await g_.fleet->put("task", task_id, record, task_registry::lifetime);
+}
+
+asio::awaitable<std::optional<budget_ledger::exhausted>>
+mcp_method_services::charge(const request_context& ctx, std::size_t upstream) {
+    return g_.budgets.charge(ctx, upstream);
+}
+
+asio::awaitable<upstream_reply> mcp_method_services::call(std::size_t upstream,
+                                                          std::string_view method,
+                                                          json::object params, request_context& ctx,
+                                                          bool client_call) {
+    return g_.call_upstream(upstream, method, std::move(params), ctx, client_call);
+}
+
+asio::awaitable<std::variant<json::array, upstream_failure>>
+mcp_method_services::fetch_tasks(std::size_t upstream, request_context& ctx) {
+    gateway::impl::bridged_call call;
+    auto on_bridge = g_.bridged_context(ctx, upstream, call);
+    call.tells_keeper = false; // a list is not a call the client can cancel
+    co_return co_await ctx.view->clients[upstream]->fetch_list("tasks/list", "tasks", on_bridge);
+}
+
+asio::awaitable<task_services::list_page>
+mcp_method_services::page(request_context& ctx, json::array merged,
+                          std::optional<std::string> cursor) {
+    using answer_t = std::variant<list_answer, route_error>;
+    co_return co_await ask<answer_t>(
+        g_.actors()->router_for(protocol::list_kind::tasks), [&](reply_to<answer_t> r) {
+            return page_tasks{ctx.view->snap, std::move(merged), std::move(cursor),
+                              task_owner_key(ctx), std::move(r)};
+        });
+}
+
+asio::awaitable<std::optional<list_plan>> mcp_method_services::plan(protocol::list_kind kind,
+                                                                    request_context& ctx) {
+    // On the snapshot this request loaded, whatever reload came since (the router keeps it).
+    auto plan = co_await ask<list_plan>(g_.actors()->router_for(kind), [&](reply_to<list_plan> r) {
+        return plan_list{ctx.view->snap, kind, g_.profile_of(ctx), std::move(r)};
+    });
+    if (plan && g_.fleet && !plan->fetch.empty())
+        co_await g_.in_fleet.fill_from_fleet(kind, *plan, ctx);
+    co_return plan;
+}
+
+asio::awaitable<std::variant<json::array, upstream_failure>>
+mcp_method_services::fetch(protocol::list_kind kind, protocol::client_profile profile,
+                           std::size_t upstream, std::string traceparent, ticket admitted,
+                           request_context& ctx, std::vector<std::string>& written) {
+    auto& client = ctx.view->clients[upstream];
+    // Per-caller: fetched on the caller's bridged session with its credential (and never
+    // cached: actors/federation/federation.cpp).
+    gateway::impl::bridged_call call;
+    auto on = client->per_caller() ? g_.bridged_context(ctx, upstream, call) : traced_call(ctx);
+    call.tells_keeper = false;
+    on.profile = profile; // on the root session of the client's profile
+    if (!traceparent.empty())
+        on.traceparent = std::move(traceparent);
+    auto traits = protocol::traits(kind);
+    if (!admitted)
+        co_return co_await client->fetch_list(traits.method, traits.key, on, &written);
+    co_return co_await client->fetch_list(traits.method, traits.key, on, std::move(*admitted),
+                                          &written);
+}
+
+void mcp_method_services::count(const std::string& upstream, std::string_view outcome,
+                                double seconds) {
+    g_.stats.upstream(upstream, outcome, seconds);
+}
+
+void mcp_method_services::share(protocol::list_kind kind, protocol::client_profile profile,
+                                const upstream_client& upstream, const json::array& items,
+                                const std::vector<std::string>& written) {
+    if (g_.fleet)
+        g_.in_fleet.share_list(kind, profile, upstream, items, written);
+}
+
+asio::awaitable<list_services::list_page>
+mcp_method_services::complete(protocol::list_kind kind, const list_plan& plan,
+                              std::vector<fetched_list> fetched, std::optional<std::string> cursor,
+                              request_context& ctx) {
+    auto caller = cursor_owner_key(ctx);
+    auto who = plan.snap->policy ? ctx.caller : nullptr;
+    using answer_t = std::variant<list_answer, route_error>;
+    co_return co_await ask<answer_t>(g_.actors()->router_for(kind), [&](reply_to<answer_t> r) {
+        return complete_list{plan.snap,         kind,   plan.profile, std::move(fetched),
+                             std::move(cursor), caller, std::move(r), std::move(who),
+                             ctx.tenant_index};
+    });
+}
+
+} // namespace gate::transport

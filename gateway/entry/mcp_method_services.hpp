@@ -1,0 +1,56 @@
+// What the gateway's MCP method groups (gateway/mcp/task_methods, list_methods) ask of the
+// gateway's parts: the actors, the fleet's store, the budgets, the upstream clients. Each
+// group sees only its own interface, never gateway::impl.
+#pragma once
+
+#include "gateway/entry/gateway.hpp"
+#include "gateway/mcp/list_methods.hpp"
+#include "gateway/mcp/task_methods.hpp"
+
+namespace gate::transport {
+
+class mcp_method_services final : public task_services, public list_services {
+public:
+    explicit mcp_method_services(gateway::impl& g) : g_(g) {}
+
+    // The task methods.
+    boost::asio::awaitable<std::optional<task_owner>> find(const std::string& task_id,
+                                                           std::uint64_t principal) override;
+    void pin(const std::string& task_id, std::uint64_t principal,
+             const std::string& upstream) override;
+    void locate(const std::string& task_id, const std::string& upstream) override;
+    boost::asio::awaitable<std::optional<std::string>>
+    fleet_record(const std::string& task_id) override;
+    boost::asio::awaitable<void> put_fleet_record(const std::string& task_id,
+                                                  std::string record) override;
+    boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+    charge(const request_context& ctx, std::size_t upstream) override;
+    boost::asio::awaitable<upstream_reply> call(std::size_t upstream, std::string_view method,
+                                                boost::json::object params, request_context& ctx,
+                                                bool client_call) override;
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch_tasks(std::size_t upstream, request_context& ctx) override;
+    boost::asio::awaitable<task_services::list_page>
+    page(request_context& ctx, boost::json::array merged,
+         std::optional<std::string> cursor) override;
+
+    // The list methods.
+    boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
+                                                          request_context& ctx) override;
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,
+          std::string traceparent, ticket admitted, request_context& ctx,
+          std::vector<std::string>& written) override;
+    void count(const std::string& upstream, std::string_view outcome, double seconds) override;
+    void share(protocol::list_kind kind, protocol::client_profile profile,
+               const upstream_client& upstream, const boost::json::array& items,
+               const std::vector<std::string>& written) override;
+    boost::asio::awaitable<list_services::list_page>
+    complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
+             std::optional<std::string> cursor, request_context& ctx) override;
+
+private:
+    gateway::impl& g_;
+};
+
+} // namespace gate::transport

@@ -1,0 +1,124 @@
+// A list's upstreams are fetched concurrently; one that fails is left out and counted, and only
+// when every upstream of the federation failed is the list refused.
+#include "gateway/mcp/list_methods.hpp"
+
+#include "gateway/mcp/fan_out.hpp"
+#include "gateway/operations/request_tracing.hpp"
+#include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/client_answer.hpp"
+#include "protocol/json_rpc.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+std::uint64_t cursor_owner_key(const request_context& rec) {
+    // A cursor is only a position in a list; for anonymous callers their session is the
+    // narrowest binding there is (a stateless client has none, and shares with its peers).
+    return rec.caller ? protocol::principal_hash(rec.caller->issuer, rec.caller->subject)
+                      : protocol::principal_hash("session", rec.session);
+}
+
+json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
+                           const json::value& id, request_context& rec) {
+    if (!answer)
+        return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
+    if (auto* err = std::get_if<route_error>(&*answer))
+        return refusal_with(rec, id, err->error, err->message);
+    auto& ok = std::get<list_answer>(*answer);
+    rec.items_served = static_cast<std::int64_t>(ok.items_served);
+    // The page's items go on the wire as the router serialized them once for every request
+    // (rec.verbatim); the answer object only settles the outcome (and for a 2026-07-28
+    // client, what egress adds to the result is added to both).
+    auto result = ok.result_text();
+    auto id_text = protocol::id_text(id);
+    std::string wire;
+    wire.reserve(result.size() + id_text.size() + 40);
+    wire.append(R"({"jsonrpc":"2.0","id":)").append(id_text);
+    wire.append(R"(,"result":)").append(result).append("}");
+    rec.verbatim = std::move(wire);
+    return protocol::make_result(id, json::object{});
+}
+
+asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
+                                                      const list_plan& plan, std::size_t upstream,
+                                                      ticket admitted, request_context& rec) {
+    auto start = clock::now();
+    ++rec.upstream_calls;
+    const auto& id = rec.view->snap->upstream(upstream).id;
+    auto span = open_upstream_span(rec, id);
+    std::vector<std::string> written; // each item as the upstream wrote it
+    auto r = co_await services_.fetch(kind, plan.profile, upstream, std::move(span.traceparent),
+                                      std::move(admitted), rec, written);
+    double seconds = std::chrono::duration<double>(clock::now() - start).count();
+    if (auto* f = std::get_if<upstream_failure>(&r)) {
+        auto outcome = protocol::describe(error_for(*f)).metric_label;
+        services_.count(id, outcome, seconds);
+        close_upstream_span(rec, span, outcome);
+        spdlog::warn("upstream {} left out of {}: {}", id, protocol::traits(kind).method,
+                     f->message);
+        co_return fetched_list{upstream, std::nullopt};
+    }
+    services_.count(id, "ok", seconds);
+    close_upstream_span(rec, span, "ok");
+    auto& items = std::get<json::array>(r);
+    services_.share(kind, plan.profile, *rec.view->clients[upstream], items, written);
+    co_return fetched_list{upstream, std::move(items), std::move(written)};
+}
+
+asio::awaitable<std::vector<fetched_list>> list_methods::fetch(protocol::list_kind kind,
+                                                               const list_plan& plan,
+                                                               std::vector<ticket> tickets,
+                                                               request_context& rec) {
+    auto outcomes = co_await fan_out<fetched_list>(
+        plan.fetch.size(), [&, this](std::size_t i) -> asio::awaitable<fetched_list> {
+            // Admitted by stage 6 (a refused upstream has no ticket and is left out), or, for
+            // gate's own fetches, by the client itself.
+            if (!tickets.empty() && !tickets[i])
+                co_return fetched_list{plan.fetch[i], std::nullopt};
+            co_return co_await fetch_one(kind, plan, plan.fetch[i],
+                                         tickets.empty() ? nullptr : tickets[i], rec);
+        });
+    std::vector<fetched_list> fetched;
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+        fetched.push_back(outcomes[i] ? std::move(*outcomes[i])
+                                      : fetched_list{plan.fetch[i], std::nullopt});
+    co_return fetched;
+}
+
+asio::awaitable<json::object>
+list_methods::complete(protocol::list_kind kind, const list_plan& plan,
+                       std::vector<fetched_list> fetched, const json::value& id,
+                       const json::object& params, request_context& rec) {
+    fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
+    bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
+    for (auto& f : fetched)
+        all_failed = all_failed && !f.items;
+    if (all_failed)
+        co_return refusal(rec, id, gateway_error::all_upstreams_down);
+    std::optional<std::string> cursor;
+    if (auto* c = params.if_contains("cursor"); c && c->is_string())
+        cursor = std::string(c->get_string());
+    else if (c && !c->is_null())
+        co_return refusal(rec, id, gateway_error::invalid_cursor, {"not a string"});
+    co_return list_response(
+        co_await services_.complete(kind, plan, std::move(fetched), std::move(cursor), rec), id,
+        rec);
+}
+
+asio::awaitable<json::object> list_methods::federated(protocol::list_kind kind,
+                                                      const json::value& id,
+                                                      const json::object& params,
+                                                      request_context& rec) {
+    auto planned = co_await plan(kind, rec);
+    if (!planned)
+        co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
+    auto fetched = co_await fetch(kind, *planned, {}, rec);
+    co_return co_await complete(kind, *planned, std::move(fetched), id, params, rec);
+}
+
+} // namespace gate::transport

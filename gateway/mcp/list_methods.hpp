@@ -1,0 +1,97 @@
+// Federated lists over the few services they need: the plan the router makes, the pages fetched
+// from the upstreams it names (concurrently, each admitted and counted), and the page cut and
+// sealed from what they answered.
+#pragma once
+
+#include "actors/federation/federation.hpp"
+#include "gateway/pipeline/request_context.hpp"
+#include "protocol/list_kind.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gate::transport {
+
+// Whose list cursors a request may use (the principal; an anonymous caller's session).
+std::uint64_t cursor_owner_key(const request_context& rec);
+
+// The JSON-RPC answer for a page the router cut (or refused); counts the items served.
+boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
+                                  const boost::json::value& id, request_context& rec);
+
+// What the list methods ask of the gateway: the router, the upstreams, the metrics and the
+// fleet's shared lists. Answered by gateway/entry/mcp_method_services; a fake in
+// tests/unit/list_methods_test.cpp.
+class list_services {
+public:
+    using ticket = std::shared_ptr<upstream_client::guard_ticket>;
+    using list_page = std::optional<std::variant<list_answer, route_error>>;
+
+    // The router's plan of a list on the request's snapshot, for the caller's profile, with
+    // what the fleet's shared cache holds taken out of its fetches; nullopt: no plan.
+    virtual boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
+                                                                  request_context& ctx) = 0;
+    // One upstream's complete list for `profile` (on the caller's bridged session where the
+    // upstream takes the caller's credential), admitted by `admitted` (null: by the client
+    // itself), each item's text as the upstream wrote it in `written`.
+    virtual boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,
+          std::string traceparent, ticket admitted, request_context& ctx,
+          std::vector<std::string>& written) = 0;
+    // A fetch's outcome in the metrics of the upstream (its id).
+    virtual void count(const std::string& upstream, std::string_view outcome, double seconds) = 0;
+    // A fetched list, for the rest of the fleet (no fleet: nothing).
+    virtual void share(protocol::list_kind kind, protocol::client_profile profile,
+                       const upstream_client& upstream, const boost::json::array& items,
+                       const std::vector<std::string>& written) = 0;
+    // The router's page of the completed list.
+    virtual boost::asio::awaitable<list_page>
+    complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
+             std::optional<std::string> cursor, request_context& ctx) = 0;
+
+protected:
+    ~list_services() = default;
+};
+
+class list_methods {
+public:
+    using ticket = list_services::ticket;
+    explicit list_methods(list_services& services) : services_(services) {}
+
+    // Stage 4 of a list (and gate's own fetches): which upstreams to ask.
+    boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
+                                                          request_context& rec) {
+        return services_.plan(kind, rec);
+    }
+    // Stage 7: the planned fetches, concurrently. `tickets`: one admission per planned
+    // upstream (null: refused, left out); empty: each fetch admits itself.
+    boost::asio::awaitable<std::vector<fetched_list>> fetch(protocol::list_kind kind,
+                                                            const list_plan& plan,
+                                                            std::vector<ticket> tickets,
+                                                            request_context& rec);
+    // Stage 8: the page the client's cursor asks for, or the refusal (every upstream down, a
+    // cursor that is not a string).
+    boost::asio::awaitable<boost::json::object>
+    complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
+             const boost::json::value& id, const boost::json::object& params, request_context& rec);
+    // Gate's own merged list (the owner of a URI is learnt from the resource lists).
+    boost::asio::awaitable<boost::json::object> federated(protocol::list_kind kind,
+                                                          const boost::json::value& id,
+                                                          const boost::json::object& params,
+                                                          request_context& rec);
+
+private:
+    boost::asio::awaitable<fetched_list> fetch_one(protocol::list_kind kind, const list_plan& plan,
+                                                   std::size_t upstream, ticket admitted,
+                                                   request_context& rec);
+
+    list_services& services_;
+};
+
+} // namespace gate::transport
