@@ -38,10 +38,6 @@
 
 namespace gate::transport {
 
-// The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
-// upstream's exact text when it has one) with the headers egress added.
-http_reply answer_of(request_context& rec);
-
 struct gateway::impl final : http_handler,
                              list_changed_feed::audience,
                              fleet_sessions::gateway_side {
@@ -81,15 +77,6 @@ struct gateway::impl final : http_handler,
     // GET /api/federation, once the chain's entry admitted it (pipeline::door::view).
     boost::asio::awaitable<http_reply> view_federation(request_context& rec);
 
-    // Stage 4 for a named call: its upstream and params, or the JSON-RPC refusal.
-    boost::asio::awaitable<std::variant<route, boost::json::object>>
-    route_named(const std::string& method, const boost::json::value& id, boost::json::object params,
-                request_context& rec);
-    // The same for a call routed by its name alone, decided here (params moved into the
-    // route); nullopt, params untouched, for one the resource router must resolve.
-    std::optional<std::variant<route, boost::json::object>>
-    route_by_name(const std::string& method, const boost::json::value& id,
-                  boost::json::object& params, request_context& rec);
     boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
                                                            const boost::json::object& params,
                                                            std::string& version,
@@ -281,6 +268,7 @@ struct gateway::impl final : http_handler,
     mcp_method_services method_services{*this};
     task_methods tasks{method_services};
     list_methods lists{method_services};
+    call_routes routes{method_services, lists};
     // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
     mcp_stage_services call_services{*this};
     // The nine stages (gateway/pipeline/): every request leaves through its exit.

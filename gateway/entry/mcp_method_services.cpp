@@ -138,4 +138,12 @@ mcp_method_services::complete(protocol::list_kind kind, const list_plan& plan,
     });
 }
 
+asio::awaitable<std::optional<routed>> mcp_method_services::resolve(request_context& ctx,
+                                                                    const std::string& method,
+                                                                    const json::object& params) {
+    return ask<routed>(g_.actors()->resource_router(), [&](reply_to<routed> reply) {
+        return resolve_call{ctx.view->snap, method, params, std::move(reply)};
+    });
+}
+
 } // namespace gate::transport

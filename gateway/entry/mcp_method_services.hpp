@@ -4,12 +4,15 @@
 #pragma once
 
 #include "gateway/entry/gateway.hpp"
+#include "gateway/mcp/call_routes.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/mcp/task_methods.hpp"
 
 namespace gate::transport {
 
-class mcp_method_services final : public task_services, public list_services {
+class mcp_method_services final : public task_services,
+                                  public list_services,
+                                  public route_resolver {
 public:
     explicit mcp_method_services(gateway::impl& g) : g_(g) {}
 
@@ -48,6 +51,11 @@ public:
     boost::asio::awaitable<list_services::list_page>
     complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
              std::optional<std::string> cursor, request_context& ctx) override;
+
+    // Routing.
+    boost::asio::awaitable<std::optional<routed>>
+    resolve(request_context& ctx, const std::string& method,
+            const boost::json::object& params) override;
 
 private:
     gateway::impl& g_;

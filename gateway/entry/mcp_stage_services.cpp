@@ -12,14 +12,14 @@ std::optional<pipeline::routing> mcp_stage_services::route_by_name(const std::st
                                                                    const json::value& id,
                                                                    json::object& params,
                                                                    request_context& ctx) {
-    return g_.route_by_name(method, id, params, ctx);
+    return g_.routes.by_name(method, id, params, ctx);
 }
 
 asio::awaitable<pipeline::routing> mcp_stage_services::route_named(const std::string& method,
                                                                    const json::value& id,
                                                                    json::object params,
                                                                    request_context& ctx) {
-    return g_.route_named(method, id, std::move(params), ctx);
+    return g_.routes.named(method, id, std::move(params), ctx);
 }
 
 asio::awaitable<std::optional<list_plan>> mcp_stage_services::plan_list(protocol::list_kind kind,

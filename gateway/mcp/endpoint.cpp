@@ -28,85 +28,6 @@ namespace json = boost::json;
 namespace ec = protocol::error_code;
 using clock = std::chrono::steady_clock;
 
-namespace {
-
-std::optional<std::string> error_text(const json::object& response) {
-    auto* err = response.if_contains("error");
-    auto* o = err ? err->if_object() : nullptr;
-    auto* m = o ? o->if_contains("message") : nullptr;
-    if (m && m->is_string())
-        return std::string(m->get_string());
-    if (err)
-        return json::serialize(*err);
-    return std::nullopt;
-}
-
-} // namespace
-
-static json::object with_id(json::object response, const json::value& id) {
-    response["id"] = id;
-    return response;
-}
-
-// What settles a passed-on answer's outcome, read without parsing its result: the id, and
-// the error as the upstream wrote it. A result stands in empty: the client is sent the
-// answer's own text (rec.verbatim), never this object.
-static json::object outcome_view(const upstream_message& answer, const json::value& id) {
-    json::object view{{"jsonrpc", "2.0"}, {"id", id}};
-    if (auto error = answer.value_at({"error"}))
-        view["error"] = std::move(*error);
-    else if (answer.has("result"))
-        view["result"] = json::object{};
-    return view;
-}
-
-json::object pass_on(upstream_message answer, const json::value& id, request_context& rec,
-                     answer_read read) {
-    if (auto spliced = answer.text_with_id(protocol::id_text(id))) {
-        rec.verbatim = std::move(*spliced);
-        if (read == answer_read::client_answer && !rec.modern)
-            return outcome_view(answer, id);
-    }
-    return with_id(answer.take_body(), id);
-}
-
-protocol::gateway_error error_for(const upstream_failure& f) {
-    using k = upstream_failure::kind;
-    switch (f.what) {
-    case k::rate_limited:
-        return protocol::gateway_error::upstream_rate_limited;
-    case k::circuit_open:
-        return protocol::gateway_error::upstream_circuit_open;
-    case k::connect_error:
-        return protocol::gateway_error::upstream_unreachable;
-    default:
-        return protocol::gateway_error::upstream_failed;
-    }
-}
-
-json::object refuse_upstream(request_context& rec, const json::value& id, std::string_view upstream,
-                             const upstream_failure& f) {
-    auto e = error_for(f);
-    rec.outcome = protocol::describe(e).audit_outcome;
-    rec.error = f.message;
-    auto answer = error_object(e, id, {upstream, f.message}, era_of(rec));
-    if (f.retry_after.count() > 0) {
-        // The retry hint in a form a program can read, beside the one in the message.
-        answer["error"].as_object()["data"] = {{"upstream", upstream},
-                                               {"retryAfterMs", f.retry_after.count()}};
-    }
-    return answer;
-}
-
-void settle_outcome(request_context& rec, const json::object& response) {
-    // What gate answered itself set its outcome from its row (gateway/pipeline/answers); an
-    // answer left with none is an upstream's, passed on: an error there is the call's error.
-    if (rec.outcome == protocol::outcome::ok && response.contains("error"))
-        rec.outcome = protocol::outcome::error;
-    if (!rec.error)
-        rec.error = error_text(response);
-}
-
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a) {
     // The entry read the message, set its method and id, admitted a request past the limit,
@@ -138,17 +59,6 @@ gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipelin
     if (auto routed = stages.run(rec, stage::route); !routed.ready())
         co_await routed.take();
     co_return answer_of(rec);
-}
-
-http_reply answer_of(request_context& rec) {
-    if (rec.refusal_reply)
-        return std::move(*rec.refusal_reply);
-    auto reply = rec.verbatim.empty()
-                     ? http_reply::json(http::status::ok, json::serialize(*rec.response))
-                     : http_reply::json(http::status::ok, std::move(rec.verbatim));
-    for (auto& h : rec.reply_headers)
-        reply.headers.push_back(std::move(h));
-    return reply;
 }
 
 call_context gateway::impl::bridged_context(request_context& rec, std::size_t upstream,
@@ -251,64 +161,6 @@ gateway::impl::call_upstream(std::size_t upstream, std::string_view method, json
     stats.upstream(rec.view->clients[upstream]->config().id, outcome, seconds);
     close_upstream_span(rec, span, outcome);
     co_return reply;
-}
-
-namespace {
-
-std::variant<route, json::object> settle_route(std::variant<route, route_error> outcome,
-                                               const json::value& id, request_context& rec) {
-    if (auto* err = std::get_if<route_error>(&outcome)) {
-        if (!err->name.empty())
-            rec.name = err->name;
-        return refusal_with(rec, id, err->error, err->message);
-    }
-    return std::move(std::get<route>(outcome));
-}
-
-} // namespace
-
-std::optional<std::variant<route, json::object>>
-gateway::impl::route_by_name(const std::string& method, const json::value& id, json::object& params,
-                             request_context& rec) {
-    // Names resolve against the immutable snapshot on this thread; only resource ownership,
-    // which the router learns from lists, needs the actor.
-    auto named = resolve_by_name(*rec.view->snap, method, params);
-    if (!named)
-        return std::nullopt;
-    return settle_route(std::move(*named), id, rec);
-}
-
-asio::awaitable<std::variant<route, json::object>>
-gateway::impl::route_named(const std::string& method, const json::value& id, json::object params,
-                           request_context& rec) {
-    if (auto by_name = route_by_name(method, id, params, rec))
-        co_return std::move(*by_name);
-    std::optional<routed> r;
-    for (int attempt = 0;; ++attempt) {
-        r = co_await ask<routed>(actors()->resource_router(), [&](reply_to<routed> reply) {
-            return resolve_call{rec.view->snap, method, params, std::move(reply)};
-        });
-        if (!r)
-            co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
-        auto* err = std::get_if<route_error>(&r->outcome);
-        if (!err || !err->needs_resource_lists || attempt > 0)
-            break;
-        // The owner of a URI is learnt from the lists: fetch them once, then route again.
-        // As gate's own lists (every profile's URIs), with the caller's credential where an
-        // upstream takes it.
-        request_context side;
-        side.view = rec.view;
-        side.profile = protocol::full_profile;
-        side.caller = rec.caller;
-        side.authorization = rec.authorization;
-        side.session = rec.session;
-        side.modern = rec.modern;
-        side.modern_capabilities = rec.modern_capabilities;
-        co_await lists.federated(protocol::list_kind::resources, nullptr, {}, side);
-        co_await lists.federated(protocol::list_kind::resource_templates, nullptr, {}, side);
-        rec.upstream_calls += side.upstream_calls;
-    }
-    co_return settle_route(std::move(r->outcome), id, rec);
 }
 
 } // namespace gate::transport

@@ -55,7 +55,7 @@ honoured_filter(gateway::impl& g, const protocol::subscription_filter& asked,
         side.view = rec.view;
         side.traceparent = rec.traceparent;
         auto routing =
-            co_await g.route_named("resources/subscribe", id, json::object{{"uri", uri}}, side);
+            co_await g.routes.named("resources/subscribe", id, json::object{{"uri", uri}}, side);
         rec.upstream_calls += side.upstream_calls + 1;
         auto* target = std::get_if<route>(&routing);
         if (!target || !may_listen(rec, target->upstream, uri))

@@ -22,25 +22,6 @@ namespace http = beast::http;
 namespace json = boost::json;
 namespace ec = protocol::error_code;
 
-void complete_for_modern_client(json::object& response, request_context& rec) {
-    auto* r = response.if_contains("result");
-    auto* result = r ? r->if_object() : nullptr;
-    if (!result || result->contains("resultType"))
-        return;
-    (*result)["resultType"] = "complete";
-    // The upstream's answer goes on as it wrote it, with only this member added.
-    add_to_result(rec, "resultType", R"("complete")");
-}
-
-void add_to_result(request_context& rec, std::string_view key, std::string_view value_text) {
-    if (rec.verbatim.empty())
-        return;
-    if (auto added = protocol::set_member(rec.verbatim, {"result"}, key, value_text))
-        rec.verbatim = std::move(*added);
-    else
-        rec.verbatim.clear(); // the amended object is written out instead
-}
-
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
                                                                         beast::tcp_stream& stream,
                                                                         protocol::message msg,

@@ -69,21 +69,6 @@ task_owner from_fleet_record(const std::string& record, std::uint64_t principal)
 
 } // namespace
 
-std::optional<std::string> minted_task_id(const upstream_message& answer) {
-    // 2025-11-25 nests the task (`result.task.taskId`); the 2026-07-28 tasks extension
-    // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top).
-    std::optional<json::value> task_id;
-    if (auto task = answer.value_at({"result", "task"}); task && task->is_object()) {
-        if (auto* id = task->as_object().if_contains("taskId"))
-            task_id = *id;
-    } else if (auto type = answer.value_at({"result", "resultType"}); type && *type == "task") {
-        task_id = answer.value_at({"result", "taskId"});
-    }
-    if (!task_id || !task_id->is_string())
-        return std::nullopt;
-    return std::string(task_id->get_string());
-}
-
 asio::awaitable<void> task_methods::pin_minted(const request_context& rec, std::size_t upstream,
                                                std::string id) {
     const auto& owner = rec.view->snap->upstream(upstream).id;

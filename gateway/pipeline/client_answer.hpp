@@ -1,8 +1,6 @@
 // An answer on its way back to the client, as the stages after the proxy make it: an
 // upstream's answer passed on under the client's id, an upstream failure refused, the audit
 // outcome settled from the answer, a 2026-07-28 client's result amended, a minted task found.
-// Defined with the MCP methods (gateway/mcp/endpoint.cpp, stateless.cpp, tasks.cpp); declared
-// here so a stage needs no more of the gateway than these.
 #pragma once
 
 #include "gateway/pipeline/request_context.hpp"
@@ -15,6 +13,10 @@
 #include <string_view>
 
 namespace gate::transport {
+
+// The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
+// upstream's exact text when it has one) with the headers egress added.
+http_reply answer_of(request_context& rec);
 
 // The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
 // a stage already set is kept).
@@ -49,7 +51,7 @@ void add_to_result(request_context& rec, std::string_view key, std::string_view 
 
 // The id of the task an upstream's answer mints (2025-11-25's `result.task.taskId`, or a
 // 2026-07-28 CreateTaskResult's `taskId`), which egress pins to the upstream before the
-// client hears of it; nullopt for any other answer (gateway/mcp/tasks.cpp).
+// client hears of it; nullopt for any other answer.
 std::optional<std::string> minted_task_id(const upstream_message& answer);
 
 } // namespace gate::transport

@@ -1,0 +1,55 @@
+// Stage 4 for a named call: its upstream and params from the snapshot (a tool's or a prompt's
+// name), or from the resource router for a URI, whose owner the router learns from the
+// resource lists (fetched once when it does not know it yet).
+#pragma once
+
+#include "actors/federation/router_messages.hpp"
+#include "gateway/mcp/list_methods.hpp"
+#include "gateway/pipeline/s4_route.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+
+namespace gate::transport {
+
+// What routing asks of the gateway beyond the snapshot: the resource router (answered by
+// gateway/entry/mcp_method_services; a fake in tests/unit/call_routes_test.cpp).
+class route_resolver {
+public:
+    // The resource router's route of a call by URI on the request's snapshot; nullopt when the
+    // router did not answer.
+    virtual boost::asio::awaitable<std::optional<routed>>
+    resolve(request_context& ctx, const std::string& method, const boost::json::object& params) = 0;
+
+protected:
+    ~route_resolver() = default;
+};
+
+class call_routes {
+public:
+    call_routes(route_resolver& resolver, list_methods& lists)
+        : resolver_(resolver), lists_(lists) {}
+
+    // A call routed by its name alone, decided at once (params moved into the route);
+    // nullopt, params untouched, for one the resource router must resolve.
+    std::optional<pipeline::routing> by_name(const std::string& method,
+                                             const boost::json::value& id,
+                                             boost::json::object& params, request_context& rec);
+    // Any named call, a URI's included.
+    boost::asio::awaitable<pipeline::routing> named(const std::string& method,
+                                                    const boost::json::value& id,
+                                                    boost::json::object params,
+                                                    request_context& rec);
+
+private:
+    // The resource lists (and templates) fetched as gate's own, for the router to learn who
+    // owns which URI.
+    boost::asio::awaitable<void> learn_resources(request_context& rec);
+
+    route_resolver& resolver_;
+    list_methods& lists_;
+};
+
+} // namespace gate::transport
