@@ -100,15 +100,6 @@ struct gateway::impl final : http_handler,
                           upstream_message message);
     // list_changed_feed::audience: every connected client hears a list's news.
     void broadcast(const boost::json::object& news) override;
-    // The client answered an upstream request, or sent a notification: where it goes, written
-    // as the client wrote it (`body`, the POST's).
-    boost::asio::awaitable<http_reply> from_client(const std::string& session,
-                                                   const protocol::message& msg,
-                                                   request_context& rec, std::string_view body);
-    boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
-                                                              const boost::json::value& id,
-                                                              const boost::json::object& params,
-                                                              request_context& rec);
     // A named call whose upstream messages are streamed to the client before its answer.
     // Stages 2-8 of a named call and its audit; the answer as it goes on the wire.
     boost::asio::awaitable<std::string> run_call(protocol::message msg, request_context& rec);
@@ -269,6 +260,7 @@ struct gateway::impl final : http_handler,
     task_methods tasks{method_services};
     list_methods lists{method_services};
     call_routes routes{method_services, lists};
+    client_traffic from_clients{method_services};
     // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
     mcp_stage_services call_services{*this};
     // The nine stages (gateway/pipeline/): every request leaves through its exit.

@@ -146,4 +146,49 @@ asio::awaitable<std::optional<routed>> mcp_method_services::resolve(request_cont
     });
 }
 
+bool mcp_method_services::answer_input(const std::string& session, const protocol::message& msg,
+                                       std::string_view body) {
+    return g_.inputs.answer(session, msg, body);
+}
+
+std::optional<server_request_target>
+mcp_method_services::take_server_request(const std::string& session, const std::string& minted) {
+    return g_.server_requests.take(session, minted);
+}
+
+asio::awaitable<std::optional<http_reply>>
+mcp_method_services::answer_for_fleet(const std::string& session, const protocol::message& msg,
+                                      request_context& ctx, std::string_view body) {
+    if (!g_.fleet)
+        co_return std::nullopt;
+    co_return co_await g_.in_fleet.answer_for_fleet(session, msg, ctx, body);
+}
+
+void mcp_method_services::answered_here(const std::string& session, const std::string& minted) {
+    if (g_.fleet)
+        g_.in_fleet.answered_here(session, minted);
+}
+
+asio::awaitable<std::optional<call_target>>
+mcp_method_services::cancelled_call(const std::string& session, const std::string& request_id) {
+    if (!g_.keeper.present())
+        co_return std::nullopt;
+    g_.keeper.flush();
+    auto found = co_await ask<std::optional<call_target>>(
+        g_.actors()->bridges, [&](reply_to<std::optional<call_target>> r) {
+            return bridge_cancel_lookup{session, request_id, std::move(r)};
+        });
+    if (!found)
+        co_return std::nullopt;
+    co_return std::move(*found);
+}
+
+json::object mcp_method_services::capabilities(const std::string& session) {
+    return g_.sessions.capabilities(session);
+}
+
+void mcp_method_services::used(const std::string& session, const std::string& upstream) {
+    g_.keeper.tell(bridge_used{session, upstream});
+}
+
 } // namespace gate::transport

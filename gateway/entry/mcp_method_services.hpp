@@ -5,6 +5,7 @@
 
 #include "gateway/entry/gateway.hpp"
 #include "gateway/mcp/call_routes.hpp"
+#include "gateway/mcp/client_traffic.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/mcp/task_methods.hpp"
 
@@ -12,7 +13,8 @@ namespace gate::transport {
 
 class mcp_method_services final : public task_services,
                                   public list_services,
-                                  public route_resolver {
+                                  public route_resolver,
+                                  public client_traffic_services {
 public:
     explicit mcp_method_services(gateway::impl& g) : g_(g) {}
 
@@ -56,6 +58,20 @@ public:
     boost::asio::awaitable<std::optional<routed>>
     resolve(request_context& ctx, const std::string& method,
             const boost::json::object& params) override;
+
+    // The client's traffic.
+    bool answer_input(const std::string& session, const protocol::message& msg,
+                      std::string_view body) override;
+    std::optional<server_request_target> take_server_request(const std::string& session,
+                                                             const std::string& minted) override;
+    boost::asio::awaitable<std::optional<http_reply>>
+    answer_for_fleet(const std::string& session, const protocol::message& msg, request_context& ctx,
+                     std::string_view body) override;
+    void answered_here(const std::string& session, const std::string& minted) override;
+    boost::asio::awaitable<std::optional<call_target>>
+    cancelled_call(const std::string& session, const std::string& request_id) override;
+    boost::json::object capabilities(const std::string& session) override;
+    void used(const std::string& session, const std::string& upstream) override;
 
 private:
     gateway::impl& g_;

@@ -51,7 +51,7 @@ asio::awaitable<json::object> mcp_stage_services::set_log_level(const std::strin
                                                                 const json::value& id,
                                                                 const json::object& params,
                                                                 request_context& ctx) {
-    return g_.set_log_level(session, id, params, ctx);
+    return g_.from_clients.set_log_level(session, id, params, ctx);
 }
 
 asio::awaitable<json::object> mcp_stage_services::task_call(const json::value& id,

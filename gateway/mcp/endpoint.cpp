@@ -41,7 +41,7 @@ gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipelin
         // Notifications and the client's answers to upstream requests: bridged to the
         // upstream they concern. The answer is terminal like any other and audited once; it is
         // made here, after the entry, so it leaves by the exit here.
-        auto reply = co_await from_client(a.session, msg, rec, req.body());
+        auto reply = co_await from_clients.from_client(a.session, msg, rec, req.body());
         stages.conclude(rec);
         co_return reply;
     }

@@ -1,0 +1,113 @@
+// A client's answer goes back as the client wrote it (a sampled message, the numbers of a
+// form), with only the id replaced by the upstream's own.
+#include "gateway/mcp/client_traffic.hpp"
+
+#include "gateway/mcp/fan_out.hpp"
+#include "gateway/pipeline/answers.hpp"
+#include "protocol/modern_request.hpp"
+
+#include <boost/beast/http/status.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+namespace json = boost::json;
+
+asio::awaitable<http_reply> client_traffic::answer_upstream(const std::string& session,
+                                                            const protocol::message& msg,
+                                                            request_context& rec,
+                                                            std::string_view body) {
+    // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
+    // continues with it.
+    if (services_.answer_input(session, msg, body))
+        co_return http_reply::empty(http::status::accepted);
+    std::optional<server_request_target> target;
+    if (msg.id.is_string())
+        target = services_.take_server_request(session, std::string(msg.id.get_string()));
+    if (!target && msg.id.is_string()) {
+        // Asked through another instance of the fleet: answered at the upstream session that
+        // asked, from here.
+        if (auto reply = co_await services_.answer_for_fleet(session, msg, rec, body))
+            co_return std::move(*reply);
+    } else if (target) {
+        services_.answered_here(session, std::string(msg.id.get_string()));
+    }
+    auto* client = target ? rec.view->client(target->upstream) : nullptr;
+    if (!client) {
+        refuse(rec, gateway_error::answer_not_expected, {json::serialize(msg.id)});
+        co_return std::move(*rec.refusal_reply);
+    }
+    rec.upstream = target->upstream;
+    json::object answer = msg.body;
+    answer["id"] = target->upstream_id;
+    ++rec.upstream_calls;
+    if (!co_await client->deliver(session, std::move(answer), std::string(body))) {
+        rec.outcome = protocol::outcome::upstream_down;
+        rec.error = "the upstream session that asked is gone";
+    }
+    co_return http_reply::empty(http::status::accepted);
+}
+
+asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session,
+                                                      const protocol::message& msg,
+                                                      request_context& rec) {
+    // A cancellation that finds nothing (the call already ended) is not an error.
+    auto* p = msg.params();
+    auto* request_id = p ? p->if_contains("requestId") : nullptr;
+    if (!request_id)
+        co_return;
+    auto found = co_await services_.cancelled_call(session, json::serialize(*request_id));
+    auto* client = found ? rec.view->client(found->upstream) : nullptr;
+    if (!client)
+        co_return;
+    json::object params{{"requestId", found->upstream_id}};
+    if (auto* reason = p->if_contains("reason"))
+        params["reason"] = *reason;
+    rec.upstream = found->upstream;
+    ++rec.upstream_calls;
+    co_await client->deliver(session, json::object{{"jsonrpc", "2.0"},
+                                                   {"method", "notifications/cancelled"},
+                                                   {"params", std::move(params)}});
+}
+
+asio::awaitable<http_reply> client_traffic::from_client(const std::string& session,
+                                                        const protocol::message& msg,
+                                                        request_context& rec,
+                                                        std::string_view body) {
+    if (msg.kind == protocol::message_kind::response)
+        co_return co_await answer_upstream(session, msg, rec, body);
+    if (msg.method == "notifications/cancelled") {
+        co_await cancel_upstream(session, msg, rec);
+    } else if (msg.method == "notifications/roots/list_changed") {
+        // Every upstream this client has a bridged session with hears it.
+        for (const auto& c : rec.view->clients)
+            if (co_await c->deliver(session, msg.body, std::string(body)))
+                ++rec.upstream_calls;
+    }
+    co_return http_reply::empty(http::status::accepted);
+}
+
+asio::awaitable<json::object> client_traffic::set_log_level(const std::string& session,
+                                                            const json::value& id,
+                                                            const json::object& params,
+                                                            request_context& rec) {
+    auto* level = params.if_contains("level");
+    if (!level || !level->is_string() || !protocol::is_log_level(level->get_string()))
+        co_return refusal(rec, id, gateway_error::invalid_params,
+                          {"level must be one of debug, info, notice, warning, error, critical, "
+                           "alert, emergency"});
+    auto& clients = rec.view->clients;
+    std::string text(level->get_string());
+    auto capabilities = services_.capabilities(session);
+    co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
+        co_await clients[i]->set_log_level(session, text, capabilities);
+        services_.used(session, clients[i]->config().id);
+        co_return true;
+    });
+    rec.upstream_calls += static_cast<std::int64_t>(clients.size());
+    co_return protocol::make_result(id, json::object{});
+}
+
+} // namespace gate::transport

@@ -1,0 +1,79 @@
+// What a client sends that is not a call (gateway/mcp/): its answers to the requests upstreams
+// put to it, back to the upstream session that asked under the upstream's own id; its
+// cancellations, to the upstream that runs the call; its roots' news, to every upstream it has
+// a session with; and logging/setLevel, to all of its upstream sessions.
+#pragma once
+
+#include "actors/bridging/bridge_messages.hpp"
+#include "gateway/mcp/server_request_table.hpp"
+#include "gateway/pipeline/request_context.hpp"
+#include "protocol/json_rpc.hpp"
+#include "transport/http/http_reply.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gate::transport {
+
+// What the client's traffic asks of the gateway (answered by gateway/entry/
+// mcp_method_services; a fake in tests/unit/client_traffic_test.cpp).
+class client_traffic_services {
+public:
+    // An answer to an input request of a 2026-07-28 upstream, handed to the call waiting for
+    // it; false when no call waits for it.
+    virtual bool answer_input(const std::string& session, const protocol::message& msg,
+                              std::string_view body) = 0;
+    // The upstream request the client's answer `minted` (the id gate gave it) is for, taken.
+    virtual std::optional<server_request_target> take_server_request(const std::string& session,
+                                                                     const std::string& minted) = 0;
+    // With a fleet: an answer to a request another instance recorded, delivered from here
+    // (nullopt: no record of it), and one answered here, forgotten fleet-wide. Without one:
+    // nullopt, nothing.
+    virtual boost::asio::awaitable<std::optional<http_reply>>
+    answer_for_fleet(const std::string& session, const protocol::message& msg, request_context& ctx,
+                     std::string_view body) = 0;
+    virtual void answered_here(const std::string& session, const std::string& minted) = 0;
+    // The bridge keeper's record of the call the client cancels (its `requestId` as JSON
+    // text); nullopt when there is none, or no keeper.
+    virtual boost::asio::awaitable<std::optional<call_target>>
+    cancelled_call(const std::string& session, const std::string& request_id) = 0;
+    // The capabilities the client declared, for the upstream sessions opened for it.
+    virtual boost::json::object capabilities(const std::string& session) = 0;
+    // The keeper hears that `session` used its bridged session at `upstream`.
+    virtual void used(const std::string& session, const std::string& upstream) = 0;
+
+protected:
+    ~client_traffic_services() = default;
+};
+
+class client_traffic {
+public:
+    explicit client_traffic(client_traffic_services& services) : services_(services) {}
+
+    // The client answered an upstream request, or sent a notification: where it goes, written
+    // as the client wrote it (`body`, the POST's). 202, or the refusal of an answer nobody
+    // asked for.
+    boost::asio::awaitable<http_reply> from_client(const std::string& session,
+                                                   const protocol::message& msg,
+                                                   request_context& rec, std::string_view body);
+    // logging/setLevel: every upstream session of the client gets the level, those open now at
+    // once, those opened later at their handshake.
+    boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
+                                                              const boost::json::value& id,
+                                                              const boost::json::object& params,
+                                                              request_context& rec);
+
+private:
+    boost::asio::awaitable<http_reply> answer_upstream(const std::string& session,
+                                                       const protocol::message& msg,
+                                                       request_context& rec, std::string_view body);
+    boost::asio::awaitable<void>
+    cancel_upstream(const std::string& session, const protocol::message& msg, request_context& rec);
+
+    client_traffic_services& services_;
+};
+
+} // namespace gate::transport
