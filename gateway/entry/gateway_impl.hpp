@@ -91,13 +91,6 @@ struct gateway::impl final : http_handler,
 
     // Bridging (gateway/mcp/bridging.cpp). Wires an upstream client's session-wide traffic here.
     void wire(const std::shared_ptr<upstream_client>& client);
-    // An upstream's message on a session's GET stream, or on a call's stream with no sink.
-    void on_upstream_message(const upstream_client* from, const std::string& bridge,
-                             upstream_message message);
-    // An upstream message in the form the client receives: a request gets a gateway-unique id,
-    // recorded so the client's answer finds its way back; the rest as the upstream wrote it.
-    std::string to_client(const std::string& session, const std::string& upstream,
-                          upstream_message message);
     // list_changed_feed::audience: every connected client hears a list's news.
     void broadcast(const boost::json::object& news) override;
     // A named call whose upstream messages are streamed to the client before its answer.
@@ -149,13 +142,6 @@ struct gateway::impl final : http_handler,
         ask_client(protocol::sourced_object request) override;
     };
     call_context bridged_context(request_context& rec, std::size_t upstream, bridged_call& call);
-    // Server-initiated requests are governed by the policy too (docs/security.md): whether
-    // upstream `upstream` may send `request` to the client of `who` (null: anonymous). A
-    // denied one is audited and, with `bridge`, answered -32042 to the upstream on that
-    // session; false then. Without a policy, and for ping, true.
-    bool admit_server_request(const federation_view& view, std::size_t upstream,
-                              const caller_ref& who, const boost::json::object& request,
-                              const std::optional<std::string>& bridge);
     // The capability profile lists are asked and cached for (protocol/client_profile.hpp).
     protocol::client_profile profile_of(request_context& rec);
     // The verified caller as a per-caller upstream needs it; made once per request.
@@ -185,7 +171,7 @@ struct gateway::impl final : http_handler,
     listen_hub listens;
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_context& rec, const std::string& uri, bool subscribed);
-    std::uint64_t minted_ids = 0;
+    std::uint64_t minted_ids = 0;         // ids of requests gate puts to clients
     server_request_table server_requests; // upstream requests the clients have not answered
     // listen.cpp's way to the keeper (gateway/mcp/keeper_feed.hpp).
     void tell_keeper(bridge_event e) { keeper.tell(std::move(e)); }
@@ -261,6 +247,7 @@ struct gateway::impl final : http_handler,
     list_methods lists{method_services};
     call_routes routes{method_services, lists};
     client_traffic from_clients{method_services};
+    upstream_traffic upstream_news{io.get_executor(), method_services};
     // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
     mcp_stage_services call_services{*this};
     // The nine stages (gateway/pipeline/): every request leaves through its exit.

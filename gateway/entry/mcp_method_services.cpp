@@ -191,4 +191,66 @@ void mcp_method_services::used(const std::string& session, const std::string& up
     g_.keeper.tell(bridge_used{session, upstream});
 }
 
+std::shared_ptr<const federation_view> mcp_method_services::current_view() {
+    return g_.live;
+}
+
+void mcp_method_services::list_changed(const upstream_client& from, std::string method) {
+    // The upstream's cached lists go first, so a client that lists again on the news sees
+    // the new list; then every connected client hears it.
+    for (const auto& router : g_.actors()->routers)
+        caf::anon_send(router, invalidate_upstream{from.config().id});
+    if (g_.fleet)
+        g_.in_fleet.drop_shared_lists(from);
+    g_.list_changes.announce(std::move(method));
+}
+
+asio::awaitable<std::optional<std::vector<std::string>>>
+mcp_method_services::subscribers(const std::string& upstream, const std::string& uri,
+                                 std::optional<std::string> origin) {
+    g_.keeper.flush();
+    return ask<std::vector<std::string>>(
+        g_.actors()->bridges,
+        [upstream, uri, origin = std::move(origin)](reply_to<std::vector<std::string>> r) mutable {
+            return bridge_updated{upstream, uri, std::move(origin), std::move(r)};
+        });
+}
+
+bool mcp_method_services::keeps_subscriptions() {
+    return g_.keeper.present();
+}
+
+bool mcp_method_services::deliver_to_listen(const std::string& holder, const upstream_message& m) {
+    return g_.listens.deliver(holder, m.body(), m.raw());
+}
+
+bool mcp_method_services::session_open(const std::string& session) {
+    return g_.sessions.contains(session);
+}
+
+caller_ref mcp_method_services::principal_of(const std::string& session) {
+    return g_.sessions.principal_of(session);
+}
+
+void mcp_method_services::deliver(const std::string& session, const std::string& text) {
+    g_.sessions.deliver(session, text);
+}
+
+std::string mcp_method_services::mint_request_id() {
+    return "gate-" + g_.in_fleet.tag() + std::to_string(++g_.minted_ids);
+}
+
+void mcp_method_services::record_server_request(const std::string& session,
+                                                const std::string& minted,
+                                                const std::string& upstream,
+                                                json::value upstream_id) {
+    if (g_.fleet)
+        g_.in_fleet.share_server_request(*g_.live, session, minted, upstream, upstream_id);
+    g_.server_requests.opened(session, minted, {upstream, std::move(upstream_id)});
+}
+
+void mcp_method_services::audit(request_context& denied) {
+    g_.stages.conclude(denied);
+}
+
 } // namespace gate::transport

@@ -8,13 +8,15 @@
 #include "gateway/mcp/client_traffic.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/mcp/task_methods.hpp"
+#include "gateway/mcp/upstream_traffic.hpp"
 
 namespace gate::transport {
 
 class mcp_method_services final : public task_services,
                                   public list_services,
                                   public route_resolver,
-                                  public client_traffic_services {
+                                  public client_traffic_services,
+                                  public upstream_traffic_services {
 public:
     explicit mcp_method_services(gateway::impl& g) : g_(g) {}
 
@@ -72,6 +74,23 @@ public:
     cancelled_call(const std::string& session, const std::string& request_id) override;
     boost::json::object capabilities(const std::string& session) override;
     void used(const std::string& session, const std::string& upstream) override;
+
+    // Upstream traffic.
+    std::shared_ptr<const federation_view> current_view() override;
+    void list_changed(const upstream_client& from, std::string method) override;
+    boost::asio::awaitable<std::optional<std::vector<std::string>>>
+    subscribers(const std::string& upstream, const std::string& uri,
+                std::optional<std::string> origin) override;
+    bool keeps_subscriptions() override;
+    bool deliver_to_listen(const std::string& holder, const upstream_message& m) override;
+    bool session_open(const std::string& session) override;
+    caller_ref principal_of(const std::string& session) override;
+    void deliver(const std::string& session, const std::string& text) override;
+    std::string mint_request_id() override;
+    void record_server_request(const std::string& session, const std::string& minted,
+                               const std::string& upstream,
+                               boost::json::value upstream_id) override;
+    void audit(request_context& denied) override;
 
 private:
     gateway::impl& g_;

@@ -36,17 +36,6 @@ namespace ec = protocol::error_code;
 
 namespace {
 
-std::string_view method_of(const json::object& m) {
-    auto* v = m.if_contains("method");
-    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
-}
-
-bool is_list_changed(std::string_view method) {
-    return method == "notifications/tools/list_changed" ||
-           method == "notifications/prompts/list_changed" ||
-           method == "notifications/resources/list_changed";
-}
-
 constexpr auto client_input_timeout = std::chrono::seconds(60);
 
 // What an upstream says outside any call's observer (its sessions' GET streams, a call without
@@ -55,7 +44,7 @@ class session_traffic final : public upstream_observer {
 public:
     session_traffic(gateway::impl& g, const upstream_client* from) : g_(g), from_(from) {}
     void message(const std::string& bridge, upstream_message m) override {
-        g_.on_upstream_message(from_, bridge, std::move(m));
+        g_.upstream_news.on_message(from_, bridge, std::move(m));
     }
 
 private:
@@ -71,134 +60,6 @@ void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
     if (parts.tap)
         client->record_through(parts.tap);
     client->observe(std::make_unique<session_traffic>(*this, client.get()));
-}
-
-std::string gateway::impl::to_client(const std::string& session, const std::string& upstream,
-                                     upstream_message m) {
-    auto& message = m.body();
-    if (auto* id = message.if_contains("id")) {
-        // Two upstreams (or two bridged sessions) may use the same id: the client sees one
-        // minted by the gateway, and its answer is mapped back to the upstream's own.
-        auto minted = "gate-" + in_fleet.tag() + std::to_string(++minted_ids);
-        if (fleet)
-            in_fleet.share_server_request(*live, session, minted, upstream, *id);
-        server_requests.opened(session, minted, {upstream, std::move(*id)});
-        message["id"] = minted;
-    }
-    // Everything but the id as the upstream wrote it (a progress of 0.50, a schema's bounds).
-    return protocol::serialize_preserving(message, m.raw());
-}
-
-void gateway::impl::on_upstream_message(const upstream_client* from, const std::string& bridge,
-                                        upstream_message m) {
-    const auto& message = m.body();
-    auto view = live;
-    std::size_t position = 0;
-    while (position < view->clients.size() && view->clients[position].get() != from)
-        ++position;
-    if (position == view->clients.size())
-        return; // a retired upstream's last words
-    const auto& upstream = from->config().id;
-    auto method = method_of(message);
-    if (is_list_changed(method)) {
-        // The upstream's cached lists go first, so a client that lists again on the news
-        // sees the new list; then every connected client hears it.
-        for (const auto& router : actors()->routers)
-            caf::anon_send(router, invalidate_upstream{upstream});
-        if (fleet)
-            in_fleet.drop_shared_lists(*from);
-        list_changes.announce(std::string(method));
-        return;
-    }
-    if (method == "notifications/resources/updated") {
-        std::string uri;
-        if (auto* p = message.if_contains("params"); p && p->is_object())
-            if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
-                uri = std::string(u->get_string());
-        if (!keeper.present() || uri.empty())
-            return;
-        std::optional<std::string> origin;
-        if (!bridge.empty())
-            origin = bridge;
-        asio::co_spawn(
-            io,
-            [this, upstream, uri, origin, m]() -> asio::awaitable<void> {
-                keeper.flush();
-                auto who = co_await ask<std::vector<std::string>>(
-                    actors()->bridges, [&](reply_to<std::vector<std::string>> r) {
-                        return bridge_updated{upstream, uri, origin, std::move(r)};
-                    });
-                if (!who)
-                    co_return;
-                auto text = protocol::serialize_preserving(m.body(), m.raw());
-                for (const auto& s : *who)
-                    if (!listens.deliver(s, m.body(), m.raw()))
-                        sessions.deliver(s, text);
-            },
-            asio::detached);
-        return;
-    }
-    if (bridge.empty()) {
-        // The shared root session has no client: its log lines and the like stay here.
-        spdlog::debug("upstream {} said {} on its shared session", upstream, method);
-        return;
-    }
-    if (!sessions.contains(bridge)) {
-        // The client is gone. A request is answered here, or the upstream would wait for it
-        // until its own timeout; nothing is recorded for an answer that cannot come.
-        if (auto* id = message.if_contains("id"))
-            asio::co_spawn(
-                io,
-                [client = view->clients[position], bridge,
-                 reply = protocol::make_gateway_error(
-                     gateway_error::client_gone, *id,
-                     protocol::gateway_error_text(gateway_error::client_gone)),
-                 source = m.raw()]() mutable -> asio::awaitable<void> {
-                    // The id as the upstream wrote it: the reply is read from the request's text.
-                    co_await client->deliver(bridge, std::move(reply), std::move(source));
-                },
-                asio::detached);
-        return;
-    }
-    auto who = sessions.principal_of(bridge);
-    if (!admit_server_request(*view, position, who, message, bridge))
-        return;
-    sessions.deliver(bridge, to_client(bridge, upstream, std::move(m)));
-}
-
-bool gateway::impl::admit_server_request(const federation_view& view, std::size_t upstream,
-                                         const caller_ref& who, const json::object& request,
-                                         const std::optional<std::string>& bridge) {
-    const auto& policy = view.snap->policy;
-    auto method = method_of(request);
-    const auto* id = request.if_contains("id");
-    if (!policy || method.empty() || method == "ping" || (bridge && !id))
-        return true; // notifications (progress, logs) are not requests
-    const auto& server = view.snap->upstream(upstream).id;
-    auto d = policy->decide_server_request(who.get(), server, method);
-    if (d.allowed)
-        return true;
-    auto why = protocol::gateway_error_text(gateway_error::server_request_denied, {method, server});
-    if (bridge && id)
-        asio::co_spawn(
-            io,
-            [client = view.clients[upstream], bridge = *bridge,
-             reply = protocol::make_gateway_error(gateway_error::server_request_denied, *id,
-                                                  why)]() mutable -> asio::awaitable<void> {
-                co_await client->deliver(bridge, std::move(reply));
-            },
-            asio::detached);
-    request_context denied;
-    denied.start = std::chrono::steady_clock::now();
-    denied.method = std::string(method);
-    denied.upstream = server;
-    denied.caller = who;
-    denied.outcome = protocol::describe(gateway_error::server_request_denied).audit_outcome;
-    denied.decision = "deny";
-    denied.error = std::move(why);
-    // An upstream's request, not a client's: it entered by no door, and leaves by the exit alone.
-    stages.conclude(denied);
-    return false;
 }
 
 void gateway::impl::broadcast(const json::object& news) {
@@ -304,8 +165,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     call_writer writer{co_await asio::this_coro::executor, stream, req, record};
     forget_sinks forget{record};
     record.server_message = [this, &writer](std::size_t upstream, upstream_message m) {
-        writer.push(to_client(writer.rec.session, writer.rec.view->clients[upstream]->config().id,
-                              std::move(m)));
+        writer.push(upstream_news.to_client(
+            writer.rec.session, writer.rec.view->clients[upstream]->config().id, std::move(m)));
     };
     record.push_to_client = [&writer](std::string text) { writer.push(std::move(text)); };
     auto answer = co_await run_call(std::move(msg), record);
@@ -340,7 +201,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
             out->wake.cancel();
             return;
         }
-        out->push(to_client(rec->session, rec->view->clients[upstream]->config().id, std::move(m)));
+        out->push(upstream_news.to_client(rec->session, rec->view->clients[upstream]->config().id,
+                                          std::move(m)));
     };
     auto id = msg.id; // the call takes the message; a parked answer needs the id
     // The call runs on its own: it may outlive this POST when it is parked, and its answer is

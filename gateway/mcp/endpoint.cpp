@@ -91,7 +91,7 @@ call_context gateway::impl::bridged_context(request_context& rec, std::size_t up
 }
 
 void gateway::impl::bridged_call::message(const std::string&, upstream_message m) {
-    if (g->admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
+    if (g->upstream_news.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
         rec->server_message(upstream, std::move(m));
 }
 
@@ -103,7 +103,8 @@ void gateway::impl::bridged_call::sent(std::int64_t upstream_id) {
 
 asio::awaitable<std::optional<protocol::sourced_object>>
 gateway::impl::bridged_call::ask_client(protocol::sourced_object request) {
-    if (!g->admit_server_request(*rec->view, upstream, rec->caller, request.value, std::nullopt))
+    if (!g->upstream_news.admit_server_request(*rec->view, upstream, rec->caller, request.value,
+                                               std::nullopt))
         co_return std::nullopt; // the call fails: its input was refused
     co_return co_await g->ask_client_input(*rec, std::move(request));
 }

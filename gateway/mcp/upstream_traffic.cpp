@@ -1,0 +1,151 @@
+// A message for a client that is gone is not recorded; a request among them is answered here,
+// or the upstream would wait for it until its own timeout.
+#include "gateway/mcp/upstream_traffic.hpp"
+
+#include "protocol/gateway_error.hpp"
+#include "protocol/json_preserve.hpp"
+#include "protocol/json_rpc.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using protocol::gateway_error;
+
+namespace {
+
+std::string_view method_of(const json::object& m) {
+    auto* v = m.if_contains("method");
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+bool is_list_changed(std::string_view method) {
+    return method == "notifications/tools/list_changed" ||
+           method == "notifications/prompts/list_changed" ||
+           method == "notifications/resources/list_changed";
+}
+
+// The answer to an upstream's request on `bridge`, from here (read from the request's text,
+// `source`, so the id goes back as the upstream wrote it).
+void answer_upstream(const asio::any_io_executor& ex, std::shared_ptr<upstream_client> client,
+                     const std::string& bridge, json::object reply, std::string source = {}) {
+    asio::co_spawn(
+        ex,
+        [client = std::move(client), bridge, reply = std::move(reply),
+         source = std::move(source)]() mutable -> asio::awaitable<void> {
+            co_await client->deliver(bridge, std::move(reply), std::move(source));
+        },
+        asio::detached);
+}
+
+} // namespace
+
+std::string upstream_traffic::to_client(const std::string& session, const std::string& upstream,
+                                        upstream_message m) {
+    auto& message = m.body();
+    if (auto* id = message.if_contains("id")) {
+        // Two upstreams (or two bridged sessions) may use the same id: the client sees one
+        // minted by the gateway, and its answer is mapped back to the upstream's own.
+        auto minted = services_.mint_request_id();
+        services_.record_server_request(session, minted, upstream, std::move(*id));
+        message["id"] = minted;
+    }
+    // Everything but the id as the upstream wrote it (a progress of 0.50, a schema's bounds).
+    return protocol::serialize_preserving(message, m.raw());
+}
+
+void upstream_traffic::resource_updated(const std::string& upstream, const std::string& bridge,
+                                        upstream_message m) {
+    std::string uri;
+    if (auto* p = m.body().if_contains("params"); p && p->is_object())
+        if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
+            uri = std::string(u->get_string());
+    if (!services_.keeps_subscriptions() || uri.empty())
+        return;
+    std::optional<std::string> origin;
+    if (!bridge.empty())
+        origin = bridge;
+    asio::co_spawn(
+        ex_,
+        [this, upstream, uri, origin, m = std::move(m)]() -> asio::awaitable<void> {
+            auto who = co_await services_.subscribers(upstream, uri, origin);
+            if (!who)
+                co_return;
+            auto text = protocol::serialize_preserving(m.body(), m.raw());
+            for (const auto& s : *who)
+                if (!services_.deliver_to_listen(s, m))
+                    services_.deliver(s, text);
+        },
+        asio::detached);
+}
+
+void upstream_traffic::on_message(const upstream_client* from, const std::string& bridge,
+                                  upstream_message m) {
+    const auto& message = m.body();
+    auto view = services_.current_view();
+    std::size_t position = 0;
+    while (position < view->clients.size() && view->clients[position].get() != from)
+        ++position;
+    if (position == view->clients.size())
+        return; // a retired upstream's last words
+    const auto& upstream = from->config().id;
+    auto method = method_of(message);
+    if (is_list_changed(method))
+        return services_.list_changed(*from, std::string(method));
+    if (method == "notifications/resources/updated")
+        return resource_updated(upstream, bridge, std::move(m));
+    if (bridge.empty()) {
+        // The shared root session has no client: its log lines and the like stay here.
+        spdlog::debug("upstream {} said {} on its shared session", upstream, method);
+        return;
+    }
+    if (!services_.session_open(bridge)) {
+        if (auto* id = message.if_contains("id"))
+            answer_upstream(ex_, view->clients[position], bridge,
+                            protocol::make_gateway_error(
+                                gateway_error::client_gone, *id,
+                                protocol::gateway_error_text(gateway_error::client_gone)),
+                            m.raw());
+        return;
+    }
+    auto who = services_.principal_of(bridge);
+    if (!admit_server_request(*view, position, who, message, bridge))
+        return;
+    services_.deliver(bridge, to_client(bridge, upstream, std::move(m)));
+}
+
+bool upstream_traffic::admit_server_request(const federation_view& view, std::size_t upstream,
+                                            const caller_ref& who, const json::object& request,
+                                            const std::optional<std::string>& bridge) {
+    const auto& policy = view.snap->policy;
+    auto method = method_of(request);
+    const auto* id = request.if_contains("id");
+    if (!policy || method.empty() || method == "ping" || (bridge && !id))
+        return true; // notifications (progress, logs) are not requests
+    const auto& server = view.snap->upstream(upstream).id;
+    auto d = policy->decide_server_request(who.get(), server, method);
+    if (d.allowed)
+        return true;
+    auto why = protocol::gateway_error_text(gateway_error::server_request_denied, {method, server});
+    if (bridge && id)
+        answer_upstream(
+            ex_, view.clients[upstream], *bridge,
+            protocol::make_gateway_error(gateway_error::server_request_denied, *id, why));
+    request_context denied;
+    denied.start = std::chrono::steady_clock::now();
+    denied.method = std::string(method);
+    denied.upstream = server;
+    denied.caller = who;
+    denied.outcome = protocol::describe(gateway_error::server_request_denied).audit_outcome;
+    denied.decision = "deny";
+    denied.error = std::move(why);
+    // An upstream's request, not a client's: it entered by no door, and leaves by the exit alone.
+    services_.audit(denied);
+    return false;
+}
+
+} // namespace gate::transport

@@ -1,0 +1,80 @@
+// What upstreams send that is not an answer: change notifications (their lists dropped, every
+// connected client told), resource updates (to the listens and sessions subscribed), and
+// requests and notifications for one client (to its session, its requests under an id gate
+// mints, as the policy allows server-initiated requests: docs/security.md).
+#pragma once
+
+#include "actors/federation/federation.hpp"
+#include "gateway/pipeline/request_context.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gate::transport {
+
+// What upstream traffic asks of the gateway (answered by gateway/entry/mcp_method_services; a
+// fake in tests/unit/upstream_traffic_test.cpp).
+class upstream_traffic_services {
+public:
+    virtual std::shared_ptr<const federation_view> current_view() = 0;
+    // `from`'s lists of a kind changed (`method`, the notification): its cached lists are
+    // dropped, here and in the fleet's store, and every connected client hears it.
+    virtual void list_changed(const upstream_client& from, std::string method) = 0;
+    // The holders (listens, sessions) subscribed to `uri` at `upstream` (`origin`: the bridge
+    // the update came on); nullopt when the bridge keeper cannot say (none, or no answer).
+    virtual boost::asio::awaitable<std::optional<std::vector<std::string>>>
+    subscribers(const std::string& upstream, const std::string& uri,
+                std::optional<std::string> origin) = 0;
+    virtual bool keeps_subscriptions() = 0;
+    // An update to a listen (false: `holder` is not one).
+    virtual bool deliver_to_listen(const std::string& holder, const upstream_message& m) = 0;
+    // A message to a downstream session's client (its GET stream).
+    virtual bool session_open(const std::string& session) = 0;
+    virtual caller_ref principal_of(const std::string& session) = 0;
+    virtual void deliver(const std::string& session, const std::string& text) = 0;
+    // The id gate gives an upstream's request to a client, and its record (fleet-wide with a
+    // fleet) so the client's answer finds the upstream's own id.
+    virtual std::string mint_request_id() = 0;
+    virtual void record_server_request(const std::string& session, const std::string& minted,
+                                       const std::string& upstream,
+                                       boost::json::value upstream_id) = 0;
+    // A finished request gate did not receive (an upstream's denied request), to the audit.
+    virtual void audit(request_context& denied) = 0;
+
+protected:
+    ~upstream_traffic_services() = default;
+};
+
+class upstream_traffic {
+public:
+    upstream_traffic(boost::asio::any_io_executor ex, upstream_traffic_services& services)
+        : ex_(std::move(ex)), services_(services) {}
+
+    // An upstream's message on a session's GET stream, or on a call's stream with no sink
+    // (`bridge`: the downstream session, empty for the shared root session).
+    void on_message(const upstream_client* from, const std::string& bridge, upstream_message m);
+    // An upstream message in the form the client receives: a request gets a gateway-unique id,
+    // recorded so the client's answer finds its way back; the rest as the upstream wrote it.
+    std::string to_client(const std::string& session, const std::string& upstream,
+                          upstream_message m);
+    // Whether upstream `upstream` may send `request` to the client of `who` (null: anonymous).
+    // A denied one is audited and, with `bridge`, answered -32042 to the upstream on that
+    // session; false then. Without a policy, and for ping and notifications, true.
+    bool admit_server_request(const federation_view& view, std::size_t upstream,
+                              const caller_ref& who, const boost::json::object& request,
+                              const std::optional<std::string>& bridge);
+
+private:
+    void resource_updated(const std::string& upstream, const std::string& bridge,
+                          upstream_message m);
+
+    boost::asio::any_io_executor ex_;
+    upstream_traffic_services& services_;
+};
+
+} // namespace gate::transport
