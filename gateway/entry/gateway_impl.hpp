@@ -77,18 +77,6 @@ struct gateway::impl final : http_handler,
     // GET /api/federation, once the chain's entry admitted it (pipeline::door::view).
     boost::asio::awaitable<http_reply> view_federation(request_context& rec);
 
-    boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
-                                                           const boost::json::object& params,
-                                                           std::string& version,
-                                                           request_context& rec);
-    // Proxy stage for one upstream call: metrics per upstream, failures as -32041.
-    // `client_call`: false for gate's own requests on the client's behalf (a task probe),
-    // which the client cannot cancel and the bridge keeper does not count.
-    boost::asio::awaitable<upstream_reply>
-    call_upstream(std::size_t upstream, std::string_view method, boost::json::object params,
-                  request_context& rec, bool client_call = true,
-                  std::shared_ptr<upstream_client::guard_ticket> admitted = nullptr);
-
     // Bridging (gateway/mcp/bridging.cpp). Wires an upstream client's session-wide traffic here.
     void wire(const std::shared_ptr<upstream_client>& client);
     // list_changed_feed::audience: every connected client hears a list's news.
@@ -106,49 +94,13 @@ struct gateway::impl final : http_handler,
     streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
                   request_context& rec);
     void session_ended(std::string session) override;
-    // Downstream sessions within each caller's share (gateway/mcp/sessions.cpp): a new one
-    // for an accepted initialize (nullopt: refused, and `rec` carries the refusal), and what
-    // the table did to admit one (a session ended to make room goes everywhere, bridges and
-    // fleet record included).
-    std::optional<std::string> open_session(request_context& rec,
-                                            const boost::json::object& capabilities);
-    bool admitted(const session_table::admission& a) override;
-    // A flood of them logs a line a second; the metrics count every one.
-    log_gate evictions_logged{std::chrono::seconds(1)};
-    log_gate refusals_logged{std::chrono::seconds(1)};
+    // fleet_sessions::gateway_side: a session the fleet adopted, admitted like any other.
+    bool admitted(const session_table::admission& a) override {
+        return session_opening.admitted(a);
+    }
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
                   request_context& rec);
-    // The context of a call on the client's bridged session at one upstream. At an upstream
-    // that takes the caller's own credential, the caller rides along, and a request with no
-    // session of its own (a 2026-07-28 client, an initialize) goes on a bridged session of its
-    // principal: the shared root session never carries one caller's credential.
-    // The call's observer (gateway/upstream/upstream_observer.hpp), kept by the caller for
-    // the call's length; the context points to it, so a call makes no hook of its own.
-    struct bridged_call final : upstream_observer {
-        impl* g = nullptr;
-        request_context* rec = nullptr;
-        std::size_t upstream = 0;
-        std::string bridge;
-        boost::json::object capabilities; // the client's, for a new bridged session
-        keeper_batch::open_call open;     // while it runs, for the bridge keeper
-        bool tells_keeper = false;        // the keeper hears that it started (sent)
-        bool asks_input = false;          // a 2026-07-28 upstream's input goes to the client
-        // The upstream's messages on the call's stream go to the client, as the policy allows.
-        void message(const std::string& bridge, upstream_message m) override;
-        void sent(std::int64_t upstream_id) override;
-        bool answers_input() const override { return asks_input; }
-        boost::asio::awaitable<std::optional<protocol::sourced_object>>
-        ask_client(protocol::sourced_object request) override;
-    };
-    call_context bridged_context(request_context& rec, std::size_t upstream, bridged_call& call);
-    // The capability profile lists are asked and cached for (protocol/client_profile.hpp).
-    protocol::client_profile profile_of(request_context& rec);
-    // The verified caller as a per-caller upstream needs it; made once per request.
-    std::shared_ptr<const caller_credential> caller_of(request_context& rec);
-    // Attaches the caller to `ctx` for a per-caller upstream, with the principal's own bridge
-    // when the call has no session's bridge.
-    void bind_caller(call_context& ctx, request_context& rec, std::size_t upstream);
     // subscriptions/listen (gateway/mcp/listen.cpp). A 2026-07-28 client's listen: an event stream
     // of the list changes and resource updates its filter asks for, until it hangs up.
     boost::asio::awaitable<std::optional<http_reply>> listen_call(boost::beast::tcp_stream& stream,
@@ -243,6 +195,8 @@ struct gateway::impl final : http_handler,
     http_server server;
     // What the MCP method groups ask of the gateway, and the groups (gateway/mcp/).
     mcp_method_services method_services{*this};
+    session_admission session_opening{sessions, method_services};
+    upstream_calls calls{method_services};
     task_methods tasks{method_services};
     list_methods lists{method_services};
     call_routes routes{method_services, lists};

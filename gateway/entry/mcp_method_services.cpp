@@ -59,13 +59,13 @@ asio::awaitable<upstream_reply> mcp_method_services::call(std::size_t upstream,
                                                           std::string_view method,
                                                           json::object params, request_context& ctx,
                                                           bool client_call) {
-    return g_.call_upstream(upstream, method, std::move(params), ctx, client_call);
+    return g_.calls.call(upstream, method, std::move(params), ctx, client_call);
 }
 
 asio::awaitable<std::variant<json::array, upstream_failure>>
 mcp_method_services::fetch_tasks(std::size_t upstream, request_context& ctx) {
-    gateway::impl::bridged_call call;
-    auto on_bridge = g_.bridged_context(ctx, upstream, call);
+    upstream_calls::bridged_call call;
+    auto on_bridge = g_.calls.bridged_context(ctx, upstream, call);
     call.tells_keeper = false; // a list is not a call the client can cancel
     co_return co_await ctx.view->clients[upstream]->fetch_list("tasks/list", "tasks", on_bridge);
 }
@@ -85,7 +85,7 @@ asio::awaitable<std::optional<list_plan>> mcp_method_services::plan(protocol::li
                                                                     request_context& ctx) {
     // On the snapshot this request loaded, whatever reload came since (the router keeps it).
     auto plan = co_await ask<list_plan>(g_.actors()->router_for(kind), [&](reply_to<list_plan> r) {
-        return plan_list{ctx.view->snap, kind, g_.profile_of(ctx), std::move(r)};
+        return plan_list{ctx.view->snap, kind, g_.calls.profile_of(ctx), std::move(r)};
     });
     if (plan && g_.fleet && !plan->fetch.empty())
         co_await g_.in_fleet.fill_from_fleet(kind, *plan, ctx);
@@ -99,8 +99,9 @@ mcp_method_services::fetch(protocol::list_kind kind, protocol::client_profile pr
     auto& client = ctx.view->clients[upstream];
     // Per-caller: fetched on the caller's bridged session with its credential (and never
     // cached: actors/federation/federation.cpp).
-    gateway::impl::bridged_call call;
-    auto on = client->per_caller() ? g_.bridged_context(ctx, upstream, call) : traced_call(ctx);
+    upstream_calls::bridged_call call;
+    auto on =
+        client->per_caller() ? g_.calls.bridged_context(ctx, upstream, call) : traced_call(ctx);
     call.tells_keeper = false;
     on.profile = profile; // on the root session of the client's profile
     if (!traceparent.empty())
@@ -251,6 +252,44 @@ void mcp_method_services::record_server_request(const std::string& session,
 
 void mcp_method_services::audit(request_context& denied) {
     g_.stages.conclude(denied);
+}
+
+bool mcp_method_services::keeps_bridges() {
+    return g_.actors()->bridges != nullptr;
+}
+
+void mcp_method_services::call_sent(keeper_batch::open_call& open, const std::string& session,
+                                    const std::string& client_id, const std::string& upstream,
+                                    std::int64_t upstream_id) {
+    g_.keeper.call_sent(open, session, client_id, upstream, upstream_id);
+}
+
+void mcp_method_services::call_over(keeper_batch::open_call& open) {
+    g_.keeper.call_over(open);
+}
+
+bool mcp_method_services::admit_server_request(const federation_view& view, std::size_t upstream,
+                                               const caller_ref& who, const json::object& request,
+                                               const std::optional<std::string>& bridge) {
+    return g_.upstream_news.admit_server_request(view, upstream, who, request, bridge);
+}
+
+asio::awaitable<std::optional<protocol::sourced_object>>
+mcp_method_services::ask_client_input(request_context& ctx, protocol::sourced_object request) {
+    return g_.ask_client_input(ctx, std::move(request));
+}
+
+void mcp_method_services::end_evicted(const std::string& session) {
+    g_.in_fleet.end_session(session);
+    g_.session_ended(session);
+}
+
+void mcp_method_services::count_eviction(std::string_view reason) {
+    g_.stats.session_evicted(reason);
+}
+
+void mcp_method_services::count_refusal(std::string_view reason) {
+    g_.stats.session_refused(reason);
 }
 
 } // namespace gate::transport

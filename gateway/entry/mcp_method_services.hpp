@@ -7,7 +7,9 @@
 #include "gateway/mcp/call_routes.hpp"
 #include "gateway/mcp/client_traffic.hpp"
 #include "gateway/mcp/list_methods.hpp"
+#include "gateway/mcp/session_admission.hpp"
 #include "gateway/mcp/task_methods.hpp"
+#include "gateway/mcp/upstream_calls.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
 
 namespace gate::transport {
@@ -16,7 +18,9 @@ class mcp_method_services final : public task_services,
                                   public list_services,
                                   public route_resolver,
                                   public client_traffic_services,
-                                  public upstream_traffic_services {
+                                  public upstream_traffic_services,
+                                  public upstream_call_services,
+                                  public session_admission_services {
 public:
     explicit mcp_method_services(gateway::impl& g) : g_(g) {}
 
@@ -91,6 +95,23 @@ public:
                                const std::string& upstream,
                                boost::json::value upstream_id) override;
     void audit(request_context& denied) override;
+
+    // Upstream calls (capabilities, used and count: above).
+    bool keeps_bridges() override;
+    void call_sent(keeper_batch::open_call& open, const std::string& session,
+                   const std::string& client_id, const std::string& upstream,
+                   std::int64_t upstream_id) override;
+    void call_over(keeper_batch::open_call& open) override;
+    bool admit_server_request(const federation_view& view, std::size_t upstream,
+                              const caller_ref& who, const boost::json::object& request,
+                              const std::optional<std::string>& bridge) override;
+    boost::asio::awaitable<std::optional<protocol::sourced_object>>
+    ask_client_input(request_context& ctx, protocol::sourced_object request) override;
+
+    // Session admission.
+    void end_evicted(const std::string& session) override;
+    void count_eviction(std::string_view reason) override;
+    void count_refusal(std::string_view reason) override;
 
 private:
     gateway::impl& g_;

@@ -2,6 +2,7 @@
 #include "gateway/entry/mcp_stage_services.hpp"
 
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/mcp/initialize.hpp"
 
 namespace gate::transport {
 
@@ -31,7 +32,7 @@ asio::awaitable<upstream_reply> mcp_stage_services::call(std::size_t upstream,
                                                          std::string_view method,
                                                          json::object params, request_context& ctx,
                                                          ticket admitted) {
-    return g_.call_upstream(upstream, method, std::move(params), ctx, true, std::move(admitted));
+    return g_.calls.call(upstream, method, std::move(params), ctx, true, std::move(admitted));
 }
 
 asio::awaitable<std::vector<fetched_list>>
@@ -44,7 +45,7 @@ asio::awaitable<json::object> mcp_stage_services::initialize(const json::value& 
                                                              const json::object& params,
                                                              std::string& version,
                                                              request_context& ctx) {
-    return g_.initialize(id, params, version, ctx);
+    return initialize_answer(g_.calls, id, params, version, ctx);
 }
 
 asio::awaitable<json::object> mcp_stage_services::set_log_level(const std::string& session,
@@ -86,7 +87,7 @@ void mcp_stage_services::record_subscription(const request_context& ctx, const s
 
 std::optional<std::string> mcp_stage_services::open_session(request_context& ctx,
                                                             const json::object& capabilities) {
-    return g_.open_session(ctx, capabilities);
+    return g_.session_opening.open(ctx, capabilities);
 }
 
 asio::awaitable<void> mcp_stage_services::publish_session(const std::string& id,

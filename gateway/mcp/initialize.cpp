@@ -1,41 +1,19 @@
-// initialize: the gateway's own answer, its capabilities the federation's, and the session
-// it opens for the client.
-#include "actors/bridging/bridge_messages.hpp"
-#include "actors/federation/router_messages.hpp"
-#include "gateway/auth/token_authenticator.hpp"
-#include "gateway/entry/gateway_impl.hpp"
-#include "gateway/mcp/fan_out.hpp"
-#include "gateway/operations/request_tracing.hpp"
-#include "gateway/pipeline/answers.hpp"
-#include "protocol/json_rpc.hpp"
-#include "protocol/json_splice.hpp"
-#include "protocol/list_kind.hpp"
-#include "protocol/protocol_versions.hpp"
-#include "protocol/trace_context.hpp"
-#include "transport/bridge.hpp"
-#include "transport/http/sse.hpp"
-#include "transport/process/version.hpp"
+// Passthrough presents the one upstream as it is; a federation presents gate.
+#include "gateway/mcp/initialize.hpp"
 
-#include <boost/asio/redirect_error.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <caf/send.hpp>
-#include <spdlog/spdlog.h>
+#include "gateway/pipeline/client_answer.hpp"
+#include "protocol/json_rpc.hpp"
+#include "protocol/protocol_versions.hpp"
+#include "transport/process/version.hpp"
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 namespace json = boost::json;
-namespace ec = protocol::error_code;
-using clock = std::chrono::steady_clock;
 
-asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
-                                                        const json::object& params,
-                                                        std::string& version,
-                                                        request_context& rec) {
+asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const json::value& id,
+                                                const json::object& params, std::string& version,
+                                                request_context& rec) {
     std::string requested;
     if (auto* v = params.if_contains("protocolVersion"); v && v->is_string())
         requested = std::string(v->get_string());
@@ -50,7 +28,7 @@ asio::awaitable<json::object> gateway::impl::initialize(const json::value& id,
         if (rec.view->clients[0]->per_caller()) {
             // Asked with the caller's credential, on its principal's bridge, declaring what
             // this client declares.
-            bind_caller(ctx, rec, 0);
+            calls.bind_caller(ctx, rec, 0);
             if (auto* c = params.if_contains("capabilities"); c && c->is_object())
                 capabilities = c->as_object();
             ctx.client_capabilities = &capabilities;

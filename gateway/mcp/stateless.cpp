@@ -3,6 +3,7 @@
 // needed; `server/discover` describes the federation; lists and calls go through the same
 // stages as in a session (docs/protocol-eras.md).
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/mcp/initialize.hpp"
 #include "gateway/mcp/modern_answer.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_preserve.hpp"
@@ -38,7 +39,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     if (msg.method == "server/discover") {
         std::string version;
         rec.trace.record(stage::route);
-        auto init = co_await initialize(msg.id, {}, version, rec);
+        auto init = co_await initialize_answer(calls, msg.id, {}, version, rec);
         json::object answer;
         if (auto* r = init.if_contains("result"); r && r->is_object()) {
             auto& result = r->as_object();

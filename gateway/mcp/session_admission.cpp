@@ -1,9 +1,7 @@
-// Downstream sessions within each caller's share of the table (docs/sessions.md, "The session
-// table"): session_table admits a new session by gateway/mcp/session_shares; here what it
-// decided is carried out. A session ended to make room ends like a DELETEd one: at every
-// upstream (its bridged sessions), in the fleet's store and on every instance; a refused
-// initialize is answered 429 (the caller's share) or 503 (the whole table) with Retry-After.
-#include "gateway/entry/gateway_impl.hpp"
+// What the table decided, carried out: the eviction told everywhere and logged at most once a
+// second, the refusal worded from the table of errors with its Retry-After.
+#include "gateway/mcp/session_admission.hpp"
+
 #include "gateway/pipeline/answers.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -37,12 +35,12 @@ constexpr int retry_after_table_s = 60;
 
 } // namespace
 
-bool gateway::impl::admitted(const session_table::admission& a) {
+bool session_admission::admitted(const session_table::admission& a) {
     if (a.evicted) {
         const auto& e = *a.evicted;
         auto reason = share_reason_label(e.reason);
-        stats.session_evicted(reason);
-        if (auto left_out = evictions_logged.pass(clock::now()))
+        services_.count_eviction(reason);
+        if (auto left_out = evictions_logged_.pass(clock::now()))
             spdlog::info("ended an idle session of {} (unused for {} s) to make room for a new "
                          "one: {}{}",
                          holder_text(e.holder),
@@ -51,19 +49,18 @@ bool gateway::impl::admitted(const session_table::admission& a) {
                              ? "it held its whole share of the session table"
                              : "the table was full and it held the most sessions",
                          not_logged(*left_out));
-        in_fleet.end_session(e.id);
-        session_ended(e.id);
+        services_.end_evicted(e.id);
     }
     if (!a.id)
-        stats.session_refused(share_reason_label(a.refused));
+        services_.count_refusal(share_reason_label(a.refused));
     return a.id.has_value();
 }
 
-std::optional<std::string> gateway::impl::open_session(request_context& rec,
-                                                       const boost::json::object& capabilities) {
+std::optional<std::string> session_admission::open(request_context& rec,
+                                                   const boost::json::object& capabilities) {
     const auto& limits = rec.view->snap->doc->server.sessions;
     auto holder = share_holder(rec.caller, rec.peer);
-    auto a = sessions.open(
+    auto a = sessions_.open(
         {rec.negotiated_version, capabilities, principal_key(rec.caller), rec.caller, holder},
         clock::now());
     if (admitted(a))
@@ -71,7 +68,7 @@ std::optional<std::string> gateway::impl::open_session(request_context& rec,
     bool own = a.refused == share_reason::caller_share;
     auto e = own ? gateway_error::caller_sessions_full : gateway_error::sessions_full;
     const auto& text = refuse(rec, e, {std::to_string(own ? limits.per_principal : limits.max)});
-    if (auto left_out = refusals_logged.pass(clock::now()))
+    if (auto left_out = refusals_logged_.pass(clock::now()))
         spdlog::warn("initialize of {} refused: {}{}", holder_text(holder), text,
                      not_logged(*left_out));
     rec.refusal_reply->headers.emplace_back(
