@@ -101,32 +101,13 @@ struct gateway::impl final : http_handler,
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
                   request_context& rec);
-    // subscriptions/listen (gateway/mcp/listen.cpp). A 2026-07-28 client's listen: an event stream
-    // of the list changes and resource updates its filter asks for, until it hangs up.
-    boost::asio::awaitable<std::optional<http_reply>> listen_call(boost::beast::tcp_stream& stream,
-                                                                  const http_request& req,
-                                                                  protocol::message msg,
-                                                                  request_context rec);
-    // A 2025-11-25 client's resources/(un)subscribe at a 2026-07-28 upstream, which has no
-    // such method: gate holds the URI in its own listen there and records the client.
-    boost::asio::awaitable<boost::json::object>
-    subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
-                                 const route& target, request_context& rec);
     // Resource subscriptions gate holds at upstreams for a holder (a listener, or a session
-    // subscribed at a 2026-07-28 upstream); the bridge keeper hears of each one added.
+    // subscribed at a 2026-07-28 upstream), and the open listens of 2026-07-28 clients, by
+    // holder key ("listen-<n>"): gateway/mcp/listen_methods.
     subscription_holds holds;
-    // Holds `uri` at `owner` for `holder`; one it did not hold yet is told to the keeper.
-    boost::asio::awaitable<std::optional<upstream_failure>>
-    hold_subscription(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
-                      const std::string& uri);
-    // Open listens of 2026-07-28 clients, by holder key ("listen-<n>").
     listen_hub listens;
-    // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
-    void record_subscription(const request_context& rec, const std::string& uri, bool subscribed);
     std::uint64_t minted_ids = 0;         // ids of requests gate puts to clients
     server_request_table server_requests; // upstream requests the clients have not answered
-    // listen.cpp's way to the keeper (gateway/mcp/keeper_feed.hpp).
-    void tell_keeper(bridge_event e) { keeper.tell(std::move(e)); }
     // Input requests put to clients awaiting their answers, and 2026-07-28 clients' calls
     // parked until their retry (input_required).
     parked_inputs inputs;
@@ -202,6 +183,7 @@ struct gateway::impl final : http_handler,
     call_routes routes{method_services, lists};
     client_traffic from_clients{method_services};
     upstream_traffic upstream_news{io.get_executor(), method_services};
+    listen_methods listening{listens, holds, routes, method_services};
     // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
     mcp_stage_services call_services{*this};
     // The nine stages (gateway/pipeline/): every request leaves through its exit.

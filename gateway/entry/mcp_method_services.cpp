@@ -292,4 +292,10 @@ void mcp_method_services::count_refusal(std::string_view reason) {
     g_.stats.session_refused(reason);
 }
 
+void mcp_method_services::subscription_changed(const std::string& holder,
+                                               const std::string& upstream, const std::string& uri,
+                                               bool subscribed) {
+    g_.keeper.tell(bridge_subscription{holder, upstream, uri, subscribed});
+}
+
 } // namespace gate::transport

@@ -7,6 +7,7 @@
 #include "gateway/mcp/call_routes.hpp"
 #include "gateway/mcp/client_traffic.hpp"
 #include "gateway/mcp/list_methods.hpp"
+#include "gateway/mcp/listen_methods.hpp"
 #include "gateway/mcp/session_admission.hpp"
 #include "gateway/mcp/task_methods.hpp"
 #include "gateway/mcp/upstream_calls.hpp"
@@ -20,7 +21,8 @@ class mcp_method_services final : public task_services,
                                   public client_traffic_services,
                                   public upstream_traffic_services,
                                   public upstream_call_services,
-                                  public session_admission_services {
+                                  public session_admission_services,
+                                  public listen_services {
 public:
     explicit mcp_method_services(gateway::impl& g) : g_(g) {}
 
@@ -112,6 +114,10 @@ public:
     void end_evicted(const std::string& session) override;
     void count_eviction(std::string_view reason) override;
     void count_refusal(std::string_view reason) override;
+
+    // Listens and held subscriptions (audit: above).
+    void subscription_changed(const std::string& holder, const std::string& upstream,
+                              const std::string& uri, bool subscribed) override;
 
 private:
     gateway::impl& g_;

@@ -65,7 +65,7 @@ asio::awaitable<json::object> mcp_stage_services::task_call(const json::value& i
 asio::awaitable<json::object>
 mcp_stage_services::subscribe_at_modern_upstream(const std::string& method, const json::value& id,
                                                  const route& target, request_context& ctx) {
-    return g_.subscribe_at_modern_upstream(method, id, target, ctx);
+    return g_.listening.subscribe_at_modern_upstream(method, id, target, ctx);
 }
 
 asio::awaitable<json::object>
@@ -82,7 +82,7 @@ asio::awaitable<void> mcp_stage_services::pin_task(const request_context& ctx, s
 
 void mcp_stage_services::record_subscription(const request_context& ctx, const std::string& uri,
                                              bool subscribed) {
-    g_.record_subscription(ctx, uri, subscribed);
+    g_.listening.record(ctx, uri, subscribed);
 }
 
 std::optional<std::string> mcp_stage_services::open_session(request_context& ctx,

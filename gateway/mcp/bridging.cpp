@@ -237,12 +237,6 @@ gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object a
     co_return std::move(slot->result);
 }
 
-void gateway::impl::record_subscription(const request_context& rec, const std::string& uri,
-                                        bool subscribed) {
-    if (!rec.upstream)
-        return;
-    keeper.tell(bridge_subscription{rec.session, *rec.upstream, uri, subscribed});
-}
 
 void gateway::impl::session_ended(std::string session) {
     // Every upstream session of the client ends now, those the keeper has not heard of yet

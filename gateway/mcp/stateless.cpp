@@ -70,7 +70,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         co_return http_reply::json(http::status::ok, json::serialize(answer));
     }
     if (msg.method == "subscriptions/listen")
-        co_return co_await listen_call(stream, req, std::move(msg), std::move(rec));
+        co_return co_await listening.listen(stream, req, std::move(msg), std::move(rec));
     if (auto resumed = co_await resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.modern = true;

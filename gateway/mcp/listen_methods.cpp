@@ -1,9 +1,9 @@
-// Subscriptions without sessions: a 2026-07-28 client's `subscriptions/listen` (an event
-// stream of the list changes and resource updates it asks for), and the resource
-// subscriptions gate holds at upstreams for such listeners and for 2025-11-25 clients whose
-// URI belongs to a 2026-07-28 upstream (which has no resources/subscribe).
-#include "gateway/entry/gateway_impl.hpp"
+// A listen holds each URI it asked for at its owner under the listen's key, and releases them
+// all when the listener hangs up.
+#include "gateway/mcp/listen_methods.hpp"
+
 #include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/http/sse.hpp"
@@ -20,7 +20,6 @@ namespace gate::transport {
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 namespace json = boost::json;
-namespace ec = protocol::error_code;
 using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
@@ -40,30 +39,6 @@ bool may_listen(const request_context& rec, std::size_t upstream, const std::str
             .allowed;
     }
     return true;
-}
-
-// What gate honours of the filter a listen asked for: every kind of list change (an
-// upstream's, and its own on reload), and each URI whose upstream accepted gate's
-// subscription, held under the listen's key.
-asio::awaitable<protocol::subscription_filter>
-honoured_filter(gateway::impl& g, const protocol::subscription_filter& asked,
-                const std::string& key, const json::value& id, request_context& rec) {
-    auto honoured = asked;
-    honoured.resource_subscriptions.clear();
-    for (const auto& uri : asked.resource_subscriptions) {
-        request_context side;
-        side.view = rec.view;
-        side.traceparent = rec.traceparent;
-        auto routing =
-            co_await g.routes.named("resources/subscribe", id, json::object{{"uri", uri}}, side);
-        rec.upstream_calls += side.upstream_calls + 1;
-        auto* target = std::get_if<route>(&routing);
-        if (!target || !may_listen(rec, target->upstream, uri))
-            continue;
-        if (!co_await g.hold_subscription(key, rec.view->clients[target->upstream], uri))
-            honoured.resource_subscriptions.insert(uri);
-    }
-    co_return honoured;
 }
 
 // A listen's event stream: its first frame (the acknowledgment), then what is queued for it,
@@ -100,19 +75,46 @@ asio::awaitable<void> stream_listen(boost::beast::tcp_stream& stream, unsigned v
 } // namespace
 
 asio::awaitable<std::optional<upstream_failure>>
-gateway::impl::hold_subscription(const std::string& holder,
-                                 const std::shared_ptr<upstream_client>& owner,
-                                 const std::string& uri) {
-    auto held = co_await holds.hold(holder, owner, uri);
+listen_methods::hold(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
+                     const std::string& uri) {
+    auto held = co_await holds_.hold(holder, owner, uri);
     if (held.added)
-        tell_keeper(bridge_subscription{holder, owner->config().id, uri, true});
+        services_.subscription_changed(holder, owner->config().id, uri, true);
     co_return std::move(held.refused);
 }
 
-asio::awaitable<json::object> gateway::impl::subscribe_at_modern_upstream(const std::string& method,
-                                                                          const json::value& id,
-                                                                          const route& target,
-                                                                          request_context& rec) {
+// What gate honours of the filter a listen asked for: every kind of list change (an
+// upstream's, and its own on reload), and each URI whose upstream accepted gate's
+// subscription, held under the listen's key.
+asio::awaitable<protocol::subscription_filter>
+listen_methods::honoured_filter(const protocol::subscription_filter& asked, const std::string& key,
+                                const json::value& id, request_context& rec) {
+    auto honoured = asked;
+    honoured.resource_subscriptions.clear();
+    for (const auto& uri : asked.resource_subscriptions) {
+        request_context side;
+        side.view = rec.view;
+        side.traceparent = rec.traceparent;
+        auto routing =
+            co_await routes_.named("resources/subscribe", id, json::object{{"uri", uri}}, side);
+        rec.upstream_calls += side.upstream_calls + 1;
+        auto* target = std::get_if<route>(&routing);
+        if (!target || !may_listen(rec, target->upstream, uri))
+            continue;
+        if (!co_await hold(key, rec.view->clients[target->upstream], uri))
+            honoured.resource_subscriptions.insert(uri);
+    }
+    co_return honoured;
+}
+
+void listen_methods::record(const request_context& rec, const std::string& uri, bool subscribed) {
+    if (rec.upstream)
+        services_.subscription_changed(rec.session, *rec.upstream, uri, subscribed);
+}
+
+asio::awaitable<json::object>
+listen_methods::subscribe_at_modern_upstream(const std::string& method, const json::value& id,
+                                             const route& target, request_context& rec) {
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);
     rec.trace.record(stage::proxy);
@@ -122,11 +124,11 @@ asio::awaitable<json::object> gateway::impl::subscribe_at_modern_upstream(const 
     const auto& owner = rec.view->clients[target.upstream];
     ++rec.upstream_calls;
     if (method == "resources/unsubscribe") {
-        if (holds.release(rec.session, owner->config().id, uri))
-            tell_keeper(bridge_subscription{rec.session, owner->config().id, uri, false});
+        if (holds_.release(rec.session, owner->config().id, uri))
+            services_.subscription_changed(rec.session, owner->config().id, uri, false);
         co_return protocol::make_result(id, json::object{});
     }
-    auto refused = co_await hold_subscription(rec.session, owner, uri);
+    auto refused = co_await hold(rec.session, owner, uri);
     if (!refused)
         co_return protocol::make_result(id, json::object{});
     if (refused->answer) // the upstream's own refusal
@@ -136,21 +138,22 @@ asio::awaitable<json::object> gateway::impl::subscribe_at_modern_upstream(const 
     co_return refuse_upstream(rec, id, owner->config().id, *refused);
 }
 
-asio::awaitable<std::optional<http_reply>>
-gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request& req,
-                           protocol::message msg, request_context rec) {
+asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::tcp_stream& stream,
+                                                                  const http_request& req,
+                                                                  protocol::message msg,
+                                                                  request_context rec) {
     rec.trace.record(stage::route);
     auto parsed = protocol::parse_subscription_filter(msg.params());
     if (auto* why = std::get_if<std::string>(&parsed)) {
         rec.id = msg.id;
         refuse(rec, gateway_error::invalid_params, {*why});
         // The listen owns its context (moved into this coroutine): it leaves by the exit here.
-        stages.conclude(rec);
+        services_.audit(rec);
         co_return http_reply::json(http::status::ok, json::serialize(*rec.response));
     }
     auto& asked = std::get<protocol::subscription_filter>(parsed);
-    auto key = listens.next_key();
-    auto honoured = co_await honoured_filter(*this, asked, key, msg.id, rec);
+    auto key = listens_.next_key();
+    auto honoured = co_await honoured_filter(asked, key, msg.id, rec);
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);
     rec.trace.record(stage::proxy);
@@ -158,13 +161,13 @@ gateway::impl::listen_call(boost::beast::tcp_stream& stream, const http_request&
                      {"method", protocol::subscriptions_acknowledged},
                      {"params", {{"notifications", honoured.to_json()}}}};
     protocol::stamp_subscription(ack, msg.id);
-    auto out = listens.open(key, msg.id, std::move(honoured), co_await asio::this_coro::executor);
+    auto out = listens_.open(key, msg.id, std::move(honoured), co_await asio::this_coro::executor);
     co_await stream_listen(stream, req.version(), *out, format_sse(json::serialize(ack)));
     // The listener hung up (or gate is stopping): what it held is released.
-    listens.close(key);
-    holds.release_all(key);
+    listens_.close(key);
+    holds_.release_all(key);
     rec.trace.record(stage::egress);
-    stages.conclude(rec); // a listen's only answer is its stream, over when the listener leaves
+    services_.audit(rec); // a listen's only answer is its stream, over when the listener leaves
     co_return std::nullopt;
 }
 
