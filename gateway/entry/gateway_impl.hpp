@@ -77,22 +77,10 @@ struct gateway::impl final : http_handler,
     // GET /api/federation, once the chain's entry admitted it (pipeline::door::view).
     boost::asio::awaitable<http_reply> view_federation(request_context& rec);
 
-    // Bridging (gateway/mcp/bridging.cpp). Wires an upstream client's session-wide traffic here.
+    // Wiring (gateway/entry/wiring.cpp): an upstream client's session-wide traffic heard here.
     void wire(const std::shared_ptr<upstream_client>& client);
     // list_changed_feed::audience: every connected client hears a list's news.
     void broadcast(const boost::json::object& news) override;
-    // A named call whose upstream messages are streamed to the client before its answer.
-    // Stages 2-8 of a named call and its audit; the answer as it goes on the wire.
-    boost::asio::awaitable<std::string> run_call(protocol::message msg, request_context& rec);
-    // A 2026-07-28 client's named call: run on its own, so it can be parked (input_required).
-    boost::asio::awaitable<std::optional<http_reply>> parked_call(boost::beast::tcp_stream& stream,
-                                                                  const http_request& req,
-                                                                  protocol::message msg,
-                                                                  request_context rec);
-    // `rec`: the caller's, which outlives the call (the answer goes back through it).
-    boost::asio::awaitable<std::optional<http_reply>>
-    streamed_call(boost::beast::tcp_stream& stream, const http_request& req, protocol::message msg,
-                  request_context& rec);
     void session_ended(std::string session) override;
     // fleet_sessions::gateway_side: a session the fleet adopted, admitted like any other.
     bool admitted(const session_table::admission& a) override {
@@ -111,14 +99,6 @@ struct gateway::impl final : http_handler,
     // Input requests put to clients awaiting their answers, and 2026-07-28 clients' calls
     // parked until their retry (input_required).
     parked_inputs inputs;
-    // The client's retry of a parked call: its answers go upstream; nullopt when `token` names
-    // no parked call (it is then an upstream's own requestState).
-    boost::asio::awaitable<std::optional<std::optional<http_reply>>>
-    resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
-                  const protocol::message& msg, request_context& rec);
-    // Asks the client of `rec` one embedded input request on its call's stream.
-    boost::asio::awaitable<std::optional<protocol::sourced_object>>
-    ask_client_input(request_context& rec, protocol::sourced_object request);
 
     // What the stages that admit and record a request ask of the gateway's parts
     // (gateway/entry/guard_stage_services.hpp); made before the stages that hold it.
@@ -184,6 +164,7 @@ struct gateway::impl final : http_handler,
     client_traffic from_clients{method_services};
     upstream_traffic upstream_news{io.get_executor(), method_services};
     listen_methods listening{listens, holds, routes, method_services};
+    call_streams call_paths{stages, upstream_news, inputs, method_services};
     // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
     mcp_stage_services call_services{*this};
     // The nine stages (gateway/pipeline/): every request leaves through its exit.

@@ -276,7 +276,7 @@ bool mcp_method_services::admit_server_request(const federation_view& view, std:
 
 asio::awaitable<std::optional<protocol::sourced_object>>
 mcp_method_services::ask_client_input(request_context& ctx, protocol::sourced_object request) {
-    return g_.ask_client_input(ctx, std::move(request));
+    return g_.call_paths.ask_client_input(ctx, std::move(request));
 }
 
 void mcp_method_services::end_evicted(const std::string& session) {
@@ -296,6 +296,10 @@ void mcp_method_services::subscription_changed(const std::string& holder,
                                                const std::string& upstream, const std::string& uri,
                                                bool subscribed) {
     g_.keeper.tell(bridge_subscription{holder, upstream, uri, subscribed});
+}
+
+std::string mcp_method_services::mint_input_id() {
+    return "gate-" + std::to_string(++g_.minted_ids);
 }
 
 } // namespace gate::transport

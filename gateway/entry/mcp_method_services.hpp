@@ -5,6 +5,7 @@
 
 #include "gateway/entry/gateway.hpp"
 #include "gateway/mcp/call_routes.hpp"
+#include "gateway/mcp/call_streams.hpp"
 #include "gateway/mcp/client_traffic.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/mcp/listen_methods.hpp"
@@ -22,7 +23,8 @@ class mcp_method_services final : public task_services,
                                   public upstream_traffic_services,
                                   public upstream_call_services,
                                   public session_admission_services,
-                                  public listen_services {
+                                  public listen_services,
+                                  public call_stream_services {
 public:
     explicit mcp_method_services(gateway::impl& g) : g_(g) {}
 
@@ -118,6 +120,9 @@ public:
     // Listens and held subscriptions (audit: above).
     void subscription_changed(const std::string& holder, const std::string& upstream,
                               const std::string& uri, bool subscribed) override;
+
+    // Calls' streams.
+    std::string mint_input_id() override;
 
 private:
     gateway::impl& g_;

@@ -52,7 +52,7 @@ gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipelin
         msg.method != "logging/setLevel") {
         // A named call (task methods included): it runs on the client's bridged session, and
         // what the upstream sends while it runs reaches the client before the answer.
-        co_return co_await streamed_call(stream, req, std::move(msg), rec);
+        co_return co_await call_paths.streamed(stream, req, std::move(msg), rec);
     }
     // Stages 4-9.
     rec.params = msg.take_params();

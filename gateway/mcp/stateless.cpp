@@ -71,7 +71,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     }
     if (msg.method == "subscriptions/listen")
         co_return co_await listening.listen(stream, req, std::move(msg), std::move(rec));
-    if (auto resumed = co_await resume_parked(stream, req, msg, rec))
+    if (auto resumed = co_await call_paths.resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.modern = true;
     if (auto* meta = msg.params()->at("_meta").if_object())
@@ -89,45 +89,7 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     }
     // Everything else runs like a named call of a session, on the upstreams' shared root
     // sessions: a stateless client has no bridged session.
-    co_return co_await streamed_call(stream, req, std::move(msg), rec);
-}
-
-asio::awaitable<std::optional<std::optional<http_reply>>>
-gateway::impl::resume_parked(beast::tcp_stream& stream, const http_request& req,
-                             const protocol::message& msg, request_context& rec) {
-    auto* params = msg.params();
-    auto* state = params ? params->if_contains("requestState") : nullptr;
-    if (!state || !state->is_string())
-        co_return std::nullopt;
-    auto claim = inputs.resume(std::string(state->get_string()), msg);
-    if (claim.what == parked_inputs::claim::kind::unknown)
-        co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
-    if (claim.what == parked_inputs::claim::kind::other_request) {
-        // The state of another call: a retry resumes only the call it came from.
-        refuse(rec, error_answer{
-                        gateway_error::invalid_params_modern,
-                        protocol::gateway_error_text(gateway_error::invalid_params_modern,
-                                                     {"requestState belongs to another request"}),
-                        nullptr,
-                        {},
-                        protocol::client_era::modern});
-        stages.conclude(rec); // a retry is answered here, by its parked call, not by the stages
-        co_return std::move(*rec.refusal_reply);
-    }
-    auto park = std::move(claim.park);
-    const json::object* responses = nullptr;
-    if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
-        responses = &r->get_object();
-    std::string_view body = req.body();
-    auto written = protocol::find_member(body, {"params", "inputResponses"});
-    rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
-    co_await parked_inputs::answer_upstream(
-        *park, responses,
-        written ? std::string(body.substr(written->begin, written->end - written->begin)) : "");
-    rec.upstream = park->client->config().id;
-    auto reply = co_await answer_modern(inputs, stream, req, park, msg.id);
-    stages.conclude(rec); // the parked call answered it, not the stages
-    co_return reply;
+    co_return co_await call_paths.streamed(stream, req, std::move(msg), rec);
 }
 
 } // namespace gate::transport

@@ -1,30 +1,20 @@
-// Server-initiated traffic through the gateway: named calls on the client's bridged session
-// with the upstream's messages streamed before the answer, the client's answers and
-// notifications back to the upstream they concern, session-wide upstream traffic (change
-// notifications, resource updates, messages outside any call) to the right clients.
-#include "actors/bridging/bridge_messages.hpp"
-#include "actors/federation/router_messages.hpp"
-#include "gateway/entry/gateway_impl.hpp"
-#include "gateway/mcp/fan_out.hpp"
+// The common call (the answer alone) costs no second coroutine, queue or timer: a call's
+// event stream is made only when its upstream speaks before answering.
+#include "gateway/mcp/call_streams.hpp"
+
 #include "gateway/mcp/modern_answer.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
-#include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
 #include "transport/http/event_stream.hpp"
 #include "transport/http/sse.hpp"
 
-#include <algorithm>
-#include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
-#include <caf/send.hpp>
-#include <spdlog/spdlog.h>
 
 namespace gate::transport {
 
@@ -32,47 +22,17 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
-namespace ec = protocol::error_code;
 
 namespace {
-
 constexpr auto client_input_timeout = std::chrono::seconds(60);
-
-// What an upstream says outside any call's observer (its sessions' GET streams, a call without
-// one), heard by the gateway as that upstream's.
-class session_traffic final : public upstream_observer {
-public:
-    session_traffic(gateway::impl& g, const upstream_client* from) : g_(g), from_(from) {}
-    void message(const std::string& bridge, upstream_message m) override {
-        g_.upstream_news.on_message(from_, bridge, std::move(m));
-    }
-
-private:
-    gateway::impl& g_;
-    const upstream_client* from_;
-};
 } // namespace
 
-void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
-    client->start_health_checks();
-    if (fleet)
-        client->share_through(fleet);
-    if (parts.tap)
-        client->record_through(parts.tap);
-    client->observe(std::make_unique<session_traffic>(*this, client.get()));
-}
-
-void gateway::impl::broadcast(const json::object& news) {
-    sessions.broadcast(json::serialize(news));
-    listens.deliver_to_all(news);
-}
-
-asio::awaitable<std::string> gateway::impl::run_call(protocol::message msg, request_context& rec) {
+asio::awaitable<std::string> call_streams::run(protocol::message msg, request_context& rec) {
     // Stages 4-9 (stages 2-3 ran when the request was read).
     rec.method = msg.method;
     rec.id = msg.id;
     rec.params = msg.take_params();
-    if (auto routed = stages.run(rec, stage::route); !routed.ready())
+    if (auto routed = stages_.run(rec, stage::route); !routed.ready())
         co_await routed.take();
     rec.server_message = nullptr;
     rec.push_to_client = nullptr;
@@ -154,22 +114,22 @@ struct forget_sinks {
 
 } // namespace
 
-asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::tcp_stream& stream,
-                                                                        const http_request& req,
-                                                                        protocol::message msg,
-                                                                        request_context& record) {
+asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_stream& stream,
+                                                                  const http_request& req,
+                                                                  protocol::message msg,
+                                                                  request_context& record) {
     if (record.modern)
-        co_return co_await parked_call(stream, req, std::move(msg), std::move(record));
+        co_return co_await parked(stream, req, std::move(msg), std::move(record));
     // The call runs inline; the common call (the answer alone) costs no second coroutine, and
     // no queue or timer either: they are made with the writer.
     call_writer writer{co_await asio::this_coro::executor, stream, req, record};
     forget_sinks forget{record};
     record.server_message = [this, &writer](std::size_t upstream, upstream_message m) {
-        writer.push(upstream_news.to_client(
-            writer.rec.session, writer.rec.view->clients[upstream]->config().id, std::move(m)));
+        writer.push(news_.to_client(writer.rec.session,
+                                    writer.rec.view->clients[upstream]->config().id, std::move(m)));
     };
     record.push_to_client = [&writer](std::string text) { writer.push(std::move(text)); };
-    auto answer = co_await run_call(std::move(msg), record);
+    auto answer = co_await run(std::move(msg), record);
     if (!writer.started)
         co_return http_reply::json(http::status::ok, std::move(answer));
     writer.push(std::move(answer), true);
@@ -180,10 +140,10 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::streamed_call(beast::t
     co_return std::nullopt;
 }
 
-asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp_stream& stream,
-                                                                      const http_request& req,
-                                                                      protocol::message msg,
-                                                                      request_context record) {
+asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_stream& stream,
+                                                                const http_request& req,
+                                                                protocol::message msg,
+                                                                request_context record) {
     auto ex = co_await asio::this_coro::executor;
     auto out = std::make_shared<message_queue>(ex);
     auto rec = std::make_shared<request_context>(std::move(record));
@@ -201,8 +161,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
             out->wake.cancel();
             return;
         }
-        out->push(upstream_news.to_client(rec->session, rec->view->clients[upstream]->config().id,
-                                          std::move(m)));
+        out->push(
+            news_.to_client(rec->session, rec->view->clients[upstream]->config().id, std::move(m)));
     };
     auto id = msg.id; // the call takes the message; a parked answer needs the id
     // The call runs on its own: it may outlive this POST when it is parked, and its answer is
@@ -210,19 +170,19 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::parked_call(beast::tcp
     asio::co_spawn(
         ex,
         [this, out, rec, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
-            auto answer = co_await run_call(std::move(msg), *rec);
+            auto answer = co_await run(std::move(msg), *rec);
             out->push(std::move(answer), true);
         },
         asio::detached);
-    co_return co_await answer_modern(inputs, stream, req, park, std::move(id));
+    co_return co_await answer_modern(inputs_, stream, req, park, std::move(id));
 }
 
 asio::awaitable<std::optional<protocol::sourced_object>>
-gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object asked) {
+call_streams::ask_client_input(request_context& rec, protocol::sourced_object asked) {
     if (!rec.push_to_client)
         co_return std::nullopt;
-    auto minted = "gate-" + std::to_string(++minted_ids);
-    auto slot = inputs.expect(minted, rec.session, io.get_executor());
+    auto minted = services_.mint_input_id();
+    auto slot = inputs_.expect(minted, rec.session, co_await asio::this_coro::executor);
     auto& request = asked.value;
     request["jsonrpc"] = "2.0";
     request["id"] = minted;
@@ -231,21 +191,48 @@ gateway::impl::ask_client_input(request_context& rec, protocol::sourced_object a
     slot->wake.expires_after(client_input_timeout);
     boost::system::error_code ec;
     co_await slot->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    inputs.forget(minted);
+    inputs_.forget(minted);
     if (!slot->answered)
         co_return std::nullopt;
     co_return std::move(slot->result);
 }
 
-
-void gateway::impl::session_ended(std::string session) {
-    // Every upstream session of the client ends now, those the keeper has not heard of yet
-    // (a handshake that failed before its first call went out) included.
-    for (const auto& c : live->clients)
-        c->end_bridge(session);
-    holds.release_all(session);
-    server_requests.forget_session(session);
-    keeper.tell(bridge_session_ended{std::move(session)});
+asio::awaitable<std::optional<std::optional<http_reply>>>
+call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
+                            const protocol::message& msg, request_context& rec) {
+    auto* params = msg.params();
+    auto* state = params ? params->if_contains("requestState") : nullptr;
+    if (!state || !state->is_string())
+        co_return std::nullopt;
+    auto claim = inputs_.resume(std::string(state->get_string()), msg);
+    if (claim.what == parked_inputs::claim::kind::unknown)
+        co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
+    if (claim.what == parked_inputs::claim::kind::other_request) {
+        // The state of another call: a retry resumes only the call it came from.
+        refuse(rec, error_answer{
+                        gateway_error::invalid_params_modern,
+                        protocol::gateway_error_text(gateway_error::invalid_params_modern,
+                                                     {"requestState belongs to another request"}),
+                        nullptr,
+                        {},
+                        protocol::client_era::modern});
+        stages_.conclude(rec); // a retry is answered here, by its parked call, not by the stages
+        co_return std::move(*rec.refusal_reply);
+    }
+    auto park = std::move(claim.park);
+    const json::object* responses = nullptr;
+    if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
+        responses = &r->get_object();
+    std::string_view body = req.body();
+    auto written = protocol::find_member(body, {"params", "inputResponses"});
+    rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
+    co_await parked_inputs::answer_upstream(
+        *park, responses,
+        written ? std::string(body.substr(written->begin, written->end - written->begin)) : "");
+    rec.upstream = park->client->config().id;
+    auto reply = co_await answer_modern(inputs_, stream, req, park, msg.id);
+    stages_.conclude(rec); // the parked call answered it, not the stages
+    co_return reply;
 }
 
 } // namespace gate::transport

@@ -1,0 +1,69 @@
+// A named call's path from its POST to its answer: stages 4-9 run for it (stages 2-3 ran when
+// the request was read), and what its upstream says before answering reaches the client
+// first. A session's call streams those messages as an event stream that ends with the
+// answer; a 2026-07-28 client's call runs on its own, so it can be parked for the client's
+// input (input_required) and resumed by the retry that carries it.
+#pragma once
+
+#include "gateway/mcp/parked_inputs.hpp"
+#include "gateway/mcp/upstream_traffic.hpp"
+#include "gateway/pipeline/chain.hpp"
+#include "gateway/pipeline/request_context.hpp"
+#include "protocol/json_rpc.hpp"
+#include "transport/http/http_reply.hpp"
+#include "transport/http/http_server.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <optional>
+#include <string>
+
+namespace gate::transport {
+
+// What a call's stream asks of the gateway (answered by gateway/entry/mcp_method_services).
+class call_stream_services {
+public:
+    // The id gate gives an input request it puts to a client on a call's stream: unique
+    // among the ids of every request gate puts to clients.
+    virtual std::string mint_input_id() = 0;
+
+protected:
+    ~call_stream_services() = default;
+};
+
+class call_streams {
+public:
+    call_streams(pipeline::chain& stages, upstream_traffic& news, parked_inputs& inputs,
+                 call_stream_services& services)
+        : stages_(stages), news_(news), inputs_(inputs), services_(services) {}
+
+    // Stages 4-9 of a named call and its audit; the answer as it goes on the wire.
+    boost::asio::awaitable<std::string> run(protocol::message msg, request_context& rec);
+    // A named call whose upstream messages are streamed to the client before its answer.
+    // `rec`: the caller's, which outlives the call (the answer goes back through it).
+    boost::asio::awaitable<std::optional<http_reply>> streamed(boost::beast::tcp_stream& stream,
+                                                               const http_request& req,
+                                                               protocol::message msg,
+                                                               request_context& rec);
+    // A 2026-07-28 client's named call: run on its own, so it can be parked (input_required).
+    boost::asio::awaitable<std::optional<http_reply>> parked(boost::beast::tcp_stream& stream,
+                                                             const http_request& req,
+                                                             protocol::message msg,
+                                                             request_context rec);
+    // The client's retry of a parked call: its answers go upstream; nullopt when its
+    // requestState names no parked call (it is then an upstream's own requestState).
+    boost::asio::awaitable<std::optional<std::optional<http_reply>>>
+    resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
+                  const protocol::message& msg, request_context& rec);
+    // Asks the client of `rec` one embedded input request on its call's stream.
+    boost::asio::awaitable<std::optional<protocol::sourced_object>>
+    ask_client_input(request_context& rec, protocol::sourced_object request);
+
+private:
+    pipeline::chain& stages_;
+    upstream_traffic& news_;
+    parked_inputs& inputs_;
+    call_stream_services& services_;
+};
+
+} // namespace gate::transport
