@@ -1,0 +1,252 @@
+// Stage 4's routing of a named call (gateway/mcp/call_routes.hpp) over a fake resource router
+// and the real list methods on a fake of their services: a tool's name routed at once with its
+// params moved into the route (the router unasked), an unknown namespace refused with the name
+// noted, a method the names do not route left to the router; the router's route for a URI, its
+// silence refused; and a URI whose owner the router does not know yet: the resource lists and
+// templates fetched once as gate's own (the caller carried on a side request, its upstream
+// calls counted on the caller's), then routed again, and refused when still unknown.
+#include "gateway/mcp/call_routes.hpp"
+#include "protocol/json_rpc.hpp"
+#include "tests/unit/method_rig.hpp"
+#include "tests/unit/stage_rig.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace gate::transport {
+namespace {
+
+namespace json = boost::json;
+using protocol::gateway_error;
+using protocol::list_kind;
+
+// Answers with the routes it is given, in turn, and notes what it was asked.
+struct fake_resolver final : route_resolver {
+    std::deque<std::optional<routed>> answers; // empty: no answer (nullopt)
+    std::vector<std::string> asked;            // the methods
+    std::vector<json::object> params;          // as handed, per call
+    std::vector<const request_context*> contexts;
+
+    boost::asio::awaitable<std::optional<routed>>
+    resolve(request_context& ctx, const std::string& method, const json::object& p) override {
+        asked.push_back(method);
+        params.push_back(p);
+        contexts.push_back(&ctx);
+        co_await test::suspend_once();
+        if (answers.empty())
+            co_return std::nullopt;
+        auto a = std::move(answers.front());
+        answers.pop_front();
+        co_return a;
+    }
+};
+
+// The list services of gate's own lists: every upstream planned, each answering one item.
+struct fake_lists final : list_services {
+    std::vector<std::string> asked; // "plan <list>", "fetch <list> <upstream>", "complete <list>"
+    struct seen {
+        const request_context* ctx;
+        caller_ref caller;
+        std::optional<protocol::client_profile> profile;
+        std::string session;
+    };
+    std::vector<seen> contexts; // every request each service was handed
+
+    void note(std::string what, request_context& ctx) {
+        asked.push_back(std::move(what));
+        contexts.push_back({&ctx, ctx.caller, ctx.profile, ctx.session});
+    }
+    static std::string method(list_kind k) { return std::string(protocol::traits(k).method); }
+
+    boost::asio::awaitable<std::optional<list_plan>> plan(list_kind kind,
+                                                          request_context& ctx) override {
+        note("plan " + method(kind), ctx);
+        co_await test::suspend_once();
+        co_return list_plan{ctx.view->snap, {0, 1}};
+    }
+    boost::asio::awaitable<std::variant<json::array, upstream_failure>>
+    fetch(list_kind kind, protocol::client_profile, std::size_t upstream, std::string, ticket,
+          request_context& ctx, std::vector<std::string>& written) override {
+        note("fetch " + method(kind) + " " + std::to_string(upstream), ctx);
+        co_await test::suspend_once();
+        json::array items{json::object{{"uri", "file:///" + std::to_string(upstream)}}};
+        written.push_back(json::serialize(items.front()));
+        co_return items;
+    }
+    void count(const std::string&, std::string_view, double) override {}
+    void share(list_kind, protocol::client_profile, const upstream_client&, const json::array&,
+               const std::vector<std::string>&) override {}
+    boost::asio::awaitable<list_page> complete(list_kind kind, const list_plan&,
+                                               std::vector<fetched_list>,
+                                               std::optional<std::string>,
+                                               request_context& ctx) override {
+        note("complete " + method(kind), ctx);
+        co_await test::suspend_once();
+        co_return list_answer{kind, std::make_shared<const std::string>("[]"), std::nullopt, 0};
+    }
+};
+
+struct call_routing : test::stage_rig {
+    fake_resolver resolver;
+    fake_lists services;
+    list_methods lists{services};
+    call_routes routes{resolver, lists};
+
+    pipeline::routing named(std::string method, json::object params) {
+        return test::run_to_end(io, routes.named(method, json::value(7), std::move(params), ctx));
+    }
+    routed route_to(std::size_t upstream, std::string uri) {
+        return routed{ctx.view->snap,
+                      route{upstream, json::object{{"uri", uri}, {"upstream", "yes"}}, uri}};
+    }
+    routed not_known_yet(std::string uri) { return routed{ctx.view->snap, unknown_uri(uri, true)}; }
+    // The refusal's error code; 0 when the routing is not a refusal.
+    static int code(const pipeline::routing& r) {
+        const auto* answer = std::get_if<json::object>(&r);
+        const auto* e = answer ? answer->if_contains("error") : nullptr;
+        return e ? static_cast<int>(e->at("code").as_int64()) : 0;
+    }
+    std::size_t lists_asked(std::string_view what) const {
+        return std::count_if(services.asked.begin(), services.asked.end(),
+                             [&](const std::string& a) { return a.starts_with(what); });
+    }
+};
+
+TEST_F(call_routing, a_namespaced_tool_is_routed_at_once_with_its_params_moved) {
+    json::object params{{"name", "b__echo"}, {"arguments", {{"x", 1}}}};
+    auto r = routes.by_name("tools/call", 7, params, ctx);
+    ASSERT_TRUE(r);
+    auto* ok = std::get_if<route>(&*r);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->upstream, 1u);
+    EXPECT_EQ(ok->name, "b__echo");
+    EXPECT_EQ(ok->params, (json::object{{"name", "echo"}, {"arguments", {{"x", 1}}}}));
+    EXPECT_TRUE(params.empty()) << "moved into the route";
+    EXPECT_TRUE(resolver.asked.empty());
+    EXPECT_FALSE(ctx.response);
+}
+
+TEST_F(call_routing, named_routes_a_tool_by_its_name_without_the_router) {
+    auto r = named("prompts/get", {{"name", "a__greet"}});
+    auto* ok = std::get_if<route>(&r);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->upstream, 0u);
+    EXPECT_EQ(ok->params.at("name"), "greet");
+    EXPECT_TRUE(resolver.asked.empty());
+    EXPECT_TRUE(services.asked.empty());
+}
+
+TEST_F(call_routing, an_unknown_namespace_is_refused_with_the_name_noted) {
+    json::object params{{"name", "zz__echo"}};
+    auto r = routes.by_name("tools/call", 7, params, ctx);
+    ASSERT_TRUE(r);
+    ASSERT_TRUE(std::holds_alternative<json::object>(*r)) << "refused, not routed";
+    EXPECT_EQ(code(*r), protocol::describe(gateway_error::unknown_namespace).rpc_code);
+    EXPECT_EQ(std::get<json::object>(*r).at("id"), 7);
+    EXPECT_EQ(ctx.name, "zz__echo");
+    EXPECT_EQ(ctx.outcome, protocol::describe(gateway_error::unknown_namespace).audit_outcome);
+    EXPECT_TRUE(ctx.error && ctx.error->find("zz__echo") != std::string::npos);
+    EXPECT_TRUE(resolver.asked.empty());
+}
+
+TEST_F(call_routing, a_method_the_names_do_not_route_is_left_with_its_params) {
+    json::object params{{"uri", "file:///x"}};
+    auto r = routes.by_name("resources/read", 7, params, ctx);
+    EXPECT_FALSE(r);
+    EXPECT_EQ(params, (json::object{{"uri", "file:///x"}}));
+    // A completion of a resource's argument is not routed by name either.
+    json::object completion{{"ref", {{"type", "ref/resource"}, {"uri", "file:///x"}}}};
+    auto copy = completion;
+    EXPECT_FALSE(routes.by_name("completion/complete", 7, completion, ctx));
+    EXPECT_EQ(completion, copy);
+    EXPECT_FALSE(ctx.name);
+    EXPECT_FALSE(ctx.error);
+}
+
+TEST_F(call_routing, a_uri_is_routed_where_the_router_says) {
+    resolver.answers.push_back(route_to(1, "file:///x"));
+    auto r = named("resources/read", {{"uri", "file:///x"}});
+    auto* ok = std::get_if<route>(&r);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->upstream, 1u);
+    EXPECT_EQ(ok->params.at("upstream"), "yes") << "the router's params";
+    EXPECT_EQ(resolver.asked, std::vector<std::string>{"resources/read"});
+    EXPECT_EQ(resolver.params.front(), (json::object{{"uri", "file:///x"}}));
+    EXPECT_EQ(resolver.contexts.front(), &ctx);
+    EXPECT_TRUE(services.asked.empty()) << "no lists fetched";
+}
+
+TEST_F(call_routing, a_router_that_does_not_answer_is_an_internal_error) {
+    auto r = named("resources/read", {{"uri", "file:///x"}});
+    EXPECT_EQ(code(r), protocol::describe(gateway_error::internal_error).rpc_code);
+    ASSERT_TRUE(ctx.error);
+    EXPECT_NE(ctx.error->find("router unavailable"), std::string::npos) << *ctx.error;
+    EXPECT_EQ(resolver.asked.size(), 1u);
+    EXPECT_TRUE(services.asked.empty());
+}
+
+TEST_F(call_routing, a_router_refusal_is_passed_on_with_the_uri_noted) {
+    resolver.answers.push_back(routed{ctx.view->snap, unknown_uri("file:///nope")});
+    auto r = named("resources/read", {{"uri", "file:///nope"}});
+    EXPECT_EQ(code(r), protocol::describe(gateway_error::unknown_resource).rpc_code);
+    EXPECT_EQ(ctx.name, "file:///nope");
+    EXPECT_EQ(resolver.asked.size(), 1u);
+    EXPECT_TRUE(services.asked.empty()) << "lists are fetched only when the router asks";
+}
+
+TEST_F(call_routing, an_unknown_owner_is_learnt_from_the_resource_lists_once) {
+    ctx.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
+    ctx.session = "s1";
+    ctx.profile = 3; // the caller's own profile; gate's lists are the full one's
+    ctx.upstream_calls = 5;
+    resolver.answers.push_back(not_known_yet("file:///0"));
+    resolver.answers.push_back(route_to(0, "file:///0"));
+    auto r = named("resources/read", {{"uri", "file:///0"}});
+
+    auto* ok = std::get_if<route>(&r);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->upstream, 0u);
+    EXPECT_EQ(resolver.asked.size(), 2u) << "routed again after the lists";
+    EXPECT_EQ(resolver.params.back(), (json::object{{"uri", "file:///0"}}));
+    // Both lists, each planned, fetched from every upstream and completed, in that order.
+    EXPECT_EQ(lists_asked("plan resources/list"), 1u);
+    EXPECT_EQ(lists_asked("fetch resources/list "), 2u);
+    EXPECT_EQ(lists_asked("complete resources/list"), 1u);
+    EXPECT_EQ(lists_asked("plan resources/templates/list"), 1u);
+    EXPECT_EQ(lists_asked("fetch resources/templates/list "), 2u);
+    EXPECT_EQ(lists_asked("complete resources/templates/list"), 1u);
+    ASSERT_EQ(services.asked.size(), 8u);
+    EXPECT_EQ(services.asked.front(), "plan resources/list");
+    EXPECT_EQ(services.asked.back(), "complete resources/templates/list");
+    // As gate's own lists, on a side request that carries the caller.
+    for (const auto& seen : services.contexts) {
+        EXPECT_NE(seen.ctx, &ctx) << "a side request";
+        EXPECT_EQ(seen.caller, ctx.caller);
+        EXPECT_EQ(seen.profile, protocol::full_profile);
+        EXPECT_EQ(seen.session, "s1");
+    }
+    EXPECT_EQ(ctx.upstream_calls, 5 + 4) << "the side's four fetches counted on the caller's";
+    EXPECT_EQ(ctx.profile, 3);
+    EXPECT_FALSE(ctx.response);
+}
+
+TEST_F(call_routing, an_owner_still_unknown_after_the_lists_is_refused) {
+    resolver.answers.push_back(not_known_yet("file:///9"));
+    resolver.answers.push_back(not_known_yet("file:///9"));
+    resolver.answers.push_back(route_to(0, "file:///9")); // never asked for
+    auto r = named("resources/read", {{"uri", "file:///9"}});
+    ASSERT_TRUE(std::holds_alternative<json::object>(r)) << "refused, not routed";
+    EXPECT_EQ(code(r), protocol::describe(gateway_error::unknown_resource).rpc_code);
+    EXPECT_EQ(std::get<json::object>(r).at("id"), 7);
+    EXPECT_EQ(ctx.name, "file:///9");
+    ASSERT_TRUE(ctx.error);
+    EXPECT_NE(ctx.error->find("file:///9"), std::string::npos);
+    EXPECT_EQ(resolver.asked.size(), 2u) << "no third resolve";
+    EXPECT_EQ(lists_asked("plan "), 2u) << "the lists fetched once";
+    EXPECT_EQ(ctx.upstream_calls, 4);
+}
+
+} // namespace
+} // namespace gate::transport
