@@ -108,10 +108,6 @@ struct gateway::impl final : http_handler,
     // Budgets of upstream invocations (server, upstream, tenant), charged at stage 6 and by
     // the task methods (gateway/pipeline/budget_charger).
     budget_charger budgets{guard_services};
-    boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
-    charge_budgets(const request_context& ctx, std::size_t upstream) {
-        return budgets.charge(ctx, upstream);
-    }
 
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.

@@ -84,7 +84,7 @@ struct request_context {
     std::string client_id; // the client's request id, canonical JSON text
     bool modern = false;   // a stateless 2026-07-28 request (no session)
     boost::json::object modern_capabilities; // such a request's clientCapabilities
-    // The client's capability profile, for lists (gateway::impl::profile_of); gate's own
+    // The client's capability profile, for lists (upstream_calls::profile_of); gate's own
     // lists set the full one.
     std::optional<protocol::client_profile> profile;
     // The upstream's own messages while this request runs, to the call's stream.

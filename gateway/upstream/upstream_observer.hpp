@@ -1,8 +1,8 @@
 // What an upstream's client tells the gateway, as one interface: the messages the upstream
 // sends on its own, the id a call's request goes out under, and the questions a 2026-07-28
 // upstream asks a call's client. Two observers hear them: a call's own
-// (call_context::observer; the gateway's bridged_call, gateway/mcp/endpoint.cpp) hears that
-// call's events, and the client's (upstream_client::observe; gateway/mcp/bridging.cpp) hears
+// (call_context::observer; upstream_calls::bridged_call, gateway/mcp/upstream_calls.cpp) hears that
+// call's events, and the client's (upstream_client::observe; gateway/entry/wiring.cpp) hears
 // what comes outside any call's observer: a session's GET stream, and the messages on the
 // stream of a call that has none. Tests fake it.
 #pragma once
