@@ -1,6 +1,7 @@
 // What the stage tests share (tests/unit/stage_*_test.cpp): a request on a federation of two
 // upstreams (namespaces a and b, configured as up-a and up-b), and a stage's step driven to
-// its verdict on the test's io_context, noting whether the stage decided at once.
+// its verdict on the test's io_context, noting whether the stage decided at once (or any
+// coroutine run to its end there).
 #pragma once
 
 #include "actors/federation/snapshot.hpp"
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 namespace gate::test {
 
@@ -80,6 +82,37 @@ struct stage_rig : ::testing::Test {
             std::rethrow_exception(failed);
         EXPECT_TRUE(out) << "the stage's coroutine finished";
         return {out.value_or(transport::pipeline::verdict::answered), false};
+    }
+
+    // A coroutine run to its end on the test's io_context (the fakes suspend): its value.
+    template <class T> T finish(boost::asio::awaitable<T> a) {
+        std::exception_ptr failed;
+        bool done = false;
+        if constexpr (std::is_void_v<T>) {
+            boost::asio::co_spawn(io, std::move(a), [&](std::exception_ptr e) {
+                failed = e;
+                done = true;
+            });
+            io.run();
+            io.restart();
+            if (failed)
+                std::rethrow_exception(failed);
+            EXPECT_TRUE(done) << "the coroutine finished";
+        } else {
+            std::optional<T> out;
+            boost::asio::co_spawn(io, std::move(a), [&](std::exception_ptr e, T v) {
+                failed = e;
+                done = true;
+                if (!e)
+                    out.emplace(std::move(v));
+            });
+            io.run();
+            io.restart();
+            if (failed)
+                std::rethrow_exception(failed);
+            EXPECT_TRUE(done) << "the coroutine finished";
+            return out ? std::move(*out) : T{};
+        }
     }
 };
 

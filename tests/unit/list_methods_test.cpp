@@ -1,0 +1,304 @@
+// The list methods (gateway/mcp/list_methods.hpp) over a fake of their services: the planned
+// upstreams fetched with stage 6's tickets (a refused one left out unasked) or admitting
+// themselves, each fetch counted by its outcome and a good one shared with the fleet; the page
+// completed from what answered (refused when every upstream failed, or for a cursor that is
+// not a string) and answered as the router cut it.
+#include "gateway/mcp/list_methods.hpp"
+#include "gateway/upstream/upstream_guards.hpp"
+#include "protocol/json_rpc.hpp"
+#include "tests/unit/stage_rig.hpp"
+
+#include <algorithm>
+#include <boost/json/parse.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gate::transport {
+namespace {
+
+namespace json = boost::json;
+namespace ec = protocol::error_code;
+using protocol::list_kind;
+
+// Answers as told and keeps what it was handed.
+struct fake_list_services final : list_services {
+    std::vector<std::string> asked; // "<service> <argument>"
+    struct made_fetch {
+        list_kind kind;
+        protocol::client_profile profile;
+        std::size_t upstream;
+        const upstream_client::guard_ticket* admitted;
+    };
+    std::vector<made_fetch> fetches;
+    std::vector<std::string> counted; // "<upstream id> <outcome>"
+    struct made_share {
+        list_kind kind;
+        const upstream_client* client;
+        json::array items;
+        std::vector<std::string> written;
+    };
+    std::vector<made_share> shared;
+    const list_plan* completed_plan = nullptr;
+    std::vector<fetched_list> completed;
+    std::optional<std::string> cursor;
+    // What it answers.
+    std::optional<list_plan> planned;
+    // By upstream; else one tool named after the upstream.
+    std::map<std::size_t, std::variant<json::array, upstream_failure>> lists;
+    list_page page =
+        list_answer{list_kind::tools, std::make_shared<const std::string>("[]"), std::nullopt, 0};
+
+    boost::asio::awaitable<std::optional<list_plan>> plan(list_kind kind,
+                                                          request_context&) override {
+        asked.push_back("plan " + std::string(protocol::traits(kind).method));
+        co_await test::suspend_once();
+        co_return planned;
+    }
+    boost::asio::awaitable<std::variant<json::array, upstream_failure>>
+    fetch(list_kind kind, protocol::client_profile profile, std::size_t upstream, std::string,
+          ticket admitted, request_context&, std::vector<std::string>& written) override {
+        asked.push_back("fetch " + std::to_string(upstream));
+        fetches.push_back({kind, profile, upstream, admitted.get()});
+        co_await test::suspend_once();
+        auto at = lists.find(upstream);
+        std::variant<json::array, upstream_failure> answer =
+            at != lists.end() ? at->second
+                              : json::array{json::object{{"name", "t" + std::to_string(upstream)}}};
+        if (auto* items = std::get_if<json::array>(&answer))
+            for (const auto& item : *items)
+                written.push_back(json::serialize(item));
+        co_return answer;
+    }
+    void count(const std::string& upstream, std::string_view outcome, double seconds) override {
+        counted.push_back(upstream + " " + std::string(outcome));
+        EXPECT_GE(seconds, 0.0);
+    }
+    void share(list_kind kind, protocol::client_profile, const upstream_client& upstream,
+               const json::array& items, const std::vector<std::string>& written) override {
+        asked.push_back("share " + upstream.config().id);
+        shared.push_back({kind, &upstream, items, written});
+    }
+    boost::asio::awaitable<list_page> complete(list_kind, const list_plan& p,
+                                               std::vector<fetched_list> fetched,
+                                               std::optional<std::string> c,
+                                               request_context&) override {
+        asked.push_back("complete");
+        completed_plan = &p;
+        completed = std::move(fetched);
+        cursor = std::move(c);
+        co_await test::suspend_once();
+        co_return page;
+    }
+
+    std::size_t asked_to(std::string_view service) const {
+        return std::count_if(asked.begin(), asked.end(),
+                             [&](const std::string& a) { return a.starts_with(service); });
+    }
+};
+
+upstream_failure failed(upstream_failure::kind what) {
+    return upstream_failure{what, "it failed", 0, std::nullopt};
+}
+
+// A list of one tool, `name`.
+json::array tools_of(std::string name) {
+    return json::array{json::object{{"name", std::move(name)}}};
+}
+
+struct list_method_calls : test::stage_rig {
+    std::vector<std::unique_ptr<upstream_guards>> guards; // what the test's tickets admit to
+    fake_list_services services;
+    list_methods lists{services};
+
+    list_plan plan_of(std::vector<std::size_t> fetch) const {
+        return list_plan{ctx.view->snap, std::move(fetch)};
+    }
+    list_methods::ticket ticket_at(std::size_t upstream) {
+        guards.push_back(std::make_unique<upstream_guards>(doc->upstreams[upstream]));
+        return std::make_shared<upstream_client::guard_ticket>(*guards.back());
+    }
+    std::vector<fetched_list> fetch(const list_plan& plan, std::vector<list_methods::ticket> t) {
+        return finish(lists.fetch(list_kind::tools, plan, std::move(t), ctx));
+    }
+    json::object complete(const list_plan& plan, std::vector<fetched_list> fetched,
+                          json::object params = {}) {
+        ctx.id = 7;
+        return finish(
+            lists.complete(list_kind::tools, plan, std::move(fetched), ctx.id, params, ctx));
+    }
+    static int code_of(const json::object& answer) {
+        const auto* e = answer.if_contains("error");
+        return e ? static_cast<int>(e->at("code").as_int64()) : 0;
+    }
+};
+
+// -- fetch -------------------------------------------------------------------------------------
+
+TEST_F(list_method_calls, an_upstream_without_a_ticket_is_left_out_unasked) {
+    auto plan = plan_of({0, 1});
+    auto admitted = ticket_at(1);
+    auto fetched = fetch(plan, {nullptr, admitted});
+    ASSERT_EQ(fetched.size(), 2u);
+    EXPECT_EQ(fetched[0].upstream, 0u);
+    EXPECT_FALSE(fetched[0].items) << "refused by stage 6: left out";
+    EXPECT_EQ(fetched[1].upstream, 1u);
+    EXPECT_EQ(fetched[1].items, tools_of("t1"));
+    EXPECT_EQ(fetched[1].sources, std::vector<std::string>{R"({"name":"t1"})"})
+        << "each item as the upstream wrote it";
+    ASSERT_EQ(services.fetches.size(), 1u) << "the refused upstream is not asked";
+    EXPECT_EQ(services.fetches[0].upstream, 1u);
+    EXPECT_EQ(services.fetches[0].admitted, admitted.get()) << "stage 6's admission, handed on";
+    EXPECT_EQ(services.counted, std::vector<std::string>{"up-b ok"});
+    EXPECT_EQ(ctx.upstream_calls, 1);
+}
+
+TEST_F(list_method_calls, without_tickets_every_planned_upstream_admits_itself) {
+    auto plan = plan_of({0, 1});
+    plan.profile = protocol::profile_bit::sampling;
+    auto fetched = fetch(plan, {});
+    ASSERT_EQ(fetched.size(), 2u);
+    EXPECT_TRUE(fetched[0].items);
+    EXPECT_TRUE(fetched[1].items);
+    ASSERT_EQ(services.fetches.size(), 2u);
+    for (const auto& f : services.fetches) {
+        EXPECT_EQ(f.admitted, nullptr) << "upstream " << f.upstream;
+        EXPECT_EQ(f.profile, protocol::profile_bit::sampling) << "the plan's profile";
+        EXPECT_EQ(f.kind, list_kind::tools);
+    }
+    EXPECT_EQ(ctx.upstream_calls, 2);
+}
+
+TEST_F(list_method_calls, a_failed_fetch_is_counted_with_its_outcome_and_left_out) {
+    services.lists = {{0, failed(upstream_failure::kind::connect_error)}};
+    auto fetched = fetch(plan_of({0, 1}), {});
+    ASSERT_EQ(fetched.size(), 2u);
+    EXPECT_FALSE(fetched[0].items);
+    EXPECT_TRUE(fetched[1].items);
+    std::sort(services.counted.begin(), services.counted.end());
+    EXPECT_EQ(services.counted, (std::vector<std::string>{"up-a connect_error", "up-b ok"}));
+    ASSERT_EQ(services.shared.size(), 1u) << "only what answered is shared";
+    EXPECT_EQ(services.shared[0].client, ctx.view->clients[1].get()) << "up-b's own client";
+    EXPECT_EQ(services.shared[0].kind, list_kind::tools);
+    EXPECT_EQ(services.shared[0].items, tools_of("t1"));
+    EXPECT_EQ(services.shared[0].written, std::vector<std::string>{R"({"name":"t1"})"});
+
+    fresh();
+    services.counted.clear();
+    services.shared.clear();
+    services.lists = {{1, failed(upstream_failure::kind::timeout)}};
+    fetch(plan_of({1}), {});
+    EXPECT_EQ(services.counted, std::vector<std::string>{"up-b error"});
+    EXPECT_TRUE(services.shared.empty());
+}
+
+// -- complete ----------------------------------------------------------------------------------
+
+TEST_F(list_method_calls, a_list_every_upstream_failed_is_refused) {
+    auto plan = plan_of({0, 1});
+    auto answer = complete(plan, {{0, std::nullopt}, {1, std::nullopt}});
+    EXPECT_EQ(code_of(answer), ec::upstream_unavailable);
+    EXPECT_EQ(ctx.error, "all upstreams are unavailable");
+    EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
+    EXPECT_EQ(services.asked_to("complete"), 0u);
+}
+
+TEST_F(list_method_calls, an_upstream_the_router_serves_from_cache_keeps_the_list_going) {
+    auto plan = plan_of({0});
+    auto answer = complete(plan, {{0, std::nullopt}});
+    EXPECT_EQ(code_of(answer), 0) << "up-b was not fetched: its cached list stands";
+    EXPECT_EQ(services.asked_to("complete"), 1u);
+}
+
+TEST_F(list_method_calls, the_fleets_lists_are_completed_with_the_fetched_ones) {
+    auto plan = plan_of({0});
+    plan.from_fleet = {{1, tools_of("t1")}};
+    auto answer = complete(plan, {{0, std::nullopt}});
+    EXPECT_EQ(code_of(answer), 0);
+    ASSERT_EQ(services.completed.size(), 2u);
+    EXPECT_EQ(services.completed[0].upstream, 0u);
+    EXPECT_FALSE(services.completed[0].items);
+    EXPECT_EQ(services.completed[1].upstream, 1u);
+    EXPECT_EQ(services.completed[1].items, tools_of("t1"));
+    EXPECT_EQ(services.completed_plan, &plan);
+}
+
+TEST_F(list_method_calls, a_cursor_must_be_a_string) {
+    auto plan = plan_of({0, 1});
+    auto answer = complete(plan, {{0, json::array{}}, {1, json::array{}}}, {{"cursor", 5}});
+    EXPECT_EQ(code_of(answer), ec::invalid_params);
+    EXPECT_EQ(ctx.error, "invalid cursor: not a string");
+    EXPECT_EQ(services.asked_to("complete"), 0u);
+
+    answer = complete(plan, {{0, json::array{}}, {1, json::array{}}}, {{"cursor", nullptr}});
+    EXPECT_EQ(code_of(answer), 0) << "a null cursor is none";
+    EXPECT_FALSE(services.cursor);
+}
+
+TEST_F(list_method_calls, a_string_cursor_goes_to_the_router) {
+    auto plan = plan_of({0, 1});
+    complete(plan, {{0, json::array{}}, {1, json::array{}}}, {{"cursor", "c-2"}});
+    EXPECT_EQ(services.cursor, "c-2");
+}
+
+TEST_F(list_method_calls, a_router_that_does_not_answer_is_an_internal_error) {
+    services.page = std::nullopt;
+    auto answer = complete(plan_of({0, 1}), {{0, json::array{}}, {1, json::array{}}});
+    EXPECT_EQ(code_of(answer), ec::internal_error);
+    EXPECT_EQ(ctx.error, "internal error: router unavailable");
+}
+
+TEST_F(list_method_calls, a_routers_refusal_is_answered_with_its_row) {
+    services.page =
+        route_error{protocol::gateway_error::expired_cursor, "expired cursor: restart", ""};
+    auto answer = complete(plan_of({0, 1}), {{0, json::array{}}, {1, json::array{}}});
+    EXPECT_EQ(code_of(answer), ec::invalid_params);
+    EXPECT_EQ(ctx.error, "expired cursor: restart");
+}
+
+TEST_F(list_method_calls, a_page_goes_on_the_wire_as_the_router_cut_it) {
+    services.page = list_answer{
+        list_kind::tools, std::make_shared<const std::string>(R"([{"name":"a__x"}])"), "next-2", 1};
+    auto answer = complete(plan_of({0, 1}), {{0, json::array{}}, {1, json::array{}}});
+    EXPECT_EQ(answer, json::parse(R"({"jsonrpc":"2.0","id":7,"result":{}})"))
+        << "the object only settles the outcome";
+    EXPECT_EQ(
+        ctx.verbatim,
+        R"({"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"a__x"}],"nextCursor":"next-2"}})");
+    EXPECT_EQ(ctx.items_served, 1);
+}
+
+TEST_F(list_method_calls, a_list_response_carries_the_clients_id) {
+    auto answer = list_response(
+        list_answer{list_kind::prompts, std::make_shared<const std::string>("[]"), std::nullopt, 0},
+        "r-1", ctx);
+    EXPECT_EQ(answer.at("id"), "r-1");
+    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":"r-1","result":{"prompts":[]}})");
+    EXPECT_EQ(ctx.items_served, 0);
+}
+
+// -- federated ---------------------------------------------------------------------------------
+
+TEST_F(list_method_calls, a_federated_list_without_a_plan_is_refused) {
+    ctx.id = 7;
+    auto answer = finish(lists.federated(list_kind::resources, ctx.id, {}, ctx));
+    EXPECT_EQ(code_of(answer), ec::internal_error);
+    EXPECT_EQ(ctx.error, "internal error: router unavailable");
+    EXPECT_EQ(services.asked, std::vector<std::string>{"plan resources/list"});
+}
+
+TEST_F(list_method_calls, a_federated_list_is_planned_fetched_and_completed) {
+    services.planned = plan_of({1});
+    ctx.id = 7;
+    auto answer = finish(lists.federated(list_kind::resources, ctx.id, {{"cursor", "c-3"}}, ctx));
+    EXPECT_EQ(code_of(answer), 0);
+    EXPECT_EQ(services.asked, (std::vector<std::string>{"plan resources/list", "fetch 1",
+                                                        "share up-b", "complete"}));
+    ASSERT_EQ(services.fetches.size(), 1u);
+    EXPECT_EQ(services.fetches[0].admitted, nullptr) << "gate's own fetch admits itself";
+    EXPECT_EQ(services.fetches[0].kind, list_kind::resources);
+    EXPECT_EQ(services.cursor, "c-3");
+}
+
+} // namespace
+} // namespace gate::transport
