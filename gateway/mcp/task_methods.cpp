@@ -69,6 +69,29 @@ task_owner from_fleet_record(const std::string& record, std::uint64_t principal)
 
 } // namespace
 
+namespace {
+
+// What the policy decides for the task method `method` at `upstream` (the tenant's view of
+// upstreams: tenant_sees, gateway/pipeline/request_context.hpp).
+policy_decision task_policy(const request_context& rec, std::size_t upstream,
+                            std::string_view method) {
+    const auto& policy = rec.view->snap->policy;
+    if (!policy)
+        return {true, std::nullopt};
+    return policy->decide_task(rec.caller ? &*rec.caller : nullptr,
+                               rec.view->snap->upstream(upstream).id, method);
+}
+
+// The policy's decision for the task method at `upstream` on the request's audit event.
+void note_decision(request_context& rec, const policy_decision& decided) {
+    if (!rec.view->snap->policy)
+        return;
+    rec.decision = decided.allowed ? "allow" : "deny";
+    rec.rule_id = decided.rule_id;
+}
+
+} // namespace
+
 asio::awaitable<void> task_methods::pin_minted(const request_context& rec, std::size_t upstream,
                                                std::string id) {
     const auto& owner = rec.view->snap->upstream(upstream).id;
@@ -130,6 +153,8 @@ asio::awaitable<json::object> task_methods::call(const json::value& id, const st
             co_return std::move(*answer);
         auto& [answered, probed] = std::get<probe>(found);
         if (method == "tasks/get") {
+            // The probe was the call: the policy allowed it there (reach).
+            note_decision(rec, task_policy(rec, answered, method));
             rec.upstream = rec.view->snap->upstream(answered).id;
             co_return pass_on(std::move(probed), id, rec, answer_read::client_answer);
         }
@@ -146,21 +171,6 @@ asio::awaitable<json::object> task_methods::call(const json::value& id, const st
                       answer_read::client_answer);
 }
 
-namespace {
-
-// What the policy decides for the task method `method` at `upstream` (the tenant's view of
-// upstreams: tenant_sees, gateway/pipeline/request_context.hpp).
-policy_decision task_policy(const request_context& rec, std::size_t upstream,
-                            std::string_view method) {
-    const auto& policy = rec.view->snap->policy;
-    if (!policy)
-        return {true, std::nullopt};
-    return policy->decide_task(rec.caller ? &*rec.caller : nullptr,
-                               rec.view->snap->upstream(upstream).id, method);
-}
-
-} // namespace
-
 asio::awaitable<std::optional<json::object>>
 task_methods::guards(const json::value& id, const std::string& method, const std::string& task_id,
                      std::size_t upstream, request_context& rec) {
@@ -169,10 +179,7 @@ task_methods::guards(const json::value& id, const std::string& method, const std
     if (!tenant_sees(rec, upstream))
         co_return unknown_task(rec, id, task_id);
     auto decided = task_policy(rec, upstream, method);
-    if (rec.view->snap->policy) {
-        rec.decision = decided.allowed ? "allow" : "deny";
-        rec.rule_id = decided.rule_id;
-    }
+    note_decision(rec, decided);
     const auto& server = rec.view->snap->upstream(upstream).id;
     if (!decided.allowed) {
         co_return refusal(rec, id, gateway_error::policy_denied,

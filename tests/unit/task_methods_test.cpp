@@ -353,6 +353,16 @@ TEST_F(task_method_calls, a_probe_asks_only_the_upstreams_the_tenant_sees_and_th
     EXPECT_TRUE(services.was_asked("charge 1"));
 }
 
+TEST_F(task_method_calls, a_probe_that_answers_tasks_get_carries_the_policys_decision) {
+    with_policy({"up-a", "up-b"});
+    as("alice");
+    services.replies = {{0, upstream_message::of_text(no_such_task)}};
+    EXPECT_EQ(code_of(call("tasks/get")), 0);
+    EXPECT_EQ(ctx.upstream, "up-b");
+    EXPECT_EQ(ctx.decision, "allow") << "the audit event says the policy allowed it";
+    EXPECT_EQ(ctx.rule_id, "alice-tasks");
+}
+
 TEST_F(task_method_calls, a_probes_answer_to_tasks_get_is_the_answer) {
     services.replies = {{0, upstream_message::of_text(no_such_task)}};
     auto answer = call("tasks/get");
