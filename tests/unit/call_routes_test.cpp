@@ -7,7 +7,6 @@
 // calls counted on the caller's), then routed again, and refused when still unknown.
 #include "gateway/mcp/call_routes.hpp"
 #include "protocol/json_rpc.hpp"
-#include "tests/unit/method_rig.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <algorithm>
@@ -95,7 +94,7 @@ struct call_routing : test::stage_rig {
     call_routes routes{resolver, lists};
 
     pipeline::routing named(std::string method, json::object params) {
-        return test::run_to_end(io, routes.named(method, json::value(7), std::move(params), ctx));
+        return finish(routes.named(method, json::value(7), std::move(params), ctx));
     }
     routed route_to(std::size_t upstream, std::string uri) {
         return routed{ctx.view->snap,

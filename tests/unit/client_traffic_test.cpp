@@ -6,7 +6,6 @@
 // refused for a level MCP does not have, and given to every upstream for one it has.
 #include "gateway/mcp/client_traffic.hpp"
 #include "protocol/json_rpc.hpp"
-#include "tests/unit/method_rig.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <algorithm>
@@ -85,10 +84,10 @@ struct client_traffic_rig : test::stage_rig {
         EXPECT_TRUE(msg) << text;
         if (!msg)
             return http_reply{};
-        return test::run_to_end(io, traffic.from_client("s1", *msg, ctx, text));
+        return finish(traffic.from_client("s1", *msg, ctx, text));
     }
     json::object set_level(json::object params) {
-        return test::run_to_end(io, traffic.set_log_level("s1", 9, params, ctx));
+        return finish(traffic.set_log_level("s1", 9, params, ctx));
     }
     static int code(const json::object& answer) {
         const auto* e = answer.if_contains("error");

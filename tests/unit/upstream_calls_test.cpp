@@ -12,7 +12,6 @@
 #include "gateway/mcp/upstream_calls.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/gateway_error.hpp"
-#include "tests/unit/method_rig.hpp"
 #include "tests/unit/stage_rig.hpp"
 #include "tests/unit/upstream_loopback.hpp"
 
@@ -225,12 +224,12 @@ TEST_F(upstream_calls_rig, an_input_request_the_policy_refuses_is_not_asked) {
                                      R"({"method":"elicitation/create"})"};
 
     services.admit = false;
-    auto refused = test::run_to_end(io, call.ask_client(request));
+    auto refused = finish(call.ask_client(request));
     EXPECT_FALSE(refused);
     EXPECT_TRUE(services.told.empty());
 
     services.admit = true;
-    auto answered = test::run_to_end(io, call.ask_client(request));
+    auto answered = finish(call.ask_client(request));
     ASSERT_TRUE(answered);
     EXPECT_EQ(answered->value, services.input_answer->value);
     EXPECT_EQ(services.told, (std::vector<std::string>{"ask_client_input s1 " + request.source}));
@@ -321,7 +320,7 @@ TEST_F(upstream_calls_rig, a_caller_without_a_bearer_token_is_bound_to_nothing) 
 
 TEST_F(upstream_calls_rig, a_call_that_never_connects_is_counted_and_told_over) {
     ctx.upstream_calls = 2;
-    auto reply = test::run_to_end(io, calls.call(0, "tools/call", json::object{}, ctx));
+    auto reply = finish(calls.call(0, "tools/call", json::object{}, ctx));
     auto* failed = std::get_if<upstream_failure>(&reply);
     ASSERT_TRUE(failed);
     auto label = protocol::describe(error_for(*failed)).metric_label;
