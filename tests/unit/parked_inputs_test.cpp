@@ -22,7 +22,7 @@ protocol::message request(std::string_view text) {
     return std::get<protocol::message>(protocol::classify(json::parse(text)));
 }
 
-protocol::message call(std::string_view tool, std::string_view state = "") {
+protocol::message tool_call_of(std::string_view tool, std::string_view state = "") {
     json::object params{{"name", tool}};
     if (!state.empty())
         params["requestState"] = state;
@@ -36,29 +36,30 @@ upstream_message asked(std::string raw) {
 }
 
 TEST(parked_inputs, a_retry_must_repeat_the_method_and_its_name) {
-    EXPECT_EQ(parked_request_key(call("echo")), "tools/call\necho");
-    EXPECT_NE(parked_request_key(call("echo")), parked_request_key(call("add")));
+    EXPECT_EQ(parked_request_key(tool_call_of("echo")), "tools/call\necho");
+    EXPECT_NE(parked_request_key(tool_call_of("echo")), parked_request_key(tool_call_of("add")));
     EXPECT_EQ(parked_request_key(request(R"({"jsonrpc":"2.0","id":1,"method":"ping"})")), "ping");
 }
 
 TEST(parked_inputs, a_parked_call_is_resumed_by_a_retry_of_its_own_request_once) {
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
-    park->request = parked_request_key(call("echo"));
+    park->request = parked_request_key(tool_call_of("echo"));
     auto now = std::chrono::steady_clock::now();
     auto token = lot.park(park, now);
     EXPECT_FALSE(token.empty());
     EXPECT_EQ(park->expires, now + parked_inputs::lifetime);
-    EXPECT_EQ(lot.resume("someone-elses", call("echo")).what, parked_inputs::claim::kind::unknown);
-    auto other = lot.resume(token, call("add"));
+    EXPECT_EQ(lot.resume("someone-elses", tool_call_of("echo")).what,
+              parked_inputs::claim::kind::unknown);
+    auto other = lot.resume(token, tool_call_of("add"));
     EXPECT_EQ(other.what, parked_inputs::claim::kind::other_request);
     EXPECT_EQ(other.park, nullptr);
     EXPECT_EQ(lot.parked(), 1u); // still waiting for its own retry
-    auto mine = lot.resume(token, call("echo"));
+    auto mine = lot.resume(token, tool_call_of("echo"));
     EXPECT_EQ(mine.what, parked_inputs::claim::kind::resumed);
     EXPECT_EQ(mine.park, park);
     EXPECT_EQ(lot.parked(), 0u);
-    EXPECT_EQ(lot.resume(token, call("echo")).what, parked_inputs::claim::kind::unknown);
+    EXPECT_EQ(lot.resume(token, tool_call_of("echo")).what, parked_inputs::claim::kind::unknown);
 }
 
 TEST(parked_inputs, each_parked_call_has_its_own_token) {
@@ -83,9 +84,9 @@ TEST(parked_inputs, a_call_not_resumed_in_time_is_dropped) {
 TEST(parked_inputs, a_call_resumed_in_time_does_not_expire) {
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
-    park->request = parked_request_key(call("echo"));
+    park->request = parked_request_key(tool_call_of("echo"));
     auto token = lot.park(park, std::chrono::steady_clock::now());
-    ASSERT_EQ(lot.resume(token, call("echo")).what, parked_inputs::claim::kind::resumed);
+    ASSERT_EQ(lot.resume(token, tool_call_of("echo")).what, parked_inputs::claim::kind::resumed);
     EXPECT_FALSE(lot.expire(token, park));
 }
 
