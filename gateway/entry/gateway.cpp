@@ -458,9 +458,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         case pipeline::door::message:
             co_return co_await mcp_post(stream, rec, a);
         case pipeline::door::stream:
-            co_return co_await mcp_get(stream, req, rec.caller, rec.peer);
+            co_return co_await session_transport.get(stream, req, rec.caller, rec.peer);
         case pipeline::door::close:
-            co_return co_await mcp_delete(req, rec.caller, rec.peer);
+            co_return co_await session_transport.remove(req, rec.caller, rec.peer);
         case pipeline::door::view:
             break;
         }

@@ -59,13 +59,6 @@ struct gateway::impl final : http_handler,
     // traced, its session checked: chain::enter).
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_post(boost::beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a);
-    // GET and DELETE of a session opened by `owner` (principal_key; another's is unknown).
-    boost::asio::awaitable<std::optional<http_reply>> mcp_get(boost::beast::tcp_stream& stream,
-                                                              const http_request& req,
-                                                              const caller_ref& caller,
-                                                              const boost::asio::ip::address& peer);
-    boost::asio::awaitable<http_reply> mcp_delete(const http_request& req, const caller_ref& caller,
-                                                  const boost::asio::ip::address& peer);
     // A request on the MCP endpoint: its context, with what stage 2 checks.
     request_context mcp_context(const http_request& req, time_point start) const;
     // RFC 9728 resource metadata (with auth.mode "required").
@@ -153,6 +146,7 @@ struct gateway::impl final : http_handler,
     // What the MCP method groups ask of the gateway, and the groups (gateway/mcp/).
     mcp_method_services method_services{*this};
     session_admission session_opening{sessions, method_services};
+    session_streams session_transport{sessions, method_services};
     upstream_calls calls{method_services};
     task_methods tasks{method_services};
     list_methods lists{method_services};

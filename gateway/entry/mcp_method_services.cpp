@@ -280,8 +280,7 @@ mcp_method_services::ask_client_input(request_context& ctx, protocol::sourced_ob
 }
 
 void mcp_method_services::end_evicted(const std::string& session) {
-    g_.in_fleet.end_session(session);
-    g_.session_ended(session);
+    end_everywhere(session);
 }
 
 void mcp_method_services::count_eviction(std::string_view reason) {
@@ -300,6 +299,25 @@ void mcp_method_services::subscription_changed(const std::string& holder,
 
 std::string mcp_method_services::mint_input_id() {
     return "gate-" + std::to_string(++g_.minted_ids);
+}
+
+asio::awaitable<bool> mcp_method_services::known_session(const std::string& session,
+                                                         const caller_ref& caller,
+                                                         const asio::ip::address& peer) {
+    return g_.in_fleet.known_session(session, caller, peer);
+}
+
+void mcp_method_services::listening(const std::string& session, bool open) {
+    g_.keeper.tell(bridge_listening{session, open});
+}
+
+bool mcp_method_services::stopping() const {
+    return g_.server.stopping();
+}
+
+void mcp_method_services::end_everywhere(const std::string& session) {
+    g_.in_fleet.end_session(session);
+    g_.session_ended(session);
 }
 
 } // namespace gate::transport

@@ -10,6 +10,7 @@
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/mcp/listen_methods.hpp"
 #include "gateway/mcp/session_admission.hpp"
+#include "gateway/mcp/session_streams.hpp"
 #include "gateway/mcp/task_methods.hpp"
 #include "gateway/mcp/upstream_calls.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
@@ -24,7 +25,8 @@ class mcp_method_services final : public task_services,
                                   public upstream_call_services,
                                   public session_admission_services,
                                   public listen_services,
-                                  public call_stream_services {
+                                  public call_stream_services,
+                                  public session_stream_services {
 public:
     explicit mcp_method_services(gateway::impl& g) : g_(g) {}
 
@@ -123,6 +125,13 @@ public:
 
     // Calls' streams.
     std::string mint_input_id() override;
+
+    // A session's streams.
+    boost::asio::awaitable<bool> known_session(const std::string& session, const caller_ref& caller,
+                                               const boost::asio::ip::address& peer) override;
+    void listening(const std::string& session, bool open) override;
+    bool stopping() const override;
+    void end_everywhere(const std::string& session) override;
 
 private:
     gateway::impl& g_;

@@ -1,41 +1,26 @@
-// A session's own transport on the MCP endpoint: the GET stream the upstreams' messages reach
-// the client on, and DELETE, which ends the session.
-#include "actors/bridging/bridge_messages.hpp"
-#include "actors/federation/router_messages.hpp"
-#include "gateway/auth/token_authenticator.hpp"
-#include "gateway/entry/gateway_impl.hpp"
-#include "gateway/mcp/fan_out.hpp"
-#include "gateway/operations/request_tracing.hpp"
+// A stream stays open for server-initiated messages; comments keep intermediaries from
+// timing it out. DELETE or shutdown wakes it to close.
+#include "gateway/mcp/session_streams.hpp"
+
 #include "gateway/pipeline/answers.hpp"
-#include "protocol/json_rpc.hpp"
-#include "protocol/json_splice.hpp"
-#include "protocol/list_kind.hpp"
-#include "protocol/protocol_versions.hpp"
-#include "protocol/trace_context.hpp"
-#include "transport/bridge.hpp"
 #include "transport/http/sse.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <caf/send.hpp>
-#include <spdlog/spdlog.h>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-namespace json = boost::json;
-namespace ec = protocol::error_code;
 using clock = std::chrono::steady_clock;
 
-asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_stream& stream,
-                                                                  const http_request& req,
-                                                                  const caller_ref& caller,
-                                                                  const asio::ip::address& peer) {
+asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_stream& stream,
+                                                                const http_request& req,
+                                                                const caller_ref& caller,
+                                                                const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     std::optional<gateway_error> refused;
     if (!accepts(header_value(req, "Accept"), "text/event-stream"))
@@ -44,10 +29,10 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
         refused = gateway_error::stream_session_required;
     auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
                                                      asio::steady_timer::time_point::max());
-    if (!refused && !co_await in_fleet.known_session(session, caller, peer))
+    if (!refused && !co_await services_.known_session(session, caller, peer))
         refused = gateway_error::stream_session_unknown;
     if (!refused) {
-        switch (sessions.attach_stream(session, wake)) {
+        switch (sessions_.attach_stream(session, wake)) {
         case session_table::attach_result::attached:
             break;
         case session_table::attach_result::unknown_session:
@@ -65,8 +50,6 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
             {*refused, protocol::gateway_error_text(
                            *refused, {std::to_string(session_table::max_streams_per_session)})});
     boost::system::error_code ec;
-    // The stream stays open for server-initiated messages; comments keep intermediaries from
-    // timing it out. DELETE or shutdown wakes it to close.
     http::response<http::empty_body> res{http::status::ok, req.version()};
     res.set(http::field::content_type, "text/event-stream");
     res.set(http::field::cache_control, "no-cache");
@@ -74,18 +57,17 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     http::response_serializer<http::empty_body> sr{res};
     stream.expires_never();
     co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
-    // A listening client is connected: its bridged sessions are not idle while it listens.
-    keeper.tell(bridge_listening{session, true});
+    services_.listening(session, true);
     std::uint64_t event_id = 0;
-    while (!ec && sessions.contains(session) && !server.stopping()) {
-        auto pending = sessions.take_outbox(session);
+    while (!ec && sessions_.contains(session) && !services_.stopping()) {
+        auto pending = sessions_.take_outbox(session);
         if (pending.empty()) {
             wake->expires_after(std::chrono::seconds(15));
             boost::system::error_code wait_ec;
             co_await wake->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
-            if (!sessions.contains(session) || server.stopping())
+            if (!sessions_.contains(session) || services_.stopping())
                 break;
-            pending = sessions.take_outbox(session);
+            pending = sessions_.take_outbox(session);
         }
         std::string frame;
         for (const auto& m : pending)
@@ -101,26 +83,25 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_get(beast::tcp_str
     if (!ec)
         co_await asio::async_write(stream, http::make_chunk_last(),
                                    asio::redirect_error(asio::use_awaitable, ec));
-    keeper.tell(bridge_listening{session, false});
+    services_.listening(session, false);
     // A listening client was connected until now: its session's idle time counts from here.
-    sessions.touch(session, clock::now());
+    sessions_.touch(session, clock::now());
     co_return std::nullopt;
 }
 
-asio::awaitable<http_reply> gateway::impl::mcp_delete(const http_request& req,
-                                                      const caller_ref& caller,
-                                                      const asio::ip::address& peer) {
+asio::awaitable<http_reply> session_streams::remove(const http_request& req,
+                                                    const caller_ref& caller,
+                                                    const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())
         co_return error_reply(
             {gateway_error::stream_session_required,
              protocol::gateway_error_text(gateway_error::stream_session_required)});
-    if (!co_await in_fleet.known_session(session, caller, peer) || !sessions.close(session))
+    if (!co_await services_.known_session(session, caller, peer) || !sessions_.close(session))
         co_return error_reply(
             {gateway_error::stream_session_unknown,
              protocol::gateway_error_text(gateway_error::stream_session_unknown)});
-    in_fleet.end_session(session);
-    session_ended(session);
+    services_.end_everywhere(session);
     co_return http_reply::empty(http::status::ok);
 }
 

@@ -1,0 +1,57 @@
+// A session's own transport on the MCP endpoint: the GET stream the upstreams' messages reach
+// the client on, and DELETE, which ends the session everywhere.
+#pragma once
+
+#include "gateway/mcp/session_table.hpp"
+#include "transport/http/http_reply.hpp"
+#include "transport/http/http_server.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <optional>
+#include <string>
+
+namespace gate::transport {
+
+// What a session's streams ask of the gateway (answered by gateway/entry/mcp_method_services).
+class session_stream_services {
+public:
+    // Whether `session` is one `caller` (at `peer`, when anonymous) opened, here or, with a
+    // fleet, on another instance.
+    virtual boost::asio::awaitable<bool> known_session(const std::string& session,
+                                                       const caller_ref& caller,
+                                                       const boost::asio::ip::address& peer) = 0;
+    // The bridge keeper hears that the session's client is listening (or no longer is): its
+    // bridged sessions are not idle while it listens.
+    virtual void listening(const std::string& session, bool open) = 0;
+    // The gateway is stopping: streams close.
+    virtual bool stopping() const = 0;
+    // A session ended: at every upstream, in the fleet's store and on every instance.
+    virtual void end_everywhere(const std::string& session) = 0;
+
+protected:
+    ~session_stream_services() = default;
+};
+
+class session_streams {
+public:
+    session_streams(session_table& sessions, session_stream_services& services)
+        : sessions_(sessions), services_(services) {}
+
+    // GET: the session's event stream, until DELETE, the client leaving or shutdown; the
+    // refusal (406, 400, 404, 429) where it cannot be opened.
+    boost::asio::awaitable<std::optional<http_reply>> get(boost::beast::tcp_stream& stream,
+                                                          const http_request& req,
+                                                          const caller_ref& caller,
+                                                          const boost::asio::ip::address& peer);
+    // DELETE: the session ends (400 without one, 404 for one the caller did not open).
+    boost::asio::awaitable<http_reply> remove(const http_request& req, const caller_ref& caller,
+                                              const boost::asio::ip::address& peer);
+
+private:
+    session_table& sessions_;
+    session_stream_services& services_;
+};
+
+} // namespace gate::transport
