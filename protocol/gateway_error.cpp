@@ -134,6 +134,10 @@ constexpr std::array<row, gateway_error_count> table = {{
      "token endpoint rate limit of {} per minute reached"},
     {"temporarily_unavailable", 503, 0, 0, f::described, o::error, "",
      "too many assertions redeemed and not yet expired"},
+    {"fault_target_unknown", 404, 0, 0, f::plain, o::error, "",
+     "no upstream {} in the running snapshot"},
+    {"fault_target_idle", 409, 0, 0, f::plain, o::error, "",
+     "the upstream {} has no actor right now"},
 }};
 
 // Every enumerator has its row: a row left out would be an empty one at the table's end.

@@ -1,5 +1,7 @@
 #include "gateway/operations/fault_hooks.hpp"
 
+#include "gateway/pipeline/answers.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
@@ -22,13 +24,13 @@ std::optional<http_reply> run_fault_hook(const federation_view& live,
     auto id = std::string(path.substr(kill.size()));
     auto* client = live.client(id);
     if (!client)
-        return http_reply::json(http::status::not_found,
-                                boost::json::serialize(boost::json::object{
-                                    {"error", "no upstream " + id + " in the running snapshot"}}));
+        return error_reply(
+            {gateway_error::fault_target_unknown,
+             protocol::gateway_error_text(gateway_error::fault_target_unknown, {id})});
     auto actor = client->board()->actor();
     if (!actor)
-        return http_reply::json(http::status::conflict,
-                                R"({"error":"the upstream has no actor right now"})");
+        return error_reply({gateway_error::fault_target_idle,
+                            protocol::gateway_error_text(gateway_error::fault_target_idle, {id})});
     spdlog::warn("fault hook: killing the actor of upstream {}", id);
     caf::anon_send_exit(actor, caf::exit_reason::kill);
     return http_reply::json(http::status::accepted,

@@ -110,6 +110,8 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
      "oauth_token_rate_limited", 1},
     {ge::temporarily_unavailable, "temporarily_unavailable", 503, 0, f::described, outcome::error,
      "", 0},
+    {ge::fault_target_unknown, "fault_target_unknown", 404, 0, f::plain, outcome::error, "", 1},
+    {ge::fault_target_idle, "fault_target_idle", 409, 0, f::plain, outcome::error, "", 1},
 }};
 // A row added to the enum fails this until it is written out above.
 static_assert(expected.size() == gateway_error_count, "a gateway_error row is not checked");
