@@ -18,6 +18,14 @@ namespace modern_code {
 inline constexpr int header_mismatch = -32020;
 inline constexpr int missing_client_capability = -32021;
 inline constexpr int unsupported_protocol_version = -32022;
+// Gate's own refusals to a 2026-07-28 client, outside -32768...-32000: the revision reserves
+// -32020...-32099 for the codes it defines and retires -32002 and -32042 (docs/protocol-eras.md,
+// "Gate's own errors"). The last two digits are those of the sessions' codes (-32040...-32044).
+inline constexpr int upstream_rate_limited = -31040;
+inline constexpr int upstream_unavailable = -31041;
+inline constexpr int policy_denied = -31042;
+inline constexpr int unknown_namespace = -31043;
+inline constexpr int budget_exhausted = -31044;
 } // namespace modern_code
 
 // `_meta` keys of the envelope.

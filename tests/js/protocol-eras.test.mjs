@@ -9,7 +9,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { FULL_CLIENT_CAPABILITIES, connectClient, get, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
+import { FULL_CLIENT_CAPABILITIES, closeRawSession, connectClient, get, openRawSession, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
+import { freePort } from './lib/free-port.mjs';
 
 const MODERN = '2026-07-28';
 
@@ -150,6 +151,33 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
       assert.equal(res.status, 400, JSON.stringify(headers));
       assert.equal(res.json.error.code, -32020, res.text);
       assert.match(res.json.error.message, /must equal/);
+    }
+  });
+
+  test("gate's own refusals reach a 2026-07-28 client outside the codes the revision reserves; a session keeps the spec's", { timeout: 30_000 }, async () => {
+    // An unknown namespace: -31043 statelessly (-32020...-32099 belong to the revision), -32043 in a session.
+    const { body, headers } = modern('tools/call', { name: 'nope__echo', arguments: {} });
+    const stateless = await post(gate.url, body, headers);
+    assert.equal(stateless.status, 200, stateless.text);
+    assert.equal(stateless.json.error.code, -31043, stateless.text);
+    assert.match(stateless.json.error.message, /unknown namespace in "nope__echo"/);
+    const session = await openRawSession(gate.url);
+    try {
+      const r = await post(gate.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nope__echo', arguments: {} } }, session.headers);
+      assert.equal(r.json.error.code, -32043, r.text);
+    } finally {
+      await closeRawSession(gate.url, session);
+    }
+    // An upstream that does not answer: -31041, with the upstream named.
+    const port = await freePort();
+    const down = await startGate({ config: { upstreams: [{ id: 'gone', url: `http://127.0.0.1:${port}/mcp`, namespace: 'gone' }] } });
+    try {
+      const call = modern('tools/call', { name: 'gone__echo', arguments: {} });
+      const r = await post(down.url, call.body, call.headers);
+      assert.equal(r.json.error.code, -31041, r.text);
+      assert.match(r.json.error.message, /upstream gone unavailable/);
+    } finally {
+      await down.stop();
     }
   });
 

@@ -248,15 +248,15 @@ describe('the 2026-07-28 tasks extension through gate', { timeout: 120_000 }, ()
     }
   });
 
-  test('an id no upstream holds is probed at every upstream, then answered -32002', { timeout: 30_000 }, async () => {
+  test('an id no upstream holds is probed at every upstream, then answered -32602 (the extension; -32002 is retired)', { timeout: 30_000 }, async () => {
     const probes = () => v2.requests.filter((r) => r.body.method === 'tasks/get' && r.body.params.taskId === 'v2-never-made').length;
     const r = await modern('tasks/get', { taskId: 'v2-never-made' });
-    assert.equal(r.error.code, -32002, JSON.stringify(r));
+    assert.equal(r.error.code, -32602, JSON.stringify(r));
     assert.match(r.error.message, /unknown task: v2-never-made/);
     assert.equal(probes(), 1, 'the 2026-07-28 upstream was asked, with the envelope');
     // A mutating method never goes out on a guess.
     const cancel = await modern('tasks/cancel', { taskId: 'v2-never-made' });
-    assert.equal(cancel.error.code, -32002);
+    assert.equal(cancel.error.code, -32602);
     assert.equal(v2.requests.filter((x) => x.body.method === 'tasks/cancel' && x.body.params.taskId === 'v2-never-made').length, 0);
   });
 });

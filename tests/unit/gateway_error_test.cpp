@@ -132,12 +132,44 @@ TEST(gateway_error, every_row_has_the_spec_status_code_form_outcome_label_and_me
     }
 }
 
-TEST(gateway_error, the_2026_07_28_codes_are_the_sessions_codes_until_the_revision_changes_them) {
-    // Issue 34 moves gate's own codes out of the range 2026-07-28 reserves; until then the
-    // column exists and says the same.
+// The rows whose code a 2026-07-28 client gets differs (docs/protocol-eras.md, "Gate's own
+// errors"), written out; every other row's is the sessions' code.
+struct modern_code_row {
+    ge error;
+    int rpc_code_modern;
+};
+constexpr modern_code_row modern_codes[] = {
+    {ge::upstream_rate_limited, -31040}, {ge::upstream_circuit_open, -31041},
+    {ge::upstream_unreachable, -31041},  {ge::upstream_failed, -31041},
+    {ge::all_upstreams_down, -31041},    {ge::policy_denied, -31042},
+    {ge::unknown_namespace, -31043},     {ge::budget_exhausted, -31044},
+    {ge::unknown_task, -32602},          {ge::server_request_denied, -31042},
+};
+
+TEST(gateway_error, a_2026_07_28_client_gets_its_revisions_codes) {
     for (std::size_t i = 0; i < gateway_error_count; ++i) {
         const auto& r = describe(static_cast<ge>(i));
-        EXPECT_EQ(r.rpc_code_modern, r.rpc_code) << r.name;
+        int want = r.rpc_code;
+        for (const auto& m : modern_codes)
+            if (static_cast<std::size_t>(m.error) == i)
+                want = m.rpc_code_modern;
+        EXPECT_EQ(r.rpc_code_modern, want) << r.name;
+    }
+}
+
+TEST(gateway_error, no_code_a_2026_07_28_client_gets_is_reserved_or_retired) {
+    // -32020...-32099: the revision's own codes only (-32020 to -32022 are those gate uses);
+    // -32002 and -32042 are retired. The rest of -32000...-32099 stays implementation-defined
+    // in JSON-RPC, but the revision reserves it: gate's own codes live in -31040...-31044.
+    for (std::size_t i = 0; i < gateway_error_count; ++i) {
+        const auto& r = describe(static_cast<ge>(i));
+        if (r.form != answer_form::json_rpc)
+            continue;
+        const int c = r.rpc_code_modern;
+        const bool revisions_own = c >= -32022 && c <= -32020;
+        EXPECT_FALSE(c >= -32099 && c <= -32000 && !revisions_own) << r.name << " " << c;
+        EXPECT_NE(c, -32002) << r.name;
+        EXPECT_NE(c, -32042) << r.name;
     }
 }
 
