@@ -19,6 +19,33 @@ bool removed_in_modern(std::string_view method) {
            method == "resources/subscribe" || method == "resources/unsubscribe";
 }
 
+// The requests a 2026-07-28 client may send a federation: the revision's methods gate serves,
+// and the task methods (gate routes them to the task's owner). Any other is not a method of
+// the revision gate speaks: 404 and -32601 before anything runs. In passthrough a request
+// goes to the one upstream, whose own methods gate does not know (the policy decides, as in a
+// session: docs/security.md).
+bool federation_serves_in_modern(std::string_view method) {
+    static constexpr std::string_view served[] = {"server/discover",
+                                                  "tools/list",
+                                                  "tools/call",
+                                                  "prompts/list",
+                                                  "prompts/get",
+                                                  "resources/list",
+                                                  "resources/templates/list",
+                                                  "resources/read",
+                                                  "completion/complete",
+                                                  "subscriptions/listen",
+                                                  "tasks/get",
+                                                  "tasks/result",
+                                                  "tasks/cancel",
+                                                  "tasks/update",
+                                                  "tasks/list"};
+    for (auto m : served)
+        if (m == method)
+            return true;
+    return false;
+}
+
 class envelope final : public entry_step {
 public:
     step run(request_context& ctx, arrival& a) override {
@@ -37,6 +64,12 @@ public:
             return refused(ctx, bad->error, std::move(bad->message), std::move(bad->data));
         }
         if (removed_in_modern(msg.method))
+            return refused(
+                ctx, gateway_error::unknown_method_modern,
+                protocol::gateway_error_text(gateway_error::unknown_method_modern,
+                                             {msg.method, protocol::modern_protocol_version}));
+        if (msg.kind == protocol::message_kind::request &&
+            !federation_serves_in_modern(msg.method) && !ctx.view->snap->codec.passthrough())
             return refused(
                 ctx, gateway_error::unknown_method_modern,
                 protocol::gateway_error_text(gateway_error::unknown_method_modern,

@@ -206,7 +206,7 @@ describe('a fleet of two instances over one Redis', { timeout: 180_000 }, () => 
       assert.equal(ev.upstreamCalls, 1, 'the fleet knew its owner: no probe');
       assert.equal(ev.upstream, 'v2');
       const foreign = await modern(b, 'bob', 'tasks/get', { taskId });
-      assert.equal(foreign.error?.code, -32002, JSON.stringify(foreign));
+      assert.equal(foreign.error?.code, -32602, JSON.stringify(foreign));
     } finally {
       await v2.stop();
     }

@@ -206,11 +206,20 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     assert.equal(r2.json.error.code, -32602);
     assert.match(r2.json.error.message, /clientCapabilities/);
 
-    for (const method of ['ping', 'logging/setLevel', 'resources/subscribe']) {
+    // And one the revision never had: 404 too, where a session's unknown method is 200.
+    for (const method of ['ping', 'logging/setLevel', 'resources/subscribe', 'vendor/frobnicate']) {
       const { body, headers } = modern(method, method === 'logging/setLevel' ? { level: 'info' } : method === 'resources/subscribe' ? { uri: 'demo://x' } : {});
       const r = await post(gate.url, body, headers);
       assert.equal(r.status, 404, method);
       assert.equal(r.json.error.code, -32601, method);
+    }
+    const session = await openRawSession(gate.url);
+    try {
+      const r = await post(gate.url, { jsonrpc: '2.0', id: 3, method: 'vendor/frobnicate', params: {} }, session.headers);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.error.code, -32601, r.text);
+    } finally {
+      await closeRawSession(gate.url, session);
     }
   });
 

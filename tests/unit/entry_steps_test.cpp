@@ -437,5 +437,45 @@ TEST(envelope_step, a_method_the_revision_removed_is_404) {
     }
 }
 
+// A federation of upstreams with namespaces, or one upstream without (passthrough).
+std::shared_ptr<const federation_view> view_of(std::vector<std::optional<std::string>> spaces) {
+    auto doc = std::make_shared<config::document>();
+    for (std::size_t i = 0; i < spaces.size(); ++i) {
+        config::upstream u;
+        u.id = "up-" + std::to_string(i);
+        u.urls = {"http://127.0.0.1:1/mcp"};
+        u.namespace_ = spaces[i];
+        doc->upstreams.push_back(u);
+    }
+    auto view = std::make_shared<federation_view>();
+    view->snap = make_snapshot(doc, 1);
+    return view;
+}
+
+TEST(envelope_step, a_method_the_revision_does_not_have_is_404_in_a_federation) {
+    for (std::string method : {"foo/bar", "tools/frobnicate", "sampling/createMessage"}) {
+        modern_request m(method, envelope());
+        m.ctx.view = view_of({"a", "b"});
+        EXPECT_EQ(m.check(), verdict::answered) << method;
+        ASSERT_EQ(status_of(m.ctx), 404) << method;
+        EXPECT_EQ(m.answer().at("error").at("code"), -32601);
+        EXPECT_EQ(m.answer().at("error").at("message").as_string(),
+                  "method not found: " + method + " does not exist in 2026-07-28");
+    }
+    for (std::string method : {"tools/list", "resources/templates/list", "subscriptions/listen",
+                               "server/discover", "tasks/list"}) {
+        modern_request m(method, envelope());
+        m.ctx.view = view_of({"a", "b"});
+        EXPECT_EQ(m.check(), verdict::proceed) << method;
+    }
+}
+
+TEST(envelope_step, passthrough_leaves_an_unknown_method_to_the_policy_and_the_upstream) {
+    modern_request m("vendor/custom", envelope());
+    m.ctx.view = view_of({std::nullopt});
+    EXPECT_EQ(m.check(), verdict::proceed);
+    EXPECT_FALSE(m.ctx.refusal_reply);
+}
+
 } // namespace
 } // namespace gate::transport::pipeline
