@@ -72,7 +72,6 @@ answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_reque
     auto& out = *park->out;
     auto id_text = protocol::id_text(id);
     bool streaming = false;
-    std::uint64_t event_id = 0;
     for (;;) {
         if (out.frames.empty() && park->requests.empty()) {
             boost::system::error_code ec; // cancellation is the wake-up
@@ -90,7 +89,7 @@ answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_reque
             if (last)
                 final_text = with_id(std::move(text), id, id_text);
             else
-                frame += format_sse(text, std::to_string(++event_id));
+                frame += format_sse(text); // no event ids: 2026-07-28 has no resumption
         }
         if (!last && !park->requests.empty()) {
             // Park the call: the client is asked through an input_required result.
@@ -105,7 +104,7 @@ answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_reque
             co_return http_reply::json(http::status::ok, std::move(*final_text));
         // The header travels with the first frame, the end of the stream with the last.
         if (final_text)
-            frame += format_sse(*final_text, std::to_string(++event_id));
+            frame += format_sse(*final_text);
         if (frame.empty() && !last)
             continue;
         std::string head;

@@ -181,6 +181,18 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     }
   });
 
+  test('a 2026-07-28 call streams its progress before the answer, without event ids (the revision removed resumption)', { timeout: 30_000 }, async () => {
+    const { body, headers } = modern('tools/call', { name: 'ev__trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } }, { meta: { progressToken: 'p-1' } });
+    const r = await post(gate.url, body, headers);
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.headers['content-type'], /text\/event-stream/);
+    const progress = r.messages.filter((m) => m.method === 'notifications/progress');
+    assert.ok(progress.length >= 1, r.text);
+    assert.equal(r.json.id, 1);
+    assert.equal(r.json.result.resultType, 'complete', r.text);
+    assert.doesNotMatch(r.text, /^id:/m, 'no SSE event ids on a 2026-07-28 stream');
+  });
+
   test('a non-ASCII name travels base64-encoded in Mcp-Name', { timeout: 30_000 }, async () => {
     const name = 'ev__échø';
     const encoded = `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
