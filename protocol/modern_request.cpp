@@ -88,10 +88,35 @@ std::string encode_header_value(std::string_view value) {
     return "=?base64?" + out + "?=";
 }
 
+namespace {
+
+constexpr std::array<std::string_view, 8> log_levels = {"debug", "info",     "notice", "warning",
+                                                        "error", "critical", "alert",  "emergency"};
+
+// Its place in the order of severity; the end for a name that is not a level.
+std::size_t severity(std::string_view level) {
+    return static_cast<std::size_t>(std::find(log_levels.begin(), log_levels.end(), level) -
+                                    log_levels.begin());
+}
+
+} // namespace
+
 bool is_log_level(std::string_view level) {
-    static constexpr std::array<std::string_view, 8> levels = {
-        "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
-    return std::find(levels.begin(), levels.end(), level) != levels.end();
+    return severity(level) < log_levels.size();
+}
+
+bool wants_message(const json::object& message, const std::optional<std::string>& wanted) {
+    auto* method = message.if_contains("method");
+    if (!method || !method->is_string() || method->get_string() != "notifications/message")
+        return true;
+    if (!wanted)
+        return false; // the revision: no logLevel, no log messages
+    auto* params = message.if_contains("params");
+    auto* level =
+        params && params->is_object() ? params->as_object().if_contains("level") : nullptr;
+    if (!level || !level->is_string())
+        return true;
+    return severity(level->get_string()) >= severity(*wanted);
 }
 
 void add_envelope(json::object& params, const json::object& client_capabilities,

@@ -42,6 +42,11 @@ inline constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tas
 
 // One of the eight syslog levels MCP names (debug ... emergency).
 bool is_log_level(std::string_view level);
+// Whether a 2026-07-28 request that asked for log messages at `wanted` (its `_meta` logLevel;
+// nullopt: it asked for none) is sent `message` from its call: every message that is not a
+// log message, and a log message (`notifications/message`) at `wanted` or more severe. A log
+// message whose level is not one of the eight is sent to a request that wants any.
+bool wants_message(const boost::json::object& message, const std::optional<std::string>& wanted);
 
 // The protocol version a request's `_meta` claims, if any.
 std::optional<std::string> claimed_version(const boost::json::object* params);

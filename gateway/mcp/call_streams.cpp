@@ -6,6 +6,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
+#include "protocol/modern_request.hpp"
 #include "transport/http/event_stream.hpp"
 #include "transport/http/sse.hpp"
 
@@ -161,6 +162,8 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
             out->wake.cancel();
             return;
         }
+        if (!protocol::wants_message(m.body(), rec->modern_log_level))
+            return; // a log message below the level the request asked for, or none asked
         out->push(
             news_.to_client(rec->session, rec->view->clients[upstream]->config().id, std::move(m)));
     };

@@ -74,10 +74,14 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
     if (auto resumed = co_await call_paths.resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.modern = true;
-    if (auto* meta = msg.params()->at("_meta").if_object())
+    if (auto* meta = msg.params()->at("_meta").if_object()) {
         if (auto* caps = meta->if_contains(protocol::meta_client_capabilities);
             caps && caps->is_object())
             rec.modern_capabilities = caps->get_object();
+        // Checked by the entry's envelope step: one of the eight levels.
+        if (auto* level = meta->if_contains(protocol::meta_log_level); level && level->is_string())
+            rec.modern_log_level = std::string(level->get_string());
+    }
     rec.client_id = protocol::id_text(msg.id);
     if (protocol::list_kind_of(msg.method)) {
         // Stages 4-9; egress marks the result and its cacheability for this revision.

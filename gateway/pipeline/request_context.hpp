@@ -84,6 +84,8 @@ struct request_context {
     std::string client_id; // the client's request id, canonical JSON text
     bool modern = false;   // a stateless 2026-07-28 request (no session)
     boost::json::object modern_capabilities; // such a request's clientCapabilities
+    // The log level such a request asked for (`_meta` logLevel; nullopt: no log messages).
+    std::optional<std::string> modern_log_level;
     // The client's capability profile, for lists (upstream_calls::profile_of); gate's own
     // lists set the full one.
     std::optional<protocol::client_profile> profile;

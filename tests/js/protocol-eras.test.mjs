@@ -11,6 +11,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextpr
 
 import { FULL_CLIENT_CAPABILITIES, closeRawSession, connectClient, get, openRawSession, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
 import { freePort } from './lib/free-port.mjs';
+import { CHATTY_LEVELS, startLoggingServer } from './lib/logging-server.mjs';
 
 const MODERN = '2026-07-28';
 
@@ -191,6 +192,34 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     assert.equal(r.json.id, 1);
     assert.equal(r.json.result.resultType, 'complete', r.text);
     assert.doesNotMatch(r.text, /^id:/m, 'no SSE event ids on a 2026-07-28 stream');
+  });
+
+  test("an upstream's log messages reach a 2026-07-28 call only at or above the logLevel it sent; none without one", { timeout: 30_000 }, async () => {
+    const chatty = await startLoggingServer();
+    const g = await startGate({ config: { upstreams: [{ id: 'ch', url: chatty.url, namespace: 'ch' }] } });
+    try {
+      const levels = async (meta) => {
+        const { body, headers } = modern('tools/call', { name: 'ch__chatty', arguments: {} }, { meta });
+        const r = await post(g.url, body, headers);
+        assert.equal(r.status, 200, r.text);
+        assert.match(JSON.stringify(r.json.result.content), /said it all/, r.text);
+        return r.messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.level);
+      };
+      assert.deepEqual(await levels({}), [], 'no logLevel, no log messages');
+      assert.deepEqual(await levels({ 'io.modelcontextprotocol/logLevel': 'warning' }), ['warning', 'error']);
+      assert.deepEqual(await levels({ 'io.modelcontextprotocol/logLevel': 'debug' }), CHATTY_LEVELS);
+      // A 2025-11-25 session hears them all, as before (its logging/setLevel goes upstream).
+      const session = await openRawSession(g.url);
+      try {
+        const r = await post(g.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ch__chatty', arguments: {} } }, session.headers);
+        assert.deepEqual(r.messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.level), CHATTY_LEVELS, r.text);
+      } finally {
+        await closeRawSession(g.url, session);
+      }
+    } finally {
+      await g.stop();
+      await chatty.stop();
+    }
   });
 
   test('a non-ASCII name travels base64-encoded in Mcp-Name', { timeout: 30_000 }, async () => {

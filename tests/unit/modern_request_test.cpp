@@ -105,6 +105,29 @@ TEST(modern_request, a_log_level_in_meta_must_be_one_of_the_eight) {
     EXPECT_FALSE(is_log_level("Emergency"));
 }
 
+TEST(modern_request, a_call_streams_log_messages_only_at_or_above_the_level_it_asked_for) {
+    auto log = [](std::string level) {
+        return json::object{{"jsonrpc", "2.0"},
+                            {"method", "notifications/message"},
+                            {"params", {{"level", level}, {"data", "x"}}}};
+    };
+    const json::object progress{{"jsonrpc", "2.0"},
+                                {"method", "notifications/progress"},
+                                {"params", {{"progressToken", 1}, {"progress", 1}}}};
+    // No logLevel: no log messages at all (the revision), everything else as before.
+    EXPECT_FALSE(wants_message(log("emergency"), std::nullopt));
+    EXPECT_TRUE(wants_message(progress, std::nullopt));
+    // A level: that one and the more severe.
+    EXPECT_FALSE(wants_message(log("info"), "warning"));
+    EXPECT_TRUE(wants_message(log("warning"), "warning"));
+    EXPECT_TRUE(wants_message(log("error"), "warning"));
+    EXPECT_TRUE(wants_message(log("debug"), "debug"));
+    EXPECT_FALSE(wants_message(log("critical"), "alert"));
+    // A level that is none of the eight is not dropped for someone who wants logs.
+    EXPECT_TRUE(wants_message(log("verbose"), "emergency"));
+    EXPECT_TRUE(wants_message(progress, "emergency"));
+}
+
 TEST(modern_request, the_named_value_is_the_mirrored_member_when_a_string) {
     auto p = json::parse(R"({"name":"echo","uri":"file:///a","taskId":"t1"})").as_object();
     EXPECT_EQ(named_value("tools/call", &p), "echo");
