@@ -105,6 +105,29 @@ bool is_log_level(std::string_view level) {
     return severity(level) < log_levels.size();
 }
 
+std::optional<json::object> answer_for_client(const json::object& request,
+                                              const json::object& client_capabilities) {
+    auto* method = request.if_contains("method");
+    auto* id = request.if_contains("id");
+    if (!method || !method->is_string() || !id)
+        return std::nullopt;
+    std::string_view m = method->get_string();
+    if (m == "ping")
+        return json::object{{"jsonrpc", "2.0"}, {"id", *id}, {"result", json::object{}}};
+    std::string_view needs = m == "elicitation/create"       ? "elicitation"
+                             : m == "sampling/createMessage" ? "sampling"
+                             : m == "roots/list"             ? "roots"
+                                                             : "";
+    if (!needs.empty() && client_capabilities.contains(needs))
+        return std::nullopt;
+    auto why = needs.empty() ? std::string(m) + " is not asked of a 2026-07-28 client"
+                             : "the client declared no " + std::string(needs) + " capability for " +
+                                   std::string(m);
+    return json::object{{"jsonrpc", "2.0"},
+                        {"id", *id},
+                        {"error", {{"code", error_code::method_not_found}, {"message", why}}}};
+}
+
 bool wants_message(const json::object& message, const std::optional<std::string>& wanted) {
     auto* method = message.if_contains("method");
     if (!method || !method->is_string() || method->get_string() != "notifications/message")

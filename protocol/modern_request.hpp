@@ -48,6 +48,16 @@ bool is_log_level(std::string_view level);
 // message whose level is not one of the eight is sent to a request that wants any.
 bool wants_message(const boost::json::object& message, const std::optional<std::string>& wanted);
 
+// What gate answers, on a 2026-07-28 client's behalf, to a request an earlier upstream sends
+// during that client's call, when the client cannot be asked it through input_required: a
+// `ping` (answered empty: gate is there), and anything but elicitation/create,
+// sampling/createMessage and roots/list, or one of those whose capability the client did not
+// declare in `client_capabilities` (-32601 saying so, as a client without it would).
+// nullopt: the client is asked.
+std::optional<boost::json::object>
+answer_for_client(const boost::json::object& request,
+                  const boost::json::object& client_capabilities);
+
 // The protocol version a request's `_meta` claims, if any.
 std::optional<std::string> claimed_version(const boost::json::object* params);
 

@@ -156,7 +156,18 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
                                                              upstream_message m) {
         if (m.body().contains("id")) {
             // A 2026-07-28 client takes no server requests: it is asked through an
-            // input_required result, and the call waits for its retry.
+            // input_required result, and the call waits for its retry; what it cannot be
+            // asked (a ping, a capability it did not declare) gate answers for it.
+            if (auto reply = protocol::answer_for_client(m.body(), rec->modern_capabilities)) {
+                asio::co_spawn(
+                    out->wake.get_executor(),
+                    [client = rec->view->clients[upstream], reply = std::move(*reply),
+                     source = m.raw()]() mutable -> asio::awaitable<void> {
+                        co_await client->deliver("", std::move(reply), std::move(source));
+                    },
+                    asio::detached);
+                return;
+            }
             park->client = rec->view->clients[upstream];
             park->requests.push_back(std::move(m));
             out->wake.cancel();

@@ -290,6 +290,15 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     }
   });
 
+  test('a client that declared no sampling is not asked to sample: gate answers the upstream for it', { timeout: 30_000 }, async () => {
+    const { body, headers } = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'nobody asked' } });
+    const r = await post(gate.url, body, headers);
+    assert.equal(r.status, 200, r.text);
+    assert.notEqual(r.json.result?.resultType, 'input_required', r.text);
+    // The upstream heard -32601 "the client declared no sampling capability" and answered the call with it.
+    assert.match(r.text, /declared no sampling capability/, r.text);
+  });
+
   test('the input_required result, a retry without answers, and a requestState gate never minted', { timeout: 30_000 }, async () => {
     const first = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' } }, { meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } } });
     const r1 = await post(gate.url, first.body, first.headers);

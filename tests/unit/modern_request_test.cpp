@@ -128,6 +128,35 @@ TEST(modern_request, a_call_streams_log_messages_only_at_or_above_the_level_it_a
     EXPECT_TRUE(wants_message(progress, "emergency"));
 }
 
+TEST(modern_request, gate_answers_what_a_2026_client_cannot_be_asked) {
+    auto request = [](std::string method) {
+        return json::object{{"jsonrpc", "2.0"}, {"id", 4}, {"method", method}, {"params", {}}};
+    };
+    const json::object none;
+    const json::object sampling{{"sampling", json::object{}}};
+    // A ping is answered empty, whatever the client declared.
+    auto pong = answer_for_client(request("ping"), sampling);
+    ASSERT_TRUE(pong);
+    EXPECT_EQ(pong->at("id"), 4);
+    EXPECT_EQ(pong->at("result"), json::object{});
+    // A declared capability: the client is asked.
+    EXPECT_FALSE(answer_for_client(request("sampling/createMessage"), sampling));
+    // Undeclared: -32601 naming the capability.
+    auto refused = answer_for_client(request("sampling/createMessage"), none);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->at("error").at("code"), -32601);
+    EXPECT_EQ(refused->at("error").at("message"),
+              "the client declared no sampling capability for sampling/createMessage");
+    EXPECT_TRUE(answer_for_client(request("elicitation/create"), sampling));
+    EXPECT_TRUE(answer_for_client(request("roots/list"), sampling));
+    // Anything else is not asked of such a client at all.
+    auto other = answer_for_client(request("vendor/ask"), sampling);
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->at("error").at("code"), -32601);
+    // A notification is not a request.
+    EXPECT_FALSE(answer_for_client(json::object{{"method", "ping"}}, none));
+}
+
 TEST(modern_request, the_named_value_is_the_mirrored_member_when_a_string) {
     auto p = json::parse(R"({"name":"echo","uri":"file:///a","taskId":"t1"})").as_object();
     EXPECT_EQ(named_value("tools/call", &p), "echo");
