@@ -98,18 +98,27 @@ private:
     }
 
     // 2026-07-28 results say what they are; lists also how long they may be cached (the
-    // shortest TTL of the upstreams), and only privately: they are filtered per principal.
+    // shortest TTL of the upstreams), and only privately: they are filtered per principal. A
+    // read of an upstream that said nothing of it (the earlier era) may not be cached at all,
+    // and only privately: gate cannot know whether its content is the caller's own.
     void for_modern_client(request_context& ctx, bool list) {
         complete_for_modern_client(*ctx.response, ctx);
         auto* r = ctx.response->if_contains("result");
-        if (!list || !r || !r->is_object())
+        if (!r || !r->is_object())
             return;
-        std::int64_t ttl = 0;
-        for (std::size_t i = 0; i < ctx.view->snap->size(); ++i) {
-            auto t = std::max<std::int64_t>(0, ctx.view->snap->upstream(i).cache_ttl_ms);
-            ttl = i == 0 ? t : std::min(ttl, t);
+        if (list) {
+            std::int64_t ttl = 0;
+            for (std::size_t i = 0; i < ctx.view->snap->size(); ++i) {
+                auto t = std::max<std::int64_t>(0, ctx.view->snap->upstream(i).cache_ttl_ms);
+                ttl = i == 0 ? t : std::min(ttl, t);
+            }
+            cacheable_for(ctx, r->as_object(), ttl);
+        } else if (ctx.method == "resources/read" && !r->as_object().contains("ttlMs")) {
+            cacheable_for(ctx, r->as_object(), 0);
         }
-        auto& result = r->as_object();
+    }
+
+    static void cacheable_for(request_context& ctx, boost::json::object& result, std::int64_t ttl) {
         result["ttlMs"] = ttl;
         result["cacheScope"] = "private";
         add_to_result(ctx, "ttlMs", std::to_string(ttl));

@@ -222,6 +222,20 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     }
   });
 
+  test("a 2026-07-28 read of an earlier upstream's resource says it may not be cached, and only privately", { timeout: 30_000 }, async () => {
+    const list = modern('resources/list');
+    const listed = await post(gate.url, list.body, list.headers);
+    const [first] = listed.json.result.resources;
+    assert.ok(first, listed.text);
+    const read = modern('resources/read', { uri: first.uri }, { id: 4 });
+    const r = await post(gate.url, read.body, read.headers);
+    assert.equal(r.status, 200, r.text);
+    assert.ok(r.json.result.contents.length > 0, r.text);
+    assert.equal(r.json.result.ttlMs, 0, r.text);
+    assert.equal(r.json.result.cacheScope, 'private', r.text);
+    assert.equal(r.json.result.resultType, 'complete', r.text);
+  });
+
   test('a non-ASCII name travels base64-encoded in Mcp-Name', { timeout: 30_000 }, async () => {
     const name = 'ev__échø';
     const encoded = `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;

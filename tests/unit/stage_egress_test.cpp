@@ -258,6 +258,35 @@ TEST_F(stage_egress, a_2026_clients_result_says_it_is_complete) {
     EXPECT_NE(ctx.verbatim.find(R"("resultType":"complete")"), std::string::npos);
 }
 
+TEST_F(stage_egress, a_2026_clients_read_of_an_earlier_upstream_is_not_to_be_cached) {
+    request("resources/read");
+    ctx.modern = true;
+    answered_upstream(
+        R"({"jsonrpc":"2.0","id":31,"result":{"contents":[{"uri":"a://x","text":"t"}]}})");
+    run();
+    ASSERT_TRUE(ctx.response);
+    const auto& result = ctx.response->at("result").as_object();
+    EXPECT_EQ(result.at("ttlMs"), 0);
+    EXPECT_EQ(result.at("cacheScope"), "private");
+    EXPECT_NE(ctx.verbatim.find(R"("cacheScope":"private")"), std::string::npos);
+    // A 2026-07-28 upstream's own say is kept.
+    fresh();
+    request("resources/read");
+    ctx.modern = true;
+    answered_upstream(
+        R"({"jsonrpc":"2.0","id":31,"result":{"contents":[],"resultType":"complete","ttlMs":60000,"cacheScope":"shared"}})");
+    run();
+    EXPECT_EQ(ctx.response->at("result").at("ttlMs"), 60000);
+    EXPECT_EQ(ctx.response->at("result").at("cacheScope"), "shared");
+    // Other calls carry none.
+    fresh();
+    request("tools/call");
+    ctx.modern = true;
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{"content":[]}})");
+    run();
+    EXPECT_FALSE(ctx.response->at("result").as_object().contains("ttlMs"));
+}
+
 TEST_F(stage_egress, a_2026_client_opens_no_session) {
     request("initialize");
     ctx.modern = true;
