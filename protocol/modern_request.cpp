@@ -106,6 +106,7 @@ bool is_log_level(std::string_view level) {
 }
 
 std::optional<json::object> answer_for_client(const json::object& request,
+                                              std::string_view call_method,
                                               const json::object& client_capabilities) {
     auto* method = request.if_contains("method");
     auto* id = request.if_contains("id");
@@ -118,11 +119,18 @@ std::optional<json::object> answer_for_client(const json::object& request,
                              : m == "sampling/createMessage" ? "sampling"
                              : m == "roots/list"             ? "roots"
                                                              : "";
-    if (!needs.empty() && client_capabilities.contains(needs))
+    bool may_ask = call_method == "tools/call" || call_method == "prompts/get" ||
+                   call_method == "resources/read";
+    if (may_ask && !needs.empty() && client_capabilities.contains(needs))
         return std::nullopt;
-    auto why = needs.empty() ? std::string(m) + " is not asked of a 2026-07-28 client"
-                             : "the client declared no " + std::string(needs) + " capability for " +
-                                   std::string(m);
+    std::string why;
+    if (!may_ask)
+        why = std::string(m) + " cannot be asked of a 2026-07-28 client during " +
+              std::string(call_method);
+    else if (needs.empty())
+        why = std::string(m) + " is not asked of a 2026-07-28 client";
+    else
+        why = "the client declared no " + std::string(needs) + " capability for " + std::string(m);
     return json::object{{"jsonrpc", "2.0"},
                         {"id", *id},
                         {"error", {{"code", error_code::method_not_found}, {"message", why}}}};

@@ -49,13 +49,14 @@ bool is_log_level(std::string_view level);
 bool wants_message(const boost::json::object& message, const std::optional<std::string>& wanted);
 
 // What gate answers, on a 2026-07-28 client's behalf, to a request an earlier upstream sends
-// during that client's call, when the client cannot be asked it through input_required: a
-// `ping` (answered empty: gate is there), and anything but elicitation/create,
-// sampling/createMessage and roots/list, or one of those whose capability the client did not
-// declare in `client_capabilities` (-32601 saying so, as a client without it would).
-// nullopt: the client is asked.
+// during that client's call of `call_method`, when the client cannot be asked it through
+// input_required: a `ping` (answered empty: gate is there); anything during a call other than
+// tools/call, prompts/get and resources/read (the only ones the revision lets return
+// input_required); anything but elicitation/create, sampling/createMessage and roots/list; one
+// of those whose capability the client did not declare in `client_capabilities` (-32601 saying
+// why, as a client without it would). nullopt: the client is asked.
 std::optional<boost::json::object>
-answer_for_client(const boost::json::object& request,
+answer_for_client(const boost::json::object& request, std::string_view call_method,
                   const boost::json::object& client_capabilities);
 
 // The protocol version a request's `_meta` claims, if any.

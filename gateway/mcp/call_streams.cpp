@@ -158,7 +158,8 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
             // A 2026-07-28 client takes no server requests: it is asked through an
             // input_required result, and the call waits for its retry; what it cannot be
             // asked (a ping, a capability it did not declare) gate answers for it.
-            if (auto reply = protocol::answer_for_client(m.body(), rec->modern_capabilities)) {
+            if (auto reply =
+                    protocol::answer_for_client(m.body(), rec->method, rec->modern_capabilities)) {
                 asio::co_spawn(
                     out->wake.get_executor(),
                     [client = rec->view->clients[upstream], reply = std::move(*reply),

@@ -135,26 +135,34 @@ TEST(modern_request, gate_answers_what_a_2026_client_cannot_be_asked) {
     const json::object none;
     const json::object sampling{{"sampling", json::object{}}};
     // A ping is answered empty, whatever the client declared.
-    auto pong = answer_for_client(request("ping"), sampling);
+    auto pong = answer_for_client(request("ping"), "tools/call", sampling);
     ASSERT_TRUE(pong);
     EXPECT_EQ(pong->at("id"), 4);
     EXPECT_EQ(pong->at("result"), json::object{});
     // A declared capability: the client is asked.
-    EXPECT_FALSE(answer_for_client(request("sampling/createMessage"), sampling));
+    EXPECT_FALSE(answer_for_client(request("sampling/createMessage"), "tools/call", sampling));
     // Undeclared: -32601 naming the capability.
-    auto refused = answer_for_client(request("sampling/createMessage"), none);
+    auto refused = answer_for_client(request("sampling/createMessage"), "prompts/get", none);
     ASSERT_TRUE(refused);
     EXPECT_EQ(refused->at("error").at("code"), -32601);
     EXPECT_EQ(refused->at("error").at("message"),
               "the client declared no sampling capability for sampling/createMessage");
-    EXPECT_TRUE(answer_for_client(request("elicitation/create"), sampling));
-    EXPECT_TRUE(answer_for_client(request("roots/list"), sampling));
+    EXPECT_TRUE(answer_for_client(request("elicitation/create"), "resources/read", sampling));
+    EXPECT_TRUE(answer_for_client(request("roots/list"), "tools/call", sampling));
     // Anything else is not asked of such a client at all.
-    auto other = answer_for_client(request("vendor/ask"), sampling);
+    auto other = answer_for_client(request("vendor/ask"), "tools/call", sampling);
     ASSERT_TRUE(other);
     EXPECT_EQ(other->at("error").at("code"), -32601);
+    // Only a call of tools/call, prompts/get or resources/read may return input_required.
+    auto during =
+        answer_for_client(request("sampling/createMessage"), "completion/complete", sampling);
+    ASSERT_TRUE(during);
+    EXPECT_EQ(during->at("error").at("message"),
+              "sampling/createMessage cannot be asked of a 2026-07-28 client during "
+              "completion/complete");
+    EXPECT_FALSE(answer_for_client(request("sampling/createMessage"), "prompts/get", sampling));
     // A notification is not a request.
-    EXPECT_FALSE(answer_for_client(json::object{{"method", "ping"}}, none));
+    EXPECT_FALSE(answer_for_client(json::object{{"method", "ping"}}, "tools/call", none));
 }
 
 TEST(modern_request, the_named_value_is_the_mirrored_member_when_a_string) {
