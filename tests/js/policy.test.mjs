@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 
 import { connectClient, expectMcpError, startEverything, startGate, startIdp } from './lib/index.mjs';
 
@@ -59,6 +59,14 @@ describe('policy with principals', { timeout: 60_000 }, () => {
     const denied = await expectMcpError(() => alice.callTool({ name: bobTools[0], arguments: {} }));
     assert.equal(denied.code, -32042);
     assert.match(denied.message, /policy denied tools\/call .* for alice/);
+    // 2025-11-25 also names -32042 URL_ELICITATION_REQUIRED: the SDK client makes a
+    // UrlElicitationRequiredError only of an error whose data carries `elicitations`, which a
+    // denial never does; it is a plain McpError, though its code equals that constant
+    // (docs/security.md, "A denial's code").
+    assert.ok(denied instanceof McpError);
+    assert.ok(!(denied instanceof UrlElicitationRequiredError));
+    assert.equal(denied.code, ErrorCode.UrlElicitationRequired);
+    assert.equal(denied.data?.elicitations, undefined);
     const alsoDenied = await expectMcpError(() => bob.callTool({ name: 'ev__echo', arguments: { message: 'x' } }));
     assert.equal(alsoDenied.code, -32042);
     // Prompts: bob's group may get them, alice sees none.
