@@ -46,11 +46,14 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
             // Discovery lists the stateless revisions only (earlier ones are negotiated by
             // initialize); its result is cacheable like a list, and private like the lists.
             auto capabilities = result["capabilities"];
-            if (!rec.view->snap->codec.passthrough() && capabilities.is_object())
+            if (!rec.view->snap->codec.passthrough() && capabilities.is_object()) {
                 // gate routes every task method to the task's owner, whichever upstream
-                // answered a call with a CreateTaskResult (docs/sessions.md, "Tasks").
-                capabilities.as_object()["extensions"] = {
-                    {protocol::tasks_extension, json::object{}}};
+                // answered a call with a CreateTaskResult (docs/sessions.md, "Tasks"). The
+                // 2025-11-25 `tasks` capability is not this revision's: the extension is.
+                auto& offered = capabilities.as_object();
+                offered["extensions"] = {{protocol::tasks_extension, json::object{}}};
+                offered.erase("tasks");
+            }
             json::object discovered{
                 {"supportedVersions", json::array{protocol::modern_protocol_version}},
                 {"capabilities", std::move(capabilities)},
