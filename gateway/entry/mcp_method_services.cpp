@@ -279,10 +279,6 @@ mcp_method_services::ask_client_input(request_context& ctx, protocol::sourced_ob
     return g_.call_paths.ask_client_input(ctx, std::move(request));
 }
 
-void mcp_method_services::end_evicted(const std::string& session) {
-    end_everywhere(session);
-}
-
 void mcp_method_services::count_eviction(std::string_view reason) {
     g_.stats.session_evicted(reason);
 }

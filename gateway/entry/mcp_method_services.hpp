@@ -114,8 +114,7 @@ public:
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& ctx, protocol::sourced_object request) override;
 
-    // Session admission.
-    void end_evicted(const std::string& session) override;
+    // Session admission (end_everywhere: below, with the streams).
     void count_eviction(std::string_view reason) override;
     void count_refusal(std::string_view reason) override;
 

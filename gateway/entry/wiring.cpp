@@ -2,36 +2,13 @@
 // gateway/mcp/upstream_traffic, a list's news to every connected client, a downstream
 // session's end to every upstream, the held subscriptions, the server requests and the keeper.
 #include "actors/bridging/bridge_messages.hpp"
-#include "actors/federation/router_messages.hpp"
 #include "gateway/entry/gateway_impl.hpp"
-#include "gateway/mcp/fan_out.hpp"
-#include "gateway/mcp/modern_answer.hpp"
-#include "gateway/pipeline/answers.hpp"
-#include "protocol/json_preserve.hpp"
-#include "protocol/json_splice.hpp"
-#include "protocol/modern_request.hpp"
-#include "transport/bridge.hpp"
-#include "transport/http/event_stream.hpp"
-#include "transport/http/sse.hpp"
 
-#include <algorithm>
-#include <array>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
-#include <caf/send.hpp>
-#include <spdlog/spdlog.h>
 
 namespace gate::transport {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 namespace json = boost::json;
-namespace ec = protocol::error_code;
 
 namespace {
 

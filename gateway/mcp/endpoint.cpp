@@ -1,32 +1,12 @@
 // The MCP endpoint: streamable HTTP (2025-11-25, 2025-06-18) on server.mcpPath.
-#include "actors/bridging/bridge_messages.hpp"
-#include "actors/federation/router_messages.hpp"
-#include "gateway/auth/token_authenticator.hpp"
 #include "gateway/entry/gateway_impl.hpp"
-#include "gateway/mcp/fan_out.hpp"
-#include "gateway/operations/request_tracing.hpp"
-#include "gateway/pipeline/answers.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
-#include "protocol/trace_context.hpp"
-#include "transport/bridge.hpp"
-#include "transport/http/sse.hpp"
-#include "transport/process/version.hpp"
-
-#include <boost/asio/redirect_error.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/json/serialize.hpp>
-#include <caf/send.hpp>
-#include <spdlog/spdlog.h>
 
 namespace gate::transport {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace http = beast::http;
-namespace json = boost::json;
-namespace ec = protocol::error_code;
-using clock = std::chrono::steady_clock;
 
 asio::awaitable<std::optional<http_reply>>
 gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a) {

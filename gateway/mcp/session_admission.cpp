@@ -49,7 +49,7 @@ bool session_admission::admitted(const session_table::admission& a) {
                              ? "it held its whole share of the session table"
                              : "the table was full and it held the most sessions",
                          not_logged(*left_out));
-        services_.end_evicted(e.id);
+        services_.end_everywhere(e.id);
     }
     if (!a.id)
         services_.count_refusal(share_reason_label(a.refused));

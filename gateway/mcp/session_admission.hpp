@@ -20,7 +20,7 @@ namespace gate::transport {
 class session_admission_services {
 public:
     // A session ended to make room: everywhere, the fleet's store and its bridges included.
-    virtual void end_evicted(const std::string& session) = 0;
+    virtual void end_everywhere(const std::string& session) = 0;
     // The metrics of sessions ended to make room, and of refused ones, by reason.
     virtual void count_eviction(std::string_view reason) = 0;
     virtual void count_refusal(std::string_view reason) = 0;

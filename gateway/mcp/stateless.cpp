@@ -4,10 +4,7 @@
 // stages as in a session (docs/protocol-eras.md).
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/mcp/initialize.hpp"
-#include "gateway/mcp/modern_answer.hpp"
 #include "gateway/pipeline/answers.hpp"
-#include "protocol/json_preserve.hpp"
-#include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
 #include "protocol/protocol_versions.hpp"
 
@@ -21,7 +18,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
-namespace ec = protocol::error_code;
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
                                                                         beast::tcp_stream& stream,

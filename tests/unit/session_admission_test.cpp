@@ -20,11 +20,11 @@ namespace json = boost::json;
 using protocol::gateway_error;
 using clock = std::chrono::steady_clock;
 
-// Notes what it was told, in order: "end_evicted <id>", "eviction <reason>", "refusal <reason>".
+// Notes what it was told, in order: "end_everywhere <id>", "eviction <reason>", "refusal <reason>".
 struct fake_admission_services final : session_admission_services {
     std::vector<std::string> told;
-    void end_evicted(const std::string& session) override {
-        told.push_back("end_evicted " + session);
+    void end_everywhere(const std::string& session) override {
+        told.push_back("end_everywhere " + session);
     }
     void count_eviction(std::string_view reason) override {
         told.push_back("eviction " + std::string(reason));
@@ -121,7 +121,7 @@ TEST_F(session_admission_rig, a_caller_at_its_share_gives_up_its_least_recently_
     EXPECT_EQ(services.told,
               (std::vector<std::string>{
                   "eviction " + std::string(share_reason_label(share_reason::caller_share)),
-                  "end_evicted " + oldest}));
+                  "end_everywhere " + oldest}));
     EXPECT_EQ(share_reason_label(share_reason::caller_share), "principal_share");
     EXPECT_FALSE(table.contains(oldest));
     EXPECT_TRUE(table.contains(newer));
@@ -136,7 +136,7 @@ TEST_F(session_admission_rig, a_used_session_is_not_the_least_recently_used) {
     auto second = held_by(alice, 2);
     table.touch(first, earlier + std::chrono::minutes(3));
     ASSERT_TRUE(open_as(alice));
-    EXPECT_EQ(services.told.back(), "end_evicted " + second);
+    EXPECT_EQ(services.told.back(), "end_everywhere " + second);
     EXPECT_TRUE(table.contains(first));
 }
 
@@ -174,7 +174,7 @@ TEST_F(session_admission_rig, a_full_table_ends_an_idle_session_of_who_holds_the
     auto id = open_as(alice);
     ASSERT_TRUE(id);
     EXPECT_EQ(services.told,
-              (std::vector<std::string>{"eviction table_full", "end_evicted " + b1}));
+              (std::vector<std::string>{"eviction table_full", "end_everywhere " + b1}));
     EXPECT_FALSE(table.contains(b1));
 }
 
@@ -188,7 +188,7 @@ TEST_F(session_admission_rig, an_admission_made_elsewhere_follows_the_same_rules
     // The fleet's session, adopted here: alice's idle one makes room.
     EXPECT_TRUE(admission.admitted(table.adopt("fleet-1", opening(), clock::now())));
     EXPECT_EQ(services.told,
-              (std::vector<std::string>{"eviction principal_share", "end_evicted " + mine}));
+              (std::vector<std::string>{"eviction principal_share", "end_everywhere " + mine}));
     EXPECT_TRUE(table.contains("fleet-1"));
     EXPECT_FALSE(table.contains(mine));
     // Another while that one is in use: refused, counted, and nothing answered here.
