@@ -160,13 +160,8 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
             // asked (a ping, a capability it did not declare) gate answers for it.
             if (auto reply =
                     protocol::answer_for_client(m.body(), rec->method, rec->modern_capabilities)) {
-                asio::co_spawn(
-                    out->wake.get_executor(),
-                    [client = rec->view->clients[upstream], reply = std::move(*reply),
-                     source = m.raw()]() mutable -> asio::awaitable<void> {
-                        co_await client->deliver("", std::move(reply), std::move(source));
-                    },
-                    asio::detached);
+                answer_upstream(out->wake.get_executor(), rec->view->clients[upstream], "",
+                                std::move(*reply), m.raw());
                 return;
             }
             park->client = rec->view->clients[upstream];

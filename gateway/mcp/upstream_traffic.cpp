@@ -29,10 +29,10 @@ bool is_list_changed(std::string_view method) {
            method == "notifications/resources/list_changed";
 }
 
-// The answer to an upstream's request on `bridge`, from here (read from the request's text,
-// `source`, so the id goes back as the upstream wrote it).
+} // namespace
+
 void answer_upstream(const asio::any_io_executor& ex, std::shared_ptr<upstream_client> client,
-                     const std::string& bridge, json::object reply, std::string source = {}) {
+                     const std::string& bridge, json::object reply, std::string source) {
     asio::co_spawn(
         ex,
         [client = std::move(client), bridge, reply = std::move(reply),
@@ -41,8 +41,6 @@ void answer_upstream(const asio::any_io_executor& ex, std::shared_ptr<upstream_c
         },
         asio::detached);
 }
-
-} // namespace
 
 std::string upstream_traffic::to_client(const std::string& session, const std::string& upstream,
                                         upstream_message m) {

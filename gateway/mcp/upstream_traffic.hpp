@@ -17,6 +17,13 @@
 
 namespace gate::transport {
 
+// The answer gate gives an upstream's request on `bridge` itself (the client is gone, the
+// policy refuses it, the client cannot be asked), sent in the background; `source`, the
+// request's text, keeps its id as the upstream wrote it.
+void answer_upstream(const boost::asio::any_io_executor& ex,
+                     std::shared_ptr<upstream_client> client, const std::string& bridge,
+                     boost::json::object reply, std::string source = {});
+
 // What upstream traffic asks of the gateway (answered by gateway/entry/mcp_method_services; a
 // fake in tests/unit/upstream_traffic_test.cpp).
 class upstream_traffic_services {
