@@ -82,6 +82,10 @@ constexpr std::array<row, gateway_error_count> table = {{
      mc::unsupported_protocol_version, f::json_rpc, o::error, "",
      "unsupported protocol version {} without a session: this endpoint serves {} statelessly, "
      "earlier revisions after initialize"},
+    {"missing_capability_modern", 400, mc::missing_client_capability, mc::missing_client_capability,
+     f::json_rpc, o::error, "",
+     "missing client capability: {} needs {} declared in _meta "
+     "io.modelcontextprotocol/clientCapabilities"},
     {"caller_sessions_full", 429, ec::internal_error, ec::internal_error, f::json_rpc,
      o::rate_limited, "",
      "too many open sessions for this caller: it holds {} (its share of the session table, "

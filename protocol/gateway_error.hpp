@@ -53,6 +53,7 @@ enum class gateway_error : std::uint8_t {
     invalid_params_modern,      // 400: a 2026-07-28 request whose envelope or params are wrong
     header_mismatch,            // 400: a 2026-07-28 header that contradicts the body
     unsupported_version_modern, // 400: a stateless request of a revision gate does not serve
+    missing_capability_modern,  // 400: a 2026-07-28 request needs a capability it did not declare
     caller_sessions_full,       // 429: the caller's share of sessions is in use
     sessions_full,              // 503: the session table is full of sessions in use
     answer_not_expected,        // 400: a client's answer to a request nobody is waiting for

@@ -21,6 +21,25 @@ std::optional<std::string> claimed_version(const json::object* params) {
     return std::nullopt;
 }
 
+std::optional<json::object> missing_capabilities(std::string_view method,
+                                                 const json::object* params) {
+    bool needs_tasks =
+        method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel";
+    if (method == "subscriptions/listen" && params)
+        if (auto* n = params->if_contains("notifications"); n && n->is_object())
+            needs_tasks = n->get_object().contains("taskIds");
+    if (!needs_tasks)
+        return std::nullopt;
+    auto* meta = params ? params->if_contains("_meta") : nullptr;
+    auto* m = meta ? meta->if_object() : nullptr;
+    auto* caps = m ? m->if_contains(meta_client_capabilities) : nullptr;
+    auto* c = caps ? caps->if_object() : nullptr;
+    auto* ext = c ? c->if_contains("extensions") : nullptr;
+    if (ext && ext->is_object() && ext->get_object().contains(tasks_extension))
+        return std::nullopt;
+    return json::object{{"extensions", {{tasks_extension, json::object{}}}}};
+}
+
 std::optional<std::string> decode_header_value(std::string_view raw) {
     constexpr std::string_view open = "=?base64?", close = "?=";
     if (!(raw.starts_with(open) && raw.ends_with(close) &&

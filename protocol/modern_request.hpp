@@ -59,6 +59,13 @@ std::optional<boost::json::object>
 answer_for_client(const boost::json::object& request, std::string_view call_method,
                   const boost::json::object& client_capabilities);
 
+// The client capabilities a 2026-07-28 request needs and did not declare in its `_meta`, in
+// the shape the revision's -32021 names them (`data.requiredCapabilities`): the tasks
+// extension for tasks/get, tasks/update and tasks/cancel, and for a subscriptions/listen that
+// asks for `taskIds`. nullopt: nothing is missing.
+std::optional<boost::json::object> missing_capabilities(std::string_view method,
+                                                        const boost::json::object* params);
+
 // The protocol version a request's `_meta` claims, if any.
 std::optional<std::string> claimed_version(const boost::json::object* params);
 

@@ -1,5 +1,7 @@
 #include "protocol/subscription_filter.hpp"
 
+#include "protocol/modern_request.hpp"
+
 namespace gate::protocol {
 
 namespace json = boost::json;
@@ -15,7 +17,7 @@ bool flag(const json::object& caps, std::string_view section, std::string_view n
 
 } // namespace
 
-bool subscription_filter::accepts(std::string_view method, std::string_view uri) const {
+bool subscription_filter::accepts(std::string_view method, std::string_view subject) const {
     if (method == "notifications/tools/list_changed")
         return tools_list_changed;
     if (method == "notifications/prompts/list_changed")
@@ -23,7 +25,9 @@ bool subscription_filter::accepts(std::string_view method, std::string_view uri)
     if (method == "notifications/resources/list_changed")
         return resources_list_changed;
     if (method == "notifications/resources/updated")
-        return resource_subscriptions.contains(std::string(uri));
+        return resource_subscriptions.contains(std::string(subject));
+    if (method == "notifications/tasks")
+        return task_ids.contains(std::string(subject));
     return false;
 }
 
@@ -41,6 +45,12 @@ json::object subscription_filter::to_json() const {
             uris.emplace_back(u);
         out["resourceSubscriptions"] = std::move(uris);
     }
+    if (!task_ids.empty()) {
+        json::array ids;
+        for (const auto& t : task_ids)
+            ids.emplace_back(t);
+        out["taskIds"] = std::move(ids);
+    }
     return out;
 }
 
@@ -52,7 +62,22 @@ subscription_filter subscription_filter::honoured_by(const json::object& capabil
         resources_list_changed && flag(capabilities, "resources", "listChanged");
     if (flag(capabilities, "resources", "subscribe"))
         out.resource_subscriptions = resource_subscriptions;
+    auto* ext = capabilities.if_contains("extensions");
+    if (ext && ext->is_object() && ext->get_object().contains(tasks_extension))
+        out.task_ids = task_ids;
     return out;
+}
+
+std::string_view notification_subject(const json::object& notification) {
+    auto* m = notification.if_contains("method");
+    auto* p = notification.if_contains("params");
+    if (!m || !m->is_string() || !p || !p->is_object())
+        return {};
+    std::string_view member = m->get_string() == "notifications/resources/updated" ? "uri"
+                              : m->get_string() == "notifications/tasks"           ? "taskId"
+                                                                                   : "";
+    auto* v = member.empty() ? nullptr : p->get_object().if_contains(member);
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
 }
 
 std::variant<subscription_filter, std::string>
@@ -79,6 +104,19 @@ parse_subscription_filter(const json::object* params) {
                     return std::string("params.notifications.resourceSubscriptions must hold "
                                        "non-empty URI strings");
                 f.resource_subscriptions.emplace(u.get_string());
+            }
+        } else if (key == "taskIds") {
+            // The tasks extension's member (SEP-2663).
+            if (!value.is_array())
+                return std::string("params.notifications.taskIds must be an array of task ids");
+            if (value.get_array().size() > max_listened_tasks)
+                return "params.notifications.taskIds names more than " +
+                       std::to_string(max_listened_tasks) + " tasks";
+            for (const auto& t : value.get_array()) {
+                if (!t.is_string() || t.get_string().empty())
+                    return std::string("params.notifications.taskIds must hold non-empty task "
+                                       "id strings");
+                f.task_ids.emplace(t.get_string());
             }
         }
         // Members of later revisions are ignored, as a server ignores what it does not know.

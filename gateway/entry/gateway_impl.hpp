@@ -153,7 +153,7 @@ struct gateway::impl final : http_handler,
     call_routes routes{method_services, lists};
     client_traffic from_clients{method_services};
     upstream_traffic upstream_news{io.get_executor(), method_services};
-    listen_methods listening{listens, holds, routes, method_services};
+    listen_methods listening{listens, holds, routes, tasks, method_services};
     call_streams call_paths{stages, upstream_news, inputs, method_services};
     // What stages 4, 7 and 8 ask of the gateway; made before the stages that hold it.
     mcp_stage_services call_services{*this};

@@ -225,6 +225,10 @@ bool mcp_method_services::deliver_to_listen(const std::string& holder, const ups
     return g_.listens.deliver(holder, m.body(), m.raw());
 }
 
+void mcp_method_services::task_news(const std::string& upstream, const upstream_message& m) {
+    g_.listens.deliver_task_news(upstream, m.body(), m.raw());
+}
+
 bool mcp_method_services::session_open(const std::string& session) {
     return g_.sessions.contains(session);
 }

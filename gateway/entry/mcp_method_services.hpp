@@ -92,6 +92,7 @@ public:
     subscribers(const std::string& upstream, const std::string& uri,
                 std::optional<std::string> origin) override;
     bool keeps_subscriptions() override;
+    void task_news(const std::string& upstream, const upstream_message& m) override;
     bool deliver_to_listen(const std::string& holder, const upstream_message& m) override;
     bool session_open(const std::string& session) override;
     caller_ref principal_of(const std::string& session) override;

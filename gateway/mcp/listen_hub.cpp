@@ -16,9 +16,10 @@ std::string listen_hub::next_key() {
 
 std::shared_ptr<message_queue> listen_hub::open(const std::string& key, json::value id,
                                                 protocol::subscription_filter filter,
-                                                boost::asio::any_io_executor ex) {
+                                                boost::asio::any_io_executor ex,
+                                                std::map<std::string, std::string> task_owners) {
     auto out = std::make_shared<message_queue>(std::move(ex));
-    listeners_[key] = listener{std::move(id), std::move(filter), out};
+    listeners_[key] = listener{std::move(id), std::move(filter), std::move(task_owners), out};
     return out;
 }
 
@@ -36,13 +37,10 @@ bool listen_hub::deliver(const std::string& holder, const json::object& notifica
 }
 
 void listen_hub::offer(listener& l, const json::object& notification, std::string_view source) {
-    std::string_view method, uri;
+    std::string_view method;
     if (auto* m = notification.if_contains("method"); m && m->is_string())
         method = m->get_string();
-    if (auto* p = notification.if_contains("params"); p && p->is_object())
-        if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
-            uri = u->get_string();
-    if (l.filter.accepts(method, uri)) {
+    if (l.filter.accepts(method, protocol::notification_subject(notification))) {
         auto stamped = notification;
         protocol::stamp_subscription(stamped, l.id);
         // As the upstream wrote it (source), with the listener's stamp added.
@@ -53,6 +51,15 @@ void listen_hub::offer(listener& l, const json::object& notification, std::strin
 void listen_hub::deliver_to_all(const json::object& notification) {
     for (auto& [key, l] : listeners_)
         offer(l, notification, {});
+}
+
+void listen_hub::deliver_task_news(const std::string& upstream, const json::object& notification,
+                                   std::string_view source) {
+    auto task = protocol::notification_subject(notification);
+    for (auto& [key, l] : listeners_)
+        if (auto owner = l.task_owners.find(std::string(task));
+            owner != l.task_owners.end() && owner->second == upstream)
+            offer(l, notification, source);
 }
 
 void listen_hub::close_all() {

@@ -14,6 +14,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
 
 namespace gate::transport {
 
@@ -91,6 +92,7 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
                                 const json::value& id, request_context& rec) {
     auto honoured = asked;
     honoured.resource_subscriptions.clear();
+    honoured.task_ids.clear(); // hold_task_news decides those
     for (const auto& uri : asked.resource_subscriptions) {
         request_context side;
         side.view = rec.view;
@@ -105,6 +107,35 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
             honoured.resource_subscriptions.insert(uri);
     }
     co_return honoured;
+}
+
+asio::awaitable<listen_methods::task_news>
+listen_methods::hold_task_news(const std::set<std::string>& asked, request_context& rec) {
+    task_news news;
+    for (const auto& task : asked) {
+        // A task gate knows of that the caller may ask after (tasks/get at its owner); any
+        // other id is left out of the acknowledgment, as an unknown one would be.
+        auto at = co_await tasks_.holder(task, rec);
+        if (!at)
+            continue;
+        const auto& owner = rec.view->clients[*at];
+        ++rec.upstream_calls;
+        if (auto refused = co_await owner->hold_task_news(task)) {
+            spdlog::debug("listen: task {} not heard of at {}: {}", task, owner->config().id,
+                          refused->message);
+            continue;
+        }
+        news.honoured.insert(task);
+        news.owners[task] = owner->config().id;
+        news.held.emplace_back(owner, task);
+    }
+    co_return news;
+}
+
+void listen_methods::task_news::release() const {
+    for (const auto& [client, task] : held)
+        if (auto c = client.lock())
+            c->release_task_news(task);
 }
 
 void listen_methods::record(const request_context& rec, const std::string& uri, bool subscribed) {
@@ -154,6 +185,8 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
     auto& asked = std::get<protocol::subscription_filter>(parsed);
     auto key = listens_.next_key();
     auto honoured = co_await honoured_filter(asked, key, msg.id, rec);
+    auto tasks = co_await hold_task_news(asked.task_ids, rec);
+    honoured.task_ids = tasks.honoured;
     rec.trace.record(stage::authorize);
     rec.trace.record(stage::upstream_guards);
     rec.trace.record(stage::proxy);
@@ -161,11 +194,13 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
                      {"method", protocol::subscriptions_acknowledged},
                      {"params", {{"notifications", honoured.to_json()}}}};
     protocol::stamp_subscription(ack, msg.id);
-    auto out = listens_.open(key, msg.id, std::move(honoured), co_await asio::this_coro::executor);
+    auto out = listens_.open(key, msg.id, std::move(honoured), co_await asio::this_coro::executor,
+                             tasks.owners);
     co_await stream_listen(stream, req.version(), *out, format_sse(json::serialize(ack)));
     // The listener hung up (or gate is stopping): what it held is released.
     listens_.close(key);
     holds_.release_all(key);
+    tasks.release();
     rec.trace.record(stage::egress);
     services_.audit(rec); // a listen's only answer is its stream, over when the listener leaves
     co_return std::nullopt;

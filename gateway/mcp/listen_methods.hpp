@@ -7,6 +7,7 @@
 #include "gateway/mcp/call_routes.hpp"
 #include "gateway/mcp/listen_hub.hpp"
 #include "gateway/mcp/subscription_holds.hpp"
+#include "gateway/mcp/task_methods.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/subscription_filter.hpp"
@@ -16,8 +17,13 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/json/object.hpp>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gate::transport {
 
@@ -39,8 +45,8 @@ protected:
 class listen_methods {
 public:
     listen_methods(listen_hub& listens, subscription_holds& holds, call_routes& routes,
-                   listen_services& services)
-        : listens_(listens), holds_(holds), routes_(routes), services_(services) {}
+                   task_methods& tasks, listen_services& services)
+        : listens_(listens), holds_(holds), routes_(routes), tasks_(tasks), services_(services) {}
 
     // A 2026-07-28 client's listen: an event stream of what its filter asks for (and gate
     // honours), until it hangs up.
@@ -65,10 +71,21 @@ private:
     boost::asio::awaitable<protocol::subscription_filter>
     honoured_filter(const protocol::subscription_filter& asked, const std::string& key,
                     const boost::json::value& id, request_context& rec);
+    // The tasks extension's part of a listen: each task the caller may ask after, held at its
+    // 2026-07-28 owner while the listen lasts.
+    struct task_news {
+        std::set<std::string> honoured;
+        std::map<std::string, std::string> owners; // task id -> upstream id
+        std::vector<std::pair<std::weak_ptr<upstream_client>, std::string>> held;
+        void release() const;
+    };
+    boost::asio::awaitable<task_news> hold_task_news(const std::set<std::string>& asked,
+                                                     request_context& rec);
 
     listen_hub& listens_;
     subscription_holds& holds_;
     call_routes& routes_;
+    task_methods& tasks_;
     listen_services& services_;
 };
 

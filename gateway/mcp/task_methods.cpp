@@ -119,6 +119,19 @@ asio::awaitable<std::optional<task_owner>> task_methods::owner_of(const std::str
     co_return owner;
 }
 
+asio::awaitable<std::optional<std::size_t>> task_methods::holder(const std::string& task_id,
+                                                                 request_context& rec) {
+    auto owner = co_await owner_of(task_id, rec);
+    if (!owner ||
+        (owner->what != task_owner::kind::owned && owner->what != task_owner::kind::located))
+        co_return std::nullopt;
+    auto at = rec.view->snap->upstream_by_id.find(owner->upstream);
+    if (at == rec.view->snap->upstream_by_id.end() || !tenant_sees(rec, at->second) ||
+        !task_policy(rec, at->second, "tasks/get").allowed)
+        co_return std::nullopt;
+    co_return at->second;
+}
+
 asio::awaitable<json::object> task_methods::call(const json::value& id, const std::string& method,
                                                  json::object params, request_context& rec) {
     if (method == "tasks/list")

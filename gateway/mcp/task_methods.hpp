@@ -78,6 +78,11 @@ public:
     // caller; the fleet's record is written before the client hears of the task.
     boost::asio::awaitable<void> pin_minted(const request_context& rec, std::size_t upstream,
                                             std::string task_id);
+    // The upstream (its position in the view) holding `task_id` for the caller of `rec`, when
+    // gate has a record of it (its own, the fleet's, a probe's) and the caller may ask after it
+    // there (tenant, policy on tasks/get); nullopt otherwise. Nothing is probed.
+    boost::asio::awaitable<std::optional<std::size_t>> holder(const std::string& task_id,
+                                                              request_context& rec);
 
 private:
     // Which reachable upstream holds a task nobody has a record of, and its tasks/get answer.

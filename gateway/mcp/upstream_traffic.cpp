@@ -96,6 +96,8 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
         return services_.list_changed(*from, std::string(method));
     if (method == "notifications/resources/updated")
         return resource_updated(upstream, bridge, std::move(m));
+    if (method == "notifications/tasks")
+        return services_.task_news(upstream, m); // the tasks extension, on gate's listen
     if (bridge.empty()) {
         // The shared root session has no client: its log lines and the like stay here.
         spdlog::debug("upstream {} said {} on its shared session", upstream, method);

@@ -40,6 +40,8 @@ public:
     virtual bool keeps_subscriptions() = 0;
     // An update to a listen (false: `holder` is not one).
     virtual bool deliver_to_listen(const std::string& holder, const upstream_message& m) = 0;
+    // A task's notifications/tasks from `upstream`, to the listens that hold that task there.
+    virtual void task_news(const std::string& upstream, const upstream_message& m) = 0;
     // A message to a downstream session's client (its GET stream).
     virtual bool session_open(const std::string& session) = 0;
     virtual caller_ref principal_of(const std::string& session) = 0;

@@ -5,7 +5,6 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/entry_steps.hpp"
 #include "protocol/modern_request.hpp"
-#include "protocol/protocol_versions.hpp"
 
 namespace gate::transport::pipeline {
 
@@ -20,7 +19,8 @@ bool removed_in_modern(std::string_view method) {
 }
 
 // The requests a 2026-07-28 client may send a federation: the revision's methods gate serves,
-// and the task methods (gate routes them to the task's owner). Any other is not a method of
+// and the tasks extension's methods (gate routes them to the task's owner; the extension has
+// no tasks/result or tasks/list). Any other is not a method of
 // the revision gate speaks: 404 and -32601 before anything runs. In passthrough a request
 // goes to the one upstream, whose own methods gate does not know (the policy decides, as in a
 // session: docs/security.md).
@@ -36,10 +36,8 @@ bool federation_serves_in_modern(std::string_view method) {
                                                   "completion/complete",
                                                   "subscriptions/listen",
                                                   "tasks/get",
-                                                  "tasks/result",
                                                   "tasks/cancel",
-                                                  "tasks/update",
-                                                  "tasks/list"};
+                                                  "tasks/update"};
     for (auto m : served)
         if (m == method)
             return true;
@@ -54,13 +52,10 @@ public:
                                          header_value(a.req, "Mcp-Method"),
                                          header_value(a.req, "Mcp-Name")};
         if (auto bad = protocol::check_modern_request(msg.method, msg.params(), headers)) {
-            if (bad->error == gateway_error::unsupported_version_modern) {
-                // Everything this endpoint speaks, so the client can pick.
-                json::array supported{protocol::modern_protocol_version};
-                for (auto v : downstream_protocol_versions)
-                    supported.emplace_back(v);
-                bad->data["supported"] = std::move(supported);
-            }
+            if (bad->error == gateway_error::unsupported_version_modern)
+                // The revisions a stateless request may use, as server/discover lists them;
+                // the message says earlier ones are negotiated by initialize.
+                bad->data["supported"] = json::array{protocol::modern_protocol_version};
             return refused(ctx, bad->error, std::move(bad->message), std::move(bad->data));
         }
         if (removed_in_modern(msg.method))
@@ -74,6 +69,13 @@ public:
                 ctx, gateway_error::unknown_method_modern,
                 protocol::gateway_error_text(gateway_error::unknown_method_modern,
                                              {msg.method, protocol::modern_protocol_version}));
+        if (auto needed = protocol::missing_capabilities(msg.method, msg.params()))
+            return refused(ctx, gateway_error::missing_capability_modern,
+                           protocol::gateway_error_text(
+                               gateway_error::missing_capability_modern,
+                               {msg.method, "the tasks extension (" +
+                                                std::string(protocol::tasks_extension) + ")"}),
+                           json::object{{"requiredCapabilities", std::move(*needed)}});
         return verdict::proceed;
     }
 

@@ -160,6 +160,12 @@ public:
     boost::asio::awaitable<std::optional<upstream_failure>>
     hold_subscription(const std::string& uri);
     void release_subscription(const std::string& uri);
+    // The tasks extension's notifications/tasks for `task_id`, counted the same way: the task
+    // joins gate's subscriptions/listen at this 2026-07-28 upstream. Why not, when the
+    // upstream does not speak 2026-07-28, does not offer the extension or cannot be reached.
+    boost::asio::awaitable<std::optional<upstream_failure>>
+    hold_task_news(const std::string& task_id);
+    void release_task_news(const std::string& task_id);
 
     // The upstream's initialize result (after the handshake), for passthrough mode.
     boost::asio::awaitable<std::variant<boost::json::object, upstream_failure>>
@@ -220,6 +226,7 @@ private:
     // After the upstream restarted, the subscriptions gate held on its old root session.
     void resubscribe();
     std::map<std::string, std::size_t> held_uris_;
+    std::map<std::string, std::size_t> held_tasks_;
     std::uint64_t listen_version_ = 0;
     std::shared_ptr<upstream_connection> listen_conn_;
     std::shared_ptr<boost::asio::steady_timer> listen_pause_;

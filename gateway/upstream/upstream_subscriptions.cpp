@@ -91,11 +91,56 @@ void upstream_client::release_subscription(const std::string& uri) {
         asio::detached);
 }
 
+asio::awaitable<std::optional<upstream_failure>>
+upstream_client::hold_task_news(const std::string& task_id) {
+    auto refused = [&](std::string why) {
+        return upstream_failure{upstream_failure::kind::protocol,
+                                "upstream " + state_.cfg.id + " " + std::move(why),
+                                0,
+                                std::nullopt,
+                                std::chrono::milliseconds(0),
+                                false};
+    };
+    if (state_.per_caller)
+        // gate holds no shared stream where each caller brings its own credential.
+        co_return refused("takes each caller's own credential: gate holds no task listen there");
+    if (held_tasks_[task_id]++ > 0)
+        co_return std::nullopt;
+    auto drop = [&](upstream_failure why) -> std::optional<upstream_failure> {
+        if (auto it = held_tasks_.find(task_id); it != held_tasks_.end() && --it->second == 0)
+            held_tasks_.erase(it);
+        return why;
+    };
+    auto admitted = co_await guards_.admit(guard_use::invocation);
+    if (auto* no = std::get_if<upstream_failure>(&admitted))
+        co_return drop(std::move(*no));
+    auto ticket = std::move(std::get<guard_ticket>(admitted));
+    auto failure = co_await sessions_.ensure_session(sessions_.root(), call_context{});
+    co_await ticket.settle(failure ? &*failure : nullptr);
+    if (failure)
+        co_return drop(std::move(*failure));
+    // Known after the handshake: a 2025 upstream has no listen.
+    if (!state_.modern || !listen_filter().task_ids.contains(task_id))
+        co_return drop(refused("does not offer the tasks extension's notifications"));
+    refresh_listen();
+    co_return std::nullopt;
+}
+
+void upstream_client::release_task_news(const std::string& task_id) {
+    auto it = held_tasks_.find(task_id);
+    if (it == held_tasks_.end() || --it->second > 0)
+        return;
+    held_tasks_.erase(it);
+    refresh_listen();
+}
+
 protocol::subscription_filter upstream_client::listen_filter() const {
     protocol::subscription_filter wanted;
     wanted.tools_list_changed = wanted.prompts_list_changed = wanted.resources_list_changed = true;
     for (const auto& [uri, holders] : held_uris_)
         wanted.resource_subscriptions.insert(uri);
+    for (const auto& [task, holders] : held_tasks_)
+        wanted.task_ids.insert(task);
     auto* caps = sessions_.root()->init_result.if_contains("capabilities");
     return wanted.honoured_by(caps && caps->is_object() ? caps->get_object() : json::object{});
 }

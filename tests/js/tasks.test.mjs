@@ -155,11 +155,10 @@ describe('the 2026-07-28 tasks extension through gate', { timeout: 120_000 }, ()
   let gate;
   let schemas;
 
-  /** A 2026-07-28 request through gate; `extension` declares the tasks extension. */
-  const modern = async (method, params, { extension = true } = {}) => {
+  /** The body and headers of a 2026-07-28 request; `extension` declares the tasks extension. */
+  const envelope = (method, params, extension) => {
     const named = params.name ?? params.taskId;
-    const res = await post(
-      gate.url,
+    return [
       {
         jsonrpc: '2.0',
         id: 7,
@@ -177,9 +176,45 @@ describe('the 2026-07-28 tasks extension through gate', { timeout: 120_000 }, ()
         'mcp-method': method,
         ...(named !== undefined && method !== 'server/discover' ? { 'mcp-name': named } : {}),
       },
-    );
-    assert.equal(res.status, 200, `${method}: HTTP ${res.status} ${res.text}`);
+    ];
+  };
+  /** A 2026-07-28 request through gate, answered with HTTP `status`. */
+  const modern = async (method, params, { extension = true, status = 200 } = {}) => {
+    const res = await post(gate.url, ...envelope(method, params, extension));
+    assert.equal(res.status, status, `${method}: HTTP ${res.status} ${res.text}`);
     return res.json;
+  };
+  /** A listen through gate, read frame by frame: { next(): the next message, close() }. */
+  const openListen = async (notifications) => {
+    const [body, headers] = envelope('subscriptions/listen', { notifications }, true);
+    const controller = new AbortController();
+    const res = await fetch(gate.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type'), /text\/event-stream/);
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const next = async () => {
+      for (;;) {
+        const end = buffered.indexOf('\n\n');
+        if (end >= 0) {
+          const frame = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          if (data) return JSON.parse(data);
+          continue; // a comment (keep-alive)
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the listen ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    return { next, close: () => controller.abort() };
   };
 
   before(async () => {
@@ -259,5 +294,50 @@ describe('the 2026-07-28 tasks extension through gate', { timeout: 120_000 }, ()
     const cancel = await modern('tasks/cancel', { taskId: 'v2-never-made' });
     assert.equal(cancel.error.code, -32602);
     assert.equal(v2.requests.filter((x) => x.body.method === 'tasks/cancel' && x.body.params.taskId === 'v2-never-made').length, 0);
+  });
+
+  test('tasks/result and tasks/list are not methods of the extension: 404 and -32601', async () => {
+    for (const method of ['tasks/result', 'tasks/list']) {
+      const r = await modern(method, method === 'tasks/list' ? {} : { taskId: 'v2-x' }, { status: 404 });
+      assert.equal(r.error.code, -32601, JSON.stringify(r));
+      assert.match(r.error.message, new RegExp(`${method} does not exist in 2026-07-28`));
+    }
+    assert.equal(v2.requests.filter((x) => x.body.method === 'tasks/result' || x.body.method === 'tasks/list').length, 0);
+  });
+
+  test('a caller that did not declare the extension gets -32021 naming it, for task methods and task listens', async () => {
+    const required = { requiredCapabilities: { extensions: { [EXTENSION]: {} } } };
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      const r = await modern(method, { taskId: 'v2-x', ...(method === 'tasks/update' ? { inputResponses: {} } : {}) }, { extension: false, status: 400 });
+      assert.equal(r.error.code, -32021, JSON.stringify(r));
+      assert.deepEqual(r.error.data, required);
+      assert.match(r.error.message, new RegExp(`${method} needs the tasks extension`));
+    }
+    const listen = await modern('subscriptions/listen', { notifications: { taskIds: ['v2-x'] } }, { extension: false, status: 400 });
+    assert.equal(listen.error.code, -32021);
+    assert.deepEqual(listen.error.data, required);
+  });
+
+  test('a listen for a task hears its notifications/tasks from the owner, and only for tasks the caller holds', { timeout: 30_000 }, async () => {
+    const created = schemas.CreateTaskResultV2Schema.parse((await modern('tools/call', { name: 't2__report', arguments: { topic: 'pushed' } })).result);
+    const listen = await openListen({ taskIds: [created.taskId, 'v2-nobody-minted'] });
+    try {
+      const ack = await listen.next();
+      assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+      assert.deepEqual(ack.params.notifications, { taskIds: [created.taskId] }, 'an id gate knows no owner of is left out');
+      assert.equal(ack.params._meta['io.modelcontextprotocol/subscriptionId'], 7);
+      // gate holds the task in its own listen at the owner.
+      await eventually(() => [...v2.listens].some((l) => l.taskIds.has(created.taskId)), { what: "gate's listen at the owner holding the task" });
+      v2.finish(created.taskId);
+      const news = schemas.TaskStatusNotificationV2Schema.parse(await listen.next());
+      assert.equal(news.params.taskId, created.taskId);
+      assert.equal(news.params.status, 'completed');
+      assert.deepEqual(news.params.result, { content: [{ type: 'text', text: 'report on pushed' }] });
+      assert.equal(news.params._meta['io.modelcontextprotocol/subscriptionId'], 7, "stamped with the client's listen, not gate's");
+    } finally {
+      listen.close();
+    }
+    // The listener left: gate stops asking the owner about the task.
+    await eventually(() => ![...v2.listens].some((l) => l.taskIds.has(created.taskId)), { what: 'the task released at the owner' });
   });
 });

@@ -416,15 +416,18 @@ TEST(envelope_step, headers_that_do_not_mirror_the_body_are_400_in_the_clients_c
     EXPECT_EQ(m.ctx.method, "tools/list"); // audited under its method
 }
 
-TEST(envelope_step, an_unsupported_revision_names_every_revision_this_endpoint_speaks) {
+TEST(envelope_step, an_unsupported_revision_names_the_revisions_a_stateless_request_may_use) {
     modern_request m("tools/list", envelope("2030-01-01"), "2030-01-01");
     EXPECT_EQ(m.check(), verdict::answered);
     ASSERT_EQ(status_of(m.ctx), 400);
     auto error = m.answer().at("error").as_object();
     EXPECT_EQ(error.at("code"), -32022);
     EXPECT_EQ(error.at("data").at("requested"), "2030-01-01");
-    json::array supported{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"};
-    EXPECT_EQ(error.at("data").at("supported"), supported);
+    // As server/discover lists them; earlier revisions are negotiated by initialize, which the
+    // message says.
+    EXPECT_EQ(error.at("data").at("supported"), json::array{"2026-07-28"});
+    EXPECT_NE(std::string(error.at("message").as_string()).find("after initialize"),
+              std::string::npos);
 }
 
 TEST(envelope_step, a_method_the_revision_removed_is_404) {
@@ -453,7 +456,9 @@ std::shared_ptr<const federation_view> view_of(std::vector<std::optional<std::st
 }
 
 TEST(envelope_step, a_method_the_revision_does_not_have_is_404_in_a_federation) {
-    for (std::string method : {"foo/bar", "tools/frobnicate", "sampling/createMessage"}) {
+    // The tasks extension has no tasks/result or tasks/list (SEP-2663).
+    for (std::string method :
+         {"foo/bar", "tools/frobnicate", "sampling/createMessage", "tasks/result", "tasks/list"}) {
         modern_request m(method, envelope());
         m.ctx.view = view_of({"a", "b"});
         EXPECT_EQ(m.check(), verdict::answered) << method;
@@ -462,12 +467,47 @@ TEST(envelope_step, a_method_the_revision_does_not_have_is_404_in_a_federation) 
         EXPECT_EQ(m.answer().at("error").at("message").as_string(),
                   "method not found: " + method + " does not exist in 2026-07-28");
     }
-    for (std::string method : {"tools/list", "resources/templates/list", "subscriptions/listen",
-                               "server/discover", "tasks/list"}) {
+    for (std::string method :
+         {"tools/list", "resources/templates/list", "subscriptions/listen", "server/discover"}) {
         modern_request m(method, envelope());
         m.ctx.view = view_of({"a", "b"});
         EXPECT_EQ(m.check(), verdict::proceed) << method;
     }
+}
+
+TEST(envelope_step, a_task_method_without_the_tasks_extension_declared_is_32021) {
+    const std::string undeclared =
+        R"({"taskId":"t1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+        R"("io.modelcontextprotocol/clientCapabilities":{}}})";
+    for (std::string method : {"tasks/get", "tasks/update", "tasks/cancel"}) {
+        modern_request m(method, undeclared);
+        m.req.set("Mcp-Name", "t1");
+        m.ctx.view = view_of({"a", "b"});
+        EXPECT_EQ(m.check(), verdict::answered) << method;
+        ASSERT_EQ(status_of(m.ctx), 400) << method;
+        auto error = m.answer().at("error").as_object();
+        EXPECT_EQ(error.at("code"), -32021);
+        EXPECT_EQ(error.at("data"),
+                  json::parse(R"({"requiredCapabilities":)"
+                              R"({"extensions":{"io.modelcontextprotocol/tasks":{}}}})"));
+        EXPECT_NE(std::string(error.at("message").as_string()).find(method), std::string::npos);
+    }
+    // A listen for task news too; one for list changes needs nothing.
+    const std::string listen_tasks =
+        R"({"notifications":{"taskIds":["t1"]},"_meta":{"io.modelcontextprotocol/protocolVersion":)"
+        R"("2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}})";
+    modern_request listen("subscriptions/listen", listen_tasks);
+    listen.ctx.view = view_of({"a", "b"});
+    EXPECT_EQ(listen.check(), verdict::answered);
+    EXPECT_EQ(listen.answer().at("error").at("code"), -32021);
+    const std::string declared =
+        R"({"taskId":"t1","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+        R"("io.modelcontextprotocol/clientCapabilities":{"extensions":)"
+        R"({"io.modelcontextprotocol/tasks":{}}}}})";
+    modern_request ok("tasks/get", declared);
+    ok.req.set("Mcp-Name", "t1");
+    ok.ctx.view = view_of({"a", "b"});
+    EXPECT_EQ(ok.check(), verdict::proceed);
 }
 
 TEST(envelope_step, passthrough_leaves_an_unknown_method_to_the_policy_and_the_upstream) {

@@ -68,6 +68,8 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
     {ge::header_mismatch, "header_mismatch", 400, -32020, f::json_rpc, outcome::error, "", 1},
     {ge::unsupported_version_modern, "unsupported_version_modern", 400, -32022, f::json_rpc,
      outcome::error, "", 2},
+    {ge::missing_capability_modern, "missing_capability_modern", 400, -32021, f::json_rpc,
+     outcome::error, "", 2},
     {ge::caller_sessions_full, "caller_sessions_full", 429, -32603, f::json_rpc,
      outcome::rate_limited, "", 1},
     {ge::sessions_full, "sessions_full", 503, -32603, f::json_rpc, outcome::error, "", 1},

@@ -89,6 +89,33 @@ TEST_F(listen_hub_test, a_list_change_for_all_reaches_each_listener_that_asked) 
     EXPECT_TRUE(other->frames.empty());
 }
 
+TEST_F(listen_hub_test, a_tasks_news_reaches_only_the_listens_holding_that_task_at_that_upstream) {
+    subscription_filter f;
+    f.task_ids = {"t1"};
+    auto mine = hub.open("listen-1", 1, f, io.get_executor(), {{"t1", "up-a"}});
+    // Another listen that asked for the same id at another upstream.
+    auto theirs = hub.open("listen-2", 2, f, io.get_executor(), {{"t1", "up-b"}});
+    auto others = hub.open("listen-3", 3, tools_and({}), io.get_executor());
+    const std::string text =
+        R"({"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t1","ttlMs":60000.0}})";
+    auto n = json::parse(text).as_object();
+    hub.deliver_task_news("up-a", n, text);
+    ASSERT_EQ(mine->frames.size(), 1u);
+    EXPECT_NE(mine->frames[0].find("60000.0"), std::string::npos) << "as the upstream wrote it";
+    EXPECT_EQ(json::parse(mine->frames[0])
+                  .at("params")
+                  .at("_meta")
+                  .at("io.modelcontextprotocol/subscriptionId"),
+              1);
+    EXPECT_TRUE(theirs->frames.empty()) << "t1 at up-b is another task";
+    EXPECT_TRUE(others->frames.empty());
+    // A task the listen did not ask for, at the right upstream, is not its news either.
+    auto other_task =
+        json::parse(R"({"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t2"}})");
+    hub.deliver_task_news("up-a", other_task.as_object(), {});
+    EXPECT_EQ(mine->frames.size(), 1u);
+}
+
 TEST_F(listen_hub_test, shutdown_ends_each_listen_with_its_result) {
     auto a = hub.open("listen-1", 1, tools_and({}), io.get_executor());
     auto b = hub.open("listen-2", "two", tools_and({}), io.get_executor());

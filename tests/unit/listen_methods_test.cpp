@@ -78,6 +78,38 @@ struct no_lists final : list_services {
     }
 };
 
+// Knows no task: the paths tested here hold none.
+struct no_tasks final : task_services {
+    boost::asio::awaitable<std::optional<task_owner>> find(const std::string&,
+                                                           std::uint64_t) override {
+        co_return task_owner{};
+    }
+    void pin(const std::string&, std::uint64_t, const std::string&) override {}
+    void locate(const std::string&, const std::string&) override {}
+    boost::asio::awaitable<std::optional<std::string>> fleet_record(const std::string&) override {
+        co_return std::nullopt;
+    }
+    boost::asio::awaitable<void> put_fleet_record(const std::string&, std::string) override {
+        co_return;
+    }
+    boost::asio::awaitable<std::optional<budget_ledger::exhausted>> charge(const request_context&,
+                                                                           std::size_t) override {
+        co_return std::nullopt;
+    }
+    boost::asio::awaitable<upstream_reply> call(std::size_t, std::string_view, json::object,
+                                                request_context&, bool) override {
+        co_return upstream_failure{};
+    }
+    boost::asio::awaitable<std::variant<json::array, upstream_failure>>
+    fetch_tasks(std::size_t, request_context&) override {
+        co_return json::array{};
+    }
+    boost::asio::awaitable<list_page> page(request_context&, json::array,
+                                           std::optional<std::string>) override {
+        co_return std::nullopt;
+    }
+};
+
 struct listen_methods_rig : test::stage_rig {
     test::loopback_upstream upstream{io};
     fake_listen_services services;
@@ -87,7 +119,9 @@ struct listen_methods_rig : test::stage_rig {
     call_routes routes{resolver, lists};
     listen_hub listens;
     subscription_holds holds;
-    listen_methods methods{listens, holds, routes, services};
+    no_tasks task_fake;
+    task_methods tasks{task_fake};
+    listen_methods methods{listens, holds, routes, tasks, services};
 
     // up-a is the scripted upstream.
     void SetUp() override {

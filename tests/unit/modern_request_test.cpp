@@ -175,3 +175,23 @@ TEST(modern_request, the_named_value_is_the_mirrored_member_when_a_string) {
     auto odd = json::parse(R"({"name":7})").as_object();
     EXPECT_EQ(named_value("tools/call", &odd), "");
 }
+
+TEST(modern_request, the_tasks_extension_is_required_for_task_methods_and_task_listens) {
+    auto declared = json::parse(R"({"_meta":{"io.modelcontextprotocol/clientCapabilities":)"
+                                R"({"extensions":{"io.modelcontextprotocol/tasks":{}}}}})")
+                        .as_object();
+    auto plain = params(R"("taskId":"t1",)");
+    for (auto m : {"tasks/get", "tasks/update", "tasks/cancel"}) {
+        auto missing = missing_capabilities(m, &plain);
+        ASSERT_TRUE(missing) << m;
+        EXPECT_EQ(json::value(*missing),
+                  json::parse(R"({"extensions":{"io.modelcontextprotocol/tasks":{}}})"));
+        EXPECT_FALSE(missing_capabilities(m, &declared)) << m;
+    }
+    EXPECT_FALSE(missing_capabilities("tasks/get", nullptr) == std::nullopt);
+    auto listen_tasks = params(R"("notifications":{"taskIds":["t1"]},)");
+    auto listen_lists = params(R"("notifications":{"toolsListChanged":true},)");
+    EXPECT_TRUE(missing_capabilities("subscriptions/listen", &listen_tasks));
+    EXPECT_FALSE(missing_capabilities("subscriptions/listen", &listen_lists));
+    EXPECT_FALSE(missing_capabilities("tools/call", &plain));
+}

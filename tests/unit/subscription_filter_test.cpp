@@ -71,6 +71,44 @@ TEST(subscription_filter, lets_through_only_the_changes_asked_for) {
     EXPECT_FALSE(f.accepts("notifications/message", ""));
 }
 
+TEST(subscription_filter, task_ids_are_the_tasks_extensions_member) {
+    auto got = parse(R"({"notifications":{"taskIds":["t2","t1","t2"]}})");
+    ASSERT_TRUE(std::holds_alternative<subscription_filter>(got));
+    auto& f = std::get<subscription_filter>(got);
+    EXPECT_EQ(f.task_ids, (std::set<std::string>{"t1", "t2"}));
+    EXPECT_FALSE(f.empty());
+    EXPECT_EQ(json::serialize(f.to_json()), R"({"taskIds":["t1","t2"]})");
+    EXPECT_TRUE(f.accepts("notifications/tasks", "t1"));
+    EXPECT_FALSE(f.accepts("notifications/tasks", "t3"));
+    EXPECT_FALSE(f.accepts("notifications/resources/updated", "t1"));
+    // Honoured only by a server that offers the extension.
+    EXPECT_TRUE(f.honoured_by(json::object{}).task_ids.empty());
+    auto caps = json::parse(R"({"extensions":{"io.modelcontextprotocol/tasks":{}}})");
+    EXPECT_EQ(f.honoured_by(caps.as_object()).task_ids, f.task_ids);
+    // What a notification is filtered on.
+    auto n = json::parse(R"({"method":"notifications/tasks","params":{"taskId":"t1"}})");
+    EXPECT_EQ(notification_subject(n.as_object()), "t1");
+    auto u = json::parse(R"({"method":"notifications/resources/updated","params":{"uri":"x"}})");
+    EXPECT_EQ(notification_subject(u.as_object()), "x");
+    auto other = json::parse(R"({"method":"notifications/message","params":{"uri":"x"}})");
+    EXPECT_EQ(notification_subject(other.as_object()), "");
+}
+
+TEST(subscription_filter, task_ids_must_be_a_bounded_array_of_ids) {
+    auto error = [](std::string p) {
+        auto got = parse(p);
+        return std::holds_alternative<std::string>(got) ? std::get<std::string>(got) : "";
+    };
+    EXPECT_NE(error(R"({"notifications":{"taskIds":"t1"}})").find("taskIds must be an array"),
+              std::string::npos);
+    EXPECT_NE(error(R"({"notifications":{"taskIds":[""]}})").find("non-empty task id"),
+              std::string::npos);
+    std::string many = R"({"notifications":{"taskIds":[)";
+    for (std::size_t i = 0; i <= max_listened_tasks; ++i)
+        many += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\"";
+    EXPECT_NE(error(many + "]}}").find("names more than 256 tasks"), std::string::npos);
+}
+
 TEST(subscription_filter, stamps_and_strips_the_subscription_id) {
     auto n = json::parse(R"({"jsonrpc":"2.0","method":"notifications/resources/updated",
         "params":{"uri":"demo://a","_meta":{"traceparent":"t"}}})")

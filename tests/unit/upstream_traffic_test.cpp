@@ -33,6 +33,7 @@ struct fake_upstream_services final : upstream_traffic_services {
     int minted = 0;
     // What it was handed.
     std::vector<std::pair<std::string, std::string>> to_listens, delivered; // holder, text
+    std::vector<std::pair<std::string, std::string>> tasks_heard;           // upstream, text
     struct recorded_request {
         std::string session, minted, upstream;
         json::value upstream_id;
@@ -63,6 +64,9 @@ struct fake_upstream_services final : upstream_traffic_services {
             return false;
         to_listens.emplace_back(holder, m.raw());
         return true;
+    }
+    void task_news(const std::string& upstream, const upstream_message& m) override {
+        tasks_heard.emplace_back(upstream, m.raw());
     }
     bool session_open(const std::string& session) override {
         asked.push_back("session_open " + session);
@@ -197,6 +201,15 @@ TEST_F(upstream_traffic_rig, a_resource_update_the_keeper_cannot_place_reaches_n
          R"({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"u"}})");
     EXPECT_EQ(services.asked, std::vector<std::string>{"subscribers up-a u s1"});
     EXPECT_TRUE(nothing_delivered());
+}
+
+TEST_F(upstream_traffic_rig, a_task_notification_goes_to_the_listens_under_its_upstream) {
+    const std::string news =
+        R"({"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t1","status":"completed"}})";
+    hear(1, "", news);
+    EXPECT_EQ(services.tasks_heard,
+              (std::vector<std::pair<std::string, std::string>>{{"up-b", news}}));
+    EXPECT_TRUE(services.delivered.empty()) << "no session hears of a listen's task";
 }
 
 TEST_F(upstream_traffic_rig, the_root_sessions_messages_stay_here) {

@@ -3,12 +3,16 @@
 // v2 SDK 2.4.0 has no tasks runtime, and @modelcontextprotocol/ext-tasks is a requester).
 // Every result it sends is checked against ext-tasks' own V2 schemas before it goes out.
 //   report {topic} -> a task when the request declared the extension (completed on its
-//                     second tasks/get, result inlined), else the result at once
+//                     second tasks/get, or by finish(taskId), result inlined), else the
+//                     result at once
+//   subscriptions/listen {taskIds} -> an event stream: the acknowledgment (the ids it holds),
+//                     then notifications/tasks for each of them that finish() completes
 // Served on 127.0.0.1 and a kernel-chosen port.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 
 import {
+  TaskStatusNotificationV2Schema,
   CancelTaskResultV2Schema,
   CreateTaskResultV2Schema,
   GetTaskResultV2Schema,
@@ -23,12 +27,19 @@ function reply(res, status, body) {
   res.end(JSON.stringify(body));
 }
 
-/** Starts the server. Returns { url, requests, tasks, stop() }. */
+/** Starts the server. Returns { url, requests, tasks, listens, finish(taskId), stop() }. */
 export async function startTaskServerV2() {
   const requests = [];
   const tasks = new Map();
+  // Open listens: { taskIds: Set, res }.
+  const listens = new Set();
   const now = () => new Date().toISOString();
   const view = (t) => ({ taskId: t.taskId, status: t.status, createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttlMs: 60_000, pollIntervalMs: 20 });
+  const detailOf = (t) => {
+    const detail = view(t);
+    if (t.status === 'completed') detail.result = { content: t.content };
+    return detail;
+  };
 
   const handle = (msg) => {
     const p = msg.params ?? {};
@@ -61,9 +72,7 @@ export async function startTaskServerV2() {
         const t = tasks.get(p.taskId);
         if (!t) return { error: { code: -32602, message: `unknown task ${p.taskId}` } };
         if (t.status === 'working' && ++t.polls >= 2) Object.assign(t, { status: 'completed', lastUpdatedAt: now() });
-        const detail = { ...view(t), resultType: 'complete' };
-        if (t.status === 'completed') detail.result = { content: t.content };
-        return GetTaskResultV2Schema.parse(detail);
+        return GetTaskResultV2Schema.parse({ ...detailOf(t), resultType: 'complete' });
       }
       case 'tasks/update': {
         const t = tasks.get(p.taskId);
@@ -83,6 +92,35 @@ export async function startTaskServerV2() {
     }
   };
 
+  const listen = (msg, res) => {
+    const asked = msg.params?.notifications?.taskIds ?? [];
+    const held = asked.filter((id) => tasks.has(id));
+    const entry = { taskIds: new Set(held), id: msg.id, res };
+    listens.add(entry);
+    res.on('close', () => listens.delete(entry));
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const ack = {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: held }, _meta: { 'io.modelcontextprotocol/subscriptionId': msg.id } },
+    };
+    res.write(`data: ${JSON.stringify(ack)}\n\n`);
+  };
+  // Completes a working task and tells every listen holding it.
+  const finish = (taskId) => {
+    const t = tasks.get(taskId);
+    Object.assign(t, { status: 'completed', lastUpdatedAt: now() });
+    for (const l of listens) {
+      if (!l.taskIds.has(taskId)) continue;
+      const news = TaskStatusNotificationV2Schema.parse({
+        jsonrpc: '2.0',
+        method: 'notifications/tasks',
+        params: { ...detailOf(t), _meta: { 'io.modelcontextprotocol/subscriptionId': l.id } },
+      });
+      l.res.write(`data: ${JSON.stringify(news)}\n\n`);
+    }
+  };
+
   const server = http.createServer(async (req, res) => {
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' });
     const chunks = [];
@@ -92,6 +130,7 @@ export async function startTaskServerV2() {
     if (req.headers['mcp-protocol-version'] !== MODERN)
       return reply(res, 400, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32022, message: 'unsupported protocol version', data: { supported: [MODERN] } } });
     if (msg.id === undefined) return reply(res, 202, {});
+    if (msg.method === 'subscriptions/listen') return listen(msg, res);
     const out = handle(msg);
     if (out.error) return reply(res, 200, { jsonrpc: '2.0', id: msg.id, error: out.error });
     return reply(res, 200, { jsonrpc: '2.0', id: msg.id, result: out });
@@ -102,6 +141,8 @@ export async function startTaskServerV2() {
     url: `http://127.0.0.1:${port}/mcp`,
     requests,
     tasks,
+    listens,
+    finish,
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
