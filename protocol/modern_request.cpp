@@ -94,10 +94,14 @@ std::string_view named_value(std::string_view method, const json::object* params
 }
 
 std::string encode_header_value(std::string_view value) {
+    // Plain when it is printable ASCII, has no whitespace at either end (a header's value would
+    // lose it) and cannot be read as the encoding's own sentinel.
     bool plain = true;
     for (unsigned char c : value)
         plain = plain && c >= 0x20 && c < 0x7f;
-    if (plain && !value.starts_with("=?base64?"))
+    plain = plain && !value.starts_with(' ') && !value.ends_with(' ') &&
+            !(value.starts_with("=?base64?") && value.ends_with("?="));
+    if (plain)
         return std::string(value);
     std::string out(4 * ((value.size() + 2) / 3) + 1, '\0');
     int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),

@@ -73,8 +73,8 @@ std::optional<std::string> claimed_version(const boost::json::object* params);
 // malformed encoding.
 std::optional<std::string> decode_header_value(std::string_view raw);
 
-// A header value for the wire: as is when it is plain printable ASCII, else
-// `=?base64?<base64 of the UTF-8 bytes>?=`.
+// A header value for the wire: as is when it is plain printable ASCII without whitespace at
+// either end and not shaped like the sentinel, else `=?base64?<base64 of the UTF-8 bytes>?=`.
 std::string encode_header_value(std::string_view value);
 
 // The body member `Mcp-Name` mirrors for `method` ("name", "uri" or "taskId"), if any.

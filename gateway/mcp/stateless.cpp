@@ -6,6 +6,7 @@
 #include "gateway/mcp/initialize.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/modern_request.hpp"
+#include "protocol/param_headers.hpp"
 #include "protocol/protocol_versions.hpp"
 
 #include <boost/asio/use_awaitable.hpp>
@@ -18,6 +19,39 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
+
+namespace {
+
+// A tools/call's Mcp-Param-* headers, kept on the request (gate forwards those it does not
+// write itself) and checked against the arguments where gate knows the tool's x-mcp-header
+// annotations (from the upstream's tools/list; an unknown header is forwarded and otherwise
+// ignored, as the revision has intermediaries do). What does not mirror the body, if any.
+std::optional<std::string> take_param_headers(const http_request& req, const protocol::message& msg,
+                                              request_context& rec) {
+    constexpr std::string_view prefix = protocol::param_header_prefix;
+    for (const auto& field : req) {
+        auto name = field.name_string();
+        if (name.size() > prefix.size() &&
+            protocol::same_header_name(name.substr(0, prefix.size()), prefix))
+            rec.param_headers.emplace_back(std::string(name.substr(prefix.size())),
+                                           std::string(field.value()));
+    }
+    const auto* params = msg.params();
+    auto* name = params ? params->if_contains("name") : nullptr;
+    auto decoded =
+        name && name->is_string() ? rec.view->snap->codec.decode(name->get_string()) : std::nullopt;
+    if (!decoded || decoded->upstream >= rec.view->clients.size())
+        return std::nullopt; // routed (and refused) by the stages
+    const auto* wanted =
+        rec.view->clients[decoded->upstream]->param_headers_of(std::string(decoded->name));
+    if (!wanted)
+        return std::nullopt;
+    auto* arguments = params->if_contains("arguments");
+    return protocol::check_param_headers(*wanted, arguments ? arguments->if_object() : nullptr,
+                                         rec.param_headers);
+}
+
+} // namespace
 
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
                                                                         beast::tcp_stream& stream,
@@ -90,6 +124,17 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
             co_await routed.take();
         co_return answer_of(rec);
     }
+    if (msg.method == "tools/call")
+        if (auto mismatch = take_param_headers(req, msg, rec)) {
+            rec.id = msg.id;
+            refuse(rec, error_answer{gateway_error::header_mismatch,
+                                     std::move(*mismatch),
+                                     msg.id,
+                                     {},
+                                     protocol::client_era::modern});
+            stages.conclude(rec);
+            co_return answer_of(rec);
+        }
     // Everything else runs like a named call of a session, on the upstreams' shared root
     // sessions: a stateless client has no bridged session.
     co_return co_await call_paths.streamed(stream, req, std::move(msg), rec);

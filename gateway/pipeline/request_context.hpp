@@ -86,6 +86,8 @@ struct request_context {
     boost::json::object modern_capabilities; // such a request's clientCapabilities
     // The log level such a request asked for (`_meta` logLevel; nullopt: no log messages).
     std::optional<std::string> modern_log_level;
+    // Such a tools/call's Mcp-Param-* headers (name after the prefix, value as sent).
+    std::vector<std::pair<std::string, std::string>> param_headers;
     // The client's capability profile, for lists (upstream_calls::profile_of); gate's own
     // lists set the full one.
     std::optional<protocol::client_profile> profile;

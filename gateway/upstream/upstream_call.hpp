@@ -17,7 +17,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace gate::transport {
 
@@ -65,6 +67,10 @@ struct call_context {
     upstream_observer* observer = nullptr;
     // The recorded request (gate --record) this call serves; 0: gate's own upkeep.
     std::uint64_t recorded = 0;
+    // A 2026-07-28 client's own Mcp-Param-* headers (name after the prefix, value), checked
+    // against its arguments: those gate does not write itself from the tool's annotations are
+    // forwarded as sent. Not owned.
+    const std::vector<std::pair<std::string, std::string>>* client_param_headers = nullptr;
 
     static call_context traced(std::string traceparent) {
         call_context ctx;

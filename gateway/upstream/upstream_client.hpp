@@ -150,6 +150,11 @@ public:
     // no shared session or list serves two principals.
     bool per_caller() const { return state_.per_caller; }
 
+    // The x-mcp-header annotations of `tool` (the upstream's own name) as gate last listed
+    // them (nullptr: none known).
+    const protocol::param_headers* param_headers_of(const std::string& tool) const {
+        return state_.tool_headers.find(tool);
+    }
     // Whether the upstream speaks 2026-07-28 (for `auto`, known after the first handshake).
     bool modern() const { return state_.modern; }
     // Resource subscriptions gate holds on its own session for any number of clients,

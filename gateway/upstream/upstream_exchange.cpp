@@ -114,6 +114,8 @@ upstream_exchange::post_wire(const upstream_endpoint& ep, const outgoing_message
         head.field("Mcp-Method", msg.method);
         if (!msg.name.empty())
             head.field("Mcp-Name", protocol::encode_header_value(msg.name));
+        for (const auto& [name, value] : msg.fields)
+            head.field_named(name, value);
     }
     if (!ctx.traceparent.empty())
         head.field("traceparent", ctx.traceparent);

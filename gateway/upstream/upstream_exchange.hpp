@@ -59,6 +59,8 @@ struct outgoing_message {
     std::string_view name;   // the name a call is about (Mcp-Name), or empty
     bool request = false;    // has an id: an answer is awaited
     boost::json::value id;
+    // More header fields of a 2026-07-28 request (a tools/call's Mcp-Param-*).
+    std::vector<std::pair<std::string, std::string>> fields;
     // `source`: the text `msg` was read from, which it is written from (empty: none).
     static outgoing_message of(const boost::json::object& msg, std::string_view source = {});
 };

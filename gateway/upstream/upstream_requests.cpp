@@ -85,6 +85,13 @@ bool asks_input(const upstream_message& answer, bool modern, const call_context&
     return type && type->is_string() && type->get_string() == "input_required";
 }
 
+// Whether `answer` is the revision's -32020: a header (an Mcp-Param-* one, for a call whose
+// headers gate wrote from what it knew) did not mirror the body.
+bool header_mismatch(const upstream_message& answer) {
+    auto code = answer.value_at({"error", "code"});
+    return code && code->is_int64() && code->get_int64() == protocol::modern_code::header_mismatch;
+}
+
 // `"key":<the answer as the client wrote it>` appended to the members in `out`.
 void append_member(std::string& out, std::string_view key, const protocol::sourced_object& answer) {
     if (!out.empty())
@@ -170,6 +177,7 @@ upstream_requests::send(std::string_view method, json::object params, const call
     // What the params are written from: the client's text, then with the input it gave.
     std::string_view source = ctx.params_source;
     std::string continued;
+    bool relearnt = false;
     for (bool retried = false;;) {
         if (auto failure = co_await sessions_.ensure_session(s, ctx))
             co_return *failure;
@@ -181,8 +189,14 @@ upstream_requests::send(std::string_view method, json::object params, const call
         auto generation = s->life.generation();
         auto session = s->state; // the exchange may outlive a reset of the shared one
         outgoing_message out{
-            protocol::request_text(id, method, with_params ? &params : nullptr, source), method,
-            protocol::named_value(method, &params), true, id};
+            protocol::request_text(id, method, with_params ? &params : nullptr, source),
+            method,
+            protocol::named_value(method, &params),
+            true,
+            id,
+            {}};
+        if (state_.modern && method == "tools/call")
+            out.fields = state_.tool_headers.fields_for(params, ctx.client_param_headers);
         auto r = co_await exchange_.exchange(*s->ep, out, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
@@ -202,6 +216,16 @@ upstream_requests::send(std::string_view method, json::object params, const call
         }
         if (auto f = not_an_answer(answer, id))
             co_return std::move(*f);
+        if (!relearnt && state_.modern && method == "tools/call" &&
+            header_mismatch(*answer.message)) {
+            // The upstream wants Mcp-Param-* headers gate did not know of (a tool it never
+            // listed to gate, or whose schema changed): learn its tools again, as the revision
+            // tells a client to, and send once more if that changes this call's headers.
+            relearnt = true;
+            co_await learn_tools(ctx);
+            if (state_.tool_headers.fields_for(params, ctx.client_param_headers) != out.fields)
+                continue;
+        }
         if (asks_input(*answer.message, state_.modern, ctx)) {
             // The call is retried with the client's answers and the upstream's state.
             auto* result = answer.message->body()["result"].if_object();
@@ -241,7 +265,7 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
         auto* obj = result ? result->if_object() : nullptr;
         if (!obj) {
             // An upstream without this capability answers an error: it has nothing to list.
-            co_return all;
+            break;
         }
         if (auto* items = obj->if_contains(key); items && items->is_array()) {
             if (sources) { // as the page's text has them, where it says so unambiguously
@@ -256,11 +280,36 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
                 all.push_back(std::move(item));
         }
         auto* next = obj->if_contains("nextCursor");
-        if (!next || !next->is_string() || next->get_string().empty())
+        if (!next || !next->is_string() || next->get_string().empty()) {
+            if (method == "tools/list")
+                state_.tool_headers.learn(all, sources, state_.cfg.id);
             co_return all;
+        }
         cursor = std::string(next->get_string());
     }
     co_return fail(upstream_failure::kind::protocol, "upstream list has more than 1000 pages");
+}
+
+asio::awaitable<void> upstream_requests::learn_tools(const call_context& ctx) {
+    json::array tools;
+    std::optional<std::string> cursor;
+    for (int pages = 0; pages < 1000; ++pages) {
+        json::object params;
+        if (cursor)
+            params["cursor"] = *cursor;
+        auto r = co_await send("tools/list", std::move(params), ctx);
+        auto* m = std::get_if<upstream_message>(&r);
+        auto items = m ? m->value_at({"result", "tools"}) : std::nullopt;
+        if (!items || !items->is_array())
+            co_return;
+        for (auto& t : items->as_array())
+            tools.push_back(std::move(t));
+        auto next = m->value_at({"result", "nextCursor"});
+        if (!next || !next->is_string() || next->get_string().empty())
+            break;
+        cursor = std::string(next->get_string());
+    }
+    state_.tool_headers.learn(tools, nullptr, state_.cfg.id);
 }
 
 asio::awaitable<std::variant<json::object, upstream_failure>>

@@ -58,6 +58,9 @@ public:
                                                const boost::json::object& capabilities);
 
 private:
+    // Fetches tools/list again for its x-mcp-header annotations (state_.tool_headers).
+    boost::asio::awaitable<void> learn_tools(const call_context& ctx);
+
     upstream_state& state_;
     upstream_sessions& sessions_;
     upstream_exchange& exchange_;

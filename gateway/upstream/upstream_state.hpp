@@ -1,12 +1,14 @@
 // What every unit of one upstream's client reads (upstream_client.hpp): the upstream's
 // configuration, the io thread's executor, whether each caller brings its own credential, the
-// era it speaks, whether the client is closed, the ids of gate's requests, and what keeps the
+// era it speaks, whether the client is closed, the ids of gate's requests, its tools'
+// `x-mcp-header` annotations, and what keeps the
 // client alive while a unit's background work runs (a drain, a DELETE, a GET stream). The
 // client owns it; each unit holds a reference, so none holds the client.
 #pragma once
 
 #include "config/model.hpp"
 #include "gateway/auth/upstream_credential.hpp"
+#include "gateway/upstream/tool_param_headers.hpp"
 #include "gateway/upstream/upstream_call.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -33,6 +35,8 @@ struct upstream_state {
     bool era_known;
     bool closed = false;      // no new session opens; background work ends
     std::int64_t next_id = 1; // the upstream-side id of gate's next request
+    // What its tools ask to be mirrored in Mcp-Param-* headers, from the lists gate fetched.
+    tool_param_headers tool_headers;
     // The client that owns this state. Background work holds it (hold()) for its length, as a
     // coroutine of the client holds the client.
     std::weak_ptr<void> owner;

@@ -1,0 +1,37 @@
+// The `x-mcp-header` annotations of one upstream's tools (protocol/param_headers), learnt from
+// every tools/list gate fetches there: a tool whose annotations break the revision's rules is
+// dropped from the list with a log line (a conforming client must not use it), the others'
+// annotated parameters are remembered by tool name, so that gate's tools/call to a 2026-07-28
+// upstream carries the `Mcp-Param-*` headers the tool asks for, and a 2026-07-28 client's own
+// headers can be checked against its arguments.
+#pragma once
+
+#include "protocol/param_headers.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gate::transport {
+
+class tool_param_headers {
+public:
+    // Reads a fetched tools/list (its items, and their texts in `sources` when kept, index for
+    // index): drops the invalid definitions (logged under `upstream`) and remembers the rest.
+    void learn(boost::json::array& tools, std::vector<std::string>* sources,
+               const std::string& upstream);
+    // The annotated parameters of `tool` (nullptr: none known).
+    const protocol::param_headers* find(const std::string& tool) const;
+    // The header fields of a tools/call with `params` ({name, arguments}): the tool's own
+    // annotated parameters from the arguments, then each of the client's `Mcp-Param-*` headers
+    // gate does not write itself, forwarded as sent (`client`: may be null).
+    protocol::header_fields fields_for(const boost::json::object& params,
+                                       const protocol::sent_param_headers* client) const;
+
+private:
+    std::unordered_map<std::string, protocol::param_headers> by_tool_;
+};
+
+} // namespace gate::transport
