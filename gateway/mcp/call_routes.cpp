@@ -4,12 +4,24 @@
 
 #include "gateway/pipeline/answers.hpp"
 
+#include <boost/json/parse.hpp>
+#include <utility>
+
 namespace gate::transport {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 
 namespace {
+
+// A tools/call whose name no namespace owns, in a federation (passthrough has no namespaces).
+bool is_bare_tool_name(std::string_view method, const json::object& params,
+                       const request_context& rec) {
+    if (method != "tools/call" || rec.view->snap->codec.passthrough())
+        return false;
+    auto* name = params.if_contains("name");
+    return name && name->is_string() && !rec.view->snap->codec.decode(name->get_string());
+}
 
 pipeline::routing settle_route(std::variant<route, route_error> outcome, const json::value& id,
                                request_context& rec) {
@@ -26,6 +38,8 @@ pipeline::routing settle_route(std::variant<route, route_error> outcome, const j
 std::optional<pipeline::routing> call_routes::by_name(const std::string& method,
                                                       const json::value& id, json::object& params,
                                                       request_context& rec) {
+    if (is_bare_tool_name(method, params, rec))
+        return std::nullopt; // resolved against the caller's tools list (named)
     auto named = resolve_by_name(*rec.view->snap, method, params);
     if (!named)
         return std::nullopt;
@@ -35,6 +49,29 @@ std::optional<pipeline::routing> call_routes::by_name(const std::string& method,
 asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
                                                       const json::value& id, json::object params,
                                                       request_context& rec) {
+    if (is_bare_tool_name(method, params, rec)) {
+        // A name no namespace owns is the one its upstream knows, when exactly one of the
+        // caller's tools has it: an MCP App's view calls its server's tools so. The call then
+        // goes on under that namespaced name, policy and all (docs/apps.md).
+        auto* name = params.if_contains("name");
+        std::string bare(name->get_string());
+        auto candidates = co_await bare_name_candidates(bare, rec);
+        if (candidates.size() > 1) {
+            std::string which;
+            for (const auto& c : candidates)
+                which += (which.empty() ? "" : ", ") + c;
+            rec.name = bare;
+            co_return refusal_with(rec, id, gateway_error::unknown_namespace,
+                                   "unknown namespace in \"" + bare +
+                                       "\": more than one upstream serves a tool of that name (" +
+                                       which + "); call it by one of these names");
+        }
+        if (candidates.size() == 1)
+            *name = candidates.front();
+        // Resolved or not, a tool's name is routed by the snapshot.
+        co_return settle_route(std::move(*resolve_by_name(*rec.view->snap, method, params)), id,
+                               rec);
+    }
     if (auto routed_by_name = by_name(method, id, params, rec))
         co_return std::move(*routed_by_name);
     std::optional<routed> r;
@@ -49,6 +86,52 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
         co_await learn_resources(rec);
     }
     co_return settle_route(std::move(r->outcome), id, rec);
+}
+
+asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(const std::string& bare,
+                                                                            request_context& rec) {
+    // The caller's own list: only tools it may see (tenant) and call (policy) are candidates.
+    request_context side;
+    side.view = rec.view;
+    side.profile = rec.profile;
+    side.caller = rec.caller;
+    side.authorization = rec.authorization;
+    side.tenant_index = rec.tenant_index;
+    side.session = rec.session;
+    side.modern = rec.modern;
+    side.modern_capabilities = rec.modern_capabilities;
+    std::vector<std::string> found;
+    json::object params;
+    for (int page = 0; page < 100; ++page) {
+        auto answer = co_await lists_.federated(protocol::list_kind::tools, nullptr, params, side);
+        // The page goes on the wire as the router wrote it (side.verbatim): read it from there.
+        if (!side.verbatim.empty()) {
+            boost::system::error_code ec;
+            auto page_text = json::parse(std::exchange(side.verbatim, {}), ec);
+            if (ec || !page_text.is_object())
+                break;
+            answer = std::move(page_text.as_object());
+        }
+        auto* result = answer.if_contains("result");
+        auto* r = result ? result->if_object() : nullptr;
+        auto* tools = r ? r->if_contains("tools") : nullptr;
+        if (!tools || !tools->is_array())
+            break;
+        for (const auto& t : tools->get_array()) {
+            auto* n = t.is_object() ? t.get_object().if_contains("name") : nullptr;
+            if (!n || !n->is_string())
+                continue;
+            auto decoded = rec.view->snap->codec.decode(n->get_string());
+            if (decoded && decoded->name == bare)
+                found.emplace_back(n->get_string());
+        }
+        auto* next = r->if_contains("nextCursor");
+        if (!next || !next->is_string())
+            break;
+        params["cursor"] = *next;
+    }
+    rec.upstream_calls += side.upstream_calls;
+    co_return found;
 }
 
 asio::awaitable<void> call_routes::learn_resources(request_context& rec) {

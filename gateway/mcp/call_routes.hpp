@@ -11,6 +11,7 @@
 #include <boost/json/object.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gate::transport {
 
@@ -47,6 +48,11 @@ private:
     // The resource lists (and templates) fetched as gate's own, for the router to learn who
     // owns which URI.
     boost::asio::awaitable<void> learn_resources(request_context& rec);
+    // A tools/call by a name no namespace owns, as an MCP App's view calls its own server's
+    // tool: the namespaced names of the caller's tools list (what it may see and call) whose
+    // upstream name it is.
+    boost::asio::awaitable<std::vector<std::string>> bare_name_candidates(const std::string& bare,
+                                                                          request_context& rec);
 
     route_resolver& resolver_;
     list_methods& lists_;

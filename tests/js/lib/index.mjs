@@ -11,6 +11,7 @@ export * from './task-server.mjs';
 export * from './modern-server.mjs';
 export * from './task-server-v2.mjs';
 export * from './param-server.mjs';
+export * from './app-servers.mjs';
 export * from './hooks.mjs';
 export * from './postgres.mjs';
 export * from './recording-proxy.mjs';

@@ -1,0 +1,185 @@
+// MCP Apps through a federation, with the real App servers of @modelcontextprotocol
+// (server-basic-vanillajs, server-system-monitor 2.0.3) and the real ext-apps host side
+// (AppBridge 2.0.4) over a real MCP client to gate. A view calls its own server's tools by
+// the names that server knows (`get-time`, `poll-system-stats`), not gate's namespaced ones:
+// gate resolves such a name when exactly one of the caller's tools has it, under the
+// policy of the resolved name, and names the candidates when several do.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { AppBridge, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { App } from '@modelcontextprotocol/ext-apps';
+import { chromium } from 'playwright-core';
+
+import { startAppServer, startGate } from './lib/index.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+const UI = 'io.modelcontextprotocol/ui';
+const HOST = { name: 'gate-test-host', version: '0.0.0' };
+
+/** A host's MCP client to gate, declaring the UI extension as an MCP Apps host does. */
+async function hostClient(url) {
+  const client = new Client(HOST, { capabilities: { extensions: { [UI]: { mimeTypes: ['text/html;profile=mcp-app'] } } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** A real AppBridge for `tool`, over `client`, to a view at the far end of `transport`. */
+async function bridgeTo(client, tool, transport) {
+  const bridge = new AppBridge(client, HOST, { serverTools: {}, serverResources: {}, logging: {} }, { hostContext: { toolInfo: { tool } } });
+  const initialized = new Promise((resolve) => bridge.addEventListener('initialized', resolve));
+  await bridge.connect(transport);
+  return { bridge, initialized };
+}
+
+describe('MCP Apps through gate', { timeout: 180_000 }, () => {
+  let basic;
+  let basic2;
+  let sysmon;
+  let gate;
+  let client;
+
+  before(async () => {
+    [basic, basic2, sysmon] = await Promise.all([startAppServer('basic-vanillajs'), startAppServer('basic-vanillajs'), startAppServer('system-monitor')]);
+    gate = await startGate({
+      config: {
+        upstreams: [
+          { id: 'basic', url: basic.url, namespace: 'basic' },
+          { id: 'sysmon', url: sysmon.url, namespace: 'sysmon' },
+        ],
+      },
+    });
+    client = await hostClient(gate.url);
+  });
+
+  after(async () => {
+    await client?.close();
+    await gate?.stop();
+    await Promise.all([basic, basic2, sysmon].map((s) => s?.stop()));
+  });
+
+  test("a view's calls by its server's own names reach that server through a real AppBridge", async () => {
+    const { tools } = await client.listTools();
+    for (const [toolName, viewCalls] of [
+      ['basic__get-time', 'get-time'],
+      ['sysmon__get-system-info', 'poll-system-stats'],
+    ]) {
+      const tool = tools.find((t) => t.name === toolName);
+      assert.ok(getToolUiResourceUri(tool), `${toolName} has a view`);
+      const [hostSide, viewSide] = InMemoryTransport.createLinkedPair();
+      const { bridge, initialized } = await bridgeTo(client, tool, hostSide);
+      const app = new App({ name: 'view', version: '0.0.0' }, {}, { autoResize: false });
+      try {
+        await app.connect(viewSide);
+        await initialized;
+        const r = await app.callServerTool({ name: viewCalls, arguments: {} });
+        assert.notEqual(r.isError, true, JSON.stringify(r));
+        assert.ok(r.structuredContent ?? r.content?.length, `${viewCalls} answered: ${JSON.stringify(r).slice(0, 200)}`);
+      } finally {
+        await app.close();
+        await bridge.close();
+      }
+    }
+  });
+
+  test('the real views run in headless Chromium: the time updates on click, the monitor polls', { timeout: 60_000 }, async (t) => {
+    assert.ok(existsSync(CHROMIUM), `chromium not found at ${CHROMIUM} (scripts/install-deps.sh installs it)`);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+    t.after(() => browser.close());
+    const { tools } = await client.listTools();
+    for (const toolName of ['basic__get-time', 'sysmon__get-system-info']) {
+      const tool = tools.find((x) => x.name === toolName);
+      const html = (await client.readResource({ uri: getToolUiResourceUri(tool) })).contents[0].text;
+      const page = await browser.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      // The host page only relays the view's messages to the AppBridge here, and back.
+      const transport = {
+        async start() {},
+        async send(message) {
+          await page.evaluate((m) => document.getElementById('view').contentWindow.postMessage(m, '*'), message);
+        },
+        async close() {
+          transport.onclose?.();
+        },
+      };
+      await page.exposeFunction('toHost', (text) => transport.onmessage?.(JSON.parse(text)));
+      await page.setContent(`<!doctype html><body><iframe id="view" sandbox="allow-scripts allow-same-origin" style="width:640px;height:520px"></iframe>
+<script>addEventListener('message', (e) => {
+  if (e.source === document.getElementById('view').contentWindow && e.data?.jsonrpc === '2.0') window.toHost(JSON.stringify(e.data));
+});</script></body>`);
+      const { bridge, initialized } = await bridgeTo(client, tool, transport);
+      await page.evaluate((h) => {
+        document.getElementById('view').srcdoc = h;
+      }, html);
+      await initialized;
+      const result = await client.callTool({ name: toolName, arguments: {} });
+      await bridge.sendToolInput({ arguments: {} });
+      await bridge.sendToolResult(result);
+      const view = page.frameLocator('#view');
+      if (toolName === 'basic__get-time') {
+        const shown = view.locator('#server-time');
+        await shown.filter({ hasNotText: 'Loading...' }).waitFor({ timeout: 10_000 });
+        const first = await shown.textContent();
+        await view.locator('#get-time-btn').click();
+        // The view's own call (get-time, by its server's name) writes a new time, or [ERROR].
+        await page.waitForFunction(
+          (before) => {
+            const text = document.getElementById('view').contentDocument.getElementById('server-time').textContent;
+            return text !== before;
+          },
+          first,
+          { timeout: 10_000 },
+        );
+        assert.doesNotMatch(await shown.textContent(), /ERROR/);
+      } else {
+        // The view polls poll-system-stats at once and every 2 s: its memory figure appears.
+        await view.locator('#memory-percent').filter({ hasText: /^\d+%$/ }).waitFor({ timeout: 15_000 });
+        assert.notEqual(await view.locator('#status-text').textContent(), 'Error');
+      }
+      const shot = path.join(tmpdir(), `gate-apps-${toolName}.png`);
+      await page.screenshot({ path: shot });
+      t.diagnostic(`screenshot: ${shot}`);
+      assert.deepEqual(errors, []);
+      await bridge.close();
+      await page.close();
+    }
+  });
+
+  test('a name two upstreams serve is refused -32043 naming both; the policy of the resolved name decides', async (t) => {
+    const second = await startGate({
+      config: {
+        upstreams: [
+          { id: 'basic', url: basic.url, namespace: 'basic' },
+          { id: 'basic2', url: basic2.url, namespace: 'basic2' },
+          { id: 'sysmon', url: sysmon.url, namespace: 'sysmon' },
+        ],
+        audit: { sinks: [{ type: 'stdout' }] },
+        policy: {
+          rules: [{ id: 'no-polling', allow: [{ server: 'basic' }, { server: 'basic2' }, { server: 'sysmon', names: ['sysmon__get-system-info'] }] }],
+        },
+      },
+    });
+    t.after(() => second.stop());
+    const c = await hostClient(second.url);
+    t.after(() => c.close());
+    const ambiguous = await c.callTool({ name: 'get-time', arguments: {} }).catch((e) => e);
+    assert.equal(ambiguous.code, -32043, String(ambiguous));
+    assert.match(ambiguous.message, /more than one upstream serves a tool of that name \(basic2?__get-time, basic2?__get-time\)/);
+    // poll-system-stats is not the caller's to call: not a candidate, and the namespaced name
+    // is denied as ever.
+    const bare = await c.callTool({ name: 'poll-system-stats', arguments: {} }).catch((e) => e);
+    assert.equal(bare.code, -32043);
+    const named = await c.callTool({ name: 'sysmon__poll-system-stats', arguments: {} }).catch((e) => e);
+    assert.equal(named.code, -32042);
+    // The one it may call resolves, and its audit names the resolved tool.
+    const info = await c.callTool({ name: 'get-system-info', arguments: {} });
+    assert.notEqual(info.isError, true);
+    const events = await second.waitForAudit((ev) => ev.some((e) => e.name === 'sysmon__get-system-info' && e.outcome === 'ok'));
+    assert.ok(events.some((e) => e.name === 'sysmon__get-system-info' && e.decision === 'allow'));
+  });
+});
