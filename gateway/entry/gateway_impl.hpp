@@ -82,6 +82,9 @@ struct gateway::impl final : http_handler,
     boost::asio::awaitable<std::optional<http_reply>>
     mcp_stateless(const http_request& req, boost::beast::tcp_stream& stream, protocol::message msg,
                   request_context& rec);
+    // A 2026-07-28 server/discover: the federation described, no session made.
+    boost::asio::awaitable<http_reply> server_discover(const protocol::message& msg,
+                                                       request_context& rec);
     // Resource subscriptions gate holds at upstreams for a holder (a listener, or a session
     // subscribed at a 2026-07-28 upstream), and the open listens of 2026-07-28 clients, by
     // holder key ("listen-<n>"): gateway/mcp/listen_methods.

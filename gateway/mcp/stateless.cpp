@@ -53,6 +53,44 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
 
 } // namespace
 
+asio::awaitable<http_reply> gateway::impl::server_discover(const protocol::message& msg,
+                                                           request_context& rec) {
+    std::string version;
+    rec.trace.record(stage::route);
+    auto init = co_await initialize_answer(calls, msg.id, {}, version, rec);
+    json::object answer;
+    if (auto* r = init.if_contains("result"); r && r->is_object()) {
+        auto& result = r->as_object();
+        // Discovery lists the stateless revisions only (earlier ones are negotiated by
+        // initialize); its result is cacheable like a list, and private like the lists.
+        auto capabilities = result["capabilities"];
+        if (!rec.view->snap->codec.passthrough() && capabilities.is_object()) {
+            // gate routes every task method to the task's owner, whichever upstream
+            // answered a call with a CreateTaskResult (docs/sessions.md, "Tasks"). The
+            // 2025-11-25 `tasks` capability is not this revision's: the extension is.
+            auto& offered = capabilities.as_object();
+            offered["extensions"] = {{protocol::tasks_extension, json::object{}}};
+            offered.erase("tasks");
+        }
+        json::object discovered{
+            {"supportedVersions", json::array{protocol::modern_protocol_version}},
+            {"capabilities", std::move(capabilities)},
+            {"resultType", "complete"},
+            {"ttlMs", 0},
+            {"cacheScope", "private"}};
+        if (auto* i = result.if_contains("instructions"))
+            discovered["instructions"] = *i;
+        discovered["_meta"] = {{protocol::meta_server_info, result["serverInfo"]}};
+        answer = protocol::make_result(msg.id, std::move(discovered));
+    } else {
+        answer = std::move(init); // the upstream's refusal, or -32041
+    }
+    rec.verbatim.clear();
+    settle_outcome(rec, answer);
+    stages.conclude(rec); // answered here, not by the stages: it leaves by the exit here
+    co_return http_reply::json(http::status::ok, json::serialize(answer));
+}
+
 asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
                                                                         beast::tcp_stream& stream,
                                                                         protocol::message msg,
@@ -66,42 +104,8 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         co_return http_reply::empty(http::status::accepted);
     }
     // The chain's entry checked the request's envelope and method (envelope_step).
-    if (msg.method == "server/discover") {
-        std::string version;
-        rec.trace.record(stage::route);
-        auto init = co_await initialize_answer(calls, msg.id, {}, version, rec);
-        json::object answer;
-        if (auto* r = init.if_contains("result"); r && r->is_object()) {
-            auto& result = r->as_object();
-            // Discovery lists the stateless revisions only (earlier ones are negotiated by
-            // initialize); its result is cacheable like a list, and private like the lists.
-            auto capabilities = result["capabilities"];
-            if (!rec.view->snap->codec.passthrough() && capabilities.is_object()) {
-                // gate routes every task method to the task's owner, whichever upstream
-                // answered a call with a CreateTaskResult (docs/sessions.md, "Tasks"). The
-                // 2025-11-25 `tasks` capability is not this revision's: the extension is.
-                auto& offered = capabilities.as_object();
-                offered["extensions"] = {{protocol::tasks_extension, json::object{}}};
-                offered.erase("tasks");
-            }
-            json::object discovered{
-                {"supportedVersions", json::array{protocol::modern_protocol_version}},
-                {"capabilities", std::move(capabilities)},
-                {"resultType", "complete"},
-                {"ttlMs", 0},
-                {"cacheScope", "private"}};
-            if (auto* i = result.if_contains("instructions"))
-                discovered["instructions"] = *i;
-            discovered["_meta"] = {{protocol::meta_server_info, result["serverInfo"]}};
-            answer = protocol::make_result(msg.id, std::move(discovered));
-        } else {
-            answer = std::move(init); // the upstream's refusal, or -32041
-        }
-        rec.verbatim.clear();
-        settle_outcome(rec, answer);
-        stages.conclude(rec); // answered here, not by the stages: it leaves by the exit here
-        co_return http_reply::json(http::status::ok, json::serialize(answer));
-    }
+    if (msg.method == "server/discover")
+        co_return co_await server_discover(msg, rec);
     if (msg.method == "subscriptions/listen")
         co_return co_await listening.listen(stream, req, std::move(msg), std::move(rec));
     if (auto resumed = co_await call_paths.resume_parked(stream, req, msg, rec))

@@ -218,12 +218,8 @@ upstream_requests::send(std::string_view method, json::object params, const call
             co_return std::move(*f);
         if (!relearnt && state_.modern && method == "tools/call" &&
             header_mismatch(*answer.message)) {
-            // The upstream wants Mcp-Param-* headers gate did not know of (a tool it never
-            // listed to gate, or whose schema changed): learn its tools again, as the revision
-            // tells a client to, and send once more if that changes this call's headers.
             relearnt = true;
-            co_await learn_tools(ctx);
-            if (state_.tool_headers.fields_for(params, ctx.client_param_headers) != out.fields)
+            if (co_await headers_relearnt(params, out.fields, ctx))
                 continue;
         }
         if (asks_input(*answer.message, state_.modern, ctx)) {
@@ -265,7 +261,7 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
         auto* obj = result ? result->if_object() : nullptr;
         if (!obj) {
             // An upstream without this capability answers an error: it has nothing to list.
-            break;
+            co_return all;
         }
         if (auto* items = obj->if_contains(key); items && items->is_array()) {
             if (sources) { // as the page's text has them, where it says so unambiguously
@@ -288,6 +284,16 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
         cursor = std::string(next->get_string());
     }
     co_return fail(upstream_failure::kind::protocol, "upstream list has more than 1000 pages");
+}
+
+asio::awaitable<bool> upstream_requests::headers_relearnt(const json::object& params,
+                                                          const protocol::header_fields& sent,
+                                                          const call_context& ctx) {
+    // The upstream wants Mcp-Param-* headers gate did not know of (a tool it never listed to
+    // gate, or whose schema changed): learn its tools again, as the revision tells a client
+    // to; the call is sent once more if that changes its headers.
+    co_await learn_tools(ctx);
+    co_return state_.tool_headers.fields_for(params, ctx.client_param_headers) != sent;
 }
 
 asio::awaitable<void> upstream_requests::learn_tools(const call_context& ctx) {
