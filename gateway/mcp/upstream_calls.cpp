@@ -101,8 +101,7 @@ asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::
         call.tells_keeper = false;
     else { // the client's params, to be written as it wrote them, and its Mcp-Param-* headers
         ctx.params_source = rec.params_source;
-        if (!rec.param_headers.empty())
-            ctx.client_param_headers = &rec.param_headers;
+        ctx.client_param_headers = rec.param_headers;
     }
     auto& client = rec.view->clients[upstream];
     auto span = open_upstream_span(rec, client->config().id);

@@ -69,8 +69,8 @@ struct call_context {
     std::uint64_t recorded = 0;
     // A 2026-07-28 client's own Mcp-Param-* headers (name after the prefix, value), checked
     // against its arguments: those gate does not write itself from the tool's annotations are
-    // forwarded as sent. Not owned.
-    const std::vector<std::pair<std::string, std::string>>* client_param_headers = nullptr;
+    // forwarded as sent. A copy: the call may outlive the request's context (a parked call).
+    std::vector<std::pair<std::string, std::string>> client_param_headers;
 
     static call_context traced(std::string traceparent) {
         call_context ctx;

@@ -196,7 +196,7 @@ upstream_requests::send(std::string_view method, json::object params, const call
             id,
             {}};
         if (state_.modern && method == "tools/call")
-            out.fields = state_.tool_headers.fields_for(params, ctx.client_param_headers);
+            out.fields = state_.tool_headers.fields_for(params, &ctx.client_param_headers);
         auto r = co_await exchange_.exchange(*s->ep, out, session, ctx, deadline, s.get());
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
@@ -293,7 +293,7 @@ asio::awaitable<bool> upstream_requests::headers_relearnt(const json::object& pa
     // gate, or whose schema changed): learn its tools again, as the revision tells a client
     // to; the call is sent once more if that changes its headers.
     co_await learn_tools(ctx);
-    co_return state_.tool_headers.fields_for(params, ctx.client_param_headers) != sent;
+    co_return state_.tool_headers.fields_for(params, &ctx.client_param_headers) != sent;
 }
 
 asio::awaitable<void> upstream_requests::learn_tools(const call_context& ctx) {

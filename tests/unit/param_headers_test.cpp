@@ -13,39 +13,39 @@ namespace json = boost::json;
 
 namespace {
 
-std::variant<param_headers, std::string> read(std::string_view schema) {
+std::variant<param_headers, std::string> read_schema(std::string_view schema) {
     auto v = json::parse(schema);
     return read_param_headers(&v);
 }
 
-std::string invalid(std::string_view schema) {
-    auto got = read(schema);
+std::string why_invalid(std::string_view schema) {
+    auto got = read_schema(schema);
     return std::holds_alternative<std::string>(got) ? std::get<std::string>(got) : "";
 }
 
-param_headers headers(std::string_view schema) {
-    auto got = read(schema);
+param_headers headers_of(std::string_view schema) {
+    auto got = read_schema(schema);
     EXPECT_TRUE(std::holds_alternative<param_headers>(got)) << std::get<std::string>(got);
     return std::holds_alternative<param_headers>(got) ? std::get<param_headers>(got)
                                                       : param_headers{};
 }
 
-json::object args(std::string_view text) {
+json::object arguments_of(std::string_view text) {
     return json::parse(text).as_object();
 }
 
 } // namespace
 
 TEST(param_headers, annotations_on_properties_reached_through_properties_are_read) {
-    auto got = headers(R"({"type":"object","properties":{
+    auto got = headers_of(R"({"type":"object","properties":{
         "region":{"type":"string","x-mcp-header":"Region"},
         "target":{"type":"object","properties":{"id":{"type":"integer","x-mcp-header":"Method"}}},
         "plain":{"type":"string"}}})");
     EXPECT_EQ(got, (param_headers{{"Region", {"region"}}, {"Method", {"target", "id"}}}));
-    EXPECT_TRUE(headers(R"({"type":"object"})").empty());
+    EXPECT_TRUE(headers_of(R"({"type":"object"})").empty());
     EXPECT_TRUE(std::get<param_headers>(read_param_headers(nullptr)).empty());
     // Data is not a schema: an example holding the key annotates nothing.
-    EXPECT_TRUE(headers(R"({"properties":{"a":{"type":"object",
+    EXPECT_TRUE(headers_of(R"({"properties":{"a":{"type":"object",
         "default":{"x-mcp-header":"A"},"examples":[{"x-mcp-header":"B"}]}}})")
                     .empty());
 }
@@ -57,16 +57,16 @@ TEST(param_headers, each_invalid_annotation_of_the_revision_is_refused_with_its_
     };
     for (auto bad : {R"("")", R"("My Region")", R"("Region:Primary")", R"("Région")",
                      R"("Region\t1")", R"("a\r\nX-Evil: 1")", "42", "null"})
-        EXPECT_NE(invalid(prop("string", bad)).find("must be a non-empty HTTP token"),
+        EXPECT_NE(why_invalid(prop("string", bad)).find("must be a non-empty HTTP token"),
                   std::string::npos)
             << bad;
     for (auto type : {"number", "array", "object", "null"})
-        EXPECT_NE(invalid(prop(type, R"("P")")).find("type is not integer, string or boolean"),
+        EXPECT_NE(why_invalid(prop(type, R"("P")")).find("type is not integer, string or boolean"),
                   std::string::npos)
             << type;
-    EXPECT_NE(invalid(R"({"properties":{"p":{"x-mcp-header":"P"}}})").find("type is not"),
+    EXPECT_NE(why_invalid(R"({"properties":{"p":{"x-mcp-header":"P"}}})").find("type is not"),
               std::string::npos);
-    EXPECT_NE(invalid(R"({"properties":{"a":{"type":"string","x-mcp-header":"Region"},
+    EXPECT_NE(why_invalid(R"({"properties":{"a":{"type":"string","x-mcp-header":"Region"},
         "b":{"type":"string","x-mcp-header":"REGION"}}})")
                   .find("repeats the one of inputSchema.properties.a"),
               std::string::npos);
@@ -78,7 +78,7 @@ TEST(param_headers, each_invalid_annotation_of_the_revision_is_refused_with_its_
          R"({"$defs":{"d":{"type":"string","x-mcp-header":"D"}}})",
          R"({"properties":{"c":{"if":{"type":"string","x-mcp-header":"C"}}}})",
          R"({"properties":{"r":{"anyOf":[{"properties":{"x":{"type":"string","x-mcp-header":"X"}}}]}}})"})
-        EXPECT_NE(invalid(where).find("allowed only on a property reached from the root"),
+        EXPECT_NE(why_invalid(where).find("allowed only on a property reached from the root"),
                   std::string::npos)
             << where;
 }
@@ -87,13 +87,13 @@ TEST(param_headers, values_are_written_as_the_revision_encodes_them) {
     param_headers wanted{
         {"Region", {"region"}}, {"Count", {"count"}}, {"Dry", {"dry"}}, {"Id", {"t", "id"}}};
     EXPECT_TRUE(param_header_fields(wanted, nullptr).empty());
-    auto a = args(R"({"region":"us-west1","count":42,"dry":false,"t":{"id":7}})");
+    auto a = arguments_of(R"({"region":"us-west1","count":42,"dry":false,"t":{"id":7}})");
     EXPECT_EQ(param_header_fields(wanted, &a), (header_fields{{"Mcp-Param-Region", "us-west1"},
                                                               {"Mcp-Param-Count", "42"},
                                                               {"Mcp-Param-Dry", "false"},
                                                               {"Mcp-Param-Id", "7"}}));
     // Null or absent: left out; 42.0 is the integer 42.
-    auto b = args(R"({"region":null,"count":42.0})");
+    auto b = arguments_of(R"({"region":null,"count":42.0})");
     EXPECT_EQ(param_header_fields(wanted, &b), (header_fields{{"Mcp-Param-Count", "42"}}));
     // The revision's examples.
     EXPECT_EQ(encode_header_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
@@ -107,7 +107,7 @@ TEST(param_headers, values_are_written_as_the_revision_encodes_them) {
 
 TEST(param_headers, a_clients_headers_must_mirror_its_arguments) {
     param_headers wanted{{"Region", {"region"}}, {"Count", {"count"}}};
-    auto a = args(R"({"region":"Hello, 世界","count":42})");
+    auto a = arguments_of(R"({"region":"Hello, 世界","count":42})");
     sent_param_headers good{{"region", "=?base64?SGVsbG8sIOS4lueVjA==?="}, {"COUNT", "42.0"}};
     EXPECT_EQ(check_param_headers(wanted, &a, good), std::nullopt) << "names case-insensitive";
     auto why = [&](const json::object& body, sent_param_headers sent) {
@@ -117,7 +117,7 @@ TEST(param_headers, a_clients_headers_must_mirror_its_arguments) {
                   .find("Mcp-Param-Region header is absent but "
                         "arguments.region is in the body"),
               std::string::npos);
-    auto only_count = args(R"({"count":1,"region":null})");
+    auto only_count = arguments_of(R"({"count":1,"region":null})");
     EXPECT_NE(why(only_count, {{"Count", "1"}, {"Region", "x"}})
                   .find("Mcp-Param-Region header is sent but arguments.region is absent"),
               std::string::npos);
@@ -127,7 +127,7 @@ TEST(param_headers, a_clients_headers_must_mirror_its_arguments) {
     EXPECT_NE(why(a, {{"Region", "=?base64?!!!!?="}, {"Count", "42"}})
                   .find("invalid characters or encoding"),
               std::string::npos);
-    auto plain = args(R"({"region":"caf\u00e9","count":42})");
+    auto plain = arguments_of(R"({"region":"caf\u00e9","count":42})");
     EXPECT_NE(why(plain, {{"Region", "caf\xc3\xa9"}, {"Count", "42"}})
                   .find("invalid characters or encoding"),
               std::string::npos)

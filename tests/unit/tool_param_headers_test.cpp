@@ -12,13 +12,13 @@ namespace {
 
 namespace json = boost::json;
 
-json::array tools(std::string_view text) {
+json::array tool_list(std::string_view text) {
     return json::parse(text).as_array();
 }
 
 TEST(tool_param_headers, an_invalid_definition_leaves_the_list_with_its_text) {
     tool_param_headers headers;
-    auto list = tools(R"([
+    auto list = tool_list(R"([
         {"name":"a","inputSchema":{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}},
         {"name":"bad","inputSchema":{"properties":{"r":{"type":"number","x-mcp-header":"R"}}}},
         {"name":"c","inputSchema":{"type":"object"}}])");
@@ -33,14 +33,14 @@ TEST(tool_param_headers, an_invalid_definition_leaves_the_list_with_its_text) {
     EXPECT_EQ(headers.find("bad"), nullptr);
     EXPECT_EQ(headers.find("c"), nullptr);
     // The next list says a lost its annotation.
-    auto again = tools(R"([{"name":"a","inputSchema":{"type":"object"}}])");
+    auto again = tool_list(R"([{"name":"a","inputSchema":{"type":"object"}}])");
     headers.learn(again, nullptr, "up");
     EXPECT_EQ(headers.find("a"), nullptr);
 }
 
 TEST(tool_param_headers, a_calls_fields_are_the_tools_then_the_clients_others) {
     tool_param_headers headers;
-    auto list = tools(
+    auto list = tool_list(
         R"([{"name":"a","inputSchema":{"properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}])");
     headers.learn(list, nullptr, "up");
     auto params = json::parse(R"({"name":"a","arguments":{"r":"eu"}})").as_object();
