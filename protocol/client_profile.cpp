@@ -1,5 +1,7 @@
 #include "protocol/client_profile.hpp"
 
+#include <boost/json/array.hpp>
+
 namespace gate::protocol {
 
 namespace json = boost::json;
@@ -18,6 +20,9 @@ client_profile profile_of(const json::object& capabilities) {
     }
     if (auto* r = capabilities.if_contains("roots"); r && r->is_object())
         p |= profile_bit::roots;
+    if (auto* x = capabilities.if_contains("extensions"); x && x->is_object())
+        if (auto* ui = x->get_object().if_contains(ui_extension); ui && ui->is_object())
+            p |= profile_bit::ui;
     return p;
 }
 
@@ -35,6 +40,8 @@ json::object capabilities_of(client_profile p) {
     }
     if (p & profile_bit::roots)
         caps["roots"] = json::object{};
+    if (p & profile_bit::ui)
+        caps["extensions"] = {{ui_extension, {{"mimeTypes", json::array{ui_mime_type}}}}};
     return caps;
 }
 

@@ -4,11 +4,14 @@
 // them and 17 to one that declares all), so gate asks each upstream once per profile and
 // keeps one cached list per profile: each client is listed what the upstream would list it
 // directly. Other capability details (sampling.tools, roots.listChanged) do not change
-// listings and would only split the cache.
+// listings and would only split the cache. Of the extensions a client declares, only those
+// gate knows count (the UI extension of MCP Apps: servers show UI tools to hosts that can
+// render them), never the client's map as sent, which would split the cache per client.
 #pragma once
 
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <string_view>
 
 namespace gate::protocol {
 
@@ -19,11 +22,16 @@ inline constexpr client_profile sampling = 1;
 inline constexpr client_profile elicitation_form = 2;
 inline constexpr client_profile elicitation_url = 4;
 inline constexpr client_profile roots = 8;
+inline constexpr client_profile ui = 16; // extensions["io.modelcontextprotocol/ui"]
 } // namespace profile_bit
 
+// MCP Apps (the UI extension), and the one view type it defines.
+inline constexpr std::string_view ui_extension = "io.modelcontextprotocol/ui";
+inline constexpr std::string_view ui_mime_type = "text/html;profile=mcp-app";
+
 // Everything gate can bridge: gate's own lists (warm-up, resource ownership) use it.
-inline constexpr client_profile full_profile = 15;
-inline constexpr std::size_t profile_count = 16;
+inline constexpr client_profile full_profile = 31;
+inline constexpr std::size_t profile_count = 32;
 
 client_profile profile_of(const boost::json::object& capabilities);
 // The capabilities a session of this profile declares.

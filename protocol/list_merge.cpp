@@ -1,5 +1,7 @@
 #include "protocol/list_merge.hpp"
 
+#include "protocol/ui_uri.hpp"
+
 #include <algorithm>
 #include <boost/json/object.hpp>
 #include <vector>
@@ -36,13 +38,15 @@ json::array merge_lists(list_kind kind, const name_codec& codec,
             continue;
         for (const auto& item : *part.items) {
             auto* obj = item.if_object();
-            if (!rewrite || !obj) {
+            if (!obj || codec.passthrough()) {
                 out.push_back(item);
                 continue;
             }
             json::object copy = *obj;
-            if (auto* name = copy.if_contains("name"); name && name->is_string())
+            if (auto* name = copy.if_contains("name"); rewrite && name && name->is_string())
                 *name = codec.encode(part.upstream, name->get_string());
+            // An App's view, named per upstream (protocol/ui_uri.hpp).
+            rewrite_ui_uris(kind, codec, part.upstream, copy);
             out.push_back(std::move(copy));
         }
     }

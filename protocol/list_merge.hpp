@@ -17,7 +17,8 @@ struct upstream_items {
 };
 
 // Upstreams in configuration order, items in upstream order; tool and prompt names
-// rewritten through the codec, everything else carried unchanged.
+// rewritten through the codec, ui:// URIs per upstream (protocol/ui_uri.hpp), everything
+// else carried unchanged.
 boost::json::array merge_lists(list_kind kind, const name_codec& codec,
                                std::span<const upstream_items> parts);
 

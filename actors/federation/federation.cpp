@@ -4,6 +4,7 @@
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_merge.hpp"
+#include "protocol/ui_uri.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -75,6 +76,19 @@ std::optional<std::variant<route, route_error>>
 resolve_by_name(const snapshot& snap, std::string_view method, json::object& params) {
     if (method == "tools/call" || method == "prompts/get")
         return by_name(snap, params, "name");
+    if (method == "resources/read" || method == "resources/subscribe" ||
+        method == "resources/unsubscribe") {
+        // An App's view names its upstream in its URI (protocol/ui_uri.hpp): routed by the
+        // URI itself, listed or not. Any other URI's owner is the resource router's to know.
+        auto* uri = params.if_contains("uri");
+        auto ui = uri && uri->is_string() ? protocol::upstream_ui(snap.codec, uri->get_string())
+                                          : std::nullopt;
+        if (!ui)
+            return std::nullopt;
+        std::string full(uri->get_string());
+        *uri = std::move(ui->uri);
+        return route{ui->upstream, std::move(params), std::move(full)};
+    }
     if (method != "completion/complete")
         return std::nullopt;
     auto* ref = params.if_contains("ref");
@@ -320,21 +334,46 @@ bool federation::resource_lists_known() const {
     return true;
 }
 
+bool federation::lists_uri(std::size_t upstream, std::string_view uri) const {
+    bool owns = false;
+    each_profile(upstream, list_kind::resources, [&](const json::array& items) {
+        for (const auto& item : items)
+            if (auto* obj = item.if_object())
+                if (auto* u = obj->if_contains("uri");
+                    u && u->is_string() && u->get_string() == uri)
+                    owns = true;
+    });
+    return owns;
+}
+
+std::optional<route_error> federation::shared_view(std::string_view uri) const {
+    // Two upstreams running the same App list the same view: by the URI they wrote, a read
+    // cannot tell which one is meant, and the first is not a guess gate makes.
+    if (snap_->codec.passthrough() || !uri.starts_with(protocol::ui_scheme))
+        return std::nullopt;
+    std::string which;
+    std::size_t owners = 0;
+    for (std::size_t i = 0; i < snap_->size(); ++i) {
+        if (!lists_uri(i, uri))
+            continue;
+        ++owners;
+        which += (which.empty() ? "" : ", ") + protocol::client_ui_uri(snap_->codec, i, uri);
+    }
+    if (owners < 2)
+        return std::nullopt;
+    std::string text(uri);
+    return route_error{protocol::gateway_error::unknown_resource,
+                       "unknown resource URI \"" + text + "\": more than one upstream serves it (" +
+                           which + "); read it by one of these",
+                       text};
+}
+
 std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const {
     if (snap_->size() == 1)
         return 0;
-    for (std::size_t i = 0; i < snap_->size(); ++i) {
-        bool owns = false;
-        each_profile(i, list_kind::resources, [&](const json::array& items) {
-            for (const auto& item : items)
-                if (auto* obj = item.if_object())
-                    if (auto* u = obj->if_contains("uri");
-                        u && u->is_string() && u->get_string() == uri)
-                        owns = true;
-        });
-        if (owns)
+    for (std::size_t i = 0; i < snap_->size(); ++i)
+        if (lists_uri(i, uri))
             return i;
-    }
     // Not listed: a URI minted from a resource template belongs to the template's upstream.
     // The literal text before the first expression is the discriminating prefix.
     std::optional<std::size_t> best;
@@ -372,6 +411,8 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
                                                             {"params.uri must be a string"}),
                                ""};
         std::string text(uri->get_string());
+        if (auto ambiguous = shared_view(text))
+            return std::move(*ambiguous);
         if (auto owner = owner_of_uri(text))
             return route{*owner, std::move(params), text};
         return unknown_uri(text, !resource_lists_known());

@@ -56,7 +56,8 @@ struct list_answer {
 route_error unknown_name(const std::string& name);
 route_error unknown_uri(const std::string& uri, bool needs_resource_lists = false);
 
-// Named calls (tools/call, prompts/get, completion of a prompt argument) depend only on the
+// Named calls (tools/call, prompts/get, completion of a prompt argument, and a read or a
+// subscription of an App's ui:// URI, which names its upstream) depend only on the
 // immutable snapshot, so the transport resolves them without an actor round trip. nullopt:
 // the method is not routed by name (params untouched). With a route, params have been moved
 // into it.
@@ -116,6 +117,11 @@ private:
         std::vector<std::string> sources; // as many as items, or none
     };
     std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
+    // Whether a cached resource list of `upstream` (any profile) holds `uri`.
+    bool lists_uri(std::size_t upstream, std::string_view uri) const;
+    // A ui:// URI as its upstreams wrote it, listed by more than one of them: the refusal
+    // naming each one's name here (protocol/ui_uri.hpp).
+    std::optional<route_error> shared_view(std::string_view uri) const;
     // A kind's merged list as the cache holds it now, and its fingerprint: made on the first
     // page after a change and reused until the next (a warm list costs no merge).
     // A page as served: its items as text, how many, and where the next one starts.

@@ -2,6 +2,7 @@
 #include "gateway/mcp/initialize.hpp"
 
 #include "gateway/pipeline/client_answer.hpp"
+#include "protocol/client_profile.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/protocol_versions.hpp"
 #include "transport/process/version.hpp"
@@ -51,7 +52,10 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
                                   {"tasks",
                                    {{"list", json::object{}},
                                     {"cancel", json::object{}},
-                                    {"requests", {{"tools", {{"call", json::object{}}}}}}}}};
+                                    {"requests", {{"tools", {{"call", json::object{}}}}}}}},
+                                  // MCP Apps of every upstream: their views are named per
+                                  // upstream and their calls routed (docs/apps.md).
+                                  {"extensions", {{protocol::ui_extension, json::object{}}}}};
         result["serverInfo"] = {{"name", "gate"}, {"version", gate_version}};
     }
     result["protocolVersion"] = version;

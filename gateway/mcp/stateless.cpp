@@ -67,9 +67,13 @@ asio::awaitable<http_reply> gateway::impl::server_discover(const protocol::messa
         if (!rec.view->snap->codec.passthrough() && capabilities.is_object()) {
             // gate routes every task method to the task's owner, whichever upstream
             // answered a call with a CreateTaskResult (docs/sessions.md, "Tasks"). The
-            // 2025-11-25 `tasks` capability is not this revision's: the extension is.
+            // 2025-11-25 `tasks` capability is not this revision's: the extension is, beside
+            // the others a federation serves (MCP Apps).
             auto& offered = capabilities.as_object();
-            offered["extensions"] = {{protocol::tasks_extension, json::object{}}};
+            auto& extensions = offered["extensions"];
+            if (!extensions.is_object())
+                extensions = json::object{};
+            extensions.as_object()[protocol::tasks_extension] = json::object{};
             offered.erase("tasks");
         }
         json::object discovered{

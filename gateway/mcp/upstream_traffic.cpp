@@ -5,6 +5,7 @@
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/ui_uri.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -56,12 +57,19 @@ std::string upstream_traffic::to_client(const std::string& session, const std::s
     return protocol::serialize_preserving(message, m.raw());
 }
 
-void upstream_traffic::resource_updated(const std::string& upstream, const std::string& bridge,
+void upstream_traffic::resource_updated(std::size_t position, const std::string& bridge,
                                         upstream_message m) {
+    auto view = services_.current_view();
+    std::string upstream = view->snap->upstream(position).id;
     std::string uri;
     if (auto* p = m.body().if_contains("params"); p && p->is_object())
-        if (auto* u = p->as_object().if_contains("uri"); u && u->is_string())
+        if (auto* u = p->as_object().if_contains("uri"); u && u->is_string()) {
             uri = std::string(u->get_string());
+            // Holders know an App's view by its name here (protocol/ui_uri.hpp).
+            auto seen = protocol::client_ui_uri(view->snap->codec, position, uri);
+            if (seen != uri)
+                *u = seen;
+        }
     if (!services_.keeps_subscriptions() || uri.empty())
         return;
     std::optional<std::string> origin;
@@ -95,7 +103,7 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
     if (is_list_changed(method))
         return services_.list_changed(*from, std::string(method));
     if (method == "notifications/resources/updated")
-        return resource_updated(upstream, bridge, std::move(m));
+        return resource_updated(position, bridge, std::move(m));
     if (method == "notifications/tasks")
         return services_.task_news(upstream, m); // the tasks extension, on gate's listen
     if (bridge.empty()) {

@@ -79,8 +79,8 @@ public:
                               const std::optional<std::string>& bridge);
 
 private:
-    void resource_updated(const std::string& upstream, const std::string& bridge,
-                          upstream_message m);
+    // `position`: the upstream's place in the current view.
+    void resource_updated(std::size_t position, const std::string& bridge, upstream_message m);
 
     boost::asio::any_io_executor ex_;
     upstream_traffic_services& services_;

@@ -6,7 +6,9 @@
 
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/ui_uri.hpp"
 
 #include <algorithm>
 
@@ -61,8 +63,24 @@ private:
     static void take_upstream_answer(request_context& ctx) {
         if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
             ctx.usage = std::move(*usage);
-        ctx.response =
-            pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx, answer_read::client_answer);
+        // A read of an App's view answers under the URI the client asked for
+        // (protocol/ui_uri.hpp): the contents that name the upstream's own are renamed.
+        auto ui = read_of_ui(ctx);
+        ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
+                               ui ? answer_read::whole : answer_read::client_answer);
+        if (ui && protocol::restore_read_uris(*ctx.response, ui->uri, *ctx.name) &&
+            !ctx.verbatim.empty()) {
+            std::string text;
+            protocol::write_preserving(*ctx.response, ctx.verbatim, text);
+            ctx.verbatim = std::move(text);
+        }
+    }
+
+    // The upstream's own URI of a ui:// read.
+    static std::optional<protocol::upstream_ui_uri> read_of_ui(const request_context& ctx) {
+        if (ctx.method != "resources/read" || !ctx.name)
+            return std::nullopt;
+        return protocol::upstream_ui(ctx.view->snap->codec, *ctx.name);
     }
 
     static void settle(request_context& ctx) {
@@ -74,8 +92,12 @@ private:
     void after_answer(request_context& ctx, bool list) {
         const auto& m = ctx.method;
         if ((m == "resources/subscribe" || m == "resources/unsubscribe") &&
-            ctx.outcome == protocol::outcome::ok && ctx.name)
-            services_.record_subscription(ctx, *ctx.name, m == "resources/subscribe");
+            ctx.outcome == protocol::outcome::ok && ctx.name) {
+            // Updates come under the upstream's own URI (an App's view has another here).
+            auto ui = protocol::upstream_ui(ctx.view->snap->codec, *ctx.name);
+            services_.record_subscription(ctx, ui ? ui->uri : *ctx.name,
+                                          m == "resources/subscribe");
+        }
         if (ctx.modern)
             for_modern_client(ctx, list);
     }

@@ -195,7 +195,10 @@ TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {
     std::lock_guard lock(mutex);
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(records[1].outcome, protocol::outcome::error);
-    EXPECT_EQ(records[1].upstream_calls, 0);
+    // No namespace owns it: the caller's tools list was looked up for that name (one fetch per
+    // upstream, cached after; docs/apps.md), and no upstream was called with it.
+    EXPECT_EQ(records[1].upstream_calls, 2);
+    EXPECT_FALSE(records[1].upstream);
 }
 
 TEST_F(gateway_fixture, a_delete_is_session_transport_and_leaves_no_request_record) {

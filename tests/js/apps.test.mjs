@@ -15,7 +15,7 @@ import { AppBridge, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/
 import { App } from '@modelcontextprotocol/ext-apps';
 import { chromium } from 'playwright-core';
 
-import { startAppServer, startGate } from './lib/index.mjs';
+import { startAppServer, startGate, startParamServer } from './lib/index.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const UI = 'io.modelcontextprotocol/ui';
@@ -148,6 +148,77 @@ describe('MCP Apps through gate', { timeout: 180_000 }, () => {
       await bridge.close();
       await page.close();
     }
+  });
+
+  test('the federation offers the UI extension, and a host that declares it is listed as one: its capability goes upstream', async (t) => {
+    assert.deepEqual(client.getServerCapabilities().extensions, { [UI]: {} });
+    // A 2026-07-28 upstream shows what each list request declared (its envelope).
+    const modern = await startParamServer();
+    t.after(() => modern.stop());
+    const probe = await startGate({ config: { upstreams: [{ id: 'm', url: modern.url, namespace: 'm', protocol: '2026-07-28' }] } });
+    t.after(() => probe.stop());
+    const plain = new Client(HOST, { capabilities: {} });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(probe.url)));
+    t.after(() => plain.close());
+    const host = await hostClient(probe.url);
+    t.after(() => host.close());
+    await plain.listTools();
+    await host.listTools();
+    const declared = modern.requests
+      .filter((r) => r.body.method === 'tools/list')
+      .map((r) => r.body.params._meta['io.modelcontextprotocol/clientCapabilities'].extensions?.[UI] ?? null);
+    // One list per profile (cached apart): a host's carries the extension, a plain client's not.
+    assert.deepEqual(declared, [null, { mimeTypes: ['text/html;profile=mcp-app'] }]);
+  });
+
+  test('two upstreams serving the same view: listed apart, each read from its own upstream, and both views load', { timeout: 60_000 }, async (t) => {
+    const twin = await startGate({
+      config: {
+        upstreams: [
+          { id: 'basic', url: basic.url, namespace: 'basic' },
+          { id: 'basic2', url: basic2.url, namespace: 'basic2' },
+        ],
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+    t.after(() => twin.stop());
+    const c = await hostClient(twin.url);
+    t.after(() => c.close());
+    const { resources } = await c.listResources();
+    const views = resources.map((r) => r.uri).filter((u) => u.startsWith('ui://')).sort();
+    assert.deepEqual(views, ['ui://basic2__get-time/mcp-app.html', 'ui://basic__get-time/mcp-app.html']);
+    const { tools } = await c.listTools();
+    for (const ns of ['basic', 'basic2']) {
+      const tool = tools.find((x) => x.name === `${ns}__get-time`);
+      assert.equal(getToolUiResourceUri(tool), `ui://${ns}__get-time/mcp-app.html`);
+      assert.equal(tool._meta['ui/resourceUri'], `ui://${ns}__get-time/mcp-app.html`, 'the flat key too');
+      const read = await c.readResource({ uri: getToolUiResourceUri(tool) });
+      assert.equal(read.contents[0].uri, `ui://${ns}__get-time/mcp-app.html`, 'under the name the client asked for');
+      assert.equal(read.contents[0].mimeType, 'text/html;profile=mcp-app');
+      // The view runs: the App handshake and the tool result it shows.
+      const [hostSide, viewSide] = InMemoryTransport.createLinkedPair();
+      const { bridge, initialized } = await bridgeTo(c, tool, hostSide);
+      const app = new App({ name: 'view', version: '0.0.0' }, {}, { autoResize: false });
+      const shown = new Promise((resolve) => {
+        app.ontoolresult = resolve;
+      });
+      await app.connect(viewSide);
+      await initialized;
+      await bridge.sendToolResult(await c.callTool({ name: tool.name, arguments: {} }));
+      assert.ok((await shown).structuredContent?.time, 'the view got its result');
+      await app.close();
+      await bridge.close();
+    }
+    const events = await twin.waitForAudit((ev) => ev.filter((e) => e.method === 'resources/read').length >= 2);
+    const reads = events.filter((e) => e.method === 'resources/read');
+    assert.deepEqual(reads.map((e) => [e.name, e.upstream]), [
+      ['ui://basic__get-time/mcp-app.html', 'basic'],
+      ['ui://basic2__get-time/mcp-app.html', 'basic2'],
+    ]);
+    // By the URI both upstreams wrote, the read cannot tell which is meant: refused, naming both.
+    const stray = await c.readResource({ uri: 'ui://get-time/mcp-app.html' }).catch((e) => e);
+    assert.equal(stray.code, -32602, String(stray));
+    assert.match(stray.message, /more than one upstream serves it \(ui:\/\/basic__get-time\/mcp-app.html, ui:\/\/basic2__get-time\/mcp-app.html\)/);
   });
 
   test('a name two upstreams serve is refused -32043 naming both; the policy of the resolved name decides', async (t) => {

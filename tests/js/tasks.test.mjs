@@ -237,7 +237,7 @@ describe('the 2026-07-28 tasks extension through gate', { timeout: 120_000 }, ()
 
   test('discovery offers the extension', async () => {
     const r = await modern('server/discover', {});
-    assert.deepEqual(r.result.capabilities.extensions, { [EXTENSION]: {} });
+    assert.deepEqual(r.result.capabilities.extensions, { [EXTENSION]: {}, 'io.modelcontextprotocol/ui': {} }, 'beside MCP Apps');
     assert.equal(r.result.capabilities.tasks, undefined, "the 2025-11-25 capability is not this revision's");
   });
 

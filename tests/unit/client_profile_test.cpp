@@ -20,7 +20,13 @@ TEST(ClientProfile, NamesWhatDecidesListings) {
     // An empty elicitation object is form mode (2025-06-18).
     EXPECT_EQ(of(R"({"elicitation":{}})"), profile_bit::elicitation_form);
     EXPECT_EQ(of(R"({"elicitation":{"url":{}}})"), profile_bit::elicitation_url);
-    EXPECT_EQ(of(R"({"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{}})"), full_profile);
+    EXPECT_EQ(of(R"({"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{},
+        "extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}})"),
+              full_profile);
+    // Of the extensions, only the one gate knows: the client's own map would split the cache.
+    EXPECT_EQ(of(R"({"extensions":{"io.modelcontextprotocol/ui":{},"x.example/y":{}}})"),
+              profile_bit::ui);
+    EXPECT_EQ(of(R"({"extensions":{"x.example/y":{}}})"), 0);
     // Not an object: not declared.
     EXPECT_EQ(of(R"({"sampling":true,"roots":null})"), 0);
 }
