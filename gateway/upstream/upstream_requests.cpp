@@ -76,6 +76,19 @@ void add_envelope(json::object& params, const call_context& ctx, const upstream_
         meta[protocol::meta_log_level] = *s.log_level;
 }
 
+// A caller's trace context in `_meta` (SEP-414) goes upstream as gate's span continues it,
+// the same as the traceparent header: the upstream's parent is gate's call, not the caller.
+// tracestate and baggage pass as the caller wrote them.
+void continue_meta_trace(json::object& params, const call_context& ctx) {
+    if (ctx.traceparent.empty())
+        return;
+    auto* meta = params.if_contains("_meta");
+    auto* m = meta ? meta->if_object() : nullptr;
+    auto* t = m ? m->if_contains("traceparent") : nullptr;
+    if (t && t->is_string())
+        *t = ctx.traceparent;
+}
+
 // Whether `answer` asks the call's client for input: 2026-07-28 asks by answering
 // input_required, and a client of an earlier revision is asked each embedded request.
 bool asks_input(const upstream_message& answer, bool modern, const call_context& ctx) {
@@ -183,6 +196,7 @@ upstream_requests::send(std::string_view method, json::object params, const call
             co_return *failure;
         if (state_.modern)
             add_envelope(params, ctx, *s);
+        continue_meta_trace(params, ctx);
         auto id = state_.next_id++;
         if (ctx.observer)
             ctx.observer->sent(id);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { connectClient, expectMcpError, startEverything, startGate, startIdp, startOtlpReceiver, startRecordingProxy } from './lib/index.mjs';
+import { closeRawSession, connectClient, expectMcpError, openRawSession, post, rpc, startEverything, startGate, startIdp, startOtlpReceiver, startParamServer, startRecordingProxy } from './lib/index.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -160,6 +160,43 @@ describe('traces', { timeout: 180_000 }, () => {
       await gate.stop();
       await first.stop();
       await second.stop();
+    }
+  });
+
+  test("a message's _meta trace context starts the trace and goes upstream as gate's span continues it", async () => {
+    const upstream = await startParamServer();
+    const gate = await startGate({ config: { upstreams: [{ id: 'p', url: upstream.url, namespace: 'p', protocol: '2026-07-28' }] } });
+    const session = await openRawSession(gate.url);
+    try {
+      const OTHER = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+      const call = async (meta, headers = {}) => {
+        const r = await post(gate.url, rpc('tools/call', { name: 'p__plain', arguments: { text: 'x' }, _meta: meta }), { ...session.headers, ...headers });
+        assert.deepEqual(r.json.result?.content, [{ type: 'text', text: 'plain: x' }], JSON.stringify(r.json));
+        return upstream.requests.filter((q) => q.body.method === 'tools/call').at(-1);
+      };
+      const sent = `00-${TRACE}-${CALLER_SPAN}-01`;
+      // Only in _meta: the trace continues there, header and _meta alike name gate's span.
+      let seen = await call({ traceparent: sent, tracestate: 'vendor=1', baggage: 'k=v' });
+      const header = seen.headers.traceparent;
+      assert.match(header, new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
+      assert.notEqual(header, sent, "gate's own span, not the caller's");
+      assert.equal(seen.body.params._meta.traceparent, header);
+      assert.equal(seen.body.params._meta.tracestate, 'vendor=1');
+      assert.equal(seen.body.params._meta.baggage, 'k=v');
+      // Both: the message's wins over the HTTP client's header.
+      seen = await call({ traceparent: sent }, { traceparent: `00-${OTHER}-${CALLER_SPAN}-01` });
+      assert.match(seen.headers.traceparent, new RegExp(`^00-${TRACE}-`));
+      // A malformed one is no context: the header's trace goes on, and _meta still gets gate's.
+      seen = await call({ traceparent: 'not-a-traceparent' }, { traceparent: `00-${OTHER}-${CALLER_SPAN}-01` });
+      assert.match(seen.headers.traceparent, new RegExp(`^00-${OTHER}-`));
+      assert.equal(seen.body.params._meta.traceparent, seen.headers.traceparent);
+      // None in _meta: gate adds none there.
+      seen = await call(undefined);
+      assert.equal(seen.body.params._meta?.traceparent, undefined);
+    } finally {
+      await closeRawSession(gate.url, session);
+      await gate.stop();
+      await upstream.stop();
     }
   });
 });
