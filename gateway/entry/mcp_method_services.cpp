@@ -283,6 +283,10 @@ mcp_method_services::ask_client_input(request_context& ctx, protocol::sourced_ob
     return g_.call_paths.ask_client_input(ctx, std::move(request));
 }
 
+void mcp_method_services::tool_dropped(const std::string& upstream, std::string_view reason) {
+    g_.stats.tool_dropped(upstream, reason);
+}
+
 void mcp_method_services::count_eviction(std::string_view reason) {
     g_.stats.session_evicted(reason);
 }

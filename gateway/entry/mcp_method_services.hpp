@@ -59,6 +59,7 @@ public:
           std::string traceparent, ticket admitted, request_context& ctx,
           std::vector<std::string>& written) override;
     void count(const std::string& upstream, std::string_view outcome, double seconds) override;
+    void tool_dropped(const std::string& upstream, std::string_view reason) override;
     void share(protocol::list_kind kind, protocol::client_profile profile,
                const upstream_client& upstream, const boost::json::array& items,
                const std::vector<std::string>& written) override;

@@ -7,6 +7,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/tool_name.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -44,6 +45,51 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
     return protocol::make_result(id, json::object{});
 }
 
+void list_methods::drop_unusable_tools(json::array& items, std::vector<std::string>& written,
+                                       std::size_t upstream, const request_context& rec) {
+    // A federation's names are gate's: one a client would refuse (over 128 characters once
+    // namespaced, or with characters the specification does not allow) is left out, said
+    // and counted, rather than listed for clients to fail on. Passthrough lists the upstream
+    // as it is.
+    const auto& codec = rec.view->snap->codec;
+    if (codec.passthrough())
+        return;
+    const auto& id = rec.view->snap->upstream(upstream).id;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        auto* o = items[i].if_object();
+        auto* n = o ? o->if_contains("name") : nullptr;
+        std::string_view name = n && n->is_string() ? std::string_view(n->get_string()) : "";
+        auto fault = protocol::check_tool_name(name);
+        auto full = codec.encode(upstream, name);
+        if (fault == protocol::tool_name_fault::none && full.size() > protocol::max_tool_name)
+            fault = protocol::tool_name_fault::too_long;
+        if (fault != protocol::tool_name_fault::none) {
+            // The name as a log may show it: cut short, only printable ASCII.
+            std::string shown;
+            for (unsigned char c : name.substr(0, 200))
+                shown += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+            spdlog::warn("upstream {}: tool {} ({} characters as {}...) left out of tools/list: "
+                         "{}",
+                         id, shown, full.size(), codec.encode(upstream, ""),
+                         fault == protocol::tool_name_fault::too_long
+                             ? "over the specification's 128 characters"
+                             : "outside the specification's characters (A-Z a-z 0-9 _ - .)");
+            services_.tool_dropped(id, protocol::fault_label(fault));
+            continue;
+        }
+        if (kept != i) {
+            items[kept] = std::move(items[i]);
+            if (i < written.size())
+                written[kept] = std::move(written[i]);
+        }
+        ++kept;
+    }
+    items.resize(kept);
+    if (written.size() > kept)
+        written.resize(kept);
+}
+
 asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
                                                       const list_plan& plan, std::size_t upstream,
                                                       ticket admitted, request_context& rec) {
@@ -66,6 +112,8 @@ asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
     services_.count(id, "ok", seconds);
     close_upstream_span(rec, span, "ok");
     auto& items = std::get<json::array>(r);
+    if (kind == protocol::list_kind::tools)
+        drop_unusable_tools(items, written, upstream, rec);
     services_.share(kind, plan.profile, *rec.view->clients[upstream], items, written);
     co_return fetched_list{upstream, std::move(items), std::move(written)};
 }

@@ -46,6 +46,9 @@ public:
           std::vector<std::string>& written) = 0;
     // A fetch's outcome in the metrics of the upstream (its id).
     virtual void count(const std::string& upstream, std::string_view outcome, double seconds) = 0;
+    // A tool of `upstream` left out of the lists: its name breaks the specification's rule
+    // (`reason`: too_long, charset, empty).
+    virtual void tool_dropped(const std::string& upstream, std::string_view reason) = 0;
     // A fetched list, for the rest of the fleet (no fleet: nothing).
     virtual void share(protocol::list_kind kind, protocol::client_profile profile,
                        const upstream_client& upstream, const boost::json::array& items,
@@ -87,6 +90,9 @@ public:
                                                           request_context& rec);
 
 private:
+    // Tools whose names clients would refuse, left out of a fetched list (and their texts).
+    void drop_unusable_tools(boost::json::array& items, std::vector<std::string>& written,
+                             std::size_t upstream, const request_context& rec);
     boost::asio::awaitable<fetched_list> fetch_one(protocol::list_kind kind, const list_plan& plan,
                                                    std::size_t upstream, ticket admitted,
                                                    request_context& rec);

@@ -180,6 +180,12 @@ void metrics::register_session_series() {
                          .Help("initialize refused because every session that could make room "
                                "was in use, by reason: principal_share or table_full")
                          .Register(*registry_);
+    tools_dropped_ = &prometheus::BuildCounter()
+                          .Name("gate_tools_dropped_total")
+                          .Help("Tools left out of the lists because their name breaks the "
+                                "specification's rule once namespaced, by upstream and reason: "
+                                "too_long (over 128 characters), charset, empty")
+                          .Register(*registry_);
     outbox_dropped_ = &prometheus::BuildCounter()
                            .Name("gate_session_messages_dropped_total")
                            .Help("Server-to-client messages dropped, oldest first, from a "
@@ -213,6 +219,11 @@ void metrics::session_evicted(std::string_view reason) {
     for (std::size_t i = 0; i < session_reasons.size(); ++i)
         if (session_reasons[i] == reason)
             session_evictions_[i]->Increment();
+}
+
+void metrics::tool_dropped(const std::string& upstream, std::string_view reason) {
+    std::lock_guard lock(mutex_);
+    tools_dropped_->Add({{"upstream", upstream}, {"reason", std::string(reason)}}).Increment();
 }
 
 void metrics::session_refused(std::string_view reason) {

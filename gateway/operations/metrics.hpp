@@ -67,6 +67,8 @@ public:
     // (`principal_share`, `table_full`: gateway/mcp/session_shares).
     void session_evicted(std::string_view reason);
     void session_refused(std::string_view reason);
+    // A tool left out of the lists for its name (gate_tools_dropped_total{upstream,reason}).
+    void tool_dropped(const std::string& upstream, std::string_view reason);
     // What supervision did, as it stands (read at each scrape): actors restarted and actors
     // given up on past their restart intensity, by kind (gate_actor_restarts_total{actor},
     // gate_actor_given_up_total{actor}).
@@ -113,6 +115,7 @@ private:
     std::array<prometheus::Counter*, supervised_kinds.size()> actors_given_up_{};
     std::array<prometheus::Counter*, 2> session_refusals_{};
     prometheus::Family<prometheus::Counter>& rejections_;
+    prometheus::Family<prometheus::Counter>* tools_dropped_ = nullptr;
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include "config/discovery_containment.hpp"
 #include "config/load.hpp"
+#include "config/name_room.hpp"
 #include "gateway/auth/upstream_credential.hpp"
 #include "gateway/program/cli.hpp"
 #include "gateway/program/gateway_host.hpp"
@@ -67,6 +68,8 @@ std::optional<int> judged(const config::load_result& loaded, const options& opt)
                      loaded.errors.size() == 1 ? "" : "s");
         return 1;
     }
+    for (const auto& line : config::name_room_warnings(*loaded.doc))
+        std::fprintf(stderr, "gate: warning: %s\n", line.c_str());
     if (opt.validate) {
         std::fprintf(stderr, "gate: configuration valid\n");
         // What a registry's entry may use of gate's is the part of a discovery configuration

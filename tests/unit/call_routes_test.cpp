@@ -75,6 +75,7 @@ struct fake_lists final : list_services {
         co_return items;
     }
     void count(const std::string&, std::string_view, double) override {}
+    void tool_dropped(const std::string&, std::string_view) override {}
     void share(list_kind, protocol::client_profile, const upstream_client&, const json::array&,
                const std::vector<std::string>&) override {}
     boost::asio::awaitable<list_page> complete(list_kind kind, const list_plan&,

@@ -74,6 +74,10 @@ struct fake_list_services final : list_services {
         counted.push_back(upstream + " " + std::string(outcome));
         EXPECT_GE(seconds, 0.0);
     }
+    void tool_dropped(const std::string& upstream, std::string_view reason) override {
+        dropped.push_back(upstream + " " + std::string(reason));
+    }
+    std::vector<std::string> dropped; // "<upstream id> <reason>"
     void share(list_kind kind, protocol::client_profile, const upstream_client& upstream,
                const json::array& items, const std::vector<std::string>& written) override {
         asked.push_back("share " + upstream.config().id);
@@ -151,6 +155,26 @@ TEST_F(list_method_calls, an_upstream_without_a_ticket_is_left_out_unasked) {
     EXPECT_EQ(services.fetches[0].admitted, admitted.get()) << "stage 6's admission, handed on";
     EXPECT_EQ(services.counted, std::vector<std::string>{"up-b ok"});
     EXPECT_EQ(ctx.upstream_calls, 1);
+}
+
+TEST_F(list_method_calls, a_tool_whose_namespaced_name_clients_would_refuse_is_left_out) {
+    const auto ns = *doc->upstreams[1].namespace_ + doc->routing.namespace_separator;
+    const std::string longest(128 - ns.size(), 'x'), too_long(129 - ns.size(), 'y');
+    services.lists = {
+        {1, json::array{json::object{{"name", "fine"}}, json::object{{"name", too_long}},
+                        json::object{{"name", "bad name\nX"}}, json::object{{"name", longest}},
+                        json::object{{"name", ""}}, json::object{{"name", "ok.name-2_A"}}}}};
+    auto fetched = fetch(plan_of({1}), {});
+    ASSERT_EQ(fetched.size(), 1u);
+    json::array kept{json::object{{"name", "fine"}}, json::object{{"name", longest}},
+                     json::object{{"name", "ok.name-2_A"}}};
+    EXPECT_EQ(fetched[0].items, kept) << "128 characters namespaced is the limit, not over it";
+    ASSERT_EQ(fetched[0].sources.size(), 3u) << "the texts follow their items";
+    EXPECT_EQ(fetched[0].sources[1], json::serialize(kept[1]));
+    EXPECT_EQ(services.dropped,
+              (std::vector<std::string>{"up-b too_long", "up-b charset", "up-b empty"}));
+    ASSERT_EQ(services.shared.size(), 1u);
+    EXPECT_EQ(services.shared[0].items, kept) << "the fleet gets the list clients get";
 }
 
 TEST_F(list_method_calls, without_tickets_every_planned_upstream_admits_itself) {

@@ -65,6 +65,7 @@ struct no_lists final : list_services {
         co_return json::array{};
     }
     void count(const std::string&, std::string_view, double) override { ++asked; }
+    void tool_dropped(const std::string&, std::string_view) override {}
     void share(protocol::list_kind, protocol::client_profile, const upstream_client&,
                const json::array&, const std::vector<std::string>&) override {
         ++asked;
