@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 
 namespace gate::protocol {
@@ -25,7 +26,7 @@ bool is_token(std::string_view s) {
 std::string dotted(const std::vector<std::string>& path) {
     std::string out = "inputSchema";
     for (const auto& p : path)
-        out += ".properties." + p;
+        out += ".properties." + printable(p);
     return out;
 }
 
@@ -48,7 +49,7 @@ struct schema_reader {
         std::string_view name = value.get_string();
         for (const auto& f : found)
             if (same_header_name(f.name, name)) {
-                invalid = "x-mcp-header " + std::string(name) + " of " + dotted(path) +
+                invalid = "x-mcp-header " + printable(name) + " of " + dotted(path) +
                           " repeats the one of " + dotted(f.path);
                 return;
             }
@@ -98,14 +99,8 @@ struct schema_reader {
     }
 };
 
-// A value for an error message: cut short, anything but printable ASCII shown as `?` (it
-// reaches logs and the audit).
 std::string quoted(std::string_view s) {
-    constexpr std::size_t most = 64;
-    std::string out = "'";
-    for (unsigned char c : s.substr(0, most))
-        out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
-    return out + (s.size() > most ? "...'" : "'");
+    return "'" + printable(s) + "'";
 }
 
 // Printable ASCII only: what a plain header value may hold.
@@ -114,9 +109,22 @@ bool is_plain(std::string_view s) {
 }
 
 bool same_number(std::string_view header, const json::value& body) {
+    const char* end = header.data() + header.size();
+    if (body.is_int64() || body.is_uint64()) {
+        // Integers exactly: 9007199254740993 is not 9007199254740992, as a double would say.
+        std::int64_t i = 0;
+        if (auto [p, ec] = std::from_chars(header.data(), end, i); ec == std::errc() && p == end)
+            return body.is_int64() ? body.get_int64() == i
+                                   : i >= 0 && body.get_uint64() == static_cast<std::uint64_t>(i);
+        std::uint64_t u = 0;
+        if (auto [p, ec] = std::from_chars(header.data(), end, u); ec == std::errc() && p == end)
+            return body.is_uint64() && body.get_uint64() == u;
+    }
+    // Written with a fraction or an exponent (42.0): compared as numbers within the safe range.
     double h = 0;
-    auto [end, ec] = std::from_chars(header.data(), header.data() + header.size(), h);
-    if (ec != std::errc() || end != header.data() + header.size())
+    auto [p, ec] = std::from_chars(header.data(), end, h);
+    constexpr double safe = 9007199254740991.0;
+    if (ec != std::errc() || p != end || std::fabs(h) > safe)
         return false;
     return h == body.to_number<double>();
 }
@@ -170,6 +178,13 @@ const json::value* argument_at(const json::object* arguments,
     return v;
 }
 
+std::string printable(std::string_view text, std::size_t most) {
+    std::string out;
+    for (unsigned char c : text.substr(0, most))
+        out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+    return text.size() > most ? out + "..." : out;
+}
+
 bool same_header_name(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                return std::tolower(static_cast<unsigned char>(x)) ==
@@ -197,7 +212,7 @@ std::optional<std::string> check_param_headers(const param_headers& wanted,
         std::string what = std::string(param_header_prefix) + w.name + " header";
         std::string where = "arguments";
         for (const auto& p : w.path)
-            where += "." + p;
+            where += "." + printable(p);
         if (header == sent.end()) {
             if (expected)
                 return "Header mismatch: " + what + " is absent but " + where + " is in the body";

@@ -52,6 +52,10 @@ header_fields param_header_fields(const param_headers& wanted,
 // A client's `Mcp-Param-*` headers as it sent them: the name after the prefix, and the value.
 using sent_param_headers = header_fields;
 
+// Text an upstream or a client wrote, as a log line or an error message may show it: cut to
+// `most` bytes (with "..." after), anything but printable ASCII shown as `?`.
+std::string printable(std::string_view text, std::size_t most = 64);
+
 // Header names compare without regard to case.
 bool same_header_name(std::string_view a, std::string_view b);
 

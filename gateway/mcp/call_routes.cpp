@@ -101,9 +101,16 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
     side.modern = rec.modern;
     side.modern_capabilities = rec.modern_capabilities;
     std::vector<std::string> found;
+    constexpr auto tools = protocol::list_kind::tools;
+    auto planned = co_await lists_.plan(tools, side);
+    if (!planned)
+        co_return found;
+    // Each upstream is asked once (a list that is not cached is not fetched again per page);
+    // the pages are cut from what was fetched.
+    auto fetched = co_await lists_.fetch(tools, *planned, {}, side);
     json::object params;
-    for (int page = 0; page < 100; ++page) {
-        auto answer = co_await lists_.federated(protocol::list_kind::tools, nullptr, params, side);
+    for (int page = 0; page < 1000; ++page) {
+        auto answer = co_await lists_.complete(tools, *planned, fetched, nullptr, params, side);
         // The page goes on the wire as the router wrote it (side.verbatim): read it from there.
         if (!side.verbatim.empty()) {
             boost::system::error_code ec;
@@ -114,10 +121,10 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
         }
         auto* result = answer.if_contains("result");
         auto* r = result ? result->if_object() : nullptr;
-        auto* tools = r ? r->if_contains("tools") : nullptr;
-        if (!tools || !tools->is_array())
+        auto* items = r ? r->if_contains("tools") : nullptr;
+        if (!items || !items->is_array())
             break;
-        for (const auto& t : tools->get_array()) {
+        for (const auto& t : items->get_array()) {
             auto* n = t.is_object() ? t.get_object().if_contains("name") : nullptr;
             if (!n || !n->is_string())
                 continue;

@@ -7,6 +7,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/param_headers.hpp"
 #include "protocol/tool_name.hpp"
 
 #include <spdlog/spdlog.h>
@@ -65,13 +66,10 @@ void list_methods::drop_unusable_tools(json::array& items, std::vector<std::stri
         if (fault == protocol::tool_name_fault::none && full.size() > protocol::max_tool_name)
             fault = protocol::tool_name_fault::too_long;
         if (fault != protocol::tool_name_fault::none) {
-            // The name as a log may show it: cut short, only printable ASCII.
-            std::string shown;
-            for (unsigned char c : name.substr(0, 200))
-                shown += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
             spdlog::warn("upstream {}: tool {} ({} characters as {}...) left out of tools/list: "
                          "{}",
-                         id, shown, full.size(), codec.encode(upstream, ""),
+                         id, protocol::printable(name, 200), full.size(),
+                         codec.encode(upstream, ""),
                          fault == protocol::tool_name_fault::too_long
                              ? "over the specification's 128 characters"
                              : "outside the specification's characters (A-Z a-z 0-9 _ - .)");

@@ -103,7 +103,11 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
         auto* target = std::get_if<route>(&routing);
         if (!target || !may_listen(rec, target->upstream, uri))
             continue;
-        if (!co_await hold(key, rec.view->clients[target->upstream], uri))
+        // Held under the URI the upstream wrote (an App's view has another here: its updates
+        // come back renamed, protocol/ui_uri.hpp); honoured under the client's.
+        auto* own = target->params.if_contains("uri");
+        std::string upstream_uri = own && own->is_string() ? std::string(own->get_string()) : uri;
+        if (!co_await hold(key, rec.view->clients[target->upstream], upstream_uri))
             honoured.resource_subscriptions.insert(uri);
     }
     co_return honoured;

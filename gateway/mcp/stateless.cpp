@@ -40,8 +40,20 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
     auto* name = params ? params->if_contains("name") : nullptr;
     auto decoded =
         name && name->is_string() ? rec.view->snap->codec.decode(name->get_string()) : std::nullopt;
-    if (!decoded || decoded->upstream >= rec.view->clients.size())
+    if (!decoded || decoded->upstream >= rec.view->clients.size() ||
+        !tenant_sees(rec, decoded->upstream))
         return std::nullopt; // routed (and refused) by the stages
+    if (const auto& policy = rec.view->snap->policy) {
+        // A tool the caller may not call is refused by stage 5 as any other: what its
+        // annotations ask of the headers is not told first.
+        static constexpr std::string_view calls[] = {"tools/call"};
+        if (!policy
+                 ->decide(rec.caller ? &*rec.caller : nullptr,
+                          rec.view->snap->upstream(decoded->upstream).id, calls, decoded->name,
+                          name->get_string())
+                 .allowed)
+            return std::nullopt;
+    }
     const auto* wanted =
         rec.view->clients[decoded->upstream]->param_headers_of(std::string(decoded->name));
     if (!wanted)

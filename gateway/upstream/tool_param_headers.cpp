@@ -25,7 +25,8 @@ void tool_param_headers::learn(json::array& tools, std::vector<std::string>* sou
         auto read = protocol::read_param_headers(t ? t->if_contains("inputSchema") : nullptr);
         std::string name(name_of(tools[i]));
         if (auto* why = std::get_if<std::string>(&read)) {
-            spdlog::warn("upstream {}: tool {} dropped from tools/list: {}", upstream, name, *why);
+            spdlog::warn("upstream {}: tool {} dropped from tools/list: {}", upstream,
+                         protocol::printable(name, 200), protocol::printable(*why, 400));
             by_tool_.erase(name);
             continue;
         }

@@ -98,6 +98,9 @@ bool asks_input(const upstream_message& answer, bool modern, const call_context&
     return type && type->is_string() && type->get_string() == "input_required";
 }
 
+// The least time between two relearnings of one upstream's tools after a -32020.
+constexpr auto relearn_interval = std::chrono::seconds(10);
+
 // Whether `answer` is the revision's -32020: a header (an Mcp-Param-* one, for a call whose
 // headers gate wrote from what it knew) did not mirror the body.
 bool header_mismatch(const upstream_message& answer) {
@@ -306,7 +309,21 @@ asio::awaitable<bool> upstream_requests::headers_relearnt(const json::object& pa
     // The upstream wants Mcp-Param-* headers gate did not know of (a tool it never listed to
     // gate, or whose schema changed): learn its tools again, as the revision tells a client
     // to; the call is sent once more if that changes its headers.
-    co_await learn_tools(ctx);
+    // Once in a while per upstream, whatever calls ask for it meanwhile: a tool the upstream
+    // refuses over its headers forever (or a flood of such calls) does not relist each time.
+    auto now = std::chrono::steady_clock::now();
+    if (now - state_.tools_relearnt < relearn_interval)
+        co_return false;
+    state_.tools_relearnt = now;
+    // Gate's own requests, on the session the call went on: nothing of the call's own (its
+    // observer, its recording, its text) goes with them.
+    call_context own = call_context::traced(ctx.traceparent);
+    own.use = guard_use::upkeep;
+    own.bridge = ctx.bridge;
+    own.caller = ctx.caller;
+    own.client_capabilities = ctx.client_capabilities;
+    own.profile = ctx.profile;
+    co_await learn_tools(own);
     co_return state_.tool_headers.fields_for(params, &ctx.client_param_headers) != sent;
 }
 

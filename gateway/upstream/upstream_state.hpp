@@ -37,6 +37,7 @@ struct upstream_state {
     std::int64_t next_id = 1; // the upstream-side id of gate's next request
     // What its tools ask to be mirrored in Mcp-Param-* headers, from the lists gate fetched.
     tool_param_headers tool_headers;
+    std::chrono::steady_clock::time_point tools_relearnt{}; // after a -32020, at most every 10 s
     // The client that owns this state. Background work holds it (hold()) for its length, as a
     // coroutine of the client holds the client.
     std::weak_ptr<void> owner;

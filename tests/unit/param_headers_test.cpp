@@ -135,6 +135,16 @@ TEST(param_headers, a_clients_headers_must_mirror_its_arguments) {
     // A hostile decoded value is shown without its control characters.
     auto msg = why(a, {{"Region", "=?base64?AAp4?="}, {"Count", "42"}});
     EXPECT_NE(msg.find("value '??x'"), std::string::npos) << msg;
+    // Integers compare exactly, past what a double holds.
+    auto big = arguments_of(R"({"region":"x","count":9007199254740993})");
+    EXPECT_NE(why(big, {{"Region", "x"}, {"Count", "9007199254740992"}}).find("does not match"),
+              std::string::npos);
+    EXPECT_EQ(why(big, {{"Region", "x"}, {"Count", "9007199254740993"}}), "");
+    // Property names an upstream wrote reach messages printable only.
+    param_headers odd{{"P", {"a\nb"}}};
+    auto body = arguments_of(R"({"a\nb":"v"})");
+    auto said = check_param_headers(odd, &body, {}).value_or("");
+    EXPECT_NE(said.find("arguments.a?b"), std::string::npos) << said;
     // Headers of parameters the tool does not annotate are not this check's.
     EXPECT_EQ(check_param_headers(wanted, &a,
                                   {{"Region", "=?base64?SGVsbG8sIOS4lueVjA==?="},
