@@ -91,6 +91,23 @@ describe('subscriptions/listen through gate', { timeout: 180_000 }, () => {
     }
   });
 
+  test("an App's view is listened to under gate's name for it, held upstream under the upstream's", { timeout: 60_000 }, async () => {
+    const { client, seen } = await modernClient(gate.url);
+    try {
+      const sub = await client.listen({ resourceSubscriptions: ['ui://mod__app/view.html'] });
+      assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: ['ui://mod__app/view.html'] });
+      await eventually(() => upstreamListens(mod).some((f) => f.resourceSubscriptions?.includes('ui://app/view.html')), {
+        what: "gate holding the view at mod under mod's own URI",
+      });
+      assert.ok(!upstreamListens(mod).some((f) => f.resourceSubscriptions?.includes('ui://mod__app/view.html')), "gate's name never goes upstream");
+      await publishUntil(mod, { kind: 'resource_updated', uri: 'ui://app/view.html' }, () => seen.updated.includes('ui://mod__app/view.html'), 'the renamed update');
+      assert.ok(!seen.updated.includes('ui://app/view.html'));
+      await sub.close();
+    } finally {
+      await client.close();
+    }
+  });
+
   test('a listener hears updates of a 2025-11-25 upstream, subscribed on gate\'s root session', { timeout: 60_000 }, async () => {
     const { client, seen } = await modernClient(gate.url);
     const { resources } = await client.listResources();
