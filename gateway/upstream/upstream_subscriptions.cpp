@@ -176,8 +176,8 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
         if (!std::holds_alternative<std::string>(cred))
             co_return;
         auto c = co_await exchange_.connect(*root->ep);
-        if (!std::holds_alternative<upstream_connection>(c))
-            co_return;
+        if (!std::holds_alternative<upstream_connection>(c) || !current())
+            co_return; // unreachable, or a newer filter took over while connecting
         auto conn =
             std::make_shared<upstream_connection>(std::move(std::get<upstream_connection>(c)));
         json::object params{{"notifications", filter.to_json()}};
