@@ -146,6 +146,24 @@ describe('subscriptions/listen through gate', { timeout: 180_000 }, () => {
     }
   });
 
+  test("a 2025-11-25 session subscribes to an App's view under gate's name and hears its update renamed", { timeout: 60_000 }, async () => {
+    const client = await connectClient(gate.url, { name: 'old-host' });
+    const updated = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+    try {
+      await client.subscribeResource({ uri: 'ui://mod__app/view.html' });
+      await eventually(() => upstreamListens(mod).some((f) => f.resourceSubscriptions?.includes('ui://app/view.html')), {
+        what: "gate holding the view at mod under mod's own URI",
+      });
+      await publishUntil(mod, { kind: 'resource_updated', uri: 'ui://app/view.html' }, () => updated.includes('ui://mod__app/view.html'), 'the renamed update');
+      assert.ok(!updated.includes('ui://app/view.html'), "the upstream's own name never reaches the client");
+      await client.unsubscribeResource({ uri: 'ui://mod__app/view.html' });
+      await eventually(() => !upstreamListens(mod).at(-1).resourceSubscriptions, { what: 'gate releasing the view' });
+    } finally {
+      await client.close();
+    }
+  });
+
   test('a malformed filter is refused with -32602 naming the member', async () => {
     const res = await post(
       gate.url,
