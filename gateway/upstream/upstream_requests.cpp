@@ -323,30 +323,11 @@ asio::awaitable<bool> upstream_requests::headers_relearnt(const json::object& pa
     own.caller = ctx.caller;
     own.client_capabilities = ctx.client_capabilities;
     own.profile = ctx.profile;
-    co_await learn_tools(own);
+    // Through the guards like any of gate's own requests; fetch_list learns the annotations.
+    auto admitted = co_await guards_.admit(guard_use::upkeep);
+    if (auto* ticket = std::get_if<upstream_guards::ticket>(&admitted))
+        co_await fetch_list("tools/list", "tools", own, std::move(*ticket), nullptr);
     co_return state_.tool_headers.fields_for(params, &ctx.client_param_headers) != sent;
-}
-
-asio::awaitable<void> upstream_requests::learn_tools(const call_context& ctx) {
-    json::array tools;
-    std::optional<std::string> cursor;
-    for (int pages = 0; pages < 1000; ++pages) {
-        json::object params;
-        if (cursor)
-            params["cursor"] = *cursor;
-        auto r = co_await send("tools/list", std::move(params), ctx);
-        auto* m = std::get_if<upstream_message>(&r);
-        auto items = m ? m->value_at({"result", "tools"}) : std::nullopt;
-        if (!items || !items->is_array())
-            co_return;
-        for (auto& t : items->as_array())
-            tools.push_back(std::move(t));
-        auto next = m->value_at({"result", "nextCursor"});
-        if (!next || !next->is_string() || next->get_string().empty())
-            break;
-        cursor = std::string(next->get_string());
-    }
-    state_.tool_headers.learn(tools, nullptr, state_.cfg.id);
 }
 
 asio::awaitable<std::variant<json::object, upstream_failure>>

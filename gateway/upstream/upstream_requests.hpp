@@ -58,8 +58,6 @@ public:
                                                const boost::json::object& capabilities);
 
 private:
-    // Fetches tools/list again for its x-mcp-header annotations (state_.tool_headers).
-    boost::asio::awaitable<void> learn_tools(const call_context& ctx);
     // After a -32020: whether the tools learnt again give the call other headers than `sent`.
     boost::asio::awaitable<bool> headers_relearnt(const boost::json::object& params,
                                                   const protocol::header_fields& sent,
