@@ -14,6 +14,19 @@ namespace json = boost::json;
 
 namespace {
 
+// A side request listing for `rec`'s caller (its credential, session and era), whose upstream
+// calls and answer stay off `rec`.
+request_context lister_of(const request_context& rec) {
+    request_context side;
+    side.view = rec.view;
+    side.caller = rec.caller;
+    side.authorization = rec.authorization;
+    side.session = rec.session;
+    side.modern = rec.modern;
+    side.modern_capabilities = rec.modern_capabilities;
+    return side;
+}
+
 // A tools/call whose name no namespace owns, in a federation (passthrough has no namespaces).
 bool is_bare_tool_name(std::string_view method, const json::object& params,
                        const request_context& rec) {
@@ -91,15 +104,9 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
 asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(const std::string& bare,
                                                                             request_context& rec) {
     // The caller's own list: only tools it may see (tenant) and call (policy) are candidates.
-    request_context side;
-    side.view = rec.view;
+    auto side = lister_of(rec);
     side.profile = rec.profile;
-    side.caller = rec.caller;
-    side.authorization = rec.authorization;
     side.tenant_index = rec.tenant_index;
-    side.session = rec.session;
-    side.modern = rec.modern;
-    side.modern_capabilities = rec.modern_capabilities;
     std::vector<std::string> found;
     constexpr auto tools = protocol::list_kind::tools;
     auto planned = co_await lists_.plan(tools, side);
@@ -144,14 +151,8 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
 asio::awaitable<void> call_routes::learn_resources(request_context& rec) {
     // As gate's own lists (every profile's URIs), with the caller's credential where an
     // upstream takes it.
-    request_context side;
-    side.view = rec.view;
+    auto side = lister_of(rec);
     side.profile = protocol::full_profile;
-    side.caller = rec.caller;
-    side.authorization = rec.authorization;
-    side.session = rec.session;
-    side.modern = rec.modern;
-    side.modern_capabilities = rec.modern_capabilities;
     co_await lists_.federated(protocol::list_kind::resources, nullptr, {}, side);
     co_await lists_.federated(protocol::list_kind::resource_templates, nullptr, {}, side);
     rec.upstream_calls += side.upstream_calls;
