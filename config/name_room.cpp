@@ -1,23 +1,12 @@
 #include "config/name_room.hpp"
 
-#include <algorithm>
+#include "protocol/tool_name.hpp"
 
 namespace gate::config {
 
-namespace {
-
-// The specification's characters for tool names.
-bool spec_characters(std::string_view s) {
-    return std::all_of(s.begin(), s.end(), [](unsigned char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '_' || c == '-' || c == '.';
-    });
-}
-
-} // namespace
-
 std::vector<std::string> name_room_warnings(const document& doc) {
-    constexpr std::size_t common_limit = 64, common_name = 32;
+    constexpr auto common_limit = protocol::common_tool_name;
+    constexpr auto common_name = protocol::common_name_room;
     std::vector<std::string> out;
     const auto& sep = doc.routing.namespace_separator;
     for (std::size_t i = 0; i < doc.upstreams.size(); ++i) {
@@ -32,7 +21,7 @@ std::vector<std::string> name_room_warnings(const document& doc) {
                           "name over " + std::to_string(common_limit - prefix) +
                           " characters becomes longer than the 64 many clients accept (names "
                           "over 128 are left out of the lists)");
-        if (!spec_characters(*ns) || !spec_characters(sep))
+        if (protocol::check_tool_name(*ns + sep) == protocol::tool_name_fault::charset)
             out.push_back(where + " with the separator \"" + sep +
                           "\" puts characters outside the specification's (A-Z a-z 0-9 _ - .) "
                           "into every tool name: clients may refuse them");
