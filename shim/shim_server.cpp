@@ -10,7 +10,6 @@
 #include "transport/http/event_stream.hpp"
 #include "transport/http/sse.hpp"
 #include "transport/random_id.hpp"
-#include "transport/secret_compare.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -87,6 +86,8 @@ shim_server::shim_server(asio::io_context& io, shim_settings settings)
       stats_(settings_.max_sessions),
       ledger_(settings_.max_sessions,
               std::chrono::duration_cast<clock::duration>(settings_.idle_after)),
+      child_starts_(settings_.max_child_starts,
+                    std::chrono::duration_cast<clock::duration>(settings_.child_start_window)),
       health_memo_(settings_.health_reuse),
       server_(io, *this, settings_.max_body_bytes, "gate-stdio") {}
 
@@ -134,66 +135,6 @@ void shim_server::sweep_idle(clock::time_point now) {
             auto keep = it->second;
             end_session(*keep, "idle for " + std::to_string(idle_s) + " s");
         }
-}
-
-std::optional<http_reply> shim_server::admit(const http_request& req, time_point) {
-    auto host = transport::header(req, "Host");
-    auto origin = transport::header(req, "Origin");
-    auto verdict = transport::host_verdict::allowed;
-    if (settings_.loopback) {
-        verdict = guard_.check(host, origin);
-    } else if (origin) {
-        // Beyond loopback any Host is fine (the bearer protects), but a browser page may only
-        // call from the shim's own origin.
-        transport::host_guard same_origin({std::string(host.value_or(""))}, false);
-        verdict = same_origin.check(host, origin);
-    }
-    if (verdict != transport::host_verdict::allowed) {
-        bool bad_host = verdict == transport::host_verdict::forbidden_host;
-        stats_.rejected(bad_host ? "forbidden_host" : "forbidden_origin");
-        auto reply =
-            json_error(http::status::forbidden, bad_host ? "forbidden: Host is not a loopback name"
-                                                         : "forbidden: cross-origin request");
-        reply.close = true;
-        return reply;
-    }
-    if (transport::path_of(req.target()) != "/mcp")
-        return std::nullopt;
-    if (settings_.bearer) {
-        auto auth = transport::header_value(req, "Authorization");
-        constexpr std::string_view scheme = "Bearer ";
-        bool ok = auth.size() > scheme.size() &&
-                  beast::iequals(std::string_view(auth).substr(0, scheme.size()), scheme) &&
-                  transport::secrets_equal(std::string_view(auth).substr(scheme.size()),
-                                           *settings_.bearer);
-        if (!ok) {
-            stats_.rejected("unauthorized");
-            auto reply =
-                json_error(http::status::unauthorized,
-                           auth.empty() ? "unauthorized: send Authorization: Bearer <token>"
-                                        : "unauthorized: the bearer token is not valid");
-            reply.headers.emplace_back("WWW-Authenticate", R"(Bearer realm="gate-stdio")");
-            reply.close = true;
-            return reply;
-        }
-    }
-    if (req.method() == http::verb::post &&
-        !std::string_view(transport::header_value(req, "Content-Type"))
-             .starts_with("application/json")) {
-        stats_.rejected("unsupported_media_type");
-        auto reply = json_error(http::status::unsupported_media_type,
-                                "Content-Type must be application/json");
-        reply.close = true;
-        return reply;
-    }
-    return std::nullopt;
-}
-
-transport::http_reply shim_server::refused(transport::server_refusal why, std::size_t limit,
-                                           time_point) {
-    if (why == transport::server_refusal::body_too_large)
-        stats_.rejected("body_too_large");
-    return transport::plain_refusal(why, limit);
 }
 
 asio::awaitable<std::optional<http_reply>>
@@ -304,6 +245,8 @@ void shim_server::on_child_line(const std::shared_ptr<shim_session>& s, std::str
         s->log->stray_stdout_line(line, true, clock::now());
         return;
     }
+    if (s->flights)
+        return on_stateless_line(*s, std::move(*msg), line);
     auto r = s->inflight.route_of(*msg);
     switch (r.where) {
     case route::to::request: {
@@ -375,7 +318,7 @@ shim_server::session_for(const http_request& req, const protocol::message& msg, 
         opening = true;
     } else {
         auto it = sessions_.find(session_id);
-        if (it == sessions_.end() || it->second->ended)
+        if (it == sessions_.end() || it->second->ended || it->second->flights)
             return json_error(http::status::not_found, "unknown or ended session");
         s = it->second;
         auto version = transport::header_value(req, "MCP-Protocol-Version");
@@ -424,6 +367,15 @@ asio::awaitable<std::optional<http_reply>> shim_server::post(http_request& req,
         co_return std::move(*refusal);
     auto& msg = std::get<protocol::message>(read);
     bool is_request = msg.kind == protocol::message_kind::request;
+    if (transport::header_value(req, "Mcp-Session-Id").empty())
+        switch (stateless_post_kind(msg, transport::header_value(req, "MCP-Protocol-Version"))) {
+        case stateless_kind::request:
+            co_return co_await stateless_post(req, stream, std::move(msg));
+        case stateless_kind::notification:
+            co_return http_reply::empty(http::status::accepted);
+        case stateless_kind::none:
+            break;
+        }
 
     bool opening = false;
     auto resolved = session_for(req, msg, opening);
@@ -525,7 +477,8 @@ asio::awaitable<std::optional<http_reply>> shim_server::get(http_request& req,
         refusal = json_error(http::status::not_acceptable, "GET needs Accept: text/event-stream");
     } else if (session_id.empty()) {
         refusal = json_error(http::status::bad_request, "Mcp-Session-Id header is required");
-    } else if (auto it = sessions_.find(session_id); it == sessions_.end() || it->second->ended) {
+    } else if (auto it = sessions_.find(session_id);
+               it == sessions_.end() || it->second->ended || it->second->flights) {
         refusal = json_error(http::status::not_found, "unknown or ended session");
     } else if (it->second->stream) {
         refusal = json_error(http::status::conflict, "this session already has an open GET stream");
@@ -582,7 +535,7 @@ http_reply shim_server::del(const http_request& req) {
     if (session_id.empty())
         return json_error(http::status::bad_request, "Mcp-Session-Id header is required");
     auto it = sessions_.find(session_id);
-    if (it == sessions_.end() || it->second->ended)
+    if (it == sessions_.end() || it->second->ended || it->second->flights)
         return json_error(http::status::not_found, "unknown or ended session");
     auto keep = it->second;
     end_session(*keep, "ended by the client (DELETE)");

@@ -7,6 +7,7 @@
 #include "shim/metrics.hpp"
 #include "shim/session_ledger.hpp"
 #include "shim/spawn.hpp"
+#include "shim/stateless_flights.hpp"
 #include "shim/stderr_limit.hpp"
 #include "transport/http/host_guard.hpp"
 #include "transport/http/http_server.hpp"
@@ -44,6 +45,12 @@ struct shim_settings {
     // How much of each child's stderr, and of its stdout lines that are not JSON-RPC, reaches
     // the log (a bucket of these limits for each pipe).
     stderr_limits log_limits;
+    // Stateless (2026-07-28) clients share one child: at most this many of their requests in
+    // flight at once (503 past it), and at most `max_child_starts` starts of that child within
+    // `child_start_window` (503 until the window allows another).
+    std::size_t max_stateless_requests = 256;
+    std::size_t max_child_starts = 5;
+    std::chrono::milliseconds child_start_window = std::chrono::seconds(60);
 };
 
 struct shim_session;
@@ -97,6 +104,18 @@ private:
                   unsigned version, const boost::json::value& id,
                   std::optional<std::string> session_header);
     transport::http_reply del(const transport::http_request& req);
+
+    // Stateless clients (shim/stateless_post.cpp): the shared child, started when needed.
+    std::variant<std::shared_ptr<shim_session>, transport::http_reply>
+    shared_child(const boost::json::value& id);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    stateless_post(transport::http_request& req, boost::beast::tcp_stream& stream,
+                   protocol::message msg);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    stateless_stream(shim_session& s, client_stream& queue, boost::beast::tcp_stream& stream,
+                     unsigned version, const boost::json::value& id);
+    void end_stateless_flight(shim_session& s, const std::shared_ptr<client_stream>& q);
+    void on_stateless_line(shim_session& s, protocol::message msg, const std::string& line);
     boost::asio::awaitable<health_answer> health();
     boost::asio::awaitable<void> sweep();
 
@@ -111,6 +130,8 @@ private:
     shim_metrics stats_;
     session_ledger ledger_;
     std::map<std::string, std::shared_ptr<shim_session>> sessions_;
+    std::shared_ptr<shim_session> shared_; // the stateless clients' child, while it lives
+    restart_budget child_starts_;
     transport::memoized_flight<health_answer> health_memo_;
     transport::http_server server_;
     std::function<void()> on_all_reaped_;

@@ -59,7 +59,9 @@ void shim_session::cut(client_stream& c, std::size_t bytes, shim_metrics& stats)
     c.cut = true;
     // Its messages from now on go where they would go without it: the request is no longer
     // in flight, and the GET stream's are held for the next one.
-    if (post)
+    if (post && flights)
+        flights->remove(c.request_key);
+    else if (post)
         inflight.remove(c.request_key);
     else if (stream.get() == &c)
         stream.reset();

@@ -10,6 +10,7 @@
 #include "shim/message_routing.hpp"
 #include "shim/metrics.hpp"
 #include "shim/session_outbox.hpp"
+#include "shim/stateless_flights.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -54,6 +55,9 @@ struct shim_session {
     std::shared_ptr<child_process> child;
     std::shared_ptr<child_log> log; // what of the child's own writing reaches the log
     inflight_requests inflight;
+    // Set for the child stateless (2026-07-28) clients share; its requests are `flights`, not
+    // `inflight`, and it has no GET stream.
+    std::unique_ptr<stateless_flights> flights;
     session_outbox outbox;
     std::map<std::string, std::shared_ptr<client_stream>> waiting; // POSTs, by request key
     std::shared_ptr<client_stream> stream;                         // the open GET stream
