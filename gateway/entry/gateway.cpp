@@ -504,6 +504,9 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
     }
     if (path == "/metrics" && req.method() == http::verb::get)
         co_return metrics_reply(*this);
+    // Open like the console's assets: a client fetches icons without credentials (MCP's rule).
+    if (path.starts_with(protocol::icon_path_prefix))
+        co_return co_await icons.serve(live->snap, path, req.method() == http::verb::get);
     if (parts.fault_hooks && path.starts_with(fault_hook_prefix))
         if (auto reply = run_fault_hook(*live, parts.supervisor, req.method(), path))
             co_return std::move(*reply);

@@ -17,6 +17,7 @@
 #include "gateway/mcp/parked_inputs.hpp"
 #include "gateway/mcp/server_request_table.hpp"
 #include "gateway/mcp/subscription_holds.hpp"
+#include "gateway/operations/icon_proxy.hpp"
 #include "gateway/operations/sink_feed.hpp"
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/client_answer.hpp"
@@ -129,6 +130,10 @@ struct gateway::impl final : http_handler,
     const config::document& doc;
     host_guard guard;
     metrics stats;
+    // The upstreams' icons under gate's origin: lists rewritten, GET /icons/... answered.
+    icon_proxy icons{[this](const std::string& upstream, std::string_view reason) {
+        stats.icon_dropped(upstream, reason);
+    }};
     session_table sessions;
     // The sessions, lists and server requests a fleet shares (gateway/fleet/fleet_sessions.hpp),
     // and what the fleet's side asks of the gateway.

@@ -129,6 +129,11 @@ asio::awaitable<list_services::list_page>
 mcp_method_services::complete(protocol::list_kind kind, const list_plan& plan,
                               std::vector<fetched_list> fetched, std::optional<std::string> cursor,
                               request_context& ctx) {
+    // Icons go to clients under gate's origin, whether fetched here or read from the fleet's
+    // store (shared as the upstream wrote them), so this instance can serve every one it lists.
+    for (auto& f : fetched)
+        if (f.items)
+            g_.icons.rewrite_list(*plan.snap, f.upstream, protocol::traits(kind).method, *f.items);
     auto caller = cursor_owner_key(ctx);
     auto who = plan.snap->policy ? ctx.caller : nullptr;
     using answer_t = std::variant<list_answer, route_error>;

@@ -50,7 +50,8 @@ const json::object* health_of(const json::object& health, const std::string& id)
     return nullptr;
 }
 
-json::object upstream_entry(const config::upstream& u, const json::object& health) {
+json::object upstream_entry(const config::upstream& u, const json::object& health,
+                            const json::object* identity) {
     json::object e{{"id", u.id},
                    {"source", u.discovered ? "discovered" : "static"},
                    {"credential", u.auth.strategy},
@@ -58,6 +59,8 @@ json::object upstream_entry(const config::upstream& u, const json::object& healt
                    {"urls", strings(u.urls)}};
     if (u.namespace_)
         e["namespace"] = *u.namespace_;
+    if (identity && !identity->empty())
+        e["server"] = *identity;
     if (u.owner)
         e["owner"] = owner_json(*u.owner);
     if (!u.labels.empty())
@@ -127,12 +130,25 @@ json::object policy_shape(const std::optional<config::policy>& policy) {
 
 } // namespace
 
+json::object server_identity(const json::object& handshake) {
+    json::object out;
+    if (const auto* info = handshake.if_contains("serverInfo"); info && info->is_object())
+        for (auto key : {"name", "title", "version", "websiteUrl", "icons"})
+            if (const auto* v = info->get_object().if_contains(key))
+                out[key] = *v;
+    if (const auto* v = handshake.if_contains("protocolVersion"); v && v->is_string())
+        out["protocolVersion"] = *v;
+    return out;
+}
+
 json::object federation_snapshot(const federation_facts& f) {
     const auto& doc = f.doc;
     json::array upstreams;
     auto discovered = doc.discovered_count();
-    for (const auto& u : doc.upstreams)
-        upstreams.push_back(upstream_entry(u, f.health));
+    for (std::size_t i = 0; i < doc.upstreams.size(); ++i)
+        upstreams.push_back(upstream_entry(
+            doc.upstreams[i], f.health,
+            f.identities && i < f.identities->size() ? &(*f.identities)[i] : nullptr));
     json::object discovery{{"configured", doc.discovery.has_value()}};
     if (doc.discovery) {
         discovery["url"] = doc.discovery->url;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gate::transport {
 
@@ -24,7 +25,15 @@ struct federation_facts {
     bool shared_store = false, shared_store_up = false;
     const caller_ref& viewer;
     const std::optional<std::string>& tenant; // the viewer's, when one resolves
+    // Each upstream's identity as its handshake told it (server_identity), in the document's
+    // order; empty (or missing) where gate has not met the upstream yet.
+    const std::vector<boost::json::object>* identities = nullptr;
 };
+
+// What /api/federation shows of an upstream's own identity from its handshake's answer
+// (`serverInfo`'s name, title, version, websiteUrl and icons, and `protocolVersion`); empty
+// when it answered none. Its icons are as given: the caller rewrites them for gate's origin.
+boost::json::object server_identity(const boost::json::object& handshake);
 
 boost::json::object federation_snapshot(const federation_facts& f);
 

@@ -37,9 +37,17 @@ boost::asio::awaitable<http_reply> gateway::impl::view_federation(request_contex
     auto view = rec.view; // the snapshot it loaded, whatever a reload does meanwhile
     auto checker = health;
     auto report = co_await checker->check();
+    // Each upstream as it named itself, its icons under gate's origin like its lists' ones.
+    std::vector<boost::json::object> identities;
+    for (std::size_t i = 0; i < view->clients.size(); ++i) {
+        auto identity = server_identity(view->clients[i]->identity());
+        icons.rewrite_one(*view->snap, i, "serverInfo", identity);
+        identities.push_back(std::move(identity));
+    }
     federation_facts facts{
         *view->snap->doc, view->snap->version,  report.body, parts.discovery.get(),
-        fleet != nullptr, fleet && fleet->up(), rec.caller,  rec.tenant};
+        fleet != nullptr, fleet && fleet->up(), rec.caller,  rec.tenant,
+        &identities};
     co_return no_store(
         http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));
 }

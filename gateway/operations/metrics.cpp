@@ -186,6 +186,12 @@ void metrics::register_session_series() {
                                 "specification's rule once namespaced, by upstream and reason: "
                                 "too_long (over 128 characters), charset, empty")
                           .Register(*registry_);
+    icons_dropped_ = &prometheus::BuildCounter()
+                          .Name("gate_icons_dropped_total")
+                          .Help("Icons left out of lists and serverInfo, by upstream and reason: "
+                                "other_origin (not the upstream's own origin), scheme, "
+                                "malformed, data_too_big")
+                          .Register(*registry_);
     outbox_dropped_ = &prometheus::BuildCounter()
                            .Name("gate_session_messages_dropped_total")
                            .Help("Server-to-client messages dropped, oldest first, from a "
@@ -224,6 +230,11 @@ void metrics::session_evicted(std::string_view reason) {
 void metrics::tool_dropped(const std::string& upstream, std::string_view reason) {
     std::lock_guard lock(mutex_);
     tools_dropped_->Add({{"upstream", upstream}, {"reason", std::string(reason)}}).Increment();
+}
+
+void metrics::icon_dropped(const std::string& upstream, std::string_view reason) {
+    std::lock_guard lock(mutex_);
+    icons_dropped_->Add({{"upstream", upstream}, {"reason", std::string(reason)}}).Increment();
 }
 
 void metrics::session_refused(std::string_view reason) {

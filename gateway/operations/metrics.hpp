@@ -69,6 +69,9 @@ public:
     void session_refused(std::string_view reason);
     // A tool left out of the lists for its name (gate_tools_dropped_total{upstream,reason}).
     void tool_dropped(const std::string& upstream, std::string_view reason);
+    // An icon left out of a list or a serverInfo (gate_icons_dropped_total{upstream,reason}:
+    // other_origin, scheme, malformed, data_too_big; protocol/icons.hpp).
+    void icon_dropped(const std::string& upstream, std::string_view reason);
     // What supervision did, as it stands (read at each scrape): actors restarted and actors
     // given up on past their restart intensity, by kind (gate_actor_restarts_total{actor},
     // gate_actor_given_up_total{actor}).
@@ -116,6 +119,7 @@ private:
     std::array<prometheus::Counter*, 2> session_refusals_{};
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Family<prometheus::Counter>* tools_dropped_ = nullptr;
+    prometheus::Family<prometheus::Counter>* icons_dropped_ = nullptr;
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;

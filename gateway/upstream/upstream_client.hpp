@@ -172,6 +172,9 @@ public:
     hold_task_news(const std::string& task_id);
     void release_task_news(const std::string& task_id);
 
+    // What the upstream's last handshake answered (empty: none yet): its serverInfo and
+    // protocolVersion, for /api/federation.
+    const boost::json::object& identity() const { return state_.identity; }
     // The upstream's initialize result (after the handshake), for passthrough mode.
     boost::asio::awaitable<std::variant<boost::json::object, upstream_failure>>
     initialize_result(const call_context& ctx) {

@@ -72,8 +72,10 @@ upstream_sessions::open_modern(const session_ptr& s, upstream_endpoint& ep, cons
     }
     if (!state_.modern)
         co_return attempt{attempt::then::initialize, std::nullopt}; // `auto`: sessionful
-    if (!discovered.empty())
+    if (!discovered.empty()) {
+        state_.identity = discovered;
         s->init_result = std::move(discovered);
+    }
     s->state = session_state{{}, std::string(protocol::modern_protocol_version)};
     s->ep = &ep;
     auto generation = s->life.publish();
@@ -139,6 +141,7 @@ asio::awaitable<void> upstream_sessions::publish(const session_ptr& s, upstream_
                                                  session_state next, json::object result,
                                                  const call_context& ctx,
                                                  clock::time_point deadline) {
+    state_.identity = result;
     s->init_result = std::move(result);
     s->state = std::move(next);
     s->ep = &ep;

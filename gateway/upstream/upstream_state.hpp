@@ -12,6 +12,7 @@
 #include "gateway/upstream/upstream_call.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,10 @@ struct upstream_state {
     // What its tools ask to be mirrored in Mcp-Param-* headers, from the lists gate fetched.
     tool_param_headers tool_headers;
     std::chrono::steady_clock::time_point tools_relearnt{}; // after a -32020, at most every 10 s
+    // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions
+    // answered: serverInfo, protocolVersion, capabilities (empty: none yet). /api/federation
+    // shows its identity from it.
+    boost::json::object identity;
     // The client that owns this state. Background work holds it (hold()) for its length, as a
     // coroutine of the client holds the client.
     std::weak_ptr<void> owner;
