@@ -174,7 +174,7 @@ std::optional<stateless_flights::routed> stateless_flights::route(protocol::mess
         auto* named =
             params ? params->if_contains(progress ? "progressToken" : "requestId") : nullptr;
         auto* e = named ? find(*named, key) : nullptr;
-        if (!e || (progress ? !e->progress_token : !e->listen))
+        if (!e || (progress ? !e->progress_token || !e->streams : !e->listen))
             return std::nullopt;
         *named = progress ? *e->progress_token : e->client_id;
         return routed{std::move(key), json::serialize(m.body), false};

@@ -6,7 +6,8 @@
 // that is never reused while the child lives), and so does its `_meta.progressToken`; a
 // message from the child is taken back to the client's own id, token and subscription id:
 //   - a response goes to the request whose rewritten id it answers;
-//   - `notifications/progress` to the request whose rewritten token it names;
+//   - `notifications/progress` to the request whose rewritten token it names, when its
+//     client accepts an event stream;
 //   - a notification carrying `_meta["io.modelcontextprotocol/subscriptionId"]` to the
 //     `subscriptions/listen` whose rewritten id it names (so does a `notifications/cancelled`
 //     that names it as `requestId`: the server's teardown of a listen);

@@ -64,6 +64,15 @@ TEST(StatelessFlights, ProgressTokensAreRewrittenAndRestored) {
     EXPECT_EQ(r->key, b.key);
     EXPECT_FALSE(r->answer);
     EXPECT_EQ(obj(r->text).at("params").at("progressToken"), 0);
+    // A client that takes no event stream gets no progress (its answer is plain JSON).
+    auto plain = f.add(
+        msg(R"({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}})"),
+        false);
+    EXPECT_FALSE(
+        f.route(msg(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{)"
+                    R"("progressToken":)" +
+                    json::serialize(obj(plain.line).at("params").at("_meta").at("progressToken")) +
+                    R"(,"progress":1}})")));
     // A token no flight of ours asked for goes nowhere.
     EXPECT_FALSE(f.route(msg(
         R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x"}})")));
