@@ -57,7 +57,7 @@ constexpr std::array<row, gateway_error_count> table = {{
      "policy denied {} from upstream {} to this client (docs/security.md, server-initiated "
      "requests)"},
     {"input_missing", 200, ec::internal_error, ec::internal_error, f::json_rpc, o::error, "",
-     "the client's retry carried no answer for {}"},
+     "the client's retry answered {} with no result object"},
     {"input_not_retried", 200, ec::internal_error, ec::internal_error, f::json_rpc, o::error, "",
      "the client did not retry within {} s"},
     {"no_client_to_ask", 200, ec::method_not_found, ec::method_not_found, f::json_rpc, o::error, "",

@@ -184,12 +184,48 @@ void add_envelope(json::object& params, const json::object& client_capabilities,
     m[meta_client_info] = client_info;
 }
 
+unsigned modern_answer_status(const json::object& response) {
+    auto* e = response.if_contains("error");
+    auto* error = e ? e->if_object() : nullptr;
+    auto* c = error ? error->if_contains("code") : nullptr;
+    if (!c || !c->is_int64())
+        return 200;
+    switch (c->get_int64()) {
+    case error_code::method_not_found:
+        return 404;
+    case modern_code::header_mismatch:
+    case modern_code::missing_client_capability:
+    case modern_code::unsupported_protocol_version:
+        return 400;
+    default:
+        return 200;
+    }
+}
+
+void remove_envelope(json::object& params) {
+    auto* meta = params.if_contains("_meta");
+    auto* m = meta ? meta->if_object() : nullptr;
+    if (!m)
+        return;
+    for (auto key :
+         {meta_protocol_version, meta_client_capabilities, meta_client_info, meta_log_level})
+        m->erase(key);
+    if (m->empty())
+        params.erase("_meta");
+}
+
 std::optional<modern_refusal> check_modern_request(std::string_view method,
                                                    const json::object* params,
                                                    const modern_headers& headers) {
     auto version = claimed_version(params);
     if (!version)
         return invalid("_meta." + std::string(meta_protocol_version) + " is required");
+    // A header that does not mirror the body is the first thing wrong with the request,
+    // whatever version either names.
+    if (headers.protocol_version != *version)
+        return mismatch("MCP-Protocol-Version header (" + headers.protocol_version +
+                        ") must equal _meta." + std::string(meta_protocol_version) + " (" +
+                        *version + ")");
     if (*version != modern_protocol_version) {
         json::object data{{"supported", json::array{modern_protocol_version}},
                           {"requested", *version}};
@@ -208,10 +244,6 @@ std::optional<modern_refusal> check_modern_request(std::string_view method,
         return invalid("_meta." + std::string(meta_log_level) +
                        " must be one of debug, info, notice, warning, error, critical, alert, "
                        "emergency");
-    if (headers.protocol_version != *version)
-        return mismatch("MCP-Protocol-Version header (" + headers.protocol_version +
-                        ") must equal _meta." + std::string(meta_protocol_version) + " (" +
-                        *version + ")");
     if (headers.method != method)
         return mismatch("Mcp-Method header (" + headers.method + ") must equal the method (" +
                         std::string(method) + ")");

@@ -86,6 +86,15 @@ std::string_view named_value(std::string_view method, const boost::json::object*
 void add_envelope(boost::json::object& params, const boost::json::object& client_capabilities,
                   const boost::json::object& client_info);
 
+// Takes the 2026-07-28 envelope out of params._meta (a request to an upstream of an earlier
+// revision), and `_meta` itself when nothing else is left in it.
+void remove_envelope(boost::json::object& params);
+
+// The HTTP status the revision ties to an answer to a 2026-07-28 request: 404 for -32601
+// (a method the server does not implement), 400 for -32020, -32021 and -32022; 200 for any
+// other answer. An upstream's such error reaches a 2026-07-28 client of gate with its status.
+unsigned modern_answer_status(const boost::json::object& response);
+
 struct modern_headers {
     std::string protocol_version; // MCP-Protocol-Version
     std::string method;           // Mcp-Method

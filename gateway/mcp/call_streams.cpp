@@ -151,7 +151,10 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
     rec->keep_params_source(); // the call may outlive this POST and its body
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(msg);
+    park->arguments = parked_arguments(msg);
+    park->principal = principal_key(rec->caller);
     park->out = out;
+    park->cancel = rec->cancel = std::make_shared<call_cancel>();
     rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream,
                                                              upstream_message m) {
         if (m.body().contains("id")) {
@@ -179,8 +182,9 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
     // audited once either way.
     asio::co_spawn(
         ex,
-        [this, out, rec, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
+        [this, out, rec, park, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
             auto answer = co_await run(std::move(msg), *rec);
+            park->answer_status = rec->answer_status;
             out->push(std::move(answer), true);
         },
         asio::detached);
@@ -214,15 +218,20 @@ call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
     auto* state = params ? params->if_contains("requestState") : nullptr;
     if (!state || !state->is_string())
         co_return std::nullopt;
-    auto claim = inputs_.resume(std::string(state->get_string()), msg);
-    if (claim.what == parked_inputs::claim::kind::unknown)
+    using kind = parked_inputs::claim::kind;
+    auto claim = inputs_.resume(std::string(state->get_string()), msg, principal_key(rec.caller));
+    if (claim.what == kind::unknown)
         co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
-    if (claim.what == parked_inputs::claim::kind::other_request) {
-        // The state of another call: a retry resumes only the call it came from.
+    if (claim.what != kind::resumed) {
+        // The state of another call, or another caller's: a retry resumes only the call it
+        // came from, and only for the caller that made it.
+        auto why = claim.what == kind::other_principal
+                       ? "requestState was issued to another caller"
+                       : "requestState belongs to another request (method, name or arguments "
+                         "differ)";
         refuse(rec, error_answer{
                         gateway_error::invalid_params_modern,
-                        protocol::gateway_error_text(gateway_error::invalid_params_modern,
-                                                     {"requestState belongs to another request"}),
+                        protocol::gateway_error_text(gateway_error::invalid_params_modern, {why}),
                         nullptr,
                         {},
                         protocol::client_era::modern});
@@ -230,7 +239,9 @@ call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
         co_return std::move(*rec.refusal_reply);
     }
     auto park = std::move(claim.park);
-    const json::object* responses = nullptr;
+    // A retry without answers is asked again (none came: every question stays asked).
+    static const json::object no_answers;
+    const json::object* responses = &no_answers;
     if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
         responses = &r->get_object();
     std::string_view body = req.body();

@@ -62,14 +62,9 @@ asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session
     auto* client = found ? rec.view->client(found->upstream) : nullptr;
     if (!client)
         co_return;
-    json::object params{{"requestId", found->upstream_id}};
-    if (auto* reason = p->if_contains("reason"))
-        params["reason"] = *reason;
     rec.upstream = found->upstream;
     ++rec.upstream_calls;
-    co_await client->deliver(session, json::object{{"jsonrpc", "2.0"},
-                                                   {"method", "notifications/cancelled"},
-                                                   {"params", std::move(params)}});
+    co_await client->cancel(session, found->upstream_id, p->if_contains("reason"));
 }
 
 asio::awaitable<http_reply> client_traffic::from_client(const std::string& session,

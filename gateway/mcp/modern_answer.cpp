@@ -10,6 +10,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -23,6 +24,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
+using namespace boost::asio::experimental::awaitable_operators;
 
 namespace {
 // A frame of the call's answer under `id`, the id of the request being answered (a retry has
@@ -52,6 +54,31 @@ std::string input_required(const json::value& id, const std::string& token,
         .value_or(parked);
 }
 
+// Waits for the call's next frame; true when its client hung up first (its socket turned
+// readable with nothing to read). Bytes to read are a pipelined request, no hang-up: the
+// socket is not watched again (`watching`).
+asio::awaitable<bool> hung_up_waiting(message_queue& out, beast::tcp_stream& stream,
+                                      bool& watching) {
+    boost::system::error_code wake_ec, hangup_ec; // cancellation is the wake-up
+    out.wake.expires_at(asio::steady_timer::time_point::max());
+    if (!watching) {
+        co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, wake_ec));
+        co_return false;
+    }
+    auto& socket = stream.socket();
+    auto woke = co_await (out.wake.async_wait(asio::redirect_error(asio::use_awaitable, wake_ec)) ||
+                          socket.async_wait(asio::ip::tcp::socket::wait_read,
+                                            asio::redirect_error(asio::use_awaitable, hangup_ec)));
+    if (woke.index() == 0)
+        co_return false;
+    char next = 0;
+    auto n = socket.receive(asio::buffer(&next, 1), asio::socket_base::message_peek, hangup_ec);
+    if (hangup_ec || n == 0)
+        co_return true;
+    watching = false;
+    co_return false;
+}
+
 // A parked call the client did not resume in time is dropped; its questions answered.
 asio::awaitable<void> expire_parked(parked_inputs& inputs, std::string token,
                                     std::shared_ptr<input_parking> park) {
@@ -71,12 +98,16 @@ answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_reque
               std::shared_ptr<input_parking> park, json::value id) {
     auto& out = *park->out;
     auto id_text = protocol::id_text(id);
-    bool streaming = false;
+    bool streaming = false, watching = true;
     for (;;) {
-        if (out.frames.empty() && park->requests.empty()) {
-            boost::system::error_code ec; // cancellation is the wake-up
-            out.wake.expires_at(asio::steady_timer::time_point::max());
-            co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        bool asking = !park->requests.empty() || park->ask_again;
+        if (out.frames.empty() && !asking) {
+            if (co_await hung_up_waiting(out, stream, watching)) {
+                // Closing the stream is how a 2026-07-28 client cancels its call.
+                if (park->cancel)
+                    park->cancel->request("the client closed its stream");
+                co_return std::nullopt;
+            }
             continue;
         }
         std::string frame;
@@ -91,7 +122,7 @@ answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_reque
             else
                 frame += format_sse(text); // no event ids: 2026-07-28 has no resumption
         }
-        if (!last && !park->requests.empty()) {
+        if (!last && asking) {
             // Park the call: the client is asked through an input_required result.
             auto asked = parked_inputs::ask(*park);
             auto token = inputs.park(park, std::chrono::steady_clock::now());
@@ -101,7 +132,8 @@ answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_reque
             last = true;
         }
         if (last && !streaming && frame.empty())
-            co_return http_reply::json(http::status::ok, std::move(*final_text));
+            co_return http_reply::json(static_cast<http::status>(park->answer_status),
+                                       std::move(*final_text)); // 200 until the call answers
         // The header travels with the first frame, the end of the stream with the last.
         if (final_text)
             frame += format_sse(*final_text);

@@ -20,6 +20,12 @@ std::string parked_request_key(const protocol::message& msg) {
     return key;
 }
 
+json::value parked_arguments(const protocol::message& msg) {
+    const auto* params = msg.params();
+    const auto* arguments = params ? params->if_contains("arguments") : nullptr;
+    return arguments ? *arguments : json::value();
+}
+
 std::shared_ptr<answer_slot> parked_inputs::expect(const std::string& minted, std::string session,
                                                    asio::any_io_executor ex) {
     auto slot = std::make_shared<answer_slot>(std::move(ex));
@@ -61,12 +67,16 @@ std::string parked_inputs::park(std::shared_ptr<input_parking> park,
     return token;
 }
 
-parked_inputs::claim parked_inputs::resume(const std::string& token,
-                                           const protocol::message& retry) {
+parked_inputs::claim parked_inputs::resume(const std::string& token, const protocol::message& retry,
+                                           const std::string& principal) {
     auto it = parked_.find(token);
     if (it == parked_.end())
         return {}; // not ours: the upstream's own state, forwarded with the retry
-    if (it->second->request != parked_request_key(retry))
+    // Both leave the call parked for its own client's retry.
+    if (it->second->principal != principal)
+        return {claim::kind::other_principal, nullptr};
+    if (it->second->request != parked_request_key(retry) ||
+        it->second->arguments != parked_arguments(retry))
         return {claim::kind::other_request, nullptr}; // a retry resumes only its own call
     claim c{claim::kind::resumed, std::move(it->second)};
     parked_.erase(it);
@@ -83,7 +93,6 @@ bool parked_inputs::expire(const std::string& token, const std::shared_ptr<input
 
 std::string parked_inputs::ask(input_parking& park) {
     // Each request as the upstream wrote it, numbers and all.
-    std::string input_requests;
     for (auto& r : park.requests) {
         auto key = "input-" + std::to_string(++park.next_key);
         auto& asked = r.body();
@@ -91,13 +100,19 @@ std::string parked_inputs::ask(input_parking& park) {
         json::object embedded{{"method", asked["method"]}};
         if (auto* p = asked.if_contains("params"))
             embedded["params"] = *p;
+        protocol::write_preserving(embedded, r.raw(), park.asked[key]);
+    }
+    park.requests.clear();
+    park.ask_again = false;
+    // What is asked: every question not answered yet, those a retry left out again.
+    std::string input_requests;
+    for (const auto& [key, text] : park.asked) {
         input_requests += input_requests.empty() ? "{" : ",";
         input_requests += json::serialize(json::string_view(key));
         input_requests += ':';
-        protocol::write_preserving(embedded, r.raw(), input_requests);
+        input_requests += text;
     }
     input_requests += input_requests.empty() ? "{}" : "}";
-    park.requests.clear();
     return input_requests;
 }
 
@@ -125,10 +140,25 @@ json::object parked_inputs::answer_of(const std::string& key, const json::value&
                                      {std::to_string(lifetime.count())}));
 }
 
+std::map<std::string, json::value> parked_inputs::answered_now(input_parking& park,
+                                                               const json::object* responses) {
+    std::map<std::string, json::value> answering;
+    for (auto it = park.keys.begin(); it != park.keys.end();) {
+        if (responses && !responses->contains(it->first)) {
+            ++it; // left out: asked again
+            continue;
+        }
+        park.asked.erase(it->first);
+        answering.insert(park.keys.extract(it++));
+    }
+    park.ask_again = !park.keys.empty();
+    return answering;
+}
+
 asio::awaitable<void> parked_inputs::answer_upstream(input_parking& park,
                                                      const json::object* responses,
                                                      std::string source) {
-    for (auto& [key, upstream_id] : std::exchange(park.keys, {})) {
+    for (auto& [key, upstream_id] : answered_now(park, responses)) {
         std::string written;
         auto answer = answer_of(key, upstream_id, responses, source, written);
         co_await park.client->deliver("", std::move(answer), std::move(written));

@@ -28,8 +28,11 @@
 
 namespace gate::transport {
 
-// What a parked call's retry must repeat: its method and the name or URI it is about.
+// What a parked call's retry must repeat: its method and the name or URI it is about (its
+// arguments are compared apart: as values, whatever order the retry writes them in).
 std::string parked_request_key(const protocol::message& msg);
+// The arguments of a call, prompt or read (null: none).
+boost::json::value parked_arguments(const protocol::message& msg);
 
 // An input request put to a client of an earlier revision, waiting for its answer.
 struct answer_slot {
@@ -49,7 +52,15 @@ struct input_parking {
     std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
     std::uint64_t next_key = 0;
     std::chrono::steady_clock::time_point expires{};
-    std::string request; // method and name of the parked call: only its retry resumes it
+    std::string request;          // method and name of the parked call: only its retry resumes it
+    boost::json::value arguments; // and its arguments (null: none), which the retry repeats
+    std::string principal;        // who parked it (principal_key): only they resume it
+    // The questions put to the client and not answered yet: inputRequests key -> the request
+    // as the client was asked it. A retry that leaves some out is asked them again.
+    std::map<std::string, std::string> asked;
+    bool ask_again = false;
+    std::shared_ptr<call_cancel> cancel; // the call's: its client's hang-up cancels it
+    unsigned answer_status = 200;        // of its answer (protocol::modern_answer_status)
 };
 
 class parked_inputs {
@@ -72,11 +83,13 @@ public:
     // A retry naming `token`: no parked call (the upstream's own state), the parked call of
     // another request (still parked), or the parked call, no longer parked.
     struct claim {
-        enum class kind { unknown, other_request, resumed } what = kind::unknown;
+        enum class kind { unknown, other_request, other_principal, resumed } what = kind::unknown;
         std::shared_ptr<input_parking> park;
     };
-    // `retry`'s request key (parked_request_key) must be the parked call's.
-    claim resume(const std::string& token, const protocol::message& retry);
+    // `retry`'s request (parked_request_key, parked_arguments) must be the parked call's, and
+    // `principal` (principal_key) the one that parked it.
+    claim resume(const std::string& token, const protocol::message& retry,
+                 const std::string& principal);
     // The call's time ran out: true when it was still parked (dropped now).
     bool expire(const std::string& token, const std::shared_ptr<input_parking>& park);
     std::size_t parked() const { return parked_.size(); }
@@ -84,11 +97,16 @@ public:
     // The inputRequests object of a call's pending upstream requests, each as the upstream
     // wrote it under a new key (recorded, with the upstream's id); the requests are taken.
     static std::string ask(input_parking& park);
-    // The client's answers (null: it never came back; `source`: the text it wrote them in)
-    // go to the upstream that asked, each under the id of its request; a missing one as an
-    // error, so the upstream does not wait for it.
+    // The client's answers (`source`: the text it wrote them in) go to the upstream that
+    // asked, each under the id of its request. Null `responses` (the client never came back):
+    // every question is answered with an error, so the upstream does not wait for it.
+    // Otherwise a question the retry left out stays asked, and the call asks it again.
     static boost::asio::awaitable<void>
     answer_upstream(input_parking& park, const boost::json::object* responses, std::string source);
+    // The questions `responses` answers (all of them when null), taken from those asked
+    // (key -> the upstream's id); the call asks the rest again.
+    static std::map<std::string, boost::json::value>
+    answered_now(input_parking& park, const boost::json::object* responses);
     // One such answer (the result as the client wrote it, when it did, goes in `written`).
     static boost::json::object answer_of(const std::string& key,
                                          const boost::json::value& upstream_id,

@@ -124,6 +124,18 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         co_return co_await server_discover(msg, rec);
     if (msg.method == "subscriptions/listen")
         co_return co_await listening.listen(stream, req, std::move(msg), std::move(rec));
+    if (msg.method == "tools/call")
+        if (auto mismatch = take_param_headers(req, msg, rec)) {
+            // A retry of a parked call too: its headers mirror its body like any call's.
+            rec.id = msg.id;
+            refuse(rec, error_answer{gateway_error::header_mismatch,
+                                     std::move(*mismatch),
+                                     msg.id,
+                                     {},
+                                     protocol::client_era::modern});
+            stages.conclude(rec);
+            co_return answer_of(rec);
+        }
     if (auto resumed = co_await call_paths.resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.modern = true;
@@ -144,17 +156,6 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
             co_await routed.take();
         co_return answer_of(rec);
     }
-    if (msg.method == "tools/call")
-        if (auto mismatch = take_param_headers(req, msg, rec)) {
-            rec.id = msg.id;
-            refuse(rec, error_answer{gateway_error::header_mismatch,
-                                     std::move(*mismatch),
-                                     msg.id,
-                                     {},
-                                     protocol::client_era::modern});
-            stages.conclude(rec);
-            co_return answer_of(rec);
-        }
     // Everything else runs like a named call of a session, on the upstreams' shared root
     // sessions: a stateless client has no bridged session.
     co_return co_await call_paths.streamed(stream, req, std::move(msg), rec);

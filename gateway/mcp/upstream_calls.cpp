@@ -102,6 +102,7 @@ asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::
     else { // the client's params, to be written as it wrote them, and its Mcp-Param-* headers
         ctx.params_source = rec.params_source;
         ctx.client_param_headers = rec.param_headers;
+        ctx.cancel = rec.cancel;
     }
     auto& client = rec.view->clients[upstream];
     auto span = open_upstream_span(rec, client->config().id);

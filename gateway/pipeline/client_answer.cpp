@@ -96,9 +96,9 @@ void settle_outcome(request_context& rec, const json::object& response) {
 http_reply answer_of(request_context& rec) {
     if (rec.refusal_reply)
         return std::move(*rec.refusal_reply);
-    auto reply = rec.verbatim.empty()
-                     ? http_reply::json(http::status::ok, json::serialize(*rec.response))
-                     : http_reply::json(http::status::ok, std::move(rec.verbatim));
+    auto status = static_cast<http::status>(rec.answer_status);
+    auto reply = rec.verbatim.empty() ? http_reply::json(status, json::serialize(*rec.response))
+                                      : http_reply::json(status, std::move(rec.verbatim));
     for (auto& h : rec.reply_headers)
         reply.headers.push_back(std::move(h));
     return reply;

@@ -12,10 +12,13 @@ namespace {
 
 namespace json = boost::json;
 
-// Methods 2026-07-28 removed: a client of that revision gets 404 and -32601 for them.
+// Methods 2026-07-28 removed (and the tasks extension's predecessors of its own methods): a
+// client of that revision gets 404 and -32601 for them, in passthrough too, where gate would
+// otherwise answer the task methods itself.
 bool removed_in_modern(std::string_view method) {
     return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
-           method == "resources/subscribe" || method == "resources/unsubscribe";
+           method == "resources/subscribe" || method == "resources/unsubscribe" ||
+           method == "tasks/result" || method == "tasks/list";
 }
 
 // The requests a 2026-07-28 client may send a federation: the revision's methods gate serves,

@@ -88,6 +88,10 @@ struct request_context {
     std::optional<std::string> modern_log_level;
     // Such a tools/call's Mcp-Param-* headers (name after the prefix, value as sent).
     std::vector<std::pair<std::string, std::string>> param_headers;
+    // The HTTP status of such a request's answer (protocol::modern_answer_status).
+    unsigned answer_status = 200;
+    // Such a call's cancellation: its client closing its stream cancels it upstream.
+    std::shared_ptr<call_cancel> cancel;
     // The client's capability profile, for lists (upstream_calls::profile_of); gate's own
     // lists set the full one.
     std::optional<protocol::client_profile> profile;

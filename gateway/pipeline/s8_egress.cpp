@@ -8,6 +8,7 @@
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/modern_request.hpp"
 #include "protocol/ui_uri.hpp"
 
 #include <algorithm>
@@ -124,6 +125,7 @@ private:
     // read of an upstream that said nothing of it (the earlier era) may not be cached at all,
     // and only privately: gate cannot know whether its content is the caller's own.
     void for_modern_client(request_context& ctx, bool list) {
+        ctx.answer_status = protocol::modern_answer_status(*ctx.response);
         complete_for_modern_client(*ctx.response, ctx);
         auto* r = ctx.response->if_contains("result");
         if (!r || !r->is_object())

@@ -6,6 +6,7 @@
 
 #include "actors/guards/upstream_guard.hpp"
 #include "gateway/auth/upstream_credential.hpp"
+#include "gateway/upstream/call_cancel.hpp"
 #include "gateway/upstream/upstream_message.hpp"
 #include "gateway/upstream/upstream_observer.hpp"
 #include "protocol/client_profile.hpp"
@@ -71,6 +72,8 @@ struct call_context {
     // against its arguments: those gate does not write itself from the tool's annotations are
     // forwarded as sent. A copy: the call may outlive the request's context (a parked call).
     std::vector<std::pair<std::string, std::string>> client_param_headers;
+    // The client's cancellation of the call (a 2026-07-28 client's closed stream), or null.
+    std::shared_ptr<call_cancel> cancel;
 
     static call_context traced(std::string traceparent) {
         call_context ctx;

@@ -142,6 +142,21 @@ void upstream_client::session_traffic::message(const std::string& bridge, upstre
         c_.observer_->message(bridge, std::move(m));
 }
 
+asio::awaitable<bool> upstream_client::cancel(const std::string& bridge,
+                                              const json::value& upstream_id,
+                                              const json::value* reason) {
+    if (state_.modern) // the closing of the call's exchange is the cancellation
+        co_return requests_.cancel(upstream_id, reason && reason->is_string()
+                                                    ? std::string(reason->get_string())
+                                                    : std::string("cancelled by the client"));
+    json::object params{{"requestId", upstream_id}};
+    if (reason)
+        params["reason"] = *reason;
+    co_return co_await deliver(bridge, json::object{{"jsonrpc", "2.0"},
+                                                    {"method", "notifications/cancelled"},
+                                                    {"params", std::move(params)}});
+}
+
 void upstream_client::root_watch::root_published(std::uint64_t generation) {
     if (c_.state_.modern)
         c_.refresh_listen(); // list changes and held URIs, on gate's own listen

@@ -99,6 +99,13 @@ public:
                                          std::string source = {}) {
         return requests_.deliver(bridge, std::move(message), std::move(source));
     }
+    // A client cancelled the call gate sent under `upstream_id` on `bridge` (empty: the root
+    // session): a 2026-07-28 upstream's exchange for it is closed; an earlier upstream gets a
+    // notifications/cancelled (with `reason`, when the client gave one). False: nothing sent
+    // or closed (the call is over).
+    boost::asio::awaitable<bool> cancel(const std::string& bridge,
+                                        const boost::json::value& upstream_id,
+                                        const boost::json::value* reason);
     // Where a bridged session lives upstream (upstream_sessions.hpp).
     using session_address = transport::session_address;
     std::optional<session_address> address_of(const std::string& bridge) const {

@@ -13,4 +13,11 @@ inline upstream_failure fail(upstream_failure::kind k, std::string msg, int stat
     return upstream_failure{k, std::move(msg), status, std::nullopt};
 }
 
+// The client cancelled the call: nothing the upstream did wrong.
+inline upstream_failure cancelled(const call_cancel& cancel) {
+    auto f = fail(upstream_failure::kind::protocol, "cancelled: " + cancel.reason());
+    f.upstream_at_fault = false;
+    return f;
+}
+
 } // namespace gate::transport::upstream_parts

@@ -40,6 +40,29 @@ constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
 constexpr auto stream_end_wait = std::chrono::seconds(2);
 // The bridge of a message from no session (a health probe's).
 const std::string no_bridge;
+
+// A call's cancellation closes its exchange's connection while the exchange is on the wire
+// (at once, when it came before).
+class cancel_watch {
+public:
+    cancel_watch(call_cancel* cancel, std::function<void()> close) : cancel_(cancel) {
+        if (!cancel_)
+            return;
+        if (cancel_->requested())
+            close();
+        else
+            cancel_->closing(std::move(close));
+    }
+    ~cancel_watch() {
+        if (cancel_)
+            cancel_->off_wire();
+    }
+    cancel_watch(const cancel_watch&) = delete;
+    cancel_watch& operator=(const cancel_watch&) = delete;
+
+private:
+    call_cancel* cancel_;
+};
 } // namespace
 
 struct upstream_exchange::answer_reader {
@@ -131,7 +154,8 @@ upstream_exchange::post_wire(const upstream_endpoint& ep, const outgoing_message
 asio::awaitable<std::variant<http_answer, upstream_failure>>
 upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
                             const session_state& session, const call_context& ctx,
-                            clock::time_point deadline, const session_origin* origin) {
+                            clock::time_point deadline, const session_origin* origin,
+                            call_cancel* cancel) {
     const auto* caller = origin ? origin->caller.get() : nullptr;
     auto cred = credentials_.line_now(caller);
     if (!cred)
@@ -165,27 +189,9 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
         boost::system::error_code ec;
         // On the heap: an unfinished event stream hands it to the drain.
         auto reader = std::make_shared<answer_reader>();
-        {
-            // The request's deadline, kept by the io thread's watch (no timer of its own):
-            // passed, it closes the connection and the call fails as timed out.
-            bool expired = false;
-            auto deadline_kept = watch_.arm(deadline, [&expired, &socket = conn.lowest().socket()] {
-                expired = true;
-                boost::system::error_code ignored;
-                socket.close(ignored);
-            });
-            if (conn.tls)
-                co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec,
-                                    ctx, origin, *reader);
-            else // the socket itself: the deadline is the watch's, not the stream's expiry,
-                 // and Beast's stream would wrap every read in its timer bookkeeping
-                co_await round_trip(conn.plain->socket(), wire, want_id, answer, header_read,
-                                    reusable, ec, ctx, origin, *reader);
-            if (expired) {
-                ec = beast::error::timeout;
-                reusable = false;
-            }
-        }
+        if (co_await guarded_round_trip(conn, wire, want_id, answer, header_read, reusable, ec, ctx,
+                                        origin, *reader, deadline, cancel))
+            co_return cancelled(*cancel);
         if (answer.stream_unfinished && !state_.closed)
             asio::co_spawn(state_.ex, drain(ep, std::move(conn), std::move(reader)),
                            asio::detached);
@@ -205,6 +211,42 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
             co_return std::move(*f);
         co_return answer;
     }
+}
+
+asio::awaitable<bool> upstream_exchange::guarded_round_trip(
+    upstream_connection& conn, const std::string& wire, const json::value* want_id,
+    http_answer& answer, bool& header_read, bool& reusable, boost::system::error_code& ec,
+    const call_context& ctx, const session_origin* origin, answer_reader& reader,
+    clock::time_point deadline, call_cancel* cancel) {
+    // The request's deadline, kept by the io thread's watch (no timer of its own): passed, it
+    // closes the connection and the call fails as timed out.
+    bool expired = false, cancel_closed = false;
+    auto deadline_kept = watch_.arm(deadline, [&expired, &socket = conn.lowest().socket()] {
+        expired = true;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    });
+    // The client's cancellation closes the connection too (at a 2026-07-28 upstream that is
+    // the cancellation; an earlier one was told by the request).
+    cancel_watch cancel_kept(cancel, [&cancel_closed, &socket = conn.lowest().socket()] {
+        cancel_closed = true;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    });
+    if (cancel_closed)
+        co_return true;
+    if (conn.tls)
+        co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec, ctx,
+                            origin, reader);
+    else // the socket itself: the deadline is the watch's, not the stream's expiry, and
+         // Beast's stream would wrap every read in its timer bookkeeping
+        co_await round_trip(conn.plain->socket(), wire, want_id, answer, header_read, reusable, ec,
+                            ctx, origin, reader);
+    if (expired) {
+        ec = beast::error::timeout;
+        reusable = false;
+    }
+    co_return cancel_closed;
 }
 
 std::optional<upstream_failure> upstream_exchange::read_failure(const upstream_endpoint& ep,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "gateway/auth/upstream_credential.hpp"
+#include "gateway/upstream/call_cancel.hpp"
 #include "gateway/upstream/upstream_call.hpp"
 #include "gateway/upstream/upstream_state.hpp"
 #include "transport/client/idle_pool.hpp"
@@ -106,9 +107,11 @@ public:
     // Sends `msg` on `session` to `ep` and reads its answer by `deadline`. `origin`: the
     // session it goes on (its caller's credential; where the upstream's messages came from),
     // null for gate's own traffic outside any session (probes).
+    // `cancel`: the call's cancellation, which closes the exchange (a cancelled failure).
     boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
     exchange(upstream_endpoint& ep, const outgoing_message& msg, const session_state& session,
-             const call_context& ctx, clock::time_point deadline, const session_origin* origin);
+             const call_context& ctx, clock::time_point deadline, const session_origin* origin,
+             call_cancel* cancel = nullptr);
     boost::asio::awaitable<std::variant<upstream_connection, upstream_failure>>
     connect(upstream_endpoint& ep);
     // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
@@ -142,6 +145,14 @@ private:
                                             bool& header_read, bool& reusable,
                                             boost::system::error_code& ec, const call_context& ctx,
                                             const session_origin* origin, answer_reader& reader);
+    // The round trip within the request's deadline (passed: a timeout in `ec`), closed when
+    // the call is cancelled meanwhile (true).
+    boost::asio::awaitable<bool>
+    guarded_round_trip(upstream_connection& conn, const std::string& wire,
+                       const boost::json::value* want_id, http_answer& answer, bool& header_read,
+                       bool& reusable, boost::system::error_code& ec, const call_context& ctx,
+                       const session_origin* origin, answer_reader& reader,
+                       clock::time_point deadline, call_cancel* cancel);
     // The events of an answer's stream read so far: the upstream's own messages go to the
     // observer; true once the answer (the response to `want_id`) is among them.
     bool take_events(std::vector<sse_event>& events, const boost::json::value* want_id,

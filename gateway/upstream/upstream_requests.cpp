@@ -11,6 +11,8 @@
 #include "protocol/modern_request.hpp"
 #include "transport/process/version.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/json/serialize.hpp>
 #include <utility>
 
@@ -38,6 +40,65 @@ private:
     upstream_session& s_;
 };
 } // namespace
+
+// A request of a call on the wire: found by gate's id for it while it runs (a 2026-07-28
+// upstream's call is cancelled by closing its exchange), and at an earlier upstream told of
+// the call's cancellation by a notifications/cancelled on the session it went on.
+class upstream_requests::running_call {
+public:
+    running_call(upstream_requests& requests, call_cancel* cancel, std::int64_t id,
+                 const std::string& bridge)
+        : requests_(requests), cancel_(cancel), id_(id) {
+        if (!cancel_)
+            return;
+        if (requests_.state_.modern) {
+            requests_.running_[id_] = cancel_;
+            return;
+        }
+        cancel_->telling([&requests, cancel = cancel_, id, bridge] {
+            json::object params{{"requestId", id}};
+            if (!cancel->reason().empty())
+                params["reason"] = cancel->reason();
+            requests.tell(bridge, json::object{{"jsonrpc", "2.0"},
+                                               {"method", "notifications/cancelled"},
+                                               {"params", std::move(params)}});
+        });
+    }
+    ~running_call() {
+        if (!cancel_)
+            return;
+        cancel_->off_wire(); // a later cancellation names no request of this call here
+        if (requests_.state_.modern)
+            requests_.running_.erase(id_);
+    }
+    running_call(const running_call&) = delete;
+    running_call& operator=(const running_call&) = delete;
+
+private:
+    upstream_requests& requests_;
+    call_cancel* cancel_;
+    std::int64_t id_;
+};
+
+void upstream_requests::tell(const std::string& bridge, json::object message) {
+    // Sent on its own: the cancelled call's exchange is closed at once, not after it.
+    asio::co_spawn(
+        state_.ex,
+        [this, keep = state_.hold(), bridge,
+         message = std::move(message)]() mutable -> asio::awaitable<void> {
+            if (keep)
+                co_await deliver(bridge, std::move(message), {});
+        },
+        asio::detached);
+}
+
+bool upstream_requests::cancel(const json::value& id, std::string reason) {
+    auto it = id.is_int64() ? running_.find(id.get_int64()) : running_.end();
+    if (it == running_.end())
+        return false; // over already, or not a request of gate's
+    it->second->request(std::move(reason));
+    return true;
+}
 
 upstream_requests::upstream_requests(upstream_state& state, upstream_sessions& sessions,
                                      upstream_exchange& exchange, upstream_guards& guards,
@@ -177,6 +238,27 @@ answer_input(const json::object& result, std::string_view raw, const call_contex
 }
 } // namespace
 
+outgoing_message upstream_requests::outgoing(std::int64_t id, std::string_view method,
+                                             json::object& params, bool with_params,
+                                             std::string_view source, const call_context& ctx,
+                                             const upstream_session& s) {
+    if (state_.modern)
+        add_envelope(params, ctx, s);
+    else // a 2026-07-28 client's envelope is no part of an earlier revision's request
+        protocol::remove_envelope(params);
+    continue_meta_trace(params, ctx);
+    outgoing_message out{
+        protocol::request_text(id, method, with_params ? &params : nullptr, source),
+        method,
+        protocol::named_value(method, &params),
+        true,
+        id,
+        {}};
+    if (state_.modern && method == "tools/call")
+        out.fields = state_.tool_headers.fields_for(params, &ctx.client_param_headers);
+    return out;
+}
+
 asio::awaitable<upstream_reply>
 upstream_requests::send(std::string_view method, json::object params, const call_context& ctx) {
     auto deadline = clock::now() + state_.budget_for(ctx);
@@ -189,6 +271,12 @@ upstream_requests::send(std::string_view method, json::object params, const call
                            " takes each caller's own credential and this "
                            "request has no session of that caller to go on");
     session_use in_use(*s);
+    // A call at a 2026-07-28 upstream can be cancelled by a session's client too (by gate's
+    // id for it, cancel()): it has a cancellation of its own when its client gave none.
+    std::shared_ptr<call_cancel> own_cancel;
+    auto* cancel = ctx.cancel.get();
+    if (!cancel && state_.modern)
+        cancel = (own_cancel = std::make_shared<call_cancel>()).get();
     int input_rounds = 0;
     // What the params are written from: the client's text, then with the input it gave.
     std::string_view source = ctx.params_source;
@@ -197,24 +285,16 @@ upstream_requests::send(std::string_view method, json::object params, const call
     for (bool retried = false;;) {
         if (auto failure = co_await sessions_.ensure_session(s, ctx))
             co_return *failure;
-        if (state_.modern)
-            add_envelope(params, ctx, *s);
-        continue_meta_trace(params, ctx);
         auto id = state_.next_id++;
         if (ctx.observer)
             ctx.observer->sent(id);
         auto generation = s->life.generation();
         auto session = s->state; // the exchange may outlive a reset of the shared one
-        outgoing_message out{
-            protocol::request_text(id, method, with_params ? &params : nullptr, source),
-            method,
-            protocol::named_value(method, &params),
-            true,
-            id,
-            {}};
-        if (state_.modern && method == "tools/call")
-            out.fields = state_.tool_headers.fields_for(params, &ctx.client_param_headers);
-        auto r = co_await exchange_.exchange(*s->ep, out, session, ctx, deadline, s.get());
+        auto out = outgoing(id, method, params, with_params, source, ctx, *s);
+        if (cancel && cancel->requested())
+            co_return cancelled(*cancel);
+        running_call running(*this, cancel, id, ctx.bridge);
+        auto r = co_await exchange_.exchange(*s->ep, out, session, ctx, deadline, s.get(), cancel);
         if (auto* f = std::get_if<upstream_failure>(&r))
             co_return *f;
         auto& answer = std::get<http_answer>(r);

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -57,7 +58,19 @@ public:
     boost::asio::awaitable<void> set_log_level(const std::string& bridge, std::string level,
                                                const boost::json::object& capabilities);
 
+    // Cancels the call at a 2026-07-28 upstream whose request went out under `id` (gate's):
+    // its exchange is closed. False when no such request is on the wire.
+    bool cancel(const boost::json::value& id, std::string reason);
+
 private:
+    class running_call;
+    // Request `id` as it goes to the upstream: the envelope of its era in `params._meta`, the
+    // caller's trace continued, written from `source` (the client's text) where it can be.
+    outgoing_message outgoing(std::int64_t id, std::string_view method, boost::json::object& params,
+                              bool with_params, std::string_view source, const call_context& ctx,
+                              const upstream_session& s);
+    // Sends a notification on a bridged session (empty: the root), without waiting for it.
+    void tell(const std::string& bridge, boost::json::object message);
     // After a -32020: whether the tools learnt again give the call other headers than `sent`.
     boost::asio::awaitable<bool> headers_relearnt(const boost::json::object& params,
                                                   const protocol::header_fields& sent,
@@ -68,6 +81,8 @@ private:
     upstream_exchange& exchange_;
     upstream_guards& guards_;
     upstream_recording& recording_;
+    // The requests on the wire at a 2026-07-28 upstream, by gate's id for them.
+    std::unordered_map<std::int64_t, call_cancel*> running_;
 };
 
 } // namespace gate::transport

@@ -313,7 +313,7 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     assert.match(r.text, /declared no sampling capability/, r.text);
   });
 
-  test('the input_required result, a retry without answers, and a requestState gate never minted', { timeout: 30_000 }, async () => {
+  test('the input_required result, a retry without answers asked again, and a requestState gate never minted', { timeout: 30_000 }, async () => {
     const first = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' } }, { meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } } });
     const r1 = await post(gate.url, first.body, first.headers);
     assert.equal(r1.status, 200);
@@ -329,13 +329,14 @@ describe('protocol eras: 2026-07-28 and 2025-11-25 clients on one endpoint', { t
     assert.equal(r9.status, 400);
     assert.equal(r9.json.error.code, -32602);
     assert.match(r9.json.error.message, /requestState belongs to another request/);
-    // The retry carries no answer: the upstream is told so and answers the call itself.
+    // The retry carries no answer: asked again (the revision's SHOULD), under a new state.
     const retry = modern('tools/call', { name: 'ev__trigger-sampling-request', arguments: { prompt: 'raw' }, requestState: result.requestState, inputResponses: {} }, { id: 2 });
     const r2 = await post(gate.url, retry.body, retry.headers);
     assert.equal(r2.status, 200);
     assert.equal(r2.json.id, 2, 'the answer carries the retry\'s id');
-    assert.ok(r2.json.result || r2.json.error, r2.text);
-    assert.notEqual(r2.json.result?.resultType, 'input_required');
+    assert.equal(r2.json.result.resultType, 'input_required', r2.text);
+    assert.deepEqual(r2.json.result.inputRequests, result.inputRequests);
+    assert.notEqual(r2.json.result.requestState, result.requestState);
     // A state gate did not mint is the upstream's own: forwarded, and this upstream asks again.
     const stray = modern('tools/call', { name: 'ev__echo', arguments: { message: 'stray' }, requestState: 'not-from-gate' }, { id: 3 });
     const r3 = await post(gate.url, stray.body, stray.headers);

@@ -73,6 +73,34 @@ TEST(modern_request, envelope_fields_are_required) {
     EXPECT_EQ(r->data.at("requested"), "2099-01-01");
 }
 
+TEST(modern_request, a_header_that_does_not_mirror_the_version_is_wrong_before_the_version) {
+    auto future = json::parse(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0",)"
+                              R"("io.modelcontextprotocol/clientCapabilities":{}}})")
+                      .as_object();
+    auto r =
+        check_modern_request("server/discover", &future, {"2026-07-28", "server/discover", ""});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(describe(r->error).rpc_code, modern_code::header_mismatch);
+    EXPECT_EQ(describe(r->error).http_status, 400);
+}
+
+TEST(modern_request, the_envelope_leaves_a_request_to_an_earlier_revision) {
+    auto p = json::parse(R"({"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":)"
+                         R"("2026-07-28","io.modelcontextprotocol/clientCapabilities":{},)"
+                         R"("io.modelcontextprotocol/clientInfo":{},)"
+                         R"("io.modelcontextprotocol/logLevel":"info","progressToken":7}})")
+                 .as_object();
+    remove_envelope(p);
+    EXPECT_EQ(p, json::parse(R"({"name":"a","_meta":{"progressToken":7}})").as_object());
+    auto bare = json::parse(R"({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}})")
+                    .as_object();
+    remove_envelope(bare);
+    EXPECT_TRUE(bare.empty());
+    auto none = json::object{{"name", "a"}};
+    remove_envelope(none);
+    EXPECT_EQ(none.size(), 1u);
+}
+
 TEST(modern_request, header_values_decode_from_base64) {
     EXPECT_EQ(decode_header_value("plain"), "plain");
     EXPECT_EQ(decode_header_value("=?base64?w6l0w6k=?="), "\xc3\xa9t\xc3\xa9"); // "été"

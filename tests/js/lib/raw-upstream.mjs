@@ -6,7 +6,8 @@
 // `modern: false`: the 2025-11-25 era, initialize opens a session; `modern: true`: 2026-07-28,
 // server/discover offers it and every request stands alone. The texts it answers with are the
 // caller's (each a JSON text, spliced in as it is):
-//   tools/list           -> {"tools": [{"name": "echo", "inputSchema": <schema>}, ...]}
+//   tools/list           -> {"tools": [{"name": "echo", "inputSchema": <schema>}, ...]} (ask's:
+//                           <askSchema>)
 //   tools/call echo      -> <result>
 //   tools/call progress  -> a notifications/progress with <progress> as params, then <result>
 //                           (an event stream)
@@ -21,7 +22,7 @@ import http from 'node:http';
 
 const MODERN = '2026-07-28';
 
-export async function startRawUpstream({ modern = false, schema = '{}', result, progress = '{}', question = '{}', state = '{}' }) {
+export async function startRawUpstream({ modern = false, schema = '{}', askSchema = '{"type":"object"}', result, progress = '{}', question = '{}', state = '{}' }) {
   const bodies = [];
   const answers = [];
   const waiting = new Map(); // question id -> resolve(answer text)
@@ -107,7 +108,7 @@ export async function startRawUpstream({ modern = false, schema = '{}', result, 
           ),
         );
       case 'tools/list':
-        return json(res, reply(msg.id, `{"tools":[{"name":"echo","inputSchema":${schema}},{"name":"progress","inputSchema":{"type":"object"}},{"name":"ask","inputSchema":{"type":"object"}}]}`));
+        return json(res, reply(msg.id, `{"tools":[{"name":"echo","inputSchema":${schema}},{"name":"progress","inputSchema":{"type":"object"}},{"name":"ask","inputSchema":${askSchema}}]}`));
       case 'tools/call':
         return call(msg, text, res);
       default:
