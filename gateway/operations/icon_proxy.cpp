@@ -131,50 +131,62 @@ std::optional<protocol::icon_site> icon_proxy::site_of(const snapshot& snap, std
     return site;
 }
 
-std::size_t icon_proxy::rewrite(const snapshot& snap, std::size_t upstream, json::object& holder,
-                                std::string& first_dropped) {
+void icon_proxy::rewrite(const snapshot& snap, std::size_t upstream, json::object& holder,
+                         left_out& dropped) {
     if (!holder.contains("icons"))
-        return 0;
+        return;
     auto site = site_of(snap, upstream);
     if (!site)
-        return 0;
+        return;
     const auto& u = snap.upstream(upstream);
-    std::size_t dropped = 0;
     protocol::icon_hooks hooks;
     hooks.keep = [&](std::string_view digest, std::string_view src) {
         registry_.keep(*u.namespace_, digest, src);
     };
     hooks.dropped = [&](protocol::icon_drop why, std::string_view src) {
-        ++dropped;
-        if (first_dropped.empty())
-            first_dropped =
+        if (dropped.reasons.empty())
+            dropped.first =
                 std::string(protocol::drop_label(why)) + ": " + protocol::printable(src, 200);
-        if (dropped_)
-            dropped_(u.id, protocol::drop_label(why));
+        dropped.reasons.push_back(protocol::drop_label(why));
     };
     protocol::rewrite_icons(holder, *site, hooks);
-    return dropped;
+}
+
+void icon_proxy::report(const std::string& upstream, const left_out& dropped) {
+    if (dropped_)
+        for (auto why : dropped.reasons)
+            dropped_(upstream, why);
 }
 
 void icon_proxy::rewrite_list(const snapshot& snap, std::size_t upstream, std::string_view what,
                               json::array& items) {
-    std::size_t dropped = 0;
-    std::string first;
+    left_out dropped;
     for (auto& item : items)
         if (auto* o = item.if_object())
-            dropped += rewrite(snap, upstream, *o, first);
-    if (dropped > 0)
-        spdlog::warn("upstream {}: {} icon(s) left out of {} (gate serves only icons on the "
-                     "upstream's own origin, and data: ones); first: {}",
-                     snap.upstream(upstream).id, dropped, what, first);
+            rewrite(snap, upstream, *o, dropped);
+    if (dropped.reasons.empty())
+        return;
+    const auto& id = snap.upstream(upstream).id;
+    report(id, dropped);
+    spdlog::warn("upstream {}: {} icon(s) left out of {} (gate serves only icons on the "
+                 "upstream's own origin, and data: ones); first: {}",
+                 id, dropped.reasons.size(), what, dropped.first);
 }
 
 void icon_proxy::rewrite_one(const snapshot& snap, std::size_t upstream, std::string_view what,
                              json::object& holder) {
-    std::string first;
-    if (auto dropped = rewrite(snap, upstream, holder, first))
-        spdlog::warn("upstream {}: {} icon(s) left out of {}; first: {}",
-                     snap.upstream(upstream).id, dropped, what, first);
+    left_out dropped;
+    rewrite(snap, upstream, holder, dropped);
+    const auto& id = snap.upstream(upstream).id;
+    // Said and counted once per change: the console reads it every 5 s.
+    auto said = std::to_string(dropped.reasons.size()) + " " + dropped.first;
+    auto& last = reported_[id];
+    if (dropped.reasons.empty() || last == said)
+        return;
+    last = std::move(said);
+    report(id, dropped);
+    spdlog::warn("upstream {}: {} icon(s) left out of {}; first: {}", id, dropped.reasons.size(),
+                 what, dropped.first);
 }
 
 asio::awaitable<fetched_icon> icon_proxy::fetch(const std::string& src) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace gate::transport {
 
@@ -99,7 +100,8 @@ public:
     // nothing changes.
     void rewrite_list(const snapshot& snap, std::size_t upstream, std::string_view what,
                       boost::json::array& items);
-    // The same for one object holding `icons` (a serverInfo).
+    // The same for one object holding `icons` (a serverInfo, each time /api/federation is
+    // read): what it leaves out is logged and counted only when it differs from the last time.
     void rewrite_one(const snapshot& snap, std::size_t upstream, std::string_view what,
                      boost::json::object& holder);
 
@@ -110,9 +112,14 @@ public:
 private:
     // Where upstream `i`'s icons go (null: passthrough, or an unusable namespace).
     std::optional<protocol::icon_site> site_of(const snapshot& snap, std::size_t i) const;
-    // The icons of one object; how many were left out (the first named in `first_dropped`).
-    std::size_t rewrite(const snapshot& snap, std::size_t upstream, boost::json::object& holder,
-                        std::string& first_dropped);
+    // What a rewrite left out: each icon's reason, the first one named for the log.
+    struct left_out {
+        std::vector<std::string_view> reasons; // drop_label's static texts
+        std::string first;
+    };
+    void rewrite(const snapshot& snap, std::size_t upstream, boost::json::object& holder,
+                 left_out& dropped);
+    void report(const std::string& upstream, const left_out& dropped);
     boost::asio::awaitable<fetched_icon> fetch(const std::string& src);
 
     std::function<void(const std::string&, std::string_view)> dropped_;
@@ -121,6 +128,8 @@ private:
     icon_registry registry_;
     icon_cache cache_;
     std::size_t in_flight_ = 0;
+    // What rewrite_one last said of each upstream's serverInfo (by id).
+    std::map<std::string, std::string> reported_;
 };
 
 } // namespace gate::transport

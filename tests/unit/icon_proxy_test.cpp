@@ -108,6 +108,21 @@ TEST(icon_proxy, other_origins_are_dropped_and_counted) {
     EXPECT_TRUE(r.fetched.empty());
 }
 
+TEST(icon_proxy, a_server_info_read_again_and_again_is_counted_once) {
+    rig r;
+    for (int i = 0; i < 3; ++i) {
+        json::object info{{"name", "s"},
+                          {"icons",
+                           {json::object{{"src", "http://127.0.0.1:1/s.png"}},
+                            json::object{{"src", "https://elsewhere.example/s.png"}}}}};
+        r.proxy->rewrite_one(*r.snap, 0, "serverInfo", info);
+        ASSERT_EQ(info.at("icons").as_array().size(), 1u);
+        EXPECT_EQ(info.at("icons").as_array()[0].at("src").as_string(),
+                  "/icons/a/" + protocol::icon_digest("http://127.0.0.1:1/s.png"));
+    }
+    EXPECT_EQ(r.dropped, (std::vector<std::string>{"up-a:other_origin"}));
+}
+
 TEST(icon_proxy, unknown_digests_and_namespaces_are_404) {
     rig r;
     auto path = r.listed(0, "http://127.0.0.1:1/i.png");
