@@ -160,22 +160,12 @@ const BY_NAME_FIXTURE = [
   'input-required-result-non-tool-request',
 ];
 
-// Checks gate loses against the 2026-07-28 fixture, each a gate bug reported to be fixed
-// (issue 34). The test fails when one of them passes through gate: then remove it here.
-const HTTP_STATUS = 'gate relays the upstream error body but answers HTTP 200 instead of the upstream status';
-const KNOWN_2026 = new Map([
-  [
-    'server-stateless/sep-2575-http-server-header-mismatch-400',
-    'a body protocolVersion v999.0.0 against the header 2026-07-28 gets -32022 (unsupported version) from gate; the revision asks for -32020 (header mismatch), which the fixture answers',
-  ],
-  ['server-stateless/sep-2575-missing-capability-http-400', `-32021: ${HTTP_STATUS} 400`],
-]);
-const KNOWN_2026_PASSTHROUGH = new Map([
-  ...KNOWN_2026,
-  ['server-stateless/sep-2575-http-server-method-not-found-404', `unknown/method -> -32601: ${HTTP_STATUS} 404 (namespaced gate answers 404 itself)`],
-  ['tasks-dispatch-and-envelope/tasks-removed-tasks-list', 'tasks/list (removed for 2026-07-28) is answered by gate with an empty list instead of the upstream -32601'],
-  ['tasks-dispatch-and-envelope/sep-2663-tasks-result-removed-method-not-found', 'tasks/result (removed for 2026-07-28) is answered by gate with -32602 unknown task instead of -32601'],
-]);
+// Checks gate loses against the 2026-07-28 fixture, each a gate bug to be fixed. The test
+// fails when one of them passes through gate: then remove it here. (Emptied by the fixes of
+// issue 34: the header/body mismatch told before the version, the status an upstream's
+// -32601/-32020/-32021/-32022 carries, tasks/result and tasks/list 404 in passthrough.)
+const KNOWN_2026 = new Map();
+const KNOWN_2026_PASSTHROUGH = new Map([...KNOWN_2026]);
 
 compareThroughGate('conformance 2025-11-25: server-everything, gate passthrough', {
   revision: '2025-11-25',
@@ -224,14 +214,31 @@ compareThroughGate('conformance 2026-07-28: v2 fixture, gate namespaced', {
 });
 
 // gate's default upstream protocol (`session`) in front of the same fixture: gate speaks
-// 2025-11-25 with a session upstream and forwards the 2026-07-28 client's request with its
-// `_meta` envelope (io.modelcontextprotocol/protocolVersion 2026-07-28 ...) under the session's
-// `MCP-Protocol-Version: 2025-11-25` header; the v2 SDK answers every such request -32020
-// (header and body disagree), so nearly every scenario is lost. A gate bug (issue 34):
-// todo until gate strips the envelope for a 2025-era upstream; then drop `todo`.
+// 2025-11-25 with a session upstream, and a 2026-07-28 client's request goes to it without the
+// revision's `_meta` envelope (io.modelcontextprotocol/protocolVersion ...), which the v2 SDK
+// would refuse under the session's `MCP-Protocol-Version: 2025-11-25` (-32020).
+// What a 2025-11-25 session cannot carry to a 2026-07-28 client (docs/protocol-eras.md,
+// "What is not translated"): the upstream asks one question at a time as a server request,
+// so the client is asked under gate's keys (input-1...), one per round, never the upstream's
+// own keys or several at once; an earlier-era upstream has no -32021 to refuse an undeclared
+// capability with; and list changes the fixture announces on its 2025 session reach a listen
+// only as gate's own root session hears them.
+const TRANSLATED = 'a 2025-11-25 upstream asks by server requests, one at a time: gate keys them input-1...';
+const KNOWN_SESSION = new Map([
+  ...KNOWN_2026_PASSTHROUGH,
+  ['input-required-result-basic-elicitation/sep-2322-elicitation-incomplete', TRANSLATED],
+  ['input-required-result-basic-elicitation/sep-2322-elicitation-complete', `${TRANSLATED} (follows the incomplete step)`],
+  ['input-required-result-multiple-input-requests/sep-2322-multiple-inputs-incomplete', TRANSLATED],
+  ['input-required-result-multiple-input-requests/sep-2322-multiple-inputs-complete', `${TRANSLATED} (follows the incomplete step)`],
+  ['input-required-result-capability-check/sep-2322-respect-client-capabilities', 'the 2025-11-25 upstream runs the tool; gate answers its sampling request -32601 for the client'],
+  ['server-stateless/sep-2575-server-rejects-undeclared-capability', 'a 2025-11-25 upstream has no -32021'],
+  ['server-stateless/sep-2575-missing-capability-http-400', 'a 2025-11-25 upstream has no -32021'],
+  ['server-stateless/sep-2575-server-sends-prompts-list-changed-on-subscription', 'the change is announced on the fixture\'s 2025 session, not on gate\'s root session'],
+  ['server-stateless/sep-2575-server-sends-tools-list-changed-on-subscription', 'the change is announced on the fixture\'s 2025 session, not on gate\'s root session'],
+]);
+
 compareThroughGate('conformance 2026-07-28: v2 fixture, gate passthrough to a 2025-11-25 session', {
   revision: '2026-07-28',
   start: fixture,
-  known: KNOWN_2026_PASSTHROUGH,
-  todo: 'gate forwards the 2026-07-28 _meta envelope to a 2025-11-25 session upstream (-32020)',
+  known: KNOWN_SESSION,
 });
