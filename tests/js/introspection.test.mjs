@@ -172,6 +172,9 @@ describe('introspection and console', { timeout: 180_000 }, () => {
       assert.equal(await page.getAttribute('#verdict', 'class'), 'degraded');
       assert.equal(await page.getAttribute('#upstreams li[data-id="ev"]', 'class'), 'up');
       assert.equal(await page.getAttribute('#upstreams li[data-id="dead"]', 'class'), 'down');
+      // The upstream as it named itself at its handshake; none for one gate never reached.
+      assert.match(await page.textContent('#upstreams li[data-id="ev"] .server'), /2\.0\.0 · MCP 2025-11-25$/);
+      assert.equal(await page.$('#upstreams li[data-id="dead"] .server'), null);
       // The picture: one bar segment per upstream, colored by state.
       const colors = await page.$$eval('#bar span', (spans) => spans.map((s) => getComputedStyle(s).backgroundColor));
       assert.equal(colors.length, 2);

@@ -20,6 +20,16 @@
     return "up";
   };
 
+  // The upstream as its handshake named itself (text only); its first icon when gate serves it
+  // from this page's origin (the page's CSP allows no other).
+  const identity = (s) => {
+    const line = el("div", "meta server");
+    const icon = (s.icons || []).find((i) => typeof i.src === "string" && new URL(i.src, location.href).origin === location.origin);
+    if (icon) { const img = el("img"); img.src = icon.src; img.alt = ""; img.width = 16; img.height = 16; line.append(img); }
+    line.append(el("span", "", `${s.title || s.name || "?"}${s.version ? " " + s.version : ""}${s.protocolVersion ? " · MCP " + s.protocolVersion : ""}`));
+    return line;
+  };
+
   function render(f) {
     $("version").textContent = `${f.gateway.version} · ${f.gateway.mode} · snapshot ${f.gateway.snapshot}`;
     $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
@@ -37,6 +47,7 @@
       const li = el("li", states[i]);
       li.dataset.id = u.id;
       li.append(el("span", "state", states[i]), el("div", "id", u.id));
+      if (u.server) li.append(identity(u.server));
       const meta = el("div", "meta");
       meta.append(el("span", "badge", u.source), el("span", "badge", `credential: ${u.credential}`), el("span", "badge", `protocol: ${u.protocol}`));
       li.append(meta);
