@@ -279,6 +279,35 @@ describe('gate-stdio in front of a 2026-07-28 stdio server', { timeout: 120_000 
   });
 });
 
+describe('gate-stdio stateless requests within the shim bounds', { timeout: 60_000 }, () => {
+  test('the bearer and the body limit hold before any child is started', async () => {
+    const token = 'tok-' + Math.random().toString(36).slice(2);
+    const dir = mkdtempSync(path.join(tmpdir(), 'shim-modern-bounds-'));
+    const record = path.join(dir, 'events.jsonl');
+    const shim = await startShim({
+      args: ['--bearer-env', 'SHIM_TOKEN', '--max-body-bytes', '2048'],
+      command: [NODE, FIXTURE, record],
+      env: { ...process.env, SHIM_TOKEN: token },
+    });
+    try {
+      const r = call('echo', { text: 'x' }, 1);
+      const none = await send(shim, r);
+      assert.equal(none.status, 401);
+      const big = call('echo', { text: 'x'.repeat(4096) }, 2);
+      const tooBig = await post(shim.url, big.body, { ...big.headers, authorization: `Bearer ${token}` });
+      assert.equal(tooBig.status, 413);
+      const metrics = await (await fetch(`${shim.base}/metrics`)).text();
+      assert.match(metrics, /gate_stdio_spawned_total 0\b/);
+      const ok = await post(shim.url, r.body, { ...r.headers, authorization: `Bearer ${token}` });
+      assert.equal(ok.status, 200);
+      assert.equal(textOf(ok.json.result), 'echo: x');
+    } finally {
+      await shim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('gate federating gate-stdio that fronts a 2026-07-28 stdio server', { timeout: 120_000 }, () => {
   test('a 2026-07-28 client calls the stdio server through gate', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'shim-modern-gate-'));
