@@ -31,11 +31,11 @@ struct probe_state {
     std::optional<std::string> exit;
 };
 
-std::string describe_answer(const json::object& answer) {
+std::string describe_answer(const json::object& answer, std::string_view method = "initialize") {
     if (auto* err = answer.if_contains("error")) {
         auto* o = err->if_object();
         auto* m = o ? o->if_contains("message") : nullptr;
-        return "the server refused initialize: " +
+        return "the server refused " + std::string(method) + ": " +
                (m && m->is_string() ? std::string(m->get_string()) : json::serialize(*err));
     }
     auto* result = answer.if_contains("result");
@@ -43,7 +43,16 @@ std::string describe_answer(const json::object& answer) {
         return {};
     std::string name = "?", version = "?", protocol = "?";
     const auto& r = result->get_object();
-    if (auto* info = r.if_contains("serverInfo"); info && info->is_object()) {
+    const json::value* info = r.if_contains("serverInfo");
+    if (auto* meta = r.if_contains("_meta"); !info && meta && meta->is_object())
+        info = meta->get_object().if_contains("io.modelcontextprotocol/serverInfo");
+    if (auto* versions = r.if_contains("supportedVersions"); versions && versions->is_array()) {
+        protocol.clear();
+        for (const auto& v : versions->get_array())
+            if (v.is_string())
+                protocol += (protocol.empty() ? "" : ", ") + std::string(v.get_string());
+    }
+    if (info && info->is_object()) {
         if (auto* n = info->get_object().if_contains("name"); n && n->is_string())
             name = n->get_string();
         if (auto* v = info->get_object().if_contains("version"); v && v->is_string())
@@ -52,6 +61,38 @@ std::string describe_answer(const json::object& answer) {
     if (auto* p = r.if_contains("protocolVersion"); p && p->is_string())
         protocol = p->get_string();
     return name + " " + version + " (protocol " + protocol + ")";
+}
+
+// A server that speaks only 2026-07-28 refuses initialize; it answers server/discover
+// (statelessly, on the same pipes).
+json::object discover_request() {
+    json::object meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                      {"io.modelcontextprotocol/clientCapabilities", json::object{}},
+                      {"io.modelcontextprotocol/clientInfo",
+                       {{"name", "gate-stdio-probe"}, {"version", gate_version}}}};
+    return {{"jsonrpc", "2.0"},
+            {"id", probe_id},
+            {"method", "server/discover"},
+            {"params", {{"_meta", std::move(meta)}}}};
+}
+
+bool accepted_discover(const json::object& answer) {
+    auto* result = answer.if_contains("result");
+    auto* versions = result && result->is_object()
+                         ? result->get_object().if_contains("supportedVersions")
+                         : nullptr;
+    return versions && versions->is_array() && !versions->get_array().empty();
+}
+
+// Sends `request` and waits for its answer, the child's exit, or `timeout`.
+asio::awaitable<void> exchange(probe_state& state, child_process& child,
+                               const json::object& request, std::chrono::milliseconds timeout) {
+    state.answer.reset();
+    child.send(to_stdio_line(json::serialize(request)));
+    boost::system::error_code ec;
+    state.wake.expires_after(timeout);
+    if (!state.answer && !state.exit)
+        co_await state.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
 }
 
 } // namespace
@@ -95,15 +136,19 @@ asio::awaitable<probe_result> probe_server(asio::any_io_executor ex, spawn_reque
          {{"protocolVersion", transport::downstream_protocol_versions[0]},
           {"capabilities", json::object{}},
           {"clientInfo", {{"name", "gate-stdio-probe"}, {"version", gate_version}}}}}};
-    child->send(to_stdio_line(json::serialize(init)));
-
-    boost::system::error_code ec;
-    state->wake.expires_after(timeout);
-    if (!state->answer && !state->exit)
-        co_await state->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    co_await exchange(*state, *child, init, timeout);
 
     probe_result result;
-    if (state->answer) {
+    if (state->answer && state->answer->contains("error") && !state->exit) {
+        auto refused = describe_answer(*state->answer);
+        co_await exchange(*state, *child, discover_request(), timeout);
+        if (state->answer && accepted_discover(*state->answer)) {
+            result.ok = true;
+            result.detail = describe_answer(*state->answer, "server/discover");
+        } else {
+            result.detail = refused;
+        }
+    } else if (state->answer) {
         result.detail = describe_answer(*state->answer);
         result.ok = !state->answer->contains("error") && !result.detail.empty();
         if (result.detail.empty())
@@ -117,6 +162,7 @@ asio::awaitable<probe_result> probe_server(asio::any_io_executor ex, spawn_reque
                         std::to_string(timeout.count()) + " ms";
     }
     // End it and wait until it is reaped: a probe leaves no process behind.
+    boost::system::error_code ec;
     child->terminate(std::chrono::seconds(2));
     while (!state->exit) {
         state->wake.expires_after(std::chrono::seconds(5));

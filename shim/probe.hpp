@@ -1,5 +1,7 @@
 // Runs the server once and completes the MCP handshake (initialize, then
-// notifications/initialized), then ends it: --probe, and /health when no session is live.
+// notifications/initialized), then ends it: --probe, and /health when no session is live. A
+// server that refuses initialize is asked server/discover (2026-07-28) on the same pipes, and
+// is runnable when it answers with the versions it supports.
 #pragma once
 
 #include "shim/spawn.hpp"

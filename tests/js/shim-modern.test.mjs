@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { connectClient, eventually, post, startGate, startShim } from './lib/index.mjs';
+import { connectClient, eventually, post, runShim, startGate, startShim } from './lib/index.mjs';
 
 const NODE = process.execPath;
 const FIXTURE = path.resolve(path.dirname(new URL(import.meta.url).pathname), 'lib/stdio-modern-server.mjs');
@@ -301,6 +301,32 @@ describe('gate-stdio stateless requests within the shim bounds', { timeout: 60_0
       const ok = await post(shim.url, r.body, { ...r.headers, authorization: `Bearer ${token}` });
       assert.equal(ok.status, 200);
       assert.equal(textOf(ok.json.result), 'echo: x');
+    } finally {
+      await shim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gate-stdio probes a stdio server that refuses initialize', { timeout: 60_000 }, () => {
+  test('--probe and /health ask server/discover when initialize is refused', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'shim-modern-probe-'));
+    const command = [NODE, FIXTURE, path.join(dir, 'events.jsonl'), '--modern-only'];
+    const shim = await startShim({ command });
+    try {
+      const r = await runShim(['--probe', '--', ...command]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /probe ok: gate-test-stdio-modern 1\.0\.0 \(protocol 2026-07-28\)/);
+      const health = await fetch(`${shim.base}/health`);
+      const body = await health.json();
+      assert.equal(health.status, 200, JSON.stringify(body));
+      assert.equal(body.status, 'ok');
+      // Sessionful clients are refused by this server, stateless ones served.
+      const old = await post(shim.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '0' } } });
+      assert.ok(old.json.error, old.text);
+      const client = await modernClient(shim);
+      assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'modern only' } })), 'echo: modern only');
+      await client.close();
     } finally {
       await shim.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -7,8 +7,9 @@
 //   ask                     -> input_required (an elicitation) until answered, then "Hello, <name>!"
 //   crash                   -> the process exits with status 3 mid-call
 //   add-tool {name}         -> registers tool <name> (a tools/list_changed for listens)
-// Usage: node stdio-modern-server.mjs <record-file>; every event (a call started, a call
-// aborted) is appended to <record-file> as one JSON line, so a test can see what the child saw.
+// Usage: node stdio-modern-server.mjs <record-file> [--modern-only]; every event (a call
+// started, a call aborted) is appended to <record-file> as one JSON line, so a test can see
+// what the child saw. --modern-only refuses a 2025-era opening (serveStdio's legacy: 'reject').
 import { appendFileSync } from 'node:fs';
 
 import { McpServer, inputRequired } from '@modelcontextprotocol/server';
@@ -60,4 +61,4 @@ function makeServer() {
   return server;
 }
 
-serveStdio(() => makeServer());
+serveStdio(() => makeServer(), { legacy: process.argv.includes('--modern-only') ? 'reject' : 'serve' });
