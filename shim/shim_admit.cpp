@@ -14,13 +14,9 @@ namespace json = boost::json;
 using transport::http_reply;
 using transport::http_request;
 
-namespace {
-
 http_reply json_error(http::status status, std::string_view text) {
     return http_reply::json(status, json::serialize(json::object{{"error", text}}));
 }
-
-} // namespace
 
 std::optional<http_reply> shim_server::admit(const http_request& req, time_point) {
     auto host = transport::header(req, "Host");

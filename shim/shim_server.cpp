@@ -37,10 +37,6 @@ namespace {
 
 constexpr auto retry_after_seconds = "5";
 
-http_reply json_error(http::status status, std::string_view text) {
-    return http_reply::json(status, json::serialize(json::object{{"error", text}}));
-}
-
 http_reply rpc_error(http::status status, const json::value& id, int code, std::string_view text) {
     return http_reply::json(status, json::serialize(protocol::make_error(id, code, text)));
 }

@@ -56,6 +56,9 @@ struct shim_settings {
 struct shim_session;
 struct client_stream;
 
+// A refusal of the shim's own (not JSON-RPC): {"error": text} with `status`.
+transport::http_reply json_error(boost::beast::http::status status, std::string_view text);
+
 class shim_server final : public transport::http_handler {
 public:
     shim_server(boost::asio::io_context& io, shim_settings settings);

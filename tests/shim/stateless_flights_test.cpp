@@ -9,7 +9,7 @@ using gate::protocol::message;
 namespace json = boost::json;
 
 namespace {
-message msg(std::string_view text) {
+message flight_msg(std::string_view text) {
     return std::get<message>(gate::protocol::classify(json::parse(text)));
 }
 json::object obj(const std::string& text) {
@@ -23,103 +23,109 @@ constexpr auto modern_call =
 
 TEST(StatelessFlights, SameClientIdsGetDistinctChildIdsAndAnswersGoBackUnderTheClientsId) {
     stateless_flights f;
-    auto a = f.add(msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"), false);
-    auto b = f.add(msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"), false);
+    auto a = f.add(flight_msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"), false);
+    auto b = f.add(flight_msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"), false);
     ASSERT_NE(a.key, b.key);
     auto child_a = obj(a.line).at("id");
     auto child_b = obj(b.line).at("id");
     EXPECT_NE(child_a, child_b);
     EXPECT_EQ(obj(a.line).at("method"), "tools/list");
 
-    auto r = f.route(
-        msg(R"({"jsonrpc":"2.0","id":)" + json::serialize(child_b) + R"(,"result":{"tools":[]}})"));
+    auto r = f.route(flight_msg(R"({"jsonrpc":"2.0","id":)" + json::serialize(child_b) +
+                                R"(,"result":{"tools":[]}})"));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->key, b.key);
     EXPECT_TRUE(r->answer);
     EXPECT_EQ(obj(r->text).at("id"), 1);
     EXPECT_EQ(obj(r->text).at("result").at("tools"), json::array{});
     // An id the shim did not send, or a string one, answers nothing.
-    EXPECT_FALSE(f.route(msg(R"({"jsonrpc":"2.0","id":999,"result":{}})")));
-    EXPECT_FALSE(f.route(msg(R"({"jsonrpc":"2.0","id":"1","result":{}})")));
+    EXPECT_FALSE(f.route(flight_msg(R"({"jsonrpc":"2.0","id":999,"result":{}})")));
+    EXPECT_FALSE(f.route(flight_msg(R"({"jsonrpc":"2.0","id":"1","result":{}})")));
     f.remove(a.key);
-    EXPECT_FALSE(
-        f.route(msg(R"({"jsonrpc":"2.0","id":)" + json::serialize(child_a) + R"(,"result":{}})")));
+    EXPECT_FALSE(f.route(
+        flight_msg(R"({"jsonrpc":"2.0","id":)" + json::serialize(child_a) + R"(,"result":{}})")));
     EXPECT_EQ(f.size(), 1u);
 }
 
 TEST(StatelessFlights, ProgressTokensAreRewrittenAndRestored) {
     stateless_flights f;
     auto a = f.add(
-        msg(R"({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}})"),
+        flight_msg(
+            R"({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}})"),
         true);
     auto b = f.add(
-        msg(R"({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}})"),
+        flight_msg(
+            R"({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}})"),
         true);
     auto token_b = obj(b.line).at("params").at("_meta").at("progressToken");
     EXPECT_NE(obj(a.line).at("params").at("_meta").at("progressToken"), token_b);
-    auto r = f.route(msg(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{)"
-                         R"("progressToken":)" +
-                         json::serialize(token_b) + R"(,"progress":1}})"));
+    auto r = f.route(flight_msg(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{)"
+                                R"("progressToken":)" +
+                                json::serialize(token_b) + R"(,"progress":1}})"));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->key, b.key);
     EXPECT_FALSE(r->answer);
     EXPECT_EQ(obj(r->text).at("params").at("progressToken"), 0);
     // A client that takes no event stream gets no progress (its answer is plain JSON).
     auto plain = f.add(
-        msg(R"({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}})"),
+        flight_msg(
+            R"({"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"progressToken":0}}})"),
         false);
-    EXPECT_FALSE(
-        f.route(msg(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{)"
-                    R"("progressToken":)" +
-                    json::serialize(obj(plain.line).at("params").at("_meta").at("progressToken")) +
-                    R"(,"progress":1}})")));
+    EXPECT_FALSE(f.route(
+        flight_msg(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{)"
+                   R"("progressToken":)" +
+                   json::serialize(obj(plain.line).at("params").at("_meta").at("progressToken")) +
+                   R"(,"progress":1}})")));
     // A token no flight of ours asked for goes nowhere.
-    EXPECT_FALSE(f.route(msg(
+    EXPECT_FALSE(f.route(flight_msg(
         R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x"}})")));
 }
 
 TEST(StatelessFlights, ListenNotificationsFollowTheirSubscriptionId) {
     stateless_flights f;
-    auto call = f.add(msg(R"({"jsonrpc":"2.0","id":"s","method":"tools/call"})"), true);
-    auto l = f.add(msg(R"({"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{}})"),
-                   true);
+    auto call = f.add(flight_msg(R"({"jsonrpc":"2.0","id":"s","method":"tools/call"})"), true);
+    auto l = f.add(
+        flight_msg(R"({"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{}})"),
+        true);
     EXPECT_TRUE(f.is_listen(l.key));
     EXPECT_FALSE(f.is_listen(call.key));
     auto child = json::serialize(obj(l.line).at("id"));
-    auto r = f.route(msg(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed",)"
-                         R"("params":{"_meta":{"io.modelcontextprotocol/subscriptionId":)" +
-                         child + "}}}"));
+    auto r = f.route(flight_msg(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed",)"
+                                R"("params":{"_meta":{"io.modelcontextprotocol/subscriptionId":)" +
+                                child + "}}}"));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->key, l.key);
     EXPECT_EQ(obj(r->text).at("params").at("_meta").at("io.modelcontextprotocol/subscriptionId"),
               "s");
     // The server's teardown of the listen names it as requestId.
     r = f.route(
-        msg(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)" +
-            child + "}}"));
+        flight_msg(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)" +
+                   child + "}}"));
     ASSERT_TRUE(r);
     EXPECT_EQ(obj(r->text).at("params").at("requestId"), "s");
     // A subscription id that names a call, not a listen, goes nowhere; so does news without one.
     auto call_id = json::serialize(obj(call.line).at("id"));
-    EXPECT_FALSE(f.route(msg(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed",)"
-                             R"("params":{"_meta":{"io.modelcontextprotocol/subscriptionId":)" +
-                             call_id + "}}}")));
-    EXPECT_FALSE(f.route(msg(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})")));
+    EXPECT_FALSE(
+        f.route(flight_msg(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed",)"
+                           R"("params":{"_meta":{"io.modelcontextprotocol/subscriptionId":)" +
+                           call_id + "}}}")));
+    EXPECT_FALSE(
+        f.route(flight_msg(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})")));
 }
 
 TEST(StatelessFlights, LogMessagesGoToTheOldestStreamingRequestThatAskedForThem) {
     stateless_flights f;
-    auto log = msg(
+    auto log = flight_msg(
         R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}})");
-    f.add(msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/call"})"), true); // asked for none
+    f.add(flight_msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/call"})"), true); // asked for none
     EXPECT_FALSE(f.route(log));
     auto json_only = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{)"
                      R"("io.modelcontextprotocol/logLevel":"debug"}}})";
-    f.add(msg(json_only), false);
+    f.add(flight_msg(json_only), false);
     EXPECT_FALSE(f.route(log));
     std::vector<std::string> keys;
     for (int i = 0; i < 11; ++i) // past 9: the order is numeric, not textual
-        keys.push_back(f.add(msg(json_only), true).key);
+        keys.push_back(f.add(flight_msg(json_only), true).key);
     EXPECT_EQ(f.route(log)->key, keys[0]);
     for (int i = 0; i < 10; ++i)
         f.remove(keys[i]);
@@ -128,7 +134,7 @@ TEST(StatelessFlights, LogMessagesGoToTheOldestStreamingRequestThatAskedForThem)
 
 TEST(StatelessFlights, CancelNamesTheChildsId) {
     stateless_flights f;
-    auto a = f.add(msg(R"({"jsonrpc":"2.0","id":"mine","method":"tools/call"})"), true);
+    auto a = f.add(flight_msg(R"({"jsonrpc":"2.0","id":"mine","method":"tools/call"})"), true);
     auto note = obj(stateless_flights::cancel_line(a.key, "gone"));
     EXPECT_EQ(note.at("method"), "notifications/cancelled");
     EXPECT_EQ(note.at("params").at("requestId"), obj(a.line).at("id"));
@@ -137,7 +143,7 @@ TEST(StatelessFlights, CancelNamesTheChildsId) {
 
 TEST(StatelessRequests, OnlyMessagesOfALaterRevisionAreStateless) {
     auto kind = [](std::string_view text, std::string_view header) {
-        return stateless_post_kind(msg(text), header);
+        return stateless_post_kind(flight_msg(text), header);
     };
     EXPECT_EQ(kind(modern_call, "2026-07-28"), stateless_kind::request);
     EXPECT_EQ(kind(modern_call, ""), stateless_kind::request); // the header check refuses it
@@ -154,7 +160,7 @@ TEST(StatelessRequests, OnlyMessagesOfALaterRevisionAreStateless) {
 }
 
 TEST(StatelessRequests, HeadersMustMirrorTheBody) {
-    auto m = msg(modern_call);
+    auto m = flight_msg(modern_call);
     EXPECT_FALSE(check_stateless_headers(m, "2026-07-28", "tools/call", "echo"));
     EXPECT_FALSE(check_stateless_headers(m, "2026-07-28", "tools/call", "=?base64?ZWNobw==?="));
     for (auto [version, method, name] : std::initializer_list<std::array<std::string_view, 3>>{
@@ -170,17 +176,17 @@ TEST(StatelessRequests, HeadersMustMirrorTheBody) {
         EXPECT_EQ(refused->code, -32020);
     }
     // Methods without a name need no Mcp-Name.
-    auto list = msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{)"
-                    R"("io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
-                    R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
+    auto list = flight_msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{)"
+                           R"("io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                           R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
     EXPECT_FALSE(check_stateless_headers(list, "2026-07-28", "tools/list", ""));
     // The envelope's required capabilities: -32602.
-    auto bare = msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{)"
-                    R"("io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})");
+    auto bare = flight_msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{)"
+                           R"("io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})");
     EXPECT_EQ(check_stateless_headers(bare, "2026-07-28", "tools/list", "")->code, -32602);
     // A version the shim does not know is passed on as it is (the child answers for it).
-    auto future = msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{)"
-                      R"("io.modelcontextprotocol/protocolVersion":"2099-01-01"}}})");
+    auto future = flight_msg(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{)"
+                             R"("io.modelcontextprotocol/protocolVersion":"2099-01-01"}}})");
     EXPECT_FALSE(check_stateless_headers(future, "2099-01-01", "tools/list", ""));
 }
 
