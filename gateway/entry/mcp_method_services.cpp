@@ -310,6 +310,12 @@ std::string mcp_method_services::mint_input_id() {
     return "gate-" + std::to_string(++g_.minted_ids);
 }
 
+parked_fleet mcp_method_services::parked_calls() {
+    if (!g_.fleet || !g_.in_fleet.joined())
+        return {};
+    return {g_.fleet, g_.in_fleet.tag()};
+}
+
 asio::awaitable<bool> mcp_method_services::known_session(const std::string& session,
                                                          const caller_ref& caller,
                                                          const asio::ip::address& peer) {

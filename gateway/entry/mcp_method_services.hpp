@@ -126,6 +126,7 @@ public:
 
     // Calls' streams.
     std::string mint_input_id() override;
+    parked_fleet parked_calls() override;
 
     // A session's streams.
     boost::asio::awaitable<bool> known_session(const std::string& session, const caller_ref& caller,

@@ -4,6 +4,7 @@
 
 #include "gateway/mcp/modern_answer.hpp"
 #include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
@@ -188,7 +189,8 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
             out->push(std::move(answer), true);
         },
         asio::detached);
-    co_return co_await answer_modern(inputs_, stream, req, park, std::move(id));
+    auto fleet = services_.parked_calls();
+    co_return co_await answer_modern(inputs_, fleet, stream, req, park, std::move(id));
 }
 
 asio::awaitable<std::optional<protocol::sourced_object>>
@@ -211,6 +213,41 @@ call_streams::ask_client_input(request_context& rec, protocol::sourced_object as
     co_return std::move(slot->result);
 }
 
+namespace {
+
+// A retry's inputResponses (none: an empty object, so every question is asked again) and the
+// text it wrote them in.
+const json::object* retry_responses(const json::object& params) {
+    static const json::object no_answers;
+    if (auto* r = params.if_contains("inputResponses"); r && r->is_object())
+        return &r->get_object();
+    return &no_answers;
+}
+
+std::string retry_responses_text(const http_request& req) {
+    std::string_view body = req.body();
+    auto written = protocol::find_member(body, {"params", "inputResponses"});
+    return written ? std::string(body.substr(written->begin, written->end - written->begin)) : "";
+}
+
+} // namespace
+
+http_reply call_streams::refused_retry(request_context& rec, parked_inputs::claim::kind what) {
+    // The state of another call, or another caller's: a retry resumes only the call it came
+    // from, and only for the caller that made it.
+    auto why = what == parked_inputs::claim::kind::other_principal
+                   ? "requestState was issued to another caller"
+                   : "requestState belongs to another request (method, name or arguments differ)";
+    refuse(rec,
+           error_answer{gateway_error::invalid_params_modern,
+                        protocol::gateway_error_text(gateway_error::invalid_params_modern, {why}),
+                        nullptr,
+                        {},
+                        protocol::client_era::modern});
+    stages_.conclude(rec); // a retry is answered here, by its parked call, not by the stages
+    return std::move(*rec.refusal_reply);
+}
+
 asio::awaitable<std::optional<std::optional<http_reply>>>
 call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
                             const protocol::message& msg, request_context& rec) {
@@ -219,39 +256,62 @@ call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
     if (!state || !state->is_string())
         co_return std::nullopt;
     using kind = parked_inputs::claim::kind;
-    auto claim = inputs_.resume(std::string(state->get_string()), msg, principal_key(rec.caller));
-    if (claim.what == kind::unknown)
+    std::string token(state->get_string());
+    auto claim = inputs_.resume(token, msg, principal_key(rec.caller));
+    auto fleet = services_.parked_calls();
+    if (claim.what == kind::unknown) {
+        if (fleet.store) // parked by another instance of the fleet?
+            co_return co_await resume_elsewhere(stream, req, msg, rec, token, fleet);
         co_return std::nullopt; // not ours: the upstream's own state, forwarded with the retry
-    if (claim.what != kind::resumed) {
-        // The state of another call, or another caller's: a retry resumes only the call it
-        // came from, and only for the caller that made it.
-        auto why = claim.what == kind::other_principal
-                       ? "requestState was issued to another caller"
-                       : "requestState belongs to another request (method, name or arguments "
-                         "differ)";
-        refuse(rec, error_answer{
-                        gateway_error::invalid_params_modern,
-                        protocol::gateway_error_text(gateway_error::invalid_params_modern, {why}),
-                        nullptr,
-                        {},
-                        protocol::client_era::modern});
-        stages_.conclude(rec); // a retry is answered here, by its parked call, not by the stages
-        co_return std::move(*rec.refusal_reply);
     }
+    if (claim.what != kind::resumed)
+        co_return refused_retry(rec, claim.what);
+    if (fleet.store)
+        fleet.store->erase("parked", token); // resumed here: no other instance claims it
     auto park = std::move(claim.park);
     // A retry without answers is asked again (none came: every question stays asked).
-    static const json::object no_answers;
-    const json::object* responses = &no_answers;
-    if (auto* r = params->if_contains("inputResponses"); r && r->is_object())
-        responses = &r->get_object();
-    std::string_view body = req.body();
-    auto written = protocol::find_member(body, {"params", "inputResponses"});
     rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
-    co_await parked_inputs::answer_upstream(
-        *park, responses,
-        written ? std::string(body.substr(written->begin, written->end - written->begin)) : "");
+    co_await parked_inputs::answer_upstream(*park, retry_responses(*params),
+                                            retry_responses_text(req));
     rec.upstream = park->client->config().id;
-    auto reply = co_await answer_modern(inputs_, stream, req, park, msg.id);
+    auto reply = co_await answer_modern(inputs_, fleet, stream, req, park, msg.id);
+    stages_.conclude(rec); // the parked call answered it, not the stages
+    co_return reply;
+}
+
+asio::awaitable<std::optional<std::optional<http_reply>>>
+call_streams::resume_elsewhere(beast::tcp_stream& stream, const http_request& req,
+                               const protocol::message& msg, request_context& rec,
+                               const std::string& token, const parked_fleet& fleet) {
+    using kind = fleet_resume::kind;
+    auto got =
+        co_await resume_from_fleet(fleet, token, msg, principal_key(rec.caller), *rec.view,
+                                   retry_responses(*msg.params()), retry_responses_text(req));
+    switch (got.what) {
+    case kind::unknown:
+        co_return std::nullopt; // the upstream's own state (or no store to ask), forwarded
+    case kind::other_principal:
+        co_return refused_retry(rec, parked_inputs::claim::kind::other_principal);
+    case kind::other_request:
+        co_return refused_retry(rec, parked_inputs::claim::kind::other_request);
+    default:
+        break;
+    }
+    rec.upstream = got.upstream;
+    rec.upstream_calls += static_cast<std::int64_t>(got.delivered);
+    if (got.what == kind::timed_out) {
+        rec.id = msg.id;
+        refuse(rec, error_answer{gateway_error::upstream_failed,
+                                 protocol::gateway_error_text(
+                                     gateway_error::upstream_failed,
+                                     {got.upstream, "the parked call did not answer in time"}),
+                                 msg.id,
+                                 {},
+                                 protocol::client_era::modern});
+        stages_.conclude(rec);
+        co_return answer_of(rec);
+    }
+    auto reply = co_await answer_modern(inputs_, fleet, stream, req, got.park, msg.id);
     stages_.conclude(rec); // the parked call answered it, not the stages
     co_return reply;
 }

@@ -5,6 +5,7 @@
 // input (input_required) and resumed by the retry that carries it.
 #pragma once
 
+#include "gateway/mcp/parked_fleet.hpp"
 #include "gateway/mcp/parked_inputs.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
 #include "gateway/pipeline/chain.hpp"
@@ -26,6 +27,8 @@ public:
     // The id gate gives an input request it puts to a client on a call's stream: unique
     // among the ids of every request gate puts to clients.
     virtual std::string mint_input_id() = 0;
+    // The fleet's store for parked calls, and this instance's tag (no store: no fleet).
+    virtual parked_fleet parked_calls() = 0;
 
 protected:
     ~call_stream_services() = default;
@@ -60,6 +63,15 @@ public:
     ask_client_input(request_context& rec, protocol::sourced_object request);
 
 private:
+    // A retry naming a call this instance does not hold: resumed from the fleet's record of
+    // it, when there is one.
+    boost::asio::awaitable<std::optional<std::optional<http_reply>>>
+    resume_elsewhere(boost::beast::tcp_stream& stream, const http_request& req,
+                     const protocol::message& msg, request_context& rec, const std::string& token,
+                     const parked_fleet& fleet);
+    // A retry refused (another caller's, or another request's): the call stays parked.
+    http_reply refused_retry(request_context& rec, parked_inputs::claim::kind what);
+
     pipeline::chain& stages_;
     upstream_traffic& news_;
     parked_inputs& inputs_;

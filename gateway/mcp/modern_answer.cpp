@@ -8,8 +8,6 @@
 #include "protocol/json_splice.hpp"
 #include "transport/http/sse.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -41,19 +39,6 @@ std::string with_id(std::string frame, const json::value& id, std::string_view i
     return protocol::serialize_preserving(parsed, frame);
 }
 
-// The input_required result that parks a call under `token`: the client is asked
-// `input_requests` (the text of the inputRequests object) and comes back with its answers
-// and this requestState.
-std::string input_required(const json::value& id, const std::string& token,
-                           const std::string& input_requests) {
-    auto parked =
-        json::serialize(protocol::make_result(id, json::object{{"resultType", "input_required"},
-                                                               {"inputRequests", json::object{}},
-                                                               {"requestState", token}}));
-    return protocol::set_member(parked, {"result"}, "inputRequests", input_requests)
-        .value_or(parked);
-}
-
 // Waits for the call's next frame; true when its client hung up first (its socket turned
 // readable with nothing to read). Bytes to read are a pipelined request, no hang-up: the
 // socket is not watched again (`watching`).
@@ -79,23 +64,21 @@ asio::awaitable<bool> hung_up_waiting(message_queue& out, beast::tcp_stream& str
     co_return false;
 }
 
-// A parked call the client did not resume in time is dropped; its questions answered.
-asio::awaitable<void> expire_parked(parked_inputs& inputs, std::string token,
-                                    std::shared_ptr<input_parking> park) {
-    asio::steady_timer timer(co_await asio::this_coro::executor, park->expires);
-    boost::system::error_code ec;
-    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (!inputs.expire(token, park))
-        co_return; // resumed in time
-    // The client never came back: the upstream's questions get an error now rather than
-    // waiting for the upstream's own timeout.
-    co_await parked_inputs::answer_upstream(*park, nullptr, {});
-}
 } // namespace
 
+std::string input_required(const json::value& id, const std::string& token,
+                           const std::string& input_requests) {
+    auto parked =
+        json::serialize(protocol::make_result(id, json::object{{"resultType", "input_required"},
+                                                               {"inputRequests", json::object{}},
+                                                               {"requestState", token}}));
+    return protocol::set_member(parked, {"result"}, "inputRequests", input_requests)
+        .value_or(parked);
+}
+
 asio::awaitable<std::optional<http_reply>>
-answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_request& req,
-              std::shared_ptr<input_parking> park, json::value id) {
+answer_modern(parked_inputs& inputs, const parked_fleet& fleet, beast::tcp_stream& stream,
+              const http_request& req, std::shared_ptr<input_parking> park, json::value id) {
     auto& out = *park->out;
     auto id_text = protocol::id_text(id);
     bool streaming = false, watching = true;
@@ -125,9 +108,7 @@ answer_modern(parked_inputs& inputs, beast::tcp_stream& stream, const http_reque
         if (!last && asking) {
             // Park the call: the client is asked through an input_required result.
             auto asked = parked_inputs::ask(*park);
-            auto token = inputs.park(park, std::chrono::steady_clock::now());
-            asio::co_spawn(co_await asio::this_coro::executor, expire_parked(inputs, token, park),
-                           asio::detached);
+            auto token = co_await park_call(inputs, fleet, park);
             final_text = input_required(id, token, asked);
             last = true;
         }

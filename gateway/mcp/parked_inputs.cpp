@@ -5,6 +5,7 @@
 #include "protocol/modern_request.hpp"
 #include "transport/random_id.hpp"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 namespace gate::transport {
@@ -24,6 +25,104 @@ json::value parked_arguments(const protocol::message& msg) {
     const auto* params = msg.params();
     const auto* arguments = params ? params->if_contains("arguments") : nullptr;
     return arguments ? *arguments : json::value();
+}
+
+namespace {
+const json::string* parked_string_at(const json::object& o, std::string_view name) {
+    auto* v = o.if_contains(name);
+    return v ? v->if_string() : nullptr;
+}
+} // namespace
+
+std::string encode_parked(const parked_record& r) {
+    json::object keys, asked;
+    for (const auto& [k, id] : r.keys)
+        keys[k] = id;
+    for (const auto& [k, text] : r.asked)
+        asked[k] = text; // the question as the upstream wrote it, kept as text
+    return json::serialize(json::object{{"owner", r.owner},
+                                        {"call", r.call},
+                                        {"principal", r.principal},
+                                        {"request", r.request},
+                                        {"arguments", r.arguments},
+                                        {"upstream", r.upstream},
+                                        {"session",
+                                         {{"id", r.at.id},
+                                          {"version", r.at.protocol_version},
+                                          {"endpoint", static_cast<std::int64_t>(r.at.endpoint)}}},
+                                        {"keys", std::move(keys)},
+                                        {"asked", std::move(asked)}});
+}
+
+std::optional<parked_record> decode_parked(std::string_view text) {
+    boost::system::error_code ec;
+    auto parsed = json::parse(text, ec);
+    const auto* o = ec ? nullptr : parsed.if_object();
+    if (!o)
+        return std::nullopt;
+    const auto* session = o->if_contains("session");
+    const auto* at = session ? session->if_object() : nullptr;
+    const auto* keys = o->if_contains("keys");
+    const auto* asked = o->if_contains("asked");
+    const auto* arguments = o->if_contains("arguments");
+    const auto* owner = parked_string_at(*o, "owner");
+    const auto* call = parked_string_at(*o, "call");
+    const auto* principal = parked_string_at(*o, "principal");
+    const auto* request = parked_string_at(*o, "request");
+    const auto* upstream = parked_string_at(*o, "upstream");
+    if (!at || !keys || !keys->is_object() || !asked || !asked->is_object() || !arguments ||
+        !owner || !call || !principal || !request || !upstream)
+        return std::nullopt;
+    const auto* id = parked_string_at(*at, "id");
+    const auto* version = parked_string_at(*at, "version");
+    const auto* endpoint = at->if_contains("endpoint");
+    if (!id || !version || !endpoint || !endpoint->is_int64() || endpoint->get_int64() < 0)
+        return std::nullopt;
+    parked_record r{
+        std::string(*owner),
+        std::string(*call),
+        std::string(*principal),
+        std::string(*request),
+        *arguments,
+        std::string(*upstream),
+        {std::string(*id), std::string(*version), static_cast<std::size_t>(endpoint->get_int64())},
+        {},
+        {}};
+    for (const auto& [k, v] : keys->get_object())
+        r.keys[std::string(k)] = v;
+    for (const auto& [k, v] : asked->get_object()) {
+        if (!v.is_string())
+            return std::nullopt;
+        r.asked[std::string(k)] = std::string(v.get_string());
+    }
+    return r;
+}
+
+std::string encode_parked_output(const parked_output& o) {
+    json::array events;
+    for (const auto& e : o.events)
+        events.emplace_back(e);
+    return json::serialize(
+        json::object{{"events", std::move(events)}, {"final", o.final}, {"status", o.status}});
+}
+
+std::optional<parked_output> decode_parked_output(std::string_view text) {
+    boost::system::error_code ec;
+    auto parsed = json::parse(text, ec);
+    const auto* o = ec ? nullptr : parsed.if_object();
+    const auto* events = o ? o->if_contains("events") : nullptr;
+    const auto* final = o ? parked_string_at(*o, "final") : nullptr;
+    const auto* status = o ? o->if_contains("status") : nullptr;
+    if (!events || !events->is_array() || !final || !status || !status->is_int64() ||
+        status->get_int64() < 100 || status->get_int64() > 599)
+        return std::nullopt;
+    parked_output out{{}, std::string(*final), static_cast<unsigned>(status->get_int64())};
+    for (const auto& e : events->get_array()) {
+        if (!e.is_string())
+            return std::nullopt;
+        out.events.emplace_back(e.get_string());
+    }
+    return out;
 }
 
 std::shared_ptr<answer_slot> parked_inputs::expect(const std::string& minted, std::string session,
@@ -72,15 +171,32 @@ parked_inputs::claim parked_inputs::resume(const std::string& token, const proto
     auto it = parked_.find(token);
     if (it == parked_.end())
         return {}; // not ours: the upstream's own state, forwarded with the retry
-    // Both leave the call parked for its own client's retry.
-    if (it->second->principal != principal)
-        return {claim::kind::other_principal, nullptr};
-    if (it->second->request != parked_request_key(retry) ||
-        it->second->arguments != parked_arguments(retry))
-        return {claim::kind::other_request, nullptr}; // a retry resumes only its own call
+    // Both refusals leave the call parked for its own client's retry.
+    const auto& p = *it->second;
+    if (auto what = check(p.principal, p.request, p.arguments, retry, principal);
+        what != claim::kind::resumed)
+        return {what, nullptr};
     claim c{claim::kind::resumed, std::move(it->second)};
     parked_.erase(it);
     return c;
+}
+
+parked_inputs::claim::kind parked_inputs::check(const std::string& parked_principal,
+                                                const std::string& request,
+                                                const json::value& arguments,
+                                                const protocol::message& retry,
+                                                const std::string& principal) {
+    if (parked_principal != principal)
+        return claim::kind::other_principal;
+    if (request != parked_request_key(retry) || arguments != parked_arguments(retry))
+        return claim::kind::other_request; // a retry resumes only its own call
+    return claim::kind::resumed;
+}
+
+bool parked_inputs::holds(const std::string& token,
+                          const std::shared_ptr<input_parking>& park) const {
+    auto it = parked_.find(token);
+    return it != parked_.end() && it->second == park;
 }
 
 bool parked_inputs::expire(const std::string& token, const std::shared_ptr<input_parking>& park) {
@@ -161,7 +277,10 @@ asio::awaitable<void> parked_inputs::answer_upstream(input_parking& park,
     for (auto& [key, upstream_id] : answered_now(park, responses)) {
         std::string written;
         auto answer = answer_of(key, upstream_id, responses, source, written);
-        co_await park.client->deliver("", std::move(answer), std::move(written));
+        if (park.at) // a call another instance runs: to the upstream session that asked
+            co_await park.client->deliver_to(*park.at, std::move(answer), std::move(written));
+        else
+            co_await park.client->deliver("", std::move(answer), std::move(written));
     }
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace gate::transport {
 
@@ -61,7 +62,39 @@ struct input_parking {
     bool ask_again = false;
     std::shared_ptr<call_cancel> cancel; // the call's: its client's hang-up cancels it
     unsigned answer_status = 200;        // of its answer (protocol::modern_answer_status)
+    // With a fleet's store: the call's name there (the same under each of its tokens), and,
+    // on an instance that resumes a call another runs, the upstream session that asked (its
+    // answers go there with deliver_to; else to the root session `client` holds).
+    std::string call;
+    std::optional<session_address> at;
 };
+
+// A parked call as a fleet's store keeps it (gate:parked:<token>, docs/fleet.md): enough for
+// another instance to check a retry exactly as the parking one would, and to answer the
+// upstream session that asked.
+struct parked_record {
+    std::string owner; // the tag of the instance that runs the call
+    std::string call;  // input_parking::call: where that instance puts what the call says next
+    std::string principal, request;
+    boost::json::value arguments;
+    std::string upstream; // the upstream's id
+    session_address at;
+    std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
+    std::map<std::string, std::string> asked;       // inputRequests key -> the question's text
+};
+std::string encode_parked(const parked_record& r);
+// nullopt: not a record gate wrote.
+std::optional<parked_record> decode_parked(std::string_view text);
+
+// What the call's owner writes for the instance that resumed it (gate:parked-out:<call>): the
+// events it said, then its answer (or the input_required that parks it again), as written.
+struct parked_output {
+    std::vector<std::string> events;
+    std::string final;
+    unsigned status = 200;
+};
+std::string encode_parked_output(const parked_output& o);
+std::optional<parked_output> decode_parked_output(std::string_view text);
 
 class parked_inputs {
 public:
@@ -90,6 +123,13 @@ public:
     // `principal` (principal_key) the one that parked it.
     claim resume(const std::string& token, const protocol::message& retry,
                  const std::string& principal);
+    // The same check of a retry against a parked call's principal, request and arguments
+    // (`resumed`: the retry may resume it).
+    static claim::kind check(const std::string& parked_principal, const std::string& request,
+                             const boost::json::value& arguments, const protocol::message& retry,
+                             const std::string& principal);
+    // Whether `park` is still parked here under `token`.
+    bool holds(const std::string& token, const std::shared_ptr<input_parking>& park) const;
     // The call's time ran out: true when it was still parked (dropped now).
     bool expire(const std::string& token, const std::shared_ptr<input_parking>& park);
     std::size_t parked() const { return parked_.size(); }

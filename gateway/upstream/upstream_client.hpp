@@ -106,7 +106,7 @@ public:
     boost::asio::awaitable<bool> cancel(const std::string& bridge,
                                         const boost::json::value& upstream_id,
                                         const boost::json::value* reason);
-    // Where a bridged session lives upstream (upstream_sessions.hpp).
+    // Where a bridged session (empty: the root session) lives upstream (upstream_sessions.hpp).
     using session_address = transport::session_address;
     std::optional<session_address> address_of(const std::string& bridge) const {
         return sessions_.address_of(bridge);

@@ -123,11 +123,11 @@ void upstream_sessions::reset_session(upstream_session& s) {
 }
 
 std::optional<session_address> upstream_sessions::address_of(const std::string& bridge) const {
-    auto it = bridged_.find(bridge);
-    if (it == bridged_.end() || !it->second->life.ready() || !it->second->ep ||
-        it->second->state.id.empty())
+    // The root session for an empty bridge (a 2026-07-28 client's parked call asked on it).
+    auto found = bridge.empty() ? root_ : find(bridge);
+    if (!found || !found->life.ready() || !found->ep || found->state.id.empty())
         return std::nullopt;
-    const auto& s = *it->second;
+    const auto& s = *found;
     return session_address{s.state.id, s.state.protocol_version, s.ep->index};
 }
 

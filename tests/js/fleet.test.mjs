@@ -1,6 +1,7 @@
 // A fleet of two real gate instances sharing one real Redis (server.redisUrl): one global rate
 // limit and one budget across both, one breaker, cursors that page on either, a task minted
-// through one and fetched through the other (and by nobody else), an ID-JAG's jti redeemed
+// through one and fetched through the other (and by nobody else), a 2026-07-28 call parked
+// (input_required) through one resumed through the other by its caller only, an ID-JAG's jti redeemed
 // once fleet-wide; Redis frozen in the middle of a load (every request still answered, the
 // outage counted and logged once, the recovery too); a store that does not answer at start
 // stops gate. Each test has a Redis database of its own (redis://…/N), so no state leaks
@@ -210,6 +211,73 @@ describe('a fleet of two instances over one Redis', { timeout: 180_000 }, () => 
     } finally {
       await v2.stop();
     }
+  });
+
+  test('fleet: a 2026-07-28 call parked through one instance is resumed through the other, by its caller only', async () => {
+    const [a, b] = await pair({
+      upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+      auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+    });
+    const bearer = async (sub) => ({ authorization: `Bearer ${await idp.mint({ sub, aud: RESOURCE })}` });
+    const [alice, bob] = [await bearer('alice'), await bearer('bob')];
+    // everything's sampling tool asks the client; a 2026-07-28 client is asked by input_required.
+    const call = (g, who, id, prompt, extra = {}) =>
+      post(
+        g.url,
+        {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {
+            name: 'ev__trigger-sampling-request',
+            arguments: { prompt },
+            ...extra,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': MODERN,
+              'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+            },
+          },
+        },
+        { ...who, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'ev__trigger-sampling-request' },
+      );
+    const parked = async (prompt) => {
+      const r = await call(a, alice, 1, prompt);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.result.resultType, 'input_required', r.text);
+      return r.json.result;
+    };
+    const sampled = (key, text) => ({ [key]: { role: 'assistant', model: 'm', content: { type: 'text', text } } });
+
+    // Parked through A, resumed through B: B answers the upstream session that asked, and the
+    // call A still runs answers through B under the retry's id.
+    const first = await parked('one');
+    const [key] = Object.keys(first.inputRequests);
+    const stolen = await call(b, bob, 2, 'one', { requestState: first.requestState, inputResponses: sampled(key, 'from bob') });
+    assert.equal(stolen.status, 400, stolen.text);
+    assert.equal(stolen.json.error.code, -32602);
+    assert.match(stolen.json.error.message, /issued to another caller/);
+    const resumed = await call(b, alice, 3, 'one', { requestState: first.requestState, inputResponses: sampled(key, 'sampled through b') });
+    assert.equal(resumed.status, 200, resumed.text);
+    assert.equal(resumed.json.id, 3);
+    assert.match(JSON.stringify(resumed.json.result.content), /sampled through b/);
+
+    // A retry through B without answers is asked the same question again; its answer completes
+    // the call.
+    const second = await parked('two');
+    const [again] = Object.keys(second.inputRequests);
+    const bare = await call(b, alice, 4, 'two', { requestState: second.requestState });
+    assert.equal(bare.status, 200, bare.text);
+    assert.equal(bare.json.id, 4);
+    assert.equal(bare.json.result.resultType, 'input_required', bare.text);
+    assert.deepEqual(bare.json.result.inputRequests, second.inputRequests, 'the same question, asked again');
+    assert.notEqual(bare.json.result.requestState, second.requestState);
+    const done = await call(b, alice, 5, 'two', { requestState: bare.json.result.requestState, inputResponses: sampled(again, 'at last') });
+    assert.equal(done.status, 200, done.text);
+    assert.equal(done.json.id, 5);
+    assert.match(JSON.stringify(done.json.result.content), /at last/);
+    for (const g of [a, b])
+      assert.equal(metric((await get(`${g.base}/metrics`)).text, 'gate_shared_state_degraded_total', { state: 'parked' }), 0);
   });
 
   test('fleet: an ID-JAG redeemed through one instance is refused by the other', async () => {

@@ -1,0 +1,234 @@
+#include "gateway/mcp/parked_fleet.hpp"
+
+#include "gateway/mcp/modern_answer.hpp"
+#include "transport/random_id.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+// The store's names of parked calls and of what they said next.
+constexpr std::string_view parked_state = "parked";
+constexpr std::string_view output_state = "parked-out";
+// A record outlives the owner's own timer a little: the owner drops it when it expires the call.
+constexpr auto record_life =
+    std::chrono::duration_cast<std::chrono::milliseconds>(parked_inputs::lifetime) +
+    std::chrono::seconds(5);
+constexpr auto output_life =
+    std::chrono::duration_cast<std::chrono::milliseconds>(parked_inputs::lifetime);
+// How often a resuming instance looks for the call's output.
+constexpr auto poll_interval = std::chrono::milliseconds(50);
+
+// A parked call the client did not resume in time is dropped; its questions answered.
+asio::awaitable<void> expire_parked(parked_inputs& inputs, std::string token,
+                                    std::shared_ptr<input_parking> park) {
+    asio::steady_timer timer(co_await asio::this_coro::executor, park->expires);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (!inputs.expire(token, park))
+        co_return; // resumed in time
+    // The client never came back: the upstream's questions get an error now rather than
+    // waiting for the upstream's own timeout.
+    co_await parked_inputs::answer_upstream(*park, nullptr, {});
+}
+
+// What a call claimed elsewhere says next, for the instance that resumed it: its events,
+// then its answer or the input_required that parks it again (here, where it runs).
+asio::awaitable<void> relay_parked(parked_inputs& inputs, parked_fleet fleet,
+                                   std::shared_ptr<input_parking> park) {
+    auto& out = *park->out;
+    parked_output said;
+    for (;;) {
+        bool final = false;
+        while (!out.frames.empty()) {
+            final = out.answered && out.frames.size() == 1;
+            auto text = std::move(out.frames.front());
+            out.frames.pop_front();
+            if (final)
+                said.final = std::move(text);
+            else
+                said.events.push_back(std::move(text));
+        }
+        if (final) {
+            said.status = park->answer_status;
+            break;
+        }
+        if (!park->requests.empty() || park->ask_again) {
+            auto asked = parked_inputs::ask(*park);
+            auto token = co_await park_call(inputs, fleet, park);
+            said.final = input_required(nullptr, token, asked); // the retry's id goes in there
+            break;
+        }
+        co_await out.wait();
+    }
+    co_await fleet.store->put(output_state, park->call, encode_parked_output(said), output_life);
+}
+
+// This instance's parked call, with a store: dropped when not resumed in time, unless another
+// instance claimed it (its record is gone from the store), whose client then hears what the
+// call says next through the store. Output while it is still parked waits for the retry.
+asio::awaitable<void> keep_parked(parked_inputs& inputs, parked_fleet fleet, std::string token,
+                                  std::shared_ptr<input_parking> park) {
+    auto& out = *park->out;
+    for (;;) {
+        boost::system::error_code ec; // cancellation is the wake-up: the call said something
+        out.wake.expires_at(park->expires);
+        co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (!inputs.holds(token, park))
+            co_return; // resumed here
+        bool expired = clock::now() >= park->expires;
+        if (!expired && out.frames.empty() && park->requests.empty())
+            continue;
+        auto record = co_await fleet.store->get(parked_state, token);
+        bool claimed = record && !*record; // the store answered: no record any more
+        if (!claimed && !expired)
+            continue; // kept for the retry
+        if (!inputs.expire(token, park))
+            co_return;
+        if (!claimed) {
+            fleet.store->erase(parked_state, token);
+            co_await parked_inputs::answer_upstream(*park, nullptr, {});
+            co_return;
+        }
+        // The instance that claimed it answered (or asks again) what was asked.
+        park->keys.clear();
+        park->asked.clear();
+        park->ask_again = false;
+        co_await relay_parked(inputs, fleet, park);
+        co_return;
+    }
+}
+
+} // namespace
+
+asio::awaitable<std::string> park_call(parked_inputs& inputs, parked_fleet fleet,
+                                       std::shared_ptr<input_parking> park) {
+    auto ex = co_await asio::this_coro::executor;
+    auto token = inputs.park(park, clock::now());
+    auto at = fleet.store && park->client ? park->client->address_of("") : std::nullopt;
+    if (!at) { // no fleet (or no session to point at): only this instance resumes it
+        asio::co_spawn(ex, expire_parked(inputs, token, park), asio::detached);
+        co_return token;
+    }
+    if (park->call.empty())
+        park->call = random_id();
+    parked_record r{fleet.tag,     park->call,      park->principal,
+                    park->request, park->arguments, park->client->config().id,
+                    *at,           park->keys,      park->asked};
+    // Written before the client hears the token: its retry may go to any instance at once.
+    co_await fleet.store->put(parked_state, token, encode_parked(r), record_life);
+    asio::co_spawn(ex, keep_parked(inputs, fleet, token, park), asio::detached);
+    co_return token;
+}
+
+namespace {
+
+// The call's output the owner wrote, waited for (polled) until `bound`.
+asio::awaitable<std::optional<parked_output>>
+output_of(const parked_fleet& fleet, const std::string& call, std::chrono::milliseconds bound) {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    auto until = clock::now() + bound;
+    for (;;) {
+        auto got = co_await fleet.store->take(output_state, call);
+        if (got && *got) {
+            if (auto said = decode_parked_output(**got))
+                co_return said;
+            spdlog::warn("the fleet's output of parked call {} is not one gate wrote", call);
+            co_return std::nullopt;
+        }
+        if (clock::now() + poll_interval > until)
+            co_return std::nullopt;
+        timer.expires_after(poll_interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+// A call of no instance's own, holding what its retry is answered with.
+std::shared_ptr<input_parking> answered_with(asio::any_io_executor ex, parked_output said) {
+    auto park = std::make_shared<input_parking>();
+    park->out = std::make_shared<message_queue>(ex);
+    for (auto& e : said.events)
+        park->out->push(std::move(e));
+    park->out->push(std::move(said.final), true);
+    park->answer_status = said.status;
+    return park;
+}
+
+} // namespace
+
+asio::awaitable<fleet_resume> resume_from_fleet(const parked_fleet& fleet, const std::string& token,
+                                                const protocol::message& retry,
+                                                const std::string& principal,
+                                                const federation_view& view,
+                                                const json::object* responses, std::string source) {
+    using kind = fleet_resume::kind;
+    if (!fleet.store)
+        co_return fleet_resume{};
+    // Checked before it is claimed: a refused retry leaves it for its own caller.
+    auto found = co_await fleet.store->get(parked_state, token);
+    if (!found || !*found)
+        co_return fleet_resume{}; // no record, or no store (counted): the upstream's own state
+    auto record = decode_parked(**found);
+    if (!record) {
+        spdlog::warn("the fleet's record of parked call {} is not one gate wrote; ignored", token);
+        co_return fleet_resume{};
+    }
+    switch (parked_inputs::check(record->principal, record->request, record->arguments, retry,
+                                 principal)) {
+    case parked_inputs::claim::kind::other_principal:
+        co_return fleet_resume{kind::other_principal, nullptr, {}, 0};
+    case parked_inputs::claim::kind::other_request:
+        co_return fleet_resume{kind::other_request, nullptr, {}, 0};
+    default:
+        break;
+    }
+    std::shared_ptr<upstream_client> client;
+    for (const auto& c : view.clients)
+        if (c->config().id == record->upstream)
+            client = c;
+    auto claimed = client ? co_await fleet.store->take(parked_state, token) : std::nullopt;
+    if (!claimed || !*claimed)
+        co_return fleet_resume{}; // another retry resumed it first (or the upstream is gone)
+    auto ex = co_await asio::this_coro::executor;
+    // The call as this instance resumes it: answers go to the session that asked.
+    input_parking here;
+    here.client = std::move(client);
+    here.at = record->at;
+    here.keys = record->keys;
+    here.asked = record->asked;
+    fleet_resume resumed{kind::resumed, nullptr, record->upstream, 0};
+    for (const auto& [key, id] : here.keys)
+        resumed.delivered += !responses || responses->contains(key) ? 1 : 0;
+    co_await parked_inputs::answer_upstream(here, responses, std::move(source));
+    if (here.ask_again) {
+        // Questions left out are asked again, under a new token of the same call.
+        record->keys = here.keys;
+        record->asked = here.asked;
+        auto again = random_id();
+        co_await fleet.store->put(parked_state, again, encode_parked(*record), record_life);
+        resumed.park = answered_with(
+            ex, parked_output{{}, input_required(nullptr, again, parked_inputs::ask(here)), 200});
+        co_return resumed;
+    }
+    auto bound = std::chrono::milliseconds(here.client->config().timeouts.request_ms);
+    auto said = co_await output_of(fleet, record->call, bound);
+    if (!said)
+        co_return fleet_resume{kind::timed_out, nullptr, record->upstream, resumed.delivered};
+    resumed.park = answered_with(ex, std::move(*said));
+    co_return resumed;
+}
+
+} // namespace gate::transport
