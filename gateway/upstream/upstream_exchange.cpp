@@ -467,11 +467,10 @@ upstream_exchange::send_delete(upstream_endpoint& ep, session_state state,
         co_await run(*conn->plain);
 }
 
-asio::awaitable<bool>
-upstream_exchange::follow_stream(upstream_connection& conn, const std::string& wire,
-                                 bool require_event_stream, std::function<void()> on_open,
-                                 std::function<bool()> going,
-                                 std::function<void(upstream_message)> on_message) {
+asio::awaitable<bool> upstream_exchange::follow_stream(
+    upstream_connection& conn, const std::string& wire, bool require_event_stream,
+    std::function<void()> on_open, std::function<bool()> going,
+    std::function<void(upstream_message)> on_message, std::function<void()> on_sent) {
     bool opened = false;
     auto run = [&](auto& stream) -> asio::awaitable<void> {
         boost::system::error_code ec;
@@ -480,6 +479,8 @@ upstream_exchange::follow_stream(upstream_connection& conn, const std::string& w
                                    asio::redirect_error(asio::use_awaitable, ec));
         if (ec)
             co_return;
+        if (on_sent)
+            on_sent();
         beast::flat_buffer buf;
         http::response_parser<http::string_body> parser;
         parser.body_limit(boost::none);

@@ -123,13 +123,15 @@ public:
                                                           const call_context& ctx,
                                                           std::string_view credential) const;
     // Sends `wire` on `conn` and follows its answer as a long-lived event stream while
-    // `going()`: `on_open` once the header says 200 (and text/event-stream, if required), then
-    // each message that has a method. False: the stream was not opened.
+    // `going()`: `on_sent` once the request is written, `on_open` once the header says 200
+    // (and text/event-stream, if required), then each message that has a method. False: the
+    // stream was not opened.
     boost::asio::awaitable<bool> follow_stream(upstream_connection& conn, const std::string& wire,
                                                bool require_event_stream,
                                                std::function<void()> on_open,
                                                std::function<bool()> going,
-                                               std::function<void(upstream_message)> on_message);
+                                               std::function<void(upstream_message)> on_message,
+                                               std::function<void()> on_sent = {});
     // Tells the upstream a session ended (DELETE), with its caller's credential. Spawned: it
     // holds the client for its length.
     boost::asio::awaitable<void> send_delete(upstream_endpoint& ep, session_state state,

@@ -26,8 +26,12 @@ using namespace boost::asio::experimental::awaitable_operators;
 using namespace upstream_parts;
 
 namespace {
-// How long a handshake waits for the new session's GET stream to open.
+// How long a handshake waits for the new session's GET stream to open: for its request to be
+// written, then for its header. A server may hold the header back until it has an event to
+// send (the v2 SDK's Node adapter does): once the upstream has the request, the first call
+// does not wait for it long.
 constexpr auto stream_open_wait = std::chrono::seconds(2);
+constexpr auto stream_header_grace = std::chrono::milliseconds(100);
 } // namespace
 
 asio::awaitable<std::optional<upstream_failure>>
@@ -161,11 +165,19 @@ asio::awaitable<void> upstream_sessions::publish(const session_ptr& s, upstream_
     // (roots/list at start) would otherwise speak into the void.
     if (!s->state.id.empty()) {
         auto opened = std::make_shared<asio::steady_timer>(state_.ex, clock::time_point::max());
-        asio::co_spawn(state_.ex, listen(s, generation, opened), asio::detached);
+        auto sent = std::make_shared<asio::steady_timer>(state_.ex, clock::time_point::max());
+        asio::co_spawn(state_.ex, listen(s, generation, opened, sent), asio::detached);
         asio::steady_timer bound(state_.ex, std::min(deadline, clock::now() + stream_open_wait));
-        boost::system::error_code opened_ec, bound_ec;
-        co_await (opened->async_wait(asio::redirect_error(asio::use_awaitable, opened_ec)) ||
-                  bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
+        boost::system::error_code opened_ec, sent_ec, bound_ec;
+        auto first =
+            co_await (opened->async_wait(asio::redirect_error(asio::use_awaitable, opened_ec)) ||
+                      sent->async_wait(asio::redirect_error(asio::use_awaitable, sent_ec)) ||
+                      bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
+        if (first.index() == 1) { // the upstream has the request: its header, a while more
+            bound.expires_at(std::min(deadline, clock::now() + stream_header_grace));
+            co_await (opened->async_wait(asio::redirect_error(asio::use_awaitable, opened_ec)) ||
+                      bound.async_wait(asio::redirect_error(asio::use_awaitable, bound_ec)));
+        }
     }
 }
 
@@ -223,7 +235,8 @@ upstream_sessions::discover(upstream_endpoint& ep, const call_context& ctx,
 }
 
 asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t generation,
-                                                std::shared_ptr<asio::steady_timer> opened) {
+                                                std::shared_ptr<asio::steady_timer> opened,
+                                                std::shared_ptr<asio::steady_timer> sent) {
     // Whatever happens, the handshake waiting for the stream is released.
     struct release {
         std::shared_ptr<asio::steady_timer>& t;
@@ -231,7 +244,7 @@ asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t gen
             if (t)
                 t->cancel();
         }
-    } released{opened};
+    } released{opened}, released_sent{sent};
     auto self = state_.hold(); // a retired client lives until its streams end
     auto alive = [&] { return !state_.closed && s->life.current(generation); };
     while (alive()) {
@@ -266,6 +279,10 @@ asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t gen
             [&](upstream_message message) {
                 if (alive())
                     heard_.message(s->bridge, std::move(message));
+            },
+            [&] {
+                if (sent)
+                    std::exchange(sent, nullptr)->cancel();
             });
         if (s->listening == conn)
             s->listening.reset();

@@ -125,9 +125,11 @@ private:
     discover(upstream_endpoint& ep, const call_context& ctx, clock::time_point deadline,
              boost::json::object& init_result, const upstream_session* origin);
     // Reads the session's GET stream (reopened after a pause) until the session ends.
-    // `opened` is cancelled once the first stream is open (or could not be).
+    // `sent` is cancelled once the first stream's request is written, `opened` once that
+    // stream is open (each also when it could not be).
     boost::asio::awaitable<void> listen(session_ptr s, std::uint64_t generation,
-                                        std::shared_ptr<boost::asio::steady_timer> opened);
+                                        std::shared_ptr<boost::asio::steady_timer> opened,
+                                        std::shared_ptr<boost::asio::steady_timer> sent);
     // The session's GET request, or why it cannot be sent.
     std::optional<std::string> listen_wire(const upstream_session& s,
                                            const std::string& credential);

@@ -31,7 +31,7 @@ protocol::message tool_call_of(std::string_view tool, std::string_view state = "
         {"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", std::move(params)}}));
 }
 
-const std::string alice = "https://idp\nalice";
+const std::string parker = "https://idp\nalice";
 
 upstream_message asked(std::string raw) {
     auto body = json::parse(raw).as_object();
@@ -48,22 +48,22 @@ TEST(parked_inputs, a_parked_call_is_resumed_by_a_retry_of_its_own_request_once)
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(tool_call_of("echo"));
-    park->principal = alice;
+    park->principal = parker;
     auto now = std::chrono::steady_clock::now();
     auto token = lot.park(park, now);
     EXPECT_FALSE(token.empty());
     EXPECT_EQ(park->expires, now + parked_inputs::lifetime);
-    EXPECT_EQ(lot.resume("someone-elses", tool_call_of("echo"), alice).what,
+    EXPECT_EQ(lot.resume("someone-elses", tool_call_of("echo"), parker).what,
               parked_inputs::claim::kind::unknown);
-    auto other = lot.resume(token, tool_call_of("add"), alice);
+    auto other = lot.resume(token, tool_call_of("add"), parker);
     EXPECT_EQ(other.what, parked_inputs::claim::kind::other_request);
     EXPECT_EQ(other.park, nullptr);
     EXPECT_EQ(lot.parked(), 1u); // still waiting for its own retry
-    auto mine = lot.resume(token, tool_call_of("echo"), alice);
+    auto mine = lot.resume(token, tool_call_of("echo"), parker);
     EXPECT_EQ(mine.what, parked_inputs::claim::kind::resumed);
     EXPECT_EQ(mine.park, park);
     EXPECT_EQ(lot.parked(), 0u);
-    EXPECT_EQ(lot.resume(token, tool_call_of("echo"), alice).what,
+    EXPECT_EQ(lot.resume(token, tool_call_of("echo"), parker).what,
               parked_inputs::claim::kind::unknown);
 }
 
@@ -90,9 +90,9 @@ TEST(parked_inputs, a_call_resumed_in_time_does_not_expire) {
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(tool_call_of("echo"));
-    park->principal = alice;
+    park->principal = parker;
     auto token = lot.park(park, std::chrono::steady_clock::now());
-    ASSERT_EQ(lot.resume(token, tool_call_of("echo"), alice).what,
+    ASSERT_EQ(lot.resume(token, tool_call_of("echo"), parker).what,
               parked_inputs::claim::kind::resumed);
     EXPECT_FALSE(lot.expire(token, park));
 }
@@ -168,14 +168,14 @@ TEST(parked_inputs, only_the_caller_that_parked_a_call_resumes_it) {
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(tool_call_of("echo"));
-    park->principal = alice;
+    park->principal = parker;
     auto token = lot.park(park, std::chrono::steady_clock::now());
     auto bob = lot.resume(token, tool_call_of("echo"), "https://idp\nbob");
     EXPECT_EQ(bob.what, parked_inputs::claim::kind::other_principal);
     EXPECT_EQ(bob.park, nullptr);
     EXPECT_EQ(lot.resume(token, tool_call_of("echo"), "").what,
               parked_inputs::claim::kind::other_principal); // nor anyone anonymous
-    EXPECT_EQ(lot.resume(token, tool_call_of("echo"), alice).what,
+    EXPECT_EQ(lot.resume(token, tool_call_of("echo"), parker).what,
               parked_inputs::claim::kind::resumed);
 }
 
@@ -189,15 +189,15 @@ TEST(parked_inputs, a_retry_must_repeat_the_arguments_in_any_order) {
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(call(R"({"a":1,"b":"x"})"));
     park->arguments = gate::transport::parked_arguments(call(R"({"a":1,"b":"x"})"));
-    park->principal = alice;
+    park->principal = parker;
     auto token = lot.park(park, std::chrono::steady_clock::now());
-    EXPECT_EQ(lot.resume(token, call(R"({"a":2,"b":"x"})"), alice).what,
+    EXPECT_EQ(lot.resume(token, call(R"({"a":2,"b":"x"})"), parker).what,
               parked_inputs::claim::kind::other_request);
-    EXPECT_EQ(lot.resume(token, call(R"({"a":1})"), alice).what,
+    EXPECT_EQ(lot.resume(token, call(R"({"a":1})"), parker).what,
               parked_inputs::claim::kind::other_request);
-    EXPECT_EQ(lot.resume(token, tool_call_of("echo"), alice).what,
+    EXPECT_EQ(lot.resume(token, tool_call_of("echo"), parker).what,
               parked_inputs::claim::kind::other_request); // no arguments at all
-    EXPECT_EQ(lot.resume(token, call(R"({"b":"x","a":1})"), alice).what,
+    EXPECT_EQ(lot.resume(token, call(R"({"b":"x","a":1})"), parker).what,
               parked_inputs::claim::kind::resumed);
 }
 

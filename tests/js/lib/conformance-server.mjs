@@ -332,10 +332,14 @@ function memoryEventStore() {
 // 2025-era traffic: one McpServer per session over the SDK's sessionful streamable HTTP
 // transport, so server-to-client requests (sampling, elicitation) and resource subscriptions
 // work as the 2025-11-25 scenarios expect.
+// `closeAll()` closes every session's server: a request it put to a client that never answered
+// (a scenario's sampling through gate) holds a 10-minute timer that would keep the test
+// process alive.
 function sessionfulLegacy(factory) {
   const sessions = new Map();
+  const open = new Set();
   const gone = () => Response.json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }, { status: 404 });
-  return async (request) => {
+  const handle = async (request) => {
     const sid = request.headers.get('mcp-session-id');
     if (sid) return sessions.get(sid)?.handleRequest(request) ?? gone();
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -344,9 +348,13 @@ function sessionfulLegacy(factory) {
       onsessioninitialized: (id) => void sessions.set(id, transport),
       onsessionclosed: (id) => void sessions.delete(id),
     });
-    await factory().connect(transport);
+    const server = factory();
+    open.add(server);
+    await server.connect(transport);
     return transport.handleRequest(request);
   };
+  handle.closeAll = () => Promise.all([...open].map((server) => server.close().catch(() => {})));
+  return handle;
 }
 
 // Subscriptions of a 2025 session (the v2 McpServer does not answer resources/subscribe).
@@ -367,7 +375,7 @@ function refuse(res) {
  * Mcp-Session-Id), 'stateless' one stateless request each, 'reject' refuses them.
  * Returns { url, stop() }.
  */
-export async function startConformanceServer({ legacy = 'sessions' } = {}) {
+export async function startConformanceServer({ legacy = 'sessions', flushGet = true } = {}) {
   const bus = new InMemoryServerEventBus();
   const codec = createRequestStateCodec({ key: randomBytes(32) });
   const factory = () => makeServer(bus, codec);
@@ -380,11 +388,12 @@ export async function startConformanceServer({ legacy = 'sessions' } = {}) {
   const httpServer = http.createServer((req, res) => {
     if (!validateHostHeader(req.headers.host, hosts).ok) return refuse(res);
     // The Node adapter sends a response's headers with its first body bytes; a 2025 session's
-    // GET stream has none until a notification, so send them at once (as SDK v1 servers do).
+    // GET stream has none until a notification, so send them at once (as SDK v1 servers do;
+    // `flushGet: false` leaves the adapter as it is).
     const writeHead = res.writeHead.bind(res);
     res.writeHead = (...args) => {
       writeHead(...args);
-      if (req.method === 'GET') res.flushHeaders();
+      if (flushGet && req.method === 'GET') res.flushHeaders();
       return res;
     };
     return node(req, res);
@@ -392,10 +401,12 @@ export async function startConformanceServer({ legacy = 'sessions' } = {}) {
   await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${httpServer.address().port}/mcp`,
-    stop: () =>
-      new Promise((resolve) => {
+    stop: async () => {
+      await old?.closeAll();
+      await new Promise((resolve) => {
         httpServer.closeAllConnections();
         httpServer.close(resolve);
-      }),
+      });
+    },
   };
 }
