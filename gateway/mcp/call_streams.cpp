@@ -126,7 +126,8 @@ asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_str
     // no queue or timer either: they are made with the writer.
     call_writer writer{co_await asio::this_coro::executor, stream, req, record};
     forget_sinks forget{record};
-    record.server_message = [this, &writer](std::size_t upstream, upstream_message m) {
+    record.server_message = [this, &writer](std::size_t upstream, const std::string&,
+                                            upstream_message m) {
         writer.push(news_.to_client(writer.rec.session,
                                     writer.rec.view->clients[upstream]->config().id, std::move(m)));
     };
@@ -156,19 +157,20 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
     park->principal = principal_key(rec->caller);
     park->out = out;
     park->cancel = rec->cancel = std::make_shared<call_cancel>();
-    rec->server_message = [this, out, park, rec = rec.get()](std::size_t upstream,
-                                                             upstream_message m) {
+    rec->server_message = [this, out, park, rec = rec.get()](
+                              std::size_t upstream, const std::string& bridge, upstream_message m) {
         if (m.body().contains("id")) {
             // A 2026-07-28 client takes no server requests: it is asked through an
             // input_required result, and the call waits for its retry; what it cannot be
             // asked (a ping, a capability it did not declare) gate answers for it.
             if (auto reply =
                     protocol::answer_for_client(m.body(), rec->method, rec->modern_capabilities)) {
-                answer_upstream(out->wake.get_executor(), rec->view->clients[upstream], "",
+                answer_upstream(out->wake.get_executor(), rec->view->clients[upstream], bridge,
                                 std::move(*reply), m.raw());
                 return;
             }
             park->client = rec->view->clients[upstream];
+            park->bridge = bridge; // a per-caller upstream's call goes on its caller's session
             park->requests.push_back(std::move(m));
             out->wake.cancel();
             return;

@@ -280,7 +280,7 @@ asio::awaitable<void> parked_inputs::answer_upstream(input_parking& park,
         if (park.at) // a call another instance runs: to the upstream session that asked
             co_await park.client->deliver_to(*park.at, std::move(answer), std::move(written));
         else
-            co_await park.client->deliver("", std::move(answer), std::move(written));
+            co_await park.client->deliver(park.bridge, std::move(answer), std::move(written));
     }
 }
 

@@ -43,7 +43,7 @@ call_context upstream_calls::bridged_context(request_context& rec, std::size_t u
 
 void upstream_calls::bridged_call::message(const std::string&, upstream_message m) {
     if (calls->services_.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
-        rec->server_message(upstream, std::move(m));
+        rec->server_message(upstream, bridge, std::move(m));
 }
 
 void upstream_calls::bridged_call::sent(std::int64_t upstream_id) {

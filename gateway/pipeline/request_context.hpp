@@ -96,7 +96,9 @@ struct request_context {
     // lists set the full one.
     std::optional<protocol::client_profile> profile;
     // The upstream's own messages while this request runs, to the call's stream.
-    std::function<void(std::size_t upstream, upstream_message)> server_message;
+    // `bridge`: the upstream session it came on (empty: the root session).
+    std::function<void(std::size_t upstream, const std::string& bridge, upstream_message)>
+        server_message;
     // A message for the client's call stream, as it is (its id already the client's to see).
     std::function<void(std::string)> push_to_client;
 

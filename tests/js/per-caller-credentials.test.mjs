@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { decodeJwt } from 'jose';
 
-import { connectClient, expectMcpError, runGate, startGate, startIdp } from './lib/index.mjs';
+import { connectClient, expectMcpError, post, runGate, startGate, startIdp } from './lib/index.mjs';
 import { json, startFormEndpoint } from './lib/form-endpoint.mjs';
 import { startPerUserServer } from './lib/per-user-server.mjs';
 
@@ -202,5 +202,61 @@ describe('per-caller upstream credentials', { timeout: 120_000 }, () => {
     const r = await runGate(['--validate'], { env: { GATE_CONFIG: JSON.stringify(config) } });
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /\/upstreams\/0\/auth\/strategy: .*needs auth.mode "required"/);
+  });
+});
+
+// A 2026-07-28 client's call to a per-caller 2025-11-25 upstream that asks the client something:
+// the call runs on the caller's own upstream session, so the answer from the client's retry
+// goes there too (not to gate's root session, which holds no caller's credential).
+describe('per-caller credentials: a parked call answered on the caller\'s session', { timeout: 60_000 }, () => {
+  let idp, up, gate;
+
+  before(async () => {
+    idp = await startIdp();
+    up = await startPerUserServer((token) => decodeJwt(token).sub, { asking: true });
+    gate = await startGate({
+      config: {
+        auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+        upstreams: [{ id: 'pt', url: up.url, namespace: 'pt', auth: { strategy: 'passthrough' } }],
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await Promise.all([up?.stop(), idp?.stop()]);
+  });
+
+  test('the retry\'s answer reaches the upstream session of the caller that asked', async () => {
+    const authorization = `Bearer ${await idp.mint({ sub: 'carol', aud: RESOURCE })}`;
+    const modern = (id, params) => ({
+      body: {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name: 'pt__ask_name',
+          arguments: {},
+          ...params,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+          },
+        },
+      },
+      headers: { authorization, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'pt__ask_name' },
+    });
+    const first = modern(1, {});
+    const r1 = (await post(gate.url, first.body, first.headers)).json;
+    assert.equal(r1.result?.resultType, 'input_required', JSON.stringify(r1));
+    const [key] = Object.keys(r1.result.inputRequests);
+    assert.equal(r1.result.inputRequests[key].method, 'elicitation/create');
+    const retry = modern(2, { requestState: r1.result.requestState, inputResponses: { [key]: { action: 'accept', content: { name: 'zoe' } } } });
+    const r2 = (await post(gate.url, retry.body, retry.headers)).json;
+    assert.match(JSON.stringify(r2.result?.content), /hello zoe from carol/, JSON.stringify(r2));
+    assert.deepEqual(up.violations, []);
+    // Nothing went upstream without carol's credential.
+    assert.ok(up.seen.every((s) => s.user === 'carol'), JSON.stringify(up.seen.filter((s) => s.user !== 'carol')));
   });
 });

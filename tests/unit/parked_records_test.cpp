@@ -21,7 +21,7 @@ namespace protocol = gate::protocol;
 
 namespace {
 
-protocol::message call(std::string_view name, std::string_view arguments) {
+protocol::message records_call(std::string_view name, std::string_view arguments) {
     return std::get<protocol::message>(protocol::classify(
         json::parse(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" +
                     std::string(name) + R"(","arguments":)" + std::string(arguments) + "}}")));
@@ -32,7 +32,8 @@ parked_record sample() {
     r.owner = "inst-a";
     r.call = "c0ffee";
     r.principal = "https://idp\nalice";
-    r.request = gate::transport::parked_request_key(call("ev__sample", R"({"prompt":"p"})"));
+    r.request =
+        gate::transport::parked_request_key(records_call("ev__sample", R"({"prompt":"p"})"));
     r.arguments = json::parse(R"({"prompt":"p","n":[1,2]})");
     r.upstream = "ev";
     r.at = {"sess-1", "2025-11-25", 1};
@@ -105,13 +106,13 @@ TEST(parked_records, a_retry_elsewhere_is_checked_as_the_parking_instance_checks
     auto check = [&](const protocol::message& retry, const std::string& who) {
         return parked_inputs::check(r.principal, r.request, r.arguments, retry, who);
     };
-    EXPECT_EQ(check(call("ev__sample", R"({"n":[1,2],"prompt":"p"})"), r.principal),
+    EXPECT_EQ(check(records_call("ev__sample", R"({"n":[1,2],"prompt":"p"})"), r.principal),
               kind::resumed); // the same arguments, in another order
-    EXPECT_EQ(check(call("ev__sample", R"({"n":[1,2],"prompt":"p"})"), "https://idp\nbob"),
+    EXPECT_EQ(check(records_call("ev__sample", R"({"n":[1,2],"prompt":"p"})"), "https://idp\nbob"),
               kind::other_principal);
-    EXPECT_EQ(check(call("ev__sample", R"({"n":[2,1],"prompt":"p"})"), r.principal),
+    EXPECT_EQ(check(records_call("ev__sample", R"({"n":[2,1],"prompt":"p"})"), r.principal),
               kind::other_request);
-    EXPECT_EQ(check(call("ev__other", R"({"n":[1,2],"prompt":"p"})"), r.principal),
+    EXPECT_EQ(check(records_call("ev__other", R"({"n":[1,2],"prompt":"p"})"), r.principal),
               kind::other_request);
 }
 
@@ -132,7 +133,7 @@ TEST(parked_records, a_call_rebuilt_from_its_record_asks_again_what_a_retry_left
 TEST(parked_records, a_parked_call_is_held_until_resumed_or_expired) {
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
-    park->request = gate::transport::parked_request_key(call("echo", "{}"));
+    park->request = gate::transport::parked_request_key(records_call("echo", "{}"));
     park->principal = "p";
     auto token = lot.park(park, std::chrono::steady_clock::now());
     EXPECT_TRUE(lot.holds(token, park));

@@ -89,13 +89,16 @@ struct upstream_calls_rig : test::stage_rig {
     fake_call_services services;
     upstream_calls calls{services};
     std::vector<std::pair<std::size_t, std::string>> passed; // rec.server_message's
+    std::vector<std::string> bridges;                        // and the sessions they came on
 
     // A named call of session s1 with a stream for the upstream's messages.
     void on_session() {
         ctx.session = "s1";
         ctx.client_id = "7";
-        ctx.server_message = [this](std::size_t upstream, upstream_message m) {
+        ctx.server_message = [this](std::size_t upstream, const std::string& bridge,
+                                    upstream_message m) {
             passed.emplace_back(upstream, m.raw());
+            bridges.push_back(bridge);
         };
     }
     // up-b takes each caller's own credential.
@@ -204,6 +207,7 @@ TEST_F(upstream_calls_rig, the_upstreams_messages_reach_the_client_as_the_policy
     call.message("s1", upstream_message::of_text(ask));
     ASSERT_EQ(passed.size(), 1u);
     EXPECT_EQ(passed[0], (std::pair<std::size_t, std::string>{1, ask}));
+    EXPECT_EQ(bridges, std::vector<std::string>{"s1"}); // where an answer to it must go
     ASSERT_EQ(services.admissions.size(), 2u);
     for (const auto& a : services.admissions) {
         EXPECT_EQ(a.upstream, 1u);

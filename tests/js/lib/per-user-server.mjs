@@ -11,22 +11,39 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
   isInitializeRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** Returns { url, seen, violations, sessions(), stop() }. */
-export async function startPerUserServer(userOf) {
+/**
+ * Returns { url, seen, violations, sessions(), stop() }. `asking`: the tools also hold
+ * `ask_name`, which elicits a name from the client on the user's own session and answers
+ * "hello <name> from <user>".
+ */
+export async function startPerUserServer(userOf, { asking = false } = {}) {
   const seen = [];
   const violations = [];
   const sessions = new Map(); // session id -> { transport, user }
   const makeServer = (user) => {
     const server = new Server({ name: 'gate-test-per-user', version: '0.0.0' }, { capabilities: { tools: {} } });
     const tool = (name) => ({ name, description: `for ${user}`, inputSchema: { type: 'object', properties: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool('whoami'), tool(`only_${user}`)] }));
-    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const tools = [tool('whoami'), tool(`only_${user}`), ...(asking ? [tool('ask_name')] : [])];
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      if (asking && req.params.name === 'ask_name') {
+        // On the call's own stream (related to it), as a question during a call goes.
+        const answer = await extra.sendRequest(
+          {
+            method: 'elicitation/create',
+            params: { message: 'your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+          },
+          ElicitResultSchema,
+        );
+        return { content: [{ type: 'text', text: `hello ${answer.content?.name} from ${user}` }] };
+      }
       if (req.params.name !== 'whoami' && req.params.name !== `only_${user}`)
         throw new McpError(ErrorCode.InvalidParams, `unknown tool for ${user}: ${req.params.name}`);
       return { content: [{ type: 'text', text: req.params.name === 'whoami' ? user : `${req.params.name} ran for ${user}` }] };
