@@ -32,6 +32,12 @@ namespace {
 // does not wait for it long.
 constexpr auto stream_open_wait = std::chrono::seconds(2);
 constexpr auto stream_header_grace = std::chrono::milliseconds(100);
+
+// Signals the handshake through a timer it waits on: due at once, so a wait that has not begun
+// yet (the stream answered before the handshake came back to wait for it) ends at once too.
+void done(asio::steady_timer& signal) {
+    signal.expires_at(asio::steady_timer::time_point::min());
+}
 } // namespace
 
 asio::awaitable<std::optional<upstream_failure>>
@@ -242,7 +248,7 @@ asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t gen
         std::shared_ptr<asio::steady_timer>& t;
         ~release() {
             if (t)
-                t->cancel();
+                done(*t);
         }
     } released{opened}, released_sent{sent};
     auto self = state_.hold(); // a retired client lives until its streams end
@@ -273,7 +279,7 @@ asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t gen
             *conn, *wire, false,
             [&] {
                 if (opened)
-                    std::exchange(opened, nullptr)->cancel();
+                    done(*std::exchange(opened, nullptr));
             },
             alive,
             [&](upstream_message message) {
@@ -282,7 +288,7 @@ asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t gen
             },
             [&] {
                 if (sent)
-                    std::exchange(sent, nullptr)->cancel();
+                    done(*std::exchange(sent, nullptr));
             });
         if (s->listening == conn)
             s->listening.reset();

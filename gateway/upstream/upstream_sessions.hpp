@@ -125,8 +125,8 @@ private:
     discover(upstream_endpoint& ep, const call_context& ctx, clock::time_point deadline,
              boost::json::object& init_result, const upstream_session* origin);
     // Reads the session's GET stream (reopened after a pause) until the session ends.
-    // `sent` is cancelled once the first stream's request is written, `opened` once that
-    // stream is open (each also when it could not be).
+    // `sent` falls due once the first stream's request is written, `opened` once that stream
+    // is open (each also when it could not be).
     boost::asio::awaitable<void> listen(session_ptr s, std::uint64_t generation,
                                         std::shared_ptr<boost::asio::steady_timer> opened,
                                         std::shared_ptr<boost::asio::steady_timer> sent);
