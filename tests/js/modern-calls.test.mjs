@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { closeRawSession, openRawSession, post, startEverything, startGate, startIdp } from './lib/index.mjs';
+import { closeRawSession, modernRequest, openRawSession, post, startEverything, startGate, startIdp } from './lib/index.mjs';
 import { startRawUpstream } from './lib/raw-upstream.mjs';
 import { startClassicWaitServer, startModernWaitServer } from './lib/wait-servers.mjs';
 
@@ -16,22 +16,7 @@ const MODERN = '2026-07-28';
 const RESOURCE = 'https://gate.test/mcp';
 const LONG_MS = 60_000; // a call that would outlive the test unless cancelled
 
-function modern(method, params, { id = 1, headers = {}, capabilities = {} } = {}) {
-  const body = {
-    jsonrpc: '2.0',
-    id,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientCapabilities': capabilities,
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-      },
-    },
-  };
-  return { body, headers: { 'mcp-protocol-version': MODERN, 'mcp-method': method, 'mcp-name': params.name, ...headers } };
-}
+const modern = modernRequest;
 
 /** Resolves once `list` (pushed to by a fixture) holds an entry `pred` accepts; checked on each push. */
 function eventually(list, pred, what) {
@@ -79,7 +64,6 @@ describe('2026-07-28 calls: cancellation and parked retries', { timeout: 120_000
     bob = { authorization: `Bearer ${await idp.mint({ sub: 'bob', aud: RESOURCE })}` };
     // gate learns the tools (and their x-mcp-header annotations) from its lists.
     const listed = modern('tools/list', {}, { headers: alice });
-    delete listed.headers['mcp-name'];
     const r = await post(gate.url, listed.body, listed.headers);
     assert.equal(r.status, 200, r.text);
   });

@@ -9,40 +9,14 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { FULL_CLIENT_CAPABILITIES, closeRawSession, connectClient, get, openRawSession, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
+import { FULL_CLIENT_CAPABILITIES, closeRawSession, connectClient, get, modernRequest, openRawSession, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
 import { freePort } from './lib/free-port.mjs';
 import { CHATTY_LEVELS, startLoggingServer } from './lib/logging-server.mjs';
 
 const MODERN = '2026-07-28';
 
 /** A 2026-07-28 request as the v2 SDK sends it: envelope in _meta, mirrored headers. */
-function modern(method, params = {}, { id = 1, headers = {}, meta = {} } = {}) {
-  const body = {
-    jsonrpc: '2.0',
-    id,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientCapabilities': {},
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-        ...meta,
-      },
-    },
-  };
-  const name = params.name ?? params.uri;
-  return {
-    body,
-    headers: {
-      'mcp-protocol-version': MODERN,
-      'mcp-method': method,
-      ...(name !== undefined && ['tools/call', 'prompts/get', 'resources/read'].includes(method) ? { 'mcp-name': name } : {}),
-      ...(params.taskId !== undefined && method.startsWith('tasks/') ? { 'mcp-name': params.taskId } : {}),
-      ...headers,
-    },
-  };
-}
+const modern = modernRequest;
 
 async function v2Client(url, mode) {
   const client = new Client({ name: `v2-${JSON.stringify(mode)}`, version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode } });

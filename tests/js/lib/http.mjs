@@ -204,6 +204,39 @@ export const initializeRequest = (id = nextId++) =>
  * Returns { sessionId, protocolVersion, headers } where `headers` are the ones every
  * later request of the session carries.
  */
+/**
+ * A 2026-07-28 request as a client of that revision writes it: the `_meta` envelope
+ * (`meta` adds to it, `capabilities` are its clientCapabilities) and its header mirrors
+ * (Mcp-Name for a call, prompt, read or task method). Returns { body, headers }.
+ */
+export function modernRequest(method, params = {}, { id = 1, headers = {}, meta = {}, capabilities = {} } = {}) {
+  const body = {
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+        ...meta,
+      },
+    },
+  };
+  const name = params.name ?? params.uri;
+  return {
+    body,
+    headers: {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name !== undefined && ['tools/call', 'prompts/get', 'resources/read'].includes(method) ? { 'mcp-name': name } : {}),
+      ...(params.taskId !== undefined && method.startsWith('tasks/') ? { 'mcp-name': params.taskId } : {}),
+      ...headers,
+    },
+  };
+}
+
 export async function openRawSession(url, extraHeaders = {}) {
   const init = await post(url, initializeRequest(), extraHeaders);
   if (init.status !== 200 || !init.json?.result) {
