@@ -80,6 +80,11 @@ asio::awaitable<void> mcp_stage_services::pin_task(const request_context& ctx, s
     return g_.tasks.pin_minted(ctx, upstream, std::move(task_id));
 }
 
+void mcp_stage_services::rewrite_icons(const request_context& ctx, std::size_t upstream,
+                                       json::array& items) {
+    g_.icons.rewrite_list(*ctx.view->snap, upstream, "tools/call", items);
+}
+
 void mcp_stage_services::record_subscription(const request_context& ctx, const std::string& uri,
                                              bool subscribed) {
     g_.listening.record(ctx, uri, subscribed);

@@ -60,6 +60,8 @@ public:
                   const boost::json::object& params, request_context& ctx) override;
     boost::asio::awaitable<void> pin_task(const request_context& ctx, std::size_t upstream,
                                           std::string task_id) override;
+    void rewrite_icons(const request_context& ctx, std::size_t upstream,
+                       boost::json::array& items) override;
     void record_subscription(const request_context& ctx, const std::string& uri,
                              bool subscribed) override;
     std::optional<std::string> open_session(request_context& ctx,

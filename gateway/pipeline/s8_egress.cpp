@@ -61,16 +61,40 @@ private:
     }
 
     // Whatever the upstream answered, result or error, goes back verbatim.
-    static void take_upstream_answer(request_context& ctx) {
+    void take_upstream_answer(request_context& ctx) {
         if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
             ctx.usage = std::move(*usage);
         // A read of an App's view answers under the URI the client asked for
         // (protocol/ui_uri.hpp): the contents that name the upstream's own are renamed.
         auto ui = read_of_ui(ctx);
+        // A call's answer is read whole only when it may name icons (its resource links').
+        bool links = ctx.method == "tools/call" && ctx.target &&
+                     ctx.upstream_answer->raw().find("\"icons\"") != std::string::npos;
         ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
-                               ui ? answer_read::whole : answer_read::client_answer);
+                               ui || links ? answer_read::whole : answer_read::client_answer);
         if (ui && protocol::restore_read_uris(*ctx.response, ui->uri, *ctx.name) &&
             !ctx.verbatim.empty()) {
+            std::string text;
+            protocol::write_preserving(*ctx.response, ctx.verbatim, text);
+            ctx.verbatim = std::move(text);
+        }
+        if (links)
+            link_icons(ctx);
+    }
+
+    // A call's resource links name icons as list items do: from gate's origin, where a client
+    // may fetch them, not the upstream's.
+    void link_icons(request_context& ctx) {
+        auto* r = ctx.response->if_contains("result");
+        auto* result = r ? r->if_object() : nullptr;
+        auto* c = result ? result->if_contains("content") : nullptr;
+        auto* content = c ? c->if_array() : nullptr;
+        if (!content || std::none_of(content->begin(), content->end(), [](const auto& v) {
+                return v.is_object() && v.get_object().contains("icons");
+            }))
+            return;
+        services_.rewrite_icons(ctx, ctx.target->upstream, *content);
+        if (!ctx.verbatim.empty()) {
             std::string text;
             protocol::write_preserving(*ctx.response, ctx.verbatim, text);
             ctx.verbatim = std::move(text);

@@ -29,6 +29,10 @@ public:
     // client hears of it.
     virtual boost::asio::awaitable<void> pin_task(const request_context& ctx, std::size_t upstream,
                                                   std::string task_id) = 0;
+    // The icons of a call's resource links (`items`: its content), from upstream `upstream`,
+    // rewritten for gate's origin as a list's are (docs/security.md, Icons).
+    virtual void rewrite_icons(const request_context& ctx, std::size_t upstream,
+                               boost::json::array& items) = 0;
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     virtual void record_subscription(const request_context& ctx, const std::string& uri,
                                      bool subscribed) = 0;

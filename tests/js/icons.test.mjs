@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
+  CallToolRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -61,6 +62,10 @@ async function startIconServer() {
     if (req.url.startsWith('/mcp')) {
       const server = new Server(serverInfo(), { capabilities: { tools: {}, prompts: {}, resources: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 't1', inputSchema: { type: 'object' }, icons: icons() }] }));
+      // A call's resource link names its icon as list items do.
+      server.setRequestHandler(CallToolRequestSchema, async () => ({
+        content: [{ type: 'resource_link', uri: 'file:///linked', name: 'linked', icons: [{ src: `${base}/icon.png?link=1` }, { src: 'https://elsewhere.example/l.png' }] }],
+      }));
       server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: 'p1', icons: [{ src: `${base}/icon.png` }] }] }));
       server.setRequestHandler(ListResourcesRequestSchema, async () => ({
         resources: [{ uri: 'file:///r1', name: 'r1', icons: [{ src: `${base}/icon.png?r=1` }, { src: 'http://10.0.0.1/x.png' }] }],
@@ -213,6 +218,22 @@ describe('icons through gate', { timeout: 60_000 }, () => {
         assert.equal(res.status, 200);
         assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG);
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a call\'s resource link carries its icon from gate too', async () => {
+    const client = await connectClient(gate.url);
+    try {
+      const result = await client.callTool({ name: 'art__t1', arguments: {} });
+      const [link] = result.content;
+      assert.equal(link.type, 'resource_link', JSON.stringify(result));
+      assert.equal(link.icons.length, 1, JSON.stringify(link)); // the other origin's left out
+      assert.match(link.icons[0].src, /^https:\/\/gw\.example\/icons\/art\/[0-9a-f]{32}$/);
+      const res = await fetch(onGate(link.icons[0].src));
+      assert.equal(res.status, 200);
+      assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG);
     } finally {
       await client.close();
     }

@@ -47,6 +47,12 @@ struct fake_egress final : egress_services {
         EXPECT_TRUE(ctx.verbatim.empty()) << "pinned before the client hears of the task";
         co_await test::suspend_once();
     }
+    void rewrite_icons(const request_context&, std::size_t upstream, json::array& items) override {
+        asked.push_back("rewrite_icons " + std::to_string(upstream));
+        for (auto& item : items)
+            if (auto* o = item.if_object(); o && o->contains("icons"))
+                (*o)["icons"] = json::array{json::object{{"src", "https://gate/icons/x"}}};
+    }
     void record_subscription(const request_context&, const std::string& uri,
                              bool subscribed) override {
         asked.push_back(std::string(subscribed ? "subscribed " : "unsubscribed ") + uri);
@@ -106,6 +112,26 @@ TEST_F(stage_egress, an_upstreams_answer_goes_back_verbatim_under_the_clients_id
     EXPECT_EQ(ctx.usage, json::parse(R"({"in":5})"));
     EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
     EXPECT_FALSE(ctx.error);
+}
+
+TEST_F(stage_egress, a_calls_resource_links_carry_their_icons_from_gates_origin) {
+    request("tools/call");
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{"content":[{"type":"text","text":"x"},)"
+                      R"({"type":"resource_link","uri":"file:///a","name":"a","size":1.50,)"
+                      R"("icons":[{"src":"http://up/i.png"}]}]}})");
+    EXPECT_TRUE(run().at_once);
+    EXPECT_EQ(services.asked, std::vector<std::string>{"rewrite_icons 1"});
+    // Written again from the rewritten answer, the upstream's numbers as it wrote them.
+    EXPECT_EQ(ctx.verbatim,
+              R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"},)"
+              R"({"type":"resource_link","uri":"file:///a","name":"a","size":1.50,)"
+              R"("icons":[{"src":"https://gate/icons/x"}]}]}})");
+    services.asked.clear();
+    fresh();
+    request("tools/call");
+    answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{"content":[{"type":"text"}]}})");
+    EXPECT_TRUE(run().at_once);
+    EXPECT_TRUE(services.asked.empty()); // nothing to rewrite: nothing asked, nothing written
 }
 
 TEST_F(stage_egress, an_upstreams_error_is_the_calls_error) {
