@@ -100,6 +100,14 @@ json::object make_result(const json::value& id, json::value result) {
     return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
+json::object make_cancelled(const json::value& request_id, const json::value* reason) {
+    json::object params{{"requestId", request_id}};
+    if (reason)
+        params["reason"] = *reason;
+    return {
+        {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", std::move(params)}};
+}
+
 namespace {
 void append_integer(std::string& out, std::int64_t n) {
     char digits[24];

@@ -56,6 +56,9 @@ std::variant<message, rpc_error> classify(boost::json::value v);
 
 boost::json::object make_error(const boost::json::value& id, int code, std::string_view text);
 boost::json::object make_result(const boost::json::value& id, boost::json::value result);
+// notifications/cancelled for request `request_id`, with `reason` when there is one.
+boost::json::object make_cancelled(const boost::json::value& request_id,
+                                   const boost::json::value* reason = nullptr);
 
 // The canonical JSON text of a message id, as boost::json::serialize writes it; the integer
 // ids nearly every client uses are written without the general serializer (once or twice

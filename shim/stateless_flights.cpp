@@ -193,10 +193,8 @@ std::optional<stateless_flights::routed> stateless_flights::route(protocol::mess
 }
 
 std::string stateless_flights::cancel_line(const std::string& key, std::string_view reason) {
-    json::object note{{"jsonrpc", "2.0"},
-                      {"method", "notifications/cancelled"},
-                      {"params", {{"requestId", std::stoll(key)}, {"reason", reason}}}};
-    return json::serialize(note);
+    json::value why(reason);
+    return json::serialize(protocol::make_cancelled(std::stoll(key), &why));
 }
 
 bool restart_budget::take(clock::time_point now) {

@@ -4,6 +4,7 @@
 #include "gateway/upstream/upstream_client.hpp"
 
 #include "protocol/gateway_error.hpp"
+#include "protocol/json_rpc.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -149,12 +150,7 @@ asio::awaitable<bool> upstream_client::cancel(const std::string& bridge,
         co_return requests_.cancel(upstream_id, reason && reason->is_string()
                                                     ? std::string(reason->get_string())
                                                     : std::string("cancelled by the client"));
-    json::object params{{"requestId", upstream_id}};
-    if (reason)
-        params["reason"] = *reason;
-    co_return co_await deliver(bridge, json::object{{"jsonrpc", "2.0"},
-                                                    {"method", "notifications/cancelled"},
-                                                    {"params", std::move(params)}});
+    co_return co_await deliver(bridge, protocol::make_cancelled(upstream_id, reason));
 }
 
 void upstream_client::root_watch::root_published(std::uint64_t generation) {

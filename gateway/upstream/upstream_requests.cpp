@@ -56,12 +56,9 @@ public:
             return;
         }
         cancel_->telling([&requests, cancel = cancel_, id, bridge] {
-            json::object params{{"requestId", id}};
-            if (!cancel->reason().empty())
-                params["reason"] = cancel->reason();
-            requests.tell(bridge, json::object{{"jsonrpc", "2.0"},
-                                               {"method", "notifications/cancelled"},
-                                               {"params", std::move(params)}});
+            json::value reason(cancel->reason());
+            requests.tell(
+                bridge, protocol::make_cancelled(id, cancel->reason().empty() ? nullptr : &reason));
         });
     }
     ~running_call() {
