@@ -95,16 +95,7 @@ unsigned answer_status(std::string_view answer) {
     boost::system::error_code ec;
     auto parsed = json::parse(answer, ec);
     auto* o = ec ? nullptr : parsed.if_object();
-    auto* error = o ? o->if_contains("error") : nullptr;
-    auto* code = error && error->is_object() ? error->get_object().if_contains("code") : nullptr;
-    if (!code || !code->is_int64())
-        return 200;
-    auto c = code->get_int64();
-    if (c == protocol::error_code::method_not_found)
-        return 404;
-    if (c <= -32020 && c >= -32022)
-        return 400;
-    return 200;
+    return o ? protocol::modern_answer_status(*o) : 200; // the revision's rule, as gate's
 }
 
 stateless_flights::forwarded stateless_flights::add(protocol::message request, bool streams) {
