@@ -57,8 +57,13 @@ boost::asio::awaitable<std::optional<T>> ask(const Handle& target, MakeMessage m
                 if (!ec)
                     st->finish(std::nullopt);
             });
-            reply_to<T> reply([st, ex](std::optional<T> value) {
-                asio::post(ex, [st, v = std::move(value)]() mutable { st->finish(std::move(v)); });
+            // The reply hands its hold on the race to the io thread: the actor's thread must not
+            // be the last owner, or the timer would be destroyed there, perhaps after its
+            // io_context.
+            reply_to<T> reply([st, ex](std::optional<T> value) mutable {
+                asio::post(ex, [st = std::move(st), v = std::move(value)]() mutable {
+                    st->finish(std::move(v));
+                });
             });
             caf::anon_send(target, make_message(std::move(reply)));
         },

@@ -117,9 +117,11 @@ TEST(upstream_guards, what_the_view_cannot_decide_goes_through_when_there_is_no_
 // The real upstream actor on a threaded actor system; the io thread is the
 // test's.
 struct guards_with_actor : ::testing::Test {
+    // The io_context outlives the actor system: an actor's last copy of a reply may still
+    // hold io objects when the system shuts down.
+    asio::io_context io;
     caf::actor_system_config cfg;
     std::optional<caf::actor_system> sys;
-    asio::io_context io;
     upstream_actor actor;
 
     void start(upstream_guards& g) {

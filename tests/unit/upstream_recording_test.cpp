@@ -41,9 +41,11 @@ recorder_actor::behavior_type fake_recorder(std::shared_ptr<received> box) {
 }
 
 struct recording_test : ::testing::Test {
+    // The io_context outlives the actor system: an actor's last copy of a reply may still
+    // hold io objects when the system shuts down.
+    asio::io_context io;
     caf::actor_system_config cfg;
     std::optional<caf::actor_system> sys;
-    asio::io_context io;
     std::shared_ptr<received> box = std::make_shared<received>();
     std::shared_ptr<transport::traffic_tap> tap;
     recorder_actor recorder;
