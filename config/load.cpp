@@ -97,7 +97,7 @@ load_result parse(std::string_view json_text, acceptance accept) {
         detail::parse_policy(top, facts, doc->policy);
         detail::parse_audit(top, doc->audit);
         detail::parse_server(top, facts, doc->server);
-        detail::parse_routing(top, doc->routing);
+        detail::parse_routing(top, doc->upstreams, doc->routing);
         detail::parse_discovery(top, doc->discovery);
         detail::parse_tenants(top, facts, doc->tenants);
         detail::parse_tracing(top, doc->tracing);

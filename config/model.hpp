@@ -212,6 +212,9 @@ struct server {
 struct routing {
     std::string namespace_separator = "__";
     std::int64_t page_size = 200; // negative: one merged page
+    // Tool and prompt names longer than this are listed as short aliases (0: never;
+    // protocol/name_codec.hpp).
+    std::size_t max_name_length = 0;
 
     bool operator==(const routing&) const = default;
 };

@@ -31,7 +31,8 @@ void parse_auth(const object_view& root, config::auth& out);
 void parse_policy(const object_view& root, const facts& f, std::optional<policy>& out);
 void parse_audit(const object_view& root, std::optional<audit>& out);
 void parse_server(const object_view& root, const facts& f, server& out);
-void parse_routing(const object_view& root, routing& out);
+// After the upstreams: a maximum name length must leave each namespace room.
+void parse_routing(const object_view& root, const std::vector<upstream>& upstreams, routing& out);
 void parse_discovery(const object_view& root, std::optional<discovery>& out);
 void parse_tenants(const object_view& root, const facts& f, std::vector<tenant>& out);
 void parse_tracing(const object_view& root, std::optional<tracing>& out);

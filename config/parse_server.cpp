@@ -1,5 +1,7 @@
 #include "config/checks.hpp"
 #include "config/parse_sections.hpp"
+#include "protocol/name_codec.hpp"
+#include "protocol/tool_name.hpp"
 
 #include <algorithm>
 
@@ -262,13 +264,57 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     }
 }
 
-void parse_routing(const object_view& root, routing& out) {
+namespace {
+
+// Shorter maximums leave an alias too little of the name to be recognised by.
+constexpr std::int64_t min_name_length = 16;
+
+// A maximum name length must leave every namespaced upstream room for one character of its
+// own and the alias suffix, or its long names could not be shortened at all.
+void read_max_name_length(const object_view& o, const std::vector<upstream>& upstreams,
+                          routing& out) {
+    auto n = o.integer("maxNameLength");
+    if (!n)
+        return;
+    constexpr auto most = static_cast<std::int64_t>(protocol::max_tool_name);
+    if (*n < min_name_length || *n > most) {
+        o.fail("maxNameLength", "must be between " + std::to_string(min_name_length) + " and " +
+                                    std::to_string(most) +
+                                    " (the specification's longest name); leave it out to list "
+                                    "names as long as upstreams make them");
+        return;
+    }
+    for (std::size_t i = 0; i < upstreams.size(); ++i) {
+        const auto& ns = upstreams[i].namespace_;
+        if (!ns)
+            continue;
+        auto prefix = ns->size() + out.namespace_separator.size();
+        auto least = static_cast<std::int64_t>(prefix + protocol::alias_suffix + 1);
+        if (*n < least) {
+            o.fail("maxNameLength",
+                   "is " + std::to_string(*n) + ", but upstreams[" + std::to_string(i) +
+                       "].namespace " + quoted(*ns) + " with the separator " +
+                       quoted(out.namespace_separator) + " takes " + std::to_string(prefix) +
+                       " characters of every name, leaving no room for a shortened name and "
+                       "its " +
+                       std::to_string(protocol::alias_suffix) +
+                       "-character suffix: raise it to at least " + std::to_string(least) +
+                       " or shorten the namespace");
+            return;
+        }
+    }
+    out.max_name_length = static_cast<std::size_t>(*n);
+}
+
+} // namespace
+
+void parse_routing(const object_view& root, const std::vector<upstream>& upstreams, routing& out) {
     const auto* v = root.find("routing");
     if (v == nullptr) {
         return;
     }
     object_view o(*v, root.pointer_of("routing"), root.errors(),
-                  {"namespaceSeparator", "pageSize"});
+                  {"namespaceSeparator", "pageSize", "maxNameLength"});
     if (auto sep = o.string("namespaceSeparator", true)) {
         if (auto problem = separator_problem(*sep); !problem.empty()) {
             o.fail("namespaceSeparator", problem);
@@ -285,6 +331,8 @@ void parse_routing(const object_view& root, routing& out) {
             out.page_size = *n;
         }
     }
+    if (o.find("maxNameLength") != nullptr)
+        read_max_name_length(o, upstreams, out);
 }
 
 } // namespace gate::config::detail

@@ -1,8 +1,9 @@
 #include "protocol/icons.hpp"
 
+#include "protocol/digest.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/url/parse.hpp>
-#include <openssl/evp.h>
 
 namespace gate::protocol {
 
@@ -100,16 +101,7 @@ std::optional<std::string> http_origin(std::string_view url) {
 }
 
 std::string icon_digest(std::string_view src) {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_Digest(src.data(), src.size(), md, &len, EVP_sha256(), nullptr);
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < len && out.size() < icon_digest_size; ++i) {
-        out += digits[md[i] >> 4];
-        out += digits[md[i] & 0xf];
-    }
-    return out;
+    return sha256_hex(src, icon_digest_size);
 }
 
 std::string icon_path_segment(std::string_view ns) {

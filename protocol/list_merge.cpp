@@ -32,21 +32,24 @@ json::array merge_lists(list_kind kind, const name_codec& codec,
     for (const auto& part : parts)
         total += part.items ? part.items->size() : 0;
     out.reserve(total);
-    bool rewrite = traits(kind).rewrite_names && !codec.passthrough();
+    // Passthrough lists the upstream's names as they are, unless they are to be shortened.
+    bool rewrite = traits(kind).rewrite_names && (!codec.passthrough() || codec.max_length() > 0);
+    bool untouched = codec.passthrough() && !rewrite;
     for (const auto& part : parts) {
         if (!part.items)
             continue;
         for (const auto& item : *part.items) {
             auto* obj = item.if_object();
-            if (!obj || codec.passthrough()) {
+            if (!obj || untouched) {
                 out.push_back(item);
                 continue;
             }
             json::object copy = *obj;
             if (auto* name = copy.if_contains("name"); rewrite && name && name->is_string())
-                *name = codec.encode(part.upstream, name->get_string());
+                *name = codec.client_name(part.upstream, name->get_string());
             // An App's view, named per upstream (protocol/ui_uri.hpp).
-            rewrite_ui_uris(kind, codec, part.upstream, copy);
+            if (!codec.passthrough())
+                rewrite_ui_uris(kind, codec, part.upstream, copy);
             out.push_back(std::move(copy));
         }
     }

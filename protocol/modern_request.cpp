@@ -260,4 +260,23 @@ std::optional<modern_refusal> check_modern_request(std::string_view method,
     return std::nullopt;
 }
 
+bool offers_modern_version(const boost::json::object& response) {
+    const auto* e = response.if_contains("error");
+    const auto* error = e ? e->if_object() : nullptr;
+    const auto* code = error ? error->if_contains("code") : nullptr;
+    if (!code || !code->is_int64() ||
+        code->get_int64() != modern_code::unsupported_protocol_version)
+        return false;
+    const auto* d = error->if_contains("data");
+    const auto* data = d ? d->if_object() : nullptr;
+    const auto* s = data ? data->if_contains("supported") : nullptr;
+    const auto* supported = s ? s->if_array() : nullptr;
+    if (!supported)
+        return false;
+    for (const auto& v : *supported)
+        if (v.is_string() && v.get_string() == modern_protocol_version)
+            return true;
+    return false;
+}
+
 } // namespace gate::protocol

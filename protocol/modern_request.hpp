@@ -95,6 +95,10 @@ void remove_envelope(boost::json::object& params);
 // other answer. An upstream's such error reaches a 2026-07-28 client of gate with its status.
 unsigned modern_answer_status(const boost::json::object& response);
 
+// Whether `response` refuses a request's version (-32022) while its data.supported lists
+// 2026-07-28: a client asks once more, with that version.
+bool offers_modern_version(const boost::json::object& response);
+
 struct modern_headers {
     std::string protocol_version; // MCP-Protocol-Version
     std::string method;           // Mcp-Method

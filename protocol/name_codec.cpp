@@ -1,10 +1,15 @@
 #include "protocol/name_codec.hpp"
 
+#include "protocol/digest.hpp"
+
+#include <algorithm>
+
 namespace gate::protocol {
 
-name_codec::name_codec(std::string separator, std::vector<std::optional<std::string>> namespaces)
+name_codec::name_codec(std::string separator, std::vector<std::optional<std::string>> namespaces,
+                       std::size_t max_length)
     : separator_(std::move(separator)), namespaces_(std::move(namespaces)),
-      passthrough_(namespaces_.size() == 1 && !namespaces_[0]) {}
+      passthrough_(namespaces_.size() == 1 && !namespaces_[0]), max_length_(max_length) {}
 
 std::string name_codec::encode(std::size_t upstream, std::string_view name) const {
     const auto& ns = namespaces_.at(upstream);
@@ -16,9 +21,17 @@ std::string name_codec::encode(std::size_t upstream, std::string_view name) cons
     return out;
 }
 
+std::string name_codec::client_name(std::size_t upstream, std::string_view name) const {
+    auto full = encode(upstream, name);
+    if (max_length_ == 0 || full.size() <= max_length_)
+        return full;
+    return short_alias(full, max_length_);
+}
+
 std::optional<decoded_name> name_codec::decode(std::string_view full) const {
+    bool alias = max_length_ > 0 && has_alias_shape(full, max_length_);
     if (passthrough_)
-        return decoded_name{0, full};
+        return decoded_name{0, full, alias};
     std::optional<decoded_name> best;
     std::size_t best_len = 0;
     for (std::size_t i = 0; i < namespaces_.size(); ++i) {
@@ -29,10 +42,27 @@ std::optional<decoded_name> name_codec::decode(std::string_view full) const {
         if (full.size() <= prefix_len || !full.starts_with(*ns) ||
             full.substr(ns->size(), separator_.size()) != separator_)
             continue;
-        best = decoded_name{i, full.substr(prefix_len)};
+        best = decoded_name{i, full.substr(prefix_len), alias};
         best_len = ns->size();
     }
     return best;
+}
+
+std::string short_alias(std::string_view full, std::size_t max) {
+    if (full.size() <= max || max <= alias_suffix)
+        return std::string(full);
+    std::string out(full.substr(0, max - alias_suffix));
+    out += '-';
+    out += sha256_hex(full, alias_digest_digits);
+    return out;
+}
+
+bool has_alias_shape(std::string_view full, std::size_t max) {
+    if (full.size() != max || max <= alias_suffix || full[max - alias_suffix] != '-')
+        return false;
+    auto digits = full.substr(max - alias_digest_digits);
+    return std::all_of(digits.begin(), digits.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 } // namespace gate::protocol

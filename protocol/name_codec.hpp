@@ -1,8 +1,14 @@
 // `{namespace}{separator}{name}`: how tool and prompt names of several upstreams share one
 // list. Namespaces never contain the separator (validated), so the longest matching
 // namespace prefix is the only possible owner.
+//
+// Opt-in (routing.maxNameLength), a name longer than the maximum is listed as a short alias:
+// its first characters, '-', and 8 hex digits of SHA-256 of the whole name. The alias is the
+// same on every instance and after every restart, and it is reversed from the upstream's list
+// (the one name there whose alias it is), so nothing else has to be remembered.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,24 +16,44 @@
 
 namespace gate::protocol {
 
+// '-' and the digest's hex digits end every alias.
+inline constexpr std::size_t alias_digest_digits = 8;
+inline constexpr std::size_t alias_suffix = 1 + alias_digest_digits;
+
 struct decoded_name {
     std::size_t upstream; // index into the namespaces given to the codec
     std::string_view name;
+    // The name has the shape of a short alias: the upstream's own name may be another one,
+    // found in its list (actors/federation, name_aliases.cpp).
+    bool maybe_alias = false;
 };
 
 class name_codec {
 public:
     // namespaces[i] is the namespace of upstream i; nullopt means passthrough (no prefix).
-    name_codec(std::string separator, std::vector<std::optional<std::string>> namespaces);
+    // max_length 0: names are never shortened.
+    name_codec(std::string separator, std::vector<std::optional<std::string>> namespaces,
+               std::size_t max_length = 0);
 
+    // The prefixed name (a ui:// URI's path is prefixed so too, never shortened).
     std::string encode(std::size_t upstream, std::string_view name) const;
+    // The name a client sees for a tool or prompt: encoded, then shortened when longer than
+    // the maximum.
+    std::string client_name(std::size_t upstream, std::string_view name) const;
     std::optional<decoded_name> decode(std::string_view full) const;
     bool passthrough() const { return passthrough_; }
+    std::size_t max_length() const { return max_length_; }
 
 private:
     std::string separator_;
     std::vector<std::optional<std::string>> namespaces_;
     bool passthrough_;
+    std::size_t max_length_;
 };
+
+// `full` cut to `max` characters with the alias suffix (full itself when it fits).
+std::string short_alias(std::string_view full, std::size_t max);
+// Whether `full` could be an alias `short_alias` wrote for a maximum of `max`.
+bool has_alias_shape(std::string_view full, std::size_t max);
 
 } // namespace gate::protocol

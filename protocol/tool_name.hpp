@@ -16,6 +16,8 @@ inline constexpr std::size_t common_name_room = 32;
 
 enum class tool_name_fault { none, empty, too_long, charset };
 tool_name_fault check_tool_name(std::string_view name);
+// Whether every character of `name` is one the rule allows (its length aside).
+bool in_tool_name_charset(std::string_view name);
 // The metric label / log word of a fault (`too_long`, `charset`, `empty`).
 std::string_view fault_label(tool_name_fault f);
 

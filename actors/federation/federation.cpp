@@ -39,9 +39,11 @@ std::string page_text(const json::array& items, const std::vector<std::string_vi
     return out;
 }
 
-// On success the params are moved into the route (the name rewritten in place).
-std::variant<route, route_error> by_name(const snapshot& snap, json::object& params,
-                                         std::string_view key) {
+// On success the params are moved into the route (the name rewritten in place); nullopt,
+// params untouched: a name of the shape of a short alias and no `lists` to reverse it by.
+std::optional<std::variant<route, route_error>> by_name(const snapshot& snap, json::object& params,
+                                                        std::string_view key, list_kind kind,
+                                                        const federation* lists) {
     auto* v = params.if_contains(key);
     if (!v || !v->is_string())
         return route_error{
@@ -53,7 +55,16 @@ std::variant<route, route_error> by_name(const snapshot& snap, json::object& par
     auto decoded = snap.codec.decode(full);
     if (!decoded)
         return unknown_name(full);
-    *v = std::string(decoded->name);
+    std::string own(decoded->name);
+    if (decoded->maybe_alias) {
+        if (!lists)
+            return std::nullopt;
+        auto found = lists->own_name(decoded->upstream, kind, full, decoded->name);
+        if (auto* err = std::get_if<route_error>(&found))
+            return std::move(*err);
+        own = std::move(std::get<std::string>(found));
+    }
+    *v = std::move(own);
     return route{decoded->upstream, std::move(params), std::move(full)};
 }
 
@@ -72,10 +83,14 @@ route_error unknown_uri(const std::string& uri, bool needs_resource_lists) {
         needs_resource_lists};
 }
 
-std::optional<std::variant<route, route_error>>
-resolve_by_name(const snapshot& snap, std::string_view method, json::object& params) {
-    if (method == "tools/call" || method == "prompts/get")
-        return by_name(snap, params, "name");
+std::optional<std::variant<route, route_error>> resolve_by_name(const snapshot& snap,
+                                                                std::string_view method,
+                                                                json::object& params,
+                                                                const federation* lists) {
+    if (method == "tools/call")
+        return by_name(snap, params, "name", list_kind::tools, lists);
+    if (method == "prompts/get")
+        return by_name(snap, params, "name", list_kind::prompts, lists);
     if (method == "resources/read" || method == "resources/subscribe" ||
         method == "resources/unsubscribe") {
         // An App's view names its upstream in its URI (protocol/ui_uri.hpp): routed by the
@@ -96,8 +111,10 @@ resolve_by_name(const snapshot& snap, std::string_view method, json::object& par
     auto* type = obj ? obj->if_contains("type") : nullptr;
     if (!type || *type != "ref/prompt")
         return std::nullopt;
-    auto r = by_name(snap, *obj, "name");
-    if (auto* ok = std::get_if<route>(&r)) {
+    auto r = by_name(snap, *obj, "name", list_kind::prompts, lists);
+    if (!r)
+        return r;
+    if (auto* ok = std::get_if<route>(&*r)) {
         // The rewritten reference goes back into the whole params object.
         *ref = std::move(ok->params);
         ok->params = std::move(params);
@@ -232,7 +249,7 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
                 continue;
             std::string_view name = n->get_string();
             bool named = kind == list_kind::tools || kind == list_kind::prompts;
-            auto client_name = named ? snap_->codec.encode(i, name) : std::string(name);
+            auto client_name = named ? snap_->codec.client_name(i, name) : std::string(name);
             if (!snap_->policy ||
                 snap_->policy->decide(who, server, method, name, client_name).allowed) {
                 mine.push_back(item);
@@ -400,7 +417,7 @@ std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const 
 
 std::variant<route, route_error> federation::resolve(std::string_view method,
                                                      json::object params) const {
-    if (auto named = resolve_by_name(*snap_, method, params))
+    if (auto named = resolve_by_name(*snap_, method, params, this))
         return std::move(*named);
     if (method == "resources/read" || method == "resources/subscribe" ||
         method == "resources/unsubscribe") {

@@ -36,6 +36,9 @@ struct route_error {
     std::string message;
     std::string name;
     bool needs_resource_lists = false; // owner unknown: list resources, then route again
+    // A short alias whose upstream's list is not known (protocol/name_codec.hpp): list the
+    // method's kind, then route again.
+    bool needs_name_lists = false;
 };
 
 // One page of a list. Its items are cut and serialized once per list change and shared by
@@ -56,13 +59,18 @@ struct list_answer {
 route_error unknown_name(const std::string& name);
 route_error unknown_uri(const std::string& uri, bool needs_resource_lists = false);
 
+class federation;
+
 // Named calls (tools/call, prompts/get, completion of a prompt argument, and a read or a
 // subscription of an App's ui:// URI, which names its upstream) depend only on the
 // immutable snapshot, so the transport resolves them without an actor round trip. nullopt:
-// the method is not routed by name (params untouched). With a route, params have been moved
+// the method is not routed by name (params untouched), or, without `lists`, the name may be
+// a short alias, which only the router's lists reverse. With a route, params have been moved
 // into it.
-std::optional<std::variant<route, route_error>>
-resolve_by_name(const snapshot& snap, std::string_view method, boost::json::object& params);
+std::optional<std::variant<route, route_error>> resolve_by_name(const snapshot& snap,
+                                                                std::string_view method,
+                                                                boost::json::object& params,
+                                                                const federation* lists = nullptr);
 
 class federation {
 public:
@@ -109,6 +117,14 @@ public:
     std::variant<route, route_error> resolve(std::string_view method,
                                              boost::json::object params) const;
     bool resource_lists_known() const;
+    // The upstream's own name for `client`, a tool's or prompt's name of the shape of a short
+    // alias (its decoded rest `decoded`): the one name in the upstream's cached `kind` lists
+    // (any profile) that is listed as `client`; `decoded` itself when none is but the lists
+    // are known. Refused when two names are listed so (an upstream whose names collide) or
+    // when no list of `upstream` is known yet (needs_name_lists). name_aliases.cpp.
+    std::variant<std::string, route_error> own_name(std::size_t upstream, protocol::list_kind kind,
+                                                    std::string_view client,
+                                                    std::string_view decoded) const;
 
 private:
     struct entry {

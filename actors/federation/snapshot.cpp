@@ -8,7 +8,8 @@ protocol::name_codec codec_for(const config::document& doc) {
     namespaces.reserve(doc.upstreams.size());
     for (const auto& u : doc.upstreams)
         namespaces.push_back(u.namespace_);
-    return protocol::name_codec(doc.routing.namespace_separator, std::move(namespaces));
+    return protocol::name_codec(doc.routing.namespace_separator, std::move(namespaces),
+                                doc.routing.max_name_length);
 }
 } // namespace
 

@@ -144,12 +144,37 @@ mcp_method_services::complete(protocol::list_kind kind, const list_plan& plan,
     });
 }
 
+namespace {
+
+// The list kind whose router resolves a call: by its name, a tool's or a prompt's.
+protocol::list_kind kind_whose_router_resolves(std::string_view method,
+                                               const json::object& params) {
+    if (method == "tools/call")
+        return protocol::list_kind::tools;
+    if (method == "prompts/get")
+        return protocol::list_kind::prompts;
+    if (method == "completion/complete")
+        if (auto* ref = params.if_contains("ref"); ref && ref->is_object())
+            if (auto* type = ref->get_object().if_contains("type"); type && *type == "ref/prompt")
+                return protocol::list_kind::prompts;
+    return protocol::list_kind::resources;
+}
+
+} // namespace
+
 asio::awaitable<std::optional<routed>> mcp_method_services::resolve(request_context& ctx,
                                                                     const std::string& method,
                                                                     const json::object& params) {
-    return ask<routed>(g_.actors()->resource_router(), [&](reply_to<routed> reply) {
-        return resolve_call{ctx.view->snap, method, params, std::move(reply)};
-    });
+    // A tool's or prompt's name (a short alias: protocol/name_codec.hpp) is reversed by the
+    // router that holds its kind's lists; anything else is a URI's, the resource router's.
+    return ask<routed>(g_.actors()->router_for(kind_whose_router_resolves(method, params)),
+                       [&](reply_to<routed> reply) {
+                           return resolve_call{ctx.view->snap, method, params, std::move(reply)};
+                       });
+}
+
+protocol::client_profile mcp_method_services::profile_of(request_context& ctx) {
+    return g_.calls.profile_of(ctx);
 }
 
 bool mcp_method_services::answer_input(const std::string& session, const protocol::message& msg,

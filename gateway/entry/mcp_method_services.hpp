@@ -71,6 +71,7 @@ public:
     boost::asio::awaitable<std::optional<routed>>
     resolve(request_context& ctx, const std::string& method,
             const boost::json::object& params) override;
+    protocol::client_profile profile_of(request_context& ctx) override;
 
     // The client's traffic.
     bool answer_input(const std::string& session, const protocol::message& msg,

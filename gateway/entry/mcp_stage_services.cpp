@@ -82,7 +82,7 @@ asio::awaitable<void> mcp_stage_services::pin_task(const request_context& ctx, s
 
 void mcp_stage_services::rewrite_icons(const request_context& ctx, std::size_t upstream,
                                        json::array& items) {
-    g_.icons.rewrite_list(*ctx.view->snap, upstream, "tools/call", items);
+    g_.icons.rewrite_list(*ctx.view->snap, upstream, ctx.method, items);
 }
 
 void mcp_stage_services::record_subscription(const request_context& ctx, const std::string& uri,

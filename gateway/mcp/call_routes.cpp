@@ -3,6 +3,8 @@
 #include "gateway/mcp/call_routes.hpp"
 
 #include "gateway/pipeline/answers.hpp"
+#include "protocol/param_headers.hpp"
+#include "protocol/tool_visibility.hpp"
 
 #include <boost/json/parse.hpp>
 #include <utility>
@@ -56,7 +58,36 @@ std::optional<pipeline::routing> call_routes::by_name(const std::string& method,
     auto named = resolve_by_name(*rec.view->snap, method, params);
     if (!named)
         return std::nullopt;
-    return settle_route(std::move(*named), id, rec);
+    return for_this_client(method, id, settle_route(std::move(*named), id, rec), rec);
+}
+
+pipeline::routing call_routes::for_this_client(const std::string& method, const json::value& id,
+                                               pipeline::routing routed, request_context& rec) {
+    auto* r = std::get_if<route>(&routed);
+    if (method != "tools/call" || !r || r->upstream >= rec.view->clients.size())
+        return routed;
+    auto* name = r->params.if_contains("name");
+    if (!name || !name->is_string())
+        return routed;
+    std::string own(name->get_string());
+    const auto& client = *rec.view->clients[r->upstream];
+    // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
+    if (const auto* why = client.dropped_tool(own)) {
+        rec.name = r->name;
+        return refusal_with(rec, id, gateway_error::invalid_params,
+                            "tool \"" + r->name +
+                                "\" is left out of the lists and not called: its x-mcp-header "
+                                "definition is invalid (" +
+                                protocol::printable(*why, 400) + ")");
+    }
+    if (!client.app_only(own) || (resolver_.profile_of(rec) & protocol::profile_bit::ui))
+        return routed;
+    rec.name = r->name;
+    return refusal_with(rec, id, gateway_error::invalid_params,
+                        "tool \"" + r->name +
+                            "\" is for MCP Apps views only (_meta.ui.visibility without "
+                            "\"model\"), and this client declared no "
+                            "io.modelcontextprotocol/ui extension to run them");
 }
 
 asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
@@ -81,24 +112,29 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
         }
         if (candidates.size() == 1)
             *name = candidates.front();
-        // Resolved or not, a tool's name is routed by the snapshot.
-        co_return settle_route(std::move(*resolve_by_name(*rec.view->snap, method, params)), id,
-                               rec);
-    }
-    if (auto routed_by_name = by_name(method, id, params, rec))
+        // Resolved or not, a tool's name is routed by the snapshot (a short alias by the
+        // router, below).
+        if (auto r = resolve_by_name(*rec.view->snap, method, params))
+            co_return for_this_client(method, id, settle_route(std::move(*r), id, rec), rec);
+    } else if (auto routed_by_name = by_name(method, id, params, rec)) {
         co_return std::move(*routed_by_name);
+    }
     std::optional<routed> r;
     for (int attempt = 0;; ++attempt) {
         r = co_await resolver_.resolve(rec, method, params);
         if (!r)
             co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
         auto* err = std::get_if<route_error>(&r->outcome);
-        if (!err || !err->needs_resource_lists || attempt > 0)
+        if (!err || !(err->needs_resource_lists || err->needs_name_lists) || attempt > 0)
             break;
-        // The owner of a URI is learnt from the lists: fetch them once, then route again.
-        co_await learn_resources(rec);
+        // The owner of a URI, and the name a short alias stands for, are learnt from the
+        // lists: fetch them once, then route again.
+        if (err->needs_name_lists)
+            co_await learn_names(method, rec);
+        else
+            co_await learn_resources(rec);
     }
-    co_return settle_route(std::move(r->outcome), id, rec);
+    co_return for_this_client(method, id, settle_route(std::move(r->outcome), id, rec), rec);
 }
 
 asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(const std::string& bare,
@@ -133,10 +169,14 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
             break;
         for (const auto& t : items->get_array()) {
             auto* n = t.is_object() ? t.get_object().if_contains("name") : nullptr;
-            if (!n || !n->is_string())
+            // Only a view calls by a bare name, and a view may not call a tool for models
+            // only (visibility without "app").
+            if (!n || !n->is_string() || !protocol::callable_by_app(t.get_object()))
                 continue;
-            auto decoded = rec.view->snap->codec.decode(n->get_string());
-            if (decoded && decoded->name == bare)
+            // The listed name is the bare one's, namespaced (and shortened, if it is long).
+            const auto& codec = rec.view->snap->codec;
+            auto decoded = codec.decode(n->get_string());
+            if (decoded && codec.client_name(decoded->upstream, bare) == n->get_string())
                 found.emplace_back(n->get_string());
         }
         auto* next = r->if_contains("nextCursor");
@@ -146,6 +186,15 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
     }
     rec.upstream_calls += side.upstream_calls;
     co_return found;
+}
+
+asio::awaitable<void> call_routes::learn_names(const std::string& method, request_context& rec) {
+    auto side = lister_of(rec);
+    side.profile = protocol::full_profile;
+    co_await lists_.federated(method == "tools/call" ? protocol::list_kind::tools
+                                                     : protocol::list_kind::prompts,
+                              nullptr, {}, side);
+    rec.upstream_calls += side.upstream_calls;
 }
 
 asio::awaitable<void> call_routes::learn_resources(request_context& rec) {

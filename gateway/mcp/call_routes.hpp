@@ -23,6 +23,8 @@ public:
     // router did not answer.
     virtual boost::asio::awaitable<std::optional<routed>>
     resolve(request_context& ctx, const std::string& method, const boost::json::object& params) = 0;
+    // The client's capability profile (protocol/client_profile.hpp): whether it runs App views.
+    virtual protocol::client_profile profile_of(request_context& ctx) = 0;
 
 protected:
     ~route_resolver() = default;
@@ -48,11 +50,19 @@ private:
     // The resource lists (and templates) fetched as gate's own, for the router to learn who
     // owns which URI.
     boost::asio::awaitable<void> learn_resources(request_context& rec);
+    // The tools (or, for prompts/get and completion, prompts) lists fetched as gate's own, for
+    // the router to reverse a short alias.
+    boost::asio::awaitable<void> learn_names(const std::string& method, request_context& rec);
     // A tools/call by a name no namespace owns, as an MCP App's view calls its own server's
     // tool: the namespaced names of the caller's tools list (what it may see and call) whose
     // upstream name it is.
     boost::asio::awaitable<std::vector<std::string>> bare_name_candidates(const std::string& bare,
                                                                           request_context& rec);
+    // A route, unless it is a tools/call of a tool gate left out of its lists (an invalid
+    // x-mcp-header definition), or of one only an App's view may call by a client that runs
+    // no views: then its refusal.
+    pipeline::routing for_this_client(const std::string& method, const boost::json::value& id,
+                                      pipeline::routing routed, request_context& rec);
 
     route_resolver& resolver_;
     list_methods& lists_;

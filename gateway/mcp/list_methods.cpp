@@ -9,6 +9,7 @@
 #include "protocol/json_rpc.hpp"
 #include "protocol/param_headers.hpp"
 #include "protocol/tool_name.hpp"
+#include "protocol/tool_visibility.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -17,6 +18,30 @@ namespace gate::transport {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using clock = std::chrono::steady_clock;
+
+namespace {
+
+// A client that runs no App views has only a model: a tool hidden from models (visibility
+// ["app"]) is not for it, and is left out of its list (docs/apps.md).
+void leave_out_app_only(json::array& items, std::vector<std::string>& written) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const auto* tool = items[i].if_object();
+        if (tool && !protocol::visible_to_model(*tool))
+            continue;
+        if (kept != i) {
+            items[kept] = std::move(items[i]);
+            if (i < written.size())
+                written[kept] = std::move(written[i]);
+        }
+        ++kept;
+    }
+    items.resize(kept);
+    if (written.size() > kept)
+        written.resize(kept);
+}
+
+} // namespace
 
 std::uint64_t cursor_owner_key(const request_context& rec) {
     // A cursor is only a position in a list; for anonymous callers their session is the
@@ -49,9 +74,9 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
 void list_methods::drop_unusable_tools(json::array& items, std::vector<std::string>& written,
                                        std::size_t upstream, const request_context& rec) {
     // A federation's names are gate's: one a client would refuse (over 128 characters once
-    // namespaced, or with characters the specification does not allow) is left out, said
-    // and counted, rather than listed for clients to fail on. Passthrough lists the upstream
-    // as it is.
+    // namespaced and not shortened, or with characters the specification does not allow) is
+    // left out, said and counted, rather than listed for clients to fail on. Passthrough
+    // lists the upstream as it is.
     const auto& codec = rec.view->snap->codec;
     if (codec.passthrough())
         return;
@@ -62,8 +87,14 @@ void list_methods::drop_unusable_tools(json::array& items, std::vector<std::stri
         auto* n = o ? o->if_contains("name") : nullptr;
         std::string_view name = n && n->is_string() ? std::string_view(n->get_string()) : "";
         auto fault = protocol::check_tool_name(name);
+        // A name too long for the specification is listed when it is shortened (its alias
+        // is reversed to it on a call).
+        if (fault == protocol::tool_name_fault::too_long && codec.max_length() > 0)
+            fault = protocol::in_tool_name_charset(name) ? protocol::tool_name_fault::none
+                                                         : protocol::tool_name_fault::charset;
         auto full = codec.encode(upstream, name);
-        if (fault == protocol::tool_name_fault::none && full.size() > protocol::max_tool_name)
+        if (fault == protocol::tool_name_fault::none &&
+            codec.client_name(upstream, name).size() > protocol::max_tool_name)
             fault = protocol::tool_name_fault::too_long;
         if (fault != protocol::tool_name_fault::none) {
             spdlog::warn("upstream {}: tool {} ({} characters as {}...) left out of tools/list: "
@@ -110,8 +141,11 @@ asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
     services_.count(id, "ok", seconds);
     close_upstream_span(rec, span, "ok");
     auto& items = std::get<json::array>(r);
-    if (kind == protocol::list_kind::tools)
+    if (kind == protocol::list_kind::tools) {
         drop_unusable_tools(items, written, upstream, rec);
+        if (!(plan.profile & protocol::profile_bit::ui))
+            leave_out_app_only(items, written);
+    }
     services_.share(kind, plan.profile, *rec.view->clients[upstream], items, written);
     co_return fetched_list{upstream, std::move(items), std::move(written)};
 }

@@ -43,21 +43,36 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
     if (!decoded || decoded->upstream >= rec.view->clients.size() ||
         !tenant_sees(rec, decoded->upstream))
         return std::nullopt; // routed (and refused) by the stages
+    const auto& client = *rec.view->clients[decoded->upstream];
+    std::string own(decoded->name);
+    const protocol::param_headers* wanted = nullptr;
+    if (decoded->maybe_alias) {
+        // A short alias: the tool listed under it, if its annotations are known.
+        const auto& codec = rec.view->snap->codec;
+        std::string_view full = name->get_string();
+        auto u = decoded->upstream;
+        auto* found = client.param_headers_where(
+            [&](std::string_view tool) { return codec.client_name(u, tool) == full; });
+        if (found) {
+            own = found->first;
+            wanted = &found->second;
+        }
+    } else {
+        wanted = client.param_headers_of(own);
+    }
+    if (!wanted)
+        return std::nullopt;
     if (const auto& policy = rec.view->snap->policy) {
         // A tool the caller may not call is refused by stage 5 as any other: what its
         // annotations ask of the headers is not told first.
         static constexpr std::string_view calls[] = {"tools/call"};
         if (!policy
                  ->decide(rec.caller ? &*rec.caller : nullptr,
-                          rec.view->snap->upstream(decoded->upstream).id, calls, decoded->name,
+                          rec.view->snap->upstream(decoded->upstream).id, calls, own,
                           name->get_string())
                  .allowed)
             return std::nullopt;
     }
-    const auto* wanted =
-        rec.view->clients[decoded->upstream]->param_headers_of(std::string(decoded->name));
-    if (!wanted)
-        return std::nullopt;
     auto* arguments = params->if_contains("arguments");
     return protocol::check_param_headers(*wanted, arguments ? arguments->if_object() : nullptr,
                                          rec.param_headers);

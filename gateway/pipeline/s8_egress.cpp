@@ -67,8 +67,9 @@ private:
         // A read of an App's view answers under the URI the client asked for
         // (protocol/ui_uri.hpp): the contents that name the upstream's own are renamed.
         auto ui = read_of_ui(ctx);
-        // A call's answer is read whole only when it may name icons (its resource links').
-        bool links = ctx.method == "tools/call" && ctx.target &&
+        // A call's or a prompt's answer is read whole only when it may name icons (its
+        // resource links').
+        bool links = (ctx.method == "tools/call" || ctx.method == "prompts/get") && ctx.target &&
                      ctx.upstream_answer->raw().find("\"icons\"") != std::string::npos;
         ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
                                ui || links ? answer_read::whole : answer_read::client_answer);
@@ -82,23 +83,57 @@ private:
             link_icons(ctx);
     }
 
-    // A call's resource links name icons as list items do: from gate's origin, where a client
-    // may fetch them, not the upstream's.
+    // The resource links of a call's content, or of a prompt's messages, name icons as list
+    // items do: from gate's origin, where a client may fetch them, not the upstream's.
     void link_icons(request_context& ctx) {
         auto* r = ctx.response->if_contains("result");
         auto* result = r ? r->if_object() : nullptr;
-        auto* c = result ? result->if_contains("content") : nullptr;
-        auto* content = c ? c->if_array() : nullptr;
-        if (!content || std::none_of(content->begin(), content->end(), [](const auto& v) {
-                return v.is_object() && v.get_object().contains("icons");
-            }))
+        if (!result)
             return;
-        services_.rewrite_icons(ctx, ctx.target->upstream, *content);
-        if (!ctx.verbatim.empty()) {
+        bool rewritten = ctx.method == "tools/call" ? call_link_icons(ctx, *result)
+                                                    : prompt_link_icons(ctx, *result);
+        if (rewritten && !ctx.verbatim.empty()) {
             std::string text;
             protocol::write_preserving(*ctx.response, ctx.verbatim, text);
             ctx.verbatim = std::move(text);
         }
+    }
+
+    static bool names_icons(const boost::json::value& v) {
+        return v.is_object() && v.get_object().contains("icons");
+    }
+
+    bool call_link_icons(request_context& ctx, boost::json::object& result) {
+        auto* c = result.if_contains("content");
+        auto* content = c ? c->if_array() : nullptr;
+        if (!content || std::none_of(content->begin(), content->end(), names_icons))
+            return false;
+        services_.rewrite_icons(ctx, ctx.target->upstream, *content);
+        return true;
+    }
+
+    // Each message holds one content block: those that name icons are rewritten together.
+    bool prompt_link_icons(request_context& ctx, boost::json::object& result) {
+        auto* m = result.if_contains("messages");
+        auto* messages = m ? m->if_array() : nullptr;
+        if (!messages)
+            return false;
+        std::vector<boost::json::value*> linked;
+        boost::json::array blocks;
+        for (auto& message : *messages) {
+            auto* msg = message.if_object();
+            auto* content = msg ? msg->if_contains("content") : nullptr;
+            if (content && names_icons(*content)) {
+                linked.push_back(content);
+                blocks.push_back(*content);
+            }
+        }
+        if (linked.empty())
+            return false;
+        services_.rewrite_icons(ctx, ctx.target->upstream, blocks);
+        for (std::size_t i = 0; i < linked.size(); ++i)
+            *linked[i] = std::move(blocks[i]);
+        return true;
     }
 
     // The upstream's own URI of a ui:// read.

@@ -28,8 +28,12 @@ void tool_param_headers::learn(json::array& tools, std::vector<std::string>* sou
             spdlog::warn("upstream {}: tool {} dropped from tools/list: {}", upstream,
                          protocol::printable(name, 200), protocol::printable(*why, 400));
             by_tool_.erase(name);
+            if (dropped_.size() >= max_dropped)
+                dropped_.clear();
+            dropped_[name] = std::move(*why);
             continue;
         }
+        dropped_.erase(name);
         auto& found = std::get<protocol::param_headers>(read);
         if (found.empty())
             by_tool_.erase(name);
@@ -47,9 +51,22 @@ void tool_param_headers::learn(json::array& tools, std::vector<std::string>* sou
         sources->resize(kept);
 }
 
+const std::string* tool_param_headers::dropped(const std::string& tool) const {
+    auto it = dropped_.find(tool);
+    return it == dropped_.end() ? nullptr : &it->second;
+}
+
 const protocol::param_headers* tool_param_headers::find(const std::string& tool) const {
     auto it = by_tool_.find(tool);
     return it == by_tool_.end() ? nullptr : &it->second;
+}
+
+const std::pair<const std::string, protocol::param_headers>*
+tool_param_headers::find_if(const std::function<bool(std::string_view)>& is_it) const {
+    for (const auto& entry : by_tool_)
+        if (is_it(entry.first))
+            return &entry;
+    return nullptr;
 }
 
 protocol::header_fields

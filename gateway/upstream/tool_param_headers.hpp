@@ -10,8 +10,11 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gate::transport {
@@ -24,6 +27,14 @@ public:
                const std::string& upstream);
     // The annotated parameters of `tool` (nullptr: none known).
     const protocol::param_headers* find(const std::string& tool) const;
+    // Why `tool` was dropped from the last list that showed it (nullptr: it was not): a
+    // client must not call a tool whose definition it cannot honour, and gate, the client
+    // here, does not either.
+    const std::string* dropped(const std::string& tool) const;
+    // The tool, and its annotated parameters, whose own name `is_it` accepts (nullptr: none
+    // does): a short alias is reversed so (protocol/name_codec.hpp).
+    const std::pair<const std::string, protocol::param_headers>*
+    find_if(const std::function<bool(std::string_view)>& is_it) const;
     // The header fields of a tools/call with `params` ({name, arguments}): the tool's own
     // annotated parameters from the arguments, then each of the client's `Mcp-Param-*` headers
     // gate does not write itself, forwarded as sent (`client`: may be null).
@@ -32,6 +43,8 @@ public:
 
 private:
     std::unordered_map<std::string, protocol::param_headers> by_tool_;
+    static constexpr std::size_t max_dropped = 10000; // bounded: an upstream of ever new names
+    std::unordered_map<std::string, std::string> dropped_;
 };
 
 } // namespace gate::transport

@@ -162,6 +162,19 @@ public:
     const protocol::param_headers* param_headers_of(const std::string& tool) const {
         return state_.tool_headers.find(tool);
     }
+    // Why `tool` (the upstream's own name) was left out of gate's lists, its x-mcp-header
+    // definition being invalid (nullptr: it was not).
+    const std::string* dropped_tool(const std::string& tool) const {
+        return state_.tool_headers.dropped(tool);
+    }
+    // Whether `tool` (the upstream's own name) is one only an App's view may call, as gate
+    // last listed it.
+    bool app_only(const std::string& tool) const { return state_.app_only.app_only(tool); }
+    // The tool (its own name) `is_it` accepts, and its annotations, among those known.
+    const std::pair<const std::string, protocol::param_headers>*
+    param_headers_where(const std::function<bool(std::string_view)>& is_it) const {
+        return state_.tool_headers.find_if(is_it);
+    }
     // Whether the upstream speaks 2026-07-28 (for `auto`, known after the first handshake).
     bool modern() const { return state_.modern; }
     // Resource subscriptions gate holds on its own session for any number of clients,

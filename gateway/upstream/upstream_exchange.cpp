@@ -17,6 +17,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/parse.hpp>
@@ -209,8 +210,79 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
             ep.idle.give(std::move(conn), clock::now());
         if (auto f = refused_credential(answer, origin))
             co_return std::move(*f);
+        // SSE polling (2025-11-25): the upstream closed the answer's stream after an event id,
+        // to be resumed; 2026-07-28 streams carry no ids.
+        if (want_id && !answer.message && !answer.resume_from.empty() &&
+            session.protocol_version != protocol::modern_protocol_version)
+            co_return co_await resume_answer(ep, session, ctx, deadline, origin, cancel, want_id,
+                                             std::move(answer), std::get<std::string>(*cred));
         co_return answer;
     }
+}
+
+asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::resume_answer(
+    upstream_endpoint& ep, const session_state& session, const call_context& ctx,
+    clock::time_point deadline, const session_origin* origin, call_cancel* cancel,
+    const json::value* want_id, http_answer answer, const std::string& credential) {
+    // Bounded: an upstream that keeps closing its streams, or asks for long waits, is not
+    // followed for ever (the deadline bounds it too).
+    constexpr int max_resumptions = 5;
+    constexpr auto default_retry = std::chrono::milliseconds(1000);
+    constexpr auto longest_retry = std::chrono::milliseconds(10000);
+    for (int attempt = 0; attempt < max_resumptions && !answer.message; ++attempt) {
+        auto wait = std::min(answer.retry.value_or(default_retry), longest_retry);
+        if (clock::now() + wait >= deadline)
+            co_return fail(upstream_failure::kind::timeout,
+                           "upstream closed the answer's stream and asked to resume it after " +
+                               std::to_string(wait.count()) + " ms, past the request's deadline");
+        asio::steady_timer pause(state_.ex, wait);
+        boost::system::error_code ignored;
+        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
+        header_writer head(wire);
+        head.field("Host", ep.authority);
+        head.field("Accept", "text/event-stream");
+        head.field("User-Agent", "gate/" + std::string(gate_version));
+        if (!session.id.empty())
+            head.field("Mcp-Session-Id", session.id);
+        if (!session.protocol_version.empty())
+            head.field("MCP-Protocol-Version", session.protocol_version);
+        head.field("Last-Event-ID", answer.resume_from);
+        if (!credential.empty())
+            head.line(credential);
+        if (!head.ok())
+            co_return refused_head(head);
+        wire += "\r\n";
+        auto c = co_await connect(ep);
+        if (auto* f = std::get_if<upstream_failure>(&c))
+            co_return *f;
+        auto& conn = std::get<upstream_connection>(c);
+        http_answer next;
+        bool header_read = false, reusable = false;
+        boost::system::error_code ec;
+        auto reader = std::make_shared<answer_reader>();
+        if (co_await guarded_round_trip(conn, wire, want_id, next, header_read, reusable, ec, ctx,
+                                        origin, *reader, deadline, cancel))
+            co_return cancelled(*cancel);
+        if (next.stream_unfinished && !state_.closed)
+            asio::co_spawn(state_.ex, drain(ep, std::move(conn), std::move(reader)),
+                           asio::detached);
+        if (ec)
+            if (auto f = read_failure(ep, ec, header_read, next))
+                co_return std::move(*f);
+        if (next.status != 200)
+            co_return fail(upstream_failure::kind::http_status,
+                           "resuming the answer's stream (GET with Last-Event-ID) was answered "
+                           "HTTP " +
+                               std::to_string(next.status),
+                           next.status);
+        // An event id holds until another replaces it (EventSource keeps the last one).
+        if (next.resume_from.empty())
+            next.resume_from = answer.resume_from;
+        next.session_id = answer.session_id;
+        answer = std::move(next);
+    }
+    co_return answer;
 }
 
 asio::awaitable<bool> upstream_exchange::guarded_round_trip(
@@ -360,6 +432,10 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
         // The answer came before the stream's end (a separate write of the server's): the
         // end is read in the background rather than waited for or the connection dropped.
         answer.stream_unfinished = answer.message && !ec && !parser.is_done();
+        if (!answer.message && !ec) {
+            answer.resume_from = sse.last_event_id();
+            answer.retry = sse.retry();
+        }
         co_return;
     }
     parse_buffered(parser, buf, ec);

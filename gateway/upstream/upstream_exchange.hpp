@@ -83,6 +83,10 @@ struct http_answer {
     std::string session_id;
     std::optional<upstream_message> message; // the JSON-RPC response, when one came
     bool stream_unfinished = false; // an event stream whose end had not arrived with the answer
+    // An event stream that ended without the answer: its last event id and `retry:`, from
+    // which a 2025-era client resumes it with a GET (SSE polling, stream_resumption.cpp).
+    std::string resume_from;
+    std::optional<std::chrono::milliseconds> retry;
 };
 
 // A request whose head would carry a control character is never sent: nothing reached the
@@ -161,6 +165,14 @@ private:
                      http_answer& answer, const call_context& ctx, const session_origin* origin);
     boost::asio::awaitable<void> drain(upstream_endpoint& ep, upstream_connection conn,
                                        std::shared_ptr<answer_reader> reader);
+    // An answer's stream that ended without the answer, resumed: a GET with Last-Event-ID
+    // after the upstream's `retry:` (bounded), the answer read from that stream, a few times
+    // at most and within the deadline (stream_resumption.cpp).
+    boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
+    resume_answer(upstream_endpoint& ep, const session_state& session, const call_context& ctx,
+                  clock::time_point deadline, const session_origin* origin, call_cancel* cancel,
+                  const boost::json::value* want_id, http_answer answer,
+                  const std::string& credential);
     // Why an exchange whose round trip ended in `ec` failed; nullopt: its answer stands.
     std::optional<upstream_failure> read_failure(const upstream_endpoint& ep,
                                                  boost::system::error_code ec, bool header_read,

@@ -194,13 +194,20 @@ upstream_sessions::discover(upstream_endpoint& ep, const call_context& ctx,
     json::object params;
     protocol::add_envelope(params, root_->capabilities,
                            json::object{{"name", "gate"}, {"version", gate_version}});
-    json::object probe{{"jsonrpc", "2.0"},
-                       {"id", state_.next_id++},
-                       {"method", "server/discover"},
-                       {"params", std::move(params)}};
+    json::object probe{{"jsonrpc", "2.0"}, {"method", "server/discover"}, {"params", params}};
     session_state modern_state{{}, std::string(protocol::modern_protocol_version)};
-    auto r = co_await exchange_.exchange(ep, outgoing_message::of(probe), modern_state, ctx,
-                                         deadline, origin);
+    std::variant<http_answer, upstream_failure> r;
+    // An upstream that refuses the version while listing 2026-07-28 among those it supports
+    // (-32022) is asked once more, as the revision has a client retry with a supported one.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        probe["id"] = state_.next_id++;
+        r = co_await exchange_.exchange(ep, outgoing_message::of(probe), modern_state, ctx,
+                                        deadline, origin);
+        auto* refused = std::get_if<http_answer>(&r);
+        if (!refused || !refused->message ||
+            !protocol::offers_modern_version(refused->message->body()))
+            break;
+    }
     if (auto* f = std::get_if<upstream_failure>(&r))
         co_return *f;
     auto& answer = std::get<http_answer>(r);

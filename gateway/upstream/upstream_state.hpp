@@ -1,13 +1,14 @@
 // What every unit of one upstream's client reads (upstream_client.hpp): the upstream's
 // configuration, the io thread's executor, whether each caller brings its own credential, the
 // era it speaks, whether the client is closed, the ids of gate's requests, its tools'
-// `x-mcp-header` annotations, and what keeps the
+// `x-mcp-header` annotations and which are app-only, and what keeps the
 // client alive while a unit's background work runs (a drain, a DELETE, a GET stream). The
 // client owns it; each unit holds a reference, so none holds the client.
 #pragma once
 
 #include "config/model.hpp"
 #include "gateway/auth/upstream_credential.hpp"
+#include "gateway/upstream/app_only_tools.hpp"
 #include "gateway/upstream/tool_param_headers.hpp"
 #include "gateway/upstream/upstream_call.hpp"
 
@@ -38,6 +39,8 @@ struct upstream_state {
     std::int64_t next_id = 1; // the upstream-side id of gate's next request
     // What its tools ask to be mirrored in Mcp-Param-* headers, from the lists gate fetched.
     tool_param_headers tool_headers;
+    // Which of its tools only an App's view may call, from the same lists.
+    app_only_tools app_only;
     std::chrono::steady_clock::time_point tools_relearnt{}; // after a -32020, at most every 10 s
     // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions
     // answered: serverInfo, protocolVersion, capabilities (empty: none yet). /api/federation

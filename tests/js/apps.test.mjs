@@ -15,7 +15,10 @@ import { AppBridge, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/
 import { App } from '@modelcontextprotocol/ext-apps';
 import { chromium } from 'playwright-core';
 
+import * as z from 'zod';
+
 import { startAppServer, startGate, startParamServer } from './lib/index.mjs';
+import { startStatelessServer } from './lib/stateless-server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const UI = 'io.modelcontextprotocol/ui';
@@ -252,5 +255,49 @@ describe('MCP Apps through gate', { timeout: 180_000 }, () => {
     assert.notEqual(info.isError, true);
     const events = await second.waitForAudit((ev) => ev.some((e) => e.name === 'sysmon__get-system-info' && e.outcome === 'ok'));
     assert.ok(events.some((e) => e.name === 'sysmon__get-system-info' && e.decision === 'allow'));
+  });
+
+  test('an app-only tool is listed to a host, left out for a client that runs no views and refused to it; a view may not call a model-only tool', async (t) => {
+    // A server with a tool for models only: a view's bare-name call must not reach it.
+    const modelOnly = await startStatelessServer('model-only', { capabilities: { tools: {} } }, (server) => {
+      server.registerTool('summarize', { description: 'for the agent', inputSchema: { q: z.string().optional() }, _meta: { ui: { visibility: ['model'] } } }, async () => ({
+        content: [{ type: 'text', text: 'summarized' }],
+      }));
+    });
+    t.after(() => modelOnly.stop());
+    const third = await startGate({
+      config: {
+        upstreams: [
+          { id: 'sysmon', url: sysmon.url, namespace: 'sysmon' },
+          { id: 'model-only', url: modelOnly.url, namespace: 'mo' },
+        ],
+      },
+    });
+    t.after(() => third.stop());
+    const host = await hostClient(third.url);
+    t.after(() => host.close());
+    const plain = new Client(HOST, { capabilities: {} });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(third.url)));
+    t.after(() => plain.close());
+
+    const hostTools = (await host.listTools()).tools;
+    const poll = hostTools.find((x) => x.name === 'sysmon__poll-system-stats');
+    assert.deepEqual(poll?._meta?.ui?.visibility, ['app'], 'a host is listed it, visibility and all, to keep it from its model');
+    const plainNames = (await plain.listTools()).tools.map((x) => x.name).sort();
+    assert.ok(plainNames.includes('sysmon__get-system-info') && plainNames.includes('mo__summarize'), plainNames.join(', '));
+    assert.ok(!plainNames.includes('sysmon__poll-system-stats'), 'a client without views is not listed an app-only tool');
+    const refused = await plain.callTool({ name: 'sysmon__poll-system-stats', arguments: {} }).catch((e) => e);
+    assert.equal(refused.code, -32602, String(refused));
+    assert.match(refused.message, /tool "sysmon__poll-system-stats" is for MCP Apps views only .* declared no io\.modelcontextprotocol\/ui extension/);
+    // The host's view polls as before.
+    const polled = await host.callTool({ name: 'poll-system-stats', arguments: {} });
+    assert.notEqual(polled.isError, true, JSON.stringify(polled));
+
+    // A bare name is a view's call: a tool for models only is no candidate; the agent's
+    // namespaced call works.
+    const bare = await host.callTool({ name: 'summarize', arguments: {} }).catch((e) => e);
+    assert.equal(bare.code, -32043, String(bare));
+    const named = await host.callTool({ name: 'mo__summarize', arguments: {} });
+    assert.deepEqual(named.content, [{ type: 'text', text: 'summarized' }]);
   });
 });

@@ -62,30 +62,10 @@ const CASES = [
 const COMPLETED = 'gate-client-completed';
 
 // Checks gate does not pass, each a gate bug to be fixed: "<scenario>/<check id>" -> why. The
-// test fails when one of them passes: then remove it here.
-const NO_RESUME =
-  'gate bug: a POST answered with an event stream that ends before the answer is a failed call ' +
-  '(-32041 "upstream answered HTTP 200 without a JSON-RPC response"); gate does not reconnect ' +
-  'with GET, after the stream\'s retry: delay, with Last-Event-ID (gateway/upstream/upstream_exchange.cpp, read_answer)';
-const NO_VERSION_RETRY =
-  'gate bug: server/discover answered HTTP 400 -32022 with data.supported ["2026-07-28"] is not ' +
-  'sent again with a supported version; the upstream stays unreachable for the first calls ' +
-  '(gateway/upstream/upstream_handshake.cpp, upstream_sessions::discover)';
-const CALLS_DROPPED_TOOL =
-  'gate bug: a tool gate dropped from tools/list for its invalid x-mcp-header is still called ' +
-  'upstream when a client names it (passthrough and namespaced: routing goes by name, ' +
-  'gateway/mcp/call_routes.cpp; gateway/upstream/tool_param_headers.cpp keeps no record of the dropped tools)';
-const KNOWN = new Map([
-  ['sse-retry/client-sse-retry-timing', NO_RESUME],
-  ['sse-retry/client-sse-last-event-id', NO_RESUME],
-  [`sse-retry/${COMPLETED}`, NO_RESUME],
-  ['request-metadata/sep-2575-client-retry-supported-version', NO_VERSION_RETRY],
-  [`request-metadata/${COMPLETED}`, `${NO_VERSION_RETRY}; in passthrough gate's own server/discover then fails too`],
-  ['http-invalid-tool-headers/sep-2243-x-mcp-header-not-empty', CALLS_DROPPED_TOOL],
-  ['http-invalid-tool-headers/sep-2243-x-mcp-header-primitive-only', CALLS_DROPPED_TOOL],
-  ['http-invalid-tool-headers/sep-2243-x-mcp-header-unique', CALLS_DROPPED_TOOL],
-  ['http-invalid-tool-headers/sep-2243-x-mcp-header-charset', CALLS_DROPPED_TOOL],
-]);
+// test fails when one of them passes: then remove it here. None today: the three this suite
+// found (SSE resumption, the -32022 version retry, calls of tools dropped for an invalid
+// x-mcp-header) are fixed.
+const KNOWN = new Map([]);
 
 // Checks a scenario reports SKIPPED because gate, rightly, never sends what they look at,
 // by "<scenario>/<check id>#<check name>" (several checks of a scenario share an id).

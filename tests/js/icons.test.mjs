@@ -15,6 +15,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -67,6 +68,14 @@ async function startIconServer() {
         content: [{ type: 'resource_link', uri: 'file:///linked', name: 'linked', icons: [{ src: `${base}/icon.png?link=1` }, { src: 'https://elsewhere.example/l.png' }] }],
       }));
       server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: 'p1', icons: [{ src: `${base}/icon.png` }] }] }));
+      // A prompt's messages may hold resource links too; one without icons stays as it is.
+      server.setRequestHandler(GetPromptRequestSchema, async () => ({
+        messages: [
+          { role: 'user', content: { type: 'text', text: 'see the links' } },
+          { role: 'user', content: { type: 'resource_link', uri: 'file:///p', name: 'p', icons: [{ src: `${base}/icon.png?prompt=1` }, { src: 'https://elsewhere.example/p.png' }] } },
+          { role: 'user', content: { type: 'resource_link', uri: 'file:///q', name: 'q' } },
+        ],
+      }));
       server.setRequestHandler(ListResourcesRequestSchema, async () => ({
         resources: [{ uri: 'file:///r1', name: 'r1', icons: [{ src: `${base}/icon.png?r=1` }, { src: 'http://10.0.0.1/x.png' }] }],
       }));
@@ -234,6 +243,23 @@ describe('icons through gate', { timeout: 60_000 }, () => {
       const res = await fetch(onGate(link.icons[0].src));
       assert.equal(res.status, 200);
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a prompt's resource links carry their icons from gate too", async () => {
+    const client = await connectClient(gate.url);
+    try {
+      const { messages } = await client.getPrompt({ name: 'art__p1' });
+      assert.deepEqual(messages[0].content, { type: 'text', text: 'see the links' });
+      const link = messages[1].content;
+      assert.equal(link.icons.length, 1, JSON.stringify(link)); // the other origin's left out
+      assert.match(link.icons[0].src, /^https:\/\/gw\.example\/icons\/art\/[0-9a-f]{32}$/);
+      const res = await fetch(onGate(link.icons[0].src));
+      assert.equal(res.status, 200);
+      assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG);
+      assert.deepEqual(messages[2].content, { type: 'resource_link', uri: 'file:///q', name: 'q' });
     } finally {
       await client.close();
     }

@@ -40,6 +40,8 @@ struct fake_resolver final : route_resolver {
         answers.pop_front();
         co_return a;
     }
+    protocol::client_profile profile = protocol::full_profile;
+    protocol::client_profile profile_of(request_context&) override { return profile; }
 };
 
 // The list services of gate's own lists: every upstream planned, each answering one item.
@@ -248,6 +250,44 @@ TEST_F(call_routing, an_owner_still_unknown_after_the_lists_is_refused) {
     EXPECT_EQ(resolver.asked.size(), 2u) << "no third resolve";
     EXPECT_EQ(lists_asked("plan "), 2u) << "the lists fetched once";
     EXPECT_EQ(ctx.upstream_calls, 4);
+}
+
+TEST_F(call_routing, a_short_alias_the_router_cannot_reverse_yet_is_routed_after_the_tools_list) {
+    doc->routing.max_name_length = 16;
+    load();
+    const std::string alias = "a__long-0123abcd"; // 16 characters of the alias shape
+    json::object params{{"name", alias}};
+    EXPECT_FALSE(routes.by_name("prompts/get", 7, params, ctx)) << "the router's to reverse";
+    EXPECT_EQ(params.at("name").as_string(), alias);
+    // The router says when it needs the lists (actors/federation/name_aliases.cpp).
+    route_error unknown{gateway_error::upstream_unreachable, "not listed yet", alias, false, true};
+    resolver.answers.push_back(routed{ctx.view->snap, unknown});
+    resolver.answers.push_back(
+        routed{ctx.view->snap, route{0, json::object{{"name", "long_tool_name"}}, alias}});
+    // A prompt's alias: the prompts list is learnt, not the tools list.
+    auto r = finish(routes.named("prompts/get", json::value(7), std::move(params), ctx));
+    auto* ok = std::get_if<route>(&r);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->params.at("name"), "long_tool_name");
+    EXPECT_EQ(resolver.asked.size(), 2u);
+    EXPECT_EQ(lists_asked("plan prompts/list"), 1u);
+    EXPECT_EQ(lists_asked("plan tools/list"), 0u);
+    EXPECT_EQ(lists_asked("plan resources/"), 0u);
+}
+
+TEST_F(call_routing, an_alias_still_not_reversed_after_the_lists_is_refused_saying_why) {
+    doc->routing.max_name_length = 16;
+    load();
+    const std::string alias = "a__long-0123abcd";
+    route_error unknown{gateway_error::upstream_unreachable, "could not fetch", alias, false, true};
+    resolver.answers.push_back(routed{ctx.view->snap, unknown});
+    resolver.answers.push_back(routed{ctx.view->snap, unknown});
+    auto r = finish(routes.named("prompts/get", json::value(7), {{"name", alias}}, ctx));
+    EXPECT_EQ(code(r), protocol::describe(gateway_error::upstream_unreachable).rpc_code);
+    ASSERT_TRUE(ctx.error);
+    EXPECT_NE(ctx.error->find("could not fetch"), std::string::npos);
+    EXPECT_EQ(resolver.asked.size(), 2u);
+    EXPECT_EQ(lists_asked("plan prompts/list"), 1u) << "learnt once";
 }
 
 } // namespace

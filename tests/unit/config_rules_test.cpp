@@ -234,6 +234,23 @@ TEST(ConfigRules, PageSizeIsAnyIntegerButZero) {
     EXPECT_EQ(run(with(base(), "/routing/pageSize", -5)).doc->routing.page_size, -5);
 }
 
+TEST(ConfigRules, MaxNameLengthIsBoundedAndLeavesEachNamespaceRoom) {
+    EXPECT_EQ(run(base()).doc->routing.max_name_length, 0u); // absent: never shortened
+    EXPECT_EQ(run(with(base(), "/routing/maxNameLength", 64)).doc->routing.max_name_length, 64u);
+    expect_error(with(base(), "/routing/maxNameLength", 15), "/routing/maxNameLength",
+                 "between 16 and 128");
+    expect_error(with(base(), "/routing/maxNameLength", 129), "/routing/maxNameLength",
+                 "between 16 and 128");
+    expect_error(with(base(), "/routing/maxNameLength", "64"), "/routing/maxNameLength", "integer");
+    // "long-namespace" and "__" take 16 characters: 16 + 9 + 1 is the least that shortens.
+    auto crowded = with(base(), "/upstreams/1/namespace", "long-namespace");
+    expect_error(with(crowded, "/routing/maxNameLength", 25), "/routing/maxNameLength",
+                 "upstreams[1].namespace \"long-namespace\" with the separator \"__\" takes 16 "
+                 "characters of every name, leaving no room for a shortened name and its "
+                 "9-character suffix: raise it to at least 26");
+    expect_ok(with(crowded, "/routing/maxNameLength", 26));
+}
+
 TEST(ConfigRules, CacheTtlAcceptsNegativeToDisable) {
     expect_ok(with(base(), "/upstreams/0/cacheTtlMs", -1));
     expect_ok(with(base(), "/upstreams/0/cacheTtlMs", 0));

@@ -181,6 +181,8 @@ const std::map<std::string, std::string> enforced = {
     {"/routing", "paged lists (pageSize 5) hold the same items across all pages"},
     {"/routing/pageSize", "paged lists (pageSize 5) hold the same items across all pages"},
     {"/routing/namespaceSeparator", "routing.namespaceSeparator joins namespace and name"},
+    {"/routing/maxNameLength",
+     "every listed name fits the maximum; a call by an alias reaches the tool it stands for"},
     {"/tenants", "an empty tenants list is accepted and changes nothing"},
     {"/tenants/*/id", "tenants: each principal's tenant in audit and metrics, denials included"},
     {"/tenants/*/subjects", "TenantResolver.PlacesAPrincipalByItsClaimsAndRefusesOverlap"},

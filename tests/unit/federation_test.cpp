@@ -249,3 +249,85 @@ TEST(federation, a_tenant_is_listed_only_the_upstreams_it_sees) {
     EXPECT_EQ(names(&bob, std::nullopt), (std::vector<std::string>{"a__x", "b__y"}));
     EXPECT_EQ(names(nullptr, std::nullopt), (std::vector<std::string>{"a__x", "b__y"}));
 }
+
+namespace {
+// Two upstreams, "a" and "b", whose names over 20 characters are shortened.
+federation make_shortening() {
+    auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
+    doc->routing.max_name_length = 20;
+    return federation(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+}
+} // namespace
+
+TEST(federation, a_short_alias_is_listed_and_routed_to_the_name_it_stands_for) {
+    auto f = make_shortening();
+    f.store(0, list_kind::tools, full, tools({"echo", "a_rather_long_tool_name"}), t0);
+    f.store(1, list_kind::tools, full, tools({"a_rather_long_tool_name"}), t0);
+    auto page = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
+    auto items = json::parse(*page.items).as_array();
+    ASSERT_EQ(items.size(), 3u);
+    std::string alias_a(items[1].at("name").as_string());
+    std::string alias_b(items[2].at("name").as_string());
+    EXPECT_EQ(alias_a.size(), 20u);
+    EXPECT_NE(alias_a, alias_b); // the namespace is part of what the digest is of
+    auto r =
+        f.resolve("tools/call", json::object{{"name", alias_b}, {"arguments", json::object{}}});
+    auto& ok = std::get<route>(r);
+    EXPECT_EQ(ok.upstream, 1u);
+    EXPECT_EQ(ok.params.at("name"), "a_rather_long_tool_name");
+    EXPECT_EQ(ok.name, alias_b); // audited as the client sent it
+}
+
+TEST(federation, an_alias_is_reversed_only_once_the_upstreams_list_is_known) {
+    auto f = make_shortening();
+    auto alias = make_shortening().snapshot_ptr()->codec.client_name(0, "a_rather_long_prompt");
+    auto unknown = f.resolve("prompts/get", json::object{{"name", alias}});
+    auto& err = std::get<route_error>(unknown);
+    EXPECT_TRUE(err.needs_name_lists);
+    EXPECT_EQ(err.error, protocol::gateway_error::upstream_unreachable);
+    EXPECT_NE(err.message.find("could not fetch"), std::string::npos) << err.message;
+    // Known lists of another kind do not help: a prompt's alias needs the prompts list.
+    f.store(0, list_kind::tools, full, tools({"a_rather_long_prompt"}), t0);
+    EXPECT_TRUE(std::holds_alternative<route_error>(
+        f.resolve("prompts/get", json::object{{"name", alias}})));
+    f.store(0, list_kind::prompts, full, tools({"a_rather_long_prompt"}), t0);
+    auto r = f.resolve("prompts/get", json::object{{"name", alias}});
+    EXPECT_EQ(std::get<route>(r).params.at("name"), "a_rather_long_prompt");
+    // A completion of the prompt's argument names it by the alias too.
+    auto c =
+        f.resolve("completion/complete",
+                  json::object{{"ref", json::object{{"type", "ref/prompt"}, {"name", alias}}}});
+    EXPECT_EQ(std::get<route>(c).params.at("ref").at("name"), "a_rather_long_prompt");
+}
+
+TEST(federation, a_name_of_the_alias_shape_that_nothing_shortens_to_is_called_as_sent) {
+    auto f = make_shortening();
+    f.store(0, list_kind::tools, full, tools({"echo"}), t0);
+    // 20 characters of the alias shape, and no listed name shortens to it.
+    std::string lookalike = "a__abcdefgh-0123abcd";
+    auto r = f.resolve("tools/call", json::object{{"name", lookalike}});
+    EXPECT_EQ(std::get<route>(r).params.at("name"), "abcdefgh-0123abcd");
+    // The io thread's resolution leaves it to the router, which holds the lists.
+    json::object params{{"name", lookalike}};
+    EXPECT_FALSE(resolve_by_name(*f.snapshot_ptr(), "tools/call", params));
+    EXPECT_EQ(params.at("name").as_string(), lookalike); // untouched
+}
+
+TEST(federation, two_names_that_shorten_to_one_alias_are_refused_by_it) {
+    auto f = make_shortening();
+    // SHA-256 of "a__collides_in_the_digest_29946" and "a__collides_in_the_digest_56114"
+    // begin with the same 8 hex digits (found by search): an upstream that wanted to confuse
+    // its own callers.
+    const char* one = "collides_in_the_digest_29946";
+    const char* other = "collides_in_the_digest_56114";
+    f.store(0, list_kind::tools, full, tools({one, other}), t0);
+    const auto& codec = f.snapshot_ptr()->codec;
+    auto alias = codec.client_name(0, one);
+    ASSERT_EQ(alias.size(), 20u);
+    ASSERT_EQ(alias, codec.client_name(0, other));
+    auto r = f.resolve("tools/call", json::object{{"name", alias}});
+    auto& err = std::get<route_error>(r);
+    EXPECT_EQ(err.error, protocol::gateway_error::unknown_namespace);
+    EXPECT_NE(err.message.find("shortened name of 2 names upstream up-a lists"), std::string::npos)
+        << err.message;
+}

@@ -50,6 +50,9 @@ struct no_routes final : route_resolver {
         ++asked;
         co_return std::nullopt;
     }
+    protocol::client_profile profile_of(request_context&) override {
+        return protocol::full_profile;
+    }
 };
 struct no_lists final : list_services {
     int asked = 0;

@@ -223,3 +223,16 @@ TEST(modern_request, the_tasks_extension_is_required_for_task_methods_and_task_l
     EXPECT_FALSE(missing_capabilities("subscriptions/listen", &listen_lists));
     EXPECT_FALSE(missing_capabilities("tools/call", &plain));
 }
+
+TEST(modern_request, a_version_refusal_that_supports_2026_07_28_is_asked_again) {
+    auto answer = [](std::string_view text) { return json::parse(text).as_object(); };
+    EXPECT_TRUE(offers_modern_version(answer(
+        R"({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2025-11-25","2026-07-28"]}}})")));
+    EXPECT_FALSE(offers_modern_version(answer(
+        R"({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2025-11-25"]}}})")));
+    EXPECT_FALSE(offers_modern_version(
+        answer(R"({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no"}})")));
+    EXPECT_FALSE(offers_modern_version(answer(
+        R"({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no","data":{"supported":["2026-07-28"]}}})")));
+    EXPECT_FALSE(offers_modern_version(answer(R"({"jsonrpc":"2.0","id":1,"result":{}})")));
+}

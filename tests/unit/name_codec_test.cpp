@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+using gate::protocol::has_alias_shape;
 using gate::protocol::name_codec;
+using gate::protocol::short_alias;
 
 TEST(name_codec, encodes_namespace_separator_name) {
     name_codec c("__", {"a", "b"});
@@ -47,4 +49,44 @@ TEST(name_codec, passthrough_never_rewrites) {
     auto d = c.decode("a__echo");
     ASSERT_TRUE(d);
     EXPECT_EQ(d->name, "a__echo");
+}
+
+TEST(name_codec, a_name_longer_than_the_maximum_is_listed_by_a_short_alias) {
+    name_codec c("__", {"gh", "b"}, 24);
+    EXPECT_EQ(c.client_name(0, "short"), "gh__short"); // fits: as encoded
+    auto alias = c.client_name(0, "add_pull_request_review_comment");
+    // The first 15 characters, '-', 8 hex digits of SHA-256 of the whole namespaced name.
+    EXPECT_EQ(alias.size(), 24u);
+    EXPECT_EQ(alias.substr(0, 16), "gh__add_pull_re-");
+    EXPECT_EQ(alias, short_alias("gh__add_pull_request_review_comment", 24));
+    // Deterministic, and different for a different name with the same first characters.
+    EXPECT_EQ(alias, c.client_name(0, "add_pull_request_review_comment"));
+    EXPECT_NE(alias, c.client_name(0, "add_pull_request_review_thread"));
+    // encode never shortens (ui:// URIs go through it).
+    EXPECT_EQ(c.encode(0, "add_pull_request_review_comment"),
+              "gh__add_pull_request_review_comment");
+}
+
+TEST(name_codec, a_decoded_name_of_the_alias_shape_is_marked_for_reversal) {
+    name_codec c("__", {"gh", "b"}, 24);
+    auto alias = c.client_name(0, "add_pull_request_review_comment");
+    auto d = c.decode(alias);
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->upstream, 0u);
+    EXPECT_TRUE(d->maybe_alias);
+    EXPECT_FALSE(c.decode("gh__short")->maybe_alias);
+    EXPECT_FALSE(name_codec("__", {"gh"}).decode(alias)->maybe_alias); // no maximum: no alias
+    EXPECT_TRUE(has_alias_shape("gh__add_pull_re-0123abcd", 24));
+    EXPECT_FALSE(has_alias_shape("gh__add_pull_re-0123abcd", 25)); // another length
+    EXPECT_FALSE(has_alias_shape("gh__add_pull_re-0123ABCD", 24)); // upper-case digits
+    EXPECT_FALSE(has_alias_shape("gh__add_pull_re_0123abcd", 24)); // no '-'
+    EXPECT_FALSE(has_alias_shape("gh__add_pull_re-0123abcg", 24)); // not hex
+}
+
+TEST(name_codec, passthrough_shortens_too_when_a_maximum_is_set) {
+    name_codec c("__", {std::nullopt}, 20);
+    EXPECT_EQ(c.client_name(0, "short"), "short");
+    auto alias = c.client_name(0, "a_rather_long_tool_name_indeed");
+    EXPECT_EQ(alias.size(), 20u);
+    EXPECT_TRUE(c.decode(alias)->maybe_alias);
 }

@@ -36,3 +36,23 @@ TEST(sse, formats_what_it_parses) {
     EXPECT_EQ(evs[0].data, "line1\nline2");
     EXPECT_EQ(evs[0].id, "7");
 }
+
+TEST(sse, remembers_the_last_event_id_and_retry_even_of_an_event_without_data) {
+    sse_parser p;
+    EXPECT_EQ(p.last_event_id(), "");
+    EXPECT_FALSE(p.retry());
+    // A priming event: an id and a reconnection time, and no message.
+    auto events = p.feed("id: event-4\nretry: 500\ndata: \n\n");
+    EXPECT_EQ(p.last_event_id(), "event-4");
+    ASSERT_TRUE(p.retry());
+    EXPECT_EQ(p.retry()->count(), 500);
+    p.feed("id: event-5\n\n"); // no data: nothing dispatched, the id kept
+    EXPECT_EQ(p.last_event_id(), "event-5");
+    // A retry that is not all digits, or absurdly long, changes nothing; nor does an id with
+    // NUL or one too long to send back.
+    p.feed("retry: 1e3\nretry: -5\nretry: 99999999999\n\n");
+    EXPECT_EQ(p.retry()->count(), 500);
+    p.feed(std::string("id: a\0b\n\n", 10));
+    p.feed("id: " + std::string(max_event_id + 1, 'x') + "\n\n");
+    EXPECT_EQ(p.last_event_id(), "event-5");
+}

@@ -50,6 +50,14 @@ void sse_parser::line(std::string_view l, std::vector<sse_event>& out) {
         current_.event = value;
     } else if (field == "id") {
         current_.id = value;
+        // EventSource ignores an id holding NUL; a long one is no id gate sends back.
+        if (value.find('\0') == std::string_view::npos && value.size() <= max_event_id)
+            last_event_id_ = value;
+    } else if (field == "retry") {
+        // Digits only, as EventSource reads it; the caller bounds the wait.
+        if (!value.empty() && value.size() <= 9 &&
+            value.find_first_not_of("0123456789") == std::string_view::npos)
+            retry_ = std::chrono::milliseconds(std::stoll(std::string(value)));
     }
 }
 

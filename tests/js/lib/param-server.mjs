@@ -1,7 +1,8 @@
 // A 2026-07-28 MCP server on the v2 SDK (@modelcontextprotocol/server 2.4.0) whose tools mirror
 // parameters in Mcp-Param-* headers (x-mcp-header, SEP-2243). The SDK checks each tools/call's
 // headers against its body and answers 400 / -32020 when they do not mirror it.
-//   regional {region (Region), count? (Count), target? {id (TargetId)}, note?}
+//   regional {region (Region), count? (Count), target? {id (TargetId)}, note?} (also under
+//            the names given as `regionalAlso`)
 //                    -> "region=<region> count=<count> id=<id>"
 //   broken {tags: [x-mcp-header on the items]}   an invalid definition: clients must drop it
 //   plain {text}    -> "plain: <text>"
@@ -14,10 +15,10 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 
-function makeServer() {
+function makeServer(regionalNames) {
   const server = new McpServer({ name: 'gate-test-param-server', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.registerTool(
-    'regional',
+  for (const regional of regionalNames) server.registerTool(
+    regional,
     {
       description: 'answers for a region',
       inputSchema: z.object({
@@ -40,10 +41,11 @@ function makeServer() {
   return server;
 }
 
-/** Starts the server. Returns { url, requests, stop() }. */
-export async function startParamServer() {
+/** Starts the server; `regionalAlso`: more names the `regional` tool is served under. Returns { url, requests, stop() }. */
+export async function startParamServer({ regionalAlso = [] } = {}) {
   const requests = [];
-  const node = toNodeHandler(createMcpHandler(() => makeServer(), { legacy: 'reject' }));
+  const names = ['regional', ...regionalAlso];
+  const node = toNodeHandler(createMcpHandler(() => makeServer(names), { legacy: 'reject' }));
   const httpServer = http.createServer(async (req, res) => {
     if (req.method !== 'POST') return node(req, res);
     const chunks = [];

@@ -1,0 +1,63 @@
+// MCP Apps' tool visibility (protocol/tool_visibility) and what gate remembers of an
+// upstream's app-only tools (gateway/upstream/app_only_tools): absent visibility is every
+// audience, a lone string reads as a list of one, anything else as absent; a tool another
+// profile's list left out keeps what an earlier list said of it, and a later list that shows
+// it to models again clears it.
+#include "gateway/upstream/app_only_tools.hpp"
+#include "protocol/tool_visibility.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace gate::transport {
+namespace {
+
+namespace json = boost::json;
+
+json::object tool(std::string_view visibility) {
+    auto text = std::string(R"({"name":"t","_meta":{"ui":{"visibility":)") +
+                std::string(visibility) + "}}}";
+    return json::parse(text).as_object();
+}
+
+TEST(tool_visibility, absent_is_every_audience) {
+    EXPECT_TRUE(protocol::visible_to_model(json::object{{"name", "t"}}));
+    EXPECT_TRUE(protocol::callable_by_app(json::object{{"name", "t"}}));
+    auto no_ui = json::parse(R"({"name":"t","_meta":{"ui":{"resourceUri":"ui://x"}}})");
+    EXPECT_TRUE(protocol::visible_to_model(no_ui.as_object()));
+}
+
+TEST(tool_visibility, a_list_names_its_audiences) {
+    EXPECT_FALSE(protocol::visible_to_model(tool(R"(["app"])")));
+    EXPECT_TRUE(protocol::callable_by_app(tool(R"(["app"])")));
+    EXPECT_TRUE(protocol::visible_to_model(tool(R"(["model"])")));
+    EXPECT_FALSE(protocol::callable_by_app(tool(R"(["model"])")));
+    EXPECT_TRUE(protocol::visible_to_model(tool(R"(["model","app"])")));
+    EXPECT_FALSE(protocol::visible_to_model(tool(R"([])"))); // nobody's
+    EXPECT_FALSE(protocol::callable_by_app(tool(R"([])")));
+}
+
+TEST(tool_visibility, a_lone_string_is_a_list_of_one_and_other_shapes_are_absent) {
+    EXPECT_FALSE(protocol::visible_to_model(tool(R"("app")")));
+    EXPECT_TRUE(protocol::visible_to_model(tool(R"(7)")));
+    EXPECT_TRUE(protocol::visible_to_model(tool(R"(["app",3])")));
+}
+
+TEST(app_only_tools, a_tool_is_app_only_as_the_last_list_that_showed_it_said) {
+    app_only_tools known;
+    EXPECT_FALSE(known.app_only("poll"));
+    known.learn(json::parse(R"([{"name":"poll","_meta":{"ui":{"visibility":["app"]}}},
+                                {"name":"info"}])")
+                    .as_array());
+    EXPECT_TRUE(known.app_only("poll"));
+    EXPECT_FALSE(known.app_only("info"));
+    // Another profile's list leaves it out: still app-only.
+    known.learn(json::parse(R"([{"name":"info"}])").as_array());
+    EXPECT_TRUE(known.app_only("poll"));
+    // The upstream now shows it to models.
+    known.learn(json::parse(R"([{"name":"poll"}])").as_array());
+    EXPECT_FALSE(known.app_only("poll"));
+}
+
+} // namespace
+} // namespace gate::transport
