@@ -104,6 +104,7 @@ stateless_flights::forwarded stateless_flights::add(protocol::message request, b
     e.client_id = request.id;
     e.streams = streams;
     e.listen = request.method == "subscriptions/listen";
+    e.lists_tools = request.method == "tools/list";
     if (auto* meta = meta_of(request.body)) {
         if (auto* token = meta->if_contains("progressToken")) {
             e.progress_token = *token;
@@ -146,12 +147,14 @@ stateless_flights::by_subscription(protocol::message& m) const {
     return routed{std::move(key), json::serialize(m.body), false};
 }
 
-std::optional<stateless_flights::routed> stateless_flights::route(protocol::message m) const {
+std::optional<stateless_flights::routed> stateless_flights::route(protocol::message m) {
     std::string key;
     if (m.kind == message_kind::response) {
         auto* e = find(m.id, key);
         if (!e)
             return std::nullopt;
+        if (e->lists_tools)
+            tools_.learn(m.body);
         m.body["id"] = e->client_id;
         return routed{std::move(key), json::serialize(m.body), true};
     }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "protocol/json_rpc.hpp"
+#include "shim/child_tool_headers.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -77,8 +78,11 @@ public:
     std::size_t size() const { return by_key_.size(); }
     bool is_listen(const std::string& key) const;
 
-    // Where one of the child's messages goes, as its client sees it; nullopt: nowhere.
-    std::optional<routed> route(protocol::message from_child) const;
+    // Where one of the child's messages goes, as its client sees it; nullopt: nowhere. The
+    // answer to a tools/list teaches `tools()` its annotations.
+    std::optional<routed> route(protocol::message from_child);
+    // What the relayed tools/list answers said of the child's tools' x-mcp-header.
+    const child_tool_headers& tools() const { return tools_; }
     // The notification that cancels flight `key` at the child (its rewritten id).
     static std::string cancel_line(const std::string& key, std::string_view reason);
 
@@ -89,12 +93,14 @@ private:
         bool listen = false;
         bool wants_log = false;
         bool streams = false;
+        bool lists_tools = false;
     };
     const entry* find(const boost::json::value& child_id, std::string& key) const;
     std::optional<routed> by_subscription(protocol::message& m) const;
 
     std::int64_t next_ = 0;
     std::map<std::string, entry> by_key_;
+    child_tool_headers tools_;
 };
 
 // How often the shared child may be started: at most `max` starts within `window` (a child

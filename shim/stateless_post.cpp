@@ -2,6 +2,8 @@
 // session, served by one child that all stateless clients share (docs/shim.md, "Stateless
 // clients"). The decisions are in shim/stateless_flights.hpp.
 #include "protocol/json_rpc.hpp"
+#include "protocol/modern_request.hpp"
+#include "protocol/param_headers.hpp"
 #include "shim/child_log.hpp"
 #include "shim/line_splitter.hpp"
 #include "shim/shim_server.hpp"
@@ -121,6 +123,11 @@ shim_server::stateless_post(http_request& req, beast::tcp_stream& stream, protoc
     if (auto* refusal = std::get_if<http_reply>(&resolved))
         co_return std::move(*refusal);
     auto s = std::get<std::shared_ptr<shim_session>>(std::move(resolved));
+    if (msg.method == "tools/call")
+        if (auto wrong = s->flights->tools().mismatch(
+                msg.params(), transport::headers_with_prefix(req, protocol::param_header_prefix)))
+            co_return rpc_reply(http::status::bad_request, msg.id,
+                                protocol::modern_code::header_mismatch, *wrong);
     if (s->flights->size() >= settings_.max_stateless_requests)
         co_return busy(msg.id,
                        "at the ceiling of " + std::to_string(settings_.max_stateless_requests) +

@@ -117,6 +117,9 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_egress(call_services)},
              pipeline::make_audit(guard_services, stats), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
+    icons.learn_through([this](std::shared_ptr<const snapshot> snap, std::size_t upstream) {
+        return learn_icons(std::move(snap), upstream);
+    });
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
         in_fleet.join(fleet, random_id().substr(0, 8) + "-", parts.fleet_cursor_key);

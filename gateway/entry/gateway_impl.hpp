@@ -69,6 +69,10 @@ struct gateway::impl final : http_handler,
     // endpoint is not enabled.
     std::optional<http_reply> introspect(const http_request& req, std::string_view path);
     // GET /api/federation, once the chain's entry admitted it (pipeline::door::view).
+    // An icon another instance (or this one before a restart) listed: the upstream's identity
+    // and gate's own lists, rewritten here so the icon proxy knows it (icon_proxy::learner).
+    boost::asio::awaitable<void> learn_icons(std::shared_ptr<const snapshot> snap,
+                                             std::size_t upstream);
     boost::asio::awaitable<http_reply> view_federation(request_context& rec);
 
     // Wiring (gateway/entry/wiring.cpp): an upstream client's session-wide traffic heard here.

@@ -28,14 +28,7 @@ namespace {
 // ignored, as the revision has intermediaries do). What does not mirror the body, if any.
 std::optional<std::string> take_param_headers(const http_request& req, const protocol::message& msg,
                                               request_context& rec) {
-    constexpr std::string_view prefix = protocol::param_header_prefix;
-    for (const auto& field : req) {
-        auto name = field.name_string();
-        if (name.size() > prefix.size() &&
-            protocol::same_header_name(name.substr(0, prefix.size()), prefix))
-            rec.param_headers.emplace_back(std::string(name.substr(prefix.size())),
-                                           std::string(field.value()));
-    }
+    rec.param_headers = headers_with_prefix(req, protocol::param_header_prefix);
     const auto* params = msg.params();
     auto* name = params ? params->if_contains("name") : nullptr;
     auto decoded =

@@ -219,6 +219,20 @@ asio::awaitable<fetched_icon> icon_proxy::fetch(const std::string& src) {
     co_return out;
 }
 
+asio::awaitable<const std::string*> icon_proxy::src_of(std::shared_ptr<const snapshot> snap,
+                                                       std::size_t upstream, const std::string& ns,
+                                                       const std::string& digest) {
+    if (const auto* known = registry_.find(ns, digest))
+        co_return known;
+    auto now = clock::now();
+    auto& last = learnt_[ns];
+    if (!learn_ || (last != clock::time_point{} && now - last < relearn_interval))
+        co_return nullptr;
+    last = now;
+    co_await learn_(std::move(snap), upstream);
+    co_return registry_.find(ns, digest);
+}
+
 asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const snapshot> snap,
                                               std::string_view path, bool get) {
     auto parsed = protocol::parse_icon_path(path);
@@ -235,7 +249,7 @@ asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const snapshot> sn
     for (std::size_t i = 0; i < snap->size(); ++i)
         if (!snap->codec.passthrough() && snap->upstream(i).namespace_ == ns)
             upstream = i;
-    const std::string* src = upstream ? registry_.find(ns, digest) : nullptr;
+    const std::string* src = upstream ? co_await src_of(snap, *upstream, ns, digest) : nullptr;
     // The upstream may have moved since the list was served: its icon is fetched only from
     // where it is now.
     auto site = upstream ? site_of(*snap, *upstream) : std::nullopt;

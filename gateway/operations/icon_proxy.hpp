@@ -109,6 +109,14 @@ public:
     boost::asio::awaitable<http_reply> serve(std::shared_ptr<const snapshot> snap,
                                              std::string_view path, bool get);
 
+    // How an icon this instance never listed is learnt: the upstream's lists and identity,
+    // rewritten here (another instance of a fleet listed it, or this one before a restart).
+    // Asked at most once per `relearn_interval` per namespace, whatever paths are asked for.
+    using learner =
+        std::function<boost::asio::awaitable<void>(std::shared_ptr<const snapshot>, std::size_t)>;
+    void learn_through(learner learn) { learn_ = std::move(learn); }
+    static constexpr std::chrono::seconds relearn_interval{30};
+
 private:
     // Where upstream `i`'s icons go (null: passthrough, or an unusable namespace).
     std::optional<protocol::icon_site> site_of(const snapshot& snap, std::size_t i) const;
@@ -128,6 +136,13 @@ private:
     icon_registry registry_;
     icon_cache cache_;
     std::size_t in_flight_ = 0;
+    learner learn_;
+    std::map<std::string, std::chrono::steady_clock::time_point> learnt_; // by namespace
+    // The src of `digest` under namespace `ns` (of upstream `upstream`), learnt first when
+    // this instance does not know it and may ask again.
+    boost::asio::awaitable<const std::string*> src_of(std::shared_ptr<const snapshot> snap,
+                                                      std::size_t upstream, const std::string& ns,
+                                                      const std::string& digest);
     // What rewrite_one last said of each upstream's serverInfo (by id).
     std::map<std::string, std::string> reported_;
 };

@@ -52,6 +52,22 @@ boost::asio::awaitable<http_reply> gateway::impl::view_federation(request_contex
         http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));
 }
 
+boost::asio::awaitable<void> gateway::impl::learn_icons(std::shared_ptr<const snapshot> snap,
+                                                        std::size_t upstream) {
+    auto view = live;
+    if (view->snap != snap || upstream >= view->clients.size())
+        co_return; // reloaded meanwhile: the next request asks on the new snapshot
+    auto identity = server_identity(view->clients[upstream]->identity());
+    icons.rewrite_one(*snap, upstream, "serverInfo", identity);
+    // Gate's own lists, as for routing by URI: what is fetched is rewritten (and learnt).
+    request_context side;
+    side.view = view;
+    side.profile = protocol::full_profile;
+    for (auto kind : {protocol::list_kind::tools, protocol::list_kind::prompts,
+                      protocol::list_kind::resources, protocol::list_kind::resource_templates})
+        co_await lists.federated(kind, nullptr, {}, side);
+}
+
 std::optional<http_reply> gateway::impl::introspect(const http_request& req,
                                                     std::string_view path) {
     const auto& current = *live->snap->doc;

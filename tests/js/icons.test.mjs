@@ -265,6 +265,37 @@ describe('icons through gate', { timeout: 60_000 }, () => {
     }
   });
 
+  test('another instance that never listed the upstream serves its icons, learning them once', async (t) => {
+    const client = await connectClient(gate.url);
+    let src;
+    try {
+      src = (await client.listTools()).tools[0].icons[0].src;
+    } finally {
+      await client.close();
+    }
+    // The same configuration: a second instance of a fleet, or this one after a restart.
+    const second = await startGate({
+      config: {
+        upstreams: [{ id: 'art', url: upstream.url, namespace: 'art', auth: { strategy: 'static', secretRef: 'ICON_UP_SECRET' } }],
+        auth: { mode: 'disabled', resource: `${GATE_ORIGIN}/mcp` },
+      },
+      env: { ICON_UP_SECRET: SECRET },
+    });
+    t.after(() => second.stop());
+    const onSecond = (u) => `${second.base}${new URL(u).pathname}`;
+    const res = await fetch(onSecond(src));
+    assert.equal(res.status, 200);
+    assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG);
+    // A digest it cannot learn is 404, and asking for more of them lists nothing again.
+    const mcpBefore = upstream.seen.filter((r) => r.path.startsWith('/mcp')).length;
+    for (let i = 0; i < 5; i++) {
+      const miss = await fetch(`${second.base}/icons/art/${String(i).repeat(32)}`);
+      assert.equal(miss.status, 404);
+      await miss.arrayBuffer();
+    }
+    assert.equal(upstream.seen.filter((r) => r.path.startsWith('/mcp')).length, mcpBefore, 'learnt at most once per interval');
+  });
+
   test('unknown and hostile icon paths are 404, and nothing is fetched for them', async () => {
     const client = await connectClient(gate.url);
     let src;

@@ -255,6 +255,35 @@ describe('gate-stdio in front of a 2026-07-28 stdio server', { timeout: 120_000 
     }
   });
 
+  test("a tools/call's Mcp-Param-* headers are checked against its arguments, as the tools list declared them", async () => {
+    // The shim learns the annotations from the tools/list answers it relays.
+    const listed = await send(shim, modern('tools/list', {}, 10));
+    const regional = listed.json.result.tools.find((t) => t.name === 'regional');
+    assert.equal(regional.inputSchema.properties.region['x-mcp-header'], 'Region');
+    const seen = () => events().filter((e) => e.event === 'regional').length;
+    const before = seen();
+    const cases = [
+      [{ region: 'eu-west' }, { 'mcp-param-region': 'us-east' }, /Mcp-Param-Region header value 'us-east' does not match body value 'eu-west'/],
+      [{ region: 'eu-west' }, {}, /Mcp-Param-Region header is absent but arguments.region is in the body/],
+      [{ region: 'eu-west', count: 2 }, { 'mcp-param-region': 'eu-west', 'mcp-param-count': '3' }, /Mcp-Param-Count header value '3' does not match body value '2'/],
+    ];
+    for (const [args, headers, why] of cases) {
+      const r = call('regional', args, 11);
+      Object.assign(r.headers, headers);
+      const answer = await send(shim, r);
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal(answer.json.error.code, -32020);
+      assert.match(answer.json.error.message, why);
+    }
+    assert.equal(seen(), before, 'no refused call reached the child');
+    // Headers that mirror the body (a value with spaces encoded as the revision says) go on.
+    const ok = call('regional', { region: ' padded ', count: 4 }, 12);
+    Object.assign(ok.headers, { 'mcp-param-region': `=?base64?${Buffer.from(' padded ').toString('base64')}?=`, 'Mcp-Param-Count': '4' });
+    const answer = await send(shim, ok);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(textOf(answer.json.result), 'region= padded  count=4');
+  });
+
   test('a child that crashes mid-call answers with an error, and a new child serves what follows', async () => {
     const client = await modernClient(shim);
     try {

@@ -90,6 +90,17 @@ std::string header_value(const http_request& req, std::string_view name) {
     return it == req.end() ? std::string() : std::string(it->value());
 }
 
+std::vector<std::pair<std::string, std::string>> headers_with_prefix(const http_request& req,
+                                                                     std::string_view prefix) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& field : req) {
+        auto name = field.name_string();
+        if (name.size() > prefix.size() && beast::iequals(name.substr(0, prefix.size()), prefix))
+            out.emplace_back(std::string(name.substr(prefix.size())), std::string(field.value()));
+    }
+    return out;
+}
+
 std::string_view path_of(std::string_view target) {
     return target.substr(0, target.find('?'));
 }

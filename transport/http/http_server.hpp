@@ -19,6 +19,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gate::transport {
 
@@ -119,6 +121,10 @@ private:
 // Helpers for handlers.
 std::optional<std::string_view> header(const http_request& req, std::string_view name);
 std::string header_value(const http_request& req, std::string_view name);
+// Every header whose name starts with `prefix` (without regard to case): the rest of its name,
+// and its value, in the order they came (Mcp-Param-* of a 2026-07-28 tools/call).
+std::vector<std::pair<std::string, std::string>> headers_with_prefix(const http_request& req,
+                                                                     std::string_view prefix);
 std::string_view path_of(std::string_view target);
 // Whether an Accept header value allows `type` (absent header and */* allow everything).
 bool accepts(std::string_view accept, std::string_view type);

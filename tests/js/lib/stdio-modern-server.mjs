@@ -7,6 +7,8 @@
 //   ask                     -> input_required (an elicitation) until answered, then "Hello, <name>!"
 //   crash                   -> the process exits with status 3 mid-call
 //   add-tool {name}         -> registers tool <name> (a tools/list_changed for listens)
+//   regional {region (x-mcp-header Region), count? (Count)} -> "region=<region> count=<count>"
+//                              (the call is recorded: over stdio no header reaches the child)
 // Usage: node stdio-modern-server.mjs <record-file> [--modern-only]; every event (a call
 // started, a call aborted) is appended to <record-file> as one JSON line, so a test can see
 // what the child saw. --modern-only refuses a 2025-era opening (serveStdio's legacy: 'reject').
@@ -50,6 +52,17 @@ function makeServer() {
       },
     });
   });
+  server.registerTool(
+    'regional',
+    {
+      description: 'mirrors parameters in Mcp-Param-* headers',
+      inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }), count: z.number().int().optional().meta({ 'x-mcp-header': 'Count' }) }),
+    },
+    async ({ region, count }) => {
+      note({ event: 'regional', region });
+      return text(`region=${region} count=${count}`);
+    },
+  );
   server.registerTool('crash', { description: 'exits mid-call', inputSchema: z.object({}) }, async () => {
     note({ event: 'crash' });
     process.exit(3);
