@@ -9,7 +9,7 @@ namespace {
 // Whether the tool's visibility names `who`. Absent, or not a list of strings, is the
 // extension's default: every audience. A lone string is read as a list of one, so a server
 // that wrote "app" for ["app"] does not open its tool to models.
-bool names(const boost::json::object& tool, std::string_view who) {
+bool visibility_names(const boost::json::object& tool, std::string_view who) {
     const auto* meta = tool.if_contains("_meta");
     const auto* m = meta ? meta->if_object() : nullptr;
     const auto* ui = m ? m->if_contains("ui") : nullptr;
@@ -34,11 +34,11 @@ bool names(const boost::json::object& tool, std::string_view who) {
 } // namespace
 
 bool visible_to_model(const boost::json::object& tool) {
-    return names(tool, "model");
+    return visibility_names(tool, "model");
 }
 
 bool callable_by_app(const boost::json::object& tool) {
-    return names(tool, "app");
+    return visibility_names(tool, "app");
 }
 
 } // namespace gate::protocol

@@ -14,7 +14,7 @@ namespace {
 
 namespace json = boost::json;
 
-json::object tool(std::string_view visibility) {
+json::object tool_with_visibility(std::string_view visibility) {
     auto text = std::string(R"({"name":"t","_meta":{"ui":{"visibility":)") +
                 std::string(visibility) + "}}}";
     return json::parse(text).as_object();
@@ -28,19 +28,19 @@ TEST(tool_visibility, absent_is_every_audience) {
 }
 
 TEST(tool_visibility, a_list_names_its_audiences) {
-    EXPECT_FALSE(protocol::visible_to_model(tool(R"(["app"])")));
-    EXPECT_TRUE(protocol::callable_by_app(tool(R"(["app"])")));
-    EXPECT_TRUE(protocol::visible_to_model(tool(R"(["model"])")));
-    EXPECT_FALSE(protocol::callable_by_app(tool(R"(["model"])")));
-    EXPECT_TRUE(protocol::visible_to_model(tool(R"(["model","app"])")));
-    EXPECT_FALSE(protocol::visible_to_model(tool(R"([])"))); // nobody's
-    EXPECT_FALSE(protocol::callable_by_app(tool(R"([])")));
+    EXPECT_FALSE(protocol::visible_to_model(tool_with_visibility(R"(["app"])")));
+    EXPECT_TRUE(protocol::callable_by_app(tool_with_visibility(R"(["app"])")));
+    EXPECT_TRUE(protocol::visible_to_model(tool_with_visibility(R"(["model"])")));
+    EXPECT_FALSE(protocol::callable_by_app(tool_with_visibility(R"(["model"])")));
+    EXPECT_TRUE(protocol::visible_to_model(tool_with_visibility(R"(["model","app"])")));
+    EXPECT_FALSE(protocol::visible_to_model(tool_with_visibility(R"([])"))); // nobody's
+    EXPECT_FALSE(protocol::callable_by_app(tool_with_visibility(R"([])")));
 }
 
 TEST(tool_visibility, a_lone_string_is_a_list_of_one_and_other_shapes_are_absent) {
-    EXPECT_FALSE(protocol::visible_to_model(tool(R"("app")")));
-    EXPECT_TRUE(protocol::visible_to_model(tool(R"(7)")));
-    EXPECT_TRUE(protocol::visible_to_model(tool(R"(["app",3])")));
+    EXPECT_FALSE(protocol::visible_to_model(tool_with_visibility(R"("app")")));
+    EXPECT_TRUE(protocol::visible_to_model(tool_with_visibility(R"(7)")));
+    EXPECT_TRUE(protocol::visible_to_model(tool_with_visibility(R"(["app",3])")));
 }
 
 TEST(app_only_tools, a_tool_is_app_only_as_the_last_list_that_showed_it_said) {

@@ -211,3 +211,33 @@ TEST(icon_proxy, the_cache_is_bounded_in_entries_bytes_and_time) {
 
 } // namespace
 } // namespace gate::transport
+
+namespace gate::transport {
+namespace {
+
+TEST(icon_proxy, a_digest_never_listed_here_is_learnt_once_per_interval) {
+    rig r;
+    r.answers["http://127.0.0.1:1/i.png"] = icon_answer{200, png};
+    int learnt = 0;
+    // What another instance listed: this one learns it by listing (here: rewriting) itself.
+    r.proxy->learn_through(
+        [&](std::shared_ptr<const snapshot>, std::size_t upstream) -> asio::awaitable<void> {
+            ++learnt;
+            r.listed(upstream, "http://127.0.0.1:1/i.png");
+            co_return;
+        });
+    auto path = "/icons/b/" + protocol::icon_digest("http://127.0.0.1:1/i.png");
+    EXPECT_EQ(r.get(path).status, status::ok);
+    EXPECT_EQ(learnt, 1);
+    // Known now: no learning; a made-up digest of the same namespace is not learnt again
+    // within the interval.
+    EXPECT_EQ(r.get(path).status, status::ok);
+    EXPECT_EQ(r.get("/icons/b/" + std::string(32, 'a')).status, status::not_found);
+    EXPECT_EQ(learnt, 1);
+    // Another namespace has its own interval.
+    EXPECT_EQ(r.get("/icons/a/" + std::string(32, 'a')).status, status::not_found);
+    EXPECT_EQ(learnt, 2);
+}
+
+} // namespace
+} // namespace gate::transport
