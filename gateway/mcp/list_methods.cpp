@@ -7,6 +7,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/keep_items.hpp"
 #include "protocol/param_headers.hpp"
 #include "protocol/tool_name.hpp"
 #include "protocol/tool_visibility.hpp"
@@ -24,21 +25,10 @@ namespace {
 // A client that runs no App views has only a model: a tool hidden from models (visibility
 // ["app"]) is not for it, and is left out of its list (docs/apps.md).
 void leave_out_app_only(json::array& items, std::vector<std::string>& written) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const auto* tool = items[i].if_object();
-        if (tool && !protocol::visible_to_model(*tool))
-            continue;
-        if (kept != i) {
-            items[kept] = std::move(items[i]);
-            if (i < written.size())
-                written[kept] = std::move(written[i]);
-        }
-        ++kept;
-    }
-    items.resize(kept);
-    if (written.size() > kept)
-        written.resize(kept);
+    protocol::keep_items(items, &written, [](const json::value& item) {
+        const auto* tool = item.if_object();
+        return !tool || protocol::visible_to_model(*tool);
+    });
 }
 
 } // namespace
@@ -81,9 +71,8 @@ void list_methods::drop_unusable_tools(json::array& items, std::vector<std::stri
     if (codec.passthrough())
         return;
     const auto& id = rec.view->snap->upstream(upstream).id;
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        auto* o = items[i].if_object();
+    protocol::keep_items(items, &written, [&](const json::value& item) {
+        auto* o = item.if_object();
         auto* n = o ? o->if_contains("name") : nullptr;
         std::string_view name = n && n->is_string() ? std::string_view(n->get_string()) : "";
         auto fault = protocol::check_tool_name(name);
@@ -92,31 +81,20 @@ void list_methods::drop_unusable_tools(json::array& items, std::vector<std::stri
         if (fault == protocol::tool_name_fault::too_long && codec.max_length() > 0)
             fault = protocol::in_tool_name_charset(name) ? protocol::tool_name_fault::none
                                                          : protocol::tool_name_fault::charset;
-        auto full = codec.encode(upstream, name);
         if (fault == protocol::tool_name_fault::none &&
             codec.client_name(upstream, name).size() > protocol::max_tool_name)
             fault = protocol::tool_name_fault::too_long;
-        if (fault != protocol::tool_name_fault::none) {
-            spdlog::warn("upstream {}: tool {} ({} characters as {}...) left out of tools/list: "
-                         "{}",
-                         id, protocol::printable(name, 200), full.size(),
-                         codec.encode(upstream, ""),
-                         fault == protocol::tool_name_fault::too_long
-                             ? "over the specification's 128 characters"
-                             : "outside the specification's characters (A-Z a-z 0-9 _ - .)");
-            services_.tool_dropped(id, protocol::fault_label(fault));
-            continue;
-        }
-        if (kept != i) {
-            items[kept] = std::move(items[i]);
-            if (i < written.size())
-                written[kept] = std::move(written[i]);
-        }
-        ++kept;
-    }
-    items.resize(kept);
-    if (written.size() > kept)
-        written.resize(kept);
+        if (fault == protocol::tool_name_fault::none)
+            return true;
+        spdlog::warn("upstream {}: tool {} ({} characters as {}...) left out of tools/list: {}", id,
+                     protocol::printable(name, 200), codec.encode(upstream, name).size(),
+                     codec.encode(upstream, ""),
+                     fault == protocol::tool_name_fault::too_long
+                         ? "over the specification's 128 characters"
+                         : "outside the specification's characters (A-Z a-z 0-9 _ - .)");
+        services_.tool_dropped(id, protocol::fault_label(fault));
+        return false;
+    });
 }
 
 asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,

@@ -1,5 +1,7 @@
 #include "gateway/upstream/tool_param_headers.hpp"
 
+#include "protocol/keep_items.hpp"
+
 #include <algorithm>
 #include <spdlog/spdlog.h>
 
@@ -19,11 +21,10 @@ std::string_view name_of(const json::value& tool) {
 
 void tool_param_headers::learn(json::array& tools, std::vector<std::string>* sources,
                                const std::string& upstream) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < tools.size(); ++i) {
-        auto* t = tools[i].if_object();
+    protocol::keep_items(tools, sources, [&](const json::value& tool) {
+        auto* t = tool.if_object();
         auto read = protocol::read_param_headers(t ? t->if_contains("inputSchema") : nullptr);
-        std::string name(name_of(tools[i]));
+        std::string name(name_of(tool));
         if (auto* why = std::get_if<std::string>(&read)) {
             spdlog::warn("upstream {}: tool {} dropped from tools/list: {}", upstream,
                          protocol::printable(name, 200), protocol::printable(*why, 400));
@@ -31,7 +32,7 @@ void tool_param_headers::learn(json::array& tools, std::vector<std::string>* sou
             if (dropped_.size() >= max_dropped)
                 dropped_.clear();
             dropped_[name] = std::move(*why);
-            continue;
+            return false;
         }
         dropped_.erase(name);
         auto& found = std::get<protocol::param_headers>(read);
@@ -39,16 +40,8 @@ void tool_param_headers::learn(json::array& tools, std::vector<std::string>* sou
             by_tool_.erase(name);
         else
             by_tool_[name] = std::move(found);
-        if (kept != i) {
-            tools[kept] = std::move(tools[i]);
-            if (sources && i < sources->size())
-                (*sources)[kept] = std::move((*sources)[i]);
-        }
-        ++kept;
-    }
-    tools.resize(kept);
-    if (sources && sources->size() > kept)
-        sources->resize(kept);
+        return true;
+    });
 }
 
 const std::string* tool_param_headers::dropped(const std::string& tool) const {

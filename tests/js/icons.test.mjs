@@ -137,17 +137,15 @@ describe('icons through gate', { timeout: 60_000 }, () => {
   const onGate = (src) => `${gate.base}${new URL(src).pathname}`;
   // What reached the upstream other than MCP (gate's own list and health requests), from `at`.
   const iconHits = (at) => upstream.seen.slice(at).filter((r) => !r.path.startsWith('/mcp'));
+  // The icon fixture behind namespace `art`, its credential static; gate's origin from auth.resource.
+  const artConfig = () => ({
+    upstreams: [{ id: 'art', url: upstream.url, namespace: 'art', auth: { strategy: 'static', secretRef: 'ICON_UP_SECRET' } }],
+    auth: { mode: 'disabled', resource: `${GATE_ORIGIN}/mcp` },
+  });
 
   before(async () => {
     upstream = await startIconServer();
-    gate = await startGate({
-      config: {
-        upstreams: [{ id: 'art', url: upstream.url, namespace: 'art', auth: { strategy: 'static', secretRef: 'ICON_UP_SECRET' } }],
-        auth: { mode: 'disabled', resource: `${GATE_ORIGIN}/mcp` },
-        server: { introspection: { enabled: true } },
-      },
-      env: { ICON_UP_SECRET: SECRET },
-    });
+    gate = await startGate({ config: { ...artConfig(), server: { introspection: { enabled: true } } }, env: { ICON_UP_SECRET: SECRET } });
   });
 
   after(async () => {
@@ -274,13 +272,7 @@ describe('icons through gate', { timeout: 60_000 }, () => {
       await client.close();
     }
     // The same configuration: a second instance of a fleet, or this one after a restart.
-    const second = await startGate({
-      config: {
-        upstreams: [{ id: 'art', url: upstream.url, namespace: 'art', auth: { strategy: 'static', secretRef: 'ICON_UP_SECRET' } }],
-        auth: { mode: 'disabled', resource: `${GATE_ORIGIN}/mcp` },
-      },
-      env: { ICON_UP_SECRET: SECRET },
-    });
+    const second = await startGate({ config: artConfig(), env: { ICON_UP_SECRET: SECRET } });
     t.after(() => second.stop());
     const onSecond = (u) => `${second.base}${new URL(u).pathname}`;
     const res = await fetch(onSecond(src));
