@@ -379,6 +379,39 @@ void fleet_store::touch(std::string_view state, const std::string& name,
 }
 
 namespace {
+// ARGV: the record, the list's life (ms).
+constexpr std::string_view append_script = R"lua(
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+)lua";
+constexpr std::string_view take_all_script = R"lua(
+local all = redis.call('LRANGE', KEYS[1], 0, -1)
+redis.call('DEL', KEYS[1])
+return all
+)lua";
+} // namespace
+
+asio::awaitable<bool> fleet_store::append(std::string_view state, const std::string& name,
+                                          std::string value, std::chrono::milliseconds ttl) {
+    auto reply = co_await run(state, {"EVAL", std::string(append_script), "1", key(state, name),
+                                      std::move(value),
+                                      std::to_string(std::max<std::int64_t>(ttl.count(), 1))});
+    co_return reply.has_value();
+}
+
+asio::awaitable<std::optional<std::vector<std::string>>>
+fleet_store::take_all(std::string_view state, const std::string& name) {
+    auto reply = co_await run(state, {"EVAL", std::string(take_all_script), "1", key(state, name)});
+    if (!reply || reply->type != redis_value::kind::array)
+        co_return std::nullopt;
+    std::vector<std::string> out;
+    for (auto& e : reply->elements)
+        out.push_back(std::move(e.text));
+    co_return out;
+}
+
+namespace {
 // An ended session: its record dropped, its id announced (a sorted set scored by the instant),
 // announcements older than ten minutes forgotten. ARGV: the id, now (ms).
 constexpr std::string_view end_session_script = R"lua(

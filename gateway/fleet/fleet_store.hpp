@@ -87,6 +87,13 @@ public:
     void erase_many(std::string_view state, const std::vector<std::string>& keys);
     // Keeps a record alive for another `ttl` (fire-and-forget).
     void touch(std::string_view state, const std::string& key, std::chrono::milliseconds ttl);
+    // A list of records, appended to (the list kept for `ttl` from the last append) and taken
+    // whole (read and erased in one step; empty: nothing appended since). What one instance
+    // says of a call piece by piece for another to follow.
+    boost::asio::awaitable<bool> append(std::string_view state, const std::string& key,
+                                        std::string value, std::chrono::milliseconds ttl);
+    boost::asio::awaitable<std::optional<std::vector<std::string>>>
+    take_all(std::string_view state, const std::string& key);
 
     // Downstream sessions: one ended (DELETE) anywhere is dropped from the store and announced;
     // the ids announced after `after` (ms since the epoch; announcements live ten minutes), with

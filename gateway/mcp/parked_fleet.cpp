@@ -9,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
 namespace gate::transport {
@@ -30,6 +31,10 @@ constexpr auto output_life =
     std::chrono::duration_cast<std::chrono::milliseconds>(parked_inputs::lifetime);
 // How often a resuming instance looks for the call's output.
 constexpr auto poll_interval = std::chrono::milliseconds(50);
+// Where a resuming instance marks the call cancelled (its client closed its stream), and how
+// often the owner looks.
+constexpr std::string_view cancel_state = "parked-cancel";
+constexpr auto cancel_poll = std::chrono::milliseconds(250);
 
 // A parked call the client did not resume in time is dropped; its questions answered.
 asio::awaitable<void> expire_parked(parked_inputs& inputs, std::string token,
@@ -44,13 +49,15 @@ asio::awaitable<void> expire_parked(parked_inputs& inputs, std::string token,
     co_await parked_inputs::answer_upstream(*park, nullptr, {});
 }
 
-// What a call claimed elsewhere says next, for the instance that resumed it: its events,
-// then its answer or the input_required that parks it again (here, where it runs).
+// What a call claimed elsewhere says next, for the instance that resumed it, as the call says
+// it: its events, then its answer or the input_required that parks it again (here, where it
+// runs), each piece appended to the store. Its client's hang-up at that instance (a mark in
+// the store) cancels the call here.
 asio::awaitable<void> relay_parked(parked_inputs& inputs, parked_fleet fleet,
                                    std::shared_ptr<input_parking> park) {
     auto& out = *park->out;
-    parked_output said;
     for (;;) {
+        parked_output said;
         bool final = false;
         while (!out.frames.empty()) {
             final = out.answered && out.frames.size() == 1;
@@ -63,17 +70,24 @@ asio::awaitable<void> relay_parked(parked_inputs& inputs, parked_fleet fleet,
         }
         if (final) {
             said.status = park->answer_status;
-            break;
-        }
-        if (!park->requests.empty() || park->ask_again) {
+        } else if (!park->requests.empty() || park->ask_again) {
             auto asked = parked_inputs::ask(*park);
             auto token = co_await park_call(inputs, fleet, park);
             said.final = input_required(nullptr, token, asked); // the retry's id goes in there
-            break;
+            final = true;
         }
-        co_await out.wait();
+        if (final || !said.events.empty())
+            co_await fleet.store->append(output_state, park->call, encode_parked_output(said),
+                                         output_life);
+        if (final)
+            co_return;
+        boost::system::error_code ec; // cancellation is the wake-up: the call said something
+        out.wake.expires_after(cancel_poll);
+        co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (!ec && out.frames.empty() && park->cancel && !park->cancel->requested())
+            if (auto mark = co_await fleet.store->take(cancel_state, park->call); mark && *mark)
+                park->cancel->request("its client closed its stream at another instance");
     }
-    co_await fleet.store->put(output_state, park->call, encode_parked_output(said), output_life);
 }
 
 // This instance's parked call, with a store: dropped when not resumed in time, unless another
@@ -135,19 +149,69 @@ asio::awaitable<std::string> park_call(parked_inputs& inputs, parked_fleet fleet
 
 namespace {
 
-// The call's output the owner wrote, waited for (polled) until `bound`.
-asio::awaitable<std::optional<parked_output>>
-output_of(const parked_fleet& fleet, const std::string& call, std::chrono::milliseconds bound) {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
-    auto until = clock::now() + bound;
-    for (;;) {
-        auto got = co_await fleet.store->take(output_state, call);
-        if (got && *got) {
-            if (auto said = decode_parked_output(**got))
-                co_return said;
+// What the owner appended of the call's output since the last look (nullopt: nothing yet, or
+// the store did not answer).
+asio::awaitable<std::optional<std::vector<parked_output>>> output_now(const parked_fleet& fleet,
+                                                                      const std::string& call) {
+    auto got = co_await fleet.store->take_all(output_state, call);
+    if (!got || got->empty())
+        co_return std::nullopt;
+    std::vector<parked_output> pieces;
+    for (const auto& text : *got) {
+        auto said = decode_parked_output(text);
+        if (!said) {
             spdlog::warn("the fleet's output of parked call {} is not one gate wrote", call);
-            co_return std::nullopt;
+            continue;
         }
+        pieces.push_back(std::move(*said));
+    }
+    co_return pieces;
+}
+
+// The pieces into the resumed call's queue: true once its answer is there.
+bool take_pieces(input_parking& park, std::vector<parked_output> pieces) {
+    for (auto& said : pieces) {
+        for (auto& e : said.events)
+            park.out->push(std::move(e));
+        if (said.final.empty())
+            continue;
+        park.answer_status = said.status;
+        park.out->push(std::move(said.final), true);
+        return true;
+    }
+    return false;
+}
+
+// The rest of a resumed call's output, as the owner appends it, until its answer or `until`
+// (then an error answers the retry: the owner's own timeout would have answered before).
+asio::awaitable<void> follow_output(parked_fleet fleet, std::string call,
+                                    std::shared_ptr<input_parking> park, clock::time_point until) {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (;;) {
+        if (park->cancel->requested())
+            co_return; // its client is gone: the owner is told, and nobody reads on
+        if (clock::now() + poll_interval > until) {
+            park->out->push(json::serialize(protocol::make_error(
+                                nullptr, protocol::error_code::internal_error,
+                                "the parked call's owner stopped telling what it said")),
+                            true);
+            co_return;
+        }
+        timer.expires_after(poll_interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (auto pieces = co_await output_now(fleet, call); pieces && take_pieces(*park, *pieces))
+            co_return;
+    }
+}
+
+// The first of the call's output, waited for (polled) until `until`.
+asio::awaitable<std::optional<std::vector<parked_output>>>
+first_output(const parked_fleet& fleet, const std::string& call, clock::time_point until) {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (;;) {
+        if (auto pieces = co_await output_now(fleet, call))
+            co_return pieces;
         if (clock::now() + poll_interval > until)
             co_return std::nullopt;
         timer.expires_after(poll_interval);
@@ -156,14 +220,17 @@ output_of(const parked_fleet& fleet, const std::string& call, std::chrono::milli
     }
 }
 
-// A call of no instance's own, holding what its retry is answered with.
-std::shared_ptr<input_parking> answered_with(asio::any_io_executor ex, parked_output said) {
+// A call of no instance's own: what its retry is answered with, as the owner tells it. Its
+// client's hang-up marks it cancelled for the owner.
+std::shared_ptr<input_parking> answered_with(asio::any_io_executor ex, const parked_fleet& fleet,
+                                             const std::string& call) {
     auto park = std::make_shared<input_parking>();
     park->out = std::make_shared<message_queue>(ex);
-    for (auto& e : said.events)
-        park->out->push(std::move(e));
-    park->out->push(std::move(said.final), true);
-    park->answer_status = said.status;
+    park->cancel = std::make_shared<call_cancel>();
+    if (!call.empty())
+        park->cancel->telling([store = fleet.store, call] {
+            store->put_later(cancel_state, call, "1", output_life);
+        });
     return park;
 }
 
@@ -219,15 +286,21 @@ asio::awaitable<fleet_resume> resume_from_fleet(const parked_fleet& fleet, const
         record->asked = here.asked;
         auto again = random_id();
         co_await fleet.store->put(parked_state, again, encode_parked(*record), record_life);
-        resumed.park = answered_with(
-            ex, parked_output{{}, input_required(nullptr, again, parked_inputs::ask(here)), 200});
+        resumed.park = answered_with(ex, fleet, {});
+        take_pieces(
+            *resumed.park,
+            {parked_output{{}, input_required(nullptr, again, parked_inputs::ask(here)), 200}});
         co_return resumed;
     }
-    auto bound = std::chrono::milliseconds(here.client->config().timeouts.request_ms);
-    auto said = co_await output_of(fleet, record->call, bound);
-    if (!said)
+    auto until =
+        clock::now() + std::chrono::milliseconds(here.client->config().timeouts.request_ms);
+    auto first = co_await first_output(fleet, record->call, until);
+    if (!first)
         co_return fleet_resume{kind::timed_out, nullptr, record->upstream, resumed.delivered};
-    resumed.park = answered_with(ex, std::move(*said));
+    // What came first answers at once; the rest streams as the owner appends it.
+    resumed.park = answered_with(ex, fleet, record->call);
+    if (!take_pieces(*resumed.park, std::move(*first)))
+        asio::co_spawn(ex, follow_output(fleet, record->call, resumed.park, until), asio::detached);
     co_return resumed;
 }
 

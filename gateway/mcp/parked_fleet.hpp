@@ -2,9 +2,10 @@
 // 2026-07-28 client's call parked for its input (input_required) is resumable from any
 // instance. The instance that parks it records it (gate:parked:<token>); a retry on another
 // instance checks the record like the parking instance would, claims it (only one retry
-// resumes it), sends its answers to the upstream session that asked, and waits for what the
-// call says next, which the instance still running the call writes to the store
-// (gate:parked-out:<call>) once it sees its parked call was claimed elsewhere.
+// resumes it), sends its answers to the upstream session that asked, and streams what the
+// call says next, which the instance still running the call appends to the store piece by
+// piece (gate:parked-out:<call>) once it sees its parked call was claimed elsewhere; closing
+// that stream marks the call cancelled (gate:parked-cancel:<call>) for its owner.
 #pragma once
 
 #include "gateway/fleet/fleet_store.hpp"
@@ -46,8 +47,8 @@ struct fleet_resume {
     std::string upstream;      // the upstream's id
     std::size_t delivered = 0; // answers sent to it
 };
-// `responses`/`source`: the retry's inputResponses and their text. The call's output is
-// waited for as long as the upstream's request timeout.
+// `responses`/`source`: the retry's inputResponses and their text. The call's first output is
+// waited for, and the rest followed, for as long as the upstream's request timeout.
 boost::asio::awaitable<fleet_resume>
 resume_from_fleet(const parked_fleet& fleet, const std::string& token,
                   const protocol::message& retry, const std::string& principal,

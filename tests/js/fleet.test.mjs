@@ -31,6 +31,7 @@ import {
   startTaskServerV2,
 } from './lib/index.mjs';
 import { metric } from './lib/metrics.mjs';
+import { startClassicWaitServer } from './lib/wait-servers.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
 const MODERN = '2026-07-28';
@@ -276,6 +277,74 @@ describe('a fleet of two instances over one Redis', { timeout: 180_000 }, () => 
     assert.equal(done.status, 200, done.text);
     assert.equal(done.json.id, 5);
     assert.match(JSON.stringify(done.json.result.content), /at last/);
+    for (const g of [a, b])
+      assert.equal(metric((await get(`${g.base}/metrics`)).text, 'gate_shared_state_degraded_total', { state: 'parked' }), 0);
+  });
+
+  test('fleet: a call resumed through the other instance streams its progress as it comes, and closing that stream cancels it where it runs', async (t) => {
+    const waiter = await startClassicWaitServer();
+    t.after(() => waiter.stop());
+    const [a, b] = await pair({
+      upstreams: [{ id: 'w', url: waiter.url, namespace: 'w' }],
+      auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+    });
+    const alice = { authorization: `Bearer ${await idp.mint({ sub: 'alice', aud: RESOURCE })}` };
+    const LONG = 60_000; // the call waits this long unless cancelled
+    const arrived = async (pred, what) => {
+      await eventually(() => waiter.events.some(pred), { what });
+      return waiter.events.find(pred);
+    };
+    const request = (id, extra = {}) => ({
+      body: {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name: 'w__ask-then-wait',
+          arguments: { ms: LONG },
+          ...extra,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+            progressToken: 'p-1',
+          },
+        },
+      },
+      headers: { ...alice, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'w__ask-then-wait' },
+    });
+    // Parked through A: the upstream asked for elicitation.
+    const first = request(1);
+    const parked = await post(a.url, first.body, first.headers);
+    assert.equal(parked.json?.result?.resultType, 'input_required', parked.text);
+    const [key] = Object.keys(parked.json.result.inputRequests);
+    // Resumed through B with an event stream: the progress the call reports at A arrives
+    // while the call still runs (it waits a minute), not with its answer.
+    const retry = request(2, { requestState: parked.json.result.requestState, inputResponses: { [key]: { action: 'accept', content: { go: true } } } });
+    const abort = new AbortController();
+    const res = await fetch(b.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...retry.headers },
+      body: JSON.stringify(retry.body),
+      signal: abort.signal,
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type'), /text\/event-stream/);
+    const reader = res.body.getReader();
+    let seen = '';
+    while (!/notifications\/progress/.test(seen)) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, `the stream ended before any progress: ${seen}`);
+      seen += Buffer.from(value).toString('utf8');
+    }
+    assert.match(seen, /"progressToken":"p-1"/);
+    assert.doesNotMatch(seen, /asked, then waited/, 'the answer has not come: the call still runs');
+    await arrived((e) => e.outcome === 'answered' && e.content?.go === true, 'the answer reached the upstream');
+    // Closing B's stream cancels the call at A, which runs it: the upstream hears
+    // notifications/cancelled.
+    abort.abort();
+    const cancelled = await arrived((e) => e.outcome === 'cancelled', 'the call cancelled at the upstream');
+    assert.match(cancelled.reason, /closed its stream at another instance/);
     for (const g of [a, b])
       assert.equal(metric((await get(`${g.base}/metrics`)).text, 'gate_shared_state_degraded_total', { state: 'parked' }), 0);
   });

@@ -1,6 +1,9 @@
 // Two upstreams with a slow tool, one per era, that tell a test whether a call was cancelled
 // and how (docs/protocol-eras.md, "Cancellation"):
 //   wait {ms} -> "waited <ms> ms" after `ms`, unless cancelled first.
+//   ask-then-wait {ms} (2025-11-25 server only) -> elicits {go} from the client, reports
+//     progress 1/2 on the call's token, then waits like `wait` (the elicited answer is in
+//     `events` as { outcome: 'answered', content }).
 // startClassicWaitServer: the 2025-11-25 SDK (@modelcontextprotocol/sdk), sessions on streamable
 //   HTTP; a `notifications/cancelled` naming the call's id aborts it (the SDK's own handling):
 //   `events` gets { outcome: 'cancelled', reason, requestId }, or { outcome: 'finished' }.
@@ -15,6 +18,7 @@ import { Readable } from 'node:stream';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer as ClassicServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpServer as ModernServer, createMcpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 
@@ -57,6 +61,24 @@ export async function startClassicWaitServer() {
       });
       events.push(cancelled ? { outcome: 'cancelled', reason: String(extra.signal.reason ?? ''), requestId: extra.requestId } : { outcome: 'finished' });
       return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
+    });
+    server.registerTool('ask-then-wait', { description: 'asks, reports progress, waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
+      const answer = await extra.sendRequest(
+        { method: 'elicitation/create', params: { message: 'go on?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } } } },
+        ElicitResultSchema,
+      );
+      events.push({ outcome: 'answered', content: answer.content });
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
+      const cancelled = await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), ms).unref();
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      events.push(cancelled ? { outcome: 'cancelled', reason: String(extra.signal.reason ?? ''), requestId: extra.requestId } : { outcome: 'finished' });
+      return { content: [{ type: 'text', text: `asked, then waited ${ms} ms` }] };
     });
     return server;
   };
