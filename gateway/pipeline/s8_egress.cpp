@@ -12,6 +12,7 @@
 #include "protocol/ui_uri.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace gate::transport::pipeline {
 
@@ -68,9 +69,14 @@ private:
         // (protocol/ui_uri.hpp): the contents that name the upstream's own are renamed.
         auto ui = read_of_ui(ctx);
         // A call's or a prompt's answer is read whole only when it may name icons (its
-        // resource links').
-        bool links = (ctx.method == "tools/call" || ctx.method == "prompts/get") && ctx.target &&
-                     ctx.upstream_answer->raw().find("\"icons\"") != std::string::npos;
+        // resource links'), which passthrough never rewrites. memmem: a search that stops at
+        // every quote of the answer cost hundreds of instructions per call.
+        const auto& raw = ctx.upstream_answer->raw();
+        constexpr std::string_view icons_key = "\"icons\"";
+        bool links =
+            (ctx.method == "tools/call" || ctx.method == "prompts/get") && ctx.target &&
+            !ctx.view->snap->codec.passthrough() &&
+            ::memmem(raw.data(), raw.size(), icons_key.data(), icons_key.size()) != nullptr;
         ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
                                ui || links ? answer_read::whole : answer_read::client_answer);
         if (ui && protocol::restore_read_uris(*ctx.response, ui->uri, *ctx.name) &&
