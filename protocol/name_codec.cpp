@@ -49,7 +49,11 @@ std::optional<decoded_name> name_codec::decode(std::string_view full) const {
 }
 
 std::string short_alias(std::string_view full, std::size_t max) {
-    if (full.size() <= max || max <= alias_suffix)
+    // A name of other characters than ASCII is not cut (a cut could split one in two); tool
+    // names of such characters are left out of federated lists anyway (tool_name.hpp).
+    bool ascii = std::all_of(full.begin(), full.end(),
+                             [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (full.size() <= max || max <= alias_suffix || !ascii)
         return std::string(full);
     std::string out(full.substr(0, max - alias_suffix));
     out += '-';

@@ -51,7 +51,8 @@ private:
     std::size_t max_length_;
 };
 
-// `full` cut to `max` characters with the alias suffix (full itself when it fits).
+// `full` cut to `max` characters with the alias suffix (full itself when it fits, or when it
+// holds a byte outside ASCII, which a cut could split).
 std::string short_alias(std::string_view full, std::size_t max);
 // Whether `full` could be an alias `short_alias` wrote for a maximum of `max`.
 bool has_alias_shape(std::string_view full, std::size_t max);

@@ -25,23 +25,24 @@ std::variant<std::string, route_error> federation::own_name(std::size_t upstream
                 listed_so.insert(n->get_string());
         }
     });
+    // The messages name no upstream: a caller whose tenant does not see it learns nothing.
     std::string name(client);
-    const auto& id = snap_->upstream(upstream).id;
     if (listed_so.size() == 1)
         return std::string(*listed_so.begin());
     if (listed_so.size() > 1)
         return route_error{protocol::gateway_error::unknown_namespace,
                            "\"" + name + "\" is the shortened name of " +
-                               std::to_string(listed_so.size()) + " names upstream " + id +
-                               " lists (routing.maxNameLength); none of them can be called by it",
+                               std::to_string(listed_so.size()) +
+                               " names of one upstream (routing.maxNameLength); none of them "
+                               "can be called by it",
                            name};
     if (known)
         return std::string(decoded); // not an alias after all: the name as sent
-    std::string what = kind == protocol::list_kind::prompts ? "prompts" : "tools";
+    std::string what = kind == protocol::list_kind::prompts ? "prompt" : "tool";
     return route_error{protocol::gateway_error::upstream_unreachable,
-                       "\"" + name + "\" may be the shortened name of one of upstream " + id +
-                           "'s " + what + " (routing.maxNameLength); gate reverses it from " +
-                           "that upstream's list, which it could not fetch: try again",
+                       "\"" + name + "\" may be the shortened name of a " + what +
+                           " (routing.maxNameLength); gate reverses it from its upstream's " +
+                           "list, which it could not fetch: try again",
                        name, false, true};
 }
 

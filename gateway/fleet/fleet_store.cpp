@@ -379,12 +379,15 @@ void fleet_store::touch(std::string_view state, const std::string& name,
 }
 
 namespace {
-// ARGV: the record, the list's life (ms).
+// ARGV: the record, the list's life (ms), the most records kept (the oldest dropped: a list
+// nobody takes any more stays bounded).
 constexpr std::string_view append_script = R"lua(
-redis.call('RPUSH', KEYS[1], ARGV[1])
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+if n > tonumber(ARGV[3]) then redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
+return n
 )lua";
+constexpr std::size_t max_appended = 1000;
 constexpr std::string_view take_all_script = R"lua(
 local all = redis.call('LRANGE', KEYS[1], 0, -1)
 redis.call('DEL', KEYS[1])
@@ -396,7 +399,8 @@ asio::awaitable<bool> fleet_store::append(std::string_view state, const std::str
                                           std::string value, std::chrono::milliseconds ttl) {
     auto reply = co_await run(state, {"EVAL", std::string(append_script), "1", key(state, name),
                                       std::move(value),
-                                      std::to_string(std::max<std::int64_t>(ttl.count(), 1))});
+                                      std::to_string(std::max<std::int64_t>(ttl.count(), 1)),
+                                      std::to_string(max_appended)});
     co_return reply.has_value();
 }
 

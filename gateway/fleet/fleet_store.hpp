@@ -87,9 +87,9 @@ public:
     void erase_many(std::string_view state, const std::vector<std::string>& keys);
     // Keeps a record alive for another `ttl` (fire-and-forget).
     void touch(std::string_view state, const std::string& key, std::chrono::milliseconds ttl);
-    // A list of records, appended to (the list kept for `ttl` from the last append) and taken
-    // whole (read and erased in one step; empty: nothing appended since). What one instance
-    // says of a call piece by piece for another to follow.
+    // A list of records, appended to (the list kept for `ttl` from the last append, its last
+    // 1000 records at most) and taken whole (read and erased in one step; empty: nothing appended
+    // since). What one instance says of a call piece by piece for another to follow.
     boost::asio::awaitable<bool> append(std::string_view state, const std::string& key,
                                         std::string value, std::chrono::milliseconds ttl);
     boost::asio::awaitable<std::optional<std::vector<std::string>>>

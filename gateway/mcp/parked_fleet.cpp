@@ -56,6 +56,7 @@ asio::awaitable<void> expire_parked(parked_inputs& inputs, std::string token,
 asio::awaitable<void> relay_parked(parked_inputs& inputs, parked_fleet fleet,
                                    std::shared_ptr<input_parking> park) {
     auto& out = *park->out;
+    auto next_look = clock::now() + cancel_poll;
     for (;;) {
         parked_output said;
         bool final = false;
@@ -81,12 +82,17 @@ asio::awaitable<void> relay_parked(parked_inputs& inputs, parked_fleet fleet,
                                          output_life);
         if (final)
             co_return;
-        boost::system::error_code ec; // cancellation is the wake-up: the call said something
-        out.wake.expires_after(cancel_poll);
-        co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (!ec && out.frames.empty() && park->cancel && !park->cancel->requested())
+        // The mark is looked for on a clock, however often the call speaks meanwhile.
+        if (clock::now() >= next_look && park->cancel && !park->cancel->requested()) {
+            next_look = clock::now() + cancel_poll;
             if (auto mark = co_await fleet.store->take(cancel_state, park->call); mark && *mark)
                 park->cancel->request("its client closed its stream at another instance");
+        }
+        if (!out.frames.empty())
+            continue;                 // said while the store was asked
+        boost::system::error_code ec; // cancellation is the wake-up: the call said something
+        out.wake.expires_at(next_look);
+        co_await out.wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
 }
 

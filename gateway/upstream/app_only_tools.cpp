@@ -10,18 +10,19 @@ void app_only_tools::learn(const boost::json::array& tools) {
         const auto* name = tool ? tool->if_contains("name") : nullptr;
         if (!name || !name->is_string())
             continue;
-        bool hidden = !protocol::visible_to_model(*tool);
-        if (!hidden && by_tool_.empty())
-            continue; // nothing to remember: most upstreams have no app-only tool
-        if (by_tool_.size() >= max_tools)
-            by_tool_.clear();
-        by_tool_[std::string(name->get_string())] = hidden;
+        std::string key(name->get_string());
+        if (protocol::visible_to_model(*tool)) {
+            hidden_.erase(key);
+            continue;
+        }
+        if (hidden_.size() >= max_tools && !hidden_.contains(key))
+            continue; // bounded: what is known stays known
+        hidden_.insert(std::move(key));
     }
 }
 
 bool app_only_tools::app_only(const std::string& tool) const {
-    auto it = by_tool_.find(tool);
-    return it != by_tool_.end() && it->second;
+    return hidden_.contains(tool);
 }
 
 } // namespace gate::transport

@@ -6,7 +6,7 @@
 #include <boost/json/array.hpp>
 #include <cstddef>
 #include <string>
-#include <unordered_map>
+#include <unordered_set>
 
 namespace gate::transport {
 
@@ -21,7 +21,7 @@ public:
 private:
     // Bounded: an upstream listing ever new names starts over.
     static constexpr std::size_t max_tools = 10000;
-    std::unordered_map<std::string, bool> by_tool_;
+    std::unordered_set<std::string> hidden_;
 };
 
 } // namespace gate::transport

@@ -38,6 +38,9 @@ public:
         tell_ = nullptr;
         close_ = nullptr;
     }
+    // One exchange of the call ended; the call goes on (an answer's stream resumed): the
+    // upstream is still told of a cancellation, and nothing is left to close.
+    void not_closing() { close_ = nullptr; }
 
 private:
     bool requested_ = false;

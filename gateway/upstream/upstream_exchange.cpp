@@ -3,6 +3,7 @@
 // drained in the background; long-lived event streams and the DELETE that ends a session.
 #include "gateway/upstream/upstream_exchange.hpp"
 
+#include "gateway/upstream/exchange_parts.hpp"
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_credentials.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
@@ -36,41 +37,12 @@ using clock = std::chrono::steady_clock;
 using namespace upstream_parts;
 
 namespace {
-constexpr std::size_t max_answer_bytes = 64 * 1024 * 1024;
 // How long the end of an event stream is awaited, in the background, after its answer.
 constexpr auto stream_end_wait = std::chrono::seconds(2);
 // The bridge of a message from no session (a health probe's).
 const std::string no_bridge;
 
-// A call's cancellation closes its exchange's connection while the exchange is on the wire
-// (at once, when it came before).
-class cancel_watch {
-public:
-    cancel_watch(call_cancel* cancel, std::function<void()> close) : cancel_(cancel) {
-        if (!cancel_)
-            return;
-        if (cancel_->requested())
-            close();
-        else
-            cancel_->closing(std::move(close));
-    }
-    ~cancel_watch() {
-        if (cancel_)
-            cancel_->off_wire();
-    }
-    cancel_watch(const cancel_watch&) = delete;
-    cancel_watch& operator=(const cancel_watch&) = delete;
-
-private:
-    call_cancel* cancel_;
-};
 } // namespace
-
-struct upstream_exchange::answer_reader {
-    answer_reader() { parser.body_limit(max_answer_bytes); }
-    beast::flat_buffer buf;
-    http::response_parser<http::string_body> parser;
-};
 
 upstream_failure refused_head(const header_writer& head) {
     auto f = fail(upstream_failure::kind::protocol,
@@ -218,71 +190,6 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
                                              std::move(answer), std::get<std::string>(*cred));
         co_return answer;
     }
-}
-
-asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::resume_answer(
-    upstream_endpoint& ep, const session_state& session, const call_context& ctx,
-    clock::time_point deadline, const session_origin* origin, call_cancel* cancel,
-    const json::value* want_id, http_answer answer, const std::string& credential) {
-    // Bounded: an upstream that keeps closing its streams, or asks for long waits, is not
-    // followed for ever (the deadline bounds it too).
-    constexpr int max_resumptions = 5;
-    constexpr auto default_retry = std::chrono::milliseconds(1000);
-    constexpr auto longest_retry = std::chrono::milliseconds(10000);
-    for (int attempt = 0; attempt < max_resumptions && !answer.message; ++attempt) {
-        auto wait = std::min(answer.retry.value_or(default_retry), longest_retry);
-        if (clock::now() + wait >= deadline)
-            co_return fail(upstream_failure::kind::timeout,
-                           "upstream closed the answer's stream and asked to resume it after " +
-                               std::to_string(wait.count()) + " ms, past the request's deadline");
-        asio::steady_timer pause(state_.ex, wait);
-        boost::system::error_code ignored;
-        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-        std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
-        header_writer head(wire);
-        head.field("Host", ep.authority);
-        head.field("Accept", "text/event-stream");
-        head.field("User-Agent", "gate/" + std::string(gate_version));
-        if (!session.id.empty())
-            head.field("Mcp-Session-Id", session.id);
-        if (!session.protocol_version.empty())
-            head.field("MCP-Protocol-Version", session.protocol_version);
-        head.field("Last-Event-ID", answer.resume_from);
-        if (!credential.empty())
-            head.line(credential);
-        if (!head.ok())
-            co_return refused_head(head);
-        wire += "\r\n";
-        auto c = co_await connect(ep);
-        if (auto* f = std::get_if<upstream_failure>(&c))
-            co_return *f;
-        auto& conn = std::get<upstream_connection>(c);
-        http_answer next;
-        bool header_read = false, reusable = false;
-        boost::system::error_code ec;
-        auto reader = std::make_shared<answer_reader>();
-        if (co_await guarded_round_trip(conn, wire, want_id, next, header_read, reusable, ec, ctx,
-                                        origin, *reader, deadline, cancel))
-            co_return cancelled(*cancel);
-        if (next.stream_unfinished && !state_.closed)
-            asio::co_spawn(state_.ex, drain(ep, std::move(conn), std::move(reader)),
-                           asio::detached);
-        if (ec)
-            if (auto f = read_failure(ep, ec, header_read, next))
-                co_return std::move(*f);
-        if (next.status != 200)
-            co_return fail(upstream_failure::kind::http_status,
-                           "resuming the answer's stream (GET with Last-Event-ID) was answered "
-                           "HTTP " +
-                               std::to_string(next.status),
-                           next.status);
-        // An event id holds until another replaces it (EventSource keeps the last one).
-        if (next.resume_from.empty())
-            next.resume_from = answer.resume_from;
-        next.session_id = answer.session_id;
-        answer = std::move(next);
-    }
-    co_return answer;
 }
 
 asio::awaitable<bool> upstream_exchange::guarded_round_trip(

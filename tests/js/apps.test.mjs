@@ -250,6 +250,14 @@ describe('MCP Apps through gate', { timeout: 180_000 }, () => {
     assert.equal(bare.code, -32043);
     const named = await c.callTool({ name: 'sysmon__poll-system-stats', arguments: {} }).catch((e) => e);
     assert.equal(named.code, -32042);
+    // A client without views that may not call it either hears the policy's answer, not that
+    // the tool is app-only: nothing of a tool it may not call is told first.
+    const plain = new Client(HOST, { capabilities: {} });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(second.url)));
+    t.after(() => plain.close());
+    const denied = await plain.callTool({ name: 'sysmon__poll-system-stats', arguments: {} }).catch((e) => e);
+    assert.equal(denied.code, -32042, String(denied));
+    assert.doesNotMatch(denied.message, /views only/);
     // The one it may call resolves, and its audit names the resolved tool.
     const info = await c.callTool({ name: 'get-system-info', arguments: {} });
     assert.notEqual(info.isError, true);

@@ -33,3 +33,15 @@ TEST(call_cancel, nothing_is_told_or_closed_once_the_exchange_ended) {
     EXPECT_EQ(ran, 0);
     EXPECT_TRUE(cancel.requested()); // the call's next request is not sent
 }
+
+TEST(call_cancel, between_two_exchanges_of_one_request_the_upstream_is_still_told) {
+    // An answer's stream resumed with a GET: the POST's exchange ended, the call's request is
+    // still out, so a cancellation meanwhile still tells the upstream.
+    call_cancel cancel;
+    std::vector<std::string> done;
+    cancel.telling([&] { done.push_back("told"); });
+    cancel.closing([&] { done.push_back("closed the POST"); });
+    cancel.not_closing();
+    cancel.request("the client closed its stream");
+    EXPECT_EQ(done, std::vector<std::string>{"told"});
+}

@@ -90,3 +90,10 @@ TEST(name_codec, passthrough_shortens_too_when_a_maximum_is_set) {
     EXPECT_EQ(alias.size(), 20u);
     EXPECT_TRUE(c.decode(alias)->maybe_alias);
 }
+
+TEST(name_codec, a_name_outside_ascii_is_never_cut) {
+    name_codec c("__", {"p"}, 20);
+    std::string name = "r\xc3\xa9sum\xc3\xa9_of_every_single_meeting"; // UTF-8, over 20
+    EXPECT_EQ(c.client_name(0, name), "p__" + name); // listed whole: a cut could split a character
+    EXPECT_FALSE(c.decode("p__" + name)->maybe_alias);
+}

@@ -48,11 +48,15 @@ TEST(sse, remembers_the_last_event_id_and_retry_even_of_an_event_without_data) {
     EXPECT_EQ(p.retry()->count(), 500);
     p.feed("id: event-5\n\n"); // no data: nothing dispatched, the id kept
     EXPECT_EQ(p.last_event_id(), "event-5");
+    p.feed("id: event-6\n"); // an event not ended yet: its id is not the stream's
+    EXPECT_EQ(p.last_event_id(), "event-5");
+    p.feed("\n");
+    EXPECT_EQ(p.last_event_id(), "event-6");
     // A retry that is not all digits, or absurdly long, changes nothing; nor does an id with
     // NUL or one too long to send back.
     p.feed("retry: 1e3\nretry: -5\nretry: 99999999999\n\n");
     EXPECT_EQ(p.retry()->count(), 500);
     p.feed(std::string("id: a\0b\n\n", 10));
     p.feed("id: " + std::string(max_event_id + 1, 'x') + "\n\n");
-    EXPECT_EQ(p.last_event_id(), "event-5");
+    EXPECT_EQ(p.last_event_id(), "event-6");
 }

@@ -1,5 +1,7 @@
 #include "transport/http/sse.hpp"
 
+#include <utility>
+
 namespace gate::transport {
 
 std::vector<sse_event> sse_parser::feed(std::string_view bytes) {
@@ -24,6 +26,9 @@ std::vector<sse_event> sse_parser::feed(std::string_view bytes) {
 
 void sse_parser::line(std::string_view l, std::vector<sse_event>& out) {
     if (l.empty()) {
+        // EventSource takes an event's id when the event ends, with data or not.
+        if (pending_id_)
+            last_event_id_ = std::move(*std::exchange(pending_id_, std::nullopt));
         if (has_data_) {
             if (!current_.data.empty() && current_.data.back() == '\n')
                 current_.data.pop_back();
@@ -52,7 +57,7 @@ void sse_parser::line(std::string_view l, std::vector<sse_event>& out) {
         current_.id = value;
         // EventSource ignores an id holding NUL; a long one is no id gate sends back.
         if (value.find('\0') == std::string_view::npos && value.size() <= max_event_id)
-            last_event_id_ = value;
+            pending_id_ = std::string(value);
     } else if (field == "retry") {
         // Digits only, as EventSource reads it; the caller bounds the wait.
         if (!value.empty() && value.size() <= 9 &&

@@ -22,7 +22,7 @@ class sse_parser {
 public:
     // Feeds the next bytes of the stream; returns the events completed by them.
     std::vector<sse_event> feed(std::string_view bytes);
-    // The stream's last event id (an `id:` line, with data or not, as EventSource keeps it)
+    // The stream's last event id (of an ended event, with data or not, as EventSource keeps it)
     // and the reconnection time its last `retry:` line set: what a client resumes with.
     const std::string& last_event_id() const { return last_event_id_; }
     std::optional<std::chrono::milliseconds> retry() const { return retry_; }
@@ -33,6 +33,7 @@ private:
     sse_event current_;
     bool has_data_ = false;
     std::string last_event_id_;
+    std::optional<std::string> pending_id_; // the id of the event not ended yet
     std::optional<std::chrono::milliseconds> retry_;
 };
 
