@@ -137,6 +137,15 @@ describe('icons through gate', { timeout: 60_000 }, () => {
   const onGate = (src) => `${gate.base}${new URL(src).pathname}`;
   // What reached the upstream other than MCP (gate's own list and health requests), from `at`.
   const iconHits = (at) => upstream.seen.slice(at).filter((r) => !r.path.startsWith('/mcp'));
+  /** The src gate lists for the first tool's first icon. */
+  const listedSrc = async () => {
+    const client = await connectClient(gate.url);
+    try {
+      return (await client.listTools()).tools[0].icons[0].src;
+    } finally {
+      await client.close();
+    }
+  };
   // The icon fixture behind namespace `art`, its credential static; gate's origin from auth.resource.
   const artConfig = () => ({
     upstreams: [{ id: 'art', url: upstream.url, namespace: 'art', auth: { strategy: 'static', secretRef: 'ICON_UP_SECRET' } }],
@@ -264,13 +273,7 @@ describe('icons through gate', { timeout: 60_000 }, () => {
   });
 
   test('another instance that never listed the upstream serves its icons, learning them once', async (t) => {
-    const client = await connectClient(gate.url);
-    let src;
-    try {
-      src = (await client.listTools()).tools[0].icons[0].src;
-    } finally {
-      await client.close();
-    }
+    const src = await listedSrc();
     // The same configuration: a second instance of a fleet, or this one after a restart.
     const second = await startGate({ config: artConfig(), env: { ICON_UP_SECRET: SECRET } });
     t.after(() => second.stop());
@@ -289,13 +292,7 @@ describe('icons through gate', { timeout: 60_000 }, () => {
   });
 
   test('unknown and hostile icon paths are 404, and nothing is fetched for them', async () => {
-    const client = await connectClient(gate.url);
-    let src;
-    try {
-      src = (await client.listTools()).tools[0].icons[0].src;
-    } finally {
-      await client.close();
-    }
+    const src = await listedSrc();
     const digest = new URL(src).pathname.split('/').pop();
     const at = upstream.seen.length;
     for (const path of [

@@ -45,6 +45,18 @@ async function readBody(req) {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Waits `ms` unless the SDK aborts the call first (its `notifications/cancelled`); says which in `events`. */
+async function waitOrCancel(ms, extra, events) {
+  const cancelled = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms).unref();
+    extra.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  events.push(cancelled ? { outcome: 'cancelled', reason: String(extra.signal.reason ?? ''), requestId: extra.requestId } : { outcome: 'finished' });
+}
+
 export async function startClassicWaitServer() {
   const events = [];
   const methods = [];
@@ -52,14 +64,7 @@ export async function startClassicWaitServer() {
   const makeServer = () => {
     const server = new ClassicServer({ name: 'gate-test-classic-wait', version: '0.0.0' }, { capabilities: { tools: {} } });
     server.registerTool('wait', { description: 'waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
-      const cancelled = await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(false), ms).unref();
-        extra.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-      events.push(cancelled ? { outcome: 'cancelled', reason: String(extra.signal.reason ?? ''), requestId: extra.requestId } : { outcome: 'finished' });
+      await waitOrCancel(ms, extra, events);
       return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
     });
     server.registerTool('ask-then-wait', { description: 'asks, reports progress, waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
@@ -70,14 +75,7 @@ export async function startClassicWaitServer() {
       events.push({ outcome: 'answered', content: answer.content });
       const progressToken = extra._meta?.progressToken;
       if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
-      const cancelled = await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(false), ms).unref();
-        extra.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-      events.push(cancelled ? { outcome: 'cancelled', reason: String(extra.signal.reason ?? ''), requestId: extra.requestId } : { outcome: 'finished' });
+      await waitOrCancel(ms, extra, events);
       return { content: [{ type: 'text', text: `asked, then waited ${ms} ms` }] };
     });
     return server;
