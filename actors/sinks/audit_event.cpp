@@ -59,6 +59,8 @@ std::string to_json_line(const audit_event& e) {
     w.text("method", e.method);
     w.maybe("name", e.name);
     w.maybe("upstream", e.upstream);
+    if (e.owner)
+        w.raw("owner", *e.owner);
     w.maybe("decision", e.decision);
     w.maybe("ruleId", e.rule_id);
     w.text("outcome", protocol::name(e.outcome));

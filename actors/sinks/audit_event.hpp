@@ -3,6 +3,7 @@
 
 #include "protocol/outcome.hpp"
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
@@ -24,6 +25,9 @@ struct audit_event {
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
     std::optional<boost::json::value> usage;
+    // The upstream's configured owner ({org, team, contact}, those set), as the spec has it
+    // surface in audit.
+    std::optional<boost::json::object> owner;
 };
 
 // One JSON object, field names as the spec spells them; absent fields are omitted.

@@ -12,6 +12,27 @@ namespace gate::transport::pipeline {
 
 namespace {
 
+// The configured owner of the request's upstream: the fields set (none set: no owner).
+std::optional<boost::json::object> audited_owner(const request_context& ctx) {
+    if (!ctx.upstream || !ctx.view || !ctx.view->snap)
+        return std::nullopt;
+    const auto& snap = *ctx.view->snap;
+    auto it = snap.upstream_by_id.find(*ctx.upstream);
+    if (it == snap.upstream_by_id.end())
+        return std::nullopt;
+    const auto& owner = snap.upstream(it->second).owner;
+    if (!owner)
+        return std::nullopt;
+    boost::json::object out;
+    for (auto [key, value] : {std::pair{"org", &owner->org}, std::pair{"team", &owner->team},
+                              std::pair{"contact", &owner->contact}})
+        if (*value)
+            out[key] = **value;
+    if (out.empty())
+        return std::nullopt;
+    return out;
+}
+
 class audit final : public exit_stage {
 public:
     audit(audit_services& sinks, metrics& stats) : sinks_(sinks), stats_(stats) {}
@@ -37,6 +58,7 @@ public:
             e.method = ctx.rejection ? "http" : ctx.method;
             e.name = ctx.name;
             e.upstream = ctx.upstream;
+            e.owner = audited_owner(ctx);
             e.outcome = ctx.outcome;
             e.error = ctx.error;
             e.latency_ms = seconds * 1000;

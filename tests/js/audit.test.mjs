@@ -17,7 +17,9 @@ describe('audit to stdout', { timeout: 120_000 }, () => {
   before(async () => {
     up = await startEverything();
     const upstreams = [{ id: 'ev', url: up.url, namespace: 'a' }];
-    gate = await startGate({ config: { upstreams, audit: { sinks: [{ type: 'stdout' }] } } });
+    // The owner surfaces in audit (the spec's table); only the fields set are written.
+    const owned = [{ ...upstreams[0], owner: { org: 'acme', team: 'tools' } }];
+    gate = await startGate({ config: { upstreams: owned, audit: { sinks: [{ type: 'stdout' }] } } });
     quiet = await startGate({ config: { upstreams } });
   });
 
@@ -75,7 +77,9 @@ describe('audit to stdout', { timeout: 120_000 }, () => {
     const callEv = events.find((e) => e.method === 'tools/call');
     assert.equal(callEv.name, 'a__echo');
     assert.equal(callEv.upstream, 'ev');
+    assert.deepEqual(callEv.owner, { org: 'acme', team: 'tools' });
     assert.equal(callEv.outcome, 'ok');
+    assert.equal(events.find((e) => e.method === 'http').owner, undefined, 'no upstream, no owner');
     const listEv = events.find((e) => e.method === 'tools/list');
     assert.equal(listEv.outcome, 'ok');
     assert.equal(listEv.itemsServed, nTools, 'itemsServed = tools handed to the caller');
