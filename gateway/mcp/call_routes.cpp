@@ -70,19 +70,9 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     if (!name || !name->is_string())
         return routed;
     std::string own(name->get_string());
-    // A caller whose tenant does not see the upstream, or whom the policy does not let call
-    // the tool, is refused by the stages after this one as for any tool: nothing is told of
-    // this one first.
-    if (!tenant_sees(rec, r->upstream))
+    // A caller refused the tool is refused by the stages after this one as for any tool.
+    if (!may_call_tool(rec, r->upstream, own, r->name))
         return routed;
-    if (const auto& policy = rec.view->snap->policy) {
-        static constexpr std::string_view calls[] = {"tools/call"};
-        if (!policy
-                 ->decide(rec.caller ? &*rec.caller : nullptr,
-                          rec.view->snap->upstream(r->upstream).id, calls, own, r->name)
-                 .allowed)
-            return routed;
-    }
     const auto& client = *rec.view->clients[r->upstream];
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
     if (const auto* why = client.dropped_tool(own)) {

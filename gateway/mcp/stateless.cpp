@@ -33,8 +33,7 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
     auto* name = params ? params->if_contains("name") : nullptr;
     auto decoded =
         name && name->is_string() ? rec.view->snap->codec.decode(name->get_string()) : std::nullopt;
-    if (!decoded || decoded->upstream >= rec.view->clients.size() ||
-        !tenant_sees(rec, decoded->upstream))
+    if (!decoded || decoded->upstream >= rec.view->clients.size())
         return std::nullopt; // routed (and refused) by the stages
     const auto& client = *rec.view->clients[decoded->upstream];
     std::string own(decoded->name);
@@ -55,17 +54,10 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
     }
     if (!wanted)
         return std::nullopt;
-    if (const auto& policy = rec.view->snap->policy) {
-        // A tool the caller may not call is refused by stage 5 as any other: what its
-        // annotations ask of the headers is not told first.
-        static constexpr std::string_view calls[] = {"tools/call"};
-        if (!policy
-                 ->decide(rec.caller ? &*rec.caller : nullptr,
-                          rec.view->snap->upstream(decoded->upstream).id, calls, own,
-                          name->get_string())
-                 .allowed)
-            return std::nullopt;
-    }
+    // A tool the caller may not call is refused by the stages as any other: what its
+    // annotations ask of the headers is not told first.
+    if (!may_call_tool(rec, decoded->upstream, own, name->get_string()))
+        return std::nullopt;
     auto* arguments = params->if_contains("arguments");
     return protocol::check_param_headers(*wanted, arguments ? arguments->if_object() : nullptr,
                                          rec.param_headers);

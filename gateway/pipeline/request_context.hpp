@@ -144,6 +144,22 @@ inline bool tenant_sees(const request_context& rec, std::size_t upstream) {
            rec.view->snap->tenants->sees(*rec.tenant_index, rec.view->snap->upstream(upstream).id);
 }
 
+// Whether the caller may call tool `own` (the upstream's name; `client_name` as listed) of
+// `upstream`: its tenant sees the upstream and the policy, if any, allows it. What gate would
+// tell of a tool before the stages decide (its header annotations, why it is withheld) is
+// told only then: a caller refused it hears the refusal, nothing of the tool.
+inline bool may_call_tool(const request_context& rec, std::size_t upstream, std::string_view own,
+                          std::string_view client_name) {
+    if (!tenant_sees(rec, upstream))
+        return false;
+    const auto& policy = rec.view->snap->policy;
+    static constexpr std::string_view calls[] = {"tools/call"};
+    return !policy || policy
+                          ->decide(rec.caller ? &*rec.caller : nullptr,
+                                   rec.view->snap->upstream(upstream).id, calls, own, client_name)
+                          .allowed;
+}
+
 // A call an upstream serves for this request: its trace context, and its place in a recording.
 inline call_context traced_call(const request_context& rec) {
     auto ctx = call_context::traced(rec.traceparent);

@@ -3,8 +3,6 @@
 #include "gateway/upstream/exchange_parts.hpp"
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_exchange.hpp"
-#include "transport/http/header_writer.hpp"
-#include "transport/process/version.hpp"
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -47,21 +45,10 @@ asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::
         }
         if (cancel && cancel->requested())
             co_return cancelled(*cancel);
-        std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
-        header_writer head(wire);
-        head.field("Host", ep.authority);
-        head.field("Accept", "text/event-stream");
-        head.field("User-Agent", "gate/" + std::string(gate_version));
-        if (!session.id.empty())
-            head.field("Mcp-Session-Id", session.id);
-        if (!session.protocol_version.empty())
-            head.field("MCP-Protocol-Version", session.protocol_version);
-        head.field("Last-Event-ID", answer.resume_from);
-        if (!credential.empty())
-            head.line(credential);
-        if (!head.ok())
-            co_return refused_head(head);
-        wire += "\r\n";
+        auto written = stream_wire(ep, session, credential, answer.resume_from);
+        if (auto* f = std::get_if<upstream_failure>(&written))
+            co_return std::move(*f);
+        const auto& wire = std::get<std::string>(written);
         auto c = co_await connect(ep);
         if (auto* f = std::get_if<upstream_failure>(&c))
             co_return *f;

@@ -124,6 +124,28 @@ upstream_exchange::post_wire(const upstream_endpoint& ep, const outgoing_message
     return wire;
 }
 
+std::variant<std::string, upstream_failure>
+upstream_exchange::stream_wire(const upstream_endpoint& ep, const session_state& session,
+                               std::string_view credential, std::string_view last_event_id) const {
+    std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
+    header_writer head(wire);
+    head.field("Host", ep.authority);
+    head.field("Accept", "text/event-stream");
+    head.field("User-Agent", "gate/" + std::string(gate_version));
+    if (!session.id.empty())
+        head.field("Mcp-Session-Id", session.id);
+    if (!session.protocol_version.empty())
+        head.field("MCP-Protocol-Version", session.protocol_version);
+    if (!last_event_id.empty())
+        head.field("Last-Event-ID", last_event_id);
+    if (!credential.empty())
+        head.line(credential);
+    if (!head.ok())
+        return refused_head(head);
+    wire += "\r\n";
+    return wire;
+}
+
 asio::awaitable<std::variant<http_answer, upstream_failure>>
 upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
                             const session_state& session, const call_context& ctx,

@@ -126,6 +126,12 @@ public:
                                                           const session_state& session,
                                                           const call_context& ctx,
                                                           std::string_view credential) const;
+    // A session's GET for an event stream: its own (listen), or an answer's resumed after
+    // `last_event_id` (non-empty). Refused like post_wire's when a field holds a control
+    // character.
+    std::variant<std::string, upstream_failure>
+    stream_wire(const upstream_endpoint& ep, const session_state& session,
+                std::string_view credential, std::string_view last_event_id = {}) const;
     // Sends `wire` on `conn` and follows its answer as a long-lived event stream while
     // `going()`: `on_sent` once the request is written, `on_open` once the header says 200
     // (and text/event-stream, if required), then each message that has a method. False: the

@@ -7,7 +7,6 @@
 #include "gateway/upstream/upstream_guards.hpp"
 #include "gateway/upstream/upstream_sessions.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/http/header_writer.hpp"
 #include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -311,23 +310,12 @@ asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t gen
 
 std::optional<std::string> upstream_sessions::listen_wire(const upstream_session& s,
                                                           const std::string& credential) {
-    const auto& ep = *s.ep;
-    std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
-    header_writer head(wire);
-    head.field("Host", ep.authority);
-    head.field("Accept", "text/event-stream");
-    head.field("User-Agent", "gate/" + std::string(gate_version));
-    head.field("Mcp-Session-Id", s.state.id);
-    if (!s.state.protocol_version.empty())
-        head.field("MCP-Protocol-Version", s.state.protocol_version);
-    if (!credential.empty())
-        head.line(credential);
-    if (!head.ok()) {
-        spdlog::warn("{}", refused_head(head).message);
+    auto wire = exchange_.stream_wire(*s.ep, s.state, credential);
+    if (auto* refused = std::get_if<upstream_failure>(&wire)) {
+        spdlog::warn("{}", refused->message);
         return std::nullopt;
     }
-    wire += "\r\n";
-    return wire;
+    return std::move(std::get<std::string>(wire));
 }
 
 } // namespace gate::transport
