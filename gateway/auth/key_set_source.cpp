@@ -1,5 +1,6 @@
 #include "gateway/auth/key_set_source.hpp"
 
+#include "protocol/jose/key_set_lifetime.hpp"
 #include "transport/client/http_fetch.hpp"
 
 #include <spdlog/spdlog.h>
@@ -54,7 +55,11 @@ asio::awaitable<void> key_set_source::fetch() {
             } else {
                 set_ = std::make_shared<const jose::key_set>(
                     std::move(std::get<jose::key_set>(parsed)));
-                refresh_.fetched(clock::now());
+                refresh_.fetched(
+                    clock::now(),
+                    jose::key_set_lifetime({std::move(a.cache_control), std::move(a.expires),
+                                            std::move(a.date), std::move(a.age)},
+                                           std::chrono::system_clock::now()));
                 if (!last_error_.empty())
                     spdlog::info("key set {} fetched again ({} keys)", uri_, set_->keys.size());
                 last_error_.clear();

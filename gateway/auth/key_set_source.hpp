@@ -1,7 +1,8 @@
 // One trusted issuer's signing keys, fetched from its key set URL on the io thread and cached
-// (protocol/jose/key_set_refresh decides when): one fetch in flight at a time, shared by every
-// token waiting for it, bounded in time (5 s) and size (256 KiB). A failed refetch keeps the
-// keys in hand.
+// (protocol/jose/key_set_refresh decides when, for as long as the answer's caching headers
+// allow, bounded: key_set_lifetime): one fetch in flight at a time, shared by every token
+// waiting for it, bounded in time (5 s) and size (256 KiB). A failed refetch keeps the keys in
+// hand, and is retried no sooner than key_set_refresh::min_interval.
 #pragma once
 
 #include "protocol/jose/jwk.hpp"

@@ -2,6 +2,7 @@
 // provider on loopback (keys made with openssl, tokens minted with the `jose` library), the
 // official SDK client with and without a token, and every hostile token the spec names.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
@@ -345,5 +346,82 @@ describe("key set fetches, and one principal's share of the sessions", { timeout
     assert.equal(metric(text, 'gate_session_evictions_total', { reason: 'table_full' }), 0);
     assert.equal(metric(text, 'gate_session_refusals_total', { reason: 'principal_share' }), 1);
     assert.match(gate.stderrLines.join('\n'), /ended an idle session of principal mallory of http:\/\/127\.0\.0\.1:\d+ \(unused for \d+ s\) to make room for a new one: it held its whole share/);
+  });
+});
+
+describe('key rotation: a key the identity provider removed stops verifying once its set expires', { timeout: 90_000 }, () => {
+  let everything;
+  let idp; // keys[0] = A, keys[1] = B; the set says Cache-Control: max-age=0
+  let gate;
+
+  before(async () => {
+    everything = await startEverything();
+    idp = await startIdp({ algs: ['ES256', 'ES256'] });
+    idp.setBehaviour({ headers: { 'cache-control': 'max-age=0' } });
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await idp?.stop();
+    await everything?.stop();
+  });
+
+  test('max-age=0 is bounded to 10 s: then the set is fetched again, once, and A is refused', async () => {
+    const [a, b] = idp.keys;
+    const tokenA = await idp.mint({ aud: RESOURCE, sub: 'alice' }, { key: a });
+    const client = await connectClient(gate.url, { requestInit: { headers: bearer(tokenA) } });
+    try {
+      const r = await client.callTool({ name: 'ev__echo', arguments: { message: 'signed by A' } });
+      assert.match(r.content[0].text, /signed by A/);
+    } finally {
+      await client.close();
+    }
+    const init = await post(gate.url, initializeRequest(), bearer(tokenA));
+    assert.equal(init.status, 200, init.text);
+    const session = {
+      'mcp-session-id': init.headers['mcp-session-id'],
+      'mcp-protocol-version': init.json.result.protocolVersion,
+    };
+    assert.equal(idp.fetches(), 1);
+
+    idp.keys.splice(0, 1); // the provider rotates A out: it serves B only
+    // A new token signed by A each time: a token verified moments ago is remembered for 60 s
+    // (docs/security.md), the key set's lifetime is what this watches.
+    const deadline = Date.now() + 30_000;
+    const statuses = [];
+    let last;
+    for (;;) {
+      const fresh = await idp.mint({ aud: RESOURCE, sub: 'alice', jti: randomUUID() }, { key: a });
+      last = await post(gate.url, rpc('ping'), { ...session, ...bearer(fresh) });
+      statuses.push(last.status);
+      if (last.status !== 200 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.equal(last.status, 401, `A still verifies after ${statuses.length} requests over 30 s: ${last.text}`);
+    assert.match(JSON.parse(last.text).error_description, new RegExp(`has the token's kid ${a.kid}`));
+    // Every request before the refusal was served from the cached set; the refetch came no
+    // sooner than the 10 s floor (max-age=0 is not "fetch on every token").
+    assert.ok(statuses.slice(0, -1).every((s) => s === 200), statuses.join(','));
+    assert.ok(statuses.length >= 10, `refused after only ${statuses.length} requests`);
+    const times = idp.fetchTimes();
+    assert.equal(times.length, 2, `${times.length} key set fetches for ${statuses.length} requests`);
+    assert.ok(times[1] - times[0] >= 9_900, `refetched after ${times[1] - times[0]} ms`);
+
+    // B, in the set just fetched, verifies without another fetch.
+    const tokenB = await idp.mint({ aud: RESOURCE, sub: 'bob' }, { key: b });
+    const clientB = await connectClient(gate.url, { requestInit: { headers: bearer(tokenB) } });
+    try {
+      const r = await clientB.callTool({ name: 'ev__echo', arguments: { message: 'signed by B' } });
+      assert.match(r.content[0].text, /signed by B/);
+    } finally {
+      await clientB.close();
+    }
+    assert.equal(idp.fetches(), 2);
   });
 });

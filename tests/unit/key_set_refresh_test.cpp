@@ -1,5 +1,5 @@
-// When an issuer's key set is fetched: first use, unknown kid, age, failure; never twice
-// within min_interval of the last fetch's end.
+// When an issuer's key set is fetched: first use, unknown kid, its lifetime passed, failure;
+// never twice within min_interval of the last fetch's end.
 #include "protocol/jose/key_set_refresh.hpp"
 
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@ TEST(KeySetRefresh, FetchesOnFirstUse) {
 
 TEST(KeySetRefresh, AnUnknownKidRefetchesOncePerInterval) {
     key_set_refresh r;
-    r.fetched(t0);
+    r.fetched(t0, key_set_refresh::default_lifetime);
     r.attempted(t0);
     EXPECT_FALSE(r.should_fetch(true, t0 + 1s));
     EXPECT_FALSE(r.should_fetch(false, t0 + key_set_refresh::min_interval - 1ms));
@@ -26,12 +26,25 @@ TEST(KeySetRefresh, AnUnknownKidRefetchesOncePerInterval) {
     EXPECT_FALSE(r.should_fetch(true, t0 + key_set_refresh::min_interval));
 }
 
-TEST(KeySetRefresh, AnOldSetIsFetchedAgain) {
+TEST(KeySetRefresh, AKnownKidIsNotRefetchedBeforeTheSetsLifetimeAndIsAfter) {
     key_set_refresh r;
-    r.fetched(t0);
+    r.fetched(t0, 2min);
     r.attempted(t0);
-    EXPECT_FALSE(r.should_fetch(true, t0 + key_set_refresh::max_age - 1s));
-    EXPECT_TRUE(r.should_fetch(true, t0 + key_set_refresh::max_age));
+    EXPECT_FALSE(r.should_fetch(true, t0 + 2min - 1ms));
+    EXPECT_TRUE(r.should_fetch(true, t0 + 2min));
+}
+
+TEST(KeySetRefresh, TheLifetimeIsBounded) {
+    key_set_refresh r;
+    r.fetched(t0, 0s); // no-store: as short as allowed
+    r.attempted(t0);
+    EXPECT_FALSE(r.should_fetch(true, t0 + key_set_refresh::min_interval - 1ms));
+    EXPECT_TRUE(r.should_fetch(true, t0 + key_set_refresh::min_interval));
+    r.fetched(t0, -5h); // an Expires in the past
+    EXPECT_TRUE(r.should_fetch(true, t0 + key_set_refresh::min_interval));
+    r.fetched(t0, 24h * 365);
+    EXPECT_FALSE(r.should_fetch(true, t0 + key_set_refresh::max_lifetime - 1s));
+    EXPECT_TRUE(r.should_fetch(true, t0 + key_set_refresh::max_lifetime));
 }
 
 TEST(KeySetRefresh, AFailureIsRetriedAfterTheInterval) {
@@ -39,8 +52,9 @@ TEST(KeySetRefresh, AFailureIsRetriedAfterTheInterval) {
     r.attempted(t0); // failed: nothing fetched
     EXPECT_FALSE(r.should_fetch(true, t0 + 5s));
     EXPECT_TRUE(r.should_fetch(true, t0 + key_set_refresh::min_interval));
-    // A failed refetch keeps the set in hand and its age.
-    r.fetched(t0);
+    // A failed refetch keeps the set in hand and its age; the next try waits min_interval.
+    r.fetched(t0, key_set_refresh::default_lifetime);
     r.attempted(t0 + 1h);
     EXPECT_FALSE(r.should_fetch(true, t0 + 1h + 1s));
+    EXPECT_TRUE(r.should_fetch(true, t0 + 1h + key_set_refresh::min_interval));
 }

@@ -19,6 +19,24 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using clock = std::chrono::steady_clock;
 
+namespace {
+
+fetch_answer answer_of(http::response<http::string_body> res) {
+    fetch_answer answer;
+    answer.status = res.result_int();
+    answer.content_type = std::string(res[http::field::content_type]);
+    answer.body = std::move(res.body());
+    for (auto [it, end] = res.equal_range(http::field::cache_control); it != end; ++it)
+        answer.cache_control +=
+            (answer.cache_control.empty() ? "" : ", ") + std::string(it->value());
+    answer.expires = std::string(res[http::field::expires]);
+    answer.date = std::string(res[http::field::date]);
+    answer.age = std::string(res[http::field::age]);
+    return answer;
+}
+
+} // namespace
+
 asio::awaitable<std::variant<fetch_answer, std::string>>
 http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ssl::context> tls) {
     auto u = boost::urls::parse_uri(req.url);
@@ -79,10 +97,7 @@ http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ss
                                   asio::redirect_error(asio::use_awaitable, ec));
         if (ec)
             co_return;
-        auto& res = parser.get();
-        answer.status = res.result_int();
-        answer.content_type = std::string(res[http::field::content_type]);
-        answer.body = std::move(res.body());
+        answer = answer_of(parser.release());
     };
     if (conn.tls)
         co_await exchange(*conn.tls);

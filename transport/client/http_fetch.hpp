@@ -31,6 +31,12 @@ struct fetch_answer {
     unsigned status = 0;
     std::string content_type;
     std::string body;
+    // Caching header fields, for a caller that keeps the answer (empty when absent):
+    // Cache-Control's field lines joined with ", ", and the first Expires, Date and Age.
+    std::string cache_control;
+    std::string expires;
+    std::string date;
+    std::string age;
 };
 
 // The answer, or what failed, naming the URL. `tls` verifies https peers (made on first use

@@ -26,23 +26,26 @@ export async function makeKey(alg = 'ES256', kid = randomUUID()) {
 }
 
 /**
- * Starts the provider. Returns { issuer, jwksUri, keys, fetches(), setBehaviour(b), mint(claims,
- * opts), stop() }. behaviour: { delayMs, body (a string served instead of the set), status }.
+ * Starts the provider. Returns { issuer, jwksUri, keys, fetches(), fetchTimes() (when each fetch
+ * arrived, ms), setBehaviour(b), mint(claims, opts), stop() }. behaviour: { delayMs, body (a
+ * string served instead of the set), status, headers (added to the answer, e.g. cache-control) }.
+ * The set served is `keys` at the time of each fetch: a test rotates keys by changing that array.
  */
 export async function startIdp({ algs = ['ES256'] } = {}) {
   const keys = [];
   for (const alg of algs) keys.push(await makeKey(alg));
-  let fetchCount = 0;
+  const fetchTimes = [];
   let behaviour = {};
   const server = http.createServer((req, res) => {
     if (req.url !== '/.well-known/jwks.json') {
       res.writeHead(404).end();
       return;
     }
-    fetchCount += 1;
+    fetchTimes.push(Date.now());
     const answer = () => {
       const body = behaviour.body ?? JSON.stringify({ keys: keys.map((k) => k.jwk) });
-      res.writeHead(behaviour.status ?? 200, { 'content-type': 'application/json' }).end(body);
+      const headers = { 'content-type': 'application/json', ...behaviour.headers };
+      res.writeHead(behaviour.status ?? 200, headers).end(body);
     };
     if (behaviour.delayMs) setTimeout(answer, behaviour.delayMs);
     else answer();
@@ -53,7 +56,8 @@ export async function startIdp({ algs = ['ES256'] } = {}) {
     issuer,
     jwksUri: `${issuer}/.well-known/jwks.json`,
     keys,
-    fetches: () => fetchCount,
+    fetches: () => fetchTimes.length,
+    fetchTimes: () => [...fetchTimes],
     setBehaviour: (b) => {
       behaviour = b;
     },
