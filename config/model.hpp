@@ -131,17 +131,40 @@ using claim_value = std::variant<std::string, double, bool>;
 struct subjects {
     std::vector<std::string> subs, groups, issuers;
     std::map<std::string, claim_value> claims;
+    // Every one of these must be among the token's scopes (`scope` or `scp`); policy rules
+    // only (a tenant is not chosen by what a token may do).
+    std::vector<std::string> scopes = {};
     bool empty() const {
-        return subs.empty() && groups.empty() && issuers.empty() && claims.empty();
+        return subs.empty() && groups.empty() && issuers.empty() && claims.empty() &&
+               scopes.empty();
     }
 
     bool operator==(const subjects&) const = default;
 };
 
+// A condition on one value of a call's arguments (policy entries' `arguments`), at an RFC 6901
+// pointer into them: every test given must hold.
+struct argument_condition {
+    std::string pointer;
+    std::optional<claim_value> equals;
+    std::vector<claim_value> in; // empty: no membership test
+    std::optional<std::string> prefix;
+    std::optional<std::string> pattern; // RE2, matched against the whole string
+    std::optional<double> min, max;     // inclusive
+    std::optional<bool> present;
+
+    bool operator==(const argument_condition&) const = default;
+};
+
+// An entry of a rule's `allow` or `deny`.
 struct grant {
-    std::string server;
-    std::vector<std::string> methods; // empty: every method
-    std::vector<std::string> names;   // empty: every name; `*` wildcards
+    std::string server;                             // `*` (every upstream) in deny entries only
+    std::vector<std::string> methods;               // empty: every method
+    std::vector<std::string> names;                 // empty: every name; `*` wildcards
+    std::vector<argument_condition> arguments = {}; // all must hold
+    // Tool annotation hint (readOnlyHint, ...) to the value it must have, as the upstream
+    // declared it (MCP's default when it did not).
+    std::map<std::string, bool> annotations = {};
 
     bool operator==(const grant&) const = default;
 };
@@ -150,6 +173,7 @@ struct rule {
     std::string id;
     std::optional<config::subjects> subjects; // absent: any principal
     std::vector<grant> allow;
+    std::vector<grant> deny = {}; // wins over every allow
 
     bool operator==(const rule&) const = default;
 };

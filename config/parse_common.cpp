@@ -125,6 +125,20 @@ std::optional<rate_limit> parse_rate_limit(const object_view& parent, std::strin
     return r;
 }
 
+std::optional<claim_value> scalar_of(const json::value& v) {
+    if (v.is_string())
+        return claim_value(std::string(v.get_string()));
+    if (v.is_bool())
+        return claim_value(v.get_bool());
+    if (v.is_double())
+        return claim_value(v.get_double());
+    if (v.is_int64())
+        return claim_value(static_cast<double>(v.get_int64()));
+    if (v.is_uint64())
+        return claim_value(static_cast<double>(v.get_uint64()));
+    return std::nullopt;
+}
+
 namespace {
 
 std::optional<std::map<std::string, claim_value>> parse_claims(const object_view& o) {
@@ -145,16 +159,8 @@ std::optional<std::map<std::string, claim_value>> parse_claims(const object_view
         const auto& val = member.value();
         if (member.key().empty()) {
             o.errors().add(ptr, "claim names must not be empty");
-        } else if (val.is_string()) {
-            out.emplace(std::string(member.key()), std::string(val.get_string()));
-        } else if (val.is_bool()) {
-            out.emplace(std::string(member.key()), val.get_bool());
-        } else if (val.is_double()) {
-            out.emplace(std::string(member.key()), val.get_double());
-        } else if (val.is_int64()) {
-            out.emplace(std::string(member.key()), static_cast<double>(val.get_int64()));
-        } else if (val.is_uint64()) {
-            out.emplace(std::string(member.key()), static_cast<double>(val.get_uint64()));
+        } else if (auto scalar = scalar_of(val)) {
+            out.emplace(std::string(member.key()), std::move(*scalar));
         } else {
             o.errors().add(ptr, "must be a JSON scalar (a string, a number or true/false), got " +
                                     std::string(kind_name(val)));
@@ -166,7 +172,7 @@ std::optional<std::map<std::string, claim_value>> parse_claims(const object_view
 } // namespace
 
 std::optional<subjects> parse_subjects(const object_view& parent, std::string_view key,
-                                       bool selector_required) {
+                                       bool selector_required, bool scopes_allowed) {
     const auto* v = parent.find(key);
     if (v == nullptr) {
         if (selector_required) {
@@ -175,8 +181,12 @@ std::optional<subjects> parse_subjects(const object_view& parent, std::string_vi
         }
         return std::nullopt;
     }
-    object_view o(*v, parent.pointer_of(key), parent.errors(),
-                  {"subs", "groups", "issuers", "claims"});
+    object_view o(
+        *v, parent.pointer_of(key), parent.errors(),
+        scopes_allowed
+            ? std::initializer_list<std::string_view>{"subs", "groups", "issuers", "claims",
+                                                      "scopes"}
+            : std::initializer_list<std::string_view>{"subs", "groups", "issuers", "claims"});
     if (!o.ok()) {
         return std::nullopt;
     }
@@ -186,14 +196,16 @@ std::optional<subjects> parse_subjects(const object_view& parent, std::string_vi
     s.groups = o.strings("groups").value_or(std::vector<std::string>{});
     s.issuers = o.strings("issuers").value_or(std::vector<std::string>{});
     s.claims = parse_claims(o).value_or(std::map<std::string, claim_value>{});
+    if (scopes_allowed)
+        s.scopes = parse_scopes(o);
     // A selector whose entries were all invalid is already reported; calling it empty too
     // would repeat the same mistake.
     if (s.empty() && o.errors().count() == errors_before) {
         o.fail_here(selector_required
                         ? "selects nobody; list at least one of subs, groups, issuers or claims "
                           "(a tenant without a selector would capture every caller)"
-                        : "is empty; list subs, groups, issuers or claims, or omit subjects to "
-                          "match any principal");
+                        : "is empty; list subs, groups, issuers, claims or scopes, or omit "
+                          "subjects to match any principal");
     }
     return s;
 }

@@ -1,25 +1,66 @@
 #include "config/checks.hpp"
 #include "config/parse_sections.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace gate::config::detail {
 
 namespace {
 
-std::optional<grant> parse_grant(const object_view& o, const facts& f) {
+// Which methods an entry's conditions can be decided for: arguments are read from tools/call
+// and prompts/get, annotations are a tool's.
+void check_condition_methods(const object_view& o, const grant& g) {
+    auto lists_only = [&](std::initializer_list<std::string_view> ok) {
+        return std::all_of(g.methods.begin(), g.methods.end(), [&](const std::string& m) {
+            return std::find(ok.begin(), ok.end(), m) != ok.end();
+        });
+    };
+    if (!g.annotations.empty() && !lists_only({"tools/call"}))
+        o.fail("annotations", "apply to tools/call only; list no other method in this entry");
+    else if (!g.arguments.empty() && !lists_only({"tools/call", "prompts/get"}))
+        o.fail("arguments", "are read from tools/call and prompts/get only; list no other "
+                            "method in this entry");
+}
+
+std::optional<grant> parse_grant(const object_view& o, const facts& f, bool deny) {
     if (!o.ok()) {
         return std::nullopt;
     }
     grant g;
-    o.require("server", "the id of the upstream this grant applies to");
+    o.require("server", deny ? "the id of the upstream this entry denies on, or \"*\" for every "
+                               "upstream"
+                             : "the id of the upstream this grant applies to");
     if (auto server = o.string("server")) {
-        check_upstream_ref(f, o.errors(), o.pointer_of("server"), *server);
+        if (!(deny && *server == "*"))
+            check_upstream_ref(f, o.errors(), o.pointer_of("server"), *server);
         g.server = *server;
     }
     g.methods = o.strings("methods").value_or(std::vector<std::string>{});
     g.names = o.strings("names").value_or(std::vector<std::string>{});
+    g.arguments = parse_argument_conditions(o);
+    g.annotations = parse_annotation_conditions(o);
+    check_condition_methods(o, g);
     return g;
+}
+
+void parse_entries(const object_view& o, std::string_view key, const facts& f,
+                   std::vector<grant>& out) {
+    const auto* arr = o.array(key);
+    if (!arr)
+        return;
+    bool deny = key == "deny";
+    if (arr->empty())
+        o.fail(key, deny ? "must list at least one entry, or be omitted"
+                         : "must list at least one grant; a rule that allows nothing has no "
+                           "effect under a deny-by-default policy");
+    std::string base = o.pointer_of(key);
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+        object_view g((*arr)[i], child_pointer(base, i), o.errors(),
+                      {"server", "methods", "names", "arguments", "annotations"});
+        if (auto parsed = parse_grant(g, f, deny))
+            out.push_back(std::move(*parsed));
+    }
 }
 
 std::optional<rule> parse_rule(const object_view& o, const facts& f,
@@ -36,22 +77,12 @@ std::optional<rule> parse_rule(const object_view& o, const facts& f,
         }
         r.id = *id;
     }
-    r.subjects = parse_subjects(o, "subjects", false);
-    o.require("allow", "the list of grants ({server, methods?, names?}) this rule gives");
-    if (const auto* arr = o.array("allow")) {
-        if (arr->empty()) {
-            o.fail("allow", "must list at least one grant; a rule that allows nothing has no "
-                            "effect under a deny-by-default policy");
-        }
-        std::string base = o.pointer_of("allow");
-        for (std::size_t i = 0; i < arr->size(); ++i) {
-            object_view g((*arr)[i], child_pointer(base, i), o.errors(),
-                          {"server", "methods", "names"});
-            if (auto parsed = parse_grant(g, f)) {
-                r.allow.push_back(std::move(*parsed));
-            }
-        }
-    }
+    r.subjects = parse_subjects(o, "subjects", false, true);
+    if (!o.has("allow") && !o.has("deny"))
+        o.require("allow", "the grants ({server, methods?, names?, arguments?, annotations?}) "
+                           "this rule gives, or deny: the entries it refuses");
+    parse_entries(o, "allow", f, r.allow);
+    parse_entries(o, "deny", f, r.deny);
     return r;
 }
 
@@ -73,7 +104,7 @@ void parse_policy(const object_view& root, const facts& f, std::optional<policy>
         std::string base = o.pointer_of("rules");
         for (std::size_t i = 0; i < arr->size(); ++i) {
             object_view r((*arr)[i], child_pointer(base, i), o.errors(),
-                          {"id", "subjects", "allow"});
+                          {"id", "subjects", "allow", "deny"});
             if (auto parsed = parse_rule(r, f, seen_ids)) {
                 p.rules.push_back(std::move(*parsed));
             }

@@ -41,9 +41,17 @@ void parse_tracing(const object_view& root, std::optional<tracing>& out);
 std::optional<budget> parse_budget(const object_view& parent, std::string_view key);
 std::optional<rate_limit> parse_rate_limit(const object_view& parent, std::string_view key);
 // `selector_required`: tenants refuse a missing or empty selector (it would capture every
-// caller); policy rules refuse only an empty one.
+// caller); policy rules refuse only an empty one, and only they select by `scopes`.
 std::optional<subjects> parse_subjects(const object_view& parent, std::string_view key,
-                                       bool selector_required);
+                                       bool selector_required, bool scopes_allowed = false);
+// `subjects.scopes`: OAuth scope tokens (RFC 6749 3.3), which gate names in a step-up
+// challenge's header, so nothing else is accepted.
+std::vector<std::string> parse_scopes(const object_view& subjects);
+// A JSON scalar as a claim value (numbers as doubles); nullopt for anything else.
+std::optional<claim_value> scalar_of(const json::value& v);
+// A policy entry's `arguments` and `annotations` (config/parse_conditions.cpp).
+std::vector<argument_condition> parse_argument_conditions(const object_view& entry);
+std::map<std::string, bool> parse_annotation_conditions(const object_view& entry);
 
 // Reads an http(s) URL member; `secure` demands https except on loopback hosts.
 std::optional<std::string> read_http_url(const object_view& o, std::string_view key, bool secure);

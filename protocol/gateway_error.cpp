@@ -96,6 +96,9 @@ constexpr std::array<row, gateway_error_count> table = {{
      "could make room is idle; retry later"},
     {"answer_not_expected", 400, ec::invalid_request, ec::invalid_request, f::json_rpc, o::error,
      "", "invalid request: no request with id {} is waiting for an answer in this session"},
+    {"insufficient_scope", 403, ec::policy_denied, mc::policy_denied, f::json_rpc, o::denied, "",
+     "policy denied {}: rule {} allows it to a token with the scope {}; ask the authorization "
+     "server for one and retry (MCP step-up authorization)"},
     {"global_rate_limited", 429, 0, 0, f::plain, o::rate_limited, "rate_limited",
      "rate limited: {}"},
     {"unauthenticated", 401, 0, 0, f::described, o::unauthenticated, "unauthenticated", "{}"},
@@ -115,6 +118,7 @@ constexpr std::array<row, gateway_error_count> table = {{
     {"method_not_allowed", 405, 0, 0, f::plain, o::error, "",
      "method not allowed: use POST, GET or DELETE"},
     {"get_only", 405, 0, 0, f::plain, o::error, "", "method not allowed: use GET"},
+    {"explain_invalid", 400, 0, 0, f::plain, o::error, "", "invalid explain request: {}"},
     {"not_found", 404, 0, 0, f::plain, o::error, "", "not found"},
     {"stream_not_acceptable", 406, 0, 0, f::plain, o::error, "",
      "GET needs Accept: text/event-stream"},

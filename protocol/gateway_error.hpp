@@ -57,6 +57,7 @@ enum class gateway_error : std::uint8_t {
     caller_sessions_full,       // 429: the caller's share of sessions is in use
     sessions_full,              // 503: the session table is full of sessions in use
     answer_not_expected,        // 400: a client's answer to a request nobody is waiting for
+    insufficient_scope,         // 403: a rule would allow it to a token with more scopes
     // HTTP refusals before any MCP handling: the body is {"error": message}, or for the
     // refusals of a caller, {"error": code, "error_description": message} (RFC 6750).
     global_rate_limited,     // server.rateLimit: 429 with Retry-After
@@ -69,6 +70,7 @@ enum class gateway_error : std::uint8_t {
     not_acceptable,          // 406: a POST that cannot take JSON, or SSE
     method_not_allowed,      // 405: the MCP path with another HTTP method
     get_only,                // 405: an introspection endpoint with another HTTP method
+    explain_invalid,         // 400: /api/explain's query names no invocation it can decide
     not_found,               // 404: no endpoint at this path
     stream_not_acceptable,   // 406: a GET stream that cannot take text/event-stream
     stream_session_required, // 400: a GET or DELETE without Mcp-Session-Id

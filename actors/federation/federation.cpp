@@ -214,8 +214,8 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
         tenant.reset();
     // A caller never sees what it may not invoke (the policy filters before the page is cut,
     // so pages and cursors are the caller's own).
-    auto invocation = snap_->policy || tenant ? invocation_of(kind) : std::nullopt;
-    if (!invocation) {
+    auto gated = snap_->policy || tenant ? invocation_of(kind) : std::nullopt;
+    if (!gated) {
         const auto& m = merged(kind, profile);
         return page_at(kind, m.items, &m.sources, m.fingerprint, cursor, caller, &m.pages);
     }
@@ -238,20 +238,23 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
         const auto& server = snap_->upstream(i).id;
         if (tenant && !snap_->tenants->sees(*tenant, server))
             continue;
-        std::string_view method[] = {invocation->first};
+        std::string_view method[] = {gated->first};
         auto& mine = kept.emplace_back();
         const auto& sources = it->second.sources;
         for (std::size_t k = 0; k < it->second.items.size(); ++k) {
             const auto& item = it->second.items[k];
             const auto* o = item.if_object();
-            const auto* n = o ? o->if_contains(invocation->second) : nullptr;
+            const auto* n = o ? o->if_contains(gated->second) : nullptr;
             if (!n || !n->is_string())
                 continue;
             std::string_view name = n->get_string();
             bool named = kind == list_kind::tools || kind == list_kind::prompts;
             auto client_name = named ? snap_->codec.client_name(i, name) : std::string(name);
-            if (!snap_->policy ||
-                snap_->policy->decide(who, server, method, name, client_name).allowed) {
+            invocation what{server, method, name, client_name};
+            what.listing = true;
+            if (kind == list_kind::tools)
+                what.hints = protocol::tool_hints::of(*o);
+            if (!snap_->policy || snap_->policy->decide(who, what).allowed) {
                 mine.push_back(item);
                 m.sources.push_back(sources.empty() ? std::string_view() : sources[k]);
             }

@@ -3,23 +3,26 @@
 namespace gate {
 
 policy_decision policy_memo::decide(const std::shared_ptr<const policy_engine>& engine,
-                                    const principal* caller, std::string_view server,
-                                    std::span<const std::string_view> methods,
-                                    std::string_view name, std::string_view client_name) {
+                                    const principal* caller, const invocation& what) {
     if (engine != engine_) {
         decisions_.clear();
         engine_ = engine;
     }
+    if (engine->reads_arguments() && what.arguments)
+        return engine->decide(caller, what);
     key_.clear();
     engine->append_principal_key(key_, caller);
-    append_key_part(key_, server);
-    for (auto m : methods)
+    append_key_part(key_, what.server);
+    for (auto m : what.methods)
         append_key_part(key_, m);
-    append_key_part(key_, name);
-    append_key_part(key_, client_name);
+    append_key_part(key_, what.name);
+    append_key_part(key_, what.client_name);
+    key_ += what.listing ? 'l' : 'c';
+    if (engine->reads_annotations())
+        key_ += what.hints ? static_cast<char>('0' + what.hints->set) : '-';
     if (auto it = decisions_.find(key_); it != decisions_.end())
         return it->second;
-    auto d = engine->decide(caller, server, methods, name, client_name);
+    auto d = engine->decide(caller, what);
     if (decisions_.size() >= max_)
         decisions_.clear();
     decisions_.emplace(key_, d);

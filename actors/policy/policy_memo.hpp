@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,11 +21,10 @@ class policy_memo {
 public:
     explicit policy_memo(std::size_t max_entries = 10'000) : max_(max_entries) {}
 
-    // engine->decide(...), remembered.
+    // engine->decide(...), remembered; a decision that reads the call's arguments is made
+    // afresh each time (they are the caller's to vary).
     policy_decision decide(const std::shared_ptr<const policy_engine>& engine,
-                           const principal* caller, std::string_view server,
-                           std::span<const std::string_view> methods, std::string_view name,
-                           std::string_view client_name);
+                           const principal* caller, const invocation& what);
     std::size_t size() const { return decisions_.size(); }
 
 private:

@@ -8,7 +8,40 @@ namespace {
 
 namespace json = boost::json;
 
-bool claim_equals(const json::value& have, const config::claim_value& want) {
+template <class List, class Pred> bool any_or_none(const List& l, Pred pred) {
+    return l.empty() || std::any_of(l.begin(), l.end(), pred);
+}
+
+// RFC 8693's `scope` (space-separated) or a `scp` claim (a list, or a string).
+bool holds_scope(const principal& p, std::string_view want) {
+    auto in_text = [&](std::string_view text) {
+        while (!text.empty()) {
+            auto sp = text.find(' ');
+            if (text.substr(0, sp) == want)
+                return true;
+            if (sp == std::string_view::npos)
+                return false;
+            text.remove_prefix(sp + 1);
+        }
+        return false;
+    };
+    for (const char* claim : {"scope", "scp"}) {
+        const auto* v = p.claims.if_contains(claim);
+        if (!v)
+            continue;
+        if (v->is_string() && in_text(v->get_string()))
+            return true;
+        if (const auto* list = v->if_array())
+            for (const auto& s : *list)
+                if (s.is_string() && s.get_string() == want)
+                    return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool scalar_equals(const json::value& have, const config::claim_value& want) {
     if (const auto* s = std::get_if<std::string>(&want))
         return have.is_string() && have.get_string() == *s;
     if (const auto* b = std::get_if<bool>(&want))
@@ -21,27 +54,24 @@ bool claim_equals(const json::value& have, const config::claim_value& want) {
     return have.is_double() && have.get_double() == d;
 }
 
-template <class List, class Pred> bool any_or_none(const List& l, Pred pred) {
-    return l.empty() || std::any_of(l.begin(), l.end(), pred);
-}
-
-} // namespace
-
-bool subjects_select(const config::subjects& s, const principal& p) {
+selection select_principal(const config::subjects& s, const principal& p) {
     if (!any_or_none(s.subs, [&](const std::string& x) { return x == p.subject; }))
-        return false;
+        return selection::no;
     if (!any_or_none(s.issuers, [&](const std::string& x) { return x == p.issuer; }))
-        return false;
+        return selection::no;
     if (!any_or_none(s.groups, [&](const std::string& g) {
             return std::find(p.groups.begin(), p.groups.end(), g) != p.groups.end();
         }))
-        return false;
+        return selection::no;
     for (const auto& [name, want] : s.claims) {
         const auto* have = p.claims.if_contains(name);
-        if (!have || !claim_equals(*have, want))
-            return false;
+        if (!have || !scalar_equals(*have, want))
+            return selection::no;
     }
-    return true;
+    for (const auto& scope : s.scopes)
+        if (!holds_scope(p, scope))
+            return selection::lacks_scopes;
+    return selection::yes;
 }
 
 } // namespace gate

@@ -2,6 +2,7 @@
 
 #include "protocol/utc_timestamp.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
 #include <cstdio>
@@ -63,6 +64,12 @@ std::string to_json_line(const audit_event& e) {
         w.raw("owner", *e.owner);
     w.maybe("decision", e.decision);
     w.maybe("ruleId", e.rule_id);
+    if (!e.required_scopes.empty()) {
+        boost::json::array scopes;
+        for (const auto& s : e.required_scopes)
+            scopes.emplace_back(s);
+        w.raw("requiredScopes", scopes);
+    }
     w.text("outcome", protocol::name(e.outcome));
     w.maybe("error", e.error);
     w.millis("latencyMs", e.latency_ms);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gate {
 
@@ -18,6 +19,8 @@ struct audit_event {
     std::string method; // MCP method, or "http" for pre-MCP refusals
     std::optional<std::string> name, upstream;
     std::optional<std::string> decision, rule_id;
+    // A denial a rule would turn into a grant with these scopes (a step-up challenge).
+    std::vector<std::string> required_scopes;
     protocol::outcome outcome = protocol::outcome::ok;
     std::optional<std::string> error;
     double latency_ms = 0;

@@ -112,7 +112,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_authenticate(authenticator ? &guard_services : nullptr,
                                           resource_metadata),
               pipeline::make_global_limit(guard_services, limit_leases),
-              pipeline::make_route(call_services), pipeline::make_authorize(),
+              pipeline::make_route(call_services), pipeline::make_authorize(resource_metadata),
               pipeline::make_upstream_guards({budgets, stats}), pipeline::make_proxy(call_services),
               pipeline::make_egress(call_services)},
              pipeline::make_audit(guard_services, stats), make_entry_steps(*this)) {
@@ -405,7 +405,8 @@ std::optional<pipeline::door> door_of(const config::server& server, std::string_
             return std::nullopt; // 405
         }
     }
-    if (path == "/api/federation" && server.introspection_enabled && verb == http::verb::get)
+    if ((path == "/api/federation" || path == "/api/explain") && server.introspection_enabled &&
+        verb == http::verb::get)
         return pipeline::door::view;
     return std::nullopt;
 }
@@ -467,6 +468,8 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         case pipeline::door::view:
             break;
         }
+        if (path == "/api/explain")
+            co_return explain_invocation(rec, req);
         co_return co_await view_federation(rec);
     }
     if (path == mcp_path) {

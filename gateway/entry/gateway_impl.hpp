@@ -74,6 +74,8 @@ struct gateway::impl final : http_handler,
     boost::asio::awaitable<void> learn_icons(std::shared_ptr<const snapshot> snap,
                                              std::size_t upstream);
     boost::asio::awaitable<http_reply> view_federation(request_context& rec);
+    // GET /api/explain: which rule decides the invocation the query names, for the caller.
+    http_reply explain_invocation(const request_context& rec, const http_request& req) const;
 
     // Wiring (gateway/entry/wiring.cpp): an upstream client's session-wide traffic heard here.
     void wire(const std::shared_ptr<upstream_client>& client);

@@ -38,6 +38,24 @@ bool is_bare_tool_name(std::string_view method, const json::object& params,
     return name && name->is_string() && !rec.view->snap->codec.decode(name->get_string());
 }
 
+// Whether the policy tests the annotations of tools at the upstream this tools/call names and
+// gate has never listed that upstream's tools: it lists them before the call is decided, so a
+// tool is judged by what it declares, not by MCP's cautious defaults (named).
+bool needs_tool_list(std::string_view method, const json::object& params,
+                     const request_context& rec) {
+    const auto& policy = rec.view->snap->policy;
+    if (method != "tools/call" || !policy || !policy->reads_annotations())
+        return false;
+    auto* name = params.if_contains("name");
+    if (!name || !name->is_string())
+        return false;
+    auto d = rec.view->snap->codec.decode(name->get_string());
+    if (!d || d->upstream >= rec.view->clients.size())
+        return false;
+    return policy->reads_annotations_of(rec.view->snap->upstream(d->upstream).id) &&
+           !rec.view->clients[d->upstream]->tools_listed();
+}
+
 pipeline::routing settle_route(std::variant<route, route_error> outcome, const json::value& id,
                                request_context& rec) {
     if (auto* err = std::get_if<route_error>(&outcome)) {
@@ -53,8 +71,8 @@ pipeline::routing settle_route(std::variant<route, route_error> outcome, const j
 std::optional<pipeline::routing> call_routes::by_name(const std::string& method,
                                                       const json::value& id, json::object& params,
                                                       request_context& rec) {
-    if (is_bare_tool_name(method, params, rec))
-        return std::nullopt; // resolved against the caller's tools list (named)
+    if (is_bare_tool_name(method, params, rec) || needs_tool_list(method, params, rec))
+        return std::nullopt; // resolved against the caller's tools list, or listed first (named)
     auto named = resolve_by_name(*rec.view->snap, method, params);
     if (!named)
         return std::nullopt;
@@ -70,10 +88,12 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     if (!name || !name->is_string())
         return routed;
     std::string own(name->get_string());
+    const auto& client = *rec.view->clients[r->upstream];
+    if (const auto& policy = rec.view->snap->policy; policy && policy->reads_annotations())
+        rec.tool_hints = client.tool_hints(own).value_or(protocol::tool_hints{});
     // A caller refused the tool is refused by the stages after this one as for any tool.
     if (!may_call_tool(rec, r->upstream, own, r->name))
         return routed;
-    const auto& client = *rec.view->clients[r->upstream];
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
     if (const auto* why = client.dropped_tool(own)) {
         rec.name = r->name;
@@ -119,8 +139,11 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
         // router, below).
         if (auto r = resolve_by_name(*rec.view->snap, method, params))
             co_return for_this_client(method, id, settle_route(std::move(*r), id, rec), rec);
-    } else if (auto routed_by_name = by_name(method, id, params, rec)) {
-        co_return std::move(*routed_by_name);
+    } else {
+        if (needs_tool_list(method, params, rec))
+            co_await learn_names(method, rec);
+        if (auto routed_by_name = by_name(method, id, params, rec))
+            co_return std::move(*routed_by_name);
     }
     std::optional<routed> r;
     for (int attempt = 0;; ++attempt) {

@@ -40,6 +40,10 @@ asio::awaitable<std::string> call_streams::run(protocol::message msg, request_co
     rec.push_to_client = nullptr;
     if (!rec.verbatim.empty())
         co_return std::move(rec.verbatim);
+    // A refusal with an HTTP status of its own (a step-up's 403): its body here, its status
+    // and headers left on the record for the caller's reply.
+    if (!rec.response && rec.refusal_reply)
+        co_return rec.refusal_reply->body;
     if (!rec.response)
         refuse(rec, gateway_error::internal_error, {"no answer"});
     co_return json::serialize(*rec.response);
@@ -133,6 +137,8 @@ asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_str
     };
     record.push_to_client = [&writer](std::string text) { writer.push(std::move(text)); };
     auto answer = co_await run(std::move(msg), record);
+    if (!writer.started && record.refusal_reply)
+        co_return std::move(*record.refusal_reply);
     if (!writer.started)
         co_return http_reply::json(http::status::ok, std::move(answer));
     writer.push(std::move(answer), true);
@@ -188,6 +194,10 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
         [this, out, rec, park, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
             auto answer = co_await run(std::move(msg), *rec);
             park->answer_status = rec->answer_status;
+            if (rec->refusal_reply) {
+                park->answer_status = static_cast<unsigned>(rec->refusal_reply->status);
+                park->answer_headers = std::move(rec->refusal_reply->headers);
+            }
             out->push(std::move(answer), true);
         },
         asio::detached);

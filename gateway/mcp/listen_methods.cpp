@@ -36,7 +36,7 @@ bool may_listen(const request_context& rec, std::size_t upstream, const std::str
         return false;
     if (const auto& policy = rec.view->snap->policy) {
         static constexpr std::string_view covering[] = {"resources/subscribe", "resources/read"};
-        return policy->decide(rec.caller ? &*rec.caller : nullptr, server, covering, uri, uri)
+        return policy->decide(rec.caller ? &*rec.caller : nullptr, {server, covering, uri, uri})
             .allowed;
     }
     return true;

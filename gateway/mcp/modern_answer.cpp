@@ -112,9 +112,12 @@ answer_modern(parked_inputs& inputs, const parked_fleet& fleet, beast::tcp_strea
             final_text = input_required(id, token, asked);
             last = true;
         }
-        if (last && !streaming && frame.empty())
-            co_return http_reply::json(static_cast<http::status>(park->answer_status),
-                                       std::move(*final_text)); // 200 until the call answers
+        if (last && !streaming && frame.empty()) {
+            auto reply = http_reply::json(static_cast<http::status>(park->answer_status),
+                                          std::move(*final_text)); // 200 until the call answers
+            reply.headers = std::move(park->answer_headers);
+            co_return reply;
+        }
         // The header travels with the first frame, the end of the stream with the last.
         if (final_text)
             frame += format_sse(*final_text);

@@ -63,6 +63,8 @@ struct input_parking {
     bool ask_again = false;
     std::shared_ptr<call_cancel> cancel; // the call's: its client's hang-up cancels it
     unsigned answer_status = 200;        // of its answer (protocol::modern_answer_status)
+    // Headers of a refusal with a status of its own (a step-up's WWW-Authenticate).
+    std::vector<std::pair<std::string, std::string>> answer_headers;
     // With a fleet's store: the call's name there (the same under each of its tokens), and,
     // on an instance that resumes a call another runs, the upstream session that asked (its
     // answers go there with deliver_to; else to the root session `client` holds).

@@ -76,8 +76,11 @@ namespace {
 policy_decision task_policy(const request_context& rec, std::size_t upstream,
                             std::string_view method) {
     const auto& policy = rec.view->snap->policy;
-    if (!policy)
-        return {true, std::nullopt};
+    if (!policy) {
+        policy_decision open;
+        open.allowed = true;
+        return open;
+    }
     return policy->decide_task(rec.caller ? &*rec.caller : nullptr,
                                rec.view->snap->upstream(upstream).id, method);
 }

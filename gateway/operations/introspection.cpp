@@ -93,6 +93,29 @@ json::object upstream_entry(const config::upstream& u, const json::object& healt
     return e;
 }
 
+// What a rule's entries cover; of their conditions, which kinds they test (values such as an
+// argument's expected text may be private).
+json::array entries_shape(const std::vector<config::grant>& entries) {
+    json::array out;
+    for (const auto& a : entries) {
+        json::object g{{"server", a.server}};
+        if (!a.methods.empty())
+            g["methods"] = strings(a.methods);
+        if (!a.names.empty())
+            g["names"] = strings(a.names);
+        if (!a.arguments.empty())
+            g["arguments"] = a.arguments.size();
+        if (!a.annotations.empty()) {
+            json::array hints;
+            for (const auto& [hint, value] : a.annotations)
+                hints.emplace_back(hint);
+            g["annotations"] = std::move(hints);
+        }
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
 json::object policy_shape(const std::optional<config::policy>& policy) {
     if (!policy)
         return {{"enforced", false}};
@@ -110,18 +133,14 @@ json::object policy_shape(const std::optional<config::policy>& policy) {
                 selectors.emplace_back("issuers");
             if (!r.subjects->claims.empty())
                 selectors.emplace_back("claims");
+            if (!r.subjects->scopes.empty())
+                selectors.emplace_back("scopes");
         }
-        json::array grants;
-        for (const auto& a : r.allow) {
-            json::object g{{"server", a.server}};
-            if (!a.methods.empty())
-                g["methods"] = strings(a.methods);
-            if (!a.names.empty())
-                g["names"] = strings(a.names);
-            grants.push_back(std::move(g));
-        }
-        rules.push_back(json::object{
-            {"id", r.id}, {"subjects", std::move(selectors)}, {"allow", std::move(grants)}});
+        json::object rule{{"id", r.id}, {"subjects", std::move(selectors)}};
+        rule["allow"] = entries_shape(r.allow);
+        if (!r.deny.empty())
+            rule["deny"] = entries_shape(r.deny);
+        rules.push_back(std::move(rule));
     }
     return {{"enforced", true},
             {"defaultDecision", policy->default_decision},

@@ -4,13 +4,17 @@
 // leaves by the exit, audited like any); an answered read is a view, not an MCP request, and
 // leaves no audit event. /api/auth-hint and the console's assets
 // are public and carry public configuration only. The old console API paths answer 404.
+#include "actors/policy/policy_explain.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/operations/console_assets.hpp"
 #include "gateway/operations/introspection.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_text.hpp"
+#include "protocol/param_headers.hpp"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/url/parse_query.hpp>
 
 namespace gate::transport {
 
@@ -50,6 +54,79 @@ boost::asio::awaitable<http_reply> gateway::impl::view_federation(request_contex
         &identities};
     co_return no_store(
         http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));
+}
+
+namespace {
+
+// The query of GET /api/explain: method, and name (a listed name), or server with name or
+// uri; arguments as JSON text.
+std::variant<explain_request, std::string> explain_query(const http_request& req) {
+    std::string_view target(req.target().data(), req.target().size());
+    auto q = target.find('?');
+    if (q == std::string_view::npos)
+        return std::string("the query names nothing; give method and name (or server and uri)");
+    std::string query(target.substr(q + 1)); // NUL-terminated for Boost.URL 1.81
+    auto params = boost::urls::parse_query(query);
+    if (!params)
+        return std::string("the query cannot be read");
+    explain_request r;
+    std::string arguments;
+    boost::urls::encoding_opts form(true); // a form's '+' is a space
+    for (const auto& p : *params) {
+        auto key = p.key.decode(form);
+        std::string* field = key == "method"      ? &r.method
+                             : key == "name"      ? &r.name
+                             : key == "uri"       ? &r.uri
+                             : key == "server"    ? &r.server
+                             : key == "arguments" ? &arguments
+                                                  : nullptr;
+        if (!field)
+            return "unknown query parameter \"" + protocol::printable(key, 60) +
+                   "\" (method, name, uri, server, arguments)";
+        *field = p.value.decode(form);
+    }
+    if (r.method.empty())
+        return std::string("method is required, for example method=tools/call");
+    if (!arguments.empty()) {
+        boost::system::error_code ec;
+        auto parsed = boost::json::parse(arguments, ec);
+        if (ec || !parsed.is_object())
+            return std::string("arguments must be a JSON object");
+        r.arguments = std::move(parsed.as_object());
+    }
+    return r;
+}
+
+} // namespace
+
+http_reply gateway::impl::explain_invocation(const request_context& rec,
+                                             const http_request& req) const {
+    auto asked = explain_query(req);
+    auto refused = [](std::string why) {
+        return no_store(
+            error_reply({gateway_error::explain_invalid,
+                         protocol::gateway_error_text(gateway_error::explain_invalid, {why})}));
+    };
+    if (auto* why = std::get_if<std::string>(&asked))
+        return refused(std::move(*why));
+    auto& what = std::get<explain_request>(asked);
+    const auto& view = *rec.view;
+    const auto& snap = *view.snap;
+    policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
+    const auto* caller = rec.caller ? &*rec.caller : nullptr;
+    auto got = explain(world, caller, what);
+    if (auto* e = std::get_if<explained>(&got); e && what.method == "tools/call") {
+        // The tool's hints as gate last listed them, as the call would be decided.
+        for (std::size_t i = 0; i < snap.size(); ++i)
+            if (snap.upstream(i).id == e->server && i < view.clients.size())
+                what.hints = view.clients[i]->tool_hints(e->own_name);
+        got = explain(world, caller, what);
+    }
+    if (auto* why = std::get_if<std::string>(&got))
+        return refused(std::move(*why));
+    auto body = explanation_json(std::get<explained>(got));
+    body["principal"] = caller ? boost::json::value(caller->subject) : boost::json::value(nullptr);
+    return no_store(http_reply::json(http::status::ok, protocol::json_text(body)));
 }
 
 boost::asio::awaitable<void> gateway::impl::learn_icons(std::shared_ptr<const snapshot> snap,

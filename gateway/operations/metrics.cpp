@@ -75,6 +75,11 @@ metrics::metrics()
                            .Name("gate_tenant_requests_total")
                            .Help("Requests of each tenant's principals, by outcome")
                            .Register(*registry_)),
+      policy_decisions_(prometheus::BuildCounter()
+                            .Name("gate_policy_decisions_total")
+                            .Help("Decisions of the policy, by decision (allow, deny, step_up) "
+                                  "and deciding rule (default when none did)")
+                            .Register(*registry_)),
       tenant_upstream_calls_(prometheus::BuildCounter()
                                  .Name("gate_tenant_upstream_calls_total")
                                  .Help("Upstream invocations charged to each tenant")
@@ -382,6 +387,12 @@ void metrics::tenant_request(const std::string& tenant, protocol::outcome outcom
     auto& calls = tenant_upstream_calls_.Add({{"tenant", tenant}});
     if (upstream_calls > 0)
         calls.Increment(static_cast<double>(upstream_calls));
+}
+
+void metrics::policy_decision(std::string_view decision, const std::optional<std::string>& rule) {
+    policy_decisions_
+        .Add({{"decision", std::string(decision)}, {"rule", rule ? *rule : std::string("default")}})
+        .Increment();
 }
 
 void metrics::upstream_guards(const std::vector<guard_sample>& samples) {

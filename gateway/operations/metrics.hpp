@@ -33,6 +33,9 @@ public:
     // caused (gate_tenant_requests_total, gate_tenant_upstream_calls_total).
     void tenant_request(const std::string& tenant, protocol::outcome outcome,
                         std::int64_t upstream_calls);
+    // One decision of the policy (gate_policy_decisions_total): allow, deny or step_up, and
+    // the deciding rule (`default` when none did).
+    void policy_decision(std::string_view decision, const std::optional<std::string>& rule);
     // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
     // full, a batch the receiver refused) and webhook deliveries.
     void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
@@ -121,6 +124,7 @@ private:
     prometheus::Family<prometheus::Counter>* tools_dropped_ = nullptr;
     prometheus::Family<prometheus::Counter>* icons_dropped_ = nullptr;
     prometheus::Family<prometheus::Counter>& tenant_requests_;
+    prometheus::Family<prometheus::Counter>& policy_decisions_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;
     prometheus::Counter* webhook_delivered_ = nullptr;

@@ -61,6 +61,7 @@ struct request_context {
     std::string method;
     std::optional<std::string> name, upstream, error;
     std::optional<std::string> decision, rule_id; // the policy's, where one applied (stage 5)
+    std::vector<std::string> required_scopes;     // a step-up's (stage 5)
     protocol::outcome outcome = protocol::outcome::ok;
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
@@ -124,7 +125,10 @@ struct request_context {
     bool audited = false; // the exit ran (chain.hpp): never twice
 
     // What a stage hands to the next (route -> guards -> proxy -> egress).
-    std::optional<route> target;                             // a named call's upstream
+    std::optional<route> target; // a named call's upstream
+    // A tools/call's tool as gate last listed it, for policy (stage 4; MCP's defaults for a
+    // tool no list showed).
+    std::optional<protocol::tool_hints> tool_hints;
     std::shared_ptr<upstream_client::guard_ticket> admitted; // its admission
     std::optional<list_plan> plan;                           // a list's upstreams to fetch
     std::vector<std::shared_ptr<upstream_client::guard_ticket>> list_admitted; // per plan entry
@@ -145,19 +149,25 @@ inline bool tenant_sees(const request_context& rec, std::size_t upstream) {
 }
 
 // Whether the caller may call tool `own` (the upstream's name; `client_name` as listed) of
-// `upstream`: its tenant sees the upstream and the policy, if any, allows it. What gate would
-// tell of a tool before the stages decide (its header annotations, why it is withheld) is
-// told only then: a caller refused it hears the refusal, nothing of the tool.
+// `upstream`: its tenant sees the upstream and the policy, if any, lets it call the tool with
+// some arguments (as lists show it). What gate would tell of a tool before the stages decide
+// (its header annotations, why it is withheld) is told only then: a caller refused it hears
+// the refusal, nothing of the tool.
 inline bool may_call_tool(const request_context& rec, std::size_t upstream, std::string_view own,
                           std::string_view client_name) {
     if (!tenant_sees(rec, upstream))
         return false;
     const auto& policy = rec.view->snap->policy;
+    if (!policy)
+        return true;
     static constexpr std::string_view calls[] = {"tools/call"};
-    return !policy || policy
-                          ->decide(rec.caller ? &*rec.caller : nullptr,
-                                   rec.view->snap->upstream(upstream).id, calls, own, client_name)
-                          .allowed;
+    invocation what{rec.view->snap->upstream(upstream).id, calls, own, client_name};
+    what.listing = true;
+    if (upstream < rec.view->clients.size())
+        what.hints = rec.view->clients[upstream]
+                         ->tool_hints(std::string(own))
+                         .value_or(protocol::tool_hints{});
+    return policy->decide(rec.caller ? &*rec.caller : nullptr, what).allowed;
 }
 
 // A call an upstream serves for this request: its trace context, and its place in a recording.

@@ -64,8 +64,30 @@ std::optional<gated> gate_of(std::string_view method, const json::object& params
     return gated{{method}, 1, {}};
 }
 
+// The invocation a request is, for the policy: its arguments where a call has them, the
+// tool's hints for a tool.
+invocation invocation_of(const request_context& ctx, std::string_view server, const gated& g) {
+    invocation what{server, g.methods(), g.name, ctx.name ? std::string_view(*ctx.name) : ""};
+    if (ctx.method == "tools/call" || ctx.method == "prompts/get") {
+        const auto* a = ctx.target->params.if_contains("arguments");
+        what.arguments = a ? a->if_object() : nullptr;
+    }
+    if (ctx.method == "tools/call")
+        what.hints = ctx.tool_hints.value_or(protocol::tool_hints{});
+    return what;
+}
+
+std::string joined(const std::vector<std::string>& scopes) {
+    std::string out;
+    for (const auto& s : scopes)
+        out += (out.empty() ? "" : " ") + s;
+    return out;
+}
+
 class authorize final : public stage {
 public:
+    explicit authorize(std::string resource_metadata)
+        : resource_metadata_(std::move(resource_metadata)) {}
     transport::stage id() const override { return transport::stage::authorize; }
     step run(request_context& ctx) override {
         const auto& policy = ctx.view->snap->policy;
@@ -75,27 +97,51 @@ public:
         if (!g)
             return verdict::proceed;
         const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
-        auto d = memo_.decide(policy, ctx.caller ? &*ctx.caller : nullptr, server, g->methods(),
-                              g->name, ctx.name.value_or(""));
+        auto d = memo_.decide(policy, ctx.caller ? &*ctx.caller : nullptr,
+                              invocation_of(ctx, server, *g));
         ctx.decision = d.allowed ? "allow" : "deny";
         ctx.rule_id = d.rule_id;
         if (d.allowed)
             return verdict::proceed;
         auto item = ctx.name.value_or(std::string(g->name));
-        refuse(ctx, gateway_error::policy_denied,
-               {ctx.method + (item.empty() ? "" : " of " + item) + " on " + server +
-                (ctx.caller ? " for " + ctx.caller->subject : "")});
+        auto what = ctx.method + (item.empty() ? "" : " of " + item) + " on " + server +
+                    (ctx.caller ? " for " + ctx.caller->subject : "");
+        if (!d.needed_scopes.empty())
+            return step_up(ctx, what, d);
+        if (d.by == decided_by::deny_entry)
+            what += " (rule " + *d.rule_id + " denies it)";
+        refuse(ctx, gateway_error::policy_denied, {what});
         return verdict::answered;
     }
 
 private:
+    // MCP's step-up authorization: 403 with the scopes a rule grants this to, in the
+    // challenge (RFC 6750 3.1) and in the JSON-RPC error's data; the rule names them.
+    verdict step_up(request_context& ctx, const std::string& what, const policy_decision& d) {
+        auto scope = joined(d.needed_scopes);
+        ctx.required_scopes = d.needed_scopes;
+        boost::json::array scopes;
+        for (const auto& s : d.needed_scopes)
+            scopes.emplace_back(s);
+        error_answer a{gateway_error::insufficient_scope,
+                       protocol::gateway_error_text(gateway_error::insufficient_scope,
+                                                    {what, d.step_up_rule, scope})};
+        a.data = {{"error", "insufficient_scope"}, {"scopes", std::move(scopes)}};
+        refuse(ctx, std::move(a));
+        std::string challenge = "Bearer error=\"insufficient_scope\", scope=\"" + scope + "\"";
+        if (!resource_metadata_.empty())
+            challenge += ", resource_metadata=\"" + resource_metadata_ + "\"";
+        ctx.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
+        return verdict::answered;
+    }
+    std::string resource_metadata_;
     policy_memo memo_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_authorize() {
-    return std::make_unique<authorize>();
+std::unique_ptr<stage> make_authorize(std::string resource_metadata) {
+    return std::make_unique<authorize>(std::move(resource_metadata));
 }
 
 } // namespace gate::transport::pipeline

@@ -5,9 +5,12 @@
 #include "gateway/pipeline/stage.hpp"
 
 #include <memory>
+#include <string>
 
 namespace gate::transport::pipeline {
 
-std::unique_ptr<stage> make_authorize();
+// `resource_metadata`: gate's RFC 9728 metadata URL, named in step-up challenges (empty
+// without authentication).
+std::unique_ptr<stage> make_authorize(std::string resource_metadata);
 
 } // namespace gate::transport::pipeline

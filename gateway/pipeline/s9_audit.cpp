@@ -49,6 +49,9 @@ public:
             stats_.request(ctx.method, ctx.outcome, seconds, ctx.upstream_calls);
         if (ctx.tenant)
             stats_.tenant_request(*ctx.tenant, ctx.outcome, ctx.upstream_calls);
+        if (ctx.decision)
+            stats_.policy_decision(ctx.required_scopes.empty() ? *ctx.decision : "step_up",
+                                   ctx.rule_id);
         auto open = sinks_.sinks();
         if (auto spans = finish_trace(ctx); !spans.empty() && open.spans)
             sinks_.spans(std::move(spans));
@@ -68,6 +71,7 @@ public:
             e.tenant = ctx.tenant;
             e.decision = ctx.decision;
             e.rule_id = ctx.rule_id;
+            e.required_scopes = ctx.required_scopes;
             if (ctx.caller) {
                 e.principal = ctx.caller->subject;
                 e.issuer = ctx.caller->issuer;

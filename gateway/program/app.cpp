@@ -7,6 +7,7 @@
 #include "gateway/program/cli.hpp"
 #include "gateway/program/gateway_host.hpp"
 #include "gateway/program/io_loop.hpp"
+#include "gateway/program/policy_command.hpp"
 #include "transport/process/logging.hpp"
 #include "transport/process/service_manager.hpp"
 #include "transport/process/version.hpp"
@@ -176,6 +177,8 @@ private:
 } // namespace
 
 int run_gate(const std::vector<std::string>& args) {
+    if (!args.empty() && args[0] == "policy")
+        return run_policy_command({args.begin() + 1, args.end()});
     auto parsed = parse_command_line(args);
     if (auto* err = std::get_if<usage_error>(&parsed)) {
         std::fprintf(stderr, "gate: %s\n\n%s", err->message.c_str(), usage_text().c_str());

@@ -169,7 +169,13 @@ public:
     }
     // Whether `tool` (the upstream's own name) is one only an App's view may call, as gate
     // last listed it.
-    bool app_only(const std::string& tool) const { return state_.app_only.app_only(tool); }
+    bool app_only(const std::string& tool) const { return state_.tools.app_only(tool); }
+    // The behaviour hints of `tool` (the upstream's own name) as gate last listed it; nullopt
+    // for a tool no list of gate's showed. `tools_listed`: whether gate has listed any.
+    std::optional<protocol::tool_hints> tool_hints(const std::string& tool) const {
+        return state_.tools.hints(tool);
+    }
+    bool tools_listed() const { return state_.tools.listed(); }
     // The tool (its own name) `is_it` accepts, and its annotations, among those known.
     const std::pair<const std::string, protocol::param_headers>*
     param_headers_where(const std::function<bool(std::string_view)>& is_it) const {

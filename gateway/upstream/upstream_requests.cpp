@@ -372,7 +372,7 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
         auto* next = obj->if_contains("nextCursor");
         if (!next || !next->is_string() || next->get_string().empty()) {
             if (method == "tools/list") {
-                state_.app_only.learn(all);
+                state_.tools.learn(all);
                 state_.tool_headers.learn(all, sources, state_.cfg.id);
             }
             co_return all;

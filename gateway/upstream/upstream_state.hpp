@@ -8,7 +8,7 @@
 
 #include "config/model.hpp"
 #include "gateway/auth/upstream_credential.hpp"
-#include "gateway/upstream/app_only_tools.hpp"
+#include "gateway/upstream/listed_tools.hpp"
 #include "gateway/upstream/tool_param_headers.hpp"
 #include "gateway/upstream/upstream_call.hpp"
 
@@ -39,8 +39,8 @@ struct upstream_state {
     std::int64_t next_id = 1; // the upstream-side id of gate's next request
     // What its tools ask to be mirrored in Mcp-Param-* headers, from the lists gate fetched.
     tool_param_headers tool_headers;
-    // Which of its tools only an App's view may call, from the same lists.
-    app_only_tools app_only;
+    // What the same lists said of each tool: app-only, its hints (policy).
+    listed_tools tools;
     std::chrono::steady_clock::time_point tools_relearnt{}; // after a -32020, at most every 10 s
     // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions
     // answered: serverInfo, protocolVersion, capabilities (empty: none yet). /api/federation

@@ -75,6 +75,8 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
     {ge::sessions_full, "sessions_full", 503, -32603, f::json_rpc, outcome::error, "", 1},
     {ge::answer_not_expected, "answer_not_expected", 400, -32600, f::json_rpc, outcome::error, "",
      1},
+    {ge::insufficient_scope, "insufficient_scope", 403, -32042, f::json_rpc, outcome::denied, "",
+     3},
     {ge::global_rate_limited, "global_rate_limited", 429, 0, f::plain, outcome::rate_limited,
      "rate_limited", 1},
     {ge::unauthenticated, "unauthenticated", 401, 0, f::described, outcome::unauthenticated,
@@ -91,6 +93,7 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
     {ge::not_acceptable, "not_acceptable", 406, 0, f::plain, outcome::error, "not_acceptable", 0},
     {ge::method_not_allowed, "method_not_allowed", 405, 0, f::plain, outcome::error, "", 0},
     {ge::get_only, "get_only", 405, 0, f::plain, outcome::error, "", 0},
+    {ge::explain_invalid, "explain_invalid", 400, 0, f::plain, outcome::error, "", 1},
     {ge::not_found, "not_found", 404, 0, f::plain, outcome::error, "", 0},
     {ge::stream_not_acceptable, "stream_not_acceptable", 406, 0, f::plain, outcome::error, "", 0},
     {ge::stream_session_required, "stream_session_required", 400, 0, f::plain, outcome::error, "",
@@ -146,6 +149,7 @@ constexpr modern_code_row modern_codes[] = {
     {ge::all_upstreams_down, -31041},    {ge::policy_denied, -31042},
     {ge::unknown_namespace, -31043},     {ge::budget_exhausted, -31044},
     {ge::unknown_task, -32602},          {ge::server_request_denied, -31042},
+    {ge::insufficient_scope, -31042},
 };
 
 TEST(gateway_error, a_2026_07_28_client_gets_its_revisions_codes) {

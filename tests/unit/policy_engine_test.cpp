@@ -35,18 +35,19 @@ const std::string_view subscribe[] = {"resources/subscribe", "resources/read"};
 TEST(PolicyEngine, DeniesByDefaultAndNamesTheGrantingRule) {
     policy_engine none(make({}));
     auto p = alice();
-    auto d = none.decide(&p, "a", call, "echo", "a__echo");
+    auto d = none.decide(&p, {"a", call, "echo", "a__echo"});
     EXPECT_FALSE(d.allowed);
     EXPECT_FALSE(d.rule_id);
-    EXPECT_TRUE(policy_engine(make({}, "allow")).decide(&p, "a", call, "echo", "a__echo").allowed);
+    EXPECT_TRUE(
+        policy_engine(make({}, "allow")).decide(&p, {"a", call, "echo", "a__echo"}).allowed);
 
     policy_engine one(make({{"r1", std::nullopt, {grant("a")}}}));
-    d = one.decide(&p, "a", call, "echo", "a__echo");
+    d = one.decide(&p, {"a", call, "echo", "a__echo"});
     EXPECT_TRUE(d.allowed);
     EXPECT_EQ(d.rule_id, "r1");
-    EXPECT_FALSE(one.decide(&p, "b", call, "echo", "b__echo").allowed);
+    EXPECT_FALSE(one.decide(&p, {"b", call, "echo", "b__echo"}).allowed);
     // A rule without subjects matches anonymous callers too.
-    EXPECT_TRUE(one.decide(nullptr, "a", call, "echo", "a__echo").allowed);
+    EXPECT_TRUE(one.decide(nullptr, {"a", call, "echo", "a__echo"}).allowed);
 }
 
 TEST(PolicyEngine, SubjectsSelectByEveryKindTheyList) {
@@ -55,7 +56,7 @@ TEST(PolicyEngine, SubjectsSelectByEveryKindTheyList) {
         return policy_engine(make({{"r", std::move(s), {grant("a")}}}));
     };
     auto allows = [&](const policy_engine& e, const principal* who = nullptr) {
-        return e.decide(who, "a", call, "echo", "a__echo").allowed;
+        return e.decide(who, {"a", call, "echo", "a__echo"}).allowed;
     };
     config::subjects s;
     s.subs = {"bob", "alice"};
@@ -84,14 +85,14 @@ TEST(PolicyEngine, GrantsMatchServerMethodsAndNames) {
     policy_engine e(
         make({{"tools", std::nullopt, {grant("a", {"tools/call"}, {"get_*", "a__echo"})}},
               {"files", std::nullopt, {grant("f", {"resources/read"}, {"file:///pub/*"})}}}));
-    EXPECT_TRUE(e.decide(&p, "a", call, "get_weather", "a__get_weather").allowed);
-    EXPECT_TRUE(e.decide(&p, "a", call, "echo", "a__echo").allowed); // the client's spelling
-    EXPECT_FALSE(e.decide(&p, "a", call, "set_weather", "a__set_weather").allowed);
-    EXPECT_FALSE(e.decide(&p, "a", reading, "get_x", "get_x").allowed); // another method
-    EXPECT_TRUE(e.decide(&p, "f", reading, "file:///pub/a.txt", "file:///pub/a.txt").allowed);
-    EXPECT_FALSE(e.decide(&p, "f", reading, "file:///etc/passwd", "file:///etc/passwd").allowed);
+    EXPECT_TRUE(e.decide(&p, {"a", call, "get_weather", "a__get_weather"}).allowed);
+    EXPECT_TRUE(e.decide(&p, {"a", call, "echo", "a__echo"}).allowed); // the client's spelling
+    EXPECT_FALSE(e.decide(&p, {"a", call, "set_weather", "a__set_weather"}).allowed);
+    EXPECT_FALSE(e.decide(&p, {"a", reading, "get_x", "get_x"}).allowed); // another method
+    EXPECT_TRUE(e.decide(&p, {"f", reading, "file:///pub/a.txt", "file:///pub/a.txt"}).allowed);
+    EXPECT_FALSE(e.decide(&p, {"f", reading, "file:///etc/passwd", "file:///etc/passwd"}).allowed);
     // Subscribing is covered by a grant to read.
-    EXPECT_TRUE(e.decide(&p, "f", subscribe, "file:///pub/a", "file:///pub/a").allowed);
+    EXPECT_TRUE(e.decide(&p, {"f", subscribe, "file:///pub/a", "file:///pub/a"}).allowed);
 }
 
 TEST(PolicyEngine, GlobsMatchOnlyWhatTheySay) {

@@ -45,16 +45,16 @@ TEST(PolicyMemo, AnswersWhatTheEngineDecidesAndRemembersIt) {
     policy_memo memo;
     auto alice = member("alice", {"bench"});
     for (int i = 0; i < 3; ++i) {
-        auto d = memo.decide(engine, &alice, "bench", call, "echo", "echo");
+        auto d = memo.decide(engine, &alice, {"bench", call, "echo", "echo"});
         EXPECT_TRUE(d.allowed);
         EXPECT_EQ(d.rule_id, "bench");
     }
     EXPECT_EQ(memo.size(), 1u); // decided once
-    auto denied = memo.decide(engine, &alice, "bench", call, "add", "add");
+    auto denied = memo.decide(engine, &alice, {"bench", call, "add", "add"});
     EXPECT_FALSE(denied.allowed);
     EXPECT_FALSE(denied.rule_id);
-    EXPECT_FALSE(memo.decide(engine, &alice, "other", call, "echo", "echo").allowed);
-    EXPECT_FALSE(memo.decide(engine, nullptr, "bench", call, "echo", "echo").allowed);
+    EXPECT_FALSE(memo.decide(engine, &alice, {"other", call, "echo", "echo"}).allowed);
+    EXPECT_FALSE(memo.decide(engine, nullptr, {"bench", call, "echo", "echo"}).allowed);
     EXPECT_EQ(memo.size(), 4u);
 }
 
@@ -64,15 +64,15 @@ TEST(PolicyMemo, CallersAreTheSameOnlyInWhatTheRulesRead) {
     auto alice = member("alice", {"bench"});
     auto bob = member("bob", {"bench"}); // another subject, the same groups
     auto carol = member("carol", {"team-3"});
-    EXPECT_TRUE(memo.decide(engine, &alice, "bench", call, "echo", "echo").allowed);
-    EXPECT_TRUE(memo.decide(engine, &bob, "bench", call, "echo", "echo").allowed);
+    EXPECT_TRUE(memo.decide(engine, &alice, {"bench", call, "echo", "echo"}).allowed);
+    EXPECT_TRUE(memo.decide(engine, &bob, {"bench", call, "echo", "echo"}).allowed);
     EXPECT_EQ(memo.size(), 1u);
-    EXPECT_FALSE(memo.decide(engine, &carol, "bench", call, "echo", "echo").allowed);
-    auto d = memo.decide(engine, &carol, "bench", call, "tool-3-x", "tool-3-x").rule_id;
+    EXPECT_FALSE(memo.decide(engine, &carol, {"bench", call, "echo", "echo"}).allowed);
+    auto d = memo.decide(engine, &carol, {"bench", call, "tool-3-x", "tool-3-x"}).rule_id;
     EXPECT_EQ(d, "team-3");
     // The same subject after its groups changed (a new token) is decided afresh.
     auto alice_moved = member("alice", {"team-3"});
-    EXPECT_FALSE(memo.decide(engine, &alice_moved, "bench", call, "echo", "echo").allowed);
+    EXPECT_FALSE(memo.decide(engine, &alice_moved, {"bench", call, "echo", "echo"}).allowed);
 }
 
 TEST(PolicyMemo, SubjectsIssuersAndClaimsReadByARuleTellCallersApart) {
@@ -84,23 +84,23 @@ TEST(PolicyMemo, SubjectsIssuersAndClaimsReadByARuleTellCallersApart) {
     policy_memo memo;
     auto alice = member("alice", {});
     auto bob = member("bob", {});
-    EXPECT_TRUE(memo.decide(engine, &alice, "a", call, "x", "x").allowed);
-    EXPECT_FALSE(memo.decide(engine, &bob, "a", call, "x", "x").allowed);
+    EXPECT_TRUE(memo.decide(engine, &alice, {"a", call, "x", "x"}).allowed);
+    EXPECT_FALSE(memo.decide(engine, &bob, {"a", call, "x", "x"}).allowed);
     auto rd = member("bob", {}, {{"dept", "r&d"}});
     auto sales = member("bob", {}, {{"dept", "sales"}});
     auto numeric = member("bob", {}, {{"dept", 3}});
-    EXPECT_TRUE(memo.decide(engine, &rd, "b", call, "x", "x").allowed);
-    EXPECT_FALSE(memo.decide(engine, &sales, "b", call, "x", "x").allowed);
-    EXPECT_FALSE(memo.decide(engine, &numeric, "b", call, "x", "x").allowed);
-    EXPECT_FALSE(memo.decide(engine, &bob, "b", call, "x", "x").allowed); // no such claim
+    EXPECT_TRUE(memo.decide(engine, &rd, {"b", call, "x", "x"}).allowed);
+    EXPECT_FALSE(memo.decide(engine, &sales, {"b", call, "x", "x"}).allowed);
+    EXPECT_FALSE(memo.decide(engine, &numeric, {"b", call, "x", "x"}).allowed);
+    EXPECT_FALSE(memo.decide(engine, &bob, {"b", call, "x", "x"}).allowed); // no such claim
 }
 
 TEST(PolicyMemo, KeyPartsNeverRunTogether) {
     // "ab" + "c" and "a" + "bc" are different invocations.
     auto engine = engine_of({{"r", std::nullopt, {{"s", {}, {"ab"}}}}});
     policy_memo memo;
-    EXPECT_TRUE(memo.decide(engine, nullptr, "s", call, "ab", "c").allowed);
-    EXPECT_FALSE(memo.decide(engine, nullptr, "s", call, "a", "bc").allowed);
+    EXPECT_TRUE(memo.decide(engine, nullptr, {"s", call, "ab", "c"}).allowed);
+    EXPECT_FALSE(memo.decide(engine, nullptr, {"s", call, "a", "bc"}).allowed);
 }
 
 TEST(PolicyMemo, GroupListsNeverRunTogether) {
@@ -116,16 +116,16 @@ TEST(PolicyMemo, GroupListsNeverRunTogether) {
     policy_memo memo;
     auto many = member("bob", eleven);
     auto one = member("bob", {std::string(22, 'x') + tail});
-    EXPECT_TRUE(memo.decide(engine, &many, "s", call, "x", "x").allowed);
-    EXPECT_FALSE(memo.decide(engine, &one, "s", call, "x", "x").allowed);
+    EXPECT_TRUE(memo.decide(engine, &many, {"s", call, "x", "x"}).allowed);
+    EXPECT_FALSE(memo.decide(engine, &one, {"s", call, "x", "x"}).allowed);
 }
 
 TEST(PolicyMemo, ANewEngineForgetsTheOldDecisions) {
     auto before = engine_of({{"all", std::nullopt, {{"s", {}, {}}}}});
     auto after = engine_of({});
     policy_memo memo;
-    EXPECT_TRUE(memo.decide(before, nullptr, "s", call, "x", "x").allowed);
-    EXPECT_FALSE(memo.decide(after, nullptr, "s", call, "x", "x").allowed); // a reload
+    EXPECT_TRUE(memo.decide(before, nullptr, {"s", call, "x", "x"}).allowed);
+    EXPECT_FALSE(memo.decide(after, nullptr, {"s", call, "x", "x"}).allowed); // a reload
     EXPECT_EQ(memo.size(), 1u);
 }
 
@@ -135,8 +135,8 @@ TEST(PolicyMemo, IsBounded) {
     auto alice = member("alice", {"bench"});
     for (int i = 0; i < 10; ++i) {
         auto name = "tool-" + std::to_string(i);
-        EXPECT_FALSE(memo.decide(engine, &alice, "bench", call, name, name).allowed);
+        EXPECT_FALSE(memo.decide(engine, &alice, {"bench", call, name, name}).allowed);
         EXPECT_LE(memo.size(), 4u);
     }
-    EXPECT_TRUE(memo.decide(engine, &alice, "bench", call, "echo", "echo").allowed);
+    EXPECT_TRUE(memo.decide(engine, &alice, {"bench", call, "echo", "echo"}).allowed);
 }

@@ -22,5 +22,7 @@ export * from './redis.mjs';
 export * from './haproxy.mjs';
 export * from './audit-receiver.mjs';
 export * from './metered-server.mjs';
+export * from './files-server.mjs';
+export * from './scoped-issuer.mjs';
 export * from './otlp-receiver.mjs';
 export * from './discovery-source.mjs';

@@ -1,0 +1,119 @@
+#include "actors/policy/argument_match.hpp"
+
+#include "actors/policy/subjects_select.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <re2/re2.h>
+
+namespace gate {
+
+namespace json = boost::json;
+
+namespace {
+
+std::vector<std::string> split_pointer(std::string_view p) {
+    std::vector<std::string> tokens;
+    if (p.empty())
+        return tokens;
+    p.remove_prefix(1); // the leading '/' (checked at load)
+    for (;;) {
+        auto slash = p.find('/');
+        std::string token;
+        for (std::size_t i = 0; i < std::min(slash, p.size()); ++i) {
+            if (p[i] == '~' && i + 1 < p.size()) {
+                token += p[i + 1] == '1' ? '/' : '~';
+                ++i;
+            } else {
+                token += p[i];
+            }
+        }
+        tokens.push_back(std::move(token));
+        if (slash == std::string_view::npos)
+            return tokens;
+        p.remove_prefix(slash + 1);
+    }
+}
+
+std::optional<double> number_of(const json::value& v) {
+    if (v.is_double())
+        return v.get_double();
+    if (v.is_int64())
+        return static_cast<double>(v.get_int64());
+    if (v.is_uint64())
+        return static_cast<double>(v.get_uint64());
+    return std::nullopt;
+}
+
+} // namespace
+
+const json::value* value_at(const json::object& root, const std::vector<std::string>& tokens) {
+    if (tokens.empty())
+        return nullptr; // the whole document is an object, never a tested value
+    const json::value* at = root.if_contains(tokens.front());
+    for (std::size_t k = 1; at && k < tokens.size(); ++k) {
+        const auto& t = tokens[k];
+        if (const auto* o = at->if_object()) {
+            at = o->if_contains(t);
+        } else if (const auto* a = at->if_array()) {
+            // An index: digits without a leading zero (RFC 6901); "-" names no element.
+            std::size_t i = 0;
+            auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
+            if (ec != std::errc() || end != t.data() + t.size() || t.empty() ||
+                (t.size() > 1 && t[0] == '0') || i >= a->size())
+                return nullptr;
+            at = &(*a)[i];
+        } else {
+            return nullptr;
+        }
+    }
+    return at;
+}
+
+argument_match::argument_match(const config::argument_condition& c)
+    : c_(c), tokens_(split_pointer(c.pointer)) {
+    if (c.pattern) {
+        RE2::Options options;
+        options.set_log_errors(false);
+        options.set_max_mem(1 << 20);
+        pattern_ = std::make_unique<RE2>(*c.pattern, options);
+    }
+}
+
+argument_match::~argument_match() = default;
+argument_match::argument_match(argument_match&&) noexcept = default;
+argument_match& argument_match::operator=(argument_match&&) noexcept = default;
+
+bool argument_match::holds(const json::object* arguments) const {
+    // The empty pointer is the arguments themselves: only `present` can test them.
+    bool whole = tokens_.empty();
+    const json::value* v = arguments && !whole ? value_at(*arguments, tokens_) : nullptr;
+    bool present = whole ? arguments != nullptr : v != nullptr;
+    if (c_.present && *c_.present != present)
+        return false;
+    bool tests = c_.equals || !c_.in.empty() || c_.prefix || c_.pattern || c_.min || c_.max;
+    if (!v)
+        return !tests;
+    if (c_.equals && !scalar_equals(*v, *c_.equals))
+        return false;
+    if (!c_.in.empty() && std::none_of(c_.in.begin(), c_.in.end(),
+                                       [&](const auto& w) { return scalar_equals(*v, w); }))
+        return false;
+    if (c_.prefix && !(v->is_string() && v->get_string().starts_with(*c_.prefix)))
+        return false;
+    if (pattern_) {
+        if (!v->is_string())
+            return false;
+        std::string_view text = v->get_string();
+        if (!RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *pattern_))
+            return false;
+    }
+    if (c_.min || c_.max) {
+        auto n = number_of(*v);
+        if (!n || (c_.min && *n < *c_.min) || (c_.max && *n > *c_.max))
+            return false;
+    }
+    return true;
+}
+
+} // namespace gate

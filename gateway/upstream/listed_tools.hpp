@@ -1,0 +1,41 @@
+// What gate's fetches of an upstream's tools lists last said of each tool, for the decisions
+// made on a call of it: whether only an App's view may call it (`_meta.ui.visibility` without
+// "model", protocol/tool_visibility.hpp; a client that runs no views is refused it, as its
+// lists leave it out), and its behaviour hints, which policy entries may test
+// (protocol/tool_hints.hpp).
+#pragma once
+
+#include "protocol/tool_hints.hpp"
+
+#include <boost/json/array.hpp>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace gate::transport {
+
+class listed_tools {
+public:
+    // Each tool of a fetched list, as that list says. Lists differ per client profile (a
+    // server may list its App's tools only to hosts that render views), so a tool another
+    // list left out keeps what an earlier list said of it.
+    void learn(const boost::json::array& tools);
+    bool app_only(const std::string& tool) const;
+    // The tool's hints as last listed; nullopt for one no list showed.
+    std::optional<protocol::tool_hints> hints(const std::string& tool) const;
+    // Whether any tools list was learnt yet.
+    bool listed() const { return listed_; }
+
+private:
+    struct facts {
+        bool app_only = false;
+        protocol::tool_hints hints;
+    };
+    // Bounded: an upstream listing ever new names keeps what it knows and learns no more.
+    static constexpr std::size_t max_tools = 10000;
+    std::unordered_map<std::string, facts> tools_;
+    bool listed_ = false;
+};
+
+} // namespace gate::transport
