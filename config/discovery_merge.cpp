@@ -74,7 +74,7 @@ merge_result merge_discovered(const document& configured, std::string_view serve
         merged.push_back(u);
     top["upstreams"] = std::move(merged);
 
-    auto result = parse(json::serialize(root));
+    auto result = parse(json::serialize(root), acceptance::enforced, configured.source.base_dir);
     for (auto& e : result.errors)
         e.pointer = served_pointer(e.pointer, n_configured);
     if (!result.doc)

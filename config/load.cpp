@@ -80,7 +80,7 @@ std::string one_line(const std::vector<error>& errors) {
     return out;
 }
 
-load_result parse(std::string_view json_text, acceptance accept) {
+load_result parse(std::string_view json_text, acceptance accept, const std::string& base_dir) {
     detail::sink errors;
     auto root = detail::read_json(json_text, errors);
     if (!root) {
@@ -89,7 +89,7 @@ load_result parse(std::string_view json_text, acceptance accept) {
     auto facts = detail::gather_facts(*root);
     detail::object_view top(*root, "", errors,
                             {"upstreams", "auth", "policy", "audit", "server", "routing",
-                             "discovery", "tenants", "tracing"});
+                             "discovery", "tenants", "tracing", "definitions"});
     auto doc = std::make_shared<document>();
     if (top.ok()) {
         detail::parse_upstreams(top, facts, doc->upstreams);
@@ -101,6 +101,7 @@ load_result parse(std::string_view json_text, acceptance accept) {
         detail::parse_discovery(top, doc->discovery);
         detail::parse_tenants(top, facts, doc->tenants);
         detail::parse_tracing(top, doc->tracing);
+        detail::parse_definitions(top, doc->definitions, base_dir);
     }
     if (accept == acceptance::enforced) {
         for (auto& e : refuse_unsupported(*root))
@@ -113,6 +114,7 @@ load_result parse(std::string_view json_text, acceptance accept) {
         return {nullptr, std::move(list)};
     }
     doc->source.text = std::make_shared<const std::string>(json_text);
+    doc->source.base_dir = base_dir;
     return {std::move(doc), {}};
 }
 
@@ -138,7 +140,7 @@ load_result load(std::string_view path_or_inline_json, acceptance accept) {
     if (in.bad()) {
         return failure("cannot read config file \"" + path + "\": read failed");
     }
-    return parse(text.str(), accept);
+    return parse(text.str(), accept, std::filesystem::path(path).parent_path().string());
 }
 
 } // namespace gate::config

@@ -31,7 +31,10 @@ enum class acceptance { enforced, specification };
 
 // Parses JSON text and validates structure (unknown keys, types, enums) and every
 // cross-field rule of the spec.
-load_result parse(std::string_view json_text, acceptance accept = acceptance::enforced);
+// `base_dir`: where relative paths in it (definitions.lockFile) are read from (the config
+// file's directory; empty: the working directory).
+load_result parse(std::string_view json_text, acceptance accept = acceptance::enforced,
+                  const std::string& base_dir = {});
 
 // `--config <path>` / GATE_CONFIG: a value starting with '{' (after whitespace) is inline
 // JSON, anything else is a path. Read failures are reported as one error with pointer "".

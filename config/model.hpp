@@ -78,6 +78,16 @@ struct circuit_breaker {
 
 enum class protocol_mode { session, auto_, v2026_07_28 };
 
+// upstreams[].toolLimits[]: rate limits of the upstream's tools whose own name matches one of
+// `names` (`*` wildcards), for everyone together and for each principal; at least one is set.
+struct tool_limit {
+    std::vector<std::string> names;
+    std::optional<std::int64_t> requests_per_minute;
+    std::optional<std::int64_t> per_principal_per_minute;
+
+    bool operator==(const tool_limit&) const = default;
+};
+
 struct upstream {
     std::string id;
     std::vector<std::string> urls; // `url` is normalised to a one-element list
@@ -92,8 +102,11 @@ struct upstream {
     std::optional<config::rate_limit> rate_limit;
     std::optional<config::budget> budget;
     std::optional<std::int64_t> health_check_interval_ms;
-    std::int64_t cache_ttl_ms = 30000; // negative disables caching
-    bool discovered = false;           // served by the discovery source, not the document
+    std::int64_t cache_ttl_ms = 30000;        // negative disables caching
+    bool discovered = false;                  // served by the discovery source, not the document
+    std::vector<tool_limit> tool_limits = {}; // tools/call only (stage 6)
+    // pinDefinitions: off | warn | block; absent: definitions.pin.
+    std::optional<std::string> pin_definitions = std::nullopt;
 
     bool operator==(const upstream&) const = default;
 };
@@ -274,6 +287,16 @@ struct tracing {
     bool operator==(const tracing&) const = default;
 };
 
+// definitions: pinned tool definitions (docs/configuration.md, "Pinned definitions").
+struct definitions {
+    std::string pin = "off"; // off | warn | block: the upstreams' default
+    std::optional<std::string> lock_file;
+    // The lock file's digests, read when the document is: upstream id -> tool -> digest.
+    std::map<std::string, std::map<std::string, std::string>> lock;
+
+    bool operator==(const definitions&) const = default;
+};
+
 struct document {
     std::vector<upstream> upstreams;
     config::auth auth;
@@ -284,10 +307,12 @@ struct document {
     std::optional<config::discovery> discovery;
     std::vector<tenant> tenants;
     std::optional<config::tracing> tracing;
+    config::definitions definitions;
     // The JSON text this document was read from, which discovery merges discovered upstreams
     // into. Not part of what the document means: equal documents may come from other text.
     struct source_text {
         std::shared_ptr<const std::string> text;
+        std::string base_dir; // the config file's directory (relative paths), or empty
         bool operator==(const source_text&) const { return true; }
     } source;
 

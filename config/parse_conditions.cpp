@@ -4,6 +4,7 @@
 // can always be decided: a pointer that is no RFC 6901 pointer, a pattern RE2 refuses, bounds
 // the wrong way round are refused at load, at their place in the document.
 #include "config/parse_sections.hpp"
+#include "protocol/param_headers.hpp"
 
 #include <re2/re2.h>
 
@@ -67,6 +68,33 @@ void read_membership(const object_view& c, argument_condition& out) {
     }
 }
 
+// Numbers compare exactly up to 2^53, the integers a double holds; a larger one in a condition
+// would stand for its neighbours too (a 64-bit id for ids around it).
+constexpr double exact_bound = 9007199254740992.0;
+
+bool beyond_exact(const json::value& v) {
+    if (v.is_int64())
+        return v.get_int64() > 9007199254740992LL || v.get_int64() < -9007199254740992LL;
+    if (v.is_uint64())
+        return v.get_uint64() > 9007199254740992ULL;
+    return v.is_double() && (v.get_double() > exact_bound || v.get_double() < -exact_bound);
+}
+
+// The numbers a condition compares with, as written.
+void check_exact(const object_view& c) {
+    auto report = [&](const json::value& v, const std::string& pointer) {
+        if (beyond_exact(v))
+            c.errors().add(pointer, "is beyond 2^53, where numbers cannot be compared exactly; "
+                                    "test it with a pattern on a string instead");
+    };
+    for (const char* key : {"equals", "min", "max"})
+        if (const auto* v = c.find(key))
+            report(*v, c.pointer_of(key));
+    if (const auto* in = c.find("in"); in && in->is_array())
+        for (std::size_t i = 0; i < in->get_array().size(); ++i)
+            report(in->get_array()[i], child_pointer(c.pointer_of("in"), i));
+}
+
 std::optional<argument_condition> parse_condition(const object_view& c) {
     if (!c.ok())
         return std::nullopt;
@@ -89,6 +117,7 @@ std::optional<argument_condition> parse_condition(const object_view& c) {
     out.min = c.number("min");
     out.max = c.number("max");
     out.present = c.boolean("present");
+    check_exact(c);
     if (out.min && out.max && *out.min > *out.max)
         c.fail("max", "is below min; the bounds are inclusive and min must not exceed max");
     bool tests = c.has("equals") || c.has("in") || c.has("prefix") || c.has("pattern") ||
@@ -107,7 +136,7 @@ std::vector<std::string> parse_scopes(const object_view& subjects) {
     for (std::size_t i = 0; i < scopes.size(); ++i)
         if (!is_scope_token(scopes[i]))
             subjects.errors().add(child_pointer(subjects.pointer_of("scopes"), i),
-                                  quoted(scopes[i]) +
+                                  quoted(protocol::printable(scopes[i], 80)) +
                                       " is not an OAuth scope token (RFC 6749 3.3: printable "
                                       "ASCII without spaces, quotes or backslashes)");
     return scopes;

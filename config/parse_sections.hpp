@@ -36,10 +36,15 @@ void parse_routing(const object_view& root, const std::vector<upstream>& upstrea
 void parse_discovery(const object_view& root, std::optional<discovery>& out);
 void parse_tenants(const object_view& root, const facts& f, std::vector<tenant>& out);
 void parse_tracing(const object_view& root, std::optional<tracing>& out);
+// The definitions section, and the lock file it names (read here, its problems reported at
+// /definitions/lockFile with the line).
+void parse_definitions(const object_view& root, definitions& out, const std::string& base_dir);
 
 // Shared shapes.
 std::optional<budget> parse_budget(const object_view& parent, std::string_view key);
 std::optional<rate_limit> parse_rate_limit(const object_view& parent, std::string_view key);
+// An upstream's `toolLimits` (config/parse_tool_limits.cpp); empty when absent or wrong.
+std::vector<tool_limit> parse_tool_limits(const object_view& upstream);
 // `selector_required`: tenants refuse a missing or empty selector (it would capture every
 // caller); policy rules refuse only an empty one, and only they select by `scopes`.
 std::optional<subjects> parse_subjects(const object_view& parent, std::string_view key,

@@ -116,6 +116,7 @@ void read_guards(const object_view& o, upstream& u) {
             cb.integer("halfOpenAfterMs", bound::non_negative).value_or(30000);
     }
     u.rate_limit = parse_rate_limit(o, "rateLimit");
+    u.tool_limits = parse_tool_limits(o);
     u.budget = parse_budget(o, "budget");
     if (const auto* v = o.find("healthCheck")) {
         object_view hc(*v, o.pointer_of("healthCheck"), o.errors(), {"intervalMs"});
@@ -123,6 +124,7 @@ void read_guards(const object_view& o, upstream& u) {
         u.health_check_interval_ms = hc.integer("intervalMs", bound::positive);
     }
     u.cache_ttl_ms = o.integer("cacheTtlMs").value_or(30000);
+    u.pin_definitions = o.one_of("pinDefinitions", {"off", "warn", "block"});
 }
 
 upstream parse_upstream(const object_view& o, const facts& f, seen_names& seen) {
@@ -182,7 +184,7 @@ void parse_upstreams(const object_view& root, const facts& f, std::vector<upstre
         object_view o((*arr)[i], child_pointer(base, i), root.errors(),
                       {"id", "url", "urls", "namespace", "protocol", "owner", "labels", "auth",
                        "timeouts", "circuitBreaker", "rateLimit", "budget", "healthCheck",
-                       "cacheTtlMs"});
+                       "cacheTtlMs", "pinDefinitions", "toolLimits"});
         if (o.ok()) {
             out.push_back(parse_upstream(o, f, seen));
         }

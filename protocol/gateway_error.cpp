@@ -56,6 +56,9 @@ constexpr std::array<row, gateway_error_count> table = {{
     {"server_request_denied", 200, ec::policy_denied, mc::policy_denied, f::json_rpc, o::denied, "",
      "policy denied {} from upstream {} to this client (docs/security.md, server-initiated "
      "requests)"},
+    {"definition_withheld", 200, ec::policy_denied, mc::policy_denied, f::json_rpc, o::denied, "",
+     "tool \"{}\" is withheld: {} (definitions pinned with block); review the change, then lock "
+     "it (gate definitions lock) and reload"},
     {"input_missing", 200, ec::internal_error, ec::internal_error, f::json_rpc, o::error, "",
      "the client's retry answered {} with no result object"},
     {"input_not_retried", 200, ec::internal_error, ec::internal_error, f::json_rpc, o::error, "",

@@ -40,6 +40,7 @@ enum class gateway_error : std::uint8_t {
     // JSON-RPC errors gate answers an upstream's request with, on its client's behalf.
     client_gone,           // the client of the bridged session disconnected
     server_request_denied, // the policy does not let this upstream ask this client
+    definition_withheld,   // a tool whose definition changed, under a `block` pin
     input_missing,         // a 2026-07-28 client's retry answered an input request badly
     input_not_retried,     // a 2026-07-28 client did not retry in time
     no_client_to_ask,      // a request on gate's shared session, which has no client

@@ -252,6 +252,13 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
             auto client_name = named ? snap_->codec.client_name(i, name) : std::string(name);
             invocation what{server, method, name, client_name};
             what.listing = true;
+            // A shortened name's full spelling, which a client may call it by too.
+            std::string full;
+            if (named && snap_->codec.max_length() > 0) {
+                full = snap_->codec.encode(i, name);
+                if (full != client_name)
+                    what.other_name = full;
+            }
             if (kind == list_kind::tools)
                 what.hints = protocol::tool_hints::of(*o);
             if (!snap_->policy || snap_->policy->decide(who, what).allowed) {

@@ -1,6 +1,7 @@
 #include "actors/guards/limiter.hpp"
 
 #include "actors/guards/principal_windows.hpp"
+#include "actors/guards/tool_limits.hpp"
 
 #include <caf/all.hpp>
 #include <unordered_map>
@@ -14,6 +15,7 @@ struct limiter_state {
     std::optional<principal_windows> principals;
     std::int64_t principal_limit = 0;
     std::unordered_map<std::string, sliding_window> tenants;
+    std::optional<tool_windows> tools;
     static inline const char* name = "gate.limiter";
 };
 
@@ -41,6 +43,13 @@ limiter_actor::behavior_type limiter(limiter_actor::stateful_pointer<limiter_sta
                 st.principal_limit = m.per_minute;
             }
             m.reply(st.principals->take_batch(m.principal, self->clock().now(), m.demand));
+        },
+        [=](tool_limit_ask& m) {
+            auto& tools = self->state.tools;
+            if (!tools)
+                tools.emplace(max_principals);
+            m.reply(tools->take_batch(m.scope, m.principal, m.per_minute, self->clock().now(),
+                                      m.demand));
         },
     };
 }

@@ -1,7 +1,8 @@
 // The limiter actor: the global request window (server.rateLimit.requestsPerMinute), a
 // sliding window over every JSON-RPC request on the MCP endpoint, and one window per
 // authenticated principal (perPrincipalPerMinute: actors/guards/principal_windows) and one shared
-// by each tenant's principals (tenants[].rateLimit). The io thread does not ask per request: it
+// by each tenant's principals (tenants[].rateLimit), and the tool limits' windows
+// (upstreams[].toolLimits: actors/guards/tool_limits). The io thread does not ask per request: it
 // asks for a batch of slots (sliding_window::take_batch) sized by what it expects to spend
 // (slot_demand) and spends them itself (slot_lease), so a limit high enough never to trip costs
 // about one message per window slot, and a low one is exact. A batch of 0 slots is the refusal,
@@ -46,9 +47,18 @@ struct tenant_limit_ask {
     reply_to<sliding_window::batch> reply;
 };
 
+// A batch of a tool limit's window (actors/guards/tool_limits): `scope` everyone's, or
+// `principal`'s own in it when not empty; its limit travels with the ask.
+struct tool_limit_ask {
+    std::string scope, principal;
+    std::int64_t per_minute = 0;
+    slot_demand demand;
+    reply_to<sliding_window::batch> reply;
+};
+
 using limiter_actor =
     caf::typed_actor<caf::reacts_to<limit_ask>, caf::reacts_to<principal_limit_ask>,
-                     caf::reacts_to<tenant_limit_ask>>;
+                     caf::reacts_to<tenant_limit_ask>, caf::reacts_to<tool_limit_ask>>;
 
 // `max_principals`: the per-principal windows kept at most (actors/guards/principal_windows).
 limiter_actor spawn_limiter(caf::actor_system& sys, std::size_t max_principals = 100'000);
@@ -58,3 +68,4 @@ limiter_actor spawn_limiter(caf::actor_system& sys, std::size_t max_principals =
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::limit_ask)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::principal_limit_ask)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::tenant_limit_ask)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::tool_limit_ask)

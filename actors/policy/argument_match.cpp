@@ -35,16 +35,6 @@ std::vector<std::string> split_pointer(std::string_view p) {
     }
 }
 
-std::optional<double> number_of(const json::value& v) {
-    if (v.is_double())
-        return v.get_double();
-    if (v.is_int64())
-        return static_cast<double>(v.get_int64());
-    if (v.is_uint64())
-        return static_cast<double>(v.get_uint64());
-    return std::nullopt;
-}
-
 } // namespace
 
 const json::value* value_at(const json::object& root, const std::vector<std::string>& tokens) {
@@ -84,7 +74,7 @@ argument_match::~argument_match() = default;
 argument_match::argument_match(argument_match&&) noexcept = default;
 argument_match& argument_match::operator=(argument_match&&) noexcept = default;
 
-bool argument_match::holds(const json::object* arguments) const {
+bool argument_match::holds(const json::object* arguments, bool refusing) const {
     // The empty pointer is the arguments themselves: only `present` can test them.
     bool whole = tokens_.empty();
     const json::value* v = arguments && !whole ? value_at(*arguments, tokens_) : nullptr;
@@ -94,26 +84,53 @@ bool argument_match::holds(const json::object* arguments) const {
     bool tests = c_.equals || !c_.in.empty() || c_.prefix || c_.pattern || c_.min || c_.max;
     if (!v)
         return !tests;
-    if (c_.equals && !scalar_equals(*v, *c_.equals))
+    switch (test(*v)) {
+    case verdict::passes:
+        return true;
+    case verdict::fails:
         return false;
-    if (!c_.in.empty() && std::none_of(c_.in.begin(), c_.in.end(),
-                                       [&](const auto& w) { return scalar_equals(*v, w); }))
-        return false;
-    if (c_.prefix && !(v->is_string() && v->get_string().starts_with(*c_.prefix)))
-        return false;
-    if (pattern_) {
-        if (!v->is_string())
-            return false;
-        std::string_view text = v->get_string();
-        if (!RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *pattern_))
-            return false;
+    case verdict::other_kind:
+        break;
     }
+    // A value of another kind than a test reads (a number written as text, a list where a
+    // name was meant) may still be what the upstream takes it for: a deny's condition holds
+    // (it fails closed), a grant's does not.
+    return refusing;
+}
+
+argument_match::verdict argument_match::test(const json::value& v) const {
+    bool other = false;
+    auto check = [&](bool kind_ok, bool passes) {
+        if (!kind_ok)
+            other = true;
+        return kind_ok && passes;
+    };
+    if (c_.equals && !check(same_kind(v, *c_.equals), scalar_equals(v, *c_.equals)))
+        return other ? verdict::other_kind : verdict::fails;
+    if (!c_.in.empty()) {
+        bool kind_ok =
+            std::any_of(c_.in.begin(), c_.in.end(), [&](const auto& w) { return same_kind(v, w); });
+        bool found = std::any_of(c_.in.begin(), c_.in.end(),
+                                 [&](const auto& w) { return scalar_equals(v, w); });
+        if (!check(kind_ok, found))
+            return other ? verdict::other_kind : verdict::fails;
+    }
+    std::string_view text = v.is_string() ? std::string_view(v.get_string()) : std::string_view();
+    if (c_.prefix && !check(v.is_string(), text.starts_with(*c_.prefix)))
+        return other ? verdict::other_kind : verdict::fails;
+    if (pattern_ &&
+        !check(v.is_string(),
+               v.is_string() &&
+                   RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *pattern_)))
+        return other ? verdict::other_kind : verdict::fails;
     if (c_.min || c_.max) {
-        auto n = number_of(*v);
-        if (!n || (c_.min && *n < *c_.min) || (c_.max && *n > *c_.max))
-            return false;
+        auto n = json_number(v);
+        bool within = n && (!c_.min || *n >= static_cast<long double>(*c_.min)) &&
+                      (!c_.max || *n <= static_cast<long double>(*c_.max));
+        if (!check(n.has_value(), within))
+            return other ? verdict::other_kind : verdict::fails;
     }
-    return true;
+    return verdict::passes;
 }
 
 } // namespace gate

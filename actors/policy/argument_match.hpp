@@ -26,10 +26,14 @@ public:
     argument_match& operator=(argument_match&&) noexcept;
 
     // Whether the value at the pointer into `arguments` (null: the call has none) passes every
-    // test.
-    bool holds(const boost::json::object* arguments) const;
+    // test. `refusing`: the condition is a deny entry's, which holds for a value of another
+    // kind than its tests read (fails closed).
+    bool holds(const boost::json::object* arguments, bool refusing = false) const;
 
 private:
+    enum class verdict { passes, fails, other_kind };
+    verdict test(const boost::json::value& v) const;
+
     config::argument_condition c_;
     std::vector<std::string> tokens_; // the pointer's reference tokens, unescaped
     std::unique_ptr<re2::RE2> pattern_;

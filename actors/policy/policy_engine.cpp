@@ -117,7 +117,8 @@ bool policy_engine::covers(const entry& e, const invocation& what, bool deny) {
     if (!e.methods.empty() && std::none_of(e.methods.begin(), e.methods.end(), method_ok))
         return false;
     if (!e.names.empty() && std::none_of(e.names.begin(), e.names.end(), [&](const auto& n) {
-            return glob_match(n, what.name) || glob_match(n, what.client_name);
+            return glob_match(n, what.name) || glob_match(n, what.client_name) ||
+                   (!what.other_name.empty() && glob_match(n, what.other_name));
         }))
         return false;
     if (!e.annotations.empty()) {
@@ -137,7 +138,7 @@ bool policy_engine::covers(const entry& e, const invocation& what, bool deny) {
     if (what.listing)
         return !deny;
     return std::all_of(e.arguments.begin(), e.arguments.end(),
-                       [&](const argument_match& c) { return c.holds(what.arguments); });
+                       [&](const argument_match& c) { return c.holds(what.arguments, deny); });
 }
 
 template <class Refuses, class Grants>

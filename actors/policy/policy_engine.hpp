@@ -50,6 +50,9 @@ struct invocation {
     std::span<const std::string_view> methods;
     std::string_view name;        // as the upstream knows it
     std::string_view client_name; // as the client sees it (namespaced)
+    // The other spelling of a shortened name (the full namespaced name when the alias was
+    // sent, and the alias when the full one was); empty when names are not shortened.
+    std::string_view other_name;
     // The call's `arguments` (tools/call, prompts/get); null for a call without any.
     const boost::json::object* arguments = nullptr;
     // Whether to list the item rather than call it: the arguments are not known yet, so an

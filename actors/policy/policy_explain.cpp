@@ -11,6 +11,10 @@ namespace {
 // Where the invocation goes: the upstream's id and the item's names, or why it cannot be told.
 std::variant<explained, std::string> placed(const policy_world& world, const explain_request& r) {
     explained e;
+    if (r.method == "completion/complete")
+        return std::string(
+            "a completion is decided as the prompts/get or resources/read of what it "
+            "completes: ask about that");
     bool named = r.method == "tools/call" || r.method == "prompts/get";
     const auto& ups = world.doc.upstreams;
     auto index_of = [&](std::string_view id) -> std::optional<std::size_t> {

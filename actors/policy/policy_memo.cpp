@@ -8,7 +8,11 @@ policy_decision policy_memo::decide(const std::shared_ptr<const policy_engine>& 
         decisions_.clear();
         engine_ = engine;
     }
-    if (engine->reads_arguments() && what.arguments)
+    // Arguments are the caller's to vary, and names longer than any tool's (a URI may be) would
+    // let one caller fill the memo with its keys: decided afresh.
+    constexpr std::size_t longest_remembered = 512;
+    if ((engine->reads_arguments() && what.arguments) ||
+        what.name.size() + what.client_name.size() + what.other_name.size() > longest_remembered)
         return engine->decide(caller, what);
     key_.clear();
     engine->append_principal_key(key_, caller);
@@ -17,6 +21,7 @@ policy_decision policy_memo::decide(const std::shared_ptr<const policy_engine>& 
         append_key_part(key_, m);
     append_key_part(key_, what.name);
     append_key_part(key_, what.client_name);
+    append_key_part(key_, what.other_name);
     key_ += what.listing ? 'l' : 'c';
     if (engine->reads_annotations())
         key_ += what.hints ? static_cast<char>('0' + what.hints->set) : '-';

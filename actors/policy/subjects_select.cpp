@@ -1,6 +1,7 @@
 #include "actors/policy/subjects_select.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gate {
 
@@ -12,46 +13,67 @@ template <class List, class Pred> bool any_or_none(const List& l, Pred pred) {
     return l.empty() || std::any_of(l.begin(), l.end(), pred);
 }
 
-// RFC 8693's `scope` (space-separated) or a `scp` claim (a list, or a string).
-bool holds_scope(const principal& p, std::string_view want) {
-    auto in_text = [&](std::string_view text) {
-        while (!text.empty()) {
-            auto sp = text.find(' ');
-            if (text.substr(0, sp) == want)
-                return true;
-            if (sp == std::string_view::npos)
-                return false;
-            text.remove_prefix(sp + 1);
-        }
-        return false;
+} // namespace
+
+std::vector<std::string> held_scopes(const principal& p) {
+    std::vector<std::string> out;
+    auto add = [&](std::string_view s) {
+        if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end())
+            out.emplace_back(s);
     };
     for (const char* claim : {"scope", "scp"}) {
         const auto* v = p.claims.if_contains(claim);
-        if (!v)
-            continue;
-        if (v->is_string() && in_text(v->get_string()))
-            return true;
-        if (const auto* list = v->if_array())
+        if (v && v->is_string()) {
+            std::string_view text = v->get_string();
+            for (auto sp = text.find(' ');; sp = text.find(' ')) {
+                add(text.substr(0, sp));
+                if (sp == std::string_view::npos)
+                    break;
+                text.remove_prefix(sp + 1);
+            }
+        } else if (const auto* list = v ? v->if_array() : nullptr) {
             for (const auto& s : *list)
-                if (s.is_string() && s.get_string() == want)
-                    return true;
+                if (s.is_string())
+                    add(s.get_string());
+        }
     }
-    return false;
+    return out;
 }
 
-} // namespace
+bool is_scope_token(std::string_view s) {
+    if (s.empty())
+        return false;
+    for (unsigned char c : s)
+        if (c < 0x21 || c > 0x7e || c == '"' || c == '\\')
+            return false;
+    return true;
+}
+
+std::optional<long double> json_number(const json::value& v) {
+    if (v.is_int64())
+        return static_cast<long double>(v.get_int64());
+    if (v.is_uint64())
+        return static_cast<long double>(v.get_uint64());
+    if (v.is_double() && std::isfinite(v.get_double()))
+        return static_cast<long double>(v.get_double());
+    return std::nullopt;
+}
+
+bool same_kind(const json::value& have, const config::claim_value& want) {
+    if (std::holds_alternative<std::string>(want))
+        return have.is_string();
+    if (std::holds_alternative<bool>(want))
+        return have.is_bool();
+    return json_number(have).has_value();
+}
 
 bool scalar_equals(const json::value& have, const config::claim_value& want) {
     if (const auto* s = std::get_if<std::string>(&want))
         return have.is_string() && have.get_string() == *s;
     if (const auto* b = std::get_if<bool>(&want))
         return have.is_bool() && have.get_bool() == *b;
-    double d = std::get<double>(want);
-    if (have.is_int64())
-        return static_cast<double>(have.get_int64()) == d;
-    if (have.is_uint64())
-        return static_cast<double>(have.get_uint64()) == d;
-    return have.is_double() && have.get_double() == d;
+    auto n = json_number(have);
+    return n && *n == static_cast<long double>(std::get<double>(want));
 }
 
 selection select_principal(const config::subjects& s, const principal& p) {
@@ -68,9 +90,12 @@ selection select_principal(const config::subjects& s, const principal& p) {
         if (!have || !scalar_equals(*have, want))
             return selection::no;
     }
-    for (const auto& scope : s.scopes)
-        if (!holds_scope(p, scope))
-            return selection::lacks_scopes;
+    if (!s.scopes.empty()) {
+        auto held = held_scopes(p);
+        for (const auto& scope : s.scopes)
+            if (std::find(held.begin(), held.end(), scope) == held.end())
+                return selection::lacks_scopes;
+    }
     return selection::yes;
 }
 

@@ -62,6 +62,8 @@ std::string to_json_line(const audit_event& e) {
     w.maybe("upstream", e.upstream);
     if (e.owner)
         w.raw("owner", *e.owner);
+    if (e.definition)
+        w.raw("definition", *e.definition);
     w.maybe("decision", e.decision);
     w.maybe("ruleId", e.rule_id);
     if (!e.required_scopes.empty()) {

@@ -31,6 +31,8 @@ struct audit_event {
     // The upstream's configured owner ({org, team, contact}, those set), as the spec has it
     // surface in audit.
     std::optional<boost::json::object> owner;
+    // A definitionChanged event's {pinned, listed, action} (pinned definitions).
+    std::optional<boost::json::object> definition;
 };
 
 // One JSON object, field names as the spec spells them; absent fields are omitted.

@@ -113,10 +113,11 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
                                           resource_metadata),
               pipeline::make_global_limit(guard_services, limit_leases),
               pipeline::make_route(call_services), pipeline::make_authorize(resource_metadata),
-              pipeline::make_upstream_guards({budgets, stats}), pipeline::make_proxy(call_services),
-              pipeline::make_egress(call_services)},
+              pipeline::make_upstream_guards({budgets, stats, guard_services, limit_leases.tools}),
+              pipeline::make_proxy(call_services), pipeline::make_egress(call_services)},
              pipeline::make_audit(guard_services, stats), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
+    definitions->use(doc);
     icons.learn_through([this](std::shared_ptr<const snapshot> snap, std::size_t upstream) {
         return learn_icons(std::move(snap), upstream);
     });
@@ -203,8 +204,11 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
             i.keeper.tell(bridge_upstream_gone{old->config().id});
             i.server_requests.forget_upstream(old->config().id);
         }
-    for (const auto& c : view->clients)
+    i.definitions->use(*snap->doc); // before a new client lists its tools
+    for (const auto& c : view->clients) {
         i.wire(c);
+        c->judge_tools_again();
+    }
     auto discovered = snap->doc->discovered_count();
     spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} new "
                  "or changed, {} retired",

@@ -80,6 +80,10 @@ public:
                                       std::string_view source = "reload");
     // Hands the audit events and spans queued this turn to their sinks now (before a flush).
     void feed_sinks();
+    // `gate definitions lock`: lists every upstream's tools as gate's own (on the io thread)
+    // and hands `done` the lock file's text, one line per tool, sorted; or, with `ok` false,
+    // what could not be listed.
+    void definitions_lock(std::function<void(bool ok, std::string text)> done);
     // One discovery poll's outcome (gate_discovery_syncs_total) and the discovered upstreams it
     // left out (gate_discovery_refused_upstreams_total).
     void count_discovery(std::string_view outcome, std::size_t refused);

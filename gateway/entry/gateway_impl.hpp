@@ -6,6 +6,7 @@
 #include "actors/policy/policy_engine.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
+#include "gateway/entry/definition_reports.hpp"
 #include "gateway/entry/gateway.hpp"
 #include "gateway/entry/guard_stage_services.hpp"
 #include "gateway/entry/mcp_method_services.hpp"
@@ -140,6 +141,9 @@ struct gateway::impl final : http_handler,
     icon_proxy icons{[this](const std::string& upstream, std::string_view reason) {
         stats.icon_dropped(upstream, reason);
     }};
+    // Pinned tool definitions, judged at each tools list an upstream client fetches.
+    std::shared_ptr<definition_reports> definitions = std::make_shared<definition_reports>(
+        stats, [this](audit_event e) { sinks.audit(std::move(e)); });
     session_table sessions;
     // The sessions, lists and server requests a fleet shares (gateway/fleet/fleet_sessions.hpp),
     // and what the fleet's side asks of the gateway.

@@ -56,6 +56,14 @@ guard_stage_services::take_local(pipeline::limit_window window, const std::strin
     });
 }
 
+boost::asio::awaitable<std::optional<guard_stage_services::batch>>
+guard_stage_services::take_tool(const std::string& scope, const std::string& principal,
+                                std::int64_t per_minute, const slot_demand& demand) {
+    co_return co_await ask<batch>(g_.actors()->limiter, [&](reply_to<batch> r) {
+        return tool_limit_ask{scope, principal, per_minute, demand, std::move(r)};
+    });
+}
+
 boost::asio::awaitable<std::optional<std::int64_t>>
 guard_stage_services::reserve(const budget_ledger::account_ref& ref, wall_time now) {
     auto keeper = g_.actors()->budgets;

@@ -9,6 +9,7 @@
 #include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/s2_authenticate.hpp"
 #include "gateway/pipeline/s3_global_limit.hpp"
+#include "gateway/pipeline/s6_tool_limits.hpp"
 #include "gateway/pipeline/s6_upstream_guards.hpp"
 #include "gateway/pipeline/s9_audit.hpp"
 
@@ -16,9 +17,11 @@ namespace gate::transport {
 
 class guard_stage_services final : public pipeline::authenticate_services,
                                    public pipeline::global_limit_services,
+                                   public pipeline::tool_limit_services,
                                    public budget_source,
                                    public pipeline::audit_services {
 public:
+    using batch = sliding_window::batch; // the same type in both limit interfaces
     explicit guard_stage_services(gateway::impl& g) : g_(g) {}
 
     // Stage 2: the token authenticator (used only with auth.mode "required").
@@ -27,7 +30,8 @@ public:
     boost::asio::awaitable<result> authenticate(std::optional<std::string_view> authorization,
                                                 bool query_token) override;
 
-    // Stage 3: the limiter actor, and the fleet's store first where there is one.
+    // Stage 3 (and stage 6's tool limits): the limiter actor, and the fleet's store first
+    // where there is one.
     bool limiting() const override;
     boost::asio::awaitable<std::optional<batch>> take_shared(const std::string& scope,
                                                              std::int64_t per_minute,
@@ -36,6 +40,12 @@ public:
                                                             const std::string& key,
                                                             std::int64_t per_minute,
                                                             const slot_demand& demand) override;
+
+    // Stage 6's tool limits: limiting() and take_shared() above, and the limiter's windows.
+    boost::asio::awaitable<std::optional<batch>> take_tool(const std::string& scope,
+                                                           const std::string& principal,
+                                                           std::int64_t per_minute,
+                                                           const slot_demand& demand) override;
 
     // Stage 6's budgets (and the task methods'): the fleet's allowance, else the keeper's.
     boost::asio::awaitable<std::optional<std::int64_t>>

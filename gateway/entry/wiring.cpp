@@ -29,6 +29,7 @@ private:
 
 void gateway::impl::wire(const std::shared_ptr<upstream_client>& client) {
     client->start_health_checks();
+    client->watch_definitions(definitions);
     if (fleet)
         client->share_through(fleet);
     if (parts.tap)

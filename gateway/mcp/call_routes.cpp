@@ -22,6 +22,7 @@ request_context lister_of(const request_context& rec) {
     request_context side;
     side.view = rec.view;
     side.caller = rec.caller;
+    side.tenant_index = rec.tenant_index; // what its tenant does not see is not asked for it
     side.authorization = rec.authorization;
     side.session = rec.session;
     side.modern = rec.modern;
@@ -38,13 +39,13 @@ bool is_bare_tool_name(std::string_view method, const json::object& params,
     return name && name->is_string() && !rec.view->snap->codec.decode(name->get_string());
 }
 
-// Whether the policy tests the annotations of tools at the upstream this tools/call names and
-// gate has never listed that upstream's tools: it lists them before the call is decided, so a
-// tool is judged by what it declares, not by MCP's cautious defaults (named).
+// Whether gate has never listed the tools of the upstream this tools/call names and a decision
+// needs them: the policy tests their annotations, or its definitions are pinned with `block`.
+// It lists them before the call is decided, so a tool is judged by what it declares, not by
+// MCP's cautious defaults, and a changed tool is withheld from its first call on (named).
 bool needs_tool_list(std::string_view method, const json::object& params,
                      const request_context& rec) {
-    const auto& policy = rec.view->snap->policy;
-    if (method != "tools/call" || !policy || !policy->reads_annotations())
+    if (method != "tools/call")
         return false;
     auto* name = params.if_contains("name");
     if (!name || !name->is_string())
@@ -52,8 +53,13 @@ bool needs_tool_list(std::string_view method, const json::object& params,
     auto d = rec.view->snap->codec.decode(name->get_string());
     if (!d || d->upstream >= rec.view->clients.size())
         return false;
-    return policy->reads_annotations_of(rec.view->snap->upstream(d->upstream).id) &&
-           !rec.view->clients[d->upstream]->tools_listed();
+    const auto& client = *rec.view->clients[d->upstream];
+    if (!client.tools_list_wanted(std::chrono::steady_clock::now()))
+        return false;
+    // A `block` pin judges a tool by its listed definition too.
+    const auto& policy = rec.view->snap->policy;
+    return client.blocks_changed_tools() ||
+           (policy && policy->reads_annotations_of(rec.view->snap->upstream(d->upstream).id));
 }
 
 pipeline::routing settle_route(std::variant<route, route_error> outcome, const json::value& id,
@@ -95,6 +101,12 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     if (!may_call_tool(rec, r->upstream, own, r->name))
         return routed;
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
+    if (const auto* why = client.withheld_tool(own)) {
+        rec.name = r->name;
+        return refusal_with(
+            rec, id, gateway_error::definition_withheld,
+            protocol::gateway_error_text(gateway_error::definition_withheld, {r->name, *why}));
+    }
     if (const auto* why = client.dropped_tool(own)) {
         rec.name = r->name;
         return refusal_with(rec, id, gateway_error::invalid_params,
@@ -140,8 +152,11 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
         if (auto r = resolve_by_name(*rec.view->snap, method, params))
             co_return for_this_client(method, id, settle_route(std::move(*r), id, rec), rec);
     } else {
-        if (needs_tool_list(method, params, rec))
+        if (needs_tool_list(method, params, rec)) {
+            auto d = rec.view->snap->codec.decode(params.at("name").get_string());
+            rec.view->clients[d->upstream]->tools_list_tried(std::chrono::steady_clock::now());
             co_await learn_names(method, rec);
+        }
         if (auto routed_by_name = by_name(method, id, params, rec))
             co_return std::move(*routed_by_name);
     }

@@ -138,6 +138,10 @@ asio::awaitable<std::vector<fetched_list>> list_methods::fetch(protocol::list_ki
             // gate's own fetches, by the client itself.
             if (!tickets.empty() && !tickets[i])
                 co_return fetched_list{plan.fetch[i], std::nullopt};
+            // An upstream the caller's tenant does not see is not asked on its behalf (with a
+            // per-caller credential, that would hand it the caller's token).
+            if (!tenant_sees(rec, plan.fetch[i]))
+                co_return fetched_list{plan.fetch[i], std::nullopt};
             co_return co_await fetch_one(kind, plan, plan.fetch[i],
                                          tickets.empty() ? nullptr : tickets[i], rec);
         });

@@ -80,6 +80,11 @@ metrics::metrics()
                             .Help("Decisions of the policy, by decision (allow, deny, step_up) "
                                   "and deciding rule (default when none did)")
                             .Register(*registry_)),
+      definition_changes_(prometheus::BuildCounter()
+                              .Name("gate_definition_changes_total")
+                              .Help("Tool definitions that differ from their pin (the lock "
+                                    "file's, or the first seen), once per new digest")
+                              .Register(*registry_)),
       tenant_upstream_calls_(prometheus::BuildCounter()
                                  .Name("gate_tenant_upstream_calls_total")
                                  .Help("Upstream invocations charged to each tenant")
@@ -191,6 +196,12 @@ void metrics::register_session_series() {
                                 "specification's rule once namespaced, by upstream and reason: "
                                 "too_long (over 128 characters), charset, empty")
                           .Register(*registry_);
+    tool_limit_refusals_ = &prometheus::BuildCounter()
+                                .Name("gate_tool_limit_refusals_total")
+                                .Help("tools/call refused by a limit of upstreams[].toolLimits, "
+                                      "by upstream and limit: everyone (requestsPerMinute) or "
+                                      "principal (perPrincipalPerMinute)")
+                                .Register(*registry_);
     icons_dropped_ = &prometheus::BuildCounter()
                           .Name("gate_icons_dropped_total")
                           .Help("Icons left out of lists and serverInfo, by upstream and reason: "
@@ -235,6 +246,11 @@ void metrics::session_evicted(std::string_view reason) {
 void metrics::tool_dropped(const std::string& upstream, std::string_view reason) {
     std::lock_guard lock(mutex_);
     tools_dropped_->Add({{"upstream", upstream}, {"reason", std::string(reason)}}).Increment();
+}
+
+void metrics::tool_limit_refused(const std::string& upstream, std::string_view limit) {
+    std::lock_guard lock(mutex_);
+    tool_limit_refusals_->Add({{"upstream", upstream}, {"limit", std::string(limit)}}).Increment();
 }
 
 void metrics::icon_dropped(const std::string& upstream, std::string_view reason) {
@@ -391,7 +407,16 @@ void metrics::tenant_request(const std::string& tenant, protocol::outcome outcom
 
 void metrics::policy_decision(std::string_view decision, const std::optional<std::string>& rule) {
     policy_decisions_
-        .Add({{"decision", std::string(decision)}, {"rule", rule ? *rule : std::string("default")}})
+        .Add({{"decision", std::string(decision)}, {"rule", rule ? *rule : std::string()}})
+        .Increment();
+}
+
+void metrics::definition_change(const std::string& upstream, std::string_view change,
+                                std::string_view action) {
+    definition_changes_
+        .Add({{"upstream", upstream},
+              {"change", std::string(change)},
+              {"action", std::string(action)}})
         .Increment();
 }
 

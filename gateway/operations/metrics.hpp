@@ -34,8 +34,12 @@ public:
     void tenant_request(const std::string& tenant, protocol::outcome outcome,
                         std::int64_t upstream_calls);
     // One decision of the policy (gate_policy_decisions_total): allow, deny or step_up, and
-    // the deciding rule (`default` when none did).
+    // the deciding rule (empty when the default decided: no rule id is empty).
     void policy_decision(std::string_view decision, const std::optional<std::string>& rule);
+    // A tool definition that differs from its pin, told once per new digest
+    // (gate_definition_changes_total{upstream, change: changed | new, action: warn | block}).
+    void definition_change(const std::string& upstream, std::string_view change,
+                           std::string_view action);
     // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
     // full, a batch the receiver refused) and webhook deliveries.
     void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
@@ -70,6 +74,9 @@ public:
     // (`principal_share`, `table_full`: gateway/mcp/session_shares).
     void session_evicted(std::string_view reason);
     void session_refused(std::string_view reason);
+    // A tools/call refused by one of its upstream's toolLimits
+    // (gate_tool_limit_refusals_total{upstream,limit}; limit: everyone, principal).
+    void tool_limit_refused(const std::string& upstream, std::string_view limit);
     // A tool left out of the lists for its name (gate_tools_dropped_total{upstream,reason}).
     void tool_dropped(const std::string& upstream, std::string_view reason);
     // An icon left out of a list or a serverInfo (gate_icons_dropped_total{upstream,reason}:
@@ -122,9 +129,11 @@ private:
     std::array<prometheus::Counter*, 2> session_refusals_{};
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Family<prometheus::Counter>* tools_dropped_ = nullptr;
+    prometheus::Family<prometheus::Counter>* tool_limit_refusals_ = nullptr;
     prometheus::Family<prometheus::Counter>* icons_dropped_ = nullptr;
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& policy_decisions_;
+    prometheus::Family<prometheus::Counter>& definition_changes_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;
     prometheus::Counter* webhook_delivered_ = nullptr;

@@ -4,15 +4,47 @@
 // (they hold nothing).
 #pragma once
 
+#include "actors/guards/sliding_window.hpp"
 #include "actors/guards/slot_lease.hpp"
 #include "transport/ask_flight.hpp"
 
+#include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 namespace gate::transport {
+
+// One window's admission: a slot of `lease`, or a batch asked for (one ask at a time) for what
+// the lease expects to spend (slot_demand); `ask(demand)` gives an
+// awaitable<optional<sliding_window::batch>> (nullopt: nobody answered). nullopt: admitted
+// (an unanswered ask fails open); otherwise the refusing batch, with its wait.
+template <class Ask>
+boost::asio::awaitable<std::optional<sliding_window::batch>>
+admit_through(slot_lease& lease, ask_flight& flight, Ask ask) {
+    using clock = std::chrono::steady_clock;
+    std::optional<sliding_window::batch> got;
+    for (;;) {
+        auto now = clock::now();
+        if (lease.take(now))
+            co_return std::nullopt;
+        // Requests arriving while the ask is out spend what it brings.
+        if (co_await flight.run_or_wait(
+                [&, demand = lease.demand(now)]() mutable -> boost::asio::awaitable<void> {
+                    got = co_await ask(demand);
+                }))
+            break;
+    }
+    if (!got)
+        co_return std::nullopt; // nobody answered: fail open
+    if (got->taken > 0) {
+        lease.grant(got->taken, got->until, clock::now());
+        co_return std::nullopt;
+    }
+    co_return got;
+}
 
 class lease_table {
 public:

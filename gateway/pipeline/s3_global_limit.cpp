@@ -20,33 +20,6 @@ namespace {
 
 using batch = sliding_window::batch;
 
-// One limit's admission: a slot of `lease`, or a batch asked for (one ask at a time) for what
-// the lease expects to spend (slot_demand). nullopt: admitted; otherwise the refusing batch,
-// with its wait.
-template <class Ask>
-boost::asio::awaitable<std::optional<batch>> admit(slot_lease& lease, ask_flight& flight, Ask ask) {
-    using clock = std::chrono::steady_clock;
-    std::optional<batch> got;
-    for (;;) {
-        auto now = clock::now();
-        if (lease.take(now))
-            co_return std::nullopt;
-        // Requests arriving while the ask is out spend what it brings.
-        if (co_await flight.run_or_wait(
-                [&, demand = lease.demand(now)]() mutable -> boost::asio::awaitable<void> {
-                    got = co_await ask(demand);
-                }))
-            break;
-    }
-    if (!got)
-        co_return std::nullopt; // the limiter did not answer: fail open
-    if (got->taken > 0) {
-        lease.grant(got->taken, got->until, clock::now());
-        co_return std::nullopt;
-    }
-    co_return got;
-}
-
 class global_limit final : public stage {
 public:
     global_limit(global_limit_services& limiter, limit_leases& leases)
@@ -88,7 +61,7 @@ private:
         std::string scope = window == limit_window::global   ? std::string("global")
                             : window == limit_window::tenant ? "tenant:" + key
                                                              : "principal:" + key;
-        co_return co_await admit(
+        co_return co_await admit_through(
             slots, flight,
             [&](const slot_demand& demand) -> boost::asio::awaitable<std::optional<batch>> {
                 if (auto b = co_await limiter_.take_shared(scope, per_minute, demand))

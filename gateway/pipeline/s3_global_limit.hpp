@@ -52,12 +52,14 @@ struct limit_leases {
     slot_lease global;
     ask_flight global_flight;
     lease_table principals, tenants;
+    lease_table tools; // stage 6's tool limits (s6_tool_limits.hpp), by window
     // Slots granted under the old limits go (a reload): the new ones hold from the next
     // request. Asks in flight stay, and what they bring is spent as usual.
     void revoke_all() {
         global = slot_lease{};
         principals.revoke_all();
         tenants.revoke_all();
+        tools.revoke_all();
     }
 };
 

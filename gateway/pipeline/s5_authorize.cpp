@@ -9,6 +9,7 @@
 #include "gateway/pipeline/s5_authorize.hpp"
 
 #include "actors/policy/policy_memo.hpp"
+#include "actors/policy/subjects_select.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/gateway_error.hpp"
 
@@ -65,9 +66,19 @@ std::optional<gated> gate_of(std::string_view method, const json::object& params
 }
 
 // The invocation a request is, for the policy: its arguments where a call has them, the
-// tool's hints for a tool.
-invocation invocation_of(const request_context& ctx, std::string_view server, const gated& g) {
+// tool's hints for a tool. With short aliases (routing.maxNameLength) a long name has two
+// spellings a client may call it by, the alias and the full namespaced name: rules see both,
+// whichever was sent (`other` keeps the one that was not).
+invocation invocation_of(const request_context& ctx, std::string_view server, const gated& g,
+                         std::string& other) {
     invocation what{server, g.methods(), g.name, ctx.name ? std::string_view(*ctx.name) : ""};
+    const auto& codec = ctx.view->snap->codec;
+    if (codec.max_length() > 0 && (ctx.method == "tools/call" || ctx.method == "prompts/get")) {
+        auto full = codec.encode(ctx.target->upstream, g.name);
+        other = what.client_name == full ? codec.client_name(ctx.target->upstream, g.name)
+                                         : std::move(full);
+        what.other_name = other;
+    }
     if (ctx.method == "tools/call" || ctx.method == "prompts/get") {
         const auto* a = ctx.target->params.if_contains("arguments");
         what.arguments = a ? a->if_object() : nullptr;
@@ -75,6 +86,18 @@ invocation invocation_of(const request_context& ctx, std::string_view server, co
     if (ctx.method == "tools/call")
         what.hints = ctx.tool_hints.value_or(protocol::tool_hints{});
     return what;
+}
+
+// The token's scopes that are scope tokens (a quote would end the challenge's parameter), then
+// the needed ones it lacks.
+std::vector<std::string> with_held_scopes(const principal& p,
+                                          const std::vector<std::string>& needed) {
+    auto all = held_scopes(p);
+    std::erase_if(all, [](const std::string& s) { return !is_scope_token(s); });
+    for (const auto& s : needed)
+        if (std::find(all.begin(), all.end(), s) == all.end())
+            all.push_back(s);
+    return all;
 }
 
 std::string joined(const std::vector<std::string>& scopes) {
@@ -97,8 +120,11 @@ public:
         if (!g)
             return verdict::proceed;
         const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
+        if (policy->reads_arguments() && !arguments_readable(ctx))
+            return verdict::answered;
+        std::string other;
         auto d = memo_.decide(policy, ctx.caller ? &*ctx.caller : nullptr,
-                              invocation_of(ctx, server, *g));
+                              invocation_of(ctx, server, *g, other));
         ctx.decision = d.allowed ? "allow" : "deny";
         ctx.rule_id = d.rule_id;
         if (d.allowed)
@@ -115,10 +141,27 @@ public:
     }
 
 private:
+    // A call's `arguments` are an object (MCP) where conditions read them: one of another
+    // shape is refused rather than decided as a call without arguments.
+    static bool arguments_readable(request_context& ctx) {
+        if (ctx.method != "tools/call" && ctx.method != "prompts/get")
+            return true;
+        const auto* a = ctx.target->params.if_contains("arguments");
+        if (!a || a->is_object())
+            return true;
+        refuse(ctx, gateway_error::invalid_params,
+               {"arguments must be an object (the policy's conditions read them)"});
+        return false;
+    }
+
     // MCP's step-up authorization: 403 with the scopes a rule grants this to, in the
     // challenge (RFC 6750 3.1) and in the JSON-RPC error's data; the rule names them.
     verdict step_up(request_context& ctx, const std::string& what, const policy_decision& d) {
-        auto scope = joined(d.needed_scopes);
+        // A 2026-07-28 client adds the challenge's scopes to those it asked for before
+        // (SEP-2350); earlier SDKs replace theirs, so they are told the token's as well.
+        auto scope =
+            joined(ctx.modern || !ctx.caller ? d.needed_scopes
+                                             : with_held_scopes(*ctx.caller, d.needed_scopes));
         ctx.required_scopes = d.needed_scopes;
         boost::json::array scopes;
         for (const auto& s : d.needed_scopes)

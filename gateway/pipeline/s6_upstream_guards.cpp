@@ -1,4 +1,7 @@
-// Stage 6: the upstream guards. The routed upstream admits the call through its breaker and
+// Stage 6: the upstream guards. A tools/call is first counted in the windows of the upstream's
+// tool limits that match its tool (s6_tool_limits.hpp): refused, -32040 naming the tool and the
+// limit, and nothing further is taken (no slot of the upstream's window, no budget). Then the
+// routed upstream admits the call through its breaker and
 // its own rate limit (actors/guards/upstream_guard) before anything goes on the wire: refused, the
 // client gets -32041 or -32040 (protocol/gateway_error). A list admits each upstream it
 // fetches; a refused one is left out of the merged list. The admission travels to the proxy
@@ -20,13 +23,18 @@ namespace {
 
 class upstream_guards final : public stage {
 public:
-    explicit upstream_guards(upstream_guards_services s) : s_(s) {}
+    explicit upstream_guards(upstream_guards_services s) : s_(s), tools_(s.tools, s.tool_leases) {}
     transport::stage id() const override { return transport::stage::upstream_guards; }
     step run(request_context& ctx) override {
         if (ctx.target) {
             auto& client = *ctx.view->clients[ctx.target->upstream];
             if (held_through_listen(ctx, client))
                 return verdict::proceed; // gate's own hold admits itself
+            if (auto windows = tools_.windows_of(ctx); !windows.empty()) {
+                auto first = tools_.take_now(windows, std::chrono::steady_clock::now());
+                if (first < windows.size())
+                    return limit_tool(ctx, std::move(windows), first);
+            }
             // Decided from the lease and the reserved budgets, nearly always; a new batch,
             // the half-open probe or a reservation is waited for.
             auto admitted = client.admit_now(guard_use::invocation);
@@ -46,6 +54,23 @@ public:
     }
 
 private:
+    // The tool limits' windows from `first` on, then the upstream's own admission.
+    boost::asio::awaitable<verdict>
+    limit_tool(request_context& ctx, std::vector<tool_window_ref> windows, std::size_t first) {
+        if (auto refused = co_await tools_.take(std::move(windows), first)) {
+            auto& client = *ctx.view->clients[ctx.target->upstream];
+            const auto& id = client.config().id;
+            s_.stats.tool_limit_refused(id,
+                                        refused->window.per_principal() ? "principal" : "everyone");
+            upstream_failure counted;
+            counted.what = upstream_failure::kind::rate_limited;
+            refused_call(ctx, client, counted);
+            ctx.response = tool_limits::refuse(ctx, *refused);
+            co_return verdict::answered;
+        }
+        co_return co_await admit_target(ctx);
+    }
+
     boost::asio::awaitable<verdict> admit_target(request_context& ctx) {
         auto& client = *ctx.view->clients[ctx.target->upstream];
         auto admitted = co_await client.admit(guard_use::invocation);
@@ -126,6 +151,7 @@ private:
     }
 
     upstream_guards_services s_;
+    tool_limits tools_;
 };
 
 } // namespace

@@ -8,6 +8,8 @@ std::string usage_text() {
     return R"(usage: gate [options]
        gate policy test --config <gate.json> <cases.json>
                           check the policy against expected decisions (exit 1 on a mismatch)
+       gate definitions lock --config <gate.json> [--output <file>]
+                          write the lock file of the upstreams' tool definitions
 
   --config <path>         configuration document (or set GATE_CONFIG to a path or inline JSON)
   --validate              parse and validate the configuration, print every error, and exit

@@ -328,6 +328,12 @@ void gateway_host::drain(std::chrono::steady_clock::duration bound) {
     impl_->drain(bound);
 }
 
+void gateway_host::definitions_lock(std::function<void(bool, std::string)> done) {
+    boost::asio::post(io(), [this, done = std::move(done)]() mutable {
+        impl_->gw->definitions_lock(std::move(done));
+    });
+}
+
 const std::optional<std::string>& gateway_host::failure() const {
     return impl_->failure;
 }

@@ -48,6 +48,9 @@ public:
     // to `flush_bound` to deliver what they hold, then stops the io_context.
     static constexpr std::chrono::seconds flush_bound{3};
     void drain(std::chrono::steady_clock::duration bound); // once; later calls do nothing
+    // `gate definitions lock`: the lock file's text (gateway::definitions_lock), handed to
+    // `done` on the io thread.
+    void definitions_lock(std::function<void(bool ok, std::string text)> done);
 
     // The supervisor stopped on its own (it gave up on a process-wide actor that crashed past
     // its restart intensity, or it crashed itself): its actors are gone, so the host logs one

@@ -9,6 +9,7 @@
 #include "actors/policy/policy_explain.hpp"
 #include "config/load.hpp"
 #include "config/read_json.hpp"
+#include "protocol/param_headers.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -150,8 +151,12 @@ bool print_table(const std::vector<policy_case>& cases, const policy_world& worl
         bool held = decision == c.expect && (!c.rule || *c.rule == rule);
         failed += held ? 0 : 1;
         std::string expected = c.rule ? shown(c.expect, *c.rule) : c.expect;
-        std::printf("%-6s %-40s %-32s %-32s %s\n", held ? "ok" : "FAIL", c.label.c_str(),
-                    expected.c_str(), shown(decision, rule).c_str(), why.c_str());
+        // Labels, names and rule ids are the files' own: printable, so a log shows no escapes.
+        std::printf("%-6s %-40s %-32s %-32s %s\n", held ? "ok" : "FAIL",
+                    protocol::printable(c.label, 40).c_str(),
+                    protocol::printable(expected, 80).c_str(),
+                    protocol::printable(shown(decision, rule), 80).c_str(),
+                    protocol::printable(why, 400).c_str());
     }
     std::printf("%zu case%s, %zu failed\n", cases.size(), cases.size() == 1 ? "" : "s", failed);
     return failed == 0;

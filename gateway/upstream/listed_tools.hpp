@@ -5,6 +5,7 @@
 // (protocol/tool_hints.hpp).
 #pragma once
 
+#include "gateway/upstream/definition_watch.hpp"
 #include "protocol/tool_hints.hpp"
 
 #include <boost/json/array.hpp>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace gate::transport {
 
@@ -27,6 +29,22 @@ public:
     // Whether any tools list was learnt yet.
     bool listed() const { return listed_; }
 
+    // Pinned definitions: takes out of a fetched list (and its item texts, when given) each
+    // tool whose definition changed under a `block` pin, remembering why until the next list;
+    // under `warn` a change is only told (definition_watch).
+    void withhold_changed(boost::json::array& tools, std::vector<std::string>* sources,
+                          definition_watch& watch, const config::upstream& cfg);
+    // Why `tool` is withheld (its pinned and listed digests), or nullptr.
+    const std::string* withheld(const std::string& tool) const;
+    // Whether the upstream's pin blocks changed tools.
+    bool blocks() const { return blocks_; }
+    // After a reload (pins and lock file may have changed): what the lists said is judged
+    // again at the next list, which a call that needs it fetches first.
+    void judge_again() {
+        listed_ = false;
+        withheld_.clear();
+    }
+
 private:
     struct facts {
         bool app_only = false;
@@ -36,6 +54,8 @@ private:
     static constexpr std::size_t max_tools = 10000;
     std::unordered_map<std::string, facts> tools_;
     bool listed_ = false;
+    std::unordered_map<std::string, std::string> withheld_;
+    bool blocks_ = false;
 };
 
 } // namespace gate::transport

@@ -176,6 +176,32 @@ public:
         return state_.tools.hints(tool);
     }
     bool tools_listed() const { return state_.tools.listed(); }
+    // Whether a call that needs this upstream's tools listed (pinned definitions, a policy on
+    // annotations) lists them first: not listed yet, and not tried within the last 10 s (an
+    // upstream whose list fails is not asked for it on every call).
+    bool tools_list_wanted(std::chrono::steady_clock::time_point now) const {
+        return !state_.tools.listed() && now - state_.tools_list_tried >= std::chrono::seconds(10);
+    }
+    void tools_list_tried(std::chrono::steady_clock::time_point now) {
+        state_.tools_list_tried = now;
+    }
+    // A reload: tools withheld under the old pins are judged again at the next list.
+    void judge_tools_again() {
+        state_.tools.judge_again();
+        state_.tools_list_tried = {};
+    }
+    // Pinned definitions: judged at each tools list gate fetches (set once, before the first).
+    void watch_definitions(std::shared_ptr<definition_watch> watch) {
+        state_.definitions = std::move(watch);
+    }
+    // Why `tool` (its own name) is withheld under a `block` pin, or nullptr; whether the pin
+    // blocks (a call of a tool gate never listed is then listed first).
+    const std::string* withheld_tool(const std::string& tool) const {
+        return state_.tools.withheld(tool);
+    }
+    bool blocks_changed_tools() const {
+        return state_.definitions && state_.definitions->mode_of(state_.cfg) == pin_mode::block;
+    }
     // The tool (its own name) `is_it` accepts, and its annotations, among those known.
     const std::pair<const std::string, protocol::param_headers>*
     param_headers_where(const std::function<bool(std::string_view)>& is_it) const {

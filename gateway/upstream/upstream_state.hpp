@@ -41,7 +41,10 @@ struct upstream_state {
     tool_param_headers tool_headers;
     // What the same lists said of each tool: app-only, its hints (policy).
     listed_tools tools;
-    std::chrono::steady_clock::time_point tools_relearnt{}; // after a -32020, at most every 10 s
+    // Pinned definitions, judged at each tools list (null: none, as in unit tests).
+    std::shared_ptr<definition_watch> definitions;
+    std::chrono::steady_clock::time_point tools_relearnt{};   // after a -32020, at most every 10 s
+    std::chrono::steady_clock::time_point tools_list_tried{}; // before a call that needs them
     // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions
     // answered: serverInfo, protocolVersion, capabilities (empty: none yet). /api/federation
     // shows its identity from it.

@@ -125,6 +125,12 @@ describe('policy depth', { timeout: 90_000 }, () => {
       const root = await expectMcpError(() => client.callTool({ name: 'files__exec', arguments: { user: 'root' } }));
       assert.equal(root.code, -32042);
       assert.match(root.message, /rule exec-not-root denies it/);
+      // A value of another kind than the deny compares fails closed: a list may be read as
+      // its element upstream.
+      const before = files.calls.length;
+      const listed = await expectMcpError(() => client.callTool({ name: 'files__exec', arguments: { user: ['root'] } }));
+      assert.equal(listed.code, -32042);
+      assert.equal(files.calls.length, before);
     } finally {
       await client.close();
     }
@@ -132,6 +138,36 @@ describe('policy depth', { timeout: 90_000 }, () => {
 
   test('a missing scope is answered 403 insufficient_scope with the scopes, over HTTP and in the error', async () => {
     const token = await issuer.mint('alice', 'files:read');
+    const modernCall = (name, args, bearer = token) =>
+      fetch(gate.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': name,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          params: {
+            name,
+            arguments: args,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+              'io.modelcontextprotocol/clientInfo': { name: 't', version: '0' },
+            },
+          },
+        }),
+      });
+    // Arguments that are not an object are refused, not decided as none.
+    const odd = await (await modernCall('files__exec', 'user=root')).json();
+    assert.equal(odd.error.code, -32602, JSON.stringify(odd));
+    assert.match(odd.error.message, /arguments must be an object/);
     const res = await fetch(gate.url, {
       method: 'POST',
       headers: {
@@ -174,7 +210,7 @@ describe('policy depth', { timeout: 90_000 }, () => {
     assert.equal(stepUp.decision, 'deny');
     assert.equal(stepUp.upstreamCalls, 0);
     const exposition = await (await fetch(`${gate.base}/metrics`)).text();
-    assert.ok(metric(exposition, 'gate_policy_decisions_total', { decision: 'step_up', rule: 'default' }) >= 1, exposition);
+    assert.ok(metric(exposition, 'gate_policy_decisions_total', { decision: 'step_up', rule: '' }) >= 1, exposition);
     assert.ok(metric(exposition, 'gate_policy_decisions_total', { decision: 'deny', rule: 'no-destruction' }) >= 2);
     assert.ok(metric(exposition, 'gate_policy_decisions_total', { decision: 'allow', rule: 'read-only' }) >= 1);
     // A call no rule grants, whatever the scopes: a plain denial, no challenge.

@@ -94,6 +94,9 @@ TEST(ConfigPolicyConditions, ArgumentConditionsAreCheckedWhereTheyStand) {
     expect_error(entry(R"({"pointer":"/a","prefix":"x","present":false})"), at + "/present",
                  "contradicts");
     expect_error(entry(R"({"pointer":"/a","regex":"x"})"), at + "/regex", "");
+    expect_error(entry(R"({"pointer":"/a","equals":9007199254740993})"), at + "/equals", "2^53");
+    expect_error(entry(R"({"pointer":"/a","in":[1,-1e300]})"), at + "/in/1", "2^53");
+    expect_error(entry(R"({"pointer":"/a","max":1e20})"), at + "/max", "2^53");
     expect_error(R"([{"id":"r","allow":[{"server":"alpha","arguments":[]}]}])",
                  "/policy/rules/0/allow/0/arguments", "at least one condition");
     // Arguments are a call's: an entry for other methods cannot test them.

@@ -52,6 +52,8 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
     {ge::client_gone, "client_gone", 200, -32603, f::json_rpc, outcome::error, "", 0},
     {ge::server_request_denied, "server_request_denied", 200, -32042, f::json_rpc, outcome::denied,
      "", 2},
+    {ge::definition_withheld, "definition_withheld", 200, -32042, f::json_rpc, outcome::denied, "",
+     2},
     {ge::input_missing, "input_missing", 200, -32603, f::json_rpc, outcome::error, "", 1},
     {ge::input_not_retried, "input_not_retried", 200, -32603, f::json_rpc, outcome::error, "", 1},
     {ge::no_client_to_ask, "no_client_to_ask", 200, -32601, f::json_rpc, outcome::error, "", 1},
@@ -149,7 +151,7 @@ constexpr modern_code_row modern_codes[] = {
     {ge::all_upstreams_down, -31041},    {ge::policy_denied, -31042},
     {ge::unknown_namespace, -31043},     {ge::budget_exhausted, -31044},
     {ge::unknown_task, -32602},          {ge::server_request_denied, -31042},
-    {ge::insufficient_scope, -31042},
+    {ge::insufficient_scope, -31042},    {ge::definition_withheld, -31042},
 };
 
 TEST(gateway_error, a_2026_07_28_client_gets_its_revisions_codes) {

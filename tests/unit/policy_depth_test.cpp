@@ -3,8 +3,10 @@
 // what some call may be allowed.
 #include "actors/policy/policy_engine.hpp"
 #include "actors/policy/policy_memo.hpp"
+#include "actors/policy/subjects_select.hpp"
 
 #include <boost/json/parse.hpp>
+#include <cmath>
 #include <gtest/gtest.h>
 
 using namespace gate;
@@ -261,4 +263,76 @@ TEST(PolicyDepth, ToolHintsReadOnlyBooleans) {
     EXPECT_TRUE(h.has(protocol::tool_hints::destructive));
     EXPECT_EQ(protocol::tool_hints::named("idempotentHint"), protocol::tool_hints::idempotent);
     EXPECT_FALSE(protocol::tool_hints::named("readOnly"));
+}
+
+TEST(PolicyDepth, ADenyFailsClosedOnAValueOfAnotherKindAGrantDoesNot) {
+    auto big = at("/amount");
+    big.min = 1000;
+    auto root = at("/user");
+    root.equals = std::string("root");
+    auto denies = on("a", {"tools/call"});
+    denies.arguments = {big};
+    auto denies_root = on("a", {"tools/call"});
+    denies_root.arguments = {root};
+    auto e = engine(
+        {rule("all", {on("a")}), rule("no-big", {}, {denies}), rule("no-root", {}, {denies_root})});
+    auto decide = [&](std::string_view text) {
+        auto args = json::parse(text).as_object();
+        return e.decide(nullptr, tool("pay", &args));
+    };
+    EXPECT_FALSE(decide(R"({"amount":5000})").allowed);
+    EXPECT_FALSE(decide(R"({"amount":"5000"})").allowed); // text an upstream may read as 5000
+    EXPECT_EQ(decide(R"({"amount":"5000"})").rule_id, "no-big");
+    EXPECT_FALSE(decide(R"({"user":["root"]})").allowed);
+    EXPECT_TRUE(decide(R"({"amount":5,"user":"bob"})").allowed);
+    // A grant's condition on a value of another kind does not hold.
+    auto small = at("/amount");
+    small.max = 10;
+    auto grants = on("a", {"tools/call"});
+    grants.arguments = {small};
+    auto g = engine({rule("small", {grants})});
+    json::object text{{"amount", "5"}}, nan{{"amount", std::nan("")}};
+    EXPECT_FALSE(g.decide(nullptr, tool("pay", &text)).allowed);
+    EXPECT_FALSE(g.decide(nullptr, tool("pay", &nan)).allowed); // not a finite number
+}
+
+TEST(PolicyDepth, IntegersCompareExactly) {
+    auto id = at("/id");
+    id.equals = 9007199254740992.0; // 2^53
+    argument_match m(id);
+    json::object same{{"id", std::int64_t{9007199254740992}}};
+    json::object next{{"id", std::int64_t{9007199254740993}}};
+    EXPECT_TRUE(m.holds(&same));
+    EXPECT_FALSE(m.holds(&next)); // a double would have taken it for 2^53
+    auto bound = at("/n");
+    bound.max = 9007199254740992.0;
+    json::object over{{"n", std::uint64_t{9007199254740993ull}}};
+    EXPECT_FALSE(argument_match(bound).holds(&over));
+}
+
+TEST(PolicyDepth, RulesSeeBothSpellingsOfAShortenedName) {
+    auto e = engine({rule("all", {on("a")}),
+                     rule("no-long", {}, {on("a", {"tools/call"}, {"a__very_long_*"})})});
+    invocation by_alias{"a", call, "very_long_tool_name", "a__very_l-0123abcd"};
+    EXPECT_TRUE(e.decide(nullptr, by_alias).allowed); // the rule names the full spelling
+    by_alias.other_name = "a__very_long_tool_name";
+    EXPECT_FALSE(e.decide(nullptr, by_alias).allowed);
+}
+
+TEST(PolicyDepth, TheMemoDoesNotKeepLongNames) {
+    auto shared = std::make_shared<const policy_engine>(engine({rule("all", {on("a")})}));
+    policy_memo memo;
+    std::string long_name(600, 'x');
+    EXPECT_TRUE(memo.decide(shared, nullptr, tool(long_name)).allowed);
+    EXPECT_EQ(memo.size(), 0u);
+    EXPECT_TRUE(memo.decide(shared, nullptr, tool("short")).allowed);
+    EXPECT_EQ(memo.size(), 1u);
+}
+
+TEST(PolicyDepth, HeldScopesAreTheTokensInOrderOnce) {
+    principal p{"a", "i", {}, json::object{{"scope", "b a b"}, {"scp", json::array{"c", "a"}}}};
+    EXPECT_EQ(held_scopes(p), (std::vector<std::string>{"b", "a", "c"}));
+    EXPECT_TRUE(is_scope_token("files:write"));
+    EXPECT_FALSE(is_scope_token("a\"b"));
+    EXPECT_FALSE(is_scope_token(""));
 }

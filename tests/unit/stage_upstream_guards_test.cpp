@@ -32,11 +32,26 @@ struct fake_budgets final : budget_source {
     }
 };
 
+// No limiter: no tool limit applies (s6_tool_limits is tested in tool_limits_test.cpp).
+struct no_tool_limits final : tool_limit_services {
+    bool limiting() const override { return false; }
+    boost::asio::awaitable<std::optional<batch>> take_shared(const std::string&, std::int64_t,
+                                                             const slot_demand&) override {
+        co_return std::nullopt;
+    }
+    boost::asio::awaitable<std::optional<batch>>
+    take_tool(const std::string&, const std::string&, std::int64_t, const slot_demand&) override {
+        co_return std::nullopt;
+    }
+};
+
 struct stage_upstream_guards : test::stage_rig {
     fake_budgets source;
     budget_charger budgets{source};
     metrics stats;
-    std::unique_ptr<stage> guards = make_upstream_guards({budgets, stats});
+    no_tool_limits tools;
+    lease_table tool_leases;
+    std::unique_ptr<stage> guards = make_upstream_guards({budgets, stats, tools, tool_leases});
 
     caf::actor_system_config sys_cfg;
     std::optional<caf::actor_system> sys;

@@ -23,6 +23,7 @@ export * from './haproxy.mjs';
 export * from './audit-receiver.mjs';
 export * from './metered-server.mjs';
 export * from './files-server.mjs';
+export * from './changing-server.mjs';
 export * from './scoped-issuer.mjs';
 export * from './otlp-receiver.mjs';
 export * from './discovery-source.mjs';

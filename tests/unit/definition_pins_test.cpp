@@ -1,0 +1,106 @@
+// Pinned definitions: the digest of what a client and a model see of a tool (member order
+// aside), the pins (first seen, or the lock file's; a change told once per digest), and the
+// lock file as the configuration reads it.
+#include "actors/policy/definition_pins.hpp"
+#include "config/load.hpp"
+#include "protocol/tool_definition.hpp"
+
+#include <boost/json/parse.hpp>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace gate;
+
+namespace {
+
+namespace json = boost::json;
+
+std::string digest(std::string_view tool) {
+    return protocol::definition_digest(json::parse(tool).as_object());
+}
+
+} // namespace
+
+TEST(DefinitionPins, TheDigestCoversWhatClientsSeeAndNotMemberOrder) {
+    auto d =
+        digest(R"({"name":"t","description":"d","inputSchema":{"type":"object","a":1,"b":2}})");
+    EXPECT_EQ(d.size(), 7u + 64u);
+    EXPECT_EQ(d.substr(0, 7), "sha256:");
+    EXPECT_EQ(
+        d, digest(R"({"inputSchema":{"b":2,"type":"object","a":1},"description":"d","name":"t"})"));
+    EXPECT_NE(
+        d,
+        digest(R"({"name":"t","description":"d2","inputSchema":{"type":"object","a":1,"b":2}})"));
+    EXPECT_NE(
+        d, digest(R"({"name":"t","description":"d","inputSchema":{"type":"object","a":1,"b":3}})"));
+    // What a client does not see of it (its _meta, icons) is not pinned.
+    EXPECT_EQ(
+        d,
+        digest(
+            R"({"name":"t","description":"d","inputSchema":{"type":"object","a":1,"b":2},"_meta":{"x":1}})"));
+    EXPECT_NE(digest(R"({"name":"t"})"),
+              digest(R"({"name":"t","annotations":{"readOnlyHint":true}})"));
+}
+
+TEST(DefinitionPins, TheFirstSeenIsPinnedAndAChangeIsToldOncePerDigest) {
+    definition_pins pins;
+    EXPECT_FALSE(pins.judge("up", "t", "sha256:a"));
+    EXPECT_FALSE(pins.judge("up", "t", "sha256:a"));
+    auto changed = pins.judge("up", "t", "sha256:b");
+    ASSERT_TRUE(changed);
+    EXPECT_EQ(changed->pinned, "sha256:a");
+    EXPECT_EQ(changed->seen, "sha256:b");
+    EXPECT_FALSE(changed->reported);
+    EXPECT_TRUE(pins.judge("up", "t", "sha256:b")->reported);
+    EXPECT_FALSE(pins.judge("other", "t", "sha256:b")); // another upstream's own pin
+    EXPECT_FALSE(pins.judge("up", "t", "sha256:a"));    // back as pinned
+}
+
+TEST(DefinitionPins, WithALockFileItsDigestsAreThePinsAndNewToolsAreChanges) {
+    definition_pins pins;
+    pins.judge("up", "t", "sha256:first");
+    pins.use_lock(definition_pins::lock_map{{"up", {{"t", "sha256:locked"}}}});
+    EXPECT_FALSE(pins.judge("up", "t", "sha256:locked"));
+    EXPECT_EQ(pins.judge("up", "t", "sha256:first")->pinned, "sha256:locked");
+    auto fresh = pins.judge("up", "new", "sha256:n");
+    ASSERT_TRUE(fresh);
+    EXPECT_TRUE(fresh->pinned.empty()); // not in the lock file
+    pins.use_lock(std::nullopt);        // the first-seen pins are kept
+    EXPECT_FALSE(pins.judge("up", "t", "sha256:first"));
+}
+
+TEST(DefinitionPins, ALockFileIsReadWithTheDocumentAndRefusedWhereItIsWrong) {
+    auto dir = std::filesystem::temp_directory_path() / "gate-pins-unit";
+    std::filesystem::create_directories(dir);
+    auto write = [&](const std::string& text) {
+        std::ofstream(dir / "g.lock") << text;
+        return config::parse(
+            R"({"upstreams":[{"id":"up","url":"http://127.0.0.1:1/mcp"}],
+                "definitions":{"pin":"block","lockFile":"g.lock"}})",
+            config::acceptance::enforced, dir.string());
+    };
+    std::string hex(64, 'b');
+    auto ok = write("# comment\n\nup t sha256:" + hex + "\r\nup u sha256:" + hex + "\n");
+    ASSERT_NE(ok.doc, nullptr) << config::one_line(ok.errors);
+    EXPECT_EQ(ok.doc->definitions.lock.at("up").at("t"), "sha256:" + hex);
+    EXPECT_EQ(ok.doc->definitions.lock.at("up").size(), 2u);
+    auto expect_refused = [&](const std::string& text, std::string_view why) {
+        auto r = write(text);
+        EXPECT_EQ(r.doc, nullptr);
+        ASSERT_FALSE(r.errors.empty());
+        EXPECT_EQ(r.errors[0].pointer, "/definitions/lockFile");
+        EXPECT_NE(r.errors[0].reason.find(why), std::string::npos) << r.errors[0].reason;
+    };
+    expect_refused("up t sha256:" + hex + "\nup t\n", "line 2: expected");
+    expect_refused("up t sha256:" + std::string(64, 'B') + "\n", "line 1: the digest must be");
+    expect_refused("up t sha256:" + hex + "\nup t sha256:" + std::string(64, 'c') + "\n",
+                   "locked twice");
+    std::filesystem::remove(dir / "g.lock");
+    auto missing = config::parse(
+        R"({"upstreams":[{"id":"up","url":"http://127.0.0.1:1/mcp"}],
+            "definitions":{"lockFile":"g.lock"}})",
+        config::acceptance::enforced, dir.string());
+    EXPECT_EQ(missing.doc, nullptr);
+    std::filesystem::remove_all(dir);
+}
