@@ -4,6 +4,7 @@
 // can always be decided: a pointer that is no RFC 6901 pointer, a pattern RE2 refuses, bounds
 // the wrong way round are refused at load, at their place in the document.
 #include "config/parse_sections.hpp"
+#include "protocol/oauth_scope.hpp"
 #include "protocol/param_headers.hpp"
 
 #include <re2/re2.h>
@@ -25,16 +26,6 @@ std::string pointer_problem(std::string_view p) {
             return "has \"~\" not followed by 0 or 1; write \"~0\" for \"~\" and \"~1\" for \"/\" "
                    "(RFC 6901)";
     return {};
-}
-
-// RFC 6749 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
-bool is_scope_token(std::string_view s) {
-    if (s.empty())
-        return false;
-    for (unsigned char c : s)
-        if (c < 0x21 || c > 0x7e || c == '"' || c == '\\')
-            return false;
-    return true;
 }
 
 void read_pattern(const object_view& c, argument_condition& out) {
@@ -134,7 +125,7 @@ std::optional<argument_condition> parse_condition(const object_view& c) {
 std::vector<std::string> parse_scopes(const object_view& subjects) {
     auto scopes = subjects.strings("scopes").value_or(std::vector<std::string>{});
     for (std::size_t i = 0; i < scopes.size(); ++i)
-        if (!is_scope_token(scopes[i]))
+        if (!protocol::is_scope_token(scopes[i]))
             subjects.errors().add(child_pointer(subjects.pointer_of("scopes"), i),
                                   quoted(protocol::printable(scopes[i], 80)) +
                                       " is not an OAuth scope token (RFC 6749 3.3: printable "

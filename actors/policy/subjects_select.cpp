@@ -40,15 +40,6 @@ std::vector<std::string> held_scopes(const principal& p) {
     return out;
 }
 
-bool is_scope_token(std::string_view s) {
-    if (s.empty())
-        return false;
-    for (unsigned char c : s)
-        if (c < 0x21 || c > 0x7e || c == '"' || c == '\\')
-            return false;
-    return true;
-}
-
 std::optional<long double> json_number(const json::value& v) {
     if (v.is_int64())
         return static_cast<long double>(v.get_int64());

@@ -26,8 +26,6 @@ selection select_principal(const config::subjects& s, const principal& p);
 
 // The token's scopes (`scope`, space-separated, then `scp`), in order, each once.
 std::vector<std::string> held_scopes(const principal& p);
-// RFC 6749 3.3's scope-token: printable ASCII but space, '"' and '\\'.
-bool is_scope_token(std::string_view s);
 
 inline bool subjects_select(const config::subjects& s, const principal& p) {
     return select_principal(s, p) == selection::yes;

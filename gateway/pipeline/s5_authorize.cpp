@@ -12,6 +12,7 @@
 #include "actors/policy/subjects_select.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/gateway_error.hpp"
+#include "protocol/oauth_scope.hpp"
 
 #include <array>
 #include <span>
@@ -93,7 +94,7 @@ invocation invocation_of(const request_context& ctx, std::string_view server, co
 std::vector<std::string> with_held_scopes(const principal& p,
                                           const std::vector<std::string>& needed) {
     auto all = held_scopes(p);
-    std::erase_if(all, [](const std::string& s) { return !is_scope_token(s); });
+    std::erase_if(all, [](const std::string& s) { return !protocol::is_scope_token(s); });
     for (const auto& s : needed)
         if (std::find(all.begin(), all.end(), s) == all.end())
             all.push_back(s);

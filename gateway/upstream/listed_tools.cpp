@@ -1,5 +1,6 @@
 #include "gateway/upstream/listed_tools.hpp"
 
+#include "protocol/keep_items.hpp"
 #include "protocol/tool_definition.hpp"
 #include "protocol/tool_visibility.hpp"
 
@@ -42,32 +43,21 @@ void listed_tools::withhold_changed(boost::json::array& tools, std::vector<std::
     withheld_.clear();
     if (mode == pin_mode::off)
         return;
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < tools.size(); ++i) {
-        const auto* tool = tools[i].if_object();
+    protocol::keep_items(tools, sources, [&](const boost::json::value& t) {
+        const auto* tool = t.if_object();
         const auto* name = tool ? tool->if_contains("name") : nullptr;
-        std::optional<definition_change> change;
-        if (name && name->is_string())
-            change = watch.judge(cfg.id, std::string(name->get_string()),
-                                 protocol::definition_digest(*tool), mode);
-        if (change && mode == pin_mode::block) {
-            withheld_[std::string(name->get_string())] =
-                (change->pinned.empty()
-                     ? "it is not in the lock file (listed as "
-                     : "its definition changed from " + change->pinned + " to ") +
-                change->seen + (change->pinned.empty() ? ")" : "");
-            continue;
-        }
-        if (kept != i) {
-            tools[kept] = std::move(tools[i]);
-            if (sources && i < sources->size())
-                (*sources)[kept] = std::move((*sources)[i]);
-        }
-        ++kept;
-    }
-    tools.resize(kept);
-    if (sources && sources->size() > kept)
-        sources->resize(kept);
+        if (!name || !name->is_string())
+            return true;
+        auto change = watch.judge(cfg.id, std::string(name->get_string()),
+                                  protocol::definition_digest(*tool), mode);
+        if (!change || mode != pin_mode::block)
+            return true;
+        withheld_[std::string(name->get_string())] =
+            change->pinned.empty()
+                ? "it is not in the lock file (listed as " + change->seen + ")"
+                : "its definition changed from " + change->pinned + " to " + change->seen;
+        return false;
+    });
 }
 
 const std::string* listed_tools::withheld(const std::string& tool) const {

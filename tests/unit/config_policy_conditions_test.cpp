@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace gate::config {
-namespace {
+namespace policy_conditions_test {
 
 namespace json = boost::json;
 
@@ -136,5 +136,5 @@ TEST(ConfigPolicyConditions, ScopesAreScopeTokensAndOnlyPolicyRulesSelectByThem)
     EXPECT_TRUE(found) << dump(tenant.errors);
 }
 
-} // namespace
+} // namespace policy_conditions_test
 } // namespace gate::config

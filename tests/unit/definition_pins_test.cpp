@@ -12,15 +12,13 @@
 
 using namespace gate;
 
-namespace {
+namespace definition_pins_test {
 
 namespace json = boost::json;
 
 std::string digest(std::string_view tool) {
     return protocol::definition_digest(json::parse(tool).as_object());
 }
-
-} // namespace
 
 TEST(DefinitionPins, TheDigestCoversWhatClientsSeeAndNotMemberOrder) {
     auto d =
@@ -104,3 +102,5 @@ TEST(DefinitionPins, ALockFileIsReadWithTheDocumentAndRefusedWhereItIsWrong) {
     EXPECT_EQ(missing.doc, nullptr);
     std::filesystem::remove_all(dir);
 }
+
+} // namespace definition_pins_test

@@ -4,6 +4,7 @@
 #include "actors/policy/policy_engine.hpp"
 #include "actors/policy/policy_memo.hpp"
 #include "actors/policy/subjects_select.hpp"
+#include "protocol/oauth_scope.hpp"
 
 #include <boost/json/parse.hpp>
 #include <cmath>
@@ -11,7 +12,7 @@
 
 using namespace gate;
 
-namespace {
+namespace policy_depth_test {
 
 namespace json = boost::json;
 
@@ -61,8 +62,6 @@ invocation tool(std::string_view name, const json::object* args = nullptr) {
     what.hints = protocol::tool_hints{};
     return what;
 }
-
-} // namespace
 
 TEST(PolicyDepth, ADenyEntryWinsOverEveryAllowWhateverTheOrder) {
     auto e = engine({rule("everything", {on("a")}),
@@ -332,7 +331,9 @@ TEST(PolicyDepth, TheMemoDoesNotKeepLongNames) {
 TEST(PolicyDepth, HeldScopesAreTheTokensInOrderOnce) {
     principal p{"a", "i", {}, json::object{{"scope", "b a b"}, {"scp", json::array{"c", "a"}}}};
     EXPECT_EQ(held_scopes(p), (std::vector<std::string>{"b", "a", "c"}));
-    EXPECT_TRUE(is_scope_token("files:write"));
-    EXPECT_FALSE(is_scope_token("a\"b"));
-    EXPECT_FALSE(is_scope_token(""));
+    EXPECT_TRUE(protocol::is_scope_token("files:write"));
+    EXPECT_FALSE(protocol::is_scope_token("a\"b"));
+    EXPECT_FALSE(protocol::is_scope_token(""));
 }
+
+} // namespace policy_depth_test
