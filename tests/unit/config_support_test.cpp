@@ -103,6 +103,12 @@ const std::map<std::string, std::string> enforced = {
     {"/upstreams/*/rateLimit", "upstreams[].rateLimit refuses calls over it with -32040"},
     {"/upstreams/*/rateLimit/requestsPerMinute",
      "upstreams[].rateLimit refuses calls over it with -32040"},
+    {"/upstreams/*/toolLimits", "ToolWindows.EveryoneSharesOneWindowUntilTheMinutePasses"},
+    {"/upstreams/*/toolLimits/*/names", "ToolLimitsMatch.EveryMatchingEntryEveryoneThenPrincipal"},
+    {"/upstreams/*/toolLimits/*/requestsPerMinute",
+     "ToolWindows.EveryoneSharesOneWindowUntilTheMinutePasses"},
+    {"/upstreams/*/toolLimits/*/perPrincipalPerMinute",
+     "ToolWindows.EachPrincipalHasItsOwnAllowance"},
     {"/server/redisUrl", "fleet: one global limit and one budget across two instances sharing a "
                          "real Redis"},
     {"/server/rateLimit", "server.rateLimit answers 429 with Retry-After and one audit event"},
