@@ -1,11 +1,12 @@
 // upstreams[].toolLimits against the real binary and a real SDK server (server-everything): the
 // calls of a matching tool past its allowance are refused -32040 naming the upstream, the tool
 // and the limit, never reaching the upstream, while another tool of the same upstream still
-// works; counted and audited as rate_limited.
+// works; counted and audited as rate_limited. Each principal's own allowance, and a fleet of two
+// instances over a real Redis sharing the window.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { connectClient, expectMcpError, get, startEverything, startGate } from './lib/index.mjs';
+import { connectClient, expectMcpError, get, startEverything, startGate, startIdp, startRedis } from './lib/index.mjs';
 import { metric as metricOr } from './lib/metrics.mjs';
 
 const metric = (text, name, labels) => metricOr(text, name, labels, undefined);
@@ -48,5 +49,70 @@ describe('upstreams[].toolLimits', { timeout: 60_000 }, () => {
     const events = await gate.waitForAudit((ev) => ev.filter((e) => e.method === 'tools/call').length >= 4);
     const calls = events.filter((e) => e.method === 'tools/call');
     assert.deepEqual(calls.map((e) => e.outcome), ['ok', 'ok', 'rate_limited', 'ok']);
+  });
+});
+
+describe('upstreams[].toolLimits per principal and across a fleet', { timeout: 120_000 }, () => {
+  const RESOURCE = 'https://gate.example/mcp';
+  let everything;
+  let idp;
+  let redis;
+  const started = [];
+  const clients = [];
+
+  before(async () => {
+    [everything, idp, redis] = await Promise.all([startEverything(), startIdp(), startRedis()]);
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await Promise.all(started.map((g) => g.stop()));
+    await Promise.all([redis?.stop(), everything?.stop(), idp?.stop()]);
+  });
+
+  const config = (toolLimits) => ({
+    upstreams: [{ id: 'solo', url: everything.url, toolLimits }],
+    auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+  });
+  const as = async (gate, sub) => {
+    const token = await idp.mint({ sub, aud: RESOURCE });
+    const c = await connectClient(gate.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    clients.push(c);
+    return c;
+  };
+  const echo = (c) => c.callTool({ name: 'echo', arguments: { message: 'x' } });
+
+  test('each principal gets its own allowance', async () => {
+    const gate = await startGate({ config: config([{ names: ['echo'], perPrincipalPerMinute: 2 }]) });
+    started.push(gate);
+    const alice = await as(gate, 'alice');
+    const bob = await as(gate, 'bob');
+    await echo(alice);
+    await echo(alice);
+    const err = await expectMcpError(() => echo(alice));
+    assert.equal(err.code, -32040, err.message);
+    assert.match(err.message, /tool echo \(toolLimits\/0\) reached for alice/);
+    assert.equal(err.data.limit, 'principal');
+    await echo(bob);
+    await echo(bob);
+    assert.equal((await expectMcpError(() => echo(bob))).code, -32040);
+    const m = (await get(`${gate.base}/metrics`)).text;
+    assert.equal(metric(m, 'gate_tool_limit_refusals_total', { upstream: 'solo', limit: 'principal' }), 2);
+  });
+
+  test('two instances over one Redis share the window', async () => {
+    const url = `${redis.url}/7`;
+    const cfg = config([{ names: ['echo'], requestsPerMinute: 3 }]);
+    const gates = await Promise.all([0, 1].map(() => startGate({ config: { ...cfg, server: { redisUrl: url } } })));
+    started.push(...gates);
+    const a = await as(gates[0], 'alice');
+    const b = await as(gates[1], 'bob');
+    await echo(a);
+    await echo(b);
+    await echo(a);
+    const err = await expectMcpError(() => echo(b));
+    assert.equal(err.code, -32040, err.message);
+    assert.equal(err.data.limit, 'everyone');
+    assert.equal((await expectMcpError(() => echo(a))).code, -32040);
   });
 });
