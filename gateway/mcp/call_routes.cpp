@@ -54,12 +54,13 @@ bool needs_tool_list(std::string_view method, const json::object& params,
     if (!d || d->upstream >= rec.view->clients.size())
         return false;
     const auto& client = *rec.view->clients[d->upstream];
-    if (!client.tools_list_wanted(std::chrono::steady_clock::now()))
-        return false;
-    // A `block` pin judges a tool by its listed definition too.
+    // A `block` pin judges a tool by its listed definition too. Whether anything needs the
+    // list first, then whether it is wanted: a call that needs none reads no clock.
     const auto& policy = rec.view->snap->policy;
-    return client.blocks_changed_tools() ||
-           (policy && policy->reads_annotations_of(rec.view->snap->upstream(d->upstream).id));
+    bool needed =
+        client.blocks_changed_tools() ||
+        (policy && policy->reads_annotations_of(rec.view->snap->upstream(d->upstream).id));
+    return needed && client.tools_list_wanted(std::chrono::steady_clock::now());
 }
 
 pipeline::routing settle_route(std::variant<route, route_error> outcome, const json::value& id,
