@@ -191,9 +191,25 @@ struct rule {
     bool operator==(const rule&) const = default;
 };
 
+// An outside decision point gate asks after its own rules allowed (docs/decision-hook.md): it
+// may deny what they allow, never allow what they deny.
+struct decision_hook {
+    std::string url;
+    std::optional<std::string> bearer_secret_ref; // env var holding a bearer token for it
+    std::int64_t timeout_ms = 1000;
+    std::string on_error = "deny"; // deny | allow: a timeout, a refusal or nonsense
+    bool at_call = true, at_result = false, at_server_request = false; // `stages`
+    bool send_arguments = false, send_result = false;                  // `include`
+    std::int64_t max_concurrent = 64;
+    std::int64_t cache_ttl_ms = 0; // 0: every invocation is asked
+
+    bool operator==(const decision_hook&) const = default;
+};
+
 struct policy {
     std::string default_decision = "deny"; // allow | deny
     std::vector<rule> rules;
+    std::optional<config::decision_hook> decision_hook = {};
 
     bool operator==(const policy&) const = default;
 };

@@ -93,7 +93,8 @@ void parse_policy(const object_view& root, const facts& f, std::optional<policy>
     if (v == nullptr) {
         return;
     }
-    object_view o(*v, root.pointer_of("policy"), root.errors(), {"defaultDecision", "rules"});
+    object_view o(*v, root.pointer_of("policy"), root.errors(),
+                  {"defaultDecision", "rules", "decisionHook"});
     if (!o.ok()) {
         return;
     }
@@ -110,6 +111,7 @@ void parse_policy(const object_view& root, const facts& f, std::optional<policy>
             }
         }
     }
+    parse_decision_hook(o, p.decision_hook);
     out = std::move(p);
 }
 

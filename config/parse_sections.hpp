@@ -29,6 +29,8 @@ void parse_upstreams(const object_view& root, const facts& f, std::vector<upstre
 void parse_upstream_auth(const object_view& parent, const facts& f, upstream_auth& out);
 void parse_auth(const object_view& root, config::auth& out);
 void parse_policy(const object_view& root, const facts& f, std::optional<policy>& out);
+// policy.decisionHook (config/parse_decision_hook.cpp), read inside the policy section.
+void parse_decision_hook(const object_view& policy, std::optional<decision_hook>& out);
 void parse_audit(const object_view& root, std::optional<audit>& out);
 void parse_server(const object_view& root, const facts& f, server& out);
 // After the upstreams: a maximum name length must leave each namespace room.

@@ -59,6 +59,10 @@ constexpr std::array<row, gateway_error_count> table = {{
     {"definition_withheld", 200, ec::policy_denied, mc::policy_denied, f::json_rpc, o::denied, "",
      "tool \"{}\" is withheld: {} (definitions pinned with block); review the change, then lock "
      "it (gate definitions lock) and reload"},
+    {"hook_denied", 200, ec::policy_denied, mc::policy_denied, f::json_rpc, o::denied, "",
+     "the decision hook denied {}: {}"},
+    {"hook_failed", 200, ec::policy_denied, mc::policy_denied, f::json_rpc, o::denied, "",
+     "the decision hook could not decide {} ({}); denied, as policy.decisionHook.onError says"},
     {"input_missing", 200, ec::internal_error, ec::internal_error, f::json_rpc, o::error, "",
      "the client's retry answered {} with no result object"},
     {"input_not_retried", 200, ec::internal_error, ec::internal_error, f::json_rpc, o::error, "",

@@ -41,6 +41,8 @@ enum class gateway_error : std::uint8_t {
     client_gone,           // the client of the bridged session disconnected
     server_request_denied, // the policy does not let this upstream ask this client
     definition_withheld,   // a tool whose definition changed, under a `block` pin
+    hook_denied,           // policy.decisionHook said deny
+    hook_failed,           // the decision hook did not decide, and onError is deny
     input_missing,         // a 2026-07-28 client's retry answered an input request badly
     input_not_retried,     // a 2026-07-28 client did not retry in time
     no_client_to_ask,      // a request on gate's shared session, which has no client

@@ -64,6 +64,8 @@ std::string to_json_line(const audit_event& e) {
         w.raw("owner", *e.owner);
     if (e.definition)
         w.raw("definition", *e.definition);
+    if (e.hook)
+        w.raw("hook", *e.hook);
     w.maybe("decision", e.decision);
     w.maybe("ruleId", e.rule_id);
     if (!e.required_scopes.empty()) {

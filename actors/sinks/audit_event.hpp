@@ -33,6 +33,8 @@ struct audit_event {
     std::optional<boost::json::object> owner;
     // A definitionChanged event's {pinned, listed, action} (pinned definitions).
     std::optional<boost::json::object> definition;
+    // The decision hook's say on this request ({stage, verdict, reason?, error?, cached?}).
+    std::optional<boost::json::object> hook;
 };
 
 // One JSON object, field names as the spec spells them; absent fields are omitted.

@@ -79,6 +79,16 @@ std::vector<std::string> missing_secrets(const config::document& doc,
             out.push_back("/discovery/bearerSecretRef: the environment variable " + var +
                           " holds a line break, which cannot go in an HTTP header");
     }
+    if (doc.policy && doc.policy->decision_hook && doc.policy->decision_hook->bearer_secret_ref) {
+        const auto& var = *doc.policy->decision_hook->bearer_secret_ref;
+        const char* v = getenv(var.c_str());
+        if (!v || !*v)
+            out.push_back("/policy/decisionHook/bearerSecretRef: the environment variable " + var +
+                          " is not set (it holds the decision hook's bearer token)");
+        else if (!header_safe(v))
+            out.push_back("/policy/decisionHook/bearerSecretRef: the environment variable " + var +
+                          " holds a line break, which cannot go in an HTTP header");
+    }
     for (std::size_t i = 0; i < doc.upstreams.size(); ++i) {
         const auto& a = doc.upstreams[i].auth;
         if (a.strategy == "static")

@@ -112,9 +112,11 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_authenticate(authenticator ? &guard_services : nullptr,
                                           resource_metadata),
               pipeline::make_global_limit(guard_services, limit_leases),
-              pipeline::make_route(call_services), pipeline::make_authorize(resource_metadata),
+              pipeline::make_route(call_services),
+              pipeline::make_authorize(resource_metadata, &decisions),
               pipeline::make_upstream_guards({budgets, stats, guard_services, limit_leases.tools}),
-              pipeline::make_proxy(call_services), pipeline::make_egress(call_services)},
+              pipeline::make_proxy(call_services),
+              pipeline::make_egress(call_services, &decisions)},
              pipeline::make_audit(guard_services, stats), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
     definitions->use(doc);

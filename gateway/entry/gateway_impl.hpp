@@ -4,6 +4,7 @@
 #include "actors/bridging/bridge_messages.hpp"
 #include "actors/federation/federation.hpp"
 #include "actors/policy/policy_engine.hpp"
+#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/definition_reports.hpp"
@@ -160,6 +161,8 @@ struct gateway::impl final : http_handler,
     std::unique_ptr<token_endpoint> tokens; // auth.ema: POST /oauth/token and its key set
     std::unique_ptr<token_authenticator> authenticator;
     std::string resource_metadata;
+    // policy.decisionHook, asked by stages 5 and 8 and for upstreams' requests to clients.
+    decision_hook_client decisions{io.get_executor(), stats};
     http_server server;
     // What the MCP method groups ask of the gateway, and the groups (gateway/mcp/).
     mcp_method_services method_services{*this};

@@ -308,6 +308,30 @@ bool mcp_method_services::admit_server_request(const federation_view& view, std:
     return g_.upstream_news.admit_server_request(view, upstream, who, request, bridge);
 }
 
+hook_asker* mcp_method_services::decision_hook() {
+    return &g_.decisions;
+}
+
+bool mcp_method_services::hook_asks(const federation_view& view, const json::object& request) {
+    return g_.upstream_news.hook_asks(view, request);
+}
+
+asio::awaitable<bool> mcp_method_services::hook_admits(std::shared_ptr<const federation_view> view,
+                                                       std::size_t upstream, caller_ref who,
+                                                       json::object request,
+                                                       std::optional<std::string> bridge) {
+    return g_.upstream_news.hook_admits(std::move(view), upstream, std::move(who),
+                                        std::move(request), std::move(bridge));
+}
+
+void mcp_method_services::judge_then_deliver(std::shared_ptr<const federation_view> view,
+                                             std::size_t upstream, caller_ref who,
+                                             upstream_message m, std::string bridge,
+                                             std::function<bool(upstream_message&)> deliver) {
+    g_.upstream_news.judge_then_deliver(std::move(view), upstream, std::move(who), std::move(m),
+                                        std::move(bridge), std::move(deliver));
+}
+
 asio::awaitable<std::optional<protocol::sourced_object>>
 mcp_method_services::ask_client_input(request_context& ctx, protocol::sourced_object request) {
     return g_.call_paths.ask_client_input(ctx, std::move(request));

@@ -104,6 +104,7 @@ public:
                                const std::string& upstream,
                                boost::json::value upstream_id) override;
     void audit(request_context& denied) override;
+    hook_asker* decision_hook() override;
 
     // Upstream calls (capabilities, used and count: above).
     bool keeps_bridges() override;
@@ -116,6 +117,14 @@ public:
                               const std::optional<std::string>& bridge) override;
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& ctx, protocol::sourced_object request) override;
+    bool hook_asks(const federation_view& view, const boost::json::object& request) override;
+    boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
+                                             std::size_t upstream, caller_ref who,
+                                             boost::json::object request,
+                                             std::optional<std::string> bridge) override;
+    void judge_then_deliver(std::shared_ptr<const federation_view> view, std::size_t upstream,
+                            caller_ref who, upstream_message m, std::string bridge,
+                            std::function<bool(upstream_message&)> deliver) override;
 
     // Session admission (end_everywhere: below, with the streams).
     void count_eviction(std::string_view reason) override;

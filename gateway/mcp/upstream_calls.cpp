@@ -42,8 +42,21 @@ call_context upstream_calls::bridged_context(request_context& rec, std::size_t u
 }
 
 void upstream_calls::bridged_call::message(const std::string&, upstream_message m) {
-    if (calls->services_.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
-        rec->server_message(upstream, bridge, std::move(m));
+    auto& s = calls->services_;
+    if (!s.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
+        return;
+    if (!s.hook_asks(*rec->view, m.body()))
+        return rec->server_message(upstream, bridge, std::move(m));
+    if (!alive)
+        alive = std::make_shared<bool>(true);
+    // The call may end while the hook decides: delivered only while it runs.
+    s.judge_then_deliver(rec->view, upstream, rec->caller, std::move(m), bridge,
+                         [this, running = alive](upstream_message& allowed) {
+                             if (!*running || !rec->server_message)
+                                 return false;
+                             rec->server_message(upstream, bridge, std::move(allowed));
+                             return true;
+                         });
 }
 
 void upstream_calls::bridged_call::sent(std::int64_t upstream_id) {
@@ -54,9 +67,12 @@ void upstream_calls::bridged_call::sent(std::int64_t upstream_id) {
 
 asio::awaitable<std::optional<protocol::sourced_object>>
 upstream_calls::bridged_call::ask_client(protocol::sourced_object request) {
-    if (!calls->services_.admit_server_request(*rec->view, upstream, rec->caller, request.value,
-                                               std::nullopt))
+    auto& s = calls->services_;
+    if (!s.admit_server_request(*rec->view, upstream, rec->caller, request.value, std::nullopt))
         co_return std::nullopt; // the call fails: its input was refused
+    if (s.hook_asks(*rec->view, request.value) &&
+        !co_await s.hook_admits(rec->view, upstream, rec->caller, request.value, std::nullopt))
+        co_return std::nullopt;
     co_return co_await calls->services_.ask_client_input(*rec, std::move(request));
 }
 

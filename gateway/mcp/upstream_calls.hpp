@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,18 @@ public:
     virtual bool admit_server_request(const federation_view& view, std::size_t upstream,
                                       const caller_ref& who, const boost::json::object& request,
                                       const std::optional<std::string>& bridge) = 0;
+    // The decision hook on upstreams' requests to clients (gateway/mcp/upstream_traffic.hpp):
+    // whether it is asked about `request`, asking it, and asking it in the background before
+    // a message from a stream is delivered.
+    virtual bool hook_asks(const federation_view& view, const boost::json::object& request) = 0;
+    virtual boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
+                                                     std::size_t upstream, caller_ref who,
+                                                     boost::json::object request,
+                                                     std::optional<std::string> bridge) = 0;
+    virtual void judge_then_deliver(std::shared_ptr<const federation_view> view,
+                                    std::size_t upstream, caller_ref who, upstream_message m,
+                                    std::string bridge,
+                                    std::function<bool(upstream_message&)> deliver) = 0;
     // Asks the client of `ctx` one embedded input request on its call's stream.
     virtual boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& ctx, protocol::sourced_object request) = 0;
@@ -56,6 +69,16 @@ public:
     // The call's observer (gateway/upstream/upstream_observer.hpp), kept by the caller for
     // the call's length; the context points to it, so a call makes no hook of its own.
     struct bridged_call final : upstream_observer {
+        bridged_call() = default;
+        bridged_call(const bridged_call&) = delete;
+        bridged_call& operator=(const bridged_call&) = delete;
+        ~bridged_call() override {
+            if (alive)
+                *alive = false;
+        }
+        // Made when a message waits for the decision hook: whether the call still runs when
+        // the hook answers.
+        std::shared_ptr<bool> alive;
         upstream_calls* calls = nullptr;
         request_context* rec = nullptr;
         std::size_t upstream = 0;

@@ -2,6 +2,8 @@
 // or the upstream would wait for it until its own timeout.
 #include "gateway/mcp/upstream_traffic.hpp"
 
+#include "actors/policy/decision_hook.hpp"
+#include "gateway/auth/decision_hook_client.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
@@ -123,6 +125,15 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
     auto who = services_.principal_of(bridge);
     if (!admit_server_request(*view, position, who, message, bridge))
         return;
+    if (hook_asks(*view, message))
+        return judge_then_deliver(view, position, who, std::move(m), bridge,
+                                  [this, bridge, upstream](upstream_message& allowed) {
+                                      if (!services_.session_open(bridge))
+                                          return false;
+                                      services_.deliver(
+                                          bridge, to_client(bridge, upstream, std::move(allowed)));
+                                      return true;
+                                  });
     services_.deliver(bridge, to_client(bridge, upstream, std::move(m)));
 }
 
@@ -143,17 +154,89 @@ bool upstream_traffic::admit_server_request(const federation_view& view, std::si
         answer_upstream(
             ex_, view.clients[upstream], *bridge,
             protocol::make_gateway_error(gateway_error::server_request_denied, *id, why));
+    audit_refused(method, server, who, std::move(why), std::nullopt);
+    return false;
+}
+
+void upstream_traffic::audit_refused(std::string_view method, const std::string& server,
+                                     const caller_ref& who, std::string why,
+                                     std::optional<json::object> said) {
     request_context denied;
     denied.start = std::chrono::steady_clock::now();
     denied.method = std::string(method);
     denied.upstream = server;
     denied.caller = who;
-    denied.outcome = protocol::describe(gateway_error::server_request_denied).audit_outcome;
-    denied.decision = "deny";
+    denied.outcome = protocol::outcome::denied;
+    denied.decision = said ? "allow" : "deny"; // the policy's own; the hook's say beside it
+    denied.hook = std::move(said);
     denied.error = std::move(why);
     // An upstream's request, not a client's: it entered by no door, and leaves by the exit alone.
     services_.audit(denied);
-    return false;
+}
+
+bool upstream_traffic::hook_asks(const federation_view& view, const json::object& request) {
+    const auto& policy = view.snap->doc->policy;
+    if (!policy || !policy->decision_hook || !policy->decision_hook->at_server_request ||
+        !services_.decision_hook())
+        return false;
+    auto method = method_of(request);
+    return !method.empty() && method != "ping" && request.contains("id");
+}
+
+asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federation_view> view,
+                                                    std::size_t upstream, caller_ref who,
+                                                    json::object request,
+                                                    std::optional<std::string> bridge) {
+    const auto& hook = *view->snap->doc->policy->decision_hook;
+    const auto& server = view->snap->upstream(upstream).id;
+    auto method = method_of(request);
+    hook_question q;
+    q.stage = hook_stage::server_request;
+    q.who = who.get();
+    q.method = method;
+    q.upstream = server;
+    const auto* params = request.if_contains("params");
+    if (hook.send_arguments && params && params->is_object())
+        q.arguments = &params->get_object();
+    auto said = co_await services_.decision_hook()->ask(hook, q.stage, describe(q));
+    if (said.allowed(hook))
+        co_return true;
+    auto what = std::string(method) + " from upstream " + server + " to this client";
+    auto e = said.what == hook_answer::said::deny ? gateway_error::hook_denied
+                                                  : gateway_error::hook_failed;
+    auto why = protocol::gateway_error_text(
+        e, {what, said.what == hook_answer::said::deny
+                      ? (said.reason.empty() ? std::string("no reason given") : said.reason)
+                      : said.client_error()});
+    if (const auto* id = request.if_contains("id"); bridge && id)
+        answer_upstream(ex_, view->clients[upstream], *bridge,
+                        protocol::make_gateway_error(e, *id, why));
+    audit_refused(method, server, who, std::move(why), said.audit(q.stage));
+    co_return false;
+}
+
+void upstream_traffic::judge_then_deliver(std::shared_ptr<const federation_view> view,
+                                          std::size_t upstream, caller_ref who, upstream_message m,
+                                          std::string bridge,
+                                          std::function<bool(upstream_message&)> deliver) {
+    asio::co_spawn(
+        ex_,
+        [this, view = std::move(view), upstream, who = std::move(who), m = std::move(m),
+         bridge = std::move(bridge),
+         deliver = std::move(deliver)]() mutable -> asio::awaitable<void> {
+            if (!co_await hook_admits(view, upstream, who, m.body(), bridge))
+                co_return;
+            auto source = std::string(m.raw());
+            auto id = m.body().if_contains("id") ? m.body().at("id") : json::value(nullptr);
+            if (deliver(m))
+                co_return;
+            answer_upstream(ex_, view->clients[upstream], bridge,
+                            protocol::make_gateway_error(
+                                gateway_error::client_gone, id,
+                                protocol::gateway_error_text(gateway_error::client_gone)),
+                            std::move(source));
+        },
+        asio::detached);
 }
 
 } // namespace gate::transport

@@ -10,12 +10,15 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace gate::transport {
+
+class hook_asker;
 
 // The answer gate gives an upstream's request on `bridge` itself (the client is gone, the
 // policy refuses it, the client cannot be asked), sent in the background; `source`, the
@@ -54,6 +57,8 @@ public:
                                        boost::json::value upstream_id) = 0;
     // A finished request gate did not receive (an upstream's denied request), to the audit.
     virtual void audit(request_context& denied) = 0;
+    // Where policy.decisionHook is asked (null: never).
+    virtual hook_asker* decision_hook() = 0;
 
 protected:
     ~upstream_traffic_services() = default;
@@ -78,7 +83,26 @@ public:
                               const caller_ref& who, const boost::json::object& request,
                               const std::optional<std::string>& bridge);
 
+    // Whether the decision hook is asked about `request` (policy.decisionHook stages
+    // "serverRequest"): a request, not ping, with a hook configured to be asked.
+    bool hook_asks(const federation_view& view, const boost::json::object& request);
+    // Asks it: true when allowed. A denial, or a failure under onError "deny", is audited and,
+    // with `bridge`, answered -32042 to the upstream on that session.
+    boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
+                                             std::size_t upstream, caller_ref who,
+                                             boost::json::object request,
+                                             std::optional<std::string> bridge);
+    // The same in the background for a message read from a stream: allowed, `deliver` has it
+    // (false: its client is gone, and the upstream is told so).
+    void judge_then_deliver(std::shared_ptr<const federation_view> view, std::size_t upstream,
+                            caller_ref who, upstream_message m, std::string bridge,
+                            std::function<bool(upstream_message&)> deliver);
+
 private:
+    // A request refused on the client's behalf, audited (`said`: the hook's say, if it was
+    // asked).
+    void audit_refused(std::string_view method, const std::string& server, const caller_ref& who,
+                       std::string why, std::optional<boost::json::object> said);
     // `position`: the upstream's place in the current view.
     void resource_updated(std::size_t position, const std::string& bridge, upstream_message m);
 

@@ -108,6 +108,7 @@ metrics::metrics()
                             .Register(*registry_)
                             .Add({});
     register_session_series();
+    register_hook_series();
     register_supervision();
     prometheus::BuildGauge()
         .Name("gate_build_info")
@@ -418,6 +419,54 @@ void metrics::definition_change(const std::string& upstream, std::string_view ch
               {"change", std::string(change)},
               {"action", std::string(action)}})
         .Increment();
+}
+
+void metrics::register_hook_series() {
+    hook_decisions_ = &prometheus::BuildCounter()
+                           .Name("gate_decision_hook_decisions_total")
+                           .Help("Verdicts of the decision hook, by stage, decision (allow, "
+                                 "deny) and source (hook, cache)")
+                           .Register(*registry_);
+    hook_errors_ = &prometheus::BuildCounter()
+                        .Name("gate_decision_hook_errors_total")
+                        .Help("Questions the decision hook did not decide, by stage and kind "
+                              "(timeout, unreachable, busy, status, malformed)")
+                        .Register(*registry_);
+    auto& questions = prometheus::BuildGauge()
+                          .Name("gate_decision_hook_questions")
+                          .Help("Questions to the decision hook: out now, and waiting for a turn "
+                                "(maxConcurrent)")
+                          .Register(*registry_);
+    hook_out_ = &questions.Add({{"state", "out"}});
+    hook_waiting_ = &questions.Add({{"state", "waiting"}});
+    hook_duration_ = &prometheus::BuildHistogram()
+                          .Name("gate_decision_hook_duration_seconds")
+                          .Help("Time of one exchange with the decision hook, by stage")
+                          .Register(*registry_);
+}
+
+void metrics::decision_hook_decision(std::string_view stage, std::string_view decision,
+                                     bool cached) {
+    hook_decisions_
+        ->Add({{"stage", std::string(stage)},
+               {"decision", std::string(decision)},
+               {"source", cached ? "cache" : "hook"}})
+        .Increment();
+}
+
+void metrics::decision_hook_error(std::string_view stage, std::string_view kind) {
+    hook_errors_->Add({{"stage", std::string(stage)}, {"kind", std::string(kind)}}).Increment();
+}
+
+void metrics::decision_hook_questions(std::int64_t out, std::int64_t waiting) {
+    hook_out_->Set(static_cast<double>(out));
+    hook_waiting_->Set(static_cast<double>(waiting));
+}
+
+void metrics::decision_hook_latency(std::string_view stage, double seconds) {
+    static const prometheus::Histogram::BucketBoundaries buckets{
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+    hook_duration_->Add({{"stage", std::string(stage)}}, buckets).Observe(seconds);
 }
 
 void metrics::upstream_guards(const std::vector<guard_sample>& samples) {

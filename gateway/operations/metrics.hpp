@@ -77,6 +77,14 @@ public:
     // A tools/call refused by one of its upstream's toolLimits
     // (gate_tool_limit_refusals_total{upstream,limit}; limit: everyone, principal).
     void tool_limit_refused(const std::string& upstream, std::string_view limit);
+    // The decision hook (policy.decisionHook): a verdict by stage, decision (allow, deny) and
+    // source (hook, cache); a failure by stage and kind (timeout, unreachable, busy, status,
+    // malformed); an exchange's latency by stage.
+    void decision_hook_decision(std::string_view stage, std::string_view decision, bool cached);
+    void decision_hook_error(std::string_view stage, std::string_view kind);
+    void decision_hook_latency(std::string_view stage, double seconds);
+    // Questions out to the hook now and waiting for a turn (gate_decision_hook_questions{state}).
+    void decision_hook_questions(std::int64_t out, std::int64_t waiting);
     // A tool left out of the lists for its name (gate_tools_dropped_total{upstream,reason}).
     void tool_dropped(const std::string& upstream, std::string_view reason);
     // An icon left out of a list or a serverInfo (gate_icons_dropped_total{upstream,reason}:
@@ -106,6 +114,7 @@ private:
     void register_feed_series();
     void register_discovery_series();
     void register_session_series();
+    void register_hook_series();
     method_series& series_for(std::string_view method);
     upstream_series& series_for_upstream(const std::string& id);
 
@@ -131,6 +140,11 @@ private:
     prometheus::Family<prometheus::Counter>* tools_dropped_ = nullptr;
     prometheus::Family<prometheus::Counter>* tool_limit_refusals_ = nullptr;
     prometheus::Family<prometheus::Counter>* icons_dropped_ = nullptr;
+    prometheus::Family<prometheus::Counter>* hook_decisions_ = nullptr;
+    prometheus::Family<prometheus::Counter>* hook_errors_ = nullptr;
+    prometheus::Family<prometheus::Histogram>* hook_duration_ = nullptr;
+    prometheus::Gauge* hook_out_ = nullptr;
+    prometheus::Gauge* hook_waiting_ = nullptr;
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& policy_decisions_;
     prometheus::Family<prometheus::Counter>& definition_changes_;

@@ -62,6 +62,15 @@ struct request_context {
     std::optional<std::string> name, upstream, error;
     std::optional<std::string> decision, rule_id; // the policy's, where one applied (stage 5)
     std::vector<std::string> required_scopes;     // a step-up's (stage 5)
+    // The decision hook's say (stages 5 and 8), for the audit event.
+    std::optional<boost::json::object> hook;
+    // An invocation the hook judges again at its result (policy.decisionHook stages
+    // "result"): stage 5 keeps what stage 8 describes, since the params go upstream at stage 7.
+    struct hook_pending {
+        std::string upstream_name;
+        std::optional<boost::json::object> arguments; // when the hook is sent them
+    };
+    std::optional<hook_pending> hook_at_result;
     protocol::outcome outcome = protocol::outcome::ok;
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;

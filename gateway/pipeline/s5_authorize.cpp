@@ -6,11 +6,14 @@
 // denied is -32042 with outcome `denied`; the decision and the granting rule go to audit.
 // Lists are filtered by the same policy where they are cut (actors/federation/federation).
 // Decisions are remembered per invocation for the snapshot's policy (actors/policy/policy_memo).
+// What the rules allow, policy.decisionHook may still deny (gateway/pipeline/hook_check): it is
+// asked last, and never about what the rules deny.
 #include "gateway/pipeline/s5_authorize.hpp"
 
 #include "actors/policy/policy_memo.hpp"
 #include "actors/policy/subjects_select.hpp"
 #include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/hook_check.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/oauth_scope.hpp"
 
@@ -108,10 +111,26 @@ std::string joined(const std::vector<std::string>& scopes) {
     return out;
 }
 
+// The invocation in words, for a refusal's text.
+std::string invocation_text(const request_context& ctx, const std::string& server,
+                            std::string_view name) {
+    auto item = ctx.name.value_or(std::string(name));
+    return ctx.method + (item.empty() ? "" : " of " + item) + " on " + server +
+           (ctx.caller ? " for " + ctx.caller->subject : "");
+}
+
+// The call's arguments, when it has them as an object.
+const json::object* arguments_of(const request_context& ctx) {
+    if (ctx.method != "tools/call" && ctx.method != "prompts/get")
+        return nullptr;
+    const auto* a = ctx.target->params.if_contains("arguments");
+    return a ? a->if_object() : nullptr;
+}
+
 class authorize final : public stage {
 public:
-    explicit authorize(std::string resource_metadata)
-        : resource_metadata_(std::move(resource_metadata)) {}
+    authorize(std::string resource_metadata, hook_asker* hooks)
+        : resource_metadata_(std::move(resource_metadata)), hooks_(hooks) {}
     transport::stage id() const override { return transport::stage::authorize; }
     step run(request_context& ctx) override {
         const auto& policy = ctx.view->snap->policy;
@@ -129,10 +148,8 @@ public:
         ctx.decision = d.allowed ? "allow" : "deny";
         ctx.rule_id = d.rule_id;
         if (d.allowed)
-            return verdict::proceed;
-        auto item = ctx.name.value_or(std::string(g->name));
-        auto what = ctx.method + (item.empty() ? "" : " of " + item) + " on " + server +
-                    (ctx.caller ? " for " + ctx.caller->subject : "");
+            return after_rules(ctx, server, g->name);
+        auto what = invocation_text(ctx, server, g->name);
         if (!d.needed_scopes.empty())
             return step_up(ctx, what, d);
         if (d.by == decided_by::deny_entry)
@@ -142,6 +159,27 @@ public:
     }
 
 private:
+    // What the rules allow goes to the decision hook when it is asked before calls; one asked
+    // at results gets what stage 8 will describe.
+    step after_rules(request_context& ctx, const std::string& server, std::string_view item) {
+        const auto& policy_doc = ctx.view->snap->doc->policy;
+        const auto* hook =
+            policy_doc && policy_doc->decision_hook ? &*policy_doc->decision_hook : nullptr;
+        if (!hook || !hooks_)
+            return verdict::proceed;
+        const auto* arguments = hook->send_arguments ? arguments_of(ctx) : nullptr;
+        if (hook->at_result)
+            ctx.hook_at_result = request_context::hook_pending{
+                std::string(item),
+                arguments ? std::optional<json::object>(*arguments) : std::nullopt};
+        if (!hook->at_call)
+            return verdict::proceed;
+        auto q = hook_question_of(ctx, hook_stage::call, server, item);
+        q.arguments = arguments;
+        return consult_hook(*hooks_, *hook, ctx, hook_stage::call, describe(q),
+                            invocation_text(ctx, server, item));
+    }
+
     // A call's `arguments` are an object (MCP) where conditions read them: one of another
     // shape is refused rather than decided as a call without arguments.
     static bool arguments_readable(request_context& ctx) {
@@ -179,13 +217,14 @@ private:
         return verdict::answered;
     }
     std::string resource_metadata_;
+    hook_asker* hooks_;
     policy_memo memo_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_authorize(std::string resource_metadata) {
-    return std::make_unique<authorize>(std::move(resource_metadata));
+std::unique_ptr<stage> make_authorize(std::string resource_metadata, hook_asker* hooks) {
+    return std::make_unique<authorize>(std::move(resource_metadata), hooks);
 }
 
 } // namespace gate::transport::pipeline

@@ -1,5 +1,5 @@
-// Stage 5: authorize. It needs nothing but the request: the policy comes with the request's
-// snapshot, and the decisions it remembers are its own.
+// Stage 5: authorize. It needs nothing but the request and the decision hook: the policy comes
+// with the request's snapshot, and the decisions it remembers are its own.
 #pragma once
 
 #include "gateway/pipeline/stage.hpp"
@@ -7,10 +7,14 @@
 #include <memory>
 #include <string>
 
+namespace gate::transport {
+class hook_asker;
+} // namespace gate::transport
+
 namespace gate::transport::pipeline {
 
 // `resource_metadata`: gate's RFC 9728 metadata URL, named in step-up challenges (empty
-// without authentication).
-std::unique_ptr<stage> make_authorize(std::string resource_metadata);
+// without authentication). `hooks`: where policy.decisionHook is asked (null: never).
+std::unique_ptr<stage> make_authorize(std::string resource_metadata, hook_asker* hooks);
 
 } // namespace gate::transport::pipeline

@@ -1,11 +1,13 @@
 // Stage 8: egress. An upstream's answer goes back byte for byte with only its id replaced (a
 // minted task pinned to its upstream first); a list is merged, namespaced and paged; a new
 // session is opened for an accepted initialize; a 2026-07-28 client's result says what it is
-// and how long it may be cached. The audit outcome is settled from the answer.
+// and how long it may be cached. The audit outcome is settled from the answer. A decision hook
+// asked at results (policy.decisionHook stages "result") may withhold an upstream's answer.
 #include "gateway/pipeline/s8_egress.hpp"
 
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/hook_check.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/modern_request.hpp"
@@ -22,7 +24,7 @@ namespace ec = protocol::error_code;
 
 class egress final : public stage {
 public:
-    explicit egress(egress_services& services) : services_(services) {}
+    egress(egress_services& services, hook_asker* hooks) : services_(services), hooks_(hooks) {}
     transport::stage id() const override { return transport::stage::egress; }
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
@@ -30,9 +32,10 @@ public:
         bool answered_upstream = !ctx.response && ctx.upstream_answer;
         auto minted = answered_upstream && m == "tools/call" ? minted_task_id(*ctx.upstream_answer)
                                                              : std::nullopt;
-        // Waits only to pin a minted task, merge a list or open a session.
+        // Waits only to pin a minted task, merge a list, open a session or ask the hook.
         if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
-            (m == "initialize" && !ctx.modern))
+            (m == "initialize" && !ctx.modern) ||
+            (answered_upstream && ctx.hook_at_result && hooks_))
             return finish_waiting(ctx, std::move(minted));
         if (answered_upstream)
             take_upstream_answer(ctx);
@@ -50,6 +53,10 @@ private:
             if (minted)
                 co_await services_.pin_task(ctx, ctx.target->upstream, std::move(*minted));
             take_upstream_answer(ctx);
+            // A minted task is not the result: its tasks/result is not asked about
+            // (docs/decision-hook.md).
+            if (!minted && ctx.hook_at_result && hooks_)
+                co_await judge_result(ctx);
         }
         if (!ctx.response && ctx.plan && kind)
             ctx.response = co_await services_.complete_list(
@@ -59,6 +66,28 @@ private:
             co_await open_session(ctx);
         after_answer(ctx, kind.has_value());
         co_return verdict::proceed;
+    }
+
+    // The hook's say on the answer the client is about to get: withheld (the refusal in its
+    // place) unless allowed.
+    boost::asio::awaitable<void> judge_result(request_context& ctx) {
+        const auto& hook = *ctx.view->snap->doc->policy->decision_hook;
+        const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
+        auto& pending = *ctx.hook_at_result;
+        auto q = hook_question_of(ctx, hook_stage::result, server, pending.upstream_name);
+        if (pending.arguments)
+            q.arguments = &*pending.arguments;
+        const auto* error = ctx.response->if_contains("error");
+        const auto* result = ctx.response->if_contains("result");
+        const auto* flagged =
+            result && result->is_object() ? result->get_object().if_contains("isError") : nullptr;
+        q.is_error = error != nullptr || (flagged && flagged->is_bool() && flagged->get_bool());
+        if (hook.send_result)
+            q.result = error ? error : result;
+        auto item = ctx.name.value_or(pending.upstream_name);
+        auto what = "the result of " + ctx.method + (item.empty() ? "" : " of " + item) + " on " +
+                    server + (ctx.caller ? " for " + ctx.caller->subject : "");
+        co_await consult_hook(*hooks_, hook, ctx, hook_stage::result, describe(q), std::move(what));
     }
 
     // Whatever the upstream answered, result or error, goes back verbatim.
@@ -77,8 +106,10 @@ private:
             (ctx.method == "tools/call" || ctx.method == "prompts/get") && ctx.target &&
             !ctx.view->snap->codec.passthrough() &&
             ::memmem(raw.data(), raw.size(), icons_key.data(), icons_key.size()) != nullptr;
+        // A decision hook asked about the result reads it whole too.
+        bool whole = ui || links || (ctx.hook_at_result && hooks_);
         ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
-                               ui || links ? answer_read::whole : answer_read::client_answer);
+                               whole ? answer_read::whole : answer_read::client_answer);
         if (ui && protocol::restore_read_uris(*ctx.response, ui->uri, *ctx.name) &&
             !ctx.verbatim.empty()) {
             std::string text;
@@ -215,12 +246,13 @@ private:
     }
 
     egress_services& services_;
+    hook_asker* hooks_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_egress(egress_services& services) {
-    return std::make_unique<egress>(services);
+std::unique_ptr<stage> make_egress(egress_services& services, hook_asker* hooks) {
+    return std::make_unique<egress>(services, hooks);
 }
 
 } // namespace gate::transport::pipeline

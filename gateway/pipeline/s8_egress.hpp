@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+namespace gate::transport {
+class hook_asker;
+} // namespace gate::transport
+
 namespace gate::transport::pipeline {
 
 class egress_services {
@@ -51,6 +55,7 @@ protected:
     ~egress_services() = default;
 };
 
-std::unique_ptr<stage> make_egress(egress_services& services);
+// `hooks`: where policy.decisionHook is asked about results (null: never).
+std::unique_ptr<stage> make_egress(egress_services& services, hook_asker* hooks);
 
 } // namespace gate::transport::pipeline

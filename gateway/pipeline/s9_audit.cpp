@@ -72,6 +72,7 @@ public:
             e.decision = ctx.decision;
             e.rule_id = ctx.rule_id;
             e.required_scopes = ctx.required_scopes;
+            e.hook = std::move(ctx.hook);
             if (ctx.caller) {
                 e.principal = ctx.caller->subject;
                 e.issuer = ctx.caller->issuer;

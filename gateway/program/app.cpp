@@ -86,8 +86,8 @@ std::optional<int> judged(const config::load_result& loaded, const options& opt)
     if (auto missing = transport::missing_secrets(*loaded.doc, std::getenv); !missing.empty()) {
         for (const auto& m : missing)
             std::fprintf(stderr, "config error at %s\n", m.c_str());
-        std::fprintf(stderr, "gate: %zu upstream secret%s missing from the environment\n",
-                     missing.size(), missing.size() == 1 ? "" : "s");
+        std::fprintf(stderr, "gate: %zu secret%s missing from the environment\n", missing.size(),
+                     missing.size() == 1 ? "" : "s");
         return 1;
     }
     return std::nullopt;

@@ -297,6 +297,24 @@ const std::map<std::string, std::string> enforced = {
      "PolicyDepth.AnnotationConditionsReadTheToolsHintsWithMcpDefaults"},
     {"/policy/rules/*/deny/*/annotations/openWorldHint",
      "PolicyDepth.AnnotationConditionsReadTheToolsHintsWithMcpDefaults"},
+    {"/policy/decisionHook", "what the rules allow is described to the hook and goes on when it "
+                             "allows"},
+    {"/policy/decisionHook/url",
+     "its denial is -32042 with its reason; the policy decision and the "
+     "hook verdict are audited"},
+    {"/policy/decisionHook/bearerSecretRef",
+     "both instances ask the hook for each principal, with its bearer token"},
+    {"/policy/decisionHook/timeoutMs", "a hook that does not answer in time denies"},
+    {"/policy/decisionHook/maxConcurrent",
+     "past maxConcurrent a question waits its turn, and gets it when one is answered"},
+    {"/policy/decisionHook/onError", "a hook that is down denies by default, and lets calls "
+                                     "through under onError allow"},
+    {"/policy/decisionHook/stages",
+     "a result the hook denies is withheld after the upstream answered"},
+    {"/policy/decisionHook/include",
+     "what the rules allow is described to the hook and goes on when it allows"},
+    {"/policy/decisionHook/cacheTtlMs",
+     "an answer is remembered for the same description, not for other arguments"},
     {"/policy/rules/*/subjects/scopes", "a missing scope is answered 403 insufficient_scope with "
                                         "the scopes, over HTTP and in the error"},
 };

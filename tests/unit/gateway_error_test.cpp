@@ -54,6 +54,8 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
      "", 2},
     {ge::definition_withheld, "definition_withheld", 200, -32042, f::json_rpc, outcome::denied, "",
      2},
+    {ge::hook_denied, "hook_denied", 200, -32042, f::json_rpc, outcome::denied, "", 2},
+    {ge::hook_failed, "hook_failed", 200, -32042, f::json_rpc, outcome::denied, "", 2},
     {ge::input_missing, "input_missing", 200, -32603, f::json_rpc, outcome::error, "", 1},
     {ge::input_not_retried, "input_not_retried", 200, -32603, f::json_rpc, outcome::error, "", 1},
     {ge::no_client_to_ask, "no_client_to_ask", 200, -32601, f::json_rpc, outcome::error, "", 1},
@@ -152,6 +154,7 @@ constexpr modern_code_row modern_codes[] = {
     {ge::unknown_namespace, -31043},     {ge::budget_exhausted, -31044},
     {ge::unknown_task, -32602},          {ge::server_request_denied, -31042},
     {ge::insufficient_scope, -31042},    {ge::definition_withheld, -31042},
+    {ge::hook_denied, -31042},           {ge::hook_failed, -31042},
 };
 
 TEST(gateway_error, a_2026_07_28_client_gets_its_revisions_codes) {

@@ -13,7 +13,7 @@ namespace {
 namespace json = boost::json;
 
 struct stage_authorize : test::stage_rig {
-    std::unique_ptr<stage> authorize = make_authorize("");
+    std::unique_ptr<stage> authorize = make_authorize("", nullptr);
 
     // alice may call echo* on up-a and read prompts of up-b; nobody else anything.
     void with_policy() {

@@ -75,7 +75,7 @@ struct fake_egress final : egress_services {
 
 struct stage_egress : test::stage_rig {
     fake_egress services;
-    std::unique_ptr<stage> egress = make_egress(services);
+    std::unique_ptr<stage> egress = make_egress(services, nullptr);
 
     void request(std::string method, json::object params = {}) {
         ctx.method = std::move(method);

@@ -70,6 +70,17 @@ struct fake_call_services final : upstream_call_services {
         admissions.push_back({upstream, who, request, bridge});
         return admit;
     }
+    bool hook_asks(const federation_view&, const json::object&) override { return false; }
+    boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view>, std::size_t,
+                                             caller_ref, json::object,
+                                             std::optional<std::string>) override {
+        co_return true;
+    }
+    void judge_then_deliver(std::shared_ptr<const federation_view>, std::size_t, caller_ref,
+                            upstream_message m, std::string,
+                            std::function<bool(upstream_message&)> deliver) override {
+        deliver(m);
+    }
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& ctx, protocol::sourced_object request) override {
         told.push_back("ask_client_input " + ctx.session + " " + request.source);

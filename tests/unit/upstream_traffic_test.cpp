@@ -5,6 +5,7 @@
 // the shared root session's messages, or for a client that is gone; a notification for an open
 // session delivered as written, a request under an id gate mints and records; and the policy on
 // server-initiated requests (ping and everything without one allowed, a denied one audited).
+#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
 #include "protocol/gateway_error.hpp"
 #include "tests/unit/stage_rig.hpp"
@@ -88,6 +89,8 @@ struct fake_upstream_services final : upstream_traffic_services {
         audited.push_back({denied.method, denied.upstream, denied.decision, denied.error,
                            denied.outcome, denied.caller});
     }
+    hook_asker* hooks = nullptr;
+    hook_asker* decision_hook() override { return hooks; }
 };
 
 struct upstream_traffic_rig : test::stage_rig {
@@ -317,6 +320,85 @@ TEST_F(upstream_traffic_rig, a_denied_request_never_reaches_the_client) {
     hear(0, "s1", sampling_request);
     EXPECT_EQ(services.delivered.size(), 1u) << "up-a's is";
     EXPECT_EQ(services.audited.size(), 1u);
+}
+
+// The decision hook at its serverRequest stage, faked: what it was asked, what it answers.
+struct scripted_hook final : hook_asker {
+    std::vector<json::object> asked;
+    hook_answer answer{hook_answer::said::deny, "no sampling here", "", "", false, 0.001};
+    boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, hook_stage stage,
+                                            std::string description) override {
+        EXPECT_EQ(stage, hook_stage::server_request);
+        asked.push_back(json::parse(description).as_object());
+        co_await test::suspend_once();
+        co_return answer;
+    }
+};
+
+struct upstream_traffic_hook : upstream_traffic_rig {
+    scripted_hook hook;
+    void with_hook(bool send_params) {
+        config::policy p;
+        p.default_decision = "allow";
+        config::decision_hook h;
+        h.url = "http://127.0.0.1:1/decide";
+        h.at_call = false;
+        h.at_server_request = true;
+        h.send_arguments = send_params;
+        p.decision_hook = h;
+        doc->policy = p;
+        reload();
+        services.hooks = &hook;
+        services.open_sessions = {"s1"};
+        services.principal = std::make_shared<const principal>(principal{"alice", "idp", {}, {}});
+    }
+};
+
+TEST_F(upstream_traffic_hook, a_request_the_hook_denies_never_reaches_the_client_and_is_audited) {
+    with_hook(true);
+    hear(1, "s1", sampling_request);
+    EXPECT_TRUE(services.delivered.empty());
+    EXPECT_EQ(services.minted, 0);
+    ASSERT_EQ(hook.asked.size(), 1u);
+    EXPECT_EQ(hook.asked[0].at("stage"), "serverRequest");
+    EXPECT_EQ(hook.asked[0].at("method"), "sampling/createMessage");
+    EXPECT_EQ(hook.asked[0].at("upstream"), "up-b");
+    EXPECT_EQ(hook.asked[0].at("principal").at("subject"), "alice");
+    EXPECT_EQ(hook.asked[0].at("arguments").at("maxTokens"), 1e2);
+    ASSERT_EQ(services.audited.size(), 1u);
+    const auto& a = services.audited.front();
+    EXPECT_EQ(a.method, "sampling/createMessage");
+    EXPECT_EQ(a.outcome, protocol::outcome::denied);
+    EXPECT_EQ(a.decision, "allow") << "the policy's own; the hook denied";
+    ASSERT_TRUE(a.error);
+    EXPECT_EQ(*a.error, "the decision hook denied sampling/createMessage from upstream up-b to "
+                        "this client: no sampling here");
+}
+
+TEST_F(upstream_traffic_hook, a_request_the_hook_allows_goes_on_and_notifications_are_never_asked) {
+    with_hook(false);
+    hook.answer = {hook_answer::said::allow, "", "", "", false, 0.001};
+    hear(1, "s1", R"({"jsonrpc":"2.0","method":"notifications/progress","params":{}})");
+    EXPECT_TRUE(hook.asked.empty());
+    hear(1, "s1", R"({"jsonrpc":"2.0","id":9,"method":"ping"})");
+    EXPECT_TRUE(hook.asked.empty());
+    hear(1, "s1", sampling_request);
+    ASSERT_EQ(hook.asked.size(), 1u);
+    EXPECT_FALSE(hook.asked[0].contains("arguments")) << "params only when asked for";
+    ASSERT_EQ(services.delivered.size(), 3u);
+    EXPECT_NE(services.delivered[2].second.find("\"id\":\"g-"), std::string::npos);
+    EXPECT_TRUE(services.audited.empty());
+}
+
+TEST_F(upstream_traffic_hook, a_session_that_ended_while_the_hook_decided_gets_nothing) {
+    with_hook(false);
+    hook.answer = {hook_answer::said::allow, "", "", "", false, 0.001};
+    traffic.on_message(client(1), "s1", upstream_message::of_text(sampling_request));
+    services.open_sessions.clear(); // the client leaves before the hook answers
+    io.run();
+    io.restart();
+    EXPECT_TRUE(services.delivered.empty());
+    EXPECT_EQ(services.minted, 0);
 }
 
 } // namespace

@@ -27,3 +27,4 @@ export * from './changing-server.mjs';
 export * from './scoped-issuer.mjs';
 export * from './otlp-receiver.mjs';
 export * from './discovery-source.mjs';
+export * from './decision-service.mjs';

@@ -1,0 +1,148 @@
+#include "actors/policy/decision_hook.hpp"
+
+#include "actors/policy/subjects_select.hpp"
+#include "protocol/digest.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace gate {
+
+namespace json = boost::json;
+
+std::string_view hook_stage_name(hook_stage s) {
+    switch (s) {
+    case hook_stage::call:
+        return "call";
+    case hook_stage::result:
+        return "result";
+    case hook_stage::server_request:
+        return "serverRequest";
+    }
+    return "call";
+}
+
+namespace {
+
+json::value principal_of(const principal* p) {
+    if (!p)
+        return nullptr;
+    json::array groups, scopes;
+    for (const auto& g : p->groups)
+        groups.emplace_back(g);
+    for (const auto& s : held_scopes(*p))
+        scopes.emplace_back(s);
+    return json::object{{"issuer", p->issuer},
+                        {"subject", p->subject},
+                        {"groups", std::move(groups)},
+                        {"scopes", std::move(scopes)}};
+}
+
+json::value optional_text(std::optional<std::string_view> s) {
+    return s ? json::value(json::string(*s)) : json::value(nullptr);
+}
+
+// Control characters (a line break would forge a log line) replaced; cut to max_reason bytes
+// without splitting a UTF-8 sequence (the JSON parser has checked the encoding).
+std::string cleaned(std::string_view text) {
+    if (text.size() > max_reason) {
+        auto cut = max_reason;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+            --cut;
+        text = text.substr(0, cut);
+    }
+    std::string out(text);
+    for (auto& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            c = '?';
+    return out;
+}
+
+} // namespace
+
+std::string describe(const hook_question& q) {
+    json::object d;
+    d["version"] = 1;
+    d["stage"] = hook_stage_name(q.stage);
+    d["principal"] = principal_of(q.who);
+    d["tenant"] = optional_text(q.tenant);
+    d["method"] = q.method;
+    d["name"] = q.name;
+    d["upstream"] = q.upstream;
+    d["upstreamName"] = q.upstream_name;
+    d["rule"] = optional_text(q.rule);
+    if (q.arguments)
+        d["arguments"] = *q.arguments;
+    if (q.is_error)
+        d["isError"] = *q.is_error;
+    if (q.result)
+        d["result"] = *q.result;
+    return json::serialize(d);
+}
+
+std::variant<hook_verdict, std::string> read_hook_answer(unsigned status, std::string_view body) {
+    if (status < 200 || status > 299)
+        return "it answered HTTP " + std::to_string(status);
+    boost::system::error_code ec;
+    auto v = json::parse(body, ec);
+    if (ec || !v.is_object())
+        return std::string("its answer is not a JSON object");
+    const auto& o = v.get_object();
+    const auto* d = o.if_contains("decision");
+    if (!d || !d->is_string() || (d->get_string() != "allow" && d->get_string() != "deny"))
+        return std::string("its answer's \"decision\" is not \"allow\" or \"deny\"");
+    hook_verdict out{d->get_string() == "allow", {}};
+    if (const auto* r = o.if_contains("reason")) {
+        if (!r->is_string())
+            return std::string("its answer's \"reason\" is not a string");
+        out.reason = cleaned(r->get_string());
+    }
+    return out;
+}
+
+std::optional<hook_verdict> hook_memory::recall(const std::string& description, time_point now) {
+    expire(now);
+    auto it = held_.find(protocol::sha256_hex(description, 64));
+    if (it == held_.end())
+        return std::nullopt;
+    return it->second.verdict;
+}
+
+void hook_memory::remember(const std::string& description, hook_verdict v, time_point now,
+                           std::chrono::milliseconds ttl) {
+    if (ttl <= std::chrono::milliseconds::zero() || capacity_ == 0)
+        return;
+    expire(now);
+    auto key = protocol::sha256_hex(description, 64);
+    auto until = now + ttl;
+    if (auto it = held_.find(key); it != held_.end()) {
+        it->second = {std::move(v), until};
+    } else {
+        while (held_.size() >= capacity_ && !order_.empty()) {
+            auto oldest = held_.find(order_.front().first);
+            if (oldest != held_.end() && oldest->second.until == order_.front().second)
+                held_.erase(oldest);
+            order_.pop_front();
+        }
+        held_.emplace(key, entry{std::move(v), until});
+    }
+    order_.emplace_back(std::move(key), until);
+}
+
+void hook_memory::clear() {
+    held_.clear();
+    order_.clear();
+}
+
+// An order entry whose time no longer matches its key's (the key was remembered again later)
+// is passed over; the later entry removes it.
+void hook_memory::expire(time_point now) {
+    while (!order_.empty() && order_.front().second <= now) {
+        auto it = held_.find(order_.front().first);
+        if (it != held_.end() && it->second.until == order_.front().second)
+            held_.erase(it);
+        order_.pop_front();
+    }
+}
+
+} // namespace gate

@@ -1,0 +1,207 @@
+#include "gateway/auth/decision_hook_client.hpp"
+
+#include "gateway/operations/metrics.hpp"
+#include "transport/client/http_fetch.hpp"
+#include "transport/client/upstream_connection.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cstdlib>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t max_answer_bytes = 64 * 1024;
+
+std::string_view verdict_name(hook_answer::said s) {
+    switch (s) {
+    case hook_answer::said::allow:
+        return "allow";
+    case hook_answer::said::deny:
+        return "deny";
+    case hook_answer::said::error:
+        return "error";
+    }
+    return "error";
+}
+
+hook_answer failed(std::string kind, std::string error) {
+    hook_answer a;
+    a.error_kind = std::move(kind);
+    a.error = std::move(error);
+    return a;
+}
+
+} // namespace
+
+json::object hook_answer::audit(hook_stage stage) const {
+    json::object o{{"stage", hook_stage_name(stage)}, {"verdict", verdict_name(what)}};
+    if (!reason.empty())
+        o["reason"] = reason;
+    if (what == said::error)
+        o["error"] = error;
+    if (cached)
+        o["cached"] = true;
+    return o;
+}
+
+std::string hook_answer::client_error() const {
+    if (error_kind == "timeout")
+        return "it did not answer in time";
+    if (error_kind == "unreachable")
+        return "it could not be reached";
+    if (error_kind == "busy")
+        return "too many decisions were waiting for it";
+    return error; // status and malformed: what the answer was, no address
+}
+
+decision_hook_client::decision_hook_client(asio::any_io_executor ex, metrics& stats)
+    : ex_(std::move(ex)), stats_(stats) {}
+
+void decision_hook_client::follow(const config::decision_hook& hook) {
+    if (followed_ && *followed_ == hook)
+        return;
+    followed_ = hook;
+    memory_.clear();
+    authorization_.clear();
+    // missing_secrets refused a document whose variable is unset or holds a line break.
+    if (hook.bearer_secret_ref)
+        if (const char* token = std::getenv(hook.bearer_secret_ref->c_str()); token && *token)
+            authorization_ = std::string("Bearer ") + token;
+}
+
+asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_hook& hook,
+                                                       hook_stage stage, std::string description) {
+    follow(hook);
+    auto now = clock::now();
+    if (hook.cache_ttl_ms > 0)
+        if (auto v = memory_.recall(description, now)) {
+            hook_answer a;
+            a.what = v->allowed ? hook_answer::said::allow : hook_answer::said::deny;
+            a.reason = std::move(v->reason);
+            a.cached = true;
+            count(stage, a);
+            co_return a;
+        }
+    auto deadline = now + std::chrono::milliseconds(hook.timeout_ms);
+    hook_answer a;
+    if (!co_await take_turn(hook.max_concurrent, deadline)) {
+        a = failed("busy", std::to_string(hook.max_concurrent) +
+                               " questions were already out (maxConcurrent) until its timeout");
+    } else {
+        a = co_await exchange(hook, description, deadline);
+        end_turn();
+    }
+    if (a.what != hook_answer::said::error && hook.cache_ttl_ms > 0)
+        memory_.remember(description, {a.what == hook_answer::said::allow, a.reason}, clock::now(),
+                         std::chrono::milliseconds(hook.cache_ttl_ms));
+    count(stage, a);
+    co_return a;
+}
+
+asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decision_hook& hook,
+                                                            const std::string& description,
+                                                            clock::time_point deadline) {
+    auto start = clock::now();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - start);
+    if (left.count() <= 0)
+        co_return failed("busy", "its timeout passed while waiting for a turn (maxConcurrent)");
+    fetch_request req;
+    req.url = hook.url;
+    req.method = "POST";
+    req.body = description;
+    req.content_type = "application/json";
+    req.timeout = left;
+    req.max_body = max_answer_bytes;
+    if (!authorization_.empty())
+        req.headers.emplace_back("Authorization", authorization_);
+    if (!tls_ && hook.url.starts_with("https"))
+        tls_ = make_client_tls_context();
+    auto got = co_await http_fetch(ex_, std::move(req), tls_);
+    double seconds = std::chrono::duration<double>(clock::now() - start).count();
+    if (auto* why = std::get_if<std::string>(&got)) {
+        bool late = why->find("did not answer within") != std::string::npos ||
+                    why->find("timed out") != std::string::npos;
+        auto a = failed(late ? "timeout" : "unreachable", *why);
+        a.seconds = seconds;
+        co_return a;
+    }
+    const auto& answer = std::get<fetch_answer>(got);
+    auto read = read_hook_answer(answer.status, answer.body);
+    hook_answer a;
+    if (auto* why = std::get_if<std::string>(&read)) {
+        a = failed(answer.status >= 200 && answer.status <= 299 ? "malformed" : "status", *why);
+    } else {
+        auto& v = std::get<hook_verdict>(read);
+        a.what = v.allowed ? hook_answer::said::allow : hook_answer::said::deny;
+        a.reason = std::move(v.reason);
+    }
+    a.seconds = seconds;
+    co_return a;
+}
+
+asio::awaitable<bool> decision_hook_client::take_turn(std::int64_t max,
+                                                      clock::time_point deadline) {
+    if (in_flight_ < max && waiting_ == 0) {
+        ++in_flight_;
+        stats_.decision_hook_questions(in_flight_, waiting_);
+        co_return true;
+    }
+    auto w = std::make_shared<waiter>(ex_);
+    w->timer.expires_at(deadline);
+    queue_.push_back(w);
+    ++waiting_;
+    stats_.decision_hook_questions(in_flight_, waiting_);
+    boost::system::error_code ec;
+    co_await w->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (w->granted)
+        co_return true; // end_turn counted it in
+    w->gone = true;     // end_turn passes it over
+    --waiting_;
+    stats_.decision_hook_questions(in_flight_, waiting_);
+    co_return false;
+}
+
+// The turn goes to the longest waiter still waiting, if any; else it is free.
+void decision_hook_client::end_turn() {
+    while (!queue_.empty()) {
+        auto w = std::move(queue_.front());
+        queue_.pop_front();
+        if (w->gone)
+            continue;
+        w->granted = true;
+        w->timer.cancel();
+        --waiting_;
+        stats_.decision_hook_questions(in_flight_, waiting_);
+        return;
+    }
+    --in_flight_;
+    stats_.decision_hook_questions(in_flight_, waiting_);
+}
+
+void decision_hook_client::count(hook_stage stage, const hook_answer& a) {
+    auto name = hook_stage_name(stage);
+    if (a.what == hook_answer::said::error) {
+        stats_.decision_hook_error(name, a.error_kind);
+        // A hook that is down fails every question: one line per 10 s says so, the metric
+        // counts each.
+        auto now = clock::now();
+        if (now - last_warned_ >= std::chrono::seconds(10)) {
+            last_warned_ = now;
+            spdlog::warn("decision hook: {} ({}; further failures within 10 s are counted in "
+                         "gate_decision_hook_errors_total only)",
+                         a.error, a.error_kind);
+        }
+    } else {
+        stats_.decision_hook_decision(name, verdict_name(a.what), a.cached);
+    }
+    if (!a.cached && a.error_kind != "busy")
+        stats_.decision_hook_latency(name, a.seconds);
+}
+
+} // namespace gate::transport

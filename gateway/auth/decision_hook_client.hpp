@@ -1,0 +1,90 @@
+// The io thread's side of policy.decisionHook (docs/decision-hook.md): each question posted to
+// the hook within its timeout, at most maxConcurrent at once (the rest wait their turn within
+// the same timeout), answers remembered for cacheTtlMs, and every decision, failure and
+// latency counted. What a description says and what an answer means are plain C++
+// (actors/policy/decision_hook).
+#pragma once
+
+#include "actors/policy/decision_hook.hpp"
+#include "config/model.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
+#include <deque>
+#include <memory>
+#include <string>
+
+namespace gate::transport {
+
+class metrics;
+
+// What asking came to: the hook's verdict, or the failure (onError then decides).
+struct hook_answer {
+    enum class said : std::uint8_t { allow, deny, error };
+    said what = said::error;
+    std::string reason;     // the hook's, for allow and deny
+    std::string error;      // what failed: "timed out after 1000 ms", "it answered HTTP 500"
+    std::string error_kind; // timeout, unreachable, busy, status, malformed
+    bool cached = false;
+    double seconds = 0; // the exchange's time; 0 from memory
+
+    bool allowed(const config::decision_hook& h) const {
+        return what == said::allow || (what == said::error && h.on_error == "allow");
+    }
+    // The failure as a client is told it: without the hook's address (the audit and the log
+    // have it).
+    std::string client_error() const;
+    // The audit event's `hook` member: {stage, verdict, reason?, error?, cached?}.
+    boost::json::object audit(hook_stage stage) const;
+};
+
+// What the stages ask: a unit test fakes it.
+class hook_asker {
+public:
+    virtual boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook,
+                                                    hook_stage stage, std::string description) = 0;
+
+protected:
+    ~hook_asker() = default;
+};
+
+class decision_hook_client final : public hook_asker {
+public:
+    decision_hook_client(boost::asio::any_io_executor ex, metrics& stats);
+    boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook, hook_stage stage,
+                                            std::string description) override;
+
+private:
+    using clock = std::chrono::steady_clock;
+    struct waiter {
+        explicit waiter(boost::asio::any_io_executor ex) : timer(std::move(ex)) {}
+        boost::asio::steady_timer timer;
+        bool granted = false, gone = false;
+    };
+    boost::asio::awaitable<hook_answer> exchange(const config::decision_hook& hook,
+                                                 const std::string& description,
+                                                 clock::time_point deadline);
+    // A turn among the hook's maxConcurrent, waited for until `deadline`: false when none
+    // came in time.
+    boost::asio::awaitable<bool> take_turn(std::int64_t max, clock::time_point deadline);
+    void end_turn();
+    // A changed configuration forgets what the previous one's hook said.
+    void follow(const config::decision_hook& hook);
+    void count(hook_stage stage, const hook_answer& a);
+
+    boost::asio::any_io_executor ex_;
+    metrics& stats_;
+    std::shared_ptr<boost::asio::ssl::context> tls_;
+    std::optional<config::decision_hook> followed_;
+    std::string authorization_; // "Bearer <token>" from bearerSecretRef, or empty
+    hook_memory memory_;
+    std::int64_t in_flight_ = 0;
+    std::int64_t waiting_ = 0; // in queue_ and not gone
+    std::deque<std::shared_ptr<waiter>> queue_;
+    clock::time_point last_warned_{};
+};
+
+} // namespace gate::transport

@@ -1,0 +1,40 @@
+#include "gateway/pipeline/hook_check.hpp"
+
+#include "gateway/pipeline/answers.hpp"
+
+namespace gate::transport::pipeline {
+
+hook_question hook_question_of(const request_context& ctx, hook_stage stage,
+                               std::string_view server, std::string_view upstream_name) {
+    hook_question q;
+    q.stage = stage;
+    q.who = ctx.caller.get();
+    if (ctx.tenant)
+        q.tenant = *ctx.tenant;
+    q.method = ctx.method;
+    q.name = ctx.name ? std::string_view(*ctx.name) : upstream_name;
+    q.upstream = server;
+    q.upstream_name = upstream_name;
+    if (ctx.rule_id)
+        q.rule = *ctx.rule_id;
+    return q;
+}
+
+boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::decision_hook& hook,
+                                             request_context& ctx, hook_stage stage,
+                                             std::string description, std::string what) {
+    auto said = co_await asker.ask(hook, stage, std::move(description));
+    ctx.hook = said.audit(stage);
+    if (said.allowed(hook))
+        co_return verdict::proceed;
+    if (said.what == hook_answer::said::deny)
+        refuse(ctx, gateway_error::hook_denied,
+               {what, said.reason.empty() ? std::string_view("no reason given")
+                                          : std::string_view(said.reason)});
+    else
+        refuse(ctx, gateway_error::hook_failed, {what, said.client_error()});
+    // ctx.decision stays the policy's own (audit: `decision` and `hook.verdict` side by side).
+    co_return verdict::answered;
+}
+
+} // namespace gate::transport::pipeline

@@ -1,0 +1,30 @@
+// Asking the decision hook (policy.decisionHook) on a request's behalf, for stages 5 (before
+// the call) and 8 (on its result): the question as the configuration has it carry, the say
+// recorded for audit, and the refusal answered when the hook, or its failure under
+// onError "deny", does not allow.
+#pragma once
+
+#include "actors/policy/decision_hook.hpp"
+#include "gateway/auth/decision_hook_client.hpp"
+#include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/step.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <string>
+#include <string_view>
+
+namespace gate::transport::pipeline {
+
+// ctx's invocation of `upstream_name` on `server` (the upstream's id): principal, tenant,
+// method, the client's name, the rule that allowed it.
+hook_question hook_question_of(const request_context& ctx, hook_stage stage,
+                               std::string_view server, std::string_view upstream_name);
+
+// Asks `asker` the question `description` describes: proceed when allowed; otherwise ctx is
+// answered (hook_denied, or hook_failed naming what failed) and the verdict is `answered`.
+// `what`: the invocation in words, for the error's text.
+boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::decision_hook& hook,
+                                             request_context& ctx, hook_stage stage,
+                                             std::string description, std::string what);
+
+} // namespace gate::transport::pipeline

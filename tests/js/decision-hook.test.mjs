@@ -1,0 +1,415 @@
+// policy.decisionHook against the real binary, a real SDK server (server-everything), SDK
+// clients and a real HTTP decision service started by the test: asked only about what gate's
+// rules allow, with the documented description; its denials (before the call, on the result,
+// on an upstream's request to a client) answered -32042 with its reason; every failure (slow,
+// down, garbage, an error status, too many questions out) handled as onError says and told
+// without the hook's address; answers remembered for cacheTtlMs; decisions, errors and latency
+// counted and audited; and a fleet of two gates over a real Redis, with tokens of a real
+// identity provider, each asking the hook with its bearer token.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import {
+  FULL_CLIENT_CAPABILITIES,
+  connectClient,
+  eventually,
+  expectMcpError,
+  get,
+  runGate,
+  startDecisionService,
+  startEverything,
+  startGate,
+  startIdp,
+  startRedis,
+} from './lib/index.mjs';
+import { metric as metricOr } from './lib/metrics.mjs';
+
+const metric = (text, name, labels) => metricOr(text, name, labels, undefined);
+const metricsOf = async (gate) => (await get(`${gate.base}/metrics`)).text;
+const echo = (c, message) => c.callTool({ name: 'echo', arguments: { message } });
+
+const policyWith = (upstream, decisionHook) => ({
+  defaultDecision: 'deny',
+  rules: [
+    { id: 'tools', allow: [{ server: upstream, methods: ['tools/call'], names: ['echo', 'get-sum', 'trigger-sampling-request'] }] },
+    { id: 'sampling', allow: [{ server: upstream, methods: ['sampling/createMessage'] }] },
+  ],
+  decisionHook,
+});
+
+describe('policy.decisionHook before calls', { timeout: 60_000 }, () => {
+  let everything;
+  let hook;
+  let gate;
+  let client;
+
+  before(async () => {
+    everything = await startEverything();
+    hook = await startDecisionService((d) =>
+      d.upstreamName === 'get-sum' ? { decision: 'deny', reason: 'sums are audited elsewhere' } : { decision: 'allow' },
+    );
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url }],
+        policy: policyWith('solo', { url: hook.url, include: ['arguments'] }),
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+    client = await connectClient(gate.url);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => {});
+    await gate?.stop();
+    await Promise.all([everything?.stop(), hook?.stop()]);
+  });
+
+  test('what the rules allow is described to the hook and goes on when it allows', async () => {
+    const r = await echo(client, 'hi');
+    assert.match(r.content[0].text, /hi/);
+    const d = hook.of('call').at(-1);
+    assert.deepEqual(d, {
+      version: 1,
+      stage: 'call',
+      principal: null,
+      tenant: null,
+      method: 'tools/call',
+      name: 'echo',
+      upstream: 'solo',
+      upstreamName: 'echo',
+      rule: 'tools',
+      arguments: { message: 'hi' },
+    });
+    assert.equal(hook.asked.at(-1).headers['content-type'], 'application/json');
+    assert.equal(hook.asked.at(-1).headers.authorization, undefined);
+  });
+
+  test('its denial is -32042 with its reason; the policy decision and the hook verdict are audited', async () => {
+    const err = await expectMcpError(() => client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }));
+    assert.equal(err.code, -32042, err.message);
+    assert.match(err.message, /the decision hook denied tools\/call of get-sum on solo: sums are audited elsewhere/);
+    const events = await gate.waitForAudit((ev) => ev.some((e) => e.name === 'get-sum'));
+    const e = events.find((x) => x.name === 'get-sum');
+    assert.equal(e.outcome, 'denied');
+    assert.equal(e.decision, 'allow');
+    assert.equal(e.ruleId, 'tools');
+    assert.deepEqual(e.hook, { stage: 'call', verdict: 'deny', reason: 'sums are audited elsewhere' });
+    const allowed = events.find((x) => x.name === 'echo');
+    assert.deepEqual(allowed.hook, { stage: 'call', verdict: 'allow' });
+  });
+
+  test('what the rules deny never reaches the hook', async () => {
+    const before = hook.asked.length;
+    const err = await expectMcpError(() => client.callTool({ name: 'get-env', arguments: {} }));
+    assert.equal(err.code, -32042);
+    assert.match(err.message, /: policy denied tools\/call of get-env/);
+    assert.equal(hook.asked.length, before);
+  });
+
+  test('decisions and latency are counted', async () => {
+    const m = await metricsOf(gate);
+    assert.equal(metric(m, 'gate_decision_hook_decisions_total', { stage: 'call', decision: 'allow', source: 'hook' }), 1);
+    assert.equal(metric(m, 'gate_decision_hook_decisions_total', { stage: 'call', decision: 'deny', source: 'hook' }), 1);
+    assert.equal(metric(m, 'gate_decision_hook_duration_seconds_count', { stage: 'call' }), 2);
+  });
+});
+
+describe('policy.decisionHook failures', { timeout: 60_000 }, () => {
+  let everything;
+  let hook;
+  let gate;
+  let client;
+  const gates = [];
+
+  before(async () => {
+    everything = await startEverything();
+    hook = await startDecisionService();
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url }],
+        policy: policyWith('solo', { url: hook.url, timeoutMs: 1000, maxConcurrent: 1 }),
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+    gates.push(gate);
+    client = await connectClient(gate.url);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => {});
+    await Promise.all(gates.map((g) => g.stop()));
+    await Promise.all([everything?.stop(), hook?.stop()]);
+  });
+
+  const refused = async (c, pattern, kind) => {
+    const err = await expectMcpError(() => echo(c, 'x'));
+    assert.equal(err.code, -32042, err.message);
+    assert.match(err.message, /: the decision hook could not decide tools\/call of echo on solo \(/);
+    assert.match(err.message, pattern);
+    assert.doesNotMatch(err.message, /127\.0\.0\.1|\/decide/, 'the hook\'s address is not the client\'s to see');
+    if (kind) assert.ok(metric(await metricsOf(gate), 'gate_decision_hook_errors_total', { stage: 'call', kind }) >= 1, kind);
+    return err;
+  };
+
+  test('garbage and error statuses deny, saying what was wrong', async () => {
+    hook.setDecide(() => ({ status: 200, body: 'yes' }));
+    await refused(client, /its answer is not a JSON object/, 'malformed');
+    hook.setDecide(() => ({ decision: 'maybe' }));
+    await refused(client, /"decision" is not "allow" or "deny"/, 'malformed');
+    hook.setDecide(() => ({ decision: 'deny', reason: ['not', 'a', 'string'] }));
+    await refused(client, /"reason" is not a string/, 'malformed');
+    hook.setDecide(() => ({ status: 500, body: '{"decision":"allow"}' }));
+    await refused(client, /it answered HTTP 500/, 'status');
+    const events = await gate.waitForAudit((ev) => ev.filter((e) => e.hook?.verdict === 'error').length >= 4);
+    const last = events.filter((e) => e.hook?.verdict === 'error').at(-1);
+    assert.equal(last.outcome, 'denied');
+    assert.match(last.hook.error, /HTTP 500/);
+  });
+
+  test('a hook that does not answer in time denies', async () => {
+    hook.setDecide(() => ({ hold: true }));
+    await refused(client, /it did not answer in time/, 'timeout');
+    hook.release();
+    const m = await metricsOf(gate);
+    assert.equal(metric(m, 'gate_decision_hook_errors_total', { stage: 'call', kind: 'timeout' }), 1);
+    assert.ok(metric(m, 'gate_decision_hook_duration_seconds_sum', { stage: 'call' }) >= 1, 'the slow exchange took its timeout');
+  });
+
+  test('past maxConcurrent a question waits its turn, and gets it when one is answered', async () => {
+    hook.setDecide(() => ({ hold: true }));
+    const asked = hook.asked.length;
+    const first = echo(client, 'first');
+    await eventually(() => hook.asked.length === asked + 1, { what: 'the first question reached the hook' });
+    const second = echo(client, 'second');
+    await eventually(async () => metric(await metricsOf(gate), 'gate_decision_hook_questions', { state: 'waiting' }) === 1, {
+      what: 'the second question waits for a turn',
+    });
+    assert.equal(hook.asked.length, asked + 1, 'maxConcurrent 1: the second is not out yet');
+    hook.setDecide(() => ({ decision: 'allow' }));
+    hook.release({ decision: 'allow' });
+    const [a, b] = await Promise.all([first, second]);
+    assert.match(a.content[0].text, /first/);
+    assert.match(b.content[0].text, /second/);
+    assert.equal(hook.asked.length, asked + 2);
+    assert.equal(hook.maxInFlight, 1);
+    const m = await metricsOf(gate);
+    assert.equal(metric(m, 'gate_decision_hook_questions', { state: 'waiting' }), 0);
+    assert.equal(metric(m, 'gate_decision_hook_questions', { state: 'out' }), 0);
+  });
+
+  test('a hook that is down denies by default, and lets calls through under onError allow', async () => {
+    const down = await startDecisionService();
+    const url = down.url;
+    await down.stop();
+    const reloaded = gate.proc.stderr.waitFor(/reload applied/, { timeoutMs: 10_000 });
+    gate.reload({
+      upstreams: [{ id: 'solo', url: everything.url }],
+      policy: policyWith('solo', { url, timeoutMs: 2000 }),
+      audit: { sinks: [{ type: 'stdout' }] },
+    });
+    await reloaded;
+    await refused(client, /it could not be reached/, 'unreachable');
+    const lenient = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url }],
+        policy: policyWith('solo', { url, timeoutMs: 2000, onError: 'allow' }),
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+    gates.push(lenient);
+    const c = await connectClient(lenient.url);
+    try {
+      assert.match((await echo(c, 'through')).content[0].text, /through/);
+      const events = await lenient.waitForAudit((ev) => ev.some((e) => e.method === 'tools/call'));
+      const e = events.find((x) => x.method === 'tools/call');
+      assert.equal(e.outcome, 'ok');
+      assert.equal(e.hook.verdict, 'error');
+      assert.match(e.hook.error, /127\.0\.0\.1/, 'the audit names what failed');
+    } finally {
+      await c.close().catch(() => {});
+    }
+  });
+});
+
+describe('policy.decisionHook memory, results and server requests', { timeout: 90_000 }, () => {
+  let everything;
+  let hook;
+  let gate;
+  let client;
+  let sampled = 0;
+
+  before(async () => {
+    everything = await startEverything();
+    hook = await startDecisionService((d) => {
+      if (d.stage === 'result' && JSON.stringify(d.result ?? {}).includes('secret')) return { decision: 'deny', reason: 'the result names a secret' };
+      if (d.stage === 'serverRequest' && d.method === 'sampling/createMessage') return { decision: 'deny', reason: 'no sampling for this upstream' };
+      return { decision: 'allow' };
+    });
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'solo', url: everything.url }],
+        policy: policyWith('solo', {
+          url: hook.url,
+          stages: ['call', 'result', 'serverRequest'],
+          include: ['arguments', 'result'],
+          cacheTtlMs: 60_000,
+        }),
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+    client = await connectClient(gate.url, {
+      capabilities: FULL_CLIENT_CAPABILITIES,
+      onSampling: () => {
+        sampled += 1;
+      },
+    });
+  });
+
+  after(async () => {
+    await client?.close().catch(() => {});
+    await gate?.stop();
+    await Promise.all([everything?.stop(), hook?.stop()]);
+  });
+
+  test('an answer is remembered for the same description, not for other arguments', async () => {
+    const calls = () => hook.of('call').length;
+    const start = calls();
+    await echo(client, 'same');
+    await echo(client, 'same');
+    assert.equal(calls(), start + 1, 'the second call was decided from memory');
+    await echo(client, 'other');
+    assert.equal(calls(), start + 2);
+    const m = await metricsOf(gate);
+    assert.equal(metric(m, 'gate_decision_hook_decisions_total', { stage: 'call', decision: 'allow', source: 'cache' }), 1);
+    // The audit event carries the last stage's say: here the result's, remembered as well.
+    const events = await gate.waitForAudit((ev) => ev.some((e) => e.hook?.cached));
+    assert.equal(events.find((e) => e.hook?.cached).hook.verdict, 'allow');
+  });
+
+  test('a result the hook denies is withheld after the upstream answered', async () => {
+    const err = await expectMcpError(() => echo(client, 'the secret'));
+    assert.equal(err.code, -32042, err.message);
+    assert.match(err.message, /the decision hook denied the result of tools\/call of echo on solo: the result names a secret/);
+    const d = hook.of('result').at(-1);
+    assert.equal(d.isError, false);
+    assert.equal(d.upstreamName, 'echo');
+    assert.deepEqual(d.arguments, { message: 'the secret' });
+    assert.match(JSON.stringify(d.result.content), /Echo: the secret/);
+    assert.match((await echo(client, 'public')).content[0].text, /public/);
+    const m = await metricsOf(gate);
+    assert.ok(metric(m, 'gate_decision_hook_decisions_total', { stage: 'result', decision: 'deny', source: 'hook' }) >= 1);
+    assert.ok(metric(m, 'gate_upstream_requests_total', { upstream: 'solo', outcome: 'ok' }) >= 4, 'the upstream answered');
+  });
+
+  test('an upstream\'s request the hook denies never reaches the client and is answered -32042 upstream', async () => {
+    let failed;
+    try {
+      const r = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 5 } });
+      failed = r.isError ? JSON.stringify(r.content) : undefined;
+    } catch (err) {
+      failed = err.message;
+    }
+    assert.ok(failed, 'the tool could not sample');
+    assert.equal(sampled, 0, 'the client was never asked');
+    const d = hook.of('serverRequest').at(-1);
+    assert.equal(d.method, 'sampling/createMessage');
+    assert.equal(d.upstream, 'solo');
+    assert.match(JSON.stringify(d.arguments.messages), /hello/);
+    const events = await gate.waitForAudit((ev) => ev.some((e) => e.method === 'sampling/createMessage'));
+    const e = events.find((x) => x.method === 'sampling/createMessage');
+    assert.equal(e.outcome, 'denied');
+    assert.equal(e.upstream, 'solo');
+    assert.equal(e.hook.verdict, 'deny');
+    assert.match(e.error, /the decision hook denied sampling\/createMessage from upstream solo to this client: no sampling for this upstream/);
+  });
+});
+
+describe('policy.decisionHook across a fleet of two', { timeout: 90_000 }, () => {
+  const RESOURCE = 'https://gate.example/mcp';
+  let everything;
+  let idp;
+  let redis;
+  let hook;
+  const gates = [];
+  const clients = [];
+
+  before(async () => {
+    [everything, idp, redis] = await Promise.all([startEverything(), startIdp(), startRedis()]);
+    hook = await startDecisionService((d) =>
+      d.principal?.subject === 'bob' ? { decision: 'deny', reason: `${d.principal.subject} is on leave` } : { decision: 'allow' },
+    );
+    const config = {
+      upstreams: [{ id: 'solo', url: everything.url }],
+      auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+      policy: policyWith('solo', { url: hook.url, bearerSecretRef: 'DECISION_HOOK_TOKEN' }),
+      server: { redisUrl: `${redis.url}/5` },
+    };
+    gates.push(
+      ...(await Promise.all([0, 1].map(() => startGate({ config, env: { DECISION_HOOK_TOKEN: 'hook-secret-1' } })))),
+    );
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await Promise.all(gates.map((g) => g.stop()));
+    await Promise.all([redis?.stop(), everything?.stop(), idp?.stop(), hook?.stop()]);
+  });
+
+  const as = async (gate, sub) => {
+    const token = await idp.mint({ sub, aud: RESOURCE });
+    const c = await connectClient(gate.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    clients.push(c);
+    return c;
+  };
+
+  test('both instances ask the hook for each principal, with its bearer token', async () => {
+    for (const [i, sub] of [[0, 'alice'], [1, 'bob'], [1, 'alice'], [0, 'bob']]) {
+      const c = await as(gates[i], sub);
+      if (sub === 'alice') {
+        assert.match((await echo(c, `from ${i}`)).content[0].text, new RegExp(`from ${i}`));
+      } else {
+        const err = await expectMcpError(() => echo(c, `from ${i}`));
+        assert.equal(err.code, -32042);
+        assert.match(err.message, /the decision hook denied tools\/call of echo on solo for bob: bob is on leave/);
+      }
+    }
+    const calls = hook.asked.filter((a) => a.description.stage === 'call');
+    assert.deepEqual(calls.map((a) => a.description.principal.subject), ['alice', 'bob', 'alice', 'bob']);
+    assert.ok(calls.every((a) => a.headers.authorization === 'Bearer hook-secret-1'));
+    assert.ok(calls.every((a) => a.description.principal.issuer === idp.issuer));
+    for (const g of gates) {
+      const m = await metricsOf(g);
+      assert.equal(metric(m, 'gate_decision_hook_decisions_total', { stage: 'call', decision: 'deny', source: 'hook' }), 1);
+    }
+  });
+});
+
+describe('policy.decisionHook refused where it is wrong', { timeout: 30_000 }, () => {
+  let dir;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gate-hook-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  // --validate reads the document; secrets are the environment's, checked when gate starts.
+  const check = async (decisionHook, mode = '--validate') => {
+    const file = path.join(dir, 'gate.json');
+    writeFileSync(file, JSON.stringify({ upstreams: [{ id: 'solo', url: 'http://127.0.0.1:9/mcp' }], policy: policyWith('solo', decisionHook) }));
+    return runGate(mode === '--validate' ? ['--config', file, '--validate'] : ['--config', file, '--port', '0']);
+  };
+
+  test('a hook off loopback over http, a bad stage and an unset token are each refused at their pointer', async () => {
+    let r = await check({ url: 'http://opa.example/decide' });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /\/policy\/decisionHook\/url: .*https/);
+    r = await check({ url: 'http://127.0.0.1:1/decide', stages: ['call', 'egress'] });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /\/policy\/decisionHook\/stages\/1: "egress" is not one of/);
+    r = await check({ url: 'http://127.0.0.1:1/decide', bearerSecretRef: 'GATE_TEST_UNSET_HOOK_TOKEN' }, 'start');
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /\/policy\/decisionHook\/bearerSecretRef: the environment variable GATE_TEST_UNSET_HOOK_TOKEN is not set/);
+  });
+});

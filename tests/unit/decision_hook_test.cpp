@@ -1,0 +1,142 @@
+// The decision hook's words (actors/policy/decision_hook): the description gate posts, what an
+// answer means (and every kind of nonsense refused with what was wrong), and the verdicts
+// remembered for their lifetime with time passed in.
+#include "actors/policy/decision_hook.hpp"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace gate {
+namespace decision_hook_test {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+TEST(DecisionHook, TheDescriptionNamesWhoAsksWhatAndOnlyTheContentAskedFor) {
+    principal alice{"alice", "https://idp", {"eng"}, {{"scope", "files:read files:write"}}};
+    json::object args{{"path", "/srv/a"}};
+    hook_question q;
+    q.who = &alice;
+    q.tenant = "acme";
+    q.method = "tools/call";
+    q.name = "f__read";
+    q.upstream = "files";
+    q.upstream_name = "read";
+    q.rule = "eng";
+    auto bare = describe(q);
+    EXPECT_EQ(bare.find("arguments"), std::string::npos) << bare;
+    q.arguments = &args;
+    auto d = json::parse(describe(q)).as_object();
+    EXPECT_EQ(d.at("version"), 1);
+    EXPECT_EQ(d.at("stage"), "call");
+    EXPECT_EQ(d.at("principal").at("subject"), "alice");
+    EXPECT_EQ(d.at("principal").at("issuer"), "https://idp");
+    EXPECT_EQ(d.at("principal").at("groups"), json::array{"eng"});
+    EXPECT_EQ(d.at("principal").at("scopes"), (json::array{"files:read", "files:write"}));
+    EXPECT_EQ(d.at("tenant"), "acme");
+    EXPECT_EQ(d.at("method"), "tools/call");
+    EXPECT_EQ(d.at("name"), "f__read");
+    EXPECT_EQ(d.at("upstream"), "files");
+    EXPECT_EQ(d.at("upstreamName"), "read");
+    EXPECT_EQ(d.at("rule"), "eng");
+    EXPECT_EQ(d.at("arguments"), args);
+    EXPECT_FALSE(d.contains("result"));
+    EXPECT_FALSE(d.contains("isError"));
+}
+
+TEST(DecisionHook, AnAnonymousCallerTheDefaultDecisionAndAResultAreSaidSo) {
+    json::value result = json::object{{"content", json::array{}}};
+    hook_question q;
+    q.stage = hook_stage::result;
+    q.method = "prompts/get";
+    q.result = &result;
+    q.is_error = true;
+    auto d = json::parse(describe(q)).as_object();
+    EXPECT_EQ(d.at("stage"), "result");
+    EXPECT_TRUE(d.at("principal").is_null());
+    EXPECT_TRUE(d.at("tenant").is_null());
+    EXPECT_TRUE(d.at("rule").is_null());
+    EXPECT_EQ(d.at("isError"), true);
+    EXPECT_EQ(d.at("result"), result);
+    EXPECT_EQ(hook_stage_name(hook_stage::server_request), "serverRequest");
+}
+
+TEST(DecisionHook, AnAnswerIsAllowOrDenyWithAnOptionalReason) {
+    auto allow = read_hook_answer(200, R"({"decision":"allow"})");
+    ASSERT_TRUE(std::holds_alternative<hook_verdict>(allow));
+    EXPECT_TRUE(std::get<hook_verdict>(allow).allowed);
+    auto deny = read_hook_answer(204, R"({"decision":"deny","reason":"outside the project"})");
+    ASSERT_TRUE(std::holds_alternative<hook_verdict>(deny));
+    EXPECT_FALSE(std::get<hook_verdict>(deny).allowed);
+    EXPECT_EQ(std::get<hook_verdict>(deny).reason, "outside the project");
+}
+
+TEST(DecisionHook, EveryOtherAnswerIsRefusedSayingWhatWasWrong) {
+    auto why = [](unsigned status, std::string_view body) {
+        auto a = read_hook_answer(status, body);
+        return std::holds_alternative<std::string>(a) ? std::get<std::string>(a) : "(a verdict)";
+    };
+    EXPECT_EQ(why(500, R"({"decision":"allow"})"), "it answered HTTP 500");
+    EXPECT_EQ(why(302, R"({"decision":"allow"})"), "it answered HTTP 302");
+    EXPECT_EQ(why(200, "allow"), "its answer is not a JSON object");
+    EXPECT_EQ(why(200, "[]"), "its answer is not a JSON object");
+    EXPECT_EQ(why(200, ""), "its answer is not a JSON object");
+    EXPECT_NE(why(200, "{}").find("\"decision\""), std::string::npos);
+    EXPECT_NE(why(200, R"({"decision":"ALLOW"})").find("\"decision\""), std::string::npos);
+    EXPECT_NE(why(200, R"({"decision":true})").find("\"decision\""), std::string::npos);
+    EXPECT_NE(why(200, R"({"decision":"deny","reason":7})").find("\"reason\""), std::string::npos);
+}
+
+TEST(DecisionHook, AReasonIsCleanedOfControlCharactersAndCutOnACharacterBoundary) {
+    auto a = read_hook_answer(200, R"({"decision":"deny","reason":"line\nforged\u0007"})");
+    EXPECT_EQ(std::get<hook_verdict>(a).reason, "line?forged?");
+    // 299 ASCII bytes, then a two-byte character across the 300-byte cut: it is left out whole.
+    std::string long_reason(299, 'x');
+    long_reason += "\xC3\xA9tail";
+    auto b = read_hook_answer(200, R"({"decision":"deny","reason":")" + long_reason + "\"}");
+    EXPECT_EQ(std::get<hook_verdict>(b).reason, std::string(299, 'x'));
+}
+
+TEST(DecisionHookMemory, AVerdictIsRecalledUntilItsLifetimeEnds) {
+    hook_memory m;
+    hook_memory::time_point t0{};
+    EXPECT_FALSE(m.recall("q", t0));
+    m.remember("q", {false, "no"}, t0, 100ms);
+    auto v = m.recall("q", t0 + 99ms);
+    ASSERT_TRUE(v);
+    EXPECT_FALSE(v->allowed);
+    EXPECT_EQ(v->reason, "no");
+    EXPECT_FALSE(m.recall("q2", t0 + 1ms)) << "another description is another question";
+    EXPECT_FALSE(m.recall("q", t0 + 100ms));
+    EXPECT_EQ(m.size(), 0u);
+}
+
+TEST(DecisionHookMemory, NothingIsRememberedWithoutALifetimeAndTheOldestGoFirstWhenFull) {
+    hook_memory m(2);
+    hook_memory::time_point t0{};
+    m.remember("a", {true, ""}, t0, 0ms);
+    EXPECT_EQ(m.size(), 0u);
+    m.remember("a", {true, ""}, t0, 1s);
+    m.remember("b", {true, ""}, t0 + 1ms, 1s);
+    m.remember("c", {true, ""}, t0 + 2ms, 1s);
+    EXPECT_EQ(m.size(), 2u);
+    EXPECT_FALSE(m.recall("a", t0 + 3ms));
+    EXPECT_TRUE(m.recall("b", t0 + 3ms));
+    EXPECT_TRUE(m.recall("c", t0 + 3ms));
+    m.clear();
+    EXPECT_FALSE(m.recall("c", t0 + 3ms));
+}
+
+TEST(DecisionHookMemory, AVerdictRememberedAgainLivesFromTheLaterTime) {
+    hook_memory m;
+    hook_memory::time_point t0{};
+    m.remember("q", {true, ""}, t0, 100ms);
+    m.remember("q", {false, "changed"}, t0 + 50ms, 100ms);
+    auto v = m.recall("q", t0 + 120ms);
+    ASSERT_TRUE(v) << "the first entry's expiry must not remove the later one";
+    EXPECT_FALSE(v->allowed);
+    EXPECT_FALSE(m.recall("q", t0 + 150ms));
+}
+
+} // namespace decision_hook_test
+} // namespace gate
