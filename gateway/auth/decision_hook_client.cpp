@@ -122,7 +122,7 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
         req.headers.emplace_back("Authorization", authorization_);
     if (!tls_ && hook.url.starts_with("https"))
         tls_ = make_client_tls_context();
-    auto got = co_await http_fetch(ex_, std::move(req), tls_);
+    auto got = co_await http_fetch(ex_, std::move(req), tls_, &pool_);
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* why = std::get_if<std::string>(&got)) {
         bool late = why->find("did not answer within") != std::string::npos ||

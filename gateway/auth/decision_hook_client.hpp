@@ -1,12 +1,13 @@
 // The io thread's side of policy.decisionHook (docs/decision-hook.md): each question posted to
-// the hook within its timeout, at most maxConcurrent at once (the rest wait their turn within
-// the same timeout), answers remembered for cacheTtlMs, and every decision, failure and
-// latency counted. What a description says and what an answer means are plain C++
-// (actors/policy/decision_hook).
+// the hook within its timeout on a connection kept open between questions, at most maxConcurrent at
+// once (the rest wait their turn within the same timeout), answers remembered for cacheTtlMs, and
+// every decision, failure and latency counted. What a description says and what an answer means are
+// plain C++ (actors/policy/decision_hook).
 #pragma once
 
 #include "actors/policy/decision_hook.hpp"
 #include "config/model.hpp"
+#include "transport/client/http_fetch.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -78,6 +79,7 @@ private:
     boost::asio::any_io_executor ex_;
     metrics& stats_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
+    fetch_pool pool_; // connections kept open to the hook between questions
     std::optional<config::decision_hook> followed_;
     std::string authorization_; // "Bearer <token>" from bearerSecretRef, or empty
     hook_memory memory_;

@@ -115,6 +115,18 @@ describe('policy.decisionHook before calls', { timeout: 60_000 }, () => {
     assert.equal(metric(m, 'gate_decision_hook_decisions_total', { stage: 'call', decision: 'deny', source: 'hook' }), 1);
     assert.equal(metric(m, 'gate_decision_hook_duration_seconds_count', { stage: 'call' }), 2);
   });
+
+  test('questions share one kept connection, and one the hook closed is replaced at once', async () => {
+    const opened = hook.connections;
+    await echo(client, 'one');
+    await echo(client, 'two');
+    assert.equal(hook.connections, opened, 'no new connection per question');
+    hook.closeIdle();
+    const asked = hook.asked.length;
+    assert.match((await echo(client, 'three')).content[0].text, /three/);
+    assert.equal(hook.asked.length, asked + 1);
+    assert.equal(hook.connections, opened + 1);
+  });
 });
 
 describe('policy.decisionHook failures', { timeout: 60_000 }, () => {

@@ -1,5 +1,6 @@
 #include "transport/client/http_fetch.hpp"
 
+#include "transport/client/idle_pool.hpp"
 #include "transport/client/upstream_connection.hpp"
 #include "transport/http/header_writer.hpp"
 #include "transport/process/version.hpp"
@@ -38,7 +39,8 @@ fetch_answer answer_of(http::response<http::string_body> res) {
 } // namespace
 
 asio::awaitable<std::variant<fetch_answer, std::string>>
-http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ssl::context> tls) {
+http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ssl::context> tls,
+           fetch_pool* pool) {
     auto u = boost::urls::parse_uri(req.url);
     if (!u || (u->scheme() != "http" && u->scheme() != "https") || u->host().empty())
         co_return req.url + " is not an http(s) URL";
@@ -53,7 +55,8 @@ http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ss
     out.set(http::field::host, u->has_port() ? host + ":" + port : host);
     out.set(http::field::user_agent, "gate/" + std::string(gate_version));
     out.set(http::field::accept, "application/json");
-    out.set(http::field::connection, "close");
+    if (!pool)
+        out.set(http::field::connection, "close");
     for (const auto& [name, value] : req.headers)
         if (!set_header(out, name, value))
             co_return "gate refused to send the header " +
@@ -70,46 +73,92 @@ http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ss
     auto left = [&] {
         return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
     };
-
-    boost::system::error_code ec;
-    auto found = co_await resolve_host(ex, host, port);
-    if (auto* why = std::get_if<std::string>(&found))
-        co_return "cannot resolve " + host + " for " + req.url + ": " + *why;
-    auto& resolved = std::get<0>(found);
+    std::string origin = std::string(secure ? "https://" : "http://") + host + ":" + port;
     if (secure && !tls)
         tls = make_client_tls_context();
-    auto opened =
-        co_await open_upstream_connection(ex, resolved, host, secure ? tls.get() : nullptr, left());
-    if (auto* e = std::get_if<std::string>(&opened))
-        co_return req.url + ": " + *e;
-    auto conn = std::move(std::get<upstream_connection>(opened));
+    for (bool first = true;; first = false) {
+        auto kept = pool && first ? pool->take(origin) : std::nullopt;
+        bool reused = kept.has_value();
+        upstream_connection conn;
+        if (reused) {
+            conn = std::move(*kept);
+        } else {
+            auto found = co_await resolve_host(ex, host, port);
+            if (auto* why = std::get_if<std::string>(&found))
+                co_return "cannot resolve " + host + " for " + req.url + ": " + *why;
+            auto opened = co_await open_upstream_connection(ex, std::get<0>(found), host,
+                                                            secure ? tls.get() : nullptr, left());
+            if (auto* e = std::get_if<std::string>(&opened))
+                co_return req.url + ": " + *e;
+            conn = std::move(std::get<upstream_connection>(opened));
+        }
+        boost::system::error_code ec;
+        fetch_answer answer;
+        bool answered_some = false, keep = false;
+        auto exchange = [&](auto& stream) -> asio::awaitable<void> {
+            conn.lowest().expires_after(left());
+            co_await http::async_write(stream, out, asio::redirect_error(asio::use_awaitable, ec));
+            if (ec)
+                co_return;
+            beast::flat_buffer buf;
+            http::response_parser<http::string_body> parser;
+            parser.body_limit(req.max_body);
+            co_await http::async_read(stream, buf, parser,
+                                      asio::redirect_error(asio::use_awaitable, ec));
+            answered_some = parser.got_some();
+            if (ec)
+                co_return;
+            keep = parser.get().keep_alive() && buf.size() == 0;
+            answer = answer_of(parser.release());
+        };
+        if (conn.tls)
+            co_await exchange(*conn.tls);
+        else
+            co_await exchange(*conn.plain);
+        // A kept connection the peer closed while it idled fails before any answer: once more
+        // on a fresh one (the request may have arrived: the pool serves questions, which are
+        // safe to ask twice).
+        if (reused && ec && !answered_some && ec != beast::error::timeout)
+            continue;
+        if (ec == beast::error::timeout)
+            co_return req.url + " did not answer within " + std::to_string(req.timeout.count()) +
+                " ms";
+        if (ec == http::error::body_limit)
+            co_return req.url + " answered more than " + std::to_string(req.max_body) + " bytes";
+        if (ec)
+            co_return req.url + ": " + ec.message();
+        if (pool && keep)
+            pool->give(origin, std::move(conn));
+        co_return answer;
+    }
+}
 
-    fetch_answer answer;
-    auto exchange = [&](auto& stream) -> asio::awaitable<void> {
-        conn.lowest().expires_after(left());
-        co_await http::async_write(stream, out, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec)
-            co_return;
-        beast::flat_buffer buf;
-        http::response_parser<http::string_body> parser;
-        parser.body_limit(req.max_body);
-        co_await http::async_read(stream, buf, parser,
-                                  asio::redirect_error(asio::use_awaitable, ec));
-        if (ec)
-            co_return;
-        answer = answer_of(parser.release());
-    };
-    if (conn.tls)
-        co_await exchange(*conn.tls);
-    else
-        co_await exchange(*conn.plain);
-    if (ec == beast::error::timeout)
-        co_return req.url + " did not answer within " + std::to_string(req.timeout.count()) + " ms";
-    if (ec == http::error::body_limit)
-        co_return req.url + " answered more than " + std::to_string(req.max_body) + " bytes";
-    if (ec)
-        co_return req.url + ": " + ec.message();
-    co_return answer;
+struct fetch_pool::kept {
+    std::string origin;
+    idle_pool<upstream_connection> idle;
+};
+
+fetch_pool::fetch_pool(std::size_t capacity)
+    : kept_(std::make_unique<kept>(kept{{}, {capacity, std::chrono::seconds(4)}})) {}
+
+fetch_pool::~fetch_pool() = default;
+
+std::optional<upstream_connection> fetch_pool::take(const std::string& origin) {
+    if (origin != kept_->origin)
+        return std::nullopt;
+    return kept_->idle.take(clock::now());
+}
+
+void fetch_pool::give(const std::string& origin, upstream_connection c) {
+    if (origin != kept_->origin) {
+        kept_->idle.clear();
+        kept_->origin = origin;
+    }
+    kept_->idle.give(std::move(c), clock::now());
+}
+
+std::size_t fetch_pool::size() const {
+    return kept_->idle.size();
 }
 
 } // namespace gate::transport

@@ -1,5 +1,6 @@
-// One bounded HTTP(S) exchange on a fresh connection, for the documents gate reads from
-// others: identity providers' key sets now, token endpoints and discovery later. Bounded in
+// One bounded HTTP(S) exchange, on a fresh connection or one kept in a pool, for the documents
+// gate reads from others and the questions it asks them: identity providers' key sets, token
+// endpoints, discovery, the decision hook. Bounded in
 // total time and answer size; a redirect is returned as it is, never followed, so nothing gate
 // sends (a credential, a form) reaches a host it was not configured for.
 #pragma once
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -39,10 +41,38 @@ struct fetch_answer {
     std::string age;
 };
 
+struct upstream_connection;
+
+// Connections kept open to one origin between exchanges, for a peer asked on the request path
+// (the decision hook): a fresh connection per question would add its handshake to each one,
+// and leave a socket in TIME_WAIT per question. The most recently used is reused first; one
+// idle longer than 4 s is not trusted (Node's servers close idle connections at 5 s). Lives
+// on the io thread.
+class fetch_pool {
+public:
+    explicit fetch_pool(std::size_t capacity = 64);
+    ~fetch_pool();
+    fetch_pool(const fetch_pool&) = delete;
+    fetch_pool& operator=(const fetch_pool&) = delete;
+
+    // A kept connection to `origin` ("https://host:port"), if one is fresh enough.
+    std::optional<upstream_connection> take(const std::string& origin);
+    // Keeps `c` for the next exchange with `origin` (a pool follows one origin: another
+    // forgets what it kept).
+    void give(const std::string& origin, upstream_connection c);
+    std::size_t size() const;
+
+private:
+    struct kept;
+    std::unique_ptr<kept> kept_;
+};
+
 // The answer, or what failed, naming the URL. `tls` verifies https peers (made on first use
-// when null).
+// when null). With `pool`, a kept connection is used when there is one (and, if the peer had
+// closed it, the exchange is made once more on a fresh one) and kept again when the answer
+// allows; without, the connection is closed after the answer.
 boost::asio::awaitable<std::variant<fetch_answer, std::string>>
 http_fetch(boost::asio::any_io_executor ex, fetch_request req,
-           std::shared_ptr<boost::asio::ssl::context> tls = nullptr);
+           std::shared_ptr<boost::asio::ssl::context> tls = nullptr, fetch_pool* pool = nullptr);
 
 } // namespace gate::transport

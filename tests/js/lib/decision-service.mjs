@@ -10,7 +10,7 @@ import http from 'node:http';
 export async function startDecisionService(decide = () => ({ decision: 'allow' })) {
   const asked = []; // { description, headers }
   const held = [];
-  const state = { decide, inFlight: 0, maxInFlight: 0 };
+  const state = { decide, inFlight: 0, maxInFlight: 0, connections: 0 };
   const server = http.createServer(async (req, res) => {
     state.inFlight += 1;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
@@ -32,6 +32,9 @@ export async function startDecisionService(decide = () => ({ decision: 'allow' }
     if (answer && 'status' in answer) return res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? '');
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   });
+  server.on('connection', () => {
+    state.connections += 1;
+  });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -46,6 +49,12 @@ export async function startDecisionService(decide = () => ({ decision: 'allow' }
     get maxInFlight() {
       return state.maxInFlight;
     },
+    /** TCP connections gate opened to it so far. */
+    get connections() {
+      return state.connections;
+    },
+    /** Closes the connections that are idle, as a server's keep-alive timeout does. */
+    closeIdle: () => server.closeIdleConnections(),
     setDecide: (d) => {
       state.decide = d;
     },
