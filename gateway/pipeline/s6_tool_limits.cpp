@@ -59,8 +59,8 @@ boost::json::object tool_limits::refuse(request_context& ctx, const refusal& r) 
     f.what = upstream_failure::kind::rate_limited;
     f.retry_after = wait;
     f.message = "rate limit of " + std::to_string(r.window.per_minute) +
-                " calls per minute of tool " + tool + " (toolLimits/" +
-                std::to_string(r.window.entry) + ") reached " +
+                (r.window.per_minute == 1 ? " call" : " calls") + " per minute of tool " + tool +
+                " (toolLimits/" + std::to_string(r.window.entry) + ") reached " +
                 (r.window.per_principal() ? "for " + ctx.caller->subject : "for everyone") +
                 "; retry in " + std::to_string(whole_seconds(wait)) + " s";
     auto answer = refuse_upstream(ctx, ctx.id, upstream.id, f);

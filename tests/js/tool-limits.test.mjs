@@ -50,6 +50,24 @@ describe('upstreams[].toolLimits', { timeout: 60_000 }, () => {
     const calls = events.filter((e) => e.method === 'tools/call');
     assert.deepEqual(calls.map((e) => e.outcome), ['ok', 'ok', 'rate_limited', 'ok']);
   });
+
+  test('a reload that changes the limits applies them at once; one that removes them lifts them', async () => {
+    const reload = async (toolLimits) => {
+      const applied = gate.proc.stderr.waitFor(/reload applied/, { timeoutMs: 10_000 });
+      gate.reload({ upstreams: [{ id: 'solo', url: everything.url, toolLimits }], audit: { sinks: [{ type: 'stdout' }] } });
+      await applied;
+    };
+    await reload([{ names: ['echo', 'get-sum'], requestsPerMinute: 1 }]);
+    await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
+    const err = await expectMcpError(() => client.callTool({ name: 'echo', arguments: { message: 'x' } }));
+    assert.equal(err.code, -32040, err.message);
+    assert.match(err.message, /rate limit of 1 call per minute of tool echo \(toolLimits\/0\)/, 'the new entry counts both tools');
+    await reload(undefined);
+    for (let i = 0; i < 4; i++) {
+      const r = await client.callTool({ name: 'echo', arguments: { message: `free ${i}` } });
+      assert.ok(!r.isError, JSON.stringify(r));
+    }
+  });
 });
 
 describe('upstreams[].toolLimits per principal and across a fleet', { timeout: 120_000 }, () => {
