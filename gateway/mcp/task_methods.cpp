@@ -7,6 +7,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/hook_check.hpp"
 #include "protocol/list_merge.hpp"
 
 #include <cstdio>
@@ -182,9 +183,41 @@ asio::awaitable<json::object> task_methods::call(const json::value& id, const st
     auto reply = co_await services_.call(owner_index, method, std::move(params), rec, true);
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return refuse_upstream(rec, id, *rec.upstream, *f);
-    // The owner's answer, errors included, passes through verbatim.
-    co_return pass_on(std::move(std::get<upstream_message>(reply)), id, rec,
-                      answer_read::client_answer);
+    // The owner's answer, errors included, passes through verbatim; a task's result is the
+    // call's, and a decision hook asked about results judges it (docs/decision-hook.md).
+    const auto* hook = result_hook(rec, method);
+    auto answer = pass_on(std::move(std::get<upstream_message>(reply)), id, rec,
+                          hook ? answer_read::whole : answer_read::client_answer);
+    if (hook &&
+        co_await judge_task_result(*hook, answer, task_id, rec) == pipeline::verdict::answered)
+        co_return std::move(*rec.response);
+    co_return answer;
+}
+
+const config::decision_hook* task_methods::result_hook(const request_context& rec,
+                                                       std::string_view method) {
+    const auto& policy = rec.view->snap->doc->policy;
+    if (method != "tasks/result" || !policy || !policy->decision_hook ||
+        !policy->decision_hook->at_result || !services_.decision_hook())
+        return nullptr;
+    return &*policy->decision_hook;
+}
+
+asio::awaitable<pipeline::verdict>
+task_methods::judge_task_result(const config::decision_hook& hook, const json::object& answer,
+                                const std::string& task_id, request_context& rec) {
+    auto q = pipeline::hook_question_of(rec, hook_stage::result, *rec.upstream, task_id);
+    const auto* error = answer.if_contains("error");
+    const auto* result = answer.if_contains("result");
+    const auto* flagged =
+        result && result->is_object() ? result->get_object().if_contains("isError") : nullptr;
+    q.is_error = error != nullptr || (flagged && flagged->is_bool() && flagged->get_bool());
+    if (hook.send_result)
+        q.result = error ? error : result;
+    co_return co_await pipeline::consult_hook(
+        *services_.decision_hook(), hook, rec, hook_stage::result, describe(q),
+        "the result of task " + task_id + " on " + *rec.upstream +
+            (rec.caller ? " for " + rec.caller->subject : ""));
 }
 
 asio::awaitable<std::optional<json::object>>

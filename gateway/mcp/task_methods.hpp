@@ -10,6 +10,7 @@
 #include "actors/federation/task_registry.hpp"
 #include "actors/guards/budget_ledger.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/step.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -21,6 +22,8 @@
 #include <vector>
 
 namespace gate::transport {
+
+class hook_asker;
 
 // Whose tasks a request sees (the principal; every anonymous caller shares one owner).
 std::uint64_t task_owner_key(const request_context& rec);
@@ -59,6 +62,8 @@ public:
     // The page of the merged tasks the cursor asks for (the tasks router).
     virtual boost::asio::awaitable<list_page> page(request_context& ctx, boost::json::array merged,
                                                    std::optional<std::string> cursor) = 0;
+    // Where policy.decisionHook is asked about a task's result (null: never).
+    virtual hook_asker* decision_hook() = 0;
 
 protected:
     ~task_services() = default;
@@ -85,6 +90,14 @@ public:
                                                               request_context& rec);
 
 private:
+    // The decision hook, when it judges results and `method` is tasks/result; else null.
+    const config::decision_hook* result_hook(const request_context& rec, std::string_view method);
+    // The hook's say on a task's result (`answer`, read whole): answered when withheld, the
+    // refusal on `rec`.
+    boost::asio::awaitable<pipeline::verdict> judge_task_result(const config::decision_hook& hook,
+                                                                const boost::json::object& answer,
+                                                                const std::string& task_id,
+                                                                request_context& rec);
     // Which reachable upstream holds a task nobody has a record of, and its tasks/get answer.
     struct probe {
         std::size_t upstream;

@@ -53,8 +53,8 @@ private:
             if (minted)
                 co_await services_.pin_task(ctx, ctx.target->upstream, std::move(*minted));
             take_upstream_answer(ctx);
-            // A minted task is not the result: its tasks/result is not asked about
-            // (docs/decision-hook.md).
+            // A minted task is not the result: its tasks/result is judged
+            // (gateway/mcp/task_methods).
             if (!minted && ctx.hook_at_result && hooks_)
                 co_await judge_result(ctx);
         }

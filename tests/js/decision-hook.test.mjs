@@ -14,8 +14,12 @@ import { after, before, describe, test } from 'node:test';
 
 import {
   FULL_CLIENT_CAPABILITIES,
+  closeRawSession,
   connectClient,
   eventually,
+  openRawSession,
+  post,
+  rpc,
   expectMcpError,
   get,
   runGate,
@@ -34,8 +38,12 @@ const echo = (c, message) => c.callTool({ name: 'echo', arguments: { message } }
 const policyWith = (upstream, decisionHook) => ({
   defaultDecision: 'deny',
   rules: [
-    { id: 'tools', allow: [{ server: upstream, methods: ['tools/call'], names: ['echo', 'get-sum', 'trigger-sampling-request'] }] },
+    {
+      id: 'tools',
+      allow: [{ server: upstream, methods: ['tools/call'], names: ['echo', 'get-sum', 'trigger-sampling-request', 'simulate-research-query'] }],
+    },
     { id: 'sampling', allow: [{ server: upstream, methods: ['sampling/createMessage'] }] },
+    { id: 'tasks', allow: [{ server: upstream, methods: ['tasks/get', 'tasks/result'] }] },
   ],
   decisionHook,
 });
@@ -314,6 +322,26 @@ describe('policy.decisionHook memory, results and server requests', { timeout: 9
     const m = await metricsOf(gate);
     assert.ok(metric(m, 'gate_decision_hook_decisions_total', { stage: 'result', decision: 'deny', source: 'hook' }) >= 1);
     assert.ok(metric(m, 'gate_upstream_requests_total', { upstream: 'solo', outcome: 'ok' }) >= 4, 'the upstream answered');
+  });
+
+  test('a task\'s result the hook denies is withheld at tasks/result', async () => {
+    const session = await openRawSession(gate.url);
+    try {
+      const call = async (method, params) => (await post(gate.url, rpc(method, params), session.headers)).json;
+      const minted = await call('tools/call', { name: 'simulate-research-query', arguments: { topic: 'secret plans' }, task: { ttl: 60_000 } });
+      const id = minted.result?.task?.taskId;
+      assert.ok(id, JSON.stringify(minted));
+      await eventually(async () => (await call('tasks/get', { taskId: id })).result?.status === 'completed', { timeoutMs: 30_000, everyMs: 250 });
+      const r = await call('tasks/result', { taskId: id });
+      assert.equal(r.error?.code, -32042, JSON.stringify(r));
+      assert.match(r.error.message, new RegExp(`the decision hook denied the result of task ${id} on solo: the result names a secret`));
+      const d = hook.of('result').at(-1);
+      assert.equal(d.method, 'tasks/result');
+      assert.equal(d.name, id);
+      assert.match(JSON.stringify(d.result), /secret plans/);
+    } finally {
+      await closeRawSession(gate.url, session);
+    }
   });
 
   test('an upstream\'s request the hook denies never reaches the client and is answered -32042 upstream', async () => {

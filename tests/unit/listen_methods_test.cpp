@@ -84,6 +84,7 @@ struct no_lists final : list_services {
 
 // Knows no task: the paths tested here hold none.
 struct no_tasks final : task_services {
+    hook_asker* decision_hook() override { return nullptr; }
     boost::asio::awaitable<std::optional<task_owner>> find(const std::string&,
                                                            std::uint64_t) override {
         co_return task_owner{};

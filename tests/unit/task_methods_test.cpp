@@ -29,6 +29,7 @@ constexpr auto no_such_task =
 
 // Answers as told and keeps what it was asked, in order.
 struct fake_task_services final : task_services {
+    hook_asker* decision_hook() override { return nullptr; }
     std::vector<std::string> asked; // "<service> <arguments>"
     struct made_call {
         std::size_t upstream;
