@@ -67,6 +67,7 @@ void decision_hook_client::follow(const config::decision_hook& hook) {
     if (followed_ && *followed_ == hook)
         return;
     followed_ = hook;
+    ++generation_;
     memory_.clear();
     authorization_.clear();
     // missing_secrets refused a document whose variable is unset or holds a line break.
@@ -89,15 +90,21 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
             co_return a;
         }
     auto deadline = now + std::chrono::milliseconds(hook.timeout_ms);
+    auto asked_under = generation_;
     hook_answer a;
     if (!co_await take_turn(hook.max_concurrent, deadline)) {
         a = failed("busy", std::to_string(hook.max_concurrent) +
                                " questions were already out (maxConcurrent) until its timeout");
     } else {
+        // The turn is given back however the exchange ends (an exception included).
+        struct turn {
+            decision_hook_client& c;
+            ~turn() { c.end_turn(); }
+        } held{*this};
         a = co_await exchange(hook, description, deadline);
-        end_turn();
     }
-    if (a.what != hook_answer::said::error && hook.cache_ttl_ms > 0)
+    // A verdict of the hook a reload replaced is not remembered for the new one.
+    if (a.what != hook_answer::said::error && hook.cache_ttl_ms > 0 && asked_under == generation_)
         memory_.remember(description, {a.what == hook_answer::said::allow, a.reason}, clock::now(),
                          std::chrono::milliseconds(hook.cache_ttl_ms));
     count(stage, a);

@@ -81,7 +81,8 @@ private:
     std::shared_ptr<boost::asio::ssl::context> tls_;
     fetch_pool pool_; // connections kept open to the hook between questions
     std::optional<config::decision_hook> followed_;
-    std::string authorization_; // "Bearer <token>" from bearerSecretRef, or empty
+    std::uint64_t generation_ = 0; // advanced by each configuration followed
+    std::string authorization_;    // "Bearer <token>" from bearerSecretRef, or empty
     hook_memory memory_;
     std::int64_t in_flight_ = 0;
     std::int64_t waiting_ = 0; // in queue_ and not gone
