@@ -11,8 +11,16 @@ namespace asio = boost::asio;
 namespace jose = protocol::jose;
 using clock = std::chrono::steady_clock;
 
-key_set_source::key_set_source(asio::any_io_executor ex, std::string uri)
-    : ex_(std::move(ex)), uri_(std::move(uri)) {}
+key_set_source::key_set_source(asio::any_io_executor ex, std::string uri,
+                               withdrawn_handler withdrawn)
+    : ex_(std::move(ex)), uri_(std::move(uri)), withdrawn_(std::move(withdrawn)) {}
+
+std::chrono::seconds key_set_source::fresh_for(clock::time_point now) const {
+    auto due = refresh_.due_at();
+    if (!due || *due <= now)
+        return std::chrono::seconds(0);
+    return std::chrono::floor<std::chrono::seconds>(*due - now);
+}
 
 asio::awaitable<std::shared_ptr<const jose::key_set>> key_set_source::keys(std::string_view kid) {
     for (;;) {
@@ -53,8 +61,18 @@ asio::awaitable<void> key_set_source::fetch() {
             if (auto* why = std::get_if<std::string>(&parsed)) {
                 error = uri_ + ": " + *why;
             } else {
-                set_ = std::make_shared<const jose::key_set>(
+                auto fetched = std::make_shared<const jose::key_set>(
                     std::move(std::get<jose::key_set>(parsed)));
+                auto gone =
+                    set_ ? jose::withdrawn_kids(*set_, *fetched) : std::vector<std::string>();
+                set_ = std::move(fetched);
+                if (!gone.empty()) {
+                    spdlog::info("key set {} no longer has {} key(s); tokens they verified are "
+                                 "verified again",
+                                 uri_, gone.size());
+                    if (withdrawn_)
+                        withdrawn_(gone);
+                }
                 refresh_.fetched(
                     clock::now(),
                     jose::key_set_lifetime({std::move(a.cache_control), std::move(a.expires),

@@ -2,7 +2,8 @@
 // (protocol/jose/key_set_refresh decides when, for as long as the answer's caching headers
 // allow, bounded: key_set_lifetime): one fetch in flight at a time, shared by every token
 // waiting for it, bounded in time (5 s) and size (256 KiB). A failed refetch keeps the keys in
-// hand, and is retried no sooner than key_set_refresh::min_interval.
+// hand, and is retried no sooner than key_set_refresh::min_interval. A refetch that no longer has
+// a key the set had tells its owner at once (`withdrawn`), so tokens that key verified go too.
 #pragma once
 
 #include "protocol/jose/jwk.hpp"
@@ -12,10 +13,13 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gate::transport {
 
@@ -24,12 +28,21 @@ public:
     static constexpr auto fetch_timeout = std::chrono::seconds(5);
     static constexpr std::size_t max_bytes = 256 * 1024;
 
-    key_set_source(boost::asio::any_io_executor ex, std::string uri);
+    // Called on the io thread, in the refetch, with the kids the new set no longer has
+    // (protocol/jose's withdrawn_kids), before any token can be checked against it.
+    using withdrawn_handler = std::function<void(const std::vector<std::string>& kids)>;
+
+    key_set_source(boost::asio::any_io_executor ex, std::string uri,
+                   withdrawn_handler withdrawn = nullptr);
 
     // The keys to check a token naming `kid` (empty: none) against; null when no fetch has
     // succeeded yet.
     boost::asio::awaitable<std::shared_ptr<const protocol::jose::key_set>>
     keys(std::string_view kid);
+
+    // How long a token verified with the set in hand may go unverified: until a token would
+    // make gate fetch the set again (key_set_refresh::due_at), zero without a set.
+    std::chrono::seconds fresh_for(std::chrono::steady_clock::time_point now) const;
 
     const std::string& uri() const { return uri_; }
     std::uint64_t fetches() const { return fetches_; }
@@ -40,6 +53,7 @@ private:
 
     boost::asio::any_io_executor ex_;
     std::string uri_;
+    withdrawn_handler withdrawn_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     std::shared_ptr<const protocol::jose::key_set> set_;
     protocol::jose::key_set_refresh refresh_;

@@ -59,8 +59,17 @@ std::string resource_metadata_url(std::string_view resource) {
 token_authenticator::token_authenticator(asio::any_io_executor ex, const config::auth& cfg,
                                          std::optional<own_issuer> own)
     : resource_(cfg.resource.value_or("")) {
-    for (const auto& i : cfg.issuers)
-        issuers_.push_back({i, std::make_unique<key_set_source>(ex, i.jwks_uri), nullptr});
+    // Reserved first: each key set's handler names its issuer by index, and `this` stays put
+    // (the gateway holds the authenticator by pointer).
+    issuers_.reserve(cfg.issuers.size() + 1);
+    for (const auto& i : cfg.issuers) {
+        auto index = issuers_.size();
+        auto withdrawn = [this, index](const std::vector<std::string>& kids) {
+            verified_.forget(index, kids);
+        };
+        issuers_.push_back(
+            {i, std::make_unique<key_set_source>(ex, i.jwks_uri, std::move(withdrawn)), nullptr});
+    }
     if (own) {
         config::issuer self;
         self.issuer = own->issuer;
@@ -100,11 +109,8 @@ token_authenticator::authenticate_now(std::optional<std::string_view> authorizat
                             "the Authorization header is not \"Bearer <token>\""};
     // A token verified moments ago is the same token now: its signature is not checked again
     // (an ES256 verification costs more than the rest of the call), only its expiry.
-    if (auto hit = verified_.find(*token); hit != verified_.end()) {
-        if (unix_now() < hit->second.valid_until)
-            return hit->second.who;
-        verified_.erase(hit);
-    }
+    if (auto who = verified_.find(*token, unix_now()))
+        return who;
     return std::nullopt;
 }
 
@@ -151,14 +157,16 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
     auto& v = std::get<jose::verified_token>(checked);
     auto who = std::make_shared<const principal>(principal{
         std::move(v.subject), std::move(v.issuer), std::move(v.groups), std::move(v.claims)});
-    // Kept until it expires (as the lifetime check counts it) or for verified_ttl, whichever
-    // comes first, so a key the issuer withdraws stops a token within that bound too.
+    // Remembered until it expires (as the lifetime check counts it), for verified_tokens'
+    // bound, and no longer than the issuer's key set stands unrefetched: past that, the next
+    // call verifies it again, which fetches the set, and a key the issuer withdrew refuses it.
     auto exp = jose::numeric_date(who->claims, "exp").value_or(0);
-    auto until = std::min<std::int64_t>(static_cast<std::int64_t>(exp) + jose::clock_leeway_seconds,
-                                        now + verified_ttl_seconds);
-    if (verified_.size() >= max_verified)
-        verified_.clear(); // bounded: a flood of distinct tokens starts the memory over
-    verified_.emplace(std::string(*token), verified{who, until});
+    auto until = static_cast<std::int64_t>(exp) + jose::clock_leeway_seconds;
+    if (issuer->keys)
+        until = std::min<std::int64_t>(
+            until, now + issuer->keys->fresh_for(std::chrono::steady_clock::now()).count());
+    verified_.remember(*token, who, static_cast<std::size_t>(issuer - issuers_.data()), jws.kid,
+                       now, until);
     co_return who;
 }
 

@@ -6,6 +6,7 @@
 
 #include "config/model.hpp"
 #include "gateway/auth/key_set_source.hpp"
+#include "gateway/auth/verified_tokens.hpp"
 #include "gateway/pipeline/request_context.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -14,7 +15,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -40,6 +40,9 @@ public:
     };
     token_authenticator(boost::asio::any_io_executor ex, const config::auth& cfg,
                         std::optional<own_issuer> own = std::nullopt);
+    // Its key sets call back into it (a withdrawn key's tokens are forgotten): it stays put.
+    token_authenticator(const token_authenticator&) = delete;
+    token_authenticator& operator=(const token_authenticator&) = delete;
 
     // `authorization`: the Authorization header, if sent; `query_token`: whether the request
     // target carried an access_token parameter (never accepted: MCP forbids tokens in URIs).
@@ -63,21 +66,8 @@ private:
 
     std::string resource_;
     std::vector<trusted> issuers_;
-    // Tokens verified recently (docs/security.md): the principal, until when it holds.
-    static constexpr std::int64_t verified_ttl_seconds = 60;
-    static constexpr std::size_t max_verified = 10'000;
-    struct verified {
-        caller_ref who;
-        std::int64_t valid_until = 0; // seconds since the epoch
-    };
-    // Looked up by the token as it arrived, without a copy.
-    struct token_hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const {
-            return std::hash<std::string_view>{}(s);
-        }
-    };
-    std::unordered_map<std::string, verified, token_hash, std::equal_to<>> verified_;
+    // Tokens verified recently (docs/security.md), each with the key that verified it.
+    verified_tokens verified_;
 };
 
 // The URL of the resource metadata for `resource` (RFC 9728 section 3.1: the well-known path

@@ -2,6 +2,7 @@
 
 #include "protocol/jose/base64url.hpp"
 
+#include <algorithm>
 #include <array>
 #include <boost/json/parse.hpp>
 #include <openssl/bn.h>
@@ -10,6 +11,7 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/rsa.h>
+#include <unordered_map>
 
 namespace gate::protocol::jose {
 
@@ -262,6 +264,26 @@ bool public_key::verify(algorithm a, std::string_view input, std::string_view si
     return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()),
                             signature.size(), reinterpret_cast<const unsigned char*>(input.data()),
                             input.size()) == 1;
+}
+
+bool public_key::same_as(const public_key& other) const {
+    return kid_ == other.kid_ && alg_ == other.alg_ && family_ == other.family_ && key_ &&
+           other.key_ && EVP_PKEY_eq(key_.get(), other.key_.get()) == 1;
+}
+
+std::vector<std::string> withdrawn_kids(const key_set& before, const key_set& after) {
+    // Indexed by kid: a set of a thousand keys costs a thousand lookups, not a million.
+    std::unordered_multimap<std::string_view, const public_key*> kept;
+    for (const auto& k : after.keys)
+        kept.emplace(k.kid(), &k);
+    std::vector<std::string> out;
+    for (const auto& k : before.keys) {
+        auto [first, last] = kept.equal_range(k.kid());
+        bool still = std::any_of(first, last, [&](const auto& e) { return e.second->same_as(k); });
+        if (!still && std::find(out.begin(), out.end(), k.kid()) == out.end())
+            out.push_back(k.kid());
+    }
+    return out;
 }
 
 std::variant<key_set, std::string> parse_key_set(std::string_view text) {

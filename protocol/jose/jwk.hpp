@@ -47,6 +47,8 @@ public:
     bool fits(algorithm a) const;
     // Whether `signature` (as JWS carries it: raw r||s for ECDSA) signs `input` with `a`.
     bool verify(algorithm a, std::string_view input, std::string_view signature) const;
+    // Whether `other` is this key: the same kid, algorithm restriction and public key.
+    bool same_as(const public_key& other) const;
 
 private:
     enum class family : std::uint8_t { rsa, p256, p384, ed25519 };
@@ -65,5 +67,10 @@ struct key_set {
     std::size_t skipped = 0;
 };
 std::variant<key_set, std::string> parse_key_set(std::string_view text);
+
+// The kids of the keys of `before` that `after` no longer has (no key under that kid, or another
+// key under it), each once, "" for a key without a kid: what a refetch withdrew, so the tokens
+// those keys verified can be forgotten (gateway/auth/verified_tokens).
+std::vector<std::string> withdrawn_kids(const key_set& before, const key_set& after);
 
 } // namespace gate::protocol::jose

@@ -31,6 +31,14 @@ struct key_set_refresh {
             return false;
         return !fetched_at || !kid_known || now - *fetched_at >= lifetime;
     }
+    // When a token naming a kid the set has would next make gate fetch it: its lifetime passed,
+    // and min_interval after the last fetch. A token verified with the set may be remembered
+    // until then, not beyond (gateway/auth/verified_tokens). Null without a set in hand.
+    std::optional<clock::time_point> due_at() const {
+        if (!fetched_at || !last_attempt)
+            return std::nullopt;
+        return std::max(*fetched_at + lifetime, *last_attempt + min_interval);
+    }
     void attempted(clock::time_point now) { last_attempt = now; }
     void fetched(clock::time_point now, clock::duration set_lifetime) {
         fetched_at = now;

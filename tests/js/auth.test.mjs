@@ -349,7 +349,7 @@ describe("key set fetches, and one principal's share of the sessions", { timeout
   });
 });
 
-describe('key rotation: a key the identity provider removed stops verifying once its set expires', { timeout: 90_000 }, () => {
+describe('key rotation: a key the identity provider removed stops verifying once its set expires, with the tokens it verified', { timeout: 90_000 }, () => {
   let everything;
   let idp; // keys[0] = A, keys[1] = B; the set says Cache-Control: max-age=0
   let gate;
@@ -405,6 +405,11 @@ describe('key rotation: a key the identity provider removed stops verifying once
     }
     assert.equal(last.status, 401, `A still verifies after ${statuses.length} requests over 30 s: ${last.text}`);
     assert.match(JSON.parse(last.text).error_description, new RegExp(`has the token's kid ${a.kid}`));
+    // The token verified before the rotation, well within the 60 s gate remembers a token for:
+    // the refetch that withdrew A took it along (docs/security.md).
+    const reused = await post(gate.url, rpc('ping'), { ...session, ...bearer(tokenA) });
+    assert.equal(reused.status, 401, `a token A verified before the rotation still serves: ${reused.text}`);
+    assert.match(JSON.parse(reused.text).error_description, new RegExp(`has the token's kid ${a.kid}`));
     // Every request before the refusal was served from the cached set; the refetch came no
     // sooner than the 10 s floor (max-age=0 is not "fetch on every token").
     assert.ok(statuses.slice(0, -1).every((s) => s === 200), statuses.join(','));
@@ -423,5 +428,62 @@ describe('key rotation: a key the identity provider removed stops verifying once
       await clientB.close();
     }
     assert.equal(idp.fetches(), 2);
+  });
+});
+
+describe('key rotation: a refetch for a new kid that no longer has a key forgets the tokens that key verified', { timeout: 60_000 }, () => {
+  let everything;
+  let idp; // A and B served, C held back; the set's answer says nothing of caching (5 minutes)
+  let gate;
+  let c;
+
+  before(async () => {
+    everything = await startEverything();
+    idp = await startIdp({ algs: ['ES256', 'ES256', 'ES256'] });
+    [c] = idp.keys.splice(2, 1);
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: everything.url, namespace: 'ev' }],
+        auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await idp?.stop();
+    await everything?.stop();
+  });
+
+  test('A is withdrawn when C first appears: the token A verified is refused at once, B\'s still serves', async () => {
+    const [a, b] = idp.keys;
+    const tokenA = await idp.mint({ aud: RESOURCE, sub: 'alice' }, { key: a });
+    const tokenB = await idp.mint({ aud: RESOURCE, sub: 'bob' }, { key: b });
+    for (const t of [tokenA, tokenB]) assert.equal((await post(gate.url, initializeRequest(), bearer(t))).status, 200);
+    assert.equal(idp.fetches(), 1);
+
+    idp.keys.splice(0, 1, c); // the provider rotates A out and C in: it serves B and C
+    // The set in hand is fresh for 5 minutes: A's token, verified moments ago, still serves.
+    assert.equal((await post(gate.url, initializeRequest(), bearer(tokenA))).status, 200);
+    // A token of C (a kid the set does not have) makes gate fetch the set again, no sooner than
+    // 10 s after the first fetch; until then it is refused.
+    const tokenC = await idp.mint({ aud: RESOURCE, sub: 'carol' }, { key: c });
+    const deadline = Date.now() + 20_000;
+    let byC;
+    for (;;) {
+      byC = await post(gate.url, initializeRequest(), bearer(tokenC));
+      if (byC.status === 200 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    assert.equal(byC.status, 200, byC.text);
+    assert.equal(idp.fetches(), 2);
+
+    const reused = await post(gate.url, initializeRequest(), bearer(tokenA));
+    assert.equal(reused.status, 401, `a token of the withdrawn key still serves: ${reused.text}`);
+    assert.match(JSON.parse(reused.text).error_description, new RegExp(`has the token's kid ${a.kid}`));
+    assert.equal((await post(gate.url, initializeRequest(), bearer(tokenB))).status, 200);
+    assert.equal(idp.fetches(), 2); // the refusal and B's token needed no fetch
+    assert.match(gate.stderrLines.join('\n'), /key set http:\/\/127\.0\.0\.1:\d+\/\.well-known\/jwks\.json no longer has 1 key\(s\)/);
   });
 });

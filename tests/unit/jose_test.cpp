@@ -421,3 +421,32 @@ TEST(KeySet, ReadsTheRfc7517ExampleSet) {
     EXPECT_EQ(ks.keys[0].kid(), "2011-04-29");
     EXPECT_EQ(ks.skipped, 1u);
 }
+
+TEST(KeySet, ARefetchNamesTheKeysItWithdrew) {
+    auto set_of = [](std::vector<std::string> jwks) {
+        std::string text = R"({"keys":[)";
+        for (std::size_t i = 0; i < jwks.size(); ++i)
+            text += (i ? "," : "") + jwks[i];
+        return std::get<jose::key_set>(jose::parse_key_set(text + "]}"));
+    };
+    auto rsa = rsa_jwk(a2_n, R"(,"kid":"A")");
+    auto ec = std::string(R"({"kty":"EC","crv":"P-256","kid":"B","x":")") + std::string(a3_x) +
+              R"(","y":")" + std::string(a3_y) + "\"}";
+    auto no_kid = std::string(R"({"kty":"OKP","crv":"Ed25519","x":")") + std::string(a4_x) + "\"}";
+    auto before = set_of({rsa, ec, no_kid});
+    using kids = std::vector<std::string>;
+    EXPECT_EQ(jose::withdrawn_kids(before, set_of({no_kid, ec, rsa})),
+              kids{}); // order is no change
+    EXPECT_EQ(jose::withdrawn_kids(before, set_of({ec, no_kid})), kids{"A"});
+    EXPECT_EQ(jose::withdrawn_kids(before, set_of({rsa, ec})), kids{""});
+    EXPECT_EQ(jose::withdrawn_kids(before, set_of({no_kid})), (kids{"A", "B"}));
+    // Another key under the same kid is a withdrawal of the old one, and so is a new alg on it.
+    auto other = make_ec("P-256", "P-256", 32).jwk;
+    other.replace(other.find("\"ec\""), 4, "\"B\"");
+    EXPECT_EQ(jose::withdrawn_kids(before, set_of({rsa, other, no_kid})), kids{"B"});
+    auto rs384 = rsa_jwk(a2_n, R"(,"kid":"A","alg":"RS384")");
+    EXPECT_EQ(jose::withdrawn_kids(before, set_of({rs384, ec, no_kid})), kids{"A"});
+    // A kid repeated in the set is named once.
+    auto twice = set_of({rsa, rsa_jwk(a2_n, R"(,"kid":"A","alg":"RS256")"), ec});
+    EXPECT_EQ(jose::withdrawn_kids(twice, set_of({ec})), kids{"A"});
+}

@@ -58,3 +58,19 @@ TEST(KeySetRefresh, AFailureIsRetriedAfterTheInterval) {
     EXPECT_FALSE(r.should_fetch(true, t0 + 1h + 1s));
     EXPECT_TRUE(r.should_fetch(true, t0 + 1h + key_set_refresh::min_interval));
 }
+
+TEST(KeySetRefresh, ATokenMayBeRememberedUntilTheSetIsDue) {
+    key_set_refresh r;
+    EXPECT_FALSE(r.due_at()); // no set in hand: nothing verified with it
+    r.fetched(t0, 2min);
+    r.attempted(t0);
+    ASSERT_TRUE(r.due_at());
+    EXPECT_EQ(*r.due_at(), t0 + 2min);
+    EXPECT_FALSE(r.should_fetch(true, *r.due_at() - 1ms));
+    EXPECT_TRUE(r.should_fetch(true, *r.due_at()));
+    // A failed refetch keeps the set: it is due again min_interval after that attempt.
+    r.attempted(t0 + 1h);
+    EXPECT_EQ(*r.due_at(), t0 + 1h + key_set_refresh::min_interval);
+    EXPECT_FALSE(r.should_fetch(true, *r.due_at() - 1ms));
+    EXPECT_TRUE(r.should_fetch(true, *r.due_at()));
+}
