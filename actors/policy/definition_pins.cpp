@@ -1,6 +1,20 @@
 #include "actors/policy/definition_pins.hpp"
 
+#include <algorithm>
+
 namespace gate {
+
+namespace {
+
+// "sha256:" and 64 lower-case hex digits, as protocol/tool_definition writes them.
+bool is_digest(std::string_view d) {
+    if (d.size() != 7 + 64 || !d.starts_with("sha256:"))
+        return false;
+    return std::all_of(d.begin() + 7, d.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+} // namespace
 
 std::optional<pin_mode> pin_mode_named(std::string_view name) {
     if (name == "off")
@@ -28,10 +42,32 @@ void definition_pins::use_lock(std::optional<lock_map> lock) {
     lock_ = std::move(lock);
 }
 
-void definition_pins::pin_shared(const std::string& upstream, const std::string& tool,
-                                 std::string digest) {
-    if (first_seen_.size() < max_pins || first_seen_.contains({upstream, tool}))
-        first_seen_[{upstream, tool}] = std::move(digest);
+std::optional<std::string> definition_pins::to_share(const std::string& upstream,
+                                                     const std::string& tool,
+                                                     const std::string& digest,
+                                                     clock::time_point now) const {
+    if (lock_)
+        return std::nullopt;
+    auto it = first_seen_.find({upstream, tool});
+    if (it == first_seen_.end())
+        return first_seen_.size() < max_pins ? std::optional(digest) : std::nullopt;
+    if (it->second.agreed && now - *it->second.agreed < share_interval)
+        return std::nullopt;
+    return digest;
+}
+
+bool definition_pins::pin_shared(const std::string& upstream, const std::string& tool,
+                                 std::string digest, clock::time_point now) {
+    if (!is_digest(digest))
+        return false;
+    auto it = first_seen_.find({upstream, tool});
+    if (it == first_seen_.end()) {
+        if (first_seen_.size() >= max_pins)
+            return false;
+        it = first_seen_.emplace(std::pair{upstream, tool}, pin{}).first;
+    }
+    it->second = {std::move(digest), now};
+    return true;
 }
 
 std::optional<definition_change> definition_pins::judge(const std::string& upstream,
@@ -44,12 +80,12 @@ std::optional<definition_change> definition_pins::judge(const std::string& upstr
             if (auto it = up->second.find(tool); it != up->second.end())
                 pinned = it->second;
     } else {
-        auto [it, fresh] = first_seen_.try_emplace({upstream, tool}, digest);
+        auto [it, fresh] = first_seen_.try_emplace({upstream, tool}, pin{digest, std::nullopt});
         if (fresh && first_seen_.size() > max_pins) {
             first_seen_.erase(it); // bounded: a tool past the bound is not pinned
             return std::nullopt;
         }
-        pinned = it->second;
+        pinned = it->second.digest;
     }
     if (pinned == digest)
         return std::nullopt;

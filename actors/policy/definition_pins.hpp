@@ -2,14 +2,18 @@
 // (protocol/tool_definition) is compared with the one the lock file holds, or, without a lock
 // file, with the first one gate saw. A definition that differs, or a tool the lock file does
 // not hold, is a change: reported once per new digest, and, where the upstream's pin is
-// `block`, withheld. Plain C++, the io thread's.
+// `block`, withheld. In a fleet the first seen is the first any instance saw: the shared
+// store's (gateway/entry/definition_reports asks it). Plain C++ with time passed in, the io
+// thread's.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 namespace gate {
@@ -27,6 +31,9 @@ struct definition_change {
 
 class definition_pins {
 public:
+    using clock = std::chrono::steady_clock;
+    // How long a pin agreed with a fleet's store is taken as the fleet's without asking again.
+    static constexpr auto share_interval = std::chrono::minutes(10);
     using lock_map = std::map<std::string, std::map<std::string, std::string>>;
 
     // The lock file's digests (a reload's), or none: pins are then the first seen. Switching
@@ -39,14 +46,27 @@ public:
     std::optional<definition_change> judge(const std::string& upstream, const std::string& tool,
                                            const std::string& digest);
 
-    // Pins shared by a fleet: the first digest an instance pinned (from the shared store) is
-    // the one this instance compares with.
-    void pin_shared(const std::string& upstream, const std::string& tool, std::string digest);
+    // Pins shared by a fleet (docs/fleet.md): the digest to offer the shared store for `tool`,
+    // listed with `digest` at `now` (the listed one: a pin an operator deleted from the store to
+    // accept a change is then what the fleet lists), or nullopt when the store need not be
+    // asked: a lock file decides, the pin was agreed with the store within share_interval, or
+    // the pins are full and `tool` has none.
+    std::optional<std::string> to_share(const std::string& upstream, const std::string& tool,
+                                        const std::string& digest, clock::time_point now) const;
+    // The store's pin (the first any instance offered): the one this instance compares with
+    // from now on, agreed at `now`. False, and nothing pinned, for a value that is not a digest
+    // (a store written by something else).
+    bool pin_shared(const std::string& upstream, const std::string& tool, std::string digest,
+                    clock::time_point now);
 
 private:
     static constexpr std::size_t max_pins = 100'000;
     std::optional<lock_map> lock_;
-    std::map<std::pair<std::string, std::string>, std::string> first_seen_;
+    struct pin {
+        std::string digest;
+        std::optional<clock::time_point> agreed; // with the fleet's store, when it was
+    };
+    std::map<std::pair<std::string, std::string>, pin> first_seen_;
     std::set<std::tuple<std::string, std::string, std::string>> reported_;
 };
 

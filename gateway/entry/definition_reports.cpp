@@ -1,5 +1,6 @@
 #include "gateway/entry/definition_reports.hpp"
 
+#include "gateway/fleet/fleet_store.hpp"
 #include "protocol/param_headers.hpp"
 
 #include <spdlog/spdlog.h>
@@ -28,6 +29,46 @@ std::optional<definition_change> definition_reports::judge(const std::string& up
     if (change && !change->reported)
         report(upstream, tool, *change, mode);
     return change;
+}
+
+boost::asio::awaitable<void>
+definition_reports::agree(const std::string& upstream,
+                          const std::vector<listed_definition>& listed) {
+    if (!fleet_)
+        co_return;
+    auto now = definition_pins::clock::now();
+    // The upstream's id is a slug: the first newline ends it, whatever the tool's name holds.
+    std::vector<std::pair<std::string, std::string>> offers;
+    std::vector<const listed_definition*> asked;
+    for (const auto& l : listed)
+        if (auto offer = pins_.to_share(upstream, l.tool, l.digest, now)) {
+            offers.emplace_back(upstream + "\n" + l.tool, std::move(*offer));
+            asked.push_back(&l);
+        }
+    if (offers.empty())
+        co_return;
+    auto fleet = fleet_; // a reload may not take it away mid-question
+    auto held = co_await fleet->keep_first(
+        "pin", offers, std::chrono::duration_cast<std::chrono::milliseconds>(shared_pin_lifetime));
+    if (!held) {
+        if (!shared_down_)
+            spdlog::warn("pinned definitions: the shared store did not answer; upstream {}'s "
+                         "tools (and others' until it answers) are compared with this "
+                         "instance's own first-seen definitions",
+                         upstream);
+        shared_down_ = true;
+        co_return;
+    }
+    if (shared_down_)
+        spdlog::info("pinned definitions: the shared store answers again; the fleet's first-seen "
+                     "definitions are the pins again");
+    shared_down_ = false;
+    auto agreed = definition_pins::clock::now();
+    for (std::size_t i = 0; i < asked.size(); ++i)
+        if (!pins_.pin_shared(upstream, asked[i]->tool, std::move((*held)[i]), agreed))
+            spdlog::debug("pinned definitions: the shared store's pin of upstream {}'s tool {} "
+                          "is not a digest; this instance's own stands in",
+                          upstream, protocol::printable(asked[i]->tool, 200));
 }
 
 void definition_reports::report(const std::string& upstream, const std::string& tool,

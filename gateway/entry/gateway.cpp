@@ -126,6 +126,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
         in_fleet.join(fleet, random_id().substr(0, 8) + "-", parts.fleet_cursor_key);
+        definitions->share_through(fleet);
         if (tokens)
             tokens->share_through(fleet);
     }

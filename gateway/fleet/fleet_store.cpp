@@ -372,6 +372,51 @@ void fleet_store::keep_cursor_key(const std::array<unsigned char, 32>& cursor_ke
                     std::string(cursor_key.begin(), cursor_key.end()), "NX"});
 }
 
+namespace {
+// ARGV: the records' life (ms), then each key's value for when it holds none. Returns what
+// each key holds after.
+constexpr std::string_view keep_first_script = R"lua(
+local out = {}
+for i, k in ipairs(KEYS) do
+  local v = redis.call('GET', k)
+  if not v then
+    v = ARGV[i + 1]
+    redis.call('SET', k, v, 'PX', ARGV[1])
+  else
+    redis.call('PEXPIRE', k, ARGV[1])
+  end
+  out[i] = v
+end
+return out
+)lua";
+} // namespace
+
+asio::awaitable<std::optional<std::vector<std::string>>>
+fleet_store::keep_first(std::string_view state,
+                        const std::vector<std::pair<std::string, std::string>>& records,
+                        std::chrono::milliseconds ttl) {
+    std::vector<std::string> out;
+    if (records.empty())
+        co_return out;
+    std::vector<std::string> args{"EVAL", std::string(keep_first_script),
+                                  std::to_string(records.size())};
+    for (const auto& r : records)
+        args.push_back(key(state, r.first));
+    args.push_back(std::to_string(std::max<std::int64_t>(ttl.count(), 1)));
+    for (const auto& r : records)
+        args.push_back(r.second);
+    auto reply = co_await run(state, std::move(args));
+    if (!reply || reply->type != redis_value::kind::array ||
+        reply->elements.size() != records.size())
+        co_return std::nullopt;
+    for (auto& e : reply->elements) {
+        if (e.type != redis_value::kind::string)
+            co_return std::nullopt;
+        out.push_back(std::move(e.text));
+    }
+    co_return out;
+}
+
 void fleet_store::touch(std::string_view state, const std::string& name,
                         std::chrono::milliseconds ttl) {
     fire(state,

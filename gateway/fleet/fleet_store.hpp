@@ -1,6 +1,7 @@
 // The state a fleet of gate instances shares over Redis (server.redisUrl / REDIS_URL;
 // docs/fleet.md), on the io thread: rate windows and budgets handed out in batches (one round
-// trip buys many calls), breaker state, single-use jtis, task ownership, downstream sessions.
+// trip buys many calls), breaker state, single-use jtis, task ownership, downstream sessions,
+// pinned tool definitions.
 //
 // Every operation is bounded (500 ms) and answers nullopt when the store did not: the caller
 // then fails open to its own per-instance state, and the fallback is counted
@@ -85,6 +86,13 @@ public:
     boost::asio::awaitable<std::optional<std::vector<std::optional<std::string>>>>
     get_many(std::string_view state, const std::vector<std::string>& keys);
     void erase_many(std::string_view state, const std::vector<std::string>& keys);
+    // Each record set to its value unless it holds one already, every one kept for another
+    // `ttl`, and what each holds now (the first value any instance wrote), index for index:
+    // pins a fleet shares, in one round trip.
+    boost::asio::awaitable<std::optional<std::vector<std::string>>>
+    keep_first(std::string_view state,
+               const std::vector<std::pair<std::string, std::string>>& records,
+               std::chrono::milliseconds ttl);
     // Keeps a record alive for another `ttl` (fire-and-forget).
     void touch(std::string_view state, const std::string& key, std::chrono::milliseconds ttl);
     // A list of records, appended to (the list kept for `ttl` from the last append, its last

@@ -36,23 +36,44 @@ std::optional<protocol::tool_hints> listed_tools::hints(const std::string& tool)
     return it->second.hints;
 }
 
-void listed_tools::withhold_changed(boost::json::array& tools, std::vector<std::string>* sources,
-                                    definition_watch& watch, const config::upstream& cfg) {
+boost::asio::awaitable<void> listed_tools::withhold_changed(boost::json::array& tools,
+                                                            std::vector<std::string>* sources,
+                                                            definition_watch& watch,
+                                                            const config::upstream& cfg) {
     auto mode = watch.mode_of(cfg);
-    blocks_ = mode == pin_mode::block;
-    withheld_.clear();
-    if (mode == pin_mode::off)
-        return;
-    protocol::keep_items(tools, sources, [&](const boost::json::value& t) {
+    if (mode == pin_mode::off) {
+        blocks_ = false;
+        withheld_.clear();
+        co_return;
+    }
+    // Each named tool's digest, computed once for the fleet's pins and the judgement.
+    constexpr auto unnamed = static_cast<std::size_t>(-1);
+    std::vector<listed_definition> listed;
+    std::vector<std::size_t> at; // per item: its place in `listed`, or unnamed
+    for (const auto& t : tools) {
         const auto* tool = t.if_object();
         const auto* name = tool ? tool->if_contains("name") : nullptr;
-        if (!name || !name->is_string())
+        if (!name || !name->is_string()) {
+            at.push_back(unnamed);
+            continue;
+        }
+        at.push_back(listed.size());
+        listed.push_back({std::string(name->get_string()), protocol::definition_digest(*tool)});
+    }
+    co_await watch.agree(cfg.id, listed);
+    // Decided after the wait: another list judged meanwhile is not mixed into this one's.
+    blocks_ = mode == pin_mode::block;
+    withheld_.clear();
+    std::size_t item = 0;
+    protocol::keep_items(tools, sources, [&](const boost::json::value&) {
+        auto place = at[item++];
+        if (place == unnamed)
             return true;
-        auto change = watch.judge(cfg.id, std::string(name->get_string()),
-                                  protocol::definition_digest(*tool), mode);
+        const auto& l = listed[place];
+        auto change = watch.judge(cfg.id, l.tool, l.digest, mode);
         if (!change || mode != pin_mode::block)
             return true;
-        withheld_[std::string(name->get_string())] =
+        withheld_[l.tool] =
             change->pinned.empty()
                 ? "it is not in the lock file (listed as " + change->seen + ")"
                 : "its definition changed from " + change->pinned + " to " + change->seen;

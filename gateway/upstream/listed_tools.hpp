@@ -8,6 +8,7 @@
 #include "gateway/upstream/definition_watch.hpp"
 #include "protocol/tool_hints.hpp"
 
+#include <boost/asio/awaitable.hpp>
 #include <boost/json/array.hpp>
 #include <cstddef>
 #include <optional>
@@ -31,9 +32,12 @@ public:
 
     // Pinned definitions: takes out of a fetched list (and its item texts, when given) each
     // tool whose definition changed under a `block` pin, remembering why until the next list;
-    // under `warn` a change is only told (definition_watch).
-    void withhold_changed(boost::json::array& tools, std::vector<std::string>* sources,
-                          definition_watch& watch, const config::upstream& cfg);
+    // under `warn` a change is only told (definition_watch). The pins a fleet shares are
+    // agreed on first (one bounded round trip to its store, when it has one).
+    boost::asio::awaitable<void> withhold_changed(boost::json::array& tools,
+                                                  std::vector<std::string>* sources,
+                                                  definition_watch& watch,
+                                                  const config::upstream& cfg);
     // Why `tool` is withheld (its pinned and listed digests), or nullptr.
     const std::string* withheld(const std::string& tool) const;
     // Whether the upstream's pin blocks changed tools.

@@ -373,7 +373,8 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
         if (!next || !next->is_string() || next->get_string().empty()) {
             if (method == "tools/list") {
                 if (state_.definitions)
-                    state_.tools.withhold_changed(all, sources, *state_.definitions, state_.cfg);
+                    co_await state_.tools.withhold_changed(all, sources, *state_.definitions,
+                                                           state_.cfg);
                 state_.tools.learn(all);
                 state_.tool_headers.learn(all, sources, state_.cfg.id);
             }

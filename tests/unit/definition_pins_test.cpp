@@ -68,6 +68,59 @@ TEST(DefinitionPins, WithALockFileItsDigestsAreThePinsAndNewToolsAreChanges) {
     EXPECT_FALSE(pins.judge("up", "t", "sha256:first"));
 }
 
+TEST(DefinitionPins, AFleetsStorePinsTheFirstAnyInstanceSawForEveryInstance) {
+    using namespace std::chrono_literals;
+    const definition_pins::clock::time_point t0{100h};
+    const std::string v1 = "sha256:" + std::string(64, '1'), v2 = "sha256:" + std::string(64, '2');
+    // Instance A saw v1 first and offered it; B, fresh, lists v2 and offers v2.
+    definition_pins a, b;
+    EXPECT_EQ(a.to_share("up", "t", v1, t0), v1);
+    EXPECT_TRUE(a.pin_shared("up", "t", v1, t0)); // the store took A's
+    EXPECT_FALSE(a.judge("up", "t", v1));
+    EXPECT_EQ(b.to_share("up", "t", v2, t0), v2);
+    EXPECT_TRUE(b.pin_shared("up", "t", v1, t0)); // the store holds A's: B's pin too
+    auto changed = b.judge("up", "t", v2);
+    ASSERT_TRUE(changed);
+    EXPECT_EQ(changed->pinned, v1);
+    EXPECT_EQ(changed->seen, v2);
+    EXPECT_FALSE(changed->reported);
+    // Agreed: not asked again within the interval, then asked again offering what it lists
+    // (the store keeps v1; had an operator deleted it to accept the change, v2 is the pin).
+    EXPECT_FALSE(b.to_share("up", "t", v2, t0 + definition_pins::share_interval - 1s));
+    EXPECT_EQ(b.to_share("up", "t", v2, t0 + definition_pins::share_interval), v2);
+    EXPECT_TRUE(b.pin_shared("up", "t", v2, t0 + definition_pins::share_interval));
+    EXPECT_FALSE(b.judge("up", "t", v2));
+}
+
+TEST(DefinitionPins, WhileTheStoreIsDownTheOwnFirstSeenStandsInUntilItAnswers) {
+    using namespace std::chrono_literals;
+    const definition_pins::clock::time_point t0{100h};
+    const std::string v1 = "sha256:" + std::string(64, '1'), v2 = "sha256:" + std::string(64, '2');
+    definition_pins b;
+    EXPECT_FALSE(b.judge("up", "t", v2)); // no answer: its own first seen is the pin
+    // Not agreed: asked at the next list at once.
+    EXPECT_EQ(b.to_share("up", "t", v2, t0), v2);
+    EXPECT_TRUE(b.pin_shared("up", "t", v1, t0 + 1s)); // the store answers: another's was first
+    EXPECT_EQ(b.judge("up", "t", v2)->pinned, v1);
+    // What is not a digest (a key written by something else) pins nothing and is asked again.
+    EXPECT_FALSE(b.pin_shared("up", "u", "garbage\nline", t0));
+    EXPECT_FALSE(b.pin_shared("up", "u", "sha256:" + std::string(64, 'G'), t0));
+    EXPECT_EQ(b.to_share("up", "u", v1, t0), v1);
+    EXPECT_FALSE(b.judge("up", "u", v1));
+}
+
+TEST(DefinitionPins, ALockFileWinsOverTheSharedPins) {
+    using namespace std::chrono_literals;
+    const definition_pins::clock::time_point t0{100h};
+    const std::string v1 = "sha256:" + std::string(64, '1'), v2 = "sha256:" + std::string(64, '2');
+    definition_pins pins;
+    pins.use_lock(definition_pins::lock_map{{"up", {{"t", v2}}}});
+    EXPECT_FALSE(pins.to_share("up", "t", v2, t0)); // the store is not asked
+    pins.pin_shared("up", "t", v1, t0);             // an answer landing after a reload
+    EXPECT_FALSE(pins.judge("up", "t", v2));        // the lock file's digest decides
+    EXPECT_EQ(pins.judge("up", "t", v1)->pinned, v2);
+}
+
 TEST(DefinitionPins, ALockFileIsReadWithTheDocumentAndRefusedWhereItIsWrong) {
     auto dir = std::filesystem::temp_directory_path() / "gate-pins-unit";
     std::filesystem::create_directories(dir);

@@ -8,6 +8,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <gtest/gtest.h>
 
 namespace asio = boost::asio;
@@ -146,6 +147,40 @@ TEST(FleetStore, AClaimIsFirstOnceAndRecordsAreTakenOnce) {
         EXPECT_TRUE(taken && *taken && **taken == "owner upstream");
         auto gone = co_await s->get("task", "t-1");
         EXPECT_TRUE(gone && !*gone); // answered: no such record
+    });
+}
+
+TEST(FleetStore, TheFirstValueKeptIsEveryonesAndLivesOnWhileKept) {
+    auto port = free_port();
+    redis_server server(port);
+    metrics stats;
+    with_store(port, stats, [port](std::shared_ptr<fleet_store> s) -> asio::awaitable<void> {
+        using records = std::vector<std::pair<std::string, std::string>>;
+        // Names with the separator's look-alikes stay apart: the upstream id ends at the newline.
+        auto first = co_await s->keep_first(
+            "pin", records{{"up\nt", "v1"}, {"up\nt:x\ny", "w1"}, {"up-2\nt", "z1"}}, 60s);
+        EXPECT_TRUE(first && *first == (std::vector<std::string>{"v1", "w1", "z1"}));
+        auto second =
+            co_await s->keep_first("pin", records{{"up\nt", "v2"}, {"up\nnew", "n2"}}, 60s);
+        EXPECT_TRUE(second && *second == (std::vector<std::string>{"v1", "n2"}));
+        auto none = co_await s->keep_first("pin", records{}, 60s);
+        EXPECT_TRUE(none && none->empty());
+        auto held = co_await s->get("pin", "up\nt:x\ny");
+        EXPECT_TRUE(held && *held && **held == "w1");
+        // Each keep gives the records another lifetime, whoever wrote them first.
+        auto raw =
+            std::make_shared<redis_client>(co_await asio::this_coro::executor, endpoint(port));
+        auto life = [&]() -> asio::awaitable<std::int64_t> {
+            auto r = co_await raw->command({"PTTL", "gate:pin:up\nt"});
+            co_return std::holds_alternative<redis_value>(r) ? std::get<redis_value>(r).integer
+                                                             : -100;
+        };
+        auto before = co_await life();
+        EXPECT_GT(before, 0);
+        EXPECT_LE(before, 60'000);
+        co_await s->keep_first("pin", records{{"up\nt", "v3"}}, 24h);
+        EXPECT_GT(co_await life(), 3'600'000);
+        raw->close();
     });
 }
 

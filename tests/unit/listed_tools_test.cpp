@@ -2,10 +2,15 @@
 // upstream's tools (gateway/upstream/listed_tools): absent visibility is every
 // audience, a lone string reads as a list of one, anything else as absent; a tool another
 // profile's list left out keeps what an earlier list said of it, and a later list that shows
-// it to models again clears it.
+// it to models again clears it. Pinned definitions: the fleet's pins agreed on before a list
+// is judged, a changed tool withheld under block with its text, what has no name kept.
 #include "gateway/upstream/listed_tools.hpp"
+#include "protocol/tool_definition.hpp"
 #include "protocol/tool_visibility.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
@@ -82,6 +87,68 @@ TEST(listed_tools, hints_are_as_the_last_list_declared_them_and_mcp_defaults_oth
     known.learn(
         json::parse(R"([{"name":"read","annotations":{"readOnlyHint":false}}])").as_array());
     EXPECT_FALSE(known.hints("read")->has(protocol::tool_hints::read_only));
+}
+
+// The gateway's side as a fleet of one other instance that saw `first` of each tool first:
+// its pins are the store's, agreed before any judgement.
+struct fleet_watch final : definition_watch {
+    pin_mode mode = pin_mode::block;
+    std::map<std::string, std::string> first; // the store's pins
+    std::vector<std::string> agreed;          // the tools asked of the store, in order
+    definition_pins pins;
+    pin_mode mode_of(const config::upstream&) const override { return mode; }
+    std::optional<definition_change> judge(const std::string& upstream, const std::string& tool,
+                                           const std::string& digest, pin_mode) override {
+        return pins.judge(upstream, tool, digest);
+    }
+    boost::asio::awaitable<void> agree(const std::string& upstream,
+                                       const std::vector<listed_definition>& listed) override {
+        for (const auto& l : listed) {
+            agreed.push_back(l.tool);
+            auto it = first.find(l.tool);
+            pins.pin_shared(upstream, l.tool, it == first.end() ? l.digest : it->second, {});
+        }
+        co_return;
+    }
+};
+
+void withhold(listed_tools& known, json::array& tools, std::vector<std::string>& texts,
+              definition_watch& watch) {
+    config::upstream cfg;
+    cfg.id = "up";
+    boost::asio::io_context io;
+    boost::asio::co_spawn(io, known.withhold_changed(tools, &texts, watch, cfg),
+                          boost::asio::detached);
+    io.run();
+}
+
+TEST(listed_tools, a_tool_another_instance_pinned_first_is_withheld_when_it_differs) {
+    auto tools = json::parse(R"([{"name":"echo","description":"v2"},{"title":"no name"},
+                                 {"name":"add","description":"same"}])")
+                     .as_array();
+    std::vector<std::string> texts{"echo-text", "unnamed-text", "add-text"};
+    fleet_watch watch;
+    watch.first["echo"] = protocol::definition_digest(
+        json::parse(R"({"name":"echo","description":"v1"})").as_object());
+    listed_tools known;
+    withhold(known, tools, texts, watch);
+    EXPECT_EQ(watch.agreed, (std::vector<std::string>{"echo", "add"}));
+    ASSERT_EQ(tools.size(), 2u); // echo withheld; the item without a name and add kept
+    EXPECT_EQ(tools[0].as_object().at("title"), "no name");
+    EXPECT_EQ(tools[1].as_object().at("name"), "add");
+    EXPECT_EQ(texts, (std::vector<std::string>{"unnamed-text", "add-text"}));
+    ASSERT_NE(known.withheld("echo"), nullptr);
+    EXPECT_NE(known.withheld("echo")->find("changed from " + watch.first["echo"]),
+              std::string::npos);
+    EXPECT_TRUE(known.blocks());
+    // Under warn the same change is served.
+    auto again = json::parse(R"([{"name":"echo","description":"v2"}])").as_array();
+    std::vector<std::string> one{"echo-text"};
+    watch.mode = pin_mode::warn;
+    withhold(known, again, one, watch);
+    EXPECT_EQ(again.size(), 1u);
+    EXPECT_EQ(known.withheld("echo"), nullptr);
+    EXPECT_FALSE(known.blocks());
 }
 
 } // namespace
