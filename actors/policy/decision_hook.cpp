@@ -3,6 +3,7 @@
 #include "actors/policy/subjects_select.hpp"
 #include "protocol/digest.hpp"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -42,8 +43,25 @@ json::value optional_text(std::optional<std::string_view> s) {
     return s ? json::value(json::string(*s)) : json::value(nullptr);
 }
 
-// Control characters (a line break would forge a log line) replaced; cut to max_reason bytes
-// without splitting a UTF-8 sequence (the JSON parser has checked the encoding).
+// Whether the code point at `s` (valid UTF-8, `len` bytes) is one a reason may not carry: C0
+// and C1 controls and DEL (a line break would forge a log line), and the characters that
+// reorder or break what a reader sees (U+200E/F, U+2028/9, U+202A-E, U+2066-9).
+bool hidden(const unsigned char* s, std::size_t len) {
+    if (len == 1)
+        return s[0] < 0x20 || s[0] == 0x7f;
+    if (len == 2)
+        return s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F;
+    if (len == 3 && s[0] == 0xE2 && s[1] == 0x80)
+        return s[2] == 0x8E || s[2] == 0x8F || (s[2] >= 0xA8 && s[2] <= 0xAE);
+    return len == 3 && s[0] == 0xE2 && s[1] == 0x81 && s[2] >= 0xA6 && s[2] <= 0xA9;
+}
+
+std::size_t sequence_length(unsigned char lead) {
+    return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
+// Hidden characters replaced by '?'; cut to max_reason bytes without splitting a UTF-8
+// sequence (the JSON parser has checked the encoding).
 std::string cleaned(std::string_view text) {
     if (text.size() > max_reason) {
         auto cut = max_reason;
@@ -51,10 +69,16 @@ std::string cleaned(std::string_view text) {
             --cut;
         text = text.substr(0, cut);
     }
-    std::string out(text);
-    for (auto& c : out)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-            c = '?';
+    std::string out;
+    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+    for (std::size_t i = 0; i < text.size();) {
+        auto len = std::min(sequence_length(s[i]), text.size() - i);
+        if (hidden(s + i, len))
+            out += '?';
+        else
+            out.append(text.substr(i, len));
+        i += len;
+    }
     return out;
 }
 

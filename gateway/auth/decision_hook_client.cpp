@@ -63,25 +63,23 @@ std::string hook_answer::client_error() const {
 decision_hook_client::decision_hook_client(asio::any_io_executor ex, metrics& stats)
     : ex_(std::move(ex)), stats_(stats) {}
 
-void decision_hook_client::follow(const config::decision_hook& hook) {
-    if (followed_ && *followed_ == hook)
-        return;
-    followed_ = hook;
-    ++generation_;
-    memory_.clear();
-    authorization_.clear();
-    // missing_secrets refused a document whose variable is unset or holds a line break.
-    if (hook.bearer_secret_ref)
-        if (const char* token = std::getenv(hook.bearer_secret_ref->c_str()); token && *token)
-            authorization_ = std::string("Bearer ") + token;
+// From the question's own configuration: a question of a hook a reload replaced never carries
+// the new one's token, nor the other way round. missing_secrets refused a document whose
+// variable is unset or holds a line break.
+std::string decision_hook_client::authorization_of(const config::decision_hook& hook) {
+    if (!hook.bearer_secret_ref)
+        return {};
+    const char* token = std::getenv(hook.bearer_secret_ref->c_str());
+    return token && *token ? std::string("Bearer ") + token : std::string();
 }
 
 asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_hook& hook,
                                                        hook_stage stage, std::string description) {
-    follow(hook);
     auto now = clock::now();
+    // Remembered per hook: a verdict of one hook is never another's.
+    auto key = hook.url + '\n' + description;
     if (hook.cache_ttl_ms > 0)
-        if (auto v = memory_.recall(description, now)) {
+        if (auto v = memory_.recall(key, now)) {
             hook_answer a;
             a.what = v->allowed ? hook_answer::said::allow : hook_answer::said::deny;
             a.reason = std::move(v->reason);
@@ -90,7 +88,6 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
             co_return a;
         }
     auto deadline = now + std::chrono::milliseconds(hook.timeout_ms);
-    auto asked_under = generation_;
     hook_answer a;
     if (!co_await take_turn(hook.max_concurrent, deadline)) {
         a = failed("busy", std::to_string(hook.max_concurrent) +
@@ -103,9 +100,8 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
         } held{*this};
         a = co_await exchange(hook, description, deadline);
     }
-    // A verdict of the hook a reload replaced is not remembered for the new one.
-    if (a.what != hook_answer::said::error && hook.cache_ttl_ms > 0 && asked_under == generation_)
-        memory_.remember(description, {a.what == hook_answer::said::allow, a.reason}, clock::now(),
+    if (a.what != hook_answer::said::error && hook.cache_ttl_ms > 0)
+        memory_.remember(key, {a.what == hook_answer::said::allow, a.reason}, clock::now(),
                          std::chrono::milliseconds(hook.cache_ttl_ms));
     count(stage, a);
     co_return a;
@@ -125,16 +121,18 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
     req.content_type = "application/json";
     req.timeout = left;
     req.max_body = max_answer_bytes;
-    if (!authorization_.empty())
-        req.headers.emplace_back("Authorization", authorization_);
+    if (auto authorization = authorization_of(hook); !authorization.empty())
+        req.headers.emplace_back("Authorization", std::move(authorization));
     if (!tls_ && hook.url.starts_with("https"))
         tls_ = make_client_tls_context();
     auto got = co_await http_fetch(ex_, std::move(req), tls_, &pool_);
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* why = std::get_if<std::string>(&got)) {
-        bool late = why->find("did not answer within") != std::string::npos ||
-                    why->find("timed out") != std::string::npos;
-        auto a = failed(late ? "timeout" : "unreachable", *why);
+        auto has = [&](std::string_view s) { return why->find(s) != std::string::npos; };
+        auto kind = has("did not answer within") || has("connect timeout") ? "timeout"
+                    : has("answered more than")                            ? "malformed"
+                                                                           : "unreachable";
+        auto a = failed(kind, *why);
         a.seconds = seconds;
         co_return a;
     }
@@ -154,6 +152,8 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
 
 asio::awaitable<bool> decision_hook_client::take_turn(std::int64_t max,
                                                       clock::time_point deadline) {
+    max_ = max;
+    grant_waiting();
     if (in_flight_ < max && waiting_ == 0) {
         ++in_flight_;
         stats_.decision_hook_questions(in_flight_, waiting_);
@@ -174,9 +174,15 @@ asio::awaitable<bool> decision_hook_client::take_turn(std::int64_t max,
     co_return false;
 }
 
-// The turn goes to the longest waiter still waiting, if any; else it is free.
 void decision_hook_client::end_turn() {
-    while (!queue_.empty()) {
+    --in_flight_;
+    grant_waiting();
+}
+
+// Turns go to the longest waiters still waiting while fewer than maxConcurrent are out (more
+// than one when a reload raised it).
+void decision_hook_client::grant_waiting() {
+    while (in_flight_ < max_ && !queue_.empty()) {
         auto w = std::move(queue_.front());
         queue_.pop_front();
         if (w->gone)
@@ -184,10 +190,8 @@ void decision_hook_client::end_turn() {
         w->granted = true;
         w->timer.cancel();
         --waiting_;
-        stats_.decision_hook_questions(in_flight_, waiting_);
-        return;
+        ++in_flight_;
     }
-    --in_flight_;
     stats_.decision_hook_questions(in_flight_, waiting_);
 }
 

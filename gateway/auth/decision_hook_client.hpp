@@ -72,19 +72,17 @@ private:
     // came in time.
     boost::asio::awaitable<bool> take_turn(std::int64_t max, clock::time_point deadline);
     void end_turn();
-    // A changed configuration forgets what the previous one's hook said.
-    void follow(const config::decision_hook& hook);
+    void grant_waiting();
+    static std::string authorization_of(const config::decision_hook& hook);
     void count(hook_stage stage, const hook_answer& a);
 
     boost::asio::any_io_executor ex_;
     metrics& stats_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     fetch_pool pool_; // connections kept open to the hook between questions
-    std::optional<config::decision_hook> followed_;
-    std::uint64_t generation_ = 0; // advanced by each configuration followed
-    std::string authorization_;    // "Bearer <token>" from bearerSecretRef, or empty
     hook_memory memory_;
     std::int64_t in_flight_ = 0;
+    std::int64_t max_ = 64;    // maxConcurrent of the latest question's configuration
     std::int64_t waiting_ = 0; // in queue_ and not gone
     std::deque<std::shared_ptr<waiter>> queue_;
     clock::time_point last_warned_{};

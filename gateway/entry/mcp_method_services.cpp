@@ -312,8 +312,9 @@ hook_asker* mcp_method_services::decision_hook() {
     return &g_.decisions;
 }
 
-bool mcp_method_services::hook_asks(const federation_view& view, const json::object& request) {
-    return g_.upstream_news.hook_asks(view, request);
+bool mcp_method_services::hook_asks(const federation_view& view, const json::object& request,
+                                    bool embedded) {
+    return g_.upstream_news.hook_asks(view, request, embedded);
 }
 
 asio::awaitable<bool> mcp_method_services::hook_admits(std::shared_ptr<const federation_view> view,

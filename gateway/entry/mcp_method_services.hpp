@@ -117,7 +117,8 @@ public:
                               const std::optional<std::string>& bridge) override;
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& ctx, protocol::sourced_object request) override;
-    bool hook_asks(const federation_view& view, const boost::json::object& request) override;
+    bool hook_asks(const federation_view& view, const boost::json::object& request,
+                   bool embedded) override;
     boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
                                              std::size_t upstream, caller_ref who,
                                              boost::json::object request,

@@ -173,7 +173,7 @@ asio::awaitable<json::object> task_methods::call(const json::value& id, const st
             // The probe was the call: the policy allowed it there (reach).
             note_decision(rec, task_policy(rec, answered, method));
             rec.upstream = rec.view->snap->upstream(answered).id;
-            co_return pass_on(std::move(probed), id, rec, answer_read::client_answer);
+            co_return co_await judged(std::move(probed), id, method, task_id, rec);
         }
         owner_index = answered;
     }
@@ -183,13 +183,33 @@ asio::awaitable<json::object> task_methods::call(const json::value& id, const st
     auto reply = co_await services_.call(owner_index, method, std::move(params), rec, true);
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return refuse_upstream(rec, id, *rec.upstream, *f);
-    // The owner's answer, errors included, passes through verbatim; a task's result is the
-    // call's, and a decision hook asked about results judges it (docs/decision-hook.md).
+    co_return co_await judged(std::move(std::get<upstream_message>(reply)), id, method, task_id,
+                              rec);
+}
+
+// The owner's answer, errors included, passes through verbatim; a task's result is the call's,
+// and a decision hook asked about results judges it (docs/decision-hook.md): at tasks/result,
+// and at a 2026-07-28 tasks/get that carries the finished result inline.
+asio::awaitable<json::object> task_methods::judged(upstream_message reply, const json::value& id,
+                                                   const std::string& method,
+                                                   const std::string& task_id,
+                                                   request_context& rec) {
     const auto* hook = result_hook(rec, method);
-    auto answer = pass_on(std::move(std::get<upstream_message>(reply)), id, rec,
-                          hook ? answer_read::whole : answer_read::client_answer);
-    if (hook &&
-        co_await judge_task_result(*hook, answer, task_id, rec) == pipeline::verdict::answered)
+    auto answer =
+        pass_on(std::move(reply), id, rec, hook ? answer_read::whole : answer_read::client_answer);
+    if (!hook)
+        co_return answer;
+    const json::object* judged_part = &answer;
+    if (method == "tasks/get") {
+        const auto* r = answer.if_contains("result");
+        const auto* inline_result =
+            r && r->is_object() ? r->get_object().if_contains("result") : nullptr;
+        if (!inline_result || !inline_result->is_object())
+            co_return answer;
+        judged_part = &r->get_object();
+    }
+    if (co_await judge_task_result(*hook, *judged_part, task_id, rec) ==
+        pipeline::verdict::answered)
         co_return std::move(*rec.response);
     co_return answer;
 }
@@ -197,12 +217,14 @@ asio::awaitable<json::object> task_methods::call(const json::value& id, const st
 const config::decision_hook* task_methods::result_hook(const request_context& rec,
                                                        std::string_view method) {
     const auto& policy = rec.view->snap->doc->policy;
-    if (method != "tasks/result" || !policy || !policy->decision_hook ||
+    if ((method != "tasks/result" && method != "tasks/get") || !policy || !policy->decision_hook ||
         !policy->decision_hook->at_result || !services_.decision_hook())
         return nullptr;
     return &*policy->decision_hook;
 }
 
+// `answer`: the JSON-RPC answer (its `result` or `error` judged), or a 2026-07-28 task whose
+// `result` member is the call's.
 asio::awaitable<pipeline::verdict>
 task_methods::judge_task_result(const config::decision_hook& hook, const json::object& answer,
                                 const std::string& task_id, request_context& rec) {

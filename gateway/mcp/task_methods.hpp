@@ -90,7 +90,12 @@ public:
                                                               request_context& rec);
 
 private:
-    // The decision hook, when it judges results and `method` is tasks/result; else null.
+    // The answer for the client, judged by the decision hook where it carries a result.
+    boost::asio::awaitable<boost::json::object>
+    judged(upstream_message reply, const boost::json::value& id, const std::string& method,
+           const std::string& task_id, request_context& rec);
+    // The decision hook, when it judges results and `method` is tasks/result or tasks/get;
+    // else null.
     const config::decision_hook* result_hook(const request_context& rec, std::string_view method);
     // The hook's say on a task's result (`answer`, read whole): answered when withheld, the
     // refusal on `rec`.

@@ -45,7 +45,7 @@ void upstream_calls::bridged_call::message(const std::string&, upstream_message 
     auto& s = calls->services_;
     if (!s.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
         return;
-    if (!s.hook_asks(*rec->view, m.body()))
+    if (!s.hook_asks(*rec->view, m.body(), false))
         return rec->server_message(upstream, bridge, std::move(m));
     if (!alive)
         alive = std::make_shared<bool>(true);
@@ -70,7 +70,7 @@ upstream_calls::bridged_call::ask_client(protocol::sourced_object request) {
     auto& s = calls->services_;
     if (!s.admit_server_request(*rec->view, upstream, rec->caller, request.value, std::nullopt))
         co_return std::nullopt; // the call fails: its input was refused
-    if (s.hook_asks(*rec->view, request.value) &&
+    if (s.hook_asks(*rec->view, request.value, true) &&
         !co_await s.hook_admits(rec->view, upstream, rec->caller, request.value, std::nullopt))
         co_return std::nullopt;
     co_return co_await calls->services_.ask_client_input(*rec, std::move(request));

@@ -44,7 +44,8 @@ public:
     // The decision hook on upstreams' requests to clients (gateway/mcp/upstream_traffic.hpp):
     // whether it is asked about `request`, asking it, and asking it in the background before
     // a message from a stream is delivered.
-    virtual bool hook_asks(const federation_view& view, const boost::json::object& request) = 0;
+    virtual bool hook_asks(const federation_view& view, const boost::json::object& request,
+                           bool embedded) = 0;
     virtual boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
                                                      std::size_t upstream, caller_ref who,
                                                      boost::json::object request,

@@ -125,7 +125,7 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
     auto who = services_.principal_of(bridge);
     if (!admit_server_request(*view, position, who, message, bridge))
         return;
-    if (hook_asks(*view, message))
+    if (hook_asks(*view, message, false))
         return judge_then_deliver(view, position, who, std::move(m), bridge,
                                   [this, bridge, upstream](upstream_message& allowed) {
                                       if (!services_.session_open(bridge))
@@ -174,13 +174,14 @@ void upstream_traffic::audit_refused(std::string_view method, const std::string&
     services_.audit(denied);
 }
 
-bool upstream_traffic::hook_asks(const federation_view& view, const json::object& request) {
+bool upstream_traffic::hook_asks(const federation_view& view, const json::object& request,
+                                 bool embedded) {
     const auto& policy = view.snap->doc->policy;
     if (!policy || !policy->decision_hook || !policy->decision_hook->at_server_request ||
         !services_.decision_hook())
         return false;
     auto method = method_of(request);
-    return !method.empty() && method != "ping" && request.contains("id");
+    return !method.empty() && method != "ping" && (embedded || request.contains("id"));
 }
 
 asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federation_view> view,
@@ -208,9 +209,16 @@ asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federa
         e, {what, said.what == hook_answer::said::deny
                       ? (said.reason.empty() ? std::string("no reason given") : said.reason)
                       : said.client_error()});
+    // The upstream is told that it was refused, not the hook's reason (the audit has it): an
+    // upstream may be a third party's.
     if (const auto* id = request.if_contains("id"); bridge && id)
-        answer_upstream(ex_, view->clients[upstream], *bridge,
-                        protocol::make_gateway_error(e, *id, why));
+        answer_upstream(
+            ex_, view->clients[upstream], *bridge,
+            protocol::make_gateway_error(
+                e, *id,
+                protocol::gateway_error_text(e, {what, e == gateway_error::hook_denied
+                                                           ? std::string("its reason is withheld")
+                                                           : said.client_error()})));
     audit_refused(method, server, who, std::move(why), said.audit(q.stage));
     co_return false;
 }

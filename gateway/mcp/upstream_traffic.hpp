@@ -84,8 +84,9 @@ public:
                               const std::optional<std::string>& bridge);
 
     // Whether the decision hook is asked about `request` (policy.decisionHook stages
-    // "serverRequest"): a request, not ping, with a hook configured to be asked.
-    bool hook_asks(const federation_view& view, const boost::json::object& request);
+    // "serverRequest"): a request, not ping, with a hook configured to be asked. `embedded`:
+    // a 2026-07-28 upstream's input request, which has no id of its own.
+    bool hook_asks(const federation_view& view, const boost::json::object& request, bool embedded);
     // Asks it: true when allowed. A denial, or a failure under onError "deny", is audited and,
     // with `bridge`, answered -32042 to the upstream on that session.
     boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,

@@ -69,6 +69,9 @@ struct request_context {
     struct hook_pending {
         std::string upstream_name;
         std::optional<boost::json::object> arguments; // when the hook is sent them
+        // The client asked for a task (or, in 2026-07-28, declared the extension): only then
+        // is an answer that names one a task, not a result to judge.
+        bool task_asked = false;
     };
     std::optional<hook_pending> hook_at_result;
     protocol::outcome outcome = protocol::outcome::ok;

@@ -15,6 +15,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/hook_check.hpp"
 #include "protocol/gateway_error.hpp"
+#include "protocol/modern_request.hpp"
 #include "protocol/oauth_scope.hpp"
 
 #include <array>
@@ -119,6 +120,15 @@ std::string invocation_text(const request_context& ctx, const std::string& serve
            (ctx.caller ? " for " + ctx.caller->subject : "");
 }
 
+// Whether the call may be answered with a task: the client asked for one (`task`), or, in
+// 2026-07-28, declared the tasks extension.
+bool may_become_task(const request_context& ctx) {
+    if (ctx.target->params.contains("task"))
+        return true;
+    const auto* ext = ctx.modern_capabilities.if_contains("extensions");
+    return ext && ext->is_object() && ext->get_object().contains(protocol::tasks_extension);
+}
+
 // The call's arguments, when it has them as an object.
 const json::object* arguments_of(const request_context& ctx) {
     if (ctx.method != "tools/call" && ctx.method != "prompts/get")
@@ -137,8 +147,14 @@ public:
         if (!policy || !ctx.target)
             return verdict::proceed;
         auto g = gate_of(ctx.method, ctx.target->params);
-        if (!g)
-            return verdict::proceed;
+        if (!g) {
+            if (ctx.method != "completion/complete")
+                return verdict::proceed;
+            // A completion names what it completes: without it there is nothing to decide.
+            refuse(ctx, gateway_error::invalid_params,
+                   {"completion/complete needs ref, an object naming a prompt or a resource"});
+            return verdict::answered;
+        }
         const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
         if (policy->reads_arguments() && !arguments_readable(ctx))
             return verdict::answered;
@@ -171,7 +187,8 @@ private:
         if (hook->at_result)
             ctx.hook_at_result = request_context::hook_pending{
                 std::string(item),
-                arguments ? std::optional<json::object>(*arguments) : std::nullopt};
+                arguments ? std::optional<json::object>(*arguments) : std::nullopt,
+                may_become_task(ctx)};
         if (!hook->at_call)
             return verdict::proceed;
         auto q = hook_question_of(ctx, hook_stage::call, server, item);

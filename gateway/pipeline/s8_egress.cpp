@@ -53,9 +53,10 @@ private:
             if (minted)
                 co_await services_.pin_task(ctx, ctx.target->upstream, std::move(*minted));
             take_upstream_answer(ctx);
-            // A minted task is not the result: its tasks/result is judged
-            // (gateway/mcp/task_methods).
-            if (!minted && ctx.hook_at_result && hooks_)
+            // A task the client asked for is not the result: its tasks/result is judged
+            // (gateway/mcp/task_methods). One it did not ask for is an upstream's answer
+            // dressed as a task, and judged as what it is.
+            if (ctx.hook_at_result && hooks_ && (!minted || !ctx.hook_at_result->task_asked))
                 co_await judge_result(ctx);
         }
         if (!ctx.response && ctx.plan && kind)

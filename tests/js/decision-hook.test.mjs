@@ -8,6 +8,7 @@
 // identity provider, each asking the hook with its bearer token.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -22,13 +23,17 @@ import {
   rpc,
   expectMcpError,
   get,
+  modernRequest,
   runGate,
   startDecisionService,
   startEverything,
   startGate,
   startIdp,
+  startModernServer,
   startRedis,
+  startTaskServerV2,
 } from './lib/index.mjs';
+import { startRawUpstream } from './lib/raw-upstream.mjs';
 import { metric as metricOr } from './lib/metrics.mjs';
 
 const metric = (text, name, labels) => metricOr(text, name, labels, undefined);
@@ -451,5 +456,126 @@ describe('policy.decisionHook refused where it is wrong', { timeout: 30_000 }, (
     r = await check({ url: 'http://127.0.0.1:1/decide', bearerSecretRef: 'GATE_TEST_UNSET_HOOK_TOKEN' }, 'start');
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /\/policy\/decisionHook\/bearerSecretRef: the environment variable GATE_TEST_UNSET_HOOK_TOKEN is not set/);
+  });
+});
+
+describe('policy.decisionHook holes an attack found, closed', { timeout: 90_000 }, () => {
+  let modernUp;
+  let v2;
+  let raw;
+  let hook;
+  let gate;
+
+  before(async () => {
+    [modernUp, v2] = await Promise.all([startModernServer(), startTaskServerV2()]);
+    raw = await startRawUpstream({ result: '{"content":[{"type":"text","text":"SECRET-123"}],"task":{"taskId":"decoy","status":"working"}}' });
+    hook = await startDecisionService((d) => {
+      if (d.stage === 'serverRequest') return { decision: 'deny', reason: 'no server requests' };
+      if (d.stage === 'result') return { decision: 'deny', reason: 'every result withheld' };
+      return { decision: 'allow' };
+    });
+    gate = await startGate({
+      config: {
+        upstreams: [
+          { id: 'm', url: modernUp.url, namespace: 'm', protocol: '2026-07-28' },
+          { id: 't', url: v2.url, namespace: 't', protocol: '2026-07-28' },
+          { id: 'raw', url: raw.url, namespace: 'raw' },
+        ],
+        policy: { defaultDecision: 'allow', rules: [], decisionHook: { url: hook.url, stages: ['call', 'result', 'serverRequest'], include: ['result'] } },
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await Promise.all([modernUp?.stop(), v2?.stop(), raw?.stop(), hook?.stop()]);
+  });
+
+  test('a 2026-07-28 upstream\'s input request (no id of its own) is asked about at serverRequest', async () => {
+    let sampled = 0;
+    const client = await connectClient(gate.url, {
+      capabilities: FULL_CLIENT_CAPABILITIES,
+      onSampling: () => {
+        sampled += 1;
+      },
+    });
+    try {
+      await client.callTool({ name: 'm__sample', arguments: { prompt: 'hi' } }).catch(() => {});
+      assert.equal(sampled, 0, 'the client was never asked');
+      assert.equal(hook.of('serverRequest').at(-1)?.method, 'sampling/createMessage');
+    } finally {
+      await client.close().catch(() => {});
+    }
+  });
+
+  test('a 2026-07-28 task\'s result inline in tasks/get is judged as a result', async () => {
+    const caps = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const q = modernRequest('tools/call', { name: 't__report', arguments: { topic: 'salaries' } }, { capabilities: caps });
+    const r = await post(gate.url, q.body, q.headers);
+    const taskId = r.json?.result?.taskId;
+    assert.ok(taskId, r.text);
+    let last;
+    await eventually(async () => {
+      const g = modernRequest('tasks/get', { taskId }, { id: 10, capabilities: caps });
+      last = (await post(gate.url, g.body, g.headers)).json;
+      return last.error || last.result?.status === 'completed';
+    }, { what: 'the task finished or was withheld' });
+    assert.equal(last.error?.code, -31042, JSON.stringify(last));
+    assert.doesNotMatch(JSON.stringify(last), /report on salaries/i);
+    assert.equal(hook.of('result').at(-1).method, 'tasks/get');
+  });
+
+  test('an answer an upstream dresses as a task, unasked, is judged as the result it is', async () => {
+    const client = await connectClient(gate.url);
+    try {
+      const err = await expectMcpError(() => client.callTool({ name: 'raw__echo', arguments: {} }));
+      assert.equal(err.code, -32042, err.message);
+      assert.doesNotMatch(err.message, /SECRET-123/);
+      assert.match(JSON.stringify(hook.of('result').at(-1).result), /SECRET-123/);
+    } finally {
+      await client.close().catch(() => {});
+    }
+  });
+
+  test('a hook\'s 1xx answer is a failure, and the answer after it never serves the next question', async () => {
+    let late;
+    const lateSent = new Promise((r) => {
+      late = r;
+    });
+    let questions = 0;
+    const answer = (d) => {
+      const b = JSON.stringify({ decision: d });
+      return `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${b.length}\r\n\r\n${b}`;
+    };
+    // The first question gets a 103, then (as a misbehaving hook might) an allow after it;
+    // every later question is denied.
+    const server = net.createServer((sock) => {
+      sock.on('data', () => {
+        questions += 1;
+        if (questions > 1) return sock.write(answer('deny'));
+        sock.write('HTTP/1.1 103 Early Hints\r\nLink: </x>; rel=preload\r\n\r\n');
+        setImmediate(() => sock.write(answer('allow'), late));
+      });
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    const g = await startGate({
+      config: {
+        upstreams: [{ id: 'raw', url: raw.url, namespace: 'raw' }],
+        policy: { defaultDecision: 'allow', rules: [], decisionHook: { url: `http://127.0.0.1:${server.address().port}/decide` } },
+      },
+    });
+    const client = await connectClient(g.url);
+    try {
+      const first = await expectMcpError(() => client.callTool({ name: 'raw__echo', arguments: {} }));
+      assert.match(first.message, /it answered HTTP 103/);
+      await lateSent;
+      const second = await expectMcpError(() => client.callTool({ name: 'raw__echo', arguments: {} }));
+      assert.match(second.message, /the decision hook denied/, 'the second question got its own answer');
+    } finally {
+      await client.close().catch(() => {});
+      await g.stop();
+      server.close();
+    }
   });
 });

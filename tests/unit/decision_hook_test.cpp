@@ -90,6 +90,9 @@ TEST(DecisionHook, EveryOtherAnswerIsRefusedSayingWhatWasWrong) {
 TEST(DecisionHook, AReasonIsCleanedOfControlCharactersAndCutOnACharacterBoundary) {
     auto a = read_hook_answer(200, R"({"decision":"deny","reason":"line\nforged\u0007"})");
     EXPECT_EQ(std::get<hook_verdict>(a).reason, "line?forged?");
+    auto bidi = read_hook_answer(
+        200, R"({"decision":"deny","reason":"a\u202eb\u2066c\u0085d\u2028e\u00e9"})");
+    EXPECT_EQ(std::get<hook_verdict>(bidi).reason, "a?b?c?d?e\xC3\xA9");
     // 299 ASCII bytes, then a two-byte character across the 300-byte cut: it is left out whole.
     std::string long_reason(299, 'x');
     long_reason += "\xC3\xA9tail";

@@ -70,7 +70,7 @@ struct fake_call_services final : upstream_call_services {
         admissions.push_back({upstream, who, request, bridge});
         return admit;
     }
-    bool hook_asks(const federation_view&, const json::object&) override { return false; }
+    bool hook_asks(const federation_view&, const json::object&, bool) override { return false; }
     boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view>, std::size_t,
                                              caller_ref, json::object,
                                              std::optional<std::string>) override {
