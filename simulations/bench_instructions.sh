@@ -15,8 +15,9 @@
 #   GATE_BENCH_SESSIONS=N ...  sessions of the load (default 8); their handshakes are counted
 #                              too (each opens a bridged session upstream), so with many
 #                              sessions compare two durations: the difference is per call
-#   GATE_BENCH_MODE=guards|auth|policy ...   gate configured as simulations/bench_modes.sh
-#                              says (default open; auth and policy need setup-node.sh)
+#   GATE_BENCH_MODE=guards|auth|policy|conditions|hook ...   gate configured as
+#                              simulations/bench_modes.sh says (default open; all but guards
+#                              need setup-node.sh; hook starts simulations/bench_decider)
 #   GATE_BENCH_KEEP=FILE ...   keep the callgrind dump (for callgrind_annotate --inclusive=yes)
 #   GATE_BENCH_PRELOAD=LIB ... run gate with LD_PRELOAD=LIB (another allocator, say)
 #   GATE_BENCH_CACHE=1 ...     also simulate a 32 KiB L1 and a 1 MiB last-level cache and print
@@ -34,7 +35,7 @@ command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgri
 # shellcheck source=simulations/bench_modes.sh
 source "$root/simulations/bench_modes.sh"
 mode="${GATE_BENCH_MODE:-open}"
-case "$mode" in auth | policy) start_bench_idp ;; esac
+start_bench_peers "$mode"
 start_fast_upstream
 write_bench_config "$mode"
 for bin in "$@"; do

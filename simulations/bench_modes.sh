@@ -6,6 +6,16 @@
 #            set cached after the first call), sent on every request;
 #   policy:  the same with a 100-rule deny-by-default policy whose last rule, matched by
 #            group, grants the benchmark's tool by a glob.
+#   conditions: auth as policy, with a 100-rule deny-by-default policy whose rules test the
+#            call's arguments (equals, in, prefix, pattern, min/max, present) and the tool's
+#            annotations: four deny rules that select the caller and never hold for the load's
+#            call (each tried on every call), 95 grants to other groups, and the last rule
+#            granting `echo` to the caller's group on conditions that hold for the load's
+#            arguments ({"message": "hello"}) and for fast_upstream's `echo`, which declares
+#            no annotations (so MCP's defaults: not read-only, destructive, open world). A
+#            decision that depends on arguments is never remembered: every call walks them.
+#   hook:    policy, plus policy.decisionHook at simulations/bench_decider on loopback
+#            (start_bench_decider; $bench_hook_url), asked before every call.
 
 bench_resource="https://gate.bench/mcp"
 
@@ -22,25 +32,85 @@ start_bench_idp() {
   bench_token="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token"])' "$work/idp.json")"
 }
 
+# Starts simulations/bench_decider (under the command prefix given, e.g. taskset -c 0), the
+# decision service of mode hook; sets $bench_hook_port, $bench_hook_url and $bench_hook_pid.
+start_bench_decider() {
+  "$@" "$build/simulations/bench_decider" >"$work/decider.out" &
+  bench_hook_pid=$!
+  pids+=($bench_hook_pid)
+  bench_hook_port=""
+  for _ in $(seq 1 100); do
+    bench_hook_port="$(awk '/^listening/ {print $2}' "$work/decider.out")"
+    [ -n "$bench_hook_port" ] && break
+    sleep 0.05
+  done
+  bench_hook_url="http://127.0.0.1:$bench_hook_port/decide"
+}
+
+# Starts what the modes in $1 (a space-separated list) need beside gate: the identity
+# provider, and the decision service (under the command prefix given after $1).
+start_bench_peers() {
+  local modes=" $1 "
+  shift
+  case "$modes" in *" auth "* | *" policy "* | *" conditions "* | *" hook "*) start_bench_idp ;; esac
+  case "$modes" in *" hook "*) start_bench_decider "$@" ;; esac
+}
+
 # Writes the configuration of mode $1 to $work/gate.json.
 write_bench_config() {
-  python3 - "$1" "$upstream" "${bench_issuer:-}" "$bench_resource" >"$work/gate.json" <<'PY'
+  python3 - "$1" "$upstream" "${bench_issuer:-}" "$bench_resource" "${bench_hook_url:-}" \
+    >"$work/gate.json" <<'PY'
 import json, sys
-mode, upstream, issuer, resource = sys.argv[1:]
+mode, upstream, issuer, resource, hook_url = sys.argv[1:]
 doc = {"upstreams": [{"id": "bench", "url": upstream}]}
 if mode == "guards":
     doc["upstreams"][0]["circuitBreaker"] = {"failureThreshold": 5, "halfOpenAfterMs": 30000}
     doc["upstreams"][0]["rateLimit"] = {"requestsPerMinute": 1000000000}
     doc["server"] = {"rateLimit": {"requestsPerMinute": 1000000000}}
-if mode in ("auth", "policy"):
+if mode in ("auth", "policy", "conditions", "hook"):
     doc["auth"] = {"mode": "required", "resource": resource,
                    "issuers": [{"issuer": issuer, "groupsClaim": "groups"}]}
-if mode == "policy":
+if mode in ("policy", "hook"):
     rules = [{"id": f"team-{i}", "subjects": {"groups": [f"team-{i}"]},
               "allow": [{"server": "bench", "methods": ["tools/call"], "names": [f"tool-{i}-*"]}]}
              for i in range(99)]
     rules.append({"id": "bench", "subjects": {"groups": ["bench"]},
                   "allow": [{"server": "bench", "methods": ["tools/call"], "names": ["ec*"]}]})
+    doc["policy"] = {"defaultDecision": "deny", "rules": rules}
+if mode == "hook":
+    doc["policy"]["decisionHook"] = {"url": hook_url, "stages": ["call"]}
+if mode == "conditions":
+    call = {"server": "bench", "methods": ["tools/call"]}
+    # Tried on every call (they select the caller), never holding for {"message": "hello"}.
+    rules = [
+        {"id": "deny-shell", "subjects": {"groups": ["bench"]},
+         "deny": [dict(call, names=["ec*"], arguments=[{"pointer": "/message", "prefix": "rm -"}])]},
+        {"id": "deny-secrets",
+         "deny": [dict(call, arguments=[{"pointer": "/message", "pattern": ".*(password|secret).*"}])]},
+        {"id": "deny-large", "subjects": {"groups": ["bench"]},
+         "deny": [dict(call, arguments=[{"pointer": "/message", "in": ["drop", "delete"]},
+                                        {"pointer": "/answerBytes", "min": 1048576}])]},
+        {"id": "deny-idempotent", "subjects": {"groups": ["bench"]},
+         "deny": [dict(call, names=["echo"], annotations={"idempotentHint": True})]},
+    ]
+    tests = [lambda i: {"equals": f"v{i}"}, lambda i: {"in": [f"a{i}", f"b{i}"]},
+             lambda i: {"prefix": f"/srv/{i}/"}, lambda i: {"pattern": f"[a-z]+-{i}"},
+             lambda i: {"min": 0, "max": i}, lambda i: {"present": True}]
+    for i in range(95):
+        grant = dict(call, names=[f"tool-{i}-*"],
+                     arguments=[dict({"pointer": f"/field{i % 7}"}, **tests[i % len(tests)](i))])
+        if i % 2:
+            grant["annotations"] = {"readOnlyHint": True}
+        rules.append({"id": f"team-{i}", "subjects": {"groups": [f"team-{i}"]}, "allow": [grant]})
+    rules.append({"id": "bench", "subjects": {"groups": ["bench"]},
+                  "allow": [dict(call, names=["ec*"],
+                                 arguments=[{"pointer": "/message", "equals": "hello"},
+                                            {"pointer": "/message", "in": ["hello", "hi"]},
+                                            {"pointer": "/message", "prefix": "he"},
+                                            {"pointer": "/message", "pattern": "h[a-z]{1,15}"},
+                                            {"pointer": "/answerBytes", "present": False}],
+                                 annotations={"readOnlyHint": False, "openWorldHint": True})]})
+    assert len(rules) == 100
     doc["policy"] = {"defaultDecision": "deny", "rules": rules}
 print(json.dumps(doc))
 PY
@@ -48,7 +118,7 @@ PY
 
 # The Authorization header mode $1's load sends (none for open and guards).
 bench_authorization() {
-  case "$1" in auth | policy) echo "Bearer $bench_token" ;; *) echo "" ;; esac
+  case "$1" in auth | policy | conditions | hook) echo "Bearer $bench_token" ;; *) echo "" ;; esac
 }
 
 # Starts haproxy on the command prefix given (e.g. taskset -c 1) in front of $upstream: one

@@ -11,7 +11,8 @@
 #
 #   simulations/bench_rounds.sh [seconds-per-run] [rounds]   (default 3 and 5)
 #   GATE_BENCH_MODES="open guards" ...   gate configurations (simulations/bench_modes.sh);
-#                                        auth and policy need setup-node.sh
+#                                        auth, policy, conditions and hook need
+#                                        setup-node.sh
 #   GATE_BENCH_SESSIONS="8 64 256" ...   session counts
 #   GATE_BENCH_GATE_ARGS="..." ...       extra arguments for gate (e.g. --io-spin-us 50)
 #   GATE_BENCH_ALSO="/path/to/gate ..."   other gate builds, each measured open beside this one
@@ -34,7 +35,7 @@ last_cpu=$(( $(nproc) - 1 ))
 
 # shellcheck source=simulations/bench_modes.sh
 source "$root/simulations/bench_modes.sh"
-case " $modes " in *" auth "* | *" policy "*) start_bench_idp ;; esac
+start_bench_peers "$modes" taskset -c 0
 start_fast_upstream taskset -c 0
 
 # path name -> URL, and the PID to stop and continue.
