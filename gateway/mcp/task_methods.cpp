@@ -229,13 +229,7 @@ asio::awaitable<pipeline::verdict>
 task_methods::judge_task_result(const config::decision_hook& hook, const json::object& answer,
                                 const std::string& task_id, request_context& rec) {
     auto q = pipeline::hook_question_of(rec, hook_stage::result, *rec.upstream, task_id);
-    const auto* error = answer.if_contains("error");
-    const auto* result = answer.if_contains("result");
-    const auto* flagged =
-        result && result->is_object() ? result->get_object().if_contains("isError") : nullptr;
-    q.is_error = error != nullptr || (flagged && flagged->is_bool() && flagged->get_bool());
-    if (hook.send_result)
-        q.result = error ? error : result;
+    pipeline::describe_answer(q, answer, hook.send_result);
     co_return co_await pipeline::consult_hook(
         *services_.decision_hook(), hook, rec, hook_stage::result, describe(q),
         "the result of task " + task_id + " on " + *rec.upstream +

@@ -20,6 +20,16 @@ hook_question hook_question_of(const request_context& ctx, hook_stage stage,
     return q;
 }
 
+void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result) {
+    const auto* error = answer.if_contains("error");
+    const auto* result = answer.if_contains("result");
+    const auto* flagged =
+        result && result->is_object() ? result->get_object().if_contains("isError") : nullptr;
+    q.is_error = error != nullptr || (flagged && flagged->is_bool() && flagged->get_bool());
+    if (send_result)
+        q.result = error ? error : result;
+}
+
 boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::decision_hook& hook,
                                              request_context& ctx, hook_stage stage,
                                              std::string description, std::string what) {

@@ -20,6 +20,10 @@ namespace gate::transport::pipeline {
 hook_question hook_question_of(const request_context& ctx, hook_stage stage,
                                std::string_view server, std::string_view upstream_name);
 
+// An answer on `q` (the result stage): whether it is an error (a JSON-RPC error, or a result
+// with isError true), and, when `send_result`, its `result` or `error`. `answer` outlives `q`.
+void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result);
+
 // Asks `asker` the question `description` describes: proceed when allowed; otherwise ctx is
 // answered (hook_denied, or hook_failed naming what failed) and the verdict is `answered`.
 // `what`: the invocation in words, for the error's text.

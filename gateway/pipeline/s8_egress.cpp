@@ -78,13 +78,7 @@ private:
         auto q = hook_question_of(ctx, hook_stage::result, server, pending.upstream_name);
         if (pending.arguments)
             q.arguments = &*pending.arguments;
-        const auto* error = ctx.response->if_contains("error");
-        const auto* result = ctx.response->if_contains("result");
-        const auto* flagged =
-            result && result->is_object() ? result->get_object().if_contains("isError") : nullptr;
-        q.is_error = error != nullptr || (flagged && flagged->is_bool() && flagged->get_bool());
-        if (hook.send_result)
-            q.result = error ? error : result;
+        describe_answer(q, *ctx.response, hook.send_result);
         auto item = ctx.name.value_or(pending.upstream_name);
         auto what = "the result of " + ctx.method + (item.empty() ? "" : " of " + item) + " on " +
                     server + (ctx.caller ? " for " + ctx.caller->subject : "");
