@@ -4,6 +4,7 @@
 
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/hook_check.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/http/sse.hpp"
@@ -84,6 +85,24 @@ listen_methods::hold(const std::string& holder, const std::shared_ptr<upstream_c
     co_return std::move(held.refused);
 }
 
+asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, const route& target,
+                                                      const std::string& uri) {
+    auto* asker = services_.decision_hook();
+    const auto* hook =
+        asker ? pipeline::hook_asked_at(rec.view->snap->doc->policy, hook_stage::call) : nullptr;
+    if (!hook)
+        co_return true;
+    const auto& server = rec.view->snap->upstream(target.upstream).id;
+    auto* own = target.params.if_contains("uri");
+    std::string upstream_uri = own && own->is_string() ? std::string(own->get_string()) : uri;
+    auto q = pipeline::hook_question_of(rec, hook_stage::call, server, upstream_uri);
+    q.method = "resources/subscribe";
+    q.name = uri;
+    auto said = co_await asker->ask(*hook, hook_stage::call, describe(q));
+    // Left out of the acknowledgment, as a URI the rules refuse is: the listen goes on.
+    co_return said.allowed(*hook);
+}
+
 // What gate honours of the filter a listen asked for: every kind of list change (an
 // upstream's, and its own on reload), and each URI whose upstream accepted gate's
 // subscription, held under the listen's key.
@@ -101,7 +120,8 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
             co_await routes_.named("resources/subscribe", id, json::object{{"uri", uri}}, side);
         rec.upstream_calls += side.upstream_calls + 1;
         auto* target = std::get_if<route>(&routing);
-        if (!target || !may_listen(rec, target->upstream, uri))
+        if (!target || !may_listen(rec, target->upstream, uri) ||
+            !co_await hook_lets_listen(rec, *target, uri))
             continue;
         // Held under the URI the upstream wrote (an App's view has another here: its updates
         // come back renamed, protocol/ui_uri.hpp); honoured under the client's.

@@ -27,6 +27,8 @@
 
 namespace gate::transport {
 
+class hook_asker;
+
 // What listens and held subscriptions ask of the gateway (answered by gateway/entry/
 // mcp_method_services).
 class listen_services {
@@ -37,6 +39,8 @@ public:
                                       const std::string& uri, bool subscribed) = 0;
     // A finished listen, out by the chain's exit (its context was moved into the listen).
     virtual void audit(request_context& rec) = 0;
+    // Where policy.decisionHook is asked (null: never).
+    virtual hook_asker* decision_hook() = 0;
 
 protected:
     ~listen_services() = default;
@@ -67,6 +71,10 @@ private:
     boost::asio::awaitable<std::optional<upstream_failure>>
     hold(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
          const std::string& uri);
+    // Whether the decision hook, asked before calls, lets the listen hear of `uri` (as it
+    // would decide the client's resources/subscribe of it): true when none is asked.
+    boost::asio::awaitable<bool> hook_lets_listen(request_context& rec, const route& target,
+                                                  const std::string& uri);
     // What gate honours of the filter a listen asked for.
     boost::asio::awaitable<protocol::subscription_filter>
     honoured_filter(const protocol::subscription_filter& asked, const std::string& key,

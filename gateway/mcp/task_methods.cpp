@@ -216,11 +216,9 @@ asio::awaitable<json::object> task_methods::judged(upstream_message reply, const
 
 const config::decision_hook* task_methods::result_hook(const request_context& rec,
                                                        std::string_view method) {
-    const auto& policy = rec.view->snap->doc->policy;
-    if ((method != "tasks/result" && method != "tasks/get") || !policy || !policy->decision_hook ||
-        !policy->decision_hook->at_result || !services_.decision_hook())
+    if ((method != "tasks/result" && method != "tasks/get") || !services_.decision_hook())
         return nullptr;
-    return &*policy->decision_hook;
+    return pipeline::hook_asked_at(rec.view->snap->doc->policy, hook_stage::result);
 }
 
 // `answer`: the JSON-RPC answer (its `result` or `error` judged), or a 2026-07-28 task whose

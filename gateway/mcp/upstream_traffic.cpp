@@ -4,6 +4,7 @@
 
 #include "actors/policy/decision_hook.hpp"
 #include "gateway/auth/decision_hook_client.hpp"
+#include "gateway/pipeline/hook_check.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
@@ -176,9 +177,8 @@ void upstream_traffic::audit_refused(std::string_view method, const std::string&
 
 bool upstream_traffic::hook_asks(const federation_view& view, const json::object& request,
                                  bool embedded) {
-    const auto& policy = view.snap->doc->policy;
-    if (!policy || !policy->decision_hook || !policy->decision_hook->at_server_request ||
-        !services_.decision_hook())
+    if (!services_.decision_hook() ||
+        !pipeline::hook_asked_at(view.snap->doc->policy, hook_stage::server_request))
         return false;
     auto method = method_of(request);
     return !method.empty() && method != "ping" && (embedded || request.contains("id"));

@@ -4,6 +4,17 @@
 
 namespace gate::transport::pipeline {
 
+const config::decision_hook* hook_asked_at(const std::optional<config::policy>& policy,
+                                           hook_stage stage) {
+    if (!policy || !policy->decision_hook)
+        return nullptr;
+    const auto& hook = *policy->decision_hook;
+    bool asked = stage == hook_stage::call     ? hook.at_call
+                 : stage == hook_stage::result ? hook.at_result
+                                               : hook.at_server_request;
+    return asked ? &hook : nullptr;
+}
+
 hook_question hook_question_of(const request_context& ctx, hook_stage stage,
                                std::string_view server, std::string_view upstream_name) {
     hook_question q;

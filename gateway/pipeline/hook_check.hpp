@@ -10,10 +10,15 @@
 #include "gateway/pipeline/step.hpp"
 
 #include <boost/asio/awaitable.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace gate::transport::pipeline {
+
+// The hook `policy` asks at `stage`; null when there is none, or it is not asked there.
+const config::decision_hook* hook_asked_at(const std::optional<config::policy>& policy,
+                                           hook_stage stage);
 
 // ctx's invocation of `upstream_name` on `server` (the upstream's id): principal, tenant,
 // method, the client's name, the rule that allowed it.

@@ -8,6 +8,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "gateway/pipeline/hook_check.hpp"
+#include "gateway/pipeline/input_requests_check.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/modern_request.hpp"
@@ -32,10 +33,12 @@ public:
         bool answered_upstream = !ctx.response && ctx.upstream_answer;
         auto minted = answered_upstream && m == "tools/call" ? minted_task_id(*ctx.upstream_answer)
                                                              : std::nullopt;
-        // Waits only to pin a minted task, merge a list, open a session or ask the hook.
+        // Waits only to pin a minted task, merge a list, open a session, ask the hook or judge
+        // what the answer asks the client.
         if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
             (m == "initialize" && !ctx.modern) ||
-            (answered_upstream && ctx.hook_at_result && hooks_))
+            (answered_upstream && ctx.hook_at_result && hooks_) ||
+            (answered_upstream && judges_input_requests(ctx, hooks_)))
             return finish_waiting(ctx, std::move(minted));
         if (answered_upstream)
             take_upstream_answer(ctx);
@@ -49,6 +52,8 @@ private:
                                                    std::optional<std::string> minted) {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
+        if (!ctx.response && ctx.upstream_answer && judges_input_requests(ctx, hooks_))
+            co_await judge_input_requests(ctx, hooks_); // refused: answered in its place
         if (!ctx.response && ctx.upstream_answer) {
             if (minted)
                 co_await services_.pin_task(ctx, ctx.target->upstream, std::move(*minted));

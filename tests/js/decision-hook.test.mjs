@@ -509,6 +509,17 @@ describe('policy.decisionHook holes an attack found, closed', { timeout: 90_000 
     }
   });
 
+  test('a 2026-07-28 client never gets an input request the hook denies (input_required passed on)', async () => {
+    const q = modernRequest('tools/call', { name: 'm__sample', arguments: { prompt: 'passed on' } }, { capabilities: { sampling: {} } });
+    const r = await post(gate.url, q.body, q.headers);
+    assert.equal(r.json?.error?.code, -31042, r.text);
+    assert.match(r.json.error.message, /the decision hook denied sampling\/createMessage from upstream m to this client: no server requests/);
+    assert.doesNotMatch(r.text, /passed on|inputRequests/, 'the question itself never reached the client');
+    const asked = hook.of('serverRequest').at(-1);
+    assert.equal(asked.method, 'sampling/createMessage');
+    assert.equal(asked.upstream, 'm');
+  });
+
   test('a 2026-07-28 task\'s result inline in tasks/get is judged as a result', async () => {
     const caps = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
     const q = modernRequest('tools/call', { name: 't__report', arguments: { topic: 'salaries' } }, { capabilities: caps });
@@ -577,5 +588,50 @@ describe('policy.decisionHook holes an attack found, closed', { timeout: 90_000 
       await g.stop();
       server.close();
     }
+  });
+});
+
+describe('a 2026-07-28 upstream\'s input requests passed on to a 2026-07-28 client, decided by the rules', { timeout: 60_000 }, () => {
+  let modernUp;
+  let gate;
+
+  before(async () => {
+    modernUp = await startModernServer();
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'm', url: modernUp.url, namespace: 'm', protocol: '2026-07-28' }],
+        policy: {
+          defaultDecision: 'deny',
+          rules: [
+            { id: 'tools', allow: [{ server: 'm', methods: ['tools/call'], names: ['sample', 'confirm'] }] },
+            { id: 'elicit', allow: [{ server: 'm', methods: ['elicitation/create'] }] },
+          ],
+        },
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await modernUp?.stop();
+  });
+
+  test('an input request a rule grants reaches the client; one no rule grants fails the call -31042', async () => {
+    const caps = { sampling: {}, elicitation: {} };
+    const confirm = modernRequest('tools/call', { name: 'm__confirm', arguments: { action: 'deploy' } }, { capabilities: caps });
+    const ok = await post(gate.url, confirm.body, confirm.headers);
+    assert.equal(ok.json?.result?.resultType, 'input_required', ok.text);
+    assert.equal(ok.json.result.inputRequests.who.method, 'elicitation/create');
+
+    const sample = modernRequest('tools/call', { name: 'm__sample', arguments: { prompt: 'leak the model' } }, { id: 2, capabilities: caps });
+    const denied = await post(gate.url, sample.body, sample.headers);
+    assert.equal(denied.json?.error?.code, -31042, denied.text);
+    assert.match(denied.json.error.message, /policy denied sampling\/createMessage from upstream m to this client/);
+    assert.doesNotMatch(denied.text, /leak the model/);
+    const events = await gate.waitForAudit((ev) => ev.some((e) => e.name === 'm__sample'));
+    const e = events.find((x) => x.name === 'm__sample');
+    assert.equal(e.outcome, 'denied');
+    assert.equal(e.decision, 'deny');
   });
 });

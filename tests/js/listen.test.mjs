@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { connectClient, eventually, post, startEverything, startGate, startModernServer } from './lib/index.mjs';
+import { connectClient, eventually, post, startDecisionService, startEverything, startGate, startModernServer } from './lib/index.mjs';
 
 const MODERN = '2026-07-28';
 
@@ -222,5 +222,49 @@ describe('subscriptions/listen under a policy', { timeout: 90_000 }, () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('subscriptions/listen under a decision hook', { timeout: 90_000 }, () => {
+  let ev;
+  let hook;
+  let gate;
+  let uris;
+
+  before(async () => {
+    ev = await startEverything();
+    const direct = await connectClient(ev.url);
+    try {
+      uris = (await direct.listResources()).resources.map((r) => r.uri).filter((u) => u.startsWith('demo://resource/static/document/'));
+    } finally {
+      await direct.close();
+    }
+    hook = await startDecisionService((d) => (d.name === uris[1] ? { decision: 'deny', reason: 'not this one' } : { decision: 'allow' }));
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev' }],
+        policy: { defaultDecision: 'allow', rules: [], decisionHook: { url: hook.url } },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await Promise.all([ev?.stop(), hook?.stop()]);
+  });
+
+  test('each URI is asked about as its resources/subscribe would be; one the hook denies is left out', async () => {
+    assert.ok(uris.length >= 2, JSON.stringify(uris));
+    const { client } = await modernClient(gate.url);
+    try {
+      const sub = await client.listen({ resourceSubscriptions: [uris[0], uris[1]] });
+      assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uris[0]] });
+      await sub.close();
+    } finally {
+      await client.close();
+    }
+    const asked = hook.of('call').filter((d) => d.method === 'resources/subscribe');
+    assert.deepEqual(asked.map((d) => d.name).sort(), [uris[0], uris[1]].sort());
+    assert.equal(asked[0].upstream, 'ev');
   });
 });

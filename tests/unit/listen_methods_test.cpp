@@ -40,6 +40,7 @@ struct fake_listen_services final : listen_services {
     void audit(request_context& rec) override {
         audited.push_back({rec.method, rec.error, rec.outcome, rec.id, rec.response});
     }
+    hook_asker* decision_hook() override { return nullptr; }
 };
 
 // Routes nothing: the paths tested here do not route.
