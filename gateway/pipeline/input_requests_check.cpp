@@ -78,7 +78,9 @@ boost::asio::awaitable<verdict> judge_input_requests(request_context& ctx, hook_
         if (!hook)
             continue;
         hook_question q = hook_question_of(ctx, hook_stage::server_request, server, "");
-        q.name = {}; // at serverRequest the request names no item (docs/decision-hook.md)
+        // As on every path of a server request (docs/decision-hook.md): no item, no tenant.
+        q.name = {};
+        q.tenant = std::nullopt;
         q.method = method;
         q.rule = std::nullopt;
         const auto* params = request.get_object().if_contains("params");
