@@ -10,6 +10,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 # shellcheck source=scripts/stage.sh
 source scripts/stage.sh
+# shellcheck source=scripts/sanitizer-builds.sh
+source scripts/sanitizer-builds.sh
 stage "deps" bash scripts/install-deps.sh
 NODE22="$(bash scripts/setup-node.sh | tail -n 1)"
 export NODE22
@@ -49,19 +51,22 @@ fuzz_all() {
 }
 
 echo "== ASan + UBSan" >&2
-stage "asan build" env GATE_BUILD_DIR="$root/build-asan" GATE_BUILD_TYPE=Debug \
-  GATE_CMAKE_ARGS="-DGATE_SANITIZE=address,undefined -DGATE_FUZZ=ON -DGATE_BENCH_TOOLS=OFF" bash scripts/build.sh
+# .ci/run may have built it already, beside the release tests: then this finds nothing to do.
+stage "asan build" asan_build
+# The TSan build runs beside the ASan tests, niced (scripts/sanitizer-builds.sh).
+background_build tsan tsan_build
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 stage "asan ctest" ctest --test-dir build-asan --no-tests=error --output-on-failure -j 2
 stage "asan e2e" bash scripts/sanitized-e2e.sh asan "$root/build-asan"
+
+echo "== TSan build (the rest of it)" >&2
+stage "tsan build (waited)" finish_build tsan
 
 echo "== libFuzzer ($fuzz_seconds s per parser, two at a time)" >&2
 stage "fuzz" fuzz_all
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== TSan" >&2
-stage "tsan build" env GATE_BUILD_DIR="$root/build-tsan" GATE_CMAKE_ARGS="-DGATE_SANITIZE=thread -DGATE_BENCH_TOOLS=OFF" \
-  bash scripts/build.sh
 export TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp"
 stage "tsan ctest" ctest --test-dir build-tsan --no-tests=error --output-on-failure -j 2
 stage "tsan e2e" bash scripts/sanitized-e2e.sh tsan "$root/build-tsan"
