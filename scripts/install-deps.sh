@@ -16,7 +16,7 @@ packages=(
   libsystemd-dev  # sd_notify: readiness for systemd's Type=notify units (config/systemd)
   haproxy  # the round-robin load balancer in front of two gate instances in the fleet tests
   postgresql  # a real PostgreSQL 15 for the gate-hooks tests (started by the tests, not as a service)
-  prometheus  # promtool checks the /metrics exposition in tests
+  prometheus  # promtool: the /metrics exposition, the alerting rules and their fixtures (config/prometheus)
   chromium    # the gate-hooks console page is driven headless in tests (playwright-core)
   ca-certificates curl procps openssl git
 )

@@ -12,6 +12,7 @@ stage "deps" bash scripts/install-deps.sh
 stage "release build" bash scripts/build.sh
 stage "format check" bash scripts/check-format.sh
 stage "size check" python3 scripts/check-sizes.py
+stage "monitoring check" python3 scripts/check-monitoring.py  # alerting rules, fixtures, dashboards (issue 36)
 stage "release ctest" ctest --test-dir build --no-tests=error --output-on-failure -j 2
 node22="$(bash scripts/setup-node.sh | tail -n 1)"
 stage "release e2e" env GATE_BIN="$root/build/gate" GATE_STDIO_BIN="$root/build/shim/gate-stdio" \
