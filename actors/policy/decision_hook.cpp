@@ -2,10 +2,11 @@
 
 #include "actors/policy/subjects_select.hpp"
 #include "protocol/digest.hpp"
+#include "protocol/json_text.hpp"
 
 #include <algorithm>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 namespace gate {
 
@@ -25,22 +26,37 @@ std::string_view hook_stage_name(hook_stage s) {
 
 namespace {
 
-json::value principal_of(const principal* p) {
-    if (!p)
-        return nullptr;
-    json::array groups, scopes;
-    for (const auto& g : p->groups)
-        groups.emplace_back(g);
-    for (const auto& s : held_scopes(*p))
-        scopes.emplace_back(s);
-    return json::object{{"issuer", p->issuer},
-                        {"subject", p->subject},
-                        {"groups", std::move(groups)},
-                        {"scopes", std::move(scopes)}};
+// {"issuer":..,"subject":..,"groups":[..],"scopes":[..]}, or null for an anonymous caller.
+void append_principal(std::string& out, const principal* p) {
+    if (!p) {
+        out.append("null");
+        return;
+    }
+    auto append_list = [&out](const std::vector<std::string>& items) {
+        out.append(1, '[');
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (i > 0)
+                out.append(1, ',');
+            protocol::append_json_string(out, items[i]);
+        }
+        out.append(1, ']');
+    };
+    out.append(R"({"issuer":)");
+    protocol::append_json_string(out, p->issuer);
+    out.append(R"(,"subject":)");
+    protocol::append_json_string(out, p->subject);
+    out.append(R"(,"groups":)");
+    append_list(p->groups);
+    out.append(R"(,"scopes":)");
+    append_list(held_scopes(*p));
+    out.append(1, '}');
 }
 
-json::value optional_text(std::optional<std::string_view> s) {
-    return s ? json::value(json::string(*s)) : json::value(nullptr);
+void append_optional_text(std::string& out, std::optional<std::string_view> s) {
+    if (s)
+        protocol::append_json_string(out, *s);
+    else
+        out.append("null");
 }
 
 // Whether the code point at `s` (valid UTF-8, `len` bytes) is one a reason may not carry: C0
@@ -84,31 +100,50 @@ std::string cleaned(std::string_view text) {
 
 } // namespace
 
+// Written as text, member by member, exactly as json::serialize wrote the object it replaced
+// (tests/unit/decision_hook_test.cpp compares the two): building and serializing that object
+// cost a question 12,000 instructions of gate's io thread (docs/benchmarks.md).
 std::string describe(const hook_question& q) {
-    json::object d;
-    d["version"] = 1;
-    d["stage"] = hook_stage_name(q.stage);
-    d["principal"] = principal_of(q.who);
-    d["tenant"] = optional_text(q.tenant);
-    d["method"] = q.method;
-    d["name"] = q.name;
-    d["upstream"] = q.upstream;
-    d["upstreamName"] = q.upstream_name;
-    d["rule"] = optional_text(q.rule);
-    if (q.arguments)
-        d["arguments"] = *q.arguments;
+    std::string out;
+    out.reserve(384);
+    out.append(R"({"version":1,"stage":)");
+    protocol::append_json_string(out, hook_stage_name(q.stage));
+    out.append(R"(,"principal":)");
+    append_principal(out, q.who);
+    out.append(R"(,"tenant":)");
+    append_optional_text(out, q.tenant);
+    out.append(R"(,"method":)");
+    protocol::append_json_string(out, q.method);
+    out.append(R"(,"name":)");
+    protocol::append_json_string(out, q.name);
+    out.append(R"(,"upstream":)");
+    protocol::append_json_string(out, q.upstream);
+    out.append(R"(,"upstreamName":)");
+    protocol::append_json_string(out, q.upstream_name);
+    out.append(R"(,"rule":)");
+    append_optional_text(out, q.rule);
+    if (q.arguments) {
+        out.append(R"(,"arguments":)");
+        protocol::append_json(out, *q.arguments);
+    }
     if (q.is_error)
-        d["isError"] = *q.is_error;
-    if (q.result)
-        d["result"] = *q.result;
-    return json::serialize(d);
+        out.append(*q.is_error ? R"(,"isError":true)" : R"(,"isError":false)");
+    if (q.result) {
+        out.append(R"(,"result":)");
+        protocol::append_json(out, *q.result);
+    }
+    out.append(1, '}');
+    return out;
 }
 
 std::variant<hook_verdict, std::string> read_hook_answer(unsigned status, std::string_view body) {
     if (status < 200 || status > 299)
         return "it answered HTTP " + std::to_string(status);
+    // An answer is a few dozen bytes: parsed into a buffer on the stack, not the heap.
+    unsigned char room[1024];
+    json::monotonic_resource memory(room, sizeof room);
     boost::system::error_code ec;
-    auto v = json::parse(body, ec);
+    auto v = json::parse(body, ec, &memory);
     if (ec || !v.is_object())
         return std::string("its answer is not a JSON object");
     const auto& o = v.get_object();

@@ -66,18 +66,31 @@ decision_hook_client::decision_hook_client(asio::any_io_executor ex, metrics& st
 // From the question's own configuration: a question of a hook a reload replaced never carries
 // the new one's token, nor the other way round. missing_secrets refused a document whose
 // variable is unset or holds a line break.
-std::string decision_hook_client::authorization_of(const config::decision_hook& hook) {
+std::string_view decision_hook_client::token_of(const config::decision_hook& hook) {
     if (!hook.bearer_secret_ref)
         return {};
     const char* token = std::getenv(hook.bearer_secret_ref->c_str());
-    return token && *token ? std::string("Bearer ") + token : std::string();
+    return token ? std::string_view(token) : std::string_view();
+}
+
+std::shared_ptr<const decision_hook_client::prepared_hook>
+decision_hook_client::prepared_for(const config::decision_hook& hook) {
+    auto token = token_of(hook);
+    if (prepared_ && prepared_->url == hook.url && prepared_->token == token)
+        return prepared_;
+    std::vector<std::pair<std::string, std::string>> fields;
+    if (!token.empty())
+        fields.emplace_back("Authorization", "Bearer " + std::string(token));
+    prepared_ = std::make_shared<const prepared_hook>(prepared_hook{
+        hook.url, std::string(token), prepare_post(hook.url, "application/json", fields)});
+    return prepared_;
 }
 
 asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_hook& hook,
                                                        hook_stage stage, std::string description) {
     auto now = clock::now();
     // Remembered per hook: a verdict of one hook is never another's.
-    auto key = hook.url + '\n' + description;
+    auto key = hook.cache_ttl_ms > 0 ? hook.url + '\n' + description : std::string();
     if (hook.cache_ttl_ms > 0)
         if (auto v = memory_.recall(key, now)) {
             hook_answer a;
@@ -114,24 +127,22 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - start);
     if (left.count() <= 0)
         co_return failed("busy", "its timeout passed while waiting for a turn (maxConcurrent)");
-    fetch_request req;
-    req.url = hook.url;
-    req.method = "POST";
-    req.body = description;
-    req.content_type = "application/json";
-    req.timeout = left;
-    req.max_body = max_answer_bytes;
-    if (auto authorization = authorization_of(hook); !authorization.empty())
-        req.headers.emplace_back("Authorization", std::move(authorization));
+    // Held while the question is out: a reload may write another head meanwhile.
+    auto prepared = prepared_for(hook);
+    if (const auto* why = std::get_if<std::string>(&prepared->post))
+        co_return failed("unreachable", *why);
     if (!tls_ && hook.url.starts_with("https"))
         tls_ = make_client_tls_context();
-    auto got = co_await http_fetch(ex_, std::move(req), tls_, &pool_);
+    auto got = co_await http_post(ex_, std::get<prepared_post>(prepared->post), description, left,
+                                  max_answer_bytes, tls_, pool_);
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* why = std::get_if<std::string>(&got)) {
         auto has = [&](std::string_view s) { return why->find(s) != std::string::npos; };
-        auto kind = has("did not answer within") || has("connect timeout") ? "timeout"
-                    : has("answered more than")                            ? "malformed"
-                                                                           : "unreachable";
+        // A name not resolved in time ("resolution timeout after") or a connection not made
+        // ("connect timeout after") is a timeout too: timeoutMs covers them.
+        auto kind = has("did not answer within") || has("timeout after") ? "timeout"
+                    : has("answered more than")                          ? "malformed"
+                                                                         : "unreachable";
         auto a = failed(kind, *why);
         a.seconds = seconds;
         co_return a;

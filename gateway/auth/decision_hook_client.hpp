@@ -2,7 +2,9 @@
 // the hook within its timeout on a connection kept open between questions, at most maxConcurrent at
 // once (the rest wait their turn within the same timeout), answers remembered for cacheTtlMs, and
 // every decision, failure and latency counted. What a description says and what an answer means are
-// plain C++ (actors/policy/decision_hook).
+// plain C++ (actors/policy/decision_hook). A question is one buffer after a head written once per
+// hook URL and token (http_fetch's prepare_post): a saturated io thread pays for every
+// instruction a question costs with every session waiting behind it (docs/benchmarks.md).
 #pragma once
 
 #include "actors/policy/decision_hook.hpp"
@@ -17,6 +19,8 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <variant>
 
 namespace gate::transport {
 
@@ -73,13 +77,24 @@ private:
     boost::asio::awaitable<bool> take_turn(std::int64_t max, clock::time_point deadline);
     void end_turn();
     void grant_waiting();
-    static std::string authorization_of(const config::decision_hook& hook);
+    // The head of a hook's questions: the URL and the bearer token it was written for, and
+    // the prepared POST or why gate will not send it.
+    struct prepared_hook {
+        std::string url, token;
+        std::variant<prepared_post, std::string> post;
+    };
+    // The head for `hook` as its question goes out now: the kept one while the URL and the
+    // token are the same, written again when either changed (a reload, a rotated secret).
+    // Shared: a question still out keeps the head it was sent with.
+    std::shared_ptr<const prepared_hook> prepared_for(const config::decision_hook& hook);
+    static std::string_view token_of(const config::decision_hook& hook);
     void count(hook_stage stage, const hook_answer& a);
 
     boost::asio::any_io_executor ex_;
     metrics& stats_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     fetch_pool pool_; // connections kept open to the hook between questions
+    std::shared_ptr<const prepared_hook> prepared_;
     hook_memory memory_;
     std::int64_t in_flight_ = 0;
     std::int64_t max_ = 64;    // maxConcurrent of the latest question's configuration

@@ -445,17 +445,58 @@ void metrics::register_hook_series() {
                           .Register(*registry_);
 }
 
+namespace {
+
+// The index of `name` in `names`, or names.size() for another.
+template <std::size_t N>
+std::size_t index_in(const std::array<std::string_view, N>& names, std::string_view name) {
+    std::size_t i = 0;
+    while (i < N && names[i] != name)
+        ++i;
+    return i;
+}
+
+// The series kept in `slot`, made by `make` on first use (racing makers get the same series:
+// Family::Add returns the one already there).
+template <class Series, class Make> Series& kept_series(std::atomic<Series*>& slot, Make make) {
+    auto* s = slot.load(std::memory_order_acquire);
+    if (!s) {
+        s = &make();
+        slot.store(s, std::memory_order_release);
+    }
+    return *s;
+}
+
+} // namespace
+
 void metrics::decision_hook_decision(std::string_view stage, std::string_view decision,
                                      bool cached) {
-    hook_decisions_
-        ->Add({{"stage", std::string(stage)},
-               {"decision", std::string(decision)},
-               {"source", cached ? "cache" : "hook"}})
-        .Increment();
+    auto make = [&]() -> prometheus::Counter& {
+        return hook_decisions_->Add({{"stage", std::string(stage)},
+                                     {"decision", std::string(decision)},
+                                     {"source", cached ? "cache" : "hook"}});
+    };
+    auto s = index_in(hook_stages, stage);
+    bool known = decision == "allow" || decision == "deny";
+    if (s == hook_stages.size() || !known) {
+        make().Increment();
+        return;
+    }
+    auto i = (s * 2 + (decision == "deny" ? 1 : 0)) * 2 + (cached ? 1 : 0);
+    kept_series(hook_decision_series_[i], make).Increment();
 }
 
 void metrics::decision_hook_error(std::string_view stage, std::string_view kind) {
-    hook_errors_->Add({{"stage", std::string(stage)}, {"kind", std::string(kind)}}).Increment();
+    auto make = [&]() -> prometheus::Counter& {
+        return hook_errors_->Add({{"stage", std::string(stage)}, {"kind", std::string(kind)}});
+    };
+    auto s = index_in(hook_stages, stage);
+    auto k = index_in(hook_error_kinds, kind);
+    if (s == hook_stages.size() || k == hook_error_kinds.size()) {
+        make().Increment();
+        return;
+    }
+    kept_series(hook_error_series_[s * hook_error_kinds.size() + k], make).Increment();
 }
 
 void metrics::decision_hook_questions(std::int64_t out, std::int64_t waiting) {
@@ -466,7 +507,15 @@ void metrics::decision_hook_questions(std::int64_t out, std::int64_t waiting) {
 void metrics::decision_hook_latency(std::string_view stage, double seconds) {
     static const prometheus::Histogram::BucketBoundaries buckets{
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
-    hook_duration_->Add({{"stage", std::string(stage)}}, buckets).Observe(seconds);
+    auto make = [&]() -> prometheus::Histogram& {
+        return hook_duration_->Add({{"stage", std::string(stage)}}, buckets);
+    };
+    auto s = index_in(hook_stages, stage);
+    if (s == hook_stages.size()) {
+        make().Observe(seconds);
+        return;
+    }
+    kept_series(hook_duration_series_[s], make).Observe(seconds);
 }
 
 void metrics::upstream_guards(const std::vector<guard_sample>& samples) {

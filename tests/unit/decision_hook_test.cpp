@@ -2,8 +2,10 @@
 // answer means (and every kind of nonsense refused with what was wrong), and the verdicts
 // remembered for their lifetime with time passed in.
 #include "actors/policy/decision_hook.hpp"
+#include "actors/policy/subjects_select.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 namespace gate {
@@ -59,6 +61,84 @@ TEST(DecisionHook, AnAnonymousCallerTheDefaultDecisionAndAResultAreSaidSo) {
     EXPECT_EQ(d.at("isError"), true);
     EXPECT_EQ(d.at("result"), result);
     EXPECT_EQ(hook_stage_name(hook_stage::server_request), "serverRequest");
+}
+
+// The description as gate wrote it before it was written as text: an object serialized by
+// Boost.JSON. The text must stay the same byte for byte (it is the wire format, and the key of
+// the answers remembered).
+std::string described_as_an_object(const hook_question& q) {
+    auto text = [](std::optional<std::string_view> s) {
+        return s ? json::value(json::string(*s)) : json::value(nullptr);
+    };
+    json::value who = nullptr;
+    if (q.who) {
+        json::array groups, scopes;
+        for (const auto& g : q.who->groups)
+            groups.emplace_back(g);
+        for (const auto& sc : held_scopes(*q.who))
+            scopes.emplace_back(sc);
+        who = json::object{{"issuer", q.who->issuer},
+                           {"subject", q.who->subject},
+                           {"groups", std::move(groups)},
+                           {"scopes", std::move(scopes)}};
+    }
+    json::object d;
+    d["version"] = 1;
+    d["stage"] = hook_stage_name(q.stage);
+    d["principal"] = who;
+    d["tenant"] = text(q.tenant);
+    d["method"] = q.method;
+    d["name"] = q.name;
+    d["upstream"] = q.upstream;
+    d["upstreamName"] = q.upstream_name;
+    d["rule"] = text(q.rule);
+    if (q.arguments)
+        d["arguments"] = *q.arguments;
+    if (q.is_error)
+        d["isError"] = *q.is_error;
+    if (q.result)
+        d["result"] = *q.result;
+    return json::serialize(d);
+}
+
+TEST(DecisionHook, TheDescriptionIsWrittenExactlyAsTheSerializerWroteItEscapesIncluded) {
+    // Quotes, backslashes, every control character, DEL, multi-byte characters and U+2028, in
+    // strings longer and shorter than 16 bytes.
+    std::string awkward = "a\"b\\c/d\x7f\xC3\xA9\xE2\x80\xA8 a long tail past sixteen bytes";
+    for (char c = 1; c < 0x20; ++c)
+        awkward += c;
+    std::string nul("x\0y", 3);
+    principal alice{"sub \"quoted\"",
+                    "https://idp.example/realms/\u00e9",
+                    {"eng", awkward, ""},
+                    {{"scope", "files:read files:read x\ty"}, {"scp", json::array{"a", 7, "b"}}}};
+    json::object args{
+        {"path", awkward}, {"n", 1.5}, {"deep", json::object{{"k", json::array{1, nullptr}}}}};
+    json::value result = json::object{{"content", json::array{json::object{{"text", nul}}}}};
+    hook_question q;
+    q.who = &alice;
+    q.tenant = awkward;
+    q.method = "tools/call";
+    q.name = nul;
+    q.upstream = "files";
+    q.upstream_name = awkward;
+    q.rule = "";
+    EXPECT_EQ(describe(q), described_as_an_object(q));
+    q.arguments = &args;
+    q.is_error = false;
+    EXPECT_EQ(describe(q), described_as_an_object(q));
+    q.stage = hook_stage::result;
+    q.is_error = true;
+    q.result = &result;
+    EXPECT_EQ(describe(q), described_as_an_object(q));
+    hook_question anonymous;
+    anonymous.stage = hook_stage::server_request;
+    anonymous.method = "sampling/createMessage";
+    EXPECT_EQ(describe(anonymous), described_as_an_object(anonymous));
+    EXPECT_EQ(describe(anonymous),
+              R"({"version":1,"stage":"serverRequest","principal":null,"tenant":null,)"
+              R"("method":"sampling/createMessage","name":"","upstream":"","upstreamName":"",)"
+              R"("rule":null})");
 }
 
 TEST(DecisionHook, AnAnswerIsAllowOrDenyWithAnOptionalReason) {

@@ -1,0 +1,95 @@
+// The decision hook's client against a loopback hook: the head written once is written again
+// when the hook's URL or its token changes (a reload, a rotated secret), so a question never
+// carries another configuration's token; an answer becomes a verdict, a silent hook a timeout.
+#include "gateway/auth/decision_hook_client.hpp"
+#include "gateway/operations/metrics.hpp"
+#include "tests/support/loopback_http_peer.hpp"
+
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <optional>
+
+namespace gate::transport {
+namespace {
+
+namespace asio = boost::asio;
+using test_support::loopback_peer;
+using test_support::run_until;
+
+constexpr const char* token_variable = "GATE_TEST_DECISION_HOOK_TOKEN";
+
+hook_answer ask(asio::io_context& io, decision_hook_client& client,
+                const config::decision_hook& hook) {
+    std::optional<hook_answer> got;
+    asio::co_spawn(io, client.ask(hook, hook_stage::call, R"({"version":1})"),
+                   [&](std::exception_ptr e, hook_answer a) {
+                       if (!e)
+                           got = std::move(a);
+                   });
+    run_until(io, [&] { return got.has_value(); });
+    EXPECT_TRUE(got) << "no verdict within 5 s";
+    return got.value_or(hook_answer{});
+}
+
+std::string authorization_in(const std::string& request) {
+    auto at = request.find("\r\nAuthorization: ");
+    if (at == std::string::npos)
+        return "(none)";
+    at += 17;
+    return request.substr(at, request.find("\r\n", at) - at);
+}
+
+TEST(decision_hook_client, each_question_carries_the_token_of_its_own_configuration_as_it_is_now) {
+    asio::io_context io;
+    loopback_peer hook_a(io), hook_b(io);
+    metrics stats;
+    decision_hook_client client(io.get_executor(), stats);
+    config::decision_hook a;
+    a.url = hook_a.url();
+    a.bearer_secret_ref = token_variable;
+    ::setenv(token_variable, "first", 1);
+    EXPECT_EQ(ask(io, client, a).what, hook_answer::said::allow);
+    EXPECT_EQ(ask(io, client, a).what, hook_answer::said::allow);
+    ::setenv(token_variable, "rotated", 1);
+    EXPECT_EQ(ask(io, client, a).what, hook_answer::said::allow);
+    ASSERT_EQ(hook_a.requests.size(), 3u);
+    EXPECT_EQ(authorization_in(hook_a.requests[0]), "Bearer first");
+    EXPECT_EQ(authorization_in(hook_a.requests[1]), "Bearer first");
+    EXPECT_EQ(authorization_in(hook_a.requests[2]), "Bearer rotated");
+    // A reload to another hook with no token: its questions carry none, and go to it.
+    config::decision_hook b;
+    b.url = hook_b.url("/other");
+    EXPECT_EQ(ask(io, client, b).what, hook_answer::said::allow);
+    ASSERT_EQ(hook_b.requests.size(), 1u);
+    EXPECT_EQ(authorization_in(hook_b.requests[0]), "(none)");
+    EXPECT_EQ(hook_b.requests[0].rfind("POST /other HTTP/1.1\r\n", 0), 0u) << hook_b.requests[0];
+    EXPECT_EQ(ask(io, client, a).what, hook_answer::said::allow);
+    EXPECT_EQ(authorization_in(hook_a.requests.back()), "Bearer rotated");
+    ::unsetenv(token_variable);
+}
+
+TEST(decision_hook_client, a_denial_is_read_and_a_silent_hook_is_a_timeout) {
+    asio::io_context io;
+    loopback_peer hook(io);
+    metrics stats;
+    decision_hook_client client(io.get_executor(), stats);
+    config::decision_hook h;
+    h.url = hook.url();
+    hook.answer = [](std::size_t) { return test_support::deny; };
+    EXPECT_EQ(ask(io, client, h).what, hook_answer::said::deny);
+    hook.answer = [](std::size_t) { return std::string(); };
+    h.timeout_ms = 30;
+    auto silent = ask(io, client, h);
+    EXPECT_EQ(silent.what, hook_answer::said::error);
+    EXPECT_EQ(silent.error_kind, "timeout") << silent.error;
+    auto text = stats.serialize();
+    EXPECT_NE(text.find(R"(gate_decision_hook_errors_total{kind="timeout",stage="call"} 1)"),
+              std::string::npos);
+    EXPECT_NE(
+        text.find(
+            R"(gate_decision_hook_decisions_total{decision="deny",source="hook",stage="call"} 1)"),
+        std::string::npos);
+}
+
+} // namespace
+} // namespace gate::transport
