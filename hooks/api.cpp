@@ -92,6 +92,11 @@ json::object to_json(const delivery& d) {
         o["next_attempt_at"] = protocol::utc_timestamp(d.next_attempt_at);
     if (d.dead_at)
         o["dead_at"] = protocol::utc_timestamp(*d.dead_at);
+    o["last_attempt_at"] = d.last_attempt_at
+                               ? json::value(protocol::utc_timestamp(*d.last_attempt_at))
+                               : json::value(nullptr);
+    o["last_duration_ms"] =
+        d.last_duration_ms ? json::value(*d.last_duration_ms) : json::value(nullptr);
     return o;
 }
 
@@ -169,14 +174,17 @@ asio::awaitable<std::optional<http_reply>> api::respond(transport::http_request&
     }
     case route_id::console:
     case route_id::console_alias:
+    case route_id::console_asset: {
+        auto asset = console_asset_at(m.route->id == route_id::console_asset ? m.params[0] : "");
+        if (!asset)
+            co_return error(http::status::not_found, "not_found", "no such path");
         co_return http_reply{http::status::ok,
-                             "text/html; charset=utf-8",
-                             std::string(console_page()),
-                             {{"Content-Security-Policy",
-                               "default-src 'none'; script-src 'unsafe-inline'; style-src "
-                               "'unsafe-inline'; connect-src 'self'; form-action 'none'; "
-                               "frame-ancestors 'none'"}},
+                             std::string(asset->content_type),
+                             std::string(asset->body),
+                             {{"Content-Security-Policy", std::string(console_csp)},
+                              {"X-Content-Type-Options", "nosniff"}},
                              false};
+    }
     default:
         break;
     }
@@ -239,6 +247,8 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
         co_return co_await ingest(req, org, now);
     case route_id::dead_letter_stats:
         co_return co_await dead_letter_stats(org, now);
+    case route_id::stats:
+        co_return co_await stats(org, now);
     case route_id::dead_letters:
         co_return co_await list_dead_letters(std::string(req.target()), org);
     case route_id::retry_dead_letters: {
@@ -352,6 +362,27 @@ asio::awaitable<http_reply> api::dead_letter_stats(const std::string& org, clock
                                                      {"1h_to_24h", st->under_day},
                                                      {"1d_to_7d", st->under_week},
                                                      {"over_7d", st->older}}}});
+}
+
+asio::awaitable<http_reply> api::stats(const std::string& org, clock_time now) {
+    auto st = co_await on_store(
+        store_, [org, since = now - stats_window](store& s) { return s.stats(org, since); });
+    if (!st)
+        co_return storage_failed();
+    auto window_minutes = std::chrono::duration<double, std::ratio<60>>(stats_window).count();
+    auto attempted = st->delivered + st->failed;
+    json::object out{
+        {"window_seconds", std::chrono::seconds(stats_window).count()},
+        {"queue_depth", st->queue_depth},
+        {"dead_letters", st->dead_letters},
+        {"delivered_last_hour", st->delivered},
+        {"failed_last_hour", st->failed},
+        {"delivery_rate_per_minute", static_cast<double>(st->delivered) / window_minutes}};
+    out["failure_rate"] =
+        attempted == 0
+            ? json::value(nullptr)
+            : json::value(static_cast<double>(st->failed) / static_cast<double>(attempted));
+    co_return reply(http::status::ok, out);
 }
 
 asio::awaitable<http_reply> api::ingest(transport::http_request& req, const std::string& org,

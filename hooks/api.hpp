@@ -15,6 +15,9 @@
 
 namespace gate::hooks {
 
+// GET /stats counts the deliveries whose latest attempt ended within this window.
+inline constexpr std::chrono::minutes stats_window{60};
+
 class api final : public transport::http_handler {
 public:
     api(const settings& s, caf::actor store, dispatcher& worker, hooks_metrics& metrics);
@@ -43,6 +46,8 @@ private:
                                                                      const std::string& id);
     boost::asio::awaitable<transport::http_reply> dead_letter_stats(const std::string& org,
                                                                     clock_time now);
+    // The organization at a glance: its queue, dead letters and the last hour's deliveries.
+    boost::asio::awaitable<transport::http_reply> stats(const std::string& org, clock_time now);
     boost::asio::awaitable<transport::http_reply> ingest(transport::http_request& req,
                                                          const std::string& org, clock_time now);
     boost::asio::awaitable<transport::http_reply> list_dead_letters(const std::string& target,

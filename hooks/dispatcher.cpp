@@ -91,13 +91,14 @@ asio::awaitable<void> dispatcher::attempt(due_delivery due) {
     auto headers = delivery_headers(e, body, due.secret, unix_now());
     auto started = std::chrono::steady_clock::now();
     auto r = co_await sender_.post(due.url, body, headers);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    auto took = std::chrono::steady_clock::now() - started;
+    double seconds = std::chrono::duration<double>(took).count();
 
     attempt_record rec;
     rec.delivery_id = due.d.id;
     rec.claim = due.claim;
-    rec.result = {r.status, r.error, r.status ? std::optional(r.body) : std::nullopt};
+    rec.result = {r.status, r.error, r.status ? std::optional(r.body) : std::nullopt,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(took).count()};
     rec.now = sys_clock::now();
     rec.next_attempt_at = rec.now;
     auto outcome = r.status ? classify(*r.status) : attempt_outcome::retry;

@@ -46,6 +46,8 @@ struct delivery {
     clock_time updated_at{};
     std::optional<clock_time> dead_at;
     bool dead_letter_retry = false; // an operator's retry from the queue: one attempt, then back
+    std::optional<clock_time> last_attempt_at;    // when the latest attempt ended
+    std::optional<std::int64_t> last_duration_ms; // how long it took, connect to answer
 };
 
 // A delivery claimed for an attempt, with what the attempt needs.
@@ -63,6 +65,7 @@ struct attempt_result {
     std::optional<int> status;        // the HTTP status, when one came
     std::optional<std::string> error; // timeout, refused, TLS, blocked target ...
     std::optional<std::string> response_body;
+    std::optional<std::int64_t> duration_ms; // from the attempt's start to its end
 };
 
 // What to do with a delivery after an attempt (decided by retry_policy).
@@ -92,6 +95,16 @@ struct dlq_stats {
     std::vector<by_type> types;
     // Counts by how long entries have been in the queue: <1h, 1-24h, 1-7d, >7d.
     std::int64_t under_hour = 0, under_day = 0, under_week = 0, older = 0;
+};
+
+// One organization's deliveries at a glance (GET /stats). The window counts deliveries by
+// their latest attempt: one that failed three times within it is one failure, and one whose
+// latest attempt succeeded is not a failure at all.
+struct org_stats {
+    std::int64_t queue_depth = 0;  // pending (held ones included) or in an attempt
+    std::int64_t dead_letters = 0; // in the dead-letter queue, those being retried included
+    std::int64_t delivered = 0;    // latest attempt within the window succeeded
+    std::int64_t failed = 0;       // latest attempt within the window failed
 };
 
 } // namespace gate::hooks

@@ -3,6 +3,7 @@
 // at once; migrations run under an advisory lock, so instances starting together do not race.
 // One connection, used only from the store actor's thread.
 #include "hooks/store.hpp"
+#include "hooks/store_schema.hpp"
 #include "protocol/utc_timestamp.hpp"
 #include "transport/random_id.hpp"
 
@@ -26,76 +27,6 @@ std::int64_t ms(clock_time t) {
 clock_time at(std::int64_t v) {
     return clock_time(milliseconds(v));
 }
-
-constexpr const char* migrations[] = {
-    R"sql(
-CREATE TABLE webhooks (
-  id TEXT PRIMARY KEY,
-  organization TEXT NOT NULL,
-  event TEXT NOT NULL,
-  url TEXT NOT NULL,
-  secret TEXT,
-  enabled BOOLEAN NOT NULL DEFAULT TRUE,
-  disabled_reason TEXT,
-  created_at BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL
-);
-CREATE INDEX webhooks_by_event ON webhooks (organization, event, enabled);
-CREATE TABLE events (
-  id TEXT PRIMARY KEY,
-  organization TEXT NOT NULL,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  created_at BIGINT NOT NULL
-);
-CREATE TABLE deliveries (
-  id TEXT PRIMARY KEY,
-  webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
-  event_id TEXT NOT NULL REFERENCES events (id),
-  organization TEXT NOT NULL,
-  event_type TEXT NOT NULL,
-  status TEXT NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at BIGINT NOT NULL,
-  lease_until BIGINT,
-  last_status INTEGER,
-  last_error TEXT,
-  response_body TEXT,
-  created_at BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL,
-  dead_at BIGINT,
-  dead_letter_retry BOOLEAN NOT NULL DEFAULT FALSE
-);
-CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
-CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
-CREATE INDEX deliveries_dead ON deliveries (organization, status, dead_at);
-)sql",
-    R"sql(
-ALTER TABLE deliveries ADD COLUMN claim TEXT;
-)sql",
-    // Partial indexes: an update inserts an entry only into the indexes whose predicate the
-    // new row meets, so a claim or a success no longer writes to the queue's indexes, and
-    // the depths and the dead-letter queue are counted from indexes as large as themselves.
-    R"sql(
-DROP INDEX deliveries_due;
-DROP INDEX deliveries_dead;
-CREATE INDEX deliveries_pending ON deliveries (next_attempt_at) WHERE status = 'pending';
-CREATE INDEX deliveries_leased ON deliveries (lease_until) WHERE status = 'delivering';
-CREATE INDEX deliveries_dead ON deliveries (organization, dead_at)
-  WHERE status = 'dead' OR dead_letter_retry;
-)sql",
-    // A disabled webhook's waiting deliveries are held out of the due index, so a claim does
-    // not scan past a backlog that cannot be sent; enabling the webhook releases them.
-    R"sql(
-ALTER TABLE deliveries ADD COLUMN held BOOLEAN NOT NULL DEFAULT FALSE;
-DROP INDEX deliveries_pending;
-CREATE INDEX deliveries_pending ON deliveries (next_attempt_at)
-  WHERE status = 'pending' AND NOT held;
-CREATE INDEX deliveries_held ON deliveries (webhook_id) WHERE status = 'pending' AND held;
-UPDATE deliveries d SET held = TRUE FROM webhooks w
-  WHERE w.id = d.webhook_id AND d.status = 'pending' AND NOT w.enabled;
-)sql",
-};
 
 // A result that frees itself; throws on a failed command.
 class result {
@@ -166,7 +97,8 @@ webhook read_webhook(const result& r, int row) {
 constexpr const char* delivery_columns =
     "d.id, d.webhook_id, d.event_id, d.organization, d.event_type, d.status, d.attempts, "
     "d.next_attempt_at, d.last_status, d.last_error, d.response_body, d.created_at, "
-    "d.updated_at, d.dead_at, d.dead_letter_retry";
+    "d.updated_at, d.dead_at, d.dead_letter_retry, d.last_attempt_at, d.last_duration_ms";
+constexpr int delivery_column_count = 17;
 
 delivery read_delivery(const result& r, int row) {
     delivery d;
@@ -187,6 +119,9 @@ delivery read_delivery(const result& r, int row) {
     if (auto v = r.opt_integer(row, 13))
         d.dead_at = at(*v);
     d.dead_letter_retry = r.boolean(row, 14);
+    if (auto v = r.opt_integer(row, 15))
+        d.last_attempt_at = at(*v);
+    d.last_duration_ms = r.opt_integer(row, 16);
     return d;
 }
 
@@ -329,11 +264,12 @@ public:
         for (int i = 0; i < r->rows(); ++i) {
             due_delivery due;
             due.d = read_delivery(*r, i);
-            due.url = r->text(i, 15);
-            due.secret = r->opt_text(i, 16);
-            due.event_time = protocol::utc_timestamp(at(r->integer(i, 17)));
-            due.data = r->text(i, 18);
-            due.claim = r->text(i, 19);
+            constexpr int n = delivery_column_count;
+            due.url = r->text(i, n);
+            due.secret = r->opt_text(i, n + 1);
+            due.event_time = protocol::utc_timestamp(at(r->integer(i, n + 2)));
+            due.data = r->text(i, n + 3);
+            due.claim = r->text(i, n + 4);
             out.push_back(std::move(due));
         }
         return out;
@@ -359,20 +295,24 @@ public:
                 o["last_error"] = *rec.result.error;
             if (rec.result.response_body)
                 o["body"] = *rec.result.response_body;
+            if (rec.result.duration_ms)
+                o["duration_ms"] = *rec.result.duration_ms;
             o["disable"] = rec.disable_webhook;
             disables = disables || rec.disable_webhook;
             batch.push_back(std::move(o));
         }
         auto sql =
-            std::string("WITH u AS (SELECT * FROM json_to_recordset($1::json) AS u(id TEXT, "
-                        "claim TEXT, status TEXT, next_at BIGINT, now BIGINT, last_status "
-                        "INTEGER, last_error TEXT, body TEXT, disable BOOLEAN)), "
-                        "done AS (UPDATE deliveries d SET status = u.status, attempts = "
-                        "d.attempts + 1, next_attempt_at = u.next_at, lease_until = NULL, claim "
-                        "= NULL, last_status = u.last_status, last_error = u.last_error, "
-                        "response_body = u.body, updated_at = u.now, dead_at = CASE WHEN "
-                        "u.status = 'dead' THEN COALESCE(d.dead_at, u.now) ELSE NULL END, "
-                        "dead_letter_retry = FALSE, held = ") +
+            std::string(
+                "WITH u AS (SELECT * FROM json_to_recordset($1::json) AS u(id TEXT, "
+                "claim TEXT, status TEXT, next_at BIGINT, now BIGINT, last_status "
+                "INTEGER, last_error TEXT, body TEXT, disable BOOLEAN, duration_ms INTEGER)), "
+                "done AS (UPDATE deliveries d SET status = u.status, attempts = "
+                "d.attempts + 1, next_attempt_at = u.next_at, lease_until = NULL, claim "
+                "= NULL, last_status = u.last_status, last_error = u.last_error, "
+                "response_body = u.body, updated_at = u.now, last_attempt_at = u.now, "
+                "last_duration_ms = u.duration_ms, dead_at = CASE WHEN "
+                "u.status = 'dead' THEN COALESCE(d.dead_at, u.now) ELSE NULL END, "
+                "dead_letter_retry = FALSE, held = ") +
             held_if_disabled +
             " FROM u WHERE d.id = ANY(ARRAY(SELECT id "
             "FROM u)) AND d.id = u.id AND d.claim = u.claim RETURNING d.webhook_id, "
@@ -464,6 +404,19 @@ public:
                 "$2 AND webhook_id = $3 AND status = 'dead'",
                 {p(ms(now)), p(org), p(webhook_id)})
                 ->affected());
+    }
+
+    org_stats stats(const std::string& org, clock_time since) override {
+        // Each count from a partial index no larger than what it counts: deliveries_queued,
+        // deliveries_dead and, for the window, deliveries_recent.
+        auto r = run("SELECT (SELECT count(*) FROM deliveries WHERE organization = $1 AND status "
+                     "IN ('pending', 'delivering')), (SELECT count(*) FROM deliveries WHERE "
+                     "organization = $1 AND (status = 'dead' OR dead_letter_retry)), count(*) "
+                     "FILTER (WHERE status = 'succeeded'), count(*) FILTER (WHERE status <> "
+                     "'succeeded') FROM deliveries WHERE organization = $1 AND last_attempt_at "
+                     "IS NOT NULL AND last_attempt_at > $2",
+                     {p(org), p(ms(since))});
+        return {r->integer(0, 0), r->integer(0, 1), r->integer(0, 2), r->integer(0, 3)};
     }
 
     std::pair<std::int64_t, std::int64_t> depths() override {
@@ -566,7 +519,8 @@ private:
             run("CREATE TABLE IF NOT EXISTS gate_hooks_schema (version INTEGER NOT NULL)");
             auto v = run("SELECT max(version) FROM gate_hooks_schema");
             std::size_t version = v->null(0, 0) ? 0 : static_cast<std::size_t>(v->integer(0, 0));
-            for (auto i = version; i < std::size(migrations); ++i) {
+            const auto migrations = postgres_migrations();
+            for (auto i = version; i < migrations.size(); ++i) {
                 run("BEGIN");
                 try {
                     script(migrations[i]);

@@ -15,6 +15,7 @@ enum class route_id {
     metrics,
     console,
     console_alias,
+    console_asset,
     list_webhooks,
     create_webhook,
     get_webhook,
@@ -26,6 +27,7 @@ enum class route_id {
     dead_letter_stats,
     dead_letters,
     retry_dead_letters,
+    stats,
 };
 
 struct route_spec {
@@ -35,11 +37,12 @@ struct route_spec {
     bool authenticated;
 };
 
-inline constexpr std::array<route_spec, 15> routes = {{
+inline constexpr std::array<route_spec, 17> routes = {{
     {route_id::health, "GET", "/health", false},
     {route_id::metrics, "GET", "/metrics", false},
     {route_id::console, "GET", "/", false},
     {route_id::console_alias, "GET", "/console", false},
+    {route_id::console_asset, "GET", "/console/{asset}", false},
     {route_id::list_webhooks, "GET", "/webhooks", true},
     {route_id::create_webhook, "POST", "/webhooks", true},
     {route_id::get_webhook, "GET", "/webhooks/{id}", true},
@@ -51,6 +54,7 @@ inline constexpr std::array<route_spec, 15> routes = {{
     {route_id::dead_letter_stats, "GET", "/webhook-deliveries/dlq/stats", true},
     {route_id::dead_letters, "GET", "/webhook-deliveries/dlq", true},
     {route_id::retry_dead_letters, "POST", "/webhook-deliveries/dlq/{webhook_id}/retry", true},
+    {route_id::stats, "GET", "/stats", true},
 }};
 
 struct route_match {

@@ -2,6 +2,7 @@
 // only from the store actor's thread.
 #include "hooks/private_files.hpp"
 #include "hooks/store.hpp"
+#include "hooks/store_schema.hpp"
 #include "protocol/utc_timestamp.hpp"
 #include "transport/random_id.hpp"
 
@@ -24,63 +25,6 @@ std::int64_t ms(clock_time t) {
 clock_time at(std::int64_t v) {
     return clock_time(milliseconds(v));
 }
-
-// Each migration runs once, in order, in its own transaction; user_version counts them.
-constexpr const char* migrations[] = {
-    R"sql(
-CREATE TABLE webhooks (
-  id TEXT PRIMARY KEY,
-  organization TEXT NOT NULL,
-  event TEXT NOT NULL,
-  url TEXT NOT NULL,
-  secret TEXT,
-  enabled INTEGER NOT NULL DEFAULT 1,
-  disabled_reason TEXT,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
-);
-CREATE INDEX webhooks_by_event ON webhooks (organization, event, enabled);
-CREATE TABLE events (
-  id TEXT PRIMARY KEY,
-  organization TEXT NOT NULL,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  created_at INTEGER NOT NULL
-);
-CREATE TABLE deliveries (
-  id TEXT PRIMARY KEY,
-  webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
-  event_id TEXT NOT NULL REFERENCES events (id),
-  organization TEXT NOT NULL,
-  event_type TEXT NOT NULL,
-  status TEXT NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at INTEGER NOT NULL,
-  lease_until INTEGER,
-  last_status INTEGER,
-  last_error TEXT,
-  response_body TEXT,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  dead_at INTEGER,
-  dead_letter_retry INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
-CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
-CREATE INDEX deliveries_dead ON deliveries (organization, status, dead_at);
-)sql",
-    R"sql(
-ALTER TABLE deliveries ADD COLUMN claim TEXT;
-)sql",
-    // A disabled webhook's waiting deliveries are held out of the index claims scan, so a
-    // claim does not step over a backlog that cannot be sent; enabling it releases them.
-    R"sql(
-ALTER TABLE deliveries ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX deliveries_ready ON deliveries (next_attempt_at) WHERE status = 'pending' AND held = 0;
-UPDATE deliveries SET held = 1
-  WHERE status = 'pending' AND webhook_id IN (SELECT id FROM webhooks WHERE enabled = 0);
-)sql",
-};
 
 // Prepared statements kept for the connection's life, by SQL text: parsing and planning the
 // hot ones (ingest, claim, record) on every call was most of the store's time.
@@ -209,7 +153,8 @@ webhook read_webhook(const statement& s) {
 constexpr const char* delivery_columns =
     "d.id, d.webhook_id, d.event_id, d.organization, d.event_type, d.status, d.attempts, "
     "d.next_attempt_at, d.last_status, d.last_error, d.response_body, d.created_at, "
-    "d.updated_at, d.dead_at, d.dead_letter_retry";
+    "d.updated_at, d.dead_at, d.dead_letter_retry, d.last_attempt_at, d.last_duration_ms";
+constexpr int delivery_column_count = 17;
 
 delivery read_delivery(const statement& s, int first = 0) {
     delivery d;
@@ -230,6 +175,9 @@ delivery read_delivery(const statement& s, int first = 0) {
     if (auto v = s.opt_integer(first + 13))
         d.dead_at = at(*v);
     d.dead_letter_retry = s.integer(first + 14) != 0;
+    if (auto v = s.opt_integer(first + 15))
+        d.last_attempt_at = at(*v);
+    d.last_duration_ms = s.opt_integer(first + 16);
     return d;
 }
 
@@ -379,10 +327,11 @@ public:
         while (s.step()) {
             due_delivery due;
             due.d = read_delivery(s);
-            due.url = s.text(15);
-            due.secret = s.opt_text(16);
-            due.event_time = protocol::utc_timestamp(at(s.integer(17)));
-            due.data = s.text(18);
+            constexpr int n = delivery_column_count;
+            due.url = s.text(n);
+            due.secret = s.opt_text(n + 1);
+            due.event_time = protocol::utc_timestamp(at(s.integer(n + 2)));
+            due.data = s.text(n + 3);
             out.push_back(std::move(due));
         }
         for (auto& due : out) {
@@ -413,11 +362,15 @@ public:
                     "last_status = ?, last_error = ?, response_body = ?, updated_at = ?, "
                     "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
                     "dead_letter_retry = 0, held = (?1 = 'pending' AND NOT (SELECT enabled FROM "
-                    "webhooks WHERE id = deliveries.webhook_id)) WHERE id = ? AND claim = ?");
+                    "webhooks WHERE id = deliveries.webhook_id)), last_attempt_at = ?6, "
+                    "last_duration_ms = ?11 WHERE id = ?9 AND claim = ?10");
         const char* status = to_string(r.next);
         s.bind(1, status).bind(2, ms(r.next_attempt_at)).bind(3, r.result.status);
         s.bind(4, r.result.error).bind(5, r.result.response_body).bind(6, ms(r.now));
-        s.bind(7, status).bind(8, ms(r.now)).bind(9, r.delivery_id).bind(10, r.claim).step();
+        s.bind(7, status).bind(8, ms(r.now)).bind(9, r.delivery_id).bind(10, r.claim);
+        if (r.result.duration_ms)
+            s.bind(11, *r.result.duration_ms);
+        s.step();
         if (sqlite3_changes(db_) == 0)
             return; // a stale claim: a newer attempt owns the delivery
         if (r.disable_webhook) {
@@ -509,6 +462,31 @@ public:
         return static_cast<std::size_t>(sqlite3_changes(db_));
     }
 
+    org_stats stats(const std::string& org, clock_time since) override {
+        org_stats out;
+        // The queue by deliveries_dead's (organization, status) prefix, the queue's rows only;
+        // the window by deliveries_recent, its attempted rows only.
+        statement q(cache_, "SELECT status, COUNT(*), SUM(dead_letter_retry) FROM deliveries "
+                            "WHERE organization = ? AND status IN ('pending', 'delivering', "
+                            "'dead') GROUP BY status");
+        q.bind(1, org);
+        while (q.step()) {
+            if (q.text(0) == "dead") {
+                out.dead_letters += q.integer(1);
+            } else {
+                out.queue_depth += q.integer(1);
+                out.dead_letters += q.integer(2); // a dead letter's retry, waiting or running
+            }
+        }
+        statement w(cache_, "SELECT COALESCE(SUM(status = 'succeeded'), 0), "
+                            "COALESCE(SUM(status != 'succeeded'), 0) FROM deliveries INDEXED BY "
+                            "deliveries_recent WHERE organization = ? AND last_attempt_at > ?");
+        w.bind(1, org).bind(2, ms(since)).step();
+        out.delivered = w.integer(0);
+        out.failed = w.integer(1);
+        return out;
+    }
+
     std::pair<std::int64_t, std::int64_t> depths() override {
         statement s(cache_,
                     "SELECT COALESCE(SUM(status IN ('pending', 'delivering')), 0), "
@@ -545,7 +523,8 @@ private:
         statement v(cache_, "PRAGMA user_version");
         v.step();
         auto version = static_cast<std::size_t>(v.integer(0));
-        for (auto i = version; i < std::size(migrations); ++i) {
+        const auto migrations = sqlite_migrations();
+        for (auto i = version; i < migrations.size(); ++i) {
             transaction tx(*this);
             exec(migrations[i]);
             exec(("PRAGMA user_version = " + std::to_string(i + 1)).c_str());

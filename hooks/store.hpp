@@ -71,6 +71,10 @@ public:
     virtual std::optional<std::size_t>
     retry_dead_letters(const std::string& org, const std::string& webhook_id, clock_time now) = 0;
 
+    // The organization's queue and dead letters now, and its deliveries whose latest attempt
+    // ended after `since`.
+    virtual org_stats stats(const std::string& org, clock_time since) = 0;
+
     // Across organizations, for the metrics: deliveries waiting or in an attempt, and dead.
     virtual std::pair<std::int64_t, std::int64_t> depths() = 0;
 };

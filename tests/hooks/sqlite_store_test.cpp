@@ -100,7 +100,7 @@ TEST_F(store_fixture, attempts_are_recorded_and_the_last_failure_goes_to_the_que
     auto id = first.d.id;
     db->record({id,
                 first.claim,
-                {503, std::nullopt, "busy"},
+                {503, std::nullopt, "busy", std::nullopt},
                 delivery_status::pending,
                 t0 + 5s,
                 false,
@@ -110,7 +110,7 @@ TEST_F(store_fixture, attempts_are_recorded_and_the_last_failure_goes_to_the_que
     ASSERT_EQ(second.size(), 1u);
     db->record({id,
                 second[0].claim,
-                {std::nullopt, "connection refused", std::nullopt},
+                {std::nullopt, "connection refused", std::nullopt, std::nullopt},
                 delivery_status::dead,
                 t0 + 6s,
                 false,
@@ -136,7 +136,7 @@ TEST_F(store_fixture, attempts_are_recorded_and_the_last_failure_goes_to_the_que
     EXPECT_EQ(db->dead_letters("org_a", {}, std::nullopt, 10).entries.size(), 1u);
     db->record({id,
                 again[0].claim,
-                {200, std::nullopt, "ok"},
+                {200, std::nullopt, "ok", std::nullopt},
                 delivery_status::succeeded,
                 t0 + 3h,
                 false,
@@ -148,7 +148,13 @@ TEST_F(store_fixture, a_410_disables_the_webhook) {
     auto hook = make("org_a", "activation.error");
     db->ingest("org_a", "activation.error", "{}", t0);
     auto due = db->claim_due(t0, 10, 30s).at(0);
-    db->record({due.d.id, due.claim, {410, std::nullopt, ""}, delivery_status::dead, t0, true, t0});
+    db->record({due.d.id,
+                due.claim,
+                {410, std::nullopt, "", std::nullopt},
+                delivery_status::dead,
+                t0,
+                true,
+                t0});
     auto w = db->get_webhook("org_a", hook.id);
     EXPECT_FALSE(w->enabled);
     EXPECT_NE(w->disabled_reason->find("410"), std::string::npos);
@@ -168,7 +174,7 @@ TEST_F(store_fixture, the_dead_letter_queue_pages_and_filters) {
     for (auto& due : db->claim_due(t0 + 1h, 100, 30s))
         db->record({due.d.id,
                     due.claim,
-                    {500, std::nullopt, std::nullopt},
+                    {500, std::nullopt, std::nullopt, std::nullopt},
                     delivery_status::dead,
                     t0,
                     false,
@@ -242,7 +248,7 @@ TEST_F(store_fixture, an_attempt_in_flight_when_its_webhook_is_disabled_comes_ba
     db->set_enabled("org_a", hook.id, false, t0 + 1s);
     db->record({due.d.id,
                 due.claim,
-                {503, std::nullopt, ""},
+                {503, std::nullopt, "", std::nullopt},
                 delivery_status::pending,
                 t0 + 2s,
                 false,
@@ -257,7 +263,7 @@ TEST_F(store_fixture, a_410_holds_the_webhooks_other_waiting_deliveries) {
     auto first = db->claim_due(t0 + 1s, 1, 30s).at(0);
     db->record({first.d.id,
                 first.claim,
-                {410, std::nullopt, ""},
+                {410, std::nullopt, "", std::nullopt},
                 delivery_status::dead,
                 t0 + 2s,
                 true,
@@ -269,8 +275,13 @@ TEST_F(store_fixture, dead_letters_retried_into_a_disabled_webhook_wait_held) {
     auto hook = make("org_a", "deploy.failed");
     db->ingest("org_a", "deploy.failed", "{}", t0);
     auto due = db->claim_due(t0, 10, 30s).at(0);
-    db->record(
-        {due.d.id, due.claim, {500, std::nullopt, ""}, delivery_status::dead, t0, false, t0});
+    db->record({due.d.id,
+                due.claim,
+                {500, std::nullopt, "", std::nullopt},
+                delivery_status::dead,
+                t0,
+                false,
+                t0});
     db->set_enabled("org_a", hook.id, false, t0 + 1s);
     EXPECT_EQ(db->retry_dead_letters("org_a", hook.id, t0 + 2s), 1u);
     expect_held_until_enabled(hook, t0 + 3s);
@@ -285,7 +296,7 @@ TEST_F(store_fixture, an_attempt_that_outlived_its_lease_does_not_overwrite_the_
     EXPECT_NE(slow.claim, newer.claim);
     db->record({newer.d.id,
                 newer.claim,
-                {200, std::nullopt, "ok"},
+                {200, std::nullopt, "ok", std::nullopt},
                 delivery_status::succeeded,
                 t0 + 32s,
                 false,
@@ -293,7 +304,7 @@ TEST_F(store_fixture, an_attempt_that_outlived_its_lease_does_not_overwrite_the_
     // The slow attempt ends later with a failure: ignored.
     db->record({slow.d.id,
                 slow.claim,
-                {std::nullopt, "timeout", std::nullopt},
+                {std::nullopt, "timeout", std::nullopt, std::nullopt},
                 delivery_status::dead,
                 t0 + 40s,
                 false,

@@ -87,6 +87,12 @@ describe('the OpenAPI description of gate-hooks', { timeout: 120_000 }, () => {
       assert.equal(dlq.json.entries.length, 1);
       check(await hooks.api('GET', `/webhooks/${id}/deliveries`), '/webhooks/{id}/deliveries', 'get', 200);
       check(await hooks.api('GET', '/webhook-deliveries/dlq/stats'), '/webhook-deliveries/dlq/stats', 'get', 200);
+      const stats = await hooks.api('GET', '/stats');
+      check(stats, '/stats', 'get', 200);
+      assert.equal(stats.json.dead_letters, 1);
+      check(await hooks.api('GET', '/stats', { token: null }), '/stats', 'get', 401);
+      check(await hooks.api('GET', '/console/console.js', { token: null }), '/console/{asset}', 'get', 200);
+      check(await hooks.api('GET', '/console/nothing.js', { token: null }), '/console/{asset}', 'get', 404);
       check(await hooks.api('POST', `/webhook-deliveries/dlq/${id}/retry`), '/webhook-deliveries/dlq/{webhook_id}/retry', 'post', 202);
       check(await hooks.api('POST', '/webhooks', { body: { event: 'x', url: 'https://a.example' } }), '/webhooks', 'post', 400);
       check(await hooks.api('GET', '/webhooks', { token: null }), '/webhooks', 'get', 401);
