@@ -335,12 +335,15 @@ async function loadDlq() {
   const { entries } = await call("GET", "/webhook-deliveries/dlq?limit=200");
   const total = entries.length < 200 ? entries.length : (await call("GET", "/webhook-deliveries/dlq/stats")).total;
   $("dlq-stats").textContent = total + " failed deliveries";
+  $("dlq").hidden = entries.length === 0;
   const body = $("dlq").tBodies[0];
-  if (body.contains(document.activeElement)) return; // a poll never takes the keyboard's place
+  // The keyboard keeps its place: on the same webhook's Retry, or on the heading once gone.
+  const focused = body.contains(document.activeElement) ? document.activeElement.closest("tr").dataset.webhook : null;
   body.replaceChildren();
   for (const d of entries) {
     const row = body.insertRow();
     row.dataset.id = d.id;
+    row.dataset.webhook = d.webhook_id;
     cell(row, d.id, "Delivery");
     cell(row, d.webhook_id, "Webhook");
     cell(row, d.event_type, "Event");
@@ -351,6 +354,7 @@ async function loadDlq() {
     action.className = "actions";
     button(action, "Retry", "retry", d.webhook_id, () => retry(d.webhook_id));
   }
+  if (focused !== null) (body.querySelector(`tr[data-webhook="${CSS.escape(focused)}"] button`) || $("dlq-title")).focus();
 }
 
 async function retry(webhookId) {
@@ -422,7 +426,10 @@ function wire() {
       $("secret-copied").textContent = "Selected: copy it with Ctrl+C.";
     }
   };
-  $("secret-done").onclick = () => $("secret-dialog").close();
+  $("secret-done").onclick = () => {
+    $("secret-value").value = "";
+    $("secret-dialog").close();
+  };
   for (const b of document.querySelectorAll("[data-close]")) b.onclick = () => b.closest("dialog").close();
   for (const d of document.querySelectorAll("dialog"))
     d.addEventListener("close", () => {
