@@ -112,6 +112,14 @@ void budget_ledger::count(const account_ref& ref, std::int64_t n, wall_time now)
     current(ref.key, ref.budget->period, now).used += n;
 }
 
+std::vector<budget_ledger::standing> budget_ledger::standings(wall_time now) const {
+    std::vector<standing> out;
+    for (const auto& [key, a] : accounts_)
+        if (now < a.ends && a.allowance > 0)
+            out.push_back({key, a.allowance, a.used + a.reserved, a.used, a.fleet_spent});
+    return out;
+}
+
 std::int64_t budget_ledger::used(const std::string& key, wall_time now) {
     auto it = accounts_.find(key);
     return it == accounts_.end() || now >= it->second.ends ? 0 : it->second.used;

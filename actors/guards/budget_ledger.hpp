@@ -66,6 +66,17 @@ public:
     void count(const account_ref& account, std::int64_t n, wall_time now);
     static constexpr std::int64_t max_grant = 64;
 
+    // Each account as the io thread's reservations left it in its current period (none whose
+    // period ended), for the metrics read at a scrape.
+    struct standing {
+        std::string key;
+        std::int64_t allowance = 0; // as of its last reservation
+        std::int64_t taken = 0;     // reserved by this instance this period, spent or not
+        std::int64_t spent = 0;     // invocations charged here
+        bool exhausted = false;     // a reservation found nothing left
+    };
+    std::vector<standing> standings(wall_time now) const;
+
 private:
     struct account {
         std::string period;

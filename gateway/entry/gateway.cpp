@@ -443,6 +443,10 @@ http_reply metrics_reply(gateway::impl& g) {
                                parts.tap->tally().dropped.load());
     if (parts.supervision)
         stats.supervision_counts(*parts.supervision);
+    std::vector<budget_sample> budgets;
+    for (auto& b : g.budgets.standings(std::chrono::system_clock::now()))
+        budgets.push_back({std::move(b.key), b.allowance, b.taken, b.spent, b.exhausted});
+    stats.budget_standings(budgets);
     auto reply = http_reply::text(http::status::ok, stats.serialize());
     reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return reply;

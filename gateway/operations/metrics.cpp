@@ -544,6 +544,13 @@ void metrics::upstream_guards(const std::vector<guard_sample>& samples) {
     endpoint_series_ = std::move(endpoints);
 }
 
+void metrics::budget_standings(const std::vector<budget_sample>& samples) {
+    std::lock_guard lock(mutex_);
+    if (!budgets_)
+        budgets_ = std::make_unique<budget_gauges>(*registry_);
+    budgets_->show(samples);
+}
+
 std::string metrics::serialize() const {
     return exposition_with_process_metrics(registry_->Collect());
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "actors/supervision/supervision_tally.hpp"
+#include "gateway/operations/budget_gauges.hpp"
 #include "protocol/outcome.hpp"
 
 #include <array>
@@ -96,6 +97,9 @@ public:
     // gate_actor_given_up_total{actor}).
     void supervision_counts(const supervision_tally& tally);
 
+    // The budgets as they stand (read at each scrape; gateway/operations/budget_gauges).
+    void budget_standings(const std::vector<budget_sample>& samples);
+
     // Text exposition format of every series, process collectors included.
     std::string serialize() const;
 
@@ -172,6 +176,7 @@ private:
     prometheus::Family<prometheus::Counter>& shared_degraded_;
     prometheus::Gauge* shared_up_ = nullptr;
     prometheus::Histogram& fanout_;
+    std::unique_ptr<budget_gauges> budgets_;
     std::mutex mutex_; // guards the two maps below
     std::unordered_map<std::string_view, method_series> methods_;
     std::unordered_map<std::string, upstream_series> upstreams_;

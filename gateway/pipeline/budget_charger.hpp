@@ -13,6 +13,7 @@
 #include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace gate::transport {
 
@@ -42,6 +43,10 @@ public:
         std::optional<budget_ledger::exhausted> spent;
     };
     std::optional<charged_now> charge_now(const request_context& ctx, std::size_t upstream);
+    // Each budget as this instance's reservations left it (the metrics, at a scrape).
+    std::vector<budget_ledger::standing> standings(wall_time now) const {
+        return ledger_.standings(now);
+    }
 
 private:
     using accounts = std::array<budget_ledger::account_ref, 3>;

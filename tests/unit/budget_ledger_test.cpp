@@ -1,6 +1,7 @@
 // Budgets: UTC calendar periods, all-or-none charges, the reset instant named.
 #include "actors/guards/budget_ledger.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace gate;
@@ -86,4 +87,30 @@ TEST(BudgetLedger, AFleetsReservationsAreSpentAllOrNoneAndCountedHereToo) {
     config::budget raised_more{"hour", 60};
     budget_ledger::account_ref tenant_more[] = {{"tenant acme", &raised_more}};
     EXPECT_EQ(ledger.unreserved(tenant_more, next).size(), 1u);
+}
+
+TEST(BudgetLedger, StandingsSayWhatThisInstanceTookAndSpentUntilThePeriodEnds) {
+    budget_ledger ledger;
+    config::budget server{"hour", 100}, tenant{"day", 5};
+    budget_ledger::account_ref both[] = {{"server", &server}, {"tenant acme", &tenant}};
+    auto now = at(2026, 11, 25, 10, 30);
+    ledger.reserve(both[0], 6, now);
+    ledger.reserve(both[1], 2, now);
+    EXPECT_FALSE(ledger.charge_reserved(both, now));
+    ledger.reserve(both[1], 0, now); // the fleet has nothing left for the tenant
+    auto s = ledger.standings(now);
+    std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+    ASSERT_EQ(s.size(), 2U);
+    EXPECT_EQ(s[0].key, "server");
+    EXPECT_EQ(s[0].allowance, 100);
+    EXPECT_EQ(s[0].taken, 6);
+    EXPECT_EQ(s[0].spent, 1);
+    EXPECT_FALSE(s[0].exhausted);
+    EXPECT_EQ(s[1].key, "tenant acme");
+    EXPECT_EQ(s[1].taken, 2);
+    EXPECT_TRUE(s[1].exhausted);
+    // The server's hour ended, the tenant's day did not.
+    s = ledger.standings(at(2026, 11, 25, 11, 0));
+    ASSERT_EQ(s.size(), 1U);
+    EXPECT_EQ(s[0].key, "tenant acme");
 }
