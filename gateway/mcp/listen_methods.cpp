@@ -86,7 +86,7 @@ listen_methods::hold(const std::string& holder, const std::shared_ptr<upstream_c
 }
 
 asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, const route& target,
-                                                      const std::string& uri) {
+                                                       const std::string& uri) {
     auto* asker = services_.decision_hook();
     const auto* hook =
         asker ? pipeline::hook_asked_at(rec.view->snap->doc->policy, hook_stage::call) : nullptr;

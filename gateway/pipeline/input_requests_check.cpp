@@ -64,8 +64,8 @@ boost::asio::awaitable<verdict> judge_input_requests(request_context& ctx, hook_
                {server, "its input_required answer has no inputRequests object"});
         co_return verdict::answered;
     }
-    const auto* hook = hooks ? hook_asked_at(snap.doc->policy, hook_stage::server_request)
-                             : nullptr;
+    const auto* hook =
+        hooks ? hook_asked_at(snap.doc->policy, hook_stage::server_request) : nullptr;
     for (const auto& [key, request] : *asked) {
         auto method = method_of(request);
         if (method.empty()) {
