@@ -4,6 +4,7 @@
 #include "config/load.hpp"
 #include "config/name_room.hpp"
 #include "gateway/auth/upstream_credential.hpp"
+#include "gateway/program/check_command.hpp"
 #include "gateway/program/cli.hpp"
 #include "gateway/program/definitions_command.hpp"
 #include "gateway/program/gateway_host.hpp"
@@ -182,6 +183,8 @@ int run_gate(const std::vector<std::string>& args) {
         return run_policy_command({args.begin() + 1, args.end()});
     if (!args.empty() && args[0] == "definitions")
         return run_definitions_command({args.begin() + 1, args.end()});
+    if (!args.empty() && args[0] == "check")
+        return run_check_command({args.begin() + 1, args.end()});
     auto parsed = parse_command_line(args);
     if (auto* err = std::get_if<usage_error>(&parsed)) {
         std::fprintf(stderr, "gate: %s\n\n%s", err->message.c_str(), usage_text().c_str());

@@ -10,6 +10,9 @@ std::string usage_text() {
                           check the policy against expected decisions (exit 1 on a mismatch)
        gate definitions lock --config <gate.json> [--output <file>]
                           write the lock file of the upstreams' tool definitions
+       gate check --config <gate.json> [--timeout-ms <n>] [--json]
+                          try every upstream, issuer, store, receiver and discovery source
+                          the configuration names (exit 1 when one is down)
 
   --config <path>         configuration document (or set GATE_CONFIG to a path or inline JSON)
   --validate              parse and validate the configuration, print every error, and exit

@@ -1,0 +1,207 @@
+#include "gateway/program/check_hints.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gate::check {
+
+namespace {
+
+bool has(std::string_view text, std::string_view part) {
+    auto lower = [](unsigned char c) { return static_cast<char>(std::tolower(c)); };
+    return std::search(text.begin(), text.end(), part.begin(), part.end(),
+                       [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
+}
+
+std::string ms_text(std::chrono::milliseconds t) {
+    return std::to_string(t.count()) + " ms";
+}
+
+std::string with(std::string_view a, std::string_view b) {
+    return std::string(a) + std::string(b);
+}
+
+// The hint for an HTTP status every peer answers alike; "" for the others.
+std::string common_status_hint(int status, std::string_view target) {
+    if (status == 404)
+        return "HTTP 404: nothing is served at this path: check the URL (" + std::string(target) +
+               ")";
+    if (status >= 300 && status < 400)
+        return "HTTP " + std::to_string(status) +
+               ": a redirect, which gate never follows: configure the URL it points to";
+    if (status >= 500)
+        return "HTTP " + std::to_string(status) + ": it is failing: its own log says why";
+    return "";
+}
+
+} // namespace
+
+std::string without_userinfo(std::string_view url) {
+    auto scheme_end = url.find("://");
+    if (scheme_end == std::string_view::npos)
+        return std::string(url);
+    auto authority = scheme_end + 3;
+    auto end = url.find_first_of("/?# \t\"'", authority);
+    auto at =
+        url.substr(authority, end == std::string_view::npos ? end : end - authority).rfind('@');
+    if (at == std::string_view::npos)
+        return std::string(url);
+    return with(url.substr(0, authority), "***") + std::string(url.substr(authority + at));
+}
+
+std::string scrubbed(std::string_view text) {
+    std::string out;
+    for (;;) {
+        auto scheme_end = text.find("://");
+        if (scheme_end == std::string_view::npos)
+            return out + std::string(text);
+        // Back to the scheme's start, then on to the end of the URL.
+        auto start = scheme_end;
+        while (start > 0 &&
+               (std::isalnum(static_cast<unsigned char>(text[start - 1])) ||
+                text[start - 1] == '+' || text[start - 1] == '-' || text[start - 1] == '.'))
+            --start;
+        auto end = text.find_first_of(" \t\n\"'<>", scheme_end);
+        if (end == std::string_view::npos)
+            end = text.size();
+        out +=
+            std::string(text.substr(0, start)) + without_userinfo(text.substr(start, end - start));
+        text.remove_prefix(end);
+    }
+}
+
+std::string network_hint(std::string_view message, std::string_view target, std::string_view what,
+                         std::chrono::milliseconds timeout) {
+    std::string at(target);
+    if (has(message, "connection refused"))
+        return "connection refused: is " + std::string(what) + " running at " + at + "?";
+    if (has(message, "cannot resolve") || has(message, "host not found"))
+        return "the host name does not resolve: check the host in " + at + " (and DNS)";
+    if (has(message, "certificate") || has(message, "verify failed"))
+        return "TLS: certificate not trusted or not for this host: check the server's "
+               "certificate chain and name (SSL_CERT_FILE / SSL_CERT_DIR select gate's trust "
+               "store)";
+    if (has(message, "wrong version number") || has(message, "packet length too long") ||
+        has(message, "TLS handshake failed"))
+        return "TLS handshake failed: is it an https:// server? A plain HTTP server needs "
+               "http://";
+    if (has(message, "timeout") || has(message, "did not answer within") ||
+        has(message, "no answer within"))
+        return "no answer within " + ms_text(timeout) + ": " + std::string(what) +
+               " is hung or overloaded, or a firewall drops the packets (--timeout-ms waits "
+               "longer)";
+    if (has(message, "end of stream") || has(message, "connection reset") ||
+        has(message, "stream truncated"))
+        return "the connection was closed without an answer: is " + at +
+               " an HTTP server (https:// for a TLS one)?";
+    if (has(message, "no route to host") || has(message, "network is unreachable"))
+        return "no route to " + at + ": check the address and the network";
+    return "";
+}
+
+std::string upstream_hint(const config::upstream& u, std::string_view target, failure f, int status,
+                          std::string_view message, std::chrono::milliseconds timeout) {
+    const auto& a = u.auth;
+    if (f == failure::credential)
+        return "gate could not get its token from " + a.token_endpoint +
+               ": check auth.tokenEndpoint, auth.clientId and the client secret in env " +
+               (a.client_auth_ ? a.client_auth_->secret_ref : std::string("(none)"));
+    if (f == failure::status && (status == 401 || status == 403)) {
+        auto code = "HTTP " + std::to_string(status) + ": ";
+        if (a.strategy == "static")
+            return code + "the upstream refused the credential: check the secret in env " +
+                   a.secret_ref + " (sent in " + a.header + ")";
+        if (a.strategy == "client-credentials")
+            return code + "the upstream refused the token from " + a.token_endpoint +
+                   ": check the client's scopes, resource and the upstream's audience";
+        return code + "the upstream wants a credential: give it one in upstreams[].auth";
+    }
+    if (f == failure::status) {
+        if (status == 404)
+            return "HTTP 404: no MCP endpoint at this path: check the URL's path (often /mcp)";
+        if (status == 405 || status == 406 || status == 415)
+            return "HTTP " + std::to_string(status) +
+                   ": not a streamable HTTP MCP endpoint (an SSE-only server needs a bridge)";
+        if (auto h = common_status_hint(status, target); !h.empty())
+            return h;
+        return "HTTP " + std::to_string(status) + ": the upstream refused the handshake";
+    }
+    if (auto h = network_hint(message, target, "the upstream", timeout); !h.empty())
+        return h;
+    if (f == failure::content)
+        return "it answered, but not as an MCP server: is " + std::string(target) +
+               " its MCP endpoint?";
+    return "";
+}
+
+std::string key_set_hint(std::string_view target, failure f, int status, std::string_view message,
+                         std::chrono::milliseconds timeout) {
+    if (f == failure::content)
+        return "not a JWK set: jwksUri must point at the key set itself (it defaults to "
+               "{issuer}/.well-known/jwks.json), not a page or the discovery document";
+    if (f == failure::status) {
+        if (auto h = common_status_hint(status, target); !h.empty())
+            return h + (status == 404 ? "; set auth.issuers[].jwksUri if the issuer serves its "
+                                        "keys elsewhere"
+                                      : "");
+        return "HTTP " + std::to_string(status) + ": the key set is not served to gate";
+    }
+    return network_hint(message, target, "the identity provider", timeout);
+}
+
+std::string store_hint(std::string_view target, std::string_view source, failure f,
+                       std::string_view message, std::chrono::milliseconds timeout) {
+    if (f == failure::content) {
+        if (has(message, "NOAUTH") || has(message, "WRONGPASS") || has(message, "invalid password"))
+            return "Redis refused gate's credentials: check the user and password in REDIS_URL "
+                   "(server.redisUrl never holds them)";
+        return "it answered, but not as Redis: check the port in " + std::string(source);
+    }
+    if (auto h = network_hint(message, target, "Redis", timeout); !h.empty())
+        return h;
+    return "check " + std::string(source);
+}
+
+std::string receiver_hint(bool otlp, std::string_view target, failure f, int status,
+                          std::string_view message, std::chrono::milliseconds timeout) {
+    std::string_view what = otlp ? "the OTLP collector" : "the audit receiver";
+    if (f == failure::status) {
+        if (status == 401 || status == 403)
+            return "HTTP " + std::to_string(status) + ": " + std::string(what) + " refused gate: " +
+                   (otlp ? "gate sends no credential to a collector: allow it there"
+                         : "check the sink's headers (a receiver's token)");
+        if (otlp && status == 404)
+            return "HTTP 404: check tracing.otlpEndpoint (gate appends /v1/traces to a bare "
+                   "base URL)";
+        if (otlp && status == 415)
+            return "HTTP 415: the collector does not take OTLP/HTTP with the JSON encoding";
+        if (auto h = common_status_hint(status, target); !h.empty())
+            return h;
+        return "HTTP " + std::to_string(status) + ": " + std::string(what) + " refused " +
+               (otlp ? "an export with no spans" : "an empty batch ([])") +
+               ", which it must accept to take gate's";
+    }
+    return network_hint(message, target, what, timeout);
+}
+
+std::string discovery_hint(const config::discovery& d, failure f, int status,
+                           std::string_view message, std::chrono::milliseconds timeout) {
+    if (f == failure::credential)
+        return "set " + d.bearer_secret_ref.value_or("") +
+               " in the environment gate runs with (the unit's EnvironmentFile)";
+    if (f == failure::content)
+        return "the source serves a document gate would reject (nothing of it would apply): "
+               "fix it at the source";
+    if (f == failure::status && (status == 401 || status == 403))
+        return "HTTP " + std::to_string(status) + ": the source refused gate: " +
+               (d.bearer_secret_ref ? "check the token in env " + *d.bearer_secret_ref
+                                    : std::string("set discovery.bearerSecretRef"));
+    if (f == failure::status) {
+        if (auto h = common_status_hint(status, d.url); !h.empty())
+            return h;
+        return "HTTP " + std::to_string(status) + ": the source must answer 200";
+    }
+    return network_hint(message, d.url, "the discovery source", timeout);
+}
+
+} // namespace gate::check

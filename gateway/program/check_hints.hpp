@@ -1,0 +1,49 @@
+// What `gate check` tells an operator about a failure (docs/operations.md, "gate check"): a
+// hint to act on for each kind of thing it tries, and URLs and messages shown without the
+// credentials a URL may carry. Plain text in, text out: unit-tested without a network.
+#pragma once
+
+#include "config/model.hpp"
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace gate::check {
+
+// `url` with its userinfo (user:password@) shown as "***@"; any other text as it is.
+std::string without_userinfo(std::string_view url);
+// `text` with the userinfo of every URL in it shown as "***@" (a failure quoting its URL).
+std::string scrubbed(std::string_view text);
+
+// How a try failed, as far as a hint needs to know.
+enum class failure {
+    network,   // no connection: refused, unresolvable, reset, TLS
+    timeout,   // no answer within the bound
+    status,    // an HTTP status that is not the one wanted
+    content,   // an answer, but not the document or protocol expected
+    credential // gate could not get its own credential (a token endpoint)
+};
+
+// Failures that mean the same for every kind of peer (refused, unresolvable, TLS, a timeout);
+// "" when `message` shows none of them. `target`: the URL tried, `what`: "the upstream".
+std::string network_hint(std::string_view message, std::string_view target, std::string_view what,
+                         std::chrono::milliseconds timeout);
+
+// An upstream's handshake.
+std::string upstream_hint(const config::upstream& u, std::string_view target, failure f, int status,
+                          std::string_view message, std::chrono::milliseconds timeout);
+// An issuer's key set (jwksUri).
+std::string key_set_hint(std::string_view target, failure f, int status, std::string_view message,
+                         std::chrono::milliseconds timeout);
+// The shared store: `source` is where its URL came from (server.redisUrl or REDIS_URL).
+std::string store_hint(std::string_view target, std::string_view source, failure f,
+                       std::string_view message, std::chrono::milliseconds timeout);
+// A receiver gate posts batches to: an audit webhook (`otlp` false) or the OTLP collector.
+std::string receiver_hint(bool otlp, std::string_view target, failure f, int status,
+                          std::string_view message, std::chrono::milliseconds timeout);
+// The discovery source.
+std::string discovery_hint(const config::discovery& d, failure f, int status,
+                           std::string_view message, std::chrono::milliseconds timeout);
+
+} // namespace gate::check

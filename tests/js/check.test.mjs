@@ -1,0 +1,286 @@
+// `gate check` against the real binary (docs/operations.md, "gate check"): a federation whose
+// every outside thing answers (server-everything, a key-demanding proxy in front of it, a
+// real identity provider, a real Redis, an audit receiver, an OTLP receiver, a discovery
+// source and the upstream it serves) is all ok with exit 0; then each failure kind alone, with
+// its row, its hint and exit 1; a bad configuration and a bad command line exit 2. Ports that
+// refuse are bound by the kernel and closed again; the hung upstream never answers and gate's
+// own bound (--timeout-ms) ends the try.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { freePort } from './lib/free-port.mjs';
+import {
+  runGate,
+  startAuditReceiver,
+  startDiscoverySource,
+  startEverything,
+  startIdp,
+  startOtlpReceiver,
+  startRecordingProxy,
+  startRedis,
+  startSilentServer,
+} from './lib/index.mjs';
+
+const API_KEY = 'api-key-value-5e1c';
+const RESOURCE = 'https://gate.example/mcp';
+
+// A proxy in front of an MCP server that lets through only requests carrying X-Api-Key: API_KEY
+// and answers 401 to the rest, as an upstream guarding itself with a key does.
+async function startKeyedProxy(targetUrl) {
+  const target = new URL(targetUrl);
+  const server = http.createServer((req, res) => {
+    if (req.headers['x-api-key'] !== API_KEY) return res.writeHead(401, { 'content-type': 'text/plain' }).end('who are you?');
+    const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (up) => {
+      res.writeHead(up.statusCode, up.headers);
+      up.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
+}
+
+// A web server that is not an MCP server: every request gets an HTML page.
+async function startWebPage() {
+  const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>welcome</html>'));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
+}
+
+describe('gate check', { timeout: 120_000 }, () => {
+  let dir;
+  let everything;
+  let keyed;
+  let found; // the upstream the discovery source serves
+  let idp;
+  let redis;
+  let audit;
+  let otlp;
+  let source;
+  let web;
+  let silent;
+  let refused; // a port nothing listens on
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gate-check-'));
+    everything = await startEverything();
+    [keyed, found, idp, redis, audit, otlp, web, silent] = await Promise.all([
+      startKeyedProxy(everything.url),
+      startRecordingProxy(everything.url),
+      startIdp(),
+      startRedis(),
+      startAuditReceiver(),
+      startOtlpReceiver(),
+      startWebPage(),
+      startSilentServer(),
+    ]);
+    source = await startDiscoverySource({ upstreams: [{ id: 'found', url: found.url, namespace: 'found' }] });
+    refused = await freePort();
+  });
+
+  after(async () => {
+    await Promise.all([keyed, found, idp, redis, audit, otlp, source, web].map((s) => s?.stop()));
+    await silent?.close();
+    await everything?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  let n = 0;
+  // Runs `gate check` on `config` with --json: { code, rows, out, stderr }.
+  async function check(config, { env = {}, args = [] } = {}) {
+    const file = path.join(dir, `gate-${(n += 1)}.json`);
+    writeFileSync(file, JSON.stringify(config));
+    const r = await runGate(['check', '--config', file, '--json', ...args], { env: { REDIS_URL: '', ...env } });
+    const out = r.stdout.toString('utf8');
+    let rows = null;
+    try {
+      rows = JSON.parse(out).rows;
+    } catch {
+      rows = null;
+    }
+    return { code: r.code, rows, out, stderr: r.stderr };
+  }
+  const row = (rows, kind, name) => {
+    const found = rows.find((r) => r.kind === kind && (name === undefined || r.name === name));
+    assert.ok(found, `no ${kind} row ${name ?? ''} in ${JSON.stringify(rows)}`);
+    return found;
+  };
+  // One failure kind alone: exit 1, its row down with `detail` and `hint`, every other row ok.
+  async function expectDown(config, kind, { detail, hint, env, args }) {
+    const r = await check(config, { env, args });
+    assert.equal(r.code, 1, r.out + r.stderr);
+    const bad = row(r.rows, kind);
+    assert.equal(bad.status, 'down', JSON.stringify(bad));
+    assert.match(bad.detail, detail);
+    assert.match(bad.hint, hint);
+    for (const other of r.rows) if (other !== bad) assert.equal(other.status, 'ok', JSON.stringify(other));
+    return r;
+  }
+  const upstream = (url) => ({ upstreams: [{ id: 'up', url, namespace: 'up' }] });
+  // Beside the thing under test, one upstream that answers (a document names at least one).
+  const answering = () => [{ id: 'ev', url: everything.url, namespace: 'ev' }];
+
+  test('a federation whose every outside thing answers: every row ok (or skipped), exit 0', async () => {
+    const config = {
+      upstreams: [
+        { id: 'ev', url: everything.url, namespace: 'ev' },
+        { id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY', header: 'X-Api-Key' } },
+        { id: 'mine', url: `http://127.0.0.1:${refused}/mcp`, namespace: 'mine', auth: { strategy: 'passthrough' } },
+      ],
+      auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+      server: { redisUrl: redis.url },
+      audit: { sinks: [{ type: 'stdout' }, { type: 'webhook', url: audit.url, headers: { 'x-receiver-token': 'tok' } }] },
+      tracing: { otlpEndpoint: otlp.url, serviceName: 'gate-check' },
+      discovery: { url: source.url, intervalMs: 60000 },
+    };
+    const r = await check(config, { env: { API_KEY } });
+    assert.equal(r.code, 0, r.out + r.stderr);
+    const kinds = r.rows.map((x) => `${x.kind} ${x.name} ${x.status}`);
+    assert.deepEqual(kinds, [
+      'upstream ev ok',
+      'upstream keyed ok',
+      'upstream mine skipped',
+      `issuer ${idp.issuer} ok`,
+      'store /server/redisUrl ok',
+      'audit /audit/sinks/1 ok',
+      'tracing /tracing ok',
+      'discovery /discovery ok',
+      'upstream found (discovered) ok',
+    ]);
+    assert.match(row(r.rows, 'upstream', 'ev').detail, /MCP handshake answered by mcp-servers\/everything/);
+    assert.match(row(r.rows, 'upstream', 'mine').detail, /needs a caller/);
+    assert.match(row(r.rows, 'issuer').detail, /key set with 1 key/);
+    assert.equal(row(r.rows, 'store').target, `${redis.url}/0`);
+    assert.match(row(r.rows, 'discovery').detail, /serves 1 upstream/);
+    // The receivers got what they take harmlessly: an empty batch with the sink's headers, an
+    // export with no spans that the official OTLP definitions decode.
+    const batch = audit.attempts.at(-1);
+    assert.deepEqual(batch.events, []);
+    assert.equal(batch.headers['x-receiver-token'], 'tok');
+    assert.match(batch.headers['idempotency-key'], /^gate-check-/);
+    assert.equal(audit.events().length, 0);
+    const exported = otlp.requests.at(-1);
+    assert.equal(exported.ok, true, exported.error);
+    assert.equal(exported.spans.length, 0);
+    assert.deepEqual(exported.unknownFields, []);
+    assert.ok(found.seen.some((s) => s.rpcMethod === 'initialize'), 'the discovered upstream was tried');
+  });
+
+  test('the table: one row per thing, a summary, no secret', async () => {
+    const file = path.join(dir, 'table.json');
+    writeFileSync(file, JSON.stringify({
+      upstreams: [
+        { id: 'ev', url: everything.url, namespace: 'ev' },
+        { id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY', header: 'X-Api-Key' } },
+      ],
+    }));
+    const r = await runGate(['check', '--config', file], { env: { API_KEY: 'wrong-key-4471' } });
+    const out = r.stdout.toString('utf8');
+    assert.equal(r.code, 1, out + r.stderr);
+    const lines = out.trim().split('\n');
+    assert.match(lines[0], /^KIND\s+NAME\s+STATUS\s+WHAT$/);
+    assert.match(lines[1], /^upstream\s+ev\s+ok\s+http:\/\/127\.0\.0\.1:\d+\/mcp: MCP handshake answered by .* \(\d+ ms\)$/);
+    assert.match(lines[2], /^upstream\s+keyed\s+down\s+.*HTTP 401 -- hint: HTTP 401: the upstream refused the credential: check the secret in env API_KEY \(sent in X-Api-Key\)$/);
+    assert.equal(lines[3], '2 checked: 1 ok, 1 down, 0 skipped');
+    assert.ok(!out.includes('wrong-key-4471') && !r.stderr.includes('wrong-key-4471'), 'the secret is never printed');
+  });
+
+  test('an upstream that refuses the connection', async () => {
+    await expectDown(upstream(`http://127.0.0.1:${refused}/mcp`), 'upstream', {
+      detail: /Connection refused/,
+      hint: new RegExp(`connection refused: is the upstream running at http://127\\.0\\.0\\.1:${refused}/mcp\\?`),
+    });
+  });
+
+  test('an upstream that refuses a wrong credential (HTTP 401)', async () => {
+    const config = { upstreams: [{ id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY', header: 'X-Api-Key' } }] };
+    await expectDown(config, 'upstream', { env: { API_KEY: 'wrong' }, detail: /HTTP 401/, hint: /check the secret in env API_KEY/ });
+  });
+
+  test('an upstream whose secret is not in the environment is down without a try', async () => {
+    const config = { upstreams: [{ id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY_UNSET_HERE', header: 'X-Api-Key' } }] };
+    await expectDown(config, 'upstream', { detail: /environment variable API_KEY_UNSET_HERE is not set/, hint: /set it in the environment/ });
+  });
+
+  test('an upstream that answers, but not as an MCP server', async () => {
+    await expectDown(upstream(web.url), 'upstream', { detail: /./, hint: /not as an MCP server/ });
+  });
+
+  test('an upstream that never answers its handshake', async () => {
+    await expectDown(upstream(silent.url), 'upstream', { args: ['--timeout-ms', '300'], detail: /within 300 ms/, hint: /no answer within 300 ms/ });
+  });
+
+  test("an issuer whose key set is unreachable, or not a key set", async () => {
+    const config = (jwksUri) => ({ upstreams: answering(), auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer, jwksUri }] } });
+    await expectDown(config(`http://127.0.0.1:${refused}/jwks.json`), 'issuer', { detail: /Connection refused/, hint: /connection refused: is the identity provider running/ });
+    idp.setBehaviour({ body: '<html>sign in</html>' });
+    try {
+      await expectDown(config(idp.jwksUri), 'issuer', { detail: /./, hint: /not a JWK set/ });
+    } finally {
+      idp.setBehaviour({});
+    }
+  });
+
+  test('the shared store down, its password never shown', async () => {
+    const r = await expectDown({ upstreams: answering() }, 'store', {
+      env: { REDIS_URL: `redis://user:redis-pass-88@127.0.0.1:${refused}/2` },
+      detail: /cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+\/2/,
+      hint: /connection refused: is Redis running/,
+    });
+    assert.equal(row(r.rows, 'store').name, 'REDIS_URL');
+    assert.ok(!r.out.includes('redis-pass-88') && !r.stderr.includes('redis-pass-88'));
+  });
+
+  test('the audit receiver down, or refusing an empty batch', async () => {
+    const sink = (url) => ({ upstreams: answering(), audit: { sinks: [{ type: 'webhook', url }] } });
+    await expectDown(sink(`http://127.0.0.1:${refused}/audit`), 'audit', { detail: /Connection refused/, hint: /is the audit receiver running/ });
+    audit.setMode('refuse');
+    try {
+      await expectDown(sink(audit.url), 'audit', { detail: /answered HTTP 400/, hint: /refused an empty batch/ });
+    } finally {
+      audit.setMode('ok');
+    }
+  });
+
+  test('the OTLP receiver down', async () => {
+    await expectDown({ upstreams: answering(), tracing: { otlpEndpoint: `http://127.0.0.1:${refused}` } }, 'tracing', {
+      detail: /Connection refused/,
+      hint: /is the OTLP collector running/,
+    });
+  });
+
+  test('the discovery source down, or serving a document gate would reject', async () => {
+    await expectDown({ upstreams: answering(), discovery: { url: `http://127.0.0.1:${refused}/registry` } }, 'discovery', {
+      detail: /Connection refused/,
+      hint: /is the discovery source running/,
+    });
+    source.serve({ upstreams: [{ id: 'x' }] });
+    try {
+      await expectDown({ upstreams: answering(), discovery: { url: source.url } }, 'discovery', { detail: /rejected/, hint: /fix it at the source/ });
+    } finally {
+      source.serve({ upstreams: [{ id: 'found', url: found.url, namespace: 'found' }] });
+    }
+  });
+
+  test('a configuration that is wrong is refused at its pointer with exit 2, nothing tried', async () => {
+    const before = audit.attempts.length;
+    const r = await check({ upstreams: [{ id: 'up', url: 'ftp://nowhere', namespace: 'up' }], audit: { sinks: [{ type: 'webhook', url: audit.url }] } });
+    assert.equal(r.code, 2);
+    assert.equal(r.out, '');
+    assert.match(r.stderr, /config error at \/upstreams\/0\/url: /);
+    assert.equal(audit.attempts.length, before, 'nothing was tried');
+  });
+
+  test('a command line that is wrong exits 2', async () => {
+    for (const args of [['check'], ['check', '--config'], ['check', '--config', 'x.json', '--timeout-ms', '0'], ['check', '--bogus']]) {
+      const r = await runGate(args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, /usage: gate check/);
+    }
+  });
+});
