@@ -17,6 +17,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t max_answer_bytes = 64 * 1024;
+constexpr std::size_t max_question_bytes = 1024 * 1024;
 
 std::string_view verdict_name(hook_answer::said s) {
     switch (s) {
@@ -88,6 +89,14 @@ decision_hook_client::prepared_for(const config::decision_hook& hook) {
 
 asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_hook& hook,
                                                        hook_stage stage, std::string description) {
+    if (description.size() > max_question_bytes) {
+        // A result or arguments too large to post whole: decided as onError says, never sent
+        // cut (a hook that reads content would allow what it did not see).
+        auto a = failed("too_large", "the question would be " + std::to_string(description.size()) +
+                                         " bytes, over gate's bound of 1 MiB");
+        count(stage, a, hook);
+        co_return a;
+    }
     auto now = clock::now();
     // Remembered per hook: a verdict of one hook is never another's.
     auto key = hook.cache_ttl_ms > 0 ? hook.url + '\n' + description : std::string();
@@ -97,7 +106,7 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
             a.what = v->allowed ? hook_answer::said::allow : hook_answer::said::deny;
             a.reason = std::move(v->reason);
             a.cached = true;
-            count(stage, a);
+            count(stage, a, hook);
             co_return a;
         }
     auto deadline = now + std::chrono::milliseconds(hook.timeout_ms);
@@ -116,7 +125,7 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
     if (a.what != hook_answer::said::error && hook.cache_ttl_ms > 0)
         memory_.remember(key, {a.what == hook_answer::said::allow, a.reason}, clock::now(),
                          std::chrono::milliseconds(hook.cache_ttl_ms));
-    count(stage, a);
+    count(stage, a, hook);
     co_return a;
 }
 
@@ -206,10 +215,13 @@ void decision_hook_client::grant_waiting() {
     stats_.decision_hook_questions(in_flight_, waiting_);
 }
 
-void decision_hook_client::count(hook_stage stage, const hook_answer& a) {
+void decision_hook_client::count(hook_stage stage, const hook_answer& a,
+                                 const config::decision_hook& hook) {
     auto name = hook_stage_name(stage);
     if (a.what == hook_answer::said::error) {
         stats_.decision_hook_error(name, a.error_kind);
+        if (hook.on_error == "allow")
+            stats_.decision_hook_failed_open(name);
         // A hook that is down fails every question: one line per 10 s says so, the metric
         // counts each.
         auto now = clock::now();
@@ -222,7 +234,7 @@ void decision_hook_client::count(hook_stage stage, const hook_answer& a) {
     } else {
         stats_.decision_hook_decision(name, verdict_name(a.what), a.cached);
     }
-    if (!a.cached && a.error_kind != "busy")
+    if (!a.cached && a.error_kind != "busy" && a.error_kind != "too_large")
         stats_.decision_hook_latency(name, a.seconds);
 }
 

@@ -88,7 +88,7 @@ private:
     // Shared: a question still out keeps the head it was sent with.
     std::shared_ptr<const prepared_hook> prepared_for(const config::decision_hook& hook);
     static std::string_view token_of(const config::decision_hook& hook);
-    void count(hook_stage stage, const hook_answer& a);
+    void count(hook_stage stage, const hook_answer& a, const config::decision_hook& hook);
 
     boost::asio::any_io_executor ex_;
     metrics& stats_;

@@ -430,8 +430,13 @@ void metrics::register_hook_series() {
     hook_errors_ = &prometheus::BuildCounter()
                         .Name("gate_decision_hook_errors_total")
                         .Help("Questions the decision hook did not decide, by stage and kind "
-                              "(timeout, unreachable, busy, status, malformed)")
+                              "(timeout, unreachable, busy, status, malformed, too_large)")
                         .Register(*registry_);
+    hook_failed_open_ = &prometheus::BuildCounter()
+                             .Name("gate_decision_hook_failed_open_total")
+                             .Help("Invocations let through because the decision hook did not "
+                                   "decide and onError is allow, by stage")
+                             .Register(*registry_);
     auto& questions = prometheus::BuildGauge()
                           .Name("gate_decision_hook_questions")
                           .Help("Questions to the decision hook: out now, and waiting for a turn "
@@ -497,6 +502,10 @@ void metrics::decision_hook_error(std::string_view stage, std::string_view kind)
         return;
     }
     kept_series(hook_error_series_[s * hook_error_kinds.size() + k], make).Increment();
+}
+
+void metrics::decision_hook_failed_open(std::string_view stage) {
+    hook_failed_open_->Add({{"stage", std::string(stage)}}).Increment(); // a failure: rare
 }
 
 void metrics::decision_hook_questions(std::int64_t out, std::int64_t waiting) {

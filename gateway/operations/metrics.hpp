@@ -85,6 +85,8 @@ public:
     void decision_hook_decision(std::string_view stage, std::string_view decision, bool cached);
     void decision_hook_error(std::string_view stage, std::string_view kind);
     void decision_hook_latency(std::string_view stage, double seconds);
+    // A failure let through by onError "allow" (gate_decision_hook_failed_open_total{stage}).
+    void decision_hook_failed_open(std::string_view stage);
     // Questions out to the hook now and waiting for a turn (gate_decision_hook_questions{state}).
     void decision_hook_questions(std::int64_t out, std::int64_t waiting);
     // A tool left out of the lists for its name (gate_tools_dropped_total{upstream,reason}).
@@ -147,6 +149,7 @@ private:
     prometheus::Family<prometheus::Counter>* icons_dropped_ = nullptr;
     prometheus::Family<prometheus::Counter>* hook_decisions_ = nullptr;
     prometheus::Family<prometheus::Counter>* hook_errors_ = nullptr;
+    prometheus::Family<prometheus::Counter>* hook_failed_open_ = nullptr;
     prometheus::Family<prometheus::Histogram>* hook_duration_ = nullptr;
     // The hook's series, each resolved on its first use (a series shows from its first count,
     // as Family::Add made it) and kept: three per question looked up by label cost 1,800

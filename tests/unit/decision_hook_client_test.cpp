@@ -19,9 +19,9 @@ using test_support::run_until;
 constexpr const char* token_variable = "GATE_TEST_DECISION_HOOK_TOKEN";
 
 hook_answer ask(asio::io_context& io, decision_hook_client& client,
-                const config::decision_hook& hook) {
+                const config::decision_hook& hook, std::string question = R"({"version":1})") {
     std::optional<hook_answer> got;
-    asio::co_spawn(io, client.ask(hook, hook_stage::call, R"({"version":1})"),
+    asio::co_spawn(io, client.ask(hook, hook_stage::call, std::move(question)),
                    [&](std::exception_ptr e, hook_answer a) {
                        if (!e)
                            got = std::move(a);
@@ -89,6 +89,33 @@ TEST(decision_hook_client, a_denial_is_read_and_a_silent_hook_is_a_timeout) {
         text.find(
             R"(gate_decision_hook_decisions_total{decision="deny",source="hook",stage="call"} 1)"),
         std::string::npos);
+}
+
+TEST(decision_hook_client,
+     a_question_over_its_bound_is_never_sent_and_a_failure_let_through_counts) {
+    asio::io_context io;
+    loopback_peer hook(io);
+    metrics stats;
+    decision_hook_client client(io.get_executor(), stats);
+    config::decision_hook h;
+    h.url = hook.url();
+    h.on_error = "allow";
+    std::string big = R"({"version":1,"result":")" + std::string(1024 * 1024, 'x') + "\"}";
+    auto a = ask(io, client, h, big);
+    EXPECT_EQ(a.what, hook_answer::said::error);
+    EXPECT_EQ(a.error_kind, "too_large") << a.error;
+    EXPECT_TRUE(a.allowed(h));
+    EXPECT_TRUE(hook.requests.empty()) << "a question over the bound reached the hook";
+    // One just under the bound goes.
+    EXPECT_EQ(ask(io, client, h, std::string(R"({"v":")") + std::string(1000, 'y') + "\"}").what,
+              hook_answer::said::allow);
+    EXPECT_EQ(hook.requests.size(), 1u);
+    auto text = stats.serialize();
+    EXPECT_NE(text.find(R"(gate_decision_hook_errors_total{kind="too_large",stage="call"} 1)"),
+              std::string::npos);
+    EXPECT_NE(text.find(R"(gate_decision_hook_failed_open_total{stage="call"} 1)"),
+              std::string::npos)
+        << text.substr(text.find("gate_decision_hook"), 600);
 }
 
 } // namespace
