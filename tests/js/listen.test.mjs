@@ -186,6 +186,16 @@ describe('subscriptions/listen through gate', { timeout: 180_000 }, () => {
   });
 });
 
+/** server-everything's static document URIs, as it lists them to a client of its own. */
+async function documentUris(url) {
+  const direct = await connectClient(url);
+  try {
+    return (await direct.listResources()).resources.map((r) => r.uri).filter((u) => u.startsWith('demo://resource/static/document/'));
+  } finally {
+    await direct.close();
+  }
+}
+
 describe('subscriptions/listen under a policy', { timeout: 90_000 }, () => {
   let ev;
   let gate;
@@ -193,12 +203,7 @@ describe('subscriptions/listen under a policy', { timeout: 90_000 }, () => {
 
   before(async () => {
     ev = await startEverything();
-    const direct = await connectClient(ev.url);
-    try {
-      uris = (await direct.listResources()).resources.map((r) => r.uri).filter((u) => u.startsWith('demo://resource/static/document/'));
-    } finally {
-      await direct.close();
-    }
+    uris = await documentUris(ev.url);
     gate = await startGate({
       config: {
         upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev' }],
@@ -233,12 +238,7 @@ describe('subscriptions/listen under a decision hook', { timeout: 90_000 }, () =
 
   before(async () => {
     ev = await startEverything();
-    const direct = await connectClient(ev.url);
-    try {
-      uris = (await direct.listResources()).resources.map((r) => r.uri).filter((u) => u.startsWith('demo://resource/static/document/'));
-    } finally {
-      await direct.close();
-    }
+    uris = await documentUris(ev.url);
     hook = await startDecisionService((d) => (d.name === uris[1] ? { decision: 'deny', reason: 'not this one' } : { decision: 'allow' }));
     gate = await startGate({
       config: {
