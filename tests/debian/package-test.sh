@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# The Debian packages (scripts/package-deb.sh) as an operator meets them (issue 36): built
+# from the release build, lintian clean (errors and warnings fail), each man page naming
+# every option of its binary's --help, then installed with `dpkg -i` into a fresh Debian 12
+# root (mmdebstrap, minbase, with the packages' Depends) and checked there: the files and
+# conffiles, the system user gate, each unit's systemd-analyze verify, `gate --validate` on
+# the shipped example, each binary started by its unit's ExecStart as the unit's user (gate)
+# and answering /health (gate in front of the installed gate-stdio, gate-hooks with the
+# shipped example configuration), and `dpkg --purge` leaving the root as it was before the
+# install (files, users and groups).
+#
+# Needs root (chroot, dpkg in the root) and, for the first run, Debian's mirror: the root
+# is cached as build/deb-root/<key>.tar, keyed by the Depends, so a rerun only unpacks it.
+#
+#   tests/debian/package-test.sh      GATE_BUILD_DIR (default build)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${GATE_BUILD_DIR:-$root/build}"
+debs="$build/deb"
+cache="$build/deb-root"
+[ "$(id -u)" -eq 0 ] || {
+  echo "package-test: needs root (chroot and dpkg inside the Debian root)" >&2
+  exit 1
+}
+
+work="$(mktemp -d)"
+rootfs="$cache/rootfs"
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+check() { # check NAME COMMAND...: one line per check, the count at the end
+  local name=$1
+  shift
+  if "$@" >"$work/check.out" 2>&1; then
+    passed=$((passed + 1))
+    echo "ok - $name"
+  else
+    failed=$((failed + 1))
+    echo "not ok - $name"
+    sed 's/^/    /' "$work/check.out"
+  fi
+}
+in_root() { chroot "$rootfs" "$@"; }
+as_gate() { chroot "$rootfs" setpriv --reuid=gate --regid=gate --init-groups -- "$@"; }
+
+# --- the packages, lintian, man pages -------------------------------------------------
+mapfile -t packages < <(GATE_BUILD_DIR="$build" GATE_DEB_DIR="$debs" bash "$root/scripts/package-deb.sh")
+check "three packages built" test "${#packages[@]}" -eq 3
+# lintian refuses nothing as root but says so; it runs as nobody, who can read the packages.
+check "lintian: no error or warning" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+  env HOME="$work" lintian --fail-on error,warning "${packages[@]}"
+
+man_names_every_option() { # binary, man page source: each --option of --help in the page
+  local help page missing=""
+  help="$("$1" --help 2>&1 || true)"
+  page="$(sed 's/\\-/-/g' "$2")"
+  for option in $(grep -o -E -- '--[a-z][a-z-]+' <<<"$help" | sort -u); do
+    grep -q -- "$option" <<<"$page" || missing="$missing $option"
+  done
+  [ -z "$missing" ] || {
+    echo "$2 lacks:$missing"
+    return 1
+  }
+}
+check "gate(1) names every option" man_names_every_option "$build/gate" "$root/config/debian/man/gate.1"
+check "gate-stdio(1) names every option" man_names_every_option "$build/shim/gate-stdio" \
+  "$root/config/debian/man/gate-stdio.1"
+check "gate-hooks(1) names every option" man_names_every_option "$build/gate-hooks" \
+  "$root/config/debian/man/gate-hooks.1"
+
+# --- a fresh Debian 12 root with the packages' Depends -------------------------------------
+depends="$(for p in "${packages[@]}"; do dpkg-deb -f "$p" Depends; done | tr ',' '\n' |
+  sed -e 's/(.*)//' -e 's/ //g' | sort -u | paste -sd, -)"
+key="$(printf 'bookworm minbase %s\n' "$depends" | sha256sum | cut -c1-16)"
+mkdir -p "$cache"
+if [ ! -f "$cache/$key.tar" ]; then
+  find "$cache" -maxdepth 1 -name '*.tar' -delete
+  echo "package-test: making the Debian 12 root (mmdebstrap, cached as $cache/$key.tar)" >&2
+  mmdebstrap --quiet --variant=minbase --format=tar --include="$depends" bookworm "$cache/$key.tar.part"
+  mv "$cache/$key.tar.part" "$cache/$key.tar"
+fi
+rm -rf "$rootfs"
+mkdir -p "$rootfs"
+tar -C "$rootfs" -xf "$cache/$key.tar"
+
+# What the root holds, to compare after the purge: every path outside dpkg's and apt's own
+# records, logs and caches, and the user and group databases whole. Left out: the backups
+# the shadow tools write beside those databases (/etc/shadow- ...) and adduser's lock in
+# /run, which any change of users leaves, whoever asks for it.
+snapshot() {
+  (cd "$rootfs" && find . -xdev \( -path ./var/lib/dpkg -o -path ./var/log -o -path ./var/cache \
+    -o -path ./tmp -o -path ./proc -o -path ./run -o -path './etc/*-' \) -prune -o -print | sort)
+  (cd "$rootfs/etc" && sha256sum passwd group shadow gshadow)
+}
+snapshot >"$work/before"
+
+# --- install --------------------------------------------------------------------------
+mkdir -p "$rootfs/tmp/debs"
+cp "${packages[@]}" "$rootfs/tmp/debs/"
+check "dpkg -i installs the three packages" in_root sh -c 'dpkg -i /tmp/debs/*.deb'
+rm -rf "$rootfs/tmp/debs"
+
+version="$(sed -n 's/^project(gate VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")"
+files_in_place() {
+  local f
+  for f in /usr/bin/gate /usr/bin/gate-stdio /usr/bin/gate-hooks \
+    /lib/systemd/system/gate.service /lib/systemd/system/gate-stdio@.service \
+    /lib/systemd/system/gate-hooks.service /etc/gate/gate.json \
+    /usr/share/man/man1/gate.1.gz /usr/share/man/man1/gate-stdio.1.gz \
+    /usr/share/man/man1/gate-hooks.1.gz /usr/share/doc/gate/copyright \
+    /usr/share/doc/gate-stdio/changelog.Debian.gz /usr/share/doc/gate-hooks/examples/hooks.json; do
+    [ -e "$rootfs$f" ] || {
+      echo "missing: $f"
+      return 1
+    }
+  done
+  in_root dpkg-query -W -f='${Conffiles}\n' gate | grep -q '^ /etc/gate/gate.json '
+  [ "$(in_root gate --version)" = "gate v$version" ]
+  [ "$(in_root gate-stdio --version)" = "gate-stdio v$version" ]
+  [ "$(in_root gate-hooks --version)" = "gate-hooks v$version" ]
+}
+check "binaries, units, conffile, man pages and docs in place" files_in_place
+
+system_user() { # gate: a system uid and gid, no login, its home owned by it
+  local entry uid gid home shell first last
+  entry="$(in_root getent passwd gate)" || return 1
+  IFS=: read -r _ _ uid gid _ home shell <<<"$entry"
+  first="$(sed -n 's/^FIRST_SYSTEM_UID=//p' "$rootfs/etc/adduser.conf")"
+  last="$(sed -n 's/^LAST_SYSTEM_UID=//p' "$rootfs/etc/adduser.conf")"
+  echo "$entry (system uids ${first:-100}-${last:-999})"
+  [ "$uid" -ge "${first:-100}" ] && [ "$uid" -le "${last:-999}" ]
+  [ "$(in_root getent group gate | cut -d: -f3)" = "$gid" ]
+  [ "$home" = /var/lib/gate ] && [ "$shell" = /usr/sbin/nologin ]
+  [ "$(stat -c %u:%g "$rootfs/var/lib/gate")" = "$uid:$gid" ]
+}
+check "the system user gate" system_user
+
+# systemd-analyze verify inside the root: ExecStart's binary, User=, every directive known.
+verify_units() {
+  local said
+  said="$(systemd-analyze verify --man=no --root="$rootfs" /lib/systemd/system/gate.service \
+    /lib/systemd/system/gate-hooks.service 2>&1)"
+  said="$said$(cp "$rootfs/lib/systemd/system/gate-stdio@.service" \
+    "$rootfs/lib/systemd/system/gate-stdio@check.service" &&
+    systemd-analyze verify --man=no --root="$rootfs" /lib/systemd/system/gate-stdio@check.service 2>&1)"
+  rm -f "$rootfs/lib/systemd/system/gate-stdio@check.service"
+  echo "$said"
+  [ -z "$said" ]
+  grep -q '^User=gate$' "$rootfs/lib/systemd/system/gate.service"
+}
+check "the installed units verify, run as gate" verify_units
+check "gate --validate on the shipped example (as gate)" as_gate /usr/bin/gate --validate \
+  --config /etc/gate/gate.json
+
+# --- each binary started by its unit's command line, as the unit's user --------------------
+# The unit's ExecStart with the port made 0 (the kernel picks one; the log names it), the
+# variables the unit's environment file would set filled in, and the folders systemd makes
+# for it (StateDirectory) made for it here. Sets pid and port.
+exec_start() { # unit: its ExecStart command line
+  sed -n 's/^ExecStart=//p' "$rootfs/lib/systemd/system/$1"
+}
+start_as_gate() { # name, command line (split on spaces like systemd's, no quotes in ours)
+  local name=$1 line fd
+  shift
+  mkfifo "$work/$name.fifo"
+  # Not through as_gate: a function run in the background is a subshell, and $! must be the
+  # server itself (chroot and setpriv exec it).
+  # shellcheck disable=SC2086 # the command line is split into words, as systemd splits it
+  chroot "$rootfs" setpriv --reuid=gate --regid=gate --init-groups -- $* \
+    2>"$work/$name.fifo" >"$work/$name.out" &
+  pid=$!
+  pids+=("$pid")
+  port=""
+  exec {fd}<"$work/$name.fifo"
+  while IFS= read -r -t 20 line <&"$fd"; do
+    echo "$line" >>"$work/$name.log"
+    if [[ $line =~ listening\ on\ http://127\.0\.0\.1:([0-9]+)/ ]]; then
+      port=${BASH_REMATCH[1]}
+      break
+    fi
+  done
+  cat <&"$fd" >>"$work/$name.log" &
+  exec {fd}<&-
+  [ -n "$port" ] || {
+    echo "$name did not say where it listens:" >&2
+    cat "$work/$name.log" >&2
+  }
+}
+runs_as_gate() { # pid: its real and effective uid are gate's
+  local uid
+  uid="$(in_root id -u gate)"
+  grep -E "^Uid:[[:space:]]+$uid[[:space:]]+$uid[[:space:]]" "/proc/$1/status"
+}
+health() { # port, the status expected, a text the answer holds
+  local code
+  code="$(curl -s -o "$work/health.json" -w '%{http_code}' "http://127.0.0.1:$1/health")"
+  cat "$work/health.json"
+  echo " ($code)"
+  [ "$code" = "$2" ] && grep -q -- "$3" "$work/health.json"
+}
+stops_cleanly() { # pid: SIGTERM, exit status 0
+  kill -TERM "$1"
+  wait "$1"
+}
+
+# gate-stdio@test: its environment file names the server and the port; the server is the
+# tests' stdio MCP server, copied into the root.
+install -m 0755 "$build/tests/support/stdio_mcp_server" "$rootfs/usr/local/bin/"
+mkdir -p "$rootfs/etc/gate-stdio"
+printf 'SERVER=/usr/local/bin/stdio_mcp_server\nPORT=0\n' >"$rootfs/etc/gate-stdio/test.env"
+install -d -o "$(in_root id -u gate)" -g "$(in_root id -g gate)" "$rootfs/var/lib/gate-stdio/test"
+stdio_line="$(exec_start gate-stdio@.service | sed -e 's/\${PORT}/0/' -e 's/%i/test/g' \
+  -e 's,\$SERVER,/usr/local/bin/stdio_mcp_server,')"
+start_as_gate gate-stdio $stdio_line
+stdio_pid=$pid stdio_port=$port
+check "gate-stdio@ (unit's ExecStart) runs as gate" runs_as_gate "$stdio_pid"
+check "gate-stdio answers /health through its server" health "$stdio_port" 200 '"status":"ok"'
+
+# gate: the operator points the example at a real upstream (the gate-stdio above) and adds
+# a secrets file beside it, as docs/operations.md says.
+sed -i "s,http://127.0.0.1:3001/mcp,http://127.0.0.1:$stdio_port/mcp," "$rootfs/etc/gate/gate.json"
+install -m 0600 /dev/null "$rootfs/etc/gate/gate.env"
+start_as_gate gate $(exec_start gate.service | sed 's/--port [0-9]*/--port 0/')
+gate_pid=$pid gate_port=$port
+check "gate (unit's ExecStart) runs as gate" runs_as_gate "$gate_pid"
+check "gate answers /health as gate: the gate-stdio upstream up" health "$gate_port" 200 \
+  '"id":"github","status":"up"'
+check "gate stops on SIGTERM, status 0" stops_cleanly "$gate_pid"
+check "gate-stdio stops on SIGTERM, status 0" stops_cleanly "$stdio_pid"
+
+# gate-hooks with the shipped example configuration, its store in its state folder.
+install -D -m 0640 -g "$(in_root id -g gate)" "$rootfs/usr/share/doc/gate-hooks/examples/hooks.json" \
+  "$rootfs/etc/gate-hooks/hooks.json"
+install -d -o "$(in_root id -u gate)" -g "$(in_root id -g gate)" "$rootfs/var/lib/gate-hooks"
+start_as_gate gate-hooks $(exec_start gate-hooks.service | sed 's/--port [0-9]*/--port 0/')
+hooks_pid=$pid hooks_port=$port
+check "gate-hooks (unit's ExecStart) runs as gate" runs_as_gate "$hooks_pid"
+check "gate-hooks answers /health" health "$hooks_port" 200 '"status"'
+check "gate-hooks keeps its store in its state folder" test -s "$rootfs/var/lib/gate-hooks/hooks.db"
+check "gate-hooks stops on SIGTERM, status 0" stops_cleanly "$hooks_pid"
+pids=()
+
+# --- purge ------------------------------------------------------------------------------
+rm -f "$rootfs/usr/local/bin/stdio_mcp_server"
+check "dpkg --purge removes the three packages" in_root dpkg --purge gate gate-stdio gate-hooks
+snapshot >"$work/after"
+check "the root is as it was before the install" diff -u "$work/before" "$work/after"
+
+echo "package-test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
