@@ -157,6 +157,15 @@ void federation::drop(std::size_t upstream, list_kind kind, client_profile profi
     filtered_.clear();
 }
 
+std::vector<std::pair<std::size_t, json::array>> federation::cached(list_kind kind,
+                                                                    client_profile profile) const {
+    std::vector<std::pair<std::size_t, json::array>> out;
+    for (std::size_t i = 0; i < snap_->size(); ++i)
+        if (auto it = cache_.find({i, kind, profile}); it != cache_.end())
+            out.emplace_back(i, it->second.items);
+    return out;
+}
+
 void federation::invalidate_id(const std::string& id) {
     if (auto it = snap_->upstream_by_id.find(id); it != snap_->upstream_by_id.end())
         invalidate(it->second);

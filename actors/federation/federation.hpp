@@ -94,6 +94,10 @@ public:
     void store(std::size_t upstream, protocol::list_kind kind, client_profile profile,
                boost::json::array items, time_point now, std::vector<std::string> sources = {});
     void drop(std::size_t upstream, protocol::list_kind kind, client_profile profile);
+    // Each upstream's cached `kind` list for `profile` as it stands (expired or not),
+    // unfiltered: the console's catalog. Upstreams with none cached are left out.
+    std::vector<std::pair<std::size_t, boost::json::array>> cached(protocol::list_kind kind,
+                                                                   client_profile profile) const;
     void invalidate(std::size_t upstream);
     // The same, by the upstream's id; nothing when this snapshot has no such upstream.
     void invalidate_id(const std::string& id);

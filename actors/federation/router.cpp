@@ -63,6 +63,13 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
             m.reply(routed{m.snap,
                            self->state.of(m.snap, temp).resolve(m.method, std::move(m.params))});
         },
+        [=](read_cached_lists& m) {
+            std::optional<federation> temp;
+            std::vector<fetched_list> lists;
+            for (auto& [upstream, items] : self->state.of(m.snap, temp).cached(m.kind, m.profile))
+                lists.push_back({upstream, std::move(items)});
+            m.reply(std::move(lists));
+        },
         [=](invalidate_upstream& m) {
             // An upstream's list_changed: its lists are stale in every kept snapshot.
             for (auto& f : self->state.recent)

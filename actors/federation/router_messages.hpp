@@ -73,6 +73,15 @@ struct invalidate_upstream {
     std::string upstream; // its id: the same upstream in every snapshot that has it
 };
 
+// What the cache holds now of each upstream's `kind` list for `profile`, unfiltered, for the
+// console's catalog (GET /api/catalog): the upstreams with no list cached are left out.
+struct read_cached_lists {
+    std::shared_ptr<const snapshot> snap;
+    protocol::list_kind kind;
+    protocol::client_profile profile;
+    reply_to<std::vector<fetched_list>> reply;
+};
+
 // A reload: new requests route on the new snapshot with empty caches; requests in flight
 // keep the state of the snapshot they loaded.
 struct replace_snapshot {
@@ -87,3 +96,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::resolve_call)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::page_tasks)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::invalidate_upstream)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::replace_snapshot)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::read_cached_lists)

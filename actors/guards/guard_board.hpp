@@ -6,6 +6,7 @@
 #pragma once
 
 #include "actors/federation/upstream_actor.hpp"
+#include "actors/guards/guard_changes.hpp"
 #include "actors/guards/guard_view.hpp"
 #include "config/model.hpp"
 
@@ -31,8 +32,16 @@ public:
         return view_;
     }
     void publish(std::shared_ptr<const guard_view> v) {
+        auto at = guard_view::time_point::clock::now(); // not the actor's: the io thread reads it
         std::lock_guard lock(mutex_);
+        changes_.note(view_.get(), *v, at);
         view_ = std::move(v);
+    }
+    // The latest breaker and rotation changes of the published views, oldest first (the
+    // console's timeline; guard_changes.hpp).
+    std::vector<guard_change> changes() const {
+        std::lock_guard lock(mutex_);
+        return changes_.list();
     }
     // Null until the supervisor spawned the actor (and between a crash and the respawn).
     upstream_actor actor() const {
@@ -53,8 +62,9 @@ public:
 
 private:
     const config::upstream cfg_;
-    mutable std::mutex mutex_; // held for a pointer copy; never across a call
+    mutable std::mutex mutex_; // held for a pointer copy or a change noted; never across a call
     std::shared_ptr<const guard_view> view_;
+    guard_changes changes_;
     upstream_actor actor_;
     std::function<void()> probe_round_;
 };

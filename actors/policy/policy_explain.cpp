@@ -109,6 +109,7 @@ std::variant<explained, std::string> explain(const policy_world& world, const pr
                        e.own_name, e.client_name};
         if (what.arguments)
             inv.arguments = &*what.arguments;
+        inv.listing = what.listing;
         if (what.method == "tools/call")
             inv.hints = what.hints.value_or(protocol::tool_hints{});
         e.decision = world.policy->decide(caller, inv);

@@ -36,6 +36,9 @@ struct explain_request {
     std::optional<boost::json::object> arguments;
     // A tool's hints as its upstream declares them; MCP's defaults when unknown.
     std::optional<protocol::tool_hints> hints;
+    // Decided as a list shows the item (an allow entry's argument conditions may still hold,
+    // a deny entry's may not: invocation::listing), not as a call with `arguments`.
+    bool listing = false;
 };
 
 struct explained {

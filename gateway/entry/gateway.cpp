@@ -4,6 +4,7 @@
 #include "gateway/entry/entry_services.hpp"
 #include "gateway/entry/gateway_impl.hpp"
 #include "gateway/operations/fault_hooks.hpp"
+#include "gateway/operations/introspection.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/s1_host_origin.hpp"
@@ -117,7 +118,7 @@ gateway::impl::impl(asio::io_context& io_, gateway_parts parts_)
               pipeline::make_upstream_guards({budgets, stats, guard_services, limit_leases.tools}),
               pipeline::make_proxy(call_services),
               pipeline::make_egress(call_services, &decisions)},
-             pipeline::make_audit(guard_services, stats), make_entry_steps(*this)) {
+             pipeline::make_audit(guard_services, stats, &traffic), make_entry_steps(*this)) {
     sessions.set_limits(session_limits_of(doc.server));
     definitions->use(doc);
     icons.learn_through([this](std::shared_ptr<const snapshot> snap, std::size_t upstream) {
@@ -412,8 +413,7 @@ std::optional<pipeline::door> door_of(const config::server& server, std::string_
             return std::nullopt; // 405
         }
     }
-    if ((path == "/api/federation" || path == "/api/explain") && server.introspection_enabled &&
-        verb == http::verb::get)
+    if (is_view_path(path) && server.introspection_enabled && verb == http::verb::get)
         return pipeline::door::view;
     return std::nullopt;
 }
@@ -479,9 +479,7 @@ gateway::impl::respond(http_request& req, beast::tcp_stream& stream, time_point 
         case pipeline::door::view:
             break;
         }
-        if (path == "/api/explain")
-            co_return explain_invocation(rec, req);
-        co_return co_await view_federation(rec);
+        co_return co_await view(rec, req, path);
     }
     if (path == mcp_path) {
         auto reply = error_reply({gateway_error::method_not_allowed,

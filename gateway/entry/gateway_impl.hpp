@@ -21,6 +21,7 @@
 #include "gateway/mcp/subscription_holds.hpp"
 #include "gateway/operations/icon_proxy.hpp"
 #include "gateway/operations/sink_feed.hpp"
+#include "gateway/operations/traffic_history.hpp"
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/gateway_error.hpp"
@@ -78,6 +79,13 @@ struct gateway::impl final : http_handler,
     boost::asio::awaitable<http_reply> view_federation(request_context& rec);
     // GET /api/explain: which rule decides the invocation the query names, for the caller.
     http_reply explain_invocation(const request_context& rec, const http_request& req) const;
+    // The introspection views (is_view_path), once the chain's entry admitted the viewer:
+    // /api/federation, /api/explain, and the console's /api/traffic and /api/catalog
+    // (gateway/operations/introspection_routes.cpp).
+    boost::asio::awaitable<http_reply> view(request_context& rec, const http_request& req,
+                                            std::string_view path);
+    http_reply view_traffic(const request_context& rec) const;
+    boost::asio::awaitable<http_reply> view_catalog(request_context& rec);
 
     // Wiring (gateway/entry/wiring.cpp): an upstream client's session-wide traffic heard here.
     void wire(const std::shared_ptr<upstream_client>& client);
@@ -138,6 +146,8 @@ struct gateway::impl final : http_handler,
     const config::document& doc;
     host_guard guard;
     metrics stats;
+    // The console's short history of requests, kept by the exit (stage 9) on the io thread.
+    traffic_history traffic;
     // The upstreams' icons under gate's origin: lists rewritten, GET /icons/... answered.
     icon_proxy icons{[this](const std::string& upstream, std::string_view reason) {
         stats.icon_dropped(upstream, reason);

@@ -13,9 +13,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gate::transport {
+
+// The authenticated views (stages 2 and 3 admit the viewer: pipeline::door::view).
+inline bool is_view_path(std::string_view path) {
+    return path == "/api/federation" || path == "/api/explain" || path == "/api/traffic" ||
+           path == "/api/catalog";
+}
 
 struct federation_facts {
     const config::document& doc;

@@ -6,11 +6,14 @@
 // are public and carry public configuration only. The old console API paths answer 404.
 #include "actors/policy/policy_explain.hpp"
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/operations/catalog.hpp"
 #include "gateway/operations/console_assets.hpp"
 #include "gateway/operations/introspection.hpp"
+#include "gateway/operations/traffic_report.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_text.hpp"
 #include "protocol/param_headers.hpp"
+#include "transport/bridge.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -129,6 +132,58 @@ http_reply gateway::impl::explain_invocation(const request_context& rec,
     return no_store(http_reply::json(http::status::ok, protocol::json_text(body)));
 }
 
+boost::asio::awaitable<http_reply>
+gateway::impl::view(request_context& rec, const http_request& req, std::string_view path) {
+    if (path == "/api/explain")
+        co_return explain_invocation(rec, req);
+    if (path == "/api/traffic")
+        co_return view_traffic(rec);
+    if (path == "/api/catalog")
+        co_return co_await view_catalog(rec);
+    co_return co_await view_federation(rec);
+}
+
+http_reply gateway::impl::view_traffic(const request_context& rec) const {
+    const auto& view = *rec.view;
+    traffic_facts facts{traffic,
+                        {},
+                        principal_key(rec.caller),
+                        std::chrono::steady_clock::now(),
+                        std::chrono::system_clock::now()};
+    for (std::size_t i = 0; i < view.snap->size() && i < view.clients.size(); ++i) {
+        const auto& u = view.snap->upstream(i);
+        facts.upstreams.push_back({u.id, u.urls, view.clients[i]->board()->changes()});
+    }
+    return no_store(http_reply::json(http::status::ok, protocol::json_text(traffic_report(facts))));
+}
+
+boost::asio::awaitable<http_reply> gateway::impl::view_catalog(request_context& rec) {
+    auto view = rec.view; // the snapshot it loaded, whatever a reload does meanwhile
+    using protocol::list_kind;
+    // gate's own lists first, as for icons (learn_icons): a list not cached yet, or expired,
+    // is fetched; one whose upstream does not answer stays out.
+    request_context side;
+    side.view = view;
+    side.profile = protocol::full_profile;
+    std::vector<fetched_list> cached[3];
+    const list_kind kinds[] = {list_kind::tools, list_kind::prompts, list_kind::resources};
+    for (std::size_t k = 0; k < 3; ++k) {
+        co_await lists.federated(kinds[k], nullptr, {}, side);
+        using lists_t = std::vector<fetched_list>;
+        auto got = co_await ask<lists_t>(actors()->router_for(kinds[k]), [&](reply_to<lists_t> r) {
+            return read_cached_lists{view->snap, kinds[k], protocol::full_profile, std::move(r)};
+        });
+        if (got)
+            cached[k] = std::move(*got);
+    }
+    const auto& snap = *view->snap;
+    policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
+    catalog_facts facts{world, rec.caller ? &*rec.caller : nullptr, std::move(cached[0]),
+                        std::move(cached[1]), std::move(cached[2])};
+    co_return no_store(
+        http_reply::json(http::status::ok, protocol::json_text(catalog_report(facts))));
+}
+
 boost::asio::awaitable<void> gateway::impl::learn_icons(std::shared_ptr<const snapshot> snap,
                                                         std::size_t upstream) {
     auto view = live;
@@ -148,7 +203,7 @@ boost::asio::awaitable<void> gateway::impl::learn_icons(std::shared_ptr<const sn
 std::optional<http_reply> gateway::impl::introspect(const http_request& req,
                                                     std::string_view path) {
     const auto& current = *live->snap->doc;
-    if (path == "/api/federation" && current.server.introspection_enabled)
+    if (is_view_path(path) && current.server.introspection_enabled)
         return only_get(); // a GET entered the chain (respond)
     if (path == "/api/auth-hint" && current.server.introspection_enabled) {
         if (req.method() != http::verb::get)

@@ -4,6 +4,7 @@
 #include "gateway/pipeline/s9_audit.hpp"
 
 #include "gateway/operations/request_tracing.hpp"
+#include "gateway/operations/request_traffic.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 
 #include <chrono>
@@ -35,14 +36,17 @@ std::optional<boost::json::object> audited_owner(const request_context& ctx) {
 
 class audit final : public exit_stage {
 public:
-    audit(audit_services& sinks, metrics& stats) : sinks_(sinks), stats_(stats) {}
+    audit(audit_services& sinks, metrics& stats, traffic_history* traffic)
+        : sinks_(sinks), stats_(stats), traffic_(traffic) {}
     void exit(request_context& ctx) override {
         // A stage that answered early (route's -32043, a guard's -32041) left its outcome in
         // the answer.
         if (ctx.response && !ctx.rejection)
             settle_outcome(ctx, *ctx.response);
-        double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start).count();
+        auto now = std::chrono::steady_clock::now();
+        double seconds = std::chrono::duration<double>(now - ctx.start).count();
+        if (traffic_)
+            count_traffic(*traffic_, ctx, now - ctx.start, now);
         if (ctx.rejection)
             stats_.rejection(*ctx.rejection);
         else
@@ -88,12 +92,14 @@ public:
 private:
     audit_services& sinks_;
     metrics& stats_;
+    traffic_history* traffic_;
 };
 
 } // namespace
 
-std::unique_ptr<exit_stage> make_audit(audit_services& sinks, metrics& stats) {
-    return std::make_unique<audit>(sinks, stats);
+std::unique_ptr<exit_stage> make_audit(audit_services& sinks, metrics& stats,
+                                       traffic_history* traffic) {
+    return std::make_unique<audit>(sinks, stats, traffic);
 }
 
 } // namespace gate::transport::pipeline

@@ -5,6 +5,7 @@
 
 #include "actors/sinks/audit_event.hpp"
 #include "gateway/operations/metrics.hpp"
+#include "gateway/operations/traffic_history.hpp"
 #include "gateway/pipeline/stage.hpp"
 
 #include <memory>
@@ -35,6 +36,8 @@ protected:
     ~audit_services() = default;
 };
 
-std::unique_ptr<exit_stage> make_audit(audit_services& sinks, metrics& stats);
+// `traffic`: the console's short history of each request (null: none kept).
+std::unique_ptr<exit_stage> make_audit(audit_services& sinks, metrics& stats,
+                                       traffic_history* traffic = nullptr);
 
 } // namespace gate::transport::pipeline
