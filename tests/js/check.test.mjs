@@ -6,8 +6,10 @@
 // refuse are bound by the kernel and closed again; the hung upstream never answers and gate's
 // own bound (--timeout-ms) ends the try.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -52,6 +54,15 @@ async function startWebPage() {
   return { url: `http://127.0.0.1:${server.address().port}/mcp`, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
 }
 
+// An https server with a self-signed certificate for 127.0.0.1, which no trust store holds.
+async function startSelfSigned(dir) {
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: dir, stdio: 'pipe' });
+  const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => res.writeHead(500).end());
+  server.on('tlsClientError', () => {});
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `https://127.0.0.1:${server.address().port}/mcp`, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
+}
+
 describe('gate check', { timeout: 120_000 }, () => {
   let dir;
   let everything;
@@ -64,6 +75,7 @@ describe('gate check', { timeout: 120_000 }, () => {
   let source;
   let web;
   let silent;
+  let untrusted;
   let refused; // a port nothing listens on
 
   before(async () => {
@@ -79,12 +91,13 @@ describe('gate check', { timeout: 120_000 }, () => {
       startWebPage(),
       startSilentServer(),
     ]);
+    untrusted = await startSelfSigned(dir);
     source = await startDiscoverySource({ upstreams: [{ id: 'found', url: found.url, namespace: 'found' }] });
     refused = await freePort();
   });
 
   after(async () => {
-    await Promise.all([keyed, found, idp, redis, audit, otlp, source, web].map((s) => s?.stop()));
+    await Promise.all([keyed, found, idp, redis, audit, otlp, source, web, untrusted].map((s) => s?.stop()));
     await silent?.close();
     await everything?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -213,6 +226,10 @@ describe('gate check', { timeout: 120_000 }, () => {
 
   test('an upstream that never answers its handshake', async () => {
     await expectDown(upstream(silent.url), 'upstream', { args: ['--timeout-ms', '300'], detail: /within 300 ms/, hint: /no answer within 300 ms/ });
+  });
+
+  test('an upstream whose TLS certificate gate does not trust', async () => {
+    await expectDown(upstream(untrusted.url), 'upstream', { detail: /certificate verify failed/, hint: /TLS: certificate not trusted/ });
   });
 
   test("an issuer whose key set is unreachable, or not a key set", async () => {

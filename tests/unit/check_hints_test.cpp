@@ -1,0 +1,98 @@
+// gate check's hints and redaction (gateway/program/check_hints): what an operator is told for
+// each kind of failure, and no URL's credentials in anything printed.
+#include "gateway/program/check_hints.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace gate::check;
+using std::chrono::milliseconds;
+
+constexpr milliseconds bound{5000};
+
+TEST(CheckHints, UserinfoIsNeverShown) {
+    EXPECT_EQ(without_userinfo("https://user:pw@host:8443/mcp"), "https://***@host:8443/mcp");
+    EXPECT_EQ(without_userinfo("redis://:pw@127.0.0.1:6379/0"), "redis://***@127.0.0.1:6379/0");
+    EXPECT_EQ(without_userinfo("http://host/a@b"), "http://host/a@b"); // an @ in the path
+    EXPECT_EQ(without_userinfo("http://host:1/mcp"), "http://host:1/mcp");
+    EXPECT_EQ(without_userinfo("not a url"), "not a url");
+    EXPECT_EQ(scrubbed("connect to redis://u:secret@h:1/0 failed; http://x/y: refused"),
+              "connect to redis://***@h:1/0 failed; http://x/y: refused");
+    EXPECT_EQ(scrubbed("no url here"), "no url here");
+    EXPECT_EQ(scrubbed("\"https://a:b@c/d\" and https://e:f@g"),
+              "\"https://***@c/d\" and https://***@g");
+}
+
+TEST(CheckHints, NetworkFailuresReadAlikeForEveryPeer) {
+    auto at = "http://127.0.0.1:9/mcp";
+    EXPECT_EQ(network_hint("cannot connect: Connection refused", at, "the upstream", bound),
+              "connection refused: is the upstream running at http://127.0.0.1:9/mcp?");
+    EXPECT_NE(network_hint("cannot resolve x: Host not found (authoritative)", at, "it", bound)
+                  .find("does not resolve"),
+              std::string::npos);
+    EXPECT_NE(network_hint("TLS handshake failed: certificate verify failed", at, "it", bound)
+                  .find("TLS: certificate not trusted"),
+              std::string::npos);
+    EXPECT_NE(network_hint("TLS handshake failed: wrong version number", at, "it", bound)
+                  .find("is it an https:// server"),
+              std::string::npos);
+    EXPECT_NE(network_hint("upstream did not answer within 300 ms", at, "it", milliseconds(300))
+                  .find("no answer within 300 ms"),
+              std::string::npos);
+    EXPECT_EQ(network_hint("something else", at, "it", bound), "");
+}
+
+TEST(CheckHints, AnUpstreamsHintNamesItsCredential) {
+    gate::config::upstream u;
+    u.auth.strategy = "static";
+    u.auth.secret_ref = "CRM_KEY";
+    u.auth.header = "X-Api-Key";
+    auto h = upstream_hint(u, "http://u/mcp", failure::status, 401, "HTTP 401", bound);
+    EXPECT_EQ(h, "HTTP 401: the upstream refused the credential: check the secret in env CRM_KEY "
+                 "(sent in X-Api-Key)");
+    u.auth = {};
+    u.auth.strategy = "client-credentials";
+    u.auth.token_endpoint = "https://idp/token";
+    u.auth.client_auth_ = gate::config::client_auth{"client_secret_post", "CC_SECRET"};
+    h = upstream_hint(u, "http://u/mcp", failure::credential, 0, "token endpoint failed", bound);
+    EXPECT_NE(h.find("https://idp/token"), std::string::npos);
+    EXPECT_NE(h.find("CC_SECRET"), std::string::npos);
+    u.auth = {};
+    EXPECT_NE(upstream_hint(u, "http://u/mcp", failure::status, 401, "", bound)
+                  .find("wants a credential"),
+              std::string::npos);
+    EXPECT_NE(upstream_hint(u, "http://u/x", failure::status, 404, "", bound).find("/mcp"),
+              std::string::npos);
+    EXPECT_NE(upstream_hint(u, "http://u/mcp", failure::content, 200, "", bound)
+                  .find("not as an MCP server"),
+              std::string::npos);
+}
+
+TEST(CheckHints, EachKindSaysWhatToFix) {
+    EXPECT_NE(key_set_hint("http://idp/jwks", failure::content, 200, "", bound).find("JWK set"),
+              std::string::npos);
+    EXPECT_NE(key_set_hint("http://idp/jwks", failure::status, 404, "", bound).find("jwksUri"),
+              std::string::npos);
+    EXPECT_NE(store_hint("redis://h:1/0", "REDIS_URL", failure::content,
+                         "WRONGPASS invalid username-password pair", bound)
+                  .find("password in REDIS_URL"),
+              std::string::npos);
+    EXPECT_NE(receiver_hint(true, "http://c/v1/traces", failure::status, 404, "", bound)
+                  .find("otlpEndpoint"),
+              std::string::npos);
+    EXPECT_NE(receiver_hint(false, "http://r/a", failure::status, 401, "", bound).find("headers"),
+              std::string::npos);
+    EXPECT_NE(
+        receiver_hint(false, "http://r/a", failure::status, 400, "", bound).find("empty batch"),
+        std::string::npos);
+    gate::config::discovery d;
+    d.url = "http://reg/r";
+    d.bearer_secret_ref = "REG_TOKEN";
+    EXPECT_NE(discovery_hint(d, failure::status, 401, "", bound).find("REG_TOKEN"),
+              std::string::npos);
+    EXPECT_NE(discovery_hint(d, failure::content, 200, "", bound).find("fix it at the source"),
+              std::string::npos);
+}
+
+} // namespace
