@@ -102,10 +102,13 @@ std::string network_hint(std::string_view message, std::string_view target, std:
 std::string upstream_hint(const config::upstream& u, std::string_view target, failure f, int status,
                           std::string_view message, std::chrono::milliseconds timeout) {
     const auto& a = u.auth;
-    if (f == failure::credential)
+    if (f == failure::credential) {
+        auto net = network_hint(message, a.token_endpoint, "the token endpoint", timeout);
         return "gate could not get its token from " + a.token_endpoint +
                ": check auth.tokenEndpoint, auth.clientId and the client secret in env " +
-               (a.client_auth_ ? a.client_auth_->secret_ref : std::string("(none)"));
+               (a.client_auth_ ? a.client_auth_->secret_ref : std::string("(none)")) +
+               (net.empty() ? "" : "; " + net);
+    }
     if (f == failure::status && (status == 401 || status == 403)) {
         auto code = "HTTP " + std::to_string(status) + ": ";
         if (a.strategy == "static")

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { freePort } from './lib/free-port.mjs';
+import { json, startFormEndpoint } from './lib/form-endpoint.mjs';
 import {
   runGate,
   startAuditReceiver,
@@ -28,14 +29,17 @@ import {
 } from './lib/index.mjs';
 
 const API_KEY = 'api-key-value-5e1c';
+const CC_SECRET = 'cc-secret-value-20a9';
+const CC_TOKEN = 'cc-token-value-77d0';
 const RESOURCE = 'https://gate.example/mcp';
 
-// A proxy in front of an MCP server that lets through only requests carrying X-Api-Key: API_KEY
-// and answers 401 to the rest, as an upstream guarding itself with a key does.
-async function startKeyedProxy(targetUrl) {
+// A proxy in front of an MCP server that lets through only requests whose headers `admits`
+// (X-Api-Key: API_KEY by default) and answers 401 to the rest, as an upstream guarding itself
+// with a key does.
+async function startKeyedProxy(targetUrl, admits = (h) => h['x-api-key'] === API_KEY) {
   const target = new URL(targetUrl);
   const server = http.createServer((req, res) => {
-    if (req.headers['x-api-key'] !== API_KEY) return res.writeHead(401, { 'content-type': 'text/plain' }).end('who are you?');
+    if (!admits(req.headers)) return res.writeHead(401, { 'content-type': 'text/plain' }).end('who are you?');
     const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (up) => {
       res.writeHead(up.statusCode, up.headers);
       up.pipe(res);
@@ -67,6 +71,8 @@ describe('gate check', { timeout: 120_000 }, () => {
   let dir;
   let everything;
   let keyed;
+  let ccGuarded; // wants the token the token endpoint issues for CC_SECRET
+  let tokens;
   let found; // the upstream the discovery source serves
   let idp;
   let redis;
@@ -92,12 +98,16 @@ describe('gate check', { timeout: 120_000 }, () => {
       startSilentServer(),
     ]);
     untrusted = await startSelfSigned(dir);
+    ccGuarded = await startKeyedProxy(everything.url, (h) => h.authorization === `Bearer ${CC_TOKEN}`);
+    tokens = await startFormEndpoint((form, res) =>
+      form.client_secret === CC_SECRET ? json(res, 200, { access_token: CC_TOKEN, token_type: 'Bearer', expires_in: 3600 }) : json(res, 401, { error: 'invalid_client' }),
+    );
     source = await startDiscoverySource({ upstreams: [{ id: 'found', url: found.url, namespace: 'found' }] });
     refused = await freePort();
   });
 
   after(async () => {
-    await Promise.all([keyed, found, idp, redis, audit, otlp, source, web, untrusted].map((s) => s?.stop()));
+    await Promise.all([keyed, ccGuarded, tokens, found, idp, redis, audit, otlp, source, web, untrusted].map((s) => s?.stop()));
     await silent?.close();
     await everything?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -134,6 +144,7 @@ describe('gate check', { timeout: 120_000 }, () => {
     for (const other of r.rows) if (other !== bad) assert.equal(other.status, 'ok', JSON.stringify(other));
     return r;
   }
+  const ccAuth = (tokenEndpoint) => ({ strategy: 'client-credentials', tokenEndpoint, clientId: 'gate', clientAuth: { type: 'client_secret_post', secretRef: 'CC_SECRET' } });
   const upstream = (url) => ({ upstreams: [{ id: 'up', url, namespace: 'up' }] });
   // Beside the thing under test, one upstream that answers (a document names at least one).
   const answering = () => [{ id: 'ev', url: everything.url, namespace: 'ev' }];
@@ -143,6 +154,7 @@ describe('gate check', { timeout: 120_000 }, () => {
       upstreams: [
         { id: 'ev', url: everything.url, namespace: 'ev' },
         { id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY', header: 'X-Api-Key' } },
+        { id: 'cc', url: ccGuarded.url, namespace: 'cc', auth: ccAuth(tokens.url) },
         { id: 'mine', url: `http://127.0.0.1:${refused}/mcp`, namespace: 'mine', auth: { strategy: 'passthrough' } },
       ],
       auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
@@ -151,12 +163,13 @@ describe('gate check', { timeout: 120_000 }, () => {
       tracing: { otlpEndpoint: otlp.url, serviceName: 'gate-check' },
       discovery: { url: source.url, intervalMs: 60000 },
     };
-    const r = await check(config, { env: { API_KEY } });
+    const r = await check(config, { env: { API_KEY, CC_SECRET } });
     assert.equal(r.code, 0, r.out + r.stderr);
     const kinds = r.rows.map((x) => `${x.kind} ${x.name} ${x.status}`);
     assert.deepEqual(kinds, [
       'upstream ev ok',
       'upstream keyed ok',
+      'upstream cc ok',
       'upstream mine skipped',
       `issuer ${idp.issuer} ok`,
       'store /server/redisUrl ok',
@@ -213,6 +226,17 @@ describe('gate check', { timeout: 120_000 }, () => {
   test('an upstream that refuses a wrong credential (HTTP 401)', async () => {
     const config = { upstreams: [{ id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY', header: 'X-Api-Key' } }] };
     await expectDown(config, 'upstream', { env: { API_KEY: 'wrong' }, detail: /HTTP 401/, hint: /check the secret in env API_KEY/ });
+  });
+
+  test('an upstream whose token endpoint gives gate no token', async () => {
+    const config = (tokenEndpoint) => ({ upstreams: [{ id: 'cc', url: ccGuarded.url, namespace: 'cc', auth: ccAuth(tokenEndpoint) }] });
+    const r = await expectDown(config(tokens.url), 'upstream', {
+      env: { CC_SECRET: 'wrong-secret-3b' },
+      detail: /token endpoint/,
+      hint: /gate could not get its token from http:\/\/127\.0\.0\.1:\d+\/token: check auth\.tokenEndpoint, auth\.clientId and the client secret in env CC_SECRET/,
+    });
+    assert.ok(!r.out.includes('wrong-secret-3b'));
+    await expectDown(config(`http://127.0.0.1:${refused}/token`), 'upstream', { env: { CC_SECRET }, detail: /Connection refused/, hint: /gate could not get its token .*; connection refused: is the token endpoint running at/ });
   });
 
   test('an upstream whose secret is not in the environment is down without a try', async () => {
