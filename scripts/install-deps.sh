@@ -18,6 +18,7 @@ packages=(
   postgresql  # a real PostgreSQL 15 for the gate-hooks tests (started by the tests, not as a service)
   prometheus  # promtool: the /metrics exposition, the alerting rules and their fixtures (config/prometheus)
   chromium    # the gate-hooks console page is driven headless in tests (playwright-core)
+  dpkg-dev lintian mmdebstrap  # the Debian packages built, checked and installed into a Debian 12 root (tests/debian)
   ca-certificates curl procps openssl git
 )
 

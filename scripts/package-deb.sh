@@ -43,10 +43,10 @@ rm -f "$out"/*.deb
 # names). Fails when the unit no longer reads as expected, rather than ship it half-changed.
 packaged_unit() {
   local unit=$1 to=$2
-  grep -q '^ExecStart=/usr/local/bin/' "$unit" && grep -q '^DynamicUser=yes$' "$unit" || {
+  if ! grep -q '^ExecStart=/usr/local/bin/' "$unit" || ! grep -q '^DynamicUser=yes$' "$unit"; then
     echo "package-deb: $unit has no ExecStart=/usr/local/bin/... or DynamicUser=yes" >&2
     exit 1
-  }
+  fi
   sed -e 's,/usr/local/bin/,/usr/bin/,g' -e 's,^DynamicUser=yes$,User=gate\nGroup=gate,' \
     "$unit" >"$to"
 }
@@ -93,14 +93,14 @@ stage_package() {
 
 # Finishes a staged package: control (Depends from the binary's libraries), md5sums, the .deb.
 build_package() {
-  local package=$1 dir="$work/debian/$1" shlibs size
+  local package=$1 extra=$2 dir="$work/debian/$1" shlibs size
   printf 'Source: gate\n\nPackage: %s\nArchitecture: any\n' "$package" >"$work/debian/control"
   shlibs="$(cd "$work" && dpkg-shlibdeps -O "debian/$package/usr/bin/"* |
     sed -n 's/^shlibs:Depends=//p')"
   size="$(du -sk --exclude=DEBIAN "$dir" | cut -f1)"
   {
     sed -e "s|@PACKAGE@|$package|" -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" \
-      -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|adduser, $shlibs|" "$src/control.in"
+      -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|adduser, $extra$shlibs|" "$src/control.in"
     cat "$src/$package.description"
   } >"$dir/DEBIAN/control"
   if [ -d "$dir/etc" ]; then
@@ -124,16 +124,17 @@ stage_package gate "$build/gate" gate.service gate.service "/etc/gate"
 install -d "$work/debian/gate/etc/gate" "$work/debian/gate/usr/share/doc/gate/examples"
 install -m 0644 "$root/config/examples/federation.json" "$work/debian/gate/etc/gate/gate.json"
 install -m 0644 "$root/config/examples/"*.json "$work/debian/gate/usr/share/doc/gate/examples/"
-build_package gate
+# gate.service reloads with /bin/kill (procps).
+build_package gate "procps, "
 
 stage_package gate-stdio "$build/shim/gate-stdio" gate-stdio@.service "gate-stdio@*.service" \
   "/etc/gate-stdio /var/lib/gate-stdio"
 install -d "$work/debian/gate-stdio/usr/share/doc/gate-stdio/examples"
 install -m 0644 "$src/examples/everything.env" "$work/debian/gate-stdio/usr/share/doc/gate-stdio/examples/"
-build_package gate-stdio
+build_package gate-stdio ""
 
 stage_package gate-hooks "$build/gate-hooks" gate-hooks.service gate-hooks.service \
   "/etc/gate-hooks /var/lib/gate-hooks"
 install -d "$work/debian/gate-hooks/usr/share/doc/gate-hooks/examples"
 install -m 0644 "$src/examples/hooks.json" "$work/debian/gate-hooks/usr/share/doc/gate-hooks/examples/"
-build_package gate-hooks
+build_package gate-hooks ""

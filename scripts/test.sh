@@ -18,3 +18,4 @@ node22="$(bash scripts/setup-node.sh | tail -n 1)"
 stage "release e2e" env GATE_BIN="$root/build/gate" GATE_STDIO_BIN="$root/build/shim/gate-stdio" \
   GATE_HOOKS_BIN="$root/build/gate-hooks" GATE_STDIO_TEST_SERVER="$root/build/tests/support/stdio_mcp_server" \
   NODE22="$node22" bash tests/js/run.sh
+stage "debian package" bash tests/debian/package-test.sh  # the .debs in a Debian 12 root (issue 36)
