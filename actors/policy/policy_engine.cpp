@@ -141,9 +141,18 @@ bool policy_engine::covers(const entry& e, const invocation& what, bool deny) {
                        [&](const argument_match& c) { return c.holds(what.arguments, deny); });
 }
 
+namespace {
+thread_local std::uint64_t walks = 0;
+} // namespace
+
+std::uint64_t policy_engine::walks_on_this_thread() {
+    return walks;
+}
+
 template <class Refuses, class Grants>
 policy_decision policy_engine::first_match(const principal* caller, std::string_view server,
                                            Refuses&& refuses, Grants&& grants, bool step_up) const {
+    ++walks;
     auto selects = [&](const rule& r) {
         if (!r.subjects)
             return selection::yes;

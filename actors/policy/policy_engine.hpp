@@ -95,6 +95,11 @@ public:
     // else: two callers with the same key get the same decisions (policy_memo).
     void append_principal_key(std::string& key, const principal* caller) const;
 
+    // The walks of the rules (decide, decide_server_request, decide_task) this thread has
+    // made, of any engine: what a memo saves and a hot path costs, counted for tests and
+    // benchmarks. Thread-local, so no thread's walk waits on another's count.
+    static std::uint64_t walks_on_this_thread();
+
     std::size_t rules() const { return rules_.size(); }
     bool default_allows() const { return default_allow_; }
     // Whether any entry tests a call's arguments (a decision then depends on them) or a

@@ -30,29 +30,29 @@ request_context lister_of(const request_context& rec) {
     return side;
 }
 
-// A tools/call whose name no namespace owns, in a federation (passthrough has no namespaces).
-bool is_bare_tool_name(std::string_view method, const json::object& params,
-                       const request_context& rec) {
-    if (method != "tools/call" || rec.view->snap->codec.passthrough())
-        return false;
-    auto* name = params.if_contains("name");
-    return name && name->is_string() && !rec.view->snap->codec.decode(name->get_string());
-}
+// What is asked of a tools/call's name before it is routed, its name decoded once: whether no
+// namespace owns it (in a federation: passthrough decodes every name), and whether gate has
+// never listed the tools of the upstream it names while a decision needs them: the policy
+// tests their annotations, or its definitions are pinned with `block`. It lists them before
+// the call is decided, so a tool is judged by what it declares, not by MCP's cautious
+// defaults, and a changed tool is withheld from its first call on (named).
+struct tool_call_name {
+    bool bare = false;
+    std::optional<std::size_t> list_first; // the upstream whose tools are listed first
+};
 
-// Whether gate has never listed the tools of the upstream this tools/call names and a decision
-// needs them: the policy tests their annotations, or its definitions are pinned with `block`.
-// It lists them before the call is decided, so a tool is judged by what it declares, not by
-// MCP's cautious defaults, and a changed tool is withheld from its first call on (named).
-bool needs_tool_list(std::string_view method, const json::object& params,
-                     const request_context& rec) {
+tool_call_name read_tool_call(std::string_view method, const json::object& params,
+                              const request_context& rec) {
+    tool_call_name out;
     if (method != "tools/call")
-        return false;
+        return out;
     auto* name = params.if_contains("name");
     if (!name || !name->is_string())
-        return false;
+        return out;
     auto d = rec.view->snap->codec.decode(name->get_string());
+    out.bare = !d;
     if (!d || d->upstream >= rec.view->clients.size())
-        return false;
+        return out;
     const auto& client = *rec.view->clients[d->upstream];
     // A `block` pin judges a tool by its listed definition too. Whether anything needs the
     // list first, then whether it is wanted: a call that needs none reads no clock.
@@ -60,7 +60,9 @@ bool needs_tool_list(std::string_view method, const json::object& params,
     bool needed =
         client.blocks_changed_tools() ||
         (policy && policy->reads_annotations_of(rec.view->snap->upstream(d->upstream).id));
-    return needed && client.tools_list_wanted(std::chrono::steady_clock::now());
+    if (needed && client.tools_list_wanted(std::chrono::steady_clock::now()))
+        out.list_first = d->upstream;
+    return out;
 }
 
 pipeline::routing settle_route(std::variant<route, route_error> outcome, const json::value& id,
@@ -78,7 +80,7 @@ pipeline::routing settle_route(std::variant<route, route_error> outcome, const j
 std::optional<pipeline::routing> call_routes::by_name(const std::string& method,
                                                       const json::value& id, json::object& params,
                                                       request_context& rec) {
-    if (is_bare_tool_name(method, params, rec) || needs_tool_list(method, params, rec))
+    if (auto call = read_tool_call(method, params, rec); call.bare || call.list_first)
         return std::nullopt; // resolved against the caller's tools list, or listed first (named)
     auto named = resolve_by_name(*rec.view->snap, method, params);
     if (!named)
@@ -98,38 +100,38 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     const auto& client = *rec.view->clients[r->upstream];
     if (const auto& policy = rec.view->snap->policy; policy && policy->reads_annotations())
         rec.tool_hints = client.tool_hints(own).value_or(protocol::tool_hints{});
-    // A caller refused the tool is refused by the stages after this one as for any tool.
-    if (!may_call_tool(rec, r->upstream, own, r->name))
-        return routed;
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
-    if (const auto* why = client.withheld_tool(own)) {
-        rec.name = r->name;
-        return refusal_with(
-            rec, id, gateway_error::definition_withheld,
+    std::optional<std::pair<gateway_error, std::string>> refused;
+    if (const auto* why = client.withheld_tool(own))
+        refused.emplace(
+            gateway_error::definition_withheld,
             protocol::gateway_error_text(gateway_error::definition_withheld, {r->name, *why}));
-    }
-    if (const auto* why = client.dropped_tool(own)) {
-        rec.name = r->name;
-        return refusal_with(rec, id, gateway_error::invalid_params,
-                            "tool \"" + r->name +
-                                "\" is left out of the lists and not called: its x-mcp-header "
-                                "definition is invalid (" +
-                                protocol::printable(*why, 400) + ")");
-    }
-    if (!client.app_only(own) || (resolver_.profile_of(rec) & protocol::profile_bit::ui))
-        return routed;
-    rec.name = r->name;
-    return refusal_with(rec, id, gateway_error::invalid_params,
+    else if (const auto* dropped = client.dropped_tool(own))
+        refused.emplace(gateway_error::invalid_params,
+                        "tool \"" + r->name +
+                            "\" is left out of the lists and not called: its x-mcp-header "
+                            "definition is invalid (" +
+                            protocol::printable(*dropped, 400) + ")");
+    else if (client.app_only(own) && !(resolver_.profile_of(rec) & protocol::profile_bit::ui))
+        refused.emplace(gateway_error::invalid_params,
                         "tool \"" + r->name +
                             "\" is for MCP Apps views only (_meta.ui.visibility without "
                             "\"model\"), and this client declared no "
                             "io.modelcontextprotocol/ui extension to run them");
+    // A caller refused the tool is refused by the stages after this one as for any tool, told
+    // nothing of it first. Asked only of a tool one of these refusals applies to: any other
+    // routed call goes on either way, and stage 5 decides its policy, once (issue 35).
+    if (!refused || !may_call_tool(rec, r->upstream, own, r->name))
+        return routed;
+    rec.name = r->name;
+    return refusal_with(rec, id, refused->first, std::move(refused->second));
 }
 
 asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
                                                       const json::value& id, json::object params,
                                                       request_context& rec) {
-    if (is_bare_tool_name(method, params, rec)) {
+    auto call = read_tool_call(method, params, rec);
+    if (call.bare) {
         // A name no namespace owns is the one its upstream knows, when exactly one of the
         // caller's tools has it: an MCP App's view calls its server's tools so. The call then
         // goes on under that namespaced name, policy and all (docs/apps.md).
@@ -153,9 +155,8 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
         if (auto r = resolve_by_name(*rec.view->snap, method, params))
             co_return for_this_client(method, id, settle_route(std::move(*r), id, rec), rec);
     } else {
-        if (needs_tool_list(method, params, rec)) {
-            auto d = rec.view->snap->codec.decode(params.at("name").get_string());
-            rec.view->clients[d->upstream]->tools_list_tried(std::chrono::steady_clock::now());
+        if (call.list_first) {
+            rec.view->clients[*call.list_first]->tools_list_tried(std::chrono::steady_clock::now());
             co_await learn_names(method, rec);
         }
         if (auto routed_by_name = by_name(method, id, params, rec))

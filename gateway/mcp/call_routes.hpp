@@ -58,9 +58,10 @@ private:
     // upstream name it is.
     boost::asio::awaitable<std::vector<std::string>> bare_name_candidates(const std::string& bare,
                                                                           request_context& rec);
-    // A route, unless it is a tools/call of a tool gate left out of its lists (an invalid
-    // x-mcp-header definition), or of one only an App's view may call by a client that runs
-    // no views: then its refusal.
+    // A route, unless it is a tools/call of a tool gate left out of its lists (withheld under
+    // a `block` pin, or an invalid x-mcp-header definition), or of one only an App's view may
+    // call by a client that runs no views, by a caller the policy lets call it: then its
+    // refusal. The policy is asked only of such a tool; any other is stage 5's to decide.
     pipeline::routing for_this_client(const std::string& method, const boost::json::value& id,
                                       pipeline::routing routed, request_context& rec);
 

@@ -190,8 +190,10 @@ public:
         state_.tools.judge_again();
         state_.tools_list_tried = {};
     }
-    // Pinned definitions: judged at each tools list gate fetches (set once, before the first).
+    // Pinned definitions: judged at each tools list gate fetches (set before the first, and
+    // again at each reload once the watch has the new document).
     void watch_definitions(std::shared_ptr<definition_watch> watch) {
+        state_.blocks_changed = watch && watch->mode_of(state_.cfg) == pin_mode::block;
         state_.definitions = std::move(watch);
     }
     // Why `tool` (its own name) is withheld under a `block` pin, or nullptr; whether the pin
@@ -199,9 +201,7 @@ public:
     const std::string* withheld_tool(const std::string& tool) const {
         return state_.tools.withheld(tool);
     }
-    bool blocks_changed_tools() const {
-        return state_.definitions && state_.definitions->mode_of(state_.cfg) == pin_mode::block;
-    }
+    bool blocks_changed_tools() const { return state_.blocks_changed; }
     // The tool (its own name) `is_it` accepts, and its annotations, among those known.
     const std::pair<const std::string, protocol::param_headers>*
     param_headers_where(const std::function<bool(std::string_view)>& is_it) const {

@@ -43,6 +43,9 @@ struct upstream_state {
     listed_tools tools;
     // Pinned definitions, judged at each tools list (null: none, as in unit tests).
     std::shared_ptr<definition_watch> definitions;
+    // Its pin is `block`: resolved when the watch is set, at start and at each reload (the
+    // mode changes only with the document), not on every call.
+    bool blocks_changed = false;
     std::chrono::steady_clock::time_point tools_relearnt{};   // after a -32020, at most every 10 s
     std::chrono::steady_clock::time_point tools_list_tried{}; // before a call that needs them
     // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions

@@ -69,6 +69,12 @@ describe('Mcp-Param-* headers through gate', { timeout: 120_000 }, () => {
       assert.deepEqual(names, ['p__plain', 'p__regional']);
       const regional = r.json.result.tools.find((t) => t.name === 'p__regional');
       assert.equal(regional.inputSchema.properties.region['x-mcp-header'], 'Region');
+      // A call of the dropped tool says why and is not sent.
+      const sent = calls().length;
+      const broken = await post(gate.url, rpc('tools/call', { name: 'p__broken', arguments: {} }), session.headers);
+      assert.equal(broken.json.error?.code, -32602, JSON.stringify(broken.json));
+      assert.match(broken.json.error.message, /^tool "p__broken" is left out of the lists and not called: its x-mcp-header definition is invalid \(x-mcp-header is allowed only on a property reached from the root/);
+      assert.equal(calls().length, sent);
     } finally {
       await closeRawSession(gate.url, session);
     }

@@ -4,8 +4,12 @@
 // noted, a method the names do not route left to the router; the router's route for a URI, its
 // silence refused; and a URI whose owner the router does not know yet: the resource lists and
 // templates fetched once as gate's own (the caller carried on a side request, its upstream
-// calls counted on the caller's), then routed again, and refused when still unknown.
+// calls counted on the caller's), then routed again, and refused when still unknown. A routed
+// tools/call's policy is decided once, by stage 5: routing asks it nothing of a tool no
+// refusal of its own applies to.
+#include "actors/policy/policy_engine.hpp"
 #include "gateway/mcp/call_routes.hpp"
+#include "gateway/pipeline/s5_authorize.hpp"
 #include "protocol/json_rpc.hpp"
 #include "tests/unit/stage_rig.hpp"
 
@@ -288,6 +292,70 @@ TEST_F(call_routing, an_alias_still_not_reversed_after_the_lists_is_refused_sayi
     EXPECT_NE(ctx.error->find("could not fetch"), std::string::npos);
     EXPECT_EQ(resolver.asked.size(), 2u);
     EXPECT_EQ(lists_asked("plan prompts/list"), 1u) << "learnt once";
+}
+
+// Alice may call echo on up-b; with `conditions` only with a message, a decision that reads
+// the call's arguments (the memo does not keep it: each call walks the rules).
+struct routed_call_policy : call_routing {
+    std::unique_ptr<pipeline::stage> authorize = pipeline::make_authorize("", nullptr);
+
+    void alice_may_echo(bool conditions) {
+        config::rule r;
+        r.id = "alice";
+        r.subjects = config::subjects{};
+        r.subjects->subs = {"alice"};
+        config::grant echo{"up-b", {"tools/call"}, {"echo"}};
+        if (conditions) {
+            config::argument_condition message;
+            message.pointer = "/message";
+            message.present = true;
+            echo.arguments.push_back(message);
+        }
+        r.allow.push_back(echo);
+        config::policy p;
+        p.rules.push_back(r);
+        doc->policy = p;
+        load();
+    }
+    // A tools/call of b__echo by alice routed (stage 4) and authorized (stage 5) as the chain
+    // runs them: the walks of the rules each stage cost.
+    std::pair<std::uint64_t, std::uint64_t> walks_of_a_call() {
+        auto view = ctx.view;
+        ctx = request_context{};
+        ctx.view = view; // one snapshot, one engine, as requests between reloads share
+        ctx.caller = std::make_shared<const principal>(principal{"alice", "idp", {}, {}});
+        ctx.method = "tools/call";
+        ctx.id = 7;
+        json::object params{{"name", "b__echo"}, {"arguments", {{"message", "hi"}}}};
+        auto start = policy_engine::walks_on_this_thread();
+        auto r = routes.by_name("tools/call", 7, params, ctx);
+        auto routed_at = policy_engine::walks_on_this_thread();
+        EXPECT_TRUE(r && std::holds_alternative<route>(*r)) << "routed at once";
+        if (!r || !std::holds_alternative<route>(*r))
+            return {routed_at - start, 0};
+        ctx.target = std::get<route>(std::move(*r));
+        ctx.name = ctx.target->name;
+        EXPECT_EQ(drive(authorize->run(ctx)).verdict, pipeline::verdict::proceed);
+        EXPECT_EQ(ctx.decision, "allow");
+        return {routed_at - start, policy_engine::walks_on_this_thread() - routed_at};
+    }
+};
+
+TEST_F(routed_call_policy, a_decision_on_arguments_walks_the_rules_once_per_call) {
+    alice_may_echo(true);
+    for (int call = 0; call < 3; ++call) {
+        auto [routing, authorizing] = walks_of_a_call();
+        EXPECT_EQ(routing, 0u) << "call " << call << ": routing decides nothing";
+        EXPECT_EQ(authorizing, 1u) << "call " << call;
+    }
+}
+
+TEST_F(routed_call_policy, a_remembered_decision_walks_the_rules_at_the_first_call_only) {
+    alice_may_echo(false);
+    auto first = walks_of_a_call();
+    EXPECT_EQ(first, (std::pair<std::uint64_t, std::uint64_t>{0, 1}));
+    auto second = walks_of_a_call();
+    EXPECT_EQ(second, (std::pair<std::uint64_t, std::uint64_t>{0, 0})) << "stage 5's memo";
 }
 
 } // namespace
