@@ -407,9 +407,18 @@ void metrics::tenant_request(const std::string& tenant, protocol::outcome outcom
 }
 
 void metrics::policy_decision(std::string_view decision, const std::optional<std::string>& rule) {
-    policy_decisions_
-        .Add({{"decision", std::string(decision)}, {"rule", rule ? *rule : std::string()}})
-        .Increment();
+    // Every authorized request counts one: the series is looked up in a map of its own (rule
+    // ids are the configuration's, few), not by Family::Add's label set (2,400 instructions).
+    std::string key(decision);
+    key += '\n';
+    if (rule)
+        key += *rule;
+    std::lock_guard lock(mutex_);
+    auto [it, made] = policy_series_.try_emplace(std::move(key), nullptr);
+    if (made)
+        it->second = &policy_decisions_.Add(
+            {{"decision", std::string(decision)}, {"rule", rule ? *rule : std::string()}});
+    it->second->Increment();
 }
 
 void metrics::definition_change(const std::string& upstream, std::string_view change,

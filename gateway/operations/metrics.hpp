@@ -180,9 +180,10 @@ private:
     prometheus::Gauge* shared_up_ = nullptr;
     prometheus::Histogram& fanout_;
     std::unique_ptr<budget_gauges> budgets_;
-    std::mutex mutex_; // guards the two maps below
+    std::mutex mutex_; // guards the three maps below
     std::unordered_map<std::string_view, method_series> methods_;
     std::unordered_map<std::string, upstream_series> upstreams_;
+    std::unordered_map<std::string, prometheus::Counter*> policy_series_; // "decision\nrule"
 };
 
 // MCP methods are client-chosen strings: unknown ones share one label value so a client
