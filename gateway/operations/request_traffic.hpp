@@ -1,8 +1,9 @@
 // What the exit (stage 9) tells the console's traffic history of each request
 // (traffic_history.hpp): its outcome and latency under its upstream's series (unrouted for a
 // request no single upstream answered), and a refusal with its method, name, rule and whose it
-// was. Inline: the exit runs it for every request, and its common path is a comparison, a
-// pointer's load and two increments.
+// was. The exit runs it for every request: the common path (a routed call of the configuration
+// followed, no refusal) is inline, a comparison of versions and of the upstream's id, a
+// pointer's load and two increments; a reload's first request and refusals go out of line.
 #pragma once
 
 #include "gateway/operations/traffic_history.hpp"
@@ -10,31 +11,24 @@
 
 namespace gate::transport {
 
-inline std::size_t traffic_slot(traffic_history& t, const request_context& ctx) {
-    if (!ctx.upstream || !ctx.view || !ctx.view->snap)
-        return traffic_history::unrouted;
-    const auto& snap = *ctx.view->snap;
-    if (!t.followed() || snap.version > t.version()) {
-        std::vector<std::string> ids; // a reload's first request (rare)
-        for (std::size_t i = 0; i < snap.size(); ++i)
-            ids.push_back(snap.upstream(i).id);
-        t.follow(snap.version, ids);
-    }
-    if (ctx.target)
-        return t.slot(snap.version, ctx.target->upstream, *ctx.upstream);
-    return t.slot_of(*ctx.upstream);
-}
+// The series of the request's upstream, following a newer configuration first (rare).
+std::size_t traffic_slot_slowly(traffic_history& t, const request_context& ctx);
+// A refused request, with whose it was (principal_key).
+void note_refusal(traffic_history& t, const request_context& ctx, traffic_history::time_point now);
 
 inline void count_traffic(traffic_history& t, const request_context& ctx,
                           traffic_history::duration took, traffic_history::time_point now) {
-    t.record(traffic_slot(t, ctx), ctx.outcome, took, now);
-    if (!traffic_history::is_refusal(ctx.outcome))
-        return;
-    t.refused(now, ctx.rejection ? std::string_view("http") : std::string_view(ctx.method),
-              ctx.name ? std::string_view(*ctx.name) : std::string_view(),
-              ctx.upstream ? std::string_view(*ctx.upstream) : std::string_view(), ctx.outcome,
-              ctx.rule_id ? std::string_view(*ctx.rule_id) : std::string_view(),
-              ctx.caller ? principal_key(ctx.caller) : std::string());
+    auto slot = traffic_history::unrouted;
+    if (ctx.upstream) {
+        const auto* snap = ctx.view ? ctx.view->snap.get() : nullptr;
+        if (snap && ctx.target && t.followed() && snap->version == t.version())
+            slot = t.slot(snap->version, ctx.target->upstream, *ctx.upstream);
+        else
+            slot = traffic_slot_slowly(t, ctx);
+    }
+    t.record(slot, ctx.outcome, took, now);
+    if (traffic_history::is_refusal(ctx.outcome)) [[unlikely]]
+        note_refusal(t, ctx, now);
 }
 
 } // namespace gate::transport

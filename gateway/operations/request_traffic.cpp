@@ -1,0 +1,29 @@
+#include "gateway/operations/request_traffic.hpp"
+
+namespace gate::transport {
+
+std::size_t traffic_slot_slowly(traffic_history& t, const request_context& ctx) {
+    if (!ctx.upstream || !ctx.view || !ctx.view->snap)
+        return traffic_history::unrouted;
+    const auto& snap = *ctx.view->snap;
+    if (!t.followed() || snap.version > t.version()) {
+        std::vector<std::string> ids; // a reload's first request
+        for (std::size_t i = 0; i < snap.size(); ++i)
+            ids.push_back(snap.upstream(i).id);
+        t.follow(snap.version, ids);
+    }
+    if (ctx.target)
+        return t.slot(snap.version, ctx.target->upstream, *ctx.upstream);
+    return t.slot_of(*ctx.upstream); // not routed by name (tasks, a passthrough initialize)
+}
+
+void note_refusal(traffic_history& t, const request_context& ctx, traffic_history::time_point now) {
+    auto text = [](const std::optional<std::string>& s) {
+        return s ? std::string_view(*s) : std::string_view();
+    };
+    t.refused(now, ctx.rejection ? std::string_view("http") : std::string_view(ctx.method),
+              text(ctx.name), text(ctx.upstream), ctx.outcome, text(ctx.rule_id),
+              principal_key(ctx.caller));
+}
+
+} // namespace gate::transport
