@@ -35,11 +35,11 @@ public:
                                                              : std::nullopt;
         // Waits only to pin a minted task, merge a list, open a session, ask the hook or judge
         // what the answer asks the client.
+        bool input = answered_upstream && judges_input_requests(ctx, hooks_);
         if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
             (m == "initialize" && !ctx.modern) ||
-            (answered_upstream && ctx.hook_at_result && hooks_) ||
-            (answered_upstream && judges_input_requests(ctx, hooks_)))
-            return finish_waiting(ctx, std::move(minted));
+            (answered_upstream && ctx.hook_at_result && hooks_) || input)
+            return finish_waiting(ctx, std::move(minted), input);
         if (answered_upstream)
             take_upstream_answer(ctx);
         settle(ctx);
@@ -48,11 +48,12 @@ public:
     }
 
 private:
+    // `input`: the answer asks the client for input that is judged first.
     boost::asio::awaitable<verdict> finish_waiting(request_context& ctx,
-                                                   std::optional<std::string> minted) {
+                                                   std::optional<std::string> minted, bool input) {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
-        if (!ctx.response && ctx.upstream_answer && judges_input_requests(ctx, hooks_))
+        if (input)
             co_await judge_input_requests(ctx, hooks_); // refused: answered in its place
         if (!ctx.response && ctx.upstream_answer) {
             if (minted)

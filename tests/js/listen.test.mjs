@@ -186,6 +186,19 @@ describe('subscriptions/listen through gate', { timeout: 180_000 }, () => {
   });
 });
 
+/** A listen for the first two of `uris` through `gate` honours the first only. */
+async function expectOnlyFirstHonoured(gate, uris) {
+  assert.ok(uris.length >= 2, JSON.stringify(uris));
+  const { client } = await modernClient(gate.url);
+  try {
+    const sub = await client.listen({ resourceSubscriptions: [uris[0], uris[1]] });
+    assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uris[0]] });
+    await sub.close();
+  } finally {
+    await client.close();
+  }
+}
+
 /** server-everything's static document URIs, as it lists them to a client of its own. */
 async function documentUris(url) {
   const direct = await connectClient(url);
@@ -218,15 +231,7 @@ describe('subscriptions/listen under a policy', { timeout: 90_000 }, () => {
   });
 
   test('a URI the caller may not read is left out of the honoured filter', async () => {
-    assert.ok(uris.length >= 2, JSON.stringify(uris));
-    const { client } = await modernClient(gate.url);
-    try {
-      const sub = await client.listen({ resourceSubscriptions: [uris[0], uris[1]] });
-      assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uris[0]] });
-      await sub.close();
-    } finally {
-      await client.close();
-    }
+    await expectOnlyFirstHonoured(gate, uris);
   });
 });
 
@@ -254,15 +259,7 @@ describe('subscriptions/listen under a decision hook', { timeout: 90_000 }, () =
   });
 
   test('each URI is asked about as its resources/subscribe would be; one the hook denies is left out', async () => {
-    assert.ok(uris.length >= 2, JSON.stringify(uris));
-    const { client } = await modernClient(gate.url);
-    try {
-      const sub = await client.listen({ resourceSubscriptions: [uris[0], uris[1]] });
-      assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uris[0]] });
-      await sub.close();
-    } finally {
-      await client.close();
-    }
+    await expectOnlyFirstHonoured(gate, uris);
     const asked = hook.of('call').filter((d) => d.method === 'resources/subscribe');
     assert.deepEqual(asked.map((d) => d.name).sort(), [uris[0], uris[1]].sort());
     assert.equal(asked[0].upstream, 'ev');
