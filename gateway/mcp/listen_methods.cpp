@@ -86,15 +86,14 @@ listen_methods::hold(const std::string& holder, const std::shared_ptr<upstream_c
 }
 
 asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, const route& target,
-                                                       const std::string& uri) {
+                                                       const std::string& uri,
+                                                       const std::string& upstream_uri) {
     auto* asker = services_.decision_hook();
     const auto* hook =
         asker ? pipeline::hook_asked_at(rec.view->snap->doc->policy, hook_stage::call) : nullptr;
     if (!hook)
         co_return true;
     const auto& server = rec.view->snap->upstream(target.upstream).id;
-    auto* own = target.params.if_contains("uri");
-    std::string upstream_uri = own && own->is_string() ? std::string(own->get_string()) : uri;
     auto q = pipeline::hook_question_of(rec, hook_stage::call, server, upstream_uri);
     q.method = "resources/subscribe";
     q.name = uri;
@@ -120,13 +119,14 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
             co_await routes_.named("resources/subscribe", id, json::object{{"uri", uri}}, side);
         rec.upstream_calls += side.upstream_calls + 1;
         auto* target = std::get_if<route>(&routing);
-        if (!target || !may_listen(rec, target->upstream, uri) ||
-            !co_await hook_lets_listen(rec, *target, uri))
+        if (!target || !may_listen(rec, target->upstream, uri))
             continue;
         // Held under the URI the upstream wrote (an App's view has another here: its updates
         // come back renamed, protocol/ui_uri.hpp); honoured under the client's.
         auto* own = target->params.if_contains("uri");
         std::string upstream_uri = own && own->is_string() ? std::string(own->get_string()) : uri;
+        if (!co_await hook_lets_listen(rec, *target, uri, upstream_uri))
+            continue;
         if (!co_await hold(key, rec.view->clients[target->upstream], upstream_uri))
             honoured.resource_subscriptions.insert(uri);
     }

@@ -71,10 +71,12 @@ private:
     boost::asio::awaitable<std::optional<upstream_failure>>
     hold(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
          const std::string& uri);
-    // Whether the decision hook, asked before calls, lets the listen hear of `uri` (as it
-    // would decide the client's resources/subscribe of it): true when none is asked.
+    // Whether the decision hook, asked before calls, lets the listen hear of `uri` (the
+    // upstream's `upstream_uri`), as it would decide the client's resources/subscribe of it:
+    // true when none is asked.
     boost::asio::awaitable<bool> hook_lets_listen(request_context& rec, const route& target,
-                                                  const std::string& uri);
+                                                  const std::string& uri,
+                                                  const std::string& upstream_uri);
     // What gate honours of the filter a listen asked for.
     boost::asio::awaitable<protocol::subscription_filter>
     honoured_filter(const protocol::subscription_filter& asked, const std::string& key,
