@@ -10,8 +10,10 @@
   recording rules, Grafana's variables replaced by values.
 
 That every series the dashboards and rules name exists in a live gate's and gate-hooks'
-/metrics is checked against the real binaries by tests/js/monitoring.test.mjs. Run from the
-repository's root; exit status 1 on any failure (scripts/test.sh runs it).
+/metrics is checked against the real binaries by tests/js/monitoring.test.mjs, and that each
+dashboard is one by Grafana's own model (@grafana/schema's types, strict; ids, layout, inputs,
+variables) by tests/js/dashboards.test.mjs. Run from the repository's root; exit status 1 on
+any failure (scripts/test.sh runs it).
 """
 import glob
 import json
