@@ -100,6 +100,24 @@ json::object to_json(const delivery& d) {
     return o;
 }
 
+json::object to_json(const delivery_attempt& a) {
+    json::object o{{"delivery_id", a.delivery_id},
+                   {"webhook_id", a.webhook_id},
+                   {"attempt", a.number},
+                   {"ended_at", protocol::utc_timestamp(a.ended_at)}};
+    o["duration_ms"] = a.duration_ms ? json::value(*a.duration_ms) : json::value(nullptr);
+    o["response_code"] = a.status ? json::value(*a.status) : json::value(nullptr);
+    o["failure"] = a.failure ? json::value(*a.failure) : json::value(nullptr);
+    return o;
+}
+
+http_reply attempts_reply(const std::vector<delivery_attempt>& attempts) {
+    json::array out;
+    for (const auto& a : attempts)
+        out.push_back(to_json(a));
+    return reply(http::status::ok, json::object{{"attempts", std::move(out)}});
+}
+
 std::optional<json::value> body_json(const transport::http_request& req, http_reply& refusal) {
     boost::system::error_code ec;
     auto v = json::parse(req.body(), ec);
@@ -243,6 +261,10 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
         co_return co_await test_webhook(org, id);
     case route_id::webhook_deliveries:
         co_return co_await webhook_deliveries(org, id);
+    case route_id::webhook_attempts:
+        co_return co_await webhook_attempts(org, id);
+    case route_id::delivery_attempts:
+        co_return co_await delivery_attempts(org, id);
     case route_id::ingest_event:
         co_return co_await ingest(req, org, now);
     case route_id::dead_letter_stats:
@@ -345,6 +367,28 @@ asio::awaitable<http_reply> api::webhook_deliveries(const std::string& org, cons
     for (const auto& d : *list)
         out.push_back(to_json(d));
     co_return reply(http::status::ok, json::object{{"deliveries", std::move(out)}});
+}
+
+asio::awaitable<http_reply> api::webhook_attempts(const std::string& org, const std::string& id) {
+    auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
+    if (!w)
+        co_return storage_failed();
+    if (!*w)
+        co_return no_webhook(id);
+    auto list =
+        co_await on_store(store_, [org, id](store& s) { return s.recent_attempts(org, id, 100); });
+    if (!list)
+        co_return storage_failed();
+    co_return attempts_reply(*list);
+}
+
+asio::awaitable<http_reply> api::delivery_attempts(const std::string& org, const std::string& id) {
+    auto list = co_await on_store(store_, [org, id](store& s) { return s.attempts_of(org, id); });
+    if (!list)
+        co_return storage_failed();
+    if (!*list) // another organization's delivery answers like one nobody holds
+        co_return error(http::status::not_found, "not_found", "no delivery " + id);
+    co_return attempts_reply(**list);
 }
 
 asio::awaitable<http_reply> api::dead_letter_stats(const std::string& org, clock_time now) {

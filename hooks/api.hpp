@@ -44,6 +44,11 @@ private:
                                                                const std::string& id);
     boost::asio::awaitable<transport::http_reply> webhook_deliveries(const std::string& org,
                                                                      const std::string& id);
+    // The webhook's latest attempts across its deliveries, or one delivery's every kept one.
+    boost::asio::awaitable<transport::http_reply> webhook_attempts(const std::string& org,
+                                                                   const std::string& id);
+    boost::asio::awaitable<transport::http_reply> delivery_attempts(const std::string& org,
+                                                                    const std::string& id);
     boost::asio::awaitable<transport::http_reply> dead_letter_stats(const std::string& org,
                                                                     clock_time now);
     // The organization at a glance: its queue, dead letters and the last hour's deliveries.

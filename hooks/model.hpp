@@ -50,6 +50,24 @@ struct delivery {
     std::optional<std::int64_t> last_duration_ms; // how long it took, connect to answer
 };
 
+// One attempt of a delivery as kept in its log (GET /webhooks/{id}/attempts,
+// GET /webhook-deliveries/{id}/attempts): how it ended and how long it took. Neither the
+// receiver's body nor anything of the request (its body, its signature) is kept here.
+struct delivery_attempt {
+    std::string delivery_id;
+    std::string webhook_id;
+    int number = 0; // 1 for the delivery's first attempt
+    clock_time ended_at{};
+    std::optional<std::int64_t> duration_ms;
+    std::optional<int> status;          // the receiver's HTTP status, when it answered
+    std::optional<std::string> failure; // no answer: its kind (failure_kind.hpp)
+};
+
+// A delivery's log keeps its latest attempts up to this many: every attempt of any retry
+// schedule (maxAttempts is at most 100), and only an operator's dead-letter retries beyond it
+// push the oldest out. The log goes with its delivery.
+inline constexpr int kept_attempts_per_delivery = 100;
+
 // A delivery claimed for an attempt, with what the attempt needs.
 struct due_delivery {
     delivery d;

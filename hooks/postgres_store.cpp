@@ -2,6 +2,8 @@
 // with FOR UPDATE SKIP LOCKED and leases them, so no delivery is attempted by two instances
 // at once; migrations run under an advisory lock, so instances starting together do not race.
 // One connection, used only from the store actor's thread.
+#include "hooks/failure_kind.hpp"
+#include "hooks/postgres_result.hpp"
 #include "hooks/store.hpp"
 #include "hooks/store_schema.hpp"
 #include "protocol/utc_timestamp.hpp"
@@ -18,6 +20,9 @@ namespace gate::hooks {
 
 namespace {
 
+using pg::p;
+using pg::param;
+using pg::result;
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
@@ -26,55 +31,6 @@ std::int64_t ms(clock_time t) {
 }
 clock_time at(std::int64_t v) {
     return clock_time(milliseconds(v));
-}
-
-// A result that frees itself; throws on a failed command.
-class result {
-public:
-    result(PGconn* c, PGresult* r) : r_(r) {
-        auto s = PQresultStatus(r);
-        if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
-            std::string why = PQresultErrorMessage(r);
-            PQclear(r);
-            r_ = nullptr;
-            throw std::runtime_error("postgres: " + (why.empty() ? PQerrorMessage(c) : why));
-        }
-    }
-    ~result() { PQclear(r_); }
-    result(const result&) = delete;
-    result& operator=(const result&) = delete;
-    int rows() const { return PQntuples(r_); }
-    int affected() const { return std::atoi(PQcmdTuples(r_)); }
-    bool null(int row, int col) const { return PQgetisnull(r_, row, col) != 0; }
-    std::string text(int row, int col) const { return PQgetvalue(r_, row, col); }
-    std::optional<std::string> opt_text(int row, int col) const {
-        return null(row, col) ? std::nullopt : std::optional(text(row, col));
-    }
-    std::int64_t integer(int row, int col) const {
-        return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10);
-    }
-    std::optional<std::int64_t> opt_integer(int row, int col) const {
-        return null(row, col) ? std::nullopt : std::optional(integer(row, col));
-    }
-    bool boolean(int row, int col) const { return text(row, col) == "t"; }
-
-private:
-    PGresult* r_;
-};
-
-// Text parameters; nullopt is NULL.
-using param = std::optional<std::string>;
-param p(std::string v) {
-    return v;
-}
-param p(std::int64_t v) {
-    return std::to_string(v);
-}
-param p(const std::optional<std::string>& v) {
-    return v;
-}
-param p(bool v) {
-    return std::string(v ? "true" : "false");
 }
 
 constexpr const char* webhook_columns =
@@ -125,6 +81,22 @@ delivery read_delivery(const result& r, int row) {
     return d;
 }
 
+constexpr const char* attempt_columns =
+    "a.delivery_id, a.webhook_id, a.number, a.ended_at, a.duration_ms, a.status, a.failure";
+
+delivery_attempt read_attempt(const result& r, int row) {
+    delivery_attempt a;
+    a.delivery_id = r.text(row, 0);
+    a.webhook_id = r.text(row, 1);
+    a.number = static_cast<int>(r.integer(row, 2));
+    a.ended_at = at(r.integer(row, 3));
+    a.duration_ms = r.opt_integer(row, 4);
+    if (auto v = r.opt_integer(row, 5))
+        a.status = static_cast<int>(*v);
+    a.failure = r.opt_text(row, 6);
+    return a;
+}
+
 // Why a receiver's 410 switched its webhook off.
 constexpr const char* gone_reason = "'the receiver answered 410 Gone'";
 
@@ -136,6 +108,38 @@ constexpr const char* held_if_disabled =
     "CASE WHEN u.status = 'pending' AND NOT (SELECT enabled FROM webhooks WHERE id = "
     "d.webhook_id) THEN NOT COALESCE((SELECT enabled FROM webhooks WHERE id = d.webhook_id "
     "FOR SHARE), FALSE) ELSE FALSE END";
+
+// A batch of outcomes ($1, a JSON array) as one statement: each outcome under its claim
+// updates its delivery (done), goes into the delivery's log (logged), whose entries beyond the
+// latest kept_attempts_per_delivery go (pruned; the number only grows), and a 410 switches its
+// webhook off; the webhooks switched off are returned. An outcome under a stale claim (a newer
+// attempt owns the delivery) matches no row and changes nothing, its log and webhook included.
+const std::string& record_sql() {
+    static const std::string kept = std::to_string(kept_attempts_per_delivery);
+    static const std::string sql =
+        std::string("WITH u AS (SELECT * FROM json_to_recordset($1::json) AS u(id TEXT, claim "
+                    "TEXT, status TEXT, next_at BIGINT, now BIGINT, last_status INTEGER, "
+                    "last_error TEXT, body TEXT, disable BOOLEAN, duration_ms INTEGER, failure "
+                    "TEXT)), done AS (UPDATE deliveries d SET status = u.status, attempts = "
+                    "d.attempts + 1, next_attempt_at = u.next_at, lease_until = NULL, claim = "
+                    "NULL, last_status = u.last_status, last_error = u.last_error, "
+                    "response_body = u.body, updated_at = u.now, last_attempt_at = u.now, "
+                    "last_duration_ms = u.duration_ms, dead_at = CASE WHEN u.status = 'dead' "
+                    "THEN COALESCE(d.dead_at, u.now) ELSE NULL END, dead_letter_retry = FALSE, "
+                    "held = ") +
+        held_if_disabled +
+        " FROM u WHERE d.id = ANY(ARRAY(SELECT id FROM u)) AND d.id = u.id AND d.claim = "
+        "u.claim RETURNING d.id, d.webhook_id, d.attempts, u.disable, u.now, u.duration_ms, "
+        "u.last_status, u.failure), logged AS (INSERT INTO delivery_attempts (delivery_id, "
+        "number, webhook_id, ended_at, duration_ms, status, failure) SELECT id, attempts, "
+        "webhook_id, now, duration_ms, last_status, failure FROM done), pruned AS (DELETE FROM "
+        "delivery_attempts a USING done WHERE done.attempts > " +
+        kept + " AND a.delivery_id = done.id AND a.number <= done.attempts - " + kept +
+        ") UPDATE webhooks w SET enabled = FALSE, disabled_reason = " + gone_reason +
+        ", updated_at = done.now FROM done WHERE done.disable AND w.id = done.webhook_id "
+        "RETURNING w.id";
+    return sql;
+}
 
 std::string new_id(std::string_view prefix) {
     return std::string(prefix) + transport::random_id().substr(0, 24);
@@ -276,9 +280,8 @@ public:
     }
 
     void record_all(const std::vector<attempt_record>& rs) override {
-        // One statement for the whole batch: a round trip per outcome was the store's limit.
-        // An outcome under a stale claim (a newer attempt owns the delivery) matches no row and
-        // changes nothing, its webhook included.
+        // One statement for the whole batch (record_sql): a round trip per outcome was the
+        // store's limit.
         boost::json::array batch;
         batch.reserve(rs.size());
         bool disables = false;
@@ -297,30 +300,13 @@ public:
                 o["body"] = *rec.result.response_body;
             if (rec.result.duration_ms)
                 o["duration_ms"] = *rec.result.duration_ms;
+            if (auto failure = attempt_failure(rec.result))
+                o["failure"] = *failure;
             o["disable"] = rec.disable_webhook;
             disables = disables || rec.disable_webhook;
             batch.push_back(std::move(o));
         }
-        auto sql =
-            std::string(
-                "WITH u AS (SELECT * FROM json_to_recordset($1::json) AS u(id TEXT, "
-                "claim TEXT, status TEXT, next_at BIGINT, now BIGINT, last_status "
-                "INTEGER, last_error TEXT, body TEXT, disable BOOLEAN, duration_ms INTEGER)), "
-                "done AS (UPDATE deliveries d SET status = u.status, attempts = "
-                "d.attempts + 1, next_attempt_at = u.next_at, lease_until = NULL, claim "
-                "= NULL, last_status = u.last_status, last_error = u.last_error, "
-                "response_body = u.body, updated_at = u.now, last_attempt_at = u.now, "
-                "last_duration_ms = u.duration_ms, dead_at = CASE WHEN "
-                "u.status = 'dead' THEN COALESCE(d.dead_at, u.now) ELSE NULL END, "
-                "dead_letter_retry = FALSE, held = ") +
-            held_if_disabled +
-            " FROM u WHERE d.id = ANY(ARRAY(SELECT id "
-            "FROM u)) AND d.id = u.id AND d.claim = u.claim RETURNING d.webhook_id, "
-            "u.disable, u.now) "
-            "UPDATE webhooks w SET enabled = FALSE, disabled_reason = " +
-            std::string(gone_reason) +
-            ", updated_at = done.now FROM done WHERE done.disable AND w.id = "
-            "done.webhook_id RETURNING w.id";
+        const auto& sql = record_sql();
         if (!disables) {
             run(sql, {p(boost::json::serialize(batch))});
             return;
@@ -336,6 +322,35 @@ public:
     }
 
     void record(const attempt_record& rec) override { record_all({rec}); }
+
+    std::vector<delivery_attempt> recent_attempts(const std::string& org,
+                                                  const std::string& webhook_id,
+                                                  std::size_t limit) override {
+        auto r = run(std::string("SELECT ") + attempt_columns +
+                         " FROM delivery_attempts a WHERE a.webhook_id = $1 AND EXISTS (SELECT 1 "
+                         "FROM webhooks w WHERE w.id = $1 AND w.organization = $2) ORDER BY "
+                         "a.ended_at DESC, a.delivery_id DESC, a.number DESC LIMIT $3",
+                     {p(webhook_id), p(org), p(static_cast<std::int64_t>(limit))});
+        std::vector<delivery_attempt> out;
+        for (int i = 0; i < r->rows(); ++i)
+            out.push_back(read_attempt(*r, i));
+        return out;
+    }
+
+    std::optional<std::vector<delivery_attempt>>
+    attempts_of(const std::string& org, const std::string& delivery_id) override {
+        if (run("SELECT 1 FROM deliveries WHERE id = $1 AND organization = $2",
+                {p(delivery_id), p(org)})
+                ->rows() == 0)
+            return std::nullopt;
+        auto r = run(std::string("SELECT ") + attempt_columns +
+                         " FROM delivery_attempts a WHERE a.delivery_id = $1 ORDER BY a.number",
+                     {p(delivery_id)});
+        std::vector<delivery_attempt> out;
+        for (int i = 0; i < r->rows(); ++i)
+            out.push_back(read_attempt(*r, i));
+        return out;
+    }
 
     std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
                                      std::size_t limit) override {

@@ -23,6 +23,8 @@ enum class route_id {
     delete_webhook,
     test_webhook,
     webhook_deliveries,
+    webhook_attempts,
+    delivery_attempts,
     ingest_event,
     dead_letter_stats,
     dead_letters,
@@ -37,7 +39,7 @@ struct route_spec {
     bool authenticated;
 };
 
-inline constexpr std::array<route_spec, 17> routes = {{
+inline constexpr std::array<route_spec, 19> routes = {{
     {route_id::health, "GET", "/health", false},
     {route_id::metrics, "GET", "/metrics", false},
     {route_id::console, "GET", "/", false},
@@ -50,6 +52,8 @@ inline constexpr std::array<route_spec, 17> routes = {{
     {route_id::delete_webhook, "DELETE", "/webhooks/{id}", true},
     {route_id::test_webhook, "POST", "/webhooks/{id}/test", true},
     {route_id::webhook_deliveries, "GET", "/webhooks/{id}/deliveries", true},
+    {route_id::webhook_attempts, "GET", "/webhooks/{id}/attempts", true},
+    {route_id::delivery_attempts, "GET", "/webhook-deliveries/{id}/attempts", true},
     {route_id::ingest_event, "POST", "/events", true},
     {route_id::dead_letter_stats, "GET", "/webhook-deliveries/dlq/stats", true},
     {route_id::dead_letters, "GET", "/webhook-deliveries/dlq", true},

@@ -1,6 +1,8 @@
 // The SQLite store: one file in WAL mode, the schema migrated at open. One connection, used
 // only from the store actor's thread.
+#include "hooks/failure_kind.hpp"
 #include "hooks/private_files.hpp"
+#include "hooks/sqlite_statement.hpp"
 #include "hooks/store.hpp"
 #include "hooks/store_schema.hpp"
 #include "protocol/utc_timestamp.hpp"
@@ -9,13 +11,14 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 namespace gate::hooks {
 
 namespace {
 
+using sqlite::statement;
+using sqlite::statement_cache;
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
@@ -25,113 +28,6 @@ std::int64_t ms(clock_time t) {
 clock_time at(std::int64_t v) {
     return clock_time(milliseconds(v));
 }
-
-// Prepared statements kept for the connection's life, by SQL text: parsing and planning the
-// hot ones (ingest, claim, record) on every call was most of the store's time.
-class statement_cache {
-public:
-    statement_cache() = default;
-    statement_cache(const statement_cache&) = delete;
-    statement_cache& operator=(const statement_cache&) = delete;
-    ~statement_cache() { clear(); }
-
-    void open(sqlite3* db) { db_ = db; }
-    sqlite3* db() const { return db_; }
-
-    sqlite3_stmt* borrow(const std::string& sql) {
-        auto it = free_.find(sql);
-        if (it != free_.end() && !it->second.empty()) {
-            auto* st = it->second.back();
-            it->second.pop_back();
-            return st;
-        }
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr) !=
-            SQLITE_OK) {
-            sqlite3_finalize(st);
-            throw std::runtime_error(std::string("sqlite prepare: ") + sqlite3_errmsg(db_));
-        }
-        return st;
-    }
-    void give_back(const std::string& sql, sqlite3_stmt* st) {
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-        free_[sql].push_back(st);
-    }
-    // Before the connection closes.
-    void clear() {
-        for (auto& [sql, list] : free_)
-            for (auto* st : list)
-                sqlite3_finalize(st);
-        free_.clear();
-    }
-
-private:
-    sqlite3* db_ = nullptr;
-    std::unordered_map<std::string, std::vector<sqlite3_stmt*>> free_;
-};
-
-class statement {
-public:
-    statement(statement_cache& cache, std::string sql)
-        : cache_(cache), sql_(std::move(sql)), db_(cache.db()), st_(cache.borrow(sql_)) {}
-    ~statement() { cache_.give_back(sql_, st_); }
-    statement(const statement&) = delete;
-    statement& operator=(const statement&) = delete;
-
-    statement& bind(int i, std::string_view v) {
-        sqlite3_bind_text(st_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    statement& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
-    statement& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
-    statement& bind(int i, std::int64_t v) {
-        sqlite3_bind_int64(st_, i, v);
-        return *this;
-    }
-    statement& bind(int i, const std::optional<std::string>& v) {
-        if (v)
-            return bind(i, std::string_view(*v));
-        sqlite3_bind_null(st_, i);
-        return *this;
-    }
-    statement& bind(int i, const std::optional<int>& v) {
-        if (v)
-            return bind(i, static_cast<std::int64_t>(*v));
-        sqlite3_bind_null(st_, i);
-        return *this;
-    }
-    // True while there is a row.
-    bool step() {
-        int rc = sqlite3_step(st_);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc == SQLITE_DONE)
-            return false;
-        throw std::runtime_error(std::string("sqlite step: ") + sqlite3_errmsg(db_));
-    }
-    std::string text(int col) const {
-        auto* p = sqlite3_column_text(st_, col);
-        return p ? reinterpret_cast<const char*>(p) : "";
-    }
-    std::optional<std::string> opt_text(int col) const {
-        if (sqlite3_column_type(st_, col) == SQLITE_NULL)
-            return std::nullopt;
-        return text(col);
-    }
-    std::int64_t integer(int col) const { return sqlite3_column_int64(st_, col); }
-    std::optional<std::int64_t> opt_integer(int col) const {
-        if (sqlite3_column_type(st_, col) == SQLITE_NULL)
-            return std::nullopt;
-        return integer(col);
-    }
-
-private:
-    statement_cache& cache_;
-    std::string sql_;
-    sqlite3* db_;
-    sqlite3_stmt* st_;
-};
 
 constexpr const char* webhook_columns =
     "id, organization, event, url, secret, enabled, disabled_reason, created_at, updated_at";
@@ -179,6 +75,22 @@ delivery read_delivery(const statement& s, int first = 0) {
         d.last_attempt_at = at(*v);
     d.last_duration_ms = s.opt_integer(first + 16);
     return d;
+}
+
+constexpr const char* attempt_columns =
+    "a.delivery_id, a.webhook_id, a.number, a.ended_at, a.duration_ms, a.status, a.failure";
+
+delivery_attempt read_attempt(const statement& s) {
+    delivery_attempt a;
+    a.delivery_id = s.text(0);
+    a.webhook_id = s.text(1);
+    a.number = static_cast<int>(s.integer(2));
+    a.ended_at = at(s.integer(3));
+    a.duration_ms = s.opt_integer(4);
+    if (auto v = s.opt_integer(5))
+        a.status = static_cast<int>(*v);
+    a.failure = s.opt_text(6);
+    return a;
 }
 
 class sqlite_store final : public store {
@@ -356,23 +268,29 @@ public:
     }
 
     void record_one(const attempt_record& r) {
-        statement s(cache_,
-                    "UPDATE deliveries SET status = ?, attempts = attempts + 1, "
-                    "next_attempt_at = ?, lease_until = NULL, claim = NULL, "
-                    "last_status = ?, last_error = ?, response_body = ?, updated_at = ?, "
-                    "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
-                    "dead_letter_retry = 0, held = (?1 = 'pending' AND NOT (SELECT enabled FROM "
-                    "webhooks WHERE id = deliveries.webhook_id)), last_attempt_at = ?6, "
-                    "last_duration_ms = ?11 WHERE id = ?9 AND claim = ?10");
-        const char* status = to_string(r.next);
-        s.bind(1, status).bind(2, ms(r.next_attempt_at)).bind(3, r.result.status);
-        s.bind(4, r.result.error).bind(5, r.result.response_body).bind(6, ms(r.now));
-        s.bind(7, status).bind(8, ms(r.now)).bind(9, r.delivery_id).bind(10, r.claim);
-        if (r.result.duration_ms)
-            s.bind(11, *r.result.duration_ms);
-        s.step();
-        if (sqlite3_changes(db_) == 0)
-            return; // a stale claim: a newer attempt owns the delivery
+        std::int64_t number = 0;
+        std::string webhook_id;
+        {
+            statement s(cache_,
+                        "UPDATE deliveries SET status = ?, attempts = attempts + 1, "
+                        "next_attempt_at = ?, lease_until = NULL, claim = NULL, "
+                        "last_status = ?, last_error = ?, response_body = ?, updated_at = ?, "
+                        "dead_at = CASE WHEN ? = 'dead' THEN COALESCE(dead_at, ?) ELSE NULL END, "
+                        "dead_letter_retry = 0, held = (?1 = 'pending' AND NOT (SELECT enabled "
+                        "FROM webhooks WHERE id = deliveries.webhook_id)), last_attempt_at = ?6, "
+                        "last_duration_ms = ?11 WHERE id = ?9 AND claim = ?10 RETURNING "
+                        "attempts, webhook_id");
+            const char* status = to_string(r.next);
+            s.bind(1, status).bind(2, ms(r.next_attempt_at)).bind(3, r.result.status);
+            s.bind(4, r.result.error).bind(5, r.result.response_body).bind(6, ms(r.now));
+            s.bind(7, status).bind(8, ms(r.now)).bind(9, r.delivery_id).bind(10, r.claim);
+            s.bind(11, r.result.duration_ms);
+            if (!s.step())
+                return; // a stale claim: a newer attempt owns the delivery
+            number = s.integer(0);
+            webhook_id = s.text(1);
+        }
+        log_attempt(r, number, webhook_id);
         if (r.disable_webhook) {
             statement w(cache_, "UPDATE webhooks SET enabled = 0, disabled_reason = ?, "
                                 "updated_at = ? WHERE id = (SELECT webhook_id FROM deliveries "
@@ -383,6 +301,52 @@ public:
                                 "webhook_id FROM deliveries WHERE id = ?) AND status = 'pending'");
             h.bind(1, r.delivery_id).step();
         }
+    }
+
+    // The outcome in its delivery's log, which keeps the latest kept_attempts_per_delivery
+    // (the number only grows, so those are the ones above the latest minus the cap).
+    void log_attempt(const attempt_record& r, std::int64_t number, const std::string& webhook_id) {
+        statement a(cache_, "INSERT INTO delivery_attempts (delivery_id, number, webhook_id, "
+                            "ended_at, duration_ms, status, failure) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        a.bind(1, r.delivery_id).bind(2, number).bind(3, webhook_id).bind(4, ms(r.now));
+        a.bind(5, r.result.duration_ms).bind(6, r.result.status);
+        a.bind(7, attempt_failure(r.result)).step();
+        if (number <= kept_attempts_per_delivery)
+            return;
+        statement old(cache_,
+                      "DELETE FROM delivery_attempts WHERE delivery_id = ? AND number <= ?");
+        old.bind(1, r.delivery_id).bind(2, number - kept_attempts_per_delivery).step();
+    }
+
+    std::vector<delivery_attempt> recent_attempts(const std::string& org,
+                                                  const std::string& webhook_id,
+                                                  std::size_t limit) override {
+        statement s(cache_, std::string("SELECT ") + attempt_columns +
+                                " FROM delivery_attempts a INDEXED BY delivery_attempts_recent "
+                                "WHERE a.webhook_id = ?1 AND EXISTS (SELECT 1 FROM webhooks w "
+                                "WHERE w.id = ?1 AND w.organization = ?2) ORDER BY a.ended_at "
+                                "DESC, a.delivery_id DESC, a.number DESC LIMIT ?3");
+        s.bind(1, webhook_id).bind(2, org).bind(3, static_cast<std::int64_t>(limit));
+        std::vector<delivery_attempt> out;
+        while (s.step())
+            out.push_back(read_attempt(s));
+        return out;
+    }
+
+    std::optional<std::vector<delivery_attempt>>
+    attempts_of(const std::string& org, const std::string& delivery_id) override {
+        statement d(cache_, "SELECT 1 FROM deliveries WHERE id = ? AND organization = ?");
+        d.bind(1, delivery_id).bind(2, org);
+        if (!d.step())
+            return std::nullopt;
+        statement s(cache_, std::string("SELECT ") + attempt_columns +
+                                " FROM delivery_attempts a WHERE a.delivery_id = ? ORDER BY "
+                                "a.number");
+        s.bind(1, delivery_id);
+        std::vector<delivery_attempt> out;
+        while (s.step())
+            out.push_back(read_attempt(s));
+        return out;
     }
 
     std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,

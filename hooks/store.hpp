@@ -55,12 +55,22 @@ public:
     // lease: a crashed attempt), each leased until now + lease.
     virtual std::vector<due_delivery> claim_due(clock_time now, std::size_t limit,
                                                 std::chrono::milliseconds lease) = 0;
+    // An outcome also goes into its delivery's log of attempts (delivery_attempt), which keeps
+    // the latest kept_attempts_per_delivery.
     virtual void record(const attempt_record& r) = 0;
     // Several outcomes in one transaction (the worker batches them).
     virtual void record_all(const std::vector<attempt_record>& rs) = 0;
 
     virtual std::vector<delivery> deliveries(const std::string& org, const std::string& webhook_id,
                                              std::size_t limit) = 0;
+    // The webhook's latest `limit` attempts across its deliveries, the newest first (empty
+    // for a webhook that is not the organization's).
+    virtual std::vector<delivery_attempt>
+    recent_attempts(const std::string& org, const std::string& webhook_id, std::size_t limit) = 0;
+    // The delivery's kept attempts, the first first; nullopt when it is no delivery of the
+    // organization's.
+    virtual std::optional<std::vector<delivery_attempt>>
+    attempts_of(const std::string& org, const std::string& delivery_id) = 0;
 
     virtual dlq_stats dead_letter_stats(const std::string& org, clock_time now) = 0;
     // Oldest first; `cursor` is the last entry's id of the previous page.

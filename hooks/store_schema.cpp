@@ -66,6 +66,23 @@ ALTER TABLE deliveries ADD COLUMN last_duration_ms INTEGER;
 CREATE INDEX deliveries_recent ON deliveries (organization, last_attempt_at)
   WHERE last_attempt_at IS NOT NULL;
 )sql",
+    // Every attempt's outcome, not only the latest: a delivery's log (by its primary key, in
+    // attempt order) and a webhook's recent attempts (delivery_attempts_recent). Bounded: at
+    // most kept_attempts_per_delivery per delivery, and gone with the delivery.
+    R"sql(
+CREATE TABLE delivery_attempts (
+  delivery_id TEXT NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+  number INTEGER NOT NULL,
+  webhook_id TEXT NOT NULL,
+  ended_at INTEGER NOT NULL,
+  duration_ms INTEGER,
+  status INTEGER,
+  failure TEXT,
+  PRIMARY KEY (delivery_id, number)
+) WITHOUT ROWID;
+CREATE INDEX delivery_attempts_recent ON delivery_attempts (webhook_id, ended_at, delivery_id,
+  number);
+)sql",
 };
 
 constexpr const char* postgres_steps[] = {
@@ -145,6 +162,21 @@ CREATE INDEX deliveries_queued ON deliveries (organization)
   WHERE status IN ('pending', 'delivering');
 CREATE INDEX deliveries_recent ON deliveries (organization, last_attempt_at)
   WHERE last_attempt_at IS NOT NULL;
+)sql",
+    // Every attempt's outcome, as in SQLite's fifth step.
+    R"sql(
+CREATE TABLE delivery_attempts (
+  delivery_id TEXT NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+  number INTEGER NOT NULL,
+  webhook_id TEXT NOT NULL,
+  ended_at BIGINT NOT NULL,
+  duration_ms INTEGER,
+  status INTEGER,
+  failure TEXT,
+  PRIMARY KEY (delivery_id, number)
+);
+CREATE INDEX delivery_attempts_recent ON delivery_attempts (webhook_id, ended_at, delivery_id,
+  number);
 )sql",
 };
 

@@ -175,17 +175,33 @@ function revealSecret(id, secret) {
   $("secret-value").select();
 }
 
+// Signed is the default, with a strong secret ready; unsigned is a choice made explicitly.
+function showSigning() {
+  const signed = $("create-signed").checked;
+  $("create-secret-field").hidden = !signed;
+  $("create-secret").disabled = !signed;
+}
+
+function resetCreate() {
+  $("create").reset();
+  $("create-secret").type = "password";
+  $("create-secret").value = newSecret();
+  showSigning();
+}
+
 async function create(ev) {
   ev.preventDefault();
   const form = $("create");
   clearErrors(form);
   const body = { event: $("create-event").value, url: $("create-url").value.trim() };
-  const secret = $("create-secret").value;
-  if (secret !== "") body.secret = secret;
+  if ($("create-signed").checked) {
+    body.secret = $("create-secret").value;
+    // Left empty, the API would make the webhook unsigned: not what was chosen.
+    if (body.secret === "") return showError(form, { field: "secret", message: "secret is required for a signed webhook (Generate another makes a strong one), or choose Unsigned" });
+  }
   try {
     const w = await call("POST", "/webhooks", body);
-    form.reset();
-    $("create-secret").type = "password";
+    resetCreate();
     say("created " + w.id + " for " + w.event, "ok");
     await loadHooks(true);
     opener = { id: w.id, action: "edit" };
@@ -280,9 +296,32 @@ async function remove(ev) {
 
 const when = (iso) => (iso ? iso.replace("T", " ").replace(/\.\d+Z$/, "Z") : "—");
 
+function renderAttemptLog(attempts) {
+  const body = $("attempt-log").tBodies[0];
+  body.replaceChildren();
+  for (const a of attempts) {
+    const row = body.insertRow();
+    row.dataset.delivery = a.delivery_id;
+    row.dataset.attempt = a.attempt;
+    cell(row, a.delivery_id, "Delivery");
+    cell(row, a.attempt, "Attempt");
+    const code = cell(row, a.response_code ?? "—", "Code");
+    if (a.response_code !== null) code.className = a.response_code >= 200 && a.response_code < 300 ? "ok" : "error";
+    const failure = cell(row, a.failure, "Failure");
+    if (a.failure !== null) failure.className = "error";
+    cell(row, a.duration_ms === null ? "—" : a.duration_ms + " ms", "Duration");
+    cell(row, when(a.ended_at), "Ended");
+  }
+  $("attempt-log-empty").hidden = attempts.length > 0;
+  $("attempt-log").hidden = attempts.length === 0;
+}
+
 async function loadAttempts() {
-  if (!attemptsOf) return;
-  const { deliveries } = await call("GET", "/webhooks/" + attemptsOf + "/deliveries");
+  const id = attemptsOf;
+  if (!id) return;
+  const [{ attempts }, { deliveries }] = await Promise.all([call("GET", "/webhooks/" + id + "/attempts"), call("GET", "/webhooks/" + id + "/deliveries")]);
+  if (attemptsOf !== id) return; // closed, or another webhook's, meanwhile
+  renderAttemptLog(attempts);
   const body = $("attempts").tBodies[0];
   body.replaceChildren();
   for (const d of deliveries) {
@@ -317,6 +356,7 @@ function closeAttempts() {
   attemptsOf = null;
   $("attempts-section").hidden = true;
   $("attempts").tBodies[0].replaceChildren();
+  $("attempt-log").tBodies[0].replaceChildren();
 }
 
 async function loadStats() {
@@ -401,6 +441,7 @@ function wire() {
     sessionStorage.removeItem(TOKEN_KEY);
     hooksShown = "";
     closeAttempts();
+    resetCreate(); // nothing typed stays behind
     showSignedIn(false);
     say("signed out", "");
     $("token").focus();
@@ -410,6 +451,8 @@ function wire() {
     $("create-secret").value = newSecret();
     $("create-secret").type = "text";
   };
+  for (const r of document.querySelectorAll('#create [name="signing"]')) r.onchange = showSigning;
+  resetCreate();
   $("edit").onsubmit = saveEdit;
   $("rotate").onsubmit = rotate;
   $("rotate-generate").onclick = () => {

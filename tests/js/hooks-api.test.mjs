@@ -12,7 +12,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-import { REPO_ROOT, hooksBin, makeTestCa, startHooks, startReceiver } from './lib/index.mjs';
+import { REPO_ROOT, TOKENS, hooksBin, makeTestCa, startHooks, startReceiver } from './lib/index.mjs';
 
 const doc = JSON.parse(readFileSync(path.join(REPO_ROOT, 'docs', 'webhooks-openapi.json'), 'utf8'));
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -85,7 +85,15 @@ describe('the OpenAPI description of gate-hooks', { timeout: 120_000 }, () => {
       }
       check(dlq, '/webhook-deliveries/dlq', 'get', 200);
       assert.equal(dlq.json.entries.length, 1);
-      check(await hooks.api('GET', `/webhooks/${id}/deliveries`), '/webhooks/{id}/deliveries', 'get', 200);
+      const history = await hooks.api('GET', `/webhooks/${id}/deliveries`);
+      check(history, '/webhooks/{id}/deliveries', 'get', 200);
+      const attempts = await hooks.api('GET', `/webhooks/${id}/attempts`);
+      check(attempts, '/webhooks/{id}/attempts', 'get', 200);
+      assert.equal(attempts.json.attempts.length, 1);
+      const dlv = history.json.deliveries[0].id;
+      check(await hooks.api('GET', `/webhook-deliveries/${dlv}/attempts`), '/webhook-deliveries/{id}/attempts', 'get', 200);
+      check(await hooks.api('GET', `/webhook-deliveries/${dlv}/attempts`, { token: TOKENS.org_b }), '/webhook-deliveries/{id}/attempts', 'get', 404);
+      check(await hooks.api('GET', `/webhooks/${id}/attempts`, { token: TOKENS.org_b }), '/webhooks/{id}/attempts', 'get', 404);
       check(await hooks.api('GET', '/webhook-deliveries/dlq/stats'), '/webhook-deliveries/dlq/stats', 'get', 200);
       const stats = await hooks.api('GET', '/stats');
       check(stats, '/stats', 'get', 200);

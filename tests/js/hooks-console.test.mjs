@@ -69,6 +69,7 @@ describe('the gate-hooks console page', { timeout: 180_000 }, () => {
     receiver.respond = () => ({ status: 200 });
     const page = await signedIn(open);
     await page.selectOption('#create-event', 'rollback.success');
+    await page.check('#create-unsigned'); // signed is the default (hooks-attempts.test.mjs)
     await page.fill('#create-url', receiver.url('/console-first'));
     await page.click('#create button[type=submit]');
     await statusSays(page, 'created hook_');
@@ -145,7 +146,7 @@ describe('the gate-hooks console page', { timeout: 180_000 }, () => {
     await shot(t, page, 'refused-short-secret');
 
     // The same refusals when editing and rotating an existing webhook; nothing changes.
-    await page.fill('#create-secret', '');
+    await page.check('#create-unsigned');
     await page.click('#create button[type=submit]');
     await statusSays(page, 'created hook_');
     const [hook] = (await guarded.api('GET', '/webhooks')).json.webhooks;
