@@ -16,6 +16,12 @@ using protocol::list_kind;
 
 namespace {
 
+// Credentials minted per user (the spec's rule: their lists may differ per user): such an
+// upstream's entry serves only the request that fetched it, with that caller's credential.
+bool per_user(const config::upstream& u) {
+    return u.auth.strategy == "passthrough" || u.auth.strategy == "token-exchange";
+}
+
 // An entry's item texts, in the order the merge keeps its items (none known: empty ones).
 void append_sources(const std::vector<std::string>& sources, std::size_t items,
                     std::vector<std::string_view>& out) {
@@ -141,9 +147,8 @@ void federation::store(std::size_t upstream, list_kind kind, client_profile prof
     const auto& cfg = snap_->upstream(upstream);
     auto ttl = std::chrono::milliseconds(cfg.cache_ttl_ms);
     // A negative TTL disables caching: the entry serves only the request that fetched it. So
-    // do credentials minted per user (the spec's rule: their lists may differ per user).
-    bool per_user = cfg.auth.strategy == "passthrough" || cfg.auth.strategy == "token-exchange";
-    auto expires = ttl.count() > 0 && !per_user ? now + ttl : now;
+    // do credentials minted per user.
+    auto expires = ttl.count() > 0 && !per_user(cfg) ? now + ttl : now;
     if (sources.size() != items.size())
         sources.clear();
     cache_[{upstream, kind, profile}] = entry{std::move(items), expires, std::move(sources)};
@@ -161,7 +166,9 @@ std::vector<std::pair<std::size_t, json::array>> federation::cached(list_kind ki
                                                                     client_profile profile) const {
     std::vector<std::pair<std::size_t, json::array>> out;
     for (std::size_t i = 0; i < snap_->size(); ++i)
-        if (auto it = cache_.find({i, kind, profile}); it != cache_.end())
+        // A per-user upstream's entry is the last caller's list: never shown to another.
+        if (auto it = cache_.find({i, kind, profile});
+            it != cache_.end() && !per_user(snap_->upstream(i)))
             out.emplace_back(i, it->second.items);
     return out;
 }

@@ -95,7 +95,8 @@ public:
                boost::json::array items, time_point now, std::vector<std::string> sources = {});
     void drop(std::size_t upstream, protocol::list_kind kind, client_profile profile);
     // Each upstream's cached `kind` list for `profile` as it stands (expired or not),
-    // unfiltered: the console's catalog. Upstreams with none cached are left out.
+    // unfiltered: the console's catalog. Upstreams with none cached are left out, and so are
+    // those that take each caller's credential: what is held of one is the last caller's list.
     std::vector<std::pair<std::size_t, boost::json::array>> cached(protocol::list_kind kind,
                                                                    client_profile profile) const;
     void invalidate(std::size_t upstream);

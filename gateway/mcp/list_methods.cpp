@@ -97,35 +97,61 @@ void list_methods::drop_unusable_tools(json::array& items, std::vector<std::stri
     });
 }
 
-asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
-                                                      const list_plan& plan, std::size_t upstream,
-                                                      ticket admitted, request_context& rec) {
+asio::awaitable<std::variant<json::array, upstream_failure>>
+list_methods::fetched(protocol::list_kind kind, protocol::client_profile profile,
+                      std::size_t upstream, ticket admitted, request_context& rec,
+                      std::vector<std::string>& written) {
     auto start = clock::now();
     ++rec.upstream_calls;
     const auto& id = rec.view->snap->upstream(upstream).id;
     auto span = open_upstream_span(rec, id);
-    std::vector<std::string> written; // each item as the upstream wrote it
-    auto r = co_await services_.fetch(kind, plan.profile, upstream, std::move(span.traceparent),
+    auto r = co_await services_.fetch(kind, profile, upstream, std::move(span.traceparent),
                                       std::move(admitted), rec, written);
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         auto outcome = protocol::describe(error_for(*f)).metric_label;
         services_.count(id, outcome, seconds);
         close_upstream_span(rec, span, outcome);
-        spdlog::warn("upstream {} left out of {}: {}", id, protocol::traits(kind).method,
-                     f->message);
-        co_return fetched_list{upstream, std::nullopt};
+        co_return r;
     }
     services_.count(id, "ok", seconds);
     close_upstream_span(rec, span, "ok");
     auto& items = std::get<json::array>(r);
     if (kind == protocol::list_kind::tools) {
         drop_unusable_tools(items, written, upstream, rec);
-        if (!(plan.profile & protocol::profile_bit::ui))
+        if (!(profile & protocol::profile_bit::ui))
             leave_out_app_only(items, written);
     }
+    co_return r;
+}
+
+asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
+                                                      const list_plan& plan, std::size_t upstream,
+                                                      ticket admitted, request_context& rec) {
+    std::vector<std::string> written; // each item as the upstream wrote it
+    auto r = co_await fetched(kind, plan.profile, upstream, std::move(admitted), rec, written);
+    if (auto* f = std::get_if<upstream_failure>(&r)) {
+        spdlog::warn("upstream {} left out of {}: {}", rec.view->snap->upstream(upstream).id,
+                     protocol::traits(kind).method, f->message);
+        co_return fetched_list{upstream, std::nullopt};
+    }
+    auto& items = std::get<json::array>(r);
     services_.share(kind, plan.profile, *rec.view->clients[upstream], items, written);
     co_return fetched_list{upstream, std::move(items), std::move(written)};
+}
+
+asio::awaitable<std::variant<json::array, upstream_failure>>
+list_methods::listing(protocol::list_kind kind, protocol::client_profile profile,
+                      std::size_t upstream, request_context& rec) {
+    if (!tenant_sees(rec, upstream)) { // never asked on behalf of a tenant that does not see it
+        upstream_failure hidden{};
+        hidden.what = upstream_failure::kind::protocol;
+        hidden.message = "the caller's tenant does not see this upstream";
+        hidden.upstream_at_fault = false;
+        co_return hidden;
+    }
+    std::vector<std::string> written;
+    co_return co_await fetched(kind, profile, upstream, nullptr, rec, written);
 }
 
 asio::awaitable<std::vector<fetched_list>> list_methods::fetch(protocol::list_kind kind,
@@ -141,6 +167,10 @@ asio::awaitable<std::vector<fetched_list>> list_methods::fetch(protocol::list_ki
             // An upstream the caller's tenant does not see is not asked on its behalf (with a
             // per-caller credential, that would hand it the caller's token).
             if (!tenant_sees(rec, plan.fetch[i]))
+                co_return fetched_list{plan.fetch[i], std::nullopt};
+            // Nor is one that takes each caller's credential asked without a caller (gate's own
+            // lists: the console's catalog, icons): gate has no credential of its own there.
+            if (!rec.caller && rec.view->clients[plan.fetch[i]]->per_caller())
                 co_return fetched_list{plan.fetch[i], std::nullopt};
             co_return co_await fetch_one(kind, plan, plan.fetch[i],
                                          tickets.empty() ? nullptr : tickets[i], rec);

@@ -83,6 +83,13 @@ public:
     boost::asio::awaitable<boost::json::object>
     complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
              const boost::json::value& id, const boost::json::object& params, request_context& rec);
+    // One upstream's complete list for `rec`'s caller, fetched now as its list request would
+    // fetch it (with its credential where the upstream takes the caller's, counted, names
+    // clients would refuse left out), neither cached nor shared; or why not. The console's
+    // catalog of an upstream that takes each caller's credential (docs/operations.md).
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    listing(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,
+            request_context& rec);
     // Gate's own merged list (the owner of a URI is learnt from the resource lists).
     boost::asio::awaitable<boost::json::object> federated(protocol::list_kind kind,
                                                           const boost::json::value& id,
@@ -96,6 +103,10 @@ private:
     boost::asio::awaitable<fetched_list> fetch_one(protocol::list_kind kind, const list_plan& plan,
                                                    std::size_t upstream, ticket admitted,
                                                    request_context& rec);
+    // fetch_one's fetch: counted, traced, the unusable tools left out.
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetched(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,
+            ticket admitted, request_context& rec, std::vector<std::string>& written);
 
     list_services& services_;
 };

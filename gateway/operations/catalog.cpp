@@ -1,5 +1,7 @@
 #include "gateway/operations/catalog.hpp"
 
+#include "gateway/auth/upstream_credential.hpp"
+
 namespace gate::transport {
 
 namespace json = boost::json;
@@ -98,6 +100,44 @@ bool sees(const catalog_facts& f, const std::string& id) {
     return !i || f.world.tenants->sees(*i, id);
 }
 
+// One kind's items of upstream `i` (at most max_items), each with the viewer's decision.
+void put_items(json::object& u, protocol::list_kind kind, const json::array& listed, std::size_t i,
+               const catalog_facts& f) {
+    json::array items;
+    for (const auto& v : listed) {
+        if (items.size() == max_items) {
+            u["truncated"] = true;
+            break;
+        }
+        if (const auto* o = v.if_object())
+            items.push_back(item_json(kind, *o, i, f));
+    }
+    u[protocol::traits(kind).key] = std::move(items);
+}
+
+constexpr protocol::list_kind kinds[] = {protocol::list_kind::tools, protocol::list_kind::prompts,
+                                         protocol::list_kind::resources};
+
+// An upstream that takes each caller's credential: the viewer's own listing, or why none.
+void put_own(json::object& u, std::size_t i, const catalog_facts& f) {
+    u["listing"] = "caller";
+    const caller_listing* own = nullptr;
+    for (const auto& l : f.own)
+        if (l.upstream == i)
+            own = &l;
+    if (!own) {
+        u["unlisted"] = f.viewer ? "it was not listed with your credential"
+                                 : "it takes each caller's own credential, and you are "
+                                   "anonymous: sign in to see your own listing";
+        return;
+    }
+    for (std::size_t k = 0; k < 3; ++k)
+        if (own->lists[k])
+            put_items(u, kinds[k], *own->lists[k], i, f);
+    if (!own->problem.empty())
+        u["unlisted"] = own->problem;
+}
+
 } // namespace
 
 json::object catalog_report(const catalog_facts& f) {
@@ -111,23 +151,17 @@ json::object catalog_report(const catalog_facts& f) {
             continue;
         }
         u["visible"] = true;
-        for (auto [kind, lists] : {std::pair{protocol::list_kind::tools, &f.tools},
-                                   std::pair{protocol::list_kind::prompts, &f.prompts},
-                                   std::pair{protocol::list_kind::resources, &f.resources}}) {
-            const auto* l = list_of(*lists, i);
-            if (!l)
-                continue; // not listed (yet): the upstream did not answer, or has none
-            json::array items;
-            for (const auto& v : *l->items) {
-                if (items.size() == max_items) {
-                    u["truncated"] = true;
-                    break;
-                }
-                if (const auto* o = v.if_object())
-                    items.push_back(item_json(kind, *o, i, f));
-            }
-            u[protocol::traits(kind).key] = std::move(items);
+        if (per_caller(ups[i].auth)) {
+            put_own(u, i, f);
+            upstreams.push_back(std::move(u));
+            continue;
         }
+        u["listing"] = "shared";
+        const std::vector<fetched_list>* lists[] = {&f.tools, &f.prompts, &f.resources};
+        for (std::size_t k = 0; k < 3; ++k)
+            if (const auto* l = list_of(*lists[k], i))
+                put_items(u, kinds[k], *l->items, i, f);
+        // else not listed (yet): the upstream did not answer, or has none
         upstreams.push_back(std::move(u));
     }
     json::object viewer{{"authenticated", f.viewer != nullptr}};

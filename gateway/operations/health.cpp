@@ -60,6 +60,32 @@ asio::awaitable<health_report> health_checker::check() {
     });
 }
 
+namespace {
+
+// An upstream that takes each caller's credential has no session of gate's own to ping: the
+// handshake its health probe sends (with no credential) goes to its first endpoint in
+// rotation, and an answer, a 401 or 403 asking for a caller's credential included, is up.
+// Why it is down otherwise; nullopt when up.
+asio::awaitable<std::optional<std::string>>
+answers_without_credential(upstream_client& u, std::chrono::milliseconds budget) {
+    std::size_t first = 0;
+    auto eps = u.endpoints();
+    for (std::size_t e = 0; e < eps.size(); ++e)
+        if (eps[e].in_rotation) {
+            first = e;
+            break;
+        }
+    auto got = co_await u.handshake_without_credential(budget, first);
+    if (auto* f = std::get_if<upstream_failure>(&got))
+        co_return f->message;
+    const auto& h = std::get<bare_handshake>(got);
+    if (h.status == 401 || h.status == 403 || h.result)
+        co_return std::nullopt;
+    co_return "its handshake without a credential answered HTTP " + std::to_string(h.status);
+}
+
+} // namespace
+
 asio::awaitable<health_report> health_checker::probe() {
     struct result {
         bool up;
@@ -72,8 +98,15 @@ asio::awaitable<health_report> health_checker::probe() {
             call_context ctx;
             ctx.timeout = budget_;
             ctx.use = guard_use::upkeep; // not a client's invocation: no rate-limit slot
+            auto elapsed = [&] {
+                return std::chrono::duration<double, std::milli>(clock::now() - start).count();
+            };
+            if (upstreams_[i]->per_caller()) {
+                auto down = co_await answers_without_credential(*upstreams_[i], budget_);
+                co_return result{!down, elapsed(), down.value_or("")};
+            }
             auto reply = co_await upstreams_[i]->request("ping", {}, ctx);
-            double ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
+            double ms = elapsed();
             if (auto* f = std::get_if<upstream_failure>(&reply))
                 co_return result{false, ms, f->message};
             co_return result{true, ms, {}};

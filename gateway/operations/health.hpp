@@ -1,4 +1,5 @@
-// GET /health: pings every upstream concurrently within a 5 s budget. The fan-out is
+// GET /health: pings every upstream concurrently within a 5 s budget (one that takes each
+// caller's credential gets its health probe's handshake, with none). The fan-out is
 // single-flighted and its result reused for 1 s, so a flood of probes costs one round.
 #pragma once
 

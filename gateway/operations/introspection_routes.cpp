@@ -6,6 +6,7 @@
 // are public and carry public configuration only. The old console API paths answer 404.
 #include "actors/policy/policy_explain.hpp"
 #include "gateway/entry/gateway_impl.hpp"
+#include "gateway/mcp/fan_out.hpp"
 #include "gateway/operations/catalog.hpp"
 #include "gateway/operations/console_assets.hpp"
 #include "gateway/operations/introspection.hpp"
@@ -18,6 +19,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse_query.hpp>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
 namespace gate::transport {
 
@@ -35,6 +38,18 @@ http_reply only_get() {
 http_reply no_store(http_reply reply) {
     reply.headers.emplace_back("Cache-Control", "no-store");
     return reply;
+}
+
+// The instance that answers (its host name and process id): the console's traffic is this
+// instance's alone, and says so.
+const std::pair<std::string, std::int64_t>& this_instance() {
+    static const auto id = [] {
+        char name[256] = {};
+        if (gethostname(name, sizeof name - 1) != 0)
+            name[0] = '\0';
+        return std::pair<std::string, std::int64_t>{name, static_cast<std::int64_t>(getpid())};
+    }();
+    return id;
 }
 
 } // namespace
@@ -149,7 +164,9 @@ http_reply gateway::impl::view_traffic(const request_context& rec) const {
                         {},
                         principal_key(rec.caller),
                         std::chrono::steady_clock::now(),
-                        std::chrono::system_clock::now()};
+                        std::chrono::system_clock::now(),
+                        this_instance().first,
+                        this_instance().second};
     for (std::size_t i = 0; i < view.snap->size() && i < view.clients.size(); ++i) {
         const auto& u = view.snap->upstream(i);
         facts.upstreams.push_back({u.id, u.urls, view.clients[i]->board()->changes()});
@@ -157,29 +174,89 @@ http_reply gateway::impl::view_traffic(const request_context& rec) const {
     return no_store(http_reply::json(http::status::ok, protocol::json_text(traffic_report(facts))));
 }
 
+namespace {
+
+constexpr protocol::list_kind catalog_kinds[] = {
+    protocol::list_kind::tools, protocol::list_kind::prompts, protocol::list_kind::resources};
+
+// A side request listing for the viewer of `rec`, with its credential, on its principal's
+// bridged session; its upstream calls stay off the view.
+request_context lister_for(const request_context& rec) {
+    request_context side;
+    side.view = rec.view;
+    side.caller = rec.caller;
+    side.tenant_index = rec.tenant_index;
+    side.authorization = rec.authorization;
+    side.profile = protocol::full_profile;
+    return side;
+}
+
+// The viewer's own listing of each upstream that takes each caller's credential and that its
+// tenant sees: made now with the viewer's credential (never anyone else's), kept nowhere.
+// Without a caller there is none: gate has no credential of its own there.
+boost::asio::awaitable<std::vector<caller_listing>> own_listings(list_methods& lists,
+                                                                 const request_context& rec) {
+    std::vector<std::size_t> wanted;
+    for (std::size_t i = 0; rec.caller && i < rec.view->clients.size(); ++i)
+        if (rec.view->clients[i]->per_caller() && tenant_sees(rec, i))
+            wanted.push_back(i);
+    auto got = co_await fan_out<caller_listing>(
+        wanted.size(), [&](std::size_t n) -> boost::asio::awaitable<caller_listing> {
+            caller_listing own{wanted[n], {}, {}};
+            auto side = lister_for(rec);
+            for (std::size_t k = 0; k < 3; ++k) {
+                auto r = co_await lists.listing(catalog_kinds[k], protocol::full_profile,
+                                                own.upstream, side);
+                if (auto* f = std::get_if<upstream_failure>(&r)) {
+                    // One viewer's credential refused is not operator news.
+                    own.problem = "listing it with your credential failed: " + f->message;
+                    spdlog::debug("catalog: upstream {} not listed for {}: {}",
+                                  rec.view->snap->upstream(own.upstream).id, rec.caller->subject,
+                                  f->message);
+                    break; // the other kinds would fail alike
+                }
+                own.lists[k] = std::move(std::get<boost::json::array>(r));
+            }
+            co_return own;
+        });
+    std::vector<caller_listing> out;
+    for (auto& g : got)
+        if (g)
+            out.push_back(std::move(*g));
+    co_return out;
+}
+
+} // namespace
+
 boost::asio::awaitable<http_reply> gateway::impl::view_catalog(request_context& rec) {
     auto view = rec.view; // the snapshot it loaded, whatever a reload does meanwhile
-    using protocol::list_kind;
     // gate's own lists first, as for icons (learn_icons): a list not cached yet, or expired,
-    // is fetched; one whose upstream does not answer stays out.
+    // is fetched; one whose upstream does not answer stays out, and so does every upstream
+    // that takes each caller's credential (gate has none of its own there; own_listings).
     request_context side;
     side.view = view;
     side.profile = protocol::full_profile;
     std::vector<fetched_list> cached[3];
-    const list_kind kinds[] = {list_kind::tools, list_kind::prompts, list_kind::resources};
     for (std::size_t k = 0; k < 3; ++k) {
-        co_await lists.federated(kinds[k], nullptr, {}, side);
+        co_await lists.federated(catalog_kinds[k], nullptr, {}, side);
         using lists_t = std::vector<fetched_list>;
-        auto got = co_await ask<lists_t>(actors()->router_for(kinds[k]), [&](reply_to<lists_t> r) {
-            return read_cached_lists{view->snap, kinds[k], protocol::full_profile, std::move(r)};
-        });
+        auto got =
+            co_await ask<lists_t>(actors()->router_for(catalog_kinds[k]), [&](reply_to<lists_t> r) {
+                return read_cached_lists{view->snap, catalog_kinds[k], protocol::full_profile,
+                                         std::move(r)};
+            });
         if (got)
             cached[k] = std::move(*got);
     }
+    auto own = co_await own_listings(lists, rec);
     const auto& snap = *view->snap;
     policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
-    catalog_facts facts{world, rec.caller ? &*rec.caller : nullptr, std::move(cached[0]),
-                        std::move(cached[1]), std::move(cached[2])};
+    catalog_facts facts{world,
+                        rec.caller ? &*rec.caller : nullptr,
+                        std::move(cached[0]),
+                        std::move(cached[1]),
+                        std::move(cached[2]),
+                        std::move(own)};
     co_return no_store(
         http_reply::json(http::status::ok, protocol::json_text(catalog_report(facts))));
 }

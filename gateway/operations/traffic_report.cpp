@@ -130,7 +130,8 @@ json::object traffic_report(const traffic_facts& f) {
         o["ruleId"] = r.rule.empty() ? json::value(nullptr) : json::value(r.rule);
         refusals.push_back(std::move(o));
     }
-    json::object out{{"bucketSeconds", traffic_history::bucket_width.count()},
+    json::object out{{"instance", {{"host", f.host}, {"pid", f.pid}}},
+                     {"bucketSeconds", traffic_history::bucket_width.count()},
                      {"buckets", traffic_history::bucket_count},
                      {"now", epoch_ms(f.wall)},
                      {"upstreams", std::move(upstreams)}};

@@ -9,6 +9,7 @@
 
 #include <boost/json/object.hpp>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct traffic_facts {
     std::string viewer;              // principal_key of the viewer ("" anonymous)
     traffic_history::time_point now;
     std::chrono::system_clock::time_point wall;
+    // The instance whose traffic this is (each instance of a fleet keeps its own history): its
+    // host name and process id.
+    std::string host{};
+    std::int64_t pid = 0;
 };
 
 boost::json::object traffic_report(const traffic_facts& f);

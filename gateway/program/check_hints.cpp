@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 namespace gate::check {
 
@@ -135,6 +136,106 @@ std::string upstream_hint(const config::upstream& u, std::string_view target, fa
         return "it answered, but not as an MCP server: is " + std::string(target) +
                " its MCP endpoint?";
     return "";
+}
+
+std::vector<std::string> challenge_schemes(std::string_view c) {
+    // RFC 9110 section 11.6.1: challenge = auth-scheme [ 1*SP ( token68 / #auth-param ) ],
+    // challenges separated by commas. A word not followed by '=' is a scheme (a token68 ends
+    // in '=' or stands after its scheme, which the word before it shows).
+    std::vector<std::string> out;
+    auto word = [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) ||
+               (ch != '\0' && std::strchr("!#$%&'*+-.^_`|~/", ch));
+    };
+    bool after_scheme = false; // the next word may be a token68, not a scheme
+    for (std::size_t i = 0; i < c.size();) {
+        if (c[i] == '"') { // a quoted string: to its closing quote, escapes skipped
+            for (++i; i < c.size() && c[i] != '"'; ++i)
+                if (c[i] == '\\')
+                    ++i;
+            ++i;
+            after_scheme = false;
+            continue;
+        }
+        if (c[i] == ',') {
+            after_scheme = false;
+            ++i;
+            continue;
+        }
+        if (!word(c[i])) {
+            ++i;
+            continue;
+        }
+        auto start = i;
+        while (i < c.size() && word(c[i]))
+            ++i;
+        auto next = c.find_first_not_of(' ', i);
+        bool param = next != std::string_view::npos && c[next] == '=';
+        if (!param && !after_scheme) {
+            out.emplace_back(c.substr(start, i - start));
+            after_scheme = true;
+        } else if (param) { // its value: a quoted string (read above) or a token
+            after_scheme = false;
+            i = c.find_first_not_of(' ', next + 1);
+            if (i == std::string_view::npos)
+                break;
+            while (i < c.size() && c[i] != '"' && word(c[i]))
+                ++i;
+        }
+    }
+    return out;
+}
+
+std::string per_caller_unchecked(const config::upstream& u) {
+    const auto& a = u.auth;
+    return (a.strategy == "token-exchange"
+                ? "the exchange of a caller's token at " + a.token_endpoint +
+                      ", whether the upstream accepts the token it issues"
+                : std::string("whether the upstream accepts a caller's token")) +
+           ", and the handshake and lists made with it: only a caller's own request through "
+           "gate tries them";
+}
+
+per_caller_verdict judge_per_caller(const config::upstream& u, std::string_view target, int status,
+                                    std::string_view challenge, std::string_view identity,
+                                    std::chrono::milliseconds timeout) {
+    per_caller_verdict v;
+    const auto& a = u.auth;
+    v.unchecked = per_caller_unchecked(u);
+    auto code = "HTTP " + std::to_string(status);
+    if (status == 401 || status == 403) {
+        auto schemes = challenge_schemes(challenge);
+        bool bearer = std::any_of(schemes.begin(), schemes.end(), [](const std::string& s) {
+            return s.size() == 6 && has(s, "bearer");
+        });
+        auto said = "the handshake without a credential answered " + code +
+                    (challenge.empty()
+                         ? std::string(" with no WWW-Authenticate challenge")
+                         : " with WWW-Authenticate: " + std::string(challenge.substr(0, 300)));
+        if (!schemes.empty() && !bearer) {
+            v.detail = said;
+            v.hint = code + ": it asks for " + schemes.front() +
+                     " credentials, which a caller's Bearer token (" + a.strategy +
+                     ") never is: give the upstream its own credential (auth.strategy static, "
+                     "with its header and scheme)";
+            return v;
+        }
+        v.up = true;
+        v.detail = "reachable, and its MCP endpoint asks for a caller's credential: " + said;
+        return v;
+    }
+    if (status == 200 && !identity.empty()) {
+        v.up = true;
+        v.detail = "MCP handshake answered by " + std::string(identity) +
+                   " without any credential: it does not ask for the caller's, which gate " +
+                   (a.strategy == "token-exchange" ? "exchanges and sends" : "sends") +
+                   " it all the same";
+        return v;
+    }
+    v.detail = "the handshake without a credential answered " + code;
+    v.hint = upstream_hint(u, target, status == 200 ? failure::content : failure::status, status,
+                           v.detail, timeout);
+    return v;
 }
 
 std::string key_set_hint(std::string_view target, failure f, int status, std::string_view message,

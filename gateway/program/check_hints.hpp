@@ -8,6 +8,7 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gate::check {
 
@@ -33,6 +34,28 @@ std::string network_hint(std::string_view message, std::string_view target, std:
 // An upstream's handshake.
 std::string upstream_hint(const config::upstream& u, std::string_view target, failure f, int status,
                           std::string_view message, std::chrono::milliseconds timeout);
+// The authentication schemes a WWW-Authenticate value names ("Bearer", "Basic", ...), in
+// order: each challenge's first word, parameters and quoted strings skipped.
+std::vector<std::string> challenge_schemes(std::string_view challenge);
+
+// What `gate check` makes of the handshake of an upstream that takes each caller's credential
+// (passthrough, token-exchange), sent without one since a check has no caller: a 401 or 403
+// asking for a Bearer token (or naming no scheme) is reachable and as expected; a handshake
+// answered without any credential is reachable too, and said; a challenge for other schemes
+// only (a caller's Bearer token would never do) and any other answer are down.
+struct per_caller_verdict {
+    bool up = false;
+    std::string detail;    // what answered, or what failed
+    std::string hint;      // when down
+    std::string unchecked; // what no try without a caller's token can tell
+};
+// What a try without a caller's token leaves unchecked at such an upstream.
+std::string per_caller_unchecked(const config::upstream& u);
+// `identity`: who answered a handshake ("" when it answered none).
+per_caller_verdict judge_per_caller(const config::upstream& u, std::string_view target, int status,
+                                    std::string_view challenge, std::string_view identity,
+                                    std::chrono::milliseconds timeout);
+
 // An issuer's key set (jwksUri).
 std::string key_set_hint(std::string_view target, failure f, int status, std::string_view message,
                          std::chrono::milliseconds timeout);

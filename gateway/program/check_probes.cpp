@@ -69,7 +69,7 @@ public:
     asio::io_context& io() { return io_; }
     ms timeout() const { return timeout_; }
 
-    // A row that needs no try (a missing secret, a per-caller upstream).
+    // A row that needs no try (a missing secret).
     void add(row done) {
         rows_.push_back(std::move(done));
         settled_.push_back(true);
@@ -178,6 +178,27 @@ asio::awaitable<row> try_upstream(std::shared_ptr<transport::upstream_client> cl
     co_return ok(r, "MCP handshake answered by " + identity_of(std::get<json::object>(got)));
 }
 
+// An upstream that takes each caller's credential, which a check has none of: its handshake
+// sent without one, as gate's health probe sends it, judged by judge_per_caller. A refused
+// connection, an unknown host, TLS or a timeout is down like any upstream's.
+asio::awaitable<row> try_per_caller(std::shared_ptr<transport::upstream_client> client, row r,
+                                    ms timeout) {
+    const auto& u = client->config();
+    auto got = co_await client->handshake_without_credential(timeout);
+    row out;
+    if (auto* f = std::get_if<transport::upstream_failure>(&got)) {
+        out = down(r, f->message,
+                   upstream_hint(u, r.target, kind_of(*f), f->status, f->message, timeout));
+    } else {
+        auto& h = std::get<transport::bare_handshake>(got);
+        auto v = judge_per_caller(u, r.target, h.status, h.challenge,
+                                  h.result ? identity_of(*h.result) : "", timeout);
+        out = v.up ? ok(r, v.detail) : down(r, v.detail, v.hint);
+    }
+    out.unchecked = scrubbed(per_caller_unchecked(u));
+    co_return out;
+}
+
 // The upstream's own copy for one endpoint, bounded by the check's timeout.
 config::upstream bounded(config::upstream u, const std::string& url, ms timeout) {
     u.urls = {url};
@@ -213,18 +234,11 @@ void check_upstreams(runner& run, const config::document& doc, std::size_t from,
                              "EnvironmentFile), then check again"));
                 continue;
             }
-            if (transport::per_caller(u.auth)) {
-                r.status = "skipped";
-                r.detail = "needs a caller: it takes each caller's own token (" + u.auth.strategy +
-                           "), which a check has none of";
-                r.hint = "try it through gate with a real client's token";
-                run.add(std::move(r));
-                continue;
-            }
             auto client = transport::upstream_client::make(run.io().get_executor(),
                                                            bounded(u, u.urls[e], run.timeout()));
             run.keep(client);
-            run.start(r, try_upstream(client, r, run.timeout()));
+            run.start(r, transport::per_caller(u.auth) ? try_per_caller(client, r, run.timeout())
+                                                       : try_upstream(client, r, run.timeout()));
         }
     }
 }

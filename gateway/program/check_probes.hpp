@@ -19,9 +19,12 @@ struct row {
     std::string kind;   // upstream | issuer | store | audit | tracing | discovery | secret
     std::string name;   // the upstream's id, the issuer, the sink's place in the document, ...
     std::string target; // the URL tried, without credentials
-    std::string status; // ok | down | skipped
-    std::string detail; // what answered (ok), what failed (down) or why not tried (skipped)
+    std::string status; // ok | down
+    std::string detail; // what answered (ok) or what failed (down)
     std::string hint;   // what to do about it; empty when ok
+    // What the try could not reach ("" when nothing): at an upstream that takes each caller's
+    // credential, everything a caller's token would open.
+    std::string unchecked;
     std::chrono::milliseconds took{0};
 };
 

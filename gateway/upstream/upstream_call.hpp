@@ -35,6 +35,9 @@ struct upstream_failure {
     // False when the failure says nothing about the upstream's health (the client did not
     // answer an input request, a capability the upstream does not offer).
     bool upstream_at_fault = true;
+    // A per-caller upstream's challenge (WWW-Authenticate) with its 401 or 403, when it sent
+    // one: what `gate check` reports of a try without a caller's credential.
+    std::string challenge{};
 };
 
 // The upstream's JSON-RPC response (result or error), or why there is none.

@@ -50,6 +50,14 @@ namespace gate::transport {
 class fleet_store;
 class traffic_tap;
 
+// What an upstream answered a handshake sent without any credential: `gate check`'s try of
+// an upstream that takes each caller's credential, which it has none of.
+struct bare_handshake {
+    int status = 0;
+    std::string challenge; // with a 401 or 403: its WWW-Authenticate ("" when none came)
+    std::optional<boost::json::object> result; // the handshake's result, when it answered one
+};
+
 class upstream_client : public std::enable_shared_from_this<upstream_client> {
     struct made {}; // only make() constructs one: the units need to know their owner
 public:
@@ -144,6 +152,11 @@ public:
     // With healthCheck.intervalMs: probes every endpoint on that interval until close()
     // (upstream_probes.cpp). Idempotent.
     void start_health_checks();
+    // The handshake a health probe sends an upstream that takes each caller's credential
+    // (with none) at endpoint `endpoint`, within `budget`: what it answered (the session it
+    // opened ended at once), or why nothing did (refused, unresolvable, TLS, a timeout).
+    boost::asio::awaitable<std::variant<bare_handshake, upstream_failure>>
+    handshake_without_credential(std::chrono::milliseconds budget, std::size_t endpoint = 0);
     // The fleet's shared store (gateway/fleet/fleet_store): this upstream's rate window and
     // breaker become the fleet's. Set once, before the first call.
     void share_through(std::shared_ptr<fleet_store> fleet) {
@@ -295,6 +308,9 @@ private:
     boost::asio::awaitable<void> probe_round();
     // Why the endpoint failed a full MCP connect probe; nullopt when it passed.
     boost::asio::awaitable<std::optional<std::string>> probe_endpoint(upstream_endpoint& ep);
+    // A probe's handshake at `ep` within `budget`: the answer, or why none.
+    boost::asio::awaitable<std::variant<http_answer, upstream_failure>>
+    probe_handshake(upstream_endpoint& ep, std::chrono::milliseconds budget);
 
     std::size_t in_flight_ = 0; // requests sent and not yet answered
     bool retiring_ = false;     // close once in_flight_ drops to zero

@@ -281,6 +281,7 @@ upstream_exchange::refused_credential(const http_answer& answer,
                  : "it needs a caller's credential (HTTP " + std::to_string(answer.status) + ")",
              answer.status);
     f.upstream_at_fault = false;
+    f.challenge = answer.challenge;
     return f;
 }
 
@@ -341,6 +342,11 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
     answer.status = static_cast<int>(head.result_int());
     if (auto it = head.find("Mcp-Session-Id"); it != head.end())
         answer.session_id = std::string(it->value());
+    if (answer.status == 401 || answer.status == 403) { // every challenge, as one list
+        auto [from, to] = head.equal_range(http::field::www_authenticate);
+        for (auto it = from; it != to; ++it)
+            answer.challenge.append(answer.challenge.empty() ? "" : ", ").append(it->value());
+    }
     std::string_view ctype;
     if (auto it = head.find(http::field::content_type); it != head.end())
         ctype = it->value();

@@ -87,6 +87,7 @@ struct http_answer {
     // which a 2025-era client resumes it with a GET (SSE polling, stream_resumption.cpp).
     std::string resume_from;
     std::optional<std::chrono::milliseconds> retry;
+    std::string challenge{}; // a 401's or 403's WWW-Authenticate, when it came with one
 };
 
 // A request whose head would carry a control character is never sent: nothing reached the

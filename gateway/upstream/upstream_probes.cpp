@@ -3,6 +3,8 @@
 // 2026-07-28 upstream). The upstream actor keeps the interval and decides (a failed probe
 // ejects the endpoint before client traffic reaches it, a successful one restores it at
 // once, each transition logged once); this is the round it asks for, run on the io thread.
+// The same handshake, sent with no credential, is how `GET /health` and `gate check` try an
+// upstream that takes each caller's credential (handshake_without_credential).
 #include "gateway/mcp/fan_out.hpp"
 #include "gateway/upstream/upstream_client.hpp"
 #include "protocol/modern_request.hpp"
@@ -39,10 +41,8 @@ void upstream_client::start_health_checks() {
         caf::anon_send(actor, health_tick{});
 }
 
-asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(upstream_endpoint& ep) {
-    // A probe must end before the next one starts, and never outlast a request's own bound.
-    auto budget = std::min(std::chrono::milliseconds(*state_.cfg.health_check_interval_ms),
-                           std::chrono::milliseconds(state_.cfg.timeouts.request_ms));
+asio::awaitable<std::variant<http_answer, upstream_failure>>
+upstream_client::probe_handshake(upstream_endpoint& ep, std::chrono::milliseconds budget) {
     auto deadline = clock::now() + budget;
     json::object params;
     json::object msg{{"jsonrpc", "2.0"}, {"id", state_.next_id++}};
@@ -63,6 +63,25 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(upst
     ctx.timeout = budget;
     auto r =
         co_await exchange_.exchange(ep, outgoing_message::of(msg), state, ctx, deadline, nullptr);
+    auto* answer = std::get_if<http_answer>(&r);
+    auto* result =
+        answer && answer->message ? answer->message->body().if_contains("result") : nullptr;
+    if (answer && answer->status == 200 && result && result->is_object() &&
+        !answer->session_id.empty()) { // the probe's own session is not kept open upstream
+        session_state probed{answer->session_id, {}};
+        if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
+            probed.protocol_version = std::string(v->get_string());
+        asio::co_spawn(state_.ex, exchange_.send_delete(ep, std::move(probed), nullptr),
+                       asio::detached);
+    }
+    co_return r;
+}
+
+asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(upstream_endpoint& ep) {
+    // A probe must end before the next one starts, and never outlast a request's own bound.
+    auto budget = std::min(std::chrono::milliseconds(*state_.cfg.health_check_interval_ms),
+                           std::chrono::milliseconds(state_.cfg.timeouts.request_ms));
+    auto r = co_await probe_handshake(ep, budget);
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         // An upstream that takes each caller's credential refuses gate's credential-less probe:
         // it answered, which is all a probe asks.
@@ -75,14 +94,25 @@ asio::awaitable<std::optional<std::string>> upstream_client::probe_endpoint(upst
     if (answer.status != 200 || !result || !result->is_object())
         co_return "probe answered HTTP " + std::to_string(answer.status) +
             (answer.message ? ": " + answer.message->raw() : std::string());
-    if (!answer.session_id.empty()) { // the probe's own session is not kept open upstream
-        session_state probed{answer.session_id, {}};
-        if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
-            probed.protocol_version = std::string(v->get_string());
-        asio::co_spawn(state_.ex, exchange_.send_delete(ep, std::move(probed), nullptr),
-                       asio::detached);
-    }
     co_return std::nullopt;
+}
+
+asio::awaitable<std::variant<bare_handshake, upstream_failure>>
+upstream_client::handshake_without_credential(std::chrono::milliseconds budget,
+                                              std::size_t endpoint) {
+    auto r = co_await probe_handshake(
+        exchange_.endpoint(endpoint < exchange_.endpoints().size() ? endpoint : 0), budget);
+    if (auto* f = std::get_if<upstream_failure>(&r)) {
+        if (!state_.per_caller || (f->status != 401 && f->status != 403))
+            co_return std::move(*f);
+        co_return bare_handshake{f->status, std::move(f->challenge), std::nullopt};
+    }
+    auto& answer = std::get<http_answer>(r);
+    bare_handshake out{answer.status, std::move(answer.challenge), std::nullopt};
+    auto* result = answer.message ? answer.message->body().if_contains("result") : nullptr;
+    if (answer.status == 200 && result && result->is_object())
+        out.result = std::move(result->as_object());
+    co_return out;
 }
 
 asio::awaitable<void> upstream_client::probe_round() {

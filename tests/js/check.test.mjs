@@ -1,10 +1,12 @@
 // `gate check` against the real binary (docs/operations.md, "gate check"): a federation whose
-// every outside thing answers (server-everything, a key-demanding proxy in front of it, a
-// real identity provider, a real Redis, an audit receiver, an OTLP receiver, a discovery
-// source and the upstream it serves) is all ok with exit 0; then each failure kind alone, with
-// its row, its hint and exit 1; a bad configuration and a bad command line exit 2. Ports that
-// refuse are bound by the kernel and closed again; the hung upstream never answers and gate's
-// own bound (--timeout-ms) ends the try.
+// every outside thing answers (server-everything, a key-demanding proxy in front of it, an SDK
+// server behind the SDK's own bearer middleware for a per-caller upstream, a real identity
+// provider, a real Redis, an audit receiver, an OTLP receiver, a discovery source and the
+// upstream it serves) is all ok with exit 0; then each failure kind alone, with its row, its
+// hint and exit 1; a per-caller upstream tried without a credential, ok when it asks for a
+// caller's and down when it cannot be reached; a bad configuration and a bad command line exit
+// 2. Ports that refuse are bound by the kernel and closed again; the hung upstream never
+// answers and gate's own bound (--timeout-ms) ends the try.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,12 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express from 'express';
 
 import { freePort } from './lib/free-port.mjs';
 import { json, startFormEndpoint } from './lib/form-endpoint.mjs';
@@ -51,6 +59,49 @@ async function startKeyedProxy(targetUrl, admits = (h) => h['x-api-key'] === API
   return { url: `http://127.0.0.1:${server.address().port}/mcp`, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
 }
 
+const METADATA = 'https://mcp.example/.well-known/oauth-protected-resource';
+
+// An MCP server of the SDK behind the SDK's own bearer middleware, as an upstream that takes
+// each caller's token guards itself: a request without a valid token gets 401 with the
+// middleware's challenge (naming its resource metadata); `seen` records each request's
+// JSON-RPC method and Authorization header.
+async function startGuardedSdkServer() {
+  const seen = [];
+  const app = express();
+  app.use(express.json());
+  app.use((req, _res, next) => {
+    seen.push({ method: req.body?.method ?? null, authorization: req.headers.authorization ?? null });
+    next();
+  });
+  const verifier = {
+    verifyAccessToken: async (token) => {
+      if (token !== 'a-callers-token') throw new InvalidTokenError('unknown token');
+      return { token, clientId: 'caller', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+    },
+  };
+  app.post('/mcp', requireBearerAuth({ verifier, resourceMetadataUrl: METADATA }), async (req, res) => {
+    const server = new McpServer({ name: 'guarded', version: '1.0.0' });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      transport.close();
+      server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  const server = await new Promise((r) => {
+    const s = app.listen(0, '127.0.0.1', () => r(s));
+  });
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, seen, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
+}
+
+// An endpoint that asks for Basic credentials, which no caller's Bearer token answers.
+async function startBasicOnly() {
+  const server = http.createServer((req, res) => res.writeHead(401, { 'www-authenticate': 'Basic realm="corp"' }).end());
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
+}
+
 // A web server that is not an MCP server: every request gets an HTML page.
 async function startWebPage() {
   const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>welcome</html>'));
@@ -82,6 +133,8 @@ describe('gate check', { timeout: 120_000 }, () => {
   let web;
   let silent;
   let untrusted;
+  let guarded; // an SDK server behind bearer auth: a per-caller upstream
+  let basicOnly;
   let refused; // a port nothing listens on
 
   before(async () => {
@@ -98,6 +151,7 @@ describe('gate check', { timeout: 120_000 }, () => {
       startSilentServer(),
     ]);
     untrusted = await startSelfSigned(dir);
+    [guarded, basicOnly] = await Promise.all([startGuardedSdkServer(), startBasicOnly()]);
     ccGuarded = await startKeyedProxy(everything.url, (h) => h.authorization === `Bearer ${CC_TOKEN}`);
     tokens = await startFormEndpoint((form, res) =>
       form.client_secret === CC_SECRET ? json(res, 200, { access_token: CC_TOKEN, token_type: 'Bearer', expires_in: 3600 }) : json(res, 401, { error: 'invalid_client' }),
@@ -107,7 +161,7 @@ describe('gate check', { timeout: 120_000 }, () => {
   });
 
   after(async () => {
-    await Promise.all([keyed, ccGuarded, tokens, found, idp, redis, audit, otlp, source, web, untrusted].map((s) => s?.stop()));
+    await Promise.all([keyed, ccGuarded, tokens, found, idp, redis, audit, otlp, source, web, untrusted, guarded, basicOnly].map((s) => s?.stop()));
     await silent?.close();
     await everything?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -149,13 +203,13 @@ describe('gate check', { timeout: 120_000 }, () => {
   // Beside the thing under test, one upstream that answers (a document names at least one).
   const answering = () => [{ id: 'ev', url: everything.url, namespace: 'ev' }];
 
-  test('a federation whose every outside thing answers: every row ok (or skipped), exit 0', async () => {
+  test('a federation whose every outside thing answers: every row ok, exit 0', async () => {
     const config = {
       upstreams: [
         { id: 'ev', url: everything.url, namespace: 'ev' },
         { id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY', header: 'X-Api-Key' } },
         { id: 'cc', url: ccGuarded.url, namespace: 'cc', auth: ccAuth(tokens.url) },
-        { id: 'mine', url: `http://127.0.0.1:${refused}/mcp`, namespace: 'mine', auth: { strategy: 'passthrough' } },
+        { id: 'mine', url: guarded.url, namespace: 'mine', auth: { strategy: 'passthrough' } },
       ],
       auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
       server: { redisUrl: redis.url },
@@ -170,7 +224,7 @@ describe('gate check', { timeout: 120_000 }, () => {
       'upstream ev ok',
       'upstream keyed ok',
       'upstream cc ok',
-      'upstream mine skipped',
+      'upstream mine ok',
       `issuer ${idp.issuer} ok`,
       'store /server/redisUrl ok',
       'audit /audit/sinks/1 ok',
@@ -179,7 +233,8 @@ describe('gate check', { timeout: 120_000 }, () => {
       'upstream found (discovered) ok',
     ]);
     assert.match(row(r.rows, 'upstream', 'ev').detail, /MCP handshake answered by mcp-servers\/everything/);
-    assert.match(row(r.rows, 'upstream', 'mine').detail, /needs a caller/);
+    assert.match(row(r.rows, 'upstream', 'mine').detail, /^reachable, and its MCP endpoint asks for a caller's credential/);
+    assert.equal(row(r.rows, 'upstream', 'ev').notChecked, undefined, 'an upstream with a credential of its own is tried whole');
     assert.match(row(r.rows, 'issuer').detail, /key set with 1 key/);
     assert.equal(row(r.rows, 'store').target, `${redis.url}/0`);
     assert.match(row(r.rows, 'discovery').detail, /serves 1 upstream/);
@@ -212,8 +267,66 @@ describe('gate check', { timeout: 120_000 }, () => {
     assert.match(lines[0], /^KIND\s+NAME\s+STATUS\s+WHAT$/);
     assert.match(lines[1], /^upstream\s+ev\s+ok\s+http:\/\/127\.0\.0\.1:\d+\/mcp: MCP handshake answered by .* \(\d+ ms\)$/);
     assert.match(lines[2], /^upstream\s+keyed\s+down\s+.*HTTP 401 -- hint: HTTP 401: the upstream refused the credential: check the secret in env API_KEY \(sent in X-Api-Key\)$/);
-    assert.equal(lines[3], '2 checked: 1 ok, 1 down, 0 skipped');
+    assert.equal(lines[3], '2 checked: 1 ok, 1 down');
     assert.ok(!out.includes('wrong-key-4471') && !r.stderr.includes('wrong-key-4471'), 'the secret is never printed');
+  });
+
+  // A per-caller upstream (passthrough, or token-exchange at `tokens`) at `url`.
+  const perCaller = (url, strategy = 'passthrough') => ({
+    upstreams: [{ id: 'mine', url, namespace: 'mine',
+                  auth: strategy === 'passthrough' ? { strategy }
+                    : { strategy, tokenEndpoint: tokens.url, clientId: 'gate', audience: 'https://tools.example', clientAuth: { type: 'client_secret_post', secretRef: 'CC_SECRET' } } }],
+    auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+  });
+
+  test("an upstream that takes each caller's credential is tried without one: reachable and asking for it", async () => {
+    for (const strategy of ['passthrough', 'token-exchange']) {
+      const seenBefore = guarded.seen.length;
+      const exchangesBefore = tokens.requests.length;
+      const r = await check(perCaller(guarded.url, strategy), { env: { CC_SECRET } });
+      assert.equal(r.code, 0, r.out + r.stderr);
+      const mine = row(r.rows, 'upstream', 'mine');
+      assert.equal(mine.status, 'ok', JSON.stringify(mine));
+      assert.equal(mine.detail, 'reachable, and its MCP endpoint asks for a caller\'s credential: the handshake without a credential answered HTTP 401 ' +
+        `with WWW-Authenticate: Bearer error="invalid_token", error_description="Missing Authorization header", resource_metadata="${METADATA}"`);
+      assert.equal(mine.hint, undefined);
+      assert.match(mine.notChecked, strategy === 'passthrough'
+        ? /^whether the upstream accepts a caller's token, and the handshake and lists made with it: only a caller's own request through gate tries them$/
+        : new RegExp(`^the exchange of a caller's token at ${tokens.url}, whether the upstream accepts the token it issues, and the handshake`));
+      // What the server got: one initialize, with no credential at all.
+      assert.deepEqual(guarded.seen.slice(seenBefore), [{ method: 'initialize', authorization: null }], strategy);
+      assert.equal(tokens.requests.length, exchangesBefore, 'no token is exchanged: there is no caller');
+    }
+    // The table says it too.
+    const file = path.join(dir, 'per-caller-table.json');
+    writeFileSync(file, JSON.stringify(perCaller(guarded.url)));
+    const t = await runGate(['check', '--config', file], { env: { REDIS_URL: '' } });
+    const lines = t.stdout.toString('utf8').trim().split('\n');
+    assert.equal(t.code, 0, lines.join('\n'));
+    assert.match(lines[1], /^upstream\s+mine\s+ok\s+http:\/\/127\.0\.0\.1:\d+\/mcp: reachable, .*HTTP 401 with WWW-Authenticate: Bearer .* \(\d+ ms\) -- not checked: whether the upstream accepts a caller's token, /);
+  });
+
+  test("an upstream that takes each caller's credential and answers without any", async () => {
+    const r = await check(perCaller(everything.url));
+    assert.equal(r.code, 0, r.out + r.stderr);
+    assert.match(row(r.rows, 'upstream', 'mine').detail, /^MCP handshake answered by mcp-servers\/everything .* without any credential: it does not ask for the caller's, which gate sends it all the same$/);
+  });
+
+  test("an upstream that takes each caller's credential, unreachable or asking for another scheme, is down", async () => {
+    const config = (url) => perCaller(url);
+    const refusedRow = await expectDown(config(`http://127.0.0.1:${refused}/mcp`), 'upstream', {
+      detail: /Connection refused/,
+      hint: new RegExp(`connection refused: is the upstream running at http://127\\.0\\.0\\.1:${refused}/mcp\\?`),
+    });
+    assert.match(row(refusedRow.rows, 'upstream').notChecked, /whether the upstream accepts a caller's token/);
+    await expectDown(config(untrusted.url), 'upstream', { detail: /certificate verify failed/, hint: /TLS: certificate not trusted/ });
+    await expectDown(config('http://gate-check-nowhere.invalid/mcp'), 'upstream', { detail: /cannot resolve/, hint: /does not resolve/ });
+    await expectDown(config(silent.url), 'upstream', { args: ['--timeout-ms', '300'], detail: /within 300 ms/, hint: /no answer within 300 ms/ });
+    await expectDown(config(basicOnly.url), 'upstream', {
+      detail: /answered HTTP 401 with WWW-Authenticate: Basic realm="corp"/,
+      hint: /it asks for Basic credentials, which a caller's Bearer token \(passthrough\) never is/,
+    });
+    await expectDown(config(web.url), 'upstream', { detail: /answered HTTP 200/, hint: /not as an MCP server/ });
   });
 
   test('an upstream that refuses the connection', async () => {

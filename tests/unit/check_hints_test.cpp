@@ -69,6 +69,59 @@ TEST(CheckHints, AnUpstreamsHintNamesItsCredential) {
               std::string::npos);
 }
 
+TEST(CheckHints, AChallengesSchemesAreItsFirstWords) {
+    using schemes = std::vector<std::string>;
+    // The SDK's bearer middleware: one scheme, its parameters (a comma inside a quoted one).
+    EXPECT_EQ(challenge_schemes(R"(Bearer error="invalid_token", error_description="Missing )"
+                                R"(bearer, Basic", resource_metadata="https://r/.well-known/x")"),
+              schemes{"Bearer"});
+    EXPECT_EQ(challenge_schemes(R"(Basic realm="corp", Bearer)"), (schemes{"Basic", "Bearer"}));
+    EXPECT_EQ(challenge_schemes("Digest realm=example, qop=\"auth\""), schemes{"Digest"});
+    EXPECT_EQ(challenge_schemes("Negotiate abc123"), schemes{"Negotiate"}) << "a token68";
+    EXPECT_EQ(challenge_schemes("Negotiate abc123=="), schemes{"Negotiate"});
+    EXPECT_EQ(challenge_schemes("Bearer realm=a\"b"), schemes{"Bearer"});
+    EXPECT_TRUE(challenge_schemes("").empty());
+}
+
+TEST(CheckHints, APerCallerUpstreamIsJudgedByItsAnswerWithoutACredential) {
+    gate::config::upstream u;
+    u.auth.strategy = "passthrough";
+    auto at = "http://u/mcp";
+    auto has = [](const std::string& text, std::string_view part) {
+        return text.find(part) != std::string::npos;
+    };
+    // A 401 or 403 asking for a Bearer token, or naming no scheme: reachable, as expected.
+    auto v = judge_per_caller(u, at, 401, R"(Bearer resource_metadata="https://r/x")", "", bound);
+    EXPECT_TRUE(v.up);
+    EXPECT_TRUE(has(v.detail, "asks for a caller's credential")) << v.detail;
+    EXPECT_TRUE(
+        has(v.detail, R"(HTTP 401 with WWW-Authenticate: Bearer resource_metadata="https://r/x")"));
+    EXPECT_TRUE(has(v.unchecked, "whether the upstream accepts a caller's token")) << v.unchecked;
+    v = judge_per_caller(u, at, 403, "", "", bound);
+    EXPECT_TRUE(v.up);
+    EXPECT_TRUE(has(v.detail, "HTTP 403 with no WWW-Authenticate challenge")) << v.detail;
+    // A challenge a caller's Bearer token can never answer.
+    v = judge_per_caller(u, at, 401, R"(Basic realm="corp")", "", bound);
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "it asks for Basic credentials")) << v.hint;
+    EXPECT_TRUE(has(v.hint, "auth.strategy static")) << v.hint;
+    // A handshake answered without any credential: reachable, and said.
+    v = judge_per_caller(u, at, 200, "", "srv 1.0, MCP 2025-11-25", bound);
+    EXPECT_TRUE(v.up);
+    EXPECT_TRUE(has(v.detail, "answered by srv 1.0, MCP 2025-11-25 without any credential"));
+    // Anything else is down with the upstream's hint.
+    v = judge_per_caller(u, at, 200, "", "", bound);
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "not as an MCP server")) << v.hint;
+    v = judge_per_caller(u, at, 404, "", "", bound);
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "HTTP 404")) << v.hint;
+    u.auth.strategy = "token-exchange";
+    u.auth.token_endpoint = "https://idp/token";
+    EXPECT_TRUE(
+        has(per_caller_unchecked(u), "the exchange of a caller's token at https://idp/token"));
+}
+
 TEST(CheckHints, EachKindSaysWhatToFix) {
     EXPECT_NE(key_set_hint("http://idp/jwks", failure::content, 200, "", bound).find("JWK set"),
               std::string::npos);

@@ -52,6 +52,21 @@ TEST(federation, lists_of_per_user_credential_strategies_are_never_cached) {
     }
 }
 
+TEST(federation, the_catalog_never_reads_a_per_user_upstreams_entry) {
+    // What the cache holds of a per-user upstream is the last caller's list: the console's
+    // catalog (cached) must not show it to another viewer.
+    for (auto strategy : {"passthrough", "token-exchange"}) {
+        auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
+        doc->upstreams[0].auth.strategy = strategy;
+        federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+        f.store(0, list_kind::tools, full, tools({"only_alice"}), t0);
+        f.store(1, list_kind::tools, full, tools({"echo"}), t0);
+        auto held = f.cached(list_kind::tools, full);
+        ASSERT_EQ(held.size(), 1u) << strategy;
+        EXPECT_EQ(held[0].first, 1u) << strategy;
+    }
+}
+
 TEST(federation, pages_with_cursors_bound_to_caller_and_list) {
     auto f = make(2);
     f.store(0, list_kind::tools, full, tools({"x", "y"}), t0);

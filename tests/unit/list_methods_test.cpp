@@ -193,6 +193,45 @@ TEST_F(list_method_calls, without_tickets_every_planned_upstream_admits_itself) 
     EXPECT_EQ(ctx.upstream_calls, 2);
 }
 
+TEST_F(list_method_calls, an_upstream_taking_the_callers_credential_is_not_asked_without_one) {
+    // Gate's own lists (the console's catalog, icons) have no caller: such an upstream would
+    // only answer 401, and what it serves one caller is no one else's.
+    doc->upstreams[0].auth.strategy = "passthrough";
+    load();
+    auto fetched = fetch(plan_of({0, 1}), {});
+    ASSERT_EQ(fetched.size(), 2u);
+    EXPECT_FALSE(fetched[0].items) << "left out unasked";
+    EXPECT_TRUE(fetched[1].items);
+    ASSERT_EQ(services.fetches.size(), 1u);
+    EXPECT_EQ(services.fetches[0].upstream, 1u);
+
+    fresh();
+    services.fetches.clear();
+    ctx.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
+    fetched = fetch(plan_of({0, 1}), {});
+    EXPECT_TRUE(fetched[0].items) << "a caller's list asks it with the caller's credential";
+    EXPECT_EQ(services.fetches.size(), 2u);
+}
+
+TEST_F(list_method_calls, a_callers_own_listing_is_counted_and_cleaned_but_never_shared) {
+    const auto ns = *doc->upstreams[1].namespace_ + doc->routing.namespace_separator;
+    services.lists = {{1, json::array{json::object{{"name", "whoami"}},
+                                      json::object{{"name", std::string(129 - ns.size(), 'y')}}}},
+                      {0, failed(upstream_failure::kind::connect_error)}};
+    auto got = finish(lists.listing(list_kind::tools, protocol::full_profile, 1, ctx));
+    ASSERT_TRUE(std::holds_alternative<json::array>(got));
+    EXPECT_EQ(std::get<json::array>(got), tools_of("whoami"))
+        << "a name clients refuse is left out";
+    EXPECT_TRUE(services.shared.empty()) << "one caller's listing never goes to the fleet";
+    EXPECT_EQ(services.counted, std::vector<std::string>{"up-b ok"});
+    EXPECT_EQ(ctx.upstream_calls, 1);
+
+    auto failure = finish(lists.listing(list_kind::tools, protocol::full_profile, 0, ctx));
+    ASSERT_TRUE(std::holds_alternative<upstream_failure>(failure));
+    EXPECT_EQ(std::get<upstream_failure>(failure).message, "it failed") << "why, for the viewer";
+    EXPECT_EQ(services.counted.back(), "up-a connect_error");
+}
+
 TEST_F(list_method_calls, a_failed_fetch_is_counted_with_its_outcome_and_left_out) {
     services.lists = {{0, failed(upstream_failure::kind::connect_error)}};
     auto fetched = fetch(plan_of({0, 1}), {});

@@ -139,12 +139,15 @@ TEST(TrafficReport, ShowsSeriesTransitionsAndOnlyTheViewersRefusals) {
         {t0 + 2s, guard_change::kind::endpoint, 1, 0, 1},
     };
     auto wall = std::chrono::system_clock::time_point(std::chrono::hours(500000));
-    traffic_facts f{h,
-                    {{"alpha", {"http://a1/mcp", "http://a2/mcp"}, changes}, {"beta", {}, {}}},
-                    "iss\nolga",
-                    t0 + 5s,
-                    wall};
+    traffic_facts f{
+        h,           {{"alpha", {"http://a1/mcp", "http://a2/mcp"}, changes}, {"beta", {}, {}}},
+        "iss\nolga", t0 + 5s,
+        wall,        "gate-2",
+        812};
     auto r = traffic_report(f);
+    // Whose traffic: this instance's only (a fleet's other instances keep their own).
+    EXPECT_EQ(r.at("instance").as_object(),
+              (boost::json::object{{"host", "gate-2"}, {"pid", 812}}));
     EXPECT_EQ(r.at("bucketSeconds").as_int64(), 10);
     const auto& alpha = r.at("upstreams").as_array()[0].as_object();
     const auto& series = alpha.at("series").as_object();

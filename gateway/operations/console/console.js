@@ -179,6 +179,17 @@
     wanted.forEach((li, i) => { if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null); });
   }
 
+  // Whose traffic: this instance's alone; a fleet's is on the Grafana dashboard.
+  function renderInstance(traffic, f) {
+    const i = traffic.instance || {};
+    const who = `${i.host || "?"} (pid ${i.pid ?? "?"})`;
+    $("instance").textContent = `instance ${who}`;
+    const fleet = f.sharedState && f.sharedState.backend === "redis";
+    $("instance-note").textContent = `The traffic, timeline and refusals are what this instance, ${who}, served since it started` +
+      (fleet ? "; it is one instance of a fleet sharing Redis, and each instance counts only its own" : "") +
+      ". For every instance together, use the Grafana dashboard gate ships (config/grafana/gate.json).";
+  }
+
   function renderTimeline(traffic) {
     const items = [];
     for (const u of traffic.upstreams) for (const t of u.transitions) items.push({ id: u.id, ...t });
@@ -248,7 +259,15 @@
       d.open = open.has(d.id) || location.hash === `#${d.id}`;
       const kinds = ["tools", "prompts", "resources"].filter((k) => u[k]);
       const count = kinds.map((k) => `${u[k].length} ${k}`).join(" · ");
-      d.append(el("summary", "", `${u.id} — ${!u.visible ? "not visible to your tenant" : count || "not listed yet"}`));
+      const own = u.visible && u.listing === "caller";
+      const about = !u.visible ? "not visible to your tenant"
+        : own ? (!count ? "listed per caller: not listed for you" : `${count} — your own listing${u.unlisted ? ", in part" : ""}`)
+        : count || "not listed yet";
+      d.append(el("summary", "", `${u.id} — ${about}`));
+      // An upstream that takes each caller's credential has no list of gate's: what shows is
+      // the viewer's own, listed for this read with the viewer's token, or why not.
+      if (own) d.append(el("p", "listing", "This upstream takes each caller's own credential, so gate has no list of it for everyone: this is what your token lists, fetched just now and kept nowhere; another caller may be served other items."));
+      if (own && u.unlisted) d.append(el("p", "unlisted", `Not listed for you: ${u.unlisted}. Sign in with a token this upstream accepts to see what it serves you.`));
       for (const k of kinds) if (u[k].length) d.append(itemsTable(k, u[k]));
       return d;
     }));
@@ -312,7 +331,7 @@
       if (!f) return;
       const traffic = await read("/api/traffic");
       renderFederation(f, traffic);
-      if (traffic) { renderTimeline(traffic); renderRefusals(traffic); say(""); }
+      if (traffic) { renderInstance(traffic, f); renderTimeline(traffic); renderRefusals(traffic); say(""); }
       if (!catalogText) await refreshCatalog();
     } catch (e) {
       say(`gate does not answer: ${e.message}`, true);
