@@ -19,6 +19,7 @@ packages=(
   prometheus  # promtool: the /metrics exposition, the alerting rules and their fixtures (config/prometheus)
   chromium    # the gate-hooks console page is driven headless in tests (playwright-core)
   dpkg-dev lintian mmdebstrap  # the Debian packages built, checked and installed into a Debian 12 root (tests/debian)
+  systemd-container iproute2  # that root booted under its own systemd (systemd-nspawn) on a network namespace of its own
   ca-certificates curl procps openssl git
 )
 

@@ -19,3 +19,4 @@ stage "release e2e" env GATE_BIN="$root/build/gate" GATE_STDIO_BIN="$root/build/
   GATE_HOOKS_BIN="$root/build/gate-hooks" GATE_STDIO_TEST_SERVER="$root/build/tests/support/stdio_mcp_server" \
   NODE22="$node22" bash tests/js/run.sh
 stage "debian package" bash tests/debian/package-test.sh  # the .debs in a Debian 12 root (issue 36)
+stage "debian under systemd" env NODE22="$node22" bash tests/debian/systemd-story.sh  # installed, started by systemd, its console live

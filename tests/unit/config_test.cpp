@@ -468,6 +468,9 @@ TEST(ConfigExamples, NamedExamplesHaveTheirShape) {
     ASSERT_NE(federation.doc, nullptr);
     EXPECT_EQ(federation.doc->upstreams.size(), 2u);
     EXPECT_FALSE(federation.doc->passthrough());
+    // The packaged /etc/gate/gate.json: its console is what an operator opens first.
+    EXPECT_TRUE(federation.doc->server.console_enabled);
+    EXPECT_TRUE(federation.doc->server.introspection_enabled);
     auto passthrough = load((source_dir / "config/examples/passthrough.json").string());
     ASSERT_NE(passthrough.doc, nullptr);
     EXPECT_TRUE(passthrough.doc->passthrough());
