@@ -29,7 +29,7 @@ endfunction()
 set_target_properties(gate_config PROPERTIES UNITY_BUILD OFF)
 # transport/: few files, over the Asio and Beast headers precompiled already (pch.hpp); one
 # batch of them was slower than the files compiled side by side on two cores.
-set_target_properties(gate_http gate_transport gate_cli PROPERTIES UNITY_BUILD OFF)
+set_target_properties(gate_http gate_transport gate_redis gate_cli PROPERTIES UNITY_BUILD OFF)
 
 # What bridging.cpp was (skipped since its file-local helpers met their namesakes in a batch)
 # is now upstream_traffic.cpp and call_streams.cpp, which keep such helpers too.

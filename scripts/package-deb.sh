@@ -38,17 +38,20 @@ umask 022
 mkdir -p "$out"
 rm -f "$out"/*.deb
 
-# The unit as shipped in config/systemd, made the package's: the binary from /usr/bin and the
+# The unit as shipped in config/systemd, made the package's: the binary from /usr/bin, the
 # system user gate instead of a dynamic one (the state and configuration folders keep their
-# names). Fails when the unit no longer reads as expected, rather than ship it half-changed.
+# names) and the man page the package installs as its documentation (`systemctl help`; a
+# unit installed from the tree has no man page to name). Fails when the unit no longer reads
+# as expected, rather than ship it half-changed.
 packaged_unit() {
-  local unit=$1 to=$2
-  if ! grep -q '^ExecStart=/usr/local/bin/' "$unit" || ! grep -q '^DynamicUser=yes$' "$unit"; then
-    echo "package-deb: $unit has no ExecStart=/usr/local/bin/... or DynamicUser=yes" >&2
+  local unit=$1 to=$2 name=$3
+  if ! grep -q '^ExecStart=/usr/local/bin/' "$unit" || ! grep -q '^DynamicUser=yes$' "$unit" ||
+    ! grep -q '^Description=' "$unit"; then
+    echo "package-deb: $unit has no ExecStart=/usr/local/bin/..., DynamicUser=yes or Description=" >&2
     exit 1
   fi
   sed -e 's,/usr/local/bin/,/usr/bin/,g' -e 's,^DynamicUser=yes$,User=gate\nGroup=gate,' \
-    "$unit" >"$to"
+    -e "/^Description=/a Documentation=man:$name(1)" "$unit" >"$to"
 }
 
 # Writes a maintainer script from its template: the package's name, the units it stops, the
@@ -73,14 +76,19 @@ stage_package() {
   install -m 0755 "$binary" "$dir/usr/bin/$name"
   # As dh_strip does: no debug information, no comment or note sections in the package.
   strip --strip-unneeded --remove-section=.comment --remove-section=.note "$dir/usr/bin/$name"
-  packaged_unit "$root/config/systemd/$unit" "$dir/lib/systemd/system/$unit"
+  packaged_unit "$root/config/systemd/$unit" "$dir/lib/systemd/system/$unit" "$name"
   chmod 0644 "$dir/lib/systemd/system/$unit"
   sed -e "s/^\(\.TH .*\)\"gate [0-9.]*\"/\1\"gate $upstream_version\"/" "$src/man/$name.1" |
     gzip -9n >"$dir/usr/share/man/man1/$name.1.gz"
   install -m 0644 "$src/copyright" "$dir/usr/share/doc/$package/copyright"
   gzip -9n <"$src/changelog" >"$dir/usr/share/doc/$package/changelog.Debian.gz"
   install -d "$dir/usr/share/lintian/overrides"
-  sed "s|@PACKAGE@|$package|g" "$src/lintian-overrides.in" >"$dir/usr/share/lintian/overrides/$package"
+  # Lines naming @SERVICE@ are about a plain unit: lintian passes over template units (and
+  # reports an override it finds no use for).
+  local service_lines="s|@SERVICE@|$unit|g"
+  case "$unit" in *@.service) service_lines="/@SERVICE@/d" ;; esac
+  sed -e "s|@PACKAGE@|$package|g" -e "$service_lines" "$src/lintian-overrides.in" \
+    >"$dir/usr/share/lintian/overrides/$package"
   local wants=""
   case "$unit" in
   *@.service) wants="/etc/systemd/system/multi-user.target.wants/${unit%.service}*.service" ;;
@@ -92,11 +100,19 @@ stage_package() {
 }
 
 # Finishes a staged package: control (Depends from the binary's libraries), md5sums, the .deb.
+# Any warning of dpkg-shlibdeps fails it: one names a library the binary is linked against
+# and never calls (a needless dependency of the package; cmake/hardening.cmake, --as-needed)
+# or a symbol no library provides. All three kinds are asked for (--warnings=7).
 build_package() {
   local package=$1 extra=$2 dir="$work/debian/$1" shlibs size
   printf 'Source: gate\n\nPackage: %s\nArchitecture: any\n' "$package" >"$work/debian/control"
-  shlibs="$(cd "$work" && dpkg-shlibdeps -O "debian/$package/usr/bin/"* |
-    sed -n 's/^shlibs:Depends=//p')"
+  if ! shlibs="$(cd "$work" && dpkg-shlibdeps --warnings=7 -O "debian/$package/usr/bin/"* \
+    2>"$work/shlibdeps.err" | sed -n 's/^shlibs:Depends=//p')" || [ -s "$work/shlibdeps.err" ]; then
+    cat "$work/shlibdeps.err" >&2
+    echo "package-deb: dpkg-shlibdeps failed or warned for $package: link it only against what" \
+      "it uses" >&2
+    exit 1
+  fi
   size="$(du -sk --exclude=DEBIAN "$dir" | cut -f1)"
   {
     sed -e "s|@PACKAGE@|$package|" -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" \

@@ -178,9 +178,11 @@ int main(int argc, char** argv) {
             } else if (tool == "grandchild") {
                 pid_t pid = ::fork();
                 if (pid == 0) {
-                    // Stays in the group, holds no pipe of the session.
-                    std::freopen("/dev/null", "r", stdin);
-                    std::freopen("/dev/null", "w", stdout);
+                    // Stays in the group, holds no pipe of the session: one it could not let
+                    // go of would keep the session's stream open, so it ends instead.
+                    if (!std::freopen("/dev/null", "r", stdin) ||
+                        !std::freopen("/dev/null", "w", stdout))
+                        std::_Exit(1);
                     for (;;)
                         ::pause();
                 }
