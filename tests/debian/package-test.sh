@@ -149,23 +149,11 @@ check "gate-stdio(1) names every option" man_names_every_option "$build/shim/gat
 check "gate-hooks(1) names every option" man_names_every_option "$build/gate-hooks" \
   "$root/config/debian/man/gate-hooks.1"
 
-# --- a fresh Debian 12 root with the packages' Depends -------------------------------------
-depends="$(for p in "${packages[@]}"; do dpkg-deb -f "$p" Depends; done | tr ',' '\n' |
-  sed -e 's/(.*)//' -e 's/ //g' | sort -u | paste -sd, -)"
-# systemd as on any Debian 12 machine (its targets, for systemd-analyze verify in the root);
-# everything else the packages need comes from their Depends.
-include="systemd,$depends"
-key="$(printf 'bookworm minbase %s\n' "$include" | sha256sum | cut -c1-16)"
-mkdir -p "$cache"
-if [ ! -f "$cache/$key.tar" ]; then
-  find "$cache" -maxdepth 1 -name '*.tar' -delete
-  echo "package-test: making the Debian 12 root (mmdebstrap, cached as $cache/$key.tar)" >&2
-  mmdebstrap --quiet --variant=minbase --format=tar --include="$include" bookworm "$cache/$key.tar.part"
-  mv "$cache/$key.tar.part" "$cache/$key.tar"
-fi
-rm -rf "$rootfs"
-mkdir -p "$rootfs"
-tar -C "$rootfs" -xf "$cache/$key.tar"
+# --- a fresh Debian 12 root with the packages' Depends (and systemd: its targets, for
+# systemd-analyze verify in the root) -------------------------------------------------------
+# shellcheck source=tests/debian/debian-root.sh
+source "$root/tests/debian/debian-root.sh"
+debian_root "$cache" "$rootfs" "${packages[@]}"
 
 # What the root holds, to compare after the purge: every path outside dpkg's and apt's own
 # records, logs and caches, and the user and group databases whole. Left out: the backups
