@@ -5,7 +5,9 @@
 # where _FORTIFY_SOURCE cannot work. Included from the top-level CMakeLists.txt before any
 # target is defined.
 
-if(GATE_SANITIZE)
+# GATE_HARDEN=OFF builds without it, to measure what it costs (docs/benchmarks.md).
+option(GATE_HARDEN "Debian's hardening flags in non-sanitizer builds" ON)
+if(GATE_SANITIZE OR NOT GATE_HARDEN)
   return()
 endif()
 
