@@ -34,20 +34,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0
-failed=0
-check() { # check NAME COMMAND...: one line per check, the count at the end
-  local name=$1
-  shift
-  if "$@" >"$work/check.out" 2>&1; then
-    passed=$((passed + 1))
-    echo "ok - $name"
-  else
-    failed=$((failed + 1))
-    echo "not ok - $name"
-    sed 's/^/    /' "$work/check.out"
-  fi
-}
+# shellcheck source=tests/debian/check.sh
+source "$root/tests/debian/check.sh"
 in_root() { chroot "$rootfs" "$@"; }
 as_gate() { chroot "$rootfs" setpriv --reuid=gate --regid=gate --init-groups -- "$@"; }
 not_grep() { # pattern, file: no line matches; those that do are printed

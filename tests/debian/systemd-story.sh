@@ -37,20 +37,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0
-failed=0
-check() { # check NAME COMMAND...: one line per check, the count at the end
-  local name=$1
-  shift
-  if "$@" >"$work/check.out" 2>&1; then
-    passed=$((passed + 1))
-    echo "ok - $name"
-  else
-    failed=$((failed + 1))
-    echo "not ok - $name"
-    sed 's/^/    /' "$work/check.out"
-  fi
-}
+# shellcheck source=tests/debian/check.sh
+source "$root/tests/debian/check.sh"
 
 within() { # SECONDS COMMAND...: until the command succeeds, at most that long
   local deadline=$((SECONDS + $1))
