@@ -13,20 +13,18 @@ endif()
 
 # Stack canaries in every function with a local array or an address taken.
 add_compile_options(-fstack-protector-strong)
-# What Debian 13 adds where the architecture has them (dpkg 1.22): a large stack frame probed
-# page by page, so it cannot jump over the guard page, and indirect branches landing only on
-# marked targets (x86's CET). Checked, since not every target has them. CET takes effect only
-# in a binary whose every object is marked, the C library's start files too, which Debian
-# 12's are not (hardening-check says "no" there); the probes do (clang's `movq $0,(%rsp)`,
-# which hardening-check, looking for gcc's, calls "unknown").
+# What Debian 13 adds where the architecture has it (dpkg 1.22): a large stack frame probed
+# page by page, so it cannot jump over the guard page (clang's `movq $0,(%rsp)`, which
+# hardening-check, looking for gcc's, calls "unknown"). Checked, since not every target has
+# it. Debian 13's other addition, -fcf-protection (x86's CET), is left out: it takes effect
+# only in a binary whose every object is marked, the C library's start files too, which
+# Debian 12's are not, so it protects nothing here, and its marker at every function's entry
+# costs instructions on every call (docs/benchmarks.md, "What the hardening costs").
 include(CheckCXXCompilerFlag)
-foreach(flag -fstack-clash-protection -fcf-protection)
-  string(MAKE_C_IDENTIFIER "GATE_HAS${flag}" has_flag)
-  check_cxx_compiler_flag(${flag} ${has_flag})
-  if(${has_flag})
-    add_compile_options(${flag})
-  endif()
-endforeach()
+check_cxx_compiler_flag(-fstack-clash-protection GATE_HAS_STACK_CLASH_PROTECTION)
+if(GATE_HAS_STACK_CLASH_PROTECTION)
+  add_compile_options(-fstack-clash-protection)
+endif()
 # Checked variants of the libc functions whose buffer sizes the compiler knows. It needs the
 # optimiser (glibc's headers warn otherwise, and warnings are errors), so not in Debug. -U
 # first: a toolchain that already defines it would otherwise see it redefined.
