@@ -3,6 +3,7 @@
 #include "hooks/api.hpp"
 #include "hooks/dispatcher.hpp"
 #include "hooks/hooks_metrics.hpp"
+#include "hooks/retention_sweeper.hpp"
 #include "hooks/routes.hpp"
 #include "hooks/settings.hpp"
 #include "hooks/store_actor.hpp"
@@ -202,6 +203,7 @@ int serve(const settings& s, std::shared_ptr<store> db) {
 
     hooks_metrics metrics;
     dispatcher worker(io, store_actor, s.delivery, metrics);
+    retention_sweeper retention(io, store_actor, s.retention, metrics);
     api handler(s, store_actor, worker, metrics);
     transport::http_server server(io, handler, s.max_body_bytes, "gate-hooks");
     std::uint16_t bound = 0;
@@ -213,6 +215,7 @@ int serve(const settings& s, std::shared_ptr<store> db) {
         return 1;
     }
     worker.start();
+    retention.start();
     spdlog::info("gate-hooks {} listening on http://{}:{}/ (store: {}; {} organization{})",
                  gate_release, s.host, bound,
                  s.database.starts_with("postgres") ? "PostgreSQL" : s.database, s.tokens.size(),
@@ -226,6 +229,7 @@ int serve(const settings& s, std::shared_ptr<store> db) {
                      sig);
         notify_stopping();
         worker.stop();
+        retention.stop();
         server.stop();
         server.drain(std::chrono::seconds(5), [&] { io.stop(); });
     });

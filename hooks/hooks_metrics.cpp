@@ -37,9 +37,16 @@ hooks_metrics::hooks_metrics()
                 .Name("gate_hooks_dead_letters")
                 .Help("Deliveries in the dead-letter queue")
                 .Register(*registry_)
-                .Add({})) {
+                .Add({})),
+      pruned_(prometheus::BuildCounter()
+                  .Name("gate_hooks_retention_deleted_total")
+                  .Help("Rows the retention sweeps deleted: finished deliveries, the attempts "
+                        "of their logs, and events no delivery referred to")
+                  .Register(*registry_)) {
     for (auto o : {"succeeded", "retry", "dead", "gone"})
         deliveries_.Add({{"outcome", o}});
+    for (auto k : {"deliveries", "attempts", "events"})
+        pruned_.Add({{"kind", k}});
 }
 
 void hooks_metrics::attempt(std::string_view outcome, double seconds) {
@@ -55,6 +62,12 @@ void hooks_metrics::ingested(std::size_t) {
 void hooks_metrics::depths(std::int64_t queued, std::int64_t dead) {
     queued_.Set(static_cast<double>(queued));
     dead_.Set(static_cast<double>(dead));
+}
+
+void hooks_metrics::pruned(std::size_t deliveries, std::size_t attempts, std::size_t events) {
+    pruned_.Add({{"kind", "deliveries"}}).Increment(static_cast<double>(deliveries));
+    pruned_.Add({{"kind", "attempts"}}).Increment(static_cast<double>(attempts));
+    pruned_.Add({{"kind", "events"}}).Increment(static_cast<double>(events));
 }
 
 std::string hooks_metrics::serialize() const {

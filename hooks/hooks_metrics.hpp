@@ -19,6 +19,8 @@ public:
     void attempt(std::string_view outcome, double seconds);
     void ingested(std::size_t deliveries);
     void depths(std::int64_t queued, std::int64_t dead);
+    // What a retention sweep deleted.
+    void pruned(std::size_t deliveries, std::size_t attempts, std::size_t events);
     std::string serialize() const;
 
 private:
@@ -29,6 +31,7 @@ private:
     prometheus::Histogram& latency_;
     prometheus::Gauge& queued_;
     prometheus::Gauge& dead_;
+    prometheus::Family<prometheus::Counter>& pruned_;
 };
 
 } // namespace gate::hooks

@@ -4,6 +4,7 @@
 // One connection, used only from the store actor's thread.
 #include "hooks/failure_kind.hpp"
 #include "hooks/postgres_result.hpp"
+#include "hooks/postgres_retention.hpp"
 #include "hooks/store.hpp"
 #include "hooks/store_schema.hpp"
 #include "protocol/utc_timestamp.hpp"
@@ -434,6 +435,15 @@ public:
         return {r->integer(0, 0), r->integer(0, 1), r->integer(0, 2), r->integer(0, 3)};
     }
 
+    pruned_deliveries prune_deliveries(clock_time before, std::size_t limit) override {
+        return pg::prune_deliveries(runner(), before, limit);
+    }
+
+    pruned_events prune_events(clock_time before, const std::optional<event_key>& after,
+                               std::size_t limit) override {
+        return pg::prune_events(runner(), before, after, limit);
+    }
+
     std::pair<std::int64_t, std::int64_t> depths() override {
         auto r = run("SELECT (SELECT count(*) FROM deliveries WHERE status = 'pending' AND NOT "
                      "held) + (SELECT count(*) FROM deliveries WHERE status = 'pending' AND "
@@ -472,6 +482,11 @@ private:
         run("UPDATE deliveries SET held = TRUE WHERE webhook_id = ANY(ARRAY(SELECT "
             "json_array_elements_text($1::json))) AND status = 'pending' AND NOT held",
             {p(boost::json::serialize(ids))});
+    }
+
+    pg::runner runner() {
+        return
+            [this](const std::string& sql, const std::vector<param>& ps) { return run(sql, ps); };
     }
 
     // Each statement is prepared on its first use and executed as prepared from then on, so

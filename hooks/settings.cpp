@@ -70,6 +70,18 @@ void delivery(const json::object& o, delivery_settings& d) {
                   "before its claim lapses)"};
 }
 
+void retention(const json::object& o, retention_settings& r) {
+    for (const auto& [k, v] : o) {
+        std::string where = "/retention/" + std::string(k);
+        if (k == "days")
+            r.days = static_cast<int>(integer(v, where, 1, 3650));
+        else if (k == "sweepIntervalMs")
+            r.sweep_interval = std::chrono::milliseconds(integer(v, where, 1000, 86400000));
+        else
+            throw bad{where + ": unknown member"};
+    }
+}
+
 } // namespace
 
 std::variant<settings, std::string> parse_settings(std::string_view doc) {
@@ -91,6 +103,8 @@ std::variant<settings, std::string> parse_settings(std::string_view doc) {
                 s.max_body_bytes = static_cast<std::size_t>(integer(v, where, 1024, 16 << 20));
             else if (k == "delivery")
                 delivery(object(v, where), s.delivery);
+            else if (k == "retention")
+                retention(object(v, where), s.retention);
             else if (k == "tokens") {
                 if (!v.is_array())
                     throw bad{where + ": must be an array"};

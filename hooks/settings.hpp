@@ -29,12 +29,19 @@ struct delivery_settings {
     std::optional<std::string> ca_file; // else the system's trust store
 };
 
+// How long finished deliveries are kept (docs/webhooks.md, "Retention"; hooks/retention.hpp).
+struct retention_settings {
+    int days = 30; // after a delivery's last attempt (delivered, or dead and not retried)
+    std::chrono::milliseconds sweep_interval{600000}; // how often a sweep looks for them
+};
+
 struct settings {
     std::string host = "127.0.0.1";
     std::uint16_t port = 8090;
     std::string database = "gate-hooks.db"; // a SQLite file
     std::vector<api_token> tokens;
     delivery_settings delivery;
+    retention_settings retention;
     std::size_t max_body_bytes = 64 * 1024;
 };
 

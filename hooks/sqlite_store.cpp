@@ -2,6 +2,7 @@
 // only from the store actor's thread.
 #include "hooks/failure_kind.hpp"
 #include "hooks/private_files.hpp"
+#include "hooks/sqlite_retention.hpp"
 #include "hooks/sqlite_statement.hpp"
 #include "hooks/store.hpp"
 #include "hooks/store_schema.hpp"
@@ -448,6 +449,21 @@ public:
         w.bind(1, org).bind(2, ms(since)).step();
         out.delivered = w.integer(0);
         out.failed = w.integer(1);
+        return out;
+    }
+
+    pruned_deliveries prune_deliveries(clock_time before, std::size_t limit) override {
+        transaction tx(*this);
+        auto out = sqlite::prune_deliveries(cache_, before, limit);
+        tx.commit();
+        return out;
+    }
+
+    pruned_events prune_events(clock_time before, const std::optional<event_key>& after,
+                               std::size_t limit) override {
+        transaction tx(*this);
+        auto out = sqlite::prune_events(cache_, before, after, limit);
+        tx.commit();
         return out;
     }
 

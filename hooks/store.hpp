@@ -25,6 +25,27 @@ struct dlq_page {
     std::optional<std::string> next_cursor;
 };
 
+// What one batch of a retention sweep (retention.hpp) deleted: finished deliveries and the
+// attempts of their logs.
+struct pruned_deliveries {
+    std::size_t deliveries = 0;
+    std::size_t attempts = 0;
+};
+
+// An event's place in the order a sweep walks the events in: by creation, then id.
+struct event_key {
+    std::int64_t created_ms = 0; // milliseconds since the epoch
+    std::string id;
+};
+
+// One batch of the events' sweep: how many it looked at, how many it deleted, and the last
+// it looked at (where the next batch starts).
+struct pruned_events {
+    std::size_t scanned = 0;
+    std::size_t deleted = 0;
+    std::optional<event_key> last;
+};
+
 class store {
 public:
     virtual ~store() = default;
@@ -84,6 +105,15 @@ public:
     // The organization's queue and dead letters now, and its deliveries whose latest attempt
     // ended after `since`.
     virtual org_stats stats(const std::string& org, clock_time since) = 0;
+
+    // Retention, across organizations; each call is one short transaction. Up to `limit`
+    // finished deliveries (succeeded, or dead and not being retried) whose latest change (their
+    // last attempt's end) is before `before`, the oldest first, with their logs of attempts.
+    virtual pruned_deliveries prune_deliveries(clock_time before, std::size_t limit) = 0;
+    // The next `limit` events created before `before`, after `after` in (created_at, id)
+    // order, each deleted when no delivery refers to it any more.
+    virtual pruned_events prune_events(clock_time before, const std::optional<event_key>& after,
+                                       std::size_t limit) = 0;
 
     // Across organizations, for the metrics: deliveries waiting or in an attempt, and dead.
     virtual std::pair<std::int64_t, std::int64_t> depths() = 0;

@@ -83,6 +83,17 @@ CREATE TABLE delivery_attempts (
 CREATE INDEX delivery_attempts_recent ON delivery_attempts (webhook_id, ended_at, delivery_id,
   number);
 )sql",
+    // Retention (retention.hpp): finished deliveries by their last change, partial so that it
+    // is as large as what the sweep may delete and the queue's rows never enter it; events by
+    // age, for the walk over them; deliveries by event, so "does any delivery refer to this
+    // event" (and the foreign key's own check when an event is deleted) reads an index, not
+    // the table.
+    R"sql(
+CREATE INDEX deliveries_finished ON deliveries (updated_at)
+  WHERE status IN ('succeeded', 'dead');
+CREATE INDEX deliveries_by_event ON deliveries (event_id);
+CREATE INDEX events_by_age ON events (created_at, id);
+)sql",
 };
 
 constexpr const char* postgres_steps[] = {
@@ -177,6 +188,13 @@ CREATE TABLE delivery_attempts (
 );
 CREATE INDEX delivery_attempts_recent ON delivery_attempts (webhook_id, ended_at, delivery_id,
   number);
+)sql",
+    // Retention, as in SQLite's sixth step.
+    R"sql(
+CREATE INDEX deliveries_finished ON deliveries (updated_at)
+  WHERE status IN ('succeeded', 'dead');
+CREATE INDEX deliveries_by_event ON deliveries (event_id);
+CREATE INDEX events_by_age ON events (created_at, id);
 )sql",
 };
 
