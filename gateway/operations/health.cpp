@@ -1,5 +1,6 @@
 #include "gateway/operations/health.hpp"
 
+#include "actors/guards/endpoint_rotation.hpp"
 #include "gateway/mcp/fan_out.hpp"
 
 #include <cmath>
@@ -63,25 +64,37 @@ asio::awaitable<health_report> health_checker::check() {
 namespace {
 
 // An upstream that takes each caller's credential has no session of gate's own to ping: the
-// handshake its health probe sends (with no credential) goes to its first endpoint in
-// rotation, and an answer, a 401 or 403 asking for a caller's credential included, is up.
-// Why it is down otherwise; nullopt when up.
+// handshake its health probe sends (with no credential) is opened as every session is (a shared
+// upstream's ping goes on one opened so), where a caller's new session would go: the endpoints
+// in rotation from the first, then the ejected ones as a last resort (rotation_order), on to
+// the next only when one cannot be connected to (refused, unresolvable, TLS; it is ejected,
+// passive health), all within the one budget. An answer, a 401 or 403 asking for a caller's
+// credential included, is up. Why it is down otherwise; nullopt when up.
 asio::awaitable<std::optional<std::string>>
 answers_without_credential(upstream_client& u, std::chrono::milliseconds budget) {
-    std::size_t first = 0;
-    auto eps = u.endpoints();
-    for (std::size_t e = 0; e < eps.size(); ++e)
-        if (eps[e].in_rotation) {
-            first = e;
+    auto deadline = clock::now() + budget;
+    std::vector<bool> in_rotation;
+    for (const auto& e : u.endpoints())
+        in_rotation.push_back(e.in_rotation);
+    std::size_t turn = 0; // a copy: the probe does not move the clients' turn on
+    std::string last = "no endpoint answered within " + std::to_string(budget.count()) + " ms";
+    for (auto index : rotation_order(in_rotation, turn)) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+        if (left.count() <= 0)
             break;
+        auto got = co_await u.handshake_without_credential(left, index);
+        if (auto* f = std::get_if<upstream_failure>(&got)) {
+            last = f->message;
+            if (f->what == upstream_failure::kind::connect_error)
+                continue;
+            co_return last;
         }
-    auto got = co_await u.handshake_without_credential(budget, first);
-    if (auto* f = std::get_if<upstream_failure>(&got))
-        co_return f->message;
-    const auto& h = std::get<bare_handshake>(got);
-    if (h.status == 401 || h.status == 403 || h.result)
-        co_return std::nullopt;
-    co_return "its handshake without a credential answered HTTP " + std::to_string(h.status);
+        const auto& h = std::get<bare_handshake>(got);
+        if (h.status == 401 || h.status == 403 || h.result)
+            co_return std::nullopt;
+        co_return "its handshake without a credential answered HTTP " + std::to_string(h.status);
+    }
+    co_return last;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // GET /health: pings every upstream concurrently within a 5 s budget (one that takes each
-// caller's credential gets its health probe's handshake, with none). The fan-out is
-// single-flighted and its result reused for 1 s, so a flood of probes costs one round.
+// caller's credential gets its health probe's handshake, with none, where a caller's new
+// session would go). The fan-out is single-flighted and its result reused for 1 s, so a flood
+// of probes costs one round.
 #pragma once
 
 #include "gateway/upstream/upstream_client.hpp"

@@ -1,8 +1,10 @@
 #include "gateway/program/check_hints.hpp"
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <cctype>
 #include <cstring>
+#include <utility>
 
 namespace gate::check {
 
@@ -235,6 +237,74 @@ per_caller_verdict judge_per_caller(const config::upstream& u, std::string_view 
     v.detail = "the handshake without a credential answered " + code;
     v.hint = upstream_hint(u, target, status == 200 ? failure::content : failure::status, status,
                            v.detail, timeout);
+    return v;
+}
+
+std::string token_endpoint_probe_form() {
+    return "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange";
+}
+
+namespace {
+
+// An OAuth error answer's `error` and `error_description` (RFC 6749 section 5.2); `error`
+// empty when the body is not one.
+std::pair<std::string, std::string> oauth_error_of(std::string_view body) {
+    boost::system::error_code ec;
+    auto doc = boost::json::parse(body, ec);
+    if (ec || !doc.is_object())
+        return {};
+    auto text = [&](std::string_view key) {
+        auto* v = doc.as_object().if_contains(key);
+        return v && v->is_string() ? std::string(std::string_view(v->get_string()).substr(0, 200))
+                                   : std::string();
+    };
+    return {text("error"), text("error_description")};
+}
+
+} // namespace
+
+std::string token_endpoint_unchecked(const config::upstream& u) {
+    const auto& a = u.auth;
+    return "gate's client authentication there (auth.clientId" +
+           (a.client_auth_ ? ", the secret in env " + a.client_auth_->secret_ref : std::string()) +
+           ") and the exchange of a caller's token for one with audience " + a.audience +
+           ": only a caller's own request through gate tries them";
+}
+
+per_caller_verdict judge_token_endpoint(const config::upstream& u, std::string_view target,
+                                        int status, std::string_view body) {
+    per_caller_verdict v;
+    v.unchecked = token_endpoint_unchecked(u);
+    auto [error, description] = oauth_error_of(body);
+    auto code = "HTTP " + std::to_string(status);
+    v.detail =
+        "a token exchange request with no client credentials and no token answered " + code +
+        (error.empty() ? std::string(" with no OAuth error in it")
+                       : " " + error + (description.empty() ? "" : " (" + description + ")"));
+    if (error == "unsupported_grant_type") {
+        v.hint = code +
+                 ": it does not take token exchange (RFC 8693, grant type "
+                 "urn:ietf:params:oauth:grant-type:token-exchange): turn it on at the identity "
+                 "provider, or point auth.tokenEndpoint at a server that exchanges tokens";
+        return v;
+    }
+    if ((status == 400 || status == 401) && !error.empty()) {
+        v.up = true;
+        v.detail = "reachable, and it answers as an OAuth token endpoint: " + v.detail;
+        return v;
+    }
+    auto itself = "auth.tokenEndpoint must be the token endpoint itself (token_endpoint in the "
+                  "identity provider's discovery document)";
+    if (status == 404)
+        v.hint = common_status_hint(status, target) + "; " + itself;
+    else if (status == 405)
+        v.hint = code + ": it does not take a POST: " + itself + ", not the issuer or a page";
+    else if (auto h = common_status_hint(status, target); !h.empty())
+        v.hint = h;
+    else
+        v.hint = code + ": not an OAuth token endpoint's answer (RFC 6749 section 5.2: an error " +
+                 "is a 400 or 401 with a JSON object naming it): is " + std::string(target) +
+                 " the token endpoint, with nothing in front of it answering instead?";
     return v;
 }
 

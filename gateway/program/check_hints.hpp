@@ -56,6 +56,18 @@ per_caller_verdict judge_per_caller(const config::upstream& u, std::string_view 
                                     std::string_view challenge, std::string_view identity,
                                     std::chrono::milliseconds timeout);
 
+// The form of the request `gate check` sends a token-exchange upstream's tokenEndpoint: the
+// grant type alone (RFC 8693 section 2.1), with no client credentials and no subject token,
+// so nothing can be exchanged and nothing secret is sent (docs/operations.md, gate check).
+std::string token_endpoint_probe_form();
+// What the token endpoint answered it (`status`, its body): an OAuth error (RFC 6749 section
+// 5.2: 400 or 401, a JSON object with `error`) is reachable, except `unsupported_grant_type`
+// (it does not exchange tokens); any other answer is down. `unchecked` names what only a
+// caller's own request tries: gate's client authentication and the exchange itself.
+std::string token_endpoint_unchecked(const config::upstream& u);
+per_caller_verdict judge_token_endpoint(const config::upstream& u, std::string_view target,
+                                        int status, std::string_view body);
+
 // An issuer's key set (jwksUri).
 std::string key_set_hint(std::string_view target, failure f, int status, std::string_view message,
                          std::chrono::milliseconds timeout);

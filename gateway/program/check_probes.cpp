@@ -199,6 +199,32 @@ asio::awaitable<row> try_per_caller(std::shared_ptr<transport::upstream_client> 
     co_return out;
 }
 
+// A token-exchange upstream's token endpoint, which a check has no caller's token to exchange
+// at: the grant type alone, with no client credentials (the secret stays home) and no subject
+// token, so nothing is exchanged; an OAuth error answer shows it reachable (judge_token_endpoint).
+asio::awaitable<row> try_token_endpoint(asio::any_io_executor ex, config::upstream u, row r,
+                                        ms timeout) {
+    transport::fetch_request req;
+    req.url = u.auth.token_endpoint;
+    req.method = "POST";
+    req.content_type = "application/x-www-form-urlencoded";
+    req.body = token_endpoint_probe_form();
+    req.timeout = timeout;
+    req.max_body = 64 * 1024; // as gate's own token requests
+    auto answer = co_await transport::http_fetch(ex, std::move(req));
+    row out;
+    if (auto* why = std::get_if<std::string>(&answer)) {
+        auto hint = network_hint(*why, r.target, "the token endpoint", timeout);
+        out = down(r, *why, hint.empty() ? "check auth.tokenEndpoint (" + r.target + ")" : hint);
+    } else {
+        auto& a = std::get<transport::fetch_answer>(answer);
+        auto v = judge_token_endpoint(u, r.target, static_cast<int>(a.status), a.body);
+        out = v.up ? ok(r, v.detail) : down(r, v.detail, v.hint);
+    }
+    out.unchecked = scrubbed(token_endpoint_unchecked(u));
+    co_return out;
+}
+
 // The upstream's own copy for one endpoint, bounded by the check's timeout.
 config::upstream bounded(config::upstream u, const std::string& url, ms timeout) {
     u.urls = {url};
@@ -239,6 +265,12 @@ void check_upstreams(runner& run, const config::document& doc, std::size_t from,
             run.keep(client);
             run.start(r, transport::per_caller(u.auth) ? try_per_caller(client, r, run.timeout())
                                                        : try_upstream(client, r, run.timeout()));
+        }
+        // client-credentials needs no row of its own: its handshake fetched a real token.
+        if (u.auth.strategy == "token-exchange") {
+            auto r = named("token", u.id + (u.discovered ? " (discovered)" : ""),
+                           without_userinfo(u.auth.token_endpoint));
+            run.start(r, try_token_endpoint(run.io().get_executor(), u, r, run.timeout()));
         }
     }
 }

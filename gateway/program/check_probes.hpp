@@ -16,7 +16,7 @@ namespace gate::check {
 
 // One thing tried, as `gate check` prints it.
 struct row {
-    std::string kind;   // upstream | issuer | store | audit | tracing | discovery | secret
+    std::string kind;   // upstream | token | issuer | store | audit | tracing | discovery | secret
     std::string name;   // the upstream's id, the issuer, the sink's place in the document, ...
     std::string target; // the URL tried, without credentials
     std::string status; // ok | down

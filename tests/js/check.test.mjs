@@ -102,6 +102,47 @@ async function startBasicOnly() {
   return { url: `http://127.0.0.1:${server.address().port}/mcp`, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
 }
 
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const TX_TOKEN = 'tx-token-value-9c41';
+
+// An OAuth token endpoint (RFC 6749 section 5.2's errors, RFC 8693's exchange) in front of the
+// identity provider a token-exchange upstream names: a POST of a form at /token, checked in
+// the order such servers check it: the grant type (`grants`: those it takes), then the client
+// (client_secret_post or client_secret_basic; 401 invalid_client with a Basic challenge), then
+// the token to exchange; an exchange that passes all three gets a token. Every request is
+// recorded: its method, headers and form.
+async function startTokenServer({ grants = ['client_credentials', TOKEN_EXCHANGE] } = {}) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString()));
+      requests.push({ method: req.method, headers: req.headers, form });
+      if (req.url !== '/token') return json(res, 404, { message: 'not found' });
+      if (req.method !== 'POST') return res.writeHead(405, { allow: 'POST' }).end();
+      if (!req.headers['content-type']?.startsWith('application/x-www-form-urlencoded'))
+        return json(res, 400, { error: 'invalid_request', error_description: 'expected a form' });
+      if (!form.grant_type) return json(res, 400, { error: 'invalid_request', error_description: 'missing grant_type' });
+      if (!grants.includes(form.grant_type)) return json(res, 400, { error: 'unsupported_grant_type' });
+      const basic = req.headers.authorization?.startsWith('Basic ')
+        ? Buffer.from(req.headers.authorization.slice(6), 'base64').toString().split(':')
+        : null;
+      const [id, secret] = basic ?? [form.client_id, form.client_secret];
+      if (id !== 'gate' || secret !== CC_SECRET) {
+        res.setHeader('www-authenticate', 'Basic realm="idp"');
+        return json(res, 401, { error: 'invalid_client', error_description: 'client authentication failed' });
+      }
+      if (form.grant_type === TOKEN_EXCHANGE && !form.subject_token)
+        return json(res, 400, { error: 'invalid_request', error_description: 'missing subject_token' });
+      return json(res, 200, { access_token: TX_TOKEN, token_type: 'Bearer', expires_in: 3600 });
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  return { url: `${base}/token`, base, requests, stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
+}
+
 // A web server that is not an MCP server: every request gets an HTML page.
 async function startWebPage() {
   const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>welcome</html>'));
@@ -135,6 +176,9 @@ describe('gate check', { timeout: 120_000 }, () => {
   let untrusted;
   let guarded; // an SDK server behind bearer auth: a per-caller upstream
   let basicOnly;
+  let exchanger; // a token endpoint that exchanges tokens
+  let ccOnly; // one that takes client credentials only
+  let failing; // one that answers 503
   let refused; // a port nothing listens on
 
   before(async () => {
@@ -151,7 +195,13 @@ describe('gate check', { timeout: 120_000 }, () => {
       startSilentServer(),
     ]);
     untrusted = await startSelfSigned(dir);
-    [guarded, basicOnly] = await Promise.all([startGuardedSdkServer(), startBasicOnly()]);
+    [guarded, basicOnly, exchanger, ccOnly, failing] = await Promise.all([
+      startGuardedSdkServer(),
+      startBasicOnly(),
+      startTokenServer(),
+      startTokenServer({ grants: ['client_credentials'] }),
+      startFormEndpoint((form, res) => json(res, 503, { error: 'temporarily_unavailable' })),
+    ]);
     ccGuarded = await startKeyedProxy(everything.url, (h) => h.authorization === `Bearer ${CC_TOKEN}`);
     tokens = await startFormEndpoint((form, res) =>
       form.client_secret === CC_SECRET ? json(res, 200, { access_token: CC_TOKEN, token_type: 'Bearer', expires_in: 3600 }) : json(res, 401, { error: 'invalid_client' }),
@@ -161,7 +211,7 @@ describe('gate check', { timeout: 120_000 }, () => {
   });
 
   after(async () => {
-    await Promise.all([keyed, ccGuarded, tokens, found, idp, redis, audit, otlp, source, web, untrusted, guarded, basicOnly].map((s) => s?.stop()));
+    await Promise.all([keyed, ccGuarded, tokens, found, idp, redis, audit, otlp, source, web, untrusted, guarded, basicOnly, exchanger, ccOnly, failing].map((s) => s?.stop()));
     await silent?.close();
     await everything?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -198,6 +248,7 @@ describe('gate check', { timeout: 120_000 }, () => {
     for (const other of r.rows) if (other !== bad) assert.equal(other.status, 'ok', JSON.stringify(other));
     return r;
   }
+  const txAuth = (tokenEndpoint) => ({ strategy: 'token-exchange', tokenEndpoint, clientId: 'gate', audience: 'https://tools.example', clientAuth: { type: 'client_secret_post', secretRef: 'CC_SECRET' } });
   const ccAuth = (tokenEndpoint) => ({ strategy: 'client-credentials', tokenEndpoint, clientId: 'gate', clientAuth: { type: 'client_secret_post', secretRef: 'CC_SECRET' } });
   const upstream = (url) => ({ upstreams: [{ id: 'up', url, namespace: 'up' }] });
   // Beside the thing under test, one upstream that answers (a document names at least one).
@@ -210,6 +261,7 @@ describe('gate check', { timeout: 120_000 }, () => {
         { id: 'keyed', url: keyed.url, namespace: 'keyed', auth: { strategy: 'static', secretRef: 'API_KEY', header: 'X-Api-Key' } },
         { id: 'cc', url: ccGuarded.url, namespace: 'cc', auth: ccAuth(tokens.url) },
         { id: 'mine', url: guarded.url, namespace: 'mine', auth: { strategy: 'passthrough' } },
+        { id: 'tx', url: guarded.url, namespace: 'tx', auth: txAuth(exchanger.url) },
       ],
       auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
       server: { redisUrl: redis.url },
@@ -225,6 +277,8 @@ describe('gate check', { timeout: 120_000 }, () => {
       'upstream keyed ok',
       'upstream cc ok',
       'upstream mine ok',
+      'upstream tx ok',
+      'token tx ok',
       `issuer ${idp.issuer} ok`,
       'store /server/redisUrl ok',
       'audit /audit/sinks/1 ok',
@@ -271,18 +325,17 @@ describe('gate check', { timeout: 120_000 }, () => {
     assert.ok(!out.includes('wrong-key-4471') && !r.stderr.includes('wrong-key-4471'), 'the secret is never printed');
   });
 
-  // A per-caller upstream (passthrough, or token-exchange at `tokens`) at `url`.
-  const perCaller = (url, strategy = 'passthrough') => ({
-    upstreams: [{ id: 'mine', url, namespace: 'mine',
-                  auth: strategy === 'passthrough' ? { strategy }
-                    : { strategy, tokenEndpoint: tokens.url, clientId: 'gate', audience: 'https://tools.example', clientAuth: { type: 'client_secret_post', secretRef: 'CC_SECRET' } } }],
+  // A per-caller upstream (passthrough, or token-exchange at `tokenEndpoint`) at `url`.
+  const perCaller = (url, strategy = 'passthrough', { tokenEndpoint = exchanger.url, protocol } = {}) => ({
+    upstreams: [{ id: 'mine', url, namespace: 'mine', ...(protocol ? { protocol } : {}),
+                  auth: strategy === 'passthrough' ? { strategy } : txAuth(tokenEndpoint) }],
     auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
   });
 
   test("an upstream that takes each caller's credential is tried without one: reachable and asking for it", async () => {
     for (const strategy of ['passthrough', 'token-exchange']) {
       const seenBefore = guarded.seen.length;
-      const exchangesBefore = tokens.requests.length;
+      const exchangesBefore = exchanger.requests.length;
       const r = await check(perCaller(guarded.url, strategy), { env: { CC_SECRET } });
       assert.equal(r.code, 0, r.out + r.stderr);
       const mine = row(r.rows, 'upstream', 'mine');
@@ -292,10 +345,13 @@ describe('gate check', { timeout: 120_000 }, () => {
       assert.equal(mine.hint, undefined);
       assert.match(mine.notChecked, strategy === 'passthrough'
         ? /^whether the upstream accepts a caller's token, and the handshake and lists made with it: only a caller's own request through gate tries them$/
-        : new RegExp(`^the exchange of a caller's token at ${tokens.url}, whether the upstream accepts the token it issues, and the handshake`));
+        : new RegExp(`^the exchange of a caller's token at ${exchanger.url}, whether the upstream accepts the token it issues, and the handshake`));
       // What the server got: one initialize, with no credential at all.
       assert.deepEqual(guarded.seen.slice(seenBefore), [{ method: 'initialize', authorization: null }], strategy);
-      assert.equal(tokens.requests.length, exchangesBefore, 'no token is exchanged: there is no caller');
+      // The token endpoint is asked only whether it answers (below): nothing is exchanged.
+      const asked = exchanger.requests.slice(exchangesBefore);
+      assert.equal(asked.length, strategy === 'passthrough' ? 0 : 1, JSON.stringify(asked));
+      assert.ok(asked.every((q) => q.form.subject_token === undefined && q.form.client_secret === undefined));
     }
     // The table says it too.
     const file = path.join(dir, 'per-caller-table.json');
@@ -327,6 +383,69 @@ describe('gate check', { timeout: 120_000 }, () => {
       hint: /it asks for Basic credentials, which a caller's Bearer token \(passthrough\) never is/,
     });
     await expectDown(config(web.url), 'upstream', { detail: /answered HTTP 200/, hint: /not as an MCP server/ });
+  });
+
+  test("a token-exchange upstream's token endpoint is asked whether it answers, with nothing to exchange and no secret", async () => {
+    const before = exchanger.requests.length;
+    const r = await check(perCaller(guarded.url, 'token-exchange'), { env: { CC_SECRET } });
+    assert.equal(r.code, 0, r.out + r.stderr);
+    assert.deepEqual(r.rows.map((x) => `${x.kind} ${x.name} ${x.status}`), ['upstream mine ok', 'token mine ok', `issuer ${idp.issuer} ok`]);
+    const token = row(r.rows, 'token', 'mine');
+    assert.equal(token.target, exchanger.url);
+    assert.equal(token.detail, 'reachable, and it answers as an OAuth token endpoint: a token exchange request with no client credentials and no token ' +
+      'answered HTTP 401 invalid_client (client authentication failed)');
+    assert.equal(token.notChecked, "gate's client authentication there (auth.clientId, the secret in env CC_SECRET) and the exchange of a caller's token " +
+      "for one with audience https://tools.example: only a caller's own request through gate tries them");
+    // What the endpoint got: one POST of the grant type alone; no client, no secret, no token.
+    const asked = exchanger.requests.slice(before);
+    assert.equal(asked.length, 1, JSON.stringify(asked));
+    assert.equal(asked[0].method, 'POST');
+    assert.deepEqual(asked[0].form, { grant_type: TOKEN_EXCHANGE });
+    assert.equal(asked[0].headers.authorization, undefined);
+    assert.match(asked[0].headers['content-type'], /^application\/x-www-form-urlencoded/);
+    assert.ok(!JSON.stringify(asked).includes(CC_SECRET), 'the client secret is never sent');
+    // The table shows the row, and what it did not check.
+    const file = path.join(dir, 'token-table.json');
+    writeFileSync(file, JSON.stringify(perCaller(guarded.url, 'token-exchange')));
+    const t = await runGate(['check', '--config', file], { env: { REDIS_URL: '', CC_SECRET } });
+    const lines = t.stdout.toString('utf8').trim().split('\n');
+    assert.equal(t.code, 0, lines.join('\n'));
+    assert.match(lines[2], /^token\s+mine\s+ok\s+http:\/\/127\.0\.0\.1:\d+\/token: reachable, .*HTTP 401 invalid_client .*\(\d+ ms\) -- not checked: gate's client authentication there /);
+    assert.ok(!t.stdout.toString('utf8').includes(CC_SECRET));
+  });
+
+  test("a token-exchange upstream's token endpoint down, or no token endpoint that exchanges", async () => {
+    const config = (tokenEndpoint) => perCaller(guarded.url, 'token-exchange', { tokenEndpoint });
+    const env = { CC_SECRET };
+    await expectDown(config(ccOnly.url), 'token', {
+      env,
+      detail: /answered HTTP 400 unsupported_grant_type$/,
+      hint: /it does not take token exchange \(RFC 8693, grant type urn:ietf:params:oauth:grant-type:token-exchange\)/,
+    });
+    await expectDown(config(`http://127.0.0.1:${refused}/token`), 'token', {
+      env,
+      detail: /Connection refused/,
+      hint: new RegExp(`connection refused: is the token endpoint running at http://127\\.0\\.0\\.1:${refused}/token\\?`),
+    });
+    await expectDown(config('https://gate-check-nowhere.invalid/token'), 'token', { env, detail: /cannot resolve/, hint: /does not resolve/ });
+    await expectDown(config(untrusted.url), 'token', { env, detail: /certificate verify failed/, hint: /TLS: certificate not trusted/ });
+    await expectDown(config(silent.url), 'token', { env, args: ['--timeout-ms', '300'], detail: /within 300 ms/, hint: /no answer within 300 ms/ });
+    // Answers, but not a token endpoint's: the issuer's own server at the wrong path, a failing
+    // one, a web page, a proxy asking for its own login.
+    await expectDown(config(`${exchanger.base}/oauth/token`), 'token', { env, detail: /answered HTTP 404 with no OAuth error in it/, hint: /HTTP 404: nothing is served at this path: check the URL \(http:\/\/127\.0\.0\.1:\d+\/oauth\/token\); auth\.tokenEndpoint must be the token endpoint itself \(token_endpoint in the identity provider's discovery document\)/ });
+    await expectDown(config(failing.url), 'token', { env, detail: /answered HTTP 503 temporarily_unavailable/, hint: /HTTP 503: it is failing/ });
+    await expectDown(config(web.url), 'token', { env, detail: /answered HTTP 200 with no OAuth error in it/, hint: /not an OAuth token endpoint's answer .*is http:\/\/127\.0\.0\.1:\d+\/mcp the token endpoint/ });
+    await expectDown(config(basicOnly.url), 'token', { env, detail: /answered HTTP 401 with no OAuth error in it/, hint: /not an OAuth token endpoint's answer/ });
+  });
+
+  test("a per-caller upstream's handshake without a credential is the one its protocol opens with", async () => {
+    for (const [protocol, method] of [['session', 'initialize'], ['auto', 'initialize'], ['2026-07-28', 'server/discover']]) {
+      const seenBefore = guarded.seen.length;
+      const r = await check(perCaller(guarded.url, 'passthrough', { protocol }));
+      assert.equal(r.code, 0, r.out + r.stderr);
+      assert.match(row(r.rows, 'upstream', 'mine').detail, /^reachable, and its MCP endpoint asks for a caller's credential/);
+      assert.deepEqual(guarded.seen.slice(seenBefore), [{ method, authorization: null }], protocol);
+    }
   });
 
   test('an upstream that refuses the connection', async () => {

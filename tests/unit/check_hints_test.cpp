@@ -122,6 +122,64 @@ TEST(CheckHints, APerCallerUpstreamIsJudgedByItsAnswerWithoutACredential) {
         has(per_caller_unchecked(u), "the exchange of a caller's token at https://idp/token"));
 }
 
+TEST(CheckHints, ATokenEndpointIsJudgedByItsAnswerToARequestWithNothingToExchange) {
+    gate::config::upstream u;
+    u.auth.strategy = "token-exchange";
+    u.auth.token_endpoint = "https://idp/token";
+    u.auth.audience = "https://tools.example";
+    u.auth.client_auth_ = gate::config::client_auth{"client_secret_post", "TX_SECRET"};
+    auto at = "https://idp/token";
+    auto has = [](const std::string& text, std::string_view part) {
+        return text.find(part) != std::string::npos;
+    };
+    // Only the grant type: no client, no subject token, nothing that could be exchanged.
+    EXPECT_EQ(token_endpoint_probe_form(),
+              "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange");
+    // RFC 6749 section 5.2's errors, at 400 or 401: reachable.
+    auto v = judge_token_endpoint(u, at, 401, R"({"error":"invalid_client"})");
+    EXPECT_TRUE(v.up);
+    EXPECT_EQ(v.detail, "reachable, and it answers as an OAuth token endpoint: a token exchange "
+                        "request with no client credentials and no token answered HTTP 401 "
+                        "invalid_client");
+    EXPECT_TRUE(v.hint.empty());
+    v = judge_token_endpoint(
+        u, at, 400,
+        R"({"error":"invalid_request","error_description":"Missing parameter: subject_token"})");
+    EXPECT_TRUE(v.up);
+    EXPECT_TRUE(has(v.detail, "HTTP 400 invalid_request (Missing parameter: subject_token)"))
+        << v.detail;
+    EXPECT_EQ(v.unchecked, "gate's client authentication there (auth.clientId, the secret in env "
+                           "TX_SECRET) and the exchange of a caller's token for one with audience "
+                           "https://tools.example: only a caller's own request through gate "
+                           "tries them");
+    // It says it does not exchange tokens.
+    v = judge_token_endpoint(u, at, 400, R"({"error":"unsupported_grant_type"})");
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "it does not take token exchange (RFC 8693")) << v.hint;
+    // Not an OAuth error: an error status with a page, a success, the wrong place, a failure.
+    v = judge_token_endpoint(u, at, 401, "<html>sign in</html>");
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.detail, "answered HTTP 401 with no OAuth error in it")) << v.detail;
+    EXPECT_TRUE(has(v.hint, "not an OAuth token endpoint's answer")) << v.hint;
+    v = judge_token_endpoint(u, at, 400, R"({"message":"bad request"})");
+    EXPECT_FALSE(v.up);
+    v = judge_token_endpoint(u, at, 403, R"({"error":"access_denied"})");
+    EXPECT_FALSE(v.up);
+    v = judge_token_endpoint(u, at, 200, R"({"access_token":"t","token_type":"Bearer"})");
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "is https://idp/token the token endpoint")) << v.hint;
+    v = judge_token_endpoint(u, at, 404, "");
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "HTTP 404: nothing is served at this path")) << v.hint;
+    EXPECT_TRUE(has(v.hint, "token_endpoint in the identity provider's discovery document"));
+    v = judge_token_endpoint(u, at, 405, "");
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "it does not take a POST")) << v.hint;
+    v = judge_token_endpoint(u, at, 503, R"({"error":"temporarily_unavailable"})");
+    EXPECT_FALSE(v.up);
+    EXPECT_TRUE(has(v.hint, "HTTP 503: it is failing")) << v.hint;
+}
+
 TEST(CheckHints, EachKindSaysWhatToFix) {
     EXPECT_NE(key_set_hint("http://idp/jwks", failure::content, 200, "", bound).find("JWK set"),
               std::string::npos);
