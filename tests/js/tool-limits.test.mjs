@@ -53,7 +53,8 @@ describe('upstreams[].toolLimits', { timeout: 60_000 }, () => {
 
   test('a reload that changes the limits applies them at once; one that removes them lifts them', async () => {
     const reload = async (toolLimits) => {
-      const applied = gate.proc.stderr.waitFor(/reload applied/, { timeoutMs: 10_000 });
+      // Only a line after this reload's signal: the first reload's line is still in stderr.
+      const applied = gate.proc.stderr.waitFor(/reload applied/, { timeoutMs: 10_000, from: gate.proc.stderr.lines.length });
       gate.reload({ upstreams: [{ id: 'solo', url: everything.url, toolLimits }], audit: { sinks: [{ type: 'stdout' }] } });
       await applied;
     };
