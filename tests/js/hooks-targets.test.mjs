@@ -35,6 +35,9 @@ describe('gate-hooks guards its secrets and its targets', { timeout: 60_000 }, (
   const storeUrl = (hooks, id, url) => {
     const db = new DatabaseSync(hooks.database);
     try {
+      // gate-hooks' own writers (the delivery worker, the retention sweep) may hold the
+      // write lock for a moment; wait for it as gate-hooks does, never fail on it.
+      db.exec('PRAGMA busy_timeout = 5000');
       db.prepare('UPDATE webhooks SET url = ? WHERE id = ?').run(url, id);
     } finally {
       db.close();
