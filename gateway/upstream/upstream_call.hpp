@@ -38,6 +38,9 @@ struct upstream_failure {
     // A per-caller upstream's challenge (WWW-Authenticate) with its 401 or 403, when it sent
     // one: what `gate check` reports of a try without a caller's credential.
     std::string challenge{};
+    // A connect_error before anything of the request left gate (the endpoint's address could
+    // not be resolved or its connection was refused): the request may go to another replica.
+    bool unsent = false;
 };
 
 // The upstream's JSON-RPC response (result or error), or why there is none.

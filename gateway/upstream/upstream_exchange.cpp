@@ -295,8 +295,10 @@ upstream_exchange::connect(upstream_endpoint& ep) {
         auto found = co_await resolve_host(state_.ex, ep.host, ep.port);
         if (auto* why = std::get_if<std::string>(&found)) {
             endpoint_failed(ep, "cannot resolve " + ep.host);
-            co_return fail(upstream_failure::kind::connect_error,
-                           "cannot resolve " + ep.host + ": " + *why);
+            auto f = fail(upstream_failure::kind::connect_error,
+                          "cannot resolve " + ep.host + ": " + *why);
+            f.unsent = true;
+            co_return f;
         }
         ep.resolved = std::move(std::get<0>(found));
     }
@@ -309,7 +311,9 @@ upstream_exchange::connect(upstream_endpoint& ep) {
         // Resolution may be stale (a restarted upstream on a new address): resolve again next time.
         ep.resolved.clear();
         endpoint_failed(ep, *err);
-        co_return fail(upstream_failure::kind::connect_error, ep.url + ": " + *err);
+        auto f = fail(upstream_failure::kind::connect_error, ep.url + ": " + *err);
+        f.unsent = true;
+        co_return f;
     }
     co_return std::move(std::get<upstream_connection>(c));
 }

@@ -256,6 +256,13 @@ outgoing_message upstream_requests::outgoing(std::int64_t id, std::string_view m
     return out;
 }
 
+void upstream_requests::forget(upstream_session& s, std::uint64_t generation) {
+    // Only the request that used the current session resets it; others that failed on the
+    // same old session join the handshake already under way.
+    if (s.life.forgotten(generation))
+        sessions_.reset_session(s);
+}
+
 asio::awaitable<upstream_reply>
 upstream_requests::send(std::string_view method, json::object params, const call_context& ctx) {
     auto deadline = clock::now() + state_.budget_for(ctx);
@@ -279,6 +286,7 @@ upstream_requests::send(std::string_view method, json::object params, const call
     std::string_view source = ctx.params_source;
     std::string continued;
     bool relearnt = false;
+    bool moved = false; // sent again once on another replica, after its own refused it
     for (bool retried = false;;) {
         if (auto failure = co_await sessions_.ensure_session(s, ctx))
             co_return *failure;
@@ -292,8 +300,14 @@ upstream_requests::send(std::string_view method, json::object params, const call
             co_return cancelled(*cancel);
         running_call running(*this, cancel, id, ctx.bridge);
         auto r = co_await exchange_.exchange(*s->ep, out, session, ctx, deadline, s.get(), cancel);
-        if (auto* f = std::get_if<upstream_failure>(&r))
-            co_return *f;
+        if (auto* f = std::get_if<upstream_failure>(&r)) {
+            // Its replica refused the connection (died): nothing of the request left gate, so
+            // it goes once more, opened elsewhere. What may have reached one never goes twice.
+            if (!f->unsent || exchange_.endpoints().size() < 2 || std::exchange(moved, true))
+                co_return *f;
+            forget(*s, generation);
+            continue;
+        }
         auto& answer = std::get<http_answer>(r);
         if (answer.status == 404 && !session.id.empty()) {
             // The upstream retired our session (restart, expiry): re-initialize and retry once.
@@ -302,10 +316,7 @@ upstream_requests::send(std::string_view method, json::object params, const call
             if (std::exchange(retried, true))
                 co_return fail(upstream_failure::kind::http_status,
                                "upstream lost the session twice (HTTP 404 on a new session)", 404);
-            // Only the request that used the current session resets it; others that failed on
-            // the same old session join the handshake already under way.
-            if (s->life.forgotten(generation))
-                sessions_.reset_session(*s);
+            forget(*s, generation);
             continue;
         }
         if (auto f = not_an_answer(answer, id))

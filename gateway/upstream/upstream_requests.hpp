@@ -69,6 +69,9 @@ private:
     outgoing_message outgoing(std::int64_t id, std::string_view method, boost::json::object& params,
                               bool with_params, std::string_view source, const call_context& ctx,
                               const upstream_session& s);
+    // The session a request went on at `generation` is gone upstream (a 404, or its replica
+    // refused the connection): the next request opens it again.
+    void forget(upstream_session& s, std::uint64_t generation);
     // Sends a notification on a bridged session (empty: the root), without waiting for it.
     void tell(const std::string& bridge, boost::json::object message);
     // After a -32020: whether the tools learnt again give the call other headers than `sent`.

@@ -3,7 +3,9 @@
 #include "gateway/upstream/upstream_sessions.hpp"
 
 #include "gateway/upstream/upstream_client_parts.hpp"
+#include "gateway/upstream/upstream_guards.hpp"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -70,7 +72,12 @@ upstream_sessions::ensure_session(session_ptr s, const call_context& ctx) {
     for (;;) {
         switch (s->life.next(state_.closed)) {
         case session_lifecycle::step::use:
-            co_return std::nullopt;
+            if (!stranded(*s))
+                co_return std::nullopt;
+            // Its replica is out of rotation while another is in: the session opens again
+            // there (as after a 404) instead of failing until the replica returns.
+            reset_session(*s);
+            continue;
         case session_lifecycle::step::ended:
             co_return fail(upstream_failure::kind::connect_error,
                            "upstream " + state_.cfg.id + " session was ended");
@@ -112,6 +119,15 @@ upstream_sessions::ensure_session(session_ptr s, const call_context& ctx) {
             co_return failure;
     }
     co_return std::nullopt;
+}
+
+bool upstream_sessions::stranded(const upstream_session& s) const {
+    if (!s.ep || state_.closed || exchange_.endpoints().size() < 2)
+        return false;
+    auto view = guards_.board()->view();
+    const auto& in = view->in_rotation;
+    return s.ep->index < in.size() && !in[s.ep->index] &&
+           std::find(in.begin(), in.end(), true) != in.end();
 }
 
 void upstream_sessions::reset_session(upstream_session& s) {

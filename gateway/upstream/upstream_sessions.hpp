@@ -83,6 +83,9 @@ public:
                                                                            const call_context& ctx);
     // Forgets `s` (the next request opens it again).
     void reset_session(upstream_session& s);
+    // Whether `s` is open on a replica out of rotation while another replica is in rotation:
+    // its next request opens it again on one that is (ensure_session).
+    bool stranded(const upstream_session& s) const;
 
     // Ends a bridged session: its GET stream is closed and the upstream told (DELETE).
     void end_bridge(const std::string& bridge);

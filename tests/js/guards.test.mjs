@@ -205,6 +205,85 @@ describe('replicas', { timeout: 60_000 }, () => {
   });
 });
 
+// Two real replicas (a server-everything each) behind a recording proxy each, so a test can
+// kill one and see what reached which.
+const startReplicas = async () => {
+  const servers = [await startEverything(), await startEverything()];
+  const proxies = [await startRecordingProxy(servers[0].url), await startRecordingProxy(servers[1].url)];
+  return {
+    proxies,
+    stop: async () => {
+      for (const p of proxies) await p.stop();
+      for (const e of servers) await e.stop();
+    },
+  };
+};
+
+describe('sessions on a replica that dies move to one that answers', { timeout: 90_000 }, () => {
+  // Sessions open round-robin: gate's own root session (which /health and lists use) on the
+  // first replica, the clients' bridged sessions on both. Then a replica dies (refusing
+  // connections) or hangs; every call after that must be served by the other, and the breaker
+  // (three failures) must not open over calls that never reached anything.
+  const scenario = async (kill, upstream) => {
+    const replicas = await startReplicas();
+    const [dying, live] = replicas.proxies;
+    const gate = await startGate({
+      config: {
+        upstreams: [{ id: 'r', urls: [dying.url, live.url], circuitBreaker: { failureThreshold: 3, halfOpenAfterMs: 600000 }, ...upstream }],
+      },
+    });
+    const clients = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const c = await connectClient(gate.url, { capabilities: { sampling: {} } });
+        clients.push(c);
+        assert.deepEqual((await echo(c, 'echo', `before${i}`)).content, [{ type: 'text', text: `Echo: before${i}` }]);
+      }
+      const callsBefore = dying.count('tools/call');
+      assert.ok(callsBefore >= 1, 'a client session is on the replica that dies');
+      assert.equal((await get(`${gate.base}/health`)).status, 200);
+      await kill(dying, gate);
+      const health = JSON.parse((await get(`${gate.base}/health`)).text);
+      assert.equal(health.upstreams[0].status, 'up', JSON.stringify(health));
+      for (const [i, c] of clients.entries())
+        assert.deepEqual((await echo(c, 'echo', `after${i}`)).content, [{ type: 'text', text: `Echo: after${i}` }]);
+      const fresh = await connectClient(gate.url);
+      clients.push(fresh);
+      const listed = (await fresh.listTools()).tools.map((t) => t.name);
+      assert.ok(listed.includes('echo') && listed.length > 5, listed.join(','));
+      assert.equal(dying.count('tools/call'), callsBefore, 'no call reached the dead replica after it died');
+      assert.equal(live.count('tools/call'), 8 - callsBefore);
+      const m = (await get(`${gate.base}/metrics`)).text;
+      assert.equal(metric(m, 'gate_upstream_breaker_state', { upstream: 'r' }), 0, 'the breaker stayed closed');
+      assert.equal(metric(m, 'gate_upstream_endpoint_healthy', { upstream: 'r', endpoint: dying.url }), 0);
+      assert.equal(metric(m, 'gate_requests_total', { method: 'tools/call', outcome: 'ok' }), 8);
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
+      await gate.stop();
+      await replicas.stop();
+    }
+  };
+
+  test('a replica that dies: the calls of the sessions on it go to the other, none lost', async () => {
+    await scenario(async (dying) => dying.stop(), {});
+  });
+
+  test('a replica that hangs: once its probe ejects it, the sessions on it move before their next call', async () => {
+    await scenario(
+      async (hung, gate) => {
+        hung.failWith({ hang: true });
+        await eventually(
+          async () =>
+            metric((await get(`${gate.base}/metrics`)).text, 'gate_upstream_endpoint_healthy', { upstream: 'r', endpoint: hung.url }) === 0,
+          { timeoutMs: 20_000, what: 'the hung replica ejected' },
+        );
+      },
+      // A call sent to the hung replica would wait out requestMs, failing the test's budget.
+      { healthCheck: { intervalMs: 300 }, timeouts: { requestMs: 30_000 } },
+    );
+  });
+});
+
 describe('server.rateLimit, the global limit', { timeout: 60_000 }, () => {
   let everything;
   let gate;

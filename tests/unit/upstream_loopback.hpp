@@ -112,6 +112,12 @@ public:
         }
         open.clear();
     }
+    // Dies: its connections closed, and a new one refused (nothing listens on its port).
+    void stop() {
+        boost::system::error_code ignored;
+        acceptor_.close(ignored);
+        drop_connections();
+    }
 
     // The answer an MCP server with sessions gives: initialize opens session "s<n>".
     reply mcp(const seen& r) {
