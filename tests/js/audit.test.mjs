@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { closeRawSession, eventually, openRawSession, post, rawRequest, rpc, startEverything, startGate } from './lib/index.mjs';
+import { closeRawSession, openRawSession, post, rawRequest, rpc, startEverything, startGate } from './lib/index.mjs';
 
 const OUTCOMES = ['ok', 'error', 'denied', 'rate_limited', 'unauthenticated', 'upstream_down', 'forbidden', 'budget_exhausted'];
 
@@ -140,14 +140,11 @@ describe('audit to stdout', { timeout: 120_000 }, () => {
       const s = await openRawSession(live.url);
       const call = (message) => post(live.url, rpc('tools/call', { name: 'a__echo', arguments: { message } }), s.headers);
       await call('before');
-      const applied = () => live.proc.stderr.lines.filter((l) => /reload applied/.test(l)).length;
-      live.reload({ upstreams, audit: { sinks: [{ type: 'stdout' }] } });
-      await eventually(() => applied() === 1, { what: 'the first reload' });
+      await live.reloaded({ upstreams, audit: { sinks: [{ type: 'stdout' }] } });
       await call('audited');
       const [ev] = (await live.waitForAudit((evs) => evs.some((e) => e.method === 'tools/call'))).filter((e) => e.method === 'tools/call');
       assert.equal(ev.name, 'a__echo');
-      live.reload({ upstreams });
-      await eventually(() => applied() === 2, { what: 'the second reload' });
+      await live.reloaded({ upstreams });
       await call('after');
       await closeRawSession(live.url, s);
       await live.stop();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { connectClient, eventually, expectMcpError, startEverything, startGate, startIdp } from './lib/index.mjs';
+import { connectClient, expectMcpError, startEverything, startGate, startIdp } from './lib/index.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
 
@@ -90,10 +90,8 @@ describe('budgets', { timeout: 90_000 }, () => {
       assert.ok(refused.every((e) => e.upstreamCalls === 0), 'a refused call reached no upstream');
 
       // server.budget is fixed at construction.
-      gate.reload({ ...config, server: { budget: { period: 'day', upstreamCalls: 100 } } });
-      await eventually(() => /reload rejected \(SIGHUP\): server.budget cannot change without a restart/.test(gate.proc.stderr.text()), {
-        what: 'the reload refused',
-      });
+      const refusedReload = await gate.reloaded({ ...config, server: { budget: { period: 'day', upstreamCalls: 100 } } }, { expect: 'rejected' });
+      assert.match(refusedReload, /reload rejected \(SIGHUP\): server.budget cannot change without a restart/);
       const still = await expectMcpError(() => echo(bob, 'b__echo'));
       assert.equal(still.code, -32044);
     } finally {

@@ -229,13 +229,11 @@ describe('policy.decisionHook failures', { timeout: 60_000 }, () => {
     const down = await startDecisionService();
     const url = down.url;
     await down.stop();
-    const reloaded = gate.proc.stderr.waitFor(/reload applied/, { timeoutMs: 10_000 });
-    gate.reload({
+    await gate.reloaded({
       upstreams: [{ id: 'solo', url: everything.url }],
       policy: policyWith('solo', { url, timeoutMs: 2000 }),
       audit: { sinks: [{ type: 'stdout' }] },
     });
-    await reloaded;
     await refused(client, /it could not be reached/, 'unreachable');
     const lenient = await startGate({
       config: {

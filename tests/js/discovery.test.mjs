@@ -208,15 +208,15 @@ describe('discovery', { timeout: 180_000 }, () => {
     try {
       client = await connectClient(gate.url);
       await eventually(async () => (await names(client)).includes('b__echo'), { what: 'discovered' });
-      gate.reload({ upstreams: [{ id: 'home', url: home.url, namespace: 'h' }], discovery: base });
-      await eventually(async () => (await names(client)).includes('h__echo'), { what: 'the reload applied' });
+      assert.match(await gate.reloaded({ upstreams: [{ id: 'home', url: home.url, namespace: 'h' }], discovery: base }), /reload applied: 2 upstreams \(1 discovered\)/);
+      await eventually(async () => (await names(client)).includes('h__echo'), { what: 'the reloaded upstream listed' });
       assert.ok((await names(client)).includes('b__echo'), 'the discovered upstream kept');
-      assert.ok(gate.stderrLines.some((l) => /reload applied: 2 upstreams \(1 discovered\)/.test(l)));
       // A configured upstream that takes the discovered one's id: the reload is refused whole.
-      gate.reload({ upstreams: [{ id: 'home', url: home.url, namespace: 'h' }, { id: 'found', url: home.url, namespace: 'z' }], discovery: base });
-      await eventually(() => logged(gate, /reload rejected \(SIGHUP\): the discovered upstreams do not fit the new document: discovered \/upstreams\/0\/id/) === 1, {
-        what: 'the reload refused',
-      });
+      const refused = await gate.reloaded(
+        { upstreams: [{ id: 'home', url: home.url, namespace: 'h' }, { id: 'found', url: home.url, namespace: 'z' }], discovery: base },
+        { expect: 'rejected' },
+      );
+      assert.match(refused, /reload rejected \(SIGHUP\): the discovered upstreams do not fit the new document: discovered \/upstreams\/0\/id/);
       assert.ok(!(await names(client)).includes('z__echo'));
       // Without the discovery section, discovered upstreams go.
       gate.reload({ upstreams: [{ id: 'home', url: home.url, namespace: 'h' }, { id: 'two', url: away.url, namespace: 't' }] });

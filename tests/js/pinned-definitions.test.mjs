@@ -117,7 +117,6 @@ describe('pinned definitions', { timeout: 90_000 }, () => {
 
     // startGate writes its own copy of the config elsewhere: the lock file by its full path.
     const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
-    const applied = () => gate.proc.stderr.lines.filter((l) => /reload applied/.test(l)).length;
     const client = await connectClient(gate.url);
     try {
       assert.deepEqual(await names(client), ['ch__report', 'ch__stable']);
@@ -128,8 +127,7 @@ describe('pinned definitions', { timeout: 90_000 }, () => {
       assert.match(added.message, /is withheld: it is not in the lock file/);
       // Reviewed: written again, reloaded.
       assert.equal((await lock()).code, 0);
-      gate.reload();
-      await eventually(() => applied() === 1, { what: 'the reload' });
+      await gate.reloaded();
       assert.match((await client.callTool({ name: 'ch__report', arguments: { text: 'ok' } })).content[0].text, /report: ok/);
       assert.deepEqual(await names(client), ['ch__added', 'ch__report', 'ch__stable']);
     } finally {

@@ -44,9 +44,7 @@ describe('a reload that reorders upstreams', { timeout: 120_000 }, () => {
     const subscribed = await gate.waitForAudit((ev) => ev.some((e) => e.method === 'resources/subscribe' && e.upstream));
     const owner = subscribed.find((e) => e.method === 'resources/subscribe').upstream;
 
-    const reloaded = gate.proc.stderr.waitFor(/reload applied/, { timeoutMs: 10_000 });
-    gate.reload(config(['ev-b', 'ev-a']));
-    await reloaded;
+    await gate.reloaded(config(['ev-b', 'ev-a']));
 
     const got = await client.request(
       { method: 'tasks/get', params: { taskId } },

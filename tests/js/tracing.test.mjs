@@ -149,8 +149,7 @@ describe('traces', { timeout: 180_000 }, () => {
       const client = await connectClient(gate.url);
       await client.callTool({ name: 'ev__echo', arguments: { message: 'one' } });
       await first.waitForSpans((all) => all.some((s) => s.name === 'tools/call'));
-      gate.reload(config({ otlpEndpoint: `${second.url}/v1/traces`, serviceName: 'after' }));
-      await gate.proc.stderr.waitFor(/reload applied/, { timeoutMs: 10_000 });
+      await gate.reloaded(config({ otlpEndpoint: `${second.url}/v1/traces`, serviceName: 'after' }));
       await client.callTool({ name: 'ev__echo', arguments: { message: 'two' } });
       const spans = await second.waitForSpans((all) => all.some((s) => s.name === 'tools/call'));
       assert.ok(spans.every((s) => s.resource['service.name'] === 'after'));

@@ -18,6 +18,9 @@ import { requireGateBin } from './paths.mjs';
 import { spawnTracked } from './procs.mjs';
 
 export const LISTENING_RE = /listening on http:\/\/([^\/\s]+):(\d+)/;
+// How a reload ends, on stderr: 'reload applied: N upstreams ...' or, one line per reason,
+// 'reload rejected (SIGHUP): ...' (gateway/entry/gateway.cpp, gateway/program/app.cpp).
+export const RELOAD_OUTCOME_RE = /reload (applied|rejected)\b/;
 
 /**
  * Starts gate with `config` (an object, or a JSON string).
@@ -25,7 +28,8 @@ export const LISTENING_RE = /listening on http:\/\/([^\/\s]+):(\d+)/;
  *   args:      extra command-line arguments
  *   env:       extra environment variables
  * Returns { url, base, port, pid, stdoutLines, stderrLines, configPath, proc,
- *           stop(), kill(sig), auditEvents(), waitForAudit(pred), writeConfig(cfg), reload(cfg) }.
+ *           stop(), kill(sig), auditEvents(), waitForAudit(pred), writeConfig(cfg), reload(cfg),
+ *           reloaded(cfg, opts) }.
  * stop() is SIGTERM and expects exit code 0 (the drain is up to 10 s plus the 3 s flush
  * bound: SIGKILL after 15 s, as systemd's TimeoutStopSec); see checked-stop.mjs for opting out.
  */
@@ -101,6 +105,27 @@ export async function startGate({ config, args = [], env = {}, configVia = 'file
 
   const writeConfig = (cfg) => writeFileSync(configPath, typeof cfg === 'string' ? cfg : JSON.stringify(cfg, null, 2));
 
+  /**
+   * Rewrites the config file (when `cfg` is given), sends SIGHUP and resolves with the line
+   * that says how this reload ended. Only lines logged after the signal count: an earlier
+   * reload's line is still in stderr, and waiting from line 0 finds it at once (the race
+   * tool-limits.test once lost). Rejects when the outcome is not `expect` ('applied' or
+   * 'rejected'), with the lines logged since the signal; resolves with the first rejected line
+   * under expect: 'rejected' (a document with several errors logs one line each).
+   */
+  const reloaded = async (cfg, { expect = 'applied', timeoutMs = 10_000 } = {}) => {
+    if (expect !== 'applied' && expect !== 'rejected') throw new Error(`reloaded: expect is 'applied' or 'rejected', not ${expect}`);
+    if (cfg !== undefined) writeConfig(cfg);
+    const from = proc.stderr.lines.length;
+    if (!proc.kill('SIGHUP')) throw new Error(`gate is not running: no SIGHUP sent; stderr:\n${proc.stderr.text()}`);
+    const m = await proc.stderr.waitFor(RELOAD_OUTCOME_RE, { timeoutMs, from });
+    if (m[1] !== expect) {
+      const since = proc.stderr.lines.slice(from).join('\n');
+      throw new Error(`reload ${m[1]}, expected ${expect}; stderr since the SIGHUP:\n${since}`);
+    }
+    return m.input;
+  };
+
   return {
     url: `${base}${mcpPath}`,
     base,
@@ -113,11 +138,12 @@ export async function startGate({ config, args = [], env = {}, configVia = 'file
     auditEvents,
     waitForAudit,
     writeConfig,
-    /** Rewrites the config file and sends SIGHUP (by PID). */
+    /** Rewrites the config file and sends SIGHUP (by PID); does not wait: see reloaded(). */
     reload(cfg) {
       if (cfg !== undefined) writeConfig(cfg);
       return proc.kill('SIGHUP');
     },
+    reloaded,
     stop: (opts) => stopChecked(proc, { graceMs: 15_000, ...opts }),
     kill: (signal) => proc.kill(signal),
   };
