@@ -5,13 +5,9 @@
 // claim is not logged; a delivery keeps at most kept_attempts_per_delivery; and the log goes
 // with its webhook.
 #include "hooks/store.hpp"
-#include "tests/support/postgres_server.hpp"
+#include "tests/support/hooks_store_fixtures.hpp"
 
-#include <filesystem>
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 using namespace gate::hooks;
 using namespace std::chrono_literals;
@@ -20,51 +16,9 @@ namespace {
 
 const clock_time log_t0{std::chrono::hours(510000)};
 
-struct attempt_log : ::testing::TestWithParam<std::string> {
-    std::unique_ptr<gate::test::postgres_server> pg;
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() /
-        ("gate-hooks-attempts-" + std::to_string(::getpid()) + "-" +
-         std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".db");
-    std::unique_ptr<store> db;
-
-    void SetUp() override {
-        if (GetParam() == "postgres") {
-            pg = std::make_unique<gate::test::postgres_server>();
-            ASSERT_TRUE(pg->ready());
-            db = open_postgres_store(pg->url());
-        } else {
-            db = open_sqlite_store(path.string());
-        }
-    }
-    void TearDown() override {
-        db.reset();
-        pg.reset();
-        for (auto suffix : {"", "-wal", "-shm"})
-            std::filesystem::remove(path.string() + suffix);
-    }
-
-    // Rows in the log, whoever's: read past the store, straight from the database.
-    std::int64_t logged_rows() const {
-        if (pg) {
-            PGconn* c = PQconnectdb(pg->url().c_str());
-            PGresult* r = PQexec(c, "SELECT count(*) FROM delivery_attempts");
-            std::int64_t n = PQresultStatus(r) == PGRES_TUPLES_OK
-                                 ? std::strtoll(PQgetvalue(r, 0, 0), nullptr, 10)
-                                 : -1;
-            PQclear(r);
-            PQfinish(c);
-            return n;
-        }
-        sqlite3* raw = nullptr;
-        sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-        sqlite3_stmt* q = nullptr;
-        sqlite3_prepare_v2(raw, "SELECT count(*) FROM delivery_attempts", -1, &q, nullptr);
-        std::int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
-        sqlite3_finalize(q);
-        sqlite3_close(raw);
-        return n;
-    }
+struct attempt_log : gate::test::hooks_both_stores {
+    // Rows in the log, whoever's.
+    std::int64_t logged_rows() const { return scalar("SELECT count(*) FROM delivery_attempts"); }
 
     webhook make(const std::string& org) {
         return db->create_webhook(org, {"deploy.success", "https://r.example/" + org, std::nullopt},
@@ -194,5 +148,5 @@ TEST_P(attempt_log, the_log_goes_with_its_webhook) {
     EXPECT_EQ(db->recent_attempts("org_a", kept.id, 100).size(), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(stores, attempt_log, ::testing::Values("sqlite", "postgres"),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(stores, attempt_log, gate::test::hooks_store_kinds(),
+                         gate::test::hooks_store_name);

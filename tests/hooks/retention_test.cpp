@@ -6,14 +6,10 @@
 // each organization's rows go by their own age only; and every batch is bounded.
 #include "hooks/retention.hpp"
 #include "hooks/store.hpp"
-#include "tests/support/postgres_server.hpp"
+#include "tests/support/hooks_store_fixtures.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 using namespace gate::hooks;
 using namespace std::chrono_literals;
@@ -23,51 +19,7 @@ namespace {
 const clock_time retention_t0{std::chrono::hours(520000)};
 constexpr std::chrono::hours retention_day{24};
 
-struct retention_store : ::testing::TestWithParam<std::string> {
-    std::unique_ptr<gate::test::postgres_server> pg;
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() /
-        ("gate-hooks-retention-" + std::to_string(::getpid()) + "-" +
-         std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".db");
-    std::unique_ptr<store> db;
-
-    void SetUp() override {
-        if (GetParam() == "postgres") {
-            pg = std::make_unique<gate::test::postgres_server>();
-            ASSERT_TRUE(pg->ready());
-            db = open_postgres_store(pg->url());
-        } else {
-            db = open_sqlite_store(path.string());
-        }
-    }
-    void TearDown() override {
-        db.reset();
-        pg.reset();
-        for (auto suffix : {"", "-wal", "-shm"})
-            std::filesystem::remove(path.string() + suffix);
-    }
-
-    // One number, read past the store, straight from the database.
-    std::int64_t scalar(const char* sql) const {
-        if (pg) {
-            PGconn* c = PQconnectdb(pg->url().c_str());
-            PGresult* r = PQexec(c, sql);
-            std::int64_t n = PQresultStatus(r) == PGRES_TUPLES_OK
-                                 ? std::strtoll(PQgetvalue(r, 0, 0), nullptr, 10)
-                                 : -1;
-            PQclear(r);
-            PQfinish(c);
-            return n;
-        }
-        sqlite3* raw = nullptr;
-        sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-        sqlite3_stmt* q = nullptr;
-        sqlite3_prepare_v2(raw, sql, -1, &q, nullptr);
-        std::int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
-        sqlite3_finalize(q);
-        sqlite3_close(raw);
-        return n;
-    }
+struct retention_store : gate::test::hooks_both_stores {
     std::int64_t events() const { return scalar("SELECT count(*) FROM events"); }
     std::int64_t logged() const { return scalar("SELECT count(*) FROM delivery_attempts"); }
     std::int64_t all_deliveries() const { return scalar("SELECT count(*) FROM deliveries"); }
@@ -293,5 +245,5 @@ TEST_P(retention_store, the_events_walk_passes_events_still_in_use_once) {
     EXPECT_EQ(db->deliveries("org_a", held.id, 100).size(), 4u);
 }
 
-INSTANTIATE_TEST_SUITE_P(stores, retention_store, ::testing::Values("sqlite", "postgres"),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(stores, retention_store, gate::test::hooks_store_kinds(),
+                         gate::test::hooks_store_name);

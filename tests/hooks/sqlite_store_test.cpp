@@ -3,12 +3,10 @@
 // recorded, the dead-letter queue is counted, paged and retried, and everything survives a
 // reopen (a restart).
 #include "hooks/store.hpp"
+#include "tests/support/hooks_store_fixtures.hpp"
 
-#include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
-#include <sqlite3.h>
-#include <unistd.h>
 
 using namespace gate::hooks;
 using namespace std::chrono_literals;
@@ -17,30 +15,11 @@ namespace {
 
 const clock_time t0{std::chrono::hours(500000)};
 
-struct store_fixture : ::testing::Test {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() /
-        ("gate-hooks-test-" + std::to_string(::getpid()) + "-" +
-         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
-    std::unique_ptr<store> db = open_sqlite_store(path.string());
-    ~store_fixture() override {
-        db.reset();
-        for (auto suffix : {"", "-wal", "-shm"})
-            std::filesystem::remove(path.string() + suffix);
-    }
+struct store_fixture : gate::test::hooks_sqlite_store {
     // Deliveries a claim's scan of waiting ones steps over (held ones are not among them).
     std::int64_t ready() const {
-        sqlite3* raw = nullptr;
-        sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-        sqlite3_stmt* q = nullptr;
-        sqlite3_prepare_v2(raw,
-                           "SELECT count(*) FROM deliveries INDEXED BY deliveries_ready WHERE "
-                           "status = 'pending' AND held = 0",
-                           -1, &q, nullptr);
-        std::int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
-        sqlite3_finalize(q);
-        sqlite3_close(raw);
-        return n;
+        return scalar("SELECT count(*) FROM deliveries INDEXED BY deliveries_ready WHERE "
+                      "status = 'pending' AND held = 0");
     }
     // The webhook's one waiting delivery is held: not claimable at `at`, claimable once the
     // webhook is enabled again.
@@ -204,7 +183,7 @@ TEST_F(store_fixture, everything_survives_a_reopen) {
     auto hook = make("org_a", "usage.threshold");
     db->ingest("org_a", "usage.threshold", R"({"pct":91})", t0);
     db.reset();
-    db = open_sqlite_store(path.string()); // migrations are not run twice
+    db = database->open(); // migrations are not run twice
     EXPECT_TRUE(db->get_webhook("org_a", hook.id));
     auto due = db->claim_due(t0, 10, 30s);
     ASSERT_EQ(due.size(), 1u);

@@ -1,12 +1,12 @@
-// An organization's deliveries at a glance (store::stats, GET /stats) on the SQLite store, with
-// time passed in: the queue and the dead letters now, the deliveries whose latest attempt
-// ended within the window counted as delivered or failed by how it ended, another
-// organization's never; and each attempt's end and duration kept on its delivery.
+// An organization's deliveries at a glance (store::stats, GET /stats) on both stores: SQLite
+// in a temporary file and a real PostgreSQL started for each test, with time passed in: the
+// queue and the dead letters now, the deliveries whose latest attempt ended within the window
+// counted as delivered or failed by how it ended, another organization's never; and each
+// attempt's end and duration kept on its delivery.
 #include "hooks/store.hpp"
+#include "tests/support/hooks_store_fixtures.hpp"
 
-#include <filesystem>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 using namespace gate::hooks;
 using namespace std::chrono_literals;
@@ -15,17 +15,7 @@ namespace {
 
 const clock_time stats_t0{std::chrono::hours(500000)};
 
-struct stats_fixture : ::testing::Test {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() /
-        ("gate-hooks-stats-" + std::to_string(::getpid()) + "-" +
-         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
-    std::unique_ptr<store> db = open_sqlite_store(path.string());
-    ~stats_fixture() override {
-        db.reset();
-        for (auto suffix : {"", "-wal", "-shm"})
-            std::filesystem::remove(path.string() + suffix);
-    }
+struct stats_fixture : gate::test::hooks_both_stores {
     webhook make(const std::string& org) {
         return db->create_webhook(org, {"deploy.success", "https://r.example/" + org, std::nullopt},
                                   stats_t0);
@@ -49,7 +39,7 @@ void expect_stats(const org_stats& s, std::int64_t queue, std::int64_t dead, std
 
 } // namespace
 
-TEST_F(stats_fixture, counts_the_queue_the_dead_letters_and_the_window_by_latest_attempt) {
+TEST_P(stats_fixture, counts_the_queue_the_dead_letters_and_the_window_by_latest_attempt) {
     auto hook = make("org_a");
     make("org_b");
     for (int i = 0; i < 3; ++i)
@@ -88,7 +78,7 @@ TEST_F(stats_fixture, counts_the_queue_the_dead_letters_and_the_window_by_latest
     expect_stats(db->stats("org_a", stats_t0), 1, 1, 2, 1);
 }
 
-TEST_F(stats_fixture, each_delivery_keeps_its_latest_attempts_end_and_duration) {
+TEST_P(stats_fixture, each_delivery_keeps_its_latest_attempts_end_and_duration) {
     auto hook = make("org_a");
     db->ingest("org_a", "deploy.success", "{}", stats_t0);
     auto fresh = db->deliveries("org_a", hook.id, 10);
@@ -112,3 +102,6 @@ TEST_F(stats_fixture, each_delivery_keeps_its_latest_attempts_end_and_duration) 
     EXPECT_EQ(done.last_duration_ms, 35);
     EXPECT_EQ(done.attempts, 2);
 }
+
+INSTANTIATE_TEST_SUITE_P(stores, stats_fixture, gate::test::hooks_store_kinds(),
+                         gate::test::hooks_store_name);
