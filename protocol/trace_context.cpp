@@ -47,13 +47,13 @@ void fill_random_hex(char* out, std::size_t bytes) {
     } while (all_zero(written));
 }
 
+} // namespace
+
 std::string random_hex(std::size_t bytes) {
     std::string out(bytes * 2, '0');
     fill_random_hex(out.data(), bytes);
     return out;
 }
-
-} // namespace
 
 std::optional<trace_parent> parse_traceparent(std::string_view h) {
     // 00-<32 hex>-<16 hex>-<2 hex>

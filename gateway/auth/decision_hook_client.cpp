@@ -1,8 +1,10 @@
 #include "gateway/auth/decision_hook_client.hpp"
 
 #include "gateway/operations/metrics.hpp"
+#include "protocol/trace_context.hpp"
 #include "transport/client/http_fetch.hpp"
 #include "transport/client/upstream_connection.hpp"
+#include "transport/http/header_writer.hpp"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -29,6 +31,18 @@ std::string_view verdict_name(hook_answer::said s) {
         return "error";
     }
     return "error";
+}
+
+// A question's own header lines: an Idempotency-Key of its own, the same when it is asked
+// again on a fresh connection (a hook that acts on a question, an approval service paging a
+// person, acts once), and the trace context it was asked in, when it reads as one.
+std::string question_fields(std::string_view traceparent) {
+    std::string fields;
+    header_writer head(fields);
+    head.field("Idempotency-Key", protocol::random_hex(16));
+    if (protocol::parse_traceparent(traceparent))
+        head.field("traceparent", traceparent);
+    return fields;
 }
 
 hook_answer failed(std::string kind, std::string error) {
@@ -88,7 +102,8 @@ decision_hook_client::prepared_for(const config::decision_hook& hook) {
 }
 
 asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_hook& hook,
-                                                       hook_stage stage, std::string description) {
+                                                       hook_stage stage, std::string description,
+                                                       std::string_view traceparent) {
     if (description.size() > max_question_bytes) {
         // A result or arguments too large to post whole: decided as onError says, never sent
         // cut (a hook that reads content would allow what it did not see).
@@ -120,7 +135,7 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
             decision_hook_client& c;
             ~turn() { c.end_turn(); }
         } held{*this};
-        a = co_await exchange(hook, description, deadline);
+        a = co_await exchange(hook, description, traceparent, deadline);
     }
     if (a.what != hook_answer::said::error && hook.cache_ttl_ms > 0)
         memory_.remember(key, {a.what == hook_answer::said::allow, a.reason}, clock::now(),
@@ -131,6 +146,7 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
 
 asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decision_hook& hook,
                                                             const std::string& description,
+                                                            std::string_view traceparent,
                                                             clock::time_point deadline) {
     auto start = clock::now();
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - start);
@@ -143,7 +159,7 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
     if (!tls_ && hook.url.starts_with("https"))
         tls_ = make_client_tls_context();
     auto got = co_await http_post(ex_, std::get<prepared_post>(prepared->post), description, left,
-                                  max_answer_bytes, tls_, pool_);
+                                  max_answer_bytes, tls_, pool_, question_fields(traceparent));
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* why = std::get_if<std::string>(&got)) {
         auto has = [&](std::string_view s) { return why->find(s) != std::string::npos; };

@@ -49,8 +49,11 @@ struct hook_answer {
 // What the stages ask: a unit test fakes it.
 class hook_asker {
 public:
+    // `traceparent`: the trace context of gate's work on the request asked about (empty:
+    // none), sent with the question so the hook's own spans join the request's trace.
     virtual boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook,
-                                                    hook_stage stage, std::string description) = 0;
+                                                    hook_stage stage, std::string description,
+                                                    std::string_view traceparent) = 0;
 
 protected:
     ~hook_asker() = default;
@@ -60,7 +63,8 @@ class decision_hook_client final : public hook_asker {
 public:
     decision_hook_client(boost::asio::any_io_executor ex, metrics& stats);
     boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook, hook_stage stage,
-                                            std::string description) override;
+                                            std::string description,
+                                            std::string_view traceparent) override;
 
 private:
     using clock = std::chrono::steady_clock;
@@ -71,6 +75,7 @@ private:
     };
     boost::asio::awaitable<hook_answer> exchange(const config::decision_hook& hook,
                                                  const std::string& description,
+                                                 std::string_view traceparent,
                                                  clock::time_point deadline);
     // A turn among the hook's maxConcurrent, waited for until `deadline`: false when none
     // came in time.

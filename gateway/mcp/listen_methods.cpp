@@ -97,7 +97,7 @@ asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, con
     auto q = pipeline::hook_question_of(rec, hook_stage::call, server, upstream_uri);
     q.method = "resources/subscribe";
     q.name = uri;
-    auto said = co_await asker->ask(*hook, hook_stage::call, describe(q));
+    auto said = co_await asker->ask(*hook, hook_stage::call, describe(q), rec.traceparent);
     // Left out of the acknowledgment, as a URI the rules refuse is: the listen goes on.
     co_return said.allowed(*hook);
 }

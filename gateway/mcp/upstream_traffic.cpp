@@ -199,7 +199,8 @@ asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federa
     const auto* params = request.if_contains("params");
     if (hook.send_arguments && params && params->is_object())
         q.arguments = &params->get_object();
-    auto said = co_await services_.decision_hook()->ask(hook, q.stage, describe(q));
+    // An upstream's own request carries no trace of a client's request.
+    auto said = co_await services_.decision_hook()->ask(hook, q.stage, describe(q), {});
     if (said.allowed(hook))
         co_return true;
     auto what = std::string(method) + " from upstream " + server + " to this client";

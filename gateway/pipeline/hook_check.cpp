@@ -44,7 +44,7 @@ void describe_answer(hook_question& q, const boost::json::object& answer, bool s
 boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::decision_hook& hook,
                                              request_context& ctx, hook_stage stage,
                                              std::string description, std::string what) {
-    auto said = co_await asker.ask(hook, stage, std::move(description));
+    auto said = co_await asker.ask(hook, stage, std::move(description), ctx.traceparent);
     ctx.hook = said.audit(stage);
     if (said.allowed(hook))
         co_return verdict::proceed;

@@ -140,6 +140,39 @@ describe('policy.decisionHook before calls', { timeout: 60_000 }, () => {
     assert.equal(hook.asked.length, asked + 1);
     assert.equal(hook.connections, opened + 1);
   });
+
+  test("each question has an Idempotency-Key of its own, the same when asked again, and the call's trace", async () => {
+    const decide = (d) => (d.upstreamName === 'get-sum' ? { decision: 'deny', reason: 'sums are audited elsewhere' } : { decision: 'allow' });
+    let dropped = 0;
+    // The hook reads the question on a kept connection and hangs up: gate asks again on a
+    // fresh one, and the hook can tell it is the same question.
+    hook.setDecide((d) => (d.arguments?.message === 'dropped' && dropped++ === 0 ? { drop: true } : decide(d)));
+    try {
+      await echo(client, 'warm'); // a kept connection for the next question
+      const from = hook.asked.length;
+      const session = await openRawSession(gate.url);
+      const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const traceparent = `00-${trace}-00f067aa0ba902b7-01`;
+      const r = await post(gate.url, rpc('tools/call', { name: 'echo', arguments: { message: 'dropped' } }), { ...session.headers, traceparent });
+      assert.match(r.text, /Echo: dropped/);
+      await closeRawSession(gate.url, session);
+      const asked = hook.asked.slice(from);
+      assert.equal(asked.length, 2, 'asked again after the hang-up');
+      const keys = asked.map((a) => a.headers['idempotency-key']);
+      assert.match(keys[0], /^[0-9a-f]{32}$/);
+      assert.equal(keys[1], keys[0], 'the same question, the same key');
+      const others = hook.asked.slice(0, from).map((a) => a.headers['idempotency-key']);
+      assert.equal(new Set(others).size, others.length, 'every other question a key of its own');
+      assert.ok(!others.includes(keys[0]));
+      for (const a of asked) {
+        const [, id, parent] = a.headers.traceparent.split('-');
+        assert.equal(id, trace, "the hook's span joins the call's trace");
+        assert.notEqual(parent, '00f067aa0ba902b7', "gate's span is the parent, not the client's");
+      }
+    } finally {
+      hook.setDecide(decide);
+    }
+  });
 });
 
 describe('policy.decisionHook failures', { timeout: 60_000 }, () => {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <optional>
+#include <set>
 
 namespace gate::transport {
 namespace {
@@ -19,9 +20,10 @@ using test_support::run_until;
 constexpr const char* token_variable = "GATE_TEST_DECISION_HOOK_TOKEN";
 
 hook_answer ask(asio::io_context& io, decision_hook_client& client,
-                const config::decision_hook& hook, std::string question = R"({"version":1})") {
+                const config::decision_hook& hook, std::string question = R"({"version":1})",
+                std::string_view traceparent = {}) {
     std::optional<hook_answer> got;
-    asio::co_spawn(io, client.ask(hook, hook_stage::call, std::move(question)),
+    asio::co_spawn(io, client.ask(hook, hook_stage::call, std::move(question), traceparent),
                    [&](std::exception_ptr e, hook_answer a) {
                        if (!e)
                            got = std::move(a);
@@ -31,12 +33,17 @@ hook_answer ask(asio::io_context& io, decision_hook_client& client,
     return got.value_or(hook_answer{});
 }
 
-std::string authorization_in(const std::string& request) {
-    auto at = request.find("\r\nAuthorization: ");
+// The value of header `name` in `request` as it was written; "(none)" without one.
+std::string field_in(const std::string& request, const std::string& name) {
+    auto at = request.find("\r\n" + name + ": ");
     if (at == std::string::npos)
         return "(none)";
-    at += 17;
+    at += name.size() + 4;
     return request.substr(at, request.find("\r\n", at) - at);
+}
+
+std::string authorization_in(const std::string& request) {
+    return field_in(request, "Authorization");
 }
 
 TEST(decision_hook_client, each_question_carries_the_token_of_its_own_configuration_as_it_is_now) {
@@ -66,6 +73,34 @@ TEST(decision_hook_client, each_question_carries_the_token_of_its_own_configurat
     EXPECT_EQ(ask(io, client, a).what, hook_answer::said::allow);
     EXPECT_EQ(authorization_in(hook_a.requests.back()), "Bearer rotated");
     ::unsetenv(token_variable);
+}
+
+TEST(decision_hook_client, each_question_has_a_key_of_its_own_and_the_trace_it_was_asked_in) {
+    asio::io_context io;
+    loopback_peer hook(io);
+    metrics stats;
+    decision_hook_client client(io.get_executor(), stats);
+    config::decision_hook h;
+    h.url = hook.url();
+    const std::string trace = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    EXPECT_EQ(ask(io, client, h, R"({"version":1})", trace).what, hook_answer::said::allow);
+    EXPECT_EQ(ask(io, client, h).what, hook_answer::said::allow);
+    // Not a trace context (a line break that would start a header of its own): left out.
+    EXPECT_EQ(ask(io, client, h, R"({"version":1})", trace + "\r\nX-Injected: 1").what,
+              hook_answer::said::allow);
+    ASSERT_EQ(hook.requests.size(), 3u);
+    EXPECT_EQ(field_in(hook.requests[0], "traceparent"), trace);
+    EXPECT_EQ(field_in(hook.requests[1], "traceparent"), "(none)");
+    EXPECT_EQ(field_in(hook.requests[2], "traceparent"), "(none)");
+    EXPECT_EQ(hook.requests[2].find("X-Injected"), std::string::npos);
+    std::set<std::string> keys;
+    for (const auto& r : hook.requests) {
+        auto key = field_in(r, "Idempotency-Key");
+        EXPECT_EQ(key.size(), 32u) << key;
+        EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos) << key;
+        keys.insert(key);
+    }
+    EXPECT_EQ(keys.size(), 3u) << "a key of its own for each question";
 }
 
 TEST(decision_hook_client, a_denial_is_read_and_a_silent_hook_is_a_timeout) {

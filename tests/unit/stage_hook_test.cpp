@@ -18,11 +18,14 @@ namespace json = boost::json;
 struct fake_hook final : hook_asker {
     std::vector<json::object> asked; // each description
     std::vector<hook_stage> stages;
+    std::vector<std::string> traces; // the traceparent of each question
     hook_answer answer{hook_answer::said::allow, "", "", "", false, 0.001};
     boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, hook_stage stage,
-                                            std::string description) override {
+                                            std::string description,
+                                            std::string_view traceparent) override {
         asked.push_back(json::parse(description).as_object());
         stages.push_back(stage);
+        traces.emplace_back(traceparent);
         co_await test::suspend_once();
         co_return answer;
     }
@@ -90,11 +93,13 @@ struct stage_hook : test::stage_rig {
 
 TEST_F(stage_hook, what_the_rules_allow_is_asked_about_and_goes_on_when_allowed) {
     with_hook(hook_config());
+    ctx.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     auto r = call("echo", {{"text", "hi"}});
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(r.at_once) << "it waits for the hook";
     ASSERT_EQ(hook.asked.size(), 1u);
     EXPECT_EQ(hook.stages[0], hook_stage::call);
+    EXPECT_EQ(hook.traces[0], ctx.traceparent) << "asked in the call's trace";
     const auto& d = hook.asked[0];
     EXPECT_EQ(d.at("principal").at("subject"), "alice");
     EXPECT_EQ(d.at("method"), "tools/call");

@@ -327,8 +327,10 @@ struct scripted_hook final : hook_asker {
     std::vector<json::object> asked;
     hook_answer answer{hook_answer::said::deny, "no sampling here", "", "", false, 0.001};
     boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, hook_stage stage,
-                                            std::string description) override {
+                                            std::string description,
+                                            std::string_view traceparent) override {
         EXPECT_EQ(stage, hook_stage::server_request);
+        EXPECT_EQ(traceparent, "");
         asked.push_back(json::parse(description).as_object());
         co_await test::suspend_once();
         co_return answer;

@@ -292,13 +292,14 @@ http_fetch(asio::any_io_executor ex, fetch_request req, std::shared_ptr<asio::ss
                                 std::move(tls), pool, exchange);
 }
 
-std::string prepared_post::wire(std::string_view body) const {
+std::string prepared_post::wire(std::string_view body, std::string_view fields) const {
     char digits[24];
     auto length = std::string_view(
         digits, std::to_chars(digits, digits + sizeof digits, body.size()).ptr - digits);
     std::string out;
-    out.reserve(head.size() + length.size() + body.size() + 20);
-    out.append(head).append("Content-Length: ").append(length).append("\r\n\r\n").append(body);
+    out.reserve(head.size() + fields.size() + length.size() + body.size() + 20);
+    out.append(head).append(fields).append("Content-Length: ").append(length);
+    out.append("\r\n\r\n").append(body);
     return out;
 }
 
@@ -333,8 +334,8 @@ prepare_post(std::string url, std::string_view content_type,
 asio::awaitable<std::variant<fetch_answer, std::string>>
 http_post(asio::any_io_executor ex, const prepared_post& to, std::string_view body,
           std::chrono::milliseconds timeout, std::size_t max_body,
-          std::shared_ptr<asio::ssl::context> tls, fetch_pool& pool) {
-    auto wire = to.wire(body);
+          std::shared_ptr<asio::ssl::context> tls, fetch_pool& pool, std::string_view fields) {
+    auto wire = to.wire(body, fields);
     auto exchange = [&](upstream_connection& conn, clock::time_point deadline) {
         return post_on(conn, wire, max_body, deadline);
     };

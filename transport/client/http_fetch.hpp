@@ -97,8 +97,9 @@ struct prepared_post {
     std::string head; // the request line and fields, up to Content-Length
     resolve_step resolve;
 
-    // One request's bytes: the head, Content-Length and `body`.
-    std::string wire(std::string_view body) const;
+    // One request's bytes: the head, `fields` (whole `Name: value` lines of this request
+    // only, checked by their writer), Content-Length and `body`.
+    std::string wire(std::string_view body, std::string_view fields = {}) const;
 };
 
 // The POST's head, or why gate will not send it: not an http(s) URL, or a field holding a
@@ -112,9 +113,11 @@ prepare_post(std::string url, std::string_view content_type,
 // `max_body` bytes. The deadline of a question on an open connection is kept by the io
 // thread's deadline_watch (within 20 ms), not by a timer armed per read and write: run it on
 // the thread of its executor's io_context.
+// `fields`: this request's own header lines (prepared_post::wire), the same on a retry.
 boost::asio::awaitable<std::variant<fetch_answer, std::string>>
 http_post(boost::asio::any_io_executor ex, const prepared_post& to, std::string_view body,
           std::chrono::milliseconds timeout, std::size_t max_body,
-          std::shared_ptr<boost::asio::ssl::context> tls, fetch_pool& pool);
+          std::shared_ptr<boost::asio::ssl::context> tls, fetch_pool& pool,
+          std::string_view fields = {});
 
 } // namespace gate::transport

@@ -28,6 +28,7 @@ export async function startDecisionService(decide = () => ({ decision: 'allow' }
     asked.push({ description, headers: req.headers });
     let answer = await state.decide(description);
     if (answer?.hold) answer = await new Promise((r) => held.push(r));
+    if (answer?.drop) return req.socket.destroy(); // read the question, hung up without an answer
     if (res.destroyed) return;
     if (answer && 'status' in answer) return res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? '');
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
