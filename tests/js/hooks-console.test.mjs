@@ -192,7 +192,7 @@ describe('the gate-hooks console page', { timeout: 180_000 }, () => {
     assert.equal(await stat('dead'), '1');
     assert.match(await stat('rate'), /^\d+\.\d\d\/min$/);
     assert.match(await stat('failure'), /^\d+%$/);
-    const api = (await open.api('GET', '/stats')).json;
+    const api = await open.stats();
     assert.equal(await stat('failure'), `${Math.round(api.failure_rate * 100)}%`);
 
     // The failing webhook's attempts: 503, how long it took, when.

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 
-import { TOKENS, eventually, makeTestCa, startHooks, startPostgres, startReceiver } from './lib/index.mjs';
+import { TOKENS, eventually, makeTestCa, metric, startHooks, startPostgres, startReceiver } from './lib/index.mjs';
 
 const TWO_DAYS_MS = 2 * 86_400_000;
 
@@ -84,8 +84,8 @@ for (const backend of ['sqlite', 'postgres']) {
     const emit = async (type, token = TOKENS.org_a) => assert.equal((await hooks.api('POST', '/events', { body: { type, data: {} }, token })).status, 202);
     const history = async (id, token = TOKENS.org_a) => (await call('GET', `/webhooks/${id}/deliveries`, token)).deliveries;
     const deleted = async () => {
-      const text = (await hooks.api('GET', '/metrics', { token: null })).text;
-      const kind = (k) => Number(text.match(new RegExp(`^gate_hooks_retention_deleted_total\\{kind="${k}"\\} (\\S+)$`, 'm'))?.[1]);
+      const text = await hooks.metrics();
+      const kind = (k) => metric(text, 'gate_hooks_retention_deleted_total', { kind: k }, NaN);
       return { deliveries: kind('deliveries'), attempts: kind('attempts'), events: kind('events') };
     };
     const sweepLines = () => hooks.proc.stderr.text().split('\n').filter((l) => /retention: deleted/.test(l));
@@ -110,7 +110,7 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal(waiting.status, 'pending');
       const [gone] = await history(ok.id);
       assert.equal((await call('GET', `/webhook-deliveries/${gone.id}/attempts`)).attempts.length, 1);
-      assert.equal((await call('GET', '/stats')).dead_letters, 1);
+      assert.equal((await hooks.stats()).dead_letters, 1);
       assert.deepEqual(await deleted(), { deliveries: 0, attempts: 0, events: 0 }, 'nothing is a day old yet');
       assert.deepEqual(sweepLines(), []);
 
@@ -122,13 +122,13 @@ for (const backend of ['sqlite', 'postgres']) {
       await call('GET', `/webhook-deliveries/${gone.id}/attempts`, TOKENS.org_a, 404);
       assert.equal((await call('GET', `/webhook-deliveries/${waiting.id}/attempts`)).attempts.length, 1);
       // What the console reads: the numbers and each webhook's attempts.
-      const stats = await call('GET', '/stats');
+      const stats = await hooks.stats();
       assert.equal(stats.dead_letters, 0, 'the old dead letter is gone');
       assert.equal(stats.queue_depth, 1, 'the waiting delivery is still queued');
       assert.equal((await call('GET', '/webhook-deliveries/dlq/stats')).total, 0);
       assert.deepEqual((await call('GET', `/webhooks/${ok.id}/attempts`)).attempts, []);
       assert.equal((await call('GET', `/webhooks/${later.id}/attempts`)).attempts.length, 1);
-      assert.equal((await call('GET', '/stats', TOKENS.org_b)).delivered_last_hour, 1);
+      assert.equal((await hooks.stats(TOKENS.org_b)).delivered_last_hour, 1);
       // Two delivered (an attempt each), one dead (two attempts); their three events.
       await eventually(() => sweepLines().length > 0, { what: "the sweep's line" });
       assert.deepEqual(await deleted(), { deliveries: 3, attempts: 4, events: 3 });

@@ -33,11 +33,6 @@ for (const backend of ['sqlite', 'postgres']) {
       ca?.cleanup();
     });
 
-    const stats = async (token = TOKENS.org_a) => {
-      const r = await hooks.api('GET', '/stats', { token });
-      assert.equal(r.status, 200, r.text);
-      return r.json;
-    };
     const create = async (event, p, token = TOKENS.org_a) => {
       const r = await hooks.api('POST', '/webhooks', { body: { event, url: receiver.url(p) }, token });
       assert.equal(r.status, 201, r.text);
@@ -48,7 +43,7 @@ for (const backend of ['sqlite', 'postgres']) {
 
     test('the queue, dead letters and the last hour by latest attempt, per organization', async () => {
       const empty = { window_seconds: 3600, queue_depth: 0, dead_letters: 0, delivered_last_hour: 0, failed_last_hour: 0, delivery_rate_per_minute: 0, failure_rate: null };
-      assert.deepEqual(await stats(), empty);
+      assert.deepEqual(await hooks.stats(), empty);
       assert.equal((await hooks.api('GET', '/stats', { token: null })).status, 401);
 
       const held = [];
@@ -65,13 +60,13 @@ for (const backend of ['sqlite', 'postgres']) {
       await eventually(async () => (await history(failing.id))[0]?.status === 'dead', { timeoutMs: 15_000, what: 'a dead letter' });
       await eventually(async () => (await history(ok.id)).every((d) => d.status === 'succeeded'), { what: 'two deliveries' });
       // The failing delivery failed twice (maxAttempts 2): one delivery, one failure.
-      assert.deepEqual(await stats(), { ...empty, dead_letters: 1, delivered_last_hour: 2, failed_last_hour: 1, delivery_rate_per_minute: 2 / 60, failure_rate: 1 / 3 });
-      assert.deepEqual(await stats(TOKENS.org_b), empty, "another organization's deliveries are not counted");
+      assert.deepEqual(await hooks.stats(), { ...empty, dead_letters: 1, delivered_last_hour: 2, failed_last_hour: 1, delivery_rate_per_minute: 2 / 60, failure_rate: 1 / 3 });
+      assert.deepEqual(await hooks.stats(TOKENS.org_b), empty, "another organization's deliveries are not counted");
 
       // An attempt that hangs is queued until it ends; its duration is the time it took.
       await emit('usage.threshold');
       await eventually(() => held.length === 1, { what: 'the hanging attempt' });
-      assert.equal((await stats()).queue_depth, 1);
+      assert.equal((await hooks.stats()).queue_depth, 1);
       const receivedAt = receiver.received.findLast((r) => r.url === '/hang').at;
       await eventually(() => Date.now() - receivedAt >= 200, { what: 'the attempt taking 200 ms' });
       const releasedAt = Date.now();
@@ -82,18 +77,18 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.ok(d.last_duration_ms < 2000, `${d.last_duration_ms} ms`);
       assert.ok(Math.abs(Date.parse(d.last_attempt_at) - releasedAt) < 2000, d.last_attempt_at);
       assert.equal(d.response_code, 202);
-      assert.deepEqual(await stats(), { ...empty, dead_letters: 1, delivered_last_hour: 3, failed_last_hour: 1, delivery_rate_per_minute: 3 / 60, failure_rate: 1 / 4 });
+      assert.deepEqual(await hooks.stats(), { ...empty, dead_letters: 1, delivered_last_hour: 3, failed_last_hour: 1, delivery_rate_per_minute: 3 / 60, failure_rate: 1 / 4 });
 
       // A dead letter retried to success: delivered, no longer failed, out of the queue.
       receiver.respond = () => ({ status: 200 });
       assert.equal((await hooks.api('POST', `/webhook-deliveries/dlq/${failing.id}/retry`)).status, 202);
       await eventually(async () => (await history(failing.id))[0]?.status === 'succeeded', { what: 'the retried delivery' });
-      assert.deepEqual(await stats(), { ...empty, delivered_last_hour: 4, delivery_rate_per_minute: 4 / 60, failure_rate: 0 });
+      assert.deepEqual(await hooks.stats(), { ...empty, delivered_last_hour: 4, delivery_rate_per_minute: 4 / 60, failure_rate: 0 });
 
       await emit('deploy.success', TOKENS.org_b);
       await eventually(async () => (await history(theirs.id, TOKENS.org_b))[0]?.status === 'succeeded', { what: "org_b's delivery" });
-      assert.equal((await stats(TOKENS.org_b)).delivered_last_hour, 1);
-      assert.equal((await stats()).delivered_last_hour, 4);
+      assert.equal((await hooks.stats(TOKENS.org_b)).delivered_last_hour, 1);
+      assert.equal((await hooks.stats()).delivered_last_hour, 4);
     });
   });
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { TOKENS, eventually, makeTestCa, signatureValid, startHooks, startPostgres, startReceiver } from './lib/index.mjs';
+import { TOKENS, eventually, makeTestCa, metric, signatureValid, startHooks, startPostgres, startReceiver } from './lib/index.mjs';
 
 const SECRET = 'whsec-0123456789abcdef';
 
@@ -498,7 +498,7 @@ describe('two gate-hooks instances on one PostgreSQL', { timeout: 120_000 }, () 
       assert.deepEqual(twice, [], 'no delivery attempted twice');
       assert.equal(perDelivery.size, ids.length);
       // Both instances worked the queue.
-      const attempts = async (h) => Number(/^gate_hooks_attempts_total (\d+)/m.exec((await h.api('GET', '/metrics', { token: null })).text)[1]);
+      const attempts = async (h) => metric(await h.metrics(), 'gate_hooks_attempts_total', {}, NaN);
       const [a, b] = [await attempts(one), await attempts(two)];
       assert.equal(a + b, ids.length);
       assert.ok(a > 0 && b > 0, `attempts ${a} and ${b}`);
@@ -612,8 +612,8 @@ describe('gate-hooks operations', { timeout: 60_000 }, () => {
     try {
       await hooks.api('POST', '/webhooks', { body: { event: 'deploy.success', url: receiver.url('/m') } });
       await hooks.api('POST', '/events', { body: { type: 'deploy.success' } });
-      await eventually(async () => /gate_hooks_deliveries_total\{outcome="succeeded"\} 1/.test((await hooks.api('GET', '/metrics', { token: null })).text), { what: 'the counter' });
-      const text = (await hooks.api('GET', '/metrics', { token: null })).text;
+      await eventually(async () => /gate_hooks_deliveries_total\{outcome="succeeded"\} 1/.test(await hooks.metrics()), { what: 'the counter' });
+      const text = await hooks.metrics();
       const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
       assert.equal(check.status, 0, check.stdout + check.stderr);
       for (const series of ['gate_hooks_attempts_total', 'gate_hooks_events_total', 'gate_hooks_delivery_seconds_bucket', 'gate_hooks_queue_depth', 'gate_hooks_dead_letters'])

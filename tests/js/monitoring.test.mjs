@@ -136,7 +136,7 @@ describe('every series the dashboards and alerts name exists', { timeout: 120_00
       { timeoutMs: 20_000, everyMs: 100, what: 'a fallback counted' },
     );
     gateText = (await get(`${gate.base}/metrics`)).text;
-    hooksText = (await get(`${hooks.base}/metrics`)).text;
+    hooksText = await hooks.metrics();
   });
 
   after(async () => {

@@ -5,7 +5,8 @@
 //   startReceiver(ca)       a node https server on 127.0.0.1:0 that records every request and
 //                           answers what `receiver.respond` says (default 200 "ok")
 //   startHooks({config})    gate-hooks --port 0 with a SQLite file in a temporary folder;
-//                           api(method, path, {token, body}) calls its API
+//                           api(method, path, {token, body}) calls its API, stats(token) and
+//                           metrics() read its numbers
 import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -135,6 +136,12 @@ export async function startHooks({ config = {}, dbPath, timeoutMs = 15_000 } = {
     } catch {}
     return { status: res.status, headers: res.headers, text, json };
   };
+  // Each read fails on any answer but 200, so a test never compares numbers of an error body.
+  const read = async (p, token) => {
+    const r = await api('GET', p, { token });
+    if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${r.text}`);
+    return r;
+  };
   return {
     base,
     database,
@@ -142,6 +149,10 @@ export async function startHooks({ config = {}, dbPath, timeoutMs = 15_000 } = {
     proc,
     pid: proc.pid,
     api,
+    /** GET /stats as `token`'s organization: the queue, dead letters and the last hour (JSON). */
+    stats: async (token = TOKENS.org_a) => (await read('/stats', token)).json,
+    /** GET /metrics as Prometheus scrapes it, without a token: the exposition text. */
+    metrics: async () => (await read('/metrics', null)).text,
     // SIGTERM, expecting exit code 0 (see checked-stop.mjs for opting out).
     stop: async (opts) => {
       await stopChecked(proc, opts);
