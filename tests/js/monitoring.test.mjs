@@ -153,6 +153,10 @@ describe('every series the dashboards and alerts name exists', { timeout: 120_00
     assert.ok(metric(gateText, 'gate_decision_hook_errors_total', { stage: 'call', kind: 'status' }) >= 1);
     assert.ok(metric(gateText, 'gate_tool_limit_refusals_total', { upstream: 'ev', limit: 'everyone' }) >= 1);
     assert.equal(metric(gateText, 'gate_upstream_endpoint_healthy', { upstream: 'ev', endpoint: everything.url }, -1), 1);
+    // Unlike gate, gate-hooks writes each kind of its retention counter from its start, at 0:
+    // no sweep here deletes anything (nothing is retention.days old), and the dashboard's
+    // retention panel still reads a series.
+    for (const kind of ['deliveries', 'attempts', 'events']) assert.equal(metric(hooksText, 'gate_hooks_retention_deleted_total', { kind }, -1), 0, kind);
   });
 
   test('in /metrics of gate and gate-hooks', () => {
