@@ -239,12 +239,10 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
     case route_id::create_webhook:
         co_return co_await create_webhook(req, org, now);
     case route_id::get_webhook: {
-        auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-        if (!w)
-            co_return storage_failed();
-        if (!*w)
-            co_return no_webhook(id);
-        co_return reply(http::status::ok, to_json(**w));
+        auto owned = co_await owned_webhook(org, id);
+        if (auto* refused = std::get_if<http_reply>(&owned))
+            co_return std::move(*refused);
+        co_return reply(http::status::ok, to_json(std::get<webhook>(owned)));
     }
     case route_id::update_webhook:
         co_return co_await update_webhook(req, org, id, now);
@@ -289,6 +287,16 @@ asio::awaitable<http_reply> api::route(transport::http_request& req, const route
     default:
         co_return error(http::status::not_found, "not_found", "no such path");
     }
+}
+
+asio::awaitable<std::variant<webhook, http_reply>> api::owned_webhook(const std::string& org,
+                                                                      const std::string& id) {
+    auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
+    if (!w)
+        co_return storage_failed();
+    if (!*w)
+        co_return no_webhook(id);
+    co_return std::move(**w);
 }
 
 asio::awaitable<http_reply> api::create_webhook(transport::http_request& req,
@@ -338,12 +346,10 @@ asio::awaitable<http_reply> api::update_webhook(transport::http_request& req,
 }
 
 asio::awaitable<http_reply> api::test_webhook(const std::string& org, const std::string& id) {
-    auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-    if (!w)
-        co_return storage_failed();
-    if (!*w)
-        co_return no_webhook(id);
-    auto r = co_await worker_.test(**w);
+    auto owned = co_await owned_webhook(org, id);
+    if (auto* refused = std::get_if<http_reply>(&owned))
+        co_return std::move(*refused);
+    auto r = co_await worker_.test(std::get<webhook>(owned));
     if (r.status)
         co_return reply(http::status::ok,
                         json::object{{"success", *r.status >= 200 && *r.status < 300},
@@ -354,11 +360,9 @@ asio::awaitable<http_reply> api::test_webhook(const std::string& org, const std:
 }
 
 asio::awaitable<http_reply> api::webhook_deliveries(const std::string& org, const std::string& id) {
-    auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-    if (!w)
-        co_return storage_failed();
-    if (!*w)
-        co_return no_webhook(id);
+    auto owned = co_await owned_webhook(org, id);
+    if (auto* refused = std::get_if<http_reply>(&owned))
+        co_return std::move(*refused);
     auto list =
         co_await on_store(store_, [org, id](store& s) { return s.deliveries(org, id, 100); });
     if (!list)
@@ -370,11 +374,9 @@ asio::awaitable<http_reply> api::webhook_deliveries(const std::string& org, cons
 }
 
 asio::awaitable<http_reply> api::webhook_attempts(const std::string& org, const std::string& id) {
-    auto w = co_await on_store(store_, [org, id](store& s) { return s.get_webhook(org, id); });
-    if (!w)
-        co_return storage_failed();
-    if (!*w)
-        co_return no_webhook(id);
+    auto owned = co_await owned_webhook(org, id);
+    if (auto* refused = std::get_if<http_reply>(&owned))
+        co_return std::move(*refused);
     auto list =
         co_await on_store(store_, [org, id](store& s) { return s.recent_attempts(org, id, 100); });
     if (!list)

@@ -12,6 +12,7 @@
 #include "transport/http/http_server.hpp"
 
 #include <caf/actor.hpp>
+#include <variant>
 
 namespace gate::hooks {
 
@@ -33,6 +34,11 @@ private:
     std::optional<std::string> organization(const transport::http_request& req) const;
     boost::asio::awaitable<transport::http_reply>
     route(transport::http_request& req, const route_match& m, const std::string& org);
+    // The organization's webhook `id`, or the answer that ends the request: 404 for another
+    // organization's as for an id nobody holds (the store looks it up within `org` alone), 503
+    // when the store does not answer.
+    boost::asio::awaitable<std::variant<webhook, transport::http_reply>>
+    owned_webhook(const std::string& org, const std::string& id);
     boost::asio::awaitable<transport::http_reply>
     create_webhook(transport::http_request& req, const std::string& org, clock_time now);
     boost::asio::awaitable<transport::http_reply> update_webhook(transport::http_request& req,
