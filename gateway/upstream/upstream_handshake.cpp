@@ -9,6 +9,7 @@
 #include "protocol/modern_request.hpp"
 #include "transport/process/version.hpp"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -40,7 +41,8 @@ void done(asio::steady_timer& signal) {
 } // namespace
 
 asio::awaitable<std::optional<upstream_failure>>
-upstream_sessions::handshake(session_ptr s, const call_context& caller) {
+upstream_sessions::handshake(session_ptr s, const call_context& caller,
+                             std::optional<std::size_t> avoid) {
     // New sessions go round-robin over the replicas; a connect failure moves to the next one.
     // All attempts share the caller's budget (a /health probe's 5 s). The caller's observer
     // is not the handshake's: anything sent during it is session-wide.
@@ -48,7 +50,10 @@ upstream_sessions::handshake(session_ptr s, const call_context& caller) {
     ctx.timeout = caller.timeout;
     auto deadline = clock::now() + state_.budget_for(ctx);
     std::optional<upstream_failure> last;
-    for (auto index : rotation_order(guards_.board()->view()->in_rotation, turn_)) {
+    auto order = rotation_order(guards_.board()->view()->in_rotation, turn_);
+    if (avoid)
+        std::stable_partition(order.begin(), order.end(), [&](auto i) { return i != *avoid; });
+    for (auto index : order) {
         auto& ep = exchange_.endpoint(index);
         attempt tried;
         if (!state_.era_known || state_.modern)

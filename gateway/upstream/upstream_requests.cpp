@@ -256,6 +256,19 @@ outgoing_message upstream_requests::outgoing(std::int64_t id, std::string_view m
     return out;
 }
 
+bool upstream_requests::elsewhere(const upstream_failure& f, const upstream_endpoint& ep,
+                                  upstream_session& s, std::uint64_t generation,
+                                  std::optional<std::size_t>& refused_by) {
+    // Its replica refused the connection (it died): nothing of the request left gate, so it
+    // goes once more, on its session opened on another replica. What may have reached a
+    // replica never goes twice.
+    if (!f.unsent || exchange_.endpoints().size() < 2 || refused_by)
+        return false;
+    refused_by = ep.index;
+    forget(s, generation);
+    return true;
+}
+
 void upstream_requests::forget(upstream_session& s, std::uint64_t generation) {
     // Only the request that used the current session resets it; others that failed on the
     // same old session join the handshake already under way.
@@ -286,9 +299,9 @@ upstream_requests::send(std::string_view method, json::object params, const call
     std::string_view source = ctx.params_source;
     std::string continued;
     bool relearnt = false;
-    bool moved = false; // sent again once on another replica, after its own refused it
+    std::optional<std::size_t> refused_by; // the replica that refused it: sent once elsewhere
     for (bool retried = false;;) {
-        if (auto failure = co_await sessions_.ensure_session(s, ctx))
+        if (auto failure = co_await sessions_.ensure_session(s, ctx, refused_by))
             co_return *failure;
         auto id = state_.next_id++;
         if (ctx.observer)
@@ -299,13 +312,11 @@ upstream_requests::send(std::string_view method, json::object params, const call
         if (cancel && cancel->requested())
             co_return cancelled(*cancel);
         running_call running(*this, cancel, id, ctx.bridge);
-        auto r = co_await exchange_.exchange(*s->ep, out, session, ctx, deadline, s.get(), cancel);
+        auto& ep = *s->ep; // a reset of the session during the exchange leaves it
+        auto r = co_await exchange_.exchange(ep, out, session, ctx, deadline, s.get(), cancel);
         if (auto* f = std::get_if<upstream_failure>(&r)) {
-            // Its replica refused the connection (died): nothing of the request left gate, so
-            // it goes once more, opened elsewhere. What may have reached one never goes twice.
-            if (!f->unsent || exchange_.endpoints().size() < 2 || std::exchange(moved, true))
+            if (!elsewhere(*f, ep, *s, generation, refused_by))
                 co_return *f;
-            forget(*s, generation);
             continue;
         }
         auto& answer = std::get<http_answer>(r);

@@ -72,6 +72,10 @@ private:
     // The session a request went on at `generation` is gone upstream (a 404, or its replica
     // refused the connection): the next request opens it again.
     void forget(upstream_session& s, std::uint64_t generation);
+    // After `f` on the replica `ep`: whether the request goes once more (its session forgotten,
+    // opened again elsewhere, `refused_by` set), because it never reached `ep`.
+    bool elsewhere(const upstream_failure& f, const upstream_endpoint& ep, upstream_session& s,
+                   std::uint64_t generation, std::optional<std::size_t>& refused_by);
     // Sends a notification on a bridged session (empty: the root), without waiting for it.
     void tell(const std::string& bridge, boost::json::object message);
     // After a -32020: whether the tools learnt again give the call other headers than `sent`.

@@ -67,7 +67,8 @@ session_ptr upstream_sessions::session_for(const call_context& ctx) {
 }
 
 asio::awaitable<std::optional<upstream_failure>>
-upstream_sessions::ensure_session(session_ptr s, const call_context& ctx) {
+upstream_sessions::ensure_session(session_ptr s, const call_context& ctx,
+                                  std::optional<std::size_t> avoid) {
     auto deadline = clock::now() + state_.budget_for(ctx);
     for (;;) {
         switch (s->life.next(state_.closed)) {
@@ -107,7 +108,7 @@ upstream_sessions::ensure_session(session_ptr s, const call_context& ctx) {
             std::make_shared<asio::steady_timer>(state_.ex, clock::time_point::max());
         std::optional<upstream_failure> failure;
         try {
-            failure = co_await handshake(s, ctx);
+            failure = co_await handshake(s, ctx, avoid);
         } catch (const std::exception& e) {
             failure = fail(upstream_failure::kind::protocol,
                            std::string("handshake failed: ") + e.what());

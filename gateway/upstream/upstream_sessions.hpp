@@ -78,9 +78,12 @@ public:
     // The bridged session of `bridge`; null when there is none.
     session_ptr find(const std::string& bridge) const;
     // Opens `s` unless it is ready: this caller handshakes, or waits (within its own budget)
-    // for the handshake under way. Why not, when it cannot be opened.
-    boost::asio::awaitable<std::optional<upstream_failure>> ensure_session(session_ptr s,
-                                                                           const call_context& ctx);
+    // for the handshake under way. Why not, when it cannot be opened. `avoid`: a replica that
+    // just refused a connection, tried last (its ejection may not be in the rotation yet, and
+    // a 2026-07-28 session opens without a word to its replica).
+    boost::asio::awaitable<std::optional<upstream_failure>>
+    ensure_session(session_ptr s, const call_context& ctx,
+                   std::optional<std::size_t> avoid = std::nullopt);
     // Forgets `s` (the next request opens it again).
     void reset_session(upstream_session& s);
     // Whether `s` is open on a replica out of rotation while another replica is in rotation:
@@ -107,8 +110,8 @@ private:
         then next = then::done;
         std::optional<upstream_failure> failure;
     };
-    boost::asio::awaitable<std::optional<upstream_failure>> handshake(session_ptr s,
-                                                                      const call_context& caller);
+    boost::asio::awaitable<std::optional<upstream_failure>>
+    handshake(session_ptr s, const call_context& caller, std::optional<std::size_t> avoid);
     // 2026-07-28 has no handshake: the root session's discovery stands in for it (and, for
     // `auto`, decides the era); a bridged session is ready at once.
     boost::asio::awaitable<attempt> open_modern(const session_ptr& s, upstream_endpoint& ep,

@@ -78,6 +78,33 @@ TEST_F(replica_moves_test, a_bridged_session_moves_with_its_client_capabilities)
             EXPECT_EQ(r.session, "s1");
 }
 
+TEST_F(replica_moves_test,
+       a_2026_07_28_session_moves_past_the_replica_that_refused_even_when_next_in_turn) {
+    // A 2026-07-28 session opens without a word to its replica: only the refusal tells, and
+    // the rotation may not show the ejection yet. Three sessions on three replicas put the
+    // dead one next in turn.
+    loopback_upstream third{io};
+    auto cfg = upstream_at(upstream.url());
+    cfg.urls.push_back(second.url());
+    cfg.urls.push_back(third.url());
+    cfg.protocol = config::protocol_mode::v2026_07_28;
+    make(std::move(cfg));
+    for (auto* replica : {&upstream, &second, &third})
+        replica->on = [](const seen& r) {
+            return reply::result(r.id, {{"content", json::array{}}});
+        };
+    std::vector<call_context> clients(3);
+    for (std::size_t i = 0; i < clients.size(); ++i) {
+        clients[i].bridge = "b" + std::to_string(i);
+        served(call(clients[i]));
+        ASSERT_EQ(units->sessions.find(clients[i].bridge)->ep->index, i);
+    }
+    upstream.stop();
+    served(call(clients[0]));
+    EXPECT_EQ(units->sessions.find("b0")->ep->index, 1u);
+    EXPECT_EQ(second.count("tools/call"), 2u);
+}
+
 TEST_F(replica_moves_test, a_call_that_may_have_reached_the_dead_replica_is_never_sent_again) {
     replicated();
     served(call());
