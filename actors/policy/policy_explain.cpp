@@ -29,6 +29,11 @@ std::variant<explained, std::string> placed(const policy_world& world, const exp
         auto d = world.codec.decode(r.name);
         if (!d || d->upstream >= ups.size())
             return "unknown namespace in \"" + r.name + "\": no configured upstream owns it";
+        if (d->maybe_alias && !r.alias_checked)
+            return "\"" + r.name +
+                   "\" has the shape of a short alias (routing.maxNameLength), which gate "
+                   "reverses from the upstream's list only: ask by its own name, with server=" +
+                   ups[d->upstream].id;
         e.server = ups[d->upstream].id;
         e.own_name = std::string(d->name);
         e.client_name = r.name;

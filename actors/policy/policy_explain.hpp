@@ -39,6 +39,11 @@ struct explain_request {
     // Decided as a list shows the item (an allow entry's argument conditions may still hold,
     // a deny entry's may not: invocation::listing), not as a call with `arguments`.
     bool listing = false;
+    // `name` has the shape of a short alias (routing.maxNameLength) and was looked for among
+    // the names its upstream last listed, in vain: decided as sent. Without the look, such a
+    // name is refused (ask by the tool's own name), since deciding the alias itself would
+    // answer for a name no call is decided by.
+    bool alias_checked = false;
 };
 
 struct explained {

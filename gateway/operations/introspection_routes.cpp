@@ -115,6 +115,31 @@ std::variant<explain_request, std::string> explain_query(const http_request& req
     return r;
 }
 
+// A tool asked about by its short alias (routing.maxNameLength): reversed from gate's last list
+// of its upstream, as the router reverses it for a call, so the answer is the call's. Why not,
+// when the alias stands for more than one tool.
+std::optional<std::string> reverse_alias(const federation_view& view, explain_request& what) {
+    const auto& codec = view.snap->codec;
+    auto d = what.method == "tools/call" && what.server.empty()
+                 ? codec.decode(what.name)
+                 : std::optional<protocol::decoded_name>();
+    if (!d || !d->maybe_alias || d->upstream >= view.clients.size() ||
+        !view.clients[d->upstream]->tools_listed())
+        return std::nullopt; // not an alias, or explain() asks for the tool's own name
+    auto upstream = d->upstream;
+    auto names = view.clients[upstream]->tools().named(
+        [&](const std::string& own) { return codec.client_name(upstream, own) == what.name; });
+    what.alias_checked = true;
+    if (names.size() > 1)
+        return "\"" + what.name + "\" is the shortened name of " + std::to_string(names.size()) +
+               " tools of one upstream (routing.maxNameLength); none of them can be called by it";
+    if (names.size() == 1) {
+        what.server = view.snap->upstream(upstream).id;
+        what.name = std::move(names.front());
+    }
+    return std::nullopt; // none: not an alias after all, decided as sent
+}
+
 } // namespace
 
 http_reply gateway::impl::explain_invocation(const request_context& rec,
@@ -129,6 +154,8 @@ http_reply gateway::impl::explain_invocation(const request_context& rec,
         return refused(std::move(*why));
     auto& what = std::get<explain_request>(asked);
     const auto& view = *rec.view;
+    if (auto why = reverse_alias(view, what))
+        return refused(std::move(*why));
     const auto& snap = *view.snap;
     policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
     const auto* caller = rec.caller ? &*rec.caller : nullptr;

@@ -29,6 +29,14 @@ public:
     std::optional<protocol::tool_hints> hints(const std::string& tool) const;
     // Whether any tools list was learnt yet.
     bool listed() const { return listed_; }
+    // The tools last listed whose name `match` accepts (the names a short alias may stand for).
+    template <class Match> std::vector<std::string> named(Match match) const {
+        std::vector<std::string> out;
+        for (const auto& [name, facts] : tools_)
+            if (match(name))
+                out.push_back(name);
+        return out;
+    }
 
     // Pinned definitions: takes out of a fetched list (and its item texts, when given) each
     // tool whose definition changed under a `block` pin, remembering why until the next list;

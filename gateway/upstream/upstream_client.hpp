@@ -189,6 +189,8 @@ public:
         return state_.tools.hints(tool);
     }
     bool tools_listed() const { return state_.tools.listed(); }
+    // What gate's lists last said of the upstream's tools.
+    const listed_tools& tools() const { return state_.tools; }
     // Whether a call that needs this upstream's tools listed (pinned definitions, a policy on
     // annotations) lists them first: not listed yet, and not tried within the last 10 s (an
     // upstream whose list fails is not asked for it on every call).

@@ -5,12 +5,17 @@
 // it stands for, from a session client, a 2026-07-28 client, and a second gate that never
 // listed anything (the alias is derived, not remembered).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import * as z from 'zod';
 
 import { connectClient, modernRequest, post, startGate, startParamServer } from './lib/index.mjs';
+import { requireGateBin } from './lib/paths.mjs';
 import { startStatelessServer } from './lib/stateless-server.mjs';
 
 const MAX = 40;
@@ -57,12 +62,10 @@ describe('short aliases for long names through gate', { timeout: 120_000 }, () =
     console.warn = warn;
   });
 
-  /** The name `own` of the upstream under `prefix` is listed as: whole, or its alias (the first characters, '-', 8 hex digits of SHA-256 of the whole), if listed. */
-  const listedFor = (listed, prefix, own) => {
-    const full = `${prefix}${own}`;
-    const expected = full.length <= MAX ? full : `${full.slice(0, MAX - 9)}-${createHash('sha256').update(full).digest('hex').slice(0, 8)}`;
-    return listed.find((n) => n === expected);
-  };
+  /** The name a client sees for `full`: whole, or its alias (the first characters, '-', 8 hex digits of SHA-256 of the whole). */
+  const aliasOf = (full) => (full.length <= MAX ? full : `${full.slice(0, MAX - 9)}-${createHash('sha256').update(full).digest('hex').slice(0, 8)}`);
+  /** The name `own` of the upstream under `prefix` as `listed` shows it, if it does. */
+  const listedFor = (listed, prefix, own) => listed.find((n) => n === aliasOf(`${prefix}${own}`));
 
   test('every listed name fits the maximum; a call by an alias reaches the tool it stands for', async () => {
     const client = await connectClient(gate.url);
@@ -136,6 +139,66 @@ describe('short aliases for long names through gate', { timeout: 120_000 }, () =
     assert.equal(refused.status, 400, refused.text);
     assert.equal(refused.json.error?.code, -32020, refused.text);
     assert.equal(params.requests.length, calls, 'nothing reached the upstream');
+  });
+
+  test('/api/explain and gate policy test answer for the tool an alias stands for, never for the alias itself', async () => {
+    const policy = {
+      defaultDecision: 'deny',
+      rules: [{ id: 'long-only', allow: [{ server: 'names', methods: ['tools/call'], names: [LONG] }] }],
+    };
+    const governed = { ...config(), policy, server: { introspection: { enabled: true } } };
+    const explained = async (g, name) => {
+      const r = await fetch(`${g.base}/api/explain?${new URLSearchParams({ method: 'tools/call', name })}`);
+      return { status: r.status, body: await r.json() };
+    };
+    const fresh = await startGate({ config: governed });
+    try {
+      const client = await connectClient(fresh.url);
+      let tools;
+      try {
+        tools = (await client.listTools()).tools.map((t) => t.name);
+        const r = await client.callTool({ name: listedFor(tools, 'tools__', LONG), arguments: {} });
+        assert.deepEqual(r.content, [{ type: 'text', text: `called ${LONG}` }], 'the call the rule allows');
+      } finally {
+        await client.close();
+      }
+      const long = await explained(fresh, listedFor(tools, 'tools__', LONG));
+      assert.equal(long.status, 200, JSON.stringify(long.body));
+      assert.equal(long.body.decision, 'allow');
+      assert.equal(long.body.ruleId, 'long-only');
+      assert.equal(long.body.server, 'names');
+      assert.equal(long.body.name, LONG);
+      assert.equal(long.body.clientName, listedFor(tools, 'tools__', LONG));
+      // Left out of the caller's list (the policy denies it), and still explained.
+      assert.equal(listedFor(tools, 'tools__', LONGER), undefined);
+      const longer = await explained(fresh, aliasOf(`tools__${LONGER}`));
+      assert.equal(longer.status, 200, JSON.stringify(longer.body));
+      assert.equal(longer.body.decision, 'deny');
+      assert.equal(longer.body.name, LONGER, 'the same first characters, another tool');
+      // Of the alias shape, but no listed name shortens to it: decided as sent.
+      const lookalike = await explained(fresh, `tools__${'x'.repeat(MAX - 7 - 9)}-0123abcd`);
+      assert.equal(lookalike.status, 200, JSON.stringify(lookalike.body));
+      assert.equal(lookalike.body.name, `${'x'.repeat(MAX - 7 - 9)}-0123abcd`);
+    } finally {
+      await fresh.stop();
+    }
+    // Offline nothing was listed: an alias is refused, asking for the tool's own name.
+    const dir = mkdtempSync(path.join(tmpdir(), 'gate-alias-policy-'));
+    try {
+      writeFileSync(path.join(dir, 'gate.json'), JSON.stringify(governed));
+      const alias = aliasOf(`tools__${LONG}`);
+      const cases = [
+        { label: 'by alias', method: 'tools/call', name: alias, expect: 'allow' },
+        { label: 'by own name', method: 'tools/call', server: 'names', name: LONG, expect: 'allow', rule: 'long-only' },
+      ];
+      writeFileSync(path.join(dir, 'cases.json'), JSON.stringify({ cases }));
+      const run = spawnSync(requireGateBin(), ['policy', 'test', '--config', path.join(dir, 'gate.json'), path.join(dir, 'cases.json')], { encoding: 'utf8' });
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      assert.match(run.stdout, /FAIL +by alias +allow +error +".*" has the shape of a short alias \(routing\.maxNameLength\).*ask by its own name, with server=names/);
+      assert.match(run.stdout, /ok +by own name +allow long-only/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a name of the alias shape that no long name shortens to is called as sent', async () => {
