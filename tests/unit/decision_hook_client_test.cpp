@@ -46,6 +46,19 @@ std::string authorization_in(const std::string& request) {
     return field_in(request, "Authorization");
 }
 
+// A client asking one loopback hook, with the hook's configuration.
+struct decision_hook_client_on_one_hook : ::testing::Test {
+    asio::io_context io;
+    loopback_peer hook{io};
+    metrics stats;
+    decision_hook_client client{io.get_executor(), stats};
+    config::decision_hook h = [this] {
+        config::decision_hook c;
+        c.url = hook.url();
+        return c;
+    }();
+};
+
 TEST(decision_hook_client, each_question_carries_the_token_of_its_own_configuration_as_it_is_now) {
     asio::io_context io;
     loopback_peer hook_a(io), hook_b(io);
@@ -75,13 +88,8 @@ TEST(decision_hook_client, each_question_carries_the_token_of_its_own_configurat
     ::unsetenv(token_variable);
 }
 
-TEST(decision_hook_client, each_question_has_a_key_of_its_own_and_the_trace_it_was_asked_in) {
-    asio::io_context io;
-    loopback_peer hook(io);
-    metrics stats;
-    decision_hook_client client(io.get_executor(), stats);
-    config::decision_hook h;
-    h.url = hook.url();
+TEST_F(decision_hook_client_on_one_hook,
+       each_question_has_a_key_of_its_own_and_the_trace_it_was_asked_in) {
     const std::string trace = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     EXPECT_EQ(ask(io, client, h, R"({"version":1})", trace).what, hook_answer::said::allow);
     EXPECT_EQ(ask(io, client, h).what, hook_answer::said::allow);
@@ -103,13 +111,7 @@ TEST(decision_hook_client, each_question_has_a_key_of_its_own_and_the_trace_it_w
     EXPECT_EQ(keys.size(), 3u) << "a key of its own for each question";
 }
 
-TEST(decision_hook_client, a_denial_is_read_and_a_silent_hook_is_a_timeout) {
-    asio::io_context io;
-    loopback_peer hook(io);
-    metrics stats;
-    decision_hook_client client(io.get_executor(), stats);
-    config::decision_hook h;
-    h.url = hook.url();
+TEST_F(decision_hook_client_on_one_hook, a_denial_is_read_and_a_silent_hook_is_a_timeout) {
     hook.answer = [](std::size_t) { return test_support::deny; };
     EXPECT_EQ(ask(io, client, h).what, hook_answer::said::deny);
     hook.answer = [](std::size_t) { return std::string(); };
@@ -126,14 +128,8 @@ TEST(decision_hook_client, a_denial_is_read_and_a_silent_hook_is_a_timeout) {
         std::string::npos);
 }
 
-TEST(decision_hook_client,
-     a_question_over_its_bound_is_never_sent_and_a_failure_let_through_counts) {
-    asio::io_context io;
-    loopback_peer hook(io);
-    metrics stats;
-    decision_hook_client client(io.get_executor(), stats);
-    config::decision_hook h;
-    h.url = hook.url();
+TEST_F(decision_hook_client_on_one_hook,
+       a_question_over_its_bound_is_never_sent_and_a_failure_let_through_counts) {
     h.on_error = "allow";
     std::string big = R"({"version":1,"result":")" + std::string(1024 * 1024, 'x') + "\"}";
     auto a = ask(io, client, h, big);
