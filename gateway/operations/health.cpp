@@ -56,6 +56,7 @@ asio::awaitable<health_report> health_checker::check() {
         } catch (const std::exception& e) {
             health_report report;
             report.body = {{"status", "unavailable"}, {"error", e.what()}};
+            report.detailed = report.body;
             co_return report;
         }
     });
@@ -97,6 +98,21 @@ answers_without_credential(upstream_client& u, std::chrono::milliseconds budget)
     co_return last;
 }
 
+// `detailed` as GET /health answers it when auth is on: status, latency, rotation and breaker
+// only; nothing that names where an upstream lives, whose it is, or why it is down.
+json::object without_detail(const json::object& detailed) {
+    auto body = detailed;
+    for (auto& u : body["upstreams"].as_array()) {
+        auto& o = u.as_object();
+        for (auto key : {"urls", "error", "owner", "labels"})
+            o.erase(key);
+        if (auto* eps = o.if_contains("endpoints"))
+            for (auto& e : eps->as_array())
+                e.as_object().erase("url");
+    }
+    return body;
+}
+
 } // namespace
 
 asio::awaitable<health_report> health_checker::probe() {
@@ -134,34 +150,29 @@ asio::awaitable<health_report> health_checker::probe() {
                        {"status", results[i]->up ? "up" : "down"},
                        // Tenths of a millisecond: what a person reads (8.4).
                        {"latencyMs", std::round(results[i]->latency_ms * 10) / 10}};
-        if (show_detail_) {
-            json::array urls;
-            for (const auto& url : cfg.urls)
-                urls.push_back(json::string(url));
-            u["urls"] = std::move(urls);
-            if (!results[i]->error.empty())
-                u["error"] = results[i]->error;
-            if (cfg.owner)
-                u["owner"] = owner_json(*cfg.owner);
-            if (!cfg.labels.empty())
-                u["labels"] = labels_json(cfg.labels);
-        }
+        json::array urls;
+        for (const auto& url : cfg.urls)
+            urls.push_back(json::string(url));
+        u["urls"] = std::move(urls);
+        if (!results[i]->error.empty())
+            u["error"] = results[i]->error;
+        if (cfg.owner)
+            u["owner"] = owner_json(*cfg.owner);
+        if (!cfg.labels.empty())
+            u["labels"] = labels_json(cfg.labels);
         if (auto eps = upstreams_[i]->endpoints(); eps.size() > 1) {
-            // The balancer's rotation; the URLs only where detail is shown.
-            json::array list;
-            for (const auto& e : eps) {
-                json::object o{{"inRotation", e.in_rotation}};
-                if (show_detail_)
-                    o["url"] = e.url;
-                list.push_back(std::move(o));
-            }
+            json::array list; // the balancer's rotation
+            for (const auto& e : eps)
+                list.push_back(json::object{{"inRotation", e.in_rotation}, {"url", e.url}});
             u["endpoints"] = std::move(list);
         }
         u["breaker"] = circuit_state_name(upstreams_[i]->breaker_state());
         report.any_up = report.any_up || results[i]->up;
         ups.push_back(std::move(u));
     }
-    report.body = {{"status", report.any_up ? "ok" : "unavailable"}, {"upstreams", std::move(ups)}};
+    report.detailed = {{"status", report.any_up ? "ok" : "unavailable"},
+                       {"upstreams", std::move(ups)}};
+    report.body = show_detail_ ? report.detailed : without_detail(report.detailed);
     co_return report;
 }
 

@@ -23,7 +23,10 @@ boost::json::object labels_json(const config::string_map& labels);
 
 struct health_report {
     bool any_up = false;
-    boost::json::object body;
+    boost::json::object body; // what GET /health answers (without detail when auth is on)
+    // The same with every detail (URLs, why an upstream is down, owner, labels): for
+    // /api/federation, which answers only a caller allowed to introspect.
+    boost::json::object detailed;
 };
 
 class health_checker {

@@ -67,8 +67,8 @@ boost::asio::awaitable<http_reply> gateway::impl::view_federation(request_contex
         identities.push_back(std::move(identity));
     }
     federation_facts facts{
-        *view->snap->doc, view->snap->version,  report.body, parts.discovery.get(),
-        fleet != nullptr, fleet && fleet->up(), rec.caller,  rec.tenant,
+        *view->snap->doc, view->snap->version,  report.detailed, parts.discovery.get(),
+        fleet != nullptr, fleet && fleet->up(), rec.caller,      rec.tenant,
         &identities};
     co_return no_store(
         http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));

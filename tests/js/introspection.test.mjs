@@ -73,6 +73,13 @@ describe('introspection and console', { timeout: 180_000 }, () => {
       assert.equal(ev.breaker, 'closed');
       assert.deepEqual(ev.owner, { team: 'tools' });
       assert.equal(dead.health.status, 'down');
+      // Why it is down, for a viewer allowed to introspect; the public /health keeps it (and
+      // where the upstream lives) to itself when auth is on.
+      assert.match(dead.health.error ?? '', /cannot connect: Connection refused/);
+      const pub = JSON.parse((await get(`${gate.base}/health`)).text).upstreams.find((u) => u.id === 'dead');
+      assert.equal(pub.status, 'down');
+      assert.equal(pub.error, undefined);
+      assert.equal(pub.urls, undefined);
       assert.equal(dead.credential, 'none');
       assert.deepEqual(f.policy, { enforced: true, defaultDecision: 'deny', rules: [{ id: 'ops-all', subjects: ['groups'], allow: [{ server: 'ev' }] }] });
       assert.deepEqual(f.audit, { sinks: ['stdout'] });
