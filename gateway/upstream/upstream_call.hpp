@@ -39,7 +39,8 @@ struct upstream_failure {
     // one: what `gate check` reports of a try without a caller's credential.
     std::string challenge{};
     // A connect_error before anything of the request left gate (the endpoint's address could
-    // not be resolved or its connection was refused): the request may go to another replica.
+    // not be resolved, or its connection was refused, timed out or failed TLS): the request
+    // may go to another replica.
     bool unsent = false;
 };
 
