@@ -37,7 +37,7 @@ gate_unity_skip(gate_gateway mcp/upstream_traffic.cpp mcp/call_streams.cpp auth/
 # Every actor file but one names its actor pointer self_ptr.
 gate_unity_skip(gate_actors sinks/audit.cpp bridging/bridge_keeper.cpp
   bridging/bridged_session_actor.cpp sinks/recorder.cpp sinks/span_sink.cpp
-  federation/upstream_actor.cpp)
+  federation/upstream_actor.cpp guards/breaker_actor.cpp)
 gate_unity_skip(gate_hooks_core postgres_store.cpp)
 gate_unity_skip(gate_hooks settings.cpp)
 gate_unity_skip(gate_unit_tests unit/bridged_session_test.cpp unit/chain_test.cpp

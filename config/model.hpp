@@ -165,6 +165,11 @@ struct argument_condition {
     std::optional<std::string> pattern; // RE2, matched against the whole string
     std::optional<double> min, max;     // inclusive
     std::optional<bool> present;
+    // How a string value is read before equals, in, prefix and pattern test it: as a path,
+    // lexically normalized ("normalize": "path"; a ".." above its start fails a grant and holds
+    // in a deny), and with ASCII letters of either case alike ("ignoreCase").
+    bool normalize_path = false;
+    bool ignore_case = false;
 
     bool operator==(const argument_condition&) const = default;
 };

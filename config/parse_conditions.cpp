@@ -7,7 +7,9 @@
 #include "protocol/oauth_scope.hpp"
 #include "protocol/param_headers.hpp"
 
+#include <algorithm>
 #include <re2/re2.h>
+#include <variant>
 
 namespace gate::config::detail {
 
@@ -59,6 +61,21 @@ void read_membership(const object_view& c, argument_condition& out) {
     }
 }
 
+// "normalize" and "ignoreCase" change how a string is read: given with no test that reads a
+// string, they would change nothing, and a field gate accepts is enforced or refused.
+void read_string_reading(const object_view& c, argument_condition& out) {
+    out.normalize_path = c.one_of("normalize", {"path"}).has_value();
+    out.ignore_case = c.boolean("ignoreCase").value_or(false);
+    auto is_string = [](const claim_value& v) { return std::holds_alternative<std::string>(v); };
+    bool reads_strings = c.has("prefix") || c.has("pattern") ||
+                         (out.equals && is_string(*out.equals)) ||
+                         std::any_of(out.in.begin(), out.in.end(), is_string);
+    for (const char* key : {"normalize", "ignoreCase"})
+        if (c.has(key) && !reads_strings)
+            c.fail(key, "changes how a string is read, and no test here reads one; give prefix, "
+                        "pattern, or equals or in with a string");
+}
+
 // Numbers compare exactly up to 2^53, the integers a double holds; a larger one in a condition
 // would stand for its neighbours too (a 64-bit id for ids around it).
 constexpr double exact_bound = 9007199254740992.0;
@@ -108,6 +125,7 @@ std::optional<argument_condition> parse_condition(const object_view& c) {
     out.min = c.number("min");
     out.max = c.number("max");
     out.present = c.boolean("present");
+    read_string_reading(c, out);
     check_exact(c);
     if (out.min && out.max && *out.min > *out.max)
         c.fail("max", "is below min; the bounds are inclusive and min must not exceed max");
@@ -143,7 +161,8 @@ std::vector<argument_condition> parse_argument_conditions(const object_view& ent
     std::string base = entry.pointer_of("arguments");
     for (std::size_t i = 0; i < arr->size(); ++i) {
         object_view c((*arr)[i], child_pointer(base, i), entry.errors(),
-                      {"pointer", "equals", "in", "prefix", "pattern", "min", "max", "present"});
+                      {"pointer", "equals", "in", "prefix", "pattern", "min", "max", "present",
+                       "normalize", "ignoreCase"});
         if (auto parsed = parse_condition(c))
             out.push_back(std::move(*parsed));
     }

@@ -1,8 +1,10 @@
 #include "hooks/app.hpp"
 
+#include "actors/openssl_thread_state.hpp"
 #include "hooks/api.hpp"
 #include "hooks/dispatcher.hpp"
 #include "hooks/hooks_metrics.hpp"
+#include "hooks/private_files.hpp"
 #include "hooks/retention_sweeper.hpp"
 #include "hooks/routes.hpp"
 #include "hooks/settings.hpp"
@@ -27,9 +29,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <spdlog/spdlog.h>
-#include <sstream>
 
 namespace gate::hooks {
 
@@ -165,12 +165,13 @@ std::optional<int> read_command_line(const std::vector<std::string>& args, comma
 
 // The configuration file's settings with the command line's overrides, or the usage failure.
 std::variant<settings, int> read_settings(const command_line& cl) {
-    std::ifstream in(*cl.config);
-    if (!in)
-        return usage_failure("cannot read " + *cl.config);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto parsed = parse_settings(text.str());
+    std::string text;
+    try {
+        text = read_private_config(*cl.config);
+    } catch (const std::exception& e) {
+        return usage_failure(e.what());
+    }
+    auto parsed = parse_settings(text);
     if (auto* why = std::get_if<std::string>(&parsed))
         return usage_failure(*cl.config + ": " + *why);
     auto s = std::get<settings>(parsed);
@@ -191,15 +192,22 @@ std::variant<settings, int> read_settings(const command_line& cl) {
 // The service on its store until SIGTERM or SIGINT: the API, the deliveries, one io thread and
 // one actor worker. The exit status.
 int serve(const settings& s, std::shared_ptr<store> db) {
-    // The io_context outlives the actor system: a store reply still in flight when the
-    // service stops posts into a live (if no longer running) context, never a destroyed one.
-    boost::asio::io_context io(1);
     caf::actor_system_config cfg;
     cfg.set("scheduler.max-threads", static_cast<size_t>(1));
     cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
     cfg.set("logger.verbosity", caf::atom("quiet"));
+    cfg.add_thread_hook<actors::openssl_thread_state>();
     caf::actor_system sys{cfg};
+    // The actor system outlives the io_context: a handler left in the context's queue at stop
+    // may hold the store actor, and ~actor_system waits for its detached thread, which waits
+    // for the last hold to go. The store actor has ended before the context goes (stop_store),
+    // so no reply posts into a destroyed context.
+    boost::asio::io_context io(1);
     auto store_actor = spawn_store_actor(sys, db);
+    auto stop_store = [&] {
+        caf::anon_send_exit(store_actor, caf::exit_reason::user_shutdown);
+        sys.await_all_actors_done();
+    };
 
     hooks_metrics metrics;
     dispatcher worker(io, store_actor, s.delivery, metrics);
@@ -211,7 +219,7 @@ int serve(const settings& s, std::shared_ptr<store> db) {
         bound = server.listen(s.host, s.port);
     } catch (const std::exception& e) {
         spdlog::error("cannot listen on {}:{}: {}", s.host, s.port, e.what());
-        caf::anon_send_exit(store_actor, caf::exit_reason::user_shutdown);
+        stop_store();
         return 1;
     }
     worker.start();
@@ -236,7 +244,7 @@ int serve(const settings& s, std::shared_ptr<store> db) {
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
     notify_ready("listening on port " + std::to_string(bound));
     io.run();
-    caf::anon_send_exit(store_actor, caf::exit_reason::user_shutdown);
+    stop_store();
     return 0;
 }
 

@@ -49,7 +49,39 @@ void tighten(int fd, const std::string& name, std::vector<std::string>& tightene
     tightened.push_back(name + " (was " + octal(was) + ")");
 }
 
+constexpr mode_t config_others_bits = S_IROTH | S_IWOTH;
+
 } // namespace
+
+std::string read_private_config(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+    fd_closer close(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        throw std::runtime_error("cannot inspect " + path + ": " + std::strerror(errno));
+    if ((st.st_mode & config_others_bits) != 0)
+        throw std::runtime_error(
+            path + " holds every organization's token and other users may " +
+            ((st.st_mode & S_IROTH) != 0 ? "read" : "change") + " it (mode " +
+            octal(st.st_mode & 07777) + "): gate-hooks does not start from it. Take their " +
+            "access away (chmod o-rwx " + path + "; docs/operations.md installs it with " +
+            "install -m 0600), and give each organization a new token if others could read " +
+            "the file");
+    std::string text;
+    char buffer[8192];
+    for (;;) {
+        auto n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+        if (n == 0)
+            return text;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+}
 
 std::vector<std::string> keep_database_private(const std::string& path) {
     if (path.empty() || path == ":memory:")

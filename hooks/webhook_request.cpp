@@ -32,10 +32,30 @@ bool host_name_char(unsigned char c) {
 // "%00.evil.example", "127.0.0.1.evil.example" host 127.0.0.1. After an authority a path
 // begins with '/' (RFC 3986, path-abempty), so any other path is what was cut off the host or
 // the port as written.
+// "127.0.0.1." (with a port or not): glibc's resolver reads an address with the root's dot
+// as a name to look up in DNS, not as the address, so neither it nor the address without the
+// dot is what the writer can be assumed to mean: refused, saying which to write.
+std::optional<std::string> check_ipv4_root_dot(std::string_view address, std::string_view cut) {
+    if (!cut.starts_with('.'))
+        return std::nullopt;
+    auto port = cut.substr(1);
+    if (!port.empty() && (!port.starts_with(':') || port.size() == 1 ||
+                          port.substr(1).find_first_not_of("0123456789") != std::string_view::npos))
+        return std::nullopt;
+    return std::string(address) +
+           ". is an IPv4 address with a trailing dot, which a resolver "
+           "looks up as a name rather than reading it as the address: "
+           "write the address without the dot (" +
+           std::string(address) + ")";
+}
+
 std::optional<std::string> check_authority_end(const boost::urls::url_view& u) {
     auto path = u.encoded_path();
     if (path.empty() || path.starts_with('/'))
         return std::nullopt;
+    if (u.host_type() == boost::urls::host_type::ipv4 && !u.has_port())
+        if (auto bad = check_ipv4_root_dot(u.encoded_host(), path.substr(0, path.find('/'))))
+            return bad;
     std::string written = std::string(u.encoded_host()) +
                           (u.has_port() ? ":" + std::string(u.port()) : "") +
                           std::string(path.substr(0, path.find('/')));

@@ -317,6 +317,25 @@ std::string serialize_preserving(const json::value& v, std::string_view source) 
     return out;
 }
 
+std::string one_line_preserving(const json::value& v, std::string_view source) {
+    auto written = serialize_preserving(v, source);
+    std::string out;
+    out.reserve(written.size());
+    for (std::size_t i = 0; i < written.size();) {
+        if (written[i] == '"') {
+            auto end = skip_string(written, i);
+            end = end == npos ? written.size() : end;
+            out.append(written, i, end - i);
+            i = end;
+            continue;
+        }
+        if (!detail::is_json_space(written[i]))
+            out += written[i];
+        ++i;
+    }
+    return out;
+}
+
 void write_json(const json::object& o, std::string& out) {
     out += '{';
     bool first = true;

@@ -33,6 +33,10 @@ bool reads_as(const boost::json::value& v, std::string_view text);
 void write_preserving(const boost::json::value& v, std::string_view source, std::string& out);
 void write_preserving(const boost::json::object& v, std::string_view source, std::string& out);
 std::string serialize_preserving(const boost::json::value& v, std::string_view source);
+// serialize_preserving on one line: the spaces, tabs and line breaks between tokens that the
+// source wrote are left out, every token kept as written (a JSON line, such as an audit
+// event, carries the value).
+std::string one_line_preserving(const boost::json::value& v, std::string_view source);
 
 // `v` as JSON text without a source: Boost.JSON's serializer, except that a double that is
 // infinite (read from a text such as 1e400) is written 1e999 or -1e999, and one that is not

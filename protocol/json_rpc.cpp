@@ -60,13 +60,14 @@ std::variant<message, rpc_error> classify(json::value v) {
         return rpc_error{error_code::invalid_request, "a JSON-RPC message must be an object",
                          nullptr};
     json::value id = nullptr;
-    if (auto it = obj->find("id"); it != obj->end())
-        id = it->value();
+    auto id_at = obj->find("id");
+    bool has_id = id_at != obj->end();
+    if (has_id)
+        id = id_at->value();
     auto jv = obj->find("jsonrpc");
     if (jv == obj->end() || !jv->value().is_string() || jv->value().get_string() != "2.0")
         return rpc_error{error_code::invalid_request, "\"jsonrpc\" must be \"2.0\"",
                          valid_id(id) ? id : nullptr};
-    bool has_id = obj->contains("id");
     if (has_id && !valid_id(id))
         return rpc_error{error_code::invalid_request, "\"id\" must be a string or an integer",
                          nullptr};

@@ -72,6 +72,11 @@ std::optional<std::size_t> find_spelled_member(std::string_view json, std::strin
 // Whether a key's content as written (between its quotes, escapes and all) reads as `key`.
 bool key_reads_as(std::string_view written, std::string_view key);
 
+// Whether `json` may name `key` (a key, or a string value): it holds `"key"` as written, or
+// some `\u` escape, the only way JSON writes a letter otherwise. A search that stops at no
+// quote, before a walk that reads the text as a parser would; false means it names none.
+bool may_name(std::string_view json, std::string_view key);
+
 // The span of the value at `path` in `json` (each step a member of an object, keys compared
 // as they read); nullopt when a step is absent, not an object, or written twice.
 std::optional<text_span> find_member(std::string_view json,

@@ -44,4 +44,12 @@ constexpr std::optional<list_kind> list_kind_of(std::string_view method) {
     return std::nullopt;
 }
 
+// Whether `method` is an upstream's news that one of its lists changed: the lists gate keeps
+// of that upstream are stale, whichever of its streams the news came on.
+constexpr bool is_list_changed(std::string_view method) {
+    return method == "notifications/tools/list_changed" ||
+           method == "notifications/prompts/list_changed" ||
+           method == "notifications/resources/list_changed";
+}
+
 } // namespace gate::protocol

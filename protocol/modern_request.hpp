@@ -36,6 +36,11 @@ inline constexpr std::string_view meta_client_info = "io.modelcontextprotocol/cl
 inline constexpr std::string_view meta_server_info = "io.modelcontextprotocol/serverInfo";
 // The level of log messages a 2026-07-28 request wants (its replacement for logging/setLevel).
 inline constexpr std::string_view meta_log_level = "io.modelcontextprotocol/logLevel";
+// The level gate asks a 2026-07-28 upstream for on behalf of a 2025-11-25 session's client
+// that set none (logging/setLevel): such a client asking a server of its own era directly
+// hears what the server sends unasked, which with the SDKs' servers is every level
+// (docs/protocol-eras.md, "Log levels").
+inline constexpr std::string_view session_default_log_level = "debug";
 
 // The tasks extension of 2026-07-28 (SEP-2663), as named in `extensions` capabilities.
 inline constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";

@@ -115,14 +115,16 @@ def name_of(head):
     return (m.group(1).split()[-1] if m else h[:60]) + '(...)'
 
 
-def functions(path):
+def function_spans(path):
+    """Every function of `path` that no other holds: (first line, last line, name, classes), its
+    classes the names of the classes around it, outermost first."""
     text = strip(open(path, errors='replace').read())
     stack = []  # (kind, start_line, name)
     line = 1
     head = []  # the text of the declaration being read, brace groups collapsed to {}
     head_line = None  # the line of its first character
     inner = 0  # depth of brace groups inside that declaration
-    results = []
+    spans = []
     for c in text:
         in_fn = any(k == 'fn' for k, _, _ in stack)
         if c == '\n':
@@ -135,9 +137,9 @@ def functions(path):
                 stack.append(('block', line, ''))
             elif c == '}':
                 kind, start, name = stack.pop()
-                if kind == 'fn' and line - start + 1 > bound:
-                    results.append((line - start + 1, path, start, name))
                 if kind == 'fn':
+                    classes = [n for k, _, n in stack if k == 'scope' and n]
+                    spans.append((start, line, name, classes))
                     head, head_line = [], None
             continue
         if inner > 0:  # inside a brace group of a declaration (an initializer)
@@ -151,7 +153,8 @@ def functions(path):
         if c == '{':
             h = ''.join(head)
             if SCOPE.search(' '.join(h.split())) and not FUNCTION.search(' '.join(h.split())):
-                stack.append(('scope', line, ''))
+                named = re.search(r'\b(?:class|struct|union)\s+(\w+)', h)
+                stack.append(('scope', line, named.group(1) if named else ''))
                 head, head_line = [], None
             elif is_function(h):
                 stack.append(('fn', head_line or line, name_of(h)))
@@ -170,21 +173,31 @@ def functions(path):
             head.append(c)
             if c == ':' and ACCESS.match(''.join(head)):
                 head, head_line = [], None
-    return results
+    return spans
 
 
-files = [f for f in subprocess.run(['git', 'ls-files', '*.cpp', '*.hpp'], capture_output=True,
-                                   text=True).stdout.split()
-         if not f.startswith(('tests/', 'build')) and 'node_modules' not in f
-         and f not in GENERATED and os.path.exists(f)]  # a file deleted but still in the index
-found = []
-for f in files:
-    found += functions(f)
-for n, p, l, name in sorted(found, reverse=True):
-    print(f'{n:5} {p}:{l} {name}')
-big = [(n, f) for n, f in ((sum(1 for _ in open(f)), f) for f in files) if n > file_bound]
-for n, f in sorted(big, reverse=True):
-    print(f'file {n:5} {f}')
-print(f'{len(found)} functions over {bound} lines, {len(big)} files over {file_bound}',
-      file=sys.stderr)
-sys.exit(1 if found or big else 0)
+def functions(path):
+    return [(end - start + 1, path, start, name) for start, end, name, _ in function_spans(path)
+            if end - start + 1 > bound]
+
+
+def main():
+    files = [f for f in subprocess.run(['git', 'ls-files', '*.cpp', '*.hpp'], capture_output=True,
+                                       text=True).stdout.split()
+             if not f.startswith(('tests/', 'build')) and 'node_modules' not in f
+             and f not in GENERATED and os.path.exists(f)]  # a file deleted but still in the index
+    found = []
+    for f in files:
+        found += functions(f)
+    for n, p, l, name in sorted(found, reverse=True):
+        print(f'{n:5} {p}:{l} {name}')
+    big = [(n, f) for n, f in ((sum(1 for _ in open(f)), f) for f in files) if n > file_bound]
+    for n, f in sorted(big, reverse=True):
+        print(f'file {n:5} {f}')
+    print(f'{len(found)} functions over {bound} lines, {len(big)} files over {file_bound}',
+          file=sys.stderr)
+    sys.exit(1 if found or big else 0)
+
+
+if __name__ == '__main__':
+    main()

@@ -50,7 +50,7 @@ JSON
 
 # gate-hooks with one organization; its token is made fresh for this run.
 hooks_token="demo-$(openssl rand -hex 16)"
-cat >"$work/hooks.json" <<JSON
+install -m 0600 /dev/stdin "$work/hooks.json" <<JSON # gate-hooks refuses a file others can read
 {"port": $hooks_port, "database": "$work/hooks.db",
  "tokens": [{"organization": "demo_org", "token": "$hooks_token"}]}
 JSON

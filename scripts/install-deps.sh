@@ -21,6 +21,7 @@ packages=(
   dpkg-dev lintian mmdebstrap  # the Debian packages built, checked and installed into a Debian 12 root (tests/debian)
   systemd-container iproute2  # that root booted under its own systemd (systemd-nspawn) on a network namespace of its own
   ca-certificates curl procps openssl git
+  python3  # the checks of scripts/ (sizes, structure, client-bound producers, monitoring)
 )
 
 missing=()

@@ -20,6 +20,11 @@ src="$root/config/debian"
 upstream_version="$(sed -n 's/^project(gate VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")"
 version="$upstream_version-1"
 arch="$(dpkg --print-architecture)"
+# The packages are for this machine's architecture. Said outright to dpkg-shlibdeps, which
+# otherwise asks `gcc -dumpmachine` for it: on a machine without gcc (a minbase Debian 12;
+# gate builds with clang) it warns "cannot determine CC system type", and a warning fails
+# the packaging (build_package). Tested by tests/debian/package-test.sh with no compiler.
+export DEB_HOST_ARCH="$arch"
 # The changelog's latest entry is the package's version: a new project version needs an
 # entry of its own before it can be packaged.
 changelog_version="$(sed -n '1s/^gate (\([^)]*\)).*/\1/p' "$src/changelog")"

@@ -36,7 +36,7 @@ fuzz_one() {
 fuzz_all() {
   local f status=0 pids=()
   for f in config_parse json_rpc sse cursor jws key_set redis_reply discovery_doc recording \
-    token_request headers header_writer stdio_lines webhook_request; do
+    token_request headers header_writer stdio_lines webhook_request lock_line; do
     if [ "${#pids[@]}" -ge 2 ]; then
       wait "${pids[0]}" || status=1
       pids=("${pids[@]:1}")

@@ -35,6 +35,9 @@ tsan)
 esac
 
 status=0
+# Tests that read gate's resident memory skip that bound under a sanitizer: shadow memory and
+# ASan's quarantine of freed buffers are not gate's (tests/js/upstream-bounds.test.mjs).
+export GATE_SANITIZED="$kind"
 GATE_BIN="$build/gate" GATE_STDIO_BIN="$build/shim/gate-stdio" GATE_HOOKS_BIN="$build/gate-hooks" \
   GATE_STDIO_TEST_SERVER="$build/tests/support/stdio_mcp_server" \
   bash "$root/tests/js/run.sh" "$@" || status=$?

@@ -1,5 +1,6 @@
 #include "shim/stateless_flights.hpp"
 
+#include "protocol/json_preserve.hpp"
 #include "protocol/modern_request.hpp"
 #include "protocol/protocol_versions.hpp"
 
@@ -98,7 +99,8 @@ unsigned answer_status(std::string_view answer) {
     return o ? protocol::modern_answer_status(*o) : 200; // the revision's rule, as gate's
 }
 
-stateless_flights::forwarded stateless_flights::add(protocol::message request, bool streams) {
+stateless_flights::forwarded stateless_flights::add(protocol::message request, bool streams,
+                                                    std::string_view source) {
     auto child_id = ++next_;
     entry e;
     e.client_id = request.id;
@@ -115,7 +117,7 @@ stateless_flights::forwarded stateless_flights::add(protocol::message request, b
     request.body["id"] = child_id;
     auto key = std::to_string(child_id);
     by_key_.emplace(key, std::move(e));
-    return {std::move(key), json::serialize(request.body)};
+    return {std::move(key), protocol::serialize_preserving(request.body, source)};
 }
 
 bool stateless_flights::is_listen(const std::string& key) const {
@@ -136,7 +138,7 @@ const stateless_flights::entry* stateless_flights::find(const json::value& child
 }
 
 std::optional<stateless_flights::routed>
-stateless_flights::by_subscription(protocol::message& m) const {
+stateless_flights::by_subscription(protocol::message& m, std::string_view source) const {
     auto* meta = meta_of(m.body);
     auto* sub = meta ? meta->if_contains(subscription_key) : nullptr;
     std::string key;
@@ -144,10 +146,11 @@ stateless_flights::by_subscription(protocol::message& m) const {
     if (!e || !e->listen)
         return std::nullopt;
     *sub = e->client_id;
-    return routed{std::move(key), json::serialize(m.body), false};
+    return routed{std::move(key), protocol::serialize_preserving(m.body, source), false};
 }
 
-std::optional<stateless_flights::routed> stateless_flights::route(protocol::message m) {
+std::optional<stateless_flights::routed> stateless_flights::route(protocol::message m,
+                                                                  std::string_view source) {
     std::string key;
     if (m.kind == message_kind::response) {
         auto* e = find(m.id, key);
@@ -156,11 +159,11 @@ std::optional<stateless_flights::routed> stateless_flights::route(protocol::mess
         if (e->lists_tools)
             tools_.learn(m.body);
         m.body["id"] = e->client_id;
-        return routed{std::move(key), json::serialize(m.body), true};
+        return routed{std::move(key), protocol::serialize_preserving(m.body, source), true};
     }
     if (m.kind != message_kind::notification)
         return std::nullopt;
-    if (auto r = by_subscription(m))
+    if (auto r = by_subscription(m, source))
         return r;
     auto* params = params_of(m.body);
     if (m.method == "notifications/progress" || m.method == "notifications/cancelled") {
@@ -171,7 +174,7 @@ std::optional<stateless_flights::routed> stateless_flights::route(protocol::mess
         if (!e || (progress ? !e->progress_token || !e->streams : !e->listen))
             return std::nullopt;
         *named = progress ? *e->progress_token : e->client_id;
-        return routed{std::move(key), json::serialize(m.body), false};
+        return routed{std::move(key), protocol::serialize_preserving(m.body, source), false};
     }
     if (m.method != "notifications/message")
         return std::nullopt;
@@ -183,7 +186,7 @@ std::optional<stateless_flights::routed> stateless_flights::route(protocol::mess
             oldest = &kv;
     if (!oldest)
         return std::nullopt;
-    return routed{oldest->first, json::serialize(m.body), false};
+    return routed{oldest->first, protocol::serialize_preserving(m.body, source), false};
 }
 
 std::string stateless_flights::cancel_line(const std::string& key, std::string_view reason) {

@@ -72,15 +72,18 @@ public:
     };
 
     // A client request, rewritten for the child. `streams`: its client accepts an event stream.
-    forwarded add(protocol::message request, bool streams);
+    // `source`: the text the request was read from (empty: none); what gate-stdio leaves
+    // unchanged goes on as written, numbers included (Boost.JSON would write 6.5 as 6.5E0).
+    forwarded add(protocol::message request, bool streams, std::string_view source = {});
     void remove(const std::string& key) { by_key_.erase(key); }
     bool contains(const std::string& key) const { return by_key_.contains(key); }
     std::size_t size() const { return by_key_.size(); }
     bool is_listen(const std::string& key) const;
 
     // Where one of the child's messages goes, as its client sees it; nullopt: nowhere. The
-    // answer to a tools/list teaches `tools()` its annotations.
-    std::optional<routed> route(protocol::message from_child);
+    // answer to a tools/list teaches `tools()` its annotations. `source`: the line it was read
+    // from (empty: none), copied wherever the message is unchanged.
+    std::optional<routed> route(protocol::message from_child, std::string_view source = {});
     // What the relayed tools/list answers said of the child's tools' x-mcp-header.
     const child_tool_headers& tools() const { return tools_; }
     // The notification that cancels flight `key` at the child (its rewritten id).
@@ -96,7 +99,7 @@ private:
         bool lists_tools = false;
     };
     const entry* find(const boost::json::value& child_id, std::string& key) const;
-    std::optional<routed> by_subscription(protocol::message& m) const;
+    std::optional<routed> by_subscription(protocol::message& m, std::string_view source) const;
 
     std::int64_t next_ = 0;
     std::map<std::string, entry> by_key_;

@@ -135,7 +135,7 @@ shim_server::stateless_post(http_request& req, beast::tcp_stream& stream, protoc
                        1);
     bool streams = transport::accepts(transport::header_value(req, "Accept"), "text/event-stream");
     auto id = msg.id;
-    auto sent = s->flights->add(std::move(msg), streams);
+    auto sent = s->flights->add(std::move(msg), streams, req.body());
     auto queue = s->open_stream(io_.get_executor(), sent.key);
     s->waiting[sent.key] = queue;
     ledger_.begin_use(s->id, clock::now());
@@ -220,7 +220,7 @@ void shim_server::on_stateless_line(shim_session& s, protocol::message msg,
                                     const std::string& line) {
     bool request = msg.kind == protocol::message_kind::request;
     auto id = msg.id;
-    auto routed = s.flights->route(std::move(msg));
+    auto routed = s.flights->route(std::move(msg), line);
     auto it = routed ? s.waiting.find(routed->key) : s.waiting.end();
     if (it == s.waiting.end() || it->second->cut) {
         spdlog::debug("session {}: a message for no stateless request in flight, dropped: {}",

@@ -27,9 +27,11 @@ namespace gate::transport {
 inline constexpr std::chrono::milliseconds ask_timeout{5000};
 
 // make_message(reply_to<T>) builds the message; the result is nullopt when the actor dropped
-// it without answering or did not answer within `timeout` (a late answer is ignored).
+// it without answering or did not answer within `timeout` (a late answer is ignored). The
+// handle is held by value: callers pass one read from an actor set they do not keep, and the
+// coroutine first runs when awaited.
 template <class T, class Handle, class MakeMessage>
-boost::asio::awaitable<std::optional<T>> ask(const Handle& target, MakeMessage make_message,
+boost::asio::awaitable<std::optional<T>> ask(Handle target, MakeMessage make_message,
                                              std::chrono::milliseconds timeout = ask_timeout) {
     namespace asio = boost::asio;
     auto ex = co_await asio::this_coro::executor;

@@ -62,19 +62,64 @@ std::optional<std::variant<route, route_error>> by_name(const snapshot& snap, js
     if (!decoded)
         return unknown_name(full);
     std::string own(decoded->name);
+    auto upstream = decoded->upstream;
     if (decoded->maybe_alias) {
         if (!lists)
             return std::nullopt;
-        auto found = lists->own_name(decoded->upstream, kind, full, decoded->name);
+        auto found = lists->own_name(upstream, kind, full, decoded->name);
         if (auto* err = std::get_if<route_error>(&found))
             return std::move(*err);
         own = std::move(std::get<std::string>(found));
     }
+    // A long name's full spelling is listed as its short alias: the route names it so, as
+    // when the alias was sent.
+    if (const auto max = snap.codec.max_length(); max > 0 && full.size() > max) {
+        auto listed = snap.codec.client_name(upstream, own);
+        bool respelled = listed != full;
+        *v = std::move(own);
+        return route{upstream, std::move(params), std::move(listed), respelled};
+    }
     *v = std::move(own);
-    return route{decoded->upstream, std::move(params), std::move(full)};
+    return route{upstream, std::move(params), std::move(full)};
+}
+
+// The route to `owner` of a URI it lists (`uri`, as sent): named as gate lists it, a view's
+// rewritten (protocol/ui_uri.hpp).
+route owned_uri_route(const protocol::name_codec& codec, std::size_t owner, json::object params,
+                      const std::string& uri) {
+    auto listed = protocol::client_ui_uri(codec, owner, uri);
+    bool respelled = listed != uri;
+    return route{owner, std::move(params), std::move(listed), respelled};
+}
+
+// A ui:// URI gate gave a client (`uri`, inside `params`) names its upstream: the route goes
+// there under the upstream's own URI. nullopt, params untouched, for any other URI.
+std::optional<std::variant<route, route_error>> by_ui_uri(const snapshot& snap,
+                                                          json::object& params, json::value* uri) {
+    auto ui = uri && uri->is_string() ? protocol::upstream_ui(snap.codec, uri->get_string())
+                                      : std::nullopt;
+    if (!ui)
+        return std::nullopt;
+    std::string listed(uri->get_string());
+    *uri = std::move(ui->uri);
+    return route{ui->upstream, std::move(params), std::move(listed)};
 }
 
 } // namespace
+
+std::string route_sent_spelling(const snapshot& snap, std::string_view method,
+                                const route& target) {
+    if (!target.respelled)
+        return target.name;
+    // The upstream's own name or URI, where the route put it: a prompt's completion names it
+    // in its reference.
+    const auto* ref = target.params.if_contains("ref");
+    const auto& at = ref && ref->is_object() ? ref->get_object() : target.params;
+    bool named = method == "tools/call" || method == "prompts/get" || at.contains("name");
+    const auto* own = at.if_contains(named ? "name" : "uri");
+    std::string_view text = own && own->is_string() ? std::string_view(own->get_string()) : "";
+    return named ? snap.codec.encode(target.upstream, text) : std::string(text);
+}
 
 route_error unknown_name(const std::string& name) {
     return route_error{
@@ -98,23 +143,17 @@ std::optional<std::variant<route, route_error>> resolve_by_name(const snapshot& 
     if (method == "prompts/get")
         return by_name(snap, params, "name", list_kind::prompts, lists);
     if (method == "resources/read" || method == "resources/subscribe" ||
-        method == "resources/unsubscribe") {
+        method == "resources/unsubscribe")
         // An App's view names its upstream in its URI (protocol/ui_uri.hpp): routed by the
         // URI itself, listed or not. Any other URI's owner is the resource router's to know.
-        auto* uri = params.if_contains("uri");
-        auto ui = uri && uri->is_string() ? protocol::upstream_ui(snap.codec, uri->get_string())
-                                          : std::nullopt;
-        if (!ui)
-            return std::nullopt;
-        std::string full(uri->get_string());
-        *uri = std::move(ui->uri);
-        return route{ui->upstream, std::move(params), std::move(full)};
-    }
+        return by_ui_uri(snap, params, params.if_contains("uri"));
     if (method != "completion/complete")
         return std::nullopt;
     auto* ref = params.if_contains("ref");
     auto* obj = ref ? ref->if_object() : nullptr;
     auto* type = obj ? obj->if_contains("type") : nullptr;
+    if (type && *type == "ref/resource")
+        return by_ui_uri(snap, params, obj->if_contains("uri"));
     if (!type || *type != "ref/prompt")
         return std::nullopt;
     auto r = by_name(snap, *obj, "name", list_kind::prompts, lists);
@@ -265,7 +304,9 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
                 continue;
             std::string_view name = n->get_string();
             bool named = kind == list_kind::tools || kind == list_kind::prompts;
-            auto client_name = named ? snap_->codec.client_name(i, name) : std::string(name);
+            // As the client is listed it: a view's URI rewritten (protocol/ui_uri.hpp).
+            auto client_name = named ? snap_->codec.client_name(i, name)
+                                     : protocol::client_ui_uri(snap_->codec, i, name);
             invocation what{server, method, name, client_name};
             what.listing = true;
             // A shortened name's full spelling, which a client may call it by too.
@@ -389,15 +430,22 @@ bool federation::lists_uri(std::size_t upstream, std::string_view uri) const {
     return owns;
 }
 
-std::optional<route_error> federation::shared_view(std::string_view uri) const {
+bool federation::seen_by(std::size_t upstream, std::optional<std::size_t> tenant) const {
+    return !tenant || !snap_->tenants ||
+           snap_->tenants->sees(*tenant, snap_->upstream(upstream).id);
+}
+
+std::optional<route_error> federation::shared_view(std::string_view uri,
+                                                   std::optional<std::size_t> tenant) const {
     // Two upstreams running the same App list the same view: by the URI they wrote, a read
-    // cannot tell which one is meant, and the first is not a guess gate makes.
+    // cannot tell which one is meant, and the first is not a guess gate makes. Only the
+    // upstreams the caller's tenant sees count, and only they are named.
     if (snap_->codec.passthrough() || !uri.starts_with(protocol::ui_scheme))
         return std::nullopt;
     std::string which;
     std::size_t owners = 0;
     for (std::size_t i = 0; i < snap_->size(); ++i) {
-        if (!lists_uri(i, uri))
+        if (!seen_by(i, tenant) || !lists_uri(i, uri))
             continue;
         ++owners;
         which += (which.empty() ? "" : ", ") + protocol::client_ui_uri(snap_->codec, i, uri);
@@ -411,17 +459,20 @@ std::optional<route_error> federation::shared_view(std::string_view uri) const {
                        text};
 }
 
-std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const {
+std::optional<std::size_t> federation::owner_of_uri(std::string_view uri,
+                                                    std::optional<std::size_t> tenant) const {
     if (snap_->size() == 1)
         return 0;
     for (std::size_t i = 0; i < snap_->size(); ++i)
-        if (lists_uri(i, uri))
+        if (seen_by(i, tenant) && lists_uri(i, uri))
             return i;
     // Not listed: a URI minted from a resource template belongs to the template's upstream.
     // The literal text before the first expression is the discriminating prefix.
     std::optional<std::size_t> best;
     std::size_t best_len = 0;
     for (std::size_t i = 0; i < snap_->size(); ++i) {
+        if (!seen_by(i, tenant))
+            continue;
         each_profile(i, list_kind::resource_templates, [&](const json::array& items) {
             for (const auto& item : items) {
                 auto* obj = item.if_object();
@@ -441,8 +492,8 @@ std::optional<std::size_t> federation::owner_of_uri(std::string_view uri) const 
     return best;
 }
 
-std::variant<route, route_error> federation::resolve(std::string_view method,
-                                                     json::object params) const {
+std::variant<route, route_error> federation::resolve(std::string_view method, json::object params,
+                                                     std::optional<std::size_t> tenant) const {
     if (auto named = resolve_by_name(*snap_, method, params, this))
         return std::move(*named);
     if (method == "resources/read" || method == "resources/subscribe" ||
@@ -454,10 +505,11 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
                                                             {"params.uri must be a string"}),
                                ""};
         std::string text(uri->get_string());
-        if (auto ambiguous = shared_view(text))
+        if (auto ambiguous = shared_view(text, tenant))
             return std::move(*ambiguous);
-        if (auto owner = owner_of_uri(text))
-            return route{*owner, std::move(params), text};
+        // The upstream's own URI of a view: routed as the one gate lists it by.
+        if (auto owner = owner_of_uri(text, tenant))
+            return owned_uri_route(snap_->codec, *owner, std::move(params), text);
         return unknown_uri(text, !resource_lists_known());
     }
     if (method == "completion/complete") {
@@ -468,8 +520,8 @@ std::variant<route, route_error> federation::resolve(std::string_view method,
             auto* uri = obj->if_contains("uri");
             if (uri && uri->is_string()) {
                 std::string text(uri->get_string());
-                if (auto owner = owner_of_uri(text))
-                    return route{*owner, std::move(params), text};
+                if (auto owner = owner_of_uri(text, tenant))
+                    return owned_uri_route(snap_->codec, *owner, std::move(params), text);
                 return route_error{
                     protocol::gateway_error::unknown_completion_resource,
                     protocol::gateway_error_text(

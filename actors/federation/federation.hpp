@@ -24,12 +24,23 @@ namespace gate {
 
 using time_point = std::chrono::steady_clock::time_point;
 
-// Where a named call goes, with the params rewritten for the upstream.
+// Where a named call goes, with the params rewritten for the upstream: the request's canonical
+// identity, whichever spelling the client used (a namespaced name, its short alias or full
+// name, a view's ui:// URI as gate lists it or as its upstream wrote it). Policy, pins, tool
+// limits, the decision hook and audit read only this (docs/security.md).
 struct route {
     std::size_t upstream;
-    boost::json::object params;
-    std::string name; // the name or URI as the client sent it (audit)
+    boost::json::object params; // the upstream's own name or URI in it
+    std::string name;           // the name or URI gate lists the item by
+    // Whether the client sent another spelling than `name`: the full namespaced name of a
+    // shortened one, or a view's own URI (route_sent_spelling). An upstream the caller's
+    // tenant does not see is refused echoing what was sent, as a name no upstream owns is. A
+    // flag, not a copy: the main path's route carries no second string.
+    bool respelled = false;
 };
+
+// The spelling the client sent for `target` (routed for `method`).
+std::string route_sent_spelling(const snapshot& snap, std::string_view method, const route& target);
 
 struct route_error {
     protocol::gateway_error error; // how it is answered (protocol/gateway_error)
@@ -119,8 +130,10 @@ public:
                                                    const std::optional<std::string>& cursor,
                                                    std::uint64_t caller) const;
 
-    std::variant<route, route_error> resolve(std::string_view method,
-                                             boost::json::object params) const;
+    // With `tenant` (its place in the snapshot's tenants), a URI is looked for only among the
+    // upstreams it sees, and a refusal names only those.
+    std::variant<route, route_error> resolve(std::string_view method, boost::json::object params,
+                                             std::optional<std::size_t> tenant = {}) const;
     bool resource_lists_known() const;
     // The upstream's own name for `client`, a tool's or prompt's name of the shape of a short
     // alias (its decoded rest `decoded`): the one name in the upstream's cached `kind` lists
@@ -137,12 +150,16 @@ private:
         time_point expires;
         std::vector<std::string> sources; // as many as items, or none
     };
-    std::optional<std::size_t> owner_of_uri(std::string_view uri) const;
+    // Whether `tenant` (none: every upstream) sees `upstream`.
+    bool seen_by(std::size_t upstream, std::optional<std::size_t> tenant) const;
+    std::optional<std::size_t> owner_of_uri(std::string_view uri,
+                                            std::optional<std::size_t> tenant) const;
     // Whether a cached resource list of `upstream` (any profile) holds `uri`.
     bool lists_uri(std::size_t upstream, std::string_view uri) const;
     // A ui:// URI as its upstreams wrote it, listed by more than one of them: the refusal
     // naming each one's name here (protocol/ui_uri.hpp).
-    std::optional<route_error> shared_view(std::string_view uri) const;
+    std::optional<route_error> shared_view(std::string_view uri,
+                                           std::optional<std::size_t> tenant) const;
     // A kind's merged list as the cache holds it now, and its fingerprint: made on the first
     // page after a change and reused until the next (a warm list costs no merge).
     // A page as served: its items as text, how many, and where the next one starts.

@@ -60,8 +60,9 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
         },
         [=](resolve_call& m) {
             std::optional<federation> temp;
-            m.reply(routed{m.snap,
-                           self->state.of(m.snap, temp).resolve(m.method, std::move(m.params))});
+            m.reply(routed{
+                m.snap,
+                self->state.of(m.snap, temp).resolve(m.method, std::move(m.params), m.tenant)});
         },
         [=](read_cached_lists& m) {
             std::optional<federation> temp;

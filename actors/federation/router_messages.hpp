@@ -57,6 +57,7 @@ struct resolve_call {
     std::string method;
     boost::json::object params;
     reply_to<routed> reply;
+    std::optional<std::size_t> tenant = {}; // the caller's: a URI's owner is one it sees
 };
 
 // A client's merged tasks (uncached): the page the cursor asks for.

@@ -12,17 +12,12 @@ namespace gate {
 namespace {
 
 // The actor's own timers (actors/own_timers.hpp): the next health round is due; a round asked
-// for has not reported within its bound; a rested endpoint may return; a probe handed out has
-// not reported within its bound (its caller is gone, or its outcome was lost: the slot is
-// freed).
+// for has not reported within its bound; a rested endpoint may return.
 struct health_timer {};
 struct round_overdue {
     std::uint64_t round = 0;
 };
 struct rest_over {};
-struct probe_overdue {
-    std::uint64_t probe = 0;
-};
 
 } // namespace
 } // namespace gate
@@ -30,7 +25,6 @@ struct probe_overdue {
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_timer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::round_overdue)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::rest_over)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_overdue)
 
 namespace gate {
 namespace {
@@ -43,32 +37,19 @@ struct upstream_state {
     bool round_out = false;     // a health round was asked for and its verdicts are not back
     std::uint64_t round = 0;    // which round (an overdue notice names it)
     bool timer_pending = false; // a health_timer is scheduled: one chain of rounds
-    std::uint64_t probe = 0;    // which half-open probe was handed out last
     static inline const char* name = "gate.upstream";
 };
 
 using self_ptr = upstream_actor::stateful_pointer<upstream_state>;
 
-guard_view current_view(const upstream_state& st, std::chrono::steady_clock::time_point now) {
-    const auto& breaker = st.guard->breaker();
-    guard_view v;
-    v.breaker = breaker.recorded();
-    v.probe_out = breaker.probe_out();
-    v.reopens_at = breaker.reopens_at();
-    v.failures = breaker.consecutive_failures();
-    v.limited = st.guard->limited();
-    v.in_rotation.resize(st.rotation->size());
-    for (std::size_t e = 0; e < v.in_rotation.size(); ++e)
-        v.in_rotation[e] = st.rotation->in_rotation(e, now);
-    return v;
-}
-
-// Publishes the view when it changed (readers then see one pointer swap, not a copy per call).
+// Publishes its part of the board's view (the board swaps it in only when it changed).
 void publish(self_ptr self) {
     auto& st = self->state;
-    auto v = current_view(st, self->clock().now());
-    if (auto old = st.board->view(); !old || !(*old == v))
-        st.board->publish(std::make_shared<const guard_view>(std::move(v)));
+    auto now = self->clock().now();
+    std::vector<bool> in_rotation(st.rotation->size());
+    for (std::size_t e = 0; e < in_rotation.size(); ++e)
+        in_rotation[e] = st.rotation->in_rotation(e, now);
+    st.board->publish_rotation(st.guard->limited(), std::move(in_rotation));
 }
 
 // Passive health: the next rest to end puts its endpoint back, on the actor's clock.
@@ -82,23 +63,10 @@ void arm_rest_timer(self_ptr self) {
     start_own_timer(self, *due - now, rest_over{});
 }
 
-void log_transition(const config::upstream& cfg, bool success, bool probe, const std::string& why) {
-    if (success)
-        spdlog::info("upstream {} circuit closed: the probe succeeded", cfg.id);
-    else if (probe)
-        spdlog::warn("upstream {} circuit open again: the probe failed: {}", cfg.id, why);
-    else
-        spdlog::warn("upstream {} circuit open after {} consecutive failures (last: {}); "
-                     "probing again in {} ms",
-                     cfg.id, cfg.circuit_breaker.failure_threshold, why,
-                     cfg.circuit_breaker.half_open_after_ms);
-}
-
 std::chrono::milliseconds interval_of(const upstream_state& st) {
     return std::chrono::milliseconds(st.board->config().health_check_interval_ms.value_or(0));
 }
-// A round or a probe out longer than the upstream's request timeout and a grace has lost its
-// report.
+// A round out longer than the upstream's request timeout and a grace has lost its report.
 std::chrono::milliseconds overdue_after(const upstream_state& st) {
     return std::chrono::milliseconds(st.board->config().timeouts.request_ms) + guard_grace;
 }
@@ -150,16 +118,6 @@ void handle_timers(self_ptr self) {
                                  st.board->config().id, st.board->config().urls[e]);
             arm_rest_timer(self);
             publish(self);
-        },
-        [=](probe_overdue& m) {
-            auto& st = self->state;
-            if (m.probe != st.probe || !st.guard->breaker().probe_out())
-                return;
-            spdlog::warn("upstream {} half-open probe did not report within {} ms; the next "
-                         "call probes",
-                         st.board->config().id, overdue_after(st).count());
-            st.guard->abandon(upstream_guard::admitted{true});
-            publish(self);
         });
 }
 
@@ -208,51 +166,17 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
     st.board = std::move(board);
     const auto& cfg = st.board->config();
     auto rest = std::chrono::milliseconds(cfg.circuit_breaker.half_open_after_ms);
-    st.guard.emplace(cfg.circuit_breaker.failure_threshold, rest,
-                     cfg.rate_limit ? std::optional(cfg.rate_limit->requests_per_minute)
+    st.guard.emplace(cfg.rate_limit ? std::optional(cfg.rate_limit->requests_per_minute)
                                     : std::nullopt);
     st.rotation.emplace(cfg.urls.size(), rest, cfg.health_check_interval_ms.has_value());
     publish(self);
     handle_timers(self);
     if (cfg.health_check_interval_ms)
         self->send(self, health_tick{});
-    auto now = [self] { return self->clock().now(); };
-    auto settle = [self, now](bool success, bool probe, const std::string& why) {
-        auto& st = self->state;
-        upstream_guard::admitted a{probe};
-        if (st.guard->record(success, a, now()))
-            log_transition(st.board->config(), success, probe, why);
-        publish(self);
-    };
     return {
         [=](guard_ask& m) {
-            auto& st = self->state;
-            auto answer = st.guard->grant(m.use, now(), m.demand);
-            if (auto* g = std::get_if<upstream_guard::granted>(&answer); g && g->probe)
-                start_own_timer(self, overdue_after(st), probe_overdue{++st.probe});
-            publish(self);
+            auto answer = self->state.guard->grant(m.use, self->clock().now(), m.demand);
             std::visit([&](auto& a) { m.reply(guard_answer(a)); }, answer);
-        },
-        [=](guard_success& m) {
-            settle(true, m.probe, {});
-            m.counted(true);
-        },
-        [=](guard_failure& m) {
-            settle(false, m.probe, m.why);
-            m.counted(true);
-        },
-        [=](guard_abandon&) {
-            self->state.guard->abandon(upstream_guard::admitted{true});
-            publish(self);
-        },
-        [=](fleet_opened& m) {
-            auto& st = self->state;
-            if (st.guard->open_for(m.rest, now()))
-                spdlog::warn("upstream {} circuit open: the fleet's breaker is open (failures "
-                             "counted across instances); probing again in {} ms",
-                             st.board->config().id, m.rest.count());
-            publish(self);
-            m.counted(true);
         },
         [=](endpoint_down& m) { eject_endpoint(self, m); },
         [=](probe_verdicts& m) { apply_verdicts(self, m); },
@@ -266,9 +190,10 @@ upstream_actor::behavior_type upstream(self_ptr self, std::shared_ptr<guard_boar
 } // namespace
 
 upstream_actor spawn_upstream_actor(caf::actor_system& sys, std::shared_ptr<guard_board> board) {
-    // The fresh view and the new handle are on the board before this returns: a respawn
-    // leaves no moment where the io thread reads the dead actor's state or asks it.
-    board->publish(std::make_shared<const guard_view>(guard_board::initial_view(board->config())));
+    // Its fresh part of the view and the new handle are on the board before this returns: a
+    // respawn leaves no moment where the io thread reads the dead actor's state or asks it.
+    auto fresh = guard_board::initial_view(board->config());
+    board->publish_rotation(fresh.limited, std::move(fresh.in_rotation));
     auto actor = sys.spawn(upstream, board);
     board->attach(actor);
     return actor;

@@ -12,12 +12,38 @@ guard_view guard_board::initial_view(const config::upstream& cfg) {
     return v;
 }
 
-guard_view guard_board::given_up_view(const config::upstream& cfg) {
-    auto v = initial_view(cfg);
-    v.given_up = true;
-    v.breaker = circuit_breaker::state::open;
-    v.reopens_at = guard_view::time_point::max();
-    return v;
+template <class Change> void guard_board::amend(Change change) {
+    auto at = guard_view::time_point::clock::now(); // not the actor's: the io thread reads it
+    std::lock_guard lock(mutex_); // one writer at a time; readers load the pointer
+    auto now = view_.load();
+    auto next = *now;
+    change(next);
+    if (next == *now)
+        return;
+    changes_.note(now.get(), next, at);
+    view_.store(std::make_shared<const guard_view>(std::move(next)));
+}
+
+void guard_board::publish_breaker(circuit_breaker::state recorded, bool probe_out,
+                                  guard_view::time_point reopens_at, std::int64_t failures) {
+    amend([&](guard_view& v) {
+        v.breaker = recorded;
+        v.probe_out = probe_out;
+        v.reopens_at = reopens_at;
+        v.failures = failures;
+    });
+}
+
+void guard_board::publish_rotation(bool limited, std::vector<bool> in_rotation) {
+    amend([&](guard_view& v) {
+        v.limited = limited;
+        v.in_rotation = std::move(in_rotation);
+        v.given_up = false;
+    });
+}
+
+void guard_board::give_up() {
+    amend([](guard_view& v) { v.given_up = true; });
 }
 
 bool guard_board::request_probe_round() const {

@@ -1,5 +1,6 @@
-// What an upstream actor publishes for the io thread: its guards' decisions as of the last
-// message it handled, immutable. The io thread admits most calls from it without a message
+// What an upstream's guards publish for the io thread, immutable: its circuit as the breaker
+// actor last decided it, its rate limit and replicas as its own actor did (guard_board puts
+// the two parts together). The io thread admits most calls from it without a message
 // (guard_lease) and asks the actor only for what the view cannot decide alone.
 #pragma once
 
@@ -24,8 +25,11 @@ struct guard_view {
     // exchange is refused until a reload gives the actor a fresh start.
     bool given_up = false;
 
-    // As /metrics shows it: an open circuit whose rest is over is half-open.
+    // As /metrics shows it: an open circuit whose rest is over is half-open; an upstream given
+    // up on shows open.
     circuit_breaker::state shown(time_point now) const {
+        if (given_up)
+            return circuit_breaker::state::open;
         if (breaker == circuit_breaker::state::open && now >= reopens_at)
             return circuit_breaker::state::half_open;
         return breaker;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <re2/re2.h>
+#include <variant>
 
 namespace gate {
 
@@ -35,7 +36,49 @@ std::vector<std::string> split_pointer(std::string_view p) {
     }
 }
 
+// ASCII only: a letter outside ASCII folds (or not) differently from one upstream to the next.
+void fold_ascii_case(std::string& s) {
+    for (auto& ch : s)
+        if (ch >= 'A' && ch <= 'Z')
+            ch = static_cast<char>(ch - 'A' + 'a');
+}
+
+void fold_condition_strings(config::argument_condition& c) {
+    auto fold = [](config::claim_value& v) {
+        if (auto* s = std::get_if<std::string>(&v))
+            fold_ascii_case(*s);
+    };
+    if (c.prefix)
+        fold_ascii_case(*c.prefix);
+    if (c.equals)
+        fold(*c.equals);
+    for (auto& w : c.in)
+        fold(w);
+}
+
 } // namespace
+
+std::optional<std::string> lexical_path(std::string_view text) {
+    if (text.find('\0') != std::string_view::npos)
+        return std::nullopt;
+    std::vector<std::string_view> kept;
+    for (std::size_t start = 0; start <= text.size();) {
+        auto end = std::min(text.find('/', start), text.size());
+        auto segment = text.substr(start, end - start);
+        // A step up cannot be judged by its text: behind a symbolic link `a/..` is not the
+        // folder `a` sits in, so a grant under /srv/ would reach wherever /srv/a points.
+        if (segment == "..")
+            return std::nullopt;
+        if (!segment.empty() && segment != ".") {
+            kept.push_back(segment);
+        }
+        start = end + 1;
+    }
+    std::string out = text.starts_with('/') ? "/" : "";
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        out.append(i == 0 ? "" : "/").append(kept[i]);
+    return out.empty() ? std::string(".") : out;
+}
 
 const json::value* value_at(const json::object& root, const std::vector<std::string>& tokens) {
     if (tokens.empty())
@@ -62,10 +105,13 @@ const json::value* value_at(const json::object& root, const std::vector<std::str
 
 argument_match::argument_match(const config::argument_condition& c)
     : c_(c), tokens_(split_pointer(c.pointer)) {
+    if (c_.ignore_case)
+        fold_condition_strings(c_);
     if (c.pattern) {
         RE2::Options options;
         options.set_log_errors(false);
         options.set_max_mem(1 << 20);
+        options.set_case_sensitive(!c.ignore_case);
         pattern_ = std::make_unique<RE2>(*c.pattern, options);
     }
 }
@@ -98,7 +144,24 @@ bool argument_match::holds(const json::object* arguments, bool refusing) const {
     return refusing;
 }
 
-argument_match::verdict argument_match::test(const json::value& v) const {
+std::optional<std::string> argument_match::read_string(std::string_view text) const {
+    auto read = c_.normalize_path ? lexical_path(text) : std::optional<std::string>(text);
+    if (read && c_.ignore_case)
+        fold_ascii_case(*read);
+    return read;
+}
+
+argument_match::verdict argument_match::test(const json::value& given) const {
+    json::value read;
+    if (given.is_string() && (c_.normalize_path || c_.ignore_case)) {
+        auto text = read_string(given.get_string());
+        // A path that climbs above its start cannot be judged by where it names: a grant's
+        // condition fails, a deny's holds, as for a value of another kind.
+        if (!text)
+            return verdict::other_kind;
+        read = json::string(*text);
+    }
+    const json::value& v = read.is_null() ? given : read;
     bool other = false;
     auto check = [&](bool kind_ok, bool passes) {
         if (!kind_ok)

@@ -8,7 +8,9 @@
 
 #include <boost/json/object.hpp>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace re2 {
@@ -33,11 +35,19 @@ public:
 private:
     enum class verdict { passes, fails, other_kind };
     verdict test(const boost::json::value& v) const;
+    // A string as the condition's tests read it: normalized as a path, letters folded.
+    std::optional<std::string> read_string(std::string_view text) const;
 
     config::argument_condition c_;
     std::vector<std::string> tokens_; // the pointer's reference tokens, unescaped
     std::unique_ptr<re2::RE2> pattern_;
 };
+
+// `text` read as a POSIX path, lexically (no file system asked): empty and "." segments
+// dropped, no trailing '/' ("." for nothing left of a relative path). nullopt for any ".."
+// (behind a symbolic link a step up leads where the text does not say: the traversal a path
+// condition exists to catch) and for a NUL, which no path holds.
+std::optional<std::string> lexical_path(std::string_view text);
 
 // The value at RFC 6901 reference tokens below `root`; null when nothing is there (and for
 // no tokens: the root is an object, no tested value).

@@ -2,6 +2,7 @@
 
 #include "actors/policy/subjects_select.hpp"
 #include "protocol/digest.hpp"
+#include "protocol/json_preserve.hpp"
 #include "protocol/json_text.hpp"
 
 #include <algorithm>
@@ -100,9 +101,11 @@ std::string cleaned(std::string_view text) {
 
 } // namespace
 
-// Written as text, member by member, exactly as json::serialize wrote the object it replaced
+// Written as text, member by member, as json::serialize wrote the object it replaced
 // (tests/unit/decision_hook_test.cpp compares the two): building and serializing that object
-// cost a question 12,000 instructions of gate's io thread (docs/benchmarks.md).
+// cost a question 12,000 instructions of gate's io thread (docs/benchmarks.md). Arguments and
+// a result are copied from the text they were read from where they read the same, so the
+// hook gets the caller's numbers as written, never a text it cannot parse (issue 47).
 std::string describe(const hook_question& q) {
     std::string out;
     out.reserve(384);
@@ -124,13 +127,13 @@ std::string describe(const hook_question& q) {
     append_optional_text(out, q.rule);
     if (q.arguments) {
         out.append(R"(,"arguments":)");
-        protocol::append_json(out, *q.arguments);
+        protocol::write_preserving(*q.arguments, q.arguments_source, out);
     }
     if (q.is_error)
         out.append(*q.is_error ? R"(,"isError":true)" : R"(,"isError":false)");
     if (q.result) {
         out.append(R"(,"result":)");
-        protocol::append_json(out, *q.result);
+        protocol::write_preserving(*q.result, q.result_source, out);
     }
     out.append(1, '}');
     return out;

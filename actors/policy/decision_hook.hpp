@@ -36,6 +36,11 @@ struct hook_question {
     const boost::json::object* arguments = nullptr;
     const boost::json::value* result = nullptr; // a result's `result`, or an error's `error`
     std::optional<bool> is_error;               // the result stage: the answer is an error
+    // The texts `arguments` and `result` were read from (empty: none; what follows the value
+    // is ignored): the hook reads them as their writer wrote them, numbers included (Boost.JSON
+    // writes 1e400 as Infinity, which no hook can parse, and 0.50 as 5E-1).
+    std::string_view arguments_source;
+    std::string_view result_source;
 };
 
 // The description as JSON text, members in a fixed order (it is also the memory's key).

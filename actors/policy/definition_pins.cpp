@@ -38,6 +38,11 @@ std::string_view pin_mode_name(pin_mode m) {
     return "off";
 }
 
+bool definition_pins::full(const std::string& upstream) const {
+    auto it = pins_of_.find(upstream);
+    return it != pins_of_.end() && it->second >= max_pins_per_upstream;
+}
+
 void definition_pins::use_lock(std::optional<lock_map> lock) {
     lock_ = std::move(lock);
 }
@@ -50,7 +55,7 @@ std::optional<std::string> definition_pins::to_share(const std::string& upstream
         return std::nullopt;
     auto it = first_seen_.find({upstream, tool});
     if (it == first_seen_.end())
-        return first_seen_.size() < max_pins ? std::optional(digest) : std::nullopt;
+        return full(upstream) ? std::nullopt : std::optional(digest);
     if (it->second.agreed && now - *it->second.agreed < share_interval)
         return std::nullopt;
     return digest;
@@ -62,9 +67,10 @@ bool definition_pins::pin_shared(const std::string& upstream, const std::string&
         return false;
     auto it = first_seen_.find({upstream, tool});
     if (it == first_seen_.end()) {
-        if (first_seen_.size() >= max_pins)
+        if (full(upstream))
             return false;
         it = first_seen_.emplace(std::pair{upstream, tool}, pin{}).first;
+        ++pins_of_[upstream];
     }
     it->second = {std::move(digest), now};
     return true;
@@ -80,10 +86,14 @@ std::optional<definition_change> definition_pins::judge(const std::string& upstr
             if (auto it = up->second.find(tool); it != up->second.end())
                 pinned = it->second;
     } else {
-        auto [it, fresh] = first_seen_.try_emplace({upstream, tool}, pin{digest, std::nullopt});
-        if (fresh && first_seen_.size() > max_pins) {
-            first_seen_.erase(it); // bounded: a tool past the bound is not pinned
-            return std::nullopt;
+        auto it = first_seen_.find({upstream, tool});
+        if (it == first_seen_.end()) {
+            // Bounded: a tool past the upstream's bound has no pin, so nothing says it is as
+            // pinned. It is judged changed (withheld under `block`), told once per upstream.
+            if (full(upstream))
+                return definition_change{{}, digest, !told_full_.insert(upstream).second, true};
+            it = first_seen_.emplace(std::pair{upstream, tool}, pin{digest, std::nullopt}).first;
+            ++pins_of_[upstream];
         }
         pinned = it->second.digest;
     }
@@ -91,7 +101,7 @@ std::optional<definition_change> definition_pins::judge(const std::string& upstr
         return std::nullopt;
     // Told once per digest seen: a list fetched again says nothing new.
     bool told = !reported_.emplace(upstream, tool, digest).second;
-    if (reported_.size() > max_pins)
+    if (reported_.size() > max_reports)
         reported_.clear();
     return definition_change{std::move(pinned), digest, told};
 }

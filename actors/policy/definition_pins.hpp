@@ -27,6 +27,9 @@ struct definition_change {
     std::string pinned;    // the digest pinned or locked; empty: a tool the lock file lacks
     std::string seen;      // the digest listed now
     bool reported = false; // whether this change was told before (log, audit, metric once)
+    // No pin, and none can be made: the upstream holds max_pins_per_upstream already. Judged
+    // as a change (fail closed); told once per upstream.
+    bool unpinnable = false;
 };
 
 class definition_pins {
@@ -50,7 +53,7 @@ public:
     // listed with `digest` at `now` (the listed one: a pin an operator deleted from the store to
     // accept a change is then what the fleet lists), or nullopt when the store need not be
     // asked: a lock file decides, the pin was agreed with the store within share_interval, or
-    // the pins are full and `tool` has none.
+    // the upstream's pins are full and `tool` has none.
     std::optional<std::string> to_share(const std::string& upstream, const std::string& tool,
                                         const std::string& digest, clock::time_point now) const;
     // The store's pin (the first any instance offered): the one this instance compares with
@@ -59,14 +62,21 @@ public:
     bool pin_shared(const std::string& upstream, const std::string& tool, std::string digest,
                     clock::time_point now);
 
+    // First-seen pins kept per upstream: one listing ever new names fills its own pins, never
+    // another upstream's (the same bound as the tools an upstream's client learns).
+    static constexpr std::size_t max_pins_per_upstream = 10'000;
+
 private:
-    static constexpr std::size_t max_pins = 100'000;
+    static constexpr std::size_t max_reports = 100'000;
+    bool full(const std::string& upstream) const;
     std::optional<lock_map> lock_;
     struct pin {
         std::string digest;
         std::optional<clock::time_point> agreed; // with the fleet's store, when it was
     };
     std::map<std::pair<std::string, std::string>, pin> first_seen_;
+    std::map<std::string, std::size_t, std::less<>> pins_of_; // first_seen_'s, per upstream
+    std::set<std::string, std::less<>> told_full_;            // upstreams whose pins are full
     std::set<std::tuple<std::string, std::string, std::string>> reported_;
 };
 

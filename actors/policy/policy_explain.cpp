@@ -1,5 +1,7 @@
 #include "actors/policy/policy_explain.hpp"
 
+#include "protocol/ui_uri.hpp"
+
 #include <algorithm>
 
 namespace gate {
@@ -28,7 +30,7 @@ std::variant<explained, std::string> placed(const policy_world& world, const exp
             return std::string("name is required for ") + r.method;
         auto d = world.codec.decode(r.name);
         if (!d || d->upstream >= ups.size())
-            return "unknown namespace in \"" + r.name + "\": no configured upstream owns it";
+            return unknown_namespace_text(r.name);
         if (d->maybe_alias && !r.alias_checked)
             return "\"" + r.name +
                    "\" has the shape of a short alias (routing.maxNameLength), which gate "
@@ -39,16 +41,33 @@ std::variant<explained, std::string> placed(const policy_world& world, const exp
         e.client_name = r.name;
         return e;
     }
+    // A ui:// URI gate rewrote names its upstream, as a call does (protocol/ui_uri.hpp).
+    auto rewritten = named ? std::nullopt : protocol::upstream_ui(world.codec, r.uri);
+    if (r.server.empty() && rewritten && rewritten->upstream < ups.size()) {
+        e.server = ups[rewritten->upstream].id;
+        e.own_name = rewritten->uri;
+        e.client_name = r.uri;
+        return e;
+    }
     if (r.server.empty())
         return "server is required for " + r.method + " (a URI's owner is known from lists only)";
     auto i = index_of(r.server);
     if (!i)
-        return "\"" + r.server + "\" is not the id of a configured upstream";
+        return unknown_upstream_text(r.server);
     e.server = r.server;
-    e.own_name = named ? r.name : r.uri;
-    e.client_name = named ? world.codec.client_name(*i, r.name) : r.uri;
     if (named && r.name.empty())
         return std::string("name is required for ") + r.method;
+    if (named) {
+        e.own_name = r.name;
+        e.client_name = world.codec.client_name(*i, r.name);
+    } else if (rewritten && rewritten->upstream == *i) {
+        e.own_name = rewritten->uri; // the listed spelling, asked with its server
+        e.client_name = r.uri;
+    } else {
+        // The upstream's own URI: judged as the URI gate lists it by, as a read of it is.
+        e.own_name = r.uri;
+        e.client_name = protocol::client_ui_uri(world.codec, *i, r.uri);
+    }
     return e;
 }
 
@@ -125,6 +144,14 @@ std::variant<explained, std::string> explain(const policy_world& world, const pr
     e.allowed = e.decision.allowed;
     e.reason = reason_of(world, e);
     return e;
+}
+
+std::string unknown_upstream_text(std::string_view server) {
+    return "\"" + std::string(server) + "\" is not the id of a configured upstream";
+}
+
+std::string unknown_namespace_text(std::string_view name) {
+    return "unknown namespace in \"" + std::string(name) + "\": no configured upstream owns it";
 }
 
 json::object explanation_json(const explained& e) {

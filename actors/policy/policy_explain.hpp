@@ -13,6 +13,7 @@
 #include <boost/json/object.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -62,5 +63,11 @@ std::variant<explained, std::string> explain(const policy_world& world, const pr
                                              const explain_request& what);
 
 boost::json::object explanation_json(const explained& e);
+
+// Why an invocation of an upstream id, or of a name in a namespace, that no configured upstream
+// owns cannot be explained. GET /api/explain answers for an upstream the caller's tenant does
+// not see in these words too.
+std::string unknown_upstream_text(std::string_view server);
+std::string unknown_namespace_text(std::string_view name);
 
 } // namespace gate

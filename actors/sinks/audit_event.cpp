@@ -37,6 +37,11 @@ public:
         field(key);
         out_ += boost::json::serialize(value);
     }
+    // `text`: JSON on one line, written as it is.
+    void json_text(std::string_view key, std::string_view text) {
+        field(key);
+        out_ += text;
+    }
     std::string finish() && {
         out_ += "}\n";
         return std::move(out_);
@@ -82,7 +87,7 @@ std::string to_json_line(const audit_event& e) {
     if (e.items_served)
         w.integer("itemsServed", *e.items_served);
     if (e.usage)
-        w.raw("usage", *e.usage);
+        w.json_text("usage", *e.usage);
     return std::move(w).finish();
 }
 

@@ -27,7 +27,8 @@ struct audit_event {
     std::optional<std::string> tenant;
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
-    std::optional<boost::json::value> usage;
+    // An upstream's `_meta.usage` as JSON text on one line, as the upstream wrote it.
+    std::optional<std::string> usage;
     // The upstream's configured owner ({org, team, contact}, those set), as the spec has it
     // surface in audit.
     std::optional<boost::json::object> owner;

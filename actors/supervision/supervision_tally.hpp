@@ -10,9 +10,9 @@
 
 namespace gate {
 
-inline constexpr std::array<std::string_view, 8> supervised_kinds = {
-    "router",  "task_keeper",   "bridge_keeper", "audit_sink",
-    "limiter", "budget_keeper", "span_sink",     "upstream"};
+inline constexpr std::array<std::string_view, 9> supervised_kinds = {
+    "router",        "task_keeper", "bridge_keeper", "audit_sink", "limiter",
+    "budget_keeper", "span_sink",   "breaker",       "upstream"};
 
 struct supervision_tally {
     std::array<std::atomic<std::int64_t>, supervised_kinds.size()> restarts{};

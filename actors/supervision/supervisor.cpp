@@ -25,7 +25,8 @@ constexpr std::size_t audit_slot = bridges_slot + 1;
 constexpr std::size_t limiter_slot = audit_slot + 1;
 constexpr std::size_t budgets_slot = limiter_slot + 1;
 constexpr std::size_t spans_slot = budgets_slot + 1;
-constexpr std::size_t singleton_slots = spans_slot + 1;
+constexpr std::size_t breakers_slot = spans_slot + 1;
+constexpr std::size_t singleton_slots = breakers_slot + 1;
 constexpr std::size_t upstream_kind = supervised_kinds.size() - 1;
 
 // Its index in supervised_kinds (the metric label).
@@ -120,7 +121,8 @@ actor_set spawn_children(caf::actor_system& sys, const supervised& what,
                   spawn_audit(sys, what.audit, what.audit_outlet_),
                   spawn_limiter(sys),
                   spawn_budget_keeper(sys),
-                  spawn_span_sink(sys, what.snap->doc->tracing, what.span_outlet_)};
+                  spawn_span_sink(sys, what.snap->doc->tracing, what.span_outlet_),
+                  spawn_breaker_actor(sys, {})}; // the upstreams come with adopt
     for (auto& r : set.routers)
         r = spawn_router(sys, what.snap, cursors);
     return set;
@@ -141,8 +143,10 @@ caf::actor_addr address_of(const actor_set& set, std::size_t slot) {
         return addr(set.limiter);
     case budgets_slot:
         return addr(set.budgets);
-    default:
+    case spans_slot:
         return addr(set.spans);
+    default:
+        return addr(set.breakers);
     }
 }
 
@@ -151,6 +155,13 @@ std::optional<std::size_t> slot_of(const actor_set& set, const caf::actor_addr& 
         if (auto a = address_of(set, slot); a && a == source)
             return slot;
     return std::nullopt;
+}
+
+std::vector<std::shared_ptr<guard_board>> boards_of(const std::vector<supervised_upstream>& ups) {
+    std::vector<std::shared_ptr<guard_board>> boards;
+    for (const auto& u : ups)
+        boards.push_back(u.board);
+    return boards;
 }
 
 // Spawns the actor of `slot` afresh from the current snapshot, monitored and published.
@@ -180,8 +191,11 @@ void respawn_slot(self_ptr self, std::size_t slot) {
         // Starts with nothing spent: what this instance had used of its allowances is lost
         // (docs/architecture.md, what a restart loses).
         watch(cur.budgets, spawn_budget_keeper(sys));
-    else
+    else if (slot == spans_slot)
         watch(cur.spans, spawn_span_sink(sys, w.snap->doc->tracing, w.span_outlet_));
+    else
+        // Every circuit starts closed (docs/architecture.md, what a restart loses).
+        watch(cur.breakers, spawn_breaker_actor(sys, boards_of(*st.upstreams)));
     publish(self);
 }
 
@@ -226,8 +240,13 @@ void adopt(self_ptr self, const std::vector<std::shared_ptr<guard_board>>& board
         self->demonitor(gone.actor.address());
         self->send_exit(gone.actor, caf::exit_reason::user_shutdown);
         gone.board->attach(upstream_actor{});
+        gone.board->attach_breaker(breaker_actor{});
     }
     ups = std::move(next);
+    // The breaker actor keeps the circuits of kept upstreams, starts the new ones closed and
+    // names itself on their boards.
+    if (auto& breakers = self->state.current.breakers)
+        self->send(breakers, breaker_boards{boards});
 }
 
 void respawn_when_due(self_ptr self, const respawn_due& m) {
@@ -295,8 +314,7 @@ void upstream_stopped(self_ptr self, const caf::actor_addr& source, const caf::e
     if (auto* r = std::get_if<restart_intensity::restart>(&verdict))
         return restart_later(self, {0, u->board, source, reason, *r});
     u->given_up = true;
-    u->board->publish(
-        std::make_shared<const guard_view>(guard_board::given_up_view(u->board->config())));
+    u->board->give_up();
     ++st.what.tally->given_up[upstream_kind];
     spdlog::error("upstream actor {} stopped ({}) after {} restarts within {} s; gate stops "
                   "restarting it: calls to upstream {} are answered unavailable (-32041) until a "
@@ -313,9 +331,12 @@ void stop_children_at_exit(self_ptr self) {
         // destroyed with its coroutine at shutdown) sends to an actor that is going away.
         for (const auto& u : *ups) {
             u.board->attach(upstream_actor{});
+            u.board->attach_breaker(breaker_actor{});
             caf::anon_send_exit(u.actor, caf::exit_reason::user_shutdown);
         }
         auto c = dir->load();
+        if (c->breakers)
+            caf::anon_send_exit(c->breakers, caf::exit_reason::user_shutdown);
         for (const auto& r : c->routers)
             caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
         caf::anon_send_exit(c->tasks, caf::exit_reason::user_shutdown);

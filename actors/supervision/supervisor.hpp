@@ -1,5 +1,6 @@
 // The supervisor: spawns the process's actors (router, task keeper, bridge keeper, audit sink,
-// limiter, one upstream actor per upstream), monitors each, and respawns one that fails, rebuilt
+// limiter, budget keeper, span sink, the breaker actor holding every upstream's circuit, one
+// upstream actor per upstream), monitors each, and respawns one that fails, rebuilt
 // from the current snapshot, while the others keep answering. It owns the current snapshot: a
 // reload reaches it as one message and it broadcasts the new snapshot to the actors that route on
 // it.
@@ -17,9 +18,9 @@
 // are fetched again), the task keeper's records (unknown tasks are found by the probe), the
 // bridge keeper's ledger (bridged sessions then end by the upstream's own idle timeout or the
 // client's DELETE), audit events queued in the dead sink, the limiter's window (it starts
-// empty), and an upstream actor's guard state
-// (its circuit starts closed and its endpoints in rotation; active probes re-eject what is
-// still down).
+// empty), the breaker actor's circuits (every one starts closed), and an upstream actor's
+// guard state (its own rate window starts empty and its endpoints in rotation; active probes
+// re-eject what is still down; its circuit, the breaker actor's, stays as it was).
 #pragma once
 
 #include "actors/bridging/bridge_keeper.hpp"
@@ -27,8 +28,10 @@
 #include "actors/federation/snapshot.hpp"
 #include "actors/federation/task_keeper.hpp"
 #include "actors/federation/upstream_actor.hpp"
+#include "actors/guards/breaker_actor.hpp"
 #include "actors/guards/budget_keeper.hpp"
 #include "actors/guards/limiter.hpp"
+#include "actors/published.hpp"
 #include "actors/sinks/audit.hpp"
 #include "actors/sinks/span_sink.hpp"
 #include "actors/supervision/restart_intensity.hpp"
@@ -41,7 +44,6 @@
 #include <caf/typed_actor.hpp>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
 namespace gate {
 
@@ -56,22 +58,18 @@ struct actor_set {
     limiter_actor limiter; // null without server.rateLimit.requestsPerMinute
     budget_keeper_actor budgets;
     span_sink_actor spans; // null without a tracing section
+    // Every upstream's circuit breaker (actors/guards/breaker_actor); each board names it too.
+    breaker_actor breakers;
 };
 
 class actor_directory {
 public:
-    std::shared_ptr<const actor_set> load() const {
-        std::lock_guard lock(mutex_);
-        return set_;
-    }
-    void store(std::shared_ptr<const actor_set> set) {
-        std::lock_guard lock(mutex_);
-        set_ = std::move(set);
-    }
+    // Read several times per request on the io thread (actors/published.hpp).
+    std::shared_ptr<const actor_set> load() const { return set_.load(); }
+    void store(std::shared_ptr<const actor_set> set) { set_.store(std::move(set)); }
 
 private:
-    mutable std::mutex mutex_; // held for a pointer copy; never across a call
-    std::shared_ptr<const actor_set> set_;
+    actors::published<const actor_set> set_;
 };
 
 // A validated reload: the new snapshot, for every actor that routes on it, and the boards of

@@ -45,11 +45,18 @@ std::string question_fields(std::string_view traceparent) {
     return fields;
 }
 
-hook_answer failed(std::string kind, std::string error) {
+hook_answer failed(std::string kind, std::string error, bool caller_caused = false) {
     hook_answer a;
     a.error_kind = std::move(kind);
     a.error = std::move(error);
+    a.caller_caused = caller_caused;
     return a;
+}
+
+// The statuses by which a hook says the question itself was wrong (unreadable, too large, not
+// what it can judge): the question's text is the caller's, so the caller can bring them about.
+bool refuses_question(unsigned status) {
+    return status == 400 || status == 413 || status == 422;
 }
 
 } // namespace
@@ -66,6 +73,8 @@ json::object hook_answer::audit(hook_stage stage) const {
 }
 
 std::string hook_answer::client_error() const {
+    if (!told.empty())
+        return told;
     if (error_kind == "timeout")
         return "it did not answer in time";
     if (error_kind == "unreachable")
@@ -107,8 +116,10 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
     if (description.size() > max_question_bytes) {
         // A result or arguments too large to post whole: decided as onError says, never sent
         // cut (a hook that reads content would allow what it did not see).
-        auto a = failed("too_large", "the question would be " + std::to_string(description.size()) +
-                                         " bytes, over gate's bound of 1 MiB");
+        auto a = failed("too_large",
+                        "the question would be " + std::to_string(description.size()) +
+                            " bytes, over gate's bound of 1 MiB",
+                        true);
         count(stage, a, hook);
         co_return a;
     }
@@ -127,8 +138,10 @@ asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_ho
     auto deadline = now + std::chrono::milliseconds(hook.timeout_ms);
     hook_answer a;
     if (!co_await take_turn(hook.max_concurrent, deadline)) {
-        a = failed("busy", std::to_string(hook.max_concurrent) +
-                               " questions were already out (maxConcurrent) until its timeout");
+        a = failed("busy",
+                   std::to_string(hook.max_concurrent) +
+                       " questions were already out (maxConcurrent) until its timeout",
+                   true);
     } else {
         // The turn is given back however the exchange ends (an exception included).
         struct turn {
@@ -151,7 +164,8 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
     auto start = clock::now();
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - start);
     if (left.count() <= 0)
-        co_return failed("busy", "its timeout passed while waiting for a turn (maxConcurrent)");
+        co_return failed("busy", "its timeout passed while waiting for a turn (maxConcurrent)",
+                         true);
     // Held while the question is out: a reload may write another head meanwhile.
     auto prepared = prepared_for(hook);
     if (const auto* why = std::get_if<std::string>(&prepared->post))
@@ -165,10 +179,13 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
         auto has = [&](std::string_view s) { return why->find(s) != std::string::npos; };
         // A name not resolved in time ("resolution timeout after") or a connection not made
         // ("connect timeout after") is a timeout too: timeoutMs covers them.
+        bool too_long = has("answered more than");
         auto kind = has("did not answer within") || has("timeout after") ? "timeout"
-                    : has("answered more than")                          ? "malformed"
+                    : too_long                                           ? "malformed"
                                                                          : "unreachable";
         auto a = failed(kind, *why);
+        if (too_long) // http_fetch's words name the hook's URL: the client's do not
+            a.told = "its answer was more than " + std::to_string(max_answer_bytes) + " bytes";
         a.seconds = seconds;
         co_return a;
     }
@@ -176,7 +193,8 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
     auto read = read_hook_answer(answer.status, answer.body);
     hook_answer a;
     if (auto* why = std::get_if<std::string>(&read)) {
-        a = failed(answer.status >= 200 && answer.status <= 299 ? "malformed" : "status", *why);
+        a = failed(answer.status >= 200 && answer.status <= 299 ? "malformed" : "status", *why,
+                   refuses_question(answer.status));
     } else {
         auto& v = std::get<hook_verdict>(read);
         a.what = v.allowed ? hook_answer::said::allow : hook_answer::said::deny;
@@ -236,7 +254,7 @@ void decision_hook_client::count(hook_stage stage, const hook_answer& a,
     auto name = hook_stage_name(stage);
     if (a.what == hook_answer::said::error) {
         stats_.decision_hook_error(name, a.error_kind);
-        if (hook.on_error == "allow")
+        if (a.allowed(hook))
             stats_.decision_hook_failed_open(name);
         // A hook that is down fails every question: one line per 10 s says so, the metric
         // counts each.

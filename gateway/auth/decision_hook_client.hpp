@@ -26,18 +26,26 @@ namespace gate::transport {
 
 class metrics;
 
-// What asking came to: the hook's verdict, or the failure (onError then decides).
+// What asking came to: the hook's verdict, or the failure (onError then decides, unless the
+// caller could have caused it).
 struct hook_answer {
     enum class said : std::uint8_t { allow, deny, error };
     said what = said::error;
     std::string reason;     // the hook's, for allow and deny
     std::string error;      // what failed: "timed out after 1000 ms", "it answered HTTP 500"
-    std::string error_kind; // timeout, unreachable, busy, status, malformed
+    std::string error_kind; // timeout, unreachable, busy, status, malformed, too_large
     bool cached = false;
     double seconds = 0; // the exchange's time; 0 from memory
+    std::string told{}; // what the client is told of a failure, where the kind does not say
+    // A failure the caller can bring about: a question over gate's bound (its arguments), the
+    // queue full (its calls), a question the hook answered 400, 413 or 422 (its text).
+    bool caller_caused = false;
 
+    // onError "allow" lets through the hook's own failures (down, slow, broken), never one
+    // the caller can cause: a caller would cause it to pass what the hook denies.
     bool allowed(const config::decision_hook& h) const {
-        return what == said::allow || (what == said::error && h.on_error == "allow");
+        return what == said::allow ||
+               (what == said::error && h.on_error == "allow" && !caller_caused);
     }
     // The failure as a client is told it: without the hook's address (the audit and the log
     // have it).

@@ -8,6 +8,7 @@
 #include "gateway/auth/key_set_source.hpp"
 #include "gateway/auth/verified_tokens.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/s2_authenticate.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -20,18 +21,12 @@
 
 namespace gate::transport {
 
-struct auth_refusal {
-    // RFC 6750 section 3.1: invalid_request (malformed or misplaced), invalid_token; empty
-    // when no token was sent at all (the challenge then carries no error).
-    std::string error;
-    std::string description;
-};
-
 // The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or nullopt
 // when the header is of another scheme or malformed.
 std::optional<std::string_view> bearer_of(std::string_view header);
 
-class token_authenticator {
+// Stage 2's verdicts (pipeline::authenticate_services).
+class token_authenticator final : public pipeline::authenticate_services {
 public:
     // `own`: the gateway's own issuer and minting key (auth.ema), trusted without a fetch.
     struct own_issuer {
@@ -46,12 +41,12 @@ public:
 
     // `authorization`: the Authorization header, if sent; `query_token`: whether the request
     // target carried an access_token parameter (never accepted: MCP forbids tokens in URIs).
-    boost::asio::awaitable<std::variant<caller_ref, auth_refusal>>
-    authenticate(std::optional<std::string_view> authorization, bool query_token);
+    boost::asio::awaitable<result> authenticate(std::optional<std::string_view> authorization,
+                                                bool query_token) override;
     // The same answer where it needs no verification (a token verified moments ago, or a
     // request refused on its header alone); nullopt where authenticate must verify.
-    std::optional<std::variant<caller_ref, auth_refusal>>
-    authenticate_now(std::optional<std::string_view> authorization, bool query_token);
+    std::optional<result> authenticate_now(std::optional<std::string_view> authorization,
+                                           bool query_token) override;
 
     // Key-set fetches so far, over every issuer (the flood tests count them).
     std::uint64_t key_set_fetches() const;

@@ -21,6 +21,20 @@ using clock = std::chrono::steady_clock;
 
 namespace {
 
+// What the table's answer decides: the caller's session (true), another principal's (false:
+// its existence is not disclosed), or none here (nullopt where the fleet's store may hold it).
+std::optional<bool> decided(session_table::owner_found found, bool store) {
+    switch (found) {
+    case session_table::owner_found::owner:
+        return true;
+    case session_table::owner_found::another:
+        return false;
+    case session_table::owner_found::none:
+        break;
+    }
+    return store ? std::nullopt : std::optional<bool>(false);
+}
+
 // A session's record lives this long past its last refresh: as long as an unused session
 // lives on an instance.
 constexpr auto session_record_life = std::chrono::hours(1);
@@ -60,11 +74,18 @@ asio::awaitable<void> fleet_sessions::publish_session(const std::string& id,
 
 std::optional<bool> fleet_sessions::known_session_now(const std::string& id,
                                                       const caller_ref& caller) const {
-    if (sessions_.owned_by(id, principal_key(caller)))
-        return true;
-    if (!store_ || sessions_.contains(id))
-        return false; // held here by another principal: not disclosed
-    return std::nullopt;
+    return decided(sessions_.look_up(id, principal_key(caller)).found, store_ != nullptr);
+}
+
+fleet_sessions::session_use fleet_sessions::use_now(const std::string& id,
+                                                    const caller_ref& caller) {
+    auto look = sessions_.look_up(id, principal_key(caller), clock::now());
+    auto known = decided(look.found, store_ != nullptr);
+    if (!known)
+        return {session_found::ask_store, {}};
+    if (!*known)
+        return {};
+    return {session_found::held, std::move(look.call)};
 }
 
 asio::awaitable<bool> fleet_sessions::known_session(const std::string& id, const caller_ref& caller,
@@ -96,12 +117,19 @@ asio::awaitable<bool> fleet_sessions::known_session(const std::string& id, const
         clock::now()));
 }
 
-void fleet_sessions::share_server_request(const federation_view& view, const std::string& session,
-                                          const std::string& minted, const std::string& upstream,
+parked_fleet fleet_sessions::parked_calls() const {
+    if (!store_)
+        return {};
+    return {store_, tag_};
+}
+
+void fleet_sessions::share_server_request(const std::string& session, const std::string& minted,
+                                          const std::string& upstream,
                                           const json::value& upstream_id) {
     if (!store_)
         return;
-    auto* client = view.client(upstream);
+    auto view = g_.current_view();
+    auto* client = view->client(upstream);
     auto at = client ? client->address_of(session) : std::nullopt;
     if (!at)
         return; // not on a bridged session: only this instance can answer it
@@ -179,6 +207,8 @@ std::string list_key(const upstream_client& client, protocol::list_kind kind,
 
 asio::awaitable<void> fleet_sessions::fill_from_fleet(protocol::list_kind kind, list_plan& plan,
                                                       const request_context& rec) {
+    if (!store_ || plan.fetch.empty())
+        co_return;
     std::vector<std::size_t> asked;
     std::vector<std::string> keys;
     for (auto upstream : plan.fetch)
@@ -186,8 +216,6 @@ asio::awaitable<void> fleet_sessions::fill_from_fleet(protocol::list_kind kind, 
             asked.push_back(upstream);
             keys.push_back(list_key(client, kind, plan.profile));
         }
-    if (!store_)
-        co_return;
     auto found = co_await store_->get_many("list", keys);
     if (!found)
         co_return; // the store did not answer: the upstreams are asked
@@ -256,8 +284,8 @@ asio::awaitable<void> fleet_sessions::follow_breakers() {
         const auto& board = view->clients[i]->board();
         if ((*open)[i].count() == 0 || board->view()->breaker != circuit_breaker::state::closed)
             continue;
-        if (auto actor = board->actor())
-            caf::anon_send(actor, fleet_opened{(*open)[i], {}});
+        if (auto breaker = board->breaker())
+            caf::anon_send(breaker, breaker_fleet_opened{board, (*open)[i], {}});
     }
 }
 
@@ -297,6 +325,12 @@ asio::awaitable<void> fleet_sessions::follow() {
                 store_->touch("session", id, session_record_life);
         }
     }
+}
+
+std::optional<session_call> fleet_sessions::use(const std::string& id) {
+    if (!sessions_.touch(id, std::chrono::steady_clock::now()))
+        return std::nullopt;
+    return sessions_.call_on(id);
 }
 
 } // namespace gate::transport

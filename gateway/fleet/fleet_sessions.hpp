@@ -11,7 +11,11 @@
 #pragma once
 
 #include "gateway/fleet/fleet_store.hpp"
+#include "gateway/mcp/list_sharing.hpp"
+#include "gateway/mcp/parked_fleet.hpp"
 #include "gateway/mcp/session_table.hpp"
+#include "gateway/pipeline/call_services.hpp"
+#include "gateway/pipeline/entry_steps.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "protocol/client_profile.hpp"
 #include "protocol/json_rpc.hpp"
@@ -31,7 +35,12 @@
 
 namespace gate::transport {
 
-class fleet_sessions {
+// The entry's session step finds a request's session through it (pipeline::session_directory),
+// here or in the fleet's store; stage 8 publishes a new one through it
+// (pipeline::session_publisher).
+class fleet_sessions final : public pipeline::session_directory,
+                             public pipeline::session_publisher,
+                             public list_sharing {
 public:
     // What the fleet's side asks of the gateway it runs in.
     class gateway_side {
@@ -60,12 +69,14 @@ public:
     bool joined() const { return store_ != nullptr; }
     // Empty without a fleet.
     const std::string& tag() const { return tag_; }
+    // The fleet's store for parked calls and this instance's tag (none outside a fleet).
+    parked_fleet parked_calls() const;
 
     // A new session's record written for every instance.
     boost::asio::awaitable<void> publish_session(const std::string& id,
                                                  const std::string& protocol_version,
                                                  const boost::json::object& capabilities,
-                                                 const std::string& owner);
+                                                 const std::string& owner) override;
     // Whether `id` is a session of `caller`, here or (adopted now) in the store; adopting one
     // counts against the share of its caller (`peer`: its client address).
     boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller,
@@ -80,18 +91,17 @@ public:
     // each item as the upstream wrote it, empty: not known); an upstream's list_changed drops
     // its lists.
     boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, list_plan& plan,
-                                                 const request_context& rec);
+                                                 const request_context& rec) override;
     void share_list(protocol::list_kind kind, protocol::client_profile profile,
                     const upstream_client& client, const boost::json::array& items,
-                    const std::vector<std::string>& sources);
-    void drop_shared_lists(const upstream_client& client);
+                    const std::vector<std::string>& sources) override;
+    void drop_shared_lists(const upstream_client& client) override;
 
     // A request an upstream sent a client, recorded for the fleet (the client may answer
     // through any instance), and such an answer delivered to the upstream session that asked
     // (nullopt: no record of it). `body`: the text the client wrote its answer in.
-    void share_server_request(const federation_view& view, const std::string& session,
-                              const std::string& minted, const std::string& upstream,
-                              const boost::json::value& upstream_id);
+    void share_server_request(const std::string& session, const std::string& minted,
+                              const std::string& upstream, const boost::json::value& upstream_id);
     void answered_here(const std::string& session, const std::string& minted);
     boost::asio::awaitable<std::optional<http_reply>> answer_for_fleet(const std::string& session,
                                                                        const protocol::message& msg,
@@ -102,6 +112,14 @@ public:
     boost::asio::awaitable<void> follow();
 
 private:
+    // The session step's (pipeline::session_directory).
+    session_use use_now(const std::string& id, const caller_ref& caller) override;
+    boost::asio::awaitable<bool> known(const std::string& id, const caller_ref& caller,
+                                       const boost::asio::ip::address& peer) override {
+        return known_session(id, caller, peer);
+    }
+    std::optional<session_call> use(const std::string& id) override;
+
     // One turn of follow(): breakers the fleet opened, sessions ended elsewhere.
     boost::asio::awaitable<void> follow_breakers();
     boost::asio::awaitable<void> follow_endings(std::int64_t& ended_after);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "actors/guards/sliding_window.hpp"
+#include "gateway/pipeline/shared_allowances.hpp"
 #include "transport/redis/redis_client.hpp"
 
 #include <array>
@@ -37,7 +38,8 @@ struct fleet_membership {
 // cursor key; why not when the store does not answer (a boot failure: spec Errors rule 3).
 std::variant<fleet_membership, std::string> join_fleet(const redis_endpoint& ep);
 
-class fleet_store : public std::enable_shared_from_this<fleet_store> {
+class fleet_store final : public std::enable_shared_from_this<fleet_store>,
+                          public pipeline::shared_allowances {
 public:
     using wall_time = std::chrono::system_clock::time_point;
 
@@ -49,12 +51,13 @@ public:
     // spend before the slot ends, at most a sixteenth of the room left, at least 1; none and
     // the wait when the window is full. `until` is this clock's.
     boost::asio::awaitable<std::optional<sliding_window::batch>>
-    take_window(const std::string& scope, std::int64_t limit, const slot_demand& demand = {});
+    take_window(const std::string& scope, std::int64_t limit,
+                const slot_demand& demand = {}) override;
 
     // A reservation of up to a sixteenth of what is left (1 to 64) of a budget account's
     // allowance for the period that ends at `ends`; 0 when the fleet has spent it all.
     boost::asio::awaitable<std::optional<std::int64_t>>
-    reserve_budget(const std::string& account, std::int64_t allowance, wall_time ends);
+    reserve_budget(const std::string& account, std::int64_t allowance, wall_time ends) override;
 
     // Breakers: a failure counted fleet-wide (the fleet's consecutive failures after it), a
     // success that resets the count, an opening published for `rest`, and how long each of

@@ -65,6 +65,41 @@ tool_call_name read_tool_call(std::string_view method, const json::object& param
     return out;
 }
 
+// A tool withheld under a `block` pin is in no list, so neither the router's lists nor a bare
+// name's candidates know it; every spelling of it must still reach the pin (one identity per
+// tool, issue 47). The namespaced name of the one upstream the caller's tenant sees that
+// withholds a tool whose own name is `bare`; none when no upstream or two do.
+std::optional<std::string> withheld_by_bare_name(const std::string& bare,
+                                                 const request_context& rec) {
+    std::optional<std::string> found;
+    const auto& snap = *rec.view->snap;
+    for (std::size_t i = 0; i < rec.view->clients.size() && i < snap.size(); ++i) {
+        if (!tenant_sees(rec, i) || !rec.view->clients[i]->withheld_tool(bare))
+            continue;
+        if (found)
+            return std::nullopt;
+        found = snap.codec.client_name(i, bare);
+    }
+    return found;
+}
+
+// A short alias the router could not reverse (called as sent) that stands for a tool withheld
+// under a `block` pin becomes that tool's own name, which for_this_client refuses.
+void reverse_withheld_alias(route& r, const request_context& rec) {
+    const auto& codec = rec.view->snap->codec;
+    auto* name = r.params.if_contains("name");
+    if (codec.max_length() == 0 || !name || !name->is_string() ||
+        r.upstream >= rec.view->clients.size())
+        return;
+    auto decoded = codec.decode(r.name);
+    if (!decoded || !decoded->maybe_alias || name->get_string() != decoded->name)
+        return; // not an alias, or one of a listed tool
+    auto own = rec.view->clients[r.upstream]->tools().withheld_where(
+        [&](const std::string& n) { return codec.client_name(r.upstream, n) == r.name; });
+    if (!own.empty())
+        *name = std::move(own.front());
+}
+
 pipeline::routing settle_route(std::variant<route, route_error> outcome, const json::value& id,
                                request_context& rec) {
     if (auto* err = std::get_if<route_error>(&outcome)) {
@@ -77,9 +112,10 @@ pipeline::routing settle_route(std::variant<route, route_error> outcome, const j
 
 } // namespace
 
-std::optional<pipeline::routing> call_routes::by_name(const std::string& method,
-                                                      const json::value& id, json::object& params,
-                                                      request_context& rec) {
+std::optional<pipeline::routing> call_routes::route_by_name(const std::string& method,
+                                                            const json::value& id,
+                                                            json::object& params,
+                                                            request_context& rec) {
     if (auto call = read_tool_call(method, params, rec); call.bare || call.list_first)
         return std::nullopt; // resolved against the caller's tools list, or listed first (named)
     auto named = resolve_by_name(*rec.view->snap, method, params);
@@ -112,7 +148,7 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
                             "\" is left out of the lists and not called: its x-mcp-header "
                             "definition is invalid (" +
                             protocol::printable(*dropped, 400) + ")");
-    else if (client.app_only(own) && !(resolver_.profile_of(rec) & protocol::profile_bit::ui))
+    else if (client.app_only(own) && !(profiles_.profile_of(rec) & protocol::profile_bit::ui))
         refused.emplace(gateway_error::invalid_params,
                         "tool \"" + r->name +
                             "\" is for MCP Apps views only (_meta.ui.visibility without "
@@ -127,9 +163,10 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     return refusal_with(rec, id, refused->first, std::move(refused->second));
 }
 
-asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
-                                                      const json::value& id, json::object params,
-                                                      request_context& rec) {
+asio::awaitable<pipeline::routing> call_routes::route_named(const std::string& method,
+                                                            const json::value& id,
+                                                            json::object params,
+                                                            request_context& rec) {
     auto call = read_tool_call(method, params, rec);
     if (call.bare) {
         // A name no namespace owns is the one its upstream knows, when exactly one of the
@@ -148,6 +185,9 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
                                        "\": more than one upstream serves a tool of that name (" +
                                        which + "); call it by one of these names");
         }
+        if (candidates.empty())
+            if (auto withheld = withheld_by_bare_name(bare, rec))
+                candidates.push_back(std::move(*withheld));
         if (candidates.size() == 1)
             *name = candidates.front();
         // Resolved or not, a tool's name is routed by the snapshot (a short alias by the
@@ -159,7 +199,7 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
             rec.view->clients[*call.list_first]->tools_list_tried(std::chrono::steady_clock::now());
             co_await learn_names(method, rec);
         }
-        if (auto routed_by_name = by_name(method, id, params, rec))
+        if (auto routed_by_name = route_by_name(method, id, params, rec))
             co_return std::move(*routed_by_name);
     }
     std::optional<routed> r;
@@ -177,6 +217,8 @@ asio::awaitable<pipeline::routing> call_routes::named(const std::string& method,
         else
             co_await learn_resources(rec);
     }
+    if (auto* ok = std::get_if<route>(&r->outcome); ok && method == "tools/call")
+        reverse_withheld_alias(*ok, rec);
     co_return for_this_client(method, id, settle_route(std::move(r->outcome), id, rec), rec);
 }
 
@@ -193,10 +235,11 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
         co_return found;
     // Each upstream is asked once (a list that is not cached is not fetched again per page);
     // the pages are cut from what was fetched.
-    auto fetched = co_await lists_.fetch(tools, *planned, {}, side);
+    auto fetched = co_await lists_.fetch_lists(tools, *planned, {}, side);
     json::object params;
     for (int page = 0; page < 1000; ++page) {
-        auto answer = co_await lists_.complete(tools, *planned, fetched, nullptr, params, side);
+        auto answer =
+            co_await lists_.complete_list(tools, *planned, fetched, nullptr, params, side);
         // The page goes on the wire as the router wrote it (side.verbatim): read it from there.
         if (!side.verbatim.empty()) {
             boost::system::error_code ec;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "actors/federation/router_messages.hpp"
+#include "gateway/mcp/client_profiles.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/pipeline/s4_route.hpp"
 
@@ -15,36 +16,42 @@
 
 namespace gate::transport {
 
-// What routing asks of the gateway beyond the snapshot: the resource router (answered by
-// gateway/entry/mcp_method_services; a fake in tests/unit/call_routes_test.cpp).
+// What routing asks of the routers beyond the snapshot (router_line; a fake in
+// tests/unit/call_routes_test.cpp).
 class route_resolver {
 public:
     // The resource router's route of a call by URI on the request's snapshot; nullopt when the
     // router did not answer.
     virtual boost::asio::awaitable<std::optional<routed>>
     resolve(request_context& ctx, const std::string& method, const boost::json::object& params) = 0;
-    // The client's capability profile (protocol/client_profile.hpp): whether it runs App views.
-    virtual protocol::client_profile profile_of(request_context& ctx) = 0;
 
 protected:
     ~route_resolver() = default;
 };
 
-class call_routes {
+// Stage 4's services (pipeline::route_services): the route stage holds this, the component
+// that routes.
+class call_routes final : public pipeline::route_services {
 public:
-    call_routes(route_resolver& resolver, list_methods& lists)
-        : resolver_(resolver), lists_(lists) {}
+    call_routes(route_resolver& resolver, client_profiles& profiles, list_methods& lists)
+        : resolver_(resolver), profiles_(profiles), lists_(lists) {}
 
     // A call routed by its name alone, decided at once (params moved into the route);
     // nullopt, params untouched, for one the resource router must resolve.
-    std::optional<pipeline::routing> by_name(const std::string& method,
-                                             const boost::json::value& id,
-                                             boost::json::object& params, request_context& rec);
+    std::optional<pipeline::routing> route_by_name(const std::string& method,
+                                                   const boost::json::value& id,
+                                                   boost::json::object& params,
+                                                   request_context& rec) override;
     // Any named call, a URI's included.
-    boost::asio::awaitable<pipeline::routing> named(const std::string& method,
-                                                    const boost::json::value& id,
-                                                    boost::json::object params,
-                                                    request_context& rec);
+    boost::asio::awaitable<pipeline::routing> route_named(const std::string& method,
+                                                          const boost::json::value& id,
+                                                          boost::json::object params,
+                                                          request_context& rec) override;
+    // Which upstreams' cached lists of `kind` are stale (the list methods' plan).
+    boost::asio::awaitable<std::optional<list_plan>> plan_list(protocol::list_kind kind,
+                                                               request_context& rec) override {
+        return lists_.plan(kind, rec);
+    }
 
 private:
     // The resource lists (and templates) fetched as gate's own, for the router to learn who
@@ -66,6 +73,7 @@ private:
                                       pipeline::routing routed, request_context& rec);
 
     route_resolver& resolver_;
+    client_profiles& profiles_;
     list_methods& lists_;
 };
 

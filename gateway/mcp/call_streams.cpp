@@ -25,10 +25,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
 
-namespace {
-constexpr auto client_input_timeout = std::chrono::seconds(60);
-} // namespace
-
 asio::awaitable<std::string> call_streams::run(protocol::message msg, request_context& rec) {
     // Stages 4-9 (stages 2-3 ran when the request was read).
     rec.method = msg.method;
@@ -85,8 +81,7 @@ asio::awaitable<void> write_frames(call_writer& writer, std::shared_ptr<message_
         bool last = false;
         while (!out->frames.empty()) {
             last = out->answered && out->frames.size() == 1;
-            frame += format_sse(out->frames.front(), std::to_string(++event_id));
-            out->frames.pop_front();
+            frame += format_sse(out->take(), std::to_string(++event_id));
         }
         // A client that left stops the writer; the call still finishes and is audited.
         if ((!frame.empty() || last) &&
@@ -203,26 +198,6 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
         asio::detached);
     auto fleet = services_.parked_calls();
     co_return co_await answer_modern(inputs_, fleet, stream, req, park, std::move(id));
-}
-
-asio::awaitable<std::optional<protocol::sourced_object>>
-call_streams::ask_client_input(request_context& rec, protocol::sourced_object asked) {
-    if (!rec.push_to_client)
-        co_return std::nullopt;
-    auto minted = services_.mint_input_id();
-    auto slot = inputs_.expect(minted, rec.session, co_await asio::this_coro::executor);
-    auto& request = asked.value;
-    request["jsonrpc"] = "2.0";
-    request["id"] = minted;
-    rec.push_to_client(protocol::serialize_preserving(request, asked.source));
-    // Bounded: a client that never answers does not pin the call.
-    slot->wake.expires_after(client_input_timeout);
-    boost::system::error_code ec;
-    co_await slot->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    inputs_.forget(minted);
-    if (!slot->answered)
-        co_return std::nullopt;
-    co_return std::move(slot->result);
 }
 
 namespace {

@@ -21,12 +21,9 @@
 
 namespace gate::transport {
 
-// What a call's stream asks of the gateway (answered by gateway/entry/mcp_method_services).
+// Where a call's stream parks a 2026-07-28 call: client_requests.
 class call_stream_services {
 public:
-    // The id gate gives an input request it puts to a client on a call's stream: unique
-    // among the ids of every request gate puts to clients.
-    virtual std::string mint_input_id() = 0;
     // The fleet's store for parked calls, and this instance's tag (no store: no fleet).
     virtual parked_fleet parked_calls() = 0;
 
@@ -58,9 +55,6 @@ public:
     boost::asio::awaitable<std::optional<std::optional<http_reply>>>
     resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
                   const protocol::message& msg, request_context& rec);
-    // Asks the client of `rec` one embedded input request on its call's stream.
-    boost::asio::awaitable<std::optional<protocol::sourced_object>>
-    ask_client_input(request_context& rec, protocol::sourced_object request);
 
 private:
     // A retry naming a call this instance does not hold: resumed from the fleet's record of

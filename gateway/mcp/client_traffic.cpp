@@ -58,7 +58,7 @@ asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session
     auto* request_id = p ? p->if_contains("requestId") : nullptr;
     if (!request_id)
         co_return;
-    auto found = co_await services_.cancelled_call(session, json::serialize(*request_id));
+    auto found = co_await bridges_.cancelled_call(session, json::serialize(*request_id));
     auto* client = found ? rec.view->client(found->upstream) : nullptr;
     if (!client)
         co_return;
@@ -95,10 +95,10 @@ asio::awaitable<json::object> client_traffic::set_log_level(const std::string& s
                            "alert, emergency"});
     auto& clients = rec.view->clients;
     std::string text(level->get_string());
-    auto capabilities = services_.capabilities(session);
+    auto capabilities = clients_.capabilities(session);
     co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
         co_await clients[i]->set_log_level(session, text, capabilities);
-        services_.used(session, clients[i]->config().id);
+        bridges_.used(session, clients[i]->config().id);
         co_return true;
     });
     rec.upstream_calls += static_cast<std::int64_t>(clients.size());

@@ -5,7 +5,10 @@
 #pragma once
 
 #include "actors/bridging/bridge_messages.hpp"
+#include "gateway/mcp/bridge_events.hpp"
+#include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/mcp/server_request_table.hpp"
+#include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "protocol/json_rpc.hpp"
 #include "transport/http/http_reply.hpp"
@@ -36,22 +39,17 @@ public:
     answer_for_fleet(const std::string& session, const protocol::message& msg, request_context& ctx,
                      std::string_view body) = 0;
     virtual void answered_here(const std::string& session, const std::string& minted) = 0;
-    // The bridge keeper's record of the call the client cancels (its `requestId` as JSON
-    // text); nullopt when there is none, or no keeper.
-    virtual boost::asio::awaitable<std::optional<call_target>>
-    cancelled_call(const std::string& session, const std::string& request_id) = 0;
-    // The capabilities the client declared, for the upstream sessions opened for it.
-    virtual boost::json::object capabilities(const std::string& session) = 0;
-    // The keeper hears that `session` used its bridged session at `upstream`.
-    virtual void used(const std::string& session, const std::string& upstream) = 0;
 
 protected:
     ~client_traffic_services() = default;
 };
 
-class client_traffic {
+// Stage 7 sets log levels through it (pipeline::log_level_services).
+class client_traffic final : public pipeline::log_level_services {
 public:
-    explicit client_traffic(client_traffic_services& services) : services_(services) {}
+    client_traffic(client_traffic_services& services, bridge_events& bridges,
+                   client_capabilities& clients)
+        : services_(services), bridges_(bridges), clients_(clients) {}
 
     // The client answered an upstream request, or sent a notification: where it goes, written
     // as the client wrote it (`body`, the POST's). 202, or the refusal of an answer nobody
@@ -64,7 +62,7 @@ public:
     boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
                                                               const boost::json::value& id,
                                                               const boost::json::object& params,
-                                                              request_context& rec);
+                                                              request_context& rec) override;
 
 private:
     boost::asio::awaitable<http_reply> answer_upstream(const std::string& session,
@@ -74,6 +72,8 @@ private:
     cancel_upstream(const std::string& session, const protocol::message& msg, request_context& rec);
 
     client_traffic_services& services_;
+    bridge_events& bridges_;
+    client_capabilities& clients_;
 };
 
 } // namespace gate::transport

@@ -1,5 +1,7 @@
 // The MCP endpoint: streamable HTTP (2025-11-25, 2025-06-18) on server.mcpPath.
-#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/mcp/endpoint.hpp"
+
+#include "gateway/pipeline/client_answer.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
 
@@ -9,20 +11,20 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 
 asio::awaitable<std::optional<http_reply>>
-gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a) {
+mcp_endpoint::post(beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a) {
     // The entry read the message, set its method and id, admitted a request past the limit,
     // started its trace and, within a session, checked the session and holds it in use
     // (a.in_use) until this returns.
     const auto& req = a.req;
     auto& msg = *a.msg;
     if (a.modern)
-        co_return co_await mcp_stateless(req, stream, std::move(msg), rec);
+        co_return co_await stateless(req, stream, std::move(msg), rec);
     if (msg.kind != protocol::message_kind::request) {
         // Notifications and the client's answers to upstream requests: bridged to the
         // upstream they concern. The answer is terminal like any other and audited once; it is
         // made here, after the entry, so it leaves by the exit here.
-        auto reply = co_await from_clients.from_client(a.session, msg, rec, req.body());
-        stages.conclude(rec);
+        auto reply = co_await from_clients_.from_client(a.session, msg, rec, req.body());
+        stages_.conclude(rec);
         co_return reply;
     }
     bool is_initialize = msg.method == "initialize";
@@ -32,11 +34,11 @@ gateway::impl::mcp_post(beast::tcp_stream& stream, request_context& rec, pipelin
         msg.method != "logging/setLevel") {
         // A named call (task methods included): it runs on the client's bridged session, and
         // what the upstream sends while it runs reaches the client before the answer.
-        co_return co_await call_paths.streamed(stream, req, std::move(msg), rec);
+        co_return co_await call_paths_.streamed(stream, req, std::move(msg), rec);
     }
     // Stages 4-9.
     rec.params = msg.take_params();
-    if (auto routed = stages.run(rec, stage::route); !routed.ready())
+    if (auto routed = stages_.run(rec, stage::route); !routed.ready())
         co_await routed.take();
     co_return answer_of(rec);
 }

@@ -92,7 +92,7 @@ void list_methods::drop_unusable_tools(json::array& items, std::vector<std::stri
                      fault == protocol::tool_name_fault::too_long
                          ? "over the specification's 128 characters"
                          : "outside the specification's characters (A-Z a-z 0-9 _ - .)");
-        services_.tool_dropped(id, protocol::fault_label(fault));
+        services_.counts.tool_dropped(id, protocol::fault_label(fault));
         return false;
     });
 }
@@ -105,16 +105,16 @@ list_methods::fetched(protocol::list_kind kind, protocol::client_profile profile
     ++rec.upstream_calls;
     const auto& id = rec.view->snap->upstream(upstream).id;
     auto span = open_upstream_span(rec, id);
-    auto r = co_await services_.fetch(kind, profile, upstream, std::move(span.traceparent),
-                                      std::move(admitted), rec, written);
+    auto r = co_await services_.fetcher.fetch(kind, profile, upstream, std::move(span.traceparent),
+                                              std::move(admitted), rec, written);
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         auto outcome = protocol::describe(error_for(*f)).metric_label;
-        services_.count(id, outcome, seconds);
+        services_.counts.count(id, outcome, seconds);
         close_upstream_span(rec, span, outcome);
         co_return r;
     }
-    services_.count(id, "ok", seconds);
+    services_.counts.count(id, "ok", seconds);
     close_upstream_span(rec, span, "ok");
     auto& items = std::get<json::array>(r);
     if (kind == protocol::list_kind::tools) {
@@ -123,6 +123,14 @@ list_methods::fetched(protocol::list_kind kind, protocol::client_profile profile
             leave_out_app_only(items, written);
     }
     co_return r;
+}
+
+asio::awaitable<std::optional<list_plan>> list_methods::plan(protocol::list_kind kind,
+                                                             request_context& rec) {
+    auto plan = co_await services_.router.plan(kind, rec);
+    if (plan)
+        co_await services_.sharing.fill_from_fleet(kind, *plan, rec);
+    co_return plan;
 }
 
 asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
@@ -136,7 +144,7 @@ asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
         co_return fetched_list{upstream, std::nullopt};
     }
     auto& items = std::get<json::array>(r);
-    services_.share(kind, plan.profile, *rec.view->clients[upstream], items, written);
+    services_.sharing.share_list(kind, plan.profile, *rec.view->clients[upstream], items, written);
     co_return fetched_list{upstream, std::move(items), std::move(written)};
 }
 
@@ -154,10 +162,10 @@ list_methods::listing(protocol::list_kind kind, protocol::client_profile profile
     co_return co_await fetched(kind, profile, upstream, nullptr, rec, written);
 }
 
-asio::awaitable<std::vector<fetched_list>> list_methods::fetch(protocol::list_kind kind,
-                                                               const list_plan& plan,
-                                                               std::vector<ticket> tickets,
-                                                               request_context& rec) {
+asio::awaitable<std::vector<fetched_list>> list_methods::fetch_lists(protocol::list_kind kind,
+                                                                     const list_plan& plan,
+                                                                     std::vector<ticket> tickets,
+                                                                     request_context& rec) {
     auto outcomes = co_await fan_out<fetched_list>(
         plan.fetch.size(), [&, this](std::size_t i) -> asio::awaitable<fetched_list> {
             // Admitted by stage 6 (a refused upstream has no ticket and is left out), or, for
@@ -183,9 +191,9 @@ asio::awaitable<std::vector<fetched_list>> list_methods::fetch(protocol::list_ki
 }
 
 asio::awaitable<json::object>
-list_methods::complete(protocol::list_kind kind, const list_plan& plan,
-                       std::vector<fetched_list> fetched, const json::value& id,
-                       const json::object& params, request_context& rec) {
+list_methods::complete_list(protocol::list_kind kind, const list_plan& plan,
+                            std::vector<fetched_list> fetched, const json::value& id,
+                            const json::object& params, request_context& rec) {
     fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
     bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
     for (auto& f : fetched)
@@ -198,8 +206,8 @@ list_methods::complete(protocol::list_kind kind, const list_plan& plan,
     else if (c && !c->is_null())
         co_return refusal(rec, id, gateway_error::invalid_cursor, {"not a string"});
     co_return list_response(
-        co_await services_.complete(kind, plan, std::move(fetched), std::move(cursor), rec), id,
-        rec);
+        co_await services_.router.complete(kind, plan, std::move(fetched), std::move(cursor), rec),
+        id, rec);
 }
 
 asio::awaitable<json::object> list_methods::federated(protocol::list_kind kind,
@@ -209,8 +217,8 @@ asio::awaitable<json::object> list_methods::federated(protocol::list_kind kind,
     auto planned = co_await plan(kind, rec);
     if (!planned)
         co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
-    auto fetched = co_await fetch(kind, *planned, {}, rec);
-    co_return co_await complete(kind, *planned, std::move(fetched), id, params, rec);
+    auto fetched = co_await fetch_lists(kind, *planned, {}, rec);
+    co_return co_await complete_list(kind, *planned, std::move(fetched), id, params, rec);
 }
 
 } // namespace gate::transport

@@ -4,6 +4,9 @@
 #pragma once
 
 #include "actors/federation/federation.hpp"
+#include "gateway/mcp/list_sharing.hpp"
+#include "gateway/operations/method_counts.hpp"
+#include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "protocol/list_kind.hpp"
 
@@ -25,18 +28,29 @@ std::uint64_t cursor_owner_key(const request_context& rec);
 boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
                                   const boost::json::value& id, request_context& rec);
 
-// What the list methods ask of the gateway: the router, the upstreams, the metrics and the
-// fleet's shared lists. Answered by gateway/entry/mcp_method_services; a fake in
-// tests/unit/list_methods_test.cpp.
-class list_services {
+// The routers' side of a list (actors/federation): router_line.
+class list_router {
 public:
-    using ticket = std::shared_ptr<upstream_client::guard_ticket>;
     using list_page = std::optional<std::variant<list_answer, route_error>>;
 
-    // The router's plan of a list on the request's snapshot, for the caller's profile, with
-    // what the fleet's shared cache holds taken out of its fetches; nullopt: no plan.
+    // The router's plan of a list on the request's snapshot, for the caller's profile;
+    // nullopt: no plan.
     virtual boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
                                                                   request_context& ctx) = 0;
+    // The router's page of the completed list.
+    virtual boost::asio::awaitable<list_page>
+    complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
+             std::optional<std::string> cursor, request_context& ctx) = 0;
+
+protected:
+    ~list_router() = default;
+};
+
+// One upstream's list: upstream_calls.
+class list_fetcher {
+public:
+    using ticket = std::shared_ptr<upstream_client::guard_ticket>;
+
     // One upstream's complete list for `profile` (on the caller's bridged session where the
     // upstream takes the caller's credential), admitted by `admitted` (null: by the client
     // itself), each item's text as the upstream wrote it in `written`.
@@ -44,45 +58,42 @@ public:
     fetch(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,
           std::string traceparent, ticket admitted, request_context& ctx,
           std::vector<std::string>& written) = 0;
-    // A fetch's outcome in the metrics of the upstream (its id).
-    virtual void count(const std::string& upstream, std::string_view outcome, double seconds) = 0;
-    // A tool of `upstream` left out of the lists: its name breaks the specification's rule
-    // (`reason`: too_long, charset, empty).
-    virtual void tool_dropped(const std::string& upstream, std::string_view reason) = 0;
-    // A fetched list, for the rest of the fleet (no fleet: nothing).
-    virtual void share(protocol::list_kind kind, protocol::client_profile profile,
-                       const upstream_client& upstream, const boost::json::array& items,
-                       const std::vector<std::string>& written) = 0;
-    // The router's page of the completed list.
-    virtual boost::asio::awaitable<list_page>
-    complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
-             std::optional<std::string> cursor, request_context& ctx) = 0;
 
 protected:
-    ~list_services() = default;
+    ~list_fetcher() = default;
 };
 
-class list_methods {
-public:
-    using ticket = list_services::ticket;
-    explicit list_methods(list_services& services) : services_(services) {}
+// What the list methods are given, each part by its owner; fakes in
+// tests/unit/list_methods_test.cpp.
+struct list_services {
+    list_router& router;
+    list_fetcher& fetcher;
+    list_sharing& sharing; // the fleet's shared lists
+    upstream_counts& counts;
+};
 
-    // Stage 4 of a list (and gate's own fetches): which upstreams to ask.
+// Stages 7 and 8 fetch and complete lists through it (pipeline::list_stage_services).
+class list_methods final : public pipeline::list_stage_services {
+public:
+    using ticket = list_fetcher::ticket;
+    explicit list_methods(list_services services) : services_(services) {}
+
+    // Stage 4 of a list (and gate's own fetches): which upstreams to ask, with what the
+    // fleet's shared cache holds taken out of its fetches.
     boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
-                                                          request_context& rec) {
-        return services_.plan(kind, rec);
-    }
+                                                          request_context& rec);
     // Stage 7: the planned fetches, concurrently. `tickets`: one admission per planned
     // upstream (null: refused, left out); empty: each fetch admits itself.
-    boost::asio::awaitable<std::vector<fetched_list>> fetch(protocol::list_kind kind,
-                                                            const list_plan& plan,
-                                                            std::vector<ticket> tickets,
-                                                            request_context& rec);
+    boost::asio::awaitable<std::vector<fetched_list>> fetch_lists(protocol::list_kind kind,
+                                                                  const list_plan& plan,
+                                                                  std::vector<ticket> tickets,
+                                                                  request_context& rec) override;
     // Stage 8: the page the client's cursor asks for, or the refusal (every upstream down, a
     // cursor that is not a string).
     boost::asio::awaitable<boost::json::object>
-    complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
-             const boost::json::value& id, const boost::json::object& params, request_context& rec);
+    complete_list(protocol::list_kind kind, const list_plan& plan,
+                  std::vector<fetched_list> fetched, const boost::json::value& id,
+                  const boost::json::object& params, request_context& rec) override;
     // One upstream's complete list for `rec`'s caller, fetched now as its list request would
     // fetch it (with its credential where the upstream takes the caller's, counted, names
     // clients would refuse left out), neither cached nor shared; or why not. The console's
@@ -108,7 +119,7 @@ private:
     fetched(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,
             ticket admitted, request_context& rec, std::vector<std::string>& written);
 
-    list_services& services_;
+    list_services services_;
 };
 
 } // namespace gate::transport

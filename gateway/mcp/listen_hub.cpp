@@ -17,9 +17,16 @@ std::string listen_hub::next_key() {
 std::shared_ptr<message_queue> listen_hub::open(const std::string& key, json::value id,
                                                 protocol::subscription_filter filter,
                                                 boost::asio::any_io_executor ex,
-                                                std::map<std::string, std::string> task_owners) {
-    auto out = std::make_shared<message_queue>(std::move(ex));
-    listeners_[key] = listener{std::move(id), std::move(filter), std::move(task_owners), out};
+                                                std::map<std::string, std::string> task_owners,
+                                                const request_context* request) {
+    auto out = std::make_shared<message_queue>(ex);
+    auto& l = listeners_[key] = listener{};
+    l.id = std::move(id);
+    l.filter = std::move(filter);
+    l.task_owners = std::move(task_owners);
+    l.out = out;
+    l.request = request;
+    l.ex = std::move(ex);
     return out;
 }
 
@@ -32,8 +39,42 @@ bool listen_hub::deliver(const std::string& holder, const json::object& notifica
     auto it = listeners_.find(holder);
     if (it == listeners_.end())
         return false;
-    offer(it->second, notification, source);
+    pass(it->second, notification, source);
     return true;
+}
+
+void listen_hub::pass(listener& l, const json::object& notification, std::string_view source) {
+    if (l.behind.empty())
+        return offer(l, notification, source);
+    l.behind.push_back({std::nullopt, notification, std::string(source)});
+}
+
+std::optional<std::uint64_t> listen_hub::hold_place(const std::string& holder) {
+    auto it = listeners_.find(holder);
+    if (it == listeners_.end())
+        return std::nullopt;
+    auto& l = it->second;
+    auto place = l.places++;
+    l.behind.push_back({place, std::nullopt, {}});
+    return place;
+}
+
+void listen_hub::fill_place(const std::string& holder, std::uint64_t place,
+                            std::optional<json::object> notification, std::string_view source) {
+    auto it = listeners_.find(holder);
+    if (it == listeners_.end())
+        return; // the listener left while its message was judged
+    auto& l = it->second;
+    for (auto& w : l.behind)
+        if (w.place == place) {
+            w.place.reset();
+            w.notification = std::move(notification);
+            w.source = std::string(source);
+            break;
+        }
+    for (; !l.behind.empty() && !l.behind.front().place; l.behind.pop_front())
+        if (const auto& ready = l.behind.front(); ready.notification)
+            offer(l, *ready.notification, ready.source);
 }
 
 void listen_hub::offer(listener& l, const json::object& notification, std::string_view source) {
@@ -50,16 +91,17 @@ void listen_hub::offer(listener& l, const json::object& notification, std::strin
 
 void listen_hub::deliver_to_all(const json::object& notification) {
     for (auto& [key, l] : listeners_)
-        offer(l, notification, {});
+        pass(l, notification, {});
 }
 
-void listen_hub::deliver_task_news(const std::string& upstream, const json::object& notification,
-                                   std::string_view source) {
-    auto task = protocol::notification_subject(notification);
-    for (auto& [key, l] : listeners_)
+std::vector<listen_hub::task_listener> listen_hub::task_listeners(const std::string& upstream,
+                                                                  std::string_view task) const {
+    std::vector<task_listener> found;
+    for (const auto& [key, l] : listeners_)
         if (auto owner = l.task_owners.find(std::string(task));
-            owner != l.task_owners.end() && owner->second == upstream)
-            offer(l, notification, source);
+            owner != l.task_owners.end() && owner->second == upstream && l.request)
+            found.push_back({key, l.request, l.ex});
+    return found;
 }
 
 void listen_hub::close_all() {

@@ -10,6 +10,8 @@
 #include "transport/http/sse.hpp"
 #include "transport/process/version.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -28,16 +30,18 @@ namespace {
 // A comment frame this often tells a listener gate is alive and finds one that left.
 constexpr auto listen_keep_alive = std::chrono::seconds(15);
 
-// Whether the caller of `rec` may hear of `uri` at the upstream that owns it: one the tenant
-// does not see owns no URI for it, and a URI the caller may not read (as stage 5 decides
-// resources/subscribe) is not honoured, never subscribed upstream.
-bool may_listen(const request_context& rec, std::size_t upstream, const std::string& uri) {
-    const auto& server = rec.view->snap->upstream(upstream).id;
+// Whether the caller of `rec` may hear of the URI `target` routed (its canonical identity: the
+// upstream's own URI and the one gate lists, whichever the listen named) at the upstream that
+// owns it: one the tenant does not see owns no URI for it, and a URI the caller may not read
+// (as stage 5 decides resources/subscribe) is not honoured, never subscribed upstream.
+bool may_listen(const request_context& rec, const route& target, const std::string& own) {
+    const auto& server = rec.view->snap->upstream(target.upstream).id;
     if (rec.tenant_index && !rec.view->snap->tenants->sees(*rec.tenant_index, server))
         return false;
     if (const auto& policy = rec.view->snap->policy) {
         static constexpr std::string_view covering[] = {"resources/subscribe", "resources/read"};
-        return policy->decide(rec.caller ? &*rec.caller : nullptr, {server, covering, uri, uri})
+        return policy
+            ->decide(rec.caller ? &*rec.caller : nullptr, {server, covering, own, target.name})
             .allowed;
     }
     return true;
@@ -68,11 +72,23 @@ asio::awaitable<void> stream_listen(boost::beast::tcp_stream& stream, unsigned v
                 break;
         }
         frame.clear();
-        for (; !out.frames.empty(); out.frames.pop_front())
-            frame += format_sse(out.frames.front());
+        while (!out.frames.empty())
+            frame += format_sse(out.take());
         if (frame.empty())
             frame = ": keep-alive\n\n";
     }
+}
+
+// A listener asking after one of its tasks, as its tasks/get of the task at `upstream` would.
+request_context listener_asking_after(const request_context& listener,
+                                      std::shared_ptr<const federation_view> now,
+                                      const std::string& task, const std::string& upstream) {
+    auto asked = pipeline::judged_now(listener, std::move(now));
+    asked.modern = true;
+    asked.method = "tasks/get";
+    asked.name = task;
+    asked.upstream = upstream;
+    return asked;
 }
 } // namespace
 
@@ -81,14 +97,14 @@ listen_methods::hold(const std::string& holder, const std::shared_ptr<upstream_c
                      const std::string& uri) {
     auto held = co_await holds_.hold(holder, owner, uri);
     if (held.added)
-        services_.subscription_changed(holder, owner->config().id, uri, true);
+        services_.bridges.subscription_changed(holder, owner->config().id, uri, true);
     co_return std::move(held.refused);
 }
 
 asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, const route& target,
                                                        const std::string& uri,
                                                        const std::string& upstream_uri) {
-    auto* asker = services_.decision_hook();
+    auto* asker = services_.hook;
     const auto* hook =
         asker ? pipeline::hook_asked_at(rec.view->snap->doc->policy, hook_stage::call) : nullptr;
     if (!hook)
@@ -96,7 +112,7 @@ asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, con
     const auto& server = rec.view->snap->upstream(target.upstream).id;
     auto q = pipeline::hook_question_of(rec, hook_stage::call, server, upstream_uri);
     q.method = "resources/subscribe";
-    q.name = uri;
+    q.name = target.name.empty() ? uri : target.name;
     auto said = co_await asker->ask(*hook, hook_stage::call, describe(q), rec.traceparent);
     // Left out of the acknowledgment, as a URI the rules refuse is: the listen goes on.
     co_return said.allowed(*hook);
@@ -115,17 +131,19 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
         request_context side;
         side.view = rec.view;
         side.traceparent = rec.traceparent;
-        auto routing =
-            co_await routes_.named("resources/subscribe", id, json::object{{"uri", uri}}, side);
+        side.tenant_index = rec.tenant_index; // a URI's owner is one its tenant sees
+        auto routing = co_await routes_.route_named("resources/subscribe", id,
+                                                    json::object{{"uri", uri}}, side);
         rec.upstream_calls += side.upstream_calls + 1;
         auto* target = std::get_if<route>(&routing);
-        if (!target || !may_listen(rec, target->upstream, uri))
+        if (!target)
             continue;
         // Held under the URI the upstream wrote (an App's view has another here: its updates
         // come back renamed, protocol/ui_uri.hpp); honoured under the client's.
         auto* own = target->params.if_contains("uri");
         std::string upstream_uri = own && own->is_string() ? std::string(own->get_string()) : uri;
-        if (!co_await hook_lets_listen(rec, *target, uri, upstream_uri))
+        if (!may_listen(rec, *target, upstream_uri) ||
+            !co_await hook_lets_listen(rec, *target, uri, upstream_uri))
             continue;
         if (!co_await hold(key, rec.view->clients[target->upstream], upstream_uri))
             honoured.resource_subscriptions.insert(uri);
@@ -133,9 +151,9 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
     co_return honoured;
 }
 
-asio::awaitable<listen_methods::task_news>
+asio::awaitable<listen_methods::held_task_news>
 listen_methods::hold_task_news(const std::set<std::string>& asked, request_context& rec) {
-    task_news news;
+    held_task_news news;
     for (const auto& task : asked) {
         // A task gate knows of that the caller may ask after (tasks/get at its owner); any
         // other id is left out of the acknowledgment, as an unknown one would be.
@@ -156,15 +174,83 @@ listen_methods::hold_task_news(const std::set<std::string>& asked, request_conte
     co_return news;
 }
 
-void listen_methods::task_news::release() const {
+void listen_methods::held_task_news::release() const {
     for (const auto& [client, task] : held)
         if (auto c = client.lock())
             c->release_task_news(task);
 }
 
-void listen_methods::record(const request_context& rec, const std::string& uri, bool subscribed) {
+void listen_methods::task_news(const std::string& upstream, const upstream_message& m) {
+    auto now = services_.views.current_view();
+    // Egress of a finished task's result, once for every listener (it depends on the upstream
+    // alone): its resource links' icons from gate's origin, as for the call's own answer.
+    std::optional<std::pair<json::object, std::string>> linked;
+    if (judge_.links_icons(*now->snap, m.raw()))
+        linked = link_icons(*now->snap, upstream, m);
+    const auto& news = linked ? linked->first : m.body();
+    std::string_view text = linked ? std::string_view(linked->second) : m.raw();
+    auto task = std::string(protocol::notification_subject(news));
+    const auto* p = news.if_contains("params");
+    const auto* params = p ? p->if_object() : nullptr;
+    for (auto& heard : listens_.task_listeners(upstream, task)) {
+        auto asked = std::make_shared<request_context>(
+            listener_asking_after(*heard.listener, now, task, upstream));
+        bool judged =
+            params && ((params->contains("result") && judge_.result_hook(*asked)) ||
+                       (params->contains("inputRequests") && judge_.judges_input(*asked)));
+        auto place = judged ? listens_.hold_place(heard.key) : std::nullopt;
+        if (!place) {
+            listens_.deliver(heard.key, news, text);
+            continue;
+        }
+        asio::co_spawn(
+            heard.ex,
+            pass_judged_task_news(heard.key, *place, std::move(asked), news, std::string(text)),
+            asio::detached);
+    }
+}
+
+std::optional<std::pair<json::object, std::string>>
+listen_methods::link_icons(const snapshot& snap, const std::string& upstream,
+                           const upstream_message& m) const {
+    auto news = m.body();
+    auto* p = news.if_contains("params");
+    auto* params = p ? p->if_object() : nullptr;
+    auto* r = params ? params->if_contains("result") : nullptr;
+    auto* result = r ? r->if_object() : nullptr;
+    if (!result || !judge_.link_icons(snap, upstream, "notifications/tasks", *result))
+        return std::nullopt;
+    std::string text(m.raw());
+    pipeline::write_again(text, news);
+    return std::pair{std::move(news), std::move(text)};
+}
+
+asio::awaitable<void> listen_methods::pass_judged_task_news(std::string key, std::uint64_t place,
+                                                            std::shared_ptr<request_context> asked,
+                                                            json::object news, std::string source) {
+    const auto& params = news.at("params").as_object();
+    auto said = pipeline::verdict::answered;
+    try {
+        said = co_await judge_.judge_task(*asked, params, *asked->name, *asked->upstream);
+    } catch (...) {
+        listens_.fill_place(key, place, std::nullopt); // nothing, but the rest goes on
+        throw;
+    }
+    if (said == pipeline::verdict::proceed) {
+        listens_.fill_place(key, place, std::move(news), source);
+        co_return;
+    }
+    auto failed = pipeline::refused_task(params, *asked->response);
+    news["params"] = std::move(failed);
+    listens_.fill_place(key, place, std::move(news));
+    asked->method = "notifications/tasks"; // audited as what was withheld
+    services_.exit.conclude(*asked);
+}
+
+void listen_methods::record_subscription(const request_context& rec, const std::string& uri,
+                                         bool subscribed) {
     if (rec.upstream)
-        services_.subscription_changed(rec.session, *rec.upstream, uri, subscribed);
+        services_.bridges.subscription_changed(rec.session, *rec.upstream, uri, subscribed);
 }
 
 asio::awaitable<json::object>
@@ -180,7 +266,7 @@ listen_methods::subscribe_at_modern_upstream(const std::string& method, const js
     ++rec.upstream_calls;
     if (method == "resources/unsubscribe") {
         if (holds_.release(rec.session, owner->config().id, uri))
-            services_.subscription_changed(rec.session, owner->config().id, uri, false);
+            services_.bridges.subscription_changed(rec.session, owner->config().id, uri, false);
         co_return protocol::make_result(id, json::object{});
     }
     auto refused = co_await hold(rec.session, owner, uri);
@@ -188,7 +274,7 @@ listen_methods::subscribe_at_modern_upstream(const std::string& method, const js
         co_return protocol::make_result(id, json::object{});
     if (refused->answer) // the upstream's own refusal
         co_return pass_on(std::move(*refused->answer), id, rec);
-    if (refused->what == upstream_failure::kind::protocol)
+    if (refused->what == upstream_failure::kind::protocol && !refused->capacity)
         co_return refusal(rec, id, gateway_error::method_not_found, {refused->message});
     co_return refuse_upstream(rec, id, owner->config().id, *refused);
 }
@@ -203,7 +289,7 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
         rec.id = msg.id;
         refuse(rec, gateway_error::invalid_params, {*why});
         // The listen owns its context (moved into this coroutine): it leaves by the exit here.
-        services_.audit(rec);
+        services_.exit.conclude(rec);
         co_return http_reply::json(http::status::ok, json::serialize(*rec.response));
     }
     auto& asked = std::get<protocol::subscription_filter>(parsed);
@@ -219,14 +305,15 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
                      {"params", {{"notifications", honoured.to_json()}}}};
     protocol::stamp_subscription(ack, msg.id);
     auto out = listens_.open(key, msg.id, std::move(honoured), co_await asio::this_coro::executor,
-                             tasks.owners);
+                             tasks.owners, &rec);
     co_await stream_listen(stream, req.version(), *out, format_sse(json::serialize(ack)));
     // The listener hung up (or gate is stopping): what it held is released.
     listens_.close(key);
     holds_.release_all(key);
     tasks.release();
     rec.trace.record(stage::egress);
-    services_.audit(rec); // a listen's only answer is its stream, over when the listener leaves
+    services_.exit.conclude(
+        rec); // a listen's only answer is its stream, over when the listener leaves
     co_return std::nullopt;
 }
 

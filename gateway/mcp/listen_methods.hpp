@@ -4,11 +4,17 @@
 // URI belongs to a 2026-07-28 upstream (which has no resources/subscribe).
 #pragma once
 
+#include "gateway/mcp/bridge_events.hpp"
 #include "gateway/mcp/call_routes.hpp"
 #include "gateway/mcp/listen_hub.hpp"
 #include "gateway/mcp/subscription_holds.hpp"
 #include "gateway/mcp/task_methods.hpp"
+#include "gateway/mcp/upstream_traffic.hpp"
+#include "gateway/pipeline/call_services.hpp"
+#include "gateway/pipeline/client_bound.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/request_exit.hpp"
+#include "gateway/upstream/live_federation.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/subscription_filter.hpp"
 #include "transport/http/http_reply.hpp"
@@ -29,28 +35,26 @@ namespace gate::transport {
 
 class hook_asker;
 
-// What listens and held subscriptions ask of the gateway (answered by gateway/entry/
-// mcp_method_services).
-class listen_services {
-public:
-    // The bridge keeper hears of a subscription held (or released) for `holder` (a session,
-    // or a listen's key) at `upstream`, for the fan-out of its updates.
-    virtual void subscription_changed(const std::string& holder, const std::string& upstream,
-                                      const std::string& uri, bool subscribed) = 0;
+// What listens and held subscriptions are given, each part by its owner; fakes in
+// tests/unit/listen_methods_test.cpp.
+struct listen_services {
+    // The federation as it is now (a reload swaps it): what a listen is pushed is judged on it.
+    view_source& views;
+    bridge_events& bridges;
     // A finished listen, out by the chain's exit (its context was moved into the listen).
-    virtual void audit(request_context& rec) = 0;
-    // Where policy.decisionHook is asked (null: never).
-    virtual hook_asker* decision_hook() = 0;
-
-protected:
-    ~listen_services() = default;
+    pipeline::request_exit& exit;
+    hook_asker* hook;               // where policy.decisionHook is asked (null: never)
+    pipeline::icon_rewriter& icons; // a pushed task's result's icons, as a call's
 };
 
-class listen_methods {
+// Stages 7 and 8 subscribe at a 2026-07-28 upstream and record subscriptions through it
+// (pipeline::subscription_stage_services).
+class listen_methods final : public pipeline::subscription_stage_services, public task_news_sink {
 public:
     listen_methods(listen_hub& listens, subscription_holds& holds, call_routes& routes,
-                   task_methods& tasks, listen_services& services)
-        : listens_(listens), holds_(holds), routes_(routes), tasks_(tasks), services_(services) {}
+                   task_methods& tasks, listen_services services)
+        : listens_(listens), holds_(holds), routes_(routes), tasks_(tasks), services_(services),
+          judge_(services.hook, &services.icons) {}
 
     // A 2026-07-28 client's listen: an event stream of what its filter asks for (and gate
     // honours), until it hangs up.
@@ -62,11 +66,21 @@ public:
     // such method: gate holds the URI in its own listen there and records the client.
     boost::asio::awaitable<boost::json::object>
     subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
-                                 const route& target, request_context& rec);
+                                 const route& target, request_context& rec) override;
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
-    void record(const request_context& rec, const std::string& uri, bool subscribed);
+    void record_subscription(const request_context& rec, const std::string& uri,
+                             bool subscribed) override;
+    // An upstream's notifications/tasks, to each listen that holds the task there, judged as
+    // that listener's tasks/get of the task would be now (pipeline::client_bound, on the
+    // current view): a result or an input request the listener may not have reaches it as the
+    // task failed with the refusal. One being judged holds its place in the listener's order.
+    void task_news(const std::string& upstream, const upstream_message& m) override;
 
 private:
+    // `m` (an upstream's notifications/tasks) with its finished result's icons rewritten, and
+    // its text written again; nullopt when nothing changed.
+    std::optional<std::pair<boost::json::object, std::string>>
+    link_icons(const snapshot& snap, const std::string& upstream, const upstream_message& m) const;
     // Holds `uri` at `owner` for `holder`; one it did not hold yet is told to the keeper.
     boost::asio::awaitable<std::optional<upstream_failure>>
     hold(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
@@ -83,20 +97,27 @@ private:
                     const boost::json::value& id, request_context& rec);
     // The tasks extension's part of a listen: each task the caller may ask after, held at its
     // 2026-07-28 owner while the listen lasts.
-    struct task_news {
+    struct held_task_news {
         std::set<std::string> honoured;
         std::map<std::string, std::string> owners; // task id -> upstream id
         std::vector<std::pair<std::weak_ptr<upstream_client>, std::string>> held;
         void release() const;
     };
-    boost::asio::awaitable<task_news> hold_task_news(const std::set<std::string>& asked,
-                                                     request_context& rec);
+    boost::asio::awaitable<held_task_news> hold_task_news(const std::set<std::string>& asked,
+                                                          request_context& rec);
+    // One listener's notifications/tasks (`asked`: the listener asking after the task), judged
+    // then queued for it at `place`; a refusal audited.
+    boost::asio::awaitable<void> pass_judged_task_news(std::string key, std::uint64_t place,
+                                                       std::shared_ptr<request_context> asked,
+                                                       boost::json::object news,
+                                                       std::string source);
 
     listen_hub& listens_;
     subscription_holds& holds_;
     call_routes& routes_;
     task_methods& tasks_;
-    listen_services& services_;
+    listen_services services_;
+    pipeline::client_bound judge_;
 };
 
 } // namespace gate::transport

@@ -98,8 +98,7 @@ answer_modern(parked_inputs& inputs, const parked_fleet& fleet, beast::tcp_strea
         std::optional<std::string> final_text;
         while (!out.frames.empty()) {
             last = out.answered && out.frames.size() == 1;
-            auto text = std::move(out.frames.front());
-            out.frames.pop_front();
+            auto text = out.take();
             if (last)
                 final_text = with_id(std::move(text), id, id_text);
             else

@@ -62,8 +62,7 @@ asio::awaitable<void> relay_parked(parked_inputs& inputs, parked_fleet fleet,
         bool final = false;
         while (!out.frames.empty()) {
             final = out.answered && out.frames.size() == 1;
-            auto text = std::move(out.frames.front());
-            out.frames.pop_front();
+            auto text = out.take();
             if (final)
                 said.final = std::move(text);
             else

@@ -39,7 +39,7 @@ bool session_admission::admitted(const session_table::admission& a) {
     if (a.evicted) {
         const auto& e = *a.evicted;
         auto reason = share_reason_label(e.reason);
-        services_.count_eviction(reason);
+        counts_.count_eviction(reason);
         if (auto left_out = evictions_logged_.pass(clock::now()))
             spdlog::info("ended an idle session of {} (unused for {} s) to make room for a new "
                          "one: {}{}",
@@ -52,12 +52,12 @@ bool session_admission::admitted(const session_table::admission& a) {
         services_.end_everywhere(e.id);
     }
     if (!a.id)
-        services_.count_refusal(share_reason_label(a.refused));
+        counts_.count_refusal(share_reason_label(a.refused));
     return a.id.has_value();
 }
 
-std::optional<std::string> session_admission::open(request_context& rec,
-                                                   const boost::json::object& capabilities) {
+std::optional<std::string>
+session_admission::open_session(request_context& rec, const boost::json::object& capabilities) {
     const auto& limits = rec.view->snap->doc->server.sessions;
     auto holder = share_holder(rec.caller, rec.peer);
     auto a = sessions_.open(

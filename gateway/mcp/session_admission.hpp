@@ -6,6 +6,8 @@
 #pragma once
 
 #include "gateway/mcp/session_table.hpp"
+#include "gateway/operations/method_counts.hpp"
+#include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "transport/process/log_gate.hpp"
 
@@ -21,22 +23,22 @@ class session_admission_services {
 public:
     // A session ended to make room: everywhere, the fleet's store and its bridges included.
     virtual void end_everywhere(const std::string& session) = 0;
-    // The metrics of sessions ended to make room, and of refused ones, by reason.
-    virtual void count_eviction(std::string_view reason) = 0;
-    virtual void count_refusal(std::string_view reason) = 0;
 
 protected:
     ~session_admission_services() = default;
 };
 
-class session_admission {
+// Stage 8 opens a session through it (pipeline::session_opener).
+class session_admission final : public pipeline::session_opener {
 public:
-    session_admission(session_table& sessions, session_admission_services& services)
-        : sessions_(sessions), services_(services) {}
+    session_admission(session_table& sessions, session_admission_services& services,
+                      session_counts& counts)
+        : sessions_(sessions), services_(services), counts_(counts) {}
 
     // A new session for an accepted initialize; nullopt: refused, and `rec` carries the
     // refusal.
-    std::optional<std::string> open(request_context& rec, const boost::json::object& capabilities);
+    std::optional<std::string> open_session(request_context& rec,
+                                            const boost::json::object& capabilities) override;
     // What the table did to admit one (here, or for the fleet: a session opened elsewhere);
     // true when it was admitted.
     bool admitted(const session_table::admission& a);
@@ -44,6 +46,7 @@ public:
 private:
     session_table& sessions_;
     session_admission_services& services_;
+    session_counts& counts_;
     // A flood of them logs a line a second; the metrics count every one.
     log_gate evictions_logged_{std::chrono::seconds(1)};
     log_gate refusals_logged_{std::chrono::seconds(1)};

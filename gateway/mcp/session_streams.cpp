@@ -57,7 +57,7 @@ asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_strea
     http::response_serializer<http::empty_body> sr{res};
     stream.expires_never();
     co_await http::async_write_header(stream, sr, asio::redirect_error(asio::use_awaitable, ec));
-    services_.listening(session, true);
+    bridges_.listening(session, true);
     std::uint64_t event_id = 0;
     while (!ec && sessions_.contains(session) && !services_.stopping()) {
         auto pending = sessions_.take_outbox(session);
@@ -83,7 +83,7 @@ asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_strea
     if (!ec)
         co_await asio::async_write(stream, http::make_chunk_last(),
                                    asio::redirect_error(asio::use_awaitable, ec));
-    services_.listening(session, false);
+    bridges_.listening(session, false);
     // A listening client was connected until now: its session's idle time counts from here.
     sessions_.touch(session, clock::now());
     co_return std::nullopt;

@@ -2,6 +2,7 @@
 // the client on, and DELETE, which ends the session everywhere.
 #pragma once
 
+#include "gateway/mcp/bridge_events.hpp"
 #include "gateway/mcp/session_table.hpp"
 #include "transport/http/http_reply.hpp"
 #include "transport/http/http_server.hpp"
@@ -22,9 +23,6 @@ public:
     virtual boost::asio::awaitable<bool> known_session(const std::string& session,
                                                        const caller_ref& caller,
                                                        const boost::asio::ip::address& peer) = 0;
-    // The bridge keeper hears that the session's client is listening (or no longer is): its
-    // bridged sessions are not idle while it listens.
-    virtual void listening(const std::string& session, bool open) = 0;
     // The gateway is stopping: streams close.
     virtual bool stopping() const = 0;
     // A session ended: at every upstream, in the fleet's store and on every instance.
@@ -36,8 +34,9 @@ protected:
 
 class session_streams {
 public:
-    session_streams(session_table& sessions, session_stream_services& services)
-        : sessions_(sessions), services_(services) {}
+    session_streams(session_table& sessions, session_stream_services& services,
+                    bridge_events& bridges)
+        : sessions_(sessions), services_(services), bridges_(bridges) {}
 
     // GET: the session's event stream, until DELETE, the client leaving or shutdown; the
     // refusal (406, 400, 404, 429) where it cannot be opened.
@@ -52,6 +51,7 @@ public:
 private:
     session_table& sessions_;
     session_stream_services& services_;
+    bridge_events& bridges_;
 };
 
 } // namespace gate::transport

@@ -1,5 +1,6 @@
 #include "gateway/mcp/session_table.hpp"
 
+#include "gateway/pipeline/request_context.hpp"
 #include "transport/random_id.hpp"
 
 #include <algorithm>
@@ -42,6 +43,15 @@ std::string share_holder(const caller_ref& who, const boost::asio::ip::address& 
 void session_table::set_limits(session_limits limits) {
     std::lock_guard lock(mutex_);
     limits_ = limits;
+}
+
+session_limits session_limits_of(const config::server& s) {
+    return {static_cast<std::size_t>(s.sessions.max),
+            static_cast<std::size_t>(s.sessions.per_principal)};
+}
+
+void session_table::adopt(const federation_view& next) {
+    set_limits(session_limits_of(next.snap->doc->server));
 }
 
 session_table::admission session_table::open(opening o, time_point now) {
@@ -119,13 +129,22 @@ std::shared_ptr<const principal> session_table::principal_of(const std::string& 
     return it == sessions_.end() ? nullptr : it->second.who;
 }
 
-bool session_table::owned_by(const std::string& id, std::string_view owner) const {
+session_table::owned_look session_table::look_up(const std::string& id, std::string_view owner,
+                                                 std::optional<time_point> use) {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
-    return it != sessions_.end() && it->second.owner == owner;
+    if (it == sessions_.end())
+        return {};
+    if (it->second.owner != owner)
+        return {owner_found::another, {}};
+    if (!use)
+        return {owner_found::owner, {}};
+    it->second.last_used = *use;
+    shares_.used(id, *use);
+    return {owner_found::owner, session_call(it->second.calls)};
 }
 
-boost::json::object session_table::capabilities(const std::string& id) const {
+boost::json::object session_table::capabilities(const std::string& id) {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
     return it == sessions_.end() ? boost::json::object{} : it->second.capabilities;

@@ -3,7 +3,11 @@
 #pragma once
 
 #include "actors/policy/principal.hpp"
+#include "config/model.hpp"
+#include "gateway/mcp/client_capabilities.hpp"
+#include "gateway/mcp/session_delivery.hpp"
 #include "gateway/mcp/session_shares.hpp"
+#include "gateway/upstream/live_federation.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -68,7 +72,12 @@ private:
 // given). Behind a proxy every anonymous caller is the proxy's address (docs/sessions.md).
 std::string share_holder(const caller_ref& who, const boost::asio::ip::address& peer);
 
-class session_table {
+// The limits of the sessions table, from the server section.
+session_limits session_limits_of(const config::server& s);
+
+class session_table final : public client_capabilities,
+                            public session_delivery,
+                            public view_adopter {
 public:
     using time_point = std::chrono::steady_clock::time_point;
 
@@ -109,13 +118,21 @@ public:
     std::vector<std::string> used_since(time_point since) const;
     // Whether the session has a GET stream open here.
     bool listening(const std::string& id) const;
-    // Whether the session exists and was opened by `owner`: another principal's session is
-    // answered like an unknown one, so its existence is not disclosed either.
-    bool owned_by(const std::string& id, std::string_view owner) const;
+    // Whether the session exists and was opened by `owner` (another principal's session is
+    // answered like an unknown one, so its existence is not disclosed either). With `use`, an
+    // owned one is also marked used then and held in use while the returned call lives: the
+    // session step's look, one lookup where owned_by, touch and call_on took three.
+    enum class owner_found { owner, another, none };
+    struct owned_look {
+        owner_found found = owner_found::none;
+        session_call call; // held when found by its owner with `use`
+    };
+    owned_look look_up(const std::string& id, std::string_view owner,
+                       std::optional<time_point> use = std::nullopt);
     // The principal that opened the session, as verified then (null: anonymous or unknown).
-    std::shared_ptr<const principal> principal_of(const std::string& id) const;
+    caller_ref principal_of(const std::string& id) const override;
     // The client's declared capabilities (empty when unknown).
-    boost::json::object capabilities(const std::string& id) const;
+    boost::json::object capabilities(const std::string& id) override;
     bool contains(const std::string& id) const;
     // Marks the session used at `now`; its negotiated version, or nullopt when unknown.
     std::optional<std::string> touch(const std::string& id, time_point now);
@@ -137,7 +154,7 @@ public:
     // max_outbox_messages and max_outbox_bytes, oldest dropped first: a client that stops
     // reading, or an upstream that floods, holds a bounded amount of the gateway); false when
     // the session is unknown.
-    bool deliver(const std::string& id, const std::string& message);
+    bool deliver(const std::string& id, const std::string& message) override;
     // Takes the queued messages of a session (empty when none or unknown).
     std::vector<std::string> take_outbox(const std::string& id);
     // Ends the session and wakes its streams so they close; false when unknown.
@@ -149,6 +166,10 @@ public:
     std::size_t held_by(const std::string& holder) const;
 
 private:
+    // The limits of server.sessions in a reload's view (set_limits), as a view_adopter.
+    void adopt(const federation_view& next) override;
+    // session_delivery: what the upstream traffic asks (contains, by its interface's name).
+    bool session_open(const std::string& id) override { return contains(id); }
     // Under the lock: admits and inserts a session under `id`.
     admission admit(const std::string& id, opening o, time_point now);
     // Under the lock: ends a session (its streams woken).
@@ -162,5 +183,10 @@ private:
     session_shares shares_;
     std::uint64_t dropped_ = 0;
 };
+
+// Whether the session exists and was opened by `owner` (session_table::look_up).
+inline bool owned_by(session_table& table, const std::string& id, std::string_view owner) {
+    return table.look_up(id, owner).found == session_table::owner_found::owner;
+}
 
 } // namespace gate::transport

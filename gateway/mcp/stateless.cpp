@@ -2,9 +2,10 @@
 // version and capabilities in `_meta` and mirrored in headers. No session is created or
 // needed; `server/discover` describes the federation; lists and calls go through the same
 // stages as in a session (docs/protocol-eras.md).
-#include "gateway/entry/gateway_impl.hpp"
+#include "gateway/mcp/endpoint.hpp"
 #include "gateway/mcp/initialize.hpp"
 #include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/client_answer.hpp"
 #include "protocol/modern_request.hpp"
 #include "protocol/param_headers.hpp"
 #include "protocol/protocol_versions.hpp"
@@ -65,11 +66,11 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
 
 } // namespace
 
-asio::awaitable<http_reply> gateway::impl::server_discover(const protocol::message& msg,
-                                                           request_context& rec) {
+asio::awaitable<http_reply> mcp_endpoint::server_discover(const protocol::message& msg,
+                                                          request_context& rec) {
     std::string version;
     rec.trace.record(stage::route);
-    auto init = co_await initialize_answer(calls, msg.id, {}, version, rec);
+    auto init = co_await initialize_answer(calls_, msg.id, {}, version, rec);
     json::object answer;
     if (auto* r = init.if_contains("result"); r && r->is_object()) {
         auto& result = r->as_object();
@@ -103,27 +104,27 @@ asio::awaitable<http_reply> gateway::impl::server_discover(const protocol::messa
     }
     rec.verbatim.clear();
     settle_outcome(rec, answer);
-    stages.conclude(rec); // answered here, not by the stages: it leaves by the exit here
+    stages_.conclude(rec); // answered here, not by the stages: it leaves by the exit here
     co_return http_reply::json(http::status::ok, json::serialize(answer));
 }
 
-asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const http_request& req,
-                                                                        beast::tcp_stream& stream,
-                                                                        protocol::message msg,
-                                                                        request_context& rec) {
+asio::awaitable<std::optional<http_reply>> mcp_endpoint::stateless(const http_request& req,
+                                                                   beast::tcp_stream& stream,
+                                                                   protocol::message msg,
+                                                                   request_context& rec) {
     rec.method = msg.method.empty() ? "response" : msg.method;
     if (msg.kind != protocol::message_kind::request) {
         // Notifications carry nothing gate acts on without a session (closing the response
         // stream is how a 2026-07-28 client cancels); accepted like any notification. An
         // answer this handler makes after the chain's entry leaves by the exit here.
-        stages.conclude(rec);
+        stages_.conclude(rec);
         co_return http_reply::empty(http::status::accepted);
     }
     // The chain's entry checked the request's envelope and method (envelope_step).
     if (msg.method == "server/discover")
         co_return co_await server_discover(msg, rec);
     if (msg.method == "subscriptions/listen")
-        co_return co_await listening.listen(stream, req, std::move(msg), std::move(rec));
+        co_return co_await listens_.listen(stream, req, std::move(msg), std::move(rec));
     if (msg.method == "tools/call")
         if (auto mismatch = take_param_headers(req, msg, rec)) {
             // A retry of a parked call too: its headers mirror its body like any call's.
@@ -133,10 +134,10 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
                                      msg.id,
                                      {},
                                      protocol::client_era::modern});
-            stages.conclude(rec);
+            stages_.conclude(rec);
             co_return answer_of(rec);
         }
-    if (auto resumed = co_await call_paths.resume_parked(stream, req, msg, rec))
+    if (auto resumed = co_await call_paths_.resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.modern = true;
     if (auto* meta = msg.params()->at("_meta").if_object()) {
@@ -152,13 +153,13 @@ asio::awaitable<std::optional<http_reply>> gateway::impl::mcp_stateless(const ht
         // Stages 4-9; egress marks the result and its cacheability for this revision.
         rec.id = msg.id;
         rec.params = msg.take_params();
-        if (auto routed = stages.run(rec, stage::route); !routed.ready())
+        if (auto routed = stages_.run(rec, stage::route); !routed.ready())
             co_await routed.take();
         co_return answer_of(rec);
     }
     // Everything else runs like a named call of a session, on the upstreams' shared root
     // sessions: a stateless client has no bridged session.
-    co_return co_await call_paths.streamed(stream, req, std::move(msg), rec);
+    co_return co_await call_paths_.streamed(stream, req, std::move(msg), rec);
 }
 
 } // namespace gate::transport

@@ -7,7 +7,6 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/client_answer.hpp"
-#include "gateway/pipeline/hook_check.hpp"
 #include "protocol/list_merge.hpp"
 
 #include <cstdio>
@@ -96,30 +95,30 @@ void note_decision(request_context& rec, const policy_decision& decided) {
 
 } // namespace
 
-asio::awaitable<void> task_methods::pin_minted(const request_context& rec, std::size_t upstream,
-                                               std::string id) {
+asio::awaitable<void> task_methods::pin_task(const request_context& rec, std::size_t upstream,
+                                             std::string id) {
     const auto& owner = rec.view->snap->upstream(upstream).id;
-    services_.pin(id, task_owner_key(rec), owner);
+    services_.records.pin(id, task_owner_key(rec), owner);
     // The fleet's record is written before the client hears of the task, so its next call
     // may land on any instance.
-    co_await services_.put_fleet_record(id, fleet_task_record(task_owner_key(rec), owner));
+    co_await services_.records.put_fleet_record(id, fleet_task_record(task_owner_key(rec), owner));
 }
 
 asio::awaitable<std::optional<task_owner>> task_methods::owner_of(const std::string& task_id,
                                                                   request_context& rec) {
     auto principal = task_owner_key(rec);
-    auto owner = co_await services_.find(task_id, principal);
+    auto owner = co_await services_.records.find(task_id, principal);
     if (!owner || owner->what != task_owner::kind::unknown)
         co_return owner;
     // Minted through another instance of the fleet: its record says whose it is.
-    auto record = co_await services_.fleet_record(task_id);
+    auto record = co_await services_.records.fleet_record(task_id);
     if (!record)
         co_return owner;
     owner = from_fleet_record(*record, principal);
     if (owner->what == task_owner::kind::owned)
-        services_.pin(task_id, principal, owner->upstream);
+        services_.records.pin(task_id, principal, owner->upstream);
     else if (owner->what == task_owner::kind::located)
-        services_.locate(task_id, owner->upstream);
+        services_.records.locate(task_id, owner->upstream);
     co_return owner;
 }
 
@@ -136,8 +135,9 @@ asio::awaitable<std::optional<std::size_t>> task_methods::holder(const std::stri
     co_return at->second;
 }
 
-asio::awaitable<json::object> task_methods::call(const json::value& id, const std::string& method,
-                                                 json::object params, request_context& rec) {
+asio::awaitable<json::object> task_methods::task_call(const json::value& id,
+                                                      const std::string& method,
+                                                      json::object params, request_context& rec) {
     if (method == "tasks/list")
         co_return co_await list(id, params, rec);
     if (method != "tasks/get" && method != "tasks/result" && method != "tasks/cancel" &&
@@ -180,58 +180,88 @@ asio::awaitable<json::object> task_methods::call(const json::value& id, const st
     if (auto refused = co_await guards(id, method, task_id, owner_index, rec))
         co_return std::move(*refused);
     rec.upstream = rec.view->snap->upstream(owner_index).id;
-    auto reply = co_await services_.call(owner_index, method, std::move(params), rec, true);
+    if (method == "tasks/update")
+        if (auto refused = co_await refused_update(id, task_id, owner_index, params, rec))
+            co_return std::move(*refused);
+    auto reply = co_await services_.upstreams.call_upstream(owner_index, method, std::move(params),
+                                                            rec, true);
     if (auto* f = std::get_if<upstream_failure>(&reply))
         co_return refuse_upstream(rec, id, *rec.upstream, *f);
     co_return co_await judged(std::move(std::get<upstream_message>(reply)), id, method, task_id,
                               rec);
 }
 
-// The owner's answer, errors included, passes through verbatim; a task's result is the call's,
-// and a decision hook asked about results judges it (docs/decision-hook.md): at tasks/result,
-// and at a 2026-07-28 tasks/get that carries the finished result inline.
+// The owner's answer, errors included, passes through verbatim; what it carries for the client
+// is judged (pipeline::client_bound, docs/decision-hook.md): a task's result, at tasks/result
+// and at a 2026-07-28 tasks/get that carries it inline, and the input requests such a tasks/get
+// carries, as the upstream's requests to the client they are.
 asio::awaitable<json::object> task_methods::judged(upstream_message reply, const json::value& id,
                                                    const std::string& method,
                                                    const std::string& task_id,
                                                    request_context& rec) {
-    const auto* hook = result_hook(rec, method);
-    auto answer =
-        pass_on(std::move(reply), id, rec, hook ? answer_read::whole : answer_read::client_answer);
-    if (!hook)
+    bool links = (method == "tasks/result" || method == "tasks/get") &&
+                 judge_.links_icons(*rec.view->snap, reply.raw());
+    bool read_whole =
+        links || (method == "tasks/result" && judge_.result_hook(rec)) ||
+        (method == "tasks/get" && (judge_.result_hook(rec) || judge_.judges_input(rec)));
+    auto answer = pass_on(std::move(reply), id, rec,
+                          read_whole ? answer_read::whole : answer_read::client_answer);
+    if (!read_whole)
         co_return answer;
-    const json::object* judged_part = &answer;
-    if (method == "tasks/get") {
-        const auto* r = answer.if_contains("result");
-        const auto* inline_result =
-            r && r->is_object() ? r->get_object().if_contains("result") : nullptr;
-        if (!inline_result || !inline_result->is_object())
-            co_return answer;
-        judged_part = &r->get_object();
+    if (links) // before the hook: it is shown what the client would be, as at stage 8
+        link_icons(answer, method, rec);
+    auto verdict = pipeline::verdict::proceed;
+    if (method == "tasks/result") {
+        verdict =
+            co_await judge_.judge_result(rec, answer, *rec.upstream, task_id,
+                                         "the result of task " + task_id + " on " + *rec.upstream +
+                                             (rec.caller ? " for " + rec.caller->subject : ""));
+    } else if (const auto* r = answer.if_contains("result"); r && r->is_object()) {
+        verdict = co_await judge_.judge_task(rec, r->get_object(), task_id, *rec.upstream);
     }
-    if (co_await judge_task_result(*hook, *judged_part, task_id, rec) ==
-        pipeline::verdict::answered)
+    if (verdict == pipeline::verdict::answered)
         co_return std::move(*rec.response);
     co_return answer;
 }
 
-const config::decision_hook* task_methods::result_hook(const request_context& rec,
-                                                       std::string_view method) {
-    if ((method != "tasks/result" && method != "tasks/get") || !services_.decision_hook())
-        return nullptr;
-    return pipeline::hook_asked_at(rec.view->snap->doc->policy, hook_stage::result);
+// A task's result is a call's: its resource links' icons from gate's origin, as stage 8 has
+// them for the call's own answer. At tasks/result the answer's result is the call's; a
+// 2026-07-28 tasks/get carries it inline.
+void task_methods::link_icons(json::object& answer, const std::string& method,
+                              request_context& rec) const {
+    auto* r = answer.if_contains("result");
+    auto* result = r ? r->if_object() : nullptr;
+    if (result && method == "tasks/get") {
+        auto* inline_result = result->if_contains("result");
+        result = inline_result ? inline_result->if_object() : nullptr;
+    }
+    if (result && judge_.link_icons(*rec.view->snap, *rec.upstream, method, *result) &&
+        !rec.verbatim.empty())
+        pipeline::write_again(rec.verbatim, answer);
 }
 
-// `answer`: the JSON-RPC answer (its `result` or `error` judged), or a 2026-07-28 task whose
-// `result` member is the call's.
-asio::awaitable<pipeline::verdict>
-task_methods::judge_task_result(const config::decision_hook& hook, const json::object& answer,
-                                const std::string& task_id, request_context& rec) {
-    auto q = pipeline::hook_question_of(rec, hook_stage::result, *rec.upstream, task_id);
-    pipeline::describe_answer(q, answer, hook.send_result);
-    co_return co_await pipeline::consult_hook(
-        *services_.decision_hook(), hook, rec, hook_stage::result, describe(q),
-        "the result of task " + task_id + " on " + *rec.upstream +
-            (rec.caller ? " for " + rec.caller->subject : ""));
+// A tasks/update answers the task's input requests: one the client could not have been shown
+// (client_bound refuses it) is not answered upstream either. What the task asks is what its
+// owner's tasks/get says now; a task gate cannot ask after is not updated.
+asio::awaitable<std::optional<json::object>>
+task_methods::refused_update(const json::value& id, const std::string& task_id, std::size_t owner,
+                             const json::object& params, request_context& rec) {
+    const auto* responses = params.if_contains("inputResponses");
+    const auto* answered = responses ? responses->if_object() : nullptr;
+    if (!answered || answered->empty() || !judge_.judges_input(rec))
+        co_return std::nullopt;
+    auto asked = co_await services_.upstreams.call_upstream(
+        owner, "tasks/get", json::object{{"taskId", task_id}}, rec, false);
+    if (auto* f = std::get_if<upstream_failure>(&asked))
+        co_return refuse_upstream(rec, id, *rec.upstream, *f);
+    // Asking nothing now, it asks none of the keys answered: each is refused as unasked.
+    auto requests = std::get<upstream_message>(asked).value_at({"result", "inputRequests"});
+    if (!requests)
+        requests = json::object();
+    if (co_await judge_.judge_input_requests(rec, &*requests, *rec.upstream, answered) ==
+        pipeline::verdict::answered)
+        co_return std::move(*rec.response);
+    co_return std::nullopt;
 }
 
 asio::awaitable<std::optional<json::object>>
@@ -249,7 +279,7 @@ task_methods::guards(const json::value& id, const std::string& method, const std
                           {method + " of " + task_id + " on " + server +
                            (rec.caller ? " for " + rec.caller->subject : "")});
     }
-    if (auto spent = co_await services_.charge(rec, upstream))
+    if (auto spent = co_await services_.charges.charge(rec, upstream))
         co_return budget_refusal(rec, *spent);
     co_return std::nullopt;
 }
@@ -263,7 +293,7 @@ task_methods::reach(std::string_view method, request_context& rec,
     for (std::size_t i = 0; i < rec.view->snap->size(); ++i) {
         if (!tenant_sees(rec, i) || !task_policy(rec, i, method).allowed)
             continue;
-        if (auto spent = co_await services_.charge(rec, i)) {
+        if (auto spent = co_await services_.charges.charge(rec, i)) {
             if (!spent->key.starts_with("upstream ")) {
                 refused = std::move(spent);
                 co_return std::vector<std::size_t>{};
@@ -288,15 +318,15 @@ task_methods::find_by_probe(const json::value& id, const std::string& method,
     auto probes = co_await fan_out<upstream_reply>(
         reached.size(), [&](std::size_t k) -> asio::awaitable<upstream_reply> {
             // Probes are not the client's call: nothing to cancel.
-            co_return co_await services_.call(reached[k], "tasks/get",
-                                              json::object{{"taskId", task_id}}, rec, false);
+            co_return co_await services_.upstreams.call_upstream(
+                reached[k], "tasks/get", json::object{{"taskId", task_id}}, rec, false);
         });
     for (std::size_t k = 0; k < probes.size(); ++k) {
         if (!probes[k] || !has_result(*probes[k]))
             continue;
         const auto& holder = rec.view->snap->upstream(reached[k]).id;
-        services_.locate(task_id, holder);
-        co_await services_.put_fleet_record(task_id, fleet_located_record(holder));
+        services_.records.locate(task_id, holder);
+        co_await services_.records.put_fleet_record(task_id, fleet_located_record(holder));
         co_return probe{reached[k], std::move(std::get<upstream_message>(*probes[k]))};
     }
     co_return unknown_task(rec, id, task_id);
@@ -319,7 +349,7 @@ asio::awaitable<json::object> task_methods::list(const json::value& id, const js
         reached.size(), [&](std::size_t k) -> asio::awaitable<std::optional<json::array>> {
             auto i = reached[k];
             ++rec.upstream_calls;
-            auto r = co_await services_.fetch_tasks(i, rec);
+            auto r = co_await services_.upstreams.fetch_tasks(i, rec);
             if (auto* f = std::get_if<upstream_failure>(&r)) {
                 spdlog::warn("upstream {} left out of tasks/list: {}",
                              rec.view->snap->upstream(i).id, f->message);
@@ -334,8 +364,8 @@ asio::awaitable<json::object> task_methods::list(const json::value& id, const js
     if (parts_by_upstream.empty() && !reached.empty())
         co_return refusal(rec, id, gateway_error::all_upstreams_down);
     auto merged = protocol::merge_by_id("taskId", parts_by_upstream);
-    co_return list_response(co_await services_.page(rec, std::move(merged), std::move(cursor)), id,
-                            rec);
+    co_return list_response(
+        co_await services_.pages.page(rec, std::move(merged), std::move(cursor)), id, rec);
 }
 
 } // namespace gate::transport

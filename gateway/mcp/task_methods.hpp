@@ -9,6 +9,9 @@
 #include "actors/federation/federation.hpp"
 #include "actors/federation/task_registry.hpp"
 #include "actors/guards/budget_ledger.hpp"
+#include "gateway/pipeline/budget_charger.hpp"
+#include "gateway/pipeline/call_services.hpp"
+#include "gateway/pipeline/client_bound.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/pipeline/step.hpp"
 
@@ -28,13 +31,9 @@ class hook_asker;
 // Whose tasks a request sees (the principal; every anonymous caller shares one owner).
 std::uint64_t task_owner_key(const request_context& rec);
 
-// What the task methods ask of the gateway: the task keeper, the fleet's records, the budgets,
-// the upstreams and the tasks router. Answered by gateway/entry/mcp_method_services; a fake in
-// tests/unit/task_methods_test.cpp.
-class task_services {
+// The task keeper's records (actors/federation/task_keeper) and the fleet's: task_ledger.
+class task_records {
 public:
-    using list_page = std::optional<std::variant<list_answer, route_error>>;
-
     // The keeper's record of `task_id` as `principal` sees it (unknown without a keeper);
     // nullopt when the keeper did not answer.
     virtual boost::asio::awaitable<std::optional<task_owner>> find(const std::string& task_id,
@@ -48,41 +47,65 @@ public:
     fleet_record(const std::string& task_id) = 0;
     virtual boost::asio::awaitable<void> put_fleet_record(const std::string& task_id,
                                                           std::string record) = 0;
-    // Charges one invocation at `upstream`: what is spent, if anything (stage 6's budgets).
-    virtual boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
-    charge(const request_context& ctx, std::size_t upstream) = 0;
+
+protected:
+    ~task_records() = default;
+};
+
+// A task method at an upstream: upstream_calls.
+class task_upstreams {
+public:
     // One call at `upstream` (stage 7's); `client_call` false for gate's own probes.
-    virtual boost::asio::awaitable<upstream_reply> call(std::size_t upstream,
-                                                        std::string_view method,
-                                                        boost::json::object params,
-                                                        request_context& ctx, bool client_call) = 0;
+    virtual boost::asio::awaitable<upstream_reply>
+    call_upstream(std::size_t upstream, std::string_view method, boost::json::object params,
+                  request_context& ctx, bool client_call) = 0;
     // The caller's complete tasks/list at `upstream`, on its bridged session.
     virtual boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
     fetch_tasks(std::size_t upstream, request_context& ctx) = 0;
-    // The page of the merged tasks the cursor asks for (the tasks router).
-    virtual boost::asio::awaitable<list_page> page(request_context& ctx, boost::json::array merged,
-                                                   std::optional<std::string> cursor) = 0;
-    // Where policy.decisionHook is asked about a task's result (null: never).
-    virtual hook_asker* decision_hook() = 0;
 
 protected:
-    ~task_services() = default;
+    ~task_upstreams() = default;
 };
 
-class task_methods {
+// The page of the merged tasks the cursor asks for: the tasks router (router_line).
+class task_pages {
 public:
-    explicit task_methods(task_services& services) : services_(services) {}
+    using list_page = std::optional<std::variant<list_answer, route_error>>;
+    virtual boost::asio::awaitable<list_page> page(request_context& ctx, boost::json::array merged,
+                                                   std::optional<std::string> cursor) = 0;
+
+protected:
+    ~task_pages() = default;
+};
+
+// What the task methods are given, each part by its owner; fakes in
+// tests/unit/task_methods_test.cpp.
+struct task_services {
+    task_records& records;
+    invocation_charges& charges; // stage 6's budgets
+    task_upstreams& upstreams;
+    task_pages& pages;
+    hook_asker* hook; // where policy.decisionHook is asked about a task's result (null: never)
+    pipeline::icon_rewriter& icons; // a task's result's icons, as a call's (client_bound)
+};
+
+// Stages 7 and 8 run a task method and pin a minted task through it
+// (pipeline::task_stage_services).
+class task_methods final : public pipeline::task_stage_services {
+public:
+    explicit task_methods(task_services services)
+        : services_(services), judge_(services.hook, &services.icons) {}
 
     // tasks/get, tasks/result, tasks/cancel, tasks/update to the owner; tasks/list merged and
     // paged; any other tasks/ method is unknown.
-    boost::asio::awaitable<boost::json::object> call(const boost::json::value& id,
-                                                     const std::string& method,
-                                                     boost::json::object params,
-                                                     request_context& rec);
+    boost::asio::awaitable<boost::json::object> task_call(const boost::json::value& id,
+                                                          const std::string& method,
+                                                          boost::json::object params,
+                                                          request_context& rec) override;
     // The task a tools/call answer minted (minted_task_id) is pinned to `upstream` for the
     // caller; the fleet's record is written before the client hears of the task.
-    boost::asio::awaitable<void> pin_minted(const request_context& rec, std::size_t upstream,
-                                            std::string task_id);
+    boost::asio::awaitable<void> pin_task(const request_context& rec, std::size_t upstream,
+                                          std::string task_id) override;
     // The upstream (its position in the view) holding `task_id` for the caller of `rec`, when
     // gate has a record of it (its own, the fleet's, a probe's) and the caller may ask after it
     // there (tenant, policy on tasks/get); nullopt otherwise. Nothing is probed.
@@ -90,19 +113,20 @@ public:
                                                               request_context& rec);
 
 private:
-    // The answer for the client, judged by the decision hook where it carries a result.
+    // The answer for the client, judged (pipeline::client_bound) where it carries a task's
+    // result or input requests.
     boost::asio::awaitable<boost::json::object>
     judged(upstream_message reply, const boost::json::value& id, const std::string& method,
            const std::string& task_id, request_context& rec);
-    // The decision hook, when it judges results and `method` is tasks/result or tasks/get;
-    // else null.
-    const config::decision_hook* result_hook(const request_context& rec, std::string_view method);
-    // The hook's say on a task's result (`answer`, read whole): answered when withheld, the
-    // refusal on `rec`.
-    boost::asio::awaitable<pipeline::verdict> judge_task_result(const config::decision_hook& hook,
-                                                                const boost::json::object& answer,
-                                                                const std::string& task_id,
-                                                                request_context& rec);
+    // Egress of a task's result in `answer` (`method`'s, from rec's upstream).
+    void link_icons(boost::json::object& answer, const std::string& method,
+                    request_context& rec) const;
+    // The refusal of a tasks/update whose inputResponses answer an input request of the task
+    // that the client may not be asked (its owner at `owner` asked what it asks); nullopt: it
+    // goes on.
+    boost::asio::awaitable<std::optional<boost::json::object>>
+    refused_update(const boost::json::value& id, const std::string& task_id, std::size_t owner,
+                   const boost::json::object& params, request_context& rec);
     // Which reachable upstream holds a task nobody has a record of, and its tasks/get answer.
     struct probe {
         std::size_t upstream;
@@ -127,7 +151,8 @@ private:
     find_by_probe(const boost::json::value& id, const std::string& method,
                   const std::string& task_id, request_context& rec);
 
-    task_services& services_;
+    task_services services_;
+    pipeline::client_bound judge_;
 };
 
 } // namespace gate::transport

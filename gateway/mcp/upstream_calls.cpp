@@ -3,6 +3,7 @@
 #include "gateway/mcp/upstream_calls.hpp"
 
 #include "gateway/auth/token_authenticator.hpp"
+#include "gateway/mcp/initialize.hpp"
 #include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 
@@ -26,8 +27,9 @@ call_context upstream_calls::bridged_context(request_context& rec, std::size_t u
     // Only a new bridged session needs them: no copy under the table's lock on every call.
     if (rec.modern || !client.has_bridge(ctx.bridge)) {
         call.capabilities =
-            rec.modern ? rec.modern_capabilities : services_.capabilities(rec.session);
+            rec.modern ? rec.modern_capabilities : clients_.capabilities(rec.session);
         ctx.client_capabilities = &call.capabilities;
+        ctx.session_client = !rec.modern && !rec.session.empty() && ctx.bridge == rec.session;
     }
     if (!rec.server_message)
         return ctx;
@@ -36,13 +38,13 @@ call_context upstream_calls::bridged_context(request_context& rec, std::size_t u
     call.upstream = upstream;
     call.bridge = ctx.bridge;
     call.asks_input = rec.push_to_client && !rec.modern;
-    call.tells_keeper = services_.keeps_bridges() && !rec.session.empty();
+    call.tells_keeper = bridges_.keeps_bridges() && !rec.session.empty();
     ctx.observer = &call;
     return ctx;
 }
 
 void upstream_calls::bridged_call::message(const std::string&, upstream_message m) {
-    auto& s = calls->services_;
+    auto& s = calls->judge_;
     if (!s.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
         return;
     if (!s.hook_asks(*rec->view, m.body(), false))
@@ -61,25 +63,25 @@ void upstream_calls::bridged_call::message(const std::string&, upstream_message 
 
 void upstream_calls::bridged_call::sent(std::int64_t upstream_id) {
     if (tells_keeper)
-        calls->services_.call_sent(open, rec->session, rec->client_id,
-                                   rec->view->snap->upstream(upstream).id, upstream_id);
+        calls->bridges_.call_sent(open, rec->session, rec->client_id,
+                                  rec->view->snap->upstream(upstream).id, upstream_id);
 }
 
 asio::awaitable<std::optional<protocol::sourced_object>>
 upstream_calls::bridged_call::ask_client(protocol::sourced_object request) {
-    auto& s = calls->services_;
+    auto& s = calls->judge_;
     if (!s.admit_server_request(*rec->view, upstream, rec->caller, request.value, std::nullopt))
         co_return std::nullopt; // the call fails: its input was refused
     if (s.hook_asks(*rec->view, request.value, true) &&
         !co_await s.hook_admits(rec->view, upstream, rec->caller, request.value, std::nullopt))
         co_return std::nullopt;
-    co_return co_await calls->services_.ask_client_input(*rec, std::move(request));
+    co_return co_await calls->input_.ask_client_input(*rec, std::move(request));
 }
 
 protocol::client_profile upstream_calls::profile_of(request_context& rec) {
     if (!rec.profile)
         rec.profile = protocol::profile_of(rec.modern ? rec.modern_capabilities
-                                                      : services_.capabilities(rec.session));
+                                                      : clients_.capabilities(rec.session));
     return *rec.profile;
 }
 
@@ -102,8 +104,8 @@ void upstream_calls::bind_caller(call_context& ctx, request_context& rec, std::s
         return; // anonymous (never, with auth required); or the session's own bridge
     // Keyed so that no downstream session id (random hex) can be mistaken for it.
     ctx.bridge = "principal " + ctx.caller->issuer + '\n' + ctx.caller->subject;
-    if (services_.keeps_bridges()) // idle ones are retired like any bridge
-        services_.used(ctx.bridge, rec.view->snap->upstream(upstream).id);
+    if (bridges_.keeps_bridges()) // idle ones are retired like any bridge
+        bridges_.used(ctx.bridge, rec.view->snap->upstream(upstream).id);
 }
 
 asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::string_view method,
@@ -128,14 +130,48 @@ asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::
     auto reply =
         admitted ? co_await client->request(method, std::move(params), ctx, std::move(*admitted))
                  : co_await client->request(method, std::move(params), ctx);
-    services_.call_over(call.open); // only a call told as sent is over for the keeper
+    bridges_.call_over(call.open); // only a call told as sent is over for the keeper
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))
         outcome = protocol::describe(error_for(*f)).metric_label;
-    services_.count(client->config().id, outcome, seconds);
+    counts_.count(client->config().id, outcome, seconds);
     close_upstream_span(rec, span, outcome);
     co_return reply;
+}
+
+boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+upstream_calls::fetch_tasks(std::size_t upstream, request_context& rec) {
+    bridged_call call;
+    auto on_bridge = bridged_context(rec, upstream, call);
+    call.tells_keeper = false; // a list is not a call the client can cancel
+    co_return co_await rec.view->clients[upstream]->fetch_list("tasks/list", "tasks", on_bridge);
+}
+
+boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+upstream_calls::fetch(protocol::list_kind kind, protocol::client_profile profile,
+                      std::size_t upstream, std::string traceparent, ticket admitted,
+                      request_context& rec, std::vector<std::string>& written) {
+    auto& client = rec.view->clients[upstream];
+    // Per-caller: fetched on the caller's bridged session with its credential (and never
+    // cached: actors/federation/federation.cpp).
+    bridged_call call;
+    auto on = client->per_caller() ? bridged_context(rec, upstream, call) : traced_call(rec);
+    call.tells_keeper = false;
+    on.profile = profile; // on the root session of the client's profile
+    if (!traceparent.empty())
+        on.traceparent = std::move(traceparent);
+    auto traits = protocol::traits(kind);
+    if (!admitted)
+        co_return co_await client->fetch_list(traits.method, traits.key, on, &written);
+    co_return co_await client->fetch_list(traits.method, traits.key, on, std::move(*admitted),
+                                          &written);
+}
+
+boost::asio::awaitable<boost::json::object>
+upstream_calls::initialize(const boost::json::value& id, const boost::json::object& params,
+                           std::string& version, request_context& rec) {
+    return initialize_answer(*this, id, params, version, rec);
 }
 
 } // namespace gate::transport

@@ -5,7 +5,15 @@
 // keeper while the client may cancel it.
 #pragma once
 
+#include "gateway/mcp/bridge_events.hpp"
+#include "gateway/mcp/client_capabilities.hpp"
+#include "gateway/mcp/client_profiles.hpp"
 #include "gateway/mcp/keeper_batch.hpp"
+#include "gateway/mcp/list_methods.hpp"
+#include "gateway/mcp/server_request_judge.hpp"
+#include "gateway/mcp/task_methods.hpp"
+#include "gateway/operations/method_counts.hpp"
+#include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/upstream/upstream_observer.hpp"
 #include "protocol/client_profile.hpp"
@@ -22,50 +30,27 @@
 namespace gate::transport {
 
 // What an upstream call asks of the gateway (answered by gateway/entry/mcp_method_services).
-class upstream_call_services {
+// An input request put to the client on the call's stream, and its answer (nullopt: none in
+// time, or no stream to ask on): client_requests.
+class client_input {
 public:
-    // The bridge keeper: whether one runs; a call the client may cancel, sent and over; a
-    // bridged session used (idle ones are retired).
-    virtual bool keeps_bridges() = 0;
-    virtual void call_sent(keeper_batch::open_call& open, const std::string& session,
-                           const std::string& client_id, const std::string& upstream,
-                           std::int64_t upstream_id) = 0;
-    virtual void call_over(keeper_batch::open_call& open) = 0;
-    virtual void used(const std::string& bridge, const std::string& upstream) = 0;
-    // The capabilities the client of `session` declared.
-    virtual boost::json::object capabilities(const std::string& session) = 0;
-    // A call's outcome in the metrics of the upstream (its id).
-    virtual void count(const std::string& upstream, std::string_view outcome, double seconds) = 0;
-    // Whether upstream `upstream` may send `request` to the client of `who`
-    // (gateway/mcp/upstream_traffic.hpp).
-    virtual bool admit_server_request(const federation_view& view, std::size_t upstream,
-                                      const caller_ref& who, const boost::json::object& request,
-                                      const std::optional<std::string>& bridge) = 0;
-    // The decision hook on upstreams' requests to clients (gateway/mcp/upstream_traffic.hpp):
-    // whether it is asked about `request`, asking it, and asking it in the background before
-    // a message from a stream is delivered.
-    virtual bool hook_asks(const federation_view& view, const boost::json::object& request,
-                           bool embedded) = 0;
-    virtual boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
-                                                     std::size_t upstream, caller_ref who,
-                                                     boost::json::object request,
-                                                     std::optional<std::string> bridge) = 0;
-    virtual void judge_then_deliver(std::shared_ptr<const federation_view> view,
-                                    std::size_t upstream, caller_ref who, upstream_message m,
-                                    std::string bridge,
-                                    std::function<bool(upstream_message&)> deliver) = 0;
-    // Asks the client of `ctx` one embedded input request on its call's stream.
     virtual boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& ctx, protocol::sourced_object request) = 0;
 
 protected:
-    ~upstream_call_services() = default;
+    ~client_input() = default;
 };
 
-class upstream_calls {
+// Stage 7 sends a routed call and answers initialize through it (pipeline::call_stage_services).
+class upstream_calls final : public pipeline::call_stage_services,
+                             public task_upstreams,
+                             public list_fetcher,
+                             public client_profiles {
 public:
-    using ticket = std::shared_ptr<upstream_client::guard_ticket>;
-    explicit upstream_calls(upstream_call_services& services) : services_(services) {}
+    using ticket = pipeline::call_ticket;
+    upstream_calls(server_request_judge& judge, bridge_events& bridges, upstream_counts& counts,
+                   client_capabilities& clients, client_input& input)
+        : judge_(judge), bridges_(bridges), counts_(counts), clients_(clients), input_(input) {}
 
     // The call's observer (gateway/upstream/upstream_observer.hpp), kept by the caller for
     // the call's length; the context points to it, so a call makes no hook of its own.
@@ -99,6 +84,17 @@ public:
     // One call: `client_call` false for gate's own requests on the client's behalf (a task
     // probe), which the client cannot cancel and the keeper does not count; admitted by
     // `admitted` (stage 6's ticket), or by the client itself. Failures are the reply's.
+    // Stage 7: a routed call of the client's (call, with the admission stage 6 granted).
+    boost::asio::awaitable<upstream_reply>
+    call_routed(std::size_t upstream, std::string_view method, boost::json::object params,
+                request_context& rec, ticket admitted) override {
+        return call(upstream, method, std::move(params), rec, true, std::move(admitted));
+    }
+    // Stage 7: initialize answered from the federation (gateway/mcp/initialize.hpp).
+    boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
+                                                           const boost::json::object& params,
+                                                           std::string& version,
+                                                           request_context& rec) override;
     boost::asio::awaitable<upstream_reply> call(std::size_t upstream, std::string_view method,
                                                 boost::json::object params, request_context& rec,
                                                 bool client_call = true, ticket admitted = nullptr);
@@ -109,10 +105,29 @@ public:
     // when the call has no session's bridge.
     void bind_caller(call_context& ctx, request_context& rec, std::size_t upstream);
     // The capability profile lists are asked and cached for (protocol/client_profile.hpp).
-    protocol::client_profile profile_of(request_context& rec);
+    protocol::client_profile profile_of(request_context& rec) override;
+    // A task method's call (task_upstreams).
+    boost::asio::awaitable<upstream_reply>
+    call_upstream(std::size_t upstream, std::string_view method, boost::json::object params,
+                  request_context& rec, bool client_call) override {
+        return call(upstream, method, std::move(params), rec, client_call);
+    }
+    // The caller's tasks/list at `upstream` on its bridged session (not a call it can cancel).
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch_tasks(std::size_t upstream, request_context& rec) override;
+    // One upstream's list (list_fetcher): per caller on the caller's bridged session with its
+    // credential, else on the root session of the client's profile.
+    boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
+    fetch(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,
+          std::string traceparent, ticket admitted, request_context& rec,
+          std::vector<std::string>& written) override;
 
 private:
-    upstream_call_services& services_;
+    server_request_judge& judge_;
+    bridge_events& bridges_;
+    upstream_counts& counts_;
+    client_capabilities& clients_;
+    client_input& input_;
 };
 
 } // namespace gate::transport

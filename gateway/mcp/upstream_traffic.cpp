@@ -4,10 +4,12 @@
 
 #include "actors/policy/decision_hook.hpp"
 #include "gateway/auth/decision_hook_client.hpp"
+#include "gateway/pipeline/client_bound.hpp"
 #include "gateway/pipeline/hook_check.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
 #include "protocol/ui_uri.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -25,12 +27,6 @@ namespace {
 std::string_view method_of(const json::object& m) {
     auto* v = m.if_contains("method");
     return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
-}
-
-bool is_list_changed(std::string_view method) {
-    return method == "notifications/tools/list_changed" ||
-           method == "notifications/prompts/list_changed" ||
-           method == "notifications/resources/list_changed";
 }
 
 } // namespace
@@ -52,8 +48,8 @@ std::string upstream_traffic::to_client(const std::string& session, const std::s
     if (auto* id = message.if_contains("id")) {
         // Two upstreams (or two bridged sessions) may use the same id: the client sees one
         // minted by the gateway, and its answer is mapped back to the upstream's own.
-        auto minted = services_.mint_request_id();
-        services_.record_server_request(session, minted, upstream, std::move(*id));
+        auto minted = services_.requests.mint_request_id();
+        services_.requests.record_server_request(session, minted, upstream, std::move(*id));
         message["id"] = minted;
     }
     // Everything but the id as the upstream wrote it (a progress of 0.50, a schema's bounds).
@@ -62,7 +58,7 @@ std::string upstream_traffic::to_client(const std::string& session, const std::s
 
 void upstream_traffic::resource_updated(std::size_t position, const std::string& bridge,
                                         upstream_message m) {
-    auto view = services_.current_view();
+    auto view = services_.views.current_view();
     std::string upstream = view->snap->upstream(position).id;
     std::string uri;
     if (auto* p = m.body().if_contains("params"); p && p->is_object())
@@ -73,7 +69,7 @@ void upstream_traffic::resource_updated(std::size_t position, const std::string&
             if (seen != uri)
                 *u = seen;
         }
-    if (!services_.keeps_subscriptions() || uri.empty())
+    if (!services_.bridges.keeps_bridges() || uri.empty())
         return;
     std::optional<std::string> origin;
     if (!bridge.empty())
@@ -81,13 +77,13 @@ void upstream_traffic::resource_updated(std::size_t position, const std::string&
     asio::co_spawn(
         ex_,
         [this, upstream, uri, origin, m = std::move(m)]() -> asio::awaitable<void> {
-            auto who = co_await services_.subscribers(upstream, uri, origin);
+            auto who = co_await services_.bridges.subscribers(upstream, uri, origin);
             if (!who)
                 co_return;
             auto text = protocol::serialize_preserving(m.body(), m.raw());
             for (const auto& s : *who)
-                if (!services_.deliver_to_listen(s, m))
-                    services_.deliver(s, text);
+                if (!services_.listens.deliver_to_listen(s, m))
+                    services_.sessions.deliver(s, text);
         },
         asio::detached);
 }
@@ -95,7 +91,7 @@ void upstream_traffic::resource_updated(std::size_t position, const std::string&
 void upstream_traffic::on_message(const upstream_client* from, const std::string& bridge,
                                   upstream_message m) {
     const auto& message = m.body();
-    auto view = services_.current_view();
+    auto view = services_.views.current_view();
     std::size_t position = 0;
     while (position < view->clients.size() && view->clients[position].get() != from)
         ++position;
@@ -103,18 +99,21 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
         return; // a retired upstream's last words
     const auto& upstream = from->config().id;
     auto method = method_of(message);
-    if (is_list_changed(method))
-        return services_.list_changed(*from, std::string(method));
+    if (protocol::is_list_changed(method))
+        return services_.lists.list_changed(*from, std::string(method));
     if (method == "notifications/resources/updated")
         return resource_updated(position, bridge, std::move(m));
-    if (method == "notifications/tasks")
-        return services_.task_news(upstream, m); // the tasks extension, on gate's listen
+    if (method == "notifications/tasks") {
+        if (task_news_) // the tasks extension, on gate's listen
+            task_news_->task_news(upstream, m);
+        return;
+    }
     if (bridge.empty()) {
         // The shared root session has no client: its log lines and the like stay here.
         spdlog::debug("upstream {} said {} on its shared session", upstream, method);
         return;
     }
-    if (!services_.session_open(bridge)) {
+    if (!services_.sessions.session_open(bridge)) {
         if (auto* id = message.if_contains("id"))
             answer_upstream(ex_, view->clients[position], bridge,
                             protocol::make_gateway_error(
@@ -123,34 +122,34 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
                             m.raw());
         return;
     }
-    auto who = services_.principal_of(bridge);
+    auto who = services_.sessions.principal_of(bridge);
     if (!admit_server_request(*view, position, who, message, bridge))
         return;
     if (hook_asks(*view, message, false))
         return judge_then_deliver(view, position, who, std::move(m), bridge,
                                   [this, bridge, upstream](upstream_message& allowed) {
-                                      if (!services_.session_open(bridge))
+                                      if (!services_.sessions.session_open(bridge))
                                           return false;
-                                      services_.deliver(
+                                      services_.sessions.deliver(
                                           bridge, to_client(bridge, upstream, std::move(allowed)));
                                       return true;
                                   });
-    services_.deliver(bridge, to_client(bridge, upstream, std::move(m)));
+    services_.sessions.deliver(bridge, to_client(bridge, upstream, std::move(m)));
 }
 
 bool upstream_traffic::admit_server_request(const federation_view& view, std::size_t upstream,
                                             const caller_ref& who, const json::object& request,
                                             const std::optional<std::string>& bridge) {
-    const auto& policy = view.snap->policy;
     auto method = method_of(request);
     const auto* id = request.if_contains("id");
-    if (!policy || method.empty() || method == "ping" || (bridge && !id))
+    if (!view.snap->policy || method.empty() || method == "ping" || (bridge && !id))
         return true; // notifications (progress, logs) are not requests
     const auto& server = view.snap->upstream(upstream).id;
-    auto d = policy->decide_server_request(who.get(), server, method);
-    if (d.allowed)
+    // The judge toward a client decides (pipeline::client_bound), as for an input request.
+    auto refused = pipeline::server_request_refused(*view.snap, who.get(), server, method);
+    if (!refused)
         return true;
-    auto why = protocol::gateway_error_text(gateway_error::server_request_denied, {method, server});
+    auto why = std::move(*refused);
     if (bridge && id)
         answer_upstream(
             ex_, view.clients[upstream], *bridge,
@@ -172,13 +171,12 @@ void upstream_traffic::audit_refused(std::string_view method, const std::string&
     denied.hook = std::move(said);
     denied.error = std::move(why);
     // An upstream's request, not a client's: it entered by no door, and leaves by the exit alone.
-    services_.audit(denied);
+    services_.exit.conclude(denied);
 }
 
 bool upstream_traffic::hook_asks(const federation_view& view, const json::object& request,
                                  bool embedded) {
-    if (!services_.decision_hook() ||
-        !pipeline::hook_asked_at(view.snap->doc->policy, hook_stage::server_request))
+    if (!pipeline::server_request_hook(*view.snap, services_.hook))
         return false;
     auto method = method_of(request);
     return !method.empty() && method != "ping" && (embedded || request.contains("id"));
@@ -188,19 +186,12 @@ asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federa
                                                     std::size_t upstream, caller_ref who,
                                                     json::object request,
                                                     std::optional<std::string> bridge) {
-    const auto& hook = *view->snap->doc->policy->decision_hook;
+    const auto& hook = *pipeline::server_request_hook(*view->snap, services_.hook);
     const auto& server = view->snap->upstream(upstream).id;
     auto method = method_of(request);
-    hook_question q;
-    q.stage = hook_stage::server_request;
-    q.who = who.get();
-    q.method = method;
-    q.upstream = server;
-    const auto* params = request.if_contains("params");
-    if (hook.send_arguments && params && params->is_object())
-        q.arguments = &params->get_object();
+    auto q = pipeline::server_request_question(who.get(), server, request, hook);
     // An upstream's own request carries no trace of a client's request.
-    auto said = co_await services_.decision_hook()->ask(hook, q.stage, describe(q), {});
+    auto said = co_await services_.hook->ask(hook, q.stage, describe(q), {});
     if (said.allowed(hook))
         co_return true;
     auto what = std::string(method) + " from upstream " + server + " to this client";

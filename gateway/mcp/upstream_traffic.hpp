@@ -5,7 +5,12 @@
 #pragma once
 
 #include "actors/federation/federation.hpp"
+#include "gateway/mcp/bridge_events.hpp"
+#include "gateway/mcp/server_request_judge.hpp"
+#include "gateway/mcp/session_delivery.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/request_exit.hpp"
+#include "gateway/upstream/live_federation.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -27,47 +32,60 @@ void answer_upstream(const boost::asio::any_io_executor& ex,
                      std::shared_ptr<upstream_client> client, const std::string& bridge,
                      boost::json::object reply, std::string source = {});
 
-// What upstream traffic asks of the gateway (answered by gateway/entry/mcp_method_services; a
-// fake in tests/unit/upstream_traffic_test.cpp).
-class upstream_traffic_services {
+// An upstream's lists of a kind changed (`method`, the notification): its cached lists are
+// dropped, here and in the fleet's store, and every connected client hears it (router_line).
+class list_news {
 public:
-    virtual std::shared_ptr<const federation_view> current_view() = 0;
-    // `from`'s lists of a kind changed (`method`, the notification): its cached lists are
-    // dropped, here and in the fleet's store, and every connected client hears it.
     virtual void list_changed(const upstream_client& from, std::string method) = 0;
-    // The holders (listens, sessions) subscribed to `uri` at `upstream` (`origin`: the bridge
-    // the update came on); nullopt when the bridge keeper cannot say (none, or no answer).
-    virtual boost::asio::awaitable<std::optional<std::vector<std::string>>>
-    subscribers(const std::string& upstream, const std::string& uri,
-                std::optional<std::string> origin) = 0;
-    virtual bool keeps_subscriptions() = 0;
-    // An update to a listen (false: `holder` is not one).
-    virtual bool deliver_to_listen(const std::string& holder, const upstream_message& m) = 0;
-    // A task's notifications/tasks from `upstream`, to the listens that hold that task there.
+
+protected:
+    ~list_news() = default;
+};
+
+// A task's notifications/tasks from `upstream`, to the listens that hold that task there
+// (listen_methods).
+class task_news_sink {
+public:
     virtual void task_news(const std::string& upstream, const upstream_message& m) = 0;
-    // A message to a downstream session's client (its GET stream).
-    virtual bool session_open(const std::string& session) = 0;
-    virtual caller_ref principal_of(const std::string& session) = 0;
-    virtual void deliver(const std::string& session, const std::string& text) = 0;
-    // The id gate gives an upstream's request to a client, and its record (fleet-wide with a
-    // fleet) so the client's answer finds the upstream's own id.
+
+protected:
+    ~task_news_sink() = default;
+};
+
+// The requests upstreams put to clients: the id gate gives each (unique among every request
+// gate puts to clients) and the record the client's answer is matched with: client_requests.
+class server_request_ledger {
+public:
     virtual std::string mint_request_id() = 0;
     virtual void record_server_request(const std::string& session, const std::string& minted,
                                        const std::string& upstream,
                                        boost::json::value upstream_id) = 0;
-    // A finished request gate did not receive (an upstream's denied request), to the audit.
-    virtual void audit(request_context& denied) = 0;
-    // Where policy.decisionHook is asked (null: never).
-    virtual hook_asker* decision_hook() = 0;
 
 protected:
-    ~upstream_traffic_services() = default;
+    ~server_request_ledger() = default;
 };
 
-class upstream_traffic {
+// What the upstream traffic is given, each part by its owner; fakes in
+// tests/unit/upstream_traffic_test.cpp.
+struct upstream_traffic_services {
+    view_source& views;
+    list_news& lists;
+    session_delivery& sessions; // a downstream session's GET stream
+    listen_delivery& listens;   // a 2026-07-28 client's listen
+    bridge_events& bridges;
+    server_request_ledger& requests;
+    pipeline::request_exit& exit; // a request gate refused on a client's behalf, audited
+    hook_asker* hook;             // where policy.decisionHook is asked (null: never)
+};
+
+class upstream_traffic final : public server_request_judge {
 public:
-    upstream_traffic(boost::asio::any_io_executor ex, upstream_traffic_services& services)
+    upstream_traffic(boost::asio::any_io_executor ex, upstream_traffic_services services)
         : ex_(std::move(ex)), services_(services) {}
+
+    // Where a task's news goes, bound once the listens exist (they route through the calls,
+    // which judge through this); before that, no listen can hold a task.
+    void send_task_news_to(task_news_sink& sink) { task_news_ = &sink; }
 
     // An upstream's message on a session's GET stream, or on a call's stream with no sink
     // (`bridge`: the downstream session, empty for the shared root session).
@@ -81,23 +99,24 @@ public:
     // session; false then. Without a policy, and for ping and notifications, true.
     bool admit_server_request(const federation_view& view, std::size_t upstream,
                               const caller_ref& who, const boost::json::object& request,
-                              const std::optional<std::string>& bridge);
+                              const std::optional<std::string>& bridge) override;
 
     // Whether the decision hook is asked about `request` (policy.decisionHook stages
     // "serverRequest"): a request, not ping, with a hook configured to be asked. `embedded`:
     // a 2026-07-28 upstream's input request, which has no id of its own.
-    bool hook_asks(const federation_view& view, const boost::json::object& request, bool embedded);
+    bool hook_asks(const federation_view& view, const boost::json::object& request,
+                   bool embedded) override;
     // Asks it: true when allowed. A denial, or a failure under onError "deny", is audited and,
     // with `bridge`, answered -32042 to the upstream on that session.
     boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
                                              std::size_t upstream, caller_ref who,
                                              boost::json::object request,
-                                             std::optional<std::string> bridge);
+                                             std::optional<std::string> bridge) override;
     // The same in the background for a message read from a stream: allowed, `deliver` has it
     // (false: its client is gone, and the upstream is told so).
     void judge_then_deliver(std::shared_ptr<const federation_view> view, std::size_t upstream,
                             caller_ref who, upstream_message m, std::string bridge,
-                            std::function<bool(upstream_message&)> deliver);
+                            std::function<bool(upstream_message&)> deliver) override;
 
 private:
     // A request refused on the client's behalf, audited (`said`: the hook's say, if it was
@@ -108,7 +127,8 @@ private:
     void resource_updated(std::size_t position, const std::string& bridge, upstream_message m);
 
     boost::asio::any_io_executor ex_;
-    upstream_traffic_services& services_;
+    upstream_traffic_services services_;
+    task_news_sink* task_news_ = nullptr;
 };
 
 } // namespace gate::transport

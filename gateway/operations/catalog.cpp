@@ -144,12 +144,9 @@ json::object catalog_report(const catalog_facts& f) {
     json::array upstreams;
     const auto& ups = f.world.doc.upstreams;
     for (std::size_t i = 0; i < ups.size(); ++i) {
+        if (!sees(f, ups[i].id))
+            continue; // its tenant does not see it: nothing of it is told, not even its id
         json::object u{{"id", ups[i].id}};
-        if (!sees(f, ups[i].id)) {
-            u["visible"] = false; // its tenant does not see it: nothing of it is told
-            upstreams.push_back(std::move(u));
-            continue;
-        }
         u["visible"] = true;
         if (per_caller(ups[i].auth)) {
             put_own(u, i, f);

@@ -3,8 +3,8 @@
 // and the rule that decides (policy_explain, decided as a list shows it). An upstream with one
 // credential for everyone shows gate's cached lists; one that takes each caller's credential
 // shows the viewer's own listing, made for this read with the viewer's credential, or why
-// there is none. Only the upstreams the viewer's tenant sees show their items; nothing of
-// another principal is told.
+// there is none. Only the upstreams the viewer's tenant sees are shown (the others not even
+// by id); nothing of another principal is told.
 #pragma once
 
 #include "actors/federation/router_messages.hpp"

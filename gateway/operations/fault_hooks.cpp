@@ -19,6 +19,18 @@ std::optional<http_reply> run_fault_hook(const federation_view& live,
         caf::anon_send_exit(supervisor, caf::exit_reason::kill);
         return http_reply::json(http::status::accepted, R"({"killed":"supervisor"})");
     }
+    if (verb == http::verb::post && path == "/_test/kill-breaker-actor") {
+        // Every board names the one breaker actor; with no upstream there is none to kill.
+        auto breaker =
+            live.clients.empty() ? breaker_actor{} : live.clients.front()->board()->breaker();
+        if (!breaker)
+            return error_reply(
+                {gateway_error::fault_target_idle,
+                 protocol::gateway_error_text(gateway_error::fault_target_idle, {"breaker"})});
+        spdlog::warn("fault hook: killing the breaker actor");
+        caf::anon_send_exit(breaker, caf::exit_reason::kill);
+        return http_reply::json(http::status::accepted, R"({"killed":"breaker"})");
+    }
     if (verb != http::verb::post || !path.starts_with(kill))
         return std::nullopt;
     auto id = std::string(path.substr(kill.size()));

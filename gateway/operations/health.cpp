@@ -2,6 +2,7 @@
 
 #include "actors/guards/endpoint_rotation.hpp"
 #include "gateway/mcp/fan_out.hpp"
+#include "gateway/pipeline/request_context.hpp"
 
 #include <cmath>
 
@@ -174,6 +175,14 @@ asio::awaitable<health_report> health_checker::probe() {
                        {"upstreams", std::move(ups)}};
     report.body = show_detail_ ? report.detailed : without_detail(report.detailed);
     co_return report;
+}
+
+health_watch::health_watch(const federation_view& first, bool show_detail)
+    : show_detail_(show_detail),
+      now_(std::make_shared<health_checker>(first.clients, show_detail)) {}
+
+void health_watch::adopt(const federation_view& next) {
+    now_ = std::make_shared<health_checker>(next.clients, show_detail_);
 }
 
 } // namespace gate::transport

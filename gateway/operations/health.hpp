@@ -4,6 +4,7 @@
 // of probes costs one round.
 #pragma once
 
+#include "gateway/upstream/live_federation.hpp"
 #include "gateway/upstream/upstream_client.hpp"
 #include "transport/memoized_flight.hpp"
 
@@ -45,6 +46,20 @@ private:
     bool show_detail_;
     std::chrono::milliseconds budget_;
     memoized_flight<health_report> memo_;
+};
+
+// The health checker of the federation as it stands (GET /health and /api/federation share its
+// rounds), made again from each reload's upstream clients.
+class health_watch final : public view_adopter {
+public:
+    health_watch(const federation_view& first, bool show_detail);
+    void adopt(const federation_view& next) override;
+    // Held by a probe for its round: a reload may replace it meanwhile.
+    std::shared_ptr<health_checker> checker() const { return now_; }
+
+private:
+    bool show_detail_;
+    std::shared_ptr<health_checker> now_;
 };
 
 } // namespace gate::transport

@@ -96,6 +96,19 @@ asio::awaitable<std::variant<icon_answer, std::string>> fetch_over_http(std::str
     co_return icon_answer{a.status, std::move(a.body)};
 }
 
+// What the client of /icons/ (which needs no token) is told of a fetch that failed: what went
+// wrong, in gate's words. http_fetch's own name the icon's URL, the upstream's address.
+std::string icon_fetch_failure(std::string_view why, const icon_limits& limits) {
+    auto has = [&](std::string_view s) { return why.find(s) != std::string_view::npos; };
+    if (has("did not answer within") || has("timeout after"))
+        return "it did not answer within " + std::to_string(limits.timeout.count()) + " ms";
+    if (has("answered more than"))
+        return "its answer was more than " + std::to_string(limits.max_bytes) + " bytes";
+    if (has("cannot resolve"))
+        return "its host name could not be resolved";
+    return "it could not be reached";
+}
+
 http_reply plain(http::status status, std::string text) {
     auto reply = http_reply::text(status, std::move(text) + "\n");
     reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
@@ -194,7 +207,9 @@ asio::awaitable<fetched_icon> icon_proxy::fetch(const std::string& src) {
     out.expires = clock::now() + limits_.failure_ttl;
     auto r = co_await fetch_(src, limits_);
     if (auto* failed = std::get_if<std::string>(&r)) {
-        out.failure = "the upstream's icon could not be fetched: " + *failed;
+        out.failure =
+            "the upstream's icon could not be fetched: " + icon_fetch_failure(*failed, limits_);
+        out.detail = std::move(*failed);
         co_return out;
     }
     auto& a = std::get<icon_answer>(r);
@@ -275,8 +290,9 @@ asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const snapshot> sn
         fresh = co_await fetch(from);
         --in_flight_;
         if (!fresh->body)
-            spdlog::warn("icon {} of namespace {} ({}): {}", digest, ns,
-                         protocol::printable(from, 200), fresh->failure);
+            spdlog::warn(
+                "icon {} of namespace {} ({}): {}", digest, ns, protocol::printable(from, 200),
+                fresh->detail.empty() ? fresh->failure : protocol::printable(fresh->detail, 400));
         cache_.put(key, *fresh, clock::now());
         hit = &*fresh;
     }

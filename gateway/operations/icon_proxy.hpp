@@ -8,6 +8,7 @@
 #pragma once
 
 #include "actors/federation/snapshot.hpp"
+#include "gateway/pipeline/call_services.hpp"
 #include "protocol/icons.hpp"
 #include "transport/http/http_reply.hpp"
 
@@ -59,7 +60,8 @@ private:
 struct fetched_icon {
     std::shared_ptr<const std::string> body; // null: failed
     protocol::image_type type = protocol::image_type::png;
-    std::string failure;
+    std::string failure; // what the client is told: what went wrong, never where
+    std::string detail;  // for gate's log: the fetch's own words, the icon's URL in them
     std::chrono::steady_clock::time_point expires;
 };
 
@@ -89,7 +91,8 @@ struct icon_answer {
 using icon_fetcher = std::function<boost::asio::awaitable<std::variant<icon_answer, std::string>>(
     std::string url, const icon_limits& limits)>;
 
-class icon_proxy {
+// Stage 8 rewrites a call's icons through it (pipeline::icon_rewriter).
+class icon_proxy final : public pipeline::icon_rewriter {
 public:
     // `dropped`: an icon left out of a list, by upstream id and reason (the metric).
     explicit icon_proxy(std::function<void(const std::string&, std::string_view)> dropped,
@@ -100,6 +103,11 @@ public:
     // nothing changes.
     void rewrite_list(const snapshot& snap, std::size_t upstream, std::string_view what,
                       boost::json::array& items);
+    // A call's or a prompt's content blocks, wherever they reach a client (pipeline::client_bound).
+    void rewrite_icons(const snapshot& snap, std::size_t upstream, std::string_view what,
+                       boost::json::array& items) override {
+        rewrite_list(snap, upstream, what, items);
+    }
     // The same for one object holding `icons` (a serverInfo, each time /api/federation is
     // read): what it leaves out is logged and counted only when it differs from the last time.
     void rewrite_one(const snapshot& snap, std::size_t upstream, std::string_view what,

@@ -116,9 +116,21 @@ json::array entries_shape(const std::vector<config::grant>& entries) {
     return out;
 }
 
-json::object policy_shape(const std::optional<config::policy>& policy) {
+// An entry naming an upstream the viewer's tenant does not see is left out: its id is the
+// other tenant's business (`*` names none).
+using upstream_filter = std::function<bool(std::string_view)>;
+
+json::object policy_shape(const std::optional<config::policy>& policy,
+                          const upstream_filter& sees) {
     if (!policy)
         return {{"enforced", false}};
+    auto seen = [&](const std::vector<config::grant>& entries) {
+        std::vector<config::grant> out;
+        for (const auto& g : entries)
+            if (g.server == "*" || sees(g.server))
+                out.push_back(g);
+        return out;
+    };
     json::array rules;
     for (const auto& r : policy->rules) {
         // Who a rule is for, by kind of selector only: the names of people and groups are
@@ -137,14 +149,35 @@ json::object policy_shape(const std::optional<config::policy>& policy) {
                 selectors.emplace_back("scopes");
         }
         json::object rule{{"id", r.id}, {"subjects", std::move(selectors)}};
-        rule["allow"] = entries_shape(r.allow);
+        rule["allow"] = entries_shape(seen(r.allow));
         if (!r.deny.empty())
-            rule["deny"] = entries_shape(r.deny);
+            rule["deny"] = entries_shape(seen(r.deny));
         rules.push_back(std::move(rule));
     }
     return {{"enforced", true},
             {"defaultDecision", policy->default_decision},
             {"rules", std::move(rules)}};
+}
+
+// `discovered`: the discovered upstreams the viewer is shown; `sees_all`: whether it is shown
+// every upstream (a poll's problem may name any).
+json::object federation_discovery(const federation_facts& f, std::size_t discovered,
+                                  bool sees_all) {
+    const auto& doc = f.doc;
+    json::object discovery{{"configured", doc.discovery.has_value()}};
+    if (doc.discovery) {
+        discovery["url"] = doc.discovery->url;
+        discovery["intervalMs"] = doc.discovery->interval_ms;
+        discovery["discovered"] = discovered;
+        if (f.discovery && !f.discovery->last_outcome.empty()) {
+            discovery["lastOutcome"] = f.discovery->last_outcome;
+            discovery["lastAt"] = protocol::utc_timestamp(f.discovery->last_at);
+            discovery["failing"] = f.discovery->outage;
+            if (!f.discovery->last_problem.empty() && sees_all)
+                discovery["lastProblem"] = f.discovery->last_problem;
+        }
+    }
+    return discovery;
 }
 
 } // namespace
@@ -162,24 +195,18 @@ json::object server_identity(const json::object& handshake) {
 
 json::object federation_snapshot(const federation_facts& f) {
     const auto& doc = f.doc;
+    upstream_filter sees = f.sees;
+    if (!sees)
+        sees = [](std::string_view) { return true; };
     json::array upstreams;
-    auto discovered = doc.discovered_count();
-    for (std::size_t i = 0; i < doc.upstreams.size(); ++i)
+    std::size_t discovered = 0;
+    for (std::size_t i = 0; i < doc.upstreams.size(); ++i) {
+        if (!sees(doc.upstreams[i].id))
+            continue; // as if not configured: not its URL, owner, health, nor its count
+        discovered += doc.upstreams[i].discovered;
         upstreams.push_back(upstream_entry(
             doc.upstreams[i], f.health,
             f.identities && i < f.identities->size() ? &(*f.identities)[i] : nullptr));
-    json::object discovery{{"configured", doc.discovery.has_value()}};
-    if (doc.discovery) {
-        discovery["url"] = doc.discovery->url;
-        discovery["intervalMs"] = doc.discovery->interval_ms;
-        discovery["discovered"] = discovered;
-        if (f.discovery && !f.discovery->last_outcome.empty()) {
-            discovery["lastOutcome"] = f.discovery->last_outcome;
-            discovery["lastAt"] = protocol::utc_timestamp(f.discovery->last_at);
-            discovery["failing"] = f.discovery->outage;
-            if (!f.discovery->last_problem.empty())
-                discovery["lastProblem"] = f.discovery->last_problem;
-        }
     }
     json::array sinks;
     if (doc.audit)
@@ -215,7 +242,7 @@ json::object federation_snapshot(const federation_facts& f) {
     }
     if (const auto& b = doc.server.budget)
         server_limits["budget"] = {{"period", b->period}, {"upstreamCalls", b->upstream_calls}};
-    std::size_t up = 0;
+    std::size_t up = 0, shown = upstreams.size();
     for (const auto& u : upstreams)
         if (const auto* h = u.get_object().if_contains("health"))
             if (const auto* s = h->get_object().if_contains("status"))
@@ -227,10 +254,10 @@ json::object federation_snapshot(const federation_facts& f) {
           {"mode", doc.passthrough() ? "passthrough" : "namespaced"},
           {"mcpPath", doc.server.mcp_path},
           {"auth", doc.auth.required ? "required" : "disabled"}}},
-        {"summary", {{"upstreams", doc.upstreams.size()}, {"up", up}, {"discovered", discovered}}},
+        {"summary", {{"upstreams", shown}, {"up", up}, {"discovered", discovered}}},
         {"upstreams", std::move(upstreams)},
-        {"discovery", std::move(discovery)},
-        {"policy", policy_shape(doc.policy)},
+        {"discovery", federation_discovery(f, discovered, shown == doc.upstreams.size())},
+        {"policy", policy_shape(doc.policy, sees)},
         {"governance", std::move(server_limits)},
         {"audit", {{"sinks", std::move(sinks)}}},
         {"sharedState",

@@ -7,10 +7,12 @@
 
 #include "actors/policy/principal.hpp"
 #include "config/model.hpp"
-#include "gateway/program/discovery_poller.hpp"
+#include "transport/http/http_reply.hpp"
 
 #include <boost/json/object.hpp>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,11 +20,14 @@
 
 namespace gate::transport {
 
-// The authenticated views (stages 2 and 3 admit the viewer: pipeline::door::view).
-inline bool is_view_path(std::string_view path) {
-    return path == "/api/federation" || path == "/api/explain" || path == "/api/traffic" ||
-           path == "/api/catalog";
-}
+// What discovery's last poll found, for /api/federation (io thread only): written by the poller
+// (gateway/program/discovery_poller), read by the view.
+struct discovery_status {
+    std::string last_outcome; // applied | unchanged | rejected | error; empty before the first
+    std::chrono::system_clock::time_point last_at{};
+    std::string last_problem; // why the last poll failed or was rejected, or what it left out
+    bool outage = false;      // fetches failing since the last that went through
+};
 
 struct federation_facts {
     const config::document& doc;
@@ -35,6 +40,9 @@ struct federation_facts {
     // Each upstream's identity as its handshake told it (server_identity), in the document's
     // order; empty (or missing) where gate has not met the upstream yet.
     const std::vector<boost::json::object>* identities = nullptr;
+    // Whether the viewer's tenant sees an upstream, by id (tenants[].upstreams): one it does
+    // not see is left out whole, as lists and routing leave it out. Empty: it sees them all.
+    std::function<bool(std::string_view)> sees = {};
 };
 
 // What /api/federation shows of an upstream's own identity from its handshake's answer
@@ -47,5 +55,12 @@ boost::json::object federation_snapshot(const federation_facts& f);
 // `own_issuer`: the gateway's own token issuer with auth.ema (it mints the tokens /mcp takes).
 boost::json::object auth_hint(const config::document& doc,
                               const std::optional<std::string>& own_issuer);
+
+class token_endpoint;
+// GET /api/auth-hint: the hint as JSON (`tokens`: gate's own issuer, null without auth.ema).
+http_reply auth_hint_reply(const config::document& doc, const token_endpoint* tokens);
+// The console's pages (introspection_routes.cpp): /console redirects to /console/, an asset
+// is served with the console's policy headers; nullopt for anything else (404).
+std::optional<http_reply> console_page(std::string_view path);
 
 } // namespace gate::transport

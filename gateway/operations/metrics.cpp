@@ -12,33 +12,45 @@ const prometheus::Histogram::BucketBoundaries latency_buckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 constexpr std::array<std::string_view, 4> discovery_outcomes = {"applied", "unchanged", "rejected",
                                                                 "error"};
+constexpr std::array<std::string_view, 20> known_methods = {"initialize",
+                                                            "ping",
+                                                            "tools/list",
+                                                            "tools/call",
+                                                            "prompts/list",
+                                                            "prompts/get",
+                                                            "resources/list",
+                                                            "resources/templates/list",
+                                                            "resources/read",
+                                                            "resources/subscribe",
+                                                            "resources/unsubscribe",
+                                                            "completion/complete",
+                                                            "logging/setLevel",
+                                                            "tasks/get",
+                                                            "tasks/list",
+                                                            "tasks/cancel",
+                                                            "tasks/result",
+                                                            "tasks/update",
+                                                            "server/discover",
+                                                            "http"};
+static_assert(known_methods.size() + 2 == metrics::method_slots);
+
+// The label's place: a known method's, then notification, then other.
+std::size_t method_slot(std::string_view method) {
+    for (std::size_t i = 0; i < known_methods.size(); ++i)
+        if (known_methods[i] == method)
+            return i;
+    return known_methods.size() + (method.starts_with("notifications/") ? 0 : 1);
+}
+
+std::string_view slot_label(std::size_t slot) {
+    if (slot < known_methods.size())
+        return known_methods[slot];
+    return slot == known_methods.size() ? "notification" : "other";
+}
 } // namespace
 
 std::string_view method_label(std::string_view method) {
-    static constexpr std::array known = {"initialize",
-                                         "ping",
-                                         "tools/list",
-                                         "tools/call",
-                                         "prompts/list",
-                                         "prompts/get",
-                                         "resources/list",
-                                         "resources/templates/list",
-                                         "resources/read",
-                                         "resources/subscribe",
-                                         "resources/unsubscribe",
-                                         "completion/complete",
-                                         "logging/setLevel",
-                                         "tasks/get",
-                                         "tasks/list",
-                                         "tasks/cancel",
-                                         "tasks/result",
-                                         "tasks/update",
-                                         "server/discover",
-                                         "http"};
-    for (std::string_view k : known)
-        if (k == method)
-            return k;
-    return method.starts_with("notifications/") ? "notification" : "other";
+    return slot_label(method_slot(method));
 }
 
 metrics::metrics()
@@ -284,12 +296,10 @@ std::size_t index_of(const std::array<std::string_view, N>& names, std::string_v
 } // namespace
 
 metrics::method_series& metrics::series_for(std::string_view method) {
-    auto label = method_label(method); // one of a fixed set of static strings
-    auto it = methods_.find(label);
-    if (it != methods_.end())
-        return it->second;
-    auto& s = methods_[label];
-    s.duration = &duration_.Add({{"method", std::string(label)}}, latency_buckets);
+    auto slot = method_slot(method);
+    auto& s = methods_[slot];
+    if (!s.duration)
+        s.duration = &duration_.Add({{"method", std::string(slot_label(slot))}}, latency_buckets);
     return s;
 }
 

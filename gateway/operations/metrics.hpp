@@ -3,6 +3,7 @@
 
 #include "actors/supervision/supervision_tally.hpp"
 #include "gateway/operations/budget_gauges.hpp"
+#include "gateway/operations/method_counts.hpp"
 #include "protocol/outcome.hpp"
 
 #include <array>
@@ -23,7 +24,7 @@
 
 namespace gate::transport {
 
-class metrics {
+class metrics : public upstream_counts, public session_counts {
 public:
     metrics();
 
@@ -39,7 +40,8 @@ public:
     // the deciding rule (empty when the default decided: no rule id is empty).
     void policy_decision(std::string_view decision, const std::optional<std::string>& rule);
     // A tool definition that differs from its pin, told once per new digest
-    // (gate_definition_changes_total{upstream, change: changed | new, action: warn | block}).
+    // (gate_definition_changes_total{upstream, change: changed | new | unpinnable, action: warn |
+    // block}).
     void definition_change(const std::string& upstream, std::string_view change,
                            std::string_view action);
     // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
@@ -90,7 +92,13 @@ public:
     // Questions out to the hook now and waiting for a turn (gate_decision_hook_questions{state}).
     void decision_hook_questions(std::int64_t out, std::int64_t waiting);
     // A tool left out of the lists for its name (gate_tools_dropped_total{upstream,reason}).
-    void tool_dropped(const std::string& upstream, std::string_view reason);
+    void tool_dropped(const std::string& upstream, std::string_view reason) override;
+    // The method groups' counts, under the names above.
+    void count(const std::string& upstream, std::string_view outcome, double seconds) override {
+        this->upstream(upstream, outcome, seconds);
+    }
+    void count_eviction(std::string_view reason) override { session_evicted(reason); }
+    void count_refusal(std::string_view reason) override { session_refused(reason); }
     // An icon left out of a list or a serverInfo (gate_icons_dropped_total{upstream,reason}:
     // other_origin, scheme, malformed, data_too_big; protocol/icons.hpp).
     void icon_dropped(const std::string& upstream, std::string_view reason);
@@ -104,6 +112,9 @@ public:
 
     // Text exposition format of every series, process collectors included.
     std::string serialize() const;
+
+    // method_label's values: the methods MCP names, `notification` and `other`.
+    static constexpr std::size_t method_slots = 22;
 
 private:
     // Family::Add hashes the label set and takes a lock on every call; the request path uses
@@ -180,8 +191,8 @@ private:
     prometheus::Gauge* shared_up_ = nullptr;
     prometheus::Histogram& fanout_;
     std::unique_ptr<budget_gauges> budgets_;
-    std::mutex mutex_; // guards the three maps below
-    std::unordered_map<std::string_view, method_series> methods_;
+    std::mutex mutex_;                                  // guards the three tables below
+    std::array<method_series, method_slots> methods_{}; // by method_label's place
     std::unordered_map<std::string, upstream_series> upstreams_;
     std::unordered_map<std::string, prometheus::Counter*> policy_series_; // "decision\nrule"
 };

@@ -135,7 +135,7 @@ json::object traffic_report(const traffic_facts& f) {
                      {"buckets", traffic_history::bucket_count},
                      {"now", epoch_ms(f.wall)},
                      {"upstreams", std::move(upstreams)}};
-    if (auto w = f.history.read("", f.now))
+    if (auto w = f.gate_series ? f.history.read("", f.now) : std::nullopt)
         out["unrouted"] = series_json(*w, f.wall, f.now);
     out["refusals"] = std::move(refusals);
     return out;

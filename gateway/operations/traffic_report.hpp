@@ -30,6 +30,9 @@ struct traffic_facts {
     // host name and process id.
     std::string host{};
     std::int64_t pid = 0;
+    // Whether gate's own series (requests no single upstream answered) is shown: it counts
+    // every tenant's, so not to a viewer whose tenant does not see every upstream.
+    bool gate_series = true;
 };
 
 boost::json::object traffic_report(const traffic_facts& f);

@@ -28,15 +28,25 @@ protected:
     ~budget_source() = default;
 };
 
-class budget_charger {
+// One invocation charged to the budgets it draws on (the task methods' fan-outs).
+class invocation_charges {
 public:
-    explicit budget_charger(budget_source& source) : source_(source) {}
-
     // Charges one invocation of `upstream` for `ctx` to every budget it draws on: the
     // exhausted one, if any (nothing charged then). Nobody answering a reservation charges
     // nothing and refuses nothing: gate's fault is not the client's.
+    virtual boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+    charge(const request_context& ctx, std::size_t upstream) = 0;
+
+protected:
+    ~invocation_charges() = default;
+};
+
+class budget_charger final : public invocation_charges {
+public:
+    explicit budget_charger(budget_source& source) : source_(source) {}
+
     boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
-    charge(const request_context& ctx, std::size_t upstream);
+    charge(const request_context& ctx, std::size_t upstream) override;
     // The same, decided from what is reserved already; nullopt when an allowance must be
     // reserved first (charge then). Nothing is charged then.
     struct charged_now {

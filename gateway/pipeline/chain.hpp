@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gateway/pipeline/entry.hpp"
+#include "gateway/pipeline/request_exit.hpp"
 #include "gateway/pipeline/stage.hpp"
 
 #include <array>
@@ -13,7 +14,7 @@
 
 namespace gate::transport::pipeline {
 
-class chain {
+class chain final : public request_exit {
 public:
     // Stages 1 to 8 in pipeline_order, then the exit, and the entry's steps; anything else
     // (a stage out of order, a step missing) is a programming error (std::logic_error at
@@ -46,7 +47,7 @@ public:
     // The exit alone, for an answer made outside the stages: by a handler after the entry (a
     // notification passed on, a listen that ended), or before any request context (a refusal
     // at admission). Idempotent: a request leaves once.
-    void conclude(request_context& ctx);
+    void conclude(request_context& ctx) override;
     // A GET stream, a DELETE or a federation view that passed the entry (enter passes them):
     // what follows is not an MCP request, and leaves no audit event or request metric (a
     // refusal before it, a 401 or 403, does: docs/architecture.md). Idempotent like conclude.

@@ -125,7 +125,10 @@ void add_to_result(request_context& rec, std::string_view key, std::string_view 
 
 std::optional<std::string> minted_task_id(const upstream_message& answer) {
     // 2025-11-25 nests the task (`result.task.taskId`); the 2026-07-28 tasks extension
-    // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top).
+    // answers a CreateTaskResult (`resultType: "task"`, `taskId` at the top). Both name
+    // "task" (a key, a value); most answers name neither, and are not walked.
+    if (!protocol::may_name(answer.raw(), "task"))
+        return std::nullopt;
     std::optional<json::value> task_id;
     if (auto task = answer.value_at({"result", "task"}); task && task->is_object()) {
         if (auto* id = task->as_object().if_contains("taskId"))

@@ -1,6 +1,7 @@
 #include "gateway/pipeline/hook_check.hpp"
 
 #include "gateway/pipeline/answers.hpp"
+#include "protocol/json_splice.hpp"
 
 namespace gate::transport::pipeline {
 
@@ -31,14 +32,33 @@ hook_question hook_question_of(const request_context& ctx, hook_stage stage,
     return q;
 }
 
-void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result) {
+namespace {
+
+// The text of the top-level member `key` of the object `json` begins with, read by its path: a
+// member of that name nested before it (in _meta) is not it, and may spell the same numbers
+// otherwise (beyond 2^53 they parse equal), which json_preserve could not tell apart.
+std::string_view hook_check_member_text(std::string_view json, std::string_view key) {
+    auto span = protocol::find_member(json, {key});
+    return span ? json.substr(span->begin, span->end - span->begin) : std::string_view();
+}
+
+} // namespace
+
+std::string_view arguments_source(const request_context& ctx) {
+    return hook_check_member_text(ctx.params_source, "arguments");
+}
+
+void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result,
+                     std::string_view answer_text) {
     const auto* error = answer.if_contains("error");
     const auto* result = answer.if_contains("result");
     const auto* flagged =
         result && result->is_object() ? result->get_object().if_contains("isError") : nullptr;
     q.is_error = error != nullptr || (flagged && flagged->is_bool() && flagged->get_bool());
-    if (send_result)
-        q.result = error ? error : result;
+    if (!send_result)
+        return;
+    q.result = error ? error : result;
+    q.result_source = hook_check_member_text(answer_text, error ? "error" : "result");
 }
 
 boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::decision_hook& hook,

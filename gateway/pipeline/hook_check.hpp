@@ -25,9 +25,15 @@ const config::decision_hook* hook_asked_at(const std::optional<config::policy>& 
 hook_question hook_question_of(const request_context& ctx, hook_stage stage,
                                std::string_view server, std::string_view upstream_name);
 
+// Where ctx's client wrote its call's arguments in its params' text (empty: nowhere found),
+// for the hook to read them as written. A view into ctx.params_source.
+std::string_view arguments_source(const request_context& ctx);
+
 // An answer on `q` (the result stage): whether it is an error (a JSON-RPC error, or a result
-// with isError true), and, when `send_result`, its `result` or `error`. `answer` outlives `q`.
-void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result);
+// with isError true), and, when `send_result`, its `result` or `error`, read as written in
+// `answer_text` (the text `answer` was read from; empty: none). Both outlive `q`.
+void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result,
+                     std::string_view answer_text = {});
 
 // Asks `asker` the question `description` describes: proceed when allowed; otherwise ctx is
 // answered (hook_denied, or hook_failed naming what failed) and the verdict is `answered`.

@@ -26,7 +26,7 @@ std::string_view params_text(std::string_view body) {
 
 class read final : public entry_step {
 public:
-    explicit read(std::unique_ptr<message_tap> tap) : tap_(std::move(tap)) {}
+    explicit read(message_tap* tap) : tap_(tap) {}
 
     step run(request_context& ctx, arrival& a) override {
         // Header values are read in place (views into the request, which outlives the call).
@@ -65,7 +65,7 @@ public:
     }
 
 private:
-    std::unique_ptr<message_tap> tap_;
+    message_tap* tap_;
 };
 
 } // namespace
@@ -77,8 +77,8 @@ bool is_modern_request(const http_request& req, const protocol::message& msg) {
            protocol::claimed_version(msg.params()).has_value() && msg.method != "initialize";
 }
 
-std::unique_ptr<entry_step> make_read(std::unique_ptr<message_tap> tap) {
-    return std::make_unique<read>(std::move(tap));
+std::unique_ptr<entry_step> make_read(message_tap* tap) {
+    return std::make_unique<read>(tap);
 }
 
 } // namespace gate::transport::pipeline

@@ -11,6 +11,7 @@
 #include "protocol/client_profile.hpp"
 #include "protocol/outcome.hpp"
 #include "protocol/span.hpp"
+#include "transport/http/host_guard.hpp"
 #include "transport/http/http_reply.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -32,12 +33,14 @@ inline std::string principal_key(const caller_ref& p) {
     return p ? p->issuer + '\n' + p->subject : std::string();
 }
 
-// The federation a request sees: one snapshot and the upstream clients indexed like it.
-// Loaded once at request entry; a reload swaps in a new one without touching requests in
-// flight.
+// The federation a request sees: one snapshot, the upstream clients indexed like it, and
+// what the server section makes of each request. Loaded once at request entry; a reload
+// swaps in a new one without touching requests in flight.
 struct federation_view {
     std::shared_ptr<const snapshot> snap;
     std::vector<std::shared_ptr<upstream_client>> clients;
+    // server.allowedHosts, stage 1's on every endpoint (none: every host is refused).
+    host_guard guard{{}, false};
 
     // The client of the upstream configured as `id`; null when this view has none.
     upstream_client* client(const std::string& id) const;
@@ -78,8 +81,8 @@ struct request_context {
     std::int64_t upstream_calls = 0;
     std::optional<std::int64_t> items_served;
     // An upstream result's `_meta.usage`, verbatim, for the audit event (spec: gate reports
-    // usage and never computes it).
-    std::optional<boost::json::value> usage;
+    // usage and never computes it): JSON text on one line, numbers as the upstream wrote them.
+    std::optional<std::string> usage;
     std::string traceparent; // sent with every upstream call this request causes
     // With tracing, a sampled request's spans (gateway/operations/request_tracing): its server
     // span's ids and start, and the client spans of the upstream calls it made.

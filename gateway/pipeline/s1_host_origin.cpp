@@ -1,6 +1,7 @@
 // Stage 1: the Host/Origin allowlist (DNS-rebinding protection). It runs at admission, on the
-// request header alone, for every endpoint (gateway::impl::admit), so a forbidden caller's
-// body is never read; a chain run from stage 1 applies the same check to the context.
+// request header alone, for every endpoint (http_face::admit), so a forbidden caller's body
+// is never read; a chain run from stage 1 applies the same check to the context. Both read
+// the allowlist of the federation's view (server.allowedHosts as last loaded).
 #include "gateway/pipeline/s1_host_origin.hpp"
 
 #include "gateway/pipeline/answers.hpp"
@@ -27,25 +28,22 @@ namespace {
 
 class host_origin final : public stage {
 public:
-    explicit host_origin(const host_guard& guard) : guard_(guard) {}
+    host_origin() = default;
     transport::stage id() const override { return transport::stage::host_origin; }
     step run(request_context& ctx) override {
-        auto refused = check_host_origin(guard_, ctx.host, ctx.origin);
+        auto refused = check_host_origin(ctx.view->guard, ctx.host, ctx.origin);
         if (!refused)
             return verdict::proceed;
         refuse(ctx, *refused);
         ctx.refusal_reply->close = true;
         return verdict::answered;
     }
-
-private:
-    const host_guard& guard_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_host_origin(const host_guard& guard) {
-    return std::make_unique<host_origin>(guard);
+std::unique_ptr<stage> make_host_origin() {
+    return std::make_unique<host_origin>();
 }
 
 } // namespace gate::transport::pipeline

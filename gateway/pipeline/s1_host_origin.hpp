@@ -13,7 +13,8 @@
 
 namespace gate::transport::pipeline {
 
-std::unique_ptr<stage> make_host_origin(const host_guard& guard);
+// Checks the allowlist of the view its request loaded.
+std::unique_ptr<stage> make_host_origin();
 
 // The refusal's row (forbidden_host or forbidden_origin), or nothing.
 std::optional<protocol::gateway_error> check_host_origin(const host_guard& guard,

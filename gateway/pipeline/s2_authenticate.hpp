@@ -2,7 +2,7 @@
 // a request's Bearer token. Without a checker (auth.mode "disabled") every caller is anonymous.
 #pragma once
 
-#include "gateway/auth/token_authenticator.hpp"
+#include "gateway/pipeline/request_context.hpp"
 #include "gateway/pipeline/stage.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -12,8 +12,20 @@
 #include <string_view>
 #include <variant>
 
+namespace gate::transport {
+
+struct auth_refusal {
+    // RFC 6750 section 3.1: invalid_request (malformed or misplaced), invalid_token; empty
+    // when no token was sent at all (the challenge then carries no error).
+    std::string error;
+    std::string description;
+};
+
+} // namespace gate::transport
+
 namespace gate::transport::pipeline {
 
+// The verdict on a request's Bearer token (gateway/auth/token_authenticator implements it).
 class authenticate_services {
 public:
     using result = std::variant<caller_ref, auth_refusal>;

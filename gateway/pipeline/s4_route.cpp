@@ -68,7 +68,7 @@ private:
 
     // An upstream the caller's tenant does not see answers like one that is not configured
     // (tenants[].upstreams is applied before policy): a name's namespace is unknown (-32043),
-    // a URI is owned by no upstream.
+    // a URI is owned by no upstream; either echoes the spelling the client sent.
     static std::optional<boost::json::object> hidden_from_tenant(const request_context& ctx,
                                                                  const route& target) {
         if (tenant_sees(ctx, target.upstream))
@@ -76,7 +76,8 @@ private:
         const auto* ref = target.params.if_contains("ref");
         bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
                      (ref && ref->is_object() && ref->get_object().contains("name"));
-        auto e = named ? unknown_name(target.name) : unknown_uri(target.name);
+        auto sent = route_sent_spelling(*ctx.view->snap, ctx.method, target);
+        auto e = named ? unknown_name(sent) : unknown_uri(sent);
         return protocol::make_gateway_error(e.error, ctx.id, e.message);
     }
 

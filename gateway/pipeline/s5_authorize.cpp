@@ -193,6 +193,8 @@ private:
             return verdict::proceed;
         auto q = hook_question_of(ctx, hook_stage::call, server, item);
         q.arguments = arguments;
+        if (arguments)
+            q.arguments_source = arguments_source(ctx);
         return consult_hook(*hooks_, *hook, ctx, hook_stage::call, describe(q),
                             invocation_text(ctx, server, item));
     }
@@ -210,14 +212,16 @@ private:
         return false;
     }
 
-    // MCP's step-up authorization: 403 with the scopes a rule grants this to, in the
-    // challenge (RFC 6750 3.1) and in the JSON-RPC error's data; the rule names them.
+    // MCP's step-up authorization: 403 with the scopes to ask for in the challenge (RFC 6750
+    // 3.1) and the rule's in the JSON-RPC error's data; the rule names them.
     verdict step_up(request_context& ctx, const std::string& what, const policy_decision& d) {
-        // A 2026-07-28 client adds the challenge's scopes to those it asked for before
-        // (SEP-2350); earlier SDKs replace theirs, so they are told the token's as well.
+        // A client asks its authorization server for the challenge's scope. The 2025 SDKs ask
+        // for it alone, and a token of the rule's scopes alone would lose what the caller could
+        // do before (MCP 2025-11-25 recommends naming both); a client that adds the challenge's
+        // scopes to those it asked before (SEP-2350, 2026-07-28) asks for the same either way.
+        // So every client, of either era, is told the token's scopes and the rule's.
         auto scope =
-            joined(ctx.modern || !ctx.caller ? d.needed_scopes
-                                             : with_held_scopes(*ctx.caller, d.needed_scopes));
+            joined(ctx.caller ? with_held_scopes(*ctx.caller, d.needed_scopes) : d.needed_scopes);
         ctx.required_scopes = d.needed_scopes;
         boost::json::array scopes;
         for (const auto& s : d.needed_scopes)

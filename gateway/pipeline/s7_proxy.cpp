@@ -13,7 +13,7 @@ namespace {
 
 class proxy final : public stage {
 public:
-    explicit proxy(proxy_services& services) : services_(services) {}
+    explicit proxy(proxy_services services) : services_(services) {}
     transport::stage id() const override { return transport::stage::proxy; }
     step run(request_context& ctx) override { return call(ctx); }
 
@@ -21,25 +21,27 @@ private:
     boost::asio::awaitable<verdict> call(request_context& ctx) {
         const auto& m = ctx.method;
         if (m == "initialize") {
-            ctx.response =
-                co_await services_.initialize(ctx.id, ctx.params, ctx.negotiated_version, ctx);
+            ctx.response = co_await services_.calls.initialize(ctx.id, ctx.params,
+                                                               ctx.negotiated_version, ctx);
         } else if (m == "logging/setLevel") {
-            ctx.response = co_await services_.set_log_level(ctx.session, ctx.id, ctx.params, ctx);
+            ctx.response =
+                co_await services_.log_levels.set_log_level(ctx.session, ctx.id, ctx.params, ctx);
         } else if (m.starts_with("tasks/")) {
-            ctx.response = co_await services_.task_call(ctx.id, m, std::move(ctx.params), ctx);
+            ctx.response =
+                co_await services_.tasks.task_call(ctx.id, m, std::move(ctx.params), ctx);
         } else if (ctx.plan) {
-            ctx.fetched = co_await services_.fetch_lists(*protocol::list_kind_of(m), *ctx.plan,
-                                                         std::move(ctx.list_admitted), ctx);
+            ctx.fetched = co_await services_.lists.fetch_lists(
+                *protocol::list_kind_of(m), *ctx.plan, std::move(ctx.list_admitted), ctx);
         } else if (ctx.target) {
             auto& target = *ctx.target;
             auto& client = *ctx.view->clients[target.upstream];
             if ((m == "resources/subscribe" || m == "resources/unsubscribe") && client.modern()) {
-                ctx.response =
-                    co_await services_.subscribe_at_modern_upstream(m, ctx.id, target, ctx);
+                ctx.response = co_await services_.subscriptions.subscribe_at_modern_upstream(
+                    m, ctx.id, target, ctx);
                 co_return verdict::proceed;
             }
-            auto reply = co_await services_.call(target.upstream, m, std::move(target.params), ctx,
-                                                 std::move(ctx.admitted));
+            auto reply = co_await services_.calls.call_routed(
+                target.upstream, m, std::move(target.params), ctx, std::move(ctx.admitted));
             if (auto* f = std::get_if<upstream_failure>(&reply))
                 ctx.response = refuse_upstream(ctx, ctx.id, *ctx.upstream, *f);
             else
@@ -48,12 +50,12 @@ private:
         co_return verdict::proceed;
     }
 
-    proxy_services& services_;
+    proxy_services services_;
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_proxy(proxy_services& services) {
+std::unique_ptr<stage> make_proxy(proxy_services services) {
     return std::make_unique<proxy>(services);
 }
 

@@ -7,15 +7,12 @@
 
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
-#include "gateway/pipeline/hook_check.hpp"
-#include "gateway/pipeline/input_requests_check.hpp"
+#include "gateway/pipeline/client_bound.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
 #include "protocol/ui_uri.hpp"
-
-#include <algorithm>
-#include <cstring>
 
 namespace gate::transport::pipeline {
 
@@ -25,7 +22,8 @@ namespace ec = protocol::error_code;
 
 class egress final : public stage {
 public:
-    egress(egress_services& services, hook_asker* hooks) : services_(services), hooks_(hooks) {}
+    egress(egress_services services, hook_asker* hooks)
+        : services_(services), hooks_(hooks), judge_(hooks, &services.icons) {}
     transport::stage id() const override { return transport::stage::egress; }
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
@@ -35,7 +33,7 @@ public:
                                                              : std::nullopt;
         // Waits only to pin a minted task, merge a list, open a session, ask the hook or judge
         // what the answer asks the client.
-        bool input = answered_upstream && judges_input_requests(ctx, hooks_);
+        bool input = answered_upstream && judge_.answer_asks_input(ctx);
         if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
             (m == "initialize" && !ctx.modern) ||
             (answered_upstream && ctx.hook_at_result && hooks_) || input)
@@ -53,11 +51,14 @@ private:
                                                    std::optional<std::string> minted, bool input) {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
-        if (input)
-            co_await judge_input_requests(ctx, hooks_); // refused: answered in its place
+        if (input) { // refused: answered in its place
+            auto requests = ctx.upstream_answer->value_at({"result", "inputRequests"});
+            co_await judge_.judge_input_requests(ctx, requests ? &*requests : nullptr,
+                                                 ctx.view->snap->upstream(ctx.target->upstream).id);
+        }
         if (!ctx.response && ctx.upstream_answer) {
             if (minted)
-                co_await services_.pin_task(ctx, ctx.target->upstream, std::move(*minted));
+                co_await services_.tasks.pin_task(ctx, ctx.target->upstream, std::move(*minted));
             take_upstream_answer(ctx);
             // A task the client asked for is not the result: its tasks/result is judged
             // (gateway/mcp/task_methods). One it did not ask for is an upstream's answer
@@ -66,7 +67,7 @@ private:
                 co_await judge_result(ctx);
         }
         if (!ctx.response && ctx.plan && kind)
-            ctx.response = co_await services_.complete_list(
+            ctx.response = co_await services_.lists.complete_list(
                 *kind, *ctx.plan, std::move(ctx.fetched), ctx.id, ctx.params, ctx);
         settle(ctx);
         if (m == "initialize" && !ctx.modern)
@@ -75,48 +76,38 @@ private:
         co_return verdict::proceed;
     }
 
-    // The hook's say on the answer the client is about to get: withheld (the refusal in its
-    // place) unless allowed.
+    // The hook's say on the answer the client is about to get (client_bound): withheld, the
+    // refusal in its place, unless allowed. The answer is read as written in ctx.verbatim.
     boost::asio::awaitable<void> judge_result(request_context& ctx) {
-        const auto& hook = *ctx.view->snap->doc->policy->decision_hook;
         const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
-        auto& pending = *ctx.hook_at_result;
-        auto q = hook_question_of(ctx, hook_stage::result, server, pending.upstream_name);
-        if (pending.arguments)
-            q.arguments = &*pending.arguments;
-        describe_answer(q, *ctx.response, hook.send_result);
-        auto item = ctx.name.value_or(pending.upstream_name);
+        const auto& upstream_name = ctx.hook_at_result->upstream_name;
+        auto item = ctx.name.value_or(upstream_name);
         auto what = "the result of " + ctx.method + (item.empty() ? "" : " of " + item) + " on " +
                     server + (ctx.caller ? " for " + ctx.caller->subject : "");
-        co_await consult_hook(*hooks_, hook, ctx, hook_stage::result, describe(q), std::move(what));
+        co_await judge_.judge_result(ctx, *ctx.response, server, upstream_name, std::move(what),
+                                     ctx.verbatim);
     }
 
     // Whatever the upstream answered, result or error, goes back verbatim.
     void take_upstream_answer(request_context& ctx) {
-        if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
-            ctx.usage = std::move(*usage);
+        // Few answers report usage: a search first spares the rest a walk of the result.
+        if (protocol::may_name(ctx.upstream_answer->raw(), "usage"))
+            if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
+                ctx.usage = usage_text(*ctx.upstream_answer, *usage);
         // A read of an App's view answers under the URI the client asked for
         // (protocol/ui_uri.hpp): the contents that name the upstream's own are renamed.
         auto ui = read_of_ui(ctx);
         // A call's or a prompt's answer is read whole only when it may name icons (its
-        // resource links'), which passthrough never rewrites. memmem: a search that stops at
-        // every quote of the answer cost hundreds of instructions per call.
-        const auto& raw = ctx.upstream_answer->raw();
-        constexpr std::string_view icons_key = "\"icons\"";
-        bool links =
-            (ctx.method == "tools/call" || ctx.method == "prompts/get") && ctx.target &&
-            !ctx.view->snap->codec.passthrough() &&
-            ::memmem(raw.data(), raw.size(), icons_key.data(), icons_key.size()) != nullptr;
+        // resource links'), which passthrough never rewrites.
+        bool links = (ctx.method == "tools/call" || ctx.method == "prompts/get") && ctx.target &&
+                     judge_.links_icons(*ctx.view->snap, ctx.upstream_answer->raw());
         // A decision hook asked about the result reads it whole too.
         bool whole = ui || links || (ctx.hook_at_result && hooks_);
         ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
                                whole ? answer_read::whole : answer_read::client_answer);
         if (ui && protocol::restore_read_uris(*ctx.response, ui->uri, *ctx.name) &&
-            !ctx.verbatim.empty()) {
-            std::string text;
-            protocol::write_preserving(*ctx.response, ctx.verbatim, text);
-            ctx.verbatim = std::move(text);
-        }
+            !ctx.verbatim.empty())
+            write_again(ctx.verbatim, *ctx.response);
         if (links)
             link_icons(ctx);
     }
@@ -126,52 +117,23 @@ private:
     void link_icons(request_context& ctx) {
         auto* r = ctx.response->if_contains("result");
         auto* result = r ? r->if_object() : nullptr;
-        if (!result)
-            return;
-        bool rewritten = ctx.method == "tools/call" ? call_link_icons(ctx, *result)
-                                                    : prompt_link_icons(ctx, *result);
-        if (rewritten && !ctx.verbatim.empty()) {
-            std::string text;
-            protocol::write_preserving(*ctx.response, ctx.verbatim, text);
-            ctx.verbatim = std::move(text);
-        }
+        auto shape =
+            ctx.method == "tools/call" ? client_bound::linked::call : client_bound::linked::prompt;
+        if (result &&
+            judge_.link_icons(*ctx.view->snap, ctx.target->upstream, ctx.method, shape, *result) &&
+            !ctx.verbatim.empty())
+            write_again(ctx.verbatim, *ctx.response);
     }
 
-    static bool names_icons(const boost::json::value& v) {
-        return v.is_object() && v.get_object().contains("icons");
-    }
-
-    bool call_link_icons(request_context& ctx, boost::json::object& result) {
-        auto* c = result.if_contains("content");
-        auto* content = c ? c->if_array() : nullptr;
-        if (!content || std::none_of(content->begin(), content->end(), names_icons))
-            return false;
-        services_.rewrite_icons(ctx, ctx.target->upstream, *content);
-        return true;
-    }
-
-    // Each message holds one content block: those that name icons are rewritten together.
-    bool prompt_link_icons(request_context& ctx, boost::json::object& result) {
-        auto* m = result.if_contains("messages");
-        auto* messages = m ? m->if_array() : nullptr;
-        if (!messages)
-            return false;
-        std::vector<boost::json::value*> linked;
-        boost::json::array blocks;
-        for (auto& message : *messages) {
-            auto* msg = message.if_object();
-            auto* content = msg ? msg->if_contains("content") : nullptr;
-            if (content && names_icons(*content)) {
-                linked.push_back(content);
-                blocks.push_back(*content);
-            }
-        }
-        if (linked.empty())
-            return false;
-        services_.rewrite_icons(ctx, ctx.target->upstream, blocks);
-        for (std::size_t i = 0; i < linked.size(); ++i)
-            *linked[i] = std::move(blocks[i]);
-        return true;
+    // `usage` as the upstream wrote it, on one line, for the audit event: from the answer's
+    // text, found only when the answer reports usage (the value_at that found it costs every
+    // answer what it did).
+    static std::string usage_text(const upstream_message& m, const boost::json::value& usage) {
+        auto text = m.text_at({"result", "_meta", "usage"});
+        if (!text) // the text alone does not say where (a key with escapes, many members)
+            if (auto span = protocol::find_member(m.raw(), {"result", "_meta", "usage"}))
+                text = std::string_view(m.raw()).substr(span->begin, span->end - span->begin);
+        return protocol::one_line_preserving(usage, text.value_or(std::string_view()));
     }
 
     // The upstream's own URI of a ui:// read.
@@ -193,8 +155,8 @@ private:
             ctx.outcome == protocol::outcome::ok && ctx.name) {
             // Updates come under the upstream's own URI (an App's view has another here).
             auto ui = protocol::upstream_ui(ctx.view->snap->codec, *ctx.name);
-            services_.record_subscription(ctx, ui ? ui->uri : *ctx.name,
-                                          m == "resources/subscribe");
+            services_.subscriptions.record_subscription(ctx, ui ? ui->uri : *ctx.name,
+                                                        m == "resources/subscribe");
         }
         if (ctx.modern)
             for_modern_client(ctx, list);
@@ -207,13 +169,13 @@ private:
         if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
         // Within the caller's share of the table; a refusal is in ctx (gateway/mcp/sessions).
-        auto session = services_.open_session(ctx, capabilities);
+        auto session = services_.sessions.open_session(ctx, capabilities);
         if (!session)
             co_return;
         // Any instance of a fleet continues it: its record is in the store before the client
         // hears the id.
-        co_await services_.publish_session(*session, ctx.negotiated_version, capabilities,
-                                           principal_key(ctx.caller));
+        co_await services_.fleet.publish_session(*session, ctx.negotiated_version, capabilities,
+                                                 principal_key(ctx.caller));
         ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
     }
 
@@ -246,13 +208,14 @@ private:
         add_to_result(ctx, "cacheScope", R"("private")");
     }
 
-    egress_services& services_;
+    egress_services services_;
     hook_asker* hooks_;
+    client_bound judge_; // what the client is sent on an upstream's behalf
 };
 
 } // namespace
 
-std::unique_ptr<stage> make_egress(egress_services& services, hook_asker* hooks) {
+std::unique_ptr<stage> make_egress(egress_services services, hook_asker* hooks) {
     return std::make_unique<egress>(services, hooks);
 }
 

@@ -14,28 +14,31 @@ namespace {
 
 class session final : public entry_step {
 public:
-    explicit session(std::unique_ptr<session_directory> sessions)
-        : sessions_(std::move(sessions)) {}
+    explicit session(session_directory& sessions) : sessions_(sessions) {}
 
     step run(request_context& ctx, arrival& a) override {
         a.session = header_value(a.req, "Mcp-Session-Id");
         if (a.session.empty())
             return refused(ctx, a, gateway_error::session_required);
-        if (auto known = sessions_->known_now(a.session, ctx.caller))
-            return settle(ctx, a, *known);
-        return ask(ctx, a);
+        auto here = sessions_.use_now(a.session, ctx.caller);
+        if (here.found == session_directory::session_found::ask_store)
+            return ask(ctx, a);
+        if (here.found == session_directory::session_found::refused)
+            return refused(ctx, a, gateway_error::session_unknown);
+        return settle(ctx, a, std::move(here.call));
     }
 
 private:
     boost::asio::awaitable<verdict> ask(request_context& ctx, arrival& a) {
-        co_return settle(ctx, a, co_await sessions_->known(a.session, ctx.caller, ctx.peer));
+        bool known = co_await sessions_.known(a.session, ctx.caller, ctx.peer);
+        auto held = known ? sessions_.use(a.session) : std::nullopt;
+        if (!held)
+            co_return refused(ctx, a, gateway_error::session_unknown);
+        co_return settle(ctx, a, std::move(*held));
     }
 
-    verdict settle(request_context& ctx, arrival& a, bool known) {
-        auto held = known ? sessions_->use(a.session) : std::nullopt;
-        if (!held)
-            return refused(ctx, a, gateway_error::session_unknown);
-        a.in_use = std::move(*held);
+    verdict settle(request_context& ctx, arrival& a, session_call held) {
+        a.in_use = std::move(held);
         auto version = header(a.req, "MCP-Protocol-Version").value_or("");
         if (!version.empty() && !supported_protocol_version(version))
             return refused(ctx, a, gateway_error::unsupported_version, {version});
@@ -49,13 +52,13 @@ private:
         return verdict::answered;
     }
 
-    std::unique_ptr<session_directory> sessions_;
+    session_directory& sessions_;
 };
 
 } // namespace
 
-std::unique_ptr<entry_step> make_session(std::unique_ptr<session_directory> sessions) {
-    return std::make_unique<session>(std::move(sessions));
+std::unique_ptr<entry_step> make_session(session_directory& sessions) {
+    return std::make_unique<session>(sessions);
 }
 
 } // namespace gate::transport::pipeline

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "config/load.hpp"
+#include "gateway/operations/introspection.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -26,14 +27,6 @@
 #include <string_view>
 
 namespace gate::transport {
-
-// What the last poll found, for /api/federation (io thread only).
-struct discovery_status {
-    std::string last_outcome; // applied | unchanged | rejected | error; empty before the first
-    std::chrono::system_clock::time_point last_at{};
-    std::string last_problem; // why the last poll failed or was rejected, or what it left out
-    bool outage = false;      // fetches failing since the last that went through
-};
 
 class discovery_poller {
 public:

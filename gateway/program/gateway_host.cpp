@@ -1,12 +1,13 @@
 #include "gateway/program/gateway_host.hpp"
 
+#include "actors/openssl_thread_state.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/auth/upstream_credential.hpp"
-#include "gateway/entry/gateway.hpp"
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/operations/batch_poster.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/program/discovery_poller.hpp"
+#include "gateway/program/gateway.hpp"
 #include "transport/process/service_manager.hpp"
 #include "transport/process/version.hpp"
 
@@ -35,6 +36,7 @@ caf::actor_system_config& tuned(caf::actor_system_config& cfg) {
     cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
     cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(100)});
     cfg.set("logger.verbosity", caf::atom("quiet"));
+    cfg.add_thread_hook<actors::openssl_thread_state>();
     return cfg;
 }
 

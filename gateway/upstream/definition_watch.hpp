@@ -1,5 +1,5 @@
 // What an upstream's client asks of pinned definitions when it lists its tools (the gateway
-// answers: gateway/entry/definition_reports). Each tool's digest is judged against its pin;
+// answers: gateway/upstream/definition_reports). Each tool's digest is judged against its pin;
 // a change is told (log, audit, metric) where it is judged, once per new digest. Before a
 // list is judged, the pins a fleet shares for its tools are agreed on (the shared store's).
 #pragma once

@@ -36,6 +36,17 @@ std::optional<protocol::tool_hints> listed_tools::hints(const std::string& tool)
     return it->second.hints;
 }
 
+std::string listed_tools::why_withheld(const definition_change& change) {
+    if (change.unpinnable)
+        return "gate pins at most " + std::to_string(definition_pins::max_pins_per_upstream) +
+               " tools of one upstream and this upstream's pins are all taken, so it cannot be "
+               "pinned (listed as " +
+               change.seen + "; a lock file pins every tool it names)";
+    if (change.pinned.empty())
+        return "it is not in the lock file (listed as " + change.seen + ")";
+    return "its definition changed from " + change.pinned + " to " + change.seen;
+}
+
 boost::asio::awaitable<void> listed_tools::withhold_changed(boost::json::array& tools,
                                                             std::vector<std::string>* sources,
                                                             definition_watch& watch,
@@ -73,10 +84,7 @@ boost::asio::awaitable<void> listed_tools::withhold_changed(boost::json::array& 
         auto change = watch.judge(cfg.id, l.tool, l.digest, mode);
         if (!change || mode != pin_mode::block)
             return true;
-        withheld_[l.tool] =
-            change->pinned.empty()
-                ? "it is not in the lock file (listed as " + change->seen + ")"
-                : "its definition changed from " + change->pinned + " to " + change->seen;
+        withheld_[l.tool] = why_withheld(*change);
         return false;
     });
 }

@@ -48,6 +48,15 @@ public:
                                                   const config::upstream& cfg);
     // Why `tool` is withheld (its pinned and listed digests), or nullptr.
     const std::string* withheld(const std::string& tool) const;
+    // The tools withheld now whose own name `match` accepts (those a short alias may stand
+    // for: lists leave them out, so the router's lists cannot reverse one).
+    template <class Match> std::vector<std::string> withheld_where(Match match) const {
+        std::vector<std::string> out;
+        for (const auto& [name, why] : withheld_)
+            if (match(name))
+                out.push_back(name);
+        return out;
+    }
     // Whether the upstream's pin blocks changed tools.
     bool blocks() const { return blocks_; }
     // After a reload (pins and lock file may have changed): what the lists said is judged
@@ -58,6 +67,7 @@ public:
     }
 
 private:
+    static std::string why_withheld(const definition_change& change);
     struct facts {
         bool app_only = false;
         protocol::tool_hints hints;

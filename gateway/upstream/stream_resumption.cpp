@@ -56,7 +56,8 @@ asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::
         http_answer next;
         bool header_read = false, reusable = false;
         boost::system::error_code ec;
-        auto reader = std::make_shared<answer_reader>();
+        auto reader =
+            std::make_shared<answer_reader>(answer_limit_of(ctx), state_.answer_bytes_read);
         if (co_await guarded_round_trip(conn, wire, want_id, next, header_read, reusable, ec, ctx,
                                         origin, *reader, deadline, cancel))
             co_return cancelled(*cancel);
@@ -64,7 +65,7 @@ asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::
             asio::co_spawn(state_.ex, drain(ep, std::move(conn), std::move(reader)),
                            asio::detached);
         if (ec)
-            if (auto f = read_failure(ep, ec, header_read, next))
+            if (auto f = read_failure(ep, ec, header_read, next, *reader))
                 co_return std::move(*f);
         if (next.status != 200)
             co_return fail(upstream_failure::kind::http_status,

@@ -38,6 +38,12 @@ struct upstream_failure {
     // A per-caller upstream's challenge (WWW-Authenticate) with its 401 or 403, when it sent
     // one: what `gate check` reports of a try without a caller's credential.
     std::string challenge{};
+    // The answer was over what gate reads of one (answer_limit): the upstream's doing.
+    bool over_bound = false;
+    // gate's own capacity refused the answer (the answers being read from the upstream
+    // together, max_upstream_answer_bytes): it tells nothing of the upstream's health, so its
+    // breaker counts it neither a success nor a failure.
+    bool capacity = false;
     // A connect_error before anything of the request left gate (the endpoint's address could
     // not be resolved, or its connection was refused, timed out or failed TLS): the request
     // may go to another replica.
@@ -61,6 +67,10 @@ struct call_context {
     std::string bridge;
     // The client's declared capabilities, mirrored when its bridged session is created.
     const boost::json::object* client_capabilities = nullptr;
+    // The bridged session it creates is a 2025-11-25 session client's: at a 2026-07-28
+    // upstream its requests ask for log messages at protocol::session_default_log_level
+    // until the client sets a level.
+    bool session_client = false;
     // The verified caller, for an upstream whose credential is the caller's own (passthrough,
     // token-exchange): its calls go on a bridged session of that caller only.
     std::shared_ptr<const caller_credential> caller;
@@ -81,6 +91,10 @@ struct call_context {
     std::vector<std::pair<std::string, std::string>> client_param_headers;
     // The client's cancellation of the call (a 2026-07-28 client's closed stream), or null.
     std::shared_ptr<call_cancel> cancel;
+    // The most bytes of the answer read (as JSON, or as one event of its stream): past it the
+    // call fails (over_bound). 0: the bound of any answer (max_answer_bytes); a list's pages
+    // get what remains of the list's bound.
+    std::size_t answer_limit = 0;
 
     static call_context traced(std::string traceparent) {
         call_context ctx;

@@ -114,16 +114,16 @@ std::vector<upstream_client::endpoint_health> upstream_client::endpoints() const
 void upstream_client::session_traffic::message(const std::string& bridge, upstream_message m) {
     bool is_request = m.body().contains("id");
     if (bridge.empty() && is_request) {
-        // The root session has no client behind it: gate answers for itself. It has no roots
-        // to offer and nobody to sample or elicit from.
+        // The root session has no client behind it: gate answers for itself. Nobody's roots,
+        // sampling or elicitation: an error the upstream can tell from an empty answer (an
+        // empty roots list would be made up; one client's, which a server may keep for the
+        // session, would reach every client the shared session serves).
         const auto& id = m.body()["id"];
         std::string method;
         if (auto* name = m.body().if_contains("method"); name && name->is_string())
             method = std::string(name->get_string());
         json::object reply{{"jsonrpc", "2.0"}, {"id", id}};
-        if (method == "roots/list")
-            reply["result"] = {{"roots", json::array{}}};
-        else if (method == "ping")
+        if (method == "ping")
             reply["result"] = json::object{};
         else
             reply = protocol::make_gateway_error(

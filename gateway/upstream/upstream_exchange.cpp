@@ -9,6 +9,7 @@
 #include "gateway/upstream/upstream_guards.hpp"
 #include "protocol/json_check.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/list_kind.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/http/buffered_parse.hpp"
 #include "transport/http/header_writer.hpp"
@@ -41,16 +42,7 @@ namespace {
 constexpr auto stream_end_wait = std::chrono::seconds(2);
 // The bridge of a message from no session (a health probe's).
 const std::string no_bridge;
-
 } // namespace
-
-upstream_failure refused_head(const header_writer& head) {
-    auto f = fail(upstream_failure::kind::protocol,
-                  "gate refused to send the header " + head.refused() +
-                      " upstream: its value holds a control character");
-    f.upstream_at_fault = false;
-    return f;
-}
 
 upstream_exchange::upstream_exchange(upstream_state& state, upstream_credentials& credentials,
                                      upstream_guards& guards, upstream_observer& heard)
@@ -183,7 +175,8 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
         bool header_read = false, reusable = false;
         boost::system::error_code ec;
         // On the heap: an unfinished event stream hands it to the drain.
-        auto reader = std::make_shared<answer_reader>();
+        auto reader =
+            std::make_shared<answer_reader>(answer_limit_of(ctx), state_.answer_bytes_read);
         if (co_await guarded_round_trip(conn, wire, want_id, answer, header_read, reusable, ec, ctx,
                                         origin, *reader, deadline, cancel))
             co_return cancelled(*cancel);
@@ -192,12 +185,14 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
                            asio::detached);
         if (ec) {
             // A pooled connection the upstream closed while idle: its idle siblings are likely
-            // closed too. Retry once on a fresh connection.
-            if (!header_read && reused && ec != beast::error::timeout) {
+            // closed too. Retry once on a fresh connection; not an answer refused by its length,
+            // which the upstream did send (the request would be sent twice).
+            if (!header_read && reused && ec != beast::error::timeout &&
+                ec != http::error::body_limit) {
                 ep.idle.clear();
                 continue;
             }
-            if (auto f = read_failure(ep, ec, header_read, answer))
+            if (auto f = read_failure(ep, ec, header_read, answer, *reader))
                 co_return std::move(*f);
         }
         if (reusable && !ep.idle.full())
@@ -253,9 +248,27 @@ asio::awaitable<bool> upstream_exchange::guarded_round_trip(
 std::optional<upstream_failure> upstream_exchange::read_failure(const upstream_endpoint& ep,
                                                                 boost::system::error_code ec,
                                                                 bool header_read,
-                                                                const http_answer& answer) const {
+                                                                const http_answer& answer,
+                                                                const answer_reader& reader) const {
     if (header_read && answer.message)
         return std::nullopt; // the answer came whole before the connection failed
+    if (ec == http::error::body_limit) {
+        bool together = reader.over_upstream; // gate's capacity, not the upstream's doing
+        auto f =
+            fail(upstream_failure::kind::protocol,
+                 together ? "the answers being read from upstream " + state_.cfg.id +
+                                " hold over " + std::to_string(max_upstream_answer_bytes) +
+                                " bytes together, gate's bound of one upstream; this "
+                                "answer was dropped unread"
+                          : "the answer of " + ep.url + " is over " + std::to_string(reader.limit) +
+                                " bytes (as JSON, or in one event of its stream), gate's "
+                                "bound; it was dropped unread");
+        f.over_bound = !together;
+        f.capacity = together; // its breaker learns nothing from it
+        f.upstream_at_fault = !together;
+        spdlog::warn("upstream {}: {}", state_.cfg.id, f.message);
+        return f;
+    }
     if (ec == beast::error::timeout)
         return fail(upstream_failure::kind::timeout,
                     "upstream did not answer within " +
@@ -338,6 +351,11 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
         co_return;
     auto& buf = reader.buf;
     auto& parser = reader.parser;
+    // What this answer held is the upstream's again once its read is over, however it ends.
+    struct released {
+        answer_reader& r;
+        ~released() { r.release(); }
+    } release_at_end{reader};
     co_await read_header(stream, buf, parser, ec);
     if (ec)
         co_return;
@@ -355,17 +373,22 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
     if (auto it = head.find(http::field::content_type); it != head.end())
         ctype = it->value();
     if (ctype.starts_with("text/event-stream") && answer.status == 200) {
-        sse_parser sse;
-        std::size_t consumed = 0;
+        sse_parser sse(reader.limit);
         while (!answer.message && !parser.is_done()) {
             co_await http::async_read_some(stream, buf, parser,
                                            asio::redirect_error(asio::use_awaitable, ec));
             if (ec)
                 break;
             auto& body = parser.get().body();
-            auto events = sse.feed(std::string_view(body).substr(consumed));
+            auto events = sse.feed(body);
+            body.clear(); // the parser holds what an unfinished event needs
             take_events(events, want_id, answer, ctx, origin);
-            consumed = body.size();
+            if (sse.over_bound() && !answer.message) {
+                ec = http::error::body_limit; // an event never ended within the bound
+                break;
+            }
+            if (!answer.message && !reader.hold(sse.held(), ec))
+                break;
         }
         reusable = parser.is_done() && parser.keep_alive();
         // The answer came before the stream's end (a separate write of the server's): the
@@ -377,10 +400,27 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
         }
         co_return;
     }
-    parse_buffered(parser, buf, ec);
-    if (!ec && !parser.is_done())
-        co_await http::async_read(stream, buf, parser,
-                                  asio::redirect_error(asio::use_awaitable, ec));
+    co_await read_json_answer(stream, reader, ctype, answer, reusable, ec);
+}
+
+// An answer whose length is known holds it from its header on; another, what it read so far.
+template <class Stream>
+asio::awaitable<void> upstream_exchange::read_json_answer(Stream& stream, answer_reader& reader,
+                                                          std::string_view ctype,
+                                                          http_answer& answer, bool& reusable,
+                                                          boost::system::error_code& ec) {
+    auto& parser = reader.parser;
+    auto declared = parser.content_length();
+    if (declared && !reader.hold(static_cast<std::size_t>(*declared), ec))
+        co_return;
+    parser.eager(true); // each read parses all it buffered, as http::async_read has it
+    parse_buffered(parser, reader.buf, ec);
+    while (!ec && !parser.is_done()) {
+        co_await http::async_read_some(stream, reader.buf, parser,
+                                       asio::redirect_error(asio::use_awaitable, ec));
+        if (!ec && !declared && !reader.hold(parser.get().body().size(), ec))
+            break;
+    }
     reusable = !ec && parser.keep_alive();
     // Checked to be a JSON object, not parsed: most answers are passed on as text.
     if (auto& body = parser.get().body(); !ec && ctype.starts_with("application/json")) {
@@ -400,11 +440,18 @@ bool upstream_exchange::take_events(std::vector<sse_event>& events, const json::
         if (jec || !obj)
             continue;
         auto* id = obj->if_contains("id");
-        if (obj->contains("method")) {
+        if (auto* method = obj->if_contains("method")) {
             // The upstream's own request or notification, sent while this call runs.
+            const auto& bridge = origin ? origin->bridge : no_bridge;
+            bool news = method->is_string() && protocol::is_list_changed(method->get_string());
             upstream_message m(std::move(*obj), std::move(ev.data));
+            // A list change told on a call's stream (as SDK servers tell a change the call
+            // made) is the upstream's news, as on any of its streams: the gateway hears it
+            // too (its lists of the upstream dropped), and the call's client on its call.
+            if (ctx.observer && news)
+                heard_.message(bridge, m);
             if (ctx.observer)
-                ctx.observer->message(origin ? origin->bridge : no_bridge, std::move(m));
+                ctx.observer->message(bridge, std::move(m));
             else if (origin)
                 heard_.message(origin->bridge, std::move(m));
             continue;
@@ -508,7 +555,8 @@ asio::awaitable<bool> upstream_exchange::follow_stream(
         opened = true;
         on_open();
         conn.lowest().expires_never();
-        sse_parser sse;
+        sse_parser sse(max_answer_bytes);
+        held_share share(state_.unfinished_event_bytes);
         while (!parser.is_done() && going()) {
             co_await http::async_read_some(stream, buf, parser,
                                            asio::redirect_error(asio::use_awaitable, ec));
@@ -523,6 +571,20 @@ asio::awaitable<bool> upstream_exchange::follow_stream(
                 if (!jec && v.is_object() && v.as_object().contains("method"))
                     on_message(upstream_message(std::move(v.as_object()), std::move(ev.data)));
             }
+            // The events before it were passed on.
+            if (sse.over_bound())
+                spdlog::warn("upstream {}: an event on its stream is over {} bytes, gate's bound "
+                             "of one message; the stream was dropped",
+                             state_.cfg.id, sse.max_event());
+            else if (!share.hold(sse.held(), max_answer_bytes))
+                spdlog::warn("upstream {}: the unfinished events of its streams hold over {} "
+                             "bytes together, gate's bound of one upstream; the stream that "
+                             "went past it was dropped",
+                             state_.cfg.id, max_answer_bytes);
+            else
+                continue;
+            conn.lowest().close();
+            break;
         }
     };
     if (conn.tls)

@@ -90,10 +90,6 @@ struct http_answer {
     std::string challenge{}; // a 401's or 403's WWW-Authenticate, when it came with one
 };
 
-// A request whose head would carry a control character is never sent: nothing reached the
-// upstream, which is not at fault for what gate refused to write.
-upstream_failure refused_head(const header_writer& head);
-
 class upstream_exchange {
 public:
     using clock = std::chrono::steady_clock;
@@ -158,6 +154,11 @@ private:
                                             bool& header_read, bool& reusable,
                                             boost::system::error_code& ec, const call_context& ctx,
                                             const session_origin* origin, answer_reader& reader);
+    // A JSON answer's body, past its header: `answer.message` when it is a JSON object.
+    template <class Stream>
+    boost::asio::awaitable<void> read_json_answer(Stream& stream, answer_reader& reader,
+                                                  std::string_view ctype, http_answer& answer,
+                                                  bool& reusable, boost::system::error_code& ec);
     // The round trip within the request's deadline (passed: a timeout in `ec`), closed when
     // the call is cancelled meanwhile (true).
     boost::asio::awaitable<bool>
@@ -181,9 +182,12 @@ private:
                   const boost::json::value* want_id, http_answer answer,
                   const std::string& credential);
     // Why an exchange whose round trip ended in `ec` failed; nullopt: its answer stands.
+    // `reader`: what read the answer (an answer over its limit, or one that took the
+    // upstream's answers past theirs, failed).
     std::optional<upstream_failure> read_failure(const upstream_endpoint& ep,
                                                  boost::system::error_code ec, bool header_read,
-                                                 const http_answer& answer) const;
+                                                 const http_answer& answer,
+                                                 const answer_reader& reader) const;
     // At a per-caller upstream, a 401 or 403 is the caller's business, not a failure of the
     // upstream's; nullopt for any other answer.
     std::optional<upstream_failure> refused_credential(const http_answer& answer,

@@ -19,29 +19,47 @@ upstream_guards::upstream_guards(const config::upstream& cfg)
     : cfg_(cfg), board_(std::make_shared<guard_board>(cfg)) {}
 
 upstream_guards::ticket::~ticket() {
-    // A probe ended without an outcome: its slot is freed, at the actor that handed it out
-    // only (a respawned actor has a probe of its own, or none).
-    if (g_ && probe() && board_->actor() == granter_)
-        caf::anon_send(granter_, guard_abandon{});
+    // A probe ended without an outcome: its slot is freed, at the breaker actor that handed it
+    // out only (a respawned one has a probe of its own, or none).
+    if (g_ && probe() && board_->breaker() == granter_)
+        caf::anon_send(granter_, breaker_abandon{board_});
 }
+
+namespace {
+
+bool succeeded(const upstream_failure* f) {
+    return !f || f->answer || !f->upstream_at_fault;
+}
+
+} // namespace
 
 bool upstream_guards::ticket::settle_now(const upstream_failure* f) {
     if (!g_)
         return true;
-    auto actor = board_->actor();
-    bool success = !f || f->answer || !f->upstream_at_fault;
-    // No actor: between a crash and its respawn, and the fresh actor starts closed anyway.
-    // The probe of an actor that is gone decides nothing for its successor.
-    bool nobody = !actor || (probe() && actor != granter_);
-    if (!nobody && !(success && !probe()))
-        return false;
-    auto* g = std::exchange(g_, nullptr);
-    if (nobody)
+    // gate's own capacity refused the answer: no outcome is told. The ticket keeps its guard,
+    // so a probe's slot is freed when it goes (the destructor), for the next call to probe.
+    if (f && f->capacity)
         return true;
-    // A success changes nothing unless failures were counted (or are being counted): the
-    // hot path sends no message.
+    bool success = succeeded(f);
+    if (success && !probe()) // the hot path: no handle copied, and no message unless counted
+        return settle_success();
+    // A failure or the probe's outcome is told and waited for (settle), unless no breaker
+    // actor is there to count it: between a crash and its respawn, and the fresh one starts
+    // closed anyway. The probe of an actor that is gone decides nothing for its successor.
+    auto breaker = board_->breaker();
+    if (breaker && !(probe() && breaker != granter_))
+        return false;
+    g_ = nullptr;
+    return true;
+}
+
+bool upstream_guards::ticket::settle_success() {
+    auto* g = std::exchange(g_, nullptr);
+    if (!board_->has_breaker())
+        return true;
     if (board_->view()->failures > 0 || g->failures_out_ > 0)
-        caf::anon_send(actor, guard_success{false, {}});
+        if (auto breaker = board_->breaker())
+            caf::anon_send(breaker, breaker_outcome{board_, true, false, {}, {}});
     g->share_success();
     return true;
 }
@@ -50,18 +68,17 @@ asio::awaitable<void> upstream_guards::ticket::settle(const upstream_failure* f)
     if (settle_now(f))
         co_return;
     auto* g = std::exchange(g_, nullptr);
-    auto actor = board_->actor();
-    bool success = !f || f->answer || !f->upstream_at_fault;
-    if (success) {
-        co_await ask<bool>(actor, [](reply_to<bool> counted) {
-            return guard_success{true, std::move(counted)};
+    auto breaker = board_->breaker();
+    if (succeeded(f)) { // the probe's success: the calls after it see the closed circuit
+        co_await ask<bool>(breaker, [&](reply_to<bool> counted) {
+            return breaker_outcome{board_, true, true, {}, std::move(counted)};
         });
         g->share_success();
         co_return;
     }
     ++g->failures_out_;
-    co_await ask<bool>(actor, [&](reply_to<bool> counted) {
-        return guard_failure{probe(), f->message, std::move(counted)};
+    co_await ask<bool>(breaker, [&](reply_to<bool> counted) {
+        return breaker_outcome{board_, false, probe(), f->message, std::move(counted)};
     });
     --g->failures_out_;
     if (g->fleet_)
@@ -76,10 +93,10 @@ asio::awaitable<void> upstream_guards::share_failure() {
     auto view = board_->view();
     if (view->breaker == circuit_breaker::state::closed && counted &&
         *counted >= cfg_.circuit_breaker.failure_threshold)
-        if (auto actor = board_->actor()) {
+        if (auto breaker = board_->breaker()) {
             auto rest = std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms);
-            co_await ask<bool>(actor, [&](reply_to<bool> done) {
-                return fleet_opened{rest, std::move(done)};
+            co_await ask<bool>(breaker, [&](reply_to<bool> done) {
+                return breaker_fleet_opened{board_, rest, std::move(done)};
             });
             view = board_->view();
         }
@@ -111,51 +128,87 @@ upstream_guards::admit(guard_use use) {
     for (;;) {
         if (auto decided = admit_now(use))
             co_return std::move(*decided);
-        auto view = board_->view();
-        auto now = clock::now();
-        auto actor = board_->actor();
-        auto demand = lease_.demand(now);
-        std::optional<guard_answer> answer;
-        auto ask_actor = [&]() -> asio::awaitable<void> {
-            if (actor)
-                answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
-                    return guard_ask{use, demand, std::move(reply)};
-                });
-        };
-        // A batch of slots is asked for by one call at a time; the others spend what it
-        // brings. The half-open probe is asked for directly: the actor hands it to one.
-        if (view->breaker == circuit_breaker::state::closed) {
-            // A batch of the window: the fleet's when it shares one, else the actor's.
-            std::optional<sliding_window::batch> shared;
-            auto ask_batch = [&]() -> asio::awaitable<void> {
-                if (fleet_ && cfg_.rate_limit)
-                    shared = co_await fleet_->take_window(
-                        "upstream:" + cfg_.id, cfg_.rate_limit->requests_per_minute, demand);
-                if (!shared)
-                    co_await ask_actor();
-            };
-            if (!co_await slot_ask_.run_or_wait(ask_batch))
-                continue;
-            if (shared) {
-                if (shared->taken == 0)
-                    co_return refusal({upstream_guard::refused::reason::rate_limited,
-                                       std::max(shared->wait, std::chrono::milliseconds(1))});
-                lease_.grant(shared->taken, shared->until, clock::now());
-                co_return ticket(*this);
-            }
-        } else {
-            co_await ask_actor();
-        }
-        // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
-        // open). gate's own bookkeeping failed, not the upstream.
-        if (!answer)
+        if (board_->view()->breaker != circuit_breaker::state::closed)
+            co_return co_await take_probe(use);
+        upstream_failure refused;
+        switch (co_await take_window_batch(use, refused)) {
+        case window_batch::admitted:
             co_return ticket(*this);
-        if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
-            co_return refusal(*r);
-        auto& granted = std::get<upstream_guard::granted>(*answer);
-        lease_.grant(granted.tokens, granted.until, clock::now());
-        co_return ticket(*this, granted.probe ? actor : upstream_actor{});
+        case window_batch::refused:
+            co_return std::move(refused);
+        case window_batch::decide_again:
+            break;
+        }
     }
+}
+
+asio::awaitable<upstream_guards::window_batch>
+upstream_guards::take_window_batch(guard_use use, upstream_failure& refused) {
+    auto demand = lease_.demand(clock::now());
+    std::optional<sliding_window::batch> shared;
+    std::optional<guard_answer> answer;
+    auto ask_batch = [&]() -> asio::awaitable<void> {
+        if (fleet_ && cfg_.rate_limit)
+            shared = co_await fleet_->take_window("upstream:" + cfg_.id,
+                                                  cfg_.rate_limit->requests_per_minute, demand);
+        if (shared)
+            co_return;
+        if (auto actor = board_->actor())
+            answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
+                return guard_ask{use, demand, std::move(reply)};
+            });
+    };
+    if (!co_await slot_ask_.run_or_wait(ask_batch))
+        co_return window_batch::decide_again;
+    std::optional<upstream_guard::granted> granted;
+    if (shared) {
+        if (shared->taken == 0) {
+            refused = refusal({upstream_guard::refused::reason::rate_limited,
+                               std::max(shared->wait, std::chrono::milliseconds(1))});
+            co_return window_batch::refused;
+        }
+        granted = upstream_guard::granted{false, shared->taken, shared->until};
+    } else if (answer) {
+        if (auto* r = std::get_if<upstream_guard::refused>(&*answer)) {
+            refused = refusal(*r);
+            co_return window_batch::refused;
+        }
+        granted = std::get<upstream_guard::granted>(*answer);
+    }
+    // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
+    // open). gate's own bookkeeping failed, not the upstream.
+    if (granted)
+        lease_.grant(granted->tokens, granted->until, clock::now());
+    co_return window_batch::admitted;
+}
+
+asio::awaitable<std::variant<upstream_guards::ticket, upstream_failure>>
+upstream_guards::take_probe(guard_use use) {
+    auto breaker = board_->breaker();
+    std::optional<guard_answer> answer;
+    if (breaker)
+        answer = co_await ask<guard_answer>(breaker, [&](reply_to<guard_answer> reply) {
+            return breaker_ask{board_, std::move(reply)};
+        });
+    // No breaker actor to ask, or no answer: the call goes (fail open).
+    if (!answer)
+        co_return ticket(*this);
+    if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
+        co_return refusal(*r);
+    ticket admitted(*this,
+                    std::get<upstream_guard::granted>(*answer).probe ? breaker : breaker_actor{});
+    // The probe first, then its slot of the window: a call refused its slot gives the probe back
+    // (the ticket's end), so a rate-limited call never holds the half-open circuit.
+    while (use == guard_use::invocation && board_->view()->limited &&
+           !lease_.take_slot(clock::now())) {
+        upstream_failure refused;
+        auto got = co_await take_window_batch(use, refused);
+        if (got == window_batch::refused)
+            co_return std::move(refused);
+        if (got == window_batch::admitted)
+            break;
+    }
+    co_return std::move(admitted);
 }
 
 upstream_failure upstream_guards::refusal(const upstream_guard::refused& r) const {

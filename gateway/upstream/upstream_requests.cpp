@@ -14,6 +14,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
 #include <utility>
 
 namespace gate::transport {
@@ -355,23 +356,39 @@ upstream_requests::send(std::string_view method, json::object params, const call
     }
 }
 
+std::string upstream_requests::list_over_bound(std::string_view method, int pages) const {
+    auto message = "its " + std::string(method) + " is over " +
+                   std::to_string(max_list_bytes >> 20) +
+                   " MiB, its pages' texts summed, gate's bound of one list (past it after " +
+                   std::to_string(pages) + " pages): the list was dropped";
+    spdlog::warn("upstream {}: {}", state_.cfg.id, message);
+    return message;
+}
+
 asio::awaitable<std::variant<json::array, upstream_failure>>
 upstream_requests::fetch_list(std::string_view method, std::string_view key,
                               const call_context& ctx, upstream_guards::ticket ticket,
                               std::vector<std::string>* sources) {
     json::array all;
     std::optional<std::string> cursor;
+    auto paged = ctx; // each page reads no more than what remains of the list's bound
+    std::size_t held = 0;
     for (int pages = 0; pages < 1000; ++pages) {
         json::object params;
         if (cursor)
             params["cursor"] = *cursor;
+        paged.answer_limit = max_list_bytes - held;
         auto heard = recording_.before(params);
-        auto r = co_await send(method, std::move(params), ctx);
+        auto r = co_await send(method, std::move(params), paged);
         if (heard)
             recording_.heard(ctx, std::move(*heard), method, r);
         co_await ticket.settle(std::get_if<upstream_failure>(&r));
-        if (auto* f = std::get_if<upstream_failure>(&r))
+        if (auto* f = std::get_if<upstream_failure>(&r)) {
+            if (f->over_bound)
+                f->message = list_over_bound(method, pages);
             co_return *f;
+        }
+        held += std::get<upstream_message>(r).raw().size();
         auto& msg = std::get<upstream_message>(r).body();
         auto* result = msg.if_contains("result");
         auto* obj = result ? result->if_object() : nullptr;
@@ -402,6 +419,8 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
             }
             co_return all;
         }
+        if (held >= max_list_bytes) // the next page would have no room
+            co_return fail(upstream_failure::kind::protocol, list_over_bound(method, pages + 1));
         cursor = std::string(next->get_string());
     }
     co_return fail(upstream_failure::kind::protocol, "upstream list has more than 1000 pages");

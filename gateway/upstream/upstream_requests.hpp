@@ -38,6 +38,10 @@ public:
     // gateway's upstream-side id; the caller puts its own client's id back.
     boost::asio::awaitable<upstream_reply> send(std::string_view method, boost::json::object params,
                                                 const call_context& ctx);
+    // What one list of one upstream may hold: its pages' texts summed. Each page is read no
+    // further than what remains of it, so a list past it fails before it is parsed whole (it
+    // is left out of the federation's list, and nothing of it is learnt or cached).
+    static constexpr std::size_t max_list_bytes = 16 * 1024 * 1024;
     // One complete list, following the upstream's own nextCursor pages, on one admission.
     // With `sources`, each item's text as the upstream wrote it (empty where not known).
     boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
@@ -63,6 +67,8 @@ public:
     bool cancel(const boost::json::value& id, std::string reason);
 
 private:
+    // Why a list over max_list_bytes (at its page `pages`) failed, said in the log too.
+    std::string list_over_bound(std::string_view method, int pages) const;
     class running_call;
     // Request `id` as it goes to the upstream: the envelope of its era in `params._meta`, the
     // caller's trace continued, written from `source` (the client's text) where it can be.

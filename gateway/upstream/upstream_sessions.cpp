@@ -4,6 +4,7 @@
 
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
+#include "protocol/modern_request.hpp"
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -55,6 +56,10 @@ session_ptr upstream_sessions::session_for(const call_context& ctx) {
         s->bridge = ctx.bridge;
         if (ctx.client_capabilities)
             s->capabilities = *ctx.client_capabilities;
+        // A 2026-07-28 upstream sends no log message to a request that asks for none, where a
+        // server of the client's era logs unasked: the client hears what it would there.
+        if (ctx.session_client && state_.modern)
+            s->log_level = std::string(protocol::session_default_log_level);
     }
     if (ctx.caller) {
         // Bridges are keyed by a session bound to one principal, or by the principal itself;

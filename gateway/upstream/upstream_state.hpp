@@ -46,7 +46,13 @@ struct upstream_state {
     // Its pin is `block`: resolved when the watch is set, at start and at each reload (the
     // mode changes only with the document), not on every call.
     bool blocks_changed = false;
-    std::chrono::steady_clock::time_point tools_relearnt{};   // after a -32020, at most every 10 s
+    std::chrono::steady_clock::time_point tools_relearnt{}; // after a -32020, at most every 10 s
+    // What the unfinished events of its long-lived streams (gate's listen, its sessions' GET
+    // streams) hold together: one upstream's sessions cannot each hold an event's bound.
+    std::size_t unfinished_event_bytes = 0;
+    // What its answers being read hold together (calls in flight at it): each call cannot hold
+    // an answer's bound.
+    std::size_t answer_bytes_read = 0;
     std::chrono::steady_clock::time_point tools_list_tried{}; // before a call that needs them
     // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions
     // answered: serverInfo, protocolVersion, capabilities (empty: none yet). /api/federation

@@ -10,9 +10,9 @@
 //          --metrics-out metrics.txt
 #include "actors/supervision/supervisor.hpp"
 #include "config/load.hpp"
-#include "gateway/entry/gateway.hpp"
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/operations/batch_poster.hpp"
+#include "gateway/program/gateway.hpp"
 #include "simulations/replay/metrics_report.hpp"
 #include "simulations/replay/recorded_traffic.hpp"
 #include "simulations/replay/replay_client.hpp"

@@ -5,7 +5,7 @@
 #include "actors/federation/router.hpp"
 #include "actors/federation/task_keeper.hpp"
 #include "actors/sinks/audit.hpp"
-#include "gateway/entry/gateway.hpp"
+#include "gateway/program/gateway.hpp"
 #include "tests/support/mini_mcp_server.hpp"
 
 #include <boost/asio.hpp>

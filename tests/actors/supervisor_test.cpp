@@ -194,3 +194,53 @@ TEST_F(supervisor_fixture, the_limiter_always_exists_and_is_respawned) {
 }
 
 } // namespace gate
+
+namespace gate {
+
+// The breaker actor is one of the process's actors: every upstream's board names it, a reload's
+// new board too (and a retired one no longer), a circuit survives its upstream actor's crash,
+// and a crash of the breaker actor itself is respawned with every circuit closed.
+TEST_F(supervisor_fixture,
+       the_breaker_actor_holds_every_circuit_and_is_respawned_with_them_closed) {
+    auto a = std::make_shared<guard_board>(snap->upstream(0));
+    auto b = std::make_shared<guard_board>(snap->upstream(1));
+    caf::anon_send(supervisor, adopt_upstreams{{a, b}});
+    sched.run();
+    auto breakers = directory->load()->breakers;
+    ASSERT_TRUE(breakers);
+    EXPECT_EQ(a->breaker(), breakers);
+    EXPECT_EQ(b->breaker(), breakers);
+    auto fail_a = [&] {
+        caf::anon_send(a->breaker(), breaker_outcome{a, false, false, "boom", {}});
+        sched.run();
+    };
+    for (auto i = 0; i < snap->upstream(0).circuit_breaker.failure_threshold; ++i)
+        fail_a();
+    ASSERT_EQ(a->view()->breaker, circuit_breaker::state::open);
+    caf::anon_send_exit(a->actor(), caf::exit_reason::kill); // a's own actor: the circuit stays
+    sched.run();
+    EXPECT_EQ(a->view()->breaker, circuit_breaker::state::open);
+
+    auto c = std::make_shared<guard_board>(snap->upstream(1));
+    caf::anon_send(supervisor, reload_snapshot{make_snapshot(snap->doc, 2), {a, c}});
+    sched.run();
+    EXPECT_EQ(c->breaker(), breakers);
+    EXPECT_FALSE(b->breaker());                                  // retired
+    EXPECT_EQ(a->view()->breaker, circuit_breaker::state::open); // kept across the reload
+
+    caf::anon_send_exit(breakers, caf::exit_reason::kill);
+    sched.run();
+    auto fresh = directory->load()->breakers;
+    ASSERT_TRUE(fresh);
+    EXPECT_NE(fresh, breakers);
+    EXPECT_EQ(a->breaker(), fresh);
+    EXPECT_EQ(c->breaker(), fresh);
+    EXPECT_EQ(a->view()->breaker, circuit_breaker::state::closed);
+    std::optional<guard_answer> got;
+    caf::anon_send(fresh, breaker_ask{a, reply_to<guard_answer>([&](auto v) { got = v; })});
+    sched.run();
+    ASSERT_TRUE(got);
+    EXPECT_TRUE(std::holds_alternative<upstream_guard::granted>(*got));
+}
+
+} // namespace gate

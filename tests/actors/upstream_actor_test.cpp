@@ -1,8 +1,8 @@
-// The upstream actor under CAF's test_coordinator, in virtual time: the breaker opens on the
-// threshold'th counted failure, refuses while resting, hands the half-open probe to one asker,
-// closes or reopens on its outcome; the rate limit grants slots and refuses a full window until
-// it slides; an ejected replica rests and returns; active health asks the io thread for probe
-// rounds on its interval and applies the verdicts. What the io thread reads is the view the
+// The upstream actor under CAF's test_coordinator, in virtual time: the rate limit grants slots
+// and refuses a full window until it slides; an ejected replica rests and returns; active
+// health asks the io thread for probe rounds on its interval and applies the verdicts; a
+// respawned actor starts its own part over and leaves the circuit (the breaker actor's:
+// tests/actors/breaker_actor_test.cpp) as it was. What the io thread reads is the view the
 // actor publishes on the board.
 #include "actors/federation/upstream_actor.hpp"
 #include "actors/guards/guard_board.hpp"
@@ -44,33 +44,13 @@ struct upstream_actor_fixture : test::coordinator_fixture {
         sched.run();
         return got;
     }
-    bool fail(bool probe = false) {
-        bool counted = false;
-        caf::anon_send(actor, guard_failure{probe, "boom", reply_to<bool>([&](auto c) {
-                                                counted = c.value_or(false);
-                                            })});
-        sched.run();
-        return counted;
-    }
     guard_view view() const { return *board->view(); }
-    // Opens the circuit (three failures) and lets its rest pass: the next ask gets the probe.
-    void open_and_rest() {
-        fail();
-        fail();
-        fail();
-        sched.advance_time(std::chrono::seconds(1));
-        sched.run();
-    }
     ~upstream_actor_fixture() override {
         caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
         sched.run();
     }
 };
 
-bool is_probe(const std::optional<guard_answer>& a) {
-    return a && std::holds_alternative<upstream_guard::granted>(*a) &&
-           std::get<upstream_guard::granted>(*a).probe;
-}
 std::optional<upstream_guard::refused> refusal(const std::optional<guard_answer>& a) {
     if (a && std::holds_alternative<upstream_guard::refused>(*a))
         return std::get<upstream_guard::refused>(*a);
@@ -78,65 +58,6 @@ std::optional<upstream_guard::refused> refusal(const std::optional<guard_answer>
 }
 
 } // namespace
-
-TEST_F(upstream_actor_fixture, the_breaker_opens_rests_probes_and_closes_in_virtual_time) {
-    start(upstream_config());
-    EXPECT_EQ(view().breaker, state::closed);
-    EXPECT_EQ(board->actor(), actor);
-    EXPECT_TRUE(fail());
-    EXPECT_TRUE(fail());
-    EXPECT_EQ(view().failures, 2);
-    EXPECT_EQ(view().breaker, state::closed);
-    EXPECT_TRUE(fail()); // the threshold'th: open, published before the failure is answered
-    EXPECT_EQ(view().breaker, state::open);
-    auto r = refusal(ask());
-    ASSERT_TRUE(r);
-    EXPECT_EQ(r->why, upstream_guard::refused::reason::circuit_open);
-    EXPECT_EQ(r->retry_after, 1000ms);
-
-    sched.advance_time(999ms);
-    sched.run();
-    EXPECT_TRUE(refusal(ask()));
-    sched.advance_time(1ms);
-    sched.run();
-    EXPECT_EQ(view().shown(sched.clock().now()), state::half_open);
-    EXPECT_TRUE(is_probe(ask())); // one asker gets the probe
-    EXPECT_TRUE(view().probe_out);
-    EXPECT_TRUE(refusal(ask())); // the others are refused while it is out
-    caf::anon_send(actor, guard_success{true, {}});
-    sched.run();
-    EXPECT_EQ(view().breaker, state::closed);
-    EXPECT_EQ(view().failures, 0);
-    EXPECT_FALSE(refusal(ask()));
-}
-
-TEST_F(upstream_actor_fixture, a_failed_probe_reopens_and_an_abandoned_one_is_handed_out_again) {
-    start(upstream_config());
-    open_and_rest();
-    EXPECT_TRUE(is_probe(ask()));
-    EXPECT_TRUE(fail(true));
-    EXPECT_EQ(view().breaker, state::open); // for another halfOpenAfterMs
-    EXPECT_EQ(view().reopens_at, sched.clock().now() + 1s);
-    sched.advance_time(1s);
-    sched.run();
-    EXPECT_TRUE(is_probe(ask()));
-    caf::anon_send(actor, guard_abandon{});
-    sched.run();
-    EXPECT_FALSE(view().probe_out);
-    EXPECT_TRUE(is_probe(ask())); // the next call probes
-}
-
-TEST_F(upstream_actor_fixture, a_success_resets_the_count_of_consecutive_failures) {
-    start(upstream_config());
-    fail();
-    fail();
-    caf::anon_send(actor, guard_success{false, {}});
-    sched.run();
-    EXPECT_EQ(view().failures, 0);
-    fail();
-    fail();
-    EXPECT_EQ(view().breaker, state::closed);
-}
 
 TEST_F(upstream_actor_fixture, the_rate_limit_grants_batches_and_refuses_a_full_window) {
     auto cfg = upstream_config();
@@ -259,78 +180,35 @@ TEST_F(upstream_actor_fixture, a_round_that_never_reports_is_given_up_and_probin
     EXPECT_EQ(rounds, 2);
 }
 
-TEST_F(upstream_actor_fixture, a_probe_that_never_reports_frees_its_slot) {
-    start(upstream_config());
-    open_and_rest();
-    EXPECT_TRUE(is_probe(ask())); // and its outcome is lost
-    EXPECT_TRUE(refusal(ask()));
-    sched.advance_time(5999ms); // requestMs + grace, less 1 ms
-    sched.run();
-    EXPECT_TRUE(view().probe_out);
-    sched.advance_time(1ms);
-    sched.run();
-    EXPECT_FALSE(view().probe_out);
-    EXPECT_TRUE(is_probe(ask())); // the next call probes
-}
-
-TEST_F(upstream_actor_fixture, a_probe_success_is_answered_once_the_circuit_closed) {
-    start(upstream_config());
-    open_and_rest();
-    EXPECT_TRUE(is_probe(ask()));
-    bool counted = false;
-    caf::anon_send(
-        actor, guard_success{true, reply_to<bool>([&](auto c) { counted = c.value_or(false); })});
-    sched.run();
-    EXPECT_TRUE(counted);
-    EXPECT_EQ(view().breaker, state::closed);
-}
-
-TEST_F(upstream_actor_fixture, a_respawned_actor_starts_over_on_the_same_board) {
-    start(upstream_config());
-    fail();
-    fail();
-    fail();
-    EXPECT_EQ(view().breaker, state::open);
-    auto old = actor;
-    caf::anon_send_exit(actor, caf::exit_reason::kill);
-    sched.run();
-    actor = spawn_upstream_actor(sys, board);
-    EXPECT_EQ(view().breaker, state::closed); // before it has run: no stale view is read
-    EXPECT_EQ(board->actor(), actor);
-    EXPECT_NE(actor, old);
-    sched.run();
-    EXPECT_FALSE(refusal(ask()));
-}
-
-TEST_F(upstream_actor_fixture, the_fleet_opens_a_closed_circuit_for_the_rest_it_names) {
-    start(upstream_config());
-    bool counted = false;
-    caf::anon_send(actor, fleet_opened{std::chrono::milliseconds(400), reply_to<bool>([&](auto c) {
-                                           counted = c.value_or(false);
-                                       })});
-    sched.run();
-    EXPECT_TRUE(counted); // answered once the view is published
-    EXPECT_EQ(view().breaker, state::open);
-    auto r = refusal(ask());
-    ASSERT_TRUE(r);
-    EXPECT_LE(r->retry_after, 400ms);
-    // Its rest is the fleet's, not the configured 1000 ms: then one probe, as usual.
-    sched.advance_time(std::chrono::milliseconds(400));
-    sched.run();
-    EXPECT_TRUE(is_probe(ask()));
-    // An opening the fleet announces while this circuit is not closed changes nothing.
-    caf::anon_send(actor, fleet_opened{std::chrono::milliseconds(5000), {}});
-    sched.run();
-    EXPECT_EQ(view().breaker, state::half_open);
-}
-
 } // namespace gate
 
 namespace gate {
 
 // The actor's timers are its own (actors/own_timers.hpp): its typed interface is the io
-// thread's eight messages, so no caller can send it a timer.
-static_assert(caf::detail::tl_size<upstream_actor::signatures>::value == 8);
+// thread's four messages, so no caller can send it a timer.
+static_assert(caf::detail::tl_size<upstream_actor::signatures>::value == 4);
+
+TEST_F(upstream_actor_fixture, a_respawned_actor_starts_its_own_part_over_and_leaves_the_circuit) {
+    auto cfg = upstream_config(2);
+    start(cfg);
+    caf::anon_send(actor, endpoint_down{1, "connection refused"});
+    sched.run();
+    board->publish_breaker(state::open, false, sched.clock().now() + 1s, 3); // the breaker's
+    board->give_up();
+    auto old = actor;
+    caf::anon_send_exit(actor, caf::exit_reason::kill);
+    sched.run();
+    actor = spawn_upstream_actor(sys, board);
+    // Before it has run: its fresh part is on the board, no stale one is read.
+    EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, true}));
+    EXPECT_FALSE(view().given_up);
+    EXPECT_EQ(view().breaker, state::open);
+    EXPECT_EQ(view().failures, 3);
+    EXPECT_EQ(board->actor(), actor);
+    EXPECT_NE(actor, old);
+    sched.run();
+    EXPECT_FALSE(refusal(ask()));
+}
 
 TEST_F(upstream_actor_fixture, a_message_off_its_interface_is_dropped_and_it_keeps_answering) {
     start(upstream_config());

@@ -76,10 +76,13 @@ lintian_info_explained() {
 
 # --- the packages, lintian, man pages -------------------------------------------------
 # package-deb.sh fails on any warning of dpkg-shlibdeps (a library linked and never called).
+# Built as on a machine with no C compiler (a minbase Debian 12 has none; gate builds with
+# clang): dpkg-dev asks $CC, else gcc, for the architecture unless the script says it.
 packages_built() {
-  GATE_BUILD_DIR="$build" GATE_DEB_DIR="$debs" bash "$root/scripts/package-deb.sh" >"$work/packages"
+  CC=/nonexistent/cc GATE_BUILD_DIR="$build" GATE_DEB_DIR="$debs" \
+    bash "$root/scripts/package-deb.sh" >"$work/packages"
 }
-check "three packages built, dpkg-shlibdeps without a warning" packages_built
+check "three packages built with no C compiler, dpkg-shlibdeps without a warning" packages_built
 mapfile -t packages <"$work/packages"
 if [ "${#packages[@]}" -ne 3 ]; then
   echo "package-test: $passed passed, $failed failed; no packages to check further"
@@ -288,18 +291,48 @@ check "gate answers /health as gate: the gate-stdio upstream up" health "$gate_p
 check "gate stops on SIGTERM, status 0" stops_cleanly "$gate_pid"
 check "gate-stdio stops on SIGTERM, status 0" stops_cleanly "$stdio_pid"
 
-# gate-hooks with the shipped example configuration, its store in its state folder.
-install -D -m 0640 -g "$(in_root id -g gate)" "$rootfs/usr/share/doc/gate-hooks/examples/hooks.json" \
-  "$rootfs/etc/gate-hooks/hooks.json"
+# gate-hooks with the shipped example configuration, its store in its state folder. The
+# configuration installed as docs/operations.md says (root's alone, in the folder the package
+# made root's and gate's only); the unit's LoadCredential= done as systemd does it: a copy
+# only the unit's user can read, in the credentials folder its ExecStart names.
+config_folder_private() { # ids, not names: the host's own names may differ
+  stat -c '%a %u:%g' "$rootfs/etc/gate-hooks"
+  [ "$(stat -c '%a %u:%g' "$rootfs/etc/gate-hooks")" = "750 0:$(in_root id -g gate)" ]
+}
+check "the gate-hooks package makes /etc/gate-hooks root's and gate's only (0750)" config_folder_private
+# A folder an older unit left open (ConfigurationDirectory= made it 0755 root:root) is closed
+# when the package is configured again.
+chmod 0755 "$rootfs/etc/gate-hooks"
+chgrp 0 "$rootfs/etc/gate-hooks"
+in_root /var/lib/dpkg/info/gate-hooks.postinst configure 0.0 >/dev/null
+check "configuring gate-hooks again closes a /etc/gate-hooks left 0755" config_folder_private
+install -m 0600 "$rootfs/usr/share/doc/gate-hooks/examples/hooks.json" "$rootfs/etc/gate-hooks/hooks.json"
+credentials=/run/credentials/gate-hooks.service
+check "the packaged gate-hooks.service reads hooks.json as a credential" grep -q \
+  "^LoadCredential=hooks.json:/etc/gate-hooks/hooks.json$" "$rootfs/lib/systemd/system/gate-hooks.service"
+install -D -m 0400 -o "$(in_root id -u gate)" "$rootfs/etc/gate-hooks/hooks.json" "$rootfs$credentials/hooks.json"
 install -d -o "$(in_root id -u gate)" -g "$(in_root id -g gate)" "$rootfs/var/lib/gate-hooks"
-start_unit gate-hooks gate-hooks.service \
-  "$(exec_start gate-hooks.service | sed 's/--port [0-9]*/--port 0/')"
+# shellcheck disable=SC2016 # the unit's own ${CREDENTIALS_DIRECTORY}
+start_unit gate-hooks gate-hooks.service "$(exec_start gate-hooks.service |
+  sed -e 's/--port [0-9]*/--port 0/' -e "s,\${CREDENTIALS_DIRECTORY},$credentials,")"
 hooks_pid=$pid hooks_port=$port
 check "gate-hooks (unit's ExecStart) runs as gate" runs_as_gate "$hooks_pid"
 check "gate-hooks answers /health" health "$hooks_port" 200 '"status"'
 check "gate-hooks keeps its store in its state folder" test -s "$rootfs/var/lib/gate-hooks/hooks.db"
 check "gate-hooks stops on SIGTERM, status 0" stops_cleanly "$hooks_pid"
 pids=()
+rm -rf "${rootfs:?}/run/credentials"
+# The operator's copy left as umask 022 makes it: gate-hooks says so and does not start.
+chmod 0644 "$rootfs/etc/gate-hooks/hooks.json"
+refuses_readable_config() {
+  local status=0
+  timeout 10 chroot "$rootfs" setpriv --reuid=gate --regid=gate --init-groups -- \
+    /usr/bin/gate-hooks --config /etc/gate-hooks/hooks.json --port 0 2>"$work/refused.log" ||
+    status=$?
+  cat "$work/refused.log"
+  [ "$status" -eq 2 ] && grep -q 'holds every organization.s token and other users may read it (mode 0644)' "$work/refused.log"
+}
+check "gate-hooks refuses a hooks.json others can read, saying so" refuses_readable_config
 
 # --- purge ------------------------------------------------------------------------------
 rm -f "$rootfs/usr/local/bin/stdio_mcp_server"

@@ -2,8 +2,9 @@
 # The operator's story of issue 36, whole: the packages installed with `dpkg -i` on a fresh
 # Debian 12 root booted under its own systemd (systemd-nspawn --boot), the example's two
 # upstreams run as gate-stdio@ instances, gate started by its packaged unit with the shipped
-# example configuration untouched, and its console opened in headless Chromium showing the
-# traffic of calls made through it. Then a reload and a stop through systemctl, the journal,
+# example configuration untouched, gate-hooks by its unit with the example configuration
+# installed root's alone (a credential systemd hands it), and gate's console opened in
+# headless Chromium showing the traffic of calls made through it. Then a reload and a stop through systemctl, the journal,
 # and a clean power-off.
 #
 # The machine has a network namespace of its own, made here: the units' fixed ports (8090,
@@ -68,9 +69,24 @@ systemd-nspawn --quiet --directory="$rootfs" --boot --register=no --keep-unit \
   --network-namespace-path="/run/netns/$netns" --machine="$netns" --console=passive \
   >"$work/nspawn.log" 2>&1 &
 nspawn_pid=$!
+# The machine's leader is nspawn's child that is PID 1 in a PID namespace of its own. nspawn
+# first forks a helper that sets the machine up and exits once the leader runs: taking
+# nspawn's first child could take that helper, whose PID is gone a moment later (every
+# nsenter then fails, and the power-off below would wait on a machine never told to stop).
+machine_leader() {
+  local child
+  for child in $(pgrep -P "$nspawn_pid"); do
+    if awk '/^NSpid:/ { found = (NF > 2 && $NF == 1) } END { exit !found }' \
+      "/proc/$child/status" 2>/dev/null; then
+      echo "$child"
+      return 0
+    fi
+  done
+  return 1
+}
 leader=""
-for _ in $(seq 100); do
-  leader="$(pgrep -P "$nspawn_pid" | head -n 1 || true)"
+for _ in $(seq 300); do
+  leader="$(machine_leader || true)"
   [ -n "$leader" ] && break
   kill -0 "$nspawn_pid" 2>/dev/null || break
   sleep 0.1 # waiting for another process to appear; nothing to be told of it
@@ -90,6 +106,12 @@ booted() {
   [ "$state" = running ]
 }
 check "the Debian 12 root boots under its own systemd, no unit failed" booted
+if [ "$failed" -ne 0 ]; then # every later step runs on the machine: nothing more to learn
+  echo "systemd-nspawn's log:" >&2
+  cat "$work/nspawn.log" >&2
+  echo "systemd-story: $passed passed, $failed failed (the machine did not boot)"
+  exit 1
+fi
 
 # --- what the operator does, as docs/operations.md says it --------------------------------
 check "dpkg -i installs the three packages on the running machine" \
@@ -122,6 +144,14 @@ health() {
   grep -q '"id":"github","status":"up"' <<<"$body" && grep -q '"id":"search","status":"up"' <<<"$body"
 }
 check "gate answers /health on the machine: both example upstreams up" health
+# gate-hooks as docs/operations.md installs it: its configuration root's alone (0600), handed
+# to the service by systemd as a credential only its user can read (LoadCredential=).
+check "hooks.json installed as docs/operations.md says (install -m 0600)" on_machine \
+  install -m 0600 /usr/share/doc/gate-hooks/examples/hooks.json /etc/gate-hooks/hooks.json
+check "systemctl enable --now gate-hooks" on_machine systemctl enable --now gate-hooks
+check "gate-hooks is active (it said READY), run by the user gate" active_as_gate gate-hooks
+hooks_health() { ip netns exec "$netns" curl -sf http://127.0.0.1:8092/health; }
+check "gate-hooks answers /health on the machine" hooks_health
 
 # --- the console, live --------------------------------------------------------------------
 mkdir -p "$shots"
@@ -144,13 +174,16 @@ stops() {
     [ "$(on_machine systemctl show --property=ExecMainStatus --value gate)" = 0 ]
 }
 check "systemctl stop gate: stopped cleanly, status 0" stops
-powers_off() {
+powers_off() { # bounded: a machine that does not stop fails here, and cleanup kills it
   on_machine systemctl poweroff || true
-  timeout 60 tail --pid="$nspawn_pid" -f /dev/null
+  timeout 60 tail --pid="$nspawn_pid" -f /dev/null || {
+    echo "systemd-nspawn still runs 60 s after systemctl poweroff" >&2
+    return 1
+  }
   wait "$nspawn_pid"
+  nspawn_pid="" # waited for: nothing left for cleanup to stop
 }
 check "the machine powers off cleanly" powers_off
-nspawn_pid=""
 
 echo "systemd-story: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

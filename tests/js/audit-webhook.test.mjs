@@ -18,6 +18,7 @@ import {
   startMeteredServer,
 } from './lib/index.mjs';
 import { freePort } from './lib/free-port.mjs';
+import { startRawUpstream } from './lib/raw-upstream.mjs';
 import { metric } from './lib/metrics.mjs';
 
 const key = (e) => JSON.stringify(e);
@@ -166,6 +167,25 @@ describe('audit webhook sink', { timeout: 180_000 }, () => {
 });
 
 describe('audit usage', { timeout: 60_000 }, () => {
+  test("usage numbers are audited as the upstream wrote them, on one line however it spaced them", async () => {
+    const usage = '{ "units": 0.50,\n  "big": 18446744073709551617, "costUsd": 1.00000000000000000001, "exp": 1e400, "note": "a b\\n" }';
+    const raw = await startRawUpstream({ result: `{"content":[{"type":"text","text":"measured"}],"_meta":{"usage":${usage}}}` });
+    const gate = await startGate({ config: { upstreams: [{ id: 'raw', url: raw.url, namespace: 'r' }], audit: { sinks: [{ type: 'stdout' }] } } });
+    try {
+      const s = await openRawSession(gate.url);
+      const call = await post(gate.url, rpc('tools/call', { name: 'r__echo', arguments: {} }), s.headers);
+      assert.equal(call.status, 200, call.text);
+      // Read as lines: Boost.JSON wrote 1e400 as Infinity, a line no JSON parser reads.
+      await eventually(() => gate.stdoutLines.some((l) => l.includes('"method":"tools/call"')), { what: 'the call audited' });
+      const line = gate.stdoutLines.find((l) => l.includes('"method":"tools/call"'));
+      assert.ok(line.includes('"usage":{"units":0.50,"big":18446744073709551617,"costUsd":1.00000000000000000001,"exp":1e400,"note":"a b\\n"}'), line);
+      assert.equal(JSON.parse(line).usage.note, 'a b\n');
+    } finally {
+      await gate.stop();
+      await raw.stop();
+    }
+  });
+
   test("an upstream result's _meta.usage is carried verbatim into the audit event", async () => {
     const usage = { inputTokens: 1200, outputTokens: 34, costUsd: 0.0125, model: 'm-1' };
     const metered = await startMeteredServer(usage);
@@ -180,6 +200,9 @@ describe('audit usage', { timeout: 60_000 }, () => {
       const events = await gate.waitForAudit((ev) => ev.some((e) => e.method === 'tools/call'));
       const e = events.find((x) => x.method === 'tools/call');
       assert.deepEqual(e.usage, usage);
+      // As the SDK server wrote it (JSON.stringify): 0.0125, not Boost.JSON's 1.25E-2.
+      const line = gate.stdoutLines.find((l) => l.includes('"method":"tools/call"'));
+      assert.ok(line.includes(`"usage":${JSON.stringify(usage)}`), line);
       assert.equal(e.outcome, 'ok');
       assert.ok(events.filter((x) => x.method !== 'tools/call').every((x) => !('usage' in x)), 'only where an upstream reported it');
     } finally {

@@ -666,3 +666,162 @@ describe('a 2026-07-28 upstream\'s input requests passed on to a 2026-07-28 clie
     assert.equal(e.decision, 'deny');
   });
 });
+
+// A client reads an answer as a parser does: a key written with escapes is the key. An
+// upstream that spells inputRequests so is judged as one that spells it plainly.
+describe('an input request under a key written with escapes is judged all the same', { timeout: 60_000 }, () => {
+  let raw;
+  let gate;
+
+  before(async () => {
+    const question = '{"messages":[{"role":"user","content":{"type":"text","text":"leak the model"}}],"maxTokens":5}';
+    raw = await startRawUpstream({
+      modern: true,
+      result: `{"resultType":"input_required","\\u0069nputRequests":{"q":{"method":"sampling/createMessage","params":${question}}},"requestState":"s1"}`,
+    });
+    gate = await startGate({
+      config: {
+        upstreams: [{ id: 'raw', url: raw.url, namespace: 'raw', protocol: '2026-07-28' }],
+        policy: { defaultDecision: 'deny', rules: [{ id: 'calls', allow: [{ server: 'raw', methods: ['tools/call'], names: ['echo'] }] }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await gate?.stop();
+    await raw?.stop();
+  });
+
+  test('a sampling request no rule grants fails the call -31042 and never reaches the client', async () => {
+    const call = modernRequest('tools/call', { name: 'raw__echo', arguments: {} }, { capabilities: { sampling: {} } });
+    const r = await post(gate.url, call.body, call.headers);
+    assert.equal(r.json?.error?.code, -31042, r.text);
+    assert.match(r.json.error.message, /policy denied sampling\/createMessage from upstream raw/);
+    assert.doesNotMatch(r.text, /leak the model/);
+  });
+});
+
+// The question carries the caller's text as written (Boost.JSON would write 1e400 as Infinity,
+// which no hook can parse), and a failure the caller can cause (a question over gate's bound,
+// the queue full, a question the hook refuses as a bad request) refuses the call under
+// onError "allow" too: a caller never picks the failure that lets its call through.
+describe("policy.decisionHook: the caller's text as written, and failures a caller can cause", { timeout: 60_000 }, () => {
+  let raw;
+  let hook;
+  let gate;
+  let session;
+  let nextId = 1;
+  const configWith = (hookFields) => ({
+    server: { maxBodyBytes: 4 * 1024 * 1024 },
+    upstreams: [{ id: 'raw', url: raw.url }],
+    policy: { defaultDecision: 'allow', rules: [], decisionHook: { url: hook.url, include: ['arguments'], onError: 'allow', maxConcurrent: 1, ...hookFields } },
+    audit: { sinks: [{ type: 'stdout' }] },
+  });
+  /** tools/call of echo with `args` (a JSON text, sent as written); resolves the answer. */
+  const call = async (args) => {
+    const r = await post(gate.url, `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"echo","arguments":${args}}}`, session.headers);
+    assert.equal(r.status, 200, r.text);
+    return r.json;
+  };
+  const calledUpstream = (marker) => raw.bodies.some((b) => b.includes(marker));
+  const failedOpen = async () => metric(await metricsOf(gate), 'gate_decision_hook_failed_open_total', { stage: 'call' }) ?? 0;
+
+  before(async () => {
+    raw = await startRawUpstream({ result: '{"content":[{"type":"text","text":"done"}]}' });
+    hook = await startDecisionService((d) => {
+      if (d.unparsable !== undefined) return { status: 400, body: '{"error":"the question is not JSON"}' };
+      if (d.arguments?.refuse) return { status: 422, body: '{"error":"cannot judge that"}' };
+      if (d.arguments?.crash) return { status: 500, body: '{"error":"the hook failed"}' };
+      if (d.arguments?.slow) return { hold: true };
+      if (d.arguments?.huge) return { status: 200, body: `{"decision":"allow","reason":"${'x'.repeat(70 * 1024)}"}` };
+      if (d.arguments && 'n' in d.arguments) return { decision: 'deny', reason: 'numbers are not for echo' };
+      return { decision: 'allow' };
+    });
+    gate = await startGate({ config: configWith({ timeoutMs: 30_000 }) });
+    session = await openRawSession(gate.url);
+  });
+
+  after(async () => {
+    await closeRawSession(gate?.url, session);
+    await gate?.stop();
+    await Promise.all([raw?.stop(), hook?.stop()]);
+  });
+
+  test('numbers reach the hook as the caller wrote them, and its denial holds under onError allow', async () => {
+    const args = '{"n":1e400,"big":123456789012345678901234567890,"half":0.50,"marker":"numbers-1"}';
+    const answer = await call(args);
+    assert.equal(answer.error?.code, -32042, JSON.stringify(answer));
+    assert.match(answer.error.message, /numbers are not for echo/);
+    const asked = hook.asked.at(-1);
+    assert.equal(asked.description.unparsable, undefined, asked.text.slice(0, 300));
+    assert.ok(asked.text.includes(`"arguments":${args}`), asked.text);
+    assert.ok(!calledUpstream('numbers-1'), 'the upstream was never called');
+  });
+
+  test("the hook reads the call's own arguments, not a same-named member nested in _meta before them", async () => {
+    // Beyond 2^53 both numbers parse equal: only their spelling tells the hook what the upstream would get.
+    const decoy = '{"n":18446744073709551616,"marker":"decoy-1"}';
+    const args = '{"n":18446744073709551617,"marker":"decoy-1"}';
+    const r = await post(gate.url, `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"_meta":{"arguments":${decoy}},"name":"echo","arguments":${args}}}`, session.headers);
+    assert.equal(r.json.error?.code, -32042, r.text);
+    const asked = hook.asked.at(-1);
+    assert.ok(asked.text.includes(`"arguments":${args}`), asked.text);
+    assert.ok(!asked.text.includes('551616'), asked.text);
+    assert.ok(!calledUpstream('decoy-1'), 'the upstream was never called');
+  });
+
+  test("a question over gate's bound refuses the call, whatever onError says", async () => {
+    const before = await failedOpen();
+    const answer = await call(`{"blob":"${'a'.repeat(1_100_000)}","marker":"too-large-1"}`);
+    assert.equal(answer.error?.code, -32042, JSON.stringify(answer).slice(0, 300));
+    assert.match(answer.error.message, /could not decide tools\/call of echo on raw \(the question would be \d+ bytes, over gate's bound of 1 MiB/);
+    assert.ok(!calledUpstream('too-large-1'));
+    assert.equal(await failedOpen(), before, 'not counted as let through');
+    const events = await gate.waitForAudit((ev) => ev.some((e) => /1 MiB/.test(e.hook?.error ?? '')));
+    assert.equal(events.find((e) => /1 MiB/.test(e.hook?.error ?? '')).outcome, 'denied');
+  });
+
+  test('a question the hook refuses as a bad request (4xx) refuses the call; its own failure (5xx) is for onError', async () => {
+    const refused = await call('{"refuse":true,"marker":"refused-1"}');
+    assert.equal(refused.error?.code, -32042, JSON.stringify(refused));
+    assert.match(refused.error.message, /it answered HTTP 422/);
+    assert.ok(!calledUpstream('refused-1'));
+    const before = await failedOpen();
+    const through = await call('{"crash":true,"marker":"crash-1"}');
+    assert.equal(through.result?.content?.[0]?.text, 'done', JSON.stringify(through));
+    assert.ok(calledUpstream('crash-1'));
+    assert.equal(await failedOpen(), before + 1);
+  });
+
+  test("an answer over 64 KiB is told without the hook's address", async () => {
+    await gate.reloaded(configWith({ timeoutMs: 30_000, onError: 'deny' }));
+    try {
+      const answer = await call('{"huge":true,"marker":"huge-1"}');
+      assert.equal(answer.error?.code, -32042, JSON.stringify(answer));
+      assert.match(answer.error.message, /could not decide tools\/call of echo on raw \(its answer was more than 65536 bytes\)/);
+      assert.doesNotMatch(answer.error.message, /127\.0\.0\.1|\/decide/, "the hook's address is not the client's to see");
+      const events = await gate.waitForAudit((ev) => ev.some((e) => /65536/.test(e.hook?.error ?? '')));
+      assert.match(events.find((e) => /65536/.test(e.hook?.error ?? '')).hook.error, /127\.0\.0\.1/, 'the audit names the hook');
+    } finally {
+      await gate.reloaded(configWith({ timeoutMs: 30_000 }));
+    }
+  });
+
+  test('a call that finds the queue full is refused, whatever onError says', async () => {
+    // The held question keeps the one turn for as long as the hook holds it (30 s), however
+    // slow the reload below is under a sanitizer.
+    const first = call('{"slow":true,"marker":"slow-1"}');
+    await eventually(() => hook.asked.some((a) => a.description.arguments?.marker === 'slow-1'), { what: 'the first question is out' });
+    // The next question waits 300 ms for the turn the held one keeps (maxConcurrent 1).
+    await gate.reloaded(configWith({ timeoutMs: 300 }));
+    const before = await failedOpen();
+    const queued = await call('{"marker":"queued-1"}');
+    assert.equal(queued.error?.code, -32042, JSON.stringify(queued));
+    assert.match(queued.error.message, /too many decisions were waiting for it/);
+    assert.ok(!calledUpstream('queued-1'));
+    assert.equal(await failedOpen(), before);
+    hook.release({ decision: 'allow' });
+    assert.equal((await first).result?.content?.[0]?.text, 'done');
+    await gate.reloaded(configWith({ timeoutMs: 30_000 }));
+  });
+});

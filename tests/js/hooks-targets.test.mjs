@@ -1,11 +1,13 @@
 // gate-hooks' guards on what it keeps and where it delivers, against the real binary: the
-// SQLite file and its side files readable by their owner only; a webhook URL whose host is
+// SQLite file and its side files readable by their owner only; a configuration file (every
+// organization's token) others may read refused at start; a webhook URL whose host is
 // not a host name (a percent-encoded NUL, CR LF, '@') refused at creation, at a change and at
 // delivery; every spelling of a non-public target (numeric IPv4 forms, IPv6 forms carrying
 // an IPv4 address, names that resolve to one, userinfo tricks) refused at creation or, when
 // only resolving tells, at delivery (server-side request forgery). Nothing in this file may
 // reach the receiver.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 
-import { eventually, makeTestCa, startHooks, startReceiver } from './lib/index.mjs';
+import { eventually, hooksBin, makeTestCa, startHooks, startReceiver } from './lib/index.mjs';
 
 const SECRET = 'whsec-0123456789abcdef';
 
@@ -90,6 +92,36 @@ describe('gate-hooks guards its secrets and its targets', { timeout: 60_000 }, (
     assert.match(untrusting.proc.stderr.text(), /made \S+hooks\.db \(was 0644\) readable by its owner only: .*rotate them/);
   });
 
+  test('a configuration file other users may read or change is refused at start, saying what to do', async () => {
+    // It holds every organization's token. Written as docs/operations.md used to leave it
+    // (umask 022: 0644), and the other ways others get in.
+    const dir = mkdtempSync(path.join(tmpdir(), 'gate-hooks-config-mode-'));
+    try {
+      const file = path.join(dir, 'hooks.json');
+      writeFileSync(file, JSON.stringify({ tokens: [{ organization: 'a', token: '0123456789abcdef' }], database: path.join(dir, 'hooks.db') }));
+      for (const [m, how] of [[0o644, 'read'], [0o755, 'read'], [0o604, 'read'], [0o602, 'change']]) {
+        chmodSync(file, m);
+        const r = spawnSync(hooksBin(), ['--config', file, '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+        assert.equal(r.status, 2, `${m.toString(8)}: ${r.stderr}`);
+        assert.ok(
+          r.stderr.includes(`gate-hooks: ${file} holds every organization's token and other users may ${how} it (mode 0${m.toString(8)}): gate-hooks does not start from it. Take their access away (chmod o-rwx ${file}; docs/operations.md installs it with install -m 0600), and give each organization a new token if others could read the file`),
+          `${m.toString(8)}: ${r.stderr}`,
+        );
+        assert.equal(existsSync(path.join(dir, 'hooks.db')), false, 'nothing was opened or created');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Its owner's alone, or its group's too (0640 root:gate, as the package installs it): it starts.
+    const grouped = await startHooks({ configMode: 0o640 });
+    try {
+      assert.equal((await grouped.api('GET', '/webhooks')).status, 200);
+    } finally {
+      await grouped.stop();
+      grouped.cleanup();
+    }
+  });
+
   test('a url whose host is not a host name is refused at creation and at a change, saying which byte', async () => {
     const count = async () => (await strict.api('GET', '/webhooks')).json.webhooks.length;
     const kept = await created(strict, 'https://hooks.invalid/kept');
@@ -121,6 +153,22 @@ describe('gate-hooks guards its secrets and its targets', { timeout: 60_000 }, (
     }
     assert.equal(await count(), n, 'nothing was created');
     assert.equal((await strict.api('GET', `/webhooks/${kept.id}`)).json.url, 'https://hooks.invalid/kept', 'nothing was changed');
+  });
+
+  test('an IPv4 address with a trailing dot, with a port or not, is refused saying to write it without the dot', async () => {
+    // glibc looks "127.0.0.1." up as a name in DNS: neither the address nor that lookup is
+    // sure to be what was meant. Refused at creation and at a change, naming the fix.
+    const kept = await created(strict, 'https://hooks.invalid/kept-dot');
+    for (const url of [`https://127.0.0.1.:${receiver.port}/h`, 'https://127.0.0.1./h', 'https://10.0.0.1.:8443/', 'https://127.0.0.1.?q=1']) {
+      const address = url.match(/^https:\/\/((?:\d+\.){3}\d+)\./)[1];
+      for (const r of [await create(strict, url), await strict.api('PATCH', `/webhooks/${kept.id}`, { body: { url } })]) {
+        assert.equal(r.status, 400, `${url}: ${r.text}`);
+        assert.equal(r.json.error.field, 'url');
+        assert.equal(r.json.error.message, `url must name a valid host: ${address}. is an IPv4 address with a trailing dot, which a resolver looks up as a name rather than reading it as the address: write the address without the dot (${address})`, url);
+      }
+    }
+    // A name that ends in the root's dot is a name, and stays allowed.
+    await created(strict, 'https://hooks.invalid./h');
   });
 
   test('a stored url that is refused now is refused again at delivery: a NUL in the host, an IPv4-translated address', async () => {

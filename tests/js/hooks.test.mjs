@@ -619,7 +619,7 @@ describe('gate-hooks operations', { timeout: 60_000 }, () => {
       for (const series of ['gate_hooks_attempts_total', 'gate_hooks_events_total', 'gate_hooks_delivery_seconds_bucket', 'gate_hooks_queue_depth', 'gate_hooks_dead_letters'])
         assert.match(text, new RegExp(`^${series}`, 'm'));
       const bad = path.join(dir, 'bad.json');
-      writeFileSync(bad, JSON.stringify({ tokens: [{ organization: 'a', token: 'short' }] }));
+      writeFileSync(bad, JSON.stringify({ tokens: [{ organization: 'a', token: 'short' }] }), { mode: 0o600 });
       const r = spawnSync(hooksBin(), ['--config', bad], { encoding: 'utf8' });
       assert.equal(r.status, 2);
       assert.match(r.stderr, /\/tokens\/0\/token: must be at least 16 characters/);

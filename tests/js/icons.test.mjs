@@ -212,6 +212,14 @@ describe('icons through gate', { timeout: 60_000 }, () => {
     assert.equal(moved.status, 502);
     assert.match(moved.text, /HTTP 302 \(gate follows no redirect\)/);
     assert.deepEqual(iconHits(at).map((r) => r.path), ['/moved.png']);
+    // /icons/ needs no token: its refusals say what was wrong, never where the upstream is
+    // (its address stays in gate's log).
+    const upstreamAt = new URL(upstream.url).host;
+    for (const r of [svg, big, moved]) {
+      assert.ok(!r.text.includes(upstreamAt), `the upstream's address is not told: ${r.text}`);
+      assert.doesNotMatch(r.text, /\/(big|moved|icon)\.(png|svg)/);
+    }
+    assert.ok(gate.stderrLines.some((l) => l.includes(upstreamAt) && /262144 bytes/.test(l)), 'the log names it');
 
     const text = (await get(`${gate.base}/metrics`)).text;
     assert.ok(metric(text, 'gate_icons_dropped_total', { upstream: 'art', reason: 'other_origin' }) >= 1);

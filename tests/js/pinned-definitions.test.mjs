@@ -2,16 +2,24 @@
 // description mid-run: without a lock file the first definition seen is the pin; `warn` serves
 // a change and tells it once (log, audit, metric); `block` withholds it from lists and refuses
 // calls naming the change; `gate definitions lock` writes the lock file, against which new
-// tools are changes too, until it is written again and gate reloaded. Across a fleet of two
+// tools are changes too, until it is written again and gate reloaded; a tool name the lock's
+// format cannot hold (a vertical tab) is said, never written as a line gate cannot read back;
+// a tool an upstream shows differently by client capability is said too. Across a fleet of two
 // gates over a real Redis, the first definition any instance saw is the pin of both: a fresh
 // instance that never saw it reports (warn) or withholds (block) the change against it, and a
 // store that does not answer leaves each instance its own first seen, said once.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import http from 'node:http';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
+
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 
 import {
   connectClient,
@@ -24,6 +32,7 @@ import {
   startGate,
   startRedis,
 } from './lib/index.mjs';
+import { startStatelessServer } from './lib/stateless-server.mjs';
 
 const names = async (client) => (await client.listTools()).tools.map((t) => t.name).sort();
 
@@ -150,6 +159,111 @@ describe('pinned definitions', { timeout: 90_000 }, () => {
     assert.match(r.stderr, /\/definitions\/lockFile: .*bad\.lock line 3: the digest must be "sha256:" and 64 lower-case hex digits/);
     const none = spawnSync(requireGateBin(), ['--config', configPath.replace('bad.json', 'none.json'), '--validate'], { encoding: 'utf8' });
     assert.notEqual(none.status, 0);
+  });
+
+  test('a tool name with a vertical tab or a form feed: the lock gate writes is one gate reads', async () => {
+    // A real SDK server (it warns of the names, and serves them) with names the reader would
+    // split: the lock must still load, the odd tools said in a comment and withheld under block.
+    const odd = ['odd\vname', 'odd\fname'];
+    const up = await startStatelessServer('gate-test-odd-names', {}, (mcp) => {
+      for (const name of ['fine', ...odd]) mcp.registerTool(name, { description: `${JSON.stringify(name)}` }, async () => ({ content: [{ type: 'text', text: name }] }));
+    });
+    const configPath = path.join(dir, 'odd.json');
+    const lockPath = path.join(dir, 'odd.lock');
+    const config = { upstreams: [{ id: 'od', url: up.url, namespace: 'od', cacheTtlMs: -1 }], definitions: { pin: 'block', lockFile: 'odd.lock' } };
+    writeFileSync(configPath, JSON.stringify(config));
+    try {
+      const written = await runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath]);
+      assert.equal(written.code, 0, written.stderr);
+      const text = readFileSync(lockPath, 'utf8');
+      assert.match(text, /^od fine sha256:[0-9a-f]{64}$/m);
+      assert.equal(text.split('\n').filter((l) => !l.startsWith('#') && l !== '').length, 1, text);
+      assert.match(text, /^# od: a tool named odd\?name cannot be locked/m);
+      const check = spawnSync(requireGateBin(), ['--config', configPath, '--validate'], { encoding: 'utf8' });
+      assert.equal(check.status, 0, check.stderr);
+      const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
+      const client = await connectClient(gate.url);
+      try {
+        assert.deepEqual(await names(client), ['od__fine']);
+        const err = await expectMcpError(() => client.callTool({ name: 'od__odd\vname', arguments: {} }));
+        assert.match(err.message, /is withheld: it is not in the lock file/);
+      } finally {
+        await client.close();
+        await gate.stop();
+      }
+    } finally {
+      await up.stop();
+    }
+  });
+});
+
+// A sessionful 2025 SDK server that shows `summarize` differently to a client that can sample
+// (as servers show tools by what a client declares), and `plain` alike to every client.
+async function startProfileServer() {
+  const sessions = new Map();
+  const httpServer = http.createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+    const id = req.headers['mcp-session-id'];
+    if (id) {
+      const t = sessions.get(id);
+      if (!t) return void res.writeHead(404).end();
+      return void (await t.handleRequest(req, res, body));
+    }
+    if (!isInitializeRequest(body)) return void res.writeHead(400).end();
+    const server = new Server({ name: 'gate-test-profiles', version: '0.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [
+        { name: 'summarize', description: server.getClientCapabilities()?.sampling ? 'summarizes with your model' : 'summarizes locally', inputSchema: { type: 'object' } },
+        { name: 'plain', description: 'the same for everyone', inputSchema: { type: 'object' } },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: r.params.name }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${httpServer.address().port}/mcp`,
+    stop: () => new Promise((r) => { httpServer.closeAllConnections(); httpServer.close(() => r()); }),
+  };
+}
+
+describe('pinned definitions: a tool shown differently by client capability', { timeout: 90_000 }, () => {
+  test('gate definitions lock lists each client profile and says which definition it locked', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gate-pins-profiles-'));
+    const up = await startProfileServer();
+    try {
+      const configPath = path.join(dir, 'gate.json');
+      const lockPath = path.join(dir, 'gate.lock');
+      const config = { upstreams: [{ id: 'pf', url: up.url, namespace: 'pf', cacheTtlMs: -1 }], definitions: { pin: 'block', lockFile: 'gate.lock' } };
+      writeFileSync(configPath, JSON.stringify(config));
+      const written = await runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath]);
+      assert.equal(written.code, 0, written.stderr);
+      const text = readFileSync(lockPath, 'utf8');
+      // One definition locked per tool: the one gate's own (fullest) profile is shown.
+      assert.equal(text.split('\n').filter((l) => l.startsWith('pf ')).length, 2, text);
+      assert.match(text, /^# pf: tool summarize is shown differently to some clients, one declaring form elicitation, URL elicitation, roots, MCP Apps \(sha256:[0-9a-f]{64}\); one definition is locked/m);
+      assert.doesNotMatch(text, /tool plain is shown differently/);
+      // As the lock file says: a client that samples is served the locked definition; one
+      // that does not is shown another, which is a change, withheld under block.
+      const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
+      const sampler = await connectClient(gate.url, { capabilities: { sampling: {} } });
+      const plainClient = await connectClient(gate.url, { capabilities: {} });
+      try {
+        assert.deepEqual(await names(sampler), ['pf__plain', 'pf__summarize']);
+        assert.deepEqual(await names(plainClient), ['pf__plain']);
+      } finally {
+        await sampler.close();
+        await plainClient.close();
+        await gate.stop();
+      }
+    } finally {
+      await up.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

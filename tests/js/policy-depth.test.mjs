@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { connectClient, expectMcpError, metric, requireGateBin, startFilesServer, startGate, startScopedIssuer } from './lib/index.mjs';
+import { connectClient, expectMcpError, metric, openRawSession, post, requireGateBin, rpc, startFilesServer, startGate, startScopedIssuer } from './lib/index.mjs';
 import { freePort } from './lib/free-port.mjs';
 
 const POLICY = {
@@ -196,13 +196,23 @@ describe('policy depth', { timeout: 90_000 }, () => {
     assert.equal(res.status, 403, await res.clone().text());
     const challenge = res.headers.get('www-authenticate');
     assert.match(challenge, /^Bearer error="insufficient_scope"/);
-    assert.match(challenge, /scope="files:write"/);
+    // The token's scopes and the rule's, for a client of either era: one that asks for the
+    // challenge's scope alone (a 2025 SDK) keeps what it held, one that adds it to what it
+    // asked before (SEP-2350) asks for the same.
+    assert.match(challenge, /scope="files:read files:write"/);
     assert.match(challenge, new RegExp(`resource_metadata="http://127\\.0\\.0\\.1:\\d+/\\.well-known/oauth-protected-resource`));
     const body = await res.json();
     assert.equal(body.id, 7);
     assert.equal(body.error.data.error, 'insufficient_scope');
     assert.deepEqual(body.error.data.scopes, ['files:write']);
     assert.match(body.error.message, /rule srv-writes/);
+    // A 2025-11-25 client is challenged alike; `data.scopes` names what the rule adds.
+    const session = await openRawSession(gate.url, { authorization: `Bearer ${token}` });
+    const older = await post(gate.url, rpc('tools/call', { name: 'files__write_file', arguments: { path: '/srv/a' } }), session.headers);
+    assert.equal(older.status, 403, older.text);
+    assert.equal(older.headers['www-authenticate'], challenge);
+    assert.deepEqual(older.json.error.data, body.error.data);
+    assert.equal(older.json.error.message, body.error.message);
     // Audit names the scopes; the metrics count the step-up and each deciding rule.
     const events = await gate.waitForAudit((ev) => ev.some((e) => e.requiredScopes));
     const stepUp = events.find((e) => e.requiredScopes);

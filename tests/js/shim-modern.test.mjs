@@ -16,6 +16,7 @@ import { connectClient, eventually, post, runShim, startGate, startShim } from '
 
 const NODE = process.execPath;
 const FIXTURE = path.resolve(path.dirname(new URL(import.meta.url).pathname), 'lib/stdio-modern-server.mjs');
+const RAW_FIXTURE = path.resolve(path.dirname(new URL(import.meta.url).pathname), 'lib/stdio-raw-server.mjs');
 const MODERN = '2026-07-28';
 
 const envelope = (extra = {}) => ({
@@ -385,6 +386,36 @@ describe('gate federating gate-stdio that fronts a 2026-07-28 stdio server', { t
       }
     } finally {
       await gate.stop();
+      await shim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// Bytes pass as written both ways, as gate itself passes them (issue 47): gate-stdio changes a
+// stateless request's id (and progress token) for the child and the answer's id back, and
+// Boost.JSON, writing the rest anew, made 18446744073709551617 1.8446744073709552E19 and 6.5
+// 6.5E0. A raw stdio child (lib/stdio-raw-server.mjs) records what it read and answers with
+// its own bytes.
+describe('gate-stdio passes the numbers of 2026-07-28 requests and answers as written', { timeout: 60_000 }, () => {
+  test("the child reads the client's arguments, and the client the child's result, byte for byte", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'shim-raw-'));
+    const record = path.join(dir, 'lines.jsonl');
+    const shim = await startShim({ command: [NODE, RAW_FIXTURE, record] });
+    try {
+      const args = '{"big":18446744073709551617,"ratio":6.5,"half":0.50,"exp":1e400}';
+      const envelope = `"_meta":{"io.modelcontextprotocol/protocolVersion":"${MODERN}","io.modelcontextprotocol/clientCapabilities":{}}`;
+      const body = `{"jsonrpc":"2.0","id":"mine","method":"tools/call","params":{"name":"numbers","arguments":${args},${envelope}}}`;
+      const r = await post(shim.url, body, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'numbers' });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.id, 'mine');
+      assert.ok(
+        r.text.includes('"structuredContent":{"big":18446744073709551617,"ratio":6.5,"half":0.50}'),
+        `the child's numbers as it wrote them: ${r.text}`,
+      );
+      const seen = readFileSync(record, 'utf8').split('\n').find((l) => l.includes('"numbers"'));
+      assert.ok(seen.includes(`"arguments":${args}`), `the client's numbers as it wrote them: ${seen}`);
+    } finally {
       await shim.stop();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,7 +3,9 @@
 // keeps calling both upstreams, and no call of that load fails: the other upstream's actor
 // never stops, and the killed one's calls fail open until its successor answers. Past its
 // restart intensity (5 within 60 s) an upstream is refused with -32041 until a reload; the
-// supervisor's own death ends gate with a non-zero status.
+// supervisor's own death ends gate with a non-zero status. The breaker actor, holding every
+// upstream's circuit, killed the same way is respawned with every circuit closed, counts again
+// from there, and a load on another upstream never notices.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
@@ -120,6 +122,64 @@ describe('supervision of upstream actors', { timeout: 120_000 }, () => {
       g.reload(config);
       await eventually(() => /upstream a: its actor gets a fresh start with the reload/.test(g.proc.stderr.text()), { what: 'the fresh start' });
       assert.deepEqual((await echo(client, 'a__echo', 'z')).content, [{ type: 'text', text: 'Echo: z' }]);
+    } finally {
+      await client.close().catch(() => {});
+      await g.stop();
+    }
+  });
+
+  test('a killed breaker actor is respawned with every circuit closed while a load goes on', async () => {
+    const config = {
+      upstreams: [
+        { id: 'a', url: everything.url, namespace: 'a' },
+        // Nothing listens there: its first exchange (the warm-up) opens its circuit.
+        { id: 'down', url: 'http://127.0.0.1:9/mcp', namespace: 'down', circuitBreaker: { failureThreshold: 1, halfOpenAfterMs: 600000 } },
+      ],
+    };
+    const g = await startGate({ env: { GATE_TEST_FAULT_HOOKS: '1' }, config });
+    const client = await connectClient(g.url);
+    const metric = async (re) => re.exec((await get(`${g.base}/metrics`)).text)?.[1];
+    try {
+      await eventually(async () => (await metric(/gate_upstream_breaker_state\{upstream="down"\} (\d)/)) === '2', { what: "down's circuit open" });
+      const refused = await echo(client, 'down__echo', 'x').then(() => null, (e) => e);
+      assert.equal(refused?.code, -32041, refused?.message);
+      assert.match(refused.message, /circuit open/);
+      let stop = false;
+      let answered = 0;
+      const failures = [];
+      const load = (async () => {
+        while (!stop) {
+          try {
+            await echo(client, 'a__echo', 'y');
+            answered++;
+          } catch (err) {
+            failures.push(err.message);
+          }
+        }
+      })();
+      try {
+        await eventually(() => answered > 20, { what: 'the load running' });
+        const r = await post(`${g.base}/_test/kill-breaker-actor`, {});
+        assert.equal(r.status, 202, r.text);
+        await eventually(() => /actor breaker stopped \(.*\); respawned from snapshot/.test(g.proc.stderr.text()), { what: 'the respawn' });
+        const before = answered;
+        await eventually(() => answered > before + 20, { what: 'the load going on' });
+      } finally {
+        stop = true;
+        await load;
+      }
+      assert.deepEqual(failures, []);
+      assert.equal(await metric(/gate_actor_restarts_total\{actor="breaker"\} (\d+)/), '1');
+      // Every circuit starts closed; the fresh actor counts from there: down's next call is
+      // tried, fails, and opens it again, so the call after it is refused by the circuit.
+      assert.equal(await metric(/gate_upstream_breaker_state\{upstream="down"\} (\d)/), '0');
+      const tried = await echo(client, 'down__echo', 'x').then(() => null, (e) => e);
+      assert.ok(tried, 'a call to an upstream nothing listens for fails');
+      assert.doesNotMatch(tried.message, /circuit open/);
+      const again = await echo(client, 'down__echo', 'x').then(() => null, (e) => e);
+      assert.equal(again?.code, -32041, again?.message);
+      assert.match(again.message, /circuit open/);
+      assert.equal(await metric(/gate_upstream_breaker_state\{upstream="down"\} (\d)/), '2');
     } finally {
       await client.close().catch(() => {});
       await g.stop();

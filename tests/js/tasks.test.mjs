@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { closeRawSession, eventually, openRawSession, post, rpc, startEverything, startGate, startTaskServer, startTaskServerV2 } from './lib/index.mjs';
+import { closeRawSession, eventually, openEventStream, openRawSession, post, rpc, startEverything, startGate, startTaskServer, startTaskServerV2 } from './lib/index.mjs';
 
 describe('tasks across upstreams', { timeout: 240_000 }, () => {
   let a;
@@ -186,35 +186,8 @@ describe('the 2026-07-28 tasks extension through gate', { timeout: 120_000 }, ()
   };
   /** A listen through gate, read frame by frame: { next(): the next message, close() }. */
   const openListen = async (notifications) => {
-    const [body, headers] = envelope('subscriptions/listen', { notifications }, true);
-    const controller = new AbortController();
-    const res = await fetch(gate.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type'), /text\/event-stream/);
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    const next = async () => {
-      for (;;) {
-        const end = buffered.indexOf('\n\n');
-        if (end >= 0) {
-          const frame = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-          if (data) return JSON.parse(data);
-          continue; // a comment (keep-alive)
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the listen ended');
-        buffered += decoder.decode(value, { stream: true });
-      }
-    };
-    return { next, close: () => controller.abort() };
+    const stream = await openEventStream(gate.url, ...envelope('subscriptions/listen', { notifications }, true));
+    return { next: async () => (await stream.next()).json, close: stream.close };
   };
 
   before(async () => {

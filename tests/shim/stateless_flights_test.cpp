@@ -47,6 +47,22 @@ TEST(StatelessFlights, SameClientIdsGetDistinctChildIdsAndAnswersGoBackUnderTheC
     EXPECT_EQ(f.size(), 1u);
 }
 
+TEST(StatelessFlights, NumbersGoBothWaysAsWrittenWhereTheShimChangedOnlyTheId) {
+    stateless_flights f;
+    std::string request = R"({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":)"
+                          R"({"name":"n","arguments":{"big":18446744073709551617,"r":6.5}}})";
+    auto sent = f.add(flight_msg(request), false, request);
+    EXPECT_NE(sent.line.find(R"("arguments":{"big":18446744073709551617,"r":6.5})"),
+              std::string::npos)
+        << sent.line;
+    std::string answer = R"({"jsonrpc":"2.0","id":)" + sent.key +
+                         R"(,"result":{"half":0.50,"big":18446744073709551617}})";
+    auto r = f.route(flight_msg(answer), answer);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->text,
+              R"({"jsonrpc":"2.0","id":"c1","result":{"half":0.50,"big":18446744073709551617}})");
+}
+
 TEST(StatelessFlights, ProgressTokensAreRewrittenAndRestored) {
     stateless_flights f;
     auto a = f.add(

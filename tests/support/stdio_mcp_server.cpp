@@ -16,10 +16,12 @@
 // babble {count} (writes `count` stdout lines that are not JSON-RPC, each with control
 // characters: odd ones not JSON, even ones JSON with a raw CR as whitespace; then answers).
 #include <boost/json.hpp>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <iostream>
 #include <map>
 #include <string>
@@ -176,16 +178,29 @@ int main(int argc, char** argv) {
                 char buf[4096];
                 send(text_result(*id, ::getcwd(buf, sizeof buf) ? buf : "?"));
             } else if (tool == "grandchild") {
+                // The answer waits until the grandchild has let go of every descriptor but
+                // its three: freopen opens the new file before it replaces the old, so for a
+                // moment it holds a fourth, which a reader of /proc could see.
+                int ready[2];
+                if (::pipe2(ready, O_CLOEXEC) != 0)
+                    std::_Exit(1);
                 pid_t pid = ::fork();
                 if (pid == 0) {
                     // Stays in the group, holds no pipe of the session: one it could not let
                     // go of would keep the session's stream open, so it ends instead.
+                    ::close(ready[0]);
                     if (!std::freopen("/dev/null", "r", stdin) ||
                         !std::freopen("/dev/null", "w", stdout))
                         std::_Exit(1);
+                    ::close(ready[1]);
                     for (;;)
                         ::pause();
                 }
+                ::close(ready[1]);
+                char end;
+                while (::read(ready[0], &end, 1) < 0 && errno == EINTR) {
+                }
+                ::close(ready[0]);
                 send(text_result(*id, std::to_string(pid)));
             } else if (tool == "flood") {
                 flood(argument(m, "count", 1000), argument(m, "bytes", 1024));

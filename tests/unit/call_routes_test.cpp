@@ -26,7 +26,7 @@ using protocol::gateway_error;
 using protocol::list_kind;
 
 // Answers with the routes it is given, in turn, and notes what it was asked.
-struct fake_resolver final : route_resolver {
+struct fake_resolver final : route_resolver, client_profiles {
     std::deque<std::optional<routed>> answers; // empty: no answer (nullopt)
     std::vector<std::string> asked;            // the methods
     std::vector<json::object> params;          // as handed, per call
@@ -49,7 +49,12 @@ struct fake_resolver final : route_resolver {
 };
 
 // The list services of gate's own lists: every upstream planned, each answering one item.
-struct fake_lists final : list_services {
+struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_counts {
+    boost::asio::awaitable<void> fill_from_fleet(list_kind, list_plan&,
+                                                 const request_context&) override {
+        co_return;
+    }
+    void drop_shared_lists(const upstream_client&) override {}
     std::vector<std::string> asked; // "plan <list>", "fetch <list> <upstream>", "complete <list>"
     struct seen {
         const request_context* ctx;
@@ -82,8 +87,8 @@ struct fake_lists final : list_services {
     }
     void count(const std::string&, std::string_view, double) override {}
     void tool_dropped(const std::string&, std::string_view) override {}
-    void share(list_kind, protocol::client_profile, const upstream_client&, const json::array&,
-               const std::vector<std::string>&) override {}
+    void share_list(list_kind, protocol::client_profile, const upstream_client&, const json::array&,
+                    const std::vector<std::string>&) override {}
     boost::asio::awaitable<list_page> complete(list_kind kind, const list_plan&,
                                                std::vector<fetched_list>,
                                                std::optional<std::string>,
@@ -97,11 +102,11 @@ struct fake_lists final : list_services {
 struct call_routing : test::stage_rig {
     fake_resolver resolver;
     fake_lists services;
-    list_methods lists{services};
-    call_routes routes{resolver, lists};
+    list_methods lists{{services, services, services, services}};
+    call_routes routes{resolver, resolver, lists};
 
     pipeline::routing named(std::string method, json::object params) {
-        return finish(routes.named(method, json::value(7), std::move(params), ctx));
+        return finish(routes.route_named(method, json::value(7), std::move(params), ctx));
     }
     routed route_to(std::size_t upstream, std::string uri) {
         return routed{ctx.view->snap,
@@ -122,7 +127,7 @@ struct call_routing : test::stage_rig {
 
 TEST_F(call_routing, a_namespaced_tool_is_routed_at_once_with_its_params_moved) {
     json::object params{{"name", "b__echo"}, {"arguments", {{"x", 1}}}};
-    auto r = routes.by_name("tools/call", 7, params, ctx);
+    auto r = routes.route_by_name("tools/call", 7, params, ctx);
     ASSERT_TRUE(r);
     auto* ok = std::get_if<route>(&*r);
     ASSERT_TRUE(ok);
@@ -148,7 +153,7 @@ TEST_F(call_routing, an_unknown_namespace_is_refused_with_the_name_noted) {
     json::object params{{"name", "zz__echo"}};
     // A tool's name no namespace owns is not decided at once: the caller's list may hold it
     // under its upstream's name (an MCP App's view calls so; docs/apps.md).
-    EXPECT_FALSE(routes.by_name("tools/call", 7, params, ctx));
+    EXPECT_FALSE(routes.route_by_name("tools/call", 7, params, ctx));
     auto r = std::optional(named("tools/call", params));
     ASSERT_TRUE(std::holds_alternative<json::object>(*r)) << "refused, not routed";
     EXPECT_EQ(code(*r), protocol::describe(gateway_error::unknown_namespace).rpc_code);
@@ -161,13 +166,13 @@ TEST_F(call_routing, an_unknown_namespace_is_refused_with_the_name_noted) {
 
 TEST_F(call_routing, a_method_the_names_do_not_route_is_left_with_its_params) {
     json::object params{{"uri", "file:///x"}};
-    auto r = routes.by_name("resources/read", 7, params, ctx);
+    auto r = routes.route_by_name("resources/read", 7, params, ctx);
     EXPECT_FALSE(r);
     EXPECT_EQ(params, (json::object{{"uri", "file:///x"}}));
     // A completion of a resource's argument is not routed by name either.
     json::object completion{{"ref", {{"type", "ref/resource"}, {"uri", "file:///x"}}}};
     auto copy = completion;
-    EXPECT_FALSE(routes.by_name("completion/complete", 7, completion, ctx));
+    EXPECT_FALSE(routes.route_by_name("completion/complete", 7, completion, ctx));
     EXPECT_EQ(completion, copy);
     EXPECT_FALSE(ctx.name);
     EXPECT_FALSE(ctx.error);
@@ -261,7 +266,7 @@ TEST_F(call_routing, a_short_alias_the_router_cannot_reverse_yet_is_routed_after
     load();
     const std::string alias = "a__long-0123abcd"; // 16 characters of the alias shape
     json::object params{{"name", alias}};
-    EXPECT_FALSE(routes.by_name("prompts/get", 7, params, ctx)) << "the router's to reverse";
+    EXPECT_FALSE(routes.route_by_name("prompts/get", 7, params, ctx)) << "the router's to reverse";
     EXPECT_EQ(params.at("name").as_string(), alias);
     // The router says when it needs the lists (actors/federation/name_aliases.cpp).
     route_error unknown{gateway_error::upstream_unreachable, "not listed yet", alias, false, true};
@@ -269,7 +274,7 @@ TEST_F(call_routing, a_short_alias_the_router_cannot_reverse_yet_is_routed_after
     resolver.answers.push_back(
         routed{ctx.view->snap, route{0, json::object{{"name", "long_tool_name"}}, alias}});
     // A prompt's alias: the prompts list is learnt, not the tools list.
-    auto r = finish(routes.named("prompts/get", json::value(7), std::move(params), ctx));
+    auto r = finish(routes.route_named("prompts/get", json::value(7), std::move(params), ctx));
     auto* ok = std::get_if<route>(&r);
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->params.at("name"), "long_tool_name");
@@ -286,7 +291,7 @@ TEST_F(call_routing, an_alias_still_not_reversed_after_the_lists_is_refused_sayi
     route_error unknown{gateway_error::upstream_unreachable, "could not fetch", alias, false, true};
     resolver.answers.push_back(routed{ctx.view->snap, unknown});
     resolver.answers.push_back(routed{ctx.view->snap, unknown});
-    auto r = finish(routes.named("prompts/get", json::value(7), {{"name", alias}}, ctx));
+    auto r = finish(routes.route_named("prompts/get", json::value(7), {{"name", alias}}, ctx));
     EXPECT_EQ(code(r), protocol::describe(gateway_error::upstream_unreachable).rpc_code);
     ASSERT_TRUE(ctx.error);
     EXPECT_NE(ctx.error->find("could not fetch"), std::string::npos);
@@ -328,7 +333,7 @@ struct routed_call_policy : call_routing {
         ctx.id = 7;
         json::object params{{"name", "b__echo"}, {"arguments", {{"message", "hi"}}}};
         auto start = policy_engine::walks_on_this_thread();
-        auto r = routes.by_name("tools/call", 7, params, ctx);
+        auto r = routes.route_by_name("tools/call", 7, params, ctx);
         auto routed_at = policy_engine::walks_on_this_thread();
         EXPECT_TRUE(r && std::holds_alternative<route>(*r)) << "routed at once";
         if (!r || !std::holds_alternative<route>(*r))

@@ -6,6 +6,7 @@
 // refused for a level MCP does not have, and given to every upstream for one it has.
 #include "gateway/mcp/client_traffic.hpp"
 #include "protocol/json_rpc.hpp"
+#include "tests/support/quiet_bridges.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <algorithm>
@@ -23,7 +24,9 @@ namespace http = boost::beast::http;
 using protocol::gateway_error;
 
 // Answers as told and notes what it was asked, in order.
-struct fake_client_services final : client_traffic_services {
+struct fake_client_services final : client_traffic_services,
+                                    client_capabilities,
+                                    test::quiet_bridges {
     std::vector<std::string> asked; // "<service> <argument>..."
     // What it answers.
     bool input_waits = false;
@@ -75,7 +78,7 @@ struct fake_client_services final : client_traffic_services {
 
 struct client_traffic_rig : test::stage_rig {
     fake_client_services services;
-    client_traffic traffic{services};
+    client_traffic traffic{services, services, services};
 
     // The client's message, as it wrote it.
     http_reply from_client(std::string text) {

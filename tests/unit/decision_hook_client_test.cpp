@@ -129,13 +129,14 @@ TEST_F(decision_hook_client_on_one_hook, a_denial_is_read_and_a_silent_hook_is_a
 }
 
 TEST_F(decision_hook_client_on_one_hook,
-       a_question_over_its_bound_is_never_sent_and_a_failure_let_through_counts) {
+       a_question_over_its_bound_is_never_sent_and_refused_under_on_error_allow_too) {
     h.on_error = "allow";
     std::string big = R"({"version":1,"result":")" + std::string(1024 * 1024, 'x') + "\"}";
     auto a = ask(io, client, h, big);
     EXPECT_EQ(a.what, hook_answer::said::error);
     EXPECT_EQ(a.error_kind, "too_large") << a.error;
-    EXPECT_TRUE(a.allowed(h));
+    EXPECT_TRUE(a.caller_caused);
+    EXPECT_FALSE(a.allowed(h)) << "the caller's arguments made it: never let through";
     EXPECT_TRUE(hook.requests.empty()) << "a question over the bound reached the hook";
     // One just under the bound goes.
     EXPECT_EQ(ask(io, client, h, std::string(R"({"v":")") + std::string(1000, 'y') + "\"}").what,
@@ -144,9 +145,49 @@ TEST_F(decision_hook_client_on_one_hook,
     auto text = stats.serialize();
     EXPECT_NE(text.find(R"(gate_decision_hook_errors_total{kind="too_large",stage="call"} 1)"),
               std::string::npos);
-    EXPECT_NE(text.find(R"(gate_decision_hook_failed_open_total{stage="call"} 1)"),
+    EXPECT_EQ(text.find(R"(gate_decision_hook_failed_open_total{stage="call"} 1)"),
               std::string::npos)
         << text.substr(text.find("gate_decision_hook"), 600);
+}
+
+TEST_F(decision_hook_client_on_one_hook,
+       a_question_the_hook_calls_bad_is_refused_its_own_failure_is_for_on_error) {
+    h.on_error = "allow";
+    auto status = [](std::string line) {
+        return
+            [line](std::size_t) { return "HTTP/1.1 " + line + "\r\nContent-Length: 2\r\n\r\n{}"; };
+    };
+    for (const auto* line :
+         {"400 Bad Request", "413 Content Too Large", "422 Unprocessable Content"}) {
+        hook.answer = status(line);
+        auto a = ask(io, client, h);
+        EXPECT_EQ(a.error_kind, "status") << line;
+        EXPECT_TRUE(a.caller_caused) << line;
+        EXPECT_FALSE(a.allowed(h)) << line;
+    }
+    for (const auto* line :
+         {"500 Internal Server Error", "503 Service Unavailable", "401 Unauthorized"}) {
+        hook.answer = status(line);
+        auto a = ask(io, client, h);
+        EXPECT_FALSE(a.caller_caused) << line;
+        EXPECT_TRUE(a.allowed(h)) << line;
+    }
+    auto text = stats.serialize();
+    EXPECT_NE(text.find(R"(gate_decision_hook_failed_open_total{stage="call"} 3)"),
+              std::string::npos)
+        << text.substr(text.find("gate_decision_hook"), 600);
+}
+
+TEST_F(decision_hook_client_on_one_hook, an_answer_over_its_bound_is_told_without_the_hooks_url) {
+    hook.answer = [](std::size_t) {
+        std::string body(70 * 1024, ' ');
+        return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+               body;
+    };
+    auto a = ask(io, client, h);
+    EXPECT_EQ(a.error_kind, "malformed") << a.error;
+    EXPECT_NE(a.error.find("127.0.0.1"), std::string::npos) << "the audit's words name it";
+    EXPECT_EQ(a.client_error(), "its answer was more than 65536 bytes");
 }
 
 } // namespace

@@ -141,6 +141,30 @@ TEST(DecisionHook, TheDescriptionIsWrittenExactlyAsTheSerializerWroteItEscapesIn
               R"("rule":null})");
 }
 
+TEST(DecisionHook, ArgumentsAndAResultAreDescribedAsTheirWriterWroteThem) {
+    // The client's params text, the arguments after other members (what follows is ignored).
+    std::string params = R"({"name":"t","arguments":{"n":1e400, "half":0.50},"_meta":{}})";
+    auto args = json::parse(R"({"n":1e400,"half":0.50})").as_object();
+    std::string answer =
+        R"({"jsonrpc":"2.0","id":1,"result":{"big":123456789012345678901234567890}})";
+    auto result = json::parse(answer).at("result");
+    hook_question q;
+    q.method = "tools/call";
+    q.arguments = &args;
+    q.result = &result;
+    auto unsourced = describe(q);
+    EXPECT_NE(unsourced.find(R"("arguments":{"n":1e999,"half":5E-1})"), std::string::npos)
+        << "without its text, still JSON a hook can parse: " << unsourced;
+    q.arguments_source = std::string_view(params).substr(params.find("{\"n\""));
+    q.result_source = std::string_view(answer).substr(answer.find("{\"big\""));
+    auto d = describe(q);
+    EXPECT_NE(d.find(R"("arguments":{"n":1e400, "half":0.50})"), std::string::npos) << d;
+    EXPECT_NE(d.find(R"("result":{"big":123456789012345678901234567890})"), std::string::npos) << d;
+    boost::system::error_code ec;
+    json::parse(d, ec);
+    EXPECT_FALSE(ec) << d;
+}
+
 TEST(DecisionHook, AnAnswerIsAllowOrDenyWithAnOptionalReason) {
     auto allow = read_hook_answer(200, R"({"decision":"allow"})");
     ASSERT_TRUE(std::holds_alternative<hook_verdict>(allow));

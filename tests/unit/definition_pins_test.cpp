@@ -55,6 +55,32 @@ TEST(DefinitionPins, TheFirstSeenIsPinnedAndAChangeIsToldOncePerDigest) {
     EXPECT_FALSE(pins.judge("up", "t", "sha256:a"));    // back as pinned
 }
 
+TEST(DefinitionPins, EachUpstreamHasItsOwnBoundAndPastItToolsAreUnpinnableChanges) {
+    definition_pins pins;
+    const auto bound = definition_pins::max_pins_per_upstream;
+    for (std::size_t i = 0; i < bound; ++i)
+        ASSERT_FALSE(pins.judge("junk", "t" + std::to_string(i), "sha256:j"));
+    // Full: a new tool has no pin and is judged changed, told once for the upstream.
+    auto first = pins.judge("junk", "past", "sha256:p");
+    ASSERT_TRUE(first);
+    EXPECT_TRUE(first->unpinnable);
+    EXPECT_FALSE(first->reported);
+    auto second = pins.judge("junk", "past-2", "sha256:q");
+    ASSERT_TRUE(second);
+    EXPECT_TRUE(second->unpinnable && second->reported);
+    EXPECT_FALSE(pins.judge("junk", "t7", "sha256:j")); // what it pinned stays pinned
+    // Another upstream pins as before: the junk filled only its own.
+    EXPECT_FALSE(pins.judge("good", "t", "sha256:a"));
+    auto rug_pull = pins.judge("good", "t", "sha256:b");
+    ASSERT_TRUE(rug_pull);
+    EXPECT_FALSE(rug_pull->unpinnable);
+    EXPECT_EQ(rug_pull->pinned, "sha256:a");
+    // Nor does the fleet's store get asked of a tool the full upstream cannot pin.
+    const definition_pins::clock::time_point now{};
+    EXPECT_FALSE(pins.to_share("junk", "past", "sha256:p", now));
+    EXPECT_FALSE(pins.pin_shared("junk", "past", "sha256:" + std::string(64, 'a'), now));
+}
+
 TEST(DefinitionPins, WithALockFileItsDigestsAreThePinsAndNewToolsAreChanges) {
     definition_pins pins;
     pins.judge("up", "t", "sha256:first");

@@ -44,7 +44,8 @@ struct read_result {
 
 read_result read_it(request_context& ctx, arrival& a) {
     read_result r{};
-    auto step = make_read(std::make_unique<counting_tap>(r.heard));
+    counting_tap tap(r.heard);
+    auto step = make_read(&tap);
     r.v = settle(step->run(ctx, a));
     return r;
 }
@@ -194,9 +195,14 @@ public:
     caller_ref asked_for;
     boost::asio::ip::address asked_from;
 
-    std::optional<bool> known_now(const std::string& id, const caller_ref&) override {
+    session_use use_now(const std::string& id, const caller_ref&) override {
         auto it = table.find(id);
-        return it == table.end() ? std::optional<bool>(false) : it->second.now;
+        if (it == table.end() || it->second.now == false)
+            return {};
+        if (!it->second.now)
+            return {session_found::ask_store, {}};
+        ++uses;
+        return {session_found::held, session_call(calls)};
     }
     boost::asio::awaitable<bool> known(const std::string& id, const caller_ref& caller,
                                        const boost::asio::ip::address& peer) override {
@@ -216,7 +222,8 @@ public:
 struct session_run {
     verdict v;
     bool ready;
-    std::unique_ptr<entry_step> step; // owns the fake sessions the test reads after the run
+    std::unique_ptr<fake_sessions> sessions; // what the test reads after the run
+    std::unique_ptr<entry_step> step;        // holds the sessions, and goes first
 };
 
 session_run check(fake_sessions*& seen, request_context& ctx, arrival& a,
@@ -225,7 +232,8 @@ session_run check(fake_sessions*& seen, request_context& ctx, arrival& a,
     seen = owned.get();
     if (setup)
         setup(*owned);
-    session_run r{verdict::proceed, false, make_session(std::move(owned))};
+    auto& sessions = *owned;
+    session_run r{verdict::proceed, false, std::move(owned), make_session(sessions)};
     r.v = settle(r.step->run(ctx, a), &r.ready);
     return r;
 }

@@ -93,7 +93,7 @@ TEST(fleet_sessions, another_instance_adopts_a_published_session_for_its_princip
     EXPECT_TRUE(done);
     // Adopted once, through the gateway's count, with what the record said.
     EXPECT_EQ(g_there.admitted_ids, (std::vector<std::string>{"s1"}));
-    EXPECT_TRUE(there.owned_by("s1", principal_key(who("alice"))));
+    EXPECT_TRUE(owned_by(there, "s1", principal_key(who("alice"))));
     EXPECT_TRUE(there.capabilities("s1").contains("sampling"));
     EXPECT_EQ(b.known_session_now("s1", who("alice")), std::optional<bool>(true));
 }

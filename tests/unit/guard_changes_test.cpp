@@ -2,6 +2,7 @@
 // that notes each view it is given): breaker states and replicas in and out of rotation.
 #include "actors/guards/guard_board.hpp"
 #include "actors/guards/guard_changes.hpp"
+#include "tests/support/guard_views.hpp"
 
 #include <gtest/gtest.h>
 
@@ -61,13 +62,13 @@ TEST(GuardChanges, KeepsTheLatestInAFixedRing) {
     EXPECT_EQ(list.front().at, t + std::chrono::seconds(200 - guard_changes::kept));
 }
 
-TEST(GuardChanges, TheBoardNotesWhatItsActorPublishesAndAGivingUp) {
+TEST(GuardChanges, TheBoardNotesWhatItsActorsPublishAndAGivingUp) {
     config::upstream cfg;
     cfg.id = "alpha";
     cfg.urls = {"http://a/mcp"};
     guard_board board(cfg);
-    board.publish(std::make_shared<const guard_view>(with(state::open, {true})));
-    board.publish(std::make_shared<const guard_view>(guard_board::given_up_view(cfg)));
+    test::publish_view(board, with(state::open, {true}));
+    board.give_up();
     auto list = board.changes();
     ASSERT_EQ(list.size(), 2u);
     EXPECT_EQ(list[0].what, guard_change::kind::breaker);

@@ -4,6 +4,7 @@
 #include "actors/guards/endpoint_rotation.hpp"
 #include "actors/guards/guard_board.hpp"
 #include "actors/guards/guard_lease.hpp"
+#include "tests/support/guard_views.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,7 +48,7 @@ TEST(guard_lease, an_upstream_the_supervisor_gave_up_on_refuses_everything_with_
     guard_lease lease;
     config::upstream cfg;
     cfg.urls = {"http://127.0.0.1:9/mcp"};
-    auto v = guard_board::given_up_view(cfg);
+    auto v = test::given_up_view(cfg);
     for (auto use : {guard_use::invocation, guard_use::upkeep})
         for (auto t : {t0, t0 + 24h}) {
             auto d = lease.decide(v, use, t);

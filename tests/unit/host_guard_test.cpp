@@ -43,3 +43,14 @@ TEST(host_guard, a_port_that_is_not_a_number_is_no_host_at_all) {
     EXPECT_EQ(g.check("localhost", "http://localhost:8090.evil.com"),
               host_verdict::forbidden_origin);
 }
+
+// Names compare without regard to ASCII case on both sides: the configured list, the Host
+// header and the Origin's authority; a name one byte longer or shorter is another name.
+TEST(host_guard, names_compare_without_case_on_every_side) {
+    host_guard g({"Gate.Example.com"}, false);
+    EXPECT_EQ(g.check("gate.EXAMPLE.com:443", "https://GATE.example.COM"), host_verdict::allowed);
+    EXPECT_EQ(g.check("gate.example.co", std::nullopt), host_verdict::forbidden_host);
+    EXPECT_EQ(g.check("gate.example.comm", std::nullopt), host_verdict::forbidden_host);
+    EXPECT_EQ(g.check("gate.example.com", "https://gate.example.com.evil"),
+              host_verdict::forbidden_origin);
+}

@@ -44,8 +44,8 @@ struct rig {
                    const icon_limits&) -> asio::awaitable<std::variant<icon_answer, std::string>> {
                 fetched.push_back(url);
                 auto it = answers.find(url);
-                if (it == answers.end())
-                    co_return std::string("connection refused");
+                if (it == answers.end()) // http_fetch's words name the URL
+                    co_return url + ": connection refused";
                 co_return it->second;
             });
     }
@@ -150,6 +150,9 @@ TEST(icon_proxy, failures_are_502_and_remembered_a_while) {
     EXPECT_NE(r.get(r.listed(0, "http://127.0.0.1:1/moved")).body.find("redirect"),
               std::string::npos);
     EXPECT_EQ(r.fetched.size(), 4u); // the failures were cached
+    // /icons/ needs no token: a refusal says what went wrong, never where the upstream is.
+    auto refused = r.get(r.listed(0, "http://127.0.0.1:1/refused")).body;
+    EXPECT_EQ(refused, "the upstream's icon could not be fetched: it could not be reached\n");
 }
 
 TEST(icon_proxy, an_upstream_moved_elsewhere_serves_no_old_icon) {
@@ -191,7 +194,7 @@ TEST(icon_proxy, the_cache_is_bounded_in_entries_bytes_and_time) {
     auto now = clock::now();
     auto icon = [&](std::size_t size, int seconds) {
         return fetched_icon{std::make_shared<const std::string>(size, 'x'),
-                            protocol::image_type::png, "", now + std::chrono::seconds(seconds)};
+                            protocol::image_type::png, "", "", now + std::chrono::seconds(seconds)};
     };
     icon_cache cache(2, 100);
     cache.put("a", icon(40, 10), now);

@@ -145,6 +145,14 @@ TEST(json_preserve, without_a_source_infinity_is_written_as_json) {
     EXPECT_EQ(serialize_preserving(v, ""), out);
 }
 
+TEST(json_preserve, one_line_keeps_each_token_as_written_and_drops_the_spaces_between) {
+    std::string src =
+        "{ \"units\": 0.50,\n  \"note\": \"a b\\n c\",\t\"big\": 18446744073709551617 }";
+    EXPECT_EQ(one_line_preserving(json::parse(src), src),
+              R"({"units":0.50,"note":"a b\n c","big":18446744073709551617})");
+    EXPECT_EQ(one_line_preserving(json::parse("[1e400, 0.5]"), ""), "[1e999,5E-1]");
+}
+
 TEST(json_preserve, reads_as_is_exact) {
     EXPECT_TRUE(reads_as(json::parse("1.00000000000000000001"), "1.0"));
     EXPECT_FALSE(reads_as(json::parse("1.00000000000000000001"), "1"));

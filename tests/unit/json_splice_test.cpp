@@ -127,6 +127,25 @@ TEST(json_splice, find_member_follows_a_path) {
     EXPECT_FALSE(key_reads_as(R"(\u0061)", "b"));
 }
 
+TEST(json_splice, may_name_sees_a_key_or_a_value_however_it_is_spelled) {
+    EXPECT_TRUE(may_name(R"({"result":{"inputRequests":{}}})", "inputRequests"));
+    EXPECT_TRUE(may_name(R"({"resultType":"task"})", "task"));
+    // A letter written as an escape: the client's parser reads the key, so it may be there.
+    EXPECT_TRUE(may_name(R"({"result":{"\u0069nputRequests":{}}})", "inputRequests"));
+    // Named only inside a longer string or key, or not at all.
+    EXPECT_FALSE(may_name(R"({"taskId":"x","text":"a task"})", "task"));
+    EXPECT_FALSE(may_name(R"({"content":[{"type":"text","text":"done"}]})", "icons"));
+    EXPECT_FALSE(may_name(R"(task)", "task"));
+    EXPECT_FALSE(may_name(R"({"a":"\\u0069nputRequests"})", "inputRequests")); // `\\` then u
+    EXPECT_TRUE(may_name(R"({"a":"x\n","\u0074ask":1})", "task"));
+    EXPECT_TRUE(may_name(R"("task")", "task"));
+    // An escape that spells no letter (`<` as some writers spell it) names no key.
+    EXPECT_FALSE(may_name(R"({"text":"\u003cb\u003e"})", "task"));
+    EXPECT_TRUE(may_name(R"({"\u0054ASK":1})", "task")); // a letter: walked, then compared
+    EXPECT_FALSE(may_name(R"({"a":"x\u00)", "task"));    // cut short
+    EXPECT_FALSE(may_name("", "task"));
+}
+
 TEST(json_splice, find_spelled_member_stops_where_the_value_begins) {
     std::string_view doc =
         R"({"jsonrpc":"2.0","id":"\"params\":1","method":"params","params" : {"a":1.50}})";

@@ -22,7 +22,12 @@ namespace ec = protocol::error_code;
 using protocol::list_kind;
 
 // Answers as told and keeps what it was handed.
-struct fake_list_services final : list_services {
+struct fake_list_services final : list_router, list_fetcher, list_sharing, upstream_counts {
+    boost::asio::awaitable<void> fill_from_fleet(list_kind, list_plan&,
+                                                 const request_context&) override {
+        co_return;
+    }
+    void drop_shared_lists(const upstream_client&) override {}
     std::vector<std::string> asked; // "<service> <argument>"
     struct made_fetch {
         list_kind kind;
@@ -78,8 +83,8 @@ struct fake_list_services final : list_services {
         dropped.push_back(upstream + " " + std::string(reason));
     }
     std::vector<std::string> dropped; // "<upstream id> <reason>"
-    void share(list_kind kind, protocol::client_profile, const upstream_client& upstream,
-               const json::array& items, const std::vector<std::string>& written) override {
+    void share_list(list_kind kind, protocol::client_profile, const upstream_client& upstream,
+                    const json::array& items, const std::vector<std::string>& written) override {
         asked.push_back("share " + upstream.config().id);
         shared.push_back({kind, &upstream, items, written});
     }
@@ -113,7 +118,7 @@ json::array tools_of(std::string name) {
 struct list_method_calls : test::stage_rig {
     std::vector<std::unique_ptr<upstream_guards>> guards; // what the test's tickets admit to
     fake_list_services services;
-    list_methods lists{services};
+    list_methods lists{{services, services, services, services}};
 
     list_plan plan_of(std::vector<std::size_t> fetch) const {
         return list_plan{ctx.view->snap, std::move(fetch)};
@@ -123,13 +128,13 @@ struct list_method_calls : test::stage_rig {
         return std::make_shared<upstream_client::guard_ticket>(*guards.back());
     }
     std::vector<fetched_list> fetch(const list_plan& plan, std::vector<list_methods::ticket> t) {
-        return finish(lists.fetch(list_kind::tools, plan, std::move(t), ctx));
+        return finish(lists.fetch_lists(list_kind::tools, plan, std::move(t), ctx));
     }
     json::object complete(const list_plan& plan, std::vector<fetched_list> fetched,
                           json::object params = {}) {
         ctx.id = 7;
         return finish(
-            lists.complete(list_kind::tools, plan, std::move(fetched), ctx.id, params, ctx));
+            lists.complete_list(list_kind::tools, plan, std::move(fetched), ctx.id, params, ctx));
     }
     static int code_of(const json::object& answer) {
         const auto* e = answer.if_contains("error");

@@ -3,6 +3,7 @@
 // and written as the upstream wrote it; a closed listen hears nothing; gate's shutdown ends
 // each listen with its result.
 #include "gateway/mcp/listen_hub.hpp"
+#include "gateway/pipeline/request_context.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
@@ -89,17 +90,23 @@ TEST_F(listen_hub_test, a_list_change_for_all_reaches_each_listener_that_asked) 
     EXPECT_TRUE(other->frames.empty());
 }
 
-TEST_F(listen_hub_test, a_tasks_news_reaches_only_the_listens_holding_that_task_at_that_upstream) {
+TEST_F(listen_hub_test, a_tasks_news_is_for_the_listens_holding_that_task_at_that_upstream) {
+    gate::transport::request_context asker;
     subscription_filter f;
     f.task_ids = {"t1"};
-    auto mine = hub.open("listen-1", 1, f, io.get_executor(), {{"t1", "up-a"}});
+    auto mine = hub.open("listen-1", 1, f, io.get_executor(), {{"t1", "up-a"}}, &asker);
     // Another listen that asked for the same id at another upstream.
-    auto theirs = hub.open("listen-2", 2, f, io.get_executor(), {{"t1", "up-b"}});
-    auto others = hub.open("listen-3", 3, tools_and({}), io.get_executor());
+    auto theirs = hub.open("listen-2", 2, f, io.get_executor(), {{"t1", "up-b"}}, &asker);
+    auto others = hub.open("listen-3", 3, tools_and({}), io.get_executor(), {}, &asker);
+    auto heard = hub.task_listeners("up-a", "t1");
+    ASSERT_EQ(heard.size(), 1u) << "t1 at up-b is another task";
+    EXPECT_EQ(heard[0].key, "listen-1");
+    EXPECT_EQ(heard[0].listener, &asker) << "who listens, for the judge";
+    EXPECT_TRUE(hub.task_listeners("up-a", "t2").empty()) << "a task the listen did not ask for";
+    // Once judged (gateway/mcp/listen_methods), queued as the upstream wrote it.
     const std::string text =
         R"({"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t1","ttlMs":60000.0}})";
-    auto n = json::parse(text).as_object();
-    hub.deliver_task_news("up-a", n, text);
+    EXPECT_TRUE(hub.deliver(heard[0].key, json::parse(text).as_object(), text));
     ASSERT_EQ(mine->frames.size(), 1u);
     EXPECT_NE(mine->frames[0].find("60000.0"), std::string::npos) << "as the upstream wrote it";
     EXPECT_EQ(json::parse(mine->frames[0])
@@ -107,13 +114,46 @@ TEST_F(listen_hub_test, a_tasks_news_reaches_only_the_listens_holding_that_task_
                   .at("_meta")
                   .at("io.modelcontextprotocol/subscriptionId"),
               1);
-    EXPECT_TRUE(theirs->frames.empty()) << "t1 at up-b is another task";
+    EXPECT_TRUE(theirs->frames.empty());
     EXPECT_TRUE(others->frames.empty());
-    // A task the listen did not ask for, at the right upstream, is not its news either.
-    auto other_task =
-        json::parse(R"({"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t2"}})");
-    hub.deliver_task_news("up-a", other_task.as_object(), {});
-    EXPECT_EQ(mine->frames.size(), 1u);
+}
+
+TEST_F(listen_hub_test, what_comes_after_a_message_being_judged_waits_behind_it) {
+    auto out = hub.open("listen-1", 1, tools_and({"demo://a"}), io.get_executor());
+    auto first = hub.hold_place("listen-1");
+    auto second = hub.hold_place("listen-1");
+    ASSERT_TRUE(first && second);
+    EXPECT_TRUE(hub.deliver("listen-1", updated("demo://a")));
+    hub.deliver_to_all(news("notifications/tools/list_changed"));
+    EXPECT_TRUE(out->frames.empty()) << "behind two judgements still pending";
+    // The second judged first: still behind the first.
+    hub.fill_place("listen-1", *second, updated("demo://a"));
+    EXPECT_TRUE(out->frames.empty());
+    hub.fill_place("listen-1", *first, news("notifications/tools/list_changed"));
+    ASSERT_EQ(out->frames.size(), 4u);
+    std::vector<std::string> order;
+    for (const auto& f : out->frames)
+        order.emplace_back(json::parse(f).at("method").as_string());
+    EXPECT_EQ(order, (std::vector<std::string>{
+                         "notifications/tools/list_changed", "notifications/resources/updated",
+                         "notifications/resources/updated", "notifications/tools/list_changed"}));
+    EXPECT_TRUE(hub.deliver("listen-1", updated("demo://a")));
+    EXPECT_EQ(out->frames.size(), 5u) << "nothing pending: at once";
+}
+
+TEST_F(listen_hub_test,
+       a_judgement_that_sends_nothing_lets_the_rest_go_and_a_gone_listener_is_fine) {
+    auto out = hub.open("listen-1", 1, tools_and({}), io.get_executor());
+    auto place = hub.hold_place("listen-1");
+    ASSERT_TRUE(place);
+    hub.deliver_to_all(news("notifications/tools/list_changed"));
+    hub.fill_place("listen-1", *place, std::nullopt);
+    EXPECT_EQ(out->frames.size(), 1u);
+    auto left = hub.hold_place("listen-1");
+    hub.close("listen-1");
+    hub.fill_place("listen-1", *left, news("notifications/tools/list_changed"));
+    EXPECT_EQ(out->frames.size(), 1u);
+    EXPECT_FALSE(hub.hold_place("listen-1")) << "not a listener";
 }
 
 TEST_F(listen_hub_test, shutdown_ends_each_listen_with_its_result) {

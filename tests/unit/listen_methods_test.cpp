@@ -7,6 +7,8 @@
 // (invalid_params) and audited once, before its stream is touched.
 #include "gateway/mcp/listen_methods.hpp"
 #include "protocol/gateway_error.hpp"
+#include "tests/support/quiet_bridges.hpp"
+#include "tests/support/unchanged_icons.hpp"
 #include "tests/unit/stage_rig.hpp"
 #include "tests/unit/upstream_loopback.hpp"
 
@@ -21,7 +23,7 @@ namespace json = boost::json;
 using protocol::gateway_error;
 
 // Notes what it was told.
-struct fake_listen_services final : listen_services {
+struct fake_listen_services final : view_source, pipeline::request_exit, test::quiet_bridges {
     std::vector<std::string> changed; // "<holder> <upstream> <uri> <subscribed>"
     struct audited_listen {
         std::string method;
@@ -37,14 +39,15 @@ struct fake_listen_services final : listen_services {
         changed.push_back(holder + " " + upstream + " " + uri + " " +
                           (subscribed ? "true" : "false"));
     }
-    void audit(request_context& rec) override {
+    void conclude(request_context& rec) override {
         audited.push_back({rec.method, rec.error, rec.outcome, rec.id, rec.response});
     }
-    hook_asker* decision_hook() override { return nullptr; }
+    std::shared_ptr<const federation_view> current_view() const override { return view; }
+    std::shared_ptr<const federation_view> view; // none: the paths tested read no view
 };
 
 // Routes nothing: the paths tested here do not route.
-struct no_routes final : route_resolver {
+struct no_routes final : route_resolver, client_profiles {
     int asked = 0;
     boost::asio::awaitable<std::optional<routed>> resolve(request_context&, const std::string&,
                                                           const json::object&) override {
@@ -55,7 +58,12 @@ struct no_routes final : route_resolver {
         return protocol::full_profile;
     }
 };
-struct no_lists final : list_services {
+struct no_lists final : list_router, list_fetcher, list_sharing, upstream_counts {
+    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind, list_plan&,
+                                                 const request_context&) override {
+        co_return;
+    }
+    void drop_shared_lists(const upstream_client&) override {}
     int asked = 0;
     boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind,
                                                           request_context&) override {
@@ -70,8 +78,8 @@ struct no_lists final : list_services {
     }
     void count(const std::string&, std::string_view, double) override { ++asked; }
     void tool_dropped(const std::string&, std::string_view) override {}
-    void share(protocol::list_kind, protocol::client_profile, const upstream_client&,
-               const json::array&, const std::vector<std::string>&) override {
+    void share_list(protocol::list_kind, protocol::client_profile, const upstream_client&,
+                    const json::array&, const std::vector<std::string>&) override {
         ++asked;
     }
     boost::asio::awaitable<list_page> complete(protocol::list_kind, const list_plan&,
@@ -84,8 +92,8 @@ struct no_lists final : list_services {
 };
 
 // Knows no task: the paths tested here hold none.
-struct no_tasks final : task_services {
-    hook_asker* decision_hook() override { return nullptr; }
+struct no_tasks final : task_records, invocation_charges, task_upstreams, task_pages {
+    hook_asker* decision_hook() { return nullptr; }
     boost::asio::awaitable<std::optional<task_owner>> find(const std::string&,
                                                            std::uint64_t) override {
         co_return task_owner{};
@@ -102,8 +110,8 @@ struct no_tasks final : task_services {
                                                                            std::size_t) override {
         co_return std::nullopt;
     }
-    boost::asio::awaitable<upstream_reply> call(std::size_t, std::string_view, json::object,
-                                                request_context&, bool) override {
+    boost::asio::awaitable<upstream_reply>
+    call_upstream(std::size_t, std::string_view, json::object, request_context&, bool) override {
         co_return upstream_failure{};
     }
     boost::asio::awaitable<std::variant<json::array, upstream_failure>>
@@ -121,13 +129,15 @@ struct listen_methods_rig : test::stage_rig {
     fake_listen_services services;
     no_routes resolver;
     no_lists lists_services;
-    list_methods lists{lists_services};
-    call_routes routes{resolver, lists};
+    list_methods lists{{lists_services, lists_services, lists_services, lists_services}};
+    call_routes routes{resolver, resolver, lists};
     listen_hub listens;
     subscription_holds holds;
     no_tasks task_fake;
-    task_methods tasks{task_fake};
-    listen_methods methods{listens, holds, routes, tasks, services};
+    test::unchanged_icons icons;
+    task_methods tasks{{task_fake, task_fake, task_fake, task_fake, nullptr, icons}};
+    listen_methods methods{
+        listens, holds, routes, tasks, {services, services, services, nullptr, icons}};
 
     // up-a is the scripted upstream.
     void SetUp() override {
@@ -153,15 +163,15 @@ struct listen_methods_rig : test::stage_rig {
 };
 
 TEST_F(listen_methods_rig, a_record_without_an_upstream_tells_nothing) {
-    methods.record(ctx, "file:///a", true);
-    methods.record(ctx, "file:///a", false);
+    methods.record_subscription(ctx, "file:///a", true);
+    methods.record_subscription(ctx, "file:///a", false);
     EXPECT_TRUE(services.changed.empty());
 }
 
 TEST_F(listen_methods_rig, a_record_with_an_upstream_tells_the_keeper) {
     ctx.upstream = "up-b";
-    methods.record(ctx, "file:///a", true);
-    methods.record(ctx, "file:///b", false);
+    methods.record_subscription(ctx, "file:///a", true);
+    methods.record_subscription(ctx, "file:///b", false);
     EXPECT_EQ(services.changed,
               (std::vector<std::string>{"s1 up-b file:///a true", "s1 up-b file:///b false"}));
 }

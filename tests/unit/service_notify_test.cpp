@@ -156,6 +156,9 @@ TEST(ServiceNotify, GateHooksIsReadyOnceListening) {
     auto config = sock.dir / "hooks.json";
     std::ofstream(config) << R"({"port":0,"database":")" << (sock.dir / "hooks.db").string()
                           << R"(","tokens":[{"organization":"o","token":"0123456789abcdef0"}]})";
+    // Its owner's alone: gate-hooks refuses a configuration other users may read.
+    std::filesystem::permissions(config, std::filesystem::perms::owner_read |
+                                             std::filesystem::perms::owner_write);
     child hooks({GATE_HOOKS_BIN, "--config", config.string()},
                 {"NOTIFY_SOCKET=" + sock.path.string()});
     EXPECT_GT(ready_port(sock.next()), 0);

@@ -21,7 +21,7 @@ using protocol::gateway_error;
 using clock = std::chrono::steady_clock;
 
 // Notes what it was told, in order: "end_everywhere <id>", "eviction <reason>", "refusal <reason>".
-struct fake_admission_services final : session_admission_services {
+struct fake_admission_services final : session_admission_services, session_counts {
     std::vector<std::string> told;
     void end_everywhere(const std::string& session) override {
         told.push_back("end_everywhere " + session);
@@ -44,7 +44,7 @@ caller_ref principal_named(std::string subject) {
 struct session_admission_rig : test::stage_rig {
     session_table table;
     fake_admission_services services;
-    session_admission admission{table, services};
+    session_admission admission{table, services, services};
     caller_ref alice = principal_named("alice");
     caller_ref bob = principal_named("bob");
     // A while ago: sessions opened directly in the table are older than any opened now.
@@ -72,7 +72,7 @@ struct session_admission_rig : test::stage_rig {
     std::optional<std::string> open_as(const caller_ref& who) {
         ctx.caller = who;
         ctx.negotiated_version = "2025-11-25";
-        return admission.open(ctx, json::object{{"roots", json::object{}}});
+        return admission.open_session(ctx, json::object{{"roots", json::object{}}});
     }
     static std::string header(const http_reply& r, std::string_view name) {
         for (const auto& [n, v] : r.headers)
@@ -103,7 +103,7 @@ TEST_F(session_admission_rig, an_admitted_open_returns_its_session_and_counts_no
     ASSERT_TRUE(id);
     EXPECT_EQ(id->size(), 32u); // 128 random bits in hex
     EXPECT_TRUE(table.contains(*id));
-    EXPECT_TRUE(table.owned_by(*id, principal_key(alice)));
+    EXPECT_TRUE(owned_by(table, *id, principal_key(alice)));
     EXPECT_EQ(table.capabilities(*id), (json::object{{"roots", json::object{}}}));
     EXPECT_EQ(table.held_by(share_holder(alice, {})), 2u);
     EXPECT_TRUE(services.told.empty());

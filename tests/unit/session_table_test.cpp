@@ -42,6 +42,26 @@ TEST(session_table, touch_reports_the_version_and_unknown_sessions) {
     EXPECT_FALSE(t.close(id));
 }
 
+TEST(session_table, the_session_steps_look_uses_only_its_owners_session) {
+    session_table t;
+    auto bobs = open(t, t0, of("bob", {}, "bob"));
+    // Another principal's: found as such, neither marked used nor held.
+    auto other = t.look_up(bobs, "alice", t0 + 50min);
+    EXPECT_EQ(other.found, session_table::owner_found::another);
+    EXPECT_EQ(t.expire_idle(t0 + 60min, 1h), std::vector<std::string>{bobs});
+    EXPECT_EQ(t.look_up(bobs, "bob").found, session_table::owner_found::none);
+
+    auto id = open(t, t0, of("bob", {}, "bob"));
+    // Without `use`: told, nothing marked.
+    EXPECT_EQ(t.look_up(id, "bob").found, session_table::owner_found::owner);
+    auto mine = t.look_up(id, "bob", t0 + 50min); // marked used then, and held
+    EXPECT_EQ(mine.found, session_table::owner_found::owner);
+    EXPECT_TRUE(t.expire_idle(t0 + 3h, 1h).empty());    // in use
+    mine.call = {};                                     // answered
+    EXPECT_TRUE(t.expire_idle(t0 + 60min, 1h).empty()); // used at 50 min
+    EXPECT_EQ(t.expire_idle(t0 + 110min, 1h), std::vector<std::string>{id});
+}
+
 TEST(session_table, idle_sessions_expire_unless_used_or_streaming) {
     boost::asio::io_context io;
     session_table t;
@@ -207,12 +227,12 @@ TEST(session_table, a_session_of_the_fleet_is_adopted_under_its_own_id) {
     auto bob = of("bob", {}, "bob");
     bob.protocol_version = "2025-06-18";
     EXPECT_EQ(t.adopt("feedc0de", bob, t0 + 5s).id, "feedc0de");
-    EXPECT_TRUE(t.owned_by("feedc0de", "bob"));
-    EXPECT_FALSE(t.owned_by("feedc0de", "alice"));
+    EXPECT_TRUE(owned_by(t, "feedc0de", "bob"));
+    EXPECT_FALSE(owned_by(t, "feedc0de", "alice"));
     EXPECT_EQ(t.touch("feedc0de", t0 + 6s), "2025-06-18");
     // Held already: kept as it is (its owner too).
     EXPECT_EQ(t.adopt("feedc0de", of("mallory", {}, "mallory"), t0 + 7s).id, "feedc0de");
-    EXPECT_TRUE(t.owned_by("feedc0de", "bob"));
+    EXPECT_TRUE(owned_by(t, "feedc0de", "bob"));
     // The shares hold for adopted sessions as for opened ones: bob's second ends its first
     // only while that one is idle.
     std::optional<session_call> call = t.call_on("feedc0de");

@@ -17,6 +17,7 @@ namespace json = boost::json;
 
 struct fake_hook final : hook_asker {
     std::vector<json::object> asked; // each description
+    std::vector<std::string> texts;  // each description as written
     std::vector<hook_stage> stages;
     std::vector<std::string> traces; // the traceparent of each question
     hook_answer answer{hook_answer::said::allow, "", "", "", false, 0.001};
@@ -24,6 +25,7 @@ struct fake_hook final : hook_asker {
                                             std::string description,
                                             std::string_view traceparent) override {
         asked.push_back(json::parse(description).as_object());
+        texts.push_back(description);
         stages.push_back(stage);
         traces.emplace_back(traceparent);
         co_await test::suspend_once();
@@ -31,7 +33,12 @@ struct fake_hook final : hook_asker {
     }
 };
 
-struct no_egress_services final : egress_services {
+struct no_egress_services final : list_stage_services,
+                                  task_stage_services,
+                                  icon_rewriter,
+                                  subscription_stage_services,
+                                  session_opener,
+                                  session_publisher {
     boost::asio::awaitable<json::object> complete_list(protocol::list_kind, const list_plan&,
                                                        std::vector<fetched_list>,
                                                        const json::value&, const json::object&,
@@ -42,7 +49,7 @@ struct no_egress_services final : egress_services {
                                           std::string) override {
         co_return;
     }
-    void rewrite_icons(const request_context&, std::size_t, json::array&) override {}
+    void rewrite_icons(const snapshot&, std::size_t, std::string_view, json::array&) override {}
     void record_subscription(const request_context&, const std::string&, bool) override {}
     std::optional<std::string> open_session(request_context&, const json::object&) override {
         return std::nullopt;
@@ -51,13 +58,30 @@ struct no_egress_services final : egress_services {
                                                  const json::object&, const std::string&) override {
         co_return;
     }
+    boost::asio::awaitable<std::vector<fetched_list>> fetch_lists(protocol::list_kind,
+                                                                  const list_plan&,
+                                                                  std::vector<call_ticket>,
+                                                                  request_context&) override {
+        co_return std::vector<fetched_list>{};
+    }
+    boost::asio::awaitable<json::object> task_call(const json::value&, const std::string&,
+                                                   json::object, request_context&) override {
+        co_return json::object{};
+    }
+    boost::asio::awaitable<json::object> subscribe_at_modern_upstream(const std::string&,
+                                                                      const json::value&,
+                                                                      const route&,
+                                                                      request_context&) override {
+        co_return json::object{};
+    }
 };
 
 struct stage_hook : test::stage_rig {
     fake_hook hook;
     no_egress_services egress_services_;
     std::unique_ptr<stage> authorize = make_authorize("", &hook);
-    std::unique_ptr<stage> egress = make_egress(egress_services_, &hook);
+    no_egress_services& e = egress_services_;
+    std::unique_ptr<stage> egress = make_egress({e, e, e, e, e, e}, &hook);
 
     // alice may call echo* on up-a; nobody else anything; the hook as given.
     void with_hook(config::decision_hook h) {
@@ -225,6 +249,33 @@ TEST_F(stage_hook, an_allowed_result_goes_back_verbatim_and_an_error_answer_is_s
     EXPECT_EQ(hook.asked[1].at("isError"), true);
     EXPECT_FALSE(hook.asked[1].contains("result")) << "not asked for";
     EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"boom"}})");
+}
+
+// Numbers beyond 2^53 parse equal however their last digits are spelled: the hook is shown the
+// call's own `arguments` and the answer's own `result` as written, never a same-named member
+// nested before them (in _meta) that parses equal.
+TEST_F(stage_hook, the_hook_reads_the_top_level_arguments_and_result_not_a_nested_decoy) {
+    auto h = hook_config();
+    h.send_arguments = true;
+    h.at_result = true;
+    h.send_result = true;
+    with_hook(h);
+    ctx.params_source = R"({"_meta":{"arguments":{"n":18446744073709551616}},"name":"echo",)"
+                        R"("arguments":{"n":18446744073709551617}})";
+    call("echo", json::parse(R"({"n":18446744073709551617})").as_object());
+    ASSERT_EQ(hook.texts.size(), 1u);
+    EXPECT_NE(hook.texts[0].find(R"("arguments":{"n":18446744073709551617})"), std::string::npos)
+        << hook.texts[0];
+    EXPECT_EQ(hook.texts[0].find("551616"), std::string::npos) << hook.texts[0];
+
+    ctx.upstream_answer = upstream_message::of_text(
+        R"({"jsonrpc":"2.0","id":31,"_meta":{"result":{"n":18446744073709551616}},)"
+        R"("result":{"n":18446744073709551617}})");
+    drive(egress->run(ctx));
+    ASSERT_EQ(hook.texts.size(), 2u);
+    EXPECT_NE(hook.texts[1].find(R"("result":{"n":18446744073709551617})"), std::string::npos)
+        << hook.texts[1];
+    EXPECT_EQ(hook.texts[1].find("551616"), std::string::npos) << hook.texts[1];
 }
 
 } // namespace stage_hook_test

@@ -5,13 +5,19 @@
 #include "tests/unit/stage_rig.hpp"
 
 #include <boost/json/parse.hpp>
+#include <utility>
 
 namespace gate::transport::pipeline {
 namespace {
 
 struct stage_host_origin : test::stage_rig {
     host_guard guard{{"gate.example"}, false};
-    std::unique_ptr<stage> host_origin = make_host_origin(guard);
+    std::unique_ptr<stage> host_origin = make_host_origin();
+    // The stage reads the allowlist of the view its request loaded.
+    void SetUp() override {
+        doc->server.allowed_hosts = {"gate.example"};
+        load();
+    }
 };
 
 TEST_F(stage_host_origin, is_the_first_stage) {
@@ -44,6 +50,17 @@ TEST_F(stage_host_origin, the_stage_lets_an_allowed_request_go_on_at_once) {
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
     EXPECT_FALSE(ctx.refusal_reply);
+}
+
+TEST_F(stage_host_origin, the_stage_reads_the_allowlist_its_request_loaded) {
+    ctx.host = "gate.example";
+    doc->server.allowed_hosts = {"reloaded.example"}; // a reload after this request began
+    auto before = ctx.view;
+    load();
+    auto reloaded = std::exchange(ctx.view, before);
+    EXPECT_EQ(drive(host_origin->run(ctx)).verdict, verdict::proceed);
+    ctx.view = reloaded;
+    EXPECT_EQ(drive(host_origin->run(ctx)).verdict, verdict::answered);
 }
 
 TEST_F(stage_host_origin, the_stage_answers_a_forbidden_host_as_an_http_rejection) {

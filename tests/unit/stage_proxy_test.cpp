@@ -15,7 +15,12 @@ namespace {
 namespace json = boost::json;
 
 // Answers as told and keeps what it was handed.
-struct fake_proxy final : proxy_services {
+struct fake_proxy final : call_stage_services,
+                          list_stage_services,
+                          log_level_services,
+                          task_stage_services,
+                          subscription_stage_services {
+    using ticket = call_ticket;
     std::vector<std::string> asked; // "<service> <method>"
     // What it was handed.
     std::size_t upstream = 99;
@@ -32,8 +37,9 @@ struct fake_proxy final : proxy_services {
     json::object answer{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
     std::vector<fetched_list> fetched{{1, json::array{1, 2}}};
 
-    boost::asio::awaitable<upstream_reply> call(std::size_t u, std::string_view m, json::object p,
-                                                request_context&, ticket t) override {
+    boost::asio::awaitable<upstream_reply> call_routed(std::size_t u, std::string_view m,
+                                                       json::object p, request_context&,
+                                                       ticket t) override {
         asked.push_back("call " + std::string(m));
         upstream = u;
         params = std::move(p);
@@ -85,11 +91,27 @@ struct fake_proxy final : proxy_services {
         target = &t;
         co_return answer;
     }
+    // Stage 8's alone (egress).
+    boost::asio::awaitable<json::object> complete_list(protocol::list_kind, const list_plan&,
+                                                       std::vector<fetched_list>,
+                                                       const json::value&, const json::object&,
+                                                       request_context&) override {
+        ADD_FAILURE() << "stage 7 completed a list";
+        co_return answer;
+    }
+    boost::asio::awaitable<void> pin_task(const request_context&, std::size_t,
+                                          std::string) override {
+        ADD_FAILURE() << "stage 7 pinned a task";
+        co_return;
+    }
+    void record_subscription(const request_context&, const std::string&, bool) override {
+        ADD_FAILURE() << "stage 7 recorded a subscription";
+    }
 };
 
 struct stage_proxy : test::stage_rig {
     fake_proxy services;
-    std::unique_ptr<stage> proxy = make_proxy(services);
+    std::unique_ptr<stage> proxy = make_proxy({services, services, services, services, services});
     std::vector<std::unique_ptr<upstream_guards>> guards; // what the test's tickets admit to
 
     void request(std::string method, json::object params = {}) {
@@ -104,7 +126,7 @@ struct stage_proxy : test::stage_rig {
         ctx.upstream = doc->upstreams[upstream].id;
         ctx.admitted = ticket_at(upstream);
     }
-    proxy_services::ticket ticket_at(std::size_t upstream) {
+    call_ticket ticket_at(std::size_t upstream) {
         guards.push_back(std::make_unique<upstream_guards>(doc->upstreams[upstream]));
         return std::make_shared<upstream_client::guard_ticket>(*guards.back());
     }

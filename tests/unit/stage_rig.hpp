@@ -50,6 +50,8 @@ struct stage_rig : ::testing::Test {
     void load() {
         auto view = std::make_shared<transport::federation_view>();
         view->snap = make_snapshot(doc, 1);
+        const auto& server = doc->server;
+        view->guard = transport::host_guard(server.allowed_hosts, server.allowed_hosts_any);
         for (const auto& u : doc->upstreams)
             view->clients.push_back(transport::upstream_client::make(io.get_executor(), u));
         ctx.view = std::move(view);

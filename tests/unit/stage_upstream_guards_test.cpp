@@ -6,6 +6,7 @@
 // the whole list.
 #include "actors/federation/upstream_actor.hpp"
 #include "gateway/pipeline/s6_upstream_guards.hpp"
+#include "tests/support/guard_views.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <caf/all.hpp>
@@ -83,7 +84,7 @@ struct stage_upstream_guards : test::stage_rig {
         auto v = guard_board::initial_view(client.config());
         v.breaker = circuit_breaker::state::open;
         v.reopens_at = std::chrono::steady_clock::now() + 30s;
-        client.board()->publish(std::make_shared<const guard_view>(std::move(v)));
+        test::publish_view(*client.board(), std::move(v));
     }
     // The first upstream's real actor, which keeps its rate window.
     void actor_for_first() {

@@ -6,6 +6,7 @@
 // recorded for the fleet.
 #include "gateway/mcp/task_methods.hpp"
 #include "protocol/json_rpc.hpp"
+#include "tests/support/unchanged_icons.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <algorithm>
@@ -28,8 +29,8 @@ constexpr auto no_such_task =
     R"({"jsonrpc":"2.0","id":41,"error":{"code":-32602,"message":"no such task"}})";
 
 // Answers as told and keeps what it was asked, in order.
-struct fake_task_services final : task_services {
-    hook_asker* decision_hook() override { return nullptr; }
+struct fake_task_services final : task_records, invocation_charges, task_upstreams, task_pages {
+    hook_asker* decision_hook() { return nullptr; }
     std::vector<std::string> asked; // "<service> <arguments>"
     struct made_call {
         std::size_t upstream;
@@ -81,9 +82,10 @@ struct fake_task_services final : task_services {
             co_return std::nullopt;
         co_return at->second;
     }
-    boost::asio::awaitable<upstream_reply> call(std::size_t upstream, std::string_view method,
-                                                json::object params, request_context&,
-                                                bool client_call) override {
+    boost::asio::awaitable<upstream_reply> call_upstream(std::size_t upstream,
+                                                         std::string_view method,
+                                                         json::object params, request_context&,
+                                                         bool client_call) override {
         asked.push_back("call " + std::to_string(upstream) + " " + std::string(method) +
                         (client_call ? " (client)" : " (probe)"));
         calls.push_back({upstream, std::string(method), std::move(params), client_call});
@@ -138,12 +140,13 @@ budget_ledger::exhausted spent_on(std::string key) {
 
 struct task_method_calls : test::stage_rig {
     fake_task_services services;
-    task_methods tasks{services};
+    test::unchanged_icons icons;
+    task_methods tasks{{services, services, services, services, services.decision_hook(), icons}};
 
     json::object call(const std::string& method, json::object params = {{"taskId", "t-1"}}) {
         ctx.id = 7;
         ctx.method = method;
-        return finish(tasks.call(ctx.id, method, std::move(params), ctx));
+        return finish(tasks.task_call(ctx.id, method, std::move(params), ctx));
     }
     static int code_of(const json::object& answer) {
         const auto* e = answer.if_contains("error");
@@ -197,12 +200,12 @@ struct task_method_calls : test::stage_rig {
         fake_task_services nobody;
         nobody.replies = {{0, upstream_message::of_text(no_such_task)},
                           {1, upstream_message::of_text(no_such_task)}};
-        task_methods methods{nobody};
+        task_methods methods{{nobody, nobody, nobody, nobody, nullptr, icons}};
         request_context other;
         other.view = ctx.view;
         other.caller = ctx.caller;
         other.id = 7;
-        return finish(methods.call(other.id, "tasks/get", {{"taskId", "t-1"}}, other));
+        return finish(methods.task_call(other.id, "tasks/get", {{"taskId", "t-1"}}, other));
     }
 };
 
@@ -269,6 +272,44 @@ TEST_F(task_method_calls, an_owners_error_passes_through_and_its_failure_is_refu
     EXPECT_EQ(code_of(answer), ec::upstream_unavailable);
     EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
     EXPECT_EQ(ctx.upstream, "up-a");
+}
+
+// Egress is the judge's wherever a call's result reaches the client (client_bound): a task's
+// result at tasks/result names its resource links' icons as gate rewrites them, and the text
+// the client is sent is written again from it, the rest as the upstream wrote it.
+TEST_F(task_method_calls, a_task_result_names_its_icons_as_gate_rewrites_them) {
+    struct gate_icons final : pipeline::icon_rewriter {
+        std::vector<std::string> asked;
+        void rewrite_icons(const snapshot&, std::size_t upstream, std::string_view what,
+                           json::array& items) override {
+            asked.push_back(std::to_string(upstream) + " " + std::string(what));
+            for (auto& item : items)
+                if (auto& o = item.as_object(); o.contains("icons"))
+                    o["icons"] = json::array{json::object{{"src", "/icons/b/d"}}};
+        }
+    } rewriter;
+    task_methods linking{{services, services, services, services, nullptr, rewriter}};
+    services.owner = task_owner{task_owner::kind::owned, "up-b"};
+    services.replies = {
+        {1, upstream_message::of_text(R"({"jsonrpc":"2.0","id":41,"result":{"content":[)"
+                                      R"({"type":"text","text":"t"},{"type":"resource_link",)"
+                                      R"("uri":"file:///r","name":"r","icons":[{"src":)"
+                                      R"("https://elsewhere.example/i.png"}]}],"n":1.50}})")}};
+    ctx.id = 7;
+    ctx.method = "tasks/result";
+    finish(linking.task_call(ctx.id, "tasks/result", {{"taskId", "t-1"}}, ctx));
+    EXPECT_EQ(rewriter.asked, std::vector<std::string>{"1 tasks/result"});
+    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":7,"result":{"content":[)"
+                            R"({"type":"text","text":"t"},{"type":"resource_link",)"
+                            R"("uri":"file:///r","name":"r","icons":[{"src":"/icons/b/d"}]}],)"
+                            R"("n":1.50}})");
+
+    fresh(); // an answer that names no icons is never read for them
+    rewriter.asked.clear();
+    services.replies = {
+        {1, upstream_message::of_text(R"({"jsonrpc":"2.0","id":41,"result":{"content":[]}})")}};
+    finish(linking.task_call(ctx.id, "tasks/result", {{"taskId", "t-1"}}, ctx));
+    EXPECT_TRUE(rewriter.asked.empty());
 }
 
 TEST_F(task_method_calls, another_principals_task_is_answered_as_one_nobody_minted) {
@@ -542,7 +583,7 @@ TEST_F(task_method_calls, a_list_reaches_only_what_the_tenant_sees) {
 
 TEST_F(task_method_calls, a_minted_task_is_pinned_and_recorded_for_the_fleet) {
     as("alice");
-    finish(tasks.pin_minted(ctx, 1, "t-9"));
+    finish(tasks.pin_task(ctx, 1, "t-9"));
     ASSERT_EQ(services.asked.size(), 2u);
     EXPECT_EQ(services.asked[0], "pin t-9 " + owner_key() + " up-b");
     const std::string prefix = "put_fleet_record t-9 ";

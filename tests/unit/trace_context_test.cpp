@@ -1,6 +1,9 @@
 #include "protocol/trace_context.hpp"
 
 #include <gtest/gtest.h>
+#include <set>
+#include <string>
+#include <vector>
 
 using namespace gate::protocol;
 
@@ -51,4 +54,21 @@ TEST(trace_context, child_header_is_the_header_of_a_child) {
     EXPECT_NE(a->trace_id, b->trace_id);
     EXPECT_NE(a->span_id, b->span_id);
     EXPECT_EQ(a->flags, "01");
+}
+
+// Each digit position of an id takes every one of the 16 lowercase digits and nothing else:
+// a digit computed from the wrong nibble, or a letter from the wrong offset, shows here.
+TEST(trace_context, random_hex_uses_every_digit_at_every_position) {
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{16}, std::size_t{3}}) {
+        std::vector<std::set<char>> seen(bytes * 2);
+        for (int n = 0; n < 4000; ++n) {
+            auto id = random_hex(bytes);
+            ASSERT_EQ(id.size(), bytes * 2);
+            for (std::size_t i = 0; i < id.size(); ++i)
+                seen[i].insert(id[i]);
+        }
+        for (std::size_t i = 0; i < seen.size(); ++i)
+            EXPECT_EQ(std::string(seen[i].begin(), seen[i].end()), "0123456789abcdef")
+                << bytes << " bytes, position " << i;
+    }
 }

@@ -12,6 +12,7 @@
 #include "gateway/mcp/upstream_calls.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/gateway_error.hpp"
+#include "tests/support/quiet_bridges.hpp"
 #include "tests/unit/stage_rig.hpp"
 #include "tests/unit/upstream_loopback.hpp"
 
@@ -26,7 +27,11 @@ namespace {
 namespace json = boost::json;
 
 // Answers as told and notes what it was asked, in order.
-struct fake_call_services final : upstream_call_services {
+struct fake_call_services final : server_request_judge,
+                                  client_capabilities,
+                                  client_input,
+                                  test::quiet_bridges,
+                                  upstream_counts {
     bool keeper = true;
     bool admit = true;
     json::object client_caps{{"sampling", json::object{}}};
@@ -64,6 +69,7 @@ struct fake_call_services final : upstream_call_services {
         told.push_back("count " + upstream + " " + std::string(outcome));
         EXPECT_GE(seconds, 0.0);
     }
+    void tool_dropped(const std::string&, std::string_view) override {}
     bool admit_server_request(const federation_view&, std::size_t upstream, const caller_ref& who,
                               const json::object& request,
                               const std::optional<std::string>& bridge) override {
@@ -98,7 +104,7 @@ caller_ref alice() {
 
 struct upstream_calls_rig : test::stage_rig {
     fake_call_services services;
-    upstream_calls calls{services};
+    upstream_calls calls{services, services, services, services, services};
     std::vector<std::pair<std::size_t, std::string>> passed; // rec.server_message's
     std::vector<std::string> bridges;                        // and the sessions they came on
 

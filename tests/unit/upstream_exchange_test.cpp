@@ -1,9 +1,10 @@
 // upstream_exchange against a scripted upstream on 127.0.0.1: JSON and
-// event-stream answers, the upstream's own messages on an answer's stream, the
-// pool, a pooled connection found dead, the request's deadline (kept by the io
-// thread's watch, which closes the connection), headers refused before they are
-// sent, the per-caller 401, the 2026-07-28 header mirrors, the DELETE that ends
-// a session and long-lived event streams.
+// event-stream answers, the upstream's own messages on an answer's stream (a
+// list change there heard by the client too), the pool, a pooled connection
+// found dead, the request's deadline (kept by the io thread's watch, which
+// closes the connection), headers refused before they are sent, the per-caller
+// 401, the 2026-07-28 header mirrors, the DELETE that ends a session and
+// long-lived event streams.
 #include "tests/unit/upstream_rig.hpp"
 
 #include <boost/json.hpp>
@@ -105,6 +106,27 @@ TEST_F(exchange_test, without_a_call_observer_they_go_to_the_clients_with_their_
     ASSERT_TRUE(std::holds_alternative<http_answer>(send(call(6), {}, {}, &origin)));
     ASSERT_EQ(units->session_wide.heard.size(), 1u);
     EXPECT_EQ(units->session_wide.heard[0].first, "b2");
+}
+
+TEST_F(exchange_test, a_list_change_on_a_calls_stream_is_heard_by_the_call_and_the_client) {
+    exchange();
+    upstream.on = [](const seen& r) {
+        reply a;
+        a.events = std::vector<std::string>{
+            R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})",
+            R"({"jsonrpc":"2.0","method":"notifications/message","params":{}})",
+            R"({"jsonrpc":"2.0","id":)" + json::serialize(r.id) + R"(,"result":{}})"};
+        return a;
+    };
+    session_origin origin{"b3", nullptr};
+    ASSERT_TRUE(std::holds_alternative<http_answer>(send(call(7), observed(), {}, &origin)));
+    // The call's client hears both on its call; the client (its lists of the upstream are
+    // stale now) hears the list change alone.
+    ASSERT_EQ(call_observer.heard.size(), 2u);
+    ASSERT_EQ(units->session_wide.heard.size(), 1u);
+    EXPECT_EQ(units->session_wide.heard[0].first, "b3");
+    EXPECT_EQ(json::parse(units->session_wide.heard[0].second).at("method"),
+              "notifications/tools/list_changed");
 }
 
 TEST_F(exchange_test, an_exchange_past_its_deadline_fails_as_timed_out_and_closes_the_connection) {

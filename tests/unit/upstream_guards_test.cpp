@@ -1,14 +1,17 @@
 // upstream_guards, stage 6 at one upstream on the io thread: what the published
 // view decides alone (a closed circuit admits without a message; an open, a
 // half-open whose probe is out and a given-up one refuse, saying so), failing
-// open when there is no actor to ask, and with the real upstream actor: a
-// failure settled is counted before settle returns, so the next admission sees
-// the circuit it opened; a rate limit's window refuses once spent.
+// open when there is no actor to ask, and with the real breaker and upstream
+// actors: a failure settled is counted before settle returns, so the next
+// admission sees the circuit it opened; a rate limit's window refuses once
+// spent; a half-open probe refused its window slot is given back.
 #include "actors/federation/upstream_actor.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
+#include "tests/support/guard_views.hpp"
 #include "tests/unit/upstream_loopback.hpp"
 
 #include <caf/all.hpp>
+#include <future>
 #include <gtest/gtest.h>
 
 namespace gate::test {
@@ -31,7 +34,7 @@ config::upstream guarded(std::int64_t threshold = 3, std::optional<std::int64_t>
 }
 
 void publish(upstream_guards& g, guard_view v) {
-    g.board()->publish(std::make_shared<const guard_view>(std::move(v)));
+    test::publish_view(*g.board(), std::move(v));
 }
 
 upstream_failure failure_of(upstream_failure::kind k, std::string message) {
@@ -93,7 +96,7 @@ TEST(upstream_guards, a_half_open_circuit_whose_probe_is_out_refuses_the_others)
 TEST(upstream_guards, an_upstream_given_up_on_is_refused_with_no_retry_hint) {
     auto cfg = guarded();
     upstream_guards g(cfg);
-    publish(g, guard_board::given_up_view(cfg));
+    publish(g, test::given_up_view(cfg));
     auto refusal = g.admit_now(guard_use::invocation);
     auto* f = refused(refusal);
     ASSERT_NE(f, nullptr);
@@ -114,7 +117,7 @@ TEST(upstream_guards, what_the_view_cannot_decide_goes_through_when_there_is_no_
     EXPECT_TRUE(std::holds_alternative<upstream_guards::ticket>(a)); // gate's bookkeeping failed
 }
 
-// The real upstream actor on a threaded actor system; the io thread is the
+// The real breaker and upstream actors on a threaded actor system; the io thread is the
 // test's.
 struct guards_with_actor : ::testing::Test {
     // The io_context outlives the actor system: an actor's last copy of a reply may still
@@ -123,15 +126,26 @@ struct guards_with_actor : ::testing::Test {
     caf::actor_system_config cfg;
     std::optional<caf::actor_system> sys;
     upstream_actor actor;
+    breaker_actor breakers;
 
     void start(upstream_guards& g) {
         cfg.set("logger.verbosity", caf::atom("quiet"));
         sys.emplace(cfg);
         actor = spawn_upstream_actor(*sys, g.board());
+        breakers = spawn_breaker_actor(*sys, {g.board()});
+    }
+    // Sent from this thread, so the actor handles it after everything sent before it.
+    std::optional<guard_answer> ask_breaker(const std::shared_ptr<guard_board>& board) {
+        std::promise<std::optional<guard_answer>> got;
+        caf::anon_send(breakers, breaker_ask{board, reply_to<guard_answer>(
+                                                        [&](auto a) { got.set_value(a); })});
+        return got.get_future().get();
     }
     void TearDown() override {
         if (actor)
             caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+        if (breakers)
+            caf::anon_send_exit(breakers, caf::exit_reason::user_shutdown);
     }
 };
 
@@ -169,6 +183,31 @@ TEST_F(guards_with_actor, a_failure_that_is_not_the_upstreams_opens_nothing) {
     EXPECT_EQ(refused(next), nullptr);
 }
 
+// gate's own capacity refused an answer (the answers being read from the upstream together):
+// it tells nothing of the upstream, so it neither resets the failures counted before it nor
+// counts as one.
+TEST_F(guards_with_actor, a_refusal_of_gates_own_capacity_counts_neither_way) {
+    auto u = guarded(2);
+    upstream_guards g(u);
+    start(g);
+    auto settle = [&](upstream_failure f) {
+        auto a = g.admit_now(guard_use::invocation);
+        ASSERT_TRUE(a && std::holds_alternative<upstream_guards::ticket>(*a));
+        run(io, [](upstream_guards::ticket t, upstream_failure f) -> asio::awaitable<void> {
+            co_await t.settle(&f);
+        }(std::move(std::get<upstream_guards::ticket>(*a)), std::move(f)));
+    };
+    settle(failure_of(upstream_failure::kind::timeout, "slow"));
+    auto busy = failure_of(upstream_failure::kind::protocol, "over the bound together");
+    busy.capacity = true;
+    busy.upstream_at_fault = false;
+    settle(busy);
+    settle(busy);
+    EXPECT_EQ(g.breaker_state(), state::closed) << "no failure counted for it";
+    settle(failure_of(upstream_failure::kind::timeout, "slow again"));
+    EXPECT_EQ(g.breaker_state(), state::open) << "nor the count before it reset";
+}
+
 TEST_F(guards_with_actor, a_spent_rate_window_refuses_invocations_but_not_upkeep) {
     auto u = guarded(3, 2);
     upstream_guards g(u);
@@ -183,6 +222,29 @@ TEST_F(guards_with_actor, a_spent_rate_window_refuses_invocations_but_not_upkeep
     EXPECT_NE(f.message.find("rate limit of 2 requests per minute"), std::string::npos);
     EXPECT_GT(f.retry_after, 0ms);
     EXPECT_TRUE(std::holds_alternative<upstream_guards::ticket>(admit(guard_use::upkeep)));
+}
+
+TEST_F(guards_with_actor, a_half_open_probe_refused_its_window_slot_is_given_back) {
+    auto u = guarded(3, 1);
+    upstream_guards g(u);
+    start(g);
+    // The window's one slot is spent; then the circuit opens with no rest (the fleet's word).
+    EXPECT_TRUE(
+        std::holds_alternative<upstream_guards::ticket>(run(io, g.admit(guard_use::invocation))));
+    std::promise<void> opened;
+    caf::anon_send(breakers, breaker_fleet_opened{g.board(), 0ms, reply_to<bool>([&](auto) {
+                                                      opened.set_value();
+                                                  })});
+    opened.get_future().wait();
+    ASSERT_EQ(g.board()->view()->breaker, state::open);
+    // The call takes the probe, finds no slot in the window, and is refused as rate limited.
+    auto limited = run(io, g.admit(guard_use::invocation));
+    ASSERT_TRUE(std::holds_alternative<upstream_failure>(limited));
+    EXPECT_EQ(std::get<upstream_failure>(limited).what, upstream_failure::kind::rate_limited);
+    // The probe went back with the refused call: the next asker gets it.
+    auto next = ask_breaker(g.board());
+    ASSERT_TRUE(next && std::holds_alternative<upstream_guard::granted>(*next));
+    EXPECT_TRUE(std::get<upstream_guard::granted>(*next).probe);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // more on a session opened on the replica that answers; a request that may have reached the
 // dead replica is never sent again; a session whose replica is out of rotation while another
 // is in opens again there before its next request, and stays where it is when none is.
+#include "tests/support/guard_views.hpp"
 #include "tests/unit/upstream_rig.hpp"
 
 #include <boost/json.hpp>
@@ -33,7 +34,7 @@ struct replica_moves_test : units_fixture {
     void rotation(std::vector<bool> in) {
         auto v = guard_board::initial_view(units->state.cfg);
         v.in_rotation = std::move(in);
-        units->guards.board()->publish(std::make_shared<const guard_view>(std::move(v)));
+        test::publish_view(*units->guards.board(), std::move(v));
     }
     static void served(const upstream_reply& r) {
         ASSERT_TRUE(std::holds_alternative<upstream_message>(r))

@@ -4,7 +4,8 @@
 // cannot be reached passes the handshake to the next, a new session is
 // published whole (initialize, then notifications/initialized, then its GET
 // stream), the root session's generations are heard by the client, a 2026-07-28
-// upstream's root session is its discover result, and bridged sessions are
+// upstream's root session is its discover result (and a session client's bridged
+// session there asks for log messages by default), and bridged sessions are
 // ended and retired.
 #include "tests/unit/upstream_rig.hpp"
 
@@ -159,6 +160,28 @@ TEST_F(sessions_test, an_auto_upstream_that_does_not_offer_2026_07_28_is_initial
     EXPECT_FALSE(units->state.modern);
     EXPECT_EQ(upstream.count("initialize"), 1u);
     EXPECT_EQ(ss.root()->state.id, "s1");
+}
+
+TEST_F(sessions_test, a_session_clients_bridge_at_a_2026_07_28_upstream_asks_for_logs_by_default) {
+    auto cfg = upstream_at(upstream.url());
+    cfg.protocol = config::protocol_mode::v2026_07_28;
+    auto& ss = sessions(cfg);
+    call_context client;
+    client.bridge = "downstream-1";
+    client.session_client = true;
+    EXPECT_EQ(ss.session_for(client)->log_level, "debug");
+    // Not a session's client (a caller's own bridge): no level it did not ask for.
+    call_context caller;
+    caller.bridge = "principal iss\nalice";
+    EXPECT_EQ(ss.session_for(caller)->log_level, std::nullopt);
+}
+
+TEST_F(sessions_test, a_session_clients_bridge_at_an_earlier_upstream_sets_no_level) {
+    auto& ss = sessions(); // the upstream decides what it sends unasked
+    call_context client;
+    client.bridge = "downstream-1";
+    client.session_client = true;
+    EXPECT_EQ(ss.session_for(client)->log_level, std::nullopt);
 }
 
 TEST_F(sessions_test, a_callers_credential_never_goes_on_a_shared_or_another_principals_session) {

@@ -8,9 +8,11 @@
 #include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
 #include "protocol/gateway_error.hpp"
+#include "tests/support/quiet_bridges.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <boost/json/parse.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,9 +25,16 @@ namespace json = boost::json;
 using protocol::gateway_error;
 
 // Answers as told and notes what it was asked and handed.
-struct fake_upstream_services final : upstream_traffic_services {
+struct fake_upstream_services final : view_source,
+                                      list_news,
+                                      task_news_sink,
+                                      session_delivery,
+                                      listen_delivery,
+                                      server_request_ledger,
+                                      pipeline::request_exit,
+                                      test::quiet_bridges {
     std::shared_ptr<const federation_view> view;
-    std::vector<std::string> asked; // "<service> <argument>..." (current_view left out)
+    mutable std::vector<std::string> asked; // "<service> <argument>..." (current_view left out)
     // What it answers.
     bool keeper = true;
     std::optional<std::vector<std::string>> holders;
@@ -48,7 +57,7 @@ struct fake_upstream_services final : upstream_traffic_services {
     };
     std::vector<audited_request> audited;
 
-    std::shared_ptr<const federation_view> current_view() override { return view; }
+    std::shared_ptr<const federation_view> current_view() const override { return view; }
     void list_changed(const upstream_client& from, std::string method) override {
         asked.push_back("list_changed " + from.config().id + " " + method);
     }
@@ -59,7 +68,7 @@ struct fake_upstream_services final : upstream_traffic_services {
         co_await test::suspend_once();
         co_return holders;
     }
-    bool keeps_subscriptions() override { return keeper; }
+    bool keeps_bridges() override { return keeper; }
     bool deliver_to_listen(const std::string& holder, const upstream_message& m) override {
         if (!listens.contains(holder))
             return false;
@@ -73,29 +82,42 @@ struct fake_upstream_services final : upstream_traffic_services {
         asked.push_back("session_open " + session);
         return open_sessions.contains(session);
     }
-    caller_ref principal_of(const std::string& session) override {
+    caller_ref principal_of(const std::string& session) const override {
         asked.push_back("principal_of " + session);
         return principal;
     }
-    void deliver(const std::string& session, const std::string& text) override {
+    bool deliver(const std::string& session, const std::string& text) override {
         delivered.emplace_back(session, text);
+        return true;
     }
     std::string mint_request_id() override { return "g-" + std::to_string(++minted); }
     void record_server_request(const std::string& session, const std::string& m,
                                const std::string& upstream, json::value upstream_id) override {
         recorded.push_back({session, m, upstream, std::move(upstream_id)});
     }
-    void audit(request_context& denied) override {
+    void conclude(request_context& denied) override {
         audited.push_back({denied.method, denied.upstream, denied.decision, denied.error,
                            denied.outcome, denied.caller});
     }
     hook_asker* hooks = nullptr;
-    hook_asker* decision_hook() override { return hooks; }
 };
 
 struct upstream_traffic_rig : test::stage_rig {
     fake_upstream_services services;
-    upstream_traffic traffic{io.get_executor(), services};
+    // Made on first use, and again once the services' hook changed (a hook is given at
+    // construction).
+    upstream_traffic& traffic() {
+        if (!made || made_with != services.hooks) {
+            made.emplace(io.get_executor(),
+                         upstream_traffic_services{services, services, services, services, services,
+                                                   services, services, services.hooks});
+            made->send_task_news_to(services);
+            made_with = services.hooks;
+        }
+        return *made;
+    }
+    std::optional<upstream_traffic> made;
+    hook_asker* made_with = nullptr;
 
     void SetUp() override {
         stage_rig::SetUp();
@@ -112,7 +134,7 @@ struct upstream_traffic_rig : test::stage_rig {
         hear_from(client(i), bridge, std::move(text));
     }
     void hear_from(const upstream_client* from, const std::string& bridge, std::string text) {
-        traffic.on_message(from, bridge, upstream_message::of_text(std::move(text)));
+        traffic().on_message(from, bridge, upstream_message::of_text(std::move(text)));
         io.run();
         io.restart();
     }
@@ -261,7 +283,7 @@ TEST_F(upstream_traffic_rig, a_request_goes_to_the_client_under_a_minted_id) {
 }
 
 TEST_F(upstream_traffic_rig, to_client_mints_for_requests_only) {
-    auto text = traffic.to_client(
+    auto text = traffic().to_client(
         "s1", "up-a",
         upstream_message::of_text(
             R"({"jsonrpc":"2.0","id":"u-7","method":"roots/list","params":{"x":0.50}})"));
@@ -269,24 +291,24 @@ TEST_F(upstream_traffic_rig, to_client_mints_for_requests_only) {
     ASSERT_EQ(services.recorded.size(), 1u);
     EXPECT_EQ(services.recorded[0].upstream_id, "u-7") << "the upstream's own id, as it was";
     std::string note = R"({"jsonrpc":"2.0","method":"notifications/message","params":{"x":0.50}})";
-    EXPECT_EQ(traffic.to_client("s1", "up-a", upstream_message::of_text(note)), note);
+    EXPECT_EQ(traffic().to_client("s1", "up-a", upstream_message::of_text(note)), note);
     EXPECT_EQ(services.minted, 1);
 }
 
 TEST_F(upstream_traffic_rig, without_a_policy_every_server_request_is_admitted) {
     auto request = json::parse(sampling_request).as_object();
-    EXPECT_TRUE(traffic.admit_server_request(*ctx.view, 1, nullptr, request, std::string("s1")));
-    EXPECT_TRUE(traffic.admit_server_request(*ctx.view, 0, nullptr, request, std::nullopt));
+    EXPECT_TRUE(traffic().admit_server_request(*ctx.view, 1, nullptr, request, std::string("s1")));
+    EXPECT_TRUE(traffic().admit_server_request(*ctx.view, 0, nullptr, request, std::nullopt));
     EXPECT_TRUE(services.audited.empty());
 }
 
 TEST_F(upstream_traffic_rig, ping_and_notifications_are_admitted_under_any_policy) {
     sampling_only_at_a();
     auto ping = json::parse(R"({"jsonrpc":"2.0","id":1,"method":"ping"})").as_object();
-    EXPECT_TRUE(traffic.admit_server_request(*ctx.view, 1, nullptr, ping, std::string("s1")));
+    EXPECT_TRUE(traffic().admit_server_request(*ctx.view, 1, nullptr, ping, std::string("s1")));
     auto progress =
         json::parse(R"({"jsonrpc":"2.0","method":"notifications/progress"})").as_object();
-    EXPECT_TRUE(traffic.admit_server_request(*ctx.view, 1, nullptr, progress, std::string("s1")));
+    EXPECT_TRUE(traffic().admit_server_request(*ctx.view, 1, nullptr, progress, std::string("s1")));
     EXPECT_TRUE(services.audited.empty());
 }
 
@@ -294,10 +316,10 @@ TEST_F(upstream_traffic_rig, a_server_request_the_policy_denies_is_refused_and_a
     sampling_only_at_a();
     auto request = json::parse(sampling_request).as_object();
     auto alice = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
-    EXPECT_TRUE(traffic.admit_server_request(*ctx.view, 0, alice, request, std::string("s1")))
+    EXPECT_TRUE(traffic().admit_server_request(*ctx.view, 0, alice, request, std::string("s1")))
         << "up-a may ask for sampling";
     EXPECT_TRUE(services.audited.empty());
-    EXPECT_FALSE(traffic.admit_server_request(*ctx.view, 1, alice, request, std::string("s1")));
+    EXPECT_FALSE(traffic().admit_server_request(*ctx.view, 1, alice, request, std::string("s1")));
     io.run(); // the upstream's refusal, sent in the background (no session here: dropped)
     io.restart();
     ASSERT_EQ(services.audited.size(), 1u);
@@ -395,7 +417,7 @@ TEST_F(upstream_traffic_hook, a_request_the_hook_allows_goes_on_and_notification
 TEST_F(upstream_traffic_hook, a_session_that_ended_while_the_hook_decided_gets_nothing) {
     with_hook(false);
     hook.answer = {hook_answer::said::allow, "", "", "", false, 0.001};
-    traffic.on_message(client(1), "s1", upstream_message::of_text(sampling_request));
+    traffic().on_message(client(1), "s1", upstream_message::of_text(sampling_request));
     services.open_sessions.clear(); // the client leaves before the hook answers
     io.run();
     io.restart();

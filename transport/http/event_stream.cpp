@@ -16,6 +16,12 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 
+void message_queue::said_dropped() const {
+    spdlog::warn("a stream's client is not reading: its oldest messages are dropped past {} "
+                 "messages or {} bytes queued (the answer never)",
+                 max_messages, max_bytes);
+}
+
 asio::awaitable<void> message_queue::wait() {
     if (!frames.empty())
         co_return;

@@ -18,7 +18,8 @@ public:
                        std::optional<std::string_view> origin) const;
 
 private:
-    bool allowed(std::string_view hostname) const;
+    // Whether a Host value (or an Origin's authority) names one of hosts_, case aside.
+    bool allowed(std::string_view header_value) const;
     std::vector<std::string> hosts_;
     bool any_;
 };

@@ -268,7 +268,7 @@ asio::awaitable<void> http_server::refuse(tcp::socket socket, http_reply reply) 
 
 namespace {
 
-using request_parser = http::request_parser<http::string_body>;
+using request_parser = http::request_parser<http::string_body, arena_allocator<char>>;
 
 // One of a server's counters (connections open, requests being answered), held for a scope.
 struct held_count {
@@ -324,6 +324,16 @@ void limit_header(request_parser& parser, std::size_t max_header_bytes) {
     parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     parser.header_limit(static_cast<std::uint32_t>(max_header_bytes));
 }
+
+// A request's parser, its fields in `arena` and its header bounded.
+class arena_parser : public request_parser {
+public:
+    arena_parser(fields_arena& arena, std::size_t max_header_bytes)
+        : request_parser(std::piecewise_construct, std::make_tuple(),
+                         std::make_tuple(arena_allocator<char>(&arena))) {
+        limit_header(*this, max_header_bytes);
+    }
+};
 
 // The header, if the buffer holds its end (the usual case: one read brings it whole), parsed
 // without I/O and with no deadline of its own: whether it was (then `ec` is its error).
@@ -440,8 +450,8 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
     allow_write_now(stream.socket());
     close_socket closer{stream.socket()};
     for (bool first = true;; first = false) {
-        request_parser parser;
-        limit_header(parser, limits_.max_header_bytes);
+        fields_arena arena; // outlives the parser, whose fields it holds
+        arena_parser parser(arena, limits_.max_header_bytes);
         boost::system::error_code ec;
         if (buf.size() == 0) {
             // Between requests a connection may idle; a new one is expected to speak at once.

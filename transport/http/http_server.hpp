@@ -4,6 +4,7 @@
 // handler's business.
 #pragma once
 
+#include "transport/http/fields_arena.hpp"
 #include "transport/http/http_reply.hpp"
 
 #include <atomic>
@@ -24,7 +25,11 @@
 
 namespace gate::transport {
 
-using http_request = boost::beast::http::request<boost::beast::http::string_body>;
+// A request as read: its fields in the connection's arena (fields_arena.hpp), which lives for
+// one turn of the connection's loop. Handlers read it or copy it (a copy takes the heap);
+// moving it out of the parser would carry the arena beyond that turn.
+using http_fields = boost::beast::http::basic_fields<arena_allocator<char>>;
+using http_request = boost::beast::http::request<boost::beast::http::string_body, http_fields>;
 
 // What the server refuses on its own, before a handler sees a request: a connection past the
 // bound, a header over the cap, too slow or with two Host fields, a body over the cap. The

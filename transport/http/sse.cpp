@@ -6,22 +6,42 @@ namespace gate::transport {
 
 std::vector<sse_event> sse_parser::feed(std::string_view bytes) {
     std::vector<sse_event> out;
-    pending_.append(bytes);
-    std::size_t start = 0;
-    for (;;) {
-        auto nl = pending_.find_first_of("\r\n", start);
-        if (nl == std::string::npos)
+    while (!bytes.empty() && !over_bound_) {
+        if (std::exchange(skip_lf_, false) && bytes.front() == '\n') {
+            bytes.remove_prefix(1);
+            continue;
+        }
+        auto nl = bytes.find_first_of("\r\n");
+        if (nl == std::string_view::npos) {
+            // The line goes on in the next read: only these bytes are kept, never rescanned.
+            if (room_for(bytes.size()))
+                pending_.append(bytes);
             break;
-        // A CR at the very end may be the first half of CRLF: wait for the next byte.
-        if (pending_[nl] == '\r' && nl + 1 == pending_.size())
-            break;
-        line(std::string_view(pending_).substr(start, nl - start), out);
-        start = nl + 1;
-        if (pending_[nl] == '\r' && pending_[start] == '\n')
-            ++start;
+        }
+        if (pending_.empty()) {
+            line(bytes.substr(0, nl), out);
+        } else if (room_for(nl)) {
+            pending_.append(bytes.substr(0, nl));
+            line(pending_, out);
+            pending_.clear();
+        }
+        skip_lf_ = bytes[nl] == '\r';
+        bytes.remove_prefix(nl + 1);
     }
-    pending_.erase(0, start);
     return out;
+}
+
+bool sse_parser::room_for(std::size_t more) {
+    if (pending_.size() + current_.data.size() + more <= max_event_)
+        return true;
+    refuse_event();
+    return false;
+}
+
+void sse_parser::refuse_event() {
+    over_bound_ = true;
+    pending_ = std::string();
+    current_ = sse_event{};
 }
 
 void sse_parser::line(std::string_view l, std::vector<sse_event>& out) {
@@ -49,6 +69,9 @@ void sse_parser::line(std::string_view l, std::vector<sse_event>& out) {
             value.remove_prefix(1);
     }
     if (field == "data") {
+        // The line itself may be the one being held: what counts is the data it adds.
+        if (current_.data.size() + value.size() + 1 > max_event_)
+            return refuse_event();
         current_.data.append(value).push_back('\n');
         has_data_ = true;
     } else if (field == "event") {

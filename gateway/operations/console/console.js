@@ -259,9 +259,8 @@
       d.open = open.has(d.id) || location.hash === `#${d.id}`;
       const kinds = ["tools", "prompts", "resources"].filter((k) => u[k]);
       const count = kinds.map((k) => `${u[k].length} ${k}`).join(" · ");
-      const own = u.visible && u.listing === "caller";
-      const about = !u.visible ? "not visible to your tenant"
-        : own ? (!count ? "listed per caller: not listed for you" : `${count} — your own listing${u.unlisted ? ", in part" : ""}`)
+      const own = u.listing === "caller";
+      const about = own ? (!count ? "listed per caller: not listed for you" : `${count} — your own listing${u.unlisted ? ", in part" : ""}`)
         : count || "not listed yet";
       d.append(el("summary", "", `${u.id} — ${about}`));
       // An upstream that takes each caller's credential has no list of gate's: what shows is
@@ -300,10 +299,15 @@
     const p = f.policy;
     $("policy-default").textContent = p.enforced ? `Default decision: ${p.defaultDecision}` : "No policy: every caller may invoke everything.";
     $("policy").hidden = !p.enforced;
+    // What a rule allows and what it denies: a deny-only rule refuses, it is not a rule that
+    // does nothing.
+    const entries = (list) => (list && list.length
+      ? list.map((a) => `${a.server}${a.methods ? " " + a.methods.join("/") : ""}${a.names ? " " + a.names.join(",") : ""}`).join("; ")
+      : "—");
     $("policy").querySelector("tbody").replaceChildren(...(p.rules || []).map((r) => {
       const tr = el("tr");
       tr.append(el("td", "", r.id), el("td", "", r.subjects.length ? r.subjects.join(", ") : "anyone"),
-        el("td", "", r.allow.map((a) => `${a.server}${a.methods ? " " + a.methods.join("/") : ""}${a.names ? " " + a.names.join(",") : ""}`).join("; ")));
+        el("td", "", entries(r.allow)), el("td", "", entries(r.deny)));
       return tr;
     }));
     $("federation").hidden = false;

@@ -8,7 +8,7 @@
 import http from 'node:http';
 
 export async function startDecisionService(decide = () => ({ decision: 'allow' })) {
-  const asked = []; // { description, headers }
+  const asked = []; // { description, headers, text (the body as it came) }
   const held = [];
   const state = { decide, inFlight: 0, maxInFlight: 0, connections: 0 };
   const server = http.createServer(async (req, res) => {
@@ -19,13 +19,14 @@ export async function startDecisionService(decide = () => ({ decision: 'allow' }
     });
     const chunks = [];
     for await (const c of req) chunks.push(c);
+    const text = Buffer.concat(chunks).toString('utf8');
     let description;
     try {
-      description = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      description = JSON.parse(text);
     } catch {
-      description = { unparsable: Buffer.concat(chunks).toString('utf8') };
+      description = { unparsable: text };
     }
-    asked.push({ description, headers: req.headers });
+    asked.push({ description, headers: req.headers, text });
     let answer = await state.decide(description);
     if (answer?.hold) answer = await new Promise((r) => held.push(r));
     if (answer?.drop) return req.socket.destroy(); // read the question, hung up without an answer

@@ -9,7 +9,7 @@
 //                           metrics() read its numbers
 import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -98,8 +98,11 @@ export const TOKENS = {
   org_b: 'token-org-b-0123456789',
 };
 
-/** gate-hooks on 127.0.0.1:0; `config` is merged over a test default (fast retries). */
-export async function startHooks({ config = {}, dbPath, timeoutMs = 15_000 } = {}) {
+/**
+ * gate-hooks on 127.0.0.1:0; `config` is merged over a test default (fast retries). Its file is
+ * written with `configMode` (gate-hooks refuses one other users may read: it holds the tokens).
+ */
+export async function startHooks({ config = {}, dbPath, timeoutMs = 15_000, configMode = 0o600 } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'gate-hooks-test-'));
   const database = dbPath ?? path.join(dir, 'hooks.db');
   const full = {
@@ -109,7 +112,8 @@ export async function startHooks({ config = {}, dbPath, timeoutMs = 15_000 } = {
     delivery: { initialDelayMs: 100, maxDelayMs: 2000, maxAttempts: 4, pollMs: 50, timeoutMs: 2000, leaseMs: 3000, ...(config.delivery ?? {}) },
   };
   const configPath = path.join(dir, 'hooks.json');
-  writeFileSync(configPath, JSON.stringify(full, null, 2));
+  writeFileSync(configPath, JSON.stringify(full, null, 2), { mode: configMode });
+  chmodSync(configPath, configMode); // whatever the umask took off
   const proc = spawnTracked(hooksBin(), ['--config', configPath, '--port', '0'], { name: 'gate-hooks' });
   let m;
   try {

@@ -237,6 +237,45 @@ export function modernRequest(method, params = {}, { id = 1, headers = {}, meta 
   };
 }
 
+/**
+ * A POST whose answer is an event stream (a `subscriptions/listen`), read frame by frame:
+ * { next(): the next message as { text, json }, close() }. Refuses an answer that is not a
+ * 200 event stream.
+ */
+export async function openEventStream(url, body, headers = {}) {
+  const controller = new AbortController();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, ...headers },
+    body: JSON.stringify(body),
+    signal: controller.signal,
+  });
+  const type = res.headers.get('content-type') ?? '';
+  if (res.status !== 200 || !/text\/event-stream/.test(type)) {
+    controller.abort();
+    throw new Error(`not a 200 event stream: HTTP ${res.status} ${type}`);
+  }
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const next = async () => {
+    for (;;) {
+      const end = buffered.indexOf('\n\n');
+      if (end >= 0) {
+        const frame = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        if (data) return { text: data, json: JSON.parse(data) };
+        continue; // a comment (keep-alive)
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended');
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+  return { next, close: () => controller.abort() };
+}
+
 export async function openRawSession(url, extraHeaders = {}) {
   const init = await post(url, initializeRequest(), extraHeaders);
   if (init.status !== 200 || !init.json?.result) {

@@ -4,7 +4,11 @@
 // Every result it sends is checked against ext-tasks' own V2 schemas before it goes out.
 //   report {topic} -> a task when the request declared the extension (completed on its
 //                     second tasks/get, or by finish(taskId), result inlined), else the
-//                     result at once
+//                     result at once; the topic 'linked' adds a resource link naming two
+//                     icons, one on the server's own origin and one elsewhere
+//   consult {ask}   -> (with { inputTool: true }) a task that waits for its client's input:
+//                     input_required, asking `ask` ('sampling' or 'elicitation') in
+//                     inputRequests.model; askAgain(taskId) tells the listens so
 //   subscriptions/listen {taskIds} -> an event stream: the acknowledgment (the ids it holds),
 //                     then notifications/tasks for each of them that finish() completes
 // Served on 127.0.0.1 and a kernel-chosen port.
@@ -27,8 +31,17 @@ function reply(res, status, body) {
   res.end(JSON.stringify(body));
 }
 
-/** Starts the server. Returns { url, requests, tasks, listens, finish(taskId), stop() }. */
-export async function startTaskServerV2() {
+// The input a consult task asks its client for, by kind.
+const INPUT_REQUESTS = {
+  sampling: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'the secret question' } }], maxTokens: 16 } },
+  elicitation: { method: 'elicitation/create', params: { message: 'who approves?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } },
+};
+
+/**
+ * Starts the server. Returns { url, requests, tasks, listens, finish(taskId), askAgain(taskId),
+ * stop() }. `inputTool`: also list `consult`.
+ */
+export async function startTaskServerV2({ inputTool = false } = {}) {
   const requests = [];
   const tasks = new Map();
   // Open listens: { taskIds: Set, res }.
@@ -38,6 +51,7 @@ export async function startTaskServerV2() {
   const detailOf = (t) => {
     const detail = view(t);
     if (t.status === 'completed') detail.result = { content: t.content };
+    if (t.status === 'input_required') detail.inputRequests = t.inputRequests;
     return detail;
   };
 
@@ -56,15 +70,23 @@ export async function startTaskServerV2() {
         };
       case 'tools/list':
         return {
-          tools: [{ name: 'report', description: 'writes a report, as a task when it may', inputSchema: { type: 'object', properties: { topic: { type: 'string' } } } }],
+          tools: [
+            { name: 'report', description: 'writes a report, as a task when it may', inputSchema: { type: 'object', properties: { topic: { type: 'string' } } } },
+            ...(inputTool ? [{ name: 'consult', description: 'a task that asks its client for input', inputSchema: { type: 'object', properties: { ask: { type: 'string' } } } }] : []),
+          ],
           resultType: 'complete',
           ttlMs: 0,
           cacheScope: 'private',
         };
       case 'tools/call': {
         const content = [{ type: 'text', text: `report on ${p.arguments?.topic}` }];
+        if (p.arguments?.topic === 'linked') {
+          const own = `http://127.0.0.1:${server.address().port}/icon.png`;
+          content.push({ type: 'resource_link', uri: 'file:///reports/linked.pdf', name: 'linked.pdf', icons: [{ src: own }, { src: 'https://tracker.example/p.png' }] });
+        }
         if (!declared) return { content, resultType: 'complete' };
         const t = { taskId: `v2-${randomUUID()}`, status: 'working', createdAt: now(), lastUpdatedAt: now(), polls: 0, content, updates: [] };
+        if (p.name === 'consult') Object.assign(t, { status: 'input_required', inputRequests: { model: INPUT_REQUESTS[p.arguments?.ask] } });
         tasks.set(t.taskId, t);
         return CreateTaskResultV2Schema.parse({ ...view(t), resultType: 'task' });
       }
@@ -106,12 +128,10 @@ export async function startTaskServerV2() {
     };
     res.write(`data: ${JSON.stringify(ack)}\n\n`);
   };
-  // Completes a working task and tells every listen holding it.
-  const finish = (taskId) => {
-    const t = tasks.get(taskId);
-    Object.assign(t, { status: 'completed', lastUpdatedAt: now() });
+  // Tells every listen holding the task of its state.
+  const tell = (t) => {
     for (const l of listens) {
-      if (!l.taskIds.has(taskId)) continue;
+      if (!l.taskIds.has(t.taskId)) continue;
       const news = TaskStatusNotificationV2Schema.parse({
         jsonrpc: '2.0',
         method: 'notifications/tasks',
@@ -120,6 +140,14 @@ export async function startTaskServerV2() {
       l.res.write(`data: ${JSON.stringify(news)}\n\n`);
     }
   };
+  // Completes a working task and tells every listen holding it.
+  const finish = (taskId) => {
+    const t = tasks.get(taskId);
+    Object.assign(t, { status: 'completed', lastUpdatedAt: now() });
+    tell(t);
+  };
+  // Tells the listens again what a consult task asks (its input still awaited).
+  const askAgain = (taskId) => tell(tasks.get(taskId));
 
   const server = http.createServer(async (req, res) => {
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST only' });
@@ -143,6 +171,7 @@ export async function startTaskServerV2() {
     tasks,
     listens,
     finish,
+    askAgain,
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -1,0 +1,293 @@
+// The gateway's HTTP face (gateway/entry/http_face.hpp): admission, the server's refusals and
+// the route table's endpoints.
+#include "gateway/entry/http_face.hpp"
+
+#include "gateway/auth/token_endpoint.hpp"
+#include "gateway/entry/gate_routes.hpp"
+#include "gateway/operations/console_assets.hpp"
+#include "gateway/operations/fault_hooks.hpp"
+#include "gateway/operations/introspection.hpp"
+#include "gateway/operations/traffic_tap.hpp"
+#include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/s1_host_origin.hpp"
+#include "protocol/gateway_error.hpp"
+#include "protocol/json_text.hpp"
+
+#include <boost/beast/http.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/url/parse_query.hpp>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+// The client's address (unspecified if the connection just closed).
+asio::ip::address peer_of(const beast::tcp_stream& stream) {
+    boost::system::error_code ec;
+    return stream.socket().remote_endpoint(ec).address();
+}
+
+} // namespace
+
+void http_face::reject_http(protocol::gateway_error e, std::string text, clock::time_point start) {
+    request_context refused;
+    refused.start = start;
+    refuse(refused, error_answer{e, std::move(text)});
+    p_.stages.conclude(refused);
+}
+
+request_context http_face::mcp_context(const http_request& req, time_point start) const {
+    request_context rec;
+    rec.view = p_.live.current_view();
+    rec.start = start;
+    rec.trace.record(stage::host_origin);
+    if (auto a = header(req, "Authorization"))
+        rec.authorization = std::string(*a);
+    std::string_view target(req.target().data(), req.target().size());
+    if (auto q = target.find('?'); q != std::string_view::npos) {
+        // A NUL-terminated copy: Boost.URL 1.81's parse_query reads its input to a NUL
+        // (ASan: strlen inside it), and the target in Beast's buffer has none after it.
+        std::string query(target.substr(q + 1));
+        auto params = boost::urls::parse_query(query);
+        if (params)
+            for (const auto& p : *params)
+                rec.query_token = rec.query_token || p.key == "access_token";
+    }
+    return rec;
+}
+
+std::optional<http_reply> http_face::admit(const http_request& req, time_point start) {
+    // Stage 1, before anything else: the Host/Origin allowlist, on every endpoint.
+    auto refused =
+        pipeline::check_host_origin(p_.live->guard, header(req, "Host"), header(req, "Origin"));
+    if (!refused)
+        return std::nullopt;
+    reject_http(*refused, protocol::gateway_error_text(*refused), start);
+    return pipeline::forbidden_reply(*refused);
+}
+
+namespace {
+
+gateway_error row_of(server_refusal why) {
+    switch (why) {
+    case server_refusal::connections_full:
+        return gateway_error::connections_full;
+    case server_refusal::header_too_large:
+        return gateway_error::header_too_large;
+    case server_refusal::header_timeout:
+        return gateway_error::header_timeout;
+    case server_refusal::duplicate_host:
+        return gateway_error::duplicate_host;
+    case server_refusal::body_too_large:
+        break;
+    }
+    return gateway_error::body_too_large;
+}
+
+} // namespace
+
+http_reply http_face::refused(server_refusal why, std::size_t limit, time_point start) {
+    auto e = row_of(why);
+    auto text = protocol::gateway_error_text(e, {std::to_string(limit)});
+    auto reply = error_reply({e, text});
+    if (why == server_refusal::connections_full)
+        reply.headers.emplace_back("Retry-After", "1");
+    if (why == server_refusal::connections_full || why == server_refusal::header_timeout)
+        // No request was read: counted, not audited, so a flood of connections cannot
+        // become a flood of audit events.
+        p_.stats.rejection(protocol::describe(e).metric_label);
+    else
+        reject_http(e, std::move(text), start); // a request's refusal, audited once
+    return reply;
+}
+
+namespace {
+
+// RFC 9728 resource metadata (with auth.mode "required").
+http_reply resource_metadata_reply(const http_face_parts& p) {
+    json::array servers;
+    for (const auto& i : p.auth.issuers)
+        if (!i.exchange_only) // spec: never advertised as an authorization server
+            servers.emplace_back(i.issuer);
+    if (p.tokens)
+        servers.emplace_back(p.tokens->issuer());
+    json::object body{{"resource", p.auth.resource.value_or("")},
+                      {"authorization_servers", std::move(servers)},
+                      {"bearer_methods_supported", json::array{"header"}}};
+    if (p.tokens)
+        body["mcp_extensions_supported"] =
+            json::array{"io.modelcontextprotocol/enterprise-managed-authorization"};
+    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    reply.headers.emplace_back("Cache-Control", "max-age=300");
+    return reply;
+}
+
+// Which of the route table's switches are on: the running document's, and this program's.
+route_switches switches_of(const http_face_parts& p) {
+    const auto& server = p.live->snap->doc->server;
+    return {.introspection = server.introspection_enabled,
+            .console = server.console_enabled,
+            .own_tokens = p.tokens != nullptr,
+            .inbound_auth = p.inbound_auth,
+            .fault_hooks = p.fault_hooks};
+}
+
+// Another method on a path the table owns: 405 with Allow, worded as that endpoint refuses.
+http_reply method_refused(other_methods how, const std::string& allow) {
+    auto e = how == other_methods::get_only ? gateway_error::get_only
+                                            : gateway_error::method_not_allowed;
+    auto reply = error_reply({e, protocol::gateway_error_text(e)});
+    reply.headers.emplace_back("Allow", allow);
+    return reply;
+}
+
+http_reply not_found() {
+    return error_reply(
+        {gateway_error::not_found, protocol::gateway_error_text(gateway_error::not_found)});
+}
+
+http_reply metrics_reply(const http_face_parts& p) {
+    std::size_t bridged = 0;
+    std::vector<metrics::guard_sample> guards;
+    for (const auto& c : p.live->clients) {
+        bridged += c->bridges();
+        auto& sample = guards.emplace_back();
+        sample.upstream = c->config().id;
+        sample.breaker_state = static_cast<int>(c->breaker_state());
+        for (const auto& e : c->endpoints())
+            sample.endpoints.emplace_back(e.url, e.in_rotation);
+    }
+    auto& stats = p.stats;
+    stats.upstream_guards(guards);
+    stats.session_counts(p.sessions.size(), bridged);
+    stats.outbox_dropped(static_cast<std::int64_t>(p.sessions.dropped_messages()));
+    if (const auto& t = p.audit_tally)
+        stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+    if (const auto& t = p.span_tally)
+        stats.span_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
+    if (p.tap)
+        stats.recording_counts(p.tap->tally().delivered.load(), p.tap->tally().dropped.load());
+    if (p.supervision)
+        stats.supervision_counts(*p.supervision);
+    std::vector<budget_sample> budgets;
+    for (auto& b : p.budgets.standings(std::chrono::system_clock::now()))
+        budgets.push_back({std::move(b.key), b.allowance, b.taken, b.spent, b.exhausted});
+    stats.budget_standings(budgets);
+    auto reply = http_reply::text(http::status::ok, stats.serialize());
+    reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return reply;
+}
+
+// POST /oauth/token (auth.ema).
+asio::awaitable<http_reply> redeem_token(const http_face_parts& p, http_request& req,
+                                         std::chrono::steady_clock::time_point start) {
+    // It is no MCP request and enters no stage; its answer leaves by the exit.
+    request_context rec;
+    rec.start = start;
+    rec.trace.record(stage::host_origin);
+    auto reply = co_await p.tokens->redeem(req, rec);
+    p.stages.conclude(rec);
+    co_return reply;
+}
+
+asio::awaitable<http_reply> health_reply(const http_face_parts& p) {
+    auto checker = p.health.checker(); // a reload may replace it while this probe runs
+    auto report = co_await checker->check();
+    co_return http_reply::json(report.any_up ? http::status::ok : http::status::service_unavailable,
+                               protocol::json_text(report.body));
+}
+
+// The endpoints a row of the route table names (gate_routes.hpp) but the MCP endpoint's POST and
+// GET, for a request that entered the chain by the row's door (`c.rec`, `c.arrival`) or needs
+// none.
+asio::awaitable<std::optional<http_reply>> answer_other(const http_face_parts& p, endpoint e,
+                                                        endpoint_call& c) {
+    switch (e) {
+    case endpoint::mcp_message:
+    case endpoint::mcp_stream:
+        break; // answer's
+    case endpoint::mcp_close:
+        co_return co_await p.streams.remove(c.req, c.rec->caller, c.rec->peer);
+    case endpoint::federation_view:
+        co_return co_await p.views.federation(*c.rec);
+    case endpoint::explain_view:
+        co_return p.views.explain(*c.rec, c.req);
+    case endpoint::traffic_view:
+        co_return p.views.traffic(*c.rec);
+    case endpoint::catalog_view:
+        co_return co_await p.views.catalog(*c.rec);
+    case endpoint::token_redemption:
+        co_return co_await redeem_token(p, c.req, c.start);
+    case endpoint::token_keys:
+        co_return p.tokens->jwks();
+    case endpoint::token_issuer_metadata:
+        co_return p.tokens->metadata();
+    case endpoint::resource_metadata:
+        co_return resource_metadata_reply(p);
+    case endpoint::auth_hint:
+        co_return auth_hint_reply(*p.live->snap->doc, p.tokens);
+    case endpoint::console_root:
+    case endpoint::console_asset:
+        co_return console_page(c.path).value_or(not_found());
+    case endpoint::health:
+        co_return co_await health_reply(p);
+    case endpoint::metrics:
+        co_return metrics_reply(p);
+    case endpoint::icon:
+        co_return co_await p.icons.serve(p.live->snap, c.path, c.req.method() == http::verb::get);
+    case endpoint::fault_hook:
+        co_return run_fault_hook(*p.live, p.supervisor, c.req.method(), c.path)
+            .value_or(not_found());
+    }
+    co_return not_found();
+}
+
+// The endpoint a row names. The MCP endpoint's POST and GET are the call path: their own
+// coroutines are handed back as they are, with no frame of this function's around them.
+asio::awaitable<std::optional<http_reply>> answer(const http_face_parts& p, endpoint e,
+                                                  endpoint_call& c) {
+    if (e == endpoint::mcp_message)
+        return p.endpoint.post(c.stream, *c.rec, *c.arrival);
+    if (e == endpoint::mcp_stream)
+        return p.streams.get(c.stream, c.req, c.rec->caller, c.rec->peer);
+    return answer_other(p, e, c);
+}
+
+} // namespace
+
+asio::awaitable<std::optional<http_reply>>
+http_face::respond(http_request& req, beast::tcp_stream& stream, time_point start) {
+    auto path = path_of(req.target());
+    const auto& mcp_path = p_.live->snap->doc->server.mcp_path; // a reload may move it
+    auto route = find_route(std::span<const gate_route>(gate_routes), path, req.method(), mcp_path,
+                            switches_of(p_));
+    if (route.refused)
+        co_return method_refused(*route.refused, route.allow);
+    if (!route.row)
+        co_return not_found();
+    endpoint_call call{req, stream, path, start};
+    if (!route.row->door)
+        co_return co_await answer(p_, route.row->handler, call);
+    // The one door in: every request the stages see enters the chain here, once; what the
+    // entry answered has left by the exit. The endpoint continues: a message from stage 4 (or
+    // with its own answer), the others with what is not an MCP request.
+    auto rec = mcp_context(req, start);
+    rec.peer = peer_of(stream);
+    pipeline::arrival a{*route.row->door, req};
+    auto entered = p_.stages.enter(rec, a);
+    if ((entered.ready() ? entered.value() : co_await entered.take()) ==
+        pipeline::verdict::answered)
+        co_return answer_of(rec);
+    call.rec = &rec;
+    call.arrival = &a;
+    co_return co_await answer(p_, route.row->handler, call);
+}
+
+} // namespace gate::transport

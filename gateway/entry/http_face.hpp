@@ -1,0 +1,92 @@
+// The gateway's HTTP face (transport/http/http_server.hpp's handler): stage 1 at admission,
+// the server's refusals worded and counted, and each request's endpoint found in the route
+// table (gate_routes.hpp) and answered: the MCP endpoint's messages enter the chain by their
+// door and go on to mcp_endpoint; the rest to the component that serves them.
+#pragma once
+
+#include "actors/sinks/audit.hpp"
+#include "actors/sinks/batch_delivery.hpp"
+#include "actors/supervision/supervision_tally.hpp"
+#include "actors/supervision/supervisor.hpp"
+#include "gateway/mcp/endpoint.hpp"
+#include "gateway/mcp/session_streams.hpp"
+#include "gateway/mcp/session_table.hpp"
+#include "gateway/operations/health.hpp"
+#include "gateway/operations/icon_proxy.hpp"
+#include "gateway/operations/introspection_views.hpp"
+#include "gateway/operations/metrics.hpp"
+#include "gateway/pipeline/budget_charger.hpp"
+#include "gateway/pipeline/chain.hpp"
+#include "gateway/upstream/live_federation.hpp"
+#include "protocol/gateway_error.hpp"
+#include "transport/http/host_guard.hpp"
+#include "transport/http/http_server.hpp"
+
+#include <boost/beast/core/tcp_stream.hpp>
+#include <memory>
+#include <string>
+
+namespace gate::transport {
+
+class token_endpoint;
+class traffic_tap;
+
+// One request at an endpoint of the route table.
+struct endpoint_call {
+    http_request& req;
+    boost::beast::tcp_stream& stream;
+    std::string_view path;
+    std::chrono::steady_clock::time_point start;
+    request_context* rec = nullptr; // the chain's, for an endpoint behind a door
+    pipeline::arrival* arrival = nullptr;
+};
+
+// What the face answers with, each by its owner. The Host/Origin allowlist is the running
+// view's (`live`), the health checker the running watch's: a reload replaces both.
+struct http_face_parts {
+    metrics& stats;
+    pipeline::chain& stages;
+    const live_federation& live;
+    mcp_endpoint& endpoint;
+    session_streams& streams;
+    const session_table& sessions;
+    introspection_views& views;
+    icon_proxy& icons;
+    const health_watch& health;
+    const budget_charger& budgets;
+    token_endpoint* tokens; // auth.ema's (null: none)
+    bool inbound_auth;      // auth.mode "required"
+    const config::auth& auth;
+    // What a scrape reports beside the components' own counts (each may be null).
+    std::shared_ptr<const audit_tally> audit_tally;
+    std::shared_ptr<const delivery_tally> span_tally;
+    std::shared_ptr<traffic_tap> tap;
+    std::shared_ptr<const supervision_tally> supervision;
+    supervisor_actor supervisor; // the test-only fault hooks' target
+    bool fault_hooks;            // gateway/operations/fault_hooks.hpp: tests only
+};
+
+class http_face final : public http_handler {
+public:
+    explicit http_face(http_face_parts parts) : p_(parts) {}
+
+    // Stage 1 (Host/Origin), before anything else, on every endpoint.
+    std::optional<http_reply> admit(const http_request& req, time_point start) override;
+    // What the HTTP server refuses, worded from the table of errors and counted (audited
+    // where a request was read).
+    http_reply refused(server_refusal why, std::size_t limit, time_point start) override;
+    boost::asio::awaitable<std::optional<http_reply>>
+    respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
+
+private:
+    // A request on the MCP endpoint: its context, with what stage 2 checks.
+    request_context mcp_context(const http_request& req, time_point start) const;
+    // A refusal before any request context exists (at admission, the body cap): through the
+    // exit like any other.
+    void reject_http(protocol::gateway_error e, std::string text,
+                     std::chrono::steady_clock::time_point start);
+
+    http_face_parts p_;
+};
+
+} // namespace gate::transport

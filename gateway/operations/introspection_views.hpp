@@ -1,0 +1,63 @@
+// The introspection views behind the route table's rows (spec: Introspection endpoints):
+// GET /api/federation, /api/explain, /api/traffic and /api/catalog, each for the viewer the
+// chain's entry admitted (its door, pipeline::door::view), on the snapshot that viewer loaded;
+// and an icon another instance listed, learnt (icon_proxy::learner).
+#pragma once
+
+#include "gateway/mcp/list_methods.hpp"
+#include "gateway/operations/health.hpp"
+#include "gateway/operations/icon_proxy.hpp"
+#include "gateway/operations/introspection.hpp"
+#include "gateway/operations/traffic_history.hpp"
+#include "gateway/upstream/live_federation.hpp"
+#include "transport/http/http_reply.hpp"
+#include "transport/http/http_server.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <memory>
+
+namespace gate {
+class actor_directory;
+}
+
+namespace gate::transport {
+
+class fleet_store;
+
+class introspection_views {
+public:
+    introspection_views(view_source& live, const health_watch& health, icon_proxy& icons,
+                        list_methods& lists, const actor_directory& actors,
+                        const traffic_history& traffic,
+                        std::shared_ptr<const discovery_status> discovery)
+        : live_(live), health_(health), icons_(icons), lists_(lists), actors_(actors),
+          traffic_(traffic), discovery_(std::move(discovery)) {}
+
+    // The fleet's shared store, once the gateway joined one (its state is part of the view).
+    void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
+
+    // GET /api/federation.
+    boost::asio::awaitable<http_reply> federation(request_context& rec);
+    // GET /api/explain: which rule decides the invocation the query names, for the caller.
+    http_reply explain(const request_context& rec, const http_request& req) const;
+    // GET /api/traffic: this instance's short history of requests, as the caller may see it.
+    http_reply traffic(const request_context& rec) const;
+    // GET /api/catalog: gate's own lists and the viewer's own listings of per-caller upstreams.
+    boost::asio::awaitable<http_reply> catalog(request_context& rec);
+    // An icon another instance (or this one before a restart) listed: the upstream's identity
+    // and gate's own lists, rewritten here so the icon proxy knows it.
+    boost::asio::awaitable<void> learn_icons(std::shared_ptr<const snapshot> snap,
+                                             std::size_t upstream);
+
+private:
+    view_source& live_;
+    const health_watch& health_;
+    icon_proxy& icons_;
+    list_methods& lists_;
+    const actor_directory& actors_;
+    const traffic_history& traffic_;
+    std::shared_ptr<const discovery_status> discovery_;
+    std::shared_ptr<fleet_store> fleet_;
+};
+
+} // namespace gate::transport

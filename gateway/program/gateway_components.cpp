@@ -1,0 +1,228 @@
+// The composition root (gateway_components.hpp): the components built in order, then wired.
+#include "gateway/program/gateway_components.hpp"
+
+#include "gateway/operations/traffic_tap.hpp"
+#include "gateway/pipeline/s1_host_origin.hpp"
+#include "gateway/pipeline/s2_authenticate.hpp"
+#include "gateway/pipeline/s3_global_limit.hpp"
+#include "gateway/pipeline/s4_route.hpp"
+#include "gateway/pipeline/s5_authorize.hpp"
+#include "gateway/pipeline/s6_upstream_guards.hpp"
+#include "gateway/pipeline/s7_proxy.hpp"
+#include "gateway/pipeline/s8_egress.hpp"
+#include "gateway/pipeline/s9_audit.hpp"
+#include "transport/random_id.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::transport {
+
+namespace asio = boost::asio;
+
+std::shared_ptr<const federation_view> make_view(asio::io_context& io,
+                                                 std::shared_ptr<const snapshot> snap,
+                                                 const federation_view* previous) {
+    auto view = std::make_shared<federation_view>();
+    view->snap = std::move(snap);
+    const auto& server = view->snap->doc->server;
+    view->guard = host_guard(server.allowed_hosts, server.allowed_hosts_any);
+    for (const auto& u : view->snap->doc->upstreams) {
+        std::shared_ptr<upstream_client> reused;
+        if (previous)
+            for (const auto& c : previous->clients)
+                if (c->config() == u)
+                    reused = c;
+        view->clients.push_back(reused ? reused : upstream_client::make(io.get_executor(), u));
+    }
+    return view;
+}
+
+namespace {
+
+// The token endpoint of auth.ema, with the key from the environment (checked at start:
+// missing_secrets).
+std::unique_ptr<token_endpoint> make_token_endpoint(asio::io_context& io,
+                                                    const config::auth& auth) {
+    if (!auth.ema)
+        return nullptr;
+    const char* pem = std::getenv(auth.ema->signing_key_ref.c_str());
+    auto signer = protocol::jose::es256_signer::from_pem(pem ? pem : "");
+    if (auto* why = std::get_if<std::string>(&signer))
+        throw std::runtime_error("auth.ema.signingKeyRef: " + *why);
+    return std::make_unique<token_endpoint>(io.get_executor(), auth,
+                                            std::move(std::get<0>(signer)));
+}
+
+std::optional<token_authenticator::own_issuer>
+own_issuer_of(const std::unique_ptr<token_endpoint>& tokens) {
+    if (!tokens)
+        return std::nullopt;
+    return token_authenticator::own_issuer{tokens->issuer(), tokens->public_key()};
+}
+
+} // namespace
+
+namespace {
+
+// What an upstream says outside any call's observer (its sessions' GET streams, a call without
+// one), heard by the gateway as that upstream's.
+class session_traffic final : public upstream_observer {
+public:
+    session_traffic(gateway_components& g, const upstream_client* from) : g_(g), from_(from) {}
+    void message(const std::string& bridge, upstream_message m) override {
+        g_.upstream_news.on_message(from_, bridge, std::move(m));
+    }
+
+private:
+    gateway_components& g_;
+    const upstream_client* from_;
+};
+} // namespace
+
+gateway_components::gateway_components(
+    asio::io_context& io_, gateway_parts parts_,
+    const std::function<void(const request_context&)>& on_request)
+    : io(io_), parts(std::move(parts_)),
+      sinks(io_.get_executor(), *parts.actors, parts.tap, on_request), doc(*parts.snap->doc),
+      live(make_view(io_, parts.snap, nullptr)), tokens(make_token_endpoint(io_, doc.auth)),
+      authenticator(doc.auth.required ? std::make_unique<token_authenticator>(
+                                            io_.get_executor(), doc.auth, own_issuer_of(tokens))
+                                      : nullptr),
+      resource_metadata(doc.auth.required ? resource_metadata_url(doc.auth.resource.value_or(""))
+                                          : std::string()),
+      server(io_, face, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
+      stages(
+          {pipeline::make_host_origin(),
+           pipeline::make_authenticate(authenticator.get(), resource_metadata),
+           pipeline::make_global_limit(guards, guards.leases()), pipeline::make_route(routes),
+           pipeline::make_authorize(resource_metadata, &decisions),
+           pipeline::make_upstream_guards({guards.budgets(), stats, guards, guards.leases().tools}),
+           pipeline::make_proxy({calls, lists, from_clients, tasks, listening}),
+           pipeline::make_egress(
+               {lists, tasks, icons, listening, downstream.opening(), downstream.fleet()},
+               &decisions)},
+          pipeline::make_audit(sinks, stats, &traffic),
+          // The read step hears through gate --record's tap only when recording.
+          {pipeline::make_read(sinks.tap()), pipeline::make_trace(),
+           pipeline::make_session(downstream.fleet()), pipeline::make_envelope()}) {
+    upstream_news.send_task_news_to(listening);
+    downstream.forget_requests_in(requests.server_requests());
+    downstream.table().set_limits(session_limits_of(doc.server));
+    definitions->use(doc);
+    icons.learn_through([this](std::shared_ptr<const snapshot> snap, std::size_t upstream) {
+        return views.learn_icons(std::move(snap), upstream);
+    });
+    if (parts.shared_store) {
+        fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
+        downstream.fleet().join(fleet, random_id().substr(0, 8) + "-", parts.fleet_cursor_key);
+        definitions->share_through(fleet);
+        guards.share_through(fleet);
+        ledger.share_through(fleet);
+        views.share_through(fleet);
+        if (tokens)
+            tokens->share_through(fleet);
+    }
+    for (const auto& c : live->clients)
+        wire(c);
+    // Each upstream's actor is the supervisor's to spawn and watch.
+    if (parts.supervisor)
+        caf::anon_send(parts.supervisor, adopt_upstreams{live->boards()});
+    tell_of_reloads();
+}
+
+// Who adopts a reload's view, in this order, once take_clients has retired and wired its
+// clients: the components that keep something made from it, then the actors (one snapshot
+// message), then every client (its lists may have changed).
+void gateway_components::tell_of_reloads() {
+    live.tell(downstream.table()); // server.sessions
+    live.tell(guards);             // the limits' leases
+    live.tell(health);             // a checker over the new clients
+    live.tell([this](const federation_view& v) {
+        server.set_max_body(static_cast<std::size_t>(v.snap->doc->server.max_body_bytes));
+    });
+    live.tell([this](const federation_view& v) { warm_up(v); });
+    live.tell([this](const federation_view& v) {
+        // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
+        if (parts.supervisor)
+            caf::anon_send(parts.supervisor, reload_snapshot{v.snap, v.boards()});
+        else
+            for (const auto& router : actors()->routers)
+                caf::anon_send(router, replace_snapshot{v.snap});
+    });
+    live.tell([this](const federation_view&) {
+        for (auto method :
+             {"notifications/tools/list_changed", "notifications/prompts/list_changed",
+              "notifications/resources/list_changed"})
+            list_changes.announce(method);
+    });
+}
+
+std::size_t gateway_components::take_clients(const federation_view& next) {
+    std::size_t kept = 0;
+    for (const auto& c : next.clients)
+        for (const auto& old : live->clients)
+            kept += c == old;
+    for (const auto& old : live->clients)
+        if (std::find(next.clients.begin(), next.clients.end(), old) == next.clients.end()) {
+            // Retired: its calls in flight finish (bounded by its request timeout), then its
+            // streams and bridged sessions end.
+            old->retire(std::chrono::milliseconds(old->config().timeouts.request_ms));
+            keeper.tell(bridge_upstream_gone{old->config().id});
+            requests.server_requests().forget_upstream(old->config().id);
+        }
+    definitions->use(*next.snap->doc); // before a new client lists its tools
+    for (const auto& c : next.clients) {
+        wire(c);
+        c->judge_tools_again();
+    }
+    return kept;
+}
+
+void gateway_components::warm_up(const federation_view& view) {
+    // Each upstream's root session is opened now rather than by the first client request, so
+    // an operator sees at start (and after a reload) which upstreams answer.
+    for (const auto& client : view.clients) {
+        if (client->per_caller()) {
+            // No session of gate's own: the first caller opens one with its credential.
+            spdlog::info("upstream {} takes each caller's credential ({}): its sessions open "
+                         "with their first call",
+                         client->config().id, client->config().auth.strategy);
+            continue;
+        }
+        asio::co_spawn(
+            io,
+            [client]() -> asio::awaitable<void> {
+                auto r = co_await client->initialize_result({});
+                const auto& id = client->config().id;
+                if (auto* f = std::get_if<upstream_failure>(&r)) {
+                    spdlog::warn("upstream {} not reachable yet: {}", id, f->message);
+                    co_return;
+                }
+                const auto& init = std::get<boost::json::object>(r);
+                std::string name = "?", version = "?";
+                if (auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
+                    if (auto* n = info->as_object().if_contains("name"); n && n->is_string())
+                        name = n->as_string();
+                    if (auto* v = info->as_object().if_contains("version"); v && v->is_string())
+                        version = v->as_string();
+                }
+                spdlog::info("upstream {} ready: {} {}", id, name, version);
+            },
+            asio::detached);
+    }
+}
+
+void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
+    client->start_health_checks();
+    client->watch_definitions(definitions);
+    if (fleet)
+        client->share_through(fleet);
+    if (parts.tap)
+        client->record_through(parts.tap);
+    client->observe(std::make_unique<session_traffic>(*this, client.get()));
+}
+
+} // namespace gate::transport
