@@ -13,6 +13,8 @@ let attemptsOf = null; // the webhook whose recent attempts are shown
 let editing = null;    // the webhook in the edit, rotate or delete dialog
 let opener = null;     // {id, action} of the control that opened a dialog: focus returns to it
 let polling = false;
+let hooksAsked = 0;    // loads of the webhooks started, and the latest one drawn: a poll that
+let hooksDrawn = 0;    // answers after a newer load (a create's) must not draw the older list
 
 function say(text, cls) {
   const s = $("status");
@@ -127,7 +129,9 @@ function renderHook(body, w) {
 }
 
 async function loadHooks(force) {
+  const asked = ++hooksAsked;
   const { webhooks } = await call("GET", "/webhooks");
+  if (asked < hooksDrawn) return;
   const text = JSON.stringify(webhooks);
   if (!force && text === hooksShown) return;
   // A poll leaves the table alone while the keyboard is in it, so focus is never lost.
@@ -135,6 +139,7 @@ async function loadHooks(force) {
   if (!force && inside) return;
   const focused = inside ? { id: document.activeElement.closest("tr")?.dataset.id, action: document.activeElement.dataset.action } : null;
   hooksShown = text;
+  hooksDrawn = asked;
   const body = $("hooks").tBodies[0];
   body.replaceChildren();
   for (const w of webhooks) renderHook(body, w);
@@ -149,11 +154,13 @@ async function loadHooks(force) {
 async function setEnabled(w, on) {
   try {
     await call("PATCH", "/webhooks/" + w.id, { enabled: on });
+    // The status is said once the list shows the change, so "disabled" is true of the row.
+    await loadHooks(true);
     say(w.id + (on ? " enabled" : " disabled"), "ok");
   } catch (e) {
     say(e.message, "error");
+    await loadHooks(true);
   }
-  await loadHooks(true);
 }
 
 async function testHook(w) {
@@ -202,8 +209,8 @@ async function create(ev) {
   try {
     const w = await call("POST", "/webhooks", body);
     resetCreate();
-    say("created " + w.id + " for " + w.event, "ok");
     await loadHooks(true);
+    say("created " + w.id + " for " + w.event, "ok");
     opener = { id: w.id, action: "edit" };
     if (body.secret) revealSecret(w.id, body.secret);
   } catch (e) {
@@ -237,8 +244,8 @@ async function saveEdit(ev) {
   try {
     const w = await call("PATCH", "/webhooks/" + editing.id, change);
     $("edit-dialog").close();
-    say("saved " + w.id, "ok");
     await loadHooks(true);
+    say("saved " + w.id, "ok");
     refocusOpener();
   } catch (e) {
     showError(form, e);
@@ -262,8 +269,8 @@ async function rotate(ev) {
     await call("PATCH", "/webhooks/" + editing.id, { secret });
     $("rotate-dialog").close();
     $("rotate-secret").value = "";
-    say("rotated the secret of " + editing.id, "ok");
     await loadHooks(true);
+    say("rotated the secret of " + editing.id, "ok");
     revealSecret(editing.id, secret);
   } catch (e) {
     showError(form, e);
@@ -285,9 +292,9 @@ async function remove(ev) {
   try {
     await call("DELETE", "/webhooks/" + editing.id);
     $("delete-dialog").close();
-    say("deleted " + editing.id, "ok");
     if (attemptsOf === editing.id) closeAttempts();
     await loadHooks(true);
+    say("deleted " + editing.id, "ok");
     refocusOpener();
   } catch (e) {
     showError(form, e);

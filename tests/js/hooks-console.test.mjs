@@ -86,7 +86,8 @@ describe('the gate-hooks console page', { timeout: 180_000 }, () => {
     await page.click('#edit button[type=submit]');
     await statusSays(page, `saved ${created.id}`);
     assert.equal((await hookOf(open, created.id)).url, receiver.url('/console-moved'));
-    assert.match(await page.locator(row(created.id)).innerText(), /console-moved/);
+    // The status is said before the list is fetched again: wait for the row, not the status.
+    await page.waitForFunction(([sel, text]) => document.querySelector(sel)?.textContent.includes(text), [row(created.id), 'console-moved']);
 
     // The switch, in the row and in the edit dialog.
     await page.uncheck(`${row(created.id)} input[type=checkbox]`);
