@@ -1,18 +1,26 @@
 #include "protocol/jose/lifetime.hpp"
 
+#include <cmath>
+
 namespace gate::protocol::jose {
 
 std::optional<double> numeric_date(const boost::json::object& claims, std::string_view member) {
     const auto* v = claims.if_contains(member);
     if (!v)
         return std::nullopt;
+    double date = 0;
     if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    if (v->is_double())
-        return v->get_double();
-    return std::nullopt;
+        date = static_cast<double>(v->get_int64());
+    else if (v->is_uint64())
+        date = static_cast<double>(v->get_uint64());
+    else if (v->is_double())
+        date = v->get_double();
+    else
+        return std::nullopt;
+    // 1e999 reads as infinity: a date past any clock, and no whole number of seconds.
+    if (!std::isfinite(date) || std::abs(date) > static_cast<double>(latest_numeric_date))
+        return std::nullopt;
+    return date;
 }
 
 std::optional<std::string> lifetime_problem(const boost::json::object& claims,
@@ -21,6 +29,8 @@ std::optional<std::string> lifetime_problem(const boost::json::object& claims,
     auto now = static_cast<double>(now_unix);
     auto leeway = static_cast<double>(clock_leeway_seconds);
     auto exp = numeric_date(claims, "exp");
+    if (!exp && claims.contains("exp"))
+        return the + "'s exp is not a date";
     if (!exp)
         return the + " has no expiry (exp)";
     if (now >= *exp + leeway)
@@ -28,14 +38,14 @@ std::optional<std::string> lifetime_problem(const boost::json::object& claims,
     if (claims.contains("nbf")) {
         auto nbf = numeric_date(claims, "nbf");
         if (!nbf)
-            return the + "'s nbf is not a number";
+            return the + "'s nbf is not a date";
         if (now + leeway < *nbf)
             return the + " is not valid yet (nbf)";
     }
     if (claims.contains("iat")) {
         auto iat = numeric_date(claims, "iat");
         if (!iat)
-            return the + "'s iat is not a number";
+            return the + "'s iat is not a date";
         if (now + leeway < *iat)
             return the + " was issued in the future (iat)";
     }

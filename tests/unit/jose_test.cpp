@@ -398,7 +398,13 @@ TEST(AccessToken, RefusesEachBrokenClaim) {
     EXPECT_EQ(claims_refusal(with("nbf", now + jose::clock_leeway_seconds + 1)),
               "the token is not valid yet (nbf)");
     EXPECT_EQ(claims_refusal(with("nbf", now + jose::clock_leeway_seconds)), "accepted");
-    EXPECT_EQ(claims_refusal(with("nbf", "soon")), "the token's nbf is not a number");
+    EXPECT_EQ(claims_refusal(with("nbf", "soon")), "the token's nbf is not a date");
+    // A date no clock reaches, or no number at all, is not a date: never converted to seconds.
+    for (auto* exp : {"1e999", "-1e999", "1e300", "18446744073709551615", "\"never\""})
+        EXPECT_EQ(claims_refusal(with("exp", json::parse(exp))), "the token's exp is not a date")
+            << exp;
+    EXPECT_EQ(claims_refusal(with("exp", jose::latest_numeric_date)), "accepted");
+    EXPECT_EQ(claims_refusal(with("iat", json::parse("-1e999"))), "the token's iat is not a date");
     EXPECT_EQ(claims_refusal(with("iat", now + 3600)), "the token was issued in the future (iat)");
     EXPECT_EQ(claims_refusal(good_claims(), {{"alg", "RS256"}, {"typ", "oauth-id-jag+jwt"}}),
               "the token's type is not an access token (typ JWT or at+jwt)");
