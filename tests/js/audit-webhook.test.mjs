@@ -61,10 +61,12 @@ describe('audit webhook sink', { timeout: 180_000 }, () => {
     try {
       const s = await openRawSession(gate.url);
       assert.equal((await post(gate.url, rpc('tools/list'), s.headers)).status, 200);
-      for (let i = 0; i < 12; i++) {
-        const call = await post(gate.url, rpc('tools/call', { name: 'a__echo', arguments: { message: `m${i}` } }), s.headers);
-        assert.equal(call.status, 200, call.text);
-      }
+      // At once, so that the events of several calls fall within one batch's linger however slow
+      // each call is (a sanitizer build).
+      const calls = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => post(gate.url, rpc('tools/call', { name: 'a__echo', arguments: { message: `m${i}` } }), s.headers)),
+      );
+      for (const call of calls) assert.equal(call.status, 200, call.text);
       await eventually(() => receiver.events().filter((e) => e.method === 'tools/call').length === 12, { what: '12 tools/call events delivered' });
       const stdout = await gate.waitForAudit((ev) => ev.filter((e) => e.method === 'tools/call').length === 12);
       await eventually(() => receiver.events().length === gate.auditEvents().length, { what: 'as many events delivered as audited' });

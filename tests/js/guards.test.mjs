@@ -286,7 +286,7 @@ describe('sessions on a replica that dies move to one that answers', { timeout: 
         );
       },
       // A call sent to the hung replica would wait out requestMs, failing the test's budget.
-      { healthCheck: { intervalMs: 300 }, timeouts: { requestMs: 30_000 } },
+      { healthCheck: { intervalMs: 1000 }, timeouts: { requestMs: 30_000 } },
     );
   });
 });
@@ -372,7 +372,7 @@ describe('active health (healthCheck.intervalMs)', { timeout: 90_000 }, () => {
     hung.failWith({ hang: true });
     // requestMs stays at its 60 s default: a session sent to the hung replica would hang.
     const gate = await startGate({
-      config: { upstreams: [{ id: 'r', urls: [live.url, hung.url], healthCheck: { intervalMs: 300 } }] },
+      config: { upstreams: [{ id: 'r', urls: [live.url, hung.url], healthCheck: { intervalMs: 1000 } }] },
     });
     const clients = [];
     const healthy = async (url) =>

@@ -175,6 +175,9 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     await eventually(() => at(`/fence-${webhookId}`, ev.id).length === 1, { what: 'the fence delivery' });
     await hooks.api('DELETE', `/webhooks/${fence.id}`);
   };
+  // The delivery of `eventId` has no attempt under way (none is claimed once its webhook is off).
+  const settled = (webhookId, eventId) =>
+    eventually(async () => (await history(webhookId)).find((d) => d.event_id === eventId)?.status === 'pending', { what: 'no attempt under way' });
   // On PostgreSQL, how many of a webhook's deliveries are held out of the pending index.
   const heldRows = (webhookId) => (backend === 'postgres' ? Number(pg.psql(`SELECT count(*) FROM deliveries WHERE webhook_id = '${webhookId}' AND status = 'pending' AND held`, new URL(dbUrl).pathname.slice(1)).trim()) : undefined);
 
@@ -197,6 +200,8 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     const inFlight = await emit('deploy.failed', { n: 2 });
     await eventually(() => hung !== undefined, { what: 'the second attempt hanging' });
     assert.equal((await hooks.api('PATCH', `/webhooks/${hook.id}`, { body: { enabled: false } })).json.enabled, false);
+    // A retry claimed just before the switch may still be on its way: count once it is back.
+    await settled(hook.id, waiting.id);
     const attempted = at('/held', waiting.id).length;
     // The attempt that was in flight fails after the switch: it comes back held.
     hung.writeHead(503);
@@ -226,6 +231,7 @@ describe(`gate-hooks on ${backend}`, { timeout: 240_000 }, () => {
     await eventually(async () => (await history(hook.id)).find((d) => d.event_id === first)?.attempts >= 1, { what: 'the first attempt failing' });
     await emit('rollback.success', { n: 2 });
     await eventually(async () => (await hooks.api('GET', `/webhooks/${hook.id}`)).json.enabled === false, { what: 'the 410 disabling it' });
+    await settled(hook.id, first);
     const attempted = at('/gone-later', first).length;
     await fenceAfter(hook.id, [first]);
     assert.equal(at('/gone-later', first).length, attempted, 'not attempted while disabled');
@@ -498,7 +504,9 @@ describe('two gate-hooks instances on one PostgreSQL', { timeout: 120_000 }, () 
       assert.deepEqual(twice, [], 'no delivery attempted twice');
       assert.equal(perDelivery.size, ids.length);
       // Both instances worked the queue.
+      // An attempt is counted once its answer is back, after the receiver has recorded it.
       const attempts = async (h) => metric(await h.metrics(), 'gate_hooks_attempts_total', {}, NaN);
+      await eventually(async () => (await attempts(one)) + (await attempts(two)) >= ids.length, { what: 'every attempt counted' });
       const [a, b] = [await attempts(one), await attempts(two)];
       assert.equal(a + b, ids.length);
       assert.ok(a > 0 && b > 0, `attempts ${a} and ${b}`);

@@ -345,6 +345,8 @@ describe('pinned definitions across a fleet: the first definition any instance s
     assert.deepEqual(await names(a.client), ['ch__stable']);
     const onA = await expectMcpError(() => a.client.callTool({ name: 'ch__report', arguments: { text: 'x' } }));
     assert.equal(onA.message, err.message, 'the same pin on both');
+    // The audit line is written by the audit actor, after the answer: wait for it.
+    await b.gate.waitForAudit((ev) => ev.some((e) => e.method === 'definitionChanged'));
     const [changed] = changes(b.gate);
     assert.equal(changed.outcome, 'denied');
     assert.equal(changed.definition.action, 'block');
