@@ -4,6 +4,7 @@
 // reload can tell which upstreams and sections changed.
 #pragma once
 
+#include <boost/describe/class.hpp>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -349,5 +350,8 @@ struct document {
 
     bool operator==(const document&) const = default;
 };
+
+// Described for the actor messages that carry it (actors/message_inspection.hpp).
+BOOST_DESCRIBE_STRUCT(budget, (), (period, upstream_calls))
 
 } // namespace gate::config

@@ -1,5 +1,6 @@
 #include "hooks/app.hpp"
 
+#include "actors/message_types.hpp"
 #include "actors/openssl_thread_state.hpp"
 #include "hooks/api.hpp"
 #include "hooks/dispatcher.hpp"
@@ -197,6 +198,7 @@ int serve(const settings& s, std::shared_ptr<store> db) {
     cfg.set("work-stealing.moderate-poll-attempts", static_cast<size_t>(0));
     cfg.set("logger.verbosity", caf::atom("quiet"));
     cfg.add_thread_hook<actors::openssl_thread_state>();
+    actors::add_message_type<store_job>(cfg);
     caf::actor_system sys{cfg};
     // The actor system outlives the io_context: a handler left in the context's queue at stop
     // may hold the store actor, and ~actor_system waits for its detached thread, which waits

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Structural checks of the code (issue 48), kept as a ratchet against a baseline.
+"""Structural checks of the code, kept as a ratchet against a baseline.
 
-Three things are measured:
+These things are measured:
 
 1. Import cycles between gateway/'s folders. An `#include "gateway/B/..."` in a file under
    gateway/A/ is an edge A->B (A->A is ignored). Reported: every pair of folders that include
@@ -39,6 +39,9 @@ Three things are measured:
    (a backquoted path ending .cpp or .hpp) exists, and it names at most 20, so the path a
    reader follows stays short and true as the code moves.
 
+5. Actor messages: no message type is exempted from CAF's inspection
+   (CAF_ALLOW_UNSAFE_MESSAGE_TYPE): each is described and inspectable
+   (actors/message_inspection.hpp). No baseline: any use fails.
 The ratchet: scripts/structure-baseline.json holds today's violations. The check fails (exit 1)
 on a violation not in the baseline and on a class whose count grew above its baseline number;
 it prints what got better (a baseline entry gone or lowered) so it can be taken out of the
@@ -488,6 +491,25 @@ def walk_violations(root):
 
 
 # ---------------------------------------------------------------------------------------------
+# 5. Actor messages are inspectable (actors/message_inspection.hpp): none is exempted
+
+UNSAFE_MESSAGE = re.compile(r'\bCAF_ALLOW_UNSAFE_MESSAGE_TYPE\b|\ballowed_unsafe_message_type\b')
+MESSAGE_FOLDERS = ['actors', 'gateway', 'transport', 'hooks', 'shim', 'simulations', 'tests']
+
+
+def unsafe_message_violations(root):
+    """Each use of CAF's exemption from inspection, with its file and line."""
+    found = {}
+    for top in MESSAGE_FOLDERS:
+        for path in source_files(root, top):
+            text = strip_comments_and_literals(read(root, path))
+            for number, line in enumerate(text.splitlines(), 1):
+                if UNSAFE_MESSAGE.search(line):
+                    found[f'unsafe message {path}:{number}'] = (1, line.strip())
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
 # The ratchet
 
 def current_violations(root):
@@ -608,6 +630,14 @@ def run_check(root, baseline_path, update=False, accept_new=False):
         print(f'structure check failed: the walk in {WALK_DOC} (docs/architecture.md, '
               '"Structure checks")', file=sys.stderr)
         return 1
+    # Nor do unsafe messages: every one is described (actors/message_inspection.hpp).
+    unsafe = unsafe_message_violations(root)
+    for key, (_, evidence) in sorted(unsafe.items()):
+        print(f'{key}: {evidence}', file=sys.stderr)
+    if unsafe:
+        print('structure check failed: a message exempted from inspection; describe it instead '
+              '(actors/message_inspection.hpp)', file=sys.stderr)
+        return 1
     if worse and not accepting:
         print('structure check failed: fix what is new above (docs/architecture.md, '
               '"Structure checks")', file=sys.stderr)
@@ -673,6 +703,10 @@ def fake_tree(dirty):
     files[WALK_DOC] = ('# Architecture\n\n' + WALK_HEADING + '\n\n' +
                        ''.join(f'{i}. `{n}`\n' for i, n in enumerate(walked)) +
                        '\n## Next\n\n`gateway/w/later.cpp` is not the walk\'s\n')
+    if dirty:  # an exempted message
+        files['actors/m.hpp'] = 'namespace gate::actors { struct m {}; }\nCAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::actors::m)\n'
+    else:  # named in a comment only
+        files['actors/m.hpp'] = '// not CAF_ALLOW_UNSAFE_MESSAGE_TYPE\nnamespace gate::actors { struct m {}; }\n'
     if dirty:  # a longer cycle, c -> d -> e -> c
         for src, dst in (('c', 'd'), ('d', 'e'), ('e', 'c')):
             files[f'gateway/{src}/{src}.cpp'] = (f'#include "gateway/{dst}/{dst}.hpp"\n'
@@ -713,6 +747,9 @@ def self_test():
             failures.append(f'the clean tree\'s walk: {sorted(walk_violations(clean))}')
         if set(walk_violations(dirty)) != EXPECTED_WALK_IN_DIRTY_TREE:
             failures.append(f'the dirty tree\'s walk: {sorted(walk_violations(dirty))}')
+        if unsafe_message_violations(clean) or \
+                set(unsafe_message_violations(dirty)) != {'unsafe message actors/m.hpp:2'}:
+            failures.append(f'unsafe messages: {sorted(unsafe_message_violations(dirty))}')
         failures += ratchet_failures(dirty, found_dirty)
     for f in failures:
         print(f'self-test: {f}')
@@ -727,6 +764,7 @@ def ratchet_failures(root, found):
     nothing, unless --accept-new."""
     failures = []
     os.remove(os.path.join(root, WALK_DOC))  # the walk has no baseline: checked above
+    os.remove(os.path.join(root, 'actors', 'm.hpp'))  # nor have unsafe messages
     path = os.path.join(root, 'baseline.json')
     exact = {k: count for k, (count, _) in found.items()}
     save_baseline(path, exact)

@@ -7,6 +7,7 @@
 // does not wait on an actor).
 #pragma once
 
+#include <boost/describe/class.hpp>
 #include <map>
 #include <optional>
 #include <set>
@@ -59,5 +60,8 @@ private:
     std::map<std::pair<std::string, std::string>, std::string> calls_; // (session, id) -> up
     std::set<std::tuple<std::string, std::string, std::string>> subscriptions_; // (up, uri, s)
 };
+
+// Described for the actor messages that carry it (actors/message_inspection.hpp).
+BOOST_DESCRIBE_STRUCT(retired_bridge, (), (session, upstream))
 
 } // namespace gate

@@ -3,10 +3,11 @@
 #pragma once
 
 #include "actors/bridging/bridge_ledger.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 
+#include <boost/describe/class.hpp>
 #include <boost/json/value.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -97,15 +98,20 @@ struct bridge_batch {
 // Bridges to end (idle, or their downstream session ended): the io side closes them.
 using retire_bridges = std::function<void(std::vector<retired_bridge>)>;
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(bridge_used, (), (session, upstream))
+BOOST_DESCRIBE_STRUCT(bridge_call_started, (), (session, client_id, upstream, upstream_id))
+BOOST_DESCRIBE_STRUCT(bridge_call_ended, (), (session, client_id))
+BOOST_DESCRIBE_STRUCT(bridge_cancel_lookup, (), (session, client_id, reply))
+BOOST_DESCRIBE_STRUCT(bridge_subscription, (), (session, upstream, uri, subscribed))
+BOOST_DESCRIBE_STRUCT(bridge_updated, (), (upstream, uri, origin, reply))
+BOOST_DESCRIBE_STRUCT(bridge_session_ended, (), (session))
+BOOST_DESCRIBE_STRUCT(bridge_listening, (), (session, open))
+BOOST_DESCRIBE_STRUCT(bridge_upstream_gone, (), (upstream))
+BOOST_DESCRIBE_STRUCT(bridged_idle, (), (session, upstream, seen))
+BOOST_DESCRIBE_STRUCT(bridge_batch, (), (events))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_used)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_call_started)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_call_ended)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_cancel_lookup)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_subscription)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_updated)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_session_ended)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_batch)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridge_listening)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridged_idle)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

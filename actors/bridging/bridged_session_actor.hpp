@@ -10,9 +10,10 @@
 
 #include "actors/bridging/bridge_keeper.hpp"
 #include "actors/bridging/bridge_messages.hpp"
+#include "actors/message_inspection.hpp"
 
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
@@ -43,8 +44,12 @@ struct bridged_session_args {
 
 bridged_session_actor spawn_bridged_session(caf::actor_system& sys, bridged_session_args args);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(bridged_idle_check, (), ())
+BOOST_DESCRIBE_STRUCT(bridged_end, (), (retire))
+BOOST_DESCRIBE_STRUCT(bridged_session_args, (), (key, keeper, idle, retire, streams))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridged_idle_check)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridged_end)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::bridged_session_args)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

@@ -2,9 +2,10 @@
 #pragma once
 
 #include "actors/federation/federation.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 
-#include <caf/allowed_unsafe_message_type.hpp>
+#include <boost/describe/class.hpp>
 
 namespace gate {
 
@@ -89,12 +90,18 @@ struct replace_snapshot {
     std::shared_ptr<const snapshot> snap;
 };
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(fetched_list, (), (upstream, items, sources))
+BOOST_DESCRIBE_STRUCT(plan_list, (), (snap, kind, profile, reply))
+BOOST_DESCRIBE_STRUCT(complete_list, (),
+                      (snap, kind, profile, fetched, cursor, caller, reply, who, tenant))
+BOOST_DESCRIBE_STRUCT(resolve_call, (), (snap, method, params, reply, tenant))
+BOOST_DESCRIBE_STRUCT(page_tasks, (), (snap, merged, cursor, caller, reply))
+BOOST_DESCRIBE_STRUCT(invalidate_upstream, (), (upstream))
+BOOST_DESCRIBE_STRUCT(read_cached_lists, (), (snap, kind, profile, reply))
+BOOST_DESCRIBE_STRUCT(replace_snapshot, (), (snap))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::plan_list)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::complete_list)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::resolve_call)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::page_tasks)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::invalidate_upstream)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::replace_snapshot)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::read_cached_lists)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

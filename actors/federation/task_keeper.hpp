@@ -4,10 +4,11 @@
 #pragma once
 
 #include "actors/federation/task_registry.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
@@ -47,10 +48,14 @@ task_keeper_actor
 spawn_task_keeper(caf::actor_system& sys,
                   std::chrono::steady_clock::duration sweep_every = std::chrono::hours(1));
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(task_pin, (), (task_id, principal, upstream))
+BOOST_DESCRIBE_STRUCT(task_locate, (), (task_id, upstream))
+BOOST_DESCRIBE_STRUCT(task_find, (), (task_id, principal, reply))
+BOOST_DESCRIBE_STRUCT(task_count, (), (reply))
+BOOST_DESCRIBE_STRUCT(task_sweep, (), ())
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_pin)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_locate)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_find)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_count)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::task_sweep)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

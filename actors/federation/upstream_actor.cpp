@@ -2,6 +2,7 @@
 
 #include "actors/guards/endpoint_rotation.hpp"
 #include "actors/guards/guard_board.hpp"
+#include "actors/message_types.hpp"
 #include "actors/own_timers.hpp"
 
 #include <caf/all.hpp>
@@ -19,15 +20,13 @@ struct round_overdue {
 };
 struct rest_over {};
 
-} // namespace
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(health_timer, (), ())
+BOOST_DESCRIBE_STRUCT(round_overdue, (), (round))
+BOOST_DESCRIBE_STRUCT(rest_over, (), ())
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_timer)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::round_overdue)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::rest_over)
-
-namespace gate {
-namespace {
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
 
 struct upstream_state {
     std::shared_ptr<guard_board> board;
@@ -200,3 +199,13 @@ upstream_actor spawn_upstream_actor(caf::actor_system& sys, std::shared_ptr<guar
 }
 
 } // namespace gate
+
+namespace gate::actors {
+
+void add_upstream_actor_timers(caf::actor_system_config& cfg) {
+    add_message_type<health_timer>(cfg);
+    add_message_type<round_overdue>(cfg);
+    add_message_type<rest_over>(cfg);
+}
+
+} // namespace gate::actors

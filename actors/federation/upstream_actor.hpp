@@ -13,10 +13,11 @@
 
 #include "actors/guards/breaker_actor.hpp"
 #include "actors/guards/upstream_guard.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
@@ -64,9 +65,13 @@ using upstream_actor =
 // it was. It attaches itself to the board.
 upstream_actor spawn_upstream_actor(caf::actor_system& sys, std::shared_ptr<guard_board> board);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(guard_ask, (), (use, demand, reply))
+BOOST_DESCRIBE_STRUCT(endpoint_down, (), (index, why))
+BOOST_DESCRIBE_STRUCT(probe_verdicts, (), (why))
+BOOST_DESCRIBE_STRUCT(health_tick, (), ())
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::guard_ask)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::endpoint_down)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_verdicts)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::health_tick)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

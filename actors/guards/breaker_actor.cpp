@@ -2,6 +2,7 @@
 
 #include "actors/guards/circuit_breaker.hpp"
 #include "actors/guards/guard_board.hpp"
+#include "actors/message_types.hpp"
 #include "actors/own_timers.hpp"
 
 #include <algorithm>
@@ -19,13 +20,11 @@ struct probe_overdue {
     std::uint64_t probe = 0;
 };
 
-} // namespace
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(probe_overdue, (), (board, probe))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::probe_overdue)
-
-namespace gate {
-namespace {
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
 
 struct circuit {
     std::shared_ptr<guard_board> board;
@@ -167,3 +166,11 @@ breaker_actor spawn_breaker_actor(caf::actor_system& sys,
 }
 
 } // namespace gate
+
+namespace gate::actors {
+
+void add_breaker_actor_timers(caf::actor_system_config& cfg) {
+    add_message_type<probe_overdue>(cfg);
+}
+
+} // namespace gate::actors

@@ -13,10 +13,11 @@
 #pragma once
 
 #include "actors/guards/upstream_guard.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
@@ -76,10 +77,14 @@ using breaker_actor =
 breaker_actor spawn_breaker_actor(caf::actor_system& sys,
                                   std::vector<std::shared_ptr<guard_board>> boards);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(breaker_ask, (), (board, reply))
+BOOST_DESCRIBE_STRUCT(breaker_outcome, (), (board, success, probe, why, counted))
+BOOST_DESCRIBE_STRUCT(breaker_abandon, (), (board))
+BOOST_DESCRIBE_STRUCT(breaker_fleet_opened, (), (board, rest, counted))
+BOOST_DESCRIBE_STRUCT(breaker_boards, (), (boards))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::breaker_ask)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::breaker_outcome)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::breaker_abandon)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::breaker_fleet_opened)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::breaker_boards)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

@@ -11,10 +11,11 @@
 #pragma once
 
 #include "actors/guards/budget_ledger.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
@@ -49,7 +50,11 @@ inline wall_time system_wall_time(std::chrono::steady_clock::time_point) {
 budget_keeper_actor spawn_budget_keeper(caf::actor_system& sys,
                                         wall_clock clock = system_wall_time);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(budget_reserve_ask, (), (account, budget, reply))
+BOOST_DESCRIBE_STRUCT(budget_reserved_elsewhere, (), (account, budget, n))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::budget_reserve_ask)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::budget_reserved_elsewhere)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

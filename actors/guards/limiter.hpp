@@ -10,10 +10,11 @@
 #pragma once
 
 #include "actors/guards/sliding_window.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
@@ -63,9 +64,13 @@ using limiter_actor =
 // `max_principals`: the per-principal windows kept at most (actors/guards/principal_windows).
 limiter_actor spawn_limiter(caf::actor_system& sys, std::size_t max_principals = 100'000);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(limit_ask, (), (requests_per_minute, demand, reply))
+BOOST_DESCRIBE_STRUCT(principal_limit_ask, (), (principal, per_minute, demand, reply))
+BOOST_DESCRIBE_STRUCT(tenant_limit_ask, (), (tenant, requests_per_minute, demand, reply))
+BOOST_DESCRIBE_STRUCT(tool_limit_ask, (), (scope, principal, per_minute, demand, reply))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::limit_ask)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::principal_limit_ask)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::tenant_limit_ask)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::tool_limit_ask)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

@@ -6,6 +6,7 @@
 // many more calls than are made. Plain C++.
 #pragma once
 
+#include <boost/describe/class.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -37,5 +38,8 @@ struct slot_demand {
         return n < most ? n : most;
     }
 };
+
+// Described for the actor messages that carry it (actors/message_inspection.hpp).
+BOOST_DESCRIBE_STRUCT(slot_demand, (), (per_second, most))
 
 } // namespace gate

@@ -8,13 +8,14 @@
 // webhook sink's buffer is bounded the same way (batcher::limits).
 #pragma once
 
+#include "actors/message_inspection.hpp"
 #include "actors/sinks/audit_event.hpp"
 #include "actors/sinks/batch_delivery.hpp"
 #include "config/model.hpp"
 
 #include <atomic>
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
@@ -85,6 +86,10 @@ audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::au
                           const audit_outlet& outlet,
                           std::int64_t capacity = audit_channel::default_capacity);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(audit_batch, (), (events))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::audit_batch)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

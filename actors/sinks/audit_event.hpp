@@ -3,6 +3,7 @@
 
 #include "protocol/outcome.hpp"
 
+#include <boost/describe/class.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <chrono>
@@ -40,5 +41,11 @@ struct audit_event {
 
 // One JSON object, field names as the spec spells them; absent fields are omitted.
 std::string to_json_line(const audit_event& e);
+
+// Described for the actor messages that carry it (actors/message_inspection.hpp).
+BOOST_DESCRIBE_STRUCT(audit_event, (),
+                      (time, principal, issuer, method, name, upstream, decision, rule_id,
+                       required_scopes, outcome, error, latency_ms, tenant, upstream_calls,
+                       items_served, usage, owner, definition, hook))
 
 } // namespace gate

@@ -4,13 +4,14 @@
 // timer for what is due next, settle what the io thread reports, log the transitions.
 #pragma once
 
+#include "actors/message_inspection.hpp"
 #include "actors/reply.hpp"
 #include "actors/sinks/batcher.hpp"
 
 #include <atomic>
+#include <boost/describe/class.hpp>
 #include <caf/actor_cast.hpp>
 #include <caf/actor_clock.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/send.hpp>
 #include <caf/weak_intrusive_ptr.hpp>
 #include <cstdint>
@@ -165,9 +166,13 @@ private:
     std::vector<reply_to<bool>> flushes_;
 };
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(batch_settled, (), (target, result, detail))
+BOOST_DESCRIBE_STRUCT(batch_wake, (), ())
+BOOST_DESCRIBE_STRUCT(batch_close, (), ())
+BOOST_DESCRIBE_STRUCT(batch_flush, (), (reply))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::batch_settled)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::batch_wake)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::batch_close)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::batch_flush)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

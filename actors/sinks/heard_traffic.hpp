@@ -5,6 +5,7 @@
 
 #include "actors/policy/principal.hpp"
 
+#include <boost/describe/class.hpp>
 #include <boost/json/object.hpp>
 #include <chrono>
 #include <cstdint>
@@ -39,5 +40,12 @@ struct heard_answer {
 };
 
 using heard_event = std::variant<heard_request, heard_answer>;
+
+// Described for the actor messages that carry it (actors/message_inspection.hpp).
+BOOST_DESCRIBE_STRUCT(heard_request, (),
+                      (seq, at, session, version, caller, body, outcome, upstream))
+BOOST_DESCRIBE_STRUCT(heard_answer, (),
+                      (request, at, upstream, method, params, reply, failure_kind, status,
+                       failure_message))
 
 } // namespace gate

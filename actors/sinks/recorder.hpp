@@ -8,13 +8,14 @@
 // already waiting, so a slow disk costs a bounded amount of memory and never a request.
 #pragma once
 
+#include "actors/message_inspection.hpp"
 #include "actors/sinks/batch_delivery.hpp"
 #include "actors/sinks/heard_traffic.hpp"
 
 #include <atomic>
+#include <boost/describe/class.hpp>
 #include <boost/json/object.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
@@ -47,6 +48,10 @@ using record_backlog = std::shared_ptr<std::atomic<std::int64_t>>;
 recorder_actor spawn_recorder(caf::actor_system& sys, const record_target& target,
                               record_backlog backlog, std::shared_ptr<delivery_tally> tally);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(record_batch, (), (events))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::record_batch)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

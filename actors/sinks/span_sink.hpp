@@ -5,11 +5,12 @@
 // instead of 5 s, so traces show up while someone is looking (docs/operations.md, Traces).
 #pragma once
 
+#include "actors/message_inspection.hpp"
 #include "actors/sinks/batch_delivery.hpp"
 #include "config/model.hpp"
 
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <memory>
@@ -40,6 +41,10 @@ struct span_outlet {
 span_sink_actor spawn_span_sink(caf::actor_system& sys, const std::optional<config::tracing>& cfg,
                                 const span_outlet& outlet);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(span_batch, (), (spans))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::span_batch)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

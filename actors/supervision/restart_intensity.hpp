@@ -8,6 +8,7 @@
 // spins and logs (docs/architecture.md, Supervision).
 #pragma once
 
+#include <boost/describe/class.hpp>
 #include <chrono>
 #include <cstddef>
 #include <deque>
@@ -35,6 +36,8 @@ public:
     struct restart {
         std::chrono::milliseconds pause{0};
         std::size_t count = 0;
+        // Described for the supervisor's timer that carries it (actors/message_inspection.hpp).
+        BOOST_DESCRIBE_CLASS(restart, (), (pause, count), (), ())
     };
     // The window already holds max_restarts restarts: do not restart.
     struct give_up {

@@ -1,6 +1,7 @@
 #include "actors/supervision/supervisor.hpp"
 
 #include "actors/guards/guard_board.hpp"
+#include "actors/message_types.hpp"
 #include "actors/own_timers.hpp"
 
 #include <algorithm>
@@ -53,13 +54,11 @@ struct respawn_due {
     restart_intensity::restart restart;
 };
 
-} // namespace
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(respawn_due, (), (slot, board, dead, reason, restart))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::respawn_due)
-
-namespace gate {
-namespace {
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
 
 struct supervisor_state {
     supervised what;
@@ -398,3 +397,11 @@ supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
 }
 
 } // namespace gate
+
+namespace gate::actors {
+
+void add_supervisor_timers(caf::actor_system_config& cfg) {
+    add_message_type<respawn_due>(cfg);
+}
+
+} // namespace gate::actors

@@ -31,6 +31,7 @@
 #include "actors/guards/breaker_actor.hpp"
 #include "actors/guards/budget_keeper.hpp"
 #include "actors/guards/limiter.hpp"
+#include "actors/message_inspection.hpp"
 #include "actors/published.hpp"
 #include "actors/sinks/audit.hpp"
 #include "actors/sinks/span_sink.hpp"
@@ -38,8 +39,8 @@
 #include "actors/supervision/supervision_tally.hpp"
 
 #include <array>
+#include <boost/describe/class.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdio>
@@ -108,7 +109,11 @@ struct supervised {
 supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
                                   std::shared_ptr<actor_directory> directory);
 
-} // namespace gate
+BOOST_DESCRIBE_STRUCT(reload_snapshot, (), (snap, upstreams))
+BOOST_DESCRIBE_STRUCT(adopt_upstreams, (), (upstreams))
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::reload_snapshot)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gate::adopt_upstreams)
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+using actors::inspect;
+using actors::to_string;
+
+} // namespace gate

@@ -1,5 +1,6 @@
 #include "gateway/program/gateway_host.hpp"
 
+#include "actors/message_types.hpp"
 #include "actors/openssl_thread_state.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/auth/upstream_credential.hpp"
@@ -37,6 +38,7 @@ caf::actor_system_config& tuned(caf::actor_system_config& cfg) {
     cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(100)});
     cfg.set("logger.verbosity", caf::atom("quiet"));
     cfg.add_thread_hook<actors::openssl_thread_state>();
+    actors::add_message_types(cfg);
     return cfg;
 }
 

@@ -8,6 +8,7 @@
 //
 //   replay --config gate.json --recording traffic.jsonl --audit-out audit.jsonl
 //          --metrics-out metrics.txt
+#include "actors/message_types.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "config/load.hpp"
 #include "gateway/fleet/fleet_store.hpp"
@@ -390,6 +391,7 @@ int main(int argc, char** argv) {
     caf::actor_system_config cfg;
     cfg.set("scheduler.policy", caf::atom("testing"));
     cfg.set("logger.verbosity", caf::atom("quiet"));
+    gate::actors::add_message_types(cfg);
     caf::actor_system sys{cfg};
     auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
     // The simulation starts a second before the first recorded message: gate's start-up

@@ -2,6 +2,8 @@
 // the actor tests.
 #pragma once
 
+#include "actors/message_types.hpp"
+
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@ struct coordinator_fixture : ::testing::Test {
     static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
         cfg.set("scheduler.policy", caf::atom("testing"));
         cfg.set("logger.verbosity", caf::atom("quiet"));
+        actors::add_message_types(cfg);
         return cfg;
     }
     caf::actor_system_config cfg;

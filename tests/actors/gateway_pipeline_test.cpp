@@ -4,6 +4,7 @@
 #include "actors/bridging/bridge_keeper.hpp"
 #include "actors/federation/router.hpp"
 #include "actors/federation/task_keeper.hpp"
+#include "actors/message_types.hpp"
 #include "actors/sinks/audit.hpp"
 #include "gateway/program/gateway.hpp"
 #include "tests/support/mini_mcp_server.hpp"
@@ -42,6 +43,7 @@ struct gateway_fixture : ::testing::Test {
 
     void SetUp() override {
         cfg.set("logger.verbosity", caf::atom("quiet"));
+        actors::add_message_types(cfg);
         sys.emplace(cfg);
         auto doc = std::make_shared<config::document>();
         config::upstream u;

@@ -5,6 +5,7 @@
 // leaves out an upstream its guards or its own budget refuse, and the server's budget answers
 // the whole list.
 #include "actors/federation/upstream_actor.hpp"
+#include "actors/message_types.hpp"
 #include "gateway/pipeline/s6_upstream_guards.hpp"
 #include "tests/support/guard_views.hpp"
 #include "tests/unit/stage_rig.hpp"
@@ -89,6 +90,7 @@ struct stage_upstream_guards : test::stage_rig {
     // The first upstream's real actor, which keeps its rate window.
     void actor_for_first() {
         sys_cfg.set("logger.verbosity", caf::atom("quiet"));
+        actors::add_message_types(sys_cfg);
         sys.emplace(sys_cfg);
         actor = spawn_upstream_actor(*sys, ctx.view->clients[0]->board());
     }

@@ -6,6 +6,7 @@
 // admission sees the circuit it opened; a rate limit's window refuses once
 // spent; a half-open probe refused its window slot is given back.
 #include "actors/federation/upstream_actor.hpp"
+#include "actors/message_types.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
 #include "tests/support/guard_views.hpp"
 #include "tests/unit/upstream_loopback.hpp"
@@ -130,6 +131,7 @@ struct guards_with_actor : ::testing::Test {
 
     void start(upstream_guards& g) {
         cfg.set("logger.verbosity", caf::atom("quiet"));
+        actors::add_message_types(cfg);
         sys.emplace(cfg);
         actor = spawn_upstream_actor(*sys, g.board());
         breakers = spawn_breaker_actor(*sys, {g.board()});

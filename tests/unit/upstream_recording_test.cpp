@@ -3,6 +3,7 @@
 // (the request takes them), its method, the upstream, the request it served,
 // and the upstream's answer as written or the failure's kind, status and text
 // reach the recorder.
+#include "actors/message_types.hpp"
 #include "actors/sinks/recorder.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/upstream/upstream_recording.hpp"
@@ -54,6 +55,7 @@ struct recording_test : ::testing::Test {
 
     void SetUp() override {
         cfg.set("logger.verbosity", caf::atom("quiet"));
+        actors::add_message_types(cfg);
         sys.emplace(cfg);
         recorder = sys->spawn(fake_recorder, box);
         tap = std::make_shared<transport::traffic_tap>(
