@@ -63,7 +63,8 @@ PRODUCERS = {
     ('gateway/mcp/call_streams.cpp', 'call_writer::push'):
         (None, "a POST's stream writer, reached only from call_streams::streamed"),
     ('gateway/mcp/call_streams.cpp', 'call_streams::streamed'):
-        (r'\brun\(', 'the answer: the stages (stage 8, client_bound); messages: bridged_call'),
+        (r'\bstart\(.*\bresume\(', 'the answer: the stages (stage 8, client_bound); messages: '
+         'bridged_call'),
     ('gateway/mcp/call_streams.cpp', 'call_streams::parked'):
         (r'\brun\(', 'the answer: the stages (stage 8, client_bound); messages: bridged_call'),
     ('gateway/mcp/client_requests.cpp', 'client_requests::ask_client_input'):

@@ -35,7 +35,7 @@ http_reply refused(request_context& rec, gateway_error e, std::string why) {
     std::string_view code =
         e == gateway_error::token_request_invalid ? std::string_view("invalid_request") : row.name;
     rec.outcome = row.audit_outcome;
-    rec.decision = std::string(code);
+    rec.policy.decision = std::string(code);
     if (!row.metric_label.empty())
         rec.rejection = std::string(row.metric_label);
     rec.error = why;
@@ -187,7 +187,7 @@ asio::awaitable<std::optional<http_reply>> token_endpoint::spend(const jose::ver
     case jti_ledger::redemption::replayed: {
         auto reply = refused(rec, gateway_error::invalid_grant,
                              "the assertion was already redeemed (jti " + a.jti + ")");
-        rec.decision = "replayed"; // alertable apart from other invalid grants
+        rec.policy.decision = "replayed"; // alertable apart from other invalid grants
         co_return reply;
     }
     case jti_ledger::redemption::full:
@@ -224,7 +224,7 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
                           "the assertion was issued to another client");
     if (auto reply = co_await spend(a, rec))
         co_return std::move(*reply);
-    rec.decision = "minted";
+    rec.policy.decision = "minted";
     co_return minted(a, granted_scopes(a.scopes, form.scopes));
 }
 

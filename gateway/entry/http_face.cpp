@@ -38,7 +38,7 @@ asio::ip::address peer_of(const beast::tcp_stream& stream) {
 
 void http_face::reject_http(protocol::gateway_error e, std::string text, clock::time_point start) {
     request_context refused;
-    refused.start = start;
+    refused.admission.start = start;
     refuse(refused, error_answer{e, std::move(text)});
     p_.stages.conclude(refused);
 }
@@ -46,10 +46,10 @@ void http_face::reject_http(protocol::gateway_error e, std::string text, clock::
 request_context http_face::mcp_context(const http_request& req, time_point start) const {
     request_context rec;
     rec.view = p_.live.current_view();
-    rec.start = start;
-    rec.trace.record(stage::host_origin);
+    rec.admission.start = start;
+    rec.passage.trace.record(stage::host_origin);
     if (auto a = header(req, "Authorization"))
-        rec.authorization = std::string(*a);
+        rec.admission.authorization = std::string(*a);
     std::string_view target(req.target().data(), req.target().size());
     if (auto q = target.find('?'); q != std::string_view::npos) {
         // A NUL-terminated copy: Boost.URL 1.81's parse_query reads its input to a NUL
@@ -58,7 +58,7 @@ request_context http_face::mcp_context(const http_request& req, time_point start
         auto params = boost::urls::parse_query(query);
         if (params)
             for (const auto& p : *params)
-                rec.query_token = rec.query_token || p.key == "access_token";
+                rec.admission.query_token = rec.admission.query_token || p.key == "access_token";
     }
     return rec;
 }
@@ -190,8 +190,8 @@ asio::awaitable<http_reply> redeem_token(const http_face_parts& p, http_request&
                                          std::chrono::steady_clock::time_point start) {
     // It is no MCP request and enters no stage; its answer leaves by the exit.
     request_context rec;
-    rec.start = start;
-    rec.trace.record(stage::host_origin);
+    rec.admission.start = start;
+    rec.passage.trace.record(stage::host_origin);
     auto reply = co_await p.tokens->redeem(req, rec);
     p.stages.conclude(rec);
     co_return reply;
@@ -214,7 +214,7 @@ asio::awaitable<std::optional<http_reply>> answer_other(const http_face_parts& p
     case endpoint::mcp_stream:
         break; // answer's
     case endpoint::mcp_close:
-        co_return co_await p.streams.remove(c.req, c.rec->caller, c.rec->peer);
+        co_return co_await p.streams.remove(c.req, c.rec->caller, c.rec->admission.peer);
     case endpoint::federation_view:
         co_return co_await p.views.federation(*c.rec);
     case endpoint::explain_view:
@@ -256,7 +256,7 @@ asio::awaitable<std::optional<http_reply>> answer(const http_face_parts& p, endp
     if (e == endpoint::mcp_message)
         return p.endpoint.post(c.stream, *c.rec, *c.arrival);
     if (e == endpoint::mcp_stream)
-        return p.streams.get(c.stream, c.req, c.rec->caller, c.rec->peer);
+        return p.streams.get(c.stream, c.req, c.rec->caller, c.rec->admission.peer);
     return answer_other(p, e, c);
 }
 
@@ -279,7 +279,7 @@ http_face::respond(http_request& req, beast::tcp_stream& stream, time_point star
     // entry answered has left by the exit. The endpoint continues: a message from stage 4 (or
     // with its own answer), the others with what is not an MCP request.
     auto rec = mcp_context(req, start);
-    rec.peer = peer_of(stream);
+    rec.admission.peer = peer_of(stream);
     pipeline::arrival a{*route.row->door, req};
     auto entered = p_.stages.enter(rec, a);
     if ((entered.ready() ? entered.value() : co_await entered.take()) ==

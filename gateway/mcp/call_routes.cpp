@@ -22,11 +22,12 @@ request_context lister_of(const request_context& rec) {
     request_context side;
     side.view = rec.view;
     side.caller = rec.caller;
-    side.tenant_index = rec.tenant_index; // what its tenant does not see is not asked for it
-    side.authorization = rec.authorization;
-    side.session = rec.session;
-    side.modern = rec.modern;
-    side.modern_capabilities = rec.modern_capabilities;
+    side.who.tenant_index =
+        rec.who.tenant_index; // what its tenant does not see is not asked for it
+    side.admission.authorization = rec.admission.authorization;
+    side.client.session = rec.client.session;
+    side.client.modern = rec.client.modern;
+    side.client.modern_capabilities = rec.client.modern_capabilities;
     return side;
 }
 
@@ -135,7 +136,7 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     std::string own(name->get_string());
     const auto& client = *rec.view->clients[r->upstream];
     if (const auto& policy = rec.view->snap->policy; policy && policy->reads_annotations())
-        rec.tool_hints = client.tool_hints(own).value_or(protocol::tool_hints{});
+        rec.routed.tool_hints = client.tool_hints(own).value_or(protocol::tool_hints{});
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
     std::optional<std::pair<gateway_error, std::string>> refused;
     if (const auto* why = client.withheld_tool(own))
@@ -226,8 +227,8 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
                                                                             request_context& rec) {
     // The caller's own list: only tools it may see (tenant) and call (policy) are candidates.
     auto side = lister_of(rec);
-    side.profile = rec.profile;
-    side.tenant_index = rec.tenant_index;
+    side.client.profile = rec.client.profile;
+    side.who.tenant_index = rec.who.tenant_index;
     std::vector<std::string> found;
     constexpr auto tools = protocol::list_kind::tools;
     auto planned = co_await lists_.plan(tools, side);
@@ -276,7 +277,7 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
 
 asio::awaitable<void> call_routes::learn_names(const std::string& method, request_context& rec) {
     auto side = lister_of(rec);
-    side.profile = protocol::full_profile;
+    side.client.profile = protocol::full_profile;
     co_await lists_.federated(method == "tools/call" ? protocol::list_kind::tools
                                                      : protocol::list_kind::prompts,
                               nullptr, {}, side);
@@ -287,7 +288,7 @@ asio::awaitable<void> call_routes::learn_resources(request_context& rec) {
     // As gate's own lists (every profile's URIs), with the caller's credential where an
     // upstream takes it.
     auto side = lister_of(rec);
-    side.profile = protocol::full_profile;
+    side.client.profile = protocol::full_profile;
     co_await lists_.federated(protocol::list_kind::resources, nullptr, {}, side);
     co_await lists_.federated(protocol::list_kind::resource_templates, nullptr, {}, side);
     rec.upstream_calls += side.upstream_calls;

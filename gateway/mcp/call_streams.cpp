@@ -25,24 +25,32 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
 
-asio::awaitable<std::string> call_streams::run(protocol::message msg, request_context& rec) {
+pipeline::step call_streams::start(protocol::message msg, request_context& rec, bool pausing) {
     // Stages 4-9 (stages 2-3 ran when the request was read).
     rec.method = msg.method;
     rec.id = msg.id;
     rec.params = msg.take_params();
-    if (auto routed = stages_.run(rec, stage::route); !routed.ready())
-        co_await routed.take();
-    rec.server_message = nullptr;
-    rec.push_to_client = nullptr;
+    return pausing ? stages_.run_pausing(rec, stage::route) : stages_.run(rec, stage::route);
+}
+
+std::string call_streams::answer_text(request_context& rec) {
+    rec.sinks.server_message = nullptr;
+    rec.sinks.push_to_client = nullptr;
     if (!rec.verbatim.empty())
-        co_return std::move(rec.verbatim);
+        return std::move(rec.verbatim);
     // A refusal with an HTTP status of its own (a step-up's 403): its body here, its status
     // and headers left on the record for the caller's reply.
     if (!rec.response && rec.refusal_reply)
-        co_return rec.refusal_reply->body;
+        return rec.refusal_reply->body;
     if (!rec.response)
         refuse(rec, gateway_error::internal_error, {"no answer"});
-    co_return json::serialize(*rec.response);
+    return json::serialize(*rec.response);
+}
+
+asio::awaitable<std::string> call_streams::run(protocol::message msg, request_context& rec) {
+    if (auto stages = start(std::move(msg), rec, false); !stages.ready())
+        co_await stages.take();
+    co_return answer_text(rec);
 }
 
 namespace {
@@ -108,8 +116,8 @@ void call_writer::start() {
 struct forget_sinks {
     request_context& r;
     ~forget_sinks() {
-        r.server_message = nullptr;
-        r.push_to_client = nullptr;
+        r.sinks.server_message = nullptr;
+        r.sinks.push_to_client = nullptr;
     }
 };
 
@@ -119,19 +127,34 @@ asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_str
                                                                   const http_request& req,
                                                                   protocol::message msg,
                                                                   request_context& record) {
-    if (record.modern)
+    if (record.client.modern)
         co_return co_await parked(stream, req, std::move(msg), std::move(record));
     // The call runs inline; the common call (the answer alone) costs no second coroutine, and
     // no queue or timer either: they are made with the writer.
     call_writer writer{co_await asio::this_coro::executor, stream, req, record};
     forget_sinks forget{record};
-    record.server_message = [this, &writer](std::size_t upstream, const std::string&,
-                                            upstream_message m) {
-        writer.push(news_.to_client(writer.rec.session,
+    record.sinks.server_message = [this, &writer](std::size_t upstream, const std::string&,
+                                                  upstream_message m) {
+        writer.push(news_.to_client(writer.rec.client.session,
                                     writer.rec.view->clients[upstream]->config().id, std::move(m)));
     };
-    record.push_to_client = [&writer](std::string text) { writer.push(std::move(text)); };
-    auto answer = co_await run(std::move(msg), record);
+    record.sinks.push_to_client = [&writer](std::string text) { writer.push(std::move(text)); };
+    // run's body, inline, with the chain paused at a waiting stage rather than finished in a
+    // frame of its own: the common call makes neither frame.
+    auto stages = start(std::move(msg), record, true);
+    while (!stages.ready()) {
+        std::optional<pipeline::verdict> decided;
+        std::string failure;
+        try {
+            decided = co_await stages.take();
+        } catch (const std::exception& e) {
+            failure = e.what();
+        } catch (...) {
+            failure = "internal error";
+        }
+        stages = stages_.resume(record, decided, failure);
+    }
+    auto answer = answer_text(record);
     if (!writer.started && record.refusal_reply)
         co_return std::move(*record.refusal_reply);
     if (!writer.started)
@@ -157,15 +180,16 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
     park->arguments = parked_arguments(msg);
     park->principal = principal_key(rec->caller);
     park->out = out;
-    park->cancel = rec->cancel = std::make_shared<call_cancel>();
-    rec->server_message = [this, out, park, rec = rec.get()](
-                              std::size_t upstream, const std::string& bridge, upstream_message m) {
+    park->cancel = rec->sinks.cancel = std::make_shared<call_cancel>();
+    rec->sinks.server_message = [this, out, park, rec = rec.get()](std::size_t upstream,
+                                                                   const std::string& bridge,
+                                                                   upstream_message m) {
         if (m.body().contains("id")) {
             // A 2026-07-28 client takes no server requests: it is asked through an
             // input_required result, and the call waits for its retry; what it cannot be
             // asked (a ping, a capability it did not declare) gate answers for it.
-            if (auto reply =
-                    protocol::answer_for_client(m.body(), rec->method, rec->modern_capabilities)) {
+            if (auto reply = protocol::answer_for_client(m.body(), rec->method,
+                                                         rec->client.modern_capabilities)) {
                 answer_upstream(out->wake.get_executor(), rec->view->clients[upstream], bridge,
                                 std::move(*reply), m.raw());
                 return;
@@ -176,10 +200,10 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
             out->wake.cancel();
             return;
         }
-        if (!protocol::wants_message(m.body(), rec->modern_log_level))
+        if (!protocol::wants_message(m.body(), rec->client.modern_log_level))
             return; // a log message below the level the request asked for, or none asked
-        out->push(
-            news_.to_client(rec->session, rec->view->clients[upstream]->config().id, std::move(m)));
+        out->push(news_.to_client(rec->client.session, rec->view->clients[upstream]->config().id,
+                                  std::move(m)));
     };
     auto id = msg.id; // the call takes the message; a parked answer needs the id
     // The call runs on its own: it may outlive this POST when it is parked, and its answer is

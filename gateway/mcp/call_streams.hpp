@@ -37,8 +37,6 @@ public:
                  call_stream_services& services)
         : stages_(stages), news_(news), inputs_(inputs), services_(services) {}
 
-    // Stages 4-9 of a named call and its audit; the answer as it goes on the wire.
-    boost::asio::awaitable<std::string> run(protocol::message msg, request_context& rec);
     // A named call whose upstream messages are streamed to the client before its answer.
     // `rec`: the caller's, which outlives the call (the answer goes back through it).
     boost::asio::awaitable<std::optional<http_reply>> streamed(boost::beast::tcp_stream& stream,
@@ -57,6 +55,13 @@ public:
                   const protocol::message& msg, request_context& rec);
 
 private:
+    // Stages 4-9 of a named call and its audit, started; ready when every stage decided at once.
+    // `pausing`: a waiting stage is handed back for the caller to await (chain::run_pausing).
+    pipeline::step start(protocol::message msg, request_context& rec, bool pausing);
+    // The call's answer as it goes on the wire, once its stages ran.
+    std::string answer_text(request_context& rec);
+    // Both in one coroutine, for a call that runs on its own (parked).
+    boost::asio::awaitable<std::string> run(protocol::message msg, request_context& rec);
     // A retry naming a call this instance does not hold: resumed from the fleet's record of
     // it, when there is one.
     boost::asio::awaitable<std::optional<std::optional<http_reply>>>

@@ -35,14 +35,14 @@ void client_requests::record_server_request(const std::string& session, const st
 
 asio::awaitable<std::optional<protocol::sourced_object>>
 client_requests::ask_client_input(request_context& rec, protocol::sourced_object asked) {
-    if (!rec.push_to_client)
+    if (!rec.sinks.push_to_client)
         co_return std::nullopt;
     auto minted = "gate-" + std::to_string(++minted_);
-    auto slot = inputs_.expect(minted, rec.session, co_await asio::this_coro::executor);
+    auto slot = inputs_.expect(minted, rec.client.session, co_await asio::this_coro::executor);
     auto& request = asked.value;
     request["jsonrpc"] = "2.0";
     request["id"] = minted;
-    rec.push_to_client(protocol::serialize_preserving(request, asked.source));
+    rec.sinks.push_to_client(protocol::serialize_preserving(request, asked.source));
     slot->wake.expires_after(client_input_timeout);
     boost::system::error_code ec;
     co_await slot->wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));

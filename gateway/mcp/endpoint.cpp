@@ -14,28 +14,35 @@ asio::awaitable<std::optional<http_reply>>
 mcp_endpoint::post(beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a) {
     // The entry read the message, set its method and id, admitted a request past the limit,
     // started its trace and, within a session, checked the session and holds it in use
-    // (a.in_use) until this returns.
-    const auto& req = a.req;
+    // (a.in_use) until the returned coroutine ends.
     auto& msg = *a.msg;
     if (a.modern)
-        co_return co_await stateless(req, stream, std::move(msg), rec);
+        return stateless(a.req, stream, std::move(msg), rec);
+    if (msg.kind == protocol::message_kind::request && msg.method != "initialize" &&
+        !protocol::list_kind_of(msg.method) && msg.method != "ping" &&
+        msg.method != "logging/setLevel") {
+        // A named call (task methods included): it runs on the client's bridged session, and
+        // what the upstream sends while it runs reaches the client before the answer.
+        rec.client.session = a.session;
+        rec.client.client_id = protocol::id_text(msg.id);
+        return call_paths_.streamed(stream, a.req, std::move(msg), rec);
+    }
+    return post_other(rec, a);
+}
+
+asio::awaitable<std::optional<http_reply>> mcp_endpoint::post_other(request_context& rec,
+                                                                    pipeline::arrival& a) {
+    auto& msg = *a.msg;
     if (msg.kind != protocol::message_kind::request) {
         // Notifications and the client's answers to upstream requests: bridged to the
         // upstream they concern. The answer is terminal like any other and audited once; it is
         // made here, after the entry, so it leaves by the exit here.
-        auto reply = co_await from_clients_.from_client(a.session, msg, rec, req.body());
+        auto reply = co_await from_clients_.from_client(a.session, msg, rec, a.req.body());
         stages_.conclude(rec);
         co_return reply;
     }
-    bool is_initialize = msg.method == "initialize";
-    rec.session = a.session; // empty for initialize, which opens one
-    rec.client_id = protocol::id_text(msg.id);
-    if (!is_initialize && !protocol::list_kind_of(msg.method) && msg.method != "ping" &&
-        msg.method != "logging/setLevel") {
-        // A named call (task methods included): it runs on the client's bridged session, and
-        // what the upstream sends while it runs reaches the client before the answer.
-        co_return co_await call_paths_.streamed(stream, req, std::move(msg), rec);
-    }
+    rec.client.session = a.session; // empty for initialize, which opens one
+    rec.client.client_id = protocol::id_text(msg.id);
     // Stages 4-9.
     rec.params = msg.take_params();
     if (auto routed = stages_.run(rec, stage::route); !routed.ready())

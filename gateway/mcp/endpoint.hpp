@@ -25,11 +25,16 @@ public:
           listens_(listens) {}
 
     // A POST's message, from where the chain's entry left it (read, limited, traced, its
-    // session checked: chain::enter).
+    // session checked: chain::enter). Not a coroutine: a named call's own is handed back as it
+    // is, with no frame of this function's around it.
     boost::asio::awaitable<std::optional<http_reply>>
     post(boost::beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a);
 
 private:
+    // Every other message: notifications and answers to the upstreams, initialize, lists,
+    // ping and logging/setLevel.
+    boost::asio::awaitable<std::optional<http_reply>> post_other(request_context& rec,
+                                                                 pipeline::arrival& a);
     boost::asio::awaitable<std::optional<http_reply>> stateless(const http_request& req,
                                                                 boost::beast::tcp_stream& stream,
                                                                 protocol::message msg,

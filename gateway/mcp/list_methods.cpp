@@ -37,7 +37,7 @@ std::uint64_t cursor_owner_key(const request_context& rec) {
     // A cursor is only a position in a list; for anonymous callers their session is the
     // narrowest binding there is (a stateless client has none, and shares with its peers).
     return rec.caller ? protocol::principal_hash(rec.caller->issuer, rec.caller->subject)
-                      : protocol::principal_hash("session", rec.session);
+                      : protocol::principal_hash("session", rec.client.session);
 }
 
 json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,

@@ -36,7 +36,7 @@ constexpr auto listen_keep_alive = std::chrono::seconds(15);
 // (as stage 5 decides resources/subscribe) is not honoured, never subscribed upstream.
 bool may_listen(const request_context& rec, const route& target, const std::string& own) {
     const auto& server = rec.view->snap->upstream(target.upstream).id;
-    if (rec.tenant_index && !rec.view->snap->tenants->sees(*rec.tenant_index, server))
+    if (rec.who.tenant_index && !rec.view->snap->tenants->sees(*rec.who.tenant_index, server))
         return false;
     if (const auto& policy = rec.view->snap->policy) {
         static constexpr std::string_view covering[] = {"resources/subscribe", "resources/read"};
@@ -84,7 +84,7 @@ request_context listener_asking_after(const request_context& listener,
                                       std::shared_ptr<const federation_view> now,
                                       const std::string& task, const std::string& upstream) {
     auto asked = pipeline::judged_now(listener, std::move(now));
-    asked.modern = true;
+    asked.client.modern = true;
     asked.method = "tasks/get";
     asked.name = task;
     asked.upstream = upstream;
@@ -113,7 +113,7 @@ asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, con
     auto q = pipeline::hook_question_of(rec, hook_stage::call, server, upstream_uri);
     q.method = "resources/subscribe";
     q.name = target.name.empty() ? uri : target.name;
-    auto said = co_await asker->ask(*hook, hook_stage::call, describe(q), rec.traceparent);
+    auto said = co_await asker->ask(*hook, hook_stage::call, describe(q), rec.tracing.traceparent);
     // Left out of the acknowledgment, as a URI the rules refuse is: the listen goes on.
     co_return said.allowed(*hook);
 }
@@ -130,8 +130,8 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
     for (const auto& uri : asked.resource_subscriptions) {
         request_context side;
         side.view = rec.view;
-        side.traceparent = rec.traceparent;
-        side.tenant_index = rec.tenant_index; // a URI's owner is one its tenant sees
+        side.tracing.traceparent = rec.tracing.traceparent;
+        side.who.tenant_index = rec.who.tenant_index; // a URI's owner is one its tenant sees
         auto routing = co_await routes_.route_named("resources/subscribe", id,
                                                     json::object{{"uri", uri}}, side);
         rec.upstream_calls += side.upstream_calls + 1;
@@ -250,26 +250,27 @@ asio::awaitable<void> listen_methods::pass_judged_task_news(std::string key, std
 void listen_methods::record_subscription(const request_context& rec, const std::string& uri,
                                          bool subscribed) {
     if (rec.upstream)
-        services_.bridges.subscription_changed(rec.session, *rec.upstream, uri, subscribed);
+        services_.bridges.subscription_changed(rec.client.session, *rec.upstream, uri, subscribed);
 }
 
 asio::awaitable<json::object>
 listen_methods::subscribe_at_modern_upstream(const std::string& method, const json::value& id,
                                              const route& target, request_context& rec) {
-    rec.trace.record(stage::authorize);
-    rec.trace.record(stage::upstream_guards);
-    rec.trace.record(stage::proxy);
+    rec.passage.trace.record(stage::authorize);
+    rec.passage.trace.record(stage::upstream_guards);
+    rec.passage.trace.record(stage::proxy);
     std::string uri;
     if (auto* u = target.params.if_contains("uri"); u && u->is_string())
         uri = std::string(u->get_string());
     const auto& owner = rec.view->clients[target.upstream];
     ++rec.upstream_calls;
     if (method == "resources/unsubscribe") {
-        if (holds_.release(rec.session, owner->config().id, uri))
-            services_.bridges.subscription_changed(rec.session, owner->config().id, uri, false);
+        if (holds_.release(rec.client.session, owner->config().id, uri))
+            services_.bridges.subscription_changed(rec.client.session, owner->config().id, uri,
+                                                   false);
         co_return protocol::make_result(id, json::object{});
     }
-    auto refused = co_await hold(rec.session, owner, uri);
+    auto refused = co_await hold(rec.client.session, owner, uri);
     if (!refused)
         co_return protocol::make_result(id, json::object{});
     if (refused->answer) // the upstream's own refusal
@@ -283,7 +284,7 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
                                                                   const http_request& req,
                                                                   protocol::message msg,
                                                                   request_context rec) {
-    rec.trace.record(stage::route);
+    rec.passage.trace.record(stage::route);
     auto parsed = protocol::parse_subscription_filter(msg.params());
     if (auto* why = std::get_if<std::string>(&parsed)) {
         rec.id = msg.id;
@@ -297,9 +298,9 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
     auto honoured = co_await honoured_filter(asked, key, msg.id, rec);
     auto tasks = co_await hold_task_news(asked.task_ids, rec);
     honoured.task_ids = tasks.honoured;
-    rec.trace.record(stage::authorize);
-    rec.trace.record(stage::upstream_guards);
-    rec.trace.record(stage::proxy);
+    rec.passage.trace.record(stage::authorize);
+    rec.passage.trace.record(stage::upstream_guards);
+    rec.passage.trace.record(stage::proxy);
     json::object ack{{"jsonrpc", "2.0"},
                      {"method", protocol::subscriptions_acknowledged},
                      {"params", {{"notifications", honoured.to_json()}}}};
@@ -311,7 +312,7 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
     listens_.close(key);
     holds_.release_all(key);
     tasks.release();
-    rec.trace.record(stage::egress);
+    rec.passage.trace.record(stage::egress);
     services_.exit.conclude(
         rec); // a listen's only answer is its stream, over when the listener leaves
     co_return std::nullopt;

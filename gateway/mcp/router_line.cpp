@@ -43,11 +43,11 @@ asio::awaitable<std::optional<routed>>
 router_line::resolve(request_context& ctx, const std::string& method, const json::object& params) {
     // A tool's or prompt's name (a short alias: protocol/name_codec.hpp) is reversed by the
     // router that holds its kind's lists; anything else is a URI's, the resource router's.
-    return ask<routed>(
-        actors_.load()->router_for(kind_whose_router_resolves(method, params)),
-        [&](reply_to<routed> reply) {
-            return resolve_call{ctx.view->snap, method, params, std::move(reply), ctx.tenant_index};
-        });
+    return ask<routed>(actors_.load()->router_for(kind_whose_router_resolves(method, params)),
+                       [&](reply_to<routed> reply) {
+                           return resolve_call{ctx.view->snap, method, params, std::move(reply),
+                                               ctx.who.tenant_index};
+                       });
 }
 
 asio::awaitable<std::optional<list_plan>> router_line::plan(protocol::list_kind kind,
@@ -72,9 +72,9 @@ asio::awaitable<router_line::list_page> router_line::complete(protocol::list_kin
     auto who = plan.snap->policy ? ctx.caller : nullptr;
     using answer_t = std::variant<list_answer, route_error>;
     co_return co_await ask<answer_t>(actors_.load()->router_for(kind), [&](reply_to<answer_t> r) {
-        return complete_list{plan.snap,         kind,   plan.profile, std::move(fetched),
-                             std::move(cursor), caller, std::move(r), std::move(who),
-                             ctx.tenant_index};
+        return complete_list{plan.snap,           kind,   plan.profile, std::move(fetched),
+                             std::move(cursor),   caller, std::move(r), std::move(who),
+                             ctx.who.tenant_index};
     });
 }
 

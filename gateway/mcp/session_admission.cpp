@@ -59,10 +59,10 @@ bool session_admission::admitted(const session_table::admission& a) {
 std::optional<std::string>
 session_admission::open_session(request_context& rec, const boost::json::object& capabilities) {
     const auto& limits = rec.view->snap->doc->server.sessions;
-    auto holder = share_holder(rec.caller, rec.peer);
-    auto a = sessions_.open(
-        {rec.negotiated_version, capabilities, principal_key(rec.caller), rec.caller, holder},
-        clock::now());
+    auto holder = share_holder(rec.caller, rec.admission.peer);
+    auto a = sessions_.open({rec.proxied.negotiated_version, capabilities,
+                             principal_key(rec.caller), rec.caller, holder},
+                            clock::now());
     if (admitted(a))
         return a.id;
     bool own = a.refused == share_reason::caller_share;

@@ -29,7 +29,7 @@ namespace {
 // ignored, as the revision has intermediaries do). What does not mirror the body, if any.
 std::optional<std::string> take_param_headers(const http_request& req, const protocol::message& msg,
                                               request_context& rec) {
-    rec.param_headers = headers_with_prefix(req, protocol::param_header_prefix);
+    rec.client.param_headers = headers_with_prefix(req, protocol::param_header_prefix);
     const auto* params = msg.params();
     auto* name = params ? params->if_contains("name") : nullptr;
     auto decoded =
@@ -61,7 +61,7 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
         return std::nullopt;
     auto* arguments = params->if_contains("arguments");
     return protocol::check_param_headers(*wanted, arguments ? arguments->if_object() : nullptr,
-                                         rec.param_headers);
+                                         rec.client.param_headers);
 }
 
 } // namespace
@@ -69,7 +69,7 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
 asio::awaitable<http_reply> mcp_endpoint::server_discover(const protocol::message& msg,
                                                           request_context& rec) {
     std::string version;
-    rec.trace.record(stage::route);
+    rec.passage.trace.record(stage::route);
     auto init = co_await initialize_answer(calls_, msg.id, {}, version, rec);
     json::object answer;
     if (auto* r = init.if_contains("result"); r && r->is_object()) {
@@ -139,16 +139,16 @@ asio::awaitable<std::optional<http_reply>> mcp_endpoint::stateless(const http_re
         }
     if (auto resumed = co_await call_paths_.resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
-    rec.modern = true;
+    rec.client.modern = true;
     if (auto* meta = msg.params()->at("_meta").if_object()) {
         if (auto* caps = meta->if_contains(protocol::meta_client_capabilities);
             caps && caps->is_object())
-            rec.modern_capabilities = caps->get_object();
+            rec.client.modern_capabilities = caps->get_object();
         // Checked by the entry's envelope step: one of the eight levels.
         if (auto* level = meta->if_contains(protocol::meta_log_level); level && level->is_string())
-            rec.modern_log_level = std::string(level->get_string());
+            rec.client.modern_log_level = std::string(level->get_string());
     }
-    rec.client_id = protocol::id_text(msg.id);
+    rec.client.client_id = protocol::id_text(msg.id);
     if (protocol::list_kind_of(msg.method)) {
         // Stages 4-9; egress marks the result and its cacheability for this revision.
         rec.id = msg.id;

@@ -89,8 +89,8 @@ policy_decision task_policy(const request_context& rec, std::size_t upstream,
 void note_decision(request_context& rec, const policy_decision& decided) {
     if (!rec.view->snap->policy)
         return;
-    rec.decision = decided.allowed ? "allow" : "deny";
-    rec.rule_id = decided.rule_id;
+    rec.policy.decision = decided.allowed ? "allow" : "deny";
+    rec.policy.rule_id = decided.rule_id;
 }
 
 } // namespace

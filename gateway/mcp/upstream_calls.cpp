@@ -17,28 +17,29 @@ call_context upstream_calls::bridged_context(request_context& rec, std::size_t u
                                              bridged_call& call) {
     auto ctx = traced_call(rec);
     const auto& client = *rec.view->clients[upstream];
-    if (!rec.server_message && !client.per_caller())
+    if (!rec.sinks.server_message && !client.per_caller())
         return ctx; // not a client's call: the root session
     // A named call of a downstream session: on that client's bridged session, with the
     // upstream's messages for it passed on, and its upstream id known for cancellation.
-    ctx.bridge = rec.session;
+    ctx.bridge = rec.client.session;
     if (client.per_caller())
         bind_caller(ctx, rec, upstream);
     // Only a new bridged session needs them: no copy under the table's lock on every call.
-    if (rec.modern || !client.has_bridge(ctx.bridge)) {
-        call.capabilities =
-            rec.modern ? rec.modern_capabilities : clients_.capabilities(rec.session);
+    if (rec.client.modern || !client.has_bridge(ctx.bridge)) {
+        call.capabilities = rec.client.modern ? rec.client.modern_capabilities
+                                              : clients_.capabilities(rec.client.session);
         ctx.client_capabilities = &call.capabilities;
-        ctx.session_client = !rec.modern && !rec.session.empty() && ctx.bridge == rec.session;
+        ctx.session_client =
+            !rec.client.modern && !rec.client.session.empty() && ctx.bridge == rec.client.session;
     }
-    if (!rec.server_message)
+    if (!rec.sinks.server_message)
         return ctx;
     call.calls = this;
     call.rec = &rec;
     call.upstream = upstream;
     call.bridge = ctx.bridge;
-    call.asks_input = rec.push_to_client && !rec.modern;
-    call.tells_keeper = bridges_.keeps_bridges() && !rec.session.empty();
+    call.asks_input = rec.sinks.push_to_client && !rec.client.modern;
+    call.tells_keeper = bridges_.keeps_bridges() && !rec.client.session.empty();
     ctx.observer = &call;
     return ctx;
 }
@@ -48,22 +49,22 @@ void upstream_calls::bridged_call::message(const std::string&, upstream_message 
     if (!s.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
         return;
     if (!s.hook_asks(*rec->view, m.body(), false))
-        return rec->server_message(upstream, bridge, std::move(m));
+        return rec->sinks.server_message(upstream, bridge, std::move(m));
     if (!alive)
         alive = std::make_shared<bool>(true);
     // The call may end while the hook decides: delivered only while it runs.
     s.judge_then_deliver(rec->view, upstream, rec->caller, std::move(m), bridge,
                          [this, running = alive](upstream_message& allowed) {
-                             if (!*running || !rec->server_message)
+                             if (!*running || !rec->sinks.server_message)
                                  return false;
-                             rec->server_message(upstream, bridge, std::move(allowed));
+                             rec->sinks.server_message(upstream, bridge, std::move(allowed));
                              return true;
                          });
 }
 
 void upstream_calls::bridged_call::sent(std::int64_t upstream_id) {
     if (tells_keeper)
-        calls->bridges_.call_sent(open, rec->session, rec->client_id,
+        calls->bridges_.call_sent(open, rec->client.session, rec->client.client_id,
                                   rec->view->snap->upstream(upstream).id, upstream_id);
 }
 
@@ -79,21 +80,22 @@ upstream_calls::bridged_call::ask_client(protocol::sourced_object request) {
 }
 
 protocol::client_profile upstream_calls::profile_of(request_context& rec) {
-    if (!rec.profile)
-        rec.profile = protocol::profile_of(rec.modern ? rec.modern_capabilities
-                                                      : clients_.capabilities(rec.session));
-    return *rec.profile;
+    if (!rec.client.profile)
+        rec.client.profile =
+            protocol::profile_of(rec.client.modern ? rec.client.modern_capabilities
+                                                   : clients_.capabilities(rec.client.session));
+    return *rec.client.profile;
 }
 
 namespace {
 
 // The verified caller as a per-caller upstream needs it; made once per request.
 std::shared_ptr<const caller_credential> caller_of(request_context& rec) {
-    if (!rec.caller_token && rec.caller && rec.authorization)
-        if (auto token = bearer_of(*rec.authorization))
-            rec.caller_token = std::make_shared<const caller_credential>(
+    if (!rec.who.caller_token && rec.caller && rec.admission.authorization)
+        if (auto token = bearer_of(*rec.admission.authorization))
+            rec.who.caller_token = std::make_shared<const caller_credential>(
                 caller_credential{std::string(*token), rec.caller->issuer, rec.caller->subject});
-    return rec.caller_token;
+    return rec.who.caller_token;
 }
 
 } // namespace
@@ -108,36 +110,60 @@ void upstream_calls::bind_caller(call_context& ctx, request_context& rec, std::s
         bridges_.used(ctx.bridge, rec.view->snap->upstream(upstream).id);
 }
 
-asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::string_view method,
-                                                     json::object params, request_context& rec,
-                                                     bool client_call, ticket admitted) {
-    auto start = clock::now();
+void upstream_calls::begin(running_call& r, std::size_t upstream, request_context& rec,
+                           bool client_call) {
+    r.start = clock::now();
     ++rec.upstream_calls;
-    bridged_call call;
-    auto ctx = bridged_context(rec, upstream, call);
+    r.ctx = bridged_context(rec, upstream, r.call);
     if (!client_call)
-        call.tells_keeper = false;
+        r.call.tells_keeper = false;
     else { // the client's params, to be written as it wrote them, and its Mcp-Param-* headers
-        ctx.params_source = rec.params_source;
-        ctx.client_param_headers = rec.param_headers;
-        ctx.cancel = rec.cancel;
+        r.ctx.params_source = rec.params_source;
+        r.ctx.client_param_headers = rec.client.param_headers;
+        r.ctx.cancel = rec.sinks.cancel;
     }
-    auto& client = rec.view->clients[upstream];
-    auto span = open_upstream_span(rec, client->config().id);
-    if (!span.traceparent.empty())
-        ctx.traceparent = std::move(span.traceparent);
-    // Admitted by stage 6 (its ticket), or by the client itself (gate's own calls: probes).
-    auto reply =
-        admitted ? co_await client->request(method, std::move(params), ctx, std::move(*admitted))
-                 : co_await client->request(method, std::move(params), ctx);
-    bridges_.call_over(call.open); // only a call told as sent is over for the keeper
-    double seconds = std::chrono::duration<double>(clock::now() - start).count();
+    r.client = rec.view->clients[upstream].get();
+    r.span = open_upstream_span(rec, r.client->config().id);
+    if (!r.span.traceparent.empty())
+        r.ctx.traceparent = std::move(r.span.traceparent);
+}
+
+void upstream_calls::end(running_call& r, const upstream_reply& reply, request_context& rec) {
+    bridges_.call_over(r.call.open); // only a call told as sent is over for the keeper
+    double seconds = std::chrono::duration<double>(clock::now() - r.start).count();
     std::string_view outcome = "ok";
     if (auto* f = std::get_if<upstream_failure>(&reply))
         outcome = protocol::describe(error_for(*f)).metric_label;
-    counts_.count(client->config().id, outcome, seconds);
-    close_upstream_span(rec, span, outcome);
+    counts_.count(r.client->config().id, outcome, seconds);
+    close_upstream_span(rec, r.span, outcome);
+}
+
+asio::awaitable<upstream_reply> upstream_calls::send(running_call& r, std::string_view method,
+                                                     json::object params, ticket admitted) {
+    // Admitted by stage 6 (its ticket), or by the client itself (gate's own calls: probes).
+    return admitted ? r.client->request(method, std::move(params), r.ctx, std::move(*admitted))
+                    : r.client->request(method, std::move(params), r.ctx);
+}
+
+asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::string_view method,
+                                                     json::object params, request_context& rec,
+                                                     bool client_call, ticket admitted) {
+    running_call r;
+    begin(r, upstream, rec, client_call);
+    auto reply = co_await send(r, method, std::move(params), std::move(admitted));
+    end(r, reply, rec);
     co_return reply;
+}
+
+asio::awaitable<pipeline::verdict> upstream_calls::call_routed(request_context& rec) {
+    auto& target = *rec.routed.target;
+    running_call r;
+    begin(r, target.upstream, rec, true);
+    auto reply =
+        co_await send(r, rec.method, std::move(target.params), std::move(rec.guards.admitted));
+    end(r, reply, rec);
+    keep_reply(rec, std::move(reply));
+    co_return pipeline::verdict::proceed;
 }
 
 boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>

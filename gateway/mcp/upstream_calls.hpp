@@ -13,6 +13,7 @@
 #include "gateway/mcp/server_request_judge.hpp"
 #include "gateway/mcp/task_methods.hpp"
 #include "gateway/operations/method_counts.hpp"
+#include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/upstream/upstream_observer.hpp"
@@ -81,20 +82,17 @@ public:
         ask_client(protocol::sourced_object request) override;
     };
 
-    // One call: `client_call` false for gate's own requests on the client's behalf (a task
-    // probe), which the client cannot cancel and the keeper does not count; admitted by
-    // `admitted` (stage 6's ticket), or by the client itself. Failures are the reply's.
-    // Stage 7: a routed call of the client's (call, with the admission stage 6 granted).
-    boost::asio::awaitable<upstream_reply>
-    call_routed(std::size_t upstream, std::string_view method, boost::json::object params,
-                request_context& rec, ticket admitted) override {
-        return call(upstream, method, std::move(params), rec, true, std::move(admitted));
-    }
+    // Stage 7: a routed call of the client's (call, with the admission stage 6 granted), its
+    // reply kept in rec for egress.
+    boost::asio::awaitable<pipeline::verdict> call_routed(request_context& rec) override;
     // Stage 7: initialize answered from the federation (gateway/mcp/initialize.hpp).
     boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
                                                            const boost::json::object& params,
                                                            std::string& version,
                                                            request_context& rec) override;
+    // One call: `client_call` false for gate's own requests on the client's behalf (a task
+    // probe), which the client cannot cancel and the keeper does not count; admitted by
+    // `admitted` (stage 6's ticket), or by the client itself. Failures are the reply's.
     boost::asio::awaitable<upstream_reply> call(std::size_t upstream, std::string_view method,
                                                 boost::json::object params, request_context& rec,
                                                 bool client_call = true, ticket admitted = nullptr);
@@ -123,6 +121,21 @@ public:
           std::vector<std::string>& written) override;
 
 private:
+    // What one call holds while it runs, in the frame of the coroutine that sends it.
+    struct running_call {
+        std::chrono::steady_clock::time_point start;
+        bridged_call call;
+        call_context ctx;
+        upstream_span span;
+        upstream_client* client = nullptr;
+    };
+    // Its start (counted, its context and span made) and its end (counted, the span closed).
+    void begin(running_call& r, std::size_t upstream, request_context& rec, bool client_call);
+    void end(running_call& r, const upstream_reply& reply, request_context& rec);
+    // The call through `admitted` (null: the client admits it itself).
+    static boost::asio::awaitable<upstream_reply> send(running_call& r, std::string_view method,
+                                                       boost::json::object params, ticket admitted);
+
     server_request_judge& judge_;
     bridge_events& bridges_;
     upstream_counts& counts_;

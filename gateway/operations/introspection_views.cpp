@@ -66,11 +66,10 @@ boost::asio::awaitable<http_reply> introspection_views::federation(request_conte
     }
     federation_facts facts{*view->snap->doc, view->snap->version, report.detailed,
                            discovery_.get(), fleet_ != nullptr,   fleet_ && fleet_->up(),
-                           rec.caller,       rec.tenant,          &identities};
-    if (rec.tenant_index)
-        facts.sees = [&tenants = *view->snap->tenants, t = *rec.tenant_index](std::string_view id) {
-            return tenants.sees(t, id);
-        };
+                           rec.caller,       rec.who.tenant,      &identities};
+    if (rec.who.tenant_index)
+        facts.sees = [&tenants = *view->snap->tenants, t = *rec.who.tenant_index](
+                         std::string_view id) { return tenants.sees(t, id); };
     co_return no_store(
         http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));
 }
@@ -146,7 +145,7 @@ std::optional<std::string> reverse_alias(const federation_view& view, explain_re
 // is (tenants[].upstreams), before anything of it (a shortened name's tools) is looked at.
 std::optional<std::string> unseen_by_tenant(const request_context& rec,
                                             const explain_request& what) {
-    if (!rec.tenant_index)
+    if (!rec.who.tenant_index)
         return std::nullopt;
     const auto& snap = *rec.view->snap;
     if (!what.server.empty()) {
@@ -237,9 +236,9 @@ request_context lister_for(const request_context& rec) {
     request_context side;
     side.view = rec.view;
     side.caller = rec.caller;
-    side.tenant_index = rec.tenant_index;
-    side.authorization = rec.authorization;
-    side.profile = protocol::full_profile;
+    side.who.tenant_index = rec.who.tenant_index;
+    side.admission.authorization = rec.admission.authorization;
+    side.client.profile = protocol::full_profile;
     return side;
 }
 
@@ -287,7 +286,7 @@ boost::asio::awaitable<http_reply> introspection_views::catalog(request_context&
     // that takes each caller's credential (gate has none of its own there; own_listings).
     request_context side;
     side.view = view;
-    side.profile = protocol::full_profile;
+    side.client.profile = protocol::full_profile;
     std::vector<fetched_list> cached[3];
     for (std::size_t k = 0; k < 3; ++k) {
         co_await lists_.federated(catalog_kinds[k], nullptr, {}, side);
@@ -323,7 +322,7 @@ boost::asio::awaitable<void> introspection_views::learn_icons(std::shared_ptr<co
     // Gate's own lists, as for routing by URI: what is fetched is rewritten (and learnt).
     request_context side;
     side.view = view;
-    side.profile = protocol::full_profile;
+    side.client.profile = protocol::full_profile;
     for (auto kind : {protocol::list_kind::tools, protocol::list_kind::prompts,
                       protocol::list_kind::resources, protocol::list_kind::resource_templates})
         co_await lists_.federated(kind, nullptr, {}, side);

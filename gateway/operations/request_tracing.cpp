@@ -9,26 +9,26 @@ void start_trace(request_context& rec, std::string_view caller_traceparent,
                  const std::optional<config::tracing>& tracing) {
     auto caller = protocol::parse_traceparent(caller_traceparent);
     if (!tracing) {
-        rec.traceparent = protocol::child_header(caller);
+        rec.tracing.traceparent = protocol::child_header(caller);
         return;
     }
     auto mine = protocol::sampled_child_of(caller, tracing->sample_ratio);
-    rec.traceparent = mine.header();
+    rec.tracing.traceparent = mine.header();
     if (mine.sampled())
-        rec.spans = request_context::trace_record{mine.trace_id,
-                                                  mine.span_id,
-                                                  caller ? caller->span_id : std::string(),
-                                                  std::chrono::system_clock::now(),
-                                                  {}};
+        rec.tracing.spans = request_context::trace_record{mine.trace_id,
+                                                          mine.span_id,
+                                                          caller ? caller->span_id : std::string(),
+                                                          std::chrono::system_clock::now(),
+                                                          {}};
 }
 
 upstream_span open_upstream_span(const request_context& rec, std::string_view upstream) {
-    if (!rec.spans)
+    if (!rec.tracing.spans)
         return {}; // the call sends the request's own traceparent
     protocol::span s;
-    s.trace_id = rec.spans->trace_id;
+    s.trace_id = rec.tracing.spans->trace_id;
     s.span_id = protocol::new_span_id();
-    s.parent_span_id = rec.spans->span_id;
+    s.parent_span_id = rec.tracing.spans->span_id;
     s.name = "upstream " + std::string(upstream);
     s.what = protocol::span::kind::client;
     s.start = std::chrono::system_clock::now();
@@ -38,7 +38,7 @@ upstream_span open_upstream_span(const request_context& rec, std::string_view up
 }
 
 void close_upstream_span(request_context& rec, upstream_span& call, std::string_view outcome) {
-    if (!call.span || !rec.spans)
+    if (!call.span || !rec.tracing.spans)
         return;
     auto& s = *call.span;
     s.end = std::chrono::system_clock::now();
@@ -49,14 +49,14 @@ void close_upstream_span(request_context& rec, upstream_span& call, std::string_
         s.error = true;
         s.status_message = o;
     }
-    rec.spans->calls.push_back(std::move(s));
+    rec.tracing.spans->calls.push_back(std::move(s));
     call.span.reset();
 }
 
 std::vector<std::string> finish_trace(request_context& rec) {
-    if (!rec.spans)
+    if (!rec.tracing.spans)
         return {};
-    auto& t = *rec.spans;
+    auto& t = *rec.tracing.spans;
     protocol::span s;
     s.trace_id = t.trace_id;
     s.span_id = t.span_id;
@@ -73,8 +73,8 @@ std::vector<std::string> finish_trace(request_context& rec) {
     add("mcp.name", rec.name);
     add("gate.upstream", rec.upstream);
     s.attributes.emplace_back("gate.outcome", std::string(protocol::name(rec.outcome)));
-    add("gate.policy.decision", rec.decision);
-    add("gate.policy.rule", rec.rule_id);
+    add("gate.policy.decision", rec.policy.decision);
+    add("gate.policy.rule", rec.policy.rule_id);
     if (rec.caller)
         s.attributes.emplace_back("enduser.id", rec.caller->subject);
     if (rec.outcome != protocol::outcome::ok) {
@@ -86,7 +86,7 @@ std::vector<std::string> finish_trace(request_context& rec) {
     out.push_back(protocol::otlp_span_json(s));
     for (const auto& c : t.calls)
         out.push_back(protocol::otlp_span_json(c));
-    rec.spans.reset();
+    rec.tracing.spans.reset();
     return out;
 }
 

@@ -12,8 +12,8 @@ std::size_t traffic_slot_slowly(traffic_history& t, const request_context& ctx) 
             ids.push_back(snap.upstream(i).id);
         t.follow(snap.version, ids);
     }
-    if (ctx.target)
-        return t.slot(snap.version, ctx.target->upstream, *ctx.upstream);
+    if (ctx.routed.target)
+        return t.slot(snap.version, ctx.routed.target->upstream, *ctx.upstream);
     return t.slot_of(*ctx.upstream); // not routed by name (tasks, a passthrough initialize)
 }
 
@@ -22,7 +22,7 @@ void note_refusal(traffic_history& t, const request_context& ctx, traffic_histor
         return s ? std::string_view(*s) : std::string_view();
     };
     t.refused(now, ctx.rejection ? std::string_view("http") : std::string_view(ctx.method),
-              text(ctx.name), text(ctx.upstream), ctx.outcome, text(ctx.rule_id),
+              text(ctx.name), text(ctx.upstream), ctx.outcome, text(ctx.policy.rule_id),
               principal_key(ctx.caller));
 }
 

@@ -21,8 +21,8 @@ inline void count_traffic(traffic_history& t, const request_context& ctx,
     auto slot = traffic_history::unrouted;
     if (ctx.upstream) {
         const auto* snap = ctx.view ? ctx.view->snap.get() : nullptr;
-        if (snap && ctx.target && t.followed() && snap->version == t.version())
-            slot = t.slot(snap->version, ctx.target->upstream, *ctx.upstream);
+        if (snap && ctx.routed.target && t.followed() && snap->version == t.version())
+            slot = t.slot(snap->version, ctx.routed.target->upstream, *ctx.upstream);
         else
             slot = traffic_slot_slowly(t, ctx);
     }

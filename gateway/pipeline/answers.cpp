@@ -38,7 +38,7 @@ const std::string& refuse(request_context& ctx, error_answer a) {
     const auto& row = protocol::describe(a.error);
     ctx.outcome = row.audit_outcome;
     a.id = ctx.id;
-    if (ctx.modern)
+    if (ctx.client.modern)
         a.era = protocol::client_era::modern;
     if (row.form == answer_form::json_rpc && row.http_status == 200) {
         ctx.response = protocol::make_gateway_error(a.error, a.id, a.text, a.era);

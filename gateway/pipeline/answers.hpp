@@ -51,7 +51,7 @@ inline const std::string& refuse(request_context& ctx, gateway_error e,
 
 // The era whose codes a request's client is answered with.
 inline protocol::client_era era_of(const request_context& ctx) {
-    return ctx.modern ? protocol::client_era::modern : protocol::client_era::sessions;
+    return ctx.client.modern ? protocol::client_era::modern : protocol::client_era::sessions;
 }
 
 // A JSON-RPC row's answer to `id` for a method that returns the answer rather than setting it

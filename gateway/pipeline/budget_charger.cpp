@@ -16,9 +16,9 @@ std::size_t budget_charger::accounts_of(const request_context& ctx, std::size_t 
         refs[n++] = {"server", &*b};
     if (const auto& b = snap.upstream(upstream).budget)
         refs[n++] = {"upstream " + snap.upstream(upstream).id, &*b};
-    if (ctx.tenant_index)
-        if (const auto& b = snap.tenants->tenant(*ctx.tenant_index).budget)
-            refs[n++] = {"tenant " + *ctx.tenant, &*b};
+    if (ctx.who.tenant_index)
+        if (const auto& b = snap.tenants->tenant(*ctx.who.tenant_index).budget)
+            refs[n++] = {"tenant " + *ctx.who.tenant, &*b};
     return n;
 }
 

@@ -8,6 +8,7 @@
 
 #include "actors/federation/router_messages.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/step.hpp"
 #include "protocol/list_kind.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -26,11 +27,11 @@ using call_ticket = std::shared_ptr<upstream_client::guard_ticket>;
 
 class call_stage_services {
 public:
-    // A routed call on the client's bridged session at `upstream`, with the admission stage 6
-    // granted; the upstream's answer or why there is none.
-    virtual boost::asio::awaitable<upstream_reply>
-    call_routed(std::size_t upstream, std::string_view method, boost::json::object params,
-                request_context& ctx, call_ticket admitted) = 0;
+    // The routed call (ctx.routed.target, its params taken) on the client's bridged session at
+    // its upstream, with the admission stage 6 granted (ctx.guards.admitted, taken); the
+    // upstream's answer or why there is none left in ctx for egress (keep_reply). Stage 7
+    // hands this coroutine on as it is: the call path makes no frame of the stage's own.
+    virtual boost::asio::awaitable<verdict> call_routed(request_context& ctx) = 0;
     // initialize answered from the federation (in passthrough, by the upstream); `version`:
     // the revision agreed with the client.
     virtual boost::asio::awaitable<boost::json::object>

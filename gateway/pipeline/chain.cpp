@@ -122,18 +122,31 @@ boost::asio::awaitable<verdict> chain::enter_later(request_context& ctx, arrival
     co_return rest.ready() ? rest.value() : co_await rest.take();
 }
 
-step chain::run(request_context& ctx, transport::stage from, transport::stage to) {
+std::size_t chain::first_at(transport::stage from) const {
     std::size_t first = 0;
     while (first < stages_.size() && position(stages_[first]->id()) < position(from))
         ++first;
-    return advance(ctx, first, to);
+    return first;
+}
+
+step chain::run(request_context& ctx, transport::stage from, transport::stage to) {
+    return advance(ctx, first_at(from), to);
+}
+
+step chain::run_pausing(request_context& ctx, transport::stage from, transport::stage to) {
+    return advance(ctx, first_at(from), to, true);
+}
+
+step chain::resume(request_context& ctx, std::optional<verdict> decided, std::string_view failure) {
+    return after_wait(ctx, decided, failure, ctx.passage.paused_at, ctx.passage.paused_to, true);
 }
 
 // Stages decided at once run in this loop; the first that must wait takes the rest of the
-// chain into a coroutine (finish), so a request whose stages all decide at once makes none.
-step chain::advance(request_context& ctx, std::size_t i, transport::stage to) {
+// chain into a coroutine (finish), so a request whose stages all decide at once makes none;
+// or, pausing, is handed back as it is.
+step chain::advance(request_context& ctx, std::size_t i, transport::stage to, bool pausing) {
     for (; i < stages_.size() && position(stages_[i]->id()) <= position(to); ++i) {
-        ctx.trace.record(stages_[i]->id());
+        ctx.passage.trace.record(stages_[i]->id());
         std::optional<step> s;
         try {
             s.emplace(stages_[i]->run(ctx));
@@ -142,8 +155,13 @@ step chain::advance(request_context& ctx, std::size_t i, transport::stage to) {
         } catch (...) {
             failed(ctx, "internal error");
         }
-        if (s && !s->ready())
-            return finish(ctx, s->take(), i, to);
+        if (s && !s->ready()) {
+            if (!pausing)
+                return finish(ctx, s->take(), i, to);
+            ctx.passage.paused_at = i;
+            ctx.passage.paused_to = to;
+            return std::move(*s);
+        }
         if (!s || s->value() == verdict::answered) {
             conclude(ctx);
             return verdict::answered;
@@ -155,30 +173,38 @@ step chain::advance(request_context& ctx, std::size_t i, transport::stage to) {
     return verdict::answered;
 }
 
+step chain::after_wait(request_context& ctx, std::optional<verdict> decided,
+                       std::string_view failure, std::size_t i, transport::stage to, bool pausing) {
+    if (!decided)
+        failed(ctx, std::string(failure));
+    if (!decided || *decided == verdict::answered) {
+        conclude(ctx);
+        return verdict::answered;
+    }
+    return advance(ctx, i + 1, to, pausing);
+}
+
 boost::asio::awaitable<verdict> chain::finish(request_context& ctx,
                                               boost::asio::awaitable<verdict> waiting,
                                               std::size_t i, transport::stage to) {
-    verdict v = verdict::answered;
+    std::optional<verdict> decided;
+    std::string failure;
     try {
-        v = co_await std::move(waiting);
+        decided = co_await std::move(waiting);
     } catch (const std::exception& e) {
-        failed(ctx, e.what());
+        failure = e.what();
     } catch (...) {
-        failed(ctx, "internal error");
+        failure = "internal error";
     }
-    if (v == verdict::answered) {
-        conclude(ctx);
-        co_return verdict::answered;
-    }
-    auto rest = advance(ctx, i + 1, to);
+    auto rest = after_wait(ctx, decided, failure, i, to, false);
     co_return rest.ready() ? rest.value() : co_await rest.take();
 }
 
 void chain::conclude(request_context& ctx) {
-    if (ctx.audited)
+    if (ctx.passage.audited)
         return;
-    ctx.audited = true;
-    ctx.trace.record(transport::stage::audit);
+    ctx.passage.audited = true;
+    ctx.passage.trace.record(transport::stage::audit);
     exit_->exit(ctx);
 }
 

@@ -43,6 +43,15 @@ public:
     // finishes the run, to be awaited.
     step run(request_context& ctx, transport::stage from = transport::stage::authenticate,
              transport::stage to = transport::stage::egress);
+    // run for a caller that awaits a waiting stage itself, so the chain makes no frame of its
+    // own around it (the call path's form): a step not ready is the waiting stage's own
+    // coroutine, its place kept in ctx.passage; the caller awaits it and hands what became of
+    // it to resume, until a step is ready.
+    step run_pausing(request_context& ctx, transport::stage from,
+                     transport::stage to = transport::stage::egress);
+    // The run after its paused stage: `decided` what the stage decided, or nullopt when it
+    // threw (`failure`, its message).
+    step resume(request_context& ctx, std::optional<verdict> decided, std::string_view failure);
 
     // The exit alone, for an answer made outside the stages: by a handler after the entry (a
     // notification passed on, a listen that ended), or before any request context (a refusal
@@ -51,7 +60,7 @@ public:
     // A GET stream, a DELETE or a federation view that passed the entry (enter passes them):
     // what follows is not an MCP request, and leaves no audit event or request metric (a
     // refusal before it, a 401 or 403, does: docs/architecture.md). Idempotent like conclude.
-    void pass(request_context& ctx) { ctx.audited = true; }
+    void pass(request_context& ctx) { ctx.passage.audited = true; }
 
 private:
     // The entry's links, in order; each door runs the ones it has (next).
@@ -70,7 +79,12 @@ private:
     boost::asio::awaitable<verdict> enter_later(request_context& ctx, arrival& a,
                                                 boost::asio::awaitable<verdict> waiting, link l);
 
-    step advance(request_context& ctx, std::size_t i, transport::stage to);
+    std::size_t first_at(transport::stage from) const; // the index of stage `from`
+    // `pausing`: a waiting stage is handed back as it is (run_pausing), not finished here.
+    step advance(request_context& ctx, std::size_t i, transport::stage to, bool pausing = false);
+    // After stage i waited: `decided`, or nullopt when it threw `failure`.
+    step after_wait(request_context& ctx, std::optional<verdict> decided, std::string_view failure,
+                    std::size_t i, transport::stage to, bool pausing);
     boost::asio::awaitable<verdict> finish(request_context& ctx,
                                            boost::asio::awaitable<verdict> waiting, std::size_t i,
                                            transport::stage to);

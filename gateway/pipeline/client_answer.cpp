@@ -34,23 +34,22 @@ static json::object with_id(json::object response, const json::value& id) {
     return response;
 }
 
-// What settles a passed-on answer's outcome, read without parsing its result: the id, and
-// the error as the upstream wrote it. A result stands in empty: the client is sent the
+// What settles a passed-on answer's outcome, read without parsing its result: the error as
+// the upstream wrote it, under the client's id. A result (or anything else) stands in as an
+// empty object, which settles as ok and costs nothing to make: the client is sent the
 // answer's own text (rec.verbatim), never this object.
 static json::object outcome_view(const upstream_message& answer, const json::value& id) {
-    json::object view{{"jsonrpc", "2.0"}, {"id", id}};
-    if (auto error = answer.value_at({"error"}))
-        view["error"] = std::move(*error);
-    else if (answer.has("result"))
-        view["result"] = json::object{};
-    return view;
+    auto error = answer.value_at({"error"});
+    if (!error)
+        return {};
+    return {{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(*error)}};
 }
 
 json::object pass_on(upstream_message answer, const json::value& id, request_context& rec,
                      answer_read read) {
     if (auto spliced = answer.text_with_id(protocol::id_text(id))) {
         rec.verbatim = std::move(*spliced);
-        if (read == answer_read::client_answer && !rec.modern)
+        if (read == answer_read::client_answer && !rec.client.modern)
             return outcome_view(answer, id);
     }
     return with_id(answer.take_body(), id);
@@ -82,6 +81,13 @@ json::object refuse_upstream(request_context& rec, const json::value& id, std::s
                                                {"retryAfterMs", f.retry_after.count()}};
     }
     return answer;
+}
+
+void keep_reply(request_context& rec, upstream_reply reply) {
+    if (auto* f = std::get_if<upstream_failure>(&reply))
+        rec.response = refuse_upstream(rec, rec.id, *rec.upstream, *f);
+    else
+        rec.proxied.upstream_answer = std::move(std::get<upstream_message>(reply));
 }
 
 void settle_outcome(request_context& rec, const json::object& response) {

@@ -29,6 +29,9 @@ protocol::gateway_error error_for(const upstream_failure& f);
 // error text on `rec` from the error table.
 boost::json::object refuse_upstream(request_context& rec, const boost::json::value& id,
                                     std::string_view upstream, const upstream_failure& f);
+// A routed call's reply where egress finds it: the answer to pass on, or the refusal of a
+// failure (under rec.upstream's name).
+void keep_reply(request_context& rec, upstream_reply reply);
 
 // What the object pass_on returns is for: the request's answer to its client (egress, task
 // answers), which for a client before 2026-07-28 is sent as rec.verbatim, so only its outcome

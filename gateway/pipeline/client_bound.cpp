@@ -33,7 +33,7 @@ bool input_rules_admit(request_context& ctx, std::string_view server, std::strin
     if (!server_request_refused(*ctx.view->snap, ctx.caller.get(), server, method))
         return true;
     refuse(ctx, gateway_error::server_request_denied, {method, server});
-    ctx.decision = "deny";
+    ctx.policy.decision = "deny";
     return false;
 }
 
@@ -133,8 +133,8 @@ client_bound::judge_result(request_context& ctx, const json::object& answer,
     if (!hook)
         co_return verdict::proceed;
     auto q = hook_question_of(ctx, hook_stage::result, server, upstream_name);
-    if (ctx.hook_at_result && ctx.hook_at_result->arguments) {
-        q.arguments = &*ctx.hook_at_result->arguments;
+    if (ctx.policy.hook_at_result && ctx.policy.hook_at_result->arguments) {
+        q.arguments = &*ctx.policy.hook_at_result->arguments;
         q.arguments_source = arguments_source(ctx);
     }
     describe_answer(q, answer, hook->send_result, answer_text);
@@ -148,13 +148,14 @@ bool client_bound::judges_input(const request_context& ctx) const {
 }
 
 bool client_bound::answer_asks_input(const request_context& ctx) const {
-    if (!ctx.upstream_answer || !ctx.target || !may_ask_input(ctx.method) || !judges_input(ctx))
+    if (!ctx.proxied.upstream_answer || !ctx.routed.target || !may_ask_input(ctx.method) ||
+        !judges_input(ctx))
         return false;
     // A search first: every call's answer passes here, few ask for input. It sees the key
     // however it is spelled (escapes too): the client reads it as a parser does.
-    if (!protocol::may_name(ctx.upstream_answer->raw(), "inputRequests"))
+    if (!protocol::may_name(ctx.proxied.upstream_answer->raw(), "inputRequests"))
         return false;
-    auto type = ctx.upstream_answer->value_at({"result", "resultType"});
+    auto type = ctx.proxied.upstream_answer->value_at({"result", "resultType"});
     return type && type->is_string() && type->get_string() == "input_required";
 }
 
@@ -240,11 +241,11 @@ const config::decision_hook* server_request_hook(const snapshot& snap, const hoo
 request_context judged_now(const request_context& asker,
                            std::shared_ptr<const federation_view> now) {
     request_context judged;
-    judged.start = std::chrono::steady_clock::now();
+    judged.admission.start = std::chrono::steady_clock::now();
     judged.view = std::move(now);
     judged.caller = asker.caller;
-    judged.traceparent = asker.traceparent;
-    judged.modern = asker.modern;
+    judged.tracing.traceparent = asker.tracing.traceparent;
+    judged.client.modern = asker.client.modern;
     // A tenant's place is its index in one snapshot's tenants: placed again by the new ones,
     // as stage 2 would place the asker's next request (two tenants selecting it: none).
     const auto& tenants = judged.view->snap->tenants;
@@ -252,8 +253,8 @@ request_context judged_now(const request_context& asker,
         return judged;
     auto placed = tenants->resolve(*judged.caller);
     if (auto* i = std::get_if<std::size_t>(&placed)) {
-        judged.tenant = tenants->tenant(*i).id;
-        judged.tenant_index = *i;
+        judged.who.tenant = tenants->tenant(*i).id;
+        judged.who.tenant_index = *i;
     }
     return judged;
 }

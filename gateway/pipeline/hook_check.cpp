@@ -21,14 +21,14 @@ hook_question hook_question_of(const request_context& ctx, hook_stage stage,
     hook_question q;
     q.stage = stage;
     q.who = ctx.caller.get();
-    if (ctx.tenant)
-        q.tenant = *ctx.tenant;
+    if (ctx.who.tenant)
+        q.tenant = *ctx.who.tenant;
     q.method = ctx.method;
     q.name = ctx.name ? std::string_view(*ctx.name) : upstream_name;
     q.upstream = server;
     q.upstream_name = upstream_name;
-    if (ctx.rule_id)
-        q.rule = *ctx.rule_id;
+    if (ctx.policy.rule_id)
+        q.rule = *ctx.policy.rule_id;
     return q;
 }
 
@@ -64,8 +64,8 @@ void describe_answer(hook_question& q, const boost::json::object& answer, bool s
 boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::decision_hook& hook,
                                              request_context& ctx, hook_stage stage,
                                              std::string description, std::string what) {
-    auto said = co_await asker.ask(hook, stage, std::move(description), ctx.traceparent);
-    ctx.hook = said.audit(stage);
+    auto said = co_await asker.ask(hook, stage, std::move(description), ctx.tracing.traceparent);
+    ctx.policy.hook = said.audit(stage);
     if (said.allowed(hook))
         co_return verdict::proceed;
     if (said.what == hook_answer::said::deny)
@@ -74,7 +74,8 @@ boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::de
                                           : std::string_view(said.reason)});
     else
         refuse(ctx, gateway_error::hook_failed, {what, said.client_error()});
-    // ctx.decision stays the policy's own (audit: `decision` and `hook.verdict` side by side).
+    // ctx.policy.decision stays the policy's own (audit: `decision` and `hook.verdict` side by
+    // side).
     co_return verdict::answered;
 }
 

@@ -48,25 +48,94 @@ struct federation_view {
     std::vector<std::shared_ptr<guard_board>> boards() const;
 };
 
-// What one request carried and what became of it, created at admission and carried through
-// the nine stages (stage.hpp); the audit stage's input. `principal` and `tenant` stay empty
-// until authentication and tenants are enforced.
-struct request_context {
-    std::shared_ptr<const federation_view> view; // the snapshot it loaded, and its clients
-    caller_ref caller;                           // null: anonymous
-    std::optional<std::string> tenant;
-    std::optional<std::size_t> tenant_index; // its place in view->snap->tenants (stage 2)
+// What a request carries, grouped by the unit that makes it: each group is written by its
+// owner (named beside it) and read by those after it.
+
+// Admission (entry/http_face): what arrived with the HTTP request.
+struct admission_facts {
     std::chrono::steady_clock::time_point start;
     std::optional<std::string> host, origin;  // the headers stage 1 checks (absent: nullopt)
     std::optional<std::string> authorization; // the header stage 2 checks (absent: nullopt)
-    std::shared_ptr<const caller_credential> caller_token; // per-caller upstreams (caller_of)
-    bool query_token = false; // the target carried an access_token parameter
-    std::string method;
-    std::optional<std::string> name, upstream, error;
-    std::optional<std::string> decision, rule_id; // the policy's, where one applied (stage 5)
-    std::vector<std::string> required_scopes;     // a step-up's (stage 5)
-    // The decision hook's say (stages 5 and 8), for the audit event.
+    bool query_token = false;                 // the target carried an access_token parameter
+    // The client's address: an anonymous caller's share of the session table is keyed by it.
+    boost::asio::ip::address peer;
+};
+
+// The endpoint's handler (mcp/endpoint, mcp/stateless): the client as its request shows it.
+struct client_facts {
+    std::string session;   // the downstream session (its bridged sessions carry named calls)
+    std::string client_id; // the client's request id, canonical JSON text
+    bool modern = false;   // a stateless 2026-07-28 request (no session)
+    boost::json::object modern_capabilities; // such a request's clientCapabilities
+    // The log level such a request asked for (`_meta` logLevel; nullopt: no log messages).
+    std::optional<std::string> modern_log_level;
+    // Such a tools/call's Mcp-Param-* headers (name after the prefix, value as sent).
+    std::vector<std::pair<std::string, std::string>> param_headers;
+    // Its capability profile, for lists: a memo filled on first use
+    // (upstream_calls::profile_of); gate's own lists set the full one.
+    std::optional<protocol::client_profile> profile;
+};
+
+// Stage 2 (pipeline/s2_authenticate): who the caller is, beyond its principal.
+struct caller_facts {
+    std::optional<std::string> tenant;
+    std::optional<std::size_t> tenant_index; // its place in view->snap->tenants
+    // Its token as per-caller upstreams take it: a memo filled on first use (caller_of).
+    std::shared_ptr<const caller_credential> caller_token;
+};
+
+// The trace step (operations/request_tracing): the request's trace context.
+struct request_trace {
+    std::string traceparent; // sent with every upstream call this request causes
+    // With tracing, a sampled request's spans: its server span's ids and start, and the
+    // client spans of the upstream calls it made.
+    struct trace_record {
+        std::string trace_id, span_id, parent_span_id;
+        std::chrono::system_clock::time_point start;
+        std::vector<protocol::span> calls;
+    };
+    std::optional<trace_record> spans;
+};
+
+// The chain (pipeline/chain): the stages the request passed, and whether its exit ran.
+struct chain_passage {
+    stage_trace trace;
+    bool audited = false; // the exit ran (chain.hpp): never twice
+    // Where a run paused at a waiting stage (chain::run_pausing), for chain::resume.
+    std::size_t paused_at = 0;
+    stage paused_to = stage::egress;
+};
+
+// The handler that streams a call (mcp/call_streams): where the call's own traffic goes.
+struct call_sinks {
+    // The upstream's own messages while this request runs, to the call's stream.
+    // `bridge`: the upstream session it came on (empty: the root session).
+    std::function<void(std::size_t upstream, const std::string& bridge, upstream_message)>
+        server_message;
+    // A message for the client's call stream, as it is (its id already the client's to see).
+    std::function<void(std::string)> push_to_client;
+    // Such a call's cancellation: its client closing its stream cancels it upstream.
+    std::shared_ptr<call_cancel> cancel;
+};
+
+// Stage 4 (pipeline/s4_route, through its route services in mcp/call_routes): where the
+// request goes.
+struct route_result {
+    std::optional<route> target;   // a named call's upstream
+    std::optional<list_plan> plan; // a list's upstreams to fetch
+    // A tools/call's tool as gate last listed it, for policy (MCP's defaults for a tool no
+    // list showed).
+    std::optional<protocol::tool_hints> tool_hints;
+};
+
+// Stage 5 (pipeline/s5_authorize): what the policy decided and left for later stages.
+struct policy_result {
+    // The policy's, where one applied (the token endpoint and the refusals gate makes on a
+    // client's behalf say theirs here too: the audit event's `decision`).
+    std::optional<std::string> decision, rule_id;
+    // The decision hook's say (stages 5 and 8, through pipeline/hook_check), for the audit.
     std::optional<boost::json::object> hook;
+    std::vector<std::string> required_scopes; // a step-up's
     // An invocation the hook judges again at its result (policy.decisionHook stages
     // "result"): stage 5 keeps what stage 8 describes, since the params go upstream at stage 7.
     struct hook_pending {
@@ -77,50 +146,33 @@ struct request_context {
         bool task_asked = false;
     };
     std::optional<hook_pending> hook_at_result;
-    protocol::outcome outcome = protocol::outcome::ok;
-    std::int64_t upstream_calls = 0;
-    std::optional<std::int64_t> items_served;
-    // An upstream result's `_meta.usage`, verbatim, for the audit event (spec: gate reports
-    // usage and never computes it): JSON text on one line, numbers as the upstream wrote them.
-    std::optional<std::string> usage;
-    std::string traceparent; // sent with every upstream call this request causes
-    // With tracing, a sampled request's spans (gateway/operations/request_tracing): its server
-    // span's ids and start, and the client spans of the upstream calls it made.
-    struct trace_record {
-        std::string trace_id, span_id, parent_span_id;
-        std::chrono::system_clock::time_point start;
-        std::vector<protocol::span> calls;
-    };
-    std::optional<trace_record> spans;
-    std::string verbatim; // the upstream's answer as sent, with the client's id spliced in
-    stage_trace trace;
-    // The client's address: an anonymous caller's share of the session table is keyed by it.
-    boost::asio::ip::address peer;
-    std::string session;   // the downstream session (its bridged sessions carry named calls)
-    std::string client_id; // the client's request id, canonical JSON text
-    bool modern = false;   // a stateless 2026-07-28 request (no session)
-    boost::json::object modern_capabilities; // such a request's clientCapabilities
-    // The log level such a request asked for (`_meta` logLevel; nullopt: no log messages).
-    std::optional<std::string> modern_log_level;
-    // Such a tools/call's Mcp-Param-* headers (name after the prefix, value as sent).
-    std::vector<std::pair<std::string, std::string>> param_headers;
-    // The HTTP status of such a request's answer (protocol::modern_answer_status).
-    unsigned answer_status = 200;
-    // Such a call's cancellation: its client closing its stream cancels it upstream.
-    std::shared_ptr<call_cancel> cancel;
-    // The client's capability profile, for lists (upstream_calls::profile_of); gate's own
-    // lists set the full one.
-    std::optional<protocol::client_profile> profile;
-    // The upstream's own messages while this request runs, to the call's stream.
-    // `bridge`: the upstream session it came on (empty: the root session).
-    std::function<void(std::size_t upstream, const std::string& bridge, upstream_message)>
-        server_message;
-    // A message for the client's call stream, as it is (its id already the client's to see).
-    std::function<void(std::string)> push_to_client;
+};
 
-    // The request as the stages see it, and what they decided.
-    boost::json::value id;      // the client's JSON-RPC id
-    boost::json::object params; // taken by the stage that sends them upstream
+// Stage 6 (pipeline/s6_upstream_guards): the admissions stage 7 spends.
+struct guard_grant {
+    std::shared_ptr<upstream_client::guard_ticket> admitted;                   // a named call's
+    std::vector<std::shared_ptr<upstream_client::guard_ticket>> list_admitted; // per plan entry
+};
+
+// Stage 7 (pipeline/s7_proxy): what the upstreams answered, for egress.
+struct proxy_result {
+    std::vector<fetched_list> fetched;               // a list's pages
+    std::optional<upstream_message> upstream_answer; // a named call's answer
+    std::string negotiated_version; // initialize: the revision agreed with the client
+};
+
+// What one request carried and what became of it, created at admission and carried through
+// the nine stages (stage.hpp); the audit stage's input. `principal` and `tenant` stay empty
+// until authentication and tenants are enforced.
+struct request_context {
+    // Admission: the snapshot it loaded (with its clients), and what arrived with it.
+    std::shared_ptr<const federation_view> view;
+    admission_facts admission;
+    // The message as the stages see it (the read step; its params taken by the stage that
+    // sends them upstream).
+    std::string method;
+    boost::json::value id; // the client's JSON-RPC id
+    boost::json::object params;
     // The text the client wrote its params in (and the rest of its body after them): what
     // goes upstream is written from it, so its arguments arrive as written, numbers included
     // (protocol/json_preserve). A view into the POST's body, which outlives the call, so the
@@ -131,26 +183,41 @@ struct request_context {
         params_kept = std::string(params_source);
         params_source = params_kept;
     }
-    // The JSON-RPC answer, once a stage has made it (the client's id in it).
+    request_trace tracing;
+    caller_ref caller; // stage 2; null: anonymous
+    caller_facts who;
+    client_facts client;
+    call_sinks sinks;
+    chain_passage passage;
+
+    // What a stage hands to the next (route -> policy -> guards -> proxy -> egress).
+    route_result routed;
+    policy_result policy;
+    using hook_pending = policy_result::hook_pending;
+    guard_grant guards;
+    proxy_result proxied;
+
+    // The answer: the JSON-RPC one once a stage has made it (the client's id in it), or the
+    // upstream's as sent with the client's id spliced in.
     std::optional<boost::json::object> response;
+    std::string verbatim;
+    // The HTTP status of a 2026-07-28 request's answer (protocol::modern_answer_status).
+    unsigned answer_status = 200;
+    std::vector<std::pair<std::string, std::string>> reply_headers; // e.g. Mcp-Session-Id
     // A refusal before MCP handling (an HTTP status of its own, such as 429): the reply, and
     // the reason gate_http_rejections_total counts it under. Audited with method `http`.
     std::optional<std::string> rejection;
     std::optional<http_reply> refusal_reply;
-    bool audited = false; // the exit ran (chain.hpp): never twice
 
-    // What a stage hands to the next (route -> guards -> proxy -> egress).
-    std::optional<route> target; // a named call's upstream
-    // A tools/call's tool as gate last listed it, for policy (stage 4; MCP's defaults for a
-    // tool no list showed).
-    std::optional<protocol::tool_hints> tool_hints;
-    std::shared_ptr<upstream_client::guard_ticket> admitted; // its admission
-    std::optional<list_plan> plan;                           // a list's upstreams to fetch
-    std::vector<std::shared_ptr<upstream_client::guard_ticket>> list_admitted; // per plan entry
-    std::vector<fetched_list> fetched;
-    std::optional<upstream_message> upstream_answer; // the answer egress passes on
-    std::string negotiated_version; // initialize: the revision agreed with the client
-    std::vector<std::pair<std::string, std::string>> reply_headers; // e.g. Mcp-Session-Id
+    // What the audit event says of it beyond the above.
+    std::optional<std::string> name, upstream, error;
+    protocol::outcome outcome = protocol::outcome::ok;
+    std::int64_t upstream_calls = 0;
+    std::optional<std::int64_t> items_served;
+    // An upstream result's `_meta.usage`, verbatim (spec: gate reports usage and never
+    // computes it): JSON text on one line, numbers as the upstream wrote them.
+    std::optional<std::string> usage;
+    using trace_record = request_trace::trace_record;
     // gate --record: the message as it arrived, completed and handed to the recording at the
     // exit. Null when not recording.
     std::shared_ptr<heard_request> heard;
@@ -159,8 +226,9 @@ struct request_context {
 // Whether the caller's tenant sees upstream `upstream` (tenants[].upstreams): route and the
 // task methods alike answer for one it does not see as for one not configured.
 inline bool tenant_sees(const request_context& rec, std::size_t upstream) {
-    return !rec.tenant_index ||
-           rec.view->snap->tenants->sees(*rec.tenant_index, rec.view->snap->upstream(upstream).id);
+    return !rec.who.tenant_index ||
+           rec.view->snap->tenants->sees(*rec.who.tenant_index,
+                                         rec.view->snap->upstream(upstream).id);
 }
 
 // Whether the caller may call tool `own` (the upstream's name; `client_name` as listed) of
@@ -187,7 +255,7 @@ inline bool may_call_tool(const request_context& rec, std::size_t upstream, std:
 
 // A call an upstream serves for this request: its trace context, and its place in a recording.
 inline call_context traced_call(const request_context& rec) {
-    auto ctx = call_context::traced(rec.traceparent);
+    auto ctx = call_context::traced(rec.tracing.traceparent);
     if (rec.heard)
         ctx.recorded = rec.heard->seq;
     return ctx;

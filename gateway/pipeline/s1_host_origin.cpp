@@ -31,7 +31,7 @@ public:
     host_origin() = default;
     transport::stage id() const override { return transport::stage::host_origin; }
     step run(request_context& ctx) override {
-        auto refused = check_host_origin(ctx.view->guard, ctx.host, ctx.origin);
+        auto refused = check_host_origin(ctx.view->guard, ctx.admission.host, ctx.admission.origin);
         if (!refused)
             return verdict::proceed;
         refuse(ctx, *refused);

@@ -33,7 +33,8 @@ public:
         ctx.caller.reset();
         if (!tokens_)
             return verdict::proceed;
-        if (auto known = tokens_->authenticate_now(ctx.authorization, ctx.query_token))
+        if (auto known =
+                tokens_->authenticate_now(ctx.admission.authorization, ctx.admission.query_token))
             return settle(ctx, std::move(*known));
         return verify(ctx);
     }
@@ -42,7 +43,8 @@ private:
     using auth_result = authenticate_services::result;
 
     boost::asio::awaitable<verdict> verify(request_context& ctx) {
-        co_return settle(ctx, co_await tokens_->authenticate(ctx.authorization, ctx.query_token));
+        co_return settle(ctx, co_await tokens_->authenticate(ctx.admission.authorization,
+                                                             ctx.admission.query_token));
     }
 
     verdict settle(request_context& ctx, auth_result result) {
@@ -69,8 +71,8 @@ private:
             return verdict::proceed;
         auto placed = tenants->resolve(*ctx.caller);
         if (auto* i = std::get_if<std::size_t>(&placed)) {
-            ctx.tenant = tenants->tenant(*i).id;
-            ctx.tenant_index = *i;
+            ctx.who.tenant = tenants->tenant(*i).id;
+            ctx.who.tenant_index = *i;
         }
         auto* both = std::get_if<tenant_resolver::ambiguous>(&placed);
         if (!both)

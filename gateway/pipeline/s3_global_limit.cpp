@@ -35,7 +35,7 @@ public:
         if (limits && limits->requests_per_minute && !leases_.global.take(now))
             return wait_from(ctx, limit_window::global);
         if (const auto* limit = tenant_limit(ctx);
-            limit && !leases_.tenants.of(*ctx.tenant)->slots.take(now))
+            limit && !leases_.tenants.of(*ctx.who.tenant)->slots.take(now))
             return wait_from(ctx, limit_window::tenant);
         if (limits && limits->per_principal_per_minute && ctx.caller &&
             !leases_.principals.of(principal_key(ctx.caller))->slots.take(now))
@@ -46,9 +46,9 @@ public:
 private:
     // The caller's tenant's window, if it has one.
     static const config::rate_limit* tenant_limit(const request_context& ctx) {
-        if (!ctx.tenant || !ctx.tenant_index)
+        if (!ctx.who.tenant || !ctx.who.tenant_index)
             return nullptr;
-        const auto& limit = ctx.view->snap->tenants->tenant(*ctx.tenant_index).rate_limit;
+        const auto& limit = ctx.view->snap->tenants->tenant(*ctx.who.tenant_index).rate_limit;
         return limit ? &*limit : nullptr;
     }
 
@@ -86,13 +86,13 @@ private:
         }
         // One bucket shared by the tenant's principals.
         if (const auto* limit = first != limit_window::principal ? tenant_limit(ctx) : nullptr) {
-            auto lease = leases_.tenants.of(*ctx.tenant);
+            auto lease = leases_.tenants.of(*ctx.who.tenant);
             auto per_minute = limit->requests_per_minute;
-            if (auto refused = co_await admit_window(lease->slots, lease->flight,
-                                                     limit_window::tenant, *ctx.tenant, per_minute))
+            if (auto refused = co_await admit_window(
+                    lease->slots, lease->flight, limit_window::tenant, *ctx.who.tenant, per_minute))
                 co_return over_limit(ctx, *refused,
                                      "rate limit of " + std::to_string(per_minute) +
-                                         " requests per minute for tenant " + *ctx.tenant +
+                                         " requests per minute for tenant " + *ctx.who.tenant +
                                          " reached");
         }
         if (principal_limit && ctx.caller) {

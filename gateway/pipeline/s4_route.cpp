@@ -39,7 +39,7 @@ private:
             refuse(ctx, gateway_error::internal_error, {"router unavailable"});
             co_return verdict::answered;
         }
-        ctx.plan = std::move(*plan);
+        ctx.routed.plan = std::move(*plan);
         co_return verdict::proceed;
     }
 
@@ -62,7 +62,7 @@ private:
         }
         ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
         ctx.upstream = ctx.view->snap->upstream(target.upstream).id;
-        ctx.target = std::move(target);
+        ctx.routed.target = std::move(target);
         return verdict::proceed;
     }
 

@@ -79,17 +79,17 @@ invocation invocation_of(const request_context& ctx, std::string_view server, co
     invocation what{server, g.methods(), g.name, ctx.name ? std::string_view(*ctx.name) : ""};
     const auto& codec = ctx.view->snap->codec;
     if (codec.max_length() > 0 && (ctx.method == "tools/call" || ctx.method == "prompts/get")) {
-        auto full = codec.encode(ctx.target->upstream, g.name);
-        other = what.client_name == full ? codec.client_name(ctx.target->upstream, g.name)
+        auto full = codec.encode(ctx.routed.target->upstream, g.name);
+        other = what.client_name == full ? codec.client_name(ctx.routed.target->upstream, g.name)
                                          : std::move(full);
         what.other_name = other;
     }
     if (ctx.method == "tools/call" || ctx.method == "prompts/get") {
-        const auto* a = ctx.target->params.if_contains("arguments");
+        const auto* a = ctx.routed.target->params.if_contains("arguments");
         what.arguments = a ? a->if_object() : nullptr;
     }
     if (ctx.method == "tools/call")
-        what.hints = ctx.tool_hints.value_or(protocol::tool_hints{});
+        what.hints = ctx.routed.tool_hints.value_or(protocol::tool_hints{});
     return what;
 }
 
@@ -123,9 +123,9 @@ std::string invocation_text(const request_context& ctx, const std::string& serve
 // Whether the call may be answered with a task: the client asked for one (`task`), or, in
 // 2026-07-28, declared the tasks extension.
 bool may_become_task(const request_context& ctx) {
-    if (ctx.target->params.contains("task"))
+    if (ctx.routed.target->params.contains("task"))
         return true;
-    const auto* ext = ctx.modern_capabilities.if_contains("extensions");
+    const auto* ext = ctx.client.modern_capabilities.if_contains("extensions");
     return ext && ext->is_object() && ext->get_object().contains(protocol::tasks_extension);
 }
 
@@ -133,7 +133,7 @@ bool may_become_task(const request_context& ctx) {
 const json::object* arguments_of(const request_context& ctx) {
     if (ctx.method != "tools/call" && ctx.method != "prompts/get")
         return nullptr;
-    const auto* a = ctx.target->params.if_contains("arguments");
+    const auto* a = ctx.routed.target->params.if_contains("arguments");
     return a ? a->if_object() : nullptr;
 }
 
@@ -144,9 +144,9 @@ public:
     transport::stage id() const override { return transport::stage::authorize; }
     step run(request_context& ctx) override {
         const auto& policy = ctx.view->snap->policy;
-        if (!policy || !ctx.target)
+        if (!policy || !ctx.routed.target)
             return verdict::proceed;
-        auto g = gate_of(ctx.method, ctx.target->params);
+        auto g = gate_of(ctx.method, ctx.routed.target->params);
         if (!g) {
             if (ctx.method != "completion/complete")
                 return verdict::proceed;
@@ -155,14 +155,14 @@ public:
                    {"completion/complete needs ref, an object naming a prompt or a resource"});
             return verdict::answered;
         }
-        const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
+        const auto& server = ctx.view->snap->upstream(ctx.routed.target->upstream).id;
         if (policy->reads_arguments() && !arguments_readable(ctx))
             return verdict::answered;
         std::string other;
         auto d = memo_.decide(policy, ctx.caller ? &*ctx.caller : nullptr,
                               invocation_of(ctx, server, *g, other));
-        ctx.decision = d.allowed ? "allow" : "deny";
-        ctx.rule_id = d.rule_id;
+        ctx.policy.decision = d.allowed ? "allow" : "deny";
+        ctx.policy.rule_id = d.rule_id;
         if (d.allowed)
             return after_rules(ctx, server, g->name);
         auto what = invocation_text(ctx, server, g->name);
@@ -185,7 +185,7 @@ private:
             return verdict::proceed;
         const auto* arguments = hook->send_arguments ? arguments_of(ctx) : nullptr;
         if (hook->at_result)
-            ctx.hook_at_result = request_context::hook_pending{
+            ctx.policy.hook_at_result = request_context::hook_pending{
                 std::string(item),
                 arguments ? std::optional<json::object>(*arguments) : std::nullopt,
                 may_become_task(ctx)};
@@ -204,7 +204,7 @@ private:
     static bool arguments_readable(request_context& ctx) {
         if (ctx.method != "tools/call" && ctx.method != "prompts/get")
             return true;
-        const auto* a = ctx.target->params.if_contains("arguments");
+        const auto* a = ctx.routed.target->params.if_contains("arguments");
         if (!a || a->is_object())
             return true;
         refuse(ctx, gateway_error::invalid_params,
@@ -222,7 +222,7 @@ private:
         // So every client, of either era, is told the token's scopes and the rule's.
         auto scope =
             joined(ctx.caller ? with_held_scopes(*ctx.caller, d.needed_scopes) : d.needed_scopes);
-        ctx.required_scopes = d.needed_scopes;
+        ctx.policy.required_scopes = d.needed_scopes;
         boost::json::array scopes;
         for (const auto& s : d.needed_scopes)
             scopes.emplace_back(s);

@@ -10,16 +10,16 @@ namespace {
 
 // The upstream's own name of the tool a routed tools/call calls (route rewrote it).
 std::string_view tool_of(const request_context& ctx) {
-    const auto* name = ctx.target->params.if_contains("name");
+    const auto* name = ctx.routed.target->params.if_contains("name");
     return name && name->is_string() ? std::string_view(name->get_string()) : std::string_view();
 }
 
 } // namespace
 
 std::vector<tool_window_ref> tool_limits::windows_of(const request_context& ctx) const {
-    if (!ctx.target || ctx.method != "tools/call" || !s_.limiting())
+    if (!ctx.routed.target || ctx.method != "tools/call" || !s_.limiting())
         return {};
-    const auto& upstream = ctx.view->snap->upstream(ctx.target->upstream);
+    const auto& upstream = ctx.view->snap->upstream(ctx.routed.target->upstream);
     if (upstream.tool_limits.empty())
         return {};
     return tool_windows_for(upstream, tool_of(ctx), principal_key(ctx.caller));
@@ -52,7 +52,7 @@ tool_limits::take(std::vector<tool_window_ref> windows, std::size_t first) {
 }
 
 boost::json::object tool_limits::refuse(request_context& ctx, const refusal& r) {
-    const auto& upstream = ctx.view->snap->upstream(ctx.target->upstream);
+    const auto& upstream = ctx.view->snap->upstream(ctx.routed.target->upstream);
     std::string tool(tool_of(ctx));
     auto wait = std::max(r.batch.wait, std::chrono::milliseconds(1));
     upstream_failure f;

@@ -26,8 +26,8 @@ public:
     explicit upstream_guards(upstream_guards_services s) : s_(s), tools_(s.tools, s.tool_leases) {}
     transport::stage id() const override { return transport::stage::upstream_guards; }
     step run(request_context& ctx) override {
-        if (ctx.target) {
-            auto& client = *ctx.view->clients[ctx.target->upstream];
+        if (ctx.routed.target) {
+            auto& client = *ctx.view->clients[ctx.routed.target->upstream];
             if (held_through_listen(ctx, client))
                 return verdict::proceed; // gate's own hold admits itself
             if (auto windows = tools_.windows_of(ctx); !windows.empty()) {
@@ -43,12 +43,12 @@ public:
             if (auto* refused = std::get_if<upstream_failure>(&*admitted))
                 return refuse_target(ctx, client, *refused);
             auto& ticket = std::get<upstream_client::guard_ticket>(*admitted);
-            auto charged = s_.budgets.charge_now(ctx, ctx.target->upstream);
+            auto charged = s_.budgets.charge_now(ctx, ctx.routed.target->upstream);
             if (!charged)
                 return charge_target(ctx, std::move(ticket));
             return settle_target(ctx, std::move(ticket), charged->spent);
         }
-        if (ctx.plan)
+        if (ctx.routed.plan)
             return admit_list(ctx);
         return verdict::proceed;
     }
@@ -58,7 +58,7 @@ private:
     boost::asio::awaitable<verdict>
     limit_tool(request_context& ctx, std::vector<tool_window_ref> windows, std::size_t first) {
         if (auto refused = co_await tools_.take(std::move(windows), first)) {
-            auto& client = *ctx.view->clients[ctx.target->upstream];
+            auto& client = *ctx.view->clients[ctx.routed.target->upstream];
             const auto& id = client.config().id;
             s_.stats.tool_limit_refused(id,
                                         refused->window.per_principal() ? "principal" : "everyone");
@@ -72,18 +72,18 @@ private:
     }
 
     boost::asio::awaitable<verdict> admit_target(request_context& ctx) {
-        auto& client = *ctx.view->clients[ctx.target->upstream];
+        auto& client = *ctx.view->clients[ctx.routed.target->upstream];
         auto admitted = co_await client.admit(guard_use::invocation);
         if (auto* refused = std::get_if<upstream_failure>(&admitted))
             co_return refuse_target(ctx, client, *refused);
-        auto spent = co_await s_.budgets.charge(ctx, ctx.target->upstream);
+        auto spent = co_await s_.budgets.charge(ctx, ctx.routed.target->upstream);
         co_return settle_target(ctx, std::move(std::get<upstream_client::guard_ticket>(admitted)),
                                 spent);
     }
 
     boost::asio::awaitable<verdict> charge_target(request_context& ctx,
                                                   upstream_client::guard_ticket ticket) {
-        auto spent = co_await s_.budgets.charge(ctx, ctx.target->upstream);
+        auto spent = co_await s_.budgets.charge(ctx, ctx.routed.target->upstream);
         co_return settle_target(ctx, std::move(ticket), spent);
     }
 
@@ -100,35 +100,35 @@ private:
             ctx.response = budget_refusal(ctx, *spent); // the ticket is dropped unused
             return verdict::answered;
         }
-        ctx.admitted = std::make_shared<upstream_client::guard_ticket>(std::move(ticket));
+        ctx.guards.admitted = std::make_shared<upstream_client::guard_ticket>(std::move(ticket));
         return verdict::proceed;
     }
 
     boost::asio::awaitable<verdict> admit_list(request_context& ctx) {
-        for (auto upstream : ctx.plan->fetch) {
+        for (auto upstream : ctx.routed.plan->fetch) {
             auto& client = *ctx.view->clients[upstream];
             auto admitted = co_await client.admit(guard_use::invocation);
             if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
                 refused_call(ctx, client, *refused);
                 spdlog::debug("upstream {} left out of {}: {}", client.config().id, ctx.method,
                               refused->message);
-                ctx.list_admitted.push_back(nullptr);
+                ctx.guards.list_admitted.push_back(nullptr);
                 continue;
             }
             if (auto spent = co_await s_.budgets.charge(ctx, upstream)) {
                 // An upstream's own budget leaves it out; the server's or the tenant's
                 // answers the whole list.
                 if (!spent->key.starts_with("upstream ")) {
-                    ctx.list_admitted.clear();
+                    ctx.guards.list_admitted.clear();
                     ctx.response = budget_refusal(ctx, *spent);
                     co_return verdict::answered;
                 }
                 spdlog::debug("upstream {} left out of {}: its budget is exhausted",
                               client.config().id, ctx.method);
-                ctx.list_admitted.push_back(nullptr);
+                ctx.guards.list_admitted.push_back(nullptr);
                 continue;
             }
-            ctx.list_admitted.push_back(std::make_shared<upstream_client::guard_ticket>(
+            ctx.guards.list_admitted.push_back(std::make_shared<upstream_client::guard_ticket>(
                 std::move(std::get<upstream_client::guard_ticket>(admitted))));
         }
         co_return verdict::proceed;

@@ -5,8 +5,6 @@
 // the federation (or, in passthrough, by the upstream itself).
 #include "gateway/pipeline/s7_proxy.hpp"
 
-#include "gateway/pipeline/client_answer.hpp"
-
 namespace gate::transport::pipeline {
 
 namespace {
@@ -15,37 +13,43 @@ class proxy final : public stage {
 public:
     explicit proxy(proxy_services services) : services_(services) {}
     transport::stage id() const override { return transport::stage::proxy; }
-    step run(request_context& ctx) override { return call(ctx); }
+    step run(request_context& ctx) override {
+        // The call path: the call's own coroutine, with no frame of this stage's around it.
+        if (plain_call(ctx))
+            return services_.calls.call_routed(ctx);
+        return call(ctx);
+    }
 
 private:
+    // A routed call that is neither a task method nor a subscription at a 2026-07-28
+    // upstream (those have their own services).
+    static bool plain_call(const request_context& ctx) {
+        const auto& m = ctx.method;
+        if (!ctx.routed.target || ctx.routed.plan || m == "initialize" || m == "logging/setLevel" ||
+            m.starts_with("tasks/"))
+            return false;
+        return !((m == "resources/subscribe" || m == "resources/unsubscribe") &&
+                 ctx.view->clients[ctx.routed.target->upstream]->modern());
+    }
+
     boost::asio::awaitable<verdict> call(request_context& ctx) {
         const auto& m = ctx.method;
         if (m == "initialize") {
             ctx.response = co_await services_.calls.initialize(ctx.id, ctx.params,
-                                                               ctx.negotiated_version, ctx);
+                                                               ctx.proxied.negotiated_version, ctx);
         } else if (m == "logging/setLevel") {
-            ctx.response =
-                co_await services_.log_levels.set_log_level(ctx.session, ctx.id, ctx.params, ctx);
+            ctx.response = co_await services_.log_levels.set_log_level(ctx.client.session, ctx.id,
+                                                                       ctx.params, ctx);
         } else if (m.starts_with("tasks/")) {
             ctx.response =
                 co_await services_.tasks.task_call(ctx.id, m, std::move(ctx.params), ctx);
-        } else if (ctx.plan) {
-            ctx.fetched = co_await services_.lists.fetch_lists(
-                *protocol::list_kind_of(m), *ctx.plan, std::move(ctx.list_admitted), ctx);
-        } else if (ctx.target) {
-            auto& target = *ctx.target;
-            auto& client = *ctx.view->clients[target.upstream];
-            if ((m == "resources/subscribe" || m == "resources/unsubscribe") && client.modern()) {
-                ctx.response = co_await services_.subscriptions.subscribe_at_modern_upstream(
-                    m, ctx.id, target, ctx);
-                co_return verdict::proceed;
-            }
-            auto reply = co_await services_.calls.call_routed(
-                target.upstream, m, std::move(target.params), ctx, std::move(ctx.admitted));
-            if (auto* f = std::get_if<upstream_failure>(&reply))
-                ctx.response = refuse_upstream(ctx, ctx.id, *ctx.upstream, *f);
-            else
-                ctx.upstream_answer = std::move(std::get<upstream_message>(reply));
+        } else if (ctx.routed.plan) {
+            ctx.proxied.fetched =
+                co_await services_.lists.fetch_lists(*protocol::list_kind_of(m), *ctx.routed.plan,
+                                                     std::move(ctx.guards.list_admitted), ctx);
+        } else if (ctx.routed.target) { // a subscription at a 2026-07-28 upstream (plain_call)
+            ctx.response = co_await services_.subscriptions.subscribe_at_modern_upstream(
+                m, ctx.id, *ctx.routed.target, ctx);
         }
         co_return verdict::proceed;
     }

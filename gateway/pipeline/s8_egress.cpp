@@ -28,15 +28,16 @@ public:
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
-        bool answered_upstream = !ctx.response && ctx.upstream_answer;
-        auto minted = answered_upstream && m == "tools/call" ? minted_task_id(*ctx.upstream_answer)
-                                                             : std::nullopt;
+        bool answered_upstream = !ctx.response && ctx.proxied.upstream_answer;
+        auto minted = answered_upstream && m == "tools/call"
+                          ? minted_task_id(*ctx.proxied.upstream_answer)
+                          : std::nullopt;
         // Waits only to pin a minted task, merge a list, open a session, ask the hook or judge
         // what the answer asks the client.
         bool input = answered_upstream && judge_.answer_asks_input(ctx);
-        if (minted || (!ctx.response && !ctx.upstream_answer && ctx.plan && kind) ||
-            (m == "initialize" && !ctx.modern) ||
-            (answered_upstream && ctx.hook_at_result && hooks_) || input)
+        if (minted || (!ctx.response && !ctx.proxied.upstream_answer && ctx.routed.plan && kind) ||
+            (m == "initialize" && !ctx.client.modern) ||
+            (answered_upstream && ctx.policy.hook_at_result && hooks_) || input)
             return finish_waiting(ctx, std::move(minted), input);
         if (answered_upstream)
             take_upstream_answer(ctx);
@@ -52,25 +53,28 @@ private:
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
         if (input) { // refused: answered in its place
-            auto requests = ctx.upstream_answer->value_at({"result", "inputRequests"});
-            co_await judge_.judge_input_requests(ctx, requests ? &*requests : nullptr,
-                                                 ctx.view->snap->upstream(ctx.target->upstream).id);
+            auto requests = ctx.proxied.upstream_answer->value_at({"result", "inputRequests"});
+            co_await judge_.judge_input_requests(
+                ctx, requests ? &*requests : nullptr,
+                ctx.view->snap->upstream(ctx.routed.target->upstream).id);
         }
-        if (!ctx.response && ctx.upstream_answer) {
+        if (!ctx.response && ctx.proxied.upstream_answer) {
             if (minted)
-                co_await services_.tasks.pin_task(ctx, ctx.target->upstream, std::move(*minted));
+                co_await services_.tasks.pin_task(ctx, ctx.routed.target->upstream,
+                                                  std::move(*minted));
             take_upstream_answer(ctx);
             // A task the client asked for is not the result: its tasks/result is judged
             // (gateway/mcp/task_methods). One it did not ask for is an upstream's answer
             // dressed as a task, and judged as what it is.
-            if (ctx.hook_at_result && hooks_ && (!minted || !ctx.hook_at_result->task_asked))
+            if (ctx.policy.hook_at_result && hooks_ &&
+                (!minted || !ctx.policy.hook_at_result->task_asked))
                 co_await judge_result(ctx);
         }
-        if (!ctx.response && ctx.plan && kind)
+        if (!ctx.response && ctx.routed.plan && kind)
             ctx.response = co_await services_.lists.complete_list(
-                *kind, *ctx.plan, std::move(ctx.fetched), ctx.id, ctx.params, ctx);
+                *kind, *ctx.routed.plan, std::move(ctx.proxied.fetched), ctx.id, ctx.params, ctx);
         settle(ctx);
-        if (m == "initialize" && !ctx.modern)
+        if (m == "initialize" && !ctx.client.modern)
             co_await open_session(ctx);
         after_answer(ctx, kind.has_value());
         co_return verdict::proceed;
@@ -79,8 +83,8 @@ private:
     // The hook's say on the answer the client is about to get (client_bound): withheld, the
     // refusal in its place, unless allowed. The answer is read as written in ctx.verbatim.
     boost::asio::awaitable<void> judge_result(request_context& ctx) {
-        const auto& server = ctx.view->snap->upstream(ctx.target->upstream).id;
-        const auto& upstream_name = ctx.hook_at_result->upstream_name;
+        const auto& server = ctx.view->snap->upstream(ctx.routed.target->upstream).id;
+        const auto& upstream_name = ctx.policy.hook_at_result->upstream_name;
         auto item = ctx.name.value_or(upstream_name);
         auto what = "the result of " + ctx.method + (item.empty() ? "" : " of " + item) + " on " +
                     server + (ctx.caller ? " for " + ctx.caller->subject : "");
@@ -91,19 +95,20 @@ private:
     // Whatever the upstream answered, result or error, goes back verbatim.
     void take_upstream_answer(request_context& ctx) {
         // Few answers report usage: a search first spares the rest a walk of the result.
-        if (protocol::may_name(ctx.upstream_answer->raw(), "usage"))
-            if (auto usage = ctx.upstream_answer->value_at({"result", "_meta", "usage"}))
-                ctx.usage = usage_text(*ctx.upstream_answer, *usage);
+        if (protocol::may_name(ctx.proxied.upstream_answer->raw(), "usage"))
+            if (auto usage = ctx.proxied.upstream_answer->value_at({"result", "_meta", "usage"}))
+                ctx.usage = usage_text(*ctx.proxied.upstream_answer, *usage);
         // A read of an App's view answers under the URI the client asked for
         // (protocol/ui_uri.hpp): the contents that name the upstream's own are renamed.
         auto ui = read_of_ui(ctx);
         // A call's or a prompt's answer is read whole only when it may name icons (its
         // resource links'), which passthrough never rewrites.
-        bool links = (ctx.method == "tools/call" || ctx.method == "prompts/get") && ctx.target &&
-                     judge_.links_icons(*ctx.view->snap, ctx.upstream_answer->raw());
+        bool links = (ctx.method == "tools/call" || ctx.method == "prompts/get") &&
+                     ctx.routed.target &&
+                     judge_.links_icons(*ctx.view->snap, ctx.proxied.upstream_answer->raw());
         // A decision hook asked about the result reads it whole too.
-        bool whole = ui || links || (ctx.hook_at_result && hooks_);
-        ctx.response = pass_on(std::move(*ctx.upstream_answer), ctx.id, ctx,
+        bool whole = ui || links || (ctx.policy.hook_at_result && hooks_);
+        ctx.response = pass_on(std::move(*ctx.proxied.upstream_answer), ctx.id, ctx,
                                whole ? answer_read::whole : answer_read::client_answer);
         if (ui && protocol::restore_read_uris(*ctx.response, ui->uri, *ctx.name) &&
             !ctx.verbatim.empty())
@@ -120,7 +125,8 @@ private:
         auto shape =
             ctx.method == "tools/call" ? client_bound::linked::call : client_bound::linked::prompt;
         if (result &&
-            judge_.link_icons(*ctx.view->snap, ctx.target->upstream, ctx.method, shape, *result) &&
+            judge_.link_icons(*ctx.view->snap, ctx.routed.target->upstream, ctx.method, shape,
+                              *result) &&
             !ctx.verbatim.empty())
             write_again(ctx.verbatim, *ctx.response);
     }
@@ -158,7 +164,7 @@ private:
             services_.subscriptions.record_subscription(ctx, ui ? ui->uri : *ctx.name,
                                                         m == "resources/subscribe");
         }
-        if (ctx.modern)
+        if (ctx.client.modern)
             for_modern_client(ctx, list);
     }
 
@@ -174,8 +180,8 @@ private:
             co_return;
         // Any instance of a fleet continues it: its record is in the store before the client
         // hears the id.
-        co_await services_.fleet.publish_session(*session, ctx.negotiated_version, capabilities,
-                                                 principal_key(ctx.caller));
+        co_await services_.fleet.publish_session(*session, ctx.proxied.negotiated_version,
+                                                 capabilities, principal_key(ctx.caller));
         ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
     }
 

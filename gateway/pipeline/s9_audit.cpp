@@ -44,18 +44,19 @@ public:
         if (ctx.response && !ctx.rejection)
             settle_outcome(ctx, *ctx.response);
         auto now = std::chrono::steady_clock::now();
-        double seconds = std::chrono::duration<double>(now - ctx.start).count();
+        double seconds = std::chrono::duration<double>(now - ctx.admission.start).count();
         if (traffic_)
-            count_traffic(*traffic_, ctx, now - ctx.start, now);
+            count_traffic(*traffic_, ctx, now - ctx.admission.start, now);
         if (ctx.rejection)
             stats_.rejection(*ctx.rejection);
         else
             stats_.request(ctx.method, ctx.outcome, seconds, ctx.upstream_calls);
-        if (ctx.tenant)
-            stats_.tenant_request(*ctx.tenant, ctx.outcome, ctx.upstream_calls);
-        if (ctx.decision)
-            stats_.policy_decision(ctx.required_scopes.empty() ? *ctx.decision : "step_up",
-                                   ctx.rule_id);
+        if (ctx.who.tenant)
+            stats_.tenant_request(*ctx.who.tenant, ctx.outcome, ctx.upstream_calls);
+        if (ctx.policy.decision)
+            stats_.policy_decision(ctx.policy.required_scopes.empty() ? *ctx.policy.decision
+                                                                      : "step_up",
+                                   ctx.policy.rule_id);
         auto open = sinks_.sinks();
         if (auto spans = finish_trace(ctx); !spans.empty() && open.spans)
             sinks_.spans(std::move(spans));
@@ -72,11 +73,11 @@ public:
             e.upstream_calls = ctx.upstream_calls;
             e.items_served = ctx.items_served;
             e.usage = std::move(ctx.usage);
-            e.tenant = ctx.tenant;
-            e.decision = ctx.decision;
-            e.rule_id = ctx.rule_id;
-            e.required_scopes = ctx.required_scopes;
-            e.hook = std::move(ctx.hook);
+            e.tenant = ctx.who.tenant;
+            e.decision = ctx.policy.decision;
+            e.rule_id = ctx.policy.rule_id;
+            e.required_scopes = ctx.policy.required_scopes;
+            e.hook = std::move(ctx.policy.hook);
             if (ctx.caller) {
                 e.principal = ctx.caller->subject;
                 e.issuer = ctx.caller->issuer;

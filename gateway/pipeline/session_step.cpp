@@ -30,7 +30,7 @@ public:
 
 private:
     boost::asio::awaitable<verdict> ask(request_context& ctx, arrival& a) {
-        bool known = co_await sessions_.known(a.session, ctx.caller, ctx.peer);
+        bool known = co_await sessions_.known(a.session, ctx.caller, ctx.admission.peer);
         auto held = known ? sessions_.use(a.session) : std::nullopt;
         if (!held)
             co_return refused(ctx, a, gateway_error::session_unknown);

@@ -302,8 +302,9 @@ upstream_requests::send(std::string_view method, json::object params, const call
     bool relearnt = false;
     std::optional<std::size_t> refused_by; // the replica that refused it: sent once elsewhere
     for (bool retried = false;;) {
-        if (auto failure = co_await sessions_.ensure_session(s, ctx, refused_by))
-            co_return *failure;
+        if (!sessions_.ready_now(*s))
+            if (auto failure = co_await sessions_.ensure_session(s, ctx, refused_by))
+                co_return *failure;
         auto id = state_.next_id++;
         if (ctx.observer)
             ctx.observer->sent(id);

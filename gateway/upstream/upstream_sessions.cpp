@@ -127,6 +127,10 @@ upstream_sessions::ensure_session(session_ptr s, const call_context& ctx,
     co_return std::nullopt;
 }
 
+bool upstream_sessions::ready_now(const upstream_session& s) const {
+    return s.life.next(state_.closed) == session_lifecycle::step::use && !stranded(s);
+}
+
 bool upstream_sessions::stranded(const upstream_session& s) const {
     if (!s.ep || state_.closed || exchange_.endpoints().size() < 2)
         return false;

@@ -84,6 +84,9 @@ public:
     boost::asio::awaitable<std::optional<upstream_failure>>
     ensure_session(session_ptr s, const call_context& ctx,
                    std::optional<std::size_t> avoid = std::nullopt);
+    // Whether `s` is ready for a request as it is: ensure_session would answer at once. Asked
+    // first, so the common request makes no coroutine frame for it.
+    bool ready_now(const upstream_session& s) const;
     // Forgets `s` (the next request opens it again).
     void reset_session(upstream_session& s);
     // Whether `s` is open on a replica out of rotation while another replica is in rotation:

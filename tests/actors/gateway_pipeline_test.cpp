@@ -168,7 +168,7 @@ TEST_F(gateway_fixture, a_named_call_passes_all_nine_stages_in_order) {
     ASSERT_EQ(records.size(), 2u); // initialize and the call: one record each
     EXPECT_EQ(records[1].method, "tools/call");
     EXPECT_EQ(*records[1].upstream, "mini2");
-    EXPECT_EQ(names(records[1].trace), all_stages());
+    EXPECT_EQ(names(records[1].passage.trace), all_stages());
 }
 
 TEST_F(gateway_fixture, a_federated_list_passes_all_nine_stages_in_order) {
@@ -183,7 +183,7 @@ TEST_F(gateway_fixture, a_federated_list_passes_all_nine_stages_in_order) {
     EXPECT_EQ(tools[3].at("name"), "n__sample");
     std::lock_guard lock(mutex);
     ASSERT_EQ(records.size(), 2u);
-    EXPECT_EQ(names(records[1].trace), all_stages());
+    EXPECT_EQ(names(records[1].passage.trace), all_stages());
     EXPECT_EQ(records[1].upstream_calls, 2);
     EXPECT_EQ(*records[1].items_served, 4);
 }

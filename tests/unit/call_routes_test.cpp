@@ -66,7 +66,7 @@ struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_coun
 
     void note(std::string what, request_context& ctx) {
         asked.push_back(std::move(what));
-        contexts.push_back({&ctx, ctx.caller, ctx.profile, ctx.session});
+        contexts.push_back({&ctx, ctx.caller, ctx.client.profile, ctx.client.session});
     }
     static std::string method(list_kind k) { return std::string(protocol::traits(k).method); }
 
@@ -211,8 +211,8 @@ TEST_F(call_routing, a_router_refusal_is_passed_on_with_the_uri_noted) {
 
 TEST_F(call_routing, an_unknown_owner_is_learnt_from_the_resource_lists_once) {
     ctx.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
-    ctx.session = "s1";
-    ctx.profile = 3; // the caller's own profile; gate's lists are the full one's
+    ctx.client.session = "s1";
+    ctx.client.profile = 3; // the caller's own profile; gate's lists are the full one's
     ctx.upstream_calls = 5;
     resolver.answers.push_back(not_known_yet("file:///0"));
     resolver.answers.push_back(route_to(0, "file:///0"));
@@ -241,7 +241,7 @@ TEST_F(call_routing, an_unknown_owner_is_learnt_from_the_resource_lists_once) {
         EXPECT_EQ(seen.session, "s1");
     }
     EXPECT_EQ(ctx.upstream_calls, 5 + 4) << "the side's four fetches counted on the caller's";
-    EXPECT_EQ(ctx.profile, 3);
+    EXPECT_EQ(ctx.client.profile, 3);
     EXPECT_FALSE(ctx.response);
 }
 
@@ -338,10 +338,10 @@ struct routed_call_policy : call_routing {
         EXPECT_TRUE(r && std::holds_alternative<route>(*r)) << "routed at once";
         if (!r || !std::holds_alternative<route>(*r))
             return {routed_at - start, 0};
-        ctx.target = std::get<route>(std::move(*r));
-        ctx.name = ctx.target->name;
+        ctx.routed.target = std::get<route>(std::move(*r));
+        ctx.name = ctx.routed.target->name;
         EXPECT_EQ(drive(authorize->run(ctx)).verdict, pipeline::verdict::proceed);
-        EXPECT_EQ(ctx.decision, "allow");
+        EXPECT_EQ(ctx.policy.decision, "allow");
         return {routed_at - start, policy_engine::walks_on_this_thread() - routed_at};
     }
 };

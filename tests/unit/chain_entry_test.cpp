@@ -47,10 +47,10 @@ TEST(chain_entry, a_request_runs_stage_2_read_stage_3_trace_and_session_then_goe
     EXPECT_TRUE(ready); // decided at once: no coroutine
     EXPECT_EQ(j.order, message_links);
     EXPECT_EQ(j.exits, 0); // not left: its handler continues it
-    EXPECT_FALSE(ctx.audited);
-    ASSERT_EQ(ctx.trace.count, 2u); // the stages it passed (the steps are not stages)
-    EXPECT_EQ(ctx.trace.passed[0], transport::stage::authenticate);
-    EXPECT_EQ(ctx.trace.passed[1], transport::stage::global_limit);
+    EXPECT_FALSE(ctx.passage.audited);
+    ASSERT_EQ(ctx.passage.trace.count, 2u); // the stages it passed (the steps are not stages)
+    EXPECT_EQ(ctx.passage.trace.passed[0], transport::stage::authenticate);
+    EXPECT_EQ(ctx.passage.trace.passed[1], transport::stage::global_limit);
     // The handler's continuation, from stage 4: the exit once.
     EXPECT_EQ(run(c, ctx, transport::stage::route), verdict::answered);
     EXPECT_EQ(j.exits, 1);
@@ -177,7 +177,7 @@ TEST(chain_entry, a_sessions_stream_or_end_runs_stage_2_and_passes) {
         arrival a{d, req};
         EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
         EXPECT_EQ(j.order, (names{"authenticate"}));
-        EXPECT_TRUE(ctx.audited); // the session's transport: no audit event (chain::pass)
+        EXPECT_TRUE(ctx.passage.audited); // the session's transport: no audit event (chain::pass)
         c.conclude(ctx);
         EXPECT_EQ(j.exits, 0);
     }
@@ -191,7 +191,7 @@ TEST(chain_entry, the_federation_view_runs_stages_2_and_3_and_passes) {
     arrival a{door::view, req};
     EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
     EXPECT_EQ(j.order, (names{"authenticate", "global_limit"}));
-    EXPECT_TRUE(ctx.audited);
+    EXPECT_TRUE(ctx.passage.audited);
     EXPECT_EQ(j.exits, 0);
 }
 

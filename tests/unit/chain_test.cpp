@@ -16,8 +16,8 @@ TEST(chain, runs_the_stages_in_the_spec_order_then_exits_once) {
     EXPECT_EQ(run(c, ctx), verdict::answered);
     EXPECT_EQ(j.ran, from_to(1, 7)); // stage 1 ran at admission
     EXPECT_EQ(j.exits, 1);
-    EXPECT_EQ(ctx.trace.count, 8u);
-    EXPECT_EQ(ctx.trace.passed[7], transport::stage::audit);
+    EXPECT_EQ(ctx.passage.trace.count, 8u);
+    EXPECT_EQ(ctx.passage.trace.passed[7], transport::stage::audit);
 }
 
 TEST(chain, a_stage_that_answers_early_skips_the_rest_and_still_exits_once) {
@@ -68,7 +68,7 @@ TEST(chain, stages_that_wait_run_in_the_same_order_and_exit_once) {
     EXPECT_FALSE(ready);
     EXPECT_EQ(j.ran, from_to(1, 7));
     EXPECT_EQ(j.exits, 1);
-    EXPECT_EQ(ctx.trace.count, 8u);
+    EXPECT_EQ(ctx.passage.trace.count, 8u);
 }
 
 TEST(chain, a_waiting_stage_that_answers_skips_the_rest_and_exits_once) {

@@ -55,7 +55,7 @@ struct client_bound_judge : test::stage_rig {
         }
         doc->policy = p;
         fresh();
-        ctx.modern = true;
+        ctx.client.modern = true;
         ctx.method = "tasks/get";
         ctx.id = 4;
         ctx.name = "t1";
@@ -89,7 +89,7 @@ TEST_F(client_bound_judge, an_input_request_no_rule_grants_is_refused_before_the
     EXPECT_TRUE(hook.asked.empty()) << "the rules refused it first";
     EXPECT_EQ(ctx.response->at("error").at("code"), -31042);
     EXPECT_NE(error_message().find("sampling/createMessage from upstream up-a"), std::string::npos);
-    EXPECT_EQ(ctx.decision, "deny");
+    EXPECT_EQ(ctx.policy.decision, "deny");
 }
 
 TEST_F(client_bound_judge, an_input_request_a_rule_grants_is_asked_about_at_server_request) {
@@ -102,7 +102,7 @@ TEST_F(client_bound_judge, an_input_request_a_rule_grants_is_asked_about_at_serv
     EXPECT_EQ(hook.asked[0].at("method"), "elicitation/create");
     hook.answer.what = hook_answer::said::allow;
     fresh();
-    ctx.modern = true;
+    ctx.client.modern = true;
     EXPECT_EQ(finish(judge.judge_task(ctx, t, "t1", "up-a")), verdict::proceed);
     EXPECT_FALSE(ctx.response);
 }
@@ -132,7 +132,7 @@ TEST_F(client_bound_judge, an_update_answering_a_key_the_task_does_not_ask_is_re
     EXPECT_NE(error_message().find("\"ghost\""), std::string::npos) << error_message();
 
     fresh();
-    ctx.modern = true;
+    ctx.client.modern = true;
     json::value asks_nothing = json::object{};
     json::object answers_w{{"w", json::object{{"action", "accept"}}}};
     EXPECT_EQ(finish(judge.judge_input_requests(ctx, &asks_nothing, "up-a", &answers_w)),
@@ -201,18 +201,18 @@ TEST_F(client_bound_judge, a_listener_is_judged_on_the_view_of_now_and_placed_by
     auto now = ctx.view;
     request_context listener;
     listener.caller = std::make_shared<const principal>(principal{"alice", "iss", {"ops"}, {}});
-    listener.tenant = "gone"; // placed by a snapshot a reload replaced
-    listener.tenant_index = 7;
-    listener.traceparent = "00-aa-bb-01";
+    listener.who.tenant = "gone"; // placed by a snapshot a reload replaced
+    listener.who.tenant_index = 7;
+    listener.tracing.traceparent = "00-aa-bb-01";
     auto judged = judged_now(listener, now);
     EXPECT_EQ(judged.view, now);
     EXPECT_EQ(judged.caller, listener.caller);
-    EXPECT_EQ(judged.traceparent, listener.traceparent);
-    ASSERT_TRUE(judged.tenant_index);
-    EXPECT_EQ(*judged.tenant_index, 0u);
-    EXPECT_EQ(judged.tenant, "ops");
+    EXPECT_EQ(judged.tracing.traceparent, listener.tracing.traceparent);
+    ASSERT_TRUE(judged.who.tenant_index);
+    EXPECT_EQ(*judged.who.tenant_index, 0u);
+    EXPECT_EQ(judged.who.tenant, "ops");
     listener.caller = std::make_shared<const principal>(principal{"bob", "iss", {"dev"}, {}});
-    EXPECT_FALSE(judged_now(listener, now).tenant) << "no tenant of now selects bob";
+    EXPECT_FALSE(judged_now(listener, now).who.tenant) << "no tenant of now selects bob";
 }
 
 } // namespace client_bound_test

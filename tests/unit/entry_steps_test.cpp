@@ -295,7 +295,7 @@ TEST(session_step, a_session_only_the_fleet_knows_is_asked_for_and_used) {
     auto req = with_session("s-2");
     request_context ctx;
     ctx.caller = std::make_shared<const principal>();
-    ctx.peer = boost::asio::ip::make_address("10.0.0.7");
+    ctx.admission.peer = boost::asio::ip::make_address("10.0.0.7");
     auto a = message(req, protocol::message_kind::request, "tools/list");
     fake_sessions* s = nullptr;
     auto r = check(s, ctx, a, [](fake_sessions& f) { f.table["s-2"] = {std::nullopt, true}; });
@@ -303,7 +303,7 @@ TEST(session_step, a_session_only_the_fleet_knows_is_asked_for_and_used) {
     EXPECT_FALSE(r.ready);
     EXPECT_EQ(s->fleet_asks, 1);
     EXPECT_EQ(s->asked_for, ctx.caller);
-    EXPECT_EQ(s->asked_from, ctx.peer);
+    EXPECT_EQ(s->asked_from, ctx.admission.peer);
     EXPECT_EQ(a.session, "s-2");
     EXPECT_EQ(*s->calls, 1u); // held in use by the arrival
 }
@@ -371,16 +371,16 @@ TEST(trace_step, continues_the_callers_trace_and_records_spans_when_tracing) {
     request_context ctx;
     ctx.view = view_with(config::tracing{"http://127.0.0.1:1/v1/traces", "gate", 1.0});
     EXPECT_EQ(settle(make_trace()->run(ctx, a)), verdict::proceed);
-    EXPECT_TRUE(ctx.traceparent.starts_with("00-0af7651916cd43dd8448eb211c80319c-"));
-    ASSERT_TRUE(ctx.spans);
-    EXPECT_EQ(ctx.spans->parent_span_id, "b7ad6b7169203331");
+    EXPECT_TRUE(ctx.tracing.traceparent.starts_with("00-0af7651916cd43dd8448eb211c80319c-"));
+    ASSERT_TRUE(ctx.tracing.spans);
+    EXPECT_EQ(ctx.tracing.spans->parent_span_id, "b7ad6b7169203331");
 
     // No tracing section: the trace propagates, nothing is recorded.
     request_context plain;
     plain.view = view_with(std::nullopt);
     EXPECT_EQ(settle(make_trace()->run(plain, a)), verdict::proceed);
-    EXPECT_TRUE(plain.traceparent.starts_with("00-0af7651916cd43dd8448eb211c80319c-"));
-    EXPECT_FALSE(plain.spans);
+    EXPECT_TRUE(plain.tracing.traceparent.starts_with("00-0af7651916cd43dd8448eb211c80319c-"));
+    EXPECT_FALSE(plain.tracing.spans);
 }
 
 // A 2026-07-28 request as the read step leaves it: `params` (its envelope in `_meta`) and the

@@ -145,7 +145,7 @@ struct listen_methods_rig : test::stage_rig {
         at.namespace_ = "a";
         doc->upstreams[0] = at;
         load();
-        ctx.session = "s1";
+        ctx.client.session = "s1";
     }
     void TearDown() override {
         for (const auto& c : ctx.view->clients)
@@ -195,7 +195,7 @@ TEST_F(listen_methods_rig, unsubscribing_a_uri_not_held_tells_nothing) {
     EXPECT_EQ(at_a("resources/subscribe", "file:///a"), empty_result());
     services.changed.clear();
     EXPECT_EQ(at_a("resources/unsubscribe", "file:///b"), empty_result());
-    ctx.session = "s2"; // another session's unsubscribe of s1's URI
+    ctx.client.session = "s2"; // another session's unsubscribe of s1's URI
     EXPECT_EQ(at_a("resources/unsubscribe", "file:///a"), empty_result());
     EXPECT_TRUE(services.changed.empty());
     EXPECT_TRUE(holds.holds("s1", "up-a", "file:///a"));

@@ -71,7 +71,7 @@ struct session_admission_rig : test::stage_rig {
     }
     std::optional<std::string> open_as(const caller_ref& who) {
         ctx.caller = who;
-        ctx.negotiated_version = "2025-11-25";
+        ctx.proxied.negotiated_version = "2025-11-25";
         return admission.open_session(ctx, json::object{{"roots", json::object{}}});
     }
     static std::string header(const http_reply& r, std::string_view name) {

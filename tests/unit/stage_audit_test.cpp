@@ -44,7 +44,7 @@ struct stage_audit : test::stage_rig {
 
     void SetUp() override {
         load();
-        ctx.start = std::chrono::steady_clock::now();
+        ctx.admission.start = std::chrono::steady_clock::now();
         ctx.method = "tools/call";
         ctx.id = 3;
     }
@@ -76,8 +76,8 @@ TEST_F(stage_audit, a_finished_request_leaves_one_event_and_one_request_metric) 
     ctx.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
     ctx.name = "a__echo";
     ctx.upstream = "up-a";
-    ctx.decision = "allow";
-    ctx.rule_id = "r1";
+    ctx.policy.decision = "allow";
+    ctx.policy.rule_id = "r1";
     ctx.upstream_calls = 1;
     auto r = leave();
     EXPECT_TRUE(r.at_once);
@@ -133,7 +133,7 @@ TEST_F(stage_audit, an_answer_a_stage_made_keeps_its_outcome) {
 }
 
 TEST_F(stage_audit, a_tenants_request_is_counted_for_the_tenant_too) {
-    ctx.tenant = "acme";
+    ctx.who.tenant = "acme";
     ctx.upstream_calls = 2;
     leave();
     ASSERT_EQ(sinks.events.size(), 1u);
@@ -144,7 +144,7 @@ TEST_F(stage_audit, a_tenants_request_is_counted_for_the_tenant_too) {
 
 TEST_F(stage_audit, sinks_that_are_not_running_get_nothing_and_the_metrics_still_count) {
     sinks.open = {false, false, false};
-    ctx.spans = request_context::trace_record{
+    ctx.tracing.spans = request_context::trace_record{
         "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", "", {}, {}};
     leave();
     EXPECT_TRUE(sinks.events.empty());
@@ -154,7 +154,7 @@ TEST_F(stage_audit, sinks_that_are_not_running_get_nothing_and_the_metrics_still
 }
 
 TEST_F(stage_audit, a_traced_request_hands_its_spans_to_the_span_sink) {
-    ctx.spans = request_context::trace_record{
+    ctx.tracing.spans = request_context::trace_record{
         "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", "", {}, {}};
     leave();
     ASSERT_EQ(sinks.spans_in.size(), 1u) << "the server span";

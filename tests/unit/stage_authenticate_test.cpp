@@ -46,7 +46,7 @@ struct stage_authenticate : test::stage_rig {
     std::unique_ptr<stage> auth = make_authenticate(&tokens, metadata);
 
     ran run() {
-        ctx.authorization = "Bearer t";
+        ctx.admission.authorization = "Bearer t";
         return drive(auth->run(ctx));
     }
     std::string challenge() const {
@@ -76,7 +76,7 @@ TEST_F(stage_authenticate, is_the_authenticate_stage) {
 TEST_F(stage_authenticate, without_a_checker_every_caller_is_anonymous) {
     auto open = make_authenticate(nullptr, "");
     ctx.caller = who("left-over");
-    ctx.authorization = "Bearer t";
+    ctx.admission.authorization = "Bearer t";
     auto r = drive(open->run(ctx));
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
@@ -91,7 +91,7 @@ TEST_F(stage_authenticate, a_token_known_at_once_places_its_principal_without_wa
     EXPECT_TRUE(r.at_once);
     ASSERT_TRUE(ctx.caller);
     EXPECT_EQ(ctx.caller->subject, "alice");
-    EXPECT_FALSE(ctx.tenant) << "no tenants configured";
+    EXPECT_FALSE(ctx.who.tenant) << "no tenants configured";
     EXPECT_EQ(tokens.asked, (std::vector<std::string>{"now Bearer t"}));
 }
 
@@ -140,16 +140,16 @@ TEST_F(stage_authenticate, a_principal_is_placed_in_the_tenant_its_claims_select
     tokens.now = result{who("carol", {"ops"})};
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::proceed);
-    EXPECT_EQ(ctx.tenant, "ops");
-    EXPECT_EQ(ctx.tenant_index, 1u);
+    EXPECT_EQ(ctx.who.tenant, "ops");
+    EXPECT_EQ(ctx.who.tenant_index, 1u);
 }
 
 TEST_F(stage_authenticate, a_principal_no_tenant_selects_goes_on_in_none) {
     with_tenants();
     tokens.now = result{who("dave", {"other"})};
     EXPECT_EQ(run().verdict, verdict::proceed);
-    EXPECT_FALSE(ctx.tenant);
-    EXPECT_FALSE(ctx.tenant_index);
+    EXPECT_FALSE(ctx.who.tenant);
+    EXPECT_FALSE(ctx.who.tenant_index);
 }
 
 TEST_F(stage_authenticate, a_principal_two_tenants_select_is_answered_403) {
@@ -163,7 +163,7 @@ TEST_F(stage_authenticate, a_principal_two_tenants_select_is_answered_403) {
     EXPECT_NE(ctx.error->find("eve is selected by tenants acme and ops"), std::string::npos)
         << *ctx.error;
     EXPECT_EQ(ctx.outcome, protocol::outcome::forbidden);
-    EXPECT_FALSE(ctx.tenant);
+    EXPECT_FALSE(ctx.who.tenant);
 }
 
 } // namespace

@@ -35,7 +35,7 @@ struct stage_authorize : test::stage_rig {
     ran call(std::string method, std::size_t upstream, json::object params) {
         ctx.method = std::move(method);
         ctx.id = 5;
-        ctx.target = route{upstream, std::move(params), ""};
+        ctx.routed.target = route{upstream, std::move(params), ""};
         return drive(authorize->run(ctx));
     }
     int code() const {
@@ -52,14 +52,14 @@ TEST_F(stage_authorize, without_a_policy_everything_goes_on_at_once) {
     auto r = call("tools/call", 0, {{"name", "anything"}});
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
-    EXPECT_FALSE(ctx.decision);
+    EXPECT_FALSE(ctx.policy.decision);
 }
 
 TEST_F(stage_authorize, a_request_without_a_route_goes_on) {
     with_policy();
     ctx.method = "tools/list";
     EXPECT_EQ(drive(authorize->run(ctx)).verdict, verdict::proceed);
-    EXPECT_FALSE(ctx.decision);
+    EXPECT_FALSE(ctx.policy.decision);
 }
 
 TEST_F(stage_authorize, a_granted_call_goes_on_with_its_rule) {
@@ -68,8 +68,8 @@ TEST_F(stage_authorize, a_granted_call_goes_on_with_its_rule) {
     auto r = call("tools/call", 0, {{"name", "echo_twice"}});
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
-    EXPECT_EQ(ctx.decision, "allow");
-    EXPECT_EQ(ctx.rule_id, "alice-tools");
+    EXPECT_EQ(ctx.policy.decision, "allow");
+    EXPECT_EQ(ctx.policy.rule_id, "alice-tools");
     EXPECT_FALSE(ctx.response);
 }
 
@@ -80,7 +80,7 @@ TEST_F(stage_authorize, a_call_no_rule_grants_is_denied_with_32042_naming_it) {
     auto r = call("tools/call", 0, {{"name", "shutdown"}});
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_EQ(code(), -32042);
-    EXPECT_EQ(ctx.decision, "deny");
+    EXPECT_EQ(ctx.policy.decision, "deny");
     EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
     EXPECT_EQ(ctx.error, "policy denied tools/call of a__shutdown on up-a for alice");
     EXPECT_EQ(ctx.response->at("id"), 5);

@@ -78,8 +78,8 @@ struct stage_global_limit : test::stage_rig {
         doc->tenants.push_back(acme);
         load();
         ctx.caller = alice;
-        ctx.tenant = "acme";
-        ctx.tenant_index = 0;
+        ctx.who.tenant = "acme";
+        ctx.who.tenant_index = 0;
     }
     ran run() {
         ctx.refusal_reply.reset();
@@ -208,8 +208,8 @@ TEST_F(stage_global_limit, only_the_windows_without_slots_wait_in_order) {
 TEST_F(stage_global_limit, an_anonymous_caller_has_no_window_of_its_own) {
     every_window();
     ctx.caller.reset();
-    ctx.tenant.reset();
-    ctx.tenant_index.reset();
+    ctx.who.tenant.reset();
+    ctx.who.tenant_index.reset();
     limiter.local["global "] = granted(100);
     EXPECT_EQ(run().verdict, verdict::proceed);
     EXPECT_EQ(limiter.asked, (std::vector<std::string>{"shared global 60", "local global  60"}));

@@ -106,7 +106,7 @@ struct stage_hook : test::stage_rig {
         ctx.method = "tools/call";
         ctx.id = 5;
         ctx.name = "a__" + tool;
-        ctx.target = route{0, {{"name", tool}, {"arguments", std::move(arguments)}}, ""};
+        ctx.routed.target = route{0, {{"name", tool}, {"arguments", std::move(arguments)}}, ""};
         return drive(authorize->run(ctx));
     }
     std::string error_message() const {
@@ -117,13 +117,13 @@ struct stage_hook : test::stage_rig {
 
 TEST_F(stage_hook, what_the_rules_allow_is_asked_about_and_goes_on_when_allowed) {
     with_hook(hook_config());
-    ctx.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    ctx.tracing.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     auto r = call("echo", {{"text", "hi"}});
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(r.at_once) << "it waits for the hook";
     ASSERT_EQ(hook.asked.size(), 1u);
     EXPECT_EQ(hook.stages[0], hook_stage::call);
-    EXPECT_EQ(hook.traces[0], ctx.traceparent) << "asked in the call's trace";
+    EXPECT_EQ(hook.traces[0], ctx.tracing.traceparent) << "asked in the call's trace";
     const auto& d = hook.asked[0];
     EXPECT_EQ(d.at("principal").at("subject"), "alice");
     EXPECT_EQ(d.at("method"), "tools/call");
@@ -133,9 +133,9 @@ TEST_F(stage_hook, what_the_rules_allow_is_asked_about_and_goes_on_when_allowed)
     EXPECT_EQ(d.at("rule"), "alice-echo");
     EXPECT_FALSE(d.contains("arguments")) << "not asked for";
     EXPECT_FALSE(ctx.response);
-    ASSERT_TRUE(ctx.hook);
-    EXPECT_EQ(ctx.hook->at("verdict"), "allow");
-    EXPECT_EQ(ctx.hook->at("stage"), "call");
+    ASSERT_TRUE(ctx.policy.hook);
+    EXPECT_EQ(ctx.policy.hook->at("verdict"), "allow");
+    EXPECT_EQ(ctx.policy.hook->at("stage"), "call");
 }
 
 TEST_F(stage_hook, what_the_rules_deny_is_never_asked_about) {
@@ -144,7 +144,7 @@ TEST_F(stage_hook, what_the_rules_deny_is_never_asked_about) {
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
     EXPECT_TRUE(hook.asked.empty());
-    EXPECT_FALSE(ctx.hook);
+    EXPECT_FALSE(ctx.policy.hook);
 }
 
 TEST_F(stage_hook, a_denial_is_32042_with_the_hooks_reason_and_the_rules_decision_kept) {
@@ -156,9 +156,9 @@ TEST_F(stage_hook, a_denial_is_32042_with_the_hooks_reason_and_the_rules_decisio
     EXPECT_EQ(error_message(), "the decision hook denied tools/call of a__echo on up-a for alice: "
                                "outside the project");
     EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
-    EXPECT_EQ(ctx.decision, "allow") << "the policy's own decision";
-    EXPECT_EQ(ctx.hook->at("verdict"), "deny");
-    EXPECT_EQ(ctx.hook->at("reason"), "outside the project");
+    EXPECT_EQ(ctx.policy.decision, "allow") << "the policy's own decision";
+    EXPECT_EQ(ctx.policy.hook->at("verdict"), "deny");
+    EXPECT_EQ(ctx.policy.hook->at("reason"), "outside the project");
 }
 
 TEST_F(stage_hook, a_failure_denies_by_default_without_the_hooks_address) {
@@ -175,8 +175,8 @@ TEST_F(stage_hook, a_failure_denies_by_default_without_the_hooks_address) {
     EXPECT_NE(error_message().find("could not decide tools/call of a__echo"), std::string::npos);
     EXPECT_NE(error_message().find("it did not answer in time"), std::string::npos);
     EXPECT_EQ(error_message().find("127.0.0.1"), std::string::npos) << error_message();
-    EXPECT_EQ(ctx.hook->at("verdict"), "error");
-    EXPECT_NE(ctx.hook->at("error").as_string().find("127.0.0.1:1"), std::string::npos)
+    EXPECT_EQ(ctx.policy.hook->at("verdict"), "error");
+    EXPECT_NE(ctx.policy.hook->at("error").as_string().find("127.0.0.1:1"), std::string::npos)
         << "the audit has what failed";
 }
 
@@ -187,7 +187,7 @@ TEST_F(stage_hook, a_failure_under_on_error_allow_goes_on) {
     hook.answer = {hook_answer::said::error, "", "refused", "unreachable", false, 0.001};
     EXPECT_EQ(call("echo").verdict, verdict::proceed);
     EXPECT_FALSE(ctx.response);
-    EXPECT_EQ(ctx.hook->at("verdict"), "error");
+    EXPECT_EQ(ctx.policy.hook->at("verdict"), "error");
 }
 
 TEST_F(stage_hook, arguments_go_only_when_asked_for_and_a_result_only_hook_is_not_asked_first) {
@@ -205,9 +205,9 @@ TEST_F(stage_hook, arguments_go_only_when_asked_for_and_a_result_only_hook_is_no
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
     EXPECT_EQ(hook.asked.size(), 1u) << "no question before the call";
-    ASSERT_TRUE(ctx.hook_at_result);
-    EXPECT_EQ(ctx.hook_at_result->upstream_name, "echo");
-    EXPECT_EQ(ctx.hook_at_result->arguments, (json::object{{"text", "kept"}}));
+    ASSERT_TRUE(ctx.policy.hook_at_result);
+    EXPECT_EQ(ctx.policy.hook_at_result->upstream_name, "echo");
+    EXPECT_EQ(ctx.policy.hook_at_result->arguments, (json::object{{"text", "kept"}}));
 }
 
 TEST_F(stage_hook, a_denied_result_is_withheld_and_the_answer_described_as_asked) {
@@ -218,7 +218,7 @@ TEST_F(stage_hook, a_denied_result_is_withheld_and_the_answer_described_as_asked
     with_hook(h);
     call("echo");
     ctx.upstream = "up-a";
-    ctx.upstream_answer = upstream_message::of_text(
+    ctx.proxied.upstream_answer = upstream_message::of_text(
         R"({"jsonrpc":"2.0","id":31,"result":{"content":[{"type":"text","text":"secret"}],"isError":false}})");
     hook.answer = {hook_answer::said::deny, "leaks a secret", "", "", false, 0.001};
     auto r = drive(egress->run(ctx));
@@ -241,7 +241,7 @@ TEST_F(stage_hook, an_allowed_result_goes_back_verbatim_and_an_error_answer_is_s
     h.at_result = true;
     with_hook(h);
     call("echo");
-    ctx.upstream_answer = upstream_message::of_text(
+    ctx.proxied.upstream_answer = upstream_message::of_text(
         R"({"jsonrpc":"2.0","id":31,"error":{"code":-32000,"message":"boom"}})");
     drive(egress->run(ctx));
     ASSERT_EQ(hook.asked.size(), 2u);
@@ -268,7 +268,7 @@ TEST_F(stage_hook, the_hook_reads_the_top_level_arguments_and_result_not_a_neste
         << hook.texts[0];
     EXPECT_EQ(hook.texts[0].find("551616"), std::string::npos) << hook.texts[0];
 
-    ctx.upstream_answer = upstream_message::of_text(
+    ctx.proxied.upstream_answer = upstream_message::of_text(
         R"({"jsonrpc":"2.0","id":31,"_meta":{"result":{"n":18446744073709551616}},)"
         R"("result":{"n":18446744073709551617}})");
     drive(egress->run(ctx));

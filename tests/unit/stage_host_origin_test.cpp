@@ -45,7 +45,7 @@ TEST_F(stage_host_origin, the_refusal_is_403_and_closes_the_connection) {
 }
 
 TEST_F(stage_host_origin, the_stage_lets_an_allowed_request_go_on_at_once) {
-    ctx.host = "gate.example";
+    ctx.admission.host = "gate.example";
     auto r = drive(host_origin->run(ctx));
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
@@ -53,7 +53,7 @@ TEST_F(stage_host_origin, the_stage_lets_an_allowed_request_go_on_at_once) {
 }
 
 TEST_F(stage_host_origin, the_stage_reads_the_allowlist_its_request_loaded) {
-    ctx.host = "gate.example";
+    ctx.admission.host = "gate.example";
     doc->server.allowed_hosts = {"reloaded.example"}; // a reload after this request began
     auto before = ctx.view;
     load();
@@ -64,7 +64,7 @@ TEST_F(stage_host_origin, the_stage_reads_the_allowlist_its_request_loaded) {
 }
 
 TEST_F(stage_host_origin, the_stage_answers_a_forbidden_host_as_an_http_rejection) {
-    ctx.host = "evil.example";
+    ctx.admission.host = "evil.example";
     auto r = drive(host_origin->run(ctx));
     EXPECT_EQ(r.verdict, verdict::answered);
     ASSERT_TRUE(ctx.refusal_reply);

@@ -2,6 +2,7 @@
 // request goes to the service that serves it with what the earlier stages decided (the
 // route's params, stage 6's admission, the list's plan and tickets), an upstream failure is
 // answered with its row, and what the stage cannot proxy passes on untouched.
+#include "gateway/pipeline/client_answer.hpp"
 #include "gateway/pipeline/s7_proxy.hpp"
 #include "tests/unit/stage_rig.hpp"
 
@@ -37,15 +38,15 @@ struct fake_proxy final : call_stage_services,
     json::object answer{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
     std::vector<fetched_list> fetched{{1, json::array{1, 2}}};
 
-    boost::asio::awaitable<upstream_reply> call_routed(std::size_t u, std::string_view m,
-                                                       json::object p, request_context&,
-                                                       ticket t) override {
-        asked.push_back("call " + std::string(m));
-        upstream = u;
-        params = std::move(p);
-        admitted = std::move(t);
+    // As the real one (gateway/mcp/upstream_calls) takes its call from ctx and keeps the reply.
+    boost::asio::awaitable<verdict> call_routed(request_context& ctx) override {
+        asked.push_back("call " + ctx.method);
+        upstream = ctx.routed.target->upstream;
+        params = std::move(ctx.routed.target->params);
+        admitted = std::move(ctx.guards.admitted);
         co_await test::suspend_once();
-        co_return reply;
+        keep_reply(ctx, reply);
+        co_return verdict::proceed;
     }
     boost::asio::awaitable<std::vector<fetched_list>> fetch_lists(protocol::list_kind kind,
                                                                   const list_plan& p,
@@ -117,14 +118,14 @@ struct stage_proxy : test::stage_rig {
     void request(std::string method, json::object params = {}) {
         ctx.method = std::move(method);
         ctx.id = 7;
-        ctx.session = "s-1";
+        ctx.client.session = "s-1";
         ctx.params = std::move(params);
     }
     // As stages 4 and 6 leave a call routed to `upstream` and admitted there.
     void routed(std::size_t upstream, json::object params) {
-        ctx.target = route{upstream, std::move(params), "b__echo"};
+        ctx.routed.target = route{upstream, std::move(params), "b__echo"};
         ctx.upstream = doc->upstreams[upstream].id;
-        ctx.admitted = ticket_at(upstream);
+        ctx.guards.admitted = ticket_at(upstream);
     }
     call_ticket ticket_at(std::size_t upstream) {
         guards.push_back(std::make_unique<upstream_guards>(doc->upstreams[upstream]));
@@ -140,16 +141,16 @@ TEST_F(stage_proxy, is_the_proxy_stage) {
 TEST_F(stage_proxy, a_routed_call_goes_to_its_upstream_with_its_admission) {
     request("tools/call", {{"name", "b__echo"}});
     routed(1, {{"name", "echo"}});
-    auto admitted = ctx.admitted.get();
+    auto admitted = ctx.guards.admitted.get();
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_EQ(services.asked, std::vector<std::string>{"call tools/call"});
     EXPECT_EQ(services.upstream, 1u);
     EXPECT_EQ(services.params, (json::object{{"name", "echo"}})) << "the route's params";
     EXPECT_EQ(services.admitted.get(), admitted) << "stage 6's admission, handed on";
-    EXPECT_FALSE(ctx.admitted);
-    ASSERT_TRUE(ctx.upstream_answer);
-    EXPECT_EQ(ctx.upstream_answer->raw(), R"({"jsonrpc":"2.0","id":3,"result":{}})");
+    EXPECT_FALSE(ctx.guards.admitted);
+    ASSERT_TRUE(ctx.proxied.upstream_answer);
+    EXPECT_EQ(ctx.proxied.upstream_answer->raw(), R"({"jsonrpc":"2.0","id":3,"result":{}})");
     EXPECT_FALSE(ctx.response) << "egress makes the answer";
 }
 
@@ -160,7 +161,7 @@ TEST_F(stage_proxy, a_method_gate_does_not_know_is_passed_through_to_its_upstrea
     EXPECT_EQ(services.asked, std::vector<std::string>{"call vendor/frobnicate"});
     EXPECT_EQ(services.upstream, 0u);
     EXPECT_EQ(services.params, (json::object{{"x", 1}}));
-    EXPECT_TRUE(ctx.upstream_answer);
+    EXPECT_TRUE(ctx.proxied.upstream_answer);
 }
 
 TEST_F(stage_proxy, an_upstream_that_fails_is_answered_with_its_row) {
@@ -169,7 +170,7 @@ TEST_F(stage_proxy, an_upstream_that_fails_is_answered_with_its_row) {
     services.reply = upstream_failure{upstream_failure::kind::rate_limited, "slow down", 0,
                                       std::nullopt, std::chrono::milliseconds(1500)};
     EXPECT_EQ(run().verdict, verdict::proceed) << "egress settles the answer";
-    EXPECT_FALSE(ctx.upstream_answer);
+    EXPECT_FALSE(ctx.proxied.upstream_answer);
     ASSERT_TRUE(ctx.response);
     const auto& row = protocol::describe(protocol::gateway_error::upstream_rate_limited);
     EXPECT_EQ(ctx.response->at("id"), 7);
@@ -194,19 +195,19 @@ TEST_F(stage_proxy, an_unreachable_upstream_is_answered_unreachable) {
 
 TEST_F(stage_proxy, a_list_fetches_its_plan_with_its_tickets) {
     request("prompts/list");
-    ctx.plan = list_plan{};
-    ctx.plan->fetch = {0, 1};
-    ctx.list_admitted = {ticket_at(0), nullptr};
-    auto first = ctx.list_admitted[0].get();
+    ctx.routed.plan = list_plan{};
+    ctx.routed.plan->fetch = {0, 1};
+    ctx.guards.list_admitted = {ticket_at(0), nullptr};
+    auto first = ctx.guards.list_admitted[0].get();
     EXPECT_EQ(run().verdict, verdict::proceed);
     EXPECT_EQ(services.asked, std::vector<std::string>{"fetch prompts/list"});
-    EXPECT_EQ(services.plan, &*ctx.plan) << "the plan stage 4 made";
+    EXPECT_EQ(services.plan, &*ctx.routed.plan) << "the plan stage 4 made";
     ASSERT_EQ(services.tickets.size(), 2u);
     EXPECT_EQ(services.tickets[0].get(), first);
     EXPECT_FALSE(services.tickets[1]) << "refused at stage 6: left out";
-    ASSERT_EQ(ctx.fetched.size(), 1u);
-    EXPECT_EQ(ctx.fetched[0].upstream, 1u);
-    EXPECT_EQ(ctx.fetched[0].items, (json::array{1, 2}));
+    ASSERT_EQ(ctx.proxied.fetched.size(), 1u);
+    EXPECT_EQ(ctx.proxied.fetched[0].upstream, 1u);
+    EXPECT_EQ(ctx.proxied.fetched[0].items, (json::array{1, 2}));
     EXPECT_FALSE(ctx.response) << "egress completes the list";
 }
 
@@ -216,8 +217,8 @@ TEST_F(stage_proxy, initialize_is_answered_with_the_revision_agreed) {
     EXPECT_EQ(services.asked, std::vector<std::string>{"initialize"});
     EXPECT_EQ(services.id, 7);
     EXPECT_EQ(services.params, (json::object{{"protocolVersion", "2025-11-25"}}));
-    EXPECT_EQ(services.version, &ctx.negotiated_version);
-    EXPECT_EQ(ctx.negotiated_version, "2025-11-25");
+    EXPECT_EQ(services.version, &ctx.proxied.negotiated_version);
+    EXPECT_EQ(ctx.proxied.negotiated_version, "2025-11-25");
     EXPECT_EQ(ctx.response, services.answer);
 }
 
@@ -266,10 +267,10 @@ TEST_F(stage_proxy_modern, a_subscription_at_a_2026_upstream_is_held_by_gate) {
         EXPECT_EQ(run().verdict, verdict::proceed);
         EXPECT_EQ(services.asked,
                   std::vector<std::string>{std::string("subscribe_at_modern_upstream ") + m});
-        EXPECT_EQ(services.target, &*ctx.target);
+        EXPECT_EQ(services.target, &*ctx.routed.target);
         EXPECT_EQ(services.id, 7);
         EXPECT_EQ(ctx.response, services.answer);
-        EXPECT_FALSE(ctx.upstream_answer);
+        EXPECT_FALSE(ctx.proxied.upstream_answer);
     }
 }
 
@@ -285,7 +286,7 @@ TEST_F(stage_proxy, a_request_with_nothing_to_proxy_goes_on_untouched) {
     EXPECT_EQ(run().verdict, verdict::proceed);
     EXPECT_TRUE(services.asked.empty());
     EXPECT_FALSE(ctx.response);
-    EXPECT_FALSE(ctx.upstream_answer);
+    EXPECT_FALSE(ctx.proxied.upstream_answer);
 }
 
 } // namespace

@@ -82,7 +82,7 @@ TEST_F(stage_route, initialize_set_level_and_task_methods_go_on_unrouted) {
         auto r = run(m, {{"x", 1}});
         EXPECT_EQ(r.verdict, verdict::proceed) << m;
         EXPECT_TRUE(r.at_once) << m;
-        EXPECT_FALSE(ctx.target) << m;
+        EXPECT_FALSE(ctx.routed.target) << m;
         EXPECT_FALSE(ctx.response) << m;
         EXPECT_EQ(ctx.params, (json::object{{"x", 1}})) << m << ": left for the proxy";
     }
@@ -97,15 +97,15 @@ TEST_F(stage_route, a_list_is_planned_for_the_proxy) {
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(r.at_once);
     EXPECT_EQ(services.asked, std::vector<std::string>{"plan resources/list"});
-    ASSERT_TRUE(ctx.plan);
-    EXPECT_EQ(ctx.plan->fetch, std::vector<std::size_t>{1});
+    ASSERT_TRUE(ctx.routed.plan);
+    EXPECT_EQ(ctx.routed.plan->fetch, std::vector<std::size_t>{1});
     EXPECT_FALSE(ctx.response);
 }
 
 TEST_F(stage_route, a_list_the_router_does_not_plan_is_an_internal_error) {
     auto r = run("tools/list");
     EXPECT_EQ(r.verdict, verdict::answered);
-    EXPECT_FALSE(ctx.plan);
+    EXPECT_FALSE(ctx.routed.plan);
     ASSERT_TRUE(ctx.response);
     const auto& row = protocol::describe(protocol::gateway_error::internal_error);
     EXPECT_EQ(code(), row.rpc_code);
@@ -119,9 +119,9 @@ TEST_F(stage_route, a_call_routed_by_its_name_goes_on_at_once_to_its_upstream) {
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
     EXPECT_EQ(services.asked, std::vector<std::string>{"by_name tools/call"});
-    ASSERT_TRUE(ctx.target);
-    EXPECT_EQ(ctx.target->upstream, 1u);
-    EXPECT_EQ(ctx.target->params, (json::object{{"name", "echo"}}));
+    ASSERT_TRUE(ctx.routed.target);
+    EXPECT_EQ(ctx.routed.target->upstream, 1u);
+    EXPECT_EQ(ctx.routed.target->params, (json::object{{"name", "echo"}}));
     EXPECT_EQ(ctx.upstream, "up-b");
     EXPECT_EQ(ctx.name, "b__echo");
     EXPECT_FALSE(ctx.response);
@@ -135,7 +135,7 @@ TEST_F(stage_route, a_refusal_by_name_is_the_answer) {
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
     EXPECT_EQ(ctx.response, refused);
-    EXPECT_FALSE(ctx.target);
+    EXPECT_FALSE(ctx.routed.target);
     EXPECT_FALSE(ctx.upstream);
 }
 
@@ -148,8 +148,8 @@ TEST_F(stage_route, a_uri_is_routed_by_the_resource_router) {
               (std::vector<std::string>{"by_name resources/read", "named resources/read"}));
     EXPECT_EQ(services.named_params, (json::object{{"uri", "file:///x"}}));
     EXPECT_EQ(services.named_id, 7);
-    ASSERT_TRUE(ctx.target);
-    EXPECT_EQ(ctx.target->upstream, 0u);
+    ASSERT_TRUE(ctx.routed.target);
+    EXPECT_EQ(ctx.routed.target->upstream, 0u);
     EXPECT_EQ(ctx.upstream, "up-a");
     EXPECT_EQ(ctx.name, "file:///x");
 }
@@ -160,7 +160,7 @@ TEST_F(stage_route, a_uri_no_upstream_owns_is_answered_with_the_routers_refusal)
     auto r = run("resources/subscribe", {{"uri", "file:///nobody"}});
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_EQ(ctx.response, refused);
-    EXPECT_FALSE(ctx.target);
+    EXPECT_FALSE(ctx.routed.target);
 }
 
 TEST_F(stage_route, a_route_without_a_name_leaves_the_name_unset) {
@@ -180,8 +180,8 @@ struct stage_route_tenant : stage_route {
         t.upstreams = std::vector<std::string>{"up-a"};
         doc->tenants.push_back(t);
         load();
-        ctx.tenant = "acme";
-        ctx.tenant_index = 0;
+        ctx.who.tenant = "acme";
+        ctx.who.tenant_index = 0;
     }
 };
 
@@ -201,7 +201,7 @@ TEST_F(stage_route_tenant, a_name_at_a_hidden_upstream_is_an_unknown_namespace) 
     EXPECT_NE(std::string(ctx.response->at("error").at("message").as_string()).find("b__echo"),
               std::string::npos);
     EXPECT_EQ(ctx.name, "b__echo") << "audited under the name the client sent";
-    EXPECT_FALSE(ctx.target);
+    EXPECT_FALSE(ctx.routed.target);
     EXPECT_FALSE(ctx.upstream);
 }
 
@@ -217,7 +217,7 @@ TEST_F(stage_route_tenant, a_uri_at_a_hidden_upstream_is_owned_by_nobody) {
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_EQ(code(), protocol::describe(protocol::gateway_error::unknown_resource).rpc_code);
     EXPECT_EQ(ctx.name, "file:///b");
-    EXPECT_FALSE(ctx.target);
+    EXPECT_FALSE(ctx.routed.target);
 }
 
 } // namespace

@@ -67,17 +67,17 @@ struct stage_upstream_guards : test::stage_rig {
     ran call(std::size_t upstream = 0) {
         ctx.method = "tools/call";
         ctx.id = 5;
-        ctx.target = route{upstream, {}, "a__echo"};
+        ctx.routed.target = route{upstream, {}, "a__echo"};
         ctx.response.reset();
-        ctx.admitted.reset();
+        ctx.guards.admitted.reset();
         return drive(guards->run(ctx));
     }
     ran list() {
         ctx.method = "tools/list";
         ctx.id = 6;
-        ctx.plan = list_plan{};
-        ctx.plan->fetch = {0, 1};
-        ctx.list_admitted.clear();
+        ctx.routed.plan = list_plan{};
+        ctx.routed.plan->fetch = {0, 1};
+        ctx.guards.list_admitted.clear();
         return drive(guards->run(ctx));
     }
     void open_circuit(std::size_t upstream) {
@@ -124,14 +124,14 @@ TEST_F(stage_upstream_guards, a_request_with_no_upstream_goes_on) {
     auto r = drive(guards->run(ctx));
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
-    EXPECT_FALSE(ctx.admitted);
+    EXPECT_FALSE(ctx.guards.admitted);
 }
 
 TEST_F(stage_upstream_guards, a_closed_circuit_admits_at_once_with_a_ticket) {
     auto r = call();
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
-    EXPECT_TRUE(ctx.admitted);
+    EXPECT_TRUE(ctx.guards.admitted);
     EXPECT_FALSE(ctx.response);
     EXPECT_TRUE(source.asked.empty()) << "no budgets configured";
 }
@@ -145,7 +145,7 @@ TEST_F(stage_upstream_guards, an_open_circuit_answers_32041_and_counts_the_call)
     EXPECT_EQ(code(), -32041);
     EXPECT_EQ(ctx.response->at("id"), 5);
     EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
-    EXPECT_FALSE(ctx.admitted);
+    EXPECT_FALSE(ctx.guards.admitted);
     EXPECT_EQ(refused_count("up-a", "circuit_open"), "1");
 }
 
@@ -171,7 +171,7 @@ TEST_F(stage_upstream_guards, a_budget_is_reserved_once_then_charged_at_once) {
     auto first = call();
     EXPECT_EQ(first.verdict, verdict::proceed);
     EXPECT_FALSE(first.at_once) << "the reservation was waited for";
-    EXPECT_TRUE(ctx.admitted);
+    EXPECT_TRUE(ctx.guards.admitted);
     auto second = call();
     EXPECT_EQ(second.verdict, verdict::proceed);
     EXPECT_TRUE(second.at_once) << "charged from the reservation";
@@ -189,7 +189,7 @@ TEST_F(stage_upstream_guards, a_spent_budget_answers_32044_naming_its_reset) {
     EXPECT_NE(ctx.error->find("10 upstream calls per day for upstream up-a; it resets at"),
               std::string::npos)
         << *ctx.error;
-    EXPECT_FALSE(ctx.admitted) << "the ticket is dropped unused";
+    EXPECT_FALSE(ctx.guards.admitted) << "the ticket is dropped unused";
     auto again = call();
     EXPECT_EQ(again.verdict, verdict::answered);
     EXPECT_TRUE(again.at_once) << "refused from the ledger, unasked";
@@ -199,16 +199,16 @@ TEST_F(stage_upstream_guards, a_budget_source_that_does_not_answer_lets_the_call
     budget(doc->server.budget, 10);
     auto r = call();
     EXPECT_EQ(r.verdict, verdict::proceed);
-    EXPECT_TRUE(ctx.admitted);
+    EXPECT_TRUE(ctx.guards.admitted);
 }
 
 TEST_F(stage_upstream_guards, a_list_admits_each_upstream_and_leaves_out_a_refused_one) {
     open_circuit(0);
     auto r = list();
     EXPECT_EQ(r.verdict, verdict::proceed);
-    ASSERT_EQ(ctx.list_admitted.size(), 2u);
-    EXPECT_FALSE(ctx.list_admitted[0]) << "up-a's circuit is open";
-    EXPECT_TRUE(ctx.list_admitted[1]);
+    ASSERT_EQ(ctx.guards.list_admitted.size(), 2u);
+    EXPECT_FALSE(ctx.guards.list_admitted[0]) << "up-a's circuit is open";
+    EXPECT_TRUE(ctx.guards.list_admitted[1]);
     EXPECT_FALSE(ctx.response);
     EXPECT_EQ(refused_count("up-a", "circuit_open"), "1");
 }
@@ -218,9 +218,9 @@ TEST_F(stage_upstream_guards, a_list_leaves_out_an_upstream_whose_own_budget_is_
     source.grants["upstream up-b"] = 0;
     auto r = list();
     EXPECT_EQ(r.verdict, verdict::proceed);
-    ASSERT_EQ(ctx.list_admitted.size(), 2u);
-    EXPECT_TRUE(ctx.list_admitted[0]);
-    EXPECT_FALSE(ctx.list_admitted[1]);
+    ASSERT_EQ(ctx.guards.list_admitted.size(), 2u);
+    EXPECT_TRUE(ctx.guards.list_admitted[0]);
+    EXPECT_FALSE(ctx.guards.list_admitted[1]);
     EXPECT_FALSE(ctx.response);
 }
 
@@ -229,7 +229,7 @@ TEST_F(stage_upstream_guards, the_servers_spent_budget_answers_the_whole_list) {
     source.grants["server"] = 0;
     auto r = list();
     EXPECT_EQ(r.verdict, verdict::answered);
-    EXPECT_TRUE(ctx.list_admitted.empty());
+    EXPECT_TRUE(ctx.guards.list_admitted.empty());
     ASSERT_TRUE(ctx.response);
     EXPECT_EQ(code(), -32044);
     EXPECT_EQ(ctx.response->at("id"), 6);

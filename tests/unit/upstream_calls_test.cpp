@@ -89,7 +89,7 @@ struct fake_call_services final : server_request_judge,
     }
     boost::asio::awaitable<std::optional<protocol::sourced_object>>
     ask_client_input(request_context& ctx, protocol::sourced_object request) override {
-        told.push_back("ask_client_input " + ctx.session + " " + request.source);
+        told.push_back("ask_client_input " + ctx.client.session + " " + request.source);
         co_await test::suspend_once();
         co_return input_answer;
     }
@@ -105,15 +105,15 @@ caller_ref alice() {
 struct upstream_calls_rig : test::stage_rig {
     fake_call_services services;
     upstream_calls calls{services, services, services, services, services};
-    std::vector<std::pair<std::size_t, std::string>> passed; // rec.server_message's
+    std::vector<std::pair<std::size_t, std::string>> passed; // rec.sinks.server_message's
     std::vector<std::string> bridges;                        // and the sessions they came on
 
     // A named call of session s1 with a stream for the upstream's messages.
     void on_session() {
-        ctx.session = "s1";
-        ctx.client_id = "7";
-        ctx.server_message = [this](std::size_t upstream, const std::string& bridge,
-                                    upstream_message m) {
+        ctx.client.session = "s1";
+        ctx.client.client_id = "7";
+        ctx.sinks.server_message = [this](std::size_t upstream, const std::string& bridge,
+                                          upstream_message m) {
             passed.emplace_back(upstream, m.raw());
             bridges.push_back(bridge);
         };
@@ -125,16 +125,16 @@ struct upstream_calls_rig : test::stage_rig {
     }
     void as_alice(std::optional<std::string> authorization = "Bearer tok-1") {
         ctx.caller = alice();
-        ctx.authorization = std::move(authorization);
+        ctx.admission.authorization = std::move(authorization);
     }
 };
 
 TEST_F(upstream_calls_rig, a_request_without_a_stream_at_a_shared_upstream_is_the_root_session) {
-    ctx.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-    ctx.session = "s1";
+    ctx.tracing.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    ctx.client.session = "s1";
     upstream_calls::bridged_call call;
     auto c = calls.bridged_context(ctx, 0, call);
-    EXPECT_EQ(c.traceparent, ctx.traceparent);
+    EXPECT_EQ(c.traceparent, ctx.tracing.traceparent);
     EXPECT_TRUE(c.bridge.empty());
     EXPECT_EQ(c.observer, nullptr);
     EXPECT_EQ(c.client_capabilities, nullptr);
@@ -172,7 +172,7 @@ TEST_F(upstream_calls_rig, the_keeper_hears_of_a_call_only_when_one_runs_and_the
     without_keeper.sent(12);
 
     services.keeper = true;
-    ctx.session.clear();
+    ctx.client.session.clear();
     upstream_calls::bridged_call without_session;
     calls.bridged_context(ctx, 0, without_session);
     EXPECT_FALSE(without_session.tells_keeper);
@@ -180,7 +180,7 @@ TEST_F(upstream_calls_rig, the_keeper_hears_of_a_call_only_when_one_runs_and_the
     for (const auto& t : services.told)
         EXPECT_NE(t.rfind("call_sent", 0), 0u) << t;
 
-    ctx.session = "s1";
+    ctx.client.session = "s1";
     upstream_calls::bridged_call told;
     calls.bridged_context(ctx, 0, told);
     ASSERT_TRUE(told.tells_keeper);
@@ -192,14 +192,14 @@ TEST_F(upstream_calls_rig, the_keeper_hears_of_a_call_only_when_one_runs_and_the
 
 TEST_F(upstream_calls_rig, input_is_asked_only_of_a_2025_11_25_client_with_a_call_stream) {
     on_session();
-    ctx.push_to_client = [](std::string) {};
+    ctx.sinks.push_to_client = [](std::string) {};
     upstream_calls::bridged_call streamed;
     calls.bridged_context(ctx, 0, streamed);
     EXPECT_TRUE(streamed.asks_input);
     EXPECT_TRUE(streamed.answers_input());
 
-    ctx.modern = true;
-    ctx.modern_capabilities = json::object{{"elicitation", json::object{}}};
+    ctx.client.modern = true;
+    ctx.client.modern_capabilities = json::object{{"elicitation", json::object{}}};
     services.told.clear();
     upstream_calls::bridged_call modern;
     auto c = calls.bridged_context(ctx, 0, modern);
@@ -207,7 +207,7 @@ TEST_F(upstream_calls_rig, input_is_asked_only_of_a_2025_11_25_client_with_a_cal
     // A 2026-07-28 request declares its capabilities itself: the session's are not asked.
     EXPECT_TRUE(services.told.empty());
     EXPECT_EQ(c.client_capabilities, &modern.capabilities);
-    EXPECT_EQ(modern.capabilities, ctx.modern_capabilities);
+    EXPECT_EQ(modern.capabilities, ctx.client.modern_capabilities);
 }
 
 TEST_F(upstream_calls_rig, the_upstreams_messages_reach_the_client_as_the_policy_allows) {
@@ -236,7 +236,7 @@ TEST_F(upstream_calls_rig, the_upstreams_messages_reach_the_client_as_the_policy
 
 TEST_F(upstream_calls_rig, an_input_request_the_policy_refuses_is_not_asked) {
     on_session();
-    ctx.push_to_client = [](std::string) {};
+    ctx.sinks.push_to_client = [](std::string) {};
     upstream_calls::bridged_call call;
     calls.bridged_context(ctx, 0, call);
     services.told.clear();
@@ -261,19 +261,20 @@ TEST_F(upstream_calls_rig, an_input_request_the_policy_refuses_is_not_asked) {
 }
 
 TEST_F(upstream_calls_rig, the_profile_is_asked_once_per_request) {
-    ctx.session = "s1";
+    ctx.client.session = "s1";
     services.client_caps = json::object{{"sampling", json::object{}}, {"roots", json::object{}}};
     auto expected = protocol::profile_of(services.client_caps);
     EXPECT_EQ(calls.profile_of(ctx), expected);
-    ASSERT_TRUE(ctx.profile);
-    EXPECT_EQ(*ctx.profile, expected);
+    ASSERT_TRUE(ctx.client.profile);
+    EXPECT_EQ(*ctx.client.profile, expected);
     services.client_caps = {};
     EXPECT_EQ(calls.profile_of(ctx), expected); // cached on the request
     EXPECT_EQ(services.told, (std::vector<std::string>{"capabilities s1"}));
 
     fresh();
-    ctx.modern = true;
-    ctx.modern_capabilities = json::object{{"elicitation", json::object{{"url", json::object{}}}}};
+    ctx.client.modern = true;
+    ctx.client.modern_capabilities =
+        json::object{{"elicitation", json::object{{"url", json::object{}}}}};
     services.told.clear();
     EXPECT_EQ(calls.profile_of(ctx), protocol::profile_bit::elicitation_url);
     EXPECT_TRUE(services.told.empty());
@@ -290,7 +291,7 @@ TEST_F(upstream_calls_rig, a_per_caller_upstream_gets_the_caller_made_once_per_r
     EXPECT_EQ(c1.caller->token, "tok-1");
     EXPECT_EQ(c1.caller->issuer, "https://idp.example");
     EXPECT_EQ(c1.caller->subject, "alice");
-    EXPECT_EQ(c1.caller.get(), ctx.caller_token.get());
+    EXPECT_EQ(c1.caller.get(), ctx.who.caller_token.get());
     EXPECT_EQ(c2.caller.get(), c1.caller.get()); // made once
     // The session's own bridge: the principal's is not used.
     EXPECT_EQ(c1.bridge, "s1");
@@ -331,7 +332,7 @@ TEST_F(upstream_calls_rig, a_caller_without_a_bearer_token_is_bound_to_nothing) 
     calls.bind_caller(c, ctx, 1);
     EXPECT_EQ(c.caller, nullptr);
     EXPECT_TRUE(c.bridge.empty());
-    EXPECT_FALSE(ctx.caller_token);
+    EXPECT_FALSE(ctx.who.caller_token);
 
     as_alice("Basic dXNlcjpwYXNz");
     calls.bind_caller(c, ctx, 1);

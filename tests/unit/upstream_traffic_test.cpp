@@ -96,7 +96,7 @@ struct fake_upstream_services final : view_source,
         recorded.push_back({session, m, upstream, std::move(upstream_id)});
     }
     void conclude(request_context& denied) override {
-        audited.push_back({denied.method, denied.upstream, denied.decision, denied.error,
+        audited.push_back({denied.method, denied.upstream, denied.policy.decision, denied.error,
                            denied.outcome, denied.caller});
     }
     hook_asker* hooks = nullptr;
