@@ -96,6 +96,60 @@ TEST(chain, a_waiting_stage_that_throws_answers_an_internal_error_and_exits_once
     EXPECT_EQ(ctx.response->at("id"), 9);
 }
 
+// The call path's form: the caller awaits each waiting stage itself and resumes the chain.
+TEST(chain, a_paused_run_goes_on_in_the_same_order_and_exits_once) {
+    journal j;
+    auto c = make(j, transport::stage::audit, fake_stage::act::proceed, every_other);
+    request_context ctx;
+    int pauses = 0;
+    EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
+    EXPECT_EQ(pauses, 2) << "authorize and proxy wait; the others decide at once";
+    EXPECT_EQ(j.ran, from_to(3, 7));
+    EXPECT_EQ(j.exits, 1);
+    EXPECT_EQ(ctx.passage.trace.count, 6u);
+    EXPECT_EQ(ctx.passage.trace.passed[5], transport::stage::audit);
+}
+
+TEST(chain, a_paused_run_whose_stages_decide_at_once_never_pauses) {
+    journal j;
+    auto c = make(j);
+    request_context ctx;
+    int pauses = -1;
+    EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
+    EXPECT_EQ(pauses, 0);
+    EXPECT_EQ(j.ran, from_to(3, 7));
+    EXPECT_EQ(j.exits, 1);
+}
+
+TEST(chain, a_paused_stage_that_answers_skips_the_rest_and_exits_once) {
+    journal j;
+    auto c = make(j, transport::stage::upstream_guards, fake_stage::act::answer,
+                  [](transport::stage id) { return id == transport::stage::upstream_guards; });
+    request_context ctx;
+    int pauses = 0;
+    EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
+    EXPECT_EQ(pauses, 1);
+    EXPECT_EQ(j.ran, from_to(3, 5));
+    EXPECT_EQ(j.exits, 1);
+    EXPECT_EQ(j.exit_outcome, protocol::outcome::denied);
+}
+
+TEST(chain, a_paused_stage_that_throws_answers_an_internal_error_and_exits_once) {
+    journal j;
+    auto c = make(j, transport::stage::proxy, fake_stage::act::fail, every_other);
+    request_context ctx;
+    ctx.id = 9;
+    int pauses = 0;
+    EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
+    EXPECT_EQ(pauses, 2);
+    EXPECT_EQ(j.ran, from_to(3, 6));
+    EXPECT_EQ(j.exits, 1);
+    EXPECT_EQ(*ctx.error, "stage failed");
+    ASSERT_TRUE(ctx.response);
+    EXPECT_EQ(ctx.response->at("error").at("code"), -32603);
+    EXPECT_EQ(ctx.response->at("id"), 9);
+}
+
 TEST(chain, a_run_that_stops_before_egress_does_not_exit_and_the_rest_exits_once) {
     journal j;
     auto c = make(j);

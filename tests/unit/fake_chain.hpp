@@ -196,6 +196,38 @@ inline verdict run(chain& c, request_context& ctx,
     return settle(c.run(ctx, from, to), ready);
 }
 
+// Runs the chain as the call path does (call_streams::streamed): paused at each waiting stage,
+// whose own coroutine this awaits, then resumed; `pauses`: how many times it paused.
+inline verdict run_pausing(chain& c, request_context& ctx, int& pauses,
+                           transport::stage from = transport::stage::route) {
+    pauses = 0;
+    auto s = c.run_pausing(ctx, from);
+    if (s.ready())
+        return s.value();
+    boost::asio::io_context io;
+    std::optional<verdict> v;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+            while (!s.ready()) {
+                ++pauses;
+                std::optional<verdict> decided;
+                std::string failure;
+                try {
+                    decided = co_await s.take();
+                } catch (const std::exception& e) {
+                    failure = e.what();
+                }
+                s = c.resume(ctx, decided, failure);
+            }
+            v = s.value();
+        },
+        boost::asio::detached);
+    io.run();
+    EXPECT_TRUE(v.has_value());
+    return v.value_or(verdict::proceed);
+}
+
 // Enters the chain as gateway::impl::respond does.
 inline verdict enter(chain& c, request_context& ctx, arrival& a, bool* ready = nullptr) {
     return settle(c.enter(ctx, a), ready);
