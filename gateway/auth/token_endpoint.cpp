@@ -34,11 +34,11 @@ http_reply refused(request_context& rec, gateway_error e, std::string why) {
     const auto& row = protocol::describe(e);
     std::string_view code =
         e == gateway_error::token_request_invalid ? std::string_view("invalid_request") : row.name;
-    rec.outcome = row.audit_outcome;
+    rec.audit.outcome = row.audit_outcome;
     rec.policy.decision = std::string(code);
     if (!row.metric_label.empty())
-        rec.rejection = std::string(row.metric_label);
-    rec.error = why;
+        rec.answer.rejection = std::string(row.metric_label);
+    rec.audit.error = why;
     auto reply = error_reply({e, std::move(why), nullptr, code});
     reply.headers.emplace_back("Cache-Control", "no-store");
     return reply;
@@ -217,7 +217,7 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
     if (auto* reply = std::get_if<http_reply>(&checked))
         co_return std::move(*reply);
     auto& a = std::get<jose::verified_assertion>(checked);
-    rec.caller =
+    rec.who.caller =
         std::make_shared<const principal>(principal{a.subject, ema_.idp_issuer, {}, a.claims});
     if (form.client_id && !a.client_id.empty() && *form.client_id != a.client_id)
         co_return refused(rec, gateway_error::invalid_grant,

@@ -214,7 +214,7 @@ asio::awaitable<std::optional<http_reply>> answer_other(const http_face_parts& p
     case endpoint::mcp_stream:
         break; // answer's
     case endpoint::mcp_close:
-        co_return co_await p.streams.remove(c.req, c.rec->caller, c.rec->admission.peer);
+        co_return co_await p.streams.remove(c.req, c.rec->who.caller, c.rec->admission.peer);
     case endpoint::federation_view:
         co_return co_await p.views.federation(*c.rec);
     case endpoint::explain_view:
@@ -256,7 +256,7 @@ asio::awaitable<std::optional<http_reply>> answer(const http_face_parts& p, endp
     if (e == endpoint::mcp_message)
         return p.endpoint.post(c.stream, *c.rec, *c.arrival);
     if (e == endpoint::mcp_stream)
-        return p.streams.get(c.stream, c.req, c.rec->caller, c.rec->admission.peer);
+        return p.streams.get(c.stream, c.req, c.rec->who.caller, c.rec->admission.peer);
     return answer_other(p, e, c);
 }
 

@@ -173,13 +173,13 @@ fleet_sessions::answer_for_fleet(const std::string& session, const protocol::mes
     rec.upstream = client->config().id;
     json::object answer = msg.body;
     answer["id"] = *id;
-    ++rec.upstream_calls;
+    ++rec.audit.upstream_calls;
     upstream_client::session_address to{std::string(at->get_string()),
                                         std::string(version->get_string()),
                                         static_cast<std::size_t>(endpoint->get_int64())};
     if (!co_await client->deliver_to(to, std::move(answer), std::string(body))) {
-        rec.outcome = protocol::outcome::upstream_down;
-        rec.error = "the upstream session that asked is gone";
+        rec.audit.outcome = protocol::outcome::upstream_down;
+        rec.audit.error = "the upstream session that asked is gone";
     }
     co_return http_reply::empty(boost::beast::http::status::accepted);
 }

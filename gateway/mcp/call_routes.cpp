@@ -21,7 +21,7 @@ namespace {
 request_context lister_of(const request_context& rec) {
     request_context side;
     side.view = rec.view;
-    side.caller = rec.caller;
+    side.who.caller = rec.who.caller;
     side.who.tenant_index =
         rec.who.tenant_index; // what its tenant does not see is not asked for it
     side.admission.authorization = rec.admission.authorization;
@@ -241,10 +241,11 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
     for (int page = 0; page < 1000; ++page) {
         auto answer =
             co_await lists_.complete_list(tools, *planned, fetched, nullptr, params, side);
-        // The page goes on the wire as the router wrote it (side.verbatim): read it from there.
-        if (!side.verbatim.empty()) {
+        // The page goes on the wire as the router wrote it (side.answer.verbatim): read it from
+        // there.
+        if (!side.answer.verbatim.empty()) {
             boost::system::error_code ec;
-            auto page_text = json::parse(std::exchange(side.verbatim, {}), ec);
+            auto page_text = json::parse(std::exchange(side.answer.verbatim, {}), ec);
             if (ec || !page_text.is_object())
                 break;
             answer = std::move(page_text.as_object());
@@ -271,7 +272,7 @@ asio::awaitable<std::vector<std::string>> call_routes::bare_name_candidates(cons
             break;
         params["cursor"] = *next;
     }
-    rec.upstream_calls += side.upstream_calls;
+    rec.audit.upstream_calls += side.audit.upstream_calls;
     co_return found;
 }
 
@@ -281,7 +282,7 @@ asio::awaitable<void> call_routes::learn_names(const std::string& method, reques
     co_await lists_.federated(method == "tools/call" ? protocol::list_kind::tools
                                                      : protocol::list_kind::prompts,
                               nullptr, {}, side);
-    rec.upstream_calls += side.upstream_calls;
+    rec.audit.upstream_calls += side.audit.upstream_calls;
 }
 
 asio::awaitable<void> call_routes::learn_resources(request_context& rec) {
@@ -291,7 +292,7 @@ asio::awaitable<void> call_routes::learn_resources(request_context& rec) {
     side.client.profile = protocol::full_profile;
     co_await lists_.federated(protocol::list_kind::resources, nullptr, {}, side);
     co_await lists_.federated(protocol::list_kind::resource_templates, nullptr, {}, side);
-    rec.upstream_calls += side.upstream_calls;
+    rec.audit.upstream_calls += side.audit.upstream_calls;
 }
 
 } // namespace gate::transport

@@ -28,23 +28,23 @@ namespace json = boost::json;
 pipeline::step call_streams::start(protocol::message msg, request_context& rec, bool pausing) {
     // Stages 4-9 (stages 2-3 ran when the request was read).
     rec.method = msg.method;
-    rec.id = msg.id;
-    rec.params = msg.take_params();
+    rec.message.id = msg.id;
+    rec.message.params = msg.take_params();
     return pausing ? stages_.run_pausing(rec, stage::route) : stages_.run(rec, stage::route);
 }
 
 std::string call_streams::answer_text(request_context& rec) {
     rec.sinks.server_message = nullptr;
     rec.sinks.push_to_client = nullptr;
-    if (!rec.verbatim.empty())
-        return std::move(rec.verbatim);
+    if (!rec.answer.verbatim.empty())
+        return std::move(rec.answer.verbatim);
     // A refusal with an HTTP status of its own (a step-up's 403): its body here, its status
     // and headers left on the record for the caller's reply.
-    if (!rec.response && rec.refusal_reply)
-        return rec.refusal_reply->body;
-    if (!rec.response)
+    if (!rec.answer.response && rec.answer.refusal_reply)
+        return rec.answer.refusal_reply->body;
+    if (!rec.answer.response)
         refuse(rec, gateway_error::internal_error, {"no answer"});
-    return json::serialize(*rec.response);
+    return json::serialize(*rec.answer.response);
 }
 
 asio::awaitable<std::string> call_streams::run(protocol::message msg, request_context& rec) {
@@ -155,8 +155,8 @@ asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_str
         stages = stages_.resume(record, decided, failure);
     }
     auto answer = answer_text(record);
-    if (!writer.started && record.refusal_reply)
-        co_return std::move(*record.refusal_reply);
+    if (!writer.started && record.answer.refusal_reply)
+        co_return std::move(*record.answer.refusal_reply);
     if (!writer.started)
         co_return http_reply::json(http::status::ok, std::move(answer));
     writer.push(std::move(answer), true);
@@ -174,11 +174,11 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
     auto ex = co_await asio::this_coro::executor;
     auto out = std::make_shared<message_queue>(ex);
     auto rec = std::make_shared<request_context>(std::move(record));
-    rec->keep_params_source(); // the call may outlive this POST and its body
+    rec->message.keep_params_source(); // the call may outlive this POST and its body
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(msg);
     park->arguments = parked_arguments(msg);
-    park->principal = principal_key(rec->caller);
+    park->principal = principal_key(rec->who.caller);
     park->out = out;
     park->cancel = rec->sinks.cancel = std::make_shared<call_cancel>();
     rec->sinks.server_message = [this, out, park, rec = rec.get()](std::size_t upstream,
@@ -212,10 +212,10 @@ asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_strea
         ex,
         [this, out, rec, park, msg = std::move(msg)]() mutable -> asio::awaitable<void> {
             auto answer = co_await run(std::move(msg), *rec);
-            park->answer_status = rec->answer_status;
-            if (rec->refusal_reply) {
-                park->answer_status = static_cast<unsigned>(rec->refusal_reply->status);
-                park->answer_headers = std::move(rec->refusal_reply->headers);
+            park->answer_status = rec->answer.status;
+            if (rec->answer.refusal_reply) {
+                park->answer_status = static_cast<unsigned>(rec->answer.refusal_reply->status);
+                park->answer_headers = std::move(rec->answer.refusal_reply->headers);
             }
             out->push(std::move(answer), true);
         },
@@ -256,7 +256,7 @@ http_reply call_streams::refused_retry(request_context& rec, parked_inputs::clai
                         {},
                         protocol::client_era::modern});
     stages_.conclude(rec); // a retry is answered here, by its parked call, not by the stages
-    return std::move(*rec.refusal_reply);
+    return std::move(*rec.answer.refusal_reply);
 }
 
 asio::awaitable<std::optional<std::optional<http_reply>>>
@@ -268,7 +268,7 @@ call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
         co_return std::nullopt;
     using kind = parked_inputs::claim::kind;
     std::string token(state->get_string());
-    auto claim = inputs_.resume(token, msg, principal_key(rec.caller));
+    auto claim = inputs_.resume(token, msg, principal_key(rec.who.caller));
     auto fleet = services_.parked_calls();
     if (claim.what == kind::unknown) {
         if (fleet.store) // parked by another instance of the fleet?
@@ -281,7 +281,7 @@ call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
         fleet.store->erase("parked", token); // resumed here: no other instance claims it
     auto park = std::move(claim.park);
     // A retry without answers is asked again (none came: every question stays asked).
-    rec.upstream_calls += static_cast<std::int64_t>(park->keys.size());
+    rec.audit.upstream_calls += static_cast<std::int64_t>(park->keys.size());
     co_await parked_inputs::answer_upstream(*park, retry_responses(*params),
                                             retry_responses_text(req));
     rec.upstream = park->client->config().id;
@@ -296,7 +296,7 @@ call_streams::resume_elsewhere(beast::tcp_stream& stream, const http_request& re
                                const std::string& token, const parked_fleet& fleet) {
     using kind = fleet_resume::kind;
     auto got =
-        co_await resume_from_fleet(fleet, token, msg, principal_key(rec.caller), *rec.view,
+        co_await resume_from_fleet(fleet, token, msg, principal_key(rec.who.caller), *rec.view,
                                    retry_responses(*msg.params()), retry_responses_text(req));
     switch (got.what) {
     case kind::unknown:
@@ -309,9 +309,9 @@ call_streams::resume_elsewhere(beast::tcp_stream& stream, const http_request& re
         break;
     }
     rec.upstream = got.upstream;
-    rec.upstream_calls += static_cast<std::int64_t>(got.delivered);
+    rec.audit.upstream_calls += static_cast<std::int64_t>(got.delivered);
     if (got.what == kind::timed_out) {
-        rec.id = msg.id;
+        rec.message.id = msg.id;
         refuse(rec, error_answer{gateway_error::upstream_failed,
                                  protocol::gateway_error_text(
                                      gateway_error::upstream_failed,

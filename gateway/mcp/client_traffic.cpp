@@ -37,15 +37,15 @@ asio::awaitable<http_reply> client_traffic::answer_upstream(const std::string& s
     auto* client = target ? rec.view->client(target->upstream) : nullptr;
     if (!client) {
         refuse(rec, gateway_error::answer_not_expected, {json::serialize(msg.id)});
-        co_return std::move(*rec.refusal_reply);
+        co_return std::move(*rec.answer.refusal_reply);
     }
     rec.upstream = target->upstream;
     json::object answer = msg.body;
     answer["id"] = target->upstream_id;
-    ++rec.upstream_calls;
+    ++rec.audit.upstream_calls;
     if (!co_await client->deliver(session, std::move(answer), std::string(body))) {
-        rec.outcome = protocol::outcome::upstream_down;
-        rec.error = "the upstream session that asked is gone";
+        rec.audit.outcome = protocol::outcome::upstream_down;
+        rec.audit.error = "the upstream session that asked is gone";
     }
     co_return http_reply::empty(http::status::accepted);
 }
@@ -63,7 +63,7 @@ asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session
     if (!client)
         co_return;
     rec.upstream = found->upstream;
-    ++rec.upstream_calls;
+    ++rec.audit.upstream_calls;
     co_await client->cancel(session, found->upstream_id, p->if_contains("reason"));
 }
 
@@ -79,7 +79,7 @@ asio::awaitable<http_reply> client_traffic::from_client(const std::string& sessi
         // Every upstream this client has a bridged session with hears it.
         for (const auto& c : rec.view->clients)
             if (co_await c->deliver(session, msg.body, std::string(body)))
-                ++rec.upstream_calls;
+                ++rec.audit.upstream_calls;
     }
     co_return http_reply::empty(http::status::accepted);
 }
@@ -101,7 +101,7 @@ asio::awaitable<json::object> client_traffic::set_log_level(const std::string& s
         bridges_.used(session, clients[i]->config().id);
         co_return true;
     });
-    rec.upstream_calls += static_cast<std::int64_t>(clients.size());
+    rec.audit.upstream_calls += static_cast<std::int64_t>(clients.size());
     co_return protocol::make_result(id, json::object{});
 }
 

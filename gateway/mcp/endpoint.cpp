@@ -44,7 +44,7 @@ asio::awaitable<std::optional<http_reply>> mcp_endpoint::post_other(request_cont
     rec.client.session = a.session; // empty for initialize, which opens one
     rec.client.client_id = protocol::id_text(msg.id);
     // Stages 4-9.
-    rec.params = msg.take_params();
+    rec.message.params = msg.take_params();
     if (auto routed = stages_.run(rec, stage::route); !routed.ready())
         co_await routed.take();
     co_return answer_of(rec);

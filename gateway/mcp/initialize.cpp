@@ -23,7 +23,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
     if (rec.view->snap->codec.passthrough()) {
         // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
         rec.upstream = rec.view->snap->upstream(0).id;
-        rec.upstream_calls = 1;
+        rec.audit.upstream_calls = 1;
         auto ctx = traced_call(rec);
         json::object capabilities;
         if (rec.view->clients[0]->per_caller()) {

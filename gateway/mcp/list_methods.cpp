@@ -36,8 +36,9 @@ void leave_out_app_only(json::array& items, std::vector<std::string>& written) {
 std::uint64_t cursor_owner_key(const request_context& rec) {
     // A cursor is only a position in a list; for anonymous callers their session is the
     // narrowest binding there is (a stateless client has none, and shares with its peers).
-    return rec.caller ? protocol::principal_hash(rec.caller->issuer, rec.caller->subject)
-                      : protocol::principal_hash("session", rec.client.session);
+    return rec.who.caller
+               ? protocol::principal_hash(rec.who.caller->issuer, rec.who.caller->subject)
+               : protocol::principal_hash("session", rec.client.session);
 }
 
 json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
@@ -47,9 +48,9 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
     if (auto* err = std::get_if<route_error>(&*answer))
         return refusal_with(rec, id, err->error, err->message);
     auto& ok = std::get<list_answer>(*answer);
-    rec.items_served = static_cast<std::int64_t>(ok.items_served);
+    rec.audit.items_served = static_cast<std::int64_t>(ok.items_served);
     // The page's items go on the wire as the router serialized them once for every request
-    // (rec.verbatim); the answer object only settles the outcome (and for a 2026-07-28
+    // (rec.answer.verbatim); the answer object only settles the outcome (and for a 2026-07-28
     // client, what egress adds to the result is added to both).
     auto result = ok.result_text();
     auto id_text = protocol::id_text(id);
@@ -57,7 +58,7 @@ json::object list_response(std::optional<std::variant<list_answer, route_error>>
     wire.reserve(result.size() + id_text.size() + 40);
     wire.append(R"({"jsonrpc":"2.0","id":)").append(id_text);
     wire.append(R"(,"result":)").append(result).append("}");
-    rec.verbatim = std::move(wire);
+    rec.answer.verbatim = std::move(wire);
     return protocol::make_result(id, json::object{});
 }
 
@@ -102,7 +103,7 @@ list_methods::fetched(protocol::list_kind kind, protocol::client_profile profile
                       std::size_t upstream, ticket admitted, request_context& rec,
                       std::vector<std::string>& written) {
     auto start = clock::now();
-    ++rec.upstream_calls;
+    ++rec.audit.upstream_calls;
     const auto& id = rec.view->snap->upstream(upstream).id;
     auto span = open_upstream_span(rec, id);
     auto r = co_await services_.fetcher.fetch(kind, profile, upstream, std::move(span.traceparent),
@@ -178,7 +179,7 @@ asio::awaitable<std::vector<fetched_list>> list_methods::fetch_lists(protocol::l
                 co_return fetched_list{plan.fetch[i], std::nullopt};
             // Nor is one that takes each caller's credential asked without a caller (gate's own
             // lists: the console's catalog, icons): gate has no credential of its own there.
-            if (!rec.caller && rec.view->clients[plan.fetch[i]]->per_caller())
+            if (!rec.who.caller && rec.view->clients[plan.fetch[i]]->per_caller())
                 co_return fetched_list{plan.fetch[i], std::nullopt};
             co_return co_await fetch_one(kind, plan, plan.fetch[i],
                                          tickets.empty() ? nullptr : tickets[i], rec);

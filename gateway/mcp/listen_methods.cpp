@@ -41,7 +41,8 @@ bool may_listen(const request_context& rec, const route& target, const std::stri
     if (const auto& policy = rec.view->snap->policy) {
         static constexpr std::string_view covering[] = {"resources/subscribe", "resources/read"};
         return policy
-            ->decide(rec.caller ? &*rec.caller : nullptr, {server, covering, own, target.name})
+            ->decide(rec.who.caller ? &*rec.who.caller : nullptr,
+                     {server, covering, own, target.name})
             .allowed;
     }
     return true;
@@ -134,7 +135,7 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
         side.who.tenant_index = rec.who.tenant_index; // a URI's owner is one its tenant sees
         auto routing = co_await routes_.route_named("resources/subscribe", id,
                                                     json::object{{"uri", uri}}, side);
-        rec.upstream_calls += side.upstream_calls + 1;
+        rec.audit.upstream_calls += side.audit.upstream_calls + 1;
         auto* target = std::get_if<route>(&routing);
         if (!target)
             continue;
@@ -161,7 +162,7 @@ listen_methods::hold_task_news(const std::set<std::string>& asked, request_conte
         if (!at)
             continue;
         const auto& owner = rec.view->clients[*at];
-        ++rec.upstream_calls;
+        ++rec.audit.upstream_calls;
         if (auto refused = co_await owner->hold_task_news(task)) {
             spdlog::debug("listen: task {} not heard of at {}: {}", task, owner->config().id,
                           refused->message);
@@ -240,7 +241,7 @@ asio::awaitable<void> listen_methods::pass_judged_task_news(std::string key, std
         listens_.fill_place(key, place, std::move(news), source);
         co_return;
     }
-    auto failed = pipeline::refused_task(params, *asked->response);
+    auto failed = pipeline::refused_task(params, *asked->answer.response);
     news["params"] = std::move(failed);
     listens_.fill_place(key, place, std::move(news));
     asked->method = "notifications/tasks"; // audited as what was withheld
@@ -263,7 +264,7 @@ listen_methods::subscribe_at_modern_upstream(const std::string& method, const js
     if (auto* u = target.params.if_contains("uri"); u && u->is_string())
         uri = std::string(u->get_string());
     const auto& owner = rec.view->clients[target.upstream];
-    ++rec.upstream_calls;
+    ++rec.audit.upstream_calls;
     if (method == "resources/unsubscribe") {
         if (holds_.release(rec.client.session, owner->config().id, uri))
             services_.bridges.subscription_changed(rec.client.session, owner->config().id, uri,
@@ -287,11 +288,11 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
     rec.passage.trace.record(stage::route);
     auto parsed = protocol::parse_subscription_filter(msg.params());
     if (auto* why = std::get_if<std::string>(&parsed)) {
-        rec.id = msg.id;
+        rec.message.id = msg.id;
         refuse(rec, gateway_error::invalid_params, {*why});
         // The listen owns its context (moved into this coroutine): it leaves by the exit here.
         services_.exit.conclude(rec);
-        co_return http_reply::json(http::status::ok, json::serialize(*rec.response));
+        co_return http_reply::json(http::status::ok, json::serialize(*rec.answer.response));
     }
     auto& asked = std::get<protocol::subscription_filter>(parsed);
     auto key = listens_.next_key();

@@ -69,7 +69,7 @@ asio::awaitable<router_line::list_page> router_line::complete(protocol::list_kin
         if (f.items)
             icons_.rewrite_list(*plan.snap, f.upstream, protocol::traits(kind).method, *f.items);
     auto caller = cursor_owner_key(ctx);
-    auto who = plan.snap->policy ? ctx.caller : nullptr;
+    auto who = plan.snap->policy ? ctx.who.caller : nullptr;
     using answer_t = std::variant<list_answer, route_error>;
     co_return co_await ask<answer_t>(actors_.load()->router_for(kind), [&](reply_to<answer_t> r) {
         return complete_list{plan.snap,           kind,   plan.profile, std::move(fetched),

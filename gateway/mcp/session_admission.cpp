@@ -59,9 +59,9 @@ bool session_admission::admitted(const session_table::admission& a) {
 std::optional<std::string>
 session_admission::open_session(request_context& rec, const boost::json::object& capabilities) {
     const auto& limits = rec.view->snap->doc->server.sessions;
-    auto holder = share_holder(rec.caller, rec.admission.peer);
+    auto holder = share_holder(rec.who.caller, rec.admission.peer);
     auto a = sessions_.open({rec.proxied.negotiated_version, capabilities,
-                             principal_key(rec.caller), rec.caller, holder},
+                             principal_key(rec.who.caller), rec.who.caller, holder},
                             clock::now());
     if (admitted(a))
         return a.id;
@@ -71,7 +71,7 @@ session_admission::open_session(request_context& rec, const boost::json::object&
     if (auto left_out = refusals_logged_.pass(clock::now()))
         spdlog::warn("initialize of {} refused: {}{}", holder_text(holder), text,
                      not_logged(*left_out));
-    rec.refusal_reply->headers.emplace_back(
+    rec.answer.refusal_reply->headers.emplace_back(
         "Retry-After", std::to_string(own ? retry_after_share_s : retry_after_table_s));
     return std::nullopt;
 }

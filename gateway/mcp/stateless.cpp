@@ -102,7 +102,7 @@ asio::awaitable<http_reply> mcp_endpoint::server_discover(const protocol::messag
     } else {
         answer = std::move(init); // the upstream's refusal, or -32041
     }
-    rec.verbatim.clear();
+    rec.answer.verbatim.clear();
     settle_outcome(rec, answer);
     stages_.conclude(rec); // answered here, not by the stages: it leaves by the exit here
     co_return http_reply::json(http::status::ok, json::serialize(answer));
@@ -128,7 +128,7 @@ asio::awaitable<std::optional<http_reply>> mcp_endpoint::stateless(const http_re
     if (msg.method == "tools/call")
         if (auto mismatch = take_param_headers(req, msg, rec)) {
             // A retry of a parked call too: its headers mirror its body like any call's.
-            rec.id = msg.id;
+            rec.message.id = msg.id;
             refuse(rec, error_answer{gateway_error::header_mismatch,
                                      std::move(*mismatch),
                                      msg.id,
@@ -151,8 +151,8 @@ asio::awaitable<std::optional<http_reply>> mcp_endpoint::stateless(const http_re
     rec.client.client_id = protocol::id_text(msg.id);
     if (protocol::list_kind_of(msg.method)) {
         // Stages 4-9; egress marks the result and its cacheability for this revision.
-        rec.id = msg.id;
-        rec.params = msg.take_params();
+        rec.message.id = msg.id;
+        rec.message.params = msg.take_params();
         if (auto routed = stages_.run(rec, stage::route); !routed.ready())
             co_await routed.take();
         co_return answer_of(rec);

@@ -34,8 +34,9 @@ bool has_result(const upstream_reply& r) {
 
 std::uint64_t task_owner_key(const request_context& rec) {
     // Spec (Principal): anonymous callers have no principal fields, so they share one owner.
-    return rec.caller ? protocol::principal_hash(rec.caller->issuer, rec.caller->subject)
-                      : protocol::principal_hash("", "");
+    return rec.who.caller
+               ? protocol::principal_hash(rec.who.caller->issuer, rec.who.caller->subject)
+               : protocol::principal_hash("", "");
 }
 
 namespace {
@@ -81,7 +82,7 @@ policy_decision task_policy(const request_context& rec, std::size_t upstream,
         open.allowed = true;
         return open;
     }
-    return policy->decide_task(rec.caller ? &*rec.caller : nullptr,
+    return policy->decide_task(rec.who.caller ? &*rec.who.caller : nullptr,
                                rec.view->snap->upstream(upstream).id, method);
 }
 
@@ -212,15 +213,15 @@ asio::awaitable<json::object> task_methods::judged(upstream_message reply, const
         link_icons(answer, method, rec);
     auto verdict = pipeline::verdict::proceed;
     if (method == "tasks/result") {
-        verdict =
-            co_await judge_.judge_result(rec, answer, *rec.upstream, task_id,
-                                         "the result of task " + task_id + " on " + *rec.upstream +
-                                             (rec.caller ? " for " + rec.caller->subject : ""));
+        verdict = co_await judge_.judge_result(
+            rec, answer, *rec.upstream, task_id,
+            "the result of task " + task_id + " on " + *rec.upstream +
+                (rec.who.caller ? " for " + rec.who.caller->subject : ""));
     } else if (const auto* r = answer.if_contains("result"); r && r->is_object()) {
         verdict = co_await judge_.judge_task(rec, r->get_object(), task_id, *rec.upstream);
     }
     if (verdict == pipeline::verdict::answered)
-        co_return std::move(*rec.response);
+        co_return std::move(*rec.answer.response);
     co_return answer;
 }
 
@@ -236,8 +237,8 @@ void task_methods::link_icons(json::object& answer, const std::string& method,
         result = inline_result ? inline_result->if_object() : nullptr;
     }
     if (result && judge_.link_icons(*rec.view->snap, *rec.upstream, method, *result) &&
-        !rec.verbatim.empty())
-        pipeline::write_again(rec.verbatim, answer);
+        !rec.answer.verbatim.empty())
+        pipeline::write_again(rec.answer.verbatim, answer);
 }
 
 // A tasks/update answers the task's input requests: one the client could not have been shown
@@ -260,7 +261,7 @@ task_methods::refused_update(const json::value& id, const std::string& task_id, 
         requests = json::object();
     if (co_await judge_.judge_input_requests(rec, &*requests, *rec.upstream, answered) ==
         pipeline::verdict::answered)
-        co_return std::move(*rec.response);
+        co_return std::move(*rec.answer.response);
     co_return std::nullopt;
 }
 
@@ -277,7 +278,7 @@ task_methods::guards(const json::value& id, const std::string& method, const std
     if (!decided.allowed) {
         co_return refusal(rec, id, gateway_error::policy_denied,
                           {method + " of " + task_id + " on " + server +
-                           (rec.caller ? " for " + rec.caller->subject : "")});
+                           (rec.who.caller ? " for " + rec.who.caller->subject : "")});
     }
     if (auto spent = co_await services_.charges.charge(rec, upstream))
         co_return budget_refusal(rec, *spent);
@@ -348,7 +349,7 @@ asio::awaitable<json::object> task_methods::list(const json::value& id, const js
     auto lists = co_await fan_out<std::optional<json::array>>(
         reached.size(), [&](std::size_t k) -> asio::awaitable<std::optional<json::array>> {
             auto i = reached[k];
-            ++rec.upstream_calls;
+            ++rec.audit.upstream_calls;
             auto r = co_await services_.upstreams.fetch_tasks(i, rec);
             if (auto* f = std::get_if<upstream_failure>(&r)) {
                 spdlog::warn("upstream {} left out of tasks/list: {}",

@@ -46,14 +46,14 @@ call_context upstream_calls::bridged_context(request_context& rec, std::size_t u
 
 void upstream_calls::bridged_call::message(const std::string&, upstream_message m) {
     auto& s = calls->judge_;
-    if (!s.admit_server_request(*rec->view, upstream, rec->caller, m.body(), bridge))
+    if (!s.admit_server_request(*rec->view, upstream, rec->who.caller, m.body(), bridge))
         return;
     if (!s.hook_asks(*rec->view, m.body(), false))
         return rec->sinks.server_message(upstream, bridge, std::move(m));
     if (!alive)
         alive = std::make_shared<bool>(true);
     // The call may end while the hook decides: delivered only while it runs.
-    s.judge_then_deliver(rec->view, upstream, rec->caller, std::move(m), bridge,
+    s.judge_then_deliver(rec->view, upstream, rec->who.caller, std::move(m), bridge,
                          [this, running = alive](upstream_message& allowed) {
                              if (!*running || !rec->sinks.server_message)
                                  return false;
@@ -71,10 +71,10 @@ void upstream_calls::bridged_call::sent(std::int64_t upstream_id) {
 asio::awaitable<std::optional<protocol::sourced_object>>
 upstream_calls::bridged_call::ask_client(protocol::sourced_object request) {
     auto& s = calls->judge_;
-    if (!s.admit_server_request(*rec->view, upstream, rec->caller, request.value, std::nullopt))
+    if (!s.admit_server_request(*rec->view, upstream, rec->who.caller, request.value, std::nullopt))
         co_return std::nullopt; // the call fails: its input was refused
     if (s.hook_asks(*rec->view, request.value, true) &&
-        !co_await s.hook_admits(rec->view, upstream, rec->caller, request.value, std::nullopt))
+        !co_await s.hook_admits(rec->view, upstream, rec->who.caller, request.value, std::nullopt))
         co_return std::nullopt;
     co_return co_await calls->input_.ask_client_input(*rec, std::move(request));
 }
@@ -91,10 +91,10 @@ namespace {
 
 // The verified caller as a per-caller upstream needs it; made once per request.
 std::shared_ptr<const caller_credential> caller_of(request_context& rec) {
-    if (!rec.who.caller_token && rec.caller && rec.admission.authorization)
+    if (!rec.who.caller_token && rec.who.caller && rec.admission.authorization)
         if (auto token = bearer_of(*rec.admission.authorization))
-            rec.who.caller_token = std::make_shared<const caller_credential>(
-                caller_credential{std::string(*token), rec.caller->issuer, rec.caller->subject});
+            rec.who.caller_token = std::make_shared<const caller_credential>(caller_credential{
+                std::string(*token), rec.who.caller->issuer, rec.who.caller->subject});
     return rec.who.caller_token;
 }
 
@@ -113,12 +113,12 @@ void upstream_calls::bind_caller(call_context& ctx, request_context& rec, std::s
 void upstream_calls::begin(running_call& r, std::size_t upstream, request_context& rec,
                            bool client_call) {
     r.start = clock::now();
-    ++rec.upstream_calls;
+    ++rec.audit.upstream_calls;
     r.ctx = bridged_context(rec, upstream, r.call);
     if (!client_call)
         r.call.tells_keeper = false;
     else { // the client's params, to be written as it wrote them, and its Mcp-Param-* headers
-        r.ctx.params_source = rec.params_source;
+        r.ctx.params_source = rec.message.params_source;
         r.ctx.client_param_headers = rec.client.param_headers;
         r.ctx.cancel = rec.sinks.cancel;
     }

@@ -165,11 +165,11 @@ void upstream_traffic::audit_refused(std::string_view method, const std::string&
     denied.admission.start = std::chrono::steady_clock::now();
     denied.method = std::string(method);
     denied.upstream = server;
-    denied.caller = who;
-    denied.outcome = protocol::outcome::denied;
+    denied.who.caller = who;
+    denied.audit.outcome = protocol::outcome::denied;
     denied.policy.decision = said ? "allow" : "deny"; // the policy's own; the hook's say beside it
     denied.policy.hook = std::move(said);
-    denied.error = std::move(why);
+    denied.audit.error = std::move(why);
     // An upstream's request, not a client's: it entered by no door, and leaves by the exit alone.
     services_.exit.conclude(denied);
 }

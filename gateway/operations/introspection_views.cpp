@@ -66,7 +66,7 @@ boost::asio::awaitable<http_reply> introspection_views::federation(request_conte
     }
     federation_facts facts{*view->snap->doc, view->snap->version, report.detailed,
                            discovery_.get(), fleet_ != nullptr,   fleet_ && fleet_->up(),
-                           rec.caller,       rec.who.tenant,      &identities};
+                           rec.who.caller,   rec.who.tenant,      &identities};
     if (rec.who.tenant_index)
         facts.sees = [&tenants = *view->snap->tenants, t = *rec.who.tenant_index](
                          std::string_view id) { return tenants.sees(t, id); };
@@ -188,7 +188,7 @@ http_reply introspection_views::explain(const request_context& rec, const http_r
         return refused(std::move(*why));
     const auto& snap = *view.snap;
     policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
-    const auto* caller = rec.caller ? &*rec.caller : nullptr;
+    const auto* caller = rec.who.caller ? &*rec.who.caller : nullptr;
     auto got = gate::explain(world, caller, what);
     if (auto* e = std::get_if<explained>(&got); e && what.method == "tools/call") {
         // The tool's hints as gate last listed them, as the call would be decided.
@@ -208,7 +208,7 @@ http_reply introspection_views::traffic(const request_context& rec) const {
     const auto& view = *rec.view;
     traffic_facts facts{traffic_,
                         {},
-                        principal_key(rec.caller),
+                        principal_key(rec.who.caller),
                         std::chrono::steady_clock::now(),
                         std::chrono::system_clock::now(),
                         this_instance().first,
@@ -235,7 +235,7 @@ constexpr protocol::list_kind catalog_kinds[] = {
 request_context lister_for(const request_context& rec) {
     request_context side;
     side.view = rec.view;
-    side.caller = rec.caller;
+    side.who.caller = rec.who.caller;
     side.who.tenant_index = rec.who.tenant_index;
     side.admission.authorization = rec.admission.authorization;
     side.client.profile = protocol::full_profile;
@@ -248,7 +248,7 @@ request_context lister_for(const request_context& rec) {
 boost::asio::awaitable<std::vector<caller_listing>> own_listings(list_methods& lists,
                                                                  const request_context& rec) {
     std::vector<std::size_t> wanted;
-    for (std::size_t i = 0; rec.caller && i < rec.view->clients.size(); ++i)
+    for (std::size_t i = 0; rec.who.caller && i < rec.view->clients.size(); ++i)
         if (rec.view->clients[i]->per_caller() && tenant_sees(rec, i))
             wanted.push_back(i);
     auto got = co_await fan_out<caller_listing>(
@@ -262,8 +262,8 @@ boost::asio::awaitable<std::vector<caller_listing>> own_listings(list_methods& l
                     // One viewer's credential refused is not operator news.
                     own.problem = "listing it with your credential failed: " + f->message;
                     spdlog::debug("catalog: upstream {} not listed for {}: {}",
-                                  rec.view->snap->upstream(own.upstream).id, rec.caller->subject,
-                                  f->message);
+                                  rec.view->snap->upstream(own.upstream).id,
+                                  rec.who.caller->subject, f->message);
                     break; // the other kinds would fail alike
                 }
                 own.lists[k] = std::move(std::get<boost::json::array>(r));
@@ -303,7 +303,7 @@ boost::asio::awaitable<http_reply> introspection_views::catalog(request_context&
     const auto& snap = *view->snap;
     policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
     catalog_facts facts{world,
-                        rec.caller ? &*rec.caller : nullptr,
+                        rec.who.caller ? &*rec.who.caller : nullptr,
                         std::move(cached[0]),
                         std::move(cached[1]),
                         std::move(cached[2]),

@@ -27,20 +27,20 @@ void request_sinks::hear(const http_request& req, request_context& rec) {
     h->session = header_value(req, "Mcp-Session-Id");
     h->version = header_value(req, "MCP-Protocol-Version");
     h->body = req.body();
-    rec.heard = std::move(h);
+    rec.message.heard = std::move(h);
 }
 
 void request_sinks::heard(request_context& rec) {
-    auto h = std::move(rec.heard);
+    auto h = std::move(rec.message.heard);
     if (!tap_)
         return;
     // An initialize names the session it opened, so the replay knows whose messages follow.
     if (h->session.empty())
-        for (const auto& [name, value] : rec.reply_headers)
+        for (const auto& [name, value] : rec.answer.headers)
             if (name == "Mcp-Session-Id")
                 h->session = value;
-    h->caller = rec.caller;
-    h->outcome = std::string(protocol::name(rec.outcome));
+    h->caller = rec.who.caller;
+    h->outcome = std::string(protocol::name(rec.audit.outcome));
     h->upstream = rec.upstream;
     tap_->heard(std::move(*h));
 }

@@ -72,14 +72,14 @@ std::vector<std::string> finish_trace(request_context& rec) {
     s.attributes.emplace_back("mcp.method", s.name);
     add("mcp.name", rec.name);
     add("gate.upstream", rec.upstream);
-    s.attributes.emplace_back("gate.outcome", std::string(protocol::name(rec.outcome)));
+    s.attributes.emplace_back("gate.outcome", std::string(protocol::name(rec.audit.outcome)));
     add("gate.policy.decision", rec.policy.decision);
     add("gate.policy.rule", rec.policy.rule_id);
-    if (rec.caller)
-        s.attributes.emplace_back("enduser.id", rec.caller->subject);
-    if (rec.outcome != protocol::outcome::ok) {
+    if (rec.who.caller)
+        s.attributes.emplace_back("enduser.id", rec.who.caller->subject);
+    if (rec.audit.outcome != protocol::outcome::ok) {
         s.error = true;
-        s.status_message = rec.error.value_or(std::string(protocol::name(rec.outcome)));
+        s.status_message = rec.audit.error.value_or(std::string(protocol::name(rec.audit.outcome)));
     }
     std::vector<std::string> out;
     out.reserve(1 + t.calls.size());

@@ -21,9 +21,9 @@ void note_refusal(traffic_history& t, const request_context& ctx, traffic_histor
     auto text = [](const std::optional<std::string>& s) {
         return s ? std::string_view(*s) : std::string_view();
     };
-    t.refused(now, ctx.rejection ? std::string_view("http") : std::string_view(ctx.method),
-              text(ctx.name), text(ctx.upstream), ctx.outcome, text(ctx.policy.rule_id),
-              principal_key(ctx.caller));
+    t.refused(now, ctx.answer.rejection ? std::string_view("http") : std::string_view(ctx.method),
+              text(ctx.name), text(ctx.upstream), ctx.audit.outcome, text(ctx.policy.rule_id),
+              principal_key(ctx.who.caller));
 }
 
 } // namespace gate::transport

@@ -26,8 +26,8 @@ inline void count_traffic(traffic_history& t, const request_context& ctx,
         else
             slot = traffic_slot_slowly(t, ctx);
     }
-    t.record(slot, ctx.outcome, took, now);
-    if (traffic_history::is_refusal(ctx.outcome)) [[unlikely]]
+    t.record(slot, ctx.audit.outcome, took, now);
+    if (traffic_history::is_refusal(ctx.audit.outcome)) [[unlikely]]
         note_refusal(t, ctx, now);
 }
 

@@ -36,33 +36,33 @@ http_reply error_reply(error_answer a) {
 
 const std::string& refuse(request_context& ctx, error_answer a) {
     const auto& row = protocol::describe(a.error);
-    ctx.outcome = row.audit_outcome;
-    a.id = ctx.id;
+    ctx.audit.outcome = row.audit_outcome;
+    a.id = ctx.message.id;
     if (ctx.client.modern)
         a.era = protocol::client_era::modern;
     if (row.form == answer_form::json_rpc && row.http_status == 200) {
-        ctx.response = protocol::make_gateway_error(a.error, a.id, a.text, a.era);
+        ctx.answer.response = protocol::make_gateway_error(a.error, a.id, a.text, a.era);
         if (!a.data.empty())
-            (*ctx.response)["error"].as_object()["data"] = std::move(a.data);
-        ctx.verbatim.clear();
+            (*ctx.answer.response)["error"].as_object()["data"] = std::move(a.data);
+        ctx.answer.verbatim.clear();
     } else {
         if (row.form != answer_form::json_rpc) {
             // Refused before MCP handling: no method of its own, counted as a rejection.
             ctx.method = "http";
             if (!row.metric_label.empty())
-                ctx.rejection = std::string(row.metric_label);
+                ctx.answer.rejection = std::string(row.metric_label);
         }
-        ctx.refusal_reply = error_reply(a);
+        ctx.answer.refusal_reply = error_reply(a);
     }
-    ctx.error = std::move(a.text);
-    return *ctx.error;
+    ctx.audit.error = std::move(a.text);
+    return *ctx.audit.error;
 }
 
 json::object refusal_with(request_context& ctx, const json::value& id, gateway_error e,
                           std::string text) {
-    ctx.outcome = protocol::describe(e).audit_outcome;
+    ctx.audit.outcome = protocol::describe(e).audit_outcome;
     auto answer = protocol::make_gateway_error(e, id, text, era_of(ctx));
-    ctx.error = std::move(text);
+    ctx.audit.error = std::move(text);
     return answer;
 }
 

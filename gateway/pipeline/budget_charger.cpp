@@ -62,7 +62,7 @@ boost::json::object budget_refusal(request_context& ctx, const budget_ledger::ex
     refuse(ctx, gateway_error::budget_exhausted,
            {std::to_string(e.allowance), e.period, e.key == "server" ? "the server" : e.key,
             protocol::utc_timestamp(e.resets)});
-    return std::move(*ctx.response);
+    return std::move(*ctx.answer.response);
 }
 
 } // namespace gate::transport

@@ -33,7 +33,7 @@ int position(transport::stage s) {
 void failed(request_context& ctx, std::string why) {
     // The answer says only that gate failed; the audit keeps why.
     refuse(ctx, gateway_error::internal_error, {"a stage failed"});
-    ctx.error = std::move(why);
+    ctx.audit.error = std::move(why);
 }
 
 } // namespace

@@ -37,7 +37,7 @@ static json::object with_id(json::object response, const json::value& id) {
 // What settles a passed-on answer's outcome, read without parsing its result: the error as
 // the upstream wrote it, under the client's id. A result (or anything else) stands in as an
 // empty object, which settles as ok and costs nothing to make: the client is sent the
-// answer's own text (rec.verbatim), never this object.
+// answer's own text (rec.answer.verbatim), never this object.
 static json::object outcome_view(const upstream_message& answer, const json::value& id) {
     auto error = answer.value_at({"error"});
     if (!error)
@@ -48,7 +48,7 @@ static json::object outcome_view(const upstream_message& answer, const json::val
 json::object pass_on(upstream_message answer, const json::value& id, request_context& rec,
                      answer_read read) {
     if (auto spliced = answer.text_with_id(protocol::id_text(id))) {
-        rec.verbatim = std::move(*spliced);
+        rec.answer.verbatim = std::move(*spliced);
         if (read == answer_read::client_answer && !rec.client.modern)
             return outcome_view(answer, id);
     }
@@ -72,8 +72,8 @@ protocol::gateway_error error_for(const upstream_failure& f) {
 json::object refuse_upstream(request_context& rec, const json::value& id, std::string_view upstream,
                              const upstream_failure& f) {
     auto e = error_for(f);
-    rec.outcome = protocol::describe(e).audit_outcome;
-    rec.error = f.message;
+    rec.audit.outcome = protocol::describe(e).audit_outcome;
+    rec.audit.error = f.message;
     auto answer = error_object(e, id, {upstream, f.message}, era_of(rec));
     if (f.retry_after.count() > 0) {
         // The retry hint in a form a program can read, beside the one in the message.
@@ -85,7 +85,7 @@ json::object refuse_upstream(request_context& rec, const json::value& id, std::s
 
 void keep_reply(request_context& rec, upstream_reply reply) {
     if (auto* f = std::get_if<upstream_failure>(&reply))
-        rec.response = refuse_upstream(rec, rec.id, *rec.upstream, *f);
+        rec.answer.response = refuse_upstream(rec, rec.message.id, *rec.upstream, *f);
     else
         rec.proxied.upstream_answer = std::move(std::get<upstream_message>(reply));
 }
@@ -93,19 +93,20 @@ void keep_reply(request_context& rec, upstream_reply reply) {
 void settle_outcome(request_context& rec, const json::object& response) {
     // What gate answered itself set its outcome from its row (gateway/pipeline/answers); an
     // answer left with none is an upstream's, passed on: an error there is the call's error.
-    if (rec.outcome == protocol::outcome::ok && response.contains("error"))
-        rec.outcome = protocol::outcome::error;
-    if (!rec.error)
-        rec.error = error_text(response);
+    if (rec.audit.outcome == protocol::outcome::ok && response.contains("error"))
+        rec.audit.outcome = protocol::outcome::error;
+    if (!rec.audit.error)
+        rec.audit.error = error_text(response);
 }
 
 http_reply answer_of(request_context& rec) {
-    if (rec.refusal_reply)
-        return std::move(*rec.refusal_reply);
-    auto status = static_cast<http::status>(rec.answer_status);
-    auto reply = rec.verbatim.empty() ? http_reply::json(status, json::serialize(*rec.response))
-                                      : http_reply::json(status, std::move(rec.verbatim));
-    for (auto& h : rec.reply_headers)
+    if (rec.answer.refusal_reply)
+        return std::move(*rec.answer.refusal_reply);
+    auto status = static_cast<http::status>(rec.answer.status);
+    auto reply = rec.answer.verbatim.empty()
+                     ? http_reply::json(status, json::serialize(*rec.answer.response))
+                     : http_reply::json(status, std::move(rec.answer.verbatim));
+    for (auto& h : rec.answer.headers)
         reply.headers.push_back(std::move(h));
     return reply;
 }
@@ -121,12 +122,12 @@ void complete_for_modern_client(json::object& response, request_context& rec) {
 }
 
 void add_to_result(request_context& rec, std::string_view key, std::string_view value_text) {
-    if (rec.verbatim.empty())
+    if (rec.answer.verbatim.empty())
         return;
-    if (auto added = protocol::set_member(rec.verbatim, {"result"}, key, value_text))
-        rec.verbatim = std::move(*added);
+    if (auto added = protocol::set_member(rec.answer.verbatim, {"result"}, key, value_text))
+        rec.answer.verbatim = std::move(*added);
     else
-        rec.verbatim.clear(); // the amended object is written out instead
+        rec.answer.verbatim.clear(); // the amended object is written out instead
 }
 
 std::optional<std::string> minted_task_id(const upstream_message& answer) {

@@ -34,22 +34,22 @@ boost::json::object refuse_upstream(request_context& rec, const boost::json::val
 void keep_reply(request_context& rec, upstream_reply reply);
 
 // What the object pass_on returns is for: the request's answer to its client (egress, task
-// answers), which for a client before 2026-07-28 is sent as rec.verbatim, so only its outcome
-// is read and the result need not be parsed, while a 2026-07-28 client's result is amended
+// answers), which for a client before 2026-07-28 is sent as rec.answer.verbatim, so only its
+// outcome is read and the result need not be parsed, while a 2026-07-28 client's result is amended
 // and read whole; or `whole`, for a caller that reads the object itself (server/discover
 // builds its result from an initialize answer).
 enum class answer_read { client_answer, whole };
 
 // An upstream's answer for the client: the exact text with only the id replaced goes on the
-// wire (rec.verbatim); the object returned, under the client's id, is what `read` says.
+// wire (rec.answer.verbatim); the object returned, under the client's id, is what `read` says.
 boost::json::object pass_on(upstream_message answer, const boost::json::value& id,
                             request_context& rec, answer_read read = answer_read::whole);
 
 // A result for a 2026-07-28 client carries `resultType`; an earlier upstream's result gets
 // "complete" (what its absence means), added to its text too.
 void complete_for_modern_client(boost::json::object& response, request_context& rec);
-// Member `key` added to the result in the answer's text (rec.verbatim), where there is one;
-// the caller adds it to rec.response. Where the text cannot take it, the object is sent.
+// Member `key` added to the result in the answer's text (rec.answer.verbatim), where there is one;
+// the caller adds it to rec.answer.response. Where the text cannot take it, the object is sent.
 void add_to_result(request_context& rec, std::string_view key, std::string_view value_text);
 
 // The id of the task an upstream's answer mints (2025-11-25's `result.task.taskId`, or a

@@ -30,7 +30,7 @@ std::string_view input_method_of(const json::value& request) {
 // The policy's rules for server-initiated requests on one input request: false (ctx answered)
 // when they refuse it.
 bool input_rules_admit(request_context& ctx, std::string_view server, std::string_view method) {
-    if (!server_request_refused(*ctx.view->snap, ctx.caller.get(), server, method))
+    if (!server_request_refused(*ctx.view->snap, ctx.who.caller.get(), server, method))
         return true;
     refuse(ctx, gateway_error::server_request_denied, {method, server});
     ctx.policy.decision = "deny";
@@ -193,7 +193,7 @@ boost::asio::awaitable<verdict> client_bound::judge_input_requests(request_conte
             co_return verdict::answered;
         if (!hook)
             continue;
-        auto q = server_request_question(ctx.caller.get(), server, request.get_object(), *hook);
+        auto q = server_request_question(ctx.who.caller.get(), server, request.get_object(), *hook);
         auto what =
             std::string(method) + " from upstream " + std::string(server) + " to this client";
         if (co_await consult_hook(*hooks_, *hook, ctx, hook_stage::server_request, describe(q),
@@ -216,7 +216,7 @@ boost::asio::awaitable<verdict> client_bound::judge_task(request_context& ctx,
             co_return verdict::answered;
         }
         auto what = "the result of task " + task_id + " on " + std::string(server) +
-                    (ctx.caller ? " for " + ctx.caller->subject : "");
+                    (ctx.who.caller ? " for " + ctx.who.caller->subject : "");
         if (co_await judge_result(ctx, task, server, task_id, std::move(what)) == verdict::answered)
             co_return verdict::answered;
     }
@@ -243,15 +243,15 @@ request_context judged_now(const request_context& asker,
     request_context judged;
     judged.admission.start = std::chrono::steady_clock::now();
     judged.view = std::move(now);
-    judged.caller = asker.caller;
+    judged.who.caller = asker.who.caller;
     judged.tracing.traceparent = asker.tracing.traceparent;
     judged.client.modern = asker.client.modern;
     // A tenant's place is its index in one snapshot's tenants: placed again by the new ones,
     // as stage 2 would place the asker's next request (two tenants selecting it: none).
     const auto& tenants = judged.view->snap->tenants;
-    if (!tenants || !judged.caller)
+    if (!tenants || !judged.who.caller)
         return judged;
-    auto placed = tenants->resolve(*judged.caller);
+    auto placed = tenants->resolve(*judged.who.caller);
     if (auto* i = std::get_if<std::size_t>(&placed)) {
         judged.who.tenant = tenants->tenant(*i).id;
         judged.who.tenant_index = *i;

@@ -20,7 +20,7 @@ hook_question hook_question_of(const request_context& ctx, hook_stage stage,
                                std::string_view server, std::string_view upstream_name) {
     hook_question q;
     q.stage = stage;
-    q.who = ctx.caller.get();
+    q.who = ctx.who.caller.get();
     if (ctx.who.tenant)
         q.tenant = *ctx.who.tenant;
     q.method = ctx.method;
@@ -45,7 +45,7 @@ std::string_view hook_check_member_text(std::string_view json, std::string_view 
 } // namespace
 
 std::string_view arguments_source(const request_context& ctx) {
-    return hook_check_member_text(ctx.params_source, "arguments");
+    return hook_check_member_text(ctx.message.params_source, "arguments");
 }
 
 void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result,

@@ -26,7 +26,7 @@ hook_question hook_question_of(const request_context& ctx, hook_stage stage,
                                std::string_view server, std::string_view upstream_name);
 
 // Where ctx's client wrote its call's arguments in its params' text (empty: nowhere found),
-// for the hook to read them as written. A view into ctx.params_source.
+// for the hook to read them as written. A view into ctx.message.params_source.
 std::string_view arguments_source(const request_context& ctx);
 
 // An answer on `q` (the result stage): whether it is an error (a JSON-RPC error, or a result

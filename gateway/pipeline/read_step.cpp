@@ -51,15 +51,15 @@ public:
         auto classified = protocol::classify(std::move(value));
         if (auto* bad = std::get_if<protocol::rpc_error>(&classified)) {
             ctx.method = "http";
-            ctx.id = bad->id;
+            ctx.message.id = bad->id;
             refuse(ctx, gateway_error::invalid_request, {bad->message});
             return verdict::answered;
         }
         auto& msg = a.msg.emplace(std::move(std::get<protocol::message>(classified)));
         ctx.method = msg.kind == protocol::message_kind::response ? "response" : msg.method;
-        ctx.id = msg.id;
+        ctx.message.id = msg.id;
         if (msg.kind == protocol::message_kind::request)
-            ctx.params_source = params_text(req.body());
+            ctx.message.params_source = params_text(req.body());
         a.modern = is_modern_request(req, msg);
         return verdict::proceed;
     }

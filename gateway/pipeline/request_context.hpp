@@ -76,12 +76,34 @@ struct client_facts {
     std::optional<protocol::client_profile> profile;
 };
 
-// Stage 2 (pipeline/s2_authenticate): who the caller is, beyond its principal.
+// Stage 2 (pipeline/s2_authenticate; the token endpoint for /oauth/token): who the caller is.
 struct caller_facts {
+    caller_ref caller; // its principal; null: anonymous
     std::optional<std::string> tenant;
     std::optional<std::size_t> tenant_index; // its place in view->snap->tenants
     // Its token as per-caller upstreams take it: a memo filled on first use (caller_of).
     std::shared_ptr<const caller_credential> caller_token;
+};
+
+// The read step (pipeline/read_step) and the endpoint's handler that takes the params: the
+// message as the stages see it.
+struct message_in {
+    boost::json::value id;      // the client's JSON-RPC id
+    boost::json::object params; // taken by the stage that sends them upstream
+    // The text the client wrote its params in (and the rest of its body after them): what
+    // goes upstream is written from it, so its arguments arrive as written, numbers included
+    // (protocol/json_preserve). A view into the POST's body, which outlives the call, so the
+    // common call copies nothing; a call that outlives its POST keeps a copy first (and is
+    // not copied or moved after: the view would point into the old copy).
+    std::string_view params_source;
+    std::string params_kept;
+    void keep_params_source() {
+        params_kept = std::string(params_source);
+        params_source = params_kept;
+    }
+    // gate --record: the message as it arrived, completed and handed to the recording at the
+    // exit. Null when not recording.
+    std::shared_ptr<heard_request> heard;
 };
 
 // The trace step (operations/request_tracing): the request's trace context.
@@ -161,6 +183,36 @@ struct proxy_result {
     std::string negotiated_version; // initialize: the revision agreed with the client
 };
 
+// Egress (pipeline/s8_egress, with pipeline/answers and pipeline/client_answer, through which
+// the refusals made earlier go): the answer the client gets.
+struct request_answer {
+    // The JSON-RPC answer once a stage has made it (the client's id in it); for an upstream's
+    // answer passed on, what its outcome is read from, while `verbatim` is what is sent: the
+    // upstream's text with the client's id spliced in.
+    std::optional<boost::json::object> response;
+    std::string verbatim;
+    // The HTTP status of a 2026-07-28 request's answer (protocol::modern_answer_status).
+    unsigned status = 200;
+    std::vector<std::pair<std::string, std::string>> headers; // e.g. Mcp-Session-Id
+    // A refusal before MCP handling (an HTTP status of its own, such as 429): the reply, and
+    // the reason gate_http_rejections_total counts it under. Audited with method `http`.
+    std::optional<std::string> rejection;
+    std::optional<http_reply> refusal_reply;
+};
+
+// What the audit event says of a request beyond its subject and its answer: written by the
+// refusals (pipeline/answers, client_answer: `outcome`, `error`), by each unit that bills an
+// upstream call (`upstream_calls`), by the lists (`items_served`) and by egress (`usage`).
+struct audit_facts {
+    protocol::outcome outcome = protocol::outcome::ok;
+    std::optional<std::string> error;
+    std::int64_t upstream_calls = 0;
+    std::optional<std::int64_t> items_served;
+    // An upstream result's `_meta.usage`, verbatim (spec: gate reports usage and never
+    // computes it): JSON text on one line, numbers as the upstream wrote them.
+    std::optional<std::string> usage;
+};
+
 // What one request carried and what became of it, created at admission and carried through
 // the nine stages (stage.hpp); the audit stage's input. `principal` and `tenant` stay empty
 // until authentication and tenants are enforced.
@@ -168,23 +220,11 @@ struct request_context {
     // Admission: the snapshot it loaded (with its clients), and what arrived with it.
     std::shared_ptr<const federation_view> view;
     admission_facts admission;
-    // The message as the stages see it (the read step; its params taken by the stage that
-    // sends them upstream).
+    // The JSON-RPC method, as the stages and the audit event name the request (`http` for a
+    // refusal before MCP handling, `oauth/token` at the token endpoint).
     std::string method;
-    boost::json::value id; // the client's JSON-RPC id
-    boost::json::object params;
-    // The text the client wrote its params in (and the rest of its body after them): what
-    // goes upstream is written from it, so its arguments arrive as written, numbers included
-    // (protocol/json_preserve). A view into the POST's body, which outlives the call, so the
-    // common call copies nothing; a call that outlives its POST keeps a copy first.
-    std::string_view params_source;
-    std::string params_kept;
-    void keep_params_source() {
-        params_kept = std::string(params_source);
-        params_source = params_kept;
-    }
+    message_in message;
     request_trace tracing;
-    caller_ref caller; // stage 2; null: anonymous
     caller_facts who;
     client_facts client;
     call_sinks sinks;
@@ -197,30 +237,13 @@ struct request_context {
     guard_grant guards;
     proxy_result proxied;
 
-    // The answer: the JSON-RPC one once a stage has made it (the client's id in it), or the
-    // upstream's as sent with the client's id spliced in.
-    std::optional<boost::json::object> response;
-    std::string verbatim;
-    // The HTTP status of a 2026-07-28 request's answer (protocol::modern_answer_status).
-    unsigned answer_status = 200;
-    std::vector<std::pair<std::string, std::string>> reply_headers; // e.g. Mcp-Session-Id
-    // A refusal before MCP handling (an HTTP status of its own, such as 429): the reply, and
-    // the reason gate_http_rejections_total counts it under. Audited with method `http`.
-    std::optional<std::string> rejection;
-    std::optional<http_reply> refusal_reply;
+    request_answer answer;
 
-    // What the audit event says of it beyond the above.
-    std::optional<std::string> name, upstream, error;
-    protocol::outcome outcome = protocol::outcome::ok;
-    std::int64_t upstream_calls = 0;
-    std::optional<std::int64_t> items_served;
-    // An upstream result's `_meta.usage`, verbatim (spec: gate reports usage and never
-    // computes it): JSON text on one line, numbers as the upstream wrote them.
-    std::optional<std::string> usage;
+    // The request's subject as the audit event names it (stage 4, or the handler that names
+    // one), and what became of it.
+    std::optional<std::string> name, upstream;
+    audit_facts audit;
     using trace_record = request_trace::trace_record;
-    // gate --record: the message as it arrived, completed and handed to the recording at the
-    // exit. Null when not recording.
-    std::shared_ptr<heard_request> heard;
 };
 
 // Whether the caller's tenant sees upstream `upstream` (tenants[].upstreams): route and the
@@ -250,14 +273,14 @@ inline bool may_call_tool(const request_context& rec, std::size_t upstream, std:
         what.hints = rec.view->clients[upstream]
                          ->tool_hints(std::string(own))
                          .value_or(protocol::tool_hints{});
-    return policy->decide(rec.caller ? &*rec.caller : nullptr, what).allowed;
+    return policy->decide(rec.who.caller ? &*rec.who.caller : nullptr, what).allowed;
 }
 
 // A call an upstream serves for this request: its trace context, and its place in a recording.
 inline call_context traced_call(const request_context& rec) {
     auto ctx = call_context::traced(rec.tracing.traceparent);
-    if (rec.heard)
-        ctx.recorded = rec.heard->seq;
+    if (rec.message.heard)
+        ctx.recorded = rec.message.heard->seq;
     return ctx;
 }
 

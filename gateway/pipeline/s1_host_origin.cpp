@@ -35,7 +35,7 @@ public:
         if (!refused)
             return verdict::proceed;
         refuse(ctx, *refused);
-        ctx.refusal_reply->close = true;
+        ctx.answer.refusal_reply->close = true;
         return verdict::answered;
     }
 };

@@ -30,7 +30,7 @@ public:
         : tokens_(tokens), resource_metadata_(std::move(resource_metadata)) {}
     transport::stage id() const override { return transport::stage::authenticate; }
     step run(request_context& ctx) override {
-        ctx.caller.reset();
+        ctx.who.caller.reset();
         if (!tokens_)
             return verdict::proceed;
         if (auto known =
@@ -49,7 +49,7 @@ private:
 
     verdict settle(request_context& ctx, auth_result result) {
         if (auto* who = std::get_if<caller_ref>(&result)) {
-            ctx.caller = std::move(*who);
+            ctx.who.caller = std::move(*who);
             return place_in_tenant(ctx);
         }
         const auto& refused = std::get<auth_refusal>(result);
@@ -59,7 +59,7 @@ private:
                          ", error_description=" + quoted(refused.description);
         refuse(ctx, error_answer{gateway_error::unauthenticated, refused.description, nullptr,
                                  refused.error.empty() ? "unauthorized" : refused.error});
-        ctx.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
+        ctx.answer.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
         return verdict::answered;
     }
 
@@ -69,7 +69,7 @@ private:
         const auto& tenants = ctx.view ? ctx.view->snap->tenants : nullptr;
         if (!tenants)
             return verdict::proceed;
-        auto placed = tenants->resolve(*ctx.caller);
+        auto placed = tenants->resolve(*ctx.who.caller);
         if (auto* i = std::get_if<std::size_t>(&placed)) {
             ctx.who.tenant = tenants->tenant(*i).id;
             ctx.who.tenant_index = *i;
@@ -78,7 +78,7 @@ private:
         if (!both)
             return verdict::proceed;
         refuse(ctx, gateway_error::ambiguous_tenant,
-               {ctx.caller->subject, both->first, both->second});
+               {ctx.who.caller->subject, both->first, both->second});
         return verdict::answered;
     }
 

@@ -37,8 +37,8 @@ public:
         if (const auto* limit = tenant_limit(ctx);
             limit && !leases_.tenants.of(*ctx.who.tenant)->slots.take(now))
             return wait_from(ctx, limit_window::tenant);
-        if (limits && limits->per_principal_per_minute && ctx.caller &&
-            !leases_.principals.of(principal_key(ctx.caller))->slots.take(now))
+        if (limits && limits->per_principal_per_minute && ctx.who.caller &&
+            !leases_.principals.of(principal_key(ctx.who.caller))->slots.take(now))
             return wait_from(ctx, limit_window::principal);
         return verdict::proceed;
     }
@@ -95,15 +95,15 @@ private:
                                          " requests per minute for tenant " + *ctx.who.tenant +
                                          " reached");
         }
-        if (principal_limit && ctx.caller) {
-            auto key = principal_key(ctx.caller);
+        if (principal_limit && ctx.who.caller) {
+            auto key = principal_key(ctx.who.caller);
             auto per_minute = *principal_limit;
             auto lease = leases_.principals.of(key);
             if (auto refused = co_await admit_window(lease->slots, lease->flight,
                                                      limit_window::principal, key, per_minute))
                 co_return over_limit(ctx, *refused,
                                      "rate limit of " + std::to_string(per_minute) +
-                                         " requests per minute for " + ctx.caller->subject +
+                                         " requests per minute for " + ctx.who.caller->subject +
                                          " reached");
         }
         co_return verdict::proceed;
@@ -113,7 +113,7 @@ private:
         auto seconds = whole_seconds(b.wait);
         why += "; retry in " + std::to_string(seconds) + " s";
         transport::refuse(ctx, gateway_error::global_rate_limited, {why});
-        ctx.refusal_reply->headers.emplace_back("Retry-After", std::to_string(seconds));
+        ctx.answer.refusal_reply->headers.emplace_back("Retry-After", std::to_string(seconds));
         return verdict::answered;
     }
 

@@ -20,14 +20,14 @@ public:
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
         if (m == "ping") {
-            ctx.response = protocol::make_result(ctx.id, boost::json::object{});
+            ctx.answer.response = protocol::make_result(ctx.message.id, boost::json::object{});
             return verdict::answered;
         }
         if (m == "initialize" || m == "logging/setLevel" || m.starts_with("tasks/"))
             return verdict::proceed;
         if (auto kind = protocol::list_kind_of(m))
             return plan(ctx, *kind);
-        if (auto by_name = services_.route_by_name(m, ctx.id, ctx.params, ctx))
+        if (auto by_name = services_.route_by_name(m, ctx.message.id, ctx.message.params, ctx))
             return settle(ctx, std::move(*by_name));
         return resolve(ctx);
     }
@@ -45,19 +45,19 @@ private:
 
     // A URI, whose owner the resource router knows.
     boost::asio::awaitable<verdict> resolve(request_context& ctx) {
-        co_return settle(
-            ctx, co_await services_.route_named(ctx.method, ctx.id, std::move(ctx.params), ctx));
+        co_return settle(ctx, co_await services_.route_named(ctx.method, ctx.message.id,
+                                                             std::move(ctx.message.params), ctx));
     }
 
     verdict settle(request_context& ctx, routing decided) {
         if (auto* refused = std::get_if<boost::json::object>(&decided)) {
-            ctx.response = std::move(*refused);
+            ctx.answer.response = std::move(*refused);
             return verdict::answered;
         }
         auto& target = std::get<route>(decided);
         if (auto hidden = hidden_from_tenant(ctx, target)) {
             ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
-            ctx.response = std::move(*hidden);
+            ctx.answer.response = std::move(*hidden);
             return verdict::answered;
         }
         ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
@@ -78,7 +78,7 @@ private:
                      (ref && ref->is_object() && ref->get_object().contains("name"));
         auto sent = route_sent_spelling(*ctx.view->snap, ctx.method, target);
         auto e = named ? unknown_name(sent) : unknown_uri(sent);
-        return protocol::make_gateway_error(e.error, ctx.id, e.message);
+        return protocol::make_gateway_error(e.error, ctx.message.id, e.message);
     }
 
     route_services& services_;

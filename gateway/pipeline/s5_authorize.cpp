@@ -117,7 +117,7 @@ std::string invocation_text(const request_context& ctx, const std::string& serve
                             std::string_view name) {
     auto item = ctx.name.value_or(std::string(name));
     return ctx.method + (item.empty() ? "" : " of " + item) + " on " + server +
-           (ctx.caller ? " for " + ctx.caller->subject : "");
+           (ctx.who.caller ? " for " + ctx.who.caller->subject : "");
 }
 
 // Whether the call may be answered with a task: the client asked for one (`task`), or, in
@@ -159,7 +159,7 @@ public:
         if (policy->reads_arguments() && !arguments_readable(ctx))
             return verdict::answered;
         std::string other;
-        auto d = memo_.decide(policy, ctx.caller ? &*ctx.caller : nullptr,
+        auto d = memo_.decide(policy, ctx.who.caller ? &*ctx.who.caller : nullptr,
                               invocation_of(ctx, server, *g, other));
         ctx.policy.decision = d.allowed ? "allow" : "deny";
         ctx.policy.rule_id = d.rule_id;
@@ -220,8 +220,8 @@ private:
         // do before (MCP 2025-11-25 recommends naming both); a client that adds the challenge's
         // scopes to those it asked before (SEP-2350, 2026-07-28) asks for the same either way.
         // So every client, of either era, is told the token's scopes and the rule's.
-        auto scope =
-            joined(ctx.caller ? with_held_scopes(*ctx.caller, d.needed_scopes) : d.needed_scopes);
+        auto scope = joined(ctx.who.caller ? with_held_scopes(*ctx.who.caller, d.needed_scopes)
+                                           : d.needed_scopes);
         ctx.policy.required_scopes = d.needed_scopes;
         boost::json::array scopes;
         for (const auto& s : d.needed_scopes)
@@ -234,7 +234,7 @@ private:
         std::string challenge = "Bearer error=\"insufficient_scope\", scope=\"" + scope + "\"";
         if (!resource_metadata_.empty())
             challenge += ", resource_metadata=\"" + resource_metadata_ + "\"";
-        ctx.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
+        ctx.answer.refusal_reply->headers.emplace_back("WWW-Authenticate", std::move(challenge));
         return verdict::answered;
     }
     std::string resource_metadata_;

@@ -22,7 +22,7 @@ std::vector<tool_window_ref> tool_limits::windows_of(const request_context& ctx)
     const auto& upstream = ctx.view->snap->upstream(ctx.routed.target->upstream);
     if (upstream.tool_limits.empty())
         return {};
-    return tool_windows_for(upstream, tool_of(ctx), principal_key(ctx.caller));
+    return tool_windows_for(upstream, tool_of(ctx), principal_key(ctx.who.caller));
 }
 
 std::size_t tool_limits::take_now(const std::vector<tool_window_ref>& windows, time_point now) {
@@ -61,9 +61,9 @@ boost::json::object tool_limits::refuse(request_context& ctx, const refusal& r) 
     f.message = "rate limit of " + std::to_string(r.window.per_minute) +
                 (r.window.per_minute == 1 ? " call" : " calls") + " per minute of tool " + tool +
                 " (toolLimits/" + std::to_string(r.window.entry) + ") reached " +
-                (r.window.per_principal() ? "for " + ctx.caller->subject : "for everyone") +
+                (r.window.per_principal() ? "for " + ctx.who.caller->subject : "for everyone") +
                 "; retry in " + std::to_string(whole_seconds(wait)) + " s";
-    auto answer = refuse_upstream(ctx, ctx.id, upstream.id, f);
+    auto answer = refuse_upstream(ctx, ctx.message.id, upstream.id, f);
     auto& data = answer["error"].as_object()["data"].as_object();
     data["tool"] = tool;
     data["limit"] = r.window.per_principal() ? "principal" : "everyone";

@@ -65,7 +65,7 @@ private:
             upstream_failure counted;
             counted.what = upstream_failure::kind::rate_limited;
             refused_call(ctx, client, counted);
-            ctx.response = tool_limits::refuse(ctx, *refused);
+            ctx.answer.response = tool_limits::refuse(ctx, *refused);
             co_return verdict::answered;
         }
         co_return co_await admit_target(ctx);
@@ -90,14 +90,14 @@ private:
     verdict refuse_target(request_context& ctx, const upstream_client& client,
                           const upstream_failure& refused) {
         refused_call(ctx, client, refused);
-        ctx.response = refuse_upstream(ctx, ctx.id, client.config().id, refused);
+        ctx.answer.response = refuse_upstream(ctx, ctx.message.id, client.config().id, refused);
         return verdict::answered;
     }
 
     verdict settle_target(request_context& ctx, upstream_client::guard_ticket ticket,
                           const std::optional<budget_ledger::exhausted>& spent) {
         if (spent) {
-            ctx.response = budget_refusal(ctx, *spent); // the ticket is dropped unused
+            ctx.answer.response = budget_refusal(ctx, *spent); // the ticket is dropped unused
             return verdict::answered;
         }
         ctx.guards.admitted = std::make_shared<upstream_client::guard_ticket>(std::move(ticket));
@@ -120,7 +120,7 @@ private:
                 // answers the whole list.
                 if (!spent->key.starts_with("upstream ")) {
                     ctx.guards.list_admitted.clear();
-                    ctx.response = budget_refusal(ctx, *spent);
+                    ctx.answer.response = budget_refusal(ctx, *spent);
                     co_return verdict::answered;
                 }
                 spdlog::debug("upstream {} left out of {}: its budget is exhausted",

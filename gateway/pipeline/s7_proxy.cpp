@@ -35,21 +35,21 @@ private:
     boost::asio::awaitable<verdict> call(request_context& ctx) {
         const auto& m = ctx.method;
         if (m == "initialize") {
-            ctx.response = co_await services_.calls.initialize(ctx.id, ctx.params,
-                                                               ctx.proxied.negotiated_version, ctx);
+            ctx.answer.response = co_await services_.calls.initialize(
+                ctx.message.id, ctx.message.params, ctx.proxied.negotiated_version, ctx);
         } else if (m == "logging/setLevel") {
-            ctx.response = co_await services_.log_levels.set_log_level(ctx.client.session, ctx.id,
-                                                                       ctx.params, ctx);
+            ctx.answer.response = co_await services_.log_levels.set_log_level(
+                ctx.client.session, ctx.message.id, ctx.message.params, ctx);
         } else if (m.starts_with("tasks/")) {
-            ctx.response =
-                co_await services_.tasks.task_call(ctx.id, m, std::move(ctx.params), ctx);
+            ctx.answer.response = co_await services_.tasks.task_call(
+                ctx.message.id, m, std::move(ctx.message.params), ctx);
         } else if (ctx.routed.plan) {
             ctx.proxied.fetched =
                 co_await services_.lists.fetch_lists(*protocol::list_kind_of(m), *ctx.routed.plan,
                                                      std::move(ctx.guards.list_admitted), ctx);
         } else if (ctx.routed.target) { // a subscription at a 2026-07-28 upstream (plain_call)
-            ctx.response = co_await services_.subscriptions.subscribe_at_modern_upstream(
-                m, ctx.id, *ctx.routed.target, ctx);
+            ctx.answer.response = co_await services_.subscriptions.subscribe_at_modern_upstream(
+                m, ctx.message.id, *ctx.routed.target, ctx);
         }
         co_return verdict::proceed;
     }

@@ -28,14 +28,15 @@ public:
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
-        bool answered_upstream = !ctx.response && ctx.proxied.upstream_answer;
+        bool answered_upstream = !ctx.answer.response && ctx.proxied.upstream_answer;
         auto minted = answered_upstream && m == "tools/call"
                           ? minted_task_id(*ctx.proxied.upstream_answer)
                           : std::nullopt;
         // Waits only to pin a minted task, merge a list, open a session, ask the hook or judge
         // what the answer asks the client.
         bool input = answered_upstream && judge_.answer_asks_input(ctx);
-        if (minted || (!ctx.response && !ctx.proxied.upstream_answer && ctx.routed.plan && kind) ||
+        if (minted ||
+            (!ctx.answer.response && !ctx.proxied.upstream_answer && ctx.routed.plan && kind) ||
             (m == "initialize" && !ctx.client.modern) ||
             (answered_upstream && ctx.policy.hook_at_result && hooks_) || input)
             return finish_waiting(ctx, std::move(minted), input);
@@ -58,7 +59,7 @@ private:
                 ctx, requests ? &*requests : nullptr,
                 ctx.view->snap->upstream(ctx.routed.target->upstream).id);
         }
-        if (!ctx.response && ctx.proxied.upstream_answer) {
+        if (!ctx.answer.response && ctx.proxied.upstream_answer) {
             if (minted)
                 co_await services_.tasks.pin_task(ctx, ctx.routed.target->upstream,
                                                   std::move(*minted));
@@ -70,9 +71,10 @@ private:
                 (!minted || !ctx.policy.hook_at_result->task_asked))
                 co_await judge_result(ctx);
         }
-        if (!ctx.response && ctx.routed.plan && kind)
-            ctx.response = co_await services_.lists.complete_list(
-                *kind, *ctx.routed.plan, std::move(ctx.proxied.fetched), ctx.id, ctx.params, ctx);
+        if (!ctx.answer.response && ctx.routed.plan && kind)
+            ctx.answer.response = co_await services_.lists.complete_list(
+                *kind, *ctx.routed.plan, std::move(ctx.proxied.fetched), ctx.message.id,
+                ctx.message.params, ctx);
         settle(ctx);
         if (m == "initialize" && !ctx.client.modern)
             co_await open_session(ctx);
@@ -81,15 +83,15 @@ private:
     }
 
     // The hook's say on the answer the client is about to get (client_bound): withheld, the
-    // refusal in its place, unless allowed. The answer is read as written in ctx.verbatim.
+    // refusal in its place, unless allowed. The answer is read as written in ctx.answer.verbatim.
     boost::asio::awaitable<void> judge_result(request_context& ctx) {
         const auto& server = ctx.view->snap->upstream(ctx.routed.target->upstream).id;
         const auto& upstream_name = ctx.policy.hook_at_result->upstream_name;
         auto item = ctx.name.value_or(upstream_name);
         auto what = "the result of " + ctx.method + (item.empty() ? "" : " of " + item) + " on " +
-                    server + (ctx.caller ? " for " + ctx.caller->subject : "");
-        co_await judge_.judge_result(ctx, *ctx.response, server, upstream_name, std::move(what),
-                                     ctx.verbatim);
+                    server + (ctx.who.caller ? " for " + ctx.who.caller->subject : "");
+        co_await judge_.judge_result(ctx, *ctx.answer.response, server, upstream_name,
+                                     std::move(what), ctx.answer.verbatim);
     }
 
     // Whatever the upstream answered, result or error, goes back verbatim.
@@ -97,7 +99,7 @@ private:
         // Few answers report usage: a search first spares the rest a walk of the result.
         if (protocol::may_name(ctx.proxied.upstream_answer->raw(), "usage"))
             if (auto usage = ctx.proxied.upstream_answer->value_at({"result", "_meta", "usage"}))
-                ctx.usage = usage_text(*ctx.proxied.upstream_answer, *usage);
+                ctx.audit.usage = usage_text(*ctx.proxied.upstream_answer, *usage);
         // A read of an App's view answers under the URI the client asked for
         // (protocol/ui_uri.hpp): the contents that name the upstream's own are renamed.
         auto ui = read_of_ui(ctx);
@@ -108,11 +110,11 @@ private:
                      judge_.links_icons(*ctx.view->snap, ctx.proxied.upstream_answer->raw());
         // A decision hook asked about the result reads it whole too.
         bool whole = ui || links || (ctx.policy.hook_at_result && hooks_);
-        ctx.response = pass_on(std::move(*ctx.proxied.upstream_answer), ctx.id, ctx,
-                               whole ? answer_read::whole : answer_read::client_answer);
-        if (ui && protocol::restore_read_uris(*ctx.response, ui->uri, *ctx.name) &&
-            !ctx.verbatim.empty())
-            write_again(ctx.verbatim, *ctx.response);
+        ctx.answer.response = pass_on(std::move(*ctx.proxied.upstream_answer), ctx.message.id, ctx,
+                                      whole ? answer_read::whole : answer_read::client_answer);
+        if (ui && protocol::restore_read_uris(*ctx.answer.response, ui->uri, *ctx.name) &&
+            !ctx.answer.verbatim.empty())
+            write_again(ctx.answer.verbatim, *ctx.answer.response);
         if (links)
             link_icons(ctx);
     }
@@ -120,15 +122,15 @@ private:
     // The resource links of a call's content, or of a prompt's messages, name icons as list
     // items do: from gate's origin, where a client may fetch them, not the upstream's.
     void link_icons(request_context& ctx) {
-        auto* r = ctx.response->if_contains("result");
+        auto* r = ctx.answer.response->if_contains("result");
         auto* result = r ? r->if_object() : nullptr;
         auto shape =
             ctx.method == "tools/call" ? client_bound::linked::call : client_bound::linked::prompt;
         if (result &&
             judge_.link_icons(*ctx.view->snap, ctx.routed.target->upstream, ctx.method, shape,
                               *result) &&
-            !ctx.verbatim.empty())
-            write_again(ctx.verbatim, *ctx.response);
+            !ctx.answer.verbatim.empty())
+            write_again(ctx.answer.verbatim, *ctx.answer.response);
     }
 
     // `usage` as the upstream wrote it, on one line, for the audit event: from the answer's
@@ -150,15 +152,15 @@ private:
     }
 
     static void settle(request_context& ctx) {
-        if (!ctx.response)
+        if (!ctx.answer.response)
             refuse(ctx, gateway_error::internal_error, {"no answer"});
-        settle_outcome(ctx, *ctx.response);
+        settle_outcome(ctx, *ctx.answer.response);
     }
 
     void after_answer(request_context& ctx, bool list) {
         const auto& m = ctx.method;
         if ((m == "resources/subscribe" || m == "resources/unsubscribe") &&
-            ctx.outcome == protocol::outcome::ok && ctx.name) {
+            ctx.audit.outcome == protocol::outcome::ok && ctx.name) {
             // Updates come under the upstream's own URI (an App's view has another here).
             auto ui = protocol::upstream_ui(ctx.view->snap->codec, *ctx.name);
             services_.subscriptions.record_subscription(ctx, ui ? ui->uri : *ctx.name,
@@ -169,10 +171,10 @@ private:
     }
 
     boost::asio::awaitable<void> open_session(request_context& ctx) {
-        if (!ctx.response->contains("result"))
+        if (!ctx.answer.response->contains("result"))
             co_return;
         boost::json::object capabilities;
-        if (auto* c = ctx.params.if_contains("capabilities"); c && c->is_object())
+        if (auto* c = ctx.message.params.if_contains("capabilities"); c && c->is_object())
             capabilities = c->get_object();
         // Within the caller's share of the table; a refusal is in ctx (gateway/mcp/sessions).
         auto session = services_.sessions.open_session(ctx, capabilities);
@@ -181,8 +183,8 @@ private:
         // Any instance of a fleet continues it: its record is in the store before the client
         // hears the id.
         co_await services_.fleet.publish_session(*session, ctx.proxied.negotiated_version,
-                                                 capabilities, principal_key(ctx.caller));
-        ctx.reply_headers.emplace_back("Mcp-Session-Id", *session);
+                                                 capabilities, principal_key(ctx.who.caller));
+        ctx.answer.headers.emplace_back("Mcp-Session-Id", *session);
     }
 
     // 2026-07-28 results say what they are; lists also how long they may be cached (the
@@ -190,9 +192,9 @@ private:
     // read of an upstream that said nothing of it (the earlier era) may not be cached at all,
     // and only privately: gate cannot know whether its content is the caller's own.
     void for_modern_client(request_context& ctx, bool list) {
-        ctx.answer_status = protocol::modern_answer_status(*ctx.response);
-        complete_for_modern_client(*ctx.response, ctx);
-        auto* r = ctx.response->if_contains("result");
+        ctx.answer.status = protocol::modern_answer_status(*ctx.answer.response);
+        complete_for_modern_client(*ctx.answer.response, ctx);
+        auto* r = ctx.answer.response->if_contains("result");
         if (!r || !r->is_object())
             return;
         if (list) {

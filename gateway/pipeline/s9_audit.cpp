@@ -41,18 +41,18 @@ public:
     void exit(request_context& ctx) override {
         // A stage that answered early (route's -32043, a guard's -32041) left its outcome in
         // the answer.
-        if (ctx.response && !ctx.rejection)
-            settle_outcome(ctx, *ctx.response);
+        if (ctx.answer.response && !ctx.answer.rejection)
+            settle_outcome(ctx, *ctx.answer.response);
         auto now = std::chrono::steady_clock::now();
         double seconds = std::chrono::duration<double>(now - ctx.admission.start).count();
         if (traffic_)
             count_traffic(*traffic_, ctx, now - ctx.admission.start, now);
-        if (ctx.rejection)
-            stats_.rejection(*ctx.rejection);
+        if (ctx.answer.rejection)
+            stats_.rejection(*ctx.answer.rejection);
         else
-            stats_.request(ctx.method, ctx.outcome, seconds, ctx.upstream_calls);
+            stats_.request(ctx.method, ctx.audit.outcome, seconds, ctx.audit.upstream_calls);
         if (ctx.who.tenant)
-            stats_.tenant_request(*ctx.who.tenant, ctx.outcome, ctx.upstream_calls);
+            stats_.tenant_request(*ctx.who.tenant, ctx.audit.outcome, ctx.audit.upstream_calls);
         if (ctx.policy.decision)
             stats_.policy_decision(ctx.policy.required_scopes.empty() ? *ctx.policy.decision
                                                                       : "step_up",
@@ -63,30 +63,30 @@ public:
         if (open.audit) {
             audit_event e;
             e.time = std::chrono::system_clock::now();
-            e.method = ctx.rejection ? "http" : ctx.method;
+            e.method = ctx.answer.rejection ? "http" : ctx.method;
             e.name = ctx.name;
             e.upstream = ctx.upstream;
             e.owner = audited_owner(ctx);
-            e.outcome = ctx.outcome;
-            e.error = ctx.error;
+            e.outcome = ctx.audit.outcome;
+            e.error = ctx.audit.error;
             e.latency_ms = seconds * 1000;
-            e.upstream_calls = ctx.upstream_calls;
-            e.items_served = ctx.items_served;
-            e.usage = std::move(ctx.usage);
+            e.upstream_calls = ctx.audit.upstream_calls;
+            e.items_served = ctx.audit.items_served;
+            e.usage = std::move(ctx.audit.usage);
             e.tenant = ctx.who.tenant;
             e.decision = ctx.policy.decision;
             e.rule_id = ctx.policy.rule_id;
             e.required_scopes = ctx.policy.required_scopes;
             e.hook = std::move(ctx.policy.hook);
-            if (ctx.caller) {
-                e.principal = ctx.caller->subject;
-                e.issuer = ctx.caller->issuer;
+            if (ctx.who.caller) {
+                e.principal = ctx.who.caller->subject;
+                e.issuer = ctx.who.caller->issuer;
             }
             sinks_.audit(std::move(e)); // a drop is counted in the audit tally
         }
-        if (ctx.heard)
+        if (ctx.message.heard)
             sinks_.heard(ctx);
-        if (!ctx.rejection && open.hooked)
+        if (!ctx.answer.rejection && open.hooked)
             sinks_.finished(ctx);
     }
 

@@ -27,7 +27,7 @@ public:
     // Handed to their sinks with the io loop's next turn; a drop is counted in their tally.
     virtual void audit(audit_event e) = 0;
     virtual void spans(std::vector<std::string> spans) = 0;
-    // gate --record: what became of a message heard as it arrived (ctx.heard).
+    // gate --record: what became of a message heard as it arrived (ctx.message.heard).
     virtual void heard(request_context& ctx) = 0;
     // The embedder's hook, for a request that reached MCP handling.
     virtual void finished(const request_context& ctx) = 0;

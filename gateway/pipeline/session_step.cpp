@@ -20,7 +20,7 @@ public:
         a.session = header_value(a.req, "Mcp-Session-Id");
         if (a.session.empty())
             return refused(ctx, a, gateway_error::session_required);
-        auto here = sessions_.use_now(a.session, ctx.caller);
+        auto here = sessions_.use_now(a.session, ctx.who.caller);
         if (here.found == session_directory::session_found::ask_store)
             return ask(ctx, a);
         if (here.found == session_directory::session_found::refused)
@@ -30,7 +30,7 @@ public:
 
 private:
     boost::asio::awaitable<verdict> ask(request_context& ctx, arrival& a) {
-        bool known = co_await sessions_.known(a.session, ctx.caller, ctx.admission.peer);
+        bool known = co_await sessions_.known(a.session, ctx.who.caller, ctx.admission.peer);
         auto held = known ? sessions_.use(a.session) : std::nullopt;
         if (!held)
             co_return refused(ctx, a, gateway_error::session_unknown);

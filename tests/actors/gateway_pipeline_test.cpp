@@ -184,8 +184,8 @@ TEST_F(gateway_fixture, a_federated_list_passes_all_nine_stages_in_order) {
     std::lock_guard lock(mutex);
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(names(records[1].passage.trace), all_stages());
-    EXPECT_EQ(records[1].upstream_calls, 2);
-    EXPECT_EQ(*records[1].items_served, 4);
+    EXPECT_EQ(records[1].audit.upstream_calls, 2);
+    EXPECT_EQ(*records[1].audit.items_served, 4);
 }
 
 TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {
@@ -196,10 +196,10 @@ TEST_F(gateway_fixture, an_unknown_namespace_is_answered_and_recorded_once) {
     EXPECT_EQ(body.at("error").at("code"), -32043);
     std::lock_guard lock(mutex);
     ASSERT_EQ(records.size(), 2u);
-    EXPECT_EQ(records[1].outcome, protocol::outcome::error);
+    EXPECT_EQ(records[1].audit.outcome, protocol::outcome::error);
     // No namespace owns it: the caller's tools list was looked up for that name (one fetch per
     // upstream, cached after; docs/apps.md), and no upstream was called with it.
-    EXPECT_EQ(records[1].upstream_calls, 2);
+    EXPECT_EQ(records[1].audit.upstream_calls, 2);
     EXPECT_FALSE(records[1].upstream);
 }
 

@@ -56,53 +56,53 @@ TEST(answers, a_described_refusal_names_its_code_and_describes_it) {
 
 TEST(answers, a_refusal_at_http_200_is_the_response_with_the_rows_outcome) {
     request_context ctx;
-    ctx.id = 9;
+    ctx.message.id = 9;
     ctx.method = "tools/call";
-    ctx.verbatim = "stale";
+    ctx.answer.verbatim = "stale";
     refuse(ctx, gateway_error::policy_denied, {"tools/call of x on b"});
-    ASSERT_TRUE(ctx.response);
-    EXPECT_FALSE(ctx.refusal_reply);
-    EXPECT_TRUE(ctx.verbatim.empty()) << "the refusal replaces what was to be sent";
-    EXPECT_EQ(ctx.response->at("id"), 9);
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32042);
-    EXPECT_EQ(ctx.outcome, outcome::denied);
-    EXPECT_EQ(ctx.error, "policy denied tools/call of x on b");
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
+    EXPECT_TRUE(ctx.answer.verbatim.empty()) << "the refusal replaces what was to be sent";
+    EXPECT_EQ(ctx.answer.response->at("id"), 9);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32042);
+    EXPECT_EQ(ctx.audit.outcome, outcome::denied);
+    EXPECT_EQ(ctx.audit.error, "policy denied tools/call of x on b");
     EXPECT_EQ(ctx.method, "tools/call");
-    EXPECT_FALSE(ctx.rejection);
+    EXPECT_FALSE(ctx.answer.rejection);
 }
 
 TEST(answers, a_refusal_before_mcp_is_an_http_rejection_counted_under_its_label) {
     request_context ctx;
     ctx.method = "tools/call";
     refuse(ctx, gateway_error::unsupported_media_type);
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_FALSE(ctx.response);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 415);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_FALSE(ctx.answer.response);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 415);
     EXPECT_EQ(ctx.method, "http");
-    EXPECT_EQ(ctx.rejection, "unsupported_media_type");
-    EXPECT_EQ(ctx.outcome, outcome::error);
+    EXPECT_EQ(ctx.answer.rejection, "unsupported_media_type");
+    EXPECT_EQ(ctx.audit.outcome, outcome::error);
 }
 
 TEST(answers, a_json_rpc_refusal_with_a_status_keeps_the_method_and_counts_no_rejection) {
     request_context ctx;
     ctx.method = "tools/list";
-    ctx.id = "a";
+    ctx.message.id = "a";
     refuse(ctx, gateway_error::caller_sessions_full, {"1000"});
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 429);
-    EXPECT_EQ(body_of(*ctx.refusal_reply).at("id"), "a");
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 429);
+    EXPECT_EQ(body_of(*ctx.answer.refusal_reply).at("id"), "a");
     EXPECT_EQ(ctx.method, "tools/list");
-    EXPECT_FALSE(ctx.rejection);
-    EXPECT_EQ(ctx.outcome, outcome::rate_limited);
+    EXPECT_FALSE(ctx.answer.rejection);
+    EXPECT_EQ(ctx.audit.outcome, outcome::rate_limited);
 }
 
 TEST(answers, a_returned_refusal_sets_the_outcome_and_the_text) {
     request_context ctx;
     auto answer = refusal(ctx, 3, gateway_error::all_upstreams_down);
     EXPECT_EQ(answer.at("error").at("code"), -32041);
-    EXPECT_EQ(ctx.outcome, outcome::upstream_down);
-    EXPECT_EQ(ctx.error, "all upstreams are unavailable");
-    EXPECT_FALSE(ctx.response) << "the caller decides where the answer goes";
+    EXPECT_EQ(ctx.audit.outcome, outcome::upstream_down);
+    EXPECT_EQ(ctx.audit.error, "all upstreams are unavailable");
+    EXPECT_FALSE(ctx.answer.response) << "the caller decides where the answer goes";
 }
 
 // A detail comes from the caller (a tool's name, a session id, a header): whatever it holds,

@@ -66,7 +66,7 @@ struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_coun
 
     void note(std::string what, request_context& ctx) {
         asked.push_back(std::move(what));
-        contexts.push_back({&ctx, ctx.caller, ctx.client.profile, ctx.client.session});
+        contexts.push_back({&ctx, ctx.who.caller, ctx.client.profile, ctx.client.session});
     }
     static std::string method(list_kind k) { return std::string(protocol::traits(k).method); }
 
@@ -136,7 +136,7 @@ TEST_F(call_routing, a_namespaced_tool_is_routed_at_once_with_its_params_moved) 
     EXPECT_EQ(ok->params, (json::object{{"name", "echo"}, {"arguments", {{"x", 1}}}}));
     EXPECT_TRUE(params.empty()) << "moved into the route";
     EXPECT_TRUE(resolver.asked.empty());
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
 }
 
 TEST_F(call_routing, named_routes_a_tool_by_its_name_without_the_router) {
@@ -159,8 +159,9 @@ TEST_F(call_routing, an_unknown_namespace_is_refused_with_the_name_noted) {
     EXPECT_EQ(code(*r), protocol::describe(gateway_error::unknown_namespace).rpc_code);
     EXPECT_EQ(std::get<json::object>(*r).at("id"), 7);
     EXPECT_EQ(ctx.name, "zz__echo");
-    EXPECT_EQ(ctx.outcome, protocol::describe(gateway_error::unknown_namespace).audit_outcome);
-    EXPECT_TRUE(ctx.error && ctx.error->find("zz__echo") != std::string::npos);
+    EXPECT_EQ(ctx.audit.outcome,
+              protocol::describe(gateway_error::unknown_namespace).audit_outcome);
+    EXPECT_TRUE(ctx.audit.error && ctx.audit.error->find("zz__echo") != std::string::npos);
     EXPECT_TRUE(resolver.asked.empty());
 }
 
@@ -175,7 +176,7 @@ TEST_F(call_routing, a_method_the_names_do_not_route_is_left_with_its_params) {
     EXPECT_FALSE(routes.route_by_name("completion/complete", 7, completion, ctx));
     EXPECT_EQ(completion, copy);
     EXPECT_FALSE(ctx.name);
-    EXPECT_FALSE(ctx.error);
+    EXPECT_FALSE(ctx.audit.error);
 }
 
 TEST_F(call_routing, a_uri_is_routed_where_the_router_says) {
@@ -194,8 +195,8 @@ TEST_F(call_routing, a_uri_is_routed_where_the_router_says) {
 TEST_F(call_routing, a_router_that_does_not_answer_is_an_internal_error) {
     auto r = named("resources/read", {{"uri", "file:///x"}});
     EXPECT_EQ(code(r), protocol::describe(gateway_error::internal_error).rpc_code);
-    ASSERT_TRUE(ctx.error);
-    EXPECT_NE(ctx.error->find("router unavailable"), std::string::npos) << *ctx.error;
+    ASSERT_TRUE(ctx.audit.error);
+    EXPECT_NE(ctx.audit.error->find("router unavailable"), std::string::npos) << *ctx.audit.error;
     EXPECT_EQ(resolver.asked.size(), 1u);
     EXPECT_TRUE(services.asked.empty());
 }
@@ -210,10 +211,10 @@ TEST_F(call_routing, a_router_refusal_is_passed_on_with_the_uri_noted) {
 }
 
 TEST_F(call_routing, an_unknown_owner_is_learnt_from_the_resource_lists_once) {
-    ctx.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
+    ctx.who.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
     ctx.client.session = "s1";
     ctx.client.profile = 3; // the caller's own profile; gate's lists are the full one's
-    ctx.upstream_calls = 5;
+    ctx.audit.upstream_calls = 5;
     resolver.answers.push_back(not_known_yet("file:///0"));
     resolver.answers.push_back(route_to(0, "file:///0"));
     auto r = named("resources/read", {{"uri", "file:///0"}});
@@ -236,13 +237,13 @@ TEST_F(call_routing, an_unknown_owner_is_learnt_from_the_resource_lists_once) {
     // As gate's own lists, on a side request that carries the caller.
     for (const auto& seen : services.contexts) {
         EXPECT_NE(seen.ctx, &ctx) << "a side request";
-        EXPECT_EQ(seen.caller, ctx.caller);
+        EXPECT_EQ(seen.caller, ctx.who.caller);
         EXPECT_EQ(seen.profile, protocol::full_profile);
         EXPECT_EQ(seen.session, "s1");
     }
-    EXPECT_EQ(ctx.upstream_calls, 5 + 4) << "the side's four fetches counted on the caller's";
+    EXPECT_EQ(ctx.audit.upstream_calls, 5 + 4) << "the side's four fetches counted on the caller's";
     EXPECT_EQ(ctx.client.profile, 3);
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
 }
 
 TEST_F(call_routing, an_owner_still_unknown_after_the_lists_is_refused) {
@@ -254,11 +255,11 @@ TEST_F(call_routing, an_owner_still_unknown_after_the_lists_is_refused) {
     EXPECT_EQ(code(r), protocol::describe(gateway_error::unknown_resource).rpc_code);
     EXPECT_EQ(std::get<json::object>(r).at("id"), 7);
     EXPECT_EQ(ctx.name, "file:///9");
-    ASSERT_TRUE(ctx.error);
-    EXPECT_NE(ctx.error->find("file:///9"), std::string::npos);
+    ASSERT_TRUE(ctx.audit.error);
+    EXPECT_NE(ctx.audit.error->find("file:///9"), std::string::npos);
     EXPECT_EQ(resolver.asked.size(), 2u) << "no third resolve";
     EXPECT_EQ(lists_asked("plan "), 2u) << "the lists fetched once";
-    EXPECT_EQ(ctx.upstream_calls, 4);
+    EXPECT_EQ(ctx.audit.upstream_calls, 4);
 }
 
 TEST_F(call_routing, a_short_alias_the_router_cannot_reverse_yet_is_routed_after_the_tools_list) {
@@ -293,8 +294,8 @@ TEST_F(call_routing, an_alias_still_not_reversed_after_the_lists_is_refused_sayi
     resolver.answers.push_back(routed{ctx.view->snap, unknown});
     auto r = finish(routes.route_named("prompts/get", json::value(7), {{"name", alias}}, ctx));
     EXPECT_EQ(code(r), protocol::describe(gateway_error::upstream_unreachable).rpc_code);
-    ASSERT_TRUE(ctx.error);
-    EXPECT_NE(ctx.error->find("could not fetch"), std::string::npos);
+    ASSERT_TRUE(ctx.audit.error);
+    EXPECT_NE(ctx.audit.error->find("could not fetch"), std::string::npos);
     EXPECT_EQ(resolver.asked.size(), 2u);
     EXPECT_EQ(lists_asked("plan prompts/list"), 1u) << "learnt once";
 }
@@ -328,9 +329,9 @@ struct routed_call_policy : call_routing {
         auto view = ctx.view;
         ctx = request_context{};
         ctx.view = view; // one snapshot, one engine, as requests between reloads share
-        ctx.caller = std::make_shared<const principal>(principal{"alice", "idp", {}, {}});
+        ctx.who.caller = std::make_shared<const principal>(principal{"alice", "idp", {}, {}});
         ctx.method = "tools/call";
-        ctx.id = 7;
+        ctx.message.id = 7;
         json::object params{{"name", "b__echo"}, {"arguments", {{"message", "hi"}}}};
         auto start = policy_engine::walks_on_this_thread();
         auto r = routes.route_by_name("tools/call", 7, params, ctx);

@@ -141,16 +141,16 @@ TEST(chain_entry, a_link_that_throws_answers_an_internal_error_and_exits_once) {
                                 waits ? always : std::function<bool(std::string_view)>());
             http_request req;
             request_context ctx;
-            ctx.id = 5;
+            ctx.message.id = 5;
             arrival a{door::message, req};
             EXPECT_EQ(enter(c, ctx, a), verdict::answered);
             EXPECT_EQ(j.order, up_to(message_links, link));
             EXPECT_EQ(j.exits, 1);
             EXPECT_EQ(j.exit_outcome, protocol::outcome::error);
-            EXPECT_EQ(ctx.error.value_or(""), "stage failed");
-            ASSERT_TRUE(ctx.response);
-            EXPECT_EQ(ctx.response->at("error").at("code"), -32603);
-            EXPECT_EQ(ctx.response->at("id"), 5);
+            EXPECT_EQ(ctx.audit.error.value_or(""), "stage failed");
+            ASSERT_TRUE(ctx.answer.response);
+            EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
+            EXPECT_EQ(ctx.answer.response->at("id"), 5);
         }
 }
 

@@ -36,15 +36,15 @@ TEST(chain, a_stage_that_throws_answers_an_internal_error_and_exits_once) {
     journal j;
     auto c = make(j, transport::stage::proxy, fake_stage::act::fail);
     request_context ctx;
-    ctx.id = 7;
+    ctx.message.id = 7;
     EXPECT_EQ(run(c, ctx), verdict::answered);
     EXPECT_EQ(j.ran, from_to(1, 6));
     EXPECT_EQ(j.exits, 1);
     EXPECT_EQ(j.exit_outcome, protocol::outcome::error);
-    EXPECT_EQ(*ctx.error, "stage failed");
-    ASSERT_TRUE(ctx.response);
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32603);
-    EXPECT_EQ(ctx.response->at("id"), 7);
+    EXPECT_EQ(*ctx.audit.error, "stage failed");
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
+    EXPECT_EQ(ctx.answer.response->at("id"), 7);
 }
 
 TEST(chain, stages_that_decide_at_once_need_no_coroutine) {
@@ -86,14 +86,14 @@ TEST(chain, a_waiting_stage_that_throws_answers_an_internal_error_and_exits_once
     journal j;
     auto c = make(j, transport::stage::proxy, fake_stage::act::fail, every_other);
     request_context ctx;
-    ctx.id = 9;
+    ctx.message.id = 9;
     EXPECT_EQ(run(c, ctx), verdict::answered);
     EXPECT_EQ(j.ran, from_to(1, 6));
     EXPECT_EQ(j.exits, 1);
-    EXPECT_EQ(*ctx.error, "stage failed");
-    ASSERT_TRUE(ctx.response);
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32603);
-    EXPECT_EQ(ctx.response->at("id"), 9);
+    EXPECT_EQ(*ctx.audit.error, "stage failed");
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
+    EXPECT_EQ(ctx.answer.response->at("id"), 9);
 }
 
 // The call path's form: the caller awaits each waiting stage itself and resumes the chain.
@@ -138,16 +138,16 @@ TEST(chain, a_paused_stage_that_throws_answers_an_internal_error_and_exits_once)
     journal j;
     auto c = make(j, transport::stage::proxy, fake_stage::act::fail, every_other);
     request_context ctx;
-    ctx.id = 9;
+    ctx.message.id = 9;
     int pauses = 0;
     EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
     EXPECT_EQ(pauses, 2);
     EXPECT_EQ(j.ran, from_to(3, 6));
     EXPECT_EQ(j.exits, 1);
-    EXPECT_EQ(*ctx.error, "stage failed");
-    ASSERT_TRUE(ctx.response);
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32603);
-    EXPECT_EQ(ctx.response->at("id"), 9);
+    EXPECT_EQ(*ctx.audit.error, "stage failed");
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
+    EXPECT_EQ(ctx.answer.response->at("id"), 9);
 }
 
 TEST(chain, a_run_that_stops_before_egress_does_not_exit_and_the_rest_exits_once) {

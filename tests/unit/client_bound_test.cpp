@@ -57,13 +57,14 @@ struct client_bound_judge : test::stage_rig {
         fresh();
         ctx.client.modern = true;
         ctx.method = "tasks/get";
-        ctx.id = 4;
+        ctx.message.id = 4;
         ctx.name = "t1";
     }
     static json::object task(std::string_view text) { return json::parse(text).as_object(); }
     std::string error_message() const {
-        return ctx.response ? std::string(ctx.response->at("error").at("message").as_string())
-                            : std::string();
+        return ctx.answer.response
+                   ? std::string(ctx.answer.response->at("error").at("message").as_string())
+                   : std::string();
     }
 };
 
@@ -77,7 +78,7 @@ TEST_F(client_bound_judge, a_tasks_inline_result_is_asked_about_as_a_result) {
     EXPECT_EQ(hook.asked[0].at("method"), "tasks/get");
     EXPECT_EQ(hook.asked[0].at("upstreamName"), "t1");
     EXPECT_EQ(hook.asked[0].at("result").at("content").at(0).at("text"), "s");
-    EXPECT_EQ(ctx.response->at("error").at("code"), -31042);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -31042);
     EXPECT_NE(error_message().find("the result of task t1 on up-a"), std::string::npos);
 }
 
@@ -87,7 +88,7 @@ TEST_F(client_bound_judge, an_input_request_no_rule_grants_is_refused_before_the
         "m":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}})");
     EXPECT_EQ(finish(judge.judge_task(ctx, t, "t1", "up-a")), verdict::answered);
     EXPECT_TRUE(hook.asked.empty()) << "the rules refused it first";
-    EXPECT_EQ(ctx.response->at("error").at("code"), -31042);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -31042);
     EXPECT_NE(error_message().find("sampling/createMessage from upstream up-a"), std::string::npos);
     EXPECT_EQ(ctx.policy.decision, "deny");
 }
@@ -104,7 +105,7 @@ TEST_F(client_bound_judge, an_input_request_a_rule_grants_is_asked_about_at_serv
     fresh();
     ctx.client.modern = true;
     EXPECT_EQ(finish(judge.judge_task(ctx, t, "t1", "up-a")), verdict::proceed);
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
 }
 
 TEST_F(client_bound_judge, only_the_answered_keys_are_judged_for_an_update) {
@@ -128,7 +129,7 @@ TEST_F(client_bound_judge, an_update_answering_a_key_the_task_does_not_ask_is_re
                          {"ghost", json::object{{"action", "accept"}}}};
     EXPECT_EQ(finish(judge.judge_input_requests(ctx, &asks, "up-a", &answers)), verdict::answered);
     EXPECT_TRUE(hook.asked.empty()) << "refused before any is judged";
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32602);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32602);
     EXPECT_NE(error_message().find("\"ghost\""), std::string::npos) << error_message();
 
     fresh();
@@ -152,7 +153,7 @@ TEST_F(client_bound_judge, a_tasks_input_requests_are_judged_beside_its_result) 
     auto t = task(R"({"taskId":"t1","status":"input_required","result":{},"inputRequests":{
         "m":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}})");
     EXPECT_EQ(finish(judge.judge_task(ctx, t, "t1", "up-a")), verdict::answered);
-    EXPECT_EQ(ctx.response->at("error").at("code"), -31042);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -31042);
     EXPECT_NE(error_message().find("sampling/createMessage from upstream up-a"), std::string::npos);
 }
 
@@ -200,18 +201,18 @@ TEST_F(client_bound_judge, a_listener_is_judged_on_the_view_of_now_and_placed_by
     fresh();
     auto now = ctx.view;
     request_context listener;
-    listener.caller = std::make_shared<const principal>(principal{"alice", "iss", {"ops"}, {}});
+    listener.who.caller = std::make_shared<const principal>(principal{"alice", "iss", {"ops"}, {}});
     listener.who.tenant = "gone"; // placed by a snapshot a reload replaced
     listener.who.tenant_index = 7;
     listener.tracing.traceparent = "00-aa-bb-01";
     auto judged = judged_now(listener, now);
     EXPECT_EQ(judged.view, now);
-    EXPECT_EQ(judged.caller, listener.caller);
+    EXPECT_EQ(judged.who.caller, listener.who.caller);
     EXPECT_EQ(judged.tracing.traceparent, listener.tracing.traceparent);
     ASSERT_TRUE(judged.who.tenant_index);
     EXPECT_EQ(*judged.who.tenant_index, 0u);
     EXPECT_EQ(judged.who.tenant, "ops");
-    listener.caller = std::make_shared<const principal>(principal{"bob", "iss", {"dev"}, {}});
+    listener.who.caller = std::make_shared<const principal>(principal{"bob", "iss", {"dev"}, {}});
     EXPECT_FALSE(judged_now(listener, now).who.tenant) << "no tenant of now selects bob";
 }
 

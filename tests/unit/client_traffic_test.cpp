@@ -106,8 +106,8 @@ TEST_F(client_traffic_rig, an_answer_a_call_waits_for_is_taken_there) {
     EXPECT_TRUE(reply.body.empty());
     EXPECT_EQ(services.asked, std::vector<std::string>{"answer_input s1"});
     EXPECT_FALSE(ctx.upstream);
-    EXPECT_EQ(ctx.upstream_calls, 0);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+    EXPECT_EQ(ctx.audit.upstream_calls, 0);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::ok);
 }
 
 TEST_F(client_traffic_rig, an_answer_nobody_asked_for_is_refused) {
@@ -120,9 +120,9 @@ TEST_F(client_traffic_rig, an_answer_nobody_asked_for_is_refused) {
         << reply.body;
     EXPECT_EQ(services.asked,
               (std::vector<std::string>{"answer_input s1", "take s1 g-7", "fleet s1 \"g-7\""}));
-    EXPECT_EQ(ctx.outcome, row.audit_outcome);
+    EXPECT_EQ(ctx.audit.outcome, row.audit_outcome);
     EXPECT_FALSE(ctx.upstream);
-    EXPECT_EQ(ctx.upstream_calls, 0);
+    EXPECT_EQ(ctx.audit.upstream_calls, 0);
 }
 
 TEST_F(client_traffic_rig, an_answer_with_an_id_gate_never_mints_is_refused_unlooked_for) {
@@ -140,7 +140,7 @@ TEST_F(client_traffic_rig, an_answer_another_instance_recorded_is_delivered_from
     EXPECT_EQ(reply.status, http::status::accepted);
     EXPECT_EQ(reply.body, "from the fleet");
     EXPECT_EQ(services.asked.back(), "fleet s1 \"g-2\"");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::ok);
 }
 
 TEST_F(client_traffic_rig, a_recorded_answer_goes_back_to_the_upstream_that_asked) {
@@ -151,10 +151,10 @@ TEST_F(client_traffic_rig, a_recorded_answer_goes_back_to_the_upstream_that_aske
               (std::vector<std::string>{"answer_input s1", "take s1 g-3", "answered_here s1 g-3"}))
         << "the fleet is not asked about an answer recorded here";
     EXPECT_EQ(ctx.upstream, "up-b");
-    EXPECT_EQ(ctx.upstream_calls, 1);
+    EXPECT_EQ(ctx.audit.upstream_calls, 1);
     // The rig's upstream clients hold no session: the one that asked is gone.
-    EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
-    EXPECT_EQ(ctx.error, "the upstream session that asked is gone");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::upstream_down);
+    EXPECT_EQ(ctx.audit.error, "the upstream session that asked is gone");
 }
 
 TEST_F(client_traffic_rig, a_recorded_answer_for_an_upstream_gone_from_the_view_is_refused) {
@@ -163,7 +163,7 @@ TEST_F(client_traffic_rig, a_recorded_answer_for_an_upstream_gone_from_the_view_
     EXPECT_EQ(static_cast<int>(reply.status),
               protocol::describe(gateway_error::answer_not_expected).http_status);
     EXPECT_FALSE(ctx.upstream);
-    EXPECT_EQ(ctx.upstream_calls, 0);
+    EXPECT_EQ(ctx.audit.upstream_calls, 0);
 }
 
 TEST_F(client_traffic_rig, a_cancellation_without_a_request_id_is_dropped) {
@@ -172,7 +172,7 @@ TEST_F(client_traffic_rig, a_cancellation_without_a_request_id_is_dropped) {
     EXPECT_EQ(reply.status, http::status::accepted);
     EXPECT_TRUE(services.asked.empty());
     EXPECT_FALSE(ctx.upstream);
-    EXPECT_EQ(ctx.upstream_calls, 0);
+    EXPECT_EQ(ctx.audit.upstream_calls, 0);
     // Nor without params at all.
     reply = from_client(R"({"jsonrpc":"2.0","method":"notifications/cancelled"})");
     EXPECT_EQ(reply.status, http::status::accepted);
@@ -186,8 +186,8 @@ TEST_F(client_traffic_rig, a_cancellation_of_a_call_with_no_record_is_dropped) {
     EXPECT_EQ(services.asked, std::vector<std::string>{"cancelled s1 \"r-1\""})
         << "the requestId as JSON text";
     EXPECT_FALSE(ctx.upstream);
-    EXPECT_EQ(ctx.upstream_calls, 0);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+    EXPECT_EQ(ctx.audit.upstream_calls, 0);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::ok);
 }
 
 TEST_F(client_traffic_rig, a_cancellation_of_a_recorded_call_goes_to_its_upstream) {
@@ -197,13 +197,13 @@ TEST_F(client_traffic_rig, a_cancellation_of_a_recorded_call_goes_to_its_upstrea
     EXPECT_EQ(reply.status, http::status::accepted);
     EXPECT_EQ(services.asked, std::vector<std::string>{"cancelled s1 5"});
     EXPECT_EQ(ctx.upstream, "up-a");
-    EXPECT_EQ(ctx.upstream_calls, 1);
+    EXPECT_EQ(ctx.audit.upstream_calls, 1);
 }
 
 TEST_F(client_traffic_rig, roots_news_reaches_only_upstream_sessions_that_exist) {
     auto reply = from_client(R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})");
     EXPECT_EQ(reply.status, http::status::accepted);
-    EXPECT_EQ(ctx.upstream_calls, 0) << "no upstream holds a session of s1";
+    EXPECT_EQ(ctx.audit.upstream_calls, 0) << "no upstream holds a session of s1";
     EXPECT_TRUE(services.asked.empty());
 }
 
@@ -217,14 +217,14 @@ TEST_F(client_traffic_rig, a_level_mcp_does_not_have_is_invalid_params) {
             << json::serialize(params);
         EXPECT_EQ(answer.at("id"), 9);
         EXPECT_TRUE(services.asked.empty());
-        EXPECT_EQ(ctx.upstream_calls, 0);
+        EXPECT_EQ(ctx.audit.upstream_calls, 0);
         for (const auto& c : ctx.view->clients)
             EXPECT_FALSE(c->has_bridge("s1"));
     }
 }
 
 TEST_F(client_traffic_rig, a_level_goes_to_every_upstream_session_of_the_client) {
-    ctx.upstream_calls = 1;
+    ctx.audit.upstream_calls = 1;
     auto answer = set_level({{"level", "warning"}});
     EXPECT_EQ(answer, protocol::make_result(9, json::object{}));
     ASSERT_FALSE(services.asked.empty());
@@ -232,7 +232,7 @@ TEST_F(client_traffic_rig, a_level_goes_to_every_upstream_session_of_the_client)
     auto used = std::vector<std::string>(services.asked.begin() + 1, services.asked.end());
     std::sort(used.begin(), used.end());
     EXPECT_EQ(used, (std::vector<std::string>{"used s1 up-a", "used s1 up-b"}));
-    EXPECT_EQ(ctx.upstream_calls, 1 + 2);
+    EXPECT_EQ(ctx.audit.upstream_calls, 1 + 2);
     // Not open yet, each upstream keeps the level for its session's handshake (no I/O: the
     // rig's clients never connected).
     for (const auto& c : ctx.view->clients)

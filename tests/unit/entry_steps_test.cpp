@@ -61,13 +61,13 @@ TEST(read_step, a_body_that_is_not_json_by_its_type_is_415) {
         arrival a{door::message, req};
         auto r = read_it(ctx, a);
         EXPECT_EQ(r.v, verdict::answered);
-        ASSERT_TRUE(ctx.refusal_reply);
-        EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 415);
-        EXPECT_EQ(ctx.refusal_reply->body,
+        ASSERT_TRUE(ctx.answer.refusal_reply);
+        EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 415);
+        EXPECT_EQ(ctx.answer.refusal_reply->body,
                   error_reply({gateway_error::unsupported_media_type,
                                protocol::gateway_error_text(gateway_error::unsupported_media_type)})
                       .body);
-        EXPECT_TRUE(ctx.rejection); // an HTTP refusal, audited as `http`
+        EXPECT_TRUE(ctx.answer.rejection); // an HTTP refusal, audited as `http`
         EXPECT_FALSE(a.msg);
         EXPECT_EQ(r.heard, 0);
     }
@@ -80,9 +80,9 @@ TEST(read_step, a_client_that_does_not_accept_json_is_406) {
     arrival a{door::message, req};
     auto r = read_it(ctx, a);
     EXPECT_EQ(r.v, verdict::answered);
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 406);
-    EXPECT_TRUE(ctx.rejection);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 406);
+    EXPECT_TRUE(ctx.answer.rejection);
     EXPECT_EQ(r.heard, 0);
 }
 
@@ -93,12 +93,12 @@ TEST(read_step, a_body_that_is_not_json_is_a_parse_error_audited_as_http) {
     auto r = read_it(ctx, a);
     EXPECT_EQ(r.v, verdict::answered);
     EXPECT_EQ(ctx.method, "http");
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 400);
-    auto b = body_of(*ctx.refusal_reply);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 400);
+    auto b = body_of(*ctx.answer.refusal_reply);
     EXPECT_EQ(b.at("error").at("code"), -32700);
     EXPECT_EQ(b.at("id"), nullptr);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::error);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::error);
     EXPECT_EQ(r.heard, 0); // only JSON is recorded
 }
 
@@ -109,10 +109,10 @@ TEST(read_step, json_that_is_not_one_json_rpc_message_is_an_invalid_request) {
     auto r = read_it(ctx, a);
     EXPECT_EQ(r.v, verdict::answered);
     EXPECT_EQ(ctx.method, "http");
-    EXPECT_EQ(ctx.id, 3);
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 400);
-    auto b = body_of(*ctx.refusal_reply);
+    EXPECT_EQ(ctx.message.id, 3);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 400);
+    auto b = body_of(*ctx.answer.refusal_reply);
     EXPECT_EQ(b.at("error").at("code"), -32600);
     EXPECT_EQ(b.at("id"), 3);
     EXPECT_EQ(r.heard, 1); // it was JSON
@@ -129,11 +129,11 @@ TEST(read_step, a_request_is_left_for_the_handler_with_the_text_of_its_params) {
     EXPECT_TRUE(a.is_request());
     EXPECT_EQ(a.msg->method, "tools/call");
     EXPECT_EQ(ctx.method, "tools/call");
-    EXPECT_EQ(ctx.id, 7);
-    EXPECT_EQ(ctx.params_source, R"({"n":1.50}})");
+    EXPECT_EQ(ctx.message.id, 7);
+    EXPECT_EQ(ctx.message.params_source, R"({"n":1.50}})");
     EXPECT_FALSE(a.modern);
     EXPECT_TRUE(a.sessionful());
-    EXPECT_FALSE(ctx.refusal_reply);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
     EXPECT_EQ(r.heard, 1);
 }
 
@@ -143,14 +143,14 @@ TEST(read_step, a_notification_and_a_clients_answer_carry_no_params_text) {
     arrival a{door::message, note};
     EXPECT_EQ(read_it(ctx, a).v, verdict::proceed);
     EXPECT_EQ(ctx.method, "notifications/cancelled");
-    EXPECT_TRUE(ctx.params_source.empty());
+    EXPECT_TRUE(ctx.message.params_source.empty());
 
     auto answer = post(R"({"jsonrpc":"2.0","id":"g-1","result":{}})");
     request_context ctx2;
     arrival b{door::message, answer};
     EXPECT_EQ(read_it(ctx2, b).v, verdict::proceed);
     EXPECT_EQ(ctx2.method, "response");
-    EXPECT_EQ(ctx2.id, "g-1");
+    EXPECT_EQ(ctx2.message.id, "g-1");
     EXPECT_FALSE(b.is_request());
 }
 
@@ -254,11 +254,11 @@ arrival message(const http_request& req, protocol::message_kind kind, std::strin
 }
 
 std::string message_of(const request_context& ctx) {
-    return std::string(body_of(*ctx.refusal_reply).at("error").at("message").as_string());
+    return std::string(body_of(*ctx.answer.refusal_reply).at("error").at("message").as_string());
 }
 
 int status_of(const request_context& ctx) {
-    return ctx.refusal_reply ? static_cast<int>(ctx.refusal_reply->status) : 0;
+    return ctx.answer.refusal_reply ? static_cast<int>(ctx.answer.refusal_reply->status) : 0;
 }
 
 TEST(session_step, a_message_without_a_session_is_400_under_its_method) {
@@ -294,7 +294,7 @@ TEST(session_step, an_unknown_session_or_another_principals_is_404) {
 TEST(session_step, a_session_only_the_fleet_knows_is_asked_for_and_used) {
     auto req = with_session("s-2");
     request_context ctx;
-    ctx.caller = std::make_shared<const principal>();
+    ctx.who.caller = std::make_shared<const principal>();
     ctx.admission.peer = boost::asio::ip::make_address("10.0.0.7");
     auto a = message(req, protocol::message_kind::request, "tools/list");
     fake_sessions* s = nullptr;
@@ -302,7 +302,7 @@ TEST(session_step, a_session_only_the_fleet_knows_is_asked_for_and_used) {
     EXPECT_EQ(r.v, verdict::proceed);
     EXPECT_FALSE(r.ready);
     EXPECT_EQ(s->fleet_asks, 1);
-    EXPECT_EQ(s->asked_for, ctx.caller);
+    EXPECT_EQ(s->asked_for, ctx.who.caller);
     EXPECT_EQ(s->asked_from, ctx.admission.peer);
     EXPECT_EQ(a.session, "s-2");
     EXPECT_EQ(*s->calls, 1u); // held in use by the arrival
@@ -348,7 +348,7 @@ TEST(session_step, a_known_session_goes_on_held_in_use_until_the_message_is_answ
         auto r = check(s, ctx, a, [](fake_sessions& f) { f.table["s-5"] = {true}; });
         EXPECT_EQ(r.v, verdict::proceed);
         EXPECT_TRUE(r.ready);
-        EXPECT_FALSE(ctx.refusal_reply);
+        EXPECT_FALSE(ctx.answer.refusal_reply);
         EXPECT_EQ(a.session, "s-5");
         calls = s->calls;
         EXPECT_EQ(*calls, 1u);
@@ -402,7 +402,7 @@ struct modern_request {
         ctx.method = method;
     }
     verdict check() { return settle(make_envelope()->run(ctx, *a)); }
-    json::object answer() const { return body_of(*ctx.refusal_reply); }
+    json::object answer() const { return body_of(*ctx.answer.refusal_reply); }
 };
 
 std::string envelope(std::string version = "2026-07-28") {
@@ -413,7 +413,7 @@ std::string envelope(std::string version = "2026-07-28") {
 TEST(envelope_step, a_request_with_its_envelope_and_matching_headers_goes_on) {
     modern_request m("tools/list", envelope());
     EXPECT_EQ(m.check(), verdict::proceed);
-    EXPECT_FALSE(m.ctx.refusal_reply);
+    EXPECT_FALSE(m.ctx.answer.refusal_reply);
 }
 
 TEST(envelope_step, headers_that_do_not_mirror_the_body_are_400_in_the_clients_codes) {
@@ -522,7 +522,7 @@ TEST(envelope_step, passthrough_leaves_an_unknown_method_to_the_policy_and_the_u
     modern_request m("vendor/custom", envelope());
     m.ctx.view = view_of({std::nullopt});
     EXPECT_EQ(m.check(), verdict::proceed);
-    EXPECT_FALSE(m.ctx.refusal_reply);
+    EXPECT_FALSE(m.ctx.answer.refusal_reply);
 }
 
 } // namespace

@@ -51,7 +51,7 @@ private:
         if (a_ == act::fail)
             throw std::runtime_error("stage failed");
         if (a_ == act::answer) {
-            ctx.outcome = protocol::outcome::denied;
+            ctx.audit.outcome = protocol::outcome::denied;
             return verdict::answered;
         }
         return verdict::proceed;
@@ -74,7 +74,7 @@ public:
     explicit fake_exit(journal& j) : j_(j) {}
     void exit(request_context& ctx) override {
         ++j_.exits;
-        j_.exit_outcome = ctx.outcome;
+        j_.exit_outcome = ctx.audit.outcome;
     }
 
 private:
@@ -99,7 +99,7 @@ private:
         if (a_ == fake_stage::act::fail)
             throw std::runtime_error("stage failed");
         if (a_ == fake_stage::act::answer) {
-            ctx.outcome = protocol::outcome::denied;
+            ctx.audit.outcome = protocol::outcome::denied;
             return verdict::answered;
         }
         if (name_ == "read") {

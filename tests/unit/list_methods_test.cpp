@@ -132,9 +132,9 @@ struct list_method_calls : test::stage_rig {
     }
     json::object complete(const list_plan& plan, std::vector<fetched_list> fetched,
                           json::object params = {}) {
-        ctx.id = 7;
-        return finish(
-            lists.complete_list(list_kind::tools, plan, std::move(fetched), ctx.id, params, ctx));
+        ctx.message.id = 7;
+        return finish(lists.complete_list(list_kind::tools, plan, std::move(fetched),
+                                          ctx.message.id, params, ctx));
     }
     static int code_of(const json::object& answer) {
         const auto* e = answer.if_contains("error");
@@ -159,7 +159,7 @@ TEST_F(list_method_calls, an_upstream_without_a_ticket_is_left_out_unasked) {
     EXPECT_EQ(services.fetches[0].upstream, 1u);
     EXPECT_EQ(services.fetches[0].admitted, admitted.get()) << "stage 6's admission, handed on";
     EXPECT_EQ(services.counted, std::vector<std::string>{"up-b ok"});
-    EXPECT_EQ(ctx.upstream_calls, 1);
+    EXPECT_EQ(ctx.audit.upstream_calls, 1);
 }
 
 TEST_F(list_method_calls, a_tool_whose_namespaced_name_clients_would_refuse_is_left_out) {
@@ -195,7 +195,7 @@ TEST_F(list_method_calls, without_tickets_every_planned_upstream_admits_itself) 
         EXPECT_EQ(f.profile, protocol::profile_bit::sampling) << "the plan's profile";
         EXPECT_EQ(f.kind, list_kind::tools);
     }
-    EXPECT_EQ(ctx.upstream_calls, 2);
+    EXPECT_EQ(ctx.audit.upstream_calls, 2);
 }
 
 TEST_F(list_method_calls, an_upstream_taking_the_callers_credential_is_not_asked_without_one) {
@@ -212,7 +212,7 @@ TEST_F(list_method_calls, an_upstream_taking_the_callers_credential_is_not_asked
 
     fresh();
     services.fetches.clear();
-    ctx.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
+    ctx.who.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
     fetched = fetch(plan_of({0, 1}), {});
     EXPECT_TRUE(fetched[0].items) << "a caller's list asks it with the caller's credential";
     EXPECT_EQ(services.fetches.size(), 2u);
@@ -229,7 +229,7 @@ TEST_F(list_method_calls, a_callers_own_listing_is_counted_and_cleaned_but_never
         << "a name clients refuse is left out";
     EXPECT_TRUE(services.shared.empty()) << "one caller's listing never goes to the fleet";
     EXPECT_EQ(services.counted, std::vector<std::string>{"up-b ok"});
-    EXPECT_EQ(ctx.upstream_calls, 1);
+    EXPECT_EQ(ctx.audit.upstream_calls, 1);
 
     auto failure = finish(lists.listing(list_kind::tools, protocol::full_profile, 0, ctx));
     ASSERT_TRUE(std::holds_alternative<upstream_failure>(failure));
@@ -266,8 +266,8 @@ TEST_F(list_method_calls, a_list_every_upstream_failed_is_refused) {
     auto plan = plan_of({0, 1});
     auto answer = complete(plan, {{0, std::nullopt}, {1, std::nullopt}});
     EXPECT_EQ(code_of(answer), ec::upstream_unavailable);
-    EXPECT_EQ(ctx.error, "all upstreams are unavailable");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
+    EXPECT_EQ(ctx.audit.error, "all upstreams are unavailable");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::upstream_down);
     EXPECT_EQ(services.asked_to("complete"), 0u);
 }
 
@@ -295,7 +295,7 @@ TEST_F(list_method_calls, a_cursor_must_be_a_string) {
     auto plan = plan_of({0, 1});
     auto answer = complete(plan, {{0, json::array{}}, {1, json::array{}}}, {{"cursor", 5}});
     EXPECT_EQ(code_of(answer), ec::invalid_params);
-    EXPECT_EQ(ctx.error, "invalid cursor: not a string");
+    EXPECT_EQ(ctx.audit.error, "invalid cursor: not a string");
     EXPECT_EQ(services.asked_to("complete"), 0u);
 
     answer = complete(plan, {{0, json::array{}}, {1, json::array{}}}, {{"cursor", nullptr}});
@@ -313,7 +313,7 @@ TEST_F(list_method_calls, a_router_that_does_not_answer_is_an_internal_error) {
     services.page = std::nullopt;
     auto answer = complete(plan_of({0, 1}), {{0, json::array{}}, {1, json::array{}}});
     EXPECT_EQ(code_of(answer), ec::internal_error);
-    EXPECT_EQ(ctx.error, "internal error: router unavailable");
+    EXPECT_EQ(ctx.audit.error, "internal error: router unavailable");
 }
 
 TEST_F(list_method_calls, a_routers_refusal_is_answered_with_its_row) {
@@ -321,7 +321,7 @@ TEST_F(list_method_calls, a_routers_refusal_is_answered_with_its_row) {
         route_error{protocol::gateway_error::expired_cursor, "expired cursor: restart", ""};
     auto answer = complete(plan_of({0, 1}), {{0, json::array{}}, {1, json::array{}}});
     EXPECT_EQ(code_of(answer), ec::invalid_params);
-    EXPECT_EQ(ctx.error, "expired cursor: restart");
+    EXPECT_EQ(ctx.audit.error, "expired cursor: restart");
 }
 
 TEST_F(list_method_calls, a_page_goes_on_the_wire_as_the_router_cut_it) {
@@ -331,9 +331,9 @@ TEST_F(list_method_calls, a_page_goes_on_the_wire_as_the_router_cut_it) {
     EXPECT_EQ(answer, json::parse(R"({"jsonrpc":"2.0","id":7,"result":{}})"))
         << "the object only settles the outcome";
     EXPECT_EQ(
-        ctx.verbatim,
+        ctx.answer.verbatim,
         R"({"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"a__x"}],"nextCursor":"next-2"}})");
-    EXPECT_EQ(ctx.items_served, 1);
+    EXPECT_EQ(ctx.audit.items_served, 1);
 }
 
 TEST_F(list_method_calls, a_list_response_carries_the_clients_id) {
@@ -341,24 +341,25 @@ TEST_F(list_method_calls, a_list_response_carries_the_clients_id) {
         list_answer{list_kind::prompts, std::make_shared<const std::string>("[]"), std::nullopt, 0},
         "r-1", ctx);
     EXPECT_EQ(answer.at("id"), "r-1");
-    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":"r-1","result":{"prompts":[]}})");
-    EXPECT_EQ(ctx.items_served, 0);
+    EXPECT_EQ(ctx.answer.verbatim, R"({"jsonrpc":"2.0","id":"r-1","result":{"prompts":[]}})");
+    EXPECT_EQ(ctx.audit.items_served, 0);
 }
 
 // -- federated ---------------------------------------------------------------------------------
 
 TEST_F(list_method_calls, a_federated_list_without_a_plan_is_refused) {
-    ctx.id = 7;
-    auto answer = finish(lists.federated(list_kind::resources, ctx.id, {}, ctx));
+    ctx.message.id = 7;
+    auto answer = finish(lists.federated(list_kind::resources, ctx.message.id, {}, ctx));
     EXPECT_EQ(code_of(answer), ec::internal_error);
-    EXPECT_EQ(ctx.error, "internal error: router unavailable");
+    EXPECT_EQ(ctx.audit.error, "internal error: router unavailable");
     EXPECT_EQ(services.asked, std::vector<std::string>{"plan resources/list"});
 }
 
 TEST_F(list_method_calls, a_federated_list_is_planned_fetched_and_completed) {
     services.planned = plan_of({1});
-    ctx.id = 7;
-    auto answer = finish(lists.federated(list_kind::resources, ctx.id, {{"cursor", "c-3"}}, ctx));
+    ctx.message.id = 7;
+    auto answer =
+        finish(lists.federated(list_kind::resources, ctx.message.id, {{"cursor", "c-3"}}, ctx));
     EXPECT_EQ(code_of(answer), 0);
     EXPECT_EQ(services.asked, (std::vector<std::string>{"plan resources/list", "fetch 1",
                                                         "share up-b", "complete"}));

@@ -40,7 +40,8 @@ struct fake_listen_services final : view_source, pipeline::request_exit, test::q
                           (subscribed ? "true" : "false"));
     }
     void conclude(request_context& rec) override {
-        audited.push_back({rec.method, rec.error, rec.outcome, rec.id, rec.response});
+        audited.push_back(
+            {rec.method, rec.audit.error, rec.audit.outcome, rec.message.id, rec.answer.response});
     }
     std::shared_ptr<const federation_view> current_view() const override { return view; }
     std::shared_ptr<const federation_view> view; // none: the paths tested read no view
@@ -187,7 +188,7 @@ TEST_F(listen_methods_rig, unsubscribing_a_held_uri_releases_it_and_tells_the_ke
     EXPECT_EQ(services.changed,
               (std::vector<std::string>{"s1 up-a file:///a true", "s1 up-a file:///a false"}));
     EXPECT_TRUE(test::run_until(io, [&] { return upstream.count("resources/unsubscribe") == 1; }));
-    EXPECT_EQ(ctx.upstream_calls, 2);
+    EXPECT_EQ(ctx.audit.upstream_calls, 2);
     EXPECT_EQ(resolver.asked, 0);
 }
 

@@ -70,7 +70,7 @@ struct session_admission_rig : test::stage_rig {
         return a.id.value_or("");
     }
     std::optional<std::string> open_as(const caller_ref& who) {
-        ctx.caller = who;
+        ctx.who.caller = who;
         ctx.proxied.negotiated_version = "2025-11-25";
         return admission.open_session(ctx, json::object{{"roots", json::object{}}});
     }
@@ -83,16 +83,16 @@ struct session_admission_rig : test::stage_rig {
     // The refusal `ctx` carries: its status, its JSON-RPC code and its Retry-After.
     void expect_refusal(gateway_error e, int status, const std::string& retry_after,
                         const std::string& bound) {
-        ASSERT_TRUE(ctx.refusal_reply);
-        const auto& reply = *ctx.refusal_reply;
+        ASSERT_TRUE(ctx.answer.refusal_reply);
+        const auto& reply = *ctx.answer.refusal_reply;
         EXPECT_EQ(static_cast<int>(reply.status), status);
         EXPECT_EQ(protocol::describe(e).http_status, status);
         auto body = json::parse(reply.body).as_object();
         EXPECT_EQ(body.at("error").at("code").to_number<int>(), protocol::describe(e).rpc_code);
         EXPECT_EQ(header(reply, "Retry-After"), retry_after);
-        ASSERT_TRUE(ctx.error);
-        EXPECT_EQ(*ctx.error, protocol::gateway_error_text(e, {bound}));
-        EXPECT_FALSE(ctx.response);
+        ASSERT_TRUE(ctx.audit.error);
+        EXPECT_EQ(*ctx.audit.error, protocol::gateway_error_text(e, {bound}));
+        EXPECT_FALSE(ctx.answer.response);
     }
 };
 
@@ -107,8 +107,8 @@ TEST_F(session_admission_rig, an_admitted_open_returns_its_session_and_counts_no
     EXPECT_EQ(table.capabilities(*id), (json::object{{"roots", json::object{}}}));
     EXPECT_EQ(table.held_by(share_holder(alice, {})), 2u);
     EXPECT_TRUE(services.told.empty());
-    EXPECT_FALSE(ctx.refusal_reply);
-    EXPECT_FALSE(ctx.error);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
+    EXPECT_FALSE(ctx.audit.error);
 }
 
 TEST_F(session_admission_rig, a_caller_at_its_share_gives_up_its_least_recently_used_idle_one) {
@@ -127,7 +127,7 @@ TEST_F(session_admission_rig, a_caller_at_its_share_gives_up_its_least_recently_
     EXPECT_TRUE(table.contains(newer));
     EXPECT_TRUE(table.contains(*id));
     EXPECT_EQ(table.held_by(share_holder(alice, {})), 2u);
-    EXPECT_FALSE(ctx.refusal_reply);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
 }
 
 TEST_F(session_admission_rig, a_used_session_is_not_the_least_recently_used) {
@@ -197,8 +197,8 @@ TEST_F(session_admission_rig, an_admission_made_elsewhere_follows_the_same_rules
     EXPECT_FALSE(admission.admitted(table.adopt("fleet-2", opening(), clock::now())));
     EXPECT_EQ(services.told, (std::vector<std::string>{"refusal principal_share"}));
     EXPECT_FALSE(table.contains("fleet-2"));
-    EXPECT_FALSE(ctx.refusal_reply);
-    EXPECT_FALSE(ctx.error);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
+    EXPECT_FALSE(ctx.audit.error);
 }
 
 } // namespace

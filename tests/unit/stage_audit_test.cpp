@@ -32,7 +32,7 @@ struct fake_sinks final : audit_services {
     }
     void heard(request_context& ctx) override {
         ++heard_count;
-        ctx.heard.reset();
+        ctx.message.heard.reset();
     }
     void finished(const request_context&) override { ++finished_count; }
 };
@@ -46,7 +46,7 @@ struct stage_audit : test::stage_rig {
         load();
         ctx.admission.start = std::chrono::steady_clock::now();
         ctx.method = "tools/call";
-        ctx.id = 3;
+        ctx.message.id = 3;
     }
     ran leave() { return drive(exit->run(ctx)); }
     // The value of the first series of `metric` whose labels hold each of `labels` ("0": none).
@@ -73,12 +73,12 @@ TEST_F(stage_audit, is_the_audit_stage_and_answers) {
 }
 
 TEST_F(stage_audit, a_finished_request_leaves_one_event_and_one_request_metric) {
-    ctx.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
+    ctx.who.caller = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
     ctx.name = "a__echo";
     ctx.upstream = "up-a";
     ctx.policy.decision = "allow";
     ctx.policy.rule_id = "r1";
-    ctx.upstream_calls = 1;
+    ctx.audit.upstream_calls = 1;
     auto r = leave();
     EXPECT_TRUE(r.at_once);
     ASSERT_EQ(sinks.events.size(), 1u);
@@ -112,7 +112,7 @@ TEST_F(stage_audit, a_refusal_before_mcp_is_an_http_event_and_one_rejection) {
 }
 
 TEST_F(stage_audit, an_upstreams_error_answer_settles_the_outcome_as_an_error) {
-    ctx.response = boost::json::object{
+    ctx.answer.response = boost::json::object{
         {"jsonrpc", "2.0"}, {"id", 3}, {"error", {{"code", -32000}, {"message", "boom"}}}};
     leave();
     ASSERT_EQ(sinks.events.size(), 1u);
@@ -134,7 +134,7 @@ TEST_F(stage_audit, an_answer_a_stage_made_keeps_its_outcome) {
 
 TEST_F(stage_audit, a_tenants_request_is_counted_for_the_tenant_too) {
     ctx.who.tenant = "acme";
-    ctx.upstream_calls = 2;
+    ctx.audit.upstream_calls = 2;
     leave();
     ASSERT_EQ(sinks.events.size(), 1u);
     EXPECT_EQ(sinks.events[0].tenant, "acme");
@@ -167,7 +167,7 @@ TEST_F(stage_audit, an_untraced_request_hands_no_spans) {
 }
 
 TEST_F(stage_audit, a_heard_request_goes_to_the_recording_once) {
-    ctx.heard = std::make_shared<heard_request>();
+    ctx.message.heard = std::make_shared<heard_request>();
     leave();
     EXPECT_EQ(sinks.heard_count, 1);
     leave(); // what was heard went with it

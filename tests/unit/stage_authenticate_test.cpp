@@ -50,12 +50,12 @@ struct stage_authenticate : test::stage_rig {
         return drive(auth->run(ctx));
     }
     std::string challenge() const {
-        for (const auto& [name, value] : ctx.refusal_reply->headers)
+        for (const auto& [name, value] : ctx.answer.refusal_reply->headers)
             if (name == "WWW-Authenticate")
                 return value;
         return "(none)";
     }
-    json::object body() const { return json::parse(ctx.refusal_reply->body).as_object(); }
+    json::object body() const { return json::parse(ctx.answer.refusal_reply->body).as_object(); }
 
     // Tenants acme (group acme) and ops (group ops).
     void with_tenants() {
@@ -75,13 +75,13 @@ TEST_F(stage_authenticate, is_the_authenticate_stage) {
 
 TEST_F(stage_authenticate, without_a_checker_every_caller_is_anonymous) {
     auto open = make_authenticate(nullptr, "");
-    ctx.caller = who("left-over");
+    ctx.who.caller = who("left-over");
     ctx.admission.authorization = "Bearer t";
     auto r = drive(open->run(ctx));
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
-    EXPECT_FALSE(ctx.caller);
-    EXPECT_FALSE(ctx.refusal_reply);
+    EXPECT_FALSE(ctx.who.caller);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
 }
 
 TEST_F(stage_authenticate, a_token_known_at_once_places_its_principal_without_waiting) {
@@ -89,8 +89,8 @@ TEST_F(stage_authenticate, a_token_known_at_once_places_its_principal_without_wa
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
-    ASSERT_TRUE(ctx.caller);
-    EXPECT_EQ(ctx.caller->subject, "alice");
+    ASSERT_TRUE(ctx.who.caller);
+    EXPECT_EQ(ctx.who.caller->subject, "alice");
     EXPECT_FALSE(ctx.who.tenant) << "no tenants configured";
     EXPECT_EQ(tokens.asked, (std::vector<std::string>{"now Bearer t"}));
 }
@@ -100,8 +100,8 @@ TEST_F(stage_authenticate, a_token_to_verify_is_verified_then_placed) {
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(r.at_once);
-    ASSERT_TRUE(ctx.caller);
-    EXPECT_EQ(ctx.caller->subject, "bob");
+    ASSERT_TRUE(ctx.who.caller);
+    EXPECT_EQ(ctx.who.caller->subject, "bob");
     EXPECT_EQ(tokens.asked, (std::vector<std::string>{"now Bearer t", "later Bearer t"}));
 }
 
@@ -110,14 +110,14 @@ TEST_F(stage_authenticate, a_missing_token_is_answered_401_with_a_bare_challenge
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
-    EXPECT_FALSE(ctx.caller);
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 401);
+    EXPECT_FALSE(ctx.who.caller);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 401);
     EXPECT_EQ(challenge(), std::string("Bearer resource_metadata=\"") + metadata + "\"");
     EXPECT_EQ(body().at("error"), "unauthorized");
     EXPECT_EQ(body().at("error_description"), "a Bearer token is required");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::unauthenticated);
-    EXPECT_EQ(ctx.rejection, "unauthenticated");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::unauthenticated);
+    EXPECT_EQ(ctx.answer.rejection, "unauthenticated");
     EXPECT_EQ(ctx.method, "http");
 }
 
@@ -126,13 +126,13 @@ TEST_F(stage_authenticate, an_invalid_token_is_answered_401_naming_the_error_quo
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_FALSE(r.at_once);
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 401);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 401);
     EXPECT_EQ(challenge(), std::string("Bearer resource_metadata=\"") + metadata +
                                "\", error=\"invalid_token\", error_description=\"bad "
                                "\\\"aud\\\\\\\" \"");
     EXPECT_EQ(body().at("error"), "invalid_token");
-    EXPECT_EQ(ctx.rejection, "unauthenticated");
+    EXPECT_EQ(ctx.answer.rejection, "unauthenticated");
 }
 
 TEST_F(stage_authenticate, a_principal_is_placed_in_the_tenant_its_claims_select) {
@@ -157,12 +157,12 @@ TEST_F(stage_authenticate, a_principal_two_tenants_select_is_answered_403) {
     tokens.later = who("eve", {"acme", "ops"});
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::answered);
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 403);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 403);
     EXPECT_EQ(body().at("error"), "ambiguous_tenant");
-    EXPECT_NE(ctx.error->find("eve is selected by tenants acme and ops"), std::string::npos)
-        << *ctx.error;
-    EXPECT_EQ(ctx.outcome, protocol::outcome::forbidden);
+    EXPECT_NE(ctx.audit.error->find("eve is selected by tenants acme and ops"), std::string::npos)
+        << *ctx.audit.error;
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::forbidden);
     EXPECT_FALSE(ctx.who.tenant);
 }
 

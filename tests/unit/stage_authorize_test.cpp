@@ -29,17 +29,17 @@ struct stage_authorize : test::stage_rig {
         fresh();
     }
     void as(std::string subject) {
-        ctx.caller =
+        ctx.who.caller =
             std::make_shared<const principal>(principal{std::move(subject), "idp", {}, {}});
     }
     ran call(std::string method, std::size_t upstream, json::object params) {
         ctx.method = std::move(method);
-        ctx.id = 5;
+        ctx.message.id = 5;
         ctx.routed.target = route{upstream, std::move(params), ""};
         return drive(authorize->run(ctx));
     }
     int code() const {
-        const auto* e = ctx.response ? ctx.response->if_contains("error") : nullptr;
+        const auto* e = ctx.answer.response ? ctx.answer.response->if_contains("error") : nullptr;
         return e ? static_cast<int>(e->at("code").as_int64()) : 0;
     }
 };
@@ -70,7 +70,7 @@ TEST_F(stage_authorize, a_granted_call_goes_on_with_its_rule) {
     EXPECT_TRUE(r.at_once);
     EXPECT_EQ(ctx.policy.decision, "allow");
     EXPECT_EQ(ctx.policy.rule_id, "alice-tools");
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
 }
 
 TEST_F(stage_authorize, a_call_no_rule_grants_is_denied_with_32042_naming_it) {
@@ -81,9 +81,9 @@ TEST_F(stage_authorize, a_call_no_rule_grants_is_denied_with_32042_naming_it) {
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_EQ(code(), -32042);
     EXPECT_EQ(ctx.policy.decision, "deny");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
-    EXPECT_EQ(ctx.error, "policy denied tools/call of a__shutdown on up-a for alice");
-    EXPECT_EQ(ctx.response->at("id"), 5);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::denied);
+    EXPECT_EQ(ctx.audit.error, "policy denied tools/call of a__shutdown on up-a for alice");
+    EXPECT_EQ(ctx.answer.response->at("id"), 5);
 }
 
 TEST_F(stage_authorize, another_principal_and_an_anonymous_caller_are_denied) {
@@ -93,7 +93,7 @@ TEST_F(stage_authorize, another_principal_and_an_anonymous_caller_are_denied) {
     EXPECT_EQ(code(), -32042);
     fresh();
     EXPECT_EQ(call("tools/call", 0, {{"name", "echo"}}).verdict, verdict::answered);
-    EXPECT_EQ(ctx.error, "policy denied tools/call of echo on up-a");
+    EXPECT_EQ(ctx.audit.error, "policy denied tools/call of echo on up-a");
 }
 
 TEST_F(stage_authorize, the_grant_is_per_upstream) {

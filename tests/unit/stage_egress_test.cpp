@@ -49,7 +49,7 @@ struct fake_egress final : list_stage_services,
                                           std::string task_id) override {
         asked.push_back("pin_task " + task_id);
         upstream = u;
-        EXPECT_TRUE(ctx.verbatim.empty()) << "pinned before the client hears of the task";
+        EXPECT_TRUE(ctx.answer.verbatim.empty()) << "pinned before the client hears of the task";
         co_await test::suspend_once();
     }
     void rewrite_icons(const snapshot&, std::size_t upstream, std::string_view,
@@ -106,9 +106,9 @@ struct stage_egress : test::stage_rig {
 
     void request(std::string method, json::object params = {}) {
         ctx.method = std::move(method);
-        ctx.id = 7;
+        ctx.message.id = 7;
         ctx.client.session = "s-1";
-        ctx.params = std::move(params);
+        ctx.message.params = std::move(params);
     }
     // As stage 7 leaves a call its upstream (up-b) answered with `text`.
     void answered_upstream(std::string_view text) {
@@ -132,14 +132,14 @@ TEST_F(stage_egress, an_upstreams_answer_goes_back_verbatim_under_the_clients_id
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
     EXPECT_TRUE(services.asked.empty());
-    EXPECT_EQ(ctx.verbatim,
+    EXPECT_EQ(ctx.answer.verbatim,
               R"({"jsonrpc":"2.0","id":7,"result":{"content":[],"_meta":{"usage":{"in":5}}}})");
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     // Read for its outcome alone: a result stands in as nothing, and nothing was made for it.
-    EXPECT_TRUE(ctx.response->empty());
-    EXPECT_EQ(ctx.usage, R"({"in":5})");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
-    EXPECT_FALSE(ctx.error);
+    EXPECT_TRUE(ctx.answer.response->empty());
+    EXPECT_EQ(ctx.audit.usage, R"({"in":5})");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::ok);
+    EXPECT_FALSE(ctx.audit.error);
 }
 
 TEST_F(stage_egress, a_calls_resource_links_carry_their_icons_from_gates_origin) {
@@ -150,7 +150,7 @@ TEST_F(stage_egress, a_calls_resource_links_carry_their_icons_from_gates_origin)
     EXPECT_TRUE(run().at_once);
     EXPECT_EQ(services.asked, std::vector<std::string>{"rewrite_icons 1"});
     // Written again from the rewritten answer, the upstream's numbers as it wrote them.
-    EXPECT_EQ(ctx.verbatim,
+    EXPECT_EQ(ctx.answer.verbatim,
               R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"},)"
               R"({"type":"resource_link","uri":"file:///a","name":"a","size":1.50,)"
               R"("icons":[{"src":"https://gate/icons/x"}]}]}})");
@@ -166,29 +166,31 @@ TEST_F(stage_egress, an_upstreams_error_is_the_calls_error) {
     request("tools/call");
     answered_upstream(R"({"jsonrpc":"2.0","id":31,"error":{"code":-32602,"message":"bad"}})");
     run();
-    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad"}})");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::error);
-    EXPECT_EQ(ctx.error, "bad");
+    EXPECT_EQ(ctx.answer.verbatim,
+              R"({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad"}})");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::error);
+    EXPECT_EQ(ctx.audit.error, "bad");
 }
 
 TEST_F(stage_egress, an_answer_an_earlier_stage_made_keeps_its_outcome) {
     request("tools/call");
-    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32042}}}};
-    ctx.outcome = protocol::outcome::denied;
+    ctx.answer.response =
+        json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32042}}}};
+    ctx.audit.outcome = protocol::outcome::denied;
     auto r = run();
     EXPECT_TRUE(r.at_once);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::denied);
     EXPECT_TRUE(services.asked.empty());
 }
 
 TEST_F(stage_egress, a_request_left_without_an_answer_is_an_internal_error) {
     request("tools/call");
     EXPECT_EQ(run().verdict, verdict::proceed);
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     const auto& row = protocol::describe(protocol::gateway_error::internal_error);
-    EXPECT_EQ(ctx.response->at("error").at("code"), row.rpc_code);
-    EXPECT_EQ(ctx.outcome, row.audit_outcome);
-    EXPECT_NE(ctx.error.value_or("").find("no answer"), std::string::npos);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), row.rpc_code);
+    EXPECT_EQ(ctx.audit.outcome, row.audit_outcome);
+    EXPECT_NE(ctx.audit.error.value_or("").find("no answer"), std::string::npos);
 }
 
 TEST_F(stage_egress, a_minted_task_is_pinned_to_its_upstream_before_the_answer_goes_back) {
@@ -204,8 +206,8 @@ TEST_F(stage_egress, a_minted_task_is_pinned_to_its_upstream_before_the_answer_g
         EXPECT_FALSE(r.at_once);
         EXPECT_EQ(services.asked, std::vector<std::string>{"pin_task t-9"}) << text;
         EXPECT_EQ(services.upstream, 1u);
-        EXPECT_NE(ctx.verbatim.find(R"("id":7)"), std::string::npos);
-        EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+        EXPECT_NE(ctx.answer.verbatim.find(R"("id":7)"), std::string::npos);
+        EXPECT_EQ(ctx.audit.outcome, protocol::outcome::ok);
     }
 }
 
@@ -230,14 +232,15 @@ TEST_F(stage_egress, a_list_is_completed_from_what_was_fetched) {
     EXPECT_FALSE(services.fetched[1].items) << "a failed upstream is left out";
     EXPECT_EQ(services.id, 7);
     EXPECT_EQ(services.params, (json::object{{"cursor", "c-1"}}));
-    EXPECT_EQ(ctx.response, services.list_answer);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::ok);
+    EXPECT_EQ(ctx.answer.response, services.list_answer);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::ok);
 }
 
 TEST_F(stage_egress, a_list_refused_before_egress_is_not_completed) {
     request("tools/list");
     ctx.routed.plan = list_plan{};
-    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32603}}}};
+    ctx.answer.response =
+        json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32603}}}};
     EXPECT_TRUE(run().at_once);
     EXPECT_TRUE(services.asked.empty());
 }
@@ -245,9 +248,9 @@ TEST_F(stage_egress, a_list_refused_before_egress_is_not_completed) {
 TEST_F(stage_egress, an_accepted_initialize_opens_and_publishes_a_session) {
     request("initialize", {{"capabilities", {{"sampling", json::object{}}}}});
     ctx.proxied.negotiated_version = "2025-11-25";
-    ctx.caller = std::make_shared<const principal>(
+    ctx.who.caller = std::make_shared<const principal>(
         principal{"alice", "https://idp.example", {}, json::object{}});
-    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
+    ctx.answer.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(r.at_once);
@@ -256,26 +259,27 @@ TEST_F(stage_egress, an_accepted_initialize_opens_and_publishes_a_session) {
     EXPECT_EQ(services.capabilities, (json::object{{"sampling", json::object{}}}));
     EXPECT_EQ(services.version, "2025-11-25");
     EXPECT_EQ(services.owner, "https://idp.example\nalice");
-    EXPECT_EQ(ctx.reply_headers,
+    EXPECT_EQ(ctx.answer.headers,
               (std::vector<std::pair<std::string, std::string>>{{"Mcp-Session-Id", "session-1"}}));
 }
 
 TEST_F(stage_egress, a_session_the_table_refuses_is_not_published) {
     request("initialize");
-    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
+    ctx.answer.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
     services.opened = std::nullopt;
     run();
     EXPECT_EQ(services.asked, std::vector<std::string>{"open_session"});
-    EXPECT_TRUE(ctx.reply_headers.empty());
+    EXPECT_TRUE(ctx.answer.headers.empty());
 }
 
 TEST_F(stage_egress, a_refused_initialize_opens_no_session) {
     request("initialize");
-    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32602}}}};
+    ctx.answer.response =
+        json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32602}}}};
     run();
     EXPECT_TRUE(services.asked.empty());
-    EXPECT_TRUE(ctx.reply_headers.empty());
-    EXPECT_EQ(ctx.outcome, protocol::outcome::error);
+    EXPECT_TRUE(ctx.answer.headers.empty());
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::error);
 }
 
 TEST_F(stage_egress, an_accepted_subscription_is_recorded_for_the_fan_out) {
@@ -307,9 +311,9 @@ TEST_F(stage_egress, a_2026_clients_result_says_it_is_complete) {
     ctx.client.modern = true;
     answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{"content":[]}})");
     EXPECT_TRUE(run().at_once);
-    ASSERT_TRUE(ctx.response);
-    EXPECT_EQ(ctx.response->at("result").at("resultType"), "complete");
-    EXPECT_NE(ctx.verbatim.find(R"("resultType":"complete")"), std::string::npos);
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_EQ(ctx.answer.response->at("result").at("resultType"), "complete");
+    EXPECT_NE(ctx.answer.verbatim.find(R"("resultType":"complete")"), std::string::npos);
 }
 
 TEST_F(stage_egress, a_2026_clients_read_of_an_earlier_upstream_is_not_to_be_cached) {
@@ -318,11 +322,11 @@ TEST_F(stage_egress, a_2026_clients_read_of_an_earlier_upstream_is_not_to_be_cac
     answered_upstream(
         R"({"jsonrpc":"2.0","id":31,"result":{"contents":[{"uri":"a://x","text":"t"}]}})");
     run();
-    ASSERT_TRUE(ctx.response);
-    const auto& result = ctx.response->at("result").as_object();
+    ASSERT_TRUE(ctx.answer.response);
+    const auto& result = ctx.answer.response->at("result").as_object();
     EXPECT_EQ(result.at("ttlMs"), 0);
     EXPECT_EQ(result.at("cacheScope"), "private");
-    EXPECT_NE(ctx.verbatim.find(R"("cacheScope":"private")"), std::string::npos);
+    EXPECT_NE(ctx.answer.verbatim.find(R"("cacheScope":"private")"), std::string::npos);
     // A 2026-07-28 upstream's own say is kept.
     fresh();
     request("resources/read");
@@ -330,21 +334,21 @@ TEST_F(stage_egress, a_2026_clients_read_of_an_earlier_upstream_is_not_to_be_cac
     answered_upstream(
         R"({"jsonrpc":"2.0","id":31,"result":{"contents":[],"resultType":"complete","ttlMs":60000,"cacheScope":"shared"}})");
     run();
-    EXPECT_EQ(ctx.response->at("result").at("ttlMs"), 60000);
-    EXPECT_EQ(ctx.response->at("result").at("cacheScope"), "shared");
+    EXPECT_EQ(ctx.answer.response->at("result").at("ttlMs"), 60000);
+    EXPECT_EQ(ctx.answer.response->at("result").at("cacheScope"), "shared");
     // Other calls carry none.
     fresh();
     request("tools/call");
     ctx.client.modern = true;
     answered_upstream(R"({"jsonrpc":"2.0","id":31,"result":{"content":[]}})");
     run();
-    EXPECT_FALSE(ctx.response->at("result").as_object().contains("ttlMs"));
+    EXPECT_FALSE(ctx.answer.response->at("result").as_object().contains("ttlMs"));
 }
 
 TEST_F(stage_egress, a_2026_client_opens_no_session) {
     request("initialize");
     ctx.client.modern = true;
-    ctx.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
+    ctx.answer.response = json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
     EXPECT_TRUE(run().at_once);
     EXPECT_TRUE(services.asked.empty());
 }
@@ -357,8 +361,8 @@ TEST_F(stage_egress, a_2026_clients_list_may_be_cached_privately_for_the_shortes
     ctx.client.modern = true;
     ctx.routed.plan = list_plan{};
     run();
-    ASSERT_TRUE(ctx.response);
-    const auto& result = ctx.response->at("result").as_object();
+    ASSERT_TRUE(ctx.answer.response);
+    const auto& result = ctx.answer.response->at("result").as_object();
     EXPECT_EQ(result.at("ttlMs"), 5000);
     EXPECT_EQ(result.at("cacheScope"), "private");
     EXPECT_EQ(result.at("resultType"), "complete");

@@ -77,29 +77,30 @@ struct stage_global_limit : test::stage_rig {
         acme.rate_limit = config::rate_limit{10};
         doc->tenants.push_back(acme);
         load();
-        ctx.caller = alice;
+        ctx.who.caller = alice;
         ctx.who.tenant = "acme";
         ctx.who.tenant_index = 0;
     }
     ran run() {
-        ctx.refusal_reply.reset();
+        ctx.answer.refusal_reply.reset();
         return drive(limits->run(ctx));
     }
     std::string retry_after() const {
-        for (const auto& [name, value] : ctx.refusal_reply->headers)
+        for (const auto& [name, value] : ctx.answer.refusal_reply->headers)
             if (name == "Retry-After")
                 return value;
         return "(none)";
     }
     void expect_429(const std::string& why, const std::string& seconds) {
-        ASSERT_TRUE(ctx.refusal_reply);
-        EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 429);
+        ASSERT_TRUE(ctx.answer.refusal_reply);
+        EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 429);
         EXPECT_EQ(retry_after(), seconds);
         auto text = "rate limited: " + why + "; retry in " + seconds + " s";
-        EXPECT_EQ(std::string(json::parse(ctx.refusal_reply->body).at("error").as_string()), text);
-        EXPECT_EQ(ctx.error, text);
-        EXPECT_EQ(ctx.outcome, protocol::outcome::rate_limited);
-        EXPECT_EQ(ctx.rejection, "rate_limited");
+        EXPECT_EQ(std::string(json::parse(ctx.answer.refusal_reply->body).at("error").as_string()),
+                  text);
+        EXPECT_EQ(ctx.audit.error, text);
+        EXPECT_EQ(ctx.audit.outcome, protocol::outcome::rate_limited);
+        EXPECT_EQ(ctx.answer.rejection, "rate_limited");
     }
 };
 
@@ -118,7 +119,7 @@ TEST_F(stage_global_limit, without_a_limiter_every_request_goes_on_unasked) {
 TEST_F(stage_global_limit, without_limits_every_request_goes_on_unasked) {
     doc->server.rate_limit.reset();
     load();
-    ctx.caller = alice;
+    ctx.who.caller = alice;
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
@@ -207,7 +208,7 @@ TEST_F(stage_global_limit, only_the_windows_without_slots_wait_in_order) {
 
 TEST_F(stage_global_limit, an_anonymous_caller_has_no_window_of_its_own) {
     every_window();
-    ctx.caller.reset();
+    ctx.who.caller.reset();
     ctx.who.tenant.reset();
     ctx.who.tenant_index.reset();
     limiter.local["global "] = granted(100);
@@ -218,7 +219,7 @@ TEST_F(stage_global_limit, an_anonymous_caller_has_no_window_of_its_own) {
 TEST_F(stage_global_limit, a_limiter_that_does_not_answer_lets_the_request_through) {
     auto r = run(); // neither the store nor the limiter answers
     EXPECT_EQ(r.verdict, verdict::proceed);
-    EXPECT_FALSE(ctx.refusal_reply);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
     EXPECT_FALSE(run().at_once) << "nothing was granted: the next request asks again";
 }
 

@@ -95,7 +95,7 @@ struct stage_hook : test::stage_rig {
         p.decision_hook = std::move(h);
         doc->policy = p;
         fresh();
-        ctx.caller = std::make_shared<const principal>(principal{"alice", "idp", {}, {}});
+        ctx.who.caller = std::make_shared<const principal>(principal{"alice", "idp", {}, {}});
     }
     static config::decision_hook hook_config() {
         config::decision_hook h;
@@ -104,14 +104,15 @@ struct stage_hook : test::stage_rig {
     }
     ran call(std::string tool, json::object arguments = {}) {
         ctx.method = "tools/call";
-        ctx.id = 5;
+        ctx.message.id = 5;
         ctx.name = "a__" + tool;
         ctx.routed.target = route{0, {{"name", tool}, {"arguments", std::move(arguments)}}, ""};
         return drive(authorize->run(ctx));
     }
     std::string error_message() const {
-        return ctx.response ? std::string(ctx.response->at("error").at("message").as_string())
-                            : std::string();
+        return ctx.answer.response
+                   ? std::string(ctx.answer.response->at("error").at("message").as_string())
+                   : std::string();
     }
 };
 
@@ -132,7 +133,7 @@ TEST_F(stage_hook, what_the_rules_allow_is_asked_about_and_goes_on_when_allowed)
     EXPECT_EQ(d.at("upstreamName"), "echo");
     EXPECT_EQ(d.at("rule"), "alice-echo");
     EXPECT_FALSE(d.contains("arguments")) << "not asked for";
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
     ASSERT_TRUE(ctx.policy.hook);
     EXPECT_EQ(ctx.policy.hook->at("verdict"), "allow");
     EXPECT_EQ(ctx.policy.hook->at("stage"), "call");
@@ -152,10 +153,10 @@ TEST_F(stage_hook, a_denial_is_32042_with_the_hooks_reason_and_the_rules_decisio
     hook.answer = {hook_answer::said::deny, "outside the project", "", "", false, 0.001};
     auto r = call("echo");
     EXPECT_EQ(r.verdict, verdict::answered);
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32042);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32042);
     EXPECT_EQ(error_message(), "the decision hook denied tools/call of a__echo on up-a for alice: "
                                "outside the project");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::denied);
     EXPECT_EQ(ctx.policy.decision, "allow") << "the policy's own decision";
     EXPECT_EQ(ctx.policy.hook->at("verdict"), "deny");
     EXPECT_EQ(ctx.policy.hook->at("reason"), "outside the project");
@@ -171,7 +172,7 @@ TEST_F(stage_hook, a_failure_denies_by_default_without_the_hooks_address) {
                    1.0};
     auto r = call("echo");
     EXPECT_EQ(r.verdict, verdict::answered);
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32042);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32042);
     EXPECT_NE(error_message().find("could not decide tools/call of a__echo"), std::string::npos);
     EXPECT_NE(error_message().find("it did not answer in time"), std::string::npos);
     EXPECT_EQ(error_message().find("127.0.0.1"), std::string::npos) << error_message();
@@ -186,7 +187,7 @@ TEST_F(stage_hook, a_failure_under_on_error_allow_goes_on) {
     with_hook(h);
     hook.answer = {hook_answer::said::error, "", "refused", "unreachable", false, 0.001};
     EXPECT_EQ(call("echo").verdict, verdict::proceed);
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
     EXPECT_EQ(ctx.policy.hook->at("verdict"), "error");
 }
 
@@ -227,13 +228,13 @@ TEST_F(stage_hook, a_denied_result_is_withheld_and_the_answer_described_as_asked
     EXPECT_EQ(hook.stages[0], hook_stage::result);
     EXPECT_EQ(hook.asked[0].at("isError"), false);
     EXPECT_EQ(hook.asked[0].at("result").at("content").at(0).at("text"), "secret");
-    EXPECT_EQ(ctx.response->at("error").at("code"), -32042);
-    EXPECT_EQ(ctx.response->at("id"), 5);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32042);
+    EXPECT_EQ(ctx.answer.response->at("id"), 5);
     EXPECT_EQ(error_message(),
               "the decision hook denied the result of tools/call of a__echo on up-a for alice: "
               "leaks a secret");
-    EXPECT_EQ(ctx.verbatim.find("secret\""), std::string::npos) << ctx.verbatim;
-    EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
+    EXPECT_EQ(ctx.answer.verbatim.find("secret\""), std::string::npos) << ctx.answer.verbatim;
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::denied);
 }
 
 TEST_F(stage_hook, an_allowed_result_goes_back_verbatim_and_an_error_answer_is_said_so) {
@@ -248,7 +249,8 @@ TEST_F(stage_hook, an_allowed_result_goes_back_verbatim_and_an_error_answer_is_s
     EXPECT_EQ(hook.stages[1], hook_stage::result);
     EXPECT_EQ(hook.asked[1].at("isError"), true);
     EXPECT_FALSE(hook.asked[1].contains("result")) << "not asked for";
-    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"boom"}})");
+    EXPECT_EQ(ctx.answer.verbatim,
+              R"({"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"boom"}})");
 }
 
 // Numbers beyond 2^53 parse equal however their last digits are spelled: the hook is shown the
@@ -260,8 +262,9 @@ TEST_F(stage_hook, the_hook_reads_the_top_level_arguments_and_result_not_a_neste
     h.at_result = true;
     h.send_result = true;
     with_hook(h);
-    ctx.params_source = R"({"_meta":{"arguments":{"n":18446744073709551616}},"name":"echo",)"
-                        R"("arguments":{"n":18446744073709551617}})";
+    ctx.message.params_source =
+        R"({"_meta":{"arguments":{"n":18446744073709551616}},"name":"echo",)"
+        R"("arguments":{"n":18446744073709551617}})";
     call("echo", json::parse(R"({"n":18446744073709551617})").as_object());
     ASSERT_EQ(hook.texts.size(), 1u);
     EXPECT_NE(hook.texts[0].find(R"("arguments":{"n":18446744073709551617})"), std::string::npos)

@@ -49,7 +49,7 @@ TEST_F(stage_host_origin, the_stage_lets_an_allowed_request_go_on_at_once) {
     auto r = drive(host_origin->run(ctx));
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
-    EXPECT_FALSE(ctx.refusal_reply);
+    EXPECT_FALSE(ctx.answer.refusal_reply);
 }
 
 TEST_F(stage_host_origin, the_stage_reads_the_allowlist_its_request_loaded) {
@@ -67,11 +67,11 @@ TEST_F(stage_host_origin, the_stage_answers_a_forbidden_host_as_an_http_rejectio
     ctx.admission.host = "evil.example";
     auto r = drive(host_origin->run(ctx));
     EXPECT_EQ(r.verdict, verdict::answered);
-    ASSERT_TRUE(ctx.refusal_reply);
-    EXPECT_EQ(static_cast<int>(ctx.refusal_reply->status), 403);
-    EXPECT_TRUE(ctx.refusal_reply->close);
-    EXPECT_EQ(ctx.rejection, "forbidden_host");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::forbidden);
+    ASSERT_TRUE(ctx.answer.refusal_reply);
+    EXPECT_EQ(static_cast<int>(ctx.answer.refusal_reply->status), 403);
+    EXPECT_TRUE(ctx.answer.refusal_reply->close);
+    EXPECT_EQ(ctx.answer.rejection, "forbidden_host");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::forbidden);
 }
 
 } // namespace

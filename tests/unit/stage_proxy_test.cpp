@@ -117,9 +117,9 @@ struct stage_proxy : test::stage_rig {
 
     void request(std::string method, json::object params = {}) {
         ctx.method = std::move(method);
-        ctx.id = 7;
+        ctx.message.id = 7;
         ctx.client.session = "s-1";
-        ctx.params = std::move(params);
+        ctx.message.params = std::move(params);
     }
     // As stages 4 and 6 leave a call routed to `upstream` and admitted there.
     void routed(std::size_t upstream, json::object params) {
@@ -151,7 +151,7 @@ TEST_F(stage_proxy, a_routed_call_goes_to_its_upstream_with_its_admission) {
     EXPECT_FALSE(ctx.guards.admitted);
     ASSERT_TRUE(ctx.proxied.upstream_answer);
     EXPECT_EQ(ctx.proxied.upstream_answer->raw(), R"({"jsonrpc":"2.0","id":3,"result":{}})");
-    EXPECT_FALSE(ctx.response) << "egress makes the answer";
+    EXPECT_FALSE(ctx.answer.response) << "egress makes the answer";
 }
 
 TEST_F(stage_proxy, a_method_gate_does_not_know_is_passed_through_to_its_upstream) {
@@ -171,14 +171,14 @@ TEST_F(stage_proxy, an_upstream_that_fails_is_answered_with_its_row) {
                                       std::nullopt, std::chrono::milliseconds(1500)};
     EXPECT_EQ(run().verdict, verdict::proceed) << "egress settles the answer";
     EXPECT_FALSE(ctx.proxied.upstream_answer);
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     const auto& row = protocol::describe(protocol::gateway_error::upstream_rate_limited);
-    EXPECT_EQ(ctx.response->at("id"), 7);
-    EXPECT_EQ(ctx.response->at("error").at("code"), row.rpc_code);
-    EXPECT_EQ(ctx.response->at("error").at("data").at("upstream"), "up-b");
-    EXPECT_EQ(ctx.response->at("error").at("data").at("retryAfterMs"), 1500);
-    EXPECT_EQ(ctx.outcome, row.audit_outcome);
-    EXPECT_EQ(ctx.error, "slow down");
+    EXPECT_EQ(ctx.answer.response->at("id"), 7);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), row.rpc_code);
+    EXPECT_EQ(ctx.answer.response->at("error").at("data").at("upstream"), "up-b");
+    EXPECT_EQ(ctx.answer.response->at("error").at("data").at("retryAfterMs"), 1500);
+    EXPECT_EQ(ctx.audit.outcome, row.audit_outcome);
+    EXPECT_EQ(ctx.audit.error, "slow down");
 }
 
 TEST_F(stage_proxy, an_unreachable_upstream_is_answered_unreachable) {
@@ -188,9 +188,9 @@ TEST_F(stage_proxy, an_unreachable_upstream_is_answered_unreachable) {
         upstream_failure{upstream_failure::kind::connect_error, "refused", 0, std::nullopt};
     run();
     const auto& row = protocol::describe(protocol::gateway_error::upstream_unreachable);
-    ASSERT_TRUE(ctx.response);
-    EXPECT_EQ(ctx.response->at("error").at("code"), row.rpc_code);
-    EXPECT_EQ(ctx.outcome, row.audit_outcome);
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), row.rpc_code);
+    EXPECT_EQ(ctx.audit.outcome, row.audit_outcome);
 }
 
 TEST_F(stage_proxy, a_list_fetches_its_plan_with_its_tickets) {
@@ -208,7 +208,7 @@ TEST_F(stage_proxy, a_list_fetches_its_plan_with_its_tickets) {
     ASSERT_EQ(ctx.proxied.fetched.size(), 1u);
     EXPECT_EQ(ctx.proxied.fetched[0].upstream, 1u);
     EXPECT_EQ(ctx.proxied.fetched[0].items, (json::array{1, 2}));
-    EXPECT_FALSE(ctx.response) << "egress completes the list";
+    EXPECT_FALSE(ctx.answer.response) << "egress completes the list";
 }
 
 TEST_F(stage_proxy, initialize_is_answered_with_the_revision_agreed) {
@@ -219,7 +219,7 @@ TEST_F(stage_proxy, initialize_is_answered_with_the_revision_agreed) {
     EXPECT_EQ(services.params, (json::object{{"protocolVersion", "2025-11-25"}}));
     EXPECT_EQ(services.version, &ctx.proxied.negotiated_version);
     EXPECT_EQ(ctx.proxied.negotiated_version, "2025-11-25");
-    EXPECT_EQ(ctx.response, services.answer);
+    EXPECT_EQ(ctx.answer.response, services.answer);
 }
 
 TEST_F(stage_proxy, set_level_reaches_the_clients_sessions) {
@@ -229,7 +229,7 @@ TEST_F(stage_proxy, set_level_reaches_the_clients_sessions) {
     EXPECT_EQ(services.session, "s-1");
     EXPECT_EQ(services.id, 7);
     EXPECT_EQ(services.params, (json::object{{"level", "debug"}}));
-    EXPECT_EQ(ctx.response, services.answer);
+    EXPECT_EQ(ctx.answer.response, services.answer);
 }
 
 TEST_F(stage_proxy, a_task_method_goes_to_the_tasks_owner) {
@@ -240,7 +240,7 @@ TEST_F(stage_proxy, a_task_method_goes_to_the_tasks_owner) {
         EXPECT_EQ(run().verdict, verdict::proceed);
         EXPECT_EQ(services.asked, std::vector<std::string>{std::string("task_call ") + m});
         EXPECT_EQ(services.params, (json::object{{"taskId", "t-1"}}));
-        EXPECT_EQ(ctx.response, services.answer);
+        EXPECT_EQ(ctx.answer.response, services.answer);
     }
 }
 
@@ -269,7 +269,7 @@ TEST_F(stage_proxy_modern, a_subscription_at_a_2026_upstream_is_held_by_gate) {
                   std::vector<std::string>{std::string("subscribe_at_modern_upstream ") + m});
         EXPECT_EQ(services.target, &*ctx.routed.target);
         EXPECT_EQ(services.id, 7);
-        EXPECT_EQ(ctx.response, services.answer);
+        EXPECT_EQ(ctx.answer.response, services.answer);
         EXPECT_FALSE(ctx.proxied.upstream_answer);
     }
 }
@@ -285,7 +285,7 @@ TEST_F(stage_proxy, a_request_with_nothing_to_proxy_goes_on_untouched) {
     request("tools/call");
     EXPECT_EQ(run().verdict, verdict::proceed);
     EXPECT_TRUE(services.asked.empty());
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
     EXPECT_FALSE(ctx.proxied.upstream_answer);
 }
 

@@ -51,13 +51,13 @@ struct stage_route : test::stage_rig {
 
     ran run(std::string method, json::object params = {}) {
         ctx.method = std::move(method);
-        ctx.id = 7;
-        ctx.params = std::move(params);
+        ctx.message.id = 7;
+        ctx.message.params = std::move(params);
         return drive(route_stage->run(ctx));
     }
     // The answer's error code; 0 when there is none.
     int code() const {
-        const auto* e = ctx.response ? ctx.response->if_contains("error") : nullptr;
+        const auto* e = ctx.answer.response ? ctx.answer.response->if_contains("error") : nullptr;
         return e ? static_cast<int>(e->at("code").as_int64()) : 0;
     }
 };
@@ -70,9 +70,9 @@ TEST_F(stage_route, ping_is_answered_here_at_once) {
     auto r = run("ping");
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
-    ASSERT_TRUE(ctx.response);
-    EXPECT_EQ(ctx.response->at("id"), 7);
-    EXPECT_EQ(ctx.response->at("result"), json::object{});
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_EQ(ctx.answer.response->at("id"), 7);
+    EXPECT_EQ(ctx.answer.response->at("result"), json::object{});
     EXPECT_TRUE(services.asked.empty());
 }
 
@@ -83,8 +83,8 @@ TEST_F(stage_route, initialize_set_level_and_task_methods_go_on_unrouted) {
         EXPECT_EQ(r.verdict, verdict::proceed) << m;
         EXPECT_TRUE(r.at_once) << m;
         EXPECT_FALSE(ctx.routed.target) << m;
-        EXPECT_FALSE(ctx.response) << m;
-        EXPECT_EQ(ctx.params, (json::object{{"x", 1}})) << m << ": left for the proxy";
+        EXPECT_FALSE(ctx.answer.response) << m;
+        EXPECT_EQ(ctx.message.params, (json::object{{"x", 1}})) << m << ": left for the proxy";
     }
     EXPECT_TRUE(services.asked.empty());
 }
@@ -99,18 +99,18 @@ TEST_F(stage_route, a_list_is_planned_for_the_proxy) {
     EXPECT_EQ(services.asked, std::vector<std::string>{"plan resources/list"});
     ASSERT_TRUE(ctx.routed.plan);
     EXPECT_EQ(ctx.routed.plan->fetch, std::vector<std::size_t>{1});
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
 }
 
 TEST_F(stage_route, a_list_the_router_does_not_plan_is_an_internal_error) {
     auto r = run("tools/list");
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_FALSE(ctx.routed.plan);
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     const auto& row = protocol::describe(protocol::gateway_error::internal_error);
     EXPECT_EQ(code(), row.rpc_code);
-    EXPECT_EQ(ctx.outcome, row.audit_outcome);
-    EXPECT_NE(ctx.error.value_or("").find("router unavailable"), std::string::npos);
+    EXPECT_EQ(ctx.audit.outcome, row.audit_outcome);
+    EXPECT_NE(ctx.audit.error.value_or("").find("router unavailable"), std::string::npos);
 }
 
 TEST_F(stage_route, a_call_routed_by_its_name_goes_on_at_once_to_its_upstream) {
@@ -124,7 +124,7 @@ TEST_F(stage_route, a_call_routed_by_its_name_goes_on_at_once_to_its_upstream) {
     EXPECT_EQ(ctx.routed.target->params, (json::object{{"name", "echo"}}));
     EXPECT_EQ(ctx.upstream, "up-b");
     EXPECT_EQ(ctx.name, "b__echo");
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
 }
 
 TEST_F(stage_route, a_refusal_by_name_is_the_answer) {
@@ -134,7 +134,7 @@ TEST_F(stage_route, a_refusal_by_name_is_the_answer) {
     auto r = run("tools/call", {{"name", "zz__echo"}});
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
-    EXPECT_EQ(ctx.response, refused);
+    EXPECT_EQ(ctx.answer.response, refused);
     EXPECT_FALSE(ctx.routed.target);
     EXPECT_FALSE(ctx.upstream);
 }
@@ -159,7 +159,7 @@ TEST_F(stage_route, a_uri_no_upstream_owns_is_answered_with_the_routers_refusal)
     services.named = refused;
     auto r = run("resources/subscribe", {{"uri", "file:///nobody"}});
     EXPECT_EQ(r.verdict, verdict::answered);
-    EXPECT_EQ(ctx.response, refused);
+    EXPECT_EQ(ctx.answer.response, refused);
     EXPECT_FALSE(ctx.routed.target);
 }
 
@@ -197,9 +197,10 @@ TEST_F(stage_route_tenant, a_name_at_a_hidden_upstream_is_an_unknown_namespace) 
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
     EXPECT_EQ(code(), protocol::describe(protocol::gateway_error::unknown_namespace).rpc_code);
-    ASSERT_TRUE(ctx.response);
-    EXPECT_NE(std::string(ctx.response->at("error").at("message").as_string()).find("b__echo"),
-              std::string::npos);
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_NE(
+        std::string(ctx.answer.response->at("error").at("message").as_string()).find("b__echo"),
+        std::string::npos);
     EXPECT_EQ(ctx.name, "b__echo") << "audited under the name the client sent";
     EXPECT_FALSE(ctx.routed.target);
     EXPECT_FALSE(ctx.upstream);

@@ -66,15 +66,15 @@ struct stage_upstream_guards : test::stage_rig {
 
     ran call(std::size_t upstream = 0) {
         ctx.method = "tools/call";
-        ctx.id = 5;
+        ctx.message.id = 5;
         ctx.routed.target = route{upstream, {}, "a__echo"};
-        ctx.response.reset();
+        ctx.answer.response.reset();
         ctx.guards.admitted.reset();
         return drive(guards->run(ctx));
     }
     ran list() {
         ctx.method = "tools/list";
-        ctx.id = 6;
+        ctx.message.id = 6;
         ctx.routed.plan = list_plan{};
         ctx.routed.plan->fetch = {0, 1};
         ctx.guards.list_admitted.clear();
@@ -98,7 +98,7 @@ struct stage_upstream_guards : test::stage_rig {
         where = config::budget{"day", calls};
         load();
     }
-    std::int64_t code() const { return ctx.response->at("error").at("code").as_int64(); }
+    std::int64_t code() const { return ctx.answer.response->at("error").at("code").as_int64(); }
     // gate_upstream_requests_total for the upstream and outcome (0: no such series).
     std::string refused_count(const std::string& upstream, const std::string& outcome) const {
         auto text = stats.serialize();
@@ -132,7 +132,7 @@ TEST_F(stage_upstream_guards, a_closed_circuit_admits_at_once_with_a_ticket) {
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
     EXPECT_TRUE(ctx.guards.admitted);
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
     EXPECT_TRUE(source.asked.empty()) << "no budgets configured";
 }
 
@@ -141,10 +141,10 @@ TEST_F(stage_upstream_guards, an_open_circuit_answers_32041_and_counts_the_call)
     auto r = call();
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     EXPECT_EQ(code(), -32041);
-    EXPECT_EQ(ctx.response->at("id"), 5);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
+    EXPECT_EQ(ctx.answer.response->at("id"), 5);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::upstream_down);
     EXPECT_FALSE(ctx.guards.admitted);
     EXPECT_EQ(refused_count("up-a", "circuit_open"), "1");
 }
@@ -157,11 +157,11 @@ TEST_F(stage_upstream_guards, the_upstreams_own_rate_limit_answers_32040) {
         EXPECT_EQ(call().verdict, verdict::proceed) << "slot " << i;
     auto r = call();
     EXPECT_EQ(r.verdict, verdict::answered);
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     EXPECT_EQ(code(), -32040);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::rate_limited);
-    EXPECT_NE(ctx.error->find("rate limit of 2 requests per minute"), std::string::npos)
-        << *ctx.error;
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::rate_limited);
+    EXPECT_NE(ctx.audit.error->find("rate limit of 2 requests per minute"), std::string::npos)
+        << *ctx.audit.error;
     EXPECT_EQ(refused_count("up-a", "rate_limited"), "1");
 }
 
@@ -183,12 +183,12 @@ TEST_F(stage_upstream_guards, a_spent_budget_answers_32044_naming_its_reset) {
     source.grants["upstream up-a"] = 0; // the allowance is spent
     auto r = call();
     EXPECT_EQ(r.verdict, verdict::answered);
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     EXPECT_EQ(code(), -32044);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::budget_exhausted);
-    EXPECT_NE(ctx.error->find("10 upstream calls per day for upstream up-a; it resets at"),
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::budget_exhausted);
+    EXPECT_NE(ctx.audit.error->find("10 upstream calls per day for upstream up-a; it resets at"),
               std::string::npos)
-        << *ctx.error;
+        << *ctx.audit.error;
     EXPECT_FALSE(ctx.guards.admitted) << "the ticket is dropped unused";
     auto again = call();
     EXPECT_EQ(again.verdict, verdict::answered);
@@ -209,7 +209,7 @@ TEST_F(stage_upstream_guards, a_list_admits_each_upstream_and_leaves_out_a_refus
     ASSERT_EQ(ctx.guards.list_admitted.size(), 2u);
     EXPECT_FALSE(ctx.guards.list_admitted[0]) << "up-a's circuit is open";
     EXPECT_TRUE(ctx.guards.list_admitted[1]);
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
     EXPECT_EQ(refused_count("up-a", "circuit_open"), "1");
 }
 
@@ -221,7 +221,7 @@ TEST_F(stage_upstream_guards, a_list_leaves_out_an_upstream_whose_own_budget_is_
     ASSERT_EQ(ctx.guards.list_admitted.size(), 2u);
     EXPECT_TRUE(ctx.guards.list_admitted[0]);
     EXPECT_FALSE(ctx.guards.list_admitted[1]);
-    EXPECT_FALSE(ctx.response);
+    EXPECT_FALSE(ctx.answer.response);
 }
 
 TEST_F(stage_upstream_guards, the_servers_spent_budget_answers_the_whole_list) {
@@ -230,10 +230,10 @@ TEST_F(stage_upstream_guards, the_servers_spent_budget_answers_the_whole_list) {
     auto r = list();
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(ctx.guards.list_admitted.empty());
-    ASSERT_TRUE(ctx.response);
+    ASSERT_TRUE(ctx.answer.response);
     EXPECT_EQ(code(), -32044);
-    EXPECT_EQ(ctx.response->at("id"), 6);
-    EXPECT_NE(ctx.error->find("for the server"), std::string::npos) << *ctx.error;
+    EXPECT_EQ(ctx.answer.response->at("id"), 6);
+    EXPECT_NE(ctx.audit.error->find("for the server"), std::string::npos) << *ctx.audit.error;
 }
 
 } // namespace

@@ -144,16 +144,16 @@ struct task_method_calls : test::stage_rig {
     task_methods tasks{{services, services, services, services, services.decision_hook(), icons}};
 
     json::object call(const std::string& method, json::object params = {{"taskId", "t-1"}}) {
-        ctx.id = 7;
+        ctx.message.id = 7;
         ctx.method = method;
-        return finish(tasks.task_call(ctx.id, method, std::move(params), ctx));
+        return finish(tasks.task_call(ctx.message.id, method, std::move(params), ctx));
     }
     static int code_of(const json::object& answer) {
         const auto* e = answer.if_contains("error");
         return e ? static_cast<int>(e->at("code").as_int64()) : 0;
     }
     void as(std::string subject) {
-        ctx.caller =
+        ctx.who.caller =
             std::make_shared<const principal>(principal{std::move(subject), "idp", {}, {}});
     }
     std::string owner_key() const { return std::to_string(task_owner_key(ctx)); }
@@ -203,9 +203,9 @@ struct task_method_calls : test::stage_rig {
         task_methods methods{{nobody, nobody, nobody, nobody, nullptr, icons}};
         request_context other;
         other.view = ctx.view;
-        other.caller = ctx.caller;
-        other.id = 7;
-        return finish(methods.task_call(other.id, "tasks/get", {{"taskId", "t-1"}}, other));
+        other.who.caller = ctx.who.caller;
+        other.message.id = 7;
+        return finish(methods.task_call(other.message.id, "tasks/get", {{"taskId", "t-1"}}, other));
     }
 };
 
@@ -214,8 +214,8 @@ struct task_method_calls : test::stage_rig {
 TEST_F(task_method_calls, a_tasks_method_gate_does_not_know_is_not_found) {
     auto answer = call("tasks/frobnicate");
     EXPECT_EQ(code_of(answer), ec::method_not_found);
-    EXPECT_EQ(ctx.error, "method not found: tasks/frobnicate");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::error);
+    EXPECT_EQ(ctx.audit.error, "method not found: tasks/frobnicate");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::error);
     EXPECT_TRUE(services.asked.empty()) << "nobody is asked";
 }
 
@@ -225,7 +225,7 @@ TEST_F(task_method_calls, a_task_id_must_be_a_non_empty_string) {
         fresh();
         auto answer = call("tasks/get", params);
         EXPECT_EQ(code_of(answer), ec::invalid_params) << json::serialize(params);
-        EXPECT_EQ(ctx.error, "invalid params: taskId must be a non-empty string");
+        EXPECT_EQ(ctx.audit.error, "invalid params: taskId must be a non-empty string");
         EXPECT_TRUE(services.asked.empty()) << json::serialize(params);
     }
 }
@@ -234,7 +234,7 @@ TEST_F(task_method_calls, a_keeper_that_does_not_answer_is_an_internal_error) {
     services.owner = std::nullopt;
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::internal_error);
-    EXPECT_EQ(ctx.error, "internal error: task keeper unavailable");
+    EXPECT_EQ(ctx.audit.error, "internal error: task keeper unavailable");
     EXPECT_EQ(services.asked, std::vector<std::string>{"find t-1 " + owner_key()});
 }
 
@@ -246,14 +246,14 @@ TEST_F(task_method_calls, an_owned_task_goes_to_its_owner_as_the_clients_call) {
     auto answer = call("tasks/cancel");
     EXPECT_EQ(code_of(answer), 0);
     // The owner's answer goes back as it wrote it; the object is read only for its outcome.
-    EXPECT_NE(ctx.verbatim.find(R"("result")"), std::string::npos) << ctx.verbatim;
+    EXPECT_NE(ctx.answer.verbatim.find(R"("result")"), std::string::npos) << ctx.answer.verbatim;
     EXPECT_EQ(services.asked, (std::vector<std::string>{"find t-1 " + owner_key(), "charge 1",
                                                         "call 1 tasks/cancel (client)"}));
     ASSERT_EQ(services.calls.size(), 1u);
     EXPECT_EQ(services.calls[0].params, (json::object{{"taskId", "t-1"}}));
     EXPECT_EQ(ctx.upstream, "up-b");
     EXPECT_EQ(ctx.name, "t-1");
-    EXPECT_EQ(ctx.verbatim,
+    EXPECT_EQ(ctx.answer.verbatim,
               R"({"jsonrpc":"2.0","id":7,"result":{"taskId":"t-1","status":"working"}})")
         << "the owner's answer, under the client's id";
     EXPECT_FALSE(ctx.policy.decision) << "no policy";
@@ -264,14 +264,14 @@ TEST_F(task_method_calls, an_owners_error_passes_through_and_its_failure_is_refu
     services.replies = {{0, upstream_message::of_text(no_such_task)}};
     auto answer = call("tasks/result");
     EXPECT_EQ(code_of(answer), -32602) << "the owner's own error";
-    EXPECT_EQ(ctx.verbatim,
+    EXPECT_EQ(ctx.answer.verbatim,
               R"({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"no such task"}})");
 
     fresh();
     services.replies = {{0, down("refused")}};
     answer = call("tasks/result");
     EXPECT_EQ(code_of(answer), ec::upstream_unavailable);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::upstream_down);
     EXPECT_EQ(ctx.upstream, "up-a");
 }
 
@@ -296,20 +296,21 @@ TEST_F(task_method_calls, a_task_result_names_its_icons_as_gate_rewrites_them) {
                                       R"({"type":"text","text":"t"},{"type":"resource_link",)"
                                       R"("uri":"file:///r","name":"r","icons":[{"src":)"
                                       R"("https://elsewhere.example/i.png"}]}],"n":1.50}})")}};
-    ctx.id = 7;
+    ctx.message.id = 7;
     ctx.method = "tasks/result";
-    finish(linking.task_call(ctx.id, "tasks/result", {{"taskId", "t-1"}}, ctx));
+    finish(linking.task_call(ctx.message.id, "tasks/result", {{"taskId", "t-1"}}, ctx));
     EXPECT_EQ(rewriter.asked, std::vector<std::string>{"1 tasks/result"});
-    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":7,"result":{"content":[)"
-                            R"({"type":"text","text":"t"},{"type":"resource_link",)"
-                            R"("uri":"file:///r","name":"r","icons":[{"src":"/icons/b/d"}]}],)"
-                            R"("n":1.50}})");
+    EXPECT_EQ(ctx.answer.verbatim,
+              R"({"jsonrpc":"2.0","id":7,"result":{"content":[)"
+              R"({"type":"text","text":"t"},{"type":"resource_link",)"
+              R"("uri":"file:///r","name":"r","icons":[{"src":"/icons/b/d"}]}],)"
+              R"("n":1.50}})");
 
     fresh(); // an answer that names no icons is never read for them
     rewriter.asked.clear();
     services.replies = {
         {1, upstream_message::of_text(R"({"jsonrpc":"2.0","id":41,"result":{"content":[]}})")}};
-    finish(linking.task_call(ctx.id, "tasks/result", {{"taskId", "t-1"}}, ctx));
+    finish(linking.task_call(ctx.message.id, "tasks/result", {{"taskId", "t-1"}}, ctx));
     EXPECT_TRUE(rewriter.asked.empty());
 }
 
@@ -320,7 +321,7 @@ TEST_F(task_method_calls, another_principals_task_is_answered_as_one_nobody_mint
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::unknown_task);
     EXPECT_EQ(answer, nobody_minted) << "no existence leak";
-    EXPECT_EQ(ctx.error, "unknown task: t-1 (no upstream holds it for this caller)");
+    EXPECT_EQ(ctx.audit.error, "unknown task: t-1 (no upstream holds it for this caller)");
     EXPECT_EQ(services.asked, std::vector<std::string>{"find t-1 " + owner_key()})
         << "no probe, no charge, no call";
 }
@@ -417,7 +418,7 @@ TEST_F(task_method_calls, a_probes_answer_to_tasks_get_is_the_answer) {
     EXPECT_FALSE(calls[0].client_call);
     EXPECT_FALSE(calls[1].client_call);
     EXPECT_EQ(ctx.upstream, "up-b");
-    EXPECT_EQ(ctx.verbatim,
+    EXPECT_EQ(ctx.answer.verbatim,
               R"({"jsonrpc":"2.0","id":7,"result":{"taskId":"t-1","status":"working"}})");
     EXPECT_TRUE(services.was_asked("locate t-1 up-b"));
     EXPECT_TRUE(services.was_asked("put_fleet_record t-1 ---------------- up-b"))
@@ -445,7 +446,7 @@ TEST_F(task_method_calls, a_task_nobody_holds_is_unknown) {
     services.replies = {{0, upstream_message::of_text(no_such_task)}, {1, down("refused")}};
     auto answer = call("tasks/cancel");
     EXPECT_EQ(code_of(answer), ec::unknown_task);
-    EXPECT_EQ(ctx.error, "unknown task: t-1 (no upstream holds it for this caller)");
+    EXPECT_EQ(ctx.audit.error, "unknown task: t-1 (no upstream holds it for this caller)");
     EXPECT_EQ(services.calls.size(), 2u) << "the probes only";
     EXPECT_EQ(services.asked_to("locate"), 0u);
     EXPECT_EQ(services.asked_to("put_fleet_record"), 0u);
@@ -460,8 +461,8 @@ TEST_F(task_method_calls, the_policy_decides_at_the_owner) {
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::policy_denied);
     EXPECT_EQ(ctx.policy.decision, "deny");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::denied);
-    EXPECT_EQ(ctx.error, "policy denied tasks/get of t-1 on up-a for alice");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::denied);
+    EXPECT_EQ(ctx.audit.error, "policy denied tasks/get of t-1 on up-a for alice");
     EXPECT_EQ(services.asked_to("charge"), 0u);
     EXPECT_TRUE(services.calls.empty());
 
@@ -478,11 +479,12 @@ TEST_F(task_method_calls, a_spent_budget_at_the_owner_refuses_the_call) {
     services.spent = {{1, spent_on("upstream up-b")}};
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::budget_exhausted);
-    EXPECT_EQ(ctx.outcome, protocol::outcome::budget_exhausted);
-    ASSERT_TRUE(ctx.error);
-    EXPECT_TRUE(ctx.error->starts_with("budget exhausted: 10 upstream calls per day for upstream "
-                                       "up-b"))
-        << *ctx.error;
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::budget_exhausted);
+    ASSERT_TRUE(ctx.audit.error);
+    EXPECT_TRUE(
+        ctx.audit.error->starts_with("budget exhausted: 10 upstream calls per day for upstream "
+                                     "up-b"))
+        << *ctx.audit.error;
     EXPECT_TRUE(services.calls.empty());
 }
 
@@ -492,7 +494,7 @@ TEST_F(task_method_calls, an_owner_the_tenant_does_not_see_holds_no_task_of_the_
     services.owner = task_owner{task_owner::kind::owned, "up-a"};
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::unknown_task);
-    EXPECT_EQ(ctx.error, "unknown task: t-1 (no upstream holds it for this caller)");
+    EXPECT_EQ(ctx.audit.error, "unknown task: t-1 (no upstream holds it for this caller)");
     EXPECT_EQ(services.asked_to("charge"), 0u);
     EXPECT_TRUE(services.calls.empty());
 }
@@ -513,7 +515,7 @@ TEST_F(task_method_calls, a_spent_server_or_tenant_budget_refuses_the_whole_requ
         services.spent = {{0, spent_on(key)}};
         auto answer = call("tasks/get");
         EXPECT_EQ(code_of(answer), ec::budget_exhausted) << key;
-        EXPECT_EQ(ctx.outcome, protocol::outcome::budget_exhausted);
+        EXPECT_EQ(ctx.audit.outcome, protocol::outcome::budget_exhausted);
         EXPECT_TRUE(services.calls.empty()) << key << ": nothing probed";
         EXPECT_FALSE(services.was_asked("charge 1")) << key << ": refused at the first";
 
@@ -531,7 +533,7 @@ TEST_F(task_method_calls, a_spent_server_or_tenant_budget_refuses_the_whole_requ
 TEST_F(task_method_calls, a_list_cursor_must_be_a_string) {
     auto answer = call("tasks/list", {{"cursor", 5}});
     EXPECT_EQ(code_of(answer), ec::invalid_params);
-    EXPECT_EQ(ctx.error, "invalid cursor: not a string");
+    EXPECT_EQ(ctx.audit.error, "invalid cursor: not a string");
     EXPECT_TRUE(services.asked.empty());
 }
 
@@ -539,8 +541,8 @@ TEST_F(task_method_calls, a_list_every_reached_upstream_fails_is_refused) {
     services.lists = {{0, down("a is down")}, {1, down("b is down")}};
     auto answer = call("tasks/list", {});
     EXPECT_EQ(code_of(answer), ec::upstream_unavailable);
-    EXPECT_EQ(ctx.error, "all upstreams are unavailable");
-    EXPECT_EQ(ctx.outcome, protocol::outcome::upstream_down);
+    EXPECT_EQ(ctx.audit.error, "all upstreams are unavailable");
+    EXPECT_EQ(ctx.audit.outcome, protocol::outcome::upstream_down);
     EXPECT_EQ(services.asked_to("page"), 0u);
 }
 
@@ -558,10 +560,11 @@ TEST_F(task_method_calls, the_upstreams_lists_are_merged_and_paged_with_the_curs
     EXPECT_EQ(*services.merged,
               json::parse(R"([{"taskId":"t-0"},{"taskId":"t-1"},{"taskId":"t-2"}])"))
         << "merged by task id";
-    EXPECT_EQ(ctx.upstream_calls, 2);
-    EXPECT_EQ(ctx.items_served, 1);
-    EXPECT_EQ(ctx.verbatim, R"({"jsonrpc":"2.0","id":7,"result":{"tasks":[{"taskId":"t-0"}],)"
-                            R"("nextCursor":"next-1"}})");
+    EXPECT_EQ(ctx.audit.upstream_calls, 2);
+    EXPECT_EQ(ctx.audit.items_served, 1);
+    EXPECT_EQ(ctx.answer.verbatim,
+              R"({"jsonrpc":"2.0","id":7,"result":{"tasks":[{"taskId":"t-0"}],)"
+              R"("nextCursor":"next-1"}})");
 }
 
 TEST_F(task_method_calls, a_list_upstream_that_fails_is_left_out) {

@@ -124,7 +124,7 @@ struct upstream_calls_rig : test::stage_rig {
         load();
     }
     void as_alice(std::optional<std::string> authorization = "Bearer tok-1") {
-        ctx.caller = alice();
+        ctx.who.caller = alice();
         ctx.admission.authorization = std::move(authorization);
     }
 };
@@ -212,7 +212,7 @@ TEST_F(upstream_calls_rig, input_is_asked_only_of_a_2025_11_25_client_with_a_cal
 
 TEST_F(upstream_calls_rig, the_upstreams_messages_reach_the_client_as_the_policy_allows) {
     on_session();
-    ctx.caller = alice();
+    ctx.who.caller = alice();
     upstream_calls::bridged_call call;
     calls.bridged_context(ctx, 1, call);
     const std::string ask =
@@ -228,7 +228,7 @@ TEST_F(upstream_calls_rig, the_upstreams_messages_reach_the_client_as_the_policy
     ASSERT_EQ(services.admissions.size(), 2u);
     for (const auto& a : services.admissions) {
         EXPECT_EQ(a.upstream, 1u);
-        EXPECT_EQ(a.who, ctx.caller);
+        EXPECT_EQ(a.who, ctx.who.caller);
         EXPECT_EQ(a.request.at("method"), "sampling/createMessage");
         EXPECT_EQ(a.bridge, std::optional<std::string>("s1"));
     }
@@ -341,7 +341,7 @@ TEST_F(upstream_calls_rig, a_caller_without_a_bearer_token_is_bound_to_nothing) 
 }
 
 TEST_F(upstream_calls_rig, a_call_that_never_connects_is_counted_and_told_over) {
-    ctx.upstream_calls = 2;
+    ctx.audit.upstream_calls = 2;
     auto reply = finish(calls.call(0, "tools/call", json::object{}, ctx));
     auto* failed = std::get_if<upstream_failure>(&reply);
     ASSERT_TRUE(failed);
@@ -349,7 +349,7 @@ TEST_F(upstream_calls_rig, a_call_that_never_connects_is_counted_and_told_over) 
     EXPECT_FALSE(label.empty());
     EXPECT_EQ(services.told,
               (std::vector<std::string>{"call_over", "count up-a " + std::string(label)}));
-    EXPECT_EQ(ctx.upstream_calls, 3);
+    EXPECT_EQ(ctx.audit.upstream_calls, 3);
 }
 
 // A scripted upstream at up-a (on an ephemeral port): a call there opens the session's
@@ -368,7 +368,7 @@ TEST_F(upstream_calls_rig, a_call_on_a_bridge_counts_ok_and_later_calls_ask_no_c
     EXPECT_EQ(services.told.back(), "count up-a ok");
     EXPECT_NE(std::find(services.told.begin(), services.told.end(), "call_over"),
               services.told.end());
-    EXPECT_EQ(ctx.upstream_calls, 1);
+    EXPECT_EQ(ctx.audit.upstream_calls, 1);
     EXPECT_EQ(upstream.count("initialize"), 1u);
 
     services.told.clear();

@@ -96,8 +96,8 @@ struct fake_upstream_services final : view_source,
         recorded.push_back({session, m, upstream, std::move(upstream_id)});
     }
     void conclude(request_context& denied) override {
-        audited.push_back({denied.method, denied.upstream, denied.policy.decision, denied.error,
-                           denied.outcome, denied.caller});
+        audited.push_back({denied.method, denied.upstream, denied.policy.decision,
+                           denied.audit.error, denied.audit.outcome, denied.who.caller});
     }
     hook_asker* hooks = nullptr;
 };
