@@ -150,6 +150,18 @@ TEST(chain, a_paused_stage_that_throws_answers_an_internal_error_and_exits_once)
     EXPECT_EQ(ctx.answer.response->at("id"), 9);
 }
 
+TEST(chain, a_resume_without_a_pause_is_refused_before_any_stage_runs) {
+    journal j;
+    auto c = make(j, transport::stage::audit, fake_stage::act::proceed, every_other);
+    request_context ctx;
+    EXPECT_THROW(c.resume(ctx, verdict::proceed, {}), std::logic_error);
+    int pauses = 0;
+    EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
+    EXPECT_THROW(c.resume(ctx, verdict::proceed, {}), std::logic_error) << "resumed once only";
+    EXPECT_EQ(j.ran, from_to(3, 7));
+    EXPECT_EQ(j.exits, 1);
+}
+
 TEST(chain, a_run_that_stops_before_egress_does_not_exit_and_the_rest_exits_once) {
     journal j;
     auto c = make(j);
