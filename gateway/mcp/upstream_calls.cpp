@@ -123,19 +123,25 @@ void upstream_calls::begin(running_call& r, std::size_t upstream, request_contex
         r.ctx.cancel = rec.sinks.cancel;
     }
     r.client = rec.view->clients[upstream].get();
+    r.calls = this;
+    r.rec = &rec;
     r.span = open_upstream_span(rec, r.client->config().id);
     if (!r.span.traceparent.empty())
         r.ctx.traceparent = std::move(r.span.traceparent);
 }
 
-void upstream_calls::end(running_call& r, const upstream_reply& reply, request_context& rec) {
+void upstream_calls::end(running_call& r, const upstream_reply* reply) {
+    if (!std::exchange(r.calls, nullptr))
+        return;
     bridges_.call_over(r.call.open); // only a call told as sent is over for the keeper
     double seconds = std::chrono::duration<double>(clock::now() - r.start).count();
     std::string_view outcome = "ok";
-    if (auto* f = std::get_if<upstream_failure>(&reply))
+    if (!reply)
+        outcome = protocol::describe(protocol::gateway_error::upstream_failed).metric_label;
+    else if (auto* f = std::get_if<upstream_failure>(reply))
         outcome = protocol::describe(error_for(*f)).metric_label;
     counts_.count(r.client->config().id, outcome, seconds);
-    close_upstream_span(rec, r.span, outcome);
+    close_upstream_span(*r.rec, r.span, outcome);
 }
 
 asio::awaitable<upstream_reply> upstream_calls::send(running_call& r, std::string_view method,
@@ -151,7 +157,7 @@ asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::
     running_call r;
     begin(r, upstream, rec, client_call);
     auto reply = co_await send(r, method, std::move(params), std::move(admitted));
-    end(r, reply, rec);
+    end(r, &reply);
     co_return reply;
 }
 
@@ -161,7 +167,7 @@ asio::awaitable<pipeline::verdict> upstream_calls::call_routed(request_context& 
     begin(r, target.upstream, rec, true);
     auto reply =
         co_await send(r, rec.method, std::move(target.params), std::move(rec.guards.admitted));
-    end(r, reply, rec);
+    end(r, &reply);
     keep_reply(rec, std::move(reply));
     co_return pipeline::verdict::proceed;
 }

@@ -123,15 +123,27 @@ public:
 private:
     // What one call holds while it runs, in the frame of the coroutine that sends it.
     struct running_call {
+        running_call() = default;
+        running_call(const running_call&) = delete;
+        running_call& operator=(const running_call&) = delete;
+        // A call whose request threw still ends: over for the keeper, counted, its span
+        // closed (as failed).
+        ~running_call() {
+            if (calls)
+                calls->end(*this, nullptr);
+        }
         std::chrono::steady_clock::time_point start;
         bridged_call call;
         call_context ctx;
         upstream_span span;
         upstream_client* client = nullptr;
+        upstream_calls* calls = nullptr; // set while the call runs, for its end
+        request_context* rec = nullptr;
     };
-    // Its start (counted, its context and span made) and its end (counted, the span closed).
+    // Its start (counted, its context and span made) and its end (counted, the span closed),
+    // once: `reply` null when the request threw.
     void begin(running_call& r, std::size_t upstream, request_context& rec, bool client_call);
-    void end(running_call& r, const upstream_reply& reply, request_context& rec);
+    void end(running_call& r, const upstream_reply* reply);
     // The call through `admitted` (null: the client admits it itself).
     static boost::asio::awaitable<upstream_reply> send(running_call& r, std::string_view method,
                                                        boost::json::object params, ticket admitted);

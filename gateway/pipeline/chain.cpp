@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gate::transport::pipeline {
 
@@ -138,7 +139,12 @@ step chain::run_pausing(request_context& ctx, transport::stage from, transport::
 }
 
 step chain::resume(request_context& ctx, std::optional<verdict> decided, std::string_view failure) {
-    return after_wait(ctx, decided, failure, ctx.passage.paused_at, ctx.passage.paused_to, true);
+    // A resume without a pause would run the stages again from the second: a programming
+    // error, refused before any stage runs.
+    auto at = std::exchange(ctx.passage.paused_at, std::nullopt);
+    if (!at)
+        throw std::logic_error("chain::resume without a paused run");
+    return after_wait(ctx, decided, failure, *at, ctx.passage.paused_to, true);
 }
 
 // Stages decided at once run in this loop; the first that must wait takes the rest of the

@@ -8,6 +8,7 @@
 
 #include <boost/beast/http/status.hpp>
 #include <boost/json/serialize.hpp>
+#include <cassert>
 
 namespace gate::transport {
 
@@ -102,6 +103,8 @@ void settle_outcome(request_context& rec, const json::object& response) {
 http_reply answer_of(request_context& rec) {
     if (rec.answer.refusal_reply)
         return std::move(*rec.answer.refusal_reply);
+    // An empty response stands in for a result passed on verbatim (outcome_view): never sent.
+    assert(!rec.answer.verbatim.empty() || !rec.answer.response->empty());
     auto status = static_cast<http::status>(rec.answer.status);
     auto reply = rec.answer.verbatim.empty()
                      ? http_reply::json(status, json::serialize(*rec.answer.response))

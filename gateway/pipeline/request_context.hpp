@@ -123,8 +123,9 @@ struct request_trace {
 struct chain_passage {
     stage_trace trace;
     bool audited = false; // the exit ran (chain.hpp): never twice
-    // Where a run paused at a waiting stage (chain::run_pausing), for chain::resume.
-    std::size_t paused_at = 0;
+    // Where a run paused at a waiting stage (chain::run_pausing), for chain::resume; none
+    // between a resume and the next pause.
+    std::optional<std::size_t> paused_at;
     stage paused_to = stage::egress;
 };
 

@@ -76,10 +76,10 @@ upstream_sessions::ensure_session(session_ptr s, const call_context& ctx,
                                   std::optional<std::size_t> avoid) {
     auto deadline = clock::now() + state_.budget_for(ctx);
     for (;;) {
+        if (ready_now(*s))
+            co_return std::nullopt;
         switch (s->life.next(state_.closed)) {
         case session_lifecycle::step::use:
-            if (!stranded(*s))
-                co_return std::nullopt;
             // Its replica is out of rotation while another is in: the session opens again
             // there (as after a 404) instead of failing until the replica returns.
             reset_session(*s);

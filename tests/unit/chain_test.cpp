@@ -9,6 +9,14 @@ namespace gate::transport::pipeline {
 
 using namespace fakes;
 
+// A stage that threw: the client is answered -32603 under its id, the audit keeps why.
+void expect_internal_error(const request_context& ctx, int id) {
+    EXPECT_EQ(ctx.audit.error, "stage failed");
+    ASSERT_TRUE(ctx.answer.response);
+    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
+    EXPECT_EQ(ctx.answer.response->at("id"), id);
+}
+
 TEST(chain, runs_the_stages_in_the_spec_order_then_exits_once) {
     journal j;
     auto c = make(j);
@@ -41,10 +49,7 @@ TEST(chain, a_stage_that_throws_answers_an_internal_error_and_exits_once) {
     EXPECT_EQ(j.ran, from_to(1, 6));
     EXPECT_EQ(j.exits, 1);
     EXPECT_EQ(j.exit_outcome, protocol::outcome::error);
-    EXPECT_EQ(*ctx.audit.error, "stage failed");
-    ASSERT_TRUE(ctx.answer.response);
-    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
-    EXPECT_EQ(ctx.answer.response->at("id"), 7);
+    expect_internal_error(ctx, 7);
 }
 
 TEST(chain, stages_that_decide_at_once_need_no_coroutine) {
@@ -90,10 +95,7 @@ TEST(chain, a_waiting_stage_that_throws_answers_an_internal_error_and_exits_once
     EXPECT_EQ(run(c, ctx), verdict::answered);
     EXPECT_EQ(j.ran, from_to(1, 6));
     EXPECT_EQ(j.exits, 1);
-    EXPECT_EQ(*ctx.audit.error, "stage failed");
-    ASSERT_TRUE(ctx.answer.response);
-    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
-    EXPECT_EQ(ctx.answer.response->at("id"), 9);
+    expect_internal_error(ctx, 9);
 }
 
 // The call path's form: the caller awaits each waiting stage itself and resumes the chain.
@@ -144,10 +146,19 @@ TEST(chain, a_paused_stage_that_throws_answers_an_internal_error_and_exits_once)
     EXPECT_EQ(pauses, 2);
     EXPECT_EQ(j.ran, from_to(3, 6));
     EXPECT_EQ(j.exits, 1);
-    EXPECT_EQ(*ctx.audit.error, "stage failed");
-    ASSERT_TRUE(ctx.answer.response);
-    EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32603);
-    EXPECT_EQ(ctx.answer.response->at("id"), 9);
+    expect_internal_error(ctx, 9);
+}
+
+TEST(chain, a_resume_without_a_pause_is_refused_before_any_stage_runs) {
+    journal j;
+    auto c = make(j, transport::stage::audit, fake_stage::act::proceed, every_other);
+    request_context ctx;
+    EXPECT_THROW(c.resume(ctx, verdict::proceed, {}), std::logic_error);
+    int pauses = 0;
+    EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
+    EXPECT_THROW(c.resume(ctx, verdict::proceed, {}), std::logic_error) << "resumed once only";
+    EXPECT_EQ(j.ran, from_to(3, 7));
+    EXPECT_EQ(j.exits, 1);
 }
 
 TEST(chain, a_run_that_stops_before_egress_does_not_exit_and_the_rest_exits_once) {
