@@ -38,7 +38,7 @@ spec.loader.exec_module(sizes)
 RECEIVER = r'(?:->|\.)\s*'
 WRITERS = {
     'message_queue::push': RECEIVER + r'push\s*\(',
-    'a deliver (session_table, listen_hub, session_delivery, upstream_client)':
+    'a deliver (session_table, listen_hub, session_delivery, request_sender)':
         RECEIVER + r'deliver\w*\s*\(',
     'a broadcast (session_table, list_changed_feed::audience)': RECEIVER + r'broadcast\s*\(',
     'listen_hub::offer, fill_place': RECEIVER + r'(?:offer|fill_place)\s*\(',
@@ -103,9 +103,9 @@ ALLOWED = {
         "a listen's drain: the queue listen_hub's producers fill",
     ('gateway/mcp/listen_methods.cpp', 'listen_methods::listen'):
         "gate's own subscriptions/acknowledged, naming the filter it honoured",
-    ('gateway/upstream/upstream_client.hpp', 'upstream_client::deliver'):
+    ('gateway/upstream/request_sender.hpp', 'request_sender::deliver'):
         'toward an upstream: a client\'s notification or answer',
-    ('gateway/upstream/upstream_client.hpp', 'upstream_client::deliver_to'):
+    ('gateway/upstream/request_sender.hpp', 'request_sender::deliver_to'):
         'toward an upstream: a client\'s answer, on a session another instance holds',
     ('gateway/upstream/upstream_client.cpp', 'upstream_client::session_traffic::message'):
         "toward an upstream: gate's own error for a request no client can be asked",

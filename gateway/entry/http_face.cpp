@@ -157,11 +157,11 @@ http_reply metrics_reply(const http_face_parts& p) {
     std::size_t bridged = 0;
     std::vector<metrics::guard_sample> guards;
     for (const auto& c : p.live->clients) {
-        bridged += c->bridges();
+        bridged += c->sessions().bridges();
         auto& sample = guards.emplace_back();
         sample.upstream = c->config().id;
-        sample.breaker_state = static_cast<int>(c->breaker_state());
-        for (const auto& e : c->endpoints())
+        sample.breaker_state = static_cast<int>(c->guards().breaker_state());
+        for (const auto& e : c->health().endpoints())
             sample.endpoints.emplace_back(e.url, e.in_rotation);
     }
     auto& stats = p.stats;

@@ -130,7 +130,7 @@ void fleet_sessions::share_server_request(const std::string& session, const std:
         return;
     auto view = g_.current_view();
     auto* client = view->client(upstream);
-    auto at = client ? client->address_of(session) : std::nullopt;
+    auto at = client ? client->sessions().address_of(session) : std::nullopt;
     if (!at)
         return; // not on a bridged session: only this instance can answer it
     json::object record{{"upstream", upstream},
@@ -177,7 +177,7 @@ fleet_sessions::answer_for_fleet(const std::string& session, const protocol::mes
     upstream_client::session_address to{std::string(at->get_string()),
                                         std::string(version->get_string()),
                                         static_cast<std::size_t>(endpoint->get_int64())};
-    if (!co_await client->deliver_to(to, std::move(answer), std::string(body))) {
+    if (!co_await client->sender().deliver_to(to, std::move(answer), std::string(body))) {
         rec.audit.outcome = protocol::outcome::upstream_down;
         rec.audit.error = "the upstream session that asked is gone";
     }
@@ -281,7 +281,7 @@ asio::awaitable<void> fleet_sessions::follow_breakers() {
     if (!open)
         co_return;
     for (std::size_t i = 0; i < ids.size(); ++i) {
-        const auto& board = view->clients[i]->board();
+        const auto& board = view->clients[i]->guards().board();
         if ((*open)[i].count() == 0 || board->view()->breaker != circuit_breaker::state::closed)
             continue;
         if (auto breaker = board->breaker())

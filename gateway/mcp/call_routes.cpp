@@ -54,14 +54,14 @@ tool_call_name read_tool_call(std::string_view method, const json::object& param
     out.bare = !d;
     if (!d || d->upstream >= rec.view->clients.size())
         return out;
-    const auto& client = *rec.view->clients[d->upstream];
+    auto& client = *rec.view->clients[d->upstream];
     // A `block` pin judges a tool by its listed definition too. Whether anything needs the
     // list first, then whether it is wanted: a call that needs none reads no clock.
     const auto& policy = rec.view->snap->policy;
     bool needed =
-        client.blocks_changed_tools() ||
+        client.lists().blocks_changed_tools() ||
         (policy && policy->reads_annotations_of(rec.view->snap->upstream(d->upstream).id));
-    if (needed && client.tools_list_wanted(std::chrono::steady_clock::now()))
+    if (needed && client.lists().tools_list_wanted(std::chrono::steady_clock::now()))
         out.list_first = d->upstream;
     return out;
 }
@@ -75,7 +75,7 @@ std::optional<std::string> withheld_by_bare_name(const std::string& bare,
     std::optional<std::string> found;
     const auto& snap = *rec.view->snap;
     for (std::size_t i = 0; i < rec.view->clients.size() && i < snap.size(); ++i) {
-        if (!tenant_sees(rec, i) || !rec.view->clients[i]->withheld_tool(bare))
+        if (!tenant_sees(rec, i) || !rec.view->clients[i]->lists().tools().withheld(bare))
             continue;
         if (found)
             return std::nullopt;
@@ -95,7 +95,7 @@ void reverse_withheld_alias(route& r, const request_context& rec) {
     auto decoded = codec.decode(r.name);
     if (!decoded || !decoded->maybe_alias || name->get_string() != decoded->name)
         return; // not an alias, or one of a listed tool
-    auto own = rec.view->clients[r.upstream]->tools().withheld_where(
+    auto own = rec.view->clients[r.upstream]->lists().tools().withheld_where(
         [&](const std::string& n) { return codec.client_name(r.upstream, n) == r.name; });
     if (!own.empty())
         *name = std::move(own.front());
@@ -134,22 +134,23 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     if (!name || !name->is_string())
         return routed;
     std::string own(name->get_string());
-    const auto& client = *rec.view->clients[r->upstream];
+    auto& client = *rec.view->clients[r->upstream];
     if (const auto& policy = rec.view->snap->policy; policy && policy->reads_annotations())
-        rec.routed.tool_hints = client.tool_hints(own).value_or(protocol::tool_hints{});
+        rec.routed.tool_hints = client.lists().tools().hints(own).value_or(protocol::tool_hints{});
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
     std::optional<std::pair<gateway_error, std::string>> refused;
-    if (const auto* why = client.withheld_tool(own))
+    if (const auto* why = client.lists().tools().withheld(own))
         refused.emplace(
             gateway_error::definition_withheld,
             protocol::gateway_error_text(gateway_error::definition_withheld, {r->name, *why}));
-    else if (const auto* dropped = client.dropped_tool(own))
+    else if (const auto* dropped = client.lists().tool_headers().dropped(own))
         refused.emplace(gateway_error::invalid_params,
                         "tool \"" + r->name +
                             "\" is left out of the lists and not called: its x-mcp-header "
                             "definition is invalid (" +
                             protocol::printable(*dropped, 400) + ")");
-    else if (client.app_only(own) && !(profiles_.profile_of(rec) & protocol::profile_bit::ui))
+    else if (client.lists().tools().app_only(own) &&
+             !(profiles_.profile_of(rec) & protocol::profile_bit::ui))
         refused.emplace(gateway_error::invalid_params,
                         "tool \"" + r->name +
                             "\" is for MCP Apps views only (_meta.ui.visibility without "
@@ -197,7 +198,8 @@ asio::awaitable<pipeline::routing> call_routes::route_named(const std::string& m
             co_return for_this_client(method, id, settle_route(std::move(*r), id, rec), rec);
     } else {
         if (call.list_first) {
-            rec.view->clients[*call.list_first]->tools_list_tried(std::chrono::steady_clock::now());
+            rec.view->clients[*call.list_first]->lists().tools_list_tried(
+                std::chrono::steady_clock::now());
             co_await learn_names(method, rec);
         }
         if (auto routed_by_name = route_by_name(method, id, params, rec))

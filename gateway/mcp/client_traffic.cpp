@@ -43,7 +43,7 @@ asio::awaitable<http_reply> client_traffic::answer_upstream(const std::string& s
     json::object answer = msg.body;
     answer["id"] = target->upstream_id;
     ++rec.audit.upstream_calls;
-    if (!co_await client->deliver(session, std::move(answer), std::string(body))) {
+    if (!co_await client->sender().deliver(session, std::move(answer), std::string(body))) {
         rec.audit.outcome = protocol::outcome::upstream_down;
         rec.audit.error = "the upstream session that asked is gone";
     }
@@ -64,7 +64,7 @@ asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session
         co_return;
     rec.upstream = found->upstream;
     ++rec.audit.upstream_calls;
-    co_await client->cancel(session, found->upstream_id, p->if_contains("reason"));
+    co_await client->sender().cancel(session, found->upstream_id, p->if_contains("reason"));
 }
 
 asio::awaitable<http_reply> client_traffic::from_client(const std::string& session,
@@ -78,7 +78,7 @@ asio::awaitable<http_reply> client_traffic::from_client(const std::string& sessi
     } else if (msg.method == "notifications/roots/list_changed") {
         // Every upstream this client has a bridged session with hears it.
         for (const auto& c : rec.view->clients)
-            if (co_await c->deliver(session, msg.body, std::string(body)))
+            if (co_await c->sender().deliver(session, msg.body, std::string(body)))
                 ++rec.audit.upstream_calls;
     }
     co_return http_reply::empty(http::status::accepted);
@@ -97,7 +97,7 @@ asio::awaitable<json::object> client_traffic::set_log_level(const std::string& s
     std::string text(level->get_string());
     auto capabilities = clients_.capabilities(session);
     co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
-        co_await clients[i]->set_log_level(session, text, capabilities);
+        co_await clients[i]->sessions().set_log_level(session, text, capabilities);
         bridges_.used(session, clients[i]->config().id);
         co_return true;
     });

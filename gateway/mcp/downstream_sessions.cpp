@@ -30,7 +30,7 @@ void downstream_sessions::session_ended(std::string session) {
     // Every upstream session of the client ends now, those the keeper has not heard of yet
     // (a handshake that failed before its first call went out) included.
     for (const auto& c : live_.current_view()->clients)
-        c->end_bridge(session);
+        c->sessions().end_bridge(session);
     holds_.release_all(session);
     if (server_requests_)
         server_requests_->forget_session(session);

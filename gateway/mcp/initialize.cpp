@@ -34,7 +34,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
                 capabilities = c->as_object();
             ctx.client_capabilities = &capabilities;
         }
-        auto r = co_await rec.view->clients[0]->initialize_result(ctx);
+        auto r = co_await rec.view->clients[0]->sessions().initialize_result(ctx);
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             if (f->answer) {
                 // The upstream refused the handshake itself: its error goes back verbatim.

@@ -163,7 +163,7 @@ listen_methods::hold_task_news(const std::set<std::string>& asked, request_conte
             continue;
         const auto& owner = rec.view->clients[*at];
         ++rec.audit.upstream_calls;
-        if (auto refused = co_await owner->hold_task_news(task)) {
+        if (auto refused = co_await owner->streams().hold_task_news(task)) {
             spdlog::debug("listen: task {} not heard of at {}: {}", task, owner->config().id,
                           refused->message);
             continue;
@@ -178,7 +178,7 @@ listen_methods::hold_task_news(const std::set<std::string>& asked, request_conte
 void listen_methods::held_task_news::release() const {
     for (const auto& [client, task] : held)
         if (auto c = client.lock())
-            c->release_task_news(task);
+            c->streams().release_task_news(task);
 }
 
 void listen_methods::task_news(const std::string& upstream, const upstream_message& m) {

@@ -136,7 +136,8 @@ asio::awaitable<std::string> park_call(parked_inputs& inputs, parked_fleet fleet
                                        std::shared_ptr<input_parking> park) {
     auto ex = co_await asio::this_coro::executor;
     auto token = inputs.park(park, clock::now());
-    auto at = fleet.store && park->client ? park->client->address_of(park->bridge) : std::nullopt;
+    auto at = fleet.store && park->client ? park->client->sessions().address_of(park->bridge)
+                                          : std::nullopt;
     if (!at) { // no fleet (or no session to point at): only this instance resumes it
         asio::co_spawn(ex, expire_parked(inputs, token, park), asio::detached);
         co_return token;

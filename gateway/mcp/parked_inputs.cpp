@@ -278,9 +278,11 @@ asio::awaitable<void> parked_inputs::answer_upstream(input_parking& park,
         std::string written;
         auto answer = answer_of(key, upstream_id, responses, source, written);
         if (park.at) // a call another instance runs: to the upstream session that asked
-            co_await park.client->deliver_to(*park.at, std::move(answer), std::move(written));
+            co_await park.client->sender().deliver_to(*park.at, std::move(answer),
+                                                      std::move(written));
         else
-            co_await park.client->deliver(park.bridge, std::move(answer), std::move(written));
+            co_await park.client->sender().deliver(park.bridge, std::move(answer),
+                                                   std::move(written));
     }
 }
 

@@ -36,7 +36,7 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
         name && name->is_string() ? rec.view->snap->codec.decode(name->get_string()) : std::nullopt;
     if (!decoded || decoded->upstream >= rec.view->clients.size())
         return std::nullopt; // routed (and refused) by the stages
-    const auto& client = *rec.view->clients[decoded->upstream];
+    auto& client = *rec.view->clients[decoded->upstream];
     std::string own(decoded->name);
     const protocol::param_headers* wanted = nullptr;
     if (decoded->maybe_alias) {
@@ -44,14 +44,14 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
         const auto& codec = rec.view->snap->codec;
         std::string_view full = name->get_string();
         auto u = decoded->upstream;
-        auto* found = client.param_headers_where(
+        auto* found = client.lists().tool_headers().find_if(
             [&](std::string_view tool) { return codec.client_name(u, tool) == full; });
         if (found) {
             own = found->first;
             wanted = &found->second;
         }
     } else {
-        wanted = client.param_headers_of(own);
+        wanted = client.lists().tool_headers().find(own);
     }
     if (!wanted)
         return std::nullopt;

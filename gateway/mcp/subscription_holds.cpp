@@ -10,10 +10,10 @@ subscription_holds::hold(const std::string& holder, const std::shared_ptr<upstre
     std::pair<std::string, std::string> key{owner->config().id, uri};
     if (held_[holder].contains(key))
         co_return held{}; // a repeated subscribe is one subscription
-    if (auto refused = co_await owner->hold_subscription(uri))
+    if (auto refused = co_await owner->streams().hold_subscription(uri))
         co_return held{std::move(refused), false};
     if (!held_[holder].emplace(key, owner).second) {
-        owner->release_subscription(uri); // a concurrent subscribe of the same holder won
+        owner->streams().release_subscription(uri); // a concurrent subscribe of the same holder won
         co_return held{};
     }
     co_return held{std::nullopt, true};
@@ -29,7 +29,7 @@ bool subscription_holds::release(const std::string& holder, const std::string& u
         return false;
     // The client that held it may have been replaced by a reload: the new one never held it.
     if (auto owner = entry->second.lock())
-        owner->release_subscription(uri);
+        owner->streams().release_subscription(uri);
     it->second.erase(entry);
     if (it->second.empty())
         held_.erase(it);
@@ -42,7 +42,7 @@ void subscription_holds::release_all(const std::string& holder) {
         return;
     for (const auto& [key, owner] : std::exchange(it->second, {}))
         if (auto o = owner.lock())
-            o->release_subscription(key.second);
+            o->streams().release_subscription(key.second);
     held_.erase(it);
 }
 

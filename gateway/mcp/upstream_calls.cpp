@@ -16,7 +16,7 @@ using clock = std::chrono::steady_clock;
 call_context upstream_calls::bridged_context(request_context& rec, std::size_t upstream,
                                              bridged_call& call) {
     auto ctx = traced_call(rec);
-    const auto& client = *rec.view->clients[upstream];
+    auto& client = *rec.view->clients[upstream];
     if (!rec.sinks.server_message && !client.per_caller())
         return ctx; // not a client's call: the root session
     // A named call of a downstream session: on that client's bridged session, with the
@@ -25,7 +25,7 @@ call_context upstream_calls::bridged_context(request_context& rec, std::size_t u
     if (client.per_caller())
         bind_caller(ctx, rec, upstream);
     // Only a new bridged session needs them: no copy under the table's lock on every call.
-    if (rec.client.modern || !client.has_bridge(ctx.bridge)) {
+    if (rec.client.modern || !client.sessions().has_bridge(ctx.bridge)) {
         call.capabilities = rec.client.modern ? rec.client.modern_capabilities
                                               : clients_.capabilities(rec.client.session);
         ctx.client_capabilities = &call.capabilities;
@@ -147,8 +147,9 @@ void upstream_calls::end(running_call& r, const upstream_reply* reply) {
 asio::awaitable<upstream_reply> upstream_calls::send(running_call& r, std::string_view method,
                                                      json::object params, ticket admitted) {
     // Admitted by stage 6 (its ticket), or by the client itself (gate's own calls: probes).
-    return admitted ? r.client->request(method, std::move(params), r.ctx, std::move(*admitted))
-                    : r.client->request(method, std::move(params), r.ctx);
+    return admitted
+               ? r.client->sender().request(method, std::move(params), r.ctx, std::move(*admitted))
+               : r.client->sender().request(method, std::move(params), r.ctx);
 }
 
 asio::awaitable<upstream_reply> upstream_calls::call(std::size_t upstream, std::string_view method,
@@ -177,7 +178,8 @@ upstream_calls::fetch_tasks(std::size_t upstream, request_context& rec) {
     bridged_call call;
     auto on_bridge = bridged_context(rec, upstream, call);
     call.tells_keeper = false; // a list is not a call the client can cancel
-    co_return co_await rec.view->clients[upstream]->fetch_list("tasks/list", "tasks", on_bridge);
+    co_return co_await rec.view->clients[upstream]->lists().fetch_list("tasks/list", "tasks",
+                                                                       on_bridge);
 }
 
 boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
@@ -195,9 +197,9 @@ upstream_calls::fetch(protocol::list_kind kind, protocol::client_profile profile
         on.traceparent = std::move(traceparent);
     auto traits = protocol::traits(kind);
     if (!admitted)
-        co_return co_await client->fetch_list(traits.method, traits.key, on, &written);
-    co_return co_await client->fetch_list(traits.method, traits.key, on, std::move(*admitted),
-                                          &written);
+        co_return co_await client->lists().fetch_list(traits.method, traits.key, on, &written);
+    co_return co_await client->lists().fetch_list(traits.method, traits.key, on,
+                                                  std::move(*admitted), &written);
 }
 
 boost::asio::awaitable<boost::json::object>

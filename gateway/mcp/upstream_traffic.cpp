@@ -37,7 +37,7 @@ void answer_upstream(const asio::any_io_executor& ex, std::shared_ptr<upstream_c
         ex,
         [client = std::move(client), bridge, reply = std::move(reply),
          source = std::move(source)]() mutable -> asio::awaitable<void> {
-            co_await client->deliver(bridge, std::move(reply), std::move(source));
+            co_await client->sender().deliver(bridge, std::move(reply), std::move(source));
         },
         asio::detached);
 }

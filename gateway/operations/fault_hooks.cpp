@@ -21,8 +21,8 @@ std::optional<http_reply> run_fault_hook(const federation_view& live,
     }
     if (verb == http::verb::post && path == "/_test/kill-breaker-actor") {
         // Every board names the one breaker actor; with no upstream there is none to kill.
-        auto breaker =
-            live.clients.empty() ? breaker_actor{} : live.clients.front()->board()->breaker();
+        auto breaker = live.clients.empty() ? breaker_actor{}
+                                            : live.clients.front()->guards().board()->breaker();
         if (!breaker)
             return error_reply(
                 {gateway_error::fault_target_idle,
@@ -39,7 +39,7 @@ std::optional<http_reply> run_fault_hook(const federation_view& live,
         return error_reply(
             {gateway_error::fault_target_unknown,
              protocol::gateway_error_text(gateway_error::fault_target_unknown, {id})});
-    auto actor = client->board()->actor();
+    auto actor = client->guards().board()->actor();
     if (!actor)
         return error_reply({gateway_error::fault_target_idle,
                             protocol::gateway_error_text(gateway_error::fault_target_idle, {id})});

@@ -76,7 +76,7 @@ asio::awaitable<std::optional<std::string>>
 answers_without_credential(upstream_client& u, std::chrono::milliseconds budget) {
     auto deadline = clock::now() + budget;
     std::vector<bool> in_rotation;
-    for (const auto& e : u.endpoints())
+    for (const auto& e : u.health().endpoints())
         in_rotation.push_back(e.in_rotation);
     std::size_t turn = 0; // a copy: the probe does not move the clients' turn on
     std::string last = "no endpoint answered within " + std::to_string(budget.count()) + " ms";
@@ -84,14 +84,14 @@ answers_without_credential(upstream_client& u, std::chrono::milliseconds budget)
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         if (left.count() <= 0)
             break;
-        auto got = co_await u.handshake_without_credential(left, index);
+        auto got = co_await u.health().handshake_without_credential(left, index);
         if (auto* f = std::get_if<upstream_failure>(&got)) {
             last = f->message;
             if (f->what == upstream_failure::kind::connect_error)
                 continue;
             co_return last;
         }
-        const auto& h = std::get<bare_handshake>(got);
+        const auto& h = std::get<gate::gateway::bare_handshake>(got);
         if (h.status == 401 || h.status == 403 || h.result)
             co_return std::nullopt;
         co_return "its handshake without a credential answered HTTP " + std::to_string(h.status);
@@ -135,7 +135,7 @@ asio::awaitable<health_report> health_checker::probe() {
                 auto down = co_await answers_without_credential(*upstreams_[i], budget_);
                 co_return result{!down, elapsed(), down.value_or("")};
             }
-            auto reply = co_await upstreams_[i]->request("ping", {}, ctx);
+            auto reply = co_await upstreams_[i]->sender().request("ping", {}, ctx);
             double ms = elapsed();
             if (auto* f = std::get_if<upstream_failure>(&reply))
                 co_return result{false, ms, f->message};
@@ -161,13 +161,13 @@ asio::awaitable<health_report> health_checker::probe() {
             u["owner"] = owner_json(*cfg.owner);
         if (!cfg.labels.empty())
             u["labels"] = labels_json(cfg.labels);
-        if (auto eps = upstreams_[i]->endpoints(); eps.size() > 1) {
+        if (auto eps = upstreams_[i]->health().endpoints(); eps.size() > 1) {
             json::array list; // the balancer's rotation
             for (const auto& e : eps)
                 list.push_back(json::object{{"inRotation", e.in_rotation}, {"url", e.url}});
             u["endpoints"] = std::move(list);
         }
-        u["breaker"] = circuit_state_name(upstreams_[i]->breaker_state());
+        u["breaker"] = circuit_state_name(upstreams_[i]->guards().breaker_state());
         report.any_up = report.any_up || results[i]->up;
         ups.push_back(std::move(u));
     }

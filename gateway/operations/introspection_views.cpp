@@ -124,10 +124,10 @@ std::optional<std::string> reverse_alias(const federation_view& view, explain_re
                  ? codec.decode(what.name)
                  : std::optional<protocol::decoded_name>();
     if (!d || !d->maybe_alias || d->upstream >= view.clients.size() ||
-        !view.clients[d->upstream]->tools_listed())
+        !view.clients[d->upstream]->lists().tools().listed())
         return std::nullopt; // not an alias, or explain() asks for the tool's own name
     auto upstream = d->upstream;
-    auto names = view.clients[upstream]->tools().named(
+    auto names = view.clients[upstream]->lists().tools().named(
         [&](const std::string& own) { return codec.client_name(upstream, own) == what.name; });
     what.alias_checked = true;
     if (names.size() > 1)
@@ -194,7 +194,7 @@ http_reply introspection_views::explain(const request_context& rec, const http_r
         // The tool's hints as gate last listed them, as the call would be decided.
         for (std::size_t i = 0; i < snap.size(); ++i)
             if (snap.upstream(i).id == e->server && i < view.clients.size())
-                what.hints = view.clients[i]->tool_hints(e->own_name);
+                what.hints = view.clients[i]->lists().tools().hints(e->own_name);
         got = gate::explain(world, caller, what);
     }
     if (auto* why = std::get_if<std::string>(&got))
@@ -220,7 +220,7 @@ http_reply introspection_views::traffic(const request_context& rec) const {
             continue;
         }
         const auto& u = view.snap->upstream(i);
-        facts.upstreams.push_back({u.id, u.urls, view.clients[i]->board()->changes()});
+        facts.upstreams.push_back({u.id, u.urls, view.clients[i]->guards().board()->changes()});
     }
     return no_store(http_reply::json(http::status::ok, protocol::json_text(traffic_report(facts))));
 }

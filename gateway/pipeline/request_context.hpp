@@ -175,6 +175,9 @@ struct policy_result {
 struct guard_grant {
     std::shared_ptr<upstream_client::guard_ticket> admitted;                   // a named call's
     std::vector<std::shared_ptr<upstream_client::guard_ticket>> list_admitted; // per plan entry
+    // A resources/(un)subscribe at a 2026-07-28 upstream, which has no such method: gate
+    // holds the URI in its own listen there, admitted by that hold (stage 7 asks it).
+    bool through_listen = false;
 };
 
 // Stage 7 (pipeline/s7_proxy): what the upstreams answered, for egress.
@@ -272,7 +275,9 @@ inline bool may_call_tool(const request_context& rec, std::size_t upstream, std:
     what.listing = true;
     if (upstream < rec.view->clients.size())
         what.hints = rec.view->clients[upstream]
-                         ->tool_hints(std::string(own))
+                         ->lists()
+                         .tools()
+                         .hints(std::string(own))
                          .value_or(protocol::tool_hints{});
     return policy->decide(rec.who.caller ? &*rec.who.caller : nullptr, what).allowed;
 }

@@ -1,14 +1,17 @@
-// The request's own guards before any upstream: the rate windows (global, tenant, principal,
-// tool: the limiter actor's) and the budgets (the budget keeper's), each asked of the fleet's
-// shared store first where there is one; and what the io thread holds of them: the leases of
-// window slots and this instance's budget reservations. Stages 3 and 6 and the task methods
-// hold it through the interfaces it implements; a reload revokes the leases.
+// The request's guards: the rate windows (global, tenant, principal, tool: the limiter
+// actor's) and the budgets (the budget keeper's), each asked of the fleet's shared store first
+// where there is one; what the io thread holds of them: the leases of window slots and this
+// instance's budget reservations; and the admission at the routed upstream, through the guards
+// of the request's own view (never the live one: a reload mid-request does not move a call to
+// another upstream's guards). Stages 3 and 6 and the task methods hold it through the
+// interfaces it implements; a reload revokes the leases.
 #pragma once
 
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/s3_global_limit.hpp"
 #include "gateway/pipeline/s6_tool_limits.hpp"
+#include "gateway/pipeline/s6_upstream_guards.hpp"
 #include "gateway/pipeline/shared_allowances.hpp"
 #include "gateway/upstream/live_federation.hpp"
 
@@ -19,6 +22,7 @@ namespace gate::transport::pipeline {
 class request_guards final : public global_limit_services,
                              public tool_limit_services,
                              public budget_source,
+                             public upstream_admission,
                              public view_adopter {
 public:
     using batch = sliding_window::batch; // the same type in both limit interfaces
@@ -53,6 +57,17 @@ private:
     // The budgets (stage 6 and the task methods): the fleet's allowance, else the keeper's.
     boost::asio::awaitable<std::optional<std::int64_t>>
     reserve(const budget_ledger::account_ref& account, wall_time now) override;
+    // Stage 6 at the routed upstream: its breaker and rate limit, from its guard board.
+    std::optional<admission> admit_now(const request_context& ctx, std::size_t upstream) override {
+        return ctx.view->clients[upstream]->guards().admit_now(guard_use::invocation);
+    }
+    boost::asio::awaitable<admission> admit(const request_context& ctx,
+                                            std::size_t upstream) override {
+        return ctx.view->clients[upstream]->guards().admit(guard_use::invocation);
+    }
+    bool modern(const request_context& ctx, std::size_t upstream) const override {
+        return ctx.view->clients[upstream]->modern();
+    }
 
     const actor_directory& actors_;
     std::shared_ptr<shared_allowances> fleet_;

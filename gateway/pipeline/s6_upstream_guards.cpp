@@ -27,9 +27,11 @@ public:
     transport::stage id() const override { return transport::stage::upstream_guards; }
     step run(request_context& ctx) override {
         if (ctx.routed.target) {
-            auto& client = *ctx.view->clients[ctx.routed.target->upstream];
-            if (held_through_listen(ctx, client))
+            auto upstream = ctx.routed.target->upstream;
+            if (held_through_listen(ctx, upstream)) {
+                ctx.guards.through_listen = true;
                 return verdict::proceed; // gate's own hold admits itself
+            }
             if (auto windows = tools_.windows_of(ctx); !windows.empty()) {
                 auto first = tools_.take_now(windows, std::chrono::steady_clock::now());
                 if (first < windows.size())
@@ -37,13 +39,13 @@ public:
             }
             // Decided from the lease and the reserved budgets, nearly always; a new batch,
             // the half-open probe or a reservation is waited for.
-            auto admitted = client.admit_now(guard_use::invocation);
+            auto admitted = s_.upstreams.admit_now(ctx, upstream);
             if (!admitted)
                 return admit_target(ctx);
             if (auto* refused = std::get_if<upstream_failure>(&*admitted))
-                return refuse_target(ctx, client, *refused);
-            auto& ticket = std::get<upstream_client::guard_ticket>(*admitted);
-            auto charged = s_.budgets.charge_now(ctx, ctx.routed.target->upstream);
+                return refuse_target(ctx, upstream, *refused);
+            auto& ticket = std::get<ticket_type>(*admitted);
+            auto charged = s_.budgets.charge_now(ctx, upstream);
             if (!charged)
                 return charge_target(ctx, std::move(ticket));
             return settle_target(ctx, std::move(ticket), charged->spent);
@@ -54,17 +56,22 @@ public:
     }
 
 private:
+    using ticket_type = upstream_admission::ticket;
+
+    static const std::string& id_of(const request_context& ctx, std::size_t upstream) {
+        return ctx.view->snap->upstream(upstream).id;
+    }
+
     // The tool limits' windows from `first` on, then the upstream's own admission.
     boost::asio::awaitable<verdict>
     limit_tool(request_context& ctx, std::vector<tool_window_ref> windows, std::size_t first) {
         if (auto refused = co_await tools_.take(std::move(windows), first)) {
-            auto& client = *ctx.view->clients[ctx.routed.target->upstream];
-            const auto& id = client.config().id;
-            s_.stats.tool_limit_refused(id,
+            auto upstream = ctx.routed.target->upstream;
+            s_.stats.tool_limit_refused(id_of(ctx, upstream),
                                         refused->window.per_principal() ? "principal" : "everyone");
             upstream_failure counted;
             counted.what = upstream_failure::kind::rate_limited;
-            refused_call(ctx, client, counted);
+            refused_call(ctx, upstream, counted);
             ctx.answer.response = tool_limits::refuse(ctx, *refused);
             co_return verdict::answered;
         }
@@ -72,45 +79,42 @@ private:
     }
 
     boost::asio::awaitable<verdict> admit_target(request_context& ctx) {
-        auto& client = *ctx.view->clients[ctx.routed.target->upstream];
-        auto admitted = co_await client.admit(guard_use::invocation);
+        auto upstream = ctx.routed.target->upstream;
+        auto admitted = co_await s_.upstreams.admit(ctx, upstream);
         if (auto* refused = std::get_if<upstream_failure>(&admitted))
-            co_return refuse_target(ctx, client, *refused);
-        auto spent = co_await s_.budgets.charge(ctx, ctx.routed.target->upstream);
-        co_return settle_target(ctx, std::move(std::get<upstream_client::guard_ticket>(admitted)),
-                                spent);
+            co_return refuse_target(ctx, upstream, *refused);
+        auto spent = co_await s_.budgets.charge(ctx, upstream);
+        co_return settle_target(ctx, std::move(std::get<ticket_type>(admitted)), spent);
     }
 
-    boost::asio::awaitable<verdict> charge_target(request_context& ctx,
-                                                  upstream_client::guard_ticket ticket) {
+    boost::asio::awaitable<verdict> charge_target(request_context& ctx, ticket_type ticket) {
         auto spent = co_await s_.budgets.charge(ctx, ctx.routed.target->upstream);
         co_return settle_target(ctx, std::move(ticket), spent);
     }
 
-    verdict refuse_target(request_context& ctx, const upstream_client& client,
+    verdict refuse_target(request_context& ctx, std::size_t upstream,
                           const upstream_failure& refused) {
-        refused_call(ctx, client, refused);
-        ctx.answer.response = refuse_upstream(ctx, ctx.message.id, client.config().id, refused);
+        refused_call(ctx, upstream, refused);
+        ctx.answer.response = refuse_upstream(ctx, ctx.message.id, id_of(ctx, upstream), refused);
         return verdict::answered;
     }
 
-    verdict settle_target(request_context& ctx, upstream_client::guard_ticket ticket,
+    verdict settle_target(request_context& ctx, ticket_type ticket,
                           const std::optional<budget_ledger::exhausted>& spent) {
         if (spent) {
             ctx.answer.response = budget_refusal(ctx, *spent); // the ticket is dropped unused
             return verdict::answered;
         }
-        ctx.guards.admitted = std::make_shared<upstream_client::guard_ticket>(std::move(ticket));
+        ctx.guards.admitted = std::make_shared<ticket_type>(std::move(ticket));
         return verdict::proceed;
     }
 
     boost::asio::awaitable<verdict> admit_list(request_context& ctx) {
         for (auto upstream : ctx.routed.plan->fetch) {
-            auto& client = *ctx.view->clients[upstream];
-            auto admitted = co_await client.admit(guard_use::invocation);
+            auto admitted = co_await s_.upstreams.admit(ctx, upstream);
             if (auto* refused = std::get_if<upstream_failure>(&admitted)) {
-                refused_call(ctx, client, *refused);
-                spdlog::debug("upstream {} left out of {}: {}", client.config().id, ctx.method,
+                refused_call(ctx, upstream, *refused);
+                spdlog::debug("upstream {} left out of {}: {}", id_of(ctx, upstream), ctx.method,
                               refused->message);
                 ctx.guards.list_admitted.push_back(nullptr);
                 continue;
@@ -124,30 +128,30 @@ private:
                     co_return verdict::answered;
                 }
                 spdlog::debug("upstream {} left out of {}: its budget is exhausted",
-                              client.config().id, ctx.method);
+                              id_of(ctx, upstream), ctx.method);
                 ctx.guards.list_admitted.push_back(nullptr);
                 continue;
             }
-            ctx.guards.list_admitted.push_back(std::make_shared<upstream_client::guard_ticket>(
-                std::move(std::get<upstream_client::guard_ticket>(admitted))));
+            ctx.guards.list_admitted.push_back(
+                std::make_shared<ticket_type>(std::move(std::get<ticket_type>(admitted))));
         }
         co_return verdict::proceed;
     }
 
     // A call the guards refused never left gate: counted, and a span of no duration.
-    void refused_call(request_context& ctx, const upstream_client& client,
-                      const upstream_failure& refused) {
+    void refused_call(request_context& ctx, std::size_t upstream, const upstream_failure& refused) {
+        const auto& id = id_of(ctx, upstream);
         auto outcome = protocol::describe(error_for(refused)).metric_label;
-        s_.stats.upstream(client.config().id, outcome, 0);
-        auto span = open_upstream_span(ctx, client.config().id);
+        s_.stats.upstream(id, outcome, 0);
+        auto span = open_upstream_span(ctx, id);
         close_upstream_span(ctx, span, outcome);
     }
 
     // A resources/(un)subscribe at a 2026-07-28 upstream, which has no such method: gate
     // holds the URI in its own listen there.
-    static bool held_through_listen(const request_context& ctx, const upstream_client& client) {
+    bool held_through_listen(const request_context& ctx, std::size_t upstream) const {
         return (ctx.method == "resources/subscribe" || ctx.method == "resources/unsubscribe") &&
-               client.modern();
+               s_.upstreams.modern(ctx, upstream);
     }
 
     upstream_guards_services s_;

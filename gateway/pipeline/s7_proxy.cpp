@@ -22,14 +22,13 @@ public:
 
 private:
     // A routed call that is neither a task method nor a subscription at a 2026-07-28
-    // upstream (those have their own services).
+    // upstream (those have their own services; stage 6 marks the latter).
     static bool plain_call(const request_context& ctx) {
         const auto& m = ctx.method;
         if (!ctx.routed.target || ctx.routed.plan || m == "initialize" || m == "logging/setLevel" ||
             m.starts_with("tasks/"))
             return false;
-        return !((m == "resources/subscribe" || m == "resources/unsubscribe") &&
-                 ctx.view->clients[ctx.routed.target->upstream]->modern());
+        return !ctx.guards.through_listen; // stage 6 found it held in gate's own listen
     }
 
     boost::asio::awaitable<verdict> call(request_context& ctx) {

@@ -170,7 +170,7 @@ asio::awaitable<row> try_upstream(std::shared_ptr<transport::upstream_client> cl
     transport::call_context ctx;
     ctx.timeout = timeout;
     ctx.use = guard_use::upkeep; // no rate-limit slot: one handshake, not a client's call
-    auto got = co_await client->initialize_result(ctx);
+    auto got = co_await client->sessions().initialize_result(ctx);
     if (auto* f = std::get_if<transport::upstream_failure>(&got))
         co_return down(
             r, f->message,
@@ -184,13 +184,13 @@ asio::awaitable<row> try_upstream(std::shared_ptr<transport::upstream_client> cl
 asio::awaitable<row> try_per_caller(std::shared_ptr<transport::upstream_client> client, row r,
                                     ms timeout) {
     const auto& u = client->config();
-    auto got = co_await client->handshake_without_credential(timeout);
+    auto got = co_await client->health().handshake_without_credential(timeout);
     row out;
     if (auto* f = std::get_if<transport::upstream_failure>(&got)) {
         out = down(r, f->message,
                    upstream_hint(u, r.target, kind_of(*f), f->status, f->message, timeout));
     } else {
-        auto& h = std::get<transport::bare_handshake>(got);
+        auto& h = std::get<gate::gateway::bare_handshake>(got);
         auto v = judge_per_caller(u, r.target, h.status, h.challenge,
                                   h.result ? identity_of(*h.result) : "", timeout);
         out = v.up ? ok(r, v.detail) : down(r, v.detail, v.hint);

@@ -37,7 +37,7 @@ lock_definitions_of(upstream_client& client) {
     for (std::size_t n = 0; n < protocol::profile_count; ++n) {
         call_context ctx;
         ctx.profile = static_cast<protocol::client_profile>(protocol::full_profile - n);
-        auto listed = co_await client.fetch_list("tools/list", "tools", ctx);
+        auto listed = co_await client.lists().fetch_list("tools/list", "tools", ctx);
         if (auto* f = std::get_if<upstream_failure>(&listed))
             co_return *f;
         for (const auto& t : std::get<boost::json::array>(listed)) {

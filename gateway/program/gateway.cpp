@@ -23,7 +23,7 @@ gateway::gateway(asio::io_context& io, gateway_parts parts)
 std::vector<std::shared_ptr<guard_board>> federation_view::boards() const {
     std::vector<std::shared_ptr<guard_board>> out;
     for (const auto& c : clients)
-        out.push_back(c->board());
+        out.push_back(c->guards().board());
     return out;
 }
 
@@ -37,7 +37,7 @@ upstream_client* federation_view::client(const std::string& id) const {
 void gateway::retire_bridges(std::vector<retired_bridge> gone) {
     auto view = components_->live.current_view();
     for (const auto& b : gone)
-        if (auto* c = view->client(b.upstream); !c || c->retire_bridge(b.session))
+        if (auto* c = view->client(b.upstream); !c || c->sessions().retire_bridge(b.session))
             components_->requests.server_requests().forget_bridge(b.session, b.upstream);
 }
 

@@ -94,20 +94,20 @@ gateway_components::gateway_components(
       resource_metadata(doc.auth.required ? resource_metadata_url(doc.auth.resource.value_or(""))
                                           : std::string()),
       server(io_, face, static_cast<std::size_t>(doc.server.max_body_bytes), "gate"),
-      stages(
-          {pipeline::make_host_origin(),
-           pipeline::make_authenticate(authenticator.get(), resource_metadata),
-           pipeline::make_global_limit(guards, guards.leases()), pipeline::make_route(routes),
-           pipeline::make_authorize(resource_metadata, &decisions),
-           pipeline::make_upstream_guards({guards.budgets(), stats, guards, guards.leases().tools}),
-           pipeline::make_proxy({calls, lists, from_clients, tasks, listening}),
-           pipeline::make_egress(
-               {lists, tasks, icons, listening, downstream.opening(), downstream.fleet()},
-               &decisions)},
-          pipeline::make_audit(sinks, stats, &traffic),
-          // The read step hears through gate --record's tap only when recording.
-          {pipeline::make_read(sinks.tap()), pipeline::make_trace(),
-           pipeline::make_session(downstream.fleet()), pipeline::make_envelope()}) {
+      stages({pipeline::make_host_origin(),
+              pipeline::make_authenticate(authenticator.get(), resource_metadata),
+              pipeline::make_global_limit(guards, guards.leases()), pipeline::make_route(routes),
+              pipeline::make_authorize(resource_metadata, &decisions),
+              pipeline::make_upstream_guards(
+                  {guards, guards.budgets(), stats, guards, guards.leases().tools}),
+              pipeline::make_proxy({calls, lists, from_clients, tasks, listening}),
+              pipeline::make_egress(
+                  {lists, tasks, icons, listening, downstream.opening(), downstream.fleet()},
+                  &decisions)},
+             pipeline::make_audit(sinks, stats, &traffic),
+             // The read step hears through gate --record's tap only when recording.
+             {pipeline::make_read(sinks.tap()), pipeline::make_trace(),
+              pipeline::make_session(downstream.fleet()), pipeline::make_envelope()}) {
     upstream_news.send_task_news_to(listening);
     downstream.forget_requests_in(requests.server_requests());
     downstream.table().set_limits(session_limits_of(doc.server));
@@ -176,7 +176,7 @@ std::size_t gateway_components::take_clients(const federation_view& next) {
     definitions->use(*next.snap->doc); // before a new client lists its tools
     for (const auto& c : next.clients) {
         wire(c);
-        c->judge_tools_again();
+        c->lists().judge_tools_again();
     }
     return kept;
 }
@@ -195,7 +195,7 @@ void gateway_components::warm_up(const federation_view& view) {
         asio::co_spawn(
             io,
             [client]() -> asio::awaitable<void> {
-                auto r = co_await client->initialize_result({});
+                auto r = co_await client->sessions().initialize_result({});
                 const auto& id = client->config().id;
                 if (auto* f = std::get_if<upstream_failure>(&r)) {
                     spdlog::warn("upstream {} not reachable yet: {}", id, f->message);
@@ -216,12 +216,12 @@ void gateway_components::warm_up(const federation_view& view) {
 }
 
 void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
-    client->start_health_checks();
-    client->watch_definitions(definitions);
+    client->health().start();
+    client->lists().watch_definitions(definitions);
     if (fleet)
-        client->share_through(fleet);
+        client->guards().share_through(fleet);
     if (parts.tap)
-        client->record_through(parts.tap);
+        client->sender().record_through(parts.tap);
     client->observe(std::make_unique<session_traffic>(*this, client.get()));
 }
 

@@ -36,6 +36,7 @@ struct upstream_state {
     bool modern;
     bool era_known;
     bool closed = false;      // no new session opens; background work ends
+    bool retiring = false;    // a reload retired it: it closes once no request is in flight
     std::int64_t next_id = 1; // the upstream-side id of gate's next request
     // What its tools ask to be mirrored in Mcp-Param-* headers, from the lists gate fetched.
     tool_param_headers tool_headers;

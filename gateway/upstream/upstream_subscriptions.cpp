@@ -2,7 +2,7 @@
 // the root session of a 2025-11-25 upstream, and at a 2026-07-28 upstream gate's own
 // subscriptions/listen stream, which also carries that upstream's list changes (its lists are
 // cached, and every client hears of the change).
-#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/stream_follower.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/process/version.hpp"
 
@@ -12,7 +12,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -22,11 +22,11 @@ namespace {
 constexpr auto relisten_pause = std::chrono::seconds(1);
 } // namespace
 
-asio::awaitable<std::optional<upstream_failure>>
-upstream_client::hold_subscription(const std::string& uri) {
+asio::awaitable<std::optional<transport::upstream_failure>>
+stream_follower::hold_subscription(const std::string& uri) {
     if (held_uris_[uri]++ > 0)
         co_return std::nullopt; // held already: its updates reach every holder
-    auto drop = [&](upstream_failure why) -> std::optional<upstream_failure> {
+    auto drop = [&](transport::upstream_failure why) -> std::optional<transport::upstream_failure> {
         if (auto it = held_uris_.find(uri); it != held_uris_.end() && --it->second == 0)
             held_uris_.erase(it);
         return why;
@@ -34,41 +34,42 @@ upstream_client::hold_subscription(const std::string& uri) {
     if (state_.per_caller)
         // gate's own session carries no caller's credential, and a subscription held there
         // would serve every principal: each client subscribes on its own bridged session.
-        co_return drop(upstream_failure{
-            upstream_failure::kind::protocol,
+        co_return drop(transport::upstream_failure{
+            transport::upstream_failure::kind::protocol,
             "upstream " + state_.cfg.id +
                 " takes each caller's own credential: gate holds no shared subscription there",
             0, std::nullopt, std::chrono::milliseconds(0), false});
     auto admitted = co_await guards_.admit(guard_use::invocation);
-    if (auto* refused = std::get_if<upstream_failure>(&admitted))
+    if (auto* refused = std::get_if<transport::upstream_failure>(&admitted))
         co_return drop(std::move(*refused));
-    auto ticket = std::move(std::get<guard_ticket>(admitted));
-    if (auto failure = co_await sessions_.ensure_session(sessions_.root(), call_context{})) {
+    auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
+    if (auto failure =
+            co_await sessions_.ensure_session(sessions_.root(), transport::call_context{})) {
         co_await ticket.settle(&*failure);
         co_return drop(std::move(*failure));
     }
     if (state_.modern) {
         co_await ticket.settle(nullptr);
         if (!listen_filter().resource_subscriptions.contains(uri))
-            co_return drop(upstream_failure{upstream_failure::kind::protocol,
-                                            "upstream " + state_.cfg.id +
-                                                " does not offer resource subscriptions",
-                                            0, std::nullopt, std::chrono::milliseconds(0), false});
+            co_return drop(transport::upstream_failure{
+                transport::upstream_failure::kind::protocol,
+                "upstream " + state_.cfg.id + " does not offer resource subscriptions", 0,
+                std::nullopt, std::chrono::milliseconds(0), false});
         refresh_listen();
         co_return std::nullopt;
     }
     auto reply = co_await requests_.send("resources/subscribe", json::object{{"uri", uri}}, {});
-    co_await ticket.settle(std::get_if<upstream_failure>(&reply));
-    if (auto* f = std::get_if<upstream_failure>(&reply))
+    co_await ticket.settle(std::get_if<transport::upstream_failure>(&reply));
+    if (auto* f = std::get_if<transport::upstream_failure>(&reply))
         co_return drop(std::move(*f));
-    auto& answer = std::get<upstream_message>(reply);
+    auto& answer = std::get<transport::upstream_message>(reply);
     if (answer.has("error"))
-        co_return drop(
-            upstream_failure{upstream_failure::kind::protocol, "refused", 0, std::move(answer)});
+        co_return drop(transport::upstream_failure{transport::upstream_failure::kind::protocol,
+                                                   "refused", 0, std::move(answer)});
     co_return std::nullopt;
 }
 
-void upstream_client::release_subscription(const std::string& uri) {
+void stream_follower::release_subscription(const std::string& uri) {
     auto it = held_uris_.find(uri);
     if (it == held_uris_.end() || --it->second > 0)
         return;
@@ -81,41 +82,42 @@ void upstream_client::release_subscription(const std::string& uri) {
     }
     asio::co_spawn(
         state_.ex,
-        [self = shared_from_this(), uri]() -> asio::awaitable<void> {
-            if (self->sessions_.root()->life.ready()) {
-                call_context upkeep;
+        [keep = state_.hold(), this, uri]() -> asio::awaitable<void> {
+            if (sessions_.root()->life.ready()) {
+                transport::call_context upkeep;
                 upkeep.use = guard_use::upkeep;
-                co_await self->request("resources/unsubscribe", json::object{{"uri", uri}}, upkeep);
+                co_await sender_.request("resources/unsubscribe", json::object{{"uri", uri}},
+                                         upkeep);
             }
         },
         asio::detached);
 }
 
-asio::awaitable<std::optional<upstream_failure>>
-upstream_client::hold_task_news(const std::string& task_id) {
+asio::awaitable<std::optional<transport::upstream_failure>>
+stream_follower::hold_task_news(const std::string& task_id) {
     auto refused = [&](std::string why) {
-        return upstream_failure{upstream_failure::kind::protocol,
-                                "upstream " + state_.cfg.id + " " + std::move(why),
-                                0,
-                                std::nullopt,
-                                std::chrono::milliseconds(0),
-                                false};
+        return transport::upstream_failure{transport::upstream_failure::kind::protocol,
+                                           "upstream " + state_.cfg.id + " " + std::move(why),
+                                           0,
+                                           std::nullopt,
+                                           std::chrono::milliseconds(0),
+                                           false};
     };
     if (state_.per_caller)
         // gate holds no shared stream where each caller brings its own credential.
         co_return refused("takes each caller's own credential: gate holds no task listen there");
     if (held_tasks_[task_id]++ > 0)
         co_return std::nullopt;
-    auto drop = [&](upstream_failure why) -> std::optional<upstream_failure> {
+    auto drop = [&](transport::upstream_failure why) -> std::optional<transport::upstream_failure> {
         if (auto it = held_tasks_.find(task_id); it != held_tasks_.end() && --it->second == 0)
             held_tasks_.erase(it);
         return why;
     };
     auto admitted = co_await guards_.admit(guard_use::invocation);
-    if (auto* no = std::get_if<upstream_failure>(&admitted))
+    if (auto* no = std::get_if<transport::upstream_failure>(&admitted))
         co_return drop(std::move(*no));
-    auto ticket = std::move(std::get<guard_ticket>(admitted));
-    auto failure = co_await sessions_.ensure_session(sessions_.root(), call_context{});
+    auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
+    auto failure = co_await sessions_.ensure_session(sessions_.root(), transport::call_context{});
     co_await ticket.settle(failure ? &*failure : nullptr);
     if (failure)
         co_return drop(std::move(*failure));
@@ -126,7 +128,7 @@ upstream_client::hold_task_news(const std::string& task_id) {
     co_return std::nullopt;
 }
 
-void upstream_client::release_task_news(const std::string& task_id) {
+void stream_follower::release_task_news(const std::string& task_id) {
     auto it = held_tasks_.find(task_id);
     if (it == held_tasks_.end() || --it->second > 0)
         return;
@@ -134,7 +136,7 @@ void upstream_client::release_task_news(const std::string& task_id) {
     refresh_listen();
 }
 
-protocol::subscription_filter upstream_client::listen_filter() const {
+protocol::subscription_filter stream_follower::listen_filter() const {
     protocol::subscription_filter wanted;
     wanted.tools_list_changed = wanted.prompts_list_changed = wanted.resources_list_changed = true;
     for (const auto& [uri, holders] : held_uris_)
@@ -145,7 +147,7 @@ protocol::subscription_filter upstream_client::listen_filter() const {
     return wanted.honoured_by(caps && caps->is_object() ? caps->get_object() : json::object{});
 }
 
-void upstream_client::refresh_listen() {
+void stream_follower::refresh_listen() {
     if (!state_.modern || state_.closed)
         return;
     if (listen_pause_)
@@ -153,16 +155,16 @@ void upstream_client::refresh_listen() {
     asio::co_spawn(state_.ex, listen_modern(++listen_version_), asio::detached);
 }
 
-asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
-    auto self = shared_from_this(); // a retired client lives until its streams end
+asio::awaitable<void> stream_follower::listen_modern(std::uint64_t version) {
+    auto keep = state_.hold(); // a retired client lives until its streams end
     auto current = [&] { return !state_.closed && version == listen_version_; };
     const auto& root = sessions_.root();
     while (current()) {
         auto admitted = co_await guards_.admit(guard_use::upkeep);
-        if (!std::holds_alternative<guard_ticket>(admitted))
+        if (!std::holds_alternative<transport::upstream_guards::ticket>(admitted))
             co_return; // circuit open: the handshake after it closes listens again
-        auto ticket = std::move(std::get<guard_ticket>(admitted));
-        auto failure = co_await sessions_.ensure_session(root, call_context{});
+        auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
+        auto failure = co_await sessions_.ensure_session(root, transport::call_context{});
         co_await ticket.settle(failure ? &*failure : nullptr);
         if (failure)
             co_return; // the next handshake or hold listens again
@@ -176,10 +178,10 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
         if (!std::holds_alternative<std::string>(cred))
             co_return;
         auto c = co_await exchange_.connect(*root->ep);
-        if (!std::holds_alternative<upstream_connection>(c) || !current())
+        if (!std::holds_alternative<transport::upstream_connection>(c) || !current())
             co_return; // unreachable, or a newer filter took over while connecting
-        auto conn =
-            std::make_shared<upstream_connection>(std::move(std::get<upstream_connection>(c)));
+        auto conn = std::make_shared<transport::upstream_connection>(
+            std::move(std::get<transport::upstream_connection>(c)));
         json::object params{{"notifications", filter.to_json()}};
         protocol::add_envelope(params, root->capabilities,
                                json::object{{"name", "gate"}, {"version", gate_version}});
@@ -187,9 +189,10 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
                          {"id", "gate-listen-" + std::to_string(version)},
                          {"method", "subscriptions/listen"},
                          {"params", std::move(params)}};
-        auto written = exchange_.post_wire(*root->ep, outgoing_message::of(msg), root->state,
-                                           call_context{}, std::get<std::string>(cred));
-        if (auto* refused = std::get_if<upstream_failure>(&written)) {
+        auto written =
+            exchange_.post_wire(*root->ep, transport::outgoing_message::of(msg), root->state,
+                                transport::call_context{}, std::get<std::string>(cred));
+        if (auto* refused = std::get_if<transport::upstream_failure>(&written)) {
             spdlog::warn("upstream {}: {}", state_.cfg.id, refused->message);
             co_return;
         }
@@ -198,7 +201,7 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
         // Refused or not offered: list changes fall back to the cache's TTL.
         co_await exchange_.follow_stream(
             *conn, wire, true, [] {}, [&] { return !state_.closed; },
-            [&](upstream_message message) {
+            [&](transport::upstream_message message) {
                 auto* m = message.body()["method"].if_string();
                 if (m && *m == protocol::subscriptions_acknowledged) {
                     // The new filter is in force: the stream it replaces can go.
@@ -222,4 +225,39 @@ asio::awaitable<void> upstream_client::listen_modern(std::uint64_t version) {
     }
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway
+
+namespace gate::gateway {
+
+void stream_follower::root_published(std::uint64_t generation) {
+    if (state_.modern)
+        refresh_listen(); // list changes and held URIs, on gate's own listen
+    else if (generation > 1 && !held_uris_.empty())
+        resubscribe();
+}
+
+void stream_follower::resubscribe() {
+    // A new root session (the upstream restarted): the subscriptions gate held on the old one
+    // are made again, so their holders keep hearing of updates.
+    std::vector<std::string> uris;
+    for (const auto& [uri, holders] : held_uris_)
+        uris.push_back(uri);
+    asio::co_spawn(
+        state_.ex,
+        [keep = state_.hold(), this, uris = std::move(uris)]() -> asio::awaitable<void> {
+            transport::call_context upkeep;
+            upkeep.use = guard_use::upkeep;
+            for (const auto& uri : uris)
+                co_await sender_.request("resources/subscribe", json::object{{"uri", uri}}, upkeep);
+        },
+        asio::detached);
+}
+
+void stream_follower::close() {
+    if (listen_conn_)
+        std::exchange(listen_conn_, nullptr)->lowest().close();
+    if (listen_pause_)
+        listen_pause_->cancel();
+}
+
+} // namespace gate::gateway

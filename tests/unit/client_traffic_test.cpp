@@ -219,7 +219,7 @@ TEST_F(client_traffic_rig, a_level_mcp_does_not_have_is_invalid_params) {
         EXPECT_TRUE(services.asked.empty());
         EXPECT_EQ(ctx.audit.upstream_calls, 0);
         for (const auto& c : ctx.view->clients)
-            EXPECT_FALSE(c->has_bridge("s1"));
+            EXPECT_FALSE(c->sessions().has_bridge("s1"));
     }
 }
 
@@ -236,7 +236,7 @@ TEST_F(client_traffic_rig, a_level_goes_to_every_upstream_session_of_the_client)
     // Not open yet, each upstream keeps the level for its session's handshake (no I/O: the
     // rig's clients never connected).
     for (const auto& c : ctx.view->clients)
-        EXPECT_TRUE(c->has_bridge("s1")) << c->config().id;
+        EXPECT_TRUE(c->sessions().has_bridge("s1")) << c->config().id;
 }
 
 } // namespace

@@ -264,6 +264,7 @@ TEST_F(stage_proxy_modern, a_subscription_at_a_2026_upstream_is_held_by_gate) {
         fresh();
         request(m, {{"uri", "file:///x"}});
         routed(1, {{"uri", "file:///x"}});
+        ctx.guards.through_listen = true; // stage 6 found it held in gate's listen
         EXPECT_EQ(run().verdict, verdict::proceed);
         EXPECT_EQ(services.asked,
                   std::vector<std::string>{std::string("subscribe_at_modern_upstream ") + m});

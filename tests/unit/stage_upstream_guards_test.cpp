@@ -6,6 +6,7 @@
 // the whole list.
 #include "actors/federation/upstream_actor.hpp"
 #include "actors/message_types.hpp"
+#include "gateway/pipeline/request_guards.hpp"
 #include "gateway/pipeline/s6_upstream_guards.hpp"
 #include "tests/support/guard_views.hpp"
 #include "tests/unit/stage_rig.hpp"
@@ -53,7 +54,10 @@ struct stage_upstream_guards : test::stage_rig {
     metrics stats;
     no_tool_limits tools;
     lease_table tool_leases;
-    std::unique_ptr<stage> guards = make_upstream_guards({budgets, stats, tools, tool_leases});
+    actor_directory directory;
+    request_guards admissions{directory}; // the real guards of the request's view
+    std::unique_ptr<stage> guards =
+        make_upstream_guards({admissions, budgets, stats, tools, tool_leases});
 
     caf::actor_system_config sys_cfg;
     std::optional<caf::actor_system> sys;
@@ -81,18 +85,18 @@ struct stage_upstream_guards : test::stage_rig {
         return drive(guards->run(ctx));
     }
     void open_circuit(std::size_t upstream) {
-        const auto& client = *ctx.view->clients[upstream];
+        auto& client = *ctx.view->clients[upstream];
         auto v = guard_board::initial_view(client.config());
         v.breaker = circuit_breaker::state::open;
         v.reopens_at = std::chrono::steady_clock::now() + 30s;
-        test::publish_view(*client.board(), std::move(v));
+        test::publish_view(*client.guards().board(), std::move(v));
     }
     // The first upstream's real actor, which keeps its rate window.
     void actor_for_first() {
         sys_cfg.set("logger.verbosity", caf::atom("quiet"));
         actors::add_message_types(sys_cfg);
         sys.emplace(sys_cfg);
-        actor = spawn_upstream_actor(*sys, ctx.view->clients[0]->board());
+        actor = spawn_upstream_actor(*sys, ctx.view->clients[0]->guards().board());
     }
     void budget(std::optional<config::budget>& where, std::int64_t calls) {
         where = config::budget{"day", calls};
@@ -163,6 +167,30 @@ TEST_F(stage_upstream_guards, the_upstreams_own_rate_limit_answers_32040) {
     EXPECT_NE(ctx.audit.error->find("rate limit of 2 requests per minute"), std::string::npos)
         << *ctx.audit.error;
     EXPECT_EQ(refused_count("up-a", "rate_limited"), "1");
+}
+
+// A resources/(un)subscribe at a 2026-07-28 upstream is held in gate's own listen, which
+// admits itself: no ticket, and stage 7 is told; at an earlier upstream it is a
+// call like any other.
+TEST_F(stage_upstream_guards, a_subscription_held_in_gates_listen_takes_no_admission) {
+    doc->upstreams[1].protocol = config::protocol_mode::v2026_07_28;
+    load();
+    for (auto m : {"resources/subscribe", "resources/unsubscribe"}) {
+        ctx.guards = {};
+        ctx.method = m;
+        ctx.routed.target = route{1, {}, "file:///x"};
+        auto r = drive(guards->run(ctx));
+        EXPECT_EQ(r.verdict, verdict::proceed) << m;
+        EXPECT_TRUE(r.at_once) << m;
+        EXPECT_TRUE(ctx.guards.through_listen) << m;
+        EXPECT_FALSE(ctx.guards.admitted) << m;
+    }
+    ctx.guards = {};
+    ctx.method = "resources/subscribe";
+    ctx.routed.target = route{0, {}, "file:///x"};
+    EXPECT_EQ(drive(guards->run(ctx)).verdict, verdict::proceed);
+    EXPECT_FALSE(ctx.guards.through_listen);
+    EXPECT_TRUE(ctx.guards.admitted) << "a 2025-11-25 upstream's subscription is a call";
 }
 
 TEST_F(stage_upstream_guards, a_budget_is_reserved_once_then_charged_at_once) {

@@ -43,7 +43,7 @@ struct client_test : ::testing::Test {
     }
     void make() { make(upstream_at(upstream.url())); }
     transport::upstream_reply call(const call_context& ctx = {}) {
-        return run(io, client->request("tools/call", json::object{{"name", "echo"}}, ctx));
+        return run(io, client->sender().request("tools/call", json::object{{"name", "echo"}}, ctx));
     }
     void TearDown() override {
         if (client)
@@ -57,13 +57,13 @@ TEST_F(client_test, a_call_its_guards_refuse_never_reaches_the_upstream) {
     auto v = guard_board::initial_view(client->config());
     v.breaker = circuit_breaker::state::open;
     v.reopens_at = std::chrono::steady_clock::now() + 60s;
-    test::publish_view(*client->board(), v);
+    test::publish_view(*client->guards().board(), v);
     auto r = call();
     ASSERT_TRUE(std::holds_alternative<upstream_failure>(r));
     EXPECT_EQ(std::get<upstream_failure>(r).what, upstream_failure::kind::circuit_open);
     EXPECT_EQ(upstream.connections, 0);
     EXPECT_TRUE(upstream.requests.empty());
-    auto list = run(io, client->fetch_list("tools/list", "tools", {}));
+    auto list = run(io, client->lists().fetch_list("tools/list", "tools", {}));
     EXPECT_TRUE(std::holds_alternative<upstream_failure>(list));
     EXPECT_TRUE(upstream.requests.empty());
 }
@@ -129,21 +129,22 @@ TEST_F(client_test, a_retired_client_closes_once_its_calls_in_flight_end) {
         return upstream.mcp(r);
     };
     std::optional<transport::upstream_reply> slow;
-    asio::co_spawn(io, client->request("tools/call", json::object{{"name", "slow"}}, bridged),
+    asio::co_spawn(io,
+                   client->sender().request("tools/call", json::object{{"name", "slow"}}, bridged),
                    [&](std::exception_ptr, transport::upstream_reply r) { slow = std::move(r); });
-    ASSERT_TRUE(run_until(io, [&] { return client->calls_in_flight() == 1; }));
+    ASSERT_TRUE(run_until(io, [&] { return client->sender().calls_in_flight() == 1; }));
     client->retire(10s);
     settle(io);
     EXPECT_EQ(deletes(), 0); // the call in flight finishes first
-    EXPECT_TRUE(client->has_bridge("b1"));
+    EXPECT_TRUE(client->sessions().has_bridge("b1"));
     ASSERT_TRUE(run_until(io, [&] { return slow.has_value(); }));
     EXPECT_TRUE(run_until(io, [&] { return deletes() == 1; })); // then it closed: b1 ended
-    EXPECT_FALSE(client->has_bridge("b1"));
+    EXPECT_FALSE(client->sessions().has_bridge("b1"));
 }
 
 TEST_F(client_test, subscriptions_held_are_made_again_after_the_upstream_restarts) {
     make();
-    auto held = run(io, client->hold_subscription("file:///notes"));
+    auto held = run(io, client->streams().hold_subscription("file:///notes"));
     EXPECT_FALSE(held);
     ASSERT_EQ(upstream.count("resources/subscribe"), 1u);
     EXPECT_EQ(upstream.requests.back().session, "s1");

@@ -1,0 +1,83 @@
+// What gate knows of one upstream's lists: whole lists fetched page by page on one admission,
+// and what the tools lists said (app-only tools, hints, x-mcp-header annotations, tools a
+// `block` pin withholds), which calls and introspection read.
+//
+// Threading: the io thread, like the client that owns it.
+#pragma once
+
+#include "gateway/upstream/definition_watch.hpp"
+#include "gateway/upstream/listed_tools.hpp"
+#include "gateway/upstream/tool_param_headers.hpp"
+#include "gateway/upstream/upstream_call.hpp"
+#include "gateway/upstream/upstream_guards.hpp"
+#include "gateway/upstream/upstream_requests.hpp"
+#include "gateway/upstream/upstream_state.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/array.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace gate::gateway {
+
+class upstream_lists {
+public:
+    upstream_lists(transport::upstream_state& state, transport::upstream_guards& guards,
+                   transport::upstream_requests& requests)
+        : state_(state), guards_(guards), requests_(requests) {}
+    upstream_lists(const upstream_lists&) = delete;
+    upstream_lists& operator=(const upstream_lists&) = delete;
+
+    // Fetches one complete list, following the upstream's own nextCursor pages, on one
+    // admission (its own, or the caller's ticket). With `sources`, each item's text as the
+    // upstream wrote it (empty where not known), in order, for writing the list on as it was
+    // written (protocol/json_preserve).
+    boost::asio::awaitable<std::variant<boost::json::array, transport::upstream_failure>>
+    fetch_list(std::string_view method, std::string_view key, const transport::call_context& ctx,
+               std::vector<std::string>* sources = nullptr);
+    boost::asio::awaitable<std::variant<boost::json::array, transport::upstream_failure>>
+    fetch_list(std::string_view method, std::string_view key, const transport::call_context& ctx,
+               transport::upstream_guards::ticket admitted,
+               std::vector<std::string>* sources = nullptr) {
+        return requests_.fetch_list(method, key, ctx, std::move(admitted), sources);
+    }
+
+    // What gate's lists last said of the upstream's tools (app-only, hints, withheld).
+    const transport::listed_tools& tools() const { return state_.tools; }
+    // What its tools ask to be mirrored in Mcp-Param-* headers (and which were dropped).
+    const transport::tool_param_headers& tool_headers() const { return state_.tool_headers; }
+
+    // Whether a call that needs this upstream's tools listed (pinned definitions, a policy on
+    // annotations) lists them first: not listed yet, and not tried within the last 10 s (an
+    // upstream whose list fails is not asked for it on every call).
+    bool tools_list_wanted(std::chrono::steady_clock::time_point now) const {
+        return !state_.tools.listed() && now - state_.tools_list_tried >= std::chrono::seconds(10);
+    }
+    void tools_list_tried(std::chrono::steady_clock::time_point now) {
+        state_.tools_list_tried = now;
+    }
+    // Whether the pin is `block` (a call of a tool gate never listed is then listed first).
+    bool blocks_changed_tools() const { return state_.blocks_changed; }
+    // A reload: tools withheld under the old pins are judged again at the next list.
+    void judge_tools_again() {
+        state_.tools.judge_again();
+        state_.tools_list_tried = {};
+    }
+    // Pinned definitions: judged at each tools list gate fetches (set before the first, and
+    // again at each reload once the watch has the new document).
+    void watch_definitions(std::shared_ptr<transport::definition_watch> watch) {
+        state_.blocks_changed = watch && watch->mode_of(state_.cfg) == pin_mode::block;
+        state_.definitions = std::move(watch);
+    }
+
+private:
+    transport::upstream_state& state_;
+    transport::upstream_guards& guards_;
+    transport::upstream_requests& requests_;
+};
+
+} // namespace gate::gateway
