@@ -27,9 +27,10 @@ endfunction()
 # config/: its calls of the file-local quoted() meet std::quoted by argument-dependent lookup
 # wherever a file before them in the batch has included <iomanip>.
 set_target_properties(gate_config PROPERTIES UNITY_BUILD OFF)
-# transport/: few files, over the Asio and Beast headers precompiled already (pch.hpp); one
-# batch of them was slower than the files compiled side by side on two cores.
-set_target_properties(gate_http gate_transport gate_redis gate_cli PROPERTIES UNITY_BUILD OFF)
+# transport/ and process/: few files (transport's over the Asio and Beast headers precompiled
+# already, pch.hpp); one batch of them was slower than the files compiled side by side on two
+# cores.
+set_target_properties(gate_http gate_transport gate_redis gate_process PROPERTIES UNITY_BUILD OFF)
 
 # What bridging.cpp was (skipped since its file-local helpers met their namesakes in a batch)
 # is now upstream_traffic.cpp and call_streams.cpp, which keep such helpers too.

@@ -6,8 +6,8 @@
 #include "hooks/store_actor.hpp"
 #include "hooks/target_guard.hpp"
 #include "hooks/webhook_request.hpp"
+#include "protocol/secret_compare.hpp"
 #include "protocol/utc_timestamp.hpp"
-#include "transport/secret_compare.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -161,7 +161,7 @@ std::optional<std::string> api::organization(const transport::http_request& req)
     // Every token is compared, in constant time each: which one matched does not show.
     std::optional<std::string> org;
     for (const auto& t : settings_.tokens)
-        if (transport::secrets_equal(presented, t.token))
+        if (protocol::secrets_equal(presented, t.token))
             org = t.organization;
     return org;
 }

@@ -10,11 +10,11 @@
 #include "hooks/routes.hpp"
 #include "hooks/settings.hpp"
 #include "hooks/store_actor.hpp"
+#include "process/cli_values.hpp"
+#include "process/logging.hpp"
+#include "process/service_manager.hpp"
+#include "process/version.hpp"
 #include "transport/http/header_writer.hpp"
-#include "transport/process/cli_values.hpp"
-#include "transport/process/logging.hpp"
-#include "transport/process/service_manager.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -138,7 +138,7 @@ std::optional<int> read_command_line(const std::vector<std::string>& args, comma
             return 0;
         }
         if (a == "--version") {
-            std::printf("gate-hooks %s\n", std::string(gate_release).c_str());
+            std::printf("gate-hooks %s\n", std::string(process::gate_release).c_str());
             return 0;
         }
         if (i + 1 >= args.size())
@@ -181,11 +181,11 @@ std::variant<settings, int> read_settings(const command_line& cl) {
     if (cl.database)
         s.database = *cl.database;
     if (cl.port)
-        if (auto bad = parse_port("--port", *cl.port, s.port))
+        if (auto bad = process::parse_port("--port", *cl.port, s.port))
             return usage_failure(*bad);
-    if (auto bad = check_log_level(cl.log_level))
+    if (auto bad = process::check_log_level(cl.log_level))
         return usage_failure("--log-level: " + *bad);
-    if (auto bad = check_log_format(cl.log_format))
+    if (auto bad = process::check_log_format(cl.log_format))
         return usage_failure("--log-format: " + *bad);
     return s;
 }
@@ -227,7 +227,7 @@ int serve(const settings& s, std::shared_ptr<store> db) {
     worker.start();
     retention.start();
     spdlog::info("gate-hooks {} listening on http://{}:{}/ (store: {}; {} organization{})",
-                 gate_release, s.host, bound,
+                 process::gate_release, s.host, bound,
                  s.database.starts_with("postgres") ? "PostgreSQL" : s.database, s.tokens.size(),
                  s.tokens.size() == 1 ? "" : "s");
     boost::asio::signal_set signals(io, SIGTERM, SIGINT);
@@ -237,14 +237,14 @@ int serve(const settings& s, std::shared_ptr<store> db) {
         spdlog::info("signal {}: stopping; deliveries in flight are attempted again after "
                      "restart",
                      sig);
-        notify_stopping();
+        process::notify_stopping();
         worker.stop();
         retention.stop();
         server.stop();
         server.drain(std::chrono::seconds(5), [&] { io.stop(); });
     });
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
-    notify_ready("listening on port " + std::to_string(bound));
+    process::notify_ready("listening on port " + std::to_string(bound));
     io.run();
     stop_store();
     return 0;
@@ -264,7 +264,7 @@ int run_hooks(int argc, char** argv) {
     if (auto* status = std::get_if<int>(&read))
         return *status;
     const auto& s = std::get<settings>(read);
-    setup_logging(cl.log_format, cl.log_level);
+    process::setup_logging(cl.log_format, cl.log_level);
 
     std::shared_ptr<store> db;
     try {

@@ -4,8 +4,8 @@
 #include "hooks/event_types.hpp"
 #include "hooks/retry_policy.hpp"
 #include "hooks/store_actor.hpp"
+#include "protocol/random_id.hpp"
 #include "protocol/utc_timestamp.hpp"
-#include "transport/random_id.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -150,7 +150,7 @@ asio::awaitable<void> dispatcher::flush_outcomes() {
 }
 
 asio::awaitable<send_result> dispatcher::test(const webhook& w) {
-    delivery_envelope e{"test_" + transport::random_id().substr(0, 24),
+    delivery_envelope e{"test_" + protocol::random_id().substr(0, 24),
                         "evt_test",
                         std::string(test_event),
                         protocol::utc_timestamp(sys_clock::now()),

@@ -7,8 +7,8 @@
 #include "hooks/postgres_retention.hpp"
 #include "hooks/store.hpp"
 #include "hooks/store_schema.hpp"
+#include "protocol/random_id.hpp"
 #include "protocol/utc_timestamp.hpp"
-#include "transport/random_id.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -143,7 +143,7 @@ const std::string& record_sql() {
 }
 
 std::string new_id(std::string_view prefix) {
-    return std::string(prefix) + transport::random_id().substr(0, 24);
+    return std::string(prefix) + protocol::random_id().substr(0, 24);
 }
 
 class postgres_store final : public store {
@@ -264,7 +264,7 @@ public:
                                  "AND e.id = d.event_id RETURNING ") +
                          delivery_columns + ", w.url, w.secret, e.created_at, e.data, d.claim",
                      {p(ms(now)), p(static_cast<std::int64_t>(limit)), p(ms(now + lease)),
-                      p(transport::random_id())});
+                      p(protocol::random_id())});
         std::vector<due_delivery> out;
         for (int i = 0; i < r->rows(); ++i) {
             due_delivery due;

@@ -4,9 +4,9 @@
 #include "hooks/retry_after.hpp"
 #include "hooks/target_guard.hpp"
 #include "hooks/webhook_request.hpp"
+#include "process/version.hpp"
 #include "transport/client/upstream_connection.hpp"
 #include "transport/http/header_writer.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -40,7 +40,7 @@ fill_request(http::request<http::string_body>& req, const boost::urls::url_view&
     if (!transport::set_header(req, http::field::host,
                                u.has_port() ? authority + ":" + port : authority))
         return "the url's host holds a control character";
-    req.set(http::field::user_agent, "gate-hooks/" + std::string(gate_version));
+    req.set(http::field::user_agent, "gate-hooks/" + std::string(process::gate_version));
     req.set(http::field::content_type, "application/json");
     for (const auto& [k, v] : headers)
         if (!transport::set_header(req, k, v))

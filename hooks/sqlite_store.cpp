@@ -6,8 +6,8 @@
 #include "hooks/sqlite_statement.hpp"
 #include "hooks/store.hpp"
 #include "hooks/store_schema.hpp"
+#include "protocol/random_id.hpp"
 #include "protocol/utc_timestamp.hpp"
-#include "transport/random_id.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
@@ -123,7 +123,7 @@ public:
     webhook create_webhook(const std::string& org, const webhook_spec& spec,
                            clock_time now) override {
         webhook w;
-        w.id = "hook_" + transport::random_id().substr(0, 24);
+        w.id = "hook_" + protocol::random_id().substr(0, 24);
         w.organization = org;
         w.event = spec.event;
         w.url = spec.url;
@@ -190,7 +190,7 @@ public:
                     clock_time now) override {
         transaction tx(*this);
         ingested out;
-        out.event_id = "evt_" + transport::random_id().substr(0, 24);
+        out.event_id = "evt_" + protocol::random_id().substr(0, 24);
         statement e(cache_, "INSERT INTO events (id, organization, type, data, created_at) "
                             "VALUES (?, ?, ?, ?, ?)");
         e.bind(1, out.event_id).bind(2, org).bind(3, type).bind(4, data).bind(5, ms(now)).step();
@@ -204,7 +204,7 @@ public:
             statement d(cache_, "INSERT INTO deliveries (id, webhook_id, event_id, organization, "
                                 "event_type, status, next_attempt_at, created_at, updated_at) "
                                 "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)");
-            d.bind(1, "dlv_" + transport::random_id().substr(0, 24)).bind(2, hook);
+            d.bind(1, "dlv_" + protocol::random_id().substr(0, 24)).bind(2, hook);
             d.bind(3, out.event_id).bind(4, org).bind(5, type).bind(6, ms(now));
             d.bind(7, ms(now)).bind(8, ms(now)).step();
         }
@@ -248,7 +248,7 @@ public:
             out.push_back(std::move(due));
         }
         for (auto& due : out) {
-            due.claim = transport::random_id();
+            due.claim = protocol::random_id();
             statement u(cache_, "UPDATE deliveries SET status = 'delivering', lease_until = ?, "
                                 "claim = ?, updated_at = ? WHERE id = ?");
             u.bind(1, ms(now + lease)).bind(2, due.claim).bind(3, ms(now)).bind(4, due.d.id);

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::protocol {
 
 inline constexpr std::array<std::string_view, 3> downstream_protocol_versions = {
     "2025-11-25", "2025-06-18", "2025-03-26"};
@@ -23,4 +23,4 @@ inline std::string negotiate_protocol_version(std::string_view requested) {
                                                              : downstream_protocol_versions[0]);
 }
 
-} // namespace gate::transport
+} // namespace gate::protocol

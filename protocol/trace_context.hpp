@@ -36,7 +36,7 @@ std::string new_span_id();
 
 // `bytes` random bytes as lowercase hex, not all zero: ids that must be unique, not secret
 // (trace and span ids; a decision hook question's Idempotency-Key). Never a session id or a
-// token: those come from transport/random_id.
+// token: those come from protocol/random_id.
 std::string random_hex(std::size_t bytes);
 
 } // namespace gate::protocol

@@ -24,7 +24,7 @@ These things are measured:
 3. Namespaces that do not follow folders. The rule, per top folder:
      gateway/<sub>/...   gate::gateway::<sub> (or below it), or gate::gateway
      gateway/<file>      gate::gateway (or below it)
-     actors/, protocol/, transport/, config/, shim/, hooks/ (any depth)
+     actors/, protocol/, transport/, config/, shim/, hooks/, process/ (any depth)
                          gate::<folder> (or below it): actors/guards may be gate::actors or
                          gate::actors::guards, protocol/jose is gate::protocol::jose
    What is checked is each namespace that holds code directly (a `namespace gate {` that only
@@ -74,7 +74,7 @@ _spec.loader.exec_module(_sizes)
 strip_comments_and_literals = _sizes.strip
 
 GATEWAY = 'gateway'
-NAMESPACE_FOLDERS = ['gateway', 'actors', 'protocol', 'transport', 'config', 'shim', 'hooks']
+NAMESPACE_FOLDERS = ['gateway', 'actors', 'protocol', 'transport', 'config', 'shim', 'hooks', 'process']
 MAX_PUBLIC_DATA = 25
 MAX_PUBLIC_METHODS = 20
 # Namespaces a file may open to specialize a library's templates (std::hash, boost's traits).

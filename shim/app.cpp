@@ -1,11 +1,11 @@
 #include "shim/app.hpp"
 
+#include "process/logging.hpp"
+#include "process/service_manager.hpp"
+#include "process/version.hpp"
 #include "shim/options.hpp"
 #include "shim/probe.hpp"
 #include "shim/shim_server.hpp"
-#include "transport/process/logging.hpp"
-#include "transport/process/service_manager.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -100,10 +100,10 @@ int run_shim(int argc, char** argv) {
         return 0;
     }
     if (opt.version) {
-        std::printf("gate-stdio %s\n", std::string(gate_release).c_str());
+        std::printf("gate-stdio %s\n", std::string(process::gate_release).c_str());
         return 0;
     }
-    setup_logging(opt.log_format, opt.log_level);
+    process::setup_logging(opt.log_format, opt.log_level);
 
     auto configured = settings_of(opt);
     if (auto* status = std::get_if<int>(&configured))
@@ -124,7 +124,8 @@ int run_shim(int argc, char** argv) {
         return 1;
     }
     spdlog::info("gate-stdio {} listening on http://{}:{}/mcp (server: {}; up to {} session{})",
-                 gate_release, host.find(':') != std::string::npos ? "[" + host + "]" : host, port,
+                 process::gate_release,
+                 host.find(':') != std::string::npos ? "[" + host + "]" : host, port,
                  command_line(opt.command), opt.max_sessions, opt.max_sessions == 1 ? "" : "s");
 
     boost::asio::signal_set signals(io, SIGTERM, SIGINT);
@@ -132,14 +133,14 @@ int run_shim(int argc, char** argv) {
         if (ec)
             return;
         spdlog::info("signal {}: ending every session and reaping every child", sig);
-        notify_stopping();
+        process::notify_stopping();
         server.shutdown([&] {
             spdlog::info("every child reaped; exiting");
             io.stop();
         });
     });
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
-    notify_ready("listening on port " + std::to_string(port));
+    process::notify_ready("listening on port " + std::to_string(port));
     io.run();
     return 0;
 }

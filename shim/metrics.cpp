@@ -1,7 +1,7 @@
 #include "shim/metrics.hpp"
 
-#include "transport/process/process_collector.hpp"
-#include "transport/process/version.hpp"
+#include "process/process_collector.hpp"
+#include "process/version.hpp"
 
 #include <prometheus/gauge.h>
 
@@ -59,7 +59,7 @@ shim_metrics::shim_metrics(std::size_t max_sessions)
         .Name("gate_stdio_build_info")
         .Help("Build information; the value is always 1.")
         .Register(*registry_)
-        .Add({{"version", std::string(gate_release)}})
+        .Add({{"version", std::string(process::gate_release)}})
         .Set(1);
     // Every reason is exported from the start, at 0, so alerts need no absent() guard.
     for (auto reason : {"session_limit", "unauthorized", "forbidden_host", "forbidden_origin",
@@ -104,7 +104,7 @@ void shim_metrics::stdout_suppressed(std::size_t n) {
 }
 
 std::string shim_metrics::serialize() const {
-    return transport::exposition_with_process_metrics(registry_->Collect());
+    return process::exposition_with_process_metrics(registry_->Collect());
 }
 
 } // namespace gate::shim

@@ -1,6 +1,6 @@
 #include "shim/options.hpp"
 
-#include "transport/process/cli_values.hpp"
+#include "process/cli_values.hpp"
 
 #include <boost/asio/ip/address.hpp>
 
@@ -99,13 +99,13 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
         } else if (a == "--port") {
             if (auto e = value(v))
                 return *e;
-            if (auto bad = parse_port(a, v, o.port))
+            if (auto bad = process::parse_port(a, v, o.port))
                 return usage_error{*bad};
         } else if (a == "--max-sessions" || a == "--max-body-bytes") {
             if (auto e = value(v))
                 return *e;
             std::uint64_t n = 0;
-            if (auto bad = parse_count(a, v, 1, n))
+            if (auto bad = process::parse_count(a, v, 1, n))
                 return usage_error{*bad};
             (a == "--max-sessions" ? o.max_sessions : o.max_body_bytes) = n;
         } else if (a == "--env-passthrough") {
@@ -130,12 +130,12 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
         } else if (a == "--log-format") {
             if (auto e = value(o.log_format))
                 return *e;
-            if (auto bad = check_log_format(o.log_format))
+            if (auto bad = process::check_log_format(o.log_format))
                 return usage_error{*bad};
         } else if (a == "--log-level") {
             if (auto e = value(o.log_level))
                 return *e;
-            if (auto bad = check_log_level(o.log_level))
+            if (auto bad = process::check_log_level(o.log_level))
                 return usage_error{*bad};
         } else {
             return usage_error{"unknown option \"" + a + "\" (the server command goes after --)"};

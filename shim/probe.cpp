@@ -1,10 +1,10 @@
 #include "shim/probe.hpp"
 
+#include "process/version.hpp"
 #include "protocol/protocol_versions.hpp"
 #include "shim/child_process.hpp"
 #include "shim/line_splitter.hpp"
 #include "shim/stderr_limit.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -69,7 +69,7 @@ json::object discover_request() {
     json::object meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
                       {"io.modelcontextprotocol/clientCapabilities", json::object{}},
                       {"io.modelcontextprotocol/clientInfo",
-                       {{"name", "gate-stdio-probe"}, {"version", gate_version}}}};
+                       {{"name", "gate-stdio-probe"}, {"version", process::gate_version}}}};
     return {{"jsonrpc", "2.0"},
             {"id", probe_id},
             {"method", "server/discover"},
@@ -133,9 +133,9 @@ asio::awaitable<probe_result> probe_server(asio::any_io_executor ex, spawn_reque
         {"id", probe_id},
         {"method", "initialize"},
         {"params",
-         {{"protocolVersion", transport::downstream_protocol_versions[0]},
+         {{"protocolVersion", protocol::downstream_protocol_versions[0]},
           {"capabilities", json::object{}},
-          {"clientInfo", {{"name", "gate-stdio-probe"}, {"version", gate_version}}}}}};
+          {"clientInfo", {{"name", "gate-stdio-probe"}, {"version", process::gate_version}}}}}};
     co_await exchange(*state, *child, init, timeout);
 
     probe_result result;

@@ -1,7 +1,7 @@
 // gate-stdio's door: what every request must pass before any session or child is involved
 // (Host and Origin, the bearer, the content type), and the HTTP server's own refusals.
+#include "protocol/secret_compare.hpp"
 #include "shim/shim_server.hpp"
-#include "transport/secret_compare.hpp"
 
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
@@ -46,8 +46,8 @@ std::optional<http_reply> shim_server::admit(const http_request& req, time_point
         constexpr std::string_view scheme = "Bearer ";
         bool ok = auth.size() > scheme.size() &&
                   beast::iequals(std::string_view(auth).substr(0, scheme.size()), scheme) &&
-                  transport::secrets_equal(std::string_view(auth).substr(scheme.size()),
-                                           *settings_.bearer);
+                  protocol::secrets_equal(std::string_view(auth).substr(scheme.size()),
+                                          *settings_.bearer);
         if (!ok) {
             stats_.rejected("unauthorized");
             auto reply =

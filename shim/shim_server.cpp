@@ -1,6 +1,7 @@
 #include "shim/shim_server.hpp"
 
 #include "protocol/json_rpc.hpp"
+#include "protocol/random_id.hpp"
 #include "shim/child_log.hpp"
 #include "shim/child_process.hpp"
 #include "shim/line_splitter.hpp"
@@ -9,7 +10,6 @@
 #include "shim/shim_session.hpp"
 #include "transport/http/event_stream.hpp"
 #include "transport/http/sse.hpp"
-#include "transport/random_id.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -183,7 +183,7 @@ asio::awaitable<shim_server::health_answer> shim_server::health() {
 
 std::shared_ptr<shim_session> shim_server::start_session(std::string& error) {
     auto s = std::make_shared<shim_session>(settings_.max_queued_bytes, settings_.max_backlog);
-    s->id = transport::random_id();
+    s->id = protocol::random_id();
     s->tag = s->id.substr(0, 8);
     if (!ledger_.admit(s->id, clock::now())) {
         error = "session_limit";

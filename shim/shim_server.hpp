@@ -11,7 +11,7 @@
 #include "shim/stderr_limit.hpp"
 #include "transport/http/host_guard.hpp"
 #include "transport/http/http_server.hpp"
-#include "transport/memoized_flight.hpp"
+#include "transport/io/memoized_flight.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <chrono>

@@ -43,10 +43,10 @@ stateless_kind stateless_post_kind(const protocol::message& m, std::string_view 
         return stateless_kind::none;
     bool later = false;
     if (!version_header.empty()) {
-        later = !transport::supported_protocol_version(version_header);
+        later = !protocol::supported_protocol_version(version_header);
     } else {
         auto claimed = protocol::claimed_version(m.params());
-        later = claimed && !transport::supported_protocol_version(*claimed);
+        later = claimed && !protocol::supported_protocol_version(*claimed);
     }
     if (!later)
         return stateless_kind::none;

@@ -3,7 +3,7 @@
 // counted them (`until`, the batch's own deadline) or dropped, so a batch never carries calls
 // into a later window than the one that counted them; what is dropped is allowance lost,
 // never allowance added. A batch is asked for only when the lease is empty (one ask at a
-// time: transport/ask_flight.hpp), so a grant replaces what is left rather than adding to it.
+// time: transport/io/ask_flight.hpp), so a grant replaces what is left rather than adding to it.
 // The lease measures how fast its batch was spent, which the next ask carries (slot_demand).
 #pragma once
 

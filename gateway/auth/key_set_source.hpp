@@ -8,7 +8,7 @@
 
 #include "protocol/jose/jwk.hpp"
 #include "protocol/jose/key_set_refresh.hpp"
-#include "transport/ask_flight.hpp"
+#include "transport/io/ask_flight.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>

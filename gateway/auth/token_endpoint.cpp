@@ -3,7 +3,7 @@
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/jose/jws.hpp"
-#include "transport/random_id.hpp"
+#include "protocol/random_id.hpp"
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>
@@ -97,7 +97,7 @@ http_reply token_endpoint::minted(const jose::verified_assertion& a,
                         {"aud", auth_.resource.value_or("")},
                         {"iat", now},
                         {"exp", now + ema_.token_ttl_sec},
-                        {"jti", random_id()},
+                        {"jti", protocol::random_id()},
                         {"idp", ema_.idp_issuer}};
     if (!a.client_id.empty())
         claims["client_id"] = a.client_id;

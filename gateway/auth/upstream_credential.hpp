@@ -9,7 +9,7 @@
 #pragma once
 
 #include "config/model.hpp"
-#include "transport/ask_flight.hpp"
+#include "transport/io/ask_flight.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>

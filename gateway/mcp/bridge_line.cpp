@@ -1,7 +1,7 @@
 #include "gateway/mcp/bridge_line.hpp"
 
+#include "actors/bridge.hpp"
 #include "actors/supervision/supervisor.hpp"
-#include "transport/bridge.hpp"
 
 namespace gate::transport {
 
@@ -28,7 +28,7 @@ bridge_line::cancelled_call(const std::string& session, const std::string& reque
     if (!feed_.present())
         co_return std::nullopt;
     feed_.flush();
-    auto found = co_await ask<std::optional<call_target>>(
+    auto found = co_await actors::ask<std::optional<call_target>>(
         actors_.load()->bridges, [&](reply_to<std::optional<call_target>> r) {
             return bridge_cancel_lookup{session, request_id, std::move(r)};
         });
@@ -41,7 +41,7 @@ asio::awaitable<std::optional<std::vector<std::string>>>
 bridge_line::subscribers(const std::string& upstream, const std::string& uri,
                          std::optional<std::string> origin) {
     feed_.flush();
-    return ask<std::vector<std::string>>(
+    return actors::ask<std::vector<std::string>>(
         actors_.load()->bridges,
         [upstream, uri, origin = std::move(origin)](reply_to<std::vector<std::string>> r) mutable {
             return bridge_updated{upstream, uri, std::move(origin), std::move(r)};

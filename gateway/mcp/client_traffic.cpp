@@ -2,9 +2,9 @@
 // form), with only the id replaced by the upstream's own.
 #include "gateway/mcp/client_traffic.hpp"
 
-#include "gateway/mcp/fan_out.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/modern_request.hpp"
+#include "transport/io/fan_out.hpp"
 
 #include <boost/beast/http/status.hpp>
 #include <boost/json/serialize.hpp>

@@ -2,10 +2,10 @@
 #include "gateway/mcp/initialize.hpp"
 
 #include "gateway/pipeline/client_answer.hpp"
+#include "process/version.hpp"
 #include "protocol/client_profile.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/protocol_versions.hpp"
-#include "transport/process/version.hpp"
 
 namespace gate::transport {
 
@@ -18,7 +18,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
     std::string requested;
     if (auto* v = params.if_contains("protocolVersion"); v && v->is_string())
         requested = std::string(v->get_string());
-    version = negotiate_protocol_version(requested);
+    version = protocol::negotiate_protocol_version(requested);
     json::object result;
     if (rec.view->snap->codec.passthrough()) {
         // Passthrough presents the one upstream as it is: its capabilities, info, instructions.
@@ -56,7 +56,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
                                   // MCP Apps of every upstream: their views are named per
                                   // upstream and their calls routed (docs/apps.md).
                                   {"extensions", {{protocol::ui_extension, json::object{}}}}};
-        result["serverInfo"] = {{"name", "gate"}, {"version", gate_version}};
+        result["serverInfo"] = {{"name", "gate"}, {"version", process::gate_version}};
     }
     result["protocolVersion"] = version;
     co_return protocol::make_result(id, std::move(result));

@@ -2,7 +2,6 @@
 // when every upstream of the federation failed is the list refused.
 #include "gateway/mcp/list_methods.hpp"
 
-#include "gateway/mcp/fan_out.hpp"
 #include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
@@ -11,6 +10,7 @@
 #include "protocol/param_headers.hpp"
 #include "protocol/tool_name.hpp"
 #include "protocol/tool_visibility.hpp"
+#include "transport/io/fan_out.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,8 +1,8 @@
 #include "gateway/mcp/listen_hub.hpp"
 
+#include "process/version.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -107,14 +107,14 @@ std::vector<listen_hub::task_listener> listen_hub::task_listeners(const std::str
 void listen_hub::close_all() {
     // The graceful end of a subscription: its result, then the stream closes.
     for (const auto& [key, l] : listeners_) {
-        json::object done{
-            {"jsonrpc", "2.0"},
-            {"id", l.id},
-            {"result",
-             {{"resultType", "complete"},
-              {"_meta",
-               {{protocol::meta_subscription_id, l.id},
-                {protocol::meta_server_info, {{"name", "gate"}, {"version", gate_version}}}}}}}};
+        json::object done{{"jsonrpc", "2.0"},
+                          {"id", l.id},
+                          {"result",
+                           {{"resultType", "complete"},
+                            {"_meta",
+                             {{protocol::meta_subscription_id, l.id},
+                              {protocol::meta_server_info,
+                               {{"name", "gate"}, {"version", process::gate_version}}}}}}}};
         l.out->push(json::serialize(done), true);
     }
 }

@@ -5,10 +5,10 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "gateway/pipeline/hook_check.hpp"
+#include "process/version.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/modern_request.hpp"
 #include "transport/http/sse.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

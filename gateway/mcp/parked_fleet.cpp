@@ -1,7 +1,7 @@
 #include "gateway/mcp/parked_fleet.hpp"
 
 #include "gateway/mcp/modern_answer.hpp"
-#include "transport/random_id.hpp"
+#include "protocol/random_id.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -143,7 +143,7 @@ asio::awaitable<std::string> park_call(parked_inputs& inputs, parked_fleet fleet
         co_return token;
     }
     if (park->call.empty())
-        park->call = random_id();
+        park->call = protocol::random_id();
     parked_record r{fleet.tag,     park->call,      park->principal,
                     park->request, park->arguments, park->client->config().id,
                     *at,           park->keys,      park->asked};
@@ -290,7 +290,7 @@ asio::awaitable<fleet_resume> resume_from_fleet(const parked_fleet& fleet, const
         // Questions left out are asked again, under a new token of the same call.
         record->keys = here.keys;
         record->asked = here.asked;
-        auto again = random_id();
+        auto again = protocol::random_id();
         co_await fleet.store->put(parked_state, again, encode_parked(*record), record_life);
         resumed.park = answered_with(ex, fleet, {});
         take_pieces(

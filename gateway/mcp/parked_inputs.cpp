@@ -3,7 +3,7 @@
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/random_id.hpp"
+#include "protocol/random_id.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -160,7 +160,7 @@ bool parked_inputs::answer(const std::string& session, const protocol::message& 
 
 std::string parked_inputs::park(std::shared_ptr<input_parking> park,
                                 std::chrono::steady_clock::time_point now) {
-    auto token = random_id();
+    auto token = protocol::random_id();
     park->expires = now + lifetime;
     parked_[token] = std::move(park);
     return token;

@@ -3,9 +3,9 @@
 // in a frame of their own, which the icons' rewrite and the moved arguments need.
 #include "gateway/mcp/router_line.hpp"
 
+#include "actors/bridge.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/operations/icon_proxy.hpp"
-#include "transport/bridge.hpp"
 
 #include <caf/send.hpp>
 
@@ -43,17 +43,18 @@ asio::awaitable<std::optional<routed>>
 router_line::resolve(request_context& ctx, const std::string& method, const json::object& params) {
     // A tool's or prompt's name (a short alias: protocol/name_codec.hpp) is reversed by the
     // router that holds its kind's lists; anything else is a URI's, the resource router's.
-    return ask<routed>(actors_.load()->router_for(kind_whose_router_resolves(method, params)),
-                       [&](reply_to<routed> reply) {
-                           return resolve_call{ctx.view->snap, method, params, std::move(reply),
-                                               ctx.who.tenant_index};
-                       });
+    return actors::ask<routed>(
+        actors_.load()->router_for(kind_whose_router_resolves(method, params)),
+        [&](reply_to<routed> reply) {
+            return resolve_call{ctx.view->snap, method, params, std::move(reply),
+                                ctx.who.tenant_index};
+        });
 }
 
 asio::awaitable<std::optional<list_plan>> router_line::plan(protocol::list_kind kind,
                                                             request_context& ctx) {
     auto profile = profiles_.profile_of(ctx);
-    return ask<list_plan>(actors_.load()->router_for(kind), [&ctx, kind, profile](auto r) {
+    return actors::ask<list_plan>(actors_.load()->router_for(kind), [&ctx, kind, profile](auto r) {
         return plan_list{ctx.view->snap, kind, profile, std::move(r)};
     });
 }
@@ -71,17 +72,18 @@ asio::awaitable<router_line::list_page> router_line::complete(protocol::list_kin
     auto caller = cursor_owner_key(ctx);
     auto who = plan.snap->policy ? ctx.who.caller : nullptr;
     using answer_t = std::variant<list_answer, route_error>;
-    co_return co_await ask<answer_t>(actors_.load()->router_for(kind), [&](reply_to<answer_t> r) {
-        return complete_list{plan.snap,           kind,   plan.profile, std::move(fetched),
-                             std::move(cursor),   caller, std::move(r), std::move(who),
-                             ctx.who.tenant_index};
-    });
+    co_return co_await actors::ask<answer_t>(
+        actors_.load()->router_for(kind), [&](reply_to<answer_t> r) {
+            return complete_list{plan.snap,           kind,   plan.profile, std::move(fetched),
+                                 std::move(cursor),   caller, std::move(r), std::move(who),
+                                 ctx.who.tenant_index};
+        });
 }
 
 asio::awaitable<router_line::list_page> router_line::page(request_context& ctx, json::array merged,
                                                           std::optional<std::string> cursor) {
     using answer_t = std::variant<list_answer, route_error>;
-    co_return co_await ask<answer_t>(
+    co_return co_await actors::ask<answer_t>(
         actors_.load()->router_for(protocol::list_kind::tasks), [&](reply_to<answer_t> r) {
             return page_tasks{ctx.view->snap, std::move(merged), std::move(cursor),
                               task_owner_key(ctx), std::move(r)};

@@ -9,7 +9,7 @@
 #include "gateway/operations/method_counts.hpp"
 #include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
-#include "transport/process/log_gate.hpp"
+#include "process/log_gate.hpp"
 
 #include <boost/json/object.hpp>
 #include <optional>
@@ -48,8 +48,8 @@ private:
     session_admission_services& services_;
     session_counts& counts_;
     // A flood of them logs a line a second; the metrics count every one.
-    log_gate evictions_logged_{std::chrono::seconds(1)};
-    log_gate refusals_logged_{std::chrono::seconds(1)};
+    process::log_gate evictions_logged_{std::chrono::seconds(1)};
+    process::log_gate refusals_logged_{std::chrono::seconds(1)};
 };
 
 } // namespace gate::transport

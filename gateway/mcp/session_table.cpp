@@ -1,7 +1,7 @@
 #include "gateway/mcp/session_table.hpp"
 
 #include "gateway/pipeline/request_context.hpp"
-#include "transport/random_id.hpp"
+#include "protocol/random_id.hpp"
 
 #include <algorithm>
 #include <boost/asio/ip/address_v6.hpp>
@@ -55,7 +55,7 @@ void session_table::adopt(const federation_view& next) {
 }
 
 session_table::admission session_table::open(opening o, time_point now) {
-    auto id = random_id();
+    auto id = protocol::random_id();
     std::lock_guard lock(mutex_);
     return admit(id, std::move(o), now);
 }

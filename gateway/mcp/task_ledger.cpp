@@ -1,9 +1,9 @@
 #include "gateway/mcp/task_ledger.hpp"
 
+#include "actors/bridge.hpp"
 #include "actors/federation/task_keeper.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/fleet/fleet_store.hpp"
-#include "transport/bridge.hpp"
 
 #include <caf/send.hpp>
 
@@ -16,7 +16,7 @@ asio::awaitable<std::optional<task_owner>> task_ledger::find(const std::string& 
     auto actors = actors_.load();
     if (!actors->tasks)
         co_return task_owner{};
-    co_return co_await ask<task_owner>(actors->tasks, [&](reply_to<task_owner> r) {
+    co_return co_await actors::ask<task_owner>(actors->tasks, [&](reply_to<task_owner> r) {
         return task_find{task_id, principal, std::move(r)};
     });
 }

@@ -2,12 +2,12 @@
 // fleet's store, then by probing the upstreams the caller may reach.
 #include "gateway/mcp/task_methods.hpp"
 
-#include "gateway/mcp/fan_out.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/list_merge.hpp"
+#include "transport/io/fan_out.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,8 +1,8 @@
 #include "gateway/operations/health.hpp"
 
 #include "actors/guards/endpoint_rotation.hpp"
-#include "gateway/mcp/fan_out.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "transport/io/fan_out.hpp"
 
 #include <cmath>
 

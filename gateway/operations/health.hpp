@@ -6,7 +6,7 @@
 
 #include "gateway/upstream/live_federation.hpp"
 #include "gateway/upstream/upstream_client.hpp"
-#include "transport/memoized_flight.hpp"
+#include "transport/io/memoized_flight.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>

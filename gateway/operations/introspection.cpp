@@ -1,8 +1,8 @@
 #include "gateway/operations/introspection.hpp"
 
 #include "gateway/operations/health.hpp"
+#include "process/version.hpp"
 #include "protocol/utc_timestamp.hpp"
-#include "transport/process/version.hpp"
 
 namespace gate::transport {
 
@@ -249,7 +249,7 @@ json::object federation_snapshot(const federation_facts& f) {
                 up += s->is_string() && s->get_string() == "up";
     return {
         {"gateway",
-         {{"version", std::string(gate_release)},
+         {{"version", std::string(process::gate_release)},
           {"snapshot", f.snapshot},
           {"mode", doc.passthrough() ? "passthrough" : "namespaced"},
           {"mcpPath", doc.server.mcp_path},

@@ -6,11 +6,11 @@
 // are public and carry public configuration only. The old console API paths answer 404.
 #include "gateway/operations/introspection_views.hpp"
 
+#include "actors/bridge.hpp"
 #include "actors/policy/policy_explain.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/fleet/fleet_store.hpp"
-#include "gateway/mcp/fan_out.hpp"
 #include "gateway/operations/catalog.hpp"
 #include "gateway/operations/console_assets.hpp"
 #include "gateway/operations/introspection.hpp"
@@ -19,7 +19,7 @@
 #include "protocol/json_text.hpp"
 #include "protocol/param_headers.hpp"
 #include "protocol/ui_uri.hpp"
-#include "transport/bridge.hpp"
+#include "transport/io/fan_out.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -291,7 +291,7 @@ boost::asio::awaitable<http_reply> introspection_views::catalog(request_context&
     for (std::size_t k = 0; k < 3; ++k) {
         co_await lists_.federated(catalog_kinds[k], nullptr, {}, side);
         using lists_t = std::vector<fetched_list>;
-        auto got = co_await ask<lists_t>(
+        auto got = co_await actors::ask<lists_t>(
             actors_.load()->router_for(catalog_kinds[k]), [&](reply_to<lists_t> r) {
                 return read_cached_lists{view->snap, catalog_kinds[k], protocol::full_profile,
                                          std::move(r)};

@@ -1,7 +1,7 @@
 #include "gateway/operations/metrics.hpp"
 
-#include "transport/process/process_collector.hpp"
-#include "transport/process/version.hpp"
+#include "process/process_collector.hpp"
+#include "process/version.hpp"
 
 #include <array>
 
@@ -126,7 +126,7 @@ metrics::metrics()
         .Name("gate_build_info")
         .Help("Build information; always 1")
         .Register(*registry_)
-        .Add({{"version", std::string(gate_release)}})
+        .Add({{"version", std::string(process::gate_release)}})
         .Set(1);
 }
 
@@ -580,7 +580,7 @@ void metrics::budget_standings(const std::vector<budget_sample>& samples) {
 }
 
 std::string metrics::serialize() const {
-    return exposition_with_process_metrics(registry_->Collect());
+    return process::exposition_with_process_metrics(registry_->Collect());
 }
 
 } // namespace gate::transport

@@ -6,7 +6,7 @@
 
 #include "actors/guards/sliding_window.hpp"
 #include "actors/guards/slot_lease.hpp"
-#include "transport/ask_flight.hpp"
+#include "transport/io/ask_flight.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>

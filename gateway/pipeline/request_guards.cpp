@@ -1,8 +1,8 @@
 #include "gateway/pipeline/request_guards.hpp"
 
+#include "actors/bridge.hpp"
 #include "actors/guards/budget_keeper.hpp"
 #include "actors/guards/limiter.hpp"
-#include "transport/bridge.hpp"
 
 #include <caf/send.hpp>
 
@@ -26,17 +26,17 @@ request_guards::take_local(limit_window window, const std::string& key, std::int
     auto limiter = actors_.load()->limiter;
     switch (window) {
     case limit_window::global:
-        co_return co_await ask<batch>(limiter, [&](reply_to<batch> r) {
+        co_return co_await actors::ask<batch>(limiter, [&](reply_to<batch> r) {
             return limit_ask{per_minute, demand, std::move(r)};
         });
     case limit_window::tenant:
-        co_return co_await ask<batch>(limiter, [&](reply_to<batch> r) {
+        co_return co_await actors::ask<batch>(limiter, [&](reply_to<batch> r) {
             return tenant_limit_ask{key, per_minute, demand, std::move(r)};
         });
     case limit_window::principal:
         break;
     }
-    co_return co_await ask<batch>(limiter, [&](reply_to<batch> r) {
+    co_return co_await actors::ask<batch>(limiter, [&](reply_to<batch> r) {
         return principal_limit_ask{key, per_minute, demand, std::move(r)};
     });
 }
@@ -44,7 +44,7 @@ request_guards::take_local(limit_window window, const std::string& key, std::int
 boost::asio::awaitable<std::optional<request_guards::batch>>
 request_guards::take_tool(const std::string& scope, const std::string& principal,
                           std::int64_t per_minute, const slot_demand& demand) {
-    co_return co_await ask<batch>(actors_.load()->limiter, [&](reply_to<batch> r) {
+    co_return co_await actors::ask<batch>(actors_.load()->limiter, [&](reply_to<batch> r) {
         return tool_limit_ask{scope, principal, per_minute, demand, std::move(r)};
     });
 }
@@ -65,7 +65,7 @@ request_guards::reserve(const budget_ledger::account_ref& ref, wall_time now) {
     }
     if (!keeper)
         co_return std::nullopt;
-    co_return co_await ask<std::int64_t>(keeper, [&](reply_to<std::int64_t> r) {
+    co_return co_await actors::ask<std::int64_t>(keeper, [&](reply_to<std::int64_t> r) {
         return budget_reserve_ask{ref.key, *ref.budget, std::move(r)};
     });
 }

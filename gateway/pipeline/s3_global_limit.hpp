@@ -8,7 +8,7 @@
 #include "actors/guards/slot_lease.hpp"
 #include "gateway/pipeline/lease_table.hpp"
 #include "gateway/pipeline/stage.hpp"
-#include "transport/ask_flight.hpp"
+#include "transport/io/ask_flight.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>

@@ -40,7 +40,7 @@ private:
     verdict settle(request_context& ctx, arrival& a, session_call held) {
         a.in_use = std::move(held);
         auto version = header(a.req, "MCP-Protocol-Version").value_or("");
-        if (!version.empty() && !supported_protocol_version(version))
+        if (!version.empty() && !protocol::supported_protocol_version(version))
             return refused(ctx, a, gateway_error::unsupported_version, {version});
         return verdict::proceed;
     }

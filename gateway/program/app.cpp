@@ -10,9 +10,9 @@
 #include "gateway/program/gateway_host.hpp"
 #include "gateway/program/io_loop.hpp"
 #include "gateway/program/policy_command.hpp"
-#include "transport/process/logging.hpp"
-#include "transport/process/service_manager.hpp"
-#include "transport/process/version.hpp"
+#include "process/logging.hpp"
+#include "process/service_manager.hpp"
+#include "process/version.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -42,7 +42,7 @@ std::optional<int> answered_at_once(const options& opt) {
         return 0;
     }
     if (opt.version) {
-        std::printf("gate %s\n", std::string(gate_release).c_str());
+        std::printf("gate %s\n", std::string(process::gate_release).c_str());
         return 0;
     }
     if (opt.schema) {
@@ -201,7 +201,7 @@ int run_gate(const std::vector<std::string>& args) {
     auto loaded = config::load(*source);
     if (auto status = judged(loaded, opt))
         return *status;
-    setup_logging(opt.log_format, opt.log_level);
+    process::setup_logging(opt.log_format, opt.log_level);
     auto where = host_options(opt);
     std::optional<transport::gateway_host> host;
     try {
@@ -224,7 +224,7 @@ int run_gate(const std::vector<std::string>& args) {
         host->drain(std::chrono::seconds(10));
     });
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
-    notify_ready("listening on port " + std::to_string(port));
+    process::notify_ready("listening on port " + std::to_string(port));
     transport::run_io(io, std::chrono::microseconds(opt.io_spin_us));
     // The supervisor stopped on its own (the host logged why): not a clean stop.
     return host->failure() ? transport::gateway_host::lost_status : 0;

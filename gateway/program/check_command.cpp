@@ -6,8 +6,8 @@
 
 #include "config/load.hpp"
 #include "gateway/program/check_probes.hpp"
+#include "process/cli_values.hpp"
 #include "protocol/param_headers.hpp"
-#include "transport/process/cli_values.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <cstdio>
@@ -42,7 +42,7 @@ std::variant<check_options, std::string> parse(const std::vector<std::string>& a
             o.config = args[++i];
         } else if (a == "--timeout-ms" && has_value) {
             // 1 ms to 10 min: a bound, not a way to wait forever.
-            if (auto bad = parse_count(a, args[++i], 1, o.timeout_ms))
+            if (auto bad = process::parse_count(a, args[++i], 1, o.timeout_ms))
                 return *bad;
             if (o.timeout_ms > 600000)
                 return a + " must be at most 600000";

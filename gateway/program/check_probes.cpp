@@ -5,11 +5,11 @@
 #include "gateway/program/check_hints.hpp"
 #include "gateway/program/discovery_poller.hpp"
 #include "gateway/upstream/upstream_client.hpp"
+#include "process/version.hpp"
 #include "protocol/jose/jwk.hpp"
 #include "protocol/otlp_json.hpp"
 #include "transport/client/http_fetch.hpp"
 #include "transport/client/upstream_connection.hpp"
-#include "transport/process/version.hpp"
 #include "transport/redis/redis_client.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -406,7 +406,7 @@ void check_receivers(runner& run, const config::document& doc,
         }
     if (const auto& t = doc.tracing) {
         // The span sink's own envelope around no spans: a valid ExportTraceServiceRequest.
-        auto envelope = protocol::otlp_export_envelope(t->service_name, gate_version);
+        auto envelope = protocol::otlp_export_envelope(t->service_name, process::gate_version);
         transport::fetch_request req;
         req.url = t->otlp_endpoint;
         req.content_type = "application/json";

@@ -1,6 +1,6 @@
 #include "gateway/program/cli.hpp"
 
-#include "transport/process/cli_values.hpp"
+#include "process/cli_values.hpp"
 
 namespace gate {
 
@@ -64,17 +64,17 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
         } else if (a == "--port") {
             if (auto e = value(v))
                 return *e;
-            if (auto bad = parse_port(a, v, o.port))
+            if (auto bad = process::parse_port(a, v, o.port))
                 return usage_error{*bad};
         } else if (a == "--log-format") {
             if (auto e = value(o.log_format))
                 return *e;
-            if (auto bad = check_log_format(o.log_format))
+            if (auto bad = process::check_log_format(o.log_format))
                 return usage_error{*bad};
         } else if (a == "--log-level") {
             if (auto e = value(o.log_level))
                 return *e;
-            if (auto bad = check_log_level(o.log_level))
+            if (auto bad = process::check_log_level(o.log_level))
                 return usage_error{*bad};
         } else if (a == "--record") {
             if (auto e = value(v))
@@ -86,13 +86,13 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
             if (auto e = value(v))
                 return *e;
             // A line is a request with its params: a cap below 4 KiB would refuse most.
-            if (auto bad = parse_count(a, v, 4096, o.record_max_bytes))
+            if (auto bad = process::parse_count(a, v, 4096, o.record_max_bytes))
                 return usage_error{*bad};
         } else if (a == "--io-spin-us") {
             if (auto e = value(v))
                 return *e;
             std::uint64_t us = 0;
-            if (auto bad = parse_count(a, v, 0, us))
+            if (auto bad = process::parse_count(a, v, 0, us))
                 return usage_error{*bad};
             if (us > max_io_spin_us)
                 return usage_error{a + " must be at most " + std::to_string(max_io_spin_us) +

@@ -9,7 +9,7 @@
 #include "config/load.hpp"
 #include "gateway/program/gateway_host.hpp"
 #include "gateway/program/io_loop.hpp"
-#include "transport/process/logging.hpp"
+#include "process/logging.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -87,7 +87,7 @@ int run_definitions_command(const std::vector<std::string>& args) {
                      config::one_line(loaded.errors).c_str());
         return 2;
     }
-    setup_logging("text", "warn"); // stderr; standard output may be the lock file
+    process::setup_logging("text", "warn"); // stderr; standard output may be the lock file
     std::optional<transport::gateway_host> host;
     try {
         host.emplace(unpinned(*loaded.doc), transport::gateway_host::options{});

@@ -1,6 +1,6 @@
 // The gateway's HTTP face: the listener, one coroutine per connection, the MCP endpoint
 // (POST/GET/DELETE on server.mcpPath) and the operational endpoints. HTTP ends here: what
-// crosses into the actors is a typed message (transport/bridge.hpp).
+// crosses into the actors is a typed message (actors/bridge.hpp).
 #pragma once
 
 #include "actors/bridging/bridge_ledger.hpp"

@@ -11,7 +11,7 @@
 #include "gateway/pipeline/s7_proxy.hpp"
 #include "gateway/pipeline/s8_egress.hpp"
 #include "gateway/pipeline/s9_audit.hpp"
-#include "transport/random_id.hpp"
+#include "protocol/random_id.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -117,7 +117,8 @@ gateway_components::gateway_components(
     });
     if (parts.shared_store) {
         fleet = std::make_shared<fleet_store>(io_.get_executor(), *parts.shared_store, stats);
-        downstream.fleet().join(fleet, random_id().substr(0, 8) + "-", parts.fleet_cursor_key);
+        downstream.fleet().join(fleet, protocol::random_id().substr(0, 8) + "-",
+                                parts.fleet_cursor_key);
         definitions->share_through(fleet);
         guards.share_through(fleet);
         ledger.share_through(fleet);

@@ -43,6 +43,7 @@
 #include "gateway/program/gateway.hpp"
 #include "gateway/upstream/definition_reports.hpp"
 #include "gateway/upstream/live_federation.hpp"
+#include "process/log_gate.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
@@ -50,7 +51,6 @@
 #include "transport/http/event_stream.hpp"
 #include "transport/http/http_reply.hpp"
 #include "transport/http/http_server.hpp"
-#include "transport/process/log_gate.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>

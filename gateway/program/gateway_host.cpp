@@ -9,8 +9,8 @@
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/program/discovery_poller.hpp"
 #include "gateway/program/gateway.hpp"
-#include "transport/process/service_manager.hpp"
-#include "transport/process/version.hpp"
+#include "process/service_manager.hpp"
+#include "process/version.hpp"
 
 #include <atomic>
 #include <boost/asio/post.hpp>
@@ -94,7 +94,8 @@ store_membership join_shared_store(const config::document& doc) {
 // this document, said once at start (docs/security.md): an operator reading the log knows
 // whether the gateway is open.
 void log_serving(const std::string& host, std::uint16_t port, const config::document& doc) {
-    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)", gate_release,
+    spdlog::info("gate {} listening on http://{}:{}{} ({} upstream{}, {} mode)",
+                 process::gate_release,
                  host.find(':') != std::string::npos ? "[" + host + "]" : host, port,
                  doc.server.mcp_path, doc.upstreams.size(), doc.upstreams.size() == 1 ? "" : "s",
                  doc.passthrough() ? "passthrough" : "namespaced");
@@ -135,11 +136,11 @@ struct gateway_host::impl {
                                      std::string_view source) {
         if (auto missing = missing_secrets(*next, std::getenv); !missing.empty())
             return "secrets missing from the environment: " + joined(missing);
-        notify_reloading();
+        process::notify_reloading();
         auto refused = gw->reload(next, source);
         if (!refused)
             doc = std::move(next);
-        notify_ready("listening on port " + std::to_string(port));
+        process::notify_ready("listening on port " + std::to_string(port));
         return refused;
     }
 
@@ -150,7 +151,7 @@ struct gateway_host::impl {
     void drain(std::chrono::steady_clock::duration bound) {
         if (std::exchange(draining, true))
             return;
-        notify_stopping();
+        process::notify_stopping();
         discovery->stop();
         gw->drain(bound, [this] { flush_then_stop(flush_bound); });
     }
@@ -252,7 +253,7 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     what.audit = doc->audit;
     what.audit_outlet_.post = make_batch_poster(i.io);
     what.span_outlet_.post = what.audit_outlet_.post;
-    what.span_outlet_.version = std::string(gate_version);
+    what.span_outlet_.version = std::string(process::gate_version);
     auto audit_tally = what.audit_outlet_.tally;
     auto span_tally = what.span_outlet_.tally;
     i.discovery_state = std::make_shared<discovery_status>();

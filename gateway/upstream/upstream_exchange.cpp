@@ -7,6 +7,7 @@
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_credentials.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
+#include "process/version.hpp"
 #include "protocol/json_check.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
@@ -14,7 +15,6 @@
 #include "transport/http/buffered_parse.hpp"
 #include "transport/http/header_writer.hpp"
 #include "transport/http/write_now.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -92,7 +92,7 @@ upstream_exchange::post_wire(const upstream_endpoint& ep, const outgoing_message
     head.field("Host", ep.authority);
     wire.append("Content-Type: application/json\r\nAccept: application/json, "
                 "text/event-stream\r\nUser-Agent: gate/");
-    wire.append(gate_version).append("\r\n");
+    wire.append(process::gate_version).append("\r\n");
     if (!session.id.empty())
         head.field("Mcp-Session-Id", session.id);
     if (!session.protocol_version.empty())
@@ -123,7 +123,7 @@ upstream_exchange::stream_wire(const upstream_endpoint& ep, const session_state&
     header_writer head(wire);
     head.field("Host", ep.authority);
     head.field("Accept", "text/event-stream");
-    head.field("User-Agent", "gate/" + std::string(gate_version));
+    head.field("User-Agent", "gate/" + std::string(process::gate_version));
     if (!session.id.empty())
         head.field("Mcp-Session-Id", session.id);
     if (!session.protocol_version.empty())
@@ -501,7 +501,7 @@ upstream_exchange::send_delete(upstream_endpoint& ep, session_state state,
     std::string wire = "DELETE " + ep.target + " HTTP/1.1\r\n";
     header_writer head(wire);
     head.field("Host", ep.authority);
-    head.field("User-Agent", "gate/" + std::string(gate_version));
+    head.field("User-Agent", "gate/" + std::string(process::gate_version));
     head.field("Mcp-Session-Id", state.id);
     if (!state.protocol_version.empty())
         head.field("MCP-Protocol-Version", state.protocol_version);

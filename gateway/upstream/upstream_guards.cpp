@@ -3,10 +3,10 @@
 // fleet's store.
 #include "gateway/upstream/upstream_guards.hpp"
 
+#include "actors/bridge.hpp"
 #include "actors/federation/upstream_actor.hpp"
 #include "actors/guards/sliding_window.hpp"
 #include "gateway/fleet/fleet_store.hpp"
-#include "transport/bridge.hpp"
 
 #include <caf/send.hpp>
 
@@ -70,14 +70,14 @@ asio::awaitable<void> upstream_guards::ticket::settle(const upstream_failure* f)
     auto* g = std::exchange(g_, nullptr);
     auto breaker = board_->breaker();
     if (succeeded(f)) { // the probe's success: the calls after it see the closed circuit
-        co_await ask<bool>(breaker, [&](reply_to<bool> counted) {
+        co_await actors::ask<bool>(breaker, [&](reply_to<bool> counted) {
             return breaker_outcome{board_, true, true, {}, std::move(counted)};
         });
         g->share_success();
         co_return;
     }
     ++g->failures_out_;
-    co_await ask<bool>(breaker, [&](reply_to<bool> counted) {
+    co_await actors::ask<bool>(breaker, [&](reply_to<bool> counted) {
         return breaker_outcome{board_, false, probe(), f->message, std::move(counted)};
     });
     --g->failures_out_;
@@ -95,7 +95,7 @@ asio::awaitable<void> upstream_guards::share_failure() {
         *counted >= cfg_.circuit_breaker.failure_threshold)
         if (auto breaker = board_->breaker()) {
             auto rest = std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms);
-            co_await ask<bool>(breaker, [&](reply_to<bool> done) {
+            co_await actors::ask<bool>(breaker, [&](reply_to<bool> done) {
                 return breaker_fleet_opened{board_, rest, std::move(done)};
             });
             view = board_->view();
@@ -154,7 +154,7 @@ upstream_guards::take_window_batch(guard_use use, upstream_failure& refused) {
         if (shared)
             co_return;
         if (auto actor = board_->actor())
-            answer = co_await ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
+            answer = co_await actors::ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
                 return guard_ask{use, demand, std::move(reply)};
             });
     };
@@ -187,7 +187,7 @@ upstream_guards::take_probe(guard_use use) {
     auto breaker = board_->breaker();
     std::optional<guard_answer> answer;
     if (breaker)
-        answer = co_await ask<guard_answer>(breaker, [&](reply_to<guard_answer> reply) {
+        answer = co_await actors::ask<guard_answer>(breaker, [&](reply_to<guard_answer> reply) {
             return breaker_ask{board_, std::move(reply)};
         });
     // No breaker actor to ask, or no answer: the call goes (fail open).

@@ -10,7 +10,7 @@
 #include "actors/guards/upstream_guard.hpp"
 #include "config/model.hpp"
 #include "gateway/upstream/upstream_call.hpp"
-#include "transport/ask_flight.hpp"
+#include "transport/io/ask_flight.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>

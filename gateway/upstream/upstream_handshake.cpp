@@ -6,8 +6,8 @@
 #include "gateway/upstream/upstream_credentials.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
 #include "gateway/upstream/upstream_sessions.hpp"
+#include "process/version.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/process/version.hpp"
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -107,7 +107,7 @@ upstream_sessions::initialize(const session_ptr& s, upstream_endpoint& ep, const
                       {"params",
                        {{"protocolVersion", client_protocol_version},
                         {"capabilities", s->capabilities},
-                        {"clientInfo", {{"name", "gate"}, {"version", gate_version}}}}}};
+                        {"clientInfo", {{"name", "gate"}, {"version", process::gate_version}}}}}};
     auto r = co_await exchange_.exchange(ep, outgoing_message::of(init), session_state{}, ctx,
                                          deadline, s.get());
     if (auto* f = std::get_if<upstream_failure>(&r))
@@ -197,7 +197,7 @@ upstream_sessions::discover(upstream_endpoint& ep, const call_context& ctx,
                             const upstream_session* origin) {
     json::object params;
     protocol::add_envelope(params, root_->capabilities,
-                           json::object{{"name", "gate"}, {"version", gate_version}});
+                           json::object{{"name", "gate"}, {"version", process::gate_version}});
     json::object probe{{"jsonrpc", "2.0"}, {"method", "server/discover"}, {"params", params}};
     session_state modern_state{{}, std::string(protocol::modern_protocol_version)};
     std::variant<http_answer, upstream_failure> r;

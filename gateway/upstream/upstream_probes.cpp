@@ -5,10 +5,10 @@
 // once, each transition logged once); this is the round it asks for, run on the io thread.
 // The same handshake, sent with no credential, is how `GET /health` and `gate check` try an
 // upstream that takes each caller's credential (handshake_without_credential).
-#include "gateway/mcp/fan_out.hpp"
 #include "gateway/upstream/upstream_health.hpp"
+#include "process/version.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/process/version.hpp"
+#include "transport/io/fan_out.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -50,13 +50,13 @@ upstream_health::probe_handshake(transport::upstream_endpoint& ep,
     transport::session_state state;
     if (state_.modern) {
         protocol::add_envelope(params, sessions_.root()->capabilities,
-                               json::object{{"name", "gate"}, {"version", gate_version}});
+                               json::object{{"name", "gate"}, {"version", process::gate_version}});
         msg["method"] = "server/discover";
         state.protocol_version = std::string(protocol::modern_protocol_version);
     } else {
         params = {{"protocolVersion", transport::client_protocol_version},
                   {"capabilities", json::object{}},
-                  {"clientInfo", {{"name", "gate-health"}, {"version", gate_version}}}};
+                  {"clientInfo", {{"name", "gate-health"}, {"version", process::gate_version}}}};
         msg["method"] = "initialize";
     }
     msg["params"] = std::move(params);

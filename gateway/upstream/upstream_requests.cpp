@@ -6,10 +6,10 @@
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_exchange.hpp"
 #include "gateway/upstream/upstream_recording.hpp"
+#include "process/version.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/json_splice.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -129,7 +129,7 @@ std::optional<upstream_failure> not_an_answer(const http_answer& answer, std::in
 void add_envelope(json::object& params, const call_context& ctx, const upstream_session& s) {
     protocol::add_envelope(params,
                            ctx.client_capabilities ? *ctx.client_capabilities : s.capabilities,
-                           json::object{{"name", "gate"}, {"version", gate_version}});
+                           json::object{{"name", "gate"}, {"version", process::gate_version}});
     auto& meta = params["_meta"].as_object();
     if (s.log_level && !meta.contains(protocol::meta_log_level))
         meta[protocol::meta_log_level] = *s.log_level;

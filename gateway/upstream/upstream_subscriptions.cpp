@@ -3,8 +3,8 @@
 // subscriptions/listen stream, which also carries that upstream's list changes (its lists are
 // cached, and every client hears of the change).
 #include "gateway/upstream/stream_follower.hpp"
+#include "process/version.hpp"
 #include "protocol/modern_request.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -184,7 +184,7 @@ asio::awaitable<void> stream_follower::listen_modern(std::uint64_t version) {
             std::move(std::get<transport::upstream_connection>(c)));
         json::object params{{"notifications", filter.to_json()}};
         protocol::add_envelope(params, root->capabilities,
-                               json::object{{"name", "gate"}, {"version", gate_version}});
+                               json::object{{"name", "gate"}, {"version", process::gate_version}});
         json::object msg{{"jsonrpc", "2.0"},
                          {"id", "gate-listen-" + std::to_string(version)},
                          {"method", "subscriptions/listen"},

@@ -1,10 +1,10 @@
-// The io thread's question to an actor (transport/bridge.hpp) under the test_coordinator,
+// The io thread's question to an actor (actors/bridge.hpp) under the test_coordinator,
 // which runs the actor only when told: an answer resumes the asker; an actor that does not
 // answer in time is given up on, and its late answer is ignored.
 #include "../unit/test_config.hpp"
+#include "actors/bridge.hpp"
 #include "actors/federation/router.hpp"
 #include "coordinator_fixture.hpp"
-#include "transport/bridge.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -27,7 +27,7 @@ struct ask_fixture : test::coordinator_fixture {
         boost::asio::co_spawn(
             io,
             [this, timeout]() -> boost::asio::awaitable<void> {
-                got = co_await transport::ask<list_plan>(
+                got = co_await actors::ask<list_plan>(
                     router,
                     [&](reply_to<list_plan> r) {
                         return plan_list{snap, protocol::list_kind::tools, full, std::move(r)};

@@ -1,5 +1,5 @@
+#include "protocol/secret_compare.hpp"
 #include "shim/line_splitter.hpp"
-#include "transport/secret_compare.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +31,7 @@ TEST(LineSplitter, StdioLinesHaveNoInnerNewlines) {
 }
 
 TEST(SecretCompare, EqualOnlyWhenIdentical) {
-    using gate::transport::secrets_equal;
+    using gate::protocol::secrets_equal;
     EXPECT_TRUE(secrets_equal("s3cret", "s3cret"));
     EXPECT_FALSE(secrets_equal("s3cret", "s3cres"));
     EXPECT_FALSE(secrets_equal("s3cre", "s3cret"));

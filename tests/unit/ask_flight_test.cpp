@@ -2,8 +2,8 @@
 // land and are told so (they decide again from what it left); a flight that throws lets a
 // waiter fly next; a memoized flight reuses what landed. Driven by timers the test cancels, so
 // nothing waits on real time.
-#include "transport/ask_flight.hpp"
-#include "transport/memoized_flight.hpp"
+#include "transport/io/ask_flight.hpp"
+#include "transport/io/memoized_flight.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -3,9 +3,9 @@
 // and each question one buffer after it, a connection kept only after a whole 2xx with nothing
 // after it, a kept connection the peer closed or spoke on replaced, the body limit, the
 // timeout, a redirect returned as it is, and a name's resolution bounded by the timeout.
+#include "process/version.hpp"
 #include "tests/support/loopback_http_peer.hpp"
 #include "transport/client/http_fetch.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <gtest/gtest.h>
@@ -71,7 +71,7 @@ never_resolved(const std::string&, const std::string&) {
 TEST(prepared_post, writes_the_head_once_and_each_question_as_its_length_and_body_after_it) {
     auto p = post_to("http://127.0.0.1:8181/decide?x=1");
     EXPECT_EQ(p.head, "POST /decide?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8181\r\nUser-Agent: gate/" +
-                          std::string(gate_version) +
+                          std::string(process::gate_version) +
                           "\r\nAccept: application/json\r\nAuthorization: Bearer "
                           "t0ken\r\nContent-Type: application/json\r\n");
     EXPECT_EQ(p.wire("{}"), p.head + "Content-Length: 2\r\n\r\n{}");

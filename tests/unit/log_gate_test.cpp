@@ -1,8 +1,8 @@
-#include "transport/process/log_gate.hpp"
+#include "process/log_gate.hpp"
 
 #include <gtest/gtest.h>
 
-using namespace gate::transport;
+using gate::process::log_gate;
 using namespace std::chrono_literals;
 
 TEST(log_gate, one_line_per_interval_counting_what_it_left_out) {

@@ -1,12 +1,12 @@
 #include "transport/client/http_fetch.hpp"
 
+#include "process/version.hpp"
 #include "transport/client/idle_pool.hpp"
 #include "transport/client/upstream_connection.hpp"
 #include "transport/http/buffered_parse.hpp"
 #include "transport/http/deadline_watch.hpp"
 #include "transport/http/header_writer.hpp"
 #include "transport/http/write_now.hpp"
-#include "transport/process/version.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -83,7 +83,7 @@ std::variant<prepared, std::string> prepare(fetch_request& req, bool keep_alive)
     auto& out = p.out;
     out = {req.method == "POST" ? http::verb::post : http::verb::get, p.to.target, 11};
     out.set(http::field::host, p.to.authority);
-    out.set(http::field::user_agent, "gate/" + std::string(gate_version));
+    out.set(http::field::user_agent, "gate/" + std::string(process::gate_version));
     out.set(http::field::accept, "application/json");
     if (!keep_alive)
         out.set(http::field::connection, "close");
@@ -318,7 +318,7 @@ prepare_post(std::string url, std::string_view content_type,
     wire.append("POST ").append(to->target).append(" HTTP/1.1\r\n");
     header_writer head(wire);
     head.field("Host", to->authority);
-    wire.append("User-Agent: gate/").append(gate_version).append("\r\n");
+    wire.append("User-Agent: gate/").append(process::gate_version).append("\r\n");
     wire.append("Accept: application/json\r\n");
     for (const auto& [name, value] : headers)
         if (!head.field_named(name, value))

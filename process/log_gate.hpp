@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace gate::transport {
+namespace gate::process {
 
 class log_gate {
 public:
@@ -34,4 +34,4 @@ private:
     std::uint64_t held_ = 0;
 };
 
-} // namespace gate::transport
+} // namespace gate::process

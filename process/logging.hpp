@@ -4,8 +4,8 @@
 
 #include <string>
 
-namespace gate {
+namespace gate::process {
 
 void setup_logging(const std::string& format, const std::string& level);
 
-} // namespace gate
+} // namespace gate::process

@@ -5,10 +5,10 @@
 
 #include <string>
 
-namespace gate {
+namespace gate::process {
 
 void notify_ready(const std::string& status);
 void notify_reloading();
 void notify_stopping();
 
-} // namespace gate
+} // namespace gate::process

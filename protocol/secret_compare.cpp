@@ -1,9 +1,9 @@
-#include "transport/secret_compare.hpp"
+#include "protocol/secret_compare.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
-namespace gate::transport {
+namespace gate::protocol {
 
 bool secrets_equal(std::string_view presented, std::string_view expected) {
     // Digests have a fixed length, so the comparison cannot stop early on a length mismatch.
@@ -13,4 +13,4 @@ bool secrets_equal(std::string_view presented, std::string_view expected) {
     return CRYPTO_memcmp(a, b, sizeof a) == 0;
 }
 
-} // namespace gate::transport
+} // namespace gate::protocol

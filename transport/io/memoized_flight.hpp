@@ -3,7 +3,7 @@
 // flight wait for it instead of starting their own. Single io thread.
 #pragma once
 
-#include "transport/ask_flight.hpp"
+#include "transport/io/ask_flight.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>

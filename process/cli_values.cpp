@@ -1,8 +1,8 @@
-#include "transport/process/cli_values.hpp"
+#include "process/cli_values.hpp"
 
 #include <charconv>
 
-namespace gate {
+namespace gate::process {
 
 std::optional<std::string> parse_port(const std::string& flag, const std::string& text,
                                       std::uint16_t& out) {
@@ -37,4 +37,4 @@ std::optional<std::string> check_log_level(const std::string& value) {
     return std::nullopt;
 }
 
-} // namespace gate
+} // namespace gate::process

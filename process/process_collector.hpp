@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::process {
 
 std::vector<prometheus::MetricFamily> collect_process_metrics();
 
 // The text exposition of `families` followed by the process_* series (what /metrics serves).
 std::string exposition_with_process_metrics(std::vector<prometheus::MetricFamily> families);
 
-} // namespace gate::transport
+} // namespace gate::process

@@ -19,7 +19,7 @@ class ask_flight {
 public:
     // Runs `ask()` (an awaitable<void>) and returns true when nothing is in flight; otherwise
     // waits for the flight to land (or fail: it throws out of its own caller) and returns
-    // false. A flight must be bounded: actor asks are (transport/bridge.hpp, ask_timeout).
+    // false. A flight must be bounded: actor asks are (actors/bridge.hpp, ask_timeout).
     template <class Ask> boost::asio::awaitable<bool> run_or_wait(Ask ask) {
         namespace asio = boost::asio;
         if (auto waiter = out_) {

@@ -19,7 +19,7 @@
 #include <optional>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::actors {
 
 // How long the io thread waits for an actor's answer. Actors answer in microseconds; one that
 // has not answered in this long is wedged, and the request is answered as if it were gone
@@ -72,4 +72,4 @@ boost::asio::awaitable<std::optional<T>> ask(Handle target, MakeMessage make_mes
         asio::use_awaitable);
 }
 
-} // namespace gate::transport
+} // namespace gate::actors

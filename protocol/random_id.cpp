@@ -1,9 +1,9 @@
-#include "transport/random_id.hpp"
+#include "protocol/random_id.hpp"
 
 #include <openssl/rand.h>
 #include <stdexcept>
 
-namespace gate::transport {
+namespace gate::protocol {
 
 std::string random_id() {
     unsigned char bytes[16];
@@ -18,4 +18,4 @@ std::string random_id() {
     return out;
 }
 
-} // namespace gate::transport
+} // namespace gate::protocol

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace gate {
+namespace gate::process {
 
 std::optional<std::string> parse_port(const std::string& flag, const std::string& text,
                                       std::uint16_t& out);
@@ -16,4 +16,4 @@ std::optional<std::string> parse_count(const std::string& flag, const std::strin
 std::optional<std::string> check_log_format(const std::string& value);
 std::optional<std::string> check_log_level(const std::string& value);
 
-} // namespace gate
+} // namespace gate::process

@@ -1,8 +1,8 @@
-#include "transport/process/service_manager.hpp"
+#include "process/service_manager.hpp"
 
 #include <systemd/sd-daemon.h>
 
-namespace gate {
+namespace gate::process {
 
 void notify_ready(const std::string& status) {
     sd_notify(0, ("READY=1\nSTATUS=" + status).c_str());
@@ -16,4 +16,4 @@ void notify_stopping() {
     sd_notify(0, "STOPPING=1");
 }
 
-} // namespace gate
+} // namespace gate::process

@@ -3,8 +3,8 @@
 
 #include <string>
 
-namespace gate::transport {
+namespace gate::protocol {
 
 std::string random_id();
 
-} // namespace gate::transport
+} // namespace gate::protocol

@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::protocol {
 
 bool secrets_equal(std::string_view presented, std::string_view expected);
 
-} // namespace gate::transport
+} // namespace gate::protocol

@@ -1,4 +1,4 @@
-#include "transport/process/process_collector.hpp"
+#include "process/process_collector.hpp"
 
 #include <dirent.h>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include <string>
 #include <unistd.h>
 
-namespace gate::transport {
+namespace gate::process {
 
 namespace {
 
@@ -76,4 +76,4 @@ std::string exposition_with_process_metrics(std::vector<prometheus::MetricFamily
     return prometheus::TextSerializer().Serialize(families);
 }
 
-} // namespace gate::transport
+} // namespace gate::process

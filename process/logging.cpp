@@ -1,4 +1,4 @@
-#include "transport/process/logging.hpp"
+#include "process/logging.hpp"
 
 #include "protocol/utc_timestamp.hpp"
 
@@ -8,7 +8,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-namespace gate {
+namespace gate::process {
 
 namespace {
 
@@ -44,4 +44,4 @@ void setup_logging(const std::string& format, const std::string& level) {
     spdlog::set_default_logger(std::move(logger));
 }
 
-} // namespace gate
+} // namespace gate::process
