@@ -1,10 +1,11 @@
 // What an actor message holds, for CAF's inspectors: printed (a log line, a test's failure,
 // CAF's "unexpected message"), and serialized by a caf::serializer, so that a message whose
 // fields are values could cross a process. A message type is described once, beside it
-// (BOOST_DESCRIBE_STRUCT: its members in order), and its namespace names `inspect` and
-// `to_string` below (`using actors::inspect; using actors::to_string;`): CAF finds both by the
-// message's namespace. Nothing else is written per message, and a member added to a message
-// but left out of its description is caught by message_inspection_test.
+// (BOOST_DESCRIBE_STRUCT: its members in order) in gate::actors, where CAF finds `inspect` and
+// `to_string` below by the message's namespace; a message in an anonymous namespace (an
+// actor's own timer) names them there (`using actors::inspect; using actors::to_string;`).
+// Nothing else is written per message, and a member added to a message but left out of its
+// description is caught by message_inspection_test.
 //
 // A field holding a process-local handle (a snapshot or board pointer, a reply channel, a
 // callback) prints as <local> and refuses to serialize (caf::sec::state_not_serializable):
@@ -84,7 +85,7 @@ inline void print_json(std::string& out, const std::string& json) {
         out += "...(" + std::to_string(json.size()) + " bytes)";
 }
 
-// The message's own name, without its namespaces ("plan_list", not "gate::plan_list").
+// The message's own name, without its namespaces ("plan_list", not "gate::actors::plan_list").
 inline std::string unqualified(std::string name) {
     auto depth = 0;
     std::size_t start = 0;

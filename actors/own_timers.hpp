@@ -15,7 +15,7 @@
 #include <chrono>
 #include <utility>
 
-namespace gate {
+namespace gate::actors {
 
 // `timer` reaches `self` after `delay` (at once when `delay` is not positive).
 template <class Self, class Rep, class Period, class Timer>
@@ -36,4 +36,4 @@ template <class Self, class... Handlers> void handle_own_timers(Self* self, Hand
     });
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-namespace gate {
+namespace gate::actors {
 
 template <class T> class reply_to {
 public:
@@ -39,4 +39,4 @@ private:
     std::shared_ptr<state> state_;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -26,7 +26,7 @@ template <class F>
 auto on_store(const caf::actor& actor, F f)
     -> boost::asio::awaitable<std::optional<std::invoke_result_t<F, store&>>> {
     using T = std::invoke_result_t<F, store&>;
-    co_return co_await actors::ask<T>(actor, [&](reply_to<T> reply) {
+    co_return co_await actors::ask<T>(actor, [&](actors::reply_to<T> reply) {
         return store_job{[f = std::move(f), reply](store& s) { reply(f(s)); }};
     });
 }

@@ -24,7 +24,7 @@ These things are measured:
 3. Namespaces that do not follow folders. The rule, per top folder:
      gateway/<sub>/...   gate::gateway::<sub> (or below it), or gate::gateway
      gateway/<file>      gate::gateway (or below it)
-     actors/, protocol/, transport/, config/, shim/, hooks/, process/ (any depth)
+     actors/, protocol/, transport/, config/, shim/, hooks/, process/, policy/ (any depth)
                          gate::<folder> (or below it): actors/guards may be gate::actors or
                          gate::actors::guards, protocol/jose is gate::protocol::jose
    What is checked is each namespace that holds code directly (a `namespace gate {` that only
@@ -32,8 +32,8 @@ These things are measured:
    transparent (their code is their parent's); a forward declaration (`struct document;`,
    `class RE2;`) is not code; code at global scope (main) is not checked; namespaces opened to
    specialize a library's templates (std, boost, caf) are allowed.
-   Today gateway/ is still in gate::transport (it moved out of transport/, docs/architecture.md)
-   and actors/ in gate; both are in the baseline until the refactoring moves them.
+   Today most of gateway/ is still in gate::transport (it moved out of transport/,
+   docs/architecture.md); it is in the baseline until the refactoring moves it.
 
 4. The walk of a request (docs/architecture.md, "How one request flows"): every file it names
    (a backquoted path ending .cpp or .hpp) exists, and it names at most 20, so the path a
@@ -74,7 +74,7 @@ _spec.loader.exec_module(_sizes)
 strip_comments_and_literals = _sizes.strip
 
 GATEWAY = 'gateway'
-NAMESPACE_FOLDERS = ['gateway', 'actors', 'protocol', 'transport', 'config', 'shim', 'hooks', 'process']
+NAMESPACE_FOLDERS = ['gateway', 'actors', 'protocol', 'transport', 'config', 'shim', 'hooks', 'process', 'policy']
 MAX_PUBLIC_DATA = 25
 MAX_PUBLIC_METHODS = 20
 # Namespaces a file may open to specialize a library's templates (std::hash, boost's traits).

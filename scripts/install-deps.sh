@@ -9,7 +9,7 @@ packages=(
   libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev
   libsqlite3-dev libpq-dev  # gate-hooks' stores: SQLite (default), PostgreSQL
-  libre2-dev  # policy argument patterns, matched in linear time (actors/policy/argument_match)
+  libre2-dev  # policy argument patterns, matched in linear time (policy/argument_match)
   libhiredis-dev  # RESP formatting and parsing for gate's shared state (transport/redis/redis_wire)
   redis-tools  # a real Redis 7 for the tests: its server binary, started by the tests (no service)
   systemd  # systemd-analyze, which the tests run on the units in config/systemd

@@ -19,7 +19,7 @@ constexpr auto full = protocol::full_profile;
 
 namespace {
 
-std::shared_ptr<const snapshot> federation_of(int upstreams, bool with_policy) {
+std::shared_ptr<const gate::actors::snapshot> federation_of(int upstreams, bool with_policy) {
     auto doc = std::make_shared<config::document>();
     for (int i = 0; i < upstreams; ++i) {
         config::upstream u;
@@ -49,7 +49,7 @@ std::shared_ptr<const snapshot> federation_of(int upstreams, bool with_policy) {
         p.rules.push_back(std::move(last));
         doc->policy = std::move(p);
     }
-    return make_snapshot(doc, 1);
+    return gate::actors::make_snapshot(doc, 1);
 }
 
 json::array tools_of(int upstream, int n) {
@@ -69,10 +69,10 @@ json::array tools_of(int upstream, int n) {
 int main(int argc, char** argv) {
     int iterations = argc > 1 ? std::stoi(argv[1]) : 20000;
     constexpr int upstreams = 20, per_upstream = 50;
-    principal caller{"bench-user", "https://idp.example", {"bench"}, {}};
+    gate::policy::principal caller{"bench-user", "https://idp.example", {"bench"}, {}};
     for (bool with_policy : {false, true}) {
-        federation fed(federation_of(upstreams, with_policy),
-                       protocol::cursor_codec::with_random_key());
+        gate::actors::federation fed(federation_of(upstreams, with_policy),
+                                     protocol::cursor_codec::with_random_key());
         auto t0 = std::chrono::steady_clock::time_point{};
         for (int i = 0; i < upstreams; ++i)
             fed.store(static_cast<std::size_t>(i), protocol::list_kind::tools, full,
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
             auto start = std::chrono::steady_clock::now();
             for (int i = 0; i < iterations; ++i) {
                 auto page = fed.page(protocol::list_kind::tools, full, std::nullopt, 42, &caller);
-                const auto& answer = std::get<list_answer>(page);
+                const auto& answer = std::get<gate::actors::list_answer>(page);
                 served = answer.items_served;
                 // As the transport puts it on the wire (list_response).
                 std::string wire = R"({"jsonrpc":"2.0","id":1,"result":)";

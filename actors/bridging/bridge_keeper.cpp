@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -183,4 +183,4 @@ bridge_keeper_actor spawn_bridge_keeper(caf::actor_system& sys, retire_bridges r
     return sys.spawn(keeper, std::move(retire), timing);
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -12,7 +12,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-namespace gate {
+namespace gate::actors {
 
 struct bridge_timing {
     std::chrono::steady_clock::duration idle = std::chrono::minutes(5);
@@ -30,4 +30,4 @@ using bridge_keeper_actor =
 bridge_keeper_actor spawn_bridge_keeper(caf::actor_system& sys, retire_bridges retire,
                                         bridge_timing timing = {});
 
-} // namespace gate
+} // namespace gate::actors

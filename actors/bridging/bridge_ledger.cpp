@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::actors {
 
 bool bridge_ledger::call_started(const std::string& session, const std::string& client_id,
                                  const std::string& upstream) {
@@ -65,4 +65,4 @@ void bridge_ledger::forget_upstream(const std::string& upstream) {
     std::erase_if(subscriptions_, [&](const auto& s) { return std::get<0>(s) == upstream; });
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 // Upstreams are named by their configured id, not by their position in the snapshot: a reload
 // may reorder or remove upstreams while the keeper still holds their sessions.
@@ -64,4 +64,4 @@ private:
 // Described for the actor messages that carry it (actors/message_inspection.hpp).
 BOOST_DESCRIBE_STRUCT(retired_bridge, (), (session, upstream))
 
-} // namespace gate
+} // namespace gate::actors

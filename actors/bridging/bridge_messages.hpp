@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 // Where a client's call went: cancelling it means telling this upstream about this id.
 struct call_target {
@@ -110,8 +110,4 @@ BOOST_DESCRIBE_STRUCT(bridge_upstream_gone, (), (upstream))
 BOOST_DESCRIBE_STRUCT(bridged_idle, (), (session, upstream, seen))
 BOOST_DESCRIBE_STRUCT(bridge_batch, (), (events))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

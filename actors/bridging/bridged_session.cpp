@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::actors {
 
 void bridged_session::touch(time_point now) {
     last_used_ = std::max(last_used_, now);
@@ -52,4 +52,4 @@ std::optional<bridged_session::time_point> bridged_session::idle_at(duration idl
     return last_used_ + idle;
 }
 
-} // namespace gate
+} // namespace gate::actors

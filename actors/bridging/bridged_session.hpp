@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace gate {
+namespace gate::actors {
 
 class bridged_session {
 public:
@@ -42,4 +42,4 @@ private:
     std::size_t streams_ = 0;
 };
 
-} // namespace gate
+} // namespace gate::actors

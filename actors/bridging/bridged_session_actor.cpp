@@ -4,7 +4,7 @@
 
 #include <caf/all.hpp>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -116,4 +116,4 @@ bridged_session_actor spawn_bridged_session(caf::actor_system& sys, bridged_sess
     return sys.spawn(bridged, std::move(args));
 }
 
-} // namespace gate
+} // namespace gate::actors

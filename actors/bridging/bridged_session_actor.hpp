@@ -18,7 +18,7 @@
 #include <caf/typed_actor.hpp>
 #include <chrono>
 
-namespace gate {
+namespace gate::actors {
 
 // Its own timer: is it idle now?
 struct bridged_idle_check {};
@@ -48,8 +48,4 @@ BOOST_DESCRIBE_STRUCT(bridged_idle_check, (), ())
 BOOST_DESCRIBE_STRUCT(bridged_end, (), (retire))
 BOOST_DESCRIBE_STRUCT(bridged_session_args, (), (key, keeper, idle, retire, streams))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

@@ -9,7 +9,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace gate {
+namespace gate::actors {
 
 namespace json = boost::json;
 using protocol::list_kind;
@@ -261,7 +261,8 @@ std::optional<std::pair<std::string_view, std::string_view>> invocation_of(list_
 
 std::variant<list_answer, route_error> federation::page(list_kind kind, client_profile profile,
                                                         const std::optional<std::string>& cursor,
-                                                        std::uint64_t caller, const principal* who,
+                                                        std::uint64_t caller,
+                                                        const policy::principal* who,
                                                         std::optional<std::size_t> tenant) const {
     std::vector<protocol::upstream_items> parts;
     // A tenant that sees some upstreams only is listed nothing of the others.
@@ -307,7 +308,7 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
             // As the client is listed it: a view's URI rewritten (protocol/ui_uri.hpp).
             auto client_name = named ? snap_->codec.client_name(i, name)
                                      : protocol::client_ui_uri(snap_->codec, i, name);
-            invocation what{server, method, name, client_name};
+            policy::invocation what{server, method, name, client_name};
             what.listing = true;
             // A shortened name's full spelling, which a client may call it by too.
             std::string full;
@@ -543,4 +544,4 @@ std::variant<route, route_error> federation::resolve(std::string_view method, js
         protocol::gateway_error_text(protocol::gateway_error::unsupported_method, {method}), ""};
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 using time_point = std::chrono::steady_clock::time_point;
 
@@ -121,7 +121,7 @@ public:
     std::variant<list_answer, route_error> page(protocol::list_kind kind, client_profile profile,
                                                 const std::optional<std::string>& cursor,
                                                 std::uint64_t caller,
-                                                const principal* who = nullptr,
+                                                const policy::principal* who = nullptr,
                                                 std::optional<std::size_t> tenant = {}) const;
 
     // The page of an uncached merged list (a client's tasks) that a cursor asks for.
@@ -205,4 +205,4 @@ private:
     }
 };
 
-} // namespace gate
+} // namespace gate::actors

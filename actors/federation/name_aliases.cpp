@@ -5,7 +5,7 @@
 
 #include <set>
 
-namespace gate {
+namespace gate::actors {
 
 namespace json = boost::json;
 
@@ -46,4 +46,4 @@ std::variant<std::string, route_error> federation::own_name(std::size_t upstream
                        name, false, true};
 }
 
-} // namespace gate
+} // namespace gate::actors

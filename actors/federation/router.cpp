@@ -5,7 +5,7 @@
 #include <caf/all.hpp>
 #include <deque>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -92,4 +92,4 @@ router_actor spawn_router(caf::actor_system& sys, std::shared_ptr<const snapshot
     return sys.spawn(router, std::move(snap), std::move(cursors));
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -12,7 +12,7 @@
 #include <caf/typed_actor.hpp>
 #include <cstddef>
 
-namespace gate {
+namespace gate::actors {
 
 // What the router understands: a message it does not declare is a compile error at the
 // sender, not a dropped message at run time. Answers travel in each message's reply channel.
@@ -46,4 +46,4 @@ constexpr std::size_t router_shard(protocol::list_kind k) {
 // Resource URIs resolve where the resource lists are cached.
 inline constexpr std::size_t resource_shard = router_shard(protocol::list_kind::resources);
 
-} // namespace gate
+} // namespace gate::actors

@@ -7,7 +7,7 @@
 
 #include <boost/describe/class.hpp>
 
-namespace gate {
+namespace gate::actors {
 
 struct fetched_list {
     std::size_t upstream;
@@ -43,8 +43,9 @@ struct complete_list {
     std::optional<std::string> cursor;
     std::uint64_t caller;
     reply_to<std::variant<list_answer, route_error>> reply;
-    std::shared_ptr<const principal> who = nullptr; // for the policy's filter; null: anonymous
-    std::optional<std::size_t> tenant = {};         // the caller's, for its view of upstreams
+    std::shared_ptr<const policy::principal> who =
+        nullptr;                            // for the policy's filter; null: anonymous
+    std::optional<std::size_t> tenant = {}; // the caller's, for its view of upstreams
 };
 
 struct routed {
@@ -100,8 +101,4 @@ BOOST_DESCRIBE_STRUCT(invalidate_upstream, (), (upstream))
 BOOST_DESCRIBE_STRUCT(read_cached_lists, (), (snap, kind, profile, reply))
 BOOST_DESCRIBE_STRUCT(replace_snapshot, (), (snap))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

@@ -1,6 +1,6 @@
 #include "actors/federation/snapshot.hpp"
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 protocol::name_codec codec_for(const config::document& doc) {
@@ -19,15 +19,15 @@ std::shared_ptr<const snapshot> make_snapshot(std::shared_ptr<const config::docu
     std::unordered_map<std::string, std::size_t> by_id;
     for (std::size_t i = 0; i < doc->upstreams.size(); ++i)
         by_id.emplace(doc->upstreams[i].id, i);
-    std::shared_ptr<const policy_engine> policy;
+    std::shared_ptr<const policy::policy_engine> policy;
     if (doc->policy)
-        policy = std::make_shared<const policy_engine>(*doc->policy);
-    std::shared_ptr<const tenant_resolver> tenants;
+        policy = std::make_shared<const policy::policy_engine>(*doc->policy);
+    std::shared_ptr<const policy::tenant_resolver> tenants;
     if (!doc->tenants.empty())
-        tenants = std::make_shared<const tenant_resolver>(doc->tenants);
+        tenants = std::make_shared<const policy::tenant_resolver>(doc->tenants);
     return std::make_shared<const snapshot>(snapshot{version, std::move(doc), std::move(codec),
                                                      std::move(by_id), std::move(policy),
                                                      std::move(tenants)});
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -2,9 +2,9 @@
 // the current snapshot once at entry and keeps it for its whole life.
 #pragma once
 
-#include "actors/policy/policy_engine.hpp"
-#include "actors/policy/tenant_resolver.hpp"
 #include "config/model.hpp"
+#include "policy/policy_engine.hpp"
+#include "policy/tenant_resolver.hpp"
 #include "protocol/name_codec.hpp"
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace gate {
+namespace gate::actors {
 
 struct snapshot {
     std::uint64_t version;
@@ -21,9 +21,9 @@ struct snapshot {
     std::unordered_map<std::string, std::size_t> upstream_by_id;
     // The policy, compiled once per snapshot; null when the document has none (authorization
     // is not enforced: docs/configuration.md).
-    std::shared_ptr<const policy_engine> policy;
+    std::shared_ptr<const policy::policy_engine> policy;
     // The tenants, compiled once per snapshot; null when the document configures none.
-    std::shared_ptr<const tenant_resolver> tenants;
+    std::shared_ptr<const policy::tenant_resolver> tenants;
 
     const config::upstream& upstream(std::size_t i) const { return doc->upstreams[i]; }
     std::size_t size() const { return doc->upstreams.size(); }
@@ -32,4 +32,4 @@ struct snapshot {
 std::shared_ptr<const snapshot> make_snapshot(std::shared_ptr<const config::document> doc,
                                               std::uint64_t version);
 
-} // namespace gate
+} // namespace gate::actors

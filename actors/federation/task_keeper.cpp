@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -35,4 +35,4 @@ task_keeper_actor spawn_task_keeper(caf::actor_system& sys,
     return sys.spawn(task_keeper, sweep_every);
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -12,7 +12,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-namespace gate {
+namespace gate::actors {
 
 struct task_pin {
     std::string task_id;
@@ -54,8 +54,4 @@ BOOST_DESCRIBE_STRUCT(task_find, (), (task_id, principal, reply))
 BOOST_DESCRIBE_STRUCT(task_count, (), (reply))
 BOOST_DESCRIBE_STRUCT(task_sweep, (), ())
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

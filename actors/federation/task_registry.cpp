@@ -2,7 +2,7 @@
 
 #include <iterator>
 
-namespace gate {
+namespace gate::actors {
 
 void task_registry::pin(const std::string& task_id, std::uint64_t principal, std::string upstream,
                         time_point now) {
@@ -37,4 +37,4 @@ std::size_t task_registry::expire(time_point now) {
     return std::erase_if(records_, expired) + std::erase_if(located_, expired);
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -18,7 +18,7 @@
 #include <string>
 #include <utility>
 
-namespace gate {
+namespace gate::actors {
 
 struct task_owner {
     enum class kind { owned, foreign, located, unknown };
@@ -54,4 +54,4 @@ private:
     std::map<std::string, record> located_;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -8,7 +8,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -24,7 +24,8 @@ BOOST_DESCRIBE_STRUCT(health_timer, (), ())
 BOOST_DESCRIBE_STRUCT(round_overdue, (), (round))
 BOOST_DESCRIBE_STRUCT(rest_over, (), ())
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp):
+// an anonymous namespace's types look only there.
 using actors::inspect;
 using actors::to_string;
 
@@ -198,7 +199,7 @@ upstream_actor spawn_upstream_actor(caf::actor_system& sys, std::shared_ptr<guar
     return actor;
 }
 
-} // namespace gate
+} // namespace gate::actors
 
 namespace gate::actors {
 

@@ -29,7 +29,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 class guard_board;
 
@@ -70,8 +70,4 @@ BOOST_DESCRIBE_STRUCT(endpoint_down, (), (index, why))
 BOOST_DESCRIBE_STRUCT(probe_verdicts, (), (why))
 BOOST_DESCRIBE_STRUCT(health_tick, (), ())
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

@@ -9,7 +9,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -22,7 +22,8 @@ struct probe_overdue {
 
 BOOST_DESCRIBE_STRUCT(probe_overdue, (), (board, probe))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp):
+// an anonymous namespace's types look only there.
 using actors::inspect;
 using actors::to_string;
 
@@ -165,7 +166,7 @@ breaker_actor spawn_breaker_actor(caf::actor_system& sys,
     return actor;
 }
 
-} // namespace gate
+} // namespace gate::actors
 
 namespace gate::actors {
 

@@ -26,7 +26,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 class guard_board;
 
@@ -83,8 +83,4 @@ BOOST_DESCRIBE_STRUCT(breaker_abandon, (), (board))
 BOOST_DESCRIBE_STRUCT(breaker_fleet_opened, (), (board, rest, counted))
 BOOST_DESCRIBE_STRUCT(breaker_boards, (), (boards))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

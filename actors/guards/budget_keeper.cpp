@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -30,4 +30,4 @@ budget_keeper_actor spawn_budget_keeper(caf::actor_system& sys, wall_clock clock
     return sys.spawn(budget_keeper, std::move(clock));
 }
 
-} // namespace gate
+} // namespace gate::actors

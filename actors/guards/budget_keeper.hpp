@@ -22,7 +22,7 @@
 #include <functional>
 #include <string>
 
-namespace gate {
+namespace gate::actors {
 
 // A reservation of `account`'s allowance as configured now (a reload may change it).
 struct budget_reserve_ask {
@@ -53,8 +53,4 @@ budget_keeper_actor spawn_budget_keeper(caf::actor_system& sys,
 BOOST_DESCRIBE_STRUCT(budget_reserve_ask, (), (account, budget, reply))
 BOOST_DESCRIBE_STRUCT(budget_reserved_elsewhere, (), (account, budget, n))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

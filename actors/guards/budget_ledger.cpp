@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 namespace chr = std::chrono;
 
@@ -125,4 +125,4 @@ std::int64_t budget_ledger::used(const std::string& key, wall_time now) {
     return it == accounts_.end() || now >= it->second.ends ? 0 : it->second.used;
 }
 
-} // namespace gate
+} // namespace gate::actors

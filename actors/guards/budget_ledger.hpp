@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 using wall_time = std::chrono::system_clock::time_point;
 
@@ -91,4 +91,4 @@ private:
     std::unordered_map<std::string, account> accounts_;
 };
 
-} // namespace gate
+} // namespace gate::actors

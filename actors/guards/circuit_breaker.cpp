@@ -1,6 +1,6 @@
 #include "actors/guards/circuit_breaker.hpp"
 
-namespace gate {
+namespace gate::actors {
 
 circuit_breaker::circuit_breaker(std::int64_t failure_threshold,
                                  std::chrono::milliseconds half_open_after)
@@ -71,4 +71,4 @@ circuit_breaker::state circuit_breaker::current(time_point now) const {
     return state_;
 }
 
-} // namespace gate
+} // namespace gate::actors

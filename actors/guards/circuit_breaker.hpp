@@ -17,7 +17,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace gate {
+namespace gate::actors {
 
 class circuit_breaker {
 public:
@@ -59,4 +59,4 @@ private:
     bool probe_out_ = false;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -1,6 +1,6 @@
 #include "actors/guards/endpoint_rotation.hpp"
 
-namespace gate {
+namespace gate::actors {
 
 endpoint_rotation::endpoint_rotation(std::size_t endpoints, std::chrono::milliseconds rest,
                                      bool active)
@@ -67,4 +67,4 @@ bool endpoint_rotation::restore(std::size_t endpoint) {
     return changed;
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 // The order in which a new session tries the endpoints: those in rotation, starting with
 // `turn` (advanced past the first), then (as a last resort) the ejected ones.
@@ -50,4 +50,4 @@ private:
     std::size_t next_ = 0;
 };
 
-} // namespace gate
+} // namespace gate::actors

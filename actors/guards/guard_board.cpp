@@ -1,6 +1,6 @@
 #include "actors/guards/guard_board.hpp"
 
-namespace gate {
+namespace gate::actors {
 
 guard_board::guard_board(config::upstream cfg)
     : cfg_(std::move(cfg)), view_(std::make_shared<const guard_view>(initial_view(cfg_))) {}
@@ -58,4 +58,4 @@ bool guard_board::request_probe_round() const {
     return true;
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -19,7 +19,7 @@
 #include <memory>
 #include <mutex>
 
-namespace gate {
+namespace gate::actors {
 
 class guard_board {
 public:
@@ -92,4 +92,4 @@ private:
     std::function<void()> probe_round_;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 struct guard_change {
     enum class kind : std::uint8_t { breaker, endpoint, given_up };
@@ -63,4 +63,4 @@ private:
     std::size_t next_ = 0, held_ = 0;
 };
 
-} // namespace gate
+} // namespace gate::actors

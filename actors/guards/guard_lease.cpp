@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::actors {
 
 guard_lease::decision guard_lease::decide(const guard_view& view, guard_use use, time_point now) {
     using state = circuit_breaker::state;
@@ -27,4 +27,4 @@ guard_lease::decision guard_lease::decide(const guard_view& view, guard_use use,
     return ask_actor{};
 }
 
-} // namespace gate
+} // namespace gate::actors

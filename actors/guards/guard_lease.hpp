@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <variant>
 
-namespace gate {
+namespace gate::actors {
 
 class guard_lease {
 public:
@@ -42,4 +42,4 @@ private:
     slot_lease slots_;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 struct guard_view {
     using time_point = std::chrono::steady_clock::time_point;
@@ -37,4 +37,4 @@ struct guard_view {
     bool operator==(const guard_view&) const = default;
 };
 
-} // namespace gate
+} // namespace gate::actors

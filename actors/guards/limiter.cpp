@@ -6,7 +6,7 @@
 #include <caf/all.hpp>
 #include <unordered_map>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -62,4 +62,4 @@ limiter_actor spawn_limiter(caf::actor_system& sys, std::size_t max_principals) 
     return sys.spawn(limiter, max_principals);
 }
 
-} // namespace gate
+} // namespace gate::actors

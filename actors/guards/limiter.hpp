@@ -21,7 +21,7 @@
 #include <optional>
 #include <string>
 
-namespace gate {
+namespace gate::actors {
 
 // Every limit travels with its ask, so a reload that changes one applies at once (the window
 // starts afresh).
@@ -69,8 +69,4 @@ BOOST_DESCRIBE_STRUCT(principal_limit_ask, (), (principal, per_minute, demand, r
 BOOST_DESCRIBE_STRUCT(tenant_limit_ask, (), (tenant, requests_per_minute, demand, reply))
 BOOST_DESCRIBE_STRUCT(tool_limit_ask, (), (scope, principal, per_minute, demand, reply))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

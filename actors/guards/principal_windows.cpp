@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-namespace gate {
+namespace gate::actors {
 
 principal_windows::principal_windows(std::int64_t limit, std::size_t max_principals)
     : limit_(limit), max_(std::max<std::size_t>(max_principals, 1)) {}
@@ -32,4 +32,4 @@ void principal_windows::make_room(time_point now) {
     windows_.erase(oldest);
 }
 
-} // namespace gate
+} // namespace gate::actors

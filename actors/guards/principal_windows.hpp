@@ -12,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace gate {
+namespace gate::actors {
 
 class principal_windows {
 public:
@@ -37,4 +37,4 @@ private:
     std::unordered_map<std::string, entry> windows_;
 };
 
-} // namespace gate
+} // namespace gate::actors

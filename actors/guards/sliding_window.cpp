@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::actors {
 
 sliding_window::sliding_window(std::int64_t limit, std::chrono::milliseconds window)
     : limit_(limit), slot_(std::chrono::duration_cast<std::chrono::nanoseconds>(window) /
@@ -74,4 +74,4 @@ std::chrono::milliseconds sliding_window::wait_for_room(time_point now) const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(slot_ * slots);
 }
 
-} // namespace gate
+} // namespace gate::actors

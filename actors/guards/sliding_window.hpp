@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace gate {
+namespace gate::actors {
 
 // A retry hint in whole seconds, rounded up, at least 1 (Retry-After, and the hint in -32040).
 inline std::int64_t whole_seconds(std::chrono::milliseconds wait) {
@@ -62,4 +62,4 @@ private:
     std::int64_t head_ = -1; // index (in slots since the epoch) of the newest slot counted
 };
 
-} // namespace gate
+} // namespace gate::actors

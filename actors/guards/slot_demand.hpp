@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace gate {
+namespace gate::actors {
 
 struct slot_demand {
     // A batch before any rate was measured (and the least a batch may grow to).
@@ -42,4 +42,4 @@ struct slot_demand {
 // Described for the actor messages that carry it (actors/message_inspection.hpp).
 BOOST_DESCRIBE_STRUCT(slot_demand, (), (per_second, most))
 
-} // namespace gate
+} // namespace gate::actors

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace gate {
+namespace gate::actors {
 
 class slot_lease {
 public:
@@ -60,4 +60,4 @@ private:
     time_point granted_at_{};
 };
 
-} // namespace gate
+} // namespace gate::actors

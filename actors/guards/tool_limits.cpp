@@ -1,10 +1,10 @@
 #include "actors/guards/tool_limits.hpp"
 
-#include "actors/policy/policy_engine.hpp"
+#include "policy/policy_engine.hpp"
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::actors {
 
 std::vector<tool_window_ref> tool_windows_for(const config::upstream& u, std::string_view tool,
                                               const std::string& principal) {
@@ -12,11 +12,11 @@ std::vector<tool_window_ref> tool_windows_for(const config::upstream& u, std::st
     for (std::size_t i = 0; i < u.tool_limits.size(); ++i) {
         const auto& e = u.tool_limits[i];
         if (std::none_of(e.names.begin(), e.names.end(),
-                         [&](const std::string& n) { return glob_match(n, tool); }))
+                         [&](const std::string& n) { return policy::glob_match(n, tool); }))
             continue;
         std::string scope = "tool:" + u.id + ":";
         for (const auto& n : e.names)
-            append_key_part(scope, n);
+            policy::append_key_part(scope, n);
         if (e.requests_per_minute)
             out.push_back({i, scope, {}, *e.requests_per_minute});
         if (e.per_principal_per_minute && !principal.empty())
@@ -45,4 +45,4 @@ sliding_window::batch tool_windows::take_batch(const std::string& scope,
     return it->second.windows.take_batch(principal, now, demand);
 }
 
-} // namespace gate
+} // namespace gate::actors

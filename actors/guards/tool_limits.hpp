@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 // One window a call is counted in.
 struct tool_window_ref {
@@ -64,4 +64,4 @@ private:
     std::unordered_map<std::string, per_principal> principals_;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -1,6 +1,6 @@
 #include "actors/guards/upstream_guard.hpp"
 
-namespace gate {
+namespace gate::actors {
 
 upstream_guard::upstream_guard(std::optional<std::int64_t> requests_per_minute) {
     if (requests_per_minute)
@@ -17,4 +17,4 @@ upstream_guard::grant(guard_use use, time_point now, const slot_demand& demand) 
     return granted{false, b.taken, b.until};
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -15,7 +15,7 @@
 #include <optional>
 #include <variant>
 
-namespace gate {
+namespace gate::actors {
 
 enum class guard_use : std::uint8_t { invocation, upkeep };
 
@@ -57,4 +57,4 @@ private:
     std::optional<sliding_window> window_;
 };
 
-} // namespace gate
+} // namespace gate::actors

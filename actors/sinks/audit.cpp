@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -127,4 +127,4 @@ audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::au
                          capacity, outlet.tally);
 }
 
-} // namespace gate
+} // namespace gate::actors

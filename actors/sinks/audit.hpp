@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 // The events of the requests the io thread finished in one turn of its loop: one message for
 // many, so a busy gateway wakes the sink a few hundred times a second, not once per request.
@@ -88,8 +88,4 @@ audit_channel spawn_audit(caf::actor_system& sys, const std::optional<config::au
 
 BOOST_DESCRIBE_STRUCT(audit_batch, (), (events))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

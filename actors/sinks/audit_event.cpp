@@ -7,7 +7,7 @@
 #include <boost/json/string.hpp>
 #include <cstdio>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -91,4 +91,4 @@ std::string to_json_line(const audit_event& e) {
     return std::move(w).finish();
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 struct audit_event {
     std::chrono::system_clock::time_point time;
@@ -48,4 +48,4 @@ BOOST_DESCRIBE_STRUCT(audit_event, (),
                        required_scopes, outcome, error, latency_ms, tenant, upstream_calls,
                        items_served, usage, owner, definition, hook))
 
-} // namespace gate
+} // namespace gate::actors

@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate {
+namespace gate::actors {
 
 batch_post batch_targets::make_post(caf::weak_actor_ptr self, std::size_t i,
                                     batcher::batch b) const {
@@ -80,4 +80,4 @@ std::int64_t batch_targets::waiting() const {
     return n;
 }
 
-} // namespace gate
+} // namespace gate::actors

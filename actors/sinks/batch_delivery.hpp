@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 // One POST of a batch, performed by the io thread.
 struct batch_post {
@@ -171,8 +171,4 @@ BOOST_DESCRIBE_STRUCT(batch_wake, (), ())
 BOOST_DESCRIBE_STRUCT(batch_close, (), ())
 BOOST_DESCRIBE_STRUCT(batch_flush, (), (reply))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::actors {
 
 batcher::batcher(std::string id_prefix, limits l) : limits_(l), prefix_(std::move(id_prefix)) {
     limits_.batch = std::max<std::size_t>(limits_.batch, 1);
@@ -86,4 +86,4 @@ std::optional<batcher::clock::time_point> batcher::next_due() const {
     return oldest + limits_.linger;
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -21,7 +21,7 @@
 #include <optional>
 #include <string>
 
-namespace gate {
+namespace gate::actors {
 
 class batcher {
 public:
@@ -87,4 +87,4 @@ private:
     std::int64_t failures_ = 0;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -3,7 +3,7 @@
 // request context can carry one.
 #pragma once
 
-#include "actors/policy/principal.hpp"
+#include "policy/principal.hpp"
 
 #include <boost/describe/class.hpp>
 #include <boost/json/object.hpp>
@@ -13,7 +13,7 @@
 #include <string>
 #include <variant>
 
-namespace gate {
+namespace gate::actors {
 
 // A message a client sent, as the io thread saw it (raw: the actor parses it).
 struct heard_request {
@@ -21,7 +21,7 @@ struct heard_request {
     std::chrono::system_clock::time_point at;
     std::string session; // its Mcp-Session-Id (hashed before it is written); empty: none
     std::string version; // its MCP-Protocol-Version header; empty: none
-    caller_ref caller;
+    policy::caller_ref caller;
     std::string body;
     std::string outcome;
     std::optional<std::string> upstream;
@@ -48,4 +48,4 @@ BOOST_DESCRIBE_STRUCT(heard_answer, (),
                       (request, at, upstream, method, params, reply, failure_kind, status,
                        failure_message))
 
-} // namespace gate
+} // namespace gate::actors

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-namespace gate {
+namespace gate::actors {
 
 std::optional<record_file> record_file::open(std::string path, std::uint64_t cap,
                                              std::string& why) {
@@ -63,4 +63,4 @@ void record_file::flush() {
         std::fflush(f_);
 }
 
-} // namespace gate
+} // namespace gate::actors

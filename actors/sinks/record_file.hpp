@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate {
+namespace gate::actors {
 
 class record_file {
 public:
@@ -41,4 +41,4 @@ private:
     std::string error_;
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -12,7 +12,7 @@
 #include <spdlog/spdlog.h>
 #include <stdexcept>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -49,7 +49,7 @@ std::string session_alias(const std::array<unsigned char, 16>& salt, const std::
     return out;
 }
 
-protocol::recorded_principal recorded(const principal& p) {
+protocol::recorded_principal recorded(const policy::principal& p) {
     protocol::recorded_principal r{p.subject, p.issuer, p.groups, {}};
     static constexpr std::array<std::string_view, 7> registered = {"exp", "iat", "nbf", "jti",
                                                                    "aud", "iss", "sub"};
@@ -170,4 +170,4 @@ recorder_actor spawn_recorder(caf::actor_system& sys, const record_target& targe
                      std::move(tally));
 }
 
-} // namespace gate
+} // namespace gate::actors

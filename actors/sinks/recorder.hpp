@@ -26,7 +26,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 struct record_batch {
     std::vector<heard_event> events;
@@ -50,8 +50,4 @@ recorder_actor spawn_recorder(caf::actor_system& sys, const record_target& targe
 
 BOOST_DESCRIBE_STRUCT(record_batch, (), (events))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

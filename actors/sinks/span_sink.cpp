@@ -5,7 +5,7 @@
 #include <caf/all.hpp>
 #include <stdexcept>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -59,4 +59,4 @@ span_sink_actor spawn_span_sink(caf::actor_system& sys, const std::optional<conf
     return sys.spawn(span_sink, *cfg, outlet);
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 
 // The spans of one request, each an OTLP JSON span object (protocol/otlp_json).
 struct span_batch {
@@ -43,8 +43,4 @@ span_sink_actor spawn_span_sink(caf::actor_system& sys, const std::optional<conf
 
 BOOST_DESCRIBE_STRUCT(span_batch, (), (spans))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::actors {
 
 std::variant<restart_intensity::restart, restart_intensity::give_up>
 restart_intensity::stopped(time_point now) {
@@ -21,4 +21,4 @@ restart_intensity::stopped(time_point now) {
     return restart{std::min(pause, policy_.max_pause), recent_.size()};
 }
 
-} // namespace gate
+} // namespace gate::actors

@@ -14,7 +14,7 @@
 #include <deque>
 #include <variant>
 
-namespace gate {
+namespace gate::actors {
 
 struct restart_policy {
     std::size_t max_restarts = 5;
@@ -53,4 +53,4 @@ private:
     std::deque<time_point> recent_; // restarts granted within the window, oldest first
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace gate {
+namespace gate::actors {
 
 inline constexpr std::array<std::string_view, 9> supervised_kinds = {
     "router",        "task_keeper", "bridge_keeper", "audit_sink", "limiter",
@@ -21,4 +21,4 @@ struct supervision_tally {
     std::array<std::atomic<std::int64_t>, supervised_kinds.size()> given_up{};
 };
 
-} // namespace gate
+} // namespace gate::actors

@@ -8,7 +8,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate {
+namespace gate::actors {
 
 namespace {
 
@@ -56,7 +56,8 @@ struct respawn_due {
 
 BOOST_DESCRIBE_STRUCT(respawn_due, (), (slot, board, dead, reason, restart))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
+// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp):
+// an anonymous namespace's types look only there.
 using actors::inspect;
 using actors::to_string;
 
@@ -396,7 +397,7 @@ supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
     return sys.spawn(supervisor, std::move(what), std::move(directory), cursors);
 }
 
-} // namespace gate
+} // namespace gate::actors
 
 namespace gate::actors {
 

@@ -46,7 +46,7 @@
 #include <cstdio>
 #include <memory>
 
-namespace gate {
+namespace gate::actors {
 
 // The actors the io thread talks to, replaced whole when one of them is respawned.
 struct actor_set {
@@ -112,8 +112,4 @@ supervisor_actor spawn_supervisor(caf::actor_system& sys, supervised what,
 BOOST_DESCRIBE_STRUCT(reload_snapshot, (), (snap, upstreams))
 BOOST_DESCRIBE_STRUCT(adopt_upstreams, (), (upstreams))
 
-// CAF finds a message's inspect and to_string by its namespace (actors/message_inspection.hpp).
-using actors::inspect;
-using actors::to_string;
-
-} // namespace gate
+} // namespace gate::actors

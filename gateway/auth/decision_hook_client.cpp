@@ -61,7 +61,7 @@ bool refuses_question(unsigned status) {
 
 } // namespace
 
-json::object hook_answer::audit(hook_stage stage) const {
+json::object hook_answer::audit(policy::hook_stage stage) const {
     json::object o{{"stage", hook_stage_name(stage)}, {"verdict", verdict_name(what)}};
     if (!reason.empty())
         o["reason"] = reason;
@@ -111,7 +111,8 @@ decision_hook_client::prepared_for(const config::decision_hook& hook) {
 }
 
 asio::awaitable<hook_answer> decision_hook_client::ask(const config::decision_hook& hook,
-                                                       hook_stage stage, std::string description,
+                                                       policy::hook_stage stage,
+                                                       std::string description,
                                                        std::string_view traceparent) {
     if (description.size() > max_question_bytes) {
         // A result or arguments too large to post whole: decided as onError says, never sent
@@ -190,13 +191,13 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
         co_return a;
     }
     const auto& answer = std::get<fetch_answer>(got);
-    auto read = read_hook_answer(answer.status, answer.body);
+    auto read = policy::read_hook_answer(answer.status, answer.body);
     hook_answer a;
     if (auto* why = std::get_if<std::string>(&read)) {
         a = failed(answer.status >= 200 && answer.status <= 299 ? "malformed" : "status", *why,
                    refuses_question(answer.status));
     } else {
-        auto& v = std::get<hook_verdict>(read);
+        auto& v = std::get<policy::hook_verdict>(read);
         a.what = v.allowed ? hook_answer::said::allow : hook_answer::said::deny;
         a.reason = std::move(v.reason);
     }
@@ -249,7 +250,7 @@ void decision_hook_client::grant_waiting() {
     stats_.decision_hook_questions(in_flight_, waiting_);
 }
 
-void decision_hook_client::count(hook_stage stage, const hook_answer& a,
+void decision_hook_client::count(policy::hook_stage stage, const hook_answer& a,
                                  const config::decision_hook& hook) {
     auto name = hook_stage_name(stage);
     if (a.what == hook_answer::said::error) {

@@ -2,13 +2,13 @@
 // the hook within its timeout on a connection kept open between questions, at most maxConcurrent at
 // once (the rest wait their turn within the same timeout), answers remembered for cacheTtlMs, and
 // every decision, failure and latency counted. What a description says and what an answer means are
-// plain C++ (actors/policy/decision_hook). A question is one buffer after a head written once per
+// plain C++ (policy/decision_hook). A question is one buffer after a head written once per
 // hook URL and token (http_fetch's prepare_post): a saturated io thread pays for every
 // instruction a question costs with every session waiting behind it (docs/benchmarks.md).
 #pragma once
 
-#include "actors/policy/decision_hook.hpp"
 #include "config/model.hpp"
+#include "policy/decision_hook.hpp"
 #include "transport/client/http_fetch.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -51,7 +51,7 @@ struct hook_answer {
     // have it).
     std::string client_error() const;
     // The audit event's `hook` member: {stage, verdict, reason?, error?, cached?}.
-    boost::json::object audit(hook_stage stage) const;
+    boost::json::object audit(policy::hook_stage stage) const;
 };
 
 // What the stages ask: a unit test fakes it.
@@ -60,7 +60,8 @@ public:
     // `traceparent`: the trace context of gate's work on the request asked about (empty:
     // none), sent with the question so the hook's own spans join the request's trace.
     virtual boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook,
-                                                    hook_stage stage, std::string description,
+                                                    policy::hook_stage stage,
+                                                    std::string description,
                                                     std::string_view traceparent) = 0;
 
 protected:
@@ -70,8 +71,8 @@ protected:
 class decision_hook_client final : public hook_asker {
 public:
     decision_hook_client(boost::asio::any_io_executor ex, metrics& stats);
-    boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook, hook_stage stage,
-                                            std::string description,
+    boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook,
+                                            policy::hook_stage stage, std::string description,
                                             std::string_view traceparent) override;
 
 private:
@@ -101,14 +102,14 @@ private:
     // Shared: a question still out keeps the head it was sent with.
     std::shared_ptr<const prepared_hook> prepared_for(const config::decision_hook& hook);
     static std::string_view token_of(const config::decision_hook& hook);
-    void count(hook_stage stage, const hook_answer& a, const config::decision_hook& hook);
+    void count(policy::hook_stage stage, const hook_answer& a, const config::decision_hook& hook);
 
     boost::asio::any_io_executor ex_;
     metrics& stats_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     fetch_pool pool_; // connections kept open to the hook between questions
     std::shared_ptr<const prepared_hook> prepared_;
-    hook_memory memory_;
+    policy::hook_memory memory_;
     std::int64_t in_flight_ = 0;
     std::int64_t max_ = 64;    // maxConcurrent of the latest question's configuration
     std::int64_t waiting_ = 0; // in queue_ and not gone

@@ -94,7 +94,7 @@ std::uint64_t token_authenticator::key_set_fetches() const {
     return n;
 }
 
-std::optional<std::variant<caller_ref, auth_refusal>>
+std::optional<std::variant<policy::caller_ref, auth_refusal>>
 token_authenticator::authenticate_now(std::optional<std::string_view> authorization,
                                       bool query_token) {
     if (query_token)
@@ -114,7 +114,7 @@ token_authenticator::authenticate_now(std::optional<std::string_view> authorizat
     return std::nullopt;
 }
 
-asio::awaitable<std::variant<caller_ref, auth_refusal>>
+asio::awaitable<std::variant<policy::caller_ref, auth_refusal>>
 token_authenticator::authenticate(std::optional<std::string_view> authorization, bool query_token) {
     if (auto decided = authenticate_now(authorization, query_token))
         co_return std::move(*decided);

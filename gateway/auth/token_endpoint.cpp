@@ -139,7 +139,7 @@ std::optional<http_reply> token_endpoint::rate_limited(request_context& rec) {
         refused(rec, gateway_error::slow_down,
                 protocol::gateway_error_text(gateway_error::slow_down,
                                              {std::to_string(ema_.token_rate_limit_per_minute)}));
-    reply.headers.emplace_back("Retry-After", std::to_string(whole_seconds(*wait)));
+    reply.headers.emplace_back("Retry-After", std::to_string(actors::whole_seconds(*wait)));
     return reply;
 }
 
@@ -173,24 +173,24 @@ token_endpoint::verified(const protocol::token_request& form, request_context& r
 asio::awaitable<std::optional<http_reply>> token_endpoint::spend(const jose::verified_assertion& a,
                                                                  request_context& rec) {
     auto redemption = redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
-    if (redemption == jti_ledger::redemption::first && fleet_) {
+    if (redemption == policy::jti_ledger::redemption::first && fleet_) {
         // First here; the fleet decides whether it is first anywhere. A store that does not
         // answer leaves this instance's ledger to decide (counted).
         auto ttl = std::chrono::seconds(std::max<std::int64_t>(a.expires - unix_now(), 1));
         auto fresh = co_await fleet_->claim_once("jti", ema_.idp_issuer + "\n" + a.jti, ttl);
         if (fresh && !*fresh)
-            redemption = jti_ledger::redemption::replayed;
+            redemption = policy::jti_ledger::redemption::replayed;
     }
     switch (redemption) {
-    case jti_ledger::redemption::first:
+    case policy::jti_ledger::redemption::first:
         break;
-    case jti_ledger::redemption::replayed: {
+    case policy::jti_ledger::redemption::replayed: {
         auto reply = refused(rec, gateway_error::invalid_grant,
                              "the assertion was already redeemed (jti " + a.jti + ")");
         rec.policy.decision = "replayed"; // alertable apart from other invalid grants
         co_return reply;
     }
-    case jti_ledger::redemption::full:
+    case policy::jti_ledger::redemption::full:
         co_return refused(rec, gateway_error::temporarily_unavailable,
                           protocol::gateway_error_text(gateway_error::temporarily_unavailable));
     }

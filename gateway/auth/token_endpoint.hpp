@@ -7,10 +7,10 @@
 #pragma once
 
 #include "actors/guards/sliding_window.hpp"
-#include "actors/policy/jti_ledger.hpp"
 #include "config/model.hpp"
 #include "gateway/auth/key_set_source.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "policy/jti_ledger.hpp"
 #include "protocol/jose/es256_signer.hpp"
 #include "protocol/jose/id_jag.hpp"
 #include "protocol/jose/jwk.hpp"
@@ -70,8 +70,8 @@ private:
     protocol::jose::es256_signer signer_;
     std::string issuer_;
     key_set_source idp_keys_;
-    sliding_window rate_;
-    jti_ledger redeemed_;
+    actors::sliding_window rate_;
+    policy::jti_ledger redeemed_;
     std::shared_ptr<fleet_store> fleet_;
 };
 

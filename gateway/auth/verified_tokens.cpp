@@ -4,7 +4,7 @@
 
 namespace gate::transport {
 
-caller_ref verified_tokens::find(std::string_view token, std::int64_t now) {
+policy::caller_ref verified_tokens::find(std::string_view token, std::int64_t now) {
     auto hit = entries_.find(token);
     if (hit == entries_.end())
         return nullptr;
@@ -14,7 +14,7 @@ caller_ref verified_tokens::find(std::string_view token, std::int64_t now) {
     return nullptr;
 }
 
-void verified_tokens::remember(std::string_view token, caller_ref who, std::size_t issuer,
+void verified_tokens::remember(std::string_view token, policy::caller_ref who, std::size_t issuer,
                                std::string_view kid, std::int64_t now, std::int64_t until) {
     until = std::min(until, now + ttl_seconds);
     if (until <= now)

@@ -6,7 +6,7 @@
 // of distinct tokens starts the memory over). Plain C++, time passed in (seconds since the epoch).
 #pragma once
 
-#include "actors/policy/principal.hpp"
+#include "policy/principal.hpp"
 
 #include <cstdint>
 #include <span>
@@ -23,12 +23,12 @@ public:
 
     // The principal `token` stands for while its memory holds at `now`; null otherwise (an
     // entry past its time is forgotten here).
-    caller_ref find(std::string_view token, std::int64_t now);
+    policy::caller_ref find(std::string_view token, std::int64_t now);
     // `token`, verified at `now` by `issuer`'s (its index) key `kid` ("" when the token named
     // none and any key that fit was tried), remembered until `until` or ttl_seconds, whichever
     // comes first.
-    void remember(std::string_view token, caller_ref who, std::size_t issuer, std::string_view kid,
-                  std::int64_t now, std::int64_t until);
+    void remember(std::string_view token, policy::caller_ref who, std::size_t issuer,
+                  std::string_view kid, std::int64_t now, std::int64_t until);
     // `issuer`'s key set no longer has the keys `kids` names (protocol/jose's withdrawn_kids):
     // every token one of them verified is forgotten, and so is every token of that issuer that
     // named no kid (any key may have been the one that verified it). How many were forgotten.
@@ -38,7 +38,7 @@ public:
 
 private:
     struct entry {
-        caller_ref who;
+        policy::caller_ref who;
         std::int64_t valid_until = 0;
         std::size_t issuer = 0;
         std::string kid;

@@ -58,12 +58,12 @@ struct http_face_parts {
     bool inbound_auth;      // auth.mode "required"
     const config::auth& auth;
     // What a scrape reports beside the components' own counts (each may be null).
-    std::shared_ptr<const audit_tally> audit_tally;
-    std::shared_ptr<const delivery_tally> span_tally;
+    std::shared_ptr<const actors::audit_tally> audit_tally;
+    std::shared_ptr<const actors::delivery_tally> span_tally;
     std::shared_ptr<traffic_tap> tap;
-    std::shared_ptr<const supervision_tally> supervision;
-    supervisor_actor supervisor; // the test-only fault hooks' target
-    bool fault_hooks;            // gateway/operations/fault_hooks.hpp: tests only
+    std::shared_ptr<const actors::supervision_tally> supervision;
+    actors::supervisor_actor supervisor; // the test-only fault hooks' target
+    bool fault_hooks;                    // gateway/operations/fault_hooks.hpp: tests only
 };
 
 class http_face final : public http_handler {

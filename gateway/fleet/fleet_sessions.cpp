@@ -73,12 +73,12 @@ asio::awaitable<void> fleet_sessions::publish_session(const std::string& id,
 }
 
 std::optional<bool> fleet_sessions::known_session_now(const std::string& id,
-                                                      const caller_ref& caller) const {
+                                                      const policy::caller_ref& caller) const {
     return decided(sessions_.look_up(id, principal_key(caller)).found, store_ != nullptr);
 }
 
 fleet_sessions::session_use fleet_sessions::use_now(const std::string& id,
-                                                    const caller_ref& caller) {
+                                                    const policy::caller_ref& caller) {
     auto look = sessions_.look_up(id, principal_key(caller), clock::now());
     auto known = decided(look.found, store_ != nullptr);
     if (!known)
@@ -88,7 +88,8 @@ fleet_sessions::session_use fleet_sessions::use_now(const std::string& id,
     return {session_found::held, std::move(look.call)};
 }
 
-asio::awaitable<bool> fleet_sessions::known_session(const std::string& id, const caller_ref& caller,
+asio::awaitable<bool> fleet_sessions::known_session(const std::string& id,
+                                                    const policy::caller_ref& caller,
                                                     const asio::ip::address& peer) {
     if (auto known = known_session_now(id, caller))
         co_return *known;
@@ -205,7 +206,8 @@ std::string list_key(const upstream_client& client, protocol::list_kind kind,
 
 } // namespace
 
-asio::awaitable<void> fleet_sessions::fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+asio::awaitable<void> fleet_sessions::fill_from_fleet(protocol::list_kind kind,
+                                                      actors::list_plan& plan,
                                                       const request_context& rec) {
     if (!store_ || plan.fetch.empty())
         co_return;
@@ -282,10 +284,11 @@ asio::awaitable<void> fleet_sessions::follow_breakers() {
         co_return;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         const auto& board = view->clients[i]->guards().board();
-        if ((*open)[i].count() == 0 || board->view()->breaker != circuit_breaker::state::closed)
+        if ((*open)[i].count() == 0 ||
+            board->view()->breaker != actors::circuit_breaker::state::closed)
             continue;
         if (auto breaker = board->breaker())
-            caf::anon_send(breaker, breaker_fleet_opened{board, (*open)[i], {}});
+            caf::anon_send(breaker, actors::breaker_fleet_opened{board, (*open)[i], {}});
     }
 }
 

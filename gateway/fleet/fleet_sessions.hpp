@@ -79,10 +79,12 @@ public:
                                                  const std::string& owner) override;
     // Whether `id` is a session of `caller`, here or (adopted now) in the store; adopting one
     // counts against the share of its caller (`peer`: its client address).
-    boost::asio::awaitable<bool> known_session(const std::string& id, const caller_ref& caller,
+    boost::asio::awaitable<bool> known_session(const std::string& id,
+                                               const policy::caller_ref& caller,
                                                const boost::asio::ip::address& peer);
     // The same where the store need not be asked; nullopt where known_session must ask.
-    std::optional<bool> known_session_now(const std::string& id, const caller_ref& caller) const;
+    std::optional<bool> known_session_now(const std::string& id,
+                                          const policy::caller_ref& caller) const;
     // A session ended here, announced.
     void end_session(const std::string& id);
 
@@ -90,7 +92,7 @@ public:
     // fetched fill a plan before any upstream is admitted; a fetched list is shared (`sources`:
     // each item as the upstream wrote it, empty: not known); an upstream's list_changed drops
     // its lists.
-    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, actors::list_plan& plan,
                                                  const request_context& rec) override;
     void share_list(protocol::list_kind kind, protocol::client_profile profile,
                     const upstream_client& client, const boost::json::array& items,
@@ -113,8 +115,8 @@ public:
 
 private:
     // The session step's (pipeline::session_directory).
-    session_use use_now(const std::string& id, const caller_ref& caller) override;
-    boost::asio::awaitable<bool> known(const std::string& id, const caller_ref& caller,
+    session_use use_now(const std::string& id, const policy::caller_ref& caller) override;
+    boost::asio::awaitable<bool> known(const std::string& id, const policy::caller_ref& caller,
                                        const boost::asio::ip::address& peer) override {
         return known_session(id, caller, peer);
     }

@@ -226,8 +226,9 @@ void fleet_store::fire(std::string_view state, std::vector<std::string> args) {
         asio::detached);
 }
 
-asio::awaitable<std::optional<sliding_window::batch>>
-fleet_store::take_window(const std::string& scope, std::int64_t limit, const slot_demand& demand) {
+asio::awaitable<std::optional<actors::sliding_window::batch>>
+fleet_store::take_window(const std::string& scope, std::int64_t limit,
+                         const actors::slot_demand& demand) {
     auto now = std::chrono::system_clock::now();
     auto reply = co_await run("rate_limit",
                               {"EVAL", std::string(window_script), "1", key("window", scope),
@@ -235,7 +236,7 @@ fleet_store::take_window(const std::string& scope, std::int64_t limit, const slo
                                std::to_string(demand.most), std::to_string(demand.per_second)});
     if (!reply || reply->type != redis_value::kind::array || reply->elements.size() != 3)
         co_return std::nullopt;
-    sliding_window::batch b;
+    actors::sliding_window::batch b;
     b.taken = reply->elements[0].integer;
     b.wait = std::chrono::milliseconds(reply->elements[1].integer);
     b.until = clock::now() + std::chrono::milliseconds(reply->elements[2].integer);
@@ -250,7 +251,7 @@ fleet_store::reserve_budget(const std::string& account, std::int64_t allowance, 
     auto reply = co_await run("budget", {"EVAL", std::string(budget_script), "1",
                                          key("budget", name), std::to_string(allowance),
                                          std::to_string(epoch_ms(ends) + 3'600'000),
-                                         std::to_string(budget_ledger::max_grant)});
+                                         std::to_string(actors::budget_ledger::max_grant)});
     if (!reply || reply->type != redis_value::kind::integer)
         co_return std::nullopt;
     co_return reply->integer;

@@ -50,9 +50,9 @@ public:
     // limit, like actors/guards/sliding_window, kept in one Redis hash): what `demand` expects to
     // spend before the slot ends, at most a sixteenth of the room left, at least 1; none and
     // the wait when the window is full. `until` is this clock's.
-    boost::asio::awaitable<std::optional<sliding_window::batch>>
+    boost::asio::awaitable<std::optional<actors::sliding_window::batch>>
     take_window(const std::string& scope, std::int64_t limit,
-                const slot_demand& demand = {}) override;
+                const actors::slot_demand& demand = {}) override;
 
     // A reservation of up to a sixteenth of what is left (1 to 64) of a budget account's
     // allowance for the period that ends at `ends`; 0 when the fleet has spent it all.

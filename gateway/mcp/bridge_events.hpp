@@ -33,7 +33,7 @@ public:
     virtual void listening(const std::string& session, bool open) = 0;
     // The upstream and upstream id of the client's call `request_id` (JSON text), if the
     // keeper holds it running.
-    virtual boost::asio::awaitable<std::optional<call_target>>
+    virtual boost::asio::awaitable<std::optional<actors::call_target>>
     cancelled_call(const std::string& session, const std::string& request_id) = 0;
     // The sessions subscribed to `uri` at `upstream` (nullopt: the keeper did not answer);
     // `origin`: the bridged session the update came on, if any.

@@ -8,7 +8,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
-namespace gate {
+namespace gate::actors {
 class actor_directory;
 }
 
@@ -16,12 +16,12 @@ namespace gate::transport {
 
 class bridge_line final : public bridge_events {
 public:
-    bridge_line(boost::asio::any_io_executor ex, const actor_directory& actors);
+    bridge_line(boost::asio::any_io_executor ex, const actors::actor_directory& actors);
     bridge_line(const bridge_line&) = delete;
     bridge_line& operator=(const bridge_line&) = delete;
 
     // Anything else the keeper hears (a session's end, an upstream gone); dropped without one.
-    void tell(bridge_event e) { feed_.tell(std::move(e)); }
+    void tell(actors::bridge_event e) { feed_.tell(std::move(e)); }
 
 private:
     bool keeps_bridges() override { return feed_.present(); }
@@ -35,13 +35,13 @@ private:
     void subscription_changed(const std::string& holder, const std::string& upstream,
                               const std::string& uri, bool subscribed) override;
     void listening(const std::string& session, bool open) override;
-    boost::asio::awaitable<std::optional<call_target>>
+    boost::asio::awaitable<std::optional<actors::call_target>>
     cancelled_call(const std::string& session, const std::string& request_id) override;
     boost::asio::awaitable<std::optional<std::vector<std::string>>>
     subscribers(const std::string& upstream, const std::string& uri,
                 std::optional<std::string> origin) override;
 
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
     current_keeper line_{actors_};
     keeper_feed feed_;
 };

@@ -86,7 +86,7 @@ std::optional<std::string> withheld_by_bare_name(const std::string& bare,
 
 // A short alias the router could not reverse (called as sent) that stands for a tool withheld
 // under a `block` pin becomes that tool's own name, which for_this_client refuses.
-void reverse_withheld_alias(route& r, const request_context& rec) {
+void reverse_withheld_alias(actors::route& r, const request_context& rec) {
     const auto& codec = rec.view->snap->codec;
     auto* name = r.params.if_contains("name");
     if (codec.max_length() == 0 || !name || !name->is_string() ||
@@ -101,14 +101,14 @@ void reverse_withheld_alias(route& r, const request_context& rec) {
         *name = std::move(own.front());
 }
 
-pipeline::routing settle_route(std::variant<route, route_error> outcome, const json::value& id,
-                               request_context& rec) {
-    if (auto* err = std::get_if<route_error>(&outcome)) {
+pipeline::routing settle_route(std::variant<actors::route, actors::route_error> outcome,
+                               const json::value& id, request_context& rec) {
+    if (auto* err = std::get_if<actors::route_error>(&outcome)) {
         if (!err->name.empty())
             rec.name = err->name;
         return refusal_with(rec, id, err->error, err->message);
     }
-    return std::move(std::get<route>(outcome));
+    return std::move(std::get<actors::route>(outcome));
 }
 
 } // namespace
@@ -127,7 +127,7 @@ std::optional<pipeline::routing> call_routes::route_by_name(const std::string& m
 
 pipeline::routing call_routes::for_this_client(const std::string& method, const json::value& id,
                                                pipeline::routing routed, request_context& rec) {
-    auto* r = std::get_if<route>(&routed);
+    auto* r = std::get_if<actors::route>(&routed);
     if (method != "tools/call" || !r || r->upstream >= rec.view->clients.size())
         return routed;
     auto* name = r->params.if_contains("name");
@@ -205,12 +205,12 @@ asio::awaitable<pipeline::routing> call_routes::route_named(const std::string& m
         if (auto routed_by_name = route_by_name(method, id, params, rec))
             co_return std::move(*routed_by_name);
     }
-    std::optional<routed> r;
+    std::optional<actors::routed> r;
     for (int attempt = 0;; ++attempt) {
         r = co_await resolver_.resolve(rec, method, params);
         if (!r)
             co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
-        auto* err = std::get_if<route_error>(&r->outcome);
+        auto* err = std::get_if<actors::route_error>(&r->outcome);
         if (!err || !(err->needs_resource_lists || err->needs_name_lists) || attempt > 0)
             break;
         // The owner of a URI, and the name a short alias stands for, are learnt from the
@@ -220,7 +220,7 @@ asio::awaitable<pipeline::routing> call_routes::route_named(const std::string& m
         else
             co_await learn_resources(rec);
     }
-    if (auto* ok = std::get_if<route>(&r->outcome); ok && method == "tools/call")
+    if (auto* ok = std::get_if<actors::route>(&r->outcome); ok && method == "tools/call")
         reverse_withheld_alias(*ok, rec);
     co_return for_this_client(method, id, settle_route(std::move(r->outcome), id, rec), rec);
 }

@@ -22,7 +22,7 @@ class route_resolver {
 public:
     // The resource router's route of a call by URI on the request's snapshot; nullopt when the
     // router did not answer.
-    virtual boost::asio::awaitable<std::optional<routed>>
+    virtual boost::asio::awaitable<std::optional<actors::routed>>
     resolve(request_context& ctx, const std::string& method, const boost::json::object& params) = 0;
 
 protected:
@@ -48,8 +48,8 @@ public:
                                                           boost::json::object params,
                                                           request_context& rec) override;
     // Which upstreams' cached lists of `kind` are stale (the list methods' plan).
-    boost::asio::awaitable<std::optional<list_plan>> plan_list(protocol::list_kind kind,
-                                                               request_context& rec) override {
+    boost::asio::awaitable<std::optional<actors::list_plan>>
+    plan_list(protocol::list_kind kind, request_context& rec) override {
         return lists_.plan(kind, rec);
     }
 

@@ -34,7 +34,7 @@ void downstream_sessions::session_ended(std::string session) {
     holds_.release_all(session);
     if (server_requests_)
         server_requests_->forget_session(session);
-    keeper_.tell(bridge_session_ended{std::move(session)});
+    keeper_.tell(actors::bridge_session_ended{std::move(session)});
 }
 
 asio::awaitable<void> downstream_sessions::sweep() {

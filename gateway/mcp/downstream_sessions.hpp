@@ -57,7 +57,8 @@ public:
     void broadcast(const boost::json::object& news) override;
     // A session ended: at every upstream, in the fleet's store and on every instance.
     void end_everywhere(const std::string& session) override;
-    boost::asio::awaitable<bool> known_session(const std::string& session, const caller_ref& caller,
+    boost::asio::awaitable<bool> known_session(const std::string& session,
+                                               const policy::caller_ref& caller,
                                                const boost::asio::ip::address& peer) override {
         return fleet_.known_session(session, caller, peer);
     }

@@ -43,7 +43,7 @@ void keeper_batch::started(open_call& call, const std::string& session,
     if (call.batch_) {
         // Sent again under a new id: the keeper learns the new one if it holds the old.
         if (call.told_)
-            keep(bridge_call_started{session, client_id, upstream, upstream_id});
+            keep(actors::bridge_call_started{session, client_id, upstream, upstream_id});
         return;
     }
     call.batch_ = this;
@@ -67,7 +67,7 @@ void keeper_batch::ended(open_call& call) {
     const auto& client_id = *call.client_id_;
     unlink(call);
     if (told)
-        keep(bridge_call_ended{session, client_id});
+        keep(actors::bridge_call_ended{session, client_id});
     else
         use(session, upstream);
 }
@@ -77,13 +77,14 @@ void keeper_batch::tell_open_calls() {
         return;
     for (auto* c = first_; c; c = c->next_)
         if (!c->told_) {
-            keep(bridge_call_started{*c->session_, *c->client_id_, *c->upstream_, c->upstream_id_});
+            keep(actors::bridge_call_started{*c->session_, *c->client_id_, *c->upstream_,
+                                             c->upstream_id_});
             c->told_ = true;
         }
     untold_ = 0;
 }
 
-void keeper_batch::keep(bridge_event e) {
+void keeper_batch::keep(actors::bridge_event e) {
     events_.emplace_back(std::move(e));
     ++kept_;
 }
@@ -91,16 +92,16 @@ void keeper_batch::keep(bridge_event e) {
 void keeper_batch::use(const std::string& session, const std::string& upstream) {
     auto k = key(session, upstream);
     if (auto it = used_.find(k); it != used_.end()) {
-        const auto* told = std::get_if<bridge_used>(&events_[it->second]);
+        const auto* told = std::get_if<actors::bridge_used>(&events_[it->second]);
         if (told && told->session == session && told->upstream == upstream)
             return;
     }
     used_[k] = events_.size();
-    keep(bridge_used{session, upstream});
+    keep(actors::bridge_used{session, upstream});
 }
 
-void keeper_batch::add(bridge_event e) {
-    if (auto* used = std::get_if<bridge_used>(&e)) {
+void keeper_batch::add(actors::bridge_event e) {
+    if (auto* used = std::get_if<actors::bridge_used>(&e)) {
         use(used->session, used->upstream);
         return;
     }
@@ -112,7 +113,7 @@ void keeper_batch::add(bridge_event e) {
     keep(std::move(e));
 }
 
-std::vector<bridge_event> keeper_batch::take() {
+std::vector<actors::bridge_event> keeper_batch::take() {
     tell_open_calls();
     auto out = std::move(events_);
     events_.clear();

@@ -58,20 +58,20 @@ public:
     void ended(open_call& call);
     // Anything else: a use is folded into one this batch already tells; the rest is kept in
     // its place, after the starts of the calls still open.
-    void add(bridge_event e);
+    void add(actors::bridge_event e);
     bool empty() const { return kept_ == 0 && untold_ == 0; }
     // The events in the order they happened, folded, with the starts of the calls still
     // open; the batch starts empty again.
-    std::vector<bridge_event> take();
+    std::vector<actors::bridge_event> take();
 
 private:
-    void keep(bridge_event e);
+    void keep(actors::bridge_event e);
     void tell_open_calls();
     void unlink(open_call& call);
     // Tells the use unless this batch already does.
     void use(const std::string& session, const std::string& upstream);
 
-    std::vector<bridge_event> events_;
+    std::vector<actors::bridge_event> events_;
     std::size_t kept_ = 0;
     open_call* first_ = nullptr; // the calls running, in the order they started
     open_call* last_ = nullptr;

@@ -10,7 +10,7 @@ keeper_feed::keeper_feed(boost::asio::any_io_executor ex, keeper& to,
                          std::chrono::steady_clock::duration interval)
     : to_(to), gate_(std::move(ex), interval) {}
 
-void keeper_feed::tell(bridge_event e) {
+void keeper_feed::tell(actors::bridge_event e) {
     if (!to_.present())
         return;
     events_.add(std::move(e));
@@ -45,9 +45,9 @@ bool current_keeper::present() const {
     return static_cast<bool>(actors_.load()->bridges);
 }
 
-void current_keeper::send(std::vector<bridge_event> batch) {
+void current_keeper::send(std::vector<actors::bridge_event> batch) {
     if (auto bridges = actors_.load()->bridges)
-        caf::anon_send(bridges, bridge_batch{std::move(batch)});
+        caf::anon_send(bridges, actors::bridge_batch{std::move(batch)});
 }
 
 } // namespace gate::transport

@@ -19,7 +19,7 @@
 #include <optional>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 class actor_directory;
 }
 
@@ -31,7 +31,7 @@ public:
     class keeper {
     public:
         virtual bool present() const = 0;
-        virtual void send(std::vector<bridge_event> batch) = 0;
+        virtual void send(std::vector<actors::bridge_event> batch) = 0;
 
     protected:
         ~keeper() = default;
@@ -49,7 +49,7 @@ public:
     keeper_feed& operator=(const keeper_feed&) = delete;
 
     // Anything but a call (dropped without a keeper).
-    void tell(bridge_event e);
+    void tell(actors::bridge_event e);
     // A client's call went to its bridged session as request `upstream_id` (the strings
     // outlive the call: keeper_batch::open_call); it is over.
     void call_sent(keeper_batch::open_call& call, const std::string& session,
@@ -72,12 +72,12 @@ private:
 // The keeper of the actor set the supervisor publishes.
 class current_keeper final : public keeper_feed::keeper {
 public:
-    explicit current_keeper(const actor_directory& actors) : actors_(actors) {}
+    explicit current_keeper(const actors::actor_directory& actors) : actors_(actors) {}
     bool present() const override;
-    void send(std::vector<bridge_event> batch) override;
+    void send(std::vector<actors::bridge_event> batch) override;
 
 private:
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
 };
 
 } // namespace gate::transport

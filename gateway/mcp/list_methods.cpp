@@ -41,13 +41,14 @@ std::uint64_t cursor_owner_key(const request_context& rec) {
                : protocol::principal_hash("session", rec.client.session);
 }
 
-json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
-                           const json::value& id, request_context& rec) {
+json::object
+list_response(std::optional<std::variant<actors::list_answer, actors::route_error>> answer,
+              const json::value& id, request_context& rec) {
     if (!answer)
         return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
-    if (auto* err = std::get_if<route_error>(&*answer))
+    if (auto* err = std::get_if<actors::route_error>(&*answer))
         return refusal_with(rec, id, err->error, err->message);
-    auto& ok = std::get<list_answer>(*answer);
+    auto& ok = std::get<actors::list_answer>(*answer);
     rec.audit.items_served = static_cast<std::int64_t>(ok.items_served);
     // The page's items go on the wire as the router serialized them once for every request
     // (rec.answer.verbatim); the answer object only settles the outcome (and for a 2026-07-28
@@ -126,27 +127,28 @@ list_methods::fetched(protocol::list_kind kind, protocol::client_profile profile
     co_return r;
 }
 
-asio::awaitable<std::optional<list_plan>> list_methods::plan(protocol::list_kind kind,
-                                                             request_context& rec) {
+asio::awaitable<std::optional<actors::list_plan>> list_methods::plan(protocol::list_kind kind,
+                                                                     request_context& rec) {
     auto plan = co_await services_.router.plan(kind, rec);
     if (plan)
         co_await services_.sharing.fill_from_fleet(kind, *plan, rec);
     co_return plan;
 }
 
-asio::awaitable<fetched_list> list_methods::fetch_one(protocol::list_kind kind,
-                                                      const list_plan& plan, std::size_t upstream,
-                                                      ticket admitted, request_context& rec) {
+asio::awaitable<actors::fetched_list> list_methods::fetch_one(protocol::list_kind kind,
+                                                              const actors::list_plan& plan,
+                                                              std::size_t upstream, ticket admitted,
+                                                              request_context& rec) {
     std::vector<std::string> written; // each item as the upstream wrote it
     auto r = co_await fetched(kind, plan.profile, upstream, std::move(admitted), rec, written);
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         spdlog::warn("upstream {} left out of {}: {}", rec.view->snap->upstream(upstream).id,
                      protocol::traits(kind).method, f->message);
-        co_return fetched_list{upstream, std::nullopt};
+        co_return actors::fetched_list{upstream, std::nullopt};
     }
     auto& items = std::get<json::array>(r);
     services_.sharing.share_list(kind, plan.profile, *rec.view->clients[upstream], items, written);
-    co_return fetched_list{upstream, std::move(items), std::move(written)};
+    co_return actors::fetched_list{upstream, std::move(items), std::move(written)};
 }
 
 asio::awaitable<std::variant<json::array, upstream_failure>>
@@ -163,37 +165,36 @@ list_methods::listing(protocol::list_kind kind, protocol::client_profile profile
     co_return co_await fetched(kind, profile, upstream, nullptr, rec, written);
 }
 
-asio::awaitable<std::vector<fetched_list>> list_methods::fetch_lists(protocol::list_kind kind,
-                                                                     const list_plan& plan,
-                                                                     std::vector<ticket> tickets,
-                                                                     request_context& rec) {
-    auto outcomes = co_await fan_out<fetched_list>(
-        plan.fetch.size(), [&, this](std::size_t i) -> asio::awaitable<fetched_list> {
+asio::awaitable<std::vector<actors::fetched_list>>
+list_methods::fetch_lists(protocol::list_kind kind, const actors::list_plan& plan,
+                          std::vector<ticket> tickets, request_context& rec) {
+    auto outcomes = co_await fan_out<actors::fetched_list>(
+        plan.fetch.size(), [&, this](std::size_t i) -> asio::awaitable<actors::fetched_list> {
             // Admitted by stage 6 (a refused upstream has no ticket and is left out), or, for
             // gate's own fetches, by the client itself.
             if (!tickets.empty() && !tickets[i])
-                co_return fetched_list{plan.fetch[i], std::nullopt};
+                co_return actors::fetched_list{plan.fetch[i], std::nullopt};
             // An upstream the caller's tenant does not see is not asked on its behalf (with a
             // per-caller credential, that would hand it the caller's token).
             if (!tenant_sees(rec, plan.fetch[i]))
-                co_return fetched_list{plan.fetch[i], std::nullopt};
+                co_return actors::fetched_list{plan.fetch[i], std::nullopt};
             // Nor is one that takes each caller's credential asked without a caller (gate's own
             // lists: the console's catalog, icons): gate has no credential of its own there.
             if (!rec.who.caller && rec.view->clients[plan.fetch[i]]->per_caller())
-                co_return fetched_list{plan.fetch[i], std::nullopt};
+                co_return actors::fetched_list{plan.fetch[i], std::nullopt};
             co_return co_await fetch_one(kind, plan, plan.fetch[i],
                                          tickets.empty() ? nullptr : tickets[i], rec);
         });
-    std::vector<fetched_list> fetched;
+    std::vector<actors::fetched_list> fetched;
     for (std::size_t i = 0; i < outcomes.size(); ++i)
         fetched.push_back(outcomes[i] ? std::move(*outcomes[i])
-                                      : fetched_list{plan.fetch[i], std::nullopt});
+                                      : actors::fetched_list{plan.fetch[i], std::nullopt});
     co_return fetched;
 }
 
 asio::awaitable<json::object>
-list_methods::complete_list(protocol::list_kind kind, const list_plan& plan,
-                            std::vector<fetched_list> fetched, const json::value& id,
+list_methods::complete_list(protocol::list_kind kind, const actors::list_plan& plan,
+                            std::vector<actors::fetched_list> fetched, const json::value& id,
                             const json::object& params, request_context& rec) {
     fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
     bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();

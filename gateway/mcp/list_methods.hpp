@@ -25,22 +25,25 @@ namespace gate::transport {
 std::uint64_t cursor_owner_key(const request_context& rec);
 
 // The JSON-RPC answer for a page the router cut (or refused); counts the items served.
-boost::json::object list_response(std::optional<std::variant<list_answer, route_error>> answer,
-                                  const boost::json::value& id, request_context& rec);
+boost::json::object
+list_response(std::optional<std::variant<actors::list_answer, actors::route_error>> answer,
+              const boost::json::value& id, request_context& rec);
 
 // The routers' side of a list (actors/federation): router_line.
 class list_router {
 public:
-    using list_page = std::optional<std::variant<list_answer, route_error>>;
+    using list_page = std::optional<std::variant<actors::list_answer, actors::route_error>>;
 
     // The router's plan of a list on the request's snapshot, for the caller's profile;
     // nullopt: no plan.
-    virtual boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
-                                                                  request_context& ctx) = 0;
+    virtual boost::asio::awaitable<std::optional<actors::list_plan>> plan(protocol::list_kind kind,
+                                                                          request_context& ctx) = 0;
     // The router's page of the completed list.
-    virtual boost::asio::awaitable<list_page>
-    complete(protocol::list_kind kind, const list_plan& plan, std::vector<fetched_list> fetched,
-             std::optional<std::string> cursor, request_context& ctx) = 0;
+    virtual boost::asio::awaitable<list_page> complete(protocol::list_kind kind,
+                                                       const actors::list_plan& plan,
+                                                       std::vector<actors::fetched_list> fetched,
+                                                       std::optional<std::string> cursor,
+                                                       request_context& ctx) = 0;
 
 protected:
     ~list_router() = default;
@@ -80,19 +83,18 @@ public:
 
     // Stage 4 of a list (and gate's own fetches): which upstreams to ask, with what the
     // fleet's shared cache holds taken out of its fetches.
-    boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
-                                                          request_context& rec);
+    boost::asio::awaitable<std::optional<actors::list_plan>> plan(protocol::list_kind kind,
+                                                                  request_context& rec);
     // Stage 7: the planned fetches, concurrently. `tickets`: one admission per planned
     // upstream (null: refused, left out); empty: each fetch admits itself.
-    boost::asio::awaitable<std::vector<fetched_list>> fetch_lists(protocol::list_kind kind,
-                                                                  const list_plan& plan,
-                                                                  std::vector<ticket> tickets,
-                                                                  request_context& rec) override;
+    boost::asio::awaitable<std::vector<actors::fetched_list>>
+    fetch_lists(protocol::list_kind kind, const actors::list_plan& plan,
+                std::vector<ticket> tickets, request_context& rec) override;
     // Stage 8: the page the client's cursor asks for, or the refusal (every upstream down, a
     // cursor that is not a string).
     boost::asio::awaitable<boost::json::object>
-    complete_list(protocol::list_kind kind, const list_plan& plan,
-                  std::vector<fetched_list> fetched, const boost::json::value& id,
+    complete_list(protocol::list_kind kind, const actors::list_plan& plan,
+                  std::vector<actors::fetched_list> fetched, const boost::json::value& id,
                   const boost::json::object& params, request_context& rec) override;
     // One upstream's complete list for `rec`'s caller, fetched now as its list request would
     // fetch it (with its credential where the upstream takes the caller's, counted, names
@@ -111,9 +113,10 @@ private:
     // Tools whose names clients would refuse, left out of a fetched list (and their texts).
     void drop_unusable_tools(boost::json::array& items, std::vector<std::string>& written,
                              std::size_t upstream, const request_context& rec);
-    boost::asio::awaitable<fetched_list> fetch_one(protocol::list_kind kind, const list_plan& plan,
-                                                   std::size_t upstream, ticket admitted,
-                                                   request_context& rec);
+    boost::asio::awaitable<actors::fetched_list> fetch_one(protocol::list_kind kind,
+                                                           const actors::list_plan& plan,
+                                                           std::size_t upstream, ticket admitted,
+                                                           request_context& rec);
     // fetch_one's fetch: counted, traced, the unusable tools left out.
     boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
     fetched(protocol::list_kind kind, protocol::client_profile profile, std::size_t upstream,

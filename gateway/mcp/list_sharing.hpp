@@ -17,7 +17,8 @@ namespace gate::transport {
 class list_sharing {
 public:
     // What the fleet's shared cache holds of a plan's fetches, taken out of them.
-    virtual boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind, list_plan& plan,
+    virtual boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind kind,
+                                                         actors::list_plan& plan,
                                                          const request_context& rec) = 0;
     // A fetched list, for the rest of the fleet (`sources`: each item as the upstream wrote it).
     virtual void share_list(protocol::list_kind kind, protocol::client_profile profile,

@@ -34,7 +34,7 @@ constexpr auto listen_keep_alive = std::chrono::seconds(15);
 // upstream's own URI and the one gate lists, whichever the listen named) at the upstream that
 // owns it: one the tenant does not see owns no URI for it, and a URI the caller may not read
 // (as stage 5 decides resources/subscribe) is not honoured, never subscribed upstream.
-bool may_listen(const request_context& rec, const route& target, const std::string& own) {
+bool may_listen(const request_context& rec, const actors::route& target, const std::string& own) {
     const auto& server = rec.view->snap->upstream(target.upstream).id;
     if (rec.who.tenant_index && !rec.view->snap->tenants->sees(*rec.who.tenant_index, server))
         return false;
@@ -102,19 +102,22 @@ listen_methods::hold(const std::string& holder, const std::shared_ptr<upstream_c
     co_return std::move(held.refused);
 }
 
-asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec, const route& target,
+asio::awaitable<bool> listen_methods::hook_lets_listen(request_context& rec,
+                                                       const actors::route& target,
                                                        const std::string& uri,
                                                        const std::string& upstream_uri) {
     auto* asker = services_.hook;
     const auto* hook =
-        asker ? pipeline::hook_asked_at(rec.view->snap->doc->policy, hook_stage::call) : nullptr;
+        asker ? pipeline::hook_asked_at(rec.view->snap->doc->policy, policy::hook_stage::call)
+              : nullptr;
     if (!hook)
         co_return true;
     const auto& server = rec.view->snap->upstream(target.upstream).id;
-    auto q = pipeline::hook_question_of(rec, hook_stage::call, server, upstream_uri);
+    auto q = pipeline::hook_question_of(rec, policy::hook_stage::call, server, upstream_uri);
     q.method = "resources/subscribe";
     q.name = target.name.empty() ? uri : target.name;
-    auto said = co_await asker->ask(*hook, hook_stage::call, describe(q), rec.tracing.traceparent);
+    auto said =
+        co_await asker->ask(*hook, policy::hook_stage::call, describe(q), rec.tracing.traceparent);
     // Left out of the acknowledgment, as a URI the rules refuse is: the listen goes on.
     co_return said.allowed(*hook);
 }
@@ -136,7 +139,7 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
         auto routing = co_await routes_.route_named("resources/subscribe", id,
                                                     json::object{{"uri", uri}}, side);
         rec.audit.upstream_calls += side.audit.upstream_calls + 1;
-        auto* target = std::get_if<route>(&routing);
+        auto* target = std::get_if<actors::route>(&routing);
         if (!target)
             continue;
         // Held under the URI the upstream wrote (an App's view has another here: its updates
@@ -212,7 +215,7 @@ void listen_methods::task_news(const std::string& upstream, const upstream_messa
 }
 
 std::optional<std::pair<json::object, std::string>>
-listen_methods::link_icons(const snapshot& snap, const std::string& upstream,
+listen_methods::link_icons(const actors::snapshot& snap, const std::string& upstream,
                            const upstream_message& m) const {
     auto news = m.body();
     auto* p = news.if_contains("params");
@@ -256,7 +259,7 @@ void listen_methods::record_subscription(const request_context& rec, const std::
 
 asio::awaitable<json::object>
 listen_methods::subscribe_at_modern_upstream(const std::string& method, const json::value& id,
-                                             const route& target, request_context& rec) {
+                                             const actors::route& target, request_context& rec) {
     rec.passage.trace.record(stage::authorize);
     rec.passage.trace.record(stage::upstream_guards);
     rec.passage.trace.record(stage::proxy);

@@ -66,7 +66,7 @@ public:
     // such method: gate holds the URI in its own listen there and records the client.
     boost::asio::awaitable<boost::json::object>
     subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
-                                 const route& target, request_context& rec) override;
+                                 const actors::route& target, request_context& rec) override;
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     void record_subscription(const request_context& rec, const std::string& uri,
                              bool subscribed) override;
@@ -80,7 +80,8 @@ private:
     // `m` (an upstream's notifications/tasks) with its finished result's icons rewritten, and
     // its text written again; nullopt when nothing changed.
     std::optional<std::pair<boost::json::object, std::string>>
-    link_icons(const snapshot& snap, const std::string& upstream, const upstream_message& m) const;
+    link_icons(const actors::snapshot& snap, const std::string& upstream,
+               const upstream_message& m) const;
     // Holds `uri` at `owner` for `holder`; one it did not hold yet is told to the keeper.
     boost::asio::awaitable<std::optional<upstream_failure>>
     hold(const std::string& holder, const std::shared_ptr<upstream_client>& owner,
@@ -88,7 +89,7 @@ private:
     // Whether the decision hook, asked before calls, lets the listen hear of `uri` (the
     // upstream's `upstream_uri`), as it would decide the client's resources/subscribe of it:
     // true when none is asked.
-    boost::asio::awaitable<bool> hook_lets_listen(request_context& rec, const route& target,
+    boost::asio::awaitable<bool> hook_lets_listen(request_context& rec, const actors::route& target,
                                                   const std::string& uri,
                                                   const std::string& upstream_uri);
     // What gate honours of the filter a listen asked for.

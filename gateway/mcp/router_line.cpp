@@ -34,36 +34,36 @@ protocol::list_kind kind_whose_router_resolves(std::string_view method,
 
 void router_line::list_changed(const upstream_client& from, std::string method) {
     for (const auto& router : actors_.load()->routers)
-        caf::anon_send(router, invalidate_upstream{from.config().id});
+        caf::anon_send(router, actors::invalidate_upstream{from.config().id});
     sharing_.drop_shared_lists(from);
     clients_.announce(std::move(method));
 }
 
-asio::awaitable<std::optional<routed>>
+asio::awaitable<std::optional<actors::routed>>
 router_line::resolve(request_context& ctx, const std::string& method, const json::object& params) {
     // A tool's or prompt's name (a short alias: protocol/name_codec.hpp) is reversed by the
     // router that holds its kind's lists; anything else is a URI's, the resource router's.
-    return actors::ask<routed>(
+    return actors::ask<actors::routed>(
         actors_.load()->router_for(kind_whose_router_resolves(method, params)),
-        [&](reply_to<routed> reply) {
-            return resolve_call{ctx.view->snap, method, params, std::move(reply),
-                                ctx.who.tenant_index};
+        [&](actors::reply_to<actors::routed> reply) {
+            return actors::resolve_call{ctx.view->snap, method, params, std::move(reply),
+                                        ctx.who.tenant_index};
         });
 }
 
-asio::awaitable<std::optional<list_plan>> router_line::plan(protocol::list_kind kind,
-                                                            request_context& ctx) {
+asio::awaitable<std::optional<actors::list_plan>> router_line::plan(protocol::list_kind kind,
+                                                                    request_context& ctx) {
     auto profile = profiles_.profile_of(ctx);
-    return actors::ask<list_plan>(actors_.load()->router_for(kind), [&ctx, kind, profile](auto r) {
-        return plan_list{ctx.view->snap, kind, profile, std::move(r)};
-    });
+    return actors::ask<actors::list_plan>(
+        actors_.load()->router_for(kind), [&ctx, kind, profile](auto r) {
+            return actors::plan_list{ctx.view->snap, kind, profile, std::move(r)};
+        });
 }
 
-asio::awaitable<router_line::list_page> router_line::complete(protocol::list_kind kind,
-                                                              const list_plan& plan,
-                                                              std::vector<fetched_list> fetched,
-                                                              std::optional<std::string> cursor,
-                                                              request_context& ctx) {
+asio::awaitable<router_line::list_page>
+router_line::complete(protocol::list_kind kind, const actors::list_plan& plan,
+                      std::vector<actors::fetched_list> fetched, std::optional<std::string> cursor,
+                      request_context& ctx) {
     // Icons go to clients under gate's origin, whether fetched here or read from the fleet's
     // store (shared as the upstream wrote them), so this instance can serve every one it lists.
     for (auto& f : fetched)
@@ -71,22 +71,22 @@ asio::awaitable<router_line::list_page> router_line::complete(protocol::list_kin
             icons_.rewrite_list(*plan.snap, f.upstream, protocol::traits(kind).method, *f.items);
     auto caller = cursor_owner_key(ctx);
     auto who = plan.snap->policy ? ctx.who.caller : nullptr;
-    using answer_t = std::variant<list_answer, route_error>;
+    using answer_t = std::variant<actors::list_answer, actors::route_error>;
     co_return co_await actors::ask<answer_t>(
-        actors_.load()->router_for(kind), [&](reply_to<answer_t> r) {
-            return complete_list{plan.snap,           kind,   plan.profile, std::move(fetched),
-                                 std::move(cursor),   caller, std::move(r), std::move(who),
-                                 ctx.who.tenant_index};
+        actors_.load()->router_for(kind), [&](actors::reply_to<answer_t> r) {
+            return actors::complete_list{
+                plan.snap, kind,         plan.profile,   std::move(fetched),  std::move(cursor),
+                caller,    std::move(r), std::move(who), ctx.who.tenant_index};
         });
 }
 
 asio::awaitable<router_line::list_page> router_line::page(request_context& ctx, json::array merged,
                                                           std::optional<std::string> cursor) {
-    using answer_t = std::variant<list_answer, route_error>;
+    using answer_t = std::variant<actors::list_answer, actors::route_error>;
     co_return co_await actors::ask<answer_t>(
-        actors_.load()->router_for(protocol::list_kind::tasks), [&](reply_to<answer_t> r) {
-            return page_tasks{ctx.view->snap, std::move(merged), std::move(cursor),
-                              task_owner_key(ctx), std::move(r)};
+        actors_.load()->router_for(protocol::list_kind::tasks), [&](actors::reply_to<answer_t> r) {
+            return actors::page_tasks{ctx.view->snap, std::move(merged), std::move(cursor),
+                                      task_owner_key(ctx), std::move(r)};
         });
 }
 

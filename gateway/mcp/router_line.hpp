@@ -10,7 +10,7 @@
 #include "gateway/mcp/task_methods.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
 
-namespace gate {
+namespace gate::actors {
 class actor_directory;
 }
 
@@ -27,19 +27,20 @@ public:
 
     // `icons`: a list's icons go to clients under gate's origin (complete). `sharing` and
     // `clients`: where an upstream's list news goes after the routers (list_changed).
-    router_line(const actor_directory& actors, client_profiles& profiles, icon_proxy& icons,
+    router_line(const actors::actor_directory& actors, client_profiles& profiles, icon_proxy& icons,
                 list_sharing& sharing, list_changed_feed& clients)
         : actors_(actors), profiles_(profiles), icons_(icons), sharing_(sharing),
           clients_(clients) {}
 
 private:
-    boost::asio::awaitable<std::optional<routed>>
+    boost::asio::awaitable<std::optional<actors::routed>>
     resolve(request_context& ctx, const std::string& method,
             const boost::json::object& params) override;
-    boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind kind,
-                                                          request_context& ctx) override;
-    boost::asio::awaitable<list_page> complete(protocol::list_kind kind, const list_plan& plan,
-                                               std::vector<fetched_list> fetched,
+    boost::asio::awaitable<std::optional<actors::list_plan>> plan(protocol::list_kind kind,
+                                                                  request_context& ctx) override;
+    boost::asio::awaitable<list_page> complete(protocol::list_kind kind,
+                                               const actors::list_plan& plan,
+                                               std::vector<actors::fetched_list> fetched,
                                                std::optional<std::string> cursor,
                                                request_context& ctx) override;
     boost::asio::awaitable<list_page> page(request_context& ctx, boost::json::array merged,
@@ -48,7 +49,7 @@ private:
     // lists again on the news sees the new list; then every connected client hears it.
     void list_changed(const upstream_client& from, std::string method) override;
 
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
     client_profiles& profiles_;
     icon_proxy& icons_;
     list_sharing& sharing_;

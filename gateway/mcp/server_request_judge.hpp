@@ -23,7 +23,8 @@ public:
     // A denied one is audited and, with `bridge`, answered -32042 to the upstream on that
     // session; false then. Without a policy, and for ping and notifications, true.
     virtual bool admit_server_request(const federation_view& view, std::size_t upstream,
-                                      const caller_ref& who, const boost::json::object& request,
+                                      const policy::caller_ref& who,
+                                      const boost::json::object& request,
                                       const std::optional<std::string>& bridge) = 0;
     // Whether the decision hook is asked about `request` (policy.decisionHook stages
     // "serverRequest"): a request, not ping, with a hook configured to be asked. `embedded`:
@@ -33,14 +34,14 @@ public:
     // Asks it: true when allowed. A denial, or a failure under onError "deny", is audited and,
     // with `bridge`, answered -32042 to the upstream on that session.
     virtual boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
-                                                     std::size_t upstream, caller_ref who,
+                                                     std::size_t upstream, policy::caller_ref who,
                                                      boost::json::object request,
                                                      std::optional<std::string> bridge) = 0;
     // The same in the background for a message read from a stream: allowed, `deliver` has it
     // (false: its client is gone, and the upstream is told so).
     virtual void judge_then_deliver(std::shared_ptr<const federation_view> view,
-                                    std::size_t upstream, caller_ref who, upstream_message m,
-                                    std::string bridge,
+                                    std::size_t upstream, policy::caller_ref who,
+                                    upstream_message m, std::string bridge,
                                     std::function<bool(upstream_message&)> deliver) = 0;
 
 protected:

@@ -13,7 +13,7 @@ class session_delivery {
 public:
     virtual bool session_open(const std::string& session) = 0;
     // The principal that opened the session (null: anonymous, or no such session).
-    virtual caller_ref principal_of(const std::string& session) const = 0;
+    virtual policy::caller_ref principal_of(const std::string& session) const = 0;
     // On the session's stream (or queued for it); false: no such session.
     virtual bool deliver(const std::string& session, const std::string& text) = 0;
 

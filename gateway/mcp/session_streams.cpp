@@ -19,7 +19,7 @@ using clock = std::chrono::steady_clock;
 
 asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_stream& stream,
                                                                 const http_request& req,
-                                                                const caller_ref& caller,
+                                                                const policy::caller_ref& caller,
                                                                 const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     std::optional<gateway_error> refused;
@@ -90,7 +90,7 @@ asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_strea
 }
 
 asio::awaitable<http_reply> session_streams::remove(const http_request& req,
-                                                    const caller_ref& caller,
+                                                    const policy::caller_ref& caller,
                                                     const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())

@@ -21,7 +21,7 @@ public:
     // Whether `session` is one `caller` (at `peer`, when anonymous) opened, here or, with a
     // fleet, on another instance.
     virtual boost::asio::awaitable<bool> known_session(const std::string& session,
-                                                       const caller_ref& caller,
+                                                       const policy::caller_ref& caller,
                                                        const boost::asio::ip::address& peer) = 0;
     // The gateway is stopping: streams close.
     virtual bool stopping() const = 0;
@@ -42,10 +42,11 @@ public:
     // refusal (406, 400, 404, 429) where it cannot be opened.
     boost::asio::awaitable<std::optional<http_reply>> get(boost::beast::tcp_stream& stream,
                                                           const http_request& req,
-                                                          const caller_ref& caller,
+                                                          const policy::caller_ref& caller,
                                                           const boost::asio::ip::address& peer);
     // DELETE: the session ends (400 without one, 404 for one the caller did not open).
-    boost::asio::awaitable<http_reply> remove(const http_request& req, const caller_ref& caller,
+    boost::asio::awaitable<http_reply> remove(const http_request& req,
+                                              const policy::caller_ref& caller,
                                               const boost::asio::ip::address& peer);
 
 private:

@@ -24,7 +24,7 @@ bool idle_now(const downstream_session& s) {
 }
 } // namespace
 
-std::string share_holder(const caller_ref& who, const boost::asio::ip::address& peer) {
+std::string share_holder(const policy::caller_ref& who, const boost::asio::ip::address& peer) {
     // A principal's key has a newline (issuer, subject); an address never does, so no
     // anonymous caller shares a principal's share.
     if (who)

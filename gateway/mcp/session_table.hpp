@@ -2,12 +2,12 @@
 // io thread: a session is transport state (it owns open streams), not a routing decision.
 #pragma once
 
-#include "actors/policy/principal.hpp"
 #include "config/model.hpp"
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/mcp/session_delivery.hpp"
 #include "gateway/mcp/session_shares.hpp"
 #include "gateway/upstream/live_federation.hpp"
+#include "policy/principal.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -70,7 +70,7 @@ private:
 // Whose share of the table a new session counts against (session_shares): its principal, or
 // for an anonymous caller its client address, an IPv6 one by its /64 (what one subscriber is
 // given). Behind a proxy every anonymous caller is the proxy's address (docs/sessions.md).
-std::string share_holder(const caller_ref& who, const boost::asio::ip::address& peer);
+std::string share_holder(const policy::caller_ref& who, const boost::asio::ip::address& peer);
 
 // The limits of the sessions table, from the server section.
 session_limits session_limits_of(const config::server& s);
@@ -130,7 +130,7 @@ public:
     owned_look look_up(const std::string& id, std::string_view owner,
                        std::optional<time_point> use = std::nullopt);
     // The principal that opened the session, as verified then (null: anonymous or unknown).
-    caller_ref principal_of(const std::string& id) const override;
+    policy::caller_ref principal_of(const std::string& id) const override;
     // The client's declared capabilities (empty when unknown).
     boost::json::object capabilities(const std::string& id) override;
     bool contains(const std::string& id) const;

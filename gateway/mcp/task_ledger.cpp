@@ -11,25 +11,26 @@ namespace gate::transport {
 
 namespace asio = boost::asio;
 
-asio::awaitable<std::optional<task_owner>> task_ledger::find(const std::string& task_id,
-                                                             std::uint64_t principal) {
+asio::awaitable<std::optional<actors::task_owner>> task_ledger::find(const std::string& task_id,
+                                                                     std::uint64_t principal) {
     auto actors = actors_.load();
     if (!actors->tasks)
-        co_return task_owner{};
-    co_return co_await actors::ask<task_owner>(actors->tasks, [&](reply_to<task_owner> r) {
-        return task_find{task_id, principal, std::move(r)};
-    });
+        co_return actors::task_owner{};
+    co_return co_await actors::ask<actors::task_owner>(
+        actors->tasks, [&](actors::reply_to<actors::task_owner> r) {
+            return actors::task_find{task_id, principal, std::move(r)};
+        });
 }
 
 void task_ledger::pin(const std::string& task_id, std::uint64_t principal,
                       const std::string& upstream) {
     if (auto actors = actors_.load(); actors->tasks)
-        caf::anon_send(actors->tasks, task_pin{task_id, principal, upstream});
+        caf::anon_send(actors->tasks, actors::task_pin{task_id, principal, upstream});
 }
 
 void task_ledger::locate(const std::string& task_id, const std::string& upstream) {
     if (auto actors = actors_.load(); actors->tasks)
-        caf::anon_send(actors->tasks, task_locate{task_id, upstream});
+        caf::anon_send(actors->tasks, actors::task_locate{task_id, upstream});
 }
 
 asio::awaitable<std::optional<std::string>> task_ledger::fleet_record(const std::string& task_id) {
@@ -44,7 +45,7 @@ asio::awaitable<std::optional<std::string>> task_ledger::fleet_record(const std:
 asio::awaitable<void> task_ledger::put_fleet_record(const std::string& task_id,
                                                     std::string record) {
     if (fleet_)
-        co_await fleet_->put("task", task_id, record, task_registry::lifetime);
+        co_await fleet_->put("task", task_id, record, actors::task_registry::lifetime);
 }
 
 } // namespace gate::transport

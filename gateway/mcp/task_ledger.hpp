@@ -6,7 +6,7 @@
 
 #include <memory>
 
-namespace gate {
+namespace gate::actors {
 class actor_directory;
 }
 
@@ -16,14 +16,14 @@ class fleet_store;
 
 class task_ledger final : public task_records {
 public:
-    explicit task_ledger(const actor_directory& actors) : actors_(actors) {}
+    explicit task_ledger(const actors::actor_directory& actors) : actors_(actors) {}
 
     // The fleet's shared store, once the gateway joined one.
     void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
 
 private:
-    boost::asio::awaitable<std::optional<task_owner>> find(const std::string& task_id,
-                                                           std::uint64_t principal) override;
+    boost::asio::awaitable<std::optional<actors::task_owner>>
+    find(const std::string& task_id, std::uint64_t principal) override;
     void pin(const std::string& task_id, std::uint64_t principal,
              const std::string& upstream) override;
     void locate(const std::string& task_id, const std::string& upstream) override;
@@ -32,7 +32,7 @@ private:
     boost::asio::awaitable<void> put_fleet_record(const std::string& task_id,
                                                   std::string record) override;
 
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
     std::shared_ptr<fleet_store> fleet_;
 };
 

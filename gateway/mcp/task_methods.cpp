@@ -56,16 +56,16 @@ std::string fleet_located_record(const std::string& upstream) {
 }
 
 // The owner in a record of the fleet's store, as the keeper would answer for `principal`.
-task_owner from_fleet_record(const std::string& record, std::uint64_t principal) {
+actors::task_owner from_fleet_record(const std::string& record, std::uint64_t principal) {
     auto space = record.find(' ');
     if (space != 16)
         return {};
     if (record.compare(0, 16, located_owner) == 0)
-        return {task_owner::kind::located, record.substr(17)};
+        return {actors::task_owner::kind::located, record.substr(17)};
     auto owner = std::strtoull(record.substr(0, 16).c_str(), nullptr, 16);
     if (owner != principal)
-        return {task_owner::kind::foreign, {}};
-    return {task_owner::kind::owned, record.substr(17)};
+        return {actors::task_owner::kind::foreign, {}};
+    return {actors::task_owner::kind::owned, record.substr(17)};
 }
 
 } // namespace
@@ -74,11 +74,11 @@ namespace {
 
 // What the policy decides for the task method `method` at `upstream` (the tenant's view of
 // upstreams: tenant_sees, gateway/pipeline/request_context.hpp).
-policy_decision task_policy(const request_context& rec, std::size_t upstream,
-                            std::string_view method) {
+policy::policy_decision task_policy(const request_context& rec, std::size_t upstream,
+                                    std::string_view method) {
     const auto& policy = rec.view->snap->policy;
     if (!policy) {
-        policy_decision open;
+        policy::policy_decision open;
         open.allowed = true;
         return open;
     }
@@ -87,7 +87,7 @@ policy_decision task_policy(const request_context& rec, std::size_t upstream,
 }
 
 // The policy's decision for the task method at `upstream` on the request's audit event.
-void note_decision(request_context& rec, const policy_decision& decided) {
+void note_decision(request_context& rec, const policy::policy_decision& decided) {
     if (!rec.view->snap->policy)
         return;
     rec.policy.decision = decided.allowed ? "allow" : "deny";
@@ -105,20 +105,20 @@ asio::awaitable<void> task_methods::pin_task(const request_context& rec, std::si
     co_await services_.records.put_fleet_record(id, fleet_task_record(task_owner_key(rec), owner));
 }
 
-asio::awaitable<std::optional<task_owner>> task_methods::owner_of(const std::string& task_id,
-                                                                  request_context& rec) {
+asio::awaitable<std::optional<actors::task_owner>>
+task_methods::owner_of(const std::string& task_id, request_context& rec) {
     auto principal = task_owner_key(rec);
     auto owner = co_await services_.records.find(task_id, principal);
-    if (!owner || owner->what != task_owner::kind::unknown)
+    if (!owner || owner->what != actors::task_owner::kind::unknown)
         co_return owner;
     // Minted through another instance of the fleet: its record says whose it is.
     auto record = co_await services_.records.fleet_record(task_id);
     if (!record)
         co_return owner;
     owner = from_fleet_record(*record, principal);
-    if (owner->what == task_owner::kind::owned)
+    if (owner->what == actors::task_owner::kind::owned)
         services_.records.pin(task_id, principal, owner->upstream);
-    else if (owner->what == task_owner::kind::located)
+    else if (owner->what == actors::task_owner::kind::located)
         services_.records.locate(task_id, owner->upstream);
     co_return owner;
 }
@@ -126,8 +126,8 @@ asio::awaitable<std::optional<task_owner>> task_methods::owner_of(const std::str
 asio::awaitable<std::optional<std::size_t>> task_methods::holder(const std::string& task_id,
                                                                  request_context& rec) {
     auto owner = co_await owner_of(task_id, rec);
-    if (!owner ||
-        (owner->what != task_owner::kind::owned && owner->what != task_owner::kind::located))
+    if (!owner || (owner->what != actors::task_owner::kind::owned &&
+                   owner->what != actors::task_owner::kind::located))
         co_return std::nullopt;
     auto at = rec.view->snap->upstream_by_id.find(owner->upstream);
     if (at == rec.view->snap->upstream_by_id.end() || !tenant_sees(rec, at->second) ||
@@ -153,19 +153,20 @@ asio::awaitable<json::object> task_methods::task_call(const json::value& id,
     auto owner = co_await owner_of(task_id, rec);
     if (!owner)
         co_return refusal(rec, id, gateway_error::internal_error, {"task keeper unavailable"});
-    if (owner->what == task_owner::kind::foreign)
+    if (owner->what == actors::task_owner::kind::foreign)
         co_return unknown_task(rec, id, task_id);
     // The record names its upstream by id; one this view no longer has (a reload removed
     // it) is as good as no record: the probe finds whoever holds the task now.
     std::size_t owner_index = 0;
-    if (owner->what == task_owner::kind::owned || owner->what == task_owner::kind::located) {
+    if (owner->what == actors::task_owner::kind::owned ||
+        owner->what == actors::task_owner::kind::located) {
         auto at = rec.view->snap->upstream_by_id.find(owner->upstream);
         if (at == rec.view->snap->upstream_by_id.end())
-            owner = task_owner{};
+            owner = actors::task_owner{};
         else
             owner_index = at->second;
     }
-    if (owner->what == task_owner::kind::unknown) {
+    if (owner->what == actors::task_owner::kind::unknown) {
         auto found = co_await find_by_probe(id, method, task_id, rec);
         if (auto* answer = std::get_if<json::object>(&found))
             co_return std::move(*answer);
@@ -287,7 +288,7 @@ task_methods::guards(const json::value& id, const std::string& method, const std
 
 asio::awaitable<std::vector<std::size_t>>
 task_methods::reach(std::string_view method, request_context& rec,
-                    std::optional<budget_ledger::exhausted>& refused) {
+                    std::optional<actors::budget_ledger::exhausted>& refused) {
     // Each upstream the method may reach, charged: an upstream over its own budget is left
     // out; the server's or the tenant's refuses the whole request (as for a list).
     std::vector<std::size_t> reach;
@@ -312,7 +313,7 @@ task_methods::find_by_probe(const json::value& id, const std::string& method,
     // No record (minted before a restart, or by a call gate did not see): ask the upstreams
     // the caller may reach, read-only, who holds it. Only the owner that answered gets the
     // method; where it was found is remembered for anyone (a probe never takes ownership).
-    std::optional<budget_ledger::exhausted> refused;
+    std::optional<actors::budget_ledger::exhausted> refused;
     auto reached = co_await reach(method, rec, refused);
     if (refused)
         co_return budget_refusal(rec, *refused);
@@ -342,7 +343,7 @@ asio::awaitable<json::object> task_methods::list(const json::value& id, const js
         co_return refusal(rec, id, gateway_error::invalid_cursor, {"not a string"});
     // A client's tasks live in its own upstream sessions: fetched fresh, never cached, from
     // the upstreams the caller may reach, each charged.
-    std::optional<budget_ledger::exhausted> refused;
+    std::optional<actors::budget_ledger::exhausted> refused;
     auto reached = co_await reach("tasks/list", rec, refused);
     if (refused)
         co_return budget_refusal(rec, *refused);

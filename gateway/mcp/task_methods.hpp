@@ -36,8 +36,8 @@ class task_records {
 public:
     // The keeper's record of `task_id` as `principal` sees it (unknown without a keeper);
     // nullopt when the keeper did not answer.
-    virtual boost::asio::awaitable<std::optional<task_owner>> find(const std::string& task_id,
-                                                                   std::uint64_t principal) = 0;
+    virtual boost::asio::awaitable<std::optional<actors::task_owner>>
+    find(const std::string& task_id, std::uint64_t principal) = 0;
     // Tells the keeper who owns a task, or where a probe found it (no keeper: nothing).
     virtual void pin(const std::string& task_id, std::uint64_t principal,
                      const std::string& upstream) = 0;
@@ -70,7 +70,7 @@ protected:
 // The page of the merged tasks the cursor asks for: the tasks router (router_line).
 class task_pages {
 public:
-    using list_page = std::optional<std::variant<list_answer, route_error>>;
+    using list_page = std::optional<std::variant<actors::list_answer, actors::route_error>>;
     virtual boost::asio::awaitable<list_page> page(request_context& ctx, boost::json::array merged,
                                                    std::optional<std::string> cursor) = 0;
 
@@ -135,8 +135,8 @@ private:
     boost::asio::awaitable<boost::json::object>
     list(const boost::json::value& id, const boost::json::object& params, request_context& rec);
     // The owner's record, from the keeper and else the fleet's store.
-    boost::asio::awaitable<std::optional<task_owner>> owner_of(const std::string& task_id,
-                                                               request_context& rec);
+    boost::asio::awaitable<std::optional<actors::task_owner>> owner_of(const std::string& task_id,
+                                                                       request_context& rec);
     // The guards of one task method at `upstream`: tenant, policy, budgets. The refusal, if
     // any (decision, outcome and error on `rec`).
     boost::asio::awaitable<std::optional<boost::json::object>>
@@ -146,7 +146,7 @@ private:
     // set when the server's or the tenant's budget is spent.
     boost::asio::awaitable<std::vector<std::size_t>>
     reach(std::string_view method, request_context& rec,
-          std::optional<budget_ledger::exhausted>& refused);
+          std::optional<actors::budget_ledger::exhausted>& refused);
     boost::asio::awaitable<std::variant<probe, boost::json::object>>
     find_by_probe(const boost::json::value& id, const std::string& method,
                   const std::string& task_id, request_context& rec);

@@ -2,10 +2,10 @@
 // or the upstream would wait for it until its own timeout.
 #include "gateway/mcp/upstream_traffic.hpp"
 
-#include "actors/policy/decision_hook.hpp"
 #include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/pipeline/client_bound.hpp"
 #include "gateway/pipeline/hook_check.hpp"
+#include "policy/decision_hook.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
@@ -138,7 +138,8 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
 }
 
 bool upstream_traffic::admit_server_request(const federation_view& view, std::size_t upstream,
-                                            const caller_ref& who, const json::object& request,
+                                            const policy::caller_ref& who,
+                                            const json::object& request,
                                             const std::optional<std::string>& bridge) {
     auto method = method_of(request);
     const auto* id = request.if_contains("id");
@@ -159,7 +160,7 @@ bool upstream_traffic::admit_server_request(const federation_view& view, std::si
 }
 
 void upstream_traffic::audit_refused(std::string_view method, const std::string& server,
-                                     const caller_ref& who, std::string why,
+                                     const policy::caller_ref& who, std::string why,
                                      std::optional<json::object> said) {
     request_context denied;
     denied.admission.start = std::chrono::steady_clock::now();
@@ -183,7 +184,7 @@ bool upstream_traffic::hook_asks(const federation_view& view, const json::object
 }
 
 asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federation_view> view,
-                                                    std::size_t upstream, caller_ref who,
+                                                    std::size_t upstream, policy::caller_ref who,
                                                     json::object request,
                                                     std::optional<std::string> bridge) {
     const auto& hook = *pipeline::server_request_hook(*view->snap, services_.hook);
@@ -216,8 +217,8 @@ asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federa
 }
 
 void upstream_traffic::judge_then_deliver(std::shared_ptr<const federation_view> view,
-                                          std::size_t upstream, caller_ref who, upstream_message m,
-                                          std::string bridge,
+                                          std::size_t upstream, policy::caller_ref who,
+                                          upstream_message m, std::string bridge,
                                           std::function<bool(upstream_message&)> deliver) {
     asio::co_spawn(
         ex_,

@@ -98,7 +98,7 @@ public:
     // A denied one is audited and, with `bridge`, answered -32042 to the upstream on that
     // session; false then. Without a policy, and for ping and notifications, true.
     bool admit_server_request(const federation_view& view, std::size_t upstream,
-                              const caller_ref& who, const boost::json::object& request,
+                              const policy::caller_ref& who, const boost::json::object& request,
                               const std::optional<std::string>& bridge) override;
 
     // Whether the decision hook is asked about `request` (policy.decisionHook stages
@@ -109,20 +109,21 @@ public:
     // Asks it: true when allowed. A denial, or a failure under onError "deny", is audited and,
     // with `bridge`, answered -32042 to the upstream on that session.
     boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view> view,
-                                             std::size_t upstream, caller_ref who,
+                                             std::size_t upstream, policy::caller_ref who,
                                              boost::json::object request,
                                              std::optional<std::string> bridge) override;
     // The same in the background for a message read from a stream: allowed, `deliver` has it
     // (false: its client is gone, and the upstream is told so).
     void judge_then_deliver(std::shared_ptr<const federation_view> view, std::size_t upstream,
-                            caller_ref who, upstream_message m, std::string bridge,
+                            policy::caller_ref who, upstream_message m, std::string bridge,
                             std::function<bool(upstream_message&)> deliver) override;
 
 private:
     // A request refused on the client's behalf, audited (`said`: the hook's say, if it was
     // asked).
-    void audit_refused(std::string_view method, const std::string& server, const caller_ref& who,
-                       std::string why, std::optional<boost::json::object> said);
+    void audit_refused(std::string_view method, const std::string& server,
+                       const policy::caller_ref& who, std::string why,
+                       std::optional<boost::json::object> said);
     // `position`: the upstream's place in the current view.
     void resource_updated(std::size_t position, const std::string& bridge, upstream_message m);
 

@@ -9,7 +9,7 @@
 namespace gate::transport {
 
 namespace asio = boost::asio;
-using result = batcher::result;
+using result = actors::batcher::result;
 
 result classify_batch_status(unsigned status) {
     if (status >= 200 && status < 300)
@@ -21,7 +21,7 @@ result classify_batch_status(unsigned status) {
 
 namespace {
 
-asio::awaitable<void> deliver(asio::any_io_executor ex, batch_post d,
+asio::awaitable<void> deliver(asio::any_io_executor ex, actors::batch_post d,
                               std::shared_ptr<asio::ssl::context> tls,
                               std::chrono::milliseconds timeout) {
     fetch_request req;
@@ -43,9 +43,9 @@ asio::awaitable<void> deliver(asio::any_io_executor ex, batch_post d,
 
 } // namespace
 
-batch_poster make_batch_poster(asio::io_context& io, std::chrono::milliseconds timeout) {
+actors::batch_poster make_batch_poster(asio::io_context& io, std::chrono::milliseconds timeout) {
     auto tls = make_client_tls_context();
-    return [ex = io.get_executor(), tls, timeout](batch_post d) {
+    return [ex = io.get_executor(), tls, timeout](actors::batch_post d) {
         asio::co_spawn(ex, deliver(ex, std::move(d), tls, timeout), asio::detached);
     };
 }

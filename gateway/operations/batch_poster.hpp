@@ -13,9 +13,10 @@ namespace gate::transport {
 
 // Statuses that will not change if the batch is sent again are a refusal: everything but
 // 2xx (delivered), 408, 429 and 5xx (failed: retried).
-batcher::result classify_batch_status(unsigned status);
+actors::batcher::result classify_batch_status(unsigned status);
 
-batch_poster make_batch_poster(boost::asio::io_context& io,
-                               std::chrono::milliseconds timeout = std::chrono::seconds(10));
+actors::batch_poster
+make_batch_poster(boost::asio::io_context& io,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 } // namespace gate::transport

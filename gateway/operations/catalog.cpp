@@ -35,10 +35,10 @@ json::object annotations_of(const json::object& tool) {
     return out;
 }
 
-void decide(json::object& item, const catalog_facts& f, explain_request what) {
+void decide(json::object& item, const catalog_facts& f, policy::explain_request what) {
     what.listing = true;
     auto got = explain(f.world, f.viewer, what);
-    if (auto* e = std::get_if<explained>(&got)) {
+    if (auto* e = std::get_if<policy::explained>(&got)) {
         item["allowed"] = e->allowed;
         item["ruleId"] = e->decision.rule_id ? json::value(*e->decision.rule_id) : nullptr;
         item["reason"] = e->reason;
@@ -55,7 +55,7 @@ json::object item_json(protocol::list_kind kind, const json::object& o, std::siz
                        const catalog_facts& f) {
     const auto& id = f.world.doc.upstreams[upstream].id;
     json::object item;
-    explain_request what;
+    policy::explain_request what;
     what.server = id;
     const auto* name = o.if_contains("name");
     std::string own = name && name->is_string() ? std::string(name->get_string()) : "";
@@ -84,7 +84,8 @@ json::object item_json(protocol::list_kind kind, const json::object& o, std::siz
     return item;
 }
 
-const fetched_list* list_of(const std::vector<fetched_list>& lists, std::size_t upstream) {
+const actors::fetched_list* list_of(const std::vector<actors::fetched_list>& lists,
+                                    std::size_t upstream) {
     for (const auto& l : lists)
         if (l.upstream == upstream && l.items)
             return &l;
@@ -154,7 +155,7 @@ json::object catalog_report(const catalog_facts& f) {
             continue;
         }
         u["listing"] = "shared";
-        const std::vector<fetched_list>* lists[] = {&f.tools, &f.prompts, &f.resources};
+        const std::vector<actors::fetched_list>* lists[] = {&f.tools, &f.prompts, &f.resources};
         for (std::size_t k = 0; k < 3; ++k)
             if (const auto* l = list_of(*lists[k], i))
                 put_items(u, kinds[k], *l->items, i, f);

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "actors/federation/router_messages.hpp"
-#include "actors/policy/policy_explain.hpp"
+#include "policy/policy_explain.hpp"
 
 #include <array>
 #include <boost/json/array.hpp>
@@ -28,11 +28,11 @@ struct caller_listing {
 };
 
 struct catalog_facts {
-    const policy_world& world;
+    const policy::policy_world& world;
     const principal* viewer; // null: anonymous
     // gate's cached lists of each kind (read_cached_lists), by upstream's place: never one of
     // an upstream that takes each caller's credential.
-    std::vector<fetched_list> tools, prompts, resources;
+    std::vector<actors::fetched_list> tools, prompts, resources;
     // The viewer's own listing of each such upstream its tenant sees.
     std::vector<caller_listing> own;
 };

@@ -11,8 +11,8 @@ namespace gate::transport {
 namespace http = boost::beast::http;
 
 std::optional<http_reply> run_fault_hook(const federation_view& live,
-                                         const supervisor_actor& supervisor, http::verb verb,
-                                         std::string_view path) {
+                                         const actors::supervisor_actor& supervisor,
+                                         http::verb verb, std::string_view path) {
     constexpr std::string_view kill = "/_test/kill-upstream-actor/";
     if (verb == http::verb::post && path == "/_test/kill-supervisor" && supervisor) {
         spdlog::warn("fault hook: killing the supervisor");
@@ -21,7 +21,7 @@ std::optional<http_reply> run_fault_hook(const federation_view& live,
     }
     if (verb == http::verb::post && path == "/_test/kill-breaker-actor") {
         // Every board names the one breaker actor; with no upstream there is none to kill.
-        auto breaker = live.clients.empty() ? breaker_actor{}
+        auto breaker = live.clients.empty() ? actors::breaker_actor{}
                                             : live.clients.front()->guards().board()->breaker();
         if (!breaker)
             return error_reply(

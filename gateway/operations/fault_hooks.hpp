@@ -21,7 +21,7 @@ inline constexpr std::string_view fault_hook_prefix = "/_test/";
 
 // The hook's answer, or nullopt when `path` names none.
 std::optional<http_reply> run_fault_hook(const federation_view& live,
-                                         const supervisor_actor& supervisor,
+                                         const actors::supervisor_actor& supervisor,
                                          boost::beast::http::verb verb, std::string_view path);
 
 } // namespace gate::transport

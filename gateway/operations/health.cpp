@@ -37,13 +37,13 @@ health_checker::health_checker(std::vector<std::shared_ptr<upstream_client>> ups
     : upstreams_(std::move(upstreams)), show_detail_(show_detail), budget_(budget), memo_(reuse) {}
 
 namespace {
-std::string_view circuit_state_name(circuit_breaker::state s) {
+std::string_view circuit_state_name(actors::circuit_breaker::state s) {
     switch (s) {
-    case circuit_breaker::state::closed:
+    case actors::circuit_breaker::state::closed:
         return "closed";
-    case circuit_breaker::state::half_open:
+    case actors::circuit_breaker::state::half_open:
         return "half-open";
-    case circuit_breaker::state::open:
+    case actors::circuit_breaker::state::open:
         return "open";
     }
     return "closed";
@@ -80,7 +80,7 @@ answers_without_credential(upstream_client& u, std::chrono::milliseconds budget)
         in_rotation.push_back(e.in_rotation);
     std::size_t turn = 0; // a copy: the probe does not move the clients' turn on
     std::string last = "no endpoint answered within " + std::to_string(budget.count()) + " ms";
-    for (auto index : rotation_order(in_rotation, turn)) {
+    for (auto index : actors::rotation_order(in_rotation, turn)) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         if (left.count() <= 0)
             break;
@@ -127,7 +127,7 @@ asio::awaitable<health_report> health_checker::probe() {
             auto start = clock::now();
             call_context ctx;
             ctx.timeout = budget_;
-            ctx.use = guard_use::upkeep; // not a client's invocation: no rate-limit slot
+            ctx.use = actors::guard_use::upkeep; // not a client's invocation: no rate-limit slot
             auto elapsed = [&] {
                 return std::chrono::duration<double, std::milli>(clock::now() - start).count();
             };

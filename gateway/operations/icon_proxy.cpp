@@ -124,7 +124,8 @@ icon_proxy::icon_proxy(std::function<void(const std::string&, std::string_view)>
       fetch_(fetch ? std::move(fetch) : icon_fetcher(fetch_over_http)),
       registry_(limits.per_namespace), cache_(limits.cache_entries, limits.cache_bytes) {}
 
-std::optional<protocol::icon_site> icon_proxy::site_of(const snapshot& snap, std::size_t i) const {
+std::optional<protocol::icon_site> icon_proxy::site_of(const actors::snapshot& snap,
+                                                       std::size_t i) const {
     if (snap.codec.passthrough() || i >= snap.size())
         return std::nullopt;
     const auto& u = snap.upstream(i);
@@ -144,7 +145,7 @@ std::optional<protocol::icon_site> icon_proxy::site_of(const snapshot& snap, std
     return site;
 }
 
-void icon_proxy::rewrite(const snapshot& snap, std::size_t upstream, json::object& holder,
+void icon_proxy::rewrite(const actors::snapshot& snap, std::size_t upstream, json::object& holder,
                          left_out& dropped) {
     if (!holder.contains("icons"))
         return;
@@ -171,8 +172,8 @@ void icon_proxy::report(const std::string& upstream, const left_out& dropped) {
             dropped_(upstream, why);
 }
 
-void icon_proxy::rewrite_list(const snapshot& snap, std::size_t upstream, std::string_view what,
-                              json::array& items) {
+void icon_proxy::rewrite_list(const actors::snapshot& snap, std::size_t upstream,
+                              std::string_view what, json::array& items) {
     left_out dropped;
     for (auto& item : items)
         if (auto* o = item.if_object())
@@ -186,8 +187,8 @@ void icon_proxy::rewrite_list(const snapshot& snap, std::size_t upstream, std::s
                  id, dropped.reasons.size(), what, dropped.first);
 }
 
-void icon_proxy::rewrite_one(const snapshot& snap, std::size_t upstream, std::string_view what,
-                             json::object& holder) {
+void icon_proxy::rewrite_one(const actors::snapshot& snap, std::size_t upstream,
+                             std::string_view what, json::object& holder) {
     left_out dropped;
     rewrite(snap, upstream, holder, dropped);
     const auto& id = snap.upstream(upstream).id;
@@ -234,7 +235,7 @@ asio::awaitable<fetched_icon> icon_proxy::fetch(const std::string& src) {
     co_return out;
 }
 
-asio::awaitable<const std::string*> icon_proxy::src_of(std::shared_ptr<const snapshot> snap,
+asio::awaitable<const std::string*> icon_proxy::src_of(std::shared_ptr<const actors::snapshot> snap,
                                                        std::size_t upstream, const std::string& ns,
                                                        const std::string& digest) {
     if (const auto* known = registry_.find(ns, digest))
@@ -248,7 +249,7 @@ asio::awaitable<const std::string*> icon_proxy::src_of(std::shared_ptr<const sna
     co_return registry_.find(ns, digest);
 }
 
-asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const snapshot> snap,
+asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const actors::snapshot> snap,
                                               std::string_view path, bool get) {
     auto parsed = protocol::parse_icon_path(path);
     if (!parsed)

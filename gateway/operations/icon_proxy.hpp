@@ -101,39 +101,39 @@ public:
     // The icons of the items of a list upstream `upstream` of `snap` answered (`what`: the
     // method, for the log line), rewritten for gate's origin and remembered. Passthrough:
     // nothing changes.
-    void rewrite_list(const snapshot& snap, std::size_t upstream, std::string_view what,
+    void rewrite_list(const actors::snapshot& snap, std::size_t upstream, std::string_view what,
                       boost::json::array& items);
     // A call's or a prompt's content blocks, wherever they reach a client (pipeline::client_bound).
-    void rewrite_icons(const snapshot& snap, std::size_t upstream, std::string_view what,
+    void rewrite_icons(const actors::snapshot& snap, std::size_t upstream, std::string_view what,
                        boost::json::array& items) override {
         rewrite_list(snap, upstream, what, items);
     }
     // The same for one object holding `icons` (a serverInfo, each time /api/federation is
     // read): what it leaves out is logged and counted only when it differs from the last time.
-    void rewrite_one(const snapshot& snap, std::size_t upstream, std::string_view what,
+    void rewrite_one(const actors::snapshot& snap, std::size_t upstream, std::string_view what,
                      boost::json::object& holder);
 
     // The answer to a request for `path` (under /icons/) on the current snapshot.
-    boost::asio::awaitable<http_reply> serve(std::shared_ptr<const snapshot> snap,
+    boost::asio::awaitable<http_reply> serve(std::shared_ptr<const actors::snapshot> snap,
                                              std::string_view path, bool get);
 
     // How an icon this instance never listed is learnt: the upstream's lists and identity,
     // rewritten here (another instance of a fleet listed it, or this one before a restart).
     // Asked at most once per `relearn_interval` per namespace, whatever paths are asked for.
-    using learner =
-        std::function<boost::asio::awaitable<void>(std::shared_ptr<const snapshot>, std::size_t)>;
+    using learner = std::function<boost::asio::awaitable<void>(
+        std::shared_ptr<const actors::snapshot>, std::size_t)>;
     void learn_through(learner learn) { learn_ = std::move(learn); }
     static constexpr std::chrono::seconds relearn_interval{30};
 
 private:
     // Where upstream `i`'s icons go (null: passthrough, or an unusable namespace).
-    std::optional<protocol::icon_site> site_of(const snapshot& snap, std::size_t i) const;
+    std::optional<protocol::icon_site> site_of(const actors::snapshot& snap, std::size_t i) const;
     // What a rewrite left out: each icon's reason, the first one named for the log.
     struct left_out {
         std::vector<std::string_view> reasons; // drop_label's static texts
         std::string first;
     };
-    void rewrite(const snapshot& snap, std::size_t upstream, boost::json::object& holder,
+    void rewrite(const actors::snapshot& snap, std::size_t upstream, boost::json::object& holder,
                  left_out& dropped);
     void report(const std::string& upstream, const left_out& dropped);
     boost::asio::awaitable<fetched_icon> fetch(const std::string& src);
@@ -148,7 +148,7 @@ private:
     std::map<std::string, std::chrono::steady_clock::time_point> learnt_; // by namespace
     // The src of `digest` under namespace `ns` (of upstream `upstream`), learnt first when
     // this instance does not know it and may ask again.
-    boost::asio::awaitable<const std::string*> src_of(std::shared_ptr<const snapshot> snap,
+    boost::asio::awaitable<const std::string*> src_of(std::shared_ptr<const actors::snapshot> snap,
                                                       std::size_t upstream, const std::string& ns,
                                                       const std::string& digest);
     // What rewrite_one last said of each upstream's serverInfo (by id).

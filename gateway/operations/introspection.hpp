@@ -5,8 +5,8 @@
 // environment variable name: a credential is reported by its strategy only).
 #pragma once
 
-#include "actors/policy/principal.hpp"
 #include "config/model.hpp"
+#include "policy/principal.hpp"
 #include "transport/http/http_reply.hpp"
 
 #include <boost/json/object.hpp>
@@ -35,7 +35,7 @@ struct federation_facts {
     const boost::json::object& health; // the /health report of this snapshot's upstreams
     const discovery_status* discovery = nullptr;
     bool shared_store = false, shared_store_up = false;
-    const caller_ref& viewer;
+    const policy::caller_ref& viewer;
     const std::optional<std::string>& tenant; // the viewer's, when one resolves
     // Each upstream's identity as its handshake told it (server_identity), in the document's
     // order; empty (or missing) where gate has not met the upstream yet.

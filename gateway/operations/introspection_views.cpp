@@ -7,7 +7,6 @@
 #include "gateway/operations/introspection_views.hpp"
 
 #include "actors/bridge.hpp"
-#include "actors/policy/policy_explain.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/fleet/fleet_store.hpp"
@@ -16,6 +15,7 @@
 #include "gateway/operations/introspection.hpp"
 #include "gateway/operations/traffic_report.hpp"
 #include "gateway/pipeline/answers.hpp"
+#include "policy/policy_explain.hpp"
 #include "protocol/json_text.hpp"
 #include "protocol/param_headers.hpp"
 #include "protocol/ui_uri.hpp"
@@ -78,7 +78,7 @@ namespace {
 
 // The query of GET /api/explain: method, and name (a listed name), or server with name or
 // uri; arguments as JSON text.
-std::variant<explain_request, std::string> explain_query(const http_request& req) {
+std::variant<policy::explain_request, std::string> explain_query(const http_request& req) {
     std::string_view target(req.target().data(), req.target().size());
     auto q = target.find('?');
     if (q == std::string_view::npos)
@@ -87,7 +87,7 @@ std::variant<explain_request, std::string> explain_query(const http_request& req
     auto params = boost::urls::parse_query(query);
     if (!params)
         return std::string("the query cannot be read");
-    explain_request r;
+    policy::explain_request r;
     std::string arguments;
     boost::urls::encoding_opts form(true); // a form's '+' is a space
     for (const auto& p : *params) {
@@ -118,7 +118,8 @@ std::variant<explain_request, std::string> explain_query(const http_request& req
 // A tool asked about by its short alias (routing.maxNameLength): reversed from gate's last list
 // of its upstream, as the router reverses it for a call, so the answer is the call's. Why not,
 // when the alias stands for more than one tool.
-std::optional<std::string> reverse_alias(const federation_view& view, explain_request& what) {
+std::optional<std::string> reverse_alias(const federation_view& view,
+                                         policy::explain_request& what) {
     const auto& codec = view.snap->codec;
     auto d = what.method == "tools/call" && what.server.empty()
                  ? codec.decode(what.name)
@@ -144,14 +145,14 @@ std::optional<std::string> reverse_alias(const federation_view& view, explain_re
 // namespace: answered word for word as an unknown one (policy_explain's own words), as a call
 // is (tenants[].upstreams), before anything of it (a shortened name's tools) is looked at.
 std::optional<std::string> unseen_by_tenant(const request_context& rec,
-                                            const explain_request& what) {
+                                            const policy::explain_request& what) {
     if (!rec.who.tenant_index)
         return std::nullopt;
     const auto& snap = *rec.view->snap;
     if (!what.server.empty()) {
         auto at = snap.upstream_by_id.find(what.server);
         if (at != snap.upstream_by_id.end() && !tenant_sees(rec, at->second))
-            return unknown_upstream_text(what.server);
+            return policy::unknown_upstream_text(what.server);
         return std::nullopt;
     }
     if (what.method != "tools/call" && what.method != "prompts/get") {
@@ -165,7 +166,7 @@ std::optional<std::string> unseen_by_tenant(const request_context& rec,
     }
     auto d = snap.codec.decode(what.name);
     if (d && d->upstream < snap.size() && !tenant_sees(rec, d->upstream))
-        return unknown_namespace_text(what.name);
+        return policy::unknown_namespace_text(what.name);
     return std::nullopt;
 }
 
@@ -180,26 +181,26 @@ http_reply introspection_views::explain(const request_context& rec, const http_r
     };
     if (auto* why = std::get_if<std::string>(&asked))
         return refused(std::move(*why));
-    auto& what = std::get<explain_request>(asked);
+    auto& what = std::get<policy::explain_request>(asked);
     const auto& view = *rec.view;
     if (auto why = unseen_by_tenant(rec, what))
         return refused(std::move(*why));
     if (auto why = reverse_alias(view, what))
         return refused(std::move(*why));
     const auto& snap = *view.snap;
-    policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
+    policy::policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
     const auto* caller = rec.who.caller ? &*rec.who.caller : nullptr;
-    auto got = gate::explain(world, caller, what);
-    if (auto* e = std::get_if<explained>(&got); e && what.method == "tools/call") {
+    auto got = gate::policy::explain(world, caller, what);
+    if (auto* e = std::get_if<policy::explained>(&got); e && what.method == "tools/call") {
         // The tool's hints as gate last listed them, as the call would be decided.
         for (std::size_t i = 0; i < snap.size(); ++i)
             if (snap.upstream(i).id == e->server && i < view.clients.size())
                 what.hints = view.clients[i]->lists().tools().hints(e->own_name);
-        got = gate::explain(world, caller, what);
+        got = gate::policy::explain(world, caller, what);
     }
     if (auto* why = std::get_if<std::string>(&got))
         return refused(std::move(*why));
-    auto body = explanation_json(std::get<explained>(got));
+    auto body = explanation_json(std::get<policy::explained>(got));
     body["principal"] = caller ? boost::json::value(caller->subject) : boost::json::value(nullptr);
     return no_store(http_reply::json(http::status::ok, protocol::json_text(body)));
 }
@@ -287,21 +288,21 @@ boost::asio::awaitable<http_reply> introspection_views::catalog(request_context&
     request_context side;
     side.view = view;
     side.client.profile = protocol::full_profile;
-    std::vector<fetched_list> cached[3];
+    std::vector<actors::fetched_list> cached[3];
     for (std::size_t k = 0; k < 3; ++k) {
         co_await lists_.federated(catalog_kinds[k], nullptr, {}, side);
-        using lists_t = std::vector<fetched_list>;
+        using lists_t = std::vector<actors::fetched_list>;
         auto got = co_await actors::ask<lists_t>(
-            actors_.load()->router_for(catalog_kinds[k]), [&](reply_to<lists_t> r) {
-                return read_cached_lists{view->snap, catalog_kinds[k], protocol::full_profile,
-                                         std::move(r)};
+            actors_.load()->router_for(catalog_kinds[k]), [&](actors::reply_to<lists_t> r) {
+                return actors::read_cached_lists{view->snap, catalog_kinds[k],
+                                                 protocol::full_profile, std::move(r)};
             });
         if (got)
             cached[k] = std::move(*got);
     }
     auto own = co_await own_listings(lists_, rec);
     const auto& snap = *view->snap;
-    policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
+    policy::policy_world world{*snap.doc, snap.policy.get(), snap.codec, snap.tenants.get()};
     catalog_facts facts{world,
                         rec.who.caller ? &*rec.who.caller : nullptr,
                         std::move(cached[0]),
@@ -312,8 +313,9 @@ boost::asio::awaitable<http_reply> introspection_views::catalog(request_context&
         http_reply::json(http::status::ok, protocol::json_text(catalog_report(facts))));
 }
 
-boost::asio::awaitable<void> introspection_views::learn_icons(std::shared_ptr<const snapshot> snap,
-                                                              std::size_t upstream) {
+boost::asio::awaitable<void>
+introspection_views::learn_icons(std::shared_ptr<const actors::snapshot> snap,
+                                 std::size_t upstream) {
     auto view = live_.current_view();
     if (view->snap != snap || upstream >= view->clients.size())
         co_return; // reloaded meanwhile: the next request asks on the new snapshot

@@ -16,7 +16,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <memory>
 
-namespace gate {
+namespace gate::actors {
 class actor_directory;
 }
 
@@ -27,7 +27,7 @@ class fleet_store;
 class introspection_views {
 public:
     introspection_views(view_source& live, const health_watch& health, icon_proxy& icons,
-                        list_methods& lists, const actor_directory& actors,
+                        list_methods& lists, const actors::actor_directory& actors,
                         const traffic_history& traffic,
                         std::shared_ptr<const discovery_status> discovery)
         : live_(live), health_(health), icons_(icons), lists_(lists), actors_(actors),
@@ -46,7 +46,7 @@ public:
     boost::asio::awaitable<http_reply> catalog(request_context& rec);
     // An icon another instance (or this one before a restart) listed: the upstream's identity
     // and gate's own lists, rewritten here so the icon proxy knows it.
-    boost::asio::awaitable<void> learn_icons(std::shared_ptr<const snapshot> snap,
+    boost::asio::awaitable<void> learn_icons(std::shared_ptr<const actors::snapshot> snap,
                                              std::size_t upstream);
 
 private:
@@ -54,7 +54,7 @@ private:
     const health_watch& health_;
     icon_proxy& icons_;
     list_methods& lists_;
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
     const traffic_history& traffic_;
     std::shared_ptr<const discovery_status> discovery_;
     std::shared_ptr<fleet_store> fleet_;

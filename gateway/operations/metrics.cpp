@@ -244,9 +244,9 @@ void metrics::register_supervision() {
                                "s), by kind: an upstream's is left stopped and its calls "
                                "refused until a reload; any other stops gate")
                          .Register(*registry_);
-    for (std::size_t i = 0; i < supervised_kinds.size(); ++i) {
-        actor_restarts_[i] = &restarts.Add({{"actor", std::string(supervised_kinds[i])}});
-        actors_given_up_[i] = &given_up.Add({{"actor", std::string(supervised_kinds[i])}});
+    for (std::size_t i = 0; i < actors::supervised_kinds.size(); ++i) {
+        actor_restarts_[i] = &restarts.Add({{"actor", std::string(actors::supervised_kinds[i])}});
+        actors_given_up_[i] = &given_up.Add({{"actor", std::string(actors::supervised_kinds[i])}});
     }
 }
 
@@ -374,8 +374,8 @@ void metrics::recording_counts(std::int64_t written, std::int64_t dropped) {
     advance(recording_[1], dropped);
 }
 
-void metrics::supervision_counts(const supervision_tally& tally) {
-    for (std::size_t i = 0; i < supervised_kinds.size(); ++i) {
+void metrics::supervision_counts(const actors::supervision_tally& tally) {
+    for (std::size_t i = 0; i < actors::supervised_kinds.size(); ++i) {
         advance(actor_restarts_[i], tally.restarts[i].load());
         advance(actors_given_up_[i], tally.given_up[i].load());
     }

@@ -105,7 +105,7 @@ public:
     // What supervision did, as it stands (read at each scrape): actors restarted and actors
     // given up on past their restart intensity, by kind (gate_actor_restarts_total{actor},
     // gate_actor_given_up_total{actor}).
-    void supervision_counts(const supervision_tally& tally);
+    void supervision_counts(const actors::supervision_tally& tally);
 
     // The budgets as they stand (read at each scrape; gateway/operations/budget_gauges).
     void budget_standings(const std::vector<budget_sample>& samples);
@@ -151,8 +151,8 @@ private:
                                                                         "table_full"};
     std::array<prometheus::Counter*, 2> session_evictions_{};
     prometheus::Counter* outbox_dropped_ = nullptr;
-    std::array<prometheus::Counter*, supervised_kinds.size()> actor_restarts_{};
-    std::array<prometheus::Counter*, supervised_kinds.size()> actors_given_up_{};
+    std::array<prometheus::Counter*, actors::supervised_kinds.size()> actor_restarts_{};
+    std::array<prometheus::Counter*, actors::supervised_kinds.size()> actors_given_up_{};
     std::array<prometheus::Counter*, 2> session_refusals_{};
     prometheus::Family<prometheus::Counter>& rejections_;
     prometheus::Family<prometheus::Counter>* tools_dropped_ = nullptr;

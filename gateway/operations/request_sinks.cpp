@@ -9,7 +9,7 @@
 
 namespace gate::transport {
 
-request_sinks::request_sinks(boost::asio::any_io_executor ex, const actor_directory& actors,
+request_sinks::request_sinks(boost::asio::any_io_executor ex, const actors::actor_directory& actors,
                              std::shared_ptr<traffic_tap> tap, const request_hook& hook)
     : actors_(actors), line_(actors), feed_(std::move(ex), line_), tap_(std::move(tap)),
       hook_(hook) {}
@@ -21,7 +21,7 @@ pipeline::audit_services::open_sinks request_sinks::sinks() const {
 }
 
 void request_sinks::hear(const http_request& req, request_context& rec) {
-    auto h = std::make_shared<heard_request>();
+    auto h = std::make_shared<actors::heard_request>();
     h->seq = tap_->next_seq();
     h->at = std::chrono::system_clock::now();
     h->session = header_value(req, "Mcp-Session-Id");

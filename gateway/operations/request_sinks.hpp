@@ -23,7 +23,7 @@ public:
 
     // `tap`: gate --record's (null: not recording); `hook`: the embedder's, which it may set
     // at any time (an empty function: none).
-    request_sinks(boost::asio::any_io_executor ex, const actor_directory& actors,
+    request_sinks(boost::asio::any_io_executor ex, const actors::actor_directory& actors,
                   std::shared_ptr<traffic_tap> tap, const request_hook& hook);
     request_sinks(const request_sinks&) = delete;
     request_sinks& operator=(const request_sinks&) = delete;
@@ -33,7 +33,7 @@ public:
     // What is queued goes now (before a shutdown's flush).
     void feed() { feed_.feed(); }
     // An audit event of the gateway's own (a pinned definition judged, say).
-    void audit(audit_event e) override { feed_.audit(std::move(e)); }
+    void audit(actors::audit_event e) override { feed_.audit(std::move(e)); }
 
 private:
     open_sinks sinks() const override;
@@ -42,7 +42,7 @@ private:
     void finished(const request_context& ctx) override { hook_(ctx); }
     void hear(const http_request& req, request_context& ctx) override;
 
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
     current_sinks line_;
     sink_feed feed_;
     std::shared_ptr<traffic_tap> tap_;

@@ -22,7 +22,7 @@ void sink_feed::post() {
     boost::asio::post(ex_, [this] { feed(); });
 }
 
-void sink_feed::audit(audit_event e) {
+void sink_feed::audit(actors::audit_event e) {
     audit_.push_back(std::move(e));
     post();
 }
@@ -33,12 +33,12 @@ void sink_feed::spans(std::vector<std::string> spans) {
     post();
 }
 
-void current_sinks::send(std::vector<audit_event> audit, std::vector<std::string> spans) {
+void current_sinks::send(std::vector<actors::audit_event> audit, std::vector<std::string> spans) {
     auto actors = actors_.load();
     if (!audit.empty() && actors->audit)
         actors->audit.offer_all(std::move(audit));
     if (!spans.empty() && actors->spans)
-        caf::anon_send(actors->spans, span_batch{std::move(spans)});
+        caf::anon_send(actors->spans, actors::span_batch{std::move(spans)});
 }
 
 } // namespace gate::transport

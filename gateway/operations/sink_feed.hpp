@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::actors {
 class actor_directory;
 }
 
@@ -22,7 +22,8 @@ public:
     // Where one turn's events go (either may be empty); dropped where no sink is configured.
     class sinks {
     public:
-        virtual void send(std::vector<audit_event> audit, std::vector<std::string> spans) = 0;
+        virtual void send(std::vector<actors::audit_event> audit,
+                          std::vector<std::string> spans) = 0;
 
     protected:
         ~sinks() = default;
@@ -32,7 +33,7 @@ public:
     sink_feed(const sink_feed&) = delete;
     sink_feed& operator=(const sink_feed&) = delete;
 
-    void audit(audit_event e);
+    void audit(actors::audit_event e);
     void spans(std::vector<std::string> spans);
     // What is queued goes now (the turn's feed, or before a shutdown's flush).
     void feed();
@@ -42,7 +43,7 @@ private:
 
     boost::asio::any_io_executor ex_;
     sinks& to_;
-    std::vector<audit_event> audit_;
+    std::vector<actors::audit_event> audit_;
     std::vector<std::string> spans_;
     bool posted_ = false;
 };
@@ -50,11 +51,11 @@ private:
 // The sinks of the actor set the supervisor publishes.
 class current_sinks final : public sink_feed::sinks {
 public:
-    explicit current_sinks(const actor_directory& actors) : actors_(actors) {}
-    void send(std::vector<audit_event> audit, std::vector<std::string> spans) override;
+    explicit current_sinks(const actors::actor_directory& actors) : actors_(actors) {}
+    void send(std::vector<actors::audit_event> audit, std::vector<std::string> spans) override;
 
 private:
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
 };
 
 } // namespace gate::transport

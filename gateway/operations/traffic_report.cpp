@@ -38,23 +38,23 @@ const char* breaker_name(std::uint8_t s) {
     }
 }
 
-json::object change_json(const guard_change& c, const traffic_facts::upstream& u,
+json::object change_json(const actors::guard_change& c, const traffic_facts::upstream& u,
                          const traffic_facts& f) {
     auto at = wall_of(c.at, f);
     json::object o{{"at", protocol::utc_timestamp(at)}, {"atMs", epoch_ms(at)}};
     switch (c.what) {
-    case guard_change::kind::breaker:
+    case actors::guard_change::kind::breaker:
         o["kind"] = "breaker";
         o["from"] = breaker_name(c.from);
         o["to"] = breaker_name(c.to);
         break;
-    case guard_change::kind::endpoint:
+    case actors::guard_change::kind::endpoint:
         o["kind"] = "endpoint";
         o["url"] = c.endpoint < u.urls.size() ? u.urls[c.endpoint] : std::string();
         o["from"] = c.from ? "in" : "out";
         o["to"] = c.to ? "in" : "out";
         break;
-    case guard_change::kind::given_up:
+    case actors::guard_change::kind::given_up:
         o["kind"] = "given_up"; // the supervisor gave up on its actor: open until a reload
         o["to"] = "open";
         break;

@@ -18,8 +18,8 @@ namespace gate::transport {
 struct traffic_facts {
     struct upstream {
         std::string id;
-        std::vector<std::string> urls;     // upstreams[].urls: an endpoint change names its URL
-        std::vector<guard_change> changes; // guard_board::changes, oldest first
+        std::vector<std::string> urls; // upstreams[].urls: an endpoint change names its URL
+        std::vector<actors::guard_change> changes; // guard_board::changes, oldest first
     };
     const traffic_history& history;
     std::vector<upstream> upstreams; // as the running configuration orders them

@@ -5,12 +5,13 @@
 
 namespace gate::transport {
 
-traffic_tap::traffic_tap(boost::asio::io_context& io, recorder_actor sink, record_backlog backlog,
-                         std::shared_ptr<delivery_tally> tally, std::int64_t capacity)
+traffic_tap::traffic_tap(boost::asio::io_context& io, actors::recorder_actor sink,
+                         actors::record_backlog backlog,
+                         std::shared_ptr<actors::delivery_tally> tally, std::int64_t capacity)
     : io_(io), sink_(std::move(sink)), backlog_(std::move(backlog)), tally_(std::move(tally)),
       capacity_(capacity) {}
 
-void traffic_tap::heard(heard_event e) {
+void traffic_tap::heard(actors::heard_event e) {
     pending_.push_back(std::move(e));
     if (posted_)
         return;
@@ -34,7 +35,7 @@ void traffic_tap::feed() {
         return;
     }
     backlog_->fetch_add(n, std::memory_order_relaxed);
-    caf::anon_send(sink_, record_batch{std::exchange(pending_, {})});
+    caf::anon_send(sink_, actors::record_batch{std::exchange(pending_, {})});
 }
 
 } // namespace gate::transport

@@ -19,24 +19,25 @@ public:
     static constexpr std::int64_t default_capacity = 100000;
 
     // `backlog` is the one the recorder was spawned with.
-    traffic_tap(boost::asio::io_context& io, recorder_actor sink, record_backlog backlog,
-                std::shared_ptr<delivery_tally> tally, std::int64_t capacity = default_capacity);
+    traffic_tap(boost::asio::io_context& io, actors::recorder_actor sink,
+                actors::record_backlog backlog, std::shared_ptr<actors::delivery_tally> tally,
+                std::int64_t capacity = default_capacity);
 
     // The number the next recorded request goes by (1, 2, ...).
     std::uint64_t next_seq() { return ++seq_; }
-    void heard(heard_event e);
+    void heard(actors::heard_event e);
     // What was heard this turn, to the recorder now (before a flush).
     void feed();
-    const recorder_actor& sink() const { return sink_; }
-    const delivery_tally& tally() const { return *tally_; }
+    const actors::recorder_actor& sink() const { return sink_; }
+    const actors::delivery_tally& tally() const { return *tally_; }
 
 private:
     boost::asio::io_context& io_;
-    recorder_actor sink_;
-    record_backlog backlog_;
-    std::shared_ptr<delivery_tally> tally_;
+    actors::recorder_actor sink_;
+    actors::record_backlog backlog_;
+    std::shared_ptr<actors::delivery_tally> tally_;
     std::int64_t capacity_;
-    std::vector<heard_event> pending_;
+    std::vector<actors::heard_event> pending_;
     bool posted_ = false;
     std::uint64_t seq_ = 0;
 };

@@ -35,7 +35,7 @@ std::optional<budget_charger::charged_now> budget_charger::charge_now(const requ
     return charged_now{ledger_.charge_reserved(drawn, now)};
 }
 
-boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+boost::asio::awaitable<std::optional<actors::budget_ledger::exhausted>>
 budget_charger::charge(const request_context& ctx, std::size_t upstream) {
     accounts refs;
     auto n = accounts_of(ctx, upstream, refs);
@@ -58,7 +58,8 @@ budget_charger::charge(const request_context& ctx, std::size_t upstream) {
     co_return std::nullopt;
 }
 
-boost::json::object budget_refusal(request_context& ctx, const budget_ledger::exhausted& e) {
+boost::json::object budget_refusal(request_context& ctx,
+                                   const actors::budget_ledger::exhausted& e) {
     refuse(ctx, gateway_error::budget_exhausted,
            {std::to_string(e.allowance), e.period, e.key == "server" ? "the server" : e.key,
             protocol::utc_timestamp(e.resets)});

@@ -22,7 +22,7 @@ public:
     // A reservation of the account's allowance in the period that holds `now` (0: none is
     // left); nullopt when nobody answered.
     virtual boost::asio::awaitable<std::optional<std::int64_t>>
-    reserve(const budget_ledger::account_ref& account, wall_time now) = 0;
+    reserve(const actors::budget_ledger::account_ref& account, actors::wall_time now) = 0;
 
 protected:
     ~budget_source() = default;
@@ -34,7 +34,7 @@ public:
     // Charges one invocation of `upstream` for `ctx` to every budget it draws on: the
     // exhausted one, if any (nothing charged then). Nobody answering a reservation charges
     // nothing and refuses nothing: gate's fault is not the client's.
-    virtual boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+    virtual boost::asio::awaitable<std::optional<actors::budget_ledger::exhausted>>
     charge(const request_context& ctx, std::size_t upstream) = 0;
 
 protected:
@@ -45,30 +45,30 @@ class budget_charger final : public invocation_charges {
 public:
     explicit budget_charger(budget_source& source) : source_(source) {}
 
-    boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+    boost::asio::awaitable<std::optional<actors::budget_ledger::exhausted>>
     charge(const request_context& ctx, std::size_t upstream) override;
     // The same, decided from what is reserved already; nullopt when an allowance must be
     // reserved first (charge then). Nothing is charged then.
     struct charged_now {
-        std::optional<budget_ledger::exhausted> spent;
+        std::optional<actors::budget_ledger::exhausted> spent;
     };
     std::optional<charged_now> charge_now(const request_context& ctx, std::size_t upstream);
     // Each budget as this instance's reservations left it (the metrics, at a scrape).
-    std::vector<budget_ledger::standing> standings(wall_time now) const {
+    std::vector<actors::budget_ledger::standing> standings(actors::wall_time now) const {
         return ledger_.standings(now);
     }
 
 private:
-    using accounts = std::array<budget_ledger::account_ref, 3>;
+    using accounts = std::array<actors::budget_ledger::account_ref, 3>;
     static std::size_t accounts_of(const request_context& ctx, std::size_t upstream,
                                    accounts& refs);
 
-    budget_ledger ledger_;
+    actors::budget_ledger ledger_;
     budget_source& source_;
 };
 
 // The -32044 answer for an exhausted budget, naming its reset instant, with its outcome and
 // error on `ctx`.
-boost::json::object budget_refusal(request_context& ctx, const budget_ledger::exhausted& e);
+boost::json::object budget_refusal(request_context& ctx, const actors::budget_ledger::exhausted& e);
 
 } // namespace gate::transport

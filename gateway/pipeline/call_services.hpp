@@ -46,14 +46,14 @@ class list_stage_services {
 public:
     // The planned upstreams' lists, fetched concurrently; `tickets`: one admission per
     // planned upstream (null: refused, left out).
-    virtual boost::asio::awaitable<std::vector<fetched_list>>
-    fetch_lists(protocol::list_kind kind, const list_plan& plan, std::vector<call_ticket> tickets,
-                request_context& ctx) = 0;
+    virtual boost::asio::awaitable<std::vector<actors::fetched_list>>
+    fetch_lists(protocol::list_kind kind, const actors::list_plan& plan,
+                std::vector<call_ticket> tickets, request_context& ctx) = 0;
     // The list's answer to the client: what was fetched stored, merged, and the page the
     // client's cursor asks for cut (or the refusal).
     virtual boost::asio::awaitable<boost::json::object>
-    complete_list(protocol::list_kind kind, const list_plan& plan,
-                  std::vector<fetched_list> fetched, const boost::json::value& id,
+    complete_list(protocol::list_kind kind, const actors::list_plan& plan,
+                  std::vector<actors::fetched_list> fetched, const boost::json::value& id,
                   const boost::json::object& params, request_context& ctx) = 0;
 
 protected:
@@ -93,7 +93,7 @@ public:
     // the URI in its own listen there.
     virtual boost::asio::awaitable<boost::json::object>
     subscribe_at_modern_upstream(const std::string& method, const boost::json::value& id,
-                                 const route& target, request_context& ctx) = 0;
+                                 const actors::route& target, request_context& ctx) = 0;
     // A subscription the upstream accepted (or dropped), for the fan-out of its updates.
     virtual void record_subscription(const request_context& ctx, const std::string& uri,
                                      bool subscribed) = 0;
@@ -107,8 +107,8 @@ public:
     // The icons of an answer's resource links (`items`: its content blocks), from upstream
     // `upstream` of `snap`, rewritten for gate's origin as a list's are (docs/security.md,
     // Icons); `what`: the method that carried them, for the log.
-    virtual void rewrite_icons(const snapshot& snap, std::size_t upstream, std::string_view what,
-                               boost::json::array& items) = 0;
+    virtual void rewrite_icons(const actors::snapshot& snap, std::size_t upstream,
+                               std::string_view what, boost::json::array& items) = 0;
 
 protected:
     ~icon_rewriter() = default;

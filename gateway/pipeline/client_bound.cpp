@@ -42,7 +42,7 @@ bool names_icons(const json::value& v) {
 }
 
 // A call's content blocks that name icons.
-bool call_link_icons(icon_rewriter& icons, const snapshot& snap, std::size_t upstream,
+bool call_link_icons(icon_rewriter& icons, const actors::snapshot& snap, std::size_t upstream,
                      std::string_view what, json::object& result) {
     auto* c = result.if_contains("content");
     auto* content = c ? c->if_array() : nullptr;
@@ -54,7 +54,7 @@ bool call_link_icons(icon_rewriter& icons, const snapshot& snap, std::size_t ups
 
 // A prompt's messages each hold one content block: those that name icons are rewritten
 // together.
-bool prompt_link_icons(icon_rewriter& icons, const snapshot& snap, std::size_t upstream,
+bool prompt_link_icons(icon_rewriter& icons, const actors::snapshot& snap, std::size_t upstream,
                        std::string_view what, json::object& result) {
     auto* m = result.if_contains("messages");
     auto* messages = m ? m->if_array() : nullptr;
@@ -94,12 +94,12 @@ bool strip_link_icons(json::object& result) {
 
 } // namespace
 
-bool client_bound::links_icons(const snapshot& snap, std::string_view text) const {
+bool client_bound::links_icons(const actors::snapshot& snap, std::string_view text) const {
     return icons_ && !snap.codec.passthrough() && protocol::may_name(text, "icons");
 }
 
-bool client_bound::link_icons(const snapshot& snap, std::size_t upstream, std::string_view what,
-                              linked shape, json::object& result) const {
+bool client_bound::link_icons(const actors::snapshot& snap, std::size_t upstream,
+                              std::string_view what, linked shape, json::object& result) const {
     if (!icons_)
         return false;
     if (upstream >= snap.size())
@@ -108,7 +108,7 @@ bool client_bound::link_icons(const snapshot& snap, std::size_t upstream, std::s
                                  : prompt_link_icons(*icons_, snap, upstream, what, result);
 }
 
-bool client_bound::link_icons(const snapshot& snap, const std::string& upstream_id,
+bool client_bound::link_icons(const actors::snapshot& snap, const std::string& upstream_id,
                               std::string_view what, json::object& result) const {
     auto at = snap.upstream_by_id.find(upstream_id);
     auto index = at == snap.upstream_by_id.end() ? snap.size() : at->second; // gone: no icons
@@ -122,7 +122,8 @@ void write_again(std::string& text, const json::object& message) {
 }
 
 const config::decision_hook* client_bound::result_hook(const request_context& ctx) const {
-    return hooks_ ? hook_asked_at(ctx.view->snap->doc->policy, hook_stage::result) : nullptr;
+    return hooks_ ? hook_asked_at(ctx.view->snap->doc->policy, policy::hook_stage::result)
+                  : nullptr;
 }
 
 boost::asio::awaitable<verdict>
@@ -132,13 +133,13 @@ client_bound::judge_result(request_context& ctx, const json::object& answer,
     const auto* hook = result_hook(ctx);
     if (!hook)
         co_return verdict::proceed;
-    auto q = hook_question_of(ctx, hook_stage::result, server, upstream_name);
+    auto q = hook_question_of(ctx, policy::hook_stage::result, server, upstream_name);
     if (ctx.policy.hook_at_result && ctx.policy.hook_at_result->arguments) {
         q.arguments = &*ctx.policy.hook_at_result->arguments;
         q.arguments_source = arguments_source(ctx);
     }
     describe_answer(q, answer, hook->send_result, answer_text);
-    co_return co_await consult_hook(*hooks_, *hook, ctx, hook_stage::result, describe(q),
+    co_return co_await consult_hook(*hooks_, *hook, ctx, policy::hook_stage::result, describe(q),
                                     std::move(what));
 }
 
@@ -196,8 +197,8 @@ boost::asio::awaitable<verdict> client_bound::judge_input_requests(request_conte
         auto q = server_request_question(ctx.who.caller.get(), server, request.get_object(), *hook);
         auto what =
             std::string(method) + " from upstream " + std::string(server) + " to this client";
-        if (co_await consult_hook(*hooks_, *hook, ctx, hook_stage::server_request, describe(q),
-                                  std::move(what)) == verdict::answered)
+        if (co_await consult_hook(*hooks_, *hook, ctx, policy::hook_stage::server_request,
+                                  describe(q), std::move(what)) == verdict::answered)
             co_return verdict::answered;
     }
     co_return verdict::proceed;
@@ -225,8 +226,8 @@ boost::asio::awaitable<verdict> client_bound::judge_task(request_context& ctx,
     co_return verdict::proceed;
 }
 
-std::optional<std::string> server_request_refused(const snapshot& snap, const principal* who,
-                                                  std::string_view server,
+std::optional<std::string> server_request_refused(const actors::snapshot& snap,
+                                                  const principal* who, std::string_view server,
                                                   std::string_view request_method) {
     if (!snap.policy || snap.policy->decide_server_request(who, server, request_method).allowed)
         return std::nullopt;
@@ -234,8 +235,9 @@ std::optional<std::string> server_request_refused(const snapshot& snap, const pr
                                         {request_method, server});
 }
 
-const config::decision_hook* server_request_hook(const snapshot& snap, const hook_asker* hooks) {
-    return hooks ? hook_asked_at(snap.doc->policy, hook_stage::server_request) : nullptr;
+const config::decision_hook* server_request_hook(const actors::snapshot& snap,
+                                                 const hook_asker* hooks) {
+    return hooks ? hook_asked_at(snap.doc->policy, policy::hook_stage::server_request) : nullptr;
 }
 
 request_context judged_now(const request_context& asker,
@@ -259,13 +261,13 @@ request_context judged_now(const request_context& asker,
     return judged;
 }
 
-hook_question server_request_question(const principal* who, std::string_view server,
-                                      const json::object& request,
-                                      const config::decision_hook& hook) {
+policy::hook_question server_request_question(const principal* who, std::string_view server,
+                                              const json::object& request,
+                                              const config::decision_hook& hook) {
     // No item, no tenant, no rule (docs/decision-hook.md): an upstream's request is no
     // client request's work.
-    hook_question q;
-    q.stage = hook_stage::server_request;
+    policy::hook_question q;
+    q.stage = policy::hook_stage::server_request;
     q.who = who;
     if (const auto* m = request.if_contains("method"); m && m->is_string())
         q.method = m->get_string();

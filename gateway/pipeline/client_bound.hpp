@@ -8,9 +8,9 @@
 // it passes, in scripts/check-client-bound.py, which ctest runs.
 #pragma once
 
-#include "actors/policy/decision_hook.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/pipeline/step.hpp"
+#include "policy/decision_hook.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -78,17 +78,17 @@ public:
     // resource links name their icons from gate's origin as list items do, and an icon of
     // another origin or scheme is left out. `text`: the answer as the upstream wrote it; true
     // when it may need that on `snap` (not passthrough, and it names icons: a search, no walk).
-    bool links_icons(const snapshot& snap, std::string_view text) const;
+    bool links_icons(const actors::snapshot& snap, std::string_view text) const;
     // `result` (`shape`) from upstream `upstream` of `snap` so rewritten; true when anything
     // was. `what`: the method that carried it, for the log. An upstream `snap` does not have
     // (a reload removed it; an index past its upstreams) keeps no icon.
     enum class linked { call, prompt };
-    bool link_icons(const snapshot& snap, std::size_t upstream, std::string_view what, linked shape,
-                    boost::json::object& result) const;
+    bool link_icons(const actors::snapshot& snap, std::size_t upstream, std::string_view what,
+                    linked shape, boost::json::object& result) const;
     // The same for a call's result from the upstream configured as `upstream_id` (a task's,
     // told by its owner's id).
-    bool link_icons(const snapshot& snap, const std::string& upstream_id, std::string_view what,
-                    boost::json::object& result) const;
+    bool link_icons(const actors::snapshot& snap, const std::string& upstream_id,
+                    std::string_view what, boost::json::object& result) const;
 
 private:
     hook_asker* hooks_;
@@ -103,11 +103,12 @@ void write_again(std::string& text, const boost::json::object& message);
 // client of `who` (null: anonymous): nullopt when they let it through (or `snap` has no
 // policy), else the refusal's text (server_request_denied). Every path an upstream's request
 // takes to a client asks here: a session's stream, a call's, an input request.
-std::optional<std::string> server_request_refused(const snapshot& snap, const principal* who,
-                                                  std::string_view server,
+std::optional<std::string> server_request_refused(const actors::snapshot& snap,
+                                                  const principal* who, std::string_view server,
                                                   std::string_view request_method);
 // The hook asked at serverRequest in `snap`, where `hooks` can ask it (null: never); else null.
-const config::decision_hook* server_request_hook(const snapshot& snap, const hook_asker* hooks);
+const config::decision_hook* server_request_hook(const actors::snapshot& snap,
+                                                 const hook_asker* hooks);
 
 // Who `asker` (a request gate keeps answering after it was read: a listen) is, judged on
 // `now`, the federation as it is when a message goes out: its caller and trace kept, its tenant
@@ -119,9 +120,9 @@ request_context judged_now(const request_context& asker,
 // The hook's serverRequest question about `request`, an upstream's request to the client of
 // `who` (null: anonymous) from `server`: the same on every path, a session's stream, a call's,
 // an input request (`request` outlives the question).
-hook_question server_request_question(const principal* who, std::string_view server,
-                                      const boost::json::object& request,
-                                      const config::decision_hook& hook);
+policy::hook_question server_request_question(const principal* who, std::string_view server,
+                                              const boost::json::object& request,
+                                              const config::decision_hook& hook);
 
 // A task judged refused, as the client is told of it where a task goes (a listen's
 // notifications/tasks): `task` failed with the refusal (`refused`, a JSON-RPC answer's

@@ -34,8 +34,9 @@ public:
         session_found found = session_found::refused;
         session_call call;
     };
-    virtual session_use use_now(const std::string& id, const caller_ref& caller) = 0;
-    virtual boost::asio::awaitable<bool> known(const std::string& id, const caller_ref& caller,
+    virtual session_use use_now(const std::string& id, const policy::caller_ref& caller) = 0;
+    virtual boost::asio::awaitable<bool> known(const std::string& id,
+                                               const policy::caller_ref& caller,
                                                const boost::asio::ip::address& peer) = 0;
     // Marks it used now and holds it in use while the message is answered; nullopt when it
     // is gone (ended between the lookup and now).

@@ -6,19 +6,19 @@
 namespace gate::transport::pipeline {
 
 const config::decision_hook* hook_asked_at(const std::optional<config::policy>& policy,
-                                           hook_stage stage) {
+                                           policy::hook_stage stage) {
     if (!policy || !policy->decision_hook)
         return nullptr;
     const auto& hook = *policy->decision_hook;
-    bool asked = stage == hook_stage::call     ? hook.at_call
-                 : stage == hook_stage::result ? hook.at_result
-                                               : hook.at_server_request;
+    bool asked = stage == policy::hook_stage::call     ? hook.at_call
+                 : stage == policy::hook_stage::result ? hook.at_result
+                                                       : hook.at_server_request;
     return asked ? &hook : nullptr;
 }
 
-hook_question hook_question_of(const request_context& ctx, hook_stage stage,
-                               std::string_view server, std::string_view upstream_name) {
-    hook_question q;
+policy::hook_question hook_question_of(const request_context& ctx, policy::hook_stage stage,
+                                       std::string_view server, std::string_view upstream_name) {
+    policy::hook_question q;
     q.stage = stage;
     q.who = ctx.who.caller.get();
     if (ctx.who.tenant)
@@ -48,7 +48,7 @@ std::string_view arguments_source(const request_context& ctx) {
     return hook_check_member_text(ctx.message.params_source, "arguments");
 }
 
-void describe_answer(hook_question& q, const boost::json::object& answer, bool send_result,
+void describe_answer(policy::hook_question& q, const boost::json::object& answer, bool send_result,
                      std::string_view answer_text) {
     const auto* error = answer.if_contains("error");
     const auto* result = answer.if_contains("result");
@@ -62,7 +62,7 @@ void describe_answer(hook_question& q, const boost::json::object& answer, bool s
 }
 
 boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::decision_hook& hook,
-                                             request_context& ctx, hook_stage stage,
+                                             request_context& ctx, policy::hook_stage stage,
                                              std::string description, std::string what) {
     auto said = co_await asker.ask(hook, stage, std::move(description), ctx.tracing.traceparent);
     ctx.policy.hook = said.audit(stage);

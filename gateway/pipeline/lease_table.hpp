@@ -22,10 +22,10 @@ namespace gate::transport {
 // awaitable<optional<sliding_window::batch>> (nullopt: nobody answered). nullopt: admitted
 // (an unanswered ask fails open); otherwise the refusing batch, with its wait.
 template <class Ask>
-boost::asio::awaitable<std::optional<sliding_window::batch>>
-admit_through(slot_lease& lease, ask_flight& flight, Ask ask) {
+boost::asio::awaitable<std::optional<actors::sliding_window::batch>>
+admit_through(actors::slot_lease& lease, ask_flight& flight, Ask ask) {
     using clock = std::chrono::steady_clock;
-    std::optional<sliding_window::batch> got;
+    std::optional<actors::sliding_window::batch> got;
     for (;;) {
         auto now = clock::now();
         if (lease.take(now))
@@ -49,7 +49,7 @@ admit_through(slot_lease& lease, ask_flight& flight, Ask ask) {
 class lease_table {
 public:
     struct entry {
-        slot_lease slots;
+        actors::slot_lease slots;
         ask_flight flight;
     };
 
@@ -69,7 +69,7 @@ public:
     // asks in flight stay, and what they bring is spent as usual.
     void revoke_all() {
         for (auto& [key, e] : entries_)
-            e->slots = slot_lease{};
+            e->slots = actors::slot_lease{};
     }
 
     static constexpr std::size_t max_entries = 10'000;

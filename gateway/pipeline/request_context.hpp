@@ -4,10 +4,10 @@
 
 #include "actors/federation/router_messages.hpp"
 #include "actors/federation/snapshot.hpp"
-#include "actors/policy/principal.hpp"
 #include "actors/sinks/heard_traffic.hpp"
 #include "gateway/pipeline/stages.hpp"
 #include "gateway/upstream/upstream_client.hpp"
+#include "policy/principal.hpp"
 #include "protocol/client_profile.hpp"
 #include "protocol/outcome.hpp"
 #include "protocol/span.hpp"
@@ -26,10 +26,10 @@
 
 namespace gate::transport {
 
-using gate::principal; // actors/policy/principal.hpp: authentication fills it
+using gate::policy::principal; // policy/principal.hpp: authentication fills it
 
 // The key a principal's sessions are bound to (issuer and subject); empty for anonymous.
-inline std::string principal_key(const caller_ref& p) {
+inline std::string principal_key(const policy::caller_ref& p) {
     return p ? p->issuer + '\n' + p->subject : std::string();
 }
 
@@ -37,7 +37,7 @@ inline std::string principal_key(const caller_ref& p) {
 // what the server section makes of each request. Loaded once at request entry; a reload
 // swaps in a new one without touching requests in flight.
 struct federation_view {
-    std::shared_ptr<const snapshot> snap;
+    std::shared_ptr<const actors::snapshot> snap;
     std::vector<std::shared_ptr<upstream_client>> clients;
     // server.allowedHosts, stage 1's on every endpoint (none: every host is refused).
     host_guard guard{{}, false};
@@ -45,7 +45,7 @@ struct federation_view {
     // The client of the upstream configured as `id`; null when this view has none.
     upstream_client* client(const std::string& id) const;
     // Each client's guard board, for the supervisor that keeps their actors.
-    std::vector<std::shared_ptr<guard_board>> boards() const;
+    std::vector<std::shared_ptr<actors::guard_board>> boards() const;
 };
 
 // What a request carries, grouped by the unit that makes it: each group is written by its
@@ -78,7 +78,7 @@ struct client_facts {
 
 // Stage 2 (pipeline/s2_authenticate; the token endpoint for /oauth/token): who the caller is.
 struct caller_facts {
-    caller_ref caller; // its principal; null: anonymous
+    policy::caller_ref caller; // its principal; null: anonymous
     std::optional<std::string> tenant;
     std::optional<std::size_t> tenant_index; // its place in view->snap->tenants
     // Its token as per-caller upstreams take it: a memo filled on first use (caller_of).
@@ -103,7 +103,7 @@ struct message_in {
     }
     // gate --record: the message as it arrived, completed and handed to the recording at the
     // exit. Null when not recording.
-    std::shared_ptr<heard_request> heard;
+    std::shared_ptr<actors::heard_request> heard;
 };
 
 // The trace step (operations/request_tracing): the request's trace context.
@@ -144,8 +144,8 @@ struct call_sinks {
 // Stage 4 (pipeline/s4_route, through its route services in mcp/call_routes): where the
 // request goes.
 struct route_result {
-    std::optional<route> target;   // a named call's upstream
-    std::optional<list_plan> plan; // a list's upstreams to fetch
+    std::optional<actors::route> target;   // a named call's upstream
+    std::optional<actors::list_plan> plan; // a list's upstreams to fetch
     // A tools/call's tool as gate last listed it, for policy (MCP's defaults for a tool no
     // list showed).
     std::optional<protocol::tool_hints> tool_hints;
@@ -182,7 +182,7 @@ struct guard_grant {
 
 // Stage 7 (pipeline/s7_proxy): what the upstreams answered, for egress.
 struct proxy_result {
-    std::vector<fetched_list> fetched;               // a list's pages
+    std::vector<actors::fetched_list> fetched;       // a list's pages
     std::optional<upstream_message> upstream_answer; // a named call's answer
     std::string negotiated_version; // initialize: the revision agreed with the client
 };
@@ -271,7 +271,7 @@ inline bool may_call_tool(const request_context& rec, std::size_t upstream, std:
     if (!policy)
         return true;
     static constexpr std::string_view calls[] = {"tools/call"};
-    invocation what{rec.view->snap->upstream(upstream).id, calls, own, client_name};
+    policy::invocation what{rec.view->snap->upstream(upstream).id, calls, own, client_name};
     what.listing = true;
     if (upstream < rec.view->clients.size())
         what.hints = rec.view->clients[upstream]

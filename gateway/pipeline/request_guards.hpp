@@ -25,9 +25,9 @@ class request_guards final : public global_limit_services,
                              public upstream_admission,
                              public view_adopter {
 public:
-    using batch = sliding_window::batch; // the same type in both limit interfaces
+    using batch = actors::sliding_window::batch; // the same type in both limit interfaces
 
-    explicit request_guards(const actor_directory& actors) : actors_(actors) {}
+    explicit request_guards(const actors::actor_directory& actors) : actors_(actors) {}
     request_guards(const request_guards&) = delete;
     request_guards& operator=(const request_guards&) = delete;
 
@@ -43,33 +43,31 @@ public:
 private:
     // Stage 3 (and stage 6's tool limits): the limiter actor, and the fleet's store first.
     bool limiting() const override;
-    boost::asio::awaitable<std::optional<batch>> take_shared(const std::string& scope,
-                                                             std::int64_t per_minute,
-                                                             const slot_demand& demand) override;
-    boost::asio::awaitable<std::optional<batch>> take_local(limit_window window,
-                                                            const std::string& key,
-                                                            std::int64_t per_minute,
-                                                            const slot_demand& demand) override;
-    boost::asio::awaitable<std::optional<batch>> take_tool(const std::string& scope,
-                                                           const std::string& principal,
-                                                           std::int64_t per_minute,
-                                                           const slot_demand& demand) override;
+    boost::asio::awaitable<std::optional<batch>>
+    take_shared(const std::string& scope, std::int64_t per_minute,
+                const actors::slot_demand& demand) override;
+    boost::asio::awaitable<std::optional<batch>>
+    take_local(limit_window window, const std::string& key, std::int64_t per_minute,
+               const actors::slot_demand& demand) override;
+    boost::asio::awaitable<std::optional<batch>>
+    take_tool(const std::string& scope, const std::string& principal, std::int64_t per_minute,
+              const actors::slot_demand& demand) override;
     // The budgets (stage 6 and the task methods): the fleet's allowance, else the keeper's.
     boost::asio::awaitable<std::optional<std::int64_t>>
-    reserve(const budget_ledger::account_ref& account, wall_time now) override;
+    reserve(const actors::budget_ledger::account_ref& account, actors::wall_time now) override;
     // Stage 6 at the routed upstream: its breaker and rate limit, from its guard board.
     std::optional<admission> admit_now(const request_context& ctx, std::size_t upstream) override {
-        return ctx.view->clients[upstream]->guards().admit_now(guard_use::invocation);
+        return ctx.view->clients[upstream]->guards().admit_now(actors::guard_use::invocation);
     }
     boost::asio::awaitable<admission> admit(const request_context& ctx,
                                             std::size_t upstream) override {
-        return ctx.view->clients[upstream]->guards().admit(guard_use::invocation);
+        return ctx.view->clients[upstream]->guards().admit(actors::guard_use::invocation);
     }
     bool modern(const request_context& ctx, std::size_t upstream) const override {
         return ctx.view->clients[upstream]->modern();
     }
 
-    const actor_directory& actors_;
+    const actors::actor_directory& actors_;
     std::shared_ptr<shared_allowances> fleet_;
     limit_leases leases_;
     budget_charger budgets_{*this};

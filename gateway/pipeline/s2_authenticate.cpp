@@ -48,7 +48,7 @@ private:
     }
 
     verdict settle(request_context& ctx, auth_result result) {
-        if (auto* who = std::get_if<caller_ref>(&result)) {
+        if (auto* who = std::get_if<policy::caller_ref>(&result)) {
             ctx.who.caller = std::move(*who);
             return place_in_tenant(ctx);
         }
@@ -74,7 +74,7 @@ private:
             ctx.who.tenant = tenants->tenant(*i).id;
             ctx.who.tenant_index = *i;
         }
-        auto* both = std::get_if<tenant_resolver::ambiguous>(&placed);
+        auto* both = std::get_if<policy::tenant_resolver::ambiguous>(&placed);
         if (!both)
             return verdict::proceed;
         refuse(ctx, gateway_error::ambiguous_tenant,

@@ -28,7 +28,7 @@ namespace gate::transport::pipeline {
 // The verdict on a request's Bearer token (gateway/auth/token_authenticator implements it).
 class authenticate_services {
 public:
-    using result = std::variant<caller_ref, auth_refusal>;
+    using result = std::variant<policy::caller_ref, auth_refusal>;
     // `authorization`: the Authorization header, if sent; `query_token`: whether the target
     // carried an access_token parameter. The result where it needs no verification (a token
     // verified moments ago, a request refused on its header alone); nullopt: verify.

@@ -18,7 +18,7 @@ namespace gate::transport::pipeline {
 
 namespace {
 
-using batch = sliding_window::batch;
+using batch = actors::sliding_window::batch;
 
 class global_limit final : public stage {
 public:
@@ -54,16 +54,15 @@ private:
 
     // One window admitted through its lease, or a batch asked for: the fleet's, else (no
     // store, or it did not answer) this instance's. The refusing batch, if refused.
-    boost::asio::awaitable<std::optional<batch>> admit_window(slot_lease& slots, ask_flight& flight,
-                                                              limit_window window,
-                                                              const std::string& key,
-                                                              std::int64_t per_minute) {
+    boost::asio::awaitable<std::optional<batch>>
+    admit_window(actors::slot_lease& slots, ask_flight& flight, limit_window window,
+                 const std::string& key, std::int64_t per_minute) {
         std::string scope = window == limit_window::global   ? std::string("global")
                             : window == limit_window::tenant ? "tenant:" + key
                                                              : "principal:" + key;
         co_return co_await admit_through(
             slots, flight,
-            [&](const slot_demand& demand) -> boost::asio::awaitable<std::optional<batch>> {
+            [&](const actors::slot_demand& demand) -> boost::asio::awaitable<std::optional<batch>> {
                 if (auto b = co_await limiter_.take_shared(scope, per_minute, demand))
                     co_return b;
                 co_return co_await limiter_.take_local(window, key, per_minute, demand);
@@ -110,7 +109,7 @@ private:
     }
 
     verdict over_limit(request_context& ctx, const batch& b, std::string why) {
-        auto seconds = whole_seconds(b.wait);
+        auto seconds = actors::whole_seconds(b.wait);
         why += "; retry in " + std::to_string(seconds) + " s";
         transport::refuse(ctx, gateway_error::global_rate_limited, {why});
         ctx.answer.refusal_reply->headers.emplace_back("Retry-After", std::to_string(seconds));

@@ -27,20 +27,20 @@ enum class limit_window : std::uint8_t {
 
 class global_limit_services {
 public:
-    using batch = sliding_window::batch;
+    using batch = actors::sliding_window::batch;
     // Whether the limiter actor runs now (between a crash and its respawn it does not, and
     // every request goes through: gate's fault is not the client's).
     virtual bool limiting() const = 0;
     // A batch of the fleet's window `scope` ("global", "tenant:<id>", "principal:<key>") from
     // its shared store; nullopt without a store, or when it does not answer.
     virtual boost::asio::awaitable<std::optional<batch>>
-    take_shared(const std::string& scope, std::int64_t per_minute, const slot_demand& demand) = 0;
+    take_shared(const std::string& scope, std::int64_t per_minute,
+                const actors::slot_demand& demand) = 0;
     // A batch of this instance's window from the limiter (`key`: the tenant's id or the
     // principal's key; empty for the global one); nullopt when it does not answer.
-    virtual boost::asio::awaitable<std::optional<batch>> take_local(limit_window window,
-                                                                    const std::string& key,
-                                                                    std::int64_t per_minute,
-                                                                    const slot_demand& demand) = 0;
+    virtual boost::asio::awaitable<std::optional<batch>>
+    take_local(limit_window window, const std::string& key, std::int64_t per_minute,
+               const actors::slot_demand& demand) = 0;
 
 protected:
     ~global_limit_services() = default;
@@ -49,14 +49,14 @@ protected:
 // The slots the limiter granted this io thread, per window, each window with one ask in
 // flight at a time.
 struct limit_leases {
-    slot_lease global;
+    actors::slot_lease global;
     ask_flight global_flight;
     lease_table principals, tenants;
     lease_table tools; // stage 6's tool limits (s6_tool_limits.hpp), by window
     // Slots granted under the old limits go (a reload): the new ones hold from the next
     // request. Asks in flight stay, and what they bring is spent as usual.
     void revoke_all() {
-        global = slot_lease{};
+        global = actors::slot_lease{};
         principals.revoke_all();
         tenants.revoke_all();
         tools.revoke_all();

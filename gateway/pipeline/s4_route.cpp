@@ -54,7 +54,7 @@ private:
             ctx.answer.response = std::move(*refused);
             return verdict::answered;
         }
-        auto& target = std::get<route>(decided);
+        auto& target = std::get<actors::route>(decided);
         if (auto hidden = hidden_from_tenant(ctx, target)) {
             ctx.name = target.name.empty() ? std::nullopt : std::optional(target.name);
             ctx.answer.response = std::move(*hidden);
@@ -70,14 +70,14 @@ private:
     // (tenants[].upstreams is applied before policy): a name's namespace is unknown (-32043),
     // a URI is owned by no upstream; either echoes the spelling the client sent.
     static std::optional<boost::json::object> hidden_from_tenant(const request_context& ctx,
-                                                                 const route& target) {
+                                                                 const actors::route& target) {
         if (tenant_sees(ctx, target.upstream))
             return std::nullopt;
         const auto* ref = target.params.if_contains("ref");
         bool named = ctx.method == "tools/call" || ctx.method == "prompts/get" ||
                      (ref && ref->is_object() && ref->get_object().contains("name"));
         auto sent = route_sent_spelling(*ctx.view->snap, ctx.method, target);
-        auto e = named ? unknown_name(sent) : unknown_uri(sent);
+        auto e = named ? actors::unknown_name(sent) : actors::unknown_uri(sent);
         return protocol::make_gateway_error(e.error, ctx.message.id, e.message);
     }
 

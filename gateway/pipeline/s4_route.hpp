@@ -18,7 +18,7 @@ namespace gate::transport::pipeline {
 
 // A route, or the JSON-RPC refusal under the client's id (its outcome and error on the
 // request).
-using routing = std::variant<route, boost::json::object>;
+using routing = std::variant<actors::route, boost::json::object>;
 
 class route_services {
 public:
@@ -36,8 +36,8 @@ public:
                                                         request_context& ctx) = 0;
     // Which upstreams' cached lists of `kind` are stale; nullopt when the router did not
     // answer.
-    virtual boost::asio::awaitable<std::optional<list_plan>> plan_list(protocol::list_kind kind,
-                                                                       request_context& ctx) = 0;
+    virtual boost::asio::awaitable<std::optional<actors::list_plan>>
+    plan_list(protocol::list_kind kind, request_context& ctx) = 0;
 
 protected:
     ~route_services() = default;

@@ -5,15 +5,15 @@
 // knowing it) is decided by the snapshot's compiled policy for the caller:
 // denied is -32042 with outcome `denied`; the decision and the granting rule go to audit.
 // Lists are filtered by the same policy where they are cut (actors/federation/federation).
-// Decisions are remembered per invocation for the snapshot's policy (actors/policy/policy_memo).
+// Decisions are remembered per invocation for the snapshot's policy (policy/policy_memo).
 // What the rules allow, policy.decisionHook may still deny (gateway/pipeline/hook_check): it is
 // asked last, and never about what the rules deny.
 #include "gateway/pipeline/s5_authorize.hpp"
 
-#include "actors/policy/policy_memo.hpp"
-#include "actors/policy/subjects_select.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/hook_check.hpp"
+#include "policy/policy_memo.hpp"
+#include "policy/subjects_select.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/modern_request.hpp"
 #include "protocol/oauth_scope.hpp"
@@ -74,9 +74,10 @@ std::optional<gated> gate_of(std::string_view method, const json::object& params
 // tool's hints for a tool. With short aliases (routing.maxNameLength) a long name has two
 // spellings a client may call it by, the alias and the full namespaced name: rules see both,
 // whichever was sent (`other` keeps the one that was not).
-invocation invocation_of(const request_context& ctx, std::string_view server, const gated& g,
-                         std::string& other) {
-    invocation what{server, g.methods(), g.name, ctx.name ? std::string_view(*ctx.name) : ""};
+policy::invocation invocation_of(const request_context& ctx, std::string_view server,
+                                 const gated& g, std::string& other) {
+    policy::invocation what{server, g.methods(), g.name,
+                            ctx.name ? std::string_view(*ctx.name) : ""};
     const auto& codec = ctx.view->snap->codec;
     if (codec.max_length() > 0 && (ctx.method == "tools/call" || ctx.method == "prompts/get")) {
         auto full = codec.encode(ctx.routed.target->upstream, g.name);
@@ -168,7 +169,7 @@ public:
         auto what = invocation_text(ctx, server, g->name);
         if (!d.needed_scopes.empty())
             return step_up(ctx, what, d);
-        if (d.by == decided_by::deny_entry)
+        if (d.by == policy::decided_by::deny_entry)
             what += " (rule " + *d.rule_id + " denies it)";
         refuse(ctx, gateway_error::policy_denied, {what});
         return verdict::answered;
@@ -191,11 +192,11 @@ private:
                 may_become_task(ctx)};
         if (!hook->at_call)
             return verdict::proceed;
-        auto q = hook_question_of(ctx, hook_stage::call, server, item);
+        auto q = hook_question_of(ctx, policy::hook_stage::call, server, item);
         q.arguments = arguments;
         if (arguments)
             q.arguments_source = arguments_source(ctx);
-        return consult_hook(*hooks_, *hook, ctx, hook_stage::call, describe(q),
+        return consult_hook(*hooks_, *hook, ctx, policy::hook_stage::call, describe(q),
                             invocation_text(ctx, server, item));
     }
 
@@ -214,7 +215,8 @@ private:
 
     // MCP's step-up authorization: 403 with the scopes to ask for in the challenge (RFC 6750
     // 3.1) and the rule's in the JSON-RPC error's data; the rule names them.
-    verdict step_up(request_context& ctx, const std::string& what, const policy_decision& d) {
+    verdict step_up(request_context& ctx, const std::string& what,
+                    const policy::policy_decision& d) {
         // A client asks its authorization server for the challenge's scope. The 2025 SDKs ask
         // for it alone, and a token of the rule's scopes alone would lose what the caller could
         // do before (MCP 2025-11-25 recommends naming both); a client that adds the challenge's
@@ -239,7 +241,7 @@ private:
     }
     std::string resource_metadata_;
     hook_asker* hooks_;
-    policy_memo memo_;
+    policy::policy_memo memo_;
 };
 
 } // namespace

@@ -16,16 +16,17 @@ std::string_view tool_of(const request_context& ctx) {
 
 } // namespace
 
-std::vector<tool_window_ref> tool_limits::windows_of(const request_context& ctx) const {
+std::vector<actors::tool_window_ref> tool_limits::windows_of(const request_context& ctx) const {
     if (!ctx.routed.target || ctx.method != "tools/call" || !s_.limiting())
         return {};
     const auto& upstream = ctx.view->snap->upstream(ctx.routed.target->upstream);
     if (upstream.tool_limits.empty())
         return {};
-    return tool_windows_for(upstream, tool_of(ctx), principal_key(ctx.who.caller));
+    return actors::tool_windows_for(upstream, tool_of(ctx), principal_key(ctx.who.caller));
 }
 
-std::size_t tool_limits::take_now(const std::vector<tool_window_ref>& windows, time_point now) {
+std::size_t tool_limits::take_now(const std::vector<actors::tool_window_ref>& windows,
+                                  time_point now) {
     for (std::size_t i = 0; i < windows.size(); ++i)
         if (!leases_.of(windows[i].shared())->slots.take(now))
             return i;
@@ -33,14 +34,14 @@ std::size_t tool_limits::take_now(const std::vector<tool_window_ref>& windows, t
 }
 
 boost::asio::awaitable<std::optional<tool_limits::refusal>>
-tool_limits::take(std::vector<tool_window_ref> windows, std::size_t first) {
+tool_limits::take(std::vector<actors::tool_window_ref> windows, std::size_t first) {
     for (std::size_t i = first; i < windows.size(); ++i) {
         const auto& w = windows[i];
         auto lease = leases_.of(w.shared());
         auto refused = co_await admit_through(
             lease->slots, lease->flight,
-            [&](const slot_demand& demand)
-                -> boost::asio::awaitable<std::optional<sliding_window::batch>> {
+            [&](const actors::slot_demand& demand)
+                -> boost::asio::awaitable<std::optional<actors::sliding_window::batch>> {
                 if (auto b = co_await s_.take_shared(w.shared(), w.per_minute, demand))
                     co_return b;
                 co_return co_await s_.take_tool(w.scope, w.principal, w.per_minute, demand);
@@ -62,7 +63,7 @@ boost::json::object tool_limits::refuse(request_context& ctx, const refusal& r) 
                 (r.window.per_minute == 1 ? " call" : " calls") + " per minute of tool " + tool +
                 " (toolLimits/" + std::to_string(r.window.entry) + ") reached " +
                 (r.window.per_principal() ? "for " + ctx.who.caller->subject : "for everyone") +
-                "; retry in " + std::to_string(whole_seconds(wait)) + " s";
+                "; retry in " + std::to_string(actors::whole_seconds(wait)) + " s";
     auto answer = refuse_upstream(ctx, ctx.message.id, upstream.id, f);
     auto& data = answer["error"].as_object()["data"].as_object();
     data["tool"] = tool;

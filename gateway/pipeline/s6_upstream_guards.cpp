@@ -63,8 +63,9 @@ private:
     }
 
     // The tool limits' windows from `first` on, then the upstream's own admission.
-    boost::asio::awaitable<verdict>
-    limit_tool(request_context& ctx, std::vector<tool_window_ref> windows, std::size_t first) {
+    boost::asio::awaitable<verdict> limit_tool(request_context& ctx,
+                                               std::vector<actors::tool_window_ref> windows,
+                                               std::size_t first) {
         if (auto refused = co_await tools_.take(std::move(windows), first)) {
             auto upstream = ctx.routed.target->upstream;
             s_.stats.tool_limit_refused(id_of(ctx, upstream),
@@ -100,7 +101,7 @@ private:
     }
 
     verdict settle_target(request_context& ctx, ticket_type ticket,
-                          const std::optional<budget_ledger::exhausted>& spent) {
+                          const std::optional<actors::budget_ledger::exhausted>& spent) {
         if (spent) {
             ctx.answer.response = budget_refusal(ctx, *spent); // the ticket is dropped unused
             return verdict::answered;

@@ -61,7 +61,7 @@ public:
         if (auto spans = finish_trace(ctx); !spans.empty() && open.spans)
             sinks_.spans(std::move(spans));
         if (open.audit) {
-            audit_event e;
+            actors::audit_event e;
             e.time = std::chrono::system_clock::now();
             e.method = ctx.answer.rejection ? "http" : ctx.method;
             e.name = ctx.name;

@@ -25,7 +25,7 @@ public:
     };
     virtual open_sinks sinks() const = 0;
     // Handed to their sinks with the io loop's next turn; a drop is counted in their tally.
-    virtual void audit(audit_event e) = 0;
+    virtual void audit(actors::audit_event e) = 0;
     virtual void spans(std::vector<std::string> spans) = 0;
     // gate --record: what became of a message heard as it arrived (ctx.message.heard).
     virtual void heard(request_context& ctx) = 0;

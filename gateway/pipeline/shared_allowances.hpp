@@ -21,8 +21,9 @@ public:
 
     // A batch of slots of the fleet's window `scope`, sized by `demand`; none and the wait
     // when the window is full.
-    virtual boost::asio::awaitable<std::optional<sliding_window::batch>>
-    take_window(const std::string& scope, std::int64_t limit, const slot_demand& demand) = 0;
+    virtual boost::asio::awaitable<std::optional<actors::sliding_window::batch>>
+    take_window(const std::string& scope, std::int64_t limit,
+                const actors::slot_demand& demand) = 0;
     // Up to a sixteenth of what is left (1 to 64) of `account`'s allowance for the period that
     // ends at `ends`; 0 when the fleet has spent it all.
     virtual boost::asio::awaitable<std::optional<std::int64_t>>

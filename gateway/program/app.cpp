@@ -98,7 +98,7 @@ std::optional<int> judged(const config::load_result& loaded, const options& opt)
 transport::gateway_host::options host_options(const options& opt) {
     transport::gateway_host::options where{opt.host, opt.port, false, std::nullopt};
     if (opt.record)
-        where.record = record_target{*opt.record, opt.record_max_bytes};
+        where.record = actors::record_target{*opt.record, opt.record_max_bytes};
     if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");
         hooks && hooks == std::string_view("1")) {
         where.fault_hooks = true;

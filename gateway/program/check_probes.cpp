@@ -169,7 +169,7 @@ asio::awaitable<row> try_upstream(std::shared_ptr<transport::upstream_client> cl
                                   ms timeout) {
     transport::call_context ctx;
     ctx.timeout = timeout;
-    ctx.use = guard_use::upkeep; // no rate-limit slot: one handshake, not a client's call
+    ctx.use = actors::guard_use::upkeep; // no rate-limit slot: one handshake, not a client's call
     auto got = co_await client->sessions().initialize_result(ctx);
     if (auto* f = std::get_if<transport::upstream_failure>(&got))
         co_return down(
@@ -369,7 +369,7 @@ asio::awaitable<row> try_receiver(asio::any_io_executor ex, std::shared_ptr<asio
         co_return down(r, *why, receiver_hint(otlp, r.target, failure::network, 0, *why, timeout));
     auto status = std::get<transport::fetch_answer>(answer).status;
     // Judged as the sink judges a batch's answer: only 2xx delivers.
-    if (transport::classify_batch_status(status) != batcher::result::delivered) {
+    if (transport::classify_batch_status(status) != actors::batcher::result::delivered) {
         auto what = r.target + " answered HTTP " + std::to_string(status);
         co_return down(r, what,
                        receiver_hint(otlp, r.target, failure::status, static_cast<int>(status),

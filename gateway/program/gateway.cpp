@@ -20,8 +20,8 @@ namespace asio = boost::asio;
 gateway::gateway(asio::io_context& io, gateway_parts parts)
     : components_(std::make_unique<gateway_components>(io, std::move(parts), on_request)) {}
 
-std::vector<std::shared_ptr<guard_board>> federation_view::boards() const {
-    std::vector<std::shared_ptr<guard_board>> out;
+std::vector<std::shared_ptr<actors::guard_board>> federation_view::boards() const {
+    std::vector<std::shared_ptr<actors::guard_board>> out;
     for (const auto& c : clients)
         out.push_back(c->guards().board());
     return out;
@@ -34,7 +34,7 @@ upstream_client* federation_view::client(const std::string& id) const {
     return nullptr;
 }
 
-void gateway::retire_bridges(std::vector<retired_bridge> gone) {
+void gateway::retire_bridges(std::vector<actors::retired_bridge> gone) {
     auto view = components_->live.current_view();
     for (const auto& b : gone)
         if (auto* c = view->client(b.upstream); !c || c->sessions().retire_bridge(b.session))
@@ -71,7 +71,7 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
                "joined at start)";
     if (!(next->auth == now.auth))
         return "the auth section cannot change without a restart";
-    auto snap = make_snapshot(std::move(next), i.live->snap->version + 1);
+    auto snap = actors::make_snapshot(std::move(next), i.live->snap->version + 1);
     auto view = make_view(i.io, snap, &*i.live);
     auto kept = i.take_clients(*view);
     spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} new "

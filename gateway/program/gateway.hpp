@@ -36,10 +36,10 @@ struct gateway_parts {
     // The actors, as the supervisor publishes them (a respawned actor replaces its entry).
     // Its bridge keeper may be null (calls not tracked), its task keeper too (tasks not
     // pinned), its audit channel empty (no audit section).
-    std::shared_ptr<actor_directory> actors;
-    std::shared_ptr<const snapshot> snap;
-    supervisor_actor supervisor; // null in tests that wire the actors themselves
-    bool fault_hooks = false;    // gateway/operations/fault_hooks.hpp: tests only
+    std::shared_ptr<actors::actor_directory> actors;
+    std::shared_ptr<const actors::snapshot> snap;
+    actors::supervisor_actor supervisor; // null in tests that wire the actors themselves
+    bool fault_hooks = false;            // gateway/operations/fault_hooks.hpp: tests only
     // The shared store of a fleet (server.redisUrl, else REDIS_URL), answering PING at start;
     // absent: every instance keeps its own state.
     std::optional<redis_endpoint> shared_store;
@@ -47,16 +47,16 @@ struct gateway_parts {
     // it runs, so a store that lost its data gives instances started later the same key.
     std::array<unsigned char, 32> fleet_cursor_key{};
     // What the audit sinks did (drops, webhook deliveries), read at each scrape.
-    std::shared_ptr<const audit_tally> audit_tally;
+    std::shared_ptr<const actors::audit_tally> audit_tally;
     // What discovery's last poll found (io thread only), for /api/federation.
     std::shared_ptr<const discovery_status> discovery;
     // What trace export did (spans exported, dropped), read at each scrape.
-    std::shared_ptr<const delivery_tally> span_tally;
+    std::shared_ptr<const actors::delivery_tally> span_tally;
     // gate --record: what the gateway hears goes to the recorder through it; null: not
     // recording.
     std::shared_ptr<traffic_tap> tap;
     // What supervision did (restarts, give-ups by kind of actor), read at each scrape.
-    std::shared_ptr<const supervision_tally> supervision;
+    std::shared_ptr<const actors::supervision_tally> supervision;
 };
 
 class gateway {
@@ -91,7 +91,7 @@ public:
 
     // Ends the named bridged sessions (the bridge keeper's sweep, ended downstream sessions).
     // Runs on the io thread.
-    void retire_bridges(std::vector<retired_bridge> gone);
+    void retire_bridges(std::vector<actors::retired_bridge> gone);
 
     // Observes every finished MCP request (tests pin the pipeline order with it).
     std::function<void(const request_context&)> on_request;

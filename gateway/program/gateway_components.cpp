@@ -23,7 +23,7 @@ namespace gate::transport {
 namespace asio = boost::asio;
 
 std::shared_ptr<const federation_view> make_view(asio::io_context& io,
-                                                 std::shared_ptr<const snapshot> snap,
+                                                 std::shared_ptr<const actors::snapshot> snap,
                                                  const federation_view* previous) {
     auto view = std::make_shared<federation_view>();
     view->snap = std::move(snap);
@@ -112,7 +112,7 @@ gateway_components::gateway_components(
     downstream.forget_requests_in(requests.server_requests());
     downstream.table().set_limits(session_limits_of(doc.server));
     definitions->use(doc);
-    icons.learn_through([this](std::shared_ptr<const snapshot> snap, std::size_t upstream) {
+    icons.learn_through([this](std::shared_ptr<const actors::snapshot> snap, std::size_t upstream) {
         return views.learn_icons(std::move(snap), upstream);
     });
     if (parts.shared_store) {
@@ -130,7 +130,7 @@ gateway_components::gateway_components(
         wire(c);
     // Each upstream's actor is the supervisor's to spawn and watch.
     if (parts.supervisor)
-        caf::anon_send(parts.supervisor, adopt_upstreams{live->boards()});
+        caf::anon_send(parts.supervisor, actors::adopt_upstreams{live->boards()});
     tell_of_reloads();
 }
 
@@ -148,10 +148,10 @@ void gateway_components::tell_of_reloads() {
     live.tell([this](const federation_view& v) {
         // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
         if (parts.supervisor)
-            caf::anon_send(parts.supervisor, reload_snapshot{v.snap, v.boards()});
+            caf::anon_send(parts.supervisor, actors::reload_snapshot{v.snap, v.boards()});
         else
             for (const auto& router : actors()->routers)
-                caf::anon_send(router, replace_snapshot{v.snap});
+                caf::anon_send(router, actors::replace_snapshot{v.snap});
     });
     live.tell([this](const federation_view&) {
         for (auto method :
@@ -171,7 +171,7 @@ std::size_t gateway_components::take_clients(const federation_view& next) {
             // Retired: its calls in flight finish (bounded by its request timeout), then its
             // streams and bridged sessions end.
             old->retire(std::chrono::milliseconds(old->config().timeouts.request_ms));
-            keeper.tell(bridge_upstream_gone{old->config().id});
+            keeper.tell(actors::bridge_upstream_gone{old->config().id});
             requests.server_requests().forget_upstream(old->config().id);
         }
     definitions->use(*next.snap->doc); // before a new client lists its tools

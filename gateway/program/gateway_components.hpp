@@ -7,7 +7,6 @@
 
 #include "actors/bridging/bridge_messages.hpp"
 #include "actors/federation/federation.hpp"
-#include "actors/policy/policy_engine.hpp"
 #include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
@@ -43,6 +42,7 @@
 #include "gateway/program/gateway.hpp"
 #include "gateway/upstream/definition_reports.hpp"
 #include "gateway/upstream/live_federation.hpp"
+#include "policy/policy_engine.hpp"
 #include "process/log_gate.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/json_rpc.hpp"
@@ -64,7 +64,7 @@ namespace gate::transport {
 // The view of a snapshot: its clients, reusing those of `previous` whose upstream entry is
 // unchanged, and the server section's allowlist.
 std::shared_ptr<const federation_view> make_view(boost::asio::io_context& io,
-                                                 std::shared_ptr<const snapshot> snap,
+                                                 std::shared_ptr<const actors::snapshot> snap,
                                                  const federation_view* previous);
 
 struct gateway_components final {
@@ -102,7 +102,7 @@ public:
     // reservations; a reload revokes the leases).
     pipeline::request_guards guards{*parts.actors};
     // The actors as they stand now (a respawn replaces one); hold the result for one use.
-    std::shared_ptr<const actor_set> actors() const { return parts.actors->load(); }
+    std::shared_ptr<const actors::actor_set> actors() const { return parts.actors->load(); }
     // Events for the bridge keeper, one batch per interval, flushed before every question.
     bridge_line keeper{io.get_executor(), *parts.actors};
     // An upstream's list_changed for every connected client, coalesced per kind (broadcast).
@@ -117,7 +117,7 @@ public:
     }};
     // Pinned tool definitions, judged at each tools list an upstream client fetches.
     std::shared_ptr<definition_reports> definitions = std::make_shared<definition_reports>(
-        stats, [this](audit_event e) { sinks.audit(std::move(e)); });
+        stats, [this](actors::audit_event e) { sinks.audit(std::move(e)); });
     // The federation's view as it stands, and who adopts a reload's (the constructor lists
     // them in order).
     live_federation live;

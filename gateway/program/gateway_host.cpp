@@ -121,10 +121,10 @@ struct gateway_host::impl {
     caf::actor_system sys{tuned(cfg)};
     // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
     std::atomic<gateway*> bridged_gateway{nullptr};
-    supervisor_actor supervisor;
-    std::shared_ptr<actor_directory> directory;
+    actors::supervisor_actor supervisor;
+    std::shared_ptr<actors::actor_directory> directory;
     std::optional<gateway> gw;
-    recorder_actor recorder; // with --record
+    actors::recorder_actor recorder; // with --record
     std::shared_ptr<traffic_tap> tap;
     // The document as configured (discovery merges into it); `doc` is the one in force.
     std::shared_ptr<const config::document> configured;
@@ -204,12 +204,13 @@ struct gateway_host::impl {
             }
         });
         auto flushed = [this, left, finish] {
-            return batch_flush{reply_to<bool>([this, left, finish](std::optional<bool>) {
-                boost::asio::post(io, [left, finish] {
-                    if (--*left == 0)
-                        finish();
-                });
-            })};
+            return actors::batch_flush{
+                actors::reply_to<bool>([this, left, finish](std::optional<bool>) {
+                    boost::asio::post(io, [left, finish] {
+                        if (--*left == 0)
+                            finish();
+                    });
+                })};
         };
         if (actors->audit)
             caf::anon_send(actors->audit.sink(), flushed());
@@ -221,9 +222,9 @@ struct gateway_host::impl {
     std::uint16_t port = 0;
 
     // gate --record: the recorder actor, and the tap the gateway feeds it through.
-    void record(const record_target& target, gateway_parts& parts) {
+    void record(const actors::record_target& target, gateway_parts& parts) {
         auto backlog = std::make_shared<std::atomic<std::int64_t>>(0);
-        auto tally = std::make_shared<delivery_tally>();
+        auto tally = std::make_shared<actors::delivery_tally>();
         recorder = spawn_recorder(sys, target, backlog, tally);
         parts.tap = std::make_shared<traffic_tap>(io, recorder, backlog, tally);
         tap = parts.tap;
@@ -247,8 +248,8 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     if (auto missing = missing_secrets(*doc, std::getenv); !missing.empty())
         throw std::runtime_error("secrets missing from the environment: " + joined(missing));
     auto [shared_store, cursor_key] = join_shared_store(*doc);
-    auto snap = make_snapshot(doc, 1);
-    supervised what;
+    auto snap = actors::make_snapshot(doc, 1);
+    actors::supervised what;
     what.snap = snap;
     what.audit = doc->audit;
     what.audit_outlet_.post = make_batch_poster(i.io);
@@ -258,13 +259,13 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     auto span_tally = what.span_outlet_.tally;
     i.discovery_state = std::make_shared<discovery_status>();
     what.cursor_key = cursor_key;
-    what.retire = [this](std::vector<retired_bridge> gone) {
+    what.retire = [this](std::vector<actors::retired_bridge> gone) {
         boost::asio::post(impl_->io, [this, gone = std::move(gone)]() mutable {
             if (auto* g = impl_->bridged_gateway.load())
                 g->retire_bridges(std::move(gone));
         });
     };
-    i.directory = std::make_shared<actor_directory>();
+    i.directory = std::make_shared<actors::actor_directory>();
     auto supervision = what.tally;
     i.supervisor = spawn_supervisor(i.sys, std::move(what), i.directory);
     i.watch_supervisor();

@@ -24,8 +24,8 @@ public:
     struct options {
         std::string host = "127.0.0.1";
         std::uint16_t port = 0;
-        bool fault_hooks = false;            // gateway/operations/fault_hooks.hpp: tests only
-        std::optional<record_target> record; // gate --record (docs/recording.md)
+        bool fault_hooks = false; // gateway/operations/fault_hooks.hpp: tests only
+        std::optional<actors::record_target> record; // gate --record (docs/recording.md)
     };
 
     // Joins the shared store (server.redisUrl, else REDIS_URL), spawns the actors and binds

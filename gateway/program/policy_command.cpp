@@ -6,9 +6,9 @@
 #include "gateway/program/policy_command.hpp"
 
 #include "actors/federation/snapshot.hpp"
-#include "actors/policy/policy_explain.hpp"
 #include "config/load.hpp"
 #include "config/read_json.hpp"
+#include "policy/policy_explain.hpp"
 #include "protocol/param_headers.hpp"
 
 #include <cstdio>
@@ -24,17 +24,17 @@ using config::detail::object_view;
 
 struct policy_case {
     std::string label;
-    principal who;
+    policy::principal who;
     bool anonymous = true;
-    explain_request what;
+    policy::explain_request what;
     std::string expect;
     std::optional<std::optional<std::string>> rule; // absent: not checked; null: the default
 };
 
 // The principal a verified token with these claims makes (groups from its issuer's
 // groupsClaim, as the authenticator reads them).
-principal principal_of(const json::object& claims, const config::document& doc) {
-    principal p;
+policy::principal principal_of(const json::object& claims, const config::document& doc) {
+    policy::principal p;
     p.claims = claims;
     auto text = [&](std::string_view k) {
         const auto* v = claims.if_contains(k);
@@ -133,14 +133,14 @@ std::string shown(const std::string& decision, const std::optional<std::string>&
 }
 
 // One line per case; whether every case held.
-bool print_table(const std::vector<policy_case>& cases, const policy_world& world) {
+bool print_table(const std::vector<policy_case>& cases, const policy::policy_world& world) {
     std::size_t failed = 0;
     std::printf("%-6s %-40s %-32s %-32s %s\n", "RESULT", "CASE", "EXPECTED", "GOT", "WHY");
     for (const auto& c : cases) {
         auto got = explain(world, c.anonymous ? nullptr : &c.who, c.what);
         std::string decision, why;
         std::optional<std::string> rule;
-        if (auto* e = std::get_if<explained>(&got)) {
+        if (auto* e = std::get_if<policy::explained>(&got)) {
             decision = e->allowed ? "allow" : "deny";
             rule = e->decision.rule_id;
             why = e->reason;
@@ -192,8 +192,8 @@ int run_policy_command(const std::vector<std::string>& args) {
         cases = read_cases(*root, *loaded.doc, errors);
     if (!errors.empty())
         return bad_cases(*cases_path, errors.take());
-    auto snap = make_snapshot(loaded.doc, 0);
-    policy_world world{*loaded.doc, snap->policy.get(), snap->codec, snap->tenants.get()};
+    auto snap = actors::make_snapshot(loaded.doc, 0);
+    policy::policy_world world{*loaded.doc, snap->policy.get(), snap->codec, snap->tenants.get()};
     return print_table(cases, world) ? 0 : 1;
 }
 

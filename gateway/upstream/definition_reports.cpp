@@ -8,23 +8,23 @@
 namespace gate::transport {
 
 void definition_reports::use(const config::document& doc) {
-    default_ = pin_mode_named(doc.definitions.pin).value_or(pin_mode::off);
+    default_ = policy::pin_mode_named(doc.definitions.pin).value_or(policy::pin_mode::off);
     if (doc.definitions.lock_file)
         pins_.use_lock(doc.definitions.lock);
     else
         pins_.use_lock(std::nullopt);
 }
 
-pin_mode definition_reports::mode_of(const config::upstream& cfg) const {
+policy::pin_mode definition_reports::mode_of(const config::upstream& cfg) const {
     if (cfg.pin_definitions)
-        return pin_mode_named(*cfg.pin_definitions).value_or(default_);
+        return policy::pin_mode_named(*cfg.pin_definitions).value_or(default_);
     return default_;
 }
 
-std::optional<definition_change> definition_reports::judge(const std::string& upstream,
-                                                           const std::string& tool,
-                                                           const std::string& digest,
-                                                           pin_mode mode) {
+std::optional<policy::definition_change> definition_reports::judge(const std::string& upstream,
+                                                                   const std::string& tool,
+                                                                   const std::string& digest,
+                                                                   policy::pin_mode mode) {
     auto change = pins_.judge(upstream, tool, digest);
     if (change && !change->reported)
         report(upstream, tool, *change, mode);
@@ -36,7 +36,7 @@ definition_reports::agree(const std::string& upstream,
                           const std::vector<listed_definition>& listed) {
     if (!fleet_)
         co_return;
-    auto now = definition_pins::clock::now();
+    auto now = policy::definition_pins::clock::now();
     // The upstream's id is a slug: the first newline ends it, whatever the tool's name holds.
     std::vector<std::pair<std::string, std::string>> offers;
     std::vector<const listed_definition*> asked;
@@ -63,7 +63,7 @@ definition_reports::agree(const std::string& upstream,
         spdlog::info("pinned definitions: the shared store answers again; the fleet's first-seen "
                      "definitions are the pins again");
     shared_down_ = false;
-    auto agreed = definition_pins::clock::now();
+    auto agreed = policy::definition_pins::clock::now();
     for (std::size_t i = 0; i < asked.size(); ++i)
         if (!pins_.pin_shared(upstream, asked[i]->tool, std::move((*held)[i]), agreed))
             spdlog::debug("pinned definitions: the shared store's pin of upstream {}'s tool {} "
@@ -72,31 +72,32 @@ definition_reports::agree(const std::string& upstream,
 }
 
 void definition_reports::report(const std::string& upstream, const std::string& tool,
-                                const definition_change& change, pin_mode mode) {
+                                const policy::definition_change& change, policy::pin_mode mode) {
     auto kind = change.unpinnable ? "unpinnable" : change.pinned.empty() ? "new" : "changed";
     auto action = pin_mode_name(mode);
     // Names and digests only: a description may say anything, and is not logged.
     if (change.unpinnable)
-        spdlog::warn(
-            "upstream {}: gate holds {} pinned tools of it, its bound of one upstream; "
-            "tool {} and every other new tool of it cannot be pinned and are {} (said "
-            "once; a lock file pins what it names)",
-            upstream, definition_pins::max_pins_per_upstream, protocol::printable(tool, 200),
-            mode == pin_mode::block ? "withheld" : "served unpinned (pinDefinitions warn)");
-    else
-        spdlog::warn("upstream {}: tool {} {} ({} -> {}); {}", upstream,
+        spdlog::warn("upstream {}: gate holds {} pinned tools of it, its bound of one upstream; "
+                     "tool {} and every other new tool of it cannot be pinned and are {} (said "
+                     "once; a lock file pins what it names)",
+                     upstream, policy::definition_pins::max_pins_per_upstream,
                      protocol::printable(tool, 200),
-                     change.pinned.empty() ? "is not in the lock file" : "changed its definition",
-                     change.pinned.empty() ? "none" : change.pinned, change.seen,
-                     mode == pin_mode::block ? "withheld until it is locked and gate reloaded"
-                                             : "served (pinDefinitions warn)");
+                     mode == policy::pin_mode::block ? "withheld"
+                                                     : "served unpinned (pinDefinitions warn)");
+    else
+        spdlog::warn(
+            "upstream {}: tool {} {} ({} -> {}); {}", upstream, protocol::printable(tool, 200),
+            change.pinned.empty() ? "is not in the lock file" : "changed its definition",
+            change.pinned.empty() ? "none" : change.pinned, change.seen,
+            mode == policy::pin_mode::block ? "withheld until it is locked and gate reloaded"
+                                            : "served (pinDefinitions warn)");
     stats_.definition_change(upstream, kind, action);
-    audit_event e;
+    actors::audit_event e;
     e.time = std::chrono::system_clock::now();
     e.method = "definitionChanged";
     e.name = tool;
     e.upstream = upstream;
-    e.outcome = mode == pin_mode::block ? protocol::outcome::denied : protocol::outcome::ok;
+    e.outcome = mode == policy::pin_mode::block ? protocol::outcome::denied : protocol::outcome::ok;
     boost::json::object d{{"listed", change.seen}, {"action", action}, {"change", kind}};
     if (!change.pinned.empty())
         d["pinned"] = change.pinned;

@@ -1,4 +1,4 @@
-// Pinned definitions as the gateway runs them: the pins (actors/policy/definition_pins) under
+// Pinned definitions as the gateway runs them: the pins (policy/definition_pins) under
 // the running document's default and lock file, and each change told once: a warning in the
 // log, an audit event (`definitionChanged`, the pinned and listed digests, warn or block) and
 // gate_definition_changes_total. The upstream clients ask it at each tools list. With a
@@ -25,7 +25,7 @@ public:
     // the tool is listed somewhere in the fleet, and not forever once it is gone.
     static constexpr auto shared_pin_lifetime = std::chrono::hours(24 * 30);
 
-    definition_reports(metrics& stats, std::function<void(audit_event)> audit)
+    definition_reports(metrics& stats, std::function<void(actors::audit_event)> audit)
         : stats_(stats), audit_(std::move(audit)) {}
 
     // The document's default pin and lock file (at start, and at each reload).
@@ -33,20 +33,22 @@ public:
     // The fleet's store (server.redisUrl), where the pins are shared.
     void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
 
-    pin_mode mode_of(const config::upstream& cfg) const override;
-    std::optional<definition_change> judge(const std::string& upstream, const std::string& tool,
-                                           const std::string& digest, pin_mode mode) override;
+    policy::pin_mode mode_of(const config::upstream& cfg) const override;
+    std::optional<policy::definition_change> judge(const std::string& upstream,
+                                                   const std::string& tool,
+                                                   const std::string& digest,
+                                                   policy::pin_mode mode) override;
     boost::asio::awaitable<void> agree(const std::string& upstream,
                                        const std::vector<listed_definition>& listed) override;
 
 private:
     void report(const std::string& upstream, const std::string& tool,
-                const definition_change& change, pin_mode mode);
+                const policy::definition_change& change, policy::pin_mode mode);
 
-    pin_mode default_ = pin_mode::off;
-    definition_pins pins_;
+    policy::pin_mode default_ = policy::pin_mode::off;
+    policy::definition_pins pins_;
     metrics& stats_;
-    std::function<void(audit_event)> audit_;
+    std::function<void(actors::audit_event)> audit_;
     std::shared_ptr<fleet_store> fleet_;
     bool shared_down_ = false; // the store did not answer the last time: said once
 };

@@ -4,8 +4,8 @@
 // list is judged, the pins a fleet shares for its tools are agreed on (the shared store's).
 #pragma once
 
-#include "actors/policy/definition_pins.hpp"
 #include "config/model.hpp"
+#include "policy/definition_pins.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <optional>
@@ -24,12 +24,13 @@ class definition_watch {
 public:
     virtual ~definition_watch() = default;
     // The upstream's pin: its pinDefinitions, else definitions.pin.
-    virtual pin_mode mode_of(const config::upstream& cfg) const = 0;
+    virtual policy::pin_mode mode_of(const config::upstream& cfg) const = 0;
     // The change of a tool `upstream` lists with `digest` under `mode`; nullopt when it is as
     // pinned.
-    virtual std::optional<definition_change> judge(const std::string& upstream,
-                                                   const std::string& tool,
-                                                   const std::string& digest, pin_mode mode) = 0;
+    virtual std::optional<policy::definition_change> judge(const std::string& upstream,
+                                                           const std::string& tool,
+                                                           const std::string& digest,
+                                                           policy::pin_mode mode) = 0;
     // Before `upstream`'s list is judged: its tools' pins as a fleet shares them, bounded in
     // time (nothing to agree on without a shared store, or with a lock file).
     virtual boost::asio::awaitable<void> agree(const std::string& upstream,

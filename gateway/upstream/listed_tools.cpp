@@ -36,9 +36,10 @@ std::optional<protocol::tool_hints> listed_tools::hints(const std::string& tool)
     return it->second.hints;
 }
 
-std::string listed_tools::why_withheld(const definition_change& change) {
+std::string listed_tools::why_withheld(const policy::definition_change& change) {
     if (change.unpinnable)
-        return "gate pins at most " + std::to_string(definition_pins::max_pins_per_upstream) +
+        return "gate pins at most " +
+               std::to_string(policy::definition_pins::max_pins_per_upstream) +
                " tools of one upstream and this upstream's pins are all taken, so it cannot be "
                "pinned (listed as " +
                change.seen + "; a lock file pins every tool it names)";
@@ -52,7 +53,7 @@ boost::asio::awaitable<void> listed_tools::withhold_changed(boost::json::array& 
                                                             definition_watch& watch,
                                                             const config::upstream& cfg) {
     auto mode = watch.mode_of(cfg);
-    if (mode == pin_mode::off) {
+    if (mode == policy::pin_mode::off) {
         blocks_ = false;
         withheld_.clear();
         co_return;
@@ -73,7 +74,7 @@ boost::asio::awaitable<void> listed_tools::withhold_changed(boost::json::array& 
     }
     co_await watch.agree(cfg.id, listed);
     // Decided after the wait: another list judged meanwhile is not mixed into this one's.
-    blocks_ = mode == pin_mode::block;
+    blocks_ = mode == policy::pin_mode::block;
     withheld_.clear();
     std::size_t item = 0;
     protocol::keep_items(tools, sources, [&](const boost::json::value&) {
@@ -82,7 +83,7 @@ boost::asio::awaitable<void> listed_tools::withhold_changed(boost::json::array& 
             return true;
         const auto& l = listed[place];
         auto change = watch.judge(cfg.id, l.tool, l.digest, mode);
-        if (!change || mode != pin_mode::block)
+        if (!change || mode != policy::pin_mode::block)
             return true;
         withheld_[l.tool] = why_withheld(*change);
         return false;

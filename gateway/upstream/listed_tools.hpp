@@ -67,7 +67,7 @@ public:
     }
 
 private:
-    static std::string why_withheld(const definition_change& change);
+    static std::string why_withheld(const policy::definition_change& change);
     struct facts {
         bool app_only = false;
         protocol::tool_hints hints;

@@ -61,7 +61,7 @@ struct call_context {
     std::string_view params_source;
     // A client's invocation counts against upstreams[].rateLimit; gate's own upkeep (health
     // pings, resubscribing after a restart) is subject to the breaker only.
-    guard_use use = guard_use::invocation;
+    actors::guard_use use = actors::guard_use::invocation;
     std::optional<std::chrono::milliseconds> timeout; // tighter than timeouts.requestMs
     // The downstream session whose bridged session carries the call; empty: the root session.
     std::string bridge;

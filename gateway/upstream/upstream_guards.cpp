@@ -16,13 +16,13 @@ namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
 upstream_guards::upstream_guards(const config::upstream& cfg)
-    : cfg_(cfg), board_(std::make_shared<guard_board>(cfg)) {}
+    : cfg_(cfg), board_(std::make_shared<actors::guard_board>(cfg)) {}
 
 upstream_guards::ticket::~ticket() {
     // A probe ended without an outcome: its slot is freed, at the breaker actor that handed it
     // out only (a respawned one has a probe of its own, or none).
     if (g_ && probe() && board_->breaker() == granter_)
-        caf::anon_send(granter_, breaker_abandon{board_});
+        caf::anon_send(granter_, actors::breaker_abandon{board_});
 }
 
 namespace {
@@ -59,7 +59,7 @@ bool upstream_guards::ticket::settle_success() {
         return true;
     if (board_->view()->failures > 0 || g->failures_out_ > 0)
         if (auto breaker = board_->breaker())
-            caf::anon_send(breaker, breaker_outcome{board_, true, false, {}, {}});
+            caf::anon_send(breaker, actors::breaker_outcome{board_, true, false, {}, {}});
     g->share_success();
     return true;
 }
@@ -70,15 +70,15 @@ asio::awaitable<void> upstream_guards::ticket::settle(const upstream_failure* f)
     auto* g = std::exchange(g_, nullptr);
     auto breaker = board_->breaker();
     if (succeeded(f)) { // the probe's success: the calls after it see the closed circuit
-        co_await actors::ask<bool>(breaker, [&](reply_to<bool> counted) {
-            return breaker_outcome{board_, true, true, {}, std::move(counted)};
+        co_await actors::ask<bool>(breaker, [&](actors::reply_to<bool> counted) {
+            return actors::breaker_outcome{board_, true, true, {}, std::move(counted)};
         });
         g->share_success();
         co_return;
     }
     ++g->failures_out_;
-    co_await actors::ask<bool>(breaker, [&](reply_to<bool> counted) {
-        return breaker_outcome{board_, false, probe(), f->message, std::move(counted)};
+    co_await actors::ask<bool>(breaker, [&](actors::reply_to<bool> counted) {
+        return actors::breaker_outcome{board_, false, probe(), f->message, std::move(counted)};
     });
     --g->failures_out_;
     if (g->fleet_)
@@ -91,17 +91,17 @@ asio::awaitable<void> upstream_guards::share_failure() {
     if (counted)
         fleet_failures_ = *counted;
     auto view = board_->view();
-    if (view->breaker == circuit_breaker::state::closed && counted &&
+    if (view->breaker == actors::circuit_breaker::state::closed && counted &&
         *counted >= cfg_.circuit_breaker.failure_threshold)
         if (auto breaker = board_->breaker()) {
             auto rest = std::chrono::milliseconds(cfg_.circuit_breaker.half_open_after_ms);
-            co_await actors::ask<bool>(breaker, [&](reply_to<bool> done) {
-                return breaker_fleet_opened{board_, rest, std::move(done)};
+            co_await actors::ask<bool>(breaker, [&](actors::reply_to<bool> done) {
+                return actors::breaker_fleet_opened{board_, rest, std::move(done)};
             });
             view = board_->view();
         }
     auto now = clock::now();
-    if (view->breaker == circuit_breaker::state::open && view->reopens_at > now)
+    if (view->breaker == actors::circuit_breaker::state::open && view->reopens_at > now)
         fleet->breaker_opened(cfg_.id,
                               std::chrono::ceil<std::chrono::milliseconds>(view->reopens_at - now));
 }
@@ -114,21 +114,21 @@ void upstream_guards::share_success() {
 }
 
 std::optional<std::variant<upstream_guards::ticket, upstream_failure>>
-upstream_guards::admit_now(guard_use use) {
+upstream_guards::admit_now(actors::guard_use use) {
     auto decision = lease_.decide(*board_->view(), use, clock::now());
-    if (std::holds_alternative<guard_lease::admit_here>(decision))
+    if (std::holds_alternative<actors::guard_lease::admit_here>(decision))
         return ticket(*this);
-    if (auto* r = std::get_if<upstream_guard::refused>(&decision))
+    if (auto* r = std::get_if<actors::upstream_guard::refused>(&decision))
         return refusal(*r);
     return std::nullopt;
 }
 
 asio::awaitable<std::variant<upstream_guards::ticket, upstream_failure>>
-upstream_guards::admit(guard_use use) {
+upstream_guards::admit(actors::guard_use use) {
     for (;;) {
         if (auto decided = admit_now(use))
             co_return std::move(*decided);
-        if (board_->view()->breaker != circuit_breaker::state::closed)
+        if (board_->view()->breaker != actors::circuit_breaker::state::closed)
             co_return co_await take_probe(use);
         upstream_failure refused;
         switch (co_await take_window_batch(use, refused)) {
@@ -143,10 +143,10 @@ upstream_guards::admit(guard_use use) {
 }
 
 asio::awaitable<upstream_guards::window_batch>
-upstream_guards::take_window_batch(guard_use use, upstream_failure& refused) {
+upstream_guards::take_window_batch(actors::guard_use use, upstream_failure& refused) {
     auto demand = lease_.demand(clock::now());
-    std::optional<sliding_window::batch> shared;
-    std::optional<guard_answer> answer;
+    std::optional<actors::sliding_window::batch> shared;
+    std::optional<actors::guard_answer> answer;
     auto ask_batch = [&]() -> asio::awaitable<void> {
         if (fleet_ && cfg_.rate_limit)
             shared = co_await fleet_->take_window("upstream:" + cfg_.id,
@@ -154,26 +154,27 @@ upstream_guards::take_window_batch(guard_use use, upstream_failure& refused) {
         if (shared)
             co_return;
         if (auto actor = board_->actor())
-            answer = co_await actors::ask<guard_answer>(actor, [&](reply_to<guard_answer> reply) {
-                return guard_ask{use, demand, std::move(reply)};
-            });
+            answer = co_await actors::ask<actors::guard_answer>(
+                actor, [&](actors::reply_to<actors::guard_answer> reply) {
+                    return actors::guard_ask{use, demand, std::move(reply)};
+                });
     };
     if (!co_await slot_ask_.run_or_wait(ask_batch))
         co_return window_batch::decide_again;
-    std::optional<upstream_guard::granted> granted;
+    std::optional<actors::upstream_guard::granted> granted;
     if (shared) {
         if (shared->taken == 0) {
-            refused = refusal({upstream_guard::refused::reason::rate_limited,
+            refused = refusal({actors::upstream_guard::refused::reason::rate_limited,
                                std::max(shared->wait, std::chrono::milliseconds(1))});
             co_return window_batch::refused;
         }
-        granted = upstream_guard::granted{false, shared->taken, shared->until};
+        granted = actors::upstream_guard::granted{false, shared->taken, shared->until};
     } else if (answer) {
-        if (auto* r = std::get_if<upstream_guard::refused>(&*answer)) {
+        if (auto* r = std::get_if<actors::upstream_guard::refused>(&*answer)) {
             refused = refusal(*r);
             co_return window_batch::refused;
         }
-        granted = std::get<upstream_guard::granted>(*answer);
+        granted = std::get<actors::upstream_guard::granted>(*answer);
     }
     // No actor to ask (between a crash and its respawn) or no answer: the call goes (fail
     // open). gate's own bookkeeping failed, not the upstream.
@@ -183,23 +184,25 @@ upstream_guards::take_window_batch(guard_use use, upstream_failure& refused) {
 }
 
 asio::awaitable<std::variant<upstream_guards::ticket, upstream_failure>>
-upstream_guards::take_probe(guard_use use) {
+upstream_guards::take_probe(actors::guard_use use) {
     auto breaker = board_->breaker();
-    std::optional<guard_answer> answer;
+    std::optional<actors::guard_answer> answer;
     if (breaker)
-        answer = co_await actors::ask<guard_answer>(breaker, [&](reply_to<guard_answer> reply) {
-            return breaker_ask{board_, std::move(reply)};
-        });
+        answer = co_await actors::ask<actors::guard_answer>(
+            breaker, [&](actors::reply_to<actors::guard_answer> reply) {
+                return actors::breaker_ask{board_, std::move(reply)};
+            });
     // No breaker actor to ask, or no answer: the call goes (fail open).
     if (!answer)
         co_return ticket(*this);
-    if (auto* r = std::get_if<upstream_guard::refused>(&*answer))
+    if (auto* r = std::get_if<actors::upstream_guard::refused>(&*answer))
         co_return refusal(*r);
-    ticket admitted(*this,
-                    std::get<upstream_guard::granted>(*answer).probe ? breaker : breaker_actor{});
+    ticket admitted(*this, std::get<actors::upstream_guard::granted>(*answer).probe
+                               ? breaker
+                               : actors::breaker_actor{});
     // The probe first, then its slot of the window: a call refused its slot gives the probe back
     // (the ticket's end), so a rate-limited call never holds the half-open circuit.
-    while (use == guard_use::invocation && board_->view()->limited &&
+    while (use == actors::guard_use::invocation && board_->view()->limited &&
            !lease_.take_slot(clock::now())) {
         upstream_failure refused;
         auto got = co_await take_window_batch(use, refused);
@@ -211,14 +214,14 @@ upstream_guards::take_probe(guard_use use) {
     co_return std::move(admitted);
 }
 
-upstream_failure upstream_guards::refusal(const upstream_guard::refused& r) const {
+upstream_failure upstream_guards::refusal(const actors::upstream_guard::refused& r) const {
     upstream_failure f;
     f.retry_after = r.retry_after;
-    if (r.why == upstream_guard::refused::reason::circuit_open) {
+    if (r.why == actors::upstream_guard::refused::reason::circuit_open) {
         f.what = upstream_failure::kind::circuit_open;
         f.message = "circuit open after repeated failures; next attempt in " +
                     std::to_string(r.retry_after.count()) + " ms";
-    } else if (r.why == upstream_guard::refused::reason::given_up) {
+    } else if (r.why == actors::upstream_guard::refused::reason::given_up) {
         // The supervisor gave up on the upstream's actor: refused by gate's own guards like an
         // open circuit (-32041), with no retry hint (nothing reopens it but a reload).
         f.what = upstream_failure::kind::circuit_open;
@@ -228,18 +231,18 @@ upstream_failure upstream_guards::refusal(const upstream_guard::refused& r) cons
         f.what = upstream_failure::kind::rate_limited;
         f.message = "rate limit of " + std::to_string(cfg_.rate_limit->requests_per_minute) +
                     " requests per minute reached; retry in " +
-                    std::to_string(whole_seconds(r.retry_after)) + " s";
+                    std::to_string(actors::whole_seconds(r.retry_after)) + " s";
     }
     return f;
 }
 
-circuit_breaker::state upstream_guards::breaker_state() const {
+actors::circuit_breaker::state upstream_guards::breaker_state() const {
     return board_->view()->shown(clock::now());
 }
 
 void upstream_guards::endpoint_failed(std::size_t index, const std::string& why) {
     if (auto actor = board_->actor())
-        caf::anon_send(actor, endpoint_down{index, why});
+        caf::anon_send(actor, actors::endpoint_down{index, why});
 }
 
 } // namespace gate::transport

@@ -50,7 +50,7 @@ upstream_sessions::handshake(session_ptr s, const call_context& caller,
     ctx.timeout = caller.timeout;
     auto deadline = clock::now() + state_.budget_for(ctx);
     std::optional<upstream_failure> last;
-    auto order = rotation_order(guards_.board()->view()->in_rotation, turn_);
+    auto order = actors::rotation_order(guards_.board()->view()->in_rotation, turn_);
     if (avoid)
         std::stable_partition(order.begin(), order.end(), [&](auto i) { return i != *avoid; });
     for (auto index : order) {

@@ -70,7 +70,7 @@ public:
     // Pinned definitions: judged at each tools list gate fetches (set before the first, and
     // again at each reload once the watch has the new document).
     void watch_definitions(std::shared_ptr<transport::definition_watch> watch) {
-        state_.blocks_changed = watch && watch->mode_of(state_.cfg) == pin_mode::block;
+        state_.blocks_changed = watch && watch->mode_of(state_.cfg) == policy::pin_mode::block;
         state_.definitions = std::move(watch);
     }
 

@@ -38,7 +38,7 @@ void upstream_health::start() {
         });
     });
     if (auto actor = guards_.board()->actor()) // the first round now, not one interval from now
-        caf::anon_send(actor, health_tick{});
+        caf::anon_send(actor, actors::health_tick{});
 }
 
 asio::awaitable<std::variant<transport::http_answer, transport::upstream_failure>>
@@ -122,7 +122,7 @@ asio::awaitable<void> upstream_health::probe_round() {
     auto verdicts = co_await transport::fan_out<std::optional<std::string>>(
         exchange_.endpoints().size(),
         [this](std::size_t i) { return probe_endpoint(exchange_.endpoint(i)); });
-    probe_verdicts round;
+    actors::probe_verdicts round;
     for (auto& v : verdicts)
         round.why.push_back(v ? std::move(*v) : std::optional<std::string>("probe failed"));
     if (auto actor = guards_.board()->actor())

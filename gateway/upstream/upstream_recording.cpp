@@ -11,7 +11,7 @@ void upstream_recording::heard(const call_context& ctx, sent what, std::string_v
     if (const auto* f = std::get_if<upstream_failure>(&reply);
         f && (f->what == k::circuit_open || f->what == k::rate_limited))
         return; // gate's own guards refused it: nothing went to the upstream, nothing answered
-    heard_answer h;
+    actors::heard_answer h;
     h.request = ctx.recorded;
     h.at = what.at;
     h.upstream = upstream_;

@@ -442,13 +442,13 @@ asio::awaitable<bool> upstream_requests::headers_relearnt(const json::object& pa
     // Gate's own requests, on the session the call went on: nothing of the call's own (its
     // observer, its recording, its text) goes with them.
     call_context own = call_context::traced(ctx.traceparent);
-    own.use = guard_use::upkeep;
+    own.use = actors::guard_use::upkeep;
     own.bridge = ctx.bridge;
     own.caller = ctx.caller;
     own.client_capabilities = ctx.client_capabilities;
     own.profile = ctx.profile;
     // Through the guards like any of gate's own requests; fetch_list learns the annotations.
-    auto admitted = co_await guards_.admit(guard_use::upkeep);
+    auto admitted = co_await guards_.admit(actors::guard_use::upkeep);
     if (auto* ticket = std::get_if<upstream_guards::ticket>(&admitted))
         co_await fetch_list("tools/list", "tools", own, std::move(*ticket), nullptr);
     co_return state_.tool_headers.fields_for(params, &ctx.client_param_headers) != sent;
@@ -456,7 +456,7 @@ asio::awaitable<bool> upstream_requests::headers_relearnt(const json::object& pa
 
 asio::awaitable<std::variant<json::object, upstream_failure>>
 upstream_requests::initialize_result(const call_context& ctx) {
-    auto admitted = co_await guards_.admit(guard_use::upkeep);
+    auto admitted = co_await guards_.admit(actors::guard_use::upkeep);
     if (auto* refused = std::get_if<upstream_failure>(&admitted))
         co_return std::move(*refused);
     auto ticket = std::move(std::get<upstream_guards::ticket>(admitted));
@@ -515,7 +515,7 @@ asio::awaitable<void> upstream_requests::set_log_level(const std::string& bridge
     // the level travels in the `_meta` of each request on this session instead.
     if (!s->life.ready() || state_.modern)
         co_return;
-    auto admitted = co_await guards_.admit(guard_use::upkeep);
+    auto admitted = co_await guards_.admit(actors::guard_use::upkeep);
     if (!std::holds_alternative<upstream_guards::ticket>(admitted))
         co_return; // the level is sent with the next handshake of this session
     auto ticket = std::move(std::get<upstream_guards::ticket>(admitted));

@@ -39,7 +39,7 @@ stream_follower::hold_subscription(const std::string& uri) {
             "upstream " + state_.cfg.id +
                 " takes each caller's own credential: gate holds no shared subscription there",
             0, std::nullopt, std::chrono::milliseconds(0), false});
-    auto admitted = co_await guards_.admit(guard_use::invocation);
+    auto admitted = co_await guards_.admit(actors::guard_use::invocation);
     if (auto* refused = std::get_if<transport::upstream_failure>(&admitted))
         co_return drop(std::move(*refused));
     auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
@@ -85,7 +85,7 @@ void stream_follower::release_subscription(const std::string& uri) {
         [keep = state_.hold(), this, uri]() -> asio::awaitable<void> {
             if (sessions_.root()->life.ready()) {
                 transport::call_context upkeep;
-                upkeep.use = guard_use::upkeep;
+                upkeep.use = actors::guard_use::upkeep;
                 co_await sender_.request("resources/unsubscribe", json::object{{"uri", uri}},
                                          upkeep);
             }
@@ -113,7 +113,7 @@ stream_follower::hold_task_news(const std::string& task_id) {
             held_tasks_.erase(it);
         return why;
     };
-    auto admitted = co_await guards_.admit(guard_use::invocation);
+    auto admitted = co_await guards_.admit(actors::guard_use::invocation);
     if (auto* no = std::get_if<transport::upstream_failure>(&admitted))
         co_return drop(std::move(*no));
     auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
@@ -160,7 +160,7 @@ asio::awaitable<void> stream_follower::listen_modern(std::uint64_t version) {
     auto current = [&] { return !state_.closed && version == listen_version_; };
     const auto& root = sessions_.root();
     while (current()) {
-        auto admitted = co_await guards_.admit(guard_use::upkeep);
+        auto admitted = co_await guards_.admit(actors::guard_use::upkeep);
         if (!std::holds_alternative<transport::upstream_guards::ticket>(admitted))
             co_return; // circuit open: the handshake after it closes listens again
         auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
@@ -246,7 +246,7 @@ void stream_follower::resubscribe() {
         state_.ex,
         [keep = state_.hold(), this, uris = std::move(uris)]() -> asio::awaitable<void> {
             transport::call_context upkeep;
-            upkeep.use = guard_use::upkeep;
+            upkeep.use = actors::guard_use::upkeep;
             for (const auto& uri : uris)
                 co_await sender_.request("resources/subscribe", json::object{{"uri", uri}}, upkeep);
         },

@@ -160,8 +160,9 @@ std::optional<inputs> read_inputs(const arguments& args) {
 // One gate of the simulated fleet: its actors under its supervisor, its gateway on the
 // simulation's io_context.
 struct instance {
-    std::shared_ptr<actor_directory> directory = std::make_shared<actor_directory>();
-    supervisor_actor supervisor;
+    std::shared_ptr<gate::actors::actor_directory> directory =
+        std::make_shared<gate::actors::actor_directory>();
+    gate::actors::supervisor_actor supervisor;
     std::optional<transport::gateway> gw;
 };
 
@@ -169,16 +170,16 @@ struct instance {
 // listens on.
 std::uint16_t start_instance(instance& i, caf::actor_system& sys,
                              caf::scheduler::test_coordinator& sched, asio::io_context& io,
-                             std::shared_ptr<const snapshot> snap, const inputs& in,
+                             std::shared_ptr<const gate::actors::snapshot> snap, const inputs& in,
                              const std::optional<transport::redis_endpoint>& shared) {
-    supervised what;
+    gate::actors::supervised what;
     what.snap = snap;
     what.audit = snap->doc->audit;
     what.audit_outlet_.out = in.audit_out;
     what.audit_outlet_.post = transport::make_batch_poster(io);
     what.span_outlet_.post = what.audit_outlet_.post;
     what.cursor_key = in.cursor_key;
-    what.retire = [&io, &i](std::vector<retired_bridge> gone) {
+    what.retire = [&io, &i](std::vector<gate::actors::retired_bridge> gone) {
         asio::post(io, [&i, gone = std::move(gone)]() mutable {
             if (i.gw)
                 i.gw->retire_bridges(std::move(gone));
@@ -209,7 +210,7 @@ asio::awaitable<void> flush_audit(asio::io_context& io, std::deque<instance>& fl
         i.gw->feed_sinks();
         asio::steady_timer flushed(io, asio::steady_timer::time_point::max());
         caf::anon_send(i.directory->load()->audit.sink(),
-                       batch_flush{reply_to<bool>([&](std::optional<bool>) {
+                       actors::batch_flush{gate::actors::reply_to<bool>([&](std::optional<bool>) {
                            asio::post(io, [&] { flushed.cancel(); });
                        })});
         co_await flushed.async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -345,7 +346,7 @@ int simulate(const arguments& args, inputs& in, caf::actor_system& sys,
         shared->port = std::to_string(proxy->port());
         sim::wait_for_outside([&proxy] { return proxy->unanswered() > 0; });
     }
-    auto snap = make_snapshot(doc, 1);
+    auto snap = gate::actors::make_snapshot(doc, 1);
     std::deque<instance> fleet(args.instances);
     std::vector<std::uint16_t> ports;
     for (auto& i : fleet)

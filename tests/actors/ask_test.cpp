@@ -18,19 +18,20 @@ constexpr auto full = protocol::full_profile;
 using namespace std::chrono_literals;
 
 struct ask_fixture : test::coordinator_fixture {
-    std::shared_ptr<const snapshot> snap = test::two_upstreams();
-    router_actor router = spawn_router(sys, snap);
+    std::shared_ptr<const actors::snapshot> snap = test::two_upstreams();
+    actors::router_actor router = spawn_router(sys, snap);
     boost::asio::io_context io;
-    std::optional<std::optional<list_plan>> got; // outer: the ask finished
+    std::optional<std::optional<actors::list_plan>> got; // outer: the ask finished
 
     void start(std::chrono::milliseconds timeout) {
         boost::asio::co_spawn(
             io,
             [this, timeout]() -> boost::asio::awaitable<void> {
-                got = co_await actors::ask<list_plan>(
+                got = co_await actors::ask<actors::list_plan>(
                     router,
-                    [&](reply_to<list_plan> r) {
-                        return plan_list{snap, protocol::list_kind::tools, full, std::move(r)};
+                    [&](actors::reply_to<actors::list_plan> r) {
+                        return actors::plan_list{snap, protocol::list_kind::tools, full,
+                                                 std::move(r)};
                     },
                     timeout);
             },

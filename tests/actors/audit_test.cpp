@@ -11,17 +11,17 @@ namespace {
 
 struct audit_fixture : test::coordinator_fixture {
     std::FILE* out = std::tmpfile();
-    audit_channel channel =
+    actors::audit_channel channel =
         spawn_audit(sys, config::audit{{config::audit_sink{"stdout", {}, {}}}}, stdout_outlet(), 2);
 
-    audit_outlet stdout_outlet() {
-        audit_outlet o;
+    actors::audit_outlet stdout_outlet() {
+        actors::audit_outlet o;
         o.out = out;
         return o;
     }
 
-    audit_event event(std::string method) {
-        audit_event e;
+    actors::audit_event event(std::string method) {
+        actors::audit_event e;
         e.time = std::chrono::system_clock::now();
         e.method = std::move(method);
         e.outcome = protocol::outcome::ok;
@@ -60,9 +60,9 @@ TEST_F(audit_fixture, an_offer_over_the_bound_is_dropped_and_written_ones_free_t
 }
 
 TEST(audit_channel, without_an_audit_section_nothing_is_spawned_and_offers_are_ignored) {
-    audit_channel none;
+    actors::audit_channel none;
     EXPECT_FALSE(static_cast<bool>(none));
-    EXPECT_TRUE(none.offer(audit_event{}));
+    EXPECT_TRUE(none.offer(actors::audit_event{}));
 }
 
 } // namespace gate
@@ -72,28 +72,28 @@ namespace {
 
 // The webhook path under virtual time: the io side is a recorder the test answers by hand.
 struct webhook_fixture : test::coordinator_fixture {
-    std::vector<batch_post> posted;
-    audit_outlet outlet = [this] {
-        audit_outlet o;
-        o.post = [this](batch_post d) { posted.push_back(std::move(d)); };
+    std::vector<actors::batch_post> posted;
+    actors::audit_outlet outlet = [this] {
+        actors::audit_outlet o;
+        o.post = [this](actors::batch_post d) { posted.push_back(std::move(d)); };
         o.limits.batch = 3;
         o.limits.buffer = 4;
         o.close_grace = std::chrono::seconds(5);
         return o;
     }();
-    audit_channel channel = spawn_audit(
+    actors::audit_channel channel = spawn_audit(
         sys,
         config::audit{
             {config::audit_sink{"webhook", "http://127.0.0.1:1/in", {{"X-Team", "sec"}}}}},
         outlet);
 
     void offer(std::string method) {
-        audit_event e;
+        actors::audit_event e;
         e.method = std::move(method);
         channel.offer(std::move(e));
         sched.run();
     }
-    void answer(std::size_t i, batcher::result r) {
+    void answer(std::size_t i, actors::batcher::result r) {
         posted.at(i).reply({r, "test"});
         sched.run();
     }
@@ -122,7 +122,7 @@ TEST_F(webhook_fixture, events_leave_in_batches_with_the_configured_headers_and_
     };
     EXPECT_EQ(header("X-Team"), "sec");
     EXPECT_FALSE(header("Idempotency-Key").empty());
-    answer(0, batcher::result::delivered);
+    answer(0, actors::batcher::result::delivered);
     EXPECT_EQ(outlet.tally->delivered.load(), 3);
 }
 
@@ -131,7 +131,7 @@ TEST_F(webhook_fixture, a_failing_receiver_gets_the_batch_again_after_the_backof
     sched.advance_time(std::chrono::milliseconds(200)); // the linger
     sched.run();
     ASSERT_EQ(posted.size(), 1u);
-    answer(0, batcher::result::failed);
+    answer(0, actors::batcher::result::failed);
     sched.advance_time(std::chrono::milliseconds(499));
     sched.run();
     EXPECT_EQ(posted.size(), 1u);
@@ -139,7 +139,7 @@ TEST_F(webhook_fixture, a_failing_receiver_gets_the_batch_again_after_the_backof
     sched.run();
     ASSERT_EQ(posted.size(), 2u);
     EXPECT_EQ(posted[1].body, posted[0].body);
-    answer(1, batcher::result::delivered);
+    answer(1, actors::batcher::result::delivered);
     EXPECT_EQ(outlet.tally->failures.load(), 1);
     EXPECT_EQ(outlet.tally->delivered.load(), 1);
 }
@@ -154,21 +154,21 @@ TEST_F(webhook_fixture, a_full_buffer_drops_and_counts_while_the_receiver_is_dow
 TEST_F(webhook_fixture, a_flush_delivers_a_partial_batch_at_once_and_answers_when_empty) {
     offer("a");
     std::optional<bool> flushed;
-    caf::anon_send(channel.sink(),
-                   audit_flush{reply_to<bool>([&](std::optional<bool> r) { flushed = r; })});
+    caf::anon_send(channel.sink(), actors::audit_flush{actors::reply_to<bool>(
+                                       [&](std::optional<bool> r) { flushed = r; })});
     sched.run();
     ASSERT_EQ(posted.size(), 1u);
     EXPECT_FALSE(flushed);
-    answer(0, batcher::result::delivered);
+    answer(0, actors::batcher::result::delivered);
     EXPECT_EQ(flushed, true);
 }
 
 TEST_F(webhook_fixture, a_replaced_sink_stops_after_its_grace_even_if_the_receiver_is_down) {
     offer("a");
-    caf::anon_send(channel.sink(), audit_close{});
+    caf::anon_send(channel.sink(), actors::audit_close{});
     sched.run();
     ASSERT_EQ(posted.size(), 1u);
-    answer(0, batcher::result::failed);
+    answer(0, actors::batcher::result::failed);
     sched.advance_time(std::chrono::seconds(5));
     sched.run();
     EXPECT_EQ(outlet.tally->dropped.load(), 1);

@@ -15,55 +15,58 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-using state = circuit_breaker::state;
+using state = actors::circuit_breaker::state;
 
-std::shared_ptr<guard_board> board_of(std::string id) {
+std::shared_ptr<actors::guard_board> board_of(std::string id) {
     config::upstream u;
     u.id = std::move(id);
     u.urls = {"http://127.0.0.1:9000/mcp"};
     u.circuit_breaker.failure_threshold = 3;
     u.circuit_breaker.half_open_after_ms = 1000;
     u.timeouts.request_ms = 1000;
-    return std::make_shared<guard_board>(u);
+    return std::make_shared<actors::guard_board>(u);
 }
 
-bool is_probe(const std::optional<guard_answer>& a) {
-    return a && std::holds_alternative<upstream_guard::granted>(*a) &&
-           std::get<upstream_guard::granted>(*a).probe;
+bool is_probe(const std::optional<actors::guard_answer>& a) {
+    return a && std::holds_alternative<actors::upstream_guard::granted>(*a) &&
+           std::get<actors::upstream_guard::granted>(*a).probe;
 }
-std::optional<upstream_guard::refused> refusal(const std::optional<guard_answer>& a) {
-    if (a && std::holds_alternative<upstream_guard::refused>(*a))
-        return std::get<upstream_guard::refused>(*a);
+std::optional<actors::upstream_guard::refused>
+refusal(const std::optional<actors::guard_answer>& a) {
+    if (a && std::holds_alternative<actors::upstream_guard::refused>(*a))
+        return std::get<actors::upstream_guard::refused>(*a);
     return std::nullopt;
 }
 
 struct breaker_actor_fixture : test::coordinator_fixture {
-    std::shared_ptr<guard_board> board = board_of("a");
-    breaker_actor actor;
+    std::shared_ptr<actors::guard_board> board = board_of("a");
+    actors::breaker_actor actor;
 
-    void start(std::vector<std::shared_ptr<guard_board>> boards = {}) {
+    void start(std::vector<std::shared_ptr<actors::guard_board>> boards = {}) {
         if (boards.empty())
             boards = {board};
         actor = spawn_breaker_actor(sys, boards);
         sched.run();
     }
-    std::optional<guard_answer> ask(const std::shared_ptr<guard_board>& b) {
-        std::optional<guard_answer> got;
-        caf::anon_send(actor, breaker_ask{b, reply_to<guard_answer>([&](auto a) { got = a; })});
+    std::optional<actors::guard_answer> ask(const std::shared_ptr<actors::guard_board>& b) {
+        std::optional<actors::guard_answer> got;
+        caf::anon_send(actor, actors::breaker_ask{b, actors::reply_to<actors::guard_answer>(
+                                                         [&](auto a) { got = a; })});
         sched.run();
         return got;
     }
-    std::optional<guard_answer> ask() { return ask(board); }
-    bool report(const std::shared_ptr<guard_board>& b, bool success, bool probe) {
+    std::optional<actors::guard_answer> ask() { return ask(board); }
+    bool report(const std::shared_ptr<actors::guard_board>& b, bool success, bool probe) {
         bool counted = false;
-        caf::anon_send(
-            actor, breaker_outcome{b, success, probe, "boom",
-                                   reply_to<bool>([&](auto c) { counted = c.value_or(false); })});
+        caf::anon_send(actor, actors::breaker_outcome{b, success, probe, "boom",
+                                                      actors::reply_to<bool>([&](auto c) {
+                                                          counted = c.value_or(false);
+                                                      })});
         sched.run();
         return counted;
     }
     bool fail(bool probe = false) { return report(board, false, probe); }
-    guard_view view() const { return *board->view(); }
+    actors::guard_view view() const { return *board->view(); }
     // Opens the circuit (three failures) and lets its rest pass: the next ask gets the probe.
     void open_and_rest() {
         fail();
@@ -92,7 +95,7 @@ TEST_F(breaker_actor_fixture, a_circuit_opens_rests_probes_and_closes_in_virtual
     EXPECT_EQ(view().breaker, state::open);
     auto r = refusal(ask());
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->why, upstream_guard::refused::reason::circuit_open);
+    EXPECT_EQ(r->why, actors::upstream_guard::refused::reason::circuit_open);
     EXPECT_EQ(r->retry_after, 1000ms);
 
     sched.advance_time(999ms);
@@ -122,7 +125,7 @@ TEST_F(breaker_actor_fixture, a_failed_probe_reopens_and_an_abandoned_one_is_han
     sched.advance_time(1s);
     sched.run();
     EXPECT_TRUE(is_probe(ask()));
-    caf::anon_send(actor, breaker_abandon{board});
+    caf::anon_send(actor, actors::breaker_abandon{board});
     sched.run();
     EXPECT_FALSE(view().probe_out);
     EXPECT_TRUE(is_probe(ask())); // the next call probes
@@ -156,9 +159,10 @@ TEST_F(breaker_actor_fixture, a_probe_that_never_reports_frees_its_slot) {
 TEST_F(breaker_actor_fixture, the_fleet_opens_a_closed_circuit_for_the_rest_it_names) {
     start();
     bool counted = false;
-    caf::anon_send(actor, breaker_fleet_opened{board, 400ms, reply_to<bool>([&](auto c) {
-                                                   counted = c.value_or(false);
-                                               })});
+    caf::anon_send(actor,
+                   actors::breaker_fleet_opened{board, 400ms, actors::reply_to<bool>([&](auto c) {
+                                                    counted = c.value_or(false);
+                                                })});
     sched.run();
     EXPECT_TRUE(counted); // answered once the view is published
     EXPECT_EQ(view().breaker, state::open);
@@ -170,7 +174,7 @@ TEST_F(breaker_actor_fixture, the_fleet_opens_a_closed_circuit_for_the_rest_it_n
     sched.run();
     EXPECT_TRUE(is_probe(ask()));
     // An opening the fleet announces while this circuit is not closed changes nothing.
-    caf::anon_send(actor, breaker_fleet_opened{board, 5000ms, {}});
+    caf::anon_send(actor, actors::breaker_fleet_opened{board, 5000ms, {}});
     sched.run();
     EXPECT_EQ(view().breaker, state::half_open);
 }
@@ -197,7 +201,7 @@ TEST_F(breaker_actor_fixture, a_reload_keeps_kept_circuits_starts_new_ones_close
     fail();
     report(retired, false, false);
     auto added = board_of("c");
-    caf::anon_send(actor, breaker_boards{{board, added}});
+    caf::anon_send(actor, actors::breaker_boards{{board, added}});
     sched.run();
     EXPECT_EQ(view().breaker, state::open); // kept, still resting
     EXPECT_TRUE(refusal(ask()));
@@ -220,7 +224,7 @@ TEST_F(breaker_actor_fixture, a_respawned_actor_starts_every_circuit_closed_on_t
     auto old = actor;
     caf::anon_send_exit(actor, caf::exit_reason::kill);
     sched.run();
-    actor = spawn_breaker_actor(sys, {board});
+    actor = actors::spawn_breaker_actor(sys, {board});
     EXPECT_EQ(view().breaker, state::closed); // before it has run: no stale view is read
     EXPECT_EQ(board->breaker(), actor);
     EXPECT_NE(actor, old);
@@ -230,7 +234,7 @@ TEST_F(breaker_actor_fixture, a_respawned_actor_starts_every_circuit_closed_on_t
 
 // The probe timer is its own (actors/own_timers.hpp): its typed interface is the io thread's
 // four messages and the supervisor's one.
-static_assert(caf::detail::tl_size<breaker_actor::signatures>::value == 5);
+static_assert(caf::detail::tl_size<actors::breaker_actor::signatures>::value == 5);
 
 TEST_F(breaker_actor_fixture, a_message_off_its_interface_is_dropped_and_it_keeps_answering) {
     start();

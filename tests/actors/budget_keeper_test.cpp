@@ -16,18 +16,20 @@ namespace chr = std::chrono;
 
 struct budget_keeper_fixture : test::coordinator_fixture {
     // A minute before midnight UTC, on a Sunday (the ISO week ends with the day).
-    wall_time origin = chr::sys_days(chr::year{2026} / 11 / 29) + 23h + 59min;
+    actors::wall_time origin = chr::sys_days(chr::year{2026} / 11 / 29) + 23h + 59min;
     chr::steady_clock::time_point start = sched.clock().now();
-    budget_keeper_actor keeper = spawn_budget_keeper(sys, [this](chr::steady_clock::time_point t) {
-        return origin + chr::duration_cast<wall_time::duration>(t - start);
-    });
+    actors::budget_keeper_actor keeper =
+        actors::spawn_budget_keeper(sys, [this](chr::steady_clock::time_point t) {
+            return origin + chr::duration_cast<actors::wall_time::duration>(t - start);
+        });
 
     std::int64_t reserve(const std::string& account, const config::budget& b) {
         std::int64_t got = -1;
-        caf::anon_send(keeper, budget_reserve_ask{account, b, reply_to<std::int64_t>([&](auto n) {
-                                                      if (n)
-                                                          got = *n;
-                                                  })});
+        caf::anon_send(keeper, actors::budget_reserve_ask{
+                                   account, b, actors::reply_to<std::int64_t>([&](auto n) {
+                                       if (n)
+                                           got = *n;
+                                   })});
         sched.run();
         return got;
     }
@@ -84,7 +86,7 @@ TEST_F(budget_keeper_fixture,
 TEST_F(budget_keeper_fixture,
        the_fleets_reservations_count_here_and_a_raised_allowance_gives_more) {
     config::budget day{"day", 10};
-    caf::anon_send(keeper, budget_reserved_elsewhere{"server", day, 9});
+    caf::anon_send(keeper, actors::budget_reserved_elsewhere{"server", day, 9});
     sched.run();
     EXPECT_EQ(drain("server", day), std::vector<std::int64_t>{1});
     config::budget raised{"day", 14}; // a reload

@@ -34,7 +34,8 @@ struct gateway_fixture : ::testing::Test {
     std::optional<caf::actor_system> sys;
     tcp::acceptor upstream_acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
     std::optional<transport::gateway> gw;
-    supervisor_actor supervisor; // its actors' timers keep them alive: ended in TearDown
+    gate::actors::supervisor_actor
+        supervisor; // its actors' timers keep them alive: ended in TearDown
     std::uint16_t port = 0;
     std::thread io_thread;
     std::mutex mutex;
@@ -55,15 +56,15 @@ struct gateway_fixture : ::testing::Test {
         v.id = "mini2";
         v.namespace_ = "n";
         doc->upstreams = {u, v};
-        auto snap = make_snapshot(doc, 1);
-        supervised what;
+        auto snap = gate::actors::make_snapshot(doc, 1);
+        actors::supervised what;
         what.snap = snap;
-        what.retire = [this](std::vector<retired_bridge> gone) {
+        what.retire = [this](std::vector<gate::actors::retired_bridge> gone) {
             asio::post(io, [this, gone = std::move(gone)]() mutable {
                 gw->retire_bridges(std::move(gone));
             });
         };
-        auto directory = std::make_shared<actor_directory>();
+        auto directory = std::make_shared<gate::actors::actor_directory>();
         supervisor = spawn_supervisor(*sys, std::move(what), directory);
         gw.emplace(io, transport::gateway_parts{
                            directory, snap, supervisor, false, {}, {}, {}, {}, {}, {}, {}});

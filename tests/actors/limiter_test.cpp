@@ -14,26 +14,28 @@ namespace {
 using namespace std::chrono_literals;
 
 struct limiter_fixture : test::coordinator_fixture {
-    limiter_actor limiter = spawn_limiter(sys);
+    actors::limiter_actor limiter = actors::spawn_limiter(sys);
     std::int64_t global = 0, per_principal = 0; // the limits the asks carry
-    slot_demand demand;                         // what the asks say the io thread spends
-    sliding_window::batch ask() {
-        sliding_window::batch got{-1, 0ms};
-        caf::anon_send(limiter,
-                       limit_ask{global, demand, reply_to<sliding_window::batch>([&](auto b) {
-                                     if (b)
-                                         got = *b;
-                                 })});
+    actors::slot_demand demand;                 // what the asks say the io thread spends
+    actors::sliding_window::batch ask() {
+        actors::sliding_window::batch got{-1, 0ms};
+        caf::anon_send(
+            limiter, actors::limit_ask{global, demand,
+                                       actors::reply_to<actors::sliding_window::batch>([&](auto b) {
+                                           if (b)
+                                               got = *b;
+                                       })});
         sched.run();
         return got;
     }
-    sliding_window::batch ask_for(std::string principal) {
-        sliding_window::batch got{-1, 0ms};
-        caf::anon_send(limiter, principal_limit_ask{std::move(principal), per_principal, demand,
-                                                    reply_to<sliding_window::batch>([&](auto b) {
-                                                        if (b)
-                                                            got = *b;
-                                                    })});
+    actors::sliding_window::batch ask_for(std::string principal) {
+        actors::sliding_window::batch got{-1, 0ms};
+        caf::anon_send(limiter, actors::principal_limit_ask{
+                                    std::move(principal), per_principal, demand,
+                                    actors::reply_to<actors::sliding_window::batch>([&](auto b) {
+                                        if (b)
+                                            got = *b;
+                                    })});
         sched.run();
         return got;
     }
@@ -65,16 +67,16 @@ TEST_F(limiter_fixture, a_high_limit_is_granted_in_batches_counted_in_the_curren
     sched.advance_time(1500ms);
     sched.run();
     auto b = ask();
-    EXPECT_EQ(b.taken, slot_demand::first);
+    EXPECT_EQ(b.taken, actors::slot_demand::first);
     // To be spent before the end of the window slot (one second) that counted them.
     EXPECT_EQ(b.until.time_since_epoch(), std::chrono::seconds(2));
-    slot_lease lease;
+    actors::slot_lease lease;
     lease.grant(b.taken, b.until, sched.clock().now());
     auto now = sched.clock().now();
     int spent = 1; // the asking request
     while (lease.take(now))
         ++spent;
-    EXPECT_EQ(spent, slot_demand::first);
+    EXPECT_EQ(spent, actors::slot_demand::first);
     EXPECT_FALSE(lease.take(b.until));
 }
 

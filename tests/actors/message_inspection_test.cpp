@@ -52,7 +52,7 @@ TEST(message_descriptions, every_message_describes_every_member) {
 }
 
 TEST_F(message_inspection, a_message_prints_its_fields_by_name) {
-    bridge_call_started m{"s-1", "\"7\"", "alpha", boost::json::parse(R"({"n":[1,2]})")};
+    actors::bridge_call_started m{"s-1", "\"7\"", "alpha", boost::json::parse(R"({"n":[1,2]})")};
     EXPECT_EQ(to_string(m), R"(bridge_call_started(session="s-1", client_id="\"7\"", )"
                             R"(upstream="alpha", upstream_id={"n":[1,2]}))");
     // As CAF prints the message that carries it (a log line, an unexpected message).
@@ -60,67 +60,71 @@ TEST_F(message_inspection, a_message_prints_its_fields_by_name) {
 }
 
 TEST_F(message_inspection, handles_print_as_local_and_long_values_are_cut) {
-    plan_list plan{nullptr, protocol::list_kind::tools, 3, reply_to<list_plan>{}};
+    actors::plan_list plan{nullptr, protocol::list_kind::tools, 3,
+                           actors::reply_to<actors::list_plan>{}};
     EXPECT_EQ(to_string(plan), "plan_list(snap=<local>, kind=0, profile=3, reply=<local>)");
-    span_batch spans{std::vector<std::string>(20, std::string(1000, 'x'))};
+    actors::span_batch spans{std::vector<std::string>(20, std::string(1000, 'x'))};
     auto printed = to_string(spans);
     EXPECT_LT(printed.size(), 2000u);
     EXPECT_NE(printed.find("...(1000 bytes)"), std::string::npos);
     EXPECT_NE(printed.find("(20 elements)"), std::string::npos);
     // A value cannot forge the fields after it: quotes inside are escaped.
-    EXPECT_EQ(to_string(invalidate_upstream{R"(a", upstream="b)"}),
+    EXPECT_EQ(to_string(actors::invalidate_upstream{R"(a", upstream="b)"}),
               R"(invalidate_upstream(upstream="a\", upstream=\"b"))");
 }
 
 TEST_F(message_inspection, values_cross_a_serializer_and_back) {
-    bridge_batch batch;
-    batch.events.emplace_back(bridge_call_started{"s", "1", "alpha", boost::json::value(42)});
-    batch.events.emplace_back(bridge_subscription{"s", "alpha", "file:///x", true});
-    batch.events.emplace_back(bridge_upstream_gone{"beta"});
+    actors::bridge_batch batch;
+    batch.events.emplace_back(
+        actors::bridge_call_started{"s", "1", "alpha", boost::json::value(42)});
+    batch.events.emplace_back(actors::bridge_subscription{"s", "alpha", "file:///x", true});
+    batch.events.emplace_back(actors::bridge_upstream_gone{"beta"});
     auto copy = read_back(sys, batch);
     ASSERT_EQ(copy.events.size(), 3u);
-    EXPECT_EQ(std::get<bridge_call_started>(copy.events[0]).upstream_id, boost::json::value(42));
-    EXPECT_EQ(std::get<bridge_subscription>(copy.events[1]).uri, "file:///x");
-    EXPECT_EQ(std::get<bridge_upstream_gone>(copy.events[2]).upstream, "beta");
+    EXPECT_EQ(std::get<actors::bridge_call_started>(copy.events[0]).upstream_id,
+              boost::json::value(42));
+    EXPECT_EQ(std::get<actors::bridge_subscription>(copy.events[1]).uri, "file:///x");
+    EXPECT_EQ(std::get<actors::bridge_upstream_gone>(copy.events[2]).upstream, "beta");
 
-    audit_event e;
+    actors::audit_event e;
     e.time = std::chrono::system_clock::time_point{std::chrono::seconds(1'800'000'000)};
     e.method = "tools/call";
     e.principal = "alice";
     e.outcome = protocol::outcome::denied;
     e.hook = boost::json::parse(R"({"stage":"request","verdict":"deny"})").as_object();
     e.required_scopes = {"files:write"};
-    auto audit = read_back(sys, audit_batch{{e}});
+    auto audit = read_back(sys, actors::audit_batch{{e}});
     ASSERT_EQ(audit.events.size(), 1u);
     EXPECT_EQ(to_string(audit.events[0]), to_string(e));
     EXPECT_EQ(audit.events[0].hook, e.hook);
     EXPECT_FALSE(audit.events[0].name.has_value());
 
-    auto verdicts = read_back(sys, probe_verdicts{{std::nullopt, "refused"}});
+    auto verdicts = read_back(sys, actors::probe_verdicts{{std::nullopt, "refused"}});
     EXPECT_EQ(verdicts.why, (std::vector<std::optional<std::string>>{std::nullopt, "refused"}));
-    auto spent = read_back(sys, budget_reserved_elsewhere{"tenant acme", {"day", 100}, 7});
+    auto spent = read_back(sys, actors::budget_reserved_elsewhere{"tenant acme", {"day", 100}, 7});
     EXPECT_EQ(spent.budget, (config::budget{"day", 100}));
     EXPECT_EQ(spent.n, 7);
 }
 
 TEST_F(message_inspection, a_process_local_handle_refuses_to_serialize) {
-    plan_list plan{nullptr, protocol::list_kind::tools, 3, reply_to<list_plan>{}};
+    actors::plan_list plan{nullptr, protocol::list_kind::tools, 3,
+                           actors::reply_to<actors::list_plan>{}};
     caf::error err;
     saved(sys, plan, &err);
     EXPECT_EQ(err, caf::sec::state_not_serializable);
-    record_batch heard{{heard_request{}}}; // its caller is a principal in memory
+    actors::record_batch heard{{actors::heard_request{}}}; // its caller is a principal in memory
     saved(sys, heard, &err);
     EXPECT_EQ(err, caf::sec::state_not_serializable);
 }
 
 TEST_F(message_inspection, hostile_bytes_are_refused_not_trusted) {
     caf::error err;
-    bridge_batch batch;
-    batch.events.emplace_back(bridge_used{"s", "alpha"});
+    actors::bridge_batch batch;
+    batch.events.emplace_back(actors::bridge_used{"s", "alpha"});
     auto bytes = saved(sys, batch, &err);
     ASSERT_FALSE(err);
     auto read = [&](std::vector<char> b) {
-        bridge_batch out;
+        actors::bridge_batch out;
         caf::binary_deserializer source{sys, b};
         return source(out);
     };
@@ -139,7 +143,7 @@ TEST_F(message_inspection, hostile_bytes_are_refused_not_trusted) {
     ASSERT_FALSE(sink.begin_sequence(count));
     EXPECT_TRUE(read(huge));
     // JSON that does not parse, or of another kind than the field holds.
-    heard_answer answer;
+    actors::heard_answer answer;
     answer.params = boost::json::parse(R"({"a":1})").as_object();
     auto answer_bytes = saved(sys, answer, &err);
     EXPECT_EQ(err, caf::error{});
@@ -147,7 +151,7 @@ TEST_F(message_inspection, hostile_bytes_are_refused_not_trusted) {
     auto at = text.find(R"({"a":1})");
     ASSERT_NE(at, std::string::npos);
     text.replace(at, 7, "[1,2,3]");
-    heard_answer out;
+    actors::heard_answer out;
     caf::binary_deserializer source{sys, text.data(), text.size()};
     EXPECT_EQ(source(out), caf::sec::invalid_argument);
 }
@@ -162,7 +166,7 @@ TEST_F(message_inspection, every_message_is_registered_under_its_name) {
         EXPECT_TRUE(made->matches(0, &typeid(T))) << name;
     });
     // An actor's own timer, declared in its .cpp, is registered by that .cpp.
-    auto timer = sys.types().make_value("gate::(anonymous namespace)::probe_overdue");
+    auto timer = sys.types().make_value("gate::actors::(anonymous namespace)::probe_overdue");
     ASSERT_TRUE(timer);
     EXPECT_EQ(timer->stringify(), "probe_overdue(board=<local>, probe=0)");
 }

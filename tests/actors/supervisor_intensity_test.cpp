@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 
 constexpr std::size_t kind(std::string_view name) {
     std::size_t i = 0;
-    while (supervised_kinds[i] != name)
+    while (actors::supervised_kinds[i] != name)
         ++i;
     return i;
 }
@@ -27,13 +27,17 @@ constexpr std::size_t task_keeper_kind = kind("task_keeper");
 constexpr std::size_t router_kind = kind("router");
 
 struct intensity_fixture : test::coordinator_fixture {
-    std::shared_ptr<const snapshot> snap = test::two_upstreams();
-    std::shared_ptr<actor_directory> directory = std::make_shared<actor_directory>();
-    std::shared_ptr<supervision_tally> tally = std::make_shared<supervision_tally>();
-    std::shared_ptr<guard_board> a = std::make_shared<guard_board>(snap->upstream(0));
-    std::shared_ptr<guard_board> b = std::make_shared<guard_board>(snap->upstream(1));
-    supervisor_actor supervisor = [this] {
-        supervised what;
+    std::shared_ptr<const actors::snapshot> snap = test::two_upstreams();
+    std::shared_ptr<actors::actor_directory> directory =
+        std::make_shared<actors::actor_directory>();
+    std::shared_ptr<actors::supervision_tally> tally =
+        std::make_shared<actors::supervision_tally>();
+    std::shared_ptr<actors::guard_board> a =
+        std::make_shared<actors::guard_board>(snap->upstream(0));
+    std::shared_ptr<actors::guard_board> b =
+        std::make_shared<actors::guard_board>(snap->upstream(1));
+    actors::supervisor_actor supervisor = [this] {
+        actors::supervised what;
         what.snap = snap;
         what.tally = tally;
         return spawn_supervisor(sys, std::move(what), directory);
@@ -46,13 +50,14 @@ struct intensity_fixture : test::coordinator_fixture {
         // (An argument: CAF 0.17 dereferences a null argument tuple for a function without
         // one, which UBSan reports.)
         watcher = sys.spawn(
-            [this](caf::event_based_actor* self, supervisor_actor watched) -> caf::behavior {
+            [this](caf::event_based_actor* self,
+                   actors::supervisor_actor watched) -> caf::behavior {
                 self->monitor(watched);
                 self->set_down_handler([this](caf::down_msg& d) { supervisor_down = d.reason; });
                 return {[](int) {}};
             },
             supervisor);
-        caf::anon_send(supervisor, adopt_upstreams{{a, b}});
+        caf::anon_send(supervisor, actors::adopt_upstreams{{a, b}});
         sched.run();
     }
     ~intensity_fixture() override {
@@ -61,7 +66,7 @@ struct intensity_fixture : test::coordinator_fixture {
         sched.run();
     }
     // Kills the actor of `board` the way a crash would, and lets the supervisor hear it.
-    void crash(const std::shared_ptr<guard_board>& board) {
+    void crash(const std::shared_ptr<actors::guard_board>& board) {
         auto actor = board->actor();
         ASSERT_TRUE(actor);
         caf::anon_send_exit(actor, caf::exit_reason::kill);
@@ -117,16 +122,19 @@ TEST_F(intensity_fixture, past_its_intensity_an_upstream_is_given_up_until_a_rel
     EXPECT_EQ(given_up(upstream_kind), 1);
     // The io thread refuses every call from the board's view: given up, no retry hint.
     EXPECT_TRUE(a->view()->given_up);
-    guard_lease lease;
-    auto d = lease.decide(*a->view(), guard_use::invocation, std::chrono::steady_clock::now());
-    ASSERT_TRUE(std::holds_alternative<upstream_guard::refused>(d));
-    EXPECT_EQ(std::get<upstream_guard::refused>(d).why, upstream_guard::refused::reason::given_up);
+    actors::guard_lease lease;
+    auto d =
+        lease.decide(*a->view(), actors::guard_use::invocation, std::chrono::steady_clock::now());
+    ASSERT_TRUE(std::holds_alternative<actors::upstream_guard::refused>(d));
+    EXPECT_EQ(std::get<actors::upstream_guard::refused>(d).why,
+              actors::upstream_guard::refused::reason::given_up);
     EXPECT_EQ(b->actor(), other); // the other upstream is untouched
     EXPECT_FALSE(b->view()->given_up);
     EXPECT_FALSE(supervisor_down); // an upstream's crash loop never stops the supervisor
 
     // A reload keeping the upstream gives its actor a fresh start, with a fresh intensity.
-    caf::anon_send(supervisor, reload_snapshot{make_snapshot(snap->doc, 2), {a, b}});
+    caf::anon_send(supervisor,
+                   actors::reload_snapshot{actors::make_snapshot(snap->doc, 2), {a, b}});
     sched.run();
     ASSERT_TRUE(a->actor());
     EXPECT_FALSE(a->view()->given_up);
@@ -138,7 +146,7 @@ TEST_F(intensity_fixture, past_its_intensity_an_upstream_is_given_up_until_a_rel
 TEST_F(intensity_fixture, a_paused_restart_of_an_upstream_retired_meanwhile_spawns_nothing) {
     crash(a);
     crash(a); // paused for 100 ms
-    caf::anon_send(supervisor, reload_snapshot{make_snapshot(snap->doc, 2), {b}});
+    caf::anon_send(supervisor, actors::reload_snapshot{actors::make_snapshot(snap->doc, 2), {b}});
     sched.run();
     pass(1s);
     EXPECT_FALSE(a->actor());
@@ -177,7 +185,8 @@ TEST_F(intensity_fixture, a_process_wide_actors_crash_loop_stops_the_supervisor_
     EXPECT_EQ(given_up(router_kind), 1);
     EXPECT_FALSE(a->actor()); // its actors ended with it
     std::optional<std::size_t> held = 999;
-    caf::anon_send(set.tasks, task_count{reply_to<std::size_t>([&](auto v) { held = v; })});
+    caf::anon_send(set.tasks,
+                   actors::task_count{actors::reply_to<std::size_t>([&](auto v) { held = v; })});
     sched.run();
     EXPECT_FALSE(held); // the task keeper is gone too
 }

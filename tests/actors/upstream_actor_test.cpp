@@ -14,7 +14,7 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-using state = circuit_breaker::state;
+using state = actors::circuit_breaker::state;
 
 config::upstream upstream_config(std::size_t urls = 1) {
     config::upstream u;
@@ -28,32 +28,34 @@ config::upstream upstream_config(std::size_t urls = 1) {
 }
 
 struct upstream_actor_fixture : test::coordinator_fixture {
-    std::shared_ptr<guard_board> board;
-    upstream_actor actor;
+    std::shared_ptr<actors::guard_board> board;
+    actors::upstream_actor actor;
 
     void start(config::upstream cfg) {
-        board = std::make_shared<guard_board>(std::move(cfg));
+        board = std::make_shared<actors::guard_board>(std::move(cfg));
         actor = spawn_upstream_actor(sys, board);
         sched.run();
     }
-    std::optional<guard_answer> ask(guard_use use = guard_use::invocation,
-                                    slot_demand demand = {}) {
-        std::optional<guard_answer> got;
-        caf::anon_send(actor,
-                       guard_ask{use, demand, reply_to<guard_answer>([&](auto a) { got = a; })});
+    std::optional<actors::guard_answer> ask(actors::guard_use use = actors::guard_use::invocation,
+                                            actors::slot_demand demand = {}) {
+        std::optional<actors::guard_answer> got;
+        caf::anon_send(actor, actors::guard_ask{use, demand,
+                                                actors::reply_to<actors::guard_answer>(
+                                                    [&](auto a) { got = a; })});
         sched.run();
         return got;
     }
-    guard_view view() const { return *board->view(); }
+    actors::guard_view view() const { return *board->view(); }
     ~upstream_actor_fixture() override {
         caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
         sched.run();
     }
 };
 
-std::optional<upstream_guard::refused> refusal(const std::optional<guard_answer>& a) {
-    if (a && std::holds_alternative<upstream_guard::refused>(*a))
-        return std::get<upstream_guard::refused>(*a);
+std::optional<actors::upstream_guard::refused>
+refusal(const std::optional<actors::guard_answer>& a) {
+    if (a && std::holds_alternative<actors::upstream_guard::refused>(*a))
+        return std::get<actors::upstream_guard::refused>(*a);
     return std::nullopt;
 }
 
@@ -66,15 +68,15 @@ TEST_F(upstream_actor_fixture, the_rate_limit_grants_batches_and_refuses_a_full_
     EXPECT_TRUE(view().limited);
     for (int i = 0; i < 3; ++i) {
         auto a = ask();
-        ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a)) << i;
-        EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, 1); // a low limit is exact
+        ASSERT_TRUE(a && std::holds_alternative<actors::upstream_guard::granted>(*a)) << i;
+        EXPECT_EQ(std::get<actors::upstream_guard::granted>(*a).tokens, 1); // a low limit is exact
     }
     auto r = refusal(ask());
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->why, upstream_guard::refused::reason::rate_limited);
+    EXPECT_EQ(r->why, actors::upstream_guard::refused::reason::rate_limited);
     EXPECT_EQ(r->retry_after, 60s); // all three were taken in the same second
 
-    EXPECT_FALSE(refusal(ask(guard_use::upkeep))); // gate's upkeep is not counted
+    EXPECT_FALSE(refusal(ask(actors::guard_use::upkeep))); // gate's upkeep is not counted
     sched.advance_time(60s);
     sched.run();
     EXPECT_FALSE(refusal(ask())); // the window slid
@@ -85,8 +87,8 @@ TEST_F(upstream_actor_fixture, a_high_limit_is_granted_in_batches) {
     cfg.rate_limit = config::rate_limit{1'000'000};
     start(cfg);
     auto a = ask();
-    ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a));
-    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, slot_demand::first);
+    ASSERT_TRUE(a && std::holds_alternative<actors::upstream_guard::granted>(*a));
+    EXPECT_EQ(std::get<actors::upstream_guard::granted>(*a).tokens, actors::slot_demand::first);
 }
 
 TEST_F(upstream_actor_fixture, a_batch_covers_what_the_asker_spends_before_the_second_ends) {
@@ -96,19 +98,19 @@ TEST_F(upstream_actor_fixture, a_batch_covers_what_the_asker_spends_before_the_s
     sched.advance_time(1750ms); // a quarter of the window slot left
     sched.run();
     // 4,000 calls a second: 1,000 before the slot ends, a quarter more, and the asking call.
-    auto a = ask(guard_use::invocation, {4000, 100'000});
-    ASSERT_TRUE(a && std::holds_alternative<upstream_guard::granted>(*a));
-    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, 1 + 1250);
-    EXPECT_EQ(std::get<upstream_guard::granted>(*a).until.time_since_epoch(), 2s);
+    auto a = ask(actors::guard_use::invocation, {4000, 100'000});
+    ASSERT_TRUE(a && std::holds_alternative<actors::upstream_guard::granted>(*a));
+    EXPECT_EQ(std::get<actors::upstream_guard::granted>(*a).tokens, 1 + 1250);
+    EXPECT_EQ(std::get<actors::upstream_guard::granted>(*a).until.time_since_epoch(), 2s);
     // Capped by how far the batch may grow.
-    a = ask(guard_use::invocation, {4000, 256});
-    EXPECT_EQ(std::get<upstream_guard::granted>(*a).tokens, 256);
+    a = ask(actors::guard_use::invocation, {4000, 256});
+    EXPECT_EQ(std::get<actors::upstream_guard::granted>(*a).tokens, 256);
 }
 
 TEST_F(upstream_actor_fixture, an_ejected_replica_rests_then_returns) {
     start(upstream_config(2));
     EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, true}));
-    caf::anon_send(actor, endpoint_down{1, "connection refused"});
+    caf::anon_send(actor, actors::endpoint_down{1, "connection refused"});
     sched.run();
     EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false}));
     sched.advance_time(999ms);
@@ -122,13 +124,13 @@ TEST_F(upstream_actor_fixture, an_ejected_replica_rests_then_returns) {
 TEST_F(upstream_actor_fixture, active_health_asks_for_rounds_on_its_interval_and_applies_them) {
     auto cfg = upstream_config(2);
     cfg.health_check_interval_ms = 5000;
-    board = std::make_shared<guard_board>(cfg);
+    board = std::make_shared<actors::guard_board>(cfg);
     int rounds = 0;
     board->on_probe_round([&] { ++rounds; });
     actor = spawn_upstream_actor(sys, board);
     sched.run();
     EXPECT_EQ(rounds, 1); // at once
-    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::string("hung")}});
+    caf::anon_send(actor, actors::probe_verdicts{{std::nullopt, std::string("hung")}});
     sched.run();
     EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false}));
     sched.advance_time(4999ms);
@@ -138,20 +140,20 @@ TEST_F(upstream_actor_fixture, active_health_asks_for_rounds_on_its_interval_and
     sched.advance_time(1ms);
     sched.run();
     EXPECT_EQ(rounds, 2);
-    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::nullopt}});
+    caf::anon_send(actor, actors::probe_verdicts{{std::nullopt, std::nullopt}});
     sched.run();
     EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, true})); // restored at once
     // Verdicts nobody asked for (a predecessor's round), between two rounds: they count, but
     // start no second chain of rounds.
     sched.advance_time(2000ms);
     sched.run();
-    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::string("down")}});
+    caf::anon_send(actor, actors::probe_verdicts{{std::nullopt, std::string("down")}});
     sched.run();
     EXPECT_EQ(view().in_rotation, (std::vector<bool>{true, false}));
     sched.advance_time(3000ms);
     sched.run();
     EXPECT_EQ(rounds, 3);
-    caf::anon_send(actor, probe_verdicts{{std::nullopt, std::nullopt}});
+    caf::anon_send(actor, actors::probe_verdicts{{std::nullopt, std::nullopt}});
     sched.run();
     sched.advance_time(2500ms);
     sched.run();
@@ -164,7 +166,7 @@ TEST_F(upstream_actor_fixture, active_health_asks_for_rounds_on_its_interval_and
 TEST_F(upstream_actor_fixture, a_round_that_never_reports_is_given_up_and_probing_goes_on) {
     auto cfg = upstream_config(2);
     cfg.health_check_interval_ms = 5000;
-    board = std::make_shared<guard_board>(cfg);
+    board = std::make_shared<actors::guard_board>(cfg);
     int rounds = 0;
     board->on_probe_round([&] { ++rounds; });
     actor = spawn_upstream_actor(sys, board);
@@ -186,12 +188,12 @@ namespace gate {
 
 // The actor's timers are its own (actors/own_timers.hpp): its typed interface is the io
 // thread's four messages, so no caller can send it a timer.
-static_assert(caf::detail::tl_size<upstream_actor::signatures>::value == 4);
+static_assert(caf::detail::tl_size<actors::upstream_actor::signatures>::value == 4);
 
 TEST_F(upstream_actor_fixture, a_respawned_actor_starts_its_own_part_over_and_leaves_the_circuit) {
     auto cfg = upstream_config(2);
     start(cfg);
-    caf::anon_send(actor, endpoint_down{1, "connection refused"});
+    caf::anon_send(actor, actors::endpoint_down{1, "connection refused"});
     sched.run();
     board->publish_breaker(state::open, false, sched.clock().now() + 1s, 3); // the breaker's
     board->give_up();

@@ -6,7 +6,7 @@
 
 namespace gate::test {
 
-inline void publish_view(guard_board& board, const guard_view& v) {
+inline void publish_view(actors::guard_board& board, const actors::guard_view& v) {
     board.publish_breaker(v.breaker, v.probe_out, v.reopens_at, v.failures);
     board.publish_rotation(v.limited, v.in_rotation);
     if (v.given_up)
@@ -14,8 +14,8 @@ inline void publish_view(guard_board& board, const guard_view& v) {
 }
 
 // The view of an upstream whose actor the supervisor gave up on.
-inline guard_view given_up_view(const config::upstream& cfg) {
-    auto v = guard_board::initial_view(cfg);
+inline actors::guard_view given_up_view(const config::upstream& cfg) {
+    auto v = actors::guard_board::initial_view(cfg);
     v.given_up = true;
     return v;
 }

@@ -18,8 +18,8 @@ struct quiet_bridges : bridge_events {
     void subscription_changed(const std::string&, const std::string&, const std::string&,
                               bool) override {}
     void listening(const std::string&, bool) override {}
-    boost::asio::awaitable<std::optional<call_target>> cancelled_call(const std::string&,
-                                                                      const std::string&) override {
+    boost::asio::awaitable<std::optional<actors::call_target>>
+    cancelled_call(const std::string&, const std::string&) override {
         co_return std::nullopt;
     }
     boost::asio::awaitable<std::optional<std::vector<std::string>>>

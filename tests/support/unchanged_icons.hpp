@@ -7,7 +7,7 @@
 namespace gate::test {
 
 struct unchanged_icons final : transport::pipeline::icon_rewriter {
-    void rewrite_icons(const snapshot&, std::size_t, std::string_view,
+    void rewrite_icons(const actors::snapshot&, std::size_t, std::string_view,
                        boost::json::array&) override {}
 };
 

@@ -2,8 +2,8 @@
 // "normalize": "path" judges the path a value names, lexically, and never grants one that
 // climbs above its start; "ignoreCase" compares ASCII letters of either case alike. Both are
 // refused where no test reads a string.
-#include "actors/policy/argument_match.hpp"
 #include "config/load.hpp"
+#include "policy/argument_match.hpp"
 
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
@@ -24,22 +24,23 @@ config::argument_condition on_path(std::string prefix) {
 
 bool holds(const config::argument_condition& c, std::string_view arguments, bool refusing) {
     auto args = json::parse(arguments).as_object();
-    return argument_match(c).holds(&args, refusing);
+    return gate::policy::argument_match(c).holds(&args, refusing);
 }
 
 TEST(ArgumentReading, LexicalPathDropsDotsAndRefusesEveryStepUp) {
-    EXPECT_EQ(lexical_path("/srv/../etc/passwd"), std::nullopt);
-    EXPECT_EQ(lexical_path("/srv//a/./b/"), "/srv/a/b");
-    EXPECT_EQ(lexical_path("/srv/a/../b"), std::nullopt); // /srv/a may be a link out of /srv
-    EXPECT_EQ(lexical_path("a/b/.."), std::nullopt);
-    EXPECT_EQ(lexical_path("./a/."), "a");
-    EXPECT_EQ(lexical_path("/"), "/");
-    EXPECT_EQ(lexical_path(""), ".");
-    EXPECT_EQ(lexical_path("/srv/..."), "/srv/..."); // a name, not a step up
-    EXPECT_EQ(lexical_path("/../etc"), std::nullopt);
-    EXPECT_EQ(lexical_path("/srv/../../etc"), std::nullopt);
-    EXPECT_EQ(lexical_path("../x"), std::nullopt);
-    EXPECT_EQ(lexical_path(std::string_view("/srv/a\0/../../etc", 17)), std::nullopt);
+    EXPECT_EQ(gate::policy::lexical_path("/srv/../etc/passwd"), std::nullopt);
+    EXPECT_EQ(gate::policy::lexical_path("/srv//a/./b/"), "/srv/a/b");
+    EXPECT_EQ(gate::policy::lexical_path("/srv/a/../b"),
+              std::nullopt); // /srv/a may be a link out of /srv
+    EXPECT_EQ(gate::policy::lexical_path("a/b/.."), std::nullopt);
+    EXPECT_EQ(gate::policy::lexical_path("./a/."), "a");
+    EXPECT_EQ(gate::policy::lexical_path("/"), "/");
+    EXPECT_EQ(gate::policy::lexical_path(""), ".");
+    EXPECT_EQ(gate::policy::lexical_path("/srv/..."), "/srv/..."); // a name, not a step up
+    EXPECT_EQ(gate::policy::lexical_path("/../etc"), std::nullopt);
+    EXPECT_EQ(gate::policy::lexical_path("/srv/../../etc"), std::nullopt);
+    EXPECT_EQ(gate::policy::lexical_path("../x"), std::nullopt);
+    EXPECT_EQ(gate::policy::lexical_path(std::string_view("/srv/a\0/../../etc", 17)), std::nullopt);
 }
 
 TEST(ArgumentReading, APathConditionJudgesWhereTheValueLeads) {

@@ -6,7 +6,7 @@
 using namespace gate;
 
 TEST(audit_event, one_json_line_with_the_spec_field_names) {
-    audit_event e;
+    gate::actors::audit_event e;
     e.time = std::chrono::system_clock::time_point(std::chrono::milliseconds(1700000000123));
     e.method = "tools/call";
     e.name = "a__echo";
@@ -32,7 +32,7 @@ TEST(audit_event, one_json_line_with_the_spec_field_names) {
 }
 
 TEST(audit_event, escapes_text_fields) {
-    audit_event e;
+    gate::actors::audit_event e;
     e.method = "http";
     e.outcome = protocol::outcome::error;
     e.error = "bad \"thing\"\n\x01";

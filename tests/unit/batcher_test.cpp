@@ -6,12 +6,12 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-using result = batcher::result;
-using transition = batcher::transition;
-const batcher::clock::time_point t0{std::chrono::hours(1)};
+using result = actors::batcher::result;
+using transition = actors::batcher::transition;
+const actors::batcher::clock::time_point t0{std::chrono::hours(1)};
 
-batcher::limits small() {
-    batcher::limits l;
+actors::batcher::limits small() {
+    actors::batcher::limits l;
     l.buffer = 5;
     l.batch = 2;
     l.linger = 200ms;
@@ -21,7 +21,7 @@ batcher::limits small() {
 }
 
 TEST(batcher, a_partial_batch_waits_for_company_until_the_linger_ends) {
-    batcher b("p", small());
+    actors::batcher b("p", small());
     ASSERT_TRUE(b.add(R"({"n":1})", t0));
     EXPECT_FALSE(b.take(t0 + 199ms));
     EXPECT_EQ(b.next_due(), t0 + 200ms);
@@ -33,7 +33,7 @@ TEST(batcher, a_partial_batch_waits_for_company_until_the_linger_ends) {
 }
 
 TEST(batcher, a_full_batch_leaves_at_once_and_one_is_in_flight_at_a_time) {
-    batcher b("p", small());
+    actors::batcher b("p", small());
     for (int i = 1; i <= 3; ++i)
         ASSERT_TRUE(b.add("{\"n\":" + std::to_string(i) + "}", t0));
     auto first = b.take(t0);
@@ -52,7 +52,7 @@ TEST(batcher, a_full_batch_leaves_at_once_and_one_is_in_flight_at_a_time) {
 }
 
 TEST(batcher, a_failed_batch_is_resent_unchanged_after_a_doubling_capped_backoff) {
-    batcher b("p", small());
+    actors::batcher b("p", small());
     b.add("{}", t0);
     auto sent = b.take(t0 + 200ms);
     ASSERT_TRUE(sent);
@@ -79,7 +79,7 @@ TEST(batcher, a_failed_batch_is_resent_unchanged_after_a_doubling_capped_backoff
 }
 
 TEST(batcher, a_refused_batch_is_dropped_and_the_next_one_goes) {
-    batcher b("p", small());
+    actors::batcher b("p", small());
     b.add("{\"bad\":1}", t0);
     b.add("{\"bad\":2}", t0);
     b.add("{\"good\":3}", t0);
@@ -92,7 +92,7 @@ TEST(batcher, a_refused_batch_is_dropped_and_the_next_one_goes) {
 }
 
 TEST(batcher, a_full_buffer_drops_new_events_and_counts_them) {
-    batcher b("p", small());
+    actors::batcher b("p", small());
     for (int i = 0; i < 5; ++i)
         ASSERT_TRUE(b.add("{}", t0));
     EXPECT_FALSE(b.add("{}", t0));
@@ -105,7 +105,7 @@ TEST(batcher, a_full_buffer_drops_new_events_and_counts_them) {
 }
 
 TEST(batcher, closing_sends_partial_batches_without_lingering) {
-    batcher b("p", small());
+    actors::batcher b("p", small());
     b.add("{}", t0);
     EXPECT_FALSE(b.take(t0));
     b.close();

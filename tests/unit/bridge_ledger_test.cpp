@@ -7,7 +7,7 @@
 using namespace gate;
 
 TEST(bridge_ledger, a_call_is_routed_to_its_session_and_upstream_only) {
-    bridge_ledger l;
+    gate::actors::bridge_ledger l;
     EXPECT_TRUE(l.call_started("s", "\"a\"", "u1"));
     EXPECT_TRUE(l.call_started("other", "\"a\"", "u0"));
     EXPECT_EQ(l.call_upstream("s", "\"a\""), "u1");
@@ -21,7 +21,7 @@ TEST(bridge_ledger, a_call_is_routed_to_its_session_and_upstream_only) {
 }
 
 TEST(bridge_ledger, updates_reach_exactly_the_subscribers) {
-    bridge_ledger l;
+    gate::actors::bridge_ledger l;
     EXPECT_TRUE(l.subscribe("alice", "u0", "demo://x"));
     EXPECT_FALSE(l.subscribe("alice", "u0", "demo://x")); // twice: counted once
     l.subscribe("bob", "u0", "demo://x");
@@ -40,7 +40,7 @@ TEST(bridge_ledger, updates_reach_exactly_the_subscribers) {
 }
 
 TEST(bridge_ledger, an_ended_session_leaves_nothing_behind) {
-    bridge_ledger l;
+    gate::actors::bridge_ledger l;
     l.call_started("s", "1", "u1");
     l.subscribe("s", "u0", "demo://x");
     l.call_started("keep", "1", "u1");
@@ -50,7 +50,7 @@ TEST(bridge_ledger, an_ended_session_leaves_nothing_behind) {
 }
 
 TEST(bridge_ledger, a_retired_upstream_takes_its_calls_and_subscriptions) {
-    bridge_ledger l;
+    gate::actors::bridge_ledger l;
     l.call_started("s", "1", "u1");
     l.call_started("s", "2", "u0");
     l.subscribe("s", "u1", "demo://x");

@@ -7,11 +7,11 @@ using namespace gate;
 using namespace std::chrono_literals;
 
 namespace {
-const bridged_session::time_point t0{std::chrono::hours(1000)};
+const gate::actors::bridged_session::time_point t0{std::chrono::hours(1000)};
 }
 
 TEST(bridged_session, it_may_end_once_idle_for_the_limit_from_its_last_use) {
-    bridged_session s;
+    gate::actors::bridged_session s;
     s.touch(t0);
     EXPECT_EQ(s.idle_at(5min), t0 + 5min);
     s.touch(t0 + 4min);
@@ -21,7 +21,7 @@ TEST(bridged_session, it_may_end_once_idle_for_the_limit_from_its_last_use) {
 }
 
 TEST(bridged_session, a_call_in_flight_keeps_it_however_long_it_runs) {
-    bridged_session s;
+    gate::actors::bridged_session s;
     s.call_started("7", 70, t0);
     EXPECT_FALSE(s.idle_at(5min));
     EXPECT_EQ(s.upstream_id("7"), boost::json::value(70));
@@ -34,7 +34,7 @@ TEST(bridged_session, a_call_in_flight_keeps_it_however_long_it_runs) {
 }
 
 TEST(bridged_session, a_subscription_keeps_it_until_dropped) {
-    bridged_session s;
+    gate::actors::bridged_session s;
     s.touch(t0);
     s.subscribed(true);
     EXPECT_FALSE(s.idle_at(5min));
@@ -44,7 +44,7 @@ TEST(bridged_session, a_subscription_keeps_it_until_dropped) {
 }
 
 TEST(bridged_session, a_listening_client_keeps_it_and_idle_counts_from_the_last_stream) {
-    bridged_session s;
+    gate::actors::bridged_session s;
     s.touch(t0);
     s.listening(true, t0);
     s.listening(true, t0); // a second stream

@@ -8,7 +8,7 @@ using namespace gate;
 namespace chr = std::chrono;
 
 namespace {
-wall_time at(int y, unsigned m, unsigned d, int h = 0, int min = 0) {
+gate::actors::wall_time at(int y, unsigned m, unsigned d, int h = 0, int min = 0) {
     return chr::sys_days(chr::year{y} / chr::month{m} / chr::day{d}) + chr::hours(h) +
            chr::minutes(min);
 }
@@ -16,19 +16,20 @@ wall_time at(int y, unsigned m, unsigned d, int h = 0, int min = 0) {
 
 TEST(BudgetLedger, PeriodsAreUtcCalendarPeriods) {
     auto now = at(2026, 11, 25, 13, 45); // a Wednesday
-    EXPECT_EQ(period_end("hour", now), at(2026, 11, 25, 14));
-    EXPECT_EQ(period_end("day", now), at(2026, 11, 26));
-    EXPECT_EQ(period_end("week", now), at(2026, 11, 30)); // the next Monday
-    EXPECT_EQ(period_end("week", at(2026, 11, 30)), at(2026, 12, 7));
-    EXPECT_EQ(period_end("month", now), at(2026, 12, 1));
-    EXPECT_EQ(period_end("month", at(2026, 12, 31, 23, 59)), at(2027, 1, 1));
+    EXPECT_EQ(gate::actors::period_end("hour", now), at(2026, 11, 25, 14));
+    EXPECT_EQ(gate::actors::period_end("day", now), at(2026, 11, 26));
+    EXPECT_EQ(gate::actors::period_end("week", now), at(2026, 11, 30)); // the next Monday
+    EXPECT_EQ(gate::actors::period_end("week", at(2026, 11, 30)), at(2026, 12, 7));
+    EXPECT_EQ(gate::actors::period_end("month", now), at(2026, 12, 1));
+    EXPECT_EQ(gate::actors::period_end("month", at(2026, 12, 31, 23, 59)), at(2027, 1, 1));
 }
 
 TEST(BudgetLedger, ChargesAllOrNoneAndRollsOverWithThePeriod) {
-    budget_ledger ledger;
+    gate::actors::budget_ledger ledger;
     config::budget server{"day", 3}, upstream{"hour", 2};
-    budget_ledger::account_ref both[] = {{"server", &server}, {"upstream alpha", &upstream}};
-    budget_ledger::account_ref server_only[] = {{"server", &server}};
+    gate::actors::budget_ledger::account_ref both[] = {{"server", &server},
+                                                       {"upstream alpha", &upstream}};
+    gate::actors::budget_ledger::account_ref server_only[] = {{"server", &server}};
     auto now = at(2026, 11, 25, 10);
     EXPECT_FALSE(ledger.charge(both, now));
     EXPECT_FALSE(ledger.charge(both, now));
@@ -49,9 +50,10 @@ TEST(BudgetLedger, ChargesAllOrNoneAndRollsOverWithThePeriod) {
 }
 
 TEST(BudgetLedger, AFleetsReservationsAreSpentAllOrNoneAndCountedHereToo) {
-    budget_ledger ledger;
+    gate::actors::budget_ledger ledger;
     config::budget server{"day", 100}, tenant{"hour", 5};
-    budget_ledger::account_ref both[] = {{"server", &server}, {"tenant acme", &tenant}};
+    gate::actors::budget_ledger::account_ref both[] = {{"server", &server},
+                                                       {"tenant acme", &tenant}};
     auto now = at(2026, 11, 25, 10);
     // Nothing reserved yet: both need a reservation from the store before a charge.
     auto missing = ledger.unreserved(both, now);
@@ -73,7 +75,7 @@ TEST(BudgetLedger, AFleetsReservationsAreSpentAllOrNoneAndCountedHereToo) {
     EXPECT_EQ(refused->resets, at(2026, 11, 25, 11));
     EXPECT_EQ(ledger.used("server", now), 1);
     // What was spent from reservations counts as used.
-    budget_ledger::account_ref server_only[] = {{"server", &server}};
+    gate::actors::budget_ledger::account_ref server_only[] = {{"server", &server}};
     EXPECT_FALSE(ledger.charge_reserved(server_only, now));
     EXPECT_EQ(ledger.used("server", now), 2);
     // A new period forgets the fleet's verdict and the reservations.
@@ -81,18 +83,19 @@ TEST(BudgetLedger, AFleetsReservationsAreSpentAllOrNoneAndCountedHereToo) {
     EXPECT_EQ(ledger.unreserved(both, next).size(), 1u); // the server's one is left (same day)
     // A reload that raises the allowance asks the store again.
     config::budget raised{"hour", 50};
-    budget_ledger::account_ref tenant_raised[] = {{"tenant acme", &raised}};
+    gate::actors::budget_ledger::account_ref tenant_raised[] = {{"tenant acme", &raised}};
     ledger.reserve(tenant_raised[0], 0, next);
     EXPECT_TRUE(ledger.unreserved(tenant_raised, next).empty());
     config::budget raised_more{"hour", 60};
-    budget_ledger::account_ref tenant_more[] = {{"tenant acme", &raised_more}};
+    gate::actors::budget_ledger::account_ref tenant_more[] = {{"tenant acme", &raised_more}};
     EXPECT_EQ(ledger.unreserved(tenant_more, next).size(), 1u);
 }
 
 TEST(BudgetLedger, StandingsSayWhatThisInstanceTookAndSpentUntilThePeriodEnds) {
-    budget_ledger ledger;
+    gate::actors::budget_ledger ledger;
     config::budget server{"hour", 100}, tenant{"day", 5};
-    budget_ledger::account_ref both[] = {{"server", &server}, {"tenant acme", &tenant}};
+    gate::actors::budget_ledger::account_ref both[] = {{"server", &server},
+                                                       {"tenant acme", &tenant}};
     auto now = at(2026, 11, 25, 10, 30);
     ledger.reserve(both[0], 6, now);
     ledger.reserve(both[1], 2, now);

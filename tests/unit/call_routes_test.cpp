@@ -7,9 +7,9 @@
 // calls counted on the caller's), then routed again, and refused when still unknown. A routed
 // tools/call's policy is decided once, by stage 5: routing asks it nothing of a tool no
 // refusal of its own applies to.
-#include "actors/policy/policy_engine.hpp"
 #include "gateway/mcp/call_routes.hpp"
 #include "gateway/pipeline/s5_authorize.hpp"
+#include "policy/policy_engine.hpp"
 #include "protocol/json_rpc.hpp"
 #include "tests/unit/stage_rig.hpp"
 
@@ -27,12 +27,12 @@ using protocol::list_kind;
 
 // Answers with the routes it is given, in turn, and notes what it was asked.
 struct fake_resolver final : route_resolver, client_profiles {
-    std::deque<std::optional<routed>> answers; // empty: no answer (nullopt)
-    std::vector<std::string> asked;            // the methods
-    std::vector<json::object> params;          // as handed, per call
+    std::deque<std::optional<actors::routed>> answers; // empty: no answer (nullopt)
+    std::vector<std::string> asked;                    // the methods
+    std::vector<json::object> params;                  // as handed, per call
     std::vector<const request_context*> contexts;
 
-    boost::asio::awaitable<std::optional<routed>>
+    boost::asio::awaitable<std::optional<actors::routed>>
     resolve(request_context& ctx, const std::string& method, const json::object& p) override {
         asked.push_back(method);
         params.push_back(p);
@@ -50,7 +50,7 @@ struct fake_resolver final : route_resolver, client_profiles {
 
 // The list services of gate's own lists: every upstream planned, each answering one item.
 struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_counts {
-    boost::asio::awaitable<void> fill_from_fleet(list_kind, list_plan&,
+    boost::asio::awaitable<void> fill_from_fleet(list_kind, actors::list_plan&,
                                                  const request_context&) override {
         co_return;
     }
@@ -58,7 +58,7 @@ struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_coun
     std::vector<std::string> asked; // "plan <list>", "fetch <list> <upstream>", "complete <list>"
     struct seen {
         const request_context* ctx;
-        caller_ref caller;
+        policy::caller_ref caller;
         std::optional<protocol::client_profile> profile;
         std::string session;
     };
@@ -70,11 +70,11 @@ struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_coun
     }
     static std::string method(list_kind k) { return std::string(protocol::traits(k).method); }
 
-    boost::asio::awaitable<std::optional<list_plan>> plan(list_kind kind,
-                                                          request_context& ctx) override {
+    boost::asio::awaitable<std::optional<actors::list_plan>> plan(list_kind kind,
+                                                                  request_context& ctx) override {
         note("plan " + method(kind), ctx);
         co_await test::suspend_once();
-        co_return list_plan{ctx.view->snap, {0, 1}};
+        co_return actors::list_plan{ctx.view->snap, {0, 1}};
     }
     boost::asio::awaitable<std::variant<json::array, upstream_failure>>
     fetch(list_kind kind, protocol::client_profile, std::size_t upstream, std::string, ticket,
@@ -89,13 +89,14 @@ struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_coun
     void tool_dropped(const std::string&, std::string_view) override {}
     void share_list(list_kind, protocol::client_profile, const upstream_client&, const json::array&,
                     const std::vector<std::string>&) override {}
-    boost::asio::awaitable<list_page> complete(list_kind kind, const list_plan&,
-                                               std::vector<fetched_list>,
+    boost::asio::awaitable<list_page> complete(list_kind kind, const actors::list_plan&,
+                                               std::vector<actors::fetched_list>,
                                                std::optional<std::string>,
                                                request_context& ctx) override {
         note("complete " + method(kind), ctx);
         co_await test::suspend_once();
-        co_return list_answer{kind, std::make_shared<const std::string>("[]"), std::nullopt, 0};
+        co_return actors::list_answer{kind, std::make_shared<const std::string>("[]"), std::nullopt,
+                                      0};
     }
 };
 
@@ -108,11 +109,14 @@ struct call_routing : test::stage_rig {
     pipeline::routing named(std::string method, json::object params) {
         return finish(routes.route_named(method, json::value(7), std::move(params), ctx));
     }
-    routed route_to(std::size_t upstream, std::string uri) {
-        return routed{ctx.view->snap,
-                      route{upstream, json::object{{"uri", uri}, {"upstream", "yes"}}, uri}};
+    actors::routed route_to(std::size_t upstream, std::string uri) {
+        return actors::routed{
+            ctx.view->snap,
+            actors::route{upstream, json::object{{"uri", uri}, {"upstream", "yes"}}, uri}};
     }
-    routed not_known_yet(std::string uri) { return routed{ctx.view->snap, unknown_uri(uri, true)}; }
+    actors::routed not_known_yet(std::string uri) {
+        return actors::routed{ctx.view->snap, actors::unknown_uri(uri, true)};
+    }
     // The refusal's error code; 0 when the routing is not a refusal.
     static int code(const pipeline::routing& r) {
         const auto* answer = std::get_if<json::object>(&r);
@@ -129,7 +133,7 @@ TEST_F(call_routing, a_namespaced_tool_is_routed_at_once_with_its_params_moved) 
     json::object params{{"name", "b__echo"}, {"arguments", {{"x", 1}}}};
     auto r = routes.route_by_name("tools/call", 7, params, ctx);
     ASSERT_TRUE(r);
-    auto* ok = std::get_if<route>(&*r);
+    auto* ok = std::get_if<actors::route>(&*r);
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->upstream, 1u);
     EXPECT_EQ(ok->name, "b__echo");
@@ -141,7 +145,7 @@ TEST_F(call_routing, a_namespaced_tool_is_routed_at_once_with_its_params_moved) 
 
 TEST_F(call_routing, named_routes_a_tool_by_its_name_without_the_router) {
     auto r = named("prompts/get", {{"name", "a__greet"}});
-    auto* ok = std::get_if<route>(&r);
+    auto* ok = std::get_if<actors::route>(&r);
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->upstream, 0u);
     EXPECT_EQ(ok->params.at("name"), "greet");
@@ -182,7 +186,7 @@ TEST_F(call_routing, a_method_the_names_do_not_route_is_left_with_its_params) {
 TEST_F(call_routing, a_uri_is_routed_where_the_router_says) {
     resolver.answers.push_back(route_to(1, "file:///x"));
     auto r = named("resources/read", {{"uri", "file:///x"}});
-    auto* ok = std::get_if<route>(&r);
+    auto* ok = std::get_if<actors::route>(&r);
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->upstream, 1u);
     EXPECT_EQ(ok->params.at("upstream"), "yes") << "the router's params";
@@ -202,7 +206,7 @@ TEST_F(call_routing, a_router_that_does_not_answer_is_an_internal_error) {
 }
 
 TEST_F(call_routing, a_router_refusal_is_passed_on_with_the_uri_noted) {
-    resolver.answers.push_back(routed{ctx.view->snap, unknown_uri("file:///nope")});
+    resolver.answers.push_back(actors::routed{ctx.view->snap, actors::unknown_uri("file:///nope")});
     auto r = named("resources/read", {{"uri", "file:///nope"}});
     EXPECT_EQ(code(r), protocol::describe(gateway_error::unknown_resource).rpc_code);
     EXPECT_EQ(ctx.name, "file:///nope");
@@ -219,7 +223,7 @@ TEST_F(call_routing, an_unknown_owner_is_learnt_from_the_resource_lists_once) {
     resolver.answers.push_back(route_to(0, "file:///0"));
     auto r = named("resources/read", {{"uri", "file:///0"}});
 
-    auto* ok = std::get_if<route>(&r);
+    auto* ok = std::get_if<actors::route>(&r);
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->upstream, 0u);
     EXPECT_EQ(resolver.asked.size(), 2u) << "routed again after the lists";
@@ -270,13 +274,14 @@ TEST_F(call_routing, a_short_alias_the_router_cannot_reverse_yet_is_routed_after
     EXPECT_FALSE(routes.route_by_name("prompts/get", 7, params, ctx)) << "the router's to reverse";
     EXPECT_EQ(params.at("name").as_string(), alias);
     // The router says when it needs the lists (actors/federation/name_aliases.cpp).
-    route_error unknown{gateway_error::upstream_unreachable, "not listed yet", alias, false, true};
-    resolver.answers.push_back(routed{ctx.view->snap, unknown});
-    resolver.answers.push_back(
-        routed{ctx.view->snap, route{0, json::object{{"name", "long_tool_name"}}, alias}});
+    actors::route_error unknown{gateway_error::upstream_unreachable, "not listed yet", alias, false,
+                                true};
+    resolver.answers.push_back(actors::routed{ctx.view->snap, unknown});
+    resolver.answers.push_back(actors::routed{
+        ctx.view->snap, actors::route{0, json::object{{"name", "long_tool_name"}}, alias}});
     // A prompt's alias: the prompts list is learnt, not the tools list.
     auto r = finish(routes.route_named("prompts/get", json::value(7), std::move(params), ctx));
-    auto* ok = std::get_if<route>(&r);
+    auto* ok = std::get_if<actors::route>(&r);
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->params.at("name"), "long_tool_name");
     EXPECT_EQ(resolver.asked.size(), 2u);
@@ -289,9 +294,10 @@ TEST_F(call_routing, an_alias_still_not_reversed_after_the_lists_is_refused_sayi
     doc->routing.max_name_length = 16;
     load();
     const std::string alias = "a__long-0123abcd";
-    route_error unknown{gateway_error::upstream_unreachable, "could not fetch", alias, false, true};
-    resolver.answers.push_back(routed{ctx.view->snap, unknown});
-    resolver.answers.push_back(routed{ctx.view->snap, unknown});
+    actors::route_error unknown{gateway_error::upstream_unreachable, "could not fetch", alias,
+                                false, true};
+    resolver.answers.push_back(actors::routed{ctx.view->snap, unknown});
+    resolver.answers.push_back(actors::routed{ctx.view->snap, unknown});
     auto r = finish(routes.route_named("prompts/get", json::value(7), {{"name", alias}}, ctx));
     EXPECT_EQ(code(r), protocol::describe(gateway_error::upstream_unreachable).rpc_code);
     ASSERT_TRUE(ctx.audit.error);
@@ -333,17 +339,17 @@ struct routed_call_policy : call_routing {
         ctx.method = "tools/call";
         ctx.message.id = 7;
         json::object params{{"name", "b__echo"}, {"arguments", {{"message", "hi"}}}};
-        auto start = policy_engine::walks_on_this_thread();
+        auto start = policy::policy_engine::walks_on_this_thread();
         auto r = routes.route_by_name("tools/call", 7, params, ctx);
-        auto routed_at = policy_engine::walks_on_this_thread();
-        EXPECT_TRUE(r && std::holds_alternative<route>(*r)) << "routed at once";
-        if (!r || !std::holds_alternative<route>(*r))
+        auto routed_at = policy::policy_engine::walks_on_this_thread();
+        EXPECT_TRUE(r && std::holds_alternative<actors::route>(*r)) << "routed at once";
+        if (!r || !std::holds_alternative<actors::route>(*r))
             return {routed_at - start, 0};
-        ctx.routed.target = std::get<route>(std::move(*r));
+        ctx.routed.target = std::get<actors::route>(std::move(*r));
         ctx.name = ctx.routed.target->name;
         EXPECT_EQ(drive(authorize->run(ctx)).verdict, pipeline::verdict::proceed);
         EXPECT_EQ(ctx.policy.decision, "allow");
-        return {routed_at - start, policy_engine::walks_on_this_thread() - routed_at};
+        return {routed_at - start, policy::policy_engine::walks_on_this_thread() - routed_at};
     }
 };
 

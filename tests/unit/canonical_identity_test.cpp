@@ -16,17 +16,18 @@ namespace json = boost::json;
 namespace canonical_identity_test {
 
 constexpr auto every_profile = protocol::full_profile;
-const time_point at_start{};
+const gate::actors::time_point at_start{};
 
 // Two upstreams, "up-a" and "up-b" (namespaces a and b), names over 20 characters shortened;
 // `more` amends the document (a policy, tenants).
-template <class Amend> federation shortening(Amend&& more) {
+template <class Amend> gate::actors::federation shortening(Amend&& more) {
     auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
     doc->routing.max_name_length = 20;
     more(*doc);
-    return federation(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+    return gate::actors::federation(gate::actors::make_snapshot(doc, 1),
+                                    protocol::cursor_codec::with_random_key());
 }
-federation shortening() {
+gate::actors::federation shortening() {
     return shortening([](config::document&) {});
 }
 
@@ -37,12 +38,13 @@ struct identity {
     bool operator==(const identity&) const = default;
 };
 
-identity identity_of(const federation& f, std::string_view method, std::string_view key,
-                     std::string_view spelling, std::optional<std::size_t> tenant = {}) {
+identity identity_of(const gate::actors::federation& f, std::string_view method,
+                     std::string_view key, std::string_view spelling,
+                     std::optional<std::size_t> tenant = {}) {
     auto r = f.resolve(method, json::object{{key, spelling}}, tenant);
-    const auto* ok = std::get_if<route>(&r);
+    const auto* ok = std::get_if<actors::route>(&r);
     if (!ok) {
-        ADD_FAILURE() << spelling << ": " << std::get<route_error>(r).message;
+        ADD_FAILURE() << spelling << ": " << std::get<gate::actors::route_error>(r).message;
         return {};
     }
     return {ok->upstream, std::string(ok->params.at(key).as_string()), ok->name};
@@ -102,7 +104,8 @@ TEST(canonical_identity, a_deny_on_a_views_listed_uri_hides_it_from_the_list) {
         1, list_kind::resources, every_profile,
         json::parse(R"([{"uri":"ui://dash/app.html"},{"uri":"ui://dash/other.html"}])").as_array(),
         at_start);
-    auto page = std::get<list_answer>(f.page(list_kind::resources, every_profile, {}, 7));
+    auto page =
+        std::get<gate::actors::list_answer>(f.page(list_kind::resources, every_profile, {}, 7));
     auto items = json::parse(*page.items).as_array();
     ASSERT_EQ(items.size(), 1u) << *page.items;
     EXPECT_EQ(items[0].at("uri"), "ui://b__dash/other.html");
@@ -121,7 +124,7 @@ TEST(canonical_identity, a_raw_view_uri_is_resolved_among_the_upstreams_the_tena
     f.store(1, list_kind::resources, every_profile, view, at_start);
     // A caller seeing both cannot be told which is meant: refused, naming both.
     auto both = f.resolve("resources/read", json::object{{"uri", "ui://dash/app.html"}});
-    const auto& refused = std::get<route_error>(both);
+    const auto& refused = std::get<gate::actors::route_error>(both);
     EXPECT_NE(refused.message.find("ui://a__dash/app.html, ui://b__dash/app.html"),
               std::string::npos)
         << refused.message;
@@ -140,7 +143,7 @@ TEST(canonical_identity, a_route_keeps_the_spelling_sent_where_it_is_not_the_lis
             json::parse(R"([{"uri":"ui://dash/app.html"}])").as_array(), at_start);
     const auto sent_of = [&](std::string_view method, std::string_view key, std::string spelling) {
         auto r = f.resolve(method, json::object{{key, spelling}});
-        return route_sent_spelling(*f.snapshot_ptr(), method, std::get<route>(r));
+        return route_sent_spelling(*f.snapshot_ptr(), method, std::get<actors::route>(r));
     };
     const auto alias = f.snapshot_ptr()->codec.client_name(1, own);
     for (const auto& spelling : {"b__" + own, alias})

@@ -6,12 +6,12 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-using state = circuit_breaker::state;
-using admission = circuit_breaker::admission;
-const circuit_breaker::time_point t0{std::chrono::hours(1)};
+using state = actors::circuit_breaker::state;
+using admission = actors::circuit_breaker::admission;
+const actors::circuit_breaker::time_point t0{std::chrono::hours(1)};
 
 TEST(circuit_breaker, opens_after_threshold_consecutive_failures_only) {
-    circuit_breaker b(3, 1000ms);
+    actors::circuit_breaker b(3, 1000ms);
     EXPECT_EQ(b.admit(t0), admission::call);
     EXPECT_FALSE(b.record(false, false, t0));
     EXPECT_FALSE(b.record(false, false, t0));
@@ -26,7 +26,7 @@ TEST(circuit_breaker, opens_after_threshold_consecutive_failures_only) {
 }
 
 TEST(circuit_breaker, one_probe_after_the_rest_and_its_outcome_decides) {
-    circuit_breaker b(1, 1000ms);
+    actors::circuit_breaker b(1, 1000ms);
     b.record(false, false, t0);
     EXPECT_EQ(b.current(t0 + 999ms), state::open);
     EXPECT_EQ(b.current(t0 + 1000ms), state::half_open);
@@ -42,7 +42,7 @@ TEST(circuit_breaker, one_probe_after_the_rest_and_its_outcome_decides) {
 }
 
 TEST(circuit_breaker, an_abandoned_probe_lets_the_next_call_probe) {
-    circuit_breaker b(1, 0ms);
+    actors::circuit_breaker b(1, 0ms);
     b.record(false, false, t0);
     EXPECT_EQ(b.admit(t0), admission::probe);
     b.abandon_probe();
@@ -51,7 +51,7 @@ TEST(circuit_breaker, an_abandoned_probe_lets_the_next_call_probe) {
 }
 
 TEST(circuit_breaker, late_outcomes_of_calls_admitted_before_opening_change_nothing) {
-    circuit_breaker b(2, 1000ms);
+    actors::circuit_breaker b(2, 1000ms);
     b.record(false, false, t0);
     b.record(false, false, t0);
     EXPECT_FALSE(b.record(true, false, t0 + 1ms)); // raced the opening
@@ -62,7 +62,7 @@ TEST(circuit_breaker, late_outcomes_of_calls_admitted_before_opening_change_noth
 }
 
 TEST(circuit_breaker, the_fleet_opens_a_closed_circuit_for_what_is_left_of_its_rest) {
-    circuit_breaker b(5, 30000ms);
+    actors::circuit_breaker b(5, 30000ms);
     EXPECT_TRUE(b.open_for(1200ms, t0));
     EXPECT_EQ(b.current(t0), state::open);
     EXPECT_EQ(b.admit(t0 + 1199ms), admission::refused);

@@ -16,7 +16,7 @@ namespace json = boost::json;
 
 struct judging_hook final : hook_asker {
     std::vector<json::object> asked;
-    std::vector<hook_stage> stages;
+    std::vector<policy::hook_stage> stages;
     hook_answer answer = [] {
         hook_answer a;
         a.what = hook_answer::said::deny;
@@ -24,7 +24,7 @@ struct judging_hook final : hook_asker {
         a.seconds = 0.001;
         return a;
     }();
-    boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, hook_stage stage,
+    boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, policy::hook_stage stage,
                                             std::string description, std::string_view) override {
         asked.push_back(json::parse(description).as_object());
         stages.push_back(stage);
@@ -74,7 +74,7 @@ TEST_F(client_bound_judge, a_tasks_inline_result_is_asked_about_as_a_result) {
         R"({"taskId":"t1","status":"completed","result":{"content":[{"type":"text","text":"s"}]}})");
     EXPECT_EQ(finish(judge.judge_task(ctx, t, "t1", "up-a")), verdict::answered);
     ASSERT_EQ(hook.stages.size(), 1u);
-    EXPECT_EQ(hook.stages[0], hook_stage::result);
+    EXPECT_EQ(hook.stages[0], policy::hook_stage::result);
     EXPECT_EQ(hook.asked[0].at("method"), "tasks/get");
     EXPECT_EQ(hook.asked[0].at("upstreamName"), "t1");
     EXPECT_EQ(hook.asked[0].at("result").at("content").at(0).at("text"), "s");
@@ -99,7 +99,7 @@ TEST_F(client_bound_judge, an_input_request_a_rule_grants_is_asked_about_at_serv
         "w":{"method":"elicitation/create","params":{"message":"who?","requestedSchema":{}}}}})");
     EXPECT_EQ(finish(judge.judge_task(ctx, t, "t1", "up-a")), verdict::answered);
     ASSERT_EQ(hook.stages.size(), 1u);
-    EXPECT_EQ(hook.stages[0], hook_stage::server_request);
+    EXPECT_EQ(hook.stages[0], policy::hook_stage::server_request);
     EXPECT_EQ(hook.asked[0].at("method"), "elicitation/create");
     hook.answer.what = hook_answer::said::allow;
     fresh();

@@ -32,7 +32,7 @@ struct fake_client_services final : client_traffic_services,
     bool input_waits = false;
     std::map<std::string, server_request_target> recorded; // by minted id, taken once
     std::optional<http_reply> fleet_reply;
-    std::optional<call_target> call;
+    std::optional<actors::call_target> call;
     json::object client_capabilities{{"sampling", json::object{}}};
 
     bool answer_input(const std::string& session, const protocol::message&,
@@ -61,7 +61,7 @@ struct fake_client_services final : client_traffic_services,
     void answered_here(const std::string& session, const std::string& minted) override {
         asked.push_back("answered_here " + session + " " + minted);
     }
-    boost::asio::awaitable<std::optional<call_target>>
+    boost::asio::awaitable<std::optional<actors::call_target>>
     cancelled_call(const std::string& session, const std::string& request_id) override {
         asked.push_back("cancelled " + session + " " + request_id);
         co_await test::suspend_once();
@@ -191,7 +191,7 @@ TEST_F(client_traffic_rig, a_cancellation_of_a_call_with_no_record_is_dropped) {
 }
 
 TEST_F(client_traffic_rig, a_cancellation_of_a_recorded_call_goes_to_its_upstream) {
-    services.call = call_target{"up-a", 12};
+    services.call = actors::call_target{"up-a", 12};
     auto reply = from_client(
         R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}})");
     EXPECT_EQ(reply.status, http::status::accepted);

@@ -23,7 +23,7 @@ hook_answer ask(asio::io_context& io, decision_hook_client& client,
                 const config::decision_hook& hook, std::string question = R"({"version":1})",
                 std::string_view traceparent = {}) {
     std::optional<hook_answer> got;
-    asio::co_spawn(io, client.ask(hook, hook_stage::call, std::move(question), traceparent),
+    asio::co_spawn(io, client.ask(hook, policy::hook_stage::call, std::move(question), traceparent),
                    [&](std::exception_ptr e, hook_answer a) {
                        if (!e)
                            got = std::move(a);

@@ -1,8 +1,8 @@
-// The decision hook's words (actors/policy/decision_hook): the description gate posts, what an
+// The decision hook's words (policy/decision_hook): the description gate posts, what an
 // answer means (and every kind of nonsense refused with what was wrong), and the verdicts
 // remembered for their lifetime with time passed in.
-#include "actors/policy/decision_hook.hpp"
-#include "actors/policy/subjects_select.hpp"
+#include "policy/decision_hook.hpp"
+#include "policy/subjects_select.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -15,9 +15,9 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 
 TEST(DecisionHook, TheDescriptionNamesWhoAsksWhatAndOnlyTheContentAskedFor) {
-    principal alice{"alice", "https://idp", {"eng"}, {{"scope", "files:read files:write"}}};
+    policy::principal alice{"alice", "https://idp", {"eng"}, {{"scope", "files:read files:write"}}};
     json::object args{{"path", "/srv/a"}};
-    hook_question q;
+    policy::hook_question q;
     q.who = &alice;
     q.tenant = "acme";
     q.method = "tools/call";
@@ -48,8 +48,8 @@ TEST(DecisionHook, TheDescriptionNamesWhoAsksWhatAndOnlyTheContentAskedFor) {
 
 TEST(DecisionHook, AnAnonymousCallerTheDefaultDecisionAndAResultAreSaidSo) {
     json::value result = json::object{{"content", json::array{}}};
-    hook_question q;
-    q.stage = hook_stage::result;
+    policy::hook_question q;
+    q.stage = policy::hook_stage::result;
     q.method = "prompts/get";
     q.result = &result;
     q.is_error = true;
@@ -60,13 +60,13 @@ TEST(DecisionHook, AnAnonymousCallerTheDefaultDecisionAndAResultAreSaidSo) {
     EXPECT_TRUE(d.at("rule").is_null());
     EXPECT_EQ(d.at("isError"), true);
     EXPECT_EQ(d.at("result"), result);
-    EXPECT_EQ(hook_stage_name(hook_stage::server_request), "serverRequest");
+    EXPECT_EQ(hook_stage_name(policy::hook_stage::server_request), "serverRequest");
 }
 
 // The description as gate wrote it before it was written as text: an object serialized by
 // Boost.JSON. The text must stay the same byte for byte (it is the wire format, and the key of
 // the answers remembered).
-std::string described_as_an_object(const hook_question& q) {
+std::string described_as_an_object(const policy::hook_question& q) {
     auto text = [](std::optional<std::string_view> s) {
         return s ? json::value(json::string(*s)) : json::value(nullptr);
     };
@@ -108,14 +108,15 @@ TEST(DecisionHook, TheDescriptionIsWrittenExactlyAsTheSerializerWroteItEscapesIn
     for (char c = 1; c < 0x20; ++c)
         awkward += c;
     std::string nul("x\0y", 3);
-    principal alice{"sub \"quoted\"",
-                    "https://idp.example/realms/\u00e9",
-                    {"eng", awkward, ""},
-                    {{"scope", "files:read files:read x\ty"}, {"scp", json::array{"a", 7, "b"}}}};
+    policy::principal alice{
+        "sub \"quoted\"",
+        "https://idp.example/realms/\u00e9",
+        {"eng", awkward, ""},
+        {{"scope", "files:read files:read x\ty"}, {"scp", json::array{"a", 7, "b"}}}};
     json::object args{
         {"path", awkward}, {"n", 1.5}, {"deep", json::object{{"k", json::array{1, nullptr}}}}};
     json::value result = json::object{{"content", json::array{json::object{{"text", nul}}}}};
-    hook_question q;
+    policy::hook_question q;
     q.who = &alice;
     q.tenant = awkward;
     q.method = "tools/call";
@@ -127,12 +128,12 @@ TEST(DecisionHook, TheDescriptionIsWrittenExactlyAsTheSerializerWroteItEscapesIn
     q.arguments = &args;
     q.is_error = false;
     EXPECT_EQ(describe(q), described_as_an_object(q));
-    q.stage = hook_stage::result;
+    q.stage = policy::hook_stage::result;
     q.is_error = true;
     q.result = &result;
     EXPECT_EQ(describe(q), described_as_an_object(q));
-    hook_question anonymous;
-    anonymous.stage = hook_stage::server_request;
+    policy::hook_question anonymous;
+    anonymous.stage = policy::hook_stage::server_request;
     anonymous.method = "sampling/createMessage";
     EXPECT_EQ(describe(anonymous), described_as_an_object(anonymous));
     EXPECT_EQ(describe(anonymous),
@@ -148,7 +149,7 @@ TEST(DecisionHook, ArgumentsAndAResultAreDescribedAsTheirWriterWroteThem) {
     std::string answer =
         R"({"jsonrpc":"2.0","id":1,"result":{"big":123456789012345678901234567890}})";
     auto result = json::parse(answer).at("result");
-    hook_question q;
+    policy::hook_question q;
     q.method = "tools/call";
     q.arguments = &args;
     q.result = &result;
@@ -166,18 +167,19 @@ TEST(DecisionHook, ArgumentsAndAResultAreDescribedAsTheirWriterWroteThem) {
 }
 
 TEST(DecisionHook, AnAnswerIsAllowOrDenyWithAnOptionalReason) {
-    auto allow = read_hook_answer(200, R"({"decision":"allow"})");
-    ASSERT_TRUE(std::holds_alternative<hook_verdict>(allow));
-    EXPECT_TRUE(std::get<hook_verdict>(allow).allowed);
-    auto deny = read_hook_answer(204, R"({"decision":"deny","reason":"outside the project"})");
-    ASSERT_TRUE(std::holds_alternative<hook_verdict>(deny));
-    EXPECT_FALSE(std::get<hook_verdict>(deny).allowed);
-    EXPECT_EQ(std::get<hook_verdict>(deny).reason, "outside the project");
+    auto allow = policy::read_hook_answer(200, R"({"decision":"allow"})");
+    ASSERT_TRUE(std::holds_alternative<policy::hook_verdict>(allow));
+    EXPECT_TRUE(std::get<policy::hook_verdict>(allow).allowed);
+    auto deny =
+        policy::read_hook_answer(204, R"({"decision":"deny","reason":"outside the project"})");
+    ASSERT_TRUE(std::holds_alternative<policy::hook_verdict>(deny));
+    EXPECT_FALSE(std::get<policy::hook_verdict>(deny).allowed);
+    EXPECT_EQ(std::get<policy::hook_verdict>(deny).reason, "outside the project");
 }
 
 TEST(DecisionHook, EveryOtherAnswerIsRefusedSayingWhatWasWrong) {
     auto why = [](unsigned status, std::string_view body) {
-        auto a = read_hook_answer(status, body);
+        auto a = policy::read_hook_answer(status, body);
         return std::holds_alternative<std::string>(a) ? std::get<std::string>(a) : "(a verdict)";
     };
     EXPECT_EQ(why(500, R"({"decision":"allow"})"), "it answered HTTP 500");
@@ -192,21 +194,22 @@ TEST(DecisionHook, EveryOtherAnswerIsRefusedSayingWhatWasWrong) {
 }
 
 TEST(DecisionHook, AReasonIsCleanedOfControlCharactersAndCutOnACharacterBoundary) {
-    auto a = read_hook_answer(200, R"({"decision":"deny","reason":"line\nforged\u0007"})");
-    EXPECT_EQ(std::get<hook_verdict>(a).reason, "line?forged?");
-    auto bidi = read_hook_answer(
+    auto a = policy::read_hook_answer(200, R"({"decision":"deny","reason":"line\nforged\u0007"})");
+    EXPECT_EQ(std::get<policy::hook_verdict>(a).reason, "line?forged?");
+    auto bidi = policy::read_hook_answer(
         200, R"({"decision":"deny","reason":"a\u202eb\u2066c\u0085d\u2028e\u00e9"})");
-    EXPECT_EQ(std::get<hook_verdict>(bidi).reason, "a?b?c?d?e\xC3\xA9");
+    EXPECT_EQ(std::get<policy::hook_verdict>(bidi).reason, "a?b?c?d?e\xC3\xA9");
     // 299 ASCII bytes, then a two-byte character across the 300-byte cut: it is left out whole.
     std::string long_reason(299, 'x');
     long_reason += "\xC3\xA9tail";
-    auto b = read_hook_answer(200, R"({"decision":"deny","reason":")" + long_reason + "\"}");
-    EXPECT_EQ(std::get<hook_verdict>(b).reason, std::string(299, 'x'));
+    auto b =
+        policy::read_hook_answer(200, R"({"decision":"deny","reason":")" + long_reason + "\"}");
+    EXPECT_EQ(std::get<policy::hook_verdict>(b).reason, std::string(299, 'x'));
 }
 
 TEST(DecisionHookMemory, AVerdictIsRecalledUntilItsLifetimeEnds) {
-    hook_memory m;
-    hook_memory::time_point t0{};
+    policy::hook_memory m;
+    policy::hook_memory::time_point t0{};
     EXPECT_FALSE(m.recall("q", t0));
     m.remember("q", {false, "no"}, t0, 100ms);
     auto v = m.recall("q", t0 + 99ms);
@@ -219,8 +222,8 @@ TEST(DecisionHookMemory, AVerdictIsRecalledUntilItsLifetimeEnds) {
 }
 
 TEST(DecisionHookMemory, NothingIsRememberedWithoutALifetimeAndTheOldestGoFirstWhenFull) {
-    hook_memory m(2);
-    hook_memory::time_point t0{};
+    policy::hook_memory m(2);
+    policy::hook_memory::time_point t0{};
     m.remember("a", {true, ""}, t0, 0ms);
     EXPECT_EQ(m.size(), 0u);
     m.remember("a", {true, ""}, t0, 1s);
@@ -235,8 +238,8 @@ TEST(DecisionHookMemory, NothingIsRememberedWithoutALifetimeAndTheOldestGoFirstW
 }
 
 TEST(DecisionHookMemory, AVerdictRememberedAgainLivesFromTheLaterTime) {
-    hook_memory m;
-    hook_memory::time_point t0{};
+    policy::hook_memory m;
+    policy::hook_memory::time_point t0{};
     m.remember("q", {true, ""}, t0, 100ms);
     m.remember("q", {false, "changed"}, t0 + 50ms, 100ms);
     auto v = m.recall("q", t0 + 120ms);

@@ -1,8 +1,8 @@
 // Pinned definitions: the digest of what a client and a model see of a tool (member order
 // aside), the pins (first seen, or the lock file's; a change told once per digest), and the
 // lock file as the configuration reads it.
-#include "actors/policy/definition_pins.hpp"
 #include "config/load.hpp"
+#include "policy/definition_pins.hpp"
 #include "protocol/tool_definition.hpp"
 
 #include <boost/json/parse.hpp>
@@ -42,7 +42,7 @@ TEST(DefinitionPins, TheDigestCoversWhatClientsSeeAndNotMemberOrder) {
 }
 
 TEST(DefinitionPins, TheFirstSeenIsPinnedAndAChangeIsToldOncePerDigest) {
-    definition_pins pins;
+    gate::policy::definition_pins pins;
     EXPECT_FALSE(pins.judge("up", "t", "sha256:a"));
     EXPECT_FALSE(pins.judge("up", "t", "sha256:a"));
     auto changed = pins.judge("up", "t", "sha256:b");
@@ -56,8 +56,8 @@ TEST(DefinitionPins, TheFirstSeenIsPinnedAndAChangeIsToldOncePerDigest) {
 }
 
 TEST(DefinitionPins, EachUpstreamHasItsOwnBoundAndPastItToolsAreUnpinnableChanges) {
-    definition_pins pins;
-    const auto bound = definition_pins::max_pins_per_upstream;
+    gate::policy::definition_pins pins;
+    const auto bound = gate::policy::definition_pins::max_pins_per_upstream;
     for (std::size_t i = 0; i < bound; ++i)
         ASSERT_FALSE(pins.judge("junk", "t" + std::to_string(i), "sha256:j"));
     // Full: a new tool has no pin and is judged changed, told once for the upstream.
@@ -76,15 +76,15 @@ TEST(DefinitionPins, EachUpstreamHasItsOwnBoundAndPastItToolsAreUnpinnableChange
     EXPECT_FALSE(rug_pull->unpinnable);
     EXPECT_EQ(rug_pull->pinned, "sha256:a");
     // Nor does the fleet's store get asked of a tool the full upstream cannot pin.
-    const definition_pins::clock::time_point now{};
+    const gate::policy::definition_pins::clock::time_point now{};
     EXPECT_FALSE(pins.to_share("junk", "past", "sha256:p", now));
     EXPECT_FALSE(pins.pin_shared("junk", "past", "sha256:" + std::string(64, 'a'), now));
 }
 
 TEST(DefinitionPins, WithALockFileItsDigestsAreThePinsAndNewToolsAreChanges) {
-    definition_pins pins;
+    gate::policy::definition_pins pins;
     pins.judge("up", "t", "sha256:first");
-    pins.use_lock(definition_pins::lock_map{{"up", {{"t", "sha256:locked"}}}});
+    pins.use_lock(gate::policy::definition_pins::lock_map{{"up", {{"t", "sha256:locked"}}}});
     EXPECT_FALSE(pins.judge("up", "t", "sha256:locked"));
     EXPECT_EQ(pins.judge("up", "t", "sha256:first")->pinned, "sha256:locked");
     auto fresh = pins.judge("up", "new", "sha256:n");
@@ -96,10 +96,10 @@ TEST(DefinitionPins, WithALockFileItsDigestsAreThePinsAndNewToolsAreChanges) {
 
 TEST(DefinitionPins, AFleetsStorePinsTheFirstAnyInstanceSawForEveryInstance) {
     using namespace std::chrono_literals;
-    const definition_pins::clock::time_point t0{100h};
+    const gate::policy::definition_pins::clock::time_point t0{100h};
     const std::string v1 = "sha256:" + std::string(64, '1'), v2 = "sha256:" + std::string(64, '2');
     // Instance A saw v1 first and offered it; B, fresh, lists v2 and offers v2.
-    definition_pins a, b;
+    gate::policy::definition_pins a, b;
     EXPECT_EQ(a.to_share("up", "t", v1, t0), v1);
     EXPECT_TRUE(a.pin_shared("up", "t", v1, t0)); // the store took A's
     EXPECT_FALSE(a.judge("up", "t", v1));
@@ -112,17 +112,18 @@ TEST(DefinitionPins, AFleetsStorePinsTheFirstAnyInstanceSawForEveryInstance) {
     EXPECT_FALSE(changed->reported);
     // Agreed: not asked again within the interval, then asked again offering what it lists
     // (the store keeps v1; had an operator deleted it to accept the change, v2 is the pin).
-    EXPECT_FALSE(b.to_share("up", "t", v2, t0 + definition_pins::share_interval - 1s));
-    EXPECT_EQ(b.to_share("up", "t", v2, t0 + definition_pins::share_interval), v2);
-    EXPECT_TRUE(b.pin_shared("up", "t", v2, t0 + definition_pins::share_interval));
+    EXPECT_FALSE(
+        b.to_share("up", "t", v2, t0 + gate::policy::definition_pins::share_interval - 1s));
+    EXPECT_EQ(b.to_share("up", "t", v2, t0 + gate::policy::definition_pins::share_interval), v2);
+    EXPECT_TRUE(b.pin_shared("up", "t", v2, t0 + gate::policy::definition_pins::share_interval));
     EXPECT_FALSE(b.judge("up", "t", v2));
 }
 
 TEST(DefinitionPins, WhileTheStoreIsDownTheOwnFirstSeenStandsInUntilItAnswers) {
     using namespace std::chrono_literals;
-    const definition_pins::clock::time_point t0{100h};
+    const gate::policy::definition_pins::clock::time_point t0{100h};
     const std::string v1 = "sha256:" + std::string(64, '1'), v2 = "sha256:" + std::string(64, '2');
-    definition_pins b;
+    gate::policy::definition_pins b;
     EXPECT_FALSE(b.judge("up", "t", v2)); // no answer: its own first seen is the pin
     // Not agreed: asked at the next list at once.
     EXPECT_EQ(b.to_share("up", "t", v2, t0), v2);
@@ -137,10 +138,10 @@ TEST(DefinitionPins, WhileTheStoreIsDownTheOwnFirstSeenStandsInUntilItAnswers) {
 
 TEST(DefinitionPins, ALockFileWinsOverTheSharedPins) {
     using namespace std::chrono_literals;
-    const definition_pins::clock::time_point t0{100h};
+    const gate::policy::definition_pins::clock::time_point t0{100h};
     const std::string v1 = "sha256:" + std::string(64, '1'), v2 = "sha256:" + std::string(64, '2');
-    definition_pins pins;
-    pins.use_lock(definition_pins::lock_map{{"up", {{"t", v2}}}});
+    gate::policy::definition_pins pins;
+    pins.use_lock(gate::policy::definition_pins::lock_map{{"up", {{"t", v2}}}});
     EXPECT_FALSE(pins.to_share("up", "t", v2, t0)); // the store is not asked
     pins.pin_shared("up", "t", v1, t0);             // an answer landing after a reload
     EXPECT_FALSE(pins.judge("up", "t", v2));        // the lock file's digest decides

@@ -1,6 +1,6 @@
 // The plain parts of enterprise-managed authorization: the minting key, the ID-JAG's claims,
 // and the ledger that makes each assertion single-use.
-#include "actors/policy/jti_ledger.hpp"
+#include "policy/jti_ledger.hpp"
 #include "protocol/jose/es256_signer.hpp"
 #include "protocol/jose/id_jag.hpp"
 #include "protocol/jose/jws.hpp"
@@ -107,8 +107,8 @@ TEST(IdJag, AcceptsAnAssertionForThisGatewayAndRefusesEveryOther) {
 }
 
 TEST(JtiLedger, EachJtiOnceUntilItExpiresAndFullMeansRefused) {
-    gate::jti_ledger ledger(2);
-    using r = gate::jti_ledger::redemption;
+    gate::policy::jti_ledger ledger(2);
+    using r = gate::policy::jti_ledger::redemption;
     EXPECT_EQ(ledger.redeem("idp", "a", 100, 10), r::first);
     EXPECT_EQ(ledger.redeem("idp", "a", 100, 20), r::replayed);
     EXPECT_EQ(ledger.redeem("other", "a", 100, 20), r::first); // scoped by issuer

@@ -7,10 +7,10 @@ namespace {
 
 using namespace std::chrono_literals;
 using order = std::vector<std::size_t>;
-const endpoint_rotation::time_point t0{std::chrono::hours(1)};
+const actors::endpoint_rotation::time_point t0{std::chrono::hours(1)};
 
 TEST(endpoint_rotation, new_sessions_go_round_robin) {
-    endpoint_rotation r(3, 1000ms, false);
+    actors::endpoint_rotation r(3, 1000ms, false);
     EXPECT_EQ(r.next(t0).order, (order{0, 1, 2}));
     EXPECT_EQ(r.next(t0).order, (order{1, 2, 0}));
     EXPECT_EQ(r.next(t0).order, (order{2, 0, 1}));
@@ -18,7 +18,7 @@ TEST(endpoint_rotation, new_sessions_go_round_robin) {
 }
 
 TEST(endpoint_rotation, an_ejected_endpoint_rests_then_returns_passively) {
-    endpoint_rotation r(2, 1000ms, false);
+    actors::endpoint_rotation r(2, 1000ms, false);
     EXPECT_TRUE(r.eject(0, t0));
     EXPECT_FALSE(r.eject(0, t0 + 1ms)); // logged once
     EXPECT_FALSE(r.in_rotation(0, t0 + 500ms));
@@ -32,7 +32,7 @@ TEST(endpoint_rotation, an_ejected_endpoint_rests_then_returns_passively) {
 }
 
 TEST(endpoint_rotation, with_active_health_only_a_probe_restores) {
-    endpoint_rotation r(2, 1000ms, true);
+    actors::endpoint_rotation r(2, 1000ms, true);
     r.eject(1, t0);
     EXPECT_FALSE(r.in_rotation(1, t0 + 1h));
     EXPECT_TRUE(r.next(t0 + 1h).restored.empty());
@@ -42,7 +42,7 @@ TEST(endpoint_rotation, with_active_health_only_a_probe_restores) {
 }
 
 TEST(endpoint_rotation, all_ejected_still_offers_every_endpoint) {
-    endpoint_rotation r(2, 1000ms, false);
+    actors::endpoint_rotation r(2, 1000ms, false);
     r.eject(0, t0);
     r.eject(1, t0);
     EXPECT_EQ(r.next(t0).order.size(), 2u);

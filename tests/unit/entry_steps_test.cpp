@@ -192,10 +192,10 @@ public:
     std::map<std::string, entry> table;
     std::shared_ptr<std::size_t> calls = std::make_shared<std::size_t>(0);
     int fleet_asks = 0, uses = 0;
-    caller_ref asked_for;
+    policy::caller_ref asked_for;
     boost::asio::ip::address asked_from;
 
-    session_use use_now(const std::string& id, const caller_ref&) override {
+    session_use use_now(const std::string& id, const policy::caller_ref&) override {
         auto it = table.find(id);
         if (it == table.end() || it->second.now == false)
             return {};
@@ -204,7 +204,7 @@ public:
         ++uses;
         return {session_found::held, session_call(calls)};
     }
-    boost::asio::awaitable<bool> known(const std::string& id, const caller_ref& caller,
+    boost::asio::awaitable<bool> known(const std::string& id, const policy::caller_ref& caller,
                                        const boost::asio::ip::address& peer) override {
         ++fleet_asks;
         asked_for = caller;
@@ -360,7 +360,7 @@ std::shared_ptr<const federation_view> view_with(std::optional<config::tracing> 
     auto doc = std::make_shared<config::document>();
     doc->tracing = std::move(tracing);
     auto view = std::make_shared<federation_view>();
-    view->snap = make_snapshot(doc, 1);
+    view->snap = actors::make_snapshot(doc, 1);
     return view;
 }
 
@@ -459,7 +459,7 @@ std::shared_ptr<const federation_view> view_of(std::vector<std::optional<std::st
         doc->upstreams.push_back(u);
     }
     auto view = std::make_shared<federation_view>();
-    view->snap = make_snapshot(doc, 1);
+    view->snap = actors::make_snapshot(doc, 1);
     return view;
 }
 

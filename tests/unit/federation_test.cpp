@@ -11,9 +11,10 @@ namespace json = boost::json;
 constexpr auto full = protocol::full_profile;
 
 namespace {
-federation make(std::int64_t page_size = 200, std::int64_t ttl = 30000) {
+gate::actors::federation make(std::int64_t page_size = 200, std::int64_t ttl = 30000) {
     protocol::cursor_codec::key_type key{};
-    return federation(test::two_upstreams(page_size, ttl), protocol::cursor_codec(key));
+    return gate::actors::federation(test::two_upstreams(page_size, ttl),
+                                    protocol::cursor_codec(key));
 }
 json::array tools(std::initializer_list<const char*> names) {
     json::array a;
@@ -21,7 +22,7 @@ json::array tools(std::initializer_list<const char*> names) {
         a.push_back(json::object{{"name", n}});
     return a;
 }
-const time_point t0{};
+const gate::actors::time_point t0{};
 } // namespace
 
 TEST(federation, everything_is_stale_until_stored_then_expires_after_ttl) {
@@ -44,7 +45,8 @@ TEST(federation, lists_of_per_user_credential_strategies_are_never_cached) {
         auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
         doc->upstreams[0].auth.strategy = strategy;
         doc->upstreams[1].auth.strategy = "client-credentials";
-        federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+        gate::actors::federation f(gate::actors::make_snapshot(doc, 1),
+                                   protocol::cursor_codec::with_random_key());
         f.store(0, list_kind::tools, full, tools({"echo"}), t0);
         f.store(1, list_kind::tools, full, tools({"echo"}), t0);
         // The per-user upstream is fetched again for the next caller; the other is cached.
@@ -58,7 +60,8 @@ TEST(federation, the_catalog_never_reads_a_per_user_upstreams_entry) {
     for (auto strategy : {"passthrough", "token-exchange"}) {
         auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
         doc->upstreams[0].auth.strategy = strategy;
-        federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+        gate::actors::federation f(gate::actors::make_snapshot(doc, 1),
+                                   protocol::cursor_codec::with_random_key());
         f.store(0, list_kind::tools, full, tools({"only_alice"}), t0);
         f.store(1, list_kind::tools, full, tools({"echo"}), t0);
         auto held = f.cached(list_kind::tools, full);
@@ -71,17 +74,18 @@ TEST(federation, pages_with_cursors_bound_to_caller_and_list) {
     auto f = make(2);
     f.store(0, list_kind::tools, full, tools({"x", "y"}), t0);
     f.store(1, list_kind::tools, full, tools({"z"}), t0);
-    auto first = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
+    auto first =
+        std::get<gate::actors::list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
     ASSERT_EQ(first.items_served, 2u);
     auto cursor = std::string(first.result().at("nextCursor").as_string());
-    auto second = std::get<list_answer>(f.page(list_kind::tools, full, cursor, 7));
+    auto second = std::get<gate::actors::list_answer>(f.page(list_kind::tools, full, cursor, 7));
     EXPECT_EQ(second.result().at("tools").as_array()[0].at("name"), "b__z");
     EXPECT_FALSE(second.result().contains("nextCursor"));
     // Another caller, another list, or garbage: -32602.
     for (auto r :
          {f.page(list_kind::tools, full, cursor, 8), f.page(list_kind::prompts, full, cursor, 7),
           f.page(list_kind::tools, full, std::string("garbage"), 7)})
-        EXPECT_EQ(protocol::describe(std::get<route_error>(r).error).rpc_code,
+        EXPECT_EQ(protocol::describe(std::get<gate::actors::route_error>(r).error).rpc_code,
                   protocol::error_code::invalid_params);
 }
 
@@ -89,11 +93,12 @@ TEST(federation, cursor_goes_stale_when_the_merged_list_changes) {
     auto f = make(1);
     f.store(0, list_kind::tools, full, tools({"x"}), t0);
     f.store(1, list_kind::tools, full, tools({"z"}), t0);
-    auto first = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
+    auto first =
+        std::get<gate::actors::list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
     auto cursor = std::string(first.result().at("nextCursor").as_string());
     f.drop(1, list_kind::tools, full);
     auto r = f.page(list_kind::tools, full, cursor, 7);
-    auto& err = std::get<route_error>(r);
+    auto& err = std::get<gate::actors::route_error>(r);
     EXPECT_EQ(protocol::describe(err.error).rpc_code, protocol::error_code::invalid_params);
     EXPECT_NE(err.message.find("expired"), std::string::npos);
 }
@@ -102,25 +107,26 @@ TEST(federation, named_calls_resolve_and_strip_the_prefix) {
     auto f = make();
     auto r =
         f.resolve("tools/call", json::parse(R"({"name":"b__echo","arguments":{}})").as_object());
-    auto& ok = std::get<route>(r);
+    auto& ok = std::get<actors::route>(r);
     EXPECT_EQ(ok.upstream, 1u);
     EXPECT_EQ(ok.params.at("name"), "echo");
     EXPECT_EQ(ok.name, "b__echo");
     auto bad = f.resolve("prompts/get", json::parse(R"({"name":"zz__p"})").as_object());
-    EXPECT_EQ(protocol::describe(std::get<route_error>(bad).error).rpc_code,
+    EXPECT_EQ(protocol::describe(std::get<gate::actors::route_error>(bad).error).rpc_code,
               protocol::error_code::unknown_namespace);
 }
 
 TEST(federation, resources_route_to_the_upstream_that_listed_them) {
     auto f = make();
     auto uri = json::parse(R"({"uri":"demo://b/1"})").as_object();
-    auto before = std::get<route_error>(f.resolve("resources/read", uri));
+    auto before = std::get<gate::actors::route_error>(f.resolve("resources/read", uri));
     EXPECT_TRUE(before.needs_resource_lists);
     f.store(0, list_kind::resources, full, json::parse(R"([{"uri":"demo://a/1"}])").as_array(), t0);
     f.store(1, list_kind::resources, full, json::parse(R"([{"uri":"demo://b/1"}])").as_array(), t0);
-    EXPECT_EQ(std::get<route>(f.resolve("resources/read", uri)).upstream, 1u);
+    EXPECT_EQ(std::get<actors::route>(f.resolve("resources/read", uri)).upstream, 1u);
     // The URI itself is never rewritten.
-    EXPECT_EQ(std::get<route>(f.resolve("resources/read", uri)).params.at("uri"), "demo://b/1");
+    EXPECT_EQ(std::get<actors::route>(f.resolve("resources/read", uri)).params.at("uri"),
+              "demo://b/1");
 }
 
 TEST(federation, template_minted_uris_route_by_template_prefix) {
@@ -131,9 +137,9 @@ TEST(federation, template_minted_uris_route_by_template_prefix) {
             json::parse(R"([{"uriTemplate":"demo://resource/dynamic/{id}"}])").as_array(), t0);
     auto r = f.resolve("resources/read",
                        json::parse(R"({"uri":"demo://resource/dynamic/7"})").as_object());
-    EXPECT_EQ(std::get<route>(r).upstream, 1u);
+    EXPECT_EQ(std::get<actors::route>(r).upstream, 1u);
     auto unknown = f.resolve("resources/read", json::parse(R"({"uri":"other://x"})").as_object());
-    EXPECT_FALSE(std::get<route_error>(unknown).needs_resource_lists);
+    EXPECT_FALSE(std::get<gate::actors::route_error>(unknown).needs_resource_lists);
 }
 
 TEST(federation, completion_routes_by_prompt_namespace) {
@@ -143,7 +149,7 @@ TEST(federation, completion_routes_by_prompt_namespace) {
         json::parse(
             R"({"ref":{"type":"ref/prompt","name":"a__p"},"argument":{"name":"x","value":""}})")
             .as_object());
-    auto& ok = std::get<route>(r);
+    auto& ok = std::get<actors::route>(r);
     EXPECT_EQ(ok.upstream, 0u);
     EXPECT_EQ(ok.params.at("ref").at("name"), "p");
     EXPECT_EQ(ok.params.at("argument").at("name"), "x");
@@ -152,7 +158,7 @@ TEST(federation, completion_routes_by_prompt_namespace) {
 TEST(federation, unknown_methods_are_refused_when_namespaced) {
     auto f = make();
     auto r = f.resolve("tasks/get", json::object{});
-    EXPECT_EQ(protocol::describe(std::get<route_error>(r).error).rpc_code,
+    EXPECT_EQ(protocol::describe(std::get<gate::actors::route_error>(r).error).rpc_code,
               protocol::error_code::method_not_found);
 }
 
@@ -161,7 +167,8 @@ TEST(federation, a_merged_list_is_made_again_after_every_change) {
     f.store(0, list_kind::tools, full, tools({"x"}), t0);
     auto names = [&] {
         std::vector<std::string> out;
-        auto page = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
+        auto page =
+            std::get<gate::actors::list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
         auto result = page.result();
         for (const auto& t : result.at("tools").as_array())
             out.emplace_back(t.at("name").as_string());
@@ -184,11 +191,13 @@ TEST(federation, with_a_policy_each_caller_gets_its_own_list_until_a_change) {
     alice.subs = {"alice"};
     p.rules.push_back({"a", alice, {{"up-a", {"tools/call"}, {"x*"}}}});
     doc->policy = p;
-    federation f(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+    gate::actors::federation f(gate::actors::make_snapshot(doc, 1),
+                               protocol::cursor_codec::with_random_key());
     f.store(0, list_kind::tools, full, tools({"x1", "y1"}), t0);
-    principal a{"alice", "https://idp", {}, {}}, b{"bob", "https://idp", {}, {}};
-    auto count = [&](const principal* who) {
-        return std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7, who))
+    gate::policy::principal a{"alice", "https://idp", {}, {}}, b{"bob", "https://idp", {}, {}};
+    auto count = [&](const gate::policy::principal* who) {
+        return std::get<gate::actors::list_answer>(
+                   f.page(list_kind::tools, full, std::nullopt, 7, who))
             .items_served;
     };
     EXPECT_EQ(count(&a), 1u);
@@ -210,7 +219,8 @@ TEST(federation, each_client_profile_has_its_own_lists) {
     f.store(1, list_kind::tools, bare, tools({"z"}), t0);
     auto names = [&](protocol::client_profile p) {
         std::vector<std::string> out;
-        auto page = std::get<list_answer>(f.page(list_kind::tools, p, std::nullopt, 7));
+        auto page =
+            std::get<gate::actors::list_answer>(f.page(list_kind::tools, p, std::nullopt, 7));
         auto result = page.result();
         for (const auto& t : result.at("tools").as_array())
             out.emplace_back(t.at("name").as_string());
@@ -231,8 +241,8 @@ TEST(federation, a_uri_listed_to_any_profile_routes_to_its_upstream) {
     f.store(1, list_kind::resources, full, json::parse(R"([{"uri":"demo://b/1"}])").as_array(), t0);
     EXPECT_TRUE(f.resource_lists_known());
     auto r = f.resolve("resources/read", json::object{{"uri", "demo://a/1"}});
-    ASSERT_TRUE(std::holds_alternative<route>(r));
-    EXPECT_EQ(std::get<route>(r).upstream, 0u);
+    ASSERT_TRUE(std::holds_alternative<actors::route>(r));
+    EXPECT_EQ(std::get<actors::route>(r).upstream, 0u);
 }
 
 TEST(federation, a_tenant_is_listed_only_the_upstreams_it_sees) {
@@ -243,21 +253,21 @@ TEST(federation, a_tenant_is_listed_only_the_upstreams_it_sees) {
     acme.upstreams = std::vector<std::string>{"up-a"};
     doc->tenants.push_back(acme);
     protocol::cursor_codec::key_type key{};
-    federation f(make_snapshot(doc, 1), protocol::cursor_codec(key));
+    gate::actors::federation f(gate::actors::make_snapshot(doc, 1), protocol::cursor_codec(key));
     f.store(0, list_kind::tools, full, tools({"x"}), t0);
     f.store(1, list_kind::tools, full, tools({"y"}), t0);
-    auto names = [&](const principal* who, std::optional<std::size_t> tenant) {
+    auto names = [&](const gate::policy::principal* who, std::optional<std::size_t> tenant) {
         std::vector<std::string> out;
-        auto page =
-            std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7, who, tenant));
+        auto page = std::get<gate::actors::list_answer>(
+            f.page(list_kind::tools, full, std::nullopt, 7, who, tenant));
         auto result = page.result();
         for (const auto& t : result.at("tools").as_array())
             out.emplace_back(t.at("name").as_string());
         return out;
     };
-    principal alice{"alice", "https://idp.example", {"acme"}, {}};
-    principal ann{"ann", "https://idp.example", {"acme"}, {}};
-    principal bob{"bob", "https://idp.example", {"other"}, {}};
+    gate::policy::principal alice{"alice", "https://idp.example", {"acme"}, {}};
+    gate::policy::principal ann{"ann", "https://idp.example", {"acme"}, {}};
+    gate::policy::principal bob{"bob", "https://idp.example", {"other"}, {}};
     // Stage 2 placed alice and ann in acme (index 0), bob in none.
     EXPECT_EQ(names(&alice, 0), std::vector<std::string>{"a__x"});
     EXPECT_EQ(names(&ann, 0), std::vector<std::string>{"a__x"});
@@ -267,10 +277,11 @@ TEST(federation, a_tenant_is_listed_only_the_upstreams_it_sees) {
 
 namespace {
 // Two upstreams, "a" and "b", whose names over 20 characters are shortened.
-federation make_shortening() {
+gate::actors::federation make_shortening() {
     auto doc = std::make_shared<config::document>(*test::two_upstreams()->doc);
     doc->routing.max_name_length = 20;
-    return federation(make_snapshot(doc, 1), protocol::cursor_codec::with_random_key());
+    return gate::actors::federation(gate::actors::make_snapshot(doc, 1),
+                                    protocol::cursor_codec::with_random_key());
 }
 } // namespace
 
@@ -278,7 +289,8 @@ TEST(federation, a_short_alias_is_listed_and_routed_to_the_name_it_stands_for) {
     auto f = make_shortening();
     f.store(0, list_kind::tools, full, tools({"echo", "a_rather_long_tool_name"}), t0);
     f.store(1, list_kind::tools, full, tools({"a_rather_long_tool_name"}), t0);
-    auto page = std::get<list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
+    auto page =
+        std::get<gate::actors::list_answer>(f.page(list_kind::tools, full, std::nullopt, 7));
     auto items = json::parse(*page.items).as_array();
     ASSERT_EQ(items.size(), 3u);
     std::string alias_a(items[1].at("name").as_string());
@@ -287,7 +299,7 @@ TEST(federation, a_short_alias_is_listed_and_routed_to_the_name_it_stands_for) {
     EXPECT_NE(alias_a, alias_b); // the namespace is part of what the digest is of
     auto r =
         f.resolve("tools/call", json::object{{"name", alias_b}, {"arguments", json::object{}}});
-    auto& ok = std::get<route>(r);
+    auto& ok = std::get<actors::route>(r);
     EXPECT_EQ(ok.upstream, 1u);
     EXPECT_EQ(ok.params.at("name"), "a_rather_long_tool_name");
     EXPECT_EQ(ok.name, alias_b); // audited as the client sent it
@@ -297,22 +309,22 @@ TEST(federation, an_alias_is_reversed_only_once_the_upstreams_list_is_known) {
     auto f = make_shortening();
     auto alias = make_shortening().snapshot_ptr()->codec.client_name(0, "a_rather_long_prompt");
     auto unknown = f.resolve("prompts/get", json::object{{"name", alias}});
-    auto& err = std::get<route_error>(unknown);
+    auto& err = std::get<gate::actors::route_error>(unknown);
     EXPECT_TRUE(err.needs_name_lists);
     EXPECT_EQ(err.error, protocol::gateway_error::upstream_unreachable);
     EXPECT_NE(err.message.find("could not fetch"), std::string::npos) << err.message;
     // Known lists of another kind do not help: a prompt's alias needs the prompts list.
     f.store(0, list_kind::tools, full, tools({"a_rather_long_prompt"}), t0);
-    EXPECT_TRUE(std::holds_alternative<route_error>(
+    EXPECT_TRUE(std::holds_alternative<gate::actors::route_error>(
         f.resolve("prompts/get", json::object{{"name", alias}})));
     f.store(0, list_kind::prompts, full, tools({"a_rather_long_prompt"}), t0);
     auto r = f.resolve("prompts/get", json::object{{"name", alias}});
-    EXPECT_EQ(std::get<route>(r).params.at("name"), "a_rather_long_prompt");
+    EXPECT_EQ(std::get<actors::route>(r).params.at("name"), "a_rather_long_prompt");
     // A completion of the prompt's argument names it by the alias too.
     auto c =
         f.resolve("completion/complete",
                   json::object{{"ref", json::object{{"type", "ref/prompt"}, {"name", alias}}}});
-    EXPECT_EQ(std::get<route>(c).params.at("ref").at("name"), "a_rather_long_prompt");
+    EXPECT_EQ(std::get<actors::route>(c).params.at("ref").at("name"), "a_rather_long_prompt");
 }
 
 TEST(federation, a_name_of_the_alias_shape_that_nothing_shortens_to_is_called_as_sent) {
@@ -321,7 +333,7 @@ TEST(federation, a_name_of_the_alias_shape_that_nothing_shortens_to_is_called_as
     // 20 characters of the alias shape, and no listed name shortens to it.
     std::string lookalike = "a__abcdefgh-0123abcd";
     auto r = f.resolve("tools/call", json::object{{"name", lookalike}});
-    EXPECT_EQ(std::get<route>(r).params.at("name"), "abcdefgh-0123abcd");
+    EXPECT_EQ(std::get<actors::route>(r).params.at("name"), "abcdefgh-0123abcd");
     // The io thread's resolution leaves it to the router, which holds the lists.
     json::object params{{"name", lookalike}};
     EXPECT_FALSE(resolve_by_name(*f.snapshot_ptr(), "tools/call", params));
@@ -341,7 +353,7 @@ TEST(federation, two_names_that_shorten_to_one_alias_are_refused_by_it) {
     ASSERT_EQ(alias.size(), 20u);
     ASSERT_EQ(alias, codec.client_name(0, other));
     auto r = f.resolve("tools/call", json::object{{"name", alias}});
-    auto& err = std::get<route_error>(r);
+    auto& err = std::get<gate::actors::route_error>(r);
     EXPECT_EQ(err.error, protocol::gateway_error::unknown_namespace);
     EXPECT_NE(err.message.find("shortened name of 2 names of one upstream"), std::string::npos)
         << err.message;

@@ -28,9 +28,9 @@ struct fake_gateway final : fleet_sessions::gateway_side {
     std::shared_ptr<const federation_view> current_view() const override { return nullptr; }
 };
 
-gate::caller_ref who(std::string subject) {
-    return std::make_shared<const gate::principal>(
-        gate::principal{std::move(subject), "iss", {}, {}});
+gate::policy::caller_ref who(std::string subject) {
+    return std::make_shared<const gate::policy::principal>(
+        gate::policy::principal{std::move(subject), "iss", {}, {}});
 }
 
 redis_endpoint redis_at(std::uint16_t port) {

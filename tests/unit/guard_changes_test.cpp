@@ -10,18 +10,18 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-using state = circuit_breaker::state;
+using state = actors::circuit_breaker::state;
 
-guard_view with(state s, std::vector<bool> rotation = {true, true}) {
-    guard_view v;
+actors::guard_view with(state s, std::vector<bool> rotation = {true, true}) {
+    actors::guard_view v;
     v.breaker = s;
     v.in_rotation = std::move(rotation);
     return v;
 }
 
 TEST(GuardChanges, TellsBreakerAndRotationChangesOnly) {
-    guard_changes c;
-    auto t = guard_view::time_point(1h);
+    actors::guard_changes c;
+    auto t = actors::guard_view::time_point(1h);
     auto closed = with(state::closed);
     c.note(nullptr, closed, t); // the first view changes nothing
     auto same = closed;
@@ -35,44 +35,44 @@ TEST(GuardChanges, TellsBreakerAndRotationChangesOnly) {
     c.note(&ejected, half, t + 3s);
     auto list = c.list();
     ASSERT_EQ(list.size(), 4u);
-    EXPECT_EQ(list[0].what, guard_change::kind::breaker);
+    EXPECT_EQ(list[0].what, actors::guard_change::kind::breaker);
     EXPECT_EQ(list[0].from, 0);
     EXPECT_EQ(list[0].to, 2);
     EXPECT_EQ(list[0].at, t + 1s);
-    EXPECT_EQ(list[1].what, guard_change::kind::endpoint);
+    EXPECT_EQ(list[1].what, actors::guard_change::kind::endpoint);
     EXPECT_EQ(list[1].endpoint, 1u);
     EXPECT_EQ(list[1].to, 0);
     EXPECT_EQ(list[2].to, 1); // half-open
-    EXPECT_EQ(list[3].what, guard_change::kind::endpoint);
+    EXPECT_EQ(list[3].what, actors::guard_change::kind::endpoint);
     EXPECT_EQ(list[3].to, 1); // back in rotation
 }
 
 TEST(GuardChanges, KeepsTheLatestInAFixedRing) {
-    guard_changes c;
+    actors::guard_changes c;
     auto closed = with(state::closed);
     auto open = with(state::open);
-    auto t = guard_view::time_point(1h);
+    auto t = actors::guard_view::time_point(1h);
     for (int i = 0; i < 100; ++i) {
         c.note(&closed, open, t + std::chrono::seconds(2 * i));
         c.note(&open, closed, t + std::chrono::seconds(2 * i + 1));
     }
     auto list = c.list();
-    ASSERT_EQ(list.size(), guard_changes::kept);
+    ASSERT_EQ(list.size(), actors::guard_changes::kept);
     EXPECT_EQ(list.back().at, t + 199s); // the newest last
-    EXPECT_EQ(list.front().at, t + std::chrono::seconds(200 - guard_changes::kept));
+    EXPECT_EQ(list.front().at, t + std::chrono::seconds(200 - actors::guard_changes::kept));
 }
 
 TEST(GuardChanges, TheBoardNotesWhatItsActorsPublishAndAGivingUp) {
     config::upstream cfg;
     cfg.id = "alpha";
     cfg.urls = {"http://a/mcp"};
-    guard_board board(cfg);
+    actors::guard_board board(cfg);
     test::publish_view(board, with(state::open, {true}));
     board.give_up();
     auto list = board.changes();
     ASSERT_EQ(list.size(), 2u);
-    EXPECT_EQ(list[0].what, guard_change::kind::breaker);
-    EXPECT_EQ(list[1].what, guard_change::kind::given_up);
+    EXPECT_EQ(list[0].what, actors::guard_change::kind::breaker);
+    EXPECT_EQ(list[1].what, actors::guard_change::kind::given_up);
 }
 
 } // namespace

@@ -27,7 +27,7 @@ std::string header(const http_reply& r, std::string_view name) {
 }
 
 struct rig {
-    std::shared_ptr<const snapshot> snap = test::two_upstreams(); // http://127.0.0.1:1/mcp
+    std::shared_ptr<const actors::snapshot> snap = test::two_upstreams(); // http://127.0.0.1:1/mcp
     std::map<std::string, std::variant<icon_answer, std::string>> answers;
     std::vector<std::string> fetched;
     std::vector<std::string> dropped;
@@ -95,7 +95,7 @@ TEST(icon_proxy, the_origin_of_auth_resource_makes_urls_absolute) {
     rig r;
     auto doc = std::make_shared<config::document>(*r.snap->doc);
     doc->auth.resource = "https://GW.example/mcp";
-    r.snap = make_snapshot(doc, 2);
+    r.snap = actors::make_snapshot(doc, 2);
     EXPECT_EQ(r.listed(0, "http://127.0.0.1:1/i.png"),
               "https://gw.example/icons/a/" + protocol::icon_digest("http://127.0.0.1:1/i.png"));
 }
@@ -161,7 +161,7 @@ TEST(icon_proxy, an_upstream_moved_elsewhere_serves_no_old_icon) {
     auto path = r.listed(0, "http://127.0.0.1:1/i.png");
     auto doc = std::make_shared<config::document>(*r.snap->doc);
     doc->upstreams[0].urls = {"http://10.0.0.9:1/mcp"};
-    r.snap = make_snapshot(doc, 2);
+    r.snap = actors::make_snapshot(doc, 2);
     EXPECT_EQ(r.get(path).status, status::not_found);
     EXPECT_TRUE(r.fetched.empty());
 }
@@ -171,7 +171,7 @@ TEST(icon_proxy, passthrough_rewrites_nothing) {
     auto doc = std::make_shared<config::document>(*r.snap->doc);
     doc->upstreams.resize(1);
     doc->upstreams[0].namespace_.reset();
-    r.snap = make_snapshot(doc, 2);
+    r.snap = actors::make_snapshot(doc, 2);
     EXPECT_EQ(r.listed(0, "http://127.0.0.2:9/i.png"), "http://127.0.0.2:9/i.png");
     EXPECT_TRUE(r.dropped.empty());
 }
@@ -223,12 +223,12 @@ TEST(icon_proxy, a_digest_never_listed_here_is_learnt_once_per_interval) {
     r.answers["http://127.0.0.1:1/i.png"] = icon_answer{200, png};
     int learnt = 0;
     // What another instance listed: this one learns it by listing (here: rewriting) itself.
-    r.proxy->learn_through(
-        [&](std::shared_ptr<const snapshot>, std::size_t upstream) -> asio::awaitable<void> {
-            ++learnt;
-            r.listed(upstream, "http://127.0.0.1:1/i.png");
-            co_return;
-        });
+    r.proxy->learn_through([&](std::shared_ptr<const actors::snapshot>,
+                               std::size_t upstream) -> asio::awaitable<void> {
+        ++learnt;
+        r.listed(upstream, "http://127.0.0.1:1/i.png");
+        co_return;
+    });
     auto path = "/icons/b/" + protocol::icon_digest("http://127.0.0.1:1/i.png");
     EXPECT_EQ(r.get(path).status, status::ok);
     EXPECT_EQ(learnt, 1);

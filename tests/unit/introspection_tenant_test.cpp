@@ -24,7 +24,7 @@ TEST(IntrospectionPerTenant, AnUpstreamTheTenantDoesNotSeeIsLeftOutWhole) {
     boost::json::object health{
         {"upstreams", boost::json::array{{{"id", "alpha"}, {"status", "up"}},
                                          {{"id", "beta"}, {"status", "up"}}}}};
-    caller_ref viewer;
+    policy::caller_ref viewer;
     std::optional<std::string> tenant = "acme";
     federation_facts facts{*loaded.doc, 1, health, nullptr, false, false, viewer, tenant};
     facts.sees = [](std::string_view id) { return id == "alpha"; };

@@ -8,7 +8,7 @@ using gate::transport::keeper_batch;
 
 namespace {
 
-template <class T> const T& as(const bridge_event& e) {
+template <class T> const T& as(const gate::actors::bridge_event& e) {
     return std::get<T>(e);
 }
 
@@ -30,8 +30,8 @@ TEST(keeper_batch, a_call_that_starts_and_ends_in_one_batch_is_its_sessions_use)
     EXPECT_FALSE(c.running());
     auto events = b.take();
     ASSERT_EQ(events.size(), 1u);
-    EXPECT_EQ(as<bridge_used>(events[0]).session, "s1");
-    EXPECT_EQ(as<bridge_used>(events[0]).upstream, "a");
+    EXPECT_EQ(as<gate::actors::bridge_used>(events[0]).session, "s1");
+    EXPECT_EQ(as<gate::actors::bridge_used>(events[0]).upstream, "a");
     EXPECT_TRUE(b.empty());
     EXPECT_TRUE(b.take().empty());
 }
@@ -45,11 +45,11 @@ TEST(keeper_batch, many_calls_of_one_session_are_one_use_per_upstream) {
         b.started(c, session, id, i % 2 ? a : other, i);
         b.ended(c);
     }
-    b.add(bridge_used{"s1", "a"});
+    b.add(actors::bridge_used{"s1", "a"});
     auto events = b.take();
     ASSERT_EQ(events.size(), 2u);
-    EXPECT_EQ(as<bridge_used>(events[0]).upstream, "b");
-    EXPECT_EQ(as<bridge_used>(events[1]).upstream, "a");
+    EXPECT_EQ(as<gate::actors::bridge_used>(events[0]).upstream, "b");
+    EXPECT_EQ(as<gate::actors::bridge_used>(events[1]).upstream, "a");
 }
 
 TEST(keeper_batch, a_call_still_open_at_the_flush_reaches_the_keeper_whole) {
@@ -59,16 +59,16 @@ TEST(keeper_batch, a_call_still_open_at_the_flush_reaches_the_keeper_whole) {
     b.started(c, n.session, n.client_id, n.upstream, 7);
     auto first = b.take();
     ASSERT_EQ(first.size(), 1u);
-    EXPECT_EQ(as<bridge_call_started>(first[0]).client_id, "1");
-    EXPECT_EQ(as<bridge_call_started>(first[0]).upstream, "a");
-    EXPECT_EQ(as<bridge_call_started>(first[0]).upstream_id, boost::json::value(7));
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(first[0]).client_id, "1");
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(first[0]).upstream, "a");
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(first[0]).upstream_id, boost::json::value(7));
     EXPECT_TRUE(b.empty()); // told once
     EXPECT_TRUE(b.take().empty());
     b.ended(c); // the keeper holds its start: the end must follow
     auto second = b.take();
     ASSERT_EQ(second.size(), 1u);
-    EXPECT_EQ(as<bridge_call_ended>(second[0]).session, "s1");
-    EXPECT_EQ(as<bridge_call_ended>(second[0]).client_id, "1");
+    EXPECT_EQ(as<gate::actors::bridge_call_ended>(second[0]).session, "s1");
+    EXPECT_EQ(as<gate::actors::bridge_call_ended>(second[0]).client_id, "1");
 }
 
 TEST(keeper_batch, a_call_sent_again_under_a_new_id_is_told_the_new_one) {
@@ -79,11 +79,11 @@ TEST(keeper_batch, a_call_sent_again_under_a_new_id_is_told_the_new_one) {
     b.started(c, n.session, n.client_id, n.upstream, 8); // before any flush: only the last
     auto first = b.take();
     ASSERT_EQ(first.size(), 1u);
-    EXPECT_EQ(as<bridge_call_started>(first[0]).upstream_id, boost::json::value(8));
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(first[0]).upstream_id, boost::json::value(8));
     b.started(c, n.session, n.client_id, n.upstream, 9); // after: the keeper learns it
     auto second = b.take();
     ASSERT_EQ(second.size(), 1u);
-    EXPECT_EQ(as<bridge_call_started>(second[0]).upstream_id, boost::json::value(9));
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(second[0]).upstream_id, boost::json::value(9));
 }
 
 TEST(keeper_batch, calls_of_different_sessions_are_not_confused) {
@@ -95,27 +95,28 @@ TEST(keeper_batch, calls_of_different_sessions_are_not_confused) {
     b.ended(c2);
     auto events = b.take();
     ASSERT_EQ(events.size(), 2u);
-    EXPECT_EQ(as<bridge_used>(events[0]).session, "s2");
-    EXPECT_EQ(as<bridge_call_started>(events[1]).session, "s1"); // still open
-    EXPECT_EQ(as<bridge_call_started>(events[1]).upstream_id, boost::json::value(1));
+    EXPECT_EQ(as<gate::actors::bridge_used>(events[0]).session, "s2");
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(events[1]).session, "s1"); // still open
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(events[1]).upstream_id, boost::json::value(1));
 }
 
 TEST(keeper_batch, nothing_is_folded_across_a_session_ending) {
     keeper_batch b;
     call_names n{"s1", "1", "a"};
-    b.add(bridge_used{"s1", "a"});
+    b.add(actors::bridge_used{"s1", "a"});
     keeper_batch::open_call c;
     b.started(c, n.session, n.client_id, n.upstream, 7);
-    b.add(bridge_session_ended{"s1"});
+    b.add(actors::bridge_session_ended{"s1"});
     b.ended(c);
-    b.add(bridge_used{"s1", "a"});
+    b.add(actors::bridge_used{"s1", "a"});
     auto events = b.take();
     ASSERT_EQ(events.size(), 5u);
-    EXPECT_TRUE(std::holds_alternative<bridge_used>(events[0]));
-    EXPECT_TRUE(std::holds_alternative<bridge_call_started>(events[1])); // before the end
-    EXPECT_TRUE(std::holds_alternative<bridge_session_ended>(events[2]));
-    EXPECT_TRUE(std::holds_alternative<bridge_call_ended>(events[3]));
-    EXPECT_TRUE(std::holds_alternative<bridge_used>(events[4]));
+    EXPECT_TRUE(std::holds_alternative<gate::actors::bridge_used>(events[0]));
+    EXPECT_TRUE(
+        std::holds_alternative<gate::actors::bridge_call_started>(events[1])); // before the end
+    EXPECT_TRUE(std::holds_alternative<gate::actors::bridge_session_ended>(events[2]));
+    EXPECT_TRUE(std::holds_alternative<gate::actors::bridge_call_ended>(events[3]));
+    EXPECT_TRUE(std::holds_alternative<gate::actors::bridge_used>(events[4]));
 }
 
 TEST(keeper_batch, a_call_that_ends_without_a_word_leaves_nothing_behind) {
@@ -131,10 +132,10 @@ TEST(keeper_batch, a_call_that_ends_without_a_word_leaves_nothing_behind) {
     b.ended(c1);
     auto events = b.take();
     ASSERT_EQ(events.size(), 2u);
-    EXPECT_EQ(as<bridge_used>(events[0]).session, "s1");
-    EXPECT_EQ(as<bridge_call_started>(events[1]).client_id, "3");
+    EXPECT_EQ(as<gate::actors::bridge_used>(events[0]).session, "s1");
+    EXPECT_EQ(as<gate::actors::bridge_call_started>(events[1]).client_id, "3");
     b.ended(c3);
-    EXPECT_EQ(as<bridge_call_ended>(b.take().at(0)).client_id, "3");
+    EXPECT_EQ(as<gate::actors::bridge_call_ended>(b.take().at(0)).client_id, "3");
     EXPECT_TRUE(b.empty());
 }
 

@@ -23,7 +23,7 @@ using protocol::list_kind;
 
 // Answers as told and keeps what it was handed.
 struct fake_list_services final : list_router, list_fetcher, list_sharing, upstream_counts {
-    boost::asio::awaitable<void> fill_from_fleet(list_kind, list_plan&,
+    boost::asio::awaitable<void> fill_from_fleet(list_kind, actors::list_plan&,
                                                  const request_context&) override {
         co_return;
     }
@@ -44,18 +44,18 @@ struct fake_list_services final : list_router, list_fetcher, list_sharing, upstr
         std::vector<std::string> written;
     };
     std::vector<made_share> shared;
-    const list_plan* completed_plan = nullptr;
-    std::vector<fetched_list> completed;
+    const actors::list_plan* completed_plan = nullptr;
+    std::vector<actors::fetched_list> completed;
     std::optional<std::string> cursor;
     // What it answers.
-    std::optional<list_plan> planned;
+    std::optional<actors::list_plan> planned;
     // By upstream; else one tool named after the upstream.
     std::map<std::size_t, std::variant<json::array, upstream_failure>> lists;
-    list_page page =
-        list_answer{list_kind::tools, std::make_shared<const std::string>("[]"), std::nullopt, 0};
+    list_page page = actors::list_answer{
+        list_kind::tools, std::make_shared<const std::string>("[]"), std::nullopt, 0};
 
-    boost::asio::awaitable<std::optional<list_plan>> plan(list_kind kind,
-                                                          request_context&) override {
+    boost::asio::awaitable<std::optional<actors::list_plan>> plan(list_kind kind,
+                                                                  request_context&) override {
         asked.push_back("plan " + std::string(protocol::traits(kind).method));
         co_await test::suspend_once();
         co_return planned;
@@ -88,8 +88,8 @@ struct fake_list_services final : list_router, list_fetcher, list_sharing, upstr
         asked.push_back("share " + upstream.config().id);
         shared.push_back({kind, &upstream, items, written});
     }
-    boost::asio::awaitable<list_page> complete(list_kind, const list_plan& p,
-                                               std::vector<fetched_list> fetched,
+    boost::asio::awaitable<list_page> complete(list_kind, const actors::list_plan& p,
+                                               std::vector<actors::fetched_list> fetched,
                                                std::optional<std::string> c,
                                                request_context&) override {
         asked.push_back("complete");
@@ -120,17 +120,18 @@ struct list_method_calls : test::stage_rig {
     fake_list_services services;
     list_methods lists{{services, services, services, services}};
 
-    list_plan plan_of(std::vector<std::size_t> fetch) const {
-        return list_plan{ctx.view->snap, std::move(fetch)};
+    actors::list_plan plan_of(std::vector<std::size_t> fetch) const {
+        return actors::list_plan{ctx.view->snap, std::move(fetch)};
     }
     list_methods::ticket ticket_at(std::size_t upstream) {
         guards.push_back(std::make_unique<upstream_guards>(doc->upstreams[upstream]));
         return std::make_shared<upstream_client::guard_ticket>(*guards.back());
     }
-    std::vector<fetched_list> fetch(const list_plan& plan, std::vector<list_methods::ticket> t) {
+    std::vector<actors::fetched_list> fetch(const actors::list_plan& plan,
+                                            std::vector<list_methods::ticket> t) {
         return finish(lists.fetch_lists(list_kind::tools, plan, std::move(t), ctx));
     }
-    json::object complete(const list_plan& plan, std::vector<fetched_list> fetched,
+    json::object complete(const actors::list_plan& plan, std::vector<actors::fetched_list> fetched,
                           json::object params = {}) {
         ctx.message.id = 7;
         return finish(lists.complete_list(list_kind::tools, plan, std::move(fetched),
@@ -318,14 +319,14 @@ TEST_F(list_method_calls, a_router_that_does_not_answer_is_an_internal_error) {
 
 TEST_F(list_method_calls, a_routers_refusal_is_answered_with_its_row) {
     services.page =
-        route_error{protocol::gateway_error::expired_cursor, "expired cursor: restart", ""};
+        actors::route_error{protocol::gateway_error::expired_cursor, "expired cursor: restart", ""};
     auto answer = complete(plan_of({0, 1}), {{0, json::array{}}, {1, json::array{}}});
     EXPECT_EQ(code_of(answer), ec::invalid_params);
     EXPECT_EQ(ctx.audit.error, "expired cursor: restart");
 }
 
 TEST_F(list_method_calls, a_page_goes_on_the_wire_as_the_router_cut_it) {
-    services.page = list_answer{
+    services.page = actors::list_answer{
         list_kind::tools, std::make_shared<const std::string>(R"([{"name":"a__x"}])"), "next-2", 1};
     auto answer = complete(plan_of({0, 1}), {{0, json::array{}}, {1, json::array{}}});
     EXPECT_EQ(answer, json::parse(R"({"jsonrpc":"2.0","id":7,"result":{}})"))
@@ -337,9 +338,10 @@ TEST_F(list_method_calls, a_page_goes_on_the_wire_as_the_router_cut_it) {
 }
 
 TEST_F(list_method_calls, a_list_response_carries_the_clients_id) {
-    auto answer = list_response(
-        list_answer{list_kind::prompts, std::make_shared<const std::string>("[]"), std::nullopt, 0},
-        "r-1", ctx);
+    auto answer = list_response(actors::list_answer{list_kind::prompts,
+                                                    std::make_shared<const std::string>("[]"),
+                                                    std::nullopt, 0},
+                                "r-1", ctx);
     EXPECT_EQ(answer.at("id"), "r-1");
     EXPECT_EQ(ctx.answer.verbatim, R"({"jsonrpc":"2.0","id":"r-1","result":{"prompts":[]}})");
     EXPECT_EQ(ctx.audit.items_served, 0);

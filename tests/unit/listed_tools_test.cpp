@@ -92,13 +92,15 @@ TEST(listed_tools, hints_are_as_the_last_list_declared_them_and_mcp_defaults_oth
 // The gateway's side as a fleet of one other instance that saw `first` of each tool first:
 // its pins are the store's, agreed before any judgement.
 struct fleet_watch final : definition_watch {
-    pin_mode mode = pin_mode::block;
+    policy::pin_mode mode = policy::pin_mode::block;
     std::map<std::string, std::string> first; // the store's pins
     std::vector<std::string> agreed;          // the tools asked of the store, in order
-    definition_pins pins;
-    pin_mode mode_of(const config::upstream&) const override { return mode; }
-    std::optional<definition_change> judge(const std::string& upstream, const std::string& tool,
-                                           const std::string& digest, pin_mode) override {
+    policy::definition_pins pins;
+    policy::pin_mode mode_of(const config::upstream&) const override { return mode; }
+    std::optional<policy::definition_change> judge(const std::string& upstream,
+                                                   const std::string& tool,
+                                                   const std::string& digest,
+                                                   policy::pin_mode) override {
         return pins.judge(upstream, tool, digest);
     }
     boost::asio::awaitable<void> agree(const std::string& upstream,
@@ -144,7 +146,7 @@ TEST(listed_tools, a_tool_another_instance_pinned_first_is_withheld_when_it_diff
     // Under warn the same change is served.
     auto again = json::parse(R"([{"name":"echo","description":"v2"}])").as_array();
     std::vector<std::string> one{"echo-text"};
-    watch.mode = pin_mode::warn;
+    watch.mode = policy::pin_mode::warn;
     withhold(known, again, one, watch);
     EXPECT_EQ(again.size(), 1u);
     EXPECT_EQ(known.withheld("echo"), nullptr);

@@ -50,8 +50,8 @@ struct fake_listen_services final : view_source, pipeline::request_exit, test::q
 // Routes nothing: the paths tested here do not route.
 struct no_routes final : route_resolver, client_profiles {
     int asked = 0;
-    boost::asio::awaitable<std::optional<routed>> resolve(request_context&, const std::string&,
-                                                          const json::object&) override {
+    boost::asio::awaitable<std::optional<actors::routed>>
+    resolve(request_context&, const std::string&, const json::object&) override {
         ++asked;
         co_return std::nullopt;
     }
@@ -60,14 +60,14 @@ struct no_routes final : route_resolver, client_profiles {
     }
 };
 struct no_lists final : list_router, list_fetcher, list_sharing, upstream_counts {
-    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind, list_plan&,
+    boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind, actors::list_plan&,
                                                  const request_context&) override {
         co_return;
     }
     void drop_shared_lists(const upstream_client&) override {}
     int asked = 0;
-    boost::asio::awaitable<std::optional<list_plan>> plan(protocol::list_kind,
-                                                          request_context&) override {
+    boost::asio::awaitable<std::optional<actors::list_plan>> plan(protocol::list_kind,
+                                                                  request_context&) override {
         ++asked;
         co_return std::nullopt;
     }
@@ -83,8 +83,8 @@ struct no_lists final : list_router, list_fetcher, list_sharing, upstream_counts
                     const json::array&, const std::vector<std::string>&) override {
         ++asked;
     }
-    boost::asio::awaitable<list_page> complete(protocol::list_kind, const list_plan&,
-                                               std::vector<fetched_list>,
+    boost::asio::awaitable<list_page> complete(protocol::list_kind, const actors::list_plan&,
+                                               std::vector<actors::fetched_list>,
                                                std::optional<std::string>,
                                                request_context&) override {
         ++asked;
@@ -95,9 +95,9 @@ struct no_lists final : list_router, list_fetcher, list_sharing, upstream_counts
 // Knows no task: the paths tested here hold none.
 struct no_tasks final : task_records, invocation_charges, task_upstreams, task_pages {
     hook_asker* decision_hook() { return nullptr; }
-    boost::asio::awaitable<std::optional<task_owner>> find(const std::string&,
-                                                           std::uint64_t) override {
-        co_return task_owner{};
+    boost::asio::awaitable<std::optional<actors::task_owner>> find(const std::string&,
+                                                                   std::uint64_t) override {
+        co_return actors::task_owner{};
     }
     void pin(const std::string&, std::uint64_t, const std::string&) override {}
     void locate(const std::string&, const std::string&) override {}
@@ -107,8 +107,8 @@ struct no_tasks final : task_records, invocation_charges, task_upstreams, task_p
     boost::asio::awaitable<void> put_fleet_record(const std::string&, std::string) override {
         co_return;
     }
-    boost::asio::awaitable<std::optional<budget_ledger::exhausted>> charge(const request_context&,
-                                                                           std::size_t) override {
+    boost::asio::awaitable<std::optional<actors::budget_ledger::exhausted>>
+    charge(const request_context&, std::size_t) override {
         co_return std::nullopt;
     }
     boost::asio::awaitable<upstream_reply>
@@ -154,7 +154,7 @@ struct listen_methods_rig : test::stage_rig {
         test::settle(io);
     }
     json::object at_a(const std::string& method, const std::string& uri) {
-        route target{0, json::object{{"uri", uri}}, uri};
+        actors::route target{0, json::object{{"uri", uri}}, uri};
         return test::run(io,
                          methods.subscribe_at_modern_upstream(method, json::value(9), target, ctx));
     }

@@ -1,9 +1,9 @@
 // The policy beyond grants: deny entries that win, conditions on a call's arguments and on a
 // tool's annotations, scopes as subjects with the step-up they call for, and lists that show
 // what some call may be allowed.
-#include "actors/policy/policy_engine.hpp"
-#include "actors/policy/policy_memo.hpp"
-#include "actors/policy/subjects_select.hpp"
+#include "policy/policy_engine.hpp"
+#include "policy/policy_memo.hpp"
+#include "policy/subjects_select.hpp"
 #include "protocol/oauth_scope.hpp"
 
 #include <boost/json/parse.hpp>
@@ -45,19 +45,19 @@ config::rule rule(std::string id, std::vector<config::grant> allow,
     return r;
 }
 
-policy_engine engine(std::vector<config::rule> rules, std::string fallback = "deny") {
+gate::policy::policy_engine engine(std::vector<config::rule> rules, std::string fallback = "deny") {
     config::policy p;
     p.default_decision = std::move(fallback);
     p.rules = std::move(rules);
-    return policy_engine(p);
+    return gate::policy::policy_engine(p);
 }
 
-principal with_scope(std::string scope) {
+gate::policy::principal with_scope(std::string scope) {
     return {"alice", "https://idp", {}, json::object{{"scope", std::move(scope)}}};
 }
 
-invocation tool(std::string_view name, const json::object* args = nullptr) {
-    invocation what{"a", call, name, name};
+gate::policy::invocation tool(std::string_view name, const json::object* args = nullptr) {
+    gate::policy::invocation what{"a", call, name, name};
     what.arguments = args;
     what.hints = protocol::tool_hints{};
     return what;
@@ -70,11 +70,11 @@ TEST(PolicyDepth, ADenyEntryWinsOverEveryAllowWhateverTheOrder) {
     auto d = e.decide(nullptr, tool("delete_all"));
     EXPECT_FALSE(d.allowed);
     EXPECT_EQ(d.rule_id, "no-delete");
-    EXPECT_EQ(d.by, decided_by::deny_entry);
+    EXPECT_EQ(d.by, gate::policy::decided_by::deny_entry);
     // A denylist: allow by default, refuse what a rule names; `*` is every upstream.
     auto list = engine({rule("nowhere", {}, {on("*", {}, {"rm"})})}, "allow");
     EXPECT_FALSE(list.decide(nullptr, tool("rm")).allowed);
-    invocation elsewhere{"b", call, "rm", "b__rm"};
+    gate::policy::invocation elsewhere{"b", call, "rm", "b__rm"};
     EXPECT_FALSE(list.decide(nullptr, elsewhere).allowed);
     EXPECT_TRUE(list.decide(nullptr, tool("ls")).allowed);
     // A deny applies to the principals its rule selects only.
@@ -117,7 +117,9 @@ TEST(PolicyDepth, ArgumentConditionsTestTheValueAtTheirPointer) {
 
 TEST(PolicyDepth, PointersFollowRfc6901) {
     auto args = json::parse(R"({"a/b":{"m~n":[1,{"x":true}]},"":7,"list":[0,1]})").as_object();
-    auto value = [&](std::vector<std::string> tokens) { return value_at(args, tokens); };
+    auto value = [&](std::vector<std::string> tokens) {
+        return gate::policy::value_at(args, tokens);
+    };
     ASSERT_NE(value({"a/b", "m~n", "1", "x"}), nullptr);
     EXPECT_TRUE(value({"a/b", "m~n", "1", "x"})->as_bool());
     EXPECT_EQ(value({""})->as_int64(), 7);
@@ -128,17 +130,17 @@ TEST(PolicyDepth, PointersFollowRfc6901) {
     // Escapes in the configured pointer: ~1 is '/', ~0 is '~'.
     auto c = at("/a~1b/m~0n/1/x");
     c.equals = true;
-    EXPECT_TRUE(argument_match(c).holds(&args));
+    EXPECT_TRUE(gate::policy::argument_match(c).holds(&args));
     auto absent = at("/nothing");
     absent.present = false;
-    EXPECT_TRUE(argument_match(absent).holds(&args));
-    EXPECT_TRUE(argument_match(absent).holds(nullptr));
+    EXPECT_TRUE(gate::policy::argument_match(absent).holds(&args));
+    EXPECT_TRUE(gate::policy::argument_match(absent).holds(nullptr));
 }
 
 TEST(PolicyDepth, APatternCostsLinearTimeOnHostileInput) {
     auto c = at("/q");
     c.pattern = "(a+)+$"; // catastrophic for a backtracking matcher
-    argument_match m(c);
+    gate::policy::argument_match m(c);
     json::object args{{"q", std::string(100000, 'a') + "!"}};
     EXPECT_FALSE(m.holds(&args));
 }
@@ -164,9 +166,9 @@ TEST(PolicyDepth, AnnotationConditionsReadTheToolsHintsWithMcpDefaults) {
     EXPECT_FALSE(d.allowed);
     EXPECT_EQ(d.rule_id, "no-destroy");
     // What is no tool has no annotations: an annotation entry does not cover it.
-    invocation prompt{"a", get, "p", "a__p"};
+    gate::policy::invocation prompt{"a", get, "p", "a__p"};
     EXPECT_FALSE(e.decide(nullptr, prompt).allowed);
-    EXPECT_EQ(e.decide(nullptr, prompt).by, decided_by::default_decision);
+    EXPECT_EQ(e.decide(nullptr, prompt).by, gate::policy::decided_by::default_decision);
     EXPECT_TRUE(e.reads_annotations_of("a"));
     EXPECT_TRUE(e.reads_annotations_of("zzz")); // the deny's `*`
 }
@@ -182,7 +184,7 @@ TEST(PolicyDepth, ListsShowWhatSomeCallMayBeAllowed) {
     guarded.arguments = {no_root};
     auto e =
         engine({rule("w", {limited, on("a", {"tools/call"}, {"exec"})}), rule("x", {}, {guarded})});
-    invocation listing = tool("write");
+    gate::policy::invocation listing = tool("write");
     listing.listing = true;
     EXPECT_TRUE(e.decide(nullptr, listing).allowed); // some paths may be written
     listing = tool("exec");
@@ -207,7 +209,7 @@ TEST(PolicyDepth, AMissingScopeIsAStepUpNamingTheRulesScopes) {
     auto writer = with_scope("files:read files:write");
     EXPECT_TRUE(e.decide(&writer, tool("write")).allowed);
     // `scp` as a list counts too.
-    principal listed{
+    gate::policy::principal listed{
         "bob", "i", {}, json::object{{"scp", json::array{"files:write", "files:read"}}}};
     EXPECT_TRUE(e.decide(&listed, tool("write")).allowed);
     // Nothing more scopes would grant: a plain denial. An anonymous caller has no token.
@@ -238,8 +240,8 @@ TEST(PolicyDepth, TheMemoNeverRemembersADecisionOnArguments) {
     c.max = 5;
     auto g = on("a", {"tools/call"});
     g.arguments = {c};
-    auto shared = std::make_shared<const policy_engine>(engine({rule("small", {g})}));
-    policy_memo memo;
+    auto shared = std::make_shared<const gate::policy::policy_engine>(engine({rule("small", {g})}));
+    gate::policy::policy_memo memo;
     json::object small{{"n", 3}}, big{{"n", 9}};
     EXPECT_TRUE(memo.decide(shared, nullptr, tool("t", &small)).allowed);
     EXPECT_FALSE(memo.decide(shared, nullptr, tool("t", &big)).allowed);
@@ -247,7 +249,7 @@ TEST(PolicyDepth, TheMemoNeverRemembersADecisionOnArguments) {
     // Annotations are in the key: another tool state is decided afresh.
     auto ro = on("a");
     ro.annotations = {{"readOnlyHint", true}};
-    auto by_hint = std::make_shared<const policy_engine>(engine({rule("ro", {ro})}));
+    auto by_hint = std::make_shared<const gate::policy::policy_engine>(engine({rule("ro", {ro})}));
     auto yes = tool("t");
     yes.hints->set |= protocol::tool_hints::read_only;
     EXPECT_TRUE(memo.decide(by_hint, nullptr, yes).allowed);
@@ -298,7 +300,7 @@ TEST(PolicyDepth, ADenyFailsClosedOnAValueOfAnotherKindAGrantDoesNot) {
 TEST(PolicyDepth, IntegersCompareExactly) {
     auto id = at("/id");
     id.equals = 9007199254740992.0; // 2^53
-    argument_match m(id);
+    gate::policy::argument_match m(id);
     json::object same{{"id", std::int64_t{9007199254740992}}};
     json::object next{{"id", std::int64_t{9007199254740993}}};
     EXPECT_TRUE(m.holds(&same));
@@ -306,21 +308,22 @@ TEST(PolicyDepth, IntegersCompareExactly) {
     auto bound = at("/n");
     bound.max = 9007199254740992.0;
     json::object over{{"n", std::uint64_t{9007199254740993ull}}};
-    EXPECT_FALSE(argument_match(bound).holds(&over));
+    EXPECT_FALSE(gate::policy::argument_match(bound).holds(&over));
 }
 
 TEST(PolicyDepth, RulesSeeBothSpellingsOfAShortenedName) {
     auto e = engine({rule("all", {on("a")}),
                      rule("no-long", {}, {on("a", {"tools/call"}, {"a__very_long_*"})})});
-    invocation by_alias{"a", call, "very_long_tool_name", "a__very_l-0123abcd"};
+    gate::policy::invocation by_alias{"a", call, "very_long_tool_name", "a__very_l-0123abcd"};
     EXPECT_TRUE(e.decide(nullptr, by_alias).allowed); // the rule names the full spelling
     by_alias.other_name = "a__very_long_tool_name";
     EXPECT_FALSE(e.decide(nullptr, by_alias).allowed);
 }
 
 TEST(PolicyDepth, TheMemoDoesNotKeepLongNames) {
-    auto shared = std::make_shared<const policy_engine>(engine({rule("all", {on("a")})}));
-    policy_memo memo;
+    auto shared =
+        std::make_shared<const gate::policy::policy_engine>(engine({rule("all", {on("a")})}));
+    gate::policy::policy_memo memo;
     std::string long_name(600, 'x');
     EXPECT_TRUE(memo.decide(shared, nullptr, tool(long_name)).allowed);
     EXPECT_EQ(memo.size(), 0u);
@@ -329,7 +332,8 @@ TEST(PolicyDepth, TheMemoDoesNotKeepLongNames) {
 }
 
 TEST(PolicyDepth, HeldScopesAreTheTokensInOrderOnce) {
-    principal p{"a", "i", {}, json::object{{"scope", "b a b"}, {"scp", json::array{"c", "a"}}}};
+    gate::policy::principal p{
+        "a", "i", {}, json::object{{"scope", "b a b"}, {"scp", json::array{"c", "a"}}}};
     EXPECT_EQ(held_scopes(p), (std::vector<std::string>{"b", "a", "c"}));
     EXPECT_TRUE(protocol::is_scope_token("files:write"));
     EXPECT_FALSE(protocol::is_scope_token("a\"b"));

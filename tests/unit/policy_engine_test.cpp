@@ -1,5 +1,5 @@
 // The policy engine: deny by default, subjects, grants, globs, and the rule named.
-#include "actors/policy/policy_engine.hpp"
+#include "policy/policy_engine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ config::grant grant(std::string server, std::vector<std::string> methods = {},
     return {std::move(server), std::move(methods), std::move(names)};
 }
 
-principal alice() {
+gate::policy::principal alice() {
     return {"alice",
             "https://idp.example",
             {"eng", "ops"},
@@ -33,15 +33,16 @@ const std::string_view subscribe[] = {"resources/subscribe", "resources/read"};
 } // namespace
 
 TEST(PolicyEngine, DeniesByDefaultAndNamesTheGrantingRule) {
-    policy_engine none(make({}));
+    gate::policy::policy_engine none(make({}));
     auto p = alice();
     auto d = none.decide(&p, {"a", call, "echo", "a__echo"});
     EXPECT_FALSE(d.allowed);
     EXPECT_FALSE(d.rule_id);
-    EXPECT_TRUE(
-        policy_engine(make({}, "allow")).decide(&p, {"a", call, "echo", "a__echo"}).allowed);
+    EXPECT_TRUE(gate::policy::policy_engine(make({}, "allow"))
+                    .decide(&p, {"a", call, "echo", "a__echo"})
+                    .allowed);
 
-    policy_engine one(make({{"r1", std::nullopt, {grant("a")}}}));
+    gate::policy::policy_engine one(make({{"r1", std::nullopt, {grant("a")}}}));
     d = one.decide(&p, {"a", call, "echo", "a__echo"});
     EXPECT_TRUE(d.allowed);
     EXPECT_EQ(d.rule_id, "r1");
@@ -53,9 +54,10 @@ TEST(PolicyEngine, DeniesByDefaultAndNamesTheGrantingRule) {
 TEST(PolicyEngine, SubjectsSelectByEveryKindTheyList) {
     auto p = alice();
     auto with = [](config::subjects s) {
-        return policy_engine(make({{"r", std::move(s), {grant("a")}}}));
+        return gate::policy::policy_engine(make({{"r", std::move(s), {grant("a")}}}));
     };
-    auto allows = [&](const policy_engine& e, const principal* who = nullptr) {
+    auto allows = [&](const gate::policy::policy_engine& e,
+                      const gate::policy::principal* who = nullptr) {
         return e.decide(who, {"a", call, "echo", "a__echo"}).allowed;
     };
     config::subjects s;
@@ -82,7 +84,7 @@ TEST(PolicyEngine, SubjectsSelectByEveryKindTheyList) {
 
 TEST(PolicyEngine, GrantsMatchServerMethodsAndNames) {
     auto p = alice();
-    policy_engine e(
+    gate::policy::policy_engine e(
         make({{"tools", std::nullopt, {grant("a", {"tools/call"}, {"get_*", "a__echo"})}},
               {"files", std::nullopt, {grant("f", {"resources/read"}, {"file:///pub/*"})}}}));
     EXPECT_TRUE(e.decide(&p, {"a", call, "get_weather", "a__get_weather"}).allowed);
@@ -96,26 +98,27 @@ TEST(PolicyEngine, GrantsMatchServerMethodsAndNames) {
 }
 
 TEST(PolicyEngine, GlobsMatchOnlyWhatTheySay) {
-    EXPECT_TRUE(glob_match("*", ""));
-    EXPECT_TRUE(glob_match("a*b*c", "axxbyyc"));
-    EXPECT_FALSE(glob_match("a*b*c", "axxbyy"));
-    EXPECT_TRUE(glob_match("*.txt", "x.txt"));
-    EXPECT_FALSE(glob_match("*.txt", "x.txt.exe"));
-    EXPECT_TRUE(glob_match("exact", "exact"));
-    EXPECT_FALSE(glob_match("exact", "exactly"));
-    EXPECT_FALSE(glob_match("", "a"));
+    EXPECT_TRUE(gate::policy::glob_match("*", ""));
+    EXPECT_TRUE(gate::policy::glob_match("a*b*c", "axxbyyc"));
+    EXPECT_FALSE(gate::policy::glob_match("a*b*c", "axxbyy"));
+    EXPECT_TRUE(gate::policy::glob_match("*.txt", "x.txt"));
+    EXPECT_FALSE(gate::policy::glob_match("*.txt", "x.txt.exe"));
+    EXPECT_TRUE(gate::policy::glob_match("exact", "exact"));
+    EXPECT_FALSE(gate::policy::glob_match("exact", "exactly"));
+    EXPECT_FALSE(gate::policy::glob_match("", "a"));
     // No pathological backtracking on long inputs.
     std::string long_text(100000, 'a');
-    EXPECT_FALSE(glob_match("*a*a*a*a*a*b", long_text));
+    EXPECT_FALSE(gate::policy::glob_match("*a*a*a*a*a*b", long_text));
 }
 
 TEST(PolicyEngine, ServerRequestsNeedTheMethodOrTheWholeServer) {
     auto p = alice();
-    policy_engine e(make({{"tools-only", std::nullopt, {grant("a", {"tools/call"}, {"get_*"})}},
-                          {"names-only", std::nullopt, {grant("n", {}, {"get_*"})}},
-                          {"sampling", std::nullopt, {grant("s", {"sampling/createMessage"})}},
-                          {"whole", std::nullopt, {grant("w")}},
-                          {"bob", config::subjects{{"bob"}, {}, {}, {}}, {grant("b")}}}));
+    gate::policy::policy_engine e(
+        make({{"tools-only", std::nullopt, {grant("a", {"tools/call"}, {"get_*"})}},
+              {"names-only", std::nullopt, {grant("n", {}, {"get_*"})}},
+              {"sampling", std::nullopt, {grant("s", {"sampling/createMessage"})}},
+              {"whole", std::nullopt, {grant("w")}},
+              {"bob", config::subjects{{"bob"}, {}, {}, {}}, {grant("b")}}}));
     // Granting items does not let the server ask the client anything.
     EXPECT_FALSE(e.decide_server_request(&p, "a", "sampling/createMessage").allowed);
     EXPECT_FALSE(e.decide_server_request(&p, "n", "roots/list").allowed);
@@ -130,13 +133,14 @@ TEST(PolicyEngine, ServerRequestsNeedTheMethodOrTheWholeServer) {
     EXPECT_FALSE(e.decide_server_request(&p, "b", "roots/list").allowed);
     EXPECT_FALSE(e.decide_server_request(nullptr, "b", "roots/list").allowed);
     EXPECT_TRUE(e.decide_server_request(nullptr, "s", "sampling/createMessage").allowed);
-    EXPECT_TRUE(
-        policy_engine(make({}, "allow")).decide_server_request(&p, "x", "roots/list").allowed);
+    EXPECT_TRUE(gate::policy::policy_engine(make({}, "allow"))
+                    .decide_server_request(&p, "x", "roots/list")
+                    .allowed);
 }
 
 TEST(PolicyEngine, TaskMethodsFollowTheCallsThatMintTasks) {
     auto p = alice();
-    policy_engine e(make({
+    gate::policy::policy_engine e(make({
         {"calls", std::nullopt, {grant("a", {"tools/call"}, {"echo"})}},
         {"reads", std::nullopt, {grant("b", {"tasks/get"})}},
         {"prompts", std::nullopt, {grant("c", {"prompts/get"})}},

@@ -1,6 +1,6 @@
 // The policy memo: the engine's decisions, remembered per invocation and keyed by exactly
 // what the decision reads.
-#include "actors/policy/policy_memo.hpp"
+#include "policy/policy_memo.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@ using namespace gate;
 
 namespace {
 
-std::shared_ptr<const policy_engine> engine_of(std::vector<config::rule> rules) {
+std::shared_ptr<const gate::policy::policy_engine> engine_of(std::vector<config::rule> rules) {
     config::policy p;
     p.rules = std::move(rules);
-    return std::make_shared<const policy_engine>(p);
+    return std::make_shared<const gate::policy::policy_engine>(p);
 }
 
 config::subjects in_group(std::string g) {
@@ -20,15 +20,15 @@ config::subjects in_group(std::string g) {
     return s;
 }
 
-principal member(std::string sub, std::vector<std::string> groups,
-                 boost::json::object claims = {}) {
+gate::policy::principal member(std::string sub, std::vector<std::string> groups,
+                               boost::json::object claims = {}) {
     return {std::move(sub), "https://idp.example", std::move(groups), std::move(claims)};
 }
 
 const std::string_view call[] = {"tools/call"};
 
 // A hundred rules, the last granting group `bench` the tools whose names start with `ec`.
-std::shared_ptr<const policy_engine> hundred_rules() {
+std::shared_ptr<const gate::policy::policy_engine> hundred_rules() {
     std::vector<config::rule> rules;
     for (int i = 0; i < 99; ++i)
         rules.push_back({"team-" + std::to_string(i),
@@ -42,7 +42,7 @@ std::shared_ptr<const policy_engine> hundred_rules() {
 
 TEST(PolicyMemo, AnswersWhatTheEngineDecidesAndRemembersIt) {
     auto engine = hundred_rules();
-    policy_memo memo;
+    gate::policy::policy_memo memo;
     auto alice = member("alice", {"bench"});
     for (int i = 0; i < 3; ++i) {
         auto d = memo.decide(engine, &alice, {"bench", call, "echo", "echo"});
@@ -60,7 +60,7 @@ TEST(PolicyMemo, AnswersWhatTheEngineDecidesAndRemembersIt) {
 
 TEST(PolicyMemo, CallersAreTheSameOnlyInWhatTheRulesRead) {
     auto engine = hundred_rules(); // reads groups only
-    policy_memo memo;
+    gate::policy::policy_memo memo;
     auto alice = member("alice", {"bench"});
     auto bob = member("bob", {"bench"}); // another subject, the same groups
     auto carol = member("carol", {"team-3"});
@@ -81,7 +81,7 @@ TEST(PolicyMemo, SubjectsIssuersAndClaimsReadByARuleTellCallersApart) {
     by_claim.claims = {{"dept", std::string("r&d")}};
     auto engine =
         engine_of({{"alice", by_sub, {{"a", {}, {}}}}, {"rd", by_claim, {{"b", {}, {}}}}});
-    policy_memo memo;
+    gate::policy::policy_memo memo;
     auto alice = member("alice", {});
     auto bob = member("bob", {});
     EXPECT_TRUE(memo.decide(engine, &alice, {"a", call, "x", "x"}).allowed);
@@ -98,7 +98,7 @@ TEST(PolicyMemo, SubjectsIssuersAndClaimsReadByARuleTellCallersApart) {
 TEST(PolicyMemo, KeyPartsNeverRunTogether) {
     // "ab" + "c" and "a" + "bc" are different invocations.
     auto engine = engine_of({{"r", std::nullopt, {{"s", {}, {"ab"}}}}});
-    policy_memo memo;
+    gate::policy::policy_memo memo;
     EXPECT_TRUE(memo.decide(engine, nullptr, {"s", call, "ab", "c"}).allowed);
     EXPECT_FALSE(memo.decide(engine, nullptr, {"s", call, "a", "bc"}).allowed);
 }
@@ -113,7 +113,7 @@ TEST(PolicyMemo, GroupListsNeverRunTogether) {
     for (int i = 0; i < 10; ++i)
         eleven.push_back("yyyyyyyy");
     auto engine = engine_of({{"xs", in_group(std::string(22, 'x')), {{"s", {}, {}}}}});
-    policy_memo memo;
+    gate::policy::policy_memo memo;
     auto many = member("bob", eleven);
     auto one = member("bob", {std::string(22, 'x') + tail});
     EXPECT_TRUE(memo.decide(engine, &many, {"s", call, "x", "x"}).allowed);
@@ -123,7 +123,7 @@ TEST(PolicyMemo, GroupListsNeverRunTogether) {
 TEST(PolicyMemo, ANewEngineForgetsTheOldDecisions) {
     auto before = engine_of({{"all", std::nullopt, {{"s", {}, {}}}}});
     auto after = engine_of({});
-    policy_memo memo;
+    gate::policy::policy_memo memo;
     EXPECT_TRUE(memo.decide(before, nullptr, {"s", call, "x", "x"}).allowed);
     EXPECT_FALSE(memo.decide(after, nullptr, {"s", call, "x", "x"}).allowed); // a reload
     EXPECT_EQ(memo.size(), 1u);
@@ -131,7 +131,7 @@ TEST(PolicyMemo, ANewEngineForgetsTheOldDecisions) {
 
 TEST(PolicyMemo, IsBounded) {
     auto engine = hundred_rules();
-    policy_memo memo(4);
+    gate::policy::policy_memo memo(4);
     auto alice = member("alice", {"bench"});
     for (int i = 0; i < 10; ++i) {
         auto name = "tool-" + std::to_string(i);

@@ -7,11 +7,11 @@ using namespace gate;
 using namespace std::chrono_literals;
 
 namespace {
-const principal_windows::time_point t0{};
+const gate::actors::principal_windows::time_point t0{};
 }
 
 TEST(PrincipalWindows, EachPrincipalIsLimitedAlone) {
-    principal_windows w(3);
+    gate::actors::principal_windows w(3);
     for (int i = 0; i < 3; ++i)
         EXPECT_EQ(w.take_batch("alice", t0).taken, 1);
     EXPECT_EQ(w.take_batch("alice", t0).taken, 0);
@@ -20,7 +20,7 @@ TEST(PrincipalWindows, EachPrincipalIsLimitedAlone) {
 }
 
 TEST(PrincipalWindows, IdleWindowsGoFirstWhenRoomIsNeeded) {
-    principal_windows w(1, 2);
+    gate::actors::principal_windows w(1, 2);
     EXPECT_EQ(w.take_batch("alice", t0).taken, 1);
     EXPECT_EQ(w.take_batch("bob", t0 + 30s).taken, 1);
     // At the bound: alice's window counted nothing in the last minute at t0+61s, bob's did.
@@ -30,7 +30,7 @@ TEST(PrincipalWindows, IdleWindowsGoFirstWhenRoomIsNeeded) {
 }
 
 TEST(PrincipalWindows, AtTheBoundTheLeastRecentlyUsedGoes) {
-    principal_windows w(1, 2);
+    gate::actors::principal_windows w(1, 2);
     EXPECT_EQ(w.take_batch("alice", t0).taken, 1);
     EXPECT_EQ(w.take_batch("bob", t0 + 1s).taken, 1);
     EXPECT_EQ(w.take_batch("carol", t0 + 2s).taken, 1); // both busy: alice, the oldest, goes

@@ -29,7 +29,7 @@ TEST(record_file, rotates_before_a_line_would_pass_the_cap) {
     scratch s;
     auto path = (s.dir / "t.jsonl").string();
     std::string why;
-    auto f = gate::record_file::open(path, 10, why);
+    auto f = gate::actors::record_file::open(path, 10, why);
     ASSERT_TRUE(f) << why;
     EXPECT_TRUE(f->write("aaaa\n"));
     EXPECT_TRUE(f->write("bbbb\n")); // exactly the cap
@@ -51,7 +51,7 @@ TEST(record_file, appends_to_what_is_there_and_counts_it) {
     auto path = (s.dir / "t.jsonl").string();
     std::ofstream(path) << "old\n";
     std::string why;
-    auto f = gate::record_file::open(path, 8, why);
+    auto f = gate::actors::record_file::open(path, 8, why);
     ASSERT_TRUE(f) << why;
     EXPECT_EQ(f->size(), 4u);
     EXPECT_TRUE(f->write("new\n"));
@@ -64,6 +64,6 @@ TEST(record_file, appends_to_what_is_there_and_counts_it) {
 TEST(record_file, says_why_it_cannot_open) {
     scratch s;
     std::string why;
-    EXPECT_FALSE(gate::record_file::open((s.dir / "no" / "t.jsonl").string(), 100, why));
+    EXPECT_FALSE(gate::actors::record_file::open((s.dir / "no" / "t.jsonl").string(), 100, why));
     EXPECT_NE(why.find("No such file or directory"), std::string::npos) << why;
 }

@@ -6,16 +6,16 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-const restart_intensity::time_point t0{std::chrono::hours(1)};
+const actors::restart_intensity::time_point t0{std::chrono::hours(1)};
 
-std::optional<restart_intensity::restart> restarted(const auto& verdict) {
-    if (auto* r = std::get_if<restart_intensity::restart>(&verdict))
+std::optional<actors::restart_intensity::restart> restarted(const auto& verdict) {
+    if (auto* r = std::get_if<actors::restart_intensity::restart>(&verdict))
         return *r;
     return std::nullopt;
 }
 
 TEST(restart_intensity, the_first_restart_is_immediate_and_the_pauses_double) {
-    restart_intensity r; // 5 within 60 s, 100 ms doubling
+    actors::restart_intensity r; // 5 within 60 s, 100 ms doubling
     std::vector<std::chrono::milliseconds> pauses;
     for (int i = 0; i < 5; ++i) {
         auto v = restarted(r.stopped(t0 + i * 1s));
@@ -27,12 +27,12 @@ TEST(restart_intensity, the_first_restart_is_immediate_and_the_pauses_double) {
 }
 
 TEST(restart_intensity, past_the_intensity_it_gives_up_until_the_window_empties) {
-    restart_intensity r;
+    actors::restart_intensity r;
     for (int i = 0; i < 5; ++i)
         ASSERT_TRUE(restarted(r.stopped(t0 + i * 1s)));
     auto sixth = r.stopped(t0 + 59s);
-    ASSERT_TRUE(std::holds_alternative<restart_intensity::give_up>(sixth));
-    EXPECT_EQ(std::get<restart_intensity::give_up>(sixth).count, 5u);
+    ASSERT_TRUE(std::holds_alternative<actors::restart_intensity::give_up>(sixth));
+    EXPECT_EQ(std::get<actors::restart_intensity::give_up>(sixth).count, 5u);
     // A refused restart is not counted: once the first restart is 60 s old there is room
     // again, with the pause of the fifth in the window.
     auto later = restarted(r.stopped(t0 + 60s));
@@ -42,7 +42,7 @@ TEST(restart_intensity, past_the_intensity_it_gives_up_until_the_window_empties)
 }
 
 TEST(restart_intensity, crashes_farther_apart_than_the_window_are_each_restarted_at_once) {
-    restart_intensity r;
+    actors::restart_intensity r;
     for (int i = 0; i < 20; ++i) {
         auto v = restarted(r.stopped(t0 + i * 60s));
         ASSERT_TRUE(v) << i;
@@ -52,7 +52,8 @@ TEST(restart_intensity, crashes_farther_apart_than_the_window_are_each_restarted
 }
 
 TEST(restart_intensity, the_pause_stops_growing_at_its_cap) {
-    restart_intensity r({.max_restarts = 10, .within = 60s, .first_pause = 1s, .max_pause = 3s});
+    actors::restart_intensity r(
+        {.max_restarts = 10, .within = 60s, .first_pause = 1s, .max_pause = 3s});
     std::vector<std::chrono::milliseconds> pauses;
     for (int i = 0; i < 6; ++i)
         pauses.push_back(restarted(r.stopped(t0))->pause);
@@ -60,8 +61,8 @@ TEST(restart_intensity, the_pause_stops_growing_at_its_cap) {
 }
 
 TEST(restart_intensity, a_zero_intensity_never_restarts) {
-    restart_intensity r({.max_restarts = 0});
-    EXPECT_TRUE(std::holds_alternative<restart_intensity::give_up>(r.stopped(t0)));
+    actors::restart_intensity r({.max_restarts = 0});
+    EXPECT_TRUE(std::holds_alternative<actors::restart_intensity::give_up>(r.stopped(t0)));
 }
 
 } // namespace

@@ -34,7 +34,7 @@ struct fake_admission_services final : session_admission_services, session_count
     }
 };
 
-caller_ref principal_named(std::string subject) {
+policy::caller_ref principal_named(std::string subject) {
     auto p = std::make_shared<principal>();
     p->issuer = "https://idp.example";
     p->subject = std::move(subject);
@@ -45,8 +45,8 @@ struct session_admission_rig : test::stage_rig {
     session_table table;
     fake_admission_services services;
     session_admission admission{table, services, services};
-    caller_ref alice = principal_named("alice");
-    caller_ref bob = principal_named("bob");
+    policy::caller_ref alice = principal_named("alice");
+    policy::caller_ref bob = principal_named("bob");
     // A while ago: sessions opened directly in the table are older than any opened now.
     clock::time_point earlier = clock::now() - std::chrono::hours(1);
 
@@ -58,7 +58,7 @@ struct session_admission_rig : test::stage_rig {
         table.set_limits({max, per_principal});
     }
     // A session of `who` opened in the table itself at `earlier + minutes`.
-    std::string held_by(const caller_ref& who, int minutes) {
+    std::string held_by(const policy::caller_ref& who, int minutes) {
         auto a = table.open({"2025-11-25",
                              {},
                              principal_key(who),
@@ -69,7 +69,7 @@ struct session_admission_rig : test::stage_rig {
         EXPECT_FALSE(a.evicted);
         return a.id.value_or("");
     }
-    std::optional<std::string> open_as(const caller_ref& who) {
+    std::optional<std::string> open_as(const policy::caller_ref& who) {
         ctx.who.caller = who;
         ctx.proxied.negotiated_version = "2025-11-25";
         return admission.open_session(ctx, json::object{{"roots", json::object{}}});

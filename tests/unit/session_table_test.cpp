@@ -177,8 +177,8 @@ TEST(session_table, a_lowered_limit_applies_to_the_next_session) {
 
 TEST(session_table, anonymous_callers_share_by_address_and_an_ipv6_network_by_its_64) {
     namespace ip = boost::asio::ip;
-    auto alice =
-        std::make_shared<const gate::principal>(gate::principal{"alice", "https://idp", {}, {}});
+    auto alice = std::make_shared<const gate::policy::principal>(
+        gate::policy::principal{"alice", "https://idp", {}, {}});
     EXPECT_EQ(share_holder(alice, ip::make_address("10.0.0.1")), "https://idp\nalice");
     EXPECT_EQ(share_holder(nullptr, ip::make_address("10.0.0.1")), "anonymous 10.0.0.1");
     EXPECT_EQ(share_holder(nullptr, ip::make_address("::ffff:10.0.0.1")), "anonymous 10.0.0.1");

@@ -15,17 +15,18 @@ namespace {
 
 struct fake_sinks final : sink_feed::sinks {
     struct message {
-        std::vector<audit_event> audit;
+        std::vector<gate::actors::audit_event> audit;
         std::vector<std::string> spans;
     };
     std::vector<message> sent;
-    void send(std::vector<audit_event> audit, std::vector<std::string> spans) override {
+    void send(std::vector<gate::actors::audit_event> audit,
+              std::vector<std::string> spans) override {
         sent.push_back({std::move(audit), std::move(spans)});
     }
 };
 
-audit_event event(std::string method) {
-    audit_event e;
+gate::actors::audit_event event(std::string method) {
+    gate::actors::audit_event e;
     e.method = std::move(method);
     return e;
 }

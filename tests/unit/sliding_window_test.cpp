@@ -7,10 +7,10 @@ namespace gate {
 namespace {
 
 using namespace std::chrono_literals;
-const sliding_window::time_point t0{std::chrono::hours(1)}; // a slot boundary
+const actors::sliding_window::time_point t0{std::chrono::hours(1)}; // a slot boundary
 
 TEST(sliding_window, admits_up_to_the_limit_within_the_window) {
-    sliding_window w(3);
+    actors::sliding_window w(3);
     EXPECT_FALSE(w.take(t0));
     EXPECT_FALSE(w.take(t0 + 10s));
     EXPECT_FALSE(w.take(t0 + 20s));
@@ -22,7 +22,7 @@ TEST(sliding_window, admits_up_to_the_limit_within_the_window) {
 }
 
 TEST(sliding_window, slides_rather_than_resetting_each_minute) {
-    sliding_window w(2);
+    actors::sliding_window w(2);
     EXPECT_FALSE(w.take(t0 + 59s));
     EXPECT_FALSE(w.take(t0 + 59s));
     // A fixed window would reset at t0 + 60 s; the sliding one still holds both.
@@ -32,7 +32,7 @@ TEST(sliding_window, slides_rather_than_resetting_each_minute) {
 }
 
 TEST(sliding_window, the_hint_waits_for_enough_old_requests_to_leave) {
-    sliding_window w(4);
+    actors::sliding_window w(4);
     for (auto at : {0s, 1s, 2s, 3s})
         ASSERT_FALSE(w.take(t0 + at));
     EXPECT_EQ(w.take(t0 + 10s), std::chrono::milliseconds(50s));
@@ -42,7 +42,7 @@ TEST(sliding_window, the_hint_waits_for_enough_old_requests_to_leave) {
 }
 
 TEST(sliding_window, a_long_silence_empties_it) {
-    sliding_window w(1);
+    actors::sliding_window w(1);
     EXPECT_FALSE(w.take(t0));
     EXPECT_TRUE(w.take(t0 + 1s));
     EXPECT_FALSE(w.take(t0 + 10min));
@@ -52,20 +52,20 @@ TEST(sliding_window, a_long_silence_empties_it) {
 TEST(sliding_window, near_the_clocks_epoch_the_hint_is_the_same) {
     // A virtual clock starts at its epoch: the window then looks back before it.
     const std::chrono::steady_clock::time_point epoch{};
-    sliding_window w(2);
+    actors::sliding_window w(2);
     ASSERT_FALSE(w.take(epoch));
     ASSERT_FALSE(w.take(epoch + 10s));
     EXPECT_EQ(w.take(epoch + 10s), std::chrono::milliseconds(50s));
 }
 
 TEST(sliding_window, a_batch_is_a_sixteenth_of_the_room_within_bounds) {
-    sliding_window low(3);
+    actors::sliding_window low(3);
     EXPECT_EQ(low.take_batch(t0).taken, 1);
-    sliding_window mid(320);
+    actors::sliding_window mid(320);
     EXPECT_EQ(mid.take_batch(t0).taken, 20);
-    sliding_window high(1'000'000);
-    EXPECT_EQ(high.take_batch(t0).taken, slot_demand::first);
-    sliding_window full(1);
+    actors::sliding_window high(1'000'000);
+    EXPECT_EQ(high.take_batch(t0).taken, actors::slot_demand::first);
+    actors::sliding_window full(1);
     EXPECT_EQ(full.take_batch(t0).taken, 1);
     auto refused = full.take_batch(t0);
     EXPECT_EQ(refused.taken, 0);
@@ -73,7 +73,7 @@ TEST(sliding_window, a_batch_is_a_sixteenth_of_the_room_within_bounds) {
 }
 
 TEST(sliding_window, a_batch_covers_the_demand_until_its_slot_ends) {
-    sliding_window high(1'000'000'000);
+    actors::sliding_window high(1'000'000'000);
     // 2,000 calls a second with half a second of the slot left: 1,250 and a quarter more, less
     // the quarter: 1,250 expected, and the asking call's own.
     EXPECT_EQ(high.take_batch(t0 + 500ms, {2000, 1'000'000}).taken, 1 + 1250);
@@ -82,18 +82,18 @@ TEST(sliding_window, a_batch_covers_the_demand_until_its_slot_ends) {
     // A slow caller takes a little: 2 calls a second, 0.3 s left.
     EXPECT_EQ(high.take_batch(t0 + 1700ms, {2, 64}).taken, 2);
     // Nothing measured yet: the first batch.
-    EXPECT_EQ(high.take_batch(t0 + 1800ms).taken, slot_demand::first);
+    EXPECT_EQ(high.take_batch(t0 + 1800ms).taken, actors::slot_demand::first);
     // Never more than a sixteenth of the room, whatever the demand.
-    sliding_window mid(320);
+    actors::sliding_window mid(320);
     EXPECT_EQ(mid.take_batch(t0, {100'000, 1'000'000}).taken, 20);
 }
 
 // The io thread's side and the window's together, as the limiter runs them.
 struct paced_lease {
-    sliding_window window;
-    slot_lease lease;
+    actors::sliding_window window;
+    actors::slot_lease lease;
     int asks = 0;
-    void call(sliding_window::time_point now) {
+    void call(actors::sliding_window::time_point now) {
         if (lease.take(now))
             return;
         ++asks;
@@ -104,7 +104,7 @@ struct paced_lease {
 
 TEST(sliding_window, a_busy_lease_asks_about_once_per_window_slot) {
     // 20,000 calls a second for five seconds: a fixed batch of 64 would ask 1,563 times.
-    paced_lease p{sliding_window(1'000'000'000), {}};
+    paced_lease p{actors::sliding_window(1'000'000'000), {}};
     auto now = t0 + 300ms;
     for (int i = 0; i < 100'000; ++i, now += 50us)
         p.call(now);
@@ -114,7 +114,7 @@ TEST(sliding_window, a_busy_lease_asks_about_once_per_window_slot) {
 
 TEST(sliding_window, a_quiet_lease_counts_about_what_it_spends) {
     // 10 calls a second for a minute: a fixed batch of 64 would count 3,840 in the window.
-    paced_lease p{sliding_window(1'000'000), {}};
+    paced_lease p{actors::sliding_window(1'000'000), {}};
     auto now = t0;
     for (int i = 0; i < 600; ++i, now += 100ms)
         p.call(now);
@@ -123,13 +123,13 @@ TEST(sliding_window, a_quiet_lease_counts_about_what_it_spends) {
 }
 
 TEST(sliding_window, a_rising_rate_grows_the_batch_step_by_step) {
-    paced_lease p{sliding_window(1'000'000'000), {}};
+    paced_lease p{actors::sliding_window(1'000'000'000), {}};
     auto now = t0;
     for (int i = 0; i < 64; ++i, now += 1us) // a burst of 64 in 64 us
         p.call(now);
     EXPECT_EQ(p.asks, 1);
     p.call(now); // measured as a million a second, but the batch only quadruples
-    EXPECT_EQ(p.lease.tokens(now), slot_demand::first * slot_demand::growth - 1);
+    EXPECT_EQ(p.lease.tokens(now), actors::slot_demand::first * actors::slot_demand::growth - 1);
 }
 
 } // namespace

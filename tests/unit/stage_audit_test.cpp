@@ -16,7 +16,7 @@ namespace {
 // Keeps what it is handed.
 struct fake_sinks final : audit_services {
     open_sinks open{true, true, true};
-    std::vector<audit_event> events;
+    std::vector<actors::audit_event> events;
     std::vector<std::string> spans_in;
     int heard_count = 0, finished_count = 0;
     mutable int asked = 0;
@@ -25,7 +25,7 @@ struct fake_sinks final : audit_services {
         ++asked;
         return open;
     }
-    void audit(audit_event e) override { events.push_back(std::move(e)); }
+    void audit(actors::audit_event e) override { events.push_back(std::move(e)); }
     void spans(std::vector<std::string> s) override {
         for (auto& one : s)
             spans_in.push_back(std::move(one));
@@ -167,7 +167,7 @@ TEST_F(stage_audit, an_untraced_request_hands_no_spans) {
 }
 
 TEST_F(stage_audit, a_heard_request_goes_to_the_recording_once) {
-    ctx.message.heard = std::make_shared<heard_request>();
+    ctx.message.heard = std::make_shared<actors::heard_request>();
     leave();
     EXPECT_EQ(sinks.heard_count, 1);
     leave(); // what was heard went with it

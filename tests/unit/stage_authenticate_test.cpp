@@ -34,7 +34,7 @@ struct fake_tokens final : authenticate_services {
     }
 };
 
-caller_ref who(std::string subject, std::vector<std::string> groups = {}) {
+policy::caller_ref who(std::string subject, std::vector<std::string> groups = {}) {
     return std::make_shared<const principal>(
         principal{std::move(subject), "https://idp.example", std::move(groups), {}});
 }

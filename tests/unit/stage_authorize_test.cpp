@@ -35,7 +35,7 @@ struct stage_authorize : test::stage_rig {
     ran call(std::string method, std::size_t upstream, json::object params) {
         ctx.method = std::move(method);
         ctx.message.id = 5;
-        ctx.routed.target = route{upstream, std::move(params), ""};
+        ctx.routed.target = actors::route{upstream, std::move(params), ""};
         return drive(authorize->run(ctx));
     }
     int code() const {

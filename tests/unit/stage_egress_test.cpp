@@ -23,8 +23,8 @@ struct fake_egress final : list_stage_services,
                            session_publisher {
     std::vector<std::string> asked; // "<service> <argument>"
     // What it was handed.
-    const list_plan* plan = nullptr;
-    std::vector<fetched_list> fetched;
+    const actors::list_plan* plan = nullptr;
+    std::vector<actors::fetched_list> fetched;
     std::string session;
     json::value id;
     json::object params, capabilities;
@@ -35,8 +35,9 @@ struct fake_egress final : list_stage_services,
     std::optional<std::string> opened = "session-1";
 
     boost::asio::awaitable<json::object>
-    complete_list(protocol::list_kind kind, const list_plan& p, std::vector<fetched_list> f,
-                  const json::value& i, const json::object& prm, request_context&) override {
+    complete_list(protocol::list_kind kind, const actors::list_plan& p,
+                  std::vector<actors::fetched_list> f, const json::value& i,
+                  const json::object& prm, request_context&) override {
         asked.push_back("complete_list " + std::string(protocol::traits(kind).method));
         plan = &p;
         fetched = std::move(f);
@@ -52,7 +53,7 @@ struct fake_egress final : list_stage_services,
         EXPECT_TRUE(ctx.answer.verbatim.empty()) << "pinned before the client hears of the task";
         co_await test::suspend_once();
     }
-    void rewrite_icons(const snapshot&, std::size_t upstream, std::string_view,
+    void rewrite_icons(const actors::snapshot&, std::size_t upstream, std::string_view,
                        json::array& items) override {
         asked.push_back("rewrite_icons " + std::to_string(upstream));
         for (auto& item : items)
@@ -78,12 +79,11 @@ struct fake_egress final : list_stage_services,
         co_await test::suspend_once();
     }
     // Stage 7's alone (proxy).
-    boost::asio::awaitable<std::vector<fetched_list>> fetch_lists(protocol::list_kind,
-                                                                  const list_plan&,
-                                                                  std::vector<call_ticket>,
-                                                                  request_context&) override {
+    boost::asio::awaitable<std::vector<actors::fetched_list>>
+    fetch_lists(protocol::list_kind, const actors::list_plan&, std::vector<call_ticket>,
+                request_context&) override {
         ADD_FAILURE() << "stage 8 fetched lists";
-        co_return std::vector<fetched_list>{};
+        co_return std::vector<actors::fetched_list>{};
     }
     boost::asio::awaitable<json::object> task_call(const json::value&, const std::string&,
                                                    json::object, request_context&) override {
@@ -92,7 +92,7 @@ struct fake_egress final : list_stage_services,
     }
     boost::asio::awaitable<json::object> subscribe_at_modern_upstream(const std::string&,
                                                                       const json::value&,
-                                                                      const route&,
+                                                                      const actors::route&,
                                                                       request_context&) override {
         ADD_FAILURE() << "stage 8 subscribed";
         co_return json::object{};
@@ -112,7 +112,7 @@ struct stage_egress : test::stage_rig {
     }
     // As stage 7 leaves a call its upstream (up-b) answered with `text`.
     void answered_upstream(std::string_view text) {
-        ctx.routed.target = route{1, {}, "b__echo"};
+        ctx.routed.target = actors::route{1, {}, "b__echo"};
         ctx.upstream = "up-b";
         ctx.name = "b__echo";
         ctx.proxied.upstream_answer = upstream_message::of_text(std::string(text));
@@ -220,7 +220,7 @@ TEST_F(stage_egress, only_a_tools_call_mints_a_task) {
 
 TEST_F(stage_egress, a_list_is_completed_from_what_was_fetched) {
     request("tools/list", {{"cursor", "c-1"}});
-    ctx.routed.plan = list_plan{};
+    ctx.routed.plan = actors::list_plan{};
     ctx.proxied.fetched = {{0, json::array{}}, {1, std::nullopt}};
     auto r = run();
     EXPECT_EQ(r.verdict, verdict::proceed);
@@ -238,7 +238,7 @@ TEST_F(stage_egress, a_list_is_completed_from_what_was_fetched) {
 
 TEST_F(stage_egress, a_list_refused_before_egress_is_not_completed) {
     request("tools/list");
-    ctx.routed.plan = list_plan{};
+    ctx.routed.plan = actors::list_plan{};
     ctx.answer.response =
         json::object{{"jsonrpc", "2.0"}, {"id", 7}, {"error", {{"code", -32603}}}};
     EXPECT_TRUE(run().at_once);
@@ -359,7 +359,7 @@ TEST_F(stage_egress, a_2026_clients_list_may_be_cached_privately_for_the_shortes
     load();
     request("tools/list");
     ctx.client.modern = true;
-    ctx.routed.plan = list_plan{};
+    ctx.routed.plan = actors::list_plan{};
     run();
     ASSERT_TRUE(ctx.answer.response);
     const auto& result = ctx.answer.response->at("result").as_object();

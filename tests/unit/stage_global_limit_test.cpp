@@ -34,8 +34,9 @@ struct fake_limiter final : global_limit_services {
     std::vector<std::string> asked;
 
     bool limiting() const override { return up; }
-    boost::asio::awaitable<std::optional<batch>>
-    take_shared(const std::string& scope, std::int64_t per_minute, const slot_demand&) override {
+    boost::asio::awaitable<std::optional<batch>> take_shared(const std::string& scope,
+                                                             std::int64_t per_minute,
+                                                             const actors::slot_demand&) override {
         asked.push_back("shared " + scope + " " + std::to_string(per_minute));
         co_await test::suspend_once();
         co_return answer(shared, scope);
@@ -43,7 +44,7 @@ struct fake_limiter final : global_limit_services {
     boost::asio::awaitable<std::optional<batch>> take_local(limit_window window,
                                                             const std::string& key,
                                                             std::int64_t per_minute,
-                                                            const slot_demand&) override {
+                                                            const actors::slot_demand&) override {
         static constexpr const char* names[] = {"global", "tenant", "principal"};
         auto name = std::string(names[static_cast<int>(window)]) + " " + key;
         asked.push_back("local " + name + " " + std::to_string(per_minute));
@@ -61,7 +62,8 @@ struct stage_global_limit : test::stage_rig {
     fake_limiter limiter;
     limit_leases leases;
     std::unique_ptr<stage> limits = make_global_limit(limiter, leases);
-    caller_ref alice = std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
+    policy::caller_ref alice =
+        std::make_shared<const principal>(principal{"alice", "https://idp", {}, {}});
     std::string alice_key = principal_key(alice);
 
     void SetUp() override {

@@ -18,10 +18,10 @@ namespace json = boost::json;
 struct fake_hook final : hook_asker {
     std::vector<json::object> asked; // each description
     std::vector<std::string> texts;  // each description as written
-    std::vector<hook_stage> stages;
+    std::vector<policy::hook_stage> stages;
     std::vector<std::string> traces; // the traceparent of each question
     hook_answer answer{hook_answer::said::allow, "", "", "", false, 0.001};
-    boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, hook_stage stage,
+    boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, policy::hook_stage stage,
                                             std::string description,
                                             std::string_view traceparent) override {
         asked.push_back(json::parse(description).as_object());
@@ -39,17 +39,17 @@ struct no_egress_services final : list_stage_services,
                                   subscription_stage_services,
                                   session_opener,
                                   session_publisher {
-    boost::asio::awaitable<json::object> complete_list(protocol::list_kind, const list_plan&,
-                                                       std::vector<fetched_list>,
-                                                       const json::value&, const json::object&,
-                                                       request_context&) override {
+    boost::asio::awaitable<json::object>
+    complete_list(protocol::list_kind, const actors::list_plan&, std::vector<actors::fetched_list>,
+                  const json::value&, const json::object&, request_context&) override {
         co_return json::object{};
     }
     boost::asio::awaitable<void> pin_task(const request_context&, std::size_t,
                                           std::string) override {
         co_return;
     }
-    void rewrite_icons(const snapshot&, std::size_t, std::string_view, json::array&) override {}
+    void rewrite_icons(const actors::snapshot&, std::size_t, std::string_view,
+                       json::array&) override {}
     void record_subscription(const request_context&, const std::string&, bool) override {}
     std::optional<std::string> open_session(request_context&, const json::object&) override {
         return std::nullopt;
@@ -58,11 +58,10 @@ struct no_egress_services final : list_stage_services,
                                                  const json::object&, const std::string&) override {
         co_return;
     }
-    boost::asio::awaitable<std::vector<fetched_list>> fetch_lists(protocol::list_kind,
-                                                                  const list_plan&,
-                                                                  std::vector<call_ticket>,
-                                                                  request_context&) override {
-        co_return std::vector<fetched_list>{};
+    boost::asio::awaitable<std::vector<actors::fetched_list>>
+    fetch_lists(protocol::list_kind, const actors::list_plan&, std::vector<call_ticket>,
+                request_context&) override {
+        co_return std::vector<actors::fetched_list>{};
     }
     boost::asio::awaitable<json::object> task_call(const json::value&, const std::string&,
                                                    json::object, request_context&) override {
@@ -70,7 +69,7 @@ struct no_egress_services final : list_stage_services,
     }
     boost::asio::awaitable<json::object> subscribe_at_modern_upstream(const std::string&,
                                                                       const json::value&,
-                                                                      const route&,
+                                                                      const actors::route&,
                                                                       request_context&) override {
         co_return json::object{};
     }
@@ -106,7 +105,8 @@ struct stage_hook : test::stage_rig {
         ctx.method = "tools/call";
         ctx.message.id = 5;
         ctx.name = "a__" + tool;
-        ctx.routed.target = route{0, {{"name", tool}, {"arguments", std::move(arguments)}}, ""};
+        ctx.routed.target =
+            actors::route{0, {{"name", tool}, {"arguments", std::move(arguments)}}, ""};
         return drive(authorize->run(ctx));
     }
     std::string error_message() const {
@@ -123,7 +123,7 @@ TEST_F(stage_hook, what_the_rules_allow_is_asked_about_and_goes_on_when_allowed)
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(r.at_once) << "it waits for the hook";
     ASSERT_EQ(hook.asked.size(), 1u);
-    EXPECT_EQ(hook.stages[0], hook_stage::call);
+    EXPECT_EQ(hook.stages[0], policy::hook_stage::call);
     EXPECT_EQ(hook.traces[0], ctx.tracing.traceparent) << "asked in the call's trace";
     const auto& d = hook.asked[0];
     EXPECT_EQ(d.at("principal").at("subject"), "alice");
@@ -225,7 +225,7 @@ TEST_F(stage_hook, a_denied_result_is_withheld_and_the_answer_described_as_asked
     auto r = drive(egress->run(ctx));
     EXPECT_EQ(r.verdict, verdict::proceed);
     ASSERT_EQ(hook.asked.size(), 1u);
-    EXPECT_EQ(hook.stages[0], hook_stage::result);
+    EXPECT_EQ(hook.stages[0], policy::hook_stage::result);
     EXPECT_EQ(hook.asked[0].at("isError"), false);
     EXPECT_EQ(hook.asked[0].at("result").at("content").at(0).at("text"), "secret");
     EXPECT_EQ(ctx.answer.response->at("error").at("code"), -32042);
@@ -246,7 +246,7 @@ TEST_F(stage_hook, an_allowed_result_goes_back_verbatim_and_an_error_answer_is_s
         R"({"jsonrpc":"2.0","id":31,"error":{"code":-32000,"message":"boom"}})");
     drive(egress->run(ctx));
     ASSERT_EQ(hook.asked.size(), 2u);
-    EXPECT_EQ(hook.stages[1], hook_stage::result);
+    EXPECT_EQ(hook.stages[1], policy::hook_stage::result);
     EXPECT_EQ(hook.asked[1].at("isError"), true);
     EXPECT_FALSE(hook.asked[1].contains("result")) << "not asked for";
     EXPECT_EQ(ctx.answer.verbatim,

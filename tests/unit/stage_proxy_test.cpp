@@ -30,13 +30,13 @@ struct fake_proxy final : call_stage_services,
     json::object params;
     ticket admitted;
     std::vector<ticket> tickets;
-    const list_plan* plan = nullptr;
-    const route* target = nullptr;
+    const actors::list_plan* plan = nullptr;
+    const actors::route* target = nullptr;
     std::string* version = nullptr;
     // What it answers.
     upstream_reply reply = upstream_message::of_text(R"({"jsonrpc":"2.0","id":3,"result":{}})");
     json::object answer{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object{}}};
-    std::vector<fetched_list> fetched{{1, json::array{1, 2}}};
+    std::vector<actors::fetched_list> fetched{{1, json::array{1, 2}}};
 
     // As the real one (gateway/mcp/upstream_calls) takes its call from ctx and keeps the reply.
     boost::asio::awaitable<verdict> call_routed(request_context& ctx) override {
@@ -48,10 +48,9 @@ struct fake_proxy final : call_stage_services,
         keep_reply(ctx, reply);
         co_return verdict::proceed;
     }
-    boost::asio::awaitable<std::vector<fetched_list>> fetch_lists(protocol::list_kind kind,
-                                                                  const list_plan& p,
-                                                                  std::vector<ticket> t,
-                                                                  request_context&) override {
+    boost::asio::awaitable<std::vector<actors::fetched_list>>
+    fetch_lists(protocol::list_kind kind, const actors::list_plan& p, std::vector<ticket> t,
+                request_context&) override {
         asked.push_back("fetch " + std::string(protocol::traits(kind).method));
         plan = &p;
         tickets = std::move(t);
@@ -85,7 +84,7 @@ struct fake_proxy final : call_stage_services,
     }
     boost::asio::awaitable<json::object> subscribe_at_modern_upstream(const std::string& m,
                                                                       const json::value& i,
-                                                                      const route& t,
+                                                                      const actors::route& t,
                                                                       request_context&) override {
         asked.push_back("subscribe_at_modern_upstream " + m);
         id = i;
@@ -93,10 +92,9 @@ struct fake_proxy final : call_stage_services,
         co_return answer;
     }
     // Stage 8's alone (egress).
-    boost::asio::awaitable<json::object> complete_list(protocol::list_kind, const list_plan&,
-                                                       std::vector<fetched_list>,
-                                                       const json::value&, const json::object&,
-                                                       request_context&) override {
+    boost::asio::awaitable<json::object>
+    complete_list(protocol::list_kind, const actors::list_plan&, std::vector<actors::fetched_list>,
+                  const json::value&, const json::object&, request_context&) override {
         ADD_FAILURE() << "stage 7 completed a list";
         co_return answer;
     }
@@ -123,7 +121,7 @@ struct stage_proxy : test::stage_rig {
     }
     // As stages 4 and 6 leave a call routed to `upstream` and admitted there.
     void routed(std::size_t upstream, json::object params) {
-        ctx.routed.target = route{upstream, std::move(params), "b__echo"};
+        ctx.routed.target = actors::route{upstream, std::move(params), "b__echo"};
         ctx.upstream = doc->upstreams[upstream].id;
         ctx.guards.admitted = ticket_at(upstream);
     }
@@ -195,7 +193,7 @@ TEST_F(stage_proxy, an_unreachable_upstream_is_answered_unreachable) {
 
 TEST_F(stage_proxy, a_list_fetches_its_plan_with_its_tickets) {
     request("prompts/list");
-    ctx.routed.plan = list_plan{};
+    ctx.routed.plan = actors::list_plan{};
     ctx.routed.plan->fetch = {0, 1};
     ctx.guards.list_admitted = {ticket_at(0), nullptr};
     auto first = ctx.guards.list_admitted[0].get();

@@ -49,7 +49,7 @@ struct stage_rig : ::testing::Test {
     // upstream (none is ever asked: the services are fakes).
     void load() {
         auto view = std::make_shared<transport::federation_view>();
-        view->snap = make_snapshot(doc, 1);
+        view->snap = actors::make_snapshot(doc, 1);
         const auto& server = doc->server;
         view->guard = transport::host_guard(server.allowed_hosts, server.allowed_hosts_any);
         for (const auto& u : doc->upstreams)

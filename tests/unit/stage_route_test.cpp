@@ -15,9 +15,9 @@ namespace json = boost::json;
 
 // Answers as told and notes what it was asked.
 struct fake_routes final : route_services {
-    std::optional<routing> by_name; // route_by_name's decision (nullopt: not by name)
-    routing named = json::object{}; // route_named's answer
-    std::optional<list_plan> plan;  // plan_list's answer
+    std::optional<routing> by_name;        // route_by_name's decision (nullopt: not by name)
+    routing named = json::object{};        // route_named's answer
+    std::optional<actors::list_plan> plan; // plan_list's answer
     std::vector<std::string> asked; // "by_name <method>", "named <method>", "plan <list method>"
     json::object named_params;      // what route_named was handed
     json::value named_id;
@@ -25,8 +25,8 @@ struct fake_routes final : route_services {
     std::optional<routing> route_by_name(const std::string& method, const json::value&,
                                          json::object& params, request_context&) override {
         asked.push_back("by_name " + method);
-        if (by_name && std::holds_alternative<route>(*by_name))
-            std::get<route>(*by_name).params = std::move(params); // moved into the route
+        if (by_name && std::holds_alternative<actors::route>(*by_name))
+            std::get<actors::route>(*by_name).params = std::move(params); // moved into the route
         return by_name;
     }
     boost::asio::awaitable<routing> route_named(const std::string& method, const json::value& id,
@@ -37,8 +37,8 @@ struct fake_routes final : route_services {
         co_await test::suspend_once();
         co_return named;
     }
-    boost::asio::awaitable<std::optional<list_plan>> plan_list(protocol::list_kind kind,
-                                                               request_context&) override {
+    boost::asio::awaitable<std::optional<actors::list_plan>> plan_list(protocol::list_kind kind,
+                                                                       request_context&) override {
         asked.push_back("plan " + std::string(protocol::traits(kind).method));
         co_await test::suspend_once();
         co_return plan;
@@ -90,7 +90,7 @@ TEST_F(stage_route, initialize_set_level_and_task_methods_go_on_unrouted) {
 }
 
 TEST_F(stage_route, a_list_is_planned_for_the_proxy) {
-    list_plan plan;
+    actors::list_plan plan;
     plan.fetch = {1};
     services.plan = plan;
     auto r = run("resources/list");
@@ -114,7 +114,7 @@ TEST_F(stage_route, a_list_the_router_does_not_plan_is_an_internal_error) {
 }
 
 TEST_F(stage_route, a_call_routed_by_its_name_goes_on_at_once_to_its_upstream) {
-    services.by_name = route{1, {}, "b__echo"};
+    services.by_name = actors::route{1, {}, "b__echo"};
     auto r = run("tools/call", {{"name", "echo"}});
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_TRUE(r.at_once);
@@ -140,7 +140,7 @@ TEST_F(stage_route, a_refusal_by_name_is_the_answer) {
 }
 
 TEST_F(stage_route, a_uri_is_routed_by_the_resource_router) {
-    services.named = route{0, {{"uri", "file:///x"}}, "file:///x"};
+    services.named = actors::route{0, {{"uri", "file:///x"}}, "file:///x"};
     auto r = run("resources/read", {{"uri", "file:///x"}});
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(r.at_once);
@@ -164,7 +164,7 @@ TEST_F(stage_route, a_uri_no_upstream_owns_is_answered_with_the_routers_refusal)
 }
 
 TEST_F(stage_route, a_route_without_a_name_leaves_the_name_unset) {
-    services.named = route{0, {}, ""};
+    services.named = actors::route{0, {}, ""};
     auto r = run("resources/templates/read");
     EXPECT_EQ(r.verdict, verdict::proceed);
     EXPECT_FALSE(ctx.name);
@@ -186,13 +186,13 @@ struct stage_route_tenant : stage_route {
 };
 
 TEST_F(stage_route_tenant, an_upstream_the_tenant_sees_is_routed) {
-    services.by_name = route{0, {}, "a__echo"};
+    services.by_name = actors::route{0, {}, "a__echo"};
     EXPECT_EQ(run("tools/call").verdict, verdict::proceed);
     EXPECT_EQ(ctx.upstream, "up-a");
 }
 
 TEST_F(stage_route_tenant, a_name_at_a_hidden_upstream_is_an_unknown_namespace) {
-    services.by_name = route{1, {}, "b__echo"};
+    services.by_name = actors::route{1, {}, "b__echo"};
     auto r = run("tools/call", {{"name", "echo"}});
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_TRUE(r.at_once);
@@ -207,13 +207,13 @@ TEST_F(stage_route_tenant, a_name_at_a_hidden_upstream_is_an_unknown_namespace) 
 }
 
 TEST_F(stage_route_tenant, a_completion_of_a_hidden_prompt_is_an_unknown_namespace) {
-    services.by_name = route{1, {}, "b__p"};
+    services.by_name = actors::route{1, {}, "b__p"};
     run("completion/complete", {{"ref", {{"type", "ref/prompt"}, {"name", "p"}}}});
     EXPECT_EQ(code(), protocol::describe(protocol::gateway_error::unknown_namespace).rpc_code);
 }
 
 TEST_F(stage_route_tenant, a_uri_at_a_hidden_upstream_is_owned_by_nobody) {
-    services.named = route{1, {{"uri", "file:///b"}}, "file:///b"};
+    services.named = actors::route{1, {{"uri", "file:///b"}}, "file:///b"};
     auto r = run("resources/read", {{"uri", "file:///b"}});
     EXPECT_EQ(r.verdict, verdict::answered);
     EXPECT_EQ(code(), protocol::describe(protocol::gateway_error::unknown_resource).rpc_code);

@@ -27,7 +27,7 @@ struct fake_budgets final : budget_source {
     std::vector<std::string> asked;
 
     boost::asio::awaitable<std::optional<std::int64_t>>
-    reserve(const budget_ledger::account_ref& account, wall_time) override {
+    reserve(const actors::budget_ledger::account_ref& account, actors::wall_time) override {
         asked.push_back(account.key);
         co_await test::suspend_once();
         auto it = grants.find(account.key);
@@ -39,11 +39,12 @@ struct fake_budgets final : budget_source {
 struct no_tool_limits final : tool_limit_services {
     bool limiting() const override { return false; }
     boost::asio::awaitable<std::optional<batch>> take_shared(const std::string&, std::int64_t,
-                                                             const slot_demand&) override {
+                                                             const actors::slot_demand&) override {
         co_return std::nullopt;
     }
-    boost::asio::awaitable<std::optional<batch>>
-    take_tool(const std::string&, const std::string&, std::int64_t, const slot_demand&) override {
+    boost::asio::awaitable<std::optional<batch>> take_tool(const std::string&, const std::string&,
+                                                           std::int64_t,
+                                                           const actors::slot_demand&) override {
         co_return std::nullopt;
     }
 };
@@ -54,14 +55,14 @@ struct stage_upstream_guards : test::stage_rig {
     metrics stats;
     no_tool_limits tools;
     lease_table tool_leases;
-    actor_directory directory;
+    actors::actor_directory directory;
     request_guards admissions{directory}; // the real guards of the request's view
     std::unique_ptr<stage> guards =
         make_upstream_guards({admissions, budgets, stats, tools, tool_leases});
 
     caf::actor_system_config sys_cfg;
     std::optional<caf::actor_system> sys;
-    upstream_actor actor;
+    actors::upstream_actor actor;
 
     void TearDown() override {
         if (actor)
@@ -71,7 +72,7 @@ struct stage_upstream_guards : test::stage_rig {
     ran call(std::size_t upstream = 0) {
         ctx.method = "tools/call";
         ctx.message.id = 5;
-        ctx.routed.target = route{upstream, {}, "a__echo"};
+        ctx.routed.target = actors::route{upstream, {}, "a__echo"};
         ctx.answer.response.reset();
         ctx.guards.admitted.reset();
         return drive(guards->run(ctx));
@@ -79,15 +80,15 @@ struct stage_upstream_guards : test::stage_rig {
     ran list() {
         ctx.method = "tools/list";
         ctx.message.id = 6;
-        ctx.routed.plan = list_plan{};
+        ctx.routed.plan = actors::list_plan{};
         ctx.routed.plan->fetch = {0, 1};
         ctx.guards.list_admitted.clear();
         return drive(guards->run(ctx));
     }
     void open_circuit(std::size_t upstream) {
         auto& client = *ctx.view->clients[upstream];
-        auto v = guard_board::initial_view(client.config());
-        v.breaker = circuit_breaker::state::open;
+        auto v = actors::guard_board::initial_view(client.config());
+        v.breaker = actors::circuit_breaker::state::open;
         v.reopens_at = std::chrono::steady_clock::now() + 30s;
         test::publish_view(*client.guards().board(), std::move(v));
     }
@@ -178,7 +179,7 @@ TEST_F(stage_upstream_guards, a_subscription_held_in_gates_listen_takes_no_admis
     for (auto m : {"resources/subscribe", "resources/unsubscribe"}) {
         ctx.guards = {};
         ctx.method = m;
-        ctx.routed.target = route{1, {}, "file:///x"};
+        ctx.routed.target = actors::route{1, {}, "file:///x"};
         auto r = drive(guards->run(ctx));
         EXPECT_EQ(r.verdict, verdict::proceed) << m;
         EXPECT_TRUE(r.at_once) << m;
@@ -187,7 +188,7 @@ TEST_F(stage_upstream_guards, a_subscription_held_in_gates_listen_takes_no_admis
     }
     ctx.guards = {};
     ctx.method = "resources/subscribe";
-    ctx.routed.target = route{0, {}, "file:///x"};
+    ctx.routed.target = actors::route{0, {}, "file:///x"};
     EXPECT_EQ(drive(guards->run(ctx)).verdict, verdict::proceed);
     EXPECT_FALSE(ctx.guards.through_listen);
     EXPECT_TRUE(ctx.guards.admitted) << "a 2025-11-25 upstream's subscription is a call";

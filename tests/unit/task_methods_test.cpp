@@ -42,16 +42,16 @@ struct fake_task_services final : task_records, invocation_charges, task_upstrea
     std::optional<json::array> merged;
     std::optional<std::string> cursor;
     // What it answers.
-    std::optional<task_owner> owner = task_owner{};        // the keeper's record: unknown
-    std::optional<std::string> record;                     // the fleet's: none
-    std::map<std::size_t, budget_ledger::exhausted> spent; // by upstream (else: charged)
-    std::map<std::size_t, upstream_reply> replies;         // by upstream (else: `working`)
+    std::optional<actors::task_owner> owner = actors::task_owner{}; // the keeper's record: unknown
+    std::optional<std::string> record;                              // the fleet's: none
+    std::map<std::size_t, actors::budget_ledger::exhausted> spent;  // by upstream (else: charged)
+    std::map<std::size_t, upstream_reply> replies;                  // by upstream (else: `working`)
     std::map<std::size_t, std::variant<json::array, upstream_failure>> lists; // else: []
-    list_page page_answer = list_answer{protocol::list_kind::tasks,
-                                        std::make_shared<const std::string>("[]"), std::nullopt, 0};
+    list_page page_answer = actors::list_answer{
+        protocol::list_kind::tasks, std::make_shared<const std::string>("[]"), std::nullopt, 0};
 
-    boost::asio::awaitable<std::optional<task_owner>> find(const std::string& id,
-                                                           std::uint64_t principal) override {
+    boost::asio::awaitable<std::optional<actors::task_owner>>
+    find(const std::string& id, std::uint64_t principal) override {
         asked.push_back("find " + id + " " + std::to_string(principal));
         co_await test::suspend_once();
         co_return owner;
@@ -73,7 +73,7 @@ struct fake_task_services final : task_records, invocation_charges, task_upstrea
         asked.push_back("put_fleet_record " + id + " " + written);
         co_await test::suspend_once();
     }
-    boost::asio::awaitable<std::optional<budget_ledger::exhausted>>
+    boost::asio::awaitable<std::optional<actors::budget_ledger::exhausted>>
     charge(const request_context&, std::size_t upstream) override {
         asked.push_back("charge " + std::to_string(upstream));
         co_await test::suspend_once();
@@ -134,7 +134,7 @@ upstream_failure down(std::string message) {
                             std::nullopt};
 }
 
-budget_ledger::exhausted spent_on(std::string key) {
+actors::budget_ledger::exhausted spent_on(std::string key) {
     return {std::move(key), 10, "day", std::chrono::system_clock::time_point{}};
 }
 
@@ -242,7 +242,7 @@ TEST_F(task_method_calls, a_keeper_that_does_not_answer_is_an_internal_error) {
 
 TEST_F(task_method_calls, an_owned_task_goes_to_its_owner_as_the_clients_call) {
     as("alice");
-    services.owner = task_owner{task_owner::kind::owned, "up-b"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-b"};
     auto answer = call("tasks/cancel");
     EXPECT_EQ(code_of(answer), 0);
     // The owner's answer goes back as it wrote it; the object is read only for its outcome.
@@ -260,7 +260,7 @@ TEST_F(task_method_calls, an_owned_task_goes_to_its_owner_as_the_clients_call) {
 }
 
 TEST_F(task_method_calls, an_owners_error_passes_through_and_its_failure_is_refused) {
-    services.owner = task_owner{task_owner::kind::owned, "up-a"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-a"};
     services.replies = {{0, upstream_message::of_text(no_such_task)}};
     auto answer = call("tasks/result");
     EXPECT_EQ(code_of(answer), -32602) << "the owner's own error";
@@ -281,7 +281,7 @@ TEST_F(task_method_calls, an_owners_error_passes_through_and_its_failure_is_refu
 TEST_F(task_method_calls, a_task_result_names_its_icons_as_gate_rewrites_them) {
     struct gate_icons final : pipeline::icon_rewriter {
         std::vector<std::string> asked;
-        void rewrite_icons(const snapshot&, std::size_t upstream, std::string_view what,
+        void rewrite_icons(const actors::snapshot&, std::size_t upstream, std::string_view what,
                            json::array& items) override {
             asked.push_back(std::to_string(upstream) + " " + std::string(what));
             for (auto& item : items)
@@ -290,7 +290,7 @@ TEST_F(task_method_calls, a_task_result_names_its_icons_as_gate_rewrites_them) {
         }
     } rewriter;
     task_methods linking{{services, services, services, services, nullptr, rewriter}};
-    services.owner = task_owner{task_owner::kind::owned, "up-b"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-b"};
     services.replies = {
         {1, upstream_message::of_text(R"({"jsonrpc":"2.0","id":41,"result":{"content":[)"
                                       R"({"type":"text","text":"t"},{"type":"resource_link",)"
@@ -317,7 +317,7 @@ TEST_F(task_method_calls, a_task_result_names_its_icons_as_gate_rewrites_them) {
 TEST_F(task_method_calls, another_principals_task_is_answered_as_one_nobody_minted) {
     as("alice");
     auto nobody_minted = unknown_answer();
-    services.owner = task_owner{task_owner::kind::foreign, {}};
+    services.owner = actors::task_owner{actors::task_owner::kind::foreign, {}};
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::unknown_task);
     EXPECT_EQ(answer, nobody_minted) << "no existence leak";
@@ -361,14 +361,14 @@ TEST_F(task_method_calls, a_located_fleet_record_is_told_the_keeper_and_called) 
 }
 
 TEST_F(task_method_calls, a_located_keeper_record_is_called_without_a_probe) {
-    services.owner = task_owner{task_owner::kind::located, "up-b"};
+    services.owner = actors::task_owner{actors::task_owner::kind::located, "up-b"};
     EXPECT_EQ(code_of(call("tasks/get")), 0);
     EXPECT_EQ(services.asked, (std::vector<std::string>{"find t-1 " + owner_key(), "charge 1",
                                                         "call 1 tasks/get (client)"}));
 }
 
 TEST_F(task_method_calls, a_record_of_an_upstream_this_view_lost_is_probed_for) {
-    services.owner = task_owner{task_owner::kind::owned, "up-gone"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-gone"};
     services.replies = {{0, upstream_message::of_text(no_such_task)}};
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), 0);
@@ -457,7 +457,7 @@ TEST_F(task_method_calls, a_task_nobody_holds_is_unknown) {
 TEST_F(task_method_calls, the_policy_decides_at_the_owner) {
     with_policy({"up-b"});
     as("alice");
-    services.owner = task_owner{task_owner::kind::owned, "up-a"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-a"};
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::policy_denied);
     EXPECT_EQ(ctx.policy.decision, "deny");
@@ -468,14 +468,14 @@ TEST_F(task_method_calls, the_policy_decides_at_the_owner) {
 
     fresh();
     as("alice");
-    services.owner = task_owner{task_owner::kind::owned, "up-b"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-b"};
     EXPECT_EQ(code_of(call("tasks/get")), 0);
     EXPECT_EQ(ctx.policy.decision, "allow");
     EXPECT_EQ(ctx.policy.rule_id, "alice-tasks");
 }
 
 TEST_F(task_method_calls, a_spent_budget_at_the_owner_refuses_the_call) {
-    services.owner = task_owner{task_owner::kind::owned, "up-b"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-b"};
     services.spent = {{1, spent_on("upstream up-b")}};
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::budget_exhausted);
@@ -491,7 +491,7 @@ TEST_F(task_method_calls, a_spent_budget_at_the_owner_refuses_the_call) {
 TEST_F(task_method_calls, an_owner_the_tenant_does_not_see_holds_no_task_of_the_callers) {
     in_tenant({"up-b"});
     as("alice");
-    services.owner = task_owner{task_owner::kind::owned, "up-a"};
+    services.owner = actors::task_owner{actors::task_owner::kind::owned, "up-a"};
     auto answer = call("tasks/get");
     EXPECT_EQ(code_of(answer), ec::unknown_task);
     EXPECT_EQ(ctx.audit.error, "unknown task: t-1 (no upstream holds it for this caller)");
@@ -550,9 +550,9 @@ TEST_F(task_method_calls, the_upstreams_lists_are_merged_and_paged_with_the_curs
     services.lists = {
         {0, json::array{json::object{{"taskId", "t-2"}}, json::object{{"taskId", "t-0"}}}},
         {1, json::array{json::object{{"taskId", "t-1"}}}}};
-    services.page_answer =
-        list_answer{protocol::list_kind::tasks,
-                    std::make_shared<const std::string>(R"([{"taskId":"t-0"}])"), "next-1", 1};
+    services.page_answer = actors::list_answer{
+        protocol::list_kind::tasks, std::make_shared<const std::string>(R"([{"taskId":"t-0"}])"),
+        "next-1", 1};
     auto answer = call("tasks/list", {{"cursor", "c-1"}});
     EXPECT_EQ(code_of(answer), 0);
     EXPECT_EQ(services.cursor, "c-1");

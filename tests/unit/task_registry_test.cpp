@@ -8,14 +8,14 @@
 
 using namespace gate;
 using namespace std::chrono_literals;
-using kind = task_owner::kind;
+using kind = gate::actors::task_owner::kind;
 
 namespace {
-const task_registry::time_point t0{std::chrono::hours(1000)};
+const gate::actors::task_registry::time_point t0{std::chrono::hours(1000)};
 }
 
 TEST(task_registry, a_pinned_task_is_owned_by_its_principal_only) {
-    task_registry r;
+    gate::actors::task_registry r;
     r.pin("t1", 7, "up-2", t0);
     auto mine = r.find("t1", 7, t0);
     EXPECT_EQ(mine.what, kind::owned);
@@ -25,7 +25,7 @@ TEST(task_registry, a_pinned_task_is_owned_by_its_principal_only) {
 }
 
 TEST(task_registry, a_located_task_is_reachable_by_anyone_and_owned_by_nobody) {
-    task_registry r;
+    gate::actors::task_registry r;
     r.locate("found", "up-1", t0);
     for (std::uint64_t who : {1u, 2u}) {
         auto seen = r.find("found", who, t0);
@@ -37,12 +37,12 @@ TEST(task_registry, a_located_task_is_reachable_by_anyone_and_owned_by_nobody) {
     EXPECT_EQ(r.find("found", 1, t0).what, kind::owned);
     EXPECT_EQ(r.find("found", 2, t0).what, kind::foreign);
     EXPECT_EQ(r.size(), 2u);
-    EXPECT_EQ(r.expire(t0 + task_registry::lifetime), 2u);
-    EXPECT_EQ(r.find("found", 2, t0 + task_registry::lifetime).what, kind::unknown);
+    EXPECT_EQ(r.expire(t0 + gate::actors::task_registry::lifetime), 2u);
+    EXPECT_EQ(r.find("found", 2, t0 + gate::actors::task_registry::lifetime).what, kind::unknown);
 }
 
 TEST(task_registry, the_same_id_from_two_principals_is_two_records) {
-    task_registry r;
+    gate::actors::task_registry r;
     r.pin("same", 1, "up-0", t0);
     r.pin("same", 2, "up-1", t0);
     EXPECT_EQ(r.find("same", 1, t0).upstream, "up-0");
@@ -51,7 +51,7 @@ TEST(task_registry, the_same_id_from_two_principals_is_two_records) {
 }
 
 TEST(task_registry, records_expire_after_24_hours_and_a_pin_renews) {
-    task_registry r;
+    gate::actors::task_registry r;
     r.pin("old", 1, "up-0", t0);
     r.pin("renewed", 1, "up-0", t0);
     r.pin("renewed", 1, "up-0", t0 + 12h);

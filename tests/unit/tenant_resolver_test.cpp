@@ -1,5 +1,5 @@
 // Tenants: placed by verified claims, at most one per principal, and what each sees.
-#include "actors/policy/tenant_resolver.hpp"
+#include "policy/tenant_resolver.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,8 @@ config::tenant tenant(std::string id, config::subjects s,
                       std::optional<std::vector<std::string>> upstreams = std::nullopt) {
     return {std::move(id), std::move(s), std::nullopt, std::nullopt, std::move(upstreams)};
 }
-principal who(std::string sub, std::vector<std::string> groups, boost::json::object claims = {}) {
+gate::policy::principal who(std::string sub, std::vector<std::string> groups,
+                            boost::json::object claims = {}) {
     return {std::move(sub), "https://idp.example", std::move(groups), std::move(claims)};
 }
 } // namespace
@@ -21,13 +22,14 @@ TEST(TenantResolver, PlacesAPrincipalByItsClaimsAndRefusesOverlap) {
     globex.groups = {"globex"};
     ops.subs = {"root"};
     ops.issuers = {"https://idp.example"};
-    tenant_resolver r({tenant("acme", acme), tenant("globex", globex), tenant("ops", ops)});
+    gate::policy::tenant_resolver r(
+        {tenant("acme", acme), tenant("globex", globex), tenant("ops", ops)});
 
-    auto placed = [&](const principal& p) -> std::string {
+    auto placed = [&](const gate::policy::principal& p) -> std::string {
         auto t = r.resolve(p);
         if (auto* i = std::get_if<std::size_t>(&t))
             return r.tenant(*i).id;
-        if (auto* both = std::get_if<tenant_resolver::ambiguous>(&t))
+        if (auto* both = std::get_if<gate::policy::tenant_resolver::ambiguous>(&t))
             return "ambiguous:" + both->first + "," + both->second;
         return "none";
     };
@@ -42,8 +44,9 @@ TEST(TenantResolver, PlacesAPrincipalByItsClaimsAndRefusesOverlap) {
 TEST(TenantResolver, ATenantSeesItsUpstreamsOrAll) {
     config::subjects s;
     s.subs = {"a"};
-    tenant_resolver r({tenant("some", s, std::vector<std::string>{"alpha"}), tenant("all", s),
-                       tenant("none", s, std::vector<std::string>{})});
+    gate::policy::tenant_resolver r({tenant("some", s, std::vector<std::string>{"alpha"}),
+                                     tenant("all", s),
+                                     tenant("none", s, std::vector<std::string>{})});
     EXPECT_TRUE(r.sees(0, "alpha"));
     EXPECT_FALSE(r.sees(0, "beta"));
     EXPECT_TRUE(r.sees(1, "beta"));

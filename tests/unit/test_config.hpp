@@ -7,8 +7,8 @@
 
 namespace gate::test {
 
-inline std::shared_ptr<const snapshot> two_upstreams(std::int64_t page_size = 200,
-                                                     std::int64_t cache_ttl_ms = 30000) {
+inline std::shared_ptr<const actors::snapshot> two_upstreams(std::int64_t page_size = 200,
+                                                             std::int64_t cache_ttl_ms = 30000) {
     auto doc = std::make_shared<config::document>();
     for (auto ns : {"a", "b"}) {
         config::upstream u;
@@ -19,7 +19,7 @@ inline std::shared_ptr<const snapshot> two_upstreams(std::int64_t page_size = 20
         doc->upstreams.push_back(u);
     }
     doc->routing.page_size = page_size;
-    return make_snapshot(doc, 1);
+    return actors::make_snapshot(doc, 1);
 }
 
 } // namespace gate::test

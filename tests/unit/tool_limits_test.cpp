@@ -11,7 +11,7 @@ namespace gate::tool_limits_test {
 namespace {
 
 using namespace std::chrono_literals;
-const sliding_window::time_point t0{std::chrono::hours(1)};
+const actors::sliding_window::time_point t0{std::chrono::hours(1)};
 
 config::load_result parse_limits(std::string_view limits) {
     std::string doc = R"({"upstreams":[{"id":"alpha","url":"http://127.0.0.1:3001/mcp",)"
@@ -83,7 +83,7 @@ config::upstream limited() {
 
 TEST(ToolLimitsMatch, EveryMatchingEntryEveryoneThenPrincipal) {
     auto u = limited();
-    auto w = tool_windows_for(u, "get-sum", "iss\nalice");
+    auto w = actors::tool_windows_for(u, "get-sum", "iss\nalice");
     ASSERT_EQ(w.size(), 2u);
     EXPECT_EQ(w[0].entry, 0u);
     EXPECT_FALSE(w[0].per_principal());
@@ -94,27 +94,27 @@ TEST(ToolLimitsMatch, EveryMatchingEntryEveryoneThenPrincipal) {
     EXPECT_EQ(w[1].shared(), w[1].scope + ":iss\nalice");
     EXPECT_NE(w[0].scope, w[1].scope);
     // Whole-name matches: a pattern without a star is the name itself.
-    EXPECT_EQ(tool_windows_for(u, "echoes", "iss\nalice").size(), 1u);
+    EXPECT_EQ(actors::tool_windows_for(u, "echoes", "iss\nalice").size(), 1u);
     // Anonymous callers have no window of their own.
-    EXPECT_TRUE(tool_windows_for(u, "echoes", "").empty());
-    EXPECT_EQ(tool_windows_for(u, "echo", "").size(), 1u);
+    EXPECT_TRUE(actors::tool_windows_for(u, "echoes", "").empty());
+    EXPECT_EQ(actors::tool_windows_for(u, "echo", "").size(), 1u);
 }
 
 TEST(ToolLimitsMatch, ScopesNameTheUpstreamAndTheNamesNotThePlace) {
     auto u = limited();
-    auto before = tool_windows_for(u, "echo", "");
+    auto before = actors::tool_windows_for(u, "echo", "");
     std::swap(u.tool_limits[0], u.tool_limits[2]);
-    auto after = tool_windows_for(u, "echo", "");
+    auto after = actors::tool_windows_for(u, "echo", "");
     ASSERT_EQ(before.size(), 1u);
     ASSERT_EQ(after.size(), 1u);
     EXPECT_EQ(before[0].scope, after[0].scope);
     EXPECT_EQ(after[0].entry, 2u);
     u.id = "beta";
-    EXPECT_NE(tool_windows_for(u, "echo", "")[0].scope, before[0].scope);
+    EXPECT_NE(actors::tool_windows_for(u, "echo", "")[0].scope, before[0].scope);
 }
 
 TEST(ToolWindows, EveryoneSharesOneWindowUntilTheMinutePasses) {
-    tool_windows w;
+    actors::tool_windows w;
     EXPECT_EQ(w.take_batch("s", "", 2, t0).taken, 1);
     EXPECT_EQ(w.take_batch("s", "", 2, t0 + 1s).taken, 1);
     auto refused = w.take_batch("s", "", 2, t0 + 2s);
@@ -125,7 +125,7 @@ TEST(ToolWindows, EveryoneSharesOneWindowUntilTheMinutePasses) {
 }
 
 TEST(ToolWindows, EachPrincipalHasItsOwnAllowance) {
-    tool_windows w;
+    actors::tool_windows w;
     EXPECT_EQ(w.take_batch("s", "alice", 1, t0).taken, 1);
     EXPECT_EQ(w.take_batch("s", "alice", 1, t0 + 1s).taken, 0);
     EXPECT_EQ(w.take_batch("s", "bob", 1, t0 + 1s).taken, 1);
@@ -134,7 +134,7 @@ TEST(ToolWindows, EachPrincipalHasItsOwnAllowance) {
 }
 
 TEST(ToolWindows, AChangedLimitStartsAfresh) {
-    tool_windows w;
+    actors::tool_windows w;
     EXPECT_EQ(w.take_batch("s", "", 1, t0).taken, 1);
     EXPECT_EQ(w.take_batch("s", "", 1, t0).taken, 0);
     EXPECT_EQ(w.take_batch("s", "", 2, t0).taken, 1);

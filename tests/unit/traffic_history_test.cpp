@@ -134,9 +134,9 @@ TEST(TrafficReport, ShowsSeriesTransitionsAndOnlyTheViewersRefusals) {
     h.record(h.slot(1, 0, "alpha"), outcome::denied, 1ms, t0);
     h.refused(t0, "tools/call", "alpha__x", "alpha", outcome::denied, "rule-1", "iss\nolga");
     h.refused(t0, "tools/call", "alpha__y", "alpha", outcome::denied, "rule-2", "iss\nivan");
-    std::vector<guard_change> changes = {
-        {t0 + 1s, guard_change::kind::breaker, 0, 2, 0},
-        {t0 + 2s, guard_change::kind::endpoint, 1, 0, 1},
+    std::vector<actors::guard_change> changes = {
+        {t0 + 1s, actors::guard_change::kind::breaker, 0, 2, 0},
+        {t0 + 2s, actors::guard_change::kind::endpoint, 1, 0, 1},
     };
     auto wall = std::chrono::system_clock::time_point(std::chrono::hours(500000));
     traffic_facts f{

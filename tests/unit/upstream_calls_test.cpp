@@ -39,7 +39,7 @@ struct fake_call_services final : server_request_judge,
     std::vector<std::string> told; // "<service> <argument>..."
     struct admission {
         std::size_t upstream;
-        caller_ref who;
+        policy::caller_ref who;
         json::object request;
         std::optional<std::string> bridge;
     };
@@ -70,19 +70,19 @@ struct fake_call_services final : server_request_judge,
         EXPECT_GE(seconds, 0.0);
     }
     void tool_dropped(const std::string&, std::string_view) override {}
-    bool admit_server_request(const federation_view&, std::size_t upstream, const caller_ref& who,
-                              const json::object& request,
+    bool admit_server_request(const federation_view&, std::size_t upstream,
+                              const policy::caller_ref& who, const json::object& request,
                               const std::optional<std::string>& bridge) override {
         admissions.push_back({upstream, who, request, bridge});
         return admit;
     }
     bool hook_asks(const federation_view&, const json::object&, bool) override { return false; }
     boost::asio::awaitable<bool> hook_admits(std::shared_ptr<const federation_view>, std::size_t,
-                                             caller_ref, json::object,
+                                             policy::caller_ref, json::object,
                                              std::optional<std::string>) override {
         co_return true;
     }
-    void judge_then_deliver(std::shared_ptr<const federation_view>, std::size_t, caller_ref,
+    void judge_then_deliver(std::shared_ptr<const federation_view>, std::size_t, policy::caller_ref,
                             upstream_message m, std::string,
                             std::function<bool(upstream_message&)> deliver) override {
         deliver(m);
@@ -95,7 +95,7 @@ struct fake_call_services final : server_request_judge,
     }
 };
 
-caller_ref alice() {
+policy::caller_ref alice() {
     auto p = std::make_shared<principal>();
     p->issuer = "https://idp.example";
     p->subject = "alice";

@@ -54,8 +54,8 @@ struct client_test : ::testing::Test {
 
 TEST_F(client_test, a_call_its_guards_refuse_never_reaches_the_upstream) {
     make();
-    auto v = guard_board::initial_view(client->config());
-    v.breaker = circuit_breaker::state::open;
+    auto v = actors::guard_board::initial_view(client->config());
+    v.breaker = actors::circuit_breaker::state::open;
     v.reopens_at = std::chrono::steady_clock::now() + 60s;
     test::publish_view(*client->guards().board(), v);
     auto r = call();

@@ -28,17 +28,17 @@ using transport::upstream_recording;
 struct received {
     std::mutex m;
     std::condition_variable cv;
-    std::vector<heard_event> events;
+    std::vector<actors::heard_event> events;
 };
 
-recorder_actor::behavior_type fake_recorder(std::shared_ptr<received> box) {
-    return {[box](record_batch& b) {
+actors::recorder_actor::behavior_type fake_recorder(std::shared_ptr<received> box) {
+    return {[box](actors::record_batch& b) {
                 std::lock_guard lock(box->m);
                 for (auto& e : b.events)
                     box->events.push_back(std::move(e));
                 box->cv.notify_all();
             },
-            [](batch_flush&) {}};
+            [](actors::batch_flush&) {}};
 }
 
 struct recording_test : ::testing::Test {
@@ -49,7 +49,7 @@ struct recording_test : ::testing::Test {
     std::optional<caf::actor_system> sys;
     std::shared_ptr<received> box = std::make_shared<received>();
     std::shared_ptr<transport::traffic_tap> tap;
-    recorder_actor recorder;
+    actors::recorder_actor recorder;
     std::string upstream_id = "alpha";
     upstream_recording recording{upstream_id};
 
@@ -60,19 +60,19 @@ struct recording_test : ::testing::Test {
         recorder = sys->spawn(fake_recorder, box);
         tap = std::make_shared<transport::traffic_tap>(
             io, recorder, std::make_shared<std::atomic<std::int64_t>>(0),
-            std::make_shared<delivery_tally>());
+            std::make_shared<actors::delivery_tally>());
         recording.through(tap);
     }
     void TearDown() override { caf::anon_send_exit(recorder, caf::exit_reason::user_shutdown); }
     // The answers the recorder has, once `n` arrived (at most 5 s).
-    std::vector<heard_answer> answers(std::size_t n) {
+    std::vector<actors::heard_answer> answers(std::size_t n) {
         io.restart();
         io.poll(); // the tap feeds the recorder once per turn of the loop
         std::unique_lock lock(box->m);
         box->cv.wait_for(lock, std::chrono::seconds(5), [&] { return box->events.size() >= n; });
-        std::vector<heard_answer> out;
+        std::vector<actors::heard_answer> out;
         for (auto& e : box->events)
-            out.push_back(std::get<heard_answer>(e));
+            out.push_back(std::get<actors::heard_answer>(e));
         return out;
     }
 };

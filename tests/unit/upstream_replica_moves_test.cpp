@@ -32,7 +32,7 @@ struct replica_moves_test : units_fixture {
     }
     // The rotation as the upstream's actor would publish it.
     void rotation(std::vector<bool> in) {
-        auto v = guard_board::initial_view(units->state.cfg);
+        auto v = actors::guard_board::initial_view(units->state.cfg);
         v.in_rotation = std::move(in);
         test::publish_view(*units->guards.board(), std::move(v));
     }

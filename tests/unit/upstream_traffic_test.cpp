@@ -39,7 +39,7 @@ struct fake_upstream_services final : view_source,
     bool keeper = true;
     std::optional<std::vector<std::string>> holders;
     std::set<std::string> listens, open_sessions;
-    caller_ref principal;
+    policy::caller_ref principal;
     int minted = 0;
     // What it was handed.
     std::vector<std::pair<std::string, std::string>> to_listens, delivered; // holder, text
@@ -53,7 +53,7 @@ struct fake_upstream_services final : view_source,
         std::string method;
         std::optional<std::string> upstream, decision, error;
         protocol::outcome outcome;
-        caller_ref caller;
+        policy::caller_ref caller;
     };
     std::vector<audited_request> audited;
 
@@ -82,7 +82,7 @@ struct fake_upstream_services final : view_source,
         asked.push_back("session_open " + session);
         return open_sessions.contains(session);
     }
-    caller_ref principal_of(const std::string& session) const override {
+    policy::caller_ref principal_of(const std::string& session) const override {
         asked.push_back("principal_of " + session);
         return principal;
     }
@@ -348,10 +348,10 @@ TEST_F(upstream_traffic_rig, a_denied_request_never_reaches_the_client) {
 struct scripted_hook final : hook_asker {
     std::vector<json::object> asked;
     hook_answer answer{hook_answer::said::deny, "no sampling here", "", "", false, 0.001};
-    boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, hook_stage stage,
+    boost::asio::awaitable<hook_answer> ask(const config::decision_hook&, policy::hook_stage stage,
                                             std::string description,
                                             std::string_view traceparent) override {
-        EXPECT_EQ(stage, hook_stage::server_request);
+        EXPECT_EQ(stage, policy::hook_stage::server_request);
         EXPECT_EQ(traceparent, "");
         asked.push_back(json::parse(description).as_object());
         co_await test::suspend_once();

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-using gate::caller_ref;
-using gate::principal;
+using gate::policy::caller_ref;
+using gate::policy::principal;
 using gate::transport::verified_tokens;
 
 namespace {

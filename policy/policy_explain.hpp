@@ -4,9 +4,9 @@
 // it about the cases of a file, GET /api/explain about the caller's own invocation.
 #pragma once
 
-#include "actors/policy/policy_engine.hpp"
-#include "actors/policy/tenant_resolver.hpp"
 #include "config/model.hpp"
+#include "policy/policy_engine.hpp"
+#include "policy/tenant_resolver.hpp"
 #include "protocol/name_codec.hpp"
 #include "protocol/tool_hints.hpp"
 
@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::policy {
 
 // What a snapshot decides with.
 struct policy_world {
@@ -70,4 +70,4 @@ boost::json::object explanation_json(const explained& e);
 std::string unknown_upstream_text(std::string_view server);
 std::string unknown_namespace_text(std::string_view name);
 
-} // namespace gate
+} // namespace gate::policy

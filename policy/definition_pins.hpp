@@ -16,7 +16,7 @@
 #include <string_view>
 #include <tuple>
 
-namespace gate {
+namespace gate::policy {
 
 enum class pin_mode { off, warn, block };
 
@@ -80,4 +80,4 @@ private:
     std::set<std::tuple<std::string, std::string, std::string>> reported_;
 };
 
-} // namespace gate
+} // namespace gate::policy

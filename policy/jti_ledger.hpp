@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-namespace gate {
+namespace gate::policy {
 
 class jti_ledger {
 public:
@@ -32,4 +32,4 @@ private:
     std::set<std::pair<std::int64_t, std::pair<std::string, std::string>>> by_expiry_;
 };
 
-} // namespace gate
+} // namespace gate::policy

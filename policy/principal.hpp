@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::policy {
 
 struct principal {
     std::string subject;
@@ -20,4 +20,4 @@ struct principal {
 // serves every request that presents it. Null: anonymous.
 using caller_ref = std::shared_ptr<const principal>;
 
-} // namespace gate
+} // namespace gate::policy

@@ -1,6 +1,6 @@
-#include "actors/policy/jti_ledger.hpp"
+#include "policy/jti_ledger.hpp"
 
-namespace gate {
+namespace gate::policy {
 
 void jti_ledger::forget_expired(std::int64_t now) {
     while (!by_expiry_.empty() && by_expiry_.begin()->first < now) {
@@ -22,4 +22,4 @@ jti_ledger::redemption jti_ledger::redeem(const std::string& issuer, const std::
     return redemption::first;
 }
 
-} // namespace gate
+} // namespace gate::policy

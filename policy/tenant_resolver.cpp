@@ -1,8 +1,8 @@
-#include "actors/policy/tenant_resolver.hpp"
+#include "policy/tenant_resolver.hpp"
 
-#include "actors/policy/subjects_select.hpp"
+#include "policy/subjects_select.hpp"
 
-namespace gate {
+namespace gate::policy {
 
 tenant_resolver::tenant_resolver(const std::vector<config::tenant>& tenants) : tenants_(tenants) {
     for (const auto& t : tenants_) {
@@ -32,4 +32,4 @@ bool tenant_resolver::sees(std::size_t i, std::string_view upstream) const {
     return !visible_[i] || visible_[i]->contains(upstream);
 }
 
-} // namespace gate
+} // namespace gate::policy

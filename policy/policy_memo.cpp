@@ -1,6 +1,6 @@
-#include "actors/policy/policy_memo.hpp"
+#include "policy/policy_memo.hpp"
 
-namespace gate {
+namespace gate::policy {
 
 policy_decision policy_memo::decide(const std::shared_ptr<const policy_engine>& engine,
                                     const principal* caller, const invocation& what) {
@@ -34,4 +34,4 @@ policy_decision policy_memo::decide(const std::shared_ptr<const policy_engine>& 
     return d;
 }
 
-} // namespace gate
+} // namespace gate::policy

@@ -1,11 +1,11 @@
-#include "actors/policy/policy_engine.hpp"
+#include "policy/policy_engine.hpp"
 
-#include "actors/policy/subjects_select.hpp"
+#include "policy/subjects_select.hpp"
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 
-namespace gate {
+namespace gate::policy {
 
 bool glob_match(std::string_view pattern, std::string_view text) {
     // Iterative, with backtracking to the last star only: linear in practice, no recursion.
@@ -224,4 +224,4 @@ policy_decision policy_engine::decide_task(const principal* caller, std::string_
     return first_match(caller, server, refuses, grants, false);
 }
 
-} // namespace gate
+} // namespace gate::policy

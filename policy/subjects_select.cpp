@@ -1,9 +1,9 @@
-#include "actors/policy/subjects_select.hpp"
+#include "policy/subjects_select.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace gate {
+namespace gate::policy {
 
 namespace {
 
@@ -90,4 +90,4 @@ selection select_principal(const config::subjects& s, const principal& p) {
     return selection::yes;
 }
 
-} // namespace gate
+} // namespace gate::policy

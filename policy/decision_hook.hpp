@@ -3,7 +3,7 @@
 // lifetime. No I/O here: gateway/auth/decision_hook_client posts and waits.
 #pragma once
 
-#include "actors/policy/principal.hpp"
+#include "policy/principal.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <variant>
 
-namespace gate {
+namespace gate::policy {
 
 // Where in a request's life the hook is asked.
 enum class hook_stage : std::uint8_t { call, result, server_request };
@@ -81,4 +81,4 @@ private:
     std::deque<std::pair<std::string, time_point>> order_;
 };
 
-} // namespace gate
+} // namespace gate::policy

@@ -1,13 +1,13 @@
-#include "actors/policy/argument_match.hpp"
+#include "policy/argument_match.hpp"
 
-#include "actors/policy/subjects_select.hpp"
+#include "policy/subjects_select.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <re2/re2.h>
 #include <variant>
 
-namespace gate {
+namespace gate::policy {
 
 namespace json = boost::json;
 
@@ -196,4 +196,4 @@ argument_match::verdict argument_match::test(const json::value& given) const {
     return verdict::passes;
 }
 
-} // namespace gate
+} // namespace gate::policy

@@ -1,10 +1,10 @@
-#include "actors/policy/policy_explain.hpp"
+#include "policy/policy_explain.hpp"
 
 #include "protocol/ui_uri.hpp"
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::policy {
 
 namespace json = boost::json;
 
@@ -176,4 +176,4 @@ json::object explanation_json(const explained& e) {
     return out;
 }
 
-} // namespace gate
+} // namespace gate::policy

@@ -7,7 +7,7 @@
 // the policy that made it. Bounded: at the bound it starts afresh. Plain C++, one thread.
 #pragma once
 
-#include "actors/policy/policy_engine.hpp"
+#include "policy/policy_engine.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace gate {
+namespace gate::policy {
 
 class policy_memo {
 public:
@@ -34,4 +34,4 @@ private:
     std::string key_; // built in place for each lookup
 };
 
-} // namespace gate
+} // namespace gate::policy

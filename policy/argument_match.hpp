@@ -17,7 +17,7 @@ namespace re2 {
 class RE2;
 }
 
-namespace gate {
+namespace gate::policy {
 
 class argument_match {
 public:
@@ -54,4 +54,4 @@ std::optional<std::string> lexical_path(std::string_view text);
 const boost::json::value* value_at(const boost::json::object& root,
                                    const std::vector<std::string>& tokens);
 
-} // namespace gate
+} // namespace gate::policy

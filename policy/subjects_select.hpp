@@ -3,12 +3,12 @@
 // listed value (OR); claims compare scalar values exactly.
 #pragma once
 
-#include "actors/policy/principal.hpp"
 #include "config/model.hpp"
+#include "policy/principal.hpp"
 
 #include <optional>
 
-namespace gate {
+namespace gate::policy {
 
 // Whether a JSON value is a configured scalar, by type (the string "1" is not the number 1).
 // Integers compare exactly (as long double, whose 64-bit mantissa holds every 64-bit integer;
@@ -31,4 +31,4 @@ inline bool subjects_select(const config::subjects& s, const principal& p) {
     return select_principal(s, p) == selection::yes;
 }
 
-} // namespace gate
+} // namespace gate::policy

@@ -4,8 +4,8 @@
 // than placed by the order of the document (docs/configuration.md, Tenants).
 #pragma once
 
-#include "actors/policy/principal.hpp"
 #include "config/model.hpp"
+#include "policy/principal.hpp"
 
 #include <optional>
 #include <set>
@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::policy {
 
 class tenant_resolver {
 public:
@@ -37,4 +37,4 @@ private:
     std::vector<std::optional<std::set<std::string, std::less<>>>> visible_;
 };
 
-} // namespace gate
+} // namespace gate::policy

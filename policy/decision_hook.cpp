@@ -1,6 +1,6 @@
-#include "actors/policy/decision_hook.hpp"
+#include "policy/decision_hook.hpp"
 
-#include "actors/policy/subjects_select.hpp"
+#include "policy/subjects_select.hpp"
 #include "protocol/digest.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_text.hpp"
@@ -9,7 +9,7 @@
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 
-namespace gate {
+namespace gate::policy {
 
 namespace json = boost::json;
 
@@ -207,4 +207,4 @@ void hook_memory::expire(time_point now) {
     }
 }
 
-} // namespace gate
+} // namespace gate::policy

@@ -5,9 +5,9 @@
 // authorize stage asks it about one invocation, the router about each listed item.
 #pragma once
 
-#include "actors/policy/argument_match.hpp"
-#include "actors/policy/principal.hpp"
 #include "config/model.hpp"
+#include "policy/argument_match.hpp"
+#include "policy/principal.hpp"
 #include "protocol/tool_hints.hpp"
 
 #include <boost/json/object.hpp>
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate {
+namespace gate::policy {
 
 // What decided, for audit, the explain endpoint and `gate policy test`.
 enum class decided_by : std::uint8_t {
@@ -141,4 +141,4 @@ private:
     std::vector<std::string> claim_names_;
 };
 
-} // namespace gate
+} // namespace gate::policy

@@ -1,8 +1,8 @@
-#include "actors/policy/definition_pins.hpp"
+#include "policy/definition_pins.hpp"
 
 #include <algorithm>
 
-namespace gate {
+namespace gate::policy {
 
 namespace {
 
@@ -106,4 +106,4 @@ std::optional<definition_change> definition_pins::judge(const std::string& upstr
     return definition_change{std::move(pinned), digest, told};
 }
 
-} // namespace gate
+} // namespace gate::policy
