@@ -22,6 +22,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -126,10 +127,11 @@ private:
         running_call() = default;
         running_call(const running_call&) = delete;
         running_call& operator=(const running_call&) = delete;
-        // A call whose request threw still ends: over for the keeper, counted, its span
-        // closed (as failed).
+        // A call whose request threw still ends on the way out: over for the keeper, counted,
+        // its span closed (as failed). A frame destroyed unfinished with no exception in
+        // flight is the io_context torn down at exit, after the components: nothing to tell.
         ~running_call() {
-            if (calls)
+            if (calls && std::uncaught_exceptions() > 0)
                 calls->end(*this, nullptr);
         }
         std::chrono::steady_clock::time_point start;
