@@ -1,6 +1,6 @@
 // The decision hook's words as plain C++ (docs/decision-hook.md): the description gate posts
 // for one decision, what an answer says, and the answers remembered for the configured
-// lifetime. No I/O here: gateway/auth/decision_hook_client posts and waits.
+// lifetime. No I/O here: gateway/pipeline/decision_hook_client posts and waits.
 #pragma once
 
 #include "policy/principal.hpp"

@@ -92,7 +92,7 @@ enum class gateway_error : std::uint8_t {
     invalid_grant,           // 400: the assertion does not verify, or was redeemed already
     slow_down,               // 429 with Retry-After: auth.ema.tokenRateLimitPerMinute
     temporarily_unavailable, // 503: too many assertions redeemed and not yet expired
-    // The test-only fault hooks (gateway/operations/fault_hooks.hpp; GATE_TEST_FAULT_HOOKS).
+    // The test-only fault hooks (gateway/entry/fault_hooks.hpp; GATE_TEST_FAULT_HOOKS).
     fault_target_unknown, // 404: no upstream of that id in the running snapshot
     fault_target_idle,    // 409: the upstream has no actor to kill right now
     // Not an error: the number of rows. Keep it last; the table and its test are checked

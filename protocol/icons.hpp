@@ -3,7 +3,7 @@
 // server's origin, and often cannot reach the upstream anyway, so an `http(s)` icon on the
 // upstream's own origin (one of its configured URLs') is written as a URL of gate,
 // `{base}{namespace}/{digest}`, and gate fetches it on demand without credentials
-// (gateway/operations/icon_proxy). An icon on any other origin is dropped: gate would
+// (gateway/mcp/icon_proxy). An icon on any other origin is dropped: gate would
 // otherwise fetch whatever address an upstream names. `data:` icons are kept as they are (up
 // to max_data_icon bytes), every other scheme dropped (docs/security.md, Icons).
 #pragma once

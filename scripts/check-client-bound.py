@@ -109,7 +109,7 @@ ALLOWED = {
         'toward an upstream: a client\'s answer, on a session another instance holds',
     ('gateway/upstream/upstream_client.cpp', 'upstream_client::session_traffic::message'):
         "toward an upstream: gate's own error for a request no client can be asked",
-    ('gateway/fleet/fleet_sessions.cpp', 'fleet_sessions::answer_for_fleet'):
+    ('gateway/mcp/fleet_sessions.cpp', 'fleet_sessions::answer_for_fleet'):
         "toward an upstream: a client's answer relayed for another instance",
     ('gateway/mcp/client_traffic.cpp', 'client_traffic::answer_upstream'):
         "toward an upstream: a client's answer to its request",

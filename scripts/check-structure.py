@@ -32,8 +32,8 @@ These things are measured:
    transparent (their code is their parent's); a forward declaration (`struct document;`,
    `class RE2;`) is not code; code at global scope (main) is not checked; namespaces opened to
    specialize a library's templates (std, boost, caf) are allowed.
-   Today most of gateway/ is still in gate::transport (it moved out of transport/,
-   docs/architecture.md); it is in the baseline until the refactoring moves it.
+   gateway/ is in gate::gateway (docs/architecture.md, "Structure checks"); the baseline has
+   no namespace entry.
 
 4. The walk of a request (docs/architecture.md, "How one request flows"): every file it names
    (a backquoted path ending .cpp or .hpp) exists, and it names at most 20, so the path a
@@ -42,6 +42,10 @@ These things are measured:
 5. Actor messages: no message type is exempted from CAF's inspection
    (CAF_ALLOW_UNSAFE_MESSAGE_TYPE): each is described and inspectable
    (actors/message_inspection.hpp). No baseline: any use fails.
+
+6. The order of gateway/'s folders (GATEWAY_ORDER, top first): a folder includes only folders
+   below it, so the dependency runs one way and no cycle can form. An include that points up,
+   and a folder that has no place in the order, fail. No baseline: there are none.
 The ratchet: scripts/structure-baseline.json holds today's violations. The check fails (exit 1)
 on a violation not in the baseline and on a class whose count grew above its baseline number;
 it prints what got better (a baseline entry gone or lowered) so it can be taken out of the
@@ -75,6 +79,12 @@ strip_comments_and_literals = _sizes.strip
 
 GATEWAY = 'gateway'
 NAMESPACE_FOLDERS = ['gateway', 'actors', 'protocol', 'transport', 'config', 'shim', 'hooks', 'process', 'policy']
+# The order a request meets gateway/'s folders, top first, read from what implements what: the
+# program wires everything; entry is the HTTP face and the endpoints that are not MCP's; the
+# MCP methods implement the stages' narrow interfaces (call_services.hpp, s4_route.hpp) and
+# auth implements stage 2's, so both sit above the pipeline; the pipeline drives the upstream
+# side; fleet and operations (what every layer counts and records) are at the bottom.
+GATEWAY_ORDER = ['program', 'entry', 'mcp', 'auth', 'pipeline', 'upstream', 'fleet', 'operations']
 MAX_PUBLIC_DATA = 25
 MAX_PUBLIC_METHODS = 20
 # Namespaces a file may open to specialize a library's templates (std::hash, boost's traits).
@@ -167,6 +177,21 @@ def cycle_violations(root):
         found[f'cycle scc: {",".join(component)}'] = (None, f'{len(inside)} edges')
         for a, b in inside:
             found[f'cycle edge: {a}->{b}'] = (None, edges[(a, b)])
+    return found
+
+
+def order_violations(root, order=GATEWAY_ORDER):
+    """{key: (None, evidence)} for each include that points up the order, and each folder of
+    gateway/ that has no place in it."""
+    place = {name: i for i, name in enumerate(order)}
+    found = {}
+    base = os.path.join(root, GATEWAY)
+    folders = {d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d))}
+    for folder in sorted(folders - set(place)):
+        found[f'order: gateway/{folder}/ has no place in GATEWAY_ORDER'] = (None, ', '.join(order))
+    for (a, b), evidence in sorted(include_edges(root).items()):
+        if a in place and b in place and place[b] < place[a]:
+            found[f'order: {a}->{b} points up'] = (None, evidence)
     return found
 
 
@@ -609,7 +634,7 @@ def print_summary(current, worse):
           file=sys.stderr)
 
 
-def run_check(root, baseline_path, update=False, accept_new=False):
+def run_check(root, baseline_path, update=False, accept_new=False, order=GATEWAY_ORDER):
     """The ratchet: 1 when something is beyond the baseline (and not accepted), else 0."""
     current = current_violations(root)
     baseline = load_baseline(baseline_path)
@@ -637,6 +662,15 @@ def run_check(root, baseline_path, update=False, accept_new=False):
     if unsafe:
         print('structure check failed: a message exempted from inspection; describe it instead '
               '(actors/message_inspection.hpp)', file=sys.stderr)
+        return 1
+    # Nor does the order: an include that points up is a cycle on its way.
+    order = order_violations(root, order) if order else {}
+    for key, (_, evidence) in sorted(order.items()):
+        print(f'{key}: {evidence}', file=sys.stderr)
+    if order:
+        print(f'structure check failed: gateway/\'s folders include only folders below them '
+              f'({" > ".join(GATEWAY_ORDER)}; docs/architecture.md, "Structure checks")',
+              file=sys.stderr)
         return 1
     if worse and not accepting:
         print('structure check failed: fix what is new above (docs/architecture.md, '
@@ -721,6 +755,9 @@ EXPECTED_IN_DIRTY_TREE = {
     'class gateway/a/a.hpp:busy public-methods',
     'namespace gateway/b/b.hpp gate::transport',
 }
+EXPECTED_ORDER_IN_DIRTY_TREE = {  # b->a points up, c->d does not; e has no place
+    'order: b->a points up', 'order: gateway/e/ has no place in GATEWAY_ORDER',
+}
 EXPECTED_WALK_IN_DIRTY_TREE = {
     'walk names a missing file: gateway/w/gone.cpp', 'walk names over 20 files',
 }
@@ -750,6 +787,11 @@ def self_test():
         if unsafe_message_violations(clean) or \
                 set(unsafe_message_violations(dirty)) != {'unsafe message actors/m.hpp:2'}:
             failures.append(f'unsafe messages: {sorted(unsafe_message_violations(dirty))}')
+        if order_violations(clean, ['a', 'b', 'w']):
+            failures.append(f'the clean tree\'s order: {sorted(order_violations(clean, ["a", "b", "w"]))}')
+        got = set(order_violations(dirty, ['a', 'b', 'c', 'd', 'w']))
+        if got != EXPECTED_ORDER_IN_DIRTY_TREE:
+            failures.append(f'the dirty tree\'s order: {sorted(got)}')
         failures += ratchet_failures(dirty, found_dirty)
     for f in failures:
         print(f'self-test: {f}')
@@ -770,18 +812,18 @@ def ratchet_failures(root, found):
     save_baseline(path, exact)
     with open(os.devnull, 'w') as quiet, contextlib.redirect_stdout(quiet), \
             contextlib.redirect_stderr(quiet):
-        if run_check(root, path) != 0:
+        if run_check(root, path, order=None) != 0:  # the order has no baseline: checked above
             failures.append('the dirty tree fails against its own baseline')
         behind = dict(exact)
         behind['class gateway/a/a.hpp:wide public-members'] = 25
         del behind['namespace gateway/b/b.hpp gate::transport']
         save_baseline(path, dict(behind, **{'namespace gateway/b/gone.cpp gate': None}))
-        if run_check(root, path) != 1:
+        if run_check(root, path, order=None) != 1:
             failures.append('a grown class or a new namespace violation passes')
-        run_check(root, path, update=True)
+        run_check(root, path, update=True, order=None)
         if load_baseline(path) != behind:
             failures.append('--update-baseline kept a stale entry or added a new one')
-        run_check(root, path, update=True, accept_new=True)
+        run_check(root, path, update=True, accept_new=True, order=None)
         if load_baseline(path) != exact:
             failures.append('--update-baseline --accept-new did not take the tree as it is')
     return failures

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Qualifies names that moved to another namespace, in every file that uses them.
 
-For a move of code between namespaces (docs/plans/namespaces-and-cycles.md): after the
-namespace lines of the moved files change, the files that name the moved code unqualified no
-longer compile. This runs the compiler over every translation unit of a configured build
+For a move of code between namespaces (actors/ to gate::actors, gateway/ to gate::gateway):
+after the namespace lines of the moved files change, the files that name the moved code
+unqualified no longer compile. This runs the compiler over every translation unit of a configured build
 (`build/compile_commands.json`) with -fsyntax-only (no code generated: about four minutes
 for the whole tree on two cores), then edits the sources:
 

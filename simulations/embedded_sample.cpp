@@ -20,9 +20,9 @@ int main(int argc, char** argv) {
     }
     std::string config = R"({"upstreams":[{"id":"first","url":")" + std::string(argv[1]) +
                          R"(","namespace":"first"}]})";
-    std::unique_ptr<gate::embedded_gateway> gw;
+    std::unique_ptr<gate::gateway::embedded_gateway> gw;
     try {
-        gw = gate::embedded_gateway::start(config);
+        gw = gate::gateway::embedded_gateway::start(config);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cannot start: %s\n", e.what());
         return 1;

@@ -21,7 +21,7 @@ struct list_plan {
     std::vector<std::size_t> fetch; // upstreams to ask; the rest are served from cache
     protocol::client_profile profile = protocol::full_profile; // whose list (client_profile.hpp)
     // Upstreams of `fetch` whose lists the fleet's shared cache held (moved out of `fetch`
-    // on the io thread: gateway/fleet/fleet_sessions.cpp), completed like fetched ones.
+    // on the io thread: gateway/mcp/fleet_sessions.cpp), completed like fetched ones.
     std::vector<fetched_list> from_fleet = {};
 };
 

@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace jose = protocol::jose;
@@ -44,7 +44,7 @@ asio::awaitable<void> key_set_source::fetch() {
         ~landed() { refresh.attempted(clock::now()); }
     } on_landing{refresh_};
     ++fetches_;
-    fetch_request req;
+    transport::fetch_request req;
     req.url = uri_;
     req.timeout = fetch_timeout;
     req.max_body = max_bytes;
@@ -53,7 +53,7 @@ asio::awaitable<void> key_set_source::fetch() {
     if (auto* e = std::get_if<std::string>(&answer)) {
         error = *e;
     } else {
-        auto& a = std::get<fetch_answer>(answer);
+        auto& a = std::get<transport::fetch_answer>(answer);
         if (a.status != 200) {
             error = uri_ + " answered HTTP " + std::to_string(a.status);
         } else {
@@ -91,4 +91,4 @@ asio::awaitable<void> key_set_source::fetch() {
     last_error_ = std::move(error);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

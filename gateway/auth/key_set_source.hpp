@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class key_set_source {
 public:
@@ -57,9 +57,9 @@ private:
     std::shared_ptr<boost::asio::ssl::context> tls_;
     std::shared_ptr<const protocol::jose::key_set> set_;
     protocol::jose::key_set_refresh refresh_;
-    ask_flight flight_;
+    transport::ask_flight flight_;
     std::uint64_t fetches_ = 0;
     std::string last_error_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

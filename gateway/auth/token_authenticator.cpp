@@ -9,7 +9,7 @@
 #include <boost/url/parse.hpp>
 #include <chrono>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace jose = protocol::jose;
@@ -170,4 +170,4 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
     co_return who;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or nullopt
 // when the header is of another scheme or malformed.
@@ -69,4 +69,4 @@ private:
 // inserted between the host and the resource's path), the challenge's resource_metadata.
 std::string resource_metadata_url(std::string_view resource);
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <map>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
@@ -30,7 +30,7 @@ std::int64_t unix_now() {
 
 // RFC 6749 section 5.2, from the row's status and code: an error answer the client can act on,
 // and the audit record's outcome, decision (the code) and text.
-http_reply refused(request_context& rec, gateway_error e, std::string why) {
+transport::http_reply refused(request_context& rec, gateway_error e, std::string why) {
     const auto& row = protocol::describe(e);
     std::string_view code =
         e == gateway_error::token_request_invalid ? std::string_view("invalid_request") : row.name;
@@ -63,15 +63,15 @@ jose::public_key token_endpoint::public_key() const {
     return std::get<jose::public_key>(jose::public_key::from_jwk(signer_.public_jwk()));
 }
 
-http_reply token_endpoint::jwks() const {
-    auto reply = http_reply::json(
+transport::http_reply token_endpoint::jwks() const {
+    auto reply = transport::http_reply::json(
         http::status::ok,
         json::serialize(json::object{{"keys", json::array{signer_.public_jwk()}}}));
     reply.headers.emplace_back("Cache-Control", "max-age=300");
     return reply;
 }
 
-http_reply token_endpoint::metadata() const {
+transport::http_reply token_endpoint::metadata() const {
     json::object body{
         {"issuer", issuer_},
         {"token_endpoint", issuer_ + "/oauth/token"},
@@ -81,13 +81,13 @@ http_reply token_endpoint::metadata() const {
         {"authorization_grant_profiles_supported",
          json::array{"urn:ietf:params:oauth:grant-profile:id-jag"}},
     };
-    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    auto reply = transport::http_reply::json(http::status::ok, json::serialize(body));
     reply.headers.emplace_back("Cache-Control", "max-age=300");
     return reply;
 }
 
-http_reply token_endpoint::minted(const jose::verified_assertion& a,
-                                  const std::vector<std::string>& scopes) {
+transport::http_reply token_endpoint::minted(const jose::verified_assertion& a,
+                                             const std::vector<std::string>& scopes) {
     auto now = unix_now();
     std::string scope;
     for (const auto& s : scopes)
@@ -110,7 +110,7 @@ http_reply token_endpoint::minted(const jose::verified_assertion& a,
                       {"issued_token_type", "urn:ietf:params:oauth:token-type:access_token"}};
     if (!scope.empty())
         body["scope"] = scope;
-    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    auto reply = transport::http_reply::json(http::status::ok, json::serialize(body));
     reply.headers.emplace_back("Cache-Control", "no-store");
     reply.headers.emplace_back("Pragma", "no-cache");
     return reply;
@@ -131,7 +131,7 @@ std::vector<std::string> granted_scopes(std::vector<std::string> carried,
 
 } // namespace
 
-std::optional<http_reply> token_endpoint::rate_limited(request_context& rec) {
+std::optional<transport::http_reply> token_endpoint::rate_limited(request_context& rec) {
     auto wait = rate_.take(std::chrono::steady_clock::now());
     if (!wait)
         return std::nullopt;
@@ -143,7 +143,7 @@ std::optional<http_reply> token_endpoint::rate_limited(request_context& rec) {
     return reply;
 }
 
-asio::awaitable<std::variant<jose::verified_assertion, http_reply>>
+asio::awaitable<std::variant<jose::verified_assertion, transport::http_reply>>
 token_endpoint::verified(const protocol::token_request& form, request_context& rec) {
     auto parsed = jose::parse_compact(form.assertion);
     if (auto* why = std::get_if<std::string>(&parsed))
@@ -170,8 +170,8 @@ token_endpoint::verified(const protocol::token_request& form, request_context& r
     co_return std::get<jose::verified_assertion>(std::move(checked));
 }
 
-asio::awaitable<std::optional<http_reply>> token_endpoint::spend(const jose::verified_assertion& a,
-                                                                 request_context& rec) {
+asio::awaitable<std::optional<transport::http_reply>>
+token_endpoint::spend(const jose::verified_assertion& a, request_context& rec) {
     auto redemption = redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
     if (redemption == policy::jti_ledger::redemption::first && fleet_) {
         // First here; the fleet decides whether it is first anywhere. A store that does not
@@ -197,7 +197,8 @@ asio::awaitable<std::optional<http_reply>> token_endpoint::spend(const jose::ver
     co_return std::nullopt;
 }
 
-asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, request_context& rec) {
+asio::awaitable<transport::http_reply> token_endpoint::redeem(const transport::http_request& req,
+                                                              request_context& rec) {
     rec.method = "oauth/token";
     if (auto reply = rate_limited(rec))
         co_return std::move(*reply);
@@ -214,7 +215,7 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
                           no->why);
     auto& form = std::get<protocol::token_request>(read);
     auto checked = co_await verified(form, rec);
-    if (auto* reply = std::get_if<http_reply>(&checked))
+    if (auto* reply = std::get_if<transport::http_reply>(&checked))
         co_return std::move(*reply);
     auto& a = std::get<jose::verified_assertion>(checked);
     rec.who.caller =
@@ -228,4 +229,4 @@ asio::awaitable<http_reply> token_endpoint::redeem(const http_request& req, requ
     co_return minted(a, granted_scopes(a.scopes, form.scopes));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

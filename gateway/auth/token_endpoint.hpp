@@ -25,7 +25,7 @@
 #include <string>
 #include <variant>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class fleet_store;
 
@@ -40,9 +40,10 @@ public:
                    protocol::jose::es256_signer signer);
 
     // POST /oauth/token. Fills `rec` (method oauth/token, outcome, decision) for the audit.
-    boost::asio::awaitable<http_reply> redeem(const http_request& req, request_context& rec);
-    http_reply jwks() const;
-    http_reply metadata() const;
+    boost::asio::awaitable<transport::http_reply> redeem(const transport::http_request& req,
+                                                         request_context& rec);
+    transport::http_reply jwks() const;
+    transport::http_reply metadata() const;
 
     const std::string& issuer() const { return issuer_; }
     // The fleet's shared store: an assertion redeemed through any instance is refused by the
@@ -53,17 +54,17 @@ public:
 
 private:
     // The answer when the endpoint's rate is spent.
-    std::optional<http_reply> rate_limited(request_context& rec);
+    std::optional<transport::http_reply> rate_limited(request_context& rec);
     // The form's assertion, an ID-JAG of `idpIssuer` for this gateway, verified; else the
     // refusal.
-    boost::asio::awaitable<std::variant<protocol::jose::verified_assertion, http_reply>>
+    boost::asio::awaitable<std::variant<protocol::jose::verified_assertion, transport::http_reply>>
     verified(const protocol::token_request& form, request_context& rec);
     // The assertion's jti spent, here and in the fleet; the refusal when it was already (or
     // the ledger is full).
-    boost::asio::awaitable<std::optional<http_reply>>
+    boost::asio::awaitable<std::optional<transport::http_reply>>
     spend(const protocol::jose::verified_assertion& a, request_context& rec);
-    http_reply minted(const protocol::jose::verified_assertion& a,
-                      const std::vector<std::string>& scopes);
+    transport::http_reply minted(const protocol::jose::verified_assertion& a,
+                                 const std::vector<std::string>& scopes);
 
     config::auth auth_;
     config::ema ema_;
@@ -75,4 +76,4 @@ private:
     std::shared_ptr<fleet_store> fleet_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

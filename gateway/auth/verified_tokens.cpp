@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 policy::caller_ref verified_tokens::find(std::string_view token, std::int64_t now) {
     auto hit = entries_.find(token);
@@ -37,4 +37,4 @@ std::size_t verified_tokens::forget(std::size_t issuer, std::span<const std::str
     });
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class verified_tokens {
 public:
@@ -53,4 +53,4 @@ private:
     std::unordered_map<std::string, entry, token_hash, std::equal_to<>> entries_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

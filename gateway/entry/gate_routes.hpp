@@ -5,14 +5,14 @@
 // gateway's answer to each endpoint is its handler (gateway/entry/gateway.cpp, handler_of).
 #pragma once
 
+#include "gateway/entry/fault_hooks.hpp"
 #include "gateway/entry/http_routes.hpp"
-#include "gateway/operations/fault_hooks.hpp"
 #include "protocol/icons.hpp"
 
 #include <array>
 #include <cstdint>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 enum class endpoint : std::uint8_t {
     mcp_message,
@@ -72,4 +72,4 @@ inline constexpr std::array<gate_route, 19> gate_routes = [] {
 }();
 // clang-format on
 
-} // namespace gate::transport
+} // namespace gate::gateway

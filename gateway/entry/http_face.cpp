@@ -3,10 +3,10 @@
 #include "gateway/entry/http_face.hpp"
 
 #include "gateway/auth/token_endpoint.hpp"
+#include "gateway/entry/fault_hooks.hpp"
 #include "gateway/entry/gate_routes.hpp"
+#include "gateway/entry/introspection.hpp"
 #include "gateway/operations/console_assets.hpp"
-#include "gateway/operations/fault_hooks.hpp"
-#include "gateway/operations/introspection.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
@@ -18,7 +18,7 @@
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse_query.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -43,7 +43,7 @@ void http_face::reject_http(protocol::gateway_error e, std::string text, clock::
     p_.stages.conclude(refused);
 }
 
-request_context http_face::mcp_context(const http_request& req, time_point start) const {
+request_context http_face::mcp_context(const transport::http_request& req, time_point start) const {
     request_context rec;
     rec.view = p_.live.current_view();
     rec.admission.start = start;
@@ -63,7 +63,8 @@ request_context http_face::mcp_context(const http_request& req, time_point start
     return rec;
 }
 
-std::optional<http_reply> http_face::admit(const http_request& req, time_point start) {
+std::optional<transport::http_reply> http_face::admit(const transport::http_request& req,
+                                                      time_point start) {
     // Stage 1, before anything else: the Host/Origin allowlist, on every endpoint.
     auto refused =
         pipeline::check_host_origin(p_.live->guard, header(req, "Host"), header(req, "Origin"));
@@ -75,17 +76,17 @@ std::optional<http_reply> http_face::admit(const http_request& req, time_point s
 
 namespace {
 
-gateway_error row_of(server_refusal why) {
+gateway_error row_of(transport::server_refusal why) {
     switch (why) {
-    case server_refusal::connections_full:
+    case transport::server_refusal::connections_full:
         return gateway_error::connections_full;
-    case server_refusal::header_too_large:
+    case transport::server_refusal::header_too_large:
         return gateway_error::header_too_large;
-    case server_refusal::header_timeout:
+    case transport::server_refusal::header_timeout:
         return gateway_error::header_timeout;
-    case server_refusal::duplicate_host:
+    case transport::server_refusal::duplicate_host:
         return gateway_error::duplicate_host;
-    case server_refusal::body_too_large:
+    case transport::server_refusal::body_too_large:
         break;
     }
     return gateway_error::body_too_large;
@@ -93,13 +94,15 @@ gateway_error row_of(server_refusal why) {
 
 } // namespace
 
-http_reply http_face::refused(server_refusal why, std::size_t limit, time_point start) {
+transport::http_reply http_face::refused(transport::server_refusal why, std::size_t limit,
+                                         time_point start) {
     auto e = row_of(why);
     auto text = protocol::gateway_error_text(e, {std::to_string(limit)});
     auto reply = error_reply({e, text});
-    if (why == server_refusal::connections_full)
+    if (why == transport::server_refusal::connections_full)
         reply.headers.emplace_back("Retry-After", "1");
-    if (why == server_refusal::connections_full || why == server_refusal::header_timeout)
+    if (why == transport::server_refusal::connections_full ||
+        why == transport::server_refusal::header_timeout)
         // No request was read: counted, not audited, so a flood of connections cannot
         // become a flood of audit events.
         p_.stats.rejection(protocol::describe(e).metric_label);
@@ -111,7 +114,7 @@ http_reply http_face::refused(server_refusal why, std::size_t limit, time_point 
 namespace {
 
 // RFC 9728 resource metadata (with auth.mode "required").
-http_reply resource_metadata_reply(const http_face_parts& p) {
+transport::http_reply resource_metadata_reply(const http_face_parts& p) {
     json::array servers;
     for (const auto& i : p.auth.issuers)
         if (!i.exchange_only) // spec: never advertised as an authorization server
@@ -124,7 +127,7 @@ http_reply resource_metadata_reply(const http_face_parts& p) {
     if (p.tokens)
         body["mcp_extensions_supported"] =
             json::array{"io.modelcontextprotocol/enterprise-managed-authorization"};
-    auto reply = http_reply::json(http::status::ok, json::serialize(body));
+    auto reply = transport::http_reply::json(http::status::ok, json::serialize(body));
     reply.headers.emplace_back("Cache-Control", "max-age=300");
     return reply;
 }
@@ -140,7 +143,7 @@ route_switches switches_of(const http_face_parts& p) {
 }
 
 // Another method on a path the table owns: 405 with Allow, worded as that endpoint refuses.
-http_reply method_refused(other_methods how, const std::string& allow) {
+transport::http_reply method_refused(other_methods how, const std::string& allow) {
     auto e = how == other_methods::get_only ? gateway_error::get_only
                                             : gateway_error::method_not_allowed;
     auto reply = error_reply({e, protocol::gateway_error_text(e)});
@@ -148,12 +151,12 @@ http_reply method_refused(other_methods how, const std::string& allow) {
     return reply;
 }
 
-http_reply not_found() {
+transport::http_reply not_found() {
     return error_reply(
         {gateway_error::not_found, protocol::gateway_error_text(gateway_error::not_found)});
 }
 
-http_reply metrics_reply(const http_face_parts& p) {
+transport::http_reply metrics_reply(const http_face_parts& p) {
     std::size_t bridged = 0;
     std::vector<metrics::guard_sample> guards;
     for (const auto& c : p.live->clients) {
@@ -180,14 +183,15 @@ http_reply metrics_reply(const http_face_parts& p) {
     for (auto& b : p.budgets.standings(std::chrono::system_clock::now()))
         budgets.push_back({std::move(b.key), b.allowance, b.taken, b.spent, b.exhausted});
     stats.budget_standings(budgets);
-    auto reply = http_reply::text(http::status::ok, stats.serialize());
+    auto reply = transport::http_reply::text(http::status::ok, stats.serialize());
     reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return reply;
 }
 
 // POST /oauth/token (auth.ema).
-asio::awaitable<http_reply> redeem_token(const http_face_parts& p, http_request& req,
-                                         std::chrono::steady_clock::time_point start) {
+asio::awaitable<transport::http_reply> redeem_token(const http_face_parts& p,
+                                                    transport::http_request& req,
+                                                    std::chrono::steady_clock::time_point start) {
     // It is no MCP request and enters no stage; its answer leaves by the exit.
     request_context rec;
     rec.admission.start = start;
@@ -197,18 +201,19 @@ asio::awaitable<http_reply> redeem_token(const http_face_parts& p, http_request&
     co_return reply;
 }
 
-asio::awaitable<http_reply> health_reply(const http_face_parts& p) {
+asio::awaitable<transport::http_reply> health_reply(const http_face_parts& p) {
     auto checker = p.health.checker(); // a reload may replace it while this probe runs
     auto report = co_await checker->check();
-    co_return http_reply::json(report.any_up ? http::status::ok : http::status::service_unavailable,
-                               protocol::json_text(report.body));
+    co_return transport::http_reply::json(report.any_up ? http::status::ok
+                                                        : http::status::service_unavailable,
+                                          protocol::json_text(report.body));
 }
 
 // The endpoints a row of the route table names (gate_routes.hpp) but the MCP endpoint's POST and
 // GET, for a request that entered the chain by the row's door (`c.rec`, `c.arrival`) or needs
 // none.
-asio::awaitable<std::optional<http_reply>> answer_other(const http_face_parts& p, endpoint e,
-                                                        endpoint_call& c) {
+asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_face_parts& p,
+                                                                   endpoint e, endpoint_call& c) {
     switch (e) {
     case endpoint::mcp_message:
     case endpoint::mcp_stream:
@@ -251,8 +256,8 @@ asio::awaitable<std::optional<http_reply>> answer_other(const http_face_parts& p
 
 // The endpoint a row names. The MCP endpoint's POST and GET are the call path: their own
 // coroutines are handed back as they are, with no frame of this function's around them.
-asio::awaitable<std::optional<http_reply>> answer(const http_face_parts& p, endpoint e,
-                                                  endpoint_call& c) {
+asio::awaitable<std::optional<transport::http_reply>> answer(const http_face_parts& p, endpoint e,
+                                                             endpoint_call& c) {
     if (e == endpoint::mcp_message)
         return p.endpoint.post(c.stream, *c.rec, *c.arrival);
     if (e == endpoint::mcp_stream)
@@ -262,9 +267,9 @@ asio::awaitable<std::optional<http_reply>> answer(const http_face_parts& p, endp
 
 } // namespace
 
-asio::awaitable<std::optional<http_reply>>
-http_face::respond(http_request& req, beast::tcp_stream& stream, time_point start) {
-    auto path = path_of(req.target());
+asio::awaitable<std::optional<transport::http_reply>>
+http_face::respond(transport::http_request& req, beast::tcp_stream& stream, time_point start) {
+    auto path = transport::path_of(req.target());
     const auto& mcp_path = p_.live->snap->doc->server.mcp_path; // a reload may move it
     auto route = find_route(std::span<const gate_route>(gate_routes), path, req.method(), mcp_path,
                             switches_of(p_));
@@ -290,4 +295,4 @@ http_face::respond(http_request& req, beast::tcp_stream& stream, time_point star
     co_return co_await answer(p_, route.row->handler, call);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -8,12 +8,12 @@
 #include "actors/sinks/batch_delivery.hpp"
 #include "actors/supervision/supervision_tally.hpp"
 #include "actors/supervision/supervisor.hpp"
+#include "gateway/entry/health.hpp"
+#include "gateway/entry/introspection_views.hpp"
 #include "gateway/mcp/endpoint.hpp"
+#include "gateway/mcp/icon_proxy.hpp"
 #include "gateway/mcp/session_streams.hpp"
 #include "gateway/mcp/session_table.hpp"
-#include "gateway/operations/health.hpp"
-#include "gateway/operations/icon_proxy.hpp"
-#include "gateway/operations/introspection_views.hpp"
 #include "gateway/operations/metrics.hpp"
 #include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/chain.hpp"
@@ -26,14 +26,14 @@
 #include <memory>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class token_endpoint;
 class traffic_tap;
 
 // One request at an endpoint of the route table.
 struct endpoint_call {
-    http_request& req;
+    transport::http_request& req;
     boost::beast::tcp_stream& stream;
     std::string_view path;
     std::chrono::steady_clock::time_point start;
@@ -63,24 +63,27 @@ struct http_face_parts {
     std::shared_ptr<traffic_tap> tap;
     std::shared_ptr<const actors::supervision_tally> supervision;
     actors::supervisor_actor supervisor; // the test-only fault hooks' target
-    bool fault_hooks;                    // gateway/operations/fault_hooks.hpp: tests only
+    bool fault_hooks;                    // gateway/entry/fault_hooks.hpp: tests only
 };
 
-class http_face final : public http_handler {
+class http_face final : public transport::http_handler {
 public:
     explicit http_face(http_face_parts parts) : p_(parts) {}
 
     // Stage 1 (Host/Origin), before anything else, on every endpoint.
-    std::optional<http_reply> admit(const http_request& req, time_point start) override;
+    std::optional<transport::http_reply> admit(const transport::http_request& req,
+                                               time_point start) override;
     // What the HTTP server refuses, worded from the table of errors and counted (audited
     // where a request was read).
-    http_reply refused(server_refusal why, std::size_t limit, time_point start) override;
-    boost::asio::awaitable<std::optional<http_reply>>
-    respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) override;
+    transport::http_reply refused(transport::server_refusal why, std::size_t limit,
+                                  time_point start) override;
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    respond(transport::http_request& req, boost::beast::tcp_stream& stream,
+            time_point start) override;
 
 private:
     // A request on the MCP endpoint: its context, with what stage 2 checks.
-    request_context mcp_context(const http_request& req, time_point start) const;
+    request_context mcp_context(const transport::http_request& req, time_point start) const;
     // A refusal before any request context exists (at admission, the body cap): through the
     // exit like any other.
     void reject_http(protocol::gateway_error e, std::string text,
@@ -89,4 +92,4 @@ private:
     http_face_parts p_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

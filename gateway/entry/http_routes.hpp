@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 enum class route_path : std::uint8_t {
     exact,
@@ -139,4 +139,4 @@ route_decision<Handler> find_route(std::span<const http_route<Handler>> rows, st
     return d;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

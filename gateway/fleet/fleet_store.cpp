@@ -10,7 +10,7 @@
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
@@ -116,22 +116,23 @@ constexpr auto retry_after = std::chrono::seconds(1);
 
 } // namespace
 
-std::variant<fleet_membership, std::string> join_fleet(const redis_endpoint& ep) {
+std::variant<fleet_membership, std::string> join_fleet(const transport::redis_endpoint& ep) {
     asio::io_context io(1);
-    auto client = std::make_shared<redis_client>(io.get_executor(), ep);
+    auto client = std::make_shared<transport::redis_client>(io.get_executor(), ep);
     std::variant<fleet_membership, std::string> out = std::string("no answer");
     asio::co_spawn(
         io,
         [&]() -> asio::awaitable<void> {
             struct closing {
-                std::shared_ptr<redis_client>& c;
+                std::shared_ptr<transport::redis_client>& c;
                 ~closing() { c->close(); }
             } closed{client};
-            auto failed = [](const std::variant<redis_value, std::string>& reply)
+            auto failed = [](const std::variant<transport::redis_value, std::string>& reply)
                 -> std::optional<std::string> {
                 if (auto* why = std::get_if<std::string>(&reply))
                     return *why;
-                if (auto& v = std::get<redis_value>(reply); v.type == redis_value::kind::error)
+                if (auto& v = std::get<transport::redis_value>(reply);
+                    v.type == transport::redis_value::kind::error)
                     return "it answered " + v.text;
                 return std::nullopt;
             };
@@ -154,8 +155,8 @@ std::variant<fleet_membership, std::string> join_fleet(const redis_endpoint& ep)
                 out = *why;
                 co_return;
             }
-            auto& v = std::get<redis_value>(reply);
-            if (v.type != redis_value::kind::string || v.text.size() != 32) {
+            auto& v = std::get<transport::redis_value>(reply);
+            if (v.type != transport::redis_value::kind::string || v.text.size() != 32) {
                 out = "the fleet's cursor key at " + name + " is not 32 bytes";
                 co_return;
             }
@@ -168,9 +169,10 @@ std::variant<fleet_membership, std::string> join_fleet(const redis_endpoint& ep)
     return out;
 }
 
-fleet_store::fleet_store(asio::any_io_executor ex, redis_endpoint ep, metrics& stats,
+fleet_store::fleet_store(asio::any_io_executor ex, transport::redis_endpoint ep, metrics& stats,
                          std::chrono::milliseconds bound)
-    : ex_(ex), client_(std::make_shared<redis_client>(ex, std::move(ep), bound)), stats_(stats) {
+    : ex_(ex), client_(std::make_shared<transport::redis_client>(ex, std::move(ep), bound)),
+      stats_(stats) {
     stats_.shared_state_up(true);
 }
 
@@ -193,8 +195,8 @@ void fleet_store::failed(std::string_view state, const std::string& why) {
     }
 }
 
-asio::awaitable<std::optional<redis_value>> fleet_store::run(std::string_view state,
-                                                             std::vector<std::string> args) {
+asio::awaitable<std::optional<transport::redis_value>>
+fleet_store::run(std::string_view state, std::vector<std::string> args) {
     if (down_ && clock::now() < retry_at_) {
         count_fallback(state);
         co_return std::nullopt;
@@ -204,8 +206,8 @@ asio::awaitable<std::optional<redis_value>> fleet_store::run(std::string_view st
         failed(state, *why);
         co_return std::nullopt;
     }
-    auto& value = std::get<redis_value>(reply);
-    if (value.type == redis_value::kind::error) {
+    auto& value = std::get<transport::redis_value>(reply);
+    if (value.type == transport::redis_value::kind::error) {
         failed(state, "Redis answered " + value.text);
         co_return std::nullopt;
     }
@@ -234,7 +236,7 @@ fleet_store::take_window(const std::string& scope, std::int64_t limit,
                               {"EVAL", std::string(window_script), "1", key("window", scope),
                                std::to_string(epoch_ms(now)), "1000", std::to_string(limit),
                                std::to_string(demand.most), std::to_string(demand.per_second)});
-    if (!reply || reply->type != redis_value::kind::array || reply->elements.size() != 3)
+    if (!reply || reply->type != transport::redis_value::kind::array || reply->elements.size() != 3)
         co_return std::nullopt;
     actors::sliding_window::batch b;
     b.taken = reply->elements[0].integer;
@@ -252,7 +254,7 @@ fleet_store::reserve_budget(const std::string& account, std::int64_t allowance, 
                                          key("budget", name), std::to_string(allowance),
                                          std::to_string(epoch_ms(ends) + 3'600'000),
                                          std::to_string(actors::budget_ledger::max_grant)});
-    if (!reply || reply->type != redis_value::kind::integer)
+    if (!reply || reply->type != transport::redis_value::kind::integer)
         co_return std::nullopt;
     co_return reply->integer;
 }
@@ -261,7 +263,7 @@ asio::awaitable<std::optional<std::int64_t>>
 fleet_store::breaker_failure(const std::string& upstream) {
     auto reply = co_await run(
         "breaker", {"EVAL", std::string(failure_script), "1", key("breaker-failures", upstream)});
-    if (!reply || reply->type != redis_value::kind::integer)
+    if (!reply || reply->type != transport::redis_value::kind::integer)
         co_return std::nullopt;
     co_return reply->integer;
 }
@@ -287,7 +289,7 @@ fleet_store::breakers_open(const std::vector<std::string>& upstreams) {
     for (const auto& u : upstreams)
         args.push_back(key("breaker-open", u));
     auto reply = co_await run("breaker", std::move(args));
-    if (!reply || reply->type != redis_value::kind::array ||
+    if (!reply || reply->type != transport::redis_value::kind::array ||
         reply->elements.size() != upstreams.size())
         co_return std::nullopt;
     for (const auto& e : reply->elements)
@@ -302,7 +304,7 @@ asio::awaitable<std::optional<bool>> fleet_store::claim_once(std::string_view st
                                       std::to_string(std::max<std::int64_t>(ttl.count(), 1))});
     if (!reply)
         co_return std::nullopt;
-    co_return reply->type == redis_value::kind::status; // OK; nil when the key was there
+    co_return reply->type == transport::redis_value::kind::status; // OK; nil when the key was there
 }
 
 asio::awaitable<bool> fleet_store::put(std::string_view state, const std::string& name,
@@ -317,7 +319,7 @@ fleet_store::get(std::string_view state, const std::string& name) {
     auto reply = co_await run(state, {"GET", key(state, name)});
     if (!reply)
         co_return std::nullopt;
-    if (reply->type != redis_value::kind::string)
+    if (reply->type != transport::redis_value::kind::string)
         co_return std::optional<std::string>{};
     co_return std::optional<std::string>{std::move(reply->text)};
 }
@@ -333,7 +335,7 @@ fleet_store::take(std::string_view state, const std::string& name) {
     auto reply = co_await run(state, {"GETDEL", key(state, name)});
     if (!reply)
         co_return std::nullopt;
-    if (reply->type != redis_value::kind::string)
+    if (reply->type != transport::redis_value::kind::string)
         co_return std::optional<std::string>{};
     co_return std::optional<std::string>{std::move(reply->text)};
 }
@@ -351,11 +353,13 @@ fleet_store::get_many(std::string_view state, const std::vector<std::string>& na
     for (const auto& n : names)
         args.push_back(key(state, n));
     auto reply = co_await run(state, std::move(args));
-    if (!reply || reply->type != redis_value::kind::array || reply->elements.size() != names.size())
+    if (!reply || reply->type != transport::redis_value::kind::array ||
+        reply->elements.size() != names.size())
         co_return std::nullopt;
     for (auto& e : reply->elements)
-        out.push_back(e.type == redis_value::kind::string ? std::optional(std::move(e.text))
-                                                          : std::nullopt);
+        out.push_back(e.type == transport::redis_value::kind::string
+                          ? std::optional(std::move(e.text))
+                          : std::nullopt);
     co_return out;
 }
 
@@ -407,11 +411,11 @@ fleet_store::keep_first(std::string_view state,
     for (const auto& r : records)
         args.push_back(r.second);
     auto reply = co_await run(state, std::move(args));
-    if (!reply || reply->type != redis_value::kind::array ||
+    if (!reply || reply->type != transport::redis_value::kind::array ||
         reply->elements.size() != records.size())
         co_return std::nullopt;
     for (auto& e : reply->elements) {
-        if (e.type != redis_value::kind::string)
+        if (e.type != transport::redis_value::kind::string)
             co_return std::nullopt;
         out.push_back(std::move(e.text));
     }
@@ -453,7 +457,7 @@ asio::awaitable<bool> fleet_store::append(std::string_view state, const std::str
 asio::awaitable<std::optional<std::vector<std::string>>>
 fleet_store::take_all(std::string_view state, const std::string& name) {
     auto reply = co_await run(state, {"EVAL", std::string(take_all_script), "1", key(state, name)});
-    if (!reply || reply->type != redis_value::kind::array)
+    if (!reply || reply->type != transport::redis_value::kind::array)
         co_return std::nullopt;
     std::vector<std::string> out;
     for (auto& e : reply->elements)
@@ -482,7 +486,7 @@ asio::awaitable<std::optional<fleet_store::endings>>
 fleet_store::sessions_ended_after(std::int64_t after) {
     auto reply = co_await run("session", {"ZRANGEBYSCORE", key("fleet", "sessions-ended"),
                                           "(" + std::to_string(after), "+inf", "WITHSCORES"});
-    if (!reply || reply->type != redis_value::kind::array)
+    if (!reply || reply->type != transport::redis_value::kind::array)
         co_return std::nullopt;
     endings out;
     out.latest = after;
@@ -494,4 +498,4 @@ fleet_store::sessions_ended_after(std::int64_t after) {
     co_return out;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "actors/guards/sliding_window.hpp"
-#include "gateway/pipeline/shared_allowances.hpp"
+#include "gateway/fleet/shared_allowances.hpp"
 #include "transport/redis/redis_client.hpp"
 
 #include <array>
@@ -25,7 +25,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class metrics;
 
@@ -36,15 +36,15 @@ struct fleet_membership {
 };
 // At start, on an io_context of its own (before the gateway's runs): PING, then the fleet's
 // cursor key; why not when the store does not answer (a boot failure: spec Errors rule 3).
-std::variant<fleet_membership, std::string> join_fleet(const redis_endpoint& ep);
+std::variant<fleet_membership, std::string> join_fleet(const transport::redis_endpoint& ep);
 
 class fleet_store final : public std::enable_shared_from_this<fleet_store>,
-                          public pipeline::shared_allowances {
+                          public shared_allowances {
 public:
     using wall_time = std::chrono::system_clock::time_point;
 
-    fleet_store(boost::asio::any_io_executor ex, redis_endpoint ep, metrics& stats,
-                std::chrono::milliseconds bound = redis_client::default_bound);
+    fleet_store(boost::asio::any_io_executor ex, transport::redis_endpoint ep, metrics& stats,
+                std::chrono::milliseconds bound = transport::redis_client::default_bound);
 
     // A batch of slots of the fleet's window `scope` (60 one-second slots of a per-minute
     // limit, like actors/guards/sliding_window, kept in one Redis hash): what `demand` expects to
@@ -120,24 +120,24 @@ public:
     void keep_cursor_key(const std::array<unsigned char, 32>& key);
 
     bool up() const { return !down_; }
-    const redis_endpoint& endpoint() const { return client_->endpoint(); }
+    const transport::redis_endpoint& endpoint() const { return client_->endpoint(); }
     void close() { client_->close(); }
 
 private:
     // The reply to one command, or nullopt (counted under `state`, the outage logged once).
     // A Redis error reply is a failure too.
-    boost::asio::awaitable<std::optional<redis_value>> run(std::string_view state,
-                                                           std::vector<std::string> args);
+    boost::asio::awaitable<std::optional<transport::redis_value>>
+    run(std::string_view state, std::vector<std::string> args);
     void fire(std::string_view state, std::vector<std::string> args);
     // A try that failed: counted, and the store rested for a second (the outage logged once).
     void failed(std::string_view state, const std::string& why);
     void count_fallback(std::string_view state);
 
     boost::asio::any_io_executor ex_;
-    std::shared_ptr<redis_client> client_;
+    std::shared_ptr<transport::redis_client> client_;
     metrics& stats_;
     bool down_ = false;
     std::chrono::steady_clock::time_point retry_at_{};
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

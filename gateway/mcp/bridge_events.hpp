@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class bridge_events {
 public:
@@ -45,4 +45,4 @@ protected:
     ~bridge_events() = default;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

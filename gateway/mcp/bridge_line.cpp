@@ -3,7 +3,7 @@
 #include "actors/bridge.hpp"
 #include "actors/supervision/supervisor.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 
@@ -48,4 +48,4 @@ bridge_line::subscribers(const std::string& upstream, const std::string& uri,
         });
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -12,7 +12,7 @@ namespace gate::actors {
 class actor_directory;
 }
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class bridge_line final : public bridge_events {
 public:
@@ -46,4 +46,4 @@ private:
     keeper_feed feed_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -9,7 +9,7 @@
 #include <boost/json/parse.hpp>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -297,4 +297,4 @@ asio::awaitable<void> call_routes::learn_resources(request_context& rec) {
     rec.audit.upstream_calls += side.audit.upstream_calls;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

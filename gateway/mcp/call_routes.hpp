@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What routing asks of the routers beyond the snapshot (router_line; a fake in
 // tests/unit/call_routes_test.cpp).
@@ -77,4 +77,4 @@ private:
     list_methods& lists_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -18,7 +18,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -60,16 +60,16 @@ namespace {
 // then the answer. Lives in the call's frame, which waits for it to finish before it returns,
 // so the references stay valid.
 struct call_writer {
-    call_writer(asio::any_io_executor e, beast::tcp_stream& s, const http_request& q,
+    call_writer(asio::any_io_executor e, beast::tcp_stream& s, const transport::http_request& q,
                 request_context& r)
         : ex(std::move(e)), stream(s), req(q), rec(r) {}
     asio::any_io_executor ex;
     beast::tcp_stream& stream;
-    const http_request& req;
+    const transport::http_request& req;
     request_context& rec;
     bool started = false;
     bool finished = false;
-    std::shared_ptr<message_queue> out;
+    std::shared_ptr<transport::message_queue> out;
     std::shared_ptr<asio::steady_timer> done;
 
     void push(std::string text, bool answer = false) {
@@ -81,19 +81,20 @@ struct call_writer {
 
 // The header goes out with the first frame, and the last frame with the end of the stream:
 // each write wakes the client once.
-asio::awaitable<void> write_frames(call_writer& writer, std::shared_ptr<message_queue> out) {
-    auto head = event_stream_head(writer.req.version(), "gate", std::nullopt);
+asio::awaitable<void> write_frames(call_writer& writer,
+                                   std::shared_ptr<transport::message_queue> out) {
+    auto head = transport::event_stream_head(writer.req.version(), "gate", std::nullopt);
     std::uint64_t event_id = 0;
     for (;;) {
         std::string frame;
         bool last = false;
         while (!out->frames.empty()) {
             last = out->answered && out->frames.size() == 1;
-            frame += format_sse(out->take(), std::to_string(++event_id));
+            frame += transport::format_sse(out->take(), std::to_string(++event_id));
         }
         // A client that left stops the writer; the call still finishes and is audited.
-        if ((!frame.empty() || last) &&
-            co_await write_event_chunk(writer.stream, frame, last, std::exchange(head, {})))
+        if ((!frame.empty() || last) && co_await transport::write_event_chunk(
+                                            writer.stream, frame, last, std::exchange(head, {})))
             break;
         if (last)
             break;
@@ -107,7 +108,7 @@ void call_writer::start() {
     if (started)
         return;
     started = true;
-    out = std::make_shared<message_queue>(ex);
+    out = std::make_shared<transport::message_queue>(ex);
     done = std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
     asio::co_spawn(ex, write_frames(*this, out), asio::detached);
 }
@@ -123,10 +124,9 @@ struct forget_sinks {
 
 } // namespace
 
-asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_stream& stream,
-                                                                  const http_request& req,
-                                                                  protocol::message msg,
-                                                                  request_context& record) {
+asio::awaitable<std::optional<transport::http_reply>>
+call_streams::streamed(beast::tcp_stream& stream, const transport::http_request& req,
+                       protocol::message msg, request_context& record) {
     if (record.client.modern)
         co_return co_await parked(stream, req, std::move(msg), std::move(record));
     // The call runs inline; the common call (the answer alone) costs no second coroutine, and
@@ -158,7 +158,7 @@ asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_str
     if (!writer.started && record.answer.refusal_reply)
         co_return std::move(*record.answer.refusal_reply);
     if (!writer.started)
-        co_return http_reply::json(http::status::ok, std::move(answer));
+        co_return transport::http_reply::json(http::status::ok, std::move(answer));
     writer.push(std::move(answer), true);
     if (!writer.finished) {
         boost::system::error_code ec; // cancellation is the wake-up
@@ -167,12 +167,11 @@ asio::awaitable<std::optional<http_reply>> call_streams::streamed(beast::tcp_str
     co_return std::nullopt;
 }
 
-asio::awaitable<std::optional<http_reply>> call_streams::parked(beast::tcp_stream& stream,
-                                                                const http_request& req,
-                                                                protocol::message msg,
-                                                                request_context record) {
+asio::awaitable<std::optional<transport::http_reply>>
+call_streams::parked(beast::tcp_stream& stream, const transport::http_request& req,
+                     protocol::message msg, request_context record) {
     auto ex = co_await asio::this_coro::executor;
-    auto out = std::make_shared<message_queue>(ex);
+    auto out = std::make_shared<transport::message_queue>(ex);
     auto rec = std::make_shared<request_context>(std::move(record));
     rec->message.keep_params_source(); // the call may outlive this POST and its body
     auto park = std::make_shared<input_parking>();
@@ -235,7 +234,7 @@ const json::object* retry_responses(const json::object& params) {
     return &no_answers;
 }
 
-std::string retry_responses_text(const http_request& req) {
+std::string retry_responses_text(const transport::http_request& req) {
     std::string_view body = req.body();
     auto written = protocol::find_member(body, {"params", "inputResponses"});
     return written ? std::string(body.substr(written->begin, written->end - written->begin)) : "";
@@ -243,7 +242,8 @@ std::string retry_responses_text(const http_request& req) {
 
 } // namespace
 
-http_reply call_streams::refused_retry(request_context& rec, parked_inputs::claim::kind what) {
+transport::http_reply call_streams::refused_retry(request_context& rec,
+                                                  parked_inputs::claim::kind what) {
     // The state of another call, or another caller's: a retry resumes only the call it came
     // from, and only for the caller that made it.
     auto why = what == parked_inputs::claim::kind::other_principal
@@ -259,8 +259,8 @@ http_reply call_streams::refused_retry(request_context& rec, parked_inputs::clai
     return std::move(*rec.answer.refusal_reply);
 }
 
-asio::awaitable<std::optional<std::optional<http_reply>>>
-call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
+asio::awaitable<std::optional<std::optional<transport::http_reply>>>
+call_streams::resume_parked(beast::tcp_stream& stream, const transport::http_request& req,
                             const protocol::message& msg, request_context& rec) {
     auto* params = msg.params();
     auto* state = params ? params->if_contains("requestState") : nullptr;
@@ -290,8 +290,8 @@ call_streams::resume_parked(beast::tcp_stream& stream, const http_request& req,
     co_return reply;
 }
 
-asio::awaitable<std::optional<std::optional<http_reply>>>
-call_streams::resume_elsewhere(beast::tcp_stream& stream, const http_request& req,
+asio::awaitable<std::optional<std::optional<transport::http_reply>>>
+call_streams::resume_elsewhere(beast::tcp_stream& stream, const transport::http_request& req,
                                const protocol::message& msg, request_context& rec,
                                const std::string& token, const parked_fleet& fleet) {
     using kind = fleet_resume::kind;
@@ -327,4 +327,4 @@ call_streams::resume_elsewhere(beast::tcp_stream& stream, const http_request& re
     co_return reply;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // Where a call's stream parks a 2026-07-28 call: client_requests.
 class call_stream_services {
@@ -39,19 +39,17 @@ public:
 
     // A named call whose upstream messages are streamed to the client before its answer.
     // `rec`: the caller's, which outlives the call (the answer goes back through it).
-    boost::asio::awaitable<std::optional<http_reply>> streamed(boost::beast::tcp_stream& stream,
-                                                               const http_request& req,
-                                                               protocol::message msg,
-                                                               request_context& rec);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    streamed(boost::beast::tcp_stream& stream, const transport::http_request& req,
+             protocol::message msg, request_context& rec);
     // A 2026-07-28 client's named call: run on its own, so it can be parked (input_required).
-    boost::asio::awaitable<std::optional<http_reply>> parked(boost::beast::tcp_stream& stream,
-                                                             const http_request& req,
-                                                             protocol::message msg,
-                                                             request_context rec);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    parked(boost::beast::tcp_stream& stream, const transport::http_request& req,
+           protocol::message msg, request_context rec);
     // The client's retry of a parked call: its answers go upstream; nullopt when its
     // requestState names no parked call (it is then an upstream's own requestState).
-    boost::asio::awaitable<std::optional<std::optional<http_reply>>>
-    resume_parked(boost::beast::tcp_stream& stream, const http_request& req,
+    boost::asio::awaitable<std::optional<std::optional<transport::http_reply>>>
+    resume_parked(boost::beast::tcp_stream& stream, const transport::http_request& req,
                   const protocol::message& msg, request_context& rec);
 
 private:
@@ -64,12 +62,12 @@ private:
     boost::asio::awaitable<std::string> run(protocol::message msg, request_context& rec);
     // A retry naming a call this instance does not hold: resumed from the fleet's record of
     // it, when there is one.
-    boost::asio::awaitable<std::optional<std::optional<http_reply>>>
-    resume_elsewhere(boost::beast::tcp_stream& stream, const http_request& req,
+    boost::asio::awaitable<std::optional<std::optional<transport::http_reply>>>
+    resume_elsewhere(boost::beast::tcp_stream& stream, const transport::http_request& req,
                      const protocol::message& msg, request_context& rec, const std::string& token,
                      const parked_fleet& fleet);
     // A retry refused (another caller's, or another request's): the call stays parked.
-    http_reply refused_retry(request_context& rec, parked_inputs::claim::kind what);
+    transport::http_reply refused_retry(request_context& rec, parked_inputs::claim::kind what);
 
     pipeline::chain& stages_;
     upstream_traffic& news_;
@@ -77,4 +75,4 @@ private:
     call_stream_services& services_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -6,7 +6,7 @@
 #include <boost/json/object.hpp>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class client_capabilities {
 public:
@@ -16,4 +16,4 @@ protected:
     ~client_capabilities() = default;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

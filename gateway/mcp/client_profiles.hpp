@@ -5,7 +5,7 @@
 #include "gateway/pipeline/request_context.hpp"
 #include "protocol/client_profile.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class client_profiles {
 public:
@@ -15,4 +15,4 @@ protected:
     ~client_profiles() = default;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -7,7 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 
@@ -52,4 +52,4 @@ client_requests::ask_client_input(request_context& rec, protocol::sourced_object
     co_return std::move(slot->result);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

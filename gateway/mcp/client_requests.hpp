@@ -4,9 +4,9 @@
 // their retry. One counter mints every id, so none repeats among them.
 #pragma once
 
-#include "gateway/fleet/fleet_sessions.hpp"
 #include "gateway/mcp/call_streams.hpp"
 #include "gateway/mcp/client_traffic.hpp"
+#include "gateway/mcp/fleet_sessions.hpp"
 #include "gateway/mcp/parked_inputs.hpp"
 #include "gateway/mcp/server_request_table.hpp"
 #include "gateway/mcp/upstream_calls.hpp"
@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class client_requests final : public client_traffic_services,
                               public call_stream_services,
@@ -40,7 +40,7 @@ private:
                                                              const std::string& minted) override {
         return server_requests_.take(session, minted);
     }
-    boost::asio::awaitable<std::optional<http_reply>>
+    boost::asio::awaitable<std::optional<transport::http_reply>>
     answer_for_fleet(const std::string& session, const protocol::message& msg, request_context& ctx,
                      std::string_view body) override {
         return fleet_.answer_for_fleet(session, msg, ctx, body);
@@ -62,4 +62,4 @@ private:
     parked_inputs inputs_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -9,20 +9,20 @@
 #include <boost/beast/http/status.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 namespace json = boost::json;
 
-asio::awaitable<http_reply> client_traffic::answer_upstream(const std::string& session,
-                                                            const protocol::message& msg,
-                                                            request_context& rec,
-                                                            std::string_view body) {
+asio::awaitable<transport::http_reply> client_traffic::answer_upstream(const std::string& session,
+                                                                       const protocol::message& msg,
+                                                                       request_context& rec,
+                                                                       std::string_view body) {
     // An answer to an input request of a 2026-07-28 upstream: the call waiting for it
     // continues with it.
     if (services_.answer_input(session, msg, body))
-        co_return http_reply::empty(http::status::accepted);
+        co_return transport::http_reply::empty(http::status::accepted);
     std::optional<server_request_target> target;
     if (msg.id.is_string())
         target = services_.take_server_request(session, std::string(msg.id.get_string()));
@@ -47,7 +47,7 @@ asio::awaitable<http_reply> client_traffic::answer_upstream(const std::string& s
         rec.audit.outcome = protocol::outcome::upstream_down;
         rec.audit.error = "the upstream session that asked is gone";
     }
-    co_return http_reply::empty(http::status::accepted);
+    co_return transport::http_reply::empty(http::status::accepted);
 }
 
 asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session,
@@ -67,10 +67,10 @@ asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session
     co_await client->sender().cancel(session, found->upstream_id, p->if_contains("reason"));
 }
 
-asio::awaitable<http_reply> client_traffic::from_client(const std::string& session,
-                                                        const protocol::message& msg,
-                                                        request_context& rec,
-                                                        std::string_view body) {
+asio::awaitable<transport::http_reply> client_traffic::from_client(const std::string& session,
+                                                                   const protocol::message& msg,
+                                                                   request_context& rec,
+                                                                   std::string_view body) {
     if (msg.kind == protocol::message_kind::response)
         co_return co_await answer_upstream(session, msg, rec, body);
     if (msg.method == "notifications/cancelled") {
@@ -81,7 +81,7 @@ asio::awaitable<http_reply> client_traffic::from_client(const std::string& sessi
             if (co_await c->sender().deliver(session, msg.body, std::string(body)))
                 ++rec.audit.upstream_calls;
     }
-    co_return http_reply::empty(http::status::accepted);
+    co_return transport::http_reply::empty(http::status::accepted);
 }
 
 asio::awaitable<json::object> client_traffic::set_log_level(const std::string& session,
@@ -96,7 +96,7 @@ asio::awaitable<json::object> client_traffic::set_log_level(const std::string& s
     auto& clients = rec.view->clients;
     std::string text(level->get_string());
     auto capabilities = clients_.capabilities(session);
-    co_await fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
+    co_await transport::fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
         co_await clients[i]->sessions().set_log_level(session, text, capabilities);
         bridges_.used(session, clients[i]->config().id);
         co_return true;
@@ -105,4 +105,4 @@ asio::awaitable<json::object> client_traffic::set_log_level(const std::string& s
     co_return protocol::make_result(id, json::object{});
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

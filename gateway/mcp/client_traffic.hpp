@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What the client's traffic asks of the gateway (answered by gateway/entry/
 // mcp_method_services; a fake in tests/unit/client_traffic_test.cpp).
@@ -35,7 +35,7 @@ public:
     // With a fleet: an answer to a request another instance recorded, delivered from here
     // (nullopt: no record of it), and one answered here, forgotten fleet-wide. Without one:
     // nullopt, nothing.
-    virtual boost::asio::awaitable<std::optional<http_reply>>
+    virtual boost::asio::awaitable<std::optional<transport::http_reply>>
     answer_for_fleet(const std::string& session, const protocol::message& msg, request_context& ctx,
                      std::string_view body) = 0;
     virtual void answered_here(const std::string& session, const std::string& minted) = 0;
@@ -54,9 +54,10 @@ public:
     // The client answered an upstream request, or sent a notification: where it goes, written
     // as the client wrote it (`body`, the POST's). 202, or the refusal of an answer nobody
     // asked for.
-    boost::asio::awaitable<http_reply> from_client(const std::string& session,
-                                                   const protocol::message& msg,
-                                                   request_context& rec, std::string_view body);
+    boost::asio::awaitable<transport::http_reply> from_client(const std::string& session,
+                                                              const protocol::message& msg,
+                                                              request_context& rec,
+                                                              std::string_view body);
     // logging/setLevel: every upstream session of the client gets the level, those open now at
     // once, those opened later at their handshake.
     boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
@@ -65,9 +66,10 @@ public:
                                                               request_context& rec) override;
 
 private:
-    boost::asio::awaitable<http_reply> answer_upstream(const std::string& session,
-                                                       const protocol::message& msg,
-                                                       request_context& rec, std::string_view body);
+    boost::asio::awaitable<transport::http_reply> answer_upstream(const std::string& session,
+                                                                  const protocol::message& msg,
+                                                                  request_context& rec,
+                                                                  std::string_view body);
     boost::asio::awaitable<void>
     cancel_upstream(const std::string& session, const protocol::message& msg, request_context& rec);
 
@@ -76,4 +78,4 @@ private:
     client_capabilities& clients_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

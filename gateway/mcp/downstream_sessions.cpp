@@ -10,7 +10,7 @@
 #include <chrono>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 
@@ -56,4 +56,4 @@ void downstream_sessions::end_everywhere(const std::string& session) {
     session_ended(session);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

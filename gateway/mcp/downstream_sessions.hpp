@@ -4,8 +4,8 @@
 // server requests, the bridge keeper, the fleet's store and every instance).
 #pragma once
 
-#include "gateway/fleet/fleet_sessions.hpp"
 #include "gateway/mcp/bridge_line.hpp"
+#include "gateway/mcp/fleet_sessions.hpp"
 #include "gateway/mcp/list_changed_feed.hpp"
 #include "gateway/mcp/listen_hub.hpp"
 #include "gateway/mcp/server_request_table.hpp"
@@ -18,7 +18,7 @@
 
 #include <atomic>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class downstream_sessions final : public fleet_sessions::gateway_side,
                                   public list_changed_feed::audience,
@@ -76,4 +76,4 @@ private:
     session_streams streams_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

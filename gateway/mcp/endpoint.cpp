@@ -5,12 +5,12 @@
 #include "protocol/json_rpc.hpp"
 #include "protocol/list_kind.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 
-asio::awaitable<std::optional<http_reply>>
+asio::awaitable<std::optional<transport::http_reply>>
 mcp_endpoint::post(beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a) {
     // The entry read the message, set its method and id, admitted a request past the limit,
     // started its trace and, within a session, checked the session and holds it in use
@@ -30,8 +30,8 @@ mcp_endpoint::post(beast::tcp_stream& stream, request_context& rec, pipeline::ar
     return post_other(rec, a);
 }
 
-asio::awaitable<std::optional<http_reply>> mcp_endpoint::post_other(request_context& rec,
-                                                                    pipeline::arrival& a) {
+asio::awaitable<std::optional<transport::http_reply>>
+mcp_endpoint::post_other(request_context& rec, pipeline::arrival& a) {
     auto& msg = *a.msg;
     if (msg.kind != protocol::message_kind::request) {
         // Notifications and the client's answers to upstream requests: bridged to the
@@ -50,4 +50,4 @@ asio::awaitable<std::optional<http_reply>> mcp_endpoint::post_other(request_cont
     co_return answer_of(rec);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -15,7 +15,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <optional>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class mcp_endpoint {
 public:
@@ -27,21 +27,20 @@ public:
     // A POST's message, from where the chain's entry left it (read, limited, traced, its
     // session checked: chain::enter). Not a coroutine: a named call's own is handed back as it
     // is, with no frame of this function's around it.
-    boost::asio::awaitable<std::optional<http_reply>>
+    boost::asio::awaitable<std::optional<transport::http_reply>>
     post(boost::beast::tcp_stream& stream, request_context& rec, pipeline::arrival& a);
 
 private:
     // Every other message: notifications and answers to the upstreams, initialize, lists,
     // ping and logging/setLevel.
-    boost::asio::awaitable<std::optional<http_reply>> post_other(request_context& rec,
-                                                                 pipeline::arrival& a);
-    boost::asio::awaitable<std::optional<http_reply>> stateless(const http_request& req,
-                                                                boost::beast::tcp_stream& stream,
-                                                                protocol::message msg,
-                                                                request_context& rec);
+    boost::asio::awaitable<std::optional<transport::http_reply>> post_other(request_context& rec,
+                                                                            pipeline::arrival& a);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    stateless(const transport::http_request& req, boost::beast::tcp_stream& stream,
+              protocol::message msg, request_context& rec);
     // A 2026-07-28 server/discover: the federation described, no session made.
-    boost::asio::awaitable<http_reply> server_discover(const protocol::message& msg,
-                                                       request_context& rec);
+    boost::asio::awaitable<transport::http_reply> server_discover(const protocol::message& msg,
+                                                                  request_context& rec);
 
     pipeline::chain& stages_;
     client_traffic& from_clients_;
@@ -50,4 +49,4 @@ private:
     listen_methods& listens_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

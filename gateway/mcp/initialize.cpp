@@ -7,7 +7,7 @@
 #include "protocol/json_rpc.hpp"
 #include "protocol/protocol_versions.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -62,4 +62,4 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
     co_return protocol::make_result(id, std::move(result));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -10,11 +10,11 @@
 #include <boost/json/object.hpp>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The answer to initialize under `id`; `version` is set to the negotiated protocol version.
 boost::asio::awaitable<boost::json::object>
 initialize_answer(upstream_calls& calls, const boost::json::value& id,
                   const boost::json::object& params, std::string& version, request_context& rec);
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -9,7 +9,7 @@
 #include <optional>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class interval_gate {
 public:
@@ -39,4 +39,4 @@ private:
     std::optional<boost::asio::steady_timer> timer_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace {
 
@@ -122,4 +122,4 @@ std::vector<actors::bridge_event> keeper_batch::take() {
     return out;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class keeper_batch {
 public:
@@ -81,4 +81,4 @@ private:
     std::unordered_map<std::uint64_t, std::size_t> used_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -4,7 +4,7 @@
 
 #include <caf/send.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 keeper_feed::keeper_feed(boost::asio::any_io_executor ex, keeper& to,
                          std::chrono::steady_clock::duration interval)
@@ -50,4 +50,4 @@ void current_keeper::send(std::vector<actors::bridge_event> batch) {
         caf::anon_send(bridges, actors::bridge_batch{std::move(batch)});
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

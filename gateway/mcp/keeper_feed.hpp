@@ -23,7 +23,7 @@ namespace gate::actors {
 class actor_directory;
 }
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class keeper_feed {
 public:
@@ -80,4 +80,4 @@ private:
     const actors::actor_directory& actors_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

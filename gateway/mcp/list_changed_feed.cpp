@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 list_changed_feed::list_changed_feed(boost::asio::any_io_executor ex, audience& to,
                                      std::chrono::steady_clock::duration interval)
@@ -17,4 +17,4 @@ void list_changed_feed::announce(std::string method) {
     });
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -15,7 +15,7 @@
 #include <set>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class list_changed_feed {
 public:
@@ -44,4 +44,4 @@ private:
     interval_gate gate_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -2,9 +2,9 @@
 // when every upstream of the federation failed is the list refused.
 #include "gateway/mcp/list_methods.hpp"
 
-#include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/request_tracing.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/keep_items.hpp"
 #include "protocol/param_headers.hpp"
@@ -14,7 +14,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -168,7 +168,7 @@ list_methods::listing(protocol::list_kind kind, protocol::client_profile profile
 asio::awaitable<std::vector<actors::fetched_list>>
 list_methods::fetch_lists(protocol::list_kind kind, const actors::list_plan& plan,
                           std::vector<ticket> tickets, request_context& rec) {
-    auto outcomes = co_await fan_out<actors::fetched_list>(
+    auto outcomes = co_await transport::fan_out<actors::fetched_list>(
         plan.fetch.size(), [&, this](std::size_t i) -> asio::awaitable<actors::fetched_list> {
             // Admitted by stage 6 (a refused upstream has no ticket and is left out), or, for
             // gate's own fetches, by the client itself.
@@ -223,4 +223,4 @@ asio::awaitable<json::object> list_methods::federated(protocol::list_kind kind,
     co_return co_await complete_list(kind, *planned, std::move(fetched), id, params, rec);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

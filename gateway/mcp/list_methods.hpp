@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // Whose list cursors a request may use (the principal; an anonymous caller's session).
 std::uint64_t cursor_owner_key(const request_context& rec);
@@ -125,4 +125,4 @@ private:
     list_services services_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

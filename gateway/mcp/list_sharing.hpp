@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class list_sharing {
 public:
@@ -32,4 +32,4 @@ protected:
     ~list_sharing() = default;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -6,7 +6,7 @@
 
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 
@@ -14,12 +14,11 @@ std::string listen_hub::next_key() {
     return "listen-" + std::to_string(++keys_);
 }
 
-std::shared_ptr<message_queue> listen_hub::open(const std::string& key, json::value id,
-                                                protocol::subscription_filter filter,
-                                                boost::asio::any_io_executor ex,
-                                                std::map<std::string, std::string> task_owners,
-                                                const request_context* request) {
-    auto out = std::make_shared<message_queue>(ex);
+std::shared_ptr<transport::message_queue>
+listen_hub::open(const std::string& key, json::value id, protocol::subscription_filter filter,
+                 boost::asio::any_io_executor ex, std::map<std::string, std::string> task_owners,
+                 const request_context* request) {
+    auto out = std::make_shared<transport::message_queue>(ex);
     auto& l = listeners_[key] = listener{};
     l.id = std::move(id);
     l.filter = std::move(filter);
@@ -119,4 +118,4 @@ void listen_hub::close_all() {
     }
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct request_context;
 
@@ -33,11 +33,10 @@ public:
     // honours; the queue its stream is written from, which lives until the listen closes.
     // `task_owners`: the upstream that owns each of the filter's task ids. `listener`: the
     // listen's own request (who listens), alive until close(key).
-    std::shared_ptr<message_queue> open(const std::string& key, boost::json::value id,
-                                        protocol::subscription_filter filter,
-                                        boost::asio::any_io_executor ex,
-                                        std::map<std::string, std::string> task_owners = {},
-                                        const request_context* listener = nullptr);
+    std::shared_ptr<transport::message_queue>
+    open(const std::string& key, boost::json::value id, protocol::subscription_filter filter,
+         boost::asio::any_io_executor ex, std::map<std::string, std::string> task_owners = {},
+         const request_context* listener = nullptr);
     // The listener left: nothing more is queued for it.
     void close(const std::string& key);
     // Queues a change notification for a listener that asked for it; false: `holder` is not a
@@ -77,7 +76,7 @@ private:
         boost::json::value id; // the listen request's id: its subscription id
         protocol::subscription_filter filter;
         std::map<std::string, std::string> task_owners; // task id -> upstream id
-        std::shared_ptr<message_queue> out;
+        std::shared_ptr<transport::message_queue> out;
         const request_context* request = nullptr; // the listen's own
         boost::asio::any_io_executor ex;
         // Behind a message still being judged: each held place, and what came after it.
@@ -97,4 +96,4 @@ private:
     std::uint64_t keys_ = 0;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

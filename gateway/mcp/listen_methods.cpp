@@ -19,7 +19,7 @@
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
@@ -51,13 +51,13 @@ bool may_listen(const request_context& rec, const actors::route& target, const s
 // A listen's event stream: its first frame (the acknowledgment), then what is queued for it,
 // until gate ends it or the listener hangs up.
 asio::awaitable<void> stream_listen(boost::beast::tcp_stream& stream, unsigned version,
-                                    message_queue& out, std::string frame) {
+                                    transport::message_queue& out, std::string frame) {
     // 2026-07-28 streams carry no event ids: a broken stream is re-listened, not resumed.
-    if (co_await open_event_stream(stream, version, "gate", std::nullopt))
+    if (co_await transport::open_event_stream(stream, version, "gate", std::nullopt))
         co_return;
-    while (!co_await write_event_chunk(stream, frame)) {
+    while (!co_await transport::write_event_chunk(stream, frame)) {
         if (out.answered && out.frames.empty()) {
-            co_await close_event_stream(stream);
+            co_await transport::close_event_stream(stream);
             break;
         }
         if (out.frames.empty()) {
@@ -74,7 +74,7 @@ asio::awaitable<void> stream_listen(boost::beast::tcp_stream& stream, unsigned v
         }
         frame.clear();
         while (!out.frames.empty())
-            frame += format_sse(out.take());
+            frame += transport::format_sse(out.take());
         if (frame.empty())
             frame = ": keep-alive\n\n";
     }
@@ -284,10 +284,9 @@ listen_methods::subscribe_at_modern_upstream(const std::string& method, const js
     co_return refuse_upstream(rec, id, owner->config().id, *refused);
 }
 
-asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::tcp_stream& stream,
-                                                                  const http_request& req,
-                                                                  protocol::message msg,
-                                                                  request_context rec) {
+asio::awaitable<std::optional<transport::http_reply>>
+listen_methods::listen(boost::beast::tcp_stream& stream, const transport::http_request& req,
+                       protocol::message msg, request_context rec) {
     rec.passage.trace.record(stage::route);
     auto parsed = protocol::parse_subscription_filter(msg.params());
     if (auto* why = std::get_if<std::string>(&parsed)) {
@@ -295,7 +294,8 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
         refuse(rec, gateway_error::invalid_params, {*why});
         // The listen owns its context (moved into this coroutine): it leaves by the exit here.
         services_.exit.conclude(rec);
-        co_return http_reply::json(http::status::ok, json::serialize(*rec.answer.response));
+        co_return transport::http_reply::json(http::status::ok,
+                                              json::serialize(*rec.answer.response));
     }
     auto& asked = std::get<protocol::subscription_filter>(parsed);
     auto key = listens_.next_key();
@@ -311,7 +311,8 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
     protocol::stamp_subscription(ack, msg.id);
     auto out = listens_.open(key, msg.id, std::move(honoured), co_await asio::this_coro::executor,
                              tasks.owners, &rec);
-    co_await stream_listen(stream, req.version(), *out, format_sse(json::serialize(ack)));
+    co_await stream_listen(stream, req.version(), *out,
+                           transport::format_sse(json::serialize(ack)));
     // The listener hung up (or gate is stopping): what it held is released.
     listens_.close(key);
     holds_.release_all(key);
@@ -322,4 +323,4 @@ asio::awaitable<std::optional<http_reply>> listen_methods::listen(boost::beast::
     co_return std::nullopt;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

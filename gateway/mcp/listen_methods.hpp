@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class hook_asker;
 
@@ -58,10 +58,9 @@ public:
 
     // A 2026-07-28 client's listen: an event stream of what its filter asks for (and gate
     // honours), until it hangs up.
-    boost::asio::awaitable<std::optional<http_reply>> listen(boost::beast::tcp_stream& stream,
-                                                             const http_request& req,
-                                                             protocol::message msg,
-                                                             request_context rec);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    listen(boost::beast::tcp_stream& stream, const transport::http_request& req,
+           protocol::message msg, request_context rec);
     // A 2025-11-25 client's resources/(un)subscribe at a 2026-07-28 upstream, which has no
     // such method: gate holds the URI in its own listen there and records the client.
     boost::asio::awaitable<boost::json::object>
@@ -121,4 +120,4 @@ private:
     pipeline::client_bound judge_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

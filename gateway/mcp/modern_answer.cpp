@@ -16,7 +16,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -42,7 +42,7 @@ std::string with_id(std::string frame, const json::value& id, std::string_view i
 // Waits for the call's next frame; true when its client hung up first (its socket turned
 // readable with nothing to read). Bytes to read are a pipelined request, no hang-up: the
 // socket is not watched again (`watching`).
-asio::awaitable<bool> hung_up_waiting(message_queue& out, beast::tcp_stream& stream,
+asio::awaitable<bool> hung_up_waiting(transport::message_queue& out, beast::tcp_stream& stream,
                                       bool& watching) {
     boost::system::error_code wake_ec, hangup_ec; // cancellation is the wake-up
     out.wake.expires_at(asio::steady_timer::time_point::max());
@@ -76,9 +76,10 @@ std::string input_required(const json::value& id, const std::string& token,
         .value_or(parked);
 }
 
-asio::awaitable<std::optional<http_reply>>
+asio::awaitable<std::optional<transport::http_reply>>
 answer_modern(parked_inputs& inputs, const parked_fleet& fleet, beast::tcp_stream& stream,
-              const http_request& req, std::shared_ptr<input_parking> park, json::value id) {
+              const transport::http_request& req, std::shared_ptr<input_parking> park,
+              json::value id) {
     auto& out = *park->out;
     auto id_text = protocol::id_text(id);
     bool streaming = false, watching = true;
@@ -102,7 +103,7 @@ answer_modern(parked_inputs& inputs, const parked_fleet& fleet, beast::tcp_strea
             if (last)
                 final_text = with_id(std::move(text), id, id_text);
             else
-                frame += format_sse(text); // no event ids: 2026-07-28 has no resumption
+                frame += transport::format_sse(text); // no event ids: 2026-07-28 has no resumption
         }
         if (!last && asking) {
             // Park the call: the client is asked through an input_required result.
@@ -112,20 +113,21 @@ answer_modern(parked_inputs& inputs, const parked_fleet& fleet, beast::tcp_strea
             last = true;
         }
         if (last && !streaming && frame.empty()) {
-            auto reply = http_reply::json(static_cast<http::status>(park->answer_status),
-                                          std::move(*final_text)); // 200 until the call answers
+            auto reply =
+                transport::http_reply::json(static_cast<http::status>(park->answer_status),
+                                            std::move(*final_text)); // 200 until the call answers
             reply.headers = std::move(park->answer_headers);
             co_return reply;
         }
         // The header travels with the first frame, the end of the stream with the last.
         if (final_text)
-            frame += format_sse(*final_text);
+            frame += transport::format_sse(*final_text);
         if (frame.empty() && !last)
             continue;
         std::string head;
         if (!std::exchange(streaming, true))
-            head = event_stream_head(req.version(), "gate", std::nullopt);
-        if (co_await write_event_chunk(stream, frame, last, head))
+            head = transport::event_stream_head(req.version(), "gate", std::nullopt);
+        if (co_await transport::write_event_chunk(stream, frame, last, head))
             co_return std::nullopt;
         if (last)
             break;
@@ -133,4 +135,4 @@ answer_modern(parked_inputs& inputs, const parked_fleet& fleet, beast::tcp_strea
     co_return std::nullopt;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

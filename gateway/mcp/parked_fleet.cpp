@@ -12,7 +12,7 @@
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -231,7 +231,7 @@ first_output(const parked_fleet& fleet, const std::string& call, clock::time_poi
 std::shared_ptr<input_parking> answered_with(asio::any_io_executor ex, const parked_fleet& fleet,
                                              const std::string& call) {
     auto park = std::make_shared<input_parking>();
-    park->out = std::make_shared<message_queue>(ex);
+    park->out = std::make_shared<transport::message_queue>(ex);
     park->cancel = std::make_shared<call_cancel>();
     if (!call.empty())
         park->cancel->telling([store = fleet.store, call] {
@@ -310,4 +310,4 @@ asio::awaitable<fleet_resume> resume_from_fleet(const parked_fleet& fleet, const
     co_return resumed;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The fleet's side of parked calls: no store, no fleet (each instance resumes its own).
 struct parked_fleet {
@@ -55,4 +55,4 @@ resume_from_fleet(const parked_fleet& fleet, const std::string& token,
                   const federation_view& view, const boost::json::object* responses,
                   std::string source);
 
-} // namespace gate::transport
+} // namespace gate::gateway

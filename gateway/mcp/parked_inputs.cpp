@@ -8,7 +8,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -286,4 +286,4 @@ asio::awaitable<void> parked_inputs::answer_upstream(input_parking& park,
     }
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -27,7 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What a parked call's retry must repeat: its method and the name or URI it is about (its
 // arguments are compared apart: as values, whatever order the retry writes them in).
@@ -47,9 +47,9 @@ struct answer_slot {
 
 // A 2026-07-28 client's call that asked the client something: kept running until its retry.
 struct input_parking {
-    std::shared_ptr<message_queue> out;      // the call's events, then its answer
-    std::deque<upstream_message> requests;   // upstream requests not yet asked
-    std::shared_ptr<upstream_client> client; // the upstream that asked
+    std::shared_ptr<transport::message_queue> out; // the call's events, then its answer
+    std::deque<upstream_message> requests;         // upstream requests not yet asked
+    std::shared_ptr<upstream_client> client;       // the upstream that asked
     std::string bridge; // the upstream session it asked on (empty: the root session)
     std::map<std::string, boost::json::value> keys; // inputRequests key -> upstream id
     std::uint64_t next_key = 0;
@@ -161,4 +161,4 @@ private:
     std::unordered_map<std::string, std::shared_ptr<input_parking>> parked_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

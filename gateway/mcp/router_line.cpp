@@ -5,11 +5,11 @@
 
 #include "actors/bridge.hpp"
 #include "actors/supervision/supervisor.hpp"
-#include "gateway/operations/icon_proxy.hpp"
+#include "gateway/mcp/icon_proxy.hpp"
 
 #include <caf/send.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -90,4 +90,4 @@ asio::awaitable<router_line::list_page> router_line::page(request_context& ctx, 
         });
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

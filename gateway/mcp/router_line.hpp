@@ -14,7 +14,7 @@ namespace gate::actors {
 class actor_directory;
 }
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class icon_proxy;
 
@@ -56,4 +56,4 @@ private:
     list_changed_feed& clients_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class server_request_judge {
 public:
@@ -48,4 +48,4 @@ protected:
     ~server_request_judge() = default;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

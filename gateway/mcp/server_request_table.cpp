@@ -1,6 +1,6 @@
 #include "gateway/mcp/server_request_table.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 void server_request_table::opened(const std::string& session, const std::string& minted_id,
                                   server_request_target target) {
@@ -34,4 +34,4 @@ void server_request_table::forget_upstream(const std::string& upstream) {
     std::erase_if(pending_, [&](const auto& e) { return e.second.upstream == upstream; });
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // Where the answer to an upstream's request goes back.
 struct server_request_target {
@@ -39,4 +39,4 @@ private:
     std::map<std::pair<std::string, std::string>, server_request_target> pending_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -7,7 +7,7 @@
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace http = boost::beast::http;
 using clock = std::chrono::steady_clock;
@@ -76,4 +76,4 @@ session_admission::open_session(request_context& rec, const boost::json::object&
     return std::nullopt;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What admitting a session asks of the gateway (answered by gateway/entry/mcp_method_services).
 class session_admission_services {
@@ -52,4 +52,4 @@ private:
     process::log_gate refusals_logged_{std::chrono::seconds(1)};
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class session_delivery {
 public:
@@ -30,4 +30,4 @@ protected:
     ~listen_delivery() = default;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

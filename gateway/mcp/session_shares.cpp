@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 std::string_view share_reason_label(share_reason r) {
     return r == share_reason::caller_share ? "principal_share" : "table_full";
@@ -136,4 +136,4 @@ std::size_t session_shares::held_by(const std::string& holder) const {
     return it == holders_.end() ? 0 : it->second.lru.size();
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

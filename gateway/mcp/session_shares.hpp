@@ -15,7 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The bounds of the table (server.sessions): read at each new session, so a reload applies
 // them to the next one.
@@ -94,4 +94,4 @@ private:
     std::set<holder_entry*, rank_order> ranked_;            // every holder, most sessions first
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

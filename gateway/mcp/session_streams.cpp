@@ -10,20 +10,19 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using clock = std::chrono::steady_clock;
 
-asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_stream& stream,
-                                                                const http_request& req,
-                                                                const policy::caller_ref& caller,
-                                                                const asio::ip::address& peer) {
+asio::awaitable<std::optional<transport::http_reply>>
+session_streams::get(beast::tcp_stream& stream, const transport::http_request& req,
+                     const policy::caller_ref& caller, const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     std::optional<gateway_error> refused;
-    if (!accepts(header_value(req, "Accept"), "text/event-stream"))
+    if (!transport::accepts(header_value(req, "Accept"), "text/event-stream"))
         refused = gateway_error::stream_not_acceptable;
     else if (session.empty())
         refused = gateway_error::stream_session_required;
@@ -71,7 +70,7 @@ asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_strea
         }
         std::string frame;
         for (const auto& m : pending)
-            frame += format_sse(m, std::to_string(++event_id));
+            frame += transport::format_sse(m, std::to_string(++event_id));
         if (frame.empty())
             frame = ": keep-alive\n\n";
         // A client that stops reading must not pin the stream (and its session) forever.
@@ -89,9 +88,9 @@ asio::awaitable<std::optional<http_reply>> session_streams::get(beast::tcp_strea
     co_return std::nullopt;
 }
 
-asio::awaitable<http_reply> session_streams::remove(const http_request& req,
-                                                    const policy::caller_ref& caller,
-                                                    const asio::ip::address& peer) {
+asio::awaitable<transport::http_reply> session_streams::remove(const transport::http_request& req,
+                                                               const policy::caller_ref& caller,
+                                                               const asio::ip::address& peer) {
     auto session = header_value(req, "Mcp-Session-Id");
     if (session.empty())
         co_return error_reply(
@@ -102,7 +101,7 @@ asio::awaitable<http_reply> session_streams::remove(const http_request& req,
             {gateway_error::stream_session_unknown,
              protocol::gateway_error_text(gateway_error::stream_session_unknown)});
     services_.end_everywhere(session);
-    co_return http_reply::empty(http::status::ok);
+    co_return transport::http_reply::empty(http::status::ok);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What a session's streams ask of the gateway (answered by gateway/entry/mcp_method_services).
 class session_stream_services {
@@ -40,14 +40,13 @@ public:
 
     // GET: the session's event stream, until DELETE, the client leaving or shutdown; the
     // refusal (406, 400, 404, 429) where it cannot be opened.
-    boost::asio::awaitable<std::optional<http_reply>> get(boost::beast::tcp_stream& stream,
-                                                          const http_request& req,
-                                                          const policy::caller_ref& caller,
-                                                          const boost::asio::ip::address& peer);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    get(boost::beast::tcp_stream& stream, const transport::http_request& req,
+        const policy::caller_ref& caller, const boost::asio::ip::address& peer);
     // DELETE: the session ends (400 without one, 404 for one the caller did not open).
-    boost::asio::awaitable<http_reply> remove(const http_request& req,
-                                              const policy::caller_ref& caller,
-                                              const boost::asio::ip::address& peer);
+    boost::asio::awaitable<transport::http_reply> remove(const transport::http_request& req,
+                                                         const policy::caller_ref& caller,
+                                                         const boost::asio::ip::address& peer);
 
 private:
     session_table& sessions_;
@@ -55,4 +54,4 @@ private:
     bridge_events& bridges_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

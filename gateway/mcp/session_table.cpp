@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <boost/asio/ip/address_v6.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace {
 void wake(downstream_session& s) {
@@ -278,4 +278,4 @@ std::size_t session_table::held_by(const std::string& holder) const {
     return shares_.held_by(holder);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

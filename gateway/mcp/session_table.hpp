@@ -6,6 +6,7 @@
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/mcp/session_delivery.hpp"
 #include "gateway/mcp/session_shares.hpp"
+#include "gateway/pipeline/session_call.hpp"
 #include "gateway/upstream/live_federation.hpp"
 #include "policy/principal.hpp"
 
@@ -22,7 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct downstream_session {
     std::string protocol_version;
@@ -35,36 +36,6 @@ struct downstream_session {
     std::shared_ptr<const principal> who; // that principal as verified then (null: anonymous)
     // Requests on it being answered now (session_call): it is not idle while one runs.
     std::shared_ptr<std::size_t> calls = std::make_shared<std::size_t>(0);
-};
-
-// A request being answered on a session, for as long as this lives (session_table::call_on):
-// the session is not idle meanwhile. It holds the session's count, not the table, so a
-// coroutine frame destroyed after the gateway (with its io_context) touches nothing freed; a
-// session ended meanwhile keeps its count to itself.
-class session_call {
-public:
-    session_call() = default;
-    explicit session_call(std::shared_ptr<std::size_t> calls) : calls_(std::move(calls)) {
-        if (calls_)
-            ++*calls_;
-    }
-    session_call(session_call&& other) noexcept : calls_(std::move(other.calls_)) {}
-    session_call& operator=(session_call&& other) noexcept {
-        if (this != &other) {
-            end();
-            calls_ = std::move(other.calls_);
-        }
-        return *this;
-    }
-    ~session_call() { end(); }
-
-private:
-    void end() {
-        if (calls_)
-            --*calls_;
-        calls_.reset();
-    }
-    std::shared_ptr<std::size_t> calls_;
 };
 
 // Whose share of the table a new session counts against (session_shares): its principal, or
@@ -108,7 +79,7 @@ public:
     // A new session with a 128-bit random id (hex), admitted by session_shares.
     admission open(opening o, time_point now);
     // A session another instance of the fleet opened, under its id
-    // (gateway/fleet/fleet_sessions.cpp), admitted like a new one. An id already held here is kept
+    // (gateway/mcp/fleet_sessions.cpp), admitted like a new one. An id already held here is kept
     // as it is.
     admission adopt(const std::string& id, opening o, time_point now);
     // A request on the session is being answered: it is not idle (expiry, eviction) while the
@@ -189,4 +160,4 @@ inline bool owned_by(session_table& table, const std::string& id, std::string_vi
     return table.look_up(id, owner).found == session_table::owner_found::owner;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

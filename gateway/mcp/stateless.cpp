@@ -14,7 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -27,8 +27,8 @@ namespace {
 // write itself) and checked against the arguments where gate knows the tool's x-mcp-header
 // annotations (from the upstream's tools/list; an unknown header is forwarded and otherwise
 // ignored, as the revision has intermediaries do). What does not mirror the body, if any.
-std::optional<std::string> take_param_headers(const http_request& req, const protocol::message& msg,
-                                              request_context& rec) {
+std::optional<std::string> take_param_headers(const transport::http_request& req,
+                                              const protocol::message& msg, request_context& rec) {
     rec.client.param_headers = headers_with_prefix(req, protocol::param_header_prefix);
     const auto* params = msg.params();
     auto* name = params ? params->if_contains("name") : nullptr;
@@ -66,8 +66,8 @@ std::optional<std::string> take_param_headers(const http_request& req, const pro
 
 } // namespace
 
-asio::awaitable<http_reply> mcp_endpoint::server_discover(const protocol::message& msg,
-                                                          request_context& rec) {
+asio::awaitable<transport::http_reply> mcp_endpoint::server_discover(const protocol::message& msg,
+                                                                     request_context& rec) {
     std::string version;
     rec.passage.trace.record(stage::route);
     auto init = co_await initialize_answer(calls_, msg.id, {}, version, rec);
@@ -105,20 +105,19 @@ asio::awaitable<http_reply> mcp_endpoint::server_discover(const protocol::messag
     rec.answer.verbatim.clear();
     settle_outcome(rec, answer);
     stages_.conclude(rec); // answered here, not by the stages: it leaves by the exit here
-    co_return http_reply::json(http::status::ok, json::serialize(answer));
+    co_return transport::http_reply::json(http::status::ok, json::serialize(answer));
 }
 
-asio::awaitable<std::optional<http_reply>> mcp_endpoint::stateless(const http_request& req,
-                                                                   beast::tcp_stream& stream,
-                                                                   protocol::message msg,
-                                                                   request_context& rec) {
+asio::awaitable<std::optional<transport::http_reply>>
+mcp_endpoint::stateless(const transport::http_request& req, beast::tcp_stream& stream,
+                        protocol::message msg, request_context& rec) {
     rec.method = msg.method.empty() ? "response" : msg.method;
     if (msg.kind != protocol::message_kind::request) {
         // Notifications carry nothing gate acts on without a session (closing the response
         // stream is how a 2026-07-28 client cancels); accepted like any notification. An
         // answer this handler makes after the chain's entry leaves by the exit here.
         stages_.conclude(rec);
-        co_return http_reply::empty(http::status::accepted);
+        co_return transport::http_reply::empty(http::status::accepted);
     }
     // The chain's entry checked the request's envelope and method (envelope_step).
     if (msg.method == "server/discover")
@@ -162,4 +161,4 @@ asio::awaitable<std::optional<http_reply>> mcp_endpoint::stateless(const http_re
     co_return co_await call_paths_.streamed(stream, req, std::move(msg), rec);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

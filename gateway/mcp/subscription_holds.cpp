@@ -1,6 +1,6 @@
 #include "gateway/mcp/subscription_holds.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 
@@ -52,4 +52,4 @@ bool subscription_holds::holds(const std::string& holder, const std::string& ups
     return it != held_.end() && it->second.contains({upstream, uri});
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

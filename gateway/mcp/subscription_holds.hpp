@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class subscription_holds {
 public:
@@ -41,4 +41,4 @@ private:
         held_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -7,7 +7,7 @@
 
 #include <caf/send.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 
@@ -48,4 +48,4 @@ asio::awaitable<void> task_ledger::put_fleet_record(const std::string& task_id,
         co_await fleet_->put("task", task_id, record, actors::task_registry::lifetime);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

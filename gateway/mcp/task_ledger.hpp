@@ -10,7 +10,7 @@ namespace gate::actors {
 class actor_directory;
 }
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class fleet_store;
 
@@ -36,4 +36,4 @@ private:
     std::shared_ptr<fleet_store> fleet_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

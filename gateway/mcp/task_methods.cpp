@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -317,7 +317,7 @@ task_methods::find_by_probe(const json::value& id, const std::string& method,
     auto reached = co_await reach(method, rec, refused);
     if (refused)
         co_return budget_refusal(rec, *refused);
-    auto probes = co_await fan_out<upstream_reply>(
+    auto probes = co_await transport::fan_out<upstream_reply>(
         reached.size(), [&](std::size_t k) -> asio::awaitable<upstream_reply> {
             // Probes are not the client's call: nothing to cancel.
             co_return co_await services_.upstreams.call_upstream(
@@ -347,7 +347,7 @@ asio::awaitable<json::object> task_methods::list(const json::value& id, const js
     auto reached = co_await reach("tasks/list", rec, refused);
     if (refused)
         co_return budget_refusal(rec, *refused);
-    auto lists = co_await fan_out<std::optional<json::array>>(
+    auto lists = co_await transport::fan_out<std::optional<json::array>>(
         reached.size(), [&](std::size_t k) -> asio::awaitable<std::optional<json::array>> {
             auto i = reached[k];
             ++rec.audit.upstream_calls;
@@ -370,4 +370,4 @@ asio::awaitable<json::object> task_methods::list(const json::value& id, const js
         co_await services_.pages.page(rec, std::move(merged), std::move(cursor)), id, rec);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

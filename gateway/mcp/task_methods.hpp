@@ -24,7 +24,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class hook_asker;
 
@@ -155,4 +155,4 @@ private:
     pipeline::client_bound judge_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -4,10 +4,10 @@
 
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/mcp/initialize.hpp"
-#include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/request_tracing.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -208,4 +208,4 @@ upstream_calls::initialize(const boost::json::value& id, const boost::json::obje
     return initialize_answer(*this, id, params, version, rec);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

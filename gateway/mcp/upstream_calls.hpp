@@ -13,9 +13,9 @@
 #include "gateway/mcp/server_request_judge.hpp"
 #include "gateway/mcp/task_methods.hpp"
 #include "gateway/operations/method_counts.hpp"
-#include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/request_tracing.hpp"
 #include "gateway/upstream/upstream_observer.hpp"
 #include "protocol/client_profile.hpp"
 
@@ -29,7 +29,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What an upstream call asks of the gateway (answered by gateway/entry/mcp_method_services).
 // An input request put to the client on the call's stream, and its answer (nullopt: none in
@@ -157,4 +157,4 @@ private:
     client_input& input_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

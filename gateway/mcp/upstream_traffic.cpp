@@ -2,8 +2,8 @@
 // or the upstream would wait for it until its own timeout.
 #include "gateway/mcp/upstream_traffic.hpp"
 
-#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/pipeline/client_bound.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "gateway/pipeline/hook_check.hpp"
 #include "policy/decision_hook.hpp"
 #include "protocol/gateway_error.hpp"
@@ -16,7 +16,7 @@
 #include <boost/asio/detached.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -240,4 +240,4 @@ void upstream_traffic::judge_then_deliver(std::shared_ptr<const federation_view>
         asio::detached);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

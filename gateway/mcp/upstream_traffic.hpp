@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class hook_asker;
 
@@ -132,4 +132,4 @@ private:
     task_news_sink* task_news_ = nullptr;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

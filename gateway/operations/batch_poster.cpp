@@ -6,7 +6,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 using result = actors::batcher::result;
@@ -24,7 +24,7 @@ namespace {
 asio::awaitable<void> deliver(asio::any_io_executor ex, actors::batch_post d,
                               std::shared_ptr<asio::ssl::context> tls,
                               std::chrono::milliseconds timeout) {
-    fetch_request req;
+    transport::fetch_request req;
     req.url = std::move(d.url);
     req.method = "POST";
     req.body = std::move(d.body);
@@ -37,17 +37,17 @@ asio::awaitable<void> deliver(asio::any_io_executor ex, actors::batch_post d,
         d.reply({result::failed, *why});
         co_return;
     }
-    auto status = std::get<fetch_answer>(answer).status;
+    auto status = std::get<transport::fetch_answer>(answer).status;
     d.reply({classify_batch_status(status), "HTTP " + std::to_string(status)});
 }
 
 } // namespace
 
 actors::batch_poster make_batch_poster(asio::io_context& io, std::chrono::milliseconds timeout) {
-    auto tls = make_client_tls_context();
+    auto tls = transport::make_client_tls_context();
     return [ex = io.get_executor(), tls, timeout](actors::batch_post d) {
         asio::co_spawn(ex, deliver(ex, std::move(d), tls, timeout), asio::detached);
     };
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -9,7 +9,7 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // Statuses that will not change if the batch is sent again are a refusal: everything but
 // 2xx (delivered), 408, 429 and 5xx (failed: retried).
@@ -19,4 +19,4 @@ actors::batch_poster
 make_batch_poster(boost::asio::io_context& io,
                   std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -1,6 +1,6 @@
 #include "gateway/operations/budget_gauges.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace {
 
@@ -59,4 +59,4 @@ void budget_gauges::show(const std::vector<budget_sample>& samples) {
     shown_ = std::move(now);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct budget_sample {
     std::string account; // "server", "upstream alpha", "tenant acme"
@@ -41,4 +41,4 @@ private:
     std::map<std::string, series> shown_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

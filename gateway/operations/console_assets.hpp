@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct console_asset {
     std::string_view content_type;
@@ -22,4 +22,4 @@ inline constexpr std::string_view console_csp =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-} // namespace gate::transport
+} // namespace gate::gateway

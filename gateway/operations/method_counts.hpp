@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class upstream_counts {
 public:
@@ -28,4 +28,4 @@ protected:
     ~session_counts() = default;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -5,7 +5,7 @@
 
 #include <array>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace {
 const prometheus::Histogram::BucketBoundaries latency_buckets = {
@@ -583,4 +583,4 @@ std::string metrics::serialize() const {
     return process::exposition_with_process_metrics(registry_->Collect());
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class metrics : public upstream_counts, public session_counts {
 public:
@@ -201,4 +201,4 @@ private:
 // cannot grow the series without bound.
 std::string_view method_label(std::string_view method);
 
-} // namespace gate::transport
+} // namespace gate::gateway

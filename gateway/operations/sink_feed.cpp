@@ -6,7 +6,7 @@
 #include <caf/send.hpp>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 void sink_feed::feed() {
     posted_ = false;
@@ -41,4 +41,4 @@ void current_sinks::send(std::vector<actors::audit_event> audit, std::vector<std
         caf::anon_send(actors->spans, actors::span_batch{std::move(spans)});
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

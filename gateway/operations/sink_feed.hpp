@@ -15,7 +15,7 @@ namespace gate::actors {
 class actor_directory;
 }
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class sink_feed {
 public:
@@ -58,4 +58,4 @@ private:
     const actors::actor_directory& actors_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace {
 
@@ -147,4 +147,4 @@ std::optional<traffic_history::window> traffic_history::read(std::string_view id
     return w;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -23,7 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class traffic_history {
 public:
@@ -139,4 +139,4 @@ private:
     std::size_t refusals_next_ = 0, refusals_held_ = 0;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

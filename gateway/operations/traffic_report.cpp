@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 
@@ -141,4 +141,4 @@ json::object traffic_report(const traffic_facts& f) {
     return out;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct traffic_facts {
     struct upstream {
@@ -42,4 +42,4 @@ boost::json::object series_json(const traffic_history::window& w,
                                 std::chrono::system_clock::time_point wall,
                                 traffic_history::time_point now);
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -3,7 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <caf/send.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 traffic_tap::traffic_tap(boost::asio::io_context& io, actors::recorder_actor sink,
                          actors::record_backlog backlog,
@@ -38,4 +38,4 @@ void traffic_tap::feed() {
     caf::anon_send(sink_, actors::record_batch{std::exchange(pending_, {})});
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

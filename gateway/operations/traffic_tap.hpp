@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class traffic_tap : public std::enable_shared_from_this<traffic_tap> {
 public:
@@ -42,4 +42,4 @@ private:
     std::uint64_t seq_ = 0;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

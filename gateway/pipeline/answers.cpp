@@ -4,7 +4,7 @@
 
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 using protocol::answer_form;
@@ -14,7 +14,7 @@ json::object error_object(gateway_error e, const json::value& id,
     return protocol::make_gateway_error(e, id, protocol::gateway_error_text(e, args), era);
 }
 
-http_reply error_reply(error_answer a) {
+transport::http_reply error_reply(error_answer a) {
     const auto& row = protocol::describe(a.error);
     auto status = static_cast<boost::beast::http::status>(row.http_status);
     switch (row.form) {
@@ -22,16 +22,17 @@ http_reply error_reply(error_answer a) {
         auto body = protocol::make_gateway_error(a.error, a.id, a.text, a.era);
         if (!a.data.empty())
             body["error"].as_object()["data"] = std::move(a.data);
-        return http_reply::json(status, json::serialize(body));
+        return transport::http_reply::json(status, json::serialize(body));
     }
     case answer_form::plain:
-        return http_reply::json(status, json::serialize(json::object{{"error", a.text}}));
+        return transport::http_reply::json(status,
+                                           json::serialize(json::object{{"error", a.text}}));
     case answer_form::described:
-        return http_reply::json(
+        return transport::http_reply::json(
             status, json::serialize(json::object{{"error", a.code.empty() ? row.name : a.code},
                                                  {"error_description", a.text}}));
     }
-    return http_reply::json(status, json::serialize(json::object{{"error", a.text}}));
+    return transport::http_reply::json(status, json::serialize(json::object{{"error", a.text}}));
 }
 
 const std::string& refuse(request_context& ctx, error_answer a) {
@@ -66,4 +67,4 @@ json::object refusal_with(request_context& ctx, const json::value& id, gateway_e
     return answer;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 using protocol::gateway_error;
 
@@ -33,7 +33,7 @@ struct error_answer {
     protocol::client_era era = protocol::client_era::sessions;
     boost::json::object data = {};
 };
-http_reply error_reply(error_answer a);
+transport::http_reply error_reply(error_answer a);
 
 // The request answered with a row, as the audit and the metrics will see it: its outcome and
 // text; a JSON-RPC row at HTTP 200 becomes the response, any other the refusal reply (an HTTP
@@ -65,4 +65,4 @@ inline boost::json::object refusal(request_context& ctx, const boost::json::valu
     return refusal_with(ctx, id, e, protocol::gateway_error_text(e, args));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

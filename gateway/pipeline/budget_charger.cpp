@@ -6,7 +6,7 @@
 #include <chrono>
 #include <span>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 std::size_t budget_charger::accounts_of(const request_context& ctx, std::size_t upstream,
                                         accounts& refs) {
@@ -66,4 +66,4 @@ boost::json::object budget_refusal(request_context& ctx,
     return std::move(*ctx.answer.response);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

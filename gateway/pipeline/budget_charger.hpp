@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class budget_source {
 public:
@@ -71,4 +71,4 @@ private:
 // error on `ctx`.
 boost::json::object budget_refusal(request_context& ctx, const actors::budget_ledger::exhausted& e);
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -2,8 +2,8 @@
 // per component, each implemented by the component that owns the state it reads: the calls on
 // a client's bridged sessions (gateway/mcp/upstream_calls), the lists (list_methods), the task
 // methods (task_methods), logging/setLevel (client_traffic), subscriptions (listen_methods),
-// icons (gateway/operations/icon_proxy), the sessions an initialize opens (session_admission)
-// and their records in a fleet (gateway/fleet/fleet_sessions).
+// icons (gateway/mcp/icon_proxy), the sessions an initialize opens (session_admission)
+// and their records in a fleet (gateway/mcp/fleet_sessions).
 #pragma once
 
 #include "actors/federation/router_messages.hpp"
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 using call_ticket = std::shared_ptr<upstream_client::guard_ticket>;
 
@@ -138,4 +138,4 @@ protected:
     ~session_publisher() = default;
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 chain::chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_stage> exit,
              entry_steps entry)
@@ -26,7 +26,7 @@ chain::chain(std::array<std::unique_ptr<stage>, 8> stages, std::unique_ptr<exit_
 
 namespace {
 
-int position(transport::stage s) {
+int position(gateway::stage s) {
     return static_cast<int>(s);
 }
 
@@ -86,8 +86,8 @@ step chain::enter_at(request_context& ctx, arrival& a, link l) {
 
 [[gnu::always_inline]] inline step chain::run_link(request_context& ctx, arrival& a, link l) {
     if (l == link::authenticate || l == link::global_limit) {
-        auto id = l == link::authenticate ? transport::stage::authenticate
-                                          : transport::stage::global_limit;
+        auto id =
+            l == link::authenticate ? gateway::stage::authenticate : gateway::stage::global_limit;
         return advance(ctx, static_cast<std::size_t>(position(id)), id);
     }
     auto& s = l == link::read      ? *entry_.read
@@ -123,18 +123,18 @@ boost::asio::awaitable<verdict> chain::enter_later(request_context& ctx, arrival
     co_return rest.ready() ? rest.value() : co_await rest.take();
 }
 
-std::size_t chain::first_at(transport::stage from) const {
+std::size_t chain::first_at(gateway::stage from) const {
     std::size_t first = 0;
     while (first < stages_.size() && position(stages_[first]->id()) < position(from))
         ++first;
     return first;
 }
 
-step chain::run(request_context& ctx, transport::stage from, transport::stage to) {
+step chain::run(request_context& ctx, gateway::stage from, gateway::stage to) {
     return advance(ctx, first_at(from), to);
 }
 
-step chain::run_pausing(request_context& ctx, transport::stage from, transport::stage to) {
+step chain::run_pausing(request_context& ctx, gateway::stage from, gateway::stage to) {
     return advance(ctx, first_at(from), to, true);
 }
 
@@ -150,7 +150,7 @@ step chain::resume(request_context& ctx, std::optional<verdict> decided, std::st
 // Stages decided at once run in this loop; the first that must wait takes the rest of the
 // chain into a coroutine (finish), so a request whose stages all decide at once makes none;
 // or, pausing, is handed back as it is.
-step chain::advance(request_context& ctx, std::size_t i, transport::stage to, bool pausing) {
+step chain::advance(request_context& ctx, std::size_t i, gateway::stage to, bool pausing) {
     for (; i < stages_.size() && position(stages_[i]->id()) <= position(to); ++i) {
         ctx.passage.trace.record(stages_[i]->id());
         std::optional<step> s;
@@ -173,14 +173,14 @@ step chain::advance(request_context& ctx, std::size_t i, transport::stage to, bo
             return verdict::answered;
         }
     }
-    if (to != transport::stage::egress)
+    if (to != gateway::stage::egress)
         return verdict::proceed;
     conclude(ctx);
     return verdict::answered;
 }
 
 step chain::after_wait(request_context& ctx, std::optional<verdict> decided,
-                       std::string_view failure, std::size_t i, transport::stage to, bool pausing) {
+                       std::string_view failure, std::size_t i, gateway::stage to, bool pausing) {
     if (!decided)
         failed(ctx, std::string(failure));
     if (!decided || *decided == verdict::answered) {
@@ -192,7 +192,7 @@ step chain::after_wait(request_context& ctx, std::optional<verdict> decided,
 
 boost::asio::awaitable<verdict> chain::finish(request_context& ctx,
                                               boost::asio::awaitable<verdict> waiting,
-                                              std::size_t i, transport::stage to) {
+                                              std::size_t i, gateway::stage to) {
     std::optional<verdict> decided;
     std::string failure;
     try {
@@ -210,8 +210,8 @@ void chain::conclude(request_context& ctx) {
     if (ctx.passage.audited)
         return;
     ctx.passage.audited = true;
-    ctx.passage.trace.record(transport::stage::audit);
+    ctx.passage.trace.record(gateway::stage::audit);
     exit_->exit(ctx);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

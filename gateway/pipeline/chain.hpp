@@ -12,7 +12,7 @@
 #include <array>
 #include <memory>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 class chain final : public request_exit {
 public:
@@ -41,14 +41,14 @@ public:
     // body is read.
     // A ready step when every stage run decided at once; otherwise the coroutine that
     // finishes the run, to be awaited.
-    step run(request_context& ctx, transport::stage from = transport::stage::authenticate,
-             transport::stage to = transport::stage::egress);
+    step run(request_context& ctx, gateway::stage from = gateway::stage::authenticate,
+             gateway::stage to = gateway::stage::egress);
     // run for a caller that awaits a waiting stage itself, so the chain makes no frame of its
     // own around it (the call path's form): a step not ready is the waiting stage's own
     // coroutine, its place kept in ctx.passage; the caller awaits it and hands what became of
     // it to resume, until a step is ready.
-    step run_pausing(request_context& ctx, transport::stage from,
-                     transport::stage to = transport::stage::egress);
+    step run_pausing(request_context& ctx, gateway::stage from,
+                     gateway::stage to = gateway::stage::egress);
     // The run after its paused stage: `decided` what the stage decided, or nullopt when it
     // threw (`failure`, its message).
     step resume(request_context& ctx, std::optional<verdict> decided, std::string_view failure);
@@ -79,19 +79,19 @@ private:
     boost::asio::awaitable<verdict> enter_later(request_context& ctx, arrival& a,
                                                 boost::asio::awaitable<verdict> waiting, link l);
 
-    std::size_t first_at(transport::stage from) const; // the index of stage `from`
+    std::size_t first_at(gateway::stage from) const; // the index of stage `from`
     // `pausing`: a waiting stage is handed back as it is (run_pausing), not finished here.
-    step advance(request_context& ctx, std::size_t i, transport::stage to, bool pausing = false);
+    step advance(request_context& ctx, std::size_t i, gateway::stage to, bool pausing = false);
     // After stage i waited: `decided`, or nullopt when it threw `failure`.
     step after_wait(request_context& ctx, std::optional<verdict> decided, std::string_view failure,
-                    std::size_t i, transport::stage to, bool pausing);
+                    std::size_t i, gateway::stage to, bool pausing);
     boost::asio::awaitable<verdict> finish(request_context& ctx,
                                            boost::asio::awaitable<verdict> waiting, std::size_t i,
-                                           transport::stage to);
+                                           gateway::stage to);
 
     std::array<std::unique_ptr<stage>, 8> stages_;
     std::unique_ptr<exit_stage> exit_;
     entry_steps entry_;
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -10,7 +10,7 @@
 #include <boost/json/serialize.hpp>
 #include <cassert>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace http = boost::beast::http;
 namespace json = boost::json;
@@ -100,15 +100,15 @@ void settle_outcome(request_context& rec, const json::object& response) {
         rec.audit.error = error_text(response);
 }
 
-http_reply answer_of(request_context& rec) {
+transport::http_reply answer_of(request_context& rec) {
     if (rec.answer.refusal_reply)
         return std::move(*rec.answer.refusal_reply);
     // An empty response stands in for a result passed on verbatim (outcome_view): never sent.
     assert(!rec.answer.verbatim.empty() || !rec.answer.response->empty());
     auto status = static_cast<http::status>(rec.answer.status);
     auto reply = rec.answer.verbatim.empty()
-                     ? http_reply::json(status, json::serialize(*rec.answer.response))
-                     : http_reply::json(status, std::move(rec.answer.verbatim));
+                     ? transport::http_reply::json(status, json::serialize(*rec.answer.response))
+                     : transport::http_reply::json(status, std::move(rec.answer.verbatim));
     for (auto& h : rec.answer.headers)
         reply.headers.push_back(std::move(h));
     return reply;
@@ -151,4 +151,4 @@ std::optional<std::string> minted_task_id(const upstream_message& answer) {
     return std::string(task_id->get_string());
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -12,11 +12,11 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The HTTP answer of a request the stages answered: its refusal, or its JSON-RPC answer (the
 // upstream's exact text when it has one) with the headers egress added.
-http_reply answer_of(request_context& rec);
+transport::http_reply answer_of(request_context& rec);
 
 // The audit outcome and error text of a finished request, from its JSON-RPC answer (an outcome
 // a stage already set is kept).
@@ -57,4 +57,4 @@ void add_to_result(request_context& rec, std::string_view key, std::string_view 
 // client hears of it; nullopt for any other answer.
 std::optional<std::string> minted_task_id(const upstream_message& answer);
 
-} // namespace gate::transport
+} // namespace gate::gateway

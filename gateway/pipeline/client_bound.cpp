@@ -1,8 +1,8 @@
 #include "gateway/pipeline/client_bound.hpp"
 
-#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/call_services.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "gateway/pipeline/hook_check.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_splice.hpp"
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <variant>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace json = boost::json;
 
@@ -288,4 +288,4 @@ json::object refused_task(const json::object& task, const json::object& refused)
     return failed;
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

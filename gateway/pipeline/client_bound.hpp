@@ -24,11 +24,11 @@ namespace gate::config {
 struct decision_hook;
 }
 
-namespace gate::transport {
+namespace gate::gateway {
 class hook_asker;
 }
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 class icon_rewriter; // call_services.hpp
 
@@ -130,4 +130,4 @@ policy::hook_question server_request_question(const principal* who, std::string_
 boost::json::object refused_task(const boost::json::object& task,
                                  const boost::json::object& refused);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -4,8 +4,8 @@
 // continues the request or answers it, and an answer leaves by the chain's exit.
 #pragma once
 
-#include "gateway/mcp/session_table.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "gateway/pipeline/session_call.hpp"
 #include "gateway/pipeline/step.hpp"
 #include "protocol/json_rpc.hpp"
 #include "transport/http/http_server.hpp"
@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // Which door a request came in by: what the entry runs for it (chain::enter).
 enum class door : std::uint8_t {
@@ -28,10 +28,10 @@ enum class door : std::uint8_t {
 
 // A request at the door, and what the entry learnt of it for the handler that continues.
 struct arrival {
-    arrival(door d, const http_request& r) : kind(d), req(r) {}
+    arrival(door d, const transport::http_request& r) : kind(d), req(r) {}
 
     door kind;
-    const http_request& req;
+    const transport::http_request& req;
     std::optional<protocol::message> msg; // read: the message the POST carried
     bool modern = false;                  // read: a 2026-07-28 request (no session)
     std::string session;                  // session: its Mcp-Session-Id
@@ -61,4 +61,4 @@ struct entry_steps {
     std::unique_ptr<entry_step> envelope; // a 2026-07-28 request's `_meta` and headers
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -12,12 +12,12 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // gate --record: the message as it arrived, heard once it is known to be JSON.
 class message_tap {
 public:
-    virtual void hear(const http_request& req, request_context& ctx) = 0;
+    virtual void hear(const transport::http_request& req, request_context& ctx) = 0;
 
 protected:
     ~message_tap() = default;
@@ -62,6 +62,6 @@ std::unique_ptr<entry_step> make_envelope();
 
 // A request of a 2026-07-28 client (its version in the header or in `_meta`), served without
 // a session (gateway/mcp/stateless.cpp).
-bool is_modern_request(const http_request& req, const protocol::message& msg);
+bool is_modern_request(const transport::http_request& req, const protocol::message& msg);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -6,7 +6,7 @@
 #include "gateway/pipeline/entry_steps.hpp"
 #include "protocol/modern_request.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -99,4 +99,4 @@ std::unique_ptr<entry_step> make_envelope() {
     return std::make_unique<envelope>();
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -3,7 +3,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_splice.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 const config::decision_hook* hook_asked_at(const std::optional<config::policy>& policy,
                                            policy::hook_stage stage) {
@@ -79,4 +79,4 @@ boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::de
     co_return verdict::answered;
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

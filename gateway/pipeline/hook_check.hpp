@@ -4,7 +4,7 @@
 // onError "deny", does not allow.
 #pragma once
 
-#include "gateway/auth/decision_hook_client.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/pipeline/step.hpp"
 #include "policy/decision_hook.hpp"
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // The hook `policy` asks at `stage`; null when there is none, or it is not asked there.
 const config::decision_hook* hook_asked_at(const std::optional<config::policy>& policy,
@@ -42,4 +42,4 @@ boost::asio::awaitable<verdict> consult_hook(hook_asker& asker, const config::de
                                              request_context& ctx, policy::hook_stage stage,
                                              std::string description, std::string what);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

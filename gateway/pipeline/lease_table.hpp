@@ -15,7 +15,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // One window's admission: a slot of `lease`, or a batch asked for (one ask at a time) for what
 // the lease expects to spend (slot_demand); `ask(demand)` gives an
@@ -23,7 +23,7 @@ namespace gate::transport {
 // (an unanswered ask fails open); otherwise the refusing batch, with its wait.
 template <class Ask>
 boost::asio::awaitable<std::optional<actors::sliding_window::batch>>
-admit_through(actors::slot_lease& lease, ask_flight& flight, Ask ask) {
+admit_through(actors::slot_lease& lease, transport::ask_flight& flight, Ask ask) {
     using clock = std::chrono::steady_clock;
     std::optional<actors::sliding_window::batch> got;
     for (;;) {
@@ -50,7 +50,7 @@ class lease_table {
 public:
     struct entry {
         actors::slot_lease slots;
-        ask_flight flight;
+        transport::ask_flight flight;
     };
 
     std::shared_ptr<entry> of(const std::string& key) {
@@ -78,4 +78,4 @@ private:
     std::unordered_map<std::string, std::shared_ptr<entry>> entries_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

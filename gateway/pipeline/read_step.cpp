@@ -10,7 +10,7 @@
 
 #include <boost/json/parse.hpp>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -35,7 +35,7 @@ public:
             refuse(ctx, gateway_error::unsupported_media_type);
             return verdict::answered;
         }
-        if (!accepts(header(req, "Accept").value_or(""), "application/json")) {
+        if (!transport::accepts(header(req, "Accept").value_or(""), "application/json")) {
             refuse(ctx, gateway_error::not_acceptable);
             return verdict::answered;
         }
@@ -70,7 +70,7 @@ private:
 
 } // namespace
 
-bool is_modern_request(const http_request& req, const protocol::message& msg) {
+bool is_modern_request(const transport::http_request& req, const protocol::message& msg) {
     if (header_value(req, "MCP-Protocol-Version") == protocol::modern_protocol_version)
         return true;
     return msg.kind == protocol::message_kind::request &&
@@ -81,4 +81,4 @@ std::unique_ptr<entry_step> make_read(message_tap* tap) {
     return std::make_unique<read>(tap);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -6,6 +6,7 @@
 #include "actors/federation/snapshot.hpp"
 #include "actors/sinks/heard_traffic.hpp"
 #include "gateway/pipeline/stages.hpp"
+#include "gateway/upstream/live_federation.hpp"
 #include "gateway/upstream/upstream_client.hpp"
 #include "policy/principal.hpp"
 #include "protocol/client_profile.hpp"
@@ -24,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 using gate::policy::principal; // policy/principal.hpp: authentication fills it
 
@@ -32,21 +33,6 @@ using gate::policy::principal; // policy/principal.hpp: authentication fills it
 inline std::string principal_key(const policy::caller_ref& p) {
     return p ? p->issuer + '\n' + p->subject : std::string();
 }
-
-// The federation a request sees: one snapshot, the upstream clients indexed like it, and
-// what the server section makes of each request. Loaded once at request entry; a reload
-// swaps in a new one without touching requests in flight.
-struct federation_view {
-    std::shared_ptr<const actors::snapshot> snap;
-    std::vector<std::shared_ptr<upstream_client>> clients;
-    // server.allowedHosts, stage 1's on every endpoint (none: every host is refused).
-    host_guard guard{{}, false};
-
-    // The client of the upstream configured as `id`; null when this view has none.
-    upstream_client* client(const std::string& id) const;
-    // Each client's guard board, for the supervisor that keeps their actors.
-    std::vector<std::shared_ptr<actors::guard_board>> boards() const;
-};
 
 // What a request carries, grouped by the unit that makes it: each group is written by its
 // owner (named beside it) and read by those after it.
@@ -201,7 +187,7 @@ struct request_answer {
     // A refusal before MCP handling (an HTTP status of its own, such as 429): the reply, and
     // the reason gate_http_rejections_total counts it under. Audited with method `http`.
     std::optional<std::string> rejection;
-    std::optional<http_reply> refusal_reply;
+    std::optional<transport::http_reply> refusal_reply;
 };
 
 // What the audit event says of a request beyond its subject and its answer: written by the
@@ -290,4 +276,4 @@ inline call_context traced_call(const request_context& rec) {
     return ctx;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

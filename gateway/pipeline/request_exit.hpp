@@ -4,7 +4,7 @@
 
 #include "gateway/pipeline/request_context.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 class request_exit {
 public:
@@ -14,4 +14,4 @@ protected:
     ~request_exit() = default;
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

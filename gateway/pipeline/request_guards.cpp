@@ -6,7 +6,7 @@
 
 #include <caf/send.hpp>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 bool request_guards::limiting() const {
     return static_cast<bool>(actors_.load()->limiter);
@@ -71,4 +71,4 @@ request_guards::reserve(const actors::budget_ledger::account_ref& ref, actors::w
     });
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

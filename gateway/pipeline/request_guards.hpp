@@ -8,16 +8,16 @@
 #pragma once
 
 #include "actors/supervision/supervisor.hpp"
+#include "gateway/fleet/shared_allowances.hpp"
 #include "gateway/pipeline/budget_charger.hpp"
 #include "gateway/pipeline/s3_global_limit.hpp"
 #include "gateway/pipeline/s6_tool_limits.hpp"
 #include "gateway/pipeline/s6_upstream_guards.hpp"
-#include "gateway/pipeline/shared_allowances.hpp"
 #include "gateway/upstream/live_federation.hpp"
 
 #include <memory>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 class request_guards final : public global_limit_services,
                              public tool_limit_services,
@@ -73,4 +73,4 @@ private:
     budget_charger budgets_{*this};
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

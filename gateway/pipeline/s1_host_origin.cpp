@@ -6,19 +6,19 @@
 
 #include "gateway/pipeline/answers.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
-std::optional<protocol::gateway_error> check_host_origin(const host_guard& guard,
+std::optional<protocol::gateway_error> check_host_origin(const transport::host_guard& guard,
                                                          std::optional<std::string_view> host,
                                                          std::optional<std::string_view> origin) {
     auto verdict = guard.check(host, origin);
-    if (verdict == host_verdict::allowed)
+    if (verdict == transport::host_verdict::allowed)
         return std::nullopt;
-    return verdict == host_verdict::forbidden_host ? gateway_error::forbidden_host
-                                                   : gateway_error::forbidden_origin;
+    return verdict == transport::host_verdict::forbidden_host ? gateway_error::forbidden_host
+                                                              : gateway_error::forbidden_origin;
 }
 
-http_reply forbidden_reply(protocol::gateway_error refused) {
+transport::http_reply forbidden_reply(protocol::gateway_error refused) {
     auto reply = error_reply({refused, protocol::gateway_error_text(refused)});
     reply.close = true;
     return reply;
@@ -29,7 +29,7 @@ namespace {
 class host_origin final : public stage {
 public:
     host_origin() = default;
-    transport::stage id() const override { return transport::stage::host_origin; }
+    gateway::stage id() const override { return gateway::stage::host_origin; }
     step run(request_context& ctx) override {
         auto refused = check_host_origin(ctx.view->guard, ctx.admission.host, ctx.admission.origin);
         if (!refused)
@@ -46,4 +46,4 @@ std::unique_ptr<stage> make_host_origin() {
     return std::make_unique<host_origin>();
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -11,16 +11,16 @@
 #include <optional>
 #include <string_view>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // Checks the allowlist of the view its request loaded.
 std::unique_ptr<stage> make_host_origin();
 
 // The refusal's row (forbidden_host or forbidden_origin), or nothing.
-std::optional<protocol::gateway_error> check_host_origin(const host_guard& guard,
+std::optional<protocol::gateway_error> check_host_origin(const transport::host_guard& guard,
                                                          std::optional<std::string_view> host,
                                                          std::optional<std::string_view> origin);
 // Its answer: 403, and the connection closed (the body was not read).
-http_reply forbidden_reply(protocol::gateway_error refused);
+transport::http_reply forbidden_reply(protocol::gateway_error refused);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -9,7 +9,7 @@
 
 #include <boost/json/serialize.hpp>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -28,7 +28,7 @@ class authenticate final : public stage {
 public:
     authenticate(authenticate_services* tokens, std::string resource_metadata)
         : tokens_(tokens), resource_metadata_(std::move(resource_metadata)) {}
-    transport::stage id() const override { return transport::stage::authenticate; }
+    gateway::stage id() const override { return gateway::stage::authenticate; }
     step run(request_context& ctx) override {
         ctx.who.caller.reset();
         if (!tokens_)
@@ -93,4 +93,4 @@ std::unique_ptr<stage> make_authenticate(authenticate_services* tokens,
     return std::make_unique<authenticate>(tokens, std::move(resource_metadata));
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <variant>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct auth_refusal {
     // RFC 6750 section 3.1: invalid_request (malformed or misplaced), invalid_token; empty
@@ -21,9 +21,9 @@ struct auth_refusal {
     std::string description;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // The verdict on a request's Bearer token (gateway/auth/token_authenticator implements it).
 class authenticate_services {
@@ -46,4 +46,4 @@ protected:
 std::unique_ptr<stage> make_authenticate(authenticate_services* tokens,
                                          std::string resource_metadata);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

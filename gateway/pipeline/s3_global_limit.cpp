@@ -14,7 +14,7 @@
 
 #include <chrono>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -24,7 +24,7 @@ class global_limit final : public stage {
 public:
     global_limit(global_limit_services& limiter, limit_leases& leases)
         : limiter_(limiter), leases_(leases) {}
-    transport::stage id() const override { return transport::stage::global_limit; }
+    gateway::stage id() const override { return gateway::stage::global_limit; }
     step run(request_context& ctx) override {
         if (!limiter_.limiting())
             return verdict::proceed;
@@ -55,7 +55,7 @@ private:
     // One window admitted through its lease, or a batch asked for: the fleet's, else (no
     // store, or it did not answer) this instance's. The refusing batch, if refused.
     boost::asio::awaitable<std::optional<batch>>
-    admit_window(actors::slot_lease& slots, ask_flight& flight, limit_window window,
+    admit_window(actors::slot_lease& slots, transport::ask_flight& flight, limit_window window,
                  const std::string& key, std::int64_t per_minute) {
         std::string scope = window == limit_window::global   ? std::string("global")
                             : window == limit_window::tenant ? "tenant:" + key
@@ -111,7 +111,7 @@ private:
     verdict over_limit(request_context& ctx, const batch& b, std::string why) {
         auto seconds = actors::whole_seconds(b.wait);
         why += "; retry in " + std::to_string(seconds) + " s";
-        transport::refuse(ctx, gateway_error::global_rate_limited, {why});
+        gateway::refuse(ctx, gateway_error::global_rate_limited, {why});
         ctx.answer.refusal_reply->headers.emplace_back("Retry-After", std::to_string(seconds));
         return verdict::answered;
     }
@@ -126,4 +126,4 @@ std::unique_ptr<stage> make_global_limit(global_limit_services& limiter, limit_l
     return std::make_unique<global_limit>(limiter, leases);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

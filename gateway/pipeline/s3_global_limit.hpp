@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // The windows a request is counted in, in the order they are checked.
 enum class limit_window : std::uint8_t {
@@ -50,7 +50,7 @@ protected:
 // flight at a time.
 struct limit_leases {
     actors::slot_lease global;
-    ask_flight global_flight;
+    transport::ask_flight global_flight;
     lease_table principals, tenants;
     lease_table tools; // stage 6's tool limits (s6_tool_limits.hpp), by window
     // Slots granted under the old limits go (a reload): the new ones hold from the next
@@ -65,4 +65,4 @@ struct limit_leases {
 
 std::unique_ptr<stage> make_global_limit(global_limit_services& limiter, limit_leases& leases);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -7,7 +7,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "protocol/json_rpc.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -16,7 +16,7 @@ namespace ec = protocol::error_code;
 class route_stage final : public stage {
 public:
     explicit route_stage(route_services& services) : services_(services) {}
-    transport::stage id() const override { return transport::stage::route; }
+    gateway::stage id() const override { return gateway::stage::route; }
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
         if (m == "ping") {
@@ -90,4 +90,4 @@ std::unique_ptr<stage> make_route(route_services& services) {
     return std::make_unique<route_stage>(services);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

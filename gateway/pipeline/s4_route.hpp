@@ -14,7 +14,7 @@
 #include <string>
 #include <variant>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // A route, or the JSON-RPC refusal under the client's id (its outcome and error on the
 // request).
@@ -45,4 +45,4 @@ protected:
 
 std::unique_ptr<stage> make_route(route_services& services);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -21,7 +21,7 @@
 #include <array>
 #include <span>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -142,7 +142,7 @@ class authorize final : public stage {
 public:
     authorize(std::string resource_metadata, hook_asker* hooks)
         : resource_metadata_(std::move(resource_metadata)), hooks_(hooks) {}
-    transport::stage id() const override { return transport::stage::authorize; }
+    gateway::stage id() const override { return gateway::stage::authorize; }
     step run(request_context& ctx) override {
         const auto& policy = ctx.view->snap->policy;
         if (!policy || !ctx.routed.target)
@@ -250,4 +250,4 @@ std::unique_ptr<stage> make_authorize(std::string resource_metadata, hook_asker*
     return std::make_unique<authorize>(std::move(resource_metadata), hooks);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -7,14 +7,14 @@
 #include <memory>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 class hook_asker;
-} // namespace gate::transport
+} // namespace gate::gateway
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // `resource_metadata`: gate's RFC 9728 metadata URL, named in step-up challenges (empty
 // without authentication). `hooks`: where policy.decisionHook is asked (null: never).
 std::unique_ptr<stage> make_authorize(std::string resource_metadata, hook_asker* hooks);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -71,4 +71,4 @@ boost::json::object tool_limits::refuse(request_context& ctx, const refusal& r) 
     return answer;
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

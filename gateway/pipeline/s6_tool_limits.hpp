@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 class tool_limit_services {
 public:
@@ -72,4 +72,4 @@ private:
     lease_table& leases_;
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

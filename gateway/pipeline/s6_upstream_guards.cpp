@@ -12,19 +12,19 @@
 // and charged to no budget.
 #include "gateway/pipeline/s6_upstream_guards.hpp"
 
-#include "gateway/operations/request_tracing.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/request_tracing.hpp"
 
 #include <spdlog/spdlog.h>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
 class upstream_guards final : public stage {
 public:
     explicit upstream_guards(upstream_guards_services s) : s_(s), tools_(s.tools, s.tool_leases) {}
-    transport::stage id() const override { return transport::stage::upstream_guards; }
+    gateway::stage id() const override { return gateway::stage::upstream_guards; }
     step run(request_context& ctx) override {
         if (ctx.routed.target) {
             auto upstream = ctx.routed.target->upstream;
@@ -165,4 +165,4 @@ std::unique_ptr<stage> make_upstream_guards(upstream_guards_services services) {
     return std::make_unique<upstream_guards>(services);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

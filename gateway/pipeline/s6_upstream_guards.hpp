@@ -16,14 +16,14 @@
 #include <optional>
 #include <variant>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // The guards of the upstreams a request's view holds, by index (request_guards.hpp): an
 // invocation admitted (a ticket its outcome settles) or refused (circuit_open,
 // rate_limited).
 class upstream_admission {
 public:
-    using ticket = transport::upstream_guards::ticket;
+    using ticket = gateway::upstream_guards::ticket;
     using admission = std::variant<ticket, upstream_failure>;
     // Decided from the lease, nearly always; nullopt where admit must ask the upstream's
     // actor (a new batch, the half-open probe).
@@ -49,4 +49,4 @@ struct upstream_guards_services {
 
 std::unique_ptr<stage> make_upstream_guards(upstream_guards_services services);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -5,14 +5,14 @@
 // the federation (or, in passthrough, by the upstream itself).
 #include "gateway/pipeline/s7_proxy.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
 class proxy final : public stage {
 public:
     explicit proxy(proxy_services services) : services_(services) {}
-    transport::stage id() const override { return transport::stage::proxy; }
+    gateway::stage id() const override { return gateway::stage::proxy; }
     step run(request_context& ctx) override {
         // The call path: the call's own coroutine, with no frame of this stage's around it.
         if (plain_call(ctx))
@@ -62,4 +62,4 @@ std::unique_ptr<stage> make_proxy(proxy_services services) {
     return std::make_unique<proxy>(services);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // What stage 7 holds: one narrow service per component it asks (call_services.hpp).
 struct proxy_services {
@@ -30,4 +30,4 @@ struct proxy_services {
 
 std::unique_ptr<stage> make_proxy(proxy_services services);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -14,7 +14,7 @@
 #include "protocol/modern_request.hpp"
 #include "protocol/ui_uri.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -24,7 +24,7 @@ class egress final : public stage {
 public:
     egress(egress_services services, hook_asker* hooks)
         : services_(services), hooks_(hooks), judge_(hooks, &services.icons) {}
-    transport::stage id() const override { return transport::stage::egress; }
+    gateway::stage id() const override { return gateway::stage::egress; }
     step run(request_context& ctx) override {
         const auto& m = ctx.method;
         auto kind = protocol::list_kind_of(m);
@@ -227,4 +227,4 @@ std::unique_ptr<stage> make_egress(egress_services services, hook_asker* hooks) 
     return std::make_unique<egress>(services, hooks);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

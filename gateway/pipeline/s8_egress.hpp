@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 class hook_asker;
-} // namespace gate::transport
+} // namespace gate::gateway
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 // What stage 8 holds: one narrow service per component it asks (call_services.hpp).
 struct egress_services {
@@ -35,4 +35,4 @@ struct egress_services {
 // `hooks`: where policy.decisionHook is asked about results (null: never).
 std::unique_ptr<stage> make_egress(egress_services services, hook_asker* hooks);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

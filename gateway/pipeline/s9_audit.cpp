@@ -3,13 +3,13 @@
 // before MCP handling, audited with method `http`). The chain guarantees it runs once.
 #include "gateway/pipeline/s9_audit.hpp"
 
-#include "gateway/operations/request_tracing.hpp"
-#include "gateway/operations/request_traffic.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/request_tracing.hpp"
+#include "gateway/pipeline/request_traffic.hpp"
 
 #include <chrono>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -103,4 +103,4 @@ std::unique_ptr<exit_stage> make_audit(audit_services& sinks, metrics& stats,
     return std::make_unique<audit>(sinks, stats, traffic);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 class audit_services {
 public:
@@ -40,4 +40,4 @@ protected:
 std::unique_ptr<exit_stage> make_audit(audit_services& sinks, metrics& stats,
                                        traffic_history* traffic = nullptr);
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -8,7 +8,7 @@
 #include "gateway/pipeline/entry_steps.hpp"
 #include "protocol/protocol_versions.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -61,4 +61,4 @@ std::unique_ptr<entry_step> make_session(session_directory& sessions) {
     return std::make_unique<session>(sessions);
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

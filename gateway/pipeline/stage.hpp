@@ -8,12 +8,12 @@
 #include "gateway/pipeline/stages.hpp"
 #include "gateway/pipeline/step.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 class stage {
 public:
     virtual ~stage() = default;
-    virtual transport::stage id() const = 0;
+    virtual gateway::stage id() const = 0;
     virtual step run(request_context& ctx) = 0;
 };
 
@@ -22,7 +22,7 @@ public:
 // so an answer made anywhere (even at admission, before a coroutine exists) can leave by it.
 class exit_stage : public stage {
 public:
-    transport::stage id() const final { return transport::stage::audit; }
+    gateway::stage id() const final { return gateway::stage::audit; }
     step run(request_context& ctx) final {
         exit(ctx);
         return verdict::answered;
@@ -30,4 +30,4 @@ public:
     virtual void exit(request_context& ctx) = 0;
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

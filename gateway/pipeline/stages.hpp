@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 enum class stage : std::uint8_t {
     host_origin,
@@ -44,4 +44,4 @@ struct stage_trace {
     }
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

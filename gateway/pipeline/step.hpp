@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 enum class verdict : std::uint8_t {
     proceed,  // the next stage runs
@@ -33,4 +33,4 @@ private:
     boost::asio::awaitable<verdict> later_;
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

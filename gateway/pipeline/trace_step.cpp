@@ -1,12 +1,12 @@
 // The entry's trace step: the request's trace starts once the limit admitted it (a refusal
 // before, a 401 or a 429, records no span), from the caller's traceparent (its message's
 // `_meta`, else its header) and the tracing
-// section of the snapshot the request loaded (gateway/operations/request_tracing).
-#include "gateway/operations/request_tracing.hpp"
+// section of the snapshot the request loaded (gateway/pipeline/request_tracing).
 #include "gateway/pipeline/entry_steps.hpp"
+#include "gateway/pipeline/request_tracing.hpp"
 #include "protocol/trace_context.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 namespace {
 
@@ -38,4 +38,4 @@ std::unique_ptr<entry_step> make_trace() {
     return std::make_unique<trace>();
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -3,13 +3,13 @@
 #include "config/discovery_containment.hpp"
 #include "config/load.hpp"
 #include "config/name_room.hpp"
-#include "gateway/auth/upstream_credential.hpp"
 #include "gateway/program/check_command.hpp"
 #include "gateway/program/cli.hpp"
 #include "gateway/program/definitions_command.hpp"
 #include "gateway/program/gateway_host.hpp"
 #include "gateway/program/io_loop.hpp"
 #include "gateway/program/policy_command.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 #include "process/logging.hpp"
 #include "process/service_manager.hpp"
 #include "process/version.hpp"
@@ -24,7 +24,7 @@
 #include <iostream>
 #include <spdlog/spdlog.h>
 
-namespace gate {
+namespace gate::gateway::program {
 
 namespace {
 
@@ -84,7 +84,7 @@ std::optional<int> judged(const config::load_result& loaded, const options& opt)
     }
     // Secrets are the environment's, not the document's: checked at start (and at every
     // reload), not by --validate, which may run where the secrets are not.
-    if (auto missing = transport::missing_secrets(*loaded.doc, std::getenv); !missing.empty()) {
+    if (auto missing = gate::gateway::missing_secrets(*loaded.doc, std::getenv); !missing.empty()) {
         for (const auto& m : missing)
             std::fprintf(stderr, "config error at %s\n", m.c_str());
         std::fprintf(stderr, "gate: %zu secret%s missing from the environment\n", missing.size(),
@@ -95,8 +95,8 @@ std::optional<int> judged(const config::load_result& loaded, const options& opt)
 }
 
 // Where the host listens, what it records, and whether the test-only fault hooks are on.
-transport::gateway_host::options host_options(const options& opt) {
-    transport::gateway_host::options where{opt.host, opt.port, false, std::nullopt};
+gateway_host::options host_options(const options& opt) {
+    gateway_host::options where{opt.host, opt.port, false, std::nullopt};
     if (opt.record)
         where.record = actors::record_target{*opt.record, opt.record_max_bytes};
     if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");
@@ -115,8 +115,7 @@ transport::gateway_host::options host_options(const options& opt) {
 // second time at its next poll.
 class config_reloader {
 public:
-    config_reloader(boost::asio::io_context& io, transport::gateway_host& host, std::string source,
-                    bool watch)
+    config_reloader(boost::asio::io_context& io, gateway_host& host, std::string source, bool watch)
         : host_(host), source_(std::move(source)), watch_(watch), hup_(io, SIGHUP), timer_(io) {}
 
     void start() {
@@ -168,7 +167,7 @@ private:
         });
     }
 
-    transport::gateway_host& host_;
+    gateway_host& host_;
     std::string source_;
     bool watch_;
     boost::asio::signal_set hup_;
@@ -203,7 +202,7 @@ int run_gate(const std::vector<std::string>& args) {
         return *status;
     process::setup_logging(opt.log_format, opt.log_level);
     auto where = host_options(opt);
-    std::optional<transport::gateway_host> host;
+    std::optional<gateway_host> host;
     try {
         host.emplace(loaded.doc, where);
     } catch (const std::exception& e) {
@@ -225,9 +224,9 @@ int run_gate(const std::vector<std::string>& args) {
     });
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
     process::notify_ready("listening on port " + std::to_string(port));
-    transport::run_io(io, std::chrono::microseconds(opt.io_spin_us));
+    run_io(io, std::chrono::microseconds(opt.io_spin_us));
     // The supervisor stopped on its own (the host logged why): not a clean stop.
-    return host->failure() ? transport::gateway_host::lost_status : 0;
+    return host->failure() ? gateway_host::lost_status : 0;
 }
 
-} // namespace gate
+} // namespace gate::gateway::program

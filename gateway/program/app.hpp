@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::gateway::program {
 
 int run_gate(const std::vector<std::string>& args);
 
-} // namespace gate
+} // namespace gate::gateway::program

@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
-namespace gate {
+namespace gate::gateway::program {
 
 namespace {
 
@@ -131,4 +131,4 @@ int run_check_command(const std::vector<std::string>& args) {
     return down == 0 ? 0 : 1;
 }
 
-} // namespace gate
+} // namespace gate::gateway::program

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::gateway::program {
 
 // `args` after "check"; the exit status (0 all up, 1 something down, 2 the command or the
 // configuration is wrong).
 int run_check_command(const std::vector<std::string>& args);
 
-} // namespace gate
+} // namespace gate::gateway::program

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-namespace gate::check {
+namespace gate::gateway::program::check {
 
 namespace {
 
@@ -378,4 +378,4 @@ std::string discovery_hint(const config::discovery& d, failure f, int status,
     return network_hint(message, d.url, "the discovery source", timeout);
 }
 
-} // namespace gate::check
+} // namespace gate::gateway::program::check

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::check {
+namespace gate::gateway::program::check {
 
 // `url` with its userinfo (user:password@) shown as "***@"; any other text as it is.
 std::string without_userinfo(std::string_view url);
@@ -81,4 +81,4 @@ std::string receiver_hint(bool otlp, std::string_view target, failure f, int sta
 std::string discovery_hint(const config::discovery& d, failure f, int status,
                            std::string_view message, std::chrono::milliseconds timeout);
 
-} // namespace gate::check
+} // namespace gate::gateway::program::check

@@ -1,10 +1,10 @@
 #include "gateway/program/check_probes.hpp"
 
-#include "gateway/auth/upstream_credential.hpp"
 #include "gateway/operations/batch_poster.hpp"
 #include "gateway/program/check_hints.hpp"
 #include "gateway/program/discovery_poller.hpp"
 #include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 #include "process/version.hpp"
 #include "protocol/jose/jwk.hpp"
 #include "protocol/otlp_json.hpp"
@@ -21,7 +21,7 @@
 #include <memory>
 #include <random>
 
-namespace gate::check {
+namespace gate::gateway::program::check {
 
 namespace {
 
@@ -101,7 +101,9 @@ public:
     }
 
     // Keeps a client alive for the run, closed when it ends.
-    void keep(std::shared_ptr<transport::upstream_client> c) { clients_.push_back(std::move(c)); }
+    void keep(std::shared_ptr<gate::gateway::upstream_client> c) {
+        clients_.push_back(std::move(c));
+    }
 
     std::vector<row> run() {
         if (open_ > 0)
@@ -129,13 +131,13 @@ private:
     std::vector<bool> settled_;
     std::size_t open_ = 0;
     std::vector<std::shared_ptr<asio::steady_timer>> watches_;
-    std::vector<std::shared_ptr<transport::upstream_client>> clients_;
+    std::vector<std::shared_ptr<gate::gateway::upstream_client>> clients_;
 };
 
 // --- upstreams ---
 
-failure kind_of(const transport::upstream_failure& f) {
-    using k = transport::upstream_failure::kind;
+failure kind_of(const gate::gateway::upstream_failure& f) {
+    using k = gate::gateway::upstream_failure::kind;
     if (f.what == k::connect_error && !f.upstream_at_fault)
         return failure::credential; // its token endpoint failed, not the upstream
     switch (f.what) {
@@ -165,13 +167,13 @@ std::string identity_of(const json::object& init) {
            (revision.empty() ? std::string() : ", MCP " + revision);
 }
 
-asio::awaitable<row> try_upstream(std::shared_ptr<transport::upstream_client> client, row r,
+asio::awaitable<row> try_upstream(std::shared_ptr<gate::gateway::upstream_client> client, row r,
                                   ms timeout) {
-    transport::call_context ctx;
+    gate::gateway::call_context ctx;
     ctx.timeout = timeout;
     ctx.use = actors::guard_use::upkeep; // no rate-limit slot: one handshake, not a client's call
     auto got = co_await client->sessions().initialize_result(ctx);
-    if (auto* f = std::get_if<transport::upstream_failure>(&got))
+    if (auto* f = std::get_if<gate::gateway::upstream_failure>(&got))
         co_return down(
             r, f->message,
             upstream_hint(client->config(), r.target, kind_of(*f), f->status, f->message, timeout));
@@ -181,12 +183,12 @@ asio::awaitable<row> try_upstream(std::shared_ptr<transport::upstream_client> cl
 // An upstream that takes each caller's credential, which a check has none of: its handshake
 // sent without one, as gate's health probe sends it, judged by judge_per_caller. A refused
 // connection, an unknown host, TLS or a timeout is down like any upstream's.
-asio::awaitable<row> try_per_caller(std::shared_ptr<transport::upstream_client> client, row r,
+asio::awaitable<row> try_per_caller(std::shared_ptr<gate::gateway::upstream_client> client, row r,
                                     ms timeout) {
     const auto& u = client->config();
     auto got = co_await client->health().handshake_without_credential(timeout);
     row out;
-    if (auto* f = std::get_if<transport::upstream_failure>(&got)) {
+    if (auto* f = std::get_if<gate::gateway::upstream_failure>(&got)) {
         out = down(r, f->message,
                    upstream_hint(u, r.target, kind_of(*f), f->status, f->message, timeout));
     } else {
@@ -260,11 +262,12 @@ void check_upstreams(runner& run, const config::document& doc, std::size_t from,
                              "EnvironmentFile), then check again"));
                 continue;
             }
-            auto client = transport::upstream_client::make(run.io().get_executor(),
-                                                           bounded(u, u.urls[e], run.timeout()));
+            auto client = gate::gateway::upstream_client::make(
+                run.io().get_executor(), bounded(u, u.urls[e], run.timeout()));
             run.keep(client);
-            run.start(r, transport::per_caller(u.auth) ? try_per_caller(client, r, run.timeout())
-                                                       : try_upstream(client, r, run.timeout()));
+            run.start(r, gate::gateway::per_caller(u.auth)
+                             ? try_per_caller(client, r, run.timeout())
+                             : try_upstream(client, r, run.timeout()));
         }
         // client-credentials needs no row of its own: its handshake fetched a real token.
         if (u.auth.strategy == "token-exchange") {
@@ -369,7 +372,7 @@ asio::awaitable<row> try_receiver(asio::any_io_executor ex, std::shared_ptr<asio
         co_return down(r, *why, receiver_hint(otlp, r.target, failure::network, 0, *why, timeout));
     auto status = std::get<transport::fetch_answer>(answer).status;
     // Judged as the sink judges a batch's answer: only 2xx delivers.
-    if (transport::classify_batch_status(status) != actors::batcher::result::delivered) {
+    if (gate::gateway::classify_batch_status(status) != actors::batcher::result::delivered) {
         auto what = r.target + " answered HTTP " + std::to_string(status);
         co_return down(r, what,
                        receiver_hint(otlp, r.target, failure::status, static_cast<int>(status),
@@ -434,12 +437,12 @@ int status_in(std::string_view text) {
 // serves, validated whole. An applied document's upstreams are tried in turn.
 asio::awaitable<row> try_discovery(runner& run, std::shared_ptr<const config::document> doc,
                                    env_reader getenv, row r) {
-    auto status = std::make_shared<transport::discovery_status>();
+    auto status = std::make_shared<gate::gateway::discovery_status>();
     std::shared_ptr<const config::document> merged;
     std::string outcome;
     std::size_t refused = 0;
     asio::steady_timer polled(run.io(), clock::time_point::max());
-    transport::discovery_poller poller(
+    discovery_poller poller(
         run.io(),
         [&](std::shared_ptr<const config::document> d) -> std::optional<std::string> {
             merged = std::move(d);
@@ -473,7 +476,7 @@ asio::awaitable<row> try_discovery(runner& run, std::shared_ptr<const config::do
     if (refused > 0)
         detail += "; " + std::to_string(refused) + " left out by the containment: " + problem;
     check_upstreams(run, *merged, merged->upstreams.size() - found,
-                    transport::missing_secrets(*merged, getenv));
+                    gate::gateway::missing_secrets(*merged, getenv));
     co_return ok(r, detail);
 }
 
@@ -503,7 +506,7 @@ std::vector<row> run_checks(const config::document& doc, std::chrono::millisecon
                             const env_reader& getenv) {
     runner run(timeout);
     auto tls = transport::make_client_tls_context();
-    auto missing = transport::missing_secrets(doc, getenv);
+    auto missing = gate::gateway::missing_secrets(doc, getenv);
     check_upstreams(run, doc, 0, missing);
     check_issuers(run, doc, tls);
     check_store(run, doc, getenv);
@@ -513,4 +516,4 @@ std::vector<row> run_checks(const config::document& doc, std::chrono::millisecon
     return run.run();
 }
 
-} // namespace gate::check
+} // namespace gate::gateway::program::check

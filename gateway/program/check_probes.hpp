@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::check {
+namespace gate::gateway::program::check {
 
 // One thing tried, as `gate check` prints it.
 struct row {
@@ -37,4 +37,4 @@ using env_reader = std::function<const char*(const char*)>;
 std::vector<row> run_checks(const config::document& doc, std::chrono::milliseconds timeout,
                             const env_reader& getenv);
 
-} // namespace gate::check
+} // namespace gate::gateway::program::check

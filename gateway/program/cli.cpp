@@ -2,7 +2,7 @@
 
 #include "process/cli_values.hpp"
 
-namespace gate {
+namespace gate::gateway::program {
 
 std::string usage_text() {
     return R"(usage: gate [options]
@@ -107,4 +107,4 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
     return o;
 }
 
-} // namespace gate
+} // namespace gate::gateway::program

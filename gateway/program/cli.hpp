@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate {
+namespace gate::gateway::program {
 
 // 8090: next to the shim's 8091, clear of the common 8080 (docs/configuration.md).
 inline constexpr std::uint16_t default_port = 8090;
@@ -44,4 +44,4 @@ struct usage_error {
 std::variant<options, usage_error> parse_command_line(const std::vector<std::string>& args);
 std::string usage_text();
 
-} // namespace gate
+} // namespace gate::gateway::program

@@ -18,7 +18,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace gate {
+namespace gate::gateway::program {
 
 namespace {
 
@@ -88,9 +88,9 @@ int run_definitions_command(const std::vector<std::string>& args) {
         return 2;
     }
     process::setup_logging("text", "warn"); // stderr; standard output may be the lock file
-    std::optional<transport::gateway_host> host;
+    std::optional<gateway_host> host;
     try {
-        host.emplace(unpinned(*loaded.doc), transport::gateway_host::options{});
+        host.emplace(unpinned(*loaded.doc), gateway_host::options{});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gate: %s\n", e.what());
         return 2;
@@ -105,8 +105,8 @@ int run_definitions_command(const std::vector<std::string>& args) {
             status = 0;
         host->drain(std::chrono::seconds(0));
     });
-    transport::run_io(host->io(), std::chrono::microseconds(0));
+    run_io(host->io(), std::chrono::microseconds(0));
     return status;
 }
 
-} // namespace gate
+} // namespace gate::gateway::program

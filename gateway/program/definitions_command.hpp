@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::gateway::program {
 
 // `args` after "definitions"; the exit status.
 int run_definitions_command(const std::vector<std::string>& args);
 
-} // namespace gate
+} // namespace gate::gateway::program

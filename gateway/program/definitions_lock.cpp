@@ -17,7 +17,7 @@
 #include <map>
 #include <set>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 namespace {
 
@@ -128,4 +128,4 @@ void gateway::definitions_lock(std::function<void(bool ok, std::string text)> do
                    asio::detached);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -10,14 +10,14 @@
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 namespace asio = boost::asio;
 
 discovery_poller::discovery_poller(asio::io_context& io, apply_fn apply, count_fn count,
                                    std::shared_ptr<discovery_status> status)
     : io_(io), apply_(std::move(apply)), count_(std::move(count)), status_(std::move(status)),
-      tls_(make_client_tls_context()), timer_(io) {}
+      tls_(transport::make_client_tls_context()), timer_(io) {}
 
 void discovery_poller::configure(std::shared_ptr<const config::document> configured) {
     bool same = configured_ && configured_->discovery == configured->discovery;
@@ -64,7 +64,7 @@ void discovery_poller::poll_after(std::chrono::milliseconds delay) {
 asio::awaitable<void> discovery_poller::poll(std::uint64_t generation) {
     // A copy: a reload may replace the configured document while the fetch is out.
     auto d = *configured_->discovery;
-    fetch_request req;
+    transport::fetch_request req;
     req.url = d.url;
     req.timeout = std::chrono::seconds(10);
     req.max_body = 4 * 1024 * 1024;
@@ -84,7 +84,7 @@ asio::awaitable<void> discovery_poller::poll(std::uint64_t generation) {
             co_return; // the source changed meanwhile: this answer is not its
         if (auto* why = std::get_if<std::string>(&answer))
             failure = *why;
-        else if (auto& a = std::get<fetch_answer>(answer); a.status != 200)
+        else if (auto& a = std::get<transport::fetch_answer>(answer); a.status != 200)
             failure = d.url + " answered HTTP " + std::to_string(a.status);
         else
             body = std::move(a.body);
@@ -141,4 +141,4 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
     rejected_.reset();
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "config/load.hpp"
-#include "gateway/operations/introspection.hpp"
+#include "gateway/entry/introspection.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -26,7 +26,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 class discovery_poller {
 public:
@@ -66,4 +66,4 @@ private:
     std::uint64_t generation_ = 0; // bumped when the source changes or polling stops
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

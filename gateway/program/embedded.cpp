@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace gate {
+namespace gate::gateway {
 
 namespace {
 
@@ -27,7 +27,7 @@ config::load_result parse_inline(std::string_view json) {
 } // namespace
 
 struct embedded_gateway::impl {
-    std::unique_ptr<transport::gateway_host> host;
+    std::unique_ptr<program::gateway_host> host;
     std::string url; // the server section cannot change on reload: fixed at start
     std::thread runner;
     bool stopped = false;
@@ -41,8 +41,8 @@ std::unique_ptr<embedded_gateway> embedded_gateway::start(std::string_view confi
     if (!loaded.errors.empty())
         throw std::invalid_argument(errors_text(loaded.errors));
     auto i = std::make_unique<impl>();
-    i->host = std::make_unique<transport::gateway_host>(
-        loaded.doc, transport::gateway_host::options{opt.host, opt.port, false, std::nullopt});
+    i->host = std::make_unique<program::gateway_host>(
+        loaded.doc, program::gateway_host::options{opt.host, opt.port, false, std::nullopt});
     i->url = "http://" +
              (opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host) + ":" +
              std::to_string(i->host->port()) + loaded.doc->server.mcp_path;
@@ -85,4 +85,4 @@ void embedded_gateway::stop() {
     impl_->host.reset();
 }
 
-} // namespace gate
+} // namespace gate::gateway

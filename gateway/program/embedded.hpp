@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate {
+namespace gate::gateway {
 
 struct embedded_options {
     std::string host = "127.0.0.1";
@@ -45,4 +45,4 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-} // namespace gate
+} // namespace gate::gateway

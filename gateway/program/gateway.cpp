@@ -13,26 +13,12 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 namespace asio = boost::asio;
 
 gateway::gateway(asio::io_context& io, gateway_parts parts)
     : components_(std::make_unique<gateway_components>(io, std::move(parts), on_request)) {}
-
-std::vector<std::shared_ptr<actors::guard_board>> federation_view::boards() const {
-    std::vector<std::shared_ptr<actors::guard_board>> out;
-    for (const auto& c : clients)
-        out.push_back(c->guards().board());
-    return out;
-}
-
-upstream_client* federation_view::client(const std::string& id) const {
-    for (const auto& c : clients)
-        if (c->config().id == id)
-            return c.get();
-    return nullptr;
-}
 
 void gateway::retire_bridges(std::vector<actors::retired_bridge> gone) {
     auto view = components_->live.current_view();
@@ -103,4 +89,4 @@ void gateway::stop() {
     });
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -6,9 +6,9 @@
 #include "actors/bridging/bridge_ledger.hpp"
 #include "actors/federation/snapshot.hpp"
 #include "actors/supervision/supervisor.hpp"
+#include "gateway/entry/health.hpp"
+#include "gateway/entry/introspection.hpp"
 #include "gateway/mcp/session_table.hpp"
-#include "gateway/operations/health.hpp"
-#include "gateway/operations/introspection.hpp"
 #include "gateway/operations/metrics.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/upstream/upstream_client.hpp"
@@ -27,9 +27,12 @@
 #include <memory>
 #include <string>
 
-namespace gate::transport {
-
+namespace gate::gateway {
 class traffic_tap;
+}
+
+namespace gate::gateway::program {
+
 struct gateway_components;
 
 struct gateway_parts {
@@ -39,10 +42,10 @@ struct gateway_parts {
     std::shared_ptr<actors::actor_directory> actors;
     std::shared_ptr<const actors::snapshot> snap;
     actors::supervisor_actor supervisor; // null in tests that wire the actors themselves
-    bool fault_hooks = false;            // gateway/operations/fault_hooks.hpp: tests only
+    bool fault_hooks = false;            // gateway/entry/fault_hooks.hpp: tests only
     // The shared store of a fleet (server.redisUrl, else REDIS_URL), answering PING at start;
     // absent: every instance keeps its own state.
-    std::optional<redis_endpoint> shared_store;
+    std::optional<transport::redis_endpoint> shared_store;
     // The fleet's cursor key as this instance took it at start: written back (if absent) while
     // it runs, so a store that lost its data gives instances started later the same key.
     std::array<unsigned char, 32> fleet_cursor_key{};
@@ -100,4 +103,4 @@ private:
     std::unique_ptr<gateway_components> components_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -18,7 +18,7 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 namespace asio = boost::asio;
 
@@ -28,7 +28,7 @@ std::shared_ptr<const federation_view> make_view(asio::io_context& io,
     auto view = std::make_shared<federation_view>();
     view->snap = std::move(snap);
     const auto& server = view->snap->doc->server;
-    view->guard = host_guard(server.allowed_hosts, server.allowed_hosts_any);
+    view->guard = transport::host_guard(server.allowed_hosts, server.allowed_hosts_any);
     for (const auto& u : view->snap->doc->upstreams) {
         std::shared_ptr<upstream_client> reused;
         if (previous)
@@ -226,4 +226,4 @@ void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
     client->observe(std::make_unique<session_traffic>(*this, client.get()));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -7,12 +7,11 @@
 
 #include "actors/bridging/bridge_messages.hpp"
 #include "actors/federation/federation.hpp"
-#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/gate_routes.hpp"
 #include "gateway/entry/http_face.hpp"
-#include "gateway/fleet/fleet_sessions.hpp"
+#include "gateway/entry/introspection_views.hpp"
 #include "gateway/mcp/bridge_line.hpp"
 #include "gateway/mcp/call_routes.hpp"
 #include "gateway/mcp/call_streams.hpp"
@@ -20,6 +19,8 @@
 #include "gateway/mcp/client_traffic.hpp"
 #include "gateway/mcp/downstream_sessions.hpp"
 #include "gateway/mcp/endpoint.hpp"
+#include "gateway/mcp/fleet_sessions.hpp"
+#include "gateway/mcp/icon_proxy.hpp"
 #include "gateway/mcp/list_changed_feed.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/mcp/listen_hub.hpp"
@@ -32,13 +33,12 @@
 #include "gateway/mcp/task_methods.hpp"
 #include "gateway/mcp/upstream_calls.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
-#include "gateway/operations/icon_proxy.hpp"
-#include "gateway/operations/introspection_views.hpp"
-#include "gateway/operations/request_sinks.hpp"
 #include "gateway/operations/traffic_history.hpp"
 #include "gateway/pipeline/chain.hpp"
 #include "gateway/pipeline/client_answer.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "gateway/pipeline/request_guards.hpp"
+#include "gateway/pipeline/request_sinks.hpp"
 #include "gateway/program/gateway.hpp"
 #include "gateway/upstream/definition_reports.hpp"
 #include "gateway/upstream/live_federation.hpp"
@@ -59,7 +59,7 @@
 #include <set>
 #include <unordered_map>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 // The view of a snapshot: its clients, reusing those of `previous` whose upstream entry is
 // unchanged, and the server section's allowlist.
@@ -143,7 +143,7 @@ public:
                     icons, health, guards.budgets(), tokens.get(), authenticator != nullptr,
                     doc.auth, parts.audit_tally, parts.span_tally, parts.tap, parts.supervision,
                     parts.supervisor, parts.fault_hooks}};
-    http_server server;
+    transport::http_server server;
     // The MCP method groups (gateway/mcp/).
     upstream_calls calls{upstream_news, keeper, stats, downstream.table(), requests};
     // The routers' questions, and the task records (the keeper's, the fleet's).
@@ -166,4 +166,4 @@ public:
     pipeline::chain stages;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

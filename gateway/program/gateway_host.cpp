@@ -3,12 +3,12 @@
 #include "actors/message_types.hpp"
 #include "actors/openssl_thread_state.hpp"
 #include "actors/supervision/supervisor.hpp"
-#include "gateway/auth/upstream_credential.hpp"
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/operations/batch_poster.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/program/discovery_poller.hpp"
 #include "gateway/program/gateway.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 #include "process/service_manager.hpp"
 #include "process/version.hpp"
 
@@ -26,7 +26,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 namespace {
 
@@ -61,7 +61,7 @@ std::string joined(const std::vector<std::string>& lines) {
 // The fleet's shared store, if the document or the environment names one, and the cursor key
 // the fleet shares.
 struct store_membership {
-    std::optional<redis_endpoint> store;
+    std::optional<transport::redis_endpoint> store;
     std::optional<protocol::cursor_codec::key_type> cursor_key;
 };
 
@@ -73,12 +73,12 @@ store_membership join_shared_store(const config::document& doc) {
     auto url = shared_store_url(doc);
     if (!url)
         return out;
-    auto parsed = parse_redis_url(*url);
+    auto parsed = transport::parse_redis_url(*url);
     if (auto* why = std::get_if<std::string>(&parsed))
         throw std::runtime_error(std::string("the shared store URL (") +
                                  (doc.server.redis_url ? "server.redisUrl" : "REDIS_URL") +
                                  ") is not usable: " + *why);
-    auto& ep = std::get<redis_endpoint>(parsed);
+    auto& ep = std::get<transport::redis_endpoint>(parsed);
     auto membership = join_fleet(ep);
     if (auto* why = std::get_if<std::string>(&membership))
         throw std::runtime_error("the shared store " + ep.display + " does not answer: " + *why);
@@ -344,4 +344,4 @@ const std::optional<std::string>& gateway_host::failure() const {
     return impl_->failure;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

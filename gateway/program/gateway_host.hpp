@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 class gateway_host {
 public:
     struct options {
         std::string host = "127.0.0.1";
         std::uint16_t port = 0;
-        bool fault_hooks = false; // gateway/operations/fault_hooks.hpp: tests only
+        bool fault_hooks = false;                    // gateway/entry/fault_hooks.hpp: tests only
         std::optional<actors::record_target> record; // gate --record (docs/recording.md)
     };
 
@@ -65,4 +65,4 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 void run_io(boost::asio::io_context& io, std::chrono::microseconds spin) {
     if (spin.count() <= 0) {
@@ -29,4 +29,4 @@ void run_io(boost::asio::io_context& io, std::chrono::microseconds spin) {
     }
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -6,7 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 
-namespace gate::transport {
+namespace gate::gateway::program {
 
 // Runs `io` until it stops, as io.run() does. With a positive `spin`, after each turn that
 // found work the thread keeps polling without blocking for up to `spin` before it sleeps in
@@ -15,4 +15,4 @@ namespace gate::transport {
 // interrupt through the hypervisor); an idle gateway sleeps after one spin.
 void run_io(boost::asio::io_context& io, std::chrono::microseconds spin);
 
-} // namespace gate::transport
+} // namespace gate::gateway::program

@@ -1,5 +1,5 @@
 #include "gateway/program/app.hpp"
 
 int main(int argc, char** argv) {
-    return gate::run_gate({argv + 1, argv + argc});
+    return gate::gateway::program::run_gate({argv + 1, argv + argc});
 }

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace gate {
+namespace gate::gateway::program {
 
 namespace {
 
@@ -197,4 +197,4 @@ int run_policy_command(const std::vector<std::string>& args) {
     return print_table(cases, world) ? 0 : 1;
 }
 
-} // namespace gate
+} // namespace gate::gateway::program

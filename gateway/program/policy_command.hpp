@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace gate {
+namespace gate::gateway::program {
 
 // `args` after "policy"; the exit status.
 int run_policy_command(const std::vector<std::string>& args);
 
-} // namespace gate
+} // namespace gate::gateway::program

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class call_cancel {
 public:
@@ -48,4 +48,4 @@ private:
     std::function<void()> tell_, close_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

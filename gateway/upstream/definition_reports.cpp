@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 void definition_reports::use(const config::document& doc) {
     default_ = policy::pin_mode_named(doc.definitions.pin).value_or(policy::pin_mode::off);
@@ -105,4 +105,4 @@ void definition_reports::report(const std::string& upstream, const std::string& 
     audit_(std::move(e));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -15,7 +15,7 @@
 #include <functional>
 #include <memory>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class fleet_store;
 
@@ -53,4 +53,4 @@ private:
     bool shared_down_ = false; // the store did not answer the last time: said once
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

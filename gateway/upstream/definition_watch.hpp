@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // A tool of a fetched list and its definition's digest (protocol/tool_definition).
 struct listed_definition {
@@ -41,4 +41,4 @@ public:
     }
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

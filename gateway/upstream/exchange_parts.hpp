@@ -14,18 +14,18 @@
 #include <cstddef>
 #include <functional>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The most gate reads of one answer, whether JSON or one event of a stream (the same bound as
 // the event streams' own, transport/http/sse.hpp): past it the answer fails.
-inline constexpr std::size_t max_answer_bytes = default_max_event_bytes;
+inline constexpr std::size_t max_answer_bytes = transport::default_max_event_bytes;
 
 // A request whose head would carry a control character is never sent: nothing reached the
 // upstream, which is not at fault for what gate refused to write.
-inline upstream_failure refused_head(const header_writer& head) {
-    auto f = upstream_parts::fail(upstream_failure::kind::protocol,
-                                  "gate refused to send the header " + head.refused() +
-                                      " upstream: its value holds a control character");
+inline upstream_failure refused_head(const transport::header_writer& head) {
+    auto f = upstream::parts::fail(upstream_failure::kind::protocol,
+                                   "gate refused to send the header " + head.refused() +
+                                       " upstream: its value holds a control character");
     f.upstream_at_fault = false;
     return f;
 }
@@ -113,4 +113,4 @@ struct upstream_exchange::answer_reader {
     boost::beast::http::response_parser<boost::beast::http::string_body> parser;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -4,7 +4,7 @@
 #include "protocol/tool_definition.hpp"
 #include "protocol/tool_visibility.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 void listed_tools::learn(const boost::json::array& tools) {
     listed_ = true;
@@ -95,4 +95,4 @@ const std::string* listed_tools::withheld(const std::string& tool) const {
     return it == withheld_.end() ? nullptr : &it->second;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

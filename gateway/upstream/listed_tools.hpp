@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class listed_tools {
 public:
@@ -80,4 +80,4 @@ private:
     bool blocks_ = false;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -4,15 +4,37 @@
 #pragma once
 
 #include "actors/federation/federation.hpp"
+#include "transport/http/host_guard.hpp"
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::actors {
+struct snapshot;
+class guard_board;
+} // namespace gate::actors
 
-struct federation_view; // gateway/pipeline/request_context.hpp
+namespace gate::gateway {
+
+class upstream_client;
+
+// The federation a request sees: one snapshot, the upstream clients indexed like it, and
+// what the server section makes of each request. Loaded once at request entry; a reload
+// swaps in a new one without touching requests in flight.
+struct federation_view {
+    std::shared_ptr<const actors::snapshot> snap;
+    std::vector<std::shared_ptr<upstream_client>> clients;
+    // server.allowedHosts, stage 1's on every endpoint (none: every host is refused).
+    transport::host_guard guard{{}, false};
+
+    // The client of the upstream configured as `id`; null when this view has none.
+    upstream_client* client(const std::string& id) const;
+    // Each client's guard board, for the supervisor that keeps their actors.
+    std::vector<std::shared_ptr<actors::guard_board>> boards() const;
+};
 
 // Where a component that outlives requests reads the federation as it stands now.
 class view_source {
@@ -62,4 +84,4 @@ private:
     std::vector<std::function<void(const federation_view&)>> adopters_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

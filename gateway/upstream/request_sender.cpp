@@ -27,26 +27,26 @@ struct request_sender::in_flight {
     }
 };
 
-asio::awaitable<transport::upstream_reply>
-request_sender::request(std::string_view method, json::object params,
-                        const transport::call_context& ctx) {
+asio::awaitable<gateway::upstream_reply> request_sender::request(std::string_view method,
+                                                                 json::object params,
+                                                                 const gateway::call_context& ctx) {
     auto admitted = co_await guards_.admit(ctx.use);
-    if (auto* refused = std::get_if<transport::upstream_failure>(&admitted))
+    if (auto* refused = std::get_if<gateway::upstream_failure>(&admitted))
         co_return std::move(*refused);
     co_return co_await request(method, std::move(params), ctx,
-                               std::move(std::get<transport::upstream_guards::ticket>(admitted)));
+                               std::move(std::get<gateway::upstream_guards::ticket>(admitted)));
 }
 
-asio::awaitable<transport::upstream_reply>
+asio::awaitable<gateway::upstream_reply>
 request_sender::request(std::string_view method, json::object params,
-                        const transport::call_context& ctx,
-                        transport::upstream_guards::ticket admitted) {
+                        const gateway::call_context& ctx,
+                        gateway::upstream_guards::ticket admitted) {
     in_flight counted(*this);
     auto heard = recording_.before(params); // a copy only while recording
     auto reply = co_await requests_.send(method, std::move(params), ctx);
     if (heard)
         recording_.heard(ctx, std::move(*heard), method, reply);
-    if (const auto* f = std::get_if<transport::upstream_failure>(&reply); !admitted.settle_now(f))
+    if (const auto* f = std::get_if<gateway::upstream_failure>(&reply); !admitted.settle_now(f))
         co_await admitted.settle(f);
     co_return reply;
 }

@@ -33,8 +33,8 @@ protected:
 
 class request_sender {
 public:
-    request_sender(transport::upstream_state& state, transport::upstream_guards& guards,
-                   transport::upstream_requests& requests, transport::upstream_recording& recording,
+    request_sender(gateway::upstream_state& state, gateway::upstream_guards& guards,
+                   gateway::upstream_requests& requests, gateway::upstream_recording& recording,
                    drain_hooks& hooks)
         : state_(state), guards_(guards), requests_(requests), recording_(recording),
           hooks_(hooks) {}
@@ -44,12 +44,11 @@ public:
     // Sends one request on the root session, or on ctx.bridge's bridged session (created on
     // first use). The reply carries the gateway's upstream-side id; the caller puts its own
     // client's id back. Admitted here, or by the caller that passes its ticket (stage 6).
-    boost::asio::awaitable<transport::upstream_reply> request(std::string_view method,
-                                                              boost::json::object params,
-                                                              const transport::call_context& ctx);
-    boost::asio::awaitable<transport::upstream_reply>
-    request(std::string_view method, boost::json::object params, const transport::call_context& ctx,
-            transport::upstream_guards::ticket admitted);
+    boost::asio::awaitable<gateway::upstream_reply>
+    request(std::string_view method, boost::json::object params, const gateway::call_context& ctx);
+    boost::asio::awaitable<gateway::upstream_reply>
+    request(std::string_view method, boost::json::object params, const gateway::call_context& ctx,
+            gateway::upstream_guards::ticket admitted);
 
     // Sends a notification or a response (the client's answer to an upstream request) on a
     // bridged session (empty: the root session). False when that session is gone or the
@@ -60,7 +59,7 @@ public:
         return requests_.deliver(bridge, std::move(message), std::move(source));
     }
     // Sends a response on the upstream session at `to` (one this instance may not hold).
-    boost::asio::awaitable<bool> deliver_to(const transport::session_address& to,
+    boost::asio::awaitable<bool> deliver_to(const gateway::session_address& to,
                                             boost::json::object message, std::string source = {}) {
         return requests_.deliver_to(to, std::move(message), std::move(source));
     }
@@ -76,17 +75,17 @@ public:
     std::size_t calls_in_flight() const { return in_flight_; }
     // gate --record: every request sent here and its answer are heard by the tap. Set once,
     // before the first call; without one nothing is recorded and nothing is copied.
-    void record_through(std::shared_ptr<transport::traffic_tap> tap) {
+    void record_through(std::shared_ptr<gateway::traffic_tap> tap) {
         recording_.through(std::move(tap));
     }
 
 private:
     struct in_flight; // counts one request, and tells the hooks when a drain is over
 
-    transport::upstream_state& state_;
-    transport::upstream_guards& guards_;
-    transport::upstream_requests& requests_;
-    transport::upstream_recording& recording_;
+    gateway::upstream_state& state_;
+    gateway::upstream_guards& guards_;
+    gateway::upstream_requests& requests_;
+    gateway::upstream_recording& recording_;
     drain_hooks& hooks_;
     std::size_t in_flight_ = 0;
 };

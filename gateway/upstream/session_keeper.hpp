@@ -19,7 +19,7 @@ namespace gate::gateway {
 
 class session_keeper {
 public:
-    session_keeper(transport::upstream_sessions& sessions, transport::upstream_requests& requests)
+    session_keeper(gateway::upstream_sessions& sessions, gateway::upstream_requests& requests)
         : sessions_(sessions), requests_(requests) {}
     session_keeper(const session_keeper&) = delete;
     session_keeper& operator=(const session_keeper&) = delete;
@@ -28,7 +28,7 @@ public:
     // are only needed to create one).
     bool has_bridge(const std::string& bridge) const { return sessions_.has_bridge(bridge); }
     // Where a bridged session (empty: the root session) lives upstream.
-    std::optional<transport::session_address> address_of(const std::string& bridge) const {
+    std::optional<gateway::session_address> address_of(const std::string& bridge) const {
         return sessions_.address_of(bridge);
     }
     std::size_t bridges() const { return sessions_.bridges(); }
@@ -46,14 +46,14 @@ public:
         return requests_.set_log_level(bridge, std::move(level), capabilities);
     }
     // The upstream's initialize result (after the handshake), for passthrough mode.
-    boost::asio::awaitable<std::variant<boost::json::object, transport::upstream_failure>>
-    initialize_result(const transport::call_context& ctx) {
+    boost::asio::awaitable<std::variant<boost::json::object, gateway::upstream_failure>>
+    initialize_result(const gateway::call_context& ctx) {
         return requests_.initialize_result(ctx);
     }
 
 private:
-    transport::upstream_sessions& sessions_;
-    transport::upstream_requests& requests_;
+    gateway::upstream_sessions& sessions_;
+    gateway::upstream_requests& requests_;
 };
 
 } // namespace gate::gateway

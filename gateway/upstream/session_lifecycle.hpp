@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class session_lifecycle {
 public:
@@ -85,4 +85,4 @@ private:
     bool ended_ = false;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -32,14 +32,14 @@ namespace gate::gateway {
 class stream_follower {
 public:
     struct units {
-        transport::upstream_state& state;
-        transport::upstream_guards& guards;
-        transport::upstream_credentials& credentials;
-        transport::upstream_exchange& exchange;
-        transport::upstream_sessions& sessions;
-        transport::upstream_requests& requests;
+        gateway::upstream_state& state;
+        gateway::upstream_guards& guards;
+        gateway::upstream_credentials& credentials;
+        gateway::upstream_exchange& exchange;
+        gateway::upstream_sessions& sessions;
+        gateway::upstream_requests& requests;
         request_sender& sender;
-        transport::upstream_observer& heard; // where the listen's messages go, as a session's would
+        gateway::upstream_observer& heard; // where the listen's messages go, as a session's would
     };
     explicit stream_follower(units u)
         : state_(u.state), guards_(u.guards), credentials_(u.credentials), exchange_(u.exchange),
@@ -52,13 +52,13 @@ public:
     // joins gate's subscriptions/listen at a 2026-07-28 upstream), the last release
     // unsubscribes. Why not, when the upstream refused (its JSON-RPC error in `answer`) or
     // cannot be reached.
-    boost::asio::awaitable<std::optional<transport::upstream_failure>>
+    boost::asio::awaitable<std::optional<gateway::upstream_failure>>
     hold_subscription(const std::string& uri);
     void release_subscription(const std::string& uri);
     // The tasks extension's notifications/tasks for `task_id`, counted the same way: the task
     // joins gate's subscriptions/listen at this 2026-07-28 upstream. Why not, when the
     // upstream does not speak 2026-07-28, does not offer the extension or cannot be reached.
-    boost::asio::awaitable<std::optional<transport::upstream_failure>>
+    boost::asio::awaitable<std::optional<gateway::upstream_failure>>
     hold_task_news(const std::string& task_id);
     void release_task_news(const std::string& task_id);
 
@@ -78,14 +78,14 @@ private:
     // After the upstream restarted, the subscriptions gate held on its old root session.
     void resubscribe();
 
-    transport::upstream_state& state_;
-    transport::upstream_guards& guards_;
-    transport::upstream_credentials& credentials_;
-    transport::upstream_exchange& exchange_;
-    transport::upstream_sessions& sessions_;
-    transport::upstream_requests& requests_;
+    gateway::upstream_state& state_;
+    gateway::upstream_guards& guards_;
+    gateway::upstream_credentials& credentials_;
+    gateway::upstream_exchange& exchange_;
+    gateway::upstream_sessions& sessions_;
+    gateway::upstream_requests& requests_;
     request_sender& sender_;
-    transport::upstream_observer& heard_;
+    gateway::upstream_observer& heard_;
     std::map<std::string, std::size_t> held_uris_;
     std::map<std::string, std::size_t> held_tasks_;
     std::uint64_t listen_version_ = 0;

@@ -11,12 +11,12 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 using clock = std::chrono::steady_clock;
-using namespace upstream_parts;
+using namespace upstream::parts;
 
 asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::resume_answer(
     upstream_endpoint& ep, const session_state& session, const call_context& ctx,
@@ -52,7 +52,7 @@ asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::
         auto c = co_await connect(ep);
         if (auto* f = std::get_if<upstream_failure>(&c))
             co_return *f;
-        auto& conn = std::get<upstream_connection>(c);
+        auto& conn = std::get<transport::upstream_connection>(c);
         http_answer next;
         bool header_read = false, reusable = false;
         boost::system::error_code ec;
@@ -82,4 +82,4 @@ asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::
     co_return answer;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 
@@ -82,4 +82,4 @@ tool_param_headers::fields_for(const json::object& params,
     return fields;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

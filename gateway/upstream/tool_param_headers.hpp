@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class tool_param_headers {
 public:
@@ -47,4 +47,4 @@ private:
     std::unordered_map<std::string, std::string> dropped_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "actors/guards/upstream_guard.hpp"
-#include "gateway/auth/upstream_credential.hpp"
 #include "gateway/upstream/call_cancel.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 #include "gateway/upstream/upstream_message.hpp"
 #include "gateway/upstream/upstream_observer.hpp"
 #include "protocol/client_profile.hpp"
@@ -22,7 +22,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct upstream_failure {
     // circuit_open and rate_limited: the upstream guards refused the call; it never left gate.
@@ -103,4 +103,4 @@ struct call_context {
     }
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

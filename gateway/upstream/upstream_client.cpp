@@ -9,10 +9,24 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
+
+std::vector<std::shared_ptr<actors::guard_board>> federation_view::boards() const {
+    std::vector<std::shared_ptr<actors::guard_board>> out;
+    for (const auto& c : clients)
+        out.push_back(c->guards().board());
+    return out;
+}
+
+upstream_client* federation_view::client(const std::string& id) const {
+    for (const auto& c : clients)
+        if (c->config().id == id)
+            return c.get();
+    return nullptr;
+}
 
 std::shared_ptr<upstream_client> upstream_client::make(asio::any_io_executor ex,
                                                        config::upstream cfg) {
@@ -88,4 +102,4 @@ void upstream_client::session_traffic::message(const std::string& bridge, upstre
         c_.observer_->message(bridge, std::move(m));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

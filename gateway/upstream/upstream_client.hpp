@@ -7,8 +7,6 @@
 //   lists()     upstream_lists: whole lists fetched, and what the tools lists said
 //   streams()   stream_follower: the subscriptions and task news gate holds, its listen
 //   health()    upstream_health: probe rounds, endpoints in rotation, the bare handshake
-// The roles are in gate::gateway, the namespace of gateway/'s folder, which the rest of
-// gateway/ moves to (docs/plans/namespaces-and-cycles.md); the units are still in transport.
 // Beneath them the units the roles share, each with its own tests:
 //   upstream_exchange    one HTTP exchange: pooled connections, JSON and SSE answers, timeouts
 //   upstream_sessions    the root and bridged sessions: opened once, forgotten, ended
@@ -48,7 +46,7 @@
 #include <memory>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class upstream_client : public std::enable_shared_from_this<upstream_client> {
     struct made {}; // only make() constructs one: the units need to know their owner
@@ -63,7 +61,7 @@ public:
     // An admission through the upstream guards (upstream_guards.hpp).
     using guard_ticket = upstream_guards::ticket;
     // Where a bridged session (empty: the root session) lives upstream (upstream_sessions.hpp).
-    using session_address = transport::session_address;
+    using session_address = gateway::session_address;
 
     const config::upstream& config() const { return state_.cfg; }
     // Whether the upstream takes each caller's own credential (passthrough, token-exchange):
@@ -148,4 +146,4 @@ private:
     gate::gateway::upstream_health health_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

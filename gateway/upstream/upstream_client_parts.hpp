@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-namespace gate::transport::upstream_parts {
+namespace gate::gateway::upstream::parts {
 
 inline upstream_failure fail(upstream_failure::kind k, std::string msg, int status = 0) {
     return upstream_failure{k, std::move(msg), status, std::nullopt};
@@ -20,4 +20,4 @@ inline upstream_failure cancelled(const call_cancel& cancel) {
     return f;
 }
 
-} // namespace gate::transport::upstream_parts
+} // namespace gate::gateway::upstream::parts

@@ -4,13 +4,13 @@
 
 #include "gateway/upstream/upstream_client_parts.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
-using namespace upstream_parts;
+using namespace upstream::parts;
 
 upstream_credentials::upstream_credentials(asio::any_io_executor ex, const config::upstream& cfg)
-    : per_caller_(transport::per_caller(cfg.auth)),
+    : per_caller_(gateway::per_caller(cfg.auth)),
       source_(upstream_credential::make(std::move(ex), cfg)) {}
 
 std::optional<std::variant<std::string, upstream_failure>>
@@ -41,4 +41,4 @@ upstream_credentials::line(const caller_credential* caller) {
     co_return std::move(std::get<std::string>(got));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

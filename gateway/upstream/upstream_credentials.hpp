@@ -7,8 +7,8 @@
 #pragma once
 
 #include "config/model.hpp"
-#include "gateway/auth/upstream_credential.hpp"
 #include "gateway/upstream/upstream_call.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -17,7 +17,7 @@
 #include <string>
 #include <variant>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class upstream_credentials {
 public:
@@ -39,4 +39,4 @@ private:
     std::shared_ptr<upstream_credential> source_; // null: the upstream takes none of gate's
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

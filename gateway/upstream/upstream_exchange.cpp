@@ -28,14 +28,14 @@
 #include <spdlog/spdlog.h>
 #include <type_traits>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
 using clock = std::chrono::steady_clock;
-using namespace upstream_parts;
+using namespace upstream::parts;
 
 namespace {
 // How long the end of an event stream is awaited, in the background, after its answer.
@@ -46,7 +46,7 @@ const std::string no_bridge;
 
 upstream_exchange::upstream_exchange(upstream_state& state, upstream_credentials& credentials,
                                      upstream_guards& guards, upstream_observer& heard)
-    : state_(state), watch_(deadline_watch::of(state.ex)), credentials_(credentials),
+    : state_(state), watch_(transport::deadline_watch::of(state.ex)), credentials_(credentials),
       guards_(guards), heard_(heard) {
     for (const auto& url : state_.cfg.urls) {
         auto ep = std::make_unique<upstream_endpoint>();
@@ -88,7 +88,7 @@ upstream_exchange::post_wire(const upstream_endpoint& ep, const outgoing_message
     std::string wire;
     wire.reserve(body.size() + 512);
     wire.append("POST ").append(ep.target).append(" HTTP/1.1\r\n");
-    header_writer head(wire);
+    transport::header_writer head(wire);
     head.field("Host", ep.authority);
     wire.append("Content-Type: application/json\r\nAccept: application/json, "
                 "text/event-stream\r\nUser-Agent: gate/");
@@ -120,7 +120,7 @@ std::variant<std::string, upstream_failure>
 upstream_exchange::stream_wire(const upstream_endpoint& ep, const session_state& session,
                                std::string_view credential, std::string_view last_event_id) const {
     std::string wire = "GET " + ep.target + " HTTP/1.1\r\n";
-    header_writer head(wire);
+    transport::header_writer head(wire);
     head.field("Host", ep.authority);
     head.field("Accept", "text/event-stream");
     head.field("User-Agent", "gate/" + std::string(process::gate_version));
@@ -159,14 +159,14 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
     for (int attempt = 0;; ++attempt) {
         auto pooled = attempt == 0 ? ep.idle.take(clock::now()) : std::nullopt;
         bool reused = pooled.has_value();
-        upstream_connection conn;
+        transport::upstream_connection conn;
         if (reused) {
             conn = std::move(*pooled);
         } else {
             auto c = co_await connect(ep);
             if (auto* f = std::get_if<upstream_failure>(&c))
                 co_return *f;
-            conn = std::move(std::get<upstream_connection>(c));
+            conn = std::move(std::get<transport::upstream_connection>(c));
         }
         auto remaining = deadline - clock::now();
         if (remaining <= clock::duration::zero())
@@ -210,7 +210,7 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
 }
 
 asio::awaitable<bool> upstream_exchange::guarded_round_trip(
-    upstream_connection& conn, const std::string& wire, const json::value* want_id,
+    transport::upstream_connection& conn, const std::string& wire, const json::value* want_id,
     http_answer& answer, bool& header_read, bool& reusable, boost::system::error_code& ec,
     const call_context& ctx, const session_origin* origin, answer_reader& reader,
     clock::time_point deadline, call_cancel* cancel) {
@@ -302,10 +302,10 @@ void upstream_exchange::endpoint_failed(upstream_endpoint& ep, const std::string
     guards_.endpoint_failed(ep.index, why);
 }
 
-asio::awaitable<std::variant<upstream_connection, upstream_failure>>
+asio::awaitable<std::variant<transport::upstream_connection, upstream_failure>>
 upstream_exchange::connect(upstream_endpoint& ep) {
     if (ep.resolved.empty()) {
-        auto found = co_await resolve_host(state_.ex, ep.host, ep.port);
+        auto found = co_await transport::resolve_host(state_.ex, ep.host, ep.port);
         if (auto* why = std::get_if<std::string>(&found)) {
             endpoint_failed(ep, "cannot resolve " + ep.host);
             auto f = fail(upstream_failure::kind::connect_error,
@@ -316,8 +316,8 @@ upstream_exchange::connect(upstream_endpoint& ep) {
         ep.resolved = std::move(std::get<0>(found));
     }
     if (ep.tls && !tls_)
-        tls_ = make_client_tls_context();
-    auto c = co_await open_upstream_connection(
+        tls_ = transport::make_client_tls_context();
+    auto c = co_await transport::open_upstream_connection(
         state_.ex, ep.resolved, ep.host, ep.tls ? tls_.get() : nullptr,
         std::chrono::milliseconds(state_.cfg.timeouts.connect_ms));
     if (auto* err = std::get_if<std::string>(&c)) {
@@ -328,7 +328,7 @@ upstream_exchange::connect(upstream_endpoint& ep) {
         f.unsent = true;
         co_return f;
     }
-    co_return std::move(std::get<upstream_connection>(c));
+    co_return std::move(std::get<transport::upstream_connection>(c));
 }
 
 // One request/answer on an open connection (plain or TLS). `reusable` tells whether the
@@ -343,7 +343,7 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
     // all of it); TLS writes through the stream.
     std::size_t sent = 0;
     if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>)
-        sent = write_now(stream, wire, ec);
+        sent = transport::write_now(stream, wire, ec);
     if (!ec && sent < wire.size())
         co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
                                    asio::redirect_error(asio::use_awaitable, ec));
@@ -356,7 +356,7 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
         answer_reader& r;
         ~released() { r.release(); }
     } release_at_end{reader};
-    co_await read_header(stream, buf, parser, ec);
+    co_await transport::read_header(stream, buf, parser, ec);
     if (ec)
         co_return;
     header_read = true;
@@ -373,7 +373,7 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
     if (auto it = head.find(http::field::content_type); it != head.end())
         ctype = it->value();
     if (ctype.starts_with("text/event-stream") && answer.status == 200) {
-        sse_parser sse(reader.limit);
+        transport::sse_parser sse(reader.limit);
         while (!answer.message && !parser.is_done()) {
             co_await http::async_read_some(stream, buf, parser,
                                            asio::redirect_error(asio::use_awaitable, ec));
@@ -414,7 +414,7 @@ asio::awaitable<void> upstream_exchange::read_json_answer(Stream& stream, answer
     if (declared && !reader.hold(static_cast<std::size_t>(*declared), ec))
         co_return;
     parser.eager(true); // each read parses all it buffered, as http::async_read has it
-    parse_buffered(parser, reader.buf, ec);
+    transport::parse_buffered(parser, reader.buf, ec);
     while (!ec && !parser.is_done()) {
         co_await http::async_read_some(stream, reader.buf, parser,
                                        asio::redirect_error(asio::use_awaitable, ec));
@@ -430,9 +430,9 @@ asio::awaitable<void> upstream_exchange::read_json_answer(Stream& stream, answer
     }
 }
 
-bool upstream_exchange::take_events(std::vector<sse_event>& events, const json::value* want_id,
-                                    http_answer& answer, const call_context& ctx,
-                                    const session_origin* origin) {
+bool upstream_exchange::take_events(std::vector<transport::sse_event>& events,
+                                    const json::value* want_id, http_answer& answer,
+                                    const call_context& ctx, const session_origin* origin) {
     for (auto& ev : events) {
         boost::system::error_code jec;
         auto v = json::parse(ev.data, jec);
@@ -464,7 +464,8 @@ bool upstream_exchange::take_events(std::vector<sse_event>& events, const json::
     return false;
 }
 
-asio::awaitable<void> upstream_exchange::drain(upstream_endpoint& ep, upstream_connection conn,
+asio::awaitable<void> upstream_exchange::drain(upstream_endpoint& ep,
+                                               transport::upstream_connection conn,
                                                std::shared_ptr<answer_reader> reader) {
     auto self = state_.hold(); // `ep` lives as long as the client
     boost::system::error_code ec;
@@ -495,11 +496,11 @@ upstream_exchange::send_delete(upstream_endpoint& ep, session_state state,
     if (!std::holds_alternative<std::string>(cred))
         co_return;
     auto c = co_await connect(ep);
-    auto* conn = std::get_if<upstream_connection>(&c);
+    auto* conn = std::get_if<transport::upstream_connection>(&c);
     if (!conn)
         co_return;
     std::string wire = "DELETE " + ep.target + " HTTP/1.1\r\n";
-    header_writer head(wire);
+    transport::header_writer head(wire);
     head.field("Host", ep.authority);
     head.field("User-Agent", "gate/" + std::string(process::gate_version));
     head.field("Mcp-Session-Id", state.id);
@@ -530,7 +531,7 @@ upstream_exchange::send_delete(upstream_endpoint& ep, session_state state,
 }
 
 asio::awaitable<bool> upstream_exchange::follow_stream(
-    upstream_connection& conn, const std::string& wire, bool require_event_stream,
+    transport::upstream_connection& conn, const std::string& wire, bool require_event_stream,
     std::function<void()> on_open, std::function<bool()> going,
     std::function<void(upstream_message)> on_message, std::function<void()> on_sent) {
     bool opened = false;
@@ -555,7 +556,7 @@ asio::awaitable<bool> upstream_exchange::follow_stream(
         opened = true;
         on_open();
         conn.lowest().expires_never();
-        sse_parser sse(max_answer_bytes);
+        transport::sse_parser sse(max_answer_bytes);
         held_share share(state_.unfinished_event_bytes);
         while (!parser.is_done() && going()) {
             co_await http::async_read_some(stream, buf, parser,
@@ -594,4 +595,4 @@ asio::awaitable<bool> upstream_exchange::follow_stream(
     co_return opened;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

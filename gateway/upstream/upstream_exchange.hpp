@@ -7,9 +7,9 @@
 // answer's stream go to the call's observer, or else to the client's.
 #pragma once
 
-#include "gateway/auth/upstream_credential.hpp"
 #include "gateway/upstream/call_cancel.hpp"
 #include "gateway/upstream/upstream_call.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 #include "gateway/upstream/upstream_state.hpp"
 #include "transport/client/idle_pool.hpp"
 #include "transport/client/upstream_connection.hpp"
@@ -30,8 +30,11 @@
 #include <vector>
 
 namespace gate::transport {
-
 class header_writer;
+}
+
+namespace gate::gateway {
+
 class upstream_credentials;
 class upstream_guards;
 
@@ -73,7 +76,7 @@ struct upstream_endpoint {
     std::string authority; // host:port, the Host header
     bool tls = false;
     // Up to 1024 idle connections, none trusted after 4 s idle (Node closes them at 5 s).
-    idle_pool<upstream_connection> idle{1024, std::chrono::seconds(4)};
+    transport::idle_pool<transport::upstream_connection> idle{1024, std::chrono::seconds(4)};
     std::vector<boost::asio::ip::tcp::endpoint> resolved;
 };
 
@@ -113,7 +116,7 @@ public:
     exchange(upstream_endpoint& ep, const outgoing_message& msg, const session_state& session,
              const call_context& ctx, clock::time_point deadline, const session_origin* origin,
              call_cancel* cancel = nullptr);
-    boost::asio::awaitable<std::variant<upstream_connection, upstream_failure>>
+    boost::asio::awaitable<std::variant<transport::upstream_connection, upstream_failure>>
     connect(upstream_endpoint& ep);
     // The request as it goes on the wire: headers (session, version, 2026-07-28 mirrors, trace
     // context) and body. A field that would carry a control character fails the request
@@ -133,8 +136,8 @@ public:
     // `going()`: `on_sent` once the request is written, `on_open` once the header says 200
     // (and text/event-stream, if required), then each message that has a method. False: the
     // stream was not opened.
-    boost::asio::awaitable<bool> follow_stream(upstream_connection& conn, const std::string& wire,
-                                               bool require_event_stream,
+    boost::asio::awaitable<bool> follow_stream(transport::upstream_connection& conn,
+                                               const std::string& wire, bool require_event_stream,
                                                std::function<void()> on_open,
                                                std::function<bool()> going,
                                                std::function<void(upstream_message)> on_message,
@@ -162,16 +165,16 @@ private:
     // The round trip within the request's deadline (passed: a timeout in `ec`), closed when
     // the call is cancelled meanwhile (true).
     boost::asio::awaitable<bool>
-    guarded_round_trip(upstream_connection& conn, const std::string& wire,
+    guarded_round_trip(transport::upstream_connection& conn, const std::string& wire,
                        const boost::json::value* want_id, http_answer& answer, bool& header_read,
                        bool& reusable, boost::system::error_code& ec, const call_context& ctx,
                        const session_origin* origin, answer_reader& reader,
                        clock::time_point deadline, call_cancel* cancel);
     // The events of an answer's stream read so far: the upstream's own messages go to the
     // observer; true once the answer (the response to `want_id`) is among them.
-    bool take_events(std::vector<sse_event>& events, const boost::json::value* want_id,
+    bool take_events(std::vector<transport::sse_event>& events, const boost::json::value* want_id,
                      http_answer& answer, const call_context& ctx, const session_origin* origin);
-    boost::asio::awaitable<void> drain(upstream_endpoint& ep, upstream_connection conn,
+    boost::asio::awaitable<void> drain(upstream_endpoint& ep, transport::upstream_connection conn,
                                        std::shared_ptr<answer_reader> reader);
     // An answer's stream that ended without the answer, resumed: a GET with Last-Event-ID
     // after the upstream's `retry:` (bounded), the answer read from that stream, a few times
@@ -195,7 +198,7 @@ private:
     void endpoint_failed(upstream_endpoint& ep, const std::string& why);
 
     upstream_state& state_;
-    deadline_watch& watch_; // the io thread's: request deadlines without a timer each
+    transport::deadline_watch& watch_; // the io thread's: request deadlines without a timer each
     upstream_credentials& credentials_;
     upstream_guards& guards_;
     upstream_observer& heard_;
@@ -203,4 +206,4 @@ private:
     std::shared_ptr<boost::asio::ssl::context> tls_; // created with the first https endpoint
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

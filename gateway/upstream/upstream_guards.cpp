@@ -10,7 +10,7 @@
 
 #include <caf/send.hpp>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
@@ -245,4 +245,4 @@ void upstream_guards::endpoint_failed(std::size_t index, const std::string& why)
         caf::anon_send(actor, actors::endpoint_down{index, why});
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -20,7 +20,7 @@
 #include <utility>
 #include <variant>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class fleet_store;
 
@@ -103,11 +103,11 @@ private:
 
     const config::upstream& cfg_;
     std::shared_ptr<actors::guard_board> board_;
-    actors::guard_lease lease_; // rate-limit slots granted by the upstream's actor, spent here
-    ask_flight slot_ask_;       // one batch ask at a time
-    int failures_out_ = 0;      // failures reported and not yet counted by the breaker actor
+    actors::guard_lease lease_;      // rate-limit slots granted by the upstream's actor, spent here
+    transport::ask_flight slot_ask_; // one batch ask at a time
+    int failures_out_ = 0;           // failures reported and not yet counted by the breaker actor
     std::shared_ptr<fleet_store> fleet_;
     std::int64_t fleet_failures_ = 0; // the fleet's count after this instance's last failure
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -17,13 +17,13 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 using clock = std::chrono::steady_clock;
 using namespace boost::asio::experimental::awaitable_operators;
-using namespace upstream_parts;
+using namespace upstream::parts;
 
 namespace {
 // How long a handshake waits for the new session's GET stream to open: for its request to be
@@ -270,10 +270,10 @@ asio::awaitable<void> upstream_sessions::listen(session_ptr s, std::uint64_t gen
         if (!std::holds_alternative<std::string>(cred))
             co_return; // the next request's handshake tries again
         auto c = co_await exchange_.connect(ep);
-        if (!std::holds_alternative<upstream_connection>(c))
+        if (!std::holds_alternative<transport::upstream_connection>(c))
             co_return; // the next request's handshake opens a new stream
-        auto conn =
-            std::make_shared<upstream_connection>(std::move(std::get<upstream_connection>(c)));
+        auto conn = std::make_shared<transport::upstream_connection>(
+            std::move(std::get<transport::upstream_connection>(c)));
         if (!alive()) {
             conn->lowest().close();
             co_return;
@@ -323,4 +323,4 @@ std::optional<std::string> upstream_sessions::listen_wire(const upstream_session
     return std::move(std::get<std::string>(wire));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

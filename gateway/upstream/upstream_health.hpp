@@ -34,8 +34,8 @@ struct bare_handshake {
 
 class upstream_health {
 public:
-    upstream_health(transport::upstream_state& state, transport::upstream_guards& guards,
-                    transport::upstream_exchange& exchange, transport::upstream_sessions& sessions)
+    upstream_health(gateway::upstream_state& state, gateway::upstream_guards& guards,
+                    gateway::upstream_exchange& exchange, gateway::upstream_sessions& sessions)
         : state_(state), guards_(guards), exchange_(exchange), sessions_(sessions) {}
     upstream_health(const upstream_health&) = delete;
     upstream_health& operator=(const upstream_health&) = delete;
@@ -48,7 +48,7 @@ public:
     // The handshake a health probe sends an upstream that takes each caller's credential
     // (with none) at endpoint `endpoint`, within `budget`: what it answered (the session it
     // opened ended at once), or why nothing did (refused, unresolvable, TLS, a timeout).
-    boost::asio::awaitable<std::variant<bare_handshake, transport::upstream_failure>>
+    boost::asio::awaitable<std::variant<bare_handshake, gateway::upstream_failure>>
     handshake_without_credential(std::chrono::milliseconds budget, std::size_t endpoint = 0);
 
     struct endpoint_health {
@@ -62,15 +62,15 @@ private:
     boost::asio::awaitable<void> probe_round();
     // Why the endpoint failed a full MCP connect probe; nullopt when it passed.
     boost::asio::awaitable<std::optional<std::string>>
-    probe_endpoint(transport::upstream_endpoint& ep);
+    probe_endpoint(gateway::upstream_endpoint& ep);
     // A probe's handshake at `ep` within `budget`: the answer, or why none.
-    boost::asio::awaitable<std::variant<transport::http_answer, transport::upstream_failure>>
-    probe_handshake(transport::upstream_endpoint& ep, std::chrono::milliseconds budget);
+    boost::asio::awaitable<std::variant<gateway::http_answer, gateway::upstream_failure>>
+    probe_handshake(gateway::upstream_endpoint& ep, std::chrono::milliseconds budget);
 
-    transport::upstream_state& state_;
-    transport::upstream_guards& guards_;
-    transport::upstream_exchange& exchange_;
-    transport::upstream_sessions& sessions_;
+    gateway::upstream_state& state_;
+    gateway::upstream_guards& guards_;
+    gateway::upstream_exchange& exchange_;
+    gateway::upstream_sessions& sessions_;
     bool probing_ = false; // the probe round is registered on the board
 };
 

@@ -26,8 +26,8 @@ namespace gate::gateway {
 
 class upstream_lists {
 public:
-    upstream_lists(transport::upstream_state& state, transport::upstream_guards& guards,
-                   transport::upstream_requests& requests)
+    upstream_lists(gateway::upstream_state& state, gateway::upstream_guards& guards,
+                   gateway::upstream_requests& requests)
         : state_(state), guards_(guards), requests_(requests) {}
     upstream_lists(const upstream_lists&) = delete;
     upstream_lists& operator=(const upstream_lists&) = delete;
@@ -36,20 +36,20 @@ public:
     // admission (its own, or the caller's ticket). With `sources`, each item's text as the
     // upstream wrote it (empty where not known), in order, for writing the list on as it was
     // written (protocol/json_preserve).
-    boost::asio::awaitable<std::variant<boost::json::array, transport::upstream_failure>>
-    fetch_list(std::string_view method, std::string_view key, const transport::call_context& ctx,
+    boost::asio::awaitable<std::variant<boost::json::array, gateway::upstream_failure>>
+    fetch_list(std::string_view method, std::string_view key, const gateway::call_context& ctx,
                std::vector<std::string>* sources = nullptr);
-    boost::asio::awaitable<std::variant<boost::json::array, transport::upstream_failure>>
-    fetch_list(std::string_view method, std::string_view key, const transport::call_context& ctx,
-               transport::upstream_guards::ticket admitted,
+    boost::asio::awaitable<std::variant<boost::json::array, gateway::upstream_failure>>
+    fetch_list(std::string_view method, std::string_view key, const gateway::call_context& ctx,
+               gateway::upstream_guards::ticket admitted,
                std::vector<std::string>* sources = nullptr) {
         return requests_.fetch_list(method, key, ctx, std::move(admitted), sources);
     }
 
     // What gate's lists last said of the upstream's tools (app-only, hints, withheld).
-    const transport::listed_tools& tools() const { return state_.tools; }
+    const gateway::listed_tools& tools() const { return state_.tools; }
     // What its tools ask to be mirrored in Mcp-Param-* headers (and which were dropped).
-    const transport::tool_param_headers& tool_headers() const { return state_.tool_headers; }
+    const gateway::tool_param_headers& tool_headers() const { return state_.tool_headers; }
 
     // Whether a call that needs this upstream's tools listed (pinned definitions, a policy on
     // annotations) lists them first: not listed yet, and not tried within the last 10 s (an
@@ -69,15 +69,15 @@ public:
     }
     // Pinned definitions: judged at each tools list gate fetches (set before the first, and
     // again at each reload once the watch has the new document).
-    void watch_definitions(std::shared_ptr<transport::definition_watch> watch) {
+    void watch_definitions(std::shared_ptr<gateway::definition_watch> watch) {
         state_.blocks_changed = watch && watch->mode_of(state_.cfg) == policy::pin_mode::block;
         state_.definitions = std::move(watch);
     }
 
 private:
-    transport::upstream_state& state_;
-    transport::upstream_guards& guards_;
-    transport::upstream_requests& requests_;
+    gateway::upstream_state& state_;
+    gateway::upstream_guards& guards_;
+    gateway::upstream_requests& requests_;
 };
 
 } // namespace gate::gateway

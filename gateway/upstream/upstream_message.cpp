@@ -3,7 +3,7 @@
 #include <boost/json/parse.hpp>
 #include <charconv>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 
@@ -189,4 +189,4 @@ bool is_response_to(const upstream_message& m, std::int64_t id) {
     return code && code->is_int64();
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class upstream_message {
 public:
@@ -77,4 +77,4 @@ private:
 // result or an error with an integer code (not both).
 bool is_response_to(const upstream_message& m, std::int64_t id);
 
-} // namespace gate::transport
+} // namespace gate::gateway

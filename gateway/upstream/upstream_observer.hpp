@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class upstream_observer {
 public:
@@ -43,4 +43,4 @@ public:
     }
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -41,35 +41,34 @@ void upstream_health::start() {
         caf::anon_send(actor, actors::health_tick{});
 }
 
-asio::awaitable<std::variant<transport::http_answer, transport::upstream_failure>>
-upstream_health::probe_handshake(transport::upstream_endpoint& ep,
-                                 std::chrono::milliseconds budget) {
+asio::awaitable<std::variant<gateway::http_answer, gateway::upstream_failure>>
+upstream_health::probe_handshake(gateway::upstream_endpoint& ep, std::chrono::milliseconds budget) {
     auto deadline = clock::now() + budget;
     json::object params;
     json::object msg{{"jsonrpc", "2.0"}, {"id", state_.next_id++}};
-    transport::session_state state;
+    gateway::session_state state;
     if (state_.modern) {
         protocol::add_envelope(params, sessions_.root()->capabilities,
                                json::object{{"name", "gate"}, {"version", process::gate_version}});
         msg["method"] = "server/discover";
         state.protocol_version = std::string(protocol::modern_protocol_version);
     } else {
-        params = {{"protocolVersion", transport::client_protocol_version},
+        params = {{"protocolVersion", gateway::client_protocol_version},
                   {"capabilities", json::object{}},
                   {"clientInfo", {{"name", "gate-health"}, {"version", process::gate_version}}}};
         msg["method"] = "initialize";
     }
     msg["params"] = std::move(params);
-    transport::call_context ctx;
+    gateway::call_context ctx;
     ctx.timeout = budget;
-    auto r = co_await exchange_.exchange(ep, transport::outgoing_message::of(msg), state, ctx,
+    auto r = co_await exchange_.exchange(ep, gateway::outgoing_message::of(msg), state, ctx,
                                          deadline, nullptr);
-    auto* answer = std::get_if<transport::http_answer>(&r);
+    auto* answer = std::get_if<gateway::http_answer>(&r);
     auto* result =
         answer && answer->message ? answer->message->body().if_contains("result") : nullptr;
     if (answer && answer->status == 200 && result && result->is_object() &&
         !answer->session_id.empty()) { // the probe's own session is not kept open upstream
-        transport::session_state probed{answer->session_id, {}};
+        gateway::session_state probed{answer->session_id, {}};
         if (auto* v = result->as_object().if_contains("protocolVersion"); v && v->is_string())
             probed.protocol_version = std::string(v->get_string());
         asio::co_spawn(state_.ex, exchange_.send_delete(ep, std::move(probed), nullptr),
@@ -79,19 +78,19 @@ upstream_health::probe_handshake(transport::upstream_endpoint& ep,
 }
 
 asio::awaitable<std::optional<std::string>>
-upstream_health::probe_endpoint(transport::upstream_endpoint& ep) {
+upstream_health::probe_endpoint(gateway::upstream_endpoint& ep) {
     // A probe must end before the next one starts, and never outlast a request's own bound.
     auto budget = std::min(std::chrono::milliseconds(*state_.cfg.health_check_interval_ms),
                            std::chrono::milliseconds(state_.cfg.timeouts.request_ms));
     auto r = co_await probe_handshake(ep, budget);
-    if (auto* f = std::get_if<transport::upstream_failure>(&r)) {
+    if (auto* f = std::get_if<gateway::upstream_failure>(&r)) {
         // An upstream that takes each caller's credential refuses gate's credential-less probe:
         // it answered, which is all a probe asks.
         if (state_.per_caller && (f->status == 401 || f->status == 403))
             co_return std::nullopt;
         co_return f->message;
     }
-    auto& answer = std::get<transport::http_answer>(r);
+    auto& answer = std::get<gateway::http_answer>(r);
     auto* result = answer.message ? answer.message->body().if_contains("result") : nullptr;
     if (answer.status != 200 || !result || !result->is_object())
         co_return "probe answered HTTP " + std::to_string(answer.status) +
@@ -99,17 +98,17 @@ upstream_health::probe_endpoint(transport::upstream_endpoint& ep) {
     co_return std::nullopt;
 }
 
-asio::awaitable<std::variant<bare_handshake, transport::upstream_failure>>
+asio::awaitable<std::variant<bare_handshake, gateway::upstream_failure>>
 upstream_health::handshake_without_credential(std::chrono::milliseconds budget,
                                               std::size_t endpoint) {
     auto r = co_await probe_handshake(
         exchange_.endpoint(endpoint < exchange_.endpoints().size() ? endpoint : 0), budget);
-    if (auto* f = std::get_if<transport::upstream_failure>(&r)) {
+    if (auto* f = std::get_if<gateway::upstream_failure>(&r)) {
         if (!state_.per_caller || (f->status != 401 && f->status != 403))
             co_return std::move(*f);
         co_return bare_handshake{f->status, std::move(f->challenge), std::nullopt};
     }
-    auto& answer = std::get<transport::http_answer>(r);
+    auto& answer = std::get<gateway::http_answer>(r);
     bare_handshake out{answer.status, std::move(answer.challenge), std::nullopt};
     auto* result = answer.message ? answer.message->body().if_contains("result") : nullptr;
     if (answer.status == 200 && result && result->is_object())

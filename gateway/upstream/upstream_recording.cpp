@@ -3,7 +3,7 @@
 
 #include "gateway/operations/traffic_tap.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 void upstream_recording::heard(const call_context& ctx, sent what, std::string_view method,
                                const upstream_reply& reply) {
@@ -41,4 +41,4 @@ void upstream_recording::heard(const call_context& ctx, sent what, std::string_v
     tap_->heard(std::move(h));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

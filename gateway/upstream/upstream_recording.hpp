@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class traffic_tap;
 
@@ -44,4 +44,4 @@ private:
     std::shared_ptr<traffic_tap> tap_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

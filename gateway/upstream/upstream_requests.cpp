@@ -17,12 +17,12 @@
 #include <spdlog/spdlog.h>
 #include <utility>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 using clock = std::chrono::steady_clock;
-using namespace upstream_parts;
+using namespace upstream::parts;
 
 namespace {
 // Input rounds one call may take with a 2026-07-28 upstream before gate gives up.
@@ -528,4 +528,4 @@ asio::awaitable<void> upstream_requests::set_log_level(const std::string& bridge
     co_await ticket.settle(std::get_if<upstream_failure>(&r));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -21,7 +21,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class upstream_exchange;
 class upstream_recording;
@@ -98,4 +98,4 @@ private:
     std::unordered_map<std::int64_t, call_cancel*> running_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

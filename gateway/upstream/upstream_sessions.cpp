@@ -14,12 +14,12 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 using namespace boost::asio::experimental::awaitable_operators;
-using namespace upstream_parts;
+using namespace upstream::parts;
 
 upstream_sessions::upstream_sessions(upstream_state& state, upstream_exchange& exchange,
                                      upstream_guards& guards, upstream_observer& heard,
@@ -201,4 +201,4 @@ void upstream_sessions::close() {
         root_->relisten->cancel();
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -23,7 +23,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class upstream_guards;
 
@@ -36,13 +36,13 @@ struct upstream_session : session_origin {
     session_lifecycle life; // ready, handshaking, ended, generation, in use
     boost::json::object init_result;
     std::shared_ptr<boost::asio::steady_timer> handshake_done; // cancelled when it ends
-    std::shared_ptr<upstream_connection> listening;            // the open GET stream
+    std::shared_ptr<transport::upstream_connection> listening; // the open GET stream
     std::shared_ptr<boost::asio::steady_timer> relisten;       // the pause between streams
 };
 using session_ptr = std::shared_ptr<upstream_session>;
 
 // Where a bridged session lives upstream, so another instance of a fleet can answer a
-// request the upstream sent on it (gateway/fleet/fleet_sessions.cpp).
+// request the upstream sent on it (gateway/mcp/fleet_sessions.cpp).
 struct session_address {
     std::string id;
     std::string protocol_version;
@@ -155,4 +155,4 @@ private:
     std::unordered_map<std::string, session_ptr> bridged_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

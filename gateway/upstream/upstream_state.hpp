@@ -7,10 +7,10 @@
 #pragma once
 
 #include "config/model.hpp"
-#include "gateway/auth/upstream_credential.hpp"
 #include "gateway/upstream/listed_tools.hpp"
 #include "gateway/upstream/tool_param_headers.hpp"
 #include "gateway/upstream/upstream_call.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
@@ -18,12 +18,12 @@
 #include <cstdint>
 #include <memory>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct upstream_state {
     upstream_state(boost::asio::any_io_executor executor, config::upstream upstream)
         : ex(std::move(executor)), cfg(std::move(upstream)),
-          per_caller(transport::per_caller(cfg.auth)),
+          per_caller(gateway::per_caller(cfg.auth)),
           modern(cfg.protocol == config::protocol_mode::v2026_07_28),
           era_known(cfg.protocol != config::protocol_mode::auto_) {}
 
@@ -71,4 +71,4 @@ struct upstream_state {
     }
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

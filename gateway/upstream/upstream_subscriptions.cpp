@@ -22,11 +22,11 @@ namespace {
 constexpr auto relisten_pause = std::chrono::seconds(1);
 } // namespace
 
-asio::awaitable<std::optional<transport::upstream_failure>>
+asio::awaitable<std::optional<gateway::upstream_failure>>
 stream_follower::hold_subscription(const std::string& uri) {
     if (held_uris_[uri]++ > 0)
         co_return std::nullopt; // held already: its updates reach every holder
-    auto drop = [&](transport::upstream_failure why) -> std::optional<transport::upstream_failure> {
+    auto drop = [&](gateway::upstream_failure why) -> std::optional<gateway::upstream_failure> {
         if (auto it = held_uris_.find(uri); it != held_uris_.end() && --it->second == 0)
             held_uris_.erase(it);
         return why;
@@ -34,38 +34,38 @@ stream_follower::hold_subscription(const std::string& uri) {
     if (state_.per_caller)
         // gate's own session carries no caller's credential, and a subscription held there
         // would serve every principal: each client subscribes on its own bridged session.
-        co_return drop(transport::upstream_failure{
-            transport::upstream_failure::kind::protocol,
+        co_return drop(gateway::upstream_failure{
+            gateway::upstream_failure::kind::protocol,
             "upstream " + state_.cfg.id +
                 " takes each caller's own credential: gate holds no shared subscription there",
             0, std::nullopt, std::chrono::milliseconds(0), false});
     auto admitted = co_await guards_.admit(actors::guard_use::invocation);
-    if (auto* refused = std::get_if<transport::upstream_failure>(&admitted))
+    if (auto* refused = std::get_if<gateway::upstream_failure>(&admitted))
         co_return drop(std::move(*refused));
-    auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
+    auto ticket = std::move(std::get<gateway::upstream_guards::ticket>(admitted));
     if (auto failure =
-            co_await sessions_.ensure_session(sessions_.root(), transport::call_context{})) {
+            co_await sessions_.ensure_session(sessions_.root(), gateway::call_context{})) {
         co_await ticket.settle(&*failure);
         co_return drop(std::move(*failure));
     }
     if (state_.modern) {
         co_await ticket.settle(nullptr);
         if (!listen_filter().resource_subscriptions.contains(uri))
-            co_return drop(transport::upstream_failure{
-                transport::upstream_failure::kind::protocol,
+            co_return drop(gateway::upstream_failure{
+                gateway::upstream_failure::kind::protocol,
                 "upstream " + state_.cfg.id + " does not offer resource subscriptions", 0,
                 std::nullopt, std::chrono::milliseconds(0), false});
         refresh_listen();
         co_return std::nullopt;
     }
     auto reply = co_await requests_.send("resources/subscribe", json::object{{"uri", uri}}, {});
-    co_await ticket.settle(std::get_if<transport::upstream_failure>(&reply));
-    if (auto* f = std::get_if<transport::upstream_failure>(&reply))
+    co_await ticket.settle(std::get_if<gateway::upstream_failure>(&reply));
+    if (auto* f = std::get_if<gateway::upstream_failure>(&reply))
         co_return drop(std::move(*f));
-    auto& answer = std::get<transport::upstream_message>(reply);
+    auto& answer = std::get<gateway::upstream_message>(reply);
     if (answer.has("error"))
-        co_return drop(transport::upstream_failure{transport::upstream_failure::kind::protocol,
-                                                   "refused", 0, std::move(answer)});
+        co_return drop(gateway::upstream_failure{gateway::upstream_failure::kind::protocol,
+                                                 "refused", 0, std::move(answer)});
     co_return std::nullopt;
 }
 
@@ -84,7 +84,7 @@ void stream_follower::release_subscription(const std::string& uri) {
         state_.ex,
         [keep = state_.hold(), this, uri]() -> asio::awaitable<void> {
             if (sessions_.root()->life.ready()) {
-                transport::call_context upkeep;
+                gateway::call_context upkeep;
                 upkeep.use = actors::guard_use::upkeep;
                 co_await sender_.request("resources/unsubscribe", json::object{{"uri", uri}},
                                          upkeep);
@@ -93,31 +93,31 @@ void stream_follower::release_subscription(const std::string& uri) {
         asio::detached);
 }
 
-asio::awaitable<std::optional<transport::upstream_failure>>
+asio::awaitable<std::optional<gateway::upstream_failure>>
 stream_follower::hold_task_news(const std::string& task_id) {
     auto refused = [&](std::string why) {
-        return transport::upstream_failure{transport::upstream_failure::kind::protocol,
-                                           "upstream " + state_.cfg.id + " " + std::move(why),
-                                           0,
-                                           std::nullopt,
-                                           std::chrono::milliseconds(0),
-                                           false};
+        return gateway::upstream_failure{gateway::upstream_failure::kind::protocol,
+                                         "upstream " + state_.cfg.id + " " + std::move(why),
+                                         0,
+                                         std::nullopt,
+                                         std::chrono::milliseconds(0),
+                                         false};
     };
     if (state_.per_caller)
         // gate holds no shared stream where each caller brings its own credential.
         co_return refused("takes each caller's own credential: gate holds no task listen there");
     if (held_tasks_[task_id]++ > 0)
         co_return std::nullopt;
-    auto drop = [&](transport::upstream_failure why) -> std::optional<transport::upstream_failure> {
+    auto drop = [&](gateway::upstream_failure why) -> std::optional<gateway::upstream_failure> {
         if (auto it = held_tasks_.find(task_id); it != held_tasks_.end() && --it->second == 0)
             held_tasks_.erase(it);
         return why;
     };
     auto admitted = co_await guards_.admit(actors::guard_use::invocation);
-    if (auto* no = std::get_if<transport::upstream_failure>(&admitted))
+    if (auto* no = std::get_if<gateway::upstream_failure>(&admitted))
         co_return drop(std::move(*no));
-    auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
-    auto failure = co_await sessions_.ensure_session(sessions_.root(), transport::call_context{});
+    auto ticket = std::move(std::get<gateway::upstream_guards::ticket>(admitted));
+    auto failure = co_await sessions_.ensure_session(sessions_.root(), gateway::call_context{});
     co_await ticket.settle(failure ? &*failure : nullptr);
     if (failure)
         co_return drop(std::move(*failure));
@@ -161,10 +161,10 @@ asio::awaitable<void> stream_follower::listen_modern(std::uint64_t version) {
     const auto& root = sessions_.root();
     while (current()) {
         auto admitted = co_await guards_.admit(actors::guard_use::upkeep);
-        if (!std::holds_alternative<transport::upstream_guards::ticket>(admitted))
+        if (!std::holds_alternative<gateway::upstream_guards::ticket>(admitted))
             co_return; // circuit open: the handshake after it closes listens again
-        auto ticket = std::move(std::get<transport::upstream_guards::ticket>(admitted));
-        auto failure = co_await sessions_.ensure_session(root, transport::call_context{});
+        auto ticket = std::move(std::get<gateway::upstream_guards::ticket>(admitted));
+        auto failure = co_await sessions_.ensure_session(root, gateway::call_context{});
         co_await ticket.settle(failure ? &*failure : nullptr);
         if (failure)
             co_return; // the next handshake or hold listens again
@@ -190,9 +190,9 @@ asio::awaitable<void> stream_follower::listen_modern(std::uint64_t version) {
                          {"method", "subscriptions/listen"},
                          {"params", std::move(params)}};
         auto written =
-            exchange_.post_wire(*root->ep, transport::outgoing_message::of(msg), root->state,
-                                transport::call_context{}, std::get<std::string>(cred));
-        if (auto* refused = std::get_if<transport::upstream_failure>(&written)) {
+            exchange_.post_wire(*root->ep, gateway::outgoing_message::of(msg), root->state,
+                                gateway::call_context{}, std::get<std::string>(cred));
+        if (auto* refused = std::get_if<gateway::upstream_failure>(&written)) {
             spdlog::warn("upstream {}: {}", state_.cfg.id, refused->message);
             co_return;
         }
@@ -201,7 +201,7 @@ asio::awaitable<void> stream_follower::listen_modern(std::uint64_t version) {
         // Refused or not offered: list changes fall back to the cache's TTL.
         co_await exchange_.follow_stream(
             *conn, wire, true, [] {}, [&] { return !state_.closed; },
-            [&](transport::upstream_message message) {
+            [&](gateway::upstream_message message) {
                 auto* m = message.body()["method"].if_string();
                 if (m && *m == protocol::subscriptions_acknowledged) {
                     // The new filter is in force: the stream it replaces can go.
@@ -245,7 +245,7 @@ void stream_follower::resubscribe() {
     asio::co_spawn(
         state_.ex,
         [keep = state_.hold(), this, uris = std::move(uris)]() -> asio::awaitable<void> {
-            transport::call_context upkeep;
+            gateway::call_context upkeep;
             upkeep.use = actors::guard_use::upkeep;
             for (const auto& uri : uris)
                 co_await sender_.request("resources/subscribe", json::object{{"uri", uri}}, upkeep);

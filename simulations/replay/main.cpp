@@ -120,13 +120,13 @@ bool join_store(const std::string& url, inputs& in) {
         return false;
     }
     in.store = std::get<transport::redis_endpoint>(parsed);
-    auto joined = transport::join_fleet(*in.store);
+    auto joined = gateway::join_fleet(*in.store);
     if (auto* why = std::get_if<std::string>(&joined)) {
         std::fprintf(stderr, "replay: the store %s does not answer: %s\n",
                      in.store->display.c_str(), why->c_str());
         return false;
     }
-    in.cursor_key = std::get<transport::fleet_membership>(joined).cursor_key;
+    in.cursor_key = std::get<gateway::fleet_membership>(joined).cursor_key;
     return true;
 }
 
@@ -163,7 +163,7 @@ struct instance {
     std::shared_ptr<gate::actors::actor_directory> directory =
         std::make_shared<gate::actors::actor_directory>();
     gate::actors::supervisor_actor supervisor;
-    std::optional<transport::gateway> gw;
+    std::optional<gateway::program::gateway> gw;
 };
 
 // Starts `i` (its supervisor, run until settled, then its gateway); returns the port it
@@ -176,7 +176,7 @@ std::uint16_t start_instance(instance& i, caf::actor_system& sys,
     what.snap = snap;
     what.audit = snap->doc->audit;
     what.audit_outlet_.out = in.audit_out;
-    what.audit_outlet_.post = transport::make_batch_poster(io);
+    what.audit_outlet_.post = gateway::make_batch_poster(io);
     what.span_outlet_.post = what.audit_outlet_.post;
     what.cursor_key = in.cursor_key;
     what.retire = [&io, &i](std::vector<gate::actors::retired_bridge> gone) {
@@ -187,18 +187,18 @@ std::uint16_t start_instance(instance& i, caf::actor_system& sys,
     };
     i.supervisor = spawn_supervisor(sys, std::move(what), i.directory);
     sched.run();
-    i.gw.emplace(
-        io, transport::gateway_parts{i.directory,
-                                     snap,
-                                     i.supervisor,
-                                     false,
-                                     shared,
-                                     in.cursor_key.value_or(protocol::cursor_codec::key_type{}),
-                                     {},
-                                     {},
-                                     {},
-                                     nullptr,
-                                     nullptr});
+    i.gw.emplace(io, gateway::program::gateway_parts{
+                         i.directory,
+                         snap,
+                         i.supervisor,
+                         false,
+                         shared,
+                         in.cursor_key.value_or(protocol::cursor_codec::key_type{}),
+                         {},
+                         {},
+                         {},
+                         nullptr,
+                         nullptr});
     return i.gw->listen("127.0.0.1", 0);
 }
 

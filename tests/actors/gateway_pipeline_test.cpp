@@ -33,13 +33,13 @@ struct gateway_fixture : ::testing::Test {
     caf::actor_system_config cfg;
     std::optional<caf::actor_system> sys;
     tcp::acceptor upstream_acceptor{io, {asio::ip::make_address("127.0.0.1"), 0}};
-    std::optional<transport::gateway> gw;
+    std::optional<gateway::program::gateway> gw;
     gate::actors::supervisor_actor
         supervisor; // its actors' timers keep them alive: ended in TearDown
     std::uint16_t port = 0;
     std::thread io_thread;
     std::mutex mutex;
-    std::vector<transport::request_context> records;
+    std::vector<gateway::request_context> records;
     std::vector<test_support::seen_request> upstream_seen;
 
     void SetUp() override {
@@ -66,9 +66,9 @@ struct gateway_fixture : ::testing::Test {
         };
         auto directory = std::make_shared<gate::actors::actor_directory>();
         supervisor = spawn_supervisor(*sys, std::move(what), directory);
-        gw.emplace(io, transport::gateway_parts{
+        gw.emplace(io, gateway::program::gateway_parts{
                            directory, snap, supervisor, false, {}, {}, {}, {}, {}, {}, {}});
-        gw->on_request = [this](const transport::request_context& r) {
+        gw->on_request = [this](const gateway::request_context& r) {
             std::lock_guard lock(mutex);
             records.push_back(r);
         };
@@ -141,17 +141,17 @@ struct gateway_fixture : ::testing::Test {
     }
 };
 
-std::vector<std::string_view> names(const transport::stage_trace& t) {
+std::vector<std::string_view> names(const gateway::stage_trace& t) {
     std::vector<std::string_view> out;
     for (std::size_t i = 0; i < t.count; ++i)
-        out.push_back(transport::stage_name(t.passed[i]));
+        out.push_back(gateway::stage_name(t.passed[i]));
     return out;
 }
 
 std::vector<std::string_view> all_stages() {
     std::vector<std::string_view> out;
-    for (auto s : transport::pipeline_order)
-        out.push_back(transport::stage_name(s));
+    for (auto s : gateway::pipeline_order)
+        out.push_back(gateway::stage_name(s));
     return out;
 }
 

@@ -6,8 +6,8 @@
 
 namespace gate::test {
 
-using transport::bridge_events;
-using transport::keeper_batch;
+using gateway::bridge_events;
+using gateway::keeper_batch;
 
 struct quiet_bridges : bridge_events {
     bool keeps_bridges() override { return false; }

@@ -6,7 +6,7 @@
 
 namespace gate::test {
 
-struct unchanged_icons final : transport::pipeline::icon_rewriter {
+struct unchanged_icons final : gateway::pipeline::icon_rewriter {
     void rewrite_icons(const actors::snapshot&, std::size_t, std::string_view,
                        boost::json::array&) override {}
 };

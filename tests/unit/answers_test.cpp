@@ -5,13 +5,13 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
 using protocol::outcome;
 
-json::object body_of(const http_reply& r) {
+json::object body_of(const transport::http_reply& r) {
     return json::parse(r.body).as_object();
 }
 
@@ -134,4 +134,4 @@ TEST(answers, a_hostile_detail_stays_one_escaped_string_in_every_form) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-using gate::transport::call_cancel;
+using gate::gateway::call_cancel;
 
 TEST(call_cancel, tells_the_upstream_then_closes_the_exchange_once) {
     call_cancel cancel;

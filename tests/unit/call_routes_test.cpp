@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -371,4 +371,4 @@ TEST_F(routed_call_policy, a_remembered_decision_walks_the_rules_at_the_first_ca
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 using namespace fakes;
 using names = std::vector<std::string>;
@@ -39,7 +39,7 @@ bool always(std::string_view) {
 TEST(chain_entry, a_request_runs_stage_2_read_stage_3_trace_and_session_then_goes_on) {
     journal j;
     auto c = make_named(j, "", fake_stage::act::proceed, {});
-    http_request req;
+    transport::http_request req;
     request_context ctx;
     arrival a{door::message, req};
     bool ready = false;
@@ -49,10 +49,10 @@ TEST(chain_entry, a_request_runs_stage_2_read_stage_3_trace_and_session_then_goe
     EXPECT_EQ(j.exits, 0); // not left: its handler continues it
     EXPECT_FALSE(ctx.passage.audited);
     ASSERT_EQ(ctx.passage.trace.count, 2u); // the stages it passed (the steps are not stages)
-    EXPECT_EQ(ctx.passage.trace.passed[0], transport::stage::authenticate);
-    EXPECT_EQ(ctx.passage.trace.passed[1], transport::stage::global_limit);
+    EXPECT_EQ(ctx.passage.trace.passed[0], gateway::stage::authenticate);
+    EXPECT_EQ(ctx.passage.trace.passed[1], gateway::stage::global_limit);
     // The handler's continuation, from stage 4: the exit once.
-    EXPECT_EQ(run(c, ctx, transport::stage::route), verdict::answered);
+    EXPECT_EQ(run(c, ctx, gateway::stage::route), verdict::answered);
     EXPECT_EQ(j.exits, 1);
     EXPECT_EQ(j.ran, from_to(1, 7));
 }
@@ -62,7 +62,7 @@ TEST(chain_entry, a_notification_or_a_clients_answer_is_not_limited) {
         journal j;
         j.read_gives = {kind, {}, kind == protocol::message_kind::response ? "" : "notify", 1};
         auto c = make_named(j, "", fake_stage::act::proceed, {});
-        http_request req;
+        transport::http_request req;
         request_context ctx;
         arrival a{door::message, req};
         EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
@@ -75,7 +75,7 @@ TEST(chain_entry, initialize_has_no_session_to_check) {
     journal j;
     j.read_gives.method = "initialize";
     auto c = make_named(j, "", fake_stage::act::proceed, {});
-    http_request req;
+    transport::http_request req;
     request_context ctx;
     arrival a{door::message, req};
     EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
@@ -89,7 +89,7 @@ TEST(chain_entry, a_2026_07_28_request_has_its_envelope_checked_instead_of_a_ses
         j.read_modern = true;
         auto c = make_named(j, "envelope",
                             answers ? fake_stage::act::answer : fake_stage::act::proceed, {});
-        http_request req;
+        transport::http_request req;
         request_context ctx;
         arrival a{door::message, req};
         EXPECT_EQ(enter(c, ctx, a), answers ? verdict::answered : verdict::proceed);
@@ -103,7 +103,7 @@ TEST(chain_entry, a_2026_07_28_notification_has_neither_session_nor_envelope) {
     j.read_modern = true;
     j.read_gives = {protocol::message_kind::notification, {}, "notifications/cancelled", nullptr};
     auto c = make_named(j, "", fake_stage::act::proceed, {});
-    http_request req;
+    transport::http_request req;
     request_context ctx;
     arrival a{door::message, req};
     EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
@@ -118,7 +118,7 @@ TEST(chain_entry, whichever_link_answers_the_rest_do_not_run_and_the_exit_runs_o
             journal j;
             auto c = make_named(j, link, fake_stage::act::answer,
                                 waits ? always : std::function<bool(std::string_view)>());
-            http_request req;
+            transport::http_request req;
             request_context ctx;
             arrival a{door::message, req};
             bool ready = true;
@@ -139,7 +139,7 @@ TEST(chain_entry, a_link_that_throws_answers_an_internal_error_and_exits_once) {
             journal j;
             auto c = make_named(j, link, fake_stage::act::fail,
                                 waits ? always : std::function<bool(std::string_view)>());
-            http_request req;
+            transport::http_request req;
             request_context ctx;
             ctx.message.id = 5;
             arrival a{door::message, req};
@@ -158,7 +158,7 @@ TEST(chain_entry, links_that_wait_run_in_the_same_order) {
     journal j;
     auto c = make_named(j, "", fake_stage::act::proceed,
                         [](std::string_view n) { return n == "read" || n == "session"; });
-    http_request req;
+    transport::http_request req;
     request_context ctx;
     arrival a{door::message, req};
     bool ready = true;
@@ -172,7 +172,7 @@ TEST(chain_entry, a_sessions_stream_or_end_runs_stage_2_and_passes) {
     for (auto d : {door::stream, door::close}) {
         journal j;
         auto c = make_named(j, "", fake_stage::act::proceed, {});
-        http_request req;
+        transport::http_request req;
         request_context ctx;
         arrival a{d, req};
         EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
@@ -186,7 +186,7 @@ TEST(chain_entry, a_sessions_stream_or_end_runs_stage_2_and_passes) {
 TEST(chain_entry, the_federation_view_runs_stages_2_and_3_and_passes) {
     journal j;
     auto c = make_named(j, "", fake_stage::act::proceed, {});
-    http_request req;
+    transport::http_request req;
     request_context ctx;
     arrival a{door::view, req};
     EXPECT_EQ(enter(c, ctx, a), verdict::proceed);
@@ -202,7 +202,7 @@ TEST(chain_entry, a_refusal_at_any_door_leaves_by_the_exit_once) {
                 continue;
             journal j;
             auto c = make_named(j, link, fake_stage::act::answer, {});
-            http_request req;
+            transport::http_request req;
             request_context ctx;
             arrival a{d, req};
             EXPECT_EQ(enter(c, ctx, a), verdict::answered);
@@ -212,4 +212,4 @@ TEST(chain_entry, a_refusal_at_any_door_leaves_by_the_exit_once) {
         }
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 
 using namespace fakes;
 
@@ -25,12 +25,12 @@ TEST(chain, runs_the_stages_in_the_spec_order_then_exits_once) {
     EXPECT_EQ(j.ran, from_to(1, 7)); // stage 1 ran at admission
     EXPECT_EQ(j.exits, 1);
     EXPECT_EQ(ctx.passage.trace.count, 8u);
-    EXPECT_EQ(ctx.passage.trace.passed[7], transport::stage::audit);
+    EXPECT_EQ(ctx.passage.trace.passed[7], gateway::stage::audit);
 }
 
 TEST(chain, a_stage_that_answers_early_skips_the_rest_and_still_exits_once) {
     journal j;
-    auto c = make(j, transport::stage::route, fake_stage::act::answer);
+    auto c = make(j, gateway::stage::route, fake_stage::act::answer);
     request_context ctx;
     EXPECT_EQ(run(c, ctx), verdict::answered);
     EXPECT_EQ(j.ran, from_to(1, 3));
@@ -42,7 +42,7 @@ TEST(chain, a_stage_that_answers_early_skips_the_rest_and_still_exits_once) {
 
 TEST(chain, a_stage_that_throws_answers_an_internal_error_and_exits_once) {
     journal j;
-    auto c = make(j, transport::stage::proxy, fake_stage::act::fail);
+    auto c = make(j, gateway::stage::proxy, fake_stage::act::fail);
     request_context ctx;
     ctx.message.id = 7;
     EXPECT_EQ(run(c, ctx), verdict::answered);
@@ -57,7 +57,7 @@ TEST(chain, stages_that_decide_at_once_need_no_coroutine) {
     auto c = make(j);
     request_context ctx;
     bool ready = false;
-    EXPECT_EQ(run(c, ctx, transport::stage::authenticate, transport::stage::egress, &ready),
+    EXPECT_EQ(run(c, ctx, gateway::stage::authenticate, gateway::stage::egress, &ready),
               verdict::answered);
     EXPECT_TRUE(ready);
     EXPECT_EQ(j.exits, 1);
@@ -65,10 +65,10 @@ TEST(chain, stages_that_decide_at_once_need_no_coroutine) {
 
 TEST(chain, stages_that_wait_run_in_the_same_order_and_exit_once) {
     journal j;
-    auto c = make(j, transport::stage::audit, fake_stage::act::proceed, every_other);
+    auto c = make(j, gateway::stage::audit, fake_stage::act::proceed, every_other);
     request_context ctx;
     bool ready = true;
-    EXPECT_EQ(run(c, ctx, transport::stage::authenticate, transport::stage::egress, &ready),
+    EXPECT_EQ(run(c, ctx, gateway::stage::authenticate, gateway::stage::egress, &ready),
               verdict::answered);
     EXPECT_FALSE(ready);
     EXPECT_EQ(j.ran, from_to(1, 7));
@@ -78,8 +78,8 @@ TEST(chain, stages_that_wait_run_in_the_same_order_and_exit_once) {
 
 TEST(chain, a_waiting_stage_that_answers_skips_the_rest_and_exits_once) {
     journal j;
-    auto c = make(j, transport::stage::upstream_guards, fake_stage::act::answer,
-                  [](transport::stage id) { return id == transport::stage::upstream_guards; });
+    auto c = make(j, gateway::stage::upstream_guards, fake_stage::act::answer,
+                  [](gateway::stage id) { return id == gateway::stage::upstream_guards; });
     request_context ctx;
     EXPECT_EQ(run(c, ctx), verdict::answered);
     EXPECT_EQ(j.ran, from_to(1, 5));
@@ -89,7 +89,7 @@ TEST(chain, a_waiting_stage_that_answers_skips_the_rest_and_exits_once) {
 
 TEST(chain, a_waiting_stage_that_throws_answers_an_internal_error_and_exits_once) {
     journal j;
-    auto c = make(j, transport::stage::proxy, fake_stage::act::fail, every_other);
+    auto c = make(j, gateway::stage::proxy, fake_stage::act::fail, every_other);
     request_context ctx;
     ctx.message.id = 9;
     EXPECT_EQ(run(c, ctx), verdict::answered);
@@ -101,7 +101,7 @@ TEST(chain, a_waiting_stage_that_throws_answers_an_internal_error_and_exits_once
 // The call path's form: the caller awaits each waiting stage itself and resumes the chain.
 TEST(chain, a_paused_run_goes_on_in_the_same_order_and_exits_once) {
     journal j;
-    auto c = make(j, transport::stage::audit, fake_stage::act::proceed, every_other);
+    auto c = make(j, gateway::stage::audit, fake_stage::act::proceed, every_other);
     request_context ctx;
     int pauses = 0;
     EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
@@ -109,7 +109,7 @@ TEST(chain, a_paused_run_goes_on_in_the_same_order_and_exits_once) {
     EXPECT_EQ(j.ran, from_to(3, 7));
     EXPECT_EQ(j.exits, 1);
     EXPECT_EQ(ctx.passage.trace.count, 6u);
-    EXPECT_EQ(ctx.passage.trace.passed[5], transport::stage::audit);
+    EXPECT_EQ(ctx.passage.trace.passed[5], gateway::stage::audit);
 }
 
 TEST(chain, a_paused_run_whose_stages_decide_at_once_never_pauses) {
@@ -125,8 +125,8 @@ TEST(chain, a_paused_run_whose_stages_decide_at_once_never_pauses) {
 
 TEST(chain, a_paused_stage_that_answers_skips_the_rest_and_exits_once) {
     journal j;
-    auto c = make(j, transport::stage::upstream_guards, fake_stage::act::answer,
-                  [](transport::stage id) { return id == transport::stage::upstream_guards; });
+    auto c = make(j, gateway::stage::upstream_guards, fake_stage::act::answer,
+                  [](gateway::stage id) { return id == gateway::stage::upstream_guards; });
     request_context ctx;
     int pauses = 0;
     EXPECT_EQ(run_pausing(c, ctx, pauses), verdict::answered);
@@ -138,7 +138,7 @@ TEST(chain, a_paused_stage_that_answers_skips_the_rest_and_exits_once) {
 
 TEST(chain, a_paused_stage_that_throws_answers_an_internal_error_and_exits_once) {
     journal j;
-    auto c = make(j, transport::stage::proxy, fake_stage::act::fail, every_other);
+    auto c = make(j, gateway::stage::proxy, fake_stage::act::fail, every_other);
     request_context ctx;
     ctx.message.id = 9;
     int pauses = 0;
@@ -151,7 +151,7 @@ TEST(chain, a_paused_stage_that_throws_answers_an_internal_error_and_exits_once)
 
 TEST(chain, a_resume_without_a_pause_is_refused_before_any_stage_runs) {
     journal j;
-    auto c = make(j, transport::stage::audit, fake_stage::act::proceed, every_other);
+    auto c = make(j, gateway::stage::audit, fake_stage::act::proceed, every_other);
     request_context ctx;
     EXPECT_THROW(c.resume(ctx, verdict::proceed, {}), std::logic_error);
     int pauses = 0;
@@ -165,10 +165,10 @@ TEST(chain, a_run_that_stops_before_egress_does_not_exit_and_the_rest_exits_once
     journal j;
     auto c = make(j);
     request_context ctx;
-    EXPECT_EQ(run(c, ctx, transport::stage::authenticate, transport::stage::global_limit),
+    EXPECT_EQ(run(c, ctx, gateway::stage::authenticate, gateway::stage::global_limit),
               verdict::proceed);
     EXPECT_EQ(j.exits, 0); // the request goes on
-    EXPECT_EQ(run(c, ctx, transport::stage::route), verdict::answered);
+    EXPECT_EQ(run(c, ctx, gateway::stage::route), verdict::answered);
     EXPECT_EQ(j.ran, from_to(1, 7));
     EXPECT_EQ(j.exits, 1);
 }
@@ -208,4 +208,4 @@ TEST(chain, refuses_an_entry_without_its_steps) {
     }
 }
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -6,17 +6,21 @@
 
 namespace {
 
-using namespace gate::check;
+using namespace gate::gateway::program::check;
 using std::chrono::milliseconds;
 
 constexpr milliseconds bound{5000};
 
 TEST(CheckHints, UserinfoIsNeverShown) {
-    EXPECT_EQ(without_userinfo("https://user:pw@host:8443/mcp"), "https://***@host:8443/mcp");
-    EXPECT_EQ(without_userinfo("redis://:pw@127.0.0.1:6379/0"), "redis://***@127.0.0.1:6379/0");
-    EXPECT_EQ(without_userinfo("http://host/a@b"), "http://host/a@b"); // an @ in the path
-    EXPECT_EQ(without_userinfo("http://host:1/mcp"), "http://host:1/mcp");
-    EXPECT_EQ(without_userinfo("not a url"), "not a url");
+    EXPECT_EQ(gate::gateway::program::check::without_userinfo("https://user:pw@host:8443/mcp"),
+              "https://***@host:8443/mcp");
+    EXPECT_EQ(gate::gateway::program::check::without_userinfo("redis://:pw@127.0.0.1:6379/0"),
+              "redis://***@127.0.0.1:6379/0");
+    EXPECT_EQ(gate::gateway::program::check::without_userinfo("http://host/a@b"),
+              "http://host/a@b"); // an @ in the path
+    EXPECT_EQ(gate::gateway::program::check::without_userinfo("http://host:1/mcp"),
+              "http://host:1/mcp");
+    EXPECT_EQ(gate::gateway::program::check::without_userinfo("not a url"), "not a url");
     EXPECT_EQ(scrubbed("connect to redis://u:secret@h:1/0 failed; http://x/y: refused"),
               "connect to redis://***@h:1/0 failed; http://x/y: refused");
     EXPECT_EQ(scrubbed("no url here"), "no url here");
@@ -26,21 +30,26 @@ TEST(CheckHints, UserinfoIsNeverShown) {
 
 TEST(CheckHints, NetworkFailuresReadAlikeForEveryPeer) {
     auto at = "http://127.0.0.1:9/mcp";
-    EXPECT_EQ(network_hint("cannot connect: Connection refused", at, "the upstream", bound),
+    EXPECT_EQ(gate::gateway::program::check::network_hint("cannot connect: Connection refused", at,
+                                                          "the upstream", bound),
               "connection refused: is the upstream running at http://127.0.0.1:9/mcp?");
-    EXPECT_NE(network_hint("cannot resolve x: Host not found (authoritative)", at, "it", bound)
+    EXPECT_NE(gate::gateway::program::check::network_hint(
+                  "cannot resolve x: Host not found (authoritative)", at, "it", bound)
                   .find("does not resolve"),
               std::string::npos);
-    EXPECT_NE(network_hint("TLS handshake failed: certificate verify failed", at, "it", bound)
+    EXPECT_NE(gate::gateway::program::check::network_hint(
+                  "TLS handshake failed: certificate verify failed", at, "it", bound)
                   .find("TLS: certificate not trusted"),
               std::string::npos);
-    EXPECT_NE(network_hint("TLS handshake failed: wrong version number", at, "it", bound)
+    EXPECT_NE(gate::gateway::program::check::network_hint(
+                  "TLS handshake failed: wrong version number", at, "it", bound)
                   .find("is it an https:// server"),
               std::string::npos);
-    EXPECT_NE(network_hint("upstream did not answer within 300 ms", at, "it", milliseconds(300))
+    EXPECT_NE(gate::gateway::program::check::network_hint("upstream did not answer within 300 ms",
+                                                          at, "it", milliseconds(300))
                   .find("no answer within 300 ms"),
               std::string::npos);
-    EXPECT_EQ(network_hint("something else", at, "it", bound), "");
+    EXPECT_EQ(gate::gateway::program::check::network_hint("something else", at, "it", bound), "");
 }
 
 TEST(CheckHints, AnUpstreamsHintNamesItsCredential) {
@@ -72,15 +81,23 @@ TEST(CheckHints, AnUpstreamsHintNamesItsCredential) {
 TEST(CheckHints, AChallengesSchemesAreItsFirstWords) {
     using schemes = std::vector<std::string>;
     // The SDK's bearer middleware: one scheme, its parameters (a comma inside a quoted one).
-    EXPECT_EQ(challenge_schemes(R"(Bearer error="invalid_token", error_description="Missing )"
-                                R"(bearer, Basic", resource_metadata="https://r/.well-known/x")"),
+    EXPECT_EQ(gate::gateway::program::check::challenge_schemes(
+                  R"(Bearer error="invalid_token", error_description="Missing )"
+                  R"(bearer, Basic", resource_metadata="https://r/.well-known/x")"),
               schemes{"Bearer"});
-    EXPECT_EQ(challenge_schemes(R"(Basic realm="corp", Bearer)"), (schemes{"Basic", "Bearer"}));
-    EXPECT_EQ(challenge_schemes("Digest realm=example, qop=\"auth\""), schemes{"Digest"});
-    EXPECT_EQ(challenge_schemes("Negotiate abc123"), schemes{"Negotiate"}) << "a token68";
-    EXPECT_EQ(challenge_schemes("Negotiate abc123=="), schemes{"Negotiate"});
-    EXPECT_EQ(challenge_schemes("Bearer realm=a\"b"), schemes{"Bearer"});
-    EXPECT_TRUE(challenge_schemes("").empty());
+    EXPECT_EQ(gate::gateway::program::check::challenge_schemes(R"(Basic realm="corp", Bearer)"),
+              (schemes{"Basic", "Bearer"}));
+    EXPECT_EQ(
+        gate::gateway::program::check::challenge_schemes("Digest realm=example, qop=\"auth\""),
+        schemes{"Digest"});
+    EXPECT_EQ(gate::gateway::program::check::challenge_schemes("Negotiate abc123"),
+              schemes{"Negotiate"})
+        << "a token68";
+    EXPECT_EQ(gate::gateway::program::check::challenge_schemes("Negotiate abc123=="),
+              schemes{"Negotiate"});
+    EXPECT_EQ(gate::gateway::program::check::challenge_schemes("Bearer realm=a\"b"),
+              schemes{"Bearer"});
+    EXPECT_TRUE(gate::gateway::program::check::challenge_schemes("").empty());
 }
 
 TEST(CheckHints, APerCallerUpstreamIsJudgedByItsAnswerWithoutACredential) {
@@ -91,35 +108,38 @@ TEST(CheckHints, APerCallerUpstreamIsJudgedByItsAnswerWithoutACredential) {
         return text.find(part) != std::string::npos;
     };
     // A 401 or 403 asking for a Bearer token, or naming no scheme: reachable, as expected.
-    auto v = judge_per_caller(u, at, 401, R"(Bearer resource_metadata="https://r/x")", "", bound);
+    auto v = gate::gateway::program::check::judge_per_caller(
+        u, at, 401, R"(Bearer resource_metadata="https://r/x")", "", bound);
     EXPECT_TRUE(v.up);
     EXPECT_TRUE(has(v.detail, "asks for a caller's credential")) << v.detail;
     EXPECT_TRUE(
         has(v.detail, R"(HTTP 401 with WWW-Authenticate: Bearer resource_metadata="https://r/x")"));
     EXPECT_TRUE(has(v.unchecked, "whether the upstream accepts a caller's token")) << v.unchecked;
-    v = judge_per_caller(u, at, 403, "", "", bound);
+    v = gate::gateway::program::check::judge_per_caller(u, at, 403, "", "", bound);
     EXPECT_TRUE(v.up);
     EXPECT_TRUE(has(v.detail, "HTTP 403 with no WWW-Authenticate challenge")) << v.detail;
     // A challenge a caller's Bearer token can never answer.
-    v = judge_per_caller(u, at, 401, R"(Basic realm="corp")", "", bound);
+    v = gate::gateway::program::check::judge_per_caller(u, at, 401, R"(Basic realm="corp")", "",
+                                                        bound);
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "it asks for Basic credentials")) << v.hint;
     EXPECT_TRUE(has(v.hint, "auth.strategy static")) << v.hint;
     // A handshake answered without any credential: reachable, and said.
-    v = judge_per_caller(u, at, 200, "", "srv 1.0, MCP 2025-11-25", bound);
+    v = gate::gateway::program::check::judge_per_caller(u, at, 200, "", "srv 1.0, MCP 2025-11-25",
+                                                        bound);
     EXPECT_TRUE(v.up);
     EXPECT_TRUE(has(v.detail, "answered by srv 1.0, MCP 2025-11-25 without any credential"));
     // Anything else is down with the upstream's hint.
-    v = judge_per_caller(u, at, 200, "", "", bound);
+    v = gate::gateway::program::check::judge_per_caller(u, at, 200, "", "", bound);
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "not as an MCP server")) << v.hint;
-    v = judge_per_caller(u, at, 404, "", "", bound);
+    v = gate::gateway::program::check::judge_per_caller(u, at, 404, "", "", bound);
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "HTTP 404")) << v.hint;
     u.auth.strategy = "token-exchange";
     u.auth.token_endpoint = "https://idp/token";
-    EXPECT_TRUE(
-        has(per_caller_unchecked(u), "the exchange of a caller's token at https://idp/token"));
+    EXPECT_TRUE(has(gate::gateway::program::check::per_caller_unchecked(u),
+                    "the exchange of a caller's token at https://idp/token"));
 }
 
 TEST(CheckHints, ATokenEndpointIsJudgedByItsAnswerToARequestWithNothingToExchange) {
@@ -133,16 +153,17 @@ TEST(CheckHints, ATokenEndpointIsJudgedByItsAnswerToARequestWithNothingToExchang
         return text.find(part) != std::string::npos;
     };
     // Only the grant type: no client, no subject token, nothing that could be exchanged.
-    EXPECT_EQ(token_endpoint_probe_form(),
+    EXPECT_EQ(gate::gateway::program::check::token_endpoint_probe_form(),
               "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange");
     // RFC 6749 section 5.2's errors, at 400 or 401: reachable.
-    auto v = judge_token_endpoint(u, at, 401, R"({"error":"invalid_client"})");
+    auto v = gate::gateway::program::check::judge_token_endpoint(u, at, 401,
+                                                                 R"({"error":"invalid_client"})");
     EXPECT_TRUE(v.up);
     EXPECT_EQ(v.detail, "reachable, and it answers as an OAuth token endpoint: a token exchange "
                         "request with no client credentials and no token answered HTTP 401 "
                         "invalid_client");
     EXPECT_TRUE(v.hint.empty());
-    v = judge_token_endpoint(
+    v = gate::gateway::program::check::judge_token_endpoint(
         u, at, 400,
         R"({"error":"invalid_request","error_description":"Missing parameter: subject_token"})");
     EXPECT_TRUE(v.up);
@@ -153,29 +174,34 @@ TEST(CheckHints, ATokenEndpointIsJudgedByItsAnswerToARequestWithNothingToExchang
                            "https://tools.example: only a caller's own request through gate "
                            "tries them");
     // It says it does not exchange tokens.
-    v = judge_token_endpoint(u, at, 400, R"({"error":"unsupported_grant_type"})");
+    v = gate::gateway::program::check::judge_token_endpoint(
+        u, at, 400, R"({"error":"unsupported_grant_type"})");
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "it does not take token exchange (RFC 8693")) << v.hint;
     // Not an OAuth error: an error status with a page, a success, the wrong place, a failure.
-    v = judge_token_endpoint(u, at, 401, "<html>sign in</html>");
+    v = gate::gateway::program::check::judge_token_endpoint(u, at, 401, "<html>sign in</html>");
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.detail, "answered HTTP 401 with no OAuth error in it")) << v.detail;
     EXPECT_TRUE(has(v.hint, "not an OAuth token endpoint's answer")) << v.hint;
-    v = judge_token_endpoint(u, at, 400, R"({"message":"bad request"})");
+    v = gate::gateway::program::check::judge_token_endpoint(u, at, 400,
+                                                            R"({"message":"bad request"})");
     EXPECT_FALSE(v.up);
-    v = judge_token_endpoint(u, at, 403, R"({"error":"access_denied"})");
+    v = gate::gateway::program::check::judge_token_endpoint(u, at, 403,
+                                                            R"({"error":"access_denied"})");
     EXPECT_FALSE(v.up);
-    v = judge_token_endpoint(u, at, 200, R"({"access_token":"t","token_type":"Bearer"})");
+    v = gate::gateway::program::check::judge_token_endpoint(
+        u, at, 200, R"({"access_token":"t","token_type":"Bearer"})");
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "is https://idp/token the token endpoint")) << v.hint;
-    v = judge_token_endpoint(u, at, 404, "");
+    v = gate::gateway::program::check::judge_token_endpoint(u, at, 404, "");
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "HTTP 404: nothing is served at this path")) << v.hint;
     EXPECT_TRUE(has(v.hint, "token_endpoint in the identity provider's discovery document"));
-    v = judge_token_endpoint(u, at, 405, "");
+    v = gate::gateway::program::check::judge_token_endpoint(u, at, 405, "");
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "it does not take a POST")) << v.hint;
-    v = judge_token_endpoint(u, at, 503, R"({"error":"temporarily_unavailable"})");
+    v = gate::gateway::program::check::judge_token_endpoint(
+        u, at, 503, R"({"error":"temporarily_unavailable"})");
     EXPECT_FALSE(v.up);
     EXPECT_TRUE(has(v.hint, "HTTP 503: it is failing")) << v.hint;
 }

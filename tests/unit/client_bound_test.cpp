@@ -3,13 +3,13 @@
 // about at the hook's result stage, its inputRequests decided by the rules for
 // server-initiated requests and then the hook's serverRequest stage; a refusal answers the
 // request in its place, and turns a pushed task into a failed one that carries nothing else.
-#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/pipeline/client_bound.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <boost/json/parse.hpp>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace client_bound_test {
 
 namespace json = boost::json;
@@ -217,4 +217,4 @@ TEST_F(client_bound_judge, a_listener_is_judged_on_the_view_of_now_and_placed_by
 }
 
 } // namespace client_bound_test
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

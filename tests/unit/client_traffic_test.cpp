@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -31,7 +31,7 @@ struct fake_client_services final : client_traffic_services,
     // What it answers.
     bool input_waits = false;
     std::map<std::string, server_request_target> recorded; // by minted id, taken once
-    std::optional<http_reply> fleet_reply;
+    std::optional<transport::http_reply> fleet_reply;
     std::optional<actors::call_target> call;
     json::object client_capabilities{{"sampling", json::object{}}};
 
@@ -50,10 +50,9 @@ struct fake_client_services final : client_traffic_services,
         recorded.erase(at);
         return target;
     }
-    boost::asio::awaitable<std::optional<http_reply>> answer_for_fleet(const std::string& session,
-                                                                       const protocol::message& msg,
-                                                                       request_context&,
-                                                                       std::string_view) override {
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    answer_for_fleet(const std::string& session, const protocol::message& msg, request_context&,
+                     std::string_view) override {
         asked.push_back("fleet " + session + " " + json::serialize(msg.id));
         co_await test::suspend_once();
         co_return fleet_reply;
@@ -81,12 +80,12 @@ struct client_traffic_rig : test::stage_rig {
     client_traffic traffic{services, services, services};
 
     // The client's message, as it wrote it.
-    http_reply from_client(std::string text) {
+    transport::http_reply from_client(std::string text) {
         auto parsed = protocol::classify(json::parse(text));
         auto* msg = std::get_if<protocol::message>(&parsed);
         EXPECT_TRUE(msg) << text;
         if (!msg)
-            return http_reply{};
+            return transport::http_reply{};
         return finish(traffic.from_client("s1", *msg, ctx, text));
     }
     json::object set_level(json::object params) {
@@ -134,7 +133,7 @@ TEST_F(client_traffic_rig, an_answer_with_an_id_gate_never_mints_is_refused_unlo
 }
 
 TEST_F(client_traffic_rig, an_answer_another_instance_recorded_is_delivered_from_here) {
-    services.fleet_reply = http_reply::empty(http::status::accepted);
+    services.fleet_reply = transport::http_reply::empty(http::status::accepted);
     services.fleet_reply->body = "from the fleet";
     auto reply = from_client(R"({"jsonrpc":"2.0","id":"g-2","result":{}})");
     EXPECT_EQ(reply.status, http::status::accepted);
@@ -240,4 +239,4 @@ TEST_F(client_traffic_rig, a_level_goes_to_every_upstream_session_of_the_client)
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

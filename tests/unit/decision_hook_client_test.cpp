@@ -1,8 +1,8 @@
 // The decision hook's client against a loopback hook: the head written once is written again
 // when the hook's URL or its token changes (a reload, a rotated secret), so a question never
 // carries another configuration's token; an answer becomes a verdict, a silent hook a timeout.
-#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/operations/metrics.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "tests/support/loopback_http_peer.hpp"
 
 #include <cstdlib>
@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace asio = boost::asio;
@@ -191,4 +191,4 @@ TEST_F(decision_hook_client_on_one_hook, an_answer_over_its_bound_is_told_withou
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

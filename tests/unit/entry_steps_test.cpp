@@ -11,7 +11,7 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 namespace json = boost::json;
@@ -20,15 +20,15 @@ using fakes::settle;
 class counting_tap final : public message_tap {
 public:
     explicit counting_tap(int& heard) : heard_(heard) {}
-    void hear(const http_request&, request_context&) override { ++heard_; }
+    void hear(const transport::http_request&, request_context&) override { ++heard_; }
 
 private:
     int& heard_;
 };
 
-http_request post(std::string body, std::string content_type = "application/json",
-                  std::string accept = "application/json, text/event-stream") {
-    http_request req;
+transport::http_request post(std::string body, std::string content_type = "application/json",
+                             std::string accept = "application/json, text/event-stream") {
+    transport::http_request req;
     if (!content_type.empty())
         req.set("Content-Type", content_type);
     if (!accept.empty())
@@ -50,7 +50,7 @@ read_result read_it(request_context& ctx, arrival& a) {
     return r;
 }
 
-json::object body_of(const http_reply& r) {
+json::object body_of(const transport::http_reply& r) {
     return json::parse(r.body).as_object();
 }
 
@@ -238,8 +238,8 @@ session_run check(fake_sessions*& seen, request_context& ctx, arrival& a,
     return r;
 }
 
-http_request with_session(std::string id, std::string version = "") {
-    http_request req;
+transport::http_request with_session(std::string id, std::string version = "") {
+    transport::http_request req;
     if (!id.empty())
         req.set("Mcp-Session-Id", id);
     if (!version.empty())
@@ -247,7 +247,8 @@ http_request with_session(std::string id, std::string version = "") {
     return req;
 }
 
-arrival message(const http_request& req, protocol::message_kind kind, std::string method) {
+arrival message(const transport::http_request& req, protocol::message_kind kind,
+                std::string method) {
     arrival a{door::message, req};
     a.msg = protocol::message{kind, {}, std::move(method), 1};
     return a;
@@ -365,7 +366,7 @@ std::shared_ptr<const federation_view> view_with(std::optional<config::tracing> 
 }
 
 TEST(trace_step, continues_the_callers_trace_and_records_spans_when_tracing) {
-    http_request req;
+    transport::http_request req;
     req.set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
     arrival a{door::message, req};
     request_context ctx;
@@ -386,7 +387,7 @@ TEST(trace_step, continues_the_callers_trace_and_records_spans_when_tracing) {
 // A 2026-07-28 request as the read step leaves it: `params` (its envelope in `_meta`) and the
 // headers that mirror it.
 struct modern_request {
-    http_request req;
+    transport::http_request req;
     std::unique_ptr<arrival> a;
     request_context ctx;
 
@@ -526,4 +527,4 @@ TEST(envelope_step, passthrough_leaves_an_unknown_method_to_the_policy_and_the_u
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

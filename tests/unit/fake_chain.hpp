@@ -18,10 +18,10 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::transport::pipeline::fakes {
+namespace gate::gateway::pipeline::fakes {
 
 struct journal {
-    std::vector<transport::stage> ran;
+    std::vector<gateway::stage> ran;
     std::vector<std::string> order; // stages and entry steps, by name
     int exits = 0;
     protocol::outcome exit_outcome = protocol::outcome::ok;
@@ -35,9 +35,9 @@ struct journal {
 class fake_stage final : public stage {
 public:
     enum class act { proceed, answer, fail };
-    fake_stage(transport::stage id, journal& j, act a = act::proceed, bool waits = false)
+    fake_stage(gateway::stage id, journal& j, act a = act::proceed, bool waits = false)
         : id_(id), j_(j), a_(a), waits_(waits) {}
-    transport::stage id() const override { return id_; }
+    gateway::stage id() const override { return id_; }
     step run(request_context& ctx) override {
         if (waits_)
             return later(ctx);
@@ -63,7 +63,7 @@ private:
         co_return decide(ctx);
     }
 
-    transport::stage id_;
+    gateway::stage id_;
     journal& j_;
     act a_;
     bool waits_;
@@ -154,9 +154,9 @@ inline entry_steps proceeding_entry(journal& j) {
 }
 
 // `waiting`: which stages return a coroutine (none: all decide at once).
-inline chain make(journal& j, transport::stage special = transport::stage::audit,
+inline chain make(journal& j, gateway::stage special = gateway::stage::audit,
                   fake_stage::act what = fake_stage::act::proceed,
-                  std::function<bool(transport::stage)> waiting = {}) {
+                  std::function<bool(gateway::stage)> waiting = {}) {
     std::function<bool(std::string_view)> by_name;
     if (waiting)
         by_name = [waiting](std::string_view name) {
@@ -168,7 +168,7 @@ inline chain make(journal& j, transport::stage special = transport::stage::audit
     return make_named(j, stage_name(special), what, by_name);
 }
 
-inline bool every_other(transport::stage id) {
+inline bool every_other(gateway::stage id) {
     return static_cast<int>(id) % 2 == 0;
 }
 
@@ -191,15 +191,15 @@ inline verdict settle(step s, bool* ready = nullptr) {
 
 // Runs the chain as the gateway does.
 inline verdict run(chain& c, request_context& ctx,
-                   transport::stage from = transport::stage::authenticate,
-                   transport::stage to = transport::stage::egress, bool* ready = nullptr) {
+                   gateway::stage from = gateway::stage::authenticate,
+                   gateway::stage to = gateway::stage::egress, bool* ready = nullptr) {
     return settle(c.run(ctx, from, to), ready);
 }
 
 // Runs the chain as the call path does (call_streams::streamed): paused at each waiting stage,
 // whose own coroutine this awaits, then resumed; `pauses`: how many times it paused.
 inline verdict run_pausing(chain& c, request_context& ctx, int& pauses,
-                           transport::stage from = transport::stage::route) {
+                           gateway::stage from = gateway::stage::route) {
     pauses = 0;
     auto s = c.run_pausing(ctx, from);
     if (s.ready())
@@ -233,9 +233,9 @@ inline verdict enter(chain& c, request_context& ctx, arrival& a, bool* ready = n
     return settle(c.enter(ctx, a), ready);
 }
 
-inline std::vector<transport::stage> from_to(std::size_t first, std::size_t last) {
+inline std::vector<gateway::stage> from_to(std::size_t first, std::size_t last) {
     return {pipeline_order.begin() + static_cast<std::ptrdiff_t>(first),
             pipeline_order.begin() + static_cast<std::ptrdiff_t>(last) + 1};
 }
 
-} // namespace gate::transport::pipeline::fakes
+} // namespace gate::gateway::pipeline::fakes

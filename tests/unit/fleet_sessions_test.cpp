@@ -1,7 +1,7 @@
 // The gateway's side of a fleet: a session published by one instance is adopted by another for
 // its own principal only (counted through the gateway), and nothing is asked of a store an
 // instance has not joined. Against a real Redis 7, like fleet_store_test.
-#include "gateway/fleet/fleet_sessions.hpp"
+#include "gateway/mcp/fleet_sessions.hpp"
 #include "gateway/operations/metrics.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 namespace asio = boost::asio;
-using namespace gate::transport;
+using namespace gate::gateway;
 using gate::test::free_port;
 using gate::test::redis_server;
 
@@ -33,8 +33,9 @@ gate::policy::caller_ref who(std::string subject) {
         gate::policy::principal{std::move(subject), "iss", {}, {}});
 }
 
-redis_endpoint redis_at(std::uint16_t port) {
-    return std::get<redis_endpoint>(parse_redis_url("redis://127.0.0.1:" + std::to_string(port)));
+gate::transport::redis_endpoint redis_at(std::uint16_t port) {
+    return std::get<gate::transport::redis_endpoint>(
+        gate::transport::parse_redis_url("redis://127.0.0.1:" + std::to_string(port)));
 }
 
 const auto peer = asio::ip::make_address("127.0.0.1");
@@ -59,7 +60,7 @@ TEST(fleet_sessions, alone_a_session_is_known_only_here_and_only_to_its_principa
 TEST(fleet_sessions, another_instance_adopts_a_published_session_for_its_principal) {
     auto port = free_port();
     redis_server server(port);
-    gate::transport::metrics stats;
+    gate::gateway::metrics stats;
     asio::io_context io;
     session_table here, there;
     fake_gateway g_here, g_there;

@@ -12,17 +12,17 @@
 #include <gtest/gtest.h>
 
 namespace asio = boost::asio;
-using namespace gate::transport;
+using namespace gate::gateway;
 using namespace std::chrono_literals;
 using gate::test::free_port;
 using gate::test::redis_server;
 
 namespace {
 
-redis_endpoint endpoint(std::uint16_t port, int db = 0) {
-    auto ep =
-        parse_redis_url("redis://127.0.0.1:" + std::to_string(port) + "/" + std::to_string(db));
-    return std::get<redis_endpoint>(ep);
+gate::transport::redis_endpoint endpoint(std::uint16_t port, int db = 0) {
+    auto ep = gate::transport::parse_redis_url("redis://127.0.0.1:" + std::to_string(port) + "/" +
+                                               std::to_string(db));
+    return std::get<gate::transport::redis_endpoint>(ep);
 }
 
 // Runs `body(store)` on an io_context until it is done.
@@ -168,12 +168,13 @@ TEST(FleetStore, TheFirstValueKeptIsEveryonesAndLivesOnWhileKept) {
         auto held = co_await s->get("pin", "up\nt:x\ny");
         EXPECT_TRUE(held && *held && **held == "w1");
         // Each keep gives the records another lifetime, whoever wrote them first.
-        auto raw =
-            std::make_shared<redis_client>(co_await asio::this_coro::executor, endpoint(port));
+        auto raw = std::make_shared<gate::transport::redis_client>(
+            co_await asio::this_coro::executor, endpoint(port));
         auto life = [&]() -> asio::awaitable<std::int64_t> {
             auto r = co_await raw->command({"PTTL", "gate:pin:up\nt"});
-            co_return std::holds_alternative<redis_value>(r) ? std::get<redis_value>(r).integer
-                                                             : -100;
+            co_return std::holds_alternative<gate::transport::redis_value>(r)
+                ? std::get<gate::transport::redis_value>(r).integer
+                : -100;
         };
         auto before = co_await life();
         EXPECT_GT(before, 0);

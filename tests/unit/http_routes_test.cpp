@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 using boost::beast::http::verb;
@@ -132,4 +132,4 @@ TEST(http_routes, every_endpoint_has_a_row) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -1,8 +1,8 @@
-// GET /icons/{namespace}/{digest} (gateway/operations/icon_proxy) over a fake fetch: a list's
+// GET /icons/{namespace}/{digest} (gateway/mcp/icon_proxy) over a fake fetch: a list's
 // icons rewritten and remembered per namespace (bounded), served with the sniffed type and the
 // headers that keep a browser from running them, cached; an unknown digest or namespace 404,
 // a failed, redirected, oversized or non-image answer 502; passthrough rewrites nothing.
-#include "gateway/operations/icon_proxy.hpp"
+#include "gateway/mcp/icon_proxy.hpp"
 #include "test_config.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -10,7 +10,7 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace asio = boost::asio;
@@ -19,7 +19,7 @@ using status = boost::beast::http::status;
 
 const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + "rest-of-a-png";
 
-std::string header(const http_reply& r, std::string_view name) {
+std::string header(const transport::http_reply& r, std::string_view name) {
     for (const auto& [k, v] : r.headers)
         if (k == name)
             return v;
@@ -60,11 +60,11 @@ struct rig {
         return std::string(o.at("icons").as_array()[0].at("src").as_string());
     }
 
-    http_reply get(const std::string& path, bool is_get = true) {
+    transport::http_reply get(const std::string& path, bool is_get = true) {
         asio::io_context io;
-        http_reply out;
+        transport::http_reply out;
         asio::co_spawn(io, proxy->serve(snap, path, is_get),
-                       [&](std::exception_ptr e, http_reply r) {
+                       [&](std::exception_ptr e, transport::http_reply r) {
                            if (e)
                                std::rethrow_exception(e);
                            out = std::move(r);
@@ -213,9 +213,9 @@ TEST(icon_proxy, the_cache_is_bounded_in_entries_bytes_and_time) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 TEST(icon_proxy, a_digest_never_listed_here_is_learnt_once_per_interval) {
@@ -243,4 +243,4 @@ TEST(icon_proxy, a_digest_never_listed_here_is_learnt_once_per_interval) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -2,12 +2,12 @@
 // (federation_facts::sees): the others are left out whole, counted nowhere, and a policy entry
 // naming one is left out of its rule.
 #include "config/load.hpp"
-#include "gateway/operations/introspection.hpp"
+#include "gateway/entry/introspection.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 TEST(IntrospectionPerTenant, AnUpstreamTheTenantDoesNotSeeIsLeftOutWhole) {
@@ -51,4 +51,4 @@ TEST(IntrospectionPerTenant, AnUpstreamTheTenantDoesNotSeeIsLeftOutWhole) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

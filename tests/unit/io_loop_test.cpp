@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <thread>
 
-using namespace gate::transport;
+using namespace gate::gateway::program;
 using namespace std::chrono_literals;
 
 namespace {

@@ -4,7 +4,7 @@
 #include <memory>
 
 using namespace gate;
-using gate::transport::keeper_batch;
+using gate::gateway::keeper_batch;
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 using namespace gate;
-using gate::transport::keeper_batch;
-using gate::transport::keeper_feed;
+using gate::gateway::keeper_batch;
+using gate::gateway::keeper_feed;
 
 namespace {
 

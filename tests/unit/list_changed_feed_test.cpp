@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-using gate::transport::list_changed_feed;
+using gate::gateway::list_changed_feed;
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -372,4 +372,4 @@ TEST_F(list_method_calls, a_federated_list_is_planned_fetched_and_completed) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -14,7 +14,7 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -154,4 +154,4 @@ TEST(listed_tools, a_tool_another_instance_pinned_first_is_withheld_when_it_diff
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -9,8 +9,8 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
+using gate::gateway::listen_hub;
 using gate::protocol::subscription_filter;
-using gate::transport::listen_hub;
 namespace json = boost::json;
 
 namespace {
@@ -91,7 +91,7 @@ TEST_F(listen_hub_test, a_list_change_for_all_reaches_each_listener_that_asked) 
 }
 
 TEST_F(listen_hub_test, a_tasks_news_is_for_the_listens_holding_that_task_at_that_upstream) {
-    gate::transport::request_context asker;
+    gate::gateway::request_context asker;
     subscription_filter f;
     f.task_ids = {"t1"};
     auto mine = hub.open("listen-1", 1, f, io.get_executor(), {{"t1", "up-a"}}, &asker);

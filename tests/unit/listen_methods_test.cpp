@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -205,7 +205,7 @@ TEST_F(listen_methods_rig, unsubscribing_a_uri_not_held_tells_nothing) {
 
 TEST_F(listen_methods_rig, a_listen_with_a_bad_filter_is_refused_and_audited_once) {
     boost::beast::tcp_stream never_opened(io); // the refusal is answered before any stream
-    http_request req{boost::beast::http::verb::post, "/mcp", 11};
+    transport::http_request req{boost::beast::http::verb::post, "/mcp", 11};
     protocol::message msg;
     msg.kind = protocol::message_kind::request;
     msg.method = "subscriptions/listen";
@@ -239,4 +239,4 @@ TEST_F(listen_methods_rig, a_listen_with_a_bad_filter_is_refused_and_audited_onc
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

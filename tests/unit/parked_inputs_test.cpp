@@ -10,10 +10,10 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
-using gate::transport::input_parking;
-using gate::transport::parked_inputs;
-using gate::transport::parked_request_key;
-using gate::transport::upstream_message;
+using gate::gateway::input_parking;
+using gate::gateway::parked_inputs;
+using gate::gateway::parked_request_key;
+using gate::gateway::upstream_message;
 namespace json = boost::json;
 namespace protocol = gate::protocol;
 
@@ -188,7 +188,7 @@ TEST(parked_inputs, a_retry_must_repeat_the_arguments_in_any_order) {
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
     park->request = parked_request_key(call(R"({"a":1,"b":"x"})"));
-    park->arguments = gate::transport::parked_arguments(call(R"({"a":1,"b":"x"})"));
+    park->arguments = gate::gateway::parked_arguments(call(R"({"a":1,"b":"x"})"));
     park->principal = parker;
     auto token = lot.park(park, std::chrono::steady_clock::now());
     EXPECT_EQ(lot.resume(token, call(R"({"a":2,"b":"x"})"), parker).what,

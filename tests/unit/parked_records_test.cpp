@@ -8,14 +8,14 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
-using gate::transport::decode_parked;
-using gate::transport::decode_parked_output;
-using gate::transport::encode_parked;
-using gate::transport::encode_parked_output;
-using gate::transport::input_parking;
-using gate::transport::parked_inputs;
-using gate::transport::parked_output;
-using gate::transport::parked_record;
+using gate::gateway::decode_parked;
+using gate::gateway::decode_parked_output;
+using gate::gateway::encode_parked;
+using gate::gateway::encode_parked_output;
+using gate::gateway::input_parking;
+using gate::gateway::parked_inputs;
+using gate::gateway::parked_output;
+using gate::gateway::parked_record;
 namespace json = boost::json;
 namespace protocol = gate::protocol;
 
@@ -32,8 +32,7 @@ parked_record sample() {
     r.owner = "inst-a";
     r.call = "c0ffee";
     r.principal = "https://idp\nalice";
-    r.request =
-        gate::transport::parked_request_key(records_call("ev__sample", R"({"prompt":"p"})"));
+    r.request = gate::gateway::parked_request_key(records_call("ev__sample", R"({"prompt":"p"})"));
     r.arguments = json::parse(R"({"prompt":"p","n":[1,2]})");
     r.upstream = "ev";
     r.at = {"sess-1", "2025-11-25", 1};
@@ -133,7 +132,7 @@ TEST(parked_records, a_call_rebuilt_from_its_record_asks_again_what_a_retry_left
 TEST(parked_records, a_parked_call_is_held_until_resumed_or_expired) {
     parked_inputs lot;
     auto park = std::make_shared<input_parking>();
-    park->request = gate::transport::parked_request_key(records_call("echo", "{}"));
+    park->request = gate::gateway::parked_request_key(records_call("echo", "{}"));
     park->principal = "p";
     auto token = lot.park(park, std::chrono::steady_clock::now());
     EXPECT_TRUE(lot.holds(token, park));

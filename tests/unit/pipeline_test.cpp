@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-using namespace gate::transport;
+using namespace gate::gateway;
 
 // The order is the spec's invariant: authentication before rate limiting, routing before
 // authorization, audit last.

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-using namespace gate::transport;
+using namespace gate::gateway;
 
 TEST(server_request_table, an_answer_goes_back_once_and_only_from_the_asked_session) {
     server_request_table t;

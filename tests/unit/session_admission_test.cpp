@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -202,4 +202,4 @@ TEST_F(session_admission_rig, an_admission_made_elsewhere_follows_the_same_rules
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

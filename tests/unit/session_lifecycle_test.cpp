@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-using gate::transport::session_lifecycle;
+using gate::gateway::session_lifecycle;
 using step = session_lifecycle::step;
 
 TEST(session_lifecycle, one_caller_handshakes_and_the_others_wait_for_it) {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <set>
 
-using namespace gate::transport;
+using namespace gate::gateway;
 using namespace std::chrono_literals;
 
 namespace {

@@ -3,7 +3,7 @@
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
 
-using namespace gate::transport;
+using namespace gate::gateway;
 using namespace std::chrono_literals;
 
 namespace {

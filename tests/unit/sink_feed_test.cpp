@@ -9,7 +9,7 @@
 #include <vector>
 
 using namespace gate;
-using gate::transport::sink_feed;
+using gate::gateway::sink_feed;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 // Keeps what it is handed.
@@ -68,7 +68,7 @@ struct stage_audit : test::stage_rig {
 };
 
 TEST_F(stage_audit, is_the_audit_stage_and_answers) {
-    EXPECT_EQ(exit->id(), transport::stage::audit);
+    EXPECT_EQ(exit->id(), gateway::stage::audit);
     EXPECT_EQ(leave().verdict, verdict::answered);
 }
 
@@ -175,4 +175,4 @@ TEST_F(stage_audit, a_heard_request_goes_to_the_recording_once) {
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

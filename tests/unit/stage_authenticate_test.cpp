@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 namespace json = boost::json;
@@ -70,7 +70,7 @@ struct stage_authenticate : test::stage_rig {
 };
 
 TEST_F(stage_authenticate, is_the_authenticate_stage) {
-    EXPECT_EQ(auth->id(), transport::stage::authenticate);
+    EXPECT_EQ(auth->id(), gateway::stage::authenticate);
 }
 
 TEST_F(stage_authenticate, without_a_checker_every_caller_is_anonymous) {
@@ -167,4 +167,4 @@ TEST_F(stage_authenticate, a_principal_two_tenants_select_is_answered_403) {
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -7,7 +7,7 @@
 #include "gateway/pipeline/s5_authorize.hpp"
 #include "tests/unit/stage_rig.hpp"
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 namespace json = boost::json;
@@ -45,7 +45,7 @@ struct stage_authorize : test::stage_rig {
 };
 
 TEST_F(stage_authorize, is_the_authorize_stage) {
-    EXPECT_EQ(authorize->id(), transport::stage::authorize);
+    EXPECT_EQ(authorize->id(), gateway::stage::authorize);
 }
 
 TEST_F(stage_authorize, without_a_policy_everything_goes_on_at_once) {
@@ -135,4 +135,4 @@ TEST_F(stage_authorize, a_method_gate_does_not_know_needs_a_grant_naming_it) {
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

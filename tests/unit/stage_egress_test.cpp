@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 namespace json = boost::json;
@@ -121,7 +121,7 @@ struct stage_egress : test::stage_rig {
 };
 
 TEST_F(stage_egress, is_the_egress_stage) {
-    EXPECT_EQ(egress->id(), transport::stage::egress);
+    EXPECT_EQ(egress->id(), gateway::stage::egress);
 }
 
 TEST_F(stage_egress, an_upstreams_answer_goes_back_verbatim_under_the_clients_id_at_once) {
@@ -369,4 +369,4 @@ TEST_F(stage_egress, a_2026_clients_list_may_be_cached_privately_for_the_shortes
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

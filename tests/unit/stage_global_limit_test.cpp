@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 namespace json = boost::json;
@@ -107,7 +107,7 @@ struct stage_global_limit : test::stage_rig {
 };
 
 TEST_F(stage_global_limit, is_the_global_limit_stage) {
-    EXPECT_EQ(limits->id(), transport::stage::global_limit);
+    EXPECT_EQ(limits->id(), gateway::stage::global_limit);
 }
 
 TEST_F(stage_global_limit, without_a_limiter_every_request_goes_on_unasked) {
@@ -256,4 +256,4 @@ TEST_F(stage_global_limit, a_reload_drops_the_slots_granted_under_the_old_limits
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -3,14 +3,14 @@
 // or a failure under onError "deny" answered -32042 naming what was refused and why (never
 // the hook's address), a failure under onError "allow" let through, and the say audited; at
 // the result stage the upstream's answer withheld.
-#include "gateway/auth/decision_hook_client.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "gateway/pipeline/s5_authorize.hpp"
 #include "gateway/pipeline/s8_egress.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <boost/json/parse.hpp>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace stage_hook_test {
 
 namespace json = boost::json;
@@ -282,4 +282,4 @@ TEST_F(stage_hook, the_hook_reads_the_top_level_arguments_and_result_not_a_neste
 }
 
 } // namespace stage_hook_test
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

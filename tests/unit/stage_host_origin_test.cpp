@@ -7,11 +7,11 @@
 #include <boost/json/parse.hpp>
 #include <utility>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 struct stage_host_origin : test::stage_rig {
-    host_guard guard{{"gate.example"}, false};
+    transport::host_guard guard{{"gate.example"}, false};
     std::unique_ptr<stage> host_origin = make_host_origin();
     // The stage reads the allowlist of the view its request loaded.
     void SetUp() override {
@@ -21,7 +21,7 @@ struct stage_host_origin : test::stage_rig {
 };
 
 TEST_F(stage_host_origin, is_the_first_stage) {
-    EXPECT_EQ(host_origin->id(), transport::stage::host_origin);
+    EXPECT_EQ(host_origin->id(), gateway::stage::host_origin);
 }
 
 TEST_F(stage_host_origin, an_allowed_host_without_an_origin_passes) {
@@ -75,4 +75,4 @@ TEST_F(stage_host_origin, the_stage_answers_a_forbidden_host_as_an_http_rejectio
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 namespace json = boost::json;
@@ -133,7 +133,7 @@ struct stage_proxy : test::stage_rig {
 };
 
 TEST_F(stage_proxy, is_the_proxy_stage) {
-    EXPECT_EQ(proxy->id(), transport::stage::proxy);
+    EXPECT_EQ(proxy->id(), gateway::stage::proxy);
 }
 
 TEST_F(stage_proxy, a_routed_call_goes_to_its_upstream_with_its_admission) {
@@ -289,4 +289,4 @@ TEST_F(stage_proxy, a_request_with_nothing_to_proxy_goes_on_untouched) {
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

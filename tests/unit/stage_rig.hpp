@@ -31,7 +31,7 @@ inline boost::asio::awaitable<void> suspend_once() {
 struct stage_rig : ::testing::Test {
     boost::asio::io_context io;
     std::shared_ptr<config::document> doc = two_upstreams();
-    transport::request_context ctx;
+    gateway::request_context ctx;
 
     static std::shared_ptr<config::document> two_upstreams() {
         auto d = std::make_shared<config::document>();
@@ -48,33 +48,33 @@ struct stage_rig : ::testing::Test {
     // The request loads the federation `doc` describes (change `doc` first), with a client per
     // upstream (none is ever asked: the services are fakes).
     void load() {
-        auto view = std::make_shared<transport::federation_view>();
+        auto view = std::make_shared<gateway::federation_view>();
         view->snap = actors::make_snapshot(doc, 1);
         const auto& server = doc->server;
         view->guard = transport::host_guard(server.allowed_hosts, server.allowed_hosts_any);
         for (const auto& u : doc->upstreams)
-            view->clients.push_back(transport::upstream_client::make(io.get_executor(), u));
+            view->clients.push_back(gateway::upstream_client::make(io.get_executor(), u));
         ctx.view = std::move(view);
     }
 
     void SetUp() override { load(); }
     // A new request on the same federation.
     void fresh() {
-        ctx = transport::request_context{};
+        ctx = gateway::request_context{};
         load();
     }
 
     struct ran {
-        transport::pipeline::verdict verdict;
+        gateway::pipeline::verdict verdict;
         bool at_once; // the stage decided without a coroutine
     };
-    ran drive(transport::pipeline::step s) {
+    ran drive(gateway::pipeline::step s) {
         if (s.ready())
             return {s.value(), true};
-        std::optional<transport::pipeline::verdict> out;
+        std::optional<gateway::pipeline::verdict> out;
         std::exception_ptr failed;
         boost::asio::co_spawn(io, s.take(),
-                              [&](std::exception_ptr e, transport::pipeline::verdict v) {
+                              [&](std::exception_ptr e, gateway::pipeline::verdict v) {
                                   failed = e;
                                   out = v;
                               });
@@ -83,7 +83,7 @@ struct stage_rig : ::testing::Test {
         if (failed)
             std::rethrow_exception(failed);
         EXPECT_TRUE(out) << "the stage's coroutine finished";
-        return {out.value_or(transport::pipeline::verdict::answered), false};
+        return {out.value_or(gateway::pipeline::verdict::answered), false};
     }
 
     // A coroutine run to its end on the test's io_context (the fakes suspend): its value.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 namespace json = boost::json;
@@ -63,7 +63,7 @@ struct stage_route : test::stage_rig {
 };
 
 TEST_F(stage_route, is_the_route_stage) {
-    EXPECT_EQ(route_stage->id(), transport::stage::route);
+    EXPECT_EQ(route_stage->id(), gateway::stage::route);
 }
 
 TEST_F(stage_route, ping_is_answered_here_at_once) {
@@ -222,4 +222,4 @@ TEST_F(stage_route_tenant, a_uri_at_a_hidden_upstream_is_owned_by_nobody) {
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway::pipeline {
 namespace {
 
 using namespace std::chrono_literals;
@@ -121,7 +121,7 @@ struct stage_upstream_guards : test::stage_rig {
 };
 
 TEST_F(stage_upstream_guards, is_the_upstream_guards_stage) {
-    EXPECT_EQ(guards->id(), transport::stage::upstream_guards);
+    EXPECT_EQ(guards->id(), gateway::stage::upstream_guards);
 }
 
 TEST_F(stage_upstream_guards, a_request_with_no_upstream_goes_on) {
@@ -266,4 +266,4 @@ TEST_F(stage_upstream_guards, the_servers_spent_budget_answers_the_whole_list) {
 }
 
 } // namespace
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway::pipeline

@@ -12,8 +12,8 @@
 namespace gate::test {
 namespace {
 
-using transport::subscription_holds;
-using transport::upstream_client;
+using gateway::subscription_holds;
+using gateway::upstream_client;
 
 struct subscription_holds_test : ::testing::Test {
     boost::asio::io_context io;

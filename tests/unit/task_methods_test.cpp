@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -601,4 +601,4 @@ TEST_F(task_method_calls, a_minted_task_is_pinned_and_recorded_for_the_fleet) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

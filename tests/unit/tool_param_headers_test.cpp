@@ -7,7 +7,7 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -55,4 +55,4 @@ TEST(tool_param_headers, a_calls_fields_are_the_tools_then_the_clients_others) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

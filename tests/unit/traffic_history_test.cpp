@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 using namespace std::chrono_literals;
@@ -168,4 +168,4 @@ TEST(TrafficReport, ShowsSeriesTransitionsAndOnlyTheViewersRefusals) {
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

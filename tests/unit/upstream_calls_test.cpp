@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -383,4 +383,4 @@ TEST_F(upstream_calls_rig, a_call_on_a_bridge_counts_ok_and_later_calls_ask_no_c
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

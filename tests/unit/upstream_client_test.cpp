@@ -17,13 +17,13 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
-using transport::call_context;
-using transport::upstream_client;
-using transport::upstream_failure;
-using transport::upstream_message;
+using gateway::call_context;
+using gateway::upstream_client;
+using gateway::upstream_failure;
+using gateway::upstream_message;
 
 // The gateway's side: keeps what it hears through a pointer the test holds.
-struct forwarding_observer : transport::upstream_observer {
+struct forwarding_observer : gateway::upstream_observer {
     explicit forwarding_observer(fake_observer& to) : to_(to) {}
     void message(const std::string& bridge, upstream_message m) override {
         to_.message(bridge, std::move(m));
@@ -42,7 +42,7 @@ struct client_test : ::testing::Test {
         client->observe(std::make_unique<forwarding_observer>(gateway));
     }
     void make() { make(upstream_at(upstream.url())); }
-    transport::upstream_reply call(const call_context& ctx = {}) {
+    gateway::upstream_reply call(const call_context& ctx = {}) {
         return run(io, client->sender().request("tools/call", json::object{{"name", "echo"}}, ctx));
     }
     void TearDown() override {
@@ -128,10 +128,10 @@ TEST_F(client_test, a_retired_client_closes_once_its_calls_in_flight_end) {
         }
         return upstream.mcp(r);
     };
-    std::optional<transport::upstream_reply> slow;
+    std::optional<gateway::upstream_reply> slow;
     asio::co_spawn(io,
                    client->sender().request("tools/call", json::object{{"name", "slow"}}, bridged),
-                   [&](std::exception_ptr, transport::upstream_reply r) { slow = std::move(r); });
+                   [&](std::exception_ptr, gateway::upstream_reply r) { slow = std::move(r); });
     ASSERT_TRUE(run_until(io, [&] { return client->sender().calls_in_flight() == 1; }));
     client->retire(10s);
     settle(io);

@@ -13,9 +13,9 @@ namespace gate::test {
 namespace {
 
 namespace asio = boost::asio;
-using transport::caller_credential;
-using transport::upstream_credentials;
-using transport::upstream_failure;
+using gateway::caller_credential;
+using gateway::upstream_credentials;
+using gateway::upstream_failure;
 
 const caller_credential alice{"alice-token", "https://idp", "alice"};
 

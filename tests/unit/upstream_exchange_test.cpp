@@ -17,18 +17,18 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
-using transport::http_answer;
-using transport::outgoing_message;
-using transport::session_origin;
-using transport::session_state;
-using transport::upstream_failure;
+using gateway::http_answer;
+using gateway::outgoing_message;
+using gateway::session_origin;
+using gateway::session_state;
+using gateway::upstream_failure;
 using clock = std::chrono::steady_clock;
 
 struct exchange_test : units_fixture {
-    transport::upstream_exchange& exchange(config::upstream cfg) {
+    gateway::upstream_exchange& exchange(config::upstream cfg) {
         return make(std::move(cfg)).exchange;
     }
-    transport::upstream_exchange& exchange() { return make().exchange; }
+    gateway::upstream_exchange& exchange() { return make().exchange; }
 
     std::deque<json::object> messages; // an outgoing message's views point into its object
     outgoing_message call(std::int64_t id, std::string name = "echo") {
@@ -39,7 +39,7 @@ struct exchange_test : units_fixture {
         return outgoing_message::of(messages.back());
     }
     std::variant<http_answer, upstream_failure> send(const outgoing_message& msg,
-                                                     const transport::call_context& ctx = {},
+                                                     const gateway::call_context& ctx = {},
                                                      const session_state& session = {},
                                                      const session_origin* origin = nullptr,
                                                      clock::duration within = 5s) {
@@ -79,7 +79,7 @@ TEST_F(exchange_test, the_upstreams_messages_before_the_answer_go_to_the_calls_o
             R"({"jsonrpc":"2.0","id":)" + json::serialize(r.id) + R"(,"result":{"done":true}})"};
         return a;
     };
-    transport::call_context ctx;
+    gateway::call_context ctx;
     ctx.observer = &call_observer;
     session_origin origin{"b1", nullptr};
     auto r = send(call(5), ctx, {}, &origin);
@@ -178,7 +178,7 @@ TEST_F(exchange_test, an_endpoint_that_cannot_be_reached_is_a_connect_error) {
 
 TEST_F(exchange_test, a_header_with_a_control_character_is_never_sent) {
     exchange();
-    transport::call_context ctx;
+    gateway::call_context ctx;
     ctx.traceparent = "00-abc\r\nX-Injected: 1";
     auto r = send(call(1), ctx);
     ASSERT_TRUE(std::holds_alternative<upstream_failure>(r));
@@ -192,8 +192,8 @@ TEST_F(exchange_test, a_per_caller_upstreams_401_is_the_callers_business) {
     cfg.auth.strategy = "passthrough";
     exchange(cfg);
     upstream.on = [](const seen&) { return reply::status_only(401); };
-    session_origin origin{"b", std::make_shared<transport::caller_credential>(
-                                   transport::caller_credential{"tok", "iss", "alice"})};
+    session_origin origin{"b", std::make_shared<gateway::caller_credential>(
+                                   gateway::caller_credential{"tok", "iss", "alice"})};
     auto r = send(call(1), {}, {}, &origin);
     ASSERT_TRUE(std::holds_alternative<upstream_failure>(r));
     const auto& f = std::get<upstream_failure>(r);
@@ -257,7 +257,7 @@ TEST_F(exchange_test, a_long_lived_stream_hands_on_each_message_that_has_a_metho
         std::vector<std::string> got;
         bool streamed = co_await ex.follow_stream(
             conn, wire, true, [&] { ++opened; }, [] { return true; },
-            [&](transport::upstream_message m) { got.push_back(m.raw()); });
+            [&](gateway::upstream_message m) { got.push_back(m.raw()); });
         EXPECT_EQ(got.size(), streamed ? 1u : 0u);
         co_return std::pair{streamed, opened};
     };

@@ -21,8 +21,8 @@ namespace {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using state = actors::circuit_breaker::state;
-using transport::upstream_failure;
-using transport::upstream_guards;
+using gateway::upstream_failure;
+using gateway::upstream_guards;
 using admission = std::variant<upstream_guards::ticket, upstream_failure>;
 
 config::upstream guarded(std::int64_t threshold = 3, std::optional<std::int64_t> rpm = {}) {

@@ -3,7 +3,7 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
-using gate::transport::upstream_message;
+using gate::gateway::upstream_message;
 namespace json = boost::json;
 
 namespace {

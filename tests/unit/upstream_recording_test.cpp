@@ -20,9 +20,9 @@ namespace {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
-using transport::upstream_failure;
-using transport::upstream_message;
-using transport::upstream_recording;
+using gateway::upstream_failure;
+using gateway::upstream_message;
+using gateway::upstream_recording;
 
 // What the fake recorder received, for the test thread.
 struct received {
@@ -48,7 +48,7 @@ struct recording_test : ::testing::Test {
     caf::actor_system_config cfg;
     std::optional<caf::actor_system> sys;
     std::shared_ptr<received> box = std::make_shared<received>();
-    std::shared_ptr<transport::traffic_tap> tap;
+    std::shared_ptr<gateway::traffic_tap> tap;
     actors::recorder_actor recorder;
     std::string upstream_id = "alpha";
     upstream_recording recording{upstream_id};
@@ -58,9 +58,9 @@ struct recording_test : ::testing::Test {
         actors::add_message_types(cfg);
         sys.emplace(cfg);
         recorder = sys->spawn(fake_recorder, box);
-        tap = std::make_shared<transport::traffic_tap>(
-            io, recorder, std::make_shared<std::atomic<std::int64_t>>(0),
-            std::make_shared<actors::delivery_tally>());
+        tap = std::make_shared<gateway::traffic_tap>(io, recorder,
+                                                     std::make_shared<std::atomic<std::int64_t>>(0),
+                                                     std::make_shared<actors::delivery_tally>());
         recording.through(tap);
     }
     void TearDown() override { caf::anon_send_exit(recorder, caf::exit_reason::user_shutdown); }
@@ -88,7 +88,7 @@ TEST_F(recording_test, a_request_and_its_answer_are_heard_as_they_went) {
     auto sent = recording.before(params);
     ASSERT_TRUE(sent);
     params["name"] = "changed after"; // the request owns its params once sent
-    transport::call_context ctx;
+    gateway::call_context ctx;
     ctx.recorded = 42;
     recording.heard(ctx, std::move(*sent), "tools/call",
                     upstream_message::of_text(R"({"jsonrpc":"2.0","id":7,"result":{"n":1.50}})"));

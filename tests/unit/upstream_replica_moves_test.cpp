@@ -13,10 +13,10 @@ namespace gate::test {
 namespace {
 
 namespace json = boost::json;
-using transport::call_context;
-using transport::upstream_failure;
-using transport::upstream_message;
-using transport::upstream_reply;
+using gateway::call_context;
+using gateway::upstream_failure;
+using gateway::upstream_message;
+using gateway::upstream_reply;
 
 struct replica_moves_test : units_fixture {
     loopback_upstream second{io};

@@ -15,16 +15,16 @@ namespace {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
-using transport::call_context;
-using transport::upstream_failure;
-using transport::upstream_message;
-using transport::upstream_reply;
+using gateway::call_context;
+using gateway::upstream_failure;
+using gateway::upstream_message;
+using gateway::upstream_reply;
 
 struct requests_test : units_fixture {
-    transport::upstream_requests& requests(config::upstream cfg) {
+    gateway::upstream_requests& requests(config::upstream cfg) {
         return make(std::move(cfg)).requests;
     }
-    transport::upstream_requests& requests() { return make().requests; }
+    gateway::upstream_requests& requests() { return make().requests; }
     upstream_reply call(const call_context& ctx = {}, json::object params = {{"name", "echo"}}) {
         return run(io, units->requests.send("tools/call", std::move(params), ctx));
     }
@@ -185,7 +185,7 @@ TEST_F(requests_test, a_list_is_fetched_page_by_page_with_each_items_text) {
     };
     std::vector<std::string> texts;
     auto r = run(io, rq.fetch_list("tools/list", "tools", {},
-                                   transport::upstream_guards::ticket(units->guards), &texts));
+                                   gateway::upstream_guards::ticket(units->guards), &texts));
     ASSERT_TRUE(std::holds_alternative<json::array>(r));
     EXPECT_EQ(std::get<json::array>(r), json::parse(R"([{"name":"a","n":1.5},{"name":"b"}])"));
     EXPECT_EQ(texts, (std::vector<std::string>{R"({"name":"a","n":1.50})", R"({"name":"b"})"}));
@@ -203,7 +203,7 @@ TEST_F(requests_test, an_upstream_without_the_capability_lists_nothing) {
         return upstream.mcp(r);
     };
     auto r = run(io, rq.fetch_list("prompts/list", "prompts", {},
-                                   transport::upstream_guards::ticket(units->guards), nullptr));
+                                   gateway::upstream_guards::ticket(units->guards), nullptr));
     ASSERT_TRUE(std::holds_alternative<json::array>(r));
     EXPECT_TRUE(std::get<json::array>(r).empty());
 }

@@ -23,14 +23,14 @@
 namespace gate::test {
 
 // Keeps what it hears; answers input requests with `answer` when `asks` is set.
-struct fake_observer : transport::upstream_observer {
+struct fake_observer : gateway::upstream_observer {
     std::vector<std::pair<std::string, std::string>> heard; // bridge, the message's text
     std::vector<std::int64_t> sent_ids;
     bool asks = false;
     std::vector<protocol::sourced_object> asked;
     std::optional<protocol::sourced_object> answer;
 
-    void message(const std::string& bridge, transport::upstream_message m) override {
+    void message(const std::string& bridge, gateway::upstream_message m) override {
         heard.emplace_back(bridge, m.raw());
     }
     void sent(std::int64_t id) override { sent_ids.push_back(id); }
@@ -42,7 +42,7 @@ struct fake_observer : transport::upstream_observer {
     }
 };
 
-struct fake_hooks : transport::session_hooks {
+struct fake_hooks : gateway::session_hooks {
     std::vector<std::uint64_t> published;
     void root_published(std::uint64_t generation) override { published.push_back(generation); }
 };
@@ -58,13 +58,13 @@ struct upstream_units {
 
     fake_observer session_wide;
     fake_hooks hooks;
-    transport::upstream_state state;
-    transport::upstream_guards guards;
-    transport::upstream_credentials credentials;
-    transport::upstream_recording recording;
-    transport::upstream_exchange exchange;
-    transport::upstream_sessions sessions;
-    transport::upstream_requests requests;
+    gateway::upstream_state state;
+    gateway::upstream_guards guards;
+    gateway::upstream_credentials credentials;
+    gateway::upstream_recording recording;
+    gateway::upstream_exchange exchange;
+    gateway::upstream_sessions sessions;
+    gateway::upstream_requests requests;
 };
 
 inline std::shared_ptr<upstream_units> make_units(boost::asio::io_context& io,
@@ -88,8 +88,8 @@ struct units_fixture : ::testing::Test {
     }
     upstream_units& make() { return make(upstream_at(upstream.url())); }
     // A call context whose observer is call_observer.
-    transport::call_context observed() {
-        transport::call_context ctx;
+    gateway::call_context observed() {
+        gateway::call_context ctx;
         ctx.observer = &call_observer;
         return ctx;
     }

@@ -18,23 +18,23 @@ namespace {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
-using transport::call_context;
-using transport::session_ptr;
-using transport::upstream_failure;
+using gateway::call_context;
+using gateway::session_ptr;
+using gateway::upstream_failure;
 using failure = std::optional<upstream_failure>;
 
 struct sessions_test : units_fixture {
-    transport::upstream_sessions& sessions(config::upstream cfg) {
+    gateway::upstream_sessions& sessions(config::upstream cfg) {
         return make(std::move(cfg)).sessions;
     }
-    transport::upstream_sessions& sessions() { return make().sessions; }
+    gateway::upstream_sessions& sessions() { return make().sessions; }
     failure open(const session_ptr& s, const call_context& ctx = {}) {
         return run(io, units->sessions.ensure_session(s, ctx));
     }
     // Two callers that need `s` at once.
     std::pair<failure, failure> open_twice(const session_ptr& s) {
         return run(io,
-                   [](transport::upstream_sessions& ss,
+                   [](gateway::upstream_sessions& ss,
                       session_ptr s) -> asio::awaitable<std::pair<failure, failure>> {
                        using namespace asio::experimental::awaitable_operators;
                        auto both = co_await (ss.ensure_session(s, {}) && ss.ensure_session(s, {}));
@@ -186,10 +186,10 @@ TEST_F(sessions_test, a_session_clients_bridge_at_an_earlier_upstream_sets_no_le
 
 TEST_F(sessions_test, a_callers_credential_never_goes_on_a_shared_or_another_principals_session) {
     auto& ss = sessions();
-    auto alice = std::make_shared<transport::caller_credential>(
-        transport::caller_credential{"t1", "iss", "alice"});
-    auto bob = std::make_shared<transport::caller_credential>(
-        transport::caller_credential{"t2", "iss", "bob"});
+    auto alice = std::make_shared<gateway::caller_credential>(
+        gateway::caller_credential{"t1", "iss", "alice"});
+    auto bob = std::make_shared<gateway::caller_credential>(
+        gateway::caller_credential{"t2", "iss", "bob"});
     call_context shared;
     shared.caller = alice;
     EXPECT_EQ(ss.session_for(shared), nullptr);
@@ -202,8 +202,8 @@ TEST_F(sessions_test, a_callers_credential_never_goes_on_a_shared_or_another_pri
     theirs.caller = bob;
     EXPECT_EQ(ss.session_for(theirs), nullptr);
     call_context again = mine;
-    again.caller = std::make_shared<transport::caller_credential>(
-        transport::caller_credential{"t3", "iss", "alice"});
+    again.caller = std::make_shared<gateway::caller_credential>(
+        gateway::caller_credential{"t3", "iss", "alice"});
     EXPECT_EQ(ss.session_for(again), s);
     EXPECT_EQ(s->caller->token, "t3"); // its latest token
 }

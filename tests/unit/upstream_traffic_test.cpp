@@ -5,8 +5,8 @@
 // the shared root session's messages, or for a client that is gone; a notification for an open
 // session delivered as written, a request under an id gate mints and records; and the policy on
 // server-initiated requests (ping and everything without one allowed, a denied one audited).
-#include "gateway/auth/decision_hook_client.hpp"
 #include "gateway/mcp/upstream_traffic.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 #include "protocol/gateway_error.hpp"
 #include "tests/support/quiet_bridges.hpp"
 #include "tests/unit/stage_rig.hpp"
@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 namespace {
 
 namespace json = boost::json;
@@ -426,4 +426,4 @@ TEST_F(upstream_traffic_hook, a_session_that_ended_while_the_hook_decided_gets_n
 }
 
 } // namespace
-} // namespace gate::transport
+} // namespace gate::gateway

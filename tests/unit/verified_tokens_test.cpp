@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
+using gate::gateway::verified_tokens;
 using gate::policy::caller_ref;
 using gate::policy::principal;
-using gate::transport::verified_tokens;
 
 namespace {
 

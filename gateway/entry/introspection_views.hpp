@@ -4,10 +4,10 @@
 // and an icon another instance listed, learnt (icon_proxy::learner).
 #pragma once
 
+#include "gateway/entry/health.hpp"
+#include "gateway/entry/introspection.hpp"
+#include "gateway/mcp/icon_proxy.hpp"
 #include "gateway/mcp/list_methods.hpp"
-#include "gateway/operations/health.hpp"
-#include "gateway/operations/icon_proxy.hpp"
-#include "gateway/operations/introspection.hpp"
 #include "gateway/operations/traffic_history.hpp"
 #include "gateway/upstream/live_federation.hpp"
 #include "transport/http/http_reply.hpp"
@@ -20,7 +20,7 @@ namespace gate::actors {
 class actor_directory;
 }
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class fleet_store;
 
@@ -37,13 +37,14 @@ public:
     void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
 
     // GET /api/federation.
-    boost::asio::awaitable<http_reply> federation(request_context& rec);
+    boost::asio::awaitable<transport::http_reply> federation(request_context& rec);
     // GET /api/explain: which rule decides the invocation the query names, for the caller.
-    http_reply explain(const request_context& rec, const http_request& req) const;
+    transport::http_reply explain(const request_context& rec,
+                                  const transport::http_request& req) const;
     // GET /api/traffic: this instance's short history of requests, as the caller may see it.
-    http_reply traffic(const request_context& rec) const;
+    transport::http_reply traffic(const request_context& rec) const;
     // GET /api/catalog: gate's own lists and the viewer's own listings of per-caller upstreams.
-    boost::asio::awaitable<http_reply> catalog(request_context& rec);
+    boost::asio::awaitable<transport::http_reply> catalog(request_context& rec);
     // An icon another instance (or this one before a restart) listed: the upstream's identity
     // and gate's own lists, rewritten here so the icon proxy knows it.
     boost::asio::awaitable<void> learn_icons(std::shared_ptr<const actors::snapshot> snap,
@@ -60,4 +61,4 @@ private:
     std::shared_ptr<fleet_store> fleet_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

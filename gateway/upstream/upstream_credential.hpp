@@ -24,8 +24,10 @@
 #include <vector>
 
 namespace gate::transport {
-
 struct fetch_request;
+}
+
+namespace gate::gateway {
 
 // What is missing from the environment for `doc`'s credentials: one text per variable, naming
 // the field (`/upstreams/0/auth/secretRef`). gate refuses to start or reload on any.
@@ -79,14 +81,14 @@ private:
         std::optional<std::string> line;
         clock::time_point refresh_at{};
         std::optional<std::pair<clock::time_point, std::string>> last_failure;
-        ask_flight flight;
+        transport::ask_flight flight;
     };
     upstream_credential(boost::asio::any_io_executor ex, const config::upstream& u);
     boost::asio::awaitable<std::variant<std::string, credential_failure>>
     from_slot(std::shared_ptr<token_slot> slot, const caller_credential* caller);
     boost::asio::awaitable<void> fetch_token(token_slot& slot, const caller_credential* caller);
     // The token request: client credentials, or (`caller`) an exchange of the caller's token.
-    fetch_request token_request(const caller_credential* caller) const;
+    transport::fetch_request token_request(const caller_credential* caller) const;
     std::shared_ptr<token_slot> exchanged_slot(const caller_credential& caller);
 
     boost::asio::any_io_executor ex_;
@@ -99,4 +101,4 @@ private:
     std::uint64_t fetches_ = 0;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

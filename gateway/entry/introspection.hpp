@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What discovery's last poll found, for /api/federation (io thread only): written by the poller
 // (gateway/program/discovery_poller), read by the view.
@@ -58,9 +58,9 @@ boost::json::object auth_hint(const config::document& doc,
 
 class token_endpoint;
 // GET /api/auth-hint: the hint as JSON (`tokens`: gate's own issuer, null without auth.ema).
-http_reply auth_hint_reply(const config::document& doc, const token_endpoint* tokens);
+transport::http_reply auth_hint_reply(const config::document& doc, const token_endpoint* tokens);
 // The console's pages (introspection_routes.cpp): /console redirects to /console/, an asset
 // is served with the console's policy headers; nullopt for anything else (404).
-std::optional<http_reply> console_page(std::string_view path);
+std::optional<transport::http_reply> console_page(std::string_view path);
 
-} // namespace gate::transport
+} // namespace gate::gateway

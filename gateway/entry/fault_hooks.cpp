@@ -1,4 +1,4 @@
-#include "gateway/operations/fault_hooks.hpp"
+#include "gateway/entry/fault_hooks.hpp"
 
 #include "gateway/pipeline/answers.hpp"
 
@@ -6,18 +6,18 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace http = boost::beast::http;
 
-std::optional<http_reply> run_fault_hook(const federation_view& live,
-                                         const actors::supervisor_actor& supervisor,
-                                         http::verb verb, std::string_view path) {
+std::optional<transport::http_reply> run_fault_hook(const federation_view& live,
+                                                    const actors::supervisor_actor& supervisor,
+                                                    http::verb verb, std::string_view path) {
     constexpr std::string_view kill = "/_test/kill-upstream-actor/";
     if (verb == http::verb::post && path == "/_test/kill-supervisor" && supervisor) {
         spdlog::warn("fault hook: killing the supervisor");
         caf::anon_send_exit(supervisor, caf::exit_reason::kill);
-        return http_reply::json(http::status::accepted, R"({"killed":"supervisor"})");
+        return transport::http_reply::json(http::status::accepted, R"({"killed":"supervisor"})");
     }
     if (verb == http::verb::post && path == "/_test/kill-breaker-actor") {
         // Every board names the one breaker actor; with no upstream there is none to kill.
@@ -29,7 +29,7 @@ std::optional<http_reply> run_fault_hook(const federation_view& live,
                  protocol::gateway_error_text(gateway_error::fault_target_idle, {"breaker"})});
         spdlog::warn("fault hook: killing the breaker actor");
         caf::anon_send_exit(breaker, caf::exit_reason::kill);
-        return http_reply::json(http::status::accepted, R"({"killed":"breaker"})");
+        return transport::http_reply::json(http::status::accepted, R"({"killed":"breaker"})");
     }
     if (verb != http::verb::post || !path.starts_with(kill))
         return std::nullopt;
@@ -45,8 +45,8 @@ std::optional<http_reply> run_fault_hook(const federation_view& live,
                             protocol::gateway_error_text(gateway_error::fault_target_idle, {id})});
     spdlog::warn("fault hook: killing the actor of upstream {}", id);
     caf::anon_send_exit(actor, caf::exit_reason::kill);
-    return http_reply::json(http::status::accepted,
-                            boost::json::serialize(boost::json::object{{"killed", id}}));
+    return transport::http_reply::json(http::status::accepted,
+                                       boost::json::serialize(boost::json::object{{"killed", id}}));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

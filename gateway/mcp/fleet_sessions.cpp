@@ -1,4 +1,4 @@
-#include "gateway/fleet/fleet_sessions.hpp"
+#include "gateway/mcp/fleet_sessions.hpp"
 
 #include "actors/federation/upstream_actor.hpp"
 #include "gateway/upstream/upstream_client.hpp"
@@ -13,7 +13,7 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -148,7 +148,7 @@ void fleet_sessions::answered_here(const std::string& session, const std::string
         store_->erase("server-request", session + " " + minted);
 }
 
-asio::awaitable<std::optional<http_reply>>
+asio::awaitable<std::optional<transport::http_reply>>
 fleet_sessions::answer_for_fleet(const std::string& session, const protocol::message& msg,
                                  request_context& rec, std::string_view body) {
     if (!store_ || !msg.id.is_string())
@@ -182,7 +182,7 @@ fleet_sessions::answer_for_fleet(const std::string& session, const protocol::mes
         rec.audit.outcome = protocol::outcome::upstream_down;
         rec.audit.error = "the upstream session that asked is gone";
     }
-    co_return http_reply::empty(boost::beast::http::status::accepted);
+    co_return transport::http_reply::empty(boost::beast::http::status::accepted);
 }
 
 namespace {
@@ -336,4 +336,4 @@ std::optional<session_call> fleet_sessions::use(const std::string& id) {
     return sessions_.call_on(id);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

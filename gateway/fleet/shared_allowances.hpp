@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace gate::transport::pipeline {
+namespace gate::gateway {
 
 class shared_allowances {
 public:
@@ -33,4 +33,4 @@ protected:
     ~shared_allowances() = default;
 };
 
-} // namespace gate::transport::pipeline
+} // namespace gate::gateway

@@ -1,4 +1,4 @@
-#include "gateway/auth/upstream_credential.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 
 #include "protocol/jose/base64url.hpp"
 #include "protocol/jose/es256_signer.hpp"
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -178,7 +178,7 @@ struct issued_token {
 };
 
 // The token endpoint's answer read: the token, or why it is not usable.
-std::variant<issued_token, std::string> read_token_answer(const fetch_answer& a) {
+std::variant<issued_token, std::string> read_token_answer(const transport::fetch_answer& a) {
     boost::system::error_code ec;
     auto doc = json::parse(a.body, ec);
     const auto* o = !ec && doc.is_object() ? &doc.get_object() : nullptr;
@@ -211,8 +211,8 @@ std::variant<issued_token, std::string> read_token_answer(const fetch_answer& a)
 
 } // namespace
 
-fetch_request upstream_credential::token_request(const caller_credential* caller) const {
-    fetch_request req;
+transport::fetch_request upstream_credential::token_request(const caller_credential* caller) const {
+    transport::fetch_request req;
     req.url = cfg_.token_endpoint;
     req.method = "POST";
     req.content_type = "application/x-www-form-urlencoded";
@@ -258,7 +258,7 @@ asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
     if (auto* e = std::get_if<std::string>(&answer)) {
         error = *e;
     } else {
-        auto read = read_token_answer(std::get<fetch_answer>(answer));
+        auto read = read_token_answer(std::get<transport::fetch_answer>(answer));
         if (auto* why = std::get_if<std::string>(&read)) {
             error = std::move(*why);
         } else {
@@ -284,4 +284,4 @@ asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
     slot.last_failure = {clock::now(), std::move(text)};
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

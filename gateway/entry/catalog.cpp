@@ -1,8 +1,8 @@
-#include "gateway/operations/catalog.hpp"
+#include "gateway/entry/catalog.hpp"
 
-#include "gateway/auth/upstream_credential.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 
@@ -168,4 +168,4 @@ json::object catalog_report(const catalog_facts& f) {
     return {{"upstreams", std::move(upstreams)}, {"viewer", std::move(viewer)}};
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

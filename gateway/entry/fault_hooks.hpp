@@ -15,13 +15,14 @@
 #include <optional>
 #include <string_view>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 inline constexpr std::string_view fault_hook_prefix = "/_test/";
 
 // The hook's answer, or nullopt when `path` names none.
-std::optional<http_reply> run_fault_hook(const federation_view& live,
-                                         const actors::supervisor_actor& supervisor,
-                                         boost::beast::http::verb verb, std::string_view path);
+std::optional<transport::http_reply> run_fault_hook(const federation_view& live,
+                                                    const actors::supervisor_actor& supervisor,
+                                                    boost::beast::http::verb verb,
+                                                    std::string_view path);
 
-} // namespace gate::transport
+} // namespace gate::gateway

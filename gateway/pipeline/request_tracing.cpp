@@ -1,9 +1,9 @@
-#include "gateway/operations/request_tracing.hpp"
+#include "gateway/pipeline/request_tracing.hpp"
 
 #include "protocol/otlp_json.hpp"
 #include "protocol/trace_context.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 void start_trace(request_context& rec, std::string_view caller_traceparent,
                  const std::optional<config::tracing>& tracing) {
@@ -90,4 +90,4 @@ std::vector<std::string> finish_trace(request_context& rec) {
     return out;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

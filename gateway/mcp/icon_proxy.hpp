@@ -25,7 +25,7 @@
 #include <variant>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 struct icon_limits {
     std::size_t per_namespace = 1024;        // icons remembered per namespace (oldest forgotten)
@@ -114,8 +114,8 @@ public:
                      boost::json::object& holder);
 
     // The answer to a request for `path` (under /icons/) on the current snapshot.
-    boost::asio::awaitable<http_reply> serve(std::shared_ptr<const actors::snapshot> snap,
-                                             std::string_view path, bool get);
+    boost::asio::awaitable<transport::http_reply>
+    serve(std::shared_ptr<const actors::snapshot> snap, std::string_view path, bool get);
 
     // How an icon this instance never listed is learnt: the upstream's lists and identity,
     // rewritten here (another instance of a fleet listed it, or this one before a restart).
@@ -155,4 +155,4 @@ private:
     std::map<std::string, std::string> reported_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -1,4 +1,4 @@
-#include "gateway/operations/icon_proxy.hpp"
+#include "gateway/mcp/icon_proxy.hpp"
 
 #include "protocol/param_headers.hpp"
 #include "transport/client/http_fetch.hpp"
@@ -6,7 +6,7 @@
 #include <boost/beast/http/status.hpp>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -81,7 +81,7 @@ namespace {
 
 asio::awaitable<std::variant<icon_answer, std::string>> fetch_over_http(std::string url,
                                                                         const icon_limits& limits) {
-    fetch_request req;
+    transport::fetch_request req;
     req.url = std::move(url);
     req.timeout = limits.timeout;
     req.max_body = limits.max_bytes;
@@ -92,7 +92,7 @@ asio::awaitable<std::variant<icon_answer, std::string>> fetch_over_http(std::str
     auto r = co_await http_fetch(ex, std::move(req));
     if (auto* failed = std::get_if<std::string>(&r))
         co_return std::move(*failed);
-    auto& a = std::get<fetch_answer>(r);
+    auto& a = std::get<transport::fetch_answer>(r);
     co_return icon_answer{a.status, std::move(a.body)};
 }
 
@@ -109,8 +109,8 @@ std::string icon_fetch_failure(std::string_view why, const icon_limits& limits) 
     return "it could not be reached";
 }
 
-http_reply plain(http::status status, std::string text) {
-    auto reply = http_reply::text(status, std::move(text) + "\n");
+transport::http_reply plain(http::status status, std::string text) {
+    auto reply = transport::http_reply::text(status, std::move(text) + "\n");
     reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
     reply.headers.emplace_back("Cache-Control", "no-store");
     return reply;
@@ -249,8 +249,8 @@ asio::awaitable<const std::string*> icon_proxy::src_of(std::shared_ptr<const act
     co_return registry_.find(ns, digest);
 }
 
-asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const actors::snapshot> snap,
-                                              std::string_view path, bool get) {
+asio::awaitable<transport::http_reply>
+icon_proxy::serve(std::shared_ptr<const actors::snapshot> snap, std::string_view path, bool get) {
     auto parsed = protocol::parse_icon_path(path);
     if (!parsed)
         co_return plain(http::status::not_found, "no such icon: gate's icons are "
@@ -300,7 +300,7 @@ asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const actors::snap
     if (!hit->body)
         co_return plain(http::status::bad_gateway, hit->failure);
     auto left = std::chrono::duration_cast<std::chrono::seconds>(hit->expires - clock::now());
-    http_reply reply{
+    transport::http_reply reply{
         http::status::ok, std::string(protocol::image_mime(hit->type)), *hit->body, {}, false};
     reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
     reply.headers.emplace_back("Content-Security-Policy", "default-src 'none'");
@@ -309,4 +309,4 @@ asio::awaitable<http_reply> icon_proxy::serve(std::shared_ptr<const actors::snap
     co_return reply;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

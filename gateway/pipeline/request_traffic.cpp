@@ -1,6 +1,6 @@
-#include "gateway/operations/request_traffic.hpp"
+#include "gateway/pipeline/request_traffic.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 std::size_t traffic_slot_slowly(traffic_history& t, const request_context& ctx) {
     if (!ctx.upstream || !ctx.view || !ctx.view->snap)
@@ -26,4 +26,4 @@ void note_refusal(traffic_history& t, const request_context& ctx, traffic_histor
               principal_key(ctx.who.caller));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

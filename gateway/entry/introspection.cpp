@@ -1,10 +1,10 @@
-#include "gateway/operations/introspection.hpp"
+#include "gateway/entry/introspection.hpp"
 
-#include "gateway/operations/health.hpp"
+#include "gateway/entry/health.hpp"
 #include "process/version.hpp"
 #include "protocol/utc_timestamp.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 
@@ -285,4 +285,4 @@ json::object auth_hint(const config::document& doc, const std::optional<std::str
     return out;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -1,4 +1,4 @@
-#include "gateway/operations/health.hpp"
+#include "gateway/entry/health.hpp"
 
 #include "actors/guards/endpoint_rotation.hpp"
 #include "gateway/pipeline/request_context.hpp"
@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace json = boost::json;
 
@@ -122,7 +122,7 @@ asio::awaitable<health_report> health_checker::probe() {
         double latency_ms;
         std::string error;
     };
-    auto results = co_await fan_out<result>(
+    auto results = co_await transport::fan_out<result>(
         upstreams_.size(), [this](std::size_t i) -> asio::awaitable<result> {
             auto start = clock::now();
             call_context ctx;
@@ -185,4 +185,4 @@ void health_watch::adopt(const federation_view& next) {
     now_ = std::make_shared<health_checker>(next.clients, show_detail_);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

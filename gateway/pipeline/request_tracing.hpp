@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // At admission: the traceparent upstream calls continue (the caller's trace, or a new one),
 // and with `tracing` a record of the request's spans when the trace is sampled (parent-based,
@@ -35,4 +35,4 @@ void close_upstream_span(request_context& rec, upstream_span& call, std::string_
 // request is not recorded.
 std::vector<std::string> finish_trace(request_context& rec);
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // What the viewer's own credential listed of an upstream that takes each caller's.
 struct caller_listing {
@@ -39,4 +39,4 @@ struct catalog_facts {
 
 boost::json::object catalog_report(const catalog_facts& f);
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The entry's session step finds a request's session through it (pipeline::session_directory),
 // here or in the fleet's store; stage 8 publishes a new one through it
@@ -105,10 +105,9 @@ public:
     void share_server_request(const std::string& session, const std::string& minted,
                               const std::string& upstream, const boost::json::value& upstream_id);
     void answered_here(const std::string& session, const std::string& minted);
-    boost::asio::awaitable<std::optional<http_reply>> answer_for_fleet(const std::string& session,
-                                                                       const protocol::message& msg,
-                                                                       request_context& rec,
-                                                                       std::string_view body);
+    boost::asio::awaitable<std::optional<transport::http_reply>>
+    answer_for_fleet(const std::string& session, const protocol::message& msg, request_context& rec,
+                     std::string_view body);
 
     // Follows what the fleet decided elsewhere, on a timer, until the gateway stops.
     boost::asio::awaitable<void> follow();
@@ -133,4 +132,4 @@ private:
     std::array<unsigned char, 32> cursor_key_{};
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <variant>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class metrics;
 
@@ -95,7 +95,7 @@ private:
     // the prepared POST or why gate will not send it.
     struct prepared_hook {
         std::string url, token;
-        std::variant<prepared_post, std::string> post;
+        std::variant<transport::prepared_post, std::string> post;
     };
     // The head for `hook` as its question goes out now: the kept one while the URL and the
     // token are the same, written again when either changed (a reload, a rotated secret).
@@ -107,7 +107,7 @@ private:
     boost::asio::any_io_executor ex_;
     metrics& stats_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
-    fetch_pool pool_; // connections kept open to the hook between questions
+    transport::fetch_pool pool_; // connections kept open to the hook between questions
     std::shared_ptr<const prepared_hook> prepared_;
     policy::hook_memory memory_;
     std::int64_t in_flight_ = 0;
@@ -117,4 +117,4 @@ private:
     clock::time_point last_warned_{};
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

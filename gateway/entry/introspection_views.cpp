@@ -4,15 +4,15 @@
 // leaves by the exit, audited like any); an answered read is a view, not an MCP request, and
 // leaves no audit event. /api/auth-hint and the console's assets
 // are public and carry public configuration only. The old console API paths answer 404.
-#include "gateway/operations/introspection_views.hpp"
+#include "gateway/entry/introspection_views.hpp"
 
 #include "actors/bridge.hpp"
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/auth/token_endpoint.hpp"
+#include "gateway/entry/catalog.hpp"
+#include "gateway/entry/introspection.hpp"
 #include "gateway/fleet/fleet_store.hpp"
-#include "gateway/operations/catalog.hpp"
 #include "gateway/operations/console_assets.hpp"
-#include "gateway/operations/introspection.hpp"
 #include "gateway/operations/traffic_report.hpp"
 #include "gateway/pipeline/answers.hpp"
 #include "policy/policy_explain.hpp"
@@ -27,13 +27,13 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace http = boost::beast::http;
 
 namespace {
 
-http_reply no_store(http_reply reply) {
+transport::http_reply no_store(transport::http_reply reply) {
     reply.headers.emplace_back("Cache-Control", "no-store");
     return reply;
 }
@@ -52,7 +52,8 @@ const std::pair<std::string, std::int64_t>& this_instance() {
 
 } // namespace
 
-boost::asio::awaitable<http_reply> introspection_views::federation(request_context& rec) {
+boost::asio::awaitable<transport::http_reply>
+introspection_views::federation(request_context& rec) {
     // Stages 2 and 3 admitted the viewer at the chain's entry (door::view).
     auto view = rec.view;             // the snapshot it loaded, whatever a reload does meanwhile
     auto checker = health_.checker(); // a reload may replace it while this probe runs
@@ -70,15 +71,16 @@ boost::asio::awaitable<http_reply> introspection_views::federation(request_conte
     if (rec.who.tenant_index)
         facts.sees = [&tenants = *view->snap->tenants, t = *rec.who.tenant_index](
                          std::string_view id) { return tenants.sees(t, id); };
-    co_return no_store(
-        http_reply::json(http::status::ok, protocol::json_text(federation_snapshot(facts))));
+    co_return no_store(transport::http_reply::json(
+        http::status::ok, protocol::json_text(federation_snapshot(facts))));
 }
 
 namespace {
 
 // The query of GET /api/explain: method, and name (a listed name), or server with name or
 // uri; arguments as JSON text.
-std::variant<policy::explain_request, std::string> explain_query(const http_request& req) {
+std::variant<policy::explain_request, std::string>
+explain_query(const transport::http_request& req) {
     std::string_view target(req.target().data(), req.target().size());
     auto q = target.find('?');
     if (q == std::string_view::npos)
@@ -172,7 +174,8 @@ std::optional<std::string> unseen_by_tenant(const request_context& rec,
 
 } // namespace
 
-http_reply introspection_views::explain(const request_context& rec, const http_request& req) const {
+transport::http_reply introspection_views::explain(const request_context& rec,
+                                                   const transport::http_request& req) const {
     auto asked = explain_query(req);
     auto refused = [](std::string why) {
         return no_store(
@@ -202,10 +205,10 @@ http_reply introspection_views::explain(const request_context& rec, const http_r
         return refused(std::move(*why));
     auto body = explanation_json(std::get<policy::explained>(got));
     body["principal"] = caller ? boost::json::value(caller->subject) : boost::json::value(nullptr);
-    return no_store(http_reply::json(http::status::ok, protocol::json_text(body)));
+    return no_store(transport::http_reply::json(http::status::ok, protocol::json_text(body)));
 }
 
-http_reply introspection_views::traffic(const request_context& rec) const {
+transport::http_reply introspection_views::traffic(const request_context& rec) const {
     const auto& view = *rec.view;
     traffic_facts facts{traffic_,
                         {},
@@ -223,7 +226,8 @@ http_reply introspection_views::traffic(const request_context& rec) const {
         const auto& u = view.snap->upstream(i);
         facts.upstreams.push_back({u.id, u.urls, view.clients[i]->guards().board()->changes()});
     }
-    return no_store(http_reply::json(http::status::ok, protocol::json_text(traffic_report(facts))));
+    return no_store(
+        transport::http_reply::json(http::status::ok, protocol::json_text(traffic_report(facts))));
 }
 
 namespace {
@@ -252,7 +256,7 @@ boost::asio::awaitable<std::vector<caller_listing>> own_listings(list_methods& l
     for (std::size_t i = 0; rec.who.caller && i < rec.view->clients.size(); ++i)
         if (rec.view->clients[i]->per_caller() && tenant_sees(rec, i))
             wanted.push_back(i);
-    auto got = co_await fan_out<caller_listing>(
+    auto got = co_await transport::fan_out<caller_listing>(
         wanted.size(), [&](std::size_t n) -> boost::asio::awaitable<caller_listing> {
             caller_listing own{wanted[n], {}, {}};
             auto side = lister_for(rec);
@@ -280,7 +284,7 @@ boost::asio::awaitable<std::vector<caller_listing>> own_listings(list_methods& l
 
 } // namespace
 
-boost::asio::awaitable<http_reply> introspection_views::catalog(request_context& rec) {
+boost::asio::awaitable<transport::http_reply> introspection_views::catalog(request_context& rec) {
     auto view = rec.view; // the snapshot it loaded, whatever a reload does meanwhile
     // gate's own lists first, as for icons (learn_icons): a list not cached yet, or expired,
     // is fetched; one whose upstream does not answer stays out, and so does every upstream
@@ -310,7 +314,7 @@ boost::asio::awaitable<http_reply> introspection_views::catalog(request_context&
                         std::move(cached[2]),
                         std::move(own)};
     co_return no_store(
-        http_reply::json(http::status::ok, protocol::json_text(catalog_report(facts))));
+        transport::http_reply::json(http::status::ok, protocol::json_text(catalog_report(facts))));
 }
 
 boost::asio::awaitable<void>
@@ -330,23 +334,24 @@ introspection_views::learn_icons(std::shared_ptr<const actors::snapshot> snap,
         co_await lists_.federated(kind, nullptr, {}, side);
 }
 
-http_reply auth_hint_reply(const config::document& doc, const token_endpoint* tokens) {
+transport::http_reply auth_hint_reply(const config::document& doc, const token_endpoint* tokens) {
     std::optional<std::string> own;
     if (tokens)
         own = tokens->issuer();
-    return http_reply::json(http::status::ok, boost::json::serialize(auth_hint(doc, own)));
+    return transport::http_reply::json(http::status::ok,
+                                       boost::json::serialize(auth_hint(doc, own)));
 }
 
-std::optional<http_reply> console_page(std::string_view path) {
+std::optional<transport::http_reply> console_page(std::string_view path) {
     if (path == "/console") {
-        auto reply = http_reply::empty(http::status::permanent_redirect);
+        auto reply = transport::http_reply::empty(http::status::permanent_redirect);
         reply.headers.emplace_back("Location", "/console/");
         return reply;
     }
     auto asset = console_asset_at(path);
     if (!asset) // the old /console/api/* paths included
         return std::nullopt;
-    http_reply reply{
+    transport::http_reply reply{
         http::status::ok, std::string(asset->content_type), std::string(asset->body), {}, false};
     reply.headers.emplace_back("Content-Security-Policy", std::string(console_csp));
     reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
@@ -355,4 +360,4 @@ std::optional<http_reply> console_page(std::string_view path) {
     return reply;
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

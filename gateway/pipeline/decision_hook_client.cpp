@@ -1,4 +1,4 @@
-#include "gateway/auth/decision_hook_client.hpp"
+#include "gateway/pipeline/decision_hook_client.hpp"
 
 #include "gateway/operations/metrics.hpp"
 #include "protocol/trace_context.hpp"
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -38,7 +38,7 @@ std::string_view verdict_name(hook_answer::said s) {
 // person, acts once), and the trace context it was asked in, when it reads as one.
 std::string question_fields(std::string_view traceparent) {
     std::string fields;
-    header_writer head(fields);
+    transport::header_writer head(fields);
     head.field("Idempotency-Key", protocol::random_hex(16));
     if (protocol::parse_traceparent(traceparent))
         head.field("traceparent", traceparent);
@@ -105,8 +105,9 @@ decision_hook_client::prepared_for(const config::decision_hook& hook) {
     std::vector<std::pair<std::string, std::string>> fields;
     if (!token.empty())
         fields.emplace_back("Authorization", "Bearer " + std::string(token));
-    prepared_ = std::make_shared<const prepared_hook>(prepared_hook{
-        hook.url, std::string(token), prepare_post(hook.url, "application/json", fields)});
+    prepared_ = std::make_shared<const prepared_hook>(
+        prepared_hook{hook.url, std::string(token),
+                      transport::prepare_post(hook.url, "application/json", fields)});
     return prepared_;
 }
 
@@ -172,9 +173,10 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
     if (const auto* why = std::get_if<std::string>(&prepared->post))
         co_return failed("unreachable", *why);
     if (!tls_ && hook.url.starts_with("https"))
-        tls_ = make_client_tls_context();
-    auto got = co_await http_post(ex_, std::get<prepared_post>(prepared->post), description, left,
-                                  max_answer_bytes, tls_, pool_, question_fields(traceparent));
+        tls_ = transport::make_client_tls_context();
+    auto got =
+        co_await http_post(ex_, std::get<transport::prepared_post>(prepared->post), description,
+                           left, max_answer_bytes, tls_, pool_, question_fields(traceparent));
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* why = std::get_if<std::string>(&got)) {
         auto has = [&](std::string_view s) { return why->find(s) != std::string::npos; };
@@ -190,7 +192,7 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
         a.seconds = seconds;
         co_return a;
     }
-    const auto& answer = std::get<fetch_answer>(got);
+    const auto& answer = std::get<transport::fetch_answer>(got);
     auto read = policy::read_hook_answer(answer.status, answer.body);
     hook_answer a;
     if (auto* why = std::get_if<std::string>(&read)) {
@@ -273,4 +275,4 @@ void decision_hook_client::count(policy::hook_stage stage, const hook_answer& a,
         stats_.decision_hook_latency(name, a.seconds);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -16,7 +16,7 @@
 #include <optional>
 #include <vector>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // An upstream's owner and labels as /health and /api/federation show them.
 boost::json::object owner_json(const config::owner& o);
@@ -45,7 +45,7 @@ private:
     std::vector<std::shared_ptr<upstream_client>> upstreams_;
     bool show_detail_;
     std::chrono::milliseconds budget_;
-    memoized_flight<health_report> memo_;
+    transport::memoized_flight<health_report> memo_;
 };
 
 // The health checker of the federation as it stands (GET /health and /api/federation share its
@@ -62,4 +62,4 @@ private:
     std::shared_ptr<health_checker> now_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

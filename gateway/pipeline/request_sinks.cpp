@@ -1,13 +1,13 @@
 // gate --record's side here (docs/recording.md): a message the MCP endpoint could read is noted
 // as it arrives (before any stage can change it) and handed to the recording at the exit with
 // what became of it. Only runs with a tap.
-#include "gateway/operations/request_sinks.hpp"
+#include "gateway/pipeline/request_sinks.hpp"
 
 #include "actors/supervision/supervisor.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "transport/http/http_server.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 request_sinks::request_sinks(boost::asio::any_io_executor ex, const actors::actor_directory& actors,
                              std::shared_ptr<traffic_tap> tap, const request_hook& hook)
@@ -20,7 +20,7 @@ pipeline::audit_services::open_sinks request_sinks::sinks() const {
             static_cast<bool>(hook_)};
 }
 
-void request_sinks::hear(const http_request& req, request_context& rec) {
+void request_sinks::hear(const transport::http_request& req, request_context& rec) {
     auto h = std::make_shared<actors::heard_request>();
     h->seq = tap_->next_seq();
     h->at = std::chrono::system_clock::now();
@@ -45,4 +45,4 @@ void request_sinks::heard(request_context& rec) {
     tap_->heard(std::move(*h));
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway

@@ -13,7 +13,7 @@
 #include <functional>
 #include <memory>
 
-namespace gate::transport {
+namespace gate::gateway {
 
 class traffic_tap;
 
@@ -40,7 +40,7 @@ private:
     void spans(std::vector<std::string> spans) override { feed_.spans(std::move(spans)); }
     void heard(request_context& ctx) override;
     void finished(const request_context& ctx) override { hook_(ctx); }
-    void hear(const http_request& req, request_context& ctx) override;
+    void hear(const transport::http_request& req, request_context& ctx) override;
 
     const actors::actor_directory& actors_;
     current_sinks line_;
@@ -49,4 +49,4 @@ private:
     const request_hook& hook_;
 };
 
-} // namespace gate::transport
+} // namespace gate::gateway

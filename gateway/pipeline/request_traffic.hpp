@@ -9,7 +9,7 @@
 #include "gateway/operations/traffic_history.hpp"
 #include "gateway/pipeline/request_context.hpp"
 
-namespace gate::transport {
+namespace gate::gateway {
 
 // The series of the request's upstream, following a newer configuration first (rare).
 std::size_t traffic_slot_slowly(traffic_history& t, const request_context& ctx);
@@ -31,4 +31,4 @@ inline void count_traffic(traffic_history& t, const request_context& ctx,
         note_refusal(t, ctx, now);
 }
 
-} // namespace gate::transport
+} // namespace gate::gateway
