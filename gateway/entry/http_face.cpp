@@ -167,7 +167,7 @@ transport::http_reply metrics_reply(const http_face_parts& p) {
         for (const auto& e : c->health().endpoints())
             sample.endpoints.emplace_back(e.url, e.in_rotation);
     }
-    auto& stats = p.stats;
+    auto& stats = p.stats.at_scrape();
     stats.upstream_guards(guards);
     stats.session_counts(p.sessions.size(), bridged);
     stats.outbox_dropped(static_cast<std::int64_t>(p.sessions.dropped_messages()));
@@ -183,7 +183,7 @@ transport::http_reply metrics_reply(const http_face_parts& p) {
     for (auto& b : p.budgets.standings(std::chrono::system_clock::now()))
         budgets.push_back({std::move(b.key), b.allowance, b.taken, b.spent, b.exhausted});
     stats.budget_standings(budgets);
-    auto reply = transport::http_reply::text(http::status::ok, stats.serialize());
+    auto reply = transport::http_reply::text(http::status::ok, p.stats.serialize());
     reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return reply;
 }

@@ -260,25 +260,26 @@ fleet_store::reserve_budget(const std::string& account, std::int64_t allowance, 
 }
 
 asio::awaitable<std::optional<std::int64_t>>
-fleet_store::breaker_failure(const std::string& upstream) {
-    auto reply = co_await run(
+fleet_store::breaker_side::failure(const std::string& upstream) {
+    auto reply = co_await store_.run(
         "breaker", {"EVAL", std::string(failure_script), "1", key("breaker-failures", upstream)});
     if (!reply || reply->type != transport::redis_value::kind::integer)
         co_return std::nullopt;
     co_return reply->integer;
 }
 
-void fleet_store::breaker_success(const std::string& upstream) {
-    fire("breaker", {"DEL", key("breaker-failures", upstream)});
+void fleet_store::breaker_side::success(const std::string& upstream) {
+    store_.fire("breaker", {"DEL", key("breaker-failures", upstream)});
 }
 
-void fleet_store::breaker_opened(const std::string& upstream, std::chrono::milliseconds rest) {
-    fire("breaker", {"SET", key("breaker-open", upstream), "1", "PX",
-                     std::to_string(std::max<std::int64_t>(rest.count(), 1))});
+void fleet_store::breaker_side::opened(const std::string& upstream,
+                                       std::chrono::milliseconds rest) {
+    store_.fire("breaker", {"SET", key("breaker-open", upstream), "1", "PX",
+                            std::to_string(std::max<std::int64_t>(rest.count(), 1))});
 }
 
 asio::awaitable<std::optional<std::vector<std::chrono::milliseconds>>>
-fleet_store::breakers_open(const std::vector<std::string>& upstreams) {
+fleet_store::breaker_side::open_for(const std::vector<std::string>& upstreams) {
     std::vector<std::chrono::milliseconds> out;
     if (upstreams.empty())
         co_return out;
@@ -288,7 +289,7 @@ fleet_store::breakers_open(const std::vector<std::string>& upstreams) {
     std::vector<std::string> args{"EVAL", script, std::to_string(upstreams.size())};
     for (const auto& u : upstreams)
         args.push_back(key("breaker-open", u));
-    auto reply = co_await run("breaker", std::move(args));
+    auto reply = co_await store_.run("breaker", std::move(args));
     if (!reply || reply->type != transport::redis_value::kind::array ||
         reply->elements.size() != upstreams.size())
         co_return std::nullopt;
@@ -476,16 +477,17 @@ return 1
 )lua";
 } // namespace
 
-void fleet_store::session_ended(const std::string& id) {
-    fire("session", {"EVAL", std::string(end_session_script), "2", key("session", id),
-                     key("fleet", "sessions-ended"), id,
-                     std::to_string(epoch_ms(std::chrono::system_clock::now()))});
+void fleet_store::session_side::ended(const std::string& id) {
+    store_.fire("session", {"EVAL", std::string(end_session_script), "2", key("session", id),
+                            key("fleet", "sessions-ended"), id,
+                            std::to_string(epoch_ms(std::chrono::system_clock::now()))});
 }
 
 asio::awaitable<std::optional<fleet_store::endings>>
-fleet_store::sessions_ended_after(std::int64_t after) {
-    auto reply = co_await run("session", {"ZRANGEBYSCORE", key("fleet", "sessions-ended"),
-                                          "(" + std::to_string(after), "+inf", "WITHSCORES"});
+fleet_store::session_side::ended_after(std::int64_t after) {
+    auto reply =
+        co_await store_.run("session", {"ZRANGEBYSCORE", key("fleet", "sessions-ended"),
+                                        "(" + std::to_string(after), "+inf", "WITHSCORES"});
     if (!reply || reply->type != transport::redis_value::kind::array)
         co_return std::nullopt;
     endings out;

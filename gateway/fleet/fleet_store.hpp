@@ -59,15 +59,24 @@ public:
     boost::asio::awaitable<std::optional<std::int64_t>>
     reserve_budget(const std::string& account, std::int64_t allowance, wall_time ends) override;
 
-    // Breakers: a failure counted fleet-wide (the fleet's consecutive failures after it), a
-    // success that resets the count, an opening published for `rest`, and how long each of
-    // `upstreams` stays open as the fleet sees it (0: not open).
-    boost::asio::awaitable<std::optional<std::int64_t>>
-    breaker_failure(const std::string& upstream);
-    void breaker_success(const std::string& upstream);
-    void breaker_opened(const std::string& upstream, std::chrono::milliseconds rest);
-    boost::asio::awaitable<std::optional<std::vector<std::chrono::milliseconds>>>
-    breakers_open(const std::vector<std::string>& upstreams);
+    // Breakers (gateway/upstream/upstream_guards, mcp/fleet_sessions): a failure counted
+    // fleet-wide (the fleet's consecutive failures after it), a success that resets the count,
+    // an opening published for `rest`, and how long each of `upstreams` stays open as the fleet
+    // sees it (0: not open).
+    class breaker_side {
+    public:
+        boost::asio::awaitable<std::optional<std::int64_t>> failure(const std::string& upstream);
+        void success(const std::string& upstream);
+        void opened(const std::string& upstream, std::chrono::milliseconds rest);
+        boost::asio::awaitable<std::optional<std::vector<std::chrono::milliseconds>>>
+        open_for(const std::vector<std::string>& upstreams);
+
+    private:
+        friend class fleet_store;
+        explicit breaker_side(fleet_store& store) : store_(store) {}
+        fleet_store& store_;
+    };
+    breaker_side& breakers() { return breakers_; }
 
     // `key` claimed for `ttl` unless someone claimed it first: true when this claim is the
     // first (a single-use jti).
@@ -106,15 +115,24 @@ public:
     boost::asio::awaitable<std::optional<std::vector<std::string>>>
     take_all(std::string_view state, const std::string& key);
 
-    // Downstream sessions: one ended (DELETE) anywhere is dropped from the store and announced;
-    // the ids announced after `after` (ms since the epoch; announcements live ten minutes), with
-    // the instant of the latest.
-    void session_ended(const std::string& id);
+    // Downstream sessions (mcp/fleet_sessions): one ended (DELETE) anywhere is dropped from the
+    // store and announced; the ids announced after `after` (ms since the epoch; announcements
+    // live ten minutes), with the instant of the latest.
     struct endings {
         std::vector<std::string> ids;
         std::int64_t latest = 0;
     };
-    boost::asio::awaitable<std::optional<endings>> sessions_ended_after(std::int64_t after);
+    class session_side {
+    public:
+        void ended(const std::string& id);
+        boost::asio::awaitable<std::optional<endings>> ended_after(std::int64_t after);
+
+    private:
+        friend class fleet_store;
+        explicit session_side(fleet_store& store) : store_(store) {}
+        fleet_store& store_;
+    };
+    session_side& sessions() { return sessions_; }
 
     // Writes the fleet's cursor key unless one is there (a store that lost its data).
     void keep_cursor_key(const std::array<unsigned char, 32>& key);
@@ -138,6 +156,8 @@ private:
     metrics& stats_;
     bool down_ = false;
     std::chrono::steady_clock::time_point retry_at_{};
+    breaker_side breakers_{*this};
+    session_side sessions_{*this};
 };
 
 } // namespace gate::gateway

@@ -270,7 +270,7 @@ void fleet_sessions::drop_shared_lists(const upstream_client& client) {
 
 void fleet_sessions::end_session(const std::string& id) {
     if (store_)
-        store_->session_ended(id);
+        store_->sessions().ended(id);
 }
 
 asio::awaitable<void> fleet_sessions::follow_breakers() {
@@ -279,7 +279,7 @@ asio::awaitable<void> fleet_sessions::follow_breakers() {
     std::vector<std::string> ids;
     for (const auto& c : view->clients)
         ids.push_back(c->config().id);
-    auto open = co_await store_->breakers_open(ids);
+    auto open = co_await store_->breakers().open_for(ids);
     if (!open)
         co_return;
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -294,7 +294,7 @@ asio::awaitable<void> fleet_sessions::follow_breakers() {
 
 asio::awaitable<void> fleet_sessions::follow_endings(std::int64_t& ended_after) {
     // Sessions a client ended through another instance end here too.
-    if (auto ended = co_await store_->sessions_ended_after(ended_after)) {
+    if (auto ended = co_await store_->sessions().ended_after(ended_after)) {
         ended_after = ended->latest;
         for (auto& id : ended->ids)
             if (sessions_.close(id))

@@ -117,12 +117,6 @@ std::vector<std::string> session_table::used_since(time_point since) const {
     return out;
 }
 
-bool session_table::listening(const std::string& id) const {
-    std::lock_guard lock(mutex_);
-    auto it = sessions_.find(id);
-    return it != sessions_.end() && streaming(it->second);
-}
-
 std::shared_ptr<const principal> session_table::principal_of(const std::string& id) const {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);

@@ -87,8 +87,6 @@ public:
     session_call call_on(const std::string& id);
     // Sessions used at or after `since` (the fleet's records of them are kept alive).
     std::vector<std::string> used_since(time_point since) const;
-    // Whether the session has a GET stream open here.
-    bool listening(const std::string& id) const;
     // Whether the session exists and was opened by `owner` (another principal's session is
     // answered like an unknown one, so its existence is not disclosed either). With `use`, an
     // owned one is also marked used then and held in use while the returned call lives: the

@@ -277,9 +277,9 @@ void metrics::session_refused(std::string_view reason) {
             session_refusals_[i]->Increment();
 }
 
-void metrics::session_counts(std::size_t downstream, std::size_t bridged) {
-    downstream_sessions_->Set(static_cast<double>(downstream));
-    bridged_sessions_->Set(static_cast<double>(bridged));
+void metrics::scrape_side::session_counts(std::size_t downstream, std::size_t bridged) {
+    m_.downstream_sessions_->Set(static_cast<double>(downstream));
+    m_.bridged_sessions_->Set(static_cast<double>(bridged));
 }
 
 namespace {
@@ -357,32 +357,34 @@ void advance(prometheus::Counter* c, std::int64_t to) {
 }
 } // namespace
 
-void metrics::span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures) {
-    advance(spans_[0], exported);
-    advance(spans_[1], dropped);
-    advance(spans_[2], failures);
+void metrics::scrape_side::span_counts(std::int64_t dropped, std::int64_t exported,
+                                       std::int64_t failures) {
+    advance(m_.spans_[0], exported);
+    advance(m_.spans_[1], dropped);
+    advance(m_.spans_[2], failures);
 }
 
-void metrics::audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures) {
-    advance(audit_dropped_, dropped);
-    advance(webhook_delivered_, delivered);
-    advance(webhook_failures_, failures);
+void metrics::scrape_side::audit_counts(std::int64_t dropped, std::int64_t delivered,
+                                        std::int64_t failures) {
+    advance(m_.audit_dropped_, dropped);
+    advance(m_.webhook_delivered_, delivered);
+    advance(m_.webhook_failures_, failures);
 }
 
-void metrics::recording_counts(std::int64_t written, std::int64_t dropped) {
-    advance(recording_[0], written);
-    advance(recording_[1], dropped);
+void metrics::scrape_side::recording_counts(std::int64_t written, std::int64_t dropped) {
+    advance(m_.recording_[0], written);
+    advance(m_.recording_[1], dropped);
 }
 
-void metrics::supervision_counts(const actors::supervision_tally& tally) {
+void metrics::scrape_side::supervision_counts(const actors::supervision_tally& tally) {
     for (std::size_t i = 0; i < actors::supervised_kinds.size(); ++i) {
-        advance(actor_restarts_[i], tally.restarts[i].load());
-        advance(actors_given_up_[i], tally.given_up[i].load());
+        advance(m_.actor_restarts_[i], tally.restarts[i].load());
+        advance(m_.actors_given_up_[i], tally.given_up[i].load());
     }
 }
 
-void metrics::outbox_dropped(std::int64_t dropped) {
-    advance(outbox_dropped_, dropped);
+void metrics::scrape_side::outbox_dropped(std::int64_t dropped) {
+    advance(m_.outbox_dropped_, dropped);
 }
 
 void metrics::budget_degraded() {
@@ -493,12 +495,11 @@ template <class Series, class Make> Series& kept_series(std::atomic<Series*>& sl
 
 } // namespace
 
-void metrics::decision_hook_decision(std::string_view stage, std::string_view decision,
-                                     bool cached) {
+void metrics::hook_side::decision(std::string_view stage, std::string_view decision, bool cached) {
     auto make = [&]() -> prometheus::Counter& {
-        return hook_decisions_->Add({{"stage", std::string(stage)},
-                                     {"decision", std::string(decision)},
-                                     {"source", cached ? "cache" : "hook"}});
+        return m_.hook_decisions_->Add({{"stage", std::string(stage)},
+                                        {"decision", std::string(decision)},
+                                        {"source", cached ? "cache" : "hook"}});
     };
     auto s = index_in(hook_stages, stage);
     bool known = decision == "allow" || decision == "deny";
@@ -507,12 +508,12 @@ void metrics::decision_hook_decision(std::string_view stage, std::string_view de
         return;
     }
     auto i = (s * 2 + (decision == "deny" ? 1 : 0)) * 2 + (cached ? 1 : 0);
-    kept_series(hook_decision_series_[i], make).Increment();
+    kept_series(m_.hook_decision_series_[i], make).Increment();
 }
 
-void metrics::decision_hook_error(std::string_view stage, std::string_view kind) {
+void metrics::hook_side::error(std::string_view stage, std::string_view kind) {
     auto make = [&]() -> prometheus::Counter& {
-        return hook_errors_->Add({{"stage", std::string(stage)}, {"kind", std::string(kind)}});
+        return m_.hook_errors_->Add({{"stage", std::string(stage)}, {"kind", std::string(kind)}});
     };
     auto s = index_in(hook_stages, stage);
     auto k = index_in(hook_error_kinds, kind);
@@ -520,63 +521,63 @@ void metrics::decision_hook_error(std::string_view stage, std::string_view kind)
         make().Increment();
         return;
     }
-    kept_series(hook_error_series_[s * hook_error_kinds.size() + k], make).Increment();
+    kept_series(m_.hook_error_series_[s * hook_error_kinds.size() + k], make).Increment();
 }
 
-void metrics::decision_hook_failed_open(std::string_view stage) {
-    hook_failed_open_->Add({{"stage", std::string(stage)}}).Increment(); // a failure: rare
+void metrics::hook_side::failed_open(std::string_view stage) {
+    m_.hook_failed_open_->Add({{"stage", std::string(stage)}}).Increment(); // a failure: rare
 }
 
-void metrics::decision_hook_questions(std::int64_t out, std::int64_t waiting) {
-    hook_out_->Set(static_cast<double>(out));
-    hook_waiting_->Set(static_cast<double>(waiting));
+void metrics::hook_side::questions(std::int64_t out, std::int64_t waiting) {
+    m_.hook_out_->Set(static_cast<double>(out));
+    m_.hook_waiting_->Set(static_cast<double>(waiting));
 }
 
-void metrics::decision_hook_latency(std::string_view stage, double seconds) {
+void metrics::hook_side::latency(std::string_view stage, double seconds) {
     static const prometheus::Histogram::BucketBoundaries buckets{
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
     auto make = [&]() -> prometheus::Histogram& {
-        return hook_duration_->Add({{"stage", std::string(stage)}}, buckets);
+        return m_.hook_duration_->Add({{"stage", std::string(stage)}}, buckets);
     };
     auto s = index_in(hook_stages, stage);
     if (s == hook_stages.size()) {
         make().Observe(seconds);
         return;
     }
-    kept_series(hook_duration_series_[s], make).Observe(seconds);
+    kept_series(m_.hook_duration_series_[s], make).Observe(seconds);
 }
 
-void metrics::upstream_guards(const std::vector<guard_sample>& samples) {
-    std::lock_guard lock(mutex_);
+void metrics::scrape_side::upstream_guards(const std::vector<guard_sample>& samples) {
+    std::lock_guard lock(m_.mutex_);
     std::map<std::string, prometheus::Gauge*> breakers;
     std::map<std::pair<std::string, std::string>, prometheus::Gauge*> endpoints;
     for (const auto& s : samples) {
-        auto* g = &breaker_.Add({{"upstream", s.upstream}});
+        auto* g = &m_.breaker_.Add({{"upstream", s.upstream}});
         g->Set(s.breaker_state);
         breakers.emplace(s.upstream, g);
         if (s.endpoints.size() < 2)
             continue;
         for (const auto& [url, healthy] : s.endpoints) {
-            auto* e = &endpoint_healthy_.Add({{"upstream", s.upstream}, {"endpoint", url}});
+            auto* e = &m_.endpoint_healthy_.Add({{"upstream", s.upstream}, {"endpoint", url}});
             e->Set(healthy ? 1 : 0);
             endpoints.emplace(std::pair(s.upstream, url), e);
         }
     }
-    for (const auto& [id, g] : breaker_series_)
+    for (const auto& [id, g] : m_.breaker_series_)
         if (!breakers.contains(id))
-            breaker_.Remove(g);
-    for (const auto& [key, g] : endpoint_series_)
+            m_.breaker_.Remove(g);
+    for (const auto& [key, g] : m_.endpoint_series_)
         if (!endpoints.contains(key))
-            endpoint_healthy_.Remove(g);
-    breaker_series_ = std::move(breakers);
-    endpoint_series_ = std::move(endpoints);
+            m_.endpoint_healthy_.Remove(g);
+    m_.breaker_series_ = std::move(breakers);
+    m_.endpoint_series_ = std::move(endpoints);
 }
 
-void metrics::budget_standings(const std::vector<budget_sample>& samples) {
-    std::lock_guard lock(mutex_);
-    if (!budgets_)
-        budgets_ = std::make_unique<budget_gauges>(*registry_);
-    budgets_->show(samples);
+void metrics::scrape_side::budget_standings(const std::vector<budget_sample>& samples) {
+    std::lock_guard lock(m_.mutex_);
+    if (!m_.budgets_)
+        m_.budgets_ = std::make_unique<budget_gauges>(*m_.registry_);
+    m_.budgets_->show(samples);
 }
 
 std::string metrics::serialize() const {

@@ -44,15 +44,6 @@ public:
     // block}).
     void definition_change(const std::string& upstream, std::string_view change,
                            std::string_view action);
-    // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
-    // full, a batch the receiver refused) and webhook deliveries.
-    void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
-    // What trace export did, as it stands: spans exported, dropped, failed export attempts.
-    void span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures);
-    // gate --record: events written and dropped (tallies, advanced at each scrape).
-    void recording_counts(std::int64_t written, std::int64_t dropped);
-    // Messages dropped from full GET-stream outboxes, as the session table counts them.
-    void outbox_dropped(std::int64_t dropped);
     // The shared store (gateway/fleet/fleet_store): an operation that fell back to per-instance
     // state because the store did not answer, by what it was for (budgets count in the spec's
     // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
@@ -63,34 +54,9 @@ public:
     void discovery_sync(std::string_view outcome, std::size_t refused);
     void shared_state_degraded(std::string_view state);
     void shared_state_up(bool up);
-    // The upstream guards as they stand (read at each scrape): the breaker of every live
-    // upstream and the rotation state of each replica of multi-endpoint ones. Series of
-    // upstreams a reload retired are removed.
-    struct guard_sample {
-        std::string upstream;
-        int breaker_state;                                   // 0 closed, 1 half-open, 2 open
-        std::vector<std::pair<std::string, bool>> endpoints; // url, in rotation
-    };
-    void upstream_guards(const std::vector<guard_sample>& samples);
-    // Sessions held now: downstream (Mcp-Session-Id) and bridged upstream sessions.
-    void session_counts(std::size_t downstream, std::size_t bridged);
-    // A downstream session ended to make room for a new one, and a new one refused, by reason
-    // (`principal_share`, `table_full`: gateway/mcp/session_shares).
-    void session_evicted(std::string_view reason);
-    void session_refused(std::string_view reason);
     // A tools/call refused by one of its upstream's toolLimits
     // (gate_tool_limit_refusals_total{upstream,limit}; limit: everyone, principal).
     void tool_limit_refused(const std::string& upstream, std::string_view limit);
-    // The decision hook (policy.decisionHook): a verdict by stage, decision (allow, deny) and
-    // source (hook, cache); a failure by stage and kind (timeout, unreachable, busy, status,
-    // malformed); an exchange's latency by stage.
-    void decision_hook_decision(std::string_view stage, std::string_view decision, bool cached);
-    void decision_hook_error(std::string_view stage, std::string_view kind);
-    void decision_hook_latency(std::string_view stage, double seconds);
-    // A failure let through by onError "allow" (gate_decision_hook_failed_open_total{stage}).
-    void decision_hook_failed_open(std::string_view stage);
-    // Questions out to the hook now and waiting for a turn (gate_decision_hook_questions{state}).
-    void decision_hook_questions(std::int64_t out, std::int64_t waiting);
     // A tool left out of the lists for its name (gate_tools_dropped_total{upstream,reason}).
     void tool_dropped(const std::string& upstream, std::string_view reason) override;
     // The method groups' counts, under the names above.
@@ -102,13 +68,73 @@ public:
     // An icon left out of a list or a serverInfo (gate_icons_dropped_total{upstream,reason}:
     // other_origin, scheme, malformed, data_too_big; protocol/icons.hpp).
     void icon_dropped(const std::string& upstream, std::string_view reason);
-    // What supervision did, as it stands (read at each scrape): actors restarted and actors
-    // given up on past their restart intensity, by kind (gate_actor_restarts_total{actor},
-    // gate_actor_given_up_total{actor}).
-    void supervision_counts(const actors::supervision_tally& tally);
 
-    // The budgets as they stand (read at each scrape; gateway/operations/budget_gauges).
-    void budget_standings(const std::vector<budget_sample>& samples);
+    // The upstream guards' samples (read at each scrape): the breaker of every live upstream
+    // and the rotation state of each replica of multi-endpoint ones.
+    struct guard_sample {
+        std::string upstream;
+        int breaker_state;                                   // 0 closed, 1 half-open, 2 open
+        std::vector<std::pair<std::string, bool>> endpoints; // url, in rotation
+    };
+
+    // What /metrics samples as it stands at each scrape (gateway/entry/http_face.cpp): the
+    // tallies of the sinks, the recording, the outboxes and supervision advanced to their
+    // count, the guards, sessions and budgets set.
+    class scrape_side {
+    public:
+        // What the audit sinks did, as they stand (read at each scrape): events dropped (a buffer
+        // full, a batch the receiver refused) and webhook deliveries.
+        void audit_counts(std::int64_t dropped, std::int64_t delivered, std::int64_t failures);
+        // What trace export did, as it stands: spans exported, dropped, failed export attempts.
+        void span_counts(std::int64_t dropped, std::int64_t exported, std::int64_t failures);
+        // gate --record: events written and dropped (tallies, advanced at each scrape).
+        void recording_counts(std::int64_t written, std::int64_t dropped);
+        // Messages dropped from full GET-stream outboxes, as the session table counts them.
+        void outbox_dropped(std::int64_t dropped);
+
+        // The upstream guards as they stand (read at each scrape): the breaker of every live
+        // upstream and the rotation state of each replica of multi-endpoint ones. Series of
+        // upstreams a reload retired are removed.
+        void upstream_guards(const std::vector<guard_sample>& samples);
+        // Sessions held now: downstream (Mcp-Session-Id) and bridged upstream sessions.
+        void session_counts(std::size_t downstream, std::size_t bridged);
+
+        // What supervision did, as it stands (read at each scrape): actors restarted and actors
+        // given up on past their restart intensity, by kind (gate_actor_restarts_total{actor},
+        // gate_actor_given_up_total{actor}).
+        void supervision_counts(const actors::supervision_tally& tally);
+
+        // The budgets as they stand (read at each scrape; gateway/operations/budget_gauges).
+        void budget_standings(const std::vector<budget_sample>& samples);
+
+    private:
+        friend class metrics;
+        explicit scrape_side(metrics& m) : m_(m) {}
+        metrics& m_;
+    };
+    scrape_side& at_scrape() { return scrape_; }
+
+    // The decision hook's series (gateway/pipeline/decision_hook_client.cpp).
+    class hook_side {
+    public:
+        // The decision hook (policy.decisionHook): a verdict by stage, decision (allow, deny) and
+        // source (hook, cache); a failure by stage and kind (timeout, unreachable, busy, status,
+        // malformed); an exchange's latency by stage.
+        void decision(std::string_view stage, std::string_view decision, bool cached);
+        void error(std::string_view stage, std::string_view kind);
+        void latency(std::string_view stage, double seconds);
+        // A failure let through by onError "allow" (gate_decision_hook_failed_open_total{stage}).
+        void failed_open(std::string_view stage);
+        // Questions out to the hook now and waiting for a turn
+        // (gate_decision_hook_questions{state}).
+        void questions(std::int64_t out, std::int64_t waiting);
+
+    private:
+        friend class metrics;
+        explicit hook_side(metrics& m) : m_(m) {}
+        metrics& m_;
+    };
+    hook_side& decision_hook() { return hook_; }
 
     // Text exposition format of every series, process collectors included.
     std::string serialize() const;
@@ -117,6 +143,11 @@ public:
     static constexpr std::size_t method_slots = 22;
 
 private:
+    // A downstream session ended to make room for a new one, and a new one refused, by reason
+    // (`principal_share`, `table_full`: gateway/mcp/session_shares).
+    void session_evicted(std::string_view reason);
+    void session_refused(std::string_view reason);
+
     // Family::Add hashes the label set and takes a lock on every call; the request path uses
     // series resolved once and kept here instead.
     struct method_series {
@@ -195,6 +226,8 @@ private:
     std::array<method_series, method_slots> methods_{}; // by method_label's place
     std::unordered_map<std::string, upstream_series> upstreams_;
     std::unordered_map<std::string, prometheus::Counter*> policy_series_; // "decision\nrule"
+    scrape_side scrape_{*this};
+    hook_side hook_{*this};
 };
 
 // MCP methods are client-chosen strings: unknown ones share one label value so a client

@@ -213,21 +213,21 @@ asio::awaitable<bool> decision_hook_client::take_turn(std::int64_t max,
     grant_waiting();
     if (in_flight_ < max && waiting_ == 0) {
         ++in_flight_;
-        stats_.decision_hook_questions(in_flight_, waiting_);
+        stats_.decision_hook().questions(in_flight_, waiting_);
         co_return true;
     }
     auto w = std::make_shared<waiter>(ex_);
     w->timer.expires_at(deadline);
     queue_.push_back(w);
     ++waiting_;
-    stats_.decision_hook_questions(in_flight_, waiting_);
+    stats_.decision_hook().questions(in_flight_, waiting_);
     boost::system::error_code ec;
     co_await w->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     if (w->granted)
         co_return true; // end_turn counted it in
     w->gone = true;     // end_turn passes it over
     --waiting_;
-    stats_.decision_hook_questions(in_flight_, waiting_);
+    stats_.decision_hook().questions(in_flight_, waiting_);
     co_return false;
 }
 
@@ -249,16 +249,16 @@ void decision_hook_client::grant_waiting() {
         --waiting_;
         ++in_flight_;
     }
-    stats_.decision_hook_questions(in_flight_, waiting_);
+    stats_.decision_hook().questions(in_flight_, waiting_);
 }
 
 void decision_hook_client::count(policy::hook_stage stage, const hook_answer& a,
                                  const config::decision_hook& hook) {
     auto name = hook_stage_name(stage);
     if (a.what == hook_answer::said::error) {
-        stats_.decision_hook_error(name, a.error_kind);
+        stats_.decision_hook().error(name, a.error_kind);
         if (a.allowed(hook))
-            stats_.decision_hook_failed_open(name);
+            stats_.decision_hook().failed_open(name);
         // A hook that is down fails every question: one line per 10 s says so, the metric
         // counts each.
         auto now = clock::now();
@@ -269,10 +269,10 @@ void decision_hook_client::count(policy::hook_stage stage, const hook_answer& a,
                          a.error, a.error_kind);
         }
     } else {
-        stats_.decision_hook_decision(name, verdict_name(a.what), a.cached);
+        stats_.decision_hook().decision(name, verdict_name(a.what), a.cached);
     }
     if (!a.cached && a.error_kind != "busy" && a.error_kind != "too_large")
-        stats_.decision_hook_latency(name, a.seconds);
+        stats_.decision_hook().latency(name, a.seconds);
 }
 
 } // namespace gate::gateway

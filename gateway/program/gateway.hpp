@@ -33,7 +33,7 @@ class traffic_tap;
 
 namespace gate::gateway::program {
 
-struct gateway_components;
+class gateway_components;
 
 struct gateway_parts {
     // The actors, as the supervisor publishes them (a respawned actor replaces its entry).

@@ -71,13 +71,14 @@ namespace {
 // one), heard by the gateway as that upstream's.
 class session_traffic final : public upstream_observer {
 public:
-    session_traffic(gateway_components& g, const upstream_client* from) : g_(g), from_(from) {}
+    session_traffic(upstream_traffic& news, const upstream_client* from)
+        : news_(news), from_(from) {}
     void message(const std::string& bridge, upstream_message m) override {
-        g_.upstream_news.on_message(from_, bridge, std::move(m));
+        news_.on_message(from_, bridge, std::move(m));
     }
 
 private:
-    gateway_components& g_;
+    upstream_traffic& news_;
     const upstream_client* from_;
 };
 } // namespace
@@ -223,7 +224,7 @@ void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
         client->guards().share_through(fleet);
     if (parts.tap)
         client->sender().record_through(parts.tap);
-    client->observe(std::make_unique<session_traffic>(*this, client.get()));
+    client->observe(std::make_unique<session_traffic>(upstream_news, client.get()));
 }
 
 } // namespace gate::gateway::program

@@ -67,7 +67,8 @@ std::shared_ptr<const federation_view> make_view(boost::asio::io_context& io,
                                                  std::shared_ptr<const actors::snapshot> snap,
                                                  const federation_view* previous);
 
-struct gateway_components final {
+class gateway_components final {
+public:
     // `on_request`: the facade's hook (gateway::on_request), which outlives this.
     gateway_components(boost::asio::io_context& io, gateway_parts parts,
                        const std::function<void(const request_context&)>& on_request);
@@ -81,12 +82,16 @@ struct gateway_components final {
     // and every one judges its tools again under the new pins. How many were kept.
     std::size_t take_clients(const federation_view& next);
 
+    // Wiring (gateway_components.cpp): an upstream client's session-wide traffic heard here.
+    void wire(const std::shared_ptr<upstream_client>& client);
+
 private:
+    // The components are the facade's (gateway.cpp: listen, stop, drain, reload) and nobody
+    // else's: no unit beside it reaches one through this list.
+    friend class gateway;
+
     void tell_of_reloads();
 
-public:
-    // Wiring (gateway/entry/wiring.cpp): an upstream client's session-wide traffic heard here.
-    void wire(const std::shared_ptr<upstream_client>& client);
     // Resource subscriptions gate holds at upstreams for a holder (a listener, or a session
     // subscribed at a 2026-07-28 upstream), and the open listens of 2026-07-28 clients, by
     // holder key ("listen-<n>"): gateway/mcp/listen_methods.

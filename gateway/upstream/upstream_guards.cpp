@@ -87,7 +87,7 @@ asio::awaitable<void> upstream_guards::ticket::settle(const upstream_failure* f)
 
 asio::awaitable<void> upstream_guards::share_failure() {
     auto fleet = fleet_;
-    auto counted = co_await fleet->breaker_failure(cfg_.id);
+    auto counted = co_await fleet->breakers().failure(cfg_.id);
     if (counted)
         fleet_failures_ = *counted;
     auto view = board_->view();
@@ -102,13 +102,13 @@ asio::awaitable<void> upstream_guards::share_failure() {
         }
     auto now = clock::now();
     if (view->breaker == actors::circuit_breaker::state::open && view->reopens_at > now)
-        fleet->breaker_opened(cfg_.id,
-                              std::chrono::ceil<std::chrono::milliseconds>(view->reopens_at - now));
+        fleet->breakers().opened(
+            cfg_.id, std::chrono::ceil<std::chrono::milliseconds>(view->reopens_at - now));
 }
 
 void upstream_guards::share_success() {
     if (fleet_ && fleet_failures_ > 0) {
-        fleet_->breaker_success(cfg_.id);
+        fleet_->breakers().success(cfg_.id);
         fleet_failures_ = 0;
     }
 }

@@ -2,9 +2,9 @@
 // sends on its own, the id a call's request goes out under, and the questions a 2026-07-28
 // upstream asks a call's client. Two observers hear them: a call's own
 // (call_context::observer; upstream_calls::bridged_call, gateway/mcp/upstream_calls.cpp) hears that
-// call's events, and the client's (upstream_client::observe; gateway/entry/wiring.cpp) hears
-// what comes outside any call's observer: a session's GET stream, and the messages on the
-// stream of a call that has none. Tests fake it.
+// call's events, and the client's (upstream_client::observe;
+// gateway/program/gateway_components.cpp) hears what comes outside any call's observer: a session's
+// GET stream, and the messages on the stream of a call that has none. Tests fake it.
 #pragma once
 
 #include "gateway/upstream/upstream_message.hpp"

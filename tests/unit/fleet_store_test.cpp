@@ -116,13 +116,13 @@ TEST(FleetStore, BreakerFailuresAreCountedUntilASuccessAndOpeningsLastTheirRest)
     redis_server server(port);
     metrics stats;
     with_store(port, stats, [](std::shared_ptr<fleet_store> s) -> asio::awaitable<void> {
-        EXPECT_EQ(co_await s->breaker_failure("alpha"), 1);
-        EXPECT_EQ(co_await s->breaker_failure("alpha"), 2);
-        EXPECT_EQ(co_await s->breaker_failure("beta"), 1);
-        s->breaker_success("alpha");
-        EXPECT_EQ(co_await s->breaker_failure("alpha"), 1); // the success reset it (in order)
-        s->breaker_opened("beta", 30s);
-        auto open = co_await s->breakers_open({"alpha", "beta"});
+        EXPECT_EQ(co_await s->breakers().failure("alpha"), 1);
+        EXPECT_EQ(co_await s->breakers().failure("alpha"), 2);
+        EXPECT_EQ(co_await s->breakers().failure("beta"), 1);
+        s->breakers().success("alpha");
+        EXPECT_EQ(co_await s->breakers().failure("alpha"), 1); // the success reset it (in order)
+        s->breakers().opened("beta", 30s);
+        auto open = co_await s->breakers().open_for({"alpha", "beta"});
         EXPECT_TRUE(open);
         if (open) {
             EXPECT_EQ((*open)[0].count(), 0);
@@ -191,13 +191,13 @@ TEST(FleetStore, EndedSessionsAreAnnouncedOnceEach) {
     metrics stats;
     with_store(port, stats, [](std::shared_ptr<fleet_store> s) -> asio::awaitable<void> {
         co_await s->put("session", "s-1", "{}", 60s);
-        s->session_ended("s-1");
-        auto first = co_await s->sessions_ended_after(0);
+        s->sessions().ended("s-1");
+        auto first = co_await s->sessions().ended_after(0);
         EXPECT_TRUE(first && first->ids == std::vector<std::string>{"s-1"});
         auto record = co_await s->get("session", "s-1");
         EXPECT_TRUE(record && !*record); // its record is gone with it
         if (first) {
-            auto again = co_await s->sessions_ended_after(first->latest);
+            auto again = co_await s->sessions().ended_after(first->latest);
             EXPECT_TRUE(again && again->ids.empty());
         }
     });

@@ -243,7 +243,6 @@ TEST(session_table, a_session_of_the_fleet_is_adopted_under_its_own_id) {
     // Used since: the adopted one (touched at 6 s), not the one opened at 0.
     EXPECT_EQ(t.used_since(t0 + 1s), std::vector<std::string>{"feedc0de"});
     EXPECT_EQ(t.used_since(t0).size(), 2u);
-    EXPECT_FALSE(t.listening(mine));
 }
 
 TEST(session_table, a_queue_is_bounded_by_bytes_too_and_counts_what_it_drops) {
