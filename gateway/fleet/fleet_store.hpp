@@ -45,6 +45,9 @@ public:
 
     fleet_store(boost::asio::any_io_executor ex, transport::redis_endpoint ep, metrics& stats,
                 std::chrono::milliseconds bound = transport::redis_client::default_bound);
+    // Its roles hold it by reference (breakers(), sessions()): never copied.
+    fleet_store(const fleet_store&) = delete;
+    fleet_store& operator=(const fleet_store&) = delete;
 
     // A batch of slots of the fleet's window `scope` (60 one-second slots of a per-minute
     // limit, like actors/guards/sliding_window, kept in one Redis hash): what `demand` expects to

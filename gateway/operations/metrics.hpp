@@ -27,6 +27,9 @@ namespace gate::gateway {
 class metrics : public upstream_counts, public session_counts {
 public:
     metrics();
+    // Its roles hold it by reference (at_scrape(), decision_hook()): never copied.
+    metrics(const metrics&) = delete;
+    metrics& operator=(const metrics&) = delete;
 
     void request(std::string_view method, protocol::outcome outcome, double seconds,
                  std::int64_t upstream_calls);
