@@ -27,8 +27,7 @@ int main() {
     caf::actor_system sys{cfg};
 
     boost::asio::io_context io{1};
-    boost::asio::ip::tcp::acceptor listener(
-        io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    boost::asio::ip::tcp::acceptor listener(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
     boost::asio::ssl::context tls(boost::asio::ssl::context::tls_client);
     tls.set_default_verify_paths();
     prometheus::Registry registry;
