@@ -167,7 +167,9 @@ std::optional<std::string> api::organization(const transport::http_request& req)
 }
 
 asio::awaitable<std::optional<http_reply>> api::respond(transport::http_request& req,
-                                                        boost::beast::tcp_stream&, time_point) {
+                                                        boost::beast::tcp_stream&,
+                                                        const boost::asio::ip::address&,
+                                                        time_point) {
     auto path = transport::path_of(req.target());
     auto matched = match_route(std::string(req.method_string()), path);
     if (std::holds_alternative<no_route>(matched))

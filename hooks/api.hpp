@@ -27,7 +27,7 @@ public:
                                                time_point start) override;
     boost::asio::awaitable<std::optional<transport::http_reply>>
     respond(transport::http_request& req, boost::beast::tcp_stream& stream,
-            time_point start) override;
+            const boost::asio::ip::address& peer, time_point start) override;
 
 private:
     // The organization of the request's bearer token, if it carries a known one.

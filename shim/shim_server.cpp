@@ -133,8 +133,10 @@ void shim_server::sweep_idle(clock::time_point now) {
         }
 }
 
-asio::awaitable<std::optional<http_reply>>
-shim_server::respond(http_request& req, beast::tcp_stream& stream, time_point) {
+asio::awaitable<std::optional<http_reply>> shim_server::respond(http_request& req,
+                                                                beast::tcp_stream& stream,
+                                                                const boost::asio::ip::address&,
+                                                                time_point) {
     auto path = transport::path_of(req.target());
     if (path == "/mcp") {
         switch (req.method()) {

@@ -81,7 +81,7 @@ public:
                                   time_point start) override;
     boost::asio::awaitable<std::optional<transport::http_reply>>
     respond(transport::http_request& req, boost::beast::tcp_stream& stream,
-            time_point start) override;
+            const boost::asio::ip::address& peer, time_point start) override;
 
 private:
     struct health_answer {

@@ -26,16 +26,6 @@ namespace http = beast::http;
 namespace json = boost::json;
 using clock = std::chrono::steady_clock;
 
-namespace {
-
-// The client's address (unspecified if the connection just closed).
-asio::ip::address peer_of(const beast::tcp_stream& stream) {
-    boost::system::error_code ec;
-    return stream.socket().remote_endpoint(ec).address();
-}
-
-} // namespace
-
 void http_face::reject_http(protocol::gateway_error e, std::string text, clock::time_point start) {
     request_context refused;
     refused.admission.start = start;
@@ -268,7 +258,8 @@ asio::awaitable<std::optional<transport::http_reply>> answer(const http_face_par
 } // namespace
 
 asio::awaitable<std::optional<transport::http_reply>>
-http_face::respond(transport::http_request& req, beast::tcp_stream& stream, time_point start) {
+http_face::respond(transport::http_request& req, beast::tcp_stream& stream,
+                   const asio::ip::address& peer, time_point start) {
     auto path = transport::path_of(req.target());
     const auto& mcp_path = p_.live->snap->doc->server.mcp_path; // a reload may move it
     auto route = find_route(std::span<const gate_route>(gate_routes), path, req.method(), mcp_path,
@@ -284,7 +275,7 @@ http_face::respond(transport::http_request& req, beast::tcp_stream& stream, time
     // entry answered has left by the exit. The endpoint continues: a message from stage 4 (or
     // with its own answer), the others with what is not an MCP request.
     auto rec = mcp_context(req, start);
-    rec.admission.peer = peer_of(stream);
+    rec.admission.peer = peer;
     pipeline::arrival a{*route.row->door, req};
     auto entered = p_.stages.enter(rec, a);
     if ((entered.ready() ? entered.value() : co_await entered.take()) ==

@@ -79,7 +79,7 @@ public:
                                   time_point start) override;
     boost::asio::awaitable<std::optional<transport::http_reply>>
     respond(transport::http_request& req, boost::beast::tcp_stream& stream,
-            time_point start) override;
+            const boost::asio::ip::address& peer, time_point start) override;
 
 private:
     // A request on the MCP endpoint: its context, with what stage 2 checks.

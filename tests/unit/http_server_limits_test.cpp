@@ -12,6 +12,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <gtest/gtest.h>
+#include <vector>
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -28,9 +29,12 @@ struct ok_handler final : gate::transport::http_handler {
         return std::nullopt;
     }
     asio::awaitable<std::optional<http_reply>> respond(http_request&, boost::beast::tcp_stream&,
+                                                       const boost::asio::ip::address& peer,
                                                        time_point) override {
+        peers.push_back(peer);
         co_return http_reply::text(boost::beast::http::status::ok, "ok");
     }
+    std::vector<boost::asio::ip::address> peers; // each request's, in order
 };
 
 struct fixture {
@@ -122,6 +126,21 @@ TEST(HttpServerLimits, ASilentNewConnectionAndAnIdleKeptAliveOneAreClosed) {
         EXPECT_EQ(answer.find("HTTP/1.1", 1), std::string::npos) << "one answer only";
         EXPECT_GE(std::chrono::steady_clock::now() - start, 300ms);
     });
+}
+
+// The peer is read once per connection and handed to every request on it: each of two
+// kept-alive requests sees the client's address.
+TEST(HttpServerLimits, EveryRequestOfAConnectionKnowsItsPeer) {
+    fixture f(small());
+    f.run([&]() -> asio::awaitable<void> {
+        auto s = co_await f.connect();
+        co_await send(s, std::string(get_request) + std::string(get_request));
+        auto answer = co_await read_to_end(s);
+        EXPECT_NE(answer.find("HTTP/1.1 200 ", 1), std::string::npos) << "two answers";
+    });
+    ASSERT_EQ(f.handler.peers.size(), 2u);
+    for (const auto& peer : f.handler.peers)
+        EXPECT_EQ(peer, asio::ip::make_address("127.0.0.1"));
 }
 
 TEST(HttpServerLimits, AnOversizedHeaderIsAnswered431) {

@@ -442,6 +442,8 @@ asio::awaitable<boost::system::error_code> write_rest(beast::tcp_stream& stream,
 asio::awaitable<void> http_server::serve(tcp::socket socket) {
     held_count open_connection(connections_);
     beast::tcp_stream stream(std::move(socket));
+    boost::system::error_code peer_ec;
+    const auto peer = stream.socket().remote_endpoint(peer_ec).address();
     beast::flat_buffer buf;
     // The idle wait and the answer's write are bounded by the io thread's deadline watch
     // (one timer for every connection) rather than the stream's expiry (a timer armed and
@@ -490,7 +492,7 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
             } else if (ec) {
                 break;
             } else {
-                reply = co_await handler_.respond(parser.get(), stream, start);
+                reply = co_await handler_.respond(parser.get(), stream, peer, start);
                 if (!reply) { // streamed by the handler
                     if (!open_after_stream(parser.get(), stopping_))
                         break;

@@ -60,9 +60,11 @@ public:
         return plain_refusal(why, limit);
     }
     // The whole request. nullopt: the handler wrote to the stream itself (an event stream)
-    // and the connection ends with it.
+    // and the connection ends with it. `peer`: the client's address, read once per connection
+    // (unspecified if it closed at once), not a getpeername per request.
     virtual boost::asio::awaitable<std::optional<http_reply>>
-    respond(http_request& req, boost::beast::tcp_stream& stream, time_point start) = 0;
+    respond(http_request& req, boost::beast::tcp_stream& stream,
+            const boost::asio::ip::address& peer, time_point start) = 0;
 };
 
 // How long and how much a connection may take before it is closed: the defenses against
