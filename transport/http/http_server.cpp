@@ -437,13 +437,18 @@ asio::awaitable<boost::system::error_code> write_rest(beast::tcp_stream& stream,
     co_return ec;
 }
 
+// The client's address, read once for the connection's requests (unspecified if it closed).
+asio::ip::address peer_of(const tcp::socket& socket) {
+    boost::system::error_code ec;
+    return socket.remote_endpoint(ec).address();
+}
+
 } // namespace
 
 asio::awaitable<void> http_server::serve(tcp::socket socket) {
     held_count open_connection(connections_);
+    const auto peer = peer_of(socket);
     beast::tcp_stream stream(std::move(socket));
-    boost::system::error_code peer_ec;
-    const auto peer = stream.socket().remote_endpoint(peer_ec).address();
     beast::flat_buffer buf;
     // The idle wait and the answer's write are bounded by the io thread's deadline watch
     // (one timer for every connection) rather than the stream's expiry (a timer armed and
@@ -478,7 +483,6 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
             break;
         auto start = clock::now();
         held_count in_flight(in_flight_);
-
         std::optional<http_reply> reply = handler_.admit(parser.get(), start);
         if (reply) {
             reply->close = reply->close || !parser.is_done();
