@@ -6,6 +6,7 @@
 #include "gateway/upstream/call_cancel.hpp"
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_exchange.hpp"
+#include "transport/http/fields_arena.hpp"
 #include "transport/http/header_writer.hpp"
 
 #include <boost/beast/core/flat_buffer.hpp>
@@ -13,6 +14,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <cstddef>
 #include <functional>
+#include <tuple>
 
 namespace gate::gateway {
 
@@ -91,7 +93,9 @@ struct upstream_exchange::answer_reader {
     // `upstream_total`: what the upstream's answers being read hold together
     // (upstream_state::answer_bytes_read).
     answer_reader(std::size_t most, std::size_t& upstream_total)
-        : limit(most), share(upstream_total) {
+        : limit(most), share(upstream_total),
+          parser(std::piecewise_construct, std::make_tuple(),
+                 std::make_tuple(transport::arena_allocator<char>(&arena))) {
         parser.body_limit(most);
     }
     // This answer now holds `held`: false (a body_limit in `ec`) when the upstream's answers
@@ -110,7 +114,12 @@ struct upstream_exchange::answer_reader {
     held_share share;
     bool over_upstream = false; // hold() refused it
     boost::beast::flat_buffer buf;
-    boost::beast::http::response_parser<boost::beast::http::string_body> parser;
+    // The answer's fields (five or six) in the reader's own buffer, not one allocation each:
+    // the reader is one allocation already, and the fields die with it.
+    transport::fields_arena arena;
+    boost::beast::http::response_parser<boost::beast::http::string_body,
+                                        transport::arena_allocator<char>>
+        parser;
 };
 
 } // namespace gate::gateway
