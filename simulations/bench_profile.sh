@@ -33,7 +33,7 @@ write_bench_config open
 taskset -c "$last_cpu" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn \
   2>"$work/gate.err" &
 gate_pid=$!
-pids+=($gate_pid)
+pids+=("$gate_pid")
 url="http://127.0.0.1:$(listening_port "$gate_pid")/mcp"
 taskset -c 0 "$build/simulations/load_driver" "$url" "$sessions" 2 >/dev/null # sessions open
 
@@ -63,18 +63,20 @@ if [ -n "${GATE_BENCH_SYSCALLS:-}" ]; then
       printf "%-28s %8.3f per call\n", name, $1 / calls }' "$work/stat.csv"
   exit 0
 fi
+# The kernel's share from every sample (the functions below are only those over 0.3%).
+kernel_share="$(perf report -i "$data" --no-children --sort dso 2>/dev/null |
+  awk '/\[kernel\./ {sub(/%/, "", $1); s += $1} END {print s / 100}')"
 perf report -i "$data" --no-children --sort dso,sym --percent-limit 0.3 2>/dev/null |
   python3 -c '
 import re, sys
-calls, frequency = int(sys.argv[1]), int(sys.argv[2])
+calls, frequency, kernel = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 text = sys.stdin.read()
 m = re.search(r"Samples: ([\d.]+)([KM]?) of", text)
 samples = float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)]
 us = lambda share: share * samples / calls * 1e6 / frequency
 rows = re.findall(r"^\s+([\d.]+)%\s+(\S+)\s+\[(.)\]\s+(.*)$", text, re.M)
-kernel = sum(float(p) for p, _, k, _ in rows if k == "k") / 100
-print(f"gate CPU per call: {us(1):.2f} us (shown: kernel {us(kernel):.2f}, the rest "
-      f"{us(sum(float(p) for p, *_ in rows) / 100 - kernel):.2f}; {samples:.0f} samples)")
+print(f"gate CPU per call: {us(1):.2f} us (kernel {us(kernel):.2f}, the rest "
+      f"{us(1 - kernel):.2f}; {samples:.0f} samples)")
 for p, dso, k, sym in rows[:30]:
     print(f"{us(float(p) / 100):7.3f} us  {dso[:16]:16} {sym[:110]}")
-' "$calls" "$frequency"
+' "$calls" "$frequency" "$kernel_share"
