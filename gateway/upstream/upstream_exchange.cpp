@@ -1,6 +1,6 @@
 // One HTTP exchange with an upstream endpoint: a pooled or fresh connection, the request's
 // bytes, its JSON or SSE answer within the request's deadline, the rest of an event stream
-// drained in the background; long-lived event streams and the DELETE that ends a session.
+// drained in the background (a session's long-lived stream and DELETE: session_exchanges.cpp).
 #include "gateway/upstream/upstream_exchange.hpp"
 
 #include "gateway/upstream/exchange_parts.hpp"
@@ -209,40 +209,20 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
     }
 }
 
+// Not a coroutine: the round trip's own frame is the only one it adds to the call's chain.
 asio::awaitable<bool> upstream_exchange::guarded_round_trip(
     transport::upstream_connection& conn, const std::string& wire, const json::value* want_id,
     http_answer& answer, bool& header_read, bool& reusable, boost::system::error_code& ec,
     const call_context& ctx, const session_origin* origin, answer_reader& reader,
     clock::time_point deadline, call_cancel* cancel) {
-    // The request's deadline, kept by the io thread's watch (no timer of its own): passed, it
-    // closes the connection and the call fails as timed out.
-    bool expired = false, cancel_closed = false;
-    auto deadline_kept = watch_.arm(deadline, [&expired, &socket = conn.lowest().socket()] {
-        expired = true;
-        boost::system::error_code ignored;
-        socket.close(ignored);
-    });
-    // The client's cancellation closes the connection too (at a 2026-07-28 upstream that is
-    // the cancellation; an earlier one was told by the request).
-    cancel_watch cancel_kept(cancel, [&cancel_closed, &socket = conn.lowest().socket()] {
-        cancel_closed = true;
-        boost::system::error_code ignored;
-        socket.close(ignored);
-    });
-    if (cancel_closed)
-        co_return true;
+    round r{wire, want_id, answer, header_read, reusable, ec,
+            ctx,  origin,  reader, deadline,    cancel};
+    auto& socket = conn.lowest().socket();
     if (conn.tls)
-        co_await round_trip(*conn.tls, wire, want_id, answer, header_read, reusable, ec, ctx,
-                            origin, reader);
-    else // the socket itself: the deadline is the watch's, not the stream's expiry, and
-         // Beast's stream would wrap every read in its timer bookkeeping
-        co_await round_trip(conn.plain->socket(), wire, want_id, answer, header_read, reusable, ec,
-                            ctx, origin, reader);
-    if (expired) {
-        ec = beast::error::timeout;
-        reusable = false;
-    }
-    co_return cancel_closed;
+        return round_trip(*conn.tls, socket, r);
+    // The socket itself: the deadline is the watch's, not the stream's expiry, and Beast's
+    // stream would wrap every read in its timer bookkeeping.
+    return round_trip(conn.plain->socket(), socket, r);
 }
 
 std::optional<upstream_failure> upstream_exchange::read_failure(const upstream_endpoint& ep,
@@ -331,36 +311,9 @@ upstream_exchange::connect(upstream_endpoint& ep) {
     co_return std::move(std::get<transport::upstream_connection>(c));
 }
 
-// One request/answer on an open connection (plain or TLS). `reusable` tells whether the
-// connection may go back to the pool.
-template <class Stream>
-asio::awaitable<void>
-upstream_exchange::round_trip(Stream& stream, const std::string& wire, const json::value* want_id,
-                              http_answer& answer, bool& header_read, bool& reusable,
-                              boost::system::error_code& ec, const call_context& ctx,
-                              const session_origin* origin, answer_reader& reader) {
-    // On a plain connection what the socket takes at once goes without a wait (nearly always
-    // all of it); TLS writes through the stream.
-    std::size_t sent = 0;
-    if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>)
-        sent = transport::write_now(stream, wire, ec);
-    if (!ec && sent < wire.size())
-        co_await asio::async_write(stream, asio::buffer(wire.data() + sent, wire.size() - sent),
-                                   asio::redirect_error(asio::use_awaitable, ec));
-    if (ec)
-        co_return;
-    auto& buf = reader.buf;
-    auto& parser = reader.parser;
-    // What this answer held is the upstream's again once its read is over, however it ends.
-    struct released {
-        answer_reader& r;
-        ~released() { r.release(); }
-    } release_at_end{reader};
-    co_await transport::read_header(stream, buf, parser, ec);
-    if (ec)
-        co_return;
-    header_read = true;
-    const auto& head = parser.get();
+namespace {
+// What an answer's header says: its status, session and challenges; its content type.
+template <class Head> std::string_view take_head(const Head& head, http_answer& answer) {
     answer.status = static_cast<int>(head.result_int());
     if (auto it = head.find("Mcp-Session-Id"); it != head.end())
         answer.session_id = std::string(it->value());
@@ -372,35 +325,113 @@ upstream_exchange::round_trip(Stream& stream, const std::string& wire, const jso
     std::string_view ctype;
     if (auto it = head.find(http::field::content_type); it != head.end())
         ctype = it->value();
-    if (ctype.starts_with("text/event-stream") && answer.status == 200) {
-        transport::sse_parser sse(reader.limit);
-        while (!answer.message && !parser.is_done()) {
-            co_await http::async_read_some(stream, buf, parser,
-                                           asio::redirect_error(asio::use_awaitable, ec));
-            if (ec)
-                break;
-            auto& body = parser.get().body();
-            auto events = sse.feed(body);
-            body.clear(); // the parser holds what an unfinished event needs
-            take_events(events, want_id, answer, ctx, origin);
-            if (sse.over_bound() && !answer.message) {
-                ec = http::error::body_limit; // an event never ended within the bound
-                break;
+    return ctype;
+}
+} // namespace
+
+// One request/answer on an open connection (plain or TLS) within the request's deadline, kept
+// by the io thread's watch (no timer of its own): passed, it closes the connection and the
+// call fails as timed out. The client's cancellation closes it too (at a 2026-07-28 upstream
+// that is the cancellation; an earlier one was told by the request): true. `reusable` tells
+// whether the connection may go back to the pool.
+template <class Stream>
+asio::awaitable<bool> upstream_exchange::round_trip(Stream& stream, asio::ip::tcp::socket& socket,
+                                                    round r) {
+    bool expired = false, cancel_closed = false;
+    struct timed_out { // the deadline's close, whichever way the round trip ends
+        const bool& expired;
+        round& r;
+        ~timed_out() {
+            if (expired) {
+                r.ec = beast::error::timeout;
+                r.reusable = false;
             }
-            if (!answer.message && !reader.hold(sse.held(), ec))
-                break;
         }
-        reusable = parser.is_done() && parser.keep_alive();
-        // The answer came before the stream's end (a separate write of the server's): the
-        // end is read in the background rather than waited for or the connection dropped.
-        answer.stream_unfinished = answer.message && !ec && !parser.is_done();
-        if (!answer.message && !ec) {
-            answer.resume_from = sse.last_event_id();
-            answer.retry = sse.retry();
+    } mark_timeout{expired, r};
+    auto deadline_kept = watch_.arm(r.deadline, [&expired, &socket] {
+        expired = true;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    });
+    cancel_watch cancel_kept(r.cancel, [&cancel_closed, &socket] {
+        cancel_closed = true;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    });
+    if (cancel_closed)
+        co_return true;
+    // On a plain connection what the socket takes at once goes without a wait (nearly always
+    // all of it); TLS writes through the stream.
+    auto& ec = r.ec;
+    std::size_t sent = 0;
+    if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>)
+        sent = transport::write_now(stream, r.wire, ec);
+    if (!ec && sent < r.wire.size())
+        co_await asio::async_write(stream, asio::buffer(r.wire.data() + sent, r.wire.size() - sent),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    if (ec)
+        co_return cancel_closed;
+    auto& buf = r.reader.buf;
+    auto& parser = r.reader.parser;
+    // What this answer held is the upstream's again once its read is over, however it ends.
+    struct released {
+        answer_reader& r;
+        ~released() { r.release(); }
+    } release_at_end{r.reader};
+    // transport::read_header's loop, here: the wait for the answer keeps no frame of its own.
+    while (!transport::header_step(parser, buf, ec)) {
+        auto n = co_await stream.async_read_some(buf.prepare(transport::header_read_size),
+                                                 asio::redirect_error(asio::use_awaitable, ec));
+        buf.commit(n);
+        if (ec) {
+            transport::header_read_failed(parser, buf, ec);
+            co_return cancel_closed;
         }
-        co_return;
     }
-    co_await read_json_answer(stream, reader, ctype, answer, reusable, ec);
+    if (ec)
+        co_return cancel_closed;
+    r.header_read = true;
+    auto ctype = take_head(parser.get(), r.answer);
+    if (ctype.starts_with("text/event-stream") && r.answer.status == 200)
+        co_await read_event_answer(stream, r);
+    else
+        co_await read_json_answer(stream, r.reader, ctype, r.answer, r.reusable, ec);
+    co_return cancel_closed;
+}
+
+// An answer that is an event stream: read until the response to the request is among its
+// events, the upstream's own messages passed to the observer meanwhile.
+template <class Stream>
+asio::awaitable<void> upstream_exchange::read_event_answer(Stream& stream, round& r) {
+    auto& buf = r.reader.buf;
+    auto& parser = r.reader.parser;
+    auto& ec = r.ec;
+    auto& answer = r.answer;
+    transport::sse_parser sse(r.reader.limit);
+    while (!answer.message && !parser.is_done()) {
+        co_await http::async_read_some(stream, buf, parser,
+                                       asio::redirect_error(asio::use_awaitable, ec));
+        if (ec)
+            break;
+        auto& body = parser.get().body();
+        auto events = sse.feed(body);
+        body.clear(); // the parser holds what an unfinished event needs
+        take_events(events, r.want_id, answer, r.ctx, r.origin);
+        if (sse.over_bound() && !answer.message) {
+            ec = http::error::body_limit; // an event never ended within the bound
+            break;
+        }
+        if (!answer.message && !r.reader.hold(sse.held(), ec))
+            break;
+    }
+    r.reusable = parser.is_done() && parser.keep_alive();
+    // The answer came before the stream's end (a separate write of the server's): the
+    // end is read in the background rather than waited for or the connection dropped.
+    answer.stream_unfinished = answer.message && !ec && !parser.is_done();
+    if (!answer.message && !ec) {
+        answer.resume_from = sse.last_event_id();
+        answer.retry = sse.retry();
+    }
 }
 
 // An answer whose length is known holds it from its header on; another, what it read so far.
@@ -486,113 +517,6 @@ asio::awaitable<void> upstream_exchange::drain(upstream_endpoint& ep,
         co_return;
     conn.lowest().expires_never();
     ep.idle.give(std::move(conn), clock::now());
-}
-
-asio::awaitable<void>
-upstream_exchange::send_delete(upstream_endpoint& ep, session_state state,
-                               std::shared_ptr<const caller_credential> caller) {
-    auto self = state_.hold();
-    auto cred = co_await credentials_.line(caller.get());
-    if (!std::holds_alternative<std::string>(cred))
-        co_return;
-    auto c = co_await connect(ep);
-    auto* conn = std::get_if<transport::upstream_connection>(&c);
-    if (!conn)
-        co_return;
-    std::string wire = "DELETE " + ep.target + " HTTP/1.1\r\n";
-    transport::header_writer head(wire);
-    head.field("Host", ep.authority);
-    head.field("User-Agent", "gate/" + std::string(process::gate_version));
-    head.field("Mcp-Session-Id", state.id);
-    if (!state.protocol_version.empty())
-        head.field("MCP-Protocol-Version", state.protocol_version);
-    if (const auto& line = std::get<std::string>(cred); !line.empty())
-        head.line(line);
-    if (!head.ok()) {
-        spdlog::warn("{}", refused_head(head).message);
-        co_return;
-    }
-    wire += "Content-Length: 0\r\nConnection: close\r\n\r\n";
-    conn->lowest().expires_after(std::chrono::milliseconds(state_.cfg.timeouts.request_ms));
-    auto run = [&](auto& stream) -> asio::awaitable<void> {
-        boost::system::error_code ec;
-        co_await asio::async_write(stream, asio::buffer(wire),
-                                   asio::redirect_error(asio::use_awaitable, ec));
-        if (ec)
-            co_return;
-        beast::flat_buffer buf;
-        http::response<http::string_body> res;
-        co_await http::async_read(stream, buf, res, asio::redirect_error(asio::use_awaitable, ec));
-    };
-    if (conn->tls)
-        co_await run(*conn->tls);
-    else
-        co_await run(*conn->plain);
-}
-
-asio::awaitable<bool> upstream_exchange::follow_stream(
-    transport::upstream_connection& conn, const std::string& wire, bool require_event_stream,
-    std::function<void()> on_open, std::function<bool()> going,
-    std::function<void(upstream_message)> on_message, std::function<void()> on_sent) {
-    bool opened = false;
-    auto run = [&](auto& stream) -> asio::awaitable<void> {
-        boost::system::error_code ec;
-        conn.lowest().expires_after(std::chrono::milliseconds(state_.cfg.timeouts.connect_ms));
-        co_await asio::async_write(stream, asio::buffer(wire),
-                                   asio::redirect_error(asio::use_awaitable, ec));
-        if (ec)
-            co_return;
-        if (on_sent)
-            on_sent();
-        beast::flat_buffer buf;
-        http::response_parser<http::string_body> parser;
-        parser.body_limit(boost::none);
-        co_await http::async_read_header(stream, buf, parser,
-                                         asio::redirect_error(asio::use_awaitable, ec));
-        auto type = parser.get()[http::field::content_type];
-        if (ec || parser.get().result_int() != 200 ||
-            (require_event_stream && !type.starts_with("text/event-stream")))
-            co_return;
-        opened = true;
-        on_open();
-        conn.lowest().expires_never();
-        transport::sse_parser sse(max_answer_bytes);
-        held_share share(state_.unfinished_event_bytes);
-        while (!parser.is_done() && going()) {
-            co_await http::async_read_some(stream, buf, parser,
-                                           asio::redirect_error(asio::use_awaitable, ec));
-            if (ec)
-                break;
-            auto& body = parser.get().body();
-            auto events = sse.feed(body);
-            body.clear();
-            for (auto& ev : events) {
-                boost::system::error_code jec;
-                auto v = json::parse(ev.data, jec);
-                if (!jec && v.is_object() && v.as_object().contains("method"))
-                    on_message(upstream_message(std::move(v.as_object()), std::move(ev.data)));
-            }
-            // The events before it were passed on.
-            if (sse.over_bound())
-                spdlog::warn("upstream {}: an event on its stream is over {} bytes, gate's bound "
-                             "of one message; the stream was dropped",
-                             state_.cfg.id, sse.max_event());
-            else if (!share.hold(sse.held(), max_answer_bytes))
-                spdlog::warn("upstream {}: the unfinished events of its streams hold over {} "
-                             "bytes together, gate's bound of one upstream; the stream that "
-                             "went past it was dropped",
-                             state_.cfg.id, max_answer_bytes);
-            else
-                continue;
-            conn.lowest().close();
-            break;
-        }
-    };
-    if (conn.tls)
-        co_await run(*conn.tls);
-    else
-        co_await run(*conn.plain);
-    co_return opened;
 }
 
 } // namespace gate::gateway

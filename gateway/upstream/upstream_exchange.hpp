@@ -151,17 +151,31 @@ private:
     // The reading state of one answer: what remains of an event stream after its JSON-RPC
     // response is read to its end in the background (drain), so the connection is reused.
     struct answer_reader;
+    // What one round trip reads and writes: the request's bytes, its deadline and
+    // cancellation, and where its answer goes.
+    struct round {
+        const std::string& wire;
+        const boost::json::value* want_id;
+        http_answer& answer;
+        bool& header_read;
+        bool& reusable;
+        boost::system::error_code& ec;
+        const call_context& ctx;
+        const session_origin* origin;
+        answer_reader& reader;
+        clock::time_point deadline;
+        call_cancel* cancel;
+    };
     template <class Stream>
-    boost::asio::awaitable<void> round_trip(Stream& stream, const std::string& wire,
-                                            const boost::json::value* want_id, http_answer& answer,
-                                            bool& header_read, bool& reusable,
-                                            boost::system::error_code& ec, const call_context& ctx,
-                                            const session_origin* origin, answer_reader& reader);
+    boost::asio::awaitable<bool> round_trip(Stream& stream, boost::asio::ip::tcp::socket& socket,
+                                            round r);
     // A JSON answer's body, past its header: `answer.message` when it is a JSON object.
     template <class Stream>
     boost::asio::awaitable<void> read_json_answer(Stream& stream, answer_reader& reader,
                                                   std::string_view ctype, http_answer& answer,
                                                   bool& reusable, boost::system::error_code& ec);
+    template <class Stream>
+    boost::asio::awaitable<void> read_event_answer(Stream& stream, round& r);
     // The round trip within the request's deadline (passed: a timeout in `ec`), closed when
     // the call is cancelled meanwhile (true).
     boost::asio::awaitable<bool>

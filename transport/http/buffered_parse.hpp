@@ -30,34 +30,50 @@ void parse_buffered(Parser& parser, boost::beast::flat_buffer& buf, boost::beast
     }
 }
 
-// Reads a message's header the way http::async_read_header does (the same errors: nothing
-// read before the end of the stream is end_of_stream, a header cut short is partial_message),
-// but with plain reads of the stream: one asynchronous operation per read instead of three
-// layers of composed ones. The parser is not eager: it stops after the header, and what
-// follows stays in `buf`.
+// One step of a header's read: parses what `buf` holds. True once the header is in or `ec`
+// holds a parse error; false when it needs more bytes.
+template <class Parser>
+bool header_step(Parser& parser, boost::beast::flat_buffer& buf, boost::beast::error_code& ec) {
+    if (buf.size() == 0)
+        return false;
+    auto n = parser.put(buf.data(), ec);
+    buf.consume(n);
+    if (ec != boost::beast::http::error::need_more)
+        return true;
+    ec = {};
+    return false;
+}
+
+// A header's read that failed: the end of the stream is end_of_stream when nothing was read,
+// partial_message when the header was cut short (as http::async_read_header has them).
+template <class Parser>
+void header_read_failed(const Parser& parser, const boost::beast::flat_buffer& buf,
+                        boost::beast::error_code& ec) {
+    namespace http = boost::beast::http;
+    if (ec == boost::asio::error::eof)
+        ec = parser.got_some() || buf.size() > 0 ? http::error::partial_message
+                                                 : http::error::end_of_stream;
+}
+
+// What one read of a header asks for: a header is a few hundred bytes.
+constexpr std::size_t header_read_size = 4096;
+
+// Reads a message's header the way http::async_read_header does (the same errors), but with
+// plain reads of the stream: one asynchronous operation per read instead of three layers of
+// composed ones. The parser is not eager: it stops after the header, and what follows stays
+// in `buf`.
 template <class Stream, class Parser>
 boost::asio::awaitable<void> read_header(Stream& stream, boost::beast::flat_buffer& buf,
                                          Parser& parser, boost::beast::error_code& ec) {
-    namespace http = boost::beast::http;
-    constexpr std::size_t read_size = 4096;
-    for (;;) {
-        if (buf.size() > 0) {
-            auto n = parser.put(buf.data(), ec);
-            buf.consume(n);
-            if (ec != http::error::need_more)
-                co_return; // the header, or a parse error
-            ec = {};
-        }
+    while (!header_step(parser, buf, ec)) {
         auto n = co_await stream.async_read_some(
-            buf.prepare(read_size), boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+            buf.prepare(header_read_size),
+            boost::asio::redirect_error(boost::asio::use_awaitable, ec));
         buf.commit(n);
-        if (ec == boost::asio::error::eof) {
-            ec = parser.got_some() || buf.size() > 0 ? http::error::partial_message
-                                                     : http::error::end_of_stream;
+        if (ec) {
+            header_read_failed(parser, buf, ec);
             co_return;
         }
-        if (ec)
-            co_return;
     }
 }
 
