@@ -1,6 +1,7 @@
-// What the units of one upstream exchange share beyond its header (upstream_exchange.cpp, and
-// the resumption of an answer's stream, stream_resumption.cpp): how a call's cancellation
-// closes the exchange on the wire, and the reading state of one answer.
+// What the units of one upstream exchange share beyond its header (upstream_exchange.cpp, the
+// resumption of an answer's stream, stream_resumption.cpp, and a session's own exchanges,
+// session_exchanges.cpp): how a call's cancellation closes the exchange on the wire, the
+// reading state of one answer, and an event stream's next events.
 #pragma once
 
 #include "gateway/upstream/call_cancel.hpp"
@@ -9,12 +10,17 @@
 #include "transport/http/fields_arena.hpp"
 #include "transport/http/header_writer.hpp"
 
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <cstddef>
 #include <functional>
 #include <tuple>
+#include <vector>
 
 namespace gate::gateway {
 
@@ -59,6 +65,22 @@ private:
     std::size_t& total_;
     std::size_t mine_ = 0;
 };
+
+// The events the next read of an event stream completes (none, and `ec` set, when it failed).
+// The parser keeps what an unfinished event needs.
+template <class Stream, class Parser>
+boost::asio::awaitable<std::vector<transport::sse_event>>
+next_events(Stream& stream, boost::beast::flat_buffer& buf, Parser& parser,
+            transport::sse_parser& sse, boost::system::error_code& ec) {
+    co_await boost::beast::http::async_read_some(
+        stream, buf, parser, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    if (ec)
+        co_return std::vector<transport::sse_event>{};
+    auto& body = parser.get().body();
+    auto events = sse.feed(body);
+    body.clear();
+    co_return events;
+}
 
 // What a call reads of its answer at most: its own bound when it has a tighter one.
 inline std::size_t answer_limit_of(const call_context& ctx) {

@@ -92,13 +92,9 @@ asio::awaitable<bool> upstream_exchange::follow_stream(
         transport::sse_parser sse(max_answer_bytes);
         held_share share(state_.unfinished_event_bytes);
         while (!parser.is_done() && going()) {
-            co_await http::async_read_some(stream, buf, parser,
-                                           asio::redirect_error(asio::use_awaitable, ec));
+            auto events = co_await next_events(stream, buf, parser, sse, ec);
             if (ec)
                 break;
-            auto& body = parser.get().body();
-            auto events = sse.feed(body);
-            body.clear();
             for (auto& ev : events) {
                 boost::system::error_code jec;
                 auto v = json::parse(ev.data, jec);

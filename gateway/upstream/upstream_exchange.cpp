@@ -409,13 +409,9 @@ asio::awaitable<void> upstream_exchange::read_event_answer(Stream& stream, round
     auto& answer = r.answer;
     transport::sse_parser sse(r.reader.limit);
     while (!answer.message && !parser.is_done()) {
-        co_await http::async_read_some(stream, buf, parser,
-                                       asio::redirect_error(asio::use_awaitable, ec));
+        auto events = co_await next_events(stream, buf, parser, sse, ec);
         if (ec)
             break;
-        auto& body = parser.get().body();
-        auto events = sse.feed(body);
-        body.clear(); // the parser holds what an unfinished event needs
         take_events(events, r.want_id, answer, r.ctx, r.origin);
         if (sse.over_bound() && !answer.message) {
             ec = http::error::body_limit; // an event never ended within the bound
