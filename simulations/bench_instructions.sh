@@ -24,6 +24,8 @@
 #                              their data misses per call (what a working set larger than
 #                              the core's cache costs; with GATE_BENCH_SESSIONS=256, difference
 #                              two durations as above, and expect +-10% from run to run)
+#   GATE_BENCH_LL=BYTES ...    the simulated last level's size (1048576, this core's L2, unless
+#                              set; 2097152 and 4194304 size a working set between them)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
@@ -40,7 +42,7 @@ start_fast_upstream
 write_bench_config "$mode"
 for bin in "$@"; do
   strip --strip-debug -o "$work/gate.nodebug" "$bin"
-  ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind --tool=callgrind ${GATE_BENCH_CACHE:+--cache-sim=yes --D1=32768,8,64 --LL=1048576,16,64} --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
+  ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind --tool=callgrind ${GATE_BENCH_CACHE:+--cache-sim=yes --D1=32768,8,64 --LL=${GATE_BENCH_LL:-1048576},16,64} --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
     --config "$work/gate.json" --port 0 --log-level warn 2>"$work/valgrind.err" &
   gate_pid=$!
   port=""
