@@ -58,8 +58,8 @@ asio::awaitable<std::variant<http_answer, upstream_failure>> upstream_exchange::
         boost::system::error_code ec;
         auto reader =
             std::make_shared<answer_reader>(answer_limit_of(ctx), state_.answer_bytes_read);
-        if (co_await guarded_round_trip(conn, wire, want_id, next, header_read, reusable, ec, ctx,
-                                        origin, *reader, deadline, cancel))
+        if (co_await guarded_round_trip(conn, {wire, want_id, next, header_read, reusable, ec, ctx,
+                                               origin, *reader, deadline, cancel}))
             co_return cancelled(*cancel);
         if (next.stream_unfinished && !state_.closed)
             asio::co_spawn(state_.ex, drain(ep, std::move(conn), std::move(reader)),

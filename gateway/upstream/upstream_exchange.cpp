@@ -177,8 +177,8 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
         // On the heap: an unfinished event stream hands it to the drain.
         auto reader =
             std::make_shared<answer_reader>(answer_limit_of(ctx), state_.answer_bytes_read);
-        if (co_await guarded_round_trip(conn, wire, want_id, answer, header_read, reusable, ec, ctx,
-                                        origin, *reader, deadline, cancel))
+        if (co_await guarded_round_trip(conn, {wire, want_id, answer, header_read, reusable, ec,
+                                               ctx, origin, *reader, deadline, cancel}))
             co_return cancelled(*cancel);
         if (answer.stream_unfinished && !state_.closed)
             asio::co_spawn(state_.ex, drain(ep, std::move(conn), std::move(reader)),
@@ -210,13 +210,8 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
 }
 
 // Not a coroutine: the round trip's own frame is the only one it adds to the call's chain.
-asio::awaitable<bool> upstream_exchange::guarded_round_trip(
-    transport::upstream_connection& conn, const std::string& wire, const json::value* want_id,
-    http_answer& answer, bool& header_read, bool& reusable, boost::system::error_code& ec,
-    const call_context& ctx, const session_origin* origin, answer_reader& reader,
-    clock::time_point deadline, call_cancel* cancel) {
-    round r{wire, want_id, answer, header_read, reusable, ec,
-            ctx,  origin,  reader, deadline,    cancel};
+asio::awaitable<bool> upstream_exchange::guarded_round_trip(transport::upstream_connection& conn,
+                                                            const round& r) {
     auto& socket = conn.lowest().socket();
     if (conn.tls)
         return round_trip(*conn.tls, socket, r);

@@ -178,12 +178,8 @@ private:
     boost::asio::awaitable<void> read_event_answer(Stream& stream, round& r);
     // The round trip within the request's deadline (passed: a timeout in `ec`), closed when
     // the call is cancelled meanwhile (true).
-    boost::asio::awaitable<bool>
-    guarded_round_trip(transport::upstream_connection& conn, const std::string& wire,
-                       const boost::json::value* want_id, http_answer& answer, bool& header_read,
-                       bool& reusable, boost::system::error_code& ec, const call_context& ctx,
-                       const session_origin* origin, answer_reader& reader,
-                       clock::time_point deadline, call_cancel* cancel);
+    boost::asio::awaitable<bool> guarded_round_trip(transport::upstream_connection& conn,
+                                                    const round& r);
     // The events of an answer's stream read so far: the upstream's own messages go to the
     // observer; true once the answer (the response to `want_id`) is among them.
     bool take_events(std::vector<transport::sse_event>& events, const boost::json::value* want_id,
