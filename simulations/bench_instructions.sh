@@ -20,6 +20,10 @@
 #                              need setup-node.sh; hook starts simulations/bench_decider)
 #   GATE_BENCH_KEEP=FILE ...   keep the callgrind dump (for callgrind_annotate --inclusive=yes)
 #   GATE_BENCH_PRELOAD=LIB ... run gate with LD_PRELOAD=LIB (another allocator, say)
+#   GATE_BENCH_HEAP=1 ...      count the heap instead, under valgrind's DHAT (the whole run,
+#                              startup too): what a call allocates, site by site, and what of
+#                              it the call holds while it waits on its upstream
+#                              (simulations/heap_per_call.py; GATE_BENCH_KEEP keeps the profile)
 #   GATE_BENCH_CACHE=1 ...     also simulate a 32 KiB L1 and a 1 MiB last-level cache and print
 #                              their data misses per call (what a working set larger than
 #                              the core's cache costs; with GATE_BENCH_SESSIONS=256, difference
@@ -42,7 +46,10 @@ start_fast_upstream
 write_bench_config "$mode"
 for bin in "$@"; do
   strip --strip-debug -o "$work/gate.nodebug" "$bin"
-  ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind --tool=callgrind ${GATE_BENCH_CACHE:+--cache-sim=yes --D1=32768,8,64 --LL=${GATE_BENCH_LL:-1048576},16,64} --callgrind-out-file="$work/cg.out" "$work/gate.nodebug" \
+  tool=(--tool=callgrind ${GATE_BENCH_CACHE:+--cache-sim=yes --D1=32768,8,64 --LL=${GATE_BENCH_LL:-1048576},16,64} --callgrind-out-file="$work/cg.out")
+  # jemalloc is gate's malloc: DHAT replaces it only when told it is the one.
+  [ -n "${GATE_BENCH_HEAP:-}" ] && tool=(--tool=dhat "--soname-synonyms=somalloc=libjemalloc*" --dhat-out-file="$work/dhat.out")
+  ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind "${tool[@]}" "$work/gate.nodebug" \
     --config "$work/gate.json" --port 0 --log-level warn 2>"$work/valgrind.err" &
   gate_pid=$!
   port=""
@@ -54,12 +61,19 @@ for bin in "$@"; do
   # (and the key set's fetch): one session calling for a second, answered, before the count.
   GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" \
     "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 1 1 >/dev/null
-  callgrind_control -z "$gate_pid" >/dev/null
+  [ -n "${GATE_BENCH_HEAP:-}" ] || callgrind_control -z "$gate_pid" >/dev/null
   calls="$(GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" "${GATE_BENCH_SESSIONS:-8}" "${GATE_BENCH_SECONDS:-5}" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["calls"])')"
-  callgrind_control -d "$gate_pid" >/dev/null
+  [ -n "${GATE_BENCH_HEAP:-}" ] || callgrind_control -d "$gate_pid" >/dev/null
   kill -INT "$gate_pid"
   wait "$gate_pid" 2>/dev/null || true
+  if [ -n "${GATE_BENCH_HEAP:-}" ]; then
+    echo "$bin ($mode): $calls calls"
+    python3 "$root/simulations/heap_per_call.py" "$work/dhat.out" "$calls" "${GATE_BENCH_SESSIONS:-8}"
+    [ -n "${GATE_BENCH_KEEP:-}" ] && cp "$work/dhat.out" "$GATE_BENCH_KEEP"
+    rm -f "$work/dhat.out"
+    continue
+  fi
   dump="$(ls -t "$work"/cg.out.* | head -n 1)"
   total="$(awk '/^summary:/ {print $2}' "$dump")"
   echo "$bin ($mode): $calls calls, $((total / calls)) instructions per call ($total in all)"
