@@ -65,15 +65,16 @@ stage "tsan build (waited)" finish_build tsan
 echo "== TSan" >&2
 export TSAN_OPTIONS="halt_on_error=1 suppressions=$root/tests/tsan.supp"
 stage "tsan ctest" ctest --test-dir build-tsan --no-tests=error --output-on-failure -j 2
-# libFuzzer runs beside the TSan end-to-end pass, one parser at a time at the lowest priority:
-# that pass leaves about a core idle (it waits on peers and timers, docs/ci.md), which is
-# where each parser's time goes, and the pass's own processes keep theirs.
+# The TSan end-to-end pass runs two files at a time: one leaves about a core idle (it waits on
+# peers and timers, docs/ci.md), and nothing else needs the cores by then. libFuzzer runs
+# beside it, one parser at a time at the lowest priority, in what the pass leaves.
 echo "== libFuzzer ($fuzz_seconds s per parser, one at a time, beside the TSan e2e pass)" >&2
 fuzz_nice=19 fuzz_all 1 >"$root/build-asan/fuzz.log" 2>&1 &
 fuzz_pid=$!
 unset ASAN_OPTIONS UBSAN_OPTIONS
 tsan_status=0
-stage "tsan e2e" bash scripts/sanitized-e2e.sh tsan "$root/build-tsan" || tsan_status=$?
+GATE_TEST_CONCURRENCY="${GATE_TEST_CONCURRENCY:-2}" stage "tsan e2e" \
+  bash scripts/sanitized-e2e.sh tsan "$root/build-tsan" || tsan_status=$?
 fuzz_status=0
 stage "fuzz (waited)" wait "$fuzz_pid" || fuzz_status=$?
 if [ "$fuzz_status" -ne 0 ]; then
