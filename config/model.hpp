@@ -40,8 +40,8 @@ struct client_auth {
 
 // upstreams[].auth
 struct upstream_auth {
-    std::string strategy =
-        "none"; // none | static | passthrough | client-credentials | token-exchange
+    // none | static | passthrough | client-credentials | token-exchange | user-account
+    std::string strategy = "none";
     // static
     std::string secret_ref;
     std::string header = "Authorization";
@@ -51,8 +51,11 @@ struct upstream_auth {
     std::string client_id;
     std::optional<client_auth> client_auth_;
     std::vector<std::string> scopes;
-    std::optional<std::string> resource; // client-credentials
+    std::optional<std::string> resource; // client-credentials, user-account
     std::string audience;                // token-exchange
+    // user-account: the upstream's authorization server, when not discovered through its
+    // protected resource metadata (RFC 9728).
+    std::optional<std::string> authorization_server;
 
     bool operator==(const upstream_auth&) const = default;
 };
@@ -264,6 +267,9 @@ struct server {
     std::optional<std::string> hint_client_id;
     std::vector<std::string> hint_scopes;
     bool console_enabled = false;
+    // Where browsers reach gate (scheme, host, port; no path): the base of the pages a user
+    // is sent to for an upstream that takes each user's own account, and of its redirect URI.
+    std::optional<std::string> public_url;
 
     bool operator==(const server&) const = default;
 };

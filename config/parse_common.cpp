@@ -41,6 +41,8 @@ facts gather_facts(const json::value& root) {
         }
     }
     f.discovery = obj->contains("discovery");
+    if (const auto* server = obj->if_contains("server"); server && server->is_object())
+        f.public_url = server->get_object().contains("publicUrl");
     return f;
 }
 

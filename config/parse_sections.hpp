@@ -21,6 +21,7 @@ struct facts {
     std::string separator = "__";
     bool separator_known = true;
     bool discovery = false;
+    bool public_url = false; // server.publicUrl is given
 };
 
 facts gather_facts(const json::value& root);

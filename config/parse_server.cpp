@@ -130,6 +130,33 @@ void read_rate_limit(const object_view& o, const facts& f, server& s) {
     s.rate_limit = limit;
 }
 
+// server.publicUrl: an origin browsers reach gate at, which the login pages and the redirect
+// URI of user-account upstreams are made from.
+void read_public_url(const object_view& o, server& s) {
+    auto text = o.string("publicUrl");
+    if (!text) {
+        return;
+    }
+    std::string why;
+    auto url = parse_url(*text, why);
+    if (!url) {
+        o.fail("publicUrl", quoted(*text) + " is not a valid URL: it " + why);
+    } else if (url->scheme != "http" && url->scheme != "https") {
+        o.fail("publicUrl",
+               "must be an http:// or https:// URL (got scheme " + quoted(url->scheme) + ")");
+    } else if ((!url->path.empty() && url->path != "/") || url->has_query || url->has_fragment ||
+               url->has_userinfo) {
+        o.fail("publicUrl", "must be an origin only (scheme, host and port, such as "
+                            "\"https://gate.example.com\"): gate serves its login pages at "
+                            "fixed paths under it");
+    } else {
+        std::string origin = *text;
+        while (!origin.empty() && origin.back() == '/')
+            origin.pop_back();
+        s.public_url = origin;
+    }
+}
+
 void read_redis_url(const object_view& o, server& s) {
     auto text = o.string("redisUrl");
     if (!text) {
@@ -242,7 +269,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     }
     object_view o(*v, root.pointer_of("server"), root.errors(),
                   {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "sessions",
-                   "redisUrl", "introspection", "console"});
+                   "redisUrl", "introspection", "console", "publicUrl"});
     if (!o.ok()) {
         return;
     }
@@ -253,6 +280,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     out.max_body_bytes = o.integer("maxBodyBytes", bound::positive).value_or(1048576);
     read_sessions(o, out);
     read_redis_url(o, out);
+    read_public_url(o, out);
     read_introspection(o, out);
     out.console_enabled = read_enabled(o, "console").value_or(false);
     std::string introspection_ptr = child_pointer(o.pointer_of("introspection"), "enabled");

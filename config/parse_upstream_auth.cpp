@@ -14,8 +14,8 @@ struct strategy_fields {
 
 // Fields each strategy reads. A field another strategy reads is refused rather than ignored:
 // it almost always means the strategy name is not the one the author meant.
-const std::array<strategy_fields, 5>& strategies() {
-    static const std::array<strategy_fields, 5> table{{
+const std::array<strategy_fields, 6>& strategies() {
+    static const std::array<strategy_fields, 6> table{{
         {"none", {"strategy"}},
         {"static", {"strategy", "secretRef", "header", "scheme"}},
         {"passthrough", {"strategy"}},
@@ -23,6 +23,8 @@ const std::array<strategy_fields, 5>& strategies() {
          {"strategy", "tokenEndpoint", "clientId", "clientAuth", "scopes", "resource"}},
         {"token-exchange",
          {"strategy", "tokenEndpoint", "clientId", "clientAuth", "audience", "scopes"}},
+        {"user-account",
+         {"strategy", "clientId", "clientAuth", "scopes", "resource", "authorizationServer"}},
     }};
     return table;
 }
@@ -92,6 +94,48 @@ void read_token_client(const object_view& o, upstream_auth& a, std::string_view 
     a.scopes = read_scopes(o).value_or(std::vector<std::string>{});
 }
 
+void read_resource(const object_view& o, upstream_auth& a) {
+    if (auto resource = o.string("resource")) {
+        std::string why;
+        auto url = parse_url(*resource, why);
+        if (!url || url->has_fragment) {
+            o.fail("resource",
+                   quoted(*resource) + " is not an absolute URI without a fragment (RFC 8707)");
+        } else {
+            a.resource = *resource;
+        }
+    }
+}
+
+// user-account: gate's OAuth client at the upstream's authorization server (its id, and a
+// secret for a confidential one; neither: dynamic registration), the scopes asked, the
+// resource named, and the server when it is not discovered.
+void read_user_account(const object_view& o, const facts& f, upstream_auth& a) {
+    a.client_id = o.string("clientId").value_or("");
+    a.client_auth_ = parse_client_auth(o);
+    if (a.client_auth_ && a.client_id.empty() && !o.errors().failed(o.pointer_of("clientId")))
+        o.fail("clientAuth", "needs clientId: the secret authenticates that client (without "
+                             "either, gate registers itself at the authorization server)");
+    a.scopes = read_scopes(o).value_or(std::vector<std::string>{});
+    read_resource(o, a);
+    if (auto as = o.string("authorizationServer")) {
+        std::string why;
+        auto url = parse_url(*as, why);
+        if (!url || (url->scheme != "http" && url->scheme != "https") || url->has_query ||
+            url->has_fragment || url->has_userinfo)
+            o.fail("authorizationServer",
+                   quoted(*as) + " is not an issuer URL (http(s), no query or fragment)");
+        else
+            a.authorization_server = *as;
+    }
+    if (f.auth_mode_known && !f.auth_required)
+        o.fail("strategy", "\"user-account\" needs auth.mode \"required\": each user's account "
+                           "is kept for the verified caller, and anonymous callers are no one");
+    if (!f.public_url)
+        o.fail("strategy", "\"user-account\" needs server.publicUrl: the address browsers reach "
+                           "gate at, where users are sent to sign in and come back to");
+}
+
 } // namespace
 
 void parse_upstream_auth(const object_view& parent, const facts& f, upstream_auth& a) {
@@ -101,14 +145,14 @@ void parse_upstream_auth(const object_view& parent, const facts& f, upstream_aut
     }
     object_view o(*v, parent.pointer_of("auth"), parent.errors(),
                   {"strategy", "secretRef", "header", "scheme", "tokenEndpoint", "clientId",
-                   "clientAuth", "scopes", "resource", "audience"});
+                   "clientAuth", "scopes", "resource", "audience", "authorizationServer"});
     if (!o.ok()) {
         return;
     }
     o.require("strategy", "one of \"none\", \"static\", \"passthrough\", \"client-credentials\", "
-                          "\"token-exchange\"");
-    auto strategy = o.one_of(
-        "strategy", {"none", "static", "passthrough", "client-credentials", "token-exchange"});
+                          "\"token-exchange\", \"user-account\"");
+    auto strategy = o.one_of("strategy", {"none", "static", "passthrough", "client-credentials",
+                                          "token-exchange", "user-account"});
     if (!strategy) {
         return;
     }
@@ -144,16 +188,9 @@ void parse_upstream_auth(const object_view& parent, const facts& f, upstream_aut
         }
     } else if (a.strategy == "client-credentials") {
         read_token_client(o, a, a.strategy);
-        if (auto resource = o.string("resource")) {
-            std::string why;
-            auto url = parse_url(*resource, why);
-            if (!url || url->has_fragment) {
-                o.fail("resource",
-                       quoted(*resource) + " is not an absolute URI without a fragment (RFC 8707)");
-            } else {
-                a.resource = *resource;
-            }
-        }
+        read_resource(o, a);
+    } else if (a.strategy == "user-account") {
+        read_user_account(o, f, a);
     } else if (a.strategy == "token-exchange") {
         read_token_client(o, a, a.strategy);
         o.require("audience", "the audience of the exchanged token (RFC 8693)");

@@ -69,6 +69,12 @@ constexpr std::array<row, gateway_error_count> table = {{
      "the client did not retry within {} s"},
     {"no_client_to_ask", 200, ec::method_not_found, ec::method_not_found, f::json_rpc, o::error, "",
      "gate's shared session has no client to ask; {} is bridged only during a client's call"},
+    // MCP's URLElicitationRequiredError (-32042, with the login in its data); a 2026-07-28
+    // client that declared no URL elicitation lacks the capability the call needs (-32021).
+    {"account_needed", 200, ec::policy_denied, mc::missing_client_capability, f::json_rpc, o::error,
+     "login_required",
+     "upstream {} needs your own account there: open {} to connect it, then "
+     "call again"},
     {"parse_error", 400, ec::parse_error, ec::parse_error, f::json_rpc, o::error, "",
      "parse error: {}"},
     {"invalid_request", 400, ec::invalid_request, ec::invalid_request, f::json_rpc, o::error, "",

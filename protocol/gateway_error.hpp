@@ -46,6 +46,7 @@ enum class gateway_error : std::uint8_t {
     input_missing,         // a 2026-07-28 client's retry answered an input request badly
     input_not_retried,     // a 2026-07-28 client did not retry in time
     no_client_to_ask,      // a request on gate's shared session, which has no client
+    account_needed,        // a user-account upstream: the user must connect an account first
     // JSON-RPC errors with an HTTP status: the message was read, and cannot be taken.
     parse_error,                // 400: the body is not JSON
     invalid_request,            // 400: not one JSON-RPC 2.0 message

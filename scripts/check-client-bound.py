@@ -51,6 +51,10 @@ WRITERS = {
 
 # (file, function): (what its body must call, or None; the judge its messages pass).
 PRODUCERS = {
+    ('gateway/mcp/account_logins.cpp', 'account_logins::send_to_login'):
+        (None, "gate's own URL elicitation of a user-account login and its completion "
+         "notification: gate's link and words, no upstream content (and the vault's offer, "
+         'not a listen)'),
     ('gateway/mcp/downstream_sessions.cpp', 'downstream_sessions::broadcast'):
         (None, "gate's own list_changed notification (a method, no upstream content)"),
     ('gateway/mcp/list_changed_feed.cpp', 'list_changed_feed::announce'):

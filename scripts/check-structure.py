@@ -84,7 +84,8 @@ NAMESPACE_FOLDERS = ['gateway', 'actors', 'protocol', 'transport', 'config', 'sh
 # MCP methods implement the stages' narrow interfaces (call_services.hpp, s4_route.hpp) and
 # auth implements stage 2's, so both sit above the pipeline; the pipeline drives the upstream
 # side; fleet and operations (what every layer counts and records) are at the bottom.
-GATEWAY_ORDER = ['program', 'entry', 'mcp', 'auth', 'pipeline', 'upstream', 'fleet', 'operations']
+GATEWAY_ORDER = ['program', 'entry', 'mcp', 'auth', 'accounts', 'pipeline', 'upstream', 'fleet',
+                 'operations']
 MAX_PUBLIC_DATA = 25
 MAX_PUBLIC_METHODS = 20
 # Namespaces a file may open to specialize a library's templates (std::hash, boost's traits).

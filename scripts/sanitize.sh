@@ -34,7 +34,7 @@ fuzz_one() {
 fuzz_all() {
   local f status=0
   for f in config_parse json_rpc sse cursor jws key_set redis_reply discovery_doc recording \
-    token_request headers header_writer stdio_lines webhook_request lock_line; do
+    token_request headers header_writer stdio_lines webhook_request lock_line oauth_documents; do
     fuzz_one "$f" || status=1
   done
   return "$status"

@@ -32,6 +32,8 @@ enum class endpoint : std::uint8_t {
     health,
     metrics,
     icon,
+    account_connect,
+    account_callback,
     fault_hook,
 };
 
@@ -39,12 +41,12 @@ using gate_route = http_route<endpoint>;
 
 // One row a line, read as the table it is.
 // clang-format off
-inline constexpr std::array<gate_route, 19> gate_routes = [] {
+inline constexpr std::array<gate_route, 21> gate_routes = [] {
     using enum route_path;
     using enum route_switch;
     using enum other_methods;
     using pipeline::door;
-    return std::array<gate_route, 19>{{
+    return std::array<gate_route, 21>{{
     // path                                            methods             other methods       on when        door           endpoint
     {mcp_endpoint, "",                                 post_only_method,   method_not_allowed, always,        door::message, endpoint::mcp_message},
     {mcp_endpoint, "",                                 get_only_method,    method_not_allowed, always,        door::stream,  endpoint::mcp_stream},
@@ -67,6 +69,10 @@ inline constexpr std::array<gate_route, 19> gate_routes = [] {
     // Open like the console's assets: a client fetches icons without credentials (MCP's rule);
     // the endpoint answers each method.
     {prefix, protocol::icon_path_prefix,               every_method,       pass,               always,        {},            endpoint::icon},
+    // A user's browser, not an MCP client: the login id, state and cookie are the credential
+    // (gateway/accounts/user_accounts.hpp).
+    {exact, "/oauth/connect",                          get_or_post_method, method_not_allowed, user_accounts, {},            endpoint::account_connect},
+    {exact, "/oauth/callback",                         get_only_method,    get_only,           user_accounts, {},            endpoint::account_callback},
     {prefix, fault_hook_prefix,                        every_method,       pass,               fault_hooks,   {},            endpoint::fault_hook},
     }};
 }();

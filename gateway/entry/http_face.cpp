@@ -2,6 +2,7 @@
 // the route table's endpoints.
 #include "gateway/entry/http_face.hpp"
 
+#include "gateway/accounts/user_accounts.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/fault_hooks.hpp"
 #include "gateway/entry/gate_routes.hpp"
@@ -129,7 +130,8 @@ route_switches switches_of(const http_face_parts& p) {
             .console = server.console_enabled,
             .own_tokens = p.tokens != nullptr,
             .inbound_auth = p.inbound_auth,
-            .fault_hooks = p.fault_hooks};
+            .fault_hooks = p.fault_hooks,
+            .user_accounts = p.accounts.in_use()};
 }
 
 // Another method on a path the table owns: 405 with Allow, worded as that endpoint refuses.
@@ -237,6 +239,10 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
         co_return metrics_reply(p);
     case endpoint::icon:
         co_return co_await p.icons.serve(p.live->snap, c.path, c.req.method() == http::verb::get);
+    case endpoint::account_connect:
+        co_return co_await p.accounts.connect(c.req);
+    case endpoint::account_callback:
+        co_return co_await p.accounts.callback(c.req);
     case endpoint::fault_hook:
         co_return run_fault_hook(*p.live, p.supervisor, c.req.method(), c.path)
             .value_or(not_found());

@@ -30,6 +30,9 @@ namespace gate::gateway {
 
 class token_endpoint;
 class traffic_tap;
+namespace accounts {
+class user_accounts;
+}
 
 // One request at an endpoint of the route table.
 struct endpoint_call {
@@ -54,8 +57,9 @@ struct http_face_parts {
     icon_proxy& icons;
     const health_watch& health;
     const budget_charger& budgets;
-    token_endpoint* tokens; // auth.ema's (null: none)
-    bool inbound_auth;      // auth.mode "required"
+    token_endpoint* tokens;            // auth.ema's (null: none)
+    accounts::user_accounts& accounts; // the login pages of user-account upstreams
+    bool inbound_auth;                 // auth.mode "required"
     const config::auth& auth;
     // What a scrape reports beside the components' own counts (each may be null).
     std::shared_ptr<const actors::audit_tally> audit_tally;

@@ -35,6 +35,7 @@ enum class route_switch : std::uint8_t {
     own_tokens,    // auth.ema: gate mints its own tokens (its token endpoint)
     inbound_auth,  // auth.mode "required"
     fault_hooks,   // GATE_TEST_FAULT_HOOKS (tests only)
+    user_accounts, // an upstream takes each user's own account (strategy user-account)
 };
 
 // What another method gets on a row's path: nothing from this row (a later row may answer, else
@@ -54,6 +55,7 @@ struct route_methods {
 inline constexpr route_methods get_only_method{.get = true};
 inline constexpr route_methods post_only_method{.post = true};
 inline constexpr route_methods delete_only_method{.delete_ = true};
+inline constexpr route_methods get_or_post_method{.get = true, .post = true};
 inline constexpr route_methods every_method{.any = true};
 
 template <class Handler> struct http_route {
@@ -68,7 +70,7 @@ template <class Handler> struct http_route {
 
 struct route_switches {
     bool introspection = false, console = false, own_tokens = false, inbound_auth = false,
-         fault_hooks = false;
+         fault_hooks = false, user_accounts = false;
     bool on(route_switch s) const {
         switch (s) {
         case route_switch::always:
@@ -83,6 +85,8 @@ struct route_switches {
             return inbound_auth;
         case route_switch::fault_hooks:
             return fault_hooks;
+        case route_switch::user_accounts:
+            return user_accounts;
         }
         return false;
     }

@@ -5,6 +5,7 @@
 // keeper while the client may cancel it.
 #pragma once
 
+#include "gateway/mcp/account_logins.hpp"
 #include "gateway/mcp/bridge_events.hpp"
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/mcp/client_profiles.hpp"
@@ -51,8 +52,9 @@ class upstream_calls final : public pipeline::call_stage_services,
 public:
     using ticket = pipeline::call_ticket;
     upstream_calls(server_request_judge& judge, bridge_events& bridges, upstream_counts& counts,
-                   client_capabilities& clients, client_input& input)
-        : judge_(judge), bridges_(bridges), counts_(counts), clients_(clients), input_(input) {}
+                   client_capabilities& clients, client_input& input, account_logins& logins)
+        : judge_(judge), bridges_(bridges), counts_(counts), clients_(clients), input_(input),
+          logins_(logins) {}
 
     // The call's observer (gateway/upstream/upstream_observer.hpp), kept by the caller for
     // the call's length; the context points to it, so a call makes no hook of its own.
@@ -155,6 +157,7 @@ private:
     upstream_counts& counts_;
     client_capabilities& clients_;
     client_input& input_;
+    account_logins& logins_;
 };
 
 } // namespace gate::gateway

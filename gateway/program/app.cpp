@@ -17,11 +17,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 namespace gate::gateway::program {
@@ -201,6 +203,14 @@ int run_gate(const std::vector<std::string>& args) {
     if (auto status = judged(loaded, opt))
         return *status;
     process::setup_logging(opt.log_format, opt.log_level);
+    // The log says "listening" once the listener is bound, before the handlers below exist: a
+    // SIGHUP (or SIGTERM) sent on reading it would end the process. Held until they are set,
+    // here and in every thread started meanwhile (which inherit the mask and keep it).
+    sigset_t held;
+    sigemptyset(&held);
+    for (int sig : {SIGHUP, SIGINT, SIGTERM})
+        sigaddset(&held, sig);
+    pthread_sigmask(SIG_BLOCK, &held, nullptr);
     auto where = host_options(opt);
     std::optional<gateway_host> host;
     try {
@@ -222,6 +232,7 @@ int run_gate(const std::vector<std::string>& args) {
         reloader.stop();
         host->drain(std::chrono::seconds(10));
     });
+    pthread_sigmask(SIG_UNBLOCK, &held, nullptr); // a signal held meanwhile is handled now
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
     process::notify_ready("listening on port " + std::to_string(port));
     run_io(io, std::chrono::microseconds(opt.io_spin_us));

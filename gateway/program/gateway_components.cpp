@@ -113,6 +113,7 @@ gateway_components::gateway_components(
     downstream.forget_requests_in(requests.server_requests());
     downstream.table().set_limits(session_limits_of(doc.server));
     definitions->use(doc);
+    accounts.use(doc);
     icons.learn_through([this](std::shared_ptr<const actors::snapshot> snap, std::size_t upstream) {
         return views.learn_icons(std::move(snap), upstream);
     });
@@ -145,6 +146,7 @@ void gateway_components::tell_of_reloads() {
     live.tell([this](const federation_view& v) {
         server.set_max_body(static_cast<std::size_t>(v.snap->doc->server.max_body_bytes));
     });
+    live.tell([this](const federation_view& v) { accounts.use(*v.snap->doc); });
     live.tell([this](const federation_view& v) { warm_up(v); });
     live.tell([this](const federation_view& v) {
         // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
@@ -219,6 +221,7 @@ void gateway_components::warm_up(const federation_view& view) {
 
 void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
     client->health().start();
+    client->keep_accounts_in(&accounts);
     client->lists().watch_definitions(definitions);
     if (fleet)
         client->guards().share_through(fleet);

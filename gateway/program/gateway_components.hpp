@@ -133,6 +133,10 @@ private:
     downstream_sessions downstream{live, keeper, holds, listens, stats};
     // Requests gate puts to clients and waits on (server requests, input requests, parked calls).
     client_requests requests{downstream.fleet()};
+    // Each user's own account at the user-account upstreams: the tokens, the logins and the
+    // pages a user's browser meets (docs/user-accounts.md); and how a call sends its user there.
+    accounts::user_accounts accounts{io.get_executor()};
+    account_logins logins{accounts, requests, downstream.table()};
     // The fleet's shared store (null without one): stages 3 and 6, the upstream clients, the
     // token endpoint and the task table go to it first and fall back to their own state.
     std::shared_ptr<fleet_store> fleet;
@@ -144,13 +148,29 @@ private:
     // policy.decisionHook, asked by stages 5 and 8 and for upstreams' requests to clients.
     decision_hook_client decisions{io.get_executor(), stats};
     // The HTTP face: admission, refusals, the route table's endpoints.
-    http_face face{{stats, stages, live, endpoint, downstream.streams(), downstream.table(), views,
-                    icons, health, guards.budgets(), tokens.get(), authenticator != nullptr,
-                    doc.auth, parts.audit_tally, parts.span_tally, parts.tap, parts.supervision,
-                    parts.supervisor, parts.fault_hooks}};
+    http_face face{{stats,
+                    stages,
+                    live,
+                    endpoint,
+                    downstream.streams(),
+                    downstream.table(),
+                    views,
+                    icons,
+                    health,
+                    guards.budgets(),
+                    tokens.get(),
+                    accounts,
+                    authenticator != nullptr,
+                    doc.auth,
+                    parts.audit_tally,
+                    parts.span_tally,
+                    parts.tap,
+                    parts.supervision,
+                    parts.supervisor,
+                    parts.fault_hooks}};
     transport::http_server server;
     // The MCP method groups (gateway/mcp/).
-    upstream_calls calls{upstream_news, keeper, stats, downstream.table(), requests};
+    upstream_calls calls{upstream_news, keeper, stats, downstream.table(), requests, logins};
     // The routers' questions, and the task records (the keeper's, the fleet's).
     router_line routers{*parts.actors, calls, icons, downstream.fleet(), list_changes};
     task_ledger ledger{*parts.actors};

@@ -48,6 +48,9 @@ struct upstream_failure {
     // not be resolved, or its connection was refused, timed out or failed TLS): the request
     // may go to another replica.
     bool unsent = false;
+    // A user-account upstream has no token of the caller's (none yet, or it was refused): the
+    // call answers with a login (gateway/mcp/account_logins).
+    bool needs_login = false;
 };
 
 // The upstream's JSON-RPC response (result or error), or why there is none.

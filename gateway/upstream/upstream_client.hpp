@@ -77,6 +77,8 @@ public:
     // listen, and on a call's stream when the call has no observer of its own. Set before the
     // first request; a reload that keeps the upstream sets it again.
     void observe(std::unique_ptr<upstream_observer> observer) { observer_ = std::move(observer); }
+    // Where a user-account upstream finds each user's tokens (set when it is wired).
+    void keep_accounts_in(user_tokens* accounts) { credentials_.keep_accounts_in(accounts); }
 
     // The roles. Every public operation that reaches the upstream is admitted: by the caller
     // (the pipeline's guards stage, passing the ticket on) or by the role itself.

@@ -1,12 +1,10 @@
 #include "gateway/upstream/upstream_credential.hpp"
 
-#include "protocol/jose/base64url.hpp"
 #include "protocol/jose/es256_signer.hpp"
+#include "protocol/oauth/token_answer.hpp"
+#include "protocol/oauth/token_form.hpp"
 #include "transport/client/http_fetch.hpp"
 
-#include <boost/json/parse.hpp>
-#include <boost/url/encode.hpp>
-#include <boost/url/rfc/unreserved_chars.hpp>
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
@@ -19,23 +17,6 @@ namespace {
 
 const char* env(const std::string& name) {
     return name.empty() ? nullptr : std::getenv(name.c_str());
-}
-
-// application/x-www-form-urlencoded (RFC 6749 appendix B).
-std::string form_encode(std::string_view s) {
-    // With its length: Boost.URL 1.81 takes other views through a `const char*`.
-    return boost::urls::encode(boost::core::string_view(s.data(), s.size()),
-                               boost::urls::unreserved_chars);
-}
-
-std::string base64(std::string_view bytes) {
-    // Standard alphabet with padding, for HTTP Basic (RFC 7617).
-    auto url = protocol::jose::base64url_encode(bytes);
-    for (auto& c : url)
-        c = c == '-' ? '+' : c == '_' ? '/' : c;
-    while (url.size() % 4)
-        url += '=';
-    return url;
 }
 
 bool header_safe(std::string_view s) {
@@ -93,7 +74,8 @@ std::vector<std::string> missing_secrets(const config::document& doc,
         const auto& a = doc.upstreams[i].auth;
         if (a.strategy == "static")
             check(i, a.secret_ref, "secretRef");
-        else if ((a.strategy == "client-credentials" || a.strategy == "token-exchange") &&
+        else if ((a.strategy == "client-credentials" || a.strategy == "token-exchange" ||
+                  a.strategy == "user-account") &&
                  a.client_auth_)
             check(i, a.client_auth_->secret_ref, "clientAuth/secretRef");
     }
@@ -167,50 +149,6 @@ upstream_credential::from_slot(std::shared_ptr<token_slot> slot, const caller_cr
     }
 }
 
-namespace {
-
-using clock = upstream_credential::clock;
-
-// A token the endpoint issued, and how long it lives.
-struct issued_token {
-    std::string token;
-    clock::duration lifetime;
-};
-
-// The token endpoint's answer read: the token, or why it is not usable.
-std::variant<issued_token, std::string> read_token_answer(const transport::fetch_answer& a) {
-    boost::system::error_code ec;
-    auto doc = json::parse(a.body, ec);
-    const auto* o = !ec && doc.is_object() ? &doc.get_object() : nullptr;
-    const auto* token = o ? o->if_contains("access_token") : nullptr;
-    const auto* type = o ? o->if_contains("token_type") : nullptr;
-    if (a.status != 200) {
-        std::string error = "the token endpoint answered HTTP " + std::to_string(a.status);
-        if (const auto* err = o ? o->if_contains("error") : nullptr; err && err->is_string())
-            error += " (" + std::string(err->get_string()) + ")";
-        return error;
-    }
-    if (!token || !token->is_string() || token->get_string().empty() ||
-        !header_safe(token->get_string()))
-        return std::string("the token endpoint's answer has no usable access_token");
-    if (type &&
-        !(type->is_string() && (type->get_string() == "Bearer" || type->get_string() == "bearer")))
-        return std::string("the token endpoint issued a token that is not a Bearer token");
-    auto lifetime =
-        std::chrono::duration_cast<clock::duration>(upstream_credential::default_lifetime);
-    if (const auto* e = o->if_contains("expires_in")) {
-        double seconds = e->is_int64()    ? static_cast<double>(e->get_int64())
-                         : e->is_uint64() ? static_cast<double>(e->get_uint64())
-                         : e->is_double() ? e->get_double()
-                                          : 0;
-        lifetime =
-            std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
-    }
-    return issued_token{std::string(token->get_string()), lifetime};
-}
-
-} // namespace
-
 transport::fetch_request upstream_credential::token_request(const caller_credential* caller) const {
     transport::fetch_request req;
     req.url = cfg_.token_endpoint;
@@ -218,35 +156,28 @@ transport::fetch_request upstream_credential::token_request(const caller_credent
     req.content_type = "application/x-www-form-urlencoded";
     req.timeout = fetch_timeout;
     req.max_body = 64 * 1024;
-    std::string form;
+    protocol::oauth::token_form form;
     if (caller) {
         // RFC 8693 section 2.1: the caller's access token for one with the upstream's audience.
-        form = "grant_type=" + form_encode("urn:ietf:params:oauth:grant-type:token-exchange") +
-               "&subject_token=" + form_encode(caller->token) + "&subject_token_type=" +
-               form_encode("urn:ietf:params:oauth:token-type:access_token") +
-               "&audience=" + form_encode(cfg_.audience);
+        form.add("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange")
+            .add("subject_token", caller->token)
+            .add("subject_token_type", "urn:ietf:params:oauth:token-type:access_token")
+            .add("audience", cfg_.audience);
     } else {
-        form = "grant_type=client_credentials";
+        form.add("grant_type", "client_credentials");
     }
-    bool basic = cfg_.client_auth_ && cfg_.client_auth_->type == "client_secret_basic";
-    if (basic) {
-        // RFC 6749 section 2.3.1: the id and secret form-encoded, then Basic.
-        req.headers.emplace_back(
-            "Authorization",
-            "Basic " + base64(form_encode(cfg_.client_id) + ":" + form_encode(client_secret_)));
-    } else {
-        form += "&client_id=" + form_encode(cfg_.client_id) +
-                "&client_secret=" + form_encode(client_secret_);
-    }
+    form.authenticate({cfg_.client_id, client_secret_,
+                       cfg_.client_auth_ ? cfg_.client_auth_->type : "client_secret_post"});
     if (!cfg_.scopes.empty()) {
         std::string scope;
         for (const auto& s : cfg_.scopes)
             scope += (scope.empty() ? "" : " ") + s;
-        form += "&scope=" + form_encode(scope);
+        form.add("scope", scope);
     }
     if (cfg_.resource)
-        form += "&resource=" + form_encode(*cfg_.resource);
-    req.body = std::move(form);
+        form.add("resource", *cfg_.resource);
+    req.body = std::move(form.body);
+    req.headers = std::move(form.headers);
     return req;
 }
 
@@ -258,15 +189,18 @@ asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
     if (auto* e = std::get_if<std::string>(&answer)) {
         error = *e;
     } else {
-        auto read = read_token_answer(std::get<transport::fetch_answer>(answer));
-        if (auto* why = std::get_if<std::string>(&read)) {
-            error = std::move(*why);
+        const auto& got = std::get<transport::fetch_answer>(answer);
+        auto read = protocol::oauth::read_token_answer(got.status, got.body);
+        if (auto* refused = std::get_if<protocol::oauth::token_refusal>(&read)) {
+            error = std::move(refused->why);
         } else {
-            auto& issued = std::get<issued_token>(read);
+            auto& issued = std::get<protocol::oauth::issued_token>(read);
             // Refreshed 60 s before it expires; a shorter-lived token is used once.
             auto now = clock::now();
-            slot.refresh_at = now + issued.lifetime - refresh_before_expiry;
-            slot.line = "Authorization: Bearer " + issued.token;
+            auto lifetime = std::chrono::duration_cast<clock::duration>(
+                issued.expires_in.value_or(default_lifetime));
+            slot.refresh_at = now + lifetime - refresh_before_expiry;
+            slot.line = "Authorization: Bearer " + issued.access_token;
             slot.last_failure.reset();
             if (slot.refresh_at <= now)
                 slot.refresh_at = now; // valid for the calls waiting on this fetch only

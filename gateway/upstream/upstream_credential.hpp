@@ -45,12 +45,15 @@ struct caller_credential {
 
 // Whether the upstream's credential is derived from each caller's own token.
 inline bool per_caller(const config::upstream_auth& a) {
-    return a.strategy == "passthrough" || a.strategy == "token-exchange";
+    return a.strategy == "passthrough" || a.strategy == "token-exchange" ||
+           a.strategy == "user-account";
 }
 
 // Why no credential could be had (its token endpoint failed), naming the upstream.
 struct credential_failure {
     std::string text;
+    // user-account: the caller has no usable token at the upstream; a login is the way on.
+    bool needs_login = false;
 };
 
 class upstream_credential {

@@ -3,6 +3,7 @@
 #include "gateway/upstream/upstream_credentials.hpp"
 
 #include "gateway/upstream/upstream_client_parts.hpp"
+#include "gateway/upstream/user_tokens.hpp"
 
 namespace gate::gateway {
 
@@ -10,8 +11,14 @@ namespace asio = boost::asio;
 using namespace upstream::parts;
 
 upstream_credentials::upstream_credentials(asio::any_io_executor ex, const config::upstream& cfg)
-    : per_caller_(gateway::per_caller(cfg.auth)),
+    : cfg_(cfg), per_caller_(gateway::per_caller(cfg.auth)),
+      user_account_(cfg.auth.strategy == "user-account"),
       source_(upstream_credential::make(std::move(ex), cfg)) {}
+
+void upstream_credentials::token_refused(const caller_credential& caller) {
+    if (user_account_ && accounts_)
+        accounts_->refused(cfg_, caller);
+}
 
 std::optional<std::variant<std::string, upstream_failure>>
 upstream_credentials::line_now(const caller_credential* caller) const {
@@ -19,7 +26,13 @@ upstream_credentials::line_now(const caller_credential* caller) const {
         caller = nullptr;
     if (per_caller_ && !caller)
         return std::string(); // gate's own traffic: the upstream answers 401, not at fault
-    if (caller && !source_)   // passthrough: the caller's token as it came
+    if (user_account_) {
+        const auto* line = accounts_ ? accounts_->line_now(cfg_, *caller) : nullptr;
+        if (line)
+            return *line;
+        return std::nullopt;
+    }
+    if (caller && !source_) // passthrough: the caller's token as it came
         return "Authorization: Bearer " + caller->token;
     if (!source_)
         return std::string();
@@ -32,9 +45,15 @@ upstream_credentials::line(const caller_credential* caller) {
         co_return std::move(*known);
     if (!per_caller_)
         caller = nullptr;
-    auto got = caller ? co_await source_->header_line(*caller) : co_await source_->header_line();
+    std::variant<std::string, credential_failure> got;
+    if (user_account_)
+        got = accounts_ ? co_await accounts_->line(cfg_, *caller)
+                        : credential_failure{"no account is connected", true};
+    else
+        got = caller ? co_await source_->header_line(*caller) : co_await source_->header_line();
     if (auto* failed = std::get_if<credential_failure>(&got)) {
         auto f = fail(upstream_failure::kind::connect_error, std::move(failed->text));
+        f.needs_login = failed->needs_login;
         f.upstream_at_fault = false; // its token endpoint is, not the upstream
         co_return f;
     }

@@ -19,6 +19,8 @@
 
 namespace gate::gateway {
 
+class user_tokens;
+
 class upstream_credentials {
 public:
     upstream_credentials(boost::asio::any_io_executor ex, const config::upstream& cfg);
@@ -34,8 +36,18 @@ public:
     std::optional<std::variant<std::string, upstream_failure>>
     line_now(const caller_credential* caller) const;
 
+    // user-account: where each user's tokens are kept (set when the client is wired; until
+    // then every caller needs a login).
+    void keep_accounts_in(user_tokens* accounts) { accounts_ = accounts; }
+    // The upstream refused `caller`'s token (401): a user-account token is forgotten.
+    void token_refused(const caller_credential& caller);
+    bool user_account() const { return user_account_; }
+
 private:
+    const config::upstream& cfg_;
     bool per_caller_;
+    bool user_account_;
+    user_tokens* accounts_ = nullptr;
     std::shared_ptr<upstream_credential> source_; // null: the upstream takes none of gate's
 };
 

@@ -270,6 +270,14 @@ upstream_exchange::refused_credential(const http_answer& answer,
              answer.status);
     f.upstream_at_fault = false;
     f.challenge = answer.challenge;
+    if (credentials_.user_account() && origin && origin->caller) {
+        // The user's token was refused (revoked, expired early) or lacks a scope the upstream
+        // asks for (RFC 6750 insufficient_scope): a login gets another.
+        if (answer.status == 401)
+            credentials_.token_refused(*origin->caller);
+        f.needs_login = answer.status == 401 ||
+                        answer.challenge.find("insufficient_scope") != std::string::npos;
+    }
     return f;
 }
 

@@ -109,6 +109,10 @@ const std::map<std::string, std::string> enforced = {
      "ToolWindows.EveryoneSharesOneWindowUntilTheMinutePasses"},
     {"/upstreams/*/toolLimits/*/perPrincipalPerMinute",
      "ToolWindows.EachPrincipalHasItsOwnAllowance"},
+    {"/server/publicUrl",
+     "a client with URL elicitation is sent to the login on the call, and the call completes"},
+    {"/upstreams/*/auth/authorizationServer",
+     "an authorization server that is down is named in the error"},
     {"/server/redisUrl", "fleet: one global limit and one budget across two instances sharing a "
                          "real Redis"},
     {"/server/rateLimit", "server.rateLimit answers 429 with Retry-After and one audit event"},

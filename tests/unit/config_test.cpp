@@ -156,7 +156,7 @@ TEST(ConfigDefaults, FullExampleReadsEveryField) {
         load((source_dir / "config/examples/full.json").string(), acceptance::specification);
     ASSERT_TRUE(result.errors.empty()) << dump(result.errors);
     const auto& doc = *result.doc;
-    ASSERT_EQ(doc.upstreams.size(), 5u);
+    ASSERT_EQ(doc.upstreams.size(), 6u);
     const auto& gh = doc.upstreams[0];
     EXPECT_EQ(gh.namespace_, "gh");
     ASSERT_TRUE(gh.owner);
@@ -197,6 +197,12 @@ TEST(ConfigDefaults, FullExampleReadsEveryField) {
     EXPECT_EQ(doc.server.budget->period, "week");
     EXPECT_EQ(doc.server.redis_url, "redis://127.0.0.1:6379/0");
     EXPECT_TRUE(doc.server.console_enabled);
+    EXPECT_EQ(doc.server.public_url, "http://127.0.0.1:8000");
+    const auto& tracker = doc.upstreams[4];
+    EXPECT_EQ(tracker.auth.strategy, "user-account");
+    EXPECT_EQ(tracker.auth.authorization_server, "http://127.0.0.1:9000");
+    EXPECT_EQ(tracker.auth.client_auth_->type, "client_secret_basic");
+    EXPECT_EQ(tracker.auth.resource, "http://127.0.0.1:3006/mcp");
     EXPECT_EQ(doc.discovery->bearer_secret_ref, "REGISTRY_TOKEN");
     EXPECT_EQ(doc.tenants[0].upstreams->size(), 3u);
     EXPECT_FALSE(doc.tenants[1].upstreams);

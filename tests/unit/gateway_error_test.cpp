@@ -59,6 +59,8 @@ constexpr std::array<expected_row, gateway_error_count> expected = {{
     {ge::input_missing, "input_missing", 200, -32603, f::json_rpc, outcome::error, "", 1},
     {ge::input_not_retried, "input_not_retried", 200, -32603, f::json_rpc, outcome::error, "", 1},
     {ge::no_client_to_ask, "no_client_to_ask", 200, -32601, f::json_rpc, outcome::error, "", 1},
+    {ge::account_needed, "account_needed", 200, -32042, f::json_rpc, outcome::error,
+     "login_required", 2},
     {ge::parse_error, "parse_error", 400, -32700, f::json_rpc, outcome::error, "", 1},
     {ge::invalid_request, "invalid_request", 400, -32600, f::json_rpc, outcome::error, "", 1},
     {ge::session_required, "session_required", 400, -32600, f::json_rpc, outcome::error, "", 0},
@@ -155,6 +157,7 @@ constexpr modern_code_row modern_codes[] = {
     {ge::unknown_task, -32602},          {ge::server_request_denied, -31042},
     {ge::insufficient_scope, -31042},    {ge::definition_withheld, -31042},
     {ge::hook_denied, -31042},           {ge::hook_failed, -31042},
+    {ge::account_needed, -32021},
 };
 
 TEST(gateway_error, a_2026_07_28_client_gets_its_revisions_codes) {

@@ -19,6 +19,7 @@ namespace {
 namespace json = boost::json;
 using protocol::gateway_error;
 using clock = std::chrono::steady_clock;
+using transport::http_reply;
 
 // Notes what it was told, in order: "end_everywhere <id>", "eviction <reason>", "refusal <reason>".
 struct fake_admission_services final : session_admission_services, session_counts {

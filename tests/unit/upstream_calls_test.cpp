@@ -104,7 +104,9 @@ policy::caller_ref alice() {
 
 struct upstream_calls_rig : test::stage_rig {
     fake_call_services services;
-    upstream_calls calls{services, services, services, services, services};
+    accounts::user_accounts accounts{io.get_executor()};
+    account_logins logins{accounts, services, services};
+    upstream_calls calls{services, services, services, services, services, logins};
     std::vector<std::pair<std::size_t, std::string>> passed; // rec.sinks.server_message's
     std::vector<std::string> bridges;                        // and the sessions they came on
 

@@ -21,9 +21,12 @@ import {
 /**
  * Returns { url, seen, violations, sessions(), stop() }. `asking`: the tools also hold
  * `ask_name`, which elicits a name from the client on the user's own session and answers
- * "hello <name> from <user>".
+ * "hello <name> from <user>". `userOf` may be async. `authorizationServer`: the server is an
+ * OAuth protected resource (RFC 9728) of that issuer: its metadata is served at
+ * /.well-known/oauth-protected-resource/mcp and its 401 challenge points there.
  */
-export async function startPerUserServer(userOf, { asking = false } = {}) {
+export async function startPerUserServer(userOf, { asking = false, authorizationServer = null } = {}) {
+  let url = '';
   const seen = [];
   const violations = [];
   const sessions = new Map(); // session id -> { transport, user }
@@ -51,6 +54,11 @@ export async function startPerUserServer(userOf, { asking = false } = {}) {
     return server;
   };
   const httpServer = http.createServer(async (req, res) => {
+    if (authorizationServer && req.url === '/.well-known/oauth-protected-resource/mcp') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ resource: url, authorization_servers: [authorizationServer], bearer_methods_supported: ['header'] }));
+      return;
+    }
     const chunks = [];
     for await (const c of req) chunks.push(c);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -62,11 +70,14 @@ export async function startPerUserServer(userOf, { asking = false } = {}) {
     }
     const auth = req.headers.authorization ?? '';
     const token = auth.startsWith('Bearer ') ? auth.slice(7) : null;
-    const user = token ? userOf(token) : null;
+    const user = token ? await userOf(token) : null;
     const sessionId = req.headers['mcp-session-id'];
     seen.push({ httpMethod: req.method, rpcMethod: body?.method ?? null, user, token, session: sessionId ?? null });
     if (!user) {
-      res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'application/json' });
+      const challenge = authorizationServer
+        ? `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource/mcp"`
+        : 'Bearer';
+      res.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'invalid_token' }));
       return;
     }
@@ -99,8 +110,9 @@ export async function startPerUserServer(userOf, { asking = false } = {}) {
     await transport.handleRequest(req, res, body);
   });
   await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${httpServer.address().port}/mcp`;
   return {
-    url: `http://127.0.0.1:${httpServer.address().port}/mcp`,
+    url,
     seen,
     violations,
     sessions: () => [...sessions.values()].map((s) => s.user),

@@ -1,0 +1,65 @@
+#include "gateway/accounts/account_vault.hpp"
+
+#include <algorithm>
+
+namespace gate::gateway::accounts {
+
+std::string account_vault::key_of(std::string_view upstream, std::string_view principal) {
+    // An upstream id never holds a line break (config: its pattern), so the key is one pair.
+    std::string key;
+    key.reserve(upstream.size() + 1 + principal.size());
+    key.append(upstream).append(1, '\n').append(principal);
+    return key;
+}
+
+account_vault::lookup account_vault::find(std::string_view upstream, std::string_view principal,
+                                          wall_clock::time_point now) const {
+    auto it = entries_.find(key_of(upstream, principal));
+    if (it == entries_.end())
+        return {};
+    const auto& t = it->second.tokens;
+    if (now >= t.expires_at)
+        return {standing::expired, &t, nullptr};
+    bool due = t.expires_at != wall_clock::time_point::max() && now >= t.expires_at - refresh_margin;
+    return {due ? standing::due : standing::fresh, &t, &it->second.line};
+}
+
+void account_vault::keep(std::string_view upstream, std::string_view principal,
+                         account_tokens tokens) {
+    auto key = key_of(upstream, principal);
+    if (!entries_.contains(key) && entries_.size() >= capacity_) {
+        auto oldest = std::min_element(entries_.begin(), entries_.end(), [](auto& a, auto& b) {
+            return a.second.tokens.connected_at < b.second.tokens.connected_at;
+        });
+        entries_.erase(oldest);
+    }
+    auto line = "Authorization: Bearer " + tokens.access_token;
+    entries_.insert_or_assign(std::move(key), entry{std::string(upstream), std::string(principal),
+                                                    std::move(tokens), std::move(line)});
+}
+
+bool account_vault::forget(std::string_view upstream, std::string_view principal) {
+    return entries_.erase(key_of(upstream, principal)) > 0;
+}
+
+std::size_t account_vault::forget_principal(std::string_view principal) {
+    return std::erase_if(entries_, [&](const auto& e) { return e.second.principal == principal; });
+}
+
+std::size_t account_vault::forget_upstream(std::string_view upstream) {
+    return std::erase_if(entries_, [&](const auto& e) { return e.second.upstream == upstream; });
+}
+
+std::vector<connection_view> account_vault::connections(std::string_view principal) const {
+    std::vector<connection_view> out;
+    for (const auto& [key, e] : entries_)
+        if (principal.empty() || e.principal == principal)
+            out.push_back({e.upstream, e.principal, e.tokens.scope, e.tokens.connected_at,
+                           e.tokens.expires_at, !e.tokens.refresh_token.empty()});
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.principal, a.upstream) < std::tie(b.principal, b.upstream);
+    });
+    return out;
+}
+
+} // namespace gate::gateway::accounts

@@ -1,0 +1,68 @@
+// The tokens each principal holds at each user-account upstream (docs/user-accounts.md): kept
+// in memory by (upstream, principal), each with the header line a request carries, its
+// expiry and its refresh token. Plain C++, time passed in: a token within a minute of its
+// expiry is due for refresh; one past it is not sent. Bounded: the oldest connection goes
+// first when the vault is full. Tokens never leave through a listing (connections()).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace gate::gateway::accounts {
+
+using wall_clock = std::chrono::system_clock;
+
+struct account_tokens {
+    std::string access_token;
+    std::string refresh_token; // empty: none was issued
+    wall_clock::time_point expires_at = wall_clock::time_point::max();
+    std::string scope; // as granted (or asked, when the server did not say)
+    wall_clock::time_point connected_at{};
+};
+
+// A connection as its principal or an operator sees it: never a token.
+struct connection_view {
+    std::string upstream, principal, scope;
+    wall_clock::time_point connected_at{}, expires_at{};
+    bool refreshable = false;
+};
+
+class account_vault {
+public:
+    static constexpr auto refresh_margin = std::chrono::seconds(60);
+    static constexpr std::size_t default_capacity = 100'000;
+
+    enum class standing { none, fresh, due, expired };
+    struct lookup {
+        standing what = standing::none;
+        const account_tokens* tokens = nullptr;
+        const std::string* line = nullptr; // "Authorization: Bearer ..." when fresh or due
+    };
+
+    explicit account_vault(std::size_t capacity = default_capacity) : capacity_(capacity) {}
+
+    lookup find(std::string_view upstream, std::string_view principal,
+                wall_clock::time_point now) const;
+    void keep(std::string_view upstream, std::string_view principal, account_tokens tokens);
+    bool forget(std::string_view upstream, std::string_view principal);
+    std::size_t forget_principal(std::string_view principal);
+    std::size_t forget_upstream(std::string_view upstream);
+    std::vector<connection_view> connections(std::string_view principal) const; // "": all
+    std::size_t size() const { return entries_.size(); }
+
+private:
+    struct entry {
+        std::string upstream, principal;
+        account_tokens tokens;
+        std::string line;
+    };
+    static std::string key_of(std::string_view upstream, std::string_view principal);
+    std::size_t capacity_;
+    std::unordered_map<std::string, entry> entries_;
+};
+
+} // namespace gate::gateway::accounts

@@ -1,0 +1,297 @@
+// The login's steps, in the order a user meets them: a call finds no token (line), gate
+// offers a login (offer: the upstream's authorization server found and gate's client there
+// known), the browser opens the connect page and continues (connect: state, PKCE and a cookie
+// minted, then the authorization server), and comes back (callback: the state taken once, the
+// cookie and `iss` checked, the code redeemed, the tokens kept, the waiting call woken).
+#include "gateway/accounts/user_accounts.hpp"
+
+#include "protocol/oauth/metadata.hpp"
+#include "protocol/oauth/token_answer.hpp"
+#include "transport/client/http_fetch.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+namespace gate::gateway::accounts {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+namespace json = boost::json;
+namespace oauth = protocol::oauth;
+using steady_clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string principal_of(const caller_credential& c) { return c.issuer + '\n' + c.subject; }
+
+transport::fetch_request get(std::string url) {
+    transport::fetch_request r;
+    r.url = std::move(url);
+    r.timeout = user_accounts::fetch_timeout;
+    r.max_body = 64 * 1024;
+    r.headers.emplace_back("Accept", "application/json");
+    return r;
+}
+
+transport::fetch_request post_form(std::string url, oauth::token_form form) {
+    auto r = get(std::move(url));
+    r.method = "POST";
+    r.content_type = "application/x-www-form-urlencoded";
+    r.body = std::move(form.body);
+    for (auto& h : form.headers)
+        r.headers.push_back(std::move(h));
+    return r;
+}
+
+// The first of `urls` that answers 200 with a document `read` accepts; or why none did.
+template <class Read>
+asio::awaitable<std::variant<std::invoke_result_t<Read, std::string_view>, std::string>>
+first_document(asio::any_io_executor ex, const std::vector<std::string>& urls, Read read) {
+    std::string why = "no URL to ask";
+    for (const auto& url : urls) {
+        auto got = co_await transport::http_fetch(ex, get(url));
+        if (auto* e = std::get_if<std::string>(&got)) {
+            why = *e;
+            continue;
+        }
+        auto& a = std::get<transport::fetch_answer>(got);
+        if (a.status != 200) {
+            why = url + " answered HTTP " + std::to_string(a.status);
+            continue;
+        }
+        co_return read(a.body);
+    }
+    co_return why;
+}
+
+std::string joined(const std::vector<std::string>& scopes) {
+    std::string out;
+    for (const auto& s : scopes)
+        out += (out.empty() ? "" : " ") + s;
+    return out;
+}
+
+} // namespace
+
+void user_accounts::use(const config::document& doc) {
+    public_url_ = doc.server.public_url.value_or("");
+    in_use_ = std::any_of(doc.upstreams.begin(), doc.upstreams.end(), [](const auto& u) {
+        return u.auth.strategy == "user-account";
+    });
+    targets_.clear(); // a reload may change an upstream's client or server
+}
+
+const std::string* user_accounts::line_now(const config::upstream& u,
+                                           const caller_credential& caller) {
+    auto found = vault_.find(u.id, principal_of(caller), wall_clock::now());
+    return found.what == account_vault::standing::fresh ? found.line : nullptr;
+}
+
+asio::awaitable<std::variant<std::string, credential_failure>>
+user_accounts::line(const config::upstream& u, const caller_credential& caller) {
+    auto principal = principal_of(caller);
+    auto found = vault_.find(u.id, principal, wall_clock::now());
+    using standing = account_vault::standing;
+    if (found.what == standing::fresh)
+        co_return *found.line;
+    if (found.what != standing::none && !found.tokens->refresh_token.empty()) {
+        auto key = u.id + '\n' + principal;
+        auto& flight = refreshing_[key];
+        if (!flight)
+            flight = std::make_shared<transport::ask_flight>();
+        auto held = flight; // the map's entry may go while this waits
+        if (co_await held->run_or_wait([&] { return refresh(u, principal); }))
+            refreshing_.erase(key);
+        found = vault_.find(u.id, principal, wall_clock::now());
+        if (found.what == standing::fresh || found.what == standing::due)
+            co_return *found.line;
+    } else if (found.what == standing::due) {
+        co_return *found.line; // no refresh token: used until it expires
+    }
+    credential_failure f{"no account of this user is connected at upstream " + u.id};
+    f.needs_login = true;
+    co_return f;
+}
+
+void user_accounts::refused(const config::upstream& u, const caller_credential& caller) {
+    vault_.forget(u.id, principal_of(caller));
+}
+
+asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
+                                             const std::string& principal) {
+    auto found = vault_.find(u.id, principal, wall_clock::now());
+    if (!found.tokens || found.tokens->refresh_token.empty())
+        co_return;
+    auto refresh_token = found.tokens->refresh_token;
+    auto target = co_await target_for(u);
+    if (auto* why = std::get_if<std::string>(&target)) {
+        ++counts_.refresh_failed;
+        spdlog::warn("refreshing a user's token at upstream {}: {}", u.id, *why);
+        co_return; // kept: the server may be back before the token expires
+    }
+    auto& t = std::get<login_target>(target);
+    oauth::token_form form;
+    form.add("grant_type", "refresh_token").add("refresh_token", refresh_token);
+    if (!t.resource.empty())
+        form.add("resource", t.resource);
+    form.authenticate({t.client_id, t.client_secret, t.client_method});
+    auto got = co_await transport::http_fetch(ex_, post_form(t.token_endpoint, std::move(form)));
+    std::string why;
+    if (auto* e = std::get_if<std::string>(&got)) {
+        why = *e;
+    } else {
+        auto& a = std::get<transport::fetch_answer>(got);
+        auto read = oauth::read_token_answer(a.status, a.body);
+        if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
+            auto now = wall_clock::now();
+            account_tokens kept{issued->access_token,
+                                issued->refresh_token.empty() ? refresh_token
+                                                              : issued->refresh_token,
+                                issued->expires_in ? now + *issued->expires_in
+                                                   : wall_clock::time_point::max(),
+                                issued->scope.value_or(found.tokens->scope),
+                                found.tokens->connected_at};
+            vault_.keep(u.id, principal, std::move(kept));
+            ++counts_.refreshed;
+            co_return;
+        }
+        auto& refusal = std::get<oauth::token_refusal>(read);
+        if (refusal.error == "invalid_grant") {
+            // The refresh token is no longer good: the user is asked to log in again.
+            vault_.forget(u.id, principal);
+            ++counts_.refresh_failed;
+            co_return;
+        }
+        why = refusal.why;
+    }
+    ++counts_.refresh_failed;
+    spdlog::warn("refreshing a user's token at upstream {} failed: {}", u.id, why);
+}
+
+asio::awaitable<std::variant<login_target, std::string>>
+user_accounts::target_for(const config::upstream& u) {
+    auto now = steady_clock::now();
+    if (auto it = targets_.find(u.id);
+        it != targets_.end() && now - it->second.fetched < metadata_lifetime)
+        co_return it->second.target;
+    auto found = co_await discover(u);
+    if (auto* t = std::get_if<login_target>(&found))
+        targets_[u.id] = {*t, now};
+    co_return found;
+}
+
+asio::awaitable<std::variant<login_target, std::string>>
+user_accounts::discover(const config::upstream& u) {
+    const auto& a = u.auth;
+    const auto& url = u.urls.front();
+    login_target t;
+    t.scope = joined(a.scopes);
+    std::string issuer;
+    if (a.authorization_server) {
+        issuer = *a.authorization_server;
+        t.resource = a.resource.value_or(url);
+    } else {
+        auto prm = co_await first_document(ex_, oauth::resource_metadata_urls(url),
+                                           [&](std::string_view body) {
+                                               return oauth::read_resource_metadata(body, url);
+                                           });
+        if (auto* why = std::get_if<std::string>(&prm))
+            co_return "the protected resource metadata of upstream " + u.id +
+                      " could not be read: " + *why;
+        auto& read = std::get<0>(prm);
+        if (auto* why = std::get_if<std::string>(&read))
+            co_return "upstream " + u.id + ": " + *why;
+        auto& m = std::get<oauth::resource_metadata>(read);
+        issuer = m.authorization_servers.front();
+        t.resource = a.resource.value_or(m.resource);
+    }
+    auto asm_ = co_await first_document(ex_, oauth::server_metadata_urls(issuer),
+                                        [&](std::string_view body) {
+                                            return oauth::read_server_metadata(body, issuer);
+                                        });
+    if (auto* why = std::get_if<std::string>(&asm_))
+        co_return "the authorization server " + issuer + " of upstream " + u.id +
+                  " could not be reached: " + *why;
+    auto& read = std::get<0>(asm_);
+    if (auto* why = std::get_if<std::string>(&read))
+        co_return "the authorization server " + issuer + " of upstream " + u.id + ": " + *why;
+    auto& m = std::get<oauth::server_metadata>(read);
+    t.issuer = m.issuer;
+    t.iss_required = m.iss_parameter_supported;
+    t.authorization_endpoint = m.authorization_endpoint;
+    t.token_endpoint = m.token_endpoint;
+    if (!a.client_id.empty()) {
+        t.client_id = a.client_id;
+        if (a.client_auth_) {
+            const char* secret = std::getenv(a.client_auth_->secret_ref.c_str());
+            t.client_secret = secret ? secret : "";
+            t.client_method = a.client_auth_->type;
+        } else {
+            t.client_method = "none";
+        }
+        co_return t;
+    }
+    if (m.registration_endpoint.empty())
+        co_return "the authorization server " + issuer + " of upstream " + u.id +
+                  " offers no dynamic client registration; configure auth.clientId";
+    auto client = co_await registered_client(m.registration_endpoint, issuer);
+    if (auto* why = std::get_if<std::string>(&client))
+        co_return "registering gate at the authorization server " + issuer + " of upstream " +
+                  u.id + " failed: " + *why;
+    auto& c = std::get<oauth::client_identity>(client);
+    t.client_id = c.id;
+    t.client_secret = c.secret;
+    t.client_method = c.method;
+    co_return t;
+}
+
+asio::awaitable<std::variant<oauth::client_identity, std::string>>
+user_accounts::registered_client(const std::string& endpoint, const std::string& issuer) {
+    auto key = issuer + '\n' + redirect_uri();
+    if (auto it = registrations_.find(key); it != registrations_.end())
+        co_return it->second;
+    // RFC 7591: a public client using PKCE, with gate's redirect URI only.
+    json::object meta{{"client_name", "gate"},
+                      {"redirect_uris", json::array{json::value(redirect_uri())}},
+                      {"grant_types", json::array{"authorization_code", "refresh_token"}},
+                      {"response_types", json::array{"code"}},
+                      {"token_endpoint_auth_method", "none"}};
+    auto req = get(endpoint);
+    req.method = "POST";
+    req.content_type = "application/json";
+    req.body = json::serialize(meta);
+    auto got = co_await transport::http_fetch(ex_, std::move(req));
+    if (auto* e = std::get_if<std::string>(&got))
+        co_return *e;
+    auto& a = std::get<transport::fetch_answer>(got);
+    boost::system::error_code ec;
+    auto doc = json::parse(a.body, ec);
+    const auto* o = !ec && doc.is_object() ? &doc.get_object() : nullptr;
+    if (a.status != 201 && a.status != 200) {
+        // RFC 7591 section 3.2.2: its error and description, when readable, say what to fix.
+        auto error = oauth::read_token_answer(a.status, a.body);
+        std::string why = std::get<oauth::token_refusal>(error).why;
+        const auto* d = o ? o->if_contains("error_description") : nullptr;
+        if (d && d->is_string() && d->get_string().size() <= 200 &&
+            oauth::header_safe(d->get_string()))
+            why += ": " + std::string(d->get_string());
+        co_return "the registration endpoint refused: " + why;
+    }
+    const auto* id = o ? o->if_contains("client_id") : nullptr;
+    if (!id || !id->is_string() || id->get_string().empty() ||
+        !oauth::header_safe(id->get_string()))
+        co_return std::string("the registration endpoint's answer has no usable client_id");
+    oauth::client_identity c{std::string(id->get_string()), "", "none"};
+    if (const auto* s = o->if_contains("client_secret"); s && s->is_string()) {
+        c.secret = std::string(s->get_string());
+        c.method = "client_secret_basic";
+        if (const auto* m = o->if_contains("token_endpoint_auth_method");
+            m && m->is_string() && m->get_string() == "client_secret_post")
+            c.method = "client_secret_post";
+    }
+    registrations_[key] = c;
+    co_return c;
+}
+
+} // namespace gate::gateway::accounts

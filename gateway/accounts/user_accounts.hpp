@@ -1,0 +1,122 @@
+// Each user's own account at the upstreams whose strategy is `user-account`
+// (docs/user-accounts.md): gate is the OAuth client of each such upstream's authorization
+// server, runs the login for a principal that has no token there, keeps the tokens it gets
+// (account_vault), refreshes them before they expire (one refresh at a time per principal and
+// upstream), and serves the two pages a user's browser meets: the connect page the client
+// shows the user (gate's own link, naming who is connecting what) and the redirect URI the
+// authorization server sends the browser back to. Lives on the io thread; the decisions are
+// the vault's and the login table's, plain C++ with time passed in.
+#pragma once
+
+#include "config/model.hpp"
+#include "gateway/accounts/account_vault.hpp"
+#include "gateway/accounts/login_table.hpp"
+#include "gateway/upstream/upstream_credential.hpp"
+#include "gateway/upstream/user_tokens.hpp"
+#include "protocol/oauth/token_form.hpp"
+#include "transport/http/http_reply.hpp"
+#include "transport/http/http_server.hpp"
+#include "transport/io/ask_flight.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gate::gateway::accounts {
+
+inline constexpr std::string_view connect_path = "/oauth/connect";
+inline constexpr std::string_view callback_path = "/oauth/callback";
+
+// A login the user is sent to: the id the elicitation carries, the link, and what to tell them.
+struct login_offer {
+    std::string id;
+    std::string url;
+    std::string message;
+};
+
+// What the accounts did, for /metrics.
+struct account_counts {
+    std::uint64_t logins_started = 0, connected = 0, refreshed = 0, refresh_failed = 0,
+                  login_failed = 0, revoked = 0;
+};
+
+class user_accounts final : public user_tokens {
+public:
+    static constexpr auto fetch_timeout = std::chrono::seconds(10);
+    static constexpr auto metadata_lifetime = std::chrono::minutes(10);
+
+    explicit user_accounts(boost::asio::any_io_executor ex) : ex_(std::move(ex)) {}
+
+    // The running document's public URL (a reload may change it); its upstreams' logins
+    // started under an older document finish with what they were started with.
+    void use(const config::document& doc);
+
+    // The header line of `caller`'s token at `u`, when one is fresh (no wait).
+    const std::string* line_now(const config::upstream& u,
+                                const caller_credential& caller) override;
+    // The same, refreshed first when due; or why there is none (needs_login: a login
+    // starts the way out).
+    boost::asio::awaitable<std::variant<std::string, credential_failure>>
+    line(const config::upstream& u, const caller_credential& caller) override;
+    // The upstream refused the token (401): it is forgotten, and the next call logs in.
+    void refused(const config::upstream& u, const caller_credential& caller) override;
+
+    // A login for `caller` at `u` (joined when one is open), or why none can start: the
+    // upstream's authorization server could not be found or used (named).
+    boost::asio::awaitable<std::variant<login_offer, std::string>>
+    offer(const config::upstream& u, const caller_credential& caller, std::string request_id,
+          std::string extra_scope = {});
+    // Waits until login `id` finishes or `bound` passes: whether it connected.
+    boost::asio::awaitable<bool> finished(const std::string& id,
+                                          std::chrono::steady_clock::duration bound);
+
+    // GET and POST /oauth/connect, GET /oauth/callback.
+    boost::asio::awaitable<transport::http_reply> connect(const transport::http_request& req);
+    boost::asio::awaitable<transport::http_reply> callback(const transport::http_request& req);
+
+    // Whether the running document has a user-account upstream (its pages are served).
+    bool in_use() const { return in_use_; }
+    account_vault& vault() { return vault_; }
+    const account_counts& counts() const { return counts_; }
+
+private:
+    struct target_entry {
+        login_target target;
+        std::chrono::steady_clock::time_point fetched{};
+    };
+    struct waiter {
+        std::shared_ptr<boost::asio::steady_timer> timer;
+        bool* connected = nullptr;
+    };
+    boost::asio::awaitable<std::variant<login_target, std::string>>
+    target_for(const config::upstream& u);
+    boost::asio::awaitable<std::variant<login_target, std::string>>
+    discover(const config::upstream& u);
+    boost::asio::awaitable<std::variant<protocol::oauth::client_identity, std::string>>
+    registered_client(const std::string& registration_endpoint, const std::string& issuer);
+    boost::asio::awaitable<void> refresh(const config::upstream& u, const std::string& principal);
+    boost::asio::awaitable<transport::http_reply> redeem(pending_login login, std::string code);
+    void wake(const std::string& id, bool connected);
+    std::string redirect_uri() const { return public_url_ + std::string(callback_path); }
+
+    boost::asio::any_io_executor ex_;
+    std::string public_url_;
+    bool in_use_ = false;
+    account_vault vault_;
+    login_table logins_;
+    std::map<std::string, target_entry> targets_;                              // by upstream id
+    std::map<std::string, protocol::oauth::client_identity> registrations_;   // by issuer
+    std::map<std::string, std::shared_ptr<transport::ask_flight>> refreshing_; // vault key
+    std::multimap<std::string, waiter> waiters_;                               // by login id
+    account_counts counts_;
+};
+
+} // namespace gate::gateway::accounts

@@ -1,0 +1,79 @@
+#include "gateway/mcp/account_logins.hpp"
+
+#include "gateway/mcp/upstream_calls.hpp"
+#include "gateway/pipeline/answers.hpp"
+#include "protocol/oauth/metadata.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace gate::gateway {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+bool declares_url_elicitation(const json::object& capabilities) {
+    const auto* e = capabilities.if_contains("elicitation");
+    return e && e->is_object() && e->get_object().contains("url");
+}
+
+json::object url_elicitation(const accounts::login_offer& o) {
+    return {{"mode", "url"}, {"elicitationId", o.id}, {"url", o.url}, {"message", o.message}};
+}
+
+} // namespace
+
+asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_context& rec,
+                                                                       std::size_t upstream,
+                                                                       const upstream_failure& f) {
+    const auto& caller = rec.who.caller_token;
+    if (!caller)
+        co_return outcome::unchanged;
+    const auto& u = rec.view->clients[upstream]->config();
+    std::string scope;
+    if (f.status == 403)
+        scope = protocol::oauth::read_bearer_challenge(f.challenge).scope;
+    auto offered = co_await accounts_.offer(u, *caller, json::serialize(rec.message.id), scope);
+    if (auto* why = std::get_if<std::string>(&offered)) {
+        refuse(rec, error_answer{
+                        gateway_error::upstream_failed,
+                        protocol::gateway_error_text(gateway_error::upstream_failed, {u.id, *why}),
+                        rec.message.id,
+                        {},
+                        era_of(rec)});
+        co_return outcome::answered;
+    }
+    auto& offer = std::get<accounts::login_offer>(offered);
+    bool url_capable = rec.client.modern
+                           ? declares_url_elicitation(rec.client.modern_capabilities)
+                           : declares_url_elicitation(clients_.capabilities(rec.client.session));
+    if (url_capable && !rec.client.modern && rec.sinks.push_to_client) {
+        json::object request{{"method", "elicitation/create"}, {"params", url_elicitation(offer)}};
+        auto source = json::serialize(request);
+        auto answer =
+            co_await input_.ask_client_input(rec, {std::move(request), std::move(source)});
+        const auto* action = answer ? answer->value.if_contains("action") : nullptr;
+        if (action && action->is_string() && action->get_string() == "accept" &&
+            co_await accounts_.finished(offer.id, login_wait)) {
+            if (rec.sinks.push_to_client)
+                rec.sinks.push_to_client(json::serialize(
+                    json::object{{"jsonrpc", "2.0"},
+                                 {"method", "notifications/elicitation/complete"},
+                                 {"params", json::object{{"elicitationId", offer.id}}}}));
+            co_return outcome::send_again;
+        }
+    }
+    // Declined, not finished in time, or a client that cannot be asked: the login goes back
+    // with the error, to open and call again.
+    refuse(rec, error_answer{
+                    gateway_error::account_needed,
+                    protocol::gateway_error_text(gateway_error::account_needed, {u.id, offer.url}),
+                    rec.message.id,
+                    {},
+                    era_of(rec),
+                    {{"elicitations", json::array{url_elicitation(offer)}}}});
+    co_return outcome::answered;
+}
+
+} // namespace gate::gateway

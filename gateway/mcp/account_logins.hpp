@@ -1,0 +1,44 @@
+// A call that met an upstream needing the caller's own account (strategy `user-account`,
+// docs/user-accounts.md) sends its user to the login, as the client can be reached: a
+// sessionful client that declared URL elicitation is asked on the call's stream
+// (`elicitation/create` in URL mode), the call waits for the login and is sent again, and
+// the client hears `notifications/elicitation/complete`; any other client gets MCP's
+// URLElicitationRequiredError (-32042; -32021 for a 2026-07-28 client) carrying the login, to
+// open and call again. The one place every named call's login is decided (upstream_calls).
+#pragma once
+
+#include "gateway/accounts/user_accounts.hpp"
+#include "gateway/mcp/client_capabilities.hpp"
+#include "gateway/pipeline/request_context.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstddef>
+
+namespace gate::gateway {
+
+class client_input;
+
+class account_logins {
+public:
+    // How long a call waits for its user to finish the login it was sent to.
+    static constexpr auto login_wait = std::chrono::minutes(10);
+
+    account_logins(accounts::user_accounts& accounts, client_input& input,
+                   client_capabilities& clients)
+        : accounts_(accounts), input_(input), clients_(clients) {}
+
+    enum class outcome { send_again, answered, unchanged };
+    // `f` (needs_login) at `upstream`: send_again when the login finished while the call
+    // waited; answered when rec holds the call's answer; unchanged when no login applies
+    // (no verified caller).
+    boost::asio::awaitable<outcome> send_to_login(request_context& rec, std::size_t upstream,
+                                                  const upstream_failure& f);
+
+private:
+    accounts::user_accounts& accounts_;
+    client_input& input_;
+    client_capabilities& clients_;
+};
+
+} // namespace gate::gateway

@@ -1,0 +1,51 @@
+#include "protocol/oauth/token_form.hpp"
+
+#include "protocol/jose/base64url.hpp"
+
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
+
+namespace gate::protocol::oauth {
+
+std::string form_encode(std::string_view s) {
+    // With its length: Boost.URL 1.81 takes other views through a `const char*`.
+    return boost::urls::encode(boost::core::string_view(s.data(), s.size()),
+                               boost::urls::unreserved_chars);
+}
+
+namespace {
+
+std::string base64(std::string_view bytes) {
+    // Standard alphabet with padding, for HTTP Basic (RFC 7617).
+    auto url = jose::base64url_encode(bytes);
+    for (auto& c : url)
+        c = c == '-' ? '+' : c == '_' ? '/' : c;
+    while (url.size() % 4)
+        url += '=';
+    return url;
+}
+
+} // namespace
+
+token_form& token_form::add(std::string_view key, std::string_view value) {
+    if (!body.empty())
+        body += '&';
+    body.append(key);
+    body += '=';
+    body += form_encode(value);
+    return *this;
+}
+
+token_form& token_form::authenticate(const client_identity& client) {
+    if (client.method == "client_secret_basic") {
+        headers.emplace_back("Authorization", "Basic " + base64(form_encode(client.id) + ":" +
+                                                                form_encode(client.secret)));
+        return *this;
+    }
+    add("client_id", client.id);
+    if (client.method == "client_secret_post")
+        add("client_secret", client.secret);
+    return *this;
+}
+
+} // namespace gate::protocol::oauth

@@ -1,0 +1,74 @@
+// A third party's OAuth 2.1 / OpenID authorization server on 127.0.0.1: `oidc-provider`
+// (a certified implementation) with its own sign-in and consent pages (devInteractions: any
+// login name, any password), dynamic client registration (RFC 7591), resource indicators
+// (RFC 8707: a token for one MCP server, a JWT with that server as its audience), refresh
+// tokens and the `iss` authorization response parameter (RFC 9207). What it issued is
+// counted per grant type, and `verify(token, audience)` checks a token as its resource
+// server would (signature, issuer, audience): the subject, or null.
+import { createServer } from 'node:http';
+
+import Provider from 'oidc-provider';
+import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+
+/**
+ * Starts it. Returns { issuer, grants (counts per grant_type), verify(token, audience),
+ * revokeAll(), stop() }. `accessTokenTtl`: seconds an access token lives.
+ */
+export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl = 3600 } = {}) {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+  const { d, ...publicJwk } = jwk;
+  const keySet = createLocalJWKSet({ keys: [publicJwk] });
+  const grants = {};
+  let issuer = '';
+  const listener = createServer();
+  await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${listener.address().port}`;
+  const provider = new Provider(issuer, {
+    jwks: { keys: [jwk] },
+    features: {
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => ({
+          scope,
+          audience: resource,
+          accessTokenTTL: accessTokenTtl,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'ES256' } },
+        }),
+      },
+    },
+    scopes: ['openid', 'offline_access', scope],
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    ttl: { AccessToken: accessTokenTtl, RefreshToken: 3600, Grant: 3600, Interaction: 600, Session: 3600 },
+    pkce: { required: () => true },
+    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], id_token_signed_response_alg: 'ES256' },
+  });
+  provider.proxy = false;
+  provider.on('grant.success', (ctx) => {
+    const g = ctx.oidc?.params?.grant_type ?? '?';
+    grants[g] = (grants[g] ?? 0) + 1;
+  });
+  listener.on('request', provider.callback());
+  return {
+    issuer,
+    grants,
+    async verify(token, audience) {
+      try {
+        const { payload } = await jwtVerify(token, keySet, { issuer, audience });
+        return payload.sub ?? null;
+      } catch {
+        return null;
+      }
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        listener.closeAllConnections();
+        listener.close(resolve);
+      }),
+  };
+}

@@ -1,0 +1,239 @@
+// Each user's own account at a third-party upstream (strategy `user-account`,
+// docs/user-accounts.md), against the real binary, a real authorization server (oidc-provider,
+// with its own sign-in and consent pages, dynamic registration, resource indicators, refresh
+// tokens, RFC 9207 `iss`), an SDK upstream that accepts only that server's tokens for its own
+// URL, SDK clients with and without URL elicitation, and a person signing in in headless
+// Chromium. Then the login's doors attacked: a replayed or made-up state, a callback from
+// another browser, a mix-up, a link that is not one, an authorization server that is down.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ElicitRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { chromium } from 'playwright-core';
+
+import { freePort } from './lib/free-port.mjs';
+import { startGate, startIdp } from './lib/index.mjs';
+import { startPerUserServer } from './lib/per-user-server.mjs';
+import { startThirdPartyAs } from './lib/third-party-as.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+const RESOURCE = 'https://gate.example/mcp';
+const text = (r) => r.content.map((c) => c.text).join('');
+
+// A person at the browser: gate's connect page (it must name them), Continue, the
+// authorization server's sign-in as `login`, its consent, and gate's page at the end.
+async function signIn(browser, url, login) {
+  const page = await browser.newPage();
+  const callbacks = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/oauth/callback')) callbacks.push(r.url());
+  });
+  try {
+    await page.goto(url);
+    assert.match(await page.textContent('body'), new RegExp(`gate user ${login}\\b`));
+    await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/oauth/connect')), page.click('#continue')]);
+    await page.fill('input[name=login]', login);
+    await page.fill('input[name=password]', 'any password');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('button[type=submit]', { state: 'visible' });
+    await page.click('button[type=submit]'); // consent: Continue
+    await page.waitForSelector('#outcome');
+    return { outcome: await page.textContent('#outcome'), callbacks };
+  } finally {
+    await page.close();
+  }
+}
+
+describe('user-account upstreams', { timeout: 180_000 }, () => {
+  let idp;
+  let as;
+  let files;
+  let gate;
+  let browser;
+  const tokenFor = {};
+  let config;
+
+  const connect = async (user, { urlElicitation, onElicit, onComplete } = {}) => {
+    tokenFor[user] ??= await idp.mint({ sub: user, aud: RESOURCE });
+    const client = new Client(
+      { name: `as-${user}`, version: '0.0.0' },
+      { capabilities: urlElicitation ? { elicitation: { url: {} } } : {} },
+    );
+    if (urlElicitation) {
+      client.setRequestHandler(ElicitRequestSchema, async (req) => onElicit(req.params));
+      client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => onComplete?.(n.params));
+    }
+    const transport = new StreamableHTTPClientTransport(new URL(gate.url), {
+      requestInit: { headers: { authorization: `Bearer ${tokenFor[user]}` } },
+    });
+    await client.connect(transport);
+    return client;
+  };
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `chromium not found at ${CHROMIUM}`);
+    idp = await startIdp();
+    as = await startThirdPartyAs();
+    files = await startPerUserServer(async (token) => as.verify(token, files.url), { authorizationServer: as.issuer });
+    const downAs = `http://127.0.0.1:${await freePort()}`; // nothing listens there
+    config = (publicUrl) => ({
+      audit: { sinks: [{ type: 'stdout' }] },
+      auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
+      server: { publicUrl },
+      upstreams: [
+        { id: 'files', url: files.url, namespace: 'files', auth: { strategy: 'user-account', scopes: ['files:read'] } },
+        { id: 'dark', url: files.url, namespace: 'dark', auth: { strategy: 'user-account', authorizationServer: downAs } },
+      ],
+    });
+    // The public URL names gate's own port, known once it listens: a reload sets it.
+    gate = await startGate({ config: config('http://127.0.0.1:1') });
+    await gate.reloaded(config(gate.base));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await gate?.stop();
+    await files?.stop();
+    await as?.stop();
+    await idp?.stop();
+  });
+
+  test('a client with URL elicitation is sent to the login on the call, and the call completes', async () => {
+    const asked = [];
+    const completed = [];
+    let signedIn;
+    const alice = await connect('alice', {
+      urlElicitation: true,
+      onElicit: async (params) => {
+        asked.push(params);
+        signedIn = signIn(browser, params.url, 'alice'); // the user opens it; the client accepts
+        return { action: 'accept' };
+      },
+      onComplete: (p) => completed.push(p.elicitationId),
+    });
+    const r = await alice.callTool({ name: 'files__whoami', arguments: {} });
+    assert.equal(text(r), 'alice', 'the call ran on alice\'s own account at the upstream');
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].mode, 'url');
+    assert.ok(asked[0].url.startsWith(`${gate.base}/oauth/connect?login=`), asked[0].url);
+    assert.deepEqual(completed, [asked[0].elicitationId]);
+    assert.match((await signedIn).outcome, /connected/);
+    assert.equal(as.grants.authorization_code, 1);
+    assert.equal(as.grants.registration ?? 0, 0);
+    // The next calls need nothing.
+    assert.equal(text(await alice.callTool({ name: 'files__whoami', arguments: {} })), 'alice');
+    assert.equal(asked.length, 1);
+    assert.deepEqual(files.violations, []);
+    const events = gate.auditEvents().filter((e) => e.method === 'tools/call' && String(e.principal).includes('alice'));
+    assert.ok(events.length >= 1);
+    for (const e of events) assert.ok(!JSON.stringify(e).includes('eyJ'), 'no token in the audit');
+    await alice.close();
+  });
+
+  test('a client without URL elicitation gets the login in the error, opens it, and calls again', async () => {
+    const bob = await connect('bob');
+    let err;
+    try {
+      await bob.callTool({ name: 'files__whoami', arguments: {} });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof UrlElicitationRequiredError, `got ${err}`);
+    assert.equal(err.code, -32042);
+    const [elicitation] = err.elicitations;
+    assert.equal(elicitation.mode, 'url');
+    assert.match(err.message, /upstream files needs your own account/);
+    const { outcome, callbacks } = await signIn(browser, elicitation.url, 'bob');
+    assert.match(outcome, /connected/);
+    assert.equal(text(await bob.callTool({ name: 'files__whoami', arguments: {} })), 'bob');
+    // Each sees only its own account.
+    assert.ok(files.seen.some((s) => s.user === 'alice') && files.seen.some((s) => s.user === 'bob'));
+    assert.deepEqual(files.violations, []);
+
+    // The redirect's state is single-use: the same callback again is refused.
+    const replay = await fetch(callbacks.at(-1));
+    assert.equal(replay.status, 404);
+    assert.match(await replay.text(), /cannot be used/);
+    // A made-up state, and a link that is not one.
+    assert.equal((await fetch(`${gate.base}/oauth/callback?state=${'a'.repeat(32)}&code=x`)).status, 404);
+    assert.equal((await fetch(`${gate.base}/oauth/connect?login=../../etc`)).status, 404);
+    await bob.close();
+  });
+
+  test('a callback from another browser, or naming another issuer, connects nothing', async () => {
+    const carol = await connect('carol');
+    const offered = async () => {
+      try {
+        await carol.callTool({ name: 'files__whoami', arguments: {} });
+      } catch (e) {
+        return e.elicitations[0].url;
+      }
+      assert.fail('expected a login');
+    };
+    const url = await offered();
+    // The connect page names the user, cannot be framed and is not kept.
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy'), /frame-ancestors 'none'/);
+    assert.equal(page.headers.get('cache-control'), 'no-store');
+    const go = async (link) => {
+      const login = new URL(link).searchParams.get('login');
+      const r = await fetch(`${gate.base}/oauth/connect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: gate.base },
+        body: `login=${login}`,
+        redirect: 'manual',
+      });
+      assert.equal(r.status, 302);
+      const to = new URL(r.headers.get('location'));
+      assert.equal(to.origin, as.issuer);
+      assert.equal(to.searchParams.get('code_challenge_method'), 'S256');
+      assert.equal(to.searchParams.get('resource'), files.url);
+      assert.equal(to.searchParams.get('scope'), 'files:read');
+      return { state: to.searchParams.get('state'), cookie: r.headers.get('set-cookie').split(';')[0] };
+    };
+    // Another browser (no cookie): refused, and that login is over.
+    const first = await go(url);
+    const stranger = await fetch(`${gate.base}/oauth/callback?state=${first.state}&code=x&iss=${encodeURIComponent(as.issuer)}`);
+    assert.equal(stranger.status, 400);
+    assert.match(await stranger.text(), /another browser/);
+    // The right browser, but an answer naming another issuer (a mix-up): refused.
+    const again = await offered();
+    assert.notEqual(again, url, 'a failed login is not offered again');
+    const second = await go(again);
+    const mixed = await fetch(`${gate.base}/oauth/callback?state=${second.state}&code=x&iss=http%3A%2F%2Fevil.example`, {
+      headers: { cookie: second.cookie },
+    });
+    assert.equal(mixed.status, 400);
+    assert.match(await mixed.text(), /did not come from/);
+    // A form posted from another site is refused before it is read (stage 1, Origin).
+    const forged = await fetch(`${gate.base}/oauth/connect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://evil.example' },
+      body: `login=${new URL(again).searchParams.get('login')}`,
+      redirect: 'manual',
+    });
+    assert.equal(forged.status, 403);
+    // Nothing was connected: carol is still asked.
+    assert.match(await offered(), /\/oauth\/connect\?login=/);
+    await carol.close();
+  });
+
+  test('an authorization server that is down is named in the error', async () => {
+    const dave = await connect('dave');
+    await assert.rejects(dave.callTool({ name: 'dark__whoami', arguments: {} }), (e) => {
+      assert.equal(e.code, -32041);
+      assert.match(e.message, /upstream dark unavailable: the authorization server http:\/\/127\.0\.0\.1:\d+ of upstream dark could not be reached/);
+      return true;
+    });
+    await dave.close();
+  });
+});

@@ -1,0 +1,83 @@
+// Each user's tokens at each user-account upstream (gateway/accounts/account_vault), with time
+// passed in: fresh, due for refresh, expired; forgotten one, per principal, per upstream;
+// bounded; listed without a token.
+#include "gateway/accounts/account_vault.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace gate::gateway::accounts;
+using namespace std::chrono_literals;
+
+namespace {
+
+const auto t0 = wall_clock::time_point(std::chrono::seconds(1'800'000'000));
+
+account_tokens tokens(std::string access, wall_clock::time_point expires,
+                      wall_clock::time_point connected = t0) {
+    auto refresh = "refresh-" + access;
+    return {std::move(access), std::move(refresh), expires, "files:read", connected};
+}
+
+} // namespace
+
+TEST(account_vault, a_token_is_fresh_then_due_a_minute_before_expiry_then_expired) {
+    account_vault v;
+    v.keep("files", "iss\nalice", tokens("a1", t0 + 10min));
+    auto fresh = v.find("files", "iss\nalice", t0);
+    ASSERT_EQ(fresh.what, account_vault::standing::fresh);
+    EXPECT_EQ(*fresh.line, "Authorization: Bearer a1");
+    EXPECT_EQ(v.find("files", "iss\nalice", t0 + 9min).what, account_vault::standing::due);
+    auto expired = v.find("files", "iss\nalice", t0 + 10min);
+    EXPECT_EQ(expired.what, account_vault::standing::expired);
+    EXPECT_EQ(expired.line, nullptr);
+    EXPECT_EQ(expired.tokens->refresh_token, "refresh-a1");
+}
+
+TEST(account_vault, one_principals_token_is_never_anothers_or_another_upstreams) {
+    account_vault v;
+    v.keep("files", "iss\nalice", tokens("a1", wall_clock::time_point::max()));
+    EXPECT_EQ(v.find("files", "iss\nbob", t0).what, account_vault::standing::none);
+    EXPECT_EQ(v.find("mail", "iss\nalice", t0).what, account_vault::standing::none);
+    EXPECT_EQ(v.find("files", "other\nalice", t0).what, account_vault::standing::none);
+    EXPECT_EQ(v.find("files", "iss\nalice", t0 + 1000h).what, account_vault::standing::fresh);
+}
+
+TEST(account_vault, forgetting_one_a_principals_or_an_upstreams) {
+    account_vault v;
+    v.keep("files", "iss\nalice", tokens("a1", t0 + 1h));
+    v.keep("mail", "iss\nalice", tokens("a2", t0 + 1h));
+    v.keep("files", "iss\nbob", tokens("b1", t0 + 1h));
+    EXPECT_TRUE(v.forget("mail", "iss\nalice"));
+    EXPECT_FALSE(v.forget("mail", "iss\nalice"));
+    EXPECT_EQ(v.forget_upstream("files"), 2u);
+    EXPECT_EQ(v.size(), 0u);
+    v.keep("files", "iss\nalice", tokens("a1", t0 + 1h));
+    v.keep("files", "iss\nbob", tokens("b1", t0 + 1h));
+    EXPECT_EQ(v.forget_principal("iss\nbob"), 1u);
+    EXPECT_EQ(v.connections("").size(), 1u);
+}
+
+TEST(account_vault, full_it_lets_the_oldest_connection_go) {
+    account_vault v(2);
+    v.keep("files", "iss\nalice", tokens("a", t0 + 1h, t0 + 2s));
+    v.keep("files", "iss\nbob", tokens("b", t0 + 1h, t0 + 1s));
+    v.keep("files", "iss\nalice", tokens("a2", t0 + 1h, t0 + 3s)); // a replacement: nobody goes
+    EXPECT_EQ(v.size(), 2u);
+    v.keep("files", "iss\ncarol", tokens("c", t0 + 1h, t0 + 4s));
+    EXPECT_EQ(v.find("files", "iss\nbob", t0).what, account_vault::standing::none);
+    EXPECT_EQ(*v.find("files", "iss\nalice", t0).line, "Authorization: Bearer a2");
+}
+
+TEST(account_vault, a_listing_shows_connections_and_never_a_token) {
+    account_vault v;
+    v.keep("mail", "iss\nalice", tokens("secret-access", t0 + 1h));
+    v.keep("files", "iss\nalice", {"secret-2", "", t0 + 1h, "x", t0});
+    v.keep("files", "iss\nbob", tokens("secret-3", t0 + 1h));
+    auto mine = v.connections("iss\nalice");
+    ASSERT_EQ(mine.size(), 2u);
+    EXPECT_EQ(mine[0].upstream, "files");
+    EXPECT_FALSE(mine[0].refreshable);
+    EXPECT_EQ(mine[1].upstream, "mail");
+    EXPECT_TRUE(mine[1].refreshable);
+    EXPECT_EQ(mine[1].scope, "files:read");
+}

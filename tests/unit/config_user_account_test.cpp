@@ -1,0 +1,81 @@
+// upstreams[].auth with strategy user-account and server.publicUrl (docs/configuration.md):
+// what is read, and every refusal with its pointer and a reason that says what to do.
+#include "config/load.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace gate::config;
+
+namespace {
+
+std::string doc_with(std::string_view auth,
+                     std::string_view server = R"({"publicUrl":"https://gate.example"})",
+                     std::string_view mode = "required") {
+    return R"({"auth":{"mode":")" + std::string(mode) +
+           R"(","resource":"https://gate.example/mcp","issuers":[{"issuer":"https://idp.example"}]},)"
+           R"("server":)" +
+           std::string(server) +
+           R"(,"upstreams":[{"id":"t","url":"https://tracker.example/mcp","auth":)" +
+           std::string(auth) + "}]}";
+}
+
+void expect_error(const std::string& text, const std::string& pointer, std::string_view needle) {
+    auto r = parse(text, acceptance::specification);
+    EXPECT_EQ(r.doc, nullptr);
+    bool found = false;
+    std::string got;
+    for (const auto& e : r.errors) {
+        found = found || (e.pointer == pointer && e.reason.find(needle) != std::string::npos);
+        got += e.pointer + ": " + e.reason + "\n";
+    }
+    EXPECT_TRUE(found) << "wanted " << pointer << ": ..." << needle << "...\ngot:\n" << got;
+}
+
+} // namespace
+
+TEST(config_user_account, the_least_is_the_strategy_and_a_public_url) {
+    auto r = parse(
+        doc_with(R"({"strategy":"user-account"})", R"({"publicUrl":"https://gate.example/"})"),
+        acceptance::specification);
+    ASSERT_NE(r.doc, nullptr);
+    EXPECT_EQ(r.doc->server.public_url, "https://gate.example");
+    const auto& a = r.doc->upstreams[0].auth;
+    EXPECT_EQ(a.strategy, "user-account");
+    EXPECT_TRUE(a.client_id.empty());
+    EXPECT_FALSE(a.authorization_server);
+}
+
+TEST(config_user_account, it_needs_verified_callers_and_a_public_url) {
+    expect_error(doc_with(R"({"strategy":"user-account"})", "{}"), "/upstreams/0/auth/strategy",
+                 "needs server.publicUrl");
+    expect_error(doc_with(R"({"strategy":"user-account"})",
+                          R"({"publicUrl":"https://gate.example"})", "disabled"),
+                 "/upstreams/0/auth/strategy", "needs auth.mode \"required\"");
+}
+
+TEST(config_user_account, a_secret_without_a_client_and_fields_of_other_strategies_are_refused) {
+    expect_error(
+        doc_with(
+            R"({"strategy":"user-account","clientAuth":{"type":"client_secret_post","secretRef":"S"}})"),
+        "/upstreams/0/auth/clientAuth", "needs clientId");
+    expect_error(
+        doc_with(R"({"strategy":"user-account","tokenEndpoint":"https://as.example/token"})"),
+        "/upstreams/0/auth/tokenEndpoint", "is not used by strategy \"user-account\"");
+    expect_error(
+        doc_with(
+            R"({"strategy":"client-credentials","tokenEndpoint":"https://as.example/t","clientId":"c","clientAuth":{"type":"client_secret_post","secretRef":"S"},"authorizationServer":"https://as.example"})"),
+        "/upstreams/0/auth/authorizationServer", "is not used by strategy");
+}
+
+TEST(config_user_account, the_authorization_server_and_public_url_must_be_what_they_say) {
+    for (auto as :
+         {R"("ftp://as.example")", R"("https://as.example/?x=1")", R"("https://u:p@as.example")"})
+        expect_error(doc_with(std::string(R"({"strategy":"user-account","authorizationServer":)") +
+                              as + "}"),
+                     "/upstreams/0/auth/authorizationServer", "is not an issuer URL");
+    for (auto url : {R"("https://gate.example/login")", R"("https://gate.example?a=b")",
+                     R"("gopher://g")", R"("https://u:p@gate.example")"})
+        expect_error(
+            doc_with(R"({"strategy":"user-account"})", std::string(R"({"publicUrl":)") + url + "}"),
+            "/server/publicUrl", "must be");
+}
