@@ -102,6 +102,13 @@ load_result parse(std::string_view json_text, acceptance accept, const std::stri
         detail::parse_tenants(top, facts, doc->tenants);
         detail::parse_tracing(top, doc->tracing);
         detail::parse_definitions(top, doc->definitions, base_dir);
+        bool user_accounts = std::any_of(doc->upstreams.begin(), doc->upstreams.end(),
+                                         [](auto& u) { return u.auth.strategy == "user-account"; });
+        if (user_accounts && doc->server.redis_url && !doc->server.vault_key_ref &&
+            !errors.failed("/server"))
+            errors.add("/server/redisUrl",
+                       "with a user-account upstream, a shared store needs server.vault.keyRef: "
+                       "users' tokens are kept there sealed under that key, never in clear");
     }
     if (accept == acceptance::enforced) {
         for (auto& e : refuse_unsupported(*root))

@@ -270,6 +270,9 @@ struct server {
     // Where browsers reach gate (scheme, host, port; no path): the base of the pages a user
     // is sent to for an upstream that takes each user's own account, and of its redirect URI.
     std::optional<std::string> public_url;
+    // server.vault: the key users' tokens are sealed with in the shared store (a secret
+    // reference), and the one before it, still read after a rotation.
+    std::optional<std::string> vault_key_ref, vault_previous_key_ref;
 
     bool operator==(const server&) const = default;
 };

@@ -157,6 +157,22 @@ void read_public_url(const object_view& o, server& s) {
     }
 }
 
+// server.vault: {keyRef, previousKeyRef}, environment variable names (the keys themselves are
+// checked with the other secrets at start and reload).
+void read_vault(const object_view& parent, server& s) {
+    const auto* v = parent.find("vault");
+    if (v == nullptr) {
+        return;
+    }
+    object_view o(*v, parent.pointer_of("vault"), parent.errors(), {"keyRef", "previousKeyRef"});
+    if (!o.ok()) {
+        return;
+    }
+    o.require("keyRef", "the name of the environment variable holding the vault's key");
+    s.vault_key_ref = read_env_name(o, "keyRef");
+    s.vault_previous_key_ref = read_env_name(o, "previousKeyRef");
+}
+
 void read_redis_url(const object_view& o, server& s) {
     auto text = o.string("redisUrl");
     if (!text) {
@@ -269,7 +285,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     }
     object_view o(*v, root.pointer_of("server"), root.errors(),
                   {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "sessions",
-                   "redisUrl", "introspection", "console", "publicUrl"});
+                   "redisUrl", "introspection", "console", "publicUrl", "vault"});
     if (!o.ok()) {
         return;
     }
@@ -281,6 +297,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     read_sessions(o, out);
     read_redis_url(o, out);
     read_public_url(o, out);
+    read_vault(o, out);
     read_introspection(o, out);
     out.console_enabled = read_enabled(o, "console").value_or(false);
     std::string introspection_ptr = child_pointer(o.pointer_of("introspection"), "enabled");

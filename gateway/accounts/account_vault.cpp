@@ -20,7 +20,8 @@ account_vault::lookup account_vault::find(std::string_view upstream, std::string
     const auto& t = it->second.tokens;
     if (now >= t.expires_at)
         return {standing::expired, &t, nullptr};
-    bool due = t.expires_at != wall_clock::time_point::max() && now >= t.expires_at - refresh_margin;
+    bool due =
+        t.expires_at != wall_clock::time_point::max() && now >= t.expires_at - refresh_margin;
     return {due ? standing::due : standing::fresh, &t, &it->second.line};
 }
 

@@ -28,7 +28,8 @@ pending_login& login_table::open(pending_login login, steady::time_point now) {
     auto oldest_where = [&](auto pred) {
         auto best = by_id_.end();
         for (auto it = by_id_.begin(); it != by_id_.end(); ++it)
-            if (pred(it->second) && (best == by_id_.end() || it->second.expires_at < best->second.expires_at))
+            if (pred(it->second) &&
+                (best == by_id_.end() || it->second.expires_at < best->second.expires_at))
                 best = it;
         return best;
     };

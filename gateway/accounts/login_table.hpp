@@ -25,7 +25,7 @@ struct login_target {
     bool iss_required = false; // RFC 9207: the server says it sends `iss`
     std::string authorization_endpoint, token_endpoint;
     std::string client_id, client_secret, client_method; // client_method: none | client_secret_*
-    std::string resource; // RFC 8707 (empty: not sent)
+    std::string resource;                                // RFC 8707 (empty: not sent)
     std::string scope;
     std::string redirect_uri; // as it was when the login started (a reload may move gate)
 };
@@ -35,7 +35,7 @@ struct pending_login {
     std::string principal; // issuer\nsubject
     std::string subject;   // shown on the page
     std::string upstream;
-    std::string request;   // the JSON-RPC id of the call that started it, for the audit
+    std::string request; // the JSON-RPC id of the call that started it, for the audit
     login_target target;
     steady::time_point expires_at{};
     // Set when the browser arrives: the state it was sent with and the PKCE verifier.

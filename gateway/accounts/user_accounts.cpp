@@ -23,7 +23,9 @@ using steady_clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string principal_of(const caller_credential& c) { return c.issuer + '\n' + c.subject; }
+std::string principal_of(const caller_credential& c) {
+    return c.issuer + '\n' + c.subject;
+}
 
 transport::fetch_request get(std::string url) {
     transport::fetch_request r;
@@ -76,9 +78,8 @@ std::string joined(const std::vector<std::string>& scopes) {
 
 void user_accounts::use(const config::document& doc) {
     public_url_ = doc.server.public_url.value_or("");
-    in_use_ = std::any_of(doc.upstreams.begin(), doc.upstreams.end(), [](const auto& u) {
-        return u.auth.strategy == "user-account";
-    });
+    in_use_ = std::any_of(doc.upstreams.begin(), doc.upstreams.end(),
+                          [](const auto& u) { return u.auth.strategy == "user-account"; });
     targets_.clear(); // a reload may change an upstream's client or server
 }
 
@@ -93,6 +94,8 @@ user_accounts::line(const config::upstream& u, const caller_credential& caller) 
     auto principal = principal_of(caller);
     auto found = vault_.find(u.id, principal, wall_clock::now());
     using standing = account_vault::standing;
+    if (found.what == standing::none && co_await adopt(u.id, principal))
+        found = vault_.find(u.id, principal, wall_clock::now()); // connected through another
     if (found.what == standing::fresh)
         co_return *found.line;
     if (found.what != standing::none && !found.tokens->refresh_token.empty()) {
@@ -115,11 +118,27 @@ user_accounts::line(const config::upstream& u, const caller_credential& caller) 
 }
 
 void user_accounts::refused(const config::upstream& u, const caller_credential& caller) {
-    vault_.forget(u.id, principal_of(caller));
+    forget(u.id, principal_of(caller));
 }
 
 asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
                                              const std::string& principal) {
+    if (store_) {
+        // Another instance may have refreshed it already (a token other than the one found
+        // due is used as it is); if one is refreshing it now, its result is read when it
+        // lands: one refresh in the fleet.
+        auto due = vault_.find(u.id, principal, wall_clock::now());
+        std::string seen = due.tokens ? due.tokens->access_token : std::string();
+        co_await adopt(u.id, principal);
+        auto now = vault_.find(u.id, principal, wall_clock::now());
+        if (now.what == account_vault::standing::fresh ||
+            (now.tokens && !seen.empty() && now.tokens->access_token != seen))
+            co_return;
+        auto claimed = co_await store_->claim_once("vault-refresh", record_name(u.id, principal),
+                                                   std::chrono::seconds(15));
+        if (claimed && !*claimed)
+            co_return co_await await_fleet_refresh(u, principal);
+    }
     auto found = vault_.find(u.id, principal, wall_clock::now());
     if (!found.tokens || found.tokens->refresh_token.empty())
         co_return;
@@ -145,21 +164,19 @@ asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
         auto read = oauth::read_token_answer(a.status, a.body);
         if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
             auto now = wall_clock::now();
-            account_tokens kept{issued->access_token,
-                                issued->refresh_token.empty() ? refresh_token
-                                                              : issued->refresh_token,
-                                issued->expires_in ? now + *issued->expires_in
-                                                   : wall_clock::time_point::max(),
-                                issued->scope.value_or(found.tokens->scope),
-                                found.tokens->connected_at};
-            vault_.keep(u.id, principal, std::move(kept));
+            account_tokens kept{
+                issued->access_token,
+                issued->refresh_token.empty() ? refresh_token : issued->refresh_token,
+                issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
+                issued->scope.value_or(found.tokens->scope), found.tokens->connected_at};
+            keep(u.id, principal, std::move(kept));
             ++counts_.refreshed;
             co_return;
         }
         auto& refusal = std::get<oauth::token_refusal>(read);
         if (refusal.error == "invalid_grant") {
             // The refresh token is no longer good: the user is asked to log in again.
-            vault_.forget(u.id, principal);
+            forget(u.id, principal);
             ++counts_.refresh_failed;
             co_return;
         }
@@ -192,13 +209,12 @@ user_accounts::discover(const config::upstream& u) {
         issuer = *a.authorization_server;
         t.resource = a.resource.value_or(url);
     } else {
-        auto prm = co_await first_document(ex_, oauth::resource_metadata_urls(url),
-                                           [&](std::string_view body) {
-                                               return oauth::read_resource_metadata(body, url);
-                                           });
+        auto prm = co_await first_document(
+            ex_, oauth::resource_metadata_urls(url),
+            [&](std::string_view body) { return oauth::read_resource_metadata(body, url); });
         if (auto* why = std::get_if<std::string>(&prm))
             co_return "the protected resource metadata of upstream " + u.id +
-                      " could not be read: " + *why;
+                " could not be read: " + *why;
         auto& read = std::get<0>(prm);
         if (auto* why = std::get_if<std::string>(&read))
             co_return "upstream " + u.id + ": " + *why;
@@ -206,13 +222,12 @@ user_accounts::discover(const config::upstream& u) {
         issuer = m.authorization_servers.front();
         t.resource = a.resource.value_or(m.resource);
     }
-    auto asm_ = co_await first_document(ex_, oauth::server_metadata_urls(issuer),
-                                        [&](std::string_view body) {
-                                            return oauth::read_server_metadata(body, issuer);
-                                        });
+    auto asm_ = co_await first_document(
+        ex_, oauth::server_metadata_urls(issuer),
+        [&](std::string_view body) { return oauth::read_server_metadata(body, issuer); });
     if (auto* why = std::get_if<std::string>(&asm_))
         co_return "the authorization server " + issuer + " of upstream " + u.id +
-                  " could not be reached: " + *why;
+            " could not be reached: " + *why;
     auto& read = std::get<0>(asm_);
     if (auto* why = std::get_if<std::string>(&read))
         co_return "the authorization server " + issuer + " of upstream " + u.id + ": " + *why;
@@ -234,11 +249,11 @@ user_accounts::discover(const config::upstream& u) {
     }
     if (m.registration_endpoint.empty())
         co_return "the authorization server " + issuer + " of upstream " + u.id +
-                  " offers no dynamic client registration; configure auth.clientId";
+            " offers no dynamic client registration; configure auth.clientId";
     auto client = co_await registered_client(m.registration_endpoint, issuer);
     if (auto* why = std::get_if<std::string>(&client))
         co_return "registering gate at the authorization server " + issuer + " of upstream " +
-                  u.id + " failed: " + *why;
+            u.id + " failed: " + *why;
     auto& c = std::get<oauth::client_identity>(client);
     t.client_id = c.id;
     t.client_secret = c.secret;

@@ -11,9 +11,11 @@
 #include "config/model.hpp"
 #include "gateway/accounts/account_vault.hpp"
 #include "gateway/accounts/login_table.hpp"
+#include "gateway/fleet/fleet_store.hpp"
 #include "gateway/upstream/upstream_credential.hpp"
 #include "gateway/upstream/user_tokens.hpp"
 #include "protocol/oauth/token_form.hpp"
+#include "protocol/sealed_box.hpp"
 #include "transport/http/http_reply.hpp"
 #include "transport/http/http_server.hpp"
 #include "transport/io/ask_flight.hpp"
@@ -85,6 +87,14 @@ public:
     // Whether the running document has a user-account upstream (its pages are served).
     bool in_use() const { return in_use_; }
     account_vault& vault() { return vault_; }
+    // With the fleet's shared store: every token gate gets is kept there too, sealed under
+    // keys.front() (the others still open what they sealed); an instance without a user's
+    // token reads it there, and one refresh at a time runs in the whole fleet.
+    void share_through(std::shared_ptr<fleet_store> store,
+                       std::vector<protocol::sealing_key> keys) {
+        store_ = std::move(store);
+        keys_ = std::move(keys);
+    }
     const account_counts& counts() const { return counts_; }
 
 private:
@@ -105,6 +115,15 @@ private:
     boost::asio::awaitable<void> refresh(const config::upstream& u, const std::string& principal);
     boost::asio::awaitable<transport::http_reply> redeem(pending_login login, std::string code);
     void wake(const std::string& id, bool connected);
+    // The store's side (no-ops without one): the record's name, a token written there, read
+    // from there into the vault (whether one was), and taken away.
+    static std::string record_name(const std::string& upstream, const std::string& principal);
+    void keep(const std::string& upstream, const std::string& principal, account_tokens tokens);
+    boost::asio::awaitable<bool> adopt(const std::string& upstream, const std::string& principal);
+    void forget(const std::string& upstream, const std::string& principal);
+    // Another instance holds the fleet's refresh: its result, read from the store when it lands.
+    boost::asio::awaitable<void> await_fleet_refresh(const config::upstream& u,
+                                                     const std::string& principal);
     std::string redirect_uri() const { return public_url_ + std::string(callback_path); }
 
     boost::asio::any_io_executor ex_;
@@ -113,10 +132,12 @@ private:
     account_vault vault_;
     login_table logins_;
     std::map<std::string, target_entry> targets_;                              // by upstream id
-    std::map<std::string, protocol::oauth::client_identity> registrations_;   // by issuer
+    std::map<std::string, protocol::oauth::client_identity> registrations_;    // by issuer
     std::map<std::string, std::shared_ptr<transport::ask_flight>> refreshing_; // vault key
     std::multimap<std::string, waiter> waiters_;                               // by login id
     account_counts counts_;
+    std::shared_ptr<fleet_store> store_;
+    std::vector<protocol::sealing_key> keys_;
 };
 
 } // namespace gate::gateway::accounts

@@ -69,7 +69,9 @@ std::optional<std::string> cookie_value(const transport::http_request& req, std:
     return std::nullopt;
 }
 
-std::string cookie_name(std::string_view login_id) { return "gate_login_" + std::string(login_id); }
+std::string cookie_name(std::string_view login_id) {
+    return "gate_login_" + std::string(login_id);
+}
 
 transport::http_reply link_unusable() {
     return outcome_page(http::status::not_found, "This link cannot be used",
@@ -91,7 +93,8 @@ user_accounts::offer(const config::upstream& u, const caller_credential& caller,
     auto principal = caller.issuer + '\n' + caller.subject;
     auto now = steady_clock::now();
     auto* open = logins_.joinable(principal, u.id, now);
-    if (!open || (!extra_scope.empty() && open->target.scope.find(extra_scope) == std::string::npos)) {
+    if (!open ||
+        (!extra_scope.empty() && open->target.scope.find(extra_scope) == std::string::npos)) {
         auto target = co_await target_for(u);
         if (auto* why = std::get_if<std::string>(&target))
             co_return std::move(*why);
@@ -108,14 +111,13 @@ user_accounts::offer(const config::upstream& u, const caller_credential& caller,
         open = &logins_.open(std::move(login), steady_clock::now());
         ++counts_.logins_started;
     }
-    co_return login_offer{open->id,
-                          public_url_ + std::string(connect_path) + "?login=" + open->id,
-                          "Connect your account at " + u.id + " to continue: open the link, "
-                          "sign in there and approve gate's access."};
+    co_return login_offer{open->id, public_url_ + std::string(connect_path) + "?login=" + open->id,
+                          "Connect your account at " + u.id +
+                              " to continue: open the link, "
+                              "sign in there and approve gate's access."};
 }
 
-asio::awaitable<bool> user_accounts::finished(const std::string& id,
-                                              steady_clock::duration bound) {
+asio::awaitable<bool> user_accounts::finished(const std::string& id, steady_clock::duration bound) {
     bool connected = false;
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, bound);
     auto it = waiters_.emplace(id, waiter{timer, &connected});
@@ -154,9 +156,9 @@ asio::awaitable<transport::http_reply> user_accounts::connect(const transport::h
     auto browser = protocol::random_id();
     logins_.arrived(*login, state, pkce.verifier, browser);
     const auto& t = login->target;
-    auto url = oauth::authorization_url(
-        t.authorization_endpoint,
-        {t.client_id, t.redirect_uri, t.scope, state, pkce.challenge, t.resource});
+    auto url =
+        oauth::authorization_url(t.authorization_endpoint, {t.client_id, t.redirect_uri, t.scope,
+                                                            state, pkce.challenge, t.resource});
     auto reply = transport::http_reply::empty(http::status::found);
     reply.headers.emplace_back("Location", std::move(url));
     auto cookie = cookie_name(login->id) + "=" + browser + "; Path=" + std::string(callback_path) +
@@ -231,11 +233,10 @@ asio::awaitable<transport::http_reply> user_accounts::redeem(pending_login login
         auto read = oauth::read_token_answer(a.status, a.body);
         if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
             auto now = wall_clock::now();
-            vault_.keep(login.upstream, login.principal,
-                        {issued->access_token, issued->refresh_token,
-                         issued->expires_in ? now + *issued->expires_in
-                                            : wall_clock::time_point::max(),
-                         issued->scope.value_or(t.scope), now});
+            keep(login.upstream, login.principal,
+                 {issued->access_token, issued->refresh_token,
+                  issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
+                  issued->scope.value_or(t.scope), now});
             ++counts_.connected;
             spdlog::info("a user connected an account at upstream {}", login.upstream);
             wake(login.id, true);

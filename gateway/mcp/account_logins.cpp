@@ -22,7 +22,23 @@ json::object url_elicitation(const accounts::login_offer& o) {
     return {{"mode", "url"}, {"elicitationId", o.id}, {"url", o.url}, {"message", o.message}};
 }
 
+constexpr std::string_view login_state_prefix = "gate.login:";
+constexpr std::string_view login_input_key = "gate.login";
+
 } // namespace
+
+std::string take_login_retry(protocol::message& msg) {
+    auto* params = msg.body.if_contains("params");
+    auto* p = params ? params->if_object() : nullptr;
+    auto* state = p ? p->if_contains("requestState") : nullptr;
+    if (!state || !state->is_string() || !state->get_string().starts_with(login_state_prefix))
+        return {};
+    std::string_view written = state->get_string();
+    std::string id(written.substr(login_state_prefix.size()));
+    p->erase("requestState");
+    p->erase("inputResponses");
+    return id;
+}
 
 asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_context& rec,
                                                                        std::size_t upstream,
@@ -48,6 +64,23 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
     bool url_capable = rec.client.modern
                            ? declares_url_elicitation(rec.client.modern_capabilities)
                            : declares_url_elicitation(clients_.capabilities(rec.client.session));
+    if (url_capable && rec.client.modern) {
+        // The client's retry after it let its user open the link: the call waits for that
+        // login (the revision's server "may need to block until the request is fulfilled").
+        if (rec.client.login_retry == offer.id && co_await accounts_.finished(offer.id, login_wait))
+            co_return outcome::send_again;
+        if (rec.client.login_retry != offer.id) {
+            rec.answer.response = protocol::make_result(
+                rec.message.id,
+                json::object{{"resultType", "input_required"},
+                             {"inputRequests",
+                              json::object{{login_input_key,
+                                            json::object{{"method", "elicitation/create"},
+                                                         {"params", url_elicitation(offer)}}}}},
+                             {"requestState", std::string(login_state_prefix) + offer.id}});
+            co_return outcome::answered;
+        }
+    }
     if (url_capable && !rec.client.modern && rec.sinks.push_to_client) {
         json::object request{{"method", "elicitation/create"}, {"params", url_elicitation(offer)}};
         auto source = json::serialize(request);

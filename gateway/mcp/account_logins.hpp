@@ -10,6 +10,7 @@
 #include "gateway/accounts/user_accounts.hpp"
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "protocol/json_rpc.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
@@ -18,6 +19,12 @@
 namespace gate::gateway {
 
 class client_input;
+
+// gate's requestState of a 2026-07-28 call it sent to a login: "gate.login:" and the login's
+// id. A retry carrying it is the call again: the state and its inputResponses (the URL
+// elicitation's accept) are gate's, never the upstream's, and are taken off the params here.
+// Returns the login's id, or "" for any other request.
+std::string take_login_retry(protocol::message& msg);
 
 class account_logins {
 public:

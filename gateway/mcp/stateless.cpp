@@ -2,6 +2,7 @@
 // version and capabilities in `_meta` and mirrored in headers. No session is created or
 // needed; `server/discover` describes the federation; lists and calls go through the same
 // stages as in a session (docs/protocol-eras.md).
+#include "gateway/mcp/account_logins.hpp"
 #include "gateway/mcp/endpoint.hpp"
 #include "gateway/mcp/initialize.hpp"
 #include "gateway/pipeline/answers.hpp"
@@ -136,6 +137,7 @@ mcp_endpoint::stateless(const transport::http_request& req, beast::tcp_stream& s
             stages_.conclude(rec);
             co_return answer_of(rec);
         }
+    rec.client.login_retry = take_login_retry(msg); // before any parked call is looked for
     if (auto resumed = co_await call_paths_.resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.client.modern = true;

@@ -53,6 +53,9 @@ struct client_facts {
     std::string client_id; // the client's request id, canonical JSON text
     bool modern = false;   // a stateless 2026-07-28 request (no session)
     boost::json::object modern_capabilities; // such a request's clientCapabilities
+    // Such a request retrying a call gate sent to a user-account login: that login's id
+    // (mcp/account_logins: gate's requestState, taken off before the call goes on).
+    std::string login_retry;
     // The log level such a request asked for (`_meta` logLevel; nullopt: no log messages).
     std::optional<std::string> modern_log_level;
     // Such a tools/call's Mcp-Param-* headers (name after the prefix, value as sent).

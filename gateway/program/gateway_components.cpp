@@ -12,6 +12,7 @@
 #include "gateway/pipeline/s8_egress.hpp"
 #include "gateway/pipeline/s9_audit.hpp"
 #include "protocol/random_id.hpp"
+#include "protocol/sealed_box.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -127,6 +128,7 @@ gateway_components::gateway_components(
         views.share_through(fleet);
         if (tokens)
             tokens->share_through(fleet);
+        share_accounts(doc);
     }
     for (const auto& c : live->clients)
         wire(c);
@@ -217,6 +219,27 @@ void gateway_components::warm_up(const federation_view& view) {
             },
             asio::detached);
     }
+}
+
+void gateway_components::share_accounts(const config::document& d) {
+    if (!accounts.in_use())
+        return;
+    if (!d.server.vault_key_ref)
+        throw std::runtime_error(
+            "server.vault.keyRef: a user-account upstream with a shared store needs the key users' "
+            "tokens are sealed with there (REDIS_URL is set); they are never kept there in clear");
+    std::vector<protocol::sealing_key> keys;
+    for (const auto& ref : {d.server.vault_key_ref, d.server.vault_previous_key_ref}) {
+        const char* text = ref ? std::getenv(ref->c_str()) : nullptr;
+        auto key = text ? protocol::read_sealing_key(text)
+                        : std::variant<protocol::sealing_key, std::string>("unset");
+        if (auto* k = std::get_if<protocol::sealing_key>(&key))
+            keys.push_back(std::move(*k));
+        else if (ref == d.server.vault_key_ref)
+            throw std::runtime_error("server.vault.keyRef: the environment variable " + *ref + " " +
+                                     std::get<std::string>(key));
+    }
+    accounts.share_through(fleet, std::move(keys));
 }
 
 void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {

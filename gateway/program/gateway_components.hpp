@@ -84,6 +84,10 @@ public:
 
     // Wiring (gateway_components.cpp): an upstream client's session-wide traffic heard here.
     void wire(const std::shared_ptr<upstream_client>& client);
+    // Users' tokens kept in the fleet's store, sealed with server.vault's keys (checked at
+    // start with the other secrets); a user-account upstream with a store and no key stops
+    // the start: tokens are never kept there in clear.
+    void share_accounts(const config::document& d);
 
 private:
     // The components are the facade's (gateway.cpp: listen, stop, drain, reload) and nobody

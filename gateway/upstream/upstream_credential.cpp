@@ -3,6 +3,7 @@
 #include "protocol/jose/es256_signer.hpp"
 #include "protocol/oauth/token_answer.hpp"
 #include "protocol/oauth/token_form.hpp"
+#include "protocol/sealed_box.hpp"
 #include "transport/client/http_fetch.hpp"
 
 #include <cstdlib>
@@ -70,6 +71,19 @@ std::vector<std::string> missing_secrets(const config::document& doc,
             out.push_back("/policy/decisionHook/bearerSecretRef: the environment variable " + var +
                           " holds a line break, which cannot go in an HTTP header");
     }
+    auto key = [&](const std::optional<std::string>& var, std::string_view field) {
+        if (!var)
+            return;
+        const char* v = getenv(var->c_str());
+        auto where = "/server/vault/" + std::string(field) + ": the environment variable " + *var;
+        if (!v || !*v)
+            out.push_back(where + " is not set (it holds the key users' tokens are sealed with)");
+        else if (auto read = protocol::read_sealing_key(v);
+                 auto* why = std::get_if<std::string>(&read))
+            out.push_back(where + " " + *why);
+    };
+    key(doc.server.vault_key_ref, "keyRef");
+    key(doc.server.vault_previous_key_ref, "previousKeyRef");
     for (std::size_t i = 0; i < doc.upstreams.size(); ++i) {
         const auto& a = doc.upstreams[i].auth;
         if (a.strategy == "static")

@@ -31,7 +31,6 @@ std::optional<split_url> split(std::string_view text) {
     return out;
 }
 
-
 std::string string_member(const json::object& o, std::string_view key) {
     const auto* v = o.if_contains(key);
     return v && v->is_string() ? std::string(v->get_string()) : std::string();
@@ -61,7 +60,9 @@ std::optional<json::value> parse_object(std::string_view body) {
 
 } // namespace
 
-bool is_http_url(std::string_view url) { return split(url).has_value(); }
+bool is_http_url(std::string_view url) {
+    return split(url).has_value();
+}
 
 std::vector<std::string> resource_metadata_urls(std::string_view resource_url) {
     auto s = split(resource_url);
@@ -99,8 +100,7 @@ std::variant<resource_metadata, std::string> read_resource_metadata(std::string_
     // RFC 9728 section 3.3: the metadata must be about the resource it was fetched for; a
     // prefix on the same origin stands for the server's root.
     bool names_it = named && asked && named->origin == asked->origin &&
-                    (asked->path == named->path ||
-                     asked->path.starts_with(named->path + "/"));
+                    (asked->path == named->path || asked->path.starts_with(named->path + "/"));
     if (!names_it)
         return "the protected resource metadata names resource \"" + m.resource.substr(0, 200) +
                "\", not the upstream's URL";

@@ -23,8 +23,8 @@ struct server_metadata {
     std::string issuer;
     std::string authorization_endpoint;
     std::string token_endpoint;
-    std::string registration_endpoint; // empty: no dynamic registration (RFC 7591)
-    bool iss_parameter_supported = false;            // RFC 9207
+    std::string registration_endpoint;    // empty: no dynamic registration (RFC 7591)
+    bool iss_parameter_supported = false; // RFC 9207
     bool client_id_metadata_document_supported = false;
 };
 

@@ -37,7 +37,8 @@ std::optional<std::chrono::seconds> seconds_of(const json::value& e) {
 
 } // namespace
 
-std::variant<issued_token, token_refusal> read_token_answer(unsigned status, std::string_view body) {
+std::variant<issued_token, token_refusal> read_token_answer(unsigned status,
+                                                            std::string_view body) {
     boost::system::error_code ec;
     auto doc = json::parse(body, ec);
     const auto* o = !ec && doc.is_object() ? &doc.get_object() : nullptr;
@@ -55,8 +56,8 @@ std::variant<issued_token, token_refusal> read_token_answer(unsigned status, std
         !header_safe(token->get_string()))
         return token_refusal{"the token endpoint's answer has no usable access_token", {}};
     const auto* type = o->if_contains("token_type");
-    if (type && !(type->is_string() && (type->get_string() == "Bearer" ||
-                                        type->get_string() == "bearer")))
+    if (type &&
+        !(type->is_string() && (type->get_string() == "Bearer" || type->get_string() == "bearer")))
         return token_refusal{"the token endpoint issued a token that is not a Bearer token", {}};
     issued_token t;
     t.access_token = std::string(token->get_string());

@@ -16,6 +16,7 @@ import {
   ElicitationCompleteNotificationSchema,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { chromium } from 'playwright-core';
 
 import { freePort } from './lib/free-port.mjs';
@@ -166,6 +167,38 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     assert.equal((await fetch(`${gate.base}/oauth/callback?state=${'a'.repeat(32)}&code=x`)).status, 404);
     assert.equal((await fetch(`${gate.base}/oauth/connect?login=../../etc`)).status, 404);
     await bob.close();
+  });
+
+  test('a 2026-07-28 client gets input_required with the login, and its retry carries on', async () => {
+    tokenFor.erin = await idp.mint({ sub: 'erin', aud: RESOURCE });
+    const asked = [];
+    let signedIn;
+    const erin = new ModernClient(
+      { name: 'erin', version: '0.0.0' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    erin.setRequestHandler('elicitation/create', async (req) => {
+      asked.push(req.params);
+      signedIn = signIn(browser, req.params.url, 'erin'); // the user opens it; the client accepts
+      return { action: 'accept' };
+    });
+    await erin.connect(
+      new ModernTransport(new URL(gate.url), { requestInit: { headers: { authorization: `Bearer ${tokenFor.erin}` } } }),
+    );
+    assert.equal(erin.getNegotiatedProtocolVersion(), '2026-07-28');
+    const r = await erin.callTool({ name: 'files__whoami', arguments: {} });
+    assert.equal(text(r), 'erin');
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].mode, 'url');
+    assert.match((await signedIn).outcome, /connected/);
+    assert.equal(text(await erin.callTool({ name: 'files__whoami', arguments: {} })), 'erin');
+    assert.equal(asked.length, 1, 'the next call needs nothing');
+    // gate's requestState never reached the upstream.
+    const calls = files.seen.filter((s) => s.rpcMethod === 'tools/call' && s.user === 'erin');
+    assert.ok(calls.length >= 2);
+    for (const c of calls) assert.deepEqual(Object.keys(c.params).sort(), ['_meta', 'arguments', 'name'].filter((k) => k in c.params).sort());
+    assert.ok(!JSON.stringify(files.seen).includes('gate.login'));
+    await erin.close();
   });
 
   test('a callback from another browser, or naming another issuer, connects nothing', async () => {

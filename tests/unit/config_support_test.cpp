@@ -111,6 +111,12 @@ const std::map<std::string, std::string> enforced = {
      "ToolWindows.EachPrincipalHasItsOwnAllowance"},
     {"/server/publicUrl",
      "a client with URL elicitation is sent to the login on the call, and the call completes"},
+    {"/server/vault", "a login through one gate serves the other, refreshed once for both, sealed "
+                      "in Redis"},
+    {"/server/vault/keyRef", "a login through one gate serves the other, refreshed once for "
+                             "both, sealed in Redis"},
+    {"/server/vault/previousKeyRef",
+     "a_record_sealed_under_the_previous_key_opens_one_copied_under_another_name_does_not"},
     {"/upstreams/*/auth/authorizationServer",
      "an authorization server that is down is named in the error"},
     {"/server/redisUrl", "fleet: one global limit and one budget across two instances sharing a "

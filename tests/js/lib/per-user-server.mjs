@@ -72,7 +72,7 @@ export async function startPerUserServer(userOf, { asking = false, authorization
     const token = auth.startsWith('Bearer ') ? auth.slice(7) : null;
     const user = token ? await userOf(token) : null;
     const sessionId = req.headers['mcp-session-id'];
-    seen.push({ httpMethod: req.method, rpcMethod: body?.method ?? null, user, token, session: sessionId ?? null });
+    seen.push({ httpMethod: req.method, rpcMethod: body?.method ?? null, params: body?.params ?? null, user, token, session: sessionId ?? null });
     if (!user) {
       const challenge = authorizationServer
         ? `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource/mcp"`

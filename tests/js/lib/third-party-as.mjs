@@ -12,9 +12,10 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 
 /**
  * Starts it. Returns { issuer, grants (counts per grant_type), verify(token, audience),
- * revokeAll(), stop() }. `accessTokenTtl`: seconds an access token lives.
+ * stop() }. `accessTokenTtl`: seconds a login's access token lives (60: due for refresh at once,
+ * as gate counts); `refreshedTokenTtl`: one from a refresh.
  */
-export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl = 3600 } = {}) {
+export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl = 3600, refreshedTokenTtl = accessTokenTtl } = {}) {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
   const { d, ...publicJwk } = jwk;
@@ -36,7 +37,6 @@ export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl =
         getResourceServerInfo: (_ctx, resource) => ({
           scope,
           audience: resource,
-          accessTokenTTL: accessTokenTtl,
           accessTokenFormat: 'jwt',
           jwt: { sign: { alg: 'ES256' } },
         }),
@@ -44,7 +44,8 @@ export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl =
     },
     scopes: ['openid', 'offline_access', scope],
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    ttl: { AccessToken: accessTokenTtl, RefreshToken: 3600, Grant: 3600, Interaction: 600, Session: 3600 },
+    // A token from a login lives accessTokenTtl, one from a refresh refreshedTokenTtl.
+    ttl: { AccessToken: (_ctx, token) => (String(token.gty).includes('refresh_token') ? refreshedTokenTtl : accessTokenTtl), RefreshToken: 3600, Grant: 3600, Interaction: 600, Session: 3600 },
     pkce: { required: () => true },
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], id_token_signed_response_alg: 'ES256' },
   });
