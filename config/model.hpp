@@ -57,6 +57,15 @@ struct upstream_auth {
     // protected resource metadata (RFC 9728).
     std::optional<std::string> authorization_server;
 
+    // Whether each caller's request carries that caller's own credential (passthrough,
+    // token-exchange, user-account): the upstream may serve each user differently, so no
+    // session, list or cache made with one caller's credential serves another. The one
+    // place the strategies that do are named.
+    bool per_caller() const {
+        return strategy == "passthrough" || strategy == "token-exchange" ||
+               strategy == "user-account";
+    }
+
     bool operator==(const upstream_auth&) const = default;
 };
 

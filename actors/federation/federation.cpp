@@ -19,7 +19,7 @@ namespace {
 // Credentials minted per user (the spec's rule: their lists may differ per user): such an
 // upstream's entry serves only the request that fetched it, with that caller's credential.
 bool per_user(const config::upstream& u) {
-    return u.auth.strategy == "passthrough" || u.auth.strategy == "token-exchange";
+    return u.auth.per_caller();
 }
 
 // An entry's item texts, in the order the merge keeps its items (none known: empty ones).

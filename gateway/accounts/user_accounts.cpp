@@ -118,7 +118,9 @@ user_accounts::line(const config::upstream& u, const caller_credential& caller) 
 }
 
 void user_accounts::refused(const config::upstream& u, const caller_credential& caller) {
-    forget(u.id, principal_of(caller));
+    auto principal = principal_of(caller);
+    forget(u.id, principal);
+    told("refused", u.id, principal, "the upstream refused the token (HTTP 401)");
 }
 
 asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
@@ -142,48 +144,49 @@ asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
     auto found = vault_.find(u.id, principal, wall_clock::now());
     if (!found.tokens || found.tokens->refresh_token.empty())
         co_return;
+    // Copied: the vault may change while the token endpoint is asked.
     auto refresh_token = found.tokens->refresh_token;
+    auto scope = found.tokens->scope;
+    auto connected_at = found.tokens->connected_at;
     auto target = co_await target_for(u);
     if (auto* why = std::get_if<std::string>(&target)) {
-        ++counts_.refresh_failed;
+        told("refreshFailed", u.id, principal, *why);
         spdlog::warn("refreshing a user's token at upstream {}: {}", u.id, *why);
         co_return; // kept: the server may be back before the token expires
     }
-    auto& t = std::get<login_target>(target);
     oauth::token_form form;
     form.add("grant_type", "refresh_token").add("refresh_token", refresh_token);
+    auto read = co_await ask_token(std::get<login_target>(target), std::move(form));
+    if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
+        auto now = wall_clock::now();
+        keep(u.id, principal,
+             {issued->access_token,
+              issued->refresh_token.empty() ? refresh_token : issued->refresh_token,
+              issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
+              issued->scope.value_or(scope), connected_at});
+        told("refreshed", u.id, principal);
+        co_return;
+    }
+    auto& refusal = std::get<oauth::token_refusal>(read);
+    told("refreshFailed", u.id, principal, refusal.why);
+    if (refusal.error == "invalid_grant") {
+        // The refresh token is no longer good: the user is asked to log in again.
+        forget(u.id, principal);
+        co_return;
+    }
+    spdlog::warn("refreshing a user's token at upstream {} failed: {}", u.id, refusal.why);
+}
+
+asio::awaitable<std::variant<oauth::issued_token, oauth::token_refusal>>
+user_accounts::ask_token(const login_target& t, oauth::token_form form) {
     if (!t.resource.empty())
         form.add("resource", t.resource);
     form.authenticate({t.client_id, t.client_secret, t.client_method});
     auto got = co_await transport::http_fetch(ex_, post_form(t.token_endpoint, std::move(form)));
-    std::string why;
-    if (auto* e = std::get_if<std::string>(&got)) {
-        why = *e;
-    } else {
-        auto& a = std::get<transport::fetch_answer>(got);
-        auto read = oauth::read_token_answer(a.status, a.body);
-        if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
-            auto now = wall_clock::now();
-            account_tokens kept{
-                issued->access_token,
-                issued->refresh_token.empty() ? refresh_token : issued->refresh_token,
-                issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
-                issued->scope.value_or(found.tokens->scope), found.tokens->connected_at};
-            keep(u.id, principal, std::move(kept));
-            ++counts_.refreshed;
-            co_return;
-        }
-        auto& refusal = std::get<oauth::token_refusal>(read);
-        if (refusal.error == "invalid_grant") {
-            // The refresh token is no longer good: the user is asked to log in again.
-            forget(u.id, principal);
-            ++counts_.refresh_failed;
-            co_return;
-        }
-        why = refusal.why;
-    }
-    ++counts_.refresh_failed;
-    spdlog::warn("refreshing a user's token at upstream {} failed: {}", u.id, why);
+    if (auto* e = std::get_if<std::string>(&got))
+        co_return oauth::token_refusal{std::move(*e), {}};
+    auto& a = std::get<transport::fetch_answer>(got);
+    co_return oauth::read_token_answer(a.status, a.body);
 }
 
 asio::awaitable<std::variant<login_target, std::string>>

@@ -14,6 +14,7 @@
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/upstream/upstream_credential.hpp"
 #include "gateway/upstream/user_tokens.hpp"
+#include "protocol/oauth/token_answer.hpp"
 #include "protocol/oauth/token_form.hpp"
 #include "protocol/sealed_box.hpp"
 #include "transport/http/http_reply.hpp"
@@ -25,6 +26,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -44,10 +46,13 @@ struct login_offer {
     std::string message;
 };
 
-// What the accounts did, for /metrics.
-struct account_counts {
-    std::uint64_t logins_started = 0, connected = 0, refreshed = 0, refresh_failed = 0,
-                  login_failed = 0, revoked = 0;
+// What happened to a user's account, for the audit and /metrics (told to the gateway).
+struct account_event {
+    // loginStarted | connected | loginFailed | refreshed | refreshFailed | refused
+    std::string_view kind;
+    std::string upstream;
+    std::string principal; // issuer\nsubject
+    std::string error;     // a failure's reason (never a token)
 };
 
 class user_accounts final : public user_tokens {
@@ -95,7 +100,8 @@ public:
         store_ = std::move(store);
         keys_ = std::move(keys);
     }
-    const account_counts& counts() const { return counts_; }
+    // Who hears of each account_event.
+    void tell(std::function<void(const account_event&)> news) { news_ = std::move(news); }
 
 private:
     struct target_entry {
@@ -113,6 +119,11 @@ private:
     boost::asio::awaitable<std::variant<protocol::oauth::client_identity, std::string>>
     registered_client(const std::string& registration_endpoint, const std::string& issuer);
     boost::asio::awaitable<void> refresh(const config::upstream& u, const std::string& principal);
+    // One token request at `t`'s token endpoint: `form` with the resource and gate's client
+    // authentication added; the token, or why none (the endpoint's refusal or the fetch's).
+    boost::asio::awaitable<
+        std::variant<protocol::oauth::issued_token, protocol::oauth::token_refusal>>
+    ask_token(const login_target& t, protocol::oauth::token_form form);
     boost::asio::awaitable<transport::http_reply> redeem(pending_login login, std::string code);
     void wake(const std::string& id, bool connected);
     // The store's side (no-ops without one): the record's name, a token written there, read
@@ -135,7 +146,12 @@ private:
     std::map<std::string, protocol::oauth::client_identity> registrations_;    // by issuer
     std::map<std::string, std::shared_ptr<transport::ask_flight>> refreshing_; // vault key
     std::multimap<std::string, waiter> waiters_;                               // by login id
-    account_counts counts_;
+    std::function<void(const account_event&)> news_;
+    void told(std::string_view kind, const std::string& upstream, const std::string& principal,
+              std::string error = {}) {
+        if (news_)
+            news_({kind, upstream, principal, std::move(error)});
+    }
     std::shared_ptr<fleet_store> store_;
     std::vector<protocol::sealing_key> keys_;
 };

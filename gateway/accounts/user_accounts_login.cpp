@@ -7,7 +7,6 @@
 #include "protocol/oauth/token_answer.hpp"
 #include "protocol/random_id.hpp"
 #include "protocol/secret_compare.hpp"
-#include "transport/client/http_fetch.hpp"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -109,7 +108,7 @@ user_accounts::offer(const config::upstream& u, const caller_credential& caller,
         if (!extra_scope.empty()) // step-up: what the upstream asked for, beside the configured
             login.target.scope += (login.target.scope.empty() ? "" : " ") + extra_scope;
         open = &logins_.open(std::move(login), steady_clock::now());
-        ++counts_.logins_started;
+        told("loginStarted", u.id, principal);
     }
     co_return login_offer{open->id, public_url_ + std::string(connect_path) + "?login=" + open->id,
                           "Connect your account at " + u.id +
@@ -179,7 +178,7 @@ asio::awaitable<transport::http_reply> user_accounts::callback(const transport::
     if (!login)
         co_return link_unusable(); // replayed, foreign, expired or made up: one use only
     auto fail = [&](std::string why) {
-        ++counts_.login_failed;
+        told("loginFailed", login->upstream, login->principal, why);
         spdlog::info("a login at upstream {} failed: {}", login->upstream, why);
         wake(login->id, false);
         return outcome_page(http::status::bad_request, "Not connected", why);
@@ -213,41 +212,23 @@ asio::awaitable<transport::http_reply> user_accounts::redeem(pending_login login
         .add("code", code)
         .add("redirect_uri", t.redirect_uri)
         .add("code_verifier", login.verifier);
-    if (!t.resource.empty())
-        form.add("resource", t.resource);
-    form.authenticate({t.client_id, t.client_secret, t.client_method});
-    transport::fetch_request req;
-    req.url = t.token_endpoint;
-    req.method = "POST";
-    req.content_type = "application/x-www-form-urlencoded";
-    req.body = std::move(form.body);
-    req.headers = std::move(form.headers);
-    req.timeout = fetch_timeout;
-    req.max_body = 64 * 1024;
-    auto got = co_await transport::http_fetch(ex_, std::move(req));
-    std::string why;
-    if (auto* e = std::get_if<std::string>(&got)) {
-        why = *e;
-    } else {
-        auto& a = std::get<transport::fetch_answer>(got);
-        auto read = oauth::read_token_answer(a.status, a.body);
-        if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
-            auto now = wall_clock::now();
-            keep(login.upstream, login.principal,
-                 {issued->access_token, issued->refresh_token,
-                  issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
-                  issued->scope.value_or(t.scope), now});
-            ++counts_.connected;
-            spdlog::info("a user connected an account at upstream {}", login.upstream);
-            wake(login.id, true);
-            co_return outcome_page(http::status::ok, "Connected",
-                                   "Your account at " + login.upstream +
-                                       " is connected. You can close this window and go back "
-                                       "to your MCP client.");
-        }
-        why = std::get<oauth::token_refusal>(read).why;
+    auto read = co_await ask_token(t, std::move(form));
+    if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
+        auto now = wall_clock::now();
+        keep(login.upstream, login.principal,
+             {issued->access_token, issued->refresh_token,
+              issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
+              issued->scope.value_or(t.scope), now});
+        told("connected", login.upstream, login.principal);
+        spdlog::info("a user connected an account at upstream {}", login.upstream);
+        wake(login.id, true);
+        co_return outcome_page(http::status::ok, "Connected",
+                               "Your account at " + login.upstream +
+                                   " is connected. You can close this window and go back to "
+                                   "your MCP client.");
     }
-    ++counts_.login_failed;
+    auto why = std::get<oauth::token_refusal>(read).why;
+    told("loginFailed", login.upstream, login.principal, why);
     spdlog::info("a login at upstream {} failed at the token endpoint {}: {}", login.upstream,
                  t.token_endpoint, why);
     wake(login.id, false);

@@ -141,6 +141,10 @@ asio::awaitable<actors::fetched_list> list_methods::fetch_one(protocol::list_kin
                                                               request_context& rec) {
     std::vector<std::string> written; // each item as the upstream wrote it
     auto r = co_await fetched(kind, plan.profile, upstream, std::move(admitted), rec, written);
+    if (auto* f = std::get_if<upstream_failure>(&r); f && f->needs_login)
+        // A user-account upstream where the caller has connected no account yet: nothing to
+        // list for it there (its first call starts the login), not an upstream that failed.
+        co_return actors::fetched_list{upstream, json::array{}, {}};
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         spdlog::warn("upstream {} left out of {}: {}", rec.view->snap->upstream(upstream).id,
                      protocol::traits(kind).method, f->message);

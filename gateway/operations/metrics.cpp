@@ -97,6 +97,10 @@ metrics::metrics()
                               .Help("Tool definitions that differ from their pin (the lock "
                                     "file's, or the first seen), once per new digest")
                               .Register(*registry_)),
+      account_events_(prometheus::BuildCounter()
+                          .Name("gate_user_account_events_total")
+                          .Help("Users' logins, refreshes and refusals at user-account upstreams")
+                          .Register(*registry_)),
       tenant_upstream_calls_(prometheus::BuildCounter()
                                  .Name("gate_tenant_upstream_calls_total")
                                  .Help("Upstream invocations charged to each tenant")
@@ -440,6 +444,10 @@ void metrics::definition_change(const std::string& upstream, std::string_view ch
               {"change", std::string(change)},
               {"action", std::string(action)}})
         .Increment();
+}
+
+void metrics::account_event(const std::string& upstream, std::string_view event) {
+    account_events_.Add({{"upstream", upstream}, {"event", std::string(event)}}).Increment();
 }
 
 void metrics::register_hook_series() {

@@ -45,6 +45,9 @@ public:
     // A tool definition that differs from its pin, told once per new digest
     // (gate_definition_changes_total{upstream, change: changed | new | unpinnable, action: warn |
     // block}).
+    // A user's account at a user-account upstream (gate_user_account_events_total{upstream,
+    // event: loginStarted | connected | loginFailed | refreshed | refreshFailed | refused}).
+    void account_event(const std::string& upstream, std::string_view event);
     void definition_change(const std::string& upstream, std::string_view change,
                            std::string_view action);
     // The shared store (gateway/fleet/fleet_store): an operation that fell back to per-instance
@@ -212,6 +215,7 @@ private:
     prometheus::Family<prometheus::Counter>& tenant_requests_;
     prometheus::Family<prometheus::Counter>& policy_decisions_;
     prometheus::Family<prometheus::Counter>& definition_changes_;
+    prometheus::Family<prometheus::Counter>& account_events_;
     prometheus::Family<prometheus::Counter>& tenant_upstream_calls_;
     prometheus::Counter* audit_dropped_ = nullptr;
     prometheus::Counter* webhook_delivered_ = nullptr;

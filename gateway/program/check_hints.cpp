@@ -190,6 +190,12 @@ std::vector<std::string> challenge_schemes(std::string_view c) {
 
 std::string per_caller_unchecked(const config::upstream& u) {
     const auto& a = u.auth;
+    if (a.strategy == "user-account")
+        return "each user's login at the upstream's authorization server (found from its "
+               "protected resource metadata" +
+               std::string(a.authorization_server ? ", or " + *a.authorization_server : "") +
+               ") and the calls made with its token: only a user's own call through gate tries "
+               "them";
     return (a.strategy == "token-exchange"
                 ? "the exchange of a caller's token at " + a.token_endpoint +
                       ", whether the upstream accepts the token it issues"

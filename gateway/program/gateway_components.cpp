@@ -115,6 +115,7 @@ gateway_components::gateway_components(
     downstream.table().set_limits(session_limits_of(doc.server));
     definitions->use(doc);
     accounts.use(doc);
+    accounts.tell([this](const accounts::account_event& e) { account_news(e); });
     icons.learn_through([this](std::shared_ptr<const actors::snapshot> snap, std::size_t upstream) {
         return views.learn_icons(std::move(snap), upstream);
     });
@@ -219,6 +220,22 @@ void gateway_components::warm_up(const federation_view& view) {
             },
             asio::detached);
     }
+}
+
+void gateway_components::account_news(const accounts::account_event& e) {
+    stats.account_event(e.upstream, e.kind);
+    actors::audit_event a;
+    a.time = std::chrono::system_clock::now();
+    a.method = "account." + std::string(e.kind);
+    a.upstream = e.upstream;
+    auto split = e.principal.find('\n');
+    a.issuer = e.principal.substr(0, split);
+    a.principal = split == std::string::npos ? std::string() : e.principal.substr(split + 1);
+    bool failed = e.kind == "loginFailed" || e.kind == "refreshFailed" || e.kind == "refused";
+    a.outcome = failed ? protocol::outcome::error : protocol::outcome::ok;
+    if (!e.error.empty())
+        a.error = e.error;
+    sinks.audit(std::move(a));
 }
 
 void gateway_components::share_accounts(const config::document& d) {

@@ -88,6 +88,8 @@ public:
     // start with the other secrets); a user-account upstream with a store and no key stops
     // the start: tokens are never kept there in clear.
     void share_accounts(const config::document& d);
+    // A user's account event (login, refresh, refusal): audited and counted; never a token.
+    void account_news(const accounts::account_event& e);
 
 private:
     // The components are the facade's (gateway.cpp: listen, stop, drain, reload) and nobody

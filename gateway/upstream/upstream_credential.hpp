@@ -45,8 +45,7 @@ struct caller_credential {
 
 // Whether the upstream's credential is derived from each caller's own token.
 inline bool per_caller(const config::upstream_auth& a) {
-    return a.strategy == "passthrough" || a.strategy == "token-exchange" ||
-           a.strategy == "user-account";
+    return a.per_caller();
 }
 
 // Why no credential could be had (its token endpoint failed), naming the upstream.

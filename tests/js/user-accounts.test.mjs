@@ -135,12 +135,19 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     assert.deepEqual(files.violations, []);
     const events = gate.auditEvents().filter((e) => e.method === 'tools/call' && String(e.principal).includes('alice'));
     assert.ok(events.length >= 1);
-    for (const e of events) assert.ok(!JSON.stringify(e).includes('eyJ'), 'no token in the audit');
+    for (const e of gate.auditEvents()) assert.ok(!JSON.stringify(e).includes('eyJ'), 'no token in the audit');
+    const told = gate.auditEvents().filter((e) => e.method?.startsWith('account.') && e.principal === 'alice');
+    assert.deepEqual(told.map((e) => e.method), ['account.loginStarted', 'account.connected']);
+    assert.ok(told.every((e) => e.upstream === 'files' && e.issuer === idp.issuer));
+    const metrics = await (await fetch(`${gate.base}/metrics`)).text();
+    assert.match(metrics, /gate_user_account_events_total\{[^}]*event="connected"[^}]*\} [1-9]/);
     await alice.close();
   });
 
   test('a client without URL elicitation gets the login in the error, opens it, and calls again', async () => {
     const bob = await connect('bob');
+    // Before any login there is nothing of bob's to list there: an empty list, not a failure.
+    assert.deepEqual((await bob.listTools()).tools, []);
     let err;
     try {
       await bob.callTool({ name: 'files__whoami', arguments: {} });
@@ -155,6 +162,7 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     const { outcome, callbacks } = await signIn(browser, elicitation.url, 'bob');
     assert.match(outcome, /connected/);
     assert.equal(text(await bob.callTool({ name: 'files__whoami', arguments: {} })), 'bob');
+    assert.deepEqual((await bob.listTools()).tools.map((t) => t.name).sort(), ['files__only_bob', 'files__whoami']);
     // Each sees only its own account.
     assert.ok(files.seen.some((s) => s.user === 'alice') && files.seen.some((s) => s.user === 'bob'));
     assert.deepEqual(files.violations, []);
