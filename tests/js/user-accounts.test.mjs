@@ -33,8 +33,10 @@ const text = (r) => r.content.map((c) => c.text).join('');
 async function signIn(browser, url, login) {
   const page = await browser.newPage();
   const callbacks = [];
+  let authorize;
   page.on('request', (r) => {
     if (r.url().includes('/oauth/callback')) callbacks.push(r.url());
+    if (r.url().includes('/auth?')) authorize ??= r.url();
   });
   try {
     await page.goto(url);
@@ -46,7 +48,7 @@ async function signIn(browser, url, login) {
     await page.waitForSelector('button[type=submit]', { state: 'visible' });
     await page.click('button[type=submit]'); // consent: Continue
     await page.waitForSelector('#outcome');
-    return { outcome: await page.textContent('#outcome'), callbacks };
+    return { outcome: await page.textContent('#outcome'), callbacks, authorize };
   } finally {
     await page.close();
   }
@@ -82,7 +84,11 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     assert.ok(existsSync(CHROMIUM), `chromium not found at ${CHROMIUM}`);
     idp = await startIdp();
     as = await startThirdPartyAs();
-    files = await startPerUserServer(async (token) => as.verify(token, files.url), { authorizationServer: as.issuer });
+    files = await startPerUserServer(async (token) => as.verify(token, files.url), {
+      authorizationServer: as.issuer,
+      scoped: { tool: 'write_file', scope: 'files:write' },
+      scopeOf: async (token) => (await as.claims(token, files.url))?.scope,
+    });
     const downAs = `http://127.0.0.1:${await freePort()}`; // nothing listens there
     config = (publicUrl) => ({
       audit: { sinks: [{ type: 'stdout' }] },
@@ -162,7 +168,7 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     const { outcome, callbacks } = await signIn(browser, elicitation.url, 'bob');
     assert.match(outcome, /connected/);
     assert.equal(text(await bob.callTool({ name: 'files__whoami', arguments: {} })), 'bob');
-    assert.deepEqual((await bob.listTools()).tools.map((t) => t.name).sort(), ['files__only_bob', 'files__whoami']);
+    assert.deepEqual((await bob.listTools()).tools.map((t) => t.name).sort(), ['files__only_bob', 'files__whoami', 'files__write_file']);
     // Each sees only its own account.
     assert.ok(files.seen.some((s) => s.user === 'alice') && files.seen.some((s) => s.user === 'bob'));
     assert.deepEqual(files.violations, []);
@@ -174,6 +180,23 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     // A made-up state, and a link that is not one.
     assert.equal((await fetch(`${gate.base}/oauth/callback?state=${'a'.repeat(32)}&code=x`)).status, 404);
     assert.equal((await fetch(`${gate.base}/oauth/connect?login=../../etc`)).status, 404);
+    await bob.close();
+  });
+
+  test('an upstream asking for more scope sends the user to a login for it (step-up)', async () => {
+    const bob = await connect('bob'); // connected above, with files:read
+    let err;
+    try {
+      await bob.callTool({ name: 'files__write_file', arguments: {} });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof UrlElicitationRequiredError, `got ${err}`);
+    const { outcome, authorize } = await signIn(browser, err.elicitations[0].url, 'bob');
+    assert.match(outcome, /connected/);
+    assert.equal(new URL(authorize).searchParams.get('scope'), 'files:read files:write');
+    assert.equal(text(await bob.callTool({ name: 'files__write_file', arguments: {} })), 'write_file ran for bob');
+    assert.equal(text(await bob.callTool({ name: 'files__whoami', arguments: {} })), 'bob');
     await bob.close();
   });
 

@@ -24,8 +24,10 @@ import {
  * "hello <name> from <user>". `userOf` may be async. `authorizationServer`: the server is an
  * OAuth protected resource (RFC 9728) of that issuer: its metadata is served at
  * /.well-known/oauth-protected-resource/mcp and its 401 challenge points there.
+ * `scopeOf(token)`, with `scoped: { tool, scope }`: that tool (listed too) needs the scope in
+ * the token, or the call is answered 403 with a Bearer insufficient_scope challenge naming it.
  */
-export async function startPerUserServer(userOf, { asking = false, authorizationServer = null } = {}) {
+export async function startPerUserServer(userOf, { asking = false, authorizationServer = null, scoped = null, scopeOf = null } = {}) {
   let url = '';
   const seen = [];
   const violations = [];
@@ -33,7 +35,7 @@ export async function startPerUserServer(userOf, { asking = false, authorization
   const makeServer = (user) => {
     const server = new Server({ name: 'gate-test-per-user', version: '0.0.0' }, { capabilities: { tools: {} } });
     const tool = (name) => ({ name, description: `for ${user}`, inputSchema: { type: 'object', properties: {} } });
-    const tools = [tool('whoami'), tool(`only_${user}`), ...(asking ? [tool('ask_name')] : [])];
+    const tools = [tool('whoami'), tool(`only_${user}`), ...(asking ? [tool('ask_name')] : []), ...(scoped ? [tool(scoped.tool)] : [])];
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       if (asking && req.params.name === 'ask_name') {
@@ -47,6 +49,8 @@ export async function startPerUserServer(userOf, { asking = false, authorization
         );
         return { content: [{ type: 'text', text: `hello ${answer.content?.name} from ${user}` }] };
       }
+      if (scoped && req.params.name === scoped.tool)
+        return { content: [{ type: 'text', text: `${scoped.tool} ran for ${user}` }] };
       if (req.params.name !== 'whoami' && req.params.name !== `only_${user}`)
         throw new McpError(ErrorCode.InvalidParams, `unknown tool for ${user}: ${req.params.name}`);
       return { content: [{ type: 'text', text: req.params.name === 'whoami' ? user : `${req.params.name} ran for ${user}` }] };
@@ -80,6 +84,17 @@ export async function startPerUserServer(userOf, { asking = false, authorization
       res.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'invalid_token' }));
       return;
+    }
+    if (scoped && body?.method === 'tools/call' && body.params?.name === scoped.tool) {
+      const granted = String((await scopeOf(token)) ?? '').split(' ');
+      if (!granted.includes(scoped.scope)) {
+        res.writeHead(403, {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${scoped.scope}"`,
+          'content-type': 'application/json',
+        });
+        res.end(JSON.stringify({ error: 'insufficient_scope' }));
+        return;
+      }
     }
     if (sessionId) {
       const s = sessions.get(sessionId);

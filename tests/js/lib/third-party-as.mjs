@@ -15,7 +15,7 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
  * stop() }. `accessTokenTtl`: seconds a login's access token lives (60: due for refresh at once,
  * as gate counts); `refreshedTokenTtl`: one from a refresh.
  */
-export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl = 3600, refreshedTokenTtl = accessTokenTtl } = {}) {
+export async function startThirdPartyAs({ scope = 'files:read files:write', accessTokenTtl = 3600, refreshedTokenTtl = accessTokenTtl } = {}) {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
   const { d, ...publicJwk } = jwk;
@@ -42,7 +42,7 @@ export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl =
         }),
       },
     },
-    scopes: ['openid', 'offline_access', scope],
+    scopes: ['openid', 'offline_access', ...scope.split(' ')],
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // A token from a login lives accessTokenTtl, one from a refresh refreshedTokenTtl.
     ttl: { AccessToken: (_ctx, token) => (String(token.gty).includes('refresh_token') ? refreshedTokenTtl : accessTokenTtl), RefreshToken: 3600, Grant: 3600, Interaction: 600, Session: 3600 },
@@ -59,9 +59,12 @@ export async function startThirdPartyAs({ scope = 'files:read', accessTokenTtl =
     issuer,
     grants,
     async verify(token, audience) {
+      return (await this.claims(token, audience))?.sub ?? null;
+    },
+    /** The token's verified claims (sub, scope, ...), or null. */
+    async claims(token, audience) {
       try {
-        const { payload } = await jwtVerify(token, keySet, { issuer, audience });
-        return payload.sub ?? null;
+        return (await jwtVerify(token, keySet, { issuer, audience })).payload;
       } catch {
         return null;
       }
