@@ -104,6 +104,11 @@ load_result parse(std::string_view json_text, acceptance accept, const std::stri
         detail::parse_definitions(top, doc->definitions, base_dir);
         bool user_accounts = std::any_of(doc->upstreams.begin(), doc->upstreams.end(),
                                          [](auto& u) { return u.auth.strategy == "user-account"; });
+        if (user_accounts && doc->passthrough() && !errors.failed("/upstreams/0"))
+            errors.add("/upstreams/0/namespace",
+                       "a user-account upstream needs a namespace: without one, gate passes the "
+                       "upstream's own initialize through, and a user with no account there yet "
+                       "could not connect to be sent to the login");
         if (user_accounts && doc->server.redis_url && !doc->server.vault_key_ref &&
             !errors.failed("/server"))
             errors.add("/server/redisUrl",

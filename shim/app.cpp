@@ -85,6 +85,16 @@ int probe(boost::asio::io_context& io, const spawn_request& server) {
     return status;
 }
 
+// The io_context whose pending work is ended on purpose: the coroutines still suspended when
+// the loop stops (a session's GET stream, say) are destroyed by the context's shutdown, and
+// their cleanup touches the server; run_shim ends them while the server still lives (ASan saw
+// a stream's cleanup reach the session ledger after the server was gone).
+class shim_io final : public boost::asio::io_context {
+public:
+    using io_context::io_context;
+    void end_pending_work() { shutdown(); }
+};
+
 } // namespace
 
 int run_shim(int argc, char** argv) {
@@ -111,7 +121,7 @@ int run_shim(int argc, char** argv) {
     auto& settings = std::get<shim_settings>(configured);
     auto host = opt.host == "localhost" ? std::string("127.0.0.1") : opt.host;
 
-    boost::asio::io_context io(1);
+    shim_io io(1);
     if (opt.probe)
         return probe(io, settings.server);
 
@@ -142,6 +152,7 @@ int run_shim(int argc, char** argv) {
     // Type=notify (config/systemd): ready once the listener is bound and signals are handled.
     process::notify_ready("listening on port " + std::to_string(port));
     io.run();
+    io.end_pending_work(); // before the server and its ledger go
     return 0;
 }
 

@@ -15,7 +15,7 @@
 #   GATE_BENCH_SESSIONS=N ...  sessions of the load (default 8); their handshakes are counted
 #                              too (each opens a bridged session upstream), so with many
 #                              sessions compare two durations: the difference is per call
-#   GATE_BENCH_MODE=guards|auth|policy|conditions|hook ...   gate configured as
+#   GATE_BENCH_MODE=guards|auth|policy|conditions|hook|static|vaulted ...   gate configured as
 #                              simulations/bench_modes.sh says (default open; all but guards
 #                              need setup-node.sh; hook starts simulations/bench_decider)
 #   GATE_BENCH_KEEP=FILE ...   keep the callgrind dump (for callgrind_annotate --inclusive=yes)
@@ -57,12 +57,14 @@ for bin in "$@"; do
     port="$(listening_port "$gate_pid")"
     [ -n "$port" ] && break
   done
+  # Mode vaulted: the user's login, before anything is counted.
+  [ "$mode" = vaulted ] && bench_login "$port"
   # Not counted: the rest of gate's start, the upstream's handshake, the first token's check
   # (and the key set's fetch): one session calling for a second, answered, before the count.
   GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" \
-    "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 1 1 >/dev/null
+    "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 1 1 "$(bench_tool "$mode")" >/dev/null
   [ -n "${GATE_BENCH_HEAP:-}" ] || callgrind_control -z "$gate_pid" >/dev/null
-  calls="$(GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" "${GATE_BENCH_SESSIONS:-8}" "${GATE_BENCH_SECONDS:-5}" |
+  calls="$(GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" "${GATE_BENCH_SESSIONS:-8}" "${GATE_BENCH_SECONDS:-5}" "$(bench_tool "$mode")" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["calls"])')"
   [ -n "${GATE_BENCH_HEAP:-}" ] || callgrind_control -d "$gate_pid" >/dev/null
   kill -INT "$gate_pid"

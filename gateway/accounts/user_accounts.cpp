@@ -78,8 +78,11 @@ std::string joined(const std::vector<std::string>& scopes) {
 
 void user_accounts::use(const config::document& doc) {
     public_url_ = doc.server.public_url.value_or("");
-    in_use_ = std::any_of(doc.upstreams.begin(), doc.upstreams.end(),
-                          [](const auto& u) { return u.auth.strategy == "user-account"; });
+    upstreams_.clear();
+    for (const auto& u : doc.upstreams)
+        if (u.auth.strategy == "user-account")
+            upstreams_.insert(u.id);
+    in_use_ = !upstreams_.empty();
     targets_.clear(); // a reload may change an upstream's client or server
 }
 
@@ -224,6 +227,8 @@ user_accounts::discover(const config::upstream& u) {
         auto& m = std::get<oauth::resource_metadata>(read);
         issuer = m.authorization_servers.front();
         t.resource = a.resource.value_or(m.resource);
+        if (a.scopes.empty()) // MCP's scope selection: the resource's own, when none is configured
+            t.scope = joined(m.scopes_supported);
     }
     auto asm_ = co_await first_document(
         ex_, oauth::server_metadata_urls(issuer),

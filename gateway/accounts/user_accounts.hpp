@@ -14,6 +14,7 @@
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/upstream/upstream_credential.hpp"
 #include "gateway/upstream/user_tokens.hpp"
+#include "policy/principal.hpp"
 #include "protocol/oauth/token_answer.hpp"
 #include "protocol/oauth/token_form.hpp"
 #include "protocol/sealed_box.hpp"
@@ -30,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -48,7 +50,7 @@ struct login_offer {
 
 // What happened to a user's account, for the audit and /metrics (told to the gateway).
 struct account_event {
-    // loginStarted | connected | loginFailed | refreshed | refreshFailed | refused
+    // loginStarted | connected | loginFailed | refreshed | refreshFailed | refused | disconnected
     std::string_view kind;
     std::string upstream;
     std::string principal; // issuer\nsubject
@@ -84,6 +86,12 @@ public:
     // Waits until login `id` finishes or `bound` passes: whether it connected.
     boost::asio::awaitable<bool> finished(const std::string& id,
                                           std::chrono::steady_clock::duration bound);
+
+    // GET /api/connections: the caller's own connections, never a token. DELETE
+    // /api/connections/<upstream>: one of them forgotten, here and in the fleet's store (204;
+    // 404 when it holds none).
+    transport::http_reply connections_of(const policy::caller_ref& caller) const;
+    transport::http_reply disconnect(const policy::caller_ref& caller, std::string_view upstream);
 
     // GET and POST /oauth/connect, GET /oauth/callback.
     boost::asio::awaitable<transport::http_reply> connect(const transport::http_request& req);
@@ -140,6 +148,7 @@ private:
     boost::asio::any_io_executor ex_;
     std::string public_url_;
     bool in_use_ = false;
+    std::set<std::string, std::less<>> upstreams_; // the running document's user-account ids
     account_vault vault_;
     login_table logins_;
     std::map<std::string, target_entry> targets_;                              // by upstream id

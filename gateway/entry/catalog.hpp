@@ -29,7 +29,7 @@ struct caller_listing {
 
 struct catalog_facts {
     const policy::policy_world& world;
-    const principal* viewer; // null: anonymous
+    const policy::principal* viewer; // null: anonymous
     // gate's cached lists of each kind (read_cached_lists), by upstream's place: never one of
     // an upstream that takes each caller's credential.
     std::vector<actors::fetched_list> tools, prompts, resources;

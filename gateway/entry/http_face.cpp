@@ -243,6 +243,11 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
         co_return co_await p.accounts.connect(c.req);
     case endpoint::account_callback:
         co_return co_await p.accounts.callback(c.req);
+    case endpoint::account_connections:
+        co_return p.accounts.connections_of(c.rec->who.caller);
+    case endpoint::account_disconnect:
+        co_return p.accounts.disconnect(
+            c.rec->who.caller, c.path.substr(std::string_view("/api/connections/").size()));
     case endpoint::fault_hook:
         co_return run_fault_hook(*p.live, p.supervisor, c.req.method(), c.path)
             .value_or(not_found());

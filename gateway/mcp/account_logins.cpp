@@ -48,7 +48,7 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
         co_return outcome::unchanged;
     const auto& u = rec.view->clients[upstream]->config();
     std::string scope;
-    if (f.status == 403)
+    if (f.status == 401 || f.status == 403) // a challenge naming a scope: asked for too
         scope = protocol::oauth::read_bearer_challenge(f.challenge).scope;
     auto offered = co_await accounts_.offer(u, *caller, json::serialize(rec.message.id), scope);
     if (auto* why = std::get_if<std::string>(&offered)) {

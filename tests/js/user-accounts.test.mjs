@@ -200,6 +200,40 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     await bob.close();
   });
 
+  test('a user lists and disconnects its own connections, and only its own', async () => {
+    const as_ = (user) => ({ authorization: `Bearer ${tokenFor[user]}` });
+    const listOf = async (user) => {
+      const r = await fetch(`${gate.base}/api/connections`, { headers: as_(user) });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('cache-control'), 'no-store');
+      const body = await r.text();
+      assert.ok(!body.includes('eyJ'), 'no token in the listing');
+      return JSON.parse(body).connections;
+    };
+    const bobs = await listOf('bob');
+    assert.deepEqual(bobs.map((c) => c.upstream), ['files']);
+    assert.equal(bobs[0].scope, 'files:read files:write');
+    assert.equal(bobs[0].refreshable, true);
+    assert.match(bobs[0].connectedAt, /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual((await listOf('alice')).map((c) => c.upstream), ['files']);
+    assert.equal((await fetch(`${gate.base}/api/connections`)).status, 401, 'only a verified caller');
+    const remove = (user, id) => fetch(`${gate.base}/api/connections/${id}`, { method: 'DELETE', headers: as_(user) });
+    assert.equal((await remove('bob', '..%2Ffiles')).status, 404);
+    assert.equal((await remove('bob', 'dark')).status, 404, 'nothing connected there');
+    assert.equal((await remove('bob', 'files')).status, 204);
+    assert.deepEqual(await listOf('bob'), []);
+    assert.equal((await remove('bob', 'files')).status, 404);
+    // Alice's account is hers: still connected, her calls need nothing.
+    const alice = await connect('alice');
+    assert.equal(text(await alice.callTool({ name: 'files__whoami', arguments: {} })), 'alice');
+    await alice.close();
+    // Bob's next call asks him to log in again.
+    const bob = await connect('bob');
+    await assert.rejects(bob.callTool({ name: 'files__whoami', arguments: {} }), (e) => e instanceof UrlElicitationRequiredError);
+    await bob.close();
+    await gate.waitForAudit((evs) => evs.some((e) => e.method === 'account.disconnected' && e.principal === 'bob' && e.upstream === 'files'));
+  });
+
   test('a 2026-07-28 client gets input_required with the login, and its retry carries on', async () => {
     tokenFor.erin = await idp.mint({ sub: 'erin', aud: RESOURCE });
     const asked = [];

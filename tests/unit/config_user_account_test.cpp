@@ -15,7 +15,7 @@ std::string doc_with(std::string_view auth,
            R"(","resource":"https://gate.example/mcp","issuers":[{"issuer":"https://idp.example"}]},)"
            R"("server":)" +
            std::string(server) +
-           R"(,"upstreams":[{"id":"t","url":"https://tracker.example/mcp","auth":)" +
+           R"(,"upstreams":[{"id":"t","url":"https://tracker.example/mcp","namespace":"t","auth":)" +
            std::string(auth) + "}]}";
 }
 
@@ -51,6 +51,13 @@ TEST(config_user_account, it_needs_verified_callers_and_a_public_url) {
     expect_error(doc_with(R"({"strategy":"user-account"})",
                           R"({"publicUrl":"https://gate.example"})", "disabled"),
                  "/upstreams/0/auth/strategy", "needs auth.mode \"required\"");
+}
+
+TEST(config_user_account, passthrough_is_refused_a_client_could_not_connect_to_be_sent_to_a_login) {
+    auto text = doc_with(R"({"strategy":"user-account"})");
+    auto at = text.find(R"("namespace":"t",)");
+    text.erase(at, std::string_view(R"("namespace":"t",)").size());
+    expect_error(text, "/upstreams/0/namespace", "a user-account upstream needs a namespace");
 }
 
 TEST(config_user_account, a_secret_without_a_client_and_fields_of_other_strategies_are_refused) {

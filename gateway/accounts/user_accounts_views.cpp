@@ -1,0 +1,62 @@
+// A principal's own connections (user_accounts.hpp): listed without a token, and disconnected
+// here and in the fleet's store. Answered after stages 2 and 3 (the route table's view door),
+// so the caller is the verified principal, never a name in the request.
+#include "gateway/accounts/user_accounts.hpp"
+#include "protocol/utc_timestamp.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace gate::gateway::accounts {
+
+namespace http = boost::beast::http;
+namespace json = boost::json;
+
+namespace {
+
+transport::http_reply view_refusal(http::status status, std::string_view why) {
+    auto reply = transport::http_reply::json(
+        status, json::serialize(json::object{{"error", std::string(why)}}));
+    reply.headers.emplace_back("Cache-Control", "no-store");
+    return reply;
+}
+
+} // namespace
+
+transport::http_reply user_accounts::connections_of(const policy::caller_ref& caller) const {
+    if (!caller)
+        return view_refusal(http::status::forbidden, "connections belong to a verified caller");
+    json::array out;
+    for (const auto& c : vault_.connections(caller->issuer + '\n' + caller->subject)) {
+        json::object o{{"upstream", c.upstream},
+                       {"scope", c.scope},
+                       {"connectedAt", protocol::utc_timestamp(c.connected_at)},
+                       {"refreshable", c.refreshable}};
+        o["expiresAt"] = c.expires_at == wall_clock::time_point::max()
+                             ? json::value(nullptr)
+                             : json::value(protocol::utc_timestamp(c.expires_at));
+        out.push_back(std::move(o));
+    }
+    auto reply = transport::http_reply::json(
+        http::status::ok, json::serialize(json::object{{"connections", std::move(out)}}));
+    reply.headers.emplace_back("Cache-Control", "no-store");
+    return reply;
+}
+
+transport::http_reply user_accounts::disconnect(const policy::caller_ref& caller,
+                                                std::string_view upstream) {
+    if (!caller)
+        return view_refusal(http::status::forbidden, "connections belong to a verified caller");
+    if (!upstreams_.contains(upstream)) // nothing made of the path reaches the store
+        return view_refusal(http::status::not_found, "no user-account upstream has that id");
+    auto principal = caller->issuer + '\n' + caller->subject;
+    std::string id(upstream);
+    bool held = vault_.find(id, principal, wall_clock::now()).what != account_vault::standing::none;
+    forget(id, principal); // in the fleet's store too, where another instance may have put it
+    if (!held)
+        return view_refusal(http::status::not_found,
+                            "no account of this caller is connected at that upstream here");
+    told("disconnected", id, principal);
+    return transport::http_reply::empty(http::status::no_content);
+}
+
+} // namespace gate::gateway::accounts
