@@ -40,9 +40,15 @@ std::string take_login_retry(protocol::message& msg) {
     return id;
 }
 
+bool account_logins::holds_token(request_context& rec, std::size_t upstream) {
+    const auto& caller = rec.who.caller_token;
+    return caller && accounts_.line_now(rec.view->clients[upstream]->config(), *caller);
+}
+
 asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_context& rec,
                                                                        std::size_t upstream,
-                                                                       const upstream_failure& f) {
+                                                                       const upstream_failure& f,
+                                                                       bool can_send_again) {
     const auto& caller = rec.who.caller_token;
     if (!caller)
         co_return outcome::unchanged;
@@ -67,21 +73,20 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
     if (url_capable && rec.client.modern) {
         // The client's retry after it let its user open the link: the call waits for that
         // login (the revision's server "may need to block until the request is fulfilled").
-        if (rec.client.login_retry == offer.id && co_await accounts_.finished(offer.id, login_wait))
+        if (can_send_again && rec.client.login_retry == offer.id &&
+            co_await accounts_.finished(offer.id, login_wait))
             co_return outcome::send_again;
-        if (rec.client.login_retry != offer.id) {
-            rec.answer.response = protocol::make_result(
-                rec.message.id,
-                json::object{{"resultType", "input_required"},
-                             {"inputRequests",
-                              json::object{{login_input_key,
-                                            json::object{{"method", "elicitation/create"},
-                                                         {"params", url_elicitation(offer)}}}}},
-                             {"requestState", std::string(login_state_prefix) + offer.id}});
-            co_return outcome::answered;
-        }
+        rec.answer.response = protocol::make_result(
+            rec.message.id,
+            json::object{
+                {"resultType", "input_required"},
+                {"inputRequests",
+                 json::object{{login_input_key, json::object{{"method", "elicitation/create"},
+                                                             {"params", url_elicitation(offer)}}}}},
+                {"requestState", std::string(login_state_prefix) + offer.id}});
+        co_return outcome::answered;
     }
-    if (url_capable && !rec.client.modern && rec.sinks.push_to_client) {
+    if (can_send_again && url_capable && !rec.client.modern && rec.sinks.push_to_client) {
         json::object request{{"method", "elicitation/create"}, {"params", url_elicitation(offer)}};
         auto source = json::serialize(request);
         auto answer =

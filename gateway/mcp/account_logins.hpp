@@ -35,12 +35,17 @@ public:
                    client_capabilities& clients)
         : accounts_(accounts), input_(input), clients_(clients) {}
 
+    // Whether the caller holds a fresh token at `upstream` (a user-account one): the call
+    // then goes without keeping its params for a second sending (the common call copies
+    // nothing); without one, a login is likely and the call keeps them.
+    bool holds_token(request_context& rec, std::size_t upstream);
+
     enum class outcome { send_again, answered, unchanged };
     // `f` (needs_login) at `upstream`: send_again when the login finished while the call
-    // waited; answered when rec holds the call's answer; unchanged when no login applies
-    // (no verified caller).
+    // waited (only when `can_send_again`: the call kept its params); answered when rec holds
+    // the call's answer; unchanged when no login applies (no verified caller).
     boost::asio::awaitable<outcome> send_to_login(request_context& rec, std::size_t upstream,
-                                                  const upstream_failure& f);
+                                                  const upstream_failure& f, bool can_send_again);
 
 private:
     accounts::user_accounts& accounts_;

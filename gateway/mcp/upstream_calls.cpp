@@ -166,13 +166,15 @@ asio::awaitable<pipeline::verdict> upstream_calls::call_routed(request_context& 
     auto& target = *rec.routed.target;
     running_call r;
     begin(r, target.upstream, rec, true);
-    // A user-account upstream may send the user to a login and take the call again after it.
-    bool may_login = r.client->per_caller() && r.client->config().auth.strategy == "user-account";
-    auto params = may_login ? target.params : json::object();
+    // A user-account upstream may send the user to a login and take the call again after it:
+    // a call whose caller holds no token there yet keeps its params for that.
+    bool keep = r.client->per_caller() && r.client->config().auth.strategy == "user-account" &&
+                !logins_.holds_token(rec, target.upstream);
+    auto params = keep ? target.params : json::object();
     auto reply =
         co_await send(r, rec.method, std::move(target.params), std::move(rec.guards.admitted));
     if (auto* f = std::get_if<upstream_failure>(&reply); f && f->needs_login) {
-        auto login = co_await logins_.send_to_login(rec, target.upstream, *f);
+        auto login = co_await logins_.send_to_login(rec, target.upstream, *f, keep);
         if (login == account_logins::outcome::answered) {
             end(r, &reply);
             co_return pipeline::verdict::proceed;
