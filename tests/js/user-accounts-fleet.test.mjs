@@ -17,29 +17,13 @@ import { chromium } from 'playwright-core';
 import { startGate, startIdp } from './lib/index.mjs';
 import { startPerUserServer } from './lib/per-user-server.mjs';
 import { startRedis } from './lib/redis.mjs';
+import { signIn } from './lib/sign-in.mjs';
 import { startThirdPartyAs } from './lib/third-party-as.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const RESOURCE = 'https://gate.example/mcp';
 const VAULT_KEY = Buffer.alloc(32, 7).toString('base64');
 const text = (r) => r.content.map((c) => c.text).join('');
-
-async function signIn(browser, url, login) {
-  const page = await browser.newPage();
-  try {
-    await page.goto(url);
-    await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/oauth/connect')), page.click('#continue')]);
-    await page.fill('input[name=login]', login);
-    await page.fill('input[name=password]', 'any password');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('button[type=submit]', { state: 'visible' });
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#outcome');
-    return await page.textContent('#outcome');
-  } finally {
-    await page.close();
-  }
-}
 
 describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
   let redis;
@@ -105,7 +89,7 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
     const bobB = await connect(b, 'bob');
     const url = await loginOffered(bobA);
     assert.ok(url.startsWith(a.base), url);
-    assert.match(await signIn(browser, url, 'bob'), /connected/);
+    assert.match((await signIn(browser, url, 'bob')).outcome, /connected/);
     assert.equal(as.grants.authorization_code, 1);
     // Due at once: both gates call together, and the fleet refreshes it once.
     const [ra, rb] = await Promise.all([

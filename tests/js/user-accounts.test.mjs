@@ -22,37 +22,12 @@ import { chromium } from 'playwright-core';
 import { freePort } from './lib/free-port.mjs';
 import { startGate, startIdp } from './lib/index.mjs';
 import { startPerUserServer } from './lib/per-user-server.mjs';
+import { signIn } from './lib/sign-in.mjs';
 import { startThirdPartyAs } from './lib/third-party-as.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const RESOURCE = 'https://gate.example/mcp';
 const text = (r) => r.content.map((c) => c.text).join('');
-
-// A person at the browser: gate's connect page (it must name them), Continue, the
-// authorization server's sign-in as `login`, its consent, and gate's page at the end.
-async function signIn(browser, url, login) {
-  const page = await browser.newPage();
-  const callbacks = [];
-  let authorize;
-  page.on('request', (r) => {
-    if (r.url().includes('/oauth/callback')) callbacks.push(r.url());
-    if (r.url().includes('/auth?')) authorize ??= r.url();
-  });
-  try {
-    await page.goto(url);
-    assert.match(await page.textContent('body'), new RegExp(`gate user ${login}\\b`));
-    await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/oauth/connect')), page.click('#continue')]);
-    await page.fill('input[name=login]', login);
-    await page.fill('input[name=password]', 'any password');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('button[type=submit]', { state: 'visible' });
-    await page.click('button[type=submit]'); // consent: Continue
-    await page.waitForSelector('#outcome');
-    return { outcome: await page.textContent('#outcome'), callbacks, authorize };
-  } finally {
-    await page.close();
-  }
-}
 
 describe('user-account upstreams', { timeout: 180_000 }, () => {
   let idp;
