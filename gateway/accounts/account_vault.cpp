@@ -14,7 +14,8 @@ std::string account_vault::key_of(std::string_view upstream, std::string_view pr
 
 account_vault::lookup account_vault::find(std::string_view upstream, std::string_view principal,
                                           wall_clock::time_point now) const {
-    auto it = entries_.find(key_of(upstream, principal));
+    probe_.assign(upstream).append(1, '\n').append(principal);
+    auto it = entries_.find(probe_);
     if (it == entries_.end())
         return {};
     const auto& t = it->second.tokens;

@@ -63,6 +63,9 @@ private:
     static std::string key_of(std::string_view upstream, std::string_view principal);
     std::size_t capacity_;
     std::unordered_map<std::string, entry> entries_;
+    // The key a lookup builds, kept between lookups: a call's lookup allocates nothing (the
+    // vault lives on the io thread).
+    mutable std::string probe_;
 };
 
 } // namespace gate::gateway::accounts
