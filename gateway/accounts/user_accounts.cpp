@@ -23,10 +23,6 @@ using steady_clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string principal_of(const caller_credential& c) {
-    return c.issuer + '\n' + c.subject;
-}
-
 transport::fetch_request get(std::string url) {
     transport::fetch_request r;
     r.url = std::move(url);
@@ -67,13 +63,6 @@ first_document(asio::any_io_executor ex, const std::vector<std::string>& urls, R
     co_return why;
 }
 
-std::string joined(const std::vector<std::string>& scopes) {
-    std::string out;
-    for (const auto& s : scopes)
-        out += (out.empty() ? "" : " ") + s;
-    return out;
-}
-
 } // namespace
 
 void user_accounts::use(const config::document& doc) {
@@ -88,13 +77,13 @@ void user_accounts::use(const config::document& doc) {
 
 const std::string* user_accounts::line_now(const config::upstream& u,
                                            const caller_credential& caller) {
-    auto found = vault_.find(u.id, principal_of(caller), wall_clock::now());
+    auto found = vault_.find(u.id, caller.principal(), wall_clock::now());
     return found.what == account_vault::standing::fresh ? found.line : nullptr;
 }
 
 asio::awaitable<std::variant<std::string, credential_failure>>
 user_accounts::line(const config::upstream& u, const caller_credential& caller) {
-    auto principal = principal_of(caller);
+    auto principal = caller.principal();
     auto found = vault_.find(u.id, principal, wall_clock::now());
     using standing = account_vault::standing;
     if (found.what == standing::none && co_await adopt(u.id, principal))
@@ -121,7 +110,7 @@ user_accounts::line(const config::upstream& u, const caller_credential& caller) 
 }
 
 void user_accounts::refused(const config::upstream& u, const caller_credential& caller) {
-    auto principal = principal_of(caller);
+    auto principal = caller.principal();
     forget(u.id, principal);
     told("refused", u.id, principal, "the upstream refused the token (HTTP 401)");
 }
@@ -209,7 +198,7 @@ user_accounts::discover(const config::upstream& u) {
     const auto& a = u.auth;
     const auto& url = u.urls.front();
     login_target t;
-    t.scope = joined(a.scopes);
+    t.scope = oauth::scope_param(a.scopes);
     std::string issuer;
     if (a.authorization_server) {
         issuer = *a.authorization_server;
@@ -228,7 +217,7 @@ user_accounts::discover(const config::upstream& u) {
         issuer = m.authorization_servers.front();
         t.resource = a.resource.value_or(m.resource);
         if (a.scopes.empty()) // MCP's scope selection: the resource's own, when none is configured
-            t.scope = joined(m.scopes_supported);
+            t.scope = oauth::scope_param(m.scopes_supported);
     }
     auto asm_ = co_await first_document(
         ex_, oauth::server_metadata_urls(issuer),

@@ -89,7 +89,7 @@ user_accounts::offer(const config::upstream& u, const caller_credential& caller,
                      std::string request_id, std::string extra_scope) {
     if (public_url_.empty())
         co_return std::string("server.publicUrl is not set");
-    auto principal = caller.issuer + '\n' + caller.subject;
+    auto principal = caller.principal();
     auto now = steady_clock::now();
     auto* open = logins_.joinable(principal, u.id, now);
     if (!open ||

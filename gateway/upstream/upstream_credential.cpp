@@ -182,12 +182,8 @@ transport::fetch_request upstream_credential::token_request(const caller_credent
     }
     form.authenticate({cfg_.client_id, client_secret_,
                        cfg_.client_auth_ ? cfg_.client_auth_->type : "client_secret_post"});
-    if (!cfg_.scopes.empty()) {
-        std::string scope;
-        for (const auto& s : cfg_.scopes)
-            scope += (scope.empty() ? "" : " ") + s;
-        form.add("scope", scope);
-    }
+    if (!cfg_.scopes.empty())
+        form.add("scope", protocol::oauth::scope_param(cfg_.scopes));
     if (cfg_.resource)
         form.add("resource", *cfg_.resource);
     req.body = std::move(form.body);

@@ -38,6 +38,8 @@ std::vector<std::string> missing_secrets(const config::document& doc,
 struct caller_credential {
     std::string token; // the bearer token as the caller presented it
     std::string issuer, subject;
+    // The key a principal's state is kept under ("issuer\nsubject", as principal_key).
+    std::string principal() const { return issuer + '\n' + subject; }
     bool same_principal(const caller_credential& o) const {
         return issuer == o.issuer && subject == o.subject;
     }

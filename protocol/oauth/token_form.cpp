@@ -13,6 +13,13 @@ std::string form_encode(std::string_view s) {
                                boost::urls::unreserved_chars);
 }
 
+std::string scope_param(const std::vector<std::string>& scopes) {
+    std::string out;
+    for (const auto& s : scopes)
+        out += (out.empty() ? "" : " ") + s;
+    return out;
+}
+
 namespace {
 
 std::string base64(std::string_view bytes) {

@@ -13,6 +13,9 @@ namespace gate::protocol::oauth {
 
 std::string form_encode(std::string_view s);
 
+// The `scope` parameter of a list of scopes: space-separated (RFC 6749 section 3.3).
+std::string scope_param(const std::vector<std::string>& scopes);
+
 struct client_identity {
     std::string id;
     std::string secret;
