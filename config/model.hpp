@@ -282,6 +282,9 @@ struct server {
     // server.vault: the key users' tokens are sealed with in the shared store (a secret
     // reference), and the one before it, still read after a rotation.
     std::optional<std::string> vault_key_ref, vault_previous_key_ref;
+    // server.vault.operatorScope: the scope whose holders list and revoke every principal's
+    // connections (GET and DELETE /api/accounts); none: nobody may.
+    std::optional<std::string> vault_operator_scope;
 
     bool operator==(const server&) const = default;
 };

@@ -1,6 +1,7 @@
 #include "config/checks.hpp"
 #include "config/parse_sections.hpp"
 #include "protocol/name_codec.hpp"
+#include "protocol/oauth_scope.hpp"
 #include "protocol/tool_name.hpp"
 
 #include <algorithm>
@@ -157,20 +158,29 @@ void read_public_url(const object_view& o, server& s) {
     }
 }
 
-// server.vault: {keyRef, previousKeyRef}, environment variable names (the keys themselves are
-// checked with the other secrets at start and reload).
+// server.vault: {keyRef, previousKeyRef, operatorScope}: environment variable names (the keys
+// themselves are checked with the other secrets at start and reload) and a scope token.
 void read_vault(const object_view& parent, server& s) {
     const auto* v = parent.find("vault");
     if (v == nullptr) {
         return;
     }
-    object_view o(*v, parent.pointer_of("vault"), parent.errors(), {"keyRef", "previousKeyRef"});
+    object_view o(*v, parent.pointer_of("vault"), parent.errors(),
+                  {"keyRef", "previousKeyRef", "operatorScope"});
     if (!o.ok()) {
         return;
     }
-    o.require("keyRef", "the name of the environment variable holding the vault's key");
     s.vault_key_ref = read_env_name(o, "keyRef");
     s.vault_previous_key_ref = read_env_name(o, "previousKeyRef");
+    if (s.vault_previous_key_ref && !s.vault_key_ref && !o.failed("keyRef"))
+        o.fail("keyRef", "is required beside previousKeyRef: the key tokens are sealed with now");
+    if (auto scope = o.string("operatorScope")) {
+        if (!protocol::is_scope_token(*scope))
+            o.fail("operatorScope", "is not an OAuth scope token (RFC 6749 3.3: printable, no "
+                                    "spaces, quotes or backslashes, not empty)");
+        else
+            s.vault_operator_scope = std::move(*scope);
+    }
 }
 
 void read_redis_url(const object_view& o, server& s) {

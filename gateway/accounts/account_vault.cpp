@@ -1,5 +1,7 @@
 #include "gateway/accounts/account_vault.hpp"
 
+#include "protocol/digest.hpp"
+
 #include <algorithm>
 
 namespace gate::gateway::accounts {
@@ -36,20 +38,24 @@ void account_vault::keep(std::string_view upstream, std::string_view principal,
         entries_.erase(oldest);
     }
     auto line = "Authorization: Bearer " + tokens.access_token;
-    entries_.insert_or_assign(std::move(key), entry{std::string(upstream), std::string(principal),
-                                                    std::move(tokens), std::move(line)});
+    entries_.insert_or_assign(std::move(key),
+                              entry{std::string(upstream), std::string(principal),
+                                    digest_of(principal), std::move(tokens), std::move(line)});
 }
 
 bool account_vault::forget(std::string_view upstream, std::string_view principal) {
     return entries_.erase(key_of(upstream, principal)) > 0;
 }
 
-std::size_t account_vault::forget_principal(std::string_view principal) {
-    return std::erase_if(entries_, [&](const auto& e) { return e.second.principal == principal; });
+std::size_t account_vault::forget_where(std::string_view upstream, std::string_view digest) {
+    return std::erase_if(entries_, [&](const auto& e) {
+        return (upstream.empty() || e.second.upstream == upstream) &&
+               (digest.empty() || e.second.digest == digest);
+    });
 }
 
-std::size_t account_vault::forget_upstream(std::string_view upstream) {
-    return std::erase_if(entries_, [&](const auto& e) { return e.second.upstream == upstream; });
+std::string account_vault::digest_of(std::string_view principal) {
+    return protocol::sha256_hex(principal, 32);
 }
 
 std::vector<connection_view> account_vault::connections(std::string_view principal) const {

@@ -5,6 +5,8 @@
 // first when the vault is full. Tokens never leave through a listing (connections()).
 #pragma once
 
+#include "protocol/oauth/token_form.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -22,6 +24,9 @@ struct account_tokens {
     wall_clock::time_point expires_at = wall_clock::time_point::max();
     std::string scope; // as granted (or asked, when the server did not say)
     wall_clock::time_point connected_at{};
+    // The client the tokens were issued to: a refresh must be made as that client (each
+    // instance of a fleet may have registered its own).
+    protocol::oauth::client_identity client;
 };
 
 // A connection as its principal or an operator sees it: never a token.
@@ -49,14 +54,18 @@ public:
                 wall_clock::time_point now) const;
     void keep(std::string_view upstream, std::string_view principal, account_tokens tokens);
     bool forget(std::string_view upstream, std::string_view principal);
-    std::size_t forget_principal(std::string_view principal);
-    std::size_t forget_upstream(std::string_view upstream);
+    // Every connection at `upstream` ("": any) of the principal whose digest is `digest` ("":
+    // any): what an operator's revocation or another instance's announcement names. How many.
+    std::size_t forget_where(std::string_view upstream, std::string_view digest);
+    // The digest a principal is named by outside this process (the fleet's store, an
+    // announcement): an issuer or a subject is outside input, never a key's text.
+    static std::string digest_of(std::string_view principal);
     std::vector<connection_view> connections(std::string_view principal) const; // "": all
     std::size_t size() const { return entries_.size(); }
 
 private:
     struct entry {
-        std::string upstream, principal;
+        std::string upstream, principal, digest;
         account_tokens tokens;
         std::string line;
     };

@@ -27,7 +27,10 @@ std::string seal_tokens(const account_tokens& t, const protocol::sealing_key& ke
                                               {"r", t.refresh_token},
                                               {"e", seconds_of(t.expires_at)},
                                               {"s", t.scope},
-                                              {"c", seconds_of(t.connected_at)}});
+                                              {"c", seconds_of(t.connected_at)},
+                                              {"ci", t.client.id},
+                                              {"cs", t.client.secret},
+                                              {"cm", t.client.method}});
     return protocol::seal(plain, key, name);
 }
 
@@ -52,7 +55,10 @@ std::optional<account_tokens> open_tokens(std::string_view record,
     auto e = num("e"), c = num("c");
     if (!a || !r || !s || !e || !c)
         return std::nullopt;
-    return account_tokens{*a, *r, time_of(*e), *s, time_of(*c)};
+    account_tokens t{*a, *r, time_of(*e), *s, time_of(*c), {}};
+    if (auto ci = str("ci"), cs = str("cs"), cm = str("cm"); ci && cs && cm)
+        t.client = {*ci, *cs, *cm};
+    return t;
 }
 
 } // namespace gate::gateway::accounts

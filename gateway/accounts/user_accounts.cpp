@@ -5,10 +5,13 @@
 // cookie and `iss` checked, the code redeemed, the tokens kept, the waiting call woken).
 #include "gateway/accounts/user_accounts.hpp"
 
+#include "protocol/digest.hpp"
 #include "protocol/oauth/metadata.hpp"
 #include "protocol/oauth/token_answer.hpp"
 #include "transport/client/http_fetch.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
@@ -67,12 +70,51 @@ first_document(asio::any_io_executor ex, const std::vector<std::string>& urls, R
 
 void user_accounts::use(const config::document& doc) {
     public_url_ = doc.server.public_url.value_or("");
+    operator_scope_ = doc.server.vault_operator_scope;
+    forget_changed(doc);
     upstreams_.clear();
     for (const auto& u : doc.upstreams)
         if (u.auth.strategy == "user-account")
             upstreams_.insert(u.id);
     in_use_ = !upstreams_.empty();
     targets_.clear(); // a reload may change an upstream's client or server
+}
+
+void user_accounts::forget_changed(const config::document& doc) {
+    decltype(bindings_) next;
+    for (const auto& u : doc.upstreams)
+        if (u.auth.strategy == "user-account")
+            next.emplace(u.id, binding_of(u));
+    for (const auto& [id, was] : bindings_) {
+        auto now = next.find(id);
+        if (now != next.end() && now->second == was)
+            continue;
+        auto n = vault_.forget_where(id, "");
+        if (store_) // every instance's reload erases the same records: idempotent
+            asio::co_spawn(
+                ex_,
+                [store = store_, prefix = id + ":"]() -> asio::awaitable<void> {
+                    co_await store->forgetting().erase_prefixed("vault", prefix);
+                },
+                asio::detached);
+        if (n > 0)
+            spdlog::info("upstream {} is gone or changed its URL or login: its {} users' "
+                         "tokens are forgotten (they log in again)",
+                         id, n);
+    }
+    bindings_ = std::move(next);
+}
+
+std::string user_accounts::binding_of(const config::upstream& u) {
+    // What a token is bound to: where it goes, what it is for, who issued it to which client.
+    // Changed, the token is forgotten; a record sealed under another binding does not open.
+    std::string b;
+    for (const auto& url : u.urls)
+        b.append(url).append(1, '\n');
+    for (const auto* part : {&u.auth.resource, &u.auth.authorization_server})
+        b.append(1, '\n').append(part->value_or(""));
+    b.append(1, '\n').append(u.auth.client_id);
+    return protocol::sha256_hex(b, 16);
 }
 
 const std::string* user_accounts::line_now(const config::upstream& u,
@@ -86,7 +128,7 @@ user_accounts::line(const config::upstream& u, const caller_credential& caller) 
     auto principal = caller.principal();
     auto found = vault_.find(u.id, principal, wall_clock::now());
     using standing = account_vault::standing;
-    if (found.what == standing::none && co_await adopt(u.id, principal))
+    if (found.what == standing::none && co_await adopt(u.id, principal) == store_read::adopted)
         found = vault_.find(u.id, principal, wall_clock::now()); // connected through another
     if (found.what == standing::fresh)
         co_return *found.line;
@@ -112,6 +154,9 @@ user_accounts::line(const config::upstream& u, const caller_credential& caller) 
 void user_accounts::refused(const config::upstream& u, const caller_credential& caller) {
     auto principal = caller.principal();
     forget(u.id, principal);
+    // The upstream may have moved to another authorization server: found again at the next
+    // login (a registration is kept per issuer, so a new server gets its own).
+    targets_.erase(u.id);
     told("refused", u.id, principal, "the upstream refused the token (HTTP 401)");
 }
 
@@ -140,6 +185,7 @@ asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
     auto refresh_token = found.tokens->refresh_token;
     auto scope = found.tokens->scope;
     auto connected_at = found.tokens->connected_at;
+    auto client = found.tokens->client;
     auto target = co_await target_for(u);
     if (auto* why = std::get_if<std::string>(&target)) {
         told("refreshFailed", u.id, principal, *why);
@@ -148,14 +194,18 @@ asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
     }
     oauth::token_form form;
     form.add("grant_type", "refresh_token").add("refresh_token", refresh_token);
-    auto read = co_await ask_token(std::get<login_target>(target), std::move(form));
+    auto& at = std::get<login_target>(target);
+    if (!client.id.empty()) // as the client the tokens were issued to, whichever instance that was
+        std::tie(at.client_id, at.client_secret, at.client_method) =
+            std::tie(client.id, client.secret, client.method);
+    auto read = co_await ask_token(at, std::move(form));
     if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
         auto now = wall_clock::now();
         keep(u.id, principal,
              {issued->access_token,
               issued->refresh_token.empty() ? refresh_token : issued->refresh_token,
               issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
-              issued->scope.value_or(scope), connected_at});
+              issued->scope.value_or(scope), connected_at, std::move(client)});
         told("refreshed", u.id, principal);
         co_return;
     }
@@ -193,6 +243,23 @@ user_accounts::target_for(const config::upstream& u) {
     co_return found;
 }
 
+asio::awaitable<oauth::bearer_challenge> user_accounts::challenge_of(const std::string& url) {
+    // A request without a token, as an MCP client's first one is: a protected server answers
+    // 401 with its challenge. A list, not initialize: a server may let initialize through.
+    auto probe = get(url);
+    probe.method = "POST";
+    probe.content_type = "application/json";
+    probe.body = R"({"jsonrpc":"2.0","id":0,"method":"tools/list","params":{}})";
+    probe.timeout = probe_timeout;
+    probe.headers = {{"Accept", "application/json, text/event-stream"},
+                     {"MCP-Protocol-Version", "2025-11-25"}};
+    auto got = co_await transport::http_fetch(ex_, std::move(probe));
+    auto* a = std::get_if<transport::fetch_answer>(&got);
+    if (!a || a->status != 401)
+        co_return oauth::bearer_challenge{};
+    co_return oauth::read_bearer_challenge(a->www_authenticate);
+}
+
 asio::awaitable<std::variant<login_target, std::string>>
 user_accounts::discover(const config::upstream& u) {
     const auto& a = u.auth;
@@ -204,9 +271,15 @@ user_accounts::discover(const config::upstream& u) {
         issuer = *a.authorization_server;
         t.resource = a.resource.value_or(url);
     } else {
-        auto prm = co_await first_document(
-            ex_, oauth::resource_metadata_urls(url),
-            [&](std::string_view body) { return oauth::read_resource_metadata(body, url); });
+        // MCP's discovery: the metadata URL and scope of the upstream's own 401 first, then the
+        // well-known URLs.
+        auto challenge = co_await challenge_of(url);
+        auto urls = oauth::resource_metadata_urls(url);
+        if (oauth::is_http_url(challenge.resource_metadata))
+            urls.insert(urls.begin(), challenge.resource_metadata);
+        auto prm = co_await first_document(ex_, urls, [&](std::string_view body) {
+            return oauth::read_resource_metadata(body, url);
+        });
         if (auto* why = std::get_if<std::string>(&prm))
             co_return "the protected resource metadata of upstream " + u.id +
                 " could not be read: " + *why;
@@ -216,8 +289,12 @@ user_accounts::discover(const config::upstream& u) {
         auto& m = std::get<oauth::resource_metadata>(read);
         issuer = m.authorization_servers.front();
         t.resource = a.resource.value_or(m.resource);
-        if (a.scopes.empty()) // MCP's scope selection: the resource's own, when none is configured
-            t.scope = oauth::scope_param(m.scopes_supported);
+        // MCP's scope selection, when none is configured: the challenge's, else the
+        // resource's own.
+        if (a.scopes.empty())
+            t.scope = oauth::is_scope_list(challenge.scope)
+                          ? challenge.scope
+                          : oauth::scope_param(m.scopes_supported);
     }
     auto asm_ = co_await first_document(
         ex_, oauth::server_metadata_urls(issuer),
@@ -263,8 +340,11 @@ user_accounts::registered_client(const std::string& endpoint, const std::string&
     auto key = issuer + '\n' + redirect_uri();
     if (auto it = registrations_.find(key); it != registrations_.end())
         co_return it->second;
-    // RFC 7591: a public client using PKCE, with gate's redirect URI only.
+    // RFC 7591: a public client using PKCE, with gate's redirect URI only; a web application
+    // (OpenID Dynamic Client Registration's application_type, which MCP 2026-07-28 asks
+    // clients to send): its redirect URI is gate's public URL, reached by a browser.
     json::object meta{{"client_name", "gate"},
+                      {"application_type", "web"},
                       {"redirect_uris", json::array{json::value(redirect_uri())}},
                       {"grant_types", json::array{"authorization_code", "refresh_token"}},
                       {"response_types", json::array{"code"}},

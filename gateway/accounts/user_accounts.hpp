@@ -15,6 +15,7 @@
 #include "gateway/upstream/upstream_credential.hpp"
 #include "gateway/upstream/user_tokens.hpp"
 #include "policy/principal.hpp"
+#include "protocol/oauth/metadata.hpp"
 #include "protocol/oauth/token_answer.hpp"
 #include "protocol/oauth/token_form.hpp"
 #include "protocol/sealed_box.hpp"
@@ -50,17 +51,20 @@ struct login_offer {
 
 // What happened to a user's account, for the audit and /metrics (told to the gateway).
 struct account_event {
-    // loginStarted | connected | loginFailed | refreshed | refreshFailed | refused | disconnected
+    // loginStarted | connected | loginFailed | refreshed | refreshFailed | refused |
+    // disconnected | revoked
     std::string_view kind;
-    std::string upstream;
-    std::string principal; // issuer\nsubject
+    std::string upstream;  // "" for a revocation: every user-account upstream
+    std::string principal; // issuer\nsubject; "" for a revocation: every principal
     std::string error;     // a failure's reason (never a token)
+    std::string by;        // a revocation: the operator who asked for it ("subject at issuer")
 };
 
 class user_accounts final : public user_tokens {
 public:
     static constexpr auto fetch_timeout = std::chrono::seconds(10);
     static constexpr auto metadata_lifetime = std::chrono::minutes(10);
+    static constexpr auto probe_timeout = std::chrono::seconds(5);
 
     explicit user_accounts(boost::asio::any_io_executor ex) : ex_(std::move(ex)) {}
 
@@ -92,6 +96,17 @@ public:
     // 404 when it holds none).
     transport::http_reply connections_of(const policy::caller_ref& caller) const;
     transport::http_reply disconnect(const policy::caller_ref& caller, std::string_view upstream);
+    // The operator's (a caller holding server.vault.operatorScope): GET /api/accounts lists
+    // every principal's connections this instance holds (?upstream= narrows it); DELETE
+    // /api/accounts?upstream=&issuer=&subject= revokes an upstream's, a principal's or one
+    // connection, here, in the fleet's store and in every instance's memory.
+    transport::http_reply everyones_connections(const policy::caller_ref& caller,
+                                                const transport::http_request& req) const;
+    boost::asio::awaitable<transport::http_reply> revoke(const policy::caller_ref& caller,
+                                                         const transport::http_request& req);
+    // With a shared store: follows what other instances forgot (a disconnect, a revocation, a
+    // refused token) and forgets it here too, until `stopping` says so.
+    boost::asio::awaitable<void> follow(std::function<bool()> stopping);
 
     // GET and POST /oauth/connect, GET /oauth/callback.
     boost::asio::awaitable<transport::http_reply> connect(const transport::http_request& req);
@@ -124,6 +139,8 @@ private:
     target_for(const config::upstream& u);
     boost::asio::awaitable<std::variant<login_target, std::string>>
     discover(const config::upstream& u);
+    // The upstream's challenge to a request without a token (empty when it answers none).
+    boost::asio::awaitable<protocol::oauth::bearer_challenge> challenge_of(const std::string& url);
     boost::asio::awaitable<std::variant<protocol::oauth::client_identity, std::string>>
     registered_client(const std::string& registration_endpoint, const std::string& issuer);
     boost::asio::awaitable<void> refresh(const config::upstream& u, const std::string& principal);
@@ -137,9 +154,19 @@ private:
     // The store's side (no-ops without one): the record's name, a token written there, read
     // from there into the vault (whether one was), and taken away.
     static std::string record_name(const std::string& upstream, const std::string& principal);
+    std::string sealed_as(const std::string& upstream, const std::string& name) const;
     void keep(const std::string& upstream, const std::string& principal, account_tokens tokens);
-    boost::asio::awaitable<bool> adopt(const std::string& upstream, const std::string& principal);
+    enum class store_read { adopted, none, unanswered };
+    boost::asio::awaitable<store_read> adopt(const std::string& upstream,
+                                             const std::string& principal);
+    // Forgotten here, in the store, and announced to the fleet's other instances.
     void forget(const std::string& upstream, const std::string& principal);
+    // Every instance forgets `upstream`'s ("": every one's) connections of the principal
+    // with `digest` ("": everyone's): here at once, then in the store and the announcement.
+    boost::asio::awaitable<std::size_t> forget_everywhere(std::string upstream, std::string digest);
+    // A reload that drops an upstream or changes where it is or how gate logs in there forgets
+    // its tokens: a token is never sent anywhere but where it was issued for.
+    void forget_changed(const config::document& doc);
     // Another instance holds the fleet's refresh: its result, read from the store when it lands.
     boost::asio::awaitable<void> await_fleet_refresh(const config::upstream& u,
                                                      const std::string& principal);
@@ -149,17 +176,26 @@ private:
     std::string public_url_;
     bool in_use_ = false;
     std::set<std::string, std::less<>> upstreams_; // the running document's user-account ids
+    // Where each user-account upstream is and how gate logs in there, as last used.
+    std::map<std::string, std::string, std::less<>> bindings_; // id -> binding_of
+    static std::string binding_of(const config::upstream& u);
+    std::optional<std::string> operator_scope_;
     account_vault vault_;
     login_table logins_;
     std::map<std::string, target_entry> targets_;                              // by upstream id
     std::map<std::string, protocol::oauth::client_identity> registrations_;    // by issuer
     std::map<std::string, std::shared_ptr<transport::ask_flight>> refreshing_; // vault key
     std::multimap<std::string, waiter> waiters_;                               // by login id
+    struct ended_login {
+        bool connected = false;
+        std::chrono::steady_clock::time_point at{};
+    };
+    std::map<std::string, ended_login> ended_; // by login id, for as long as a link lives
     std::function<void(const account_event&)> news_;
     void told(std::string_view kind, const std::string& upstream, const std::string& principal,
-              std::string error = {}) {
+              std::string error = {}, std::string by = {}) {
         if (news_)
-            news_({kind, upstream, principal, std::move(error)});
+            news_({kind, upstream, principal, std::move(error), std::move(by)});
     }
     std::shared_ptr<fleet_store> store_;
     std::vector<protocol::sealing_key> keys_;

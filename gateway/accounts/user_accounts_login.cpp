@@ -1,5 +1,6 @@
 // A login from its offer to the waiting call woken: the connect page, the redirect to the
 // authorization server, and the callback (user_accounts.hpp).
+#include "gateway/accounts/http_query.hpp"
 #include "gateway/accounts/login_pages.hpp"
 #include "gateway/accounts/user_accounts.hpp"
 #include "protocol/oauth/metadata.hpp"
@@ -11,8 +12,6 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/url/params_view.hpp>
-#include <boost/url/parse_query.hpp>
 #include <spdlog/spdlog.h>
 
 namespace gate::gateway::accounts {
@@ -23,30 +22,6 @@ namespace oauth = protocol::oauth;
 using steady_clock = std::chrono::steady_clock;
 
 namespace {
-
-// One value of a query or a form, decoded ('+' is a space); nullopt when absent, given twice
-// (neither is believed: RFC 6749 section 3.1) or not a query.
-std::optional<std::string> query_value(std::string_view text, std::string_view key) {
-    std::string copy(text); // NUL-terminated for Boost.URL 1.81 (see http_face::mcp_context)
-    if (!boost::urls::parse_query(copy))
-        return std::nullopt;
-    boost::urls::params_view params(copy); // checked above: it does not throw
-    std::optional<std::string> found;
-    for (auto p : params) {
-        if (p.key != key)
-            continue;
-        if (found)
-            return std::nullopt;
-        found = std::move(p.value);
-    }
-    return found;
-}
-
-std::string_view query_of(const transport::http_request& req) {
-    std::string_view target(req.target().data(), req.target().size());
-    auto q = target.find('?');
-    return q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
-}
 
 std::optional<std::string> cookie_value(const transport::http_request& req, std::string_view name) {
     for (const auto& field : req) {
@@ -91,9 +66,11 @@ user_accounts::offer(const config::upstream& u, const caller_credential& caller,
         co_return std::string("server.publicUrl is not set");
     auto principal = caller.principal();
     auto now = steady_clock::now();
+    if (!oauth::is_scope_list(extra_scope))
+        extra_scope.clear(); // an upstream's challenge is believed only when it is scopes
     auto* open = logins_.joinable(principal, u.id, now);
-    if (!open ||
-        (!extra_scope.empty() && open->target.scope.find(extra_scope) == std::string::npos)) {
+    if (!open || (!extra_scope.empty() &&
+                  oauth::scope_union(open->target.scope, extra_scope) != open->target.scope)) {
         auto target = co_await target_for(u);
         if (auto* why = std::get_if<std::string>(&target))
             co_return std::move(*why);
@@ -105,8 +82,14 @@ user_accounts::offer(const config::upstream& u, const caller_credential& caller,
         login.request = std::move(request_id);
         login.target = std::move(std::get<login_target>(target));
         login.target.redirect_uri = redirect_uri();
-        if (!extra_scope.empty()) // step-up: what the upstream asked for, beside the configured
-            login.target.scope += (login.target.scope.empty() ? "" : " ") + extra_scope;
+        if (!extra_scope.empty()) {
+            // Step-up: what the upstream asked for, beside the configured scopes and those the
+            // user's token holds now (a new grant replaces it: nothing held is lost).
+            auto held = vault_.find(u.id, principal, wall_clock::now());
+            login.target.scope = oauth::scope_union(
+                oauth::scope_union(login.target.scope, held.tokens ? held.tokens->scope : ""),
+                extra_scope);
+        }
         open = &logins_.open(std::move(login), steady_clock::now());
         told("loginStarted", u.id, principal);
     }
@@ -117,6 +100,10 @@ user_accounts::offer(const config::upstream& u, const caller_credential& caller,
 }
 
 asio::awaitable<bool> user_accounts::finished(const std::string& id, steady_clock::duration bound) {
+    // A login can end before its call waits for it (a client that answers the elicitation only
+    // once the user is back): its outcome is kept for as long as a link lives.
+    if (auto ended = ended_.find(id); ended != ended_.end())
+        co_return ended->second.connected;
     bool connected = false;
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, bound);
     auto it = waiters_.emplace(id, waiter{timer, &connected});
@@ -128,6 +115,12 @@ asio::awaitable<bool> user_accounts::finished(const std::string& id, steady_cloc
 }
 
 void user_accounts::wake(const std::string& id, bool connected) {
+    auto now = steady_clock::now();
+    std::erase_if(ended_, [&](const auto& e) { return now - e.second.at > login_table::lifetime; });
+    if (ended_.size() >= login_table::capacity)
+        ended_.erase(std::min_element(ended_.begin(), ended_.end(),
+                                      [](auto& a, auto& b) { return a.second.at < b.second.at; }));
+    ended_.insert_or_assign(id, ended_login{connected, now});
     auto [first, last] = waiters_.equal_range(id);
     for (auto it = first; it != last; ++it) {
         *it->second.connected = connected;
@@ -216,9 +209,12 @@ asio::awaitable<transport::http_reply> user_accounts::redeem(pending_login login
     if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
         auto now = wall_clock::now();
         keep(login.upstream, login.principal,
-             {issued->access_token, issued->refresh_token,
+             {issued->access_token,
+              issued->refresh_token,
               issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
-              issued->scope.value_or(t.scope), now});
+              issued->scope.value_or(t.scope),
+              now,
+              {t.client_id, t.client_secret, t.client_method}});
         told("connected", login.upstream, login.principal);
         spdlog::info("a user connected an account at upstream {}", login.upstream);
         wake(login.id, true);

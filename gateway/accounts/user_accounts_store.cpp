@@ -19,6 +19,9 @@ namespace {
 
 constexpr std::string_view vault_state = "vault";
 constexpr std::string_view refresh_state = "vault-refresh";
+constexpr std::string_view forgotten_topic = "vault-forgotten";
+constexpr auto follow_interval = 250ms; // a revocation reaches every instance within it
+constexpr auto follow_start_margin = std::chrono::minutes(1); // the clocks' skew tolerated
 constexpr auto refresh_claim = 15s; // longer than a refresh's token request can take
 constexpr auto refresh_poll = 200ms;
 // A record lives as long as it can be used: its refresh token's life is not told, so 30 days.
@@ -35,39 +38,100 @@ std::chrono::milliseconds record_life(const account_tokens& t) {
 } // namespace
 
 std::string user_accounts::record_name(const std::string& upstream, const std::string& principal) {
-    // The principal as a digest: an issuer or subject is outside input, never a key's text.
-    return upstream + ":" + protocol::sha256_hex(principal, 32);
+    return upstream + ":" + account_vault::digest_of(principal);
+}
+
+std::string user_accounts::sealed_as(const std::string& upstream, const std::string& name) const {
+    // The associated data: the record's name and the upstream's binding (binding_of), so a
+    // record copied under another name, or kept from before the upstream moved, does not open.
+    auto b = bindings_.find(upstream);
+    return name + "\n" + (b == bindings_.end() ? std::string() : b->second);
 }
 
 void user_accounts::keep(const std::string& upstream, const std::string& principal,
                          account_tokens tokens) {
     if (store_ && !keys_.empty()) {
         auto name = record_name(upstream, principal);
-        store_->put_later(vault_state, name, seal_tokens(tokens, keys_.front(), name),
+        store_->put_later(vault_state, name,
+                          seal_tokens(tokens, keys_.front(), sealed_as(upstream, name)),
                           record_life(tokens));
     }
     vault_.keep(upstream, principal, std::move(tokens));
 }
 
-asio::awaitable<bool> user_accounts::adopt(const std::string& upstream,
-                                           const std::string& principal) {
+asio::awaitable<user_accounts::store_read> user_accounts::adopt(const std::string& upstream,
+                                                                const std::string& principal) {
     if (!store_ || keys_.empty())
-        co_return false;
+        co_return store_read::none;
     auto name = record_name(upstream, principal);
     auto got = co_await store_->get(vault_state, name);
-    if (!got || !*got)
-        co_return false;
-    auto tokens = open_tokens(**got, keys_, name);
+    if (!got)
+        co_return store_read::unanswered;
+    if (!*got)
+        co_return store_read::none;
+    auto tokens = open_tokens(**got, keys_, sealed_as(upstream, name));
     if (!tokens)
-        co_return false; // sealed under a key this instance does not hold, or tampered with
+        co_return store_read::none; // sealed under a key or binding this instance does not hold
     vault_.keep(upstream, principal, std::move(*tokens));
-    co_return true;
+    co_return store_read::adopted;
 }
 
 void user_accounts::forget(const std::string& upstream, const std::string& principal) {
     vault_.forget(upstream, principal);
-    if (store_)
-        store_->erase(vault_state, record_name(upstream, principal));
+    if (!store_)
+        return;
+    store_->erase(vault_state, {record_name(upstream, principal)});
+    store_->forgetting().announce(forgotten_topic,
+                                  upstream + '\n' + account_vault::digest_of(principal));
+}
+
+asio::awaitable<std::size_t> user_accounts::forget_everywhere(std::string upstream,
+                                                              std::string digest) {
+    auto here = vault_.forget_where(upstream, digest);
+    if (!store_)
+        co_return here;
+    if (digest.empty()) {
+        co_await store_->forgetting().erase_prefixed(vault_state, upstream + ":");
+    } else {
+        std::vector<std::string> names;
+        for (const auto& id : upstreams_)
+            if (upstream.empty() || id == upstream)
+                names.push_back(id + ":" + digest);
+        store_->erase(vault_state, names);
+    }
+    store_->forgetting().announce(forgotten_topic, upstream + '\n' + digest);
+    co_return here;
+}
+
+asio::awaitable<void> user_accounts::follow(std::function<bool()> stopping) {
+    if (!store_)
+        co_return;
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    // From a minute before this instance started (the stream's ids are the store's clock):
+    // what was announced while it was starting is applied, though it may already hold a token
+    // a request brought it before the first read.
+    auto cursor = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     (wall_clock::now() - follow_start_margin).time_since_epoch())
+                                     .count()) +
+                  "-0";
+    while (!stopping()) {
+        timer.expires_after(follow_interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (stopping())
+            break;
+        auto news = co_await store_->forgetting().announced_after(forgotten_topic, cursor);
+        if (!news)
+            continue;
+        cursor = std::move(news->cursor);
+        for (const auto& what : news->items) {
+            auto cut = what.find('\n');
+            if (cut == std::string::npos || (cut == 0 && what.size() == 1))
+                continue; // never "everyone's everywhere": no instance announces that
+            vault_.forget_where(std::string_view(what).substr(0, cut),
+                                std::string_view(what).substr(cut + 1));
+        }
+    }
 }
 
 asio::awaitable<void> user_accounts::await_fleet_refresh(const config::upstream& u,
@@ -79,12 +143,16 @@ asio::awaitable<void> user_accounts::await_fleet_refresh(const config::upstream&
         timer.expires_after(refresh_poll);
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (!co_await adopt(u.id, principal)) {
+        auto read = co_await adopt(u.id, principal);
+        if (read == store_read::unanswered)
+            continue; // the store is slow or down: the token held is kept meanwhile
+        if (read == store_read::none) {
             vault_.forget(u.id, principal); // the fleet's record is gone: the refresh failed
             co_return;
         }
         auto now = vault_.find(u.id, principal, wall_clock::now());
-        if (now.tokens && now.tokens->access_token != old)
+        if (now.what == account_vault::standing::fresh ||
+            (now.tokens && now.tokens->access_token != old))
             co_return; // the refresh landed
     }
 }

@@ -36,6 +36,8 @@ enum class endpoint : std::uint8_t {
     account_callback,
     account_connections,
     account_disconnect,
+    account_listing,
+    account_revocation,
     fault_hook,
 };
 
@@ -43,12 +45,12 @@ using gate_route = http_route<endpoint>;
 
 // One row a line, read as the table it is.
 // clang-format off
-inline constexpr std::array<gate_route, 23> gate_routes = [] {
+inline constexpr std::array<gate_route, 25> gate_routes = [] {
     using enum route_path;
     using enum route_switch;
     using enum other_methods;
     using pipeline::door;
-    return std::array<gate_route, 23>{{
+    return std::array<gate_route, 25>{{
     // path                                            methods             other methods       on when        door           endpoint
     {mcp_endpoint, "",                                 post_only_method,   method_not_allowed, always,        door::message, endpoint::mcp_message},
     {mcp_endpoint, "",                                 get_only_method,    method_not_allowed, always,        door::stream,  endpoint::mcp_stream},
@@ -78,6 +80,9 @@ inline constexpr std::array<gate_route, 23> gate_routes = [] {
     // The caller's own connections, after stages 2 and 3 like the views.
     {exact, "/api/connections",                        get_only_method,    get_only,           user_accounts, door::view,    endpoint::account_connections},
     {prefix, "/api/connections/",                      delete_only_method, method_not_allowed, user_accounts, door::view,    endpoint::account_disconnect},
+    // Every principal's connections, the operator's (server.vault.operatorScope).
+    {exact, "/api/accounts",                           get_only_method,    method_not_allowed, user_accounts, door::view,    endpoint::account_listing},
+    {exact, "/api/accounts",                           delete_only_method, method_not_allowed, user_accounts, door::view,    endpoint::account_revocation},
     {prefix, fault_hook_prefix,                        every_method,       pass,               fault_hooks,   {},            endpoint::fault_hook},
     }};
 }();

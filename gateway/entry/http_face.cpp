@@ -248,6 +248,10 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
     case endpoint::account_disconnect:
         co_return p.accounts.disconnect(
             c.rec->who.caller, c.path.substr(std::string_view("/api/connections/").size()));
+    case endpoint::account_listing:
+        co_return p.accounts.everyones_connections(c.rec->who.caller, c.req);
+    case endpoint::account_revocation:
+        co_return co_await p.accounts.revoke(c.rec->who.caller, c.req);
     case endpoint::fault_hook:
         co_return run_fault_hook(*p.live, p.supervisor, c.req.method(), c.path)
             .value_or(not_found());

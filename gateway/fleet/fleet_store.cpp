@@ -341,10 +341,6 @@ fleet_store::take(std::string_view state, const std::string& name) {
     co_return std::optional<std::string>{std::move(reply->text)};
 }
 
-void fleet_store::erase(std::string_view state, const std::string& name) {
-    fire(state, {"DEL", key(state, name)});
-}
-
 asio::awaitable<std::optional<std::vector<std::optional<std::string>>>>
 fleet_store::get_many(std::string_view state, const std::vector<std::string>& names) {
     std::vector<std::optional<std::string>> out;
@@ -364,7 +360,7 @@ fleet_store::get_many(std::string_view state, const std::vector<std::string>& na
     co_return out;
 }
 
-void fleet_store::erase_many(std::string_view state, const std::vector<std::string>& names) {
+void fleet_store::erase(std::string_view state, const std::vector<std::string>& names) {
     if (names.empty())
         return;
     std::vector<std::string> args{"DEL"};
@@ -498,6 +494,69 @@ fleet_store::session_side::ended_after(std::int64_t after) {
             std::max<std::int64_t>(out.latest, std::atoll(reply->elements[i + 1].text.c_str()));
     }
     co_return out;
+}
+
+namespace {
+constexpr std::string_view announcements_kept = "10000";
+
+// A Redis glob matching the names that start with `prefix` (its own glob characters escaped).
+std::string glob_of_prefix(std::string_view prefix) {
+    std::string out;
+    for (char c : prefix) {
+        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    out += '*';
+    return out;
+}
+} // namespace
+
+void fleet_store::forget_side::announce(std::string_view topic, const std::string& what) {
+    store_.fire("announce", {"XADD", key("fleet", topic), "MAXLEN", "~",
+                             std::string(announcements_kept), "*", "what", what});
+}
+
+asio::awaitable<std::optional<fleet_store::announcements>>
+fleet_store::forget_side::announced_after(std::string_view topic, const std::string& cursor) {
+    auto reply = co_await store_.run(
+        "announce", {"XRANGE", key("fleet", topic), "(" + cursor, "+", "COUNT", "1000"});
+    if (!reply || reply->type != transport::redis_value::kind::array)
+        co_return std::nullopt;
+    announcements out{{}, cursor};
+    for (const auto& entry : reply->elements) {
+        // [id, [field, value, ...]]
+        if (entry.elements.size() != 2)
+            continue;
+        out.cursor = entry.elements[0].text;
+        const auto& fields = entry.elements[1].elements;
+        for (std::size_t i = 0; i + 1 < fields.size(); i += 2)
+            if (fields[i].text == "what")
+                out.items.push_back(fields[i + 1].text);
+    }
+    co_return out;
+}
+
+asio::awaitable<std::optional<std::size_t>>
+fleet_store::forget_side::erase_prefixed(std::string_view state, std::string_view prefix) {
+    auto pattern = glob_of_prefix(key(state, prefix));
+    std::string cursor = "0";
+    std::size_t erased = 0;
+    do {
+        auto reply =
+            co_await store_.run(state, {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+        if (!reply || reply->elements.size() != 2)
+            co_return std::nullopt;
+        cursor = reply->elements[0].text;
+        std::vector<std::string> args{"UNLINK"};
+        for (auto& k : reply->elements[1].elements)
+            args.push_back(std::move(k.text));
+        auto found = args.size() - 1;
+        if (found > 0 && !co_await store_.run(state, std::move(args)))
+            co_return std::nullopt;
+        erased += found;
+    } while (cursor != "0");
+    co_return erased;
 }
 
 } // namespace gate::gateway

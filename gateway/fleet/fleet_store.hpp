@@ -91,7 +91,6 @@ public:
                                      std::string value, std::chrono::milliseconds ttl);
     boost::asio::awaitable<std::optional<std::optional<std::string>>> get(std::string_view state,
                                                                           const std::string& key);
-    void erase(std::string_view state, const std::string& key);
     // put() without waiting for it; take(): get() that also erases.
     void put_later(std::string_view state, const std::string& key, std::string value,
                    std::chrono::milliseconds ttl);
@@ -100,7 +99,7 @@ public:
     // Records read in one round trip (each inner nullopt: no such record), and erased in one.
     boost::asio::awaitable<std::optional<std::vector<std::optional<std::string>>>>
     get_many(std::string_view state, const std::vector<std::string>& keys);
-    void erase_many(std::string_view state, const std::vector<std::string>& keys);
+    void erase(std::string_view state, const std::vector<std::string>& keys);
     // Each record set to its value unless it holds one already, every one kept for another
     // `ttl`, and what each holds now (the first value any instance wrote), index for index:
     // pins a fleet shares, in one round trip.
@@ -137,6 +136,31 @@ public:
     };
     session_side& sessions() { return sessions_; }
 
+    // What the fleet forgets together (a user's token): records erased by the prefix of their
+    // names, and what one instance forgot announced for the others to forget in their own
+    // memory, on `topic` (a Redis stream keeping its last 10,000 entries) and followed from a
+    // cursor (a stream id, "<ms>-<n>"): each read's last.
+    struct announcements {
+        std::vector<std::string> items;
+        std::string cursor;
+    };
+    class forget_side {
+    public:
+        // Every record of `state` whose name starts with `prefix` (SCAN, then UNLINK each
+        // batch): how many, or nullopt when the store stopped answering part way.
+        boost::asio::awaitable<std::optional<std::size_t>> erase_prefixed(std::string_view state,
+                                                                          std::string_view prefix);
+        void announce(std::string_view topic, const std::string& what);
+        boost::asio::awaitable<std::optional<announcements>>
+        announced_after(std::string_view topic, const std::string& cursor);
+
+    private:
+        friend class fleet_store;
+        explicit forget_side(fleet_store& store) : store_(store) {}
+        fleet_store& store_;
+    };
+    forget_side& forgetting() { return forgetting_; }
+
     // Writes the fleet's cursor key unless one is there (a store that lost its data).
     void keep_cursor_key(const std::array<unsigned char, 32>& key);
 
@@ -161,6 +185,7 @@ private:
     std::chrono::steady_clock::time_point retry_at_{};
     breaker_side breakers_{*this};
     session_side sessions_{*this};
+    forget_side forgetting_{*this};
 };
 
 } // namespace gate::gateway

@@ -278,7 +278,7 @@ call_streams::resume_parked(beast::tcp_stream& stream, const transport::http_req
     if (claim.what != kind::resumed)
         co_return refused_retry(rec, claim.what);
     if (fleet.store)
-        fleet.store->erase("parked", token); // resumed here: no other instance claims it
+        fleet.store->erase("parked", {token}); // resumed here: no other instance claims it
     auto park = std::move(claim.park);
     // A retry without answers is asked again (none came: every question stays asked).
     rec.audit.upstream_calls += static_cast<std::int64_t>(park->keys.size());

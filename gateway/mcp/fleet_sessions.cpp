@@ -145,7 +145,7 @@ void fleet_sessions::share_server_request(const std::string& session, const std:
 
 void fleet_sessions::answered_here(const std::string& session, const std::string& minted) {
     if (store_)
-        store_->erase("server-request", session + " " + minted);
+        store_->erase("server-request", {session + " " + minted});
 }
 
 asio::awaitable<std::optional<transport::http_reply>>
@@ -265,7 +265,7 @@ void fleet_sessions::drop_shared_lists(const upstream_client& client) {
     for (auto kind : protocol::all_list_kinds)
         for (std::size_t p = 0; p < protocol::profile_count; ++p)
             keys.push_back(list_key(client, kind, static_cast<protocol::client_profile>(p)));
-    store_->erase_many("list", keys);
+    store_->erase("list", keys);
 }
 
 void fleet_sessions::end_session(const std::string& id) {

@@ -117,7 +117,7 @@ asio::awaitable<void> keep_parked(parked_inputs& inputs, parked_fleet fleet, std
         if (!inputs.expire(token, park))
             co_return;
         if (!claimed) {
-            fleet.store->erase(parked_state, token);
+            fleet.store->erase(parked_state, {token});
             co_await parked_inputs::answer_upstream(*park, nullptr, {});
             co_return;
         }

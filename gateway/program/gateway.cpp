@@ -32,8 +32,14 @@ gateway::~gateway() = default;
 std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     auto bound = components_->server.listen(host, port);
     asio::co_spawn(components_->io, components_->downstream.sweep(), asio::detached);
-    if (components_->fleet)
+    if (components_->fleet) {
         asio::co_spawn(components_->io, components_->downstream.fleet().follow(), asio::detached);
+        auto& downstream = components_->downstream;
+        asio::co_spawn(components_->io, components_->accounts.follow([&downstream] {
+            return downstream.stopping();
+        }),
+                       asio::detached);
+    }
     components_->warm_up(*components_->live);
     return bound;
 }

@@ -223,14 +223,19 @@ void gateway_components::warm_up(const federation_view& view) {
 }
 
 void gateway_components::account_news(const accounts::account_event& e) {
-    stats.account_event(e.upstream, e.kind);
+    stats.account_event(e.upstream.empty() ? std::string("*") : e.upstream, e.kind);
     actors::audit_event a;
     a.time = std::chrono::system_clock::now();
     a.method = "account." + std::string(e.kind);
-    a.upstream = e.upstream;
-    auto split = e.principal.find('\n');
-    a.issuer = e.principal.substr(0, split);
-    a.principal = split == std::string::npos ? std::string() : e.principal.substr(split + 1);
+    if (!e.upstream.empty())
+        a.upstream = e.upstream;
+    if (!e.principal.empty()) {
+        auto split = e.principal.find('\n');
+        a.issuer = e.principal.substr(0, split);
+        a.principal = split == std::string::npos ? std::string() : e.principal.substr(split + 1);
+    }
+    if (!e.by.empty())
+        a.name = e.by;
     bool failed = e.kind == "loginFailed" || e.kind == "refreshFailed" || e.kind == "refused";
     a.outcome = failed ? protocol::outcome::error : protocol::outcome::ok;
     if (!e.error.empty())

@@ -3,6 +3,7 @@
 // any call go (gate answers its root sessions' requests itself).
 #include "gateway/upstream/upstream_client.hpp"
 
+#include "gateway/upstream/live_federation.hpp"
 #include "protocol/gateway_error.hpp"
 
 #include <boost/asio/co_spawn.hpp>

@@ -1,7 +1,9 @@
 #include "protocol/oauth/token_form.hpp"
 
 #include "protocol/jose/base64url.hpp"
+#include "protocol/oauth_scope.hpp"
 
+#include <algorithm>
 #include <boost/url/encode.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
 
@@ -18,6 +20,35 @@ std::string scope_param(const std::vector<std::string>& scopes) {
     for (const auto& s : scopes)
         out += (out.empty() ? "" : " ") + s;
     return out;
+}
+
+bool is_scope_list(std::string_view scope) {
+    if (scope.empty() || scope.size() > 1024)
+        return false;
+    for (auto rest = scope;;) {
+        auto sp = rest.find(' ');
+        if (!is_scope_token(rest.substr(0, sp)))
+            return false;
+        if (sp == std::string_view::npos)
+            return true;
+        rest.remove_prefix(sp + 1);
+    }
+}
+
+std::string scope_union(std::string_view a, std::string_view b) {
+    std::vector<std::string_view> out;
+    for (auto rest : {a, b})
+        while (!rest.empty()) {
+            auto sp = rest.find(' ');
+            auto one = rest.substr(0, sp);
+            if (!one.empty() && std::find(out.begin(), out.end(), one) == out.end())
+                out.push_back(one);
+            rest.remove_prefix(sp == std::string_view::npos ? rest.size() : sp + 1);
+        }
+    std::string joined;
+    for (auto one : out)
+        joined.append(joined.empty() ? "" : " ").append(one);
+    return joined;
 }
 
 namespace {

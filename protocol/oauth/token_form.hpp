@@ -15,6 +15,12 @@ std::string form_encode(std::string_view s);
 
 // The `scope` parameter of a list of scopes: space-separated (RFC 6749 section 3.3).
 std::string scope_param(const std::vector<std::string>& scopes);
+// Whether `scope` is such a parameter: scope tokens (RFC 6749 section 3.3) one space apart, at
+// most 1,024 bytes (what an upstream's challenge names is believed only then).
+bool is_scope_list(std::string_view scope);
+// The scopes of `a`, then those of `b` not among them, one space apart (a step-up asks for
+// what it holds and what it lacks).
+std::string scope_union(std::string_view a, std::string_view b);
 
 struct client_identity {
     std::string id;

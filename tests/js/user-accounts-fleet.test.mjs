@@ -36,7 +36,8 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
 
   const config = (publicUrl) => ({
     auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
-    server: { publicUrl, vault: { keyRef: 'GATE_VAULT_KEY' } },
+    server: { publicUrl, vault: { keyRef: 'GATE_VAULT_KEY', operatorScope: 'gate:accounts' } },
+    audit: { sinks: [{ type: 'stdout' }] },
     upstreams: [{ id: 'files', url: files.url, namespace: 'files', auth: { strategy: 'user-account', scopes: ['files:read'] } }],
   });
   const startTwo = async () => {
@@ -61,6 +62,26 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
     }
     assert.fail('expected a login');
   };
+  // Calls through `client` until it is sent to a login, bounded: what another gate forgot
+  // reaches this one's memory within its follow interval (a quarter second).
+  const untilLoginOffered = async (client) => {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      try {
+        await client.callTool({ name: 'files__whoami', arguments: {} });
+      } catch (e) {
+        assert.ok(e instanceof UrlElicitationRequiredError, `got ${e}`);
+        return e.elicitations[0].url;
+      }
+      assert.ok(Date.now() < deadline, 'the other gate still serves the forgotten token');
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  const asUser = async (user, scope) => {
+    token[`${user} ${scope}`] ??= await idp.mint({ sub: user, aud: RESOURCE, ...(scope ? { scope } : {}) });
+    return { authorization: `Bearer ${token[`${user} ${scope}`]}` };
+  };
+  const recordKey = (user) => `gate:vault:files:${createHash('sha256').update(`${idp.issuer}\n${user}`).digest('hex').slice(0, 32)}`;
   const cli = (...args) => execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).trim();
 
   before(async () => {
@@ -107,7 +128,7 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
     assert.ok(!record.includes('eyJ') && !record.includes('bob'), 'the record is ciphertext');
     assert.ok(!keys[0].includes('bob'), 'the key names no principal');
     // Copied under carol's name it does not open: carol is asked to log in.
-    const carolKey = `gate:vault:files:${createHash('sha256').update(`${idp.issuer}\ncarol`).digest('hex').slice(0, 32)}`;
+    const carolKey = recordKey('carol');
     cli('SET', carolKey, record);
     const carol = await connect(b, 'carol');
     assert.match(await loginOffered(carol), /\/oauth\/connect\?login=/);
@@ -125,5 +146,67 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
       await bob.close();
     }
     assert.deepEqual(as.grants, grants, 'no login and no refresh was needed');
+  });
+
+  test("a disconnect through one gate reaches the other's memory", async () => {
+    const [a, b] = gates;
+    const bobB = await connect(b, 'bob');
+    assert.equal(text(await bobB.callTool({ name: 'files__whoami', arguments: {} })), 'bob'); // held in b's memory
+    const gone = await fetch(`${a.base}/api/connections/files`, { method: 'DELETE', headers: await asUser('bob') });
+    assert.equal(gone.status, 204, await gone.text());
+    const url = await untilLoginOffered(bobB);
+    assert.equal(cli('EXISTS', recordKey('bob')), '0', 'the record is gone from the store');
+    assert.match((await signIn(browser, url, 'bob')).outcome, /connected/);
+    assert.equal(text(await bobB.callTool({ name: 'files__whoami', arguments: {} })), 'bob');
+    await bobB.close();
+  });
+
+  test("an operator revokes a principal's and an upstream's connections in every gate", async () => {
+    const [a, b] = gates;
+    const ops = await asUser('ops', 'gate:accounts');
+    const revoke = (gate, query, headers = ops) => fetch(`${gate.base}/api/accounts?${query}`, { method: 'DELETE', headers });
+    // Only a holder of server.vault.operatorScope, and only a clear request.
+    assert.equal((await revoke(a, 'upstream=files', await asUser('bob'))).status, 403);
+    assert.match((await (await revoke(a, 'upstream=files', await asUser('bob'))).json()).error, /needs the scope gate:accounts/);
+    assert.equal((await fetch(`${a.base}/api/accounts`, { headers: await asUser('bob') })).status, 403);
+    for (const [query, why] of [
+      ['', /name what to revoke/],
+      [`issuer=${encodeURIComponent(idp.issuer)}`, /issuer and subject name a principal together/],
+      ['upstream=nope', /no user-account upstream has the id "nope"/],
+      ['upstream=files&user=bob', /unknown query parameter "user"/],
+      ['upstream=files&upstream=files', /name what to revoke/],
+    ]) {
+      const r = await revoke(a, query);
+      assert.equal(r.status, 400, query);
+      assert.match((await r.json()).error, why, query);
+    }
+    assert.equal((await fetch(`${a.base}/api/accounts`, { method: 'POST', headers: ops })).status, 405);
+    // bob's connection is held by both gates (b logged in, a reads it from the store).
+    const bobA = await connect(a, 'bob');
+    const bobB = await connect(b, 'bob');
+    for (const c of [bobA, bobB]) assert.equal(text(await c.callTool({ name: 'files__whoami', arguments: {} })), 'bob');
+    const listed = await (await fetch(`${a.base}/api/accounts?upstream=files`, { headers: ops })).json();
+    assert.deepEqual(listed.connections.map((c) => [c.upstream, c.issuer, c.subject]), [['files', idp.issuer, 'bob']]);
+    assert.ok(!JSON.stringify(listed).includes('eyJ'), 'never a token');
+    const r = await revoke(a, `issuer=${encodeURIComponent(idp.issuer)}&subject=bob`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(await r.json(), { forgottenHere: 1, fleet: true });
+    await untilLoginOffered(bobB);
+    await untilLoginOffered(bobA);
+    await a.waitForAudit((evs) =>
+      evs.some((e) => e.method === 'account.revoked' && e.principal === 'bob' && e.issuer === idp.issuer && e.name === `ops at ${idp.issuer}` && e.upstream === undefined),
+    );
+    // An upstream's connections, everyone's: carol connects through a, the operator revokes
+    // upstream files through b.
+    const carol = await connect(a, 'carol');
+    assert.match((await signIn(browser, await loginOffered(carol), 'carol')).outcome, /connected/);
+    assert.equal(text(await carol.callTool({ name: 'files__whoami', arguments: {} })), 'carol');
+    assert.notEqual(cli('--scan', '--pattern', 'gate:vault:files:*'), '');
+    const all = await revoke(b, 'upstream=files');
+    assert.equal(all.status, 200);
+    assert.equal(cli('--scan', '--pattern', 'gate:vault:files:*'), '', 'the store holds none of its records');
+    await untilLoginOffered(carol);
+    await b.waitForAudit((evs) => evs.some((e) => e.method === 'account.revoked' && e.upstream === 'files' && e.principal === undefined));
+    for (const c of [bobA, bobB, carol]) await c.close();
   });
 });

@@ -15,7 +15,7 @@ const auto t0 = wall_clock::time_point(std::chrono::seconds(1'800'000'000));
 account_tokens tokens(std::string access, wall_clock::time_point expires,
                       wall_clock::time_point connected = t0) {
     auto refresh = "refresh-" + access;
-    return {std::move(access), std::move(refresh), expires, "files:read", connected};
+    return {std::move(access), std::move(refresh), expires, "files:read", connected, {}};
 }
 
 } // namespace
@@ -49,12 +49,21 @@ TEST(account_vault, forgetting_one_a_principals_or_an_upstreams) {
     v.keep("files", "iss\nbob", tokens("b1", t0 + 1h));
     EXPECT_TRUE(v.forget("mail", "iss\nalice"));
     EXPECT_FALSE(v.forget("mail", "iss\nalice"));
-    EXPECT_EQ(v.forget_upstream("files"), 2u);
+    EXPECT_EQ(v.forget_where("files", ""), 2u);
     EXPECT_EQ(v.size(), 0u);
     v.keep("files", "iss\nalice", tokens("a1", t0 + 1h));
+    v.keep("mail", "iss\nbob", tokens("b2", t0 + 1h));
     v.keep("files", "iss\nbob", tokens("b1", t0 + 1h));
-    EXPECT_EQ(v.forget_principal("iss\nbob"), 1u);
-    EXPECT_EQ(v.connections("").size(), 1u);
+    auto bob = account_vault::digest_of("iss\nbob");
+    EXPECT_EQ(bob.size(), 32u);
+    EXPECT_NE(bob, account_vault::digest_of("iss\nalice"));
+    EXPECT_EQ(v.forget_where("mail", account_vault::digest_of("iss\nalice")), 0u);
+    EXPECT_EQ(v.forget_where("mail", bob), 1u);
+    EXPECT_EQ(v.forget_where("", bob), 1u);
+    ASSERT_EQ(v.connections("").size(), 1u);
+    EXPECT_EQ(v.connections("")[0].principal, "iss\nalice");
+    EXPECT_EQ(v.forget_where("", ""), 1u); // every connection: an upstream-wide and fleet-wide call
+    EXPECT_EQ(v.size(), 0u);
 }
 
 TEST(account_vault, full_it_lets_the_oldest_connection_go) {
@@ -71,7 +80,7 @@ TEST(account_vault, full_it_lets_the_oldest_connection_go) {
 TEST(account_vault, a_listing_shows_connections_and_never_a_token) {
     account_vault v;
     v.keep("mail", "iss\nalice", tokens("secret-access", t0 + 1h));
-    v.keep("files", "iss\nalice", {"secret-2", "", t0 + 1h, "x", t0});
+    v.keep("files", "iss\nalice", {"secret-2", "", t0 + 1h, "x", t0, {}});
     v.keep("files", "iss\nbob", tokens("secret-3", t0 + 1h));
     auto mine = v.connections("iss\nalice");
     ASSERT_EQ(mine.size(), 2u);

@@ -115,6 +115,8 @@ const std::map<std::string, std::string> enforced = {
                       "in Redis"},
     {"/server/vault/keyRef", "a login through one gate serves the other, refreshed once for "
                              "both, sealed in Redis"},
+    {"/server/vault/operatorScope",
+     "an operator revokes a principal's and an upstream's connections in every gate"},
     {"/server/vault/previousKeyRef",
      "a_record_sealed_under_the_previous_key_opens_one_copied_under_another_name_does_not"},
     {"/upstreams/*/auth/authorizationServer",

@@ -86,3 +86,26 @@ TEST(config_user_account, the_authorization_server_and_public_url_must_be_what_t
             doc_with(R"({"strategy":"user-account"})", std::string(R"({"publicUrl":)") + url + "}"),
             "/server/publicUrl", "must be");
 }
+
+TEST(config_user_account, an_operator_scope_is_a_scope_token_and_needs_an_account_to_revoke) {
+    auto r = parse(
+        doc_with(
+            R"({"strategy":"user-account"})",
+            R"({"publicUrl":"https://gate.example","vault":{"operatorScope":"gate:accounts"}})"),
+        acceptance::specification);
+    ASSERT_NE(r.doc, nullptr);
+    EXPECT_EQ(r.doc->server.vault_operator_scope, "gate:accounts");
+    EXPECT_FALSE(r.doc->server.vault_key_ref); // no shared store: the key is not required
+    expect_error(
+        doc_with(R"({"strategy":"user-account"})",
+                 R"({"publicUrl":"https://gate.example","vault":{"operatorScope":"a b"}})"),
+        "/server/vault/operatorScope", "is not an OAuth scope token");
+    expect_error(
+        doc_with(R"({"strategy":"none"})",
+                 R"({"publicUrl":"https://gate.example","vault":{"operatorScope":"ops"}})"),
+        "/server/vault/operatorScope", "no upstream's strategy is user-account");
+    expect_error(
+        doc_with(R"({"strategy":"user-account"})",
+                 R"({"publicUrl":"https://gate.example","vault":{"previousKeyRef":"OLD"}})"),
+        "/server/vault/keyRef", "is required beside previousKeyRef");
+}

@@ -161,3 +161,24 @@ TEST(oauth_token_form, each_client_authentication_is_written_as_its_method_says)
     EXPECT_EQ(open.body, "client_id=pub");
     EXPECT_TRUE(open.headers.empty());
 }
+
+TEST(oauth_token_form, a_scope_list_is_scope_tokens_one_space_apart) {
+    using namespace gate::protocol::oauth;
+    EXPECT_TRUE(is_scope_list("files:read"));
+    EXPECT_TRUE(is_scope_list("mcp:basic mcp:write"));
+    EXPECT_FALSE(is_scope_list(""));
+    EXPECT_FALSE(is_scope_list("a  b"));
+    EXPECT_FALSE(is_scope_list("a "));
+    EXPECT_FALSE(is_scope_list("a\"b"));
+    EXPECT_FALSE(is_scope_list("a\nb"));
+    EXPECT_FALSE(is_scope_list(std::string(1025, 'a')));
+}
+
+TEST(oauth_token_form, a_step_up_asks_for_what_is_held_and_what_is_lacking) {
+    using namespace gate::protocol::oauth;
+    EXPECT_EQ(scope_union("mcp:basic", "mcp:write"), "mcp:basic mcp:write");
+    EXPECT_EQ(scope_union("a b", "b c a"), "a b c");
+    EXPECT_EQ(scope_union("", "x"), "x");
+    EXPECT_EQ(scope_union("x", ""), "x");
+    EXPECT_EQ(scope_union("", ""), "");
+}

@@ -48,14 +48,22 @@ TEST(sealed_box,
 TEST(sealed_box, tokens_come_back_as_they_were_kept) {
     using namespace gateway::accounts;
     auto k = key_of('3');
-    account_tokens t{"at", "rt", wall_clock::time_point(std::chrono::seconds(1'900'000'000)), "a b",
-                     wall_clock::time_point(std::chrono::seconds(1'800'000'000))};
+    account_tokens t{"at",
+                     "rt",
+                     wall_clock::time_point(std::chrono::seconds(1'900'000'000)),
+                     "a b",
+                     wall_clock::time_point(std::chrono::seconds(1'800'000'000)),
+                     {"client-a", "s3cret", "client_secret_post"}};
     auto opened = open_tokens(seal_tokens(t, k, "files:x"), {k}, "files:x");
     ASSERT_TRUE(opened);
     EXPECT_EQ(opened->access_token, "at");
     EXPECT_EQ(opened->refresh_token, "rt");
     EXPECT_EQ(opened->expires_at, t.expires_at);
     EXPECT_EQ(opened->scope, "a b");
+    // The client they were issued to, so another instance refreshes them as that client.
+    EXPECT_EQ(opened->client.id, "client-a");
+    EXPECT_EQ(opened->client.secret, "s3cret");
+    EXPECT_EQ(opened->client.method, "client_secret_post");
     t.expires_at = wall_clock::time_point::max();
     EXPECT_EQ(open_tokens(seal_tokens(t, k, "n"), {k}, "n")->expires_at,
               wall_clock::time_point::max());

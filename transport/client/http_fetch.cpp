@@ -42,6 +42,7 @@ fetch_answer answer_of(http::response<http::string_body> res) {
     answer.expires = std::string(res[http::field::expires]);
     answer.date = std::string(res[http::field::date]);
     answer.age = std::string(res[http::field::age]);
+    answer.www_authenticate = std::string(res[http::field::www_authenticate]);
     return answer;
 }
 

@@ -49,6 +49,8 @@ struct fetch_answer {
     std::string expires;
     std::string date;
     std::string age;
+    // The first WWW-Authenticate (a 401's challenge: where the resource's metadata is).
+    std::string www_authenticate;
 };
 
 struct upstream_connection;
