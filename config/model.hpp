@@ -143,11 +143,26 @@ struct ema {
     bool operator==(const ema&) const = default;
 };
 
+// auth.introspection: tokens gate cannot read as a JWT (opaque ones) asked about at an
+// RFC 7662 endpoint, as a client of it.
+struct introspection {
+    std::string url;
+    std::string client_id;
+    client_auth auth;
+    // The issuer its principals are named by (and the answer's `iss` must be, when it names
+    // one); absent: the answer's `iss`, else the endpoint's URL.
+    std::optional<std::string> issuer;
+    std::int64_t cache_seconds = 60; // an answer is believed at most this long
+
+    bool operator==(const introspection&) const = default;
+};
+
 struct auth {
     bool required = false; // mode: disabled | required
     std::optional<std::string> resource;
     std::vector<config::issuer> issuers;
     std::optional<config::ema> ema;
+    std::optional<config::introspection> introspection;
 
     bool operator==(const auth&) const = default;
 };

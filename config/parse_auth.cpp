@@ -75,6 +75,32 @@ std::optional<ema> parse_ema(const object_view& a) {
     return e;
 }
 
+// auth.introspection: {url, clientId, clientAuth, issuer?, cacheSeconds?}.
+std::optional<introspection> parse_introspection(const object_view& a) {
+    const auto* v = a.find("introspection");
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    object_view o(*v, a.pointer_of("introspection"), a.errors(),
+                  {"url", "clientId", "clientAuth", "issuer", "cacheSeconds"});
+    if (!o.ok()) {
+        return std::nullopt;
+    }
+    introspection in;
+    o.require("url", "the RFC 7662 introspection endpoint opaque tokens are asked about at");
+    in.url = read_http_url(o, "url", true).value_or("");
+    o.require("clientId", "gate's client id at the introspection endpoint");
+    in.client_id = o.string("clientId").value_or("");
+    o.require("clientAuth", "{type, secretRef}: how gate authenticates to the endpoint");
+    in.auth = parse_client_auth(o).value_or(client_auth{});
+    in.issuer = read_http_url(o, "issuer", false);
+    in.cache_seconds = o.integer("cacheSeconds", bound::positive).value_or(60);
+    if (in.cache_seconds > 3600)
+        o.fail("cacheSeconds", "at most 3600: an answer is not believed longer than an hour "
+                               "(a revoked token stays accepted for as long)");
+    return in;
+}
+
 } // namespace
 
 void parse_auth(const object_view& root, config::auth& out) {
@@ -83,7 +109,7 @@ void parse_auth(const object_view& root, config::auth& out) {
         return;
     }
     object_view o(*v, root.pointer_of("auth"), root.errors(),
-                  {"mode", "resource", "issuers", "ema"});
+                  {"mode", "resource", "issuers", "ema", "introspection"});
     if (!o.ok()) {
         return;
     }
@@ -95,6 +121,10 @@ void parse_auth(const object_view& root, config::auth& out) {
     parse_issuers(o, o.has("ema"), out.issuers);
     bool issuers_failed = o.errors().count() != errors_before;
     out.ema = parse_ema(o);
+    out.introspection = parse_introspection(o);
+    if (o.has("introspection") && mode_known && !out.required) {
+        o.fail("introspection", "needs auth.mode \"required\": it decides who a caller is");
+    }
 
     if (o.has("ema") && mode_known && !out.required) {
         o.fail("ema", "needs auth.mode \"required\": the gateway mints access tokens only for "
@@ -107,9 +137,9 @@ void parse_auth(const object_view& root, config::auth& out) {
         o.fail("resource", "required when auth.mode is \"required\": it is the audience every "
                            "accepted token must carry (RFC 8707)");
     }
-    if (out.issuers.empty() && !o.has("ema") && !issuers_failed) {
+    if (out.issuers.empty() && !o.has("ema") && !o.has("introspection") && !issuers_failed) {
         o.fail("issuers", "required when auth.mode is \"required\": list at least one trusted "
-                          "issuer, or configure auth.ema");
+                          "issuer, or configure auth.ema or auth.introspection");
     }
 }
 

@@ -65,6 +65,8 @@ std::map<std::string, bool> parse_annotation_conditions(const object_view& entry
 std::optional<std::string> read_http_url(const object_view& o, std::string_view key, bool secure);
 // Reads an environment variable name member (secretRef and friends).
 std::optional<std::string> read_env_name(const object_view& o, std::string_view key);
+// Reads `clientAuth`: {type: client_secret_post | client_secret_basic, secretRef}.
+std::optional<client_auth> parse_client_auth(const object_view& parent);
 // Why a separator is unusable, or "" when it is fine.
 std::string separator_problem(std::string_view separator);
 // Reports `key` when it names no configured upstream (unknown ids may still be discovered

@@ -50,24 +50,6 @@ void refuse_foreign_fields(const object_view& o, const json::object& obj,
     }
 }
 
-std::optional<client_auth> parse_client_auth(const object_view& parent) {
-    const auto* v = parent.find("clientAuth");
-    if (v == nullptr) {
-        return std::nullopt;
-    }
-    object_view o(*v, parent.pointer_of("clientAuth"), parent.errors(), {"type", "secretRef"});
-    if (!o.ok()) {
-        return std::nullopt;
-    }
-    client_auth ca;
-    o.require("type", "how the gateway authenticates to the token endpoint "
-                      "(\"client_secret_post\" or \"client_secret_basic\")");
-    ca.type = o.one_of("type", {"client_secret_post", "client_secret_basic"}).value_or("");
-    o.require("secretRef", "the name of the environment variable holding the client secret");
-    ca.secret_ref = read_env_name(o, "secretRef").value_or("");
-    return ca;
-}
-
 std::optional<std::vector<std::string>> read_scopes(const object_view& o) {
     auto scopes = o.strings("scopes");
     if (!scopes) {
@@ -137,6 +119,24 @@ void read_user_account(const object_view& o, const facts& f, upstream_auth& a) {
 }
 
 } // namespace
+
+std::optional<client_auth> parse_client_auth(const object_view& parent) {
+    const auto* v = parent.find("clientAuth");
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    object_view o(*v, parent.pointer_of("clientAuth"), parent.errors(), {"type", "secretRef"});
+    if (!o.ok()) {
+        return std::nullopt;
+    }
+    client_auth ca;
+    o.require("type", "how the gateway authenticates to the token endpoint "
+                      "(\"client_secret_post\" or \"client_secret_basic\")");
+    ca.type = o.one_of("type", {"client_secret_post", "client_secret_basic"}).value_or("");
+    o.require("secretRef", "the name of the environment variable holding the client secret");
+    ca.secret_ref = read_env_name(o, "secretRef").value_or("");
+    return ca;
+}
 
 void parse_upstream_auth(const object_view& parent, const facts& f, upstream_auth& a) {
     const auto* v = parent.find("auth");

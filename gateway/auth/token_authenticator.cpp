@@ -70,6 +70,8 @@ token_authenticator::token_authenticator(asio::any_io_executor ex, const config:
         issuers_.push_back(
             {i, std::make_unique<key_set_source>(ex, i.jwks_uri, std::move(withdrawn)), nullptr});
     }
+    if (cfg.introspection)
+        introspection_ = std::make_unique<token_introspection>(ex, *cfg.introspection, resource_);
     if (own) {
         config::issuer self;
         self.issuer = own->issuer;
@@ -111,6 +113,9 @@ token_authenticator::authenticate_now(std::optional<std::string_view> authorizat
     // (an ES256 verification costs more than the rest of the call), only its expiry.
     if (auto who = verified_.find(*token, unix_now()))
         return who;
+    // An opaque token (no JWS's dots) asked about moments ago: remembered by its digest.
+    if (introspection_ && token->find('.') == std::string_view::npos)
+        return introspection_->known(*token, unix_now());
     return std::nullopt;
 }
 
@@ -121,8 +126,11 @@ token_authenticator::authenticate(std::optional<std::string_view> authorization,
     auto token = bearer_of(*authorization); // a header authenticate_now did not refuse
     auto now = unix_now();
     auto parsed = jose::parse_compact(*token);
-    if (auto* why = std::get_if<std::string>(&parsed))
+    if (auto* why = std::get_if<std::string>(&parsed)) {
+        if (introspection_) // not a JWT: its issuer's endpoint says whose it is
+            co_return co_await introspection_->ask(*token, now);
         co_return invalid(std::move(*why));
+    }
     auto& jws = std::get<jose::compact_jws>(parsed);
 
     // The issuer first, before any network I/O: an untrusted one never makes gate fetch.

@@ -1,11 +1,14 @@
 // Inbound authentication (spec: Authentication, Inbound): the principal a request's Bearer
 // token carries, checked in the spec's order: the issuer is trusted (before any network I/O),
 // the signature verifies against that issuer's cached key set, the audience is `resource`,
-// `sub` is non-empty, the algorithm asymmetric; and the token is alive. On the io thread.
+// `sub` is non-empty, the algorithm asymmetric; and the token is alive. A token that is not a
+// JWT at all is asked about at auth.introspection's endpoint, when one is configured
+// (token_introspection.hpp). On the io thread.
 #pragma once
 
 #include "config/model.hpp"
 #include "gateway/auth/key_set_source.hpp"
+#include "gateway/auth/token_introspection.hpp"
 #include "gateway/auth/verified_tokens.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/pipeline/s2_authenticate.hpp"
@@ -50,6 +53,10 @@ public:
 
     // Key-set fetches so far, over every issuer (the flood tests count them).
     std::uint64_t key_set_fetches() const;
+    // Questions asked at the introspection endpoint so far.
+    std::uint64_t introspections() const {
+        return introspection_ ? introspection_->questions() : 0;
+    }
 
 private:
     struct trusted {
@@ -61,6 +68,8 @@ private:
 
     std::string resource_;
     std::vector<trusted> issuers_;
+    // auth.introspection: who an opaque token stands for.
+    std::unique_ptr<token_introspection> introspection_;
     // Tokens verified recently (docs/security.md), each with the key that verified it.
     verified_tokens verified_;
 };

@@ -27,17 +27,25 @@ constexpr std::string_view login_input_key = "gate.login";
 
 } // namespace
 
-std::string take_login_retry(protocol::message& msg) {
+login_retry take_login_retry(protocol::message& msg) {
     auto* params = msg.body.if_contains("params");
     auto* p = params ? params->if_object() : nullptr;
     auto* state = p ? p->if_contains("requestState") : nullptr;
     if (!state || !state->is_string() || !state->get_string().starts_with(login_state_prefix))
         return {};
     std::string_view written = state->get_string();
-    std::string id(written.substr(login_state_prefix.size()));
+    login_retry retry{std::string(written.substr(login_state_prefix.size())), false};
+    // The user's answer to the URL elicitation: declined or cancelled, the call is not held.
+    const auto* responses = p->if_contains("inputResponses");
+    const auto* mine = responses && responses->is_object()
+                           ? responses->get_object().if_contains(login_input_key)
+                           : nullptr;
+    const auto* action =
+        mine && mine->is_object() ? mine->get_object().if_contains("action") : nullptr;
+    retry.declined = action && action->is_string() && action->get_string() != "accept";
     p->erase("requestState");
     p->erase("inputResponses");
-    return id;
+    return retry;
 }
 
 bool account_logins::holds_token(request_context& rec, std::size_t upstream) {
@@ -73,20 +81,23 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
     if (url_capable && rec.client.modern) {
         // The client's retry after it let its user open the link: the call waits for that
         // login (the revision's server "may need to block until the request is fulfilled").
-        if (can_send_again && rec.client.login_retry == offer.id &&
+        bool retried = can_send_again && rec.client.login_retry == offer.id;
+        if (retried && !rec.client.login_declined &&
             co_await accounts_.finished(offer.id, login_wait))
             co_return outcome::send_again;
-        rec.answer.response = protocol::make_result(
-            rec.message.id,
-            json::object{
-                {"resultType", "input_required"},
-                {"inputRequests",
-                 json::object{{login_input_key, json::object{{"method", "elicitation/create"},
-                                                             {"params", url_elicitation(offer)}}}}},
-                {"requestState", std::string(login_state_prefix) + offer.id}});
-        co_return outcome::answered;
-    }
-    if (can_send_again && url_capable && !rec.client.modern && rec.sinks.push_to_client) {
+        if (!retried || !rec.client.login_declined) {
+            rec.answer.response = protocol::make_result(
+                rec.message.id,
+                json::object{{"resultType", "input_required"},
+                             {"inputRequests",
+                              json::object{{login_input_key,
+                                            json::object{{"method", "elicitation/create"},
+                                                         {"params", url_elicitation(offer)}}}}},
+                             {"requestState", std::string(login_state_prefix) + offer.id}});
+            co_return outcome::answered;
+        }
+        // Declined or cancelled: the error below, with the link to open later.
+    } else if (can_send_again && url_capable && !rec.client.modern && rec.sinks.push_to_client) {
         json::object request{{"method", "elicitation/create"}, {"params", url_elicitation(offer)}};
         auto source = json::serialize(request);
         auto answer =

@@ -23,8 +23,13 @@ class client_input;
 // gate's requestState of a 2026-07-28 call it sent to a login: "gate.login:" and the login's
 // id. A retry carrying it is the call again: the state and its inputResponses (the URL
 // elicitation's accept) are gate's, never the upstream's, and are taken off the params here.
-// Returns the login's id, or "" for any other request.
-std::string take_login_retry(protocol::message& msg);
+// Returns the login's id ("" for any other request) and whether the user declined or cancelled
+// it (the call is then answered at once, never held for a login nobody will finish).
+struct login_retry {
+    std::string id;
+    bool declined = false;
+};
+login_retry take_login_retry(protocol::message& msg);
 
 class account_logins {
 public:

@@ -137,7 +137,9 @@ mcp_endpoint::stateless(const transport::http_request& req, beast::tcp_stream& s
             stages_.conclude(rec);
             co_return answer_of(rec);
         }
-    rec.client.login_retry = take_login_retry(msg); // before any parked call is looked for
+    auto retry = take_login_retry(msg); // before any parked call is looked for
+    rec.client.login_retry = std::move(retry.id);
+    rec.client.login_declined = retry.declined;
     if (auto resumed = co_await call_paths_.resume_parked(stream, req, msg, rec))
         co_return std::move(*resumed);
     rec.client.modern = true;

@@ -56,6 +56,7 @@ struct client_facts {
     // Such a request retrying a call gate sent to a user-account login: that login's id
     // (mcp/account_logins: gate's requestState, taken off before the call goes on).
     std::string login_retry;
+    bool login_declined = false; // and its user declined or cancelled that login
     // The log level such a request asked for (`_meta` logLevel; nullopt: no log messages).
     std::optional<std::string> modern_log_level;
     // Such a tools/call's Mcp-Param-* headers (name after the prefix, value as sent).

@@ -51,6 +51,13 @@ std::vector<std::string> missing_secrets(const config::document& doc,
                           ema->signing_key_ref + " holds " + *why);
         }
     }
+    if (const auto& in = doc.auth.introspection) {
+        const char* v = getenv(in->auth.secret_ref.c_str());
+        if (!v || !*v)
+            out.push_back("/auth/introspection/clientAuth/secretRef: the environment variable " +
+                          in->auth.secret_ref +
+                          " is not set (it holds gate's secret at the introspection endpoint)");
+    }
     if (doc.discovery && doc.discovery->bearer_secret_ref) {
         const auto& var = *doc.discovery->bearer_secret_ref;
         const char* v = getenv(var.c_str());

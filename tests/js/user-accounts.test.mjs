@@ -241,6 +241,27 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     await erin.close();
   });
 
+  test('a 2026-07-28 client whose user declines the login gets the error at once, with the link', async () => {
+    tokenFor.frank = await idp.mint({ sub: 'frank', aud: RESOURCE });
+    const frank = new ModernClient(
+      { name: 'frank', version: '0.0.0' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    let asked = 0;
+    frank.setRequestHandler('elicitation/create', async () => ((asked += 1), { action: 'decline' }));
+    await frank.connect(
+      new ModernTransport(new URL(gate.url), { requestInit: { headers: { authorization: `Bearer ${tokenFor.frank}` } } }),
+    );
+    // Held for the login, this call would wait ten minutes; it is answered now.
+    const err = await frank.callTool({ name: 'files__whoami', arguments: {} }, { timeout: 15_000 }).then(
+      (r) => assert.fail(`expected the login's error, got ${JSON.stringify(r)}`),
+      (e) => e,
+    );
+    assert.equal(asked, 1);
+    assert.match(String(err.message), /needs your own account there: open http:\/\/127\.0\.0\.1:\d+\/oauth\/connect\?login=/);
+    await frank.close();
+  });
+
   test('a callback from another browser, or naming another issuer, connects nothing', async () => {
     const carol = await connect('carol');
     const offered = async () => {

@@ -109,3 +109,34 @@ TEST(config_user_account, an_operator_scope_is_a_scope_token_and_needs_an_accoun
                  R"({"publicUrl":"https://gate.example","vault":{"previousKeyRef":"OLD"}})"),
         "/server/vault/keyRef", "is required beside previousKeyRef");
 }
+
+TEST(config_introspection, opaque_tokens_are_asked_about_at_a_configured_endpoint) {
+    std::string base = R"({"upstreams":[{"id":"a","url":"https://a.example/mcp"}],)"
+                       R"("auth":{"mode":"required","resource":"https://gate.example/mcp",)";
+    auto r = parse(
+        base +
+            R"("introspection":{"url":"https://as.example/introspect","clientId":"gate",)"
+            R"("clientAuth":{"type":"client_secret_basic","secretRef":"S"},"cacheSeconds":30}}})",
+        acceptance::specification);
+    ASSERT_NE(r.doc, nullptr) << (r.errors.empty() ? "" : r.errors[0].reason);
+    ASSERT_TRUE(r.doc->auth.introspection);
+    EXPECT_EQ(r.doc->auth.introspection->client_id, "gate");
+    EXPECT_EQ(r.doc->auth.introspection->cache_seconds, 30);
+    EXPECT_TRUE(r.doc->auth.issuers.empty()); // introspection alone is enough
+    expect_error(base +
+                     R"("introspection":{"url":"http://as.example/introspect","clientId":"gate",)"
+                     R"("clientAuth":{"type":"client_secret_basic","secretRef":"S"}}}})",
+                 "/auth/introspection/url", "https");
+    expect_error(
+        base +
+            R"("introspection":{"url":"https://as.example/i","clientId":"gate",)"
+            R"("clientAuth":{"type":"client_secret_basic","secretRef":"S"},"cacheSeconds":7200}}})",
+        "/auth/introspection/cacheSeconds", "at most 3600");
+    expect_error(base + R"("introspection":{"url":"https://as.example/i"}}})",
+                 "/auth/introspection/clientId", "gate's client id");
+    expect_error(
+        std::string(
+            R"({"upstreams":[{"id":"a","url":"https://a.example/mcp"}],"auth":{"mode":"disabled","introspection":{"url":"https://as.example/i","clientId":"g",)"
+            R"("clientAuth":{"type":"client_secret_basic","secretRef":"S"}}}})"),
+        "/auth/introspection", "needs auth.mode \"required\"");
+}

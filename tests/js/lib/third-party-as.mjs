@@ -11,11 +11,19 @@ import Provider from 'oidc-provider';
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 
 /**
- * Starts it. Returns { issuer, grants (counts per grant_type), verify(token, audience),
- * stop() }. `accessTokenTtl`: seconds a login's access token lives (60: due for refresh at once,
+ * Starts it. Returns { issuer, grants (counts per grant_type), requests (counts per path),
+ * introspectionEndpoint, clientToken(id, secret, resource, scope), revoke(id, secret, token),
+ * verify(token, audience), stop() }. `accessTokenFormat`: 'jwt' or 'opaque' (then only its
+ * introspection endpoint says what a token is); `clients`: static clients (id, secret, grants). `accessTokenTtl`: seconds a login's access token lives (60: due for refresh at once,
  * as gate counts); `refreshedTokenTtl`: one from a refresh.
  */
-export async function startThirdPartyAs({ scope = 'files:read files:write', accessTokenTtl = 3600, refreshedTokenTtl = accessTokenTtl } = {}) {
+export async function startThirdPartyAs({
+  scope = 'files:read files:write',
+  accessTokenTtl = 3600,
+  refreshedTokenTtl = accessTokenTtl,
+  accessTokenFormat = 'jwt',
+  clients = [],
+} = {}) {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
   const { d, ...publicJwk } = jwk;
@@ -37,11 +45,14 @@ export async function startThirdPartyAs({ scope = 'files:read files:write', acce
         getResourceServerInfo: (_ctx, resource) => ({
           scope,
           audience: resource,
-          accessTokenFormat: 'jwt',
-          jwt: { sign: { alg: 'ES256' } },
+          accessTokenFormat,
+          ...(accessTokenFormat === 'jwt' ? { jwt: { sign: { alg: 'ES256' } } } : {}),
         }),
       },
+      introspection: { enabled: true },
+      clientCredentials: { enabled: true },
     },
+    clients,
     scopes: ['openid', 'offline_access', ...scope.split(' ')],
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // A token from a login lives accessTokenTtl, one from a refresh refreshedTokenTtl.
@@ -54,10 +65,39 @@ export async function startThirdPartyAs({ scope = 'files:read files:write', acce
     const g = ctx.oidc?.params?.grant_type ?? '?';
     grants[g] = (grants[g] ?? 0) + 1;
   });
-  listener.on('request', provider.callback());
+  // Requests per path (the introspection endpoint's are counted by the tests).
+  const requests = {};
+  const serve = provider.callback();
+  listener.on('request', (req, res) => {
+    const at = new URL(req.url, issuer).pathname;
+    requests[at] = (requests[at] ?? 0) + 1;
+    serve(req, res);
+  });
   return {
     issuer,
     grants,
+    requests,
+    introspectionEndpoint: `${issuer}/token/introspection`,
+    /** A client's own token (client_credentials) for `resource`, opaque or a JWT as configured. */
+    async clientToken(clientId, secret, resource, tokenScope = 'files:read') {
+      const r = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: tokenScope }),
+      });
+      const body = await r.json();
+      if (!r.ok) throw new Error(`the token endpoint answered ${r.status}: ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    /** Revokes a token at the server (RFC 7009). */
+    async revoke(clientId, secret, token) {
+      const r = await fetch(`${issuer}/token/revocation`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token }),
+      });
+      if (!r.ok) throw new Error(`revocation answered ${r.status}`);
+    },
     async verify(token, audience) {
       return (await this.claims(token, audience))?.sub ?? null;
     },
