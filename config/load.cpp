@@ -109,6 +109,10 @@ load_result parse(std::string_view json_text, acceptance accept, const std::stri
                        "a user-account upstream needs a namespace: without one, gate passes the "
                        "upstream's own initialize through, and a user with no account there yet "
                        "could not connect to be sent to the login");
+        if (!user_accounts && doc->server.client_metadata_url && !errors.failed("/server"))
+            errors.add("/server/clientMetadataUrl",
+                       "names gate's OAuth client metadata, but no upstream's strategy is "
+                       "user-account: gate is nobody's OAuth client");
         if (!user_accounts && doc->server.vault_operator_scope && !errors.failed("/server"))
             errors.add("/server/vault/operatorScope",
                        "names who may revoke users' connections, but no upstream's strategy is "

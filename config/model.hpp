@@ -294,6 +294,10 @@ struct server {
     // Where browsers reach gate (scheme, host, port; no path): the base of the pages a user
     // is sent to for an upstream that takes each user's own account, and of its redirect URI.
     std::optional<std::string> public_url;
+    // gate's OAuth client ID metadata document (CIMD), used as its client_id where an
+    // authorization server supports them; absent: <publicUrl>/oauth/client-metadata.json when
+    // publicUrl is https, else none (gate registers instead).
+    std::optional<std::string> client_metadata_url;
     // server.vault: the key users' tokens are sealed with in the shared store (a secret
     // reference), and the one before it, still read after a rotation.
     std::optional<std::string> vault_key_ref, vault_previous_key_ref;

@@ -158,6 +158,30 @@ void read_public_url(const object_view& o, server& s) {
     }
 }
 
+// server.clientMetadataUrl: gate's OAuth client ID metadata document, its client_id at an
+// authorization server that supports them: an https URL with a path (the CIMD draft's rule).
+void read_client_metadata_url(const object_view& o, server& s) {
+    auto text = o.string("clientMetadataUrl");
+    if (!text) {
+        return;
+    }
+    std::string why;
+    auto url = parse_url(*text, why);
+    if (!url) {
+        o.fail("clientMetadataUrl", quoted(*text) + " is not a valid URL: it " + why);
+    } else if (url->scheme != "https") {
+        o.fail("clientMetadataUrl", "must be an https:// URL: an authorization server fetches "
+                                    "it to learn who gate is, and trusts only https");
+    } else if (url->path.empty() || url->path == "/" || url->has_query || url->has_fragment ||
+               url->has_userinfo) {
+        o.fail("clientMetadataUrl",
+               "must have a path and no query, fragment or user info, "
+               "such as \"https://gate.example.com/oauth/client-metadata.json\"");
+    } else {
+        s.client_metadata_url = *text;
+    }
+}
+
 // server.vault: {keyRef, previousKeyRef, operatorScope}: environment variable names (the keys
 // themselves are checked with the other secrets at start and reload) and a scope token.
 void read_vault(const object_view& parent, server& s) {
@@ -295,7 +319,8 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     }
     object_view o(*v, root.pointer_of("server"), root.errors(),
                   {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "sessions",
-                   "redisUrl", "introspection", "console", "publicUrl", "vault"});
+                   "redisUrl", "introspection", "console", "publicUrl", "vault",
+                   "clientMetadataUrl"});
     if (!o.ok()) {
         return;
     }
@@ -307,6 +332,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     read_sessions(o, out);
     read_redis_url(o, out);
     read_public_url(o, out);
+    read_client_metadata_url(o, out);
     read_vault(o, out);
     read_introspection(o, out);
     out.console_enabled = read_enabled(o, "console").value_or(false);

@@ -70,6 +70,8 @@ first_document(asio::any_io_executor ex, const std::vector<std::string>& urls, R
 
 void user_accounts::use(const config::document& doc) {
     public_url_ = doc.server.public_url.value_or("");
+    client_metadata_url_ = doc.server.client_metadata_url.value_or(
+        public_url_.starts_with("https://") ? public_url_ + std::string(client_metadata_path) : "");
     operator_scope_ = doc.server.vault_operator_scope;
     forget_changed(doc);
     upstreams_.clear();
@@ -310,29 +312,35 @@ user_accounts::discover(const config::upstream& u) {
     t.iss_required = m.iss_parameter_supported;
     t.authorization_endpoint = m.authorization_endpoint;
     t.token_endpoint = m.token_endpoint;
-    if (!a.client_id.empty()) {
-        t.client_id = a.client_id;
-        if (a.client_auth_) {
-            const char* secret = std::getenv(a.client_auth_->secret_ref.c_str());
-            t.client_secret = secret ? secret : "";
-            t.client_method = a.client_auth_->type;
-        } else {
-            t.client_method = "none";
-        }
-        co_return t;
-    }
-    if (m.registration_endpoint.empty())
-        co_return "the authorization server " + issuer + " of upstream " + u.id +
-            " offers no dynamic client registration; configure auth.clientId";
-    auto client = co_await registered_client(m.registration_endpoint, issuer);
+    auto client = co_await client_at(u, m);
     if (auto* why = std::get_if<std::string>(&client))
-        co_return "registering gate at the authorization server " + issuer + " of upstream " +
-            u.id + " failed: " + *why;
+        co_return std::move(*why);
     auto& c = std::get<oauth::client_identity>(client);
-    t.client_id = c.id;
-    t.client_secret = c.secret;
-    t.client_method = c.method;
+    std::tie(t.client_id, t.client_secret, t.client_method) = std::tie(c.id, c.secret, c.method);
     co_return t;
+}
+
+asio::awaitable<std::variant<oauth::client_identity, std::string>>
+user_accounts::client_at(const config::upstream& u, const oauth::server_metadata& m) {
+    const auto& a = u.auth;
+    if (!a.client_id.empty()) {
+        if (!a.client_auth_)
+            co_return oauth::client_identity{a.client_id, "", "none"};
+        const char* secret = std::getenv(a.client_auth_->secret_ref.c_str());
+        co_return oauth::client_identity{a.client_id, secret ? secret : "", a.client_auth_->type};
+    }
+    // MCP's order: a client ID metadata document where the server takes them, else
+    // registration.
+    if (m.client_id_metadata_document_supported && !client_metadata_url_.empty())
+        co_return oauth::client_identity{client_metadata_url_, "", "none"};
+    if (m.registration_endpoint.empty())
+        co_return "the authorization server " + m.issuer + " of upstream " + u.id +
+            " offers no dynamic client registration; configure auth.clientId";
+    auto client = co_await registered_client(m.registration_endpoint, m.issuer);
+    if (auto* why = std::get_if<std::string>(&client))
+        co_return "registering gate at the authorization server " + m.issuer + " of upstream " +
+            u.id + " failed: " + *why;
+    co_return std::move(client);
 }
 
 asio::awaitable<std::variant<oauth::client_identity, std::string>>

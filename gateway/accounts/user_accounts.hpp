@@ -26,6 +26,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -41,6 +42,7 @@ namespace gate::gateway::accounts {
 
 inline constexpr std::string_view connect_path = "/oauth/connect";
 inline constexpr std::string_view callback_path = "/oauth/callback";
+inline constexpr std::string_view client_metadata_path = "/oauth/client-metadata.json";
 
 // A login the user is sent to: the id the elicitation carries, the link, and what to tell them.
 struct login_offer {
@@ -59,6 +61,11 @@ struct account_event {
     std::string error;     // a failure's reason (never a token)
     std::string by;        // a revocation: the operator who asked for it ("subject at issuer")
 };
+
+// A connection as GET /api/connections and /api/accounts show it (never a token), and a
+// refusal of those APIs ({"error": why}, not cached).
+boost::json::object connection_json(const connection_view& c);
+transport::http_reply connections_refusal(boost::beast::http::status status, std::string why);
 
 class user_accounts final : public user_tokens {
 public:
@@ -108,6 +115,10 @@ public:
     // refused token) and forgets it here too, until `stopping` says so.
     boost::asio::awaitable<void> follow(std::function<bool()> stopping);
 
+    // GET /oauth/client-metadata.json: gate as an OAuth client (a client ID metadata
+    // document): its name, its redirect URI, a public client using PKCE.
+    transport::http_reply client_metadata() const;
+
     // GET and POST /oauth/connect, GET /oauth/callback.
     boost::asio::awaitable<transport::http_reply> connect(const transport::http_request& req);
     boost::asio::awaitable<transport::http_reply> callback(const transport::http_request& req);
@@ -141,6 +152,10 @@ private:
     discover(const config::upstream& u);
     // The upstream's challenge to a request without a token (empty when it answers none).
     boost::asio::awaitable<protocol::oauth::bearer_challenge> challenge_of(const std::string& url);
+    // gate's client at the server `m` describes: the configured one, its client ID metadata
+    // document, or a registration (kept per issuer); or why none.
+    boost::asio::awaitable<std::variant<protocol::oauth::client_identity, std::string>>
+    client_at(const config::upstream& u, const protocol::oauth::server_metadata& m);
     boost::asio::awaitable<std::variant<protocol::oauth::client_identity, std::string>>
     registered_client(const std::string& registration_endpoint, const std::string& issuer);
     boost::asio::awaitable<void> refresh(const config::upstream& u, const std::string& principal);
@@ -174,6 +189,7 @@ private:
 
     boost::asio::any_io_executor ex_;
     std::string public_url_;
+    std::string client_metadata_url_; // "": gate has none (it registers instead)
     bool in_use_ = false;
     std::set<std::string, std::less<>> upstreams_; // the running document's user-account ids
     // Where each user-account upstream is and how gate logs in there, as last used.

@@ -6,7 +6,6 @@
 #include "gateway/accounts/user_accounts.hpp"
 #include "policy/subjects_select.hpp"
 #include "protocol/param_headers.hpp"
-#include "protocol/utc_timestamp.hpp"
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>
@@ -21,25 +20,18 @@ namespace {
 
 constexpr std::size_t listing_bound = 1000;
 
-transport::http_reply operator_refusal(http::status status, std::string why) {
-    auto reply = transport::http_reply::json(
-        status, json::serialize(json::object{{"error", std::move(why)}}));
-    reply.headers.emplace_back("Cache-Control", "no-store");
-    return reply;
-}
-
 // Why `caller` may not act as the operator; nullopt when it may.
 std::optional<transport::http_reply> not_an_operator(const policy::caller_ref& caller,
                                                      const std::optional<std::string>& scope) {
     if (!scope)
-        return operator_refusal(http::status::forbidden,
-                                "no operator may list or revoke users' connections: "
-                                "server.vault.operatorScope is not configured");
+        return connections_refusal(http::status::forbidden,
+                                   "no operator may list or revoke users' connections: "
+                                   "server.vault.operatorScope is not configured");
     auto held = caller ? policy::held_scopes(*caller) : std::vector<std::string>();
     if (std::find(held.begin(), held.end(), *scope) == held.end())
-        return operator_refusal(http::status::forbidden,
-                                "listing or revoking other users' connections needs the scope " +
-                                    *scope);
+        return connections_refusal(http::status::forbidden,
+                                   "listing or revoking other users' connections needs the scope " +
+                                       *scope);
     return std::nullopt;
 }
 
@@ -52,9 +44,9 @@ user_accounts::everyones_connections(const policy::caller_ref& caller,
         return std::move(*refused);
     auto q = query_of(req);
     if (auto bad = unknown_key(q, {"upstream"}))
-        return operator_refusal(http::status::bad_request, "unknown query parameter \"" +
-                                                               protocol::printable(*bad, 60) +
-                                                               "\" (upstream)");
+        return connections_refusal(http::status::bad_request, "unknown query parameter \"" +
+                                                                  protocol::printable(*bad, 60) +
+                                                                  "\" (upstream)");
     auto upstream = query_value(q, "upstream");
     json::array out;
     bool truncated = false;
@@ -66,15 +58,9 @@ user_accounts::everyones_connections(const policy::caller_ref& caller,
             break;
         }
         auto cut = c.principal.find('\n');
-        json::object o{{"upstream", c.upstream},
-                       {"issuer", c.principal.substr(0, cut)},
-                       {"subject", cut == std::string::npos ? "" : c.principal.substr(cut + 1)},
-                       {"scope", c.scope},
-                       {"connectedAt", protocol::utc_timestamp(c.connected_at)},
-                       {"refreshable", c.refreshable}};
-        o["expiresAt"] = c.expires_at == wall_clock::time_point::max()
-                             ? json::value(nullptr)
-                             : json::value(protocol::utc_timestamp(c.expires_at));
+        auto o = connection_json(c);
+        o["issuer"] = c.principal.substr(0, cut);
+        o["subject"] = cut == std::string::npos ? "" : c.principal.substr(cut + 1);
         out.push_back(std::move(o));
     }
     auto reply = transport::http_reply::json(
@@ -91,25 +77,25 @@ asio::awaitable<transport::http_reply> user_accounts::revoke(const policy::calle
         co_return std::move(*refused);
     auto q = query_of(req);
     if (auto bad = unknown_key(q, {"upstream", "issuer", "subject"}))
-        co_return operator_refusal(http::status::bad_request, "unknown query parameter \"" +
-                                                                  protocol::printable(*bad, 60) +
-                                                                  "\" (upstream, issuer, subject)");
+        co_return connections_refusal(http::status::bad_request,
+                                      "unknown query parameter \"" + protocol::printable(*bad, 60) +
+                                          "\" (upstream, issuer, subject)");
     auto upstream = query_value(q, "upstream");
     auto issuer = query_value(q, "issuer");
     auto subject = query_value(q, "subject");
     if (issuer.has_value() != subject.has_value() ||
         (issuer && (issuer->empty() || subject->empty())))
-        co_return operator_refusal(http::status::bad_request,
-                                   "issuer and subject name a principal together; give both, "
-                                   "each once and not empty, or neither");
+        co_return connections_refusal(http::status::bad_request,
+                                      "issuer and subject name a principal together; give both, "
+                                      "each once and not empty, or neither");
     if (!upstream && !issuer)
-        co_return operator_refusal(http::status::bad_request,
-                                   "name what to revoke: an upstream, a principal (issuer and "
-                                   "subject), or both");
+        co_return connections_refusal(http::status::bad_request,
+                                      "name what to revoke: an upstream, a principal (issuer and "
+                                      "subject), or both");
     if (upstream && !upstreams_.contains(*upstream))
-        co_return operator_refusal(http::status::bad_request,
-                                   "no user-account upstream has the id \"" +
-                                       protocol::printable(*upstream, 60) + "\"");
+        co_return connections_refusal(http::status::bad_request,
+                                      "no user-account upstream has the id \"" +
+                                          protocol::printable(*upstream, 60) + "\"");
     auto principal = issuer ? *issuer + '\n' + *subject : std::string();
     auto here = co_await forget_everywhere(upstream.value_or(""),
                                            issuer ? account_vault::digest_of(principal) : "");

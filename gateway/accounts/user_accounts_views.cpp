@@ -11,31 +11,31 @@ namespace gate::gateway::accounts {
 namespace http = boost::beast::http;
 namespace json = boost::json;
 
-namespace {
-
-transport::http_reply view_refusal(http::status status, std::string_view why) {
+transport::http_reply connections_refusal(http::status status, std::string why) {
     auto reply = transport::http_reply::json(
-        status, json::serialize(json::object{{"error", std::string(why)}}));
+        status, json::serialize(json::object{{"error", std::move(why)}}));
     reply.headers.emplace_back("Cache-Control", "no-store");
     return reply;
 }
 
-} // namespace
+json::object connection_json(const connection_view& c) {
+    json::object o{{"upstream", c.upstream},
+                   {"scope", c.scope},
+                   {"connectedAt", protocol::utc_timestamp(c.connected_at)},
+                   {"refreshable", c.refreshable}};
+    o["expiresAt"] = c.expires_at == wall_clock::time_point::max()
+                         ? json::value(nullptr)
+                         : json::value(protocol::utc_timestamp(c.expires_at));
+    return o;
+}
 
 transport::http_reply user_accounts::connections_of(const policy::caller_ref& caller) const {
     if (!caller)
-        return view_refusal(http::status::forbidden, "connections belong to a verified caller");
+        return connections_refusal(http::status::forbidden,
+                                   "connections belong to a verified caller");
     json::array out;
-    for (const auto& c : vault_.connections(caller->issuer + '\n' + caller->subject)) {
-        json::object o{{"upstream", c.upstream},
-                       {"scope", c.scope},
-                       {"connectedAt", protocol::utc_timestamp(c.connected_at)},
-                       {"refreshable", c.refreshable}};
-        o["expiresAt"] = c.expires_at == wall_clock::time_point::max()
-                             ? json::value(nullptr)
-                             : json::value(protocol::utc_timestamp(c.expires_at));
-        out.push_back(std::move(o));
-    }
+    for (const auto& c : vault_.connections(caller->issuer + '\n' + caller->subject))
+        out.push_back(connection_json(c));
     auto reply = transport::http_reply::json(
         http::status::ok, json::serialize(json::object{{"connections", std::move(out)}}));
     reply.headers.emplace_back("Cache-Control", "no-store");
@@ -45,18 +45,36 @@ transport::http_reply user_accounts::connections_of(const policy::caller_ref& ca
 transport::http_reply user_accounts::disconnect(const policy::caller_ref& caller,
                                                 std::string_view upstream) {
     if (!caller)
-        return view_refusal(http::status::forbidden, "connections belong to a verified caller");
+        return connections_refusal(http::status::forbidden,
+                                   "connections belong to a verified caller");
     if (!upstreams_.contains(upstream)) // nothing made of the path reaches the store
-        return view_refusal(http::status::not_found, "no user-account upstream has that id");
+        return connections_refusal(http::status::not_found, "no user-account upstream has that id");
     auto principal = caller->issuer + '\n' + caller->subject;
     std::string id(upstream);
     bool held = vault_.find(id, principal, wall_clock::now()).what != account_vault::standing::none;
     forget(id, principal); // in the fleet's store too, where another instance may have put it
     if (!held)
-        return view_refusal(http::status::not_found,
-                            "no account of this caller is connected at that upstream here");
+        return connections_refusal(http::status::not_found,
+                                   "no account of this caller is connected at that upstream here");
     told("disconnected", id, principal);
     return transport::http_reply::empty(http::status::no_content);
+}
+
+transport::http_reply user_accounts::client_metadata() const {
+    if (client_metadata_url_.empty())
+        return connections_refusal(http::status::not_found,
+                                   "gate has no client metadata document: server.publicUrl is "
+                                   "not https and server.clientMetadataUrl is not set");
+    json::object doc{{"client_id", client_metadata_url_},
+                     {"client_name", "gate"},
+                     {"redirect_uris", json::array{json::value(redirect_uri())}},
+                     {"grant_types", json::array{"authorization_code", "refresh_token"}},
+                     {"response_types", json::array{"code"}},
+                     {"token_endpoint_auth_method", "none"},
+                     {"application_type", "web"}};
+    auto reply = transport::http_reply::json(http::status::ok, json::serialize(doc));
+    reply.headers.emplace_back("Cache-Control", "public, max-age=3600");
+    return reply;
 }
 
 } // namespace gate::gateway::accounts

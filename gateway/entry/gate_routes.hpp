@@ -34,6 +34,7 @@ enum class endpoint : std::uint8_t {
     icon,
     account_connect,
     account_callback,
+    account_client_metadata,
     account_connections,
     account_disconnect,
     account_listing,
@@ -45,12 +46,12 @@ using gate_route = http_route<endpoint>;
 
 // One row a line, read as the table it is.
 // clang-format off
-inline constexpr std::array<gate_route, 25> gate_routes = [] {
+inline constexpr std::array<gate_route, 26> gate_routes = [] {
     using enum route_path;
     using enum route_switch;
     using enum other_methods;
     using pipeline::door;
-    return std::array<gate_route, 25>{{
+    return std::array<gate_route, 26>{{
     // path                                            methods             other methods       on when        door           endpoint
     {mcp_endpoint, "",                                 post_only_method,   method_not_allowed, always,        door::message, endpoint::mcp_message},
     {mcp_endpoint, "",                                 get_only_method,    method_not_allowed, always,        door::stream,  endpoint::mcp_stream},
@@ -77,6 +78,7 @@ inline constexpr std::array<gate_route, 25> gate_routes = [] {
     // (gateway/accounts/user_accounts.hpp).
     {exact, "/oauth/connect",                          get_or_post_method, method_not_allowed, user_accounts, {},            endpoint::account_connect},
     {exact, "/oauth/callback",                         get_only_method,    get_only,           user_accounts, {},            endpoint::account_callback},
+    {exact, "/oauth/client-metadata.json",             get_only_method,    get_only,           user_accounts, {},            endpoint::account_client_metadata},
     // The caller's own connections, after stages 2 and 3 like the views.
     {exact, "/api/connections",                        get_only_method,    get_only,           user_accounts, door::view,    endpoint::account_connections},
     {prefix, "/api/connections/",                      delete_only_method, method_not_allowed, user_accounts, door::view,    endpoint::account_disconnect},

@@ -243,6 +243,8 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
         co_return co_await p.accounts.connect(c.req);
     case endpoint::account_callback:
         co_return co_await p.accounts.callback(c.req);
+    case endpoint::account_client_metadata:
+        co_return p.accounts.client_metadata();
     case endpoint::account_connections:
         co_return p.accounts.connections_of(c.rec->who.caller);
     case endpoint::account_disconnect:

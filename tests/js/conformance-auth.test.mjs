@@ -42,8 +42,7 @@ const REFUSED_CALLBACK = { logins: 1, callback: 400, callbackText: /did not come
 const refusedBefore = (why) => ({ logins: 0, result: why });
 
 // WARNING checks gate gets, each with the reason; the test fails when one is not reported
-// any more (then remove it here).
-const NO_CIMD = 'gate registers (RFC 7591) where the server offers Client ID Metadata Documents: it has no CIMD URL to offer yet';
+// any more (then remove it here). None today.
 
 // [scenario, revision, expectation, { warnings: Map(check id -> reason) }]
 const CASES = [];
@@ -52,7 +51,9 @@ const both = (scenario, expect, extra) => {
   CASES.push([scenario, V2026, expect, extra]);
 };
 for (const m of ['metadata-default', 'metadata-var1', 'metadata-var2', 'metadata-var3']) both(`auth/${m}`, connects());
-both('auth/basic-cimd', connects(), { warnings: new Map([['cimd-client-id-used', NO_CIMD]]) });
+// gate's client ID metadata document URL as client_id (server.clientMetadataUrl), not a
+// registration.
+both('auth/basic-cimd', connects());
 both('auth/scope-from-www-authenticate', connects());
 both('auth/scope-from-scopes-supported', connects());
 both('auth/scope-omitted-when-undefined', connects());

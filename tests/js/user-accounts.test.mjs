@@ -68,7 +68,7 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     config = (publicUrl) => ({
       audit: { sinks: [{ type: 'stdout' }] },
       auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
-      server: { publicUrl },
+      server: { publicUrl, introspection: { enabled: true }, console: { enabled: true } },
       upstreams: [
         { id: 'files', url: files.url, namespace: 'files', auth: { strategy: 'user-account', scopes: ['files:read'] } },
         { id: 'dark', url: files.url, namespace: 'dark', auth: { strategy: 'user-account', authorizationServer: downAs } },
@@ -260,6 +260,54 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     assert.equal(asked, 1);
     assert.match(String(err.message), /needs your own account there: open http:\/\/127\.0\.0\.1:\d+\/oauth\/connect\?login=/);
     await frank.close();
+  });
+
+  test('gate serves its client metadata document, its client_id where a server takes them', async () => {
+    // publicUrl is http here: no document of gate's own (CIMD needs https) ...
+    const none = await fetch(`${gate.base}/oauth/client-metadata.json`);
+    assert.equal(none.status, 404);
+    assert.match((await none.json()).error, /server.publicUrl is not https/);
+    // ... until one is configured: the document names it as the client_id and gate's callback.
+    const url = 'https://gate.example.com/oauth/client-metadata.json';
+    await gate.reloaded({ ...config(gate.base), server: { ...config(gate.base).server, clientMetadataUrl: url } });
+    const doc = await (await fetch(`${gate.base}/oauth/client-metadata.json`)).json();
+    assert.equal(doc.client_id, url);
+    assert.deepEqual(doc.redirect_uris, [`${gate.base}/oauth/callback`]);
+    assert.equal(doc.token_endpoint_auth_method, 'none');
+    assert.equal((await fetch(`${gate.base}/oauth/client-metadata.json`, { method: 'POST' })).status, 405);
+    await gate.reloaded(config(gate.base));
+  });
+
+  test("the console shows a user's own connections and disconnects one, in Chromium", async () => {
+    const hana = await connect('hana');
+    let url;
+    await hana.callTool({ name: 'files__whoami', arguments: {} }).catch((e) => (url = e.elicitations?.[0]?.url));
+    assert.ok(url, 'sent to a login');
+    assert.match((await signIn(browser, url, 'hana')).outcome, /connected/);
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    try {
+      await page.goto(`${gate.base}/console/`);
+      await page.waitForSelector('#signin:not([hidden])');
+      await page.fill('#token', tokenFor.hana);
+      await page.click('#signin button[type=submit]');
+      await page.waitForSelector('#connections-section:not([hidden]) #connections tbody tr');
+      const rows = await page.$$eval('#connections tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+      assert.deepEqual(rows.map((r) => r[0]), ['files'], 'only hana\'s own, at files');
+      assert.equal(rows[0][1], 'files:read');
+      assert.ok(!(await page.content()).includes(tokenFor.hana.slice(-20)), 'no token on the page');
+      await page.click('button[aria-label="Disconnect your account at files"]');
+      await page.waitForSelector('#connections-none:not([hidden])');
+      assert.match(await page.textContent('#status'), /Disconnected your account at files/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+    // The next call asks for a login again.
+    const again = await hana.callTool({ name: 'files__whoami', arguments: {} }).then(() => null, (e) => e);
+    assert.ok(again instanceof UrlElicitationRequiredError, `got ${again}`);
+    await hana.close();
   });
 
   test('a callback from another browser, or naming another issuer, connects nothing', async () => {

@@ -131,6 +131,8 @@ const std::map<std::string, std::string> enforced = {
      "an opaque token is accepted as the principal its issuer's introspection endpoint names"},
     {"/auth/introspection/cacheSeconds",
      "an answer is believed for cacheSeconds; a refused token is asked about once"},
+    {"/server/clientMetadataUrl",
+     "gate serves its client metadata document, its client_id where a server takes them"},
     {"/server/vault/operatorScope",
      "an operator revokes a principal's and an upstream's connections in every gate"},
     {"/server/vault/previousKeyRef",

@@ -140,3 +140,29 @@ TEST(config_introspection, opaque_tokens_are_asked_about_at_a_configured_endpoin
             R"("clientAuth":{"type":"client_secret_basic","secretRef":"S"}}}})"),
         "/auth/introspection", "needs auth.mode \"required\"");
 }
+
+TEST(config_user_account,
+     a_client_metadata_url_is_https_with_a_path_and_needs_an_account_upstream) {
+    auto r = parse(
+        doc_with(
+            R"({"strategy":"user-account"})",
+            R"({"publicUrl":"https://gate.example","clientMetadataUrl":"https://gate.example/cimd.json"})"),
+        acceptance::specification);
+    ASSERT_NE(r.doc, nullptr);
+    EXPECT_EQ(r.doc->server.client_metadata_url, "https://gate.example/cimd.json");
+    expect_error(
+        doc_with(
+            R"({"strategy":"user-account"})",
+            R"({"publicUrl":"https://gate.example","clientMetadataUrl":"http://gate.example/c.json"})"),
+        "/server/clientMetadataUrl", "must be an https:// URL");
+    expect_error(
+        doc_with(
+            R"({"strategy":"user-account"})",
+            R"({"publicUrl":"https://gate.example","clientMetadataUrl":"https://gate.example/"})"),
+        "/server/clientMetadataUrl", "must have a path");
+    expect_error(
+        doc_with(
+            R"({"strategy":"none"})",
+            R"({"publicUrl":"https://gate.example","clientMetadataUrl":"https://gate.example/c.json"})"),
+        "/server/clientMetadataUrl", "no upstream's strategy is user-account");
+}

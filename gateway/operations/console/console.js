@@ -1,6 +1,7 @@
 "use strict";
 // The gate console: a read-only view of GET /api/federation and /api/traffic, refreshed every
-// 5 s, and of /api/catalog, refreshed every minute or on demand. With auth required it asks
+// 5 s, and of /api/catalog, refreshed every minute or on demand; and the viewer's own
+// connections at user-account upstreams (/api/connections), which it may disconnect. With auth required it asks
 // for a Bearer token (kept in this tab's sessionStorage only). Everything is built with DOM
 // calls and classes: the page's policy allows no inline style or script.
 (() => {
@@ -336,7 +337,50 @@
       const traffic = await read("/api/traffic");
       renderFederation(f, traffic);
       if (traffic) { renderInstance(traffic, f); renderTimeline(traffic); renderRefusals(traffic); say(""); }
+      await refreshConnections(f);
       if (!catalogText) await refreshCatalog();
+    } catch (e) {
+      say(`gate does not answer: ${e.message}`, true);
+    }
+  }
+
+  // Your connections (user-account upstreams): shown when gate has such upstreams (the API
+  // answers), each with a button that disconnects it.
+  function renderConnections(list) {
+    $("connections-section").hidden = false;
+    $("connections-link").hidden = false;
+    $("connections-none").hidden = list.length > 0;
+    $("connections").hidden = list.length === 0;
+    $("connections").querySelector("tbody").replaceChildren(...list.map((c) => {
+      const tr = el("tr");
+      const button = el("button", "", "Disconnect");
+      button.type = "button";
+      button.setAttribute("aria-label", `Disconnect your account at ${c.upstream}`);
+      button.addEventListener("click", () => disconnect(c.upstream));
+      const action = el("td");
+      action.append(button);
+      tr.append(el("td", "", c.upstream), el("td", "", c.scope || "—"),
+        el("td", "", new Date(c.connectedAt).toLocaleString()),
+        el("td", "", c.expiresAt ? new Date(c.expiresAt).toLocaleString() : "—"),
+        el("td", "", c.refreshable ? "yes" : "no"), action);
+      return tr;
+    }));
+  }
+
+  // Asked only when an upstream the viewer sees takes each user's account (the API is not
+  // served otherwise).
+  async function refreshConnections(f) {
+    if (!(f.upstreams || []).some((u) => u.credential === "user-account")) return;
+    const res = await fetch("/api/connections", { headers: headers() });
+    if (res.ok) renderConnections((await res.json()).connections || []);
+  }
+
+  async function disconnect(upstream) {
+    try {
+      const res = await fetch(`/api/connections/${encodeURIComponent(upstream)}`, { method: "DELETE", headers: headers() });
+      say(res.status === 204 ? `Disconnected your account at ${upstream}.` : `Disconnecting answered ${res.status}.`, res.status !== 204);
+      const f = await read("/api/federation");
+      if (f) await refreshConnections(f);
     } catch (e) {
       say(`gate does not answer: ${e.message}`, true);
     }

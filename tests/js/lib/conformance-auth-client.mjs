@@ -59,9 +59,13 @@ function gateConfig(idp, publicUrl) {
     auth.clientId = context.client_id;
     auth.clientAuth = { type: 'client_secret_basic', secretRef: SECRET_VAR };
   }
+  // auth/basic-cimd: gate's client ID metadata document is the URL the suite expects (its
+  // authorization server takes it without fetching it); gate's own would be under publicUrl,
+  // which is http here.
+  const cimd = scenario === 'auth/basic-cimd' ? { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' } : {};
   return {
     auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
-    server: { publicUrl },
+    server: { publicUrl, ...cimd },
     upstreams: [{ id: NAMESPACE, url: serverUrl, namespace: NAMESPACE, ...(modern ? { protocol: MODERN } : {}), auth }],
   };
 }
