@@ -1,8 +1,10 @@
 // What an upstream's authorization side sends gate as its OAuth client (strategy
 // user-account), on arbitrary text: the protected resource metadata, the authorization
-// server's metadata, a token endpoint's answer and a Bearer challenge. Never crashes; what is
+// server's metadata, a token endpoint's answer and a Bearer challenge; and an introspection
+// endpoint's answer about an opaque inbound token (auth.introspection). Never crashes; what is
 // accepted holds what gate relies on (the issuer asked for, http(s) endpoints, S256, a token
-// that can go in a header), and a refusal says why.
+// that can go in a header, a subject, a time bound), and a refusal says why.
+#include "protocol/oauth/introspection_answer.hpp"
 #include "protocol/oauth/metadata.hpp"
 #include "protocol/oauth/token_answer.hpp"
 
@@ -40,6 +42,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         } else if (std::get<oauth::token_refusal>(token).why.empty()) {
             std::abort();
         }
+    }
+    constexpr std::int64_t now = 1'800'000'000;
+    auto seen = oauth::read_introspection(
+        200, text, {"https://gate.example/mcp", std::nullopt, "https://as.example/introspect", 60},
+        now);
+    if (auto* who = std::get_if<oauth::introspected>(&seen)) {
+        if (who->subject.empty() || who->issuer.empty() || who->believed_until > now + 60)
+            std::abort();
+    } else if (std::get<oauth::introspection_refusal>(seen).why.empty()) {
+        std::abort();
     }
     auto challenge = oauth::read_bearer_challenge(text);
     if (challenge.scope.size() > text.size() || challenge.resource_metadata.size() > text.size())
