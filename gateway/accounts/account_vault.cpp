@@ -43,15 +43,28 @@ void account_vault::keep(std::string_view upstream, std::string_view principal,
                                     digest_of(principal), std::move(tokens), std::move(line)});
 }
 
-bool account_vault::forget(std::string_view upstream, std::string_view principal) {
-    return entries_.erase(key_of(upstream, principal)) > 0;
+std::optional<account_tokens> account_vault::forget(std::string_view upstream,
+                                                    std::string_view principal) {
+    auto node = entries_.extract(key_of(upstream, principal));
+    if (node.empty())
+        return std::nullopt;
+    return std::move(node.mapped().tokens);
 }
 
-std::size_t account_vault::forget_where(std::string_view upstream, std::string_view digest) {
-    return std::erase_if(entries_, [&](const auto& e) {
-        return (upstream.empty() || e.second.upstream == upstream) &&
-               (digest.empty() || e.second.digest == digest);
-    });
+std::vector<forgotten_tokens> account_vault::forget_where(std::string_view upstream,
+                                                          std::string_view digest) {
+    std::vector<forgotten_tokens> taken;
+    for (auto it = entries_.begin(); it != entries_.end();) {
+        auto& e = it->second;
+        if ((upstream.empty() || e.upstream == upstream) &&
+            (digest.empty() || e.digest == digest)) {
+            taken.push_back({std::move(e.upstream), std::move(e.principal), std::move(e.tokens)});
+            it = entries_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    return taken;
 }
 
 std::string account_vault::digest_of(std::string_view principal) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -36,6 +37,12 @@ struct connection_view {
     bool refreshable = false;
 };
 
+// Tokens taken out of the vault: what a revocation at the authorization server needs.
+struct forgotten_tokens {
+    std::string upstream, principal;
+    account_tokens tokens;
+};
+
 class account_vault {
 public:
     static constexpr auto refresh_margin = std::chrono::seconds(60);
@@ -53,10 +60,11 @@ public:
     lookup find(std::string_view upstream, std::string_view principal,
                 wall_clock::time_point now) const;
     void keep(std::string_view upstream, std::string_view principal, account_tokens tokens);
-    bool forget(std::string_view upstream, std::string_view principal);
+    // The tokens taken out, when there were.
+    std::optional<account_tokens> forget(std::string_view upstream, std::string_view principal);
     // Every connection at `upstream` ("": any) of the principal whose digest is `digest` ("":
-    // any): what an operator's revocation or another instance's announcement names. How many.
-    std::size_t forget_where(std::string_view upstream, std::string_view digest);
+    // any): what an operator's revocation or another instance's announcement names. Those taken.
+    std::vector<forgotten_tokens> forget_where(std::string_view upstream, std::string_view digest);
     // The digest a principal is named by outside this process (the fleet's store, an
     // announcement): an issuer or a subject is outside input, never a key's text.
     static std::string digest_of(std::string_view principal);

@@ -7,6 +7,8 @@
 // and in all. Plain C++, time passed in.
 #pragma once
 
+#include "protocol/oauth/token_form.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -24,8 +26,9 @@ struct login_target {
     std::string issuer;
     bool iss_required = false; // RFC 9207: the server says it sends `iss`
     std::string authorization_endpoint, token_endpoint;
-    std::string client_id, client_secret, client_method; // client_method: none | client_secret_*
-    std::string resource;                                // RFC 8707 (empty: not sent)
+    protocol::oauth::client_identity client;
+    std::string revocation_endpoint; // RFC 7009 (empty: the server offers none)
+    std::string resource;            // RFC 8707 (empty: not sent)
     std::string scope;
     std::string redirect_uri; // as it was when the login started (a reload may move gate)
 };

@@ -5,6 +5,7 @@
 // cookie and `iss` checked, the code redeemed, the tokens kept, the waiting call woken).
 #include "gateway/accounts/user_accounts.hpp"
 
+#include "gateway/accounts/oauth_requests.hpp"
 #include "protocol/digest.hpp"
 #include "protocol/oauth/metadata.hpp"
 #include "protocol/oauth/token_answer.hpp"
@@ -26,32 +27,13 @@ using steady_clock = std::chrono::steady_clock;
 
 namespace {
 
-transport::fetch_request get(std::string url) {
-    transport::fetch_request r;
-    r.url = std::move(url);
-    r.timeout = user_accounts::fetch_timeout;
-    r.max_body = 64 * 1024;
-    r.headers.emplace_back("Accept", "application/json");
-    return r;
-}
-
-transport::fetch_request post_form(std::string url, oauth::token_form form) {
-    auto r = get(std::move(url));
-    r.method = "POST";
-    r.content_type = "application/x-www-form-urlencoded";
-    r.body = std::move(form.body);
-    for (auto& h : form.headers)
-        r.headers.push_back(std::move(h));
-    return r;
-}
-
 // The first of `urls` that answers 200 with a document `read` accepts; or why none did.
 template <class Read>
 asio::awaitable<std::variant<std::invoke_result_t<Read, std::string_view>, std::string>>
 first_document(asio::any_io_executor ex, const std::vector<std::string>& urls, Read read) {
     std::string why = "no URL to ask";
     for (const auto& url : urls) {
-        auto got = co_await transport::http_fetch(ex, get(url));
+        auto got = co_await transport::http_fetch(ex, json_get(url));
         if (auto* e = std::get_if<std::string>(&got)) {
             why = *e;
             continue;
@@ -77,7 +59,7 @@ void user_accounts::use(const config::document& doc) {
     upstreams_.clear();
     for (const auto& u : doc.upstreams)
         if (u.auth.strategy == "user-account")
-            upstreams_.insert(u.id);
+            upstreams_.emplace(u.id, u);
     in_use_ = !upstreams_.empty();
     targets_.clear(); // a reload may change an upstream's client or server
 }
@@ -91,12 +73,12 @@ void user_accounts::forget_changed(const config::document& doc) {
         auto now = next.find(id);
         if (now != next.end() && now->second == was)
             continue;
-        auto n = vault_.forget_where(id, "");
+        auto n = vault_.forget_where(id, "").size();
         if (store_) // every instance's reload erases the same records: idempotent
             asio::co_spawn(
                 ex_,
                 [store = store_, prefix = id + ":"]() -> asio::awaitable<void> {
-                    co_await store->forgetting().erase_prefixed("vault", prefix);
+                    co_await store->forgetting().erase_prefixed(vault_state, prefix);
                 },
                 asio::detached);
         if (n > 0)
@@ -175,7 +157,7 @@ asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
         if (now.what == account_vault::standing::fresh ||
             (now.tokens && !seen.empty() && now.tokens->access_token != seen))
             co_return;
-        auto claimed = co_await store_->claim_once("vault-refresh", record_name(u.id, principal),
+        auto claimed = co_await store_->claim_once(refresh_state, record_name(u.id, principal),
                                                    std::chrono::seconds(15));
         if (claimed && !*claimed)
             co_return co_await await_fleet_refresh(u, principal);
@@ -198,8 +180,7 @@ asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
     form.add("grant_type", "refresh_token").add("refresh_token", refresh_token);
     auto& at = std::get<login_target>(target);
     if (!client.id.empty()) // as the client the tokens were issued to, whichever instance that was
-        std::tie(at.client_id, at.client_secret, at.client_method) =
-            std::tie(client.id, client.secret, client.method);
+        at.client = client;
     auto read = co_await ask_token(at, std::move(form));
     if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
         auto now = wall_clock::now();
@@ -225,8 +206,8 @@ asio::awaitable<std::variant<oauth::issued_token, oauth::token_refusal>>
 user_accounts::ask_token(const login_target& t, oauth::token_form form) {
     if (!t.resource.empty())
         form.add("resource", t.resource);
-    form.authenticate({t.client_id, t.client_secret, t.client_method});
-    auto got = co_await transport::http_fetch(ex_, post_form(t.token_endpoint, std::move(form)));
+    form.authenticate(t.client);
+    auto got = co_await transport::http_fetch(ex_, form_post(t.token_endpoint, std::move(form)));
     if (auto* e = std::get_if<std::string>(&got))
         co_return oauth::token_refusal{std::move(*e), {}};
     auto& a = std::get<transport::fetch_answer>(got);
@@ -248,7 +229,7 @@ user_accounts::target_for(const config::upstream& u) {
 asio::awaitable<oauth::bearer_challenge> user_accounts::challenge_of(const std::string& url) {
     // A request without a token, as an MCP client's first one is: a protected server answers
     // 401 with its challenge. A list, not initialize: a server may let initialize through.
-    auto probe = get(url);
+    auto probe = json_get(url);
     probe.method = "POST";
     probe.content_type = "application/json";
     probe.body = R"({"jsonrpc":"2.0","id":0,"method":"tools/list","params":{}})";
@@ -312,11 +293,11 @@ user_accounts::discover(const config::upstream& u) {
     t.iss_required = m.iss_parameter_supported;
     t.authorization_endpoint = m.authorization_endpoint;
     t.token_endpoint = m.token_endpoint;
+    t.revocation_endpoint = m.revocation_endpoint;
     auto client = co_await client_at(u, m);
     if (auto* why = std::get_if<std::string>(&client))
         co_return std::move(*why);
-    auto& c = std::get<oauth::client_identity>(client);
-    std::tie(t.client_id, t.client_secret, t.client_method) = std::tie(c.id, c.secret, c.method);
+    t.client = std::move(std::get<oauth::client_identity>(client));
     co_return t;
 }
 
@@ -357,7 +338,7 @@ user_accounts::registered_client(const std::string& endpoint, const std::string&
                       {"grant_types", json::array{"authorization_code", "refresh_token"}},
                       {"response_types", json::array{"code"}},
                       {"token_endpoint_auth_method", "none"}};
-    auto req = get(endpoint);
+    auto req = json_get(endpoint);
     req.method = "POST";
     req.content_type = "application/json";
     req.body = json::serialize(meta);

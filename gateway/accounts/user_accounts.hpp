@@ -29,11 +29,11 @@
 #include <boost/json/object.hpp>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -54,13 +54,17 @@ struct login_offer {
 // What happened to a user's account, for the audit and /metrics (told to the gateway).
 struct account_event {
     // loginStarted | connected | loginFailed | refreshed | refreshFailed | refused |
-    // disconnected | revoked
+    // disconnected | revoked | grantRevoked | grantRevokeFailed (RFC 7009, at the server)
     std::string_view kind;
     std::string upstream;  // "" for a revocation: every user-account upstream
     std::string principal; // issuer\nsubject; "" for a revocation: every principal
     std::string error;     // a failure's reason (never a token)
     std::string by;        // a revocation: the operator who asked for it ("subject at issuer")
 };
+
+// What becomes of a forgotten connection's grant at its authorization server: kept (gate only
+// forgets it: a token the upstream refused, a reload) or revoked there too (RFC 7009).
+enum class at_server { kept, revoked };
 
 // A connection as GET /api/connections and /api/accounts show it (never a token), and a
 // refusal of those APIs ({"error": why}, not cached).
@@ -69,7 +73,6 @@ transport::http_reply connections_refusal(boost::beast::http::status status, std
 
 class user_accounts final : public user_tokens {
 public:
-    static constexpr auto fetch_timeout = std::chrono::seconds(10);
     static constexpr auto metadata_lifetime = std::chrono::minutes(10);
     static constexpr auto probe_timeout = std::chrono::seconds(5);
 
@@ -102,7 +105,8 @@ public:
     // /api/connections/<upstream>: one of them forgotten, here and in the fleet's store (204;
     // 404 when it holds none).
     transport::http_reply connections_of(const policy::caller_ref& caller) const;
-    transport::http_reply disconnect(const policy::caller_ref& caller, std::string_view upstream);
+    boost::asio::awaitable<transport::http_reply> disconnect(const policy::caller_ref& caller,
+                                                             std::string_view upstream);
     // The operator's (a caller holding server.vault.operatorScope): GET /api/accounts lists
     // every principal's connections this instance holds (?upstream= narrows it); DELETE
     // /api/accounts?upstream=&issuer=&subject= revokes an upstream's, a principal's or one
@@ -168,17 +172,28 @@ private:
     void wake(const std::string& id, bool connected);
     // The store's side (no-ops without one): the record's name, a token written there, read
     // from there into the vault (whether one was), and taken away.
+    static constexpr std::string_view vault_state = "vault";           // the sealed records
+    static constexpr std::string_view refresh_state = "vault-refresh"; // the fleet's claims
     static std::string record_name(const std::string& upstream, const std::string& principal);
     std::string sealed_as(const std::string& upstream, const std::string& name) const;
     void keep(const std::string& upstream, const std::string& principal, account_tokens tokens);
     enum class store_read { adopted, none, unanswered };
     boost::asio::awaitable<store_read> adopt(const std::string& upstream,
                                              const std::string& principal);
-    // Forgotten here, in the store, and announced to the fleet's other instances.
-    void forget(const std::string& upstream, const std::string& principal);
+    // Forgotten here, in the store, and announced to the fleet's other instances; with
+    // `revoke_grant` (a user's disconnect) the grant is revoked at its server too, by every
+    // instance that held it.
+    void forget(const std::string& upstream, const std::string& principal,
+                at_server grant = at_server::kept);
     // Every instance forgets `upstream`'s ("": every one's) connections of the principal
-    // with `digest` ("": everyone's): here at once, then in the store and the announcement.
+    // with `digest` ("": everyone's), and revokes their grants at their servers: here at once,
+    // then in the store and the announcement.
     boost::asio::awaitable<std::size_t> forget_everywhere(std::string upstream, std::string digest);
+    // RFC 7009: the grants of `taken` revoked at their authorization servers, one request at a
+    // time in the order given, by a worker that runs while any wait (bounded).
+    void revoke_grants(std::vector<forgotten_tokens> taken);
+    boost::asio::awaitable<void> drain_revocations();
+    boost::asio::awaitable<void> revoke_grant(const forgotten_tokens& f);
     // A reload that drops an upstream or changes where it is or how gate logs in there forgets
     // its tokens: a token is never sent anywhere but where it was issued for.
     void forget_changed(const config::document& doc);
@@ -191,7 +206,8 @@ private:
     std::string public_url_;
     std::string client_metadata_url_; // "": gate has none (it registers instead)
     bool in_use_ = false;
-    std::set<std::string, std::less<>> upstreams_; // the running document's user-account ids
+    // The running document's user-account upstreams, by id.
+    std::map<std::string, config::upstream, std::less<>> upstreams_;
     // Where each user-account upstream is and how gate logs in there, as last used.
     std::map<std::string, std::string, std::less<>> bindings_; // id -> binding_of
     static std::string binding_of(const config::upstream& u);
@@ -207,6 +223,8 @@ private:
         std::chrono::steady_clock::time_point at{};
     };
     std::map<std::string, ended_login> ended_; // by login id, for as long as a link lives
+    std::deque<forgotten_tokens> revoking_;    // grants waiting for their revocation
+    bool revoking_busy_ = false;
     std::function<void(const account_event&)> news_;
     void told(std::string_view kind, const std::string& upstream, const std::string& principal,
               std::string error = {}, std::string by = {}) {

@@ -149,7 +149,7 @@ asio::awaitable<transport::http_reply> user_accounts::connect(const transport::h
     logins_.arrived(*login, state, pkce.verifier, browser);
     const auto& t = login->target;
     auto url =
-        oauth::authorization_url(t.authorization_endpoint, {t.client_id, t.redirect_uri, t.scope,
+        oauth::authorization_url(t.authorization_endpoint, {t.client.id, t.redirect_uri, t.scope,
                                                             state, pkce.challenge, t.resource});
     auto reply = transport::http_reply::empty(http::status::found);
     reply.headers.emplace_back("Location", std::move(url));
@@ -209,12 +209,9 @@ asio::awaitable<transport::http_reply> user_accounts::redeem(pending_login login
     if (auto* issued = std::get_if<oauth::issued_token>(&read)) {
         auto now = wall_clock::now();
         keep(login.upstream, login.principal,
-             {issued->access_token,
-              issued->refresh_token,
+             {issued->access_token, issued->refresh_token,
               issued->expires_in ? now + *issued->expires_in : wall_clock::time_point::max(),
-              issued->scope.value_or(t.scope),
-              now,
-              {t.client_id, t.client_secret, t.client_method}});
+              issued->scope.value_or(t.scope), now, t.client});
         told("connected", login.upstream, login.principal);
         spdlog::info("a user connected an account at upstream {}", login.upstream);
         wake(login.id, true);

@@ -97,6 +97,11 @@ asio::awaitable<transport::http_reply> user_accounts::revoke(const policy::calle
                                       "no user-account upstream has the id \"" +
                                           protocol::printable(*upstream, 60) + "\"");
     auto principal = issuer ? *issuer + '\n' + *subject : std::string();
+    // One connection another instance made is read from the fleet's store first, so its grant
+    // is revoked at the server too (an instance revokes those it holds when it hears).
+    if (upstream && issuer &&
+        vault_.find(*upstream, principal, wall_clock::now()).what == account_vault::standing::none)
+        co_await adopt(*upstream, principal);
     auto here = co_await forget_everywhere(upstream.value_or(""),
                                            issuer ? account_vault::digest_of(principal) : "");
     told("revoked", upstream.value_or(""), principal, {},

@@ -17,8 +17,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::string_view vault_state = "vault";
-constexpr std::string_view refresh_state = "vault-refresh";
 constexpr std::string_view forgotten_topic = "vault-forgotten";
 constexpr auto follow_interval = 250ms; // a revocation reaches every instance within it
 constexpr auto follow_start_margin = std::chrono::minutes(1); // the clocks' skew tolerated
@@ -26,6 +24,37 @@ constexpr auto refresh_claim = 15s; // longer than a refresh's token request can
 constexpr auto refresh_poll = 200ms;
 // A record lives as long as it can be used: its refresh token's life is not told, so 30 days.
 constexpr auto refreshable_life = std::chrono::hours(24 * 30);
+
+// An announcement: "upstream\ndigest", then "\nrevoke" when the grants are revoked at their
+// servers too (a disconnect or an operator's revocation, not a token the upstream refused).
+constexpr std::string_view revoke_mark = "\nrevoke";
+
+std::string announcement(std::string_view upstream, std::string_view digest, at_server grant) {
+    std::string out;
+    out.append(upstream).append(1, '\n').append(digest);
+    if (grant == at_server::revoked)
+        out.append(revoke_mark);
+    return out;
+}
+
+struct heard_forget {
+    std::string_view upstream, digest;
+    at_server grant = at_server::kept;
+};
+
+std::optional<heard_forget> read_announcement(std::string_view what) {
+    heard_forget h;
+    if (what.ends_with(revoke_mark)) {
+        h.grant = at_server::revoked;
+        what.remove_suffix(revoke_mark.size());
+    }
+    auto cut = what.find('\n');
+    if (cut == std::string::npos || (cut == 0 && what.size() == 1))
+        return std::nullopt; // never "everyone's everywhere": no instance announces that
+    h.upstream = what.substr(0, cut);
+    h.digest = what.substr(cut + 1);
+    return h;
+}
 
 std::chrono::milliseconds record_life(const account_tokens& t) {
     if (!t.refresh_token.empty() || t.expires_at == wall_clock::time_point::max())
@@ -72,34 +101,43 @@ asio::awaitable<user_accounts::store_read> user_accounts::adopt(const std::strin
     auto tokens = open_tokens(**got, keys_, sealed_as(upstream, name));
     if (!tokens)
         co_return store_read::none; // sealed under a key or binding this instance does not hold
-    vault_.keep(upstream, principal, std::move(*tokens));
+    if ((*got)->starts_with("v1." + keys_.front().id + "."))
+        vault_.keep(upstream, principal, std::move(*tokens));
+    else // sealed under the previous key: sealed again under this one, so that one can retire
+        keep(upstream, principal, std::move(*tokens));
     co_return store_read::adopted;
 }
 
-void user_accounts::forget(const std::string& upstream, const std::string& principal) {
-    vault_.forget(upstream, principal);
+void user_accounts::forget(const std::string& upstream, const std::string& principal,
+                           at_server grant) {
+    auto taken = vault_.forget(upstream, principal);
+    if (taken && grant == at_server::revoked)
+        revoke_grants({{upstream, principal, std::move(*taken)}});
     if (!store_)
         return;
     store_->erase(vault_state, {record_name(upstream, principal)});
-    store_->forgetting().announce(forgotten_topic,
-                                  upstream + '\n' + account_vault::digest_of(principal));
+    store_->forgetting().announce(
+        forgotten_topic, announcement(upstream, account_vault::digest_of(principal), grant));
 }
 
 asio::awaitable<std::size_t> user_accounts::forget_everywhere(std::string upstream,
                                                               std::string digest) {
-    auto here = vault_.forget_where(upstream, digest);
+    auto taken = vault_.forget_where(upstream, digest);
+    auto here = taken.size();
+    revoke_grants(std::move(taken));
     if (!store_)
         co_return here;
     if (digest.empty()) {
         co_await store_->forgetting().erase_prefixed(vault_state, upstream + ":");
     } else {
         std::vector<std::string> names;
-        for (const auto& id : upstreams_)
+        for (const auto& [id, u] : upstreams_)
             if (upstream.empty() || id == upstream)
                 names.push_back(id + ":" + digest);
         store_->erase(vault_state, names);
     }
-    store_->forgetting().announce(forgotten_topic, upstream + '\n' + digest);
+    store_->forgetting().announce(forgotten_topic,
+                                  announcement(upstream, digest, at_server::revoked));
     co_return here;
 }
 
@@ -124,13 +162,12 @@ asio::awaitable<void> user_accounts::follow(std::function<bool()> stopping) {
         if (!news)
             continue;
         cursor = std::move(news->cursor);
-        for (const auto& what : news->items) {
-            auto cut = what.find('\n');
-            if (cut == std::string::npos || (cut == 0 && what.size() == 1))
-                continue; // never "everyone's everywhere": no instance announces that
-            vault_.forget_where(std::string_view(what).substr(0, cut),
-                                std::string_view(what).substr(cut + 1));
-        }
+        for (const auto& what : news->items)
+            if (auto heard = read_announcement(what)) {
+                auto taken = vault_.forget_where(heard->upstream, heard->digest);
+                if (heard->grant == at_server::revoked) // each instance revokes what it held
+                    revoke_grants(std::move(taken));
+            }
     }
 }
 

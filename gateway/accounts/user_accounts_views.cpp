@@ -42,22 +42,27 @@ transport::http_reply user_accounts::connections_of(const policy::caller_ref& ca
     return reply;
 }
 
-transport::http_reply user_accounts::disconnect(const policy::caller_ref& caller,
-                                                std::string_view upstream) {
+boost::asio::awaitable<transport::http_reply>
+user_accounts::disconnect(const policy::caller_ref& caller, std::string_view upstream) {
     if (!caller)
-        return connections_refusal(http::status::forbidden,
-                                   "connections belong to a verified caller");
+        co_return connections_refusal(http::status::forbidden,
+                                      "connections belong to a verified caller");
     if (!upstreams_.contains(upstream)) // nothing made of the path reaches the store
-        return connections_refusal(http::status::not_found, "no user-account upstream has that id");
+        co_return connections_refusal(http::status::not_found,
+                                      "no user-account upstream has that id");
     auto principal = caller->issuer + '\n' + caller->subject;
     std::string id(upstream);
-    bool held = vault_.find(id, principal, wall_clock::now()).what != account_vault::standing::none;
-    forget(id, principal); // in the fleet's store too, where another instance may have put it
+    // One another instance connected is read from the fleet's store first: its grant is
+    // revoked at the server too.
+    bool held =
+        vault_.find(id, principal, wall_clock::now()).what != account_vault::standing::none ||
+        co_await adopt(id, principal) == store_read::adopted;
+    forget(id, principal, at_server::revoked); // in the fleet's store and memories too
     if (!held)
-        return connections_refusal(http::status::not_found,
-                                   "no account of this caller is connected at that upstream here");
+        co_return connections_refusal(http::status::not_found,
+                                      "no account of this caller is connected at that upstream");
     told("disconnected", id, principal);
-    return transport::http_reply::empty(http::status::no_content);
+    co_return transport::http_reply::empty(http::status::no_content);
 }
 
 transport::http_reply user_accounts::client_metadata() const {

@@ -248,7 +248,7 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
     case endpoint::account_connections:
         co_return p.accounts.connections_of(c.rec->who.caller);
     case endpoint::account_disconnect:
-        co_return p.accounts.disconnect(
+        co_return co_await p.accounts.disconnect(
             c.rec->who.caller, c.path.substr(std::string_view("/api/connections/").size()));
     case endpoint::account_listing:
         co_return p.accounts.everyones_connections(c.rec->who.caller, c.req);

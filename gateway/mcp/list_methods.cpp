@@ -112,7 +112,8 @@ list_methods::fetched(protocol::list_kind kind, protocol::client_profile profile
     double seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (auto* f = std::get_if<upstream_failure>(&r)) {
         auto outcome = protocol::describe(error_for(*f)).metric_label;
-        services_.counts.count(id, outcome, seconds);
+        if (!f->login_first())
+            services_.counts.count(id, outcome, seconds);
         close_upstream_span(rec, span, outcome);
         co_return r;
     }

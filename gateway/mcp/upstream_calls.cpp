@@ -140,7 +140,9 @@ void upstream_calls::end(running_call& r, const upstream_reply* reply) {
         outcome = protocol::describe(protocol::gateway_error::upstream_failed).metric_label;
     else if (auto* f = std::get_if<upstream_failure>(reply))
         outcome = protocol::describe(error_for(*f)).metric_label;
-    counts_.count(r.client->config().id, outcome, seconds);
+    auto* f = reply ? std::get_if<upstream_failure>(reply) : nullptr;
+    if (!f || !f->login_first())
+        counts_.count(r.client->config().id, outcome, seconds);
     close_upstream_span(*r.rec, r.span, outcome);
 }
 

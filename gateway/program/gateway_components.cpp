@@ -236,7 +236,8 @@ void gateway_components::account_news(const accounts::account_event& e) {
     }
     if (!e.by.empty())
         a.name = e.by;
-    bool failed = e.kind == "loginFailed" || e.kind == "refreshFailed" || e.kind == "refused";
+    bool failed = e.kind == "loginFailed" || e.kind == "refreshFailed" || e.kind == "refused" ||
+                  e.kind == "grantRevokeFailed";
     a.outcome = failed ? protocol::outcome::error : protocol::outcome::ok;
     if (!e.error.empty())
         a.error = e.error;

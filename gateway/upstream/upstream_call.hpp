@@ -51,6 +51,9 @@ struct upstream_failure {
     // A user-account upstream has no token of the caller's (none yet, or it was refused): the
     // call answers with a login (gateway/mcp/account_logins).
     bool needs_login = false;
+    // Nothing left gate: the caller holds no token there yet. Not an upstream request in
+    // gate_upstream_requests_total; the login is counted in gate_user_account_events_total.
+    bool login_first() const { return needs_login && what == kind::connect_error; }
 };
 
 // The upstream's JSON-RPC response (result or error), or why there is none.

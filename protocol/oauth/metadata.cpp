@@ -132,6 +132,9 @@ std::variant<server_metadata, std::string> read_server_metadata(std::string_view
                            "authorization_endpoint or token_endpoint");
     if (!m.registration_endpoint.empty() && !is_http_url(m.registration_endpoint))
         m.registration_endpoint.clear();
+    m.revocation_endpoint = string_member(o, "revocation_endpoint");
+    if (!m.revocation_endpoint.empty() && !is_http_url(m.revocation_endpoint))
+        m.revocation_endpoint.clear(); // unusable: nothing is revoked there, as with none
     auto methods = strings_member(o, "code_challenge_methods_supported");
     if (std::find(methods.begin(), methods.end(), "S256") == methods.end())
         return std::string("the authorization server does not offer PKCE with S256 "

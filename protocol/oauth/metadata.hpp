@@ -24,6 +24,7 @@ struct server_metadata {
     std::string authorization_endpoint;
     std::string token_endpoint;
     std::string registration_endpoint;    // empty: no dynamic registration (RFC 7591)
+    std::string revocation_endpoint;      // empty: no token revocation (RFC 7009)
     bool iss_parameter_supported = false; // RFC 9207
     bool client_id_metadata_document_supported = false;
 };

@@ -34,14 +34,19 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
   let gates = [];
   const token = {};
 
+  // The vault's keys: the current one, and the one before a rotation (absent: none).
+  let keys = { current: VAULT_KEY };
   const config = (publicUrl) => ({
     auth: { mode: 'required', resource: RESOURCE, issuers: [{ issuer: idp.issuer }] },
-    server: { publicUrl, vault: { keyRef: 'GATE_VAULT_KEY', operatorScope: 'gate:accounts' } },
+    server: {
+      publicUrl,
+      vault: { keyRef: 'GATE_VAULT_KEY', operatorScope: 'gate:accounts', ...(keys.previous ? { previousKeyRef: 'GATE_VAULT_KEY_PREVIOUS' } : {}) },
+    },
     audit: { sinks: [{ type: 'stdout' }] },
     upstreams: [{ id: 'files', url: files.url, namespace: 'files', auth: { strategy: 'user-account', scopes: ['files:read'] } }],
   });
   const startTwo = async () => {
-    const env = { REDIS_URL: redis.url, GATE_VAULT_KEY: VAULT_KEY };
+    const env = { REDIS_URL: redis.url, GATE_VAULT_KEY: keys.current, ...(keys.previous ? { GATE_VAULT_KEY_PREVIOUS: keys.previous } : {}) };
     gates = await Promise.all([0, 1].map(() => startGate({ config: config('http://127.0.0.1:1'), env })));
     for (const g of gates) await g.reloaded(config(g.base));
   };
@@ -148,6 +153,64 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
     assert.deepEqual(as.grants, grants, 'no login and no refresh was needed');
   });
 
+  test('a key rotation: the previous key still opens, what it opens is sealed again, a foreign key opens nothing', async () => {
+    const keyId = (k) => createHash('sha256').update(Buffer.from(k, 'base64')).digest('hex').slice(0, 8);
+    const NEW_KEY = Buffer.alloc(32, 9).toString('base64');
+    const callAsBob = async (g) => {
+      const bob = await connect(g, 'bob');
+      const got = text(await bob.callTool({ name: 'files__whoami', arguments: {} }));
+      await bob.close();
+      return got;
+    };
+    assert.match(cli('GET', recordKey('bob')), new RegExp(`^v1\\.${keyId(VAULT_KEY)}\\.`));
+    const grants = { ...as.grants };
+    for (const g of gates) await g.stop();
+    keys = { current: NEW_KEY, previous: VAULT_KEY };
+    await startTwo();
+    assert.equal(await callAsBob(gates[0]), 'bob', 'the previous key opens the record');
+    assert.match(cli('GET', recordKey('bob')), new RegExp(`^v1\\.${keyId(NEW_KEY)}\\.`), 'sealed again under the new key');
+    // The previous key retired: the record was sealed again, so nothing is lost.
+    for (const g of gates) await g.stop();
+    keys = { current: NEW_KEY };
+    await startTwo();
+    for (const g of gates) assert.equal(await callAsBob(g), 'bob');
+    assert.deepEqual(as.grants, grants, 'no login and no refresh was needed');
+    // A key that sealed nothing here opens nothing: a login is asked, not an error.
+    for (const g of gates) await g.stop();
+    keys = { current: Buffer.alloc(32, 3).toString('base64') };
+    await startTwo();
+    const bob = await connect(gates[1], 'bob');
+    assert.match(await loginOffered(bob), /\/oauth\/connect\?login=/);
+    await bob.close();
+    for (const g of gates) await g.stop();
+    keys = { current: NEW_KEY };
+    await startTwo();
+    assert.equal(await callAsBob(gates[1]), 'bob');
+  });
+
+  test('a refresh token its server no longer honours asks the user to log in again, never an error loop', async () => {
+    const [a, b] = gates;
+    const dave = await connect(a, 'dave');
+    assert.match((await signIn(browser, await loginOffered(dave), 'dave')).outcome, /connected/);
+    // The login's token is due at once; the user revokes gate's access at the third party first.
+    await as.endGrantsOf('dave');
+    const refreshes = as.grants.refresh_token ?? 0;
+    const url = await loginOffered(dave); // the refresh is refused: a new login, not an error
+    assert.ok(url.startsWith(a.base), url);
+    assert.equal(as.grants.refresh_token ?? 0, refreshes, 'the refused refresh issued nothing');
+    await a.waitForAudit((evs) => evs.some((e) => e.method === 'account.refreshFailed' && e.principal === 'dave' && /invalid_grant/.test(e.error ?? '')));
+    assert.equal(cli('EXISTS', recordKey('dave')), '0', 'the dead grant is gone from the store');
+    const daveB = await connect(b, 'dave');
+    assert.match(await loginOffered(daveB), /\/oauth\/connect\?login=/, 'the other gate asks too');
+    // Logged in again, the calls go on, through both.
+    assert.match((await signIn(browser, url, 'dave')).outcome, /connected/);
+    assert.equal(text(await dave.callTool({ name: 'files__whoami', arguments: {} })), 'dave');
+    assert.equal(text(await daveB.callTool({ name: 'files__whoami', arguments: {} })), 'dave');
+    for (const c of [dave, daveB]) await c.close();
+    const gone = await fetch(`${b.base}/api/connections/files`, { method: 'DELETE', headers: await asUser('dave') });
+    assert.equal(gone.status, 204);
+  });
+
   test("a disconnect through one gate reaches the other's memory", async () => {
     const [a, b] = gates;
     const bobB = await connect(b, 'bob');
@@ -156,6 +219,10 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
     assert.equal(gone.status, 204, await gone.text());
     const url = await untilLoginOffered(bobB);
     assert.equal(cli('EXISTS', recordKey('bob')), '0', 'the record is gone from the store');
+    // Revoked at the authorization server too (RFC 7009): a revokes it, b revokes what it
+    // held when it hears; the server ends the grant once.
+    for (const g of [a, b]) await g.waitForAudit((evs) => evs.some((e) => e.method === 'account.grantRevoked' && e.principal === 'bob'));
+    assert.equal(as.revoked.filter((r) => r.account === 'bob').length, 1);
     assert.match((await signIn(browser, url, 'bob')).outcome, /connected/);
     assert.equal(text(await bobB.callTool({ name: 'files__whoami', arguments: {} })), 'bob');
     await bobB.close();
@@ -206,6 +273,10 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
     assert.equal(all.status, 200);
     assert.equal(cli('--scan', '--pattern', 'gate:vault:files:*'), '', 'the store holds none of its records');
     await untilLoginOffered(carol);
+    // carol's grant was in a's memory only: a revokes it at the server when it hears.
+    await a.waitForAudit((evs) => evs.some((e) => e.method === 'account.grantRevoked' && e.principal === 'carol'));
+    assert.equal(as.revoked.filter((r) => r.account === 'carol').length, 1);
+    assert.equal(as.revoked.filter((r) => r.account === 'bob').length, 2, 'the operator revoked his second grant');
     await b.waitForAudit((evs) => evs.some((e) => e.method === 'account.revoked' && e.upstream === 'files' && e.principal === undefined));
     for (const c of [bobA, bobB, carol]) await c.close();
   });

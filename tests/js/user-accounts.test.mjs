@@ -156,6 +156,12 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     assert.equal((await fetch(`${gate.base}/oauth/callback?state=${'a'.repeat(32)}&code=x`)).status, 404);
     assert.equal((await fetch(`${gate.base}/oauth/connect?login=../../etc`)).status, 404);
     await bob.close();
+    // A call that waited for a login never reached the upstream: not an upstream failure.
+    const series = (await (await fetch(`${gate.base}/metrics`)).text())
+      .split('\n')
+      .filter((l) => l.startsWith('gate_upstream_requests_total{') && l.includes('upstream="files"'));
+    assert.ok(series.some((l) => l.includes('outcome="ok"') && /\} [1-9]/.test(l)), series.join('\n'));
+    assert.ok(!series.some((l) => l.includes('outcome="connect_error"')), series.join('\n'));
   });
 
   test('an upstream asking for more scope sends the user to a login for it (step-up)', async () => {
@@ -197,6 +203,12 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     assert.equal((await remove('bob', 'dark')).status, 404, 'nothing connected there');
     assert.equal((await remove('bob', 'files')).status, 204);
     assert.deepEqual(await listOf('bob'), []);
+    // The grant is revoked where it was issued (RFC 7009), not only forgotten by gate: as the
+    // client it was issued to, and only bob's.
+    await gate.waitForAudit((evs) => evs.some((e) => e.method === 'account.grantRevoked' && e.principal === 'bob' && e.upstream === 'files'));
+    assert.equal(as.revoked.filter((r) => r.account === 'bob').length, 1);
+    assert.ok(as.revoked.every((r) => r.account !== 'alice'), "alice's grant is untouched");
+    assert.match(as.revoked[0].client ?? '', /./);
     assert.equal((await remove('bob', 'files')).status, 404);
     // Alice's account is hers: still connected, her calls need nothing.
     const alice = await connect('alice');
@@ -377,5 +389,22 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
       return true;
     });
     await dave.close();
+  });
+
+  test('a grant its server cannot revoke is forgotten by gate anyway, and the failure audited', async () => {
+    const alice = await connect('alice');
+    assert.equal(text(await alice.callTool({ name: 'files__whoami', arguments: {} })), 'alice');
+    await alice.close();
+    await as.stop(); // its revocation endpoint no longer answers (after() stops it again: harmless)
+    const stopped = as;
+    const r = await fetch(`${gate.base}/api/connections/files`, { method: 'DELETE', headers: { authorization: `Bearer ${tokenFor.alice}` } });
+    assert.equal(r.status, 204);
+    const evs = await gate.waitForAudit((all) => all.some((e) => e.method === 'account.grantRevokeFailed' && e.principal === 'alice'));
+    const failed = evs.find((e) => e.method === 'account.grantRevokeFailed' && e.principal === 'alice');
+    assert.equal(failed.outcome, 'error');
+    assert.match(failed.error, new RegExp(`^the revocation endpoint ${stopped.issuer}/token/revocation: `));
+    assert.ok(!JSON.stringify(evs).includes('eyJ'), 'no token in the audit');
+    const listed = await (await fetch(`${gate.base}/api/connections`, { headers: { authorization: `Bearer ${tokenFor.alice}` } })).json();
+    assert.deepEqual(listed.connections, []);
   });
 });

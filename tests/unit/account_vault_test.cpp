@@ -47,9 +47,14 @@ TEST(account_vault, forgetting_one_a_principals_or_an_upstreams) {
     v.keep("files", "iss\nalice", tokens("a1", t0 + 1h));
     v.keep("mail", "iss\nalice", tokens("a2", t0 + 1h));
     v.keep("files", "iss\nbob", tokens("b1", t0 + 1h));
-    EXPECT_TRUE(v.forget("mail", "iss\nalice"));
+    auto taken = v.forget("mail", "iss\nalice");
+    ASSERT_TRUE(taken); // the tokens come out, for a revocation at their server
+    EXPECT_EQ(taken->access_token, "a2");
     EXPECT_FALSE(v.forget("mail", "iss\nalice"));
-    EXPECT_EQ(v.forget_where("files", ""), 2u);
+    auto files = v.forget_where("files", "");
+    ASSERT_EQ(files.size(), 2u);
+    EXPECT_EQ(files[0].upstream, "files");
+    EXPECT_NE(files[0].tokens.access_token, files[1].tokens.access_token);
     EXPECT_EQ(v.size(), 0u);
     v.keep("files", "iss\nalice", tokens("a1", t0 + 1h));
     v.keep("mail", "iss\nbob", tokens("b2", t0 + 1h));
@@ -57,12 +62,16 @@ TEST(account_vault, forgetting_one_a_principals_or_an_upstreams) {
     auto bob = account_vault::digest_of("iss\nbob");
     EXPECT_EQ(bob.size(), 32u);
     EXPECT_NE(bob, account_vault::digest_of("iss\nalice"));
-    EXPECT_EQ(v.forget_where("mail", account_vault::digest_of("iss\nalice")), 0u);
-    EXPECT_EQ(v.forget_where("mail", bob), 1u);
-    EXPECT_EQ(v.forget_where("", bob), 1u);
+    EXPECT_EQ(v.forget_where("mail", account_vault::digest_of("iss\nalice")).size(), 0u);
+    auto bobs_mail = v.forget_where("mail", bob);
+    ASSERT_EQ(bobs_mail.size(), 1u);
+    EXPECT_EQ(bobs_mail[0].principal, "iss\nbob");
+    EXPECT_EQ(bobs_mail[0].tokens.access_token, "b2");
+    EXPECT_EQ(v.forget_where("", bob).size(), 1u);
     ASSERT_EQ(v.connections("").size(), 1u);
     EXPECT_EQ(v.connections("")[0].principal, "iss\nalice");
-    EXPECT_EQ(v.forget_where("", ""), 1u); // every connection: an upstream-wide and fleet-wide call
+    EXPECT_EQ(v.forget_where("", "").size(),
+              1u); // every connection: an upstream-wide and fleet-wide call
     EXPECT_EQ(v.size(), 0u);
 }
 

@@ -91,6 +91,16 @@ TEST(oauth_metadata, the_server_metadata_must_be_the_issuers_and_offer_s256) {
     auto absent =
         oauth::read_server_metadata(doc("https://as.example", "null"), "https://as.example");
     EXPECT_TRUE(std::holds_alternative<std::string>(absent));
+    EXPECT_TRUE(std::get<oauth::server_metadata>(ok).revocation_endpoint.empty());
+    auto with_revocation = [&](std::string endpoint) {
+        auto text = doc("https://as.example", R"(["S256"])");
+        text.insert(1, R"("revocation_endpoint":")" + endpoint + "\",");
+        return std::get<oauth::server_metadata>(
+                   oauth::read_server_metadata(text, "https://as.example"))
+            .revocation_endpoint;
+    };
+    EXPECT_EQ(with_revocation("https://as.example/revoke"), "https://as.example/revoke");
+    EXPECT_EQ(with_revocation("javascript:alert(1)"), ""); // unusable: revoked nowhere
     auto bad = oauth::read_server_metadata(
         doc("https://as.example", R"(["S256"])", "file:///etc/passwd"), "https://as.example");
     EXPECT_TRUE(std::holds_alternative<std::string>(bad));

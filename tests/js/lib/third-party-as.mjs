@@ -12,6 +12,7 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 
 /**
  * Starts it. Returns { issuer, grants (counts per grant_type), requests (counts per path),
+ * revoked (grants revoked: { grantId, account, client }), endGrantsOf(account),
  * introspectionEndpoint, clientToken(id, secret, resource, scope), revoke(id, secret, token),
  * verify(token, audience), stop() }. `accessTokenFormat`: 'jwt' or 'opaque' (then only its
  * introspection endpoint says what a token is); `clients`: static clients (id, secret, grants). `accessTokenTtl`: seconds a login's access token lives (60: due for refresh at once,
@@ -61,9 +62,18 @@ export async function startThirdPartyAs({
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], id_token_signed_response_alg: 'ES256' },
   });
   provider.proxy = false;
+  const grantIdsOf = {}; // account -> the grants its tokens were issued under
   provider.on('grant.success', (ctx) => {
     const g = ctx.oidc?.params?.grant_type ?? '?';
     grants[g] = (grants[g] ?? 0) + 1;
+    const t = ctx.oidc?.entities?.AccessToken;
+    if (t?.accountId && t.grantId) (grantIdsOf[t.accountId] ??= new Set()).add(t.grantId);
+  });
+  // Grants revoked (RFC 7009 at its revocation endpoint): whose, and by which client.
+  const revoked = [];
+  provider.on('grant.revoked', (ctx, grantId) => {
+    const token = ctx.oidc?.entities?.RefreshToken ?? ctx.oidc?.entities?.AccessToken;
+    revoked.push({ grantId, account: token?.accountId, client: ctx.oidc?.client?.clientId });
   });
   // Requests per path (the introspection endpoint's are counted by the tests).
   const requests = {};
@@ -77,6 +87,7 @@ export async function startThirdPartyAs({
     issuer,
     grants,
     requests,
+    revoked,
     introspectionEndpoint: `${issuer}/token/introspection`,
     /** A client's own token (client_credentials) for `resource`, opaque or a JWT as configured. */
     async clientToken(clientId, secret, resource, tokenScope = 'files:read') {
@@ -97,6 +108,11 @@ export async function startThirdPartyAs({
         body: new URLSearchParams({ token }),
       });
       if (!r.ok) throw new Error(`revocation answered ${r.status}`);
+    },
+    /** Ends every grant of `account` at the server, as a user revoking gate's access there
+     * would: its refresh tokens are then refused (invalid_grant). */
+    async endGrantsOf(account) {
+      for (const id of grantIdsOf[account] ?? []) await provider.Grant.adapter.destroy(id);
     },
     async verify(token, audience) {
       return (await this.claims(token, audience))?.sub ?? null;
