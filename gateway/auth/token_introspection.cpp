@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <spdlog/spdlog.h>
+#include <utility>
 
 namespace gate::gateway {
 
@@ -61,6 +62,16 @@ asio::awaitable<token_introspection::verdict> token_introspection::ask(std::stri
     auto digest = protocol::sha256_hex(token, 64);
     if (auto got = known_by(digest, now))
         co_return std::move(*got);
+    if (asking_.size() >= max_in_flight && !asking_.contains(digest)) {
+        if (!std::exchange(saturated_, true))
+            spdlog::warn("the introspection endpoint {} is asked about {} tokens at once: other "
+                         "unknown tokens are refused until one is answered",
+                         cfg_.url, max_in_flight);
+        co_return token_refused("the introspection endpoint " + cfg_.url + " is asked about " +
+                                std::to_string(max_in_flight) +
+                                " other tokens at once; try again shortly");
+    }
+    saturated_ = false;
     auto& flight = asking_[digest];
     if (!flight)
         flight = std::make_shared<transport::ask_flight>();

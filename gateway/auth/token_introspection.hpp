@@ -2,7 +2,8 @@
 // auth.introspection as a client of it (docs/security.md). An answer is remembered by the
 // token's SHA-256, never the token: a principal until the token's `exp` or cacheSeconds,
 // whichever comes first; a refusal the endpoint made for at most 10 s (a flood of one bad
-// token asks once). One question per token at a time. On the io thread.
+// token asks once). One question per token at a time, at most max_in_flight at once. On the io
+// thread.
 #pragma once
 
 #include "config/model.hpp"
@@ -27,6 +28,9 @@ public:
     using verdict = std::variant<policy::caller_ref, auth_refusal>;
     static constexpr std::size_t max_remembered = 10'000;
     static constexpr std::int64_t refusal_seconds = 10;
+    // Questions the endpoint is asked at once: a flood of distinct made-up tokens is not
+    // passed on to it one for one (each beyond is refused at once, naming why).
+    static constexpr std::size_t max_in_flight = 64;
 
     token_introspection(boost::asio::any_io_executor ex, config::introspection cfg,
                         std::string resource);
@@ -53,6 +57,7 @@ private:
     std::unordered_map<std::string, answer> answers_; // by the token's SHA-256
     std::map<std::string, std::shared_ptr<transport::ask_flight>> asking_;
     std::uint64_t questions_ = 0;
+    bool saturated_ = false; // logged once per spell at the bound
 };
 
 } // namespace gate::gateway

@@ -4,6 +4,7 @@
 // its introspection endpoint who each stands for, as a client of it, and remembers the answer
 // by the token's digest for at most cacheSeconds.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import { connectClient, startEverything, startGate } from './lib/index.mjs';
@@ -91,5 +92,50 @@ describe('auth.introspection: opaque tokens', { timeout: 120_000 }, () => {
     let status = 200;
     while (status === 200 && Date.now() < deadline) status = (await listAs(token)).status;
     assert.equal(status, 401, 'the revoked token is refused within cacheSeconds');
+  });
+
+  test('a flood of distinct made-up tokens asks a stalled endpoint at most 64 questions at once', async () => {
+    // An introspection endpoint that holds every question until told to answer (inactive).
+    const held = [];
+    let seen = 0;
+    const stalled = createServer((req, res) => {
+      req.resume();
+      seen += 1;
+      held.push(res);
+    });
+    await new Promise((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${stalled.address().port}/introspect`;
+    await gate.stop();
+    const cfg = config(60);
+    cfg.auth.introspection = { ...cfg.auth.introspection, url, issuer: undefined };
+    gate = await startGate({ config: cfg, env: { INTROSPECTION_SECRET: INTROSPECTOR.client_secret } });
+    try {
+      const flood = Array.from({ length: 70 }, (_, i) => listAs(`made-up-${i}-${'x'.repeat(20)}`));
+      // Those beyond the bound are refused at once, naming why, while 64 wait.
+      const early = await Promise.all(flood.slice(64));
+      for (const r of early) {
+        assert.equal(r.status, 401);
+        assert.match((await r.json()).error_description, /is asked about 64 other tokens at once; try again shortly/);
+      }
+      const deadline = Date.now() + 5000;
+      while (held.length < 64 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(held.length, 64, 'the 64 questions in flight reached the endpoint');
+      for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"active":false}');
+      for (const r of await Promise.all(flood.slice(0, 64))) {
+        assert.equal(r.status, 401);
+        assert.match((await r.json()).error_description, /not active/);
+      }
+      // Answered, the bound frees: the next unknown token is asked about.
+      const next = listAs('made-up-after-the-flood');
+      while (held.length === 0) await new Promise((r) => setImmediate(r));
+      held.pop().writeHead(200, { 'content-type': 'application/json' }).end('{"active":false}');
+      assert.equal((await next).status, 401);
+      assert.equal(seen, 65, 'the 6 beyond the bound were never asked about');
+    } finally {
+      await gate.stop();
+      gate = null;
+      stalled.closeAllConnections();
+      await new Promise((resolve) => stalled.close(resolve));
+    }
   });
 });
