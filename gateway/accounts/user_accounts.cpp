@@ -157,11 +157,22 @@ asio::awaitable<void> user_accounts::refresh(const config::upstream& u,
         if (now.what == account_vault::standing::fresh ||
             (now.tokens && !seen.empty() && now.tokens->access_token != seen))
             co_return;
-        auto claimed = co_await store_->claim_once(refresh_state, record_name(u.id, principal),
-                                                   std::chrono::seconds(15));
+        auto name = record_name(u.id, principal);
+        auto claimed = co_await store_->claim_once(refresh_state, name, std::chrono::seconds(15));
         if (claimed && !*claimed)
             co_return co_await await_fleet_refresh(u, principal);
+        co_await refresh_here(u, principal);
+        // Released once the result is in the store (the same connection, in order): the next
+        // refresh (a new login's token may be due at once) does not wait out the claim.
+        if (claimed)
+            store_->erase(refresh_state, {name});
+        co_return;
     }
+    co_await refresh_here(u, principal);
+}
+
+asio::awaitable<void> user_accounts::refresh_here(const config::upstream& u,
+                                                  const std::string& principal) {
     auto found = vault_.find(u.id, principal, wall_clock::now());
     if (!found.tokens || found.tokens->refresh_token.empty())
         co_return;

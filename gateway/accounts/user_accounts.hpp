@@ -162,7 +162,10 @@ private:
     client_at(const config::upstream& u, const protocol::oauth::server_metadata& m);
     boost::asio::awaitable<std::variant<protocol::oauth::client_identity, std::string>>
     registered_client(const std::string& registration_endpoint, const std::string& issuer);
+    // One refresh in the fleet (its claim), then refresh_here: the token request.
     boost::asio::awaitable<void> refresh(const config::upstream& u, const std::string& principal);
+    boost::asio::awaitable<void> refresh_here(const config::upstream& u,
+                                              const std::string& principal);
     // One token request at `t`'s token endpoint: `form` with the resource and gate's client
     // authentication added; the token, or why none (the endpoint's refusal or the fetch's).
     boost::asio::awaitable<

@@ -46,9 +46,16 @@ const refusedBefore = (why) => ({ logins: 0, result: why });
 
 // [scenario, revision, expectation, { warnings: Map(check id -> reason) }]
 const CASES = [];
+// Under a sanitizer (CI's ASan and TSan passes, GATE_SANITIZED) a scenario of both revisions
+// runs at one, the two taken in turn: most of each run is the suite's and the driver's Node,
+// gate's paths are the same at both save each era's own, which the turns still reach; the
+// release pass runs every one at both (docs/ci.md).
+const sanitized = Boolean(process.env.GATE_SANITIZED);
+let turn = 0;
 const both = (scenario, expect, extra) => {
-  CASES.push([scenario, V2025, expect, extra]);
-  CASES.push([scenario, V2026, expect, extra]);
+  if (!sanitized || turn % 2 === 0) CASES.push([scenario, V2025, expect, extra]);
+  if (!sanitized || turn % 2 === 1) CASES.push([scenario, V2026, expect, extra]);
+  turn += 1;
 };
 for (const m of ['metadata-default', 'metadata-var1', 'metadata-var2', 'metadata-var3']) both(`auth/${m}`, connects());
 // gate's client ID metadata document URL as client_id (server.clientMetadataUrl), not a

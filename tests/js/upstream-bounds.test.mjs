@@ -235,10 +235,13 @@ describe('upstream bounds', { timeout: 120_000 }, () => {
     }
   });
 
-  test('pin: block: an upstream listing 100,001 names fills only its own pins; a rug pull elsewhere is withheld', async () => {
+  // 100,001 names: ten times the bound. Under a sanitizer twice the bound (the same paths;
+  // the three lists of 100,001 took 30 s of CI's ASan pass).
+  const junkNames = sanitized ? 20_001 : 100_001;
+  test(`pin: block: an upstream listing ${junkNames} names fills only its own pins; a rug pull elsewhere is withheld`, async () => {
     const junk = await start(
       startFloodingUpstream({
-        tools: () => ({ text: `[${Array.from({ length: 100_001 }, (_, i) => `{"name":"j${i}","inputSchema":{"type":"object"}}`).join(',')}]` }),
+        tools: () => ({ text: `[${Array.from({ length: junkNames }, (_, i) => `{"name":"j${i}","inputSchema":{"type":"object"}}`).join(',')}]` }),
       }),
     );
     let phase = 0; // no tool yet; then t; then t changed under the same name

@@ -125,6 +125,11 @@ describe('user-account upstreams in a fleet', { timeout: 180_000 }, () => {
     assert.equal(text(ra), 'bob');
     assert.equal(text(rb), 'bob');
     assert.equal(as.grants.refresh_token, 1, `refreshes: ${JSON.stringify(as.grants)}`);
+    // The fleet's claim on the refresh is released once it landed, not left to its 15 s: the
+    // next refresh (a new login's token is due at once) does not wait it out.
+    const claim = recordKey('bob').replace('gate:vault:', 'gate:vault-refresh:');
+    for (const until = Date.now() + 2000; cli('EXISTS', claim) !== '0' && Date.now() < until; ) await new Promise((r) => setImmediate(r));
+    assert.equal(cli('EXISTS', claim), '0', 'the refresh claim is released');
     // What Redis holds is sealed: no token, no name.
     const keys = cli('--scan', '--pattern', 'gate:vault:*').split('\n').filter(Boolean);
     assert.equal(keys.length, 1, keys.join());
