@@ -381,6 +381,73 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     await carol.close();
   });
 
+  test('racing calls share one login; no redirect goes where a request names; a token endpoint answering garbage fails the login plainly', async () => {
+    const ivan = await connect('ivan');
+    const started = () => gate.auditEvents().filter((e) => e.method === 'account.loginStarted' && e.principal === 'ivan').length;
+    // Two calls at once with no token: one login, the same link for both.
+    const raced = await Promise.allSettled([1, 2].map(() => ivan.callTool({ name: 'files__whoami', arguments: {} })));
+    const links = raced.map((r) => {
+      assert.equal(r.status, 'rejected', JSON.stringify(r.value));
+      assert.ok(r.reason instanceof UrlElicitationRequiredError, `got ${r.reason}`);
+      return r.reason.elicitations[0].url;
+    });
+    assert.equal(links[0], links[1], 'one login for both calls');
+    await gate.waitForAudit((evs) => evs.some((e) => e.method === 'account.loginStarted' && e.principal === 'ivan'));
+    assert.equal(started(), 1);
+    // Redirect targets named in the requests are not followed: the authorization request goes
+    // to the server's own endpoint with gate's own redirect URI, the callback redirects nowhere.
+    const login = new URL(links[0]).searchParams.get('login');
+    const evil = encodeURIComponent('https://evil.example/steal');
+    const form = await fetch(`${gate.base}/oauth/connect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: gate.base },
+      body: `login=${login}&redirect_uri=${evil}&next=${evil}&return_to=${evil}`,
+      redirect: 'manual',
+    });
+    assert.equal(form.status, 302);
+    const to = new URL(form.headers.get('location'));
+    assert.equal(`${to.origin}${to.pathname}`, `${as.issuer}/auth`);
+    assert.equal(to.searchParams.get('redirect_uri'), `${gate.base}/oauth/callback`);
+    assert.ok(!form.headers.get('location').includes('evil'), form.headers.get('location'));
+    const back = await fetch(`${gate.base}/oauth/callback?state=${to.searchParams.get('state')}&code=x&redirect_uri=${evil}&next=${evil}`, {
+      headers: { cookie: form.headers.get('set-cookie').split(';')[0] },
+      redirect: 'manual',
+    });
+    assert.equal(back.headers.get('location'), null, 'the callback redirects nowhere');
+    assert.ok(!(await back.text()).includes('evil.example'));
+    // A token endpoint that answers a page instead of a token: the login fails with a page
+    // saying so, nothing of the page is echoed, and the next call offers another login.
+    as.faults.tokenEndpoint = 'garbage';
+    try {
+      const link = await ivan.callTool({ name: 'files__whoami', arguments: {} }).then(
+        () => assert.fail('expected a login'),
+        (e) => e.elicitations[0].url,
+      );
+      const { outcome } = await signIn(browser, link, 'ivan');
+      assert.match(outcome, /did not redeem the login \(the token endpoint's answer has no usable access_token\)/);
+      assert.ok(!outcome.includes('not a token') && !outcome.includes('Set-Cookie'));
+      as.faults.tokenEndpoint = 'error';
+      const link2 = await ivan.callTool({ name: 'files__whoami', arguments: {} }).then(
+        () => assert.fail('expected a login'),
+        (e) => e.elicitations[0].url,
+      );
+      assert.notEqual(link2, link);
+      assert.match((await signIn(browser, link2, 'ivan')).outcome, /did not redeem the login \(the token endpoint answered HTTP 500\)/);
+    } finally {
+      as.faults.tokenEndpoint = null;
+    }
+    const failed = gate.auditEvents().filter((e) => e.method === 'account.loginFailed' && e.principal === 'ivan');
+    assert.equal(failed.length, 3, 'the made-up code, the garbage, the 500');
+    // The server mended, ivan connects.
+    const link3 = await ivan.callTool({ name: 'files__whoami', arguments: {} }).then(
+      () => assert.fail('expected a login'),
+      (e) => e.elicitations[0].url,
+    );
+    assert.match((await signIn(browser, link3, 'ivan')).outcome, /connected/);
+    assert.equal(text(await ivan.callTool({ name: 'files__whoami', arguments: {} })), 'ivan');
+    await ivan.close();
+  });
+
   test('an authorization server that is down is named in the error', async () => {
     const dave = await connect('dave');
     await assert.rejects(dave.callTool({ name: 'dark__whoami', arguments: {} }), (e) => {

@@ -12,7 +12,8 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 
 /**
  * Starts it. Returns { issuer, grants (counts per grant_type), requests (counts per path),
- * revoked (grants revoked: { grantId, account, client }), endGrantsOf(account),
+ * revoked (grants revoked: { grantId, account, client }), endGrantsOf(account), faults
+ * ({tokenEndpoint: null | 'garbage' | 'error'}),
  * introspectionEndpoint, clientToken(id, secret, resource, scope), revoke(id, secret, token),
  * verify(token, audience), stop() }. `accessTokenFormat`: 'jwt' or 'opaque' (then only its
  * introspection endpoint says what a token is); `clients`: static clients (id, secret, grants). `accessTokenTtl`: seconds a login's access token lives (60: due for refresh at once,
@@ -78,9 +79,18 @@ export async function startThirdPartyAs({
   // Requests per path (the introspection endpoint's are counted by the tests).
   const requests = {};
   const serve = provider.callback();
+  // A token endpoint gone bad, for the tests of a peer that lies: 'garbage' answers 200 with
+  // an HTML page, 'error' 500 with one; null serves as the server would.
+  const faults = { tokenEndpoint: null };
   listener.on('request', (req, res) => {
     const at = new URL(req.url, issuer).pathname;
     requests[at] = (requests[at] ?? 0) + 1;
+    if (at === '/token' && req.method === 'POST' && faults.tokenEndpoint) {
+      req.resume();
+      res.writeHead(faults.tokenEndpoint === 'garbage' ? 200 : 500, { 'content-type': 'text/html' });
+      res.end('<html><body>\u001b[31mnot a token\r\nSet-Cookie: x=1</body></html>');
+      return;
+    }
     serve(req, res);
   });
   return {
@@ -88,6 +98,7 @@ export async function startThirdPartyAs({
     grants,
     requests,
     revoked,
+    faults,
     introspectionEndpoint: `${issuer}/token/introspection`,
     /** A client's own token (client_credentials) for `resource`, opaque or a JWT as configured. */
     async clientToken(clientId, secret, resource, tokenScope = 'files:read') {
