@@ -277,6 +277,32 @@ struct server_sessions {
     bool operator==(const server_sessions&) const = default;
 };
 
+// How a namespaced federation presents itself in initialize and server/discover (server.info
+// and server.instructions, docs/configuration.md); absent, it is "gate" at gate's version.
+struct icon {
+    std::string src; // a data: image, or an https URL
+    std::optional<std::string> mime_type;
+    std::vector<std::string> sizes;
+    std::optional<std::string> theme; // light | dark
+
+    bool operator==(const icon&) const = default;
+};
+
+struct federation_info {
+    std::optional<std::string> name, title, version, website_url; // absent: gate's own
+    std::vector<config::icon> icons;
+
+    bool operator==(const federation_info&) const = default;
+};
+
+struct federation_instructions {
+    std::optional<std::string> text;
+    // Each upstream's own instructions added under a line naming it and its namespace.
+    bool from_upstreams = false;
+
+    bool operator==(const federation_instructions&) const = default;
+};
+
 struct server {
     std::string mcp_path = "/mcp";
     std::vector<std::string> allowed_hosts = {"localhost", "127.0.0.1", "::1"};
@@ -304,6 +330,8 @@ struct server {
     // server.vault.operatorScope: the scope whose holders list and revoke every principal's
     // connections (GET and DELETE /api/accounts); none: nobody may.
     std::optional<std::string> vault_operator_scope;
+    federation_info info;
+    federation_instructions instructions;
 
     bool operator==(const server&) const = default;
 };

@@ -34,6 +34,10 @@ void parse_policy(const object_view& root, const facts& f, std::optional<policy>
 void parse_decision_hook(const object_view& policy, std::optional<decision_hook>& out);
 void parse_audit(const object_view& root, std::optional<audit>& out);
 void parse_server(const object_view& root, const facts& f, server& out);
+// server.info and server.instructions (config/parse_identity.cpp), read inside the server section.
+void parse_federation_identity(const object_view& server_section, server& out);
+// Refuses them for passthrough, which presents its one upstream as it is.
+void check_federation_identity(const document& doc, sink& errors);
 // After the upstreams: a maximum name length must leave each namespace room.
 void parse_routing(const object_view& root, const std::vector<upstream>& upstreams, routing& out);
 void parse_discovery(const object_view& root, std::optional<discovery>& out);

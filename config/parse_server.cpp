@@ -320,7 +320,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     object_view o(*v, root.pointer_of("server"), root.errors(),
                   {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "sessions",
                    "redisUrl", "introspection", "console", "publicUrl", "vault",
-                   "clientMetadataUrl"});
+                   "clientMetadataUrl", "info", "instructions"});
     if (!o.ok()) {
         return;
     }
@@ -334,6 +334,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     read_public_url(o, out);
     read_client_metadata_url(o, out);
     read_vault(o, out);
+    parse_federation_identity(o, out);
     read_introspection(o, out);
     out.console_enabled = read_enabled(o, "console").value_or(false);
     std::string introspection_ptr = child_pointer(o.pointer_of("introspection"), "enabled");

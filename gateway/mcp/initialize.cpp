@@ -1,6 +1,7 @@
 // Passthrough presents the one upstream as it is; a federation presents gate.
 #include "gateway/mcp/initialize.hpp"
 
+#include "gateway/mcp/federation_identity.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "process/version.hpp"
 #include "protocol/client_profile.hpp"
@@ -11,6 +12,33 @@ namespace gate::gateway {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
+
+namespace {
+
+// A namespaced federation as configured (server.info, server.instructions), with each
+// upstream's own instructions as its last handshake gave them.
+void present_federation(const request_context& rec, json::object& result) {
+    const auto& snap = *rec.view->snap;
+    const auto& server = snap.doc->server;
+    result["serverInfo"] = federation_server_info(server.info, process::gate_version);
+    std::vector<std::string> prefixes;
+    std::vector<upstream_instructions> theirs;
+    if (server.instructions.from_upstreams) {
+        prefixes.reserve(rec.view->clients.size());
+        for (std::size_t i = 0; i < rec.view->clients.size(); ++i) {
+            const auto* text = rec.view->clients[i]->identity().if_contains("instructions");
+            if (!text || !text->is_string())
+                continue;
+            const auto& u = snap.upstream(i);
+            prefixes.push_back(u.namespace_.value_or("") + snap.doc->routing.namespace_separator);
+            theirs.push_back({u.id, prefixes.back(), text->get_string()});
+        }
+    }
+    if (auto text = federation_instructions(server.instructions, theirs))
+        result["instructions"] = std::move(*text);
+}
+
+} // namespace
 
 asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const json::value& id,
                                                 const json::object& params, std::string& version,
@@ -56,7 +84,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
                                   // MCP Apps of every upstream: their views are named per
                                   // upstream and their calls routed (docs/apps.md).
                                   {"extensions", {{protocol::ui_extension, json::object{}}}}};
-        result["serverInfo"] = {{"name", "gate"}, {"version", process::gate_version}};
+        present_federation(rec, result);
     }
     result["protocolVersion"] = version;
     co_return protocol::make_result(id, std::move(result));

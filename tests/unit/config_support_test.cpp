@@ -131,6 +131,33 @@ const std::map<std::string, std::string> enforced = {
      "an opaque token is accepted as the principal its issuer's introspection endpoint names"},
     {"/auth/introspection/cacheSeconds",
      "an answer is believed for cacheSeconds; a refused token is asked about once"},
+    {"/server/info", "a namespaced federation presents its configured name, icons and "
+                     "instructions, and each upstream's under its namespace"},
+    {"/server/info/name", "a namespaced federation presents its configured name, icons and "
+                          "instructions, and each upstream's under its namespace"},
+    {"/server/info/title", "a namespaced federation presents its configured name, icons and "
+                           "instructions, and each upstream's under its namespace"},
+    {"/server/info/version", "a namespaced federation presents its configured name, icons and "
+                             "instructions, and each upstream's under its namespace"},
+    {"/server/info/websiteUrl", "a namespaced federation presents its configured name, icons and "
+                                "instructions, and each upstream's under its namespace"},
+    {"/server/info/icons", "a namespaced federation presents its configured name, icons and "
+                           "instructions, and each upstream's under its namespace"},
+    {"/server/info/icons/*/src", "a namespaced federation presents its configured name, icons and "
+                                 "instructions, and each upstream's under its namespace"},
+    {"/server/info/icons/*/mimeType", "a namespaced federation presents its configured name, icons "
+                                      "and instructions, and each upstream's under its namespace"},
+    {"/server/info/icons/*/sizes", "a namespaced federation presents its configured name, icons "
+                                   "and instructions, and each upstream's under its namespace"},
+    {"/server/info/icons/*/theme", "a namespaced federation presents its configured name, icons "
+                                   "and instructions, and each upstream's under its namespace"},
+    {"/server/instructions", "a namespaced federation presents its configured name, icons and "
+                             "instructions, and each upstream's under its namespace"},
+    {"/server/instructions/text", "a namespaced federation presents its configured name, icons and "
+                                  "instructions, and each upstream's under its namespace"},
+    {"/server/instructions/fromUpstreams",
+     "a namespaced federation presents its configured name, icons and instructions, and each "
+     "upstream's under its namespace"},
     {"/server/clientMetadataUrl",
      "gate serves its client metadata document, its client_id where a server takes them"},
     {"/server/vault/operatorScope",
