@@ -3,6 +3,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
+#include <optional>
 
 namespace gate::protocol::oauth {
 
