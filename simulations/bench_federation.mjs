@@ -3,7 +3,8 @@
 // JSON responses: initialize, tools/list, tools/call, no sessions, no GET stream), all behind
 // one gate. Measures, for a fresh SDK client: the first full tools/list (every page), a warm
 // one, gate's resident memory after them, and the first call to an upstream no call has
-// reached yet (then a second call to it). Prints one JSON line.
+// reached yet (then a second call to it, then the first to another upstream). Prints one JSON
+// line.
 //   GATE_BIN=<gate> <node22> simulations/bench_federation.mjs [upstreams] [tools]
 //   (from the repository root; default 1000 upstreams of 10 tools)
 import { readFileSync } from 'node:fs';
@@ -79,6 +80,8 @@ const callMs = async (name) => {
 const target = `u${Math.floor(upstreams / 2)}__tool_3`;
 const firstCall = await callMs(target);
 const secondCall = await callMs(target);
+// Another upstream no call has reached: is the first call's cost the upstream's or the session's?
+const otherFirstCall = await callMs(`u${Math.floor(upstreams / 3)}__tool_1`);
 await client.close();
 await gate.stop();
 listener.close();
@@ -92,5 +95,6 @@ console.log(
     rssListedMiB: Math.round(rssListed),
     firstCallMs: firstCall,
     secondCallMs: secondCall,
+    otherUpstreamFirstCallMs: otherFirstCall,
   }),
 );
