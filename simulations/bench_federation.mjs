@@ -3,8 +3,8 @@
 // JSON responses: initialize, tools/list, tools/call, no sessions, no GET stream), all behind
 // one gate. Measures, for a fresh SDK client: the first full tools/list (every page), a warm
 // one, gate's resident memory after them, and the first call to an upstream no call has
-// reached yet (then a second call to it, then the first to another upstream). Prints one JSON
-// line.
+// reached yet (then a second call to it, then the first to another upstream), and new
+// sessions' first calls after that. Prints one JSON line.
 //   GATE_BIN=<gate> <node22> simulations/bench_federation.mjs [upstreams] [tools]
 //   (from the repository root; default 1000 upstreams of 10 tools)
 import { readFileSync } from 'node:fs';
@@ -72,17 +72,27 @@ const fullList = async () => {
 const first = await fullList();
 const warm = await fullList();
 const rssListed = rssMiB();
-const callMs = async (name) => {
+const timed = async (c, name) => {
   const t0 = performance.now();
-  await client.callTool({ name, arguments: { text: 'x' } });
+  await c.callTool({ name, arguments: { text: 'x' } });
   return Math.round((performance.now() - t0) * 10) / 10;
 };
+const callMs = (name) => timed(client, name);
 const target = `u${Math.floor(upstreams / 2)}__tool_3`;
 const firstCall = await callMs(target);
 const secondCall = await callMs(target);
 // Another upstream no call has reached: is the first call's cost the upstream's or the session's?
 const otherFirstCall = await callMs(`u${Math.floor(upstreams / 3)}__tool_1`);
 await client.close();
+// New sessions after that, listing first or not: each one's first call to an upstream no call
+// has reached yet (its handshake included), then a call to another.
+const laterSessions = [];
+for (const [i, listFirst] of [false, true, false].entries()) {
+  const c = await connectClient(gate.url);
+  if (listFirst) await c.listTools();
+  laterSessions.push({ listFirst, firstCallMs: await timed(c, `u${7 + 2 * i}__tool_2`), nextCallMs: await timed(c, `u${8 + 2 * i}__tool_2`) });
+  await c.close();
+}
 await gate.stop();
 listener.close();
 console.log(
@@ -96,5 +106,6 @@ console.log(
     firstCallMs: firstCall,
     secondCallMs: secondCall,
     otherUpstreamFirstCallMs: otherFirstCall,
+    laterSessions,
   }),
 );
