@@ -5,6 +5,7 @@
 // an image as a data: URI (never SVG, which can carry script) or an https URL.
 #include "config/checks.hpp"
 #include "config/parse_sections.hpp"
+#include "protocol/icons.hpp"
 
 #include <algorithm>
 
@@ -13,8 +14,9 @@ namespace gate::config::detail {
 namespace {
 
 constexpr std::size_t max_icons = 8;
-constexpr std::size_t max_icon_bytes = 64 * 1024; // protocol/icons.hpp's max_data_icon
-constexpr std::size_t max_icon_url = 2048;
+// The bounds gate holds an upstream's icons to (protocol/icons.hpp), for its own too.
+constexpr std::size_t max_icon_bytes = protocol::max_data_icon;
+constexpr std::size_t max_icon_url = protocol::max_icon_src;
 constexpr std::size_t max_instructions = 8192;
 
 // Whether `s` holds a control character (a line break and a tab allowed where `lines`).

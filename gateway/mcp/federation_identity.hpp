@@ -17,7 +17,7 @@ namespace gate::gateway {
 // One upstream's own instructions, as its last handshake gave them.
 struct upstream_instructions {
     std::string_view id;
-    std::string_view prefix; // its names' prefix: namespace and separator
+    std::string prefix; // its names' prefix: namespace and separator
     std::string_view text;
 };
 

@@ -21,19 +21,17 @@ void present_federation(const request_context& rec, json::object& result) {
     const auto& snap = *rec.view->snap;
     const auto& server = snap.doc->server;
     result["serverInfo"] = federation_server_info(server.info, process::gate_version);
-    std::vector<std::string> prefixes;
     std::vector<upstream_instructions> theirs;
-    if (server.instructions.from_upstreams) {
-        prefixes.reserve(rec.view->clients.size());
+    if (server.instructions.from_upstreams)
         for (std::size_t i = 0; i < rec.view->clients.size(); ++i) {
             const auto* text = rec.view->clients[i]->identity().if_contains("instructions");
             if (!text || !text->is_string())
                 continue;
             const auto& u = snap.upstream(i);
-            prefixes.push_back(u.namespace_.value_or("") + snap.doc->routing.namespace_separator);
-            theirs.push_back({u.id, prefixes.back(), text->get_string()});
+            theirs.push_back({u.id,
+                              u.namespace_.value_or("") + snap.doc->routing.namespace_separator,
+                              text->get_string()});
         }
-    }
     if (auto text = federation_instructions(server.instructions, theirs))
         result["instructions"] = std::move(*text);
 }

@@ -135,12 +135,12 @@ void upstream_calls::end(running_call& r, const upstream_reply* reply) {
         return;
     bridges_.call_over(r.call.open); // only a call told as sent is over for the keeper
     double seconds = std::chrono::duration<double>(clock::now() - r.start).count();
+    const auto* f = reply ? std::get_if<upstream_failure>(reply) : nullptr;
     std::string_view outcome = "ok";
     if (!reply)
         outcome = protocol::describe(protocol::gateway_error::upstream_failed).metric_label;
-    else if (auto* f = std::get_if<upstream_failure>(reply))
+    else if (f)
         outcome = protocol::describe(error_for(*f)).metric_label;
-    auto* f = reply ? std::get_if<upstream_failure>(reply) : nullptr;
     if (!f || !f->login_first())
         counts_.count(r.client->config().id, outcome, seconds);
     close_upstream_span(*r.rec, r.span, outcome);
