@@ -23,7 +23,7 @@ namespace gate::actors {
 using message_list = boost::mp11::mp_list<
     // the routers
     plan_list, complete_list, resolve_call, page_tasks, invalidate_upstream, replace_snapshot,
-    read_cached_lists,
+    read_cached_lists, query_tools,
     // the bridge keeper and its bridged sessions
     bridge_batch, bridge_used, bridge_call_started, bridge_call_ended, bridge_cancel_lookup,
     bridge_subscription, bridge_updated, bridge_session_ended, bridge_listening, bridged_idle,

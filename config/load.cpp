@@ -103,6 +103,7 @@ load_result parse(std::string_view json_text, acceptance accept, const std::stri
         detail::parse_tracing(top, doc->tracing);
         detail::parse_definitions(top, doc->definitions, base_dir);
         detail::check_federation_identity(*doc, errors);
+        detail::check_tool_search(*doc, errors);
         bool user_accounts = std::any_of(doc->upstreams.begin(), doc->upstreams.end(),
                                          [](auto& u) { return u.auth.strategy == "user-account"; });
         if (user_accounts && doc->passthrough() && !errors.failed("/upstreams/0"))

@@ -303,6 +303,15 @@ struct federation_instructions {
     bool operator==(const federation_instructions&) const = default;
 };
 
+// server.toolSearch (docs/tool-search.md): the callers whose tools/list holds gate's search and
+// selection tools and the tools their session selected, instead of every tool.
+struct tool_search {
+    bool enabled = false;
+    std::optional<config::subjects> subjects; // absent: every caller, anonymous ones too
+
+    bool operator==(const tool_search&) const = default;
+};
+
 struct server {
     std::string mcp_path = "/mcp";
     std::vector<std::string> allowed_hosts = {"localhost", "127.0.0.1", "::1"};
@@ -332,6 +341,7 @@ struct server {
     std::optional<std::string> vault_operator_scope;
     federation_info info;
     federation_instructions instructions;
+    config::tool_search tool_search;
 
     bool operator==(const server&) const = default;
 };

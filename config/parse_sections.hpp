@@ -38,6 +38,10 @@ void parse_server(const object_view& root, const facts& f, server& out);
 void parse_federation_identity(const object_view& server_section, server& out);
 // Refuses them for passthrough, which presents its one upstream as it is.
 void check_federation_identity(const document& doc, sink& errors);
+// server.toolSearch (config/parse_tool_search.cpp), read inside the server section.
+void parse_tool_search(const object_view& server_section, server& out);
+// Refuses it for passthrough, and where a namespace would spell gate's own tools' names.
+void check_tool_search(const document& doc, sink& errors);
 // After the upstreams: a maximum name length must leave each namespace room.
 void parse_routing(const object_view& root, const std::vector<upstream>& upstreams, routing& out);
 void parse_discovery(const object_view& root, std::optional<discovery>& out);

@@ -320,7 +320,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     object_view o(*v, root.pointer_of("server"), root.errors(),
                   {"mcpPath", "allowedHosts", "rateLimit", "budget", "maxBodyBytes", "sessions",
                    "redisUrl", "introspection", "console", "publicUrl", "vault",
-                   "clientMetadataUrl", "info", "instructions"});
+                   "clientMetadataUrl", "info", "instructions", "toolSearch"});
     if (!o.ok()) {
         return;
     }
@@ -335,6 +335,7 @@ void parse_server(const object_view& root, const facts& f, server& out) {
     read_client_metadata_url(o, out);
     read_vault(o, out);
     parse_federation_identity(o, out);
+    parse_tool_search(o, out);
     read_introspection(o, out);
     out.console_enabled = read_enabled(o, "console").value_or(false);
     std::string introspection_ptr = child_pointer(o.pointer_of("introspection"), "enabled");

@@ -233,6 +233,10 @@ const federation::merged_list& federation::merged(list_kind kind, client_profile
         if (auto c = cache_.find({i, kind, profile}); c != cache_.end()) {
             parts.push_back({i, &c->second.items});
             append_sources(c->second.sources, c->second.items.size(), m.sources);
+            for (std::size_t k = 0; k < c->second.items.size(); ++k) {
+                m.upstream_of.push_back(static_cast<std::uint32_t>(i));
+                m.own_at.push_back(static_cast<std::uint32_t>(k));
+            }
         }
     m.items = protocol::merge_lists(kind, snap_->codec, parts);
     m.fingerprint = protocol::list_fingerprint(kind, m.items);
@@ -291,38 +295,18 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
         auto it = cache_.find({i, kind, profile});
         if (it == cache_.end())
             continue;
-        const auto& server = snap_->upstream(i).id;
-        if (tenant && !snap_->tenants->sees(*tenant, server))
+        if (tenant && !snap_->tenants->sees(*tenant, snap_->upstream(i).id))
             continue;
-        std::string_view method[] = {gated->first};
         auto& mine = kept.emplace_back();
         const auto& sources = it->second.sources;
         for (std::size_t k = 0; k < it->second.items.size(); ++k) {
             const auto& item = it->second.items[k];
             const auto* o = item.if_object();
             const auto* n = o ? o->if_contains(gated->second) : nullptr;
-            if (!n || !n->is_string())
+            if (!n || !n->is_string() || !may_list(kind, i, *o, who))
                 continue;
-            std::string_view name = n->get_string();
-            bool named = kind == list_kind::tools || kind == list_kind::prompts;
-            // As the client is listed it: a view's URI rewritten (protocol/ui_uri.hpp).
-            auto client_name = named ? snap_->codec.client_name(i, name)
-                                     : protocol::client_ui_uri(snap_->codec, i, name);
-            policy::invocation what{server, method, name, client_name};
-            what.listing = true;
-            // A shortened name's full spelling, which a client may call it by too.
-            std::string full;
-            if (named && snap_->codec.max_length() > 0) {
-                full = snap_->codec.encode(i, name);
-                if (full != client_name)
-                    what.other_name = full;
-            }
-            if (kind == list_kind::tools)
-                what.hints = protocol::tool_hints::of(*o);
-            if (!snap_->policy || snap_->policy->decide(who, what).allowed) {
-                mine.push_back(item);
-                m.sources.push_back(sources.empty() ? std::string_view() : sources[k]);
-            }
+            mine.push_back(item);
+            m.sources.push_back(sources.empty() ? std::string_view() : sources[k]);
         }
         parts.push_back({i, &mine});
     }
@@ -333,6 +317,34 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
     const auto& made =
         filtered_.emplace(std::tuple{kind, profile, std::move(key)}, std::move(m)).first->second;
     return page_at(kind, made.items, &made.sources, made.fingerprint, cursor, caller, &made.pages);
+}
+
+bool federation::may_list(list_kind kind, std::size_t upstream, const json::object& item,
+                          const policy::principal* who) const {
+    auto gated = invocation_of(kind);
+    if (!snap_->policy || !gated)
+        return true;
+    const auto* n = item.if_contains(gated->second);
+    if (!n || !n->is_string())
+        return false;
+    std::string_view name = n->get_string();
+    bool named = kind == list_kind::tools || kind == list_kind::prompts;
+    // As the client is listed it: a view's URI rewritten (protocol/ui_uri.hpp).
+    auto client_name = named ? snap_->codec.client_name(upstream, name)
+                             : protocol::client_ui_uri(snap_->codec, upstream, name);
+    std::string_view method[] = {gated->first};
+    policy::invocation what{snap_->upstream(upstream).id, method, name, client_name};
+    what.listing = true;
+    // A shortened name's full spelling, which a client may call it by too.
+    std::string full;
+    if (named && snap_->codec.max_length() > 0) {
+        full = snap_->codec.encode(upstream, name);
+        if (full != client_name)
+            what.other_name = full;
+    }
+    if (kind == list_kind::tools)
+        what.hints = protocol::tool_hints::of(item);
+    return snap_->policy->decide(who, what).allowed;
 }
 
 std::variant<list_answer, route_error> federation::page_of(list_kind kind,

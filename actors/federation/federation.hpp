@@ -72,6 +72,13 @@ route_error unknown_uri(const std::string& uri, bool needs_resource_lists = fals
 
 class federation;
 
+// A tools/list where tool search is on for the caller (docs/tool-search.md): gate's own tools,
+// then the ones the session selected (as the client is listed them) that it may still call.
+struct tool_listing {
+    boost::json::array gate_tools;
+    std::vector<std::string> selected;
+};
+
 // Named calls (tools/call, prompts/get, completion of a prompt argument, and a read or a
 // subscription of an App's ui:// URI, which names its upstream) depend only on the
 // immutable snapshot, so the transport resolves them without an actor round trip. nullopt:
@@ -124,6 +131,27 @@ public:
                                                 const policy::principal* who = nullptr,
                                                 std::optional<std::size_t> tenant = {}) const;
 
+    // Tool search (protocol/tool_index) over `profile`'s merged tool list as cached now: the
+    // best `limit` tools for `query` that `who` may call and `tenant` sees, as they are listed
+    // (the policy's and the tenant's filter asked of each candidate, never after the cut).
+    // tool_search.cpp.
+    boost::json::array search_tools(client_profile profile, std::string_view query,
+                                    std::size_t limit, const policy::principal* who,
+                                    std::optional<std::size_t> tenant) const;
+    // The tools named (as listed) that `who` may call and `tenant` sees, in the order named;
+    // the other names in `unknown`.
+    struct named_tools {
+        boost::json::array tools;
+        std::vector<std::string> unknown;
+    };
+    named_tools tools_named(client_profile profile, const std::vector<std::string>& names,
+                            const policy::principal* who, std::optional<std::size_t> tenant) const;
+    // The page of a tools/list with tool search on: `listing`'s gate tools and selected ones.
+    std::variant<list_answer, route_error>
+    page_searching(client_profile profile, const tool_listing& listing,
+                   const std::optional<std::string>& cursor, std::uint64_t caller,
+                   const policy::principal* who, std::optional<std::size_t> tenant) const;
+
     // The page of an uncached merged list (a client's tasks) that a cursor asks for.
     std::variant<list_answer, route_error> page_of(protocol::list_kind kind,
                                                    const boost::json::array& merged,
@@ -169,12 +197,26 @@ private:
         std::optional<std::uint32_t> next_offset;
     };
     using page_cache = std::map<std::uint32_t, cut_page>; // by offset
+    struct search_index;                                  // tool_search.cpp
     struct merged_list {
         boost::json::array items;
         std::vector<std::string_view> sources; // into the cache's entries, which outlive it
         std::uint64_t fingerprint = 0;
         mutable page_cache pages; // made on first request, dropped with the list
+        // Each item's upstream and its place in that upstream's cached list (the policy asks
+        // of the item as the upstream wrote it).
+        std::vector<std::uint32_t> upstream_of, own_at;
+        // The tools' search index, made on the first search after a change.
+        mutable std::shared_ptr<const search_index> search;
     };
+    // Whether `who` may invoke `item` (as `upstream` wrote it), by the snapshot's policy, for a
+    // list; true without a policy.
+    bool may_list(protocol::list_kind kind, std::size_t upstream, const boost::json::object& item,
+                  const policy::principal* who) const;
+    // Whether merged item `at` of `m` is one `who` may call and `tenant` sees.
+    bool offered(const merged_list& m, std::uint32_t at, client_profile profile,
+                 const policy::principal* who, std::optional<std::size_t> tenant) const;
+    const search_index& index_of(const merged_list& m) const;
     const merged_list& merged(protocol::list_kind kind, client_profile profile) const;
     // `pages`: where cut pages of this list are kept (null: an uncached list).
     // `sources`: the items' texts (null or short: written from their values).

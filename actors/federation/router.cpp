@@ -29,6 +29,17 @@ struct router_state {
     }
 };
 
+// What a list's fetches brought, into the federation's cache (a failed upstream's dropped).
+void store_fetched(federation& fed, protocol::list_kind kind, protocol::client_profile profile,
+                   std::vector<fetched_list>& fetched, time_point now) {
+    for (auto& f : fetched) {
+        if (f.items)
+            fed.store(f.upstream, kind, profile, std::move(*f.items), now, std::move(f.sources));
+        else
+            fed.drop(f.upstream, kind, profile);
+    }
+}
+
 router_actor::behavior_type router(router_actor::stateful_pointer<router_state> self,
                                    std::shared_ptr<const snapshot> snap,
                                    protocol::cursor_codec cursors) {
@@ -44,14 +55,24 @@ router_actor::behavior_type router(router_actor::stateful_pointer<router_state> 
         [=](complete_list& m) {
             std::optional<federation> temp;
             auto& fed = self->state.of(m.snap, temp);
-            for (auto& f : m.fetched) {
-                if (f.items)
-                    fed.store(f.upstream, m.kind, m.profile, std::move(*f.items), now(),
-                              std::move(f.sources));
-                else
-                    fed.drop(f.upstream, m.kind, m.profile);
+            store_fetched(fed, m.kind, m.profile, m.fetched, now());
+            if (m.searching)
+                m.reply(fed.page_searching(m.profile, *m.searching, m.cursor, m.caller, m.who.get(),
+                                           m.tenant));
+            else
+                m.reply(fed.page(m.kind, m.profile, m.cursor, m.caller, m.who.get(), m.tenant));
+        },
+        [=](query_tools& m) {
+            std::optional<federation> temp;
+            auto& fed = self->state.of(m.snap, temp);
+            store_fetched(fed, protocol::list_kind::tools, m.profile, m.fetched, now());
+            if (m.names) {
+                auto named = fed.tools_named(m.profile, *m.names, m.who.get(), m.tenant);
+                m.reply(found_tools{std::move(named.tools), std::move(named.unknown)});
+            } else {
+                m.reply(found_tools{
+                    fed.search_tools(m.profile, m.query, m.limit, m.who.get(), m.tenant), {}});
             }
-            m.reply(fed.page(m.kind, m.profile, m.cursor, m.caller, m.who.get(), m.tenant));
         },
         [=](page_tasks& m) {
             std::optional<federation> temp;

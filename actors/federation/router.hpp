@@ -20,7 +20,7 @@ using router_actor =
     caf::typed_actor<caf::reacts_to<plan_list>, caf::reacts_to<complete_list>,
                      caf::reacts_to<page_tasks>, caf::reacts_to<resolve_call>,
                      caf::reacts_to<invalidate_upstream>, caf::reacts_to<replace_snapshot>,
-                     caf::reacts_to<read_cached_lists>>;
+                     caf::reacts_to<read_cached_lists>, caf::reacts_to<query_tools>>;
 
 // `cursors`: the process's one cursor key, shared by every router (a cursor outlives the
 // router that minted it: a respawn, another shard).

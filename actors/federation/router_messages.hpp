@@ -46,6 +46,29 @@ struct complete_list {
     std::shared_ptr<const policy::principal> who =
         nullptr;                            // for the policy's filter; null: anonymous
     std::optional<std::size_t> tenant = {}; // the caller's, for its view of upstreams
+    // Tool search on for the caller: gate's tools and the session's selection are listed
+    // instead of the whole list (federation::page_searching).
+    std::shared_ptr<const tool_listing> searching = nullptr;
+};
+
+// What gate_search_tools or gate_select_tools found (federation::search_tools, tools_named).
+struct found_tools {
+    boost::json::array tools;
+    std::vector<std::string> unknown; // names of a selection no offered tool has
+};
+
+// A call of gate's own tools: the lists fetched stored as complete_list does, then the search
+// for `query` (at most `limit`), or with `names` the tools so named.
+struct query_tools {
+    std::shared_ptr<const snapshot> snap;
+    protocol::client_profile profile;
+    std::vector<fetched_list> fetched;
+    std::string query;
+    std::size_t limit = 0;
+    std::optional<std::vector<std::string>> names;
+    reply_to<found_tools> reply;
+    std::shared_ptr<const policy::principal> who = nullptr;
+    std::optional<std::size_t> tenant = {};
 };
 
 struct routed {
@@ -94,7 +117,11 @@ struct replace_snapshot {
 BOOST_DESCRIBE_STRUCT(fetched_list, (), (upstream, items, sources))
 BOOST_DESCRIBE_STRUCT(plan_list, (), (snap, kind, profile, reply))
 BOOST_DESCRIBE_STRUCT(complete_list, (),
-                      (snap, kind, profile, fetched, cursor, caller, reply, who, tenant))
+                      (snap, kind, profile, fetched, cursor, caller, reply, who, tenant, searching))
+BOOST_DESCRIBE_STRUCT(tool_listing, (), (gate_tools, selected))
+BOOST_DESCRIBE_STRUCT(found_tools, (), (tools, unknown))
+BOOST_DESCRIBE_STRUCT(query_tools, (),
+                      (snap, profile, fetched, query, limit, names, reply, who, tenant))
 BOOST_DESCRIBE_STRUCT(resolve_call, (), (snap, method, params, reply, tenant))
 BOOST_DESCRIBE_STRUCT(page_tasks, (), (snap, merged, cursor, caller, reply))
 BOOST_DESCRIBE_STRUCT(invalidate_upstream, (), (upstream))

@@ -5,6 +5,7 @@
 #include "gateway/pipeline/answers.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "gateway/pipeline/request_tracing.hpp"
+#include "gateway/pipeline/tool_search_scope.hpp"
 #include "protocol/json_rpc.hpp"
 #include "protocol/keep_items.hpp"
 #include "protocol/param_headers.hpp"
@@ -212,9 +213,61 @@ list_methods::complete_list(protocol::list_kind kind, const actors::list_plan& p
         cursor = std::string(c->get_string());
     else if (c && !c->is_null())
         co_return refusal(rec, id, gateway_error::invalid_cursor, {"not a string"});
-    co_return list_response(
-        co_await services_.router.complete(kind, plan, std::move(fetched), std::move(cursor), rec),
-        id, rec);
+    co_return list_response(co_await services_.router.complete(kind, plan, std::move(fetched),
+                                                               std::move(cursor), rec,
+                                                               tool_listing_of(kind, rec)),
+                            id, rec);
+}
+
+std::shared_ptr<const actors::tool_listing>
+list_methods::tool_listing_of(protocol::list_kind kind, const request_context& rec) {
+    if (kind != protocol::list_kind::tools || !pipeline::searches_tools(rec))
+        return nullptr;
+    auto listing = std::make_shared<actors::tool_listing>();
+    // A 2026-07-28 client has no session to keep a selection in.
+    listing->gate_tools = protocol::gate_tool_definitions(!rec.client.modern);
+    if (!rec.client.modern)
+        listing->selected = services_.selections.selected_tools(rec.client.session);
+    return listing;
+}
+
+asio::awaitable<json::object>
+list_methods::answer_gate_tool(protocol::gate_tool tool, const actors::list_plan& plan,
+                               std::vector<actors::fetched_list> fetched, const json::value& id,
+                               const json::object& params, request_context& rec) {
+    fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
+    std::string query;
+    std::size_t limit = 0;
+    std::optional<std::vector<std::string>> names;
+    if (tool == protocol::gate_tool::search) {
+        auto read = protocol::read_search(params);
+        if (auto* why = std::get_if<std::string>(&read))
+            co_return protocol::make_result(id, protocol::gate_tool_error(std::move(*why)));
+        auto& asked = std::get<protocol::tool_search_request>(read);
+        query = std::move(asked.query);
+        limit = asked.limit;
+    } else {
+        auto read = protocol::read_select(params);
+        if (auto* why = std::get_if<std::string>(&read))
+            co_return protocol::make_result(id, protocol::gate_tool_error(std::move(*why)));
+        names = std::move(std::get<protocol::tool_select_request>(read).names);
+    }
+    auto found = co_await services_.router.query(plan, std::move(fetched), query, limit,
+                                                 std::move(names), rec);
+    if (!found)
+        co_return refusal(rec, id, gateway_error::internal_error, {"router unavailable"});
+    rec.audit.items_served = static_cast<std::int64_t>(found->tools.size());
+    if (tool == protocol::gate_tool::search)
+        co_return protocol::make_result(id,
+                                        protocol::search_result(std::move(found->tools), query));
+    // Only tools the caller may call are kept: the others are named back as unknown.
+    std::vector<std::string> selected;
+    for (const auto& t : found->tools)
+        selected.emplace_back(t.at("name").as_string());
+    if (!services_.selections.select_tools(rec.client.session, selected))
+        co_return protocol::make_result(
+            id, protocol::gate_tool_error("this session is not known here; initialize again"));
+    co_return protocol::make_result(id, protocol::select_result(selected, found->unknown));
 }
 
 asio::awaitable<json::object> list_methods::federated(protocol::list_kind kind,

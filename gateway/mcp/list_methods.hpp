@@ -5,6 +5,7 @@
 
 #include "actors/federation/federation.hpp"
 #include "gateway/mcp/list_sharing.hpp"
+#include "gateway/mcp/tool_selections.hpp"
 #include "gateway/operations/method_counts.hpp"
 #include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
@@ -38,12 +39,18 @@ public:
     // nullopt: no plan.
     virtual boost::asio::awaitable<std::optional<actors::list_plan>> plan(protocol::list_kind kind,
                                                                           request_context& ctx) = 0;
-    // The router's page of the completed list.
-    virtual boost::asio::awaitable<list_page> complete(protocol::list_kind kind,
-                                                       const actors::list_plan& plan,
-                                                       std::vector<actors::fetched_list> fetched,
-                                                       std::optional<std::string> cursor,
-                                                       request_context& ctx) = 0;
+    // The router's page of the completed list; with `searching`, of gate's tools and the
+    // session's selection (tool search).
+    virtual boost::asio::awaitable<list_page>
+    complete(protocol::list_kind kind, const actors::list_plan& plan,
+             std::vector<actors::fetched_list> fetched, std::optional<std::string> cursor,
+             request_context& ctx, std::shared_ptr<const actors::tool_listing> searching) = 0;
+    // The completed tools list searched for `query` (at most `limit`), or with `names` the
+    // tools so named, among those the caller may call; nullopt: no router.
+    virtual boost::asio::awaitable<std::optional<actors::found_tools>>
+    query(const actors::list_plan& plan, std::vector<actors::fetched_list> fetched,
+          std::string query, std::size_t limit, std::optional<std::vector<std::string>> names,
+          request_context& ctx) = 0;
 
 protected:
     ~list_router() = default;
@@ -73,6 +80,7 @@ struct list_services {
     list_fetcher& fetcher;
     list_sharing& sharing; // the fleet's shared lists
     upstream_counts& counts;
+    tool_selections& selections; // the sessions' (gate_select_tools)
 };
 
 // Stages 7 and 8 fetch and complete lists through it (pipeline::list_stage_services).
@@ -96,6 +104,12 @@ public:
     complete_list(protocol::list_kind kind, const actors::list_plan& plan,
                   std::vector<actors::fetched_list> fetched, const boost::json::value& id,
                   const boost::json::object& params, request_context& rec) override;
+    // A call of gate's own tools: its arguments read (a tool error says what is wrong), the
+    // tools list completed and searched or the selection made and kept with the session.
+    boost::asio::awaitable<boost::json::object>
+    answer_gate_tool(protocol::gate_tool tool, const actors::list_plan& plan,
+                     std::vector<actors::fetched_list> fetched, const boost::json::value& id,
+                     const boost::json::object& params, request_context& rec) override;
     // One upstream's complete list for `rec`'s caller, fetched now as its list request would
     // fetch it (with its credential where the upstream takes the caller's, counted, names
     // clients would refuse left out), neither cached nor shared; or why not. The console's
@@ -110,6 +124,9 @@ public:
                                                           request_context& rec);
 
 private:
+    // What a tools/list lists where tool search is on for the caller; null where it is not.
+    std::shared_ptr<const actors::tool_listing> tool_listing_of(protocol::list_kind kind,
+                                                                const request_context& rec);
     // Tools whose names clients would refuse, left out of a fetched list (and their texts).
     void drop_unusable_tools(boost::json::array& items, std::vector<std::string>& written,
                              std::size_t upstream, const request_context& rec);

@@ -60,23 +60,43 @@ asio::awaitable<std::optional<actors::list_plan>> router_line::plan(protocol::li
         });
 }
 
-asio::awaitable<router_line::list_page>
-router_line::complete(protocol::list_kind kind, const actors::list_plan& plan,
-                      std::vector<actors::fetched_list> fetched, std::optional<std::string> cursor,
-                      request_context& ctx) {
+void router_line::rewrite_icons(protocol::list_kind kind, const actors::list_plan& plan,
+                                std::vector<actors::fetched_list>& fetched) {
     // Icons go to clients under gate's origin, whether fetched here or read from the fleet's
     // store (shared as the upstream wrote them), so this instance can serve every one it lists.
     for (auto& f : fetched)
         if (f.items)
             icons_.rewrite_list(*plan.snap, f.upstream, protocol::traits(kind).method, *f.items);
+}
+
+asio::awaitable<std::optional<actors::found_tools>>
+router_line::query(const actors::list_plan& plan, std::vector<actors::fetched_list> fetched,
+                   std::string words, std::size_t limit,
+                   std::optional<std::vector<std::string>> names, request_context& ctx) {
+    rewrite_icons(protocol::list_kind::tools, plan, fetched);
+    auto who = plan.snap->policy ? ctx.who.caller : nullptr;
+    co_return co_await actors::ask<actors::found_tools>(
+        actors_.load()->router_for(protocol::list_kind::tools),
+        [&](actors::reply_to<actors::found_tools> r) {
+            return actors::query_tools{plan.snap,        plan.profile,   std::move(fetched),
+                                       std::move(words), limit,          std::move(names),
+                                       std::move(r),     std::move(who), ctx.who.tenant_index};
+        });
+}
+
+asio::awaitable<router_line::list_page>
+router_line::complete(protocol::list_kind kind, const actors::list_plan& plan,
+                      std::vector<actors::fetched_list> fetched, std::optional<std::string> cursor,
+                      request_context& ctx, std::shared_ptr<const actors::tool_listing> searching) {
+    rewrite_icons(kind, plan, fetched);
     auto caller = cursor_owner_key(ctx);
     auto who = plan.snap->policy ? ctx.who.caller : nullptr;
     using answer_t = std::variant<actors::list_answer, actors::route_error>;
     co_return co_await actors::ask<answer_t>(
         actors_.load()->router_for(kind), [&](actors::reply_to<answer_t> r) {
             return actors::complete_list{
-                plan.snap, kind,         plan.profile,   std::move(fetched),  std::move(cursor),
-                caller,    std::move(r), std::move(who), ctx.who.tenant_index};
+                plan.snap, kind,         plan.profile,   std::move(fetched),   std::move(cursor),
+                caller,    std::move(r), std::move(who), ctx.who.tenant_index, searching};
         });
 }
 

@@ -38,11 +38,17 @@ private:
             const boost::json::object& params) override;
     boost::asio::awaitable<std::optional<actors::list_plan>> plan(protocol::list_kind kind,
                                                                   request_context& ctx) override;
-    boost::asio::awaitable<list_page> complete(protocol::list_kind kind,
-                                               const actors::list_plan& plan,
-                                               std::vector<actors::fetched_list> fetched,
-                                               std::optional<std::string> cursor,
-                                               request_context& ctx) override;
+    boost::asio::awaitable<list_page>
+    complete(protocol::list_kind kind, const actors::list_plan& plan,
+             std::vector<actors::fetched_list> fetched, std::optional<std::string> cursor,
+             request_context& ctx, std::shared_ptr<const actors::tool_listing> searching) override;
+    boost::asio::awaitable<std::optional<actors::found_tools>>
+    query(const actors::list_plan& plan, std::vector<actors::fetched_list> fetched,
+          std::string query, std::size_t limit, std::optional<std::vector<std::string>> names,
+          request_context& ctx) override;
+    // Fetched lists' icons go to clients under gate's origin.
+    void rewrite_icons(protocol::list_kind kind, const actors::list_plan& plan,
+                       std::vector<actors::fetched_list>& fetched);
     boost::asio::awaitable<list_page> page(request_context& ctx, boost::json::array merged,
                                            std::optional<std::string> cursor) override;
     // The upstream's cached lists go first (every router's, the fleet's), so a client that

@@ -91,7 +91,8 @@ session_table::admission session_table::admit(const std::string& id, opening o, 
                                        0,
                                        std::move(o.owner),
                                        std::move(o.who),
-                                       std::make_shared<std::size_t>(0)};
+                                       std::make_shared<std::size_t>(0),
+                                       {}};
     out.id = id;
     return out;
 }
@@ -168,6 +169,24 @@ bool session_table::deliver(const std::string& id, const std::string& message) {
         return false;
     auto& s = it->second;
     queue(s, message);
+    wake(s);
+    return true;
+}
+
+std::vector<std::string> session_table::selected_tools(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    return it == sessions_.end() ? std::vector<std::string>{} : it->second.tool_selection;
+}
+
+bool session_table::select_tools(const std::string& id, std::vector<std::string> names) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+        return false;
+    auto& s = it->second;
+    s.tool_selection = std::move(names);
+    queue(s, R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
     wake(s);
     return true;
 }

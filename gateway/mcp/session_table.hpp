@@ -6,6 +6,7 @@
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/mcp/session_delivery.hpp"
 #include "gateway/mcp/session_shares.hpp"
+#include "gateway/mcp/tool_selections.hpp"
 #include "gateway/pipeline/session_call.hpp"
 #include "gateway/upstream/live_federation.hpp"
 #include "policy/principal.hpp"
@@ -36,6 +37,7 @@ struct downstream_session {
     std::shared_ptr<const principal> who; // that principal as verified then (null: anonymous)
     // Requests on it being answered now (session_call): it is not idle while one runs.
     std::shared_ptr<std::size_t> calls = std::make_shared<std::size_t>(0);
+    std::vector<std::string> tool_selection; // gate_select_tools' (tool_selections)
 };
 
 // Whose share of the table a new session counts against (session_shares): its principal, or
@@ -48,7 +50,8 @@ session_limits session_limits_of(const config::server& s);
 
 class session_table final : public client_capabilities,
                             public session_delivery,
-                            public view_adopter {
+                            public view_adopter,
+                            public tool_selections {
 public:
     using time_point = std::chrono::steady_clock::time_point;
 
@@ -139,6 +142,9 @@ private:
     void adopt(const federation_view& next) override;
     // session_delivery: what the upstream traffic asks (contains, by its interface's name).
     bool session_open(const std::string& id) override { return contains(id); }
+    // tool_selections: a session's selection, kept with it (list_methods asks through it).
+    std::vector<std::string> selected_tools(const std::string& id) override;
+    bool select_tools(const std::string& id, std::vector<std::string> names) override;
     // Under the lock: admits and inserts a session under `id`.
     admission admit(const std::string& id, opening o, time_point now);
     // Under the lock: ends a session (its streams woken).

@@ -55,6 +55,12 @@ public:
     complete_list(protocol::list_kind kind, const actors::list_plan& plan,
                   std::vector<actors::fetched_list> fetched, const boost::json::value& id,
                   const boost::json::object& params, request_context& ctx) = 0;
+    // A call of gate's own tools (ctx.routed.gate_tool), answered from the tools list planned
+    // and fetched for it.
+    virtual boost::asio::awaitable<boost::json::object>
+    answer_gate_tool(protocol::gate_tool tool, const actors::list_plan& plan,
+                     std::vector<actors::fetched_list> fetched, const boost::json::value& id,
+                     const boost::json::object& params, request_context& ctx) = 0;
 
 protected:
     ~list_stage_services() = default;

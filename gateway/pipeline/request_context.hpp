@@ -10,6 +10,7 @@
 #include "gateway/upstream/upstream_client.hpp"
 #include "policy/principal.hpp"
 #include "protocol/client_profile.hpp"
+#include "protocol/gate_tools.hpp"
 #include "protocol/outcome.hpp"
 #include "protocol/span.hpp"
 #include "transport/http/host_guard.hpp"
@@ -136,6 +137,9 @@ struct call_sinks {
 struct route_result {
     std::optional<actors::route> target;   // a named call's upstream
     std::optional<actors::list_plan> plan; // a list's upstreams to fetch
+    // A tools/call of gate's own tools (tool search): answered at stage 8 from the tools
+    // list, planned and fetched like a tools/list's.
+    std::optional<protocol::gate_tool> gate_tool;
     // A tools/call's tool as gate last listed it, for policy (MCP's defaults for a tool no
     // list showed).
     std::optional<protocol::tool_hints> tool_hints;

@@ -1,10 +1,12 @@
 // Stage 4: route. Named calls resolve the `{namespace}{separator}{name}` prefix (or the owner
 // of a resource URI) to exactly one upstream; lists plan which upstreams' cached lists are
-// stale; `ping` is answered here. Task methods find their owner and logging/setLevel reaches
+// stale; `ping` is answered here; a call of gate's own tools (tool search) plans the tools
+// list it is answered from. Task methods find their owner and logging/setLevel reaches
 // every session of the client at the proxy stage, where the upstreams are asked.
 #include "gateway/pipeline/s4_route.hpp"
 
 #include "gateway/pipeline/answers.hpp"
+#include "gateway/pipeline/tool_search_scope.hpp"
 #include "protocol/json_rpc.hpp"
 
 namespace gate::gateway::pipeline {
@@ -27,6 +29,8 @@ public:
             return verdict::proceed;
         if (auto kind = protocol::list_kind_of(m))
             return plan(ctx, *kind);
+        if (auto own = gate_tool_called(ctx))
+            return route_gate_tool(ctx, *own);
         if (auto by_name = services_.route_by_name(m, ctx.message.id, ctx.message.params, ctx))
             return settle(ctx, std::move(*by_name));
         return resolve(ctx);
@@ -41,6 +45,33 @@ private:
         }
         ctx.routed.plan = std::move(*plan);
         co_return verdict::proceed;
+    }
+
+    // A tools/call of gate's own tools, where tool search is on for the caller (before any
+    // upstream's names: a namespace cannot spell them, config/parse_tool_search.cpp).
+    static std::optional<protocol::gate_tool> gate_tool_called(const request_context& ctx) {
+        if (ctx.method != "tools/call" || !searches_tools(ctx))
+            return std::nullopt;
+        const auto* name = ctx.message.params.if_contains("name");
+        return name && name->is_string() ? protocol::gate_tool_named(name->get_string())
+                                         : std::nullopt;
+    }
+
+    // It is answered from the tools list the caller is offered: planned and fetched as a
+    // tools/list's, through the same guards.
+    step route_gate_tool(request_context& ctx, protocol::gate_tool tool) {
+        ctx.name = std::string(tool == protocol::gate_tool::search ? protocol::search_tools_name
+                                                                   : protocol::select_tools_name);
+        if (tool == protocol::gate_tool::select && ctx.client.modern) {
+            ctx.answer.response = protocol::make_result(
+                ctx.message.id,
+                protocol::gate_tool_error("gate_select_tools keeps a selection with a session, "
+                                          "and this request has none: call the tools "
+                                          "gate_search_tools found by their names"));
+            return verdict::answered;
+        }
+        ctx.routed.gate_tool = tool;
+        return plan(ctx, protocol::list_kind::tools);
     }
 
     // A URI, whose owner the resource router knows.

@@ -43,9 +43,11 @@ private:
             ctx.answer.response = co_await services_.tasks.task_call(
                 ctx.message.id, m, std::move(ctx.message.params), ctx);
         } else if (ctx.routed.plan) {
-            ctx.proxied.fetched =
-                co_await services_.lists.fetch_lists(*protocol::list_kind_of(m), *ctx.routed.plan,
-                                                     std::move(ctx.guards.list_admitted), ctx);
+            // A list's, or the tools list a call of gate's own tools is answered from.
+            auto kind =
+                ctx.routed.gate_tool ? protocol::list_kind::tools : *protocol::list_kind_of(m);
+            ctx.proxied.fetched = co_await services_.lists.fetch_lists(
+                kind, *ctx.routed.plan, std::move(ctx.guards.list_admitted), ctx);
         } else if (ctx.routed.target) { // a subscription at a 2026-07-28 upstream (plain_call)
             ctx.answer.response = co_await services_.subscriptions.subscribe_at_modern_upstream(
                 m, ctx.message.id, *ctx.routed.target, ctx);

@@ -36,7 +36,8 @@ public:
         // what the answer asks the client.
         bool input = answered_upstream && judge_.answer_asks_input(ctx);
         if (minted ||
-            (!ctx.answer.response && !ctx.proxied.upstream_answer && ctx.routed.plan && kind) ||
+            (!ctx.answer.response && !ctx.proxied.upstream_answer && ctx.routed.plan &&
+             (kind || ctx.routed.gate_tool)) ||
             (m == "initialize" && !ctx.client.modern) ||
             (answered_upstream && ctx.policy.hook_at_result && hooks_) || input)
             return finish_waiting(ctx, std::move(minted), input);
@@ -71,7 +72,11 @@ private:
                 (!minted || !ctx.policy.hook_at_result->task_asked))
                 co_await judge_result(ctx);
         }
-        if (!ctx.answer.response && ctx.routed.plan && kind)
+        if (!ctx.answer.response && ctx.routed.plan && ctx.routed.gate_tool)
+            ctx.answer.response = co_await services_.lists.answer_gate_tool(
+                *ctx.routed.gate_tool, *ctx.routed.plan, std::move(ctx.proxied.fetched),
+                ctx.message.id, ctx.message.params, ctx);
+        else if (!ctx.answer.response && ctx.routed.plan && kind)
             ctx.answer.response = co_await services_.lists.complete_list(
                 *kind, *ctx.routed.plan, std::move(ctx.proxied.fetched), ctx.message.id,
                 ctx.message.params, ctx);

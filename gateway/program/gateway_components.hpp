@@ -181,7 +181,7 @@ private:
     router_line routers{*parts.actors, calls, icons, downstream.fleet(), list_changes};
     task_ledger ledger{*parts.actors};
     task_methods tasks{{ledger, guards.budgets(), calls, routers, &decisions, icons}};
-    list_methods lists{{routers, calls, downstream.fleet(), stats}};
+    list_methods lists{{routers, calls, downstream.fleet(), stats, downstream.table()}};
     call_routes routes{routers, calls, lists};
     client_traffic from_clients{requests, keeper, downstream.table()};
     upstream_traffic upstream_news{

@@ -11,6 +11,7 @@
 #include "gateway/pipeline/s5_authorize.hpp"
 #include "policy/policy_engine.hpp"
 #include "protocol/json_rpc.hpp"
+#include "tests/support/kept_tool_selections.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ struct fake_resolver final : route_resolver, client_profiles {
 };
 
 // The list services of gate's own lists: every upstream planned, each answering one item.
-struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_counts {
+struct fake_lists final : test::kept_tool_selections, list_fetcher, list_sharing, upstream_counts {
     boost::asio::awaitable<void> fill_from_fleet(list_kind, actors::list_plan&,
                                                  const request_context&) override {
         co_return;
@@ -89,10 +90,10 @@ struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_coun
     void tool_dropped(const std::string&, std::string_view) override {}
     void share_list(list_kind, protocol::client_profile, const upstream_client&, const json::array&,
                     const std::vector<std::string>&) override {}
-    boost::asio::awaitable<list_page> complete(list_kind kind, const actors::list_plan&,
-                                               std::vector<actors::fetched_list>,
-                                               std::optional<std::string>,
-                                               request_context& ctx) override {
+    boost::asio::awaitable<list_page>
+    complete(list_kind kind, const actors::list_plan&, std::vector<actors::fetched_list>,
+             std::optional<std::string>, request_context& ctx,
+             std::shared_ptr<const actors::tool_listing>) override {
         note("complete " + method(kind), ctx);
         co_await test::suspend_once();
         co_return actors::list_answer{kind, std::make_shared<const std::string>("[]"), std::nullopt,
@@ -103,7 +104,7 @@ struct fake_lists final : list_router, list_fetcher, list_sharing, upstream_coun
 struct call_routing : test::stage_rig {
     fake_resolver resolver;
     fake_lists services;
-    list_methods lists{{services, services, services, services}};
+    list_methods lists{{services, services, services, services, services}};
     call_routes routes{resolver, resolver, lists};
 
     pipeline::routing named(std::string method, json::object params) {

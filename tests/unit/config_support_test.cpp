@@ -155,6 +155,16 @@ const std::map<std::string, std::string> enforced = {
                              "instructions, and each upstream's under its namespace"},
     {"/server/instructions/text", "a namespaced federation presents its configured name, icons and "
                                   "instructions, and each upstream's under its namespace"},
+    {"/server/toolSearch", "tool search finds what the caller may call and a session lists what "
+                           "it selects"},
+    {"/server/toolSearch/enabled", "tool search finds what the caller may call and a session "
+                                   "lists what it selects"},
+    {"/server/toolSearch/subjects", "tool search is on only for the subjects it names"},
+    {"/server/toolSearch/subjects/subs", "tool search is on only for the subjects it names"},
+    {"/server/toolSearch/subjects/groups", "tool search is on only for the subjects it names"},
+    {"/server/toolSearch/subjects/issuers", "tool search is on only for the subjects it names"},
+    {"/server/toolSearch/subjects/claims", "tool search is on only for the subjects it names"},
+    {"/server/toolSearch/subjects/claims/*", "tool search is on only for the subjects it names"},
     {"/server/instructions/fromUpstreams",
      "a namespaced federation presents its configured name, icons and instructions, and each "
      "upstream's under its namespace"},

@@ -6,6 +6,7 @@
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
 #include "protocol/json_rpc.hpp"
+#include "tests/support/kept_tool_selections.hpp"
 #include "tests/unit/stage_rig.hpp"
 
 #include <algorithm>
@@ -22,7 +23,10 @@ namespace ec = protocol::error_code;
 using protocol::list_kind;
 
 // Answers as told and keeps what it was handed.
-struct fake_list_services final : list_router, list_fetcher, list_sharing, upstream_counts {
+struct fake_list_services final : test::kept_tool_selections,
+                                  list_fetcher,
+                                  list_sharing,
+                                  upstream_counts {
     boost::asio::awaitable<void> fill_from_fleet(list_kind, actors::list_plan&,
                                                  const request_context&) override {
         co_return;
@@ -82,17 +86,19 @@ struct fake_list_services final : list_router, list_fetcher, list_sharing, upstr
     void tool_dropped(const std::string& upstream, std::string_view reason) override {
         dropped.push_back(upstream + " " + std::string(reason));
     }
-    std::vector<std::string> dropped; // "<upstream id> <reason>"
+    std::vector<std::string> dropped;                      // "<upstream id> <reason>"
+    std::shared_ptr<const actors::tool_listing> searching; // what complete was given
     void share_list(list_kind kind, protocol::client_profile, const upstream_client& upstream,
                     const json::array& items, const std::vector<std::string>& written) override {
         asked.push_back("share " + upstream.config().id);
         shared.push_back({kind, &upstream, items, written});
     }
-    boost::asio::awaitable<list_page> complete(list_kind, const actors::list_plan& p,
-                                               std::vector<actors::fetched_list> fetched,
-                                               std::optional<std::string> c,
-                                               request_context&) override {
+    boost::asio::awaitable<list_page>
+    complete(list_kind, const actors::list_plan& p, std::vector<actors::fetched_list> fetched,
+             std::optional<std::string> c, request_context&,
+             std::shared_ptr<const actors::tool_listing> l) override {
         asked.push_back("complete");
+        searching = std::move(l);
         completed_plan = &p;
         completed = std::move(fetched);
         cursor = std::move(c);
@@ -118,7 +124,7 @@ json::array tools_of(std::string name) {
 struct list_method_calls : test::stage_rig {
     std::vector<std::unique_ptr<upstream_guards>> guards; // what the test's tickets admit to
     fake_list_services services;
-    list_methods lists{{services, services, services, services}};
+    list_methods lists{{services, services, services, services, services}};
 
     actors::list_plan plan_of(std::vector<std::size_t> fetch) const {
         return actors::list_plan{ctx.view->snap, std::move(fetch)};
@@ -369,6 +375,100 @@ TEST_F(list_method_calls, a_federated_list_is_planned_fetched_and_completed) {
     EXPECT_EQ(services.fetches[0].admitted, nullptr) << "gate's own fetch admits itself";
     EXPECT_EQ(services.fetches[0].kind, list_kind::resources);
     EXPECT_EQ(services.cursor, "c-3");
+}
+
+// -- tool search (docs/tool-search.md) ----------------------------------------------------------
+
+std::vector<std::string> names_in(const json::array& tools) {
+    std::vector<std::string> out;
+    for (const auto& t : tools)
+        out.emplace_back(t.at("name").as_string());
+    return out;
+}
+
+struct tool_search_calls : list_method_calls {
+    tool_search_calls() {
+        doc->server.tool_search.enabled = true;
+        fresh();
+        ctx.client.session = "s-1";
+    }
+    json::object call(protocol::gate_tool tool, std::string_view arguments) {
+        ctx.message.id = 7;
+        json::object params{{"name", tool == protocol::gate_tool::search ? "gate_search_tools"
+                                                                         : "gate_select_tools"},
+                            {"arguments", json::parse(arguments)}};
+        return finish(lists.answer_gate_tool(tool, plan_of({0}), {}, ctx.message.id, params, ctx));
+    }
+};
+
+TEST_F(tool_search_calls, a_tools_list_is_gates_tools_and_the_sessions_selection) {
+    services.selections["s-1"] = {"a__x"};
+    complete(plan_of({}), {});
+    ASSERT_TRUE(services.searching);
+    EXPECT_EQ(names_in(services.searching->gate_tools),
+              (std::vector<std::string>{"gate_search_tools", "gate_select_tools"}));
+    EXPECT_EQ(services.searching->selected, std::vector<std::string>{"a__x"});
+    // A 2026-07-28 client has no session: the search only, no selection.
+    ctx.client.modern = true;
+    complete(plan_of({}), {});
+    ASSERT_TRUE(services.searching);
+    EXPECT_EQ(names_in(services.searching->gate_tools),
+              std::vector<std::string>{"gate_search_tools"});
+    EXPECT_TRUE(services.searching->selected.empty());
+}
+
+TEST_F(tool_search_calls, off_or_for_other_subjects_the_whole_list_is_listed) {
+    doc->server.tool_search.subjects = config::subjects{};
+    doc->server.tool_search.subjects->groups = {"agents"};
+    fresh();
+    complete(plan_of({}), {});
+    EXPECT_EQ(services.asked_to("complete"), 1u);
+    EXPECT_FALSE(services.searching) << "an anonymous caller is not among the subjects";
+    ctx.who.caller = std::make_shared<const policy::principal>(
+        policy::principal{"ann", "https://idp", {"agents"}, {}});
+    complete(plan_of({}), {});
+    EXPECT_TRUE(services.searching);
+    doc->server.tool_search.enabled = false;
+    fresh();
+    complete(plan_of({}), {});
+    EXPECT_FALSE(services.searching);
+}
+
+TEST_F(tool_search_calls, a_search_asks_the_router_and_answers_structured_tools) {
+    services.found = actors::found_tools{json::array{json::object{{"name", "a__read_file"}}}, {}};
+    auto answer = call(protocol::gate_tool::search, R"({"query":"read a file","limit":4})");
+    ASSERT_EQ(services.queries.size(), 1u);
+    EXPECT_EQ(services.queries[0].text, "read a file");
+    EXPECT_EQ(services.queries[0].limit, 4u);
+    EXPECT_FALSE(services.queries[0].names);
+    const auto& result = answer.at("result").as_object();
+    EXPECT_FALSE(result.contains("isError"));
+    EXPECT_EQ(names_in(result.at("structuredContent").at("tools").as_array()),
+              std::vector<std::string>{"a__read_file"});
+    EXPECT_EQ(ctx.audit.items_served, 1);
+}
+
+TEST_F(tool_search_calls, bad_arguments_are_a_tool_error_and_ask_nothing) {
+    auto answer = call(protocol::gate_tool::search, R"({"query":"x","limit":0})");
+    EXPECT_TRUE(answer.at("result").at("isError").as_bool());
+    EXPECT_NE(json::serialize(answer).find("limit must be an integer"), std::string::npos);
+    answer = call(protocol::gate_tool::select, R"({"names":"a__x"})");
+    EXPECT_TRUE(answer.at("result").at("isError").as_bool());
+    EXPECT_TRUE(services.queries.empty());
+    EXPECT_TRUE(services.selections.empty());
+}
+
+TEST_F(tool_search_calls, a_selection_keeps_only_what_the_caller_may_call_and_tells_the_session) {
+    services.found =
+        actors::found_tools{json::array{json::object{{"name", "a__x"}}}, {"b__secret"}};
+    auto answer = call(protocol::gate_tool::select, R"({"names":["a__x","b__secret"]})");
+    ASSERT_EQ(services.queries.size(), 1u);
+    EXPECT_EQ(services.queries[0].names, (std::vector<std::string>{"a__x", "b__secret"}));
+    EXPECT_EQ(services.selections["s-1"], std::vector<std::string>{"a__x"});
+    EXPECT_EQ(services.list_changed, 1u);
+    const auto& structured = answer.at("result").at("structuredContent");
+    EXPECT_EQ(structured.at("unknown").as_array().size(), 1u);
+    EXPECT_EQ(structured.at("selected").as_array().size(), 1u);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 // (invalid_params) and audited once, before its stream is touched.
 #include "gateway/mcp/listen_methods.hpp"
 #include "protocol/gateway_error.hpp"
+#include "tests/support/kept_tool_selections.hpp"
 #include "tests/support/quiet_bridges.hpp"
 #include "tests/support/unchanged_icons.hpp"
 #include "tests/unit/stage_rig.hpp"
@@ -59,7 +60,7 @@ struct no_routes final : route_resolver, client_profiles {
         return protocol::full_profile;
     }
 };
-struct no_lists final : list_router, list_fetcher, list_sharing, upstream_counts {
+struct no_lists final : test::kept_tool_selections, list_fetcher, list_sharing, upstream_counts {
     boost::asio::awaitable<void> fill_from_fleet(protocol::list_kind, actors::list_plan&,
                                                  const request_context&) override {
         co_return;
@@ -83,10 +84,10 @@ struct no_lists final : list_router, list_fetcher, list_sharing, upstream_counts
                     const json::array&, const std::vector<std::string>&) override {
         ++asked;
     }
-    boost::asio::awaitable<list_page> complete(protocol::list_kind, const actors::list_plan&,
-                                               std::vector<actors::fetched_list>,
-                                               std::optional<std::string>,
-                                               request_context&) override {
+    boost::asio::awaitable<list_page>
+    complete(protocol::list_kind, const actors::list_plan&, std::vector<actors::fetched_list>,
+             std::optional<std::string>, request_context&,
+             std::shared_ptr<const actors::tool_listing>) override {
         ++asked;
         co_return std::nullopt;
     }
@@ -130,7 +131,8 @@ struct listen_methods_rig : test::stage_rig {
     fake_listen_services services;
     no_routes resolver;
     no_lists lists_services;
-    list_methods lists{{lists_services, lists_services, lists_services, lists_services}};
+    list_methods lists{
+        {lists_services, lists_services, lists_services, lists_services, lists_services}};
     call_routes routes{resolver, resolver, lists};
     listen_hub listens;
     subscription_holds holds;

@@ -38,7 +38,22 @@ struct fake_egress final : list_stage_services,
     complete_list(protocol::list_kind kind, const actors::list_plan& p,
                   std::vector<actors::fetched_list> f, const json::value& i,
                   const json::object& prm, request_context&) override {
-        asked.push_back("complete_list " + std::string(protocol::traits(kind).method));
+        return answered("complete_list " + std::string(protocol::traits(kind).method), p,
+                        std::move(f), i, prm);
+    }
+    boost::asio::awaitable<json::object>
+    answer_gate_tool(protocol::gate_tool tool, const actors::list_plan& p,
+                     std::vector<actors::fetched_list> f, const json::value& i,
+                     const json::object& prm, request_context&) override {
+        return answered(std::string("answer_gate_tool ") +
+                            (tool == protocol::gate_tool::search ? "search" : "select"),
+                        p, std::move(f), i, prm);
+    }
+    // What a list's completion (or a call of gate's tools) was given, then the list answer.
+    boost::asio::awaitable<json::object> answered(std::string what, const actors::list_plan& p,
+                                                  std::vector<actors::fetched_list> f,
+                                                  const json::value& i, const json::object& prm) {
+        asked.push_back(std::move(what));
         plan = &p;
         fetched = std::move(f);
         id = i;
@@ -234,6 +249,20 @@ TEST_F(stage_egress, a_list_is_completed_from_what_was_fetched) {
     EXPECT_EQ(services.params, (json::object{{"cursor", "c-1"}}));
     EXPECT_EQ(ctx.answer.response, services.list_answer);
     EXPECT_EQ(ctx.audit.outcome, protocol::outcome::ok);
+}
+
+TEST_F(stage_egress, a_call_of_gates_own_tool_is_answered_from_the_tools_fetched_for_it) {
+    request("tools/call", {{"name", "gate_search_tools"}});
+    ctx.routed.plan = actors::list_plan{};
+    ctx.routed.gate_tool = protocol::gate_tool::search;
+    ctx.proxied.fetched = {{0, json::array{}}};
+    auto r = run();
+    EXPECT_FALSE(r.at_once);
+    EXPECT_EQ(services.asked, std::vector<std::string>{"answer_gate_tool search"});
+    EXPECT_EQ(services.plan, &*ctx.routed.plan);
+    ASSERT_EQ(services.fetched.size(), 1u);
+    EXPECT_EQ(services.params, (json::object{{"name", "gate_search_tools"}}));
+    EXPECT_EQ(ctx.answer.response, services.list_answer);
 }
 
 TEST_F(stage_egress, a_list_refused_before_egress_is_not_completed) {

@@ -44,6 +44,13 @@ struct no_egress_services final : list_stage_services,
                   const json::value&, const json::object&, request_context&) override {
         co_return json::object{};
     }
+    boost::asio::awaitable<json::object> answer_gate_tool(protocol::gate_tool,
+                                                          const actors::list_plan&,
+                                                          std::vector<actors::fetched_list>,
+                                                          const json::value&, const json::object&,
+                                                          request_context&) override {
+        co_return json::object{};
+    }
     boost::asio::awaitable<void> pin_task(const request_context&, std::size_t,
                                           std::string) override {
         co_return;

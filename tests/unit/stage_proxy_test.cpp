@@ -98,6 +98,14 @@ struct fake_proxy final : call_stage_services,
         ADD_FAILURE() << "stage 7 completed a list";
         co_return answer;
     }
+    boost::asio::awaitable<json::object> answer_gate_tool(protocol::gate_tool,
+                                                          const actors::list_plan&,
+                                                          std::vector<actors::fetched_list>,
+                                                          const json::value&, const json::object&,
+                                                          request_context&) override {
+        ADD_FAILURE() << "stage 7 answered a tool of gate's own";
+        co_return answer;
+    }
     boost::asio::awaitable<void> pin_task(const request_context&, std::size_t,
                                           std::string) override {
         ADD_FAILURE() << "stage 7 pinned a task";
