@@ -9,7 +9,12 @@ namespace gate::protocol {
 name_codec::name_codec(std::string separator, std::vector<std::optional<std::string>> namespaces,
                        std::size_t max_length)
     : separator_(std::move(separator)), namespaces_(std::move(namespaces)),
-      passthrough_(namespaces_.size() == 1 && !namespaces_[0]), max_length_(max_length) {}
+      passthrough_(namespaces_.size() == 1 && !namespaces_[0]), max_length_(max_length) {
+    by_namespace_.reserve(namespaces_.size());
+    for (std::size_t i = 0; i < namespaces_.size(); ++i)
+        if (namespaces_[i])
+            by_namespace_.insert_or_assign(*namespaces_[i], i); // a repeated one: the last
+}
 
 std::string name_codec::encode(std::size_t upstream, std::string_view name) const {
     const auto& ns = namespaces_.at(upstream);
@@ -32,18 +37,18 @@ std::optional<decoded_name> name_codec::decode(std::string_view full) const {
     bool alias = max_length_ > 0 && has_alias_shape(full, max_length_);
     if (passthrough_)
         return decoded_name{0, full, alias};
+    // The longest namespace that, followed by the separator, starts the name: each
+    // separator's place in the name, first to last, is a longer candidate.
     std::optional<decoded_name> best;
-    std::size_t best_len = 0;
-    for (std::size_t i = 0; i < namespaces_.size(); ++i) {
-        const auto& ns = namespaces_[i];
-        if (!ns || ns->size() < best_len)
-            continue;
-        auto prefix_len = ns->size() + separator_.size();
-        if (full.size() <= prefix_len || !full.starts_with(*ns) ||
-            full.substr(ns->size(), separator_.size()) != separator_)
-            continue;
-        best = decoded_name{i, full.substr(prefix_len), alias};
-        best_len = ns->size();
+    if (separator_.empty())
+        return best;
+    for (auto at = full.find(separator_); at != std::string_view::npos;
+         at = full.find(separator_, at + 1)) {
+        auto rest = at + separator_.size();
+        if (rest >= full.size())
+            break;
+        if (auto it = by_namespace_.find(full.substr(0, at)); it != by_namespace_.end())
+            best = decoded_name{it->second, full.substr(rest), alias};
     }
     return best;
 }

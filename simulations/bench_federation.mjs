@@ -5,12 +5,12 @@
 // one, gate's resident memory after them, and the first call to an upstream no call has
 // reached yet (then a second call to it, then the first to another upstream), and new
 // sessions' first calls after that. Prints one JSON line.
-//   GATE_BIN=<gate> <node22> simulations/bench_federation.mjs [upstreams] [tools]
+//   GATE_BIN=<gate> [GATE_BENCH_PAGE_SIZE=n] <node22> simulations/bench_federation.mjs [upstreams] [tools]
 //   (from the repository root; default 1000 upstreams of 10 tools)
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-import { connectClient, startGate } from '../tests/js/lib/index.mjs';
+import { connectClient, openRawSession, post, startGate } from '../tests/js/lib/index.mjs';
 
 const upstreams = Number(process.argv[2] ?? 1000);
 const toolsEach = Number(process.argv[3] ?? 10);
@@ -22,7 +22,19 @@ const toolsOf = (u) =>
     inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
   }));
 
+// The reference for a warm list: one server that holds the whole federated list in memory
+// (every tool under its namespaced name) and serves it in gate's pages, at /paged/mcp.
+const pageSize = Number(process.env.GATE_BENCH_PAGE_SIZE ?? 200);
+let allTools;
+const pagedList = (cursor) => {
+  allTools ??= Array.from({ length: upstreams }, (_, u) => toolsOf(u).map((t) => ({ ...t, name: `u${u}__${t.name}` }))).flat();
+  const start = Number(cursor ?? 0);
+  const end = pageSize > 0 ? Math.min(start + pageSize, allTools.length) : allTools.length;
+  return { tools: allTools.slice(start, end), ...(end < allTools.length ? { nextCursor: String(end) } : {}) };
+};
+
 const listener = createServer((req, res) => {
+  const paged = req.url.startsWith('/paged/');
   const u = Number(req.url.split('/')[2]);
   if (req.method !== 'POST') {
     res.writeHead(405).end();
@@ -39,7 +51,7 @@ const listener = createServer((req, res) => {
     let result;
     if (msg.method === 'initialize')
       result = { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: `u${u}`, version: '1.0.0' } };
-    else if (msg.method === 'tools/list') result = { tools: toolsOf(u) };
+    else if (msg.method === 'tools/list') result = paged ? pagedList(msg.params?.cursor) : { tools: toolsOf(u) };
     else if (msg.method === 'tools/call') result = { content: [{ type: 'text', text: `u${u} ${msg.params.name}` }] };
     else result = {};
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
@@ -49,6 +61,8 @@ await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${listener.address().port}`;
 
 const config = {
+  // GATE_BENCH_PAGE_SIZE: routing.pageSize (default gate's 200; -1 serves one page).
+  ...(process.env.GATE_BENCH_PAGE_SIZE ? { routing: { pageSize: Number(process.env.GATE_BENCH_PAGE_SIZE) } } : {}),
   upstreams: Array.from({ length: upstreams }, (_, u) => ({ id: `u${u}`, url: `${base}/u/${u}/mcp`, namespace: `u${u}` })),
 };
 const gate = await startGate({ config });
@@ -72,6 +86,20 @@ const fullList = async () => {
 const first = await fullList();
 const warm = await fullList();
 const rssListed = rssMiB();
+// The warm list without the SDK client's own work (its schema checks of 10,000 tools): what
+// gate spends, read as raw JSON-RPC over HTTP.
+const rawWarmList = async (url = gate.url) => {
+  const raw = await openRawSession(url);
+  const t0 = performance.now();
+  let cursor;
+  let id = 1;
+  do {
+    const res = await post(url, { jsonrpc: '2.0', id: id++, method: 'tools/list', params: cursor ? { cursor } : {} }, raw.headers);
+    cursor = res.json.result.nextCursor;
+  } while (cursor);
+  return Math.round(performance.now() - t0);
+};
+const warmRawMs = await rawWarmList();
 const timed = async (c, name) => {
   const t0 = performance.now();
   await c.callTool({ name, arguments: { text: 'x' } });
@@ -90,10 +118,27 @@ const laterSessions = [];
 for (const [i, listFirst] of [false, true, false].entries()) {
   const c = await connectClient(gate.url);
   if (listFirst) await c.listTools();
-  laterSessions.push({ listFirst, firstCallMs: await timed(c, `u${7 + 2 * i}__tool_2`), nextCallMs: await timed(c, `u${8 + 2 * i}__tool_2`) });
+  laterSessions.push({ listFirst, firstCallMs: await timed(c, `u${(7 + 2 * i) % upstreams}__tool_2`), nextCallMs: await timed(c, `u${(8 + 2 * i) % upstreams}__tool_2`) });
   await c.close();
 }
 await gate.stop();
+// The direct path, for reference: this process asks every upstream itself, all at once, as a
+// client of each would (a handshake, then its list), through the same event loop that serves
+// them. No gateway can list them first faster than they answer.
+const direct = async (handshake) => {
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: upstreams }, async (_, u) => {
+      const url = `${base}/u/${u}/mcp`;
+      const headers = handshake ? (await openRawSession(url)).headers : {};
+      await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }, headers);
+    }),
+  );
+  return Math.round(performance.now() - t0);
+};
+const directFirstListMs = await direct(true);
+const directWarmRawMs = await rawWarmList(`${base}/paged/mcp`);
+const directListsOnlyMs = await direct(false);
 listener.close();
 console.log(
   JSON.stringify({
@@ -101,6 +146,10 @@ console.log(
     toolsEach,
     firstList: first,
     warmList: warm,
+    warmRawMs,
+    directWarmRawMs,
+    directFirstListMs,
+    directListsOnlyMs,
     rssStartedMiB: Math.round(rssStarted),
     rssListedMiB: Math.round(rssListed),
     firstCallMs: firstCall,

@@ -218,7 +218,11 @@ void federation::invalidate_id(const std::string& id) {
 }
 
 void federation::invalidate(std::size_t upstream) {
-    std::erase_if(cache_, [&](const auto& e) { return std::get<0>(e.first) == upstream; });
+    // The upstream's entries are one run of the map (its index leads the key): a storm of
+    // list_changed from every upstream costs each its own entries, not a walk of them all.
+    constexpr auto first_kind = static_cast<list_kind>(0);
+    cache_.erase(cache_.lower_bound({upstream, first_kind, 0}),
+                 cache_.lower_bound({upstream + 1, first_kind, 0}));
     merged_.clear();
     filtered_.clear();
 }

@@ -37,7 +37,7 @@ quantile_ms(const std::array<std::uint64_t, traffic_history::latency_bins>& late
 } // namespace
 
 traffic_history::traffic_history() {
-    series_.push_back(std::make_unique<series>()); // unrouted, named ""
+    series_.push_back(series{}); // unrouted, named ""
     by_id_.emplace("", unrouted);
 }
 
@@ -46,22 +46,20 @@ void traffic_history::follow(std::uint64_t version, const std::vector<std::strin
         return;
     followed_ = true;
     version_ = version;
-    std::vector<std::unique_ptr<series>> kept;
+    std::vector<series> kept;
+    kept.reserve(ids.size() + 1);
     kept.push_back(std::move(series_[unrouted]));
     std::unordered_map<std::string, std::size_t> index{{"", unrouted}};
+    index.reserve(ids.size() + 1);
     by_position_.assign(ids.size(), unrouted);
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (auto known = index.find(ids[i]); known != index.end()) {
             by_position_[i] = known->second; // the same id twice: one series
             continue;
         }
-        std::unique_ptr<series> s;
-        if (auto old = by_id_.find(ids[i]); old != by_id_.end() && series_[old->second])
-            s = std::move(series_[old->second]);
-        else {
-            s = std::make_unique<series>();
-            s->id = ids[i];
-        }
+        series s{ids[i], nullptr};
+        if (auto old = by_id_.find(ids[i]); old != by_id_.end())
+            s.held = std::move(series_[old->second].held); // its traffic so far, kept
         index.emplace(ids[i], kept.size());
         by_position_[i] = kept.size();
         kept.push_back(std::move(s));
@@ -112,7 +110,7 @@ std::optional<traffic_history::window> traffic_history::read(std::string_view id
     auto slot = slot_of(id);
     if (slot == unrouted && !id.empty())
         return std::nullopt;
-    const auto& s = *series_[slot];
+    const auto* held = series_[slot].held.get(); // null: no request yet
     window w;
     auto current = now.time_since_epoch() / bucket_width;
     std::array<std::uint64_t, latency_bins> all{};
@@ -122,15 +120,15 @@ std::optional<traffic_history::window> traffic_history::read(std::string_view id
         p.start = time_point(std::chrono::duration_cast<duration>(tick * bucket_width));
         p.seconds = tick == current ? std::chrono::duration<double>(now - p.start).count()
                                     : std::chrono::duration<double>(bucket_width).count();
-        const auto& b = s.buckets[static_cast<std::size_t>(tick) % bucket_count];
+        const auto* b = held ? &(*held)[static_cast<std::size_t>(tick) % bucket_count] : nullptr;
         std::array<std::uint64_t, latency_bins> latency{};
-        if (b.tick == tick) {
-            p.outcomes = b.outcomes;
-            for (auto n : b.outcomes)
+        if (b && b->tick == tick) {
+            p.outcomes = b->outcomes;
+            for (auto n : b->outcomes)
                 p.requests += n;
             for (std::size_t k = 0; k < latency_bins; ++k) {
-                latency[k] = b.latency[k];
-                all[k] += b.latency[k];
+                latency[k] = b->latency[k];
+                all[k] += b->latency[k];
             }
         }
         p.p50_ms = quantile_ms(latency, p.requests, 0.5);

@@ -2,16 +2,21 @@
 
 namespace gate::gateway {
 
+void follow_upstreams(traffic_history& t, const actors::snapshot& snap) {
+    if (t.followed() && snap.version <= t.version())
+        return;
+    std::vector<std::string> ids;
+    ids.reserve(snap.size());
+    for (std::size_t i = 0; i < snap.size(); ++i)
+        ids.push_back(snap.upstream(i).id);
+    t.follow(snap.version, ids);
+}
+
 std::size_t traffic_slot_slowly(traffic_history& t, const request_context& ctx) {
     if (!ctx.upstream || !ctx.view || !ctx.view->snap)
         return traffic_history::unrouted;
     const auto& snap = *ctx.view->snap;
-    if (!t.followed() || snap.version > t.version()) {
-        std::vector<std::string> ids; // a reload's first request
-        for (std::size_t i = 0; i < snap.size(); ++i)
-            ids.push_back(snap.upstream(i).id);
-        t.follow(snap.version, ids);
-    }
+    follow_upstreams(t, snap); // a request that came before its configuration was followed
     if (ctx.routed.target)
         return t.slot(snap.version, ctx.routed.target->upstream, *ctx.upstream);
     return t.slot_of(*ctx.upstream); // not routed by name (tasks, a passthrough initialize)

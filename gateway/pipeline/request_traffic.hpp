@@ -11,6 +11,9 @@
 
 namespace gate::gateway {
 
+// The series of configuration `snap`'s upstreams: followed at start and at each reload
+// (gateway_components), so no request pays for it.
+void follow_upstreams(traffic_history& t, const actors::snapshot& snap);
 // The series of the request's upstream, following a newer configuration first (rare).
 std::size_t traffic_slot_slowly(traffic_history& t, const request_context& ctx);
 // A refused request, with whose it was (principal_key).

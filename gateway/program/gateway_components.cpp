@@ -2,6 +2,7 @@
 #include "gateway/program/gateway_components.hpp"
 
 #include "gateway/operations/traffic_tap.hpp"
+#include "gateway/pipeline/request_traffic.hpp"
 #include "gateway/pipeline/s1_host_origin.hpp"
 #include "gateway/pipeline/s2_authenticate.hpp"
 #include "gateway/pipeline/s3_global_limit.hpp"
@@ -136,6 +137,7 @@ gateway_components::gateway_components(
     // Each upstream's actor is the supervisor's to spawn and watch.
     if (parts.supervisor)
         caf::anon_send(parts.supervisor, actors::adopt_upstreams{live->boards()});
+    follow_upstreams(traffic, *live->snap);
     tell_of_reloads();
 }
 
@@ -150,6 +152,7 @@ void gateway_components::tell_of_reloads() {
         server.set_max_body(static_cast<std::size_t>(v.snap->doc->server.max_body_bytes));
     });
     live.tell([this](const federation_view& v) { accounts.use(*v.snap->doc); });
+    live.tell([this](const federation_view& v) { follow_upstreams(traffic, *v.snap); });
     live.tell([this](const federation_view& v) { warm_up(v); });
     live.tell([this](const federation_view& v) {
         // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
@@ -188,9 +191,38 @@ std::size_t gateway_components::take_clients(const federation_view& next) {
     return kept;
 }
 
+namespace {
+
+// At most this many upstream handshakes at once when gate starts or reloads: a thousand
+// upstreams do not crowd the io thread with a thousand connects that clients' first calls
+// would wait behind.
+constexpr std::size_t warm_up_at_once = 32;
+
+// One upstream's root session opened, and said.
+asio::awaitable<void> open_root_session(std::shared_ptr<upstream_client> client) {
+    auto r = co_await client->sessions().initialize_result({});
+    const auto& id = client->config().id;
+    if (auto* f = std::get_if<upstream_failure>(&r)) {
+        spdlog::warn("upstream {} not reachable yet: {}", id, f->message);
+        co_return;
+    }
+    const auto& init = std::get<boost::json::object>(r);
+    std::string name = "?", version = "?";
+    if (auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
+        if (auto* n = info->as_object().if_contains("name"); n && n->is_string())
+            name = n->as_string();
+        if (auto* v = info->as_object().if_contains("version"); v && v->is_string())
+            version = v->as_string();
+    }
+    spdlog::info("upstream {} ready: {} {}", id, name, version);
+}
+
+} // namespace
+
 void gateway_components::warm_up(const federation_view& view) {
     // Each upstream's root session is opened now rather than by the first client request, so
     // an operator sees at start (and after a reload) which upstreams answer.
+    auto due = std::make_shared<std::vector<std::shared_ptr<upstream_client>>>();
     for (const auto& client : view.clients) {
         if (client->per_caller()) {
             // No session of gate's own: the first caller opens one with its credential.
@@ -199,27 +231,17 @@ void gateway_components::warm_up(const federation_view& view) {
                          client->config().id, client->config().auth.strategy);
             continue;
         }
+        due->push_back(client);
+    }
+    auto next = std::make_shared<std::size_t>(0);
+    for (std::size_t w = 0; w < std::min(warm_up_at_once, due->size()); ++w)
         asio::co_spawn(
             io,
-            [client]() -> asio::awaitable<void> {
-                auto r = co_await client->sessions().initialize_result({});
-                const auto& id = client->config().id;
-                if (auto* f = std::get_if<upstream_failure>(&r)) {
-                    spdlog::warn("upstream {} not reachable yet: {}", id, f->message);
-                    co_return;
-                }
-                const auto& init = std::get<boost::json::object>(r);
-                std::string name = "?", version = "?";
-                if (auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
-                    if (auto* n = info->as_object().if_contains("name"); n && n->is_string())
-                        name = n->as_string();
-                    if (auto* v = info->as_object().if_contains("version"); v && v->is_string())
-                        version = v->as_string();
-                }
-                spdlog::info("upstream {} ready: {} {}", id, name, version);
+            [due, next]() -> asio::awaitable<void> {
+                while (*next < due->size())
+                    co_await open_root_session((*due)[(*next)++]);
             },
             asio::detached);
-    }
 }
 
 void gateway_components::account_news(const accounts::account_event& e) {
