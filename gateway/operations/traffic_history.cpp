@@ -74,6 +74,11 @@ std::size_t traffic_history::slot_of(std::string_view id) const {
     return it == by_id_.end() ? unrouted : it->second;
 }
 
+std::size_t traffic_history::windows_held() const {
+    return static_cast<std::size_t>(
+        std::count_if(series_.begin(), series_.end(), [](const series& s) { return !!s.held; }));
+}
+
 std::uint64_t traffic_history::bin_floor_us(std::size_t bin) {
     if (bin < 4)
         return bin;

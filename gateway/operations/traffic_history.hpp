@@ -60,6 +60,8 @@ public:
         return slot_of(id);
     }
     std::size_t slot_of(std::string_view id) const;
+    // How many series hold a window: those a request reached (each about 40 KB).
+    std::size_t windows_held() const;
 
     void record(std::size_t slot, protocol::outcome o, duration took, time_point now) {
         auto& s = series_[slot];

@@ -1,6 +1,9 @@
 #include "protocol/name_codec.hpp"
 
 #include <gtest/gtest.h>
+#include <optional>
+#include <string>
+#include <vector>
 
 using gate::protocol::has_alias_shape;
 using gate::protocol::name_codec;
@@ -32,6 +35,31 @@ TEST(name_codec, longest_namespace_wins) {
     auto d = c.decode("github.issues");
     ASSERT_TRUE(d);
     EXPECT_EQ(d->upstream, 1u);
+}
+
+TEST(name_codec, each_separator_in_a_name_marks_a_candidate_and_the_longest_owner_wins) {
+    // Configurations refuse a namespace holding the separator; the codec still picks the
+    // longest owner of the candidates a name's separators mark.
+    name_codec c(".", {"a", "a.b"});
+    auto d = c.decode("a.b.c");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->upstream, 1u);
+    EXPECT_EQ(d->name, "c");
+    EXPECT_EQ(c.decode("a.x.y")->upstream, 0u);
+}
+
+TEST(name_codec, a_thousand_namespaces_each_decode_to_their_own) {
+    std::vector<std::optional<std::string>> spaces;
+    for (int i = 0; i < 1000; ++i)
+        spaces.emplace_back("u" + std::to_string(i));
+    name_codec c("__", spaces);
+    for (int i : {0, 1, 10, 100, 999}) {
+        auto d = c.decode("u" + std::to_string(i) + "__tool_1");
+        ASSERT_TRUE(d) << i;
+        EXPECT_EQ(d->upstream, static_cast<std::size_t>(i));
+        EXPECT_EQ(d->name, "tool_1");
+    }
+    EXPECT_FALSE(c.decode("u1000__tool_1"));
 }
 
 TEST(name_codec, unknown_namespace_and_bare_names_do_not_resolve) {

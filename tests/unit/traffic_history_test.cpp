@@ -105,6 +105,26 @@ TEST(TrafficHistory, SeriesAreKeptByIdAcrossReloads) {
     EXPECT_FALSE(h.read("alpha", t0 + 1s));
 }
 
+TEST(TrafficHistory, AWindowIsMadeOnlyByAnUpstreamsFirstRequest) {
+    // A thousand configured upstreams cost their ids until requests reach them: the first
+    // request after a reload does not zero a window for each.
+    traffic_history h;
+    std::vector<std::string> ids;
+    for (int i = 0; i < 1000; ++i)
+        ids.push_back("u" + std::to_string(i));
+    h.follow(1, ids);
+    EXPECT_EQ(h.windows_held(), 0u);
+    h.record(h.slot(1, 500, "u500"), outcome::ok, 1ms, t0);
+    EXPECT_EQ(h.windows_held(), 1u);
+    EXPECT_EQ(h.read("u500", t0 + 1s)->total.requests, 1u);
+    EXPECT_EQ(h.read("u499", t0 + 1s)->total.requests, 0u);
+    // Kept across a reload that keeps the upstream; none made for the new ones.
+    ids.push_back("u1000");
+    h.follow(2, ids);
+    EXPECT_EQ(h.windows_held(), 1u);
+    EXPECT_EQ(h.read("u500", t0 + 1s)->total.requests, 1u);
+}
+
 TEST(TrafficHistory, RefusalsAreToldToTheirOwnCallerOnlyNewestFirst) {
     traffic_history h;
     h.refused(t0, "tools/call", "alpha__secret_tool", "alpha", outcome::denied, "no-secrets",
