@@ -358,3 +358,36 @@ TEST(federation, two_names_that_shorten_to_one_alias_are_refused_by_it) {
     EXPECT_NE(err.message.find("shortened name of 2 names of one upstream"), std::string::npos)
         << err.message;
 }
+
+TEST(federation, an_upstreams_list_change_drops_its_own_entries_only_in_every_profile_and_kind) {
+    // A storm of list_changed from every upstream: each drops its own run of the cache, and
+    // every other upstream's lists stay served from it.
+    auto doc = std::make_shared<config::document>();
+    for (int i = 0; i < 300; ++i) {
+        config::upstream u;
+        u.id = "u" + std::to_string(i);
+        u.urls = {"http://127.0.0.1:1/mcp"};
+        u.namespace_ = u.id;
+        u.cache_ttl_ms = 30000;
+        doc->upstreams.push_back(u);
+    }
+    gate::actors::federation f(gate::actors::make_snapshot(doc, 1),
+                               protocol::cursor_codec::with_random_key());
+    constexpr auto bare = protocol::client_profile{0};
+    for (std::size_t i = 0; i < 300; ++i)
+        for (auto kind : {list_kind::tools, list_kind::prompts, list_kind::resources})
+            for (auto profile : {full, bare})
+                f.store(i, kind, profile, tools({"x"}), t0);
+    for (std::size_t i = 0; i < 300; i += 2)
+        f.invalidate(i);
+    for (auto kind : {list_kind::tools, list_kind::prompts, list_kind::resources})
+        for (auto profile : {full, bare}) {
+            auto stale = f.stale(kind, profile, t0);
+            ASSERT_EQ(stale.size(), 150u);
+            for (auto i : stale)
+                EXPECT_EQ(i % 2, 0u) << "only the upstreams that changed are fetched again";
+        }
+    EXPECT_EQ(f.cached(list_kind::tools, full).size(), 150u);
+    f.invalidate(299); // the last upstream's run ends the map
+    EXPECT_EQ(f.cached(list_kind::tools, full).size(), 149u);
+}
