@@ -25,9 +25,9 @@ void check_tool_search(const document& doc, sink& errors) {
         return;
     if (doc.passthrough()) {
         errors.add("/server/toolSearch/enabled",
-                   "lists gate's own tools, which a namespaced federation has: with one upstream "
-                   "and no namespace, gate passes that upstream through as it is (give it a "
-                   "namespace to search its tools)");
+                   "tool search needs a namespaced federation: with one upstream and no "
+                   "namespace, gate passes that upstream through unchanged (give "
+                   "upstreams[0] a namespace)");
         return;
     }
     const auto& sep = doc.routing.namespace_separator;

@@ -92,6 +92,16 @@ std::optional<std::int64_t> integer_of(const json::value& v) {
     return std::nullopt;
 }
 
+// An argument's name as echoed in a refusal: at most 64 bytes, never cut inside a character.
+std::string echoed(std::string_view key) {
+    if (key.size() <= 64)
+        return std::string(key);
+    std::size_t end = 64;
+    while (end > 0 && (static_cast<unsigned char>(key[end]) & 0xC0) == 0x80)
+        --end;
+    return std::string(key.substr(0, end));
+}
+
 std::string text_of(const json::object& o) {
     return json::serialize(o);
 }
@@ -112,8 +122,7 @@ std::variant<tool_search_request, std::string> read_search(const json::object& p
     const auto& a = *std::get<const json::object*>(args);
     for (const auto& [key, _] : a)
         if (key != "query" && key != "limit")
-            return "gate_search_tools takes query and limit, not \"" +
-                   std::string(key.substr(0, 64)) + "\"";
+            return "gate_search_tools takes query and limit, not \"" + echoed(key) + "\"";
     const auto* q = a.if_contains("query");
     if (!q || !q->is_string() || q->get_string().empty())
         return std::string("gate_search_tools needs query, a non-empty string");
@@ -137,7 +146,7 @@ std::variant<tool_select_request, std::string> read_select(const json::object& p
     const auto& a = *std::get<const json::object*>(args);
     for (const auto& [key, _] : a)
         if (key != "names")
-            return "gate_select_tools takes names, not \"" + std::string(key.substr(0, 64)) + "\"";
+            return "gate_select_tools takes names, not \"" + echoed(key) + "\"";
     const auto* n = a.if_contains("names");
     if (!n || !n->is_array())
         return std::string("gate_select_tools needs names, an array of tool names");
@@ -157,6 +166,19 @@ std::variant<tool_select_request, std::string> read_select(const json::object& p
             r.names.emplace_back(name);
     }
     return r;
+}
+
+std::optional<std::string> argument_problem(gate_tool tool, const json::object& params) {
+    if (tool == gate_tool::search) {
+        auto read = read_search(params);
+        if (auto* why = std::get_if<std::string>(&read))
+            return std::move(*why);
+        return std::nullopt;
+    }
+    auto read = read_select(params);
+    if (auto* why = std::get_if<std::string>(&read))
+        return std::move(*why);
+    return std::nullopt;
 }
 
 json::object search_result(json::array tools, std::string_view query) {

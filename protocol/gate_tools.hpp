@@ -44,6 +44,8 @@ struct tool_select_request {
 // model's to mend).
 std::variant<tool_search_request, std::string> read_search(const boost::json::object& params);
 std::variant<tool_select_request, std::string> read_select(const boost::json::object& params);
+// What is wrong with a call's arguments, read as `tool` reads them; nullopt: nothing.
+std::optional<std::string> argument_problem(gate_tool tool, const boost::json::object& params);
 
 // tools/call results: the tools as text for a model and as structured content for a program.
 boost::json::object search_result(boost::json::array tools, std::string_view query);

@@ -12,8 +12,10 @@ name_codec::name_codec(std::string separator, std::vector<std::optional<std::str
       passthrough_(namespaces_.size() == 1 && !namespaces_[0]), max_length_(max_length) {
     by_namespace_.reserve(namespaces_.size());
     for (std::size_t i = 0; i < namespaces_.size(); ++i)
-        if (namespaces_[i])
+        if (namespaces_[i]) {
             by_namespace_.insert_or_assign(*namespaces_[i], i); // a repeated one: the last
+            longest_namespace_ = std::max(longest_namespace_, namespaces_[i]->size());
+        }
 }
 
 std::string name_codec::encode(std::size_t upstream, std::string_view name) const {
@@ -38,11 +40,13 @@ std::optional<decoded_name> name_codec::decode(std::string_view full) const {
     if (passthrough_)
         return decoded_name{0, full, alias};
     // The longest namespace that, followed by the separator, starts the name: each
-    // separator's place in the name, first to last, is a longer candidate.
+    // separator's place in the name, first to last, is a longer candidate, up to the longest
+    // namespace there is (configurations refuse a namespace holding the separator, so the
+    // first place is nearly always the only one).
     std::optional<decoded_name> best;
     if (separator_.empty())
         return best;
-    for (auto at = full.find(separator_); at != std::string_view::npos;
+    for (auto at = full.find(separator_); at != std::string_view::npos && at <= longest_namespace_;
          at = full.find(separator_, at + 1)) {
         auto rest = at + separator_.size();
         if (rest >= full.size())

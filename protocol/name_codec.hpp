@@ -58,6 +58,8 @@ private:
     // Each namespace's upstream: decode looks up the text before each separator in a name,
     // so routing a call costs the same with a thousand upstreams as with two.
     std::unordered_map<std::string, std::size_t, text_hash, std::equal_to<>> by_namespace_;
+    std::size_t longest_namespace_ = 0; // no prefix longer is looked up: a name's length, hostile
+                                        // or not, costs one search of it
     bool passthrough_;
     std::size_t max_length_;
 };

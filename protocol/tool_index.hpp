@@ -2,7 +2,8 @@
 // and description as words, ranked for a query by BM25 with the fields weighted (a word of the
 // name counts three times one of the description, one of the title twice), so a client
 // handed ten thousand tools asks for the few it needs instead of listing them all. Plain C++;
-// built once per list the federation serves, searched on the io thread. Which tools a caller
+// built once per list the federation serves, searched in the tools router (one message at a
+// time: the reused score buffers below need no lock). Which tools a caller
 // may call is the caller's (the policy): search() asks it of each candidate, best first, and
 // never returns one it refused.
 #pragma once
@@ -52,7 +53,7 @@ private:
     std::vector<std::vector<posting>> postings_;
     std::vector<float> lengths_; // each tool's weighted length
     double total_length_ = 0;
-    mutable std::vector<float> scores_; // one query's, reused (the io thread searches alone)
+    mutable std::vector<float> scores_; // one query's, reused (its router searches one at a time)
     mutable std::vector<std::uint32_t> touched_;
 };
 

@@ -190,6 +190,15 @@ void federation::store(std::size_t upstream, list_kind kind, client_profile prof
     auto expires = ttl.count() > 0 && !per_user(cfg) ? now + ttl : now;
     if (sources.size() != items.size())
         sources.clear();
+    // The same list again (a TTL's refresh, an upstream that takes each caller's credential
+    // fetched per request, a list_changed that changed nothing): only its expiry moves, and
+    // the merged lists, their pages and search index stay (they view the entry's texts).
+    if (auto same = cache_.find({upstream, kind, profile});
+        same != cache_.end() && same->second.items == items &&
+        same->second.sources.size() == sources.size()) {
+        same->second.expires = expires;
+        return;
+    }
     cache_[{upstream, kind, profile}] = entry{std::move(items), expires, std::move(sources)};
     merged_.erase({kind, profile});
     filtered_.clear();

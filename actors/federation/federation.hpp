@@ -8,6 +8,7 @@
 #include "protocol/cursor_codec.hpp"
 #include "protocol/gateway_error.hpp"
 #include "protocol/list_kind.hpp"
+#include "protocol/tool_index.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -197,7 +199,11 @@ private:
         std::optional<std::uint32_t> next_offset;
     };
     using page_cache = std::map<std::uint32_t, cut_page>; // by offset
-    struct search_index;                                  // tool_search.cpp
+    // A merged tool list's search index (tool_search.cpp), and its tools by name.
+    struct search_index {
+        protocol::tool_index index;
+        std::unordered_map<std::string_view, std::uint32_t> by_name; // into the list's items
+    };
     struct merged_list {
         boost::json::array items;
         std::vector<std::string_view> sources; // into the cache's entries, which outlive it
@@ -206,8 +212,9 @@ private:
         // Each item's upstream and its place in that upstream's cached list (the policy asks
         // of the item as the upstream wrote it).
         std::vector<std::uint32_t> upstream_of, own_at;
-        // The tools' search index, made on the first search after a change.
-        mutable std::shared_ptr<const search_index> search;
+        // The tools' search index, made on the first search after a change. Its name map views
+        // the items' strings: owned by this list alone (a copy would view another's items).
+        mutable std::unique_ptr<const search_index> search;
     };
     // Whether `who` may invoke `item` (as `upstream` wrote it), by the snapshot's policy, for a
     // list; true without a policy.
@@ -216,6 +223,10 @@ private:
     // Whether merged item `at` of `m` is one `who` may call and `tenant` sees.
     bool offered(const merged_list& m, std::uint32_t at, client_profile profile,
                  const policy::principal* who, std::optional<std::size_t> tenant) const;
+    // The same, and a tool a model may be shown: a search's result is read by the model, so a
+    // tool only an App's view calls (visibility ["app"]) is not one.
+    bool found_for_model(const merged_list& m, std::uint32_t at, client_profile profile,
+                         const policy::principal* who, std::optional<std::size_t> tenant) const;
     const search_index& index_of(const merged_list& m) const;
     const merged_list& merged(protocol::list_kind kind, client_profile profile) const;
     // `pages`: where cut pages of this list are kept (null: an uncached list).

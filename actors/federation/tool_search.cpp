@@ -4,19 +4,12 @@
 // candidates, best first, so a tool the caller may not call is never a result and never takes
 // a result's place.
 #include "actors/federation/federation.hpp"
-#include "protocol/tool_index.hpp"
-
-#include <unordered_map>
+#include "protocol/tool_visibility.hpp"
 
 namespace gate::actors {
 
 namespace json = boost::json;
 using protocol::list_kind;
-
-struct federation::search_index {
-    protocol::tool_index index;
-    std::unordered_map<std::string_view, std::uint32_t> by_name; // into the list's items
-};
 
 namespace {
 
@@ -39,7 +32,7 @@ std::string_view title_of(const json::object& tool) {
 const federation::search_index& federation::index_of(const merged_list& m) const {
     if (m.search)
         return *m.search;
-    auto made = std::make_shared<search_index>();
+    auto made = std::make_unique<search_index>();
     made->by_name.reserve(m.items.size());
     for (std::uint32_t i = 0; i < m.items.size(); ++i) {
         const auto* tool = m.items[i].if_object();
@@ -72,13 +65,21 @@ bool federation::offered(const merged_list& m, std::uint32_t at, client_profile 
     return own && may_list(list_kind::tools, upstream, *own, who);
 }
 
+bool federation::found_for_model(const merged_list& m, std::uint32_t at, client_profile profile,
+                                 const policy::principal* who,
+                                 std::optional<std::size_t> tenant) const {
+    return offered(m, at, profile, who, tenant) &&
+           protocol::visible_to_model(m.items[at].get_object());
+}
+
 json::array federation::search_tools(client_profile profile, std::string_view query,
                                      std::size_t limit, const policy::principal* who,
                                      std::optional<std::size_t> tenant) const {
     const auto& m = merged(list_kind::tools, profile);
     const auto& idx = index_of(m);
-    auto hits = idx.index.search(
-        query, limit, [&](std::uint32_t at) { return offered(m, at, profile, who, tenant); });
+    auto hits = idx.index.search(query, limit, [&](std::uint32_t at) {
+        return found_for_model(m, at, profile, who, tenant);
+    });
     json::array out;
     out.reserve(hits.size());
     for (const auto& hit : hits)

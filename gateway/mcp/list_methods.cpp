@@ -236,6 +236,13 @@ list_methods::answer_gate_tool(protocol::gate_tool tool, const actors::list_plan
                                std::vector<actors::fetched_list> fetched, const json::value& id,
                                const json::object& params, request_context& rec) {
     fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
+    bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
+    for (auto& f : fetched)
+        all_failed = all_failed && !f.items;
+    if (all_failed) // not "nothing matches": the model would take the tool for missing
+        co_return protocol::make_result(
+            id, protocol::gate_tool_error("no upstream server answered for its tools list; try "
+                                          "again later"));
     std::string query;
     std::size_t limit = 0;
     std::optional<std::vector<std::string>> names;

@@ -185,6 +185,8 @@ bool session_table::select_tools(const std::string& id, std::vector<std::string>
     if (it == sessions_.end())
         return false;
     auto& s = it->second;
+    if (s.tool_selection == names)
+        return true; // its list did not change: nothing to tell
     s.tool_selection = std::move(names);
     queue(s, R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
     wake(s);

@@ -70,6 +70,12 @@ private:
                                           "gate_search_tools found by their names"));
             return verdict::answered;
         }
+        // Arguments a model got wrong are its to mend, answered before any upstream is asked.
+        if (auto wrong = protocol::argument_problem(tool, ctx.message.params)) {
+            ctx.answer.response =
+                protocol::make_result(ctx.message.id, protocol::gate_tool_error(*wrong));
+            return verdict::answered;
+        }
         ctx.routed.gate_tool = tool;
         return plan(ctx, protocol::list_kind::tools);
     }

@@ -58,7 +58,7 @@ TEST(config_tool_search, every_malformed_value_is_refused_where_it_is) {
 
 TEST(config_tool_search, passthrough_has_no_tools_of_gates_own_to_list) {
     expect_refusal(searching_doc(R"({"enabled":true})", ""), "/server/toolSearch/enabled",
-                   "give it a namespace");
+                   "needs a namespaced federation");
     // Off, passthrough is what it was.
     EXPECT_NE(parse(searching_doc(R"({"enabled":false})", ""), acceptance::specification).doc,
               nullptr);

@@ -117,6 +117,18 @@ TEST(tool_search, the_index_follows_the_cache) {
     EXPECT_TRUE(f.search_tools(everything, "weather", 10, nullptr, std::nullopt).empty());
 }
 
+TEST(tool_search, a_tool_only_an_apps_view_calls_is_never_found_for_the_model) {
+    auto f = stocked(searched_doc(false));
+    auto app_only = tool_named("refresh_chart", "Refreshes the chart of a file's figures");
+    app_only["_meta"] = json::object{{"ui", {{"visibility", json::array{"app"}}}}};
+    f.store(0, list_kind::tools, everything, json::array{app_only}, start);
+    EXPECT_TRUE(f.search_tools(everything, "refresh chart", 10, nullptr, std::nullopt).empty());
+    // A session may still select it: its tools/list, like any, is the host's to show.
+    EXPECT_EQ(
+        names_of(f.tools_named(everything, {"a__refresh_chart"}, nullptr, std::nullopt).tools),
+        std::vector<std::string>{"a__refresh_chart"});
+}
+
 TEST(tool_search, a_selection_lists_only_tools_the_caller_may_call_in_the_order_named) {
     auto f = stocked(searched_doc(true));
     auto named =
