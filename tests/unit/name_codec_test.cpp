@@ -62,6 +62,19 @@ TEST(name_codec, a_thousand_namespaces_each_decode_to_their_own) {
     EXPECT_FALSE(c.decode("u1000__tool_1"));
 }
 
+TEST(name_codec, a_name_of_a_million_separators_is_refused_at_once) {
+    // Each separator marks a candidate prefix; none longer than the longest namespace is
+    // looked up, so a hostile name costs one scan, not one hash of each of its prefixes.
+    name_codec c("__", {"a", "bb"});
+    const std::string hostile(1 << 20, '_');
+    EXPECT_FALSE(c.decode(hostile));
+    // "a", then the separator, then a name of the rest.
+    EXPECT_EQ(c.decode("a" + hostile)->name.size(), hostile.size() - 2);
+    auto d = c.decode("bb__" + hostile);
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->name.size(), hostile.size());
+}
+
 TEST(name_codec, unknown_namespace_and_bare_names_do_not_resolve) {
     name_codec c("__", {"a", "b"});
     EXPECT_FALSE(c.decode("zz__echo"));
