@@ -234,11 +234,12 @@ void gateway_components::warm_up(const federation_view& view) {
         due->push_back(client);
     }
     auto next = std::make_shared<std::size_t>(0);
+    auto round = ++*warm_up_round_;
     for (std::size_t w = 0; w < std::min(warm_up_at_once, due->size()); ++w)
         asio::co_spawn(
             io,
-            [due, next]() -> asio::awaitable<void> {
-                while (*next < due->size())
+            [due, next, round, current = warm_up_round_]() -> asio::awaitable<void> {
+                while (*next < due->size() && *current == round)
                     co_await open_root_session((*due)[(*next)++]);
             },
             asio::detached);

@@ -75,7 +75,8 @@ public:
     gateway_components(const gateway_components&) = delete;
     gateway_components& operator=(const gateway_components&) = delete;
 
-    // Opens every upstream's root session in the background and logs the outcome.
+    // Opens every upstream's root session in the background and logs the outcome. A reload's
+    // warm-up ends the one before it: a client the reload retired is not handshaken with.
     void warm_up(const federation_view& view);
     // A reload's clients, before its view is adopted: those it no longer has retire (their
     // calls finish, their bridged sessions and server requests end), the new ones are wired
@@ -92,6 +93,8 @@ public:
     void account_news(const accounts::account_event& e);
 
 private:
+    // Which warm-up is the current one (warm_up): its workers stop when another starts.
+    std::shared_ptr<std::uint64_t> warm_up_round_ = std::make_shared<std::uint64_t>(0);
     // The components are the facade's (gateway.cpp: listen, stop, drain, reload) and nobody
     // else's: no unit beside it reaches one through this list.
     friend class gateway;
