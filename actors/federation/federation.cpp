@@ -294,10 +294,8 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
     }
     // The same caller (the same verified claims) sees the same list until the cache changes.
     // Without a policy only the tenant's view filters: its principals share one list.
-    std::string key = !snap_->policy && tenant ? "tenant\n" + std::to_string(*tenant)
-                      : who
-                          ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
-                          : std::string();
+    std::string key =
+        !snap_->policy && tenant ? "tenant\n" + std::to_string(*tenant) : verified_claims_key(who);
     if (auto hit = filtered_.find({kind, profile, key}); hit != filtered_.end())
         return page_at(kind, hit->second.items, &hit->second.sources, hit->second.fingerprint,
                        cursor, caller, &hit->second.pages);
@@ -330,6 +328,11 @@ std::variant<list_answer, route_error> federation::page(list_kind kind, client_p
     const auto& made =
         filtered_.emplace(std::tuple{kind, profile, std::move(key)}, std::move(m)).first->second;
     return page_at(kind, made.items, &made.sources, made.fingerprint, cursor, caller, &made.pages);
+}
+
+std::string federation::verified_claims_key(const policy::principal* who) {
+    return who ? who->issuer + '\n' + who->subject + '\n' + json::serialize(who->claims)
+               : std::string();
 }
 
 bool federation::may_list(list_kind kind, std::size_t upstream, const json::object& item,

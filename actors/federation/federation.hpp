@@ -212,6 +212,10 @@ private:
         // Each item's upstream and its place in that upstream's cached list (the policy asks
         // of the item as the upstream wrote it).
         std::vector<std::uint32_t> upstream_of, own_at;
+        // With a policy, each caller's verdicts on the tools a search offers it (1 offered, 0
+        // not, -1 not asked yet), by its verified claims and tenant: a caller that may call
+        // few tools asks the policy of each candidate once per list, not once per search.
+        mutable std::unordered_map<std::string, std::vector<std::int8_t>> verdicts;
         // The tools' search index, made on the first search after a change. Its name map views
         // the items' strings: owned by this list alone (a copy would view another's items).
         mutable std::unique_ptr<const search_index> search;
@@ -228,6 +232,8 @@ private:
     bool found_for_model(const merged_list& m, std::uint32_t at, client_profile profile,
                          const policy::principal* who, std::optional<std::size_t> tenant) const;
     const search_index& index_of(const merged_list& m) const;
+    // What identifies a caller to the policy: its verified issuer, subject and claims.
+    static std::string verified_claims_key(const policy::principal* who);
     const merged_list& merged(protocol::list_kind kind, client_profile profile) const;
     // `pages`: where cut pages of this list are kept (null: an uncached list).
     // `sources`: the items' texts (null or short: written from their values).

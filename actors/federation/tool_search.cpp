@@ -77,8 +77,24 @@ json::array federation::search_tools(client_profile profile, std::string_view qu
                                      std::optional<std::size_t> tenant) const {
     const auto& m = merged(list_kind::tools, profile);
     const auto& idx = index_of(m);
+    std::vector<std::int8_t>* known = nullptr;
+    if (snap_->policy) {
+        if (m.verdicts.size() >= max_filtered)
+            m.verdicts.clear(); // bounded: many callers between two changes start over
+        auto key = verified_claims_key(who) + "\ntenant " +
+                   (tenant ? std::to_string(*tenant) : std::string("-"));
+        auto [it, made] = m.verdicts.try_emplace(std::move(key));
+        if (made)
+            it->second.assign(m.items.size(), -1);
+        known = &it->second;
+    }
     auto hits = idx.index.search(query, limit, [&](std::uint32_t at) {
-        return found_for_model(m, at, profile, who, tenant);
+        if (!known)
+            return found_for_model(m, at, profile, who, tenant);
+        auto& verdict = (*known)[at];
+        if (verdict < 0)
+            verdict = found_for_model(m, at, profile, who, tenant) ? 1 : 0;
+        return verdict == 1;
     });
     json::array out;
     out.reserve(hits.size());

@@ -54,7 +54,8 @@ TEST(name_codec, a_thousand_namespaces_each_decode_to_their_own) {
         spaces.emplace_back("u" + std::to_string(i));
     name_codec c("__", spaces);
     for (int i : {0, 1, 10, 100, 999}) {
-        auto d = c.decode("u" + std::to_string(i) + "__tool_1");
+        auto name = "u" + std::to_string(i) + "__tool_1"; // the decoded name views it
+        auto d = c.decode(name);
         ASSERT_TRUE(d) << i;
         EXPECT_EQ(d->upstream, static_cast<std::size_t>(i));
         EXPECT_EQ(d->name, "tool_1");
@@ -70,7 +71,8 @@ TEST(name_codec, a_name_of_a_million_separators_is_refused_at_once) {
     EXPECT_FALSE(c.decode(hostile));
     // "a", then the separator, then a name of the rest.
     EXPECT_EQ(c.decode("a" + hostile)->name.size(), hostile.size() - 2);
-    auto d = c.decode("bb__" + hostile);
+    const auto owned = "bb__" + hostile; // the decoded name views it
+    auto d = c.decode(owned);
     ASSERT_TRUE(d);
     EXPECT_EQ(d->name.size(), hostile.size());
 }

@@ -85,6 +85,15 @@ TEST(tool_search, the_policy_filters_before_the_cut_so_a_refused_tool_never_take
               std::vector<std::string>{"a__read_file"});
     EXPECT_TRUE(f.search_tools(everything, "read", 10, &bob, std::nullopt).empty());
     EXPECT_TRUE(f.search_tools(everything, "read", 10, nullptr, std::nullopt).empty());
+    // Each caller's verdicts are its own, remembered: asked again, the same answers.
+    EXPECT_EQ(names_of(f.search_tools(everything, "read", 10, &alice, std::nullopt)),
+              std::vector<std::string>{"a__read_file"});
+    EXPECT_TRUE(f.search_tools(everything, "read", 10, &bob, std::nullopt).empty());
+    // A new list is judged anew: granted nothing on up-b, alice still finds none of its tools.
+    f.store(1, list_kind::tools, everything,
+            json::array{tool_named("read_calendar", "Reads a calendar")}, start);
+    EXPECT_EQ(names_of(f.search_tools(everything, "read", 10, &alice, std::nullopt)),
+              std::vector<std::string>{"a__read_file"});
     // The same caller's list agrees with its search.
     auto page = std::get<actors::list_answer>(
         f.page(list_kind::tools, everything, std::nullopt, 7, &alice));
