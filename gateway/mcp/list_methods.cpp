@@ -13,6 +13,7 @@
 #include "protocol/tool_visibility.hpp"
 #include "transport/io/fan_out.hpp"
 
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 namespace gate::gateway {
@@ -30,6 +31,15 @@ void leave_out_app_only(json::array& items, std::vector<std::string>& written) {
         const auto* tool = item.if_object();
         return !tool || protocol::visible_to_model(*tool);
     });
+}
+
+// The lists the fleet's shared cache held, joined to the fetched ones; whether every upstream
+// of the federation then failed (a list is refused, a search says so).
+bool join_fleet_lists(std::vector<actors::fetched_list>& fetched, const actors::list_plan& plan,
+                      std::size_t upstreams) {
+    fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
+    return !fetched.empty() && fetched.size() == upstreams &&
+           std::none_of(fetched.begin(), fetched.end(), [](const auto& f) { return !!f.items; });
 }
 
 } // namespace
@@ -202,10 +212,7 @@ asio::awaitable<json::object>
 list_methods::complete_list(protocol::list_kind kind, const actors::list_plan& plan,
                             std::vector<actors::fetched_list> fetched, const json::value& id,
                             const json::object& params, request_context& rec) {
-    fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
-    bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
-    for (auto& f : fetched)
-        all_failed = all_failed && !f.items;
+    bool all_failed = join_fleet_lists(fetched, plan, rec.view->snap->size());
     if (all_failed)
         co_return refusal(rec, id, gateway_error::all_upstreams_down);
     std::optional<std::string> cursor;
@@ -235,10 +242,7 @@ asio::awaitable<json::object>
 list_methods::answer_gate_tool(protocol::gate_tool tool, const actors::list_plan& plan,
                                std::vector<actors::fetched_list> fetched, const json::value& id,
                                const json::object& params, request_context& rec) {
-    fetched.insert(fetched.end(), plan.from_fleet.begin(), plan.from_fleet.end());
-    bool all_failed = !fetched.empty() && fetched.size() == rec.view->snap->size();
-    for (auto& f : fetched)
-        all_failed = all_failed && !f.items;
+    bool all_failed = join_fleet_lists(fetched, plan, rec.view->snap->size());
     if (all_failed) // not "nothing matches": the model would take the tool for missing
         co_return protocol::make_result(
             id, protocol::gate_tool_error("no upstream server answered for its tools list; try "
