@@ -69,11 +69,21 @@ public:
         has_breaker_.store(static_cast<bool>(a), std::memory_order_release);
         breaker_ = std::move(a);
     }
-    // The io thread's probe round (it posts itself onto the io thread). False when none is
-    // registered yet.
-    void on_probe_round(std::function<void()> round) {
+    // The io thread's probe round (it posts itself onto the io thread), registered by
+    // `prober` (one client of the upstream; with several io threads, the last to register
+    // probes for all: docs/io-threads.md). False when none is registered yet.
+    void on_probe_round(const void* prober, std::function<void()> round) {
         std::lock_guard lock(mutex_);
+        prober_ = prober;
         probe_round_ = std::move(round);
+    }
+    // `prober` stops probing (a round another client registered since stays).
+    void drop_probe_round(const void* prober) {
+        std::lock_guard lock(mutex_);
+        if (prober_ != prober)
+            return;
+        prober_ = nullptr;
+        probe_round_ = nullptr;
     }
     bool request_probe_round() const;
 
@@ -90,6 +100,7 @@ private:
     upstream_actor actor_;
     breaker_actor breaker_;
     std::function<void()> probe_round_;
+    const void* prober_ = nullptr;
 };
 
 } // namespace gate::actors

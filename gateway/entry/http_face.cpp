@@ -7,6 +7,7 @@
 #include "gateway/entry/fault_hooks.hpp"
 #include "gateway/entry/gate_routes.hpp"
 #include "gateway/entry/introspection.hpp"
+#include "gateway/entry/thread_affinity.hpp"
 #include "gateway/operations/console_assets.hpp"
 #include "gateway/operations/traffic_tap.hpp"
 #include "gateway/pipeline/answers.hpp"
@@ -148,11 +149,12 @@ transport::http_reply not_found() {
         {gateway_error::not_found, protocol::gateway_error_text(gateway_error::not_found)});
 }
 
-transport::http_reply metrics_reply(const http_face_parts& p) {
-    std::size_t bridged = 0;
+asio::awaitable<transport::http_reply> metrics_reply(const http_face_parts& p) {
+    auto counts = counts_of(p.live, p.sessions, p.budgets);
+    if (p.others && *p.others)
+        counts.add(co_await (*p.others)());
     std::vector<metrics::guard_sample> guards;
     for (const auto& c : p.live->clients) {
-        bridged += c->sessions().bridges();
         auto& sample = guards.emplace_back();
         sample.upstream = c->config().id;
         sample.breaker_state = static_cast<int>(c->guards().breaker_state());
@@ -161,8 +163,8 @@ transport::http_reply metrics_reply(const http_face_parts& p) {
     }
     auto& stats = p.stats.at_scrape();
     stats.upstream_guards(guards);
-    stats.session_counts(p.sessions.size(), bridged);
-    stats.outbox_dropped(static_cast<std::int64_t>(p.sessions.dropped_messages()));
+    stats.session_counts(counts.sessions, counts.bridged);
+    stats.outbox_dropped(static_cast<std::int64_t>(counts.dropped));
     if (const auto& t = p.audit_tally)
         stats.audit_counts(t->dropped.load(), t->delivered.load(), t->failures.load());
     if (const auto& t = p.span_tally)
@@ -172,12 +174,12 @@ transport::http_reply metrics_reply(const http_face_parts& p) {
     if (p.supervision)
         stats.supervision_counts(*p.supervision);
     std::vector<budget_sample> budgets;
-    for (auto& b : p.budgets.standings(std::chrono::system_clock::now()))
+    for (auto& b : counts.budgets)
         budgets.push_back({std::move(b.key), b.allowance, b.taken, b.spent, b.exhausted});
     stats.budget_standings(budgets);
     auto reply = transport::http_reply::text(http::status::ok, p.stats.serialize());
     reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    return reply;
+    co_return reply;
 }
 
 // POST /oauth/token (auth.ema).
@@ -217,7 +219,7 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
     case endpoint::explain_view:
         co_return p.views.explain(*c.rec, c.req);
     case endpoint::traffic_view:
-        co_return p.views.traffic(*c.rec);
+        co_return co_await p.views.traffic(*c.rec);
     case endpoint::catalog_view:
         co_return co_await p.views.catalog(*c.rec);
     case endpoint::token_redemption:
@@ -236,7 +238,7 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
     case endpoint::health:
         co_return co_await health_reply(p);
     case endpoint::metrics:
-        co_return metrics_reply(p);
+        co_return co_await metrics_reply(p);
     case endpoint::icon:
         co_return co_await p.icons.serve(p.live->snap, c.path, c.req.method() == http::verb::get);
     case endpoint::account_connect:
@@ -301,6 +303,39 @@ http_face::respond(transport::http_request& req, beast::tcp_stream& stream,
     call.rec = &rec;
     call.arrival = &a;
     co_return co_await answer(p_, route.row->handler, call);
+}
+
+std::optional<std::size_t> http_face::owner(const transport::http_request& req, bool body_read) {
+    if (p_.io_threads <= 1)
+        return std::nullopt;
+    return owning_thread(req, body_read, p_.live->snap->doc->server.mcp_path, p_.io_threads);
+}
+
+void thread_counts::add(thread_counts other) {
+    sessions += other.sessions;
+    bridged += other.bridged;
+    dropped += other.dropped;
+    for (auto& theirs : other.budgets) {
+        auto ours = std::find_if(budgets.begin(), budgets.end(),
+                                 [&](const auto& b) { return b.key == theirs.key; });
+        if (ours == budgets.end()) {
+            budgets.push_back(std::move(theirs));
+            continue;
+        }
+        ours->allowance = std::max(ours->allowance, theirs.allowance);
+        ours->taken += theirs.taken;
+        ours->spent += theirs.spent;
+        ours->exhausted = ours->exhausted || theirs.exhausted;
+    }
+}
+
+thread_counts counts_of(const live_federation& live, const session_table& sessions,
+                        const budget_charger& budgets) {
+    thread_counts out{sessions.size(), 0, sessions.dropped_messages(),
+                      budgets.standings(std::chrono::system_clock::now())};
+    for (const auto& c : live->clients)
+        out.bridged += c->sessions().bridges();
+    return out;
 }
 
 } // namespace gate::gateway

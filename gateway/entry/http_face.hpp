@@ -23,6 +23,7 @@
 #include "transport/http/http_server.hpp"
 
 #include <boost/beast/core/tcp_stream.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -43,6 +44,19 @@ struct endpoint_call {
     request_context* rec = nullptr; // the chain's, for an endpoint behind a door
     pipeline::arrival* arrival = nullptr;
 };
+
+// What a scrape sums over the io threads (docs/io-threads.md): each thread's own sessions, its
+// clients' bridged sessions, its outboxes' drops and its budget reservations, counted on that
+// thread.
+struct thread_counts {
+    std::size_t sessions = 0, bridged = 0;
+    std::uint64_t dropped = 0;
+    std::vector<actors::budget_ledger::standing> budgets;
+    // `other`'s counts added in: a budget account's reservations and charges summed.
+    void add(thread_counts other);
+};
+// The other io threads' counts, summed (empty: one thread).
+using other_thread_counts = std::function<boost::asio::awaitable<thread_counts>()>;
 
 // What the face answers with, each by its owner. The Host/Origin allowlist is the running
 // view's (`live`), the health checker the running watch's: a reload replaces both.
@@ -66,9 +80,15 @@ struct http_face_parts {
     std::shared_ptr<const actors::delivery_tally> span_tally;
     std::shared_ptr<traffic_tap> tap;
     std::shared_ptr<const actors::supervision_tally> supervision;
-    actors::supervisor_actor supervisor; // the test-only fault hooks' target
-    bool fault_hooks;                    // gateway/entry/fault_hooks.hpp: tests only
+    actors::supervisor_actor supervisor;         // the test-only fault hooks' target
+    bool fault_hooks;                            // gateway/entry/fault_hooks.hpp: tests only
+    std::size_t io_threads = 1;                  // the process's (thread_affinity.hpp)
+    const other_thread_counts* others = nullptr; // set once the threads are grouped
 };
+
+// This io thread's own counts (on it).
+thread_counts counts_of(const live_federation& live, const session_table& sessions,
+                        const budget_charger& budgets);
 
 class http_face final : public transport::http_handler {
 public:
@@ -84,6 +104,8 @@ public:
     boost::asio::awaitable<std::optional<transport::http_reply>>
     respond(transport::http_request& req, boost::beast::tcp_stream& stream,
             const boost::asio::ip::address& peer, time_point start) override;
+    // The io thread that keeps what the request names (thread_affinity.hpp).
+    std::optional<std::size_t> owner(const transport::http_request& req, bool body_read) override;
 
 private:
     // A request on the MCP endpoint: its context, with what stage 2 checks.

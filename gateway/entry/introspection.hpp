@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,24 @@ struct discovery_status {
     std::chrono::system_clock::time_point last_at{};
     std::string last_problem; // why the last poll failed or was rejected, or what it left out
     bool outage = false;      // fetches failing since the last that went through
+};
+
+// What discovery's last poll found: written by the poller (on the first io thread), read by
+// /api/federation on any (docs/io-threads.md).
+class discovery_report {
+public:
+    void set(discovery_status now) {
+        std::lock_guard lock(mutex_);
+        now_ = std::move(now);
+    }
+    discovery_status get() const {
+        std::lock_guard lock(mutex_);
+        return now_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    discovery_status now_;
 };
 
 struct federation_facts {

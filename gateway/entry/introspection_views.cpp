@@ -65,9 +65,12 @@ introspection_views::federation(request_context& rec) {
         icons_.rewrite_one(*view->snap, i, "serverInfo", identity);
         identities.push_back(std::move(identity));
     }
-    federation_facts facts{*view->snap->doc, view->snap->version, report.detailed,
-                           discovery_.get(), fleet_ != nullptr,   fleet_ && fleet_->up(),
-                           rec.who.caller,   rec.who.tenant,      &identities};
+    auto discovered = discovery_ ? std::optional(discovery_->get()) : std::nullopt;
+    federation_facts facts{*view->snap->doc,  view->snap->version,
+                           report.detailed,   discovered ? &*discovered : nullptr,
+                           fleet_ != nullptr, fleet_ && fleet_->up(),
+                           rec.who.caller,    rec.who.tenant,
+                           &identities};
     if (rec.who.tenant_index)
         facts.sees = [&tenants = *view->snap->tenants, t = *rec.who.tenant_index](
                          std::string_view id) { return tenants.sees(t, id); };
@@ -208,9 +211,16 @@ transport::http_reply introspection_views::explain(const request_context& rec,
     return no_store(transport::http_reply::json(http::status::ok, protocol::json_text(body)));
 }
 
-transport::http_reply introspection_views::traffic(const request_context& rec) const {
+boost::asio::awaitable<transport::http_reply>
+introspection_views::traffic(const request_context& rec) const {
+    std::optional<traffic_history> merged;
+    if (others_) {
+        merged.emplace(traffic_);
+        for (const auto& other : co_await others_())
+            merged->add(*other);
+    }
     const auto& view = *rec.view;
-    traffic_facts facts{traffic_,
+    traffic_facts facts{merged ? *merged : traffic_,
                         {},
                         principal_key(rec.who.caller),
                         std::chrono::steady_clock::now(),
@@ -226,7 +236,7 @@ transport::http_reply introspection_views::traffic(const request_context& rec) c
         const auto& u = view.snap->upstream(i);
         facts.upstreams.push_back({u.id, u.urls, view.clients[i]->guards().board()->changes()});
     }
-    return no_store(
+    co_return no_store(
         transport::http_reply::json(http::status::ok, protocol::json_text(traffic_report(facts))));
 }
 

@@ -14,6 +14,7 @@ namespace http = boost::beast::http;
 using clock = std::chrono::steady_clock;
 
 void icon_registry::keep(const std::string& ns, std::string_view digest, std::string_view src) {
+    std::lock_guard lock(mutex_);
     auto& space = namespaces_[ns];
     if (space.src_of.find(digest) != space.src_of.end())
         return;
@@ -25,15 +26,20 @@ void icon_registry::keep(const std::string& ns, std::string_view digest, std::st
     }
 }
 
-const std::string* icon_registry::find(const std::string& ns, const std::string& digest) const {
+std::optional<std::string> icon_registry::find(const std::string& ns,
+                                               const std::string& digest) const {
+    std::lock_guard lock(mutex_);
     auto space = namespaces_.find(ns);
     if (space == namespaces_.end())
-        return nullptr;
+        return std::nullopt;
     auto it = space->second.src_of.find(digest);
-    return it == space->second.src_of.end() ? nullptr : &it->second;
+    if (it == space->second.src_of.end())
+        return std::nullopt;
+    return it->second;
 }
 
 std::size_t icon_registry::size(const std::string& ns) const {
+    std::lock_guard lock(mutex_);
     auto space = namespaces_.find(ns);
     return space == namespaces_.end() ? 0 : space->second.src_of.size();
 }
@@ -122,7 +128,8 @@ icon_proxy::icon_proxy(std::function<void(const std::string&, std::string_view)>
                        icon_limits limits, icon_fetcher fetch)
     : dropped_(std::move(dropped)), limits_(limits),
       fetch_(fetch ? std::move(fetch) : icon_fetcher(fetch_over_http)),
-      registry_(limits.per_namespace), cache_(limits.cache_entries, limits.cache_bytes) {}
+      registry_(std::make_shared<icon_registry>(limits.per_namespace)),
+      cache_(limits.cache_entries, limits.cache_bytes) {}
 
 std::optional<protocol::icon_site> icon_proxy::site_of(const actors::snapshot& snap,
                                                        std::size_t i) const {
@@ -155,7 +162,7 @@ void icon_proxy::rewrite(const actors::snapshot& snap, std::size_t upstream, jso
     const auto& u = snap.upstream(upstream);
     protocol::icon_hooks hooks;
     hooks.keep = [&](std::string_view digest, std::string_view src) {
-        registry_.keep(*u.namespace_, digest, src);
+        registry_->keep(*u.namespace_, digest, src);
     };
     hooks.dropped = [&](protocol::icon_drop why, std::string_view src) {
         if (dropped.reasons.empty())
@@ -235,18 +242,18 @@ asio::awaitable<fetched_icon> icon_proxy::fetch(const std::string& src) {
     co_return out;
 }
 
-asio::awaitable<const std::string*> icon_proxy::src_of(std::shared_ptr<const actors::snapshot> snap,
-                                                       std::size_t upstream, const std::string& ns,
-                                                       const std::string& digest) {
-    if (const auto* known = registry_.find(ns, digest))
+asio::awaitable<std::optional<std::string>>
+icon_proxy::src_of(std::shared_ptr<const actors::snapshot> snap, std::size_t upstream,
+                   const std::string& ns, const std::string& digest) {
+    if (auto known = registry_->find(ns, digest))
         co_return known;
     auto now = clock::now();
     auto& last = learnt_[ns];
     if (!learn_ || (last != clock::time_point{} && now - last < relearn_interval))
-        co_return nullptr;
+        co_return std::nullopt;
     last = now;
     co_await learn_(std::move(snap), upstream);
-    co_return registry_.find(ns, digest);
+    co_return registry_->find(ns, digest);
 }
 
 asio::awaitable<transport::http_reply>
@@ -265,7 +272,7 @@ icon_proxy::serve(std::shared_ptr<const actors::snapshot> snap, std::string_view
     for (std::size_t i = 0; i < snap->size(); ++i)
         if (!snap->codec.passthrough() && snap->upstream(i).namespace_ == ns)
             upstream = i;
-    const std::string* src = upstream ? co_await src_of(snap, *upstream, ns, digest) : nullptr;
+    auto src = upstream ? co_await src_of(snap, *upstream, ns, digest) : std::nullopt;
     // The upstream may have moved since the list was served: its icon is fetched only from
     // where it is now.
     auto site = upstream ? site_of(*snap, *upstream) : std::nullopt;

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,14 +41,17 @@ struct icon_limits {
 
 // Which src each digest stands for, per namespace: what the rewrite wrote (bounded, oldest
 // forgotten first).
+// Shared by every io thread's proxy (docs/io-threads.md): a list served by one thread names icons
+// a client fetches on any. Written when a list is rewritten, read when an icon is served.
 class icon_registry {
 public:
     explicit icon_registry(std::size_t per_namespace) : per_namespace_(per_namespace) {}
     void keep(const std::string& ns, std::string_view digest, std::string_view src);
-    const std::string* find(const std::string& ns, const std::string& digest) const;
+    std::optional<std::string> find(const std::string& ns, const std::string& digest) const;
     std::size_t size(const std::string& ns) const;
 
 private:
+    mutable std::mutex mutex_;
     struct one_namespace {
         std::map<std::string, std::string, std::less<>> src_of; // by digest
         std::deque<std::string> order;                          // digests, oldest first
@@ -94,6 +98,9 @@ using icon_fetcher = std::function<boost::asio::awaitable<std::variant<icon_answ
 // Stage 8 rewrites a call's icons through it (pipeline::icon_rewriter).
 class icon_proxy final : public pipeline::icon_rewriter {
 public:
+    // Serves the icons `first` registers too, and registers its own there: the io threads'
+    // proxies share one registry (docs/io-threads.md). Before the first list is rewritten.
+    void share_registry_of(const icon_proxy& first) { registry_ = first.registry_; }
     // `dropped`: an icon left out of a list, by upstream id and reason (the metric).
     explicit icon_proxy(std::function<void(const std::string&, std::string_view)> dropped,
                         icon_limits limits = {}, icon_fetcher fetch = {});
@@ -141,16 +148,16 @@ private:
     std::function<void(const std::string&, std::string_view)> dropped_;
     icon_limits limits_;
     icon_fetcher fetch_;
-    icon_registry registry_;
+    std::shared_ptr<icon_registry> registry_;
     icon_cache cache_;
     std::size_t in_flight_ = 0;
     learner learn_;
     std::map<std::string, std::chrono::steady_clock::time_point> learnt_; // by namespace
     // The src of `digest` under namespace `ns` (of upstream `upstream`), learnt first when
     // this instance does not know it and may ask again.
-    boost::asio::awaitable<const std::string*> src_of(std::shared_ptr<const actors::snapshot> snap,
-                                                      std::size_t upstream, const std::string& ns,
-                                                      const std::string& digest);
+    boost::asio::awaitable<std::optional<std::string>>
+    src_of(std::shared_ptr<const actors::snapshot> snap, std::size_t upstream,
+           const std::string& ns, const std::string& digest);
     // What rewrite_one last said of each upstream's serverInfo (by id).
     std::map<std::string, std::string> reported_;
 };

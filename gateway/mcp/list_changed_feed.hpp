@@ -11,6 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,10 +36,21 @@ public:
     list_changed_feed(const list_changed_feed&) = delete;
     list_changed_feed& operator=(const list_changed_feed&) = delete;
 
-    // `method`: notifications/{tools,prompts,resources}/list_changed.
+    // `method`: notifications/{tools,prompts,resources}/list_changed, for this io thread's
+    // clients.
     void announce(std::string method);
+    // An upstream's news heard on this thread: announced here and to the other io threads'
+    // clients (docs/io-threads.md), whose own clients of that upstream may not follow it.
+    void announce_heard(std::string method) {
+        if (others_)
+            others_(method);
+        announce(std::move(method));
+    }
+    // How the other io threads hear it (each then announce()s on its own thread).
+    void also_tell(std::function<void(const std::string&)> others) { others_ = std::move(others); }
 
 private:
+    std::function<void(const std::string&)> others_;
     audience& to_;
     std::set<std::string> pending_;
     interval_gate gate_;

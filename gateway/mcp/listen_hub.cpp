@@ -11,7 +11,7 @@ namespace gate::gateway {
 namespace json = boost::json;
 
 std::string listen_hub::next_key() {
-    return "listen-" + std::to_string(++keys_);
+    return prefix_ + std::to_string(++keys_);
 }
 
 std::shared_ptr<transport::message_queue>

@@ -29,6 +29,11 @@ class listen_hub final : public listen_delivery {
 public:
     // A new holder key, unique for the hub's life.
     std::string next_key();
+    // Which io thread this hub is (docs/io-threads.md): the keys it mints name it, so no two
+    // threads' listens share a key in the bridge keeper's records of who holds what.
+    void place_in(std::size_t thread, std::size_t threads) {
+        prefix_ = threads > 1 ? "listen-" + std::to_string(thread) + "." : "listen-";
+    }
     // The listen `key` opens with the request's `id` (its subscription id) and the filter gate
     // honours; the queue its stream is written from, which lives until the listen closes.
     // `task_owners`: the upstream that owns each of the filter's task ids. `listener`: the
@@ -94,6 +99,7 @@ private:
     static void pass(listener& l, const boost::json::object& notification, std::string_view source);
     std::unordered_map<std::string, listener> listeners_;
     std::uint64_t keys_ = 0;
+    std::string prefix_ = "listen-";
 };
 
 } // namespace gate::gateway

@@ -160,7 +160,7 @@ bool parked_inputs::answer(const std::string& session, const protocol::message& 
 
 std::string parked_inputs::park(std::shared_ptr<input_parking> park,
                                 std::chrono::steady_clock::time_point now) {
-    auto token = protocol::random_id();
+    auto token = protocol::random_id_in(place_);
     park->expires = now + lifetime;
     parked_[token] = std::move(park);
     return token;

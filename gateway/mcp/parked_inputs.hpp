@@ -11,6 +11,7 @@
 #include "gateway/upstream/upstream_client.hpp"
 #include "protocol/json_preserve.hpp"
 #include "protocol/json_rpc.hpp"
+#include "protocol/shard_key.hpp"
 #include "transport/http/event_stream.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -113,6 +114,9 @@ public:
     // awaited input, whose call then continues with it.
     bool answer(const std::string& session, const protocol::message& msg, std::string_view body);
 
+    // Which io thread keeps the calls parked here: each token names it (protocol/shard_key), so
+    // a retry that reaches another thread moves there.
+    void place_in(protocol::shard_place place) { place_ = place; }
     // Parked calls. Parks `park` until `now` + lifetime under a new token (its requestState).
     std::string park(std::shared_ptr<input_parking> park,
                      std::chrono::steady_clock::time_point now);
@@ -159,6 +163,7 @@ public:
 private:
     std::unordered_map<std::string, std::shared_ptr<answer_slot>> awaiting_;
     std::unordered_map<std::string, std::shared_ptr<input_parking>> parked_;
+    protocol::shard_place place_;
 };
 
 } // namespace gate::gateway

@@ -36,7 +36,7 @@ void router_line::list_changed(const upstream_client& from, std::string method) 
     for (const auto& router : actors_.load()->routers)
         caf::anon_send(router, actors::invalidate_upstream{from.config().id});
     sharing_.drop_shared_lists(from);
-    clients_.announce(std::move(method));
+    clients_.announce_heard(std::move(method));
 }
 
 asio::awaitable<std::optional<actors::routed>>

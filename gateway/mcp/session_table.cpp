@@ -40,9 +40,19 @@ std::string share_holder(const policy::caller_ref& who, const boost::asio::ip::a
     return "anonymous " + v4.to_string();
 }
 
-void session_table::set_limits(session_limits limits) {
+namespace {
+
+std::size_t share_of(std::size_t total, std::size_t threads) {
+    return (total + threads - 1) / threads;
+}
+
+} // namespace
+
+void session_table::set_limits(session_limits limits, std::optional<protocol::shard_place> place) {
     std::lock_guard lock(mutex_);
-    limits_ = limits;
+    if (place)
+        place_ = *place;
+    limits_ = {share_of(limits.table, place_.count), share_of(limits.per_caller, place_.count)};
 }
 
 session_limits session_limits_of(const config::server& s) {
@@ -55,7 +65,7 @@ void session_table::adopt(const federation_view& next) {
 }
 
 session_table::admission session_table::open(opening o, time_point now) {
-    auto id = protocol::random_id();
+    auto id = protocol::random_id_in(place_);
     std::lock_guard lock(mutex_);
     return admit(id, std::move(o), now);
 }

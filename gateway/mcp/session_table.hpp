@@ -10,6 +10,7 @@
 #include "gateway/pipeline/session_call.hpp"
 #include "gateway/upstream/live_federation.hpp"
 #include "policy/principal.hpp"
+#include "protocol/shard_key.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -58,7 +59,13 @@ public:
     explicit session_table(session_limits limits = {}) : limits_(limits) {}
     // server.sessions of a reload: the next new session is admitted by them. Sessions over a
     // lowered bound stay; each new one then ends an idle one (session_shares).
-    void set_limits(session_limits limits);
+    // `place`: which io thread keeps the sessions of this table (nullopt: as before). Each id
+    // names it (protocol/shard_key), so a request of the session that reaches another thread
+    // moves there; each of N threads' tables holds its share of server.sessions (max and
+    // perPrincipal over N, rounded up): sessions spread over the threads as their ids do
+    // (docs/io-threads.md).
+    void set_limits(session_limits limits,
+                    std::optional<protocol::shard_place> place = std::nullopt);
 
     // What a new session is made of.
     struct opening {
@@ -153,6 +160,7 @@ private:
     void queue(downstream_session& s, const std::string& message);
 
     session_limits limits_;
+    protocol::shard_place place_;
     mutable std::mutex mutex_;
     std::unordered_map<std::string, downstream_session> sessions_;
     session_shares shares_;

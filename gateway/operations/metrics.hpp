@@ -24,7 +24,7 @@
 
 namespace gate::gateway {
 
-class metrics : public upstream_counts, public session_counts {
+class metrics final : public upstream_counts, public session_counts {
 public:
     metrics();
     // Its roles hold it by reference (at_scrape(), decision_hook()): never copied.

@@ -41,6 +41,55 @@ traffic_history::traffic_history() {
     by_id_.emplace("", unrouted);
 }
 
+traffic_history::traffic_history(const traffic_history& other)
+    : by_id_(other.by_id_), by_position_(other.by_position_), version_(other.version_),
+      followed_(other.followed_), refusals_(other.refusals_), refusals_next_(other.refusals_next_),
+      refusals_held_(other.refusals_held_) {
+    series_.reserve(other.series_.size());
+    for (const auto& s : other.series_)
+        series_.push_back(
+            series{s.id, s.held ? std::make_unique<window_buckets>(*s.held) : nullptr});
+}
+
+void traffic_history::add(const traffic_history& other) {
+    for (const auto& theirs : other.series_) {
+        if (!theirs.held)
+            continue;
+        auto slot = slot_of(theirs.id);
+        if (slot == unrouted && !theirs.id.empty())
+            continue; // an upstream this thread does not follow (a reload between them)
+        auto& ours = series_[slot].held;
+        if (!ours)
+            ours = std::make_unique<window_buckets>();
+        for (std::size_t i = 0; i < bucket_count; ++i) {
+            const auto& t = (*theirs.held)[i];
+            auto& b = (*ours)[i];
+            if (t.tick < 0 || t.tick < b.tick)
+                continue;
+            if (t.tick > b.tick) {
+                b = t;
+                continue;
+            }
+            for (std::size_t k = 0; k < outcome_count; ++k)
+                b.outcomes[k] += t.outcomes[k];
+            for (std::size_t k = 0; k < latency_bins; ++k)
+                b.latency[k] += t.latency[k];
+        }
+    }
+    // Both rings, oldest first, then the newest refusal_count of them in a ring again.
+    std::vector<refusal> all;
+    for (const traffic_history* h : {static_cast<const traffic_history*>(this), &other})
+        for (std::size_t k = h->refusals_held_; k >= 1; --k)
+            all.push_back(h->refusals_[(h->refusals_next_ + refusal_count - k) % refusal_count]);
+    std::stable_sort(all.begin(), all.end(),
+                     [](const refusal& a, const refusal& b) { return a.at < b.at; });
+    auto from = all.size() > refusal_count ? all.size() - refusal_count : 0;
+    refusals_held_ = all.size() - from;
+    for (std::size_t k = 0; k < refusals_held_; ++k)
+        refusals_[k] = std::move(all[from + k]);
+    refusals_next_ = refusals_held_ % refusal_count;
+}
+
 void traffic_history::follow(std::uint64_t version, const std::vector<std::string>& ids) {
     if (followed_ && version <= version_)
         return;

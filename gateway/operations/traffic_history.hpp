@@ -44,6 +44,14 @@ public:
     static constexpr std::size_t unrouted = 0;
 
     traffic_history();
+    // A copy of all it holds: another io thread's history, copied on that thread for the one
+    // that answers /api/traffic (docs/io-threads.md).
+    traffic_history(const traffic_history& other);
+    traffic_history(traffic_history&&) = default;
+    traffic_history& operator=(const traffic_history&) = delete;
+    // What `other` (another io thread's copy) holds, added in: the requests of one bucket summed,
+    // a bucket newer than this one's taken as it is, the newest refusals of both kept.
+    void add(const traffic_history& other);
 
     // The upstreams of configuration `version`, by their place in it; a series is kept by
     // id across versions, and those of upstreams it no longer has are dropped. An older

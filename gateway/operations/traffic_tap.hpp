@@ -6,6 +6,7 @@
 
 #include "actors/sinks/recorder.hpp"
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <memory>
@@ -23,8 +24,11 @@ public:
                 actors::record_backlog backlog, std::shared_ptr<actors::delivery_tally> tally,
                 std::int64_t capacity = default_capacity);
 
-    // The number the next recorded request goes by (1, 2, ...).
-    std::uint64_t next_seq() { return ++seq_; }
+    // The number the next recorded request goes by (1, 2, ...), one count for every io
+    // thread's tap (share_count).
+    std::uint64_t next_seq() { return seq_->fetch_add(1, std::memory_order_relaxed) + 1; }
+    // Counts with `other`: the taps of the io threads number the requests of one recording.
+    void share_count(const traffic_tap& other) { seq_ = other.seq_; }
     void heard(actors::heard_event e);
     // What was heard this turn, to the recorder now (before a flush).
     void feed();
@@ -39,7 +43,8 @@ private:
     std::int64_t capacity_;
     std::vector<actors::heard_event> pending_;
     bool posted_ = false;
-    std::uint64_t seq_ = 0;
+    std::shared_ptr<std::atomic<std::uint64_t>> seq_ =
+        std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
 } // namespace gate::gateway

@@ -207,8 +207,9 @@ asio::awaitable<hook_answer> decision_hook_client::exchange(const config::decisi
     co_return a;
 }
 
-asio::awaitable<bool> decision_hook_client::take_turn(std::int64_t max,
+asio::awaitable<bool> decision_hook_client::take_turn(std::int64_t configured,
                                                       clock::time_point deadline) {
+    auto max = (configured + threads_ - 1) / threads_;
     max_ = max;
     grant_waiting();
     if (in_flight_ < max && waiting_ == 0) {

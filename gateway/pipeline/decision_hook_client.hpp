@@ -74,6 +74,9 @@ public:
     boost::asio::awaitable<hook_answer> ask(const config::decision_hook& hook,
                                             policy::hook_stage stage, std::string description,
                                             std::string_view traceparent) override;
+    // One of `threads` io threads, each asking the hook with its own connections: each takes
+    // its share of maxConcurrent (rounded up; docs/io-threads.md).
+    void share_among(std::int64_t threads) { threads_ = threads < 1 ? 1 : threads; }
 
 private:
     using clock = std::chrono::steady_clock;
@@ -112,6 +115,7 @@ private:
     policy::hook_memory memory_;
     std::int64_t in_flight_ = 0;
     std::int64_t max_ = 64;    // maxConcurrent of the latest question's configuration
+    std::int64_t threads_ = 1; // this thread's share of it
     std::int64_t waiting_ = 0; // in queue_ and not gone
     std::deque<std::shared_ptr<waiter>> queue_;
     clock::time_point last_warned_{};

@@ -99,6 +99,8 @@ std::optional<int> judged(const config::load_result& loaded, const options& opt)
 // Where the host listens, what it records, and whether the test-only fault hooks are on.
 gateway_host::options host_options(const options& opt) {
     gateway_host::options where{opt.host, opt.port, false, std::nullopt};
+    where.io_threads = opt.io_threads;
+    where.io_spin = std::chrono::microseconds(opt.io_spin_us);
     if (opt.record)
         where.record = actors::record_target{*opt.record, opt.record_max_bytes};
     if (const char* hooks = std::getenv("GATE_TEST_FAULT_HOOKS");

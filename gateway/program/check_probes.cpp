@@ -437,7 +437,7 @@ int status_in(std::string_view text) {
 // serves, validated whole. An applied document's upstreams are tried in turn.
 asio::awaitable<row> try_discovery(runner& run, std::shared_ptr<const config::document> doc,
                                    env_reader getenv, row r) {
-    auto status = std::make_shared<gate::gateway::discovery_status>();
+    auto status = std::make_shared<gate::gateway::discovery_report>();
     std::shared_ptr<const config::document> merged;
     std::string outcome;
     std::size_t refused = 0;
@@ -459,7 +459,7 @@ asio::awaitable<row> try_discovery(runner& run, std::shared_ptr<const config::do
     co_await polled.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     poller.stop();
     const auto& d = *doc->discovery;
-    const auto& problem = status->last_problem;
+    const auto problem = status->get().last_problem;
     if (outcome == "error") {
         auto s = status_in(problem);
         auto f = problem.find("is not set") != std::string::npos ? failure::credential

@@ -28,10 +28,27 @@ std::string usage_text() {
   --io-spin-us <n>        after handling work, poll for more for up to <n> microseconds
                           before sleeping (0 to 10000; default 0): lower latency on a core
                           given to gate, at the cost of that CPU (docs/operations.md)
+  --io-threads <n>        io threads answering requests (1 to 256; default 1): each session
+                          is answered on the thread that opened it (docs/io-threads.md)
   --version               print the version and exit
   --help                  print this help and exit
 )";
 }
+
+namespace {
+
+// A count of `flag` between `min` and `max`.
+std::optional<usage_error> bounded_count(const std::string& flag, const std::string& text,
+                                         std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
+    if (auto bad = process::parse_count(flag, text, min, out))
+        return usage_error{*bad};
+    if (out > max)
+        return usage_error{flag + " must be at most " + std::to_string(max) + ", got \"" + text +
+                           "\""};
+    return std::nullopt;
+}
+
+} // namespace
 
 std::variant<options, usage_error> parse_command_line(const std::vector<std::string>& args) {
     options o;
@@ -88,16 +105,18 @@ std::variant<options, usage_error> parse_command_line(const std::vector<std::str
             // A line is a request with its params: a cap below 4 KiB would refuse most.
             if (auto bad = process::parse_count(a, v, 4096, o.record_max_bytes))
                 return usage_error{*bad};
-        } else if (a == "--io-spin-us") {
+        } else if (a == "--io-spin-us" || a == "--io-threads") {
             if (auto e = value(v))
                 return *e;
-            std::uint64_t us = 0;
-            if (auto bad = process::parse_count(a, v, 0, us))
-                return usage_error{*bad};
-            if (us > max_io_spin_us)
-                return usage_error{a + " must be at most " + std::to_string(max_io_spin_us) +
-                                   ", got \"" + v + "\""};
-            o.io_spin_us = static_cast<std::uint32_t>(us);
+            bool spin = a == "--io-spin-us";
+            std::uint64_t n = 0;
+            if (auto bad =
+                    bounded_count(a, v, spin ? 0 : 1, spin ? max_io_spin_us : max_io_threads, n))
+                return *bad;
+            if (spin)
+                o.io_spin_us = static_cast<std::uint32_t>(n);
+            else
+                o.io_threads = static_cast<std::size_t>(n);
         } else {
             return usage_error{"unknown option \"" + a + "\""};
         }

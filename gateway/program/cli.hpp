@@ -18,6 +18,9 @@ inline constexpr std::uint64_t default_record_max_bytes = 256ull << 20;
 // Beyond 10 ms the io thread would simply never sleep under any load worth a spin.
 inline constexpr std::uint32_t max_io_spin_us = 10000;
 
+// More io threads than this is a typo, not a machine.
+inline constexpr std::size_t max_io_threads = 256;
+
 struct options {
     std::optional<std::string> config; // --config, else GATE_CONFIG
     bool validate = false;
@@ -35,6 +38,8 @@ struct options {
     std::uint64_t record_max_bytes = default_record_max_bytes;
     // --io-spin-us: how long the io thread polls for more work before it sleeps (io_loop.hpp).
     std::uint32_t io_spin_us = 0;
+    // --io-threads: how many io threads answer requests (docs/io-threads.md).
+    std::size_t io_threads = 1;
 };
 
 struct usage_error {

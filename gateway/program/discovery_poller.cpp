@@ -15,7 +15,7 @@ namespace gate::gateway::program {
 namespace asio = boost::asio;
 
 discovery_poller::discovery_poller(asio::io_context& io, apply_fn apply, count_fn count,
-                                   std::shared_ptr<discovery_status> status)
+                                   std::shared_ptr<discovery_report> status)
     : io_(io), apply_(std::move(apply)), count_(std::move(count)), status_(std::move(status)),
       tls_(transport::make_client_tls_context()), timer_(io) {}
 
@@ -30,7 +30,7 @@ void discovery_poller::configure(std::shared_ptr<const config::document> configu
     served_refusals_.clear();
     rejected_.reset();
     outage_ = false;
-    *status_ = {};
+    status_->set({});
     if (!configured_->discovery)
         return;
     for (const auto& line : config::containment_summary(*configured_->discovery))
@@ -97,7 +97,7 @@ void discovery_poller::settle(std::optional<std::string> body, const std::string
     const auto& url = configured_->discovery->url;
     auto outcome = [&](const char* what, std::string problem, std::size_t refused = 0) {
         count_(what, refused);
-        *status_ = {what, std::chrono::system_clock::now(), std::move(problem), outage_};
+        status_->set({what, std::chrono::system_clock::now(), std::move(problem), outage_});
     };
     if (!body) {
         if (!outage_)

@@ -37,7 +37,7 @@ public:
     using count_fn = std::function<void(std::string_view outcome, std::size_t refused)>;
 
     discovery_poller(boost::asio::io_context& io, apply_fn apply, count_fn count,
-                     std::shared_ptr<discovery_status> status);
+                     std::shared_ptr<discovery_report> status);
 
     // The configured document in force (at start, and after each reload). A changed discovery
     // section (or none) forgets what the old source served and polls the new one at once.
@@ -55,7 +55,7 @@ private:
     boost::asio::io_context& io_;
     apply_fn apply_;
     count_fn count_;
-    std::shared_ptr<discovery_status> status_;
+    std::shared_ptr<discovery_report> status_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     boost::asio::steady_timer timer_;
     std::shared_ptr<const config::document> configured_;

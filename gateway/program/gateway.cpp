@@ -31,6 +31,26 @@ gateway::~gateway() = default;
 
 std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
     auto bound = components_->server.listen(host, port);
+    start();
+    return bound;
+}
+
+void gateway::group(const std::vector<gateway*>& all) {
+    auto members = std::make_shared<transport::http_server::group>();
+    for (auto* g : all)
+        members->push_back(&g->components_->server);
+    std::vector<io_peers::member> peers;
+    for (auto* g : all)
+        peers.push_back({&g->components_->io, g->components_.get()});
+    auto shared = std::make_shared<const io_peers>(std::move(peers));
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        all[i]->components_->server.join(members, i);
+        all[i]->components_->icons.share_registry_of(all.front()->components_->icons);
+        all[i]->components_->join_peers(shared);
+    }
+}
+
+void gateway::start() {
     asio::co_spawn(components_->io, components_->downstream.sweep(), asio::detached);
     if (components_->fleet) {
         asio::co_spawn(components_->io, components_->downstream.fleet().follow(), asio::detached);
@@ -41,11 +61,14 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
                        asio::detached);
     }
     components_->warm_up(*components_->live);
-    return bound;
 }
 
 void gateway::feed_sinks() {
     components_->sinks.feed();
+}
+
+void gateway::audit(actors::audit_event e) {
+    components_->sinks.audit(std::move(e));
 }
 
 void gateway::count_discovery(std::string_view outcome, std::size_t refused) {
@@ -63,18 +86,30 @@ std::optional<std::string> gateway::reload(std::shared_ptr<const config::documen
                "joined at start)";
     if (!(next->auth == now.auth))
         return "the auth section cannot change without a restart";
-    auto snap = actors::make_snapshot(std::move(next), i.live->snap->version + 1);
-    auto view = make_view(i.io, snap, &*i.live);
+    adopt(actors::make_snapshot(std::move(next), i.live->snap->version + 1), source);
+    return std::nullopt;
+}
+
+std::shared_ptr<const actors::snapshot> gateway::snapshot() const {
+    return components_->live->snap;
+}
+
+void gateway::adopt(std::shared_ptr<const actors::snapshot> snap, std::string_view source) {
+    auto& i = *components_;
+    auto view = make_view(i.io, snap, &*i.live, i.parts.upstreams.get());
     auto kept = i.take_clients(*view);
-    spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} new "
-                 "or changed, {} retired",
-                 source, view->clients.size(), view->clients.size() == 1 ? "" : "s",
-                 snap->doc->discovered_count(), kept, view->clients.size() - kept,
-                 i.live->clients.size() - kept);
+    // Said once, by the first io thread; the others apply the same reload to their own clients.
+    if (i.parts.shard.index == 0)
+        spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} "
+                     "new or changed, {} retired",
+                     source, view->clients.size(), view->clients.size() == 1 ? "" : "s",
+                     snap->doc->discovered_count(), kept, view->clients.size() - kept,
+                     i.live->clients.size() - kept);
+    else
+        spdlog::debug("io thread {} took the {} too", i.parts.shard.index, source);
     // One view from here on: requests that start load it, and each component that keeps
     // something made from it adopts it (gateway_components::tell_of_reloads).
     i.live.replace(view);
-    return std::nullopt;
 }
 
 void gateway::drain(std::chrono::steady_clock::duration bound, std::function<void()> then) {

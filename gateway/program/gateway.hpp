@@ -13,6 +13,7 @@
 #include "gateway/pipeline/request_context.hpp"
 #include "gateway/upstream/upstream_client.hpp"
 #include "protocol/outcome.hpp"
+#include "protocol/shard_key.hpp"
 #include "transport/http/host_guard.hpp"
 #include "transport/redis/redis_client.hpp"
 
@@ -29,7 +30,9 @@
 
 namespace gate::gateway {
 class traffic_tap;
-}
+class shared_upstreams;
+class definition_reports;
+} // namespace gate::gateway
 
 namespace gate::gateway::program {
 
@@ -52,7 +55,7 @@ struct gateway_parts {
     // What the audit sinks did (drops, webhook deliveries), read at each scrape.
     std::shared_ptr<const actors::audit_tally> audit_tally;
     // What discovery's last poll found (io thread only), for /api/federation.
-    std::shared_ptr<const discovery_status> discovery;
+    std::shared_ptr<const discovery_report> discovery;
     // What trace export did (spans exported, dropped), read at each scrape.
     std::shared_ptr<const actors::delivery_tally> span_tally;
     // gate --record: what the gateway hears goes to the recorder through it; null: not
@@ -60,6 +63,15 @@ struct gateway_parts {
     std::shared_ptr<traffic_tap> tap;
     // What supervision did (restarts, give-ups by kind of actor), read at each scrape.
     std::shared_ptr<const actors::supervision_tally> supervision;
+    // This io thread among the process's (docs/io-threads.md): the first speaks to the actors
+    // for all of them (the upstreams they adopt, each reload's snapshot).
+    protocol::shard_place shard;
+    // The series every io thread counts in (null: this gateway's own).
+    std::shared_ptr<metrics> stats;
+    // Where every io thread's client of an upstream entry finds the others (null: one thread).
+    std::shared_ptr<shared_upstreams> upstreams;
+    // The pinned definitions every io thread judges its lists by (null: this gateway's own).
+    std::shared_ptr<definition_reports> definitions;
 };
 
 class gateway {
@@ -67,8 +79,17 @@ public:
     gateway(boost::asio::io_context& io, gateway_parts parts);
     ~gateway();
 
-    // Binds host:port (0 picks a free port) and starts accepting; returns the bound port.
+    // Binds host:port (0 picks a free port), starts accepting and start()s; returns the bound
+    // port.
     std::uint16_t listen(const std::string& host, std::uint16_t port);
+    // What runs beside the requests (the sessions' sweep, the fleet's follower, the upstreams'
+    // warm-up): a gateway of another io thread, which takes its connections from the one that
+    // listens, starts with this alone (on its io thread).
+    void start();
+    // The gateways of the process's io threads, each on an io_context of its own: the first
+    // listens for all, and each request is answered on the thread that keeps what it names
+    // (docs/io-threads.md). Before the first listens.
+    static void group(const std::vector<gateway*>& all);
     // Stops accepting, ends every session and its streams.
     void stop();
     // stop(), then waits (up to `bound`) for requests being answered, then calls `then` on the
@@ -82,8 +103,16 @@ public:
     // `source` names what asked (reload, discovery) in the log line.
     std::optional<std::string> reload(std::shared_ptr<const config::document> doc,
                                       std::string_view source = "reload");
+    // The snapshot requests load now (io thread): the one a reload made, which the other io
+    // threads then adopt as it is (adopt).
+    std::shared_ptr<const actors::snapshot> snapshot() const;
+    // Another io thread's reload, applied here (on this gateway's io thread): the same snapshot,
+    // its upstream clients made on this thread.
+    void adopt(std::shared_ptr<const actors::snapshot> snap, std::string_view source);
     // Hands the audit events and spans queued this turn to their sinks now (before a flush).
     void feed_sinks();
+    // An event that is no request's (on the io thread): audited with this turn's.
+    void audit(actors::audit_event e);
     // `gate definitions lock`: lists every upstream's tools as gate's own (on the io thread)
     // and hands `done` the lock file's text, one line per tool, sorted; or, with `ok` false,
     // what could not be listed.

@@ -26,7 +26,8 @@ namespace asio = boost::asio;
 
 std::shared_ptr<const federation_view> make_view(asio::io_context& io,
                                                  std::shared_ptr<const actors::snapshot> snap,
-                                                 const federation_view* previous) {
+                                                 const federation_view* previous,
+                                                 shared_upstreams* shared) {
     auto view = std::make_shared<federation_view>();
     view->snap = std::move(snap);
     const auto& server = view->snap->doc->server;
@@ -37,7 +38,10 @@ std::shared_ptr<const federation_view> make_view(asio::io_context& io,
             for (const auto& c : previous->clients)
                 if (c->config() == u)
                     reused = c;
-        view->clients.push_back(reused ? reused : upstream_client::make(io.get_executor(), u));
+        view->clients.push_back(
+            reused ? reused
+                   : upstream_client::make(io.get_executor(), u,
+                                           shared ? shared->siblings_for(u) : nullptr));
     }
     return view;
 }
@@ -90,7 +94,8 @@ gateway_components::gateway_components(
     const std::function<void(const request_context&)>& on_request)
     : io(io_), parts(std::move(parts_)),
       sinks(io_.get_executor(), *parts.actors, parts.tap, on_request), doc(*parts.snap->doc),
-      live(make_view(io_, parts.snap, nullptr)), tokens(make_token_endpoint(io_, doc.auth)),
+      live(make_view(io_, parts.snap, nullptr, parts.upstreams.get())),
+      tokens(make_token_endpoint(io_, doc.auth)),
       authenticator(doc.auth.required ? std::make_unique<token_authenticator>(
                                             io_.get_executor(), doc.auth, own_issuer_of(tokens))
                                       : nullptr),
@@ -113,7 +118,10 @@ gateway_components::gateway_components(
               pipeline::make_session(downstream.fleet()), pipeline::make_envelope()}) {
     upstream_news.send_task_news_to(listening);
     downstream.forget_requests_in(requests.server_requests());
-    downstream.table().set_limits(session_limits_of(doc.server));
+    downstream.table().set_limits(session_limits_of(doc.server), parts.shard);
+    requests.inputs().place_in(parts.shard);
+    listens.place_in(parts.shard.index, parts.shard.count);
+    decisions.share_among(static_cast<std::int64_t>(parts.shard.count));
     definitions->use(doc);
     accounts.use(doc);
     accounts.tell([this](const accounts::account_event& e) { account_news(e); });
@@ -134,8 +142,9 @@ gateway_components::gateway_components(
     }
     for (const auto& c : live->clients)
         wire(c);
-    // Each upstream's actor is the supervisor's to spawn and watch.
-    if (parts.supervisor)
+    // Each upstream's actor is the supervisor's to spawn and watch (the first io thread speaks
+    // for every thread's clients: they share its boards).
+    if (parts.supervisor && parts.shard.index == 0)
         caf::anon_send(parts.supervisor, actors::adopt_upstreams{live->boards()});
     follow_upstreams(traffic, *live->snap);
     tell_of_reloads();
@@ -155,7 +164,10 @@ void gateway_components::tell_of_reloads() {
     live.tell([this](const federation_view& v) { follow_upstreams(traffic, *v.snap); });
     live.tell([this](const federation_view& v) { warm_up(v); });
     live.tell([this](const federation_view& v) {
-        // The supervisor owns the snapshot and broadcasts it to the actors that route on it.
+        // The supervisor owns the snapshot and broadcasts it to the actors that route on it;
+        // the first io thread tells it for all (the others adopt the same snapshot).
+        if (parts.shard.index != 0)
+            return;
         if (parts.supervisor)
             caf::anon_send(parts.supervisor, actors::reload_snapshot{v.snap, v.boards()});
         else
@@ -243,6 +255,27 @@ void gateway_components::warm_up(const federation_view& view) {
                     co_await open_root_session((*due)[(*next)++]);
             },
             asio::detached);
+}
+
+void gateway_components::join_peers(std::shared_ptr<const io_peers> all) {
+    peers_ = std::move(all);
+    count_other_threads = [this]() -> asio::awaitable<thread_counts> {
+        thread_counts sum;
+        for (auto& counts : co_await peers_->each_other_answer(this, [](gateway_components& c) {
+                 return counts_of(c.live, c.downstream.table(), c.guards.budgets());
+             }))
+            sum.add(std::move(counts));
+        co_return sum;
+    };
+    views.merge_from([this]() {
+        return peers_->each_other_answer(this, [](gateway_components& c) {
+            return std::make_shared<const traffic_history>(c.traffic);
+        });
+    });
+    list_changes.also_tell([this](const std::string& method) {
+        peers_->each_other(
+            this, [method](gateway_components& other) { other.list_changes.announce(method); });
+    });
 }
 
 void gateway_components::account_news(const accounts::account_event& e) {

@@ -40,8 +40,10 @@
 #include "gateway/pipeline/request_guards.hpp"
 #include "gateway/pipeline/request_sinks.hpp"
 #include "gateway/program/gateway.hpp"
+#include "gateway/program/io_peers.hpp"
 #include "gateway/upstream/definition_reports.hpp"
 #include "gateway/upstream/live_federation.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
 #include "policy/policy_engine.hpp"
 #include "process/log_gate.hpp"
 #include "protocol/gateway_error.hpp"
@@ -63,9 +65,11 @@ namespace gate::gateway::program {
 
 // The view of a snapshot: its clients, reusing those of `previous` whose upstream entry is
 // unchanged, and the server section's allowlist.
+// `shared`: where the clients find their siblings on the other io threads (null: one thread).
 std::shared_ptr<const federation_view> make_view(boost::asio::io_context& io,
                                                  std::shared_ptr<const actors::snapshot> snap,
-                                                 const federation_view* previous);
+                                                 const federation_view* previous,
+                                                 shared_upstreams* shared = nullptr);
 
 class gateway_components final {
 public:
@@ -91,8 +95,14 @@ public:
     void share_accounts(const config::document& d);
     // A user's account event (login, refresh, refusal): audited and counted; never a token.
     void account_news(const accounts::account_event& e);
+    // The other io threads' components (docs/io-threads.md): what this thread hears that
+    // their clients must hear goes to them.
+    void join_peers(std::shared_ptr<const io_peers> all);
 
 private:
+    std::shared_ptr<const io_peers> peers_;
+    // What /metrics sums from the other io threads (join_peers).
+    other_thread_counts count_other_threads;
     // Which warm-up is the current one (warm_up): its workers stop when another starts.
     std::shared_ptr<std::uint64_t> warm_up_round_ = std::make_shared<std::uint64_t>(0);
     // The components are the facade's (gateway.cpp: listen, stop, drain, reload) and nobody
@@ -122,7 +132,9 @@ private:
     // An upstream's list_changed for every connected client, coalesced per kind (broadcast).
     list_changed_feed list_changes{io.get_executor(), downstream};
     const config::document& doc;
-    metrics stats;
+    // The io threads' series (gateway_parts::stats), or this gateway's own.
+    std::shared_ptr<metrics> counted = parts.stats ? parts.stats : std::make_shared<metrics>();
+    metrics& stats = *counted;
     // The console's short history of requests, kept by the exit (stage 9) on the io thread.
     traffic_history traffic;
     // The upstreams' icons under gate's origin: lists rewritten, GET /icons/... answered.
@@ -130,8 +142,12 @@ private:
         stats.icon_dropped(upstream, reason);
     }};
     // Pinned tool definitions, judged at each tools list an upstream client fetches.
-    std::shared_ptr<definition_reports> definitions = std::make_shared<definition_reports>(
-        stats, [this](actors::audit_event e) { sinks.audit(std::move(e)); });
+    // The io threads' (gateway_parts::definitions), or this gateway's own.
+    std::shared_ptr<definition_reports> definitions =
+        parts.definitions
+            ? parts.definitions
+            : std::make_shared<definition_reports>(
+                  stats, [this](actors::audit_event e) { sinks.audit(std::move(e)); });
     // The federation's view as it stands, and who adopts a reload's (the constructor lists
     // them in order).
     live_federation live;
@@ -176,7 +192,9 @@ private:
                     parts.tap,
                     parts.supervision,
                     parts.supervisor,
-                    parts.fault_hooks}};
+                    parts.fault_hooks,
+                    parts.shard.count,
+                    &count_other_threads}};
     transport::http_server server;
     // The MCP method groups (gateway/mcp/).
     upstream_calls calls{upstream_news, keeper, stats, downstream.table(), requests, logins};

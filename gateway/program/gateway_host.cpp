@@ -6,13 +6,18 @@
 #include "gateway/fleet/fleet_store.hpp"
 #include "gateway/operations/batch_poster.hpp"
 #include "gateway/operations/traffic_tap.hpp"
+#include "gateway/program/cli.hpp"
 #include "gateway/program/discovery_poller.hpp"
 #include "gateway/program/gateway.hpp"
+#include "gateway/program/io_loop.hpp"
+#include "gateway/upstream/definition_reports.hpp"
 #include "gateway/upstream/upstream_credential.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
 #include "process/service_manager.hpp"
 #include "process/version.hpp"
 
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <caf/actor_cast.hpp>
@@ -22,8 +27,10 @@
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 #include <cstdlib>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 namespace gate::gateway::program {
@@ -111,12 +118,63 @@ void log_serving(const std::string& host, std::uint16_t port, const config::docu
     spdlog::info("{}; {}", who, allowed);
 }
 
+// What a document asks that several io threads cannot serve yet (docs/io-threads.md): users'
+// tokens at user-account upstreams and auth.ema's single-use assertions are kept per thread,
+// and a login or a replayed assertion would meet another thread's.
+std::optional<std::string> not_across_threads(const config::document& doc) {
+    for (const auto& u : doc.upstreams)
+        if (u.auth.strategy == "user-account")
+            return "upstream " + u.id +
+                   " is a user-account upstream: users' tokens and logins are kept by one io "
+                   "thread, so run gate with --io-threads 1 (docs/io-threads.md)";
+    if (doc.auth.ema)
+        return "auth.ema's token endpoint keeps the assertions it redeemed by one io thread (a "
+               "replay on another would be redeemed again), so run gate with --io-threads 1 "
+               "(docs/io-threads.md)";
+    return std::nullopt;
+}
+
+// Each io thread's gateway, from the parts they share.
+gateway_parts parts_of(const gateway_parts& shared, std::size_t index, std::size_t count,
+                       const std::vector<std::shared_ptr<traffic_tap>>& taps) {
+    auto p = shared;
+    p.shard = {index, count};
+    p.tap = taps.empty() ? nullptr : taps[index];
+    return p;
+}
+
 } // namespace
+
+// One io thread beyond the first (docs/io-threads.md): its context, its gateway, and the
+// thread that runs it.
+struct io_shard {
+    io_shard(std::size_t index, std::chrono::microseconds spin) : index(index), spin(spin) {}
+    std::size_t index;
+    boost::asio::io_context io{1};
+    std::chrono::microseconds spin;
+    std::optional<gateway> gw;
+    std::thread thread;
+    void run() {
+        thread = std::thread([this] {
+            // Named so an operator's top -H (and the tests) tell the io threads apart.
+            auto name = "gate-io-" + std::to_string(index);
+            pthread_setname_np(pthread_self(), name.c_str());
+            auto work = boost::asio::make_work_guard(io); // until the host stops it
+            run_io(io, spin);
+        });
+    }
+    void stop() {
+        io.stop();
+        if (thread.joinable())
+            thread.join();
+    }
+};
 
 struct gateway_host::impl {
     std::shared_ptr<const config::document> doc;
-    // The io_context outlives the actor system so no bridged reply posts into a dead context.
+    // The io_contexts outlive the actor system so no bridged reply posts into a dead context.
     boost::asio::io_context io{1};
+    std::vector<std::unique_ptr<io_shard>> shards; // the io threads beyond the first
     caf::actor_system_config cfg;
     caf::actor_system sys{tuned(cfg)};
     // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
@@ -124,22 +182,30 @@ struct gateway_host::impl {
     actors::supervisor_actor supervisor;
     std::shared_ptr<actors::actor_directory> directory;
     std::optional<gateway> gw;
-    actors::recorder_actor recorder; // with --record
-    std::shared_ptr<traffic_tap> tap;
+    actors::recorder_actor recorder;                // with --record
+    std::vector<std::shared_ptr<traffic_tap>> taps; // one per io thread
     // The document as configured (discovery merges into it); `doc` is the one in force.
     std::shared_ptr<const config::document> configured;
     std::optional<discovery_poller> discovery;
-    std::shared_ptr<discovery_status> discovery_state;
+    std::shared_ptr<discovery_report> discovery_state;
 
-    // Every document that goes live passes here: its secrets, then the gateway's swap.
+    // Every document that goes live passes here: its secrets, then the gateway's swap, which
+    // the other io threads then adopt (the same snapshot).
     std::optional<std::string> apply(std::shared_ptr<const config::document> next,
                                      std::string_view source) {
         if (auto missing = missing_secrets(*next, std::getenv); !missing.empty())
             return "secrets missing from the environment: " + joined(missing);
+        if (!shards.empty())
+            if (auto why = not_across_threads(*next))
+                return *why;
         process::notify_reloading();
         auto refused = gw->reload(next, source);
-        if (!refused)
+        if (!refused) {
             doc = std::move(next);
+            for (auto& s : shards)
+                boost::asio::post(s->io, [g = &*s->gw, snap = gw->snapshot(),
+                                          why = std::string(source)] { g->adopt(snap, why); });
+        }
         process::notify_ready("listening on port " + std::to_string(port));
         return refused;
     }
@@ -148,12 +214,29 @@ struct gateway_host::impl {
     std::optional<std::string> failure;
     bool draining = false;
 
+    // Every io thread drains (each on its own), feeding its sinks what its last requests left;
+    // the first then flushes the sinks and stops them all.
     void drain(std::chrono::steady_clock::duration bound) {
         if (std::exchange(draining, true))
             return;
         process::notify_stopping();
         discovery->stop();
-        gw->drain(bound, [this] { flush_then_stop(flush_bound); });
+        auto left = std::make_shared<std::atomic<std::size_t>>(shards.size() + 1);
+        auto drained = [this, left] {
+            if (left->fetch_sub(1) == 1)
+                boost::asio::post(io, [this] { flush_then_stop(flush_bound); });
+        };
+        for (auto& s : shards)
+            boost::asio::post(s->io, [g = &*s->gw, bound, drained] {
+                g->drain(bound, [g, drained] {
+                    g->feed_sinks();
+                    drained();
+                });
+            });
+        gw->drain(bound, [this, drained] {
+            gw->feed_sinks(); // what the last requests left queued goes before the flush
+            drained();
+        });
     }
 
     // Our own shutdown (~impl) stops the supervisor with user_shutdown; any other end is a
@@ -176,16 +259,21 @@ struct gateway_host::impl {
         drain(lost_drain_bound);
     }
 
+    void stop_io() {
+        for (auto& s : shards)
+            s->io.stop();
+        io.stop();
+    }
+
     // After the drain: what the audit and span sinks hold goes out (bounded), then the io
     // stops.
     void flush_then_stop(std::chrono::steady_clock::duration bound) {
-        gw->feed_sinks(); // what the last requests left queued goes before the flush
-        if (tap)
-            tap->feed();
+        for (const auto& tap : taps)
+            tap->feed(); // NOLINT: each tap's queue is its thread's; every thread has drained
         auto actors = directory->load();
         int waiting = (actors->audit ? 1 : 0) + (actors->spans ? 1 : 0) + (recorder ? 1 : 0);
         if (waiting == 0) {
-            io.stop();
+            stop_io();
             return;
         }
         auto timer = std::make_shared<boost::asio::steady_timer>(io, bound);
@@ -194,7 +282,7 @@ struct gateway_host::impl {
             if (io.stopped())
                 return;
             timer->cancel();
-            io.stop();
+            stop_io();
         };
         timer->async_wait([finish](boost::system::error_code ec) {
             if (!ec) {
@@ -221,19 +309,71 @@ struct gateway_host::impl {
     }
     std::uint16_t port = 0;
 
-    // gate --record: the recorder actor, and the tap the gateway feeds it through.
-    void record(const actors::record_target& target, gateway_parts& parts) {
+    // gate --record: the recorder actor, and the tap each io thread feeds it through.
+    void record(const actors::record_target& target) {
         auto backlog = std::make_shared<std::atomic<std::int64_t>>(0);
         auto tally = std::make_shared<actors::delivery_tally>();
         recorder = spawn_recorder(sys, target, backlog, tally);
-        parts.tap = std::make_shared<traffic_tap>(io, recorder, backlog, tally);
-        tap = parts.tap;
+        taps.push_back(std::make_shared<traffic_tap>(io, recorder, backlog, tally));
+        for (auto& s : shards) {
+            taps.push_back(std::make_shared<traffic_tap>(s->io, recorder, backlog, tally));
+            taps.back()->share_count(*taps.front());
+        }
         spdlog::info("recording the traffic to {} (rotated to {}.1 at {} bytes)", target.path,
                      target.path, target.max_bytes);
     }
 
+    // The bridged sessions the keeper retired, ended on every io thread (each ends its own).
+    void retire(std::vector<actors::retired_bridge> gone) {
+        for (auto& s : shards)
+            boost::asio::post(s->io, [g = &*s->gw, gone] { g->retire_bridges(gone); });
+        boost::asio::post(io, [this, gone = std::move(gone)]() mutable {
+            if (auto* g = bridged_gateway.load())
+                g->retire_bridges(std::move(gone));
+        });
+    }
+
+    // What every io thread's gateway shares beyond the actors (docs/io-threads.md).
+    void share_among_threads(gateway_parts& parts) {
+        parts.stats = std::make_shared<metrics>();
+        parts.upstreams = std::make_shared<shared_upstreams>();
+        // One set of pins for every thread's lists (a fleet's store agrees them instead, each
+        // thread through its own connection to it); a change is audited on the first thread.
+        if (!parts.shared_store)
+            parts.definitions =
+                std::make_shared<definition_reports>(*parts.stats, [this](actors::audit_event e) {
+                    boost::asio::post(
+                        io, [this, e = std::move(e)]() mutable { gw->audit(std::move(e)); });
+                });
+    }
+
+    // Each io thread's gateway, grouped; the first listens, the others start on their threads.
+    void serve(const gateway_parts& parts, const options& opt) {
+        gw.emplace(io, parts_of(parts, 0, opt.io_threads, taps));
+        std::vector<gateway*> all{&*gw};
+        for (std::size_t k = 0; k < shards.size(); ++k)
+            all.push_back(&shards[k]->gw.emplace(shards[k]->io,
+                                                 parts_of(parts, k + 1, opt.io_threads, taps)));
+        gateway::group(all);
+        bridged_gateway = &*gw;
+        try {
+            port = gw->listen(opt.host, opt.port);
+        } catch (const std::exception& e) {
+            throw std::runtime_error("cannot listen on " + opt.host + ":" +
+                                     std::to_string(opt.port) + ": " + e.what());
+        }
+        for (auto& s : shards) {
+            boost::asio::post(s->io, [g = &*s->gw] { g->start(); });
+            s->run();
+        }
+    }
+
     ~impl() {
         bridged_gateway = nullptr;
+        for (auto& s : shards)
+            s->stop();
+        for (auto& s : shards)
+            s->gw.reset();
         gw.reset();
         caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown); // and its actors
         if (recorder)
@@ -247,6 +387,12 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     i.doc = doc;
     if (auto missing = missing_secrets(*doc, std::getenv); !missing.empty())
         throw std::runtime_error("secrets missing from the environment: " + joined(missing));
+    if (opt.io_threads < 1 || opt.io_threads > max_io_threads) // cli.hpp
+        throw std::runtime_error("--io-threads must be between 1 and " +
+                                 std::to_string(max_io_threads));
+    if (opt.io_threads > 1)
+        if (auto why = not_across_threads(*doc))
+            throw std::runtime_error(*why);
     auto [shared_store, cursor_key] = join_shared_store(*doc);
     auto snap = actors::make_snapshot(doc, 1);
     actors::supervised what;
@@ -257,40 +403,37 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     what.span_outlet_.version = std::string(process::gate_version);
     auto audit_tally = what.audit_outlet_.tally;
     auto span_tally = what.span_outlet_.tally;
-    i.discovery_state = std::make_shared<discovery_status>();
+    i.discovery_state = std::make_shared<discovery_report>();
     what.cursor_key = cursor_key;
     what.retire = [this](std::vector<actors::retired_bridge> gone) {
-        boost::asio::post(impl_->io, [this, gone = std::move(gone)]() mutable {
-            if (auto* g = impl_->bridged_gateway.load())
-                g->retire_bridges(std::move(gone));
-        });
+        impl_->retire(std::move(gone));
     };
     i.directory = std::make_shared<actors::actor_directory>();
     auto supervision = what.tally;
     i.supervisor = spawn_supervisor(i.sys, std::move(what), i.directory);
     i.watch_supervisor();
-    gateway_parts parts{i.directory,
-                        snap,
-                        i.supervisor,
-                        opt.fault_hooks,
-                        std::move(shared_store),
-                        cursor_key.value_or(protocol::cursor_codec::key_type{}),
-                        std::move(audit_tally),
-                        i.discovery_state,
-                        std::move(span_tally),
-                        nullptr,
-                        std::move(supervision)};
+    for (std::size_t k = 1; k < opt.io_threads; ++k)
+        i.shards.push_back(std::make_unique<io_shard>(k, opt.io_spin));
+    gateway_parts parts;
+    parts.actors = i.directory;
+    parts.snap = snap;
+    parts.supervisor = i.supervisor;
+    parts.fault_hooks = opt.fault_hooks;
+    parts.shared_store = std::move(shared_store);
+    parts.fleet_cursor_key = cursor_key.value_or(protocol::cursor_codec::key_type{});
+    parts.audit_tally = std::move(audit_tally);
+    parts.discovery = i.discovery_state;
+    parts.span_tally = std::move(span_tally);
+    parts.supervision = std::move(supervision);
+    if (opt.io_threads > 1)
+        i.share_among_threads(parts);
     if (opt.record)
-        i.record(*opt.record, parts);
-    i.gw.emplace(i.io, std::move(parts));
-    i.bridged_gateway = &*i.gw;
-    try {
-        i.port = i.gw->listen(opt.host, opt.port);
-    } catch (const std::exception& e) {
-        throw std::runtime_error("cannot listen on " + opt.host + ":" + std::to_string(opt.port) +
-                                 ": " + e.what());
-    }
+        i.record(*opt.record);
+    i.serve(parts, opt);
     log_serving(opt.host, i.port, *doc);
+    if (opt.io_threads > 1)
+        spdlog::info("{} io threads: each session is answered on the thread that opened it",
+                     opt.io_threads);
     i.configured = doc;
     i.discovery.emplace(
         i.io, [&i](auto merged) { return i.apply(std::move(merged), "discovery"); },

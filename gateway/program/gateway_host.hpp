@@ -26,6 +26,10 @@ public:
         std::uint16_t port = 0;
         bool fault_hooks = false;                    // gateway/entry/fault_hooks.hpp: tests only
         std::optional<actors::record_target> record; // gate --record (docs/recording.md)
+        // --io-threads (docs/io-threads.md): the first is the caller's (io()); the host runs
+        // the others, each polling for up to `io_spin` before it sleeps (io_loop.hpp).
+        std::size_t io_threads = 1;
+        std::chrono::microseconds io_spin{0};
     };
 
     // Joins the shared store (server.redisUrl, else REDIS_URL), spawns the actors and binds
@@ -37,6 +41,7 @@ public:
     gateway_host& operator=(const gateway_host&) = delete;
 
     std::uint16_t port() const;
+    // The first io thread's context: the caller runs it (the listener, signals, reloads).
     boost::asio::io_context& io();
     const config::document& document() const;
 

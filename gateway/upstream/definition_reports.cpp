@@ -8,6 +8,7 @@
 namespace gate::gateway {
 
 void definition_reports::use(const config::document& doc) {
+    std::lock_guard lock(mutex_);
     default_ = policy::pin_mode_named(doc.definitions.pin).value_or(policy::pin_mode::off);
     if (doc.definitions.lock_file)
         pins_.use_lock(doc.definitions.lock);
@@ -16,6 +17,7 @@ void definition_reports::use(const config::document& doc) {
 }
 
 policy::pin_mode definition_reports::mode_of(const config::upstream& cfg) const {
+    std::lock_guard lock(mutex_);
     if (cfg.pin_definitions)
         return policy::pin_mode_named(*cfg.pin_definitions).value_or(default_);
     return default_;
@@ -25,6 +27,7 @@ std::optional<policy::definition_change> definition_reports::judge(const std::st
                                                                    const std::string& tool,
                                                                    const std::string& digest,
                                                                    policy::pin_mode mode) {
+    std::lock_guard lock(mutex_);
     auto change = pins_.judge(upstream, tool, digest);
     if (change && !change->reported)
         report(upstream, tool, *change, mode);
@@ -40,16 +43,19 @@ definition_reports::agree(const std::string& upstream,
     // The upstream's id is a slug: the first newline ends it, whatever the tool's name holds.
     std::vector<std::pair<std::string, std::string>> offers;
     std::vector<const listed_definition*> asked;
+    std::unique_lock lock(mutex_);
     for (const auto& l : listed)
         if (auto offer = pins_.to_share(upstream, l.tool, l.digest, now)) {
             offers.emplace_back(upstream + "\n" + l.tool, std::move(*offer));
             asked.push_back(&l);
         }
+    lock.unlock(); // not across the store's answer
     if (offers.empty())
         co_return;
     auto fleet = fleet_; // a reload may not take it away mid-question
     auto held = co_await fleet->keep_first(
         "pin", offers, std::chrono::duration_cast<std::chrono::milliseconds>(shared_pin_lifetime));
+    lock.lock();
     if (!held) {
         if (!shared_down_)
             spdlog::warn("pinned definitions: the shared store did not answer; upstream {}'s "

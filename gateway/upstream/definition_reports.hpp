@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 namespace gate::gateway {
 
@@ -45,6 +46,9 @@ private:
     void report(const std::string& upstream, const std::string& tool,
                 const policy::definition_change& change, policy::pin_mode mode);
 
+    // The io threads without a fleet's store share one (docs/io-threads.md): their clients'
+    // lists are judged against one set of pins. Held for a judgement, never across a wait.
+    mutable std::mutex mutex_;
     policy::pin_mode default_ = policy::pin_mode::off;
     policy::definition_pins pins_;
     metrics& stats_;

@@ -29,15 +29,22 @@ upstream_client* federation_view::client(const std::string& id) const {
     return nullptr;
 }
 
-std::shared_ptr<upstream_client> upstream_client::make(asio::any_io_executor ex,
-                                                       config::upstream cfg) {
-    auto c = std::make_shared<upstream_client>(made{}, std::move(ex), std::move(cfg));
+std::shared_ptr<upstream_client>
+upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
+                      std::shared_ptr<upstream_siblings> siblings) {
+    auto board = siblings ? siblings->board : nullptr;
+    auto c = std::make_shared<upstream_client>(made{}, ex, std::move(cfg), std::move(board));
+    if (siblings) {
+        siblings->join(c, std::move(ex));
+        c->state_.siblings = std::move(siblings);
+    }
     c->state_.owner = c;
     return c;
 }
 
-upstream_client::upstream_client(made, asio::any_io_executor ex, config::upstream cfg)
-    : state_(std::move(ex), std::move(cfg)), guards_(state_.cfg),
+upstream_client::upstream_client(made, asio::any_io_executor ex, config::upstream cfg,
+                                 std::shared_ptr<actors::guard_board> board)
+    : state_(std::move(ex), std::move(cfg)), guards_(state_.cfg, std::move(board)),
       credentials_(state_.ex, state_.cfg), recording_(state_.cfg.id),
       exchange_(state_, credentials_, guards_, heard_),
       sessions_(state_, exchange_, guards_, heard_, root_watch_),

@@ -37,6 +37,7 @@
 #include "gateway/upstream/upstream_recording.hpp"
 #include "gateway/upstream/upstream_requests.hpp"
 #include "gateway/upstream/upstream_sessions.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
 #include "gateway/upstream/upstream_state.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -51,9 +52,13 @@ namespace gate::gateway {
 class upstream_client : public std::enable_shared_from_this<upstream_client> {
     struct made {}; // only make() constructs one: the units need to know their owner
 public:
-    static std::shared_ptr<upstream_client> make(boost::asio::any_io_executor ex,
-                                                 config::upstream cfg);
-    upstream_client(made, boost::asio::any_io_executor ex, config::upstream cfg);
+    // `siblings`: the clients of the same entry on the other io threads, whose guard board it
+    // shares and which it tells what its tools lists said (null: alone).
+    static std::shared_ptr<upstream_client>
+    make(boost::asio::any_io_executor ex, config::upstream cfg,
+         std::shared_ptr<upstream_siblings> siblings = nullptr);
+    upstream_client(made, boost::asio::any_io_executor ex, config::upstream cfg,
+                    std::shared_ptr<actors::guard_board> board);
     upstream_client(const upstream_client&) = delete;
     upstream_client& operator=(const upstream_client&) = delete;
     ~upstream_client();

@@ -15,8 +15,9 @@ namespace gate::gateway {
 namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
-upstream_guards::upstream_guards(const config::upstream& cfg)
-    : cfg_(cfg), board_(std::make_shared<actors::guard_board>(cfg)) {}
+upstream_guards::upstream_guards(const config::upstream& cfg,
+                                 std::shared_ptr<actors::guard_board> board)
+    : cfg_(cfg), board_(board ? std::move(board) : std::make_shared<actors::guard_board>(cfg)) {}
 
 upstream_guards::ticket::~ticket() {
     // A probe ended without an outcome: its slot is freed, at the breaker actor that handed it

@@ -27,7 +27,10 @@ class fleet_store;
 class upstream_guards {
 public:
     // `cfg` outlives the guards (the client's).
-    explicit upstream_guards(const config::upstream& cfg);
+    // `board`: shared with the clients of the same entry on the other io threads (null: one of
+    // its own).
+    explicit upstream_guards(const config::upstream& cfg,
+                             std::shared_ptr<actors::guard_board> board = nullptr);
     upstream_guards(const upstream_guards&) = delete;
     upstream_guards& operator=(const upstream_guards&) = delete;
 

@@ -62,6 +62,12 @@ public:
     }
     // Whether the pin is `block` (a call of a tool gate never listed is then listed first).
     bool blocks_changed_tools() const { return state_.blocks_changed; }
+    // What a client of the same entry on another io thread learnt from the list it fetched
+    // (upstream_siblings), as its own.
+    void take_lesson(const listed_tools& tools, const tool_param_headers& headers) {
+        state_.tools = tools;
+        state_.tool_headers = headers;
+    }
     // A reload: tools withheld under the old pins are judged again at the next list.
     void judge_tools_again() {
         state_.tools.judge_again();

@@ -31,7 +31,7 @@ void upstream_health::start() {
     probing_ = true;
     // Called on the actor's thread: the round itself runs on the io thread, and not at all
     // once this client is gone.
-    guards_.board()->on_probe_round([weak = state_.owner, this, ex = state_.ex] {
+    guards_.board()->on_probe_round(this, [weak = state_.owner, this, ex = state_.ex] {
         asio::post(ex, [weak, this] {
             if (auto keep = weak.lock(); keep && !state_.closed)
                 asio::co_spawn(state_.ex, probe_round(), asio::detached);
@@ -134,7 +134,7 @@ namespace gate::gateway {
 
 void upstream_health::stop() {
     if (std::exchange(probing_, false))
-        guards_.board()->on_probe_round(nullptr);
+        guards_.board()->drop_probe_round(this);
 }
 
 std::vector<upstream_health::endpoint_health> upstream_health::endpoints() const {

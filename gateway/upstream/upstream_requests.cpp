@@ -3,6 +3,7 @@
 // by page, messages delivered on a session, the level a client set.
 #include "gateway/upstream/upstream_requests.hpp"
 
+#include "gateway/upstream/upstream_client.hpp"
 #include "gateway/upstream/upstream_client_parts.hpp"
 #include "gateway/upstream/upstream_exchange.hpp"
 #include "gateway/upstream/upstream_recording.hpp"
@@ -417,6 +418,12 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
                                                            state_.cfg);
                 state_.tools.learn(all);
                 state_.tool_headers.learn(all, sources, state_.cfg.id);
+                if (state_.siblings) // the routers' cache serves their threads this list
+                    state_.siblings->tell_others(
+                        state_.owner.lock().get(),
+                        [tools = state_.tools, headers = state_.tool_headers](upstream_client& c) {
+                            c.lists().take_lesson(tools, headers);
+                        });
             }
             co_return all;
         }

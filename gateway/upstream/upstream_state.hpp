@@ -20,6 +20,8 @@
 
 namespace gate::gateway {
 
+class upstream_siblings;
+
 struct upstream_state {
     upstream_state(boost::asio::any_io_executor executor, config::upstream upstream)
         : ex(std::move(executor)), cfg(std::move(upstream)),
@@ -42,6 +44,9 @@ struct upstream_state {
     tool_param_headers tool_headers;
     // What the same lists said of each tool: app-only, its hints (policy).
     listed_tools tools;
+    // The clients of the same entry on the other io threads, told what its lists said (null:
+    // alone).
+    std::shared_ptr<upstream_siblings> siblings;
     // Pinned definitions, judged at each tools list (null: none, as in unit tests).
     std::shared_ptr<definition_watch> definitions;
     // Its pin is `block`: resolved when the watch is set, at start and at each reload (the

@@ -198,7 +198,11 @@ std::uint16_t start_instance(instance& i, caf::actor_system& sys,
                          {},
                          {},
                          nullptr,
-                         nullptr});
+                         nullptr,
+                         {},
+                         {},
+                         {},
+                         {}});
     return i.gw->listen("127.0.0.1", 0);
 }
 

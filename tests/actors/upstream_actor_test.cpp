@@ -126,7 +126,7 @@ TEST_F(upstream_actor_fixture, active_health_asks_for_rounds_on_its_interval_and
     cfg.health_check_interval_ms = 5000;
     board = std::make_shared<actors::guard_board>(cfg);
     int rounds = 0;
-    board->on_probe_round([&] { ++rounds; });
+    board->on_probe_round(&rounds, [&] { ++rounds; });
     actor = spawn_upstream_actor(sys, board);
     sched.run();
     EXPECT_EQ(rounds, 1); // at once
@@ -168,7 +168,7 @@ TEST_F(upstream_actor_fixture, a_round_that_never_reports_is_given_up_and_probin
     cfg.health_check_interval_ms = 5000;
     board = std::make_shared<actors::guard_board>(cfg);
     int rounds = 0;
-    board->on_probe_round([&] { ++rounds; });
+    board->on_probe_round(&rounds, [&] { ++rounds; });
     actor = spawn_upstream_actor(sys, board);
     sched.run();
     EXPECT_EQ(rounds, 1);        // and it never reports

@@ -265,3 +265,35 @@ TEST(session_table, a_queue_is_bounded_by_bytes_too_and_counts_what_it_drops) {
     EXPECT_EQ(t.take_outbox(a), std::vector<std::string>{"small"});
     EXPECT_EQ(t.dropped_messages(), 3u);
 }
+
+TEST(session_table, each_of_n_io_threads_mints_its_own_ids_and_holds_its_share_of_the_limits) {
+    session_table t;
+    t.set_limits({5, 100}, gate::protocol::shard_place{1, 2});
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i) {
+        // Every id names this thread (protocol/shard_key), so its requests come back here.
+        ids.push_back(open(t, t0 + std::chrono::seconds(i)));
+        EXPECT_EQ(gate::protocol::shard_of(ids.back(), 2), 1u);
+    }
+    // 5 sessions over 2 threads: 3 here; a fourth ends the least recently used.
+    EXPECT_EQ(t.size(), 3u);
+    auto fourth = t.open(of("anonymous 10.0.1.1"), t0 + 1h);
+    ASSERT_TRUE(fourth.id);
+    ASSERT_TRUE(fourth.evicted);
+    EXPECT_EQ(fourth.evicted->id, ids.front());
+    EXPECT_EQ(fourth.evicted->reason, share_reason::table_full);
+    // perPrincipal 3 over 2 threads: 2 of one caller here, the third ends its oldest.
+    session_table u;
+    u.set_limits({100, 3}, gate::protocol::shard_place{0, 2});
+    auto first = open(u, t0);
+    open(u, t0 + 1s);
+    auto third = u.open(of(), t0 + 2s);
+    ASSERT_TRUE(third.evicted);
+    EXPECT_EQ(third.evicted->id, first);
+    EXPECT_EQ(third.evicted->reason, share_reason::caller_share);
+    // One thread: the limits as configured.
+    session_table one({100, 3});
+    open(one, t0);
+    open(one, t0 + 1s);
+    EXPECT_FALSE(one.open(of(), t0 + 2s).evicted);
+}

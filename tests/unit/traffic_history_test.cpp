@@ -148,6 +148,54 @@ TEST(TrafficHistory, RefusalsAreToldToTheirOwnCallerOnlyNewestFirst) {
     EXPECT_FALSE(traffic_history::is_refusal(outcome::upstream_down));
 }
 
+TEST(TrafficHistory, TwoIoThreadsHistoriesAddUpToOne) {
+    // What each io thread recorded (docs/io-threads.md), and what one thread recording it all
+    // would have said.
+    auto first = two_upstreams(), second = two_upstreams(), one = two_upstreams();
+    auto alpha = first.slot(1, 0, "alpha");
+    auto beta = first.slot(1, 1, "beta");
+    for (auto* h : {&first, &one}) {
+        h->record(alpha, outcome::ok, 2ms, t0);
+        h->record(alpha, outcome::denied, 1ms, t0 + 1s);
+        h->record(beta, outcome::ok, 8ms, t0 - 20min); // out of the window by now
+    }
+    for (auto* h : {&second, &one}) {
+        h->record(alpha, outcome::ok, 40ms, t0 + 2s);
+        h->record(beta, outcome::upstream_down, 3ms, t0 + 30s);
+        h->record(traffic_history::unrouted, outcome::ok, 1ms, t0 + 40s);
+    }
+    first.refused(t0 + 1s, "tools/call", "alpha__x", "alpha", outcome::denied, "r1", "iss\nann");
+    second.refused(t0 + 3s, "tools/call", "alpha__y", "alpha", outcome::denied, "r2", "iss\nann");
+    first.refused(t0 + 5s, "tools/call", "alpha__z", "alpha", outcome::denied, "r3", "iss\nann");
+    traffic_history merged(first); // the answering thread's, copied
+    merged.add(second);
+    for (const auto* id : {"alpha", "beta", ""}) {
+        auto got = merged.read(id, t0 + 1min);
+        auto want = one.read(id, t0 + 1min);
+        ASSERT_TRUE(got && want) << id;
+        EXPECT_EQ(got->total.requests, want->total.requests) << id;
+        EXPECT_EQ(got->total.outcomes, want->total.outcomes) << id;
+        EXPECT_EQ(got->total.p99_ms, want->total.p99_ms) << id;
+        for (std::size_t i = 0; i < got->points.size(); ++i)
+            EXPECT_EQ(got->points[i].requests, want->points[i].requests) << id << " " << i;
+    }
+    EXPECT_EQ(merged.read("alpha", t0 + 1min)->total.requests, 3u);
+    // The copy is a copy: the thread's own history is as it was.
+    EXPECT_EQ(first.read("alpha", t0 + 1min)->total.requests, 2u);
+    // Refusals of both, newest first, as one ring.
+    auto ann = merged.refusals_of("iss\nann");
+    ASSERT_EQ(ann.size(), 3u);
+    EXPECT_EQ(ann[0].rule, "r3");
+    EXPECT_EQ(ann[1].rule, "r2");
+    EXPECT_EQ(ann[2].rule, "r1");
+    for (int i = 0; i < 100; ++i)
+        second.refused(t0 + 10s, "tools/call", "n", "", outcome::denied, "", "iss\nbob");
+    traffic_history again(first);
+    again.add(second);
+    EXPECT_EQ(again.refusals_of("iss\nbob").size(), traffic_history::refusal_count);
+    EXPECT_TRUE(again.refusals_of("iss\nann").empty()) << "older than the ring holds";
+}
+
 TEST(TrafficReport, ShowsSeriesTransitionsAndOnlyTheViewersRefusals) {
     auto h = two_upstreams();
     h.record(h.slot(1, 0, "alpha"), outcome::ok, 2ms, t0);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -198,8 +199,10 @@ bool header_buffered(const beast::flat_buffer& buf) {
 asio::awaitable<void> http_server::accept_loop() {
     for (;;) {
         boost::system::error_code ec;
+        auto& to = next_in_turn();
+        // Accepted straight onto the io_context of the thread that serves it.
         auto socket =
-            co_await acceptor_->async_accept(asio::redirect_error(asio::use_awaitable, ec));
+            co_await acceptor_->async_accept(to.io_, asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             if (ec == asio::error::operation_aborted || stopping_)
                 co_return;
@@ -207,17 +210,17 @@ asio::awaitable<void> http_server::accept_loop() {
             continue;
         }
         socket.set_option(tcp::no_delay(true), ec); // best effort
-        if (*connections_ >= limits_.max_connections) {
+        if (connections_->load(std::memory_order_relaxed) >= limits_.max_connections) {
             // Answered at once and closed, without reading: the client learns why, and the
             // connection costs nothing more (docs/security.md).
-            asio::co_spawn(
-                acceptor_->get_executor(),
-                refuse(std::move(socket), handler_.refused(server_refusal::connections_full,
-                                                           limits_.max_connections, clock::now())),
-                asio::detached);
+            asio::co_spawn(to.io_,
+                           to.refuse(std::move(socket),
+                                     handler_.refused(server_refusal::connections_full,
+                                                      limits_.max_connections, clock::now())),
+                           asio::detached);
             continue;
         }
-        asio::co_spawn(acceptor_->get_executor(), serve(std::move(socket)), asio::detached);
+        asio::co_spawn(to.io_, to.serve(std::move(socket), {}), asio::detached);
     }
 }
 
@@ -271,12 +274,12 @@ namespace {
 using request_parser = http::request_parser<http::string_body, arena_allocator<char>>;
 
 // One of a server's counters (connections open, requests being answered), held for a scope.
-struct held_count {
-    explicit held_count(std::shared_ptr<std::size_t> count) : n(std::move(count)) { ++*n; }
+template <class Count> struct held_count {
+    explicit held_count(std::shared_ptr<Count> count) : n(std::move(count)) { ++*n; }
     held_count(const held_count&) = delete;
     held_count& operator=(const held_count&) = delete;
     ~held_count() { --*n; }
-    std::shared_ptr<std::size_t> n;
+    std::shared_ptr<Count> n;
 };
 
 // What a deadline of the io thread's watch does to a connection when it passes.
@@ -437,6 +440,13 @@ asio::awaitable<boost::system::error_code> write_rest(beast::tcp_stream& stream,
     co_return ec;
 }
 
+// A connection's buffer, holding what another thread read of it before it moved here.
+beast::flat_buffer buffer_holding(const std::string& read) {
+    beast::flat_buffer buf;
+    buf.commit(asio::buffer_copy(buf.prepare(read.size()), asio::buffer(read)));
+    return buf;
+}
+
 // The client's address, read once for the connection's requests (unspecified if it closed).
 asio::ip::address peer_of(const tcp::socket& socket) {
     boost::system::error_code ec;
@@ -445,14 +455,14 @@ asio::ip::address peer_of(const tcp::socket& socket) {
 
 } // namespace
 
-asio::awaitable<void> http_server::serve(tcp::socket socket) {
+// The idle wait and the answer's write are bounded by the io thread's deadline watch (one timer
+// for every connection) rather than the stream's expiry (a timer armed and cancelled per read
+// and per write); a deadline that passes closes the socket.
+asio::awaitable<void> http_server::serve(tcp::socket socket, std::string read) {
     held_count open_connection(connections_);
     const auto peer = peer_of(socket);
     beast::tcp_stream stream(std::move(socket));
-    beast::flat_buffer buf;
-    // The idle wait and the answer's write are bounded by the io thread's deadline watch
-    // (one timer for every connection) rather than the stream's expiry (a timer armed and
-    // cancelled per read and per write); a deadline that passes closes the socket.
+    auto buf = buffer_holding(read);
     auto& watch = deadline_watch::of(stream.get_executor());
     allow_write_now(stream.socket());
     close_socket closer{stream.socket()};
@@ -468,9 +478,9 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
             // the stream would arm and check its own (unused) expiry around every read.
             auto n = co_await stream.socket().async_read_some(
                 buf.prepare(4096), asio::redirect_error(asio::use_awaitable, ec));
+            buf.commit(n);
             if (ec)
                 break;
-            buf.commit(n);
         }
         if (!parse_buffered_header(parser, buf, ec))
             ec = co_await read_header_in_time(stream, buf, parser, limits_.header_timeout);
@@ -481,6 +491,8 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         }
         if (ec)
             break;
+        if (moved_elsewhere(parser.get(), false, stream.socket(), buf))
+            co_return;
         auto start = clock::now();
         held_count in_flight(in_flight_);
         std::optional<http_reply> reply = handler_.admit(parser.get(), start);
@@ -495,6 +507,8 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
                 reply = body_too_large(handler_, max_body, start);
             } else if (ec) {
                 break;
+            } else if (moved_elsewhere(parser.get(), true, stream.socket(), buf)) {
+                co_return;
             } else {
                 reply = co_await handler_.respond(parser.get(), stream, peer, start);
                 if (!reply) { // streamed by the handler
@@ -509,8 +523,7 @@ asio::awaitable<void> http_server::serve(tcp::socket socket) {
         bool keep_alive = !reply->close && req.keep_alive() && !stopping_;
         auto wire = serialize_reply(*reply, name_, req.version(), keep_alive,
                                     req.method() == http::verb::head);
-        // What the socket takes at once goes without a wait (nearly always all of it).
-        auto sent = write_now(stream.socket(), wire, ec);
+        auto sent = write_now(stream.socket(), wire, ec); // nearly always all of it, at once
         if (!ec && sent < wire.size())
             ec = co_await write_rest(stream, std::string_view(wire).substr(sent), watch, closer,
                                      limits_.io_timeout);

@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -65,6 +66,12 @@ public:
     virtual boost::asio::awaitable<std::optional<http_reply>>
     respond(http_request& req, boost::beast::tcp_stream& stream,
             const boost::asio::ip::address& peer, time_point start) = 0;
+    // With several io threads (http_server::join): the thread whose server must answer this
+    // request when it is not this one, asked on the header (`body_read` false) and once more
+    // when the body is read; the connection then moves there with what it read. nullopt: here.
+    virtual std::optional<std::size_t> owner(const http_request& /*req*/, bool /*body_read*/) {
+        return std::nullopt;
+    }
 };
 
 // How long and how much a connection may take before it is closed: the defenses against
@@ -95,6 +102,13 @@ public:
 
     // Binds host:port (0 picks a free port) and starts accepting; returns the bound port.
     std::uint16_t listen(const std::string& host, std::uint16_t port);
+    // The servers of every io thread of the process, this one at `index` among them, each on
+    // an io_context of its own: the one that listens hands each new connection to the next in
+    // turn, a request whose handler names another's thread (http_handler::owner) moves its
+    // connection there, and max_connections bounds their connections together. Called on
+    // every member before the first listens.
+    using group = std::vector<http_server*>;
+    void join(std::shared_ptr<const group> members, std::size_t index);
     // The body cap of requests read from now on (a reload; io thread).
     void set_max_body(std::size_t bytes) { max_body_bytes_ = bytes; }
     // Stops accepting (post; safe from any thread).
@@ -103,12 +117,24 @@ public:
     // the io thread. Call stop() first.
     void drain(std::chrono::steady_clock::duration bound, std::function<void()> then);
     bool stopping() const { return stopping_; }
-    std::size_t connections() const { return *connections_; }
+    std::size_t connections() const { return connections_->load(std::memory_order_relaxed); }
     const connection_limits& limits() const { return limits_; }
 
 private:
     boost::asio::awaitable<void> accept_loop();
-    boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket);
+    // `read`: what another thread's server read of the connection before it moved here.
+    boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket, std::string read);
+    // The server of the group that takes the next connection (this one when alone).
+    http_server& next_in_turn();
+    // The server of the thread this request belongs to when it is another's (owner()).
+    http_server* elsewhere(const http_request& req, bool body_read);
+    // Moves the connection to that thread with the request and what followed it in `buf`:
+    // true when it did (the connection is no longer this coroutine's).
+    bool moved_elsewhere(const http_request& req, bool body_read,
+                         boost::asio::ip::tcp::socket& socket,
+                         const boost::beast::flat_buffer& buf);
+    // Moves a connection to `to`'s thread with the bytes read of it so far.
+    void move_to(http_server& to, boost::asio::ip::tcp::socket& socket, std::string read);
     boost::asio::awaitable<void> discard_rest(boost::beast::tcp_stream& stream);
     boost::asio::awaitable<void> refuse(boost::asio::ip::tcp::socket socket, http_reply reply);
 
@@ -122,7 +148,12 @@ private:
     // Shared with each connection's frame: a frame destroyed with the io_context after the
     // server is gone must not write into a dead counter.
     std::shared_ptr<std::size_t> in_flight_ = std::make_shared<std::size_t>(0);
-    std::shared_ptr<std::size_t> connections_ = std::make_shared<std::size_t>(0);
+    // Every thread's connections (the group's first server's counter, shared).
+    std::shared_ptr<std::atomic<std::size_t>> connections_ =
+        std::make_shared<std::atomic<std::size_t>>(0);
+    std::shared_ptr<const group> group_;
+    std::size_t index_ = 0;
+    std::size_t turn_ = 0; // the listener's: which member takes the next connection
 };
 
 // Helpers for handlers.

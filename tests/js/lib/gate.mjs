@@ -46,6 +46,10 @@ export async function startGate({ config, args = [], env = {}, configVia = 'file
   if (configVia === 'env') childEnv.GATE_CONFIG = text;
   else argv.push('--config', configPath);
   argv.push(...args);
+  // GATE_TEST_IO_THREADS runs every gate of a suite on that many io threads (docs/io-threads.md)
+  // unless a test names its own.
+  const threads = process.env.GATE_TEST_IO_THREADS;
+  if (threads && !args.includes('--io-threads')) argv.push('--io-threads', threads);
 
   const proc = spawnTracked(bin, argv, { env: childEnv, name: 'gate' });
   const cleanupDir = () => rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,40 @@
+#include "gateway/upstream/upstream_siblings.hpp"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+
+namespace gate::gateway {
+
+void upstream_siblings::join(std::weak_ptr<upstream_client> client,
+                             boost::asio::any_io_executor ex) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(clients_, [](const sibling& s) { return s.client.expired(); });
+    const void* address = client.lock().get();
+    clients_.push_back({std::move(client), address, std::move(ex)});
+}
+
+void upstream_siblings::tell_others(const void* from,
+                                    std::function<void(upstream_client&)> lesson) {
+    std::lock_guard lock(mutex_);
+    for (const auto& s : clients_)
+        if (s.address != from)
+            boost::asio::post(s.ex, [client = s.client, lesson] {
+                if (auto c = client.lock()) // on its own thread, where it is released too
+                    lesson(*c);
+            });
+}
+
+std::shared_ptr<upstream_siblings> shared_upstreams::siblings_for(const config::upstream& cfg) {
+    std::lock_guard lock(mutex_);
+    auto& kept = by_id_[cfg.id];
+    std::erase_if(kept, [](const auto& k) { return k.second.expired(); });
+    for (const auto& [entry, siblings] : kept)
+        if (entry == cfg)
+            if (auto held = siblings.lock()) // its last client may be going on another thread
+                return held;
+    auto made = std::make_shared<upstream_siblings>(cfg);
+    kept.emplace_back(cfg, made);
+    return made;
+}
+
+} // namespace gate::gateway

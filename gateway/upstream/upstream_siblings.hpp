@@ -1,0 +1,64 @@
+// The clients of one upstream entry on every io thread (docs/io-threads.md), one per thread.
+// They meet the same breaker and upstream actor on one guard board, so the circuit, the rate
+// limit and the replicas in rotation are the process's, not a thread's; and what one learns
+// from a tools list it fetched (which tools are withheld, App-only, annotated for Mcp-Param-*
+// headers, and their hints) is told to the others, since the routers' shared cache lets one
+// thread's fetch serve every thread. Made when a view is (at start and at each reload), never
+// on a call.
+#pragma once
+
+#include "actors/guards/guard_board.hpp"
+#include "config/model.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace gate::gateway {
+
+class upstream_client;
+
+class upstream_siblings {
+public:
+    explicit upstream_siblings(const config::upstream& cfg)
+        : board(std::make_shared<actors::guard_board>(cfg)) {}
+
+    const std::shared_ptr<actors::guard_board> board;
+
+    // A client of the entry, on the thread of `ex`.
+    void join(std::weak_ptr<upstream_client> client, boost::asio::any_io_executor ex);
+    // `lesson` run on every other client of the entry, each on its own thread (a client gone
+    // meanwhile is skipped).
+    void tell_others(const void* from, std::function<void(upstream_client&)> lesson);
+
+private:
+    struct sibling {
+        std::weak_ptr<upstream_client> client;
+        const void* address; // the client, compared only
+        boost::asio::any_io_executor ex;
+    };
+    std::mutex mutex_;
+    std::vector<sibling> clients_;
+};
+
+// Every entry's siblings, found by the entry: the clients of an unchanged entry share them
+// across a reload too, as each thread keeps its client.
+class shared_upstreams {
+public:
+    // The siblings of `cfg`'s entry: those a client of the same entry joined on another
+    // thread, else new ones. They live while a client holds them.
+    std::shared_ptr<upstream_siblings> siblings_for(const config::upstream& cfg);
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<std::string,
+                       std::vector<std::pair<config::upstream, std::weak_ptr<upstream_siblings>>>>
+        by_id_;
+};
+
+} // namespace gate::gateway

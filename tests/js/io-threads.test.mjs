@@ -1,0 +1,159 @@
+// gate on several io threads (--io-threads, docs/io-threads.md), against real server-everything
+// upstreams and real SDK clients: sessions spread over the threads and each is answered on the
+// thread that opened it, however the client's connections are pooled; sampling and
+// elicitation reach their own client; an upstream's list news reaches the clients of every
+// thread; /metrics counts every thread's sessions; a reload and the drain reach every thread;
+// what cannot be served across threads yet is refused at start (and at a reload: the same
+// check, gateway_host.cpp).
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { FULL_CLIENT_CAPABILITIES, eventually, metric, runGate, startEverything, startGate } from './lib/index.mjs';
+
+/** A client that answers sampling and elicitation with its own name and counts list news. */
+async function namedClient(url, name) {
+  const seen = { listChanged: 0 };
+  const client = new Client({ name, version: '0.0.0' }, { capabilities: FULL_CLIENT_CAPABILITIES });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: 'assistant', content: { type: 'text', text: `sampled by ${name}` }, model: `model-${name}`,
+  }));
+  client.setRequestHandler(ElicitRequestSchema, async () => ({
+    action: 'accept', content: { name: `elicited by ${name}`, check: true, email: `${name}@example.com` },
+  }));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    seen.listChanged += 1;
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return { client, seen, name, transport };
+}
+
+const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+/** Nanoseconds each of the process's threads ran, by thread name (/proc/<pid>/task/<tid>/schedstat). */
+function threadTimes(pid) {
+  const out = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const ran = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      out[name] = (out[name] ?? 0) + ran;
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return out;
+}
+
+describe('io threads', { timeout: 240_000 }, () => {
+  let ev;
+  let gate;
+  const clients = [];
+
+  before(async () => {
+    ev = await startEverything();
+    gate = await startGate({
+      config: { upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev' }], audit: { sinks: [{ type: 'stdout' }] } },
+      args: ['--io-threads', '2'],
+    });
+    for (let i = 0; i < 8; ++i) clients.push(await namedClient(gate.url, `c${i}`));
+  });
+
+  after(async () => {
+    for (const c of clients) await c.client.close().catch(() => {});
+    await gate?.stop(); // SIGTERM: every thread drains, exit code 0
+    await ev?.stop();
+  });
+
+  test('sessions spread over both threads, and every call is answered in its own session', async () => {
+    const before = threadTimes(gate.pid);
+    assert.ok('gate-io-1' in before, `a thread named gate-io-1: ${JSON.stringify(Object.keys(before))}`);
+    // The SDK's clients share Node's pool of connections: a connection carries the requests of
+    // several sessions, and moves to each one's thread as its requests come.
+    await Promise.all(clients.map(async (c) => {
+      for (let i = 0; i < 60; ++i) {
+        const r = await c.client.callTool({ name: 'ev__echo', arguments: { message: `${c.name}-${i}` } });
+        assert.match(textOf(r), new RegExp(`${c.name}-${i}$`));
+      }
+    }));
+    const afterwards = threadTimes(gate.pid);
+    for (const name of ['gate', 'gate-io-1'])
+      assert.ok(afterwards[name] - (before[name] ?? 0) > 0, `${name} answered requests: ${JSON.stringify(afterwards)}`);
+    // Each session's id names one thread; eight sessions fall on both (1 in 128 they would not,
+    // were the ids not spread: that is what this checks).
+    const ids = clients.map((c) => c.transport.sessionId);
+    assert.equal(new Set(ids).size, clients.length);
+  });
+
+  test('sampling and elicitation reach the client whose call asked, whichever thread holds it', async () => {
+    const results = await Promise.all(clients.map((c) =>
+      c.client.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: `from ${c.name}`, maxTokens: 5 } })));
+    results.forEach((r, i) => assert.match(textOf(r), new RegExp(`sampled by c${i}\\b`)));
+    const elicited = await Promise.all(clients.slice(0, 4).map((c) =>
+      c.client.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} })));
+    elicited.forEach((r, i) => assert.match(textOf(r), new RegExp(`elicited by c${i}\\b`)));
+  });
+
+  test("an upstream's list news reaches the clients of every thread", { timeout: 60_000 }, async () => {
+    const before = clients.map((c) => c.seen.listChanged);
+    await clients[0].client.callTool({
+      name: 'ev__gzip-file-as-resource',
+      arguments: { name: 'threads.txt.gz', data: 'data:text/plain;base64,aGVsbG8=' },
+    });
+    await eventually(() => clients.every((c, i) => c.seen.listChanged > before[i]), { timeoutMs: 20_000, what: 'every client told' });
+  });
+
+  test('/metrics counts the sessions of every thread', async () => {
+    const text = await (await fetch(`${gate.base}/metrics`)).text();
+    assert.equal(metric(text, 'gate_downstream_sessions', {}), clients.length);
+    const calls = metric(text, 'gate_requests_total', { method: 'tools/call', outcome: 'ok' });
+    assert.ok(calls >= clients.length * 60, `every thread's calls counted: ${calls}`);
+    // A session ended on another connection is ended on its own thread, and counted so.
+    const last = clients.pop();
+    await last.transport.terminateSession();
+    await last.client.close();
+    const after = await (await fetch(`${gate.base}/metrics`)).text();
+    assert.equal(metric(after, 'gate_downstream_sessions', {}), clients.length);
+  });
+
+  test('a reload reaches every thread', async () => {
+    await gate.reloaded({ upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev2' }], audit: { sinks: [{ type: 'stdout' }] } });
+    // Every session, on either thread, now calls by the new namespace.
+    await Promise.all(clients.map(async (c) => {
+      await eventually(async () => {
+        const r = await c.client.callTool({ name: 'ev2__echo', arguments: { message: 'renamed' } }).catch(() => null);
+        return r && /renamed/.test(textOf(r));
+      }, { timeoutMs: 10_000, what: `${c.name} on the reloaded document` });
+    }));
+  });
+});
+
+describe('io threads: the command line and the document', () => {
+  test('--io-threads takes 1 to 256', async () => {
+    for (const bad of ['0', '257', 'two']) {
+      const r = await runGate(['--io-threads', bad, '--validate']);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /--io-threads/);
+    }
+  });
+
+  test('a user-account upstream with several io threads is refused at start, saying why', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gate-threads-'));
+    const file = path.join(dir, 'gate.json');
+    writeFileSync(file, JSON.stringify({
+      auth: { mode: 'required', resource: 'http://127.0.0.1:1/mcp', issuers: [{ issuer: 'http://127.0.0.1:9' }] },
+      server: { publicUrl: 'http://127.0.0.1:1' },
+      upstreams: [{ id: 'acct', url: 'http://127.0.0.1:9/mcp', namespace: 'acct', auth: { strategy: 'user-account' } }],
+    }));
+    const r = await runGate(['--config', file, '--port', '0', '--io-threads', '2']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /user-account upstream: users' tokens and logins are kept by one io thread/);
+  });
+});

@@ -1,0 +1,80 @@
+// The clients of one upstream entry on several io threads (gateway/upstream/upstream_siblings):
+// they share one guard board (one breaker, one rate limit, one rotation for the process), a
+// changed entry gets a board of its own, and what one client learnt from a tools list reaches
+// the others on their own threads, never itself.
+#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
+#include "upstream_loopback.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+using gate::gateway::shared_upstreams;
+using gate::gateway::upstream_client;
+
+TEST(UpstreamSiblings, ClientsOfOneEntryShareABoardAndAChangedEntryGetsItsOwn) {
+    shared_upstreams shared;
+    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    auto a = shared.siblings_for(cfg);
+    auto b = shared.siblings_for(cfg);
+    EXPECT_EQ(a, b);
+    auto changed = cfg;
+    changed.timeouts.request_ms = 9000;
+    auto c = shared.siblings_for(changed);
+    EXPECT_NE(c, a);
+    EXPECT_NE(c->board, a->board);
+    boost::asio::io_context one, two;
+    auto first = upstream_client::make(one.get_executor(), cfg, a);
+    auto second = upstream_client::make(two.get_executor(), cfg, b);
+    EXPECT_EQ(first->guards().board(), second->guards().board());
+    // Alone, a client keeps a board of its own.
+    auto alone = upstream_client::make(one.get_executor(), cfg);
+    EXPECT_NE(alone->guards().board(), first->guards().board());
+}
+
+TEST(UpstreamSiblings, SiblingsLiveWhileAClientHoldsThem) {
+    shared_upstreams shared;
+    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    std::weak_ptr<gate::actors::guard_board> board;
+    {
+        auto s = shared.siblings_for(cfg);
+        board = s->board;
+    }
+    EXPECT_TRUE(board.expired()) << "no client held them";
+    EXPECT_NE(shared.siblings_for(cfg), nullptr);
+}
+
+TEST(UpstreamSiblings, ALessonReachesEveryOtherClientOnItsOwnThread) {
+    shared_upstreams shared;
+    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    boost::asio::io_context one, two, three;
+    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
+    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+    auto c = upstream_client::make(three.get_executor(), cfg, shared.siblings_for(cfg));
+    gate::gateway::listed_tools tools;
+    tools.learn(boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}}}])")
+                    .as_array());
+    std::vector<const upstream_client*> taught;
+    shared.siblings_for(cfg)->tell_others(a.get(), [&](upstream_client& to) {
+        to.lists().take_lesson(tools, {});
+        taught.push_back(&to);
+    });
+    EXPECT_TRUE(taught.empty()) << "posted, not run on the teller's thread";
+    EXPECT_EQ(one.poll(), 0u) << "nothing for the teller itself";
+    EXPECT_EQ(two.poll(), 1u);
+    EXPECT_EQ(three.poll(), 1u);
+    EXPECT_EQ(taught, (std::vector<const upstream_client*>{b.get(), c.get()}));
+    EXPECT_TRUE(b->lists().tools().app_only("view"));
+    EXPECT_TRUE(c->lists().tools().listed());
+    EXPECT_FALSE(a->lists().tools().listed());
+    // A client gone before its lesson ran is skipped.
+    shared.siblings_for(cfg)->tell_others(a.get(),
+                                          [&](upstream_client& to) { taught.push_back(&to); });
+    c.reset();
+    two.restart(); // each ran out of work above
+    three.restart();
+    two.poll();
+    three.poll();
+    EXPECT_EQ(taught.size(), 3u);
+}
