@@ -45,9 +45,10 @@ std::optional<std::size_t> owning_thread(const transport::http_request& req, boo
     if (threads <= 1)
         return std::nullopt;
     auto path = transport::path_of(req.target());
-    // One prober and one second's reuse of its report; one cache of fetched icons and one bound
-    // on their fetches: as on one thread.
-    if (path == "/health" || path.starts_with("/icons/"))
+    // One prober and one second's reuse of its report; one scrape at a time (a scrape advances
+    // the tallies' counters by what they read); one cache of fetched icons and one bound on
+    // their fetches: as on one thread.
+    if (path == "/health" || path == "/metrics" || path.starts_with("/icons/"))
         return body_read ? std::nullopt : std::optional<std::size_t>(0);
     if (path != mcp_path)
         return std::nullopt;

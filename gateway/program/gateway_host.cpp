@@ -182,6 +182,7 @@ struct gateway_host::impl {
     actors::supervisor_actor supervisor;
     std::shared_ptr<actors::actor_directory> directory;
     std::optional<gateway> gw;
+    std::vector<gateway*> others;                   // the other threads', once serve() made them
     actors::recorder_actor recorder;                // with --record
     std::vector<std::shared_ptr<traffic_tap>> taps; // one per io thread
     // The document as configured (discovery merges into it); `doc` is the one in force.
@@ -226,10 +227,12 @@ struct gateway_host::impl {
             if (left->fetch_sub(1) == 1)
                 boost::asio::post(io, [this] { flush_then_stop(flush_bound); });
         };
-        for (auto& s : shards)
-            boost::asio::post(s->io, [g = &*s->gw, bound, drained] {
-                g->drain(bound, [g, drained] {
-                    g->feed_sinks();
+        for (std::size_t k = 0; k < shards.size(); ++k)
+            boost::asio::post(shards[k]->io, [this, k, g = &*shards[k]->gw, bound, drained] {
+                g->drain(bound, [this, k, g, drained] {
+                    g->feed_sinks(); // on its own thread, as its taps below
+                    if (k + 1 < taps.size())
+                        taps[k + 1]->feed();
                     drained();
                 });
             });
@@ -268,8 +271,8 @@ struct gateway_host::impl {
     // After the drain: what the audit and span sinks hold goes out (bounded), then the io
     // stops.
     void flush_then_stop(std::chrono::steady_clock::duration bound) {
-        for (const auto& tap : taps)
-            tap->feed(); // NOLINT: each tap's queue is its thread's; every thread has drained
+        if (!taps.empty())
+            taps.front()->feed(); // this thread's; the others fed theirs as they drained
         auto actors = directory->load();
         int waiting = (actors->audit ? 1 : 0) + (actors->spans ? 1 : 0) + (recorder ? 1 : 0);
         if (waiting == 0) {
@@ -324,9 +327,13 @@ struct gateway_host::impl {
     }
 
     // The bridged sessions the keeper retired, ended on every io thread (each ends its own).
+    // Called on an actor's thread: the other threads' gateways as serve() made them, not
+    // while ~impl resets them.
     void retire(std::vector<actors::retired_bridge> gone) {
-        for (auto& s : shards)
-            boost::asio::post(s->io, [g = &*s->gw, gone] { g->retire_bridges(gone); });
+        if (!bridged_gateway.load())
+            return;
+        for (std::size_t k = 0; k < shards.size() && k < others.size(); ++k)
+            boost::asio::post(shards[k]->io, [g = others[k], gone] { g->retire_bridges(gone); });
         boost::asio::post(io, [this, gone = std::move(gone)]() mutable {
             if (auto* g = bridged_gateway.load())
                 g->retire_bridges(std::move(gone));
@@ -355,6 +362,7 @@ struct gateway_host::impl {
             all.push_back(&shards[k]->gw.emplace(shards[k]->io,
                                                  parts_of(parts, k + 1, opt.io_threads, taps)));
         gateway::group(all);
+        others.assign(all.begin() + 1, all.end());
         bridged_gateway = &*gw;
         try {
             port = gw->listen(opt.host, opt.port);

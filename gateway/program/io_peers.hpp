@@ -4,10 +4,12 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/error_code.hpp>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -33,20 +35,26 @@ public:
                 boost::asio::post(*m.io, [work, parts = m.parts] { work(*parts); });
     }
     // `work(components)` on every thread but `me`'s, each on its own in turn, awaited here:
-    // their answers (a thread that stopped answers nothing, and the caller waits for its end).
+    // their answers. Each answer comes back through a channel on the caller's executor, so the
+    // other thread's queue never holds the caller's frame: a thread that stopped (at shutdown)
+    // never answers, and the caller waits on its own thread until that one stops too.
     template <class Work>
     boost::asio::awaitable<std::vector<std::invoke_result_t<Work, gateway_components&>>>
     each_other_answer(const gateway_components* me, Work work) const {
         using answer = std::invoke_result_t<Work, gateway_components&>;
+        using reply_channel =
+            boost::asio::experimental::concurrent_channel<void(boost::system::error_code, answer)>;
+        auto home = co_await boost::asio::this_coro::executor;
         std::vector<answer> out;
-        for (const auto& m : all_)
-            if (m.parts != me)
-                out.push_back(co_await boost::asio::co_spawn(
-                    *m.io,
-                    [work, parts = m.parts]() -> boost::asio::awaitable<answer> {
-                        co_return work(*parts);
-                    },
-                    boost::asio::use_awaitable));
+        for (const auto& m : all_) {
+            if (m.parts == me)
+                continue;
+            auto reply = std::make_shared<reply_channel>(home, 1);
+            boost::asio::post(*m.io, [reply, work, parts = m.parts] {
+                reply->try_send(boost::system::error_code{}, work(*parts));
+            });
+            out.push_back(co_await reply->async_receive(boost::asio::use_awaitable));
+        }
         co_return out;
     }
     std::size_t size() const { return all_.size(); }

@@ -24,6 +24,11 @@ public:
     // server may list its App's tools only to hosts that render views), so a tool another
     // list left out keeps what an earlier list said of it.
     void learn(const boost::json::array& tools);
+    // What a client of the same entry on another io thread learnt from `listed`, the list it
+    // fetched as it kept it (upstream_siblings): learnt as this client learns its own lists,
+    // and the teller's judgement of its pins taken for the tools it judged (a tool that list
+    // shows is not withheld; one the teller withholds is).
+    void take_lesson(const boost::json::array& listed, const listed_tools& teller);
     bool app_only(const std::string& tool) const;
     // The tool's hints as last listed; nullopt for one no list showed.
     std::optional<protocol::tool_hints> hints(const std::string& tool) const;

@@ -25,6 +25,10 @@ public:
     // index): drops the invalid definitions (logged under `upstream`) and remembers the rest.
     void learn(boost::json::array& tools, std::vector<std::string>* sources,
                const std::string& upstream);
+    // What a client of the same entry on another io thread learnt from `listed`, the list it
+    // fetched as it kept it (upstream_siblings): its tools' annotations learnt, and the tools
+    // the teller dropped known as dropped.
+    void take_lesson(const boost::json::array& listed, const tool_param_headers& teller);
     // The annotated parameters of `tool` (nullptr: none known).
     const protocol::param_headers* find(const std::string& tool) const;
     // Why `tool` was dropped from the last list that showed it (nullptr: it was not): a

@@ -62,11 +62,13 @@ public:
     }
     // Whether the pin is `block` (a call of a tool gate never listed is then listed first).
     bool blocks_changed_tools() const { return state_.blocks_changed; }
-    // What a client of the same entry on another io thread learnt from the list it fetched
-    // (upstream_siblings), as its own.
-    void take_lesson(const listed_tools& tools, const tool_param_headers& headers) {
-        state_.tools = tools;
-        state_.tool_headers = headers;
+    // What a client of the same entry on another io thread learnt from `listed`, the tools
+    // list it fetched (upstream_siblings): merged with what this client knows, as a list of
+    // its own would be.
+    void take_lesson(const boost::json::array& listed, const listed_tools& tools,
+                     const tool_param_headers& headers) {
+        state_.tools.take_lesson(listed, tools);
+        state_.tool_headers.take_lesson(listed, headers);
     }
     // A reload: tools withheld under the old pins are judged again at the next list.
     void judge_tools_again() {

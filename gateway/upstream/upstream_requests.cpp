@@ -421,9 +421,8 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
                 if (state_.siblings) // the routers' cache serves their threads this list
                     state_.siblings->tell_others(
                         state_.owner.lock().get(),
-                        [tools = state_.tools, headers = state_.tool_headers](upstream_client& c) {
-                            c.lists().take_lesson(tools, headers);
-                        });
+                        [listed = all, tools = state_.tools, headers = state_.tool_headers](
+                            upstream_client& c) { c.lists().take_lesson(listed, tools, headers); });
             }
             co_return all;
         }

@@ -72,7 +72,9 @@ TEST(ThreadAffinity, ASessionsRequestsGoToTheThreadItsIdNames) {
     EXPECT_EQ(owning_thread(health, false, "/mcp", 3), 0u);
     EXPECT_EQ(owning_thread(health, true, "/mcp", 3), std::nullopt);
     EXPECT_EQ(owning_thread(request(http::verb::get, "/icons/ns/0123"), false, "/mcp", 3), 0u);
-    EXPECT_EQ(owning_thread(request(http::verb::get, "/metrics"), false, "/mcp", 3), std::nullopt);
+    EXPECT_EQ(owning_thread(request(http::verb::get, "/metrics"), false, "/mcp", 3), 0u);
+    EXPECT_EQ(owning_thread(request(http::verb::get, "/api/federation"), false, "/mcp", 3),
+              std::nullopt);
 }
 
 TEST(ThreadAffinity, ARetryGoesToTheThreadThatParkedItsCallHoweverItsJsonIsSpaced) {

@@ -52,12 +52,13 @@ TEST(UpstreamSiblings, ALessonReachesEveryOtherClientOnItsOwnThread) {
     auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
     auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
     auto c = upstream_client::make(three.get_executor(), cfg, shared.siblings_for(cfg));
+    auto listed =
+        boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}}}])").as_array();
     gate::gateway::listed_tools tools;
-    tools.learn(boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}}}])")
-                    .as_array());
+    tools.learn(listed);
     std::vector<const upstream_client*> taught;
     shared.siblings_for(cfg)->tell_others(a.get(), [&](upstream_client& to) {
-        to.lists().take_lesson(tools, {});
+        to.lists().take_lesson(listed, tools, {});
         taught.push_back(&to);
     });
     EXPECT_TRUE(taught.empty()) << "posted, not run on the teller's thread";
@@ -77,4 +78,31 @@ TEST(UpstreamSiblings, ALessonReachesEveryOtherClientOnItsOwnThread) {
     two.poll();
     three.poll();
     EXPECT_EQ(taught.size(), 3u);
+}
+
+TEST(UpstreamSiblings, ALessonAddsToWhatAClientKnowsAndTakesNothingAway) {
+    shared_upstreams shared;
+    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    boost::asio::io_context one, two;
+    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
+    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+    // b's own list (a host that runs views): an App-only tool with an annotated parameter.
+    auto own = boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}},
+        "inputSchema":{"type":"object","properties":{"region":{"type":"string",
+        "x-mcp-header":"Region"}}}}])")
+                   .as_array();
+    gate::gateway::listed_tools b_tools;
+    b_tools.learn(own);
+    gate::gateway::tool_param_headers b_headers;
+    b_headers.learn(own, nullptr, "u");
+    b->lists().take_lesson(own, b_tools, b_headers);
+    ASSERT_NE(b->lists().tool_headers().find("view"), nullptr);
+    // a's list, fetched meanwhile for a client without views, leaves the tool out.
+    auto plain = boost::json::parse(R"([{"name":"echo"}])").as_array();
+    gate::gateway::listed_tools a_tools;
+    a_tools.learn(plain);
+    b->lists().take_lesson(plain, a_tools, {});
+    EXPECT_TRUE(b->lists().tools().app_only("view")) << "what b knew stays known";
+    EXPECT_NE(b->lists().tool_headers().find("view"), nullptr) << "its annotations too";
+    EXPECT_TRUE(b->lists().tools().hints("echo").has_value()) << "and a's tool is learnt";
 }
