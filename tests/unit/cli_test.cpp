@@ -76,3 +76,20 @@ TEST(cli, io_spin_is_off_by_default_and_bounded) {
         EXPECT_EQ(std::get<gate::gateway::program::usage_error>(r).message, why);
     }
 }
+
+TEST(cli, io_threads_are_one_by_default_and_bounded) {
+    using gate::gateway::program::parse_command_line;
+    EXPECT_EQ(std::get<options>(parse_command_line({})).io_threads, 1u);
+    EXPECT_EQ(std::get<options>(parse_command_line({"--io-threads", "4"})).io_threads, 4u);
+    EXPECT_EQ(std::get<options>(parse_command_line({"--io-threads", "256"})).io_threads, 256u);
+    for (auto [args, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--io-threads", "257"}, "--io-threads must be at most 256, got \"257\""},
+             {{"--io-threads", "0"}, "--io-threads must be an integer of at least 1, got \"0\""},
+             {{"--io-threads", "many"},
+              "--io-threads must be an integer of at least 1, got \"many\""},
+             {{"--io-threads"}, "--io-threads needs a value"}}) {
+        auto r = parse_command_line(args);
+        ASSERT_TRUE(std::holds_alternative<gate::gateway::program::usage_error>(r)) << why;
+        EXPECT_EQ(std::get<gate::gateway::program::usage_error>(r).message, why);
+    }
+}
