@@ -1,48 +1,70 @@
 #!/usr/bin/env bash
-# gate at 1 and at 2 io threads (docs/io-threads.md), side by side in interleaved rounds, as
-# simulations/bench_rounds.sh measures: the load driver and simulations/fast_upstream on CPU 0,
-# each gate on the last CPU, the one not measured stopped (SIGSTOP). Each run gives calls/s
-# and the CPU seconds gate spent meanwhile (utime + stime of /proc/<pid>/stat), so the table
-# compares calls per gate CPU-second: what a second io thread costs a call. A third path runs
-# 2 io threads on both CPUs (unpinned, sharing CPU 0 with the driver): what a second core buys
-# here, where the driver takes half of the machine.
+# gate at several io thread counts (docs/io-threads.md), side by side in interleaved rounds, as
+# simulations/bench_rounds.sh measures: the load driver and simulations/fast_upstream on their
+# CPUs, gate on its own, the paths not measured stopped (SIGSTOP). Each run gives calls/s and
+# the CPU seconds the proxy spent meanwhile (utime + stime of /proc/<pid>/stat), so the table
+# compares calls per CPU-second: what more io threads cost a call. On 2 cores a further path
+# runs 2 io threads on both CPUs (unpinned, sharing CPU 0 with the driver): what a second core
+# buys here, where the driver takes half of the machine.
 #
 #   simulations/bench_io_threads.sh [seconds-per-run] [rounds]   (default 3 and 5)
-#   GATE_BENCH_SESSIONS="8 64" ...   session counts (default 64)
+#   GATE_BENCH_SESSIONS="8 64" ...     session counts (default 64)
+#   GATE_BENCH_THREADS="1 2 4 8 12" ... io thread counts (default "1 2"; the first is the
+#                                      ratios' base)
+#   GATE_BENCH_GATE_CPUS=4-15 ...       where gate and haproxy run (default: the last CPU)
+#   GATE_BENCH_DRIVER_CPUS=0-3 ...      where the driver and the upstream run (default: CPU 0)
+# On a many-core machine, give gate the CPUs the driver does not take. With haproxy installed,
+# each thread count is measured beside haproxy at as many threads (nbthread) on the same CPUs:
+# the reference the scaling is held to.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GATE_BUILD_DIR:-$root/build}"
 seconds="${1:-3}"
 rounds="${2:-5}"
 sessions="${GATE_BENCH_SESSIONS:-64}"
+threads="${GATE_BENCH_THREADS:-1 2}"
 # shellcheck source=scripts/scratch.sh
 source "$root/scripts/scratch.sh"
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 cores" >&2; exit 1; }
-last_cpu=$(( $(nproc) - 1 ))
+gate_cpus="${GATE_BENCH_GATE_CPUS:-$(($(nproc) - 1))}"
+driver_cpus="${GATE_BENCH_DRIVER_CPUS:-0}"
 # shellcheck source=simulations/bench_modes.sh
 source "$root/simulations/bench_modes.sh"
-start_fast_upstream taskset -c 0
+start_fast_upstream taskset -c "$driver_cpus"
 write_bench_config open
 
 declare -A url pid
-paths=(threads-1 threads-2 threads-2-unpinned)
+paths=()
 start() { # name threads cpu-list
   taskset -c "$3" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn \
     --io-threads "$2" 2>"$work/$1.err" &
   pid[$1]=$!
   pids+=($!)
   url[$1]="http://127.0.0.1:$(listening_port "${pid[$1]}")/mcp"
+  paths+=("$1")
 }
-start threads-1 1 "$last_cpu"
-start threads-2 2 "$last_cpu"
-start threads-2-unpinned 2 "0-$last_cpu"
+base=""
+for n in $threads; do
+  start "threads-$n" "$n" "$gate_cpus"
+  base="${base:-threads-$n}"
+  if command -v haproxy >/dev/null; then
+    HAPROXY_THREADS=$n start_bench_haproxy taskset -c "$gate_cpus"
+    pid[haproxy-$n]=$haproxy_pid
+    url[haproxy-$n]=$haproxy_url
+    paths+=("haproxy-$n")
+  fi
+done
+# On 2 cores: 2 io threads on every CPU, sharing the driver's (what a second core buys here).
+if [ "$(nproc)" -eq 2 ] && [ -z "${GATE_BENCH_GATE_CPUS:-}" ]; then
+  start threads-2-unpinned 2 "0-$(($(nproc) - 1))"
+fi
 for p in "${paths[@]}"; do kill -STOP "${pid[$p]}"; done
 
 cpu_ticks() { # pid: utime + stime, in clock ticks
   awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
 drive() { # url sessions
-  taskset -c 0 "$build/simulations/load_driver" "$1" "$2" "$seconds"
+  taskset -c "$driver_cpus" "$build/simulations/load_driver" "$1" "$2" "$seconds"
 }
 
 results="$work/threads.jsonl"
@@ -71,16 +93,16 @@ PY
 done
 for p in "${paths[@]}"; do kill -CONT "${pid[$p]}"; done
 
-echo "### $rounds interleaved rounds of $seconds s: gate on CPU $last_cpu (unpinned: every CPU), load driver and upstream on CPU 0"
+echo "### $rounds interleaved rounds of $seconds s: gate and haproxy on CPUs $gate_cpus (unpinned: every CPU), load driver and upstream on CPUs $driver_cpus"
 echo
-python3 - "$results" <<'PY'
+python3 - "$results" "$base" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-print("| sessions | path | calls/s | gate CPU s per run | calls per gate CPU-second "
-      "| ratio to 1 thread (median) | ratio (range) | errors |")
+print("| sessions | path | calls/s | CPU s per run | calls per CPU-second "
+      f"| ratio to {sys.argv[2]} (median) | ratio (range) | errors |")
 print("|---:|---|---:|---:|---:|---:|---|---:|")
 for n in sorted({r["sessions"] for r in rows}):
-    base = {r["round"]: r["perCpuSecond"] for r in rows if r["sessions"] == n and r["path"] == "threads-1"}
+    base = {r["round"]: r["perCpuSecond"] for r in rows if r["sessions"] == n and r["path"] == sys.argv[2]}
     for path in dict.fromkeys(r["path"] for r in rows):
         rs = [r for r in rows if r["sessions"] == n and r["path"] == path]
         ratios = [r["perCpuSecond"] / base[r["round"]] for r in rs if base.get(r["round"])]

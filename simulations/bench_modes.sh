@@ -194,7 +194,7 @@ start_bench_haproxy() {
   address="${address%%/*}"
   cat >"$work/haproxy.cfg" <<CFG
 global
-  nbthread 1
+  nbthread ${HAPROXY_THREADS:-1}
 defaults
   mode $mode
   timeout connect 5s
