@@ -36,6 +36,8 @@ std::uint16_t gateway::listen(const std::string& host, std::uint16_t port) {
 }
 
 void gateway::group(const std::vector<gateway*>& all) {
+    if (all.size() < 2)
+        return; // one thread: nothing to hand out, gather or tell
     auto members = std::make_shared<transport::http_server::group>();
     for (auto* g : all)
         members->push_back(&g->components_->server);

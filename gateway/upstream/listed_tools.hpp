@@ -24,11 +24,14 @@ public:
     // server may list its App's tools only to hosts that render views), so a tool another
     // list left out keeps what an earlier list said of it.
     void learn(const boost::json::array& tools);
+    // Why each tool is withheld, by name (withheld() of each).
+    using reasons = std::unordered_map<std::string, std::string>;
+    const reasons& withheld_all() const { return withheld_; }
     // What a client of the same entry on another io thread learnt from `listed`, the list it
     // fetched as it kept it (upstream_siblings): learnt as this client learns its own lists,
     // and the teller's judgement of its pins taken for the tools it judged (a tool that list
-    // shows is not withheld; one the teller withholds is).
-    void take_lesson(const boost::json::array& listed, const listed_tools& teller);
+    // shows is not withheld; one the teller withholds, `withheld`, is).
+    void take_lesson(const boost::json::array& listed, const reasons& withheld);
     bool app_only(const std::string& tool) const;
     // The tool's hints as last listed; nullopt for one no list showed.
     std::optional<protocol::tool_hints> hints(const std::string& tool) const;
@@ -81,7 +84,7 @@ private:
     static constexpr std::size_t max_tools = 10000;
     std::unordered_map<std::string, facts> tools_;
     bool listed_ = false;
-    std::unordered_map<std::string, std::string> withheld_;
+    reasons withheld_;
     bool blocks_ = false;
 };
 

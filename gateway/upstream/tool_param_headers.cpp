@@ -19,10 +19,10 @@ std::string_view name_of(const json::value& tool) {
 
 } // namespace
 
-void tool_param_headers::take_lesson(const json::array& listed, const tool_param_headers& teller) {
+void tool_param_headers::take_lesson(const json::array& listed, const reasons& dropped) {
     auto kept = listed; // every one valid: the teller left the others out
     learn(kept, nullptr, {});
-    for (const auto& [name, why] : teller.dropped_) {
+    for (const auto& [name, why] : dropped) {
         by_tool_.erase(name);
         if (dropped_.size() >= max_dropped)
             dropped_.clear();

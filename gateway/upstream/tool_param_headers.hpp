@@ -25,10 +25,13 @@ public:
     // index): drops the invalid definitions (logged under `upstream`) and remembers the rest.
     void learn(boost::json::array& tools, std::vector<std::string>* sources,
                const std::string& upstream);
+    // Why each tool was dropped, by name (dropped() of each).
+    using reasons = std::unordered_map<std::string, std::string>;
+    const reasons& dropped_all() const { return dropped_; }
     // What a client of the same entry on another io thread learnt from `listed`, the list it
     // fetched as it kept it (upstream_siblings): its tools' annotations learnt, and the tools
-    // the teller dropped known as dropped.
-    void take_lesson(const boost::json::array& listed, const tool_param_headers& teller);
+    // the teller dropped (`dropped`) known as dropped.
+    void take_lesson(const boost::json::array& listed, const reasons& dropped);
     // The annotated parameters of `tool` (nullptr: none known).
     const protocol::param_headers* find(const std::string& tool) const;
     // Why `tool` was dropped from the last list that showed it (nullptr: it was not): a
@@ -48,7 +51,7 @@ public:
 private:
     std::unordered_map<std::string, protocol::param_headers> by_tool_;
     static constexpr std::size_t max_dropped = 10000; // bounded: an upstream of ever new names
-    std::unordered_map<std::string, std::string> dropped_;
+    reasons dropped_;
 };
 
 } // namespace gate::gateway

@@ -24,6 +24,14 @@
 
 namespace gate::gateway {
 
+// What a client learnt from a tools list it fetched, for its siblings on the other io threads:
+// the list as it kept it, and the tools it withheld and dropped, with why.
+struct list_lesson {
+    boost::json::array listed;
+    listed_tools::reasons withheld;
+    tool_param_headers::reasons dropped;
+};
+
 class upstream_lists {
 public:
     upstream_lists(gateway::upstream_state& state, gateway::upstream_guards& guards,
@@ -62,13 +70,12 @@ public:
     }
     // Whether the pin is `block` (a call of a tool gate never listed is then listed first).
     bool blocks_changed_tools() const { return state_.blocks_changed; }
-    // What a client of the same entry on another io thread learnt from `listed`, the tools
-    // list it fetched (upstream_siblings): merged with what this client knows, as a list of
-    // its own would be.
-    void take_lesson(const boost::json::array& listed, const listed_tools& tools,
-                     const tool_param_headers& headers) {
-        state_.tools.take_lesson(listed, tools);
-        state_.tool_headers.take_lesson(listed, headers);
+    // What a client of the same entry on another io thread learnt from a tools list it
+    // fetched (upstream_siblings): merged with what this client knows, as a list of its own
+    // would be.
+    void take_lesson(const list_lesson& lesson) {
+        state_.tools.take_lesson(lesson.listed, lesson.withheld);
+        state_.tool_headers.take_lesson(lesson.listed, lesson.dropped);
     }
     // A reload: tools withheld under the old pins are judged again at the next list.
     void judge_tools_again() {

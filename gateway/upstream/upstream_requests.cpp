@@ -418,11 +418,13 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
                                                            state_.cfg);
                 state_.tools.learn(all);
                 state_.tool_headers.learn(all, sources, state_.cfg.id);
-                if (state_.siblings) // the routers' cache serves their threads this list
+                if (state_.siblings) { // the routers' cache serves their threads this list
+                    auto lesson = std::make_shared<const list_lesson>(list_lesson{
+                        all, state_.tools.withheld_all(), state_.tool_headers.dropped_all()});
                     state_.siblings->tell_others(
                         state_.owner.lock().get(),
-                        [listed = all, tools = state_.tools, headers = state_.tool_headers](
-                            upstream_client& c) { c.lists().take_lesson(listed, tools, headers); });
+                        [lesson](upstream_client& c) { c.lists().take_lesson(*lesson); });
+                }
             }
             co_return all;
         }

@@ -54,11 +54,9 @@ TEST(UpstreamSiblings, ALessonReachesEveryOtherClientOnItsOwnThread) {
     auto c = upstream_client::make(three.get_executor(), cfg, shared.siblings_for(cfg));
     auto listed =
         boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}}}])").as_array();
-    gate::gateway::listed_tools tools;
-    tools.learn(listed);
     std::vector<const upstream_client*> taught;
     shared.siblings_for(cfg)->tell_others(a.get(), [&](upstream_client& to) {
-        to.lists().take_lesson(listed, tools, {});
+        to.lists().take_lesson({listed, {}, {}});
         taught.push_back(&to);
     });
     EXPECT_TRUE(taught.empty()) << "posted, not run on the teller's thread";
@@ -91,18 +89,20 @@ TEST(UpstreamSiblings, ALessonAddsToWhatAClientKnowsAndTakesNothingAway) {
         "inputSchema":{"type":"object","properties":{"region":{"type":"string",
         "x-mcp-header":"Region"}}}}])")
                    .as_array();
-    gate::gateway::listed_tools b_tools;
-    b_tools.learn(own);
-    gate::gateway::tool_param_headers b_headers;
-    b_headers.learn(own, nullptr, "u");
-    b->lists().take_lesson(own, b_tools, b_headers);
+    b->lists().take_lesson({own, {}, {}});
     ASSERT_NE(b->lists().tool_headers().find("view"), nullptr);
     // a's list, fetched meanwhile for a client without views, leaves the tool out.
     auto plain = boost::json::parse(R"([{"name":"echo"}])").as_array();
-    gate::gateway::listed_tools a_tools;
-    a_tools.learn(plain);
-    b->lists().take_lesson(plain, a_tools, {});
+    b->lists().take_lesson({plain, {}, {}});
     EXPECT_TRUE(b->lists().tools().app_only("view")) << "what b knew stays known";
     EXPECT_NE(b->lists().tool_headers().find("view"), nullptr) << "its annotations too";
     EXPECT_TRUE(b->lists().tools().hints("echo").has_value()) << "and a's tool is learnt";
+    // What the teller withheld under its pins and dropped for its annotations is known so.
+    b->lists().take_lesson({plain, {{"blocked", "pinned 1, listed 2"}}, {{"bad", "no header"}}});
+    ASSERT_NE(b->lists().tools().withheld("blocked"), nullptr);
+    EXPECT_EQ(*b->lists().tools().withheld("blocked"), "pinned 1, listed 2");
+    ASSERT_NE(b->lists().tool_headers().dropped("bad"), nullptr);
+    // A tool a later lesson lists is withheld no more.
+    b->lists().take_lesson({boost::json::parse(R"([{"name":"blocked"}])").as_array(), {}, {}});
+    EXPECT_EQ(b->lists().tools().withheld("blocked"), nullptr);
 }
