@@ -16,6 +16,7 @@ std::string account_vault::key_of(std::string_view upstream, std::string_view pr
 
 account_vault::lookup account_vault::find(std::string_view upstream, std::string_view principal,
                                           wall_clock::time_point now) const {
+    std::lock_guard held(lock_);
     probe_.assign(upstream).append(1, '\n').append(principal);
     return probed(now);
 }
@@ -23,8 +24,26 @@ account_vault::lookup account_vault::find(std::string_view upstream, std::string
 account_vault::lookup account_vault::find(std::string_view upstream, std::string_view issuer,
                                           std::string_view subject,
                                           wall_clock::time_point now) const {
+    std::lock_guard held(lock_);
     probe_.assign(upstream).append(1, '\n').append(issuer).append(1, '\n').append(subject);
     return probed(now);
+}
+
+std::optional<std::string> account_vault::fresh_line(std::string_view upstream,
+                                                     std::string_view issuer,
+                                                     std::string_view subject,
+                                                     wall_clock::time_point now) const {
+    std::lock_guard held(lock_);
+    probe_.assign(upstream).append(1, '\n').append(issuer).append(1, '\n').append(subject);
+    auto found = probed(now);
+    if (found.what != standing::fresh)
+        return std::nullopt;
+    return *found.line;
+}
+
+std::size_t account_vault::size() const {
+    std::lock_guard held(lock_);
+    return entries_.size();
 }
 
 account_vault::lookup account_vault::probed(wall_clock::time_point now) const {
@@ -41,6 +60,7 @@ account_vault::lookup account_vault::probed(wall_clock::time_point now) const {
 
 void account_vault::keep(std::string_view upstream, std::string_view principal,
                          account_tokens tokens) {
+    std::lock_guard held(lock_);
     auto key = key_of(upstream, principal);
     if (!entries_.contains(key) && entries_.size() >= capacity_) {
         auto oldest = std::min_element(entries_.begin(), entries_.end(), [](auto& a, auto& b) {
@@ -56,6 +76,7 @@ void account_vault::keep(std::string_view upstream, std::string_view principal,
 
 std::optional<account_tokens> account_vault::forget(std::string_view upstream,
                                                     std::string_view principal) {
+    std::lock_guard held(lock_);
     auto node = entries_.extract(key_of(upstream, principal));
     if (node.empty())
         return std::nullopt;
@@ -64,6 +85,7 @@ std::optional<account_tokens> account_vault::forget(std::string_view upstream,
 
 std::vector<forgotten_tokens> account_vault::forget_where(std::string_view upstream,
                                                           std::string_view digest) {
+    std::lock_guard held(lock_);
     std::vector<forgotten_tokens> taken;
     for (auto it = entries_.begin(); it != entries_.end();) {
         auto& e = it->second;
@@ -83,6 +105,7 @@ std::string account_vault::digest_of(std::string_view principal) {
 }
 
 std::vector<connection_view> account_vault::connections(std::string_view principal) const {
+    std::lock_guard held(lock_);
     std::vector<connection_view> out;
     for (const auto& [key, e] : entries_)
         if (principal.empty() || e.principal == principal)

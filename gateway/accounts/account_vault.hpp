@@ -3,12 +3,15 @@
 // expiry and its refresh token. Plain C++, time passed in: a token within a minute of its
 // expiry is due for refresh; one past it is not sent. Bounded: the oldest connection goes
 // first when the vault is full. Tokens never leave through a listing (connections()).
+// Written by the io thread that keeps the accounts, read by every io thread (docs/io-threads.md):
+// each call holds a lock, and what find() points at stays valid until that thread's next write.
 #pragma once
 
 #include "protocol/oauth/token_form.hpp"
 
 #include <chrono>
 #include <cstddef>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,6 +65,11 @@ public:
     // The same for the principal "issuer\nsubject", its key never built: a call's lookup.
     lookup find(std::string_view upstream, std::string_view issuer, std::string_view subject,
                 wall_clock::time_point now) const;
+    // The header line of the principal "issuer\nsubject" at `upstream` when its token is fresh,
+    // copied: what any io thread's call sends without asking the keeper.
+    std::optional<std::string> fresh_line(std::string_view upstream, std::string_view issuer,
+                                          std::string_view subject,
+                                          wall_clock::time_point now) const;
     void keep(std::string_view upstream, std::string_view principal, account_tokens tokens);
     // The tokens taken out, when there were.
     std::optional<account_tokens> forget(std::string_view upstream, std::string_view principal);
@@ -72,7 +80,7 @@ public:
     // announcement): an issuer or a subject is outside input, never a key's text.
     static std::string digest_of(std::string_view principal);
     std::vector<connection_view> connections(std::string_view principal) const; // "": all
-    std::size_t size() const { return entries_.size(); }
+    std::size_t size() const;
 
 private:
     struct entry {
@@ -81,11 +89,11 @@ private:
         std::string line;
     };
     static std::string key_of(std::string_view upstream, std::string_view principal);
-    lookup probed(wall_clock::time_point now) const; // the entry probe_ names
+    lookup probed(wall_clock::time_point now) const; // the entry probe_ names, lock held
     std::size_t capacity_;
+    mutable std::mutex lock_; // uncontended on one io thread; only user-account calls take it
     std::unordered_map<std::string, entry> entries_;
-    // The key a lookup builds, kept between lookups: a call's lookup allocates nothing (the
-    // vault lives on the io thread).
+    // The key a lookup builds, kept between lookups: a call's lookup allocates nothing.
     mutable std::string probe_;
 };
 

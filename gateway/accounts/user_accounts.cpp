@@ -101,10 +101,9 @@ std::string user_accounts::binding_of(const config::upstream& u) {
     return protocol::sha256_hex(b, 16);
 }
 
-const std::string* user_accounts::line_now(const config::upstream& u,
-                                           const caller_credential& caller) {
-    auto found = vault_.find(u.id, caller.issuer, caller.subject, wall_clock::now());
-    return found.what == account_vault::standing::fresh ? found.line : nullptr;
+std::optional<std::string> user_accounts::line_now(const config::upstream& u,
+                                                   const caller_credential& caller) {
+    return vault_.fresh_line(u.id, caller.issuer, caller.subject, wall_clock::now());
 }
 
 asio::awaitable<std::variant<std::string, credential_failure>>

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "config/model.hpp"
+#include "gateway/accounts/account_desk.hpp"
 #include "gateway/accounts/account_vault.hpp"
 #include "gateway/accounts/login_table.hpp"
 #include "gateway/fleet/fleet_store.hpp"
@@ -44,13 +45,6 @@ inline constexpr std::string_view connect_path = "/oauth/connect";
 inline constexpr std::string_view callback_path = "/oauth/callback";
 inline constexpr std::string_view client_metadata_path = "/oauth/client-metadata.json";
 
-// A login the user is sent to: the id the elicitation carries, the link, and what to tell them.
-struct login_offer {
-    std::string id;
-    std::string url;
-    std::string message;
-};
-
 // What happened to a user's account, for the audit and /metrics (told to the gateway).
 struct account_event {
     // loginStarted | connected | loginFailed | refreshed | refreshFailed | refused |
@@ -71,7 +65,7 @@ enum class at_server { kept, revoked };
 boost::json::object connection_json(const connection_view& c);
 transport::http_reply connections_refusal(boost::beast::http::status status, std::string why);
 
-class user_accounts final : public user_tokens {
+class user_accounts final : public account_desk {
 public:
     static constexpr auto metadata_lifetime = std::chrono::minutes(10);
     static constexpr auto probe_timeout = std::chrono::seconds(5);
@@ -83,8 +77,8 @@ public:
     void use(const config::document& doc);
 
     // The header line of `caller`'s token at `u`, when one is fresh (no wait).
-    const std::string* line_now(const config::upstream& u,
-                                const caller_credential& caller) override;
+    std::optional<std::string> line_now(const config::upstream& u,
+                                        const caller_credential& caller) override;
     // The same, refreshed first when due; or why there is none (needs_login: a login
     // starts the way out).
     boost::asio::awaitable<std::variant<std::string, credential_failure>>
@@ -95,11 +89,11 @@ public:
     // A login for `caller` at `u` (joined when one is open), or why none can start: the
     // upstream's authorization server could not be found or used (named).
     boost::asio::awaitable<std::variant<login_offer, std::string>>
-    offer(const config::upstream& u, const caller_credential& caller, std::string request_id,
-          std::string extra_scope = {});
+    offer_login(const config::upstream& u, const caller_credential& caller, std::string request_id,
+                std::string extra_scope) override;
     // Waits until login `id` finishes or `bound` passes: whether it connected.
     boost::asio::awaitable<bool> finished(const std::string& id,
-                                          std::chrono::steady_clock::duration bound);
+                                          std::chrono::steady_clock::duration bound) override;
 
     // GET /api/connections: the caller's own connections, never a token. DELETE
     // /api/connections/<upstream>: one of them forgotten, here and in the fleet's store (204;

@@ -60,8 +60,8 @@ bool random_hex(std::string_view s) {
 } // namespace
 
 asio::awaitable<std::variant<login_offer, std::string>>
-user_accounts::offer(const config::upstream& u, const caller_credential& caller,
-                     std::string request_id, std::string extra_scope) {
+user_accounts::offer_login(const config::upstream& u, const caller_credential& caller,
+                           std::string request_id, std::string extra_scope) {
     if (public_url_.empty())
         co_return std::string("server.publicUrl is not set");
     auto principal = caller.principal();

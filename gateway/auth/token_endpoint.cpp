@@ -57,7 +57,7 @@ token_endpoint::token_endpoint(asio::any_io_executor ex, const config::auth& aut
                                jose::es256_signer signer)
     : auth_(auth), ema_(*auth.ema), signer_(std::move(signer)),
       issuer_(gateway_issuer(auth.resource.value_or(""))), idp_keys_(ex, ema_.idp_jwks_uri),
-      rate_(ema_.token_rate_limit_per_minute) {}
+      book_(std::make_shared<redemption_book>(ema_.token_rate_limit_per_minute)) {}
 
 jose::public_key token_endpoint::public_key() const {
     return std::get<jose::public_key>(jose::public_key::from_jwk(signer_.public_jwk()));
@@ -132,7 +132,11 @@ std::vector<std::string> granted_scopes(std::vector<std::string> carried,
 } // namespace
 
 std::optional<transport::http_reply> token_endpoint::rate_limited(request_context& rec) {
-    auto wait = rate_.take(std::chrono::steady_clock::now());
+    std::optional<std::chrono::milliseconds> wait;
+    {
+        std::lock_guard held(book_->lock);
+        wait = book_->rate.take(std::chrono::steady_clock::now());
+    }
     if (!wait)
         return std::nullopt;
     auto reply =
@@ -172,7 +176,10 @@ token_endpoint::verified(const protocol::token_request& form, request_context& r
 
 asio::awaitable<std::optional<transport::http_reply>>
 token_endpoint::spend(const jose::verified_assertion& a, request_context& rec) {
-    auto redemption = redeemed_.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
+    auto redemption = [&] {
+        std::lock_guard held(book_->lock);
+        return book_->redeemed.redeem(ema_.idp_issuer, a.jti, a.expires, unix_now());
+    }();
     if (redemption == policy::jti_ledger::redemption::first && fleet_) {
         // First here; the fleet decides whether it is first anywhere. A store that does not
         // answer leaves this instance's ledger to decide (counted).

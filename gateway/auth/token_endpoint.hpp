@@ -20,7 +20,9 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -33,6 +35,16 @@ using protocol::jwt_bearer_grant;
 
 // The gateway's issuer identifier as an authorization server: the origin of `resource`.
 std::string gateway_issuer(std::string_view resource);
+
+// What every io thread's token endpoint spends together (docs/io-threads.md): the endpoint's
+// rate and the assertions it redeemed, so a replay or a burst spread over threads is refused as
+// on one. Off the call path: only POST /oauth/token takes its lock.
+struct redemption_book {
+    explicit redemption_book(std::int64_t per_minute) : rate(per_minute) {}
+    std::mutex lock;
+    actors::sliding_window rate;
+    policy::jti_ledger redeemed;
+};
 
 class token_endpoint {
 public:
@@ -49,6 +61,8 @@ public:
     // The fleet's shared store: an assertion redeemed through any instance is refused by the
     // others (its jti claimed there until it expires).
     void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
+    // Another io thread's endpoint: its rate and its redeemed assertions are this one's too.
+    void share_redemptions_of(const token_endpoint& first) { book_ = first.book_; }
     // The public half of the minting key, for verifying the tokens minted here.
     protocol::jose::public_key public_key() const;
 
@@ -71,8 +85,7 @@ private:
     protocol::jose::es256_signer signer_;
     std::string issuer_;
     key_set_source idp_keys_;
-    actors::sliding_window rate_;
-    policy::jti_ledger redeemed_;
+    std::shared_ptr<redemption_book> book_;
     std::shared_ptr<fleet_store> fleet_;
 };
 

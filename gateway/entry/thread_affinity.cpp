@@ -40,15 +40,26 @@ std::optional<std::string_view> minted_request_state(std::string_view body) {
     return std::nullopt;
 }
 
+namespace {
+
+// What the first thread keeps for every thread, as on one: one prober and one second's reuse of
+// its report; one scrape at a time (a scrape advances the tallies' counters by what they read);
+// one cache of fetched icons and one bound on their fetches; users' accounts (a login's pages,
+// a user's connections, the operator's listing and revocations).
+bool first_threads(std::string_view path) {
+    return path == "/health" || path == "/metrics" || path.starts_with("/icons/") ||
+           path == "/oauth/connect" || path == "/oauth/callback" || path == "/api/connections" ||
+           path.starts_with("/api/connections/") || path == "/api/accounts";
+}
+
+} // namespace
+
 std::optional<std::size_t> owning_thread(const transport::http_request& req, bool body_read,
                                          std::string_view mcp_path, std::size_t threads) {
     if (threads <= 1)
         return std::nullopt;
     auto path = transport::path_of(req.target());
-    // One prober and one second's reuse of its report; one scrape at a time (a scrape advances
-    // the tallies' counters by what they read); one cache of fetched icons and one bound on
-    // their fetches: as on one thread.
-    if (path == "/health" || path == "/metrics" || path.starts_with("/icons/"))
+    if (first_threads(path))
         return body_read ? std::nullopt : std::optional<std::size_t>(0);
     if (path != mcp_path)
         return std::nullopt;

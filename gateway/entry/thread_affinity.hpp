@@ -1,10 +1,10 @@
 // Which io thread answers a request (docs/io-threads.md): the one that keeps what the request
 // names again. A session's messages, GET stream and DELETE go to the thread that opened it (its
 // Mcp-Session-Id says which: protocol/shard_key), and a 2026-07-28 retry to the thread that
-// parked its call (its requestState says which); /health, /metrics and the icons to the first
-// thread, which keeps one report, one scrape and one cache of them as on one thread. Anything else
-// is answered where it arrived. Plain C++ over the request as read; the HTTP server moves the
-// connection.
+// parked its call (its requestState says which); /health, /metrics, the icons and users' account
+// pages to the first thread, which keeps one report, one scrape, one cache of icons and the
+// accounts as on one thread. Anything else is answered where it arrived. Plain C++ over the request
+// as read; the HTTP server moves the connection.
 #pragma once
 
 #include "transport/http/http_server.hpp"

@@ -50,7 +50,7 @@ login_retry take_login_retry(protocol::message& msg) {
 
 bool account_logins::holds_token(request_context& rec, std::size_t upstream) {
     const auto& caller = rec.who.caller_token;
-    return caller && accounts_.line_now(rec.view->clients[upstream]->config(), *caller);
+    return caller && accounts_->line_now(rec.view->clients[upstream]->config(), *caller);
 }
 
 asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_context& rec,
@@ -64,7 +64,8 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
     std::string scope;
     if (f.status == 401 || f.status == 403) // a challenge naming a scope: asked for too
         scope = protocol::oauth::read_bearer_challenge(f.challenge).scope;
-    auto offered = co_await accounts_.offer(u, *caller, json::serialize(rec.message.id), scope);
+    auto offered =
+        co_await accounts_->offer_login(u, *caller, json::serialize(rec.message.id), scope);
     if (auto* why = std::get_if<std::string>(&offered)) {
         refuse(rec, error_answer{
                         gateway_error::upstream_failed,
@@ -83,7 +84,7 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
         // login (the revision's server "may need to block until the request is fulfilled").
         bool retried = can_send_again && rec.client.login_retry == offer.id;
         if (retried && !rec.client.login_declined &&
-            co_await accounts_.finished(offer.id, login_wait))
+            co_await accounts_->finished(offer.id, login_wait))
             co_return outcome::send_again;
         if (!retried || !rec.client.login_declined) {
             rec.answer.response = protocol::make_result(
@@ -104,7 +105,7 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
             co_await input_.ask_client_input(rec, {std::move(request), std::move(source)});
         const auto* action = answer ? answer->value.if_contains("action") : nullptr;
         if (action && action->is_string() && action->get_string() == "accept" &&
-            co_await accounts_.finished(offer.id, login_wait)) {
+            co_await accounts_->finished(offer.id, login_wait)) {
             if (rec.sinks.push_to_client)
                 rec.sinks.push_to_client(json::serialize(
                     json::object{{"jsonrpc", "2.0"},

@@ -7,7 +7,7 @@
 // open and call again. The one place every named call's login is decided (upstream_calls).
 #pragma once
 
-#include "gateway/accounts/user_accounts.hpp"
+#include "gateway/accounts/account_desk.hpp"
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "protocol/json_rpc.hpp"
@@ -36,9 +36,11 @@ public:
     // How long a call waits for its user to finish the login it was sent to.
     static constexpr auto login_wait = std::chrono::minutes(10);
 
-    account_logins(accounts::user_accounts& accounts, client_input& input,
+    account_logins(accounts::account_desk& accounts, client_input& input,
                    client_capabilities& clients)
-        : accounts_(accounts), input_(input), clients_(clients) {}
+        : accounts_(&accounts), input_(input), clients_(clients) {}
+    // Where the accounts are asked from now on: another io thread's keeper (an account_relay).
+    void ask(accounts::account_desk& accounts) { accounts_ = &accounts; }
 
     // Whether the caller holds a fresh token at `upstream` (a user-account one): the call
     // then goes without keeping its params for a second sending (the common call copies
@@ -53,7 +55,7 @@ public:
                                                   const upstream_failure& f, bool can_send_again);
 
 private:
-    accounts::user_accounts& accounts_;
+    accounts::account_desk* accounts_;
     client_input& input_;
     client_capabilities& clients_;
 };

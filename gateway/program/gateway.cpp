@@ -48,6 +48,10 @@ void gateway::group(const std::vector<gateway*>& all) {
     for (std::size_t i = 0; i < all.size(); ++i) {
         all[i]->components_->server.join(members, i);
         all[i]->components_->icons.share_registry_of(all.front()->components_->icons);
+        if (i > 0)
+            all[i]->components_->reach_accounts_of(*all.front()->components_);
+        if (i > 0 && all[i]->components_->tokens)
+            all[i]->components_->tokens->share_redemptions_of(*all.front()->components_->tokens);
         all[i]->components_->join_peers(shared);
     }
 }
@@ -57,10 +61,12 @@ void gateway::start() {
     if (components_->fleet) {
         asio::co_spawn(components_->io, components_->downstream.fleet().follow(), asio::detached);
         auto& downstream = components_->downstream;
-        asio::co_spawn(components_->io, components_->accounts.follow([&downstream] {
-            return downstream.stopping();
-        }),
-                       asio::detached);
+        // The accounts are the first io thread's (docs/io-threads.md): it follows for all.
+        if (components_->parts.shard.index == 0)
+            asio::co_spawn(components_->io, components_->accounts.follow([&downstream] {
+                return downstream.stopping();
+            }),
+                           asio::detached);
     }
     components_->warm_up(*components_->live);
 }

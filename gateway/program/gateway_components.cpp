@@ -323,13 +323,22 @@ void gateway_components::share_accounts(const config::document& d) {
 
 void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
     client->health().start();
-    client->keep_accounts_in(&accounts);
+    client->keep_accounts_in(desk);
     client->lists().watch_definitions(definitions);
     if (fleet)
         client->guards().share_through(fleet);
     if (parts.tap)
         client->sender().record_through(parts.tap);
     client->observe(std::make_unique<session_traffic>(upstream_news, client.get()));
+}
+
+void gateway_components::reach_accounts_of(gateway_components& keeper) {
+    account_relay =
+        std::make_unique<accounts::account_relay>(keeper.accounts, keeper.io.get_executor());
+    desk = account_relay.get();
+    logins.ask(*desk);
+    for (const auto& c : live->clients)
+        c->keep_accounts_in(desk);
 }
 
 } // namespace gate::gateway::program

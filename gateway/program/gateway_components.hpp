@@ -7,6 +7,7 @@
 
 #include "actors/bridging/bridge_messages.hpp"
 #include "actors/federation/federation.hpp"
+#include "gateway/accounts/account_relay.hpp"
 #include "gateway/auth/token_authenticator.hpp"
 #include "gateway/auth/token_endpoint.hpp"
 #include "gateway/entry/gate_routes.hpp"
@@ -98,6 +99,9 @@ public:
     // The other io threads' components (docs/io-threads.md): what this thread hears that
     // their clients must hear goes to them.
     void join_peers(std::shared_ptr<const io_peers> all);
+    // The io thread that keeps users' accounts for every thread (the first): this thread's
+    // calls and upstream clients ask it from now on (docs/io-threads.md).
+    void reach_accounts_of(gateway_components& keeper);
 
 private:
     std::shared_ptr<const io_peers> peers_;
@@ -160,8 +164,12 @@ private:
     client_requests requests{downstream.fleet()};
     // Each user's own account at the user-account upstreams: the tokens, the logins and the
     // pages a user's browser meets (docs/user-accounts.md); and how a call sends its user there.
+    // Kept here on one io thread and on the first of several; the others ask the first's
+    // (reach_accounts_of: `desk` is then their relay).
     accounts::user_accounts accounts{io.get_executor()};
-    account_logins logins{accounts, requests, downstream.table()};
+    std::unique_ptr<accounts::account_relay> account_relay;
+    accounts::account_desk* desk = &accounts;
+    account_logins logins{*desk, requests, downstream.table()};
     // The fleet's shared store (null without one): stages 3 and 6, the upstream clients, the
     // token endpoint and the task table go to it first and fall back to their own state.
     std::shared_ptr<fleet_store> fleet;

@@ -118,22 +118,6 @@ void log_serving(const std::string& host, std::uint16_t port, const config::docu
     spdlog::info("{}; {}", who, allowed);
 }
 
-// What a document asks that several io threads cannot serve yet (docs/io-threads.md): users'
-// tokens at user-account upstreams and auth.ema's single-use assertions are kept per thread,
-// and a login or a replayed assertion would meet another thread's.
-std::optional<std::string> not_across_threads(const config::document& doc) {
-    for (const auto& u : doc.upstreams)
-        if (u.auth.strategy == "user-account")
-            return "upstream " + u.id +
-                   " is a user-account upstream: users' tokens and logins are kept by one io "
-                   "thread, so run gate with --io-threads 1 (docs/io-threads.md)";
-    if (doc.auth.ema)
-        return "auth.ema's token endpoint keeps the assertions it redeemed by one io thread (a "
-               "replay on another would be redeemed again), so run gate with --io-threads 1 "
-               "(docs/io-threads.md)";
-    return std::nullopt;
-}
-
 // Each io thread's gateway, from the parts they share.
 gateway_parts parts_of(const gateway_parts& shared, std::size_t index, std::size_t count,
                        const std::vector<std::shared_ptr<traffic_tap>>& taps) {
@@ -196,9 +180,6 @@ struct gateway_host::impl {
                                      std::string_view source) {
         if (auto missing = missing_secrets(*next, std::getenv); !missing.empty())
             return "secrets missing from the environment: " + joined(missing);
-        if (!shards.empty())
-            if (auto why = not_across_threads(*next))
-                return *why;
         process::notify_reloading();
         auto refused = gw->reload(next, source);
         if (!refused) {
@@ -398,9 +379,6 @@ gateway_host::gateway_host(std::shared_ptr<const config::document> doc, options 
     if (opt.io_threads < 1 || opt.io_threads > max_io_threads) // cli.hpp
         throw std::runtime_error("--io-threads must be between 1 and " +
                                  std::to_string(max_io_threads));
-    if (opt.io_threads > 1)
-        if (auto why = not_across_threads(*doc))
-            throw std::runtime_error(*why);
     auto [shared_store, cursor_key] = join_shared_store(*doc);
     auto snap = actors::make_snapshot(doc, 1);
     actors::supervised what;

@@ -27,9 +27,8 @@ upstream_credentials::line_now(const caller_credential* caller) const {
     if (per_caller_ && !caller)
         return std::string(); // gate's own traffic: the upstream answers 401, not at fault
     if (user_account_) {
-        const auto* line = accounts_ ? accounts_->line_now(cfg_, *caller) : nullptr;
-        if (line)
-            return *line;
+        if (auto line = accounts_ ? accounts_->line_now(cfg_, *caller) : std::nullopt)
+            return std::move(*line);
         return std::nullopt;
     }
     if (caller && !source_) // passthrough: the caller's token as it came

@@ -7,6 +7,7 @@
 #include "gateway/upstream/upstream_credential.hpp"
 
 #include <boost/asio/awaitable.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -14,9 +15,9 @@ namespace gate::gateway {
 
 class user_tokens {
 public:
-    // The header line of `caller`'s token at `u`, when one is fresh (no wait); null otherwise.
-    virtual const std::string* line_now(const config::upstream& u,
-                                        const caller_credential& caller) = 0;
+    // The header line of `caller`'s token at `u`, when one is fresh (no wait); none otherwise.
+    virtual std::optional<std::string> line_now(const config::upstream& u,
+                                                const caller_credential& caller) = 0;
     // The same, refreshed first when due; or why there is none (needs_login: no token, or
     // none that can be refreshed).
     virtual boost::asio::awaitable<std::variant<std::string, credential_failure>>

@@ -4,36 +4,18 @@
 // the MCP endpoint. Every refusal the token endpoint makes, its rate limit, its key set.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
-import { SignJWT, createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 
+import { EMA_GATE_ISSUER, EMA_RESOURCE, idJag, jwtBearerGrant } from './lib/id-jag.mjs';
 import { connectClient, post, initializeRequest, runGate, startEverything, startGate, startIdp } from './lib/index.mjs';
 
-const RESOURCE = 'https://gate.example/mcp';
-const GATE_ISSUER = 'https://gate.example';
+const RESOURCE = EMA_RESOURCE;
+const GATE_ISSUER = EMA_GATE_ISSUER;
 const SIGNING_KEY = execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'], {
   encoding: 'utf8',
 });
-
-function idJag(idp, claims = {}, { header = {}, key = idp.keys[0] } = {}) {
-  const now = Math.floor(Date.now() / 1000);
-  const all = {
-    iss: idp.issuer,
-    sub: 'alice',
-    aud: GATE_ISSUER,
-    resource: RESOURCE,
-    client_id: 'client-1',
-    scope: 'mcp.read mcp.write',
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 120,
-    ...claims,
-  };
-  for (const k of Object.keys(all)) if (all[k] === undefined) delete all[k];
-  return new SignJWT(all).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-id-jag+jwt', ...header }).sign(key.privateKey);
-}
 
 async function redeem(gate, form, contentType = 'application/x-www-form-urlencoded') {
   const res = await fetch(`${gate.base}/oauth/token`, {
@@ -44,11 +26,7 @@ async function redeem(gate, form, contentType = 'application/x-www-form-urlencod
   return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.json() };
 }
 
-const grant = (assertion, extra = {}) => ({
-  grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-  assertion,
-  ...extra,
-});
+const grant = jwtBearerGrant;
 
 function emaConfig(everything, idp, ema = {}) {
   return {

@@ -2,13 +2,10 @@
 // upstreams and real SDK clients: sessions spread over the threads and each is answered on the
 // thread that opened it, however the client's connections are pooled; sampling and
 // elicitation reach their own client; an upstream's list news reaches the clients of every
-// thread; /metrics counts every thread's sessions; a reload and the drain reach every thread;
-// what cannot be served across threads yet is refused at start (and at a reload: the same
-// check, gateway_host.cpp).
+// thread; /metrics counts every thread's sessions; a reload and the drain reach every thread.
+// Users' accounts and auth.ema's ledger across threads: io-threads-accounts.test.mjs.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -135,25 +132,12 @@ describe('io threads', { timeout: 240_000 }, () => {
   });
 });
 
-describe('io threads: the command line and the document', () => {
+describe('io threads: the command line', () => {
   test('--io-threads takes 1 to 256', async () => {
     for (const bad of ['0', '257', 'two']) {
       const r = await runGate(['--io-threads', bad, '--validate']);
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /--io-threads/);
     }
-  });
-
-  test('a user-account upstream with several io threads is refused at start, saying why', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'gate-threads-'));
-    const file = path.join(dir, 'gate.json');
-    writeFileSync(file, JSON.stringify({
-      auth: { mode: 'required', resource: 'http://127.0.0.1:1/mcp', issuers: [{ issuer: 'http://127.0.0.1:9' }] },
-      server: { publicUrl: 'http://127.0.0.1:1' },
-      upstreams: [{ id: 'acct', url: 'http://127.0.0.1:9/mcp', namespace: 'acct', auth: { strategy: 'user-account' } }],
-    }));
-    const r = await runGate(['--config', file, '--port', '0', '--io-threads', '2']);
-    assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /user-account upstream: users' tokens and logins are kept by one io thread/);
   });
 });

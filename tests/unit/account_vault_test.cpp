@@ -47,6 +47,19 @@ TEST(account_vault, one_principals_token_is_never_anothers_or_another_upstreams)
     EXPECT_EQ(v.find("files", "is", "s\nalice", t0).what, account_vault::standing::none);
 }
 
+TEST(account_vault, a_fresh_line_is_copied_out_and_only_while_fresh) {
+    account_vault v;
+    v.keep("files", "iss\nalice", tokens("a1", t0 + 10min));
+    EXPECT_EQ(v.fresh_line("files", "iss", "alice", t0), "Authorization: Bearer a1");
+    EXPECT_EQ(v.fresh_line("files", "iss", "alice", t0 + 9min), std::nullopt) << "due: the keeper";
+    EXPECT_EQ(v.fresh_line("files", "iss", "alice", t0 + 10min), std::nullopt) << "expired";
+    EXPECT_EQ(v.fresh_line("files", "iss", "bob", t0), std::nullopt);
+    auto copied = v.fresh_line("files", "iss", "alice", t0);
+    v.forget("files", "iss\nalice");
+    EXPECT_EQ(copied, "Authorization: Bearer a1") << "a copy outlives the entry";
+    EXPECT_EQ(v.fresh_line("files", "iss", "alice", t0), std::nullopt);
+}
+
 TEST(account_vault, forgetting_one_a_principals_or_an_upstreams) {
     account_vault v;
     v.keep("files", "iss\nalice", tokens("a1", t0 + 1h));

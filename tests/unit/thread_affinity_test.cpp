@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
+#include <utility>
 
 using gate::gateway::minted_request_state;
 using gate::gateway::owning_thread;
@@ -75,6 +76,28 @@ TEST(ThreadAffinity, ASessionsRequestsGoToTheThreadItsIdNames) {
     EXPECT_EQ(owning_thread(request(http::verb::get, "/metrics"), false, "/mcp", 3), 0u);
     EXPECT_EQ(owning_thread(request(http::verb::get, "/api/federation"), false, "/mcp", 3),
               std::nullopt);
+}
+
+TEST(ThreadAffinity, UsersAccountPagesGoToTheFirstThreadThatKeepsTheAccounts) {
+    const std::pair<http::verb, const char*> pages[] = {
+        {http::verb::get, "/oauth/connect?login=ab"},
+        {http::verb::post, "/oauth/connect"},
+        {http::verb::get, "/oauth/callback?state=cd&code=x"},
+        {http::verb::get, "/api/connections"},
+        {http::verb::delete_, "/api/connections/files"},
+        {http::verb::get, "/api/accounts?upstream=files"},
+        {http::verb::delete_, "/api/accounts"}};
+    for (auto [verb, target] : pages) {
+        auto req = request(verb, target);
+        EXPECT_EQ(owning_thread(req, false, "/mcp", 4), 0u) << target;
+        EXPECT_EQ(owning_thread(req, true, "/mcp", 4), std::nullopt) << target;
+        EXPECT_EQ(owning_thread(req, false, "/mcp", 1), std::nullopt) << target;
+    }
+    // Pages that hold nothing of the accounts are answered where they arrive.
+    for (auto target : {"/oauth/client-metadata.json", "/oauth/token", "/api/connectionsx",
+                        "/api/accounts/x", "/oauth/connected"})
+        EXPECT_EQ(owning_thread(request(http::verb::get, target), false, "/mcp", 4), std::nullopt)
+            << target;
 }
 
 TEST(ThreadAffinity, ARetryGoesToTheThreadThatParkedItsCallHoweverItsJsonIsSpaced) {

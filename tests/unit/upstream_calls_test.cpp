@@ -9,6 +9,7 @@
 // that never connects counted, told over and noted on the request; and one on a scripted
 // upstream (tests/unit/upstream_loopback.hpp) that opens the session's bridged session, after
 // which the client's capabilities are not asked again.
+#include "gateway/accounts/user_accounts.hpp"
 #include "gateway/mcp/upstream_calls.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "protocol/gateway_error.hpp"
