@@ -114,21 +114,43 @@ void session_shares::used(const std::string& id, time_point now) {
         move_last();
 }
 
-void session_shares::closed(const std::string& id) {
+std::string session_shares::closed(const std::string& id) {
     auto it = sessions_.find(id);
     if (it == sessions_.end())
-        return;
+        return {};
     auto& h = *it->second.holder;
+    auto holder = h.name;
     rerank(h, [&] { h.lru.erase(it->second.at); });
     sessions_.erase(it);
     if (h.lru.empty())
         holders_.erase(h.name);
+    return holder;
 }
 
 void session_shares::clear() {
     ranked_.clear();
     sessions_.clear();
     holders_.clear();
+}
+
+session_shares::verdict session_shares::first_idle_of(const std::vector<std::string>& order,
+                                                      share_reason why, time_point now,
+                                                      const idle_test& idle) const {
+    for (const auto& name : order)
+        if (auto it = holders_.find(name); it != holders_.end())
+            if (const auto* u = lru_idle(it->second, idle))
+                return evicting(it->second, *u, why, now);
+    verdict refused;
+    refused.reason = why;
+    return refused;
+}
+
+std::vector<std::string> session_shares::holder_names() const {
+    std::vector<std::string> out;
+    out.reserve(holders_.size());
+    for (const auto& [name, h] : holders_)
+        out.push_back(name);
+    return out;
 }
 
 std::size_t session_shares::held_by(const std::string& holder) const {

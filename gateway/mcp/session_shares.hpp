@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace gate::gateway {
 
@@ -58,8 +59,17 @@ public:
     // Bookkeeping; calls come in time order (a steady clock).
     void opened(const std::string& id, const std::string& holder, time_point now);
     void used(const std::string& id, time_point now);
-    void closed(const std::string& id);
+    // Whose session it was ("" when it was not known).
+    std::string closed(const std::string& id);
     void clear();
+
+    // The least recently used idle session of the first of `order` (holders' names) that has
+    // one here, ended for `why`; a refusal for `why` when none has. Several io threads' full
+    // table (session_census): the process ranks the holders, this table picks among its own.
+    verdict first_idle_of(const std::vector<std::string>& order, share_reason why, time_point now,
+                          const idle_test& idle) const;
+    // The holders of this table's sessions.
+    std::vector<std::string> holder_names() const;
 
     std::size_t size() const { return sessions_.size(); }
     std::size_t held_by(const std::string& holder) const;

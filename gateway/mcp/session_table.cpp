@@ -40,19 +40,13 @@ std::string share_holder(const policy::caller_ref& who, const boost::asio::ip::a
     return "anonymous " + v4.to_string();
 }
 
-namespace {
-
-std::size_t share_of(std::size_t total, std::size_t threads) {
-    return (total + threads - 1) / threads;
-}
-
-} // namespace
-
-void session_table::set_limits(session_limits limits, std::optional<protocol::shard_place> place) {
+void session_table::set_limits(session_limits limits, std::optional<among_threads> threads) {
     std::lock_guard lock(mutex_);
-    if (place)
-        place_ = *place;
-    limits_ = {share_of(limits.table, place_.count), share_of(limits.per_caller, place_.count)};
+    if (threads) {
+        place_ = threads->place;
+        census_ = std::move(threads->census);
+    }
+    limits_ = limits;
 }
 
 session_limits session_limits_of(const config::server& s) {
@@ -79,16 +73,18 @@ session_table::admission session_table::adopt(const std::string& id, opening o, 
 
 session_table::admission session_table::admit(const std::string& id, opening o, time_point now) {
     admission out;
-    auto verdict = shares_.admit(o.holder, limits_, now, [this](const std::string& s) {
+    session_shares::idle_test idle = [this](const std::string& s) {
         auto it = sessions_.find(s);
         return it != sessions_.end() && idle_now(it->second);
-    });
+    };
+    auto verdict = census_ ? counted_verdict(o.holder, now, idle)
+                           : shares_.admit(o.holder, limits_, now, idle);
     if (!verdict.admit) {
         out.refused = verdict.reason;
         return out;
     }
     if (verdict.evict) {
-        erase(sessions_.find(*verdict.evict));
+        erase(sessions_.find(*verdict.evict), !census_);
         out.evicted = eviction{std::move(*verdict.evict), std::move(verdict.evicted_holder),
                                verdict.evicted_idle, verdict.reason};
     }
@@ -107,9 +103,45 @@ session_table::admission session_table::admit(const std::string& id, opening o, 
     return out;
 }
 
-void session_table::erase(std::unordered_map<std::string, downstream_session>::iterator it) {
+session_shares::verdict session_table::counted_verdict(const std::string& holder, time_point now,
+                                                       const session_shares::idle_test& idle) {
+    auto full = census_->claim(holder, limits_);
+    session_shares::verdict v;
+    if (!full) {
+        v.admit = true; // counted: the process holds room for it
+        return v;
+    }
+    // Full in the process: an idle session this table keeps makes room, its place in the
+    // census handed to the new session. The holder's own at its share; with the table full,
+    // one of whoever holds the most above the process's fair share and has one idle here.
+    if (*full == share_reason::caller_share) {
+        v = shares_.first_idle_of({holder}, share_reason::caller_share, now, idle);
+    } else {
+        auto order = census_->above_fair_share(shares_.holder_names(), holder, limits_);
+        order.push_back(holder); // at or under the fair share, it may still give up its own
+        v = shares_.first_idle_of(order, share_reason::table_full, now, idle);
+    }
+    if (v.admit && !(v.evict && census_->hand_over(v.evicted_holder, holder, limits_))) {
+        auto why = v.reason;
+        v = {};
+        v.reason = why;
+    }
+    return v;
+}
+
+void session_table::uncount(const std::string& id) {
+    auto holder = shares_.closed(id);
+    if (census_ && !holder.empty())
+        census_->release(holder);
+}
+
+void session_table::erase(std::unordered_map<std::string, downstream_session>::iterator it,
+                          bool counted) {
     wake(it->second);
-    shares_.closed(it->first);
+    if (counted)
+        uncount(it->first);
+    else
+        shares_.closed(it->first);
     sessions_.erase(it);
 }
 
@@ -226,7 +258,7 @@ std::vector<std::string> session_table::expire_idle(time_point now,
         bool idle_out = idle_now(entry.second) && now - entry.second.last_used >= idle;
         if (idle_out) {
             gone.push_back(entry.first);
-            shares_.closed(entry.first);
+            uncount(entry.first);
         }
         return idle_out;
     });
@@ -287,6 +319,7 @@ std::vector<std::string> session_table::close_all() {
     for (auto& [id, s] : sessions_) {
         wake(s);
         gone.push_back(id);
+        uncount(id);
     }
     sessions_.clear();
     shares_.clear();

@@ -4,6 +4,7 @@
 
 #include "config/model.hpp"
 #include "gateway/mcp/client_capabilities.hpp"
+#include "gateway/mcp/session_census.hpp"
 #include "gateway/mcp/session_delivery.hpp"
 #include "gateway/mcp/session_shares.hpp"
 #include "gateway/mcp/tool_selections.hpp"
@@ -59,13 +60,15 @@ public:
     explicit session_table(session_limits limits = {}) : limits_(limits) {}
     // server.sessions of a reload: the next new session is admitted by them. Sessions over a
     // lowered bound stay; each new one then ends an idle one (session_shares).
-    // `place`: which io thread keeps the sessions of this table (nullopt: as before). Each id
+    // `threads`: which io thread keeps the sessions of this table (nullopt: as before). Each id
     // names it (protocol/shard_key), so a request of the session that reaches another thread
-    // moves there; each of N threads' tables holds its share of server.sessions (max and
-    // perPrincipal over N, rounded up): sessions spread over the threads as their ids do
-    // (docs/io-threads.md).
-    void set_limits(session_limits limits,
-                    std::optional<protocol::shard_place> place = std::nullopt);
+    // moves there; and the count every thread's table admits against, so server.sessions
+    // bounds the process, not each thread (docs/io-threads.md).
+    struct among_threads {
+        protocol::shard_place place;
+        std::shared_ptr<session_census> census; // null: this table's sessions are all there are
+    };
+    void set_limits(session_limits limits, std::optional<among_threads> threads = std::nullopt);
 
     // What a new session is made of.
     struct opening {
@@ -154,13 +157,22 @@ private:
     bool select_tools(const std::string& id, std::vector<std::string> names) override;
     // Under the lock: admits and inserts a session under `id`.
     admission admit(const std::string& id, opening o, time_point now);
-    // Under the lock: ends a session (its streams woken).
-    void erase(std::unordered_map<std::string, downstream_session>::iterator it);
+    // Under the lock, with a census: the process's bounds first; only when one is full does
+    // this table pick a session of its own to end (session_shares, within what it holds).
+    session_shares::verdict counted_verdict(const std::string& holder, time_point now,
+                                            const session_shares::idle_test& idle);
+    // Under the lock: ends a session (its streams woken); `counted`: its place in the census
+    // is given up (not when an eviction handed it to the new session).
+    void erase(std::unordered_map<std::string, downstream_session>::iterator it,
+               bool counted = true);
+    // Under the lock: a session gone from the shares, and from the census.
+    void uncount(const std::string& id);
     // Under the lock: appends to a session's outbox within its bounds.
     void queue(downstream_session& s, const std::string& message);
 
     session_limits limits_;
     protocol::shard_place place_;
+    std::shared_ptr<session_census> census_;
     mutable std::mutex mutex_;
     std::unordered_map<std::string, downstream_session> sessions_;
     session_shares shares_;

@@ -72,6 +72,8 @@ struct gateway_parts {
     std::shared_ptr<shared_upstreams> upstreams;
     // The pinned definitions every io thread judges its lists by (null: this gateway's own).
     std::shared_ptr<definition_reports> definitions;
+    // Every io thread's downstream sessions counted against server.sessions (null: one thread).
+    std::shared_ptr<session_census> sessions;
 };
 
 class gateway {

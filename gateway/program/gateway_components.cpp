@@ -118,7 +118,8 @@ gateway_components::gateway_components(
               pipeline::make_session(downstream.fleet()), pipeline::make_envelope()}) {
     upstream_news.send_task_news_to(listening);
     downstream.forget_requests_in(requests.server_requests());
-    downstream.table().set_limits(session_limits_of(doc.server), parts.shard);
+    downstream.table().set_limits(session_limits_of(doc.server),
+                                  session_table::among_threads{parts.shard, parts.sessions});
     requests.inputs().place_in(parts.shard);
     listens.place_in(parts.shard.index, parts.shard.count);
     decisions.share_among(static_cast<std::int64_t>(parts.shard.count));

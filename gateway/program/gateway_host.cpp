@@ -325,6 +325,7 @@ struct gateway_host::impl {
     void share_among_threads(gateway_parts& parts) {
         parts.stats = std::make_shared<metrics>();
         parts.upstreams = std::make_shared<shared_upstreams>();
+        parts.sessions = std::make_shared<session_census>();
         // One set of pins for every thread's lists (a fleet's store agrees them instead, each
         // thread through its own connection to it); a change is audited on the first thread.
         if (!parts.shared_store)

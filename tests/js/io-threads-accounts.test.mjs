@@ -15,7 +15,7 @@ import { ElicitRequestSchema, UrlElicitationRequiredError } from '@modelcontextp
 import { chromium } from 'playwright-core';
 
 import { EMA_RESOURCE, idJag, jwtBearerGrant } from './lib/id-jag.mjs';
-import { connectClient, rawRequest, startEverything, startGate, startIdp } from './lib/index.mjs';
+import { connectClient, rawRequest, startEverything, startGate, startIdp, threadOf } from './lib/index.mjs';
 import { startPerUserServer } from './lib/per-user-server.mjs';
 import { signIn } from './lib/sign-in.mjs';
 import { startThirdPartyAs } from './lib/third-party-as.mjs';
@@ -23,16 +23,6 @@ import { startThirdPartyAs } from './lib/third-party-as.mjs';
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const RESOURCE = 'https://gate.example/mcp';
 const text = (r) => r.content.map((c) => c.text).join('');
-
-/** The io thread among `count` whose minted key this is (protocol/shard_key: FNV-1a, modulo). */
-function threadOf(key, count) {
-  let h = 14695981039346656037n;
-  for (const byte of Buffer.from(key, 'utf8')) {
-    h ^= BigInt(byte);
-    h = (h * 1099511628211n) & 0xffffffffffffffffn;
-  }
-  return Number(h % BigInt(count));
-}
 
 describe('user-account upstreams across io threads', { timeout: 180_000 }, () => {
   let idp;

@@ -12,7 +12,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { FULL_CLIENT_CAPABILITIES, eventually, metric, runGate, startEverything, startGate } from './lib/index.mjs';
+import {
+  FULL_CLIENT_CAPABILITIES, eventually, initializeRequest, metric, rawRequest, runGate, startEverything, startGate, threadOf,
+} from './lib/index.mjs';
 
 /** A client that answers sampling and elicitation with its own name and counts list news. */
 async function namedClient(url, name) {
@@ -129,6 +131,32 @@ describe('io threads', { timeout: 240_000 }, () => {
         return r && /renamed/.test(textOf(r));
       }, { timeoutMs: 10_000, what: `${c.name} on the reloaded document` });
     }));
+  });
+});
+
+describe('io threads: server.sessions bounds the process', () => {
+  test("a caller's share is counted across the threads, and its own idle session makes room", async () => {
+    const ev = await startEverything();
+    const gate = await startGate({
+      config: { upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev' }], server: { sessions: { max: 100, perPrincipal: 3 } } },
+      args: ['--io-threads', '2'],
+    });
+    try {
+      // Each on a connection of its own: the first thread hands each to the next thread in turn.
+      const ids = [];
+      for (let i = 0; i < 6; ++i) {
+        const r = await rawRequest(gate.url, { body: JSON.stringify(initializeRequest()) });
+        assert.equal(r.status, 200, r.text);
+        ids.push(r.headers['mcp-session-id']);
+      }
+      assert.deepEqual(new Set(ids.map((id) => threadOf(id, 2))), new Set([0, 1]), 'sessions on both threads');
+      const text = await (await fetch(`${gate.base}/metrics`)).text();
+      assert.equal(metric(text, 'gate_downstream_sessions', {}), 3, 'three in the process, not three (or two) per thread');
+      assert.equal(metric(text, 'gate_session_evictions_total', { reason: 'principal_share' }), 3);
+    } finally {
+      await gate.stop();
+      await ev.stop();
+    }
   });
 });
 

@@ -266,34 +266,96 @@ TEST(session_table, a_queue_is_bounded_by_bytes_too_and_counts_what_it_drops) {
     EXPECT_EQ(t.dropped_messages(), 3u);
 }
 
-TEST(session_table, each_of_n_io_threads_mints_its_own_ids_and_holds_its_share_of_the_limits) {
-    session_table t;
-    t.set_limits({5, 100}, gate::protocol::shard_place{1, 2});
-    std::vector<std::string> ids;
-    for (int i = 0; i < 3; ++i) {
-        // Every id names this thread (protocol/shard_key), so its requests come back here.
-        ids.push_back(open(t, t0 + std::chrono::seconds(i)));
-        EXPECT_EQ(gate::protocol::shard_of(ids.back(), 2), 1u);
-    }
-    // 5 sessions over 2 threads: 3 here; a fourth ends the least recently used.
-    EXPECT_EQ(t.size(), 3u);
-    auto fourth = t.open(of("anonymous 10.0.1.1"), t0 + 1h);
-    ASSERT_TRUE(fourth.id);
-    ASSERT_TRUE(fourth.evicted);
-    EXPECT_EQ(fourth.evicted->id, ids.front());
-    EXPECT_EQ(fourth.evicted->reason, share_reason::table_full);
-    // perPrincipal 3 over 2 threads: 2 of one caller here, the third ends its oldest.
-    session_table u;
-    u.set_limits({100, 3}, gate::protocol::shard_place{0, 2});
-    auto first = open(u, t0);
-    open(u, t0 + 1s);
-    auto third = u.open(of(), t0 + 2s);
-    ASSERT_TRUE(third.evicted);
-    EXPECT_EQ(third.evicted->id, first);
-    EXPECT_EQ(third.evicted->reason, share_reason::caller_share);
-    // One thread: the limits as configured.
+TEST(session_table, each_of_n_io_threads_mints_its_own_ids_and_the_process_holds_the_limits) {
+    // Two threads' tables counted together: server.sessions max 4, perPrincipal 3.
+    auto census = std::make_shared<session_census>();
+    session_table a, b;
+    a.set_limits({4, 3}, session_table::among_threads{{0, 2}, census});
+    b.set_limits({4, 3}, session_table::among_threads{{1, 2}, census});
+    // Every id names its own thread (protocol/shard_key), so its requests come back there.
+    auto a1 = open(a, t0);
+    EXPECT_EQ(gate::protocol::shard_of(a1, 2), 0u);
+    auto b1 = open(b, t0 + 1s);
+    EXPECT_EQ(gate::protocol::shard_of(b1, 2), 1u);
+    auto b2 = open(b, t0 + 2s);
+    // The caller's third is its share in the process, wherever they are: a fourth on a ends
+    // a's own idle one; on a thread holding none of the caller's, it is refused.
+    auto a2 = a.open(of(), t0 + 3s);
+    ASSERT_TRUE(a2.id);
+    ASSERT_TRUE(a2.evicted);
+    EXPECT_EQ(a2.evicted->id, a1);
+    EXPECT_EQ(a2.evicted->reason, share_reason::caller_share);
+    session_table c;
+    c.set_limits({4, 3}, session_table::among_threads{{1, 2}, census});
+    auto none_here = c.open(of(), t0 + 4s);
+    EXPECT_FALSE(none_here.id);
+    EXPECT_EQ(none_here.refused, share_reason::caller_share);
+    EXPECT_EQ(census->held_by("anonymous 127.0.0.1"), 3u);
+    // The fourth session in the process fills the table; a fifth, of another caller, ends the
+    // least recently used idle session of the thread it lands on.
+    open(a, t0 + 5s, of("issuer\nalice"));
+    EXPECT_EQ(census->size(), 4u);
+    auto full = b.open(of("issuer\nbob"), t0 + 6s);
+    ASSERT_TRUE(full.id);
+    ASSERT_TRUE(full.evicted);
+    EXPECT_EQ(full.evicted->id, b1);
+    EXPECT_EQ(full.evicted->reason, share_reason::table_full);
+    EXPECT_EQ(census->size(), 4u);
+    EXPECT_EQ(census->held_by("issuer\nbob"), 1u);
+    EXPECT_EQ(census->held_by("anonymous 127.0.0.1"), 2u);
+    // Ended sessions leave the count: closed, expired or all of a thread's at once.
+    EXPECT_TRUE(b.close(b2));
+    EXPECT_EQ(census->size(), 3u);
+    EXPECT_EQ(a.expire_idle(t0 + 1h, 1min).size(), 2u);
+    EXPECT_EQ(census->size(), 1u);
+    EXPECT_EQ(b.close_all().size(), 1u);
+    EXPECT_EQ(census->size(), 0u);
+    EXPECT_EQ(census->held_by("issuer\nbob"), 0u);
+    // One thread: the limits as configured, its own table the count.
     session_table one({100, 3});
     open(one, t0);
     open(one, t0 + 1s);
     EXPECT_FALSE(one.open(of(), t0 + 2s).evicted);
+}
+
+TEST(session_census, claims_within_both_bounds_and_hands_over_only_within_the_receivers_share) {
+    session_census c;
+    session_limits limits{3, 2};
+    EXPECT_EQ(c.claim("x", limits), std::nullopt);
+    EXPECT_EQ(c.claim("x", limits), std::nullopt);
+    EXPECT_EQ(c.claim("x", limits), share_reason::caller_share);
+    EXPECT_EQ(c.claim("y", limits), std::nullopt);
+    EXPECT_EQ(c.claim("z", limits), share_reason::table_full);
+    EXPECT_EQ(c.size(), 3u);
+    // z takes one of x's places; y, at its share of 2? not yet: it holds 1.
+    EXPECT_TRUE(c.hand_over("x", "z", limits));
+    EXPECT_EQ(c.held_by("x"), 1u);
+    EXPECT_EQ(c.held_by("z"), 1u);
+    EXPECT_TRUE(c.hand_over("x", "y", limits));
+    EXPECT_EQ(c.held_by("x"), 0u);
+    EXPECT_FALSE(c.hand_over("z", "y", limits)) << "y holds its share";
+    EXPECT_EQ(c.held_by("z"), 1u);
+    EXPECT_TRUE(c.hand_over("y", "y", limits)) << "its own place";
+    EXPECT_EQ(c.size(), 3u);
+    c.release("y");
+    c.release("nobody");
+    EXPECT_EQ(c.size(), 2u);
+    // perPrincipal 0 is read as a share of 1, as the table reads it.
+    session_census d;
+    EXPECT_EQ(d.claim("x", {5, 0}), std::nullopt);
+    EXPECT_EQ(d.claim("x", {5, 0}), share_reason::caller_share);
+}
+
+TEST(session_census, ranks_the_holders_above_the_processs_fair_share_most_first) {
+    session_census c;
+    session_limits limits{6, 6};
+    for (auto [holder, n] : {std::pair{"a", 3}, {"b", 2}, {"c", 1}})
+        for (int i = 0; i < n; ++i)
+            EXPECT_EQ(c.claim(holder, limits), std::nullopt);
+    // A newcomer makes four holders: 6 / 4 is a fair share of 1.
+    EXPECT_EQ(c.above_fair_share({"c", "b", "a", "q"}, "d", limits),
+              (std::vector<std::string>{"a", "b"}));
+    // One of the three already there: 6 / 3 is 2.
+    EXPECT_EQ(c.above_fair_share({"c", "b", "a"}, "a", limits), std::vector<std::string>{"a"});
+    EXPECT_EQ(c.above_fair_share({"c"}, "d", limits), std::vector<std::string>{});
 }

@@ -28,3 +28,4 @@ export * from './scoped-issuer.mjs';
 export * from './otlp-receiver.mjs';
 export * from './discovery-source.mjs';
 export * from './decision-service.mjs';
+export * from './shard-key.mjs';
