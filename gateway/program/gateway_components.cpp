@@ -234,7 +234,12 @@ asio::awaitable<void> open_root_session(std::shared_ptr<upstream_client> client)
 
 void gateway_components::warm_up(const federation_view& view) {
     // Each upstream's root session is opened now rather than by the first client request, so
-    // an operator sees at start (and after a reload) which upstreams answer.
+    // an operator sees at start (and after a reload) which upstreams answer. By the first io
+    // thread only: the others open theirs at their first call there, so N threads cost one
+    // handshake per upstream at start, and memory per upstream grows only with the threads
+    // that call it (docs/io-threads.md).
+    if (parts.shard.index != 0)
+        return;
     auto due = std::make_shared<std::vector<std::shared_ptr<upstream_client>>>();
     for (const auto& client : view.clients) {
         if (client->per_caller()) {
