@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 #include <memory>
+#include <spdlog/spdlog.h>
 
 namespace gate::gateway::accounts {
 
@@ -46,7 +47,12 @@ account_relay::line(const config::upstream& u, const caller_credential& caller) 
 
 void account_relay::refused(const config::upstream& u, const caller_credential& caller) {
     asio::post(keeper_thread_, [keeper = &keeper_, a = copies_of(u, caller)] {
-        keeper->refused(*a.upstream, a.caller);
+        try {
+            keeper->refused(*a.upstream, a.caller);
+        } catch (const std::exception& e) { // never out of the keeper's loop
+            spdlog::warn("a refused token at upstream {} was not forgotten: {}", a.upstream->id,
+                         e.what());
+        }
     });
 }
 

@@ -105,12 +105,15 @@ std::string account_vault::digest_of(std::string_view principal) {
 }
 
 std::vector<connection_view> account_vault::connections(std::string_view principal) const {
-    std::lock_guard held(lock_);
     std::vector<connection_view> out;
-    for (const auto& [key, e] : entries_)
-        if (principal.empty() || e.principal == principal)
-            out.push_back({e.upstream, e.principal, e.tokens.scope, e.tokens.connected_at,
-                           e.tokens.expires_at, !e.tokens.refresh_token.empty()});
+    {
+        // Copied under the lock, sorted outside it: every thread's calls read the vault.
+        std::lock_guard held(lock_);
+        for (const auto& [key, e] : entries_)
+            if (principal.empty() || e.principal == principal)
+                out.push_back({e.upstream, e.principal, e.tokens.scope, e.tokens.connected_at,
+                               e.tokens.expires_at, !e.tokens.refresh_token.empty()});
+    }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
         return std::tie(a.principal, a.upstream) < std::tie(b.principal, b.upstream);
     });

@@ -55,7 +55,8 @@ void user_accounts::use(const config::document& doc) {
     client_metadata_url_ = doc.server.client_metadata_url.value_or(
         public_url_.starts_with("https://") ? public_url_ + std::string(client_metadata_path) : "");
     operator_scope_ = doc.server.vault_operator_scope;
-    forget_changed(doc);
+    if (keeps_)
+        forget_changed(doc);
     upstreams_.clear();
     for (const auto& u : doc.upstreams)
         if (u.auth.strategy == "user-account")

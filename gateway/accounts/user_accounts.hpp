@@ -123,6 +123,14 @@ public:
 
     // Whether the running document has a user-account upstream (its pages are served).
     bool in_use() const { return in_use_; }
+    // Another io thread keeps the accounts (docs/io-threads.md): this one keeps the running
+    // document's settings for its pages and nothing else (no tokens, no store, no forgetting
+    // at a reload; its account pages answer 503 while the thread stops).
+    void stand_aside() {
+        keeps_ = false;
+        store_.reset();
+    }
+    bool keeps() const { return keeps_; }
     account_vault& vault() { return vault_; }
     // With the fleet's shared store: every token gate gets is kept there too, sealed under
     // keys.front() (the others still open what they sealed); an instance without a user's
@@ -203,6 +211,7 @@ private:
     std::string public_url_;
     std::string client_metadata_url_; // "": gate has none (it registers instead)
     bool in_use_ = false;
+    bool keeps_ = true;
     // The running document's user-account upstreams, by id.
     std::map<std::string, config::upstream, std::less<>> upstreams_;
     // Where each user-account upstream is and how gate logs in there, as last used.

@@ -203,6 +203,37 @@ asio::awaitable<transport::http_reply> health_reply(const http_face_parts& p) {
                                           protocol::json_text(report.body));
 }
 
+// Users' account pages (gateway/accounts/user_accounts.hpp). An io thread that does not keep the
+// accounts answers one only while it stops (a connection no longer moves to the keeper then):
+// 503, to try again (docs/io-threads.md).
+asio::awaitable<transport::http_reply> account_page(accounts::user_accounts& accounts, endpoint e,
+                                                    endpoint_call& c) {
+    if (e != endpoint::account_client_metadata && !accounts.keeps()) {
+        auto reply = accounts::connections_refusal(
+            http::status::service_unavailable,
+            "gate is stopping: this thread does not keep users' accounts; try again");
+        reply.headers.emplace_back("Retry-After", "1");
+        co_return reply;
+    }
+    switch (e) {
+    case endpoint::account_connect:
+        co_return co_await accounts.connect(c.req);
+    case endpoint::account_callback:
+        co_return co_await accounts.callback(c.req);
+    case endpoint::account_client_metadata:
+        co_return accounts.client_metadata();
+    case endpoint::account_connections:
+        co_return accounts.connections_of(c.rec->who.caller);
+    case endpoint::account_disconnect:
+        co_return co_await accounts.disconnect(
+            c.rec->who.caller, c.path.substr(std::string_view("/api/connections/").size()));
+    case endpoint::account_listing:
+        co_return accounts.everyones_connections(c.rec->who.caller, c.req);
+    default:
+        co_return co_await accounts.revoke(c.rec->who.caller, c.req);
+    }
+}
+
 // The endpoints a row of the route table names (gate_routes.hpp) but the MCP endpoint's POST and
 // GET, for a request that entered the chain by the row's door (`c.rec`, `c.arrival`) or needs
 // none.
@@ -242,20 +273,13 @@ asio::awaitable<std::optional<transport::http_reply>> answer_other(const http_fa
     case endpoint::icon:
         co_return co_await p.icons.serve(p.live->snap, c.path, c.req.method() == http::verb::get);
     case endpoint::account_connect:
-        co_return co_await p.accounts.connect(c.req);
     case endpoint::account_callback:
-        co_return co_await p.accounts.callback(c.req);
     case endpoint::account_client_metadata:
-        co_return p.accounts.client_metadata();
     case endpoint::account_connections:
-        co_return p.accounts.connections_of(c.rec->who.caller);
     case endpoint::account_disconnect:
-        co_return co_await p.accounts.disconnect(
-            c.rec->who.caller, c.path.substr(std::string_view("/api/connections/").size()));
     case endpoint::account_listing:
-        co_return p.accounts.everyones_connections(c.rec->who.caller, c.req);
     case endpoint::account_revocation:
-        co_return co_await p.accounts.revoke(c.rec->who.caller, c.req);
+        co_return co_await account_page(p.accounts, e, c);
     case endpoint::fault_hook:
         co_return run_fault_hook(*p.live, p.supervisor, c.req.method(), c.path)
             .value_or(not_found());

@@ -339,6 +339,7 @@ void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
 }
 
 void gateway_components::reach_accounts_of(gateway_components& keeper) {
+    accounts.stand_aside();
     account_relay =
         std::make_unique<accounts::account_relay>(keeper.accounts, keeper.io.get_executor());
     desk = account_relay.get();
