@@ -202,6 +202,7 @@ std::uint16_t start_instance(instance& i, caf::actor_system& sys,
                          {},
                          {},
                          {},
+                         {},
                          {}});
     return i.gw->listen("127.0.0.1", 0);
 }

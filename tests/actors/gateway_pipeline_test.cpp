@@ -66,10 +66,22 @@ struct gateway_fixture : ::testing::Test {
         };
         auto directory = std::make_shared<gate::actors::actor_directory>();
         supervisor = spawn_supervisor(*sys, std::move(what), directory);
-        gw.emplace(
-            io,
-            gateway::program::gateway_parts{
-                directory, snap, supervisor, false, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}});
+        gw.emplace(io, gateway::program::gateway_parts{directory,
+                                                       snap,
+                                                       supervisor,
+                                                       false,
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {},
+                                                       {}});
         gw->on_request = [this](const gateway::request_context& r) {
             std::lock_guard lock(mutex);
             records.push_back(r);
