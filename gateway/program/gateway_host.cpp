@@ -156,9 +156,12 @@ struct io_shard {
 
 struct gateway_host::impl {
     std::shared_ptr<const config::document> doc;
+    // The io threads beyond the first. Their io_contexts outlive the first's: the first
+    // thread's acceptor accepts onto theirs (http_server::join), and an accept still pending
+    // when it stops is destroyed with the first's context, its socket with the other's service.
+    std::vector<std::unique_ptr<io_shard>> shards;
     // The io_contexts outlive the actor system so no bridged reply posts into a dead context.
     boost::asio::io_context io{1};
-    std::vector<std::unique_ptr<io_shard>> shards; // the io threads beyond the first
     caf::actor_system_config cfg;
     caf::actor_system sys{tuned(cfg)};
     // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
