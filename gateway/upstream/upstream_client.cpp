@@ -36,6 +36,7 @@ upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
     auto c = std::make_shared<upstream_client>(made{}, ex, std::move(cfg), std::move(board));
     if (siblings) {
         siblings->join(c, std::move(ex));
+        c->state_.identity = siblings->identity(); // a handshake of another thread answered
         c->state_.siblings = std::move(siblings);
     }
     c->state_.owner = c;

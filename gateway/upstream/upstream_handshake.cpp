@@ -6,6 +6,7 @@
 #include "gateway/upstream/upstream_credentials.hpp"
 #include "gateway/upstream/upstream_guards.hpp"
 #include "gateway/upstream/upstream_sessions.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
 #include "process/version.hpp"
 #include "protocol/modern_request.hpp"
 
@@ -87,7 +88,7 @@ upstream_sessions::open_modern(const session_ptr& s, upstream_endpoint& ep, cons
     if (!state_.modern)
         co_return attempt{attempt::then::initialize, std::nullopt}; // `auto`: sessionful
     if (!discovered.empty()) {
-        state_.identity = discovered;
+        learn_identity(state_, discovered);
         s->init_result = std::move(discovered);
     }
     s->state = session_state{{}, std::string(protocol::modern_protocol_version)};
@@ -155,7 +156,7 @@ asio::awaitable<void> upstream_sessions::publish(const session_ptr& s, upstream_
                                                  session_state next, json::object result,
                                                  const call_context& ctx,
                                                  clock::time_point deadline) {
-    state_.identity = result;
+    learn_identity(state_, result);
     s->init_result = std::move(result);
     s->state = std::move(next);
     s->ep = &ep;

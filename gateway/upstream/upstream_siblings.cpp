@@ -1,5 +1,7 @@
 #include "gateway/upstream/upstream_siblings.hpp"
 
+#include "gateway/upstream/upstream_client.hpp"
+
 #include <algorithm>
 #include <boost/asio/post.hpp>
 
@@ -22,6 +24,25 @@ void upstream_siblings::tell_others(const void* from,
                 if (auto c = client.lock()) // on its own thread, where it is released too
                     lesson(*c);
             });
+}
+
+boost::json::object upstream_siblings::identity() const {
+    std::lock_guard lock(mutex_);
+    return identity_;
+}
+
+void learn_identity(upstream_state& state, boost::json::object identity) {
+    state.identity = std::move(identity);
+    auto* siblings = state.siblings.get();
+    if (!siblings)
+        return;
+    auto told = std::make_shared<const boost::json::object>(state.identity);
+    {
+        std::lock_guard lock(siblings->mutex_);
+        siblings->identity_ = *told;
+    }
+    siblings->tell_others(state.owner.lock().get(),
+                          [told](upstream_client& c) { c.take_identity(*told); });
 }
 
 std::shared_ptr<upstream_siblings> shared_upstreams::siblings_for(const config::upstream& cfg) {

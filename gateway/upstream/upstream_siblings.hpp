@@ -3,14 +3,16 @@
 // limit and the replicas in rotation are the process's, not a thread's; and what one learns
 // from a tools list it fetched (which tools are withheld, App-only, annotated for Mcp-Param-*
 // headers, and their hints) is told to the others, since the routers' shared cache lets one
-// thread's fetch serve every thread. Made when a view is (at start and at each reload), never
-// on a call.
+// thread's fetch serve every thread; so is what its handshake answered (the upstream's
+// serverInfo and instructions, which initialize and /api/federation show on every thread).
+// Made when a view is (at start and at each reload), never on a call.
 #pragma once
 
 #include "actors/guards/guard_board.hpp"
 #include "config/model.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -22,6 +24,7 @@
 namespace gate::gateway {
 
 class upstream_client;
+struct upstream_state;
 
 class upstream_siblings {
 public:
@@ -35,16 +38,26 @@ public:
     // `lesson` run on every other client of the entry, each on its own thread (a client gone
     // meanwhile is skipped).
     void tell_others(const void* from, std::function<void(upstream_client&)> lesson);
+    // What the last handshake of any client of the entry answered (empty: none yet), for a
+    // client that joins after it.
+    boost::json::object identity() const;
 
 private:
+    friend void learn_identity(upstream_state& state, boost::json::object identity);
     struct sibling {
         std::weak_ptr<upstream_client> client;
         const void* address; // the client, compared only
         boost::asio::any_io_executor ex;
     };
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::vector<sibling> clients_;
+    boost::json::object identity_;
 };
+
+// What a handshake of `state`'s client answered: its identity from now on, told to the clients
+// of the same entry on the other io threads (each takes it on its own thread) and kept for one
+// that joins later.
+void learn_identity(upstream_state& state, boost::json::object identity);
 
 // Every entry's siblings, found by the entry: the clients of an unchanged entry share them
 // across a reload too, as each thread keeps its client.

@@ -59,9 +59,14 @@ describe('io threads', { timeout: 240_000 }, () => {
   before(async () => {
     ev = await startEverything();
     gate = await startGate({
-      config: { upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev' }], audit: { sinks: [{ type: 'stdout' }] } },
+      config: {
+        server: { instructions: { text: 'Two threads.', fromUpstreams: true } },
+        upstreams: [{ id: 'ev', url: ev.url, namespace: 'ev' }],
+        audit: { sinks: [{ type: 'stdout' }] },
+      },
       args: ['--io-threads', '2'],
     });
+    await gate.proc.stderr.waitFor(/upstream ev ready/, { timeoutMs: 20_000 }); // the first thread's handshake
     for (let i = 0; i < 8; ++i) clients.push(await namedClient(gate.url, `c${i}`));
   });
 
@@ -69,6 +74,20 @@ describe('io threads', { timeout: 240_000 }, () => {
     for (const c of clients) await c.client.close().catch(() => {});
     await gate?.stop(); // SIGTERM: every thread drains, exit code 0
     await ev?.stop();
+  });
+
+  test("every thread presents the upstream's instructions its first handshake gave, before any call there", async () => {
+    // Fresh connections go to the threads in turn; only the first thread has shaken hands with
+    // the upstream, so the second presents what the first heard.
+    for (let i = 0; i < 4; ++i) {
+      const r = await rawRequest(gate.url, { body: JSON.stringify(initializeRequest()) });
+      assert.equal(r.status, 200);
+      const text = r.json?.result?.instructions ?? '';
+      assert.ok(text.startsWith('Two threads.'), text.slice(0, 80));
+      assert.ok(text.includes('Upstream ev'), `connection ${i}: ${text.slice(0, 200)}`);
+      const ended = await rawRequest(gate.url, { method: 'DELETE', headers: { 'mcp-session-id': r.headers['mcp-session-id'] } });
+      assert.equal(ended.status, 200); // the other tests count the clients' sessions only
+    }
   });
 
   test('sessions spread over both threads, and every call is answered in its own session', async () => {

@@ -1,7 +1,7 @@
 // The clients of one upstream entry on several io threads (gateway/upstream/upstream_siblings):
 // they share one guard board (one breaker, one rate limit, one rotation for the process), a
 // changed entry gets a board of its own, and what one client learnt from a tools list reaches
-// the others on their own threads, never itself.
+// the others on their own threads, never itself, as does what a handshake answered.
 #include "gateway/upstream/upstream_client.hpp"
 #include "gateway/upstream/upstream_siblings.hpp"
 #include "upstream_loopback.hpp"
@@ -105,4 +105,24 @@ TEST(UpstreamSiblings, ALessonAddsToWhatAClientKnowsAndTakesNothingAway) {
     // A tool a later lesson lists is withheld no more.
     b->lists().take_lesson({boost::json::parse(R"([{"name":"blocked"}])").as_array(), {}, {}});
     EXPECT_EQ(b->lists().tools().withheld("blocked"), nullptr);
+}
+
+TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
+    shared_upstreams shared;
+    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    boost::asio::io_context one, two;
+    auto before = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+    gate::gateway::upstream_state shaker(one.get_executor(), cfg);
+    shaker.siblings = shared.siblings_for(cfg);
+    auto answer =
+        boost::json::parse(R"({"serverInfo":{"name":"u"},"instructions":"Be kind."})").as_object();
+    gate::gateway::learn_identity(shaker, answer);
+    EXPECT_EQ(shaker.identity, answer);
+    EXPECT_TRUE(before->identity().empty()) << "taken on its own thread";
+    EXPECT_EQ(two.poll(), 1u);
+    EXPECT_EQ(before->identity(), answer);
+    auto later = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+    EXPECT_EQ(later->identity(), answer) << "a client made after the handshake";
+    auto alone = upstream_client::make(one.get_executor(), cfg);
+    EXPECT_TRUE(alone->identity().empty());
 }
