@@ -2,6 +2,7 @@
 
 #include "protocol/jose/key_set_lifetime.hpp"
 #include "transport/client/http_fetch.hpp"
+#include "transport/io/answered_on.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -31,18 +32,61 @@ asio::awaitable<std::shared_ptr<const jose::key_set>> key_set_source::keys(std::
         if (!refresh_.should_fetch(known, clock::now()))
             co_return set_;
         // Tokens arriving while a fetch is out wait for it, then decide again from its result.
-        if (co_await flight_.run_or_wait([this]() { return fetch(); }))
+        if (co_await flight_.run_or_wait([this, kid = std::string(kid)]() { return fetch(kid); }))
             co_return set_;
     }
 }
 
-asio::awaitable<void> key_set_source::fetch() {
+asio::awaitable<void> key_set_source::fetch(std::string kid) {
     // Recorded when the fetch lands, not when it starts: tokens arriving while it is out must
     // find it due and wait for it (ask_flight) rather than go on with no keys.
     struct landed {
         jose::key_set_refresh& refresh;
         ~landed() { refresh.attempted(clock::now()); }
     } on_landing{refresh_};
+    if (keeper_)
+        co_await take_from_keeper(std::move(kid));
+    else
+        co_await fetch_from_issuer();
+}
+
+asio::awaitable<void> key_set_source::take_from_keeper(std::string kid) {
+    struct kept {
+        std::shared_ptr<const jose::key_set> set;
+        std::chrono::seconds fresh_for{0};
+        std::string error;
+    };
+    auto got = co_await transport::answered_on<kept>(
+        keeper_ex_,
+        [keeper = keeper_, kid = std::move(kid)]() -> asio::awaitable<kept> {
+            auto set = co_await keeper->keys(kid);
+            co_return kept{std::move(set), keeper->fresh_for(clock::now()), keeper->last_error()};
+        },
+        kept{nullptr, {}, "the first io thread has stopped"});
+    // The keeper logged its outage; the keys in hand (if any) stay in use here too.
+    last_error_ = std::move(got.error);
+    if (got.set)
+        adopt(std::move(got.set), got.fresh_for);
+}
+
+void key_set_source::adopt(std::shared_ptr<const jose::key_set> fetched,
+                           std::chrono::seconds lifetime) {
+    if (fetched != set_) {
+        auto gone = set_ ? jose::withdrawn_kids(*set_, *fetched) : std::vector<std::string>();
+        set_ = std::move(fetched);
+        if (!gone.empty()) {
+            if (!keeper_) // said once, by the source that fetched it
+                spdlog::info("key set {} no longer has {} key(s); tokens they verified are "
+                             "verified again",
+                             uri_, gone.size());
+            if (withdrawn_)
+                withdrawn_(gone);
+        }
+    }
+    refresh_.fetched(clock::now(), lifetime);
+}
+
+asio::awaitable<void> key_set_source::fetch_from_issuer() {
     ++fetches_;
     transport::fetch_request req;
     req.url = uri_;
@@ -61,23 +105,11 @@ asio::awaitable<void> key_set_source::fetch() {
             if (auto* why = std::get_if<std::string>(&parsed)) {
                 error = uri_ + ": " + *why;
             } else {
-                auto fetched = std::make_shared<const jose::key_set>(
-                    std::move(std::get<jose::key_set>(parsed)));
-                auto gone =
-                    set_ ? jose::withdrawn_kids(*set_, *fetched) : std::vector<std::string>();
-                set_ = std::move(fetched);
-                if (!gone.empty()) {
-                    spdlog::info("key set {} no longer has {} key(s); tokens they verified are "
-                                 "verified again",
-                                 uri_, gone.size());
-                    if (withdrawn_)
-                        withdrawn_(gone);
-                }
-                refresh_.fetched(
-                    clock::now(),
-                    jose::key_set_lifetime({std::move(a.cache_control), std::move(a.expires),
-                                            std::move(a.date), std::move(a.age)},
-                                           std::chrono::system_clock::now()));
+                adopt(std::make_shared<const jose::key_set>(
+                          std::move(std::get<jose::key_set>(parsed))),
+                      jose::key_set_lifetime({std::move(a.cache_control), std::move(a.expires),
+                                              std::move(a.date), std::move(a.age)},
+                                             std::chrono::system_clock::now()));
                 if (!last_error_.empty())
                     spdlog::info("key set {} fetched again ({} keys)", uri_, set_->keys.size());
                 last_error_.clear();

@@ -4,6 +4,8 @@
 // waiting for it, bounded in time (5 s) and size (256 KiB). A failed refetch keeps the keys in
 // hand, and is retried no sooner than key_set_refresh::min_interval. A refetch that no longer has
 // a key the set had tells its owner at once (`withdrawn`), so tokens that key verified go too.
+// On the other io threads a source asks the first thread's instead of the issuer
+// (docs/io-threads.md), so the process fetches the set once.
 #pragma once
 
 #include "protocol/jose/jwk.hpp"
@@ -44,12 +46,25 @@ public:
     // make gate fetch the set again (key_set_refresh::due_at), zero without a set.
     std::chrono::seconds fresh_for(std::chrono::steady_clock::time_point now) const;
 
+    // From now on a fetch asks `keeper` (the same set's source on another io thread, run by
+    // `there`) for the set it holds, fetched by it when due, rather than the issuer.
+    void ask_through(key_set_source& keeper, boost::asio::any_io_executor there) {
+        keeper_ = &keeper;
+        keeper_ex_ = std::move(there);
+    }
+
     const std::string& uri() const { return uri_; }
     std::uint64_t fetches() const { return fetches_; }
     const std::string& last_error() const { return last_error_; }
 
 private:
-    boost::asio::awaitable<void> fetch();
+    boost::asio::awaitable<void> fetch(std::string kid);
+    boost::asio::awaitable<void> fetch_from_issuer();
+    boost::asio::awaitable<void> take_from_keeper(std::string kid);
+    // A set fetched (or taken from the keeper), good for `lifetime`: in use from now on, and
+    // the kids it no longer has withdrawn.
+    void adopt(std::shared_ptr<const protocol::jose::key_set> fetched,
+               std::chrono::seconds lifetime);
 
     boost::asio::any_io_executor ex_;
     std::string uri_;
@@ -60,6 +75,8 @@ private:
     transport::ask_flight flight_;
     std::uint64_t fetches_ = 0;
     std::string last_error_;
+    key_set_source* keeper_ = nullptr; // on keeper_ex_'s thread
+    boost::asio::any_io_executor keeper_ex_;
 };
 
 } // namespace gate::gateway

@@ -88,6 +88,15 @@ const token_authenticator::trusted* token_authenticator::issuer_named(std::strin
     return nullptr;
 }
 
+void token_authenticator::ask_through(token_authenticator& keeper, asio::any_io_executor there) {
+    // One auth section (it cannot change without a restart): the same issuers in one order.
+    for (std::size_t i = 0; i < issuers_.size() && i < keeper.issuers_.size(); ++i)
+        if (issuers_[i].keys && keeper.issuers_[i].keys)
+            issuers_[i].keys->ask_through(*keeper.issuers_[i].keys, there);
+    if (introspection_ && keeper.introspection_)
+        introspection_->ask_through(*keeper.introspection_, std::move(there));
+}
+
 std::uint64_t token_authenticator::key_set_fetches() const {
     std::uint64_t n = 0;
     for (const auto& t : issuers_)

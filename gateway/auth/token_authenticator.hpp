@@ -51,6 +51,11 @@ public:
     std::optional<result> authenticate_now(std::optional<std::string_view> authorization,
                                            bool query_token) override;
 
+    // From now on its key sets and introspection questions go to `keeper`'s (the same auth
+    // section's authenticator on the first io thread, run by `there`): the process fetches
+    // each key set, and asks about each opaque token, once (docs/io-threads.md).
+    void ask_through(token_authenticator& keeper, boost::asio::any_io_executor there);
+
     // Key-set fetches so far, over every issuer (the flood tests count them).
     std::uint64_t key_set_fetches() const;
     // Questions asked at the introspection endpoint so far.

@@ -61,8 +61,12 @@ public:
     // The fleet's shared store: an assertion redeemed through any instance is refused by the
     // others (its jti claimed there until it expires).
     void share_through(std::shared_ptr<fleet_store> fleet) { fleet_ = std::move(fleet); }
-    // Another io thread's endpoint: its rate and its redeemed assertions are this one's too.
-    void share_redemptions_of(const token_endpoint& first) { book_ = first.book_; }
+    // The first io thread's endpoint (run by `there`): its rate and its redeemed assertions are
+    // this one's too, and the provider's key set is asked of it (fetched once for the process).
+    void lean_on(token_endpoint& first, boost::asio::any_io_executor there) {
+        book_ = first.book_;
+        idp_keys_.ask_through(first.idp_keys_, std::move(there));
+    }
     // The public half of the minting key, for verifying the tokens minted here.
     protocol::jose::public_key public_key() const;
 

@@ -4,6 +4,7 @@
 #include "protocol/oauth/introspection_answer.hpp"
 #include "protocol/oauth/token_form.hpp"
 #include "transport/client/http_fetch.hpp"
+#include "transport/io/answered_on.hpp"
 
 #include <cstdlib>
 #include <spdlog/spdlog.h>
@@ -79,45 +80,8 @@ asio::awaitable<token_introspection::verdict> token_introspection::ask(std::stri
     std::optional<verdict> mine;
     std::string copy(token); // the request's buffer may not outlive a suspension
     bool flew = co_await held->run_or_wait([&]() -> asio::awaitable<void> {
-        ++questions_;
-        oauth::token_form form;
-        form.add("token", copy).add("token_type_hint", "access_token");
-        form.authenticate({cfg_.client_id, secret_, cfg_.auth.type});
-        transport::fetch_request req;
-        req.url = cfg_.url;
-        req.method = "POST";
-        req.content_type = "application/x-www-form-urlencoded";
-        req.body = std::move(form.body);
-        req.headers = std::move(form.headers);
-        req.headers.emplace_back("Accept", "application/json");
-        req.timeout = fetch_timeout;
-        req.max_body = 64 * 1024;
-        auto got = co_await transport::http_fetch(ex_, std::move(req));
-        if (auto* e = std::get_if<std::string>(&got)) {
-            spdlog::warn("the introspection endpoint {} could not be asked: {}", cfg_.url, *e);
-            mine = token_refused("the introspection endpoint " + cfg_.url +
-                                 " could not be asked: " + *e);
-            co_return;
-        }
-        auto& a = std::get<transport::fetch_answer>(got);
-        std::optional<std::string_view> issuer;
-        if (cfg_.issuer)
-            issuer = *cfg_.issuer;
-        auto read = oauth::read_introspection(
-            a.status, a.body, {resource_, issuer, cfg_.url, cfg_.cache_seconds}, now);
-        if (auto* no = std::get_if<oauth::introspection_refusal>(&read)) {
-            if (no->definite)
-                remember(digest, {nullptr, no->why, now + refusal_seconds});
-            else
-                spdlog::warn("introspecting a token at {}: {}", cfg_.url, no->why);
-            mine = token_refused(no->why);
-            co_return;
-        }
-        auto& yes = std::get<oauth::introspected>(read);
-        auto who = std::make_shared<const policy::principal>(policy::principal{
-            std::move(yes.subject), std::move(yes.issuer), {}, std::move(yes.claims)});
-        remember(digest, {who, {}, yes.believed_until});
-        mine = verdict(std::move(who));
+        mine = keeper_ ? co_await ask_keeper(copy, digest, now)
+                       : co_await ask_endpoint(copy, digest, now);
     });
     if (flew)
         asking_.erase(digest);
@@ -127,6 +91,72 @@ asio::awaitable<token_introspection::verdict> token_introspection::ask(std::stri
     if (auto got = known_by(digest, now))
         co_return std::move(*got);
     co_return token_refused("the introspection endpoint " + cfg_.url + " gave no usable answer");
+}
+
+asio::awaitable<token_introspection::verdict>
+token_introspection::ask_endpoint(const std::string& token, const std::string& digest,
+                                  std::int64_t now) {
+    ++questions_;
+    oauth::token_form form;
+    form.add("token", token).add("token_type_hint", "access_token");
+    form.authenticate({cfg_.client_id, secret_, cfg_.auth.type});
+    transport::fetch_request req;
+    req.url = cfg_.url;
+    req.method = "POST";
+    req.content_type = "application/x-www-form-urlencoded";
+    req.body = std::move(form.body);
+    req.headers = std::move(form.headers);
+    req.headers.emplace_back("Accept", "application/json");
+    req.timeout = fetch_timeout;
+    req.max_body = 64 * 1024;
+    auto got = co_await transport::http_fetch(ex_, std::move(req));
+    if (auto* e = std::get_if<std::string>(&got)) {
+        spdlog::warn("the introspection endpoint {} could not be asked: {}", cfg_.url, *e);
+        co_return token_refused("the introspection endpoint " + cfg_.url +
+                                " could not be asked: " + *e);
+    }
+    auto& a = std::get<transport::fetch_answer>(got);
+    std::optional<std::string_view> issuer;
+    if (cfg_.issuer)
+        issuer = *cfg_.issuer;
+    auto read = oauth::read_introspection(a.status, a.body,
+                                          {resource_, issuer, cfg_.url, cfg_.cache_seconds}, now);
+    if (auto* no = std::get_if<oauth::introspection_refusal>(&read)) {
+        if (no->definite)
+            remember(digest, {nullptr, no->why, now + refusal_seconds});
+        else
+            spdlog::warn("introspecting a token at {}: {}", cfg_.url, no->why);
+        co_return token_refused(no->why);
+    }
+    auto& yes = std::get<oauth::introspected>(read);
+    auto who = std::make_shared<const policy::principal>(policy::principal{
+        std::move(yes.subject), std::move(yes.issuer), {}, std::move(yes.claims)});
+    remember(digest, {who, {}, yes.believed_until});
+    co_return verdict(std::move(who));
+}
+
+asio::awaitable<token_introspection::verdict>
+token_introspection::ask_keeper(const std::string& token, const std::string& digest,
+                                std::int64_t now) {
+    struct kept {
+        verdict said;
+        std::int64_t until = 0; // 0: not remembered there (the endpoint failed)
+    };
+    auto got = co_await transport::answered_on<kept>(
+        keeper_ex_,
+        [keeper = keeper_, token, digest, now]() -> asio::awaitable<kept> {
+            auto said = co_await keeper->ask(token, now);
+            auto it = keeper->answers_.find(digest);
+            co_return kept{std::move(said), it == keeper->answers_.end() ? 0 : it->second.until};
+        },
+        kept{token_refused("the first io thread has stopped"), 0});
+    if (got.until > now) {
+        auto* who = std::get_if<policy::caller_ref>(&got.said);
+        remember(digest,
+                 {who ? *who : nullptr,
+                  who ? std::string() : std::get<auth_refusal>(got.said).description, got.until});
+    }
+    co_return std::move(got.said);
 }
 
 } // namespace gate::gateway

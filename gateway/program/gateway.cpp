@@ -49,9 +49,7 @@ void gateway::group(const std::vector<gateway*>& all) {
         all[i]->components_->server.join(members, i);
         all[i]->components_->icons.share_registry_of(all.front()->components_->icons);
         if (i > 0)
-            all[i]->components_->reach_accounts_of(*all.front()->components_);
-        if (i > 0 && all[i]->components_->tokens)
-            all[i]->components_->tokens->share_redemptions_of(*all.front()->components_->tokens);
+            all[i]->components_->lean_on(*all.front()->components_);
         all[i]->components_->join_peers(shared);
     }
 }

@@ -338,10 +338,14 @@ void gateway_components::wire(const std::shared_ptr<upstream_client>& client) {
     client->observe(std::make_unique<session_traffic>(upstream_news, client.get()));
 }
 
-void gateway_components::reach_accounts_of(gateway_components& keeper) {
+void gateway_components::lean_on(gateway_components& first) {
+    if (tokens && first.tokens)
+        tokens->lean_on(*first.tokens, first.io.get_executor());
+    if (authenticator && first.authenticator)
+        authenticator->ask_through(*first.authenticator, first.io.get_executor());
     accounts.stand_aside();
     account_relay =
-        std::make_unique<accounts::account_relay>(keeper.accounts, keeper.io.get_executor());
+        std::make_unique<accounts::account_relay>(first.accounts, first.io.get_executor());
     desk = account_relay.get();
     logins.ask(*desk);
     for (const auto& c : live->clients)

@@ -99,9 +99,10 @@ public:
     // The other io threads' components (docs/io-threads.md): what this thread hears that
     // their clients must hear goes to them.
     void join_peers(std::shared_ptr<const io_peers> all);
-    // The io thread that keeps users' accounts for every thread (the first): this thread's
-    // calls and upstream clients ask it from now on (docs/io-threads.md).
-    void reach_accounts_of(gateway_components& keeper);
+    // The first io thread, which keeps for every thread what the process has once
+    // (docs/io-threads.md): users' accounts (this thread's calls and upstream clients ask its),
+    // auth.ema's redemptions, and the key sets and introspection answers of stage 2.
+    void lean_on(gateway_components& first);
 
 private:
     std::shared_ptr<const io_peers> peers_;
@@ -165,7 +166,7 @@ private:
     // Each user's own account at the user-account upstreams: the tokens, the logins and the
     // pages a user's browser meets (docs/user-accounts.md); and how a call sends its user there.
     // Kept here on one io thread and on the first of several; the others ask the first's
-    // (reach_accounts_of: `desk` is then their relay).
+    // (lean_on: `desk` is then their relay).
     accounts::user_accounts accounts{io.get_executor()};
     std::unique_ptr<accounts::account_relay> account_relay;
     accounts::account_desk* desk = &accounts;

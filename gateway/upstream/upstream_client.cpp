@@ -35,7 +35,8 @@ upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
     auto board = siblings ? siblings->board : nullptr;
     auto c = std::make_shared<upstream_client>(made{}, ex, std::move(cfg), std::move(board));
     if (siblings) {
-        siblings->join(c, std::move(ex));
+        siblings->join(c, ex);
+        c->credentials_.share_among(*siblings, std::move(ex));
         c->state_.identity = siblings->identity(); // a handshake of another thread answered
         c->state_.siblings = std::move(siblings);
     }

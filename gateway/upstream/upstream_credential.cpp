@@ -5,6 +5,7 @@
 #include "protocol/oauth/token_form.hpp"
 #include "protocol/sealed_box.hpp"
 #include "transport/client/http_fetch.hpp"
+#include "transport/io/answered_on.hpp"
 
 #include <cstdlib>
 #include <spdlog/spdlog.h>
@@ -198,8 +199,39 @@ transport::fetch_request upstream_credential::token_request(const caller_credent
     return req;
 }
 
+asio::awaitable<void> upstream_credential::take_from_keeper(token_slot& slot,
+                                                            const caller_credential* caller) {
+    struct kept {
+        std::variant<std::string, credential_failure> line;
+        clock::time_point refresh_at{};
+    };
+    std::optional<caller_credential> whose;
+    if (caller)
+        whose = *caller;
+    auto got = co_await transport::answered_on<kept>(
+        keeper_ex_,
+        [keeper = keeper_, whose = std::move(whose)]() -> asio::awaitable<kept> {
+            auto from = whose ? keeper->exchanged_slot(*whose) : keeper->service_;
+            auto line = co_await keeper->from_slot(from, whose ? &*whose : nullptr);
+            co_return kept{std::move(line), from->refresh_at};
+        },
+        kept{credential_failure{"the first io thread has stopped"}, {}});
+    // The keeper said what went wrong (once); here it is only remembered for failure_pause.
+    if (auto* failed = std::get_if<credential_failure>(&got.line)) {
+        slot.last_failure = {clock::now(), std::move(failed->text)};
+        co_return;
+    }
+    slot.line = std::move(std::get<std::string>(got.line));
+    slot.refresh_at = std::max(got.refresh_at, clock::now()); // a short-lived one: used once
+    slot.last_failure.reset();
+}
+
 asio::awaitable<void> upstream_credential::fetch_token(token_slot& slot,
                                                        const caller_credential* caller) {
+    if (keeper_) {
+        co_await take_from_keeper(slot, caller);
+        co_return;
+    }
     ++fetches_;
     auto answer = co_await http_fetch(ex_, token_request(caller));
     std::string error;

@@ -5,7 +5,9 @@
 // exchanged for one with the upstream's audience, cached the same way per issuer and subject).
 // `passthrough` needs no state: the caller's own token goes as it came. The header goes only
 // to the upstream's configured endpoints: gate follows no redirect, so nothing carries it
-// elsewhere. Secrets and tokens never appear in errors or logs.
+// elsewhere. Secrets and tokens never appear in errors or logs. The clients of one upstream
+// entry on several io threads ask the first's source rather than the token endpoint
+// (docs/io-threads.md), so the process fetches each token once.
 #pragma once
 
 #include "config/model.hpp"
@@ -79,6 +81,15 @@ public:
 
     std::uint64_t token_fetches() const { return fetches_; }
 
+    // From now on a token not in hand here is asked of `keeper` (the same entry's source on
+    // another io thread, run by `there`), which fetches it when due, and kept here until the
+    // keeper refreshes it.
+    void ask_through(std::shared_ptr<upstream_credential> keeper,
+                     boost::asio::any_io_executor there) {
+        keeper_ = std::move(keeper);
+        keeper_ex_ = std::move(there);
+    }
+
 private:
     // One token from the token endpoint: the service identity's, or one principal's exchanged.
     struct token_slot {
@@ -91,6 +102,8 @@ private:
     boost::asio::awaitable<std::variant<std::string, credential_failure>>
     from_slot(std::shared_ptr<token_slot> slot, const caller_credential* caller);
     boost::asio::awaitable<void> fetch_token(token_slot& slot, const caller_credential* caller);
+    boost::asio::awaitable<void> take_from_keeper(token_slot& slot,
+                                                  const caller_credential* caller);
     // The token request: client credentials, or (`caller`) an exchange of the caller's token.
     transport::fetch_request token_request(const caller_credential* caller) const;
     std::shared_ptr<token_slot> exchanged_slot(const caller_credential& caller);
@@ -103,6 +116,8 @@ private:
     std::shared_ptr<token_slot> service_ = std::make_shared<token_slot>();
     std::unordered_map<std::string, std::shared_ptr<token_slot>> exchanged_; // issuer\nsubject
     std::uint64_t fetches_ = 0;
+    std::shared_ptr<upstream_credential> keeper_; // on keeper_ex_'s thread
+    boost::asio::any_io_executor keeper_ex_;
 };
 
 } // namespace gate::gateway

@@ -3,6 +3,7 @@
 #include "gateway/upstream/upstream_credentials.hpp"
 
 #include "gateway/upstream/upstream_client_parts.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
 #include "gateway/upstream/user_tokens.hpp"
 
 namespace gate::gateway {
@@ -14,6 +15,14 @@ upstream_credentials::upstream_credentials(asio::any_io_executor ex, const confi
     : cfg_(cfg), per_caller_(gateway::per_caller(cfg.auth)),
       user_account_(cfg.auth.strategy == "user-account"),
       source_(upstream_credential::make(std::move(ex), cfg)) {}
+
+void upstream_credentials::share_among(upstream_siblings& siblings, asio::any_io_executor ex) {
+    if (!source_)
+        return;
+    auto [keeper, there] = siblings.credential_keeper(source_, std::move(ex));
+    if (keeper != source_)
+        source_->ask_through(std::move(keeper), std::move(there));
+}
 
 void upstream_credentials::token_refused(const caller_credential& caller) {
     if (user_account_ && accounts_)

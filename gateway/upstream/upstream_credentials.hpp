@@ -20,6 +20,7 @@
 namespace gate::gateway {
 
 class user_tokens;
+class upstream_siblings;
 
 class upstream_credentials {
 public:
@@ -42,6 +43,9 @@ public:
     // The upstream refused `caller`'s token (401): a user-account token is forgotten.
     void token_refused(const caller_credential& caller);
     bool user_account() const { return user_account_; }
+    // The clients of the same entry on the other io threads: the first to join keeps the
+    // tokens gate fetches there, and the others ask it (upstream_credential::ask_through).
+    void share_among(upstream_siblings& siblings, boost::asio::any_io_executor ex);
 
 private:
     const config::upstream& cfg_;

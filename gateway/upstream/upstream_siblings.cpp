@@ -31,6 +31,17 @@ boost::json::object upstream_siblings::identity() const {
     return identity_;
 }
 
+std::pair<std::shared_ptr<upstream_credential>, boost::asio::any_io_executor>
+upstream_siblings::credential_keeper(std::shared_ptr<upstream_credential> mine,
+                                     boost::asio::any_io_executor ex) {
+    std::lock_guard lock(mutex_);
+    if (!credentials_) {
+        credentials_ = std::move(mine);
+        credentials_ex_ = std::move(ex);
+    }
+    return {credentials_, credentials_ex_};
+}
+
 void learn_identity(upstream_state& state, boost::json::object identity) {
     state.identity = std::move(identity);
     auto* siblings = state.siblings.get();

@@ -24,6 +24,7 @@
 namespace gate::gateway {
 
 class upstream_client;
+class upstream_credential;
 struct upstream_state;
 
 class upstream_siblings {
@@ -41,6 +42,10 @@ public:
     // What the last handshake of any client of the entry answered (empty: none yet), for a
     // client that joins after it.
     boost::json::object identity() const;
+    // The credential source the entry's clients ask for gate's own tokens there: the first
+    // offered (`mine`, on the thread of `ex`), which the siblings keep from then on.
+    std::pair<std::shared_ptr<upstream_credential>, boost::asio::any_io_executor>
+    credential_keeper(std::shared_ptr<upstream_credential> mine, boost::asio::any_io_executor ex);
 
 private:
     friend void learn_identity(upstream_state& state, boost::json::object identity);
@@ -52,6 +57,8 @@ private:
     mutable std::mutex mutex_;
     std::vector<sibling> clients_;
     boost::json::object identity_;
+    std::shared_ptr<upstream_credential> credentials_;
+    boost::asio::any_io_executor credentials_ex_;
 };
 
 // What a handshake of `state`'s client answered: its identity from now on, told to the clients

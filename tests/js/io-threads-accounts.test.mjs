@@ -155,7 +155,7 @@ describe('auth.ema across io threads', { timeout: 90_000 }, () => {
     await everything?.stop();
   });
 
-  test('an assertion is redeemed once in the process, and the rate is the process\'s', async () => {
+  test('an assertion is redeemed once in the process, the rate is the process\'s, and the provider\'s keys are fetched once', async () => {
     const assertion = await idJag(idp);
     const first = await redeemFresh(assertion);
     assert.equal(first.status, 200, JSON.stringify(first.body));
@@ -179,5 +179,7 @@ describe('auth.ema across io threads', { timeout: 90_000 }, () => {
     const sixth = await redeemFresh(await idJag(idp));
     assert.equal(sixth.status, 429, JSON.stringify(sixth.body));
     assert.equal(sixth.body.error, 'slow_down');
+    // Both threads verified assertions against one fetch of the provider's key set.
+    assert.equal(idp.fetches(), 1);
   });
 });
