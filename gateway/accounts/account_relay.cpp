@@ -45,15 +45,17 @@ account_relay::line(const config::upstream& u, const caller_credential& caller) 
         answer(std::move(failed)));
 }
 
-void account_relay::refused(const config::upstream& u, const caller_credential& caller) {
-    asio::post(keeper_thread_, [keeper = &keeper_, a = copies_of(u, caller)] {
-        try {
-            keeper->refused(*a.upstream, a.caller);
-        } catch (const std::exception& e) { // never out of the keeper's loop
-            spdlog::warn("a refused token at upstream {} was not forgotten: {}", a.upstream->id,
-                         e.what());
-        }
-    });
+void account_relay::refused(const config::upstream& u, const caller_credential& caller,
+                            std::string_view line) {
+    asio::post(keeper_thread_,
+               [keeper = &keeper_, a = copies_of(u, caller), line = std::string(line)] {
+                   try {
+                       keeper->refused(*a.upstream, a.caller, line);
+                   } catch (const std::exception& e) { // never out of the keeper's loop
+                       spdlog::warn("a refused token at upstream {} was not forgotten: {}",
+                                    a.upstream->id, e.what());
+                   }
+               });
 }
 
 asio::awaitable<std::variant<login_offer, std::string>>

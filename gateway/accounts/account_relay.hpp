@@ -23,7 +23,8 @@ public:
                                         const caller_credential& caller) override;
     boost::asio::awaitable<std::variant<std::string, credential_failure>>
     line(const config::upstream& u, const caller_credential& caller) override;
-    void refused(const config::upstream& u, const caller_credential& caller) override;
+    void refused(const config::upstream& u, const caller_credential& caller,
+                 std::string_view line) override;
     boost::asio::awaitable<std::variant<login_offer, std::string>>
     offer_login(const config::upstream& u, const caller_credential& caller, std::string request_id,
                 std::string extra_scope) override;

@@ -135,8 +135,17 @@ user_accounts::line(const config::upstream& u, const caller_credential& caller) 
     co_return f;
 }
 
-void user_accounts::refused(const config::upstream& u, const caller_credential& caller) {
+void user_accounts::refused(const config::upstream& u, const caller_credential& caller,
+                            std::string_view line) {
     auto principal = caller.principal();
+    auto held = vault_.find(u.id, principal, wall_clock::now());
+    if (held.line && *held.line != line) {
+        // Refused after another call refreshed it, or the user logged in again: the token
+        // refused is gone already, and the one in hand is not the upstream's verdict.
+        spdlog::debug("upstream {} refused a token of {} that was since replaced", u.id,
+                      caller.subject);
+        return;
+    }
     forget(u.id, principal);
     // The upstream may have moved to another authorization server: found again at the next
     // login (a registration is kept per issuer, so a new server gets its own).

@@ -83,8 +83,10 @@ public:
     // starts the way out).
     boost::asio::awaitable<std::variant<std::string, credential_failure>>
     line(const config::upstream& u, const caller_credential& caller) override;
-    // The upstream refused the token (401): it is forgotten, and the next call logs in.
-    void refused(const config::upstream& u, const caller_credential& caller) override;
+    // The upstream refused the token sent as `line` (401): it is forgotten, and the next call
+    // logs in; unless the user holds another token by now (refreshed, or a new login meanwhile).
+    void refused(const config::upstream& u, const caller_credential& caller,
+                 std::string_view line) override;
 
     // A login for `caller` at `u` (joined when one is open), or why none can start: the
     // upstream's authorization server could not be found or used (named).

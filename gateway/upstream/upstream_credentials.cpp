@@ -24,9 +24,9 @@ void upstream_credentials::share_among(upstream_siblings& siblings, asio::any_io
         source_->ask_through(std::move(keeper), std::move(there));
 }
 
-void upstream_credentials::token_refused(const caller_credential& caller) {
+void upstream_credentials::token_refused(const caller_credential& caller, std::string_view line) {
     if (user_account_ && accounts_)
-        accounts_->refused(cfg_, caller);
+        accounts_->refused(cfg_, caller, line);
 }
 
 std::optional<std::variant<std::string, upstream_failure>>

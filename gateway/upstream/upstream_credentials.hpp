@@ -40,8 +40,9 @@ public:
     // user-account: where each user's tokens are kept (set when the client is wired; until
     // then every caller needs a login).
     void keep_accounts_in(user_tokens* accounts) { accounts_ = accounts; }
-    // The upstream refused `caller`'s token (401): a user-account token is forgotten.
-    void token_refused(const caller_credential& caller);
+    // The upstream refused `caller`'s token, sent as `line` (401): a user-account token is
+    // forgotten, unless it was replaced since.
+    void token_refused(const caller_credential& caller, std::string_view line);
     bool user_account() const { return user_account_; }
     // The clients of the same entry on the other io threads: the first to join keeps the
     // tokens gate fetches there, and the others ask it (upstream_credential::ask_through).

@@ -197,7 +197,7 @@ upstream_exchange::exchange(upstream_endpoint& ep, const outgoing_message& msg,
         }
         if (reusable && !ep.idle.full())
             ep.idle.give(std::move(conn), clock::now());
-        if (auto f = refused_credential(answer, origin))
+        if (auto f = refused_credential(answer, origin, std::get<std::string>(*cred)))
             co_return std::move(*f);
         // SSE polling (2025-11-25): the upstream closed the answer's stream after an event id,
         // to be resumed; 2026-07-28 streams carry no ids.
@@ -255,9 +255,9 @@ std::optional<upstream_failure> upstream_exchange::read_failure(const upstream_e
                 "reading the answer of " + ep.url + " failed: " + ec.message());
 }
 
-std::optional<upstream_failure>
-upstream_exchange::refused_credential(const http_answer& answer,
-                                      const session_origin* origin) const {
+std::optional<upstream_failure> upstream_exchange::refused_credential(const http_answer& answer,
+                                                                      const session_origin* origin,
+                                                                      std::string_view line) const {
     if (!state_.per_caller || (answer.status != 401 && answer.status != 403))
         return std::nullopt;
     // The upstream refused the caller's own credential (or gate's, which has none): the
@@ -274,7 +274,7 @@ upstream_exchange::refused_credential(const http_answer& answer,
         // The user's token was refused (revoked, expired early) or lacks a scope the upstream
         // asks for (RFC 6750 insufficient_scope): a login gets another.
         if (answer.status == 401)
-            credentials_.token_refused(*origin->caller);
+            credentials_.token_refused(*origin->caller, line);
         f.needs_login = answer.status == 401 ||
                         answer.challenge.find("insufficient_scope") != std::string::npos;
     }

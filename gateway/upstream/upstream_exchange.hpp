@@ -202,9 +202,10 @@ private:
                                                  const http_answer& answer,
                                                  const answer_reader& reader) const;
     // At a per-caller upstream, a 401 or 403 is the caller's business, not a failure of the
-    // upstream's; nullopt for any other answer.
+    // upstream's; nullopt for any other answer. `line`: the credential the request carried.
     std::optional<upstream_failure> refused_credential(const http_answer& answer,
-                                                       const session_origin* origin) const;
+                                                       const session_origin* origin,
+                                                       std::string_view line) const;
     void endpoint_failed(upstream_endpoint& ep, const std::string& why);
 
     upstream_state& state_;

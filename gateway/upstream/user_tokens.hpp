@@ -22,8 +22,10 @@ public:
     // none that can be refreshed).
     virtual boost::asio::awaitable<std::variant<std::string, credential_failure>>
     line(const config::upstream& u, const caller_credential& caller) = 0;
-    // The upstream refused `caller`'s token (401): it is not sent again.
-    virtual void refused(const config::upstream& u, const caller_credential& caller) = 0;
+    // The upstream refused `caller`'s token, sent as header line `line` (401): it is not sent
+    // again. A token refreshed or logged in since it was sent is kept.
+    virtual void refused(const config::upstream& u, const caller_credential& caller,
+                         std::string_view line) = 0;
 
 protected:
     ~user_tokens() = default;

@@ -86,7 +86,7 @@ TEST(account_relay, a_refused_token_is_forgotten_by_the_keeper_on_its_thread) {
         told_on = std::this_thread::get_id();
         told = std::string(e.kind) + " " + e.upstream;
     });
-    t.relay.refused(t.files, t.alice);
+    t.relay.refused(t.files, t.alice, "Authorization: Bearer a1");
     t.on_caller_thread([&]() -> asio::awaitable<void> {
         // Asked after the refusal was posted: the keeper has handled it by the answer.
         EXPECT_FALSE(co_await t.relay.finished("no-such-login", 0ms));
@@ -95,4 +95,18 @@ TEST(account_relay, a_refused_token_is_forgotten_by_the_keeper_on_its_thread) {
     EXPECT_EQ(told_on, t.keeper_thread.get_id());
     EXPECT_EQ(t.relay.line_now(t.files, t.alice), std::nullopt);
     EXPECT_EQ(t.keeper.vault().size(), 0u);
+}
+
+TEST(account_relay, a_token_refused_after_it_was_replaced_is_not_the_one_forgotten) {
+    two_threads t;
+    std::string told;
+    t.keeper.tell([&](const account_event& e) { told = std::string(e.kind); });
+    // A call sent the token the user held before a refresh; the 401 arrives after it.
+    t.relay.refused(t.files, t.alice, "Authorization: Bearer a0");
+    t.on_caller_thread([&]() -> asio::awaitable<void> {
+        EXPECT_FALSE(co_await t.relay.finished("no-such-login", 0ms));
+    });
+    EXPECT_EQ(told, "");
+    EXPECT_EQ(t.relay.line_now(t.files, t.alice), "Authorization: Bearer a1");
+    EXPECT_EQ(t.keeper.vault().size(), 1u);
 }
