@@ -35,6 +35,7 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
   let files;
   let gate;
   let browser;
+  const revoked = new Set(); // tokens the upstream stops accepting (as if revoked at its server)
   const tokenFor = {};
   let config;
 
@@ -59,7 +60,7 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
     assert.ok(existsSync(CHROMIUM), `chromium not found at ${CHROMIUM}`);
     idp = await startIdp();
     as = await startThirdPartyAs();
-    files = await startPerUserServer(async (token) => as.verify(token, files.url), {
+    files = await startPerUserServer(async (token) => (revoked.has(token) ? null : as.verify(token, files.url)), {
       authorizationServer: as.issuer,
       scoped: { tool: 'write_file', scope: 'files:write' },
       scopeOf: async (token) => (await as.claims(token, files.url))?.scope,
@@ -162,6 +163,22 @@ describe('user-account upstreams', { timeout: 180_000 }, () => {
       .filter((l) => l.startsWith('gate_upstream_requests_total{') && l.includes('upstream="files"'));
     assert.ok(series.some((l) => l.includes('outcome="ok"') && /\} [1-9]/.test(l)), series.join('\n'));
     assert.ok(!series.some((l) => l.includes('outcome="connect_error"')), series.join('\n'));
+  });
+
+  test('a token the upstream refuses is forgotten: the call asks for a login, and the next token serves', async () => {
+    const judy = await connect('judy');
+    const whoami = () => judy.callTool({ name: 'files__whoami', arguments: {} });
+    const login = await whoami().catch((e) => e);
+    assert.ok(login instanceof UrlElicitationRequiredError, `got ${login}`);
+    assert.match((await signIn(browser, login.elicitations[0].url, 'judy')).outcome, /connected/);
+    assert.equal(text(await whoami()), 'judy');
+    for (const s of files.seen) if (s.user === 'judy') revoked.add(s.token);
+    const err = await whoami().catch((e) => e);
+    assert.ok(err instanceof UrlElicitationRequiredError, `got ${err}`);
+    await gate.waitForAudit((evs) => evs.some((e) => e.method === 'account.refused' && e.upstream === 'files' && e.principal === 'judy'));
+    assert.match((await signIn(browser, err.elicitations[0].url, 'judy')).outcome, /connected/);
+    assert.equal(text(await whoami()), 'judy');
+    await judy.close();
   });
 
   test('an upstream asking for more scope sends the user to a login for it (step-up)', async () => {
