@@ -4,20 +4,11 @@
 
 namespace gate::gateway {
 
-namespace {
-
-// As session_shares reads a share: a caller always may hold one session.
-std::size_t share(const session_limits& limits) {
-    return std::max<std::size_t>(1, limits.per_caller);
-}
-
-} // namespace
-
 std::optional<share_reason> session_census::claim(const std::string& holder,
                                                   const session_limits& limits) {
     std::lock_guard held(lock_);
     auto it = held_.find(holder);
-    if (it != held_.end() && it->second >= share(limits))
+    if (it != held_.end() && it->second >= limits.caller_share())
         return share_reason::caller_share;
     if (total_ >= limits.table)
         return share_reason::table_full;
@@ -32,7 +23,7 @@ bool session_census::hand_over(const std::string& from, const std::string& to,
     if (from == to)
         return true;
     auto it = held_.find(to);
-    if (it != held_.end() && it->second >= share(limits))
+    if (it != held_.end() && it->second >= limits.caller_share())
         return false;
     ++held_[to];
     if (auto gone = held_.find(from); gone != held_.end() && --gone->second == 0)

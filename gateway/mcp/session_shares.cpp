@@ -57,7 +57,7 @@ session_shares::verdict session_shares::admit(const std::string& holder,
     auto found = holders_.find(holder);
     const holder_entry* own = found == holders_.end() ? nullptr : &found->second;
     std::size_t held = own ? own->lru.size() : 0;
-    if (held >= std::max<std::size_t>(1, limits.per_caller)) {
+    if (held >= limits.caller_share()) {
         if (const auto* u = lru_idle(*own, idle))
             return evicting(*own, *u, share_reason::caller_share, now);
         verdict refused;

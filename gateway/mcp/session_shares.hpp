@@ -23,6 +23,9 @@ namespace gate::gateway {
 struct session_limits {
     std::size_t table = 10000;     // sessions at once
     std::size_t per_caller = 1000; // one caller's share (server.sessions.perPrincipal)
+
+    // What a caller may hold: its share, and always one session.
+    std::size_t caller_share() const { return per_caller == 0 ? 1 : per_caller; }
 };
 
 // Why a session was ended early or a new one refused; the metric's `reason` label.

@@ -129,19 +129,16 @@ session_shares::verdict session_table::counted_verdict(const std::string& holder
     return v;
 }
 
-void session_table::uncount(const std::string& id) {
+void session_table::uncount(const std::string& id, bool counted) {
     auto holder = shares_.closed(id);
-    if (census_ && !holder.empty())
+    if (counted && census_ && !holder.empty())
         census_->release(holder);
 }
 
 void session_table::erase(std::unordered_map<std::string, downstream_session>::iterator it,
                           bool counted) {
     wake(it->second);
-    if (counted)
-        uncount(it->first);
-    else
-        shares_.closed(it->first);
+    uncount(it->first, counted);
     sessions_.erase(it);
 }
 

@@ -165,8 +165,8 @@ private:
     // is given up (not when an eviction handed it to the new session).
     void erase(std::unordered_map<std::string, downstream_session>::iterator it,
                bool counted = true);
-    // Under the lock: a session gone from the shares, and from the census.
-    void uncount(const std::string& id);
+    // Under the lock: a session gone from the shares, and (`counted`) from the census.
+    void uncount(const std::string& id, bool counted = true);
     // Under the lock: appends to a session's outbox within its bounds.
     void queue(downstream_session& s, const std::string& message);
 
