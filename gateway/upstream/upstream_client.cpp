@@ -33,7 +33,10 @@ std::shared_ptr<upstream_client>
 upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
                       std::shared_ptr<upstream_siblings> siblings) {
     auto board = siblings ? siblings->board : nullptr;
-    auto c = std::make_shared<upstream_client>(made{}, ex, std::move(cfg), std::move(board));
+    // The siblings were found by an equal entry: their copy serves this client too.
+    auto entry =
+        siblings ? siblings->entry : std::make_shared<const config::upstream>(std::move(cfg));
+    auto c = std::make_shared<upstream_client>(made{}, ex, std::move(entry), std::move(board));
     if (siblings) {
         siblings->join(c, ex);
         c->credentials_.share_among(*siblings, std::move(ex));
@@ -44,7 +47,8 @@ upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
     return c;
 }
 
-upstream_client::upstream_client(made, asio::any_io_executor ex, config::upstream cfg,
+upstream_client::upstream_client(made, asio::any_io_executor ex,
+                                 std::shared_ptr<const config::upstream> cfg,
                                  std::shared_ptr<actors::guard_board> board)
     : state_(std::move(ex), std::move(cfg)), guards_(state_.cfg, std::move(board)),
       credentials_(state_.ex, state_.cfg), recording_(state_.cfg.id),

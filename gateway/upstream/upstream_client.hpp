@@ -57,7 +57,8 @@ public:
     static std::shared_ptr<upstream_client>
     make(boost::asio::any_io_executor ex, config::upstream cfg,
          std::shared_ptr<upstream_siblings> siblings = nullptr);
-    upstream_client(made, boost::asio::any_io_executor ex, config::upstream cfg,
+    upstream_client(made, boost::asio::any_io_executor ex,
+                    std::shared_ptr<const config::upstream> cfg,
                     std::shared_ptr<actors::guard_board> board);
     upstream_client(const upstream_client&) = delete;
     upstream_client& operator=(const upstream_client&) = delete;

@@ -30,8 +30,11 @@ struct upstream_state;
 class upstream_siblings {
 public:
     explicit upstream_siblings(const config::upstream& cfg)
-        : board(std::make_shared<actors::guard_board>(cfg)) {}
+        : entry(std::make_shared<const config::upstream>(cfg)),
+          board(std::make_shared<actors::guard_board>(cfg)) {}
 
+    // The entry, one copy that every client of it reads.
+    const std::shared_ptr<const config::upstream> entry;
     const std::shared_ptr<actors::guard_board> board;
 
     // A client of the entry, on the thread of `ex`.

@@ -24,13 +24,19 @@ class upstream_siblings;
 
 struct upstream_state {
     upstream_state(boost::asio::any_io_executor executor, config::upstream upstream)
-        : ex(std::move(executor)), cfg(std::move(upstream)),
+        : upstream_state(std::move(executor),
+                         std::make_shared<const config::upstream>(std::move(upstream))) {}
+    upstream_state(boost::asio::any_io_executor executor,
+                   std::shared_ptr<const config::upstream> upstream)
+        : ex(std::move(executor)), entry(std::move(upstream)), cfg(*entry),
           per_caller(gateway::per_caller(cfg.auth)),
           modern(cfg.protocol == config::protocol_mode::v2026_07_28),
           era_known(cfg.protocol != config::protocol_mode::auto_) {}
 
     boost::asio::any_io_executor ex;
-    const config::upstream cfg;
+    // The upstream's entry, one copy for its clients on every io thread (upstream_siblings).
+    const std::shared_ptr<const config::upstream> entry;
+    const config::upstream& cfg;
     // The upstream takes each caller's own credential (passthrough, token-exchange): no shared
     // session or list serves two principals.
     const bool per_caller;
