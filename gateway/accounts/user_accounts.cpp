@@ -139,6 +139,8 @@ void user_accounts::refused(const config::upstream& u, const caller_credential& 
                             std::string_view line) {
     auto principal = caller.principal();
     auto held = vault_.find(u.id, principal, wall_clock::now());
+    if (!held.tokens)
+        return; // forgotten already (another call's 401 came first): said once
     if (held.line && *held.line != line) {
         // Refused after another call refreshed it, or the user logged in again: the token
         // refused is gone already, and the one in hand is not the upstream's verdict.

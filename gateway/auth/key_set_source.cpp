@@ -62,7 +62,7 @@ asio::awaitable<void> key_set_source::take_from_keeper(std::string kid) {
             auto set = co_await keeper->keys(kid);
             co_return kept{std::move(set), keeper->fresh_for(clock::now()), keeper->last_error()};
         },
-        kept{nullptr, {}, "the first io thread has stopped"});
+        kept{nullptr, {}, "the io thread that keeps it could not answer"});
     // The keeper logged its outage; the keys in hand (if any) stay in use here too.
     last_error_ = std::move(got.error);
     if (got.set)

@@ -149,7 +149,7 @@ token_introspection::ask_keeper(const std::string& token, const std::string& dig
             auto it = keeper->answers_.find(digest);
             co_return kept{std::move(said), it == keeper->answers_.end() ? 0 : it->second.until};
         },
-        kept{token_refused("the first io thread has stopped"), 0});
+        kept{token_refused("the io thread that keeps it could not answer"), 0});
     if (got.until > now) {
         auto* who = std::get_if<policy::caller_ref>(&got.said);
         remember(digest,

@@ -215,7 +215,7 @@ asio::awaitable<void> upstream_credential::take_from_keeper(token_slot& slot,
             auto line = co_await keeper->from_slot(from, whose ? &*whose : nullptr);
             co_return kept{std::move(line), from->refresh_at};
         },
-        kept{credential_failure{"the first io thread has stopped"}, {}});
+        kept{credential_failure{"the io thread that keeps it could not answer"}, {}});
     // The keeper said what went wrong (once); here it is only remembered for failure_pause.
     if (auto* failed = std::get_if<credential_failure>(&got.line)) {
         slot.last_failure = {clock::now(), std::move(failed->text)};

@@ -18,6 +18,11 @@ void upstream_siblings::join(std::weak_ptr<upstream_client> client,
 void upstream_siblings::tell_others(const void* from,
                                     std::function<void(upstream_client&)> lesson) {
     std::lock_guard lock(mutex_);
+    post_to_others(from, std::move(lesson));
+}
+
+void upstream_siblings::post_to_others(const void* from,
+                                       const std::function<void(upstream_client&)>& lesson) {
     for (const auto& s : clients_)
         if (s.address != from)
             boost::asio::post(s.ex, [client = s.client, lesson] {
@@ -35,6 +40,8 @@ std::pair<std::shared_ptr<upstream_credential>, boost::asio::any_io_executor>
 upstream_siblings::credential_keeper(std::shared_ptr<upstream_credential> mine,
                                      boost::asio::any_io_executor ex) {
     std::lock_guard lock(mutex_);
+    // The first thread's in practice: it makes its clients first, at start and at a reload,
+    // before the others adopt the same view.
     if (!credentials_) {
         credentials_ = std::move(mine);
         credentials_ex_ = std::move(ex);
@@ -47,25 +54,26 @@ void learn_identity(upstream_state& state, boost::json::object identity) {
     auto* siblings = state.siblings.get();
     if (!siblings)
         return;
+    // Kept and told under one lock, so what the siblings keep and what they are told last
+    // agree; an answer they know already (each session's handshake gives one) is not told.
+    std::lock_guard lock(siblings->mutex_);
+    if (siblings->identity_ == state.identity)
+        return;
+    siblings->identity_ = state.identity;
     auto told = std::make_shared<const boost::json::object>(state.identity);
-    {
-        std::lock_guard lock(siblings->mutex_);
-        siblings->identity_ = *told;
-    }
-    siblings->tell_others(state.owner.lock().get(),
-                          [told](upstream_client& c) { c.take_identity(*told); });
+    siblings->post_to_others(state.owner.lock().get(),
+                             [told](upstream_client& c) { c.take_identity(*told); });
 }
 
 std::shared_ptr<upstream_siblings> shared_upstreams::siblings_for(const config::upstream& cfg) {
     std::lock_guard lock(mutex_);
     auto& kept = by_id_[cfg.id];
-    std::erase_if(kept, [](const auto& k) { return k.second.expired(); });
-    for (const auto& [entry, siblings] : kept)
-        if (entry == cfg)
-            if (auto held = siblings.lock()) // its last client may be going on another thread
-                return held;
+    std::erase_if(kept, [](const auto& k) { return k.expired(); });
+    for (const auto& siblings : kept)
+        if (auto held = siblings.lock(); held && *held->entry == cfg) // none may be going
+            return held;
     auto made = std::make_shared<upstream_siblings>(cfg);
-    kept.emplace_back(cfg, made);
+    kept.emplace_back(made);
     return made;
 }
 

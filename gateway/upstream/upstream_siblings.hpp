@@ -52,6 +52,8 @@ public:
 
 private:
     friend void learn_identity(upstream_state& state, boost::json::object identity);
+    // tell_others, the lock held.
+    void post_to_others(const void* from, const std::function<void(upstream_client&)>& lesson);
     struct sibling {
         std::weak_ptr<upstream_client> client;
         const void* address; // the client, compared only
@@ -79,9 +81,7 @@ public:
 
 private:
     std::mutex mutex_;
-    std::unordered_map<std::string,
-                       std::vector<std::pair<config::upstream, std::weak_ptr<upstream_siblings>>>>
-        by_id_;
+    std::unordered_map<std::string, std::vector<std::weak_ptr<upstream_siblings>>> by_id_;
 };
 
 } // namespace gate::gateway

@@ -53,7 +53,7 @@ describe('auth across io threads', { timeout: 120_000 }, () => {
     }
   });
 
-  test('an opaque token is asked about once for both threads, and remembered on each', async () => {
+  test('an opaque token is asked about once for both threads, a refused one too', async () => {
     const as = await startThirdPartyAs({ accessTokenFormat: 'opaque', clients: [INTROSPECTOR, ROBOT] });
     const gate = await startGate({
       config: {

@@ -97,12 +97,14 @@ TEST(account_relay, a_refused_token_is_forgotten_by_the_keeper_on_its_thread) {
     EXPECT_EQ(t.keeper.vault().size(), 0u);
 }
 
-TEST(account_relay, a_token_refused_after_it_was_replaced_is_not_the_one_forgotten) {
+TEST(account_relay, a_token_refused_after_it_was_replaced_or_forgotten_is_not_forgotten_again) {
     two_threads t;
     std::string told;
     t.keeper.tell([&](const account_event& e) { told = std::string(e.kind); });
     // A call sent the token the user held before a refresh; the 401 arrives after it.
     t.relay.refused(t.files, t.alice, "Authorization: Bearer a0");
+    // And one whose account is forgotten already (another call's 401 came first).
+    t.relay.refused(t.files, t.bob, "Authorization: Bearer b0");
     t.on_caller_thread([&]() -> asio::awaitable<void> {
         EXPECT_FALSE(co_await t.relay.finished("no-such-login", 0ms));
     });

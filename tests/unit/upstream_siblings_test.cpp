@@ -123,6 +123,17 @@ TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
     EXPECT_EQ(before->identity(), answer);
     auto later = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
     EXPECT_EQ(later->identity(), answer) << "a client made after the handshake";
+    two.restart();
+    gate::gateway::learn_identity(shaker, answer);
+    EXPECT_EQ(two.poll(), 0u) << "an answer the siblings know is not told again";
+    // Told by a client of the entry: every other client hears it, the teller does not.
+    auto changed = boost::json::parse(R"({"serverInfo":{"name":"v"}})").as_object();
+    shaker.owner = later;
+    gate::gateway::learn_identity(shaker, changed);
+    two.restart();
+    EXPECT_EQ(two.poll(), 1u);
+    EXPECT_EQ(before->identity(), changed);
+    EXPECT_EQ(later->identity(), answer);
     auto alone = upstream_client::make(one.get_executor(), cfg);
     EXPECT_TRUE(alone->identity().empty());
 }
