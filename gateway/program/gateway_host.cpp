@@ -10,6 +10,7 @@
 #include "gateway/program/discovery_poller.hpp"
 #include "gateway/program/gateway.hpp"
 #include "gateway/program/io_loop.hpp"
+#include "gateway/program/io_thread_context.hpp"
 #include "gateway/upstream/definition_reports.hpp"
 #include "gateway/upstream/upstream_credential.hpp"
 #include "gateway/upstream/upstream_siblings.hpp"
@@ -134,7 +135,7 @@ gateway_parts parts_of(const gateway_parts& shared, std::size_t index, std::size
 struct io_shard {
     io_shard(std::size_t index, std::chrono::microseconds spin) : index(index), spin(spin) {}
     std::size_t index;
-    boost::asio::io_context io{1};
+    io_thread_context io{1};
     std::chrono::microseconds spin;
     std::optional<gateway> gw;
     std::thread thread;
@@ -161,7 +162,7 @@ struct gateway_host::impl {
     // when it stops is destroyed with the first's context, its socket with the other's service.
     std::vector<std::unique_ptr<io_shard>> shards;
     // The io_contexts outlive the actor system so no bridged reply posts into a dead context.
-    boost::asio::io_context io{1};
+    io_thread_context io{1};
     caf::actor_system_config cfg;
     caf::actor_system sys{tuned(cfg)};
     // The keeper decides which bridged sessions end; the gateway (on the io thread) ends them.
@@ -365,6 +366,12 @@ struct gateway_host::impl {
         bridged_gateway = nullptr;
         for (auto& s : shards)
             s->stop();
+        // What is still suspended goes while every gateway it may point into is alive: the
+        // first thread's pending accepts hold sockets of the others' contexts, and another
+        // thread's question may be running in the first thread's sources.
+        io.abandon_pending();
+        for (auto& s : shards)
+            s->io.abandon_pending();
         for (auto& s : shards)
             s->gw.reset();
         gw.reset();
