@@ -1,5 +1,6 @@
 #include "protocol/client_profile.hpp"
 
+#include <array>
 #include <boost/json/array.hpp>
 
 namespace gate::protocol {
@@ -43,6 +44,17 @@ json::object capabilities_of(client_profile p) {
     if (p & profile_bit::ui)
         caps["extensions"] = {{ui_extension, {{"mimeTypes", json::array{ui_mime_type}}}}};
     return caps;
+}
+
+const std::shared_ptr<const json::object>& shared_capabilities_of(client_profile p) {
+    static const auto every = [] {
+        std::array<std::shared_ptr<const json::object>, profile_count> out;
+        for (std::size_t i = 0; i < profile_count; ++i)
+            out[i] = std::make_shared<const json::object>(
+                capabilities_of(static_cast<client_profile>(i)));
+        return out;
+    }();
+    return every.at(p);
 }
 
 } // namespace gate::protocol

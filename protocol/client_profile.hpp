@@ -11,6 +11,7 @@
 
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 namespace gate::protocol {
@@ -36,5 +37,8 @@ inline constexpr std::size_t profile_count = 32;
 client_profile profile_of(const boost::json::object& capabilities);
 // The capabilities a session of this profile declares.
 boost::json::object capabilities_of(client_profile p);
+// The same, one read-only copy per profile for the process: every upstream client's root
+// session on every io thread declares them (p < profile_count).
+const std::shared_ptr<const boost::json::object>& shared_capabilities_of(client_profile p);
 
 } // namespace gate::protocol

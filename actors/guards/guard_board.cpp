@@ -2,8 +2,11 @@
 
 namespace gate::actors {
 
-guard_board::guard_board(config::upstream cfg)
-    : cfg_(std::move(cfg)), view_(std::make_shared<const guard_view>(initial_view(cfg_))) {}
+guard_board::guard_board(std::shared_ptr<const config::upstream> cfg)
+    : cfg_(std::move(cfg)), view_(std::make_shared<const guard_view>(initial_view(*cfg_))) {}
+
+guard_board::guard_board(const config::upstream& cfg)
+    : guard_board(std::make_shared<const config::upstream>(cfg)) {}
 
 guard_view guard_board::initial_view(const config::upstream& cfg) {
     guard_view v;

@@ -23,9 +23,11 @@ namespace gate::actors {
 
 class guard_board {
 public:
-    explicit guard_board(config::upstream cfg);
+    // The entry its clients read (one copy for every io thread's client of it).
+    explicit guard_board(std::shared_ptr<const config::upstream> cfg);
+    explicit guard_board(const config::upstream& cfg); // a copy of its own
 
-    const config::upstream& config() const { return cfg_; }
+    const config::upstream& config() const { return *cfg_; }
     // The view before any actor decided anything: closed, every endpoint in rotation.
     static guard_view initial_view(const config::upstream& cfg);
 
@@ -92,7 +94,7 @@ private:
     // pointer swap, not a copy per call).
     template <class Change> void amend(Change change);
 
-    const config::upstream cfg_;
+    const std::shared_ptr<const config::upstream> cfg_;
     mutable std::mutex mutex_; // held for a pointer copy or a change noted; never across a call
     actors::published<const guard_view> view_;
     std::atomic<bool> has_breaker_ = false;

@@ -32,10 +32,10 @@ upstream_client* federation_view::client(const std::string& id) const {
 std::shared_ptr<upstream_client>
 upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
                       std::shared_ptr<upstream_siblings> siblings) {
-    auto board = siblings ? siblings->board : nullptr;
     // The siblings were found by an equal entry: their copy serves this client too.
     auto entry =
         siblings ? siblings->entry : std::make_shared<const config::upstream>(std::move(cfg));
+    auto board = siblings ? siblings->board : std::make_shared<actors::guard_board>(entry);
     auto c = std::make_shared<upstream_client>(made{}, ex, std::move(entry), std::move(board));
     if (siblings) {
         siblings->join(c, ex);

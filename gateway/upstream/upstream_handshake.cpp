@@ -107,7 +107,7 @@ upstream_sessions::initialize(const session_ptr& s, upstream_endpoint& ep, const
                       {"method", "initialize"},
                       {"params",
                        {{"protocolVersion", client_protocol_version},
-                        {"capabilities", s->capabilities},
+                        {"capabilities", *s->capabilities},
                         {"clientInfo", {{"name", "gate"}, {"version", process::gate_version}}}}}};
     auto r = co_await exchange_.exchange(ep, outgoing_message::of(init), session_state{}, ctx,
                                          deadline, s.get());
@@ -197,7 +197,7 @@ upstream_sessions::discover(upstream_endpoint& ep, const call_context& ctx,
                             clock::time_point deadline, json::object& init_result,
                             const upstream_session* origin) {
     json::object params;
-    protocol::add_envelope(params, root_->capabilities,
+    protocol::add_envelope(params, *root_->capabilities,
                            json::object{{"name", "gate"}, {"version", process::gate_version}});
     json::object probe{{"jsonrpc", "2.0"}, {"method", "server/discover"}, {"params", params}};
     session_state modern_state{{}, std::string(protocol::modern_protocol_version)};

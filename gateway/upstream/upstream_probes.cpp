@@ -48,7 +48,7 @@ upstream_health::probe_handshake(gateway::upstream_endpoint& ep, std::chrono::mi
     json::object msg{{"jsonrpc", "2.0"}, {"id", state_.next_id++}};
     gateway::session_state state;
     if (state_.modern) {
-        protocol::add_envelope(params, sessions_.root()->capabilities,
+        protocol::add_envelope(params, *sessions_.root()->capabilities,
                                json::object{{"name", "gate"}, {"version", process::gate_version}});
         msg["method"] = "server/discover";
         state.protocol_version = std::string(protocol::modern_protocol_version);

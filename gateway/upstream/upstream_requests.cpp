@@ -129,7 +129,7 @@ std::optional<upstream_failure> not_an_answer(const http_answer& answer, std::in
 // client's own level in its `_meta` stays as it sent it.
 void add_envelope(json::object& params, const call_context& ctx, const upstream_session& s) {
     protocol::add_envelope(params,
-                           ctx.client_capabilities ? *ctx.client_capabilities : s.capabilities,
+                           ctx.client_capabilities ? *ctx.client_capabilities : *s.capabilities,
                            json::object{{"name", "gate"}, {"version", process::gate_version}});
     auto& meta = params["_meta"].as_object();
     if (s.log_level && !meta.contains(protocol::meta_log_level))

@@ -29,7 +29,7 @@ upstream_sessions::upstream_sessions(upstream_state& state, upstream_exchange& e
     // The root session declares what gate can bridge (servers register some tools only for
     // clients that sample or elicit); lists for a client are asked on the root session of its
     // profile, and each bridged session declares exactly what its client declared.
-    root_->capabilities = protocol::capabilities_of(protocol::full_profile);
+    root_->capabilities = protocol::shared_capabilities_of(protocol::full_profile);
 }
 
 session_ptr upstream_sessions::find(const std::string& bridge) const {
@@ -46,7 +46,7 @@ session_ptr upstream_sessions::session_for(const call_context& ctx) {
         auto& r = profile_roots_[ctx.profile];
         if (!r) {
             r = std::make_shared<upstream_session>();
-            r->capabilities = protocol::capabilities_of(ctx.profile);
+            r->capabilities = protocol::shared_capabilities_of(ctx.profile);
         }
         return r;
     }
@@ -55,7 +55,7 @@ session_ptr upstream_sessions::session_for(const call_context& ctx) {
         s = std::make_shared<upstream_session>();
         s->bridge = ctx.bridge;
         if (ctx.client_capabilities)
-            s->capabilities = *ctx.client_capabilities;
+            s->capabilities = std::make_shared<const json::object>(*ctx.client_capabilities);
         // A 2026-07-28 upstream sends no log message to a request that asks for none, where a
         // server of the client's era logs unasked: the client hears what it would there.
         if (ctx.session_client && state_.modern)

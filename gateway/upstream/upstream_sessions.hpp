@@ -29,7 +29,8 @@ class upstream_guards;
 
 // One upstream session: the root one, or a client's bridged one.
 struct upstream_session : session_origin {
-    boost::json::object capabilities;
+    // What it declares: a profile's, shared by every client's root sessions, or the client's.
+    std::shared_ptr<const boost::json::object> capabilities = protocol::shared_capabilities_of(0);
     std::optional<std::string> log_level;
     session_state state;
     upstream_endpoint* ep = nullptr;

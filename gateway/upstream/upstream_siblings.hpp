@@ -31,7 +31,7 @@ class upstream_siblings {
 public:
     explicit upstream_siblings(const config::upstream& cfg)
         : entry(std::make_shared<const config::upstream>(cfg)),
-          board(std::make_shared<actors::guard_board>(cfg)) {}
+          board(std::make_shared<actors::guard_board>(entry)) {}
 
     // The entry, one copy that every client of it reads.
     const std::shared_ptr<const config::upstream> entry;

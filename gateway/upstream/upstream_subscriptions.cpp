@@ -183,7 +183,7 @@ asio::awaitable<void> stream_follower::listen_modern(std::uint64_t version) {
         auto conn = std::make_shared<transport::upstream_connection>(
             std::move(std::get<transport::upstream_connection>(c)));
         json::object params{{"notifications", filter.to_json()}};
-        protocol::add_envelope(params, root->capabilities,
+        protocol::add_envelope(params, *root->capabilities,
                                json::object{{"name", "gate"}, {"version", process::gate_version}});
         json::object msg{{"jsonrpc", "2.0"},
                          {"id", "gate-listen-" + std::to_string(version)},

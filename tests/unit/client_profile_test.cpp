@@ -2,6 +2,7 @@
 
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
+#include <stdexcept>
 
 using namespace gate::protocol;
 namespace json = boost::json;
@@ -35,4 +36,14 @@ TEST(ClientProfile, EveryProfileDeclaresItselfBack) {
     for (client_profile p = 0; p < profile_count; ++p)
         EXPECT_EQ(profile_of(capabilities_of(p)), p) << int(p);
     EXPECT_TRUE(capabilities_of(0).empty());
+}
+
+TEST(ClientProfile, SharedCapabilitiesAreOneCopyPerProfile) {
+    for (client_profile p = 0; p < profile_count; ++p) {
+        const auto& shared = shared_capabilities_of(p);
+        ASSERT_TRUE(shared);
+        EXPECT_EQ(*shared, capabilities_of(p)) << int(p);
+        EXPECT_EQ(shared.get(), shared_capabilities_of(p).get()) << int(p); // not made again
+    }
+    EXPECT_THROW(shared_capabilities_of(profile_count), std::out_of_range);
 }
