@@ -130,10 +130,10 @@ std::optional<std::string> reverse_alias(const federation_view& view,
                  ? codec.decode(what.name)
                  : std::optional<protocol::decoded_name>();
     if (!d || !d->maybe_alias || d->upstream >= view.clients.size() ||
-        !view.clients[d->upstream]->lists().tools().listed())
+        !view.clients[d->upstream]->lists().facts()->tools.listed())
         return std::nullopt; // not an alias, or explain() asks for the tool's own name
     auto upstream = d->upstream;
-    auto names = view.clients[upstream]->lists().tools().named(
+    auto names = view.clients[upstream]->lists().facts()->tools.named(
         [&](const std::string& own) { return codec.client_name(upstream, own) == what.name; });
     what.alias_checked = true;
     if (names.size() > 1)
@@ -201,7 +201,7 @@ transport::http_reply introspection_views::explain(const request_context& rec,
         // The tool's hints as gate last listed them, as the call would be decided.
         for (std::size_t i = 0; i < snap.size(); ++i)
             if (snap.upstream(i).id == e->server && i < view.clients.size())
-                what.hints = view.clients[i]->lists().tools().hints(e->own_name);
+                what.hints = view.clients[i]->lists().facts()->tools.hints(e->own_name);
         got = gate::policy::explain(world, caller, what);
     }
     if (auto* why = std::get_if<std::string>(&got))

@@ -75,7 +75,7 @@ std::optional<std::string> withheld_by_bare_name(const std::string& bare,
     std::optional<std::string> found;
     const auto& snap = *rec.view->snap;
     for (std::size_t i = 0; i < rec.view->clients.size() && i < snap.size(); ++i) {
-        if (!tenant_sees(rec, i) || !rec.view->clients[i]->lists().tools().withheld(bare))
+        if (!tenant_sees(rec, i) || !rec.view->clients[i]->lists().facts()->tools.withheld(bare))
             continue;
         if (found)
             return std::nullopt;
@@ -95,7 +95,7 @@ void reverse_withheld_alias(actors::route& r, const request_context& rec) {
     auto decoded = codec.decode(r.name);
     if (!decoded || !decoded->maybe_alias || name->get_string() != decoded->name)
         return; // not an alias, or one of a listed tool
-    auto own = rec.view->clients[r.upstream]->lists().tools().withheld_where(
+    auto own = rec.view->clients[r.upstream]->lists().facts()->tools.withheld_where(
         [&](const std::string& n) { return codec.client_name(r.upstream, n) == r.name; });
     if (!own.empty())
         *name = std::move(own.front());
@@ -134,23 +134,22 @@ pipeline::routing call_routes::for_this_client(const std::string& method, const 
     if (!name || !name->is_string())
         return routed;
     std::string own(name->get_string());
-    auto& client = *rec.view->clients[r->upstream];
+    auto facts = rec.view->clients[r->upstream]->lists().facts(); // held while read below
     if (const auto& policy = rec.view->snap->policy; policy && policy->reads_annotations())
-        rec.routed.tool_hints = client.lists().tools().hints(own).value_or(protocol::tool_hints{});
+        rec.routed.tool_hints = facts->tools.hints(own).value_or(protocol::tool_hints{});
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
     std::optional<std::pair<gateway_error, std::string>> refused;
-    if (const auto* why = client.lists().tools().withheld(own))
+    if (const auto* why = facts->tools.withheld(own))
         refused.emplace(
             gateway_error::definition_withheld,
             protocol::gateway_error_text(gateway_error::definition_withheld, {r->name, *why}));
-    else if (const auto* dropped = client.lists().tool_headers().dropped(own))
+    else if (const auto* dropped = facts->headers.dropped(own))
         refused.emplace(gateway_error::invalid_params,
                         "tool \"" + r->name +
                             "\" is left out of the lists and not called: its x-mcp-header "
                             "definition is invalid (" +
                             protocol::printable(*dropped, 400) + ")");
-    else if (client.lists().tools().app_only(own) &&
-             !(profiles_.profile_of(rec) & protocol::profile_bit::ui))
+    else if (facts->tools.app_only(own) && !(profiles_.profile_of(rec) & protocol::profile_bit::ui))
         refused.emplace(gateway_error::invalid_params,
                         "tool \"" + r->name +
                             "\" is for MCP Apps views only (_meta.ui.visibility without "

@@ -37,7 +37,8 @@ std::optional<std::string> take_param_headers(const transport::http_request& req
         name && name->is_string() ? rec.view->snap->codec.decode(name->get_string()) : std::nullopt;
     if (!decoded || decoded->upstream >= rec.view->clients.size())
         return std::nullopt; // routed (and refused) by the stages
-    auto& client = *rec.view->clients[decoded->upstream];
+    auto facts =
+        rec.view->clients[decoded->upstream]->lists().facts(); // held while `wanted` is read
     std::string own(decoded->name);
     const protocol::param_headers* wanted = nullptr;
     if (decoded->maybe_alias) {
@@ -45,14 +46,14 @@ std::optional<std::string> take_param_headers(const transport::http_request& req
         const auto& codec = rec.view->snap->codec;
         std::string_view full = name->get_string();
         auto u = decoded->upstream;
-        auto* found = client.lists().tool_headers().find_if(
+        auto* found = facts->headers.find_if(
             [&](std::string_view tool) { return codec.client_name(u, tool) == full; });
         if (found) {
             own = found->first;
             wanted = &found->second;
         }
     } else {
-        wanted = client.lists().tool_headers().find(own);
+        wanted = facts->headers.find(own);
     }
     if (!wanted)
         return std::nullopt;

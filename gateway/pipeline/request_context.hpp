@@ -270,8 +270,8 @@ inline bool may_call_tool(const request_context& rec, std::size_t upstream, std:
     if (upstream < rec.view->clients.size())
         what.hints = rec.view->clients[upstream]
                          ->lists()
-                         .tools()
-                         .hints(std::string(own))
+                         .facts()
+                         ->tools.hints(std::string(own))
                          .value_or(protocol::tool_hints{});
     return policy->decide(rec.who.caller ? &*rec.who.caller : nullptr, what).allowed;
 }

@@ -199,7 +199,7 @@ std::size_t gateway_components::take_clients(const federation_view& next) {
     definitions->use(*next.snap->doc); // before a new client lists its tools
     for (const auto& c : next.clients) {
         wire(c);
-        c->lists().judge_tools_again();
+        c->lists().judge_tools_again(next.snap->version);
     }
     return kept;
 }

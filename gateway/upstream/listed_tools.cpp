@@ -6,16 +6,6 @@
 
 namespace gate::gateway {
 
-void listed_tools::take_lesson(const boost::json::array& listed, const reasons& withheld) {
-    learn(listed);
-    for (const auto& t : listed)
-        if (const auto* tool = t.if_object())
-            if (const auto* name = tool->if_contains("name"); name && name->is_string())
-                withheld_.erase(std::string(name->get_string()));
-    for (const auto& [name, why] : withheld)
-        withheld_.insert_or_assign(name, why);
-}
-
 void listed_tools::learn(const boost::json::array& tools) {
     listed_ = true;
     for (const auto& t : tools) {

@@ -27,11 +27,12 @@ public:
     // Why each tool is withheld, by name (withheld() of each).
     using reasons = std::unordered_map<std::string, std::string>;
     const reasons& withheld_all() const { return withheld_; }
-    // What a client of the same entry on another io thread learnt from `listed`, the list it
-    // fetched as it kept it (upstream_siblings): learnt as this client learns its own lists,
-    // and the teller's judgement of its pins taken for the tools it judged (a tool that list
-    // shows is not withheld; one the teller withholds, `withheld`, is).
-    void take_lesson(const boost::json::array& listed, const reasons& withheld);
+    // The judgement withhold_changed made of a list on a scratch copy (`judged`), while this
+    // one went on serving calls: which tools are withheld now, and whether the pin blocks.
+    void take_judgement(const listed_tools& judged) {
+        withheld_ = judged.withheld_;
+        blocks_ = judged.blocks_;
+    }
     bool app_only(const std::string& tool) const;
     // The tool's hints as last listed; nullopt for one no list showed.
     std::optional<protocol::tool_hints> hints(const std::string& tool) const;

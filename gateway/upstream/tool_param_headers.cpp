@@ -19,17 +19,6 @@ std::string_view name_of(const json::value& tool) {
 
 } // namespace
 
-void tool_param_headers::take_lesson(const json::array& listed, const reasons& dropped) {
-    auto kept = listed; // every one valid: the teller left the others out
-    learn(kept, nullptr, {});
-    for (const auto& [name, why] : dropped) {
-        by_tool_.erase(name);
-        if (dropped_.size() >= max_dropped)
-            dropped_.clear();
-        dropped_.insert_or_assign(name, why);
-    }
-}
-
 void tool_param_headers::learn(json::array& tools, std::vector<std::string>* sources,
                                const std::string& upstream) {
     protocol::keep_items(tools, sources, [&](const json::value& tool) {

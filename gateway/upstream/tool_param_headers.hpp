@@ -28,10 +28,6 @@ public:
     // Why each tool was dropped, by name (dropped() of each).
     using reasons = std::unordered_map<std::string, std::string>;
     const reasons& dropped_all() const { return dropped_; }
-    // What a client of the same entry on another io thread learnt from `listed`, the list it
-    // fetched as it kept it (upstream_siblings): its tools' annotations learnt, and the tools
-    // the teller dropped (`dropped`) known as dropped.
-    void take_lesson(const boost::json::array& listed, const reasons& dropped);
     // The annotated parameters of `tool` (nullptr: none known).
     const protocol::param_headers* find(const std::string& tool) const;
     // Why `tool` was dropped from the last list that showed it (nullptr: it was not): a

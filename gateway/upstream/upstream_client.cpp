@@ -41,6 +41,7 @@ upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
         siblings->join(c, ex);
         c->credentials_.share_among(*siblings, std::move(ex));
         c->state_.identity = siblings->identity(); // a handshake of another thread answered
+        c->state_.facts = siblings->facts;
         c->state_.siblings = std::move(siblings);
     }
     c->state_.owner = c;

@@ -16,6 +16,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/array.hpp>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,14 +24,6 @@
 #include <vector>
 
 namespace gate::gateway {
-
-// What a client learnt from a tools list it fetched, for its siblings on the other io threads:
-// the list as it kept it, and the tools it withheld and dropped, with why.
-struct list_lesson {
-    boost::json::array listed;
-    listed_tools::reasons withheld;
-    tool_param_headers::reasons dropped;
-};
 
 class upstream_lists {
 public:
@@ -54,32 +47,27 @@ public:
         return requests_.fetch_list(method, key, ctx, std::move(admitted), sources);
     }
 
-    // What gate's lists last said of the upstream's tools (app-only, hints, withheld).
-    const gateway::listed_tools& tools() const { return state_.tools; }
-    // What its tools ask to be mirrored in Mcp-Param-* headers (and which were dropped).
-    const gateway::tool_param_headers& tool_headers() const { return state_.tool_headers; }
+    // What gate's lists last said of the upstream's tools: app-only, hints, withheld (`tools`),
+    // and what they ask to be mirrored in Mcp-Param-* headers, and which were dropped
+    // (`headers`). Hold the snapshot while reading what it points to.
+    std::shared_ptr<const gateway::tool_facts> facts() const { return state_.facts->now(); }
 
     // Whether a call that needs this upstream's tools listed (pinned definitions, a policy on
     // annotations) lists them first: not listed yet, and not tried within the last 10 s (an
     // upstream whose list fails is not asked for it on every call).
     bool tools_list_wanted(std::chrono::steady_clock::time_point now) const {
-        return !state_.tools.listed() && now - state_.tools_list_tried >= std::chrono::seconds(10);
+        return !facts()->tools.listed() &&
+               now - state_.tools_list_tried >= std::chrono::seconds(10);
     }
     void tools_list_tried(std::chrono::steady_clock::time_point now) {
         state_.tools_list_tried = now;
     }
     // Whether the pin is `block` (a call of a tool gate never listed is then listed first).
     bool blocks_changed_tools() const { return state_.blocks_changed; }
-    // What a client of the same entry on another io thread learnt from a tools list it
-    // fetched (upstream_siblings): merged with what this client knows, as a list of its own
-    // would be.
-    void take_lesson(const list_lesson& lesson) {
-        state_.tools.take_lesson(lesson.listed, lesson.withheld);
-        state_.tool_headers.take_lesson(lesson.listed, lesson.dropped);
-    }
-    // A reload: tools withheld under the old pins are judged again at the next list.
-    void judge_tools_again() {
-        state_.tools.judge_again();
+    // A reload to the snapshot of `version`: tools withheld under the old pins are judged
+    // again at the next list (once for the entry, however many io threads adopt it).
+    void judge_tools_again(std::uint64_t version) {
+        state_.facts->judge_again(version);
         state_.tools_list_tried = {};
     }
     // Pinned definitions: judged at each tools list gate fetches (set before the first, and

@@ -254,7 +254,7 @@ outgoing_message upstream_requests::outgoing(std::int64_t id, std::string_view m
         id,
         {}};
     if (state_.modern && method == "tools/call")
-        out.fields = state_.tool_headers.fields_for(params, &ctx.client_param_headers);
+        out.fields = state_.facts->now()->headers.fields_for(params, &ctx.client_param_headers);
     return out;
 }
 
@@ -412,20 +412,8 @@ upstream_requests::fetch_list(std::string_view method, std::string_view key,
         }
         auto* next = obj->if_contains("nextCursor");
         if (!next || !next->is_string() || next->get_string().empty()) {
-            if (method == "tools/list") {
-                if (state_.definitions)
-                    co_await state_.tools.withhold_changed(all, sources, *state_.definitions,
-                                                           state_.cfg);
-                state_.tools.learn(all);
-                state_.tool_headers.learn(all, sources, state_.cfg.id);
-                if (state_.siblings) { // the routers' cache serves their threads this list
-                    auto lesson = std::make_shared<const list_lesson>(list_lesson{
-                        all, state_.tools.withheld_all(), state_.tool_headers.dropped_all()});
-                    state_.siblings->tell_others(
-                        state_.owner.lock().get(),
-                        [lesson](upstream_client& c) { c.lists().take_lesson(*lesson); });
-                }
-            }
+            if (method == "tools/list")
+                co_await learn_tools(all, sources);
             co_return all;
         }
         if (held >= max_list_bytes) // the next page would have no room
@@ -459,7 +447,24 @@ asio::awaitable<bool> upstream_requests::headers_relearnt(const json::object& pa
     auto admitted = co_await guards_.admit(actors::guard_use::upkeep);
     if (auto* ticket = std::get_if<upstream_guards::ticket>(&admitted))
         co_await fetch_list("tools/list", "tools", own, std::move(*ticket), nullptr);
-    co_return state_.tool_headers.fields_for(params, &ctx.client_param_headers) != sent;
+    co_return state_.facts->now()->headers.fields_for(params, &ctx.client_param_headers) != sent;
+}
+
+asio::awaitable<void> upstream_requests::learn_tools(json::array& all,
+                                                     std::vector<std::string>* sources) {
+    // Judged on a scratch copy while the facts in force go on serving calls (the fleet's pins
+    // are agreed on first, a round trip), then published with what this list says.
+    std::optional<listed_tools> judged;
+    if (state_.definitions) {
+        judged.emplace();
+        co_await judged->withhold_changed(all, sources, *state_.definitions, state_.cfg);
+    }
+    state_.facts->amend([&](tool_facts& f) {
+        if (judged)
+            f.tools.take_judgement(*judged);
+        f.tools.learn(all);
+        f.headers.learn(all, sources, state_.cfg.id);
+    });
 }
 
 asio::awaitable<std::variant<json::object, upstream_failure>>

@@ -84,6 +84,10 @@ private:
                    std::uint64_t generation, std::optional<std::size_t>& refused_by);
     // Sends a notification on a bridged session (empty: the root), without waiting for it.
     void tell(const std::string& bridge, boost::json::object message);
+    // A tools list fetched whole: judged under the entry's pins (the items withheld taken out
+    // of `all`), then what it says of each tool published for every io thread's client.
+    boost::asio::awaitable<void> learn_tools(boost::json::array& all,
+                                             std::vector<std::string>* sources);
     // After a -32020: whether the tools learnt again give the call other headers than `sent`.
     boost::asio::awaitable<bool> headers_relearnt(const boost::json::object& params,
                                                   const protocol::header_fields& sent,

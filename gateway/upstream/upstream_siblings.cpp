@@ -15,12 +15,6 @@ void upstream_siblings::join(std::weak_ptr<upstream_client> client,
     clients_.push_back({std::move(client), address, std::move(ex)});
 }
 
-void upstream_siblings::tell_others(const void* from,
-                                    std::function<void(upstream_client&)> lesson) {
-    std::lock_guard lock(mutex_);
-    post_to_others(from, std::move(lesson));
-}
-
 void upstream_siblings::post_to_others(const void* from,
                                        const std::function<void(upstream_client&)>& lesson) {
     for (const auto& s : clients_)

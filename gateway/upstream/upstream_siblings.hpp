@@ -1,15 +1,17 @@
 // The clients of one upstream entry on every io thread (docs/io-threads.md), one per thread.
 // They meet the same breaker and upstream actor on one guard board, so the circuit, the rate
-// limit and the replicas in rotation are the process's, not a thread's; and what one learns
-// from a tools list it fetched (which tools are withheld, App-only, annotated for Mcp-Param-*
-// headers, and their hints) is told to the others, since the routers' shared cache lets one
-// thread's fetch serve every thread; so is what its handshake answered (the upstream's
-// serverInfo and instructions, which initialize and /api/federation show on every thread).
+// limit and the replicas in rotation are the process's, not a thread's; they read one copy of
+// what the tools lists said (which tools are withheld, App-only, annotated for Mcp-Param-*
+// headers, and their hints), since the routers' shared cache lets one thread's fetch serve
+// every thread; and what one's handshake answered (the upstream's serverInfo and
+// instructions, which initialize and /api/federation show on every thread) is told to the
+// others.
 // Made when a view is (at start and at each reload), never on a call.
 #pragma once
 
 #include "actors/guards/guard_board.hpp"
 #include "config/model.hpp"
+#include "gateway/upstream/tool_facts.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
@@ -36,12 +38,10 @@ public:
     // The entry, one copy that every client of it reads.
     const std::shared_ptr<const config::upstream> entry;
     const std::shared_ptr<actors::guard_board> board;
+    const std::shared_ptr<shared_tool_facts> facts = std::make_shared<shared_tool_facts>();
 
     // A client of the entry, on the thread of `ex`.
     void join(std::weak_ptr<upstream_client> client, boost::asio::any_io_executor ex);
-    // `lesson` run on every other client of the entry, each on its own thread (a client gone
-    // meanwhile is skipped).
-    void tell_others(const void* from, std::function<void(upstream_client&)> lesson);
     // What the last handshake of any client of the entry answered (empty: none yet), for a
     // client that joins after it.
     boost::json::object identity() const;
@@ -52,7 +52,8 @@ public:
 
 private:
     friend void learn_identity(upstream_state& state, boost::json::object identity);
-    // tell_others, the lock held.
+    // `lesson` run on every client of the entry but `from`, each on its own thread (a client
+    // gone meanwhile is skipped); the lock held.
     void post_to_others(const void* from, const std::function<void(upstream_client&)>& lesson);
     struct sibling {
         std::weak_ptr<upstream_client> client;

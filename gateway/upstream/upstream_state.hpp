@@ -7,8 +7,7 @@
 #pragma once
 
 #include "config/model.hpp"
-#include "gateway/upstream/listed_tools.hpp"
-#include "gateway/upstream/tool_param_headers.hpp"
+#include "gateway/upstream/tool_facts.hpp"
 #include "gateway/upstream/upstream_call.hpp"
 #include "gateway/upstream/upstream_credential.hpp"
 
@@ -46,12 +45,10 @@ struct upstream_state {
     bool closed = false;      // no new session opens; background work ends
     bool retiring = false;    // a reload retired it: it closes once no request is in flight
     std::int64_t next_id = 1; // the upstream-side id of gate's next request
-    // What its tools ask to be mirrored in Mcp-Param-* headers, from the lists gate fetched.
-    tool_param_headers tool_headers;
-    // What the same lists said of each tool: app-only, its hints (policy).
-    listed_tools tools;
-    // The clients of the same entry on the other io threads, told what its lists said (null:
-    // alone).
+    // What the lists gate fetched said of each tool (app-only, hints, withheld; the
+    // Mcp-Param-* annotations): the entry's, shared with its clients on the other io threads.
+    std::shared_ptr<shared_tool_facts> facts = std::make_shared<shared_tool_facts>();
+    // The clients of the same entry on the other io threads (null: alone).
     std::shared_ptr<upstream_siblings> siblings;
     // Pinned definitions, judged at each tools list (null: none, as in unit tests).
     std::shared_ptr<definition_watch> definitions;

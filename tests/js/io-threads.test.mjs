@@ -3,6 +3,7 @@
 // thread that opened it, however the client's connections are pooled; sampling and
 // elicitation reach their own client; an upstream's list news reaches the clients of every
 // thread; /metrics counts every thread's sessions; a reload and the drain reach every thread.
+// What one thread's fetched tools list said judges every thread's calls (App-only tools).
 // Users' accounts and auth.ema's ledger across threads: io-threads-accounts.test.mjs.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -12,9 +13,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
+import * as z from 'zod';
+
 import {
-  FULL_CLIENT_CAPABILITIES, eventually, initializeRequest, metric, rawRequest, runGate, startEverything, startGate, threadOf,
+  FULL_CLIENT_CAPABILITIES, connectClient, eventually, initializeRequest, metric, rawRequest, runGate, startEverything, startGate, threadOf,
 } from './lib/index.mjs';
+import { startStatelessServer } from './lib/stateless-server.mjs';
 
 /** A client that answers sampling and elicitation with its own name and counts list news. */
 async function namedClient(url, name) {
@@ -186,5 +190,48 @@ describe('io threads: the command line', () => {
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /--io-threads/);
     }
+  });
+});
+
+describe('io threads: what a tools list said', () => {
+  test("what one thread's fetched list said of a tool judges the calls of every thread", async (t) => {
+    // An App-only tool: a client that runs no views is refused it. The list is fetched once,
+    // on the thread of the first session that asks; the other thread's session is served the
+    // same list from the shared cache and fetches nothing, yet its call is refused as well.
+    let calls = 0;
+    const app = await startStatelessServer('app', { capabilities: { tools: {} } }, (server) => {
+      server.registerTool('poll', { description: 'for the view', inputSchema: { q: z.string().optional() }, _meta: { ui: { visibility: ['app'] } } }, async () => {
+        calls += 1;
+        return { content: [{ type: 'text', text: 'polled' }] };
+      });
+      server.registerTool('info', { description: 'for the agent', inputSchema: { q: z.string().optional() } }, async () => ({
+        content: [{ type: 'text', text: 'info' }],
+      }));
+    });
+    t.after(() => app.stop());
+    const g = await startGate({ config: { upstreams: [{ id: 'app', url: app.url, namespace: 'app' }] }, args: ['--io-threads', '2'] });
+    t.after(() => g.stop());
+    const byThread = new Map();
+    const spare = [];
+    t.after(async () => {
+      for (const c of [...byThread.values(), ...spare]) await c.close().catch(() => {});
+    });
+    while (byThread.size < 2 && spare.length < 16) {
+      const c = await connectClient(g.url); // no ui extension: one client profile for all
+      const thread = threadOf(c.transport.sessionId, 2);
+      if (byThread.has(thread)) spare.push(c);
+      else byThread.set(thread, c);
+    }
+    assert.equal(byThread.size, 2, 'a session on each thread');
+    const [first, second] = [byThread.get(0), byThread.get(1)];
+    const names = (c) => c.listTools().then((r) => r.tools.map((x) => x.name).sort());
+    assert.deepEqual(await names(first), ['app__info']);
+    assert.deepEqual(await names(second), ['app__info'], 'served from the cache the first filled');
+    for (const c of [second, first]) {
+      const refused = await c.callTool({ name: 'app__poll', arguments: {} }).catch((e) => e);
+      assert.equal(refused.code, -32602, String(refused));
+      assert.match(refused.message, /is for MCP Apps views only/);
+    }
+    assert.equal(calls, 0, 'neither thread sent the call');
   });
 });

@@ -1,7 +1,7 @@
 // The clients of one upstream entry on several io threads (gateway/upstream/upstream_siblings):
 // they share one guard board (one breaker, one rate limit, one rotation for the process), a
-// changed entry gets a board of its own, and what one client learnt from a tools list reaches
-// the others on their own threads, never itself, as does what a handshake answered.
+// changed entry gets a board of its own, they read one copy of what the tools lists said, and
+// what a handshake answered reaches the others on their own threads, never itself.
 #include "gateway/upstream/upstream_client.hpp"
 #include "gateway/upstream/upstream_siblings.hpp"
 #include "upstream_loopback.hpp"
@@ -10,7 +10,9 @@
 #include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
+using gate::gateway::shared_tool_facts;
 using gate::gateway::shared_upstreams;
+using gate::gateway::tool_facts;
 using gate::gateway::upstream_client;
 
 TEST(UpstreamSiblings, ClientsOfOneEntryShareABoardAndAChangedEntryGetsItsOwn) {
@@ -45,66 +47,61 @@ TEST(UpstreamSiblings, SiblingsLiveWhileAClientHoldsThem) {
     EXPECT_NE(shared.siblings_for(cfg), nullptr);
 }
 
-TEST(UpstreamSiblings, ALessonReachesEveryOtherClientOnItsOwnThread) {
-    shared_upstreams shared;
-    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
-    boost::asio::io_context one, two, three;
-    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
-    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
-    auto c = upstream_client::make(three.get_executor(), cfg, shared.siblings_for(cfg));
-    auto listed =
-        boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}}}])").as_array();
-    std::vector<const upstream_client*> taught;
-    shared.siblings_for(cfg)->tell_others(a.get(), [&](upstream_client& to) {
-        to.lists().take_lesson({listed, {}, {}});
-        taught.push_back(&to);
-    });
-    EXPECT_TRUE(taught.empty()) << "posted, not run on the teller's thread";
-    EXPECT_EQ(one.poll(), 0u) << "nothing for the teller itself";
-    EXPECT_EQ(two.poll(), 1u);
-    EXPECT_EQ(three.poll(), 1u);
-    EXPECT_EQ(taught, (std::vector<const upstream_client*>{b.get(), c.get()}));
-    EXPECT_TRUE(b->lists().tools().app_only("view"));
-    EXPECT_TRUE(c->lists().tools().listed());
-    EXPECT_FALSE(a->lists().tools().listed());
-    // A client gone before its lesson ran is skipped.
-    shared.siblings_for(cfg)->tell_others(a.get(),
-                                          [&](upstream_client& to) { taught.push_back(&to); });
-    c.reset();
-    two.restart(); // each ran out of work above
-    three.restart();
-    two.poll();
-    three.poll();
-    EXPECT_EQ(taught.size(), 3u);
-}
-
-TEST(UpstreamSiblings, ALessonAddsToWhatAClientKnowsAndTakesNothingAway) {
+TEST(UpstreamSiblings, EveryClientOfAnEntryReadsOneCopyOfWhatItsListsSaid) {
     shared_upstreams shared;
     auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
     boost::asio::io_context one, two;
     auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
     auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
-    // b's own list (a host that runs views): an App-only tool with an annotated parameter.
+    auto alone = upstream_client::make(one.get_executor(), cfg);
+    auto listed =
+        boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}}}])").as_array();
+    // What a's thread learnt from a list it fetched (upstream_requests::learn_tools).
+    shared.siblings_for(cfg)->facts->amend([&](tool_facts& f) { f.tools.learn(listed); });
+    EXPECT_TRUE(b->lists().facts()->tools.app_only("view")) << "read on b's thread, not told";
+    EXPECT_EQ(a->lists().facts(), b->lists().facts()) << "one copy";
+    EXPECT_EQ(one.poll() + two.poll(), 0u) << "nothing posted to either thread";
+    EXPECT_FALSE(alone->lists().facts()->tools.listed()) << "a client alone keeps its own";
+}
+
+TEST(UpstreamSiblings, ListsFetchedOnTwoThreadsAddUpAndTakeNothingAway) {
+    shared_tool_facts facts;
+    // One thread's list (a host that runs views): an App-only tool with an annotated parameter.
     auto own = boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}},
         "inputSchema":{"type":"object","properties":{"region":{"type":"string",
         "x-mcp-header":"Region"}}}}])")
                    .as_array();
-    b->lists().take_lesson({own, {}, {}});
-    ASSERT_NE(b->lists().tool_headers().find("view"), nullptr);
-    // a's list, fetched meanwhile for a client without views, leaves the tool out.
+    facts.amend([&](tool_facts& f) {
+        f.tools.learn(own);
+        f.headers.learn(own, nullptr, "up");
+    });
+    auto before = facts.now();
+    // The other's, fetched for a client without views, leaves the tool out.
     auto plain = boost::json::parse(R"([{"name":"echo"}])").as_array();
-    b->lists().take_lesson({plain, {}, {}});
-    EXPECT_TRUE(b->lists().tools().app_only("view")) << "what b knew stays known";
-    EXPECT_NE(b->lists().tool_headers().find("view"), nullptr) << "its annotations too";
-    EXPECT_TRUE(b->lists().tools().hints("echo").has_value()) << "and a's tool is learnt";
-    // What the teller withheld under its pins and dropped for its annotations is known so.
-    b->lists().take_lesson({plain, {{"blocked", "pinned 1, listed 2"}}, {{"bad", "no header"}}});
-    ASSERT_NE(b->lists().tools().withheld("blocked"), nullptr);
-    EXPECT_EQ(*b->lists().tools().withheld("blocked"), "pinned 1, listed 2");
-    ASSERT_NE(b->lists().tool_headers().dropped("bad"), nullptr);
-    // A tool a later lesson lists is withheld no more.
-    b->lists().take_lesson({boost::json::parse(R"([{"name":"blocked"}])").as_array(), {}, {}});
-    EXPECT_EQ(b->lists().tools().withheld("blocked"), nullptr);
+    facts.amend([&](tool_facts& f) {
+        f.tools.learn(plain);
+        f.headers.learn(plain, nullptr, "up");
+    });
+    auto now = facts.now();
+    EXPECT_TRUE(now->tools.app_only("view")) << "what the first said stays known";
+    EXPECT_NE(now->headers.find("view"), nullptr) << "its annotations too";
+    EXPECT_TRUE(now->tools.hints("echo").has_value()) << "and the second's tool is learnt";
+    // A reader holding the earlier snapshot still reads it whole.
+    EXPECT_FALSE(before->tools.hints("echo").has_value());
+    EXPECT_NE(before->headers.find("view"), nullptr);
+}
+
+TEST(UpstreamSiblings, AReloadIsJudgedAgainOnceHoweverManyThreadsAdoptIt) {
+    shared_tool_facts facts;
+    auto listed = boost::json::parse(R"([{"name":"echo"}])").as_array();
+    facts.amend([&](tool_facts& f) { f.tools.learn(listed); });
+    facts.judge_again(2); // the first thread adopts the reload's snapshot
+    EXPECT_FALSE(facts.now()->tools.listed()) << "judged again at the next list";
+    facts.amend([&](tool_facts& f) { f.tools.learn(listed); }); // that list, under the new pins
+    facts.judge_again(2); // the second thread adopts the same snapshot
+    EXPECT_TRUE(facts.now()->tools.listed()) << "the new judgement is not forgotten";
+    facts.judge_again(3);
+    EXPECT_FALSE(facts.now()->tools.listed());
 }
 
 TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {

@@ -1,0 +1,61 @@
+// What the tools lists gate fetched of one upstream entry said of its tools (app-only, hints,
+// withheld under a pin; the Mcp-Param-* annotations and the definitions dropped for theirs),
+// one copy for the entry's clients on every io thread (docs/io-threads.md): the routers'
+// shared cache lets one thread's fetch serve every thread, so what that fetch learnt is what
+// every thread's calls are judged by.
+//
+// Threading: read on every call from any io thread (a published snapshot, never under a lock);
+// a fetched list or a reload publishes a new one, writers one at a time.
+#pragma once
+
+#include "actors/published.hpp"
+#include "gateway/upstream/listed_tools.hpp"
+#include "gateway/upstream/tool_param_headers.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+namespace gate::gateway {
+
+struct tool_facts {
+    listed_tools tools;
+    tool_param_headers headers;
+};
+
+class shared_tool_facts {
+public:
+    // What is known now: a snapshot the reader holds for as long as it reads it (a pointer
+    // into it stays valid while it is held).
+    std::shared_ptr<const tool_facts> now() const { return now_.load(); }
+
+    // `change` applied to a copy of what is known, then published. A list fetched on one
+    // thread and another fetched on another merge: each amends what the other published.
+    template <class Change> void amend(Change&& change) {
+        std::lock_guard lock(writer_);
+        auto next = std::make_shared<tool_facts>(*now_.load());
+        std::forward<Change>(change)(*next);
+        now_.store(std::move(next));
+    }
+
+    // A reload's document (its snapshot's `version`): what the lists said is judged again at
+    // the next list, once per version however many threads adopt it (a later thread must not
+    // forget a judgement an earlier one already made under the new pins).
+    void judge_again(std::uint64_t version) {
+        std::lock_guard lock(writer_);
+        if (version <= judged_for_)
+            return;
+        judged_for_ = version;
+        auto next = std::make_shared<tool_facts>(*now_.load());
+        next->tools.judge_again();
+        now_.store(std::move(next));
+    }
+
+private:
+    std::mutex writer_;
+    std::uint64_t judged_for_ = 0; // under writer_
+    actors::published<const tool_facts> now_{std::make_shared<const tool_facts>()};
+};
+
+} // namespace gate::gateway
