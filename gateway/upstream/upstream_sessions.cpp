@@ -43,11 +43,12 @@ session_ptr upstream_sessions::session_for(const call_context& ctx) {
             return nullptr; // a caller's credential never opens a shared session
         if (ctx.profile == protocol::full_profile || ctx.profile >= protocol::profile_count)
             return root_;
-        auto& r = profile_roots_[ctx.profile];
-        if (!r) {
-            r = std::make_shared<upstream_session>();
-            r->capabilities = protocol::shared_capabilities_of(ctx.profile);
-        }
+        for (const auto& [profile, r] : profile_roots_)
+            if (profile == ctx.profile)
+                return r;
+        auto r = std::make_shared<upstream_session>();
+        r->capabilities = protocol::shared_capabilities_of(ctx.profile);
+        profile_roots_.emplace_back(ctx.profile, r);
         return r;
     }
     auto& s = bridged_[ctx.bridge];
@@ -187,14 +188,13 @@ void upstream_sessions::close() {
         all.push_back(bridge);
     for (auto& b : all)
         end_bridge(b);
-    for (const auto& r : profile_roots_)
-        if (r) {
-            r->life.end();
-            if (r->listening)
-                r->listening->lowest().close();
-            if (r->relisten)
-                r->relisten->cancel();
-        }
+    for (const auto& [profile, r] : profile_roots_) {
+        r->life.end();
+        if (r->listening)
+            r->listening->lowest().close();
+        if (r->relisten)
+            r->relisten->cancel();
+    }
     if (root_->listening)
         root_->listening->lowest().close();
     if (root_->relisten)

@@ -13,7 +13,6 @@
 #include "gateway/upstream/upstream_state.hpp"
 #include "protocol/client_profile.hpp"
 
-#include <array>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
@@ -22,6 +21,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace gate::gateway {
 
@@ -151,8 +152,9 @@ private:
     session_hooks& hooks_;
     std::size_t turn_ = 0; // whose turn it is among the replicas in rotation
     session_ptr root_;
-    // The root sessions of the other client profiles, opened by their first list.
-    std::array<session_ptr, protocol::profile_count> profile_roots_{};
+    // The root sessions of the other client profiles, opened by their first list: a few at
+    // most in practice, where an array of every profile cost 512 bytes per client per thread.
+    std::vector<std::pair<protocol::client_profile, session_ptr>> profile_roots_;
     std::unordered_map<std::string, session_ptr> bridged_;
 };
 
