@@ -29,6 +29,11 @@ upstream_client* federation_view::client(const std::string& id) const {
     return nullptr;
 }
 
+const boost::json::object& upstream_client::identity() const {
+    static const boost::json::object none;
+    return state_.identity ? *state_.identity : none;
+}
+
 std::shared_ptr<upstream_client>
 upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
                       std::shared_ptr<upstream_siblings> siblings) {

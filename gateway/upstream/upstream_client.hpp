@@ -77,10 +77,12 @@ public:
     bool modern() const { return state_.modern; }
     // What the upstream's last handshake answered (empty: none yet): its serverInfo and
     // protocolVersion, for /api/federation.
-    const boost::json::object& identity() const { return state_.identity; }
+    const boost::json::object& identity() const;
     // What a client of the same entry on another io thread heard its handshake answer
     // (upstream_siblings): this client's identity too, until its own handshake answers.
-    void take_identity(boost::json::object identity) { state_.identity = std::move(identity); }
+    void take_identity(std::shared_ptr<const boost::json::object> identity) {
+        state_.identity = std::move(identity);
+    }
 
     // Who hears session-wide upstream traffic: messages on a session's GET stream and gate's
     // listen, and on a call's stream when the call has no observer of its own. Set before the

@@ -25,7 +25,7 @@ void upstream_siblings::post_to_others(const void* from,
             });
 }
 
-boost::json::object upstream_siblings::identity() const {
+std::shared_ptr<const boost::json::object> upstream_siblings::identity() const {
     std::lock_guard lock(mutex_);
     return identity_;
 }
@@ -44,19 +44,24 @@ upstream_siblings::credential_keeper(std::shared_ptr<upstream_credential> mine,
 }
 
 void learn_identity(upstream_state& state, boost::json::object identity) {
-    state.identity = std::move(identity);
     auto* siblings = state.siblings.get();
-    if (!siblings)
+    if (!siblings) {
+        state.identity = std::make_shared<const boost::json::object>(std::move(identity));
         return;
+    }
     // Kept and told under one lock, so what the siblings keep and what they are told last
-    // agree; an answer they know already (each session's handshake gives one) is not told.
+    // agree; an answer they know already (each session's handshake gives one) is not told,
+    // and the copy they keep serves this client too.
     std::lock_guard lock(siblings->mutex_);
-    if (siblings->identity_ == state.identity)
+    if (siblings->identity_ && *siblings->identity_ == identity) {
+        state.identity = siblings->identity_;
         return;
-    siblings->identity_ = state.identity;
-    auto told = std::make_shared<const boost::json::object>(state.identity);
+    }
+    auto told = std::make_shared<const boost::json::object>(std::move(identity));
+    state.identity = told;
+    siblings->identity_ = told;
     siblings->post_to_others(state.owner.lock().get(),
-                             [told](upstream_client& c) { c.take_identity(*told); });
+                             [told](upstream_client& c) { c.take_identity(told); });
 }
 
 std::shared_ptr<upstream_siblings> shared_upstreams::siblings_for(const config::upstream& cfg) {

@@ -44,7 +44,7 @@ public:
     void join(std::weak_ptr<upstream_client> client, boost::asio::any_io_executor ex);
     // What the last handshake of any client of the entry answered (empty: none yet), for a
     // client that joins after it.
-    boost::json::object identity() const;
+    std::shared_ptr<const boost::json::object> identity() const;
     // The credential source the entry's clients ask for gate's own tokens there: the first
     // offered (`mine`, on the thread of `ex`), which the siblings keep from then on.
     std::pair<std::shared_ptr<upstream_credential>, boost::asio::any_io_executor>
@@ -62,7 +62,7 @@ private:
     };
     mutable std::mutex mutex_;
     std::vector<sibling> clients_;
-    boost::json::object identity_;
+    std::shared_ptr<const boost::json::object> identity_;
     std::shared_ptr<upstream_credential> credentials_;
     boost::asio::any_io_executor credentials_ex_;
 };

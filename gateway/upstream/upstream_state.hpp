@@ -65,8 +65,9 @@ struct upstream_state {
     std::chrono::steady_clock::time_point tools_list_tried{}; // before a call that needs them
     // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions
     // answered: serverInfo, protocolVersion, capabilities (empty: none yet). /api/federation
-    // shows its identity from it.
-    boost::json::object identity;
+    // shows its identity from it. One copy for the entry's clients on every io thread
+    // (upstream_siblings), read-only once made.
+    std::shared_ptr<const boost::json::object> identity;
     // The client that owns this state. Background work holds it (hold()) for its length, as a
     // coroutine of the client holds the client.
     std::weak_ptr<void> owner;

@@ -114,12 +114,15 @@ TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
     auto answer =
         boost::json::parse(R"({"serverInfo":{"name":"u"},"instructions":"Be kind."})").as_object();
     gate::gateway::learn_identity(shaker, answer);
-    EXPECT_EQ(shaker.identity, answer);
+    ASSERT_NE(shaker.identity, nullptr);
+    EXPECT_EQ(*shaker.identity, answer);
     EXPECT_TRUE(before->identity().empty()) << "taken on its own thread";
     EXPECT_EQ(two.poll(), 1u);
     EXPECT_EQ(before->identity(), answer);
     auto later = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
     EXPECT_EQ(later->identity(), answer) << "a client made after the handshake";
+    EXPECT_EQ(&later->identity(), shaker.identity.get()) << "one copy for every client";
+    EXPECT_EQ(&before->identity(), shaker.identity.get());
     two.restart();
     gate::gateway::learn_identity(shaker, answer);
     EXPECT_EQ(two.poll(), 0u) << "an answer the siblings know is not told again";
