@@ -6,6 +6,17 @@
 
 namespace gate::gateway {
 
+void listed_tools::take_judgement(const listed_tools& judged,
+                                  const std::vector<std::string>& named) {
+    blocks_ = judged.blocks_;
+    for (const auto& name : named)
+        withheld_.erase(name);
+    for (const auto& [name, why] : judged.withheld_)
+        withheld_.insert_or_assign(name, why);
+    if (withheld_.size() > max_tools) // an upstream listing ever new names: this list's only
+        withheld_ = judged.withheld_;
+}
+
 void listed_tools::learn(const boost::json::array& tools) {
     listed_ = true;
     for (const auto& t : tools) {

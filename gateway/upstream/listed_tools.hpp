@@ -28,11 +28,11 @@ public:
     using reasons = std::unordered_map<std::string, std::string>;
     const reasons& withheld_all() const { return withheld_; }
     // The judgement withhold_changed made of a list on a scratch copy (`judged`), while this
-    // one went on serving calls: which tools are withheld now, and whether the pin blocks.
-    void take_judgement(const listed_tools& judged) {
-        withheld_ = judged.withheld_;
-        blocks_ = judged.blocks_;
-    }
+    // one went on serving calls: whether each tool that list named (`named`) is withheld now,
+    // and whether the pin blocks. A tool it did not name keeps its judgement: lists differ
+    // per client profile (a list for a client without views leaves App tools out), and a
+    // tool one list withheld must not become callable because another left it out.
+    void take_judgement(const listed_tools& judged, const std::vector<std::string>& named);
     bool app_only(const std::string& tool) const;
     // The tool's hints as last listed; nullopt for one no list showed.
     std::optional<protocol::tool_hints> hints(const std::string& tool) const;

@@ -12,6 +12,8 @@
 #include "gateway/upstream/listed_tools.hpp"
 #include "gateway/upstream/tool_param_headers.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -50,9 +52,23 @@ public:
         auto next = std::make_shared<tool_facts>(*now_.load());
         next->tools.judge_again();
         now_.store(std::move(next));
+        list_tried_.store(never, std::memory_order_relaxed);
+    }
+
+    // When a call that needed the tools listed last tried to list them, on any thread: an
+    // upstream whose list fails is not asked for it on every call, and a reload's judging
+    // again makes the next such call on every thread list first.
+    std::chrono::steady_clock::time_point list_tried() const {
+        return std::chrono::steady_clock::time_point(
+            std::chrono::steady_clock::duration(list_tried_.load(std::memory_order_relaxed)));
+    }
+    void tried_listing(std::chrono::steady_clock::time_point now) {
+        list_tried_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
     }
 
 private:
+    static constexpr std::chrono::steady_clock::rep never = 0; // the clock's epoch, as `{}` was
+    std::atomic<std::chrono::steady_clock::rep> list_tried_{never};
     std::mutex writer_;
     std::uint64_t judged_for_ = 0; // under writer_
     actors::published<const tool_facts> now_{std::make_shared<const tool_facts>()};

@@ -54,22 +54,20 @@ public:
 
     // Whether a call that needs this upstream's tools listed (pinned definitions, a policy on
     // annotations) lists them first: not listed yet, and not tried within the last 10 s (an
-    // upstream whose list fails is not asked for it on every call).
+    // upstream whose list fails is not asked for it on every call). Both are the entry's, on
+    // every io thread (tool_facts).
     bool tools_list_wanted(std::chrono::steady_clock::time_point now) const {
         return !facts()->tools.listed() &&
-               now - state_.tools_list_tried >= std::chrono::seconds(10);
+               now - state_.facts->list_tried() >= std::chrono::seconds(10);
     }
     void tools_list_tried(std::chrono::steady_clock::time_point now) {
-        state_.tools_list_tried = now;
+        state_.facts->tried_listing(now);
     }
     // Whether the pin is `block` (a call of a tool gate never listed is then listed first).
     bool blocks_changed_tools() const { return state_.blocks_changed; }
     // A reload to the snapshot of `version`: tools withheld under the old pins are judged
     // again at the next list (once for the entry, however many io threads adopt it).
-    void judge_tools_again(std::uint64_t version) {
-        state_.facts->judge_again(version);
-        state_.tools_list_tried = {};
-    }
+    void judge_tools_again(std::uint64_t version) { state_.facts->judge_again(version); }
     // Pinned definitions: judged at each tools list gate fetches (set before the first, and
     // again at each reload once the watch has the new document).
     void watch_definitions(std::shared_ptr<gateway::definition_watch> watch) {

@@ -455,13 +455,18 @@ asio::awaitable<void> upstream_requests::learn_tools(json::array& all,
     // Judged on a scratch copy while the facts in force go on serving calls (the fleet's pins
     // are agreed on first, a round trip), then published with what this list says.
     std::optional<listed_tools> judged;
+    std::vector<std::string> named; // before the withheld ones are taken out
     if (state_.definitions) {
+        for (const auto& t : all)
+            if (const auto* tool = t.if_object())
+                if (const auto* name = tool->if_contains("name"); name && name->is_string())
+                    named.emplace_back(name->get_string());
         judged.emplace();
         co_await judged->withhold_changed(all, sources, *state_.definitions, state_.cfg);
     }
     state_.facts->amend([&](tool_facts& f) {
         if (judged)
-            f.tools.take_judgement(*judged);
+            f.tools.take_judgement(*judged, named);
         f.tools.learn(all);
         f.headers.learn(all, sources, state_.cfg.id);
     });

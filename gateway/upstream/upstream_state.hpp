@@ -62,7 +62,6 @@ struct upstream_state {
     // What its answers being read hold together (calls in flight at it): each call cannot hold
     // an answer's bound.
     std::size_t answer_bytes_read = 0;
-    std::chrono::steady_clock::time_point tools_list_tried{}; // before a call that needs them
     // What the last handshake (initialize, or 2026-07-28 discovery) of any of its sessions
     // answered: serverInfo, protocolVersion, capabilities (empty: none yet). /api/federation
     // shows its identity from it. One copy for the entry's clients on every io thread

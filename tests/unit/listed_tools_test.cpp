@@ -153,5 +153,35 @@ TEST(listed_tools, a_tool_another_instance_pinned_first_is_withheld_when_it_diff
     EXPECT_FALSE(known.blocks());
 }
 
+// Lists differ per client profile: a list that leaves out a tool another list withheld does not
+// make it callable; a list that names it judges it again.
+TEST(listed_tools, a_judgement_changes_only_the_tools_its_list_named) {
+    fleet_watch watch;
+    auto v1 = json::parse(R"({"name":"echo","description":"v1"})").as_object();
+    watch.first["echo"] = protocol::definition_digest(v1);
+    auto judged_of = [&](const char* list, std::vector<std::string>& named) {
+        auto tools = json::parse(list).as_array();
+        named.clear();
+        for (const auto& t : tools)
+            named.emplace_back(t.as_object().at("name").as_string());
+        std::vector<std::string> texts(tools.size());
+        listed_tools scratch;
+        withhold(scratch, tools, texts, watch);
+        return scratch;
+    };
+    listed_tools known;
+    std::vector<std::string> named;
+    known.take_judgement(judged_of(R"([{"name":"echo","description":"v2"},{"name":"add"}])", named),
+                         named);
+    ASSERT_NE(known.withheld("echo"), nullptr);
+    EXPECT_TRUE(known.blocks());
+    // Another profile's list, without the tool.
+    known.take_judgement(judged_of(R"([{"name":"add"}])", named), named);
+    EXPECT_NE(known.withheld("echo"), nullptr) << "left out is not judged fine";
+    // A list that shows it as pinned.
+    known.take_judgement(judged_of(R"([{"name":"echo","description":"v1"}])", named), named);
+    EXPECT_EQ(known.withheld("echo"), nullptr);
+}
+
 } // namespace
 } // namespace gate::gateway

@@ -8,6 +8,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
+#include <chrono>
 #include <gtest/gtest.h>
 
 using gate::gateway::shared_tool_facts;
@@ -102,6 +103,23 @@ TEST(UpstreamSiblings, AReloadIsJudgedAgainOnceHoweverManyThreadsAdoptIt) {
     EXPECT_TRUE(facts.now()->tools.listed()) << "the new judgement is not forgotten";
     facts.judge_again(3);
     EXPECT_FALSE(facts.now()->tools.listed());
+}
+
+TEST(UpstreamSiblings, AListTriedOnOneThreadIsTriedForAllAndAReloadForgetsIt) {
+    shared_upstreams shared;
+    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    boost::asio::io_context one, two;
+    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
+    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+    auto now = std::chrono::steady_clock::now();
+    EXPECT_TRUE(b->lists().tools_list_wanted(now));
+    a->lists().tools_list_tried(now); // a call on a's thread listed first, and it failed
+    EXPECT_FALSE(b->lists().tools_list_wanted(now + std::chrono::seconds(9)));
+    EXPECT_TRUE(b->lists().tools_list_wanted(now + std::chrono::seconds(10)));
+    // A reload judges again: the next call that needs the list lists first, on every thread,
+    // from the first thread's adopting it on.
+    a->lists().judge_tools_again(2);
+    EXPECT_TRUE(b->lists().tools_list_wanted(now + std::chrono::seconds(1)));
 }
 
 TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
