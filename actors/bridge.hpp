@@ -59,12 +59,15 @@ boost::asio::awaitable<std::optional<T>> ask(Handle target, MakeMessage make_mes
                 if (!ec)
                     st->finish(std::nullopt);
             });
-            // The reply hands its hold on the race to the io thread: the actor's thread must not
-            // be the last owner, or the timer would be destroyed there, perhaps after its
-            // io_context.
-            reply_to<T> reply([st, ex](std::optional<T> value) mutable {
-                asio::post(ex, [st = std::move(st), v = std::move(value)]() mutable {
-                    st->finish(std::move(v));
+            // The timer's wait alone owns the race (and through `resume` the frame): the reply
+            // holds it weakly and looks on the io thread. So an actor's thread is never the last
+            // owner (the timer would be destroyed there), and a context abandoning its pending
+            // work at shutdown destroys a waiting frame then, while what it points into lives,
+            // not when an actor answers later into the stopped context (io_thread_context.hpp).
+            reply_to<T> reply([w = std::weak_ptr<race>(st), ex](std::optional<T> value) mutable {
+                asio::post(ex, [w = std::move(w), v = std::move(value)]() mutable {
+                    if (auto alive = w.lock())
+                        alive->finish(std::move(v));
                 });
             });
             caf::anon_send(target, make_message(std::move(reply)));

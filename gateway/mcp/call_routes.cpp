@@ -196,11 +196,9 @@ asio::awaitable<pipeline::routing> call_routes::route_named(const std::string& m
         if (auto r = resolve_by_name(*rec.view->snap, method, params))
             co_return for_this_client(method, id, settle_route(std::move(*r), id, rec), rec);
     } else {
-        if (call.list_first) {
-            rec.view->clients[*call.list_first]->lists().tools_list_tried(
-                std::chrono::steady_clock::now());
-            co_await learn_names(method, rec);
-        }
+        if (call.list_first)
+            co_await rec.view->clients[*call.list_first]->lists().list_first(
+                std::chrono::steady_clock::now(), [&] { return learn_names(method, rec); });
         if (auto routed_by_name = route_by_name(method, id, params, rec))
             co_return std::move(*routed_by_name);
     }

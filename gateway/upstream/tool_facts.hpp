@@ -52,23 +52,33 @@ public:
         auto next = std::make_shared<tool_facts>(*now_.load());
         next->tools.judge_again();
         now_.store(std::move(next));
-        list_tried_.store(never, std::memory_order_relaxed);
+        list_tried_.store(never, std::memory_order_release);
     }
 
-    // When a call that needed the tools listed last tried to list them, on any thread: an
+    // When a call that needed the tools listed last started listing them, on any thread: an
     // upstream whose list fails is not asked for it on every call, and a reload's judging
     // again makes the next such call on every thread list first.
     std::chrono::steady_clock::time_point list_tried() const {
         return std::chrono::steady_clock::time_point(
-            std::chrono::steady_clock::duration(list_tried_.load(std::memory_order_relaxed)));
+            std::chrono::steady_clock::duration(list_tried_.load(std::memory_order_acquire)));
     }
-    void tried_listing(std::chrono::steady_clock::time_point now) {
-        list_tried_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+    // While such a list is out on any thread, a call that needs it lists too (its thread's
+    // calls wait for one flight, upstream_lists::list_first) rather than go on judged by no
+    // list: after a reload, a `block` pin's changed tool would otherwise pass for a round trip.
+    // Counted before the time is stored, and read after it: whoever sees the new time sees the
+    // count.
+    void listing_started(std::chrono::steady_clock::time_point now) {
+        listing_.fetch_add(1, std::memory_order_relaxed);
+        list_tried_.store(now.time_since_epoch().count(), std::memory_order_release);
     }
+    // After what it said is published (upstream_requests::learn_tools), or it failed.
+    void listing_landed() { listing_.fetch_sub(1, std::memory_order_release); }
+    bool listing() const { return listing_.load(std::memory_order_acquire) > 0; }
 
 private:
     static constexpr std::chrono::steady_clock::rep never = 0; // the clock's epoch, as `{}` was
     std::atomic<std::chrono::steady_clock::rep> list_tried_{never};
+    std::atomic<int> listing_{0};
     std::mutex writer_;
     std::uint64_t judged_for_ = 0; // under writer_
     actors::published<const tool_facts> now_{std::make_shared<const tool_facts>()};

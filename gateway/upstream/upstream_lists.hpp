@@ -12,6 +12,7 @@
 #include "gateway/upstream/upstream_guards.hpp"
 #include "gateway/upstream/upstream_requests.hpp"
 #include "gateway/upstream/upstream_state.hpp"
+#include "transport/io/ask_flight.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/array.hpp>
@@ -53,15 +54,30 @@ public:
     std::shared_ptr<const gateway::tool_facts> facts() const { return state_.facts->now(); }
 
     // Whether a call that needs this upstream's tools listed (pinned definitions, a policy on
-    // annotations) lists them first: not listed yet, and not tried within the last 10 s (an
-    // upstream whose list fails is not asked for it on every call). Both are the entry's, on
-    // every io thread (tool_facts).
+    // annotations) lists them first: not listed yet, and either not tried within the last 10 s
+    // (an upstream whose list fails is not asked for it on every call) or a list is out on
+    // some thread now. All three are the entry's, on every io thread (tool_facts).
     bool tools_list_wanted(std::chrono::steady_clock::time_point now) const {
-        return !facts()->tools.listed() &&
-               now - state_.facts->list_tried() >= std::chrono::seconds(10);
+        if (facts()->tools.listed())
+            return false;
+        // The time first: a list started since is then seen as out (listing_started).
+        return now - state_.facts->list_tried() >= std::chrono::seconds(10) ||
+               state_.facts->listing();
     }
-    void tools_list_tried(std::chrono::steady_clock::time_point now) {
-        state_.facts->tried_listing(now);
+    // Lists the tools before such a call (`learn` fetches them). This thread's calls arriving
+    // while it is out wait for it to land, then are judged by what it said.
+    template <class Learn>
+    boost::asio::awaitable<void> list_first(std::chrono::steady_clock::time_point now,
+                                            Learn learn) {
+        auto& facts = *state_.facts;
+        co_await list_first_.run_or_wait([&]() -> boost::asio::awaitable<void> {
+            facts.listing_started(now);
+            struct landing {
+                shared_tool_facts& facts;
+                ~landing() { facts.listing_landed(); }
+            } landed{facts};
+            co_await learn();
+        });
     }
     // Whether the pin is `block` (a call of a tool gate never listed is then listed first).
     bool blocks_changed_tools() const { return state_.blocks_changed; }
@@ -78,6 +94,7 @@ public:
 private:
     gateway::upstream_state& state_;
     gateway::upstream_guards& guards_;
+    transport::ask_flight list_first_; // this thread's calls listing first: one list at a time
     gateway::upstream_requests& requests_;
 };
 

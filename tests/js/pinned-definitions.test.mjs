@@ -146,6 +146,46 @@ describe('pinned definitions', { timeout: 90_000 }, () => {
     }
   });
 
+  test('after a reload, calls racing its first list wait for it: a changed tool is refused to each', async () => {
+    const up = await startChangingServer();
+    const configPath = path.join(dir, 'race.json');
+    const lockPath = path.join(dir, 'race.lock');
+    const config = {
+      upstreams: [{ id: 'ch', url: up.url, namespace: 'ch', cacheTtlMs: -1 }],
+      definitions: { pin: 'block', lockFile: 'race.lock' },
+    };
+    writeFileSync(configPath, JSON.stringify(config));
+    assert.equal((await runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath])).code, 0);
+    const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
+    const one = await connectClient(gate.url);
+    const two = await connectClient(gate.url);
+    const report = (c) => expectMcpError(() => c.callTool({ name: 'ch__report', arguments: { text: 'x' } }));
+    try {
+      assert.deepEqual(await names(one), ['ch__report', 'ch__stable']);
+      up.setDescription('changed after locking');
+      await gate.reloaded(); // what the lists said is judged again at the next list
+      const release = up.holdLists();
+      const before = up.calls.length;
+      const first = report(one); // lists first
+      await eventually(() => up.listsHeld() === 1, { what: "the first call's list" });
+      const racing = [report(two), report(one)];
+      // They reach gate while that list is out: a ping sent behind them is answered first.
+      await Promise.all([two.ping(), one.ping()]);
+      assert.ok(up.listsHeld() >= 1, 'the list is still out');
+      release();
+      for (const err of await Promise.all([first, ...racing])) {
+        assert.equal(err.code, -32042);
+        assert.match(err.message, /tool "ch__report" is withheld/);
+      }
+      assert.equal(up.calls.length, before, 'never called upstream');
+    } finally {
+      await one.close();
+      await two.close();
+      await gate.stop();
+      await up.stop();
+    }
+  });
+
   test('a malformed lock file is refused at start, naming the file and the line', () => {
     const bad = path.join(dir, 'bad.lock');
     writeFileSync(bad, `# ok\nch report sha256:${'a'.repeat(64)}\nch stable md5:abc\n`);

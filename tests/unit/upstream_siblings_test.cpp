@@ -6,7 +6,12 @@
 #include "gateway/upstream/upstream_siblings.hpp"
 #include "upstream_loopback.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 #include <chrono>
 #include <gtest/gtest.h>
@@ -113,13 +118,57 @@ TEST(UpstreamSiblings, AListTriedOnOneThreadIsTriedForAllAndAReloadForgetsIt) {
     auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
     auto now = std::chrono::steady_clock::now();
     EXPECT_TRUE(b->lists().tools_list_wanted(now));
-    a->lists().tools_list_tried(now); // a call on a's thread listed first, and it failed
+    // A call on a's thread listed first, and the list failed.
+    boost::asio::co_spawn(
+        one, a->lists().list_first(now, []() -> boost::asio::awaitable<void> { co_return; }),
+        boost::asio::detached);
+    one.run();
     EXPECT_FALSE(b->lists().tools_list_wanted(now + std::chrono::seconds(9)));
     EXPECT_TRUE(b->lists().tools_list_wanted(now + std::chrono::seconds(10)));
     // A reload judges again: the next call that needs the list lists first, on every thread,
     // from the first thread's adopting it on.
     a->lists().judge_tools_again(2);
     EXPECT_TRUE(b->lists().tools_list_wanted(now + std::chrono::seconds(1)));
+}
+
+// After a reload, a call that arrives while the first call's list is out waits for it and is
+// judged by what it said (a `block` pin's changed tool must not pass for that round trip);
+// a call on another thread lists too rather than go on unlisted.
+TEST(UpstreamSiblings, ACallArrivingWhileAListIsOutWaitsForItOnEveryThread) {
+    shared_upstreams shared;
+    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    boost::asio::io_context one, two;
+    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
+    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+    auto now = std::chrono::steady_clock::now();
+    boost::asio::steady_timer upstream_answers(one, boost::asio::steady_timer::time_point::max());
+    int lists = 0;
+    bool second_went_on = false;
+    auto list = [&]() -> boost::asio::awaitable<void> {
+        ++lists;
+        boost::system::error_code ec;
+        co_await upstream_answers.async_wait(
+            boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+        a->lists().facts(); // what it said would be published here (learn_tools)
+    };
+    boost::asio::co_spawn(one, a->lists().list_first(now, list), boost::asio::detached);
+    one.poll(); // the first call's list is out
+    ASSERT_EQ(lists, 1);
+    auto soon = now + std::chrono::seconds(1);
+    EXPECT_TRUE(a->lists().tools_list_wanted(soon)) << "tried just now, but still out";
+    EXPECT_TRUE(b->lists().tools_list_wanted(soon)) << "and on every thread";
+    auto second = [&]() -> boost::asio::awaitable<void> {
+        co_await a->lists().list_first(soon, list);
+        second_went_on = true;
+    };
+    boost::asio::co_spawn(one, second(), boost::asio::detached);
+    one.poll();
+    EXPECT_FALSE(second_went_on) << "waits for the list out";
+    upstream_answers.cancel();
+    one.poll();
+    EXPECT_TRUE(second_went_on);
+    EXPECT_EQ(lists, 1) << "joined the list out, not a list of its own";
+    EXPECT_FALSE(b->lists().tools_list_wanted(soon)) << "landed (failed here): tried just now";
 }
 
 TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
