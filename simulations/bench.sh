@@ -38,7 +38,7 @@ peer_cpus=()
 # gate_pid and gate_port.
 start_gate() {
   upstream="$1" write_bench_config "${2:-open}"
-  "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
+  "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn --io-threads 1 2>"$work/gate.err" &
   gate_pid=$!
   pids+=($gate_pid)
   gate_port=""

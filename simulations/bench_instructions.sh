@@ -52,7 +52,7 @@ for bin in "$@"; do
   # jemalloc is gate's malloc: DHAT replaces it only when told it is the one.
   [ -n "${GATE_BENCH_HEAP:-}" ] && tool=(--tool=dhat "--soname-synonyms=somalloc=libjemalloc*" --dhat-out-file="$work/dhat.out")
   ${GATE_BENCH_PRELOAD:+env LD_PRELOAD=$GATE_BENCH_PRELOAD} valgrind "${tool[@]}" "$work/gate.nodebug" \
-    --config "$work/gate.json" --port 0 --log-level warn 2>"$work/valgrind.err" &
+    --config "$work/gate.json" --port 0 --log-level warn --io-threads 1 2>"$work/valgrind.err" &
   gate_pid=$!
   port=""
   for _ in $(seq 1 300); do

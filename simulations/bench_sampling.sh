@@ -30,7 +30,7 @@ run() { # $1: label, $2: gate cpu prefix, $3: peer cpu prefix, $4: more gate opt
   local up_port
   up_port="$(port_of "$work/up.out")"
   printf '{"upstreams": [{"id": "fast", "url": "http://127.0.0.1:%s/mcp"}]}\n' "$up_port" >"$work/gate.json"
-  "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn "${gate_opts[@]}" >"$work/gate.out" 2>&1 &
+  "${gate_cpus[@]}" "$build/gate" --config "$work/gate.json" --port 0 --log-level warn --io-threads 1 "${gate_opts[@]}" >"$work/gate.out" 2>&1 &
   local gate_pid=$!
   pids+=($gate_pid)
   local gate_port=""

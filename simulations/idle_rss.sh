@@ -43,7 +43,7 @@ post() {
     ${session:+-H "Mcp-Session-Id: $session"} -d "$1" "http://127.0.0.1:$port/mcp"
 }
 for bin in "$@"; do
-  "$bin" --config "$work/gate.json" --port 0 --log-level warn 2>"$work/gate.err" &
+  "$bin" --config "$work/gate.json" --port 0 --log-level warn --io-threads 1 2>"$work/gate.err" &
   gate_pid=$!
   pids+=("$gate_pid")
   port="$(listening_port "$gate_pid")"

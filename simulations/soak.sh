@@ -62,7 +62,7 @@ gates=()
 ports=()
 "$build/gate" --validate --config "$work/gate.json" >&2
 for n in 1 2; do
-  "$build/gate" --config "$work/gate.json" --port 0 >/dev/null 2>"$out/gate$n.err" &
+  "$build/gate" --config "$work/gate.json" --port 0 --io-threads 1 >/dev/null 2>"$out/gate$n.err" &
   gates+=($!)
   pids+=($!)
   ports+=("$(listening_port "$!")")

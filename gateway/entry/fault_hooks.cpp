@@ -21,8 +21,7 @@ std::optional<transport::http_reply> run_fault_hook(const federation_view& live,
     }
     if (verb == http::verb::post && path == "/_test/kill-breaker-actor") {
         // Every board names the one breaker actor; with no upstream there is none to kill.
-        auto breaker = live.clients.empty() ? actors::breaker_actor{}
-                                            : live.clients.front()->guards().board()->breaker();
+        auto breaker = live.size() == 0 ? actors::breaker_actor{} : live.board(0)->breaker();
         if (!breaker)
             return error_reply(
                 {gateway_error::fault_target_idle,
@@ -34,12 +33,12 @@ std::optional<transport::http_reply> run_fault_hook(const federation_view& live,
     if (verb != http::verb::post || !path.starts_with(kill))
         return std::nullopt;
     auto id = std::string(path.substr(kill.size()));
-    auto* client = live.client(id);
-    if (!client)
+    auto upstream = live.index_of(id);
+    if (!upstream)
         return error_reply(
             {gateway_error::fault_target_unknown,
              protocol::gateway_error_text(gateway_error::fault_target_unknown, {id})});
-    auto actor = client->guards().board()->actor();
+    auto actor = live.board(*upstream)->actor();
     if (!actor)
         return error_reply({gateway_error::fault_target_idle,
                             protocol::gateway_error_text(gateway_error::fault_target_idle, {id})});

@@ -2,6 +2,7 @@
 
 #include "actors/guards/endpoint_rotation.hpp"
 #include "gateway/pipeline/request_context.hpp"
+#include "transport/io/answered_on.hpp"
 #include "transport/io/fan_out.hpp"
 
 #include <cmath>
@@ -177,12 +178,32 @@ asio::awaitable<health_report> health_checker::probe() {
     co_return report;
 }
 
-health_watch::health_watch(const federation_view& first, bool show_detail)
-    : show_detail_(show_detail),
-      now_(std::make_shared<health_checker>(first.clients, show_detail)) {}
+health_watch::health_watch(const view_source& live, bool show_detail)
+    : live_(live), show_detail_(show_detail) {}
 
-void health_watch::adopt(const federation_view& next) {
-    now_ = std::make_shared<health_checker>(next.clients, show_detail_);
+void health_watch::adopt(const federation_view&) {
+    now_ = nullptr; // the next round's checker is made over the new view's clients
+}
+
+asio::awaitable<health_report> health_watch::report() {
+    if (first_)
+        co_return co_await transport::answered_on<health_report>(
+            first_ex_, [first = first_] { return first->report(); }, health_report{});
+    if (!now_) {
+        auto view = live_.current_view();
+        std::vector<std::shared_ptr<upstream_client>> clients;
+        for (std::size_t i = 0; i < view->size(); ++i)
+            clients.push_back(view->client_at(i));
+        now_ = std::make_shared<health_checker>(std::move(clients), show_detail_);
+    }
+    auto checker = now_; // a reload may replace it while this round runs
+    co_return co_await checker->check();
+}
+
+void health_watch::ask_through(health_watch& first, asio::any_io_executor there) {
+    first_ = &first;
+    first_ex_ = std::move(there);
+    now_ = nullptr;
 }
 
 } // namespace gate::gateway

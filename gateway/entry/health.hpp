@@ -8,6 +8,7 @@
 #include "gateway/upstream/upstream_client.hpp"
 #include "transport/io/memoized_flight.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
@@ -49,17 +50,26 @@ private:
 };
 
 // The health checker of the federation as it stands (GET /health and /api/federation share its
-// rounds), made again from each reload's upstream clients.
+// rounds), made again from each reload's view at its first round. With several io threads the
+// first one's rounds serve every thread (ask_through): each upstream is pinged once per round
+// for the process, through the first thread's clients, and no other thread makes a client of
+// every upstream to answer a probe (docs/io-threads.md).
 class health_watch final : public view_adopter {
 public:
-    health_watch(const federation_view& first, bool show_detail);
+    health_watch(const view_source& live, bool show_detail);
     void adopt(const federation_view& next) override;
-    // Held by a probe for its round: a reload may replace it meanwhile.
-    std::shared_ptr<health_checker> checker() const { return now_; }
+    // The federation's health now (a round of its own, or one under way, or the last within
+    // its reuse).
+    boost::asio::awaitable<health_report> report();
+    // Every round from now on is `first`'s, run on the thread of `there`.
+    void ask_through(health_watch& first, boost::asio::any_io_executor there);
 
 private:
+    const view_source& live_;
     bool show_detail_;
-    std::shared_ptr<health_checker> now_;
+    std::shared_ptr<health_checker> now_; // null until a round after start or a reload
+    health_watch* first_ = nullptr;
+    boost::asio::any_io_executor first_ex_;
 };
 
 } // namespace gate::gateway

@@ -154,12 +154,17 @@ asio::awaitable<transport::http_reply> metrics_reply(const http_face_parts& p) {
     if (p.others && *p.others)
         counts.add(co_await (*p.others)());
     std::vector<metrics::guard_sample> guards;
-    for (const auto& c : p.live->clients) {
+    // Each entry's guard board is the process's: read without a client of it.
+    const auto& view = *p.live;
+    for (std::size_t i = 0; i < view.size(); ++i) {
         auto& sample = guards.emplace_back();
-        sample.upstream = c->config().id;
-        sample.breaker_state = static_cast<int>(c->guards().breaker_state());
-        for (const auto& e : c->health().endpoints())
-            sample.endpoints.emplace_back(e.url, e.in_rotation);
+        const auto& cfg = view.config(i);
+        auto board = view.board(i)->view();
+        sample.upstream = cfg.id;
+        sample.breaker_state = static_cast<int>(board->shown(std::chrono::steady_clock::now()));
+        for (std::size_t e = 0; e < cfg.urls.size(); ++e)
+            sample.endpoints.emplace_back(cfg.urls[e],
+                                          e < board->in_rotation.size() && board->in_rotation[e]);
     }
     auto& stats = p.stats.at_scrape();
     stats.upstream_guards(guards);
@@ -196,8 +201,7 @@ asio::awaitable<transport::http_reply> redeem_token(const http_face_parts& p,
 }
 
 asio::awaitable<transport::http_reply> health_reply(const http_face_parts& p) {
-    auto checker = p.health.checker(); // a reload may replace it while this probe runs
-    auto report = co_await checker->check();
+    auto report = co_await p.health.report();
     co_return transport::http_reply::json(report.any_up ? http::status::ok
                                                         : http::status::service_unavailable,
                                           protocol::json_text(report.body));
@@ -357,8 +361,7 @@ thread_counts counts_of(const live_federation& live, const session_table& sessio
                         const budget_charger& budgets) {
     thread_counts out{sessions.size(), 0, sessions.dropped_messages(),
                       budgets.standings(std::chrono::system_clock::now())};
-    for (const auto& c : live->clients)
-        out.bridged += c->sessions().bridges();
+    live->for_each_made([&](upstream_client& c) { out.bridged += c.sessions().bridges(); });
     return out;
 }
 

@@ -69,7 +69,7 @@ struct http_face_parts {
     const session_table& sessions;
     introspection_views& views;
     icon_proxy& icons;
-    const health_watch& health;
+    health_watch& health;
     const budget_charger& budgets;
     token_endpoint* tokens;            // auth.ema's (null: none)
     accounts::user_accounts& accounts; // the login pages of user-account upstreams

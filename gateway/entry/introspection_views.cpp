@@ -55,13 +55,12 @@ const std::pair<std::string, std::int64_t>& this_instance() {
 boost::asio::awaitable<transport::http_reply>
 introspection_views::federation(request_context& rec) {
     // Stages 2 and 3 admitted the viewer at the chain's entry (door::view).
-    auto view = rec.view;             // the snapshot it loaded, whatever a reload does meanwhile
-    auto checker = health_.checker(); // a reload may replace it while this probe runs
-    auto report = co_await checker->check();
+    auto view = rec.view; // the snapshot it loaded, whatever a reload does meanwhile
+    auto report = co_await health_.report();
     // Each upstream as it named itself, its icons under gate's origin like its lists' ones.
     std::vector<boost::json::object> identities;
-    for (std::size_t i = 0; i < view->clients.size(); ++i) {
-        auto identity = server_identity(view->clients[i]->identity());
+    for (std::size_t i = 0; i < view->size(); ++i) {
+        auto identity = server_identity(*view->identity(i));
         icons_.rewrite_one(*view->snap, i, "serverInfo", identity);
         identities.push_back(std::move(identity));
     }
@@ -129,11 +128,13 @@ std::optional<std::string> reverse_alias(const federation_view& view,
     auto d = what.method == "tools/call" && what.server.empty()
                  ? codec.decode(what.name)
                  : std::optional<protocol::decoded_name>();
-    if (!d || !d->maybe_alias || d->upstream >= view.clients.size() ||
-        !view.clients[d->upstream]->lists().facts()->tools.listed())
-        return std::nullopt; // not an alias, or explain() asks for the tool's own name
+    if (!d || !d->maybe_alias || d->upstream >= view.size())
+        return std::nullopt; // not an alias
     auto upstream = d->upstream;
-    auto names = view.clients[upstream]->lists().facts()->tools.named(
+    auto facts = view.facts(upstream);
+    if (!facts->tools.listed())
+        return std::nullopt; // explain() asks for the tool's own name
+    auto names = facts->tools.named(
         [&](const std::string& own) { return codec.client_name(upstream, own) == what.name; });
     what.alias_checked = true;
     if (names.size() > 1)
@@ -200,8 +201,8 @@ transport::http_reply introspection_views::explain(const request_context& rec,
     if (auto* e = std::get_if<policy::explained>(&got); e && what.method == "tools/call") {
         // The tool's hints as gate last listed them, as the call would be decided.
         for (std::size_t i = 0; i < snap.size(); ++i)
-            if (snap.upstream(i).id == e->server && i < view.clients.size())
-                what.hints = view.clients[i]->lists().facts()->tools.hints(e->own_name);
+            if (snap.upstream(i).id == e->server && i < view.size())
+                what.hints = view.facts(i)->tools.hints(e->own_name);
         got = gate::policy::explain(world, caller, what);
     }
     if (auto* why = std::get_if<std::string>(&got))
@@ -227,14 +228,14 @@ introspection_views::traffic(const request_context& rec) const {
                         std::chrono::system_clock::now(),
                         this_instance().first,
                         this_instance().second};
-    for (std::size_t i = 0; i < view.snap->size() && i < view.clients.size(); ++i) {
+    for (std::size_t i = 0; i < view.snap->size() && i < view.size(); ++i) {
         if (!tenant_sees(rec, i)) {
             // Not told of it; and gate's own series counts its callers' requests too.
             facts.gate_series = false;
             continue;
         }
         const auto& u = view.snap->upstream(i);
-        facts.upstreams.push_back({u.id, u.urls, view.clients[i]->guards().board()->changes()});
+        facts.upstreams.push_back({u.id, u.urls, view.board(i)->changes()});
     }
     co_return no_store(
         transport::http_reply::json(http::status::ok, protocol::json_text(traffic_report(facts))));
@@ -263,8 +264,8 @@ request_context lister_for(const request_context& rec) {
 boost::asio::awaitable<std::vector<caller_listing>> own_listings(list_methods& lists,
                                                                  const request_context& rec) {
     std::vector<std::size_t> wanted;
-    for (std::size_t i = 0; rec.who.caller && i < rec.view->clients.size(); ++i)
-        if (rec.view->clients[i]->per_caller() && tenant_sees(rec, i))
+    for (std::size_t i = 0; rec.who.caller && i < rec.view->size(); ++i)
+        if (rec.view->per_caller(i) && tenant_sees(rec, i))
             wanted.push_back(i);
     auto got = co_await transport::fan_out<caller_listing>(
         wanted.size(), [&](std::size_t n) -> boost::asio::awaitable<caller_listing> {
@@ -331,9 +332,9 @@ boost::asio::awaitable<void>
 introspection_views::learn_icons(std::shared_ptr<const actors::snapshot> snap,
                                  std::size_t upstream) {
     auto view = live_.current_view();
-    if (view->snap != snap || upstream >= view->clients.size())
+    if (view->snap != snap || upstream >= view->size())
         co_return; // reloaded meanwhile: the next request asks on the new snapshot
-    auto identity = server_identity(view->clients[upstream]->identity());
+    auto identity = server_identity(*view->identity(upstream));
     icons_.rewrite_one(*snap, upstream, "serverInfo", identity);
     // Gate's own lists, as for routing by URI: what is fetched is rewritten (and learnt).
     request_context side;

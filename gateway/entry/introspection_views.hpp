@@ -28,7 +28,7 @@ class fleet_store;
 
 class introspection_views {
 public:
-    introspection_views(view_source& live, const health_watch& health, icon_proxy& icons,
+    introspection_views(view_source& live, health_watch& health, icon_proxy& icons,
                         list_methods& lists, const actors::actor_directory& actors,
                         const traffic_history& traffic,
                         std::shared_ptr<const discovery_report> discovery)
@@ -60,7 +60,7 @@ public:
 
 private:
     view_source& live_;
-    const health_watch& health_;
+    health_watch& health_;
     icon_proxy& icons_;
     list_methods& lists_;
     const actors::actor_directory& actors_;

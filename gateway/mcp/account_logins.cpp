@@ -50,7 +50,7 @@ login_retry take_login_retry(protocol::message& msg) {
 
 bool account_logins::holds_token(request_context& rec, std::size_t upstream) {
     const auto& caller = rec.who.caller_token;
-    return caller && accounts_->line_now(rec.view->clients[upstream]->config(), *caller);
+    return caller && accounts_->line_now(rec.view->config(upstream), *caller);
 }
 
 asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_context& rec,
@@ -60,7 +60,7 @@ asio::awaitable<account_logins::outcome> account_logins::send_to_login(request_c
     const auto& caller = rec.who.caller_token;
     if (!caller)
         co_return outcome::unchanged;
-    const auto& u = rec.view->clients[upstream]->config();
+    const auto& u = rec.view->config(upstream);
     std::string scope;
     if (f.status == 401 || f.status == 403) // a challenge naming a scope: asked for too
         scope = protocol::oauth::read_bearer_challenge(f.challenge).scope;

@@ -52,9 +52,9 @@ tool_call_name read_tool_call(std::string_view method, const json::object& param
         return out;
     auto d = rec.view->snap->codec.decode(name->get_string());
     out.bare = !d;
-    if (!d || d->upstream >= rec.view->clients.size())
+    if (!d || d->upstream >= rec.view->size())
         return out;
-    auto& client = *rec.view->clients[d->upstream];
+    auto& client = *rec.view->client_at(d->upstream); // the call goes there
     // A `block` pin judges a tool by its listed definition too. Whether anything needs the
     // list first, then whether it is wanted: a call that needs none reads no clock.
     const auto& policy = rec.view->snap->policy;
@@ -74,8 +74,8 @@ std::optional<std::string> withheld_by_bare_name(const std::string& bare,
                                                  const request_context& rec) {
     std::optional<std::string> found;
     const auto& snap = *rec.view->snap;
-    for (std::size_t i = 0; i < rec.view->clients.size() && i < snap.size(); ++i) {
-        if (!tenant_sees(rec, i) || !rec.view->clients[i]->lists().facts()->tools.withheld(bare))
+    for (std::size_t i = 0; i < rec.view->size() && i < snap.size(); ++i) {
+        if (!tenant_sees(rec, i) || !rec.view->facts(i)->tools.withheld(bare))
             continue;
         if (found)
             return std::nullopt;
@@ -89,14 +89,14 @@ std::optional<std::string> withheld_by_bare_name(const std::string& bare,
 void reverse_withheld_alias(actors::route& r, const request_context& rec) {
     const auto& codec = rec.view->snap->codec;
     auto* name = r.params.if_contains("name");
-    if (codec.max_length() == 0 || !name || !name->is_string() ||
-        r.upstream >= rec.view->clients.size())
+    if (codec.max_length() == 0 || !name || !name->is_string() || r.upstream >= rec.view->size())
         return;
     auto decoded = codec.decode(r.name);
     if (!decoded || !decoded->maybe_alias || name->get_string() != decoded->name)
         return; // not an alias, or one of a listed tool
-    auto own = rec.view->clients[r.upstream]->lists().facts()->tools.withheld_where(
-        [&](const std::string& n) { return codec.client_name(r.upstream, n) == r.name; });
+    auto own = rec.view->facts(r.upstream)->tools.withheld_where([&](const std::string& n) {
+        return codec.client_name(r.upstream, n) == r.name;
+    });
     if (!own.empty())
         *name = std::move(own.front());
 }
@@ -128,13 +128,13 @@ std::optional<pipeline::routing> call_routes::route_by_name(const std::string& m
 pipeline::routing call_routes::for_this_client(const std::string& method, const json::value& id,
                                                pipeline::routing routed, request_context& rec) {
     auto* r = std::get_if<actors::route>(&routed);
-    if (method != "tools/call" || !r || r->upstream >= rec.view->clients.size())
+    if (method != "tools/call" || !r || r->upstream >= rec.view->size())
         return routed;
     auto* name = r->params.if_contains("name");
     if (!name || !name->is_string())
         return routed;
     std::string own(name->get_string());
-    auto facts = rec.view->clients[r->upstream]->lists().facts(); // held while read below
+    auto facts = rec.view->facts(r->upstream); // held while read below
     if (const auto& policy = rec.view->snap->policy; policy && policy->reads_annotations())
         rec.routed.tool_hints = facts->tools.hints(own).value_or(protocol::tool_hints{});
     // Lists leave such tools out: the call says why, rather than "unknown", and is not sent.
@@ -197,8 +197,10 @@ asio::awaitable<pipeline::routing> call_routes::route_named(const std::string& m
             co_return for_this_client(method, id, settle_route(std::move(*r), id, rec), rec);
     } else {
         if (call.list_first)
-            co_await rec.view->clients[*call.list_first]->lists().list_first(
-                std::chrono::steady_clock::now(), [&] { return learn_names(method, rec); });
+            co_await rec.view->client_at(*call.list_first)
+                ->lists()
+                .list_first(std::chrono::steady_clock::now(),
+                            [&] { return learn_names(method, rec); });
         if (auto routed_by_name = route_by_name(method, id, params, rec))
             co_return std::move(*routed_by_name);
     }

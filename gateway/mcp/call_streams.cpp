@@ -135,8 +135,8 @@ call_streams::streamed(beast::tcp_stream& stream, const transport::http_request&
     forget_sinks forget{record};
     record.sinks.server_message = [this, &writer](std::size_t upstream, const std::string&,
                                                   upstream_message m) {
-        writer.push(news_.to_client(writer.rec.client.session,
-                                    writer.rec.view->clients[upstream]->config().id, std::move(m)));
+        writer.push(news_.to_client(writer.rec.client.session, writer.rec.view->config(upstream).id,
+                                    std::move(m)));
     };
     record.sinks.push_to_client = [&writer](std::string text) { writer.push(std::move(text)); };
     // run's body, inline, with the chain paused at a waiting stage rather than finished in a
@@ -189,11 +189,11 @@ call_streams::parked(beast::tcp_stream& stream, const transport::http_request& r
             // asked (a ping, a capability it did not declare) gate answers for it.
             if (auto reply = protocol::answer_for_client(m.body(), rec->method,
                                                          rec->client.modern_capabilities)) {
-                answer_upstream(out->wake.get_executor(), rec->view->clients[upstream], bridge,
+                answer_upstream(out->wake.get_executor(), rec->view->client_at(upstream), bridge,
                                 std::move(*reply), m.raw());
                 return;
             }
-            park->client = rec->view->clients[upstream];
+            park->client = rec->view->client_at(upstream);
             park->bridge = bridge; // a per-caller upstream's call goes on its caller's session
             park->requests.push_back(std::move(m));
             out->wake.cancel();
@@ -201,8 +201,8 @@ call_streams::parked(beast::tcp_stream& stream, const transport::http_request& r
         }
         if (!protocol::wants_message(m.body(), rec->client.modern_log_level))
             return; // a log message below the level the request asked for, or none asked
-        out->push(news_.to_client(rec->client.session, rec->view->clients[upstream]->config().id,
-                                  std::move(m)));
+        out->push(
+            news_.to_client(rec->client.session, rec->view->config(upstream).id, std::move(m)));
     };
     auto id = msg.id; // the call takes the message; a parked answer needs the id
     // The call runs on its own: it may outlive this POST when it is parked, and its answer is

@@ -34,7 +34,7 @@ asio::awaitable<transport::http_reply> client_traffic::answer_upstream(const std
     } else if (target) {
         services_.answered_here(session, std::string(msg.id.get_string()));
     }
-    auto* client = target ? rec.view->client(target->upstream) : nullptr;
+    auto* client = target ? rec.view->made(target->upstream) : nullptr; // the one that asked
     if (!client) {
         refuse(rec, gateway_error::answer_not_expected, {json::serialize(msg.id)});
         co_return std::move(*rec.answer.refusal_reply);
@@ -59,7 +59,7 @@ asio::awaitable<void> client_traffic::cancel_upstream(const std::string& session
     if (!request_id)
         co_return;
     auto found = co_await bridges_.cancelled_call(session, json::serialize(*request_id));
-    auto* client = found ? rec.view->client(found->upstream) : nullptr;
+    auto* client = found ? rec.view->made(found->upstream) : nullptr; // the call ran on it
     if (!client)
         co_return;
     rec.upstream = found->upstream;
@@ -76,8 +76,13 @@ asio::awaitable<transport::http_reply> client_traffic::from_client(const std::st
     if (msg.method == "notifications/cancelled") {
         co_await cancel_upstream(session, msg, rec);
     } else if (msg.method == "notifications/roots/list_changed") {
-        // Every upstream this client has a bridged session with hears it.
-        for (const auto& c : rec.view->clients)
+        // Every upstream this client has a bridged session with hears it (a client not made
+        // on this thread has none).
+        std::vector<std::shared_ptr<upstream_client>> made;
+        for (std::size_t i = 0; i < rec.view->size(); ++i)
+            if (const auto& c = rec.view->made_ptr(i))
+                made.push_back(c);
+        for (const auto& c : made)
             if (co_await c->sender().deliver(session, msg.body, std::string(body)))
                 ++rec.audit.upstream_calls;
     }
@@ -93,16 +98,27 @@ asio::awaitable<json::object> client_traffic::set_log_level(const std::string& s
         co_return refusal(rec, id, gateway_error::invalid_params,
                           {"level must be one of debug, info, notice, warning, error, critical, "
                            "alert, emergency"});
-    auto& clients = rec.view->clients;
     std::string text(level->get_string());
+    levels_.set(session, text); // for a client this thread makes later (tell_levels)
+    std::vector<std::shared_ptr<upstream_client>> made;
+    for (std::size_t i = 0; i < rec.view->size(); ++i)
+        if (const auto& c = rec.view->made_ptr(i))
+            made.push_back(c);
     auto capabilities = clients_.capabilities(session);
-    co_await transport::fan_out<bool>(clients.size(), [&](std::size_t i) -> asio::awaitable<bool> {
-        co_await clients[i]->sessions().set_log_level(session, text, capabilities);
-        bridges_.used(session, clients[i]->config().id);
+    co_await transport::fan_out<bool>(made.size(), [&](std::size_t i) -> asio::awaitable<bool> {
+        co_await made[i]->sessions().set_log_level(session, text, capabilities);
+        bridges_.used(session, made[i]->config().id);
         co_return true;
     });
-    rec.audit.upstream_calls += static_cast<std::int64_t>(clients.size());
+    rec.audit.upstream_calls += static_cast<std::int64_t>(made.size());
     co_return protocol::make_result(id, json::object{});
+}
+
+void client_traffic::tell_levels(upstream_client& client) {
+    for (const auto& [session, level] : levels_.all()) {
+        client.sessions().keep_log_level(session, level, clients_.capabilities(session));
+        bridges_.used(session, client.config().id);
+    }
 }
 
 } // namespace gate::gateway

@@ -8,6 +8,7 @@
 #include "gateway/mcp/bridge_events.hpp"
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/mcp/server_request_table.hpp"
+#include "gateway/mcp/session_log_levels.hpp"
 #include "gateway/pipeline/call_services.hpp"
 #include "gateway/pipeline/request_context.hpp"
 #include "protocol/json_rpc.hpp"
@@ -59,11 +60,17 @@ public:
                                                               request_context& rec,
                                                               std::string_view body);
     // logging/setLevel: every upstream session of the client gets the level, those open now at
-    // once, those opened later at their handshake.
+    // once, those opened later at their handshake, those of a client made later when it is
+    // (tell_levels).
     boost::asio::awaitable<boost::json::object> set_log_level(const std::string& session,
                                                               const boost::json::value& id,
                                                               const boost::json::object& params,
                                                               request_context& rec) override;
+
+    // The levels sessions on this thread asked for, kept at `client`'s bridged sessions for
+    // them: a client this thread made after they asked.
+    void tell_levels(upstream_client& client);
+    session_log_levels& levels() { return levels_; }
 
 private:
     boost::asio::awaitable<transport::http_reply> answer_upstream(const std::string& session,
@@ -76,6 +83,7 @@ private:
     client_traffic_services& services_;
     bridge_events& bridges_;
     client_capabilities& clients_;
+    session_log_levels levels_;
 };
 
 } // namespace gate::gateway

@@ -29,8 +29,11 @@ void downstream_sessions::broadcast(const boost::json::object& news) {
 void downstream_sessions::session_ended(std::string session) {
     // Every upstream session of the client ends now, those the keeper has not heard of yet
     // (a handshake that failed before its first call went out) included.
-    for (const auto& c : live_.current_view()->clients)
-        c->sessions().end_bridge(session);
+    // A client not made on this thread has none.
+    live_.current_view()->for_each_made(
+        [&](upstream_client& c) { c.sessions().end_bridge(session); });
+    if (levels_)
+        levels_->forget(session);
     holds_.release_all(session);
     if (server_requests_)
         server_requests_->forget_session(session);

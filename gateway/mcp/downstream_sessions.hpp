@@ -10,6 +10,7 @@
 #include "gateway/mcp/listen_hub.hpp"
 #include "gateway/mcp/server_request_table.hpp"
 #include "gateway/mcp/session_admission.hpp"
+#include "gateway/mcp/session_log_levels.hpp"
 #include "gateway/mcp/session_streams.hpp"
 #include "gateway/mcp/session_table.hpp"
 #include "gateway/mcp/subscription_holds.hpp"
@@ -39,6 +40,8 @@ public:
     // Where an ended session's unanswered server requests are forgotten: the table of the
     // requests gate puts to clients, made after the sessions (it records through their fleet).
     void forget_requests_in(server_request_table& requests) { server_requests_ = &requests; }
+    // Where an ended session's log level is forgotten (client_traffic's, made after these).
+    void forget_levels_in(session_log_levels& levels) { levels_ = &levels; }
     // The gateway stops: GET streams close, the fleet stops following, the sweep ends.
     void stop() { stopping_ = true; }
     // Forgets, once a minute until the gateway stops, the sessions nobody used for an hour
@@ -69,6 +72,7 @@ private:
     subscription_holds& holds_;
     listen_hub& listens_;
     server_request_table* server_requests_ = nullptr;
+    session_log_levels* levels_ = nullptr;
     std::atomic<bool> stopping_{false};
     session_table table_;
     fleet_sessions fleet_{table_, *this};

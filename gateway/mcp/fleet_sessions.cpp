@@ -130,7 +130,7 @@ void fleet_sessions::share_server_request(const std::string& session, const std:
     if (!store_)
         return;
     auto view = g_.current_view();
-    auto* client = view->client(upstream);
+    auto* client = view->made(upstream); // the one that asked
     auto at = client ? client->sessions().address_of(session) : std::nullopt;
     if (!at)
         return; // not on a bridged session: only this instance can answer it
@@ -168,9 +168,10 @@ fleet_sessions::answer_for_fleet(const std::string& session, const protocol::mes
     if (!upstream || !upstream->is_string() || !id || !at || !at->is_string() || !version ||
         !version->is_string() || !endpoint || !endpoint->is_int64())
         co_return std::nullopt;
-    auto* client = rec.view->client(std::string(upstream->get_string()));
-    if (!client)
+    auto at_index = rec.view->index_of(upstream->get_string());
+    if (!at_index)
         co_return std::nullopt;
+    auto* client = rec.view->client_at(*at_index).get();
     rec.upstream = client->config().id;
     json::object answer = msg.body;
     answer["id"] = *id;
@@ -189,18 +190,18 @@ namespace {
 
 // Whether an upstream's lists may be shared: not when each caller's credential fetches its own,
 // nor when its entry disables caching.
-bool shareable(const upstream_client& client) {
-    return !client.per_caller() && client.config().cache_ttl_ms > 0;
+bool shareable(const config::upstream& u) {
+    return !u.auth.per_caller() && u.cache_ttl_ms > 0;
 }
 
 // The shared cache's name of one list: the upstream's id, what its entry points at (a changed
 // entry is another upstream), the kind and the client profile.
-std::string list_key(const upstream_client& client, protocol::list_kind kind,
+std::string list_key(const config::upstream& entry, protocol::list_kind kind,
                      protocol::client_profile profile) {
     std::string where;
-    for (const auto& u : client.config().urls)
+    for (const auto& u : entry.urls)
         where += u + " ";
-    return client.config().id + ":" + std::to_string(std::hash<std::string>{}(where)) + ":" +
+    return entry.id + ":" + std::to_string(std::hash<std::string>{}(where)) + ":" +
            std::to_string(static_cast<int>(kind)) + ":" + std::to_string(profile);
 }
 
@@ -214,9 +215,9 @@ asio::awaitable<void> fleet_sessions::fill_from_fleet(protocol::list_kind kind,
     std::vector<std::size_t> asked;
     std::vector<std::string> keys;
     for (auto upstream : plan.fetch)
-        if (const auto& client = *rec.view->clients[upstream]; shareable(client)) {
+        if (const auto& entry = rec.view->config(upstream); shareable(entry)) {
             asked.push_back(upstream);
-            keys.push_back(list_key(client, kind, plan.profile));
+            keys.push_back(list_key(entry, kind, plan.profile));
         }
     auto found = co_await store_->get_many("list", keys);
     if (!found)
@@ -241,7 +242,7 @@ asio::awaitable<void> fleet_sessions::fill_from_fleet(protocol::list_kind kind,
 void fleet_sessions::share_list(protocol::list_kind kind, protocol::client_profile profile,
                                 const upstream_client& client, const json::array& items,
                                 const std::vector<std::string>& sources) {
-    if (!store_ || !shareable(client))
+    if (!store_ || !shareable(client.config()))
         return;
     auto ttl = std::chrono::milliseconds(client.config().cache_ttl_ms);
     if (ttl.count() == 0)
@@ -255,7 +256,7 @@ void fleet_sessions::share_list(protocol::list_kind kind, protocol::client_profi
             items[i], i < sources.size() ? std::string_view(sources[i]) : std::string_view(), text);
     }
     text += ']';
-    store_->put_later("list", list_key(client, kind, profile), std::move(text), ttl);
+    store_->put_later("list", list_key(client.config(), kind, profile), std::move(text), ttl);
 }
 
 void fleet_sessions::drop_shared_lists(const upstream_client& client) {
@@ -264,7 +265,8 @@ void fleet_sessions::drop_shared_lists(const upstream_client& client) {
     std::vector<std::string> keys;
     for (auto kind : protocol::all_list_kinds)
         for (std::size_t p = 0; p < protocol::profile_count; ++p)
-            keys.push_back(list_key(client, kind, static_cast<protocol::client_profile>(p)));
+            keys.push_back(
+                list_key(client.config(), kind, static_cast<protocol::client_profile>(p)));
     store_->erase("list", keys);
 }
 
@@ -277,13 +279,13 @@ asio::awaitable<void> fleet_sessions::follow_breakers() {
     // Breakers the fleet opened: opened here too, for what is left of their rest.
     auto view = g_.current_view();
     std::vector<std::string> ids;
-    for (const auto& c : view->clients)
-        ids.push_back(c->config().id);
+    for (std::size_t i = 0; i < view->size(); ++i)
+        ids.push_back(view->config(i).id);
     auto open = co_await store_->breakers().open_for(ids);
     if (!open)
         co_return;
     for (std::size_t i = 0; i < ids.size(); ++i) {
-        const auto& board = view->clients[i]->guards().board();
+        const auto& board = view->board(i);
         if ((*open)[i].count() == 0 ||
             board->view()->breaker != actors::circuit_breaker::state::closed)
             continue;

@@ -23,8 +23,9 @@ void present_federation(const request_context& rec, json::object& result) {
     result["serverInfo"] = federation_server_info(server.info, process::gate_version);
     std::vector<upstream_instructions> theirs;
     if (server.instructions.from_upstreams)
-        for (std::size_t i = 0; i < rec.view->clients.size(); ++i) {
-            const auto* text = rec.view->clients[i]->identity().if_contains("instructions");
+        for (std::size_t i = 0; i < rec.view->size(); ++i) {
+            auto identity = rec.view->identity(i);
+            const auto* text = identity->if_contains("instructions");
             if (!text || !text->is_string())
                 continue;
             const auto& u = snap.upstream(i);
@@ -52,7 +53,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
         rec.audit.upstream_calls = 1;
         auto ctx = traced_call(rec);
         json::object capabilities;
-        if (rec.view->clients[0]->per_caller()) {
+        if (rec.view->per_caller(0)) {
             // Asked with the caller's credential, on its principal's bridge, declaring what
             // this client declares.
             calls.bind_caller(ctx, rec, 0);
@@ -60,7 +61,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
                 capabilities = c->as_object();
             ctx.client_capabilities = &capabilities;
         }
-        auto r = co_await rec.view->clients[0]->sessions().initialize_result(ctx);
+        auto r = co_await rec.view->client_at(0)->sessions().initialize_result(ctx);
         if (auto* f = std::get_if<upstream_failure>(&r)) {
             if (f->answer) {
                 // The upstream refused the handshake itself: its error goes back verbatim.

@@ -163,7 +163,8 @@ asio::awaitable<actors::fetched_list> list_methods::fetch_one(protocol::list_kin
         co_return actors::fetched_list{upstream, std::nullopt};
     }
     auto& items = std::get<json::array>(r);
-    services_.sharing.share_list(kind, plan.profile, *rec.view->clients[upstream], items, written);
+    services_.sharing.share_list(kind, plan.profile, *rec.view->client_at(upstream), items,
+                                 written);
     co_return actors::fetched_list{upstream, std::move(items), std::move(written)};
 }
 
@@ -196,7 +197,7 @@ list_methods::fetch_lists(protocol::list_kind kind, const actors::list_plan& pla
                 co_return actors::fetched_list{plan.fetch[i], std::nullopt};
             // Nor is one that takes each caller's credential asked without a caller (gate's own
             // lists: the console's catalog, icons): gate has no credential of its own there.
-            if (!rec.who.caller && rec.view->clients[plan.fetch[i]]->per_caller())
+            if (!rec.who.caller && rec.view->per_caller(plan.fetch[i]))
                 co_return actors::fetched_list{plan.fetch[i], std::nullopt};
             co_return co_await fetch_one(kind, plan, plan.fetch[i],
                                          tickets.empty() ? nullptr : tickets[i], rec);

@@ -149,7 +149,7 @@ listen_methods::honoured_filter(const protocol::subscription_filter& asked, cons
         if (!may_listen(rec, *target, upstream_uri) ||
             !co_await hook_lets_listen(rec, *target, uri, upstream_uri))
             continue;
-        if (!co_await hold(key, rec.view->clients[target->upstream], upstream_uri))
+        if (!co_await hold(key, rec.view->client_at(target->upstream), upstream_uri))
             honoured.resource_subscriptions.insert(uri);
     }
     co_return honoured;
@@ -164,7 +164,7 @@ listen_methods::hold_task_news(const std::set<std::string>& asked, request_conte
         auto at = co_await tasks_.holder(task, rec);
         if (!at)
             continue;
-        const auto& owner = rec.view->clients[*at];
+        const auto& owner = rec.view->client_at(*at);
         ++rec.audit.upstream_calls;
         if (auto refused = co_await owner->streams().hold_task_news(task)) {
             spdlog::debug("listen: task {} not heard of at {}: {}", task, owner->config().id,
@@ -266,7 +266,7 @@ listen_methods::subscribe_at_modern_upstream(const std::string& method, const js
     std::string uri;
     if (auto* u = target.params.if_contains("uri"); u && u->is_string())
         uri = std::string(u->get_string());
-    const auto& owner = rec.view->clients[target.upstream];
+    const auto& owner = rec.view->client_at(target.upstream);
     ++rec.audit.upstream_calls;
     if (method == "resources/unsubscribe") {
         if (holds_.release(rec.client.session, owner->config().id, uri))

@@ -269,9 +269,8 @@ asio::awaitable<fleet_resume> resume_from_fleet(const parked_fleet& fleet, const
         break;
     }
     std::shared_ptr<upstream_client> client;
-    for (const auto& c : view.clients)
-        if (c->config().id == record->upstream)
-            client = c;
+    if (auto at = view.index_of(record->upstream))
+        client = view.client_at(*at);
     auto claimed = client ? co_await fleet.store->take(parked_state, token) : std::nullopt;
     if (!claimed || !*claimed)
         co_return fleet_resume{}; // another retry resumed it first (or the upstream is gone)

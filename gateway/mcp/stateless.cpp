@@ -35,10 +35,9 @@ std::optional<std::string> take_param_headers(const transport::http_request& req
     auto* name = params ? params->if_contains("name") : nullptr;
     auto decoded =
         name && name->is_string() ? rec.view->snap->codec.decode(name->get_string()) : std::nullopt;
-    if (!decoded || decoded->upstream >= rec.view->clients.size())
-        return std::nullopt; // routed (and refused) by the stages
-    auto facts =
-        rec.view->clients[decoded->upstream]->lists().facts(); // held while `wanted` is read
+    if (!decoded || decoded->upstream >= rec.view->size())
+        return std::nullopt;                         // routed (and refused) by the stages
+    auto facts = rec.view->facts(decoded->upstream); // held while `wanted` is read
     std::string own(decoded->name);
     const protocol::param_headers* wanted = nullptr;
     if (decoded->maybe_alias) {

@@ -16,7 +16,7 @@ using clock = std::chrono::steady_clock;
 call_context upstream_calls::bridged_context(request_context& rec, std::size_t upstream,
                                              bridged_call& call) {
     auto ctx = traced_call(rec);
-    auto& client = *rec.view->clients[upstream];
+    auto& client = *rec.view->client_at(upstream);
     if (!rec.sinks.server_message && !client.per_caller())
         return ctx; // not a client's call: the root session
     // A named call of a downstream session: on that client's bridged session, with the
@@ -122,7 +122,7 @@ void upstream_calls::begin(running_call& r, std::size_t upstream, request_contex
         r.ctx.client_param_headers = rec.client.param_headers;
         r.ctx.cancel = rec.sinks.cancel;
     }
-    r.client = rec.view->clients[upstream].get();
+    r.client = rec.view->client_at(upstream).get();
     r.calls = this;
     r.rec = &rec;
     r.span = open_upstream_span(rec, r.client->config().id);
@@ -194,15 +194,15 @@ upstream_calls::fetch_tasks(std::size_t upstream, request_context& rec) {
     bridged_call call;
     auto on_bridge = bridged_context(rec, upstream, call);
     call.tells_keeper = false; // a list is not a call the client can cancel
-    co_return co_await rec.view->clients[upstream]->lists().fetch_list("tasks/list", "tasks",
-                                                                       on_bridge);
+    co_return co_await rec.view->client_at(upstream)->lists().fetch_list("tasks/list", "tasks",
+                                                                         on_bridge);
 }
 
 boost::asio::awaitable<std::variant<boost::json::array, upstream_failure>>
 upstream_calls::fetch(protocol::list_kind kind, protocol::client_profile profile,
                       std::size_t upstream, std::string traceparent, ticket admitted,
                       request_context& rec, std::vector<std::string>& written) {
-    auto& client = rec.view->clients[upstream];
+    const auto& client = rec.view->client_at(upstream);
     // Per-caller: fetched on the caller's bridged session with its credential (and never
     // cached: actors/federation/federation.cpp).
     bridged_call call;

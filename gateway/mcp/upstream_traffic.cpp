@@ -93,9 +93,9 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
     const auto& message = m.body();
     auto view = services_.views.current_view();
     std::size_t position = 0;
-    while (position < view->clients.size() && view->clients[position].get() != from)
+    while (position < view->size() && view->made(position) != from)
         ++position;
-    if (position == view->clients.size())
+    if (position == view->size())
         return; // a retired upstream's last words
     const auto& upstream = from->config().id;
     auto method = method_of(message);
@@ -115,7 +115,7 @@ void upstream_traffic::on_message(const upstream_client* from, const std::string
     }
     if (!services_.sessions.session_open(bridge)) {
         if (auto* id = message.if_contains("id"))
-            answer_upstream(ex_, view->clients[position], bridge,
+            answer_upstream(ex_, view->made_ptr(position), bridge,
                             protocol::make_gateway_error(
                                 gateway_error::client_gone, *id,
                                 protocol::gateway_error_text(gateway_error::client_gone)),
@@ -153,7 +153,7 @@ bool upstream_traffic::admit_server_request(const federation_view& view, std::si
     auto why = std::move(*refused);
     if (bridge && id)
         answer_upstream(
-            ex_, view.clients[upstream], *bridge,
+            ex_, view.client_at(upstream), *bridge,
             protocol::make_gateway_error(gateway_error::server_request_denied, *id, why));
     audit_refused(method, server, who, std::move(why), std::nullopt);
     return false;
@@ -206,7 +206,7 @@ asio::awaitable<bool> upstream_traffic::hook_admits(std::shared_ptr<const federa
     // upstream may be a third party's.
     if (const auto* id = request.if_contains("id"); bridge && id)
         answer_upstream(
-            ex_, view->clients[upstream], *bridge,
+            ex_, view->client_at(upstream), *bridge,
             protocol::make_gateway_error(
                 e, *id,
                 protocol::gateway_error_text(e, {what, e == gateway_error::hook_denied
@@ -231,7 +231,7 @@ void upstream_traffic::judge_then_deliver(std::shared_ptr<const federation_view>
             auto id = m.body().if_contains("id") ? m.body().at("id") : json::value(nullptr);
             if (deliver(m))
                 co_return;
-            answer_upstream(ex_, view->clients[upstream], bridge,
+            answer_upstream(ex_, view->client_at(upstream), bridge,
                             protocol::make_gateway_error(
                                 gateway_error::client_gone, id,
                                 protocol::gateway_error_text(gateway_error::client_gone)),

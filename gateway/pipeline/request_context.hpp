@@ -267,10 +267,8 @@ inline bool may_call_tool(const request_context& rec, std::size_t upstream, std:
     static constexpr std::string_view calls[] = {"tools/call"};
     policy::invocation what{rec.view->snap->upstream(upstream).id, calls, own, client_name};
     what.listing = true;
-    if (upstream < rec.view->clients.size())
-        what.hints = rec.view->clients[upstream]
-                         ->lists()
-                         .facts()
+    if (upstream < rec.view->size())
+        what.hints = rec.view->facts(upstream)
                          ->tools.hints(std::string(own))
                          .value_or(protocol::tool_hints{});
     return policy->decide(rec.who.caller ? &*rec.who.caller : nullptr, what).allowed;

@@ -57,14 +57,14 @@ private:
     reserve(const actors::budget_ledger::account_ref& account, actors::wall_time now) override;
     // Stage 6 at the routed upstream: its breaker and rate limit, from its guard board.
     std::optional<admission> admit_now(const request_context& ctx, std::size_t upstream) override {
-        return ctx.view->clients[upstream]->guards().admit_now(actors::guard_use::invocation);
+        return ctx.view->client_at(upstream)->guards().admit_now(actors::guard_use::invocation);
     }
     boost::asio::awaitable<admission> admit(const request_context& ctx,
                                             std::size_t upstream) override {
-        return ctx.view->clients[upstream]->guards().admit(actors::guard_use::invocation);
+        return ctx.view->client_at(upstream)->guards().admit(actors::guard_use::invocation);
     }
     bool modern(const request_context& ctx, std::size_t upstream) const override {
-        return ctx.view->clients[upstream]->modern();
+        return ctx.view->client_at(upstream)->modern();
     }
 
     const actors::actor_directory& actors_;

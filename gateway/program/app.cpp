@@ -5,6 +5,7 @@
 #include "config/name_room.hpp"
 #include "gateway/program/check_command.hpp"
 #include "gateway/program/cli.hpp"
+#include "gateway/program/default_io_threads.hpp"
 #include "gateway/program/definitions_command.hpp"
 #include "gateway/program/gateway_host.hpp"
 #include "gateway/program/io_loop.hpp"
@@ -99,7 +100,7 @@ std::optional<int> judged(const config::load_result& loaded, const options& opt)
 // Where the host listens, what it records, and whether the test-only fault hooks are on.
 gateway_host::options host_options(const options& opt) {
     gateway_host::options where{opt.host, opt.port, false, std::nullopt};
-    where.io_threads = opt.io_threads;
+    where.io_threads = opt.io_threads > 0 ? opt.io_threads : default_io_threads(max_io_threads);
     where.io_spin = std::chrono::microseconds(opt.io_spin_us);
     if (opt.record)
         where.record = actors::record_target{*opt.record, opt.record_max_bytes};

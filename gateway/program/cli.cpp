@@ -28,8 +28,9 @@ std::string usage_text() {
   --io-spin-us <n>        after handling work, poll for more for up to <n> microseconds
                           before sleeping (0 to 10000; default 0): lower latency on a core
                           given to gate, at the cost of that CPU (docs/operations.md)
-  --io-threads <n>        io threads answering requests (1 to 256; default 1): each session
-                          is answered on the thread that opened it (docs/io-threads.md)
+  --io-threads <n>        io threads answering requests (1 to 256; default one per core gate
+                          may run on, fewer under a cgroup CPU quota): each session is
+                          answered on the thread that opened it (docs/io-threads.md)
   --version               print the version and exit
   --help                  print this help and exit
 )";

@@ -38,8 +38,9 @@ struct options {
     std::uint64_t record_max_bytes = default_record_max_bytes;
     // --io-spin-us: how long the io thread polls for more work before it sleeps (io_loop.hpp).
     std::uint32_t io_spin_us = 0;
-    // --io-threads: how many io threads answer requests (docs/io-threads.md).
-    std::size_t io_threads = 1;
+    // --io-threads: how many io threads answer requests (docs/io-threads.md); 0 when not
+    // given: one per core (default_io_threads.hpp).
+    std::size_t io_threads = 0;
 };
 
 struct usage_error {

@@ -97,7 +97,8 @@ asio::awaitable<void> lock_lines(std::shared_ptr<const federation_view> view,
                                  std::function<void(bool, std::string)> done) {
     std::set<std::string> lines;
     std::string notes, failures;
-    for (const auto& client : view->clients) {
+    for (std::size_t i = 0; i < view->size(); ++i) {
+        const auto& client = view->client_at(i); // the first io thread's: made with the view
         const auto& id = client->config().id;
         if (client->per_caller()) {
             notes += "# " + id + ": takes each caller's credential; its tools are not locked\n";

@@ -23,7 +23,7 @@ gateway::gateway(asio::io_context& io, gateway_parts parts)
 void gateway::retire_bridges(std::vector<actors::retired_bridge> gone) {
     auto view = components_->live.current_view();
     for (const auto& b : gone)
-        if (auto* c = view->client(b.upstream); !c || c->sessions().retire_bridge(b.session))
+        if (auto* c = view->made(b.upstream); !c || c->sessions().retire_bridge(b.session))
             components_->requests.server_requests().forget_bridge(b.session, b.upstream);
 }
 
@@ -102,15 +102,15 @@ std::shared_ptr<const actors::snapshot> gateway::snapshot() const {
 
 void gateway::adopt(std::shared_ptr<const actors::snapshot> snap, std::string_view source) {
     auto& i = *components_;
-    auto view = make_view(i.io, snap, &*i.live, i.parts.upstreams.get());
+    auto view = make_view(i.io, snap, &*i.live, i.parts.upstreams.get(), i.maker());
     auto kept = i.take_clients(*view);
     // Said once, by the first io thread; the others apply the same reload to their own clients.
     if (i.parts.shard.index == 0)
         spdlog::info("{} applied: {} upstream{} ({} discovered); {} kept with live sessions, {} "
                      "new or changed, {} retired",
-                     source, view->clients.size(), view->clients.size() == 1 ? "" : "s",
-                     snap->doc->discovered_count(), kept, view->clients.size() - kept,
-                     i.live->clients.size() - kept);
+                     source, view->size(), view->size() == 1 ? "" : "s",
+                     snap->doc->discovered_count(), kept, view->size() - kept,
+                     i.live->size() - kept);
     else
         spdlog::debug("io thread {} took the {} too", i.parts.shard.index, source);
     // One view from here on: requests that start load it, and each component that keeps
@@ -131,8 +131,8 @@ void gateway::stop() {
     asio::post(components_->io, [i = components_.get()] {
         i->listens.close_all();
         i->downstream.table().close_all();
-        for (const auto& c : i->live->clients)
-            c->close();
+        i->stopping_ = true;
+        i->live->for_each_made([](upstream_client& c) { c.close(); });
     });
 }
 

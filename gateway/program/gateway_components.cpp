@@ -27,21 +27,28 @@ namespace asio = boost::asio;
 std::shared_ptr<const federation_view> make_view(asio::io_context& io,
                                                  std::shared_ptr<const actors::snapshot> snap,
                                                  const federation_view* previous,
-                                                 shared_upstreams* shared) {
+                                                 shared_upstreams* shared, client_maker maker) {
     auto view = std::make_shared<federation_view>();
     view->snap = std::move(snap);
+    view->maker = std::move(maker);
     const auto& server = view->snap->doc->server;
     view->guard = transport::host_guard(server.allowed_hosts, server.allowed_hosts_any);
     for (const auto& u : view->snap->doc->upstreams) {
-        std::shared_ptr<upstream_client> reused;
-        if (previous)
-            for (const auto& c : previous->clients)
-                if (c->config() == u)
-                    reused = c;
-        view->clients.push_back(
-            reused ? reused
-                   : upstream_client::make(io.get_executor(), u,
-                                           shared ? shared->siblings_for(u) : nullptr));
+        // An unchanged entry keeps its siblings, and its client where this thread made one. A
+        // new or changed one gets the siblings the other threads' clients of it join (one
+        // thread: its own).
+        std::shared_ptr<upstream_siblings> entry;
+        std::shared_ptr<upstream_client> client;
+        if (auto j = previous ? previous->index_of(u.id) : std::nullopt;
+            j && previous->config(*j) == u) {
+            entry = previous->entry(*j);
+            client = previous->made_ptr(*j);
+        }
+        if (!entry)
+            entry = shared ? shared->siblings_for(u) : std::make_shared<upstream_siblings>(u);
+        if (!client && !view->maker)
+            client = upstream_client::make(io.get_executor(), u, entry);
+        view->add(std::move(entry), std::move(client));
     }
     return view;
 }
@@ -94,7 +101,7 @@ gateway_components::gateway_components(
     const std::function<void(const request_context&)>& on_request)
     : io(io_), parts(std::move(parts_)),
       sinks(io_.get_executor(), *parts.actors, parts.tap, on_request), doc(*parts.snap->doc),
-      live(make_view(io_, parts.snap, nullptr, parts.upstreams.get())),
+      live(make_view(io_, parts.snap, nullptr, parts.upstreams.get(), maker())),
       tokens(make_token_endpoint(io_, doc.auth)),
       authenticator(doc.auth.required ? std::make_unique<token_authenticator>(
                                             io_.get_executor(), doc.auth, own_issuer_of(tokens))
@@ -118,6 +125,10 @@ gateway_components::gateway_components(
               pipeline::make_session(downstream.fleet()), pipeline::make_envelope()}) {
     upstream_news.send_task_news_to(listening);
     downstream.forget_requests_in(requests.server_requests());
+    downstream.forget_levels_in(from_clients.levels());
+    if (parts.shard.index > 0) // where clients are made at first use (maker)
+        from_clients.levels().keep_while(
+            [this](const std::string& session) { return downstream.table().contains(session); });
     downstream.table().set_limits(session_limits_of(doc.server),
                                   session_table::among_threads{parts.shard, parts.sessions});
     requests.inputs().place_in(parts.shard);
@@ -141,8 +152,9 @@ gateway_components::gateway_components(
             tokens->share_through(fleet);
         share_accounts(doc);
     }
-    for (const auto& c : live->clients)
-        wire(c);
+    for (std::size_t i = 0; i < live->size(); ++i)
+        if (const auto& c = live->made_ptr(i))
+            wire(c);
     // Each upstream's actor is the supervisor's to spawn and watch (the first io thread speaks
     // for every thread's clients: they share its boards).
     if (parts.supervisor && parts.shard.index == 0)
@@ -184,24 +196,53 @@ void gateway_components::tell_of_reloads() {
 }
 
 std::size_t gateway_components::take_clients(const federation_view& next) {
+    const auto& now = *live;
     std::size_t kept = 0;
-    for (const auto& c : next.clients)
-        for (const auto& old : live->clients)
-            kept += c == old;
-    for (const auto& old : live->clients)
-        if (std::find(next.clients.begin(), next.clients.end(), old) == next.clients.end()) {
-            // Retired: its calls in flight finish (bounded by its request timeout), then its
-            // streams and bridged sessions end.
+    for (std::size_t i = 0; i < now.size(); ++i) {
+        if (next.index_of(*now.entry(i))) {
+            ++kept;
+            continue;
+        }
+        // Retired: its calls in flight finish (bounded by its request timeout), then its
+        // streams and bridged sessions end. A client never made here has none.
+        if (auto* old = now.made(i)) {
             old->retire(std::chrono::milliseconds(old->config().timeouts.request_ms));
             keeper.tell(actors::bridge_upstream_gone{old->config().id});
             requests.server_requests().forget_upstream(old->config().id);
         }
+    }
     definitions->use(*next.snap->doc); // before a new client lists its tools
-    for (const auto& c : next.clients) {
-        wire(c);
-        c->lists().judge_tools_again(next.snap->version);
+    for (std::size_t i = 0; i < next.size(); ++i) {
+        if (const auto& c = next.made_ptr(i))
+            wire(c);
+        next.entry(i)->facts->judge_again(next.snap->version);
     }
     return kept;
+}
+
+client_maker gateway_components::maker() {
+    if (parts.shard.index == 0)
+        return {};
+    return [this](const federation_view& v, std::size_t i) { return make_client(v, i); };
+}
+
+std::shared_ptr<upstream_client> gateway_components::make_client(const federation_view& v,
+                                                                 std::size_t i) {
+    const auto& now = *live;
+    // A request that loaded a view a reload has replaced since: the entry's client in the
+    // current view, where it still is, so every client made is one a reload retires and stop
+    // closes.
+    if (&now != &v)
+        if (auto j = now.index_of(*v.entry(i)))
+            return now.client_at(*j);
+    auto c = upstream_client::make(io.get_executor(), v.config(i), v.entry(i));
+    wire(c);
+    from_clients.tell_levels(*c);
+    if (stopping_)
+        c->close();
+    else if (&now != &v) // its entry is gone: it serves no call
+        c->retire(std::chrono::milliseconds(c->config().timeouts.request_ms));
+    return c;
 }
 
 namespace {
@@ -241,7 +282,8 @@ void gateway_components::warm_up(const federation_view& view) {
     if (parts.shard.index != 0)
         return;
     auto due = std::make_shared<std::vector<std::shared_ptr<upstream_client>>>();
-    for (const auto& client : view.clients) {
+    for (std::size_t i = 0; i < view.size(); ++i) {
+        const auto& client = view.client_at(i);
         if (client->per_caller()) {
             // No session of gate's own: the first caller opens one with its credential.
             spdlog::info("upstream {} takes each caller's credential ({}): its sessions open "
@@ -348,8 +390,8 @@ void gateway_components::lean_on(gateway_components& first) {
         std::make_unique<accounts::account_relay>(first.accounts, first.io.get_executor());
     desk = account_relay.get();
     logins.ask(*desk);
-    for (const auto& c : live->clients)
-        c->keep_accounts_in(desk);
+    health.ask_through(first.health, first.io.get_executor());
+    live->for_each_made([this](upstream_client& c) { c.keep_accounts_in(desk); });
 }
 
 } // namespace gate::gateway::program

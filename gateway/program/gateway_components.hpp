@@ -64,13 +64,19 @@
 
 namespace gate::gateway::program {
 
-// The view of a snapshot: its clients, reusing those of `previous` whose upstream entry is
-// unchanged, and the server section's allowlist.
-// `shared`: where the clients find their siblings on the other io threads (null: one thread).
+// How a thread makes the client of a view's entry at its first use (null: every client is
+// made with the view).
+using client_maker =
+    std::function<std::shared_ptr<upstream_client>(const federation_view&, std::size_t)>;
+
+// The view of a snapshot: its entries (an unchanged one keeps its siblings and its client from
+// `previous`; the others' siblings from `shared`, where the other io threads' clients of them
+// are, or new with one thread: null), the clients made now unless `maker` makes them at first
+// use, and the server section's allowlist.
 std::shared_ptr<const federation_view> make_view(boost::asio::io_context& io,
                                                  std::shared_ptr<const actors::snapshot> snap,
                                                  const federation_view* previous,
-                                                 shared_upstreams* shared = nullptr);
+                                                 shared_upstreams* shared, client_maker maker = {});
 
 class gateway_components final {
 public:
@@ -115,6 +121,11 @@ private:
     friend class gateway;
 
     void tell_of_reloads();
+    // The first io thread makes every client with its view; the others at first use
+    // (federation_view::maker), wired as a reload wires the view's.
+    client_maker maker();
+    std::shared_ptr<upstream_client> make_client(const federation_view& v, std::size_t i);
+    bool stopping_ = false; // gateway::stop closed the clients: one made later is closed too
 
     // Resource subscriptions gate holds at upstreams for a holder (a listener, or a session
     // subscribed at a 2026-07-28 upstream), and the open listens of 2026-07-28 clients, by
@@ -156,8 +167,9 @@ private:
     // The federation's view as it stands, and who adopts a reload's (the constructor lists
     // them in order).
     live_federation live;
-    // GET /health's and /api/federation's checker over the view's clients.
-    health_watch health{*live, !doc.auth.required};
+    // GET /health's and /api/federation's rounds over the view's clients (the first io
+    // thread's, on every thread: lean_on).
+    health_watch health{live, !doc.auth.required};
     // The downstream sessions: their table, their records in a fleet, admission, streams and
     // ends.
     downstream_sessions downstream{live, keeper, holds, listens, stats};

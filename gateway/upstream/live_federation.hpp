@@ -1,14 +1,18 @@
 // The federation as it stands now: the view every request loads when it starts (its snapshot,
-// upstream clients and the server section's settings), replaced whole by a reload, and the
-// components that act on a new one. Requests keep the view they loaded.
+// upstream entries and clients, and the server section's settings), replaced whole by a reload, and
+// the components that act on a new one. Requests keep the view they loaded.
 #pragma once
 
 #include "actors/federation/federation.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
 #include "transport/http/host_guard.hpp"
 
+#include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,19 +25,69 @@ namespace gate::gateway {
 
 class upstream_client;
 
-// The federation a request sees: one snapshot, the upstream clients indexed like it, and
-// what the server section makes of each request. Loaded once at request entry; a reload
-// swaps in a new one without touching requests in flight.
+// The federation a request sees: one snapshot, its upstream entries indexed like it (what
+// every io thread's client of each shares), this thread's clients of them, and what the
+// server section makes of each request. Loaded once at request entry; a reload swaps in a new
+// one without touching requests in flight.
+//
+// On the first io thread every client is made with the view. On the others a client is made
+// at the first request that needs it (docs/io-threads.md): a federation of a thousand
+// upstreams keeps one client of each per process, not per thread, until traffic reaches it
+// there. What only reads the entry (its configuration, guard board, tool facts, identity) never
+// makes one; what iterates clients (close, end a session, count) iterates those made.
 struct federation_view {
     std::shared_ptr<const actors::snapshot> snap;
-    std::vector<std::shared_ptr<upstream_client>> clients;
     // server.allowedHosts, stage 1's on every endpoint (none: every host is refused).
     transport::host_guard guard{{}, false};
+    // How this thread makes a client the view does not have yet (null: every client is made
+    // with the view). Set by the gateway; called on the view's own thread.
+    std::function<std::shared_ptr<upstream_client>(const federation_view&, std::size_t)> maker;
 
-    // The client of the upstream configured as `id`; null when this view has none.
-    upstream_client* client(const std::string& id) const;
-    // Each client's guard board, for the supervisor that keeps their actors.
+    // Entry `i`: its siblings, and its client when made already.
+    void add(std::shared_ptr<upstream_siblings> entry,
+             std::shared_ptr<upstream_client> client = nullptr);
+    // A client made on its own (tests): its entry is its siblings.
+    void add(std::shared_ptr<upstream_client> client);
+
+    std::size_t size() const { return entries_.size(); }
+    // What every io thread's client of entry `i` shares. Never makes a client.
+    const std::shared_ptr<upstream_siblings>& entry(std::size_t i) const { return entries_[i]; }
+    const config::upstream& config(std::size_t i) const { return *entries_[i]->entry; }
+    std::shared_ptr<const tool_facts> facts(std::size_t i) const {
+        return entries_[i]->facts->now();
+    }
+    const std::shared_ptr<actors::guard_board>& board(std::size_t i) const {
+        return entries_[i]->board;
+    }
+    // Whether the upstream takes each caller's own credential.
+    bool per_caller(std::size_t i) const { return config(i).auth.per_caller(); }
+    // What the entry's last handshake on any thread answered (empty: none yet).
+    std::shared_ptr<const boost::json::object> identity(std::size_t i) const;
+    // The entry configured as `id`.
+    std::optional<std::size_t> index_of(std::string_view id) const;
+    // The same entry (its siblings) in this view.
+    std::optional<std::size_t> index_of(const upstream_siblings& entry) const;
+
+    // This thread's client of entry `i`, made now if it was not.
+    const std::shared_ptr<upstream_client>& client_at(std::size_t i) const;
+    // Its client if made, else null.
+    upstream_client* made(std::size_t i) const { return clients_[i].get(); }
+    const std::shared_ptr<upstream_client>& made_ptr(std::size_t i) const { return clients_[i]; }
+    // The client made of the entry configured as `id`; null when there is none (not made, or
+    // no such entry).
+    upstream_client* made(const std::string& id) const;
+    // Every client made so far, in entry order.
+    template <class Visit> void for_each_made(Visit visit) const {
+        for (const auto& c : clients_)
+            if (c)
+                visit(*c);
+    }
+    // Each entry's guard board, for the supervisor that keeps their actors.
     std::vector<std::shared_ptr<actors::guard_board>> boards() const;
+
+private:
+    std::vector<std::shared_ptr<upstream_siblings>> entries_;
+    mutable std::vector<std::shared_ptr<upstream_client>> clients_;
 };
 
 // Where a component that outlives requests reads the federation as it stands now.

@@ -45,6 +45,12 @@ public:
                                                const boost::json::object& capabilities) {
         return requests_.set_log_level(bridge, std::move(level), capabilities);
     }
+    // The same kept for a bridged session not open yet (this client was made after the client
+    // asked): sent at its handshake.
+    void keep_log_level(const std::string& bridge, std::string level,
+                        const boost::json::object& capabilities) {
+        requests_.keep_log_level(bridge, std::move(level), capabilities);
+    }
     // The upstream's initialize result (after the handshake), for passthrough mode.
     boost::asio::awaitable<std::variant<boost::json::object, gateway::upstream_failure>>
     initialize_result(const gateway::call_context& ctx) {

@@ -15,18 +15,55 @@ namespace gate::gateway {
 namespace asio = boost::asio;
 namespace json = boost::json;
 
+void federation_view::add(std::shared_ptr<upstream_siblings> entry,
+                          std::shared_ptr<upstream_client> client) {
+    entries_.push_back(std::move(entry));
+    clients_.push_back(std::move(client));
+}
+
+void federation_view::add(std::shared_ptr<upstream_client> client) {
+    auto entry = client->siblings();
+    add(std::move(entry), std::move(client));
+}
+
 std::vector<std::shared_ptr<actors::guard_board>> federation_view::boards() const {
     std::vector<std::shared_ptr<actors::guard_board>> out;
-    for (const auto& c : clients)
-        out.push_back(c->guards().board());
+    for (const auto& e : entries_)
+        out.push_back(e->board);
     return out;
 }
 
-upstream_client* federation_view::client(const std::string& id) const {
-    for (const auto& c : clients)
-        if (c->config().id == id)
-            return c.get();
-    return nullptr;
+std::shared_ptr<const boost::json::object> federation_view::identity(std::size_t i) const {
+    static const auto none = std::make_shared<const boost::json::object>();
+    // This thread's client keeps what its siblings learn (told on its thread): no lock.
+    auto known = clients_[i] ? clients_[i]->identity_held() : entries_[i]->identity();
+    return known ? known : none;
+}
+
+std::optional<std::size_t> federation_view::index_of(std::string_view id) const {
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+        if (entries_[i]->entry->id == id)
+            return i;
+    return std::nullopt;
+}
+
+std::optional<std::size_t> federation_view::index_of(const upstream_siblings& entry) const {
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+        if (entries_[i].get() == &entry)
+            return i;
+    return std::nullopt;
+}
+
+const std::shared_ptr<upstream_client>& federation_view::client_at(std::size_t i) const {
+    auto& c = clients_[i];
+    if (!c && maker)
+        c = maker(*this, i);
+    return c;
+}
+
+upstream_client* federation_view::made(const std::string& id) const {
+    auto i = index_of(id);
+    return i ? clients_[*i].get() : nullptr;
 }
 
 const boost::json::object& upstream_client::identity() const {
@@ -37,18 +74,16 @@ const boost::json::object& upstream_client::identity() const {
 std::shared_ptr<upstream_client>
 upstream_client::make(asio::any_io_executor ex, config::upstream cfg,
                       std::shared_ptr<upstream_siblings> siblings) {
-    // The siblings were found by an equal entry: their copy serves this client too.
-    auto entry =
-        siblings ? siblings->entry : std::make_shared<const config::upstream>(std::move(cfg));
-    auto board = siblings ? siblings->board : std::make_shared<actors::guard_board>(entry);
-    auto c = std::make_shared<upstream_client>(made{}, ex, std::move(entry), std::move(board));
-    if (siblings) {
-        siblings->join(c, ex);
-        c->credentials_.share_among(*siblings, std::move(ex));
-        c->state_.identity = siblings->identity(); // a handshake of another thread answered
-        c->state_.facts = siblings->facts;
-        c->state_.siblings = std::move(siblings);
-    }
+    // The siblings were found by an equal entry: their copy serves this client too. A client
+    // with none (one made on its own) is the only one of its entry.
+    if (!siblings)
+        siblings = std::make_shared<upstream_siblings>(std::move(cfg));
+    auto c = std::make_shared<upstream_client>(made{}, ex, siblings->entry, siblings->board);
+    siblings->join(c, ex);
+    c->credentials_.share_among(*siblings, std::move(ex));
+    c->state_.identity = siblings->identity(); // a handshake of another thread answered
+    c->state_.facts = siblings->facts;
+    c->state_.siblings = std::move(siblings);
     c->state_.owner = c;
     return c;
 }

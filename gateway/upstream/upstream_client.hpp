@@ -52,8 +52,8 @@ namespace gate::gateway {
 class upstream_client : public std::enable_shared_from_this<upstream_client> {
     struct made {}; // only make() constructs one: the units need to know their owner
 public:
-    // `siblings`: the clients of the same entry on the other io threads, whose guard board it
-    // shares and which it tells what its tools lists said (null: alone).
+    // `siblings`: the clients of the same entry on the other io threads, whose guard board,
+    // tool facts and identity it shares (null: alone, with siblings of its own).
     static std::shared_ptr<upstream_client>
     make(boost::asio::any_io_executor ex, config::upstream cfg,
          std::shared_ptr<upstream_siblings> siblings = nullptr);
@@ -70,6 +70,8 @@ public:
     using session_address = gateway::session_address;
 
     const config::upstream& config() const { return state_.cfg; }
+    // What it shares with the clients of the same entry on the other io threads.
+    const std::shared_ptr<upstream_siblings>& siblings() const { return state_.siblings; }
     // Whether the upstream takes each caller's own credential (passthrough, token-exchange):
     // no shared session or list serves two principals.
     bool per_caller() const { return state_.per_caller; }
@@ -78,6 +80,10 @@ public:
     // What the upstream's last handshake answered (empty: none yet): its serverInfo and
     // protocolVersion, for /api/federation.
     const boost::json::object& identity() const;
+    // The same, held (null: none yet).
+    const std::shared_ptr<const boost::json::object>& identity_held() const {
+        return state_.identity;
+    }
     // What a client of the same entry on another io thread heard its handshake answer
     // (upstream_siblings): this client's identity too, until its own handshake answers.
     void take_identity(std::shared_ptr<const boost::json::object> identity) {

@@ -520,6 +520,15 @@ asio::awaitable<bool> upstream_requests::deliver_to(const session_address& to, j
     co_return answer && answer->status >= 200 && answer->status < 300;
 }
 
+void upstream_requests::keep_log_level(const std::string& bridge, std::string level,
+                                       const json::object& capabilities) {
+    call_context ctx;
+    ctx.bridge = bridge;
+    ctx.client_capabilities = &capabilities;
+    if (auto s = sessions_.session_for(ctx))
+        s->log_level = std::move(level);
+}
+
 asio::awaitable<void> upstream_requests::set_log_level(const std::string& bridge, std::string level,
                                                        const json::object& capabilities) {
     call_context ctx;

@@ -61,6 +61,9 @@ public:
     // that session is open (at a 2026-07-28 upstream it rides each request's `_meta`).
     boost::asio::awaitable<void> set_log_level(const std::string& bridge, std::string level,
                                                const boost::json::object& capabilities);
+    // Kept only, for the session's handshake (session_keeper::keep_log_level).
+    void keep_log_level(const std::string& bridge, std::string level,
+                        const boost::json::object& capabilities);
 
     // Cancels the call at a 2026-07-28 upstream whose request went out under `id` (gate's):
     // its exchange is closed. False when no such request is on the wire.

@@ -77,7 +77,7 @@ void learn_identity(upstream_state& state, boost::json::object identity);
 class shared_upstreams {
 public:
     // The siblings of `cfg`'s entry: those a client of the same entry joined on another
-    // thread, else new ones. They live while a client holds them.
+    // thread, else new ones. They live while a view or a client holds them.
     std::shared_ptr<upstream_siblings> siblings_for(const config::upstream& cfg);
 
 private:

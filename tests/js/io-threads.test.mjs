@@ -7,6 +7,7 @@
 // Users' accounts and auth.ema's ledger across threads: io-threads-accounts.test.mjs.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -184,6 +185,21 @@ describe('io threads: server.sessions bounds the process', () => {
 });
 
 describe('io threads: the command line', () => {
+  test('without --io-threads, one per core gate may run on', async (t) => {
+    // A CPU quota on this test's cgroup would lower the count (a unit test covers it); the
+    // machines that run this suite have none, and where one does the count is not checked.
+    const own = readFileSync('/proc/self/cgroup', 'utf8').match(/^0::(.*)$/m)?.[1];
+    const quota = own ? (() => { try { return readFileSync(`/sys/fs/cgroup${own}/cpu.max`, 'utf8'); } catch { return 'max'; } })() : 'max';
+    if (!quota.startsWith('max')) return t.skip(`a CPU quota here: ${quota.trim()}`);
+    const g = await startGate({ config: { upstreams: [{ id: 'none', url: 'http://127.0.0.1:1/mcp' }] }, threads: 'default' });
+    t.after(() => g.stop());
+    const cores = availableParallelism(); // the affinity's CPUs, as gate reads them
+    const names = Object.keys(threadTimes(g.pid));
+    const io = names.filter((n) => /^gate-io-\d+$/.test(n)).length + 1; // and the main thread
+    assert.equal(io, cores, `threads: ${JSON.stringify(names)}`);
+    if (cores > 1) await g.proc.stderr.waitFor(new RegExp(`\\b${cores} io threads`), { timeoutMs: 5_000 }); // said at start
+  });
+
   test('--io-threads takes 1 to 256', async () => {
     for (const bad of ['0', '257', 'two']) {
       const r = await runGate(['--io-threads', bad, '--validate']);
@@ -233,5 +249,66 @@ describe('io threads: what a tools list said', () => {
       assert.match(refused.message, /is for MCP Apps views only/);
     }
     assert.equal(calls, 0, 'neither thread sent the call');
+  });
+});
+
+describe('io threads: a client of each upstream made at its first use on a thread', () => {
+  test("no thread but the first makes one to probe or to keep a level; a call makes it, with the session's level", async (t) => {
+    // Each upstream records every message gate sends it.
+    const seen = { a: [], b: [] };
+    const start = (name) =>
+      startStatelessServer(name, { capabilities: { tools: {}, logging: {} } }, (server) => {
+        server.registerTool('echo', { description: 'echoes', inputSchema: { text: z.string() } }, async ({ text }) => ({
+          content: [{ type: 'text', text }],
+        }));
+      }, { before: async (m) => seen[name].push(m) });
+    const a = await start('a');
+    const b = await start('b');
+    t.after(() => Promise.all([a.stop(), b.stop()]));
+    const g = await startGate({
+      config: {
+        server: { introspection: { enabled: true } },
+        upstreams: [{ id: 'a', url: a.url, namespace: 'a' }, { id: 'b', url: b.url, namespace: 'b' }],
+      },
+      args: ['--io-threads', '2'],
+    });
+    t.after(() => g.stop());
+    await g.proc.stderr.waitFor(/upstream b ready/, { timeoutMs: 20_000 });
+    await g.proc.stderr.waitFor(/upstream a ready/, { timeoutMs: 20_000 });
+    const said = (name, method) => seen[name].filter((m) => m.method === method);
+    assert.equal(said('a', 'initialize').length, 1, "the first thread's warm-up");
+
+    // /api/federation on fresh connections, which go to the threads in turn, each answered
+    // there: its health is one round for the process, through the first thread's clients.
+    const views = await Promise.all([0, 1, 2, 3].map(() => rawRequest(`${g.base}/api/federation`, { method: 'GET' })));
+    for (const v of views) {
+      assert.equal(v.status, 200, v.text);
+      assert.deepEqual(JSON.parse(v.text).upstreams.map((u) => [u.id, u.health?.status]), [['a', 'up'], ['b', 'up']]);
+    }
+    for (const name of ['a', 'b']) {
+      assert.equal(said(name, 'initialize').length, 1, `${name}: no other thread opened a session to probe`);
+      assert.equal(said(name, 'ping').length, 1, `${name}: pinged once for the four views`);
+    }
+
+    // A session on the second thread sets a level: no client is made for it there; its first
+    // call to b makes b's, whose session for it opens with that level.
+    const spare = [];
+    let second;
+    while (!second && spare.length < 16) {
+      const c = await connectClient(g.url);
+      if (threadOf(c.transport.sessionId, 2) === 1) second = c;
+      else spare.push(c);
+    }
+    t.after(async () => {
+      for (const c of [second, ...spare]) await c?.close().catch(() => {});
+    });
+    assert.ok(second, 'a session on the second thread');
+    await second.setLoggingLevel('error');
+    assert.equal(said('b', 'initialize').length, 1, 'setLevel made no client of b there');
+    const r = await second.callTool({ name: 'b__echo', arguments: { text: 'made now' } });
+    assert.equal(r.content[0].text, 'made now');
+    await eventually(() => said('b', 'logging/setLevel').length > 0, { what: "b told the session's level" });
+    assert.deepEqual(said('b', 'logging/setLevel').map((m) => m.params.level), ['error']);
+    assert.equal(said('a', 'logging/setLevel').length, 0, 'a, never called from there, is told nothing yet');
   });
 });

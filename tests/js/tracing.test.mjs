@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { closeRawSession, connectClient, expectMcpError, openRawSession, post, rpc, startEverything, startGate, startIdp, startOtlpReceiver, startParamServer, startRecordingProxy } from './lib/index.mjs';
+import { closeRawSession, connectClient, eventually, expectMcpError, openRawSession, post, rpc, startEverything, startGate, startIdp, startOtlpReceiver, startParamServer, startRecordingProxy } from './lib/index.mjs';
 
 const RESOURCE = 'https://gate.example/mcp';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -150,8 +150,14 @@ describe('traces', { timeout: 180_000 }, () => {
       await client.callTool({ name: 'ev__echo', arguments: { message: 'one' } });
       await first.waitForSpans((all) => all.some((s) => s.name === 'tools/call'));
       await gate.reloaded(config({ otlpEndpoint: `${second.url}/v1/traces`, serviceName: 'after' }));
-      await client.callTool({ name: 'ev__echo', arguments: { message: 'two' } });
-      const spans = await second.waitForSpans((all) => all.some((s) => s.name === 'tools/call'));
+      // The io thread applies the reload before the supervisor has the new sink up (one message
+      // later): a call in between is still exported where it was, as 'before'. Called until
+      // one is exported to the new endpoint.
+      await eventually(async () => {
+        await client.callTool({ name: 'ev__echo', arguments: { message: 'two' } });
+        return second.spans().some((s) => s.name === 'tools/call');
+      }, { timeoutMs: 15_000, everyMs: 100, what: 'a span at the new endpoint' });
+      const spans = second.spans();
       assert.ok(spans.every((s) => s.resource['service.name'] === 'after'));
       assert.ok(first.spans().every((s) => s.resource['service.name'] === 'before'));
       await client.close();

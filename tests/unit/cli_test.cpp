@@ -77,9 +77,9 @@ TEST(cli, io_spin_is_off_by_default_and_bounded) {
     }
 }
 
-TEST(cli, io_threads_are_one_by_default_and_bounded) {
+TEST(cli, io_threads_are_the_machines_by_default_and_bounded) {
     using gate::gateway::program::parse_command_line;
-    EXPECT_EQ(std::get<options>(parse_command_line({})).io_threads, 1u);
+    EXPECT_EQ(std::get<options>(parse_command_line({})).io_threads, 0u) << "one per core";
     EXPECT_EQ(std::get<options>(parse_command_line({"--io-threads", "4"})).io_threads, 4u);
     EXPECT_EQ(std::get<options>(parse_command_line({"--io-threads", "256"})).io_threads, 256u);
     for (auto [args, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{

@@ -217,8 +217,7 @@ TEST_F(client_traffic_rig, a_level_mcp_does_not_have_is_invalid_params) {
         EXPECT_EQ(answer.at("id"), 9);
         EXPECT_TRUE(services.asked.empty());
         EXPECT_EQ(ctx.audit.upstream_calls, 0);
-        for (const auto& c : ctx.view->clients)
-            EXPECT_FALSE(c->sessions().has_bridge("s1"));
+        ctx.view->for_each_made([](auto& c) { EXPECT_FALSE(c.sessions().has_bridge("s1")); });
     }
 }
 
@@ -234,8 +233,8 @@ TEST_F(client_traffic_rig, a_level_goes_to_every_upstream_session_of_the_client)
     EXPECT_EQ(ctx.audit.upstream_calls, 1 + 2);
     // Not open yet, each upstream keeps the level for its session's handshake (no I/O: the
     // rig's clients never connected).
-    for (const auto& c : ctx.view->clients)
-        EXPECT_TRUE(c->sessions().has_bridge("s1")) << c->config().id;
+    ctx.view->for_each_made(
+        [](auto& c) { EXPECT_TRUE(c.sessions().has_bridge("s1")) << c.config().id; });
 }
 
 } // namespace

@@ -253,7 +253,7 @@ TEST_F(list_method_calls, a_failed_fetch_is_counted_with_its_outcome_and_left_ou
     std::sort(services.counted.begin(), services.counted.end());
     EXPECT_EQ(services.counted, (std::vector<std::string>{"up-a connect_error", "up-b ok"}));
     ASSERT_EQ(services.shared.size(), 1u) << "only what answered is shared";
-    EXPECT_EQ(services.shared[0].client, ctx.view->clients[1].get()) << "up-b's own client";
+    EXPECT_EQ(services.shared[0].client, ctx.view->made(1)) << "up-b's own client";
     EXPECT_EQ(services.shared[0].kind, list_kind::tools);
     EXPECT_EQ(services.shared[0].items, tools_of("t1"));
     EXPECT_EQ(services.shared[0].written, std::vector<std::string>{R"({"name":"t1"})"});

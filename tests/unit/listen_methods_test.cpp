@@ -151,8 +151,9 @@ struct listen_methods_rig : test::stage_rig {
         ctx.client.session = "s1";
     }
     void TearDown() override {
-        for (const auto& c : ctx.view->clients)
-            c->close();
+        for (std::size_t i = 0; i < ctx.view->size(); ++i)
+            if (const auto& c = ctx.view->made_ptr(i))
+                c->close();
         test::settle(io);
     }
     json::object at_a(const std::string& method, const std::string& uri) {

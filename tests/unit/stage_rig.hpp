@@ -53,7 +53,7 @@ struct stage_rig : ::testing::Test {
         const auto& server = doc->server;
         view->guard = transport::host_guard(server.allowed_hosts, server.allowed_hosts_any);
         for (const auto& u : doc->upstreams)
-            view->clients.push_back(gateway::upstream_client::make(io.get_executor(), u));
+            view->add(gateway::upstream_client::make(io.get_executor(), u));
         ctx.view = std::move(view);
     }
 

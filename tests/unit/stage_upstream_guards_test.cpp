@@ -86,7 +86,7 @@ struct stage_upstream_guards : test::stage_rig {
         return drive(guards->run(ctx));
     }
     void open_circuit(std::size_t upstream) {
-        auto& client = *ctx.view->clients[upstream];
+        auto& client = *ctx.view->made(upstream);
         auto v = actors::guard_board::initial_view(client.config());
         v.breaker = actors::circuit_breaker::state::open;
         v.reopens_at = std::chrono::steady_clock::now() + 30s;
@@ -97,7 +97,7 @@ struct stage_upstream_guards : test::stage_rig {
         sys_cfg.set("logger.verbosity", caf::atom("quiet"));
         actors::add_message_types(sys_cfg);
         sys.emplace(sys_cfg);
-        actor = spawn_upstream_actor(*sys, ctx.view->clients[0]->guards().board());
+        actor = spawn_upstream_actor(*sys, ctx.view->board(0));
     }
     void budget(std::optional<config::budget>& where, std::int64_t calls) {
         where = config::budget{"day", calls};

@@ -380,8 +380,9 @@ TEST_F(upstream_calls_rig, a_call_on_a_bridge_counts_ok_and_later_calls_ask_no_c
     EXPECT_EQ(c.bridge, "s1");
     EXPECT_EQ(c.client_capabilities, nullptr); // the bridged session has them already
     EXPECT_TRUE(services.told.empty());
-    for (const auto& client : ctx.view->clients)
-        client->close();
+    for (std::size_t i = 0; i < ctx.view->size(); ++i)
+        if (const auto& client = ctx.view->made_ptr(i))
+            client->close();
     test::settle(io);
 }
 

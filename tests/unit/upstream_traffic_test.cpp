@@ -128,7 +128,7 @@ struct upstream_traffic_rig : test::stage_rig {
         load();
         services.view = ctx.view;
     }
-    const upstream_client* client(std::size_t i) const { return ctx.view->clients[i].get(); }
+    const upstream_client* client(std::size_t i) const { return ctx.view->made(i); }
     // `text` from upstream `i` on `bridge`, and whatever it spawned run to its end.
     void hear(std::size_t i, const std::string& bridge, std::string text) {
         hear_from(client(i), bridge, std::move(text));

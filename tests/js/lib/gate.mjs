@@ -33,7 +33,7 @@ export const RELOAD_OUTCOME_RE = /reload (applied|rejected)\b/;
  * stop() is SIGTERM and expects exit code 0 (the drain is up to 10 s plus the 3 s flush
  * bound: SIGKILL after 15 s, as systemd's TimeoutStopSec); see checked-stop.mjs for opting out.
  */
-export async function startGate({ config, args = [], env = {}, configVia = 'file', timeoutMs = 20_000 } = {}) {
+export async function startGate({ config, args = [], env = {}, configVia = 'file', timeoutMs = 20_000, threads: ownThreads } = {}) {
   const bin = requireGateBin();
   const text = typeof config === 'string' ? config : JSON.stringify(config, null, 2);
   const dir = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
@@ -46,10 +46,11 @@ export async function startGate({ config, args = [], env = {}, configVia = 'file
   if (configVia === 'env') childEnv.GATE_CONFIG = text;
   else argv.push('--config', configPath);
   argv.push(...args);
-  // GATE_TEST_IO_THREADS runs every gate of a suite on that many io threads (docs/io-threads.md)
-  // unless a test names its own.
-  const threads = process.env.GATE_TEST_IO_THREADS;
-  if (threads && !args.includes('--io-threads')) argv.push('--io-threads', threads);
+  // Every gate of a suite runs one io thread, or GATE_TEST_IO_THREADS of them ('default': gate's
+  // own, one per core; docs/io-threads.md), unless a test names its own count (--io-threads in
+  // `args`) or asks for gate's default (`threads: 'default'`).
+  const threads = ownThreads ?? process.env.GATE_TEST_IO_THREADS ?? '1';
+  if (threads !== 'default' && !args.includes('--io-threads')) argv.push('--io-threads', threads);
 
   const proc = spawnTracked(bin, argv, { env: childEnv, name: 'gate' });
   const cleanupDir = () => rmSync(dir, { recursive: true, force: true });
