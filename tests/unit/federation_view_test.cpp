@@ -6,6 +6,7 @@
 // same siblings.
 #include "actors/federation/snapshot.hpp"
 #include "gateway/program/gateway_components.hpp"
+#include "stage_rig.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
@@ -19,17 +20,7 @@ using gate::gateway::program::client_maker;
 using gate::gateway::program::make_view;
 namespace config = gate::config;
 
-std::shared_ptr<config::document> two_upstreams() {
-    auto d = std::make_shared<config::document>();
-    for (const char* ns : {"a", "b"}) {
-        config::upstream u;
-        u.id = std::string("up-") + ns;
-        u.urls = {"http://127.0.0.1:1/mcp"};
-        u.namespace_ = ns;
-        d->upstreams.push_back(u);
-    }
-    return d;
-}
+using gate::test::stage_rig;
 
 struct lazy_view : ::testing::Test {
     boost::asio::io_context io;
@@ -56,7 +47,7 @@ struct lazy_view : ::testing::Test {
 } // namespace
 
 TEST_F(lazy_view, reading_an_entry_makes_no_client_and_the_first_use_makes_one) {
-    auto view = view_of(two_upstreams(), nullptr, maker);
+    auto view = view_of(stage_rig::two_upstreams(), nullptr, maker);
     ASSERT_EQ(view->size(), 2u);
     EXPECT_EQ(view->config(1).id, "up-b");
     EXPECT_FALSE(view->facts(0)->tools.listed());
@@ -85,7 +76,7 @@ TEST_F(lazy_view, reading_an_entry_makes_no_client_and_the_first_use_makes_one) 
 }
 
 TEST_F(lazy_view, a_reload_keeps_an_unchanged_entrys_client_and_a_changed_one_starts_unmade) {
-    auto doc = two_upstreams();
+    auto doc = stage_rig::two_upstreams();
     auto view = view_of(doc, nullptr, maker);
     auto a = view->client_at(0);
     auto b = view->client_at(1);
@@ -101,7 +92,7 @@ TEST_F(lazy_view, a_reload_keeps_an_unchanged_entrys_client_and_a_changed_one_st
 }
 
 TEST_F(lazy_view, without_a_maker_every_client_is_made_with_the_view_of_the_same_siblings) {
-    auto doc = two_upstreams();
+    auto doc = stage_rig::two_upstreams();
     auto lazy = view_of(doc, nullptr, maker);
     auto eager = view_of(doc, nullptr, {});
     ASSERT_NE(eager->made(0), nullptr);
