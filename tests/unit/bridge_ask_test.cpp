@@ -52,9 +52,15 @@ struct ask_with_actor : ::testing::Test {
         cfg.set("logger.verbosity", caf::atom("quiet"));
         actors::add_message_types(cfg);
         sys.emplace(cfg);
-        actor = sys->spawn([this](caf::event_based_actor*) -> caf::behavior {
-            return {[this](actors::breaker_outcome& m) { held.set_value(std::move(m.counted)); }};
-        });
+        // The rig goes as an argument: CAF 0.17 binds a null tuple for a function actor spawned
+        // with none (UBSan says so).
+        actor = sys->spawn(
+            [](caf::event_based_actor*, ask_with_actor* rig) -> caf::behavior {
+                return {[rig](actors::breaker_outcome& m) {
+                    rig->held.set_value(std::move(m.counted));
+                }};
+            },
+            this);
     }
     void TearDown() override {
         caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
