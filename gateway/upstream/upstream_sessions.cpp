@@ -56,7 +56,7 @@ session_ptr upstream_sessions::session_for(const call_context& ctx) {
         s = std::make_shared<upstream_session>();
         s->bridge = ctx.bridge;
         if (ctx.client_capabilities)
-            s->capabilities = std::make_shared<const json::object>(*ctx.client_capabilities);
+            s->capabilities = std::make_shared<const boost::json::object>(*ctx.client_capabilities);
         // A 2026-07-28 upstream sends no log message to a request that asks for none, where a
         // server of the client's era logs unasked: the client hears what it would there.
         if (ctx.session_client && state_.modern)
