@@ -5,6 +5,9 @@
 // one, gate's resident memory after them, and the first call to an upstream no call has
 // reached yet (then a second call to it, then the first to another upstream), and new
 // sessions' first calls after that. Prints one JSON line.
+// Then times initialize on fresh sessions (gate composes its answer from the configuration;
+// with GATE_BENCH_INSTRUCTIONS=1 each upstream gives instructions and gate composes them under
+// server.instructions.fromUpstreams).
 //   GATE_BIN=<gate> [GATE_BENCH_PAGE_SIZE=n] <node22> simulations/bench_federation.mjs [upstreams] [tools]
 //   (from the repository root; default 1000 upstreams of 10 tools)
 import { readFileSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { connectClient, openRawSession, post, startGate } from '../tests/js/lib/
 
 const upstreams = Number(process.argv[2] ?? 1000);
 const toolsEach = Number(process.argv[3] ?? 10);
+const withInstructions = process.env.GATE_BENCH_INSTRUCTIONS === '1';
 
 const toolsOf = (u) =>
   Array.from({ length: toolsEach }, (_, i) => ({
@@ -50,7 +54,12 @@ const listener = createServer((req, res) => {
     }
     let result;
     if (msg.method === 'initialize')
-      result = { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: `u${u}`, version: '1.0.0' } };
+      result = {
+        protocolVersion: msg.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: `u${u}`, version: '1.0.0' },
+        ...(withInstructions ? { instructions: `Upstream ${u} does its one thing; call its tools with short text.` } : {}),
+      };
     else if (msg.method === 'tools/list') result = paged ? pagedList(msg.params?.cursor) : { tools: toolsOf(u) };
     else if (msg.method === 'tools/call') result = { content: [{ type: 'text', text: `u${u} ${msg.params.name}` }] };
     else result = {};
@@ -64,6 +73,7 @@ const config = {
   // GATE_BENCH_PAGE_SIZE: routing.pageSize (default gate's 200; -1 serves one page).
   ...(process.env.GATE_BENCH_PAGE_SIZE ? { routing: { pageSize: Number(process.env.GATE_BENCH_PAGE_SIZE) } } : {}),
   upstreams: Array.from({ length: upstreams }, (_, u) => ({ id: `u${u}`, url: `${base}/u/${u}/mcp`, namespace: `u${u}` })),
+  ...(withInstructions ? { server: { instructions: { text: 'A federation for the benchmark.', fromUpstreams: true } } } : {}),
 };
 const gate = await startGate({ config });
 const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${gate.proc.pid}/status`, 'utf8'))[1]) / 1024;
@@ -112,6 +122,15 @@ const secondCall = await callMs(target);
 // Another upstream no call has reached: is the first call's cost the upstream's or the session's?
 const otherFirstCall = await callMs(`u${Math.floor(upstreams / 3)}__tool_1`);
 await client.close();
+// initialize on fresh sessions, one at a time: the answer gate composes for each.
+const initializeUs = [];
+for (let i = 0; i < 300; i++) {
+  const t0 = performance.now();
+  await post(gate.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  initializeUs.push((performance.now() - t0) * 1000);
+}
+initializeUs.sort((a, b) => a - b);
+const initialize = { p50Us: Math.round(initializeUs[150]), p90Us: Math.round(initializeUs[270]) };
 // New sessions after that, listing first or not: each one's first call to an upstream no call
 // has reached yet (its handshake included), then a call to another.
 const laterSessions = [];
@@ -155,6 +174,7 @@ console.log(
     firstCallMs: firstCall,
     secondCallMs: secondCall,
     otherUpstreamFirstCallMs: otherFirstCall,
+    initialize,
     laterSessions,
   }),
 );

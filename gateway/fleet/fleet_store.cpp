@@ -173,7 +173,7 @@ fleet_store::fleet_store(asio::any_io_executor ex, transport::redis_endpoint ep,
                          std::chrono::milliseconds bound)
     : ex_(ex), client_(std::make_shared<transport::redis_client>(ex, std::move(ep), bound)),
       stats_(stats) {
-    stats_.shared_state_up(true);
+    stats_.shared_store(metrics::store_news::made);
 }
 
 void fleet_store::count_fallback(std::string_view state) {
@@ -188,7 +188,7 @@ void fleet_store::failed(std::string_view state, const std::string& why) {
     retry_at_ = clock::now() + retry_after;
     if (!down_) {
         down_ = true;
-        stats_.shared_state_up(false);
+        stats_.shared_store(metrics::store_news::down);
         spdlog::error("shared store {} failed ({}): each instance keeps its own limits, "
                       "budgets, breakers, tasks and jtis until it is back",
                       client_->endpoint().display, why);
@@ -213,7 +213,7 @@ fleet_store::run(std::string_view state, std::vector<std::string> args) {
     }
     if (down_) {
         down_ = false;
-        stats_.shared_state_up(true);
+        stats_.shared_store(metrics::store_news::back);
         spdlog::info("shared store {} answers again: state is shared across the fleet again",
                      client_->endpoint().display);
     }

@@ -54,6 +54,10 @@ tool_call_name read_tool_call(std::string_view method, const json::object& param
     out.bare = !d;
     if (!d || d->upstream >= rec.view->size())
         return out;
+    // A thread that has no client of the upstream yet makes none for a tool listed already on
+    // any thread (no list is wanted then): policy may still refuse the call (docs/io-threads.md).
+    if (!rec.view->made(d->upstream) && rec.view->facts(d->upstream)->tools.listed())
+        return out;
     auto& client = *rec.view->client_at(d->upstream); // the call goes there
     // A `block` pin judges a tool by its listed definition too. Whether anything needs the
     // list first, then whether it is wanted: a call that needs none reads no clock.

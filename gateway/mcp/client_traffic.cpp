@@ -78,11 +78,7 @@ asio::awaitable<transport::http_reply> client_traffic::from_client(const std::st
     } else if (msg.method == "notifications/roots/list_changed") {
         // Every upstream this client has a bridged session with hears it (a client not made
         // on this thread has none).
-        std::vector<std::shared_ptr<upstream_client>> made;
-        for (std::size_t i = 0; i < rec.view->size(); ++i)
-            if (const auto& c = rec.view->made_ptr(i))
-                made.push_back(c);
-        for (const auto& c : made)
+        for (const auto& c : rec.view->made_clients())
             if (co_await c->sender().deliver(session, msg.body, std::string(body)))
                 ++rec.audit.upstream_calls;
     }
@@ -100,10 +96,7 @@ asio::awaitable<json::object> client_traffic::set_log_level(const std::string& s
                            "alert, emergency"});
     std::string text(level->get_string());
     levels_.set(session, text); // for a client this thread makes later (tell_levels)
-    std::vector<std::shared_ptr<upstream_client>> made;
-    for (std::size_t i = 0; i < rec.view->size(); ++i)
-        if (const auto& c = rec.view->made_ptr(i))
-            made.push_back(c);
+    auto made = rec.view->made_clients();
     auto capabilities = clients_.capabilities(session);
     co_await transport::fan_out<bool>(made.size(), [&](std::size_t i) -> asio::awaitable<bool> {
         co_await made[i]->sessions().set_log_level(session, text, capabilities);

@@ -399,14 +399,16 @@ void metrics::shared_state_degraded(std::string_view state) {
     shared_degraded_.Add({{"state", std::string(state)}}).Increment();
 }
 
-void metrics::shared_state_up(bool up) {
+void metrics::shared_store(store_news news) {
+    std::lock_guard lock(mutex_); // every io thread's store tells it
     if (!shared_up_)
         shared_up_ = &prometheus::BuildGauge()
                           .Name("gate_shared_state_up")
                           .Help("Whether the shared store (server.redisUrl) answers: 1 or 0")
                           .Register(*registry_)
                           .Add({});
-    shared_up_->Set(up ? 1 : 0);
+    stores_down_ += news == store_news::down ? 1 : news == store_news::back ? -1 : 0;
+    shared_up_->Set(stores_down_ == 0 ? 1 : 0);
 }
 
 void metrics::rejection(std::string_view reason) {
@@ -536,9 +538,11 @@ void metrics::hook_side::failed_open(std::string_view stage) {
     m_.hook_failed_open_->Add({{"stage", std::string(stage)}}).Increment(); // a failure: rare
 }
 
-void metrics::hook_side::questions(std::int64_t out, std::int64_t waiting) {
-    m_.hook_out_->Set(static_cast<double>(out));
-    m_.hook_waiting_->Set(static_cast<double>(waiting));
+void metrics::hook_side::questions_moved(std::int64_t out, std::int64_t waiting) {
+    if (out != 0)
+        m_.hook_out_->Increment(static_cast<double>(out));
+    if (waiting != 0)
+        m_.hook_waiting_->Increment(static_cast<double>(waiting));
 }
 
 void metrics::hook_side::latency(std::string_view stage, double seconds) {

@@ -53,13 +53,16 @@ public:
     // The shared store (gateway/fleet/fleet_store): an operation that fell back to per-instance
     // state because the store did not answer, by what it was for (budgets count in the spec's
     // gate_budget_degraded_total, the rest in gate_shared_state_degraded_total{state}), and
-    // whether the store answers now (gate_shared_state_up, shown only with a store).
+    // whether the store answers now (gate_shared_state_up, shown only with a store: 1 while
+    // no io thread's connection to it is down).
     void budget_degraded();
     // One discovery poll: applied, unchanged, rejected or error (gate_discovery_syncs_total),
     // and the discovered upstreams it left out (gate_discovery_refused_upstreams_total).
     void discovery_sync(std::string_view outcome, std::size_t refused);
     void shared_state_degraded(std::string_view state);
-    void shared_state_up(bool up);
+    // An io thread's store made (the series shown), or its connection down or back again.
+    enum class store_news { made, down, back };
+    void shared_store(store_news news);
     // A tools/call refused by one of its upstream's toolLimits
     // (gate_tool_limit_refusals_total{upstream,limit}; limit: everyone, principal).
     void tool_limit_refused(const std::string& upstream, std::string_view limit);
@@ -132,8 +135,9 @@ public:
         // A failure let through by onError "allow" (gate_decision_hook_failed_open_total{stage}).
         void failed_open(std::string_view stage);
         // Questions out to the hook now and waiting for a turn
-        // (gate_decision_hook_questions{state}).
-        void questions(std::int64_t out, std::int64_t waiting);
+        // (gate_decision_hook_questions{state}), moved by one io thread's change: every thread
+        // asks with its own turns, and the gauges are the process's sum.
+        void questions_moved(std::int64_t out, std::int64_t waiting);
 
     private:
         friend class metrics;
@@ -226,7 +230,8 @@ private:
     std::array<prometheus::Counter*, 4> discovery_syncs_{}; // applied, unchanged, rejected, error
     prometheus::Counter* discovery_refused_ = nullptr;
     prometheus::Family<prometheus::Counter>& shared_degraded_;
-    prometheus::Gauge* shared_up_ = nullptr;
+    prometheus::Gauge* shared_up_ = nullptr; // under mutex_, as stores_down_
+    int stores_down_ = 0;
     prometheus::Histogram& fanout_;
     std::unique_ptr<budget_gauges> budgets_;
     std::mutex mutex_;                                  // guards the three tables below

@@ -214,22 +214,29 @@ asio::awaitable<bool> decision_hook_client::take_turn(std::int64_t configured,
     grant_waiting();
     if (in_flight_ < max && waiting_ == 0) {
         ++in_flight_;
-        stats_.decision_hook().questions(in_flight_, waiting_);
+        report_turns();
         co_return true;
     }
     auto w = std::make_shared<waiter>(ex_);
     w->timer.expires_at(deadline);
     queue_.push_back(w);
     ++waiting_;
-    stats_.decision_hook().questions(in_flight_, waiting_);
+    report_turns();
     boost::system::error_code ec;
     co_await w->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     if (w->granted)
         co_return true; // end_turn counted it in
     w->gone = true;     // end_turn passes it over
     --waiting_;
-    stats_.decision_hook().questions(in_flight_, waiting_);
+    report_turns();
     co_return false;
+}
+
+void decision_hook_client::report_turns() {
+    stats_.decision_hook().questions_moved(in_flight_ - reported_out_,
+                                           waiting_ - reported_waiting_);
+    reported_out_ = in_flight_;
+    reported_waiting_ = waiting_;
 }
 
 void decision_hook_client::end_turn() {
@@ -250,7 +257,7 @@ void decision_hook_client::grant_waiting() {
         --waiting_;
         ++in_flight_;
     }
-    stats_.decision_hook().questions(in_flight_, waiting_);
+    report_turns();
 }
 
 void decision_hook_client::count(policy::hook_stage stage, const hook_answer& a,

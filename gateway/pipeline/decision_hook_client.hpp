@@ -94,6 +94,8 @@ private:
     boost::asio::awaitable<bool> take_turn(std::int64_t max, clock::time_point deadline);
     void end_turn();
     void grant_waiting();
+    // This thread's turns out and waiting, into the process's gauges.
+    void report_turns();
     // The head of a hook's questions: the URL and the bearer token it was written for, and
     // the prepared POST or why gate will not send it.
     struct prepared_hook {
@@ -117,6 +119,8 @@ private:
     std::int64_t max_ = 64;    // maxConcurrent of the latest question's configuration
     std::int64_t threads_ = 1; // this thread's share of it
     std::int64_t waiting_ = 0; // in queue_ and not gone
+    // What this thread last added to the process's gauges (report_turns).
+    std::int64_t reported_out_ = 0, reported_waiting_ = 0;
     std::deque<std::shared_ptr<waiter>> queue_;
     clock::time_point last_warned_{};
 };

@@ -131,7 +131,7 @@ void gateway::stop() {
     asio::post(components_->io, [i = components_.get()] {
         i->listens.close_all();
         i->downstream.table().close_all();
-        i->stopping_ = true;
+        i->first_use.stop();
         i->live->for_each_made([](upstream_client& c) { c.close(); });
     });
 }

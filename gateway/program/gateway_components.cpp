@@ -152,9 +152,8 @@ gateway_components::gateway_components(
             tokens->share_through(fleet);
         share_accounts(doc);
     }
-    for (std::size_t i = 0; i < live->size(); ++i)
-        if (const auto& c = live->made_ptr(i))
-            wire(c);
+    for (const auto& c : live->made_clients())
+        wire(c);
     // Each upstream's actor is the supervisor's to spawn and watch (the first io thread speaks
     // for every thread's clients: they share its boards).
     if (parts.supervisor && parts.shard.index == 0)
@@ -223,26 +222,7 @@ std::size_t gateway_components::take_clients(const federation_view& next) {
 client_maker gateway_components::maker() {
     if (parts.shard.index == 0)
         return {};
-    return [this](const federation_view& v, std::size_t i) { return make_client(v, i); };
-}
-
-std::shared_ptr<upstream_client> gateway_components::make_client(const federation_view& v,
-                                                                 std::size_t i) {
-    const auto& now = *live;
-    // A request that loaded a view a reload has replaced since: the entry's client in the
-    // current view, where it still is, so every client made is one a reload retires and stop
-    // closes.
-    if (&now != &v)
-        if (auto j = now.index_of(*v.entry(i)))
-            return now.client_at(*j);
-    auto c = upstream_client::make(io.get_executor(), v.config(i), v.entry(i));
-    wire(c);
-    from_clients.tell_levels(*c);
-    if (stopping_)
-        c->close();
-    else if (&now != &v) // its entry is gone: it serves no call
-        c->retire(std::chrono::milliseconds(c->config().timeouts.request_ms));
-    return c;
+    return [this](const federation_view& v, std::size_t i) { return first_use.make(v, i); };
 }
 
 namespace {

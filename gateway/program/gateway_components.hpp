@@ -40,6 +40,7 @@
 #include "gateway/pipeline/decision_hook_client.hpp"
 #include "gateway/pipeline/request_guards.hpp"
 #include "gateway/pipeline/request_sinks.hpp"
+#include "gateway/program/first_use_clients.hpp"
 #include "gateway/program/gateway.hpp"
 #include "gateway/program/io_peers.hpp"
 #include "gateway/upstream/definition_reports.hpp"
@@ -124,8 +125,6 @@ private:
     // The first io thread makes every client with its view; the others at first use
     // (federation_view::maker), wired as a reload wires the view's.
     client_maker maker();
-    std::shared_ptr<upstream_client> make_client(const federation_view& v, std::size_t i);
-    bool stopping_ = false; // gateway::stop closed the clients: one made later is closed too
 
     // Resource subscriptions gate holds at upstreams for a holder (a listener, or a session
     // subscribed at a 2026-07-28 upstream), and the open listens of 2026-07-28 clients, by
@@ -167,6 +166,12 @@ private:
     // The federation's view as it stands, and who adopts a reload's (the constructor lists
     // them in order).
     live_federation live;
+    // A thread beyond the first makes its clients here (maker), wired as a reload wires the
+    // view's and told the levels its sessions set.
+    first_use_clients first_use{io.get_executor(), live, [this](const auto& c) {
+                                    wire(c);
+                                    from_clients.tell_levels(*c);
+                                }};
     // GET /health's and /api/federation's rounds over the view's clients (the first io
     // thread's, on every thread: lean_on).
     health_watch health{live, !doc.auth.required};

@@ -76,7 +76,9 @@ struct federation_view {
     // The client made of the entry configured as `id`; null when there is none (not made, or
     // no such entry).
     upstream_client* made(const std::string& id) const;
-    // Every client made so far, in entry order.
+    // Every client made so far, in entry order: held, for a caller that awaits between them
+    // (a client made meanwhile is not among them).
+    std::vector<std::shared_ptr<upstream_client>> made_clients() const;
     template <class Visit> void for_each_made(Visit visit) const {
         for (const auto& c : clients_)
             if (c)

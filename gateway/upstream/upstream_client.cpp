@@ -61,6 +61,14 @@ const std::shared_ptr<upstream_client>& federation_view::client_at(std::size_t i
     return c;
 }
 
+std::vector<std::shared_ptr<upstream_client>> federation_view::made_clients() const {
+    std::vector<std::shared_ptr<upstream_client>> made;
+    for (const auto& c : clients_)
+        if (c)
+            made.push_back(c);
+    return made;
+}
+
 upstream_client* federation_view::made(const std::string& id) const {
     auto i = index_of(id);
     return i ? clients_[*i].get() : nullptr;

@@ -112,6 +112,8 @@ public:
     // A reload retired this upstream: no new call reaches it (the new view has none), the calls
     // in flight finish, then it closes; at most `bound` after this (the drain).
     void retire(std::chrono::steady_clock::duration bound);
+    // Closed (or retired and its last call ended): no new session opens.
+    bool closed() const { return state_.closed; }
 
 private:
     // The upstream's own messages outside any call's observer: gate answers the requests its

@@ -36,6 +36,28 @@ import { startStatelessServer } from './lib/stateless-server.mjs';
 
 const names = async (client) => (await client.listTools()).tools.map((t) => t.name).sort();
 
+// One upstream under a `block` pin against a lock file that `gate definitions lock` wrote
+// (`<name>.json` and `<name>.lock` in `dir`). `lock()` writes it again; `gateConfig` names the
+// lock file by its full path (startGate writes its own copy of the config elsewhere).
+async function lockedUpstream(dir, name, id, url) {
+  const configPath = path.join(dir, `${name}.json`);
+  const lockPath = path.join(dir, `${name}.lock`);
+  const config = {
+    upstreams: [{ id, url, namespace: id, cacheTtlMs: -1 }],
+    definitions: { pin: 'block', lockFile: `${name}.lock` },
+  };
+  writeFileSync(configPath, JSON.stringify(config));
+  const lock = () => runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath]);
+  const written = await lock();
+  assert.equal(written.code, 0, written.stderr);
+  return {
+    configPath,
+    lock,
+    text: () => readFileSync(lockPath, 'utf8'),
+    gateConfig: { ...config, definitions: { pin: 'block', lockFile: lockPath } },
+  };
+}
+
 describe('pinned definitions', { timeout: 90_000 }, () => {
   let dir;
   before(() => {
@@ -108,24 +130,14 @@ describe('pinned definitions', { timeout: 90_000 }, () => {
 
   test('a lock file from gate definitions lock: changes and new tools withheld until locked again and reloaded', async () => {
     const up = await startChangingServer();
-    const configPath = path.join(dir, 'gate.json');
-    const lockPath = path.join(dir, 'gate.lock');
-    const config = {
-      upstreams: [{ id: 'ch', url: up.url, namespace: 'ch', cacheTtlMs: -1 }],
-      definitions: { pin: 'block', lockFile: 'gate.lock' },
-    };
-    writeFileSync(configPath, JSON.stringify(config));
     // Asynchronously: the upstream answers from this process while gate lists it.
-    const lock = () => runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath]);
-    const first = await lock();
-    assert.equal(first.code, 0, first.stderr);
-    const text = readFileSync(lockPath, 'utf8');
+    const { lock, text: lockText, gateConfig } = await lockedUpstream(dir, 'gate', 'ch', up.url);
+    const text = lockText();
     assert.match(text, /^ch report sha256:[0-9a-f]{64}$/m);
     assert.match(text, /^ch stable sha256:[0-9a-f]{64}$/m);
     assert.equal(text.split('\n').filter((l) => l.startsWith('ch ')).length, 2);
 
-    // startGate writes its own copy of the config elsewhere: the lock file by its full path.
-    const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
+    const gate = await startGate({ config: gateConfig });
     const client = await connectClient(gate.url);
     try {
       assert.deepEqual(await names(client), ['ch__report', 'ch__stable']);
@@ -148,15 +160,8 @@ describe('pinned definitions', { timeout: 90_000 }, () => {
 
   test('after a reload, calls racing its first list wait for it: a changed tool is refused to each', async () => {
     const up = await startChangingServer();
-    const configPath = path.join(dir, 'race.json');
-    const lockPath = path.join(dir, 'race.lock');
-    const config = {
-      upstreams: [{ id: 'ch', url: up.url, namespace: 'ch', cacheTtlMs: -1 }],
-      definitions: { pin: 'block', lockFile: 'race.lock' },
-    };
-    writeFileSync(configPath, JSON.stringify(config));
-    assert.equal((await runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath])).code, 0);
-    const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
+    const { gateConfig } = await lockedUpstream(dir, 'race', 'ch', up.url);
+    const gate = await startGate({ config: gateConfig });
     const one = await connectClient(gate.url);
     const two = await connectClient(gate.url);
     const report = (c) => expectMcpError(() => c.callTool({ name: 'ch__report', arguments: { text: 'x' } }));
@@ -208,20 +213,15 @@ describe('pinned definitions', { timeout: 90_000 }, () => {
     const up = await startStatelessServer('gate-test-odd-names', {}, (mcp) => {
       for (const name of ['fine', ...odd]) mcp.registerTool(name, { description: `${JSON.stringify(name)}` }, async () => ({ content: [{ type: 'text', text: name }] }));
     });
-    const configPath = path.join(dir, 'odd.json');
-    const lockPath = path.join(dir, 'odd.lock');
-    const config = { upstreams: [{ id: 'od', url: up.url, namespace: 'od', cacheTtlMs: -1 }], definitions: { pin: 'block', lockFile: 'odd.lock' } };
-    writeFileSync(configPath, JSON.stringify(config));
     try {
-      const written = await runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath]);
-      assert.equal(written.code, 0, written.stderr);
-      const text = readFileSync(lockPath, 'utf8');
+      const { configPath, text: lockText, gateConfig } = await lockedUpstream(dir, 'odd', 'od', up.url);
+      const text = lockText();
       assert.match(text, /^od fine sha256:[0-9a-f]{64}$/m);
       assert.equal(text.split('\n').filter((l) => !l.startsWith('#') && l !== '').length, 1, text);
       assert.match(text, /^# od: a tool named odd\?name cannot be locked/m);
       const check = spawnSync(requireGateBin(), ['--config', configPath, '--validate'], { encoding: 'utf8' });
       assert.equal(check.status, 0, check.stderr);
-      const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
+      const gate = await startGate({ config: gateConfig });
       const client = await connectClient(gate.url);
       try {
         assert.deepEqual(await names(client), ['od__fine']);
@@ -276,20 +276,15 @@ describe('pinned definitions: a tool shown differently by client capability', { 
     const dir = mkdtempSync(path.join(tmpdir(), 'gate-pins-profiles-'));
     const up = await startProfileServer();
     try {
-      const configPath = path.join(dir, 'gate.json');
-      const lockPath = path.join(dir, 'gate.lock');
-      const config = { upstreams: [{ id: 'pf', url: up.url, namespace: 'pf', cacheTtlMs: -1 }], definitions: { pin: 'block', lockFile: 'gate.lock' } };
-      writeFileSync(configPath, JSON.stringify(config));
-      const written = await runGate(['definitions', 'lock', '--config', configPath, '--output', lockPath]);
-      assert.equal(written.code, 0, written.stderr);
-      const text = readFileSync(lockPath, 'utf8');
+      const { text: lockText, gateConfig } = await lockedUpstream(dir, 'gate', 'pf', up.url);
+      const text = lockText();
       // One definition locked per tool: the one gate's own (fullest) profile is shown.
       assert.equal(text.split('\n').filter((l) => l.startsWith('pf ')).length, 2, text);
       assert.match(text, /^# pf: tool summarize is shown differently to some clients, one declaring form elicitation, URL elicitation, roots, MCP Apps \(sha256:[0-9a-f]{64}\); one definition is locked/m);
       assert.doesNotMatch(text, /tool plain is shown differently/);
       // As the lock file says: a client that samples is served the locked definition; one
       // that does not is shown another, which is a change, withheld under block.
-      const gate = await startGate({ config: { ...config, definitions: { pin: 'block', lockFile: lockPath } } });
+      const gate = await startGate({ config: gateConfig });
       const sampler = await connectClient(gate.url, { capabilities: { sampling: {} } });
       const plainClient = await connectClient(gate.url, { capabilities: {} });
       try {

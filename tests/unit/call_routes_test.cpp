@@ -9,6 +9,9 @@
 // refusal of its own applies to.
 #include "gateway/mcp/call_routes.hpp"
 #include "gateway/pipeline/s5_authorize.hpp"
+#include "gateway/upstream/tool_facts.hpp"
+#include "gateway/upstream/upstream_client.hpp"
+#include "gateway/upstream/upstream_siblings.hpp"
 #include "policy/policy_engine.hpp"
 #include "protocol/json_rpc.hpp"
 #include "tests/support/kept_tool_selections.hpp"
@@ -168,6 +171,40 @@ TEST_F(call_routing, an_unknown_namespace_is_refused_with_the_name_noted) {
               protocol::describe(gateway_error::unknown_namespace).audit_outcome);
     EXPECT_TRUE(ctx.audit.error && ctx.audit.error->find("zz__echo") != std::string::npos);
     EXPECT_TRUE(resolver.asked.empty());
+}
+
+// On an io thread beyond the first a client is made at its first use (docs/io-threads.md):
+// routing a call makes none of an upstream whose tools are listed already, for the policy may
+// still refuse the call; one not listed yet is made to learn whether it must list first.
+TEST_F(call_routing, a_call_makes_no_client_at_routing_when_its_tools_are_listed) {
+    int made = 0;
+    auto view = std::make_shared<federation_view>();
+    view->snap = ctx.view->snap;
+    for (const auto& u : doc->upstreams)
+        view->add(std::make_shared<upstream_siblings>(u));
+    view->maker = [&](const federation_view& v, std::size_t i) {
+        ++made;
+        return upstream_client::make(io.get_executor(), v.config(i), v.entry(i));
+    };
+    view->entry(1)->facts->amend([](tool_facts& f) {
+        f.tools.learn(json::array{json::object{{"name", "echo"}, {"inputSchema", {}}}});
+    });
+    ctx.view = view;
+
+    auto r = named("tools/call", {{"name", "b__echo"}});
+    ASSERT_TRUE(std::holds_alternative<actors::route>(r));
+    EXPECT_EQ(std::get<actors::route>(r).upstream, 1u);
+    EXPECT_EQ(made, 0) << "listed on some thread: no list wanted, no client made";
+    EXPECT_EQ(view->made(1), nullptr);
+
+    fresh();
+    ctx.view = view;
+    r = named("tools/call", {{"name", "a__echo"}});
+    ASSERT_TRUE(std::holds_alternative<actors::route>(r));
+    EXPECT_EQ(made, 1) << "never listed: made to see whether its pin lists first";
+    ASSERT_NE(view->made(0), nullptr);
+    EXPECT_TRUE(services.asked.empty()) << "no pin and no policy: nothing listed";
+    view->made(0)->close();
 }
 
 TEST_F(call_routing, a_method_the_names_do_not_route_is_left_with_its_params) {

@@ -111,6 +111,42 @@ TEST_F(decision_hook_client_on_one_hook,
     EXPECT_EQ(keys.size(), 3u) << "a key of its own for each question";
 }
 
+// A gauge of the questions out and waiting, in the exposition; -1 when absent.
+double questions_gauge(metrics& stats, std::string_view state) {
+    auto text = stats.serialize();
+    auto line = "gate_decision_hook_questions{state=\"" + std::string(state) + "\"} ";
+    auto at = text.find(line);
+    return at == std::string::npos ? -1 : std::stod(text.substr(at + line.size()));
+}
+
+// Each io thread asks with its own turns (its share of maxConcurrent); the gauges are the
+// process's: one thread's count never overwrites another's.
+TEST_F(decision_hook_client_on_one_hook, the_questions_gauges_add_every_threads_turns) {
+    decision_hook_client other{io.get_executor(), stats}; // another thread's, on the same series
+    client.share_among(2);
+    other.share_among(2);
+    h.max_concurrent = 2; // one turn each
+    h.timeout_ms = 300;
+    hook.answer = [](std::size_t) { return std::string(); }; // holds every question
+    int done = 0;
+    auto spawn = [&](decision_hook_client& c) {
+        asio::co_spawn(io, c.ask(h, policy::hook_stage::call, R"({"version":1})", {}),
+                       [&](std::exception_ptr, hook_answer) { ++done; });
+    };
+    spawn(client);
+    spawn(other);
+    run_until(io, [&] { return hook.requests.size() == 2; });
+    ASSERT_EQ(hook.requests.size(), 2u);
+    spawn(client); // its thread's turn is out: it waits
+    run_until(io, [&] { return questions_gauge(stats, "waiting") == 1; });
+    EXPECT_EQ(questions_gauge(stats, "out"), 2) << "one out on each thread";
+    EXPECT_EQ(questions_gauge(stats, "waiting"), 1);
+    run_until(io, [&] { return done == 3; });
+    ASSERT_EQ(done, 3);
+    EXPECT_EQ(questions_gauge(stats, "out"), 0);
+    EXPECT_EQ(questions_gauge(stats, "waiting"), 0);
+}
+
 TEST_F(decision_hook_client_on_one_hook, a_denial_is_read_and_a_silent_hook_is_a_timeout) {
     hook.answer = [](std::size_t) { return test_support::deny; };
     EXPECT_EQ(ask(io, client, h).what, hook_answer::said::deny);

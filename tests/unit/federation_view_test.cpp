@@ -3,20 +3,27 @@
 // only reads the entry (configuration, guard board, tool facts, identity) makes none; a
 // reload's view keeps the client of an unchanged entry, made or not, and a changed entry's
 // starts unmade. Without a maker (the first thread) every client is made with the view, of the
-// same siblings.
+// same siblings. The maker of a thread beyond the first (first_use_clients): a request holding
+// a view a reload replaced gets the current view's client of the same entry; one whose entry
+// is gone gets a client retired at once; after stop, one made is closed.
 #include "actors/federation/snapshot.hpp"
+#include "gateway/program/first_use_clients.hpp"
 #include "gateway/program/gateway_components.hpp"
 #include "stage_rig.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
+#include <optional>
+#include <vector>
 
 namespace {
 
 using gate::gateway::federation_view;
+using gate::gateway::live_federation;
 using gate::gateway::shared_upstreams;
 using gate::gateway::upstream_client;
 using gate::gateway::program::client_maker;
+using gate::gateway::program::first_use_clients;
 using gate::gateway::program::make_view;
 namespace config = gate::config;
 
@@ -100,4 +107,37 @@ TEST_F(lazy_view, without_a_maker_every_client_is_made_with_the_view_of_the_same
     EXPECT_EQ(made, 0);
     EXPECT_EQ(eager->entry(1), lazy->entry(1)) << "one entry, whichever thread";
     EXPECT_EQ(lazy->client_at(1)->guards().board(), eager->made(1)->guards().board());
+}
+
+TEST_F(lazy_view, a_request_on_a_replaced_view_gets_the_current_client_or_one_that_serves_none) {
+    auto doc = stage_rig::two_upstreams();
+    std::vector<std::shared_ptr<upstream_client>> wired;
+    std::optional<first_use_clients> first_use;
+    client_maker through = [&](const federation_view& v, std::size_t i) {
+        return first_use->make(v, i);
+    };
+    live_federation live(view_of(doc, nullptr, through));
+    first_use.emplace(io.get_executor(), live, [&](const auto& c) { wired.push_back(c); });
+    auto old = live.current_view();
+    auto changed = std::make_shared<config::document>(*doc);
+    changed->upstreams[0].timeouts.request_ms = 9000;
+    live.replace(view_of(changed, old.get(), through));
+
+    const auto& b = old->client_at(1);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(live->made(1), b.get()) << "unchanged entry: the current view's client, made once";
+    EXPECT_EQ(wired.size(), 1u);
+    EXPECT_FALSE(b->closed());
+
+    const auto& a = old->client_at(0);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(live->made(0), nullptr) << "the reload changed it: not the current view's";
+    EXPECT_EQ(wired.size(), 2u) << "wired all the same: its traffic is heard";
+    EXPECT_TRUE(a->closed()) << "retired at once, with no call in flight";
+
+    first_use->stop();
+    const auto& late = live->client_at(0);
+    ASSERT_TRUE(late);
+    EXPECT_TRUE(late->closed()) << "made after stop: closed";
+    EXPECT_FALSE(b->closed()) << "closing the made ones is stop's, not the maker's";
 }

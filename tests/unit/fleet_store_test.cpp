@@ -223,6 +223,27 @@ TEST(FleetStore, WithoutTheStoreEveryOperationFailsOpenAndIsCounted) {
     EXPECT_TRUE(has_line(text, "gate_shared_state_up 0")) << text;
 }
 
+// Every io thread has a store of its own (docs/io-threads.md): the series says the store
+// answers only while no thread's connection to it is down, whichever came back last.
+TEST(FleetStore, TheStoreIsUpOnlyWhileNoThreadsConnectionIsDown) {
+    metrics stats;
+    EXPECT_EQ(stats.serialize().find("gate_shared_state_up"), std::string::npos)
+        << "shown only with a store";
+    stats.shared_store(metrics::store_news::made);
+    stats.shared_store(metrics::store_news::made);
+    EXPECT_TRUE(has_line(stats.serialize(), "gate_shared_state_up 1"));
+    stats.shared_store(metrics::store_news::down);
+    stats.shared_store(metrics::store_news::down);
+    stats.shared_store(metrics::store_news::back); // one thread's store answers again
+    EXPECT_TRUE(has_line(stats.serialize(), "gate_shared_state_up 0")) << "the other's does not";
+    stats.shared_store(metrics::store_news::back);
+    EXPECT_TRUE(has_line(stats.serialize(), "gate_shared_state_up 1"));
+    stats.shared_store(metrics::store_news::down);
+    stats.shared_store(
+        metrics::store_news::made); // a store made meanwhile does not hide the outage
+    EXPECT_TRUE(has_line(stats.serialize(), "gate_shared_state_up 0"));
+}
+
 TEST(JoinFleet, EveryInstanceTakesTheSameCursorKeyAndADeadStoreIsAnError) {
     auto port = free_port();
     {

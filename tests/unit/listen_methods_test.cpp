@@ -151,9 +151,7 @@ struct listen_methods_rig : test::stage_rig {
         ctx.client.session = "s1";
     }
     void TearDown() override {
-        for (std::size_t i = 0; i < ctx.view->size(); ++i)
-            if (const auto& c = ctx.view->made_ptr(i))
-                c->close();
+        ctx.view->for_each_made([](upstream_client& c) { c.close(); });
         test::settle(io);
     }
     json::object at_a(const std::string& method, const std::string& uri) {

@@ -380,9 +380,7 @@ TEST_F(upstream_calls_rig, a_call_on_a_bridge_counts_ok_and_later_calls_ask_no_c
     EXPECT_EQ(c.bridge, "s1");
     EXPECT_EQ(c.client_capabilities, nullptr); // the bridged session has them already
     EXPECT_TRUE(services.told.empty());
-    for (std::size_t i = 0; i < ctx.view->size(); ++i)
-        if (const auto& client = ctx.view->made_ptr(i))
-            client->close();
+    ctx.view->for_each_made([](upstream_client& c) { c.close(); });
     test::settle(io);
 }
 

@@ -21,9 +21,27 @@ using gate::gateway::shared_upstreams;
 using gate::gateway::tool_facts;
 using gate::gateway::upstream_client;
 
-TEST(UpstreamSiblings, ClientsOfOneEntryShareABoardAndAChangedEntryGetsItsOwn) {
+namespace {
+
+// One upstream entry, and two io threads that may each make a client of it.
+struct one_entry : ::testing::Test {
     shared_upstreams shared;
-    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    gate::config::upstream cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+    boost::asio::io_context one, two;
+    std::shared_ptr<upstream_client> client_on(boost::asio::io_context& io) {
+        return upstream_client::make(io.get_executor(), cfg, shared.siblings_for(cfg));
+    }
+};
+
+// The entry's client on each thread: a on the first, b on the second.
+struct a_client_on_each_thread : one_entry {
+    std::shared_ptr<upstream_client> a = client_on(one);
+    std::shared_ptr<upstream_client> b = client_on(two);
+};
+
+} // namespace
+
+TEST_F(one_entry, ClientsOfOneEntryShareABoardAndAChangedEntryGetsItsOwn) {
     auto a = shared.siblings_for(cfg);
     auto b = shared.siblings_for(cfg);
     EXPECT_EQ(a, b);
@@ -32,7 +50,6 @@ TEST(UpstreamSiblings, ClientsOfOneEntryShareABoardAndAChangedEntryGetsItsOwn) {
     auto c = shared.siblings_for(changed);
     EXPECT_NE(c, a);
     EXPECT_NE(c->board, a->board);
-    boost::asio::io_context one, two;
     auto first = upstream_client::make(one.get_executor(), cfg, a);
     auto second = upstream_client::make(two.get_executor(), cfg, b);
     EXPECT_EQ(first->guards().board(), second->guards().board());
@@ -41,9 +58,7 @@ TEST(UpstreamSiblings, ClientsOfOneEntryShareABoardAndAChangedEntryGetsItsOwn) {
     EXPECT_NE(alone->guards().board(), first->guards().board());
 }
 
-TEST(UpstreamSiblings, SiblingsLiveWhileAClientHoldsThem) {
-    shared_upstreams shared;
-    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
+TEST_F(one_entry, SiblingsLiveWhileAClientHoldsThem) {
     std::weak_ptr<gate::actors::guard_board> board;
     {
         auto s = shared.siblings_for(cfg);
@@ -53,12 +68,7 @@ TEST(UpstreamSiblings, SiblingsLiveWhileAClientHoldsThem) {
     EXPECT_NE(shared.siblings_for(cfg), nullptr);
 }
 
-TEST(UpstreamSiblings, EveryClientOfAnEntryReadsOneCopyOfWhatItsListsSaid) {
-    shared_upstreams shared;
-    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
-    boost::asio::io_context one, two;
-    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
-    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+TEST_F(a_client_on_each_thread, EveryClientOfAnEntryReadsOneCopyOfWhatItsListsSaid) {
     auto alone = upstream_client::make(one.get_executor(), cfg);
     auto listed =
         boost::json::parse(R"([{"name":"view","_meta":{"ui":{"visibility":["app"]}}}])").as_array();
@@ -110,12 +120,7 @@ TEST(UpstreamSiblings, AReloadIsJudgedAgainOnceHoweverManyThreadsAdoptIt) {
     EXPECT_FALSE(facts.now()->tools.listed());
 }
 
-TEST(UpstreamSiblings, AListTriedOnOneThreadIsTriedForAllAndAReloadForgetsIt) {
-    shared_upstreams shared;
-    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
-    boost::asio::io_context one, two;
-    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
-    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+TEST_F(a_client_on_each_thread, AListTriedOnOneThreadIsTriedForAllAndAReloadForgetsIt) {
     auto now = std::chrono::steady_clock::now();
     EXPECT_TRUE(b->lists().tools_list_wanted(now));
     // A call on a's thread listed first, and the list failed.
@@ -134,12 +139,7 @@ TEST(UpstreamSiblings, AListTriedOnOneThreadIsTriedForAllAndAReloadForgetsIt) {
 // After a reload, a call that arrives while the first call's list is out waits for it and is
 // judged by what it said (a `block` pin's changed tool must not pass for that round trip);
 // a call on another thread lists too rather than go on unlisted.
-TEST(UpstreamSiblings, ACallArrivingWhileAListIsOutWaitsForItOnEveryThread) {
-    shared_upstreams shared;
-    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
-    boost::asio::io_context one, two;
-    auto a = upstream_client::make(one.get_executor(), cfg, shared.siblings_for(cfg));
-    auto b = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+TEST_F(a_client_on_each_thread, ACallArrivingWhileAListIsOutWaitsForItOnEveryThread) {
     auto now = std::chrono::steady_clock::now();
     boost::asio::steady_timer upstream_answers(one, boost::asio::steady_timer::time_point::max());
     int lists = 0;
@@ -171,11 +171,8 @@ TEST(UpstreamSiblings, ACallArrivingWhileAListIsOutWaitsForItOnEveryThread) {
     EXPECT_FALSE(b->lists().tools_list_wanted(soon)) << "landed (failed here): tried just now";
 }
 
-TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
-    shared_upstreams shared;
-    auto cfg = gate::test::upstream_at("http://127.0.0.1:1/mcp");
-    boost::asio::io_context one, two;
-    auto before = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+TEST_F(one_entry, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
+    auto before = client_on(two);
     gate::gateway::upstream_state shaker(one.get_executor(), cfg);
     shaker.siblings = shared.siblings_for(cfg);
     auto answer =
@@ -186,7 +183,7 @@ TEST(UpstreamSiblings, AHandshakesAnswerIsEveryClientsIdentityAndAJoinersToo) {
     EXPECT_TRUE(before->identity().empty()) << "taken on its own thread";
     EXPECT_EQ(two.poll(), 1u);
     EXPECT_EQ(before->identity(), answer);
-    auto later = upstream_client::make(two.get_executor(), cfg, shared.siblings_for(cfg));
+    auto later = client_on(two);
     EXPECT_EQ(later->identity(), answer) << "a client made after the handshake";
     EXPECT_EQ(&later->identity(), shaker.identity.get()) << "one copy for every client";
     EXPECT_EQ(&before->identity(), shaker.identity.get());
