@@ -68,11 +68,15 @@ std::optional<std::string> federation_instructions(const config::federation_inst
         for (const auto& u : ups) {
             if (u.text.empty())
                 continue;
+            if (left_out > 0) { // the bound is reached: the rest are counted, not written
+                ++left_out;
+                continue;
+            }
             std::string part = out.empty() ? "" : "\n\n";
             part += "Upstream " + std::string(u.id) + " (its tools and prompts are named " +
                     std::string(u.prefix) + "...):\n" + cleaned(u.text, upstream_instructions_cut);
             // Room kept for the last line, so the whole stays within the bound.
-            if (left_out > 0 || out.size() + part.size() + 128 > instructions_bound) {
+            if (out.size() + part.size() + 128 > instructions_bound) {
                 ++left_out;
                 continue;
             }

@@ -1,6 +1,7 @@
 // Passthrough presents the one upstream as it is; a federation presents gate.
 #include "gateway/mcp/initialize.hpp"
 
+#include "gateway/mcp/composed_instructions.hpp"
 #include "gateway/mcp/federation_identity.hpp"
 #include "gateway/pipeline/client_answer.hpp"
 #include "process/version.hpp"
@@ -17,24 +18,12 @@ namespace {
 
 // A namespaced federation as configured (server.info, server.instructions), with each
 // upstream's own instructions as its last handshake gave them.
-void present_federation(const request_context& rec, json::object& result) {
-    const auto& snap = *rec.view->snap;
-    const auto& server = snap.doc->server;
-    result["serverInfo"] = federation_server_info(server.info, process::gate_version);
-    std::vector<upstream_instructions> theirs;
-    if (server.instructions.from_upstreams)
-        for (std::size_t i = 0; i < rec.view->size(); ++i) {
-            auto identity = rec.view->identity(i);
-            const auto* text = identity->if_contains("instructions");
-            if (!text || !text->is_string())
-                continue;
-            const auto& u = snap.upstream(i);
-            theirs.push_back({u.id,
-                              u.namespace_.value_or("") + snap.doc->routing.namespace_separator,
-                              text->get_string()});
-        }
-    if (auto text = federation_instructions(server.instructions, theirs))
-        result["instructions"] = std::move(*text);
+void present_federation(const request_context& rec, json::object& result,
+                        composed_instructions& instructions) {
+    result["serverInfo"] =
+        federation_server_info(rec.view->snap->doc->server.info, process::gate_version);
+    if (const auto& text = instructions.of(rec.view))
+        result["instructions"] = *text;
 }
 
 } // namespace
@@ -83,7 +72,7 @@ asio::awaitable<json::object> initialize_answer(upstream_calls& calls, const jso
                                   // MCP Apps of every upstream: their views are named per
                                   // upstream and their calls routed (docs/apps.md).
                                   {"extensions", {{protocol::ui_extension, json::object{}}}}};
-        present_federation(rec, result);
+        present_federation(rec, result, calls.instructions());
     }
     result["protocolVersion"] = version;
     co_return protocol::make_result(id, std::move(result));

@@ -9,6 +9,7 @@
 #include "gateway/mcp/bridge_events.hpp"
 #include "gateway/mcp/client_capabilities.hpp"
 #include "gateway/mcp/client_profiles.hpp"
+#include "gateway/mcp/composed_instructions.hpp"
 #include "gateway/mcp/keeper_batch.hpp"
 #include "gateway/mcp/list_methods.hpp"
 #include "gateway/mcp/server_request_judge.hpp"
@@ -88,6 +89,8 @@ public:
     // Stage 7: a routed call of the client's (call, with the admission stage 6 granted), its
     // reply kept in rec for egress.
     boost::asio::awaitable<pipeline::verdict> call_routed(request_context& rec) override;
+    // The federation's instructions as initialize answers them on this thread.
+    composed_instructions& instructions() { return instructions_; }
     // Stage 7: initialize answered from the federation (gateway/mcp/initialize.hpp).
     boost::asio::awaitable<boost::json::object> initialize(const boost::json::value& id,
                                                            const boost::json::object& params,
@@ -158,6 +161,7 @@ private:
     client_capabilities& clients_;
     client_input& input_;
     account_logins& logins_;
+    composed_instructions instructions_;
 };
 
 } // namespace gate::gateway

@@ -3,6 +3,7 @@
 #include "gateway/upstream/upstream_client.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/post.hpp>
 
 namespace gate::gateway {
@@ -43,10 +44,19 @@ upstream_siblings::credential_keeper(std::shared_ptr<upstream_credential> mine,
     return {credentials_, credentials_ex_};
 }
 
+namespace {
+std::atomic<std::uint64_t> identity_changes{0};
+} // namespace
+
+std::uint64_t identities_changed() {
+    return identity_changes.load(std::memory_order_acquire);
+}
+
 void learn_identity(upstream_state& state, boost::json::object identity) {
     auto* siblings = state.siblings.get();
     if (!siblings) {
         state.identity = std::make_shared<const boost::json::object>(std::move(identity));
+        identity_changes.fetch_add(1, std::memory_order_release);
         return;
     }
     // Kept and told under one lock, so what the siblings keep and what they are told last
@@ -60,6 +70,7 @@ void learn_identity(upstream_state& state, boost::json::object identity) {
     auto told = std::make_shared<const boost::json::object>(std::move(identity));
     state.identity = told;
     siblings->identity_ = told;
+    identity_changes.fetch_add(1, std::memory_order_release); // after the store it tells of
     siblings->post_to_others(state.owner.lock().get(),
                              [told](upstream_client& c) { c.take_identity(told); });
 }

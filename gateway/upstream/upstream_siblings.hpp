@@ -15,6 +15,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -71,6 +72,10 @@ private:
 // of the same entry on the other io threads (each takes it on its own thread) and kept for one
 // that joins later.
 void learn_identity(upstream_state& state, boost::json::object identity);
+// How many identities learn_identity has changed in this process: what was composed of the
+// entries' identities (the federation's instructions) is stale once it moves. Read before
+// reading them.
+std::uint64_t identities_changed();
 
 // Every entry's siblings, found by the entry: the clients of an unchanged entry share them
 // across a reload too, as each thread keeps its client.

@@ -19,7 +19,7 @@ using gate::test::redis_server;
 
 namespace {
 
-gate::transport::redis_endpoint endpoint(std::uint16_t port, int db = 0) {
+gate::transport::redis_endpoint store_endpoint(std::uint16_t port, int db = 0) {
     auto ep = gate::transport::parse_redis_url("redis://127.0.0.1:" + std::to_string(port) + "/" +
                                                std::to_string(db));
     return std::get<gate::transport::redis_endpoint>(ep);
@@ -28,7 +28,7 @@ gate::transport::redis_endpoint endpoint(std::uint16_t port, int db = 0) {
 // Runs `body(store)` on an io_context until it is done.
 template <class Body> void with_store(std::uint16_t port, metrics& stats, Body body) {
     asio::io_context io;
-    auto store = std::make_shared<fleet_store>(io.get_executor(), endpoint(port), stats);
+    auto store = std::make_shared<fleet_store>(io.get_executor(), store_endpoint(port), stats);
     bool done = false;
     asio::co_spawn(io, body(store), [&](std::exception_ptr e) {
         done = true;
@@ -169,7 +169,7 @@ TEST(FleetStore, TheFirstValueKeptIsEveryonesAndLivesOnWhileKept) {
         EXPECT_TRUE(held && *held && **held == "w1");
         // Each keep gives the records another lifetime, whoever wrote them first.
         auto raw = std::make_shared<gate::transport::redis_client>(
-            co_await asio::this_coro::executor, endpoint(port));
+            co_await asio::this_coro::executor, store_endpoint(port));
         auto life = [&]() -> asio::awaitable<std::int64_t> {
             auto r = co_await raw->command({"PTTL", "gate:pin:up\nt"});
             co_return std::holds_alternative<gate::transport::redis_value>(r)
@@ -248,19 +248,19 @@ TEST(JoinFleet, EveryInstanceTakesTheSameCursorKeyAndADeadStoreIsAnError) {
     auto port = free_port();
     {
         redis_server server(port);
-        auto first = join_fleet(endpoint(port, 4));
-        auto second = join_fleet(endpoint(port, 4));
+        auto first = join_fleet(store_endpoint(port, 4));
+        auto second = join_fleet(store_endpoint(port, 4));
         ASSERT_TRUE(std::holds_alternative<fleet_membership>(first));
         ASSERT_TRUE(std::holds_alternative<fleet_membership>(second));
         EXPECT_EQ(std::get<fleet_membership>(first).cursor_key,
                   std::get<fleet_membership>(second).cursor_key);
         // Another database is another fleet.
-        auto other = join_fleet(endpoint(port, 5));
+        auto other = join_fleet(store_endpoint(port, 5));
         ASSERT_TRUE(std::holds_alternative<fleet_membership>(other));
         EXPECT_NE(std::get<fleet_membership>(other).cursor_key,
                   std::get<fleet_membership>(first).cursor_key);
     }
-    auto dead = join_fleet(endpoint(port));
+    auto dead = join_fleet(store_endpoint(port));
     ASSERT_TRUE(std::holds_alternative<std::string>(dead));
     EXPECT_NE(std::get<std::string>(dead).find("redis://127.0.0.1:" + std::to_string(port)),
               std::string::npos)
