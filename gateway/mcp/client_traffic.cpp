@@ -78,7 +78,8 @@ asio::awaitable<transport::http_reply> client_traffic::from_client(const std::st
     } else if (msg.method == "notifications/roots/list_changed") {
         // Every upstream this client has a bridged session with hears it (a client not made
         // on this thread has none).
-        for (const auto& c : rec.view->made_clients())
+        auto made = rec.view->made_clients(); // held across the awaits
+        for (const auto& c : made)
             if (co_await c->sender().deliver(session, msg.body, std::string(body)))
                 ++rec.audit.upstream_calls;
     }

@@ -34,14 +34,14 @@ std::optional<std::string> compose(const federation_view& view) {
 
 const std::optional<std::string>&
 composed_instructions::of(const std::shared_ptr<const federation_view>& view) {
-    auto changes = identities_changed(); // before the identities are read
+    auto changes = instructions_changed(); // before the answers are read
     bool same_view = !view_.owner_before(view) && !view.owner_before(view_);
-    if (composed_ && same_view && changes == identities_)
+    if (compositions_ > 0 && same_view && changes == changes_)
         return text_;
     text_ = compose(*view);
     view_ = view;
-    identities_ = changes;
-    composed_ = true;
+    changes_ = changes;
+    ++compositions_;
     return text_;
 }
 

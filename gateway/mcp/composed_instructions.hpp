@@ -1,6 +1,6 @@
 // The instructions a namespaced federation answers initialize (and server/discover) with,
-// composed once per view and per change of any upstream's identity rather than at each
-// initialize: with server.instructions.fromUpstreams a thousand upstreams' identities are read
+// composed once per view and per change of any upstream's instructions rather than at each
+// initialize: with server.instructions.fromUpstreams a thousand upstreams' answers are read
 // once, then every session gets the same text. One io thread's, as the views it is handed.
 #pragma once
 
@@ -17,11 +17,13 @@ class composed_instructions {
 public:
     // The instructions for a request on `view` (nullopt: none).
     const std::optional<std::string>& of(const std::shared_ptr<const federation_view>& view);
+    // How many times it composed them (tests).
+    std::uint64_t compositions() const { return compositions_; }
 
 private:
     std::weak_ptr<const federation_view> view_; // composed for (compared by owner, never read)
-    std::uint64_t identities_ = 0;              // identities_changed() when composed
-    bool composed_ = false;
+    std::uint64_t changes_ = 0;                 // instructions_changed() when composed
+    std::uint64_t compositions_ = 0;
     std::optional<std::string> text_;
 };
 

@@ -45,18 +45,29 @@ upstream_siblings::credential_keeper(std::shared_ptr<upstream_credential> mine,
 }
 
 namespace {
-std::atomic<std::uint64_t> identity_changes{0};
+
+std::atomic<std::uint64_t> instructions_changes{0};
+
+// Whether `next` says other instructions than `before` (null: none known): a handshake that
+// differs in anything else (its version, a per-caller answer) leaves what was composed of them.
+bool other_instructions(const boost::json::object* before, const boost::json::object& next) {
+    const auto* was = before ? before->if_contains("instructions") : nullptr;
+    const auto* is = next.if_contains("instructions");
+    return was && is ? *was != *is : was != is;
+}
+
 } // namespace
 
-std::uint64_t identities_changed() {
-    return identity_changes.load(std::memory_order_acquire);
+std::uint64_t instructions_changed() {
+    return instructions_changes.load(std::memory_order_acquire);
 }
 
 void learn_identity(upstream_state& state, boost::json::object identity) {
     auto* siblings = state.siblings.get();
     if (!siblings) {
+        if (other_instructions(state.identity.get(), identity))
+            instructions_changes.fetch_add(1, std::memory_order_release);
         state.identity = std::make_shared<const boost::json::object>(std::move(identity));
-        identity_changes.fetch_add(1, std::memory_order_release);
         return;
     }
     // Kept and told under one lock, so what the siblings keep and what they are told last
@@ -67,10 +78,12 @@ void learn_identity(upstream_state& state, boost::json::object identity) {
         state.identity = siblings->identity_;
         return;
     }
+    bool instructions = other_instructions(siblings->identity_.get(), identity);
     auto told = std::make_shared<const boost::json::object>(std::move(identity));
     state.identity = told;
     siblings->identity_ = told;
-    identity_changes.fetch_add(1, std::memory_order_release); // after the store it tells of
+    if (instructions) // after the store it tells of
+        instructions_changes.fetch_add(1, std::memory_order_release);
     siblings->post_to_others(state.owner.lock().get(),
                              [told](upstream_client& c) { c.take_identity(told); });
 }

@@ -72,10 +72,10 @@ private:
 // of the same entry on the other io threads (each takes it on its own thread) and kept for one
 // that joins later.
 void learn_identity(upstream_state& state, boost::json::object identity);
-// How many identities learn_identity has changed in this process: what was composed of the
-// entries' identities (the federation's instructions) is stale once it moves. Read before
-// reading them.
-std::uint64_t identities_changed();
+// How many times learn_identity has changed an entry's instructions in this process: what was
+// composed of them (the federation's instructions) is stale once it moves. Read before reading
+// them.
+std::uint64_t instructions_changed();
 
 // Every entry's siblings, found by the entry: the clients of an unchanged entry share them
 // across a reload too, as each thread keeps its client.

@@ -1,6 +1,6 @@
 // gateway/mcp/composed_instructions: the federation's instructions composed once per view and
-// per change of an upstream's identity (not at each initialize), and composed again when either
-// changed: an upstream's handshake that says new instructions, a reload's view.
+// per change of an upstream's instructions (not at each initialize), and composed again when
+// either changed: an upstream's handshake that says new instructions, a reload's view.
 #include "actors/federation/snapshot.hpp"
 #include "gateway/mcp/composed_instructions.hpp"
 #include "gateway/upstream/upstream_siblings.hpp"
@@ -46,10 +46,18 @@ TEST(composed_instructions, composed_for_a_view_and_again_when_an_identity_or_th
     const std::string with_b = "Use ACME's tools.\n\n" + b_line + "Ask b.";
     EXPECT_EQ(memo.of(view), with_b);
     EXPECT_EQ(memo.of(view), with_b);
+    EXPECT_EQ(memo.compositions(), 2u) << "composed once for the answer, not at each initialize";
+    // A handshake that differs in anything but its instructions composes nothing again.
+    gate::gateway::learn_identity(
+        shaker, boost::json::parse(R"({"instructions":"Ask b.","serverInfo":{"version":"2"}})")
+                    .as_object());
+    EXPECT_EQ(memo.of(view), with_b);
+    EXPECT_EQ(memo.compositions(), 2u);
     gate::gateway::learn_identity(
         shaker, boost::json::parse(R"({"instructions":"Ask b first."})").as_object());
     EXPECT_EQ(memo.of(view), "Use ACME's tools.\n\n" + b_line + "Ask b first.")
         << "a new answer: composed again";
+    EXPECT_EQ(memo.compositions(), 3u);
 
     // A reload's view with other text: composed for it, and again for a request still on the
     // view before.
